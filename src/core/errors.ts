@@ -1,0 +1,33 @@
+// Expected failures are values of this one class: a stable code, the exit code of CONTRACT §10,
+// a one-line message naming the file and what to do. The CLI entry turns them into one line and
+// an exit code; anything else is a bug and is reported as such.
+
+export const EXIT = {
+  ok: 0,
+  refused: 1,
+  usage: 2,
+  invalid: 3,
+  locked: 4,
+  decide: 5,
+} as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export class DotagentError extends Error {
+  override readonly name = "DotagentError";
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly exitCode: ExitCode = EXIT.refused,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+export function usageError(message: string): DotagentError {
+  return new DotagentError("usage", message, EXIT.usage);
+}
+
+export function refused(code: string, message: string, details: Record<string, unknown> = {}): DotagentError {
+  return new DotagentError(code, message, EXIT.refused, details);
+}

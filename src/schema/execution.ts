@@ -1,0 +1,48 @@
+import * as z from "zod/mini";
+import { idString, isoDateTime, nonEmptyString, nonNegativeInt, parseWith, type ParseResult } from "./common.js";
+
+export const TASK_STATUSES = ["pending", "running", "complete", "failed", "dead"] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export const DEFAULT_MAX_ATTEMPTS = 3;
+
+export const taskSchema = z.looseObject({
+  id: idString,
+  title: z.optional(z.string()),
+  status: z.enum(TASK_STATUSES),
+  depends_on: z._default(z.array(idString), []),
+  attempts: z._default(nonNegativeInt, 0),
+  /** Per-task override of the file's max_attempts, raised by `task retry --extra-attempts`. */
+  max_attempts: z.optional(z.int().check(z.minimum(1))),
+  started_at: z.optional(z.nullable(isoDateTime)),
+  completed_at: z.optional(z.nullable(isoDateTime)),
+  output: z.optional(z.nullable(z.string())),
+  error: z.optional(z.nullable(z.string())),
+});
+
+export const executionStateSchema = z.looseObject({
+  workflow_id: nonEmptyString,
+  updated_at: isoDateTime,
+  interruption_safe: z.boolean(),
+  max_attempts: z._default(z.int().check(z.minimum(1)), DEFAULT_MAX_ATTEMPTS),
+  revision: z.optional(nonNegativeInt),
+  tasks: z.array(taskSchema),
+});
+
+export type Task = z.infer<typeof taskSchema>;
+export type ExecutionState = z.infer<typeof executionStateSchema>;
+
+export function parseExecutionState(data: unknown): ParseResult<ExecutionState> {
+  return parseWith(executionStateSchema, data);
+}
+
+/** Input of `dotagent task import`: a JSON array of tasks to add. */
+export const taskImportSchema = z.array(
+  z.looseObject({
+    id: idString,
+    title: z.optional(z.string()),
+    depends_on: z.optional(z.array(idString)),
+  }),
+);
+export type TaskImport = z.infer<typeof taskImportSchema>;
+export { nonEmptyString };

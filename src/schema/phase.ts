@@ -1,0 +1,64 @@
+import * as z from "zod/mini";
+import { PHASES, PHASE_STATUSES } from "../core/phases.js";
+import { isoDateTime, nonEmptyString, nonNegativeInt, parseWith, type ParseResult } from "./common.js";
+
+export const phaseName = z.enum(PHASES);
+export const phaseStatus = z.enum(PHASE_STATUSES);
+
+export const completedPhaseSchema = z.looseObject({
+  phase: phaseName,
+  completed_at: isoDateTime,
+  output: z.optional(z.nullable(z.string())),
+});
+
+export const userCheckpointSchema = z.looseObject({
+  phase: phaseName,
+  approved_at: isoDateTime,
+});
+
+/**
+ * A multi-file change in flight (CONTRACT §3). dotagent writes it before touching the other
+ * files and removes it after; finding it on disk means the change was cut off.
+ */
+export const pendingTransitionSchema = z.looseObject({
+  type: nonEmptyString,
+  started_at: isoDateTime,
+  /** Files the change moves: roll forward when every `to` exists and no `from` does. */
+  moves: z.optional(z.array(z.looseObject({ from: z.string(), to: z.string() }))),
+  /** Files the change writes: roll forward when every one exists and is valid. */
+  writes: z.optional(z.array(z.string())),
+  task_id: z.optional(z.string()),
+  phase: z.optional(phaseName),
+});
+
+export const reworkSchema = z.looseObject({
+  round: z.int().check(z.minimum(1)),
+  verification: z.string(),
+  started_at: isoDateTime,
+});
+
+export const phaseStateSchema = z.looseObject({
+  workflow_id: nonEmptyString,
+  started_at: isoDateTime,
+  last_updated: isoDateTime,
+  current_phase: phaseName,
+  phase_status: phaseStatus,
+  completed_phases: z.array(completedPhaseSchema),
+  user_checkpoints: z.array(userCheckpointSchema),
+  interruption_safe: z.boolean(),
+  schema_version: z.optional(z.literal(1)),
+  revision: z.optional(nonNegativeInt),
+  request: z.optional(z.nullable(z.string())),
+  inputs_hash: z.optional(z.nullable(z.string().check(z.regex(/^[0-9a-f]{16}$/, "16 lowercase hex characters")))),
+  pending_transition: z.optional(z.nullable(pendingTransitionSchema)),
+  rework: z.optional(z.nullable(reworkSchema)),
+  error: z.optional(z.nullable(z.string())),
+});
+
+export type PhaseState = z.infer<typeof phaseStateSchema>;
+export type CompletedPhase = z.infer<typeof completedPhaseSchema>;
+export type PendingTransition = z.infer<typeof pendingTransitionSchema>;
+
+export function parsePhaseState(data: unknown): ParseResult<PhaseState> {
+  return parseWith(phaseStateSchema, data);
+}
