@@ -14,7 +14,9 @@ const common = {
   legalComments: "none",
   define: { __DOTAGENT_VERSION__: JSON.stringify(pkg.version) },
   // Some CommonJS dependencies call require() for node built-ins; give the ESM bundle one.
-  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; const require = __cr(import.meta.url); const __filename = __fu(import.meta.url);",
+  },
   logLevel: "warning",
 };
 

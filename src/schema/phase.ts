@@ -35,6 +35,7 @@ export const reworkSchema = z.looseObject({
   round: z.int().check(z.minimum(1)),
   verification: z.string(),
   started_at: isoDateTime,
+  closed_at: z.optional(z.nullable(isoDateTime)),
 });
 
 export const phaseStateSchema = z.looseObject({

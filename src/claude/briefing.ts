@@ -1,0 +1,28 @@
+// The SessionStart briefing: a short, factual summary of an open workflow that Claude Code puts
+// into the new session's context, so after `claude -r` the agent knows at once what was cut off.
+import type { ResumePlan } from "../core/plan-resume.js";
+import { formatProblem } from "../cli/state-guard.js";
+
+export const BRIEFING_LIMIT = 2000;
+
+export function briefingFor(plan: ResumePlan, source: string | undefined): string | null {
+  if (plan.situation === "none" || plan.situation === "complete") return null;
+  const lines: string[] = [];
+  if (plan.situation === "corrupt") {
+    lines.push(`dotagent: the workflow state in memory/state is corrupt${plan.workflow_id ? ` (workflow ${plan.workflow_id})` : ""}.`);
+    for (const e of plan.errors.slice(0, 3)) lines.push(`- ${formatProblem(e)}`);
+    if (plan.errors.length > 3) lines.push(`- … ${plan.errors.length - 3} more (\`dotagent validate\`)`);
+    lines.push("Do not edit the state by hand. Run /develop to see the choice (archive and start fresh, or fix it).");
+  } else {
+    lines.push(`dotagent: workflow ${plan.workflow_id} is open${source === "resume" ? " (this session was resumed)" : ""}.`);
+    lines.push(`Phase: ${plan.phase} (${plan.phase_status}). Completed: ${plan.completed_phases.length > 0 ? plan.completed_phases.join(", ") : "none"}.`);
+    if (plan.last_activity) lines.push(`Last activity: ${plan.last_activity} (${plan.last_activity_ago}).`);
+    const tasks = plan.next.tasks.length > 0 ? ` (${plan.next.tasks.slice(0, 10).join(", ")}${plan.next.tasks.length > 10 ? ", …" : ""})` : "";
+    lines.push(`Next action: ${plan.next.action}${plan.next.agent ? ` ${plan.next.agent}` : ""}${tasks}: ${plan.next.reason}.`);
+    if (plan.repairs.length > 0) lines.push(`On resume dotagent will repair: ${plan.repairs.slice(0, 3).map((r) => r.message).join("; ")}${plan.repairs.length > 3 ? "; …" : ""}.`);
+    if (plan.decision) lines.push(`A person must decide: ${plan.decision.question}`);
+    lines.push("Run /develop to continue (it runs `dotagent resume` first); never redo completed phases or tasks.");
+  }
+  const text = lines.join("\n");
+  return text.length > BRIEFING_LIMIT ? `${text.slice(0, BRIEFING_LIMIT - 1)}…` : text;
+}

@@ -1,0 +1,48 @@
+import { DotagentError, EXIT, usageError } from "../../core/errors.js";
+import { withLock } from "../../store/session.js";
+import { hasState } from "../../store/project.js";
+import { archiveLiveState } from "../fresh-start.js";
+import { stringOption, type Command } from "../context.js";
+
+export const command: Command = {
+  summary: "archive the live state | archive list | archive restore NAME",
+  usage: "dotagent archive [--reason TEXT] | dotagent archive list [--json] | dotagent archive restore NAME",
+  options: { reason: { type: "string" } },
+  examples: [
+    "dotagent archive --reason 'starting over'     pack state and reports into memory/state/.archive/, then clear them",
+    "dotagent archive list",
+    "dotagent archive restore wf-login_20261120T103000Z.tar.gz",
+  ],
+  async run(context) {
+    const [sub, name, ...rest] = context.args;
+    if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
+    const archive = await import("../../archive/index.js");
+    const now = context.now();
+    if (sub === undefined) {
+      if (!hasState(context.paths)) throw new DotagentError("nothing_to_archive", "there is no workflow state to archive here (memory/state/phase.json and execution.json do not exist)", EXIT.refused);
+      const reason = stringOption(context, "reason") ?? "archived by dotagent archive";
+      const archived = await withLock(context.paths, "archive", () => archiveLiveState(context.paths, reason, now));
+      context.out.result({ ok: true, archived }, () => [archived ? `Archived as ${archived}; the live state is cleared.` : "Nothing to archive."]);
+      return EXIT.ok;
+    }
+    if (sub === "list") {
+      const list = await archive.listArchives(context.paths.root);
+      context.out.result({ archives: list }, () =>
+        list.length === 0
+          ? ["No archives."]
+          : list.map((a) => `${a.name}  ${a.workflow_id ?? "?"}  ${a.phase ?? "?"}${a.phase_status ? ` (${a.phase_status})` : ""}  ${a.created_at ?? ""}  ${a.reason ?? ""}${a.error ? `  [${a.error}]` : ""}`),
+      );
+      return EXIT.ok;
+    }
+    if (sub === "restore") {
+      if (name === undefined) throw usageError("archive restore needs an archive name; see `dotagent archive list`");
+      const result = await withLock(context.paths, "archive restore", () => archive.restoreArchive(context.paths.root, name, { now }));
+      context.out.result({ ok: true, restored: result.restored.name, archived_live: result.archivedLive?.name ?? null }, () => [
+        ...(result.archivedLive ? [`Archived the live state as ${result.archivedLive.name}`] : []),
+        `Restored ${result.restored.name}. Run \`dotagent resume\` to continue it.`,
+      ]);
+      return EXIT.ok;
+    }
+    throw usageError(`unknown archive sub-command "${sub}"; use list or restore`);
+  },
+};

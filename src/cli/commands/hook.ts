@@ -1,0 +1,64 @@
+// `dotagent hook session-start`: runs at every Claude Code session start, so it must be fast,
+// never wait on the lock (it takes none: it only reads), never fail the session (always exit 0),
+// and print nothing when there is no open workflow.
+import { readSync } from "node:fs";
+import { planResume } from "../../core/plan-resume.js";
+import { loadSnapshot } from "../../store/session.js";
+import { findProjectRoot, projectPaths } from "../../store/project.js";
+import { briefingFor } from "../../claude/briefing.js";
+import type { Command } from "../context.js";
+
+interface SessionStartInput {
+  source?: string;
+  cwd?: string;
+  hook_event_name?: string;
+}
+
+/** Reads the hook's JSON from stdin; a terminal or bad JSON yields {}. */
+function readHookInput(): SessionStartInput {
+  if (process.stdin.isTTY) return {};
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.alloc(65536);
+  try {
+    for (;;) {
+      const n = readSync(0, buffer, 0, buffer.length, null);
+      if (n <= 0) break;
+      chunks.push(Buffer.from(buffer.subarray(0, n)));
+      if (chunks.length > 64) break;
+    }
+  } catch {
+    // EAGAIN on a non-blocking stdin, or no stdin at all: treat as empty
+  }
+  try {
+    const value = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+    return value !== null && typeof value === "object" ? (value as SessionStartInput) : {};
+  } catch {
+    return {};
+  }
+}
+
+export const command: Command = {
+  summary: "hook session-start: Claude Code's SessionStart hook (reads its JSON on stdin)",
+  usage: "dotagent hook session-start",
+  options: {},
+  examples: ['echo \'{"source":"resume","cwd":"."}\' | dotagent hook session-start'],
+  run(context) {
+    if (context.args[0] !== "session-start") {
+      process.stderr.write("dotagent: hook takes one event: session-start\n");
+      return 0;
+    }
+    try {
+      const input = readHookInput();
+      const paths = context.options.dir === undefined && typeof input.cwd === "string" ? projectPaths(findProjectRoot(undefined, input.cwd)) : context.paths;
+      const plan = planResume(loadSnapshot(paths), context.now(), {});
+      const briefing = briefingFor(plan, input.source);
+      if (briefing !== null) {
+        process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } })}\n`);
+      }
+    } catch (error) {
+      // A hook must never break the session; say so on stderr (Claude Code shows it in verbose mode).
+      process.stderr.write(`dotagent hook: ${(error as Error).message}\n`);
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,62 @@
+import { mkdirSync } from "node:fs";
+import { EXIT, DotagentError, usageError } from "../../core/errors.js";
+import { createWorkflow, isWorkflowComplete, suggestWorkflowId } from "../../core/transitions.js";
+import { shellQuote } from "../../core/plan-resume.js";
+import { ID_PATTERN } from "../../schema/common.js";
+import { hasState, type ProjectPaths } from "../../store/project.js";
+import { loadSnapshot, StateWriter, withLock } from "../../store/session.js";
+import { askDecision } from "../ask.js";
+import { archiveLiveState } from "../fresh-start.js";
+import { stringOption, type Command } from "../context.js";
+import type { PhaseState } from "../../schema/phase.js";
+
+/** Writes a new phase.json; the caller holds the lock and has archived any old state. */
+export function initWorkflow(paths: ProjectPaths, request: string | undefined, workflowId: string | undefined, now: Date): PhaseState {
+  const id = workflowId ?? suggestWorkflowId(request, now);
+  mkdirSync(paths.reportsDir, { recursive: true });
+  const snapshot = loadSnapshot(paths);
+  const writer = new StateWriter(paths, snapshot, now);
+  const state = writer.writePhase({ ...createWorkflow(id, request, now), revision: 0 });
+  writer.appendEvents([{ type: "workflow_started", workflow_id: id, ...(request === undefined ? {} : { request }) }]);
+  return state;
+}
+
+export const command: Command = {
+  summary: "start a workflow (an existing one is archived first, after asking)",
+  usage: "dotagent init [--request TEXT] [--workflow-id ID] [--yes] [--json]",
+  options: { request: { type: "string" }, "workflow-id": { type: "string" }, yes: { type: "boolean", short: "y" } },
+  examples: ["dotagent init --request 'add login'            workflow wf-add-login at REQUIREMENTS", "dotagent init --request 'add login' --workflow-id wf-login", "dotagent init --request 'add signup' --yes       archive the current workflow and start anew"],
+  async run(context) {
+    const request = stringOption(context, "request");
+    const workflowId = stringOption(context, "workflow-id");
+    if (workflowId !== undefined && !ID_PATTERN.test(workflowId)) throw usageError(`--workflow-id "${workflowId}" is not a valid id: letters, digits, '.', '_' or '-'`);
+    const now = context.now();
+    if (hasState(context.paths)) {
+      const snapshot = loadSnapshot(context.paths);
+      const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
+      const complete = phase !== undefined && isWorkflowComplete(phase);
+      const decision = {
+        question: `A workflow${phase ? ` (${phase.workflow_id}, at ${phase.current_phase})` : ""} already exists here. Archive it and start a new one?`,
+        default: complete,
+        yes: `dotagent init${request === undefined ? "" : ` --request ${shellQuote(request)}`}${workflowId === undefined ? "" : ` --workflow-id ${workflowId}`} --yes`,
+        no: "dotagent resume",
+      };
+      const answer = complete ? true : await askDecision(decision, context.options.yes === true);
+      if (answer === "no-terminal") {
+        context.out.result({ created: false, decision }, () => [`A workflow already exists. ${decision.question}`, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
+        return EXIT.decide;
+      }
+      if (!answer) throw new DotagentError("init_declined", "kept the existing workflow; continue it with `dotagent resume`", EXIT.refused);
+    }
+    const { state, archived } = await withLock(context.paths, "init", async () => {
+      const archivedName = hasState(context.paths) ? await archiveLiveState(context.paths, "replaced by dotagent init", now) : null;
+      return { state: initWorkflow(context.paths, request, workflowId, now), archived: archivedName };
+    });
+    context.out.result({ created: true, workflow_id: state.workflow_id, phase: state.current_phase, phase_status: state.phase_status, archived }, () => [
+      ...(archived ? [`Archived the previous state as ${archived}`] : []),
+      `Started workflow ${context.out.color.bold(state.workflow_id)} at REQUIREMENTS.`,
+      "Next: spawn the pm agent to write memory/reports/demand.json",
+    ]);
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,25 @@
+import { usageError } from "../../core/errors.js";
+import { readEvents } from "../../store/events.js";
+import { stringOption, type Command } from "../context.js";
+
+export const command: Command = {
+  summary: "show the event log (memory/state/events.jsonl)",
+  usage: "dotagent log [-n N] [--json]",
+  options: { n: { type: "string", short: "n" } },
+  examples: ["dotagent log            the last 20 events", "dotagent log -n 100 --json"],
+  run(context) {
+    const text = stringOption(context, "n") ?? "20";
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < 0) throw usageError(`-n takes a whole number, not "${text}"`);
+    const all = readEvents(context.paths.eventsFile);
+    const events = n === 0 ? [] : all.slice(-n);
+    context.out.result({ events, total: all.length }, () => {
+      if (events.length === 0) return ["No events yet."];
+      return events.map(({ seq, at, type, ...rest }) => {
+        const details = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ");
+        return `${String(seq).padStart(4)}  ${at}  ${context.out.color.bold(type)}${details ? `  ${context.out.color.dim(details)}` : ""}`;
+      });
+    });
+    return 0;
+  },
+};

@@ -1,0 +1,55 @@
+import { DotagentError, EXIT, usageError } from "../../core/errors.js";
+import { isPhase, PHASES } from "../../core/phases.js";
+import { checkProjectPath } from "../../core/reports.js";
+import { transition, type PhaseEvent } from "../../core/transitions.js";
+import { loadSnapshot, StateWriter, withLock } from "../../store/session.js";
+import { requireWorkflow } from "../state-guard.js";
+import { stringOption, type Command } from "../context.js";
+
+const ACTIONS = ["start", "complete", "fail", "approve", "rework"] as const;
+type PhaseAction = (typeof ACTIONS)[number];
+
+export const command: Command = {
+  summary: "start|complete|fail|approve|rework a phase",
+  usage: "dotagent phase start|complete|fail|approve|rework [PHASE] [--output PATH] [--error TEXT] [--json]",
+  options: { output: { type: "string" }, error: { type: "string" } },
+  examples: [
+    "dotagent phase start REQUIREMENTS",
+    "dotagent phase approve REQUIREMENTS           the user said yes to demand.json",
+    "dotagent phase complete REQUIREMENTS          refused unless demand.json is valid and approved",
+    "dotagent phase fail VERIFICATION --error 'qa agent crashed'",
+    "dotagent phase rework                         failed verification: back to IMPLEMENTATION",
+  ],
+  run(context) {
+    const [action, phaseArg, ...rest] = context.args;
+    if (action === undefined || !(ACTIONS as readonly string[]).includes(action)) throw usageError(`phase needs one of ${ACTIONS.join(", ")}; see \`dotagent phase --help\``);
+    if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
+    const phase = phaseArg?.toUpperCase();
+    if (phase !== undefined && !isPhase(phase)) throw usageError(`"${phaseArg}" is not a phase; phases are ${PHASES.join(", ")}`);
+    const output = stringOption(context, "output");
+    if (output !== undefined) {
+      const checked = checkProjectPath(output);
+      if (!checked.ok) throw usageError(`--output ${output} ${checked.reason}`);
+    }
+    const event = { type: action as PhaseAction, phase, output, error: stringOption(context, "error") } as PhaseEvent;
+    const now = context.now();
+    const result = withLock(context.paths, `phase ${action}`, () => {
+      const snapshot = loadSnapshot(context.paths, output === undefined ? [] : [{ path: checkProjectPath(output).ok ? (checkProjectPath(output) as { path: string }).path : output, mode: "parse" }]);
+      const state = requireWorkflow(snapshot, now);
+      const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+      const outcome = transition(state, event, { reports: snapshot.reports, execution, now });
+      if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
+      if (outcome.state === state) return { state, changed: false };
+      const writer = new StateWriter(context.paths, snapshot, now);
+      const journal = outcome.effects.length > 0 ? { type: event.type, started_at: now.toISOString(), round: outcome.state.rework?.round, moves: outcome.effects.map(({ from, to }) => ({ from, to })) } : undefined;
+      const written = writer.applyChange({ phaseBefore: state, journal, moves: outcome.effects, phase: outcome.state, events: outcome.events });
+      return { state: written.phase ?? outcome.state, changed: true };
+    });
+    const s = result.state;
+    context.out.result(
+      { ok: true, changed: result.changed, workflow_id: s.workflow_id, phase: s.current_phase, phase_status: s.phase_status, completed_phases: s.completed_phases.map((c) => c.phase), revision: s.revision ?? null },
+      () => [result.changed ? `${action}: ${s.workflow_id} is now at ${s.current_phase} (${s.phase_status})` : `${action}: nothing to change (${s.current_phase} ${s.phase_status})`],
+    );
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,93 @@
+import { existsSync } from "node:fs";
+import { EXIT } from "../../core/errors.js";
+import { planResume, type ResumeOptions, type ResumePlan } from "../../core/plan-resume.js";
+import type { StateSnapshot } from "../../core/snapshot.js";
+import { loadSnapshot, StateWriter, withLock } from "../../store/session.js";
+import { askDecision } from "../ask.js";
+import { archiveLiveState } from "../fresh-start.js";
+import { parseDuration, staleAfterFromEnv } from "../duration.js";
+import { planJson, planLines } from "../render-plan.js";
+import { stringOption, type Command, type CommandContext } from "../context.js";
+import { initWorkflow } from "./init.js";
+
+export function resumeOptions(context: CommandContext): ResumeOptions {
+  const stale = stringOption(context, "stale-after");
+  return { request: stringOption(context, "request"), staleAfterMs: stale === undefined ? staleAfterFromEnv() : parseDuration(stale, "stale-after") };
+}
+
+/** Carries out a plan's writes: journal, moves, execution.json, phase.json, events. */
+function applyPlan(context: CommandContext, snapshot: StateSnapshot, plan: ResumePlan, now: Date): void {
+  const writer = new StateWriter(context.paths, snapshot, now);
+  const { writes } = plan;
+  if (writes.phase || writes.execution || writes.moves.length > 0) {
+    const before = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
+    if (before === undefined) return;
+    writer.applyChange({ phaseBefore: before, journal: writes.journal, moves: writes.moves, execution: writes.execution, phase: writes.phase, events: writes.events });
+  }
+  writer.appendEvents([{ type: "resumed", situation: plan.situation, next: plan.next.action, repairs: plan.repairs.length }]);
+}
+
+export const command: Command = {
+  summary: "decide where to continue after an interruption (the main job)",
+  usage: "dotagent resume [--request TEXT] [--dry-run] [--yes] [--stale-after 7d|never] [--json]",
+  options: {
+    request: { type: "string" },
+    "dry-run": { type: "boolean" },
+    yes: { type: "boolean", short: "y" },
+    "stale-after": { type: "string" },
+  },
+  examples: [
+    "dotagent resume                         after `claude -r`: repair, then say what comes next",
+    "dotagent resume --json --dry-run        the plan for an agent, nothing written",
+    "dotagent resume --request 'add login'   also check the request is the one the workflow is for",
+    "dotagent resume --dir examples/interrupted-implementation --dry-run",
+  ],
+  async run(context) {
+    const now = context.now();
+    let options = resumeOptions(context);
+    // Nothing on disk: nothing to lock, repair or log (resume never creates memory/ by itself).
+    if (context.options["dry-run"] || !existsSync(context.paths.stateDir)) {
+      const plan = planResume(loadSnapshot(context.paths), now, options);
+      context.out.result(planJson(plan, false), () => planLines(plan, context.out.color, "status"));
+      return plan.decision ? EXIT.decide : EXIT.ok;
+    }
+    // Decisions may need a person, so the lock is taken per round, not across a prompt.
+    for (let round = 0; round < 3; round++) {
+      const outcome = await withLock(context.paths, "resume", async () => {
+        const snapshot = loadSnapshot(context.paths);
+        const plan = planResume(snapshot, now, options);
+        if (plan.decision === null) {
+          applyPlan(context, snapshot, plan, now);
+          return { plan, done: true as const };
+        }
+        return { plan, done: false as const };
+      });
+      const plan = outcome.plan;
+      if (outcome.done) {
+        context.out.result(planJson(plan, true), () => planLines(plan, context.out.color, "resume"));
+        return EXIT.ok;
+      }
+      const answer = await askDecision(plan.decision!, context.options.yes === true);
+      if (answer === "no-terminal") {
+        context.out.result(planJson(plan, false), () => planLines(plan, context.out.color, "resume"));
+        return EXIT.decide;
+      }
+      if (answer) {
+        const reason = plan.decisionKind === "stale" ? "stale state" : plan.decisionKind === "corrupt" ? "corrupt state" : "request changed";
+        const name = await withLock(context.paths, "resume", () => archiveLiveState(context.paths, reason, now));
+        if (name) context.out.note(`Archived the old state as ${name}`);
+        if (plan.decisionKind === "request_changed" && options.request !== undefined) {
+          await withLock(context.paths, "resume", () => initWorkflow(context.paths, options.request, undefined, now));
+        }
+        options = { ...options, request: undefined };
+        continue;
+      }
+      if (plan.decisionKind === "corrupt") {
+        context.out.result(planJson(plan, false), () => planLines(plan, context.out.color, "resume"));
+        return EXIT.invalid;
+      }
+      options = plan.decisionKind === "stale" ? { ...options, staleAfterMs: Number.POSITIVE_INFINITY } : { ...options, request: undefined };
+    }
+    return EXIT.refused;
+  },
+};

@@ -1,0 +1,20 @@
+import { planResume } from "../../core/plan-resume.js";
+import { countByStatus } from "../../core/tasks.js";
+import { loadSnapshot } from "../../store/session.js";
+import { planJson, planLines } from "../render-plan.js";
+import { resumeOptions } from "./resume.js";
+import type { Command } from "../context.js";
+
+export const command: Command = {
+  summary: "show where the workflow is; takes no lock and never writes",
+  usage: "dotagent status [--stale-after 7d|never] [--json]",
+  options: { "stale-after": { type: "string" } },
+  examples: ["dotagent status", "dotagent status --json          the resume plan (as resume --dry-run) plus task counts", "dotagent status --dir examples/orphaned-tasks"],
+  run(context) {
+    const snapshot = loadSnapshot(context.paths);
+    const plan = planResume(snapshot, context.now(), { staleAfterMs: resumeOptions(context).staleAfterMs });
+    const tasks = countByStatus(snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined);
+    context.out.result({ ...planJson(plan, false), tasks }, () => planLines(plan, context.out.color, "status", tasks));
+    return 0;
+  },
+};

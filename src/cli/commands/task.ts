@@ -1,0 +1,145 @@
+import { readFileSync } from "node:fs";
+import { DotagentError, EXIT, usageError } from "../../core/errors.js";
+import { checkProjectPath, presentReport, reportAt } from "../../core/reports.js";
+import { addTasks, completeTask, emptyExecution, failTask, maxAttemptsOf, outputOf, readyTasks, retryTask, startTask, type NewTask, type TaskResult } from "../../core/tasks.js";
+import { decodeJson, ID_PATTERN, parseWith } from "../../schema/common.js";
+import { taskImportSchema, type ExecutionState } from "../../schema/execution.js";
+import { loadSnapshot, StateWriter, withLock } from "../../store/session.js";
+import { formatProblem, requireValid, requireWorkflow } from "../state-guard.js";
+import { stringOption, type Command, type CommandContext } from "../context.js";
+
+const ACTIONS = ["add", "import", "start", "complete", "fail", "retry", "next"] as const;
+
+function requireId(id: string | undefined, action: string): string {
+  if (id === undefined) throw usageError(`task ${action} needs a task id; see \`dotagent task --help\``);
+  if (!ID_PATTERN.test(id)) throw usageError(`"${id}" is not a valid task id: letters, digits, '.', '_' or '-', not starting with '.' or '-'`);
+  return id;
+}
+
+function readImport(source: string): NewTask[] {
+  let text: string;
+  try {
+    text = readFileSync(source === "-" ? 0 : source, "utf8");
+  } catch (error) {
+    throw new DotagentError("import_unreadable", `cannot read ${source === "-" ? "standard input" : source} (${(error as NodeJS.ErrnoException).code ?? "error"})`, EXIT.refused);
+  }
+  const decoded = decodeJson(text);
+  const where = source === "-" ? "stdin" : source;
+  if (!decoded.ok) throw new DotagentError("import_invalid", `${where}: ${decoded.message}; expected a JSON array like [{"id":"task-001","title":"…","depends_on":[]}]`, EXIT.usage);
+  const parsed = parseWith(taskImportSchema, decoded.value);
+  if (!parsed.ok) throw new DotagentError("import_invalid", `${formatProblem({ file: where, ...parsed.problems[0]! })}; expected a JSON array like [{"id":"task-001","title":"…","depends_on":[]}]`, EXIT.usage);
+  return parsed.value.map((t) => ({ id: t.id, title: t.title, depends_on: t.depends_on }));
+}
+
+function runNext(context: CommandContext): number {
+  const snapshot = loadSnapshot(context.paths);
+  requireValid(snapshot, context.now());
+  const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+  const ready = execution ? readyTasks(execution) : [];
+  context.out.result({ tasks: ready.map((t) => ({ id: t.id, title: t.title ?? null, depends_on: t.depends_on ?? [], attempts: t.attempts, output: outputOf(t) })) }, () =>
+    ready.length === 0 ? ["No task is ready."] : ready.map((t) => `${t.id}${t.title ? `  ${t.title}` : ""}`),
+  );
+  return EXIT.ok;
+}
+
+export const command: Command = {
+  summary: "add|import|start|complete|fail|retry|next tasks",
+  usage: "dotagent task add|start|complete|fail|retry ID [--title T] [--depends-on A,B] [--output PATH] [--error TEXT] [--extra-attempts N] | task import FILE|- | task next [--json]",
+  options: {
+    title: { type: "string" },
+    "depends-on": { type: "string" },
+    output: { type: "string" },
+    error: { type: "string" },
+    "extra-attempts": { type: "string" },
+  },
+  examples: [
+    "dotagent task add task-001 --title 'Login form'",
+    "dotagent task add task-002 --title 'Session API' --depends-on task-001",
+    "dotagent task import tasks.json               a JSON array [{id,title,depends_on}]",
+    "dotagent task next --json                     ready tasks in dependency order",
+    "dotagent task start task-001",
+    "dotagent task complete task-001               needs memory/reports/tasks/task-001.json",
+    "dotagent task fail task-001 --error 'tests fail'",
+    "dotagent task retry task-001 --extra-attempts 2",
+  ],
+  run(context) {
+    const [action, idArg, ...rest] = context.args;
+    if (action === undefined || !(ACTIONS as readonly string[]).includes(action)) throw usageError(`task needs one of ${ACTIONS.join(", ")}; see \`dotagent task --help\``);
+    if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
+    if (action === "next") return runNext(context);
+    const now = context.now();
+    const additions = action === "import" ? readImport(idArg ?? "-") : undefined;
+    const id = action === "import" ? "" : requireId(idArg, action);
+    const output = stringOption(context, "output");
+    let outputPath: string | undefined;
+    if (output !== undefined) {
+      const checked = checkProjectPath(output);
+      if (!checked.ok) throw usageError(`--output ${output} ${checked.reason}`);
+      outputPath = checked.path;
+    }
+    const extraText = stringOption(context, "extra-attempts");
+    const extra = extraText === undefined ? 0 : Number(extraText);
+    if (!Number.isInteger(extra) || extra < 0 || extra > 1000) throw usageError(`--extra-attempts takes a whole number from 0 to 1000, not "${extraText}"`);
+    const dependsOn = stringOption(context, "depends-on")?.split(",").map((s) => s.trim()).filter((s) => s !== "");
+    for (const dep of dependsOn ?? []) requireId(dep, action);
+
+    const result = withLock(context.paths, `task ${action}`, () => {
+      const extraRequests = [
+        ...(outputPath ? [{ path: outputPath, mode: "parse" as const }] : []),
+        ...(id ? [{ path: `memory/reports/tasks/${id}.json`, mode: "parse" as const }] : []),
+      ];
+      const snapshot = loadSnapshot(context.paths, extraRequests);
+      const phase = requireWorkflow(snapshot, now);
+      const execution: ExecutionState = snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
+      let outcome: TaskResult;
+      switch (action) {
+        case "add":
+          outcome = addTasks(execution, [{ id, title: stringOption(context, "title"), depends_on: dependsOn }], now);
+          break;
+        case "import":
+          outcome = addTasks(execution, additions ?? [], now);
+          break;
+        case "start":
+          outcome = startTask(execution, id, now);
+          break;
+        case "complete":
+          outcome = completeTask(execution, id, snapshot.reports, now, outputPath);
+          break;
+        case "fail":
+          outcome = failTask(execution, id, stringOption(context, "error"), now);
+          break;
+        default:
+          outcome = retryTask(execution, id, extra, now);
+      }
+      if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
+      const writer = new StateWriter(context.paths, snapshot, now);
+      const task = outcome.state.tasks.find((t) => t.id === id);
+      // Starting a task whose output file is left from an earlier attempt sets that file aside
+      // first, so recovery never mistakes the old output for this attempt's. That touches two
+      // files, so it goes through the journaled change.
+      const stale = action === "start" && task !== undefined ? outputOf(task) : undefined;
+      if (stale !== undefined && presentReport(reportAt(snapshot.reports, stale)) || (stale !== undefined && reportAt(snapshot.reports, stale).status === "invalid")) {
+        const to = stale!.replace(/\.json$/, "") + `.attempt-${task!.attempts}-${now.getTime()}.json`;
+        const moves = [{ type: "move" as const, from: stale!, to }];
+        writer.applyChange({ phaseBefore: phase, journal: { type: "task_start", task_id: id, started_at: now.toISOString(), moves: [{ from: stale!, to }] }, moves, execution: outcome.state, phase, events: outcome.events });
+      } else {
+        writer.writeExecution(outcome.state);
+        writer.appendEvents(outcome.events);
+      }
+      return { state: outcome.state, task };
+    });
+    const task = result.task;
+    const max = task ? maxAttemptsOf(task, result.state) : undefined;
+    context.out.result(
+      action === "import" || action === "add"
+        ? { ok: true, added: action === "add" ? [id] : (additions ?? []).map((t) => t.id), total: result.state.tasks.length }
+        : { ok: true, task: task ?? null, max_attempts: max ?? null },
+      () => {
+        if (action === "import") return [`Imported ${(additions ?? []).length} task(s); ${result.state.tasks.length} in all.`];
+        if (action === "add") return [`Added ${id}.`];
+        return [`${id}: ${task?.status}${task && task.attempts > 0 ? ` (${task.attempts} of ${max} attempts used)` : ""}`];
+      },
+    );
+    return EXIT.ok;
+  },
+};

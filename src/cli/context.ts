@@ -1,0 +1,28 @@
+import type { ParseArgsConfig } from "node:util";
+import type { Output } from "./output.js";
+import type { ProjectPaths } from "../store/project.js";
+
+export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
+
+export interface CommandContext {
+  /** Positional arguments after the command name (and sub-command, where there is one). */
+  readonly args: string[];
+  readonly options: Record<string, string | boolean | string[] | undefined>;
+  readonly out: Output;
+  readonly paths: ProjectPaths;
+  readonly now: () => Date;
+}
+
+export interface Command {
+  readonly summary: string;
+  readonly usage: string;
+  readonly options: OptionSpec;
+  readonly examples: readonly string[];
+  /** Returns the exit code (0 unless the command's outcome says otherwise). */
+  run(context: CommandContext): Promise<number> | number;
+}
+
+export function stringOption(context: CommandContext, name: string): string | undefined {
+  const value = context.options[name];
+  return typeof value === "string" ? value : undefined;
+}

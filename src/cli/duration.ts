@@ -1,0 +1,16 @@
+import { usageError } from "../core/errors.js";
+
+const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** "7d", "12h", "30m", "2w", "never" → milliseconds (Infinity for never). */
+export function parseDuration(text: string, option: string): number {
+  if (text === "never") return Number.POSITIVE_INFINITY;
+  const match = /^(\d+(?:\.\d+)?)([mhdw])$/.exec(text);
+  if (!match) throw usageError(`--${option} takes a duration like 7d, 12h, 30m or never, not "${text}"`);
+  return Number(match[1]) * UNITS[match[2]!]!;
+}
+
+export function staleAfterFromEnv(): number | undefined {
+  const value = process.env.DOTAGENT_STALE_AFTER;
+  return value ? parseDuration(value, "stale-after (DOTAGENT_STALE_AFTER)") : undefined;
+}

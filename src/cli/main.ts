@@ -1,0 +1,124 @@
+// The CLI entry: parse, dispatch to one command module, turn outcomes into exit codes. The only
+// place that calls process.exit. Command modules load lazily so `status` never pays for tar or
+// prompts.
+import { parseArgs } from "node:util";
+import { DotagentError, EXIT } from "../core/errors.js";
+import { createOutput } from "./output.js";
+import { findProjectRoot, projectPaths } from "../store/project.js";
+import type { Command, OptionSpec } from "./context.js";
+
+declare const __DOTAGENT_VERSION__: string;
+const VERSION = typeof __DOTAGENT_VERSION__ === "string" ? __DOTAGENT_VERSION__ : "0.0.0";
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
+  init: { summary: "start a workflow (archives an old one after asking)", load: () => import("./commands/init.js") },
+  resume: { summary: "decide where to continue after an interruption (the main job)", load: () => import("./commands/resume.js") },
+  status: { summary: "show where the workflow is; never writes", load: () => import("./commands/status.js") },
+  validate: { summary: "check the state files; exit 3 on errors", load: () => import("./commands/validate.js") },
+  phase: { summary: "start|complete|fail|approve|rework a phase", load: () => import("./commands/phase.js") },
+  task: { summary: "add|import|start|complete|fail|retry|next tasks", load: () => import("./commands/task.js") },
+  archive: { summary: "archive the state | archive list | archive restore NAME", load: () => import("./commands/archive.js") },
+  log: { summary: "show the event log", load: () => import("./commands/log.js") },
+  install: { summary: "install the skills, agents and hook into .claude/", load: () => import("./commands/install.js") },
+  hook: { summary: "hook session-start: Claude Code's SessionStart hook", load: () => import("./commands/hook.js") },
+  schema: { summary: "print the JSON Schema of phase|execution|task-output", load: () => import("./commands/schema.js") },
+};
+
+const GLOBAL_OPTIONS: OptionSpec = {
+  dir: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+  debug: { type: "boolean" },
+};
+
+function mainHelp(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+  return [
+    `dotagent ${VERSION} — keeps a phased AI development workflow alive across interruptions`,
+    "",
+    "Usage: dotagent <command> [options]",
+    "",
+    "Commands:",
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    "",
+    "Every command: --dir DIR (project root), --json, --help, --version",
+    "",
+    "Examples:",
+    "  dotagent resume                      after `claude -r`: what to continue",
+    "  dotagent resume --json --dry-run     the same plan for an agent, writing nothing",
+    "  dotagent init --request 'add login'",
+    "  dotagent status --dir examples/interrupted-architecture",
+    "",
+    "Exit codes: 0 ok · 1 refused · 2 usage · 3 state invalid · 4 locked · 5 a person must decide",
+  ].join("\n");
+}
+
+function commandHelp(name: string, command: Command): string {
+  return [
+    `dotagent ${name} — ${command.summary}`,
+    "",
+    `Usage: ${command.usage}`,
+    "",
+    "Examples:",
+    ...command.examples.map((e) => `  ${e}`),
+    "",
+    "Options for every command: --dir DIR, --json, --help",
+  ].join("\n");
+}
+
+async function main(argv: string[]): Promise<number> {
+  const name = argv[0];
+  const wantsJson = argv.includes("--json");
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(`${mainHelp()}\n`);
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === "--version" || name === "-v") {
+    process.stdout.write(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const entry = COMMANDS[name];
+  if (entry === undefined) throw new DotagentError("usage", `unknown command "${name}"; run \`dotagent --help\` for the list`, EXIT.usage);
+  const { command } = await entry.load();
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv.slice(1), options: { ...GLOBAL_OPTIONS, ...command.options }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new DotagentError("usage", `${(error as Error).message.split("\n")[0]}; see \`dotagent ${name} --help\``, EXIT.usage);
+  }
+  const options = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  if (options.help) {
+    process.stdout.write(`${commandHelp(name, command)}\n`);
+    return EXIT.ok;
+  }
+  if (options.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const out = createOutput(wantsJson);
+  const paths = projectPaths(findProjectRoot(typeof options.dir === "string" ? options.dir : undefined));
+  return command.run({ args: parsed.positionals, options, out, paths, now: () => new Date() });
+}
+
+function report(error: unknown, json: boolean, debug: boolean): number {
+  if (error instanceof DotagentError) {
+    if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, exit_code: error.exitCode, ...error.details } }, null, 2)}\n`);
+    process.stderr.write(`dotagent: ${error.message}\n`);
+    if (debug) process.stderr.write(`${error.stack ?? ""}\n`);
+    return error.exitCode;
+  }
+  const err = error as NodeJS.ErrnoException;
+  const message = err?.code && err.path ? `${err.code} on ${err.path}: ${err.message}` : String(err?.message ?? error);
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code: "internal", message, exit_code: 1 } }, null, 2)}\n`);
+  process.stderr.write(`dotagent: unexpected error: ${message}\n`);
+  if (debug) process.stderr.write(`${err?.stack ?? ""}\n`);
+  else process.stderr.write("Run again with --debug for the stack, and please report it.\n");
+  return EXIT.refused;
+}
+
+const argv = process.argv.slice(2);
+main(argv).then(
+  (code) => process.exit(code),
+  (error: unknown) => process.exit(report(error, argv.includes("--json"), argv.includes("--debug") || process.env.DOTAGENT_DEBUG === "1")),
+);

@@ -1,0 +1,26 @@
+// Shared steps of the commands that change state: load under the lock, refuse untrusted state
+// with exit 3, and render a problem as one line that names the file, the JSON path and the remedy.
+import { DotagentError, EXIT } from "../core/errors.js";
+import { validateState, type Problem } from "../core/validate.js";
+import type { StateSnapshot } from "../core/snapshot.js";
+import type { PhaseState } from "../schema/phase.js";
+
+export function formatProblem(problem: Pick<Problem, "file" | "path" | "message">): string {
+  return `${problem.file}${problem.path ? `: ${problem.path}` : ""}: ${problem.message}`;
+}
+
+/** Throws exit 3 when the state cannot be trusted (CONTRACT §9 errors). */
+export function requireValid(snapshot: StateSnapshot, now: Date): void {
+  const { errors } = validateState(snapshot, now, { staleAfterMs: Number.POSITIVE_INFINITY });
+  const first = errors[0];
+  if (first !== undefined) {
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
+    throw new DotagentError("state_invalid", `${formatProblem(first)}${more}; run \`dotagent validate\` for every problem, or \`dotagent resume\` to decide`, EXIT.invalid, { errors });
+  }
+}
+
+export function requireWorkflow(snapshot: StateSnapshot, now: Date): PhaseState {
+  requireValid(snapshot, now);
+  if (snapshot.phase.kind !== "ok") throw new DotagentError("no_workflow", "no workflow here (memory/state/phase.json does not exist); start one with `dotagent init --request …`", EXIT.refused);
+  return snapshot.phase.value;
+}

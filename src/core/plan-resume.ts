@@ -1,0 +1,319 @@
+// The resume planner (CONTRACT §5): a pure function from what is on disk to a plan. It validates,
+// finishes or undoes a cut-off change, recovers tasks, moves forward through every phase whose
+// output already exists, and names the one next action. The plan carries the new state files;
+// the resume command writes them, `--dry-run` and `status` only print the plan.
+import { formatDistanceStrict } from "date-fns";
+import { PHASE_TABLE, REPORT, type Phase, type PhaseStatus } from "./phases.js";
+import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
+import { countByStatus, readyTasks, recoverTasks, type Repair } from "./tasks.js";
+import {
+  advance,
+  applyRework,
+  inputsHash,
+  isApproved,
+  isReworkOpen,
+  isWorkflowComplete,
+  nextReworkRound,
+  provePhase,
+  reworkCopyPath,
+  verificationFailed,
+  type MachineEvent,
+  type MoveEffect,
+} from "./transitions.js";
+import { DEFAULT_STALE_AFTER_MS, lastActivity, validateState, type Problem } from "./validate.js";
+import type { StateSnapshot } from "./snapshot.js";
+import type { PhaseState } from "../schema/phase.js";
+import type { ExecutionState } from "../schema/execution.js";
+
+export const SITUATIONS = ["none", "interrupted", "complete", "corrupt", "stale", "request_changed"] as const;
+export type Situation = (typeof SITUATIONS)[number];
+
+export const ACTIONS = [
+  "start_workflow",
+  "spawn_agent",
+  "await_approval",
+  "plan_tasks",
+  "run_tasks",
+  "resolve_dead_tasks",
+  "workflow_complete",
+  "confirm_fresh_start",
+  "confirm_request_change",
+] as const;
+export type Action = (typeof ACTIONS)[number];
+
+export interface NextAction {
+  action: Action;
+  agent: string | null;
+  tasks: string[];
+  reason: string;
+}
+
+export type DecisionKind = "corrupt" | "stale" | "request_changed";
+
+export interface Decision {
+  question: string;
+  default: boolean;
+  yes: string;
+  no: string;
+}
+
+export interface ResumePlan {
+  situation: Situation;
+  workflow_id: string | null;
+  phase: Phase | null;
+  phase_status: PhaseStatus | null;
+  completed_phases: Phase[];
+  last_activity: string | null;
+  last_activity_ago: string | null;
+  next: NextAction;
+  repairs: Repair[];
+  warnings: Problem[];
+  errors: Problem[];
+  decision: Decision | null;
+  /** Which question `decision` asks, for the command that answers it. Not part of the JSON. */
+  decisionKind: DecisionKind | null;
+  /** What carrying the plan out writes. Empty when nothing needs repairing or advancing. */
+  writes: PlanWrites;
+}
+
+export interface PlanWrites {
+  phase?: PhaseState;
+  execution?: ExecutionState;
+  /** File moves; when present the change spans several files and is journaled (CONTRACT §3). */
+  moves: MoveEffect[];
+  /** The journal entry to write before the moves. */
+  journal?: NonNullable<PhaseState["pending_transition"]>;
+  events: MachineEvent[];
+}
+
+export interface ResumeOptions {
+  request?: string | undefined;
+  staleAfterMs?: number | undefined;
+}
+
+export function describeAgo(iso: string, now: Date): string {
+  return formatDistanceStrict(new Date(iso), now, { addSuffix: true });
+}
+
+/** Quotes an argument for a POSIX shell, for the commands a decision names. */
+export function shellQuote(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+const FRESH_START_YES = (reason: string) => `dotagent archive --reason ${shellQuote(reason)}`;
+
+export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOptions = {}): ResumePlan {
+  const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+  const validation = validateState(snapshot, now, { staleAfterMs });
+  const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
+  const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+  const last = lastActivity(phase, execution) ?? null;
+  const base = {
+    workflow_id: phase?.workflow_id ?? execution?.workflow_id ?? null,
+    phase: phase?.current_phase ?? null,
+    phase_status: phase?.phase_status ?? null,
+    completed_phases: phase?.completed_phases.map((c) => c.phase) ?? [],
+    last_activity: last,
+    last_activity_ago: last === null ? null : describeAgo(last, now),
+    repairs: [] as Repair[],
+    warnings: validation.warnings,
+    errors: validation.errors,
+    decision: null,
+    decisionKind: null,
+    writes: { moves: [], events: [] } as PlanWrites,
+  };
+
+  if (validation.errors.length > 0) {
+    const first = validation.errors[0]!;
+    return {
+      ...base,
+      situation: "corrupt",
+      next: { action: "confirm_fresh_start", agent: null, tasks: [], reason: `the state is not valid: ${first.file}${first.path ? `: ${first.path}` : ""}: ${first.message}` },
+      decision: {
+        question: `The workflow state is corrupt (${validation.errors.length} error${validation.errors.length === 1 ? "" : "s"}). Archive it and start fresh?`,
+        default: false,
+        yes: FRESH_START_YES("corrupt state"),
+        no: "dotagent validate",
+      },
+      decisionKind: "corrupt",
+    };
+  }
+  if (phase === undefined) {
+    return {
+      ...base,
+      situation: "none",
+      next: { action: "start_workflow", agent: "pm", tasks: [], reason: "no workflow yet: run `dotagent init --request …`, then spawn the pm agent" },
+    };
+  }
+  if (options.request !== undefined && phase.inputs_hash && inputsHash(options.request) !== phase.inputs_hash) {
+    return {
+      ...base,
+      situation: "request_changed",
+      next: { action: "confirm_request_change", agent: null, tasks: [], reason: `workflow ${phase.workflow_id} was started for a different request` },
+      decision: {
+        question: `Workflow ${phase.workflow_id} was started for ${JSON.stringify(phase.request ?? "another request")}, not ${JSON.stringify(options.request)}. Archive it and start a new workflow for the new request?`,
+        default: false,
+        yes: `dotagent init --request ${shellQuote(options.request)} --yes`,
+        no: "dotagent resume",
+      },
+      decisionKind: "request_changed",
+    };
+  }
+  if (isWorkflowComplete(phase)) {
+    return { ...base, situation: "complete", next: { action: "workflow_complete", agent: null, tasks: [], reason: `workflow ${phase.workflow_id} is complete; nothing to resume` } };
+  }
+  if (validation.warnings.some((w) => w.code === "stale")) {
+    return {
+      ...base,
+      situation: "stale",
+      next: { action: "confirm_fresh_start", agent: null, tasks: [], reason: `the last activity was ${base.last_activity_ago}` },
+      decision: {
+        question: `Workflow ${phase.workflow_id} was last active ${base.last_activity_ago}. Archive it and start fresh?`,
+        default: false,
+        yes: FRESH_START_YES("stale state"),
+        no: "dotagent resume --stale-after never",
+      },
+      decisionKind: "stale",
+    };
+  }
+  return planInterrupted(snapshot.reports, phase, execution, now, base);
+}
+
+type Base = Omit<ResumePlan, "situation" | "next">;
+
+function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0: ExecutionState | undefined, now: Date, base: Base): ResumePlan {
+  const repairs: Repair[] = [];
+  const events: MachineEvent[] = [];
+  const moves: MoveEffect[] = [];
+  let phase = phase0;
+  let execution = execution0;
+  let journal: PlanWrites["journal"];
+
+  // 1. A multi-file change that was cut off: finish it where its files were moved, else undo.
+  if (!phase.interruption_safe || phase.pending_transition) {
+    const rolled = rollTransition(phase, reports, now);
+    phase = rolled.phase;
+    repairs.push(rolled.repair);
+    events.push({ type: "transition_recovered", ...rolled.repair });
+    moves.push(...rolled.moves);
+  }
+  // 2. Tasks that were running when the session died.
+  if (execution !== undefined) {
+    const recovered = recoverTasks(execution, reports);
+    if (recovered.state !== execution) execution = { ...recovered.state, updated_at: now.toISOString() };
+    repairs.push(...recovered.repairs);
+    events.push(...recovered.events);
+    if (!execution.interruption_safe) {
+      execution = { ...execution, interruption_safe: true, updated_at: now.toISOString() };
+      repairs.push({ code: "execution_marked_safe", message: "execution.json had interruption_safe: false: tasks recovered, marked safe" });
+    }
+  }
+  // 3. Move forward through every phase whose output already exists and whose gate is met.
+  for (;;) {
+    if (isWorkflowComplete(phase) || isReworkOpen(phase)) break;
+    const current = phase.current_phase;
+    if (current === "VERIFICATION" && verificationFailed(reports)) {
+      const round = nextReworkRound(phase);
+      const copy = reworkCopyPath(round);
+      journal = { type: "rework", started_at: now.toISOString(), round, moves: [{ from: REPORT.verification, to: copy }] };
+      moves.push({ type: "move", from: REPORT.verification, to: copy });
+      phase = applyRework(phase, round, copy, now);
+      repairs.push({ code: "rework", message: `verification failed: back to IMPLEMENTATION for rework round ${round} (report kept as ${copy.replace("memory/reports/", "")})` });
+      events.push({ type: "phase_rework", phase: "IMPLEMENTATION", round, verification: copy });
+      break;
+    }
+    const proof = provePhase(current, reports, execution);
+    if (!proof.done || (PHASE_TABLE[current].gate && !isApproved(phase, current))) break;
+    phase = advance(phase, proof.output, now);
+    const to = isWorkflowComplete(phase) ? "the end: workflow complete" : phase.current_phase;
+    repairs.push({ code: "phase_advanced", message: `${current} was done (${proof.output.replace("memory/reports/", "").replace("memory/state/", "")} is there): advanced to ${to}` });
+    events.push({ type: "phase_completed", phase: current, output: proof.output, recovered: true });
+  }
+
+  const next = decideNext(phase, execution, reports);
+  const changedPhase = phase !== phase0;
+  const changedExecution = execution !== execution0;
+  const writes: PlanWrites = {
+    moves,
+    events,
+    ...(changedPhase ? { phase: { ...phase, pending_transition: null, interruption_safe: true } } : {}),
+    ...(changedExecution && execution !== undefined ? { execution } : {}),
+    ...(journal === undefined ? {} : { journal }),
+  };
+  return {
+    ...base,
+    situation: "interrupted",
+    phase: phase.current_phase,
+    phase_status: phase.phase_status,
+    completed_phases: phase.completed_phases.map((c) => c.phase),
+    next,
+    repairs,
+    writes,
+  };
+}
+
+function rollTransition(phase: PhaseState, reports: ReportSnapshot, now: Date): { phase: PhaseState; repair: Repair; moves: MoveEffect[] } {
+  const pending = phase.pending_transition;
+  const cleared: PhaseState = { ...phase, pending_transition: null, interruption_safe: true };
+  if (!pending) return { phase: cleared, moves: [], repair: { code: "marked_safe", message: "phase.json had interruption_safe: false but no change recorded: marked safe" } };
+  const present = (path: string) => {
+    const s = reportAt(reports, path).status;
+    return s !== "missing" && s !== "outside";
+  };
+  const moves = pending.moves ?? [];
+  const done = moves.filter((m) => present(m.to) && !present(m.from));
+  const what = `${pending.type}${pending.task_id ? ` of ${pending.task_id}` : ""}`;
+  if (done.length === moves.length) {
+    let next = cleared;
+    if (pending.type === "rework" && phase.current_phase === "VERIFICATION") {
+      const round = typeof pending.round === "number" ? pending.round : nextReworkRound(phase);
+      next = applyRework(cleared, round, moves[0]?.to ?? reworkCopyPath(round), now);
+    }
+    return { phase: next, moves: [], repair: { code: "transition_rolled_forward", message: `${what} was cut off after its files were moved: finished it` } };
+  }
+  // Undo the moves that happened; the state files were not yet written for this change.
+  const undo: MoveEffect[] = done.map((m) => ({ type: "move", from: m.to, to: m.from }));
+  return { phase: cleared, moves: undo, repair: { code: "transition_rolled_back", message: `${what} was cut off before its files were moved: undone` } };
+}
+
+function spawn(agent: string, reason: string): NextAction {
+  return { action: "spawn_agent", agent, tasks: [], reason };
+}
+
+function decideNext(phase: PhaseState, execution: ExecutionState | undefined, reports: ReportSnapshot): NextAction {
+  if (isWorkflowComplete(phase)) return { action: "workflow_complete", agent: null, tasks: [], reason: `workflow ${phase.workflow_id} is complete` };
+  const valid = (path: string) => isValidReport(reportAt(reports, path));
+  switch (phase.current_phase) {
+    case "REQUIREMENTS":
+      if (valid(REPORT.demand)) return { action: "await_approval", agent: null, tasks: [], reason: "demand.json is ready: show it to the user, then `dotagent phase approve REQUIREMENTS`" };
+      return spawn("pm", "no valid demand.json yet");
+    case "ARCHITECTURE":
+      if (valid(REPORT.finalDesign)) return { action: "await_approval", agent: null, tasks: [], reason: "final_design.json is ready: show it to the user, then `dotagent phase approve ARCHITECTURE`" };
+      if (reports.designs.length > 0 && valid(REPORT.roundtable)) {
+        return { action: "await_approval", agent: null, tasks: [], reason: "designs and roundtable.json exist: present the options to the user (do not re-run the architects)" };
+      }
+      if (reports.designs.length > 0) return spawn("roundtable", "designs exist but roundtable.json does not");
+      return spawn("architect", "no designs yet");
+    case "IMPLEMENTATION": {
+      const rework = isReworkOpen(phase) ? phase.rework : undefined;
+      if (execution === undefined || execution.tasks.length === 0) {
+        return rework
+          ? spawn("executor", `verification failed: fix what ${rework.verification} lists, then \`dotagent phase complete IMPLEMENTATION\``)
+          : { action: "plan_tasks", agent: null, tasks: [], reason: "no tasks yet: break final_design.json into tasks with `dotagent task add`" };
+      }
+      const ready = readyTasks(execution);
+      if (ready.length > 0) return { action: "run_tasks", agent: null, tasks: ready.map((t) => t.id), reason: `${ready.length} task(s) ready` };
+      const counts = countByStatus(execution);
+      if ((counts.dead ?? 0) > 0) {
+        const dead = execution.tasks.filter((t) => t.status === "dead").map((t) => t.id);
+        return { action: "resolve_dead_tasks", agent: null, tasks: dead, reason: `${dead.length} dead task(s) block progress: ask the user, then \`dotagent task retry ID --extra-attempts N\`` };
+      }
+      if (rework) return spawn("executor", `verification failed: fix what ${rework.verification} lists, then \`dotagent phase complete IMPLEMENTATION\``);
+      return { action: "run_tasks", agent: null, tasks: [], reason: "tasks are running" };
+    }
+    case "VERIFICATION":
+      return spawn("qa", "no valid verification.json yet");
+    case "REFLECTION":
+      return spawn("reflector", "no reflection.json or reflection.md yet");
+  }
+}

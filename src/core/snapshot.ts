@@ -1,0 +1,50 @@
+// Everything the pure core knows about a project at one moment: the two state files as read
+// (missing, ok or corrupt), the reports, and leftover temp files. The store builds it; the planner
+// and validation read it.
+import type { SchemaProblem } from "../schema/common.js";
+import type { PhaseState } from "../schema/phase.js";
+import type { ExecutionState } from "../schema/execution.js";
+import { REPORT } from "./phases.js";
+import type { ReportSnapshot } from "./reports.js";
+import { outputOf } from "./tasks.js";
+
+export interface FileProblem extends SchemaProblem {
+  /** Project-relative file, like memory/state/phase.json. */
+  readonly file: string;
+}
+
+export type FileRead<T> =
+  | { readonly kind: "missing"; readonly file: string }
+  | { readonly kind: "ok"; readonly file: string; readonly value: T; readonly stamp: string }
+  | { readonly kind: "corrupt"; readonly file: string; readonly problems: FileProblem[]; readonly stamp: string };
+
+export interface StateSnapshot {
+  readonly phase: FileRead<PhaseState>;
+  readonly execution: FileRead<ExecutionState>;
+  readonly reports: ReportSnapshot;
+  readonly tempFiles: readonly string[];
+}
+
+export interface ReportRequest {
+  readonly path: string;
+  readonly mode: "parse" | "exists";
+}
+
+const PHASE_OUTPUTS = [REPORT.demand, REPORT.roundtable, REPORT.finalDesign, REPORT.verification, REPORT.reflectionJson, REPORT.reflectionMd];
+
+/**
+ * The report files the planner and validation look at for this state: the phase outputs, the
+ * outputs the state refers to, and task outputs (parsed for running tasks, whose output decides
+ * recovery; existence only for complete ones).
+ */
+export function reportRequests(phase: PhaseState | undefined, execution: ExecutionState | undefined): ReportRequest[] {
+  const requests: ReportRequest[] = PHASE_OUTPUTS.map((path) => ({ path, mode: "parse" }));
+  for (const completed of phase?.completed_phases ?? []) if (completed.output) requests.push({ path: completed.output, mode: "exists" });
+  for (const move of phase?.pending_transition?.moves ?? []) requests.push({ path: move.from, mode: "exists" }, { path: move.to, mode: "exists" });
+  if (phase?.rework?.verification) requests.push({ path: phase.rework.verification, mode: "exists" });
+  for (const task of execution?.tasks ?? []) {
+    if (task.status === "running") requests.push({ path: outputOf(task), mode: "parse" });
+    else if (task.status === "complete") requests.push({ path: outputOf(task), mode: "exists" });
+  }
+  return requests;
+}

@@ -1,0 +1,304 @@
+// Task-level operations on execution.json, all pure: (state, arguments, now) → new state or a
+// refusal. Linear in the number of tasks: lookups go through one id → index map per call.
+import { DEFAULT_MAX_ATTEMPTS, type ExecutionState, type Task } from "../schema/execution.js";
+import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
+import { taskOutputPath } from "./phases.js";
+
+export type TaskResult = { ok: true; state: ExecutionState; events: TaskEvent[] } | { ok: false; code: string; message: string };
+export interface TaskEvent {
+  type: string;
+  task_id: string;
+  [key: string]: unknown;
+}
+
+export interface NewTask {
+  id: string;
+  title?: string | undefined;
+  depends_on?: readonly string[] | undefined;
+}
+
+export function emptyExecution(workflowId: string, now: Date): ExecutionState {
+  return { workflow_id: workflowId, updated_at: now.toISOString(), interruption_safe: true, max_attempts: DEFAULT_MAX_ATTEMPTS, tasks: [] };
+}
+
+export function maxAttemptsOf(task: Task, state: ExecutionState): number {
+  return task.max_attempts ?? state.max_attempts;
+}
+
+export function outputOf(task: Task): string {
+  return task.output ?? taskOutputPath(task.id);
+}
+
+function indexTasks(tasks: readonly Task[]): Map<string, number> {
+  const index = new Map<string, number>();
+  tasks.forEach((task, i) => {
+    if (!index.has(task.id)) index.set(task.id, i);
+  });
+  return index;
+}
+
+function refuse(code: string, message: string): TaskResult {
+  return { ok: false, code, message };
+}
+
+function touched(state: ExecutionState, tasks: Task[], now: Date): ExecutionState {
+  return { ...state, tasks, updated_at: now.toISOString() };
+}
+
+/**
+ * Finds a dependency cycle, or undefined. Iterative three-colour DFS: linear, and no recursion
+ * limit at 10,000 tasks.
+ */
+export function findCycle(tasks: readonly Pick<Task, "id" | "depends_on">[]): string[] | undefined {
+  const index = indexTasks(tasks as Task[]);
+  const colour = new Uint8Array(tasks.length); // 0 new, 1 on stack, 2 done
+  for (let start = 0; start < tasks.length; start++) {
+    if (colour[start] !== 0) continue;
+    const stack: Array<{ node: number; next: number }> = [{ node: start, next: 0 }];
+    colour[start] = 1;
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      const deps = tasks[frame.node]!.depends_on ?? [];
+      if (frame.next < deps.length) {
+        const dep = index.get(deps[frame.next++]!);
+        if (dep === undefined) continue;
+        if (colour[dep] === 1) {
+          const path = stack.map((f) => tasks[f.node]!.id);
+          const from = path.indexOf(tasks[dep]!.id);
+          return [...path.slice(from), tasks[dep]!.id];
+        }
+        if (colour[dep] === 0) {
+          colour[dep] = 1;
+          stack.push({ node: dep, next: 0 });
+        }
+      } else {
+        colour[frame.node] = 2;
+        stack.pop();
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Adds tasks (one, or an imported batch that may depend on each other). */
+export function addTasks(state: ExecutionState, additions: readonly NewTask[], now: Date): TaskResult {
+  const index = indexTasks(state.tasks);
+  const batch = new Set<string>();
+  for (const add of additions) {
+    if (index.has(add.id) || batch.has(add.id)) return refuse("duplicate_task", `task ${add.id} already exists; pick another id`);
+    batch.add(add.id);
+  }
+  for (const add of additions) {
+    for (const dep of add.depends_on ?? []) {
+      if (!index.has(dep) && !batch.has(dep)) return refuse("unknown_dependency", `task ${add.id} depends on ${dep}, which does not exist; add ${dep} first or fix --depends-on`);
+    }
+  }
+  const created: Task[] = additions.map((add) => ({
+    id: add.id,
+    ...(add.title === undefined ? {} : { title: add.title }),
+    status: "pending",
+    depends_on: [...(add.depends_on ?? [])],
+    attempts: 0,
+    started_at: null,
+    completed_at: null,
+    output: taskOutputPath(add.id),
+    error: null,
+  }));
+  const tasks = [...state.tasks, ...created];
+  const cycle = findCycle(tasks);
+  if (cycle !== undefined) return refuse("dependency_cycle", `dependencies would form a cycle: ${cycle.join(" → ")}`);
+  return { ok: true, state: touched(state, tasks, now), events: created.map((t) => ({ type: "task_added", task_id: t.id })) };
+}
+
+function withTask(state: ExecutionState, id: string, change: (task: Task) => Task | string, now: Date, event: (task: Task) => TaskEvent): TaskResult {
+  const i = state.tasks.findIndex((t) => t.id === id);
+  if (i < 0) return refuse("unknown_task", `task ${id} does not exist; see \`dotagent task next\` or \`dotagent status\``);
+  const result = change(state.tasks[i]!);
+  if (typeof result === "string") return refuse("task_refused", result);
+  const tasks = state.tasks.slice();
+  tasks[i] = result;
+  return { ok: true, state: touched(state, tasks, now), events: [event(result)] };
+}
+
+function unmetDependencies(state: ExecutionState, task: Task): string[] {
+  const index = indexTasks(state.tasks);
+  return (task.depends_on ?? []).filter((dep) => state.tasks[index.get(dep) ?? -1]?.status !== "complete");
+}
+
+export function startTask(state: ExecutionState, id: string, now: Date): TaskResult {
+  return withTask(
+    state,
+    id,
+    (task) => {
+      if (task.status === "complete") return `task ${id} is already complete`;
+      if (task.status === "running") return `task ${id} is already running (since ${task.started_at ?? "an unknown time"}); if its executor died, run \`dotagent resume\` to recover it`;
+      if (task.status === "dead") return `task ${id} is dead after ${task.attempts} failed attempts; a person can run \`dotagent task retry ${id} --extra-attempts 1\``;
+      const unmet = unmetDependencies(state, task);
+      if (unmet.length > 0) return `task ${id} cannot start: it depends on ${unmet.join(", ")}, not complete yet`;
+      return { ...task, status: "running", started_at: now.toISOString(), completed_at: null, error: null };
+    },
+    now,
+    (task) => ({ type: "task_started", task_id: task.id, attempt: task.attempts + 1 }),
+  );
+}
+
+export function completeTask(state: ExecutionState, id: string, reports: ReportSnapshot, now: Date, output?: string): TaskResult {
+  return withTask(
+    state,
+    id,
+    (task) => {
+      if (task.status === "complete") return `task ${id} is already complete`;
+      if (task.status === "dead") return `task ${id} is dead; a person must retry it first (\`dotagent task retry ${id} --extra-attempts 1\`)`;
+      const path = output ?? outputOf(task);
+      const report = reportAt(reports, path);
+      if (!isValidReport(report)) {
+        const why = report.status === "missing" ? "does not exist" : report.status === "invalid" || report.status === "outside" ? report.reason : "is not valid";
+        return `task ${id} cannot complete: ${path} ${why}; the executor writes {"task_id": "${id}", "status": "complete", …} there first`;
+      }
+      const data = (report as { data: Record<string, unknown> }).data;
+      if (data.task_id !== id) return `task ${id} cannot complete: ${path} is for task ${String(data.task_id)}`;
+      if (data.status !== "complete") return `task ${id} cannot complete: ${path} says status "${String(data.status)}"; use \`dotagent task fail ${id}\``;
+      return { ...task, status: "complete", completed_at: now.toISOString(), output: path, error: null };
+    },
+    now,
+    (task) => ({ type: "task_completed", task_id: task.id }),
+  );
+}
+
+/** Counts a failed attempt: back to failed, or dead once attempts reach the limit. */
+export function countFailure(task: Task, state: ExecutionState, error: string | null): Task {
+  const attempts = task.attempts + 1;
+  const status = attempts >= maxAttemptsOf(task, state) ? "dead" : "failed";
+  return { ...task, status, attempts, error };
+}
+
+export function failTask(state: ExecutionState, id: string, error: string | undefined, now: Date): TaskResult {
+  return withTask(
+    state,
+    id,
+    (task) => {
+      if (task.status === "complete") return `task ${id} is complete; it cannot fail now`;
+      if (task.status === "dead") return `task ${id} is already dead`;
+      return countFailure(task, state, error ?? task.error ?? "failed");
+    },
+    now,
+    (task) => ({ type: task.status === "dead" ? "task_dead" : "task_failed", task_id: task.id, attempts: task.attempts, error: task.error }),
+  );
+}
+
+/** A person's retry: failed or dead back to pending, with `extra` more attempts allowed. */
+export function retryTask(state: ExecutionState, id: string, extra: number, now: Date): TaskResult {
+  return withTask(
+    state,
+    id,
+    (task) => {
+      if (task.status !== "failed" && task.status !== "dead") return `task ${id} is ${task.status}; only failed or dead tasks can be retried`;
+      const max = maxAttemptsOf(task, state) + extra;
+      if (task.attempts >= max) return `task ${id} has used ${task.attempts} of ${maxAttemptsOf(task, state)} attempts; give it more with --extra-attempts N`;
+      return { ...task, status: "pending", max_attempts: max, error: null };
+    },
+    now,
+    (task) => ({ type: "task_retried", task_id: task.id, max_attempts: task.max_attempts }),
+  );
+}
+
+/**
+ * Ready tasks (pending, every dependency complete) in dependency order: Kahn's algorithm over the
+ * whole graph, ties broken by position in the file. Linear in tasks + dependencies.
+ */
+export function readyTasks(state: ExecutionState): Task[] {
+  const complete = new Set<string>();
+  for (const task of state.tasks) if (task.status === "complete") complete.add(task.id);
+  return dependencyOrder(state.tasks).filter((task) => task.status === "pending" && (task.depends_on ?? []).every((dep) => complete.has(dep)));
+}
+
+export function dependencyOrder(tasks: readonly Task[]): Task[] {
+  const index = indexTasks(tasks);
+  const indegree = new Int32Array(tasks.length);
+  const dependents: number[][] = tasks.map(() => []);
+  tasks.forEach((task, i) => {
+    for (const dep of task.depends_on ?? []) {
+      const j = index.get(dep);
+      if (j === undefined) continue;
+      indegree[i]!++;
+      dependents[j]!.push(i);
+    }
+  });
+  // A min-heap on position would give strict file order; a FIFO queue seeded in file order keeps
+  // it for independent tasks and is linear.
+  const queue: number[] = [];
+  for (let i = 0; i < tasks.length; i++) if (indegree[i] === 0) queue.push(i);
+  const order: Task[] = [];
+  for (let head = 0; head < queue.length; head++) {
+    const i = queue[head]!;
+    order.push(tasks[i]!);
+    for (const j of dependents[i]!) if (--indegree[j]! === 0) queue.push(j);
+  }
+  return order.length === tasks.length ? order : tasks.slice();
+}
+
+export function deadTasks(state: ExecutionState): Task[] {
+  return state.tasks.filter((t) => t.status === "dead");
+}
+
+export function countByStatus(state: ExecutionState | undefined): Record<string, number> {
+  const counts: Record<string, number> = { pending: 0, running: 0, complete: 0, failed: 0, dead: 0 };
+  for (const task of state?.tasks ?? []) counts[task.status] = (counts[task.status] ?? 0) + 1;
+  return counts;
+}
+
+export interface Repair {
+  code: string;
+  message: string;
+}
+
+/**
+ * Task recovery after an interruption (CONTRACT §5): running with an output → the output's
+ * status; running without one → orphaned, attempts + 1; failed with attempts left → pending;
+ * anything not complete past max_attempts → dead.
+ */
+export function recoverTasks(state: ExecutionState, reports: ReportSnapshot): { state: ExecutionState; repairs: Repair[]; events: TaskEvent[] } {
+  const repairs: Repair[] = [];
+  const events: TaskEvent[] = [];
+  let changed = false;
+  const tasks = state.tasks.map((task) => {
+    let next = task;
+    if (next.status === "running") {
+      const report = reportAt(reports, outputOf(next));
+      const data = report.status === "valid" ? (report.data as Record<string, unknown>) : undefined;
+      if (data !== undefined && data.task_id === next.id && data.status === "complete") {
+        next = { ...next, status: "complete", completed_at: next.completed_at ?? null, error: null };
+        repairs.push({ code: "task_completed_from_output", message: `${next.id} was running and its output says complete: marked complete` });
+        events.push({ type: "task_completed", task_id: next.id, recovered: true });
+      } else if (data !== undefined && data.task_id === next.id && data.status === "failed") {
+        next = countFailure(next, state, typeof data.error === "string" ? data.error : "failed (from its output)");
+        repairs.push({ code: "task_failed_from_output", message: `${next.id} was running and its output says failed: attempt ${next.attempts} of ${maxAttemptsOf(next, state)} failed` });
+        events.push({ type: "task_failed", task_id: next.id, recovered: true, attempts: next.attempts });
+      } else {
+        const attempts = next.attempts + 1;
+        const max = maxAttemptsOf(next, state);
+        next = { ...next, attempts, status: attempts >= max ? "dead" : "pending", error: "orphaned: the session ended while it ran" };
+        repairs.push({
+          code: next.status === "dead" ? "task_dead" : "task_reset",
+          message: next.status === "dead" ? `${next.id} was running with no output: attempt ${attempts} of ${max} used, now dead` : `${next.id} was running with no output: attempt ${attempts + 1} of ${max}`,
+        });
+        events.push({ type: next.status === "dead" ? "task_dead" : "task_reset", task_id: next.id, attempts });
+      }
+    }
+    if (next.status === "failed" || next.status === "pending") {
+      const max = maxAttemptsOf(next, state);
+      if (next.attempts >= max) {
+        next = { ...next, status: "dead" };
+        repairs.push({ code: "task_dead", message: `${next.id} has failed ${next.attempts} of ${max} attempts: dead until a person retries it` });
+        events.push({ type: "task_dead", task_id: next.id, attempts: next.attempts });
+      } else if (next.status === "failed") {
+        next = { ...next, status: "pending" };
+        repairs.push({ code: "task_requeued", message: `${next.id} failed before: attempt ${next.attempts + 1} of ${max} queued` });
+        events.push({ type: "task_requeued", task_id: next.id, attempts: next.attempts });
+      }
+    }
+    if (next !== task) changed = true;
+    return next;
+  });
+  return { state: changed ? { ...state, tasks } : state, repairs, events };
+}

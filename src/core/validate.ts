@@ -1,0 +1,150 @@
+// Validation rules of CONTRACT §9 over a StateSnapshot. Errors mean the state cannot be trusted;
+// warnings are facts a person should know. Each problem names the file and the JSON path.
+import { PHASES, PHASE_TABLE, phaseIndex } from "./phases.js";
+import { checkProjectPath, reportAt, type ReportSnapshot } from "./reports.js";
+import { findCycle, outputOf } from "./tasks.js";
+import type { FileProblem, StateSnapshot } from "./snapshot.js";
+import type { PhaseState } from "../schema/phase.js";
+import type { ExecutionState } from "../schema/execution.js";
+
+export interface Problem extends FileProblem {
+  readonly code: string;
+}
+
+export interface ValidationReport {
+  readonly errors: Problem[];
+  readonly warnings: Problem[];
+}
+
+export interface ValidateOptions {
+  /** State whose last activity is older than this is stale; Infinity turns the check off. */
+  readonly staleAfterMs: number;
+}
+
+export const FUTURE_SKEW_MS = 5 * 60 * 1000;
+export const DEFAULT_STALE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
+const PHASE_FILE = "memory/state/phase.json";
+const EXECUTION_FILE = "memory/state/execution.json";
+
+export function lastActivity(phase: PhaseState | undefined, execution: ExecutionState | undefined): string | undefined {
+  const times = [phase?.last_updated, execution?.updated_at].filter((t): t is string => typeof t === "string");
+  if (times.length === 0) return undefined;
+  return times.reduce((a, b) => (Date.parse(a) >= Date.parse(b) ? a : b));
+}
+
+export function validateState(snapshot: StateSnapshot, now: Date, options: ValidateOptions): ValidationReport {
+  const errors: Problem[] = [];
+  const warnings: Problem[] = [];
+  const error = (code: string, file: string, path: string, message: string) => errors.push({ code, file, path, message });
+  const warn = (code: string, file: string, path: string, message: string) => warnings.push({ code, file, path, message });
+
+  for (const read of [snapshot.phase, snapshot.execution]) {
+    if (read.kind === "corrupt") for (const p of read.problems) errors.push({ code: "corrupt", ...p });
+  }
+  const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
+  const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+  const limit = now.getTime() + FUTURE_SKEW_MS;
+  const checkTime = (file: string, path: string, value: string | null | undefined): number | undefined => {
+    if (typeof value !== "string") return undefined;
+    const t = Date.parse(value);
+    if (t > limit) error("future_timestamp", file, path, `${value} is in the future (more than 5 minutes ahead of this machine's clock); fix the time or the clock`);
+    return t;
+  };
+  const checkPath = (file: string, path: string, value: string | null | undefined, reports: ReportSnapshot, mustExist: boolean) => {
+    if (typeof value !== "string") return;
+    const lexical = checkProjectPath(value);
+    if (!lexical.ok) return error("path_outside", file, path, `${value} ${lexical.reason}`);
+    const state = reportAt(reports, lexical.path);
+    if (state.status === "outside") return error("path_outside", file, path, `${value} ${state.reason}`);
+    if (mustExist && state.status === "missing") error("output_missing", file, path, `${value} does not exist; restore it, or archive this state with \`dotagent archive\``);
+  };
+
+  if (phase !== undefined) validatePhase(phase, snapshot.reports, checkTime, checkPath, error, warn);
+  if (execution !== undefined) validateExecution(execution, snapshot.reports, checkTime, checkPath, error, warn);
+  if (snapshot.phase.kind === "missing" && execution !== undefined) {
+    error("no_phase_state", EXECUTION_FILE, "", "execution.json exists but phase.json does not; restore phase.json or archive with `dotagent archive`");
+  }
+  if (phase !== undefined && execution !== undefined && phase.workflow_id !== execution.workflow_id) {
+    error("workflow_mismatch", EXECUTION_FILE, "workflow_id", `is ${execution.workflow_id} but phase.json says ${phase.workflow_id}; the files belong to different workflows`);
+  }
+  const last = lastActivity(phase, execution);
+  if (last !== undefined && now.getTime() - Date.parse(last) > options.staleAfterMs) {
+    warn("stale", PHASE_FILE, "last_updated", `last activity ${last} is older than the stale limit`);
+  }
+  for (const name of snapshot.tempFiles) warn("temp_file", `memory/state/${name}`, "", "leftover temp file of a killed process (removed by the next command that takes the lock)");
+  return { errors, warnings };
+}
+
+type TimeCheck = (file: string, path: string, value: string | null | undefined) => number | undefined;
+type PathCheck = (file: string, path: string, value: string | null | undefined, reports: ReportSnapshot, mustExist: boolean) => void;
+type Report = (code: string, file: string, path: string, message: string) => void;
+
+function validatePhase(phase: PhaseState, reports: ReportSnapshot, checkTime: TimeCheck, checkPath: PathCheck, error: Report, warn: Report): void {
+  const f = PHASE_FILE;
+  const started = checkTime(f, "started_at", phase.started_at);
+  const updated = checkTime(f, "last_updated", phase.last_updated);
+  if (started !== undefined && updated !== undefined && updated < started) error("time_order", f, "last_updated", `${phase.last_updated} is before started_at ${phase.started_at}`);
+  let previous = started;
+  phase.completed_phases.forEach((completed, i) => {
+    const path = `completed_phases[${i}]`;
+    const expected = PHASES[i];
+    if (completed.phase !== expected) {
+      const seen = phase.completed_phases.slice(0, i).some((c) => c.phase === completed.phase);
+      error("phase_order", f, `${path}.phase`, seen ? `${completed.phase} is listed twice` : `is ${completed.phase} but phases complete in order: expected ${expected ?? "nothing after REFLECTION"}`);
+    }
+    const at = checkTime(f, `${path}.completed_at`, completed.completed_at);
+    if (at !== undefined && previous !== undefined && at < previous) error("time_order", f, `${path}.completed_at`, `${completed.completed_at} is before the ${i === 0 ? "workflow started" : "previous phase completed"}`);
+    if (at !== undefined) previous = at;
+    checkPath(f, `${path}.output`, completed.output, reports, true);
+    if (PHASE_TABLE[completed.phase].gate && !phase.user_checkpoints.some((c) => c.phase === completed.phase)) {
+      warn("not_approved", f, `${path}.phase`, `${completed.phase} was completed without a user approval`);
+    }
+  });
+  const done = phase.completed_phases.length;
+  const current = phaseIndex(phase.current_phase);
+  const complete = done === PHASES.length && current === PHASES.length - 1 && phase.phase_status === "complete";
+  if (!complete && done <= PHASES.length && current !== done && done < PHASES.length) {
+    error("phase_order", f, "current_phase", `is ${phase.current_phase} but after ${done === 0 ? "no completed phase" : PHASES[done - 1]} the current phase must be ${PHASES[done]}`);
+  } else if (done === PHASES.length && !complete) {
+    error("phase_order", f, "phase_status", "every phase is complete, so phase_status must be complete with current_phase REFLECTION");
+  }
+  phase.user_checkpoints.forEach((c, i) => checkTime(f, `user_checkpoints[${i}].approved_at`, c.approved_at));
+  if (!phase.interruption_safe) warn("interruption_unsafe", f, "interruption_safe", "is false: a change was cut off; `dotagent resume` finishes or undoes it");
+  const pending = phase.pending_transition;
+  if (pending) {
+    checkTime(f, "pending_transition.started_at", pending.started_at);
+    pending.moves?.forEach((m, i) => {
+      checkPath(f, `pending_transition.moves[${i}].from`, m.from, reports, false);
+      checkPath(f, `pending_transition.moves[${i}].to`, m.to, reports, false);
+    });
+  }
+  if (phase.rework) checkPath(f, "rework.verification", phase.rework.verification, reports, false);
+}
+
+function validateExecution(execution: ExecutionState, reports: ReportSnapshot, checkTime: TimeCheck, checkPath: PathCheck, error: Report, warn: Report): void {
+  const f = EXECUTION_FILE;
+  checkTime(f, "updated_at", execution.updated_at);
+  const seen = new Map<string, number>();
+  execution.tasks.forEach((task, i) => {
+    const first = seen.get(task.id);
+    if (first !== undefined) error("duplicate_task", f, `tasks[${i}].id`, `${task.id} is also tasks[${first}].id; task ids must be unique`);
+    else seen.set(task.id, i);
+  });
+  execution.tasks.forEach((task, i) => {
+    const path = `tasks[${i}]`;
+    (task.depends_on ?? []).forEach((dep, j) => {
+      if (!seen.has(dep)) error("unknown_dependency", f, `${path}.depends_on[${j}]`, `${task.id} depends on ${dep}, which is not a task`);
+      if (dep === task.id) error("dependency_cycle", f, `${path}.depends_on[${j}]`, `${task.id} depends on itself`);
+    });
+    const started = checkTime(f, `${path}.started_at`, task.started_at);
+    const completed = checkTime(f, `${path}.completed_at`, task.completed_at);
+    if (started !== undefined && completed !== undefined && completed < started) error("time_order", f, `${path}.completed_at`, `${task.completed_at} is before started_at ${task.started_at}`);
+    checkPath(f, `${path}.output`, task.status === "complete" ? outputOf(task) : task.output, reports, task.status === "complete");
+  });
+  const cycle = findCycle(execution.tasks);
+  if (cycle !== undefined && cycle.length > 2) {
+    const i = seen.get(cycle[0]!) ?? 0;
+    error("dependency_cycle", f, `tasks[${i}].depends_on`, `dependencies form a cycle: ${cycle.join(" → ")}`);
+  }
+  if (!execution.interruption_safe) warn("interruption_unsafe", f, "interruption_safe", "is false: a change was cut off; `dotagent resume` finishes or undoes it");
+}

@@ -1,0 +1,17 @@
+// dotagent as a library: the pure core (phase table, phase machine, task operations, resume
+// planner, validation), the schemas, and the store functions that read and write a project.
+export { PHASES, PHASE_TABLE, REPORT, type Phase, type PhaseStatus, type PhaseSpec } from "./core/phases.js";
+export { transition, provePhase, createWorkflow, inputsHash, isWorkflowComplete, type PhaseEvent, type TransitionResult } from "./core/transitions.js";
+export { addTasks, startTask, completeTask, failTask, retryTask, readyTasks, recoverTasks, dependencyOrder, findCycle } from "./core/tasks.js";
+export { planResume, type ResumePlan, type NextAction, type Decision, type Situation, type Action } from "./core/plan-resume.js";
+export { validateState, type Problem, type ValidationReport } from "./core/validate.js";
+export { judgeReport, type ReportSnapshot, type ReportState } from "./core/reports.js";
+export type { StateSnapshot, FileRead } from "./core/snapshot.js";
+export { DotagentError, EXIT } from "./core/errors.js";
+export { parsePhaseState, phaseStateSchema, type PhaseState } from "./schema/phase.js";
+export { parseExecutionState, executionStateSchema, type ExecutionState, type Task } from "./schema/execution.js";
+export { parseTaskOutput, taskOutputSchema, type TaskOutput } from "./schema/task-output.js";
+export { projectPaths, findProjectRoot, type ProjectPaths } from "./store/project.js";
+export { loadSnapshot, withLock, StateWriter } from "./store/session.js";
+export { readEvents, appendEvents } from "./store/events.js";
+export { acquireLock, type LockHandle } from "./store/lock.js";

@@ -1,0 +1,17 @@
+// JSON Schema export, generated from the same zod schemas that parse the files: no hand copy.
+import * as z from "zod/mini";
+import { phaseStateSchema } from "./phase.js";
+import { executionStateSchema } from "./execution.js";
+import { taskOutputSchema } from "./task-output.js";
+
+export const SCHEMA_NAMES = ["phase", "execution", "task-output"] as const;
+export type SchemaName = (typeof SCHEMA_NAMES)[number];
+
+const SCHEMAS = { phase: phaseStateSchema, execution: executionStateSchema, "task-output": taskOutputSchema } as const;
+const TITLES: Record<SchemaName, string> = { phase: "memory/state/phase.json", execution: "memory/state/execution.json", "task-output": "memory/reports/tasks/<task-id>.json" };
+
+export function exportJsonSchema(name: SchemaName): Record<string, unknown> {
+  // io "input": what a file may hold as written by hand (fields with defaults are optional).
+  const schema = z.toJSONSchema(SCHEMAS[name], { io: "input", target: "draft-2020-12" }) as Record<string, unknown>;
+  return { ...schema, title: TITLES[name] };
+}

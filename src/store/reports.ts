@@ -1,0 +1,85 @@
+// Reads the phase agents' reports into a ReportSnapshot. Only the files asked for are read, and
+// task outputs can be checked for existence only, so a state with 10,000 tasks costs 10,000
+// lstat calls, not 10,000 parses. A path whose real location is outside the project (a link out)
+// is reported as `outside`, never followed.
+import { lstatSync, readFileSync, readdirSync, realpathSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
+import { checkProjectPath, judgeReport, reportKind, type ReportSnapshot, type ReportState } from "../core/reports.js";
+import { REPORT } from "../core/phases.js";
+import type { ReportRequest } from "../core/snapshot.js";
+
+export type { ReportRequest } from "../core/snapshot.js";
+
+export function readReports(root: string, requests: Iterable<ReportRequest>): ReportSnapshot {
+  const files: Record<string, ReportState> = {};
+  const realRoot = safeRealpath(root) ?? root;
+  const dirCache = new Map<string, boolean>();
+  const insideReal = (relDir: string): boolean => {
+    let cached = dirCache.get(relDir);
+    if (cached === undefined) {
+      const real = safeRealpath(join(root, relDir));
+      cached = real === undefined || real === realRoot || real.startsWith(realRoot + sep);
+      dirCache.set(relDir, cached);
+    }
+    return cached;
+  };
+  for (const request of requests) {
+    const existing = files[request.path];
+    if (existing !== undefined && (existing.status !== "exists" || request.mode === "exists")) continue;
+    files[request.path] = readOne(root, request, insideReal);
+  }
+  return { files, designs: listDesigns(root, files, insideReal) };
+}
+
+function readOne(root: string, request: ReportRequest, insideReal: (relDir: string) => boolean): ReportState {
+  const checked = checkProjectPath(request.path);
+  if (!checked.ok) return { status: "outside", reason: checked.reason };
+  const full = join(root, checked.path);
+  let stat;
+  try {
+    stat = lstatSync(full);
+  } catch {
+    return { status: "missing" };
+  }
+  if (stat.isSymbolicLink()) {
+    const real = safeRealpath(full);
+    const realRoot = safeRealpath(root) ?? root;
+    if (real === undefined) return { status: "missing" };
+    if (!(real === realRoot || real.startsWith(realRoot + sep))) return { status: "outside", reason: "is a link that leads out of the project" };
+  } else if (!stat.isFile()) {
+    return { status: "invalid", reason: "is not a regular file" };
+  }
+  if (!insideReal(dirname(checked.path))) return { status: "outside", reason: "is inside a folder linked out of the project" };
+  if (request.mode === "exists") return { status: "exists" };
+  try {
+    return judgeReport(reportKind(checked.path), readFileSync(full, "utf8"));
+  } catch {
+    return { status: "invalid", reason: "cannot be read" };
+  }
+}
+
+function listDesigns(root: string, files: Record<string, ReportState>, insideReal: (relDir: string) => boolean): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(root, REPORT.designsDir));
+  } catch {
+    return [];
+  }
+  const valid: string[] = [];
+  for (const name of names.sort()) {
+    if (!name.endsWith(".json")) continue;
+    const path = `${REPORT.designsDir}/${name}`;
+    const state = files[path] ?? readOne(root, { path, mode: "parse" }, insideReal);
+    files[path] = state;
+    if (state.status === "valid") valid.push(path);
+  }
+  return valid;
+}
+
+function safeRealpath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
