@@ -39,6 +39,12 @@ function describeNext(plan: ResumePlan): string {
   }
 }
 
+/** 2026-11-20 10:30 UTC: short, unambiguous, for people. */
+export function formatTime(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
 const ACTION_LABEL: Record<string, string> = {
   start_workflow: "start workflow",
   spawn_agent: "spawn agent",
@@ -65,7 +71,7 @@ export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status"
     const verb = mode === "resume" && plan.situation === "interrupted" ? "Resuming workflow" : "Workflow";
     lines.push(`${verb} ${c.bold(plan.workflow_id ?? "")} ${mode === "resume" ? "from" : "at"} ${c.bold(plan.phase ?? "")} phase${mode === "status" ? ` (${plan.phase_status})` : ""}`);
   }
-  if (plan.last_activity) lines.push(`Last activity: ${plan.last_activity} (${plan.last_activity_ago})`);
+  if (plan.last_activity) lines.push(`Last activity: ${formatTime(plan.last_activity)} (${plan.last_activity_ago})`);
   if (plan.situation !== "none" && plan.situation !== "corrupt") lines.push(`Completed: ${plan.completed_phases.length > 0 ? plan.completed_phases.join(", ") : "none yet"}`);
   if (taskCounts && Object.values(taskCounts).some((n) => n > 0)) {
     lines.push(`Tasks: ${Object.entries(taskCounts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`).join(", ")}`);

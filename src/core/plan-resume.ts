@@ -160,7 +160,7 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
     };
   }
   if (isWorkflowComplete(phase)) {
-    return { ...base, situation: "complete", next: { action: "workflow_complete", agent: null, tasks: [], reason: `workflow ${phase.workflow_id} is complete; nothing to resume` } };
+    return { ...base, situation: "complete", next: { action: "workflow_complete", agent: null, tasks: [], reason: `workflow ${phase.workflow_id} is complete` } };
   }
   if (validation.warnings.some((w) => w.code === "stale")) {
     return {

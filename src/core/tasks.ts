@@ -224,15 +224,14 @@ export function dependencyOrder(tasks: readonly Task[]): Task[] {
       dependents[j]!.push(i);
     }
   });
-  // A min-heap on position would give strict file order; a FIFO queue seeded in file order keeps
-  // it for independent tasks and is linear.
-  const queue: number[] = [];
-  for (let i = 0; i < tasks.length; i++) if (indegree[i] === 0) queue.push(i);
+  // Among tasks whose dependencies are done, the one earliest in the file goes first: a min-heap
+  // on position keeps that order and stays O(n log n).
+  const heap = new MinHeap();
+  for (let i = 0; i < tasks.length; i++) if (indegree[i] === 0) heap.push(i);
   const order: Task[] = [];
-  for (let head = 0; head < queue.length; head++) {
-    const i = queue[head]!;
+  for (let i = heap.pop(); i !== undefined; i = heap.pop()) {
     order.push(tasks[i]!);
-    for (const j of dependents[i]!) if (--indegree[j]! === 0) queue.push(j);
+    for (const j of dependents[i]!) if (--indegree[j]! === 0) heap.push(j);
   }
   return order.length === tasks.length ? order : tasks.slice();
 }
@@ -301,4 +300,39 @@ export function recoverTasks(state: ExecutionState, reports: ReportSnapshot): { 
     return next;
   });
   return { state: changed ? { ...state, tasks } : state, repairs, events };
+}
+
+class MinHeap {
+  private readonly items: number[] = [];
+  push(value: number): void {
+    const a = this.items;
+    a.push(value);
+    let i = a.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (a[parent]! <= value) break;
+      a[i] = a[parent]!;
+      i = parent;
+    }
+    a[i] = value;
+  }
+  pop(): number | undefined {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length > 0 && last !== undefined) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= a.length) break;
+        const r = l + 1;
+        const c = r < a.length && a[r]! < a[l]! ? r : l;
+        if (a[c]! >= last) break;
+        a[i] = a[c]!;
+        i = c;
+      }
+      a[i] = last;
+    }
+    return top;
+  }
 }

@@ -61,7 +61,7 @@ export type ParseResult<T> = { ok: true; value: T } | { ok: false; problems: Sch
 
 /** Parses already-decoded JSON against a schema; never throws. */
 export function parseWith<T>(schema: z.ZodMiniType<T>, data: unknown): ParseResult<T> {
-  const result = z.safeParse(schema, data);
+  const result = z.safeParse(schema, data, { reportInput: true });
   if (result.success) return { ok: true, value: result.data };
   return {
     ok: false,

@@ -62,8 +62,27 @@ export class ConcurrentWriteError extends DotagentError {
  */
 export function writeStateFile(root: string, file: string, value: unknown, expectedStamp: string | undefined): string {
   if (expectedStamp !== undefined && stampOf(file) !== expectedStamp) throw new ConcurrentWriteError(relative(root, file));
-  writeJsonDurable(file, value);
+  try {
+    writeJsonDurable(file, value);
+  } catch (error) {
+    throw writeFailure(relative(root, file), error);
+  }
   return stampOf(file);
+}
+
+const REMEDY: Record<string, string> = {
+  ENOSPC: "free some disk space",
+  EDQUOT: "free some disk space",
+  EACCES: "check the permissions of memory/state",
+  EPERM: "check the permissions of memory/state",
+  EROFS: "the disk is read-only",
+  EIO: "check the disk",
+};
+
+/** An I/O failure while writing state: one line, and the promise that the old file is intact. */
+export function writeFailure(file: string, error: unknown): DotagentError {
+  const code = (error as NodeJS.ErrnoException).code ?? "error";
+  return new DotagentError("write_failed", `could not write ${file} (${code}); the previous state is intact; ${REMEDY[code] ?? "fix the cause"} and run the command again`, EXIT.refused, { errno: code });
 }
 
 export function currentStamp(file: string): string {

@@ -1,0 +1,212 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { planResume, type ResumePlan } from "./plan-resume.js";
+import { REPORT, type Phase } from "./phases.js";
+import { NOW, atPhase, execution, phaseState, reports, reportsBefore, snapshot, task } from "./fixtures.test-support.js";
+import type { StateSnapshot } from "./snapshot.js";
+import { inputsHash } from "./transitions.js";
+
+const approved = (...phases: Phase[]) => phases.map((phase) => ({ phase, approved_at: "2026-11-20T09:45:00Z" }));
+const D1 = `${REPORT.designsDir}/a.json`;
+const t = (id: string, status: "pending" | "running" | "complete" | "failed" | "dead", extra = {}) => task(id, { status, ...extra });
+const complete = (id: string) => ({ [`memory/reports/tasks/${id}.json`]: { task_id: id, status: "complete" } });
+
+interface Row {
+  name: string;
+  snap: StateSnapshot;
+  phase: Phase | null;
+  action: ResumePlan["next"]["action"];
+  agent?: string | null;
+  tasks?: string[];
+}
+
+// One line per row of CONTRACT §5's table.
+const rows: Row[] = [
+  { name: "no phase.json → start_workflow", snap: snapshot(undefined), phase: null, action: "start_workflow", agent: "pm" },
+  { name: "REQUIREMENTS, valid demand, approved → advance", snap: snapshot(phaseState({ user_checkpoints: approved("REQUIREMENTS") }), undefined, reports({ [REPORT.demand]: { goal: "x" } })), phase: "ARCHITECTURE", action: "spawn_agent", agent: "architect" },
+  { name: "REQUIREMENTS, valid demand, not approved → await_approval", snap: snapshot(phaseState(), undefined, reports({ [REPORT.demand]: { goal: "x" } })), phase: "REQUIREMENTS", action: "await_approval" },
+  { name: "REQUIREMENTS, no demand → spawn pm", snap: snapshot(phaseState()), phase: "REQUIREMENTS", action: "spawn_agent", agent: "pm" },
+  { name: "REQUIREMENTS, invalid demand counts as absent", snap: snapshot(phaseState({ user_checkpoints: approved("REQUIREMENTS") }), undefined, reports({ [REPORT.demand]: { status: "invalid", reason: "is empty" } })), phase: "REQUIREMENTS", action: "spawn_agent", agent: "pm" },
+  { name: "ARCHITECTURE, final design approved → advance", snap: snapshot(atPhase("ARCHITECTURE", { user_checkpoints: approved("REQUIREMENTS", "ARCHITECTURE") }), undefined, reportsBefore("ARCHITECTURE", { [REPORT.finalDesign]: { pick: "a" } }, [D1])), phase: "IMPLEMENTATION", action: "plan_tasks" },
+  { name: "ARCHITECTURE, final design not approved → await_approval", snap: snapshot(atPhase("ARCHITECTURE"), undefined, reportsBefore("ARCHITECTURE", { [REPORT.finalDesign]: { pick: "a" } }, [D1])), phase: "ARCHITECTURE", action: "await_approval" },
+  { name: "ARCHITECTURE, designs + roundtable, no final → await_approval", snap: snapshot(atPhase("ARCHITECTURE"), undefined, reportsBefore("ARCHITECTURE", { [REPORT.roundtable]: { rec: "a" } }, [D1])), phase: "ARCHITECTURE", action: "await_approval" },
+  { name: "ARCHITECTURE, designs, no roundtable → spawn roundtable", snap: snapshot(atPhase("ARCHITECTURE"), undefined, reportsBefore("ARCHITECTURE", {}, [D1])), phase: "ARCHITECTURE", action: "spawn_agent", agent: "roundtable" },
+  { name: "ARCHITECTURE, no designs → spawn architect", snap: snapshot(atPhase("ARCHITECTURE"), undefined, reportsBefore("ARCHITECTURE")), phase: "ARCHITECTURE", action: "spawn_agent", agent: "architect" },
+  { name: "IMPLEMENTATION, no execution.json → plan_tasks", snap: snapshot(atPhase("IMPLEMENTATION"), undefined, reportsBefore("IMPLEMENTATION")), phase: "IMPLEMENTATION", action: "plan_tasks" },
+  { name: "IMPLEMENTATION, no tasks → plan_tasks", snap: snapshot(atPhase("IMPLEMENTATION"), execution([]), reportsBefore("IMPLEMENTATION")), phase: "IMPLEMENTATION", action: "plan_tasks" },
+  { name: "IMPLEMENTATION, all complete → advance", snap: snapshot(atPhase("IMPLEMENTATION"), execution([t("a", "complete")]), reportsBefore("IMPLEMENTATION", complete("a"))), phase: "VERIFICATION", action: "spawn_agent", agent: "qa" },
+  { name: "IMPLEMENTATION, ready tasks → run_tasks in dependency order", snap: snapshot(atPhase("IMPLEMENTATION"), execution([t("b", "pending", { depends_on: ["c"] }), t("a", "complete"), t("c", "pending", { depends_on: ["a"] }), t("d", "pending")]), reportsBefore("IMPLEMENTATION", complete("a"))), phase: "IMPLEMENTATION", action: "run_tasks", tasks: ["c", "d"] },
+  { name: "IMPLEMENTATION, only dead tasks block → resolve_dead_tasks", snap: snapshot(atPhase("IMPLEMENTATION"), execution([t("a", "dead", { attempts: 3 }), t("b", "pending", { depends_on: ["a"] })]), reportsBefore("IMPLEMENTATION")), phase: "IMPLEMENTATION", action: "resolve_dead_tasks", tasks: ["a"] },
+  { name: "VERIFICATION, passed → advance", snap: snapshot(atPhase("VERIFICATION"), undefined, reportsBefore("VERIFICATION", { [REPORT.verification]: { passed: true } })), phase: "REFLECTION", action: "spawn_agent", agent: "reflector" },
+  { name: "VERIFICATION, failed → rework, spawn executor", snap: snapshot(atPhase("VERIFICATION"), undefined, reportsBefore("VERIFICATION", { [REPORT.verification]: { passed: false } })), phase: "IMPLEMENTATION", action: "spawn_agent", agent: "executor" },
+  { name: "VERIFICATION, none → spawn qa", snap: snapshot(atPhase("VERIFICATION"), undefined, reportsBefore("VERIFICATION")), phase: "VERIFICATION", action: "spawn_agent", agent: "qa" },
+  { name: "REFLECTION, reflection file → workflow_complete", snap: snapshot(atPhase("REFLECTION"), undefined, reportsBefore("REFLECTION", { [REPORT.reflectionMd]: { status: "valid", data: "# lessons" } })), phase: "REFLECTION", action: "workflow_complete" },
+  { name: "REFLECTION, none → spawn reflector", snap: snapshot(atPhase("REFLECTION"), undefined, reportsBefore("REFLECTION")), phase: "REFLECTION", action: "spawn_agent", agent: "reflector" },
+];
+
+describe("planResume: the contract's table", () => {
+  it.each(rows)("$name", ({ snap, phase, action, agent, tasks }) => {
+    const plan = planResume(snap, NOW);
+    expect(plan.errors).toEqual([]);
+    expect(plan.phase).toBe(phase);
+    expect(plan.next.action).toBe(action);
+    if (agent !== undefined) expect(plan.next.agent).toBe(agent);
+    if (tasks !== undefined) expect(plan.next.tasks).toEqual(tasks);
+  });
+});
+
+/** What the state looks like after the plan's writes, for the second-run checks. */
+function afterWrites(snap: StateSnapshot, plan: ResumePlan): StateSnapshot {
+  const files = { ...snap.reports.files };
+  for (const move of plan.writes.moves) {
+    files[move.to] = files[move.from] ?? { status: "exists" };
+    delete files[move.from];
+  }
+  // execution.json is a state file, so it exists once written (the store checks it like a report).
+  if (snap.execution.kind === "ok") files[REPORT.execution] = { status: "exists" };
+  return {
+    ...snap,
+    reports: { ...snap.reports, files },
+    phase: plan.writes.phase ? { kind: "ok", file: "memory/state/phase.json", value: plan.writes.phase, stamp: "x" } : snap.phase,
+    execution: plan.writes.execution ? { kind: "ok", file: "memory/state/execution.json", value: plan.writes.execution, stamp: "x" } : snap.execution,
+  };
+}
+
+describe("planResume: running it twice gives the same next action and no repairs", () => {
+  it.each(rows)("$name", ({ snap }) => {
+    const first = planResume(snap, NOW);
+    const second = planResume(afterWrites(snap, first), NOW);
+    expect(second.next).toEqual(first.next);
+    expect(second.repairs).toEqual([]);
+  });
+});
+
+describe("planResume: recovery cases", () => {
+  it("orphan: a running task with no output goes back to pending with attempts + 1", () => {
+    const plan = planResume(snapshot(atPhase("IMPLEMENTATION"), execution([t("task-001", "running", { attempts: 1 })]), reportsBefore("IMPLEMENTATION")), NOW);
+    expect(plan.repairs).toEqual([{ code: "task_reset", message: "task-001 was running with no output: attempt 3 of 3" }]);
+    expect(plan.writes.execution?.tasks[0]).toMatchObject({ status: "pending", attempts: 2 });
+    expect(plan.next).toMatchObject({ action: "run_tasks", tasks: ["task-001"] });
+  });
+
+  it("orphan past max_attempts is dead and blocks", () => {
+    const plan = planResume(snapshot(atPhase("IMPLEMENTATION"), execution([t("a", "running", { attempts: 2 })]), reportsBefore("IMPLEMENTATION")), NOW);
+    expect(plan.writes.execution?.tasks[0]).toMatchObject({ status: "dead", attempts: 3 });
+    expect(plan.next).toMatchObject({ action: "resolve_dead_tasks", tasks: ["a"] });
+  });
+
+  it("output without update: a running task whose output says complete is complete, and the phase advances", () => {
+    const plan = planResume(snapshot(atPhase("IMPLEMENTATION"), execution([t("a", "running")]), reportsBefore("IMPLEMENTATION", complete("a"))), NOW);
+    expect(plan.repairs.map((r) => r.code)).toEqual(["task_completed_from_output", "phase_advanced"]);
+    expect(plan.phase).toBe("VERIFICATION");
+  });
+
+  it("a running task whose output says failed counts an attempt and is requeued", () => {
+    const plan = planResume(snapshot(atPhase("IMPLEMENTATION"), execution([t("a", "running")]), reportsBefore("IMPLEMENTATION", { "memory/reports/tasks/a.json": { task_id: "a", status: "failed" } })), NOW);
+    expect(plan.writes.execution?.tasks[0]).toMatchObject({ status: "pending", attempts: 1 });
+  });
+
+  it("failed with attempts left goes back to pending", () => {
+    const plan = planResume(snapshot(atPhase("IMPLEMENTATION"), execution([t("a", "failed", { attempts: 1 })]), reportsBefore("IMPLEMENTATION")), NOW);
+    expect(plan.writes.execution?.tasks[0]).toMatchObject({ status: "pending", attempts: 1 });
+    expect(plan.repairs[0]?.code).toBe("task_requeued");
+  });
+
+  it("interrupted approval: approved but not completed advances", () => {
+    const plan = planResume(snapshot(phaseState({ user_checkpoints: approved("REQUIREMENTS") }), undefined, reports({ [REPORT.demand]: { goal: "x" } })), NOW);
+    expect(plan.repairs[0]?.code).toBe("phase_advanced");
+    expect(plan.writes.phase?.completed_phases.map((c) => c.phase)).toEqual(["REQUIREMENTS"]);
+  });
+
+  it("ancient state: stale with a decision, default no, nothing written", () => {
+    const old = phaseState({ started_at: "2026-10-01T09:00:00Z", last_updated: "2026-10-02T09:00:00Z" });
+    const plan = planResume(snapshot(old), NOW);
+    expect(plan.situation).toBe("stale");
+    expect(plan.next.action).toBe("confirm_fresh_start");
+    expect(plan.decision).toMatchObject({ default: false, yes: "dotagent archive --reason 'stale state'" });
+    expect(plan.last_activity_ago).toBe("2 months ago");
+    expect(plan.writes).toEqual({ moves: [], events: [] });
+    expect(planResume(snapshot(old), NOW, { staleAfterMs: Number.POSITIVE_INFINITY }).situation).toBe("interrupted");
+  });
+
+  it("a cut-off rework whose file was moved is rolled forward", () => {
+    const journal = { type: "rework", started_at: "2026-11-20T11:00:00Z", round: 1, moves: [{ from: REPORT.verification, to: "memory/reports/verification.rework-1.json" }] };
+    const state = atPhase("VERIFICATION", { interruption_safe: false, pending_transition: journal });
+    const plan = planResume(snapshot(state, undefined, reportsBefore("VERIFICATION", { "memory/reports/verification.rework-1.json": { status: "exists" } })), NOW);
+    expect(plan.repairs[0]?.code).toBe("transition_rolled_forward");
+    expect(plan.phase).toBe("IMPLEMENTATION");
+    expect(plan.writes.phase).toMatchObject({ interruption_safe: true, pending_transition: null, rework: { round: 1 } });
+  });
+
+  it("a cut-off rework whose file was not moved is rolled back, then reworked afresh", () => {
+    const journal = { type: "rework", started_at: "2026-11-20T11:00:00Z", round: 1, moves: [{ from: REPORT.verification, to: "memory/reports/verification.rework-1.json" }] };
+    const state = atPhase("VERIFICATION", { interruption_safe: false, pending_transition: journal });
+    const plan = planResume(snapshot(state, undefined, reportsBefore("VERIFICATION", { [REPORT.verification]: { passed: false } })), NOW);
+    expect(plan.repairs.map((r) => r.code)).toEqual(["transition_rolled_back", "rework"]);
+    expect(plan.writes.moves).toEqual([{ type: "move", from: REPORT.verification, to: "memory/reports/verification.rework-1.json" }]);
+  });
+});
+
+describe("planResume: situations", () => {
+  it("a complete workflow is never resumed", () => {
+    const done = atPhase("REFLECTION", { phase_status: "complete", completed_phases: atPhase("REFLECTION").completed_phases.concat([{ phase: "REFLECTION", completed_at: "2026-11-20T11:00:00Z", output: REPORT.reflectionMd }]) });
+    const plan = planResume(snapshot(done, undefined, reportsBefore("REFLECTION", { [REPORT.reflectionMd]: { status: "exists" } })), NOW);
+    expect(plan.errors).toEqual([]);
+    expect(plan.situation).toBe("complete");
+    expect(plan.next.action).toBe("workflow_complete");
+    expect(plan.writes.phase).toBeUndefined();
+  });
+
+  it("a different request asks before changing anything", () => {
+    const state = phaseState({ request: "add login", inputs_hash: inputsHash("add login") });
+    expect(planResume(snapshot(state), NOW, { request: "add login" }).situation).toBe("interrupted");
+    const plan = planResume(snapshot(state), NOW, { request: "add signup" });
+    expect(plan.situation).toBe("request_changed");
+    expect(plan.next.action).toBe("confirm_request_change");
+    expect(plan.decision?.yes).toBe("dotagent init --request 'add signup' --yes");
+    expect(plan.writes).toEqual({ moves: [], events: [] });
+  });
+
+  it("inputs_hash is the first 16 hex chars of sha256 of the canonical JSON", () => {
+    // sha256('{"request":"add login"}')
+    expect(inputsHash("add login")).toMatch(/^[0-9a-f]{16}$/);
+    expect(inputsHash("add login")).toBe("4ee200a66a7205c8");
+  });
+
+  it("corrupt state offers a fresh start, default no, and repairs nothing", () => {
+    const snap: StateSnapshot = { ...snapshot(undefined), phase: { kind: "corrupt", file: "memory/state/phase.json", stamp: "s", problems: [{ file: "memory/state/phase.json", path: "current_phase", message: "expected one of …" }] } };
+    const plan = planResume(snap, NOW);
+    expect(plan.situation).toBe("corrupt");
+    expect(plan.next.action).toBe("confirm_fresh_start");
+    expect(plan.decision?.default).toBe(false);
+    expect(plan.errors[0]).toMatchObject({ file: "memory/state/phase.json", path: "current_phase" });
+  });
+});
+
+describe("planResume: property", () => {
+  const statuses = fc.constantFrom("pending", "running", "complete", "failed", "dead");
+  const anyPhase = fc.constantFrom<Phase>("REQUIREMENTS", "ARCHITECTURE", "IMPLEMENTATION", "VERIFICATION", "REFLECTION");
+  it("random states either plan cleanly or report errors, and never throw", () => {
+    fc.assert(
+      fc.property(
+        anyPhase,
+        fc.array(fc.record({ id: fc.constantFrom("a", "b", "c", "d", "e"), status: statuses, attempts: fc.nat(5), deps: fc.array(fc.constantFrom("a", "b", "c", "x"), { maxLength: 2 }) }), { maxLength: 6 }),
+        fc.dictionary(fc.constantFrom(REPORT.demand, REPORT.finalDesign, REPORT.roundtable, REPORT.verification, REPORT.reflectionMd, "memory/reports/tasks/a.json"), fc.oneof(fc.constant({ passed: false }), fc.constant({ passed: true }), fc.constant({ task_id: "a", status: "complete" }))),
+        fc.boolean(),
+        (phase, tasks, files, approve) => {
+          const state = atPhase(phase, approve ? { user_checkpoints: approved("REQUIREMENTS", "ARCHITECTURE") } : {});
+          const exec = execution(tasks.map((x) => task(x.id, { status: x.status, attempts: x.attempts, depends_on: x.deps })));
+          const snap = snapshot(state, exec, reportsBefore(phase, files));
+          const plan = planResume(snap, NOW);
+          if (plan.errors.length > 0) expect(plan.situation).toBe("corrupt");
+          else {
+            const again = planResume(afterWrites(snap, plan), NOW);
+            expect(again.next).toEqual(plan.next);
+            expect(again.repairs).toEqual([]);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});

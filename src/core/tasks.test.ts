@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { addTasks, completeTask, dependencyOrder, failTask, findCycle, readyTasks, retryTask, startTask } from "./tasks.js";
+import { NOW, execution, reports, task } from "./fixtures.test-support.js";
+
+const ok = <T extends { ok: boolean }>(r: T) => {
+  expect(r.ok).toBe(true);
+  return r as Extract<T, { ok: true }>;
+};
+
+describe("task operations", () => {
+  it.each([
+    ["add a duplicate", () => addTasks(execution([task("a")]), [{ id: "a" }], NOW), "duplicate_task"],
+    ["add with an unknown dependency", () => addTasks(execution([]), [{ id: "a", depends_on: ["zz"] }], NOW), "unknown_dependency"],
+    ["import a cycle", () => addTasks(execution([]), [{ id: "a", depends_on: ["b"] }, { id: "b", depends_on: ["a"] }], NOW), "dependency_cycle"],
+    ["start a task with unmet dependencies", () => startTask(execution([task("a"), task("b", { depends_on: ["a"] })]), "b", NOW), "task_refused"],
+    ["start a dead task", () => startTask(execution([task("a", { status: "dead", attempts: 3 })]), "a", NOW), "task_refused"],
+    ["start an unknown task", () => startTask(execution([]), "a", NOW), "unknown_task"],
+    ["complete without output", () => completeTask(execution([task("a", { status: "running" })]), "a", reports(), NOW), "task_refused"],
+    ["complete with an output for another task", () => completeTask(execution([task("a", { status: "running" })]), "a", reports({ "memory/reports/tasks/a.json": { task_id: "b", status: "complete" } }), NOW), "task_refused"],
+    ["complete with a failed output", () => completeTask(execution([task("a", { status: "running" })]), "a", reports({ "memory/reports/tasks/a.json": { task_id: "a", status: "failed" } }), NOW), "task_refused"],
+    ["retry dead without more attempts", () => retryTask(execution([task("a", { status: "dead", attempts: 3 })]), "a", 0, NOW), "task_refused"],
+  ])("refuses: %s", (_name, run, code) => {
+    const result = run();
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.code).toBe(code);
+  });
+
+  it("import lets tasks depend on each other in one batch", () => {
+    const result = ok(addTasks(execution([]), [{ id: "b", depends_on: ["a"] }, { id: "a" }], NOW));
+    expect(result.state.tasks.map((t) => t.id)).toEqual(["b", "a"]);
+    expect(readyTasks(result.state).map((t) => t.id)).toEqual(["a"]);
+  });
+
+  it("fail counts attempts and dead-letters at max_attempts; retry with extra attempts revives", () => {
+    let state = execution([task("a", { status: "running" })], { max_attempts: 2 });
+    state = ok(failTask(state, "a", "boom", NOW)).state;
+    expect(state.tasks[0]).toMatchObject({ status: "failed", attempts: 1, error: "boom" });
+    state = ok(startTask(state, "a", NOW)).state;
+    state = ok(failTask(state, "a", "boom again", NOW)).state;
+    expect(state.tasks[0]).toMatchObject({ status: "dead", attempts: 2 });
+    state = ok(retryTask(state, "a", 1, NOW)).state;
+    expect(state.tasks[0]).toMatchObject({ status: "pending", attempts: 2, max_attempts: 3 });
+  });
+
+  it("complete takes a valid output", () => {
+    const state = ok(completeTask(execution([task("a", { status: "running" })]), "a", reports({ "memory/reports/tasks/a.json": { task_id: "a", status: "complete" } }), NOW)).state;
+    expect(state.tasks[0]).toMatchObject({ status: "complete", completed_at: NOW.toISOString() });
+  });
+
+  it("orders by dependencies, ties by file position, and handles 10,000 tasks in a chain", () => {
+    const tasks = [task("d", { depends_on: ["c"] }), task("a"), task("c", { depends_on: ["a"] }), task("b")];
+    // a and b are free; a is taken first, which frees c; d (position 0) then beats b (position 3).
+    expect(dependencyOrder(tasks).map((t) => t.id)).toEqual(["a", "c", "d", "b"]);
+    const chain = Array.from({ length: 10_000 }, (_, i) => task(`t${i}`, { depends_on: i === 0 ? [] : [`t${i - 1}`] })).reverse();
+    expect(dependencyOrder(chain)[0]?.id).toBe("t0");
+    expect(findCycle(chain)).toBeUndefined();
+    const closed = chain.map((t) => (t.id === "t0" ? { ...t, depends_on: ["t9999"] } : t));
+    expect(findCycle(closed)?.length).toBe(10_001);
+  });
+});

@@ -1,0 +1,306 @@
+// End-to-end tests of the built CLI: exit codes, stdout JSON, files on disk.
+import { afterEach, describe, expect, it } from "vitest";
+import { existsSync, readFileSync, writeFileSync, readdirSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { hostname } from "node:os";
+import { dotagent, exampleProject, expectNoStack, readJson, removeTemps, tempProject, treeBytes, writeJson } from "./support/cli.js";
+
+afterEach(removeTemps);
+const NEVER = ["--stale-after", "never"];
+
+describe("a workflow from init to the end, through the CLI", () => {
+  it("walks every phase with the gates, tasks and a rework", () => {
+    const p = tempProject();
+    expect(dotagent(p, ["init", "--request", "add login", "--json"]).json).toMatchObject({ created: true, workflow_id: "wf-add-login", phase: "REQUIREMENTS" });
+    const refused = dotagent(p, ["phase", "complete", "REQUIREMENTS"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe("dotagent: REQUIREMENTS cannot complete: demand.json does not exist");
+    writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
+    expect(dotagent(p, ["phase", "complete"]).stderr).toContain("not approved");
+    expect(dotagent(p, ["phase", "approve", "requirements"]).code).toBe(0);
+    expect(dotagent(p, ["phase", "complete", "--json"]).json).toMatchObject({ phase: "ARCHITECTURE", completed_phases: ["REQUIREMENTS"] });
+    expect(dotagent(p, ["phase", "complete", "ARCHITECTURE"]).stderr.trim()).toBe("dotagent: ARCHITECTURE cannot complete: final_design.json does not exist");
+    writeJson(p, "memory/reports/designs/a.json", { name: "a" });
+    expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ action: "spawn_agent", agent: "roundtable" });
+    writeJson(p, "memory/reports/roundtable.json", { recommend: "a" });
+    writeJson(p, "memory/reports/final_design.json", { chosen: "a" });
+    dotagent(p, ["phase", "approve", "ARCHITECTURE"]);
+    expect(dotagent(p, ["phase", "complete"]).code).toBe(0);
+    expect(dotagent(p, ["status", "--json"]).json.next.action).toBe("plan_tasks");
+
+    writeJson(p, "tasks.json", [{ id: "t1", title: "form" }, { id: "t2", depends_on: ["t1"] }]);
+    expect(dotagent(p, ["task", "import", "tasks.json", "--json"]).json).toMatchObject({ added: ["t1", "t2"], total: 2 });
+    expect(dotagent(p, ["task", "next", "--json"]).json.tasks.map((t: { id: string }) => t.id)).toEqual(["t1"]);
+    expect(dotagent(p, ["task", "start", "t2"]).stderr).toContain("depends on t1");
+    expect(dotagent(p, ["task", "start", "t1"]).code).toBe(0);
+    expect(dotagent(p, ["task", "complete", "t1"]).stderr).toContain("tasks/t1.json does not exist");
+    writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" });
+    expect(dotagent(p, ["task", "complete", "t1", "--json"]).json.task).toMatchObject({ id: "t1", status: "complete" });
+    dotagent(p, ["task", "start", "t2"]);
+    writeJson(p, "memory/reports/tasks/t2.json", { task_id: "t2", status: "complete" });
+    dotagent(p, ["task", "complete", "t2"]);
+    expect(dotagent(p, ["phase", "complete", "IMPLEMENTATION", "--json"]).json.phase).toBe("VERIFICATION");
+
+    writeJson(p, "memory/reports/verification.json", { passed: false, failures: ["401 expected"] });
+    expect(dotagent(p, ["phase", "rework", "--json"]).json).toMatchObject({ phase: "IMPLEMENTATION", phase_status: "in_progress" });
+    expect(existsSync(join(p, "memory/reports/verification.json"))).toBe(false);
+    expect(readJson(p, "memory/reports/verification.rework-1.json").passed).toBe(false);
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ interruption_safe: true, pending_transition: null, rework: { round: 1 } });
+    expect(dotagent(p, ["resume", "--json"]).json.next).toMatchObject({ action: "spawn_agent", agent: "executor" });
+    expect(dotagent(p, ["phase", "complete", "IMPLEMENTATION"]).code).toBe(0);
+    writeJson(p, "memory/reports/verification.json", { passed: true });
+    dotagent(p, ["phase", "complete"]);
+    writeFileSync(join(p, "memory/reports/reflection.md"), "# went well\n");
+    expect(dotagent(p, ["phase", "complete", "--json"]).json).toMatchObject({ phase: "REFLECTION", phase_status: "complete" });
+    expect(dotagent(p, ["resume", "--json"]).json).toMatchObject({ situation: "complete", next: { action: "workflow_complete" } });
+    expect(dotagent(p, ["validate", "--json"]).json).toMatchObject({ valid: true, errors: [] });
+    const phase = readJson(p, "memory/state/phase.json");
+    expect(phase.completed_phases.map((c: { phase: string }) => c.phase)).toEqual(["REQUIREMENTS", "ARCHITECTURE", "IMPLEMENTATION", "VERIFICATION", "REFLECTION"]);
+    expect(phase.revision).toBeGreaterThan(10);
+    const types = dotagent(p, ["log", "-n", "200", "--json"]).json.events.map((e: { type: string }) => e.type);
+    expect(types).toEqual(expect.arrayContaining(["workflow_started", "phase_approved", "phase_completed", "task_added", "task_started", "task_completed", "phase_rework", "resumed"]));
+  });
+});
+
+describe("resume on the shipped examples", () => {
+  it.each([
+    ["interrupted-requirements", "REQUIREMENTS", "await_approval", null, []],
+    ["interrupted-architecture", "ARCHITECTURE", "spawn_agent", "roundtable", []],
+    ["orphaned-tasks", "IMPLEMENTATION", "run_tasks", null, ["task-001", "task-004"]],
+    ["failed-verification", "IMPLEMENTATION", "spawn_agent", "executor", []],
+    ["output-without-update", "REFLECTION", "workflow_complete", null, []],
+  ])("%s", (name, phase, action, agent, tasks) => {
+    const p = exampleProject(name);
+    const dry = dotagent(p, ["resume", "--json", "--dry-run", ...NEVER]);
+    const before = treeBytes(p);
+    expect(dotagent(p, ["resume", "--json", "--dry-run", ...NEVER]).json).toEqual(dry.json);
+    expect(treeBytes(p)).toEqual(before); // dry-run writes nothing
+    const first = dotagent(p, ["resume", "--json", ...NEVER]);
+    expect(first.code).toBe(0);
+    expect(first.json).toMatchObject({ situation: "interrupted", phase, next: { action, agent, tasks }, applied: true });
+    expect(first.json.next).toEqual(dry.json.next);
+    const second = dotagent(p, ["resume", "--json", ...NEVER]);
+    expect(second.json.next).toEqual(first.json.next);
+    expect(second.json.repairs).toEqual([]);
+    expect(dotagent(p, ["validate", "--json", ...NEVER]).json.errors).toEqual([]);
+  });
+
+  it("orphaned tasks are recovered on disk", () => {
+    const p = exampleProject("orphaned-tasks");
+    const out = dotagent(p, ["resume", "--json", ...NEVER]).json;
+    expect(out.repairs).toContainEqual({ code: "task_reset", message: "task-001 was running with no output: attempt 3 of 3" });
+    const tasks = readJson(p, "memory/state/execution.json").tasks;
+    expect(tasks.map((t: { id: string; status: string; attempts: number }) => [t.id, t.status, t.attempts])).toEqual([
+      ["task-001", "pending", 2],
+      ["task-002", "complete", 0],
+      ["task-003", "pending", 0],
+      ["task-004", "pending", 1],
+    ]);
+  });
+
+  it("people read what is resumed", () => {
+    const out = dotagent(exampleProject("interrupted-architecture"), ["resume", ...NEVER]);
+    expect(out.stdout).toMatch(/^Resuming workflow wf-login from ARCHITECTURE phase\nLast activity: 2026-11-20 10:30 UTC \(.+ ago\)\nCompleted: REQUIREMENTS\nNext: spawn agent — spawn the roundtable agent/);
+  });
+
+  it("stale state asks, exits 5 in a non-terminal and writes nothing", () => {
+    const p = exampleProject("interrupted-architecture");
+    const before = treeBytes(p);
+    const out = dotagent(p, ["resume", "--json", "--stale-after", "1h"]);
+    expect(out.code).toBe(5);
+    expect(out.json).toMatchObject({ situation: "stale", next: { action: "confirm_fresh_start" }, decision: { default: false } });
+    expect(treeBytes(p)).toEqual(before);
+  });
+
+  it("a different request asks and changes nothing", () => {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "add login"]);
+    const before = treeBytes(p);
+    const out = dotagent(p, ["resume", "--json", "--request", "add signup"]);
+    expect(out.code).toBe(5);
+    expect(out.json).toMatchObject({ situation: "request_changed", next: { action: "confirm_request_change" } });
+    expect(treeBytes(p)).toEqual(before);
+    expect(dotagent(p, ["resume", "--json", "--request", "add login"]).code).toBe(0);
+  });
+
+  it("a person answering yes archives the corrupt state, never deletes it", () => {
+    const p = exampleProject("corrupt-state");
+    const corrupt = readFileSync(join(p, "memory/state/phase.json"));
+    const out = dotagent(p, ["resume", "--json", "--yes"]);
+    expect(out.code).toBe(0);
+    expect(out.json).toMatchObject({ situation: "none", next: { action: "start_workflow" } });
+    const archives = readdirSync(join(p, "memory/state/.archive"));
+    expect(archives, archives.join(", ")).toHaveLength(1);
+    expect(archives[0]).toMatch(/^unknown_\d{8}T\d{6}Z\.tar\.gz$/);
+    const list = dotagent(p, ["archive", "list", "--json"]).json.archives;
+    expect(list[0]).toMatchObject({ reason: "corrupt state" });
+    expect(dotagent(p, ["archive", "restore", archives[0]!]).code).toBe(3); // a corrupt archive does not validate
+    expect(existsSync(join(p, "memory/state/phase.json"))).toBe(false);
+    expect(corrupt.length).toBeGreaterThan(0);
+  });
+});
+
+// Each kind of corrupt state: exit 3 from validate, one line naming file and JSON path, no stack,
+// the file untouched; status still exits 0; resume returns the decision and exits 5.
+const base = { workflow_id: "wf-x", started_at: "2026-11-20T09:00:00Z", last_updated: "2026-11-20T10:00:00Z", current_phase: "REQUIREMENTS", phase_status: "in_progress", completed_phases: [], user_checkpoints: [], interruption_safe: true };
+const exec = (tasks: unknown[]) => ({ workflow_id: "wf-x", updated_at: "2026-11-20T10:00:00Z", interruption_safe: true, max_attempts: 3, tasks });
+const corruptions: Array<[string, Record<string, unknown>, RegExp]> = [
+  ["truncated phase.json", { "memory/state/phase.json": JSON.stringify(base).slice(0, 60) }, /^memory\/state\/phase\.json: not valid JSON/],
+  ["empty phase.json", { "memory/state/phase.json": "" }, /^memory\/state\/phase\.json: file is empty/],
+  ["wrong types", { "memory/state/phase.json": { ...base, completed_phases: "REQUIREMENTS" } }, /^memory\/state\/phase\.json: completed_phases: expected array, got string/],
+  ["unknown phase", { "memory/state/phase.json": { ...base, current_phase: "DEPLOY" } }, /^memory\/state\/phase\.json: current_phase: expected one of "REQUIREMENTS"/],
+  ["duplicate task ids", { "memory/state/phase.json": base, "memory/state/execution.json": exec([{ id: "a", status: "pending" }, { id: "a", status: "pending" }]) }, /^memory\/state\/execution\.json: tasks\[1\]\.id: a is also tasks\[0\]\.id/],
+  ["cyclic task ids", { "memory/state/phase.json": base, "memory/state/execution.json": exec([{ id: "a", status: "pending", depends_on: ["b"] }, { id: "b", status: "pending", depends_on: ["a"] }]) }, /^memory\/state\/execution\.json: tasks\[0\]\.depends_on: dependencies form a cycle: a → b → a/],
+  ["future timestamps", { "memory/state/phase.json": { ...base, last_updated: "2099-01-01T00:00:00Z" } }, /^memory\/state\/phase\.json: last_updated: 2099-01-01T00:00:00Z is in the future/],
+  ["output path leaving the project", { "memory/state/phase.json": base, "memory/state/execution.json": exec([{ id: "a", status: "complete", output: "../../etc/passwd" }]) }, /^memory\/state\/execution\.json: tasks\[0\]\.output: \.\.\/\.\.\/etc\/passwd leaves the project/],
+  ["absolute output path", { "memory/state/phase.json": base, "memory/state/execution.json": exec([{ id: "a", status: "complete", output: "/etc/passwd" }]) }, /^memory\/state\/execution\.json: tasks\[0\]\.output: \/etc\/passwd is absolute/],
+  ["task id with a slash", { "memory/state/phase.json": base, "memory/state/execution.json": exec([{ id: "../evil", status: "pending" }]) }, /^memory\/state\/execution\.json: tasks\[0\]\.id: /],
+];
+
+describe("corrupt state: a clear line, exit 3, nothing touched", () => {
+  it.each(corruptions)("%s", (_name, files, message) => {
+    const p = tempProject();
+    for (const [rel, value] of Object.entries(files)) writeJson(p, rel, value);
+    const before = treeBytes(p);
+    const validate = dotagent(p, ["validate", ...NEVER]);
+    expect(validate.code).toBe(3);
+    expectNoStack(validate.stderr + validate.stdout);
+    const v = dotagent(p, ["validate", "--json", ...NEVER]);
+    expect(v.json.valid).toBe(false);
+    expect(`${v.json.errors[0].file}: ${v.json.errors[0].path ? `${v.json.errors[0].path}: ` : ""}${v.json.errors[0].message}`).toMatch(message);
+    const mutate = dotagent(p, ["task", "add", "zz"]);
+    expect(mutate.code).toBe(3);
+    expect(mutate.stderr.trim().split("\n")).toHaveLength(1);
+    expect(mutate.stderr).toMatch(/^dotagent: memory\/state\/(phase|execution)\.json: /);
+    expectNoStack(mutate.stderr);
+    const status = dotagent(p, ["status", "--json", ...NEVER]);
+    expect(status.code).toBe(0);
+    expect(status.json.situation).toBe("corrupt");
+    const resume = dotagent(p, ["resume", "--json", ...NEVER]);
+    expect(resume.code).toBe(5);
+    expect(resume.json).toMatchObject({ situation: "corrupt", next: { action: "confirm_fresh_start" }, decision: { default: false } });
+    expect(treeBytes(p)).toEqual(before);
+  });
+});
+
+describe("the lock", () => {
+  it("a live holder makes a writer exit 4 naming pid, host, command and age; readers are not blocked", async () => {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "x"]);
+    const sleeper = spawn("sleep", ["30"]);
+    try {
+      writeJson(p, "memory/state/.lock", { pid: sleeper.pid, hostname: hostname(), acquired_at: new Date(Date.now() - 90_000).toISOString(), command: "task add", token: "t" });
+      const out = dotagent(p, ["task", "add", "a"], { env: { DOTAGENT_LOCK_WAIT_MS: "200" } });
+      expect(out.code).toBe(4);
+      expect(out.stderr.trim()).toMatch(new RegExp(`^dotagent: memory/state/\\.lock is held by pid ${sleeper.pid} on ${hostname()} \\(task add, for 9\\ds\\); wait for it to finish, or if that process is gone remove the lock file$`));
+      expect(dotagent(p, ["status", "--json"]).code).toBe(0);
+    } finally {
+      sleeper.kill("SIGKILL");
+    }
+  });
+
+  it("a dead holder's lock is taken over with a warning", () => {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "x"]);
+    writeJson(p, "memory/state/.lock", { pid: 2 ** 22 + 7, hostname: hostname(), acquired_at: new Date().toISOString(), command: "task add", token: "dead" });
+    const out = dotagent(p, ["task", "add", "a"]);
+    expect(out.code).toBe(0);
+    expect(existsSync(join(p, "memory/state/.lock"))).toBe(false);
+  });
+});
+
+describe("CLI basics", () => {
+  it("--help shows examples, --version prints the version, bad usage exits 2", () => {
+    const p = tempProject();
+    expect(dotagent(p, ["--help"]).stdout).toContain("Examples:");
+    expect(dotagent(p, ["resume", "--help"]).stdout).toContain("dotagent resume --json --dry-run");
+    expect(dotagent(p, ["--version"]).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const unknown = dotagent(p, ["frobnicate"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.trim()).toBe('dotagent: unknown command "frobnicate"; run `dotagent --help` for the list');
+    expect(dotagent(p, ["status", "--bogus"]).code).toBe(2);
+    expect(dotagent(p, ["task", "add", "../x"]).code).toBe(2);
+    expect(dotagent(p, ["resume", "--stale-after", "soon"]).code).toBe(2);
+  });
+
+  it("--json errors are one object on stdout", () => {
+    const p = tempProject();
+    const out = dotagent(p, ["phase", "start", "--json"]);
+    expect(out.code).toBe(1);
+    expect(out.json).toMatchObject({ error: { code: "no_workflow", exit_code: 1 } });
+  });
+
+  it("status never writes and does not create memory/", () => {
+    const p = tempProject();
+    expect(dotagent(p, ["status", "--json"]).json).toMatchObject({ situation: "none", next: { action: "start_workflow", agent: "pm" }, tasks: { pending: 0 } });
+    expect(dotagent(p, ["resume", "--json"]).json.situation).toBe("none");
+    expect(existsSync(join(p, "memory"))).toBe(false);
+  });
+
+  it("--dir and the nearest memory/state upwards find the project", () => {
+    const p = tempProject();
+    dotagent(p, ["init", "--workflow-id", "wf-up"]);
+    writeJson(p, "src/deep/x.txt", "x");
+    expect(dotagent(join(p, "src/deep"), ["status", "--json"]).json.workflow_id).toBe("wf-up");
+    expect(dotagent(tempProject(), ["status", "--json", "--dir", p]).json.workflow_id).toBe("wf-up");
+  });
+
+  it("init over an existing workflow asks; --yes archives it first", () => {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "one"]);
+    const asked = dotagent(p, ["init", "--request", "two", "--json"]);
+    expect(asked.code).toBe(5);
+    expect(asked.json.decision.yes).toBe("dotagent init --request two --yes");
+    const yes = dotagent(p, ["init", "--request", "two", "--yes", "--json"]);
+    expect(yes.json).toMatchObject({ created: true, workflow_id: "wf-two" });
+    expect(yes.json.archived).toMatch(/^wf-one_/);
+  });
+
+  it("schema prints JSON Schema generated from the zod schemas", () => {
+    const out = dotagent(tempProject(), ["schema", "phase"]);
+    expect(out.code).toBe(0);
+    expect(out.json.properties.current_phase.enum).toEqual(["REQUIREMENTS", "ARCHITECTURE", "IMPLEMENTATION", "VERIFICATION", "REFLECTION"]);
+    expect(out.json.required).toEqual(expect.arrayContaining(["workflow_id", "current_phase", "interruption_safe"]));
+    expect(dotagent(tempProject(), ["schema", "task-output"]).json.properties.status.enum).toEqual(["complete", "failed"]);
+  });
+
+  it("keeps unknown fields of a hand-written phase.json", () => {
+    const p = tempProject();
+    writeJson(p, "memory/state/phase.json", { ...base, started_at: new Date(Date.now() - 60_000).toISOString(), last_updated: new Date().toISOString(), owner: "alice" });
+    writeJson(p, "memory/reports/demand.json", { a: 1 });
+    dotagent(p, ["phase", "approve"]);
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ owner: "alice", revision: 1, schema_version: 1 });
+  });
+});
+
+describe("the SessionStart hook", () => {
+  const hook = (cwd: string, source: string) => dotagent(cwd, ["hook", "session-start"], { input: JSON.stringify({ session_id: "s", hook_event_name: "SessionStart", source, cwd }) });
+  it.each(["startup", "resume", "clear", "compact", "fork"])("source %s: a briefing when a workflow is open, nothing otherwise", (source) => {
+    const empty = tempProject();
+    expect(hook(empty, source)).toMatchObject({ code: 0, stdout: "" });
+    const p = exampleProject("interrupted-architecture");
+    const out = hook(p, source);
+    expect(out.code).toBe(0);
+    const context = out.json.hookSpecificOutput;
+    expect(context.hookEventName).toBe("SessionStart");
+    expect(context.additionalContext).toContain("workflow wf-login is open");
+    expect(context.additionalContext).toContain("Phase: ARCHITECTURE");
+    expect(context.additionalContext).toContain("/develop");
+    expect(context.additionalContext.length).toBeLessThan(10_000);
+  });
+  it("corrupt state: still exit 0, and the briefing says so", () => {
+    const out = hook(exampleProject("corrupt-state"), "resume");
+    expect(out.code).toBe(0);
+    expect(out.json.hookSpecificOutput.additionalContext).toContain("corrupt");
+  });
+  it("does not wait for a held lock", () => {
+    const p = exampleProject("orphaned-tasks");
+    writeJson(p, "memory/state/.lock", { pid: process.pid, hostname: hostname(), acquired_at: new Date().toISOString(), command: "resume", token: "x" });
+    const started = Date.now();
+    const out = hook(p, "resume");
+    expect(out.code).toBe(0);
+    expect(out.json.hookSpecificOutput.additionalContext).toContain("IMPLEMENTATION");
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});

@@ -1,0 +1,80 @@
+// Runs the BUILT CLI (dist/dotagent.mjs) the way a user or an agent does, in temp projects.
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const CLI = join(REPO, "dist", "dotagent.mjs");
+
+if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+export function dotagent(cwd: string, args: string[], options: { input?: string; env?: Record<string, string> } = {}): RunResult {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    input: options.input ?? "",
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "300", ...options.env },
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(result.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json };
+}
+
+const temps: string[] = [];
+export function tempProject(): string {
+  const dir = mkdtempSync(join(tmpdir(), "dotagent-test-"));
+  temps.push(dir);
+  return dir;
+}
+
+export function removeTemps(): void {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** A copy of examples/NAME in a temp folder. */
+export function exampleProject(name: string): string {
+  const dir = tempProject();
+  cpSync(join(REPO, "examples", name), dir, { recursive: true });
+  return dir;
+}
+
+export function writeJson(root: string, rel: string, value: unknown): void {
+  mkdirSync(dirname(join(root, rel)), { recursive: true });
+  writeFileSync(join(root, rel), typeof value === "string" ? value : JSON.stringify(value));
+}
+
+export function readJson(root: string, rel: string): any {
+  return JSON.parse(readFileSync(join(root, rel), "utf8"));
+}
+
+/** Every file under root with its bytes, to prove a command changed nothing. */
+export function treeBytes(root: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else out[relative(root, path)] = readFileSync(path).toString("base64");
+    }
+  };
+  if (existsSync(root)) walk(root);
+  return out;
+}
+
+/** No line of a stack trace in output meant for people. */
+export function expectNoStack(text: string): void {
+  if (/^\s+at .+\(.+:\d+:\d+\)$/m.test(text) || /^\s+at /m.test(text)) throw new Error(`output has a stack trace:\n${text}`);
+}
