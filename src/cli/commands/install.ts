@@ -1,3 +1,58 @@
-import { DotagentError } from "../../core/errors.js";
-import type { Command } from "../context.js";
-export const command: Command = { summary: "install", usage: "dotagent install", options: {}, examples: [], run() { throw new DotagentError("todo", "todo"); } };
+import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { usageError } from "../../core/errors.js";
+import { findSourceRoot, install, uninstall, type Scope } from "../../claude/install.js";
+import { stringOption, type Command } from "../context.js";
+
+/** Folders of memory-template/ (relative, like memory/state), or the two every project needs. */
+function memoryLayout(sourceRoot: string): string[] {
+  const template = join(sourceRoot, "memory-template");
+  const dirs: string[] = [];
+  const walk = (rel: string) => {
+    for (const entry of readdirSync(join(template, rel), { withFileTypes: true })) {
+      if (!entry.isDirectory()) continue;
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      dirs.push(child);
+      walk(child);
+    }
+  };
+  if (existsSync(template)) walk("");
+  return dirs.length > 0 ? dirs : ["memory/state", "memory/reports"];
+}
+
+export const command: Command = {
+  summary: "install the skills, agents and SessionStart hook into .claude/",
+  usage: "dotagent install [--scope project|user] [--dry-run] [--uninstall] [--json]",
+  options: { scope: { type: "string" }, "dry-run": { type: "boolean" }, uninstall: { type: "boolean" } },
+  examples: [
+    "dotagent install                      into this project's .claude/ (and create memory/)",
+    "dotagent install --scope user         into ~/.claude/ for every project",
+    "dotagent install --dry-run            show what would change",
+    "dotagent install --uninstall          remove exactly what install added",
+  ],
+  run(context) {
+    const scope = (stringOption(context, "scope") ?? "project") as Scope;
+    if (scope !== "project" && scope !== "user") throw usageError(`--scope takes project or user, not "${scope}"`);
+    const dryRun = context.options["dry-run"] === true;
+    const home = process.env.HOME ?? homedir();
+    const target = scope === "project" ? join(context.paths.root, ".claude") : join(home, ".claude");
+    let result;
+    if (context.options.uninstall) {
+      result = uninstall({ target, scope, dryRun });
+    } else {
+      const self = fileURLToPath(import.meta.url);
+      result = install({ target, scope, dryRun, sourceRoot: findSourceRoot(dirname(self)), helperScript: readFileSync(self) });
+      // The empty memory/ layout (memory-template/), so the hook and the skills find the project.
+      if (scope === "project" && !dryRun) for (const dir of memoryLayout(findSourceRoot(dirname(self)))) mkdirSync(join(context.paths.root, dir), { recursive: true });
+    }
+    const changed = result.changes.filter((c) => c.action !== "unchanged");
+    context.out.result(result, () => [
+      `${context.options.uninstall ? "Uninstall" : "Install"} (${scope}) in ${target}${dryRun ? " — dry run, nothing written" : ""}:`,
+      ...(changed.length === 0 ? ["  nothing to change"] : changed.map((c) => `  ${c.action.padEnd(9)} ${c.path}${c.reason ? `  (${c.reason})` : ""}`)),
+      ...(context.options.uninstall || dryRun ? [] : [`Hook: ${result.settings}. In Claude Code, type /develop <feature> to start; after \`claude -r\` the session is briefed at once.`]),
+    ]);
+    return 0;
+  },
+};
