@@ -7,7 +7,8 @@
 // - `--uninstall` removes exactly what the manifest (.claude/.dotagent-install.json) says was
 //   added, and gives settings.json back its original bytes when nothing else changed in it.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, unlinkSync, chmodSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmdirSync, unlinkSync, chmodSync } from "node:fs";
+import { globbySync } from "globby";
 import { dirname, join, relative, sep } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { writeFileDurable } from "../store/atomic-write.js";
@@ -60,16 +61,11 @@ export function findSourceRoot(start: string): string {
 }
 
 function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const path = join(d, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else out.push(path);
-    }
-  };
-  if (existsSync(dir)) walk(dir);
-  return out;
+  if (!existsSync(dir)) return [];
+  // Hidden files and editor leftovers are not part of a skill.
+  return globbySync("**/*", { cwd: dir, onlyFiles: true, dot: false, ignore: ["**/*~", "**/*.swp"] })
+    .sort()
+    .map((rel) => join(dir, rel));
 }
 
 function collectSources(sourceRoot: string, helperScript: Buffer): SourceFile[] {
