@@ -6,7 +6,7 @@ export async function archiveLiveState(paths: ProjectPaths, reason: string, now:
   const archive = await import("../archive/index.js");
   const created = await archive.createArchive(paths.root, { reason, now });
   if (created === null) return null;
-  archive.clearLiveState(paths.root);
-  archive.pruneArchives(paths.root);
+  await archive.clearLiveState(paths.root);
+  await archive.pruneArchives(paths.root);
   return created.name;
 }

@@ -27,16 +27,20 @@ export interface Locked {
   readonly swept: string[];
 }
 
-/** Runs `fn` holding the state lock; creates memory/state if needed. */
+/** Runs `fn` holding the state lock (until its promise settles, if it returns one). */
 export function withLock<T>(paths: ProjectPaths, command: string, fn: (locked: Locked) => T): T {
   mkdirSync(paths.stateDir, { recursive: true });
   const lock = acquireLock(paths.stateDir, { command });
+  let result: T;
   try {
-    const swept = sweepTempFiles(paths.stateDir);
-    return fn({ lock, swept });
-  } finally {
+    result = fn({ lock, swept: sweepTempFiles(paths.stateDir) });
+  } catch (error) {
     lock.release();
+    throw error;
   }
+  if (result instanceof Promise) return result.finally(() => lock.release()) as T;
+  lock.release();
+  return result;
 }
 
 function stampOf(read: StateSnapshot["phase"] | StateSnapshot["execution"]): string {

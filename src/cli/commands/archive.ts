@@ -36,7 +36,11 @@ export const command: Command = {
     }
     if (sub === "restore") {
       if (name === undefined) throw usageError("archive restore needs an archive name; see `dotagent archive list`");
-      const result = await withLock(context.paths, "archive restore", () => archive.restoreArchive(context.paths.root, name, { now }));
+      const result = await withLock(context.paths, "archive restore", async () => {
+        const restored = await archive.restoreArchive(context.paths.root, name, { now });
+        await archive.pruneArchives(context.paths.root);
+        return restored;
+      });
       context.out.result({ ok: true, restored: result.restored.name, archived_live: result.archivedLive?.name ?? null }, () => [
         ...(result.archivedLive ? [`Archived the live state as ${result.archivedLive.name}`] : []),
         `Restored ${result.restored.name}. Run \`dotagent resume\` to continue it.`,
