@@ -14,26 +14,34 @@ interface SessionStartInput {
   hook_event_name?: string;
 }
 
-/** Reads the hook's JSON from stdin; a terminal or bad JSON yields {}. */
+/**
+ * Reads the hook's JSON from stdin; a terminal, no input or bad JSON yields {}. Stops as soon as
+ * one whole JSON object has arrived, so a caller that keeps stdin open cannot make it wait.
+ */
 function readHookInput(): SessionStartInput {
   if (process.stdin.isTTY) return {};
-  const chunks: Buffer[] = [];
+  let text = "";
   const buffer = Buffer.alloc(65536);
   try {
-    for (;;) {
+    while (text.length < 1_000_000) {
       const n = readSync(0, buffer, 0, buffer.length, null);
       if (n <= 0) break;
-      chunks.push(Buffer.from(buffer.subarray(0, n)));
-      if (chunks.length > 64) break;
+      text += buffer.toString("utf8", 0, n);
+      const parsed = parseObject(text);
+      if (parsed !== undefined) return parsed;
     }
   } catch {
     // EAGAIN on a non-blocking stdin, or no stdin at all: treat as empty
   }
+  return parseObject(text) ?? {};
+}
+
+function parseObject(text: string): SessionStartInput | undefined {
   try {
-    const value = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+    const value = JSON.parse(text) as unknown;
     return value !== null && typeof value === "object" ? (value as SessionStartInput) : {};
   } catch {
-    return {};
+    return undefined;
   }
 }
 
