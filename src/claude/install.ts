@@ -82,10 +82,14 @@ function collectSources(sourceRoot: string, helperScript: Buffer): SourceFile[] 
   return files;
 }
 
-export function hookCommand(scope: Scope): string {
-  return scope === "project"
-    ? 'node "$CLAUDE_PROJECT_DIR/.claude/skills/checkpoint/scripts/dotagent.mjs" hook session-start'
-    : 'node "$HOME/.claude/skills/checkpoint/scripts/dotagent.mjs" hook session-start';
+/**
+ * The hook's command line. In a project it goes through $CLAUDE_PROJECT_DIR, so a committed
+ * .claude/settings.json works wherever the repository is checked out; for the user it is the
+ * absolute path of the installed helper (right even with CLAUDE_CONFIG_DIR set).
+ */
+export function hookCommand(scope: Scope, target?: string): string {
+  if (scope === "project") return 'node "$CLAUDE_PROJECT_DIR/.claude/skills/checkpoint/scripts/dotagent.mjs" hook session-start';
+  return `node "${join(target ?? "~/.claude", "skills", "checkpoint", "scripts", "dotagent.mjs")}" hook session-start`;
 }
 
 type Settings = Record<string, unknown> & { hooks?: Record<string, unknown> };
@@ -183,7 +187,7 @@ export function install(options: { target: string; scope: Scope; sourceRoot: str
     });
   }
 
-  const command = hookCommand(scope);
+  const command = hookCommand(scope, target);
   let settingsOutcome: InstallResult["settings"] = "hook already there";
   if (!hasHook(settings.value, command)) {
     settingsOutcome = "hook added";

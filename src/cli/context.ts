@@ -26,3 +26,9 @@ export function stringOption(context: CommandContext, name: string): string | un
   const value = context.options[name];
   return typeof value === "string" ? value : undefined;
 }
+
+/** The feature request: trimmed; empty or blank means "no request" (what `/develop` with no text sends). */
+export function requestOption(context: CommandContext): string | undefined {
+  const text = stringOption(context, "request")?.trim();
+  return text ? text : undefined;
+}

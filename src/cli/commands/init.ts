@@ -7,7 +7,7 @@ import { hasState, type ProjectPaths } from "../../store/project.js";
 import { loadSnapshot, StateWriter, withLock } from "../../store/session.js";
 import { askDecision } from "../ask.js";
 import { archiveLiveState } from "../fresh-start.js";
-import { stringOption, type Command } from "../context.js";
+import { requestOption, stringOption, type Command } from "../context.js";
 import type { PhaseState } from "../../schema/phase.js";
 
 /** Writes a new phase.json; the caller holds the lock and has archived any old state. */
@@ -27,7 +27,7 @@ export const command: Command = {
   options: { request: { type: "string" }, "workflow-id": { type: "string" }, yes: { type: "boolean", short: "y" } },
   examples: ["dotagent init --request 'add login'            workflow wf-add-login at REQUIREMENTS", "dotagent init --request 'add login' --workflow-id wf-login", "dotagent init --request 'add signup' --yes       archive the current workflow and start anew"],
   async run(context) {
-    const request = stringOption(context, "request");
+    const request = requestOption(context);
     const workflowId = stringOption(context, "workflow-id");
     if (workflowId !== undefined && !ID_PATTERN.test(workflowId)) throw usageError(`--workflow-id "${workflowId}" is not a valid id: letters, digits, '.', '_' or '-'`);
     const now = context.now();

@@ -37,7 +37,7 @@ export const command: Command = {
     if (scope !== "project" && scope !== "user") throw usageError(`--scope takes project or user, not "${scope}"`);
     const dryRun = context.options["dry-run"] === true;
     const home = process.env.HOME ?? homedir();
-    const target = scope === "project" ? join(context.paths.root, ".claude") : join(home, ".claude");
+    const target = scope === "project" ? join(context.paths.root, ".claude") : (process.env.CLAUDE_CONFIG_DIR ?? join(home, ".claude"));
     let result;
     if (context.options.uninstall) {
       result = uninstall({ target, scope, dryRun });

@@ -7,12 +7,12 @@ import { askDecision } from "../ask.js";
 import { archiveLiveState } from "../fresh-start.js";
 import { parseDuration, staleAfterFromEnv } from "../duration.js";
 import { planJson, planLines } from "../render-plan.js";
-import { stringOption, type Command, type CommandContext } from "../context.js";
+import { requestOption, stringOption, type Command, type CommandContext } from "../context.js";
 import { initWorkflow } from "./init.js";
 
 export function resumeOptions(context: CommandContext): ResumeOptions {
   const stale = stringOption(context, "stale-after");
-  return { request: stringOption(context, "request"), staleAfterMs: stale === undefined ? staleAfterFromEnv() : parseDuration(stale, "stale-after") };
+  return { request: requestOption(context), staleAfterMs: stale === undefined ? staleAfterFromEnv() : parseDuration(stale, "stale-after") };
 }
 
 /** Carries out a plan's writes: journal, moves, execution.json, phase.json, events. */

@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+// Fetches the native Claude Code binary for the opt-in end-to-end test (test/claude/) and prints
+// its path on stdout. The npm package `@anthropic-ai/claude-code` is only a wrapper that needs
+// Node 22; the binary itself ships in a per-platform package, which is installed here into a
+// cache folder OUTSIDE this repository's node_modules, so the project never depends on it.
+//
+//   node scripts/fetch-claude.mjs            prints /tmp/dotagent-claude/2.1.329/node_modules/…/claude
+//
+// DOTAGENT_CLAUDE_VERSION picks the version (default: the one test/claude/NOTES.md was written
+// against; `latest` works too), DOTAGENT_CLAUDE_CACHE the cache folder.
+// Promise: a cache entry is complete or absent. npm installs into a private temp folder that is
+// renamed into place only after the binary ran `--version`, so a killed install is never reused.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+export const DEFAULT_CLAUDE_VERSION = "2.1.329";
+
+const PLATFORM_PACKAGES = {
+  "linux-x64": "@anthropic-ai/claude-code-linux-x64",
+  "linux-arm64": "@anthropic-ai/claude-code-linux-arm64",
+  "linux-x64-musl": "@anthropic-ai/claude-code-linux-x64-musl",
+  "linux-arm64-musl": "@anthropic-ai/claude-code-linux-arm64-musl",
+  "darwin-x64": "@anthropic-ai/claude-code-darwin-x64",
+  "darwin-arm64": "@anthropic-ai/claude-code-darwin-arm64",
+};
+
+function platformKey() {
+  const base = `${process.platform}-${process.arch}`;
+  if (process.platform !== "linux") return base;
+  // glibc Node reports its glibc version; musl builds (Alpine) do not.
+  const glibc = process.report?.getReport?.().header?.glibcVersionRuntime;
+  return glibc ? base : `${base}-musl`;
+}
+
+function binaryIn(dir, pkg) {
+  return join(dir, "node_modules", ...pkg.split("/"), "claude");
+}
+
+function works(binary) {
+  if (!existsSync(binary)) return false;
+  const run = spawnSync(binary, ["--version"], { encoding: "utf8", timeout: 30_000, env: { ...process.env, DISABLE_AUTOUPDATER: "1" } });
+  return run.status === 0 && /Claude Code/.test(run.stdout);
+}
+
+/** Returns the path of a working `claude` binary, installing it into the cache when needed. */
+export function fetchClaude({ version = process.env.DOTAGENT_CLAUDE_VERSION || DEFAULT_CLAUDE_VERSION, cacheDir = process.env.DOTAGENT_CLAUDE_CACHE || join(tmpdir(), "dotagent-claude") } = {}) {
+  const pkg = PLATFORM_PACKAGES[platformKey()];
+  if (pkg === undefined) throw new Error(`no Claude Code binary package for ${platformKey()}`);
+  const target = join(cacheDir, version);
+  const cached = binaryIn(target, pkg);
+  // `latest` moves, so it is fetched each time; a pinned version is fetched once.
+  if (version !== "latest" && works(cached)) return cached;
+
+  mkdirSync(cacheDir, { recursive: true });
+  const staging = join(cacheDir, `.${version}.${process.pid}.${Date.now()}`);
+  try {
+    const npm = spawnSync(
+      "npm",
+      ["install", "--prefix", staging, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error", `${pkg}@${version}`],
+      { encoding: "utf8", timeout: 600_000 },
+    );
+    if (npm.status !== 0) throw new Error(`npm install ${pkg}@${version} failed (exit ${npm.status ?? npm.signal}): ${(npm.stderr || npm.error?.message || "").trim()}`);
+    const fresh = binaryIn(staging, pkg);
+    if (!works(fresh)) throw new Error(`${fresh} does not run \`--version\``);
+    rmSync(target, { recursive: true, force: true });
+    try {
+      renameSync(staging, target);
+    } catch (error) {
+      // Another process won the race and put a complete copy there: use it.
+      if (!works(cached)) throw error;
+    }
+    return cached;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  try {
+    process.stdout.write(`${fetchClaude()}\n`);
+  } catch (error) {
+    process.stderr.write(`fetch-claude: ${error.message}\n`);
+    process.exit(1);
+  }
+}
