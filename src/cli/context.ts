@@ -1,6 +1,7 @@
 import type { ParseArgsConfig } from "node:util";
 import type { Output } from "./output.js";
 import type { ProjectPaths } from "../store/project.js";
+import { withLock, type Locked } from "../store/session.js";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
@@ -31,4 +32,9 @@ export function stringOption(context: CommandContext, name: string): string | un
 export function requestOption(context: CommandContext): string | undefined {
   const text = stringOption(context, "request")?.trim();
   return text ? text : undefined;
+}
+
+/** Runs `fn` under the state lock; a stale lock taken over is reported to the person on stderr. */
+export function locked<T>(context: CommandContext, command: string, fn: (locked: Locked) => T): T {
+  return withLock(context.paths, command, fn, (message) => context.out.note(`dotagent: warning: ${message}`));
 }

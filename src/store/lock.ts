@@ -1,17 +1,23 @@
 // The state lock (CONTRACT §6): memory/state/.lock exists only while one command reads, decides
 // and writes. Guarantees:
-// - the lock file is never seen empty or half-written: it is written to a temp file, fsynced,
-//   then hard-linked into place; link() fails with EEXIST when another holder exists;
+// - the lock file is never seen empty or half-written: it is written whole to a temp file,
+//   fsynced, then hard-linked into place; link() fails with EEXIST while another holder exists.
 // - a stale lock (holder pid dead on this host, unreadable, or past the lease from another host)
-//   is taken over by exactly one taker: takers race to create `.lock.takeover-<token of the stale
-//   lock>` with the same exclusive link; only the winner renames the stale lock away, and only
-//   after re-reading that it still is the stale one. No check-then-delete.
+//   is taken over by exactly one taker, with no moment without a lock:
+//   1. the taker fingerprints the stale lock's bytes (sha256) and races to create the guard
+//      `.lock.takeover-<fingerprint>.<generation>` with the same exclusive link: one winner;
+//   2. the winner re-reads the lock: only if it still has the stale bytes does it rename its own
+//      lock file OVER it (one atomic step; a newcomer never finds the place empty);
+//   3. a guard whose taker died is never deleted by another taker (that would be check-then-
+//      delete): the next taker moves on to the next generation instead. Guards of locks that are
+//      gone are swept by whoever holds the lock next.
 // - a live lock makes acquire wait up to `waitMs`, then throw exit 4 naming pid, host, command, age.
 import { hostname } from "node:os";
-import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync, openSync, fsyncSync, closeSync } from "node:fs";
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { DotagentError, EXIT } from "../core/errors.js";
+import { fsyncDir } from "./atomic-write.js";
 
 export interface LockInfo {
   pid: number;
@@ -39,22 +45,38 @@ export interface LockHandle {
 }
 
 export const LOCK_FILE = ".lock";
-const DEFAULT_WAIT_MS = Number(process.env.DOTAGENT_LOCK_WAIT_MS ?? 2000);
+const GUARD_PREFIX = `${LOCK_FILE}.takeover-`;
 const DEFAULT_LEASE_MS = 10 * 60 * 1000;
 const POLL_MS = 20;
+const MAX_GENERATIONS = 64;
+
+function defaultWaitMs(): number {
+  const value = Number(process.env.DOTAGENT_LOCK_WAIT_MS);
+  return Number.isFinite(value) && value >= 0 ? value : 2000;
+}
 
 export function lockPath(stateDir: string): string {
   return join(stateDir, LOCK_FILE);
 }
 
-export function readLock(stateDir: string): LockInfo | "unreadable" | null {
-  let text: string;
+/** The lock file as found: its parsed holder (or "unreadable") and a fingerprint of its bytes. */
+interface LockSeen {
+  readonly holder: LockInfo | "unreadable";
+  readonly fingerprint: string;
+}
+
+function seeLock(stateDir: string): LockSeen | null {
+  let bytes: Buffer;
   try {
-    text = readFileSync(lockPath(stateDir), "utf8");
+    bytes = readFileSync(lockPath(stateDir));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    return "unreadable";
+    return { holder: "unreadable", fingerprint: `unreadable-${(error as NodeJS.ErrnoException).code ?? "error"}` };
   }
+  return { holder: parseLock(bytes.toString("utf8")), fingerprint: createHash("sha256").update(bytes).digest("hex").slice(0, 24) };
+}
+
+function parseLock(text: string): LockInfo | "unreadable" {
   try {
     const value = JSON.parse(text) as Partial<LockInfo>;
     if (typeof value.pid !== "number" || typeof value.hostname !== "string" || typeof value.acquired_at !== "string") return "unreadable";
@@ -62,6 +84,10 @@ export function readLock(stateDir: string): LockInfo | "unreadable" | null {
   } catch {
     return "unreadable";
   }
+}
+
+export function readLock(stateDir: string): LockInfo | "unreadable" | null {
+  return seeLock(stateDir)?.holder ?? null;
 }
 
 export function isPidAlive(pid: number): boolean {
@@ -89,8 +115,8 @@ function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** Writes `content` to a fresh temp file and links it to `target`; false when target exists. */
-function linkExclusive(stateDir: string, target: string, content: string): boolean {
+/** Writes `content` whole to a fresh temp file beside the lock; returns its path. */
+function writeTemp(stateDir: string, content: string): string {
   const tmp = join(stateDir, `${LOCK_FILE}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   const fd = openSync(tmp, "wx");
   try {
@@ -99,19 +125,7 @@ function linkExclusive(stateDir: string, target: string, content: string): boole
   } finally {
     closeSync(fd);
   }
-  try {
-    linkSync(tmp, target);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw error;
-  } finally {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // already gone
-    }
-  }
+  return tmp;
 }
 
 function tryUnlink(file: string): void {
@@ -122,42 +136,69 @@ function tryUnlink(file: string): void {
   }
 }
 
-/** Takes over a stale lock; true when this process now holds the lock. */
-function takeOver(stateDir: string, stale: LockInfo | "unreadable", mine: string): boolean {
-  const staleToken = stale === "unreadable" ? "unreadable" : stale.token || `${stale.pid}-${stale.acquired_at}`;
-  const guard = join(stateDir, `${LOCK_FILE}.takeover-${staleToken.replace(/[^A-Za-z0-9_-]/g, "_")}`);
-  if (!linkExclusive(stateDir, guard, JSON.stringify({ pid: process.pid, hostname: hostname() }))) {
-    // Another taker is at work, or one died while taking over: a dead taker's guard is cleared so
-    // the lock cannot stay stuck forever.
-    const holder = readGuard(guard);
-    if (holder === null || (holder.hostname === hostname() && !isPidAlive(holder.pid))) {
-      try {
-        renameSync(guard, `${guard}.${randomBytes(4).toString("hex")}.tmp`);
-      } catch {
-        // someone else cleared it
-      }
-    }
-    return false;
-  }
+/** Creates `target` holding `content`, or returns false when it exists. Never leaves it empty. */
+function linkExclusive(stateDir: string, target: string, content: string): boolean {
+  const tmp = writeTemp(stateDir, content);
   try {
-    const current = readLock(stateDir);
-    const same = current !== null && (current === "unreadable" ? stale === "unreadable" : stale !== "unreadable" && current.token === stale.token && current.pid === stale.pid && current.acquired_at === stale.acquired_at);
-    if (!same) return false;
-    const trash = join(stateDir, `${LOCK_FILE}.${randomBytes(4).toString("hex")}.tmp`);
-    renameSync(lockPath(stateDir), trash);
-    tryUnlink(trash);
-    return linkExclusive(stateDir, lockPath(stateDir), mine);
+    linkSync(tmp, target);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
   } finally {
-    tryUnlink(guard);
+    tryUnlink(tmp);
   }
 }
 
-function readGuard(file: string): { pid: number; hostname: string } | null {
+function guardHolderDead(file: string, now: Date, leaseMs: number): boolean {
+  let text: string;
   try {
-    return JSON.parse(readFileSync(file, "utf8")) as { pid: number; hostname: string };
+    text = readFileSync(file, "utf8");
   } catch {
-    return null;
+    return false; // vanished: its taker finished; the caller retries from the start
   }
+  const holder = parseLock(text);
+  return holder !== "unreadable" && judgeLock(holder, now, leaseMs).stale;
+}
+
+/** Takes over the stale lock `seen`; true when this process now holds the lock. */
+function takeOver(stateDir: string, seen: LockSeen, mine: string, now: Date, leaseMs: number): boolean {
+  const guardContent = JSON.stringify({ pid: process.pid, hostname: hostname(), acquired_at: now.toISOString(), command: "takeover", token: "" });
+  for (let generation = 0; generation < MAX_GENERATIONS; generation++) {
+    const guard = join(stateDir, `${GUARD_PREFIX}${seen.fingerprint}.${generation}`);
+    if (!linkExclusive(stateDir, guard, guardContent)) {
+      // A live taker is at work on this stale lock: let it finish. A dead one: next generation.
+      if (guardHolderDead(guard, now, leaseMs)) continue;
+      return false;
+    }
+    try {
+      const current = seeLock(stateDir);
+      if (current === null || current.fingerprint !== seen.fingerprint) return false;
+      const tmp = writeTemp(stateDir, mine);
+      try {
+        renameSync(tmp, lockPath(stateDir));
+      } catch (error) {
+        tryUnlink(tmp);
+        throw error;
+      }
+      fsyncDir(stateDir);
+      return true;
+    } finally {
+      tryUnlink(guard);
+    }
+  }
+  return false;
+}
+
+/** Guards left by takers of locks that no longer exist; only the lock holder removes them. */
+function sweepGuards(stateDir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(stateDir);
+  } catch {
+    return;
+  }
+  for (const name of names) if (name.startsWith(GUARD_PREFIX)) tryUnlink(join(stateDir, name));
 }
 
 export function describeAge(ms: number): string {
@@ -169,7 +210,7 @@ export function describeAge(ms: number): string {
 
 export function acquireLock(stateDir: string, options: LockOptions): LockHandle {
   const now = options.now ?? (() => new Date());
-  const waitMs = options.waitMs ?? DEFAULT_WAIT_MS;
+  const waitMs = options.waitMs ?? defaultWaitMs();
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const info: LockInfo = {
     pid: process.pid,
@@ -183,21 +224,27 @@ export function acquireLock(stateDir: string, options: LockOptions): LockHandle 
   const deadline = Date.now() + waitMs;
   for (;;) {
     if (linkExclusive(stateDir, lockPath(stateDir), content)) break;
-    const holder = readLock(stateDir);
-    if (holder === null) continue; // released between our link and our read: try again at once
-    const verdict = judgeLock(holder, now(), leaseMs);
+    const seen = seeLock(stateDir);
+    if (seen === null) continue; // released between our link and our read: try again at once
+    const verdict = judgeLock(seen.holder, now(), leaseMs);
     if (verdict.stale) {
-      if (takeOver(stateDir, holder, content)) {
-        const who = holder === "unreadable" ? "an unreadable lock" : `the lock of pid ${holder.pid} on ${holder.hostname} (${holder.command})`;
+      if (takeOver(stateDir, seen, content, now(), leaseMs)) {
+        const holder = seen.holder;
+        const who = holder === "unreadable" ? "an unreadable lock" : `the lock of pid ${holder.pid} on ${holder.hostname} (${holder.command || "unknown command"})`;
         const message = `took over ${who}: ${verdict.why}`;
         warnings.push(message);
         options.onWarning?.(message);
         break;
       }
+      // Another taker is replacing it: wait for that to finish, within the same deadline.
+      if (Date.now() >= deadline) {
+        throw new DotagentError("locked", "memory/state/.lock is stale and another process is taking it over; run the command again", EXIT.locked);
+      }
+      sleepSync(2);
       continue;
     }
     if (Date.now() >= deadline) {
-      const lock = holder as LockInfo;
+      const lock = seen.holder as LockInfo;
       const age = describeAge(now().getTime() - Date.parse(lock.acquired_at));
       throw new DotagentError(
         "locked",
@@ -208,6 +255,7 @@ export function acquireLock(stateDir: string, options: LockOptions): LockHandle 
     }
     sleepSync(POLL_MS);
   }
+  sweepGuards(stateDir);
   let released = false;
   return {
     info,
@@ -215,7 +263,7 @@ export function acquireLock(stateDir: string, options: LockOptions): LockHandle 
     release() {
       if (released) return;
       released = true;
-      // Only remove the lock if it is still ours (a takeover after a long pause replaces it).
+      // Only remove the lock if it is still ours; nobody takes over a live holder's lock.
       const current = readLock(stateDir);
       if (current !== null && current !== "unreadable" && current.token === info.token) tryUnlink(lockPath(stateDir));
     },

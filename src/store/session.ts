@@ -28,9 +28,9 @@ export interface Locked {
 }
 
 /** Runs `fn` holding the state lock (until its promise settles, if it returns one). */
-export function withLock<T>(paths: ProjectPaths, command: string, fn: (locked: Locked) => T): T {
+export function withLock<T>(paths: ProjectPaths, command: string, fn: (locked: Locked) => T, onWarning?: (message: string) => void): T {
   mkdirSync(paths.stateDir, { recursive: true });
-  const lock = acquireLock(paths.stateDir, { command });
+  const lock = acquireLock(paths.stateDir, { command, ...(onWarning ? { onWarning } : {}) });
   let result: T;
   try {
     result = fn({ lock, swept: sweepTempFiles(paths.stateDir) });

@@ -1,10 +1,14 @@
-// Temp files left by killed processes: write-file-atomic's `<name>.<digits>`, our `<name>.tmp`
-// and `<name>.<hex>.tmp`. Only commands holding the state lock sweep, because every writer of
-// these files holds the lock too: nothing swept can belong to a live write.
+// Temp files left by killed processes: write-file-atomic's `<name>.<digits>` beside phase.json,
+// execution.json and events.jsonl, and the lock's `.lock.<pid>.<hex>.tmp`. Only a command that
+// holds the state lock sweeps. Every writer of the state files holds the lock too, so their temp
+// files are never live; the lock's temp files are written by processes still waiting for the
+// lock, so those are removed only when the pid in their name is dead.
 import { readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import { isPidAlive } from "./lock.js";
 
-const TEMP = /^(phase\.json|execution\.json|events\.jsonl|\.lock)\.(\d+|[\w.-]*\.tmp|tmp)$/;
+const STATE_TEMP = /^(phase\.json|execution\.json|events\.jsonl)\.(\d+|tmp)$/;
+const LOCK_TEMP = /^\.lock\.(\d+)\.[0-9a-f]+\.tmp$/;
 
 export function findTempFiles(stateDir: string): string[] {
   let names: string[];
@@ -13,10 +17,14 @@ export function findTempFiles(stateDir: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((name) => TEMP.test(name) || name.startsWith(".lock.takeover-") && name.endsWith(".tmp"));
+  return names.filter((name) => STATE_TEMP.test(name) || (LOCK_TEMP.test(name) && isLeftover(name)));
 }
 
-/** Removes leftover temp files; returns the names removed. */
+function isLeftover(lockTemp: string): boolean {
+  return !isPidAlive(Number(LOCK_TEMP.exec(lockTemp)?.[1]));
+}
+
+/** Leftover temp files in memory/state (a waiting process's lock temp file is not one). *//** Removes leftover temp files; returns the names removed. */
 export function sweepTempFiles(stateDir: string): string[] {
   const removed: string[] = [];
   for (const name of findTempFiles(stateDir)) {

@@ -1,8 +1,8 @@
 import { DotagentError, EXIT, usageError } from "../../core/errors.js";
-import { withLock } from "../../store/session.js";
+
 import { hasState } from "../../store/project.js";
 import { archiveLiveState } from "../fresh-start.js";
-import { stringOption, type Command } from "../context.js";
+import { locked, stringOption, type Command } from "../context.js";
 
 export const command: Command = {
   summary: "archive the live state | archive list | archive restore NAME",
@@ -21,7 +21,7 @@ export const command: Command = {
     if (sub === undefined) {
       if (!hasState(context.paths)) throw new DotagentError("nothing_to_archive", "there is no workflow state to archive here (memory/state/phase.json and execution.json do not exist)", EXIT.refused);
       const reason = stringOption(context, "reason") ?? "archived by dotagent archive";
-      const archived = await withLock(context.paths, "archive", () => archiveLiveState(context.paths, reason, now));
+      const archived = await locked(context, "archive", () => archiveLiveState(context.paths, reason, now));
       context.out.result({ ok: true, archived }, () => [archived ? `Archived as ${archived}; the live state is cleared.` : "Nothing to archive."]);
       return EXIT.ok;
     }
@@ -36,7 +36,7 @@ export const command: Command = {
     }
     if (sub === "restore") {
       if (name === undefined) throw usageError("archive restore needs an archive name; see `dotagent archive list`");
-      const result = await withLock(context.paths, "archive restore", async () => {
+      const result = await locked(context, "archive restore", async () => {
         const restored = await archive.restoreArchive(context.paths.root, name, { now });
         await archive.pruneArchives(context.paths.root);
         return restored;

@@ -4,10 +4,10 @@ import { createWorkflow, isWorkflowComplete, suggestWorkflowId } from "../../cor
 import { shellQuote } from "../../core/plan-resume.js";
 import { ID_PATTERN } from "../../schema/common.js";
 import { hasState, type ProjectPaths } from "../../store/project.js";
-import { loadSnapshot, StateWriter, withLock } from "../../store/session.js";
+import { loadSnapshot, StateWriter } from "../../store/session.js";
 import { askDecision } from "../ask.js";
 import { archiveLiveState } from "../fresh-start.js";
-import { requestOption, stringOption, type Command } from "../context.js";
+import { locked, requestOption, stringOption, type Command } from "../context.js";
 import type { PhaseState } from "../../schema/phase.js";
 
 /** Writes a new phase.json; the caller holds the lock and has archived any old state. */
@@ -48,7 +48,7 @@ export const command: Command = {
       }
       if (!answer) throw new DotagentError("init_declined", "kept the existing workflow; continue it with `dotagent resume`", EXIT.refused);
     }
-    const { state, archived } = await withLock(context.paths, "init", async () => {
+    const { state, archived } = await locked(context, "init", async () => {
       const archivedName = hasState(context.paths) ? await archiveLiveState(context.paths, "replaced by dotagent init", now) : null;
       return { state: initWorkflow(context.paths, request, workflowId, now), archived: archivedName };
     });

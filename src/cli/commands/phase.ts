@@ -2,9 +2,9 @@ import { DotagentError, EXIT, usageError } from "../../core/errors.js";
 import { isPhase, PHASES } from "../../core/phases.js";
 import { checkProjectPath } from "../../core/reports.js";
 import { transition, type PhaseEvent } from "../../core/transitions.js";
-import { loadSnapshot, StateWriter, withLock } from "../../store/session.js";
+import { loadSnapshot, StateWriter } from "../../store/session.js";
 import { requireWorkflow } from "../state-guard.js";
-import { stringOption, type Command } from "../context.js";
+import { locked, stringOption, type Command } from "../context.js";
 
 const ACTIONS = ["start", "complete", "fail", "approve", "rework"] as const;
 type PhaseAction = (typeof ACTIONS)[number];
@@ -33,7 +33,7 @@ export const command: Command = {
     }
     const event = { type: action as PhaseAction, phase, output, error: stringOption(context, "error") } as PhaseEvent;
     const now = context.now();
-    const result = withLock(context.paths, `phase ${action}`, () => {
+    const result = locked(context, `phase ${action}`, () => {
       const snapshot = loadSnapshot(context.paths, output === undefined ? [] : [{ path: checkProjectPath(output).ok ? (checkProjectPath(output) as { path: string }).path : output, mode: "parse" }]);
       const state = requireWorkflow(snapshot, now);
       const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;

@@ -2,12 +2,12 @@ import { existsSync } from "node:fs";
 import { EXIT } from "../../core/errors.js";
 import { planResume, type ResumeOptions, type ResumePlan } from "../../core/plan-resume.js";
 import type { StateSnapshot } from "../../core/snapshot.js";
-import { loadSnapshot, StateWriter, withLock } from "../../store/session.js";
+import { loadSnapshot, StateWriter } from "../../store/session.js";
 import { askDecision } from "../ask.js";
 import { archiveLiveState } from "../fresh-start.js";
 import { parseDuration, staleAfterFromEnv } from "../duration.js";
 import { planJson, planLines } from "../render-plan.js";
-import { requestOption, stringOption, type Command, type CommandContext } from "../context.js";
+import { locked, requestOption, stringOption, type Command, type CommandContext } from "../context.js";
 import { initWorkflow } from "./init.js";
 
 export function resumeOptions(context: CommandContext): ResumeOptions {
@@ -53,7 +53,7 @@ export const command: Command = {
     }
     // Decisions may need a person, so the lock is taken per round, not across a prompt.
     for (let round = 0; round < 3; round++) {
-      const outcome = await withLock(context.paths, "resume", async () => {
+      const outcome = await locked(context, "resume", async () => {
         const snapshot = loadSnapshot(context.paths);
         const plan = planResume(snapshot, now, options);
         if (plan.decision === null) {
@@ -74,10 +74,10 @@ export const command: Command = {
       }
       if (answer) {
         const reason = plan.decisionKind === "stale" ? "stale state" : plan.decisionKind === "corrupt" ? "corrupt state" : "request changed";
-        const name = await withLock(context.paths, "resume", () => archiveLiveState(context.paths, reason, now));
+        const name = await locked(context, "resume", () => archiveLiveState(context.paths, reason, now));
         if (name) context.out.note(`Archived the old state as ${name}`);
         if (plan.decisionKind === "request_changed" && options.request !== undefined) {
-          await withLock(context.paths, "resume", () => initWorkflow(context.paths, options.request, undefined, now));
+          await locked(context, "resume", () => initWorkflow(context.paths, options.request, undefined, now));
         }
         options = { ...options, request: undefined };
         continue;

@@ -4,9 +4,9 @@ import { checkProjectPath, presentReport, reportAt } from "../../core/reports.js
 import { addTasks, completeTask, emptyExecution, failTask, maxAttemptsOf, outputOf, readyTasks, retryTask, startTask, type NewTask, type TaskResult } from "../../core/tasks.js";
 import { decodeJson, ID_PATTERN, parseWith } from "../../schema/common.js";
 import { taskImportSchema, type ExecutionState } from "../../schema/execution.js";
-import { loadSnapshot, StateWriter, withLock } from "../../store/session.js";
+import { loadSnapshot, StateWriter } from "../../store/session.js";
 import { formatProblem, requireValid, requireWorkflow } from "../state-guard.js";
-import { stringOption, type Command, type CommandContext } from "../context.js";
+import { locked, stringOption, type Command, type CommandContext } from "../context.js";
 
 const ACTIONS = ["add", "import", "start", "complete", "fail", "retry", "next"] as const;
 
@@ -83,7 +83,7 @@ export const command: Command = {
     const dependsOn = stringOption(context, "depends-on")?.split(",").map((s) => s.trim()).filter((s) => s !== "");
     for (const dep of dependsOn ?? []) requireId(dep, action);
 
-    const result = withLock(context.paths, `task ${action}`, () => {
+    const result = locked(context, `task ${action}`, () => {
       const extraRequests = [
         ...(outputPath ? [{ path: outputPath, mode: "parse" as const }] : []),
         ...(id ? [{ path: `memory/reports/tasks/${id}.json`, mode: "parse" as const }] : []),
