@@ -1,4 +1,5 @@
 // Questions to a person: only on a terminal (stdin and stdout), never in an agent's shell.
+import prompts from "prompts";
 import type { Decision } from "../core/plan-resume.js";
 import { isInteractive } from "./output.js";
 
@@ -6,7 +7,6 @@ import { isInteractive } from "./output.js";
 export async function askDecision(decision: Decision, assumeYes: boolean): Promise<boolean | "no-terminal"> {
   if (assumeYes) return true;
   if (!isInteractive()) return "no-terminal";
-  const { default: prompts } = await import("prompts");
   const answer = await prompts({ type: "confirm", name: "ok", message: decision.question, initial: decision.default }, { onCancel: () => true });
   return answer.ok === true;
 }

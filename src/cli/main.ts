@@ -101,8 +101,13 @@ async function main(argv: string[]): Promise<number> {
   return command.run({ args: parsed.positionals, options, out, paths, now: () => new Date() });
 }
 
+/** The cold half of the bundle has its own copy of the class, so match by shape, not identity. */
+function isDotagentError(error: unknown): error is DotagentError {
+  return error instanceof DotagentError || (error instanceof Error && error.name === "DotagentError" && typeof (error as DotagentError).exitCode === "number");
+}
+
 function report(error: unknown, json: boolean, debug: boolean): number {
-  if (error instanceof DotagentError) {
+  if (isDotagentError(error)) {
     if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, exit_code: error.exitCode, ...error.details } }, null, 2)}\n`);
     process.stderr.write(`dotagent: ${error.message}\n`);
     if (debug) process.stderr.write(`${error.stack ?? ""}\n`);

@@ -68,7 +68,11 @@ export function judgeReport(kind: ReportKind, text: string): ReportState {
  * (Links that lead out are caught by the store, which can see the disk.) Returns the normalised
  * project-relative path, or a reason.
  */
+const PLAIN_RELATIVE = /^(?!\.{1,2}(?:\/|$))[\w@+-][\w@+.-]*(?:\/(?!\.{1,2}(?:\/|$))[\w@+.-]+)*$/;
+
 export function checkProjectPath(path: string): { ok: true; path: string } | { ok: false; reason: string } {
+  // Most paths are plain, like memory/reports/tasks/t-1.json: no normalising needed.
+  if (PLAIN_RELATIVE.test(path)) return { ok: true, path };
   if (path === "") return { ok: false, reason: "is empty" };
   if (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\")) return { ok: false, reason: "is absolute; use a path relative to the project root" };
   const normal = posix.normalize(path.replace(/\\/g, "/"));

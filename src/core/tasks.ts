@@ -203,13 +203,14 @@ export function retryTask(state: ExecutionState, id: string, extra: number, now:
 }
 
 /**
- * Ready tasks (pending, every dependency complete) in dependency order: Kahn's algorithm over the
- * whole graph, ties broken by position in the file. Linear in tasks + dependencies.
+ * Ready tasks (pending, every dependency complete), in file order. No ready task depends on
+ * another (its dependencies are all complete), so file order is a dependency order, and it costs
+ * one pass instead of a sort of the whole graph.
  */
 export function readyTasks(state: ExecutionState): Task[] {
   const complete = new Set<string>();
   for (const task of state.tasks) if (task.status === "complete") complete.add(task.id);
-  return dependencyOrder(state.tasks).filter((task) => task.status === "pending" && (task.depends_on ?? []).every((dep) => complete.has(dep)));
+  return state.tasks.filter((task) => task.status === "pending" && (task.depends_on ?? []).every((dep) => complete.has(dep)));
 }
 
 export function dependencyOrder(tasks: readonly Task[]): Task[] {

@@ -1,7 +1,6 @@
 // The phase machine: a pure function from (state, event, context) to a new state plus the file
 // effects the shell must carry out, or a refusal that says what is missing. No file system, no
 // clock: the reports on disk and the time come in through the context.
-import { createHash } from "node:crypto";
 import { PHASES, PHASE_TABLE, REPORT, nextPhase, phaseIndex, type Phase } from "./phases.js";
 import { isValidReport, presentReport, reportAt, type ReportSnapshot, type ReportState } from "./reports.js";
 import { outputOf } from "./tasks.js";
@@ -38,7 +37,8 @@ export type TransitionResult =
   | { ok: false; code: string; message: string };
 
 export function inputsHash(request: string): string {
-  return createHash("sha256").update(JSON.stringify({ request })).digest("hex").slice(0, 16);
+  // Loaded on use: node:crypto costs a few milliseconds at start-up and most commands never hash.
+  return process.getBuiltinModule("node:crypto").createHash("sha256").update(JSON.stringify({ request })).digest("hex").slice(0, 16);
 }
 
 export function createWorkflow(workflowId: string, request: string | undefined, now: Date): PhaseState {

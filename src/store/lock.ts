@@ -15,7 +15,6 @@
 import { hostname } from "node:os";
 import { closeSync, fsyncSync, linkSync, openSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createHash, randomBytes } from "node:crypto";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { fsyncDir } from "./atomic-write.js";
 
@@ -73,7 +72,7 @@ function seeLock(stateDir: string): LockSeen | null {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     return { holder: "unreadable", fingerprint: `unreadable-${(error as NodeJS.ErrnoException).code ?? "error"}` };
   }
-  return { holder: parseLock(bytes.toString("utf8")), fingerprint: createHash("sha256").update(bytes).digest("hex").slice(0, 24) };
+  return { holder: parseLock(bytes.toString("utf8")), fingerprint: crypto().createHash("sha256").update(bytes).digest("hex").slice(0, 24) };
 }
 
 function parseLock(text: string): LockInfo | "unreadable" {
@@ -111,13 +110,16 @@ export function judgeLock(lock: LockInfo | "unreadable", now: Date, leaseMs: num
   return { stale: false };
 }
 
+// node:crypto costs a few milliseconds to load; status and the hook never take the lock.
+const crypto = () => process.getBuiltinModule("node:crypto");
+
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** Writes `content` whole to a fresh temp file beside the lock; returns its path. */
 function writeTemp(stateDir: string, content: string): string {
-  const tmp = join(stateDir, `${LOCK_FILE}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const tmp = join(stateDir, `${LOCK_FILE}.${process.pid}.${crypto().randomBytes(4).toString("hex")}.tmp`);
   const fd = openSync(tmp, "wx");
   try {
     writeFileSync(fd, content);
@@ -217,7 +219,7 @@ export function acquireLock(stateDir: string, options: LockOptions): LockHandle 
     hostname: hostname(),
     acquired_at: now().toISOString(),
     command: options.command,
-    token: randomBytes(8).toString("hex"),
+    token: crypto().randomBytes(8).toString("hex"),
   };
   const content = `${JSON.stringify(info)}\n`;
   const warnings: string[] = [];

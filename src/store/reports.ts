@@ -23,12 +23,33 @@ export function readReports(root: string, requests: Iterable<ReportRequest>): Re
     }
     return cached;
   };
+  let taskFiles: Set<string> | undefined;
   for (const request of requests) {
     const existing = files[request.path];
     if (existing !== undefined && (existing.status !== "exists" || request.mode === "exists")) continue;
+    // Existence of task outputs: one listing of the tasks folder instead of an lstat per task
+    // (10,000 tasks). Names not listed as regular files take the careful path below.
+    if (request.mode === "exists" && request.path.startsWith(TASKS_PREFIX)) {
+      taskFiles ??= listRegularFiles(join(root, REPORT.tasksDir));
+      const name = request.path.slice(TASKS_PREFIX.length);
+      if (taskFiles.has(name) && insideReal(REPORT.tasksDir)) {
+        files[request.path] = { status: "exists" };
+        continue;
+      }
+    }
     files[request.path] = readOne(root, request, insideReal);
   }
   return { files, designs: listDesigns(root, files, insideReal) };
+}
+
+const TASKS_PREFIX = `${REPORT.tasksDir}/`;
+
+function listRegularFiles(dir: string): Set<string> {
+  try {
+    return new Set(readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name));
+  } catch {
+    return new Set();
+  }
 }
 
 function readOne(root: string, request: ReportRequest, insideReal: (relDir: string) => boolean): ReportState {

@@ -2,6 +2,7 @@ import { DotagentError, EXIT, usageError } from "../../core/errors.js";
 
 import { hasState } from "../../store/project.js";
 import { archiveLiveState } from "../fresh-start.js";
+import { loadCold } from "../load-cold.js";
 import { locked, stringOption, type Command } from "../context.js";
 
 export const command: Command = {
@@ -16,7 +17,7 @@ export const command: Command = {
   async run(context) {
     const [sub, name, ...rest] = context.args;
     if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
-    const archive = await import("../../archive/index.js");
+    const { archive } = await loadCold();
     const now = context.now();
     if (sub === undefined) {
       if (!hasState(context.paths)) throw new DotagentError("nothing_to_archive", "there is no workflow state to archive here (memory/state/phase.json and execution.json do not exist)", EXIT.refused);

@@ -5,7 +5,7 @@ import { shellQuote } from "../../core/plan-resume.js";
 import { ID_PATTERN } from "../../schema/common.js";
 import { hasState, type ProjectPaths } from "../../store/project.js";
 import { loadSnapshot, StateWriter } from "../../store/session.js";
-import { askDecision } from "../ask.js";
+import { loadCold } from "../load-cold.js";
 import { archiveLiveState } from "../fresh-start.js";
 import { locked, requestOption, stringOption, type Command } from "../context.js";
 import type { PhaseState } from "../../schema/phase.js";
@@ -41,7 +41,7 @@ export const command: Command = {
         yes: `dotagent init${request === undefined ? "" : ` --request ${shellQuote(request)}`}${workflowId === undefined ? "" : ` --workflow-id ${workflowId}`} --yes`,
         no: "dotagent resume",
       };
-      const answer = complete ? true : await askDecision(decision, context.options.yes === true);
+      const answer = complete ? true : await (await loadCold()).askDecision(decision, context.options.yes === true);
       if (answer === "no-terminal") {
         context.out.result({ created: false, decision }, () => [`A workflow already exists. ${decision.question}`, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
         return EXIT.decide;

@@ -3,7 +3,8 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { usageError } from "../../core/errors.js";
-import { findSourceRoot, install, uninstall, type Scope } from "../../claude/install.js";
+import type { Scope } from "../../claude/install.js";
+import { loadCold } from "../load-cold.js";
 import { stringOption, type Command } from "../context.js";
 
 /** Folders of memory-template/ (relative, like memory/state), or the two every project needs. */
@@ -32,7 +33,8 @@ export const command: Command = {
     "dotagent install --dry-run            show what would change",
     "dotagent install --uninstall          remove exactly what install added",
   ],
-  run(context) {
+  async run(context) {
+    const { findSourceRoot, install, uninstall } = await loadCold();
     const scope = (stringOption(context, "scope") ?? "project") as Scope;
     if (scope !== "project" && scope !== "user") throw usageError(`--scope takes project or user, not "${scope}"`);
     const dryRun = context.options["dry-run"] === true;

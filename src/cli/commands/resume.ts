@@ -3,7 +3,7 @@ import { EXIT } from "../../core/errors.js";
 import { planResume, type ResumeOptions, type ResumePlan } from "../../core/plan-resume.js";
 import type { StateSnapshot } from "../../core/snapshot.js";
 import { loadSnapshot, StateWriter } from "../../store/session.js";
-import { askDecision } from "../ask.js";
+import { loadCold } from "../load-cold.js";
 import { archiveLiveState } from "../fresh-start.js";
 import { parseDuration, staleAfterFromEnv } from "../duration.js";
 import { planJson, planLines } from "../render-plan.js";
@@ -67,7 +67,7 @@ export const command: Command = {
         context.out.result(planJson(plan, true), () => planLines(plan, context.out.color, "resume"));
         return EXIT.ok;
       }
-      const answer = await askDecision(plan.decision!, context.options.yes === true);
+      const answer = await (await loadCold()).askDecision(plan.decision!, context.options.yes === true);
       if (answer === "no-terminal") {
         context.out.result(planJson(plan, false), () => planLines(plan, context.out.color, "resume"));
         return EXIT.decide;

@@ -1,5 +1,6 @@
 import { usageError } from "../../core/errors.js";
 import type { Command } from "../context.js";
+import { loadCold } from "../load-cold.js";
 
 export const command: Command = {
   summary: "print the JSON Schema of phase|execution|task-output, generated from the zod schemas",
@@ -7,7 +8,7 @@ export const command: Command = {
   options: {},
   examples: ["dotagent schema phase > phase.schema.json", "dotagent schema task-output"],
   async run(context) {
-    const { exportJsonSchema, SCHEMA_NAMES } = await import("../../schema/json-schema.js");
+    const { exportJsonSchema, SCHEMA_NAMES } = await loadCold();
     const name = context.args[0];
     if (name === undefined || !(SCHEMA_NAMES as readonly string[]).includes(name)) throw usageError(`schema needs one of ${SCHEMA_NAMES.join(", ")}`);
     process.stdout.write(`${JSON.stringify(exportJsonSchema(name as (typeof SCHEMA_NAMES)[number]), null, 2)}\n`);

@@ -1,0 +1,8 @@
+// The cold half of the CLI: what only some commands need (tar for archives, prompts for questions
+// to a person, globby for install, the JSON Schema export). The build stores it inside the one
+// bundled file as a string that is compiled only when a command asks for it (load-cold.ts), so
+// `status` and the hook never pay to compile ~300 KB they do not run.
+export * as archive from "../archive/index.js";
+export { askDecision } from "./ask.js";
+export { findSourceRoot, install, uninstall, type Scope } from "../claude/install.js";
+export { exportJsonSchema, SCHEMA_NAMES } from "../schema/json-schema.js";
