@@ -25,14 +25,33 @@ const fileBanner = "import { createRequire as __cr } from 'node:module'; import 
 // A data: URL module has no file URL; built-ins resolve from any base, and __filename only seeds a hash.
 const dataBanner = "import { createRequire as __cr } from 'node:module'; const require = __cr(process.execPath); const __filename = process.execPath;";
 
+/**
+ * `import … from "node:fs"` in an ES module makes Node build the whole namespace, running every
+ * lazy getter: fs alone then loads fs/promises, streams and readline (~50 extra internal
+ * modules, ~15 ms). Through require() the getters stay lazy, so built-ins are required.
+ */
+const builtinsViaRequire = {
+  name: "builtins-via-require",
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) =>
+      args.namespace === "builtin" ? { path: args.path, external: true } : { path: args.path, namespace: "builtin" },
+    );
+    b.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
+  },
+};
+common.plugins = [builtinsViaRequire];
+
 const cold = await build({ ...common, entryPoints: ["src/cli/cold.ts"], write: false, banner: { js: dataBanner } });
 const coldCode = cold.outputFiles[0].text;
 
-/** In the hot half, the source fallback `import("./cold.js")` stays an unused external. */
+/**
+ * In the hot half, the source fallback `import("./cold.js")` stays an unused external, and the
+ * data: URL stays a runtime import (esbuild would otherwise bundle a constant data: URL inline).
+ */
 const coldExternal = {
   name: "cold-external",
   setup(b) {
-    b.onResolve({ filter: /^\.\/cold\.js$/ }, (args) => ({ path: args.path, external: true }));
+    b.onResolve({ filter: /^(\.\/cold\.js|data:.*)$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 
@@ -42,7 +61,7 @@ await build({
   outfile: "dist/dotagent.mjs",
   banner: { js: `#!/usr/bin/env node\n${fileBanner}` },
   define: { ...common.define, __DOTAGENT_COLD__: JSON.stringify(Buffer.from(coldCode).toString("base64")) },
-  plugins: [coldExternal],
+  plugins: [coldExternal, builtinsViaRequire],
 });
 await build({ ...common, entryPoints: ["src/index.ts"], outfile: "dist/index.mjs", banner: { js: fileBanner } });
 chmodSync("dist/dotagent.mjs", 0o755);

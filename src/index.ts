@@ -12,6 +12,8 @@ export { parsePhaseState, phaseStateSchema, type PhaseState } from "./schema/pha
 export { parseExecutionState, executionStateSchema, type ExecutionState, type Task } from "./schema/execution.js";
 export { parseTaskOutput, taskOutputSchema, type TaskOutput } from "./schema/task-output.js";
 export { projectPaths, findProjectRoot, type ProjectPaths } from "./store/project.js";
-export { loadSnapshot, withLock, StateWriter } from "./store/session.js";
+export { loadSnapshot, withLock } from "./store/session.js";
+export { loadSnapshotSync } from "./store/load-sync.js";
+export { StateWriter } from "./store/state-writer.js";
 export { readEvents, appendEvents } from "./store/events.js";
 export { acquireLock, type LockHandle } from "./store/lock.js";

@@ -1,6 +1,7 @@
 // Task-level operations on execution.json, all pure: (state, arguments, now) → new state or a
 // refusal. Linear in the number of tasks: lookups go through one id → index map per call.
-import { DEFAULT_MAX_ATTEMPTS, type ExecutionState, type Task } from "../schema/execution.js";
+import { DEFAULT_MAX_ATTEMPTS } from "../schema/json.js";
+import type { ExecutionState, Task } from "../schema/execution.js";
 import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
 import { taskOutputPath } from "./phases.js";
 

@@ -1,34 +1,14 @@
 import * as z from "zod/mini";
+import { formatJsonPath, ID_PATTERN, type ParseResult } from "./json.js";
+
+export { decodeJson, formatJsonPath, ID_PATTERN, type JsonPath, type ParseResult, type SchemaProblem } from "./json.js";
 
 /** ISO 8601 date-time with Z or an offset, as agents write them by hand. */
 export const isoDateTime = z.iso.datetime({ offset: true });
 export const nonEmptyString = z.string().check(z.minLength(1));
 export const nonNegativeInt = z.int().check(z.minimum(0));
 
-/**
- * Ids become file names (memory/reports/tasks/<id>.json) and command arguments, so they are
- * limited to a safe alphabet: no slashes, no dots at the start, nothing a shell would expand.
- */
-export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const idString = z.string().check(z.regex(ID_PATTERN, "an id: letters, digits, '.', '_' or '-', at most 128, not starting with '.' or '-'"));
-
-export type JsonPath = readonly PropertyKey[];
-
-export interface SchemaProblem {
-  /** JSON path inside the file, like `completed_phases[1].phase`; "" for the whole document. */
-  readonly path: string;
-  readonly message: string;
-}
-
-/** `completed_phases[1].phase` from ["completed_phases", 1, "phase"]. */
-export function formatJsonPath(path: JsonPath): string {
-  let out = "";
-  for (const key of path) {
-    if (typeof key === "number") out += `[${key}]`;
-    else out += out === "" ? String(key) : `.${String(key)}`;
-  }
-  return out;
-}
 
 type Issue = z.core.$ZodIssue;
 
@@ -57,8 +37,6 @@ function typeOfJson(value: unknown): string {
   return typeof value;
 }
 
-export type ParseResult<T> = { ok: true; value: T } | { ok: false; problems: SchemaProblem[] };
-
 /** Parses already-decoded JSON against a schema; never throws. */
 export function parseWith<T>(schema: z.ZodMiniType<T>, data: unknown): ParseResult<T> {
   const result = z.safeParse(schema, data, { reportInput: true });
@@ -67,14 +45,4 @@ export function parseWith<T>(schema: z.ZodMiniType<T>, data: unknown): ParseResu
     ok: false,
     problems: result.error.issues.map((issue) => ({ path: formatJsonPath(issue.path), message: describeIssue(issue) })),
   };
-}
-
-/** JSON.parse without throwing; the message names the position, like V8's, without the stack. */
-export function decodeJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
-  if (text.trim() === "") return { ok: false, message: "file is empty" };
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (error) {
-    return { ok: false, message: `not valid JSON (${(error as Error).message})` };
-  }
 }

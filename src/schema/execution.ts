@@ -1,10 +1,9 @@
 import * as z from "zod/mini";
 import { idString, isoDateTime, nonEmptyString, nonNegativeInt, parseWith, type ParseResult } from "./common.js";
 
-export const TASK_STATUSES = ["pending", "running", "complete", "failed", "dead"] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+import { DEFAULT_MAX_ATTEMPTS, TASK_STATUSES } from "./json.js";
 
-export const DEFAULT_MAX_ATTEMPTS = 3;
+export { DEFAULT_MAX_ATTEMPTS, TASK_STATUSES, type TaskStatus } from "./json.js";
 
 export const taskSchema = z.looseObject({
   id: idString,

@@ -16,7 +16,7 @@ import { hostname } from "node:os";
 import { closeSync, fsyncSync, linkSync, openSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
-import { fsyncDir } from "./atomic-write.js";
+import { fsyncDir } from "./fsync-dir.js";
 
 export interface LockInfo {
   pid: number;

@@ -50,7 +50,7 @@ export const command: Command = {
   usage: "dotagent hook session-start",
   options: {},
   examples: ['echo \'{"source":"resume","cwd":"."}\' | dotagent hook session-start'],
-  run(context) {
+  async run(context) {
     if (context.args[0] !== "session-start") {
       process.stderr.write("dotagent: hook takes one event: session-start\n");
       return 0;
@@ -58,7 +58,7 @@ export const command: Command = {
     try {
       const input = readHookInput();
       const paths = context.options.dir === undefined && typeof input.cwd === "string" ? projectPaths(findProjectRoot(undefined, input.cwd)) : context.paths;
-      const plan = planResume(loadSnapshot(paths), context.now(), {});
+      const plan = planResume(await loadSnapshot(paths), context.now(), {});
       const briefing = briefingFor(plan, input.source);
       if (briefing !== null) {
         process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } })}\n`);

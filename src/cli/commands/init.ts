@@ -2,19 +2,20 @@ import { mkdirSync } from "node:fs";
 import { EXIT, DotagentError, usageError } from "../../core/errors.js";
 import { createWorkflow, isWorkflowComplete, suggestWorkflowId } from "../../core/transitions.js";
 import { shellQuote } from "../../core/plan-resume.js";
-import { ID_PATTERN } from "../../schema/common.js";
+import { ID_PATTERN } from "../../schema/json.js";
 import { hasState, type ProjectPaths } from "../../store/project.js";
-import { loadSnapshot, StateWriter } from "../../store/session.js";
+import { loadSnapshot } from "../../store/session.js";
+import { StateWriter } from "../../store/state-writer.js";
 import { loadCold } from "../load-cold.js";
 import { archiveLiveState } from "../fresh-start.js";
 import { locked, requestOption, stringOption, type Command } from "../context.js";
 import type { PhaseState } from "../../schema/phase.js";
 
 /** Writes a new phase.json; the caller holds the lock and has archived any old state. */
-export function initWorkflow(paths: ProjectPaths, request: string | undefined, workflowId: string | undefined, now: Date): PhaseState {
+export async function initWorkflow(paths: ProjectPaths, request: string | undefined, workflowId: string | undefined, now: Date): Promise<PhaseState> {
   const id = workflowId ?? suggestWorkflowId(request, now);
   mkdirSync(paths.reportsDir, { recursive: true });
-  const snapshot = loadSnapshot(paths);
+  const snapshot = await loadSnapshot(paths);
   const writer = new StateWriter(paths, snapshot, now);
   const state = writer.writePhase({ ...createWorkflow(id, request, now), revision: 0 });
   writer.appendEvents([{ type: "workflow_started", workflow_id: id, ...(request === undefined ? {} : { request }) }]);
@@ -32,7 +33,7 @@ export const command: Command = {
     if (workflowId !== undefined && !ID_PATTERN.test(workflowId)) throw usageError(`--workflow-id "${workflowId}" is not a valid id: letters, digits, '.', '_' or '-'`);
     const now = context.now();
     if (hasState(context.paths)) {
-      const snapshot = loadSnapshot(context.paths);
+      const snapshot = await loadSnapshot(context.paths);
       const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
       const complete = phase !== undefined && isWorkflowComplete(phase);
       const decision = {
@@ -50,7 +51,7 @@ export const command: Command = {
     }
     const { state, archived } = await locked(context, "init", async () => {
       const archivedName = hasState(context.paths) ? await archiveLiveState(context.paths, "replaced by dotagent init", now) : null;
-      return { state: initWorkflow(context.paths, request, workflowId, now), archived: archivedName };
+      return { state: await initWorkflow(context.paths, request, workflowId, now), archived: archivedName };
     });
     context.out.result({ created: true, workflow_id: state.workflow_id, phase: state.current_phase, phase_status: state.phase_status, archived }, () => [
       ...(archived ? [`Archived the previous state as ${archived}`] : []),

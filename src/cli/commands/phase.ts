@@ -2,7 +2,8 @@ import { DotagentError, EXIT, usageError } from "../../core/errors.js";
 import { isPhase, PHASES } from "../../core/phases.js";
 import { checkProjectPath } from "../../core/reports.js";
 import { transition, type PhaseEvent } from "../../core/transitions.js";
-import { loadSnapshot, StateWriter } from "../../store/session.js";
+import { loadSnapshot } from "../../store/session.js";
+import { StateWriter } from "../../store/state-writer.js";
 import { requireWorkflow } from "../state-guard.js";
 import { locked, stringOption, type Command } from "../context.js";
 
@@ -20,7 +21,7 @@ export const command: Command = {
     "dotagent phase fail VERIFICATION --error 'qa agent crashed'",
     "dotagent phase rework                         failed verification: back to IMPLEMENTATION",
   ],
-  run(context) {
+  async run(context) {
     const [action, phaseArg, ...rest] = context.args;
     if (action === undefined || !(ACTIONS as readonly string[]).includes(action)) throw usageError(`phase needs one of ${ACTIONS.join(", ")}; see \`dotagent phase --help\``);
     if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
@@ -33,8 +34,8 @@ export const command: Command = {
     }
     const event = { type: action as PhaseAction, phase, output, error: stringOption(context, "error") } as PhaseEvent;
     const now = context.now();
-    const result = locked(context, `phase ${action}`, () => {
-      const snapshot = loadSnapshot(context.paths, output === undefined ? [] : [{ path: checkProjectPath(output).ok ? (checkProjectPath(output) as { path: string }).path : output, mode: "parse" }]);
+    const result = await locked(context, `phase ${action}`, async () => {
+      const snapshot = await loadSnapshot(context.paths, output === undefined ? [] : [{ path: checkProjectPath(output).ok ? (checkProjectPath(output) as { path: string }).path : output, mode: "parse" }]);
       const state = requireWorkflow(snapshot, now);
       const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
       const outcome = transition(state, event, { reports: snapshot.reports, execution, now });

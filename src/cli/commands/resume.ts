@@ -2,18 +2,14 @@ import { existsSync } from "node:fs";
 import { EXIT } from "../../core/errors.js";
 import { planResume, type ResumeOptions, type ResumePlan } from "../../core/plan-resume.js";
 import type { StateSnapshot } from "../../core/snapshot.js";
-import { loadSnapshot, StateWriter } from "../../store/session.js";
+import { loadSnapshot } from "../../store/session.js";
+import { StateWriter } from "../../store/state-writer.js";
 import { loadCold } from "../load-cold.js";
 import { archiveLiveState } from "../fresh-start.js";
-import { parseDuration, staleAfterFromEnv } from "../duration.js";
+import { resumeOptions } from "../duration.js";
 import { planJson, planLines } from "../render-plan.js";
-import { locked, requestOption, stringOption, type Command, type CommandContext } from "../context.js";
+import { locked, type Command, type CommandContext } from "../context.js";
 import { initWorkflow } from "./init.js";
-
-export function resumeOptions(context: CommandContext): ResumeOptions {
-  const stale = stringOption(context, "stale-after");
-  return { request: requestOption(context), staleAfterMs: stale === undefined ? staleAfterFromEnv() : parseDuration(stale, "stale-after") };
-}
 
 /** Carries out a plan's writes: journal, moves, execution.json, phase.json, events. */
 function applyPlan(context: CommandContext, snapshot: StateSnapshot, plan: ResumePlan, now: Date): void {
@@ -47,14 +43,14 @@ export const command: Command = {
     let options = resumeOptions(context);
     // Nothing on disk: nothing to lock, repair or log (resume never creates memory/ by itself).
     if (context.options["dry-run"] || !existsSync(context.paths.stateDir)) {
-      const plan = planResume(loadSnapshot(context.paths), now, options);
+      const plan = planResume(await loadSnapshot(context.paths), now, options);
       context.out.result(planJson(plan, false), () => planLines(plan, context.out.color, "status"));
       return plan.decision ? EXIT.decide : EXIT.ok;
     }
     // Decisions may need a person, so the lock is taken per round, not across a prompt.
     for (let round = 0; round < 3; round++) {
       const outcome = await locked(context, "resume", async () => {
-        const snapshot = loadSnapshot(context.paths);
+        const snapshot = await loadSnapshot(context.paths);
         const plan = planResume(snapshot, now, options);
         if (plan.decision === null) {
           applyPlan(context, snapshot, plan, now);

@@ -2,7 +2,7 @@ import { planResume } from "../../core/plan-resume.js";
 import { countByStatus } from "../../core/tasks.js";
 import { loadSnapshot } from "../../store/session.js";
 import { planJson, planLines } from "../render-plan.js";
-import { resumeOptions } from "./resume.js";
+import { resumeOptions } from "../duration.js";
 import type { Command } from "../context.js";
 
 export const command: Command = {
@@ -10,8 +10,8 @@ export const command: Command = {
   usage: "dotagent status [--stale-after 7d|never] [--json]",
   options: { "stale-after": { type: "string" } },
   examples: ["dotagent status", "dotagent status --json          the resume plan (as resume --dry-run) plus task counts", "dotagent status --dir examples/orphaned-tasks"],
-  run(context) {
-    const snapshot = loadSnapshot(context.paths);
+  async run(context) {
+    const snapshot = await loadSnapshot(context.paths);
     const plan = planResume(snapshot, context.now(), { staleAfterMs: resumeOptions(context).staleAfterMs });
     const tasks = countByStatus(snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined);
     context.out.result({ ...planJson(plan, false), tasks }, () => planLines(plan, context.out.color, "status", tasks));

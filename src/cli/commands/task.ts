@@ -2,9 +2,10 @@ import { readFileSync } from "node:fs";
 import { DotagentError, EXIT, usageError } from "../../core/errors.js";
 import { checkProjectPath, presentReport, reportAt } from "../../core/reports.js";
 import { addTasks, completeTask, emptyExecution, failTask, maxAttemptsOf, outputOf, readyTasks, retryTask, startTask, type NewTask, type TaskResult } from "../../core/tasks.js";
-import { decodeJson, ID_PATTERN, parseWith } from "../../schema/common.js";
-import { taskImportSchema, type ExecutionState } from "../../schema/execution.js";
-import { loadSnapshot, StateWriter } from "../../store/session.js";
+import { decodeJson, ID_PATTERN } from "../../schema/json.js";
+import type { ExecutionState } from "../../schema/execution.js";
+import { loadSnapshot } from "../../store/session.js";
+import { StateWriter } from "../../store/state-writer.js";
 import { formatProblem, requireValid, requireWorkflow } from "../state-guard.js";
 import { locked, stringOption, type Command, type CommandContext } from "../context.js";
 
@@ -16,7 +17,7 @@ function requireId(id: string | undefined, action: string): string {
   return id;
 }
 
-function readImport(source: string): NewTask[] {
+async function readImport(source: string): Promise<NewTask[]> {
   let text: string;
   try {
     text = readFileSync(source === "-" ? 0 : source, "utf8");
@@ -26,13 +27,15 @@ function readImport(source: string): NewTask[] {
   const decoded = decodeJson(text);
   const where = source === "-" ? "stdin" : source;
   if (!decoded.ok) throw new DotagentError("import_invalid", `${where}: ${decoded.message}; expected a JSON array like [{"id":"task-001","title":"…","depends_on":[]}]`, EXIT.usage);
+  // The schema (and zod) load only for an import.
+  const [{ parseWith }, { taskImportSchema }] = await Promise.all([import("../../schema/common.js"), import("../../schema/execution.js")]);
   const parsed = parseWith(taskImportSchema, decoded.value);
   if (!parsed.ok) throw new DotagentError("import_invalid", `${formatProblem({ file: where, ...parsed.problems[0]! })}; expected a JSON array like [{"id":"task-001","title":"…","depends_on":[]}]`, EXIT.usage);
   return parsed.value.map((t) => ({ id: t.id, title: t.title, depends_on: t.depends_on }));
 }
 
-function runNext(context: CommandContext): number {
-  const snapshot = loadSnapshot(context.paths);
+async function runNext(context: CommandContext): Promise<number> {
+  const snapshot = await loadSnapshot(context.paths);
   requireValid(snapshot, context.now());
   const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
   const ready = execution ? readyTasks(execution) : [];
@@ -62,13 +65,13 @@ export const command: Command = {
     "dotagent task fail task-001 --error 'tests fail'",
     "dotagent task retry task-001 --extra-attempts 2",
   ],
-  run(context) {
+  async run(context) {
     const [action, idArg, ...rest] = context.args;
     if (action === undefined || !(ACTIONS as readonly string[]).includes(action)) throw usageError(`task needs one of ${ACTIONS.join(", ")}; see \`dotagent task --help\``);
     if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
     if (action === "next") return runNext(context);
     const now = context.now();
-    const additions = action === "import" ? readImport(idArg ?? "-") : undefined;
+    const additions = action === "import" ? await readImport(idArg ?? "-") : undefined;
     const id = action === "import" ? "" : requireId(idArg, action);
     const output = stringOption(context, "output");
     let outputPath: string | undefined;
@@ -83,12 +86,12 @@ export const command: Command = {
     const dependsOn = stringOption(context, "depends-on")?.split(",").map((s) => s.trim()).filter((s) => s !== "");
     for (const dep of dependsOn ?? []) requireId(dep, action);
 
-    const result = locked(context, `task ${action}`, () => {
+    const result = await locked(context, `task ${action}`, async () => {
       const extraRequests = [
         ...(outputPath ? [{ path: outputPath, mode: "parse" as const }] : []),
         ...(id ? [{ path: `memory/reports/tasks/${id}.json`, mode: "parse" as const }] : []),
       ];
-      const snapshot = loadSnapshot(context.paths, extraRequests);
+      const snapshot = await loadSnapshot(context.paths, extraRequests);
       const phase = requireWorkflow(snapshot, now);
       const execution: ExecutionState = snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
       let outcome: TaskResult;

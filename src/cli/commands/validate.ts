@@ -5,7 +5,7 @@ import { acquireLock } from "../../store/lock.js";
 import { sweepTempFiles } from "../../store/sweep.js";
 import { loadSnapshot } from "../../store/session.js";
 import { formatProblem } from "../state-guard.js";
-import { resumeOptions } from "./resume.js";
+import { resumeOptions } from "../duration.js";
 import type { Command } from "../context.js";
 import { existsSync } from "node:fs";
 
@@ -14,9 +14,9 @@ export const command: Command = {
   usage: "dotagent validate [--stale-after 7d|never] [--json]",
   options: { "stale-after": { type: "string" } },
   examples: ["dotagent validate", "dotagent validate --json        {valid, errors:[{code,file,path,message}], warnings:[…], removed_temp_files}"],
-  run(context) {
+  async run(context) {
     const now = context.now();
-    const snapshot = loadSnapshot(context.paths);
+    const snapshot = await loadSnapshot(context.paths);
     const report = validateState(snapshot, now, { staleAfterMs: resumeOptions(context).staleAfterMs ?? DEFAULT_STALE_AFTER_MS });
     // Leftover temp files are removed only if no other command holds the lock (it might be writing them).
     let removed: string[] = [];

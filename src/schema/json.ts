@@ -1,0 +1,42 @@
+// What the schemas share that needs no zod: JSON decoding, JSON paths, ids, task statuses. Kept
+// apart so the commands that only read state never load zod (see quick-parse.ts).
+
+/**
+ * Ids become file names (memory/reports/tasks/<id>.json) and command arguments, so they are
+ * limited to a safe alphabet: no slashes, no dots at the start, nothing a shell would expand.
+ */
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+export const TASK_STATUSES = ["pending", "running", "complete", "failed", "dead"] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+export const DEFAULT_MAX_ATTEMPTS = 3;
+
+export type JsonPath = readonly PropertyKey[];
+
+export interface SchemaProblem {
+  /** JSON path inside the file, like `completed_phases[1].phase`; "" for the whole document. */
+  readonly path: string;
+  readonly message: string;
+}
+
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; problems: SchemaProblem[] };
+
+/** `completed_phases[1].phase` from ["completed_phases", 1, "phase"]. */
+export function formatJsonPath(path: JsonPath): string {
+  let out = "";
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out === "" ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+/** JSON.parse without throwing; the message names the position, like V8's, without the stack. */
+export function decodeJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (text.trim() === "") return { ok: false, message: "file is empty" };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, message: `not valid JSON (${(error as Error).message})` };
+  }
+}

@@ -1,0 +1,120 @@
+// Writing the state files: revision +1 on every write, a refusal to overwrite a file that
+// changed on disk since it was read, and the crash-safe order of CONTRACT §3 for a change that
+// spans several files. Only commands that change state load this module (and write-file-atomic).
+import { existsSync, mkdirSync, renameSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { DotagentError, EXIT } from "../core/errors.js";
+import type { StateSnapshot } from "../core/snapshot.js";
+import type { MachineEvent, MoveEffect } from "../core/transitions.js";
+import type { PhaseState } from "../schema/phase.js";
+import type { ExecutionState } from "../schema/execution.js";
+import { writeJsonDurable } from "./atomic-write.js";
+import { fsyncDir } from "./fsync-dir.js";
+import { appendEvents } from "./events.js";
+import { stampOf as fileStamp } from "./state-files.js";
+import type { ProjectPaths } from "./project.js";
+
+export class ConcurrentWriteError extends DotagentError {
+  constructor(file: string) {
+    super("concurrent_write", `${file} changed on disk while this command ran (written without the lock?); run the command again`, EXIT.refused);
+  }
+}
+
+/**
+ * Replaces a state file, provided it is still what was read (`expectedStamp`, or "missing").
+ * Returns the new stamp so one command can write the same file twice.
+ */
+export function writeStateFile(root: string, file: string, value: unknown, expectedStamp: string | undefined): string {
+  if (expectedStamp !== undefined && fileStamp(file) !== expectedStamp) throw new ConcurrentWriteError(relative(root, file));
+  try {
+    writeJsonDurable(file, value);
+  } catch (error) {
+    throw writeFailure(relative(root, file), error);
+  }
+  return fileStamp(file);
+}
+
+const REMEDY: Record<string, string> = {
+  ENOSPC: "free some disk space",
+  EDQUOT: "free some disk space",
+  EACCES: "check the permissions of memory/state",
+  EPERM: "check the permissions of memory/state",
+  EROFS: "the disk is read-only",
+  EIO: "check the disk",
+};
+
+/** An I/O failure while writing state: one line, and the promise that the old file is intact. */
+export function writeFailure(file: string, error: unknown): DotagentError {
+  const code = (error as NodeJS.ErrnoException).code ?? "error";
+  return new DotagentError("write_failed", `could not write ${file} (${code}); the previous state is intact; ${REMEDY[code] ?? "fix the cause"} and run the command again`, EXIT.refused, { errno: code });
+}
+
+function stampOf(read: StateSnapshot["phase"] | StateSnapshot["execution"]): string {
+  return read.kind === "missing" ? "missing" : read.stamp;
+}
+
+/** Writes the state files a command changed, revision +1, in the given snapshot's stead. */
+export class StateWriter {
+  private phaseStamp: string;
+  private executionStamp: string;
+  constructor(
+    private readonly paths: ProjectPaths,
+    snapshot: StateSnapshot,
+    private readonly now: Date,
+  ) {
+    this.phaseStamp = stampOf(snapshot.phase);
+    this.executionStamp = stampOf(snapshot.execution);
+  }
+
+  writePhase(state: PhaseState): PhaseState {
+    const next: PhaseState = { ...state, schema_version: 1, revision: (state.revision ?? 0) + 1, last_updated: this.now.toISOString() };
+    this.phaseStamp = writeStateFile(this.paths.root, this.paths.phaseFile, next, this.phaseStamp);
+    return next;
+  }
+
+  writeExecution(state: ExecutionState): ExecutionState {
+    const next: ExecutionState = { ...state, revision: (state.revision ?? 0) + 1, updated_at: this.now.toISOString(), interruption_safe: true };
+    this.executionStamp = writeStateFile(this.paths.root, this.paths.executionFile, next, this.executionStamp);
+    return next;
+  }
+
+  appendEvents(events: ReadonlyArray<{ type: string; [key: string]: unknown }>): void {
+    appendEvents(this.paths.eventsFile, events, this.now);
+  }
+
+  /**
+   * A change over several files (CONTRACT §3): phase.json with interruption_safe false and the
+   * journal, then the moves, then execution.json, then phase.json safe again. A kill anywhere
+   * leaves either the journal (resume finishes or undoes it) or the finished change.
+   */
+  applyChange(change: {
+    phaseBefore: PhaseState;
+    journal?: NonNullable<PhaseState["pending_transition"]> | undefined;
+    moves: readonly MoveEffect[];
+    execution?: ExecutionState | undefined;
+    phase?: PhaseState | undefined;
+    events: readonly MachineEvent[];
+  }): { phase?: PhaseState; execution?: ExecutionState } {
+    let phaseAfter = change.phase;
+    if (change.moves.length > 0) {
+      const journal = change.journal ?? { type: "move", started_at: this.now.toISOString(), moves: change.moves.map(({ from, to }) => ({ from, to })) };
+      const journaled = this.writePhase({ ...change.phaseBefore, interruption_safe: false, pending_transition: journal });
+      for (const move of change.moves) this.moveFile(move);
+      phaseAfter ??= journaled;
+    }
+    const execution = change.execution === undefined ? undefined : this.writeExecution(change.execution);
+    const phase = phaseAfter === undefined ? undefined : this.writePhase({ ...phaseAfter, interruption_safe: true, pending_transition: null, revision: change.moves.length > 0 ? (phaseAfter.revision ?? 0) + 1 : phaseAfter.revision });
+    this.appendEvents(change.events);
+    return { ...(phase ? { phase } : {}), ...(execution ? { execution } : {}) };
+  }
+
+  private moveFile(move: MoveEffect): void {
+    const from = join(this.paths.root, move.from);
+    const to = join(this.paths.root, move.to);
+    if (!existsSync(from)) return; // already moved by an earlier, cut-off run
+    mkdirSync(dirname(to), { recursive: true });
+    renameSync(from, to);
+    fsyncDir(dirname(to));
+    if (dirname(to) !== dirname(from)) fsyncDir(dirname(from));
+  }
+}
