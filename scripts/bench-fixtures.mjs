@@ -1,0 +1,152 @@
+// Realistic project states for the benchmark (scripts/bench.mjs), written straight to disk in
+// the shape the CLI itself writes them (a 10,000-task state through the CLI would take minutes).
+// The workflow is in IMPLEMENTATION with REQUIREMENTS and ARCHITECTURE completed, their reports
+// present and approved; most tasks are complete with an output file, a few are running (one of
+// them with its output already written, for `task complete`), the rest pending, and dependencies
+// form a DAG (each task depends only on earlier ones). Same `n` and `now` → same bytes.
+import { createHash } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const HOUR = 60 * 60 * 1000;
+const WORKFLOW_ID = "wf-add-login-and-sessions";
+const REQUEST = "add login with email and password, sessions, and a logout button";
+
+/** Small seeded PRNG (mulberry32): fixtures differ by size, never between runs. */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function writeJson(file, value) {
+  writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function taskId(i) {
+  return `task-${String(i + 1).padStart(5, "0")}`;
+}
+
+/** How many tasks of `n` are complete, running and pending. */
+export function taskMix(n) {
+  const running = 3;
+  const complete = Math.max(1, Math.floor(n * 0.9) - running);
+  return { complete, running, pending: n - complete - running };
+}
+
+/**
+ * Writes memory/ under `root` for a workflow with `n` tasks, as of `now`. Returns what the
+ * benchmark needs to know: the running task whose output is already on disk (for `task complete`)
+ * and the counts.
+ */
+export function buildFixture(root, n, now = new Date()) {
+  const t0 = now.getTime() - 48 * HOUR;
+  const at = (ms) => new Date(ms).toISOString();
+  const stateDir = join(root, "memory/state");
+  const reportsDir = join(root, "memory/reports");
+  for (const dir of [stateDir, join(reportsDir, "designs"), join(reportsDir, "tasks")]) mkdirSync(dir, { recursive: true });
+
+  // Phase reports, a few KiB each like the agents write them.
+  const requirement = (i) => ({ id: `R${i + 1}`, text: `The user can ${["sign in", "sign out", "reset a password", "stay signed in", "see a session list"][i % 5]} (requirement ${i + 1}).`, priority: i % 3 === 0 ? "must" : "should" });
+  writeJson(join(reportsDir, "demand.json"), { request: REQUEST, summary: "Email/password login with server-side sessions.", requirements: Array.from({ length: 12 }, (_, i) => requirement(i)), out_of_scope: ["OAuth", "2FA"] });
+  for (const name of ["design-a", "design-b", "design-c"]) {
+    writeJson(join(reportsDir, "designs", `${name}.json`), { name, summary: `Architecture option ${name}`, components: Array.from({ length: 8 }, (_, i) => ({ name: `component-${i}`, responsibility: "handles one part of the login flow", interfaces: ["POST /login", "POST /logout"] })), risks: ["session fixation", "timing attacks"] });
+  }
+  writeJson(join(reportsDir, "roundtable.json"), { options: ["design-a", "design-b", "design-c"], recommendation: "design-b", notes: "b balances simplicity and security" });
+  writeJson(join(reportsDir, "final_design.json"), { chosen: "design-b", modules: Array.from({ length: 10 }, (_, i) => ({ name: `module-${i}`, files: [`src/auth/module-${i}.ts`] })), decisions: ["argon2id for hashes", "httpOnly cookies"] });
+
+  const phase = {
+    workflow_id: WORKFLOW_ID,
+    started_at: at(t0),
+    last_updated: at(t0 + 9 * HOUR),
+    current_phase: "IMPLEMENTATION",
+    phase_status: "in_progress",
+    completed_phases: [
+      { phase: "REQUIREMENTS", completed_at: at(t0 + 2 * HOUR), output: "memory/reports/demand.json" },
+      { phase: "ARCHITECTURE", completed_at: at(t0 + 8 * HOUR), output: "memory/reports/final_design.json" },
+    ],
+    user_checkpoints: [
+      { phase: "REQUIREMENTS", approved_at: at(t0 + 2 * HOUR - 60_000) },
+      { phase: "ARCHITECTURE", approved_at: at(t0 + 8 * HOUR - 60_000) },
+    ],
+    interruption_safe: true,
+    schema_version: 1,
+    revision: 7,
+    request: REQUEST,
+    inputs_hash: createHash("sha256").update(JSON.stringify({ request: REQUEST })).digest("hex").slice(0, 16),
+    pending_transition: null,
+  };
+
+  // Tasks: complete first (their dependencies are all earlier, so complete too), then running
+  // (dependencies among the complete ones), then pending (dependencies anywhere earlier: some are
+  // ready, some blocked).
+  const mix = taskMix(n);
+  const rand = random(n * 2654435761);
+  const implStart = t0 + 9 * HOUR;
+  const implEnd = now.getTime() - HOUR;
+  const step = (implEnd - implStart) / Math.max(1, mix.complete);
+  const tasks = [];
+  const events = [
+    { type: "workflow_started", workflow_id: WORKFLOW_ID, request: REQUEST, at: at(t0) },
+    { type: "phase_started", phase: "REQUIREMENTS", at: at(t0 + 60_000) },
+    { type: "phase_approved", phase: "REQUIREMENTS", at: at(t0 + 2 * HOUR - 60_000) },
+    { type: "phase_completed", phase: "REQUIREMENTS", output: "memory/reports/demand.json", at: at(t0 + 2 * HOUR) },
+    { type: "phase_approved", phase: "ARCHITECTURE", at: at(t0 + 8 * HOUR - 60_000) },
+    { type: "phase_completed", phase: "ARCHITECTURE", output: "memory/reports/final_design.json", at: at(t0 + 8 * HOUR) },
+    { type: "phase_started", phase: "IMPLEMENTATION", at: at(t0 + 9 * HOUR) },
+  ];
+  for (let i = 0; i < n; i++) events.push({ type: "task_added", task_id: taskId(i), at: at(t0 + 9 * HOUR) });
+  let runningWithOutput;
+  for (let i = 0; i < n; i++) {
+    const id = taskId(i);
+    const status = i < mix.complete ? "complete" : i < mix.complete + mix.running ? "running" : "pending";
+    const pool = status === "running" ? mix.complete : i; // running tasks depend on complete ones only
+    const deps = new Set();
+    const count = pool === 0 || rand() < 0.3 ? 0 : 1 + Math.floor(rand() * 3);
+    for (let k = 0; k < count; k++) {
+      // Mostly near neighbours (a module's tasks build on each other), sometimes far back.
+      const back = rand() < 0.8 ? 1 + Math.floor(rand() * Math.min(pool, 20)) : 1 + Math.floor(rand() * pool);
+      deps.add(taskId(Math.max(0, Math.min(pool, i) - back)));
+    }
+    const task = { id, title: `Implement part ${i + 1} of module-${i % 10}`, status, depends_on: [...deps], attempts: 0, started_at: null, completed_at: null, output: `memory/reports/tasks/${id}.json`, error: null };
+    if (status === "complete") {
+      const started = implStart + i * step;
+      task.started_at = at(started);
+      task.completed_at = at(started + step * 0.8);
+      // A task that needed a second attempt now and then.
+      if (i % 17 === 5) task.attempts = 1;
+      events.push({ type: "task_started", task_id: id, attempt: task.attempts + 1, at: task.started_at }, { type: "task_completed", task_id: id, at: task.completed_at });
+      writeOutput(reportsDir, id, i);
+    } else if (status === "running") {
+      task.started_at = at(now.getTime() - 30 * 60_000);
+      events.push({ type: "task_started", task_id: id, attempt: 1, at: task.started_at });
+      if (runningWithOutput === undefined) {
+        runningWithOutput = id;
+        writeOutput(reportsDir, id, i);
+      }
+    }
+    tasks.push(task);
+  }
+  const execution = { workflow_id: WORKFLOW_ID, updated_at: at(now.getTime() - 10 * 60_000), interruption_safe: true, max_attempts: 3, revision: events.length, tasks };
+  phase.last_updated = at(now.getTime() - 10 * 60_000);
+
+  writeJson(join(stateDir, "phase.json"), phase);
+  writeJson(join(stateDir, "execution.json"), execution);
+  writeFileSync(join(stateDir, "events.jsonl"), events.map(({ at: when, ...e }, i) => JSON.stringify({ seq: i + 1, at: when, ...e })).join("\n") + "\n");
+  return { root, tasks: n, mix, runningWithOutput, events: events.length };
+}
+
+function writeOutput(reportsDir, id, i) {
+  writeJson(join(reportsDir, "tasks", `${id}.json`), {
+    task_id: id,
+    status: "complete",
+    summary: `Implemented part ${i + 1}: handler, tests and docs.`,
+    files_changed: [`src/auth/module-${i % 10}/part-${i + 1}.ts`, `src/auth/module-${i % 10}/part-${i + 1}.test.ts`],
+    tests: { passed: 12 + (i % 7), failed: 0 },
+  });
+}
