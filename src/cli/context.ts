@@ -34,7 +34,17 @@ export function requestOption(context: CommandContext): string | undefined {
   return text ? text : undefined;
 }
 
-/** Runs `fn` under the state lock; a stale lock taken over is reported to the person on stderr. */
-export function locked<T>(context: CommandContext, command: string, fn: (locked: Locked) => T): T {
-  return withLock(context.paths, command, fn, (message) => context.out.note(`dotagent: warning: ${message}`));
+/**
+ * Runs `fn` under the state lock; a stale lock taken over is reported to the person on stderr.
+ * If a state file changed on disk while `fn` ran (someone wrote without the lock), its write is
+ * refused and `fn` runs again from a fresh read, up to three times, so no update is lost.
+ */
+export async function locked<T>(context: CommandContext, command: string, fn: (locked: Locked) => T | Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withLock(context.paths, command, fn, (message) => context.out.note(`dotagent: warning: ${message}`));
+    } catch (error) {
+      if (attempt >= 3 || (error as { code?: unknown }).code !== "concurrent_write") throw error;
+    }
+  }
 }
