@@ -14,7 +14,7 @@ const common = {
   platform: "node",
   format: "esm",
   target: "node20",
-  minify: true,
+  minify: process.env.DOTAGENT_NO_MINIFY !== "1", // DOTAGENT_NO_MINIFY=1 for readable profiles
   legalComments: "none",
   define: { __DOTAGENT_VERSION__: JSON.stringify(pkg.version) },
   logLevel: "warning",

@@ -56,9 +56,9 @@ function isReportState(value: object): value is ReportState {
 }
 
 export function reports(files: Record<string, ReportState | object> = {}, designs: string[] = []): ReportSnapshot {
-  const out: Record<string, ReportState> = {};
-  for (const [path, value] of Object.entries(files)) out[path] = isReportState(value) ? value : { status: "valid", data: value };
-  for (const d of designs) out[d] = VALID;
+  const out = new Map<string, ReportState>();
+  for (const [path, value] of Object.entries(files)) out.set(path, isReportState(value) ? value : { status: "valid", data: value });
+  for (const d of designs) out.set(d, VALID);
   return { files: out, designs };
 }
 

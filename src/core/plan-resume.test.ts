@@ -57,13 +57,13 @@ describe("planResume: the contract's table", () => {
 
 /** What the state looks like after the plan's writes, for the second-run checks. */
 function afterWrites(snap: StateSnapshot, plan: ResumePlan): StateSnapshot {
-  const files = { ...snap.reports.files };
+  const files = new Map(snap.reports.files);
   for (const move of plan.writes.moves) {
-    files[move.to] = files[move.from] ?? { status: "exists" };
-    delete files[move.from];
+    files.set(move.to, files.get(move.from) ?? { status: "exists" });
+    files.delete(move.from);
   }
   // execution.json is a state file, so it exists once written (the store checks it like a report).
-  if (snap.execution.kind === "ok") files[REPORT.execution] = { status: "exists" };
+  if (snap.execution.kind === "ok") files.set(REPORT.execution, { status: "exists" });
   return {
     ...snap,
     reports: { ...snap.reports, files },

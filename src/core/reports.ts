@@ -12,15 +12,16 @@ export type ReportState =
 
 export interface ReportSnapshot {
   /** Project-relative path → what is there. A path not listed counts as missing. */
-  readonly files: Readonly<Record<string, ReportState>>;
+  readonly files: ReadonlyMap<string, ReportState>;
   /** Valid designs under memory/reports/designs/, sorted. */
   readonly designs: readonly string[];
 }
 
 export const MISSING: ReportState = { status: "missing" };
+export const EXISTS: ReportState = { status: "exists" };
 
 export function reportAt(snapshot: ReportSnapshot, path: string): ReportState {
-  return snapshot.files[path] ?? MISSING;
+  return snapshot.files.get(path) ?? MISSING;
 }
 
 export function isValidReport(state: ReportState): boolean {

@@ -4,14 +4,14 @@
 // is reported as `outside`, never followed.
 import { lstatSync, readFileSync, readdirSync, realpathSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
-import { checkProjectPath, judgeReport, reportKind, type ReportSnapshot, type ReportState } from "../core/reports.js";
+import { EXISTS, checkProjectPath, judgeReport, reportKind, type ReportSnapshot, type ReportState } from "../core/reports.js";
 import { REPORT } from "../core/phases.js";
 import type { ReportRequest } from "../core/snapshot.js";
 
 export type { ReportRequest } from "../core/snapshot.js";
 
 export function readReports(root: string, requests: Iterable<ReportRequest>): ReportSnapshot {
-  const files: Record<string, ReportState> = {};
+  const files = new Map<string, ReportState>();
   const realRoot = safeRealpath(root) ?? root;
   const dirCache = new Map<string, boolean>();
   const insideReal = (relDir: string): boolean => {
@@ -25,7 +25,7 @@ export function readReports(root: string, requests: Iterable<ReportRequest>): Re
   };
   let taskFiles: Set<string> | undefined;
   for (const request of requests) {
-    const existing = files[request.path];
+    const existing = files.get(request.path);
     if (existing !== undefined && (existing.status !== "exists" || request.mode === "exists")) continue;
     // Existence of task outputs: one listing of the tasks folder instead of an lstat per task
     // (10,000 tasks). Names not listed as regular files take the careful path below.
@@ -33,11 +33,11 @@ export function readReports(root: string, requests: Iterable<ReportRequest>): Re
       taskFiles ??= listRegularFiles(join(root, REPORT.tasksDir));
       const name = request.path.slice(TASKS_PREFIX.length);
       if (taskFiles.has(name) && insideReal(REPORT.tasksDir)) {
-        files[request.path] = { status: "exists" };
+        files.set(request.path, EXISTS);
         continue;
       }
     }
-    files[request.path] = readOne(root, request, insideReal);
+    files.set(request.path, readOne(root, request, insideReal));
   }
   return { files, designs: listDesigns(root, files, insideReal) };
 }
@@ -79,7 +79,7 @@ function readOne(root: string, request: ReportRequest, insideReal: (relDir: stri
   }
 }
 
-function listDesigns(root: string, files: Record<string, ReportState>, insideReal: (relDir: string) => boolean): string[] {
+function listDesigns(root: string, files: Map<string, ReportState>, insideReal: (relDir: string) => boolean): string[] {
   let names: string[];
   try {
     names = readdirSync(join(root, REPORT.designsDir));
@@ -90,8 +90,8 @@ function listDesigns(root: string, files: Record<string, ReportState>, insideRea
   for (const name of names.sort()) {
     if (!name.endsWith(".json")) continue;
     const path = `${REPORT.designsDir}/${name}`;
-    const state = files[path] ?? readOne(root, { path, mode: "parse" }, insideReal);
-    files[path] = state;
+    const state = files.get(path) ?? readOne(root, { path, mode: "parse" }, insideReal);
+    files.set(path, state);
     if (state.status === "valid") valid.push(path);
   }
   return valid;
