@@ -2,6 +2,7 @@ import type { ParseArgsConfig } from "node:util";
 import type { Output } from "./output.js";
 import type { ProjectPaths } from "../store/project.js";
 import { withLock, type Locked } from "../store/session.js";
+import { ioFailure } from "../store/io-error.js";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
@@ -44,7 +45,7 @@ export async function locked<T>(context: CommandContext, command: string, fn: (l
     try {
       return await withLock(context.paths, command, fn, (message) => context.out.note(`dotagent: warning: ${message}`));
     } catch (error) {
-      if (attempt >= 3 || (error as { code?: unknown }).code !== "concurrent_write") throw error;
+      if (attempt >= 3 || (error as { code?: unknown }).code !== "concurrent_write") throw ioFailure(error, context.paths.root) ?? error;
     }
   }
 }

@@ -3,6 +3,8 @@
 // still leave a torn last line: readers skip any line that does not parse, and the next append
 // starts on a fresh line so the torn one never swallows a good event.
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync, readFileSync } from "node:fs";
+import { basename } from "node:path";
+import { writeFailure } from "./io-error.js";
 
 export interface EventRecord {
   seq: number;
@@ -56,12 +58,16 @@ export function appendEvents(file: string, events: ReadonlyArray<{ type: string;
   const { lastSeq, endsWithNewline } = readTail(file);
   const records = events.map((event, i): EventRecord => ({ seq: lastSeq + i + 1, at: at.toISOString(), ...event }));
   const text = (endsWithNewline ? "" : "\n") + records.map((r) => JSON.stringify(r)).join("\n") + "\n";
-  const fd = openSync(file, "a");
   try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    const fd = openSync(file, "a");
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    throw writeFailure(`memory/state/${basename(file)}`, error);
   }
   return records;
 }

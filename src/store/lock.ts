@@ -17,6 +17,7 @@ import { closeSync, fsyncSync, linkSync, openSync, readFileSync, readdirSync, re
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { fsyncDir } from "./fsync-dir.js";
+import { writeFailure } from "./io-error.js";
 
 export interface LockInfo {
   pid: number;
@@ -124,9 +125,12 @@ function writeTemp(stateDir: string, content: string): string {
   try {
     writeFileSync(fd, content);
     fsyncSync(fd);
-  } finally {
+  } catch (error) {
     closeSync(fd);
+    tryUnlink(tmp); // a full disk must not leave a half-written temp lock behind
+    throw error;
   }
+  closeSync(fd);
   return tmp;
 }
 
@@ -211,6 +215,15 @@ export function describeAge(ms: number): string {
 }
 
 export function acquireLock(stateDir: string, options: LockOptions): LockHandle {
+  try {
+    return acquire(stateDir, options);
+  } catch (error) {
+    if (error instanceof DotagentError) throw error;
+    throw writeFailure("memory/state/.lock", error);
+  }
+}
+
+function acquire(stateDir: string, options: LockOptions): LockHandle {
   const now = options.now ?? (() => new Date());
   const waitMs = options.waitMs ?? defaultWaitMs();
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;

@@ -10,6 +10,9 @@ import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import { writeJsonDurable } from "./atomic-write.js";
 import { fsyncDir } from "./fsync-dir.js";
+import { writeFailure } from "./io-error.js";
+
+export { writeFailure };
 import { appendEvents } from "./events.js";
 import { stampOf as fileStamp } from "./state-files.js";
 import type { ProjectPaths } from "./project.js";
@@ -34,20 +37,6 @@ export function writeStateFile(root: string, file: string, value: unknown, expec
   return fileStamp(file);
 }
 
-const REMEDY: Record<string, string> = {
-  ENOSPC: "free some disk space",
-  EDQUOT: "free some disk space",
-  EACCES: "check the permissions of memory/state",
-  EPERM: "check the permissions of memory/state",
-  EROFS: "the disk is read-only",
-  EIO: "check the disk",
-};
-
-/** An I/O failure while writing state: one line, and the promise that the old file is intact. */
-export function writeFailure(file: string, error: unknown): DotagentError {
-  const code = (error as NodeJS.ErrnoException).code ?? "error";
-  return new DotagentError("write_failed", `could not write ${file} (${code}); the previous state is intact; ${REMEDY[code] ?? "fix the cause"} and run the command again`, EXIT.refused, { errno: code });
-}
 
 function stampOf(read: StateSnapshot["phase"] | StateSnapshot["execution"]): string {
   return read.kind === "missing" ? "missing" : read.stamp;
