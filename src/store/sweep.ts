@@ -1,10 +1,12 @@
 // Temp files left by killed processes: write-file-atomic's `<name>.<digits>` beside phase.json,
-// execution.json and events.jsonl, and the lock's `.lock.<pid>.<hex>.tmp`. Only a command that
-// holds the state lock sweeps. Every writer of the state files holds the lock too, so their temp
-// files are never live; the lock's temp files are written by processes still waiting for the
-// lock, so those are removed only when the pid in their name is dead.
-import { readdirSync, unlinkSync } from "node:fs";
+// execution.json and events.jsonl, the lock's `.lock.<pid>.<hex>.tmp`, and the temp folders of a
+// killed archive or restore in .archive/. Only a command that holds the state lock sweeps. Every
+// writer of the state files and archives holds the lock too, so their temp files are never live;
+// the lock's temp files are written by processes still waiting for the lock, so those are removed
+// only when the pid in their name is dead.
+import { readdirSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import { isLeftoverTempName } from "../archive/archive-names.js";
 import { isPidAlive } from "./lock.js";
 
 const STATE_TEMP = /^(phase\.json|execution\.json|events\.jsonl)\.(\d+|tmp)$/;
@@ -24,9 +26,25 @@ function isLeftover(lockTemp: string): boolean {
   return !isPidAlive(Number(LOCK_TEMP.exec(lockTemp)?.[1]));
 }
 
-/** Leftover temp files in memory/state (a waiting process's lock temp file is not one). *//** Removes leftover temp files; returns the names removed. */
-export function sweepTempFiles(stateDir: string): string[] {
+/** Leftover temp files in memory/state (a waiting process's lock temp file is not one). *//** Leftovers of a killed archive, create or restore in .archive/ (archives run under the lock too). */
+function sweepArchiveTemps(stateDir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(stateDir, ".archive"));
+  } catch {
+    return [];
+  }
   const removed: string[] = [];
+  for (const name of names.filter(isLeftoverTempName)) {
+    rmSync(join(stateDir, ".archive", name), { recursive: true, force: true });
+    removed.push(`.archive/${name}`);
+  }
+  return removed;
+}
+
+/** Removes leftover temp files; returns the names removed. */
+export function sweepTempFiles(stateDir: string): string[] {
+  const removed: string[] = sweepArchiveTemps(stateDir);
   for (const name of findTempFiles(stateDir)) {
     try {
       unlinkSync(join(stateDir, name));
