@@ -83,6 +83,8 @@ export interface PlanWrites {
   moves: MoveEffect[];
   /** The journal entry to write before the moves. */
   journal?: NonNullable<PhaseState["pending_transition"]>;
+  /** Finish clearing the live state of a fresh start that was cut off (it is in this archive). */
+  finishClear?: string;
   events: MachineEvent[];
 }
 
@@ -123,6 +125,19 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
     writes: { moves: [], events: [] } as PlanWrites,
   };
 
+  if (snapshot.clearing) {
+    return {
+      ...base,
+      workflow_id: null,
+      phase: null,
+      phase_status: null,
+      completed_phases: [],
+      situation: "none",
+      next: { action: "start_workflow", agent: "pm", tasks: [], reason: "no workflow: the last one was archived; run `dotagent init --request …`, then spawn the pm agent" },
+      repairs: [{ code: "clear_finished", message: `a fresh start was cut off after archiving the old state as ${snapshot.clearing}: finished clearing it` }],
+      writes: { moves: [], events: [], finishClear: snapshot.clearing },
+    };
+  }
   if (validation.errors.length > 0) {
     const first = validation.errors[0]!;
     return {

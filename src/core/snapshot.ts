@@ -23,6 +23,11 @@ export interface StateSnapshot {
   readonly execution: FileRead<ExecutionState>;
   readonly reports: ReportSnapshot;
   readonly tempFiles: readonly string[];
+  /**
+   * Set when a fresh start was cut off after the old state was archived but before the live
+   * state was cleared (memory/state/.clearing names the archive): the rest is being discarded.
+   */
+  readonly clearing?: string | null;
 }
 
 export interface ReportRequest {

@@ -25,6 +25,7 @@ export const FUTURE_SKEW_MS = 5 * 60 * 1000;
 export const DEFAULT_STALE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
 const PHASE_FILE = "memory/state/phase.json";
 const EXECUTION_FILE = "memory/state/execution.json";
+export const CLEARING_FILE = "memory/state/.clearing";
 
 export function lastActivity(phase: PhaseState | undefined, execution: ExecutionState | undefined): string | undefined {
   const times = [phase?.last_updated, execution?.updated_at].filter((t): t is string => typeof t === "string");
@@ -35,6 +36,10 @@ export function lastActivity(phase: PhaseState | undefined, execution: Execution
 export function validateState(snapshot: StateSnapshot, now: Date, options: ValidateOptions): ValidationReport {
   const errors: Problem[] = [];
   const warnings: Problem[] = [];
+  if (snapshot.clearing) {
+    // What is left is being discarded (it is safe in the archive): nothing to check but that.
+    return { errors, warnings: [{ code: "clear_interrupted", file: CLEARING_FILE, path: "", message: `clearing the live state after archiving it as ${snapshot.clearing} was cut off; \`dotagent resume\` finishes it` }] };
+  }
   const error = (code: string, file: string, path: string, message: string) => errors.push({ code, file, path, message });
   const warn = (code: string, file: string, path: string, message: string) => warnings.push({ code, file, path, message });
 

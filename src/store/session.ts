@@ -1,6 +1,7 @@
 // A command's view of one project: read a consistent snapshot, and take the lock. Writing is in
 // state-writer.ts, which read-only commands never load.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { reportRequests, type StateSnapshot, type ReportRequest } from "../core/snapshot.js";
 import { acquireLock, type LockHandle } from "./lock.js";
 import { findTempFiles, sweepTempFiles } from "./sweep.js";
@@ -12,10 +13,22 @@ export async function loadSnapshot(paths: ProjectPaths, extra: readonly ReportRe
   return completeSnapshot(paths, await readPhaseFile(paths), await readExecutionFile(paths), extra);
 }
 
+export const CLEARING_MARKER = ".clearing";
+
+/** The archive named by memory/state/.clearing, if a fresh start was cut off while clearing. */
+function readClearing(paths: ProjectPaths): string | null {
+  try {
+    const value = JSON.parse(readFileSync(join(paths.stateDir, CLEARING_MARKER), "utf8")) as { archive?: unknown };
+    return typeof value.archive === "string" ? value.archive : "an archive";
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? null : "an archive";
+  }
+}
+
 /** Adds the reports and temp files a snapshot needs to the two state files as read. */
 export function completeSnapshot(paths: ProjectPaths, phase: StateSnapshot["phase"], execution: StateSnapshot["execution"], extra: readonly ReportRequest[]): StateSnapshot {
   const requests = reportRequests(phase.kind === "ok" ? phase.value : undefined, execution.kind === "ok" ? execution.value : undefined);
-  return { phase, execution, reports: readReports(paths.root, [...requests, ...extra]), tempFiles: findTempFiles(paths.stateDir) };
+  return { phase, execution, reports: readReports(paths.root, [...requests, ...extra]), tempFiles: findTempFiles(paths.stateDir), clearing: readClearing(paths) };
 }
 
 export interface Locked {

@@ -1,4 +1,5 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { EXIT, DotagentError, usageError } from "../../core/errors.js";
 import { createWorkflow, isWorkflowComplete, suggestWorkflowId } from "../../core/transitions.js";
 import { shellQuote } from "../../core/plan-resume.js";
@@ -7,7 +8,8 @@ import { hasState, type ProjectPaths } from "../../store/project.js";
 import { loadSnapshot } from "../../store/session.js";
 import { StateWriter } from "../../store/state-writer.js";
 import { loadCold } from "../load-cold.js";
-import { archiveLiveState } from "../fresh-start.js";
+import { archiveLiveState, finishClear } from "../fresh-start.js";
+import { CLEARING_MARKER } from "../../store/session.js";
 import { locked, requestOption, stringOption, type Command } from "../context.js";
 import type { PhaseState } from "../../schema/phase.js";
 
@@ -50,6 +52,8 @@ export const command: Command = {
       if (!answer) throw new DotagentError("init_declined", "kept the existing workflow; continue it with `dotagent resume`", EXIT.refused);
     }
     const { state, archived } = await locked(context, "init", async () => {
+      // A fresh start cut off while clearing is finished first: no leftover report may leak into the new workflow.
+      if (existsSync(join(context.paths.stateDir, CLEARING_MARKER))) await finishClear(context.paths);
       const archivedName = hasState(context.paths) ? await archiveLiveState(context.paths, "replaced by dotagent init", now) : null;
       return { state: await initWorkflow(context.paths, request, workflowId, now), archived: archivedName };
     });

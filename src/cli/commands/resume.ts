@@ -5,14 +5,18 @@ import type { StateSnapshot } from "../../core/snapshot.js";
 import { loadSnapshot } from "../../store/session.js";
 import { StateWriter } from "../../store/state-writer.js";
 import { loadCold } from "../load-cold.js";
-import { archiveLiveState } from "../fresh-start.js";
+import { archiveLiveState, finishClear } from "../fresh-start.js";
 import { resumeOptions } from "../duration.js";
 import { planJson, planLines } from "../render-plan.js";
 import { locked, type Command, type CommandContext } from "../context.js";
 import { initWorkflow } from "./init.js";
 
 /** Carries out a plan's writes: journal, moves, execution.json, phase.json, events. */
-function applyPlan(context: CommandContext, snapshot: StateSnapshot, plan: ResumePlan, now: Date): void {
+async function applyPlan(context: CommandContext, snapshot: StateSnapshot, plan: ResumePlan, now: Date): Promise<void> {
+  if (plan.writes.finishClear) {
+    await finishClear(context.paths);
+    return;
+  }
   const writer = new StateWriter(context.paths, snapshot, now);
   const { writes } = plan;
   if (writes.phase || writes.execution || writes.moves.length > 0) {
@@ -53,7 +57,7 @@ export const command: Command = {
         const snapshot = await loadSnapshot(context.paths);
         const plan = planResume(snapshot, now, options);
         if (plan.decision === null) {
-          applyPlan(context, snapshot, plan, now);
+          await applyPlan(context, snapshot, plan, now);
           return { plan, done: true as const };
         }
         return { plan, done: false as const };
