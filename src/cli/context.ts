@@ -1,4 +1,6 @@
 import type { ParseArgsConfig } from "node:util";
+import { usageError } from "../core/errors.js";
+import { checkProjectPath } from "../core/reports.js";
 import type { Output } from "./output.js";
 import type { ProjectPaths } from "../store/project.js";
 import { withLock, type Locked } from "../store/session.js";
@@ -48,4 +50,21 @@ export async function locked<T>(context: CommandContext, command: string, fn: (l
       if (attempt >= 3 || (error as { code?: unknown }).code !== "concurrent_write") throw ioFailure(error, context.paths.root) ?? error;
     }
   }
+}
+
+/** The sub-command (first argument) and at most one more argument, or a usage error. */
+export function subcommand<A extends string>(context: CommandContext, command: string, actions: readonly A[]): [A, string | undefined] {
+  const [action, arg, ...rest] = context.args;
+  if (action === undefined || !(actions as readonly string[]).includes(action)) throw usageError(`${command} needs one of ${actions.join(", ")}; see \`dotagent ${command} --help\``);
+  if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
+  return [action as A, arg];
+}
+
+/** --output as a project-relative path, or a usage error for one that leaves the project. */
+export function outputOption(context: CommandContext): string | undefined {
+  const output = stringOption(context, "output");
+  if (output === undefined) return undefined;
+  const checked = checkProjectPath(output);
+  if (!checked.ok) throw usageError(`--output ${output} ${checked.reason}`);
+  return checked.path;
 }

@@ -1,14 +1,12 @@
 import { DotagentError, EXIT, usageError } from "../../core/errors.js";
 import { isPhase, PHASES } from "../../core/phases.js";
-import { checkProjectPath } from "../../core/reports.js";
 import { transition, type PhaseEvent } from "../../core/transitions.js";
 import { loadSnapshot } from "../../store/session.js";
 import { StateWriter } from "../../store/state-writer.js";
 import { requireWorkflow } from "../state-guard.js";
-import { locked, stringOption, type Command } from "../context.js";
+import { locked, outputOption, stringOption, subcommand, type Command } from "../context.js";
 
 const ACTIONS = ["start", "complete", "fail", "approve", "rework"] as const;
-type PhaseAction = (typeof ACTIONS)[number];
 
 export const command: Command = {
   summary: "start|complete|fail|approve|rework a phase",
@@ -22,20 +20,14 @@ export const command: Command = {
     "dotagent phase rework                         failed verification: back to IMPLEMENTATION",
   ],
   async run(context) {
-    const [action, phaseArg, ...rest] = context.args;
-    if (action === undefined || !(ACTIONS as readonly string[]).includes(action)) throw usageError(`phase needs one of ${ACTIONS.join(", ")}; see \`dotagent phase --help\``);
-    if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
+    const [action, phaseArg] = subcommand(context, "phase", ACTIONS);
     const phase = phaseArg?.toUpperCase();
     if (phase !== undefined && !isPhase(phase)) throw usageError(`"${phaseArg}" is not a phase; phases are ${PHASES.join(", ")}`);
-    const output = stringOption(context, "output");
-    if (output !== undefined) {
-      const checked = checkProjectPath(output);
-      if (!checked.ok) throw usageError(`--output ${output} ${checked.reason}`);
-    }
-    const event = { type: action as PhaseAction, phase, output, error: stringOption(context, "error") } as PhaseEvent;
+    const output = outputOption(context);
+    const event = { type: action, phase, output, error: stringOption(context, "error") } as PhaseEvent;
     const now = context.now();
     const result = await locked(context, `phase ${action}`, async () => {
-      const snapshot = await loadSnapshot(context.paths, output === undefined ? [] : [{ path: checkProjectPath(output).ok ? (checkProjectPath(output) as { path: string }).path : output, mode: "parse" }]);
+      const snapshot = await loadSnapshot(context.paths, output === undefined ? [] : [{ path: output, mode: "parse" }]);
       const state = requireWorkflow(snapshot, now);
       const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
       const outcome = transition(state, event, { reports: snapshot.reports, execution, now });

@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
 import { DotagentError, EXIT, usageError } from "../../core/errors.js";
-import { checkProjectPath, presentReport, reportAt } from "../../core/reports.js";
+import { presentReport, reportAt } from "../../core/reports.js";
 import { addTasks, completeTask, emptyExecution, failTask, maxAttemptsOf, outputOf, readyTasks, retryTask, startTask, type NewTask, type TaskResult } from "../../core/tasks.js";
 import { decodeJson, ID_PATTERN } from "../../schema/json.js";
 import type { ExecutionState } from "../../schema/execution.js";
 import { loadSnapshot } from "../../store/session.js";
 import { StateWriter } from "../../store/state-writer.js";
 import { formatProblem, requireValid, requireWorkflow } from "../state-guard.js";
-import { locked, stringOption, type Command, type CommandContext } from "../context.js";
+import { locked, outputOption, stringOption, subcommand, type Command, type CommandContext } from "../context.js";
 
 const ACTIONS = ["add", "import", "start", "complete", "fail", "retry", "next"] as const;
 
@@ -66,20 +66,12 @@ export const command: Command = {
     "dotagent task retry task-001 --extra-attempts 2",
   ],
   async run(context) {
-    const [action, idArg, ...rest] = context.args;
-    if (action === undefined || !(ACTIONS as readonly string[]).includes(action)) throw usageError(`task needs one of ${ACTIONS.join(", ")}; see \`dotagent task --help\``);
-    if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
+    const [action, idArg] = subcommand(context, "task", ACTIONS);
     if (action === "next") return runNext(context);
     const now = context.now();
     const additions = action === "import" ? await readImport(idArg ?? "-") : undefined;
     const id = action === "import" ? "" : requireId(idArg, action);
-    const output = stringOption(context, "output");
-    let outputPath: string | undefined;
-    if (output !== undefined) {
-      const checked = checkProjectPath(output);
-      if (!checked.ok) throw usageError(`--output ${output} ${checked.reason}`);
-      outputPath = checked.path;
-    }
+    const outputPath = outputOption(context);
     const extraText = stringOption(context, "extra-attempts");
     const extra = extraText === undefined ? 0 : Number(extraText);
     if (!Number.isInteger(extra) || extra < 0 || extra > 1000) throw usageError(`--extra-attempts takes a whole number from 0 to 1000, not "${extraText}"`);
