@@ -80,7 +80,3 @@ export function checkProjectPath(path: string): { ok: true; path: string } | { o
   if (normal === ".." || normal.startsWith("../")) return { ok: false, reason: "leaves the project" };
   return { ok: true, path: normal.replace(/^\.\//, "") };
 }
-
-export function isUnderReports(path: string): boolean {
-  return path.startsWith(`${REPORTS_DIR}/`);
-}

@@ -238,10 +238,6 @@ export function dependencyOrder(tasks: readonly Task[]): Task[] {
   return order.length === tasks.length ? order : tasks.slice();
 }
 
-export function deadTasks(state: ExecutionState): Task[] {
-  return state.tasks.filter((t) => t.status === "dead");
-}
-
 export function countByStatus(state: ExecutionState | undefined): Record<string, number> {
   const counts: Record<string, number> = { pending: 0, running: 0, complete: 0, failed: 0, dead: 0 };
   for (const task of state?.tasks ?? []) counts[task.status] = (counts[task.status] ?? 0) + 1;

@@ -68,7 +68,3 @@ export function readPhaseFile(paths: ProjectPaths): Promise<FileRead<PhaseState>
 export function readExecutionFile(paths: ProjectPaths): Promise<FileRead<ExecutionState>> {
   return readStateFile(paths.root, paths.executionFile, quickExecutionState, async () => (await import("../schema/execution.js")).parseExecutionState);
 }
-
-export function currentStamp(file: string): string {
-  return stampOf(file);
-}

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { DotagentError } from "../../src/core/errors.js";
 import { projectPaths, type ProjectPaths } from "../../src/store/project.js";
-import { currentStamp } from "../../src/store/state-files.js";
+import { stampOf } from "../../src/store/state-files.js";
 import { writeStateFile } from "../../src/store/state-writer.js";
 import { appendEvents } from "../../src/store/events.js";
 import { acquireLock } from "../../src/store/lock.js";
@@ -103,7 +103,7 @@ describe("a failed state write keeps the old file and says so in one line", () =
     const file = pick(paths);
     const before = readFileSync(file);
     const failed = await failWhen(code, (op) => op.name === call && op.detail.includes(`/${name}`));
-    const error = caught(() => writeStateFile(paths.root, file, { replaced: true }, currentStamp(file)));
+    const error = caught(() => writeStateFile(paths.root, file, { replaced: true }, stampOf(file)));
     stopFaults();
     expect(failed.length, "the fault was hit").toBeGreaterThan(0);
     expectOneLineDotagentError(error, `memory/state/${name}`, code);

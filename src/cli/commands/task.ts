@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { DotagentError, EXIT, usageError } from "../../core/errors.js";
-import { presentReport, reportAt } from "../../core/reports.js";
+import { reportAt } from "../../core/reports.js";
 import { addTasks, completeTask, emptyExecution, failTask, maxAttemptsOf, outputOf, readyTasks, retryTask, startTask, type NewTask, type TaskResult } from "../../core/tasks.js";
 import { decodeJson, ID_PATTERN } from "../../schema/json.js";
 import type { ExecutionState } from "../../schema/execution.js";
@@ -113,10 +113,11 @@ export const command: Command = {
       // first, so recovery never mistakes the old output for this attempt's. That touches two
       // files, so it goes through the journaled change.
       const stale = action === "start" && task !== undefined ? outputOf(task) : undefined;
-      if (stale !== undefined && presentReport(reportAt(snapshot.reports, stale)) || (stale !== undefined && reportAt(snapshot.reports, stale).status === "invalid")) {
-        const to = stale!.replace(/\.json$/, "") + `.attempt-${task!.attempts}-${now.getTime()}.json`;
-        const moves = [{ type: "move" as const, from: stale!, to }];
-        writer.applyChange({ phaseBefore: phase, journal: { type: "task_start", task_id: id, started_at: now.toISOString(), moves: [{ from: stale!, to }] }, moves, execution: outcome.state, phase, events: outcome.events });
+      const found = stale === undefined ? "missing" : reportAt(snapshot.reports, stale).status;
+      if (stale !== undefined && task !== undefined && found !== "missing" && found !== "outside") {
+        const to = `${stale.replace(/\.json$/, "")}.attempt-${task.attempts}-${now.getTime()}.json`;
+        const moves = [{ type: "move" as const, from: stale, to }];
+        writer.applyChange({ phaseBefore: phase, journal: { type: "task_start", task_id: id, started_at: now.toISOString(), moves: [{ from: stale, to }] }, moves, execution: outcome.state, phase, events: outcome.events });
       } else {
         writer.writeExecution(outcome.state);
         writer.appendEvents(outcome.events);
