@@ -37,8 +37,13 @@ export function validateState(snapshot: StateSnapshot, now: Date, options: Valid
   const errors: Problem[] = [];
   const warnings: Problem[] = [];
   if (snapshot.clearing) {
-    // What is left is being discarded (it is safe in the archive): nothing to check but that.
-    return { errors, warnings: [{ code: "clear_interrupted", file: CLEARING_FILE, path: "", message: `clearing the live state after archiving it as ${snapshot.clearing} was cut off; \`dotagent resume\` finishes it` }] };
+    const { archive, problem } = snapshot.clearing;
+    if (problem !== null) {
+      errors.push({ code: "clearing_invalid", file: CLEARING_FILE, path: "", message: `${problem}: nothing proves the state was archived, so it is not cleared; archive it with \`dotagent archive\` (or remove the marker if the state is to be kept)` });
+    } else {
+      // What is left is being discarded (it is safe in the archive): nothing to check but that.
+      return { errors, warnings: [{ code: "clear_interrupted", file: CLEARING_FILE, path: "", message: `clearing the live state after archiving it as ${archive} was cut off; \`dotagent resume\` finishes it` }] };
+    }
   }
   const error = (code: string, file: string, path: string, message: string) => errors.push({ code, file, path, message });
   const warn = (code: string, file: string, path: string, message: string) => warnings.push({ code, file, path, message });
