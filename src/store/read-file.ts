@@ -18,8 +18,11 @@ export type FileBytes =
 
 export interface ReadOptions {
   readonly maxBytes: number;
-  /** "refuse": a link is never followed; "inside": followed when it stays in `root`'s real path. */
-  readonly links: "refuse" | "inside";
+  /**
+   * "refuse": a link is never followed; "inside": followed when it stays in `root`'s real path;
+   * "follow": followed (a file the user names, like `task import FILE`).
+   */
+  readonly links: "refuse" | "inside" | "follow";
   /** The project root, for `links: "inside"`. */
   readonly root?: string;
 }
@@ -31,7 +34,7 @@ export const MAX_STATE_BYTES = 64 * MiB;
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0);
 
 export function readProjectFile(file: string, options: ReadOptions): FileBytes {
-  if (options.links === "refuse" || options.root !== undefined) {
+  if (options.links !== "follow") {
     let link = false;
     try {
       link = lstatSync(file).isSymbolicLink();

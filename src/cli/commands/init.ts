@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { EXIT, DotagentError, usageError } from "../../core/errors.js";
 import { createWorkflow, isWorkflowComplete, suggestWorkflowId } from "../../core/transitions.js";
 import { shellQuote } from "../../core/plan-resume.js";
-import { ID_PATTERN } from "../../schema/json.js";
+import { idProblem } from "../../schema/json.js";
 import { hasState, type ProjectPaths } from "../../store/project.js";
 import { loadSnapshot } from "../../store/session.js";
 import { StateWriter } from "../../store/state-writer.js";
@@ -32,7 +32,8 @@ export const command: Command = {
   async run(context) {
     const request = requestOption(context);
     const workflowId = stringOption(context, "workflow-id");
-    if (workflowId !== undefined && !ID_PATTERN.test(workflowId)) throw usageError(`--workflow-id "${workflowId}" is not a valid id: letters, digits, '.', '_' or '-'`);
+    const idError = workflowId === undefined ? null : idProblem(workflowId, "workflow id");
+    if (idError !== null) throw usageError(`--workflow-id: ${idError}`);
     const now = context.now();
     if (hasState(context.paths)) {
       const snapshot = await loadSnapshot(context.paths);
