@@ -83,7 +83,7 @@ async function main(argv: string[]): Promise<number> {
   const { command } = await entry.load();
   let parsed;
   try {
-    parsed = parseArgs({ args: argv.slice(1), options: { ...GLOBAL_OPTIONS, ...command.options }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv.slice(1), options: { ...GLOBAL_OPTIONS, ...command.options }, allowPositionals: true, strict: command.lenientOptions !== true });
   } catch (error) {
     throw new DotagentError("usage", `${(error as Error).message.split("\n")[0]}; see \`dotagent ${name} --help\``, EXIT.usage);
   }

@@ -129,6 +129,14 @@ function validatePhase(phase: PhaseState, reports: ReportSnapshot, checkTime: Ti
     });
   }
   if (phase.rework) checkPath(f, "rework.verification", phase.rework.verification, reports, false);
+  // The current phase's report is work in progress (an agent may be writing it): a warning that
+  // names it, so `validate` says why the phase will not complete yet.
+  if (phase.phase_status !== "complete") {
+    for (const output of PHASE_TABLE[phase.current_phase].outputs) {
+      const state = reportAt(reports, output);
+      if (state.status === "invalid" || state.status === "outside") warn("report_invalid", output, "", `${output} ${state.reason}; the ${phase.current_phase} phase cannot complete until it is fixed`);
+    }
+  }
 }
 
 function validateExecution(execution: ExecutionState, reports: ReportSnapshot, checkTime: TimeCheck, checkPath: PathCheck, error: Report, warn: Report): void {

@@ -3,6 +3,7 @@ import { DotagentError, EXIT, usageError } from "../../core/errors.js";
 import { existsSync } from "node:fs";
 import { hasState } from "../../store/project.js";
 import { clearingPath } from "../../store/clearing-marker.js";
+import { assertStatePaths } from "../../store/state-paths.js";
 import { archiveLiveState } from "../fresh-start.js";
 import { loadCold } from "../load-cold.js";
 import { locked, stringOption, type Command } from "../context.js";
@@ -19,6 +20,7 @@ export const command: Command = {
   async run(context) {
     const [sub, name, ...rest] = context.args;
     if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
+    assertStatePaths(context.paths); // .archive/ a file, memory/state a link: one line, exit 3
     const { archive } = await loadCold();
     const now = context.now();
     if (sub === undefined) {

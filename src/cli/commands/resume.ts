@@ -40,7 +40,7 @@ export const command: Command = {
     "dotagent resume                         after `claude -r`: repair, then say what comes next",
     "dotagent resume --json --dry-run        the plan for an agent, nothing written",
     "dotagent resume --request 'add login'   also check the request is the one the workflow is for",
-    "dotagent resume --dir examples/interrupted-implementation --dry-run",
+    "dotagent resume --dir examples/orphaned-tasks --dry-run",
   ],
   async run(context) {
     const now = context.now();
