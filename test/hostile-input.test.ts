@@ -95,6 +95,27 @@ describe("issue 15, case 1: a stray memory/state/.clearing never clears unarchiv
     expect(existsSync(join(p, "memory/state/phase.json"))).toBe(true);
   });
 
+  it("finishing a real cut-off clear keeps a report written since (not in the archive), and the marker", () => {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "x"]);
+    writeJson(p, "memory/reports/demand.json", { a: 1 });
+    const archived = dotagent(p, ["archive", "--json"]).json.archived as string;
+    // As if the clear of that archive had been cut off: the archived files are back, and one more.
+    dotagent(p, ["archive", "restore", archived]);
+    writeFileSync(join(p, "memory/state/.clearing"), JSON.stringify({ archive: archived }));
+    writeJson(p, "memory/reports/new.json", { written: "after the archive" });
+    const resumed = dotagent(p, ["resume"]);
+    expect(resumed.code).toBe(1);
+    expect(resumed.stderr).toContain("memory/reports/new.json is not in the archive");
+    expect(readJson(p, "memory/reports/new.json")).toEqual({ written: "after the archive" });
+    expect(readJson(p, "memory/reports/demand.json")).toEqual({ a: 1 });
+    expect(existsSync(join(p, "memory/state/.clearing"))).toBe(true);
+    rmSync(join(p, "memory/reports/new.json"));
+    expect(dotagent(p, ["resume", "--json"]).json).toMatchObject({ situation: "none", repairs: [{ code: "clear_finished" }] });
+    expect(existsSync(join(p, "memory/reports/demand.json"))).toBe(false);
+    expect(existsSync(join(p, "memory/state/.clearing"))).toBe(false);
+  });
+
   it("a marker that is a folder is reported, not an internal error", () => {
     const p = tempProject();
     dotagent(p, ["init", "--request", "x"]);

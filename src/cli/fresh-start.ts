@@ -26,7 +26,7 @@ export async function archiveLiveState(paths: ProjectPaths, reason: string, now:
   // Clearing takes several steps; the marker lets the next command finish a cut-off clear
   // instead of finding a workflow whose reports are half gone.
   writeFileDurable(clearingPath(paths), `${JSON.stringify({ archive: created.name })}\n`);
-  await clearAndUnmark(paths, created.name, created.manifest.files);
+  await clearAndUnmark(paths, created.name, created.manifest.files, true);
   await archive.pruneArchives(paths.root);
   return created.name;
 }
@@ -48,16 +48,18 @@ export async function proveClearing(paths: ProjectPaths, snapshot: StateSnapshot
 /** Finishes a cut-off clear with the files proveClearing verified. */
 export async function finishClear(paths: ProjectPaths, archiveName: string, files: readonly ArchivedFile[] | undefined): Promise<void> {
   if (files === undefined) throw new DotagentError("clearing_invalid", `memory/state/.clearing: the archive ${archiveName} was not verified; run \`dotagent validate\``, EXIT.invalid);
-  await clearAndUnmark(paths, archiveName, files);
+  // A refusal here keeps the marker: part of the state is gone already, and the next try (once
+  // the file it names is moved away) must still know which archive holds the rest.
+  await clearAndUnmark(paths, archiveName, files, false);
 }
 
-async function clearAndUnmark(paths: ProjectPaths, archiveName: string, files: readonly ArchivedFile[]): Promise<void> {
+async function clearAndUnmark(paths: ProjectPaths, archiveName: string, files: readonly ArchivedFile[], unmarkOnRefusal: boolean): Promise<void> {
   const { archive } = await loadCold();
   try {
     await archive.clearLiveState(paths.root, files, archiveName);
   } catch (error) {
     // Refused before anything stayed removed: the live state is whole, the marker would lie.
-    if ((error as { code?: unknown }).code === "clear_refused") removeMarker(paths);
+    if (unmarkOnRefusal && (error as { code?: unknown }).code === "clear_refused") removeMarker(paths);
     throw error;
   }
   removeMarker(paths);
