@@ -59,7 +59,8 @@ await build({
   ...common,
   entryPoints: ["src/cli/main.ts"],
   outfile: "dist/dotagent.mjs",
-  banner: { js: `#!/usr/bin/env node\n${fileBanner}` },
+  // The version marker lets `doctor` read an installed helper's version without running it.
+  banner: { js: `#!/usr/bin/env node\n// dotagent ${pkg.version}\n${fileBanner}` },
   define: { ...common.define, __DOTAGENT_COLD__: JSON.stringify(Buffer.from(coldCode).toString("base64")) },
   plugins: [coldExternal, builtinsViaRequire],
 });

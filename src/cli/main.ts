@@ -6,9 +6,8 @@ import { DotagentError, EXIT } from "../core/errors.js";
 import { createOutput } from "./output.js";
 import { findProjectRoot, projectPaths } from "../store/project.js";
 import type { Command, OptionSpec } from "./context.js";
+import { VERSION } from "./version.js";
 
-declare const __DOTAGENT_VERSION__: string;
-const VERSION = typeof __DOTAGENT_VERSION__ === "string" ? __DOTAGENT_VERSION__ : "0.0.0";
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
   init: { summary: "start a workflow (archives an old one after asking)", load: () => import("./commands/init.js") },

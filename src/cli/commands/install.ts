@@ -3,7 +3,8 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { usageError } from "../../core/errors.js";
-import type { Scope } from "../../claude/install.js";
+import type { Scope } from "../../claude/settings.js";
+import { VERSION } from "../version.js";
 import { loadCold } from "../load-cold.js";
 import { stringOption, type Command } from "../context.js";
 
@@ -31,6 +32,7 @@ export const command: Command = {
     "dotagent install                      into this project's .claude/ (and create memory/)",
     "dotagent install --scope user         into ~/.claude/ for every project",
     "dotagent install --dry-run            show what would change",
+    "dotagent install                      again after upgrading dotagent: updates the files you did not change",
     "dotagent install --uninstall          remove exactly what install added",
   ],
   async run(context) {
@@ -45,7 +47,7 @@ export const command: Command = {
       result = uninstall({ target, scope, dryRun });
     } else {
       const self = fileURLToPath(import.meta.url);
-      result = install({ target, scope, dryRun, sourceRoot: findSourceRoot(dirname(self)), helperScript: readFileSync(self) });
+      result = install({ target, scope, dryRun, sourceRoot: findSourceRoot(dirname(self)), helperScript: readFileSync(self), version: VERSION });
       // The empty memory/ layout (memory-template/), so the hook and the skills find the project.
       if (scope === "project" && !dryRun) for (const dir of memoryLayout(findSourceRoot(dirname(self)))) mkdirSync(join(context.paths.root, dir), { recursive: true });
     }
