@@ -6,7 +6,7 @@ import { loadSnapshot } from "../../store/session.js";
 import { StateWriter } from "../../store/state-writer.js";
 import { loadCold } from "../load-cold.js";
 import { archiveLiveState, finishClear } from "../fresh-start.js";
-import { resumeOptions } from "../duration.js";
+import { resumeOptions } from "../resume-options.js";
 import { planJson, planLines } from "../render-plan.js";
 import { locked, type Command, type CommandContext } from "../context.js";
 import { initWorkflow } from "./init.js";

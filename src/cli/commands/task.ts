@@ -6,7 +6,8 @@ import { decodeJson, ID_PATTERN } from "../../schema/json.js";
 import type { ExecutionState } from "../../schema/execution.js";
 import { loadSnapshot } from "../../store/session.js";
 import { StateWriter } from "../../store/state-writer.js";
-import { formatProblem, requireValid, requireWorkflow } from "../state-guard.js";
+import { requireValid, requireWorkflow } from "../state-guard.js";
+import { formatProblem } from "../../core/validate.js";
 import { locked, outputOption, stringOption, subcommand, type Command, type CommandContext } from "../context.js";
 
 const ACTIONS = ["add", "import", "start", "complete", "fail", "retry", "next"] as const;
