@@ -2,6 +2,7 @@
 // that names the file), find, add and remove the entry without touching anything else. No globby,
 // no tar: `doctor` reads these on its fast path.
 import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 
@@ -12,6 +13,12 @@ export type Settings = Record<string, unknown> & { hooks?: Record<string, unknow
 interface HookGroup {
   matcher?: string;
   hooks?: Array<{ type?: string; command?: string; timeout?: number }>;
+}
+
+/** The .claude folder of a scope: the project's, or the user's (CLAUDE_CONFIG_DIR, else ~/.claude). */
+export function installTarget(scope: Scope, projectRoot: string): string {
+  if (scope === "project") return join(projectRoot, ".claude");
+  return process.env.CLAUDE_CONFIG_DIR ?? join(process.env.HOME ?? homedir(), ".claude");
 }
 
 /**

@@ -1,9 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { usageError } from "../../core/errors.js";
-import type { Scope } from "../../claude/settings.js";
+import { installTarget, type Scope } from "../../claude/settings.js";
 import { VERSION } from "../version.js";
 import { loadCold } from "../load-cold.js";
 import { stringOption, type Command } from "../context.js";
@@ -40,8 +39,7 @@ export const command: Command = {
     const scope = (stringOption(context, "scope") ?? "project") as Scope;
     if (scope !== "project" && scope !== "user") throw usageError(`--scope takes project or user, not "${scope}"`);
     const dryRun = context.options["dry-run"] === true;
-    const home = process.env.HOME ?? homedir();
-    const target = scope === "project" ? join(context.paths.root, ".claude") : (process.env.CLAUDE_CONFIG_DIR ?? join(home, ".claude"));
+    const target = installTarget(scope, context.paths.root);
     let result;
     if (context.options.uninstall) {
       result = uninstall({ target, scope, dryRun });
