@@ -8,7 +8,7 @@ import { loadSnapshot } from "../../store/session.js";
 import { StateWriter } from "../../store/state-writer.js";
 import { requireValid, requireWorkflow } from "../state-guard.js";
 import { formatProblem } from "../../core/validate.js";
-import { locked, outputOption, stringOption, subcommand, type Command, type CommandContext } from "../context.js";
+import { locked, warn, outputOption, stringOption, subcommand, type Command, type CommandContext } from "../context.js";
 
 const ACTIONS = ["add", "import", "start", "complete", "fail", "retry", "next"] as const;
 
@@ -108,7 +108,7 @@ export const command: Command = {
           outcome = retryTask(execution, id, extra, now);
       }
       if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
-      const writer = new StateWriter(context.paths, snapshot, now);
+      const writer = new StateWriter(context.paths, snapshot, now, warn(context));
       const task = outcome.state.tasks.find((t) => t.id === id);
       // Starting a task whose output file is left from an earlier attempt sets that file aside
       // first, so recovery never mistakes the old output for this attempt's. That touches two
