@@ -71,3 +71,7 @@ chmodSync("dist/dotagent.mjs", 0o755);
 mkdirSync("skills/checkpoint/scripts", { recursive: true });
 copyFileSync("dist/dotagent.mjs", "skills/checkpoint/scripts/dotagent.mjs");
 chmodSync("skills/checkpoint/scripts/dotagent.mjs", 0o755);
+
+// The lean plugin folder (plugin/), from the same files and the helper just built.
+const { buildPlugin } = await import("./build-plugin.mjs");
+buildPlugin();

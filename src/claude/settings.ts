@@ -18,7 +18,8 @@ interface HookGroup {
 /** The .claude folder of a scope: the project's, or the user's (CLAUDE_CONFIG_DIR, else ~/.claude). */
 export function installTarget(scope: Scope, projectRoot: string): string {
   if (scope === "project") return join(projectRoot, ".claude");
-  return process.env.CLAUDE_CONFIG_DIR ?? join(process.env.HOME ?? homedir(), ".claude");
+  // An empty CLAUDE_CONFIG_DIR is unset (as a shell `export CLAUDE_CONFIG_DIR=` leaves it).
+  return process.env.CLAUDE_CONFIG_DIR || join(process.env.HOME || homedir(), ".claude");
 }
 
 /**
