@@ -59,7 +59,8 @@ await build({
   ...common,
   entryPoints: ["src/cli/main.ts"],
   outfile: "dist/dotagent.mjs",
-  banner: { js: `#!/usr/bin/env node\n${fileBanner}` },
+  // The version marker lets `doctor` read an installed helper's version without running it.
+  banner: { js: `#!/usr/bin/env node\n// dotagent ${pkg.version}\n${fileBanner}` },
   define: { ...common.define, __DOTAGENT_COLD__: JSON.stringify(Buffer.from(coldCode).toString("base64")) },
   plugins: [coldExternal, builtinsViaRequire],
 });
@@ -70,3 +71,7 @@ chmodSync("dist/dotagent.mjs", 0o755);
 mkdirSync("skills/checkpoint/scripts", { recursive: true });
 copyFileSync("dist/dotagent.mjs", "skills/checkpoint/scripts/dotagent.mjs");
 chmodSync("skills/checkpoint/scripts/dotagent.mjs", 0o755);
+
+// The lean plugin folder (plugin/), from the same files and the helper just built.
+const { buildPlugin } = await import("./build-plugin.mjs");
+buildPlugin();

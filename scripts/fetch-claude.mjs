@@ -8,13 +8,12 @@
 //
 // DOTAGENT_CLAUDE_VERSION picks the version (default: the one test/claude/NOTES.md was written
 // against; `latest` works too), DOTAGENT_CLAUDE_CACHE the cache folder.
-// Promise: a cache entry is complete or absent. npm installs into a private temp folder that is
-// renamed into place only after the binary ran `--version`, so a killed install is never reused.
+// The cache is filled by fetch-npm-binary.mjs (complete or absent, never half).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { fetchNpmBinary } from "./fetch-npm-binary.mjs";
 
 export const DEFAULT_CLAUDE_VERSION = "2.1.329";
 
@@ -35,12 +34,7 @@ function platformKey() {
   return glibc ? base : `${base}-musl`;
 }
 
-function binaryIn(dir, pkg) {
-  return join(dir, "node_modules", ...pkg.split("/"), "claude");
-}
-
 function works(binary) {
-  if (!existsSync(binary)) return false;
   const run = spawnSync(binary, ["--version"], { encoding: "utf8", timeout: 30_000, env: { ...process.env, DISABLE_AUTOUPDATER: "1" } });
   return run.status === 0 && /Claude Code/.test(run.stdout);
 }
@@ -49,33 +43,7 @@ function works(binary) {
 export function fetchClaude({ version = process.env.DOTAGENT_CLAUDE_VERSION || DEFAULT_CLAUDE_VERSION, cacheDir = process.env.DOTAGENT_CLAUDE_CACHE || join(tmpdir(), "dotagent-claude") } = {}) {
   const pkg = PLATFORM_PACKAGES[platformKey()];
   if (pkg === undefined) throw new Error(`no Claude Code binary package for ${platformKey()}`);
-  const target = join(cacheDir, version);
-  const cached = binaryIn(target, pkg);
-  // `latest` moves, so it is fetched each time; a pinned version is fetched once.
-  if (version !== "latest" && works(cached)) return cached;
-
-  mkdirSync(cacheDir, { recursive: true });
-  const staging = join(cacheDir, `.${version}.${process.pid}.${Date.now()}`);
-  try {
-    const npm = spawnSync(
-      "npm",
-      ["install", "--prefix", staging, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error", `${pkg}@${version}`],
-      { encoding: "utf8", timeout: 600_000 },
-    );
-    if (npm.status !== 0) throw new Error(`npm install ${pkg}@${version} failed (exit ${npm.status ?? npm.signal}): ${(npm.stderr || npm.error?.message || "").trim()}`);
-    const fresh = binaryIn(staging, pkg);
-    if (!works(fresh)) throw new Error(`${fresh} does not run \`--version\``);
-    rmSync(target, { recursive: true, force: true });
-    try {
-      renameSync(staging, target);
-    } catch (error) {
-      // Another process won the race and put a complete copy there: use it.
-      if (!works(cached)) throw error;
-    }
-    return cached;
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
+  return fetchNpmBinary({ pkg, version, cacheDir, binary: "claude", works });
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -2,7 +2,7 @@
 // planner, validation), the schemas, and the store functions that read and write a project.
 export { PHASES, PHASE_TABLE, REPORT, type Phase, type PhaseStatus, type PhaseSpec } from "./core/phases.js";
 export { transition, provePhase, createWorkflow, inputsHash, isWorkflowComplete, type PhaseEvent, type TransitionResult } from "./core/transitions.js";
-export { addTasks, startTask, completeTask, failTask, retryTask, readyTasks, recoverTasks, dependencyOrder, findCycle } from "./core/tasks.js";
+export { addTasks, startTask, completeTask, failTask, retryTask, readyTasks, recoverTasks, findCycle } from "./core/tasks.js";
 export { planResume, type ResumePlan, type NextAction, type Decision, type Situation, type Action } from "./core/plan-resume.js";
 export { validateState, type Problem, type ValidationReport } from "./core/validate.js";
 export { judgeReport, type ReportSnapshot, type ReportState } from "./core/reports.js";

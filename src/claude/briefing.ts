@@ -1,7 +1,7 @@
 // The SessionStart briefing: a short, factual summary of an open workflow that Claude Code puts
 // into the new session's context, so after `claude -r` the agent knows at once what was cut off.
 import type { ResumePlan } from "../core/plan-resume.js";
-import { formatProblem } from "../cli/state-guard.js";
+import { formatProblem } from "../core/validate.js";
 
 export const BRIEFING_LIMIT = 2000;
 

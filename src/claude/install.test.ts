@@ -39,7 +39,7 @@ function tree(root: string): Record<string, string> {
 }
 
 const helper = Buffer.from("#!/usr/bin/env node\n// cli\n");
-const run = (target: string, src: string, dryRun = false) => install({ target, scope: "project", sourceRoot: src, helperScript: helper, dryRun });
+const run = (target: string, src: string, dryRun = false) => install({ target, scope: "project", sourceRoot: src, helperScript: helper, dryRun, version: "1.0.0" });
 
 describe("install", () => {
   it("installs skills, helper, agents and the hook; twice changes nothing; uninstall removes it all", () => {
@@ -110,5 +110,57 @@ describe("install", () => {
     const result = run(join(project, ".claude"), source(), true);
     expect(result.changes.some((c) => c.action === "create")).toBe(true);
     expect(tree(project)).toEqual({});
+  });
+});
+
+describe("install by a newer version (upgrade)", () => {
+  it("updates the files nobody changed, keeps edited ones with a note, removes unchanged files no longer shipped", () => {
+    const project = temp();
+    const target = join(project, ".claude");
+    const src = source();
+    writeFileSync(join(src, "skills/checkpoint/old-notes.md"), "v1 notes");
+    writeFileSync(join(src, "skills/develop/gone.md"), "v1, edited later");
+    run(target, src);
+    // The user edits one installed file; the next version changes three and drops two.
+    writeFileSync(join(target, "agents/pm.md"), "my own pm");
+    writeFileSync(join(target, "skills/develop/gone.md"), "mine now");
+    writeFileSync(join(src, "skills/checkpoint/SKILL.md"), "---\nname: checkpoint\n---\nv2\n");
+    writeFileSync(join(src, "agents/pm.md"), "---\nname: pm\n---\nv2\n");
+    rmSync(join(src, "skills/checkpoint/old-notes.md"));
+    rmSync(join(src, "skills/develop/gone.md"));
+    const v2helper = Buffer.from("#!/usr/bin/env node\n// dotagent 2.0.0\n");
+    const upgrade = install({ target, scope: "project", sourceRoot: src, helperScript: v2helper, dryRun: false, version: "2.0.0" });
+    const by = (action: string) => upgrade.changes.filter((c) => c.action === action).map((c) => c.path).sort();
+    expect(by("update")).toEqual(["skills/checkpoint/SKILL.md", "skills/checkpoint/scripts/dotagent.mjs"]);
+    expect(by("keep")).toEqual(["agents/pm.md", "skills/develop/gone.md"]);
+    expect(upgrade.changes.find((c) => c.path === "agents/pm.md")?.reason).toContain("edited since dotagent installed it");
+    expect(by("remove")).toEqual(["skills/checkpoint/old-notes.md"]);
+    expect(readFileSync(join(target, "skills/checkpoint/SKILL.md"), "utf8")).toContain("v2");
+    expect(readFileSync(join(target, "skills/checkpoint/scripts/dotagent.mjs"))).toEqual(v2helper);
+    expect(readFileSync(join(target, "agents/pm.md"), "utf8")).toBe("my own pm");
+    expect(existsSync(join(target, "skills/checkpoint/old-notes.md"))).toBe(false);
+    const manifest = JSON.parse(readFileSync(join(target, ".dotagent-install.json"), "utf8"));
+    expect(manifest.dotagent_version).toBe("2.0.0");
+    // Uninstall still removes what dotagent owns and keeps what the user changed.
+    uninstall({ target, scope: "project", dryRun: false });
+    expect(tree(project)).toEqual({ ".claude/agents/pm.md": "my own pm", ".claude/skills/develop/gone.md": "mine now" });
+  });
+
+  it("replaces an older version's hook line instead of adding a second one", () => {
+    const project = temp();
+    const target = join(project, ".claude");
+    run(target, source());
+    const oldCommand = 'node "$CLAUDE_PROJECT_DIR/.claude/old/dotagent.mjs" hook session-start';
+    const settingsFile = join(target, "settings.json");
+    const before = JSON.parse(readFileSync(settingsFile, "utf8"));
+    before.hooks.SessionStart[0].hooks[0].command = oldCommand;
+    writeFileSync(settingsFile, JSON.stringify(before));
+    const manifestFile = join(target, ".dotagent-install.json");
+    writeFileSync(manifestFile, JSON.stringify({ ...JSON.parse(readFileSync(manifestFile, "utf8")), hook_command: oldCommand }));
+    const result = run(target, source());
+    expect(result.settings).toBe("hook updated");
+    const settings = JSON.parse(readFileSync(settingsFile, "utf8"));
+    expect(settings.hooks.SessionStart).toEqual([{ matcher: HOOK_MATCHER, hooks: [{ type: "command", command: hookCommand("project"), timeout: 10 }] }]);
+    expect(run(target, source()).changes.every((c) => c.action === "unchanged")).toBe(true);
   });
 });

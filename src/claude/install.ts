@@ -4,19 +4,20 @@
 // - settings.json is merged, never replaced: other keys and hooks stay as they were; a
 //   settings.json that does not parse is left alone and nothing is installed;
 // - a file already there that dotagent did not install is never overwritten;
+// - an upgrade (install by a newer CLI) replaces the files dotagent wrote that nobody changed
+//   since (their sha256 in the manifest), keeps edited ones with a note, removes unchanged files
+//   the new version no longer ships, and replaces an older hook line instead of adding a second;
 // - `--uninstall` removes exactly what the manifest (.claude/.dotagent-install.json) says was
 //   added, and gives settings.json back its original bytes when nothing else changed in it.
-import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, chmodSync } from "node:fs";
-import { readProjectText } from "../store/read-file.js";
+import { existsSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, chmodSync } from "node:fs";
 import { globbySync } from "globby";
 import { dirname, join, relative, sep } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { writeFileDurable } from "../store/atomic-write.js";
+import { emptyManifest, MANIFEST, readInstallManifest, sha256 as sha } from "./install-manifest.js";
+import { hasHook, hookCommand, readSettings, withHook, withoutHook, type Scope } from "./settings.js";
 
-export type Scope = "project" | "user";
-export const HOOK_MATCHER = "startup|resume|clear|compact|fork";
-const MANIFEST = ".dotagent-install.json";
+export { HOOK_MATCHER, hookCommand, type Scope } from "./settings.js";
 
 export interface InstallPlanEntry {
   action: "create" | "update" | "unchanged" | "skip" | "remove" | "keep";
@@ -29,16 +30,7 @@ export interface InstallResult {
   target: string;
   dry_run: boolean;
   changes: InstallPlanEntry[];
-  settings: "hook added" | "hook already there" | "hook removed" | "restored" | "untouched";
-}
-
-interface Manifest {
-  version: 1;
-  files: Array<{ path: string; sha256: string }>;
-  dirs: string[];
-  hook_command: string | null;
-  settings_created: boolean;
-  settings_original: string | null;
+  settings: "hook added" | "hook updated" | "hook already there" | "hook removed" | "restored" | "untouched";
 }
 
 interface SourceFile {
@@ -47,8 +39,6 @@ interface SourceFile {
   readonly bytes: Buffer;
   readonly mode?: number;
 }
-
-const sha = (b: Buffer | string) => createHash("sha256").update(b).digest("hex");
 
 /** The folder holding skills/ and agents/: the package, or an installed .claude/ copy. */
 export function findSourceRoot(start: string): string {
@@ -83,69 +73,6 @@ function collectSources(sourceRoot: string, helperScript: Buffer): SourceFile[] 
   return files;
 }
 
-/**
- * The hook's command line. In a project it goes through $CLAUDE_PROJECT_DIR, so a committed
- * .claude/settings.json works wherever the repository is checked out; for the user it is the
- * absolute path of the installed helper (right even with CLAUDE_CONFIG_DIR set).
- */
-export function hookCommand(scope: Scope, target?: string): string {
-  if (scope === "project") return 'node "$CLAUDE_PROJECT_DIR/.claude/skills/checkpoint/scripts/dotagent.mjs" hook session-start';
-  return `node "${join(target ?? "~/.claude", "skills", "checkpoint", "scripts", "dotagent.mjs")}" hook session-start`;
-}
-
-type Settings = Record<string, unknown> & { hooks?: Record<string, unknown> };
-interface HookGroup {
-  matcher?: string;
-  hooks?: Array<{ type?: string; command?: string; timeout?: number }>;
-}
-
-const MAX_SETTINGS_BYTES = 16 * 1024 * 1024;
-
-/**
- * settings.json as it is, or a refusal before anything is written: dotagent merges only into the
- * shapes Claude Code documents (`hooks` an object, `hooks.SessionStart` an array of groups), and
- * never replaces what it does not understand.
- */
-function readSettings(file: string): { value: Settings; text: string | null } {
-  const refuse = (why: string) =>
-    new DotagentError("settings_invalid", `${file} ${why}; fix it (dotagent changed nothing) and run \`dotagent install\` again`, EXIT.refused, { file });
-  let isLink = false;
-  try {
-    isLink = lstatSync(file).isSymbolicLink();
-  } catch {
-    // missing: read below says so
-  }
-  const read = readProjectText(file, { maxBytes: MAX_SETTINGS_BYTES, links: "follow" });
-  if (read.kind === "missing") {
-    if (isLink) throw refuse("is a symbolic link to a file that does not exist");
-    return { value: {}, text: null };
-  }
-  if (read.kind === "refused") throw refuse(read.reason);
-  let value: unknown;
-  try {
-    value = JSON.parse(read.text) as unknown;
-  } catch {
-    throw refuse("is not valid JSON");
-  }
-  if (!isPlainObject(value)) throw refuse("is not a JSON object");
-  const hooks = value.hooks;
-  if (hooks !== undefined && !isPlainObject(hooks)) throw refuse(`has "hooks": ${describeJson(hooks)}, where Claude Code expects an object of events`);
-  const groups = hooks?.SessionStart;
-  if (groups !== undefined && !Array.isArray(groups)) throw refuse(`has "hooks.SessionStart": ${describeJson(groups)}, where Claude Code expects an array of hook groups`);
-  (groups ?? []).forEach((group: unknown, i: number) => {
-    if (!isPlainObject(group) || (group.hooks !== undefined && !Array.isArray(group.hooks))) throw refuse(`has "hooks.SessionStart[${i}]" that is not a hook group ({"matcher": …, "hooks": [ … ]})`);
-  });
-  return { value: value as Settings, text: read.text };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function describeJson(value: unknown): string {
-  return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
-
 /** Refuses a target that exists but is not a folder (`.claude` a file), before anything is written. */
 function assertTargetFolder(target: string): void {
   try {
@@ -157,57 +84,32 @@ function assertTargetFolder(target: string): void {
   throw new DotagentError("install_target_invalid", `${target} is a file, where Claude Code keeps a folder; move it out of the way and run \`dotagent install\` again`, EXIT.refused, { path: target });
 }
 
-function sessionStartGroups(settings: Settings): HookGroup[] {
-  const hooks = settings.hooks;
-  const list = hooks && typeof hooks === "object" ? (hooks as Record<string, unknown>).SessionStart : undefined;
-  return Array.isArray(list) ? (list as HookGroup[]) : [];
-}
-
-function hasHook(settings: Settings, command: string): boolean {
-  return sessionStartGroups(settings).some((g) => g.hooks?.some((h) => h.command === command));
-}
-
-function withHook(settings: Settings, command: string): Settings {
-  const hooks = (settings.hooks && typeof settings.hooks === "object" ? settings.hooks : {}) as Record<string, unknown>;
-  const group: HookGroup = { matcher: HOOK_MATCHER, hooks: [{ type: "command", command, timeout: 10 }] };
-  return { ...settings, hooks: { ...hooks, SessionStart: [...sessionStartGroups(settings), group] } };
-}
-
-function withoutHook(settings: Settings, command: string): Settings {
-  const groups = sessionStartGroups(settings)
-    .map((g) => ({ ...g, hooks: (g.hooks ?? []).filter((h) => h.command !== command) }))
-    .filter((g) => g.hooks.length > 0);
-  const hooks = { ...(settings.hooks as Record<string, unknown>) };
-  if (groups.length > 0) hooks.SessionStart = groups;
-  else delete hooks.SessionStart;
-  const next: Settings = { ...settings, hooks };
-  if (Object.keys(hooks).length === 0) delete next.hooks;
-  return next;
-}
-
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-function readManifest(target: string): Manifest | null {
-  const read = readProjectText(join(target, MANIFEST), { maxBytes: MAX_SETTINGS_BYTES, links: "refuse" });
-  if (read.kind !== "ok") return null;
-  try {
-    return JSON.parse(read.text) as Manifest;
-  } catch {
-    return null;
-  }
+export interface InstallOptions {
+  target: string;
+  scope: Scope;
+  sourceRoot: string;
+  helperScript: Buffer;
+  dryRun: boolean;
+  /** The running CLI's version, recorded in the manifest. */
+  version: string;
 }
 
-export function install(options: { target: string; scope: Scope; sourceRoot: string; helperScript: Buffer; dryRun: boolean }): InstallResult {
+const EDITED = "edited since dotagent installed it: kept; to take this version's copy, move yours away and run `dotagent install` again";
+
+export function install(options: InstallOptions): InstallResult {
   const { target, scope, dryRun } = options;
   assertTargetFolder(target);
   const settingsFile = join(target, "settings.json");
   const settings = readSettings(settingsFile); // refuses before anything is written
-  const manifest: Manifest = readManifest(target) ?? { version: 1, files: [], dirs: [], hook_command: null, settings_created: false, settings_original: null };
+  const manifest = readInstallManifest(target) ?? emptyManifest();
   const owned = new Map(manifest.files.map((f) => [f.path, f.sha256]));
   const changes: InstallPlanEntry[] = [];
   const writes: Array<() => void> = [];
+  const sources = collectSources(options.sourceRoot, options.helperScript);
 
-  for (const file of collectSources(options.sourceRoot, options.helperScript)) {
+  for (const file of sources) {
     const dest = join(target, file.dest);
     const hash = sha(file.bytes);
     if (existsSync(dest)) {
@@ -217,8 +119,13 @@ export function install(options: { target: string; scope: Scope; sourceRoot: str
         if (!owned.has(file.dest)) owned.set(file.dest, hash);
         continue;
       }
+      // An upgrade replaces only what dotagent wrote and nobody changed since (the manifest's hash).
+      if (!owned.has(file.dest)) {
+        changes.push({ action: "skip", path: file.dest, reason: "exists and was not installed by dotagent: left alone" });
+        continue;
+      }
       if (owned.get(file.dest) !== current) {
-        changes.push({ action: "skip", path: file.dest, reason: "exists and was not installed by dotagent (or was edited since): left alone" });
+        changes.push({ action: "keep", path: file.dest, reason: EDITED });
         continue;
       }
       changes.push({ action: "update", path: file.dest });
@@ -237,26 +144,47 @@ export function install(options: { target: string; scope: Scope; sourceRoot: str
     });
   }
 
+  // Files an older version installed that this one no longer ships.
+  const shipped = new Set(sources.map((f) => f.dest));
+  for (const [path, hash] of [...owned]) {
+    if (shipped.has(path)) continue;
+    const file = join(target, path);
+    if (!existsSync(file)) {
+      owned.delete(path);
+    } else if (sha(readFileSync(file)) === hash) {
+      changes.push({ action: "remove", path, reason: "no longer part of dotagent" });
+      owned.delete(path);
+      writes.push(() => unlinkSync(file));
+    } else {
+      changes.push({ action: "keep", path, reason: "no longer part of dotagent, but edited since it was installed: kept" });
+    }
+  }
+
   const command = hookCommand(scope, target);
+  // An older version's hook line (another command) is replaced, not left beside the new one.
+  const old = manifest.hook_command !== null && manifest.hook_command !== command && hasHook(settings.value, manifest.hook_command) ? manifest.hook_command : null;
   let settingsOutcome: InstallResult["settings"] = "hook already there";
-  if (!hasHook(settings.value, command)) {
-    settingsOutcome = "hook added";
+  if (!hasHook(settings.value, command) || old !== null) {
+    settingsOutcome = old === null ? "hook added" : "hook updated";
     changes.push({ action: settings.text === null ? "create" : "update", path: "settings.json" });
     writes.push(() => {
       if (settings.text === null) manifest.settings_created = true;
       else if (manifest.settings_original === null) manifest.settings_original = settings.text;
       manifest.hook_command = command;
-      writeFileDurable(settingsFile, `${JSON.stringify(withHook(settings.value, command), null, 2)}\n`);
+      const base = old === null ? settings.value : withoutHook(settings.value, old);
+      writeFileDurable(settingsFile, `${JSON.stringify(hasHook(base, command) ? base : withHook(base, command), null, 2)}\n`);
     });
   } else {
     changes.push({ action: "unchanged", path: "settings.json" });
   }
 
-  const changed = changes.some((c) => c.action === "create" || c.action === "update");
-  if (!dryRun && changed) {
+  const changed = changes.some((c) => c.action === "create" || c.action === "update" || c.action === "remove");
+  const versionMoved = manifest.files.length > 0 && manifest.dotagent_version !== options.version;
+  if (!dryRun && (changed || versionMoved)) {
     if (!existsSync(target) && !manifest.dirs.includes(".")) manifest.dirs.push(".");
     mkdirSync(target, { recursive: true });
     for (const write of writes) write();
+    manifest.dotagent_version = options.version;
     manifest.files = [...owned].map(([path, sha256]) => ({ path, sha256 })).sort((a, b) => a.path.localeCompare(b.path));
     writeFileDurable(join(target, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
   }
@@ -265,7 +193,7 @@ export function install(options: { target: string; scope: Scope; sourceRoot: str
 
 export function uninstall(options: { target: string; scope: Scope; dryRun: boolean }): InstallResult {
   const { target, scope, dryRun } = options;
-  const manifest = readManifest(target);
+  const manifest = readInstallManifest(target);
   if (manifest === null) throw new DotagentError("not_installed", `dotagent is not installed in ${target} (no ${MANIFEST}); nothing to remove`, EXIT.refused);
   assertTargetFolder(target);
   const settingsFile = join(target, "settings.json");

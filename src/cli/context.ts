@@ -47,11 +47,16 @@ export function requestOption(context: CommandContext): string | undefined {
 export async function locked<T>(context: CommandContext, command: string, fn: (locked: Locked) => T | Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await withLock(context.paths, command, fn, (message) => context.out.note(`dotagent: warning: ${message}`));
+      return await withLock(context.paths, command, fn, warn(context));
     } catch (error) {
       if (attempt >= 3 || (error as { code?: unknown }).code !== "concurrent_write") throw ioFailure(error, context.paths.root) ?? error;
     }
   }
+}
+
+/** A warning for the person on stderr (never in --json stdout), the way every command says it. */
+export function warn(context: CommandContext): (message: string) => void {
+  return (message) => context.out.note(`dotagent: warning: ${message}`);
 }
 
 /** The sub-command (first argument) and at most one more argument, or a usage error. */

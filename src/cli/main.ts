@@ -6,9 +6,8 @@ import { DotagentError, EXIT } from "../core/errors.js";
 import { createOutput } from "./output.js";
 import { findProjectRoot, projectPaths } from "../store/project.js";
 import type { Command, OptionSpec } from "./context.js";
+import { VERSION } from "./version.js";
 
-declare const __DOTAGENT_VERSION__: string;
-const VERSION = typeof __DOTAGENT_VERSION__ === "string" ? __DOTAGENT_VERSION__ : "0.0.0";
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
   init: { summary: "start a workflow (archives an old one after asking)", load: () => import("./commands/init.js") },
@@ -21,6 +20,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   log: { summary: "show the event log", load: () => import("./commands/log.js") },
   install: { summary: "install the skills, agents and hook into .claude/", load: () => import("./commands/install.js") },
   hook: { summary: "hook session-start: Claude Code's SessionStart hook", load: () => import("./commands/hook.js") },
+  doctor: { summary: "check the set-up (Node.js, install, settings, state, lock), each with its fix", load: () => import("./commands/doctor.js") },
   schema: { summary: "print the JSON Schema of phase|execution|task-output", load: () => import("./commands/schema.js") },
 };
 

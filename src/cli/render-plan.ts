@@ -2,7 +2,7 @@
 // text a person reads after `claude -r`.
 import type { ResumePlan } from "../core/plan-resume.js";
 import type { Colors } from "./output.js";
-import { formatProblem } from "./state-guard.js";
+import { formatProblem } from "../core/validate.js";
 
 export function planJson(plan: ResumePlan, applied: boolean): Record<string, unknown> {
   // Field order as CONTRACT §5 shows it, so people reading the JSON find the situation first.

@@ -1,13 +1,9 @@
 // Shared steps of the commands that change state: load under the lock, refuse untrusted state
-// with exit 3, and render a problem as one line that names the file, the JSON path and the remedy.
+// with exit 3 (the message names the file, the JSON path and the remedy).
 import { DotagentError, EXIT } from "../core/errors.js";
-import { validateState, type Problem } from "../core/validate.js";
+import { formatProblem, validateState } from "../core/validate.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { PhaseState } from "../schema/phase.js";
-
-export function formatProblem(problem: Pick<Problem, "file" | "path" | "message">): string {
-  return `${problem.file}${problem.path ? `: ${problem.path}` : ""}: ${problem.message}`;
-}
 
 /** Throws exit 3 when the state cannot be trusted (CONTRACT §9 errors). */
 export function requireValid(snapshot: StateSnapshot, now: Date): void {

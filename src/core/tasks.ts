@@ -214,30 +214,6 @@ export function readyTasks(state: ExecutionState): Task[] {
   return state.tasks.filter((task) => task.status === "pending" && (task.depends_on ?? []).every((dep) => complete.has(dep)));
 }
 
-export function dependencyOrder(tasks: readonly Task[]): Task[] {
-  const index = indexTasks(tasks);
-  const indegree = new Int32Array(tasks.length);
-  const dependents: number[][] = tasks.map(() => []);
-  tasks.forEach((task, i) => {
-    for (const dep of task.depends_on ?? []) {
-      const j = index.get(dep);
-      if (j === undefined) continue;
-      indegree[i]!++;
-      dependents[j]!.push(i);
-    }
-  });
-  // Among tasks whose dependencies are done, the one earliest in the file goes first: a min-heap
-  // on position keeps that order and stays O(n log n).
-  const heap = new MinHeap();
-  for (let i = 0; i < tasks.length; i++) if (indegree[i] === 0) heap.push(i);
-  const order: Task[] = [];
-  for (let i = heap.pop(); i !== undefined; i = heap.pop()) {
-    order.push(tasks[i]!);
-    for (const j of dependents[i]!) if (--indegree[j]! === 0) heap.push(j);
-  }
-  return order.length === tasks.length ? order : tasks.slice();
-}
-
 export function countByStatus(state: ExecutionState | undefined): Record<string, number> {
   const counts: Record<string, number> = { pending: 0, running: 0, complete: 0, failed: 0, dead: 0 };
   for (const task of state?.tasks ?? []) counts[task.status] = (counts[task.status] ?? 0) + 1;
@@ -298,39 +274,4 @@ export function recoverTasks(state: ExecutionState, reports: ReportSnapshot): { 
     return next;
   });
   return { state: changed ? { ...state, tasks } : state, repairs, events };
-}
-
-class MinHeap {
-  private readonly items: number[] = [];
-  push(value: number): void {
-    const a = this.items;
-    a.push(value);
-    let i = a.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (a[parent]! <= value) break;
-      a[i] = a[parent]!;
-      i = parent;
-    }
-    a[i] = value;
-  }
-  pop(): number | undefined {
-    const a = this.items;
-    const top = a[0];
-    const last = a.pop();
-    if (a.length > 0 && last !== undefined) {
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= a.length) break;
-        const r = l + 1;
-        const c = r < a.length && a[r]! < a[l]! ? r : l;
-        if (a[c]! >= last) break;
-        a[i] = a[c]!;
-        i = c;
-      }
-      a[i] = last;
-    }
-    return top;
-  }
 }

@@ -11,6 +11,11 @@ export interface Problem extends FileProblem {
   readonly code: string;
 }
 
+/** One line for a person: `file: json.path: message`. */
+export function formatProblem(problem: Pick<Problem, "file" | "path" | "message">): string {
+  return `${problem.file}${problem.path ? `: ${problem.path}` : ""}: ${problem.message}`;
+}
+
 export interface ValidationReport {
   readonly errors: Problem[];
   readonly warnings: Problem[];

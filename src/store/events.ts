@@ -62,10 +62,11 @@ function seqOf(line: string): number | undefined {
 /** Appends events; the caller holds the state lock, so sequence numbers are unique. */
 export function appendEvents(file: string, events: ReadonlyArray<{ type: string; [key: string]: unknown }>, at: Date): EventRecord[] {
   if (events.length === 0) return [];
-  const { lastSeq, endsWithNewline } = readTail(file);
-  const records = events.map((event, i): EventRecord => ({ seq: lastSeq + i + 1, at: at.toISOString(), ...event }));
-  const text = (endsWithNewline ? "" : "\n") + records.map((r) => JSON.stringify(r)).join("\n") + "\n";
+  let records: EventRecord[];
   try {
+    const { lastSeq, endsWithNewline } = readTail(file);
+    records = events.map((event, i): EventRecord => ({ seq: lastSeq + i + 1, at: at.toISOString(), ...event }));
+    const text = (endsWithNewline ? "" : "\n") + records.map((r) => JSON.stringify(r)).join("\n") + "\n";
     const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | SAFE, 0o644);
     try {
       writeSync(fd, text);

@@ -47,7 +47,7 @@ export interface LockHandle {
 
 export const LOCK_FILE = ".lock";
 const GUARD_PREFIX = `${LOCK_FILE}.takeover-`;
-const DEFAULT_LEASE_MS = 10 * 60 * 1000;
+export const DEFAULT_LEASE_MS = 10 * 60 * 1000;
 const POLL_MS = 20;
 const MAX_GENERATIONS = 64;
 const FUTURE_SKEW_MS = 5 * 60 * 1000;

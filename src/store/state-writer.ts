@@ -50,6 +50,8 @@ export class StateWriter {
     private readonly paths: ProjectPaths,
     snapshot: StateSnapshot,
     private readonly now: Date,
+    /** Told when the event log could not be appended after the change was saved. */
+    private readonly onWarning: (message: string) => void = () => {},
   ) {
     this.phaseStamp = stampOf(snapshot.phase);
     this.executionStamp = stampOf(snapshot.execution);
@@ -67,8 +69,20 @@ export class StateWriter {
     return next;
   }
 
+  /**
+   * Appends to the event log, always after the state files are written. If the disk refuses the
+   * append, the change has already landed: the command succeeds and says, naming the log, that
+   * the log misses it (failing would make a caller retry a change that was made, e.g. a second
+   * `task start` that is refused). The log is a record, not the state.
+   */
   appendEvents(events: ReadonlyArray<{ type: string; [key: string]: unknown }>): void {
-    appendEvents(this.paths.eventsFile, events, this.now);
+    try {
+      appendEvents(this.paths.eventsFile, events, this.now);
+    } catch (error) {
+      if (!(error instanceof DotagentError) || error.code !== "write_failed") throw error;
+      const errno = String(error.details.errno ?? "error");
+      this.onWarning(`the change is saved, but memory/state/events.jsonl could not be appended (${errno}): the event log may miss ${events.map((e) => e.type).join(", ")}`);
+    }
   }
 
   /**

@@ -1,64 +1,16 @@
-// End to end with the REAL Claude Code binary (opt-in: DOTAGENT_E2E_CLAUDE=1). There is no model
-// here: Claude Code runs with an isolated HOME, a dummy key and an API address nobody listens
-// on. It still runs the SessionStart hook, expands /develop with its shell line, and writes the
-// session transcript before the model call fails, and the transcript is what these tests read.
+// End to end with the REAL Claude Code binary (opt-in: DOTAGENT_E2E_CLAUDE=1), through the
+// harness (test/claude/harness.ts): no model, an isolated HOME, the session transcript read back.
 // See test/claude/NOTES.md for what was learned about the binary.
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { HOOK_MATCHER, hookCommand } from "../../src/claude/install.js";
+import { briefings, developPlan, ENABLED, fetchClaude, ROOT, runClaude as runClaudeIn, transcript as transcriptIn, type TranscriptLine } from "./harness.js";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const CLI = join(ROOT, "dist/dotagent.mjs");
-const ENABLED = process.env.DOTAGENT_E2E_CLAUDE === "1";
 const NOT_BUILT = "dist/dotagent.mjs is missing: run `npm run build` (npm test does) before the Claude Code end-to-end test";
-
-interface TranscriptLine {
-  type?: string;
-  subtype?: string;
-  isMeta?: boolean;
-  message?: { content?: unknown };
-  attachment?: { type?: string; content?: unknown; hookName?: string; exitCode?: number; stdout?: string };
-  commandOutcome?: { kind?: string };
-  content?: string;
-}
-
-/** Every top-level JSON object in a text (the CLI pretty-prints, so objects span lines). */
-function jsonObjectsIn(text: string): Array<Record<string, unknown>> {
-  const found: Array<Record<string, unknown>> = [];
-  for (let start = text.indexOf("{"); start !== -1; start = text.indexOf("{", start + 1)) {
-    let depth = 0;
-    let inString = false;
-    for (let i = start; i < text.length; i++) {
-      const ch = text[i];
-      if (inString) {
-        if (ch === "\\") i++;
-        else if (ch === '"') inString = false;
-      } else if (ch === '"') inString = true;
-      else if (ch === "{") depth++;
-      else if (ch === "}" && --depth === 0) {
-        try {
-          found.push(JSON.parse(text.slice(start, i + 1)) as Record<string, unknown>);
-          start = i;
-        } catch {
-          // not JSON after all: try the next brace
-        }
-        break;
-      }
-    }
-  }
-  return found;
-}
-
-function textOf(line: TranscriptLine): string {
-  const content = line.message?.content;
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((c) => (typeof c === "object" && c !== null && "text" in c ? String((c as { text: unknown }).text) : "")).join("\n");
-  return "";
-}
 
 describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () => {
   const built = existsSync(CLI);
@@ -66,52 +18,8 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
   let work = "";
   let home = "";
 
-  /** Runs the claude binary in `cwd` with an isolated HOME and no reachable model. */
-  function runClaude(cwd: string, args: string[]): { run: SpawnSyncReturns<string>; result: { session_id?: string; is_error?: boolean } } {
-    const env: NodeJS.ProcessEnv = {};
-    // Nothing of an outer Claude Code session (or of a real account) may leak in.
-    for (const [key, value] of Object.entries(process.env)) if (!/^(CLAUDE|ANTHROPIC|CLAUDECODE)/.test(key)) env[key] = value;
-    Object.assign(env, {
-      HOME: home,
-      ANTHROPIC_API_KEY: "dummy",
-      ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
-      CLAUDE_CODE_MAX_RETRIES: "0",
-      DISABLE_AUTOUPDATER: "1",
-      DISABLE_TELEMETRY: "1",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      NO_COLOR: "1",
-    });
-    const run = spawnSync(claude, [...args, "--output-format", "json"], { cwd, env, encoding: "utf8", timeout: 90_000, input: "" });
-    let result = {};
-    try {
-      result = JSON.parse(run.stdout) as object;
-    } catch {
-      throw new Error(`claude printed no JSON result (exit ${run.status ?? run.signal}):\n${run.stdout}\n${run.stderr}`);
-    }
-    return { run, result };
-  }
-
-  function transcript(cwd: string, sessionId: string): TranscriptLine[] {
-    const file = join(home, ".claude", "projects", cwd.replace(/[^a-zA-Z0-9]/g, "-"), `${sessionId}.jsonl`);
-    expect(existsSync(file), `transcript ${file}`).toBe(true);
-    return readFileSync(file, "utf8")
-      .split("\n")
-      .filter((l) => l.trim() !== "")
-      .map((l) => JSON.parse(l) as TranscriptLine);
-  }
-
-  /** The resume plan /develop put into the prompt: the JSON object in the expanded skill text. */
-  function developPlan(lines: TranscriptLine[]): Record<string, unknown> {
-    const failed = lines.filter((l) => l.subtype === "local_command" && l.commandOutcome?.kind === "failed");
-    expect(failed.map((l) => l.content), "the skill expansion failed").toEqual([]);
-    const expanded = lines.filter((l) => l.type === "user" && l.isMeta === true && textOf(l).includes("# /develop: drive the dotagent workflow"));
-    expect(expanded).toHaveLength(1);
-    const plans = jsonObjectsIn(textOf(expanded[0]!)).filter((o) => "next" in o && "situation" in o);
-    expect(plans).toHaveLength(1);
-    return plans[0]!;
-  }
-
-  const briefings = (lines: TranscriptLine[]) => lines.filter((l) => l.attachment?.type === "hook_additional_context").map((l) => [l.attachment!.content].flat().join("\n"));
+  const runClaude = (cwd: string, args: string[]): { run: SpawnSyncReturns<string>; result: { session_id?: string; is_error?: boolean } } => runClaudeIn(claude, home, cwd, args);
+  const transcript = (cwd: string, sessionId: string): TranscriptLine[] => transcriptIn(home, cwd, sessionId);
 
   function cli(cwd: string, ...args: string[]): Record<string, unknown> {
     const run = spawnSync(process.execPath, [CLI, ...args, "--json"], { cwd, encoding: "utf8" });
@@ -133,9 +41,7 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
 
   beforeAll(() => {
     if (!built) console.warn(`skipping the Claude Code end-to-end tests that need the CLI: ${NOT_BUILT}`);
-    const fetched = spawnSync(process.execPath, [join(ROOT, "scripts/fetch-claude.mjs")], { encoding: "utf8", timeout: 600_000 });
-    if (fetched.status !== 0) throw new Error(`scripts/fetch-claude.mjs failed: ${fetched.stderr}`);
-    claude = fetched.stdout.trim();
+    claude = fetchClaude();
     work = mkdtempSync(join(tmpdir(), "dotagent-e2e-"));
     home = join(work, "home");
     mkdirSync(home);
@@ -218,9 +124,7 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
 
   it("works as a plugin: /dotagent:develop and the plugin's SessionStart hook", (ctx) => {
     if (!built) ctx.skip(NOT_BUILT);
-    const plugin = join(work, "plugin");
-    for (const part of [".claude-plugin", "skills", "agents", "hooks"]) cpSync(join(ROOT, part), join(plugin, part), { recursive: true });
-    cpSync(CLI, join(plugin, "skills/checkpoint/scripts/dotagent.mjs"));
+    const plugin = join(ROOT, "plugin");
     const project = join(work, "plugin-user");
     mkdirSync(project);
     const started = cli(project, "init", "--request", "add login");

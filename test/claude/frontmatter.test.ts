@@ -233,13 +233,13 @@ describe("the plugin", () => {
     expect(hook?.timeout).toBeLessThanOrEqual(30);
   });
 
-  it("marketplace.json lists this repository as the plugin", () => {
+  it("marketplace.json lists the lean plugin folder as the plugin", () => {
     const market = readJson(".claude-plugin/marketplace.json") as { name?: string; owner?: { name?: string }; plugins?: Array<{ name?: string; source?: string }> };
     expect(market.name).toMatch(/^[a-z0-9-]+$/);
     expect(market.owner?.name).toBeTruthy();
     expect(market.plugins).toHaveLength(1);
     expect(market.plugins![0]!.name).toBe(plugin.name);
-    expect(market.plugins![0]!.source).toBe("./");
+    expect(market.plugins![0]!.source).toBe("./plugin");
     expect(existsSync(join(ROOT, market.plugins![0]!.source!, ".claude-plugin/plugin.json"))).toBe(true);
   });
 

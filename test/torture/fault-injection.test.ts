@@ -394,3 +394,37 @@ describe("at the CLI: a write that fails gives exit 1 and one line on stderr", (
     expect(json.error?.message).toContain("memory/state/execution.json");
   });
 });
+
+describe("at the CLI: the event log cannot be appended after the change was saved", () => {
+  // Decided: the change landed, so the command succeeds (exit 0) and warns, naming the log; a
+  // failure would make a caller retry, and a second `task start` would be refused.
+  const faults = [
+    { fault: "writeSync:ENOSPC:events.jsonl", code: "ENOSPC" },
+    { fault: "openSync:EACCES:events.jsonl", code: "EACCES" },
+    { fault: "fsyncSync:EIO:events.jsonl", code: "EIO" },
+  ];
+  it.each(faults)("$fault: task start exits 0, the task is running, one warning names memory/state/events.jsonl", async ({ fault, code }) => {
+    const dir = await cliProject("events-fault");
+    const run = await runCli(dir, ["task", "start", "t1", "--json"], { fault });
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, task: { id: "t1", status: "running" } });
+    const lines = run.stderr.trim().split("\n");
+    expect(lines, run.stderr).toHaveLength(1);
+    expect(lines[0]).toBe(`dotagent: warning: the change is saved, but memory/state/events.jsonl could not be appended (${code}): the event log may miss task_started`);
+    expect(JSON.parse(readFileSync(join(dir, "memory/state/execution.json"), "utf8")).tasks[0].status).toBe("running");
+    // The state is valid and the next command (and its log line) works.
+    expect((await runCli(dir, ["validate", "--json"], { plain: true })).code).toBe(0);
+    const again = await runCli(dir, ["task", "start", "t1"], { plain: true });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain("running");
+    expect(stateLeftovers(dir)).toEqual([]);
+  });
+
+  it("phase approve with a full disk for the log: exit 0 and the approval is recorded", async () => {
+    const dir = await cliProject("events-fault-phase");
+    const run = await runCli(dir, ["phase", "approve", "REQUIREMENTS"], { fault: "writeSync:ENOSPC:events.jsonl" });
+    expect(run.code, describeRun(run)).toBe(0);
+    expect(run.stderr).toContain("memory/state/events.jsonl could not be appended (ENOSPC): the event log may miss phase_approved");
+    expect(JSON.parse(readFileSync(join(dir, "memory/state/phase.json"), "utf8")).user_checkpoints).toHaveLength(1);
+  });
+});

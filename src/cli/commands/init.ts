@@ -10,15 +10,15 @@ import { StateWriter } from "../../store/state-writer.js";
 import { loadCold } from "../load-cold.js";
 import { archiveLiveState } from "../fresh-start.js";
 import { CLEARING_MARKER } from "../../store/session.js";
-import { locked, requestOption, stringOption, type Command } from "../context.js";
+import { locked, warn, requestOption, stringOption, type Command } from "../context.js";
 import type { PhaseState } from "../../schema/phase.js";
 
 /** Writes a new phase.json; the caller holds the lock and has archived any old state. */
-export async function initWorkflow(paths: ProjectPaths, request: string | undefined, workflowId: string | undefined, now: Date): Promise<PhaseState> {
+export async function initWorkflow(paths: ProjectPaths, request: string | undefined, workflowId: string | undefined, now: Date, onWarning?: (message: string) => void): Promise<PhaseState> {
   const id = workflowId ?? suggestWorkflowId(request, now);
   mkdirSync(paths.reportsDir, { recursive: true });
   const snapshot = await loadSnapshot(paths);
-  const writer = new StateWriter(paths, snapshot, now);
+  const writer = new StateWriter(paths, snapshot, now, onWarning);
   const state = writer.writePhase({ ...createWorkflow(id, request, now), revision: 0 });
   writer.appendEvents([{ type: "workflow_started", workflow_id: id, ...(request === undefined ? {} : { request }) }]);
   return state;
@@ -57,7 +57,7 @@ export const command: Command = {
       // leftover report leaks into the new workflow and nothing unarchived is removed.
       const cutOff = existsSync(join(context.paths.stateDir, CLEARING_MARKER));
       const archivedName = hasState(context.paths) || cutOff ? await archiveLiveState(context.paths, "replaced by dotagent init", now) : null;
-      return { state: await initWorkflow(context.paths, request, workflowId, now), archived: archivedName };
+      return { state: await initWorkflow(context.paths, request, workflowId, now, warn(context)), archived: archivedName };
     });
     context.out.result({ created: true, workflow_id: state.workflow_id, phase: state.current_phase, phase_status: state.phase_status, archived }, () => [
       ...(archived ? [`Archived the previous state as ${archived}`] : []),

@@ -1,10 +1,10 @@
 import { assertStatePaths } from "../../store/state-paths.js";
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { usageError } from "../../core/errors.js";
-import type { Scope } from "../../claude/install.js";
+import { installTarget, type Scope } from "../../claude/settings.js";
+import { VERSION } from "../version.js";
 import { loadCold } from "../load-cold.js";
 import { stringOption, type Command } from "../context.js";
 
@@ -32,6 +32,7 @@ export const command: Command = {
     "dotagent install                      into this project's .claude/ (and create memory/)",
     "dotagent install --scope user         into ~/.claude/ for every project",
     "dotagent install --dry-run            show what would change",
+    "dotagent install                      again after upgrading dotagent: updates the files you did not change",
     "dotagent install --uninstall          remove exactly what install added",
   ],
   async run(context) {
@@ -39,8 +40,7 @@ export const command: Command = {
     const scope = (stringOption(context, "scope") ?? "project") as Scope;
     if (scope !== "project" && scope !== "user") throw usageError(`--scope takes project or user, not "${scope}"`);
     const dryRun = context.options["dry-run"] === true;
-    const home = process.env.HOME ?? homedir();
-    const target = scope === "project" ? join(context.paths.root, ".claude") : (process.env.CLAUDE_CONFIG_DIR ?? join(home, ".claude"));
+    const target = installTarget(scope, context.paths.root);
     // memory/ a file or a link would fail half-way through the install: refuse first.
     if (scope === "project") assertStatePaths(context.paths);
     let result;
@@ -48,7 +48,7 @@ export const command: Command = {
       result = uninstall({ target, scope, dryRun });
     } else {
       const self = fileURLToPath(import.meta.url);
-      result = install({ target, scope, dryRun, sourceRoot: findSourceRoot(dirname(self)), helperScript: readFileSync(self) });
+      result = install({ target, scope, dryRun, sourceRoot: findSourceRoot(dirname(self)), helperScript: readFileSync(self), version: VERSION });
       // The empty memory/ layout (memory-template/), so the hook and the skills find the project.
       if (scope === "project" && !dryRun) for (const dir of memoryLayout(findSourceRoot(dirname(self)))) mkdirSync(join(context.paths.root, dir), { recursive: true });
     }

@@ -4,7 +4,7 @@ import { transition, type PhaseEvent } from "../../core/transitions.js";
 import { loadSnapshot } from "../../store/session.js";
 import { StateWriter } from "../../store/state-writer.js";
 import { requireWorkflow } from "../state-guard.js";
-import { locked, outputOption, stringOption, subcommand, type Command } from "../context.js";
+import { locked, warn, outputOption, stringOption, subcommand, type Command } from "../context.js";
 
 const ACTIONS = ["start", "complete", "fail", "approve", "rework"] as const;
 
@@ -33,7 +33,7 @@ export const command: Command = {
       const outcome = transition(state, event, { reports: snapshot.reports, execution, now });
       if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
       if (outcome.state === state) return { state, changed: false };
-      const writer = new StateWriter(context.paths, snapshot, now);
+      const writer = new StateWriter(context.paths, snapshot, now, warn(context));
       const journal = outcome.effects.length > 0 ? { type: event.type, started_at: now.toISOString(), round: outcome.state.rework?.round, moves: outcome.effects.map(({ from, to }) => ({ from, to })) } : undefined;
       const written = writer.applyChange({ phaseBefore: state, journal, moves: outcome.effects, phase: outcome.state, events: outcome.events });
       return { state: written.phase ?? outcome.state, changed: true };

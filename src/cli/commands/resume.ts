@@ -6,9 +6,9 @@ import { loadSnapshot } from "../../store/session.js";
 import { StateWriter } from "../../store/state-writer.js";
 import { loadCold } from "../load-cold.js";
 import { archiveLiveState, finishClear, proveClearing } from "../fresh-start.js";
-import { resumeOptions } from "../duration.js";
+import { resumeOptions } from "../resume-options.js";
 import { planJson, planLines } from "../render-plan.js";
-import { locked, type Command, type CommandContext } from "../context.js";
+import { locked, warn, type Command, type CommandContext } from "../context.js";
 import { initWorkflow } from "./init.js";
 
 /** Carries out a plan's writes: journal, moves, execution.json, phase.json, events. */
@@ -17,7 +17,7 @@ async function applyPlan(context: CommandContext, snapshot: StateSnapshot, plan:
     await finishClear(context.paths, plan.writes.finishClear, archivedFiles);
     return;
   }
-  const writer = new StateWriter(context.paths, snapshot, now);
+  const writer = new StateWriter(context.paths, snapshot, now, warn(context));
   const { writes } = plan;
   if (writes.phase || writes.execution || writes.moves.length > 0) {
     const before = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
@@ -77,7 +77,7 @@ export const command: Command = {
         const name = await locked(context, "resume", () => archiveLiveState(context.paths, reason, now));
         if (name) context.out.note(`Archived the old state as ${name}`);
         if (plan.decisionKind === "request_changed" && options.request !== undefined) {
-          await locked(context, "resume", () => initWorkflow(context.paths, options.request, undefined, now));
+          await locked(context, "resume", () => initWorkflow(context.paths, options.request, undefined, now, warn(context)));
         }
         options = { ...options, request: undefined };
         continue;

@@ -2,7 +2,7 @@ import { planResume } from "../../core/plan-resume.js";
 import { countByStatus } from "../../core/tasks.js";
 import { loadSnapshot } from "../../store/session.js";
 import { planJson, planLines } from "../render-plan.js";
-import { resumeOptions } from "../duration.js";
+import { resumeOptions } from "../resume-options.js";
 import type { Command } from "../context.js";
 
 export const command: Command = {

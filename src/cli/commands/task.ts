@@ -9,8 +9,9 @@ const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
 import type { ExecutionState } from "../../schema/execution.js";
 import { loadSnapshot } from "../../store/session.js";
 import { StateWriter } from "../../store/state-writer.js";
-import { formatProblem, requireValid, requireWorkflow } from "../state-guard.js";
-import { locked, outputOption, stringOption, subcommand, type Command, type CommandContext } from "../context.js";
+import { requireValid, requireWorkflow } from "../state-guard.js";
+import { formatProblem } from "../../core/validate.js";
+import { locked, warn, outputOption, stringOption, subcommand, type Command, type CommandContext } from "../context.js";
 
 const ACTIONS = ["add", "import", "start", "complete", "fail", "retry", "next"] as const;
 
@@ -117,7 +118,7 @@ export const command: Command = {
           outcome = retryTask(execution, id, extra, now);
       }
       if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
-      const writer = new StateWriter(context.paths, snapshot, now);
+      const writer = new StateWriter(context.paths, snapshot, now, warn(context));
       const task = outcome.state.tasks.find((t) => t.id === id);
       // Starting a task whose output file is left from an earlier attempt sets that file aside
       // first, so recovery never mistakes the old output for this attempt's. That touches two

@@ -1,11 +1,10 @@
 import { EXIT } from "../../core/errors.js";
-import { validateState } from "../../core/validate.js";
+import { formatProblem, validateState } from "../../core/validate.js";
 import { DEFAULT_STALE_AFTER_MS } from "../../core/validate.js";
 import { acquireLock } from "../../store/lock.js";
 import { sweepTempFiles } from "../../store/sweep.js";
 import { loadSnapshot } from "../../store/session.js";
-import { formatProblem } from "../state-guard.js";
-import { resumeOptions } from "../duration.js";
+import { resumeOptions } from "../resume-options.js";
 import type { Command } from "../context.js";
 import { existsSync } from "node:fs";
 

@@ -1,3 +1,5 @@
+// The options that shape a resume plan, as resume, status, validate and doctor read them:
+// --request, and the stale limit from --stale-after or DOTAGENT_STALE_AFTER.
 import { usageError } from "../core/errors.js";
 import type { ResumeOptions } from "../core/plan-resume.js";
 import { requestOption, stringOption, type CommandContext } from "./context.js";

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { checkHelperVersion, checkNode, compareVersions, doctorExitCode, MIN_NODE, type Check } from "./doctor.js";
+
+describe("compareVersions", () => {
+  it.each([
+    ["20.19.0", "20.19.0", 0],
+    ["v20.19.1", "20.19.0", 1],
+    ["20.9.0", "20.19.0", -1],
+    ["22.0.0", "20.19.0", 1],
+    ["0.1.0", "0.1.0-beta", 0],
+    ["garbage", "0.0.1", -1],
+  ])("%s vs %s → %i", (a, b, expected) => expect(compareVersions(a, b)).toBe(expected));
+});
+
+describe("checkNode", () => {
+  it.each([
+    ["v20.19.0", "ok"],
+    ["v24.1.0", "ok"],
+    ["v20.18.3", "fail"],
+    ["v18.20.0", "fail"],
+  ])("%s → %s", (version, status) => expect(checkNode(version).status).toBe(status));
+
+  it("names the minimum and the fix when too old", () => {
+    expect(checkNode("v18.0.0")).toMatchObject({ message: "Node.js 18.0.0 is older than 20.19, which dotagent needs", fix: expect.stringContaining("20.19 or later") });
+  });
+
+  it("MIN_NODE is package.json's engines range", () => {
+    const engines = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).engines.node as string;
+    expect(`>=${MIN_NODE.replace(/\.0$/, "")}`).toBe(engines);
+  });
+});
+
+describe("checkHelperVersion", () => {
+  it.each([
+    ["0.1.0", "0.1.0", "ok", null],
+    ["0.0.9", "0.1.0", "fail", "older than"],
+    [null, "0.1.0", "fail", "built before 0.1.0"],
+    ["0.2.0", "0.1.0", "fail", "newer than"],
+  ] as const)("installed %s, CLI %s → %s", (installed, cli, status, words) => {
+    const check = checkHelperVersion("project", installed, cli);
+    expect(check.status).toBe(status);
+    if (words) expect(check.message).toContain(words);
+  });
+});
+
+describe("doctorExitCode", () => {
+  const c = (status: Check["status"]): Check => ({ name: "x", status, message: "", fix: null });
+  it.each([
+    [[], 0],
+    [[c("ok"), c("warn")], 0],
+    [[c("ok"), c("fail")], 1],
+  ] as const)("%j → %i", (checks, code) => expect(doctorExitCode(checks)).toBe(code));
+});

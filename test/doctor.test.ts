@@ -1,0 +1,187 @@
+// `dotagent doctor` and upgrades through the built CLI: each check finds what it names, gives the
+// fix, and the exit code is 1 exactly when something must be fixed. HOME is a temp folder, so
+// the machine's own ~/.claude never counts.
+import { afterEach, describe, expect, it } from "vitest";
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { dotagent, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
+
+afterEach(removeTemps);
+
+interface Check {
+  name: string;
+  status: "ok" | "warn" | "fail";
+  message: string;
+  fix: string | null;
+}
+
+function doctor(project: string, home: string, args: string[] = []) {
+  const run = dotagent(project, ["doctor", "--json", ...args], { env: { HOME: home, CLAUDE_CONFIG_DIR: "" } });
+  const checks = (run.json?.checks ?? []) as Check[];
+  return { ...run, checks, byName: (name: string) => checks.filter((c) => c.name === name) };
+}
+
+/** A project with dotagent installed (project scope) and a workflow started. */
+function installedProject(): { project: string; home: string } {
+  const project = tempProject();
+  const home = tempProject();
+  expect(dotagent(project, ["install"], { env: { HOME: home } }).code).toBe(0);
+  expect(dotagent(project, ["init", "--request", "add login"]).code).toBe(0);
+  return { project, home };
+}
+
+const sha = (bytes: Buffer | string) => createHash("sha256").update(bytes).digest("hex");
+
+describe("dotagent doctor", () => {
+  it("all good after install and init: exit 0, one ok line per check", () => {
+    const { project, home } = installedProject();
+    const run = doctor(project, home);
+    expect(run.code).toBe(0);
+    expect(run.json).toMatchObject({ ok: true, version: expect.any(String) });
+    expect(run.checks.map((c) => c.name)).toEqual(["node", "install", "helper", "hook", "settings", "state", "lock", "writable"]);
+    expect(run.checks.every((c) => c.status === "ok" && c.fix === null)).toBe(true);
+    const plain = dotagent(project, ["doctor"], { env: { HOME: home, CLAUDE_CONFIG_DIR: "" } });
+    expect(plain.stdout.trim().split("\n")).toHaveLength(run.checks.length + 2);
+    expect(plain.stdout).toContain("All good.");
+  });
+
+  it("not installed: exit 1 with the command that installs", () => {
+    const project = tempProject();
+    const run = doctor(project, tempProject());
+    expect(run.code).toBe(1);
+    expect(run.byName("install")[0]).toMatchObject({ status: "fail", fix: expect.stringContaining("dotagent install") });
+    expect(run.byName("state")[0]).toMatchObject({ status: "ok", message: expect.stringContaining("no workflow here yet") });
+  });
+
+  it("finds a settings.json that does not parse, and a missing hook entry", () => {
+    const { project, home } = installedProject();
+    const settings = join(project, ".claude", "settings.json");
+    const good = readFileSync(settings, "utf8");
+    writeFileSync(settings, "{ not json");
+    let run = doctor(project, home);
+    expect(run.code).toBe(1);
+    expect(run.byName("settings")[0]).toMatchObject({ status: "fail", message: expect.stringContaining(`${settings} does not parse`) });
+    writeFileSync(settings, JSON.stringify({ ...JSON.parse(good), hooks: {} }));
+    run = doctor(project, home);
+    expect(run.code).toBe(1);
+    expect(run.byName("hook")[0]).toMatchObject({ status: "fail", fix: "run `dotagent install`" });
+  });
+
+  it("finds missing skill files", () => {
+    const { project, home } = installedProject();
+    rmSync(join(project, ".claude", "skills", "develop", "SKILL.md"));
+    const run = doctor(project, home);
+    expect(run.code).toBe(1);
+    expect(run.byName("install")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("skills/develop/SKILL.md") });
+  });
+
+  it("corrupt state fails with the commands that help", () => {
+    const { project, home } = installedProject();
+    writeFileSync(join(project, "memory/state/phase.json"), '{"workflow_id": "wf", "current_phase": "NOPE"');
+    const run = doctor(project, home);
+    expect(run.code).toBe(1);
+    expect(run.byName("state")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("memory/state/phase.json"), fix: expect.stringContaining("dotagent validate") });
+  });
+
+  it("a stale lock is a warning (exit 0); a live one is reported as held", async () => {
+    const { project, home } = installedProject();
+    const lock = join(project, "memory/state/.lock");
+    writeJson(project, "memory/state/.lock", { pid: 999_999_999, hostname: hostname(), acquired_at: new Date().toISOString(), command: "task start" });
+    let run = doctor(project, home);
+    expect(run.code).toBe(0);
+    expect(run.byName("lock")[0]).toMatchObject({ status: "warn", message: expect.stringContaining("stale") });
+    const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 20000)"]);
+    try {
+      writeJson(project, "memory/state/.lock", { pid: holder.pid, hostname: hostname(), acquired_at: new Date().toISOString(), command: "resume" });
+      run = doctor(project, home);
+      expect(run.byName("lock")[0]).toMatchObject({ status: "ok", message: expect.stringContaining(`held by pid ${holder.pid}`) });
+    } finally {
+      holder.kill();
+      rmSync(lock, { force: true });
+    }
+  });
+
+  it("a project folder that does not exist fails the writable check", () => {
+    const home = tempProject();
+    const run = doctor(tempProject(), home, ["--dir", "no/such/folder"]);
+    expect(run.code).toBe(1);
+    expect(run.byName("writable")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("does not exist") });
+  });
+
+  it.skipIf(process.getuid?.() === 0)("a read-only memory/state fails the writable check", () => {
+    const { project, home } = installedProject();
+    chmodSync(join(project, "memory/state"), 0o555);
+    try {
+      expect(doctor(project, home).byName("writable")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("not writable") });
+    } finally {
+      chmodSync(join(project, "memory/state"), 0o755);
+    }
+  });
+
+  it("checks a user-scope install under CLAUDE_CONFIG_DIR", () => {
+    const project = tempProject();
+    const config = tempProject();
+    expect(dotagent(project, ["install", "--scope", "user"], { env: { CLAUDE_CONFIG_DIR: config } }).code).toBe(0);
+    const run = dotagent(project, ["doctor", "--json"], { env: { CLAUDE_CONFIG_DIR: config, HOME: tempProject() } });
+    expect(run.code).toBe(0);
+    expect((run.json.checks as Check[]).find((c) => c.name === "hook")?.message).toContain(`user (${config})`);
+  });
+});
+
+describe("upgrade from a copy installed by an older build", () => {
+  /** Rewrites an install as an older dotagent would have left it: older helper and skill text, its manifest. */
+  function makeOlder(project: string): void {
+    const target = join(project, ".claude");
+    const helper = join(target, "skills/checkpoint/scripts/dotagent.mjs");
+    const oldHelper = readFileSync(helper, "utf8").replace(/^\/\/ dotagent \S+$/m, "// dotagent 0.0.9");
+    writeFileSync(helper, oldHelper);
+    const skill = join(target, "skills/checkpoint/SKILL.md");
+    writeFileSync(skill, `${readFileSync(skill, "utf8")}\nOld wording of the protocol.\n`);
+    writeFileSync(join(target, "skills/checkpoint/retired.md"), "a file the new version no longer ships");
+    const manifestFile = join(target, ".dotagent-install.json");
+    const manifest = readJson(target, ".dotagent-install.json");
+    manifest.dotagent_version = "0.0.9";
+    manifest.files = manifest.files.map((f: { path: string }) => ({ path: f.path, sha256: sha(readFileSync(join(target, f.path))) }));
+    manifest.files.push({ path: "skills/checkpoint/retired.md", sha256: sha("a file the new version no longer ships") });
+    writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+  }
+
+  it("doctor says an upgrade is due; install updates what the user did not change and keeps what they did", () => {
+    const { project, home } = installedProject();
+    makeOlder(project);
+    const target = join(project, ".claude");
+    writeFileSync(join(target, "agents/qa.md"), "my own qa agent, edited after install\n");
+
+    const before = doctor(project, home);
+    expect(before.code).toBe(1);
+    expect(before.byName("helper")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("helper 0.0.9 is older than this CLI"), fix: expect.stringContaining("dotagent install") });
+    expect(before.byName("install")[0]?.message).toContain("by dotagent 0.0.9; 1 edited by you (kept on upgrade): agents/qa.md");
+
+    const upgrade = dotagent(project, ["install", "--json"], { env: { HOME: home } });
+    expect(upgrade.code).toBe(0);
+    const actions = Object.fromEntries((upgrade.json.changes as Array<{ action: string; path: string }>).filter((c) => c.action !== "unchanged").map((c) => [c.path, c.action]));
+    expect(actions).toEqual({ "skills/checkpoint/scripts/dotagent.mjs": "update", "skills/checkpoint/SKILL.md": "update", "skills/checkpoint/retired.md": "remove", "agents/qa.md": "keep" });
+    // Again: nothing to write; the kept file is named again so the note is not lost.
+    const again = dotagent(project, ["install", "--json"], { env: { HOME: home } });
+    expect((again.json.changes as Array<{ action: string; path: string }>).filter((c) => c.action !== "unchanged")).toEqual([expect.objectContaining({ action: "keep", path: "agents/qa.md" })]);
+
+    expect(readFileSync(join(target, "agents/qa.md"), "utf8")).toBe("my own qa agent, edited after install\n");
+    expect(existsSync(join(target, "skills/checkpoint/retired.md"))).toBe(false);
+    expect(readFileSync(join(target, "skills/checkpoint/SKILL.md"), "utf8")).not.toContain("Old wording");
+    const after = doctor(project, home);
+    expect(after.code).toBe(0);
+    expect(after.byName("helper")[0]?.status).toBe("ok");
+    expect(readJson(target, ".dotagent-install.json").dotagent_version).toBe(after.json.version);
+  });
+
+  it("the install output names the kept file and why", () => {
+    const { project, home } = installedProject();
+    makeOlder(project);
+    writeFileSync(join(project, ".claude", "agents/pm.md"), "mine\n");
+    const run = dotagent(project, ["install"], { env: { HOME: home } });
+    expect(run.stdout).toMatch(/keep +agents\/pm\.md +\(edited since dotagent installed it: kept; to take this version's copy, move yours away and run `dotagent install` again\)/);
+  });
+});
