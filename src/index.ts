@@ -17,3 +17,6 @@ export { loadSnapshotSync } from "./store/load-sync.js";
 export { StateWriter } from "./store/state-writer.js";
 export { readEvents, appendEvents } from "./store/events.js";
 export { acquireLock, type LockHandle } from "./store/lock.js";
+export { planOnce, type OpRecord, type OncePlan, type OnceRequest } from "./core/once.js";
+export { runOnce, type OnceOutcome, type RunOnceOptions } from "./store/run-once.js";
+export { readOpRecord, listOpenOps, type OpSummary } from "./store/op-records.js";

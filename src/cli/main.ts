@@ -18,6 +18,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   phase: { summary: "start|complete|fail|approve|rework a phase", load: () => import("./commands/phase.js") },
   task: { summary: "add|import|start|complete|fail|retry|next tasks", load: () => import("./commands/task.js") },
   archive: { summary: "archive the state | archive list | archive restore NAME", load: () => import("./commands/archive.js") },
+  once: { summary: "run a side effect at most once per op id (commits, pushes, PRs)", load: () => import("./commands/once.js") },
   log: { summary: "show the event log", load: () => import("./commands/log.js") },
   install: { summary: "install the skills, agents and hook into .claude/", load: () => import("./commands/install.js") },
   hook: { summary: "hook session-start: Claude Code's SessionStart hook", load: () => import("./commands/hook.js") },
