@@ -20,3 +20,4 @@ export { acquireLock, type LockHandle } from "./store/lock.js";
 export { planOnce, type OpRecord, type OncePlan, type OnceRequest } from "./core/once.js";
 export { runOnce, type OnceOutcome, type RunOnceOptions } from "./store/run-once.js";
 export { readOpRecord, listOpenOps, type OpSummary } from "./store/op-records.js";
+export { listCheckpoints, readCheckpoint, recordCheckpoint, type Checkpoint, type CheckpointMeta } from "./store/checkpoints.js";

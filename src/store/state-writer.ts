@@ -14,6 +14,7 @@ import { writeFailure } from "./io-error.js";
 
 export { writeFailure };
 import { appendEvents } from "./events.js";
+import { recordCheckpoint } from "./checkpoints.js";
 import { stampOf as fileStamp } from "./state-files.js";
 import type { ProjectPaths } from "./project.js";
 
@@ -67,8 +68,9 @@ export class StateWriter {
     return next;
   }
 
+  /** Appends the events of a finished change; one worth returning to gets a checkpoint. */
   appendEvents(events: ReadonlyArray<{ type: string; [key: string]: unknown }>): void {
-    appendEvents(this.paths.eventsFile, events, this.now);
+    recordCheckpoint(this.paths, appendEvents(this.paths.eventsFile, events, this.now));
   }
 
   /**

@@ -42,9 +42,23 @@ function sweepArchiveTemps(stateDir: string): string[] {
   return removed;
 }
 
+/** Checkpoint folders a killed writer left half-built in .history/ (checkpoints are taken under the lock). */
+function sweepHistoryTemps(stateDir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(stateDir, ".history"));
+  } catch {
+    return [];
+  }
+  return names.filter((name) => name.startsWith(".tmp-")).map((name) => {
+    rmSync(join(stateDir, ".history", name), { recursive: true, force: true });
+    return `.history/${name}`;
+  });
+}
+
 /** Removes leftover temp files; returns the names removed. */
 export function sweepTempFiles(stateDir: string): string[] {
-  const removed: string[] = sweepArchiveTemps(stateDir);
+  const removed: string[] = [...sweepArchiveTemps(stateDir), ...sweepHistoryTemps(stateDir)];
   for (const name of findTempFiles(stateDir)) {
     try {
       unlinkSync(join(stateDir, name));
