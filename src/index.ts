@@ -21,3 +21,7 @@ export { planOnce, type OpRecord, type OncePlan, type OnceRequest } from "./core
 export { runOnce, type OnceOutcome, type RunOnceOptions } from "./store/run-once.js";
 export { readOpRecord, listOpenOps, type OpSummary } from "./store/op-records.js";
 export { listCheckpoints, readCheckpoint, recordCheckpoint, type Checkpoint, type CheckpointMeta } from "./store/checkpoints.js";
+export { planRollback, parseRollbackTarget, reportOwner, type RollbackPlan, type RollbackTarget } from "./core/rollback.js";
+export { prepareRollback, rollBack, type PreparedRollback } from "./store/roll-back.js";
+export { finishRollback, rollbackPending, type Archiver, type RollbackJournal } from "./store/rollback-journal.js";
+export { createArchive, pruneArchives } from "./archive/index.js";

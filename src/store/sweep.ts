@@ -56,9 +56,23 @@ function sweepHistoryTemps(stateDir: string): string[] {
   });
 }
 
+/** A rollback journal cut off before its commit point, or removed after it finished. */
+function sweepRollbackTemps(stateDir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(stateDir);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => name.startsWith(".rollback.tmp-") || name.startsWith(".rollback.done-")).map((name) => {
+    rmSync(join(stateDir, name), { recursive: true, force: true });
+    return name;
+  });
+}
+
 /** Removes leftover temp files; returns the names removed. */
 export function sweepTempFiles(stateDir: string): string[] {
-  const removed: string[] = [...sweepArchiveTemps(stateDir), ...sweepHistoryTemps(stateDir)];
+  const removed: string[] = [...sweepArchiveTemps(stateDir), ...sweepHistoryTemps(stateDir), ...sweepRollbackTemps(stateDir)];
   for (const name of findTempFiles(stateDir)) {
     try {
       unlinkSync(join(stateDir, name));
