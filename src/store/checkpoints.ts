@@ -79,7 +79,8 @@ function readBytes(file: string): Buffer | null {
   }
 }
 
-function linkOrCopy(from: string, to: string): void {
+/** A hard link (no bytes copied), or a copy where links are not possible. */
+export function linkOrCopy(from: string, to: string): void {
   try {
     linkSync(from, to);
   } catch {

@@ -15,7 +15,7 @@ import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import { writeFileDurable, writeJsonDurable, fsyncDir } from "./atomic-write.js";
 import { appendEvents } from "./events.js";
-import { recordCheckpoint } from "./checkpoints.js";
+import { linkOrCopy, recordCheckpoint } from "./checkpoints.js";
 import type { ProjectPaths } from "./project.js";
 
 export const ROLLBACK_DIR = ".rollback";
@@ -45,14 +45,6 @@ export interface Archiver {
 
 export function rollbackPending(paths: ProjectPaths): boolean {
   return existsSync(join(paths.stateDir, ROLLBACK_DIR, JOURNAL));
-}
-
-function linkOrCopy(from: string, to: string): void {
-  try {
-    linkSync(from, to);
-  } catch {
-    copyFileSync(from, to);
-  }
 }
 
 function copyIfThere(from: string, to: string): void {
