@@ -45,6 +45,7 @@ describe("createArchive", () => {
     const info = await createArchive(box.root, { reason: "done", now: NOW });
 
     expect(info).toEqual({
+      manifest: expect.objectContaining({ name: info!.name }),
       name: "wf-login_20261120T123456Z.tar.gz",
       path: "memory/state/.archive/wf-login_20261120T123456Z.tar.gz",
       workflow_id: "wf-login",

@@ -18,7 +18,7 @@ import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 import { create as createTar } from "tar";
 import { isPhase, PHASE_STATUSES, REPORTS_DIR, STATE_DIR } from "../core/phases.js";
-import { DotagentError } from "../core/errors.js";
+import { DotagentError, EXIT } from "../core/errors.js";
 import { decodeJson } from "../schema/common.js";
 import { fsyncDir } from "../store/atomic-write.js";
 import { assertRealFolders, MANIFEST_NAME, resolveArchivePaths, STATE_FILES, type ArchivePaths } from "./archive-layout.js";
@@ -33,7 +33,16 @@ export interface CreateArchiveOptions {
   readonly reason?: string | null;
   /** The clock, passed in: names the archive and is its created_at. */
   readonly now: Date;
+  /**
+   * Refuse (`not_archivable`, exit 1, nothing written) when a live entry cannot go into the
+   * archive (too big, too deep, a link or special file): what clears the live state afterwards
+   * needs everything archived, since it never removes what the archive does not hold.
+   */
+  readonly complete?: boolean;
 }
+
+/** A new archive, with its manifest: what a clear checks the live files against. */
+export type CreatedArchive = ArchiveInfo & { readonly manifest: Manifest };
 
 interface LiveEntry {
   /** Relative to the project root, `/`-separated. */
@@ -50,10 +59,20 @@ interface Skipped {
 const MAX_SEQ = 1000;
 
 /** Returns the new archive, or null when there is no live file to archive. */
-export async function createArchive(root: string, options: CreateArchiveOptions): Promise<ArchiveInfo | null> {
+export async function createArchive(root: string, options: CreateArchiveOptions): Promise<CreatedArchive | null> {
   const paths = resolveArchivePaths(root);
   assertRealFolders(paths);
   const live = await collectLiveEntries(paths);
+  const left = live.skipped[0];
+  if (options.complete && left !== undefined) {
+    const more = live.skipped.length > 1 ? ` (and ${live.skipped.length - 1} more)` : "";
+    throw new DotagentError(
+      "not_archivable",
+      `${left.path} cannot be archived (${left.reason})${more}, and dotagent never removes what it has not archived: move it out of memory/, then run the command again; nothing was changed`,
+      EXIT.refused,
+      { path: left.path, reason: left.reason, skipped: live.skipped },
+    );
+  }
   if (!live.entries.some((entry) => entry.kind === "file")) return null;
 
   await mkdir(paths.archiveDir, { recursive: true });
@@ -93,7 +112,7 @@ export async function createArchive(root: string, options: CreateArchiveOptions)
         await rm(partial, { force: true }); // gone already if linkWithoutReplacing fell back to rename
         partial = null;
         fsyncDir(paths.archiveDir);
-        return describeArchive(name, (await stat(final)).size, manifest);
+        return { ...describeArchive(name, (await stat(final)).size, manifest), manifest };
       }
       // Another archiver took this name between our check and link(): repack under the next one.
       await rm(partial, { force: true });

@@ -2,11 +2,11 @@
 // entry checked against the entry policy (before restore writes anything). Neither throws for a
 // damaged or hostile archive: the result says what is wrong. node-tar runs with `strict: true`, so
 // a bad checksum, a truncated body or a broken gzip stream is an error here, never a skipped entry.
-import { createReadStream } from "node:fs";
 import { list as listTar, type Parser, type ReadEntry } from "tar";
 import { decodeJson } from "../schema/common.js";
 import { MANIFEST_NAME } from "./archive-layout.js";
-import { checkEntry, type ArchiveLimits } from "./entry-policy.js";
+import { checkEntry, DEFAULT_LIMITS, type ArchiveLimits } from "./entry-policy.js";
+import { maxInflatedBytes, pumpTarGz } from "./pump-tar.js";
 import { describeManifestProblems, MAX_MANIFEST_SIZE, parseManifest, type Manifest } from "./manifest.js";
 
 export type ManifestRead = { readonly ok: true; readonly manifest: Manifest } | { readonly ok: false; readonly error: string };
@@ -16,6 +16,8 @@ export interface ScannedEntry {
   readonly path: string;
   readonly kind: "file" | "directory";
   readonly size: number;
+  /** Of the file's bytes, when the scan was asked to hash. */
+  readonly sha256?: string;
 }
 
 export type ScanResult =
@@ -53,7 +55,7 @@ export function readManifest(file: string): Promise<ManifestRead> {
  * refuses entries node-tar would skip silently (unknown types, oversized extended headers), paths
  * that appear twice, and archives over the entry-count or total-size limits.
  */
-export function scanArchive(file: string, limits: ArchiveLimits): Promise<ScanResult> {
+export function scanArchive(file: string, limits: ArchiveLimits, options: { hash?: boolean } = {}): Promise<ScanResult> {
   return new Promise((resolve) => {
     const entries: ScannedEntry[] = [];
     const seen = new Set<string>();
@@ -87,8 +89,14 @@ export function scanArchive(file: string, limits: ArchiveLimits): Promise<ScanRe
         for (const parent of parents) folders.add(parent);
         total += verdict.kind === "file" ? entry.size : 0;
         if (total > limits.maxTotalSize) return refuse(entry.path, `brings the content to ${total} bytes (limit ${limits.maxTotalSize})`);
-        entries.push({ path: verdict.path, kind: verdict.kind, size: entry.size });
+        const scanned: { path: string; kind: "file" | "directory"; size: number; sha256?: string } = { path: verdict.path, kind: verdict.kind, size: entry.size };
+        entries.push(scanned);
         if (verdict.path === MANIFEST_NAME) collectBody(entry, (body) => (manifestBody = body));
+        else if (options.hash && verdict.kind === "file") {
+          const hash = process.getBuiltinModule("node:crypto").createHash("sha256");
+          entry.on("data", (chunk: Buffer) => hash.update(chunk));
+          entry.on("end", () => (scanned.sha256 = hash.digest("hex")));
+        }
       },
     });
     // node-tar hands entries of unknown type, and extended headers over its size limit, to this
@@ -103,8 +111,28 @@ export function scanArchive(file: string, limits: ArchiveLimits): Promise<ScanRe
     const feed = feedFile<ScanResult>(file, parser, resolve, {
       onError: (message) => ({ ok: false, problem: "unreadable", reason: message }),
       onEnd: () => ({ ok: true, entries, manifest: manifestBody === null ? null : decodeManifest(manifestBody) }),
-    });
+    }, maxInflatedBytes(limits));
   });
+}
+
+export type VerifyResult = { readonly ok: true; readonly manifest: Manifest } | { readonly ok: false; readonly reason: string };
+
+/**
+ * Proves an archive holds what its manifest lists: every listed file present with the listed
+ * size and SHA-256. What a clear relies on before it removes the live files the archive holds.
+ */
+export async function verifyArchive(file: string, limits: ArchiveLimits = DEFAULT_LIMITS): Promise<VerifyResult> {
+  const scan = await scanArchive(file, limits, { hash: true });
+  if (!scan.ok) return { ok: false, reason: scan.problem === "unsafe" ? `entry ${JSON.stringify(scan.entry)} ${scan.reason}` : `cannot be read (${scan.reason})` };
+  if (scan.manifest === null) return { ok: false, reason: "has no manifest" };
+  if (!scan.manifest.ok) return { ok: false, reason: scan.manifest.error };
+  const held = new Map(scan.entries.map((entry) => [entry.path, entry]));
+  for (const expected of scan.manifest.manifest.files) {
+    const entry = held.get(expected.path);
+    if (entry === undefined) return { ok: false, reason: `${expected.path} is in the manifest but not in the archive` };
+    if (entry.size !== expected.size || entry.sha256 !== expected.sha256) return { ok: false, reason: `${expected.path} does not match its checksum in the manifest` };
+  }
+  return { ok: true, manifest: scan.manifest.manifest };
 }
 
 /** `a`, `a/b` for `a/b/c`. */
@@ -134,49 +162,31 @@ interface Feed<T> {
 }
 
 /**
- * Streams `file` into `parser` with back-pressure and settles once: with what `stop` is given,
- * with onError's value on any read, gzip or tar error, or with onEnd's value at the end.
+ * Streams `file` into `parser` (pump-tar.ts: bounded, stops at the end of the tar) and settles
+ * once: with what `stop` is given, with onError's value on any read, gzip or tar error, or with
+ * onEnd's value at the end.
  */
 function feedFile<T>(
   file: string,
   parser: Parser,
   settle: (result: T) => void,
   outcomes: { onError: (message: string) => T; onEnd: () => T },
+  maxInflated: number = maxInflatedBytes(DEFAULT_LIMITS),
 ): Feed<T> {
-  const source = createReadStream(file);
   const feed = {
     stopped: false,
     stop(result: T): void {
       if (feed.stopped) return;
       feed.stopped = true;
-      source.destroy();
+      pump.stop();
       settle(result);
     },
   };
-  const fail = (error: unknown): void => feed.stop(outcomes.onError(error instanceof Error ? error.message : String(error)));
+  const fail = (message: string): void => feed.stop(outcomes.onError(message));
   // Errors after we stopped (the gzip stream torn down mid-block) are expected; keep a listener
   // so they never surface as an unhandled 'error' event.
-  parser.on("error", fail);
+  parser.on("error", (error: unknown) => fail(error instanceof Error ? error.message : String(error)));
   parser.on("end", () => feed.stop(outcomes.onEnd()));
-  source.on("error", fail);
-  source.on("data", (chunk) => {
-    if (feed.stopped) return;
-    try {
-      if (!parser.write(chunk as Buffer)) {
-        source.pause();
-        parser.once("drain", () => source.resume());
-      }
-    } catch (error) {
-      fail(error);
-    }
-  });
-  source.on("end", () => {
-    if (feed.stopped) return;
-    try {
-      parser.end();
-    } catch (error) {
-      fail(error);
-    }
-  });
+  const pump = pumpTarGz(file, parser, maxInflated, fail);
   return feed;
 }

@@ -60,7 +60,7 @@ describe("round trip", () => {
     expect(original.size).toBe(9);
 
     const archived = await createArchive(box.root, { reason: "done", now: T1 });
-    await clearLiveState(box.root);
+    await clearLiveState(box.root, archived!.manifest.files, archived!.name);
     // A newer workflow is live when the old one is restored.
     writeLiveState(box.root, { phase: samplePhase("wf-new"), reports: { "demand.json": '{"goal":"signup"}' } });
     const newer = readLiveFiles();
@@ -72,10 +72,11 @@ describe("round trip", () => {
     for (const [rel, bytes] of original) expect(restored.get(rel)!.equals(bytes), rel).toBe(true);
     expect(existsSync(join(box.root, "memory/reports/empty-folder"))).toBe(true);
 
-    expect(result.restored).toEqual(archived);
+    const { manifest: _manifest, ...info } = archived!;
+    expect(result.restored).toEqual(info);
     expect(result.archivedLive).toMatchObject({ workflow_id: "wf-new", reason: `before restore of ${archived!.name}` });
     // The archive made before restoring holds the newer workflow, byte for byte.
-    await clearLiveState(box.root);
+    await clearLiveState(box.root, archived!.manifest.files, archived!.name);
     await restoreArchive(box.root, result.archivedLive!.name, { now: new Date("2026-11-22T09:00:00Z") });
     const back = readLiveFiles();
     expect([...back.keys()].sort()).toEqual([...newer.keys()].sort());
@@ -89,7 +90,7 @@ describe("round trip", () => {
   test("with no live state, nothing is archived first", async () => {
     writeLiveState(box.root, { phase: samplePhase("wf"), reports: { "demand.json": "{}" } });
     const archived = await createArchive(box.root, { now: T1 });
-    await clearLiveState(box.root);
+    await clearLiveState(box.root, archived!.manifest.files, archived!.name);
     const result = await restoreArchive(box.root, archived!.name, { now: T2 });
     expect(result.archivedLive).toBeNull();
     expect(readdirSync(archiveDir())).toEqual([archived!.name]);
@@ -124,7 +125,7 @@ describe("refusals change nothing", () => {
   test("a schema-invalid phase.json in the archive is archive_invalid, naming the file and JSON path", async () => {
     writeLiveState(box.root, { phase: samplePhase("wf-old", { current_phase: "DEPLOYMENT" }) });
     const archived = await createArchive(box.root, { now: T1 });
-    await clearLiveState(box.root);
+    await clearLiveState(box.root, archived!.manifest.files, archived!.name);
     setUp();
     snap();
     const error = await expectRejection(restoreArchive(box.root, archived!.name, { now: T2 }));
@@ -137,7 +138,7 @@ describe("refusals change nothing", () => {
   test("unparseable execution.json in the archive is archive_invalid", async () => {
     writeLiveState(box.root, { phase: samplePhase("wf-old"), execution: '{"workflow_id": "wf-old", ' });
     const archived = await createArchive(box.root, { now: T1 });
-    await clearLiveState(box.root);
+    await clearLiveState(box.root, archived!.manifest.files, archived!.name);
     setUp();
     snap();
     const error = await expectRejection(restoreArchive(box.root, archived!.name, { now: T2 }));

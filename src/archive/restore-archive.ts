@@ -13,7 +13,7 @@
 //   folders fsynced after. The restored archive itself is kept (restore never prunes).
 import { chmod, cp, lstat, mkdir, mkdtemp, readFile, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { extract as extractTar, ReadEntry } from "tar";
+import { ReadEntry, Unpack } from "tar";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { REPORTS_DIR, STATE_DIR } from "../core/phases.js";
 import { decodeJson, type SchemaProblem } from "../schema/common.js";
@@ -29,6 +29,7 @@ import { checkEntry, resolveLimits, type ArchiveLimits } from "./entry-policy.js
 import { fsyncTree, isMissing, removeQuietly, sha256File, walkTree } from "./file-tree.js";
 import type { Manifest } from "./manifest.js";
 import { listAncestors, scanArchive, type ScannedEntry } from "./read-archive.js";
+import { maxInflatedBytes, pumpTarGz } from "./pump-tar.js";
 
 export interface RestoreArchiveOptions {
   /** The clock, for the archive of the live state made before restoring. */
@@ -56,6 +57,7 @@ export async function restoreArchive(root: string, name: string, options: Restor
   }
   if (scan.manifest !== null && !scan.manifest.ok) throw invalidArchive(name, scan.manifest.error);
   const manifest = scan.manifest?.manifest ?? null;
+  if (!scan.entries.some((entry) => entry.kind === "file")) throw invalidArchive(name, "holds no files");
 
   const staging = await mkdtemp(join(paths.archiveDir, TEMP_PREFIX.restore));
   try {
@@ -64,9 +66,9 @@ export async function restoreArchive(root: string, name: string, options: Restor
     await validateStateFiles(staging, name);
     await prepareForMove(staging);
 
-    const archivedLive = await createArchive(root, { reason: `before restore of ${name}`, now: options.now });
+    const archivedLive = await createArchive(root, { reason: `before restore of ${name}`, now: options.now, complete: true });
     try {
-      await clearLiveState(root);
+      if (archivedLive !== null) await clearLiveState(root, archivedLive.manifest.files, archivedLive.name);
       await moveIntoPlace(staging, paths);
     } catch (error) {
       const saved = archivedLive === null ? "there was no live state to save" : `the state from before is in ${archivedLive.path}`;
@@ -119,19 +121,28 @@ function invalidArchive(name: string, problem: string, details: Record<string, u
 async function extractChecked(file: string, staging: string, limits: ArchiveLimits, name: string): Promise<void> {
   const refusals: Array<{ entry: string; reason: string }> = [];
   try {
-    await extractTar({
-      file,
-      cwd: staging,
-      strict: true,
-      preservePaths: false,
-      preserveOwner: false,
-      maxDepth: limits.maxDepth + 1, // node-tar counts the empty segment after a folder's trailing "/"
-      filter: (path, entry) => {
-        if (!(entry instanceof ReadEntry)) return false;
-        const verdict = checkEntry(entry, limits);
-        if (!verdict.ok) refusals.push({ entry: path, reason: verdict.reason });
-        return verdict.ok;
-      },
+    await new Promise<void>((resolve, reject) => {
+      const unpack = new Unpack({
+        cwd: staging,
+        strict: true,
+        preservePaths: false,
+        preserveOwner: false,
+        maxDepth: limits.maxDepth + 1, // node-tar counts the empty segment after a folder's trailing "/"
+        filter: (path, entry) => {
+          if (!(entry instanceof ReadEntry)) return false;
+          const verdict = checkEntry(entry, limits);
+          if (!verdict.ok) refusals.push({ entry: path, reason: verdict.reason });
+          return verdict.ok;
+        },
+      });
+      const fail = (message: string): void => {
+        pump.stop();
+        reject(new Error(message));
+      };
+      unpack.on("error", (error: Error) => fail(error.message));
+      unpack.on("close", () => resolve());
+      // Bounded like the scan: stops at the end of the tar, refuses past the inflated limit.
+      const pump = pumpTarGz(file, unpack, maxInflatedBytes(limits), fail);
     });
   } catch (error) {
     throw invalidArchive(name, `cannot be extracted (${(error as Error).message})`);

@@ -5,7 +5,8 @@
 // project unchanged; no temp folder left behind.
 import { existsSync, lstatSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, expect, test } from "vitest";
+import { gzipSync } from "node:zlib";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { DotagentError } from "../core/errors.js";
 import { createArchive } from "./create-archive.js";
 import type { ArchiveLimits } from "./entry-policy.js";
@@ -153,16 +154,43 @@ test("a path that appears twice (a later entry overwriting an earlier one) is re
   await expectRefused("appears twice");
 });
 
-test("a symlink already on disk is never written through: restore replaces it, the outside stays untouched", async () => {
+test("a symlink already on disk is never written through nor removed unarchived: restore refuses, the outside stays untouched", async () => {
   // Not an attack in the archive (a plain file under memory/reports/l/), but a trap on disk.
   symlinkSync(box.outside, join(box.root, "memory/reports/l"));
   writeFileSync(join(archiveDir(), NAME), buildTarGz([...BENIGN, { path: "memory/reports/l/pwned", data: "pwned" }]));
   const outside = snapshotTree(box.outside);
 
-  await restoreArchive(box.root, NAME, { now: new Date("2026-11-21T09:00:00Z") });
+  await expect(restoreArchive(box.root, NAME, { now: new Date("2026-11-21T09:00:00Z") })).rejects.toMatchObject({ code: "not_archivable", details: { path: "memory/reports/l" } });
 
   expect(snapshotTree(box.outside)).toEqual(outside);
-  expect(lstatSync(join(box.root, "memory/reports/l")).isDirectory()).toBe(true);
-  expect(existsSync(join(box.root, "memory/reports/l/pwned"))).toBe(true);
+  expect(lstatSync(join(box.root, "memory/reports/l")).isSymbolicLink()).toBe(true);
+  expect(existsSync(join(box.outside, "pwned"))).toBe(false);
   expect(readdirSync(archiveDir()).filter((name) => name.startsWith("."))).toEqual([]);
+});
+
+// Issue 15, case 6: bytes inflated and time are bounded; reading stops at the end of the tar.
+describe("archives that inflate far beyond their size", () => {
+  /** `count` gzip members of 64 MiB of one byte each: ~64 KiB on disk per 64 MiB inflated. */
+  const lowEntropy = (count: number): Buffer => {
+    const member = gzipSync(Buffer.alloc(64 * 1024 * 1024, "A"), { level: 9 });
+    return Buffer.concat(Array.from({ length: count }, () => member));
+  };
+
+  test("a valid tar followed by a 3 GiB trailer is read only up to the end of the tar", async () => {
+    const manifestless = buildTarGz(BENIGN);
+    writeFileSync(join(archiveDir(), NAME), Buffer.concat([manifestless, lowEntropy(48)]));
+    const started = Date.now();
+    const result = await restoreArchive(box.root, NAME, { now: new Date("2026-11-21T09:00:00Z") });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(result.restored.name).toBe(NAME);
+    expect(readdirSync(archiveDir()).filter((name) => name.startsWith("."))).toEqual([]);
+  }, 30_000);
+
+  test("2 GiB of inflated zeros is refused at once: an archive with no files", async () => {
+    const zeros = gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 });
+    writeFileSync(join(archiveDir(), NAME), Buffer.concat(Array.from({ length: 32 }, () => zeros)));
+    const project = snapshotTree(box.root);
+    await expect(restoreArchive(box.root, NAME, { now: new Date("2026-11-21T09:00:00Z") })).rejects.toMatchObject({ code: "archive_invalid" });
+    expect(snapshotTree(box.root)).toEqual(project);
+  }, 30_000);
 });

@@ -7,7 +7,8 @@
 // - `--uninstall` removes exactly what the manifest (.claude/.dotagent-install.json) says was
 //   added, and gives settings.json back its original bytes when nothing else changed in it.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmdirSync, unlinkSync, chmodSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, chmodSync } from "node:fs";
+import { readProjectText } from "../store/read-file.js";
 import { globbySync } from "globby";
 import { dirname, join, relative, sep } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
@@ -98,16 +99,62 @@ interface HookGroup {
   hooks?: Array<{ type?: string; command?: string; timeout?: number }>;
 }
 
+const MAX_SETTINGS_BYTES = 16 * 1024 * 1024;
+
+/**
+ * settings.json as it is, or a refusal before anything is written: dotagent merges only into the
+ * shapes Claude Code documents (`hooks` an object, `hooks.SessionStart` an array of groups), and
+ * never replaces what it does not understand.
+ */
 function readSettings(file: string): { value: Settings; text: string | null } {
-  if (!existsSync(file)) return { value: {}, text: null };
-  const text = readFileSync(file, "utf8");
+  const refuse = (why: string) =>
+    new DotagentError("settings_invalid", `${file} ${why}; fix it (dotagent changed nothing) and run \`dotagent install\` again`, EXIT.refused, { file });
+  let isLink = false;
   try {
-    const value = JSON.parse(text) as unknown;
-    if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Error("not an object");
-    return { value: value as Settings, text };
+    isLink = lstatSync(file).isSymbolicLink();
   } catch {
-    throw new DotagentError("settings_invalid", `${file} is not a JSON object; fix it (dotagent leaves it alone) and run \`dotagent install\` again`, EXIT.refused);
+    // missing: read below says so
   }
+  const read = readProjectText(file, { maxBytes: MAX_SETTINGS_BYTES, links: "follow" });
+  if (read.kind === "missing") {
+    if (isLink) throw refuse("is a symbolic link to a file that does not exist");
+    return { value: {}, text: null };
+  }
+  if (read.kind === "refused") throw refuse(read.reason);
+  let value: unknown;
+  try {
+    value = JSON.parse(read.text) as unknown;
+  } catch {
+    throw refuse("is not valid JSON");
+  }
+  if (!isPlainObject(value)) throw refuse("is not a JSON object");
+  const hooks = value.hooks;
+  if (hooks !== undefined && !isPlainObject(hooks)) throw refuse(`has "hooks": ${describeJson(hooks)}, where Claude Code expects an object of events`);
+  const groups = hooks?.SessionStart;
+  if (groups !== undefined && !Array.isArray(groups)) throw refuse(`has "hooks.SessionStart": ${describeJson(groups)}, where Claude Code expects an array of hook groups`);
+  (groups ?? []).forEach((group: unknown, i: number) => {
+    if (!isPlainObject(group) || (group.hooks !== undefined && !Array.isArray(group.hooks))) throw refuse(`has "hooks.SessionStart[${i}]" that is not a hook group ({"matcher": …, "hooks": [ … ]})`);
+  });
+  return { value: value as Settings, text: read.text };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function describeJson(value: unknown): string {
+  return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+/** Refuses a target that exists but is not a folder (`.claude` a file), before anything is written. */
+function assertTargetFolder(target: string): void {
+  try {
+    if (statSync(target).isDirectory()) return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw new DotagentError("install_target_invalid", `${target} cannot be read (${(error as NodeJS.ErrnoException).code}); check its permissions`, EXIT.refused, { path: target });
+  }
+  throw new DotagentError("install_target_invalid", `${target} is a file, where Claude Code keeps a folder; move it out of the way and run \`dotagent install\` again`, EXIT.refused, { path: target });
 }
 
 function sessionStartGroups(settings: Settings): HookGroup[] {
@@ -141,8 +188,10 @@ function withoutHook(settings: Settings, command: string): Settings {
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 function readManifest(target: string): Manifest | null {
+  const read = readProjectText(join(target, MANIFEST), { maxBytes: MAX_SETTINGS_BYTES, links: "refuse" });
+  if (read.kind !== "ok") return null;
   try {
-    return JSON.parse(readFileSync(join(target, MANIFEST), "utf8")) as Manifest;
+    return JSON.parse(read.text) as Manifest;
   } catch {
     return null;
   }
@@ -150,6 +199,7 @@ function readManifest(target: string): Manifest | null {
 
 export function install(options: { target: string; scope: Scope; sourceRoot: string; helperScript: Buffer; dryRun: boolean }): InstallResult {
   const { target, scope, dryRun } = options;
+  assertTargetFolder(target);
   const settingsFile = join(target, "settings.json");
   const settings = readSettings(settingsFile); // refuses before anything is written
   const manifest: Manifest = readManifest(target) ?? { version: 1, files: [], dirs: [], hook_command: null, settings_created: false, settings_original: null };
@@ -217,6 +267,7 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
   const { target, scope, dryRun } = options;
   const manifest = readManifest(target);
   if (manifest === null) throw new DotagentError("not_installed", `dotagent is not installed in ${target} (no ${MANIFEST}); nothing to remove`, EXIT.refused);
+  assertTargetFolder(target);
   const settingsFile = join(target, "settings.json");
   const settings = readSettings(settingsFile);
   const changes: InstallPlanEntry[] = [];

@@ -86,7 +86,7 @@ async function main(argv: string[]): Promise<number> {
   const { command } = await entry.load();
   let parsed;
   try {
-    parsed = parseArgs({ args: argv.slice(1), options: { ...GLOBAL_OPTIONS, ...command.options }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv.slice(1), options: { ...GLOBAL_OPTIONS, ...command.options }, allowPositionals: true, strict: command.lenientOptions !== true });
   } catch (error) {
     throw new DotagentError("usage", `${(error as Error).message.split("\n")[0]}; see \`dotagent ${name} --help\``, EXIT.usage);
   }
@@ -125,8 +125,22 @@ function report(error: unknown, json: boolean, debug: boolean): number {
   return EXIT.refused;
 }
 
+/**
+ * Exits once everything written to stdout and stderr has left the process: a pipe takes 64 KiB
+ * at once, and process.exit would drop the rest (an agent reading `task next --json` through a
+ * pipe would get half a JSON object). A write's callback runs after every earlier write is out.
+ */
+function exitAfterOutput(code: number): void {
+  process.exitCode = code;
+  let pending = 2;
+  const done = (): void => {
+    if (--pending === 0) process.exit(code);
+  };
+  for (const stream of [process.stdout, process.stderr]) {
+    if (stream.writableLength === 0 || stream.destroyed) done();
+    else stream.write("", done);
+  }
+}
+
 const argv = process.argv.slice(2);
-main(argv).then(
-  (code) => process.exit(code),
-  (error: unknown) => process.exit(report(error, argv.includes("--json"), argv.includes("--debug") || process.env.DOTAGENT_DEBUG === "1")),
-);
+main(argv).then(exitAfterOutput, (error: unknown) => exitAfterOutput(report(error, argv.includes("--json"), argv.includes("--debug") || process.env.DOTAGENT_DEBUG === "1")));

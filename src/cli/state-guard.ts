@@ -11,8 +11,8 @@ export function formatProblem(problem: Pick<Problem, "file" | "path" | "message"
 
 /** Throws exit 3 when the state cannot be trusted (CONTRACT §9 errors). */
 export function requireValid(snapshot: StateSnapshot, now: Date): void {
-  if (snapshot.clearing) {
-    throw new DotagentError("clear_interrupted", `a fresh start was cut off while clearing the state archived as ${snapshot.clearing}; run \`dotagent resume\` to finish it`, EXIT.invalid);
+  if (snapshot.clearing && snapshot.clearing.problem === null) {
+    throw new DotagentError("clear_interrupted", `a fresh start was cut off while clearing the state archived as ${snapshot.clearing.archive}; run \`dotagent resume\` to finish it`, EXIT.invalid);
   }
   const { errors } = validateState(snapshot, now, { staleAfterMs: Number.POSITIVE_INFINITY });
   const first = errors[0];

@@ -125,7 +125,8 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
     writes: { moves: [], events: [] } as PlanWrites,
   };
 
-  if (snapshot.clearing) {
+  if (snapshot.clearing && snapshot.clearing.problem === null && snapshot.clearing.archive !== null) {
+    const archive = snapshot.clearing.archive;
     return {
       ...base,
       workflow_id: null,
@@ -134,8 +135,8 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
       completed_phases: [],
       situation: "none",
       next: { action: "start_workflow", agent: "pm", tasks: [], reason: "no workflow: the last one was archived; run `dotagent init --request …`, then spawn the pm agent" },
-      repairs: [{ code: "clear_finished", message: `a fresh start was cut off after archiving the old state as ${snapshot.clearing}: finished clearing it` }],
-      writes: { moves: [], events: [], finishClear: snapshot.clearing },
+      repairs: [{ code: "clear_finished", message: `a fresh start was cut off after archiving the old state as ${archive}: finished clearing it` }],
+      writes: { moves: [], events: [], finishClear: archive },
     };
   }
   if (validation.errors.length > 0) {

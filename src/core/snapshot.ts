@@ -18,6 +18,16 @@ export type FileRead<T> =
   | { readonly kind: "ok"; readonly file: string; readonly value: T; readonly stamp: string }
   | { readonly kind: "corrupt"; readonly file: string; readonly problems: FileProblem[]; readonly stamp: string };
 
+/**
+ * memory/state/.clearing as read: the archive it names and, when the marker proves nothing (it
+ * does not parse, names no archive, or the archive is not there), the problem. A clear is only
+ * ever finished from a marker without a problem, and only for what that archive verifiably holds.
+ */
+export interface Clearing {
+  readonly archive: string | null;
+  readonly problem: string | null;
+}
+
 export interface StateSnapshot {
   readonly phase: FileRead<PhaseState>;
   readonly execution: FileRead<ExecutionState>;
@@ -27,7 +37,7 @@ export interface StateSnapshot {
    * Set when a fresh start was cut off after the old state was archived but before the live
    * state was cleared (memory/state/.clearing names the archive): the rest is being discarded.
    */
-  readonly clearing?: string | null;
+  readonly clearing?: Clearing | null;
 }
 
 export interface ReportRequest {

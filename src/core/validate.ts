@@ -37,8 +37,13 @@ export function validateState(snapshot: StateSnapshot, now: Date, options: Valid
   const errors: Problem[] = [];
   const warnings: Problem[] = [];
   if (snapshot.clearing) {
-    // What is left is being discarded (it is safe in the archive): nothing to check but that.
-    return { errors, warnings: [{ code: "clear_interrupted", file: CLEARING_FILE, path: "", message: `clearing the live state after archiving it as ${snapshot.clearing} was cut off; \`dotagent resume\` finishes it` }] };
+    const { archive, problem } = snapshot.clearing;
+    if (problem !== null) {
+      errors.push({ code: "clearing_invalid", file: CLEARING_FILE, path: "", message: `${problem}: nothing proves the state was archived, so it is not cleared; archive it with \`dotagent archive\` (or remove the marker if the state is to be kept)` });
+    } else {
+      // What is left is being discarded (it is safe in the archive): nothing to check but that.
+      return { errors, warnings: [{ code: "clear_interrupted", file: CLEARING_FILE, path: "", message: `clearing the live state after archiving it as ${archive} was cut off; \`dotagent resume\` finishes it` }] };
+    }
   }
   const error = (code: string, file: string, path: string, message: string) => errors.push({ code, file, path, message });
   const warn = (code: string, file: string, path: string, message: string) => warnings.push({ code, file, path, message });
@@ -124,6 +129,14 @@ function validatePhase(phase: PhaseState, reports: ReportSnapshot, checkTime: Ti
     });
   }
   if (phase.rework) checkPath(f, "rework.verification", phase.rework.verification, reports, false);
+  // The current phase's report is work in progress (an agent may be writing it): a warning that
+  // names it, so `validate` says why the phase will not complete yet.
+  if (phase.phase_status !== "complete") {
+    for (const output of PHASE_TABLE[phase.current_phase].outputs) {
+      const state = reportAt(reports, output);
+      if (state.status === "invalid" || state.status === "outside") warn("report_invalid", output, "", `${output} ${state.reason}; the ${phase.current_phase} phase cannot complete until it is fixed`);
+    }
+  }
 }
 
 function validateExecution(execution: ExecutionState, reports: ReportSnapshot, checkTime: TimeCheck, checkPath: PathCheck, error: Report, warn: Report): void {

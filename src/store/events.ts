@@ -2,9 +2,14 @@
 // An append is one write() of one whole line on an O_APPEND descriptor, then fsync. A crash can
 // still leave a torn last line: readers skip any line that does not parse, and the next append
 // starts on a fresh line so the torn one never swallows a good event.
-import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, openSync, readSync, writeSync } from "node:fs";
 import { basename } from "node:path";
+import { DotagentError, EXIT } from "../core/errors.js";
 import { writeFailure } from "./io-error.js";
+import { MAX_STATE_BYTES, readProjectText } from "./read-file.js";
+
+// Never through a link (the state-path rule), never blocking on a FIFO swapped in.
+const SAFE = constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 export interface EventRecord {
   seq: number;
@@ -19,13 +24,15 @@ const TAIL_BYTES = 64 * 1024;
 function readTail(file: string): { lastSeq: number; endsWithNewline: boolean } {
   let fd: number;
   try {
-    fd = openSync(file, "r");
+    fd = openSync(file, constants.O_RDONLY | SAFE);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { lastSeq: 0, endsWithNewline: true };
     throw error;
   }
   try {
-    const size = fstatSync(fd).size;
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw writeFailure(`memory/state/${basename(file)}`, Object.assign(new Error("not a regular file"), { code: "EINVAL" }));
+    const size = stat.size;
     if (size === 0) return { lastSeq: 0, endsWithNewline: true };
     const length = Math.min(size, TAIL_BYTES);
     const buffer = Buffer.alloc(length);
@@ -59,7 +66,7 @@ export function appendEvents(file: string, events: ReadonlyArray<{ type: string;
   const records = events.map((event, i): EventRecord => ({ seq: lastSeq + i + 1, at: at.toISOString(), ...event }));
   const text = (endsWithNewline ? "" : "\n") + records.map((r) => JSON.stringify(r)).join("\n") + "\n";
   try {
-    const fd = openSync(file, "a");
+    const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | SAFE, 0o644);
     try {
       writeSync(fd, text);
       fsyncSync(fd);
@@ -74,13 +81,13 @@ export function appendEvents(file: string, events: ReadonlyArray<{ type: string;
 
 /** Every complete event, oldest first; torn or garbled lines are skipped. */
 export function readEvents(file: string): EventRecord[] {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw error;
+  const read = readProjectText(file, { maxBytes: MAX_STATE_BYTES, links: "refuse" });
+  if (read.kind === "missing") return [];
+  if (read.kind === "refused") {
+    const rel = `memory/state/${basename(file)}`;
+    throw new DotagentError("state_unreadable", `${rel} ${read.reason}; ${read.errno === undefined ? "archive the workflow (`dotagent archive`) or move the file away" : "check the permissions of memory/state/"}`, EXIT.invalid, { path: rel });
   }
+  const text = read.text;
   const out: EventRecord[] = [];
   for (const line of text.split("\n")) {
     if (line.trim() === "") continue;

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir, hostname } from "node:os";
 import { join } from "node:path";
 import { acquireLock, judgeLock, readLock } from "./lock.js";
@@ -64,4 +65,41 @@ describe("lock", () => {
     lock.release();
     expect(readdirSync(dir)).toEqual([]);
   });
+
+  // Issue 15, case 5 and 12: no wait without a deadline, no lock that can never go stale.
+  it("a dangling symbolic link at .lock is taken over (it is replaced, not followed)", () => {
+    const dir = fresh();
+    symlinkSync(join(dir, "nowhere"), join(dir, ".lock"));
+    const warnings: string[] = [];
+    const lock = acquireLock(dir, { command: "x", waitMs: 500, onWarning: (m) => warnings.push(m) });
+    expect(lstatSync(join(dir, ".lock")).isFile()).toBe(true);
+    expect(warnings[0]).toContain("unreadable lock");
+    lock.release();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("a FIFO at .lock never blocks: it is an unreadable lock, taken over", () => {
+    const dir = fresh();
+    execFileSync("mkfifo", [join(dir, ".lock")]);
+    const lock = acquireLock(dir, { command: "x", waitMs: 500 });
+    expect(lstatSync(join(dir, ".lock")).isFile()).toBe(true);
+    lock.release();
+  });
+
+  it("a folder at .lock ends in exit 4 within the deadline, never a spin", () => {
+    const dir = fresh();
+    mkdirSync(join(dir, ".lock"));
+    writeFileSync(join(dir, ".lock", "x"), "");
+    const started = Date.now();
+    expect(() => acquireLock(dir, { command: "x", waitMs: 200 })).toThrow();
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("a lock from another host with an acquired_at in the future is stale, not held forever", () => {
+    const future = { pid: 1, hostname: "elsewhere", acquired_at: "2999-01-01T00:00:00Z", command: "x", token: "t" };
+    expect(judgeLock(future, NOW, 10 * 60 * 1000)).toMatchObject({ stale: true });
+    const slightlyAhead = { ...future, acquired_at: "2026-11-20T12:02:00Z" };
+    expect(judgeLock(slightlyAhead, NOW, 10 * 60 * 1000)).toEqual({ stale: false });
+  });
 });
+

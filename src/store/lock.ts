@@ -13,7 +13,8 @@
 //      gone are swept by whoever holds the lock next.
 // - a live lock makes acquire wait up to `waitMs`, then throw exit 4 naming pid, host, command, age.
 import { hostname } from "node:os";
-import { closeSync, fsyncSync, linkSync, openSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, fsyncSync, linkSync, openSync, readdirSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { readProjectFile } from "./read-file.js";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { fsyncDir } from "./fsync-dir.js";
@@ -49,6 +50,7 @@ const GUARD_PREFIX = `${LOCK_FILE}.takeover-`;
 const DEFAULT_LEASE_MS = 10 * 60 * 1000;
 const POLL_MS = 20;
 const MAX_GENERATIONS = 64;
+const FUTURE_SKEW_MS = 5 * 60 * 1000;
 
 function defaultWaitMs(): number {
   const value = Number(process.env.DOTAGENT_LOCK_WAIT_MS);
@@ -66,14 +68,18 @@ interface LockSeen {
 }
 
 function seeLock(stateDir: string): LockSeen | null {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(lockPath(stateDir));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    return { holder: "unreadable", fingerprint: `unreadable-${(error as NodeJS.ErrnoException).code ?? "error"}` };
-  }
-  return { holder: parseLock(bytes.toString("utf8")), fingerprint: crypto().createHash("sha256").update(bytes).digest("hex").slice(0, 24) };
+  // Never blocks and never follows a link: a FIFO, a folder or a (dangling) link at .lock is an
+  // unreadable lock, hence stale, and the takeover renames a real lock over it.
+  const read = readProjectFile(lockPath(stateDir), { maxBytes: MAX_LOCK_BYTES, links: "refuse" });
+  if (read.kind === "missing") return null;
+  if (read.kind === "refused") return { holder: "unreadable", fingerprint: `refused-${fingerprintOf(Buffer.from(read.reason))}` };
+  return { holder: parseLock(read.bytes.toString("utf8")), fingerprint: fingerprintOf(read.bytes) };
+}
+
+const MAX_LOCK_BYTES = 64 * 1024;
+
+function fingerprintOf(bytes: Buffer): string {
+  return crypto().createHash("sha256").update(bytes).digest("hex").slice(0, 24);
 }
 
 function parseLock(text: string): LockInfo | "unreadable" {
@@ -107,6 +113,9 @@ export function judgeLock(lock: LockInfo | "unreadable", now: Date, leaseMs: num
     return isPidAlive(lock.pid) ? { stale: false } : { stale: true, why: `its process ${lock.pid} is gone` };
   }
   const age = now.getTime() - Date.parse(lock.acquired_at);
+  // A time further ahead than clocks may differ (validation's 5 minutes) would never age into
+  // the lease: such a lock is judged stale at once rather than blocking every command forever.
+  if (age < -FUTURE_SKEW_MS) return { stale: true, why: `its acquired_at ${lock.acquired_at} from host ${lock.hostname} is in the future` };
   if (!(age <= leaseMs)) return { stale: true, why: `it is older than the ${Math.round(leaseMs / 60000)}-minute lease from host ${lock.hostname}` };
   return { stale: false };
 }
@@ -157,13 +166,10 @@ function linkExclusive(stateDir: string, target: string, content: string): boole
 }
 
 function guardHolderDead(file: string, now: Date, leaseMs: number): boolean {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    return false; // vanished: its taker finished; the caller retries from the start
-  }
-  const holder = parseLock(text);
+  const read = readProjectFile(file, { maxBytes: MAX_LOCK_BYTES, links: "refuse" });
+  if (read.kind === "missing") return false; // vanished: its taker finished; the caller retries from the start
+  if (read.kind === "refused") return true; // no taker writes anything but a small regular file
+  const holder = parseLock(read.bytes.toString("utf8"));
   return holder !== "unreadable" && judgeLock(holder, now, leaseMs).stale;
 }
 
@@ -240,7 +246,11 @@ function acquire(stateDir: string, options: LockOptions): LockHandle {
   for (;;) {
     if (linkExclusive(stateDir, lockPath(stateDir), content)) break;
     const seen = seeLock(stateDir);
-    if (seen === null) continue; // released between our link and our read: try again at once
+    if (seen === null) {
+      // Released between our link and our read: try again at once, but within the deadline.
+      if (Date.now() >= deadline) throw new DotagentError("locked", "memory/state/.lock keeps changing (other commands take it in turn); run the command again", EXIT.locked);
+      continue;
+    }
     const verdict = judgeLock(seen.holder, now(), leaseMs);
     if (verdict.stale) {
       if (takeOver(stateDir, seen, content, now(), leaseMs)) {

@@ -2,11 +2,12 @@
 // task outputs can be checked for existence only, so a state with 10,000 tasks costs 10,000
 // lstat calls, not 10,000 parses. A path whose real location is outside the project (a link out)
 // is reported as `outside`, never followed.
-import { lstatSync, readFileSync, readdirSync, realpathSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { EXISTS, checkProjectPath, judgeReport, reportKind, type ReportSnapshot, type ReportState } from "../core/reports.js";
 import { REPORT } from "../core/phases.js";
 import type { ReportRequest } from "../core/snapshot.js";
+import { MAX_STATE_BYTES, readProjectText } from "./read-file.js";
 
 export type { ReportRequest } from "../core/snapshot.js";
 
@@ -67,15 +68,26 @@ function readOne(root: string, request: ReportRequest, insideReal: (relDir: stri
     const realRoot = safeRealpath(root) ?? root;
     if (real === undefined) return { status: "missing" };
     if (!(real === realRoot || real.startsWith(realRoot + sep))) return { status: "outside", reason: "is a link that leads out of the project" };
-  } else if (!stat.isFile()) {
+    stat = safeStat(real);
+    if (stat === undefined) return { status: "missing" };
+  }
+  if (!stat.isFile()) {
     return { status: "invalid", reason: "is not a regular file" };
   }
   if (!insideReal(dirname(checked.path))) return { status: "outside", reason: "is inside a folder linked out of the project" };
   if (request.mode === "exists") return { status: "exists" };
+  // Never blocks (a FIFO swapped in after the check is refused on the open descriptor), bounded.
+  const read = readProjectText(full, { maxBytes: MAX_STATE_BYTES, links: "inside", root });
+  if (read.kind === "missing") return { status: "missing" };
+  if (read.kind === "refused") return read.reason.includes("out of the project") ? { status: "outside", reason: read.reason } : { status: "invalid", reason: read.reason };
+  return judgeReport(reportKind(checked.path), read.text);
+}
+
+function safeStat(path: string): ReturnType<typeof statSync> | undefined {
   try {
-    return judgeReport(reportKind(checked.path), readFileSync(full, "utf8"));
+    return statSync(path);
   } catch {
-    return { status: "invalid", reason: "cannot be read" };
+    return undefined;
   }
 }
 

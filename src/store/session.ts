@@ -1,6 +1,6 @@
 // A command's view of one project: read a consistent snapshot, and take the lock. Writing is in
 // state-writer.ts, which read-only commands never load.
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { reportRequests, type StateSnapshot, type ReportRequest } from "../core/snapshot.js";
 import { acquireLock, type LockHandle } from "./lock.js";
@@ -8,22 +8,15 @@ import { findTempFiles, sweepTempFiles } from "./sweep.js";
 import { readExecutionFile, readPhaseFile } from "./state-files.js";
 import { readReports } from "./reports.js";
 import type { ProjectPaths } from "./project.js";
+import { assertStatePaths } from "./state-paths.js";
+import { readClearing } from "./clearing-marker.js";
 
 export async function loadSnapshot(paths: ProjectPaths, extra: readonly ReportRequest[] = []): Promise<StateSnapshot> {
+  assertStatePaths(paths);
   return completeSnapshot(paths, await readPhaseFile(paths), await readExecutionFile(paths), extra);
 }
 
-export const CLEARING_MARKER = ".clearing";
-
-/** The archive named by memory/state/.clearing, if a fresh start was cut off while clearing. */
-function readClearing(paths: ProjectPaths): string | null {
-  try {
-    const value = JSON.parse(readFileSync(join(paths.stateDir, CLEARING_MARKER), "utf8")) as { archive?: unknown };
-    return typeof value.archive === "string" ? value.archive : "an archive";
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT" ? null : "an archive";
-  }
-}
+export { CLEARING_MARKER } from "./clearing-marker.js";
 
 /** Adds the reports and temp files a snapshot needs to the two state files as read. */
 export function completeSnapshot(paths: ProjectPaths, phase: StateSnapshot["phase"], execution: StateSnapshot["execution"], extra: readonly ReportRequest[]): StateSnapshot {
@@ -39,6 +32,7 @@ export interface Locked {
 
 /** Runs `fn` holding the state lock (until its promise settles, if it returns one). */
 export function withLock<T>(paths: ProjectPaths, command: string, fn: (locked: Locked) => T, onWarning?: (message: string) => void): T {
+  assertStatePaths(paths);
   mkdirSync(paths.stateDir, { recursive: true });
   const lock = acquireLock(paths.stateDir, { command, ...(onWarning ? { onWarning } : {}) });
   let result: T;

@@ -1,7 +1,8 @@
-// Reading the two state files. Reads never throw for bad content: a file is missing, ok, or
+// Reading the two state files (through read-file.ts: never blocks, bounded, no links). Reads never
+// throw for bad content (only when the disk refuses to read): a file is missing, ok, or
 // corrupt with problems that name the file and the JSON path. A well-formed file passes the quick
 // check; anything else goes to the zod schema (loaded only then), which decides and explains.
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { relative } from "node:path";
 import { decodeJson, type ParseResult } from "../schema/json.js";
 import type { FileRead } from "../core/snapshot.js";
@@ -9,6 +10,8 @@ import { quickExecutionState, quickPhaseState } from "../schema/quick-parse.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import type { ProjectPaths } from "./project.js";
+import { MAX_STATE_BYTES, readProjectText } from "./read-file.js";
+import { DotagentError, EXIT } from "../core/errors.js";
 
 export type { FileProblem, FileRead } from "../core/snapshot.js";
 
@@ -26,16 +29,17 @@ type Raw = FileRead<never> | { kind: "decoded"; file: string; value: unknown; st
 
 function readRaw(root: string, file: string): Raw {
   const rel = relative(root, file);
-  let text: string;
   const stamp = stampOf(file);
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return { kind: "missing", file: rel };
-    return { kind: "corrupt", file: rel, stamp, problems: [{ file: rel, path: "", message: `cannot be read (${code ?? "error"})` }] };
+  const read = readProjectText(file, { maxBytes: MAX_STATE_BYTES, links: "refuse" });
+  if (read.kind === "missing") return { kind: "missing", file: rel };
+  if (read.kind === "refused") {
+    // Unreadable is not corrupt (and never missing): the file may be fine, the disk said no.
+    if (read.errno !== undefined && read.errno !== "ELOOP") {
+      throw new DotagentError("state_unreadable", `${rel} ${read.reason}; check the permissions of memory/state/`, EXIT.invalid, { path: rel, errno: read.errno });
+    }
+    return { kind: "corrupt", file: rel, stamp, problems: [{ file: rel, path: "", message: read.reason }] };
   }
-  const decoded = decodeJson(text);
+  const decoded = decodeJson(read.text);
   if (!decoded.ok) return { kind: "corrupt", file: rel, stamp, problems: [{ file: rel, path: "", message: decoded.message }] };
   return { kind: "decoded", file: rel, value: decoded.value, stamp };
 }

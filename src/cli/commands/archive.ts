@@ -1,6 +1,9 @@
 import { DotagentError, EXIT, usageError } from "../../core/errors.js";
 
+import { existsSync } from "node:fs";
 import { hasState } from "../../store/project.js";
+import { clearingPath } from "../../store/clearing-marker.js";
+import { assertStatePaths } from "../../store/state-paths.js";
 import { archiveLiveState } from "../fresh-start.js";
 import { loadCold } from "../load-cold.js";
 import { locked, stringOption, type Command } from "../context.js";
@@ -17,10 +20,11 @@ export const command: Command = {
   async run(context) {
     const [sub, name, ...rest] = context.args;
     if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
+    assertStatePaths(context.paths); // .archive/ a file, memory/state a link: one line, exit 3
     const { archive } = await loadCold();
     const now = context.now();
     if (sub === undefined) {
-      if (!hasState(context.paths)) throw new DotagentError("nothing_to_archive", "there is no workflow state to archive here (memory/state/phase.json and execution.json do not exist)", EXIT.refused);
+      if (!hasState(context.paths) && !existsSync(clearingPath(context.paths))) throw new DotagentError("nothing_to_archive", "there is no workflow state to archive here (memory/state/phase.json and execution.json do not exist)", EXIT.refused);
       const reason = stringOption(context, "reason") ?? "archived by dotagent archive";
       const archived = await locked(context, "archive", () => archiveLiveState(context.paths, reason, now));
       context.out.result({ ok: true, archived }, () => [archived ? `Archived as ${archived}; the live state is cleared.` : "Nothing to archive."]);

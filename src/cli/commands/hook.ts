@@ -49,6 +49,7 @@ export const command: Command = {
   summary: "hook session-start: Claude Code's SessionStart hook (reads its JSON on stdin)",
   usage: "dotagent hook session-start",
   options: {},
+  lenientOptions: true,
   examples: ['echo \'{"source":"resume","cwd":"."}\' | dotagent hook session-start'],
   async run(context) {
     if (context.args[0] !== "session-start") {
@@ -66,6 +67,11 @@ export const command: Command = {
     } catch (error) {
       // A hook must never break the session; say so on stderr (Claude Code shows it in verbose mode).
       process.stderr.write(`dotagent hook: ${(error as Error).message}\n`);
+      // State that is there but cannot be read is news for the session, not silence.
+      if ((error as Error).name === "DotagentError" && /^state_/.test((error as { code?: string }).code ?? "")) {
+        const text = `dotagent: the workflow state in memory/ cannot be read, so where the workflow stands is unknown: ${(error as Error).message}`;
+        process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}\n`);
+      }
     }
     return 0;
   },

@@ -3,12 +3,12 @@ import { join } from "node:path";
 import { EXIT, DotagentError, usageError } from "../../core/errors.js";
 import { createWorkflow, isWorkflowComplete, suggestWorkflowId } from "../../core/transitions.js";
 import { shellQuote } from "../../core/plan-resume.js";
-import { ID_PATTERN } from "../../schema/json.js";
+import { idProblem } from "../../schema/json.js";
 import { hasState, type ProjectPaths } from "../../store/project.js";
 import { loadSnapshot } from "../../store/session.js";
 import { StateWriter } from "../../store/state-writer.js";
 import { loadCold } from "../load-cold.js";
-import { archiveLiveState, finishClear } from "../fresh-start.js";
+import { archiveLiveState } from "../fresh-start.js";
 import { CLEARING_MARKER } from "../../store/session.js";
 import { locked, requestOption, stringOption, type Command } from "../context.js";
 import type { PhaseState } from "../../schema/phase.js";
@@ -32,7 +32,8 @@ export const command: Command = {
   async run(context) {
     const request = requestOption(context);
     const workflowId = stringOption(context, "workflow-id");
-    if (workflowId !== undefined && !ID_PATTERN.test(workflowId)) throw usageError(`--workflow-id "${workflowId}" is not a valid id: letters, digits, '.', '_' or '-'`);
+    const idError = workflowId === undefined ? null : idProblem(workflowId, "workflow id");
+    if (idError !== null) throw usageError(`--workflow-id: ${idError}`);
     const now = context.now();
     if (hasState(context.paths)) {
       const snapshot = await loadSnapshot(context.paths);
@@ -52,9 +53,10 @@ export const command: Command = {
       if (!answer) throw new DotagentError("init_declined", "kept the existing workflow; continue it with `dotagent resume`", EXIT.refused);
     }
     const { state, archived } = await locked(context, "init", async () => {
-      // A fresh start cut off while clearing is finished first: no leftover report may leak into the new workflow.
-      if (existsSync(join(context.paths.stateDir, CLEARING_MARKER))) await finishClear(context.paths);
-      const archivedName = hasState(context.paths) ? await archiveLiveState(context.paths, "replaced by dotagent init", now) : null;
+      // A fresh start cut off while clearing: what is left is archived (again) and cleared, so no
+      // leftover report leaks into the new workflow and nothing unarchived is removed.
+      const cutOff = existsSync(join(context.paths.stateDir, CLEARING_MARKER));
+      const archivedName = hasState(context.paths) || cutOff ? await archiveLiveState(context.paths, "replaced by dotagent init", now) : null;
       return { state: await initWorkflow(context.paths, request, workflowId, now), archived: archivedName };
     });
     context.out.result({ created: true, workflow_id: state.workflow_id, phase: state.current_phase, phase_status: state.phase_status, archived }, () => [

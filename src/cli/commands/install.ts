@@ -1,3 +1,4 @@
+import { assertStatePaths } from "../../store/state-paths.js";
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
@@ -40,6 +41,8 @@ export const command: Command = {
     const dryRun = context.options["dry-run"] === true;
     const home = process.env.HOME ?? homedir();
     const target = scope === "project" ? join(context.paths.root, ".claude") : (process.env.CLAUDE_CONFIG_DIR ?? join(home, ".claude"));
+    // memory/ a file or a link would fail half-way through the install: refuse first.
+    if (scope === "project") assertStatePaths(context.paths);
     let result;
     if (context.options.uninstall) {
       result = uninstall({ target, scope, dryRun });

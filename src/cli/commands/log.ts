@@ -1,5 +1,6 @@
 import { usageError } from "../../core/errors.js";
 import { readEvents } from "../../store/events.js";
+import { assertStatePaths } from "../../store/state-paths.js";
 import { stringOption, type Command } from "../context.js";
 
 export const command: Command = {
@@ -11,6 +12,7 @@ export const command: Command = {
     const text = stringOption(context, "n") ?? "20";
     const n = Number(text);
     if (!Number.isInteger(n) || n < 0) throw usageError(`-n takes a whole number, not "${text}"`);
+    assertStatePaths(context.paths);
     const all = readEvents(context.paths.eventsFile);
     const events = n === 0 ? [] : all.slice(-n);
     context.out.result({ events, total: all.length }, () => {

@@ -5,16 +5,16 @@ import type { StateSnapshot } from "../../core/snapshot.js";
 import { loadSnapshot } from "../../store/session.js";
 import { StateWriter } from "../../store/state-writer.js";
 import { loadCold } from "../load-cold.js";
-import { archiveLiveState, finishClear } from "../fresh-start.js";
+import { archiveLiveState, finishClear, proveClearing } from "../fresh-start.js";
 import { resumeOptions } from "../duration.js";
 import { planJson, planLines } from "../render-plan.js";
 import { locked, type Command, type CommandContext } from "../context.js";
 import { initWorkflow } from "./init.js";
 
 /** Carries out a plan's writes: journal, moves, execution.json, phase.json, events. */
-async function applyPlan(context: CommandContext, snapshot: StateSnapshot, plan: ResumePlan, now: Date): Promise<void> {
+async function applyPlan(context: CommandContext, snapshot: StateSnapshot, plan: ResumePlan, now: Date, archivedFiles: Parameters<typeof finishClear>[2]): Promise<void> {
   if (plan.writes.finishClear) {
-    await finishClear(context.paths);
+    await finishClear(context.paths, plan.writes.finishClear, archivedFiles);
     return;
   }
   const writer = new StateWriter(context.paths, snapshot, now);
@@ -40,7 +40,7 @@ export const command: Command = {
     "dotagent resume                         after `claude -r`: repair, then say what comes next",
     "dotagent resume --json --dry-run        the plan for an agent, nothing written",
     "dotagent resume --request 'add login'   also check the request is the one the workflow is for",
-    "dotagent resume --dir examples/interrupted-implementation --dry-run",
+    "dotagent resume --dir examples/orphaned-tasks --dry-run",
   ],
   async run(context) {
     const now = context.now();
@@ -54,10 +54,10 @@ export const command: Command = {
     // Decisions may need a person, so the lock is taken per round, not across a prompt.
     for (let round = 0; round < 3; round++) {
       const outcome = await locked(context, "resume", async () => {
-        const snapshot = await loadSnapshot(context.paths);
+        const { snapshot, files } = await proveClearing(context.paths, await loadSnapshot(context.paths));
         const plan = planResume(snapshot, now, options);
         if (plan.decision === null) {
-          await applyPlan(context, snapshot, plan, now);
+          await applyPlan(context, snapshot, plan, now, files);
           return { plan, done: true as const };
         }
         return { plan, done: false as const };

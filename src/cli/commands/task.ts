@@ -1,8 +1,11 @@
-import { readFileSync } from "node:fs";
 import { DotagentError, EXIT, usageError } from "../../core/errors.js";
 import { reportAt } from "../../core/reports.js";
 import { addTasks, completeTask, emptyExecution, failTask, maxAttemptsOf, outputOf, readyTasks, retryTask, startTask, type NewTask, type TaskResult } from "../../core/tasks.js";
-import { decodeJson, ID_PATTERN } from "../../schema/json.js";
+import { decodeJson, idProblem } from "../../schema/json.js";
+import { formatBytes, readAll, readProjectFile } from "../../store/read-file.js";
+
+/** Largest `task import` input: far more than 100,000 tasks. */
+const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
 import type { ExecutionState } from "../../schema/execution.js";
 import { loadSnapshot } from "../../store/session.js";
 import { StateWriter } from "../../store/state-writer.js";
@@ -13,19 +16,26 @@ const ACTIONS = ["add", "import", "start", "complete", "fail", "retry", "next"] 
 
 function requireId(id: string | undefined, action: string): string {
   if (id === undefined) throw usageError(`task ${action} needs a task id; see \`dotagent task --help\``);
-  if (!ID_PATTERN.test(id)) throw usageError(`"${id}" is not a valid task id: letters, digits, '.', '_' or '-', not starting with '.' or '-'`);
+  const problem = idProblem(id, "task id");
+  if (problem !== null) throw usageError(problem);
   return id;
 }
 
 async function readImport(source: string): Promise<NewTask[]> {
-  let text: string;
-  try {
-    text = readFileSync(source === "-" ? 0 : source, "utf8");
-  } catch (error) {
-    throw new DotagentError("import_unreadable", `cannot read ${source === "-" ? "standard input" : source} (${(error as NodeJS.ErrnoException).code ?? "error"})`, EXIT.refused);
-  }
-  const decoded = decodeJson(text);
   const where = source === "-" ? "stdin" : source;
+  // Bounded either way: an endless input (/dev/zero, `yes |`) is refused at the limit, a FIFO or
+  // device named as FILE at once (pipe it to `task import -` instead).
+  let read;
+  try {
+    read = source === "-" ? readAll(0, MAX_IMPORT_BYTES) : readProjectFile(source, { maxBytes: MAX_IMPORT_BYTES, links: "follow" });
+  } catch (error) {
+    read = { kind: "refused" as const, reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
+  }
+  if (read.kind !== "ok") {
+    const reason = read.kind === "missing" ? "does not exist" : read.reason;
+    throw new DotagentError("import_unreadable", `${source === "-" ? "standard input" : source} ${reason}; give a JSON file of at most ${formatBytes(MAX_IMPORT_BYTES)}`, EXIT.refused);
+  }
+  const decoded = decodeJson(read.bytes.toString("utf8"));
   if (!decoded.ok) throw new DotagentError("import_invalid", `${where}: ${decoded.message}; expected a JSON array like [{"id":"task-001","title":"…","depends_on":[]}]`, EXIT.usage);
   // The schema (and zod) load only for an import.
   const [{ parseWith }, { taskImportSchema }] = await Promise.all([import("../../schema/common.js"), import("../../schema/execution.js")]);

@@ -1,0 +1,135 @@
+// The one way dotagent reads a file of the project (state, reports, the lock, the clearing marker,
+// settings.json, `task import` input). Guarantees, whatever sits at the path:
+// - it never blocks: the file is opened with O_NONBLOCK and checked with fstat on that same
+//   descriptor, so a FIFO, socket or device is refused without a byte read (no race between the
+//   check and the read);
+// - only a regular file is read; a link is refused (`links: "refuse"`) or resolved and must stay
+//   inside the project's real root (`links: "inside"`);
+// - at most `maxBytes` are read: a larger (or endless) file is refused, never loaded.
+// Outcomes are data: ok, missing, or refused with a reason a person can act on.
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from "node:fs";
+import { sep } from "node:path";
+
+export type FileBytes =
+  | { readonly kind: "ok"; readonly bytes: Buffer }
+  | { readonly kind: "missing" }
+  /** `reason` completes "<file> …", e.g. "is a FIFO, not a regular file". `errno` when the disk said no. */
+  | { readonly kind: "refused"; readonly reason: string; readonly errno?: string };
+
+export interface ReadOptions {
+  readonly maxBytes: number;
+  /**
+   * "refuse": a link is never followed; "inside": followed when it stays in `root`'s real path;
+   * "follow": followed (a file the user names, like `task import FILE`).
+   */
+  readonly links: "refuse" | "inside" | "follow";
+  /** The project root, for `links: "inside"`. */
+  readonly root?: string;
+}
+
+export const MiB = 1024 * 1024;
+/** State files and reports: 10,000 tasks take a few MB; this is far above any real one. */
+export const MAX_STATE_BYTES = 64 * MiB;
+
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0);
+
+export function readProjectFile(file: string, options: ReadOptions): FileBytes {
+  if (options.links !== "follow") {
+    let link = false;
+    try {
+      link = lstatSync(file).isSymbolicLink();
+    } catch (error) {
+      return failed(error);
+    }
+    if (link) {
+      if (options.links === "refuse") return { kind: "refused", reason: "is a symbolic link; replace it with the file itself" };
+      if (!isInside(file, options.root!)) return { kind: "refused", reason: "is a link that leads out of the project" };
+    }
+  }
+  let fd: number;
+  try {
+    fd = openSync(file, OPEN_FLAGS | (options.links === "refuse" ? (constants.O_NOFOLLOW ?? 0) : 0));
+  } catch (error) {
+    return failed(error);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { kind: "refused", reason: `is ${describeType(stat)}, not a regular file` };
+    if (stat.size > options.maxBytes) return { kind: "refused", reason: tooBig(stat.size, options.maxBytes) };
+    return readAll(fd, options.maxBytes, stat.size);
+  } catch (error) {
+    return failed(error);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The same, as text; `refused` and `missing` as they are. */
+export function readProjectText(file: string, options: ReadOptions): { kind: "ok"; text: string } | Exclude<FileBytes, { kind: "ok" }> {
+  const read = readProjectFile(file, options);
+  return read.kind === "ok" ? { kind: "ok", text: read.bytes.toString("utf8") } : read;
+}
+
+/**
+ * Reads at most `maxBytes` from a descriptor that may never end (stdin, a pipe): refused past the
+ * limit. A non-blocking descriptor with nothing to read yet is waited on briefly, never forever.
+ */
+export function readAll(fd: number, maxBytes: number, sizeHint = 64 * 1024): FileBytes {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let chunk = Buffer.alloc(Math.min(Math.max(sizeHint + 1, 4096), maxBytes + 1));
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(fd, chunk, 0, chunk.length, null);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EAGAIN") {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+        continue;
+      }
+      throw error;
+    }
+    if (n === 0) break;
+    chunks.push(chunk.subarray(0, n));
+    total += n;
+    if (total > maxBytes) return { kind: "refused", reason: tooBig(total, maxBytes, true) };
+    chunk = Buffer.alloc(Math.min(1024 * 1024, maxBytes + 1 - total));
+  }
+  return { kind: "ok", bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total) };
+}
+
+function tooBig(size: number, max: number, endless = false): string {
+  return endless ? `is over the ${formatBytes(max)} limit` : `is ${formatBytes(size)} (limit ${formatBytes(max)})`;
+}
+
+export function formatBytes(n: number): string {
+  return n >= MiB && n % MiB === 0 ? `${n / MiB} MiB` : n >= 1024 && n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`;
+}
+
+function describeType(stat: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+  if (stat.isDirectory()) return "a folder";
+  if (stat.isFIFO()) return "a FIFO";
+  if (stat.isSocket()) return "a socket";
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return "a device";
+  return "not a regular file";
+}
+
+function failed(error: unknown): FileBytes {
+  const code = (error as NodeJS.ErrnoException).code ?? "error";
+  if (code === "ENOENT") return { kind: "missing" };
+  if (code === "ELOOP") return { kind: "refused", reason: "is a symbolic link; replace it with the file itself", errno: code };
+  if (code === "ENXIO") return { kind: "refused", reason: "is a socket, not a regular file", errno: code };
+  if (code === "EISDIR") return { kind: "refused", reason: "is a folder, not a regular file", errno: code };
+  return { kind: "refused", reason: `cannot be read (${code})`, errno: code };
+}
+
+/** True when `path` (links resolved) lies inside `root` (links resolved). A dangling link is not. */
+export function isInside(path: string, root: string): boolean {
+  try {
+    const real = realpathSync.native(path);
+    const realRoot = realpathSync.native(root);
+    return real === realRoot || real.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
+  } catch {
+    return false;
+  }
+}
