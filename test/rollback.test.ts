@@ -2,7 +2,7 @@
 // it is what the phase table says), to a checkpoint, nothing deleted, and kill -9 at every step.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PHASE_TABLE, PHASES, type Phase } from "../src/core/phases.js";
@@ -161,6 +161,17 @@ describe("rollback: a decision, and bad input", () => {
     expect(r.json).toMatchObject({ rolled_back: false, decision: { default: false, yes: "dotagent rollback --to ARCHITECTURE --yes", no: "dotagent resume" } });
     expect(r.json.decision.question).toContain("back from IMPLEMENTATION (pending) to the start of ARCHITECTURE? 5 report file(s) move into an archive");
     expect(treeBytes(join(p, "memory"))).toEqual(tree);
+  });
+
+  it("refuses when a report cannot be archived (a link), and changes nothing", () => {
+    const p = copyOf("IMPLEMENTATION");
+    symlinkSync("/etc/hostname", join(p, "memory/reports/designs/link.json"));
+    const tree = treeBytes(join(p, "memory/state"));
+    const r = dotagent(p, ["rollback", "--to", "REQUIREMENTS", "--yes"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe("dotagent: memory/reports/designs/link.json cannot be archived (a link, a special file or over 64 MiB), and a rollback keeps what it moves only in an archive: move it out of memory/reports, then run the command again; nothing was changed");
+    expect(treeBytes(join(p, "memory/state"))).toEqual(tree);
+    expect(existsSync(join(p, "memory/reports/demand.json"))).toBe(true);
   });
 
   it.each([

@@ -12,12 +12,13 @@
 //   ones and the newest KEEP.task task-level ones;
 // - best effort: it runs after the state change is durable, and a failure to record one (a full
 //   disk) never fails the command that changed the state.
-import { copyFileSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { copyFileSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Phase } from "../core/phases.js";
 import type { EventRecord } from "./events.js";
 import { writeFileDurable, fsyncDir } from "./atomic-write.js";
 import type { ProjectPaths } from "./project.js";
+import { MAX_STATE_BYTES, readProjectFile } from "./read-file.js";
 
 export const HISTORY_DIR = ".history";
 const META = "checkpoint.json";
@@ -70,13 +71,10 @@ export function recordCheckpoint(paths: ProjectPaths, records: readonly EventRec
   }
 }
 
+/** A file's bytes, or null when it is missing or not a regular file (a checkpoint never follows a link). */
 function readBytes(file: string): Buffer | null {
-  try {
-    return readFileSync(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
+  const read = readProjectFile(file, { maxBytes: MAX_STATE_BYTES, links: "refuse" });
+  return read.kind === "ok" ? read.bytes : null;
 }
 
 /** A hard link (no bytes copied), or a copy where links are not possible. */
@@ -149,7 +147,9 @@ function prune(paths: ProjectPaths, workflowId: string): void {
 
 function readMeta(folder: string): CheckpointMeta | null {
   try {
-    const meta = JSON.parse(readFileSync(join(folder, META), "utf8")) as CheckpointMeta;
+    const bytes = readBytes(join(folder, META));
+    if (bytes === null) return null;
+    const meta = JSON.parse(bytes.toString("utf8")) as CheckpointMeta;
     if (meta?.format !== 1 || typeof meta.rev !== "number" || typeof meta.workflow_id !== "string" || (meta.kind !== "phase" && meta.kind !== "task")) return null;
     return meta;
   } catch {

@@ -1,7 +1,7 @@
 // Op records of the idempotency guard (memory/state/once/<op-id>/op.json): where they live, how
 // they are read and written, and which ops are still open (for `status`, which must stay cheap:
 // one folder listing when there are none, and no child_process).
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { parseOpRecord, type OpRecord } from "../core/once.js";
@@ -10,6 +10,7 @@ import { writeJsonDurable } from "./atomic-write.js";
 import { judgeLock, readLock } from "./lock.js";
 import { writeFailure } from "./io-error.js";
 import type { ProjectPaths } from "./project.js";
+import { MiB, readProjectText } from "./read-file.js";
 
 export const ONCE_DIR = "once";
 const RECORD = "op.json";
@@ -27,14 +28,9 @@ export function checkOpId(opId: string): void {
 
 /** The record of one op, or null when none; an unreadable record is exit 3 naming the file. */
 export function readOpRecord(paths: ProjectPaths, opId: string): OpRecord | null {
-  let text: string;
-  try {
-    text = readFileSync(join(opDir(paths, opId), RECORD), "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
-  }
-  const parsed = parseOpRecord(text);
+  const read = readProjectText(join(opDir(paths, opId), RECORD), { maxBytes: MiB, links: "refuse" });
+  if (read.kind === "missing") return null;
+  const parsed = read.kind === "ok" ? parseOpRecord(read.text) : { invalid: read.reason };
   if ("invalid" in parsed) {
     throw new DotagentError("op_record_invalid", `${opRel(opId)}: ${parsed.invalid}; fix it by hand, or remove memory/state/${ONCE_DIR}/${opId}/ to forget the op (it may then run again)`, EXIT.invalid, { op_id: opId });
   }

@@ -41,7 +41,12 @@ export function prepareRollback(paths: ProjectPaths, snapshot: StateSnapshot, to
   if (before.pending_transition || !before.interruption_safe) throw refused("transition_pending", "a change was cut off (phase.json has interruption_safe: false); run `dotagent resume` first, then roll back");
   const errors = validateState(snapshot, now, { staleAfterMs: Number.POSITIVE_INFINITY }).errors;
   if (errors.length > 0) throw new DotagentError("state_invalid", `the state is not valid (${errors[0]?.file}: ${errors[0]?.message}); run \`dotagent validate\` or \`dotagent resume\` first`, EXIT.invalid);
-  const result = planRollback(before, execution, listReportFiles(paths), resolveTarget(paths, to));
+  const reports = listReportFiles(paths);
+  const first = reports.unarchivable[0];
+  if (first !== undefined) {
+    throw refused("not_archivable", `${first} cannot be archived (a link, a special file or over 64 MiB)${reports.unarchivable.length > 1 ? ` (and ${reports.unarchivable.length - 1} more)` : ""}, and a rollback keeps what it moves only in an archive: move it out of memory/reports, then run the command again; nothing was changed`);
+  }
+  const result = planRollback(before, execution, reports.files, resolveTarget(paths, to));
   if (!result.ok) throw refused(result.code, result.message);
   const { plan } = result;
   const at = now.toISOString();

@@ -8,7 +8,7 @@
 // idempotent and the next command that takes the lock finishes the rollback (finishRollback):
 // move the reports, write execution.json then phase.json, pack the folder into a tar.gz in
 // .archive/ (same names and retention as every archive), log `rolled_back`, drop the folder.
-import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { PhaseState } from "../schema/phase.js";
@@ -17,6 +17,7 @@ import { writeFileDurable, writeJsonDurable, fsyncDir } from "./atomic-write.js"
 import { appendEvents } from "./events.js";
 import { linkOrCopy, recordCheckpoint } from "./checkpoints.js";
 import type { ProjectPaths } from "./project.js";
+import { MAX_STATE_BYTES, MiB, readProjectText } from "./read-file.js";
 
 export const ROLLBACK_DIR = ".rollback";
 const JOURNAL = "journal.json";
@@ -66,7 +67,7 @@ export function commitRollback(paths: ProjectPaths, journal: RollbackJournal): v
   // The reports that stay are linked in too, so the archive holds the whole state from before
   // the rollback and `archive restore` brings it back as it was.
   const moving = new Set(journal.moves);
-  for (const path of listReportFiles(paths)) {
+  for (const path of listReportFiles(paths).files) {
     if (moving.has(path)) continue;
     mkdirSync(dirname(join(temp, path)), { recursive: true });
     linkOrCopy(join(paths.root, path), join(temp, path));
@@ -78,7 +79,9 @@ export function commitRollback(paths: ProjectPaths, journal: RollbackJournal): v
 }
 
 function readJournal(dir: string): RollbackJournal {
-  return JSON.parse(readFileSync(join(dir, JOURNAL), "utf8")) as RollbackJournal;
+  const read = readProjectText(join(dir, JOURNAL), { maxBytes: MAX_STATE_BYTES, links: "refuse" });
+  if (read.kind !== "ok") throw new Error(read.kind === "missing" ? "it is missing" : `it ${read.reason}`);
+  return JSON.parse(read.text) as RollbackJournal;
 }
 
 /** Finishes the committed rollback (idempotent: any step may already be done). Returns what it did. */
@@ -166,16 +169,23 @@ function placeArchive(paths: ProjectPaths, from: string, name: string): string {
 
 function readArchived(file: string): { name: string | null; placed: boolean } | null {
   try {
-    const value = JSON.parse(readFileSync(file, "utf8")) as { name?: unknown; placed?: unknown };
+    const read = readProjectText(file, { maxBytes: MiB, links: "refuse" });
+    if (read.kind !== "ok") return null;
+    const value = JSON.parse(read.text) as { name?: unknown; placed?: unknown };
     return { name: typeof value.name === "string" ? value.name : null, placed: value.placed === true };
   } catch {
     return null;
   }
 }
 
-/** Every file under memory/reports, project-relative with `/` (links are listed, never followed). */
-export function listReportFiles(paths: ProjectPaths): string[] {
-  const out: string[] = [];
+/**
+ * Every file under memory/reports, project-relative with `/`, and those an archive cannot hold
+ * (links, FIFOs and other non-regular files, files over 64 MiB): a rollback refuses those up
+ * front, since what it moves out lives on only in its archive.
+ */
+export function listReportFiles(paths: ProjectPaths): { files: string[]; unarchivable: string[] } {
+  const files: string[] = [];
+  const unarchivable: string[] = [];
   const walk = (dir: string) => {
     let entries;
     try {
@@ -185,10 +195,15 @@ export function listReportFiles(paths: ProjectPaths): string[] {
     }
     for (const entry of entries) {
       const full = join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else out.push(relative(paths.root, full).split("\\").join("/"));
+      if (entry.isDirectory()) {
+        walk(full);
+        continue;
+      }
+      const rel = relative(paths.root, full).split("\\").join("/");
+      files.push(rel);
+      if (!entry.isFile() || lstatSync(full).size > MAX_STATE_BYTES) unarchivable.push(rel);
     }
   };
   walk(paths.reportsDir);
-  return out.sort();
+  return { files: files.sort(), unarchivable: unarchivable.sort() };
 }
