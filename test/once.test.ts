@@ -2,7 +2,7 @@
 // per op id, across kill -9 at every step and concurrent callers.
 import { afterEach, describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject } from "./support/cli.js";
 
@@ -77,6 +77,17 @@ describe("once: at most one run per op id", () => {
     const elsewhere = dotagent(tempProject(), ["once", "op", "--", "true"]);
     expect(elsewhere.code).toBe(1);
     expect(elsewhere.stderr).toContain("no memory/state in");
+  });
+
+  it("memory/state/once as a link out of the project is refused (exit 3), nothing runs", () => {
+    const p = project();
+    const outside = tempProject();
+    symlinkSync(outside, join(p, "memory/state/once"));
+    const r = dotagent(p, ["once", "op", "--", ...EFFECT]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain("memory/state/once is not a real folder");
+    expect(runs(p)).toBe(0);
+    expect(readdirSync(outside)).toEqual([]);
   });
 
   it("a damaged record is exit 3 naming the file and the remedy, and nothing runs", () => {

@@ -12,7 +12,7 @@
 //   ones and the newest KEEP.task task-level ones;
 // - best effort: it runs after the state change is durable, and a failure to record one (a full
 //   disk) never fails the command that changed the state.
-import { copyFileSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { copyFileSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Phase } from "../core/phases.js";
 import type { EventRecord } from "./events.js";
@@ -93,6 +93,7 @@ function writeCheckpoint(paths: ProjectPaths, event: EventRecord): void {
   const executionBytes = readBytes(paths.executionFile);
   const dir = historyDir(paths);
   mkdirSync(dir, { recursive: true });
+  if (!lstatSync(dir).isDirectory()) return; // a link or a file where .history should be: never written through
   const temp = join(dir, `${TEMP_PREFIX}${folderName(event.seq)}-${process.pid}`);
   rmSync(temp, { recursive: true, force: true });
   mkdirSync(temp);

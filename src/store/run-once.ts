@@ -10,8 +10,8 @@
 // - op.json is replaced whole (write-file-atomic), never seen torn.
 import { spawn } from "node:child_process";
 import { hostname } from "node:os";
-import { existsSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, lstatSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { capOutput, planOnce, type OnceRequest, type OpRecord } from "../core/once.js";
 import type { Decision } from "../core/plan-resume.js";
@@ -57,7 +57,13 @@ function sweepOpTemps(dir: string): void {
 
 function lockOp(paths: ProjectPaths, opId: string, options: RunOnceOptions): LockHandle {
   const dir = opDir(paths, opId);
-  mkdirSync(dir, { recursive: true });
+  // Checked before anything is made: through a linked folder, mkdir would write outside the project.
+  for (const folder of [dirname(dir), dir]) {
+    if (existsSync(folder) && !lstatSync(folder).isDirectory()) {
+      throw new DotagentError("state_path_invalid", `${relative(paths.root, folder)} is not a real folder (a link?); op records are only kept inside memory/state: replace it with a folder`, EXIT.invalid);
+    }
+    mkdirSync(folder, { recursive: true });
+  }
   try {
     return acquireLock(dir, { command: `once ${opId}`, ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }), ...(options.now ? { now: options.now } : {}) });
   } catch (error) {
