@@ -1,4 +1,6 @@
 import type { ParseArgsConfig } from "node:util";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { usageError } from "../core/errors.js";
 import { checkProjectPath } from "../core/reports.js";
 import type { Output } from "./output.js";
@@ -47,7 +49,7 @@ export function requestOption(context: CommandContext): string | undefined {
 export async function locked<T>(context: CommandContext, command: string, fn: (locked: Locked) => T | Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await withLock(context.paths, command, fn, warn(context));
+      return await withLock(context.paths, command, (l) => (rollbackCutOff(context.paths) ? finishRollbackFirst(context).then(() => fn(l)) : fn(l)), warn(context));
     } catch (error) {
       if (attempt >= 3 || (error as { code?: unknown }).code !== "concurrent_write") throw ioFailure(error, context.paths.root) ?? error;
     }
@@ -57,6 +59,15 @@ export async function locked<T>(context: CommandContext, command: string, fn: (l
 /** A warning for the person on stderr (never in --json stdout), the way every command says it. */
 export function warn(context: CommandContext): (message: string) => void {
   return (message) => context.out.note(`dotagent: warning: ${message}`);
+}
+
+function rollbackCutOff(paths: ProjectPaths): boolean {
+  return existsSync(join(paths.stateDir, ".rollback", "journal.json"));
+}
+
+async function finishRollbackFirst(context: CommandContext): Promise<void> {
+  const { finishCutOffRollback } = await import("./finish-rollback.js");
+  await finishCutOffRollback(context.paths, context.now(), (line) => context.out.note(line));
 }
 
 /** The sub-command (first argument) and at most one more argument, or a usage error. */

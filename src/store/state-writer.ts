@@ -14,6 +14,7 @@ import { writeFailure } from "./io-error.js";
 
 export { writeFailure };
 import { appendEvents } from "./events.js";
+import { recordCheckpoint } from "./checkpoints.js";
 import { stampOf as fileStamp } from "./state-files.js";
 import type { ProjectPaths } from "./project.js";
 
@@ -73,11 +74,12 @@ export class StateWriter {
    * Appends to the event log, always after the state files are written. If the disk refuses the
    * append, the change has already landed: the command succeeds and says, naming the log, that
    * the log misses it (failing would make a caller retry a change that was made, e.g. a second
-   * `task start` that is refused). The log is a record, not the state.
+   * `task start` that is refused). The log is a record, not the state. A change worth returning
+   * to gets a checkpoint.
    */
   appendEvents(events: ReadonlyArray<{ type: string; [key: string]: unknown }>): void {
     try {
-      appendEvents(this.paths.eventsFile, events, this.now);
+      recordCheckpoint(this.paths, appendEvents(this.paths.eventsFile, events, this.now));
     } catch (error) {
       if (!(error instanceof DotagentError) || error.code !== "write_failed") throw error;
       const errno = String(error.details.errno ?? "error");

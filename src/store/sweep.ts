@@ -26,25 +26,34 @@ function isLeftover(lockTemp: string): boolean {
   return !isPidAlive(Number(LOCK_TEMP.exec(lockTemp)?.[1]));
 }
 
-/** Leftover temp files in memory/state (a waiting process's lock temp file is not one). *//** Leftovers of a killed archive, create or restore in .archive/ (archives run under the lock too). */
-function sweepArchiveTemps(stateDir: string): string[] {
+/** Removes the entries of `stateDir/sub` that `isTemp` picks (files or folders); returns them as `sub/name`. */
+function sweepFolder(stateDir: string, sub: string, isTemp: (name: string) => boolean): string[] {
   let names: string[];
   try {
-    names = readdirSync(join(stateDir, ".archive"));
+    names = readdirSync(join(stateDir, sub));
   } catch {
     return [];
   }
-  const removed: string[] = [];
-  for (const name of names.filter(isLeftoverTempName)) {
-    rmSync(join(stateDir, ".archive", name), { recursive: true, force: true });
-    removed.push(`.archive/${name}`);
-  }
-  return removed;
+  return names.filter(isTemp).map((name) => {
+    rmSync(join(stateDir, sub, name), { recursive: true, force: true });
+    return sub === "" ? name : `${sub}/${name}`;
+  });
+}
+
+/** Leftovers of a killed archive create or restore in .archive/ (archives run under the lock too),
+ * checkpoint folders half-built in .history/ (taken under the lock), and a rollback journal cut off
+ * before its commit point or removed after it finished. */
+function sweepFolderTemps(stateDir: string): string[] {
+  return [
+    ...sweepFolder(stateDir, ".archive", isLeftoverTempName),
+    ...sweepFolder(stateDir, ".history", (name) => name.startsWith(".tmp-")),
+    ...sweepFolder(stateDir, "", (name) => name.startsWith(".rollback.tmp-") || name.startsWith(".rollback.done-")),
+  ];
 }
 
 /** Removes leftover temp files; returns the names removed. */
 export function sweepTempFiles(stateDir: string): string[] {
-  const removed: string[] = sweepArchiveTemps(stateDir);
+  const removed: string[] = sweepFolderTemps(stateDir);
   for (const name of findTempFiles(stateDir)) {
     try {
       unlinkSync(join(stateDir, name));

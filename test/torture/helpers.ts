@@ -337,11 +337,12 @@ export function planKill(rng: Rng, calibration: Calibration, kind: string): Kill
 /** Temp files the contract says a killed process may leave (and the next command sweeps). */
 export const TEMP_FILE = /(\.json|\.jsonl)\.\d+$|\.tmp$/;
 
-/** Names in memory/state other than the state files and .archive/: temp files, locks, guards. */
+/** Names in memory/state other than the state files, .archive/ and .history/: temp files, locks, guards (and half-built checkpoints in .history/). */
 export function stateLeftovers(dir: string): string[] {
   const stateDir = join(dir, STATE);
   if (!existsSync(stateDir)) return [];
-  return readdirSync(stateDir).filter((name) => !["phase.json", "execution.json", "events.jsonl", ".archive"].includes(name));
+  const history = existsSync(join(stateDir, ".history")) ? readdirSync(join(stateDir, ".history")).filter((name) => name.startsWith(".")).map((name) => `.history/${name}`) : [];
+  return [...readdirSync(stateDir).filter((name) => !["phase.json", "execution.json", "events.jsonl", ".archive", ".history"].includes(name)), ...history];
 }
 
 export function readBytes(file: string): Buffer | undefined {

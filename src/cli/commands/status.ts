@@ -1,6 +1,7 @@
 import { planResume } from "../../core/plan-resume.js";
 import { countByStatus } from "../../core/tasks.js";
 import { loadSnapshot } from "../../store/session.js";
+import { listOpenOps } from "../../store/op-records.js";
 import { planJson, planLines } from "../render-plan.js";
 import { resumeOptions } from "../resume-options.js";
 import type { Command } from "../context.js";
@@ -14,7 +15,13 @@ export const command: Command = {
     const snapshot = await loadSnapshot(context.paths);
     const plan = planResume(snapshot, context.now(), { staleAfterMs: resumeOptions(context).staleAfterMs });
     const tasks = countByStatus(snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined);
-    context.out.result({ ...planJson(plan, false), tasks }, () => planLines(plan, context.out.color, "status", tasks));
+    const ops = listOpenOps(context.paths, context.now());
+    context.out.result({ ...planJson(plan, false), tasks, ops }, () => [...planLines(plan, context.out.color, "status", tasks), ...opLines(ops)]);
     return 0;
   },
 };
+
+/** Side effects (`dotagent once`) that are not done: a person must settle the unknown ones. */
+function opLines(ops: ReturnType<typeof listOpenOps>): string[] {
+  return ops.map((op) => `Op ${op.op_id}: ${op.status === "unknown" ? "cut off mid-run, did it happen? run `dotagent once " + op.op_id + "` to decide" : op.status}`);
+}

@@ -1,0 +1,88 @@
+// `dotagent once OP-ID -- COMMAND …`: run a side effect (a commit, a push, a PR, a message) at most
+// once per op id. The guard itself is src/store/run-once.ts; this file renders its outcome.
+import { EXIT, usageError } from "../../core/errors.js";
+import type { OpRecord } from "../../core/once.js";
+import { runOnce, type OnceOutcome } from "../../store/run-once.js";
+import { loadCold } from "../load-cold.js";
+import { stringOption, type Command, type CommandContext } from "../context.js";
+
+export const command: Command = {
+  summary: "run a side effect at most once per op id (commits, pushes, PRs, messages)",
+  usage: "dotagent once OP-ID [--check COMMAND] [--json] -- COMMAND [ARGS…]  |  once OP-ID --mark-done  |  once OP-ID --redo -- COMMAND [ARGS…]",
+  options: { check: { type: "string" }, "mark-done": { type: "boolean" }, redo: { type: "boolean" } },
+  examples: [
+    "dotagent once wf-login.task-001.commit -- git commit -m 'Login form'",
+    "dotagent once wf-login.branch --check 'git rev-parse --verify feature/login' -- git branch feature/login",
+    "dotagent once wf-login.pr --json -- gh pr create --fill          again later: prints the recorded result, runs nothing",
+    "dotagent once wf-login.pr --mark-done                           the person says the cut-off run did take effect",
+  ],
+  async run(context) {
+    const [opId, ...argv] = context.args;
+    if (opId === undefined) throw usageError("once needs an op id, then `--` and the command; see `dotagent once --help`");
+    const markDone = context.options["mark-done"] === true;
+    const redo = context.options.redo === true;
+    if (markDone && redo) throw usageError("--mark-done and --redo answer the same question two ways; give one");
+    if (!markDone && argv.length === 0) throw usageError(`once ${opId} needs the command to run after \`--\`, e.g. \`dotagent once ${opId} -- git push\``);
+    const check = stringOption(context, "check");
+    const options = { check, markDone, redo, now: context.now, ...(context.out.json ? {} : { onStdout: (chunk: Buffer) => process.stdout.write(chunk) }) };
+    let result = await runOnce(context.paths, opId, argv, options);
+    if (result.outcome === "decide") {
+      const answer = await (await loadCold()).askDecision(result.decision, false);
+      if (answer === "no-terminal") {
+        const { decision } = result;
+        context.out.result({ ...recordJson("decide", result.record), decision }, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
+        return EXIT.decide;
+      }
+      result = await runOnce(context.paths, opId, argv, answer ? { ...options, markDone: true } : { ...options, redo: true });
+    }
+    // An answer (--mark-done or --redo) always settles the question.
+    if (result.outcome === "decide") throw new Error(`op ${opId}: still undecided after an answer`);
+    return render(context, argv, result);
+  },
+};
+
+function recordJson(outcome: OnceOutcome["outcome"], r: OpRecord): Record<string, unknown> {
+  return {
+    op_id: r.op_id,
+    outcome,
+    status: r.status,
+    ran: outcome === "ran",
+    command: r.command,
+    exit_code: r.exit_code ?? null,
+    stdout: r.stdout ?? null,
+    stdout_truncated: r.stdout_truncated ?? false,
+    how: r.how ?? null,
+    runs: r.runs,
+    started_at: r.started_at,
+    finished_at: r.finished_at ?? null,
+    decision: null,
+  };
+}
+
+/** The command's own exit code (ran or replayed), so a script sees what the command said. */
+function render(context: CommandContext, argv: readonly string[], result: Exclude<OnceOutcome, { outcome: "decide" }>): number {
+  const r = result.record;
+  const exitCode = r.exit_code ?? 0;
+  if (context.out.json) {
+    context.out.result(recordJson(result.outcome, r), () => []);
+    return exitCode;
+  }
+  const cut = r.stdout_truncated ? " (output cut at 16 KiB)" : "";
+  switch (result.outcome) {
+    case "ran":
+      if (exitCode !== 0) context.out.note(`dotagent: op ${r.op_id} failed (exit ${exitCode}); running the same command again retries it`);
+      break;
+    case "replayed":
+      if (argv.length > 0 && argv.join("\0") !== r.command.join("\0")) context.out.note(`dotagent: warning: op ${r.op_id} was recorded for \`${r.command.join(" ")}\`, not this command; op ids name one effect each`);
+      if (r.stdout) process.stdout.write(r.stdout.endsWith("\n") ? r.stdout : `${r.stdout}\n`);
+      context.out.note(`dotagent: op ${r.op_id} already done at ${r.finished_at ?? "?"} (${r.how === "ran" ? `exit ${exitCode}` : r.how === "checked" ? "found done by --check" : "marked done"}); not run again${cut}`);
+      break;
+    case "checked":
+      context.out.note(`dotagent: op ${r.op_id}: the check passed, so the cut-off run took effect; recorded done, not run again`);
+      break;
+    case "marked_done":
+      context.out.note(`dotagent: op ${r.op_id} recorded done; it will not run again`);
+      break;
+  }
+  return exitCode;
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { parseRollbackTarget, planRollback, reportOwner } from "./rollback.js";
+import { atPhase } from "./fixtures.test-support.js";
+import type { ExecutionState } from "../schema/execution.js";
+
+const execution = (tasks: Array<[string, string, string?]>): ExecutionState =>
+  ({ workflow_id: "wf-login", updated_at: "2026-11-20T11:00:00Z", interruption_safe: true, max_attempts: 3, tasks: tasks.map(([id, status, output]) => ({ id, title: id, status, depends_on: [], attempts: 0, started_at: null, completed_at: null, output: output ?? `memory/reports/tasks/${id}.json`, error: null })) }) as ExecutionState;
+
+describe("reportOwner: which phase a report belongs to", () => {
+  const outputs = new Map([["memory/reports/custom/t9.json", "t9"]]);
+  it.each([
+    ["memory/reports/demand.json", { phase: "REQUIREMENTS" }],
+    ["memory/reports/designs/a.json", { phase: "ARCHITECTURE" }],
+    ["memory/reports/final_design.json", { phase: "ARCHITECTURE" }],
+    ["memory/reports/tasks/t1.json", { phase: "IMPLEMENTATION" }],
+    ["memory/reports/custom/t9.json", { phase: "IMPLEMENTATION", taskId: "t9" }],
+    ["memory/reports/verification.rework-2.json", { phase: "VERIFICATION", reworkRound: 2 }],
+    ["memory/reports/reflection.md", { phase: "REFLECTION" }],
+    ["memory/reports/notes.txt", null],
+  ])("%s", (path, owner) => expect(reportOwner(path, outputs)).toEqual(owner));
+});
+
+describe("planRollback", () => {
+  const files = ["memory/reports/demand.json", "memory/reports/final_design.json", "memory/reports/tasks/t1.json", "memory/reports/tasks/t2.json", "memory/reports/verification.rework-1.json", "memory/reports/verification.json", "memory/reports/notes.txt"];
+  const live = atPhase("VERIFICATION", { rework: { round: 1, verification: "memory/reports/verification.rework-1.json", started_at: "2026-11-20T10:40:00Z", closed_at: "2026-11-20T10:50:00Z" } });
+  const tasks = execution([["t1", "complete"], ["t2", "complete"]]);
+
+  it.each([
+    ["VERIFICATION", ["memory/reports/verification.json"]],
+    ["IMPLEMENTATION", ["memory/reports/tasks/t1.json", "memory/reports/tasks/t2.json", "memory/reports/verification.json", "memory/reports/verification.rework-1.json"]],
+    ["REQUIREMENTS", ["memory/reports/demand.json", "memory/reports/final_design.json", "memory/reports/tasks/t1.json", "memory/reports/tasks/t2.json", "memory/reports/verification.json", "memory/reports/verification.rework-1.json"]],
+  ] as const)("to the start of %s moves %j (a report that is not the workflow's stays)", (phase, moves) => {
+    const result = planRollback(live, tasks, files, { kind: "phase", phase });
+    expect(result.ok && result.plan.moves).toEqual(moves);
+  });
+
+  it("to a checkpoint mid-IMPLEMENTATION: the outputs of tasks not complete then move", () => {
+    const at = atPhase("IMPLEMENTATION");
+    const result = planRollback(live, tasks, files, { kind: "checkpoint", rev: 9, phase: at, execution: execution([["t1", "complete"], ["t2", "running"]]) });
+    expect(result.ok && result.plan.moves).toEqual(["memory/reports/tasks/t2.json", "memory/reports/verification.json", "memory/reports/verification.rework-1.json"]);
+  });
+
+  it.each([
+    ["a later phase", { kind: "phase", phase: "REFLECTION" }, "rollback_forward"],
+    ["another workflow's checkpoint", { kind: "checkpoint", rev: 3, phase: atPhase("ARCHITECTURE", { workflow_id: "wf-other" }), execution: null }, "rollback_other_workflow"],
+    ["a checkpoint whose outputs are gone", { kind: "checkpoint", rev: 3, phase: atPhase("VERIFICATION"), execution: execution([["t3", "complete"]]) }, "rollback_outputs_missing"],
+  ] as const)("refuses %s", (_name, target, code) => {
+    const result = planRollback(live, tasks, files, target as never);
+    expect(result.ok === false && result.code).toBe(code);
+  });
+
+  it.each([
+    ["architecture", { kind: "phase", phase: "ARCHITECTURE" }],
+    ["12", { kind: "rev", rev: 12 }],
+    ["0", null],
+    ["-1", null],
+    ["LATER", null],
+    ["1e3", null],
+  ])("--to %s", (text, target) => expect(parseRollbackTarget(text)).toEqual(target));
+});

@@ -1,0 +1,156 @@
+// Rollback, pure: from the live state to the start of an earlier phase (or to a checkpoint), which
+// state files to write and which reports leave the live tree (into an archive, never deleted).
+// The phase table decides: a report belongs to the phase that produces it, and it stays only if
+// the target state accounts for it (its phase completed, or approved and current, its task
+// complete, its rework round reached).
+import { PHASE_TABLE, PHASES, phaseIndex, REPORT, REPORTS_DIR, type Phase } from "./phases.js";
+import type { PhaseState } from "../schema/phase.js";
+import type { ExecutionState } from "../schema/execution.js";
+
+export type RollbackTarget =
+  | { kind: "phase"; phase: Phase }
+  | { kind: "checkpoint"; rev: number; phase: PhaseState; execution: ExecutionState | null };
+
+export interface RollbackPlan {
+  /** phase.json to write (revision and time set by the writer). */
+  phase: PhaseState;
+  /** execution.json to write; null: it goes (a copy is in the archive). */
+  execution: ExecutionState | null;
+  /** Project-relative report files that move into the archive. */
+  moves: string[];
+  from: { phase: Phase; phase_status: string };
+  to: { phase: Phase; phase_status: string };
+  /** "the start of ARCHITECTURE" or "checkpoint 12 (ARCHITECTURE approved)". */
+  describe: string;
+}
+
+export type RollbackResult = { ok: true; plan: RollbackPlan } | { ok: false; code: string; message: string };
+
+interface Owner {
+  phase: Phase;
+  taskId?: string;
+  reworkRound?: number;
+}
+
+const FIXED_OWNERS: Record<string, Phase> = {
+  [REPORT.demand]: "REQUIREMENTS",
+  [REPORT.roundtable]: "ARCHITECTURE",
+  [REPORT.finalDesign]: "ARCHITECTURE",
+  [REPORT.verification]: "VERIFICATION",
+  [REPORT.reflectionJson]: "REFLECTION",
+  [REPORT.reflectionMd]: "REFLECTION",
+};
+
+/** The phase (and task or rework round) a report file belongs to; null: not the workflow's. */
+export function reportOwner(path: string, taskOutputs: ReadonlyMap<string, string>): Owner | null {
+  const fixed = FIXED_OWNERS[path];
+  if (fixed !== undefined) return { phase: fixed };
+  const taskId = taskOutputs.get(path);
+  if (taskId !== undefined) return { phase: "IMPLEMENTATION", taskId };
+  if (path.startsWith(`${REPORT.designsDir}/`)) return { phase: "ARCHITECTURE" };
+  if (path.startsWith(`${REPORT.tasksDir}/`)) return { phase: "IMPLEMENTATION" };
+  const rework = /^memory\/reports\/verification\.rework-(\d+)\.json$/.exec(path);
+  if (rework) return { phase: "VERIFICATION", reworkRound: Number(rework[1]) };
+  return null;
+}
+
+/** Whether the target state accounts for a report of `owner`. */
+function keeps(owner: Owner, target: PhaseState, execution: ExecutionState | null): boolean {
+  if (owner.reworkRound !== undefined) return owner.reworkRound <= (target.rework?.round ?? 0);
+  if (target.completed_phases.some((c) => c.phase === owner.phase)) return true;
+  const at = phaseIndex(target.current_phase);
+  const of = phaseIndex(owner.phase);
+  if (of > at) return false;
+  if (of < at) return true; // an earlier phase not recorded complete: not rollback's to judge
+  if (owner.phase === "IMPLEMENTATION") return owner.taskId !== undefined && execution?.tasks.some((t) => t.id === owner.taskId && t.status === "complete") === true;
+  return target.user_checkpoints.some((c) => c.phase === owner.phase);
+}
+
+function taskOutputsOf(...executions: Array<ExecutionState | null | undefined>): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const execution of executions) {
+    for (const task of execution?.tasks ?? []) map.set(task.output ?? `${REPORT.tasksDir}/${task.id}.json`, task.id);
+  }
+  return map;
+}
+
+/** The state at the start of `phase`: later phases undone, their approvals dropped. */
+function startOf(before: PhaseState, execution: ExecutionState | undefined, phase: Phase): { phase: PhaseState; execution: ExecutionState | null } {
+  const earlier = <T extends { phase: Phase }>(items: readonly T[]) => items.filter((c) => phaseIndex(c.phase) < phaseIndex(phase));
+  const keepsTasks = phaseIndex(phase) > phaseIndex("IMPLEMENTATION");
+  return {
+    phase: {
+      ...before,
+      current_phase: phase,
+      phase_status: "pending",
+      completed_phases: earlier(before.completed_phases),
+      user_checkpoints: earlier(before.user_checkpoints as Array<{ phase: Phase; approved_at: string }>),
+      error: null,
+      pending_transition: null,
+      interruption_safe: true,
+      rework: keepsTasks ? (before.rework ?? null) : null,
+    },
+    execution: keepsTasks ? (execution ?? null) : null,
+  };
+}
+
+export function planRollback(before: PhaseState, execution: ExecutionState | undefined, reportFiles: readonly string[], target: RollbackTarget): RollbackResult {
+  let next: { phase: PhaseState; execution: ExecutionState | null };
+  let describe: string;
+  if (target.kind === "phase") {
+    if (phaseIndex(target.phase) > phaseIndex(before.current_phase)) {
+      return { ok: false, code: "rollback_forward", message: `rollback only goes back: ${target.phase} comes after the current phase ${before.current_phase}` };
+    }
+    next = startOf(before, execution, target.phase);
+    describe = `the start of ${target.phase}`;
+  } else {
+    if (target.phase.workflow_id !== before.workflow_id) {
+      return { ok: false, code: "rollback_other_workflow", message: `checkpoint ${target.rev} belongs to workflow ${target.phase.workflow_id}, not the live ${before.workflow_id}` };
+    }
+    next = { phase: { ...target.phase, pending_transition: null, interruption_safe: true }, execution: target.execution };
+    describe = `checkpoint ${target.rev} (${next.phase.current_phase} ${next.phase.phase_status})`;
+  }
+  const missing = missingOutputs(next.phase, next.execution, reportFiles);
+  if (missing.length > 0) {
+    return { ok: false, code: "rollback_outputs_missing", message: `${describe} needs ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ` (and ${missing.length - 3} more)` : ""}, not in the live tree (an earlier rollback archived it?); restore that archive first (\`dotagent archive list\`), or roll back to a phase` };
+  }
+  const owners = taskOutputsOf(execution, next.execution);
+  const moves = reportFiles.filter((path) => {
+    if (!path.startsWith(`${REPORTS_DIR}/`)) return false;
+    const owner = reportOwner(path, owners);
+    return owner !== null && !keeps(owner, next.phase, next.execution);
+  });
+  return {
+    ok: true,
+    plan: {
+      phase: next.phase,
+      execution: next.execution,
+      moves: [...moves].sort(),
+      from: { phase: before.current_phase, phase_status: before.phase_status },
+      to: { phase: next.phase.current_phase, phase_status: next.phase.phase_status },
+      describe,
+    },
+  };
+}
+
+/** Outputs the target state says exist (its completed phases', its complete tasks') that the live tree lacks. */
+function missingOutputs(target: PhaseState, execution: ExecutionState | null, files: readonly string[]): string[] {
+  const have = new Set(files);
+  const missing: string[] = [];
+  for (const { phase } of target.completed_phases) {
+    const outputs = PHASE_TABLE[phase].outputs.filter((o) => o.startsWith(`${REPORTS_DIR}/`));
+    if (outputs.length > 0 && !outputs.some((o) => have.has(o))) missing.push(outputs[0] as string);
+  }
+  for (const task of execution?.tasks ?? []) {
+    const output = task.output ?? `${REPORT.tasksDir}/${task.id}.json`;
+    if (task.status === "complete" && !have.has(output)) missing.push(output);
+  }
+  return missing;
+}
+
+/** `--to` as a phase name (any case) or a checkpoint revision; null when it is neither. */
+export function parseRollbackTarget(text: string): { kind: "phase"; phase: Phase } | { kind: "rev"; rev: number } | null {
+  const upper = text.toUpperCase();
+  if ((PHASES as readonly string[]).includes(upper)) return { kind: "phase", phase: upper as Phase };
+  return /^[1-9]\d{0,8}$/.test(text) ? { kind: "rev", rev: Number(text) } : null;
+}

@@ -1,0 +1,71 @@
+// Rollback for commands and libraries: read the state, plan (src/core/rollback.ts), and carry the
+// plan out through the journal (rollback-journal.ts). The caller holds the state lock for
+// `rollBack`; `prepareRollback` only reads (the CLI uses it to ask the question first).
+import { DotagentError, EXIT } from "../core/errors.js";
+import { parseRollbackTarget, planRollback, type RollbackPlan, type RollbackTarget } from "../core/rollback.js";
+import type { StateSnapshot } from "../core/snapshot.js";
+import { validateState } from "../core/validate.js";
+import { parsePhaseState, type PhaseState } from "../schema/phase.js";
+import { parseExecutionState, type ExecutionState } from "../schema/execution.js";
+import { readCheckpoint } from "./checkpoints.js";
+import { commitRollback, finishRollback, listReportFiles, rollbackPending, type Archiver, type RollbackJournal } from "./rollback-journal.js";
+import type { ProjectPaths } from "./project.js";
+
+export interface PreparedRollback {
+  plan: RollbackPlan;
+  journal: RollbackJournal;
+}
+
+function refused(code: string, message: string): DotagentError {
+  return new DotagentError(code, message, EXIT.refused);
+}
+
+/** `--to` text → a target; a checkpoint is read and verified here. */
+function resolveTarget(paths: ProjectPaths, to: string): RollbackTarget {
+  const parsed = parseRollbackTarget(to);
+  if (parsed === null) throw new DotagentError("usage", `--to takes a phase (REQUIREMENTS … REFLECTION) or a revision from \`dotagent history\`, not "${to}"`, EXIT.usage);
+  if (parsed.kind === "phase") return parsed;
+  const found = readCheckpoint(paths, parsed.rev);
+  if ("missing" in found) throw refused("no_checkpoint", `memory/state/.history: ${found.missing}; \`dotagent history\` lists the ones there are`);
+  const phase = parsePhaseState(found.phase);
+  const execution = found.execution === null ? null : parseExecutionState(found.execution);
+  if (!phase.ok || (execution !== null && !execution.ok)) throw refused("checkpoint_invalid", `checkpoint ${parsed.rev} does not hold valid state files; pick another from \`dotagent history\``);
+  return { kind: "checkpoint", rev: parsed.rev, phase: phase.value, execution: execution === null ? null : execution.value };
+}
+
+/** Plans a rollback of the state in `snapshot` to `to` (a phase or a revision); throws a refusal. */
+export function prepareRollback(paths: ProjectPaths, snapshot: StateSnapshot, to: string, now: Date): PreparedRollback {
+  if (snapshot.phase.kind !== "ok") throw refused("no_workflow", "no workflow here (memory/state/phase.json does not exist or is corrupt); `dotagent resume` says what to do");
+  const before: PhaseState = snapshot.phase.value;
+  const execution: ExecutionState | undefined = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+  if (before.pending_transition || !before.interruption_safe) throw refused("transition_pending", "a change was cut off (phase.json has interruption_safe: false); run `dotagent resume` first, then roll back");
+  const errors = validateState(snapshot, now, { staleAfterMs: Number.POSITIVE_INFINITY }).errors;
+  if (errors.length > 0) throw new DotagentError("state_invalid", `the state is not valid (${errors[0]?.file}: ${errors[0]?.message}); run \`dotagent validate\` or \`dotagent resume\` first`, EXIT.invalid);
+  const reports = listReportFiles(paths);
+  const first = reports.unarchivable[0];
+  if (first !== undefined) {
+    throw refused("not_archivable", `${first} cannot be archived (a link, a special file or over 64 MiB)${reports.unarchivable.length > 1 ? ` (and ${reports.unarchivable.length - 1} more)` : ""}, and a rollback keeps what it moves only in an archive: move it out of memory/reports, then run the command again; nothing was changed`);
+  }
+  const result = planRollback(before, execution, reports.files, resolveTarget(paths, to));
+  if (!result.ok) throw refused(result.code, result.message);
+  const { plan } = result;
+  const at = now.toISOString();
+  const journal: RollbackJournal = {
+    format: 1,
+    started_at: at,
+    workflow_id: before.workflow_id,
+    reason: `rollback to ${plan.describe} (from ${plan.from.phase} ${plan.from.phase_status})`,
+    moves: plan.moves,
+    phase: { ...plan.phase, schema_version: 1, revision: (before.revision ?? 0) + 1, last_updated: at },
+    execution: plan.execution === null ? null : { ...plan.execution, revision: Math.max(execution?.revision ?? 0, plan.execution.revision ?? 0) + 1, updated_at: at, interruption_safe: true },
+    event: { type: "rolled_back", to: plan.describe, phase: plan.to.phase, from_phase: plan.from.phase, moved: plan.moves.length },
+  };
+  return { plan, journal };
+}
+
+/** Carries out a prepared rollback; the caller holds the lock. Returns the archive holding what moved. */
+export async function rollBack(paths: ProjectPaths, prepared: PreparedRollback, archiver: Archiver, now: Date): Promise<string | null> {
+  if (rollbackPending(paths)) throw refused("rollback_pending", "another rollback is not finished (memory/state/.rollback exists); run `dotagent resume` to finish it");
+  commitRollback(paths, prepared.journal);
+  return (await finishRollback(paths, archiver, now)).archive;
+}
