@@ -1,11 +1,14 @@
 // The phase machine: a pure function from (state, event, context) to a new state plus the file
 // effects the shell must carry out, or a refusal that says what is missing. No file system, no
 // clock: the reports on disk and the time come in through the context.
-import { PHASES, PHASE_TABLE, REPORT, nextPhase, phaseIndex, type Phase } from "./phases.js";
+import { PHASES, PHASE_TABLE, REPORT, nextPhase, phaseIndex, reworkCopyPath, type Phase } from "./phases.js";
 import { isValidReport, presentReport, reportAt, type ReportSnapshot, type ReportState } from "./reports.js";
+import { missingPlan } from "./plans.js";
 import { outputOf } from "./tasks.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
+
+export { reworkCopyPath } from "./phases.js";
 
 export type PhaseEvent =
   | { type: "start"; phase?: Phase | undefined }
@@ -96,9 +99,11 @@ function describe(path: string, state: ReportState): string {
 }
 
 /** Whether the files that prove a phase done are on disk and valid (CONTRACT §1 table). */
-export function provePhase(phase: Phase, reports: ReportSnapshot, execution: ExecutionState | undefined): Proof {
+export function provePhase(phase: Phase, reports: ReportSnapshot, execution: ExecutionState | undefined, state?: PhaseState): Proof {
   if (phase === "IMPLEMENTATION") {
     if (execution === undefined) return { done: false, missing: "execution.json does not exist" };
+    const noPlan = missingPlan(state, execution);
+    if (noPlan !== undefined) return { done: false, missing: noPlan };
     if (execution.tasks.length === 0) return { done: false, missing: "execution.json has no tasks" };
     const open = execution.tasks.filter((t) => t.status !== "complete");
     if (open.length > 0) return { done: false, missing: `${open.length} task(s) not complete (${open.slice(0, 5).map((t) => `${t.id}: ${t.status}`).join(", ")}${open.length > 5 ? ", …" : ""})` };
@@ -153,10 +158,6 @@ export function applyRework(state: PhaseState, round: number, verificationCopy: 
   };
 }
 
-export function reworkCopyPath(round: number): string {
-  return REPORT.verification.replace(/\.json$/, `.rework-${round}.json`);
-}
-
 export function isReworkOpen(state: PhaseState): boolean {
   return state.current_phase === "IMPLEMENTATION" && state.rework != null && !state.rework.closed_at;
 }
@@ -196,7 +197,7 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
       };
     }
     case "complete": {
-      const proof = provePhase(phase, context.reports, context.execution);
+      const proof = provePhase(phase, context.reports, context.execution, state);
       if (!proof.done) return refuse("phase_incomplete", `${phase} cannot complete: ${proof.missing}`);
       if (event.output !== undefined && event.output !== proof.output && !isValidReport(reportAt(context.reports, event.output)) && phase !== "IMPLEMENTATION") {
         return refuse("phase_incomplete", `${phase} cannot complete: ${event.output} is not a valid report`);
