@@ -141,6 +141,48 @@ describe("task plans recorded whole (task import)", () => {
   });
 });
 
+describe("the designs ARCHITECTURE asked for (phase start --designs)", () => {
+  function atArchitecture(): string {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "add login"]);
+    writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
+    dotagent(p, ["phase", "approve", "REQUIREMENTS"]);
+    dotagent(p, ["phase", "complete"]);
+    return p;
+  }
+
+  it("records designs_requested, resumes the missing architect after a crash, then the roundtable", () => {
+    const p = atArchitecture();
+    const start = dotagent(p, ["phase", "start", "ARCHITECTURE", "--designs", "minimal,robust", "--json"]);
+    expect(start.json).toMatchObject({ ok: true, changed: true, phase_status: "in_progress", designs_requested: ["minimal", "robust"] });
+    expect(readJson(p, "memory/state/phase.json").designs_requested).toEqual(["minimal", "robust"]);
+    expect(dotagent(p, ["phase", "start", "ARCHITECTURE", "--designs", "minimal,robust", "--json"]).json).toMatchObject({ changed: false });
+    writeJson(p, "memory/reports/designs/minimal.json", { name: "minimal" });
+    // The session died before the second architect wrote its design.
+    expect(dotagent(p, ["resume", "--json"]).json.next).toEqual({ action: "spawn_agent", agent: "architect", tasks: [], reason: expect.any(String), designs: ["robust"] });
+    writeJson(p, "memory/reports/designs/robust.json", { name: "robust" });
+    const next = dotagent(p, ["resume", "--json"]).json.next;
+    expect(next).toMatchObject({ action: "spawn_agent", agent: "roundtable" });
+    expect(next.designs).toBeUndefined();
+    expect(dotagent(p, ["validate", "--json"]).json.errors).toEqual([]);
+  });
+
+  it.each([
+    [["phase", "start", "ARCHITECTURE", "--designs", "../x"], 2, "not a valid design name"],
+    [["phase", "start", "ARCHITECTURE", "--designs", ","], 2, "at least one design name"],
+    [["phase", "complete", "ARCHITECTURE", "--designs", "a"], 2, "goes with `phase start ARCHITECTURE`"],
+    [["phase", "start", "REQUIREMENTS", "--designs", "a"], 1, ""],
+  ] as const)("refuses %j (exit %i)", (args, code, says) => {
+    const p = atArchitecture();
+    const before = readFileSync(join(p, "memory/state/phase.json"), "utf8");
+    const out = dotagent(p, [...args]);
+    expect(out.code).toBe(code);
+    expect(out.stderr).toContain(says);
+    expect(out.stderr.trim().split("\n")).toHaveLength(1);
+    expect(readFileSync(join(p, "memory/state/phase.json"), "utf8")).toBe(before);
+  });
+});
+
 describe("resume on the shipped examples", () => {
   it.each([
     ["interrupted-requirements", "REQUIREMENTS", "await_approval", null, []],

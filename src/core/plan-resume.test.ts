@@ -257,3 +257,31 @@ describe("planResume: task plans recorded whole (issue 10)", () => {
     expect(plan.writes.phase?.rework?.closed_at).toBe(NOW.toISOString());
   });
 });
+
+describe("planResume: the designs ARCHITECTURE asked for (issue 10)", () => {
+  const asked = atPhase("ARCHITECTURE", { designs_requested: ["minimal", "robust"] });
+  const design = (name: string) => `${REPORT.designsDir}/${name}.json`;
+  it.each([
+    ["none written → architect for both", [], {}, "spawn_agent", "architect", ["minimal", "robust"]],
+    ["one written (a kill after the first architect) → architect for the other, not the roundtable", [design("minimal")], {}, "spawn_agent", "architect", ["robust"]],
+    ["one invalid → it counts as missing", [design("minimal")], { [design("robust")]: { status: "invalid", reason: "is empty" } }, "spawn_agent", "architect", ["robust"]],
+    ["an extra design does not stand in for a requested one", [design("other"), design("robust")], {}, "spawn_agent", "architect", ["minimal"]],
+    ["both written → roundtable", [design("minimal"), design("robust")], {}, "spawn_agent", "roundtable", undefined],
+    ["both and the roundtable → await_approval", [design("minimal"), design("robust")], { [REPORT.roundtable]: { rec: "minimal" } }, "await_approval", null, undefined],
+  ] as const)("%s", (_name, designs, files, action, agent, missing) => {
+    const plan = planResume(snapshot(asked, undefined, reportsBefore("ARCHITECTURE", files, [...designs])), NOW);
+    expect(plan.next).toMatchObject({ action, agent });
+    expect(plan.next.designs).toEqual(missing);
+  });
+
+  it("legacy (no designs_requested): one design is enough for the roundtable, and next has no designs", () => {
+    const plan = planResume(snapshot(atPhase("ARCHITECTURE"), undefined, reportsBefore("ARCHITECTURE", {}, [design("minimal")])), NOW);
+    expect(plan.next).toMatchObject({ action: "spawn_agent", agent: "roundtable" });
+    expect("designs" in plan.next).toBe(false);
+  });
+
+  it("the reason names the missing designs and says not to re-run the others", () => {
+    const plan = planResume(snapshot(asked, undefined, reportsBefore("ARCHITECTURE", {}, [design("minimal")])), NOW);
+    expect(plan.next.reason).toBe("designs robust of minimal, robust are missing (do not re-run the others)");
+  });
+});

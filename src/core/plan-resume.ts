@@ -14,6 +14,7 @@ import {
   isApproved,
   isReworkOpen,
   isWorkflowComplete,
+  missingDesigns,
   nextReworkRound,
   provePhase,
   reworkCopyPath,
@@ -47,6 +48,8 @@ export interface NextAction {
   agent: string | null;
   tasks: string[];
   reason: string;
+  /** spawn_agent architect only, when ARCHITECTURE recorded designs_requested: the designs still missing. */
+  designs?: string[];
 }
 
 export type DecisionKind = "corrupt" | "stale" | "request_changed";
@@ -306,6 +309,12 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
       return spawn("pm", "no valid demand.json yet");
     case "ARCHITECTURE":
       if (valid(REPORT.finalDesign)) return { action: "await_approval", agent: null, tasks: [], reason: "final_design.json is ready: show it to the user, then `dotagent phase approve ARCHITECTURE`" };
+      const missing = missingDesigns(phase, reports);
+      if (missing.length > 0) {
+        const asked = phase.designs_requested ?? [];
+        const reason = missing.length === asked.length ? `write the designs asked for: ${missing.join(", ")}` : `designs ${missing.join(", ")} of ${asked.join(", ")} are missing (do not re-run the others)`;
+        return { ...spawn("architect", reason), designs: missing };
+      }
       if (reports.designs.length > 0 && valid(REPORT.roundtable)) {
         return { action: "await_approval", agent: null, tasks: [], reason: "designs and roundtable.json exist: present the options to the user (do not re-run the architects)" };
       }

@@ -11,7 +11,8 @@ import type { ExecutionState } from "../schema/execution.js";
 export { reworkCopyPath } from "./phases.js";
 
 export type PhaseEvent =
-  | { type: "start"; phase?: Phase | undefined }
+  /** `designs`: the designs ARCHITECTURE asks for (recorded as designs_requested). */
+  | { type: "start"; phase?: Phase | undefined; designs?: readonly string[] | undefined }
   | { type: "complete"; phase?: Phase | undefined; output?: string | undefined }
   | { type: "fail"; phase?: Phase | undefined; error?: string | undefined }
   | { type: "approve"; phase?: Phase | undefined }
@@ -129,6 +130,19 @@ export function verificationFailed(reports: ReportSnapshot): boolean {
   return isValidReport(report) && (report as { data: { passed: boolean } }).data.passed === false;
 }
 
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** The requested designs (phase start ARCHITECTURE --designs) without a valid designs/<name>.json. */
+export function missingDesigns(state: PhaseState, reports: ReportSnapshot): string[] {
+  return (state.designs_requested ?? []).filter((name) => !isValidReport(reportAt(reports, designPath(name))));
+}
+
+export function designPath(name: string): string {
+  return `${REPORT.designsDir}/${name}.json`;
+}
+
 function refuse(code: string, message: string): TransitionResult {
   return { ok: false, code, message };
 }
@@ -175,9 +189,23 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
     return refuse("wrong_phase", `${phase} cannot ${event.type}: the current phase is ${current} (${state.phase_status})`);
   }
   switch (event.type) {
-    case "start":
-      if (state.phase_status === "in_progress") return { ok: true, state, events: [], effects: [] };
-      return { ok: true, state: { ...state, phase_status: "in_progress", error: null }, events: [{ type: "phase_started", phase }], effects: [] };
+    case "start": {
+      const designs = event.designs;
+      if (designs !== undefined && phase !== "ARCHITECTURE") return refuse("no_designs", `only ARCHITECTURE asks for designs; ${phase} takes no --designs`);
+      const sameDesigns = designs === undefined || sameList(designs, state.designs_requested ?? []);
+      if (state.phase_status === "in_progress" && sameDesigns) return { ok: true, state, events: [], effects: [] };
+      let next = state;
+      const events: MachineEvent[] = [];
+      if (state.phase_status !== "in_progress") {
+        next = { ...next, phase_status: "in_progress", error: null };
+        events.push({ type: "phase_started", phase });
+      }
+      if (!sameDesigns) {
+        next = { ...next, designs_requested: [...designs] };
+        events.push({ type: "designs_requested", phase, designs: [...designs] });
+      }
+      return { ok: true, state: next, events, effects: [] };
+    }
     case "fail":
       return {
         ok: true,

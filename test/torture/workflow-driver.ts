@@ -108,6 +108,12 @@ export class WorkflowDriver {
               writeJson(this.report("demand.json"), { summary: "torture", requirements: ["survive kill -9"] });
               continue;
             case "architect":
+              if (next.designs !== undefined) {
+                // Designs were asked for: one architect writes its design, the next may be killed.
+                writeJson(this.report(`designs/${next.designs[0]}.json`), { name: next.designs[0] });
+                continue;
+              }
+              if (phase.designs_requested === undefined && this.rng.chance(0.5)) return { kind: "phase start", args: ["phase", "start", "ARCHITECTURE", "--designs", "a,b"] };
               writeJson(this.report("designs/a.json"), { name: "plan a" });
               continue;
             case "roundtable":
