@@ -71,13 +71,19 @@ describe("a workflow from init to the end, through the CLI", () => {
   });
 });
 
+/** A new workflow with REQUIREMENTS approved and complete: at ARCHITECTURE. */
+function atArchitecture(): string {
+  const p = tempProject();
+  dotagent(p, ["init", "--request", "add login"]);
+  writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
+  dotagent(p, ["phase", "approve", "REQUIREMENTS"]);
+  dotagent(p, ["phase", "complete"]);
+  return p;
+}
+
 describe("task plans recorded whole (task import)", () => {
   function atImplementation(): string {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "add login"]);
-    writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
-    dotagent(p, ["phase", "approve", "REQUIREMENTS"]);
-    dotagent(p, ["phase", "complete"]);
+    const p = atArchitecture();
     writeJson(p, "memory/reports/final_design.json", { chosen: "a", tasks: [{ id: "task-001", title: "form" }, { id: "task-002", title: "api", depends_on: ["task-001"] }] });
     dotagent(p, ["phase", "approve", "ARCHITECTURE"]);
     dotagent(p, ["phase", "complete"]);
@@ -143,15 +149,6 @@ describe("task plans recorded whole (task import)", () => {
 });
 
 describe("the designs ARCHITECTURE asked for (phase start --designs)", () => {
-  function atArchitecture(): string {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "add login"]);
-    writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
-    dotagent(p, ["phase", "approve", "REQUIREMENTS"]);
-    dotagent(p, ["phase", "complete"]);
-    return p;
-  }
-
   it("records designs_requested, resumes the missing architect after a crash, then the roundtable", () => {
     const p = atArchitecture();
     const start = dotagent(p, ["phase", "start", "ARCHITECTURE", "--designs", "minimal,robust", "--json"]);
