@@ -234,7 +234,7 @@ describe("issue 15, case 8: unreadable state is not missing state", () => {
     for (const args of [["status", "--json"], ["resume"], ["validate"], ["log"], ["init", "--request", "x"], ["archive", "list"], ["install"]]) {
       const result = dotagent(p, args);
       expect(result.code, args.join(" ")).toBe(3);
-      expect(result.stderr, args.join(" ")).toContain("memory is a file");
+      expect(`${result.stdout}${result.stderr}`, args.join(" ")).toContain("memory is a file");
       expect(result.stdout).not.toContain('"situation": "none"');
     }
     const hook = dotagent(p, ["hook", "session-start"], { input: JSON.stringify({ source: "resume", cwd: p }) });
@@ -300,8 +300,9 @@ describe("issue 15, case 10: install refuses settings it does not understand, ch
     const result = dotagent(p, ["install", "--json"]);
     expect(result.code).toBe(1);
     expect(result.json.error.code).toBe("settings_invalid");
-    expect(result.stderr).toContain(named);
-    expect(result.stderr).toContain("settings.json");
+    expect(result.json.error.message).toContain(named);
+    expect(result.json.error.message).toContain("settings.json");
+    expect(result.stderr).toBe(""); // with --json the error is said once, in the JSON
     expect(treeBytes(p)).toEqual(before);
   });
 

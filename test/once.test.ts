@@ -202,7 +202,7 @@ describe("once: concurrent callers with one op id", () => {
     const second = dotagent(p, ["once", "race", "--json", "--", ...slow], { env: { DOTAGENT_LOCK_WAIT_MS: "100" } });
     expect(second.code).toBe(4);
     expect(second.json.error).toMatchObject({ code: "op_running", holder: { pid: first.pid } });
-    expect(second.stderr).toContain(`op race is being run by pid ${first.pid}`);
+    expect(second.json.error.message).toContain(`op race is being run by pid ${first.pid}`);
     expect(dotagent(p, ["status", "--json"]).json.ops).toMatchObject([{ op_id: "race", status: "running" }]);
     await new Promise((r) => first.on("close", r));
     expect(dotagent(p, ["once", "race", "--json", "--", ...slow]).json.outcome).toBe("replayed");

@@ -24,7 +24,7 @@ export const STDOUT_LIMIT = 16 * 1024;
 
 export interface RunOnceOptions extends OnceRequest {
   /** Receives the command's stdout as it comes (the CLI passes it through); the record keeps the first STDOUT_LIMIT bytes. */
-  onStdout?: (chunk: Buffer) => void;
+  onStdout?: (chunk: Uint8Array) => void;
   now?: () => Date;
   /** How long to wait for another runner of the same op id (default: DOTAGENT_LOCK_WAIT_MS or 2 s). */
   waitMs?: number;
@@ -135,7 +135,7 @@ async function runRecorded(paths: ProjectPaths, opId: string, found: OpRecord | 
  * STDOUT_LIMIT bytes) and handed to `onStdout` as it comes. Ctrl-C reaches the command (same
  * process group) and is ignored here meanwhile, so its result is still recorded.
  */
-function runCommand(argv: readonly string[], onStdout?: (chunk: Buffer) => void): Promise<{ exitCode: number; stdout: string; truncated: boolean }> {
+function runCommand(argv: readonly string[], onStdout?: (chunk: Uint8Array) => void): Promise<{ exitCode: number; stdout: string; truncated: boolean }> {
   const [file, ...args] = argv as [string, ...string[]];
   const ignore = () => undefined;
   process.on("SIGINT", ignore);

@@ -302,8 +302,12 @@ describe("a failure at any one disk-changing call of a command", () => {
 // ---------------------------------------------------------------------------------------------
 // At the CLI
 
-function cliProject(label: string): Promise<string> {
-  return makeProject(label, [["init", [], { request: "ro", "workflow-id": "wf-ro" }], ["task", ["add", "t1"]]]);
+/** A workflow in IMPLEMENTATION with a recorded one-task plan, so `task start t1` is allowed. */
+async function cliProject(label: string): Promise<string> {
+  const dir = await makeProject(label, [["init", [], { request: "ro", "workflow-id": "wf-ro" }]]);
+  report(dir, "plan.json", { tasks: [{ id: "t1" }] });
+  await runInProcess(dir, "task", ["import", "memory/reports/plan.json"]);
+  return dir;
 }
 
 function snapshotFiles(dir: string): Record<string, string | undefined> {

@@ -24,7 +24,7 @@ export const command: Command = {
     if (markDone && redo) throw usageError("--mark-done and --redo answer the same question two ways; give one");
     if (!markDone && argv.length === 0) throw usageError(`once ${opId} needs the command to run after \`--\`, e.g. \`dotagent once ${opId} -- git push\``);
     const check = stringOption(context, "check");
-    const options = { check, markDone, redo, now: context.now, ...(context.out.json ? {} : { onStdout: (chunk: Buffer) => process.stdout.write(chunk) }) };
+    const options = { check, markDone, redo, now: context.now, ...(context.out.json ? {} : { onStdout: (chunk: Uint8Array) => process.stdout.write(chunk) }) };
     let result = await runOnce(context.paths, opId, argv, options);
     if (result.outcome === "decide") {
       const answer = await (await loadCold()).askDecision(result.decision, false);
