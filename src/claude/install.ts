@@ -20,11 +20,12 @@ export type Scope = "project" | "user";
 export const HOOK_MATCHER = "startup|resume|clear|compact|fork";
 const MANIFEST = ".dotagent-install.json";
 /**
- * Allows exactly the helper's command line as the skills write it, quotes included:
- * `node "<…>/checkpoint/scripts/dotagent.mjs" <command> …`. Claude Code honours a project's
- * rules once the workspace is trusted, a user's rules always.
+ * Allows the helper's command lines as the skills write them (the same pattern as the skills'
+ * allowed-tools). Claude Code honours a project's rules once the workspace is trusted, a user's
+ * rules always. A tighter pattern (the quoted path of checkpoint/scripts/dotagent.mjs) misses
+ * the init line with its here-document (measured in test/claude/command-lines.test.ts).
  */
-export const PERMISSION_RULE = 'Bash(node "*/checkpoint/scripts/dotagent.mjs" *)';
+export const PERMISSION_RULE = "Bash(node *dotagent.mjs*)";
 
 export interface InstallPlanEntry {
   action: "create" | "update" | "unchanged" | "skip" | "remove" | "keep";

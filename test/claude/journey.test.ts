@@ -9,7 +9,7 @@ import { existsSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { transcript } from "./scripted-model/client.js";
-import { isHelper, REFUSED, runJourney, spawns, toolCalls, toolResults, writes, type JourneyResult } from "./scripted-model/journey.js";
+import { isHelper, refused, runJourney, spawns, toolCalls, toolResults, writes, type JourneyResult } from "./scripted-model/journey.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENABLED = process.env.DOTAGENT_E2E_CLAUDE === "1";
@@ -62,7 +62,7 @@ export interface PointOutcome {
 }
 
 function denials(result: JourneyResult): number {
-  const refusedResults = [...toolResults(result.log).values()].filter((r) => r.is_error && REFUSED.test(r.text)).length;
+  const refusedResults = [...toolResults(result.log).values()].filter(refused).length;
   const reported = result.runs.reduce((n, r) => n + (r.run.result?.permission_denials?.length ?? 0), 0);
   return Math.max(refusedResults, reported);
 }
@@ -163,6 +163,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
     for (const point of points()) {
       const result = await runJourney({ root: ROOT, claude, killAt: point });
       outcomes.push(judge(point, result, result.eventsAtKill));
+      if (ALL) console.log(JSON.stringify(outcomes.at(-1)));
       rmSync(result.work, { recursive: true, force: true });
     }
     if (ALL) console.log(table(outcomes));

@@ -154,7 +154,11 @@ export function toolResults(log: LogEntry[]): Map<string, { is_error: boolean; t
 }
 
 export const isHelper = (c: ToolCall) => c.name === "Bash" && /checkpoint\/scripts\/dotagent\.mjs" /.test(String(c.input.command));
-export const REFUSED = /requires approval|permission to use|was blocked|denied/i;
+/**
+ * A tool call Claude Code did not run: an error result that is not a command's own failure
+ * ("Exit code N …") nor the synthetic result of a call cut off by a kill.
+ */
+export const refused = (r: { is_error: boolean; text: string }) => r.is_error && !/^Exit code \d+/.test(r.text) && !/interrupt|File does not exist/i.test(r.text);
 
 /** Spawns per agent type (the plugin prefix dropped). */
 export function spawns(calls: ToolCall[]): Record<string, number> {

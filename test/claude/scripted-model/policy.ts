@@ -103,6 +103,7 @@ type Event =
   | { kind: "resume"; plan: ResumePlan }
   | { kind: "develop"; args: string }
   | { kind: "person"; text: string }
+  | { kind: "said"; text: string }
   | { kind: "call"; id: string; name: string; input: Record<string, unknown> }
   | { kind: "result"; id: string; text: string; isError: boolean };
 
@@ -122,6 +123,7 @@ function eventsOf(messages: ApiMessage[]): Event[] {
     for (const b of blocks) {
       if (m.role === "assistant") {
         if (b.type === "tool_use") events.push({ kind: "call", id: String(b.id), name: String(b.name), input: b.input ?? {} });
+        else if (b.type === "text" && b.text) events.push({ kind: "said", text: b.text });
         continue;
       }
       if (b.type === "tool_result") {
@@ -312,6 +314,12 @@ function mainAgent(body: ApiRequest, all: string): Omit<Reply, "who"> {
   }
   const plan = (events[r] as Extract<Event, { kind: "resume" }>).plan;
   const personAt = events.findLastIndex((e, i) => i > r && e.kind === "person");
+  // The person's words answer a question only when the turn before ended with one; anything
+  // else ("continue" after an interruption) means: look where the workflow stands first.
+  if (personAt !== -1 && events[personAt - 1]?.kind !== "said") {
+    const since = events.slice(personAt + 1).filter((e) => e.kind === "call").length;
+    if (since === 0) return toolUse([run(ctx, "resume")]);
+  }
   const answer = personAt === -1 ? null : (events[personAt] as { text: string }).text;
   const from = Math.max(r, personAt);
   const done = events.slice(from + 1).filter((e) => e.kind === "call").length;

@@ -29,6 +29,8 @@ export interface ServerOptions {
    * Called for each /v1/messages request before it is answered, with its number and who sent
    * it. Returning "hang" leaves the request unanswered (the test kills the client meanwhile).
    */
+  /** Replaces the scripted policy (for probes that play other moves). */
+  policy?: (body: ApiRequest, k: number) => Reply;
   onRequest?: (k: number, info: { who: string; lastToolResult: ToolResultSummary | null; session: string }) => "answer" | "hang";
 }
 
@@ -100,7 +102,7 @@ export async function startScriptedModel(options: ServerOptions): Promise<Script
     }
     const k = ++count;
     const session = String(req.headers["x-claude-code-session-id"] ?? "");
-    const reply = decide(body, { agentsDir: options.agentsDir, seq: k });
+    const reply = options.policy?.(body, k) ?? decide(body, { agentsDir: options.agentsDir, seq: k });
     const results = newestToolResults(body);
     log({ kind: "request", k, session, who: reply.who, bytes: raw.length, messages: body.messages?.length ?? 0, stream: body.stream === true });
     for (const r of results) log({ kind: "tool_result", k, session, who: reply.who, ...r });
