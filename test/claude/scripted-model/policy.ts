@@ -156,6 +156,9 @@ const helperOf = (all: string): string => {
   // The command line the develop skill shows under "## The helper".
   const shown = [...all.matchAll(/node "([^"\n]*?\/checkpoint\/scripts\/dotagent\.mjs)" <command>/g)].at(-1);
   if (shown) return shown[1]!;
+  // The SessionStart briefing shows the line that goes on.
+  const briefed = [...all.matchAll(/`node "([^"\n]*dotagent\.mjs)" resume --json`/g)].at(-1);
+  if (briefed) return briefed[1]!;
   const base = [...all.matchAll(/Base directory for this skill: (\S+)/g)].at(-1);
   return base ? `${base[1]}/../checkpoint/scripts/dotagent.mjs` : "";
 };
@@ -316,7 +319,9 @@ function mainAgent(body: ApiRequest, all: string): Omit<Reply, "who"> {
   const personAt = events.findLastIndex((e, i) => i > r && e.kind === "person");
   // The person's words answer a question only when the turn before ended with one; anything
   // else ("continue" after an interruption) means: look where the workflow stands first.
-  if (personAt !== -1 && events[personAt - 1]?.kind !== "said") {
+  const before = events[personAt - 1];
+  // (After a kill the client adds a synthetic "No response requested." turn: not a question.)
+  if (personAt !== -1 && !(before?.kind === "said" && before.text.trim().endsWith("?"))) {
     const since = events.slice(personAt + 1).filter((e) => e.kind === "call").length;
     if (since === 0) return toolUse([run(ctx, "resume")]);
   }

@@ -104,7 +104,7 @@ export async function startScriptedModel(options: ServerOptions): Promise<Script
     const session = String(req.headers["x-claude-code-session-id"] ?? "");
     const reply = options.policy?.(body, k) ?? decide(body, { agentsDir: options.agentsDir, seq: k });
     const results = newestToolResults(body);
-    log({ kind: "request", k, session, who: reply.who, bytes: raw.length, messages: body.messages?.length ?? 0, stream: body.stream === true });
+    log({ kind: "request", k, session, who: reply.who, bytes: raw.length, messages: body.messages?.length ?? 0, stream: body.stream === true, ...(process.env.DOTAGENT_SCRIPTED_TAIL ? { tail: body.messages?.slice(-4) } : {}) });
     for (const r of results) log({ kind: "tool_result", k, session, who: reply.who, ...r });
     const verdict = options.onRequest?.(k, { who: reply.who, lastToolResult: results.at(-1) ?? null, session }) ?? "answer";
     if (verdict === "hang") {
