@@ -9,6 +9,7 @@ import { existsSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { transcript } from "./scripted-model/client.js";
+import { costTable, readingCost } from "./scripted-model/reading-cost.js";
 import { isHelper, refused, runJourney, spawns, toolCalls, toolResults, writes, type JourneyResult } from "./scripted-model/journey.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -146,6 +147,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
     const seen = clean.events.map(milestone).filter((m) => MILESTONES.includes(m));
     expect(seen).toEqual(MILESTONES);
     expect(clean.events.map((e) => (e as { seq?: number }).seq)).toEqual(clean.events.map((_, i) => i + 1));
+    if (ALL || process.env.DOTAGENT_JOURNEY_COST) console.log(costTable(readingCost(clean.log, join(ROOT, "agents"))));
     rmSync(clean.work, { recursive: true, force: true });
   }, 180_000);
 
@@ -168,7 +170,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
     for (const [i, point] of points().entries()) {
       const result = await runJourney({ root: ROOT, claude, killAt: point, afterKill: afterKill(i) });
       outcomes.push(judge(point, afterKill(i), result, result.eventsAtKill));
-      if (ALL) console.log(JSON.stringify(outcomes.at(-1)));
+      if (ALL || process.env.DOTAGENT_JOURNEY_POINTS) console.log(JSON.stringify(outcomes.at(-1)), JSON.stringify(result.runs.map((r) => [r.prompt, r.run.code, r.run.signal, r.run.result?.session_id ?? null, (r.run.result?.result ?? r.run.stderr).slice(0, 80)])));
       if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
     }
     if (ALL) console.log(table(outcomes));

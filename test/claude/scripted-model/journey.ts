@@ -98,6 +98,13 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
         prompt = options.afterKill ?? (options.developCommand ?? "/develop");
         continue;
       }
+      // Killed before the session was on disk: there is nothing to resume, so the person
+      // starts again, as they would after `claude -r` shows no such session.
+      if (runs.length >= 2 && runs.at(-2)!.run.signal === "SIGKILL" && /No conversation found/i.test(`${run.stdout}${run.stderr}`)) {
+        session = undefined;
+        prompt = `${options.developCommand ?? "/develop"} add login`;
+        continue;
+      }
       const said = run.result?.result ?? "";
       if (/workflow is complete/i.test(said)) {
         complete = true;

@@ -2,6 +2,7 @@
 // whole workflow offline (ANTHROPIC_BASE_URL=<url>). Every answer comes from a deterministic
 // policy (policy.ts); every request, tool call and tool result is logged as JSON lines.
 // No dependencies beyond node:http.
+import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { appendFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -104,7 +105,7 @@ export async function startScriptedModel(options: ServerOptions): Promise<Script
     const session = String(req.headers["x-claude-code-session-id"] ?? "");
     const reply = options.policy?.(body, k) ?? decide(body, { agentsDir: options.agentsDir, seq: k });
     const results = newestToolResults(body);
-    log({ kind: "request", k, session, who: reply.who, bytes: raw.length, messages: body.messages?.length ?? 0, stream: body.stream === true, ...(process.env.DOTAGENT_SCRIPTED_TAIL ? { tail: body.messages?.slice(-4) } : {}) });
+    log({ kind: "request", k, session, who: reply.who, bytes: raw.length, messages: body.messages?.length ?? 0, stream: body.stream === true, dotagent: dotagentTexts(body), ...(process.env.DOTAGENT_SCRIPTED_TAIL ? { tail: body.messages?.slice(-4) } : {}) });
     for (const r of results) log({ kind: "tool_result", k, session, who: reply.who, ...r });
     const verdict = options.onRequest?.(k, { who: reply.who, lastToolResult: results.at(-1) ?? null, session }) ?? "answer";
     if (verdict === "hang") {
@@ -148,6 +149,23 @@ export async function startScriptedModel(options: ServerOptions): Promise<Script
         server.close(() => done());
       }),
   };
+}
+
+/**
+ * The dotagent texts in a request that are not tool results: skill expansions and SessionStart
+ * briefings, each with a hash so a reader counts each once (the client resends the history).
+ */
+function dotagentTexts(body: ApiRequest): Array<{ kind: string; sha: string; bytes: number }> {
+  const found: Array<{ kind: string; sha: string; bytes: number }> = [];
+  for (const m of body.messages ?? []) {
+    if (!Array.isArray(m.content)) continue;
+    for (const c of m.content) {
+      const t = c.type === "text" ? String(c.text ?? "") : "";
+      const kind = t.startsWith("Base directory for this skill:") ? "skill" : /SessionStart hook additional context: dotagent/.test(t) ? "briefing" : null;
+      if (kind) found.push({ kind, sha: createHash("sha1").update(t).digest("hex").slice(0, 12), bytes: Buffer.byteLength(t) });
+    }
+  }
+  return found;
 }
 
 function summarise(block: Block): object {
