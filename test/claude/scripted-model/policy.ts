@@ -402,6 +402,14 @@ export function decide(body: ApiRequest, options: { agentsDir: string; seq: numb
   const system = typeof body.system === "string" ? body.system : (body.system ?? []).map((s) => s.text ?? "").join("\n");
   const all = `${system}\n${(body.messages ?? []).map((m) => text(m.content)).join("\n")}`;
   const tools = (body.tools ?? []).map((t) => t.name);
+  // The client's compaction request (`/compact`, or the context running full): a summary, as
+  // text only. What it keeps of dotagent is what any model would: the newest plan.
+  const lastUser = [...(body.messages ?? [])].reverse().find((m) => m.role === "user");
+  if (/create a detailed summary of the conversation/.test(text(lastUser?.content))) {
+    const plan = [...eventsOf(body.messages ?? [])].reverse().find((e): e is Extract<Event, { kind: "resume" }> => e.kind === "resume")?.plan;
+    const summary = plan ? `The user runs /develop add login; dotagent workflow ${String(plan.workflow_id)}, phase ${String(plan.phase)}, last next.action ${plan.next.action}.` : "The user asked for /develop add login.";
+    return { who: "compact", stop: "end_turn", blocks: [{ type: "text", text: `<analysis>dotagent workflow in progress.</analysis>\n<summary>${summary} After this summary: run dotagent resume --json first.</summary>` }] };
+  }
   const agent = agentMarkers(options.agentsDir).find(([, marker]) => system.includes(marker))?.[0];
   if (agent) return { who: agent, ...subAgent(agent, body, all) };
   if (tools.includes("Agent") && tools.includes("Bash")) return { who: "main", ...mainAgent(body, all) };
