@@ -105,7 +105,9 @@ function judge(point: number, then: string, result: JourneyResult, killedAtEvent
     const plan = result.events.length > 0;
     briefed = !plan || briefings.some((b) => b.includes("wf-add-login") && /Next action: \w+/.test(b)) || done.size === 0;
   }
-  const where = result.log.find((e) => e.kind === "request" && e.k === point)?.who ?? "?";
+  const who = result.log.find((e) => e.kind === "request" && e.k === point)?.who ?? "?";
+  const reportWritten = who !== "main" && result.log.some((e) => e.kind === "tool_result" && e.k === point && /File created successfully/.test(String(e.text)));
+  const where = reportWritten ? `${who} (report written, not returned)` : who;
   return {
     point,
     then,
