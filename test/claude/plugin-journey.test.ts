@@ -40,7 +40,7 @@ describe.skipIf(!ENABLED)("the /develop journey as an installed plugin (DOTAGENT
         const settingsFile = join(home, ".claude/settings.json");
         const settings = JSON.parse(readFileSync(settingsFile, "utf8")) as Record<string, unknown>; // enabledPlugins, marketplaces
         writeFileSync(settingsFile, JSON.stringify({ ...settings, permissions: { allow: [PERMISSION_RULE] } }));
-        writeFileSync(join(home, ".claude.json"), JSON.stringify({ ...JSON.parse(readFileSync(join(home, ".claude.json"), "utf8")), projects: { [project]: { hasTrustDialogAccepted: true } } }));
+        // No trust recorded for the project: a user rule applies without it.
       },
     });
     const calls = toolCalls(result.log);
