@@ -29,7 +29,7 @@ function describeNext(plan: ResumePlan): string {
     case "start_workflow":
       return `start a workflow: \`dotagent init --request …\`, then spawn the pm agent`;
     case "spawn_agent":
-      return `spawn the ${next.agent} agent (${next.reason})`;
+      return `spawn the ${next.agent} agent${next.designs ? ` for ${next.designs.join(", ")}` : ""} (${next.reason})`;
     case "run_tasks":
       return next.tasks.length > 0 ? `run task${next.tasks.length === 1 ? "" : "s"} ${next.tasks.slice(0, 10).join(", ")}${next.tasks.length > 10 ? ` and ${next.tasks.length - 10} more` : ""}` : next.reason;
     case "resolve_dead_tasks":

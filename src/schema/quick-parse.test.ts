@@ -30,6 +30,7 @@ const phaseDoc = fc
     revision: fc.oneof(fc.constant(undefined), fc.integer({ min: -2, max: 5 }), fc.double()),
     request: maybe(fc.string({ maxLength: 5 })),
     inputs_hash: fc.oneof(fc.constant(undefined), fc.constant(null), fc.constant("0123456789abcdef"), fc.constant("XYZ")),
+    designs_requested: fc.oneof(fc.constant(undefined), fc.array(id, { maxLength: 3 }), odd),
     extra: fc.oneof(fc.constant(undefined), fc.string({ maxLength: 3 })),
   })
   .map(strip);
@@ -56,6 +57,11 @@ const executionDoc = fc
     interruption_safe: maybe(fc.boolean()),
     max_attempts: fc.oneof(fc.constant(undefined), fc.integer({ min: 0, max: 5 })),
     tasks: maybe(fc.array(taskDoc, { maxLength: 4 })),
+    plans: fc.oneof(
+      fc.constant(undefined),
+      fc.array(fc.record({ round: maybe(fc.integer({ min: -1, max: 3 })), recorded_at: maybe(iso), tasks: maybe(fc.oneof(fc.integer({ min: -1, max: 5 }), fc.double())) }).map(strip), { maxLength: 2 }),
+      odd,
+    ),
   })
   .map(strip);
 
