@@ -227,7 +227,7 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
     case "plan_tasks":
       return [
         { calls: [read(ctx, "memory/reports/final_design.json")] },
-        { calls: [write(ctx, "memory/reports/plan.json", TASKS)] },
+        { calls: [write(ctx, "memory/reports/plan.json", { tasks: TASKS })] },
         { calls: [run(ctx, "task import memory/reports/plan.json")] },
         { calls: [resume] },
       ];
@@ -261,10 +261,13 @@ function spawnSteps(ctx: Context, plan: ResumePlan, started: boolean): Step[] {
     case "pm":
       return [...start, { calls: [spawn(ctx, "pm", phase, "memory/reports/demand.json")] }, { calls: [read(ctx, "memory/reports/demand.json")] }, resume];
     case "architect": {
-      const names = plan.next.designs && plan.next.designs.length > 0 ? plan.next.designs : DESIGNS;
+      // The skill: `next.designs` set → those names only, after the plain phase start; else pick
+      // the names and record them with the phase start.
+      const asked = plan.next.designs && plan.next.designs.length > 0 ? plan.next.designs : null;
+      const names = asked ?? DESIGNS;
       const file = (n: string) => `memory/reports/designs/${n}.json`;
       return [
-        ...start,
+        ...(asked ? start : [{ calls: [run(ctx, `phase start ${phase} --designs ${DESIGNS.join(",")}`)] }]),
         { calls: names.map((n) => spawn(ctx, "architect", phase, file(n), [`Design name: ${n}`, `Angle: ${n === "minimal" ? "the smallest change that meets every criterion" : "a design that holds up as the feature grows"}`])) },
         ...names.map((n) => ({ calls: [read(ctx, file(n))] })),
         resume,
