@@ -98,8 +98,9 @@ function judge(point: number, then: string, result: JourneyResult, killedAtEvent
   const reruns = Object.entries(counts).reduce((n, [type, count]) => n + Math.max(0, count - (CLEAN_SPAWNS[type as keyof typeof CLEAN_SPAWNS] ?? 0)), 0);
   const killedRun = result.runs.findIndex((r) => r.run.signal === "SIGKILL" || (r.run.result === null && r.run.code !== 0));
   const resumed = result.runs[killedRun + 1];
-  let briefed = false;
-  if (resumed?.run.result?.session_id) {
+  // No workflow yet when killed: there is nothing to brief on.
+  let briefed = killedAtEvent === 0;
+  if (!briefed && resumed?.run.result?.session_id) {
     const lines = transcript(result.home, result.project, resumed.run.result.session_id);
     const briefings = lines.filter((l) => l.attachment?.type === "hook_additional_context").map((l) => [l.attachment!.content].flat().join("\n"));
     const plan = result.events.length > 0;
