@@ -13,6 +13,8 @@ export interface InstallManifest {
   files: Array<{ path: string; sha256: string }>;
   dirs: string[];
   hook_command: string | null;
+  /** The permission rule install added to settings.json (absent: none added). */
+  permission_rule?: string | null;
   settings_created: boolean;
   settings_original: string | null;
 }

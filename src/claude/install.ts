@@ -7,6 +7,8 @@
 // - an upgrade (install by a newer CLI) replaces the files dotagent wrote that nobody changed
 //   since (their sha256 in the manifest), keeps edited ones with a note, removes unchanged files
 //   the new version no longer ships, and replaces an older hook line instead of adding a second;
+// - the helper's command line gets one permission rule (PERMISSION_RULE), so the person's answers
+//   in later turns (and a resumed session) can run it without a prompt;
 // - `--uninstall` removes exactly what the manifest (.claude/.dotagent-install.json) says was
 //   added, and gives settings.json back its original bytes when nothing else changed in it.
 import { existsSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, chmodSync } from "node:fs";
@@ -15,9 +17,9 @@ import { dirname, join, relative, sep } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { writeFileDurable } from "../store/atomic-write.js";
 import { emptyManifest, MANIFEST, readInstallManifest, sha256 as sha } from "./install-manifest.js";
-import { hasHook, hookCommand, readSettings, withHook, withoutHook, type Scope } from "./settings.js";
+import { allowList, hasHook, hookCommand, PERMISSION_RULE, readSettings, withHook, withoutHook, withoutRule, withRule, type Scope } from "./settings.js";
 
-export { HOOK_MATCHER, hookCommand, type Scope } from "./settings.js";
+export { HOOK_MATCHER, hookCommand, PERMISSION_RULE, type Scope } from "./settings.js";
 
 export interface InstallPlanEntry {
   action: "create" | "update" | "unchanged" | "skip" | "remove" | "keep";
@@ -31,6 +33,7 @@ export interface InstallResult {
   dry_run: boolean;
   changes: InstallPlanEntry[];
   settings: "hook added" | "hook updated" | "hook already there" | "hook removed" | "restored" | "untouched";
+  permission: "rule added" | "rule already there" | "rule removed" | "untouched";
 }
 
 interface SourceFile {
@@ -163,16 +166,26 @@ export function install(options: InstallOptions): InstallResult {
   const command = hookCommand(scope, target);
   // An older version's hook line (another command) is replaced, not left beside the new one.
   const old = manifest.hook_command !== null && manifest.hook_command !== command && hasHook(settings.value, manifest.hook_command) ? manifest.hook_command : null;
-  let settingsOutcome: InstallResult["settings"] = "hook already there";
-  if (!hasHook(settings.value, command) || old !== null) {
-    settingsOutcome = old === null ? "hook added" : "hook updated";
+  const addHook = !hasHook(settings.value, command) || old !== null;
+  const addRule = !allowList(settings.value).includes(PERMISSION_RULE);
+  const settingsOutcome: InstallResult["settings"] = !addHook ? "hook already there" : old === null ? "hook added" : "hook updated";
+  const permissionOutcome: InstallResult["permission"] = addRule ? "rule added" : "rule already there";
+  if (addHook || addRule) {
     changes.push({ action: settings.text === null ? "create" : "update", path: "settings.json" });
     writes.push(() => {
       if (settings.text === null) manifest.settings_created = true;
       else if (manifest.settings_original === null) manifest.settings_original = settings.text;
-      manifest.hook_command = command;
-      const base = old === null ? settings.value : withoutHook(settings.value, old);
-      writeFileDurable(settingsFile, `${JSON.stringify(hasHook(base, command) ? base : withHook(base, command), null, 2)}\n`);
+      let next = settings.value;
+      if (addHook) {
+        manifest.hook_command = command;
+        const base = old === null ? next : withoutHook(next, old);
+        next = hasHook(base, command) ? base : withHook(base, command);
+      }
+      if (addRule) {
+        manifest.permission_rule = PERMISSION_RULE;
+        next = withRule(next, PERMISSION_RULE);
+      }
+      writeFileDurable(settingsFile, `${JSON.stringify(next, null, 2)}\n`);
     });
   } else {
     changes.push({ action: "unchanged", path: "settings.json" });
@@ -188,7 +201,7 @@ export function install(options: InstallOptions): InstallResult {
     manifest.files = [...owned].map(([path, sha256]) => ({ path, sha256 })).sort((a, b) => a.path.localeCompare(b.path));
     writeFileDurable(join(target, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
   }
-  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome };
+  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome };
 }
 
 export function uninstall(options: { target: string; scope: Scope; dryRun: boolean }): InstallResult {
@@ -211,11 +224,17 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
     removals.push(() => unlinkSync(path));
   }
   let settingsOutcome: InstallResult["settings"] = "untouched";
-  if (manifest.hook_command && settings.text !== null && hasHook(settings.value, manifest.hook_command)) {
-    const stripped = withoutHook(settings.value, manifest.hook_command);
+  const rule = manifest.permission_rule ?? null;
+  const hadHook = manifest.hook_command !== null && hasHook(settings.value, manifest.hook_command);
+  const hadRule = rule !== null && allowList(settings.value).includes(rule);
+  const permissionOutcome: InstallResult["permission"] = hadRule ? "rule removed" : "untouched";
+  if (settings.text !== null && (hadHook || hadRule)) {
+    let stripped = hadHook ? withoutHook(settings.value, manifest.hook_command!) : settings.value;
+    if (hadRule) stripped = withoutRule(stripped, rule);
+    const hookOutcome = hadHook ? "hook removed" : "untouched";
     const original = manifest.settings_original;
     if (manifest.settings_created && Object.keys(stripped).length === 0) {
-      settingsOutcome = "hook removed";
+      settingsOutcome = hookOutcome;
       changes.push({ action: "remove", path: "settings.json" });
       removals.push(() => unlinkSync(settingsFile));
     } else if (original !== null && sameJson(JSON.parse(original), stripped)) {
@@ -223,7 +242,7 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
       changes.push({ action: "update", path: "settings.json", reason: "original bytes restored" });
       removals.push(() => writeFileDurable(settingsFile, original));
     } else {
-      settingsOutcome = "hook removed";
+      settingsOutcome = hookOutcome;
       changes.push({ action: "update", path: "settings.json" });
       removals.push(() => writeFileDurable(settingsFile, `${JSON.stringify(stripped, null, 2)}\n`));
     }
@@ -242,5 +261,5 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
       }
     }
   }
-  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome };
+  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome };
 }

@@ -66,6 +66,9 @@ export function readSettings(file: string): { value: Settings; text: string | nu
   if (!isPlainObject(value)) throw refuse("is not a JSON object");
   const hooks = value.hooks;
   if (hooks !== undefined && !isPlainObject(hooks)) throw refuse(`has "hooks": ${describeJson(hooks)}, where Claude Code expects an object of events`);
+  const permissions = value.permissions;
+  if (permissions !== undefined && !isPlainObject(permissions)) throw refuse(`has "permissions": ${describeJson(permissions)}, where Claude Code expects an object`);
+  if (permissions?.allow !== undefined && !Array.isArray(permissions.allow)) throw refuse(`has "permissions.allow": ${describeJson(permissions.allow)}, where Claude Code expects an array of rules`);
   const groups = hooks?.SessionStart;
   if (groups !== undefined && !Array.isArray(groups)) throw refuse(`has "hooks.SessionStart": ${describeJson(groups)}, where Claude Code expects an array of hook groups`);
   (groups ?? []).forEach((group: unknown, i: number) => {
@@ -107,5 +110,35 @@ export function withoutHook(settings: Settings, command: string): Settings {
   else delete hooks.SessionStart;
   const next: Settings = { ...settings, hooks };
   if (Object.keys(hooks).length === 0) delete next.hooks;
+  return next;
+}
+
+/**
+ * Allows the helper's command lines as the skills write them (the same pattern as the skills'
+ * allowed-tools), so the person's answers in later turns and a resumed session can run it: the
+ * skill's allowed-tools cover the /develop turn alone. Claude Code honours a project's rules once
+ * the workspace is trusted, a user's rules always. A tighter pattern (the quoted path of
+ * checkpoint/scripts/dotagent.mjs) misses the init line with its here-document (measured in
+ * test/claude/command-lines.test.ts).
+ */
+export const PERMISSION_RULE = "Bash(node *dotagent.mjs*)";
+
+export function allowList(settings: Settings): unknown[] {
+  const permissions = settings.permissions;
+  const allow = permissions && typeof permissions === "object" ? (permissions as Record<string, unknown>).allow : undefined;
+  return Array.isArray(allow) ? allow : [];
+}
+
+export function withRule(settings: Settings, rule: string): Settings {
+  const permissions = (settings.permissions && typeof settings.permissions === "object" ? settings.permissions : {}) as Record<string, unknown>;
+  return { ...settings, permissions: { ...permissions, allow: [...allowList(settings), rule] } };
+}
+
+export function withoutRule(settings: Settings, rule: string): Settings {
+  if (!allowList(settings).includes(rule)) return settings;
+  const permissions: Record<string, unknown> = { ...(settings.permissions as Record<string, unknown>), allow: allowList(settings).filter((r) => r !== rule) };
+  if ((permissions.allow as unknown[]).length === 0) delete permissions.allow;
+  const next: Settings = { ...settings, permissions };
+  if (Object.keys(permissions).length === 0) delete next.permissions;
   return next;
 }

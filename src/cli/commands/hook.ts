@@ -60,7 +60,7 @@ export const command: Command = {
       const input = readHookInput();
       const paths = context.options.dir === undefined && typeof input.cwd === "string" ? projectPaths(findProjectRoot(undefined, input.cwd)) : context.paths;
       const plan = planResume(await loadSnapshot(paths), context.now(), {});
-      const briefing = briefingFor(plan, input.source);
+      const briefing = briefingFor(plan, input.source, process.argv[1]);
       if (briefing !== null) {
         process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } })}\n`);
       }
