@@ -10,6 +10,9 @@ export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const TASK_STATUSES = ["pending", "running", "complete", "failed", "dead"] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const DEFAULT_MAX_ATTEMPTS = 3;
+/** How many ready tasks `run_tasks` lists at once, unless execution.json's max_parallel says otherwise. */
+export const DEFAULT_MAX_PARALLEL = 3;
+export const MAX_PARALLEL_LIMIT = 32;
 
 export type JsonPath = readonly PropertyKey[];
 
