@@ -2,7 +2,7 @@
 // BUILT CLI (optionally SIGKILLed at a chosen moment through the kill-at.mjs preload), reading
 // what is on disk afterwards, and the figures the long run prints. The bounded vitest suites and
 // run-long.mjs (which runs the same suites with bigger counts) share all of it.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -12,6 +12,7 @@ import { projectPaths } from "../../src/store/project.js";
 import { validateState, type Problem } from "../../src/core/validate.js";
 import { planResume, type ResumePlan } from "../../src/core/plan-resume.js";
 import { readEvents, type EventRecord } from "../../src/store/events.js";
+import { judgeRunningTasks } from "../../src/store/process-facts.js";
 import { decodeJson } from "../../src/schema/common.js";
 import { list as listTar, type ReadEntry } from "tar";
 import { parsePhaseState, type PhaseState } from "../../src/schema/phase.js";
@@ -194,10 +195,18 @@ export interface CliResult {
   readonly timedOut: boolean;
 }
 
+/**
+ * The session that owns the tasks the torture CLI starts: a process that is already gone, so
+ * every kill -9 models a dead session and the next resume recovers its tasks (as before owners
+ * existed). Tests of live owners pass their own CLAUDE_PID.
+ */
+export const GONE_SESSION_PID = String(spawnSync("true").pid);
+
 export function runCli(dir: string | undefined, args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   const argv = [...(options.plain ? [] : ["--import", PRELOAD]), CLI, ...args, ...(dir === undefined ? [] : ["--dir", dir])];
   const env: Record<string, string | undefined> = {
     ...process.env,
+    CLAUDE_PID: GONE_SESSION_PID,
     NO_COLOR: "1",
     DOTAGENT_DEBUG: undefined,
     ...(options.plain ? {} : { TORTURE_REPORT_FD: "3" }),
@@ -386,7 +395,9 @@ export function validationErrors(dir: string): Problem[] {
 }
 
 export function planOnDisk(dir: string): ResumePlan {
-  return planResume(loadSnapshotSync(projectPaths(dir)), new Date(), { staleAfterMs: Number.POSITIVE_INFINITY });
+  const snapshot = loadSnapshotSync(projectPaths(dir));
+  const now = new Date();
+  return planResume(snapshot, now, { staleAfterMs: Number.POSITIVE_INFINITY, owners: judgeRunningTasks(snapshot, now) });
 }
 
 export function eventsOnDisk(dir: string): EventRecord[] {
