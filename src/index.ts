@@ -4,6 +4,7 @@ export { PHASES, PHASE_TABLE, REPORT, type Phase, type PhaseStatus, type PhaseSp
 export { transition, provePhase, createWorkflow, inputsHash, isWorkflowComplete, type PhaseEvent, type TransitionResult } from "./core/transitions.js";
 export { addTasks, startTask, completeTask, failTask, retryTask, readyTasks, recoverTasks, dependencyOrder, findCycle } from "./core/tasks.js";
 export { planResume, type ResumePlan, type NextAction, type Decision, type Situation, type Action } from "./core/plan-resume.js";
+export { judgeOwner, describeOwner, TASK_LEASE_MS, type Owner, type OwnerVerdict, type OwnerFacts } from "./core/ownership.js";
 export { validateState, type Problem, type ValidationReport } from "./core/validate.js";
 export { judgeReport, type ReportSnapshot, type ReportState } from "./core/reports.js";
 export type { StateSnapshot, FileRead } from "./core/snapshot.js";
@@ -17,3 +18,4 @@ export { loadSnapshotSync } from "./store/load-sync.js";
 export { StateWriter } from "./store/state-writer.js";
 export { readEvents, appendEvents } from "./store/events.js";
 export { acquireLock, type LockHandle } from "./store/lock.js";
+export { judgeRunningTasks, currentOwner, isPidAlive, processStartTime } from "./store/process-facts.js";

@@ -95,6 +95,15 @@ describe("task start records its owner", () => {
     expect(readJson(p, EXEC).tasks[1].owner.pid).toBe(process.pid);
   });
 
+  it.runIf(process.platform === "linux")("run through short-lived shells (as the Bash tool does), the owner is the process above them", () => {
+    const p = implementation(1);
+    const cli = new URL("../dist/dotagent.mjs", import.meta.url).pathname;
+    const env = { ...process.env, CLAUDE_PID: "", CLAUDE_CODE_SESSION_ID: "" };
+    const out = spawnSync("sh", ["-c", `bash -c '"${process.execPath}" "${cli}" task start t1 --dir "${p}"; true'`], { env, encoding: "utf8" });
+    expect(out.status).toBe(0);
+    expect(readJson(p, EXEC).tasks[0].owner.pid).toBe(process.pid);
+  });
+
   it.each([["abc"], ["1"], ["0"], ["2.5"]])("--owner %s is a usage error, nothing written", (value) => {
     const p = implementation(1);
     const out = dotagent(p, ["task", "start", "t1", "--owner", value]);

@@ -74,14 +74,20 @@ export function currentOwner(now: Date, explicitPid?: number, env: NodeJS.Proces
 export function judgeRunningTasks(snapshot: StateSnapshot, now: Date): Map<string, OwnerVerdict> {
   const verdicts = new Map<string, OwnerVerdict>();
   let host: string | undefined;
+  // A batch shares one owner: look each process up once.
+  const seen = new Map<number, { alive: boolean; start: string | null }>();
+  const lookUp = (pid: number) => {
+    let facts = seen.get(pid);
+    if (facts === undefined) seen.set(pid, (facts = { alive: isPidAlive(pid), start: processStartTime(pid) }));
+    return facts;
+  };
   const tasks = snapshot.execution.kind === "ok" ? snapshot.execution.value.tasks : [];
   for (const task of tasks) {
     if (task.status !== "running") continue;
     const owner = task.owner;
     host ??= currentHost();
-    const local = owner != null && owner.host === host;
-    const facts = { host, now, process: local ? { alive: isPidAlive(owner.pid), start: processStartTime(owner.pid) } : { alive: false, start: null } };
-    verdicts.set(task.id, judgeOwner(owner, facts).verdict);
+    const ownerProcess = owner != null && owner.host === host ? lookUp(owner.pid) : { alive: false, start: null };
+    verdicts.set(task.id, judgeOwner(owner, { host, now, process: ownerProcess }).verdict);
   }
   return verdicts;
 }
