@@ -151,6 +151,23 @@ export async function makeProject(label: string, steps: readonly FixtureStep[]):
   return dir;
 }
 
+/** Fixture steps from nothing to IMPLEMENTATION with no tasks yet: every report written, both gates approved. */
+export function toImplementation(request: string, workflowId: string): FixtureStep[] {
+  return [
+    ["init", [], { request, "workflow-id": workflowId }],
+    (dir) => {
+      writeReport(dir, "demand.json", { summary: request });
+      writeReport(dir, "designs/a.json", { name: "plan a" });
+      writeReport(dir, "roundtable.json", { winner: "a" });
+      writeReport(dir, "final_design.json", { chosen: "a" });
+    },
+    ["phase", ["approve", "REQUIREMENTS"]],
+    ["phase", ["complete", "REQUIREMENTS"]],
+    ["phase", ["approve", "ARCHITECTURE"]],
+    ["phase", ["complete", "ARCHITECTURE"]],
+  ];
+}
+
 /** An agent's report, as JSON (or text for .md). */
 export function writeReport(dir: string, rel: string, value: unknown): void {
   const file = join(dir, "memory/reports", rel);

@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, onTestFailed } from "vitest";
-import { describeRun, envInt, makeProject, makeRng, readState, recordFigures, removeTempDirs, runCli, seedFor, stackLines, validationErrors, writeReport, type CliResult, type FixtureStep, type Rng } from "./helpers.js";
+import { describeRun, envInt, makeProject, makeRng, readState, recordFigures, removeTempDirs, runCli, seedFor, stackLines, toImplementation, validationErrors, writeReport, type CliResult, type FixtureStep, type Rng } from "./helpers.js";
 
 const ROUNDS = Math.max(1, envInt("TORTURE_OWN_ROUNDS", 2));
 const TASKS = 6;
@@ -46,20 +46,7 @@ function session(): Session {
 const ids = Array.from({ length: TASKS }, (_, i) => `t${i + 1}`);
 
 function implementation(): Promise<string> {
-  const steps: FixtureStep[] = [
-    ["init", [], { request: "parallel", "workflow-id": "wf-par" }],
-    (dir) => {
-      writeReport(dir, "demand.json", { summary: "parallel" });
-      writeReport(dir, "designs/a.json", { name: "a" });
-      writeReport(dir, "roundtable.json", { winner: "a" });
-      writeReport(dir, "final_design.json", { chosen: "a" });
-    },
-    ["phase", ["approve", "REQUIREMENTS"]],
-    ["phase", ["complete", "REQUIREMENTS"]],
-    ["phase", ["approve", "ARCHITECTURE"]],
-    ["phase", ["complete", "ARCHITECTURE"]],
-    ...ids.map((id): FixtureStep => ["task", ["add", id]]),
-  ];
+  const steps: FixtureStep[] = [...toImplementation("parallel", "wf-par"), ...ids.map((id): FixtureStep => ["task", ["add", id]])];
   return makeProject("own", steps);
 }
 
