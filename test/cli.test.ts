@@ -287,6 +287,8 @@ describe("the SessionStart hook", () => {
     expect(context.additionalContext).toContain("workflow wf-login is open");
     expect(context.additionalContext).toContain("Phase: ARCHITECTURE");
     expect(context.additionalContext).toContain("/develop");
+    // The exact helper line, for a person who types "continue" instead.
+    expect(context.additionalContext).toMatch(/`node "[^"]*dotagent\.mjs" resume --json`/);
     expect(context.additionalContext.length).toBeLessThan(10_000);
   });
   it("corrupt state: still exit 0, and the briefing says so", () => {

@@ -5,7 +5,12 @@ import { formatProblem } from "../cli/state-guard.js";
 
 export const BRIEFING_LIMIT = 2000;
 
-export function briefingFor(plan: ResumePlan, source: string | undefined): string | null {
+/**
+ * `helper` is the hook's own script path: the briefing shows the exact command line that goes
+ * on, so a person who types "continue" instead of /develop (which the model cannot invoke) gets
+ * a model that can resume the loop itself (install's permission rule allows that line).
+ */
+export function briefingFor(plan: ResumePlan, source: string | undefined, helper?: string): string | null {
   if (plan.situation === "none" || plan.situation === "complete") return null;
   const lines: string[] = [];
   if (plan.situation === "corrupt") {
@@ -22,7 +27,8 @@ export function briefingFor(plan: ResumePlan, source: string | undefined): strin
     if (plan.in_flight.length > 0) lines.push(`In flight (a live session runs them; do not start them again): ${plan.in_flight.slice(0, 10).join(", ")}${plan.in_flight.length > 10 ? ", …" : ""}.`);
     if (plan.repairs.length > 0) lines.push(`On resume dotagent will repair: ${plan.repairs.slice(0, 3).map((r) => r.message).join("; ")}${plan.repairs.length > 3 ? "; …" : ""}.`);
     if (plan.decision) lines.push(`A person must decide: ${plan.decision.question}`);
-    lines.push("Run /develop to continue (it runs `dotagent resume` first); never redo completed phases or tasks.");
+    const resume = helper ? `\`node "${helper}" resume --json\`` : "`dotagent resume --json`";
+    lines.push(`Continue: the person types /develop, or you run ${resume} and follow its next; never redo completed phases or tasks.`);
   }
   const text = lines.join("\n");
   return text.length > BRIEFING_LIMIT ? `${text.slice(0, BRIEFING_LIMIT - 1)}…` : text;

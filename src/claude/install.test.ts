@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { hookCommand, install, uninstall, HOOK_MATCHER } from "./install.js";
+import { hookCommand, install, uninstall, HOOK_MATCHER, PERMISSION_RULE } from "./install.js";
 import { DotagentError } from "../core/errors.js";
 
 const dirs: string[] = [];
@@ -57,6 +57,8 @@ describe("install", () => {
     expect(statSync(join(target, "skills/checkpoint/scripts/dotagent.mjs")).mode & 0o111).not.toBe(0);
     const settings = JSON.parse(readFileSync(join(target, "settings.json"), "utf8"));
     expect(settings.hooks.SessionStart).toEqual([{ matcher: HOOK_MATCHER, hooks: [{ type: "command", command: hookCommand("project"), timeout: 10 }] }]);
+    expect(settings.permissions).toEqual({ allow: [PERMISSION_RULE] });
+    expect(first.permission).toBe("rule added");
     const after = tree(project);
     const second = run(target, src);
     expect(second.changes.every((c) => c.action === "unchanged")).toBe(true);
@@ -75,13 +77,27 @@ describe("install", () => {
     writeFileSync(join(target, "notes.md"), "mine");
     run(target, source());
     const merged = JSON.parse(readFileSync(join(target, "settings.json"), "utf8"));
-    expect(merged.permissions).toEqual({ allow: ["Bash(npm test)"] });
+    expect(merged.permissions).toEqual({ allow: ["Bash(npm test)", PERMISSION_RULE] });
     expect(merged.hooks.PreToolUse).toEqual([{ matcher: "Bash", hooks: [{ type: "command", command: "guard" }] }]);
     expect(merged.hooks.SessionStart).toHaveLength(2);
     expect(merged.hooks.SessionStart[0]).toEqual({ matcher: "startup", hooks: [{ type: "command", command: "echo hi" }] });
     uninstall({ target, scope: "project", dryRun: false });
     expect(readFileSync(join(target, "settings.json"), "utf8")).toBe(original);
     expect(tree(project)).toEqual({ ".claude/settings.json": original, ".claude/notes.md": "mine" });
+  });
+
+  it("adds the helper's permission rule once, next to the user's rules, and uninstall takes only it away", () => {
+    const project = temp();
+    const target = join(project, ".claude");
+    mkdirSync(target);
+    const settingsFile = join(target, "settings.json");
+    writeFileSync(settingsFile, JSON.stringify({ permissions: { allow: [PERMISSION_RULE], deny: ["Bash(rm *)"] } }));
+    const first = run(target, source());
+    expect(first.permission).toBe("rule already there");
+    expect(JSON.parse(readFileSync(settingsFile, "utf8")).permissions).toEqual({ allow: [PERMISSION_RULE], deny: ["Bash(rm *)"] });
+    uninstall({ target, scope: "project", dryRun: false });
+    // The rule was the user's before dotagent came: it stays.
+    expect(JSON.parse(readFileSync(settingsFile, "utf8")).permissions).toEqual({ allow: [PERMISSION_RULE], deny: ["Bash(rm *)"] });
   });
 
   it("leaves a settings.json that does not parse alone and installs nothing", () => {

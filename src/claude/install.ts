@@ -4,6 +4,9 @@
 // - settings.json is merged, never replaced: other keys and hooks stay as they were; a
 //   settings.json that does not parse is left alone and nothing is installed;
 // - a file already there that dotagent did not install is never overwritten;
+// - the helper's command line gets one permission rule (PERMISSION_RULE), so the person's answers
+//   in later turns (and a resumed session) can run it without a prompt; the skill's
+//   allowed-tools cover the /develop turn alone;
 // - `--uninstall` removes exactly what the manifest (.claude/.dotagent-install.json) says was
 //   added, and gives settings.json back its original bytes when nothing else changed in it.
 import { createHash } from "node:crypto";
@@ -16,6 +19,13 @@ import { writeFileDurable } from "../store/atomic-write.js";
 export type Scope = "project" | "user";
 export const HOOK_MATCHER = "startup|resume|clear|compact|fork";
 const MANIFEST = ".dotagent-install.json";
+/**
+ * Allows the helper's command lines as the skills write them (the same pattern as the skills'
+ * allowed-tools). Claude Code honours a project's rules once the workspace is trusted, a user's
+ * rules always. A tighter pattern (the quoted path of checkpoint/scripts/dotagent.mjs) misses
+ * the init line with its here-document (measured in test/claude/command-lines.test.ts).
+ */
+export const PERMISSION_RULE = "Bash(node *dotagent.mjs*)";
 
 export interface InstallPlanEntry {
   action: "create" | "update" | "unchanged" | "skip" | "remove" | "keep";
@@ -29,6 +39,7 @@ export interface InstallResult {
   dry_run: boolean;
   changes: InstallPlanEntry[];
   settings: "hook added" | "hook already there" | "hook removed" | "restored" | "untouched";
+  permission: "rule added" | "rule already there" | "rule removed" | "untouched";
 }
 
 interface Manifest {
@@ -36,6 +47,7 @@ interface Manifest {
   files: Array<{ path: string; sha256: string }>;
   dirs: string[];
   hook_command: string | null;
+  permission_rule?: string | null;
   settings_created: boolean;
   settings_original: string | null;
 }
@@ -138,6 +150,26 @@ function withoutHook(settings: Settings, command: string): Settings {
   return next;
 }
 
+function allowList(settings: Settings): unknown[] {
+  const permissions = settings.permissions;
+  const allow = permissions && typeof permissions === "object" ? (permissions as Record<string, unknown>).allow : undefined;
+  return Array.isArray(allow) ? allow : [];
+}
+
+function withRule(settings: Settings, rule: string): Settings {
+  const permissions = (settings.permissions && typeof settings.permissions === "object" ? settings.permissions : {}) as Record<string, unknown>;
+  return { ...settings, permissions: { ...permissions, allow: [...allowList(settings), rule] } };
+}
+
+function withoutRule(settings: Settings, rule: string): Settings {
+  if (!allowList(settings).includes(rule)) return settings;
+  const permissions: Record<string, unknown> = { ...(settings.permissions as Record<string, unknown>), allow: allowList(settings).filter((r) => r !== rule) };
+  if ((permissions.allow as unknown[]).length === 0) delete permissions.allow;
+  const next: Settings = { ...settings, permissions };
+  if (Object.keys(permissions).length === 0) delete next.permissions;
+  return next;
+}
+
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 function readManifest(target: string): Manifest | null {
@@ -188,15 +220,20 @@ export function install(options: { target: string; scope: Scope; sourceRoot: str
   }
 
   const command = hookCommand(scope, target);
-  let settingsOutcome: InstallResult["settings"] = "hook already there";
-  if (!hasHook(settings.value, command)) {
-    settingsOutcome = "hook added";
+  const addHook = !hasHook(settings.value, command);
+  const addRule = !allowList(settings.value).includes(PERMISSION_RULE);
+  const settingsOutcome: InstallResult["settings"] = addHook ? "hook added" : "hook already there";
+  const permissionOutcome: InstallResult["permission"] = addRule ? "rule added" : "rule already there";
+  if (addHook || addRule) {
     changes.push({ action: settings.text === null ? "create" : "update", path: "settings.json" });
     writes.push(() => {
       if (settings.text === null) manifest.settings_created = true;
       else if (manifest.settings_original === null) manifest.settings_original = settings.text;
-      manifest.hook_command = command;
-      writeFileDurable(settingsFile, `${JSON.stringify(withHook(settings.value, command), null, 2)}\n`);
+      if (addHook) manifest.hook_command = command;
+      if (addRule) manifest.permission_rule = PERMISSION_RULE;
+      let next = addHook ? withHook(settings.value, command) : settings.value;
+      if (addRule) next = withRule(next, PERMISSION_RULE);
+      writeFileDurable(settingsFile, `${JSON.stringify(next, null, 2)}\n`);
     });
   } else {
     changes.push({ action: "unchanged", path: "settings.json" });
@@ -210,7 +247,7 @@ export function install(options: { target: string; scope: Scope; sourceRoot: str
     manifest.files = [...owned].map(([path, sha256]) => ({ path, sha256 })).sort((a, b) => a.path.localeCompare(b.path));
     writeFileDurable(join(target, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
   }
-  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome };
+  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome };
 }
 
 export function uninstall(options: { target: string; scope: Scope; dryRun: boolean }): InstallResult {
@@ -232,11 +269,17 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
     removals.push(() => unlinkSync(path));
   }
   let settingsOutcome: InstallResult["settings"] = "untouched";
-  if (manifest.hook_command && settings.text !== null && hasHook(settings.value, manifest.hook_command)) {
-    const stripped = withoutHook(settings.value, manifest.hook_command);
+  const rule = manifest.permission_rule ?? null;
+  const hadHook = manifest.hook_command !== null && hasHook(settings.value, manifest.hook_command);
+  const hadRule = rule !== null && allowList(settings.value).includes(rule);
+  const permissionOutcome: InstallResult["permission"] = hadRule ? "rule removed" : "untouched";
+  if (settings.text !== null && (hadHook || hadRule)) {
+    let stripped = hadHook ? withoutHook(settings.value, manifest.hook_command!) : settings.value;
+    if (hadRule && rule !== null) stripped = withoutRule(stripped, rule);
     const original = manifest.settings_original;
+    const hookOutcome = hadHook ? "hook removed" : "untouched";
     if (manifest.settings_created && Object.keys(stripped).length === 0) {
-      settingsOutcome = "hook removed";
+      settingsOutcome = hookOutcome;
       changes.push({ action: "remove", path: "settings.json" });
       removals.push(() => unlinkSync(settingsFile));
     } else if (original !== null && sameJson(JSON.parse(original), stripped)) {
@@ -244,7 +287,7 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
       changes.push({ action: "update", path: "settings.json", reason: "original bytes restored" });
       removals.push(() => writeFileDurable(settingsFile, original));
     } else {
-      settingsOutcome = "hook removed";
+      settingsOutcome = hookOutcome;
       changes.push({ action: "update", path: "settings.json" });
       removals.push(() => writeFileDurable(settingsFile, `${JSON.stringify(stripped, null, 2)}\n`));
     }
@@ -263,5 +306,5 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
       }
     }
   }
-  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome };
+  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome };
 }

@@ -62,7 +62,7 @@ export const command: Command = {
       const snapshot = await loadSnapshot(paths);
       const now = context.now();
       const plan = planResume(snapshot, now, { owners: judgeRunningTasks(snapshot, now) });
-      const briefing = briefingFor(plan, input.source);
+      const briefing = briefingFor(plan, input.source, process.argv[1]);
       if (briefing !== null) {
         process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } })}\n`);
       }

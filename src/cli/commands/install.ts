@@ -53,7 +53,7 @@ export const command: Command = {
     context.out.result(result, () => [
       `${context.options.uninstall ? "Uninstall" : "Install"} (${scope}) in ${target}${dryRun ? " — dry run, nothing written" : ""}:`,
       ...(changed.length === 0 ? ["  nothing to change"] : changed.map((c) => `  ${c.action.padEnd(9)} ${c.path}${c.reason ? `  (${c.reason})` : ""}`)),
-      ...(context.options.uninstall || dryRun ? [] : [`Hook: ${result.settings}. In Claude Code, type /develop <feature> to start; after \`claude -r\` the session is briefed at once.`]),
+      ...(context.options.uninstall || dryRun ? [] : [`Hook: ${result.settings}; helper permission: ${result.permission}. In Claude Code, type /develop <feature> to start; after \`claude -r\` the session is briefed at once.`]),
     ]);
     return 0;
   },

@@ -1,0 +1,55 @@
+// The plugin path of the journey, in the REAL Claude Code (opt-in: DOTAGENT_E2E_CLAUDE=1):
+// `claude plugin marketplace add <this checkout>`, `claude plugin install <plugin>@<marketplace>`
+// (names read from .claude-plugin/marketplace.json, so the test does not depend on the plugin's
+// layout), then `/<plugin>:develop add login` and the person's answers until workflow_complete.
+import { describe, it, expect, beforeAll } from "vitest";
+import { spawnSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PERMISSION_RULE } from "../../src/claude/install.js";
+import { claudeEnv } from "./scripted-model/client.js";
+import { isHelper, refused, runJourney, spawns, toolCalls, toolResults } from "./scripted-model/journey.js";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const ENABLED = process.env.DOTAGENT_E2E_CLAUDE === "1";
+
+describe.skipIf(!ENABLED)("the /develop journey as an installed plugin (DOTAGENT_E2E_CLAUDE=1)", () => {
+  let claude = "";
+  beforeAll(() => {
+    const fetched = spawnSync(process.execPath, [join(ROOT, "scripts/fetch-claude.mjs")], { encoding: "utf8", timeout: 600_000 });
+    if (fetched.status !== 0) throw new Error(`scripts/fetch-claude.mjs failed: ${fetched.stderr}`);
+    claude = fetched.stdout.trim();
+  }, 600_000);
+
+  it("marketplace add, plugin install, /<plugin>:develop: the whole workflow, nothing refused", async () => {
+    const marketplace = JSON.parse(readFileSync(join(ROOT, ".claude-plugin/marketplace.json"), "utf8")) as { name: string; plugins: Array<{ name: string }> };
+    const plugin = marketplace.plugins[0]!.name;
+    const result = await runJourney({
+      root: ROOT,
+      claude,
+      developCommand: `/${plugin}:develop`,
+      setup: (project, home) => {
+        const env = claudeEnv({ binary: claude, home, url: "http://127.0.0.1:9" });
+        for (const args of [["plugin", "marketplace", "add", ROOT], ["plugin", "install", `${plugin}@${marketplace.name}`]]) {
+          const run = spawnSync(claude, args, { cwd: project, env, encoding: "utf8", timeout: 60_000 });
+          expect(run.status, `claude ${args.join(" ")}: ${run.stdout}${run.stderr}`).toBe(0);
+        }
+        // A plugin cannot grant a permission: a plugin user adds the rule `dotagent install`
+        // writes to ~/.claude/settings.json once (README), so later turns may run the helper.
+        if (!process.env.NO_RULE) writeFileSync(join(home, ".claude/settings.json"), JSON.stringify({ permissions: { allow: [PERMISSION_RULE] } }));
+        writeFileSync(join(home, ".claude.json"), JSON.stringify({ ...JSON.parse(readFileSync(join(home, ".claude.json"), "utf8")), projects: { [project]: { hasTrustDialogAccepted: true } } }));
+      },
+    });
+    const calls = toolCalls(result.log);
+    expect(result.complete, result.runs.map((r) => r.run.result?.result ?? r.run.stderr).join("\n")).toBe(true);
+    // The plugin's agents, under the plugin's prefix.
+    expect(calls.filter((c) => c.name === "Agent").every((c) => String(c.input.subagent_type).startsWith(`${plugin}:`))).toBe(true);
+    expect(spawns(calls)).toEqual({ pm: 1, architect: 2, roundtable: 1, executor: 3, qa: 1, reflector: 1 });
+    // The helper the loop ran is the plugin's own copy.
+    expect(calls.filter(isHelper).every((c) => String(c.input.command).includes("/plugins/"))).toBe(true);
+    expect([...toolResults(result.log).values()].filter(refused)).toEqual([]);
+    expect(result.validateExit).toBe(0);
+    rmSync(result.work, { recursive: true, force: true });
+  }, 180_000);
+});
