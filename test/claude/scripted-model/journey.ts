@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { killClaude, runClaude, type ClaudeRun } from "./client.js";
 import { startScriptedModel, type LogEntry } from "./server.js";
+import type { PolicyOptions } from "./policy.js";
 
 export interface JourneyOptions {
   root: string;
@@ -20,6 +21,10 @@ export interface JourneyOptions {
   /** Skills and agents installed by `dotagent install`, or a plugin set up by the caller. */
   setup?: (project: string, home: string, run: (args: string[]) => ReturnType<typeof spawnSync>) => void;
   developCommand?: string;
+  /** The scripted policy's task plan and --max-parallel (default: three tasks in a chain). */
+  policy?: PolicyOptions;
+  /** How long each executor works before it writes its report. */
+  executorMs?: number;
 }
 
 export interface JourneyResult {
@@ -71,6 +76,9 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
   const model = await startScriptedModel({
     logFile,
     agentsDir: join(options.root, "agents"),
+    ...(options.policy ? { policyOptions: options.policy } : {}),
+    // The executor's work: its Write of the report comes this long after it was asked.
+    ...(options.executorMs ? { delayMs: (who: string, reply: { blocks: Array<{ type: string; name?: string }> }) => (who === "executor" && reply.blocks.some((b) => b.type === "tool_use" && b.name === "Write") ? options.executorMs! : 0) } : {}),
     onRequest: (k, info) => {
       if (killed || options.killAt === undefined) return "answer";
       const hit = typeof options.killAt === "number" ? k === options.killAt : options.killAt(k, info.who, info.lastToolResult?.text ?? "");
