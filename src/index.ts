@@ -3,6 +3,7 @@
 export { PHASES, PHASE_TABLE, REPORT, type Phase, type PhaseStatus, type PhaseSpec } from "./core/phases.js";
 export { transition, provePhase, createWorkflow, inputsHash, isWorkflowComplete, type PhaseEvent, type TransitionResult } from "./core/transitions.js";
 export { addTasks, startTask, completeTask, failTask, retryTask, readyTasks, recoverTasks, dependencyOrder, findCycle } from "./core/tasks.js";
+export { importPlan, startPlannedTask, planStatus, currentRound, type PlanStatus, type ImportResult } from "./core/plans.js";
 export { planResume, type ResumePlan, type NextAction, type Decision, type Situation, type Action } from "./core/plan-resume.js";
 export { judgeOwner, describeOwner, TASK_LEASE_MS, type Owner, type OwnerVerdict, type OwnerFacts } from "./core/ownership.js";
 export { validateState, type Problem, type ValidationReport } from "./core/validate.js";
@@ -10,7 +11,7 @@ export { judgeReport, type ReportSnapshot, type ReportState } from "./core/repor
 export type { StateSnapshot, FileRead } from "./core/snapshot.js";
 export { DotagentError, EXIT } from "./core/errors.js";
 export { parsePhaseState, phaseStateSchema, type PhaseState } from "./schema/phase.js";
-export { parseExecutionState, executionStateSchema, type ExecutionState, type Task } from "./schema/execution.js";
+export { parseExecutionState, executionStateSchema, type ExecutionState, type Task, type PlanRecord } from "./schema/execution.js";
 export { parseTaskOutput, taskOutputSchema, type TaskOutput } from "./schema/task-output.js";
 export { projectPaths, findProjectRoot, type ProjectPaths } from "./store/project.js";
 export { loadSnapshot, withLock } from "./store/session.js";

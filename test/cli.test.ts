@@ -30,7 +30,7 @@ describe("a workflow from init to the end, through the CLI", () => {
     expect(dotagent(p, ["status", "--json"]).json.next.action).toBe("plan_tasks");
 
     writeJson(p, "tasks.json", [{ id: "t1", title: "form" }, { id: "t2", depends_on: ["t1"] }]);
-    expect(dotagent(p, ["task", "import", "tasks.json", "--json"]).json).toMatchObject({ added: ["t1", "t2"], total: 2 });
+    expect(dotagent(p, ["task", "import", "tasks.json", "--json"]).json).toMatchObject({ added: ["t1", "t2"], total: 2, plan: { round: 0, tasks: 2 } });
     expect(dotagent(p, ["task", "next", "--json"]).json.tasks.map((t: { id: string }) => t.id)).toEqual(["t1"]);
     expect(dotagent(p, ["task", "start", "t2"]).stderr).toContain("depends on t1");
     expect(dotagent(p, ["task", "start", "t1"]).code).toBe(0);
@@ -47,8 +47,15 @@ describe("a workflow from init to the end, through the CLI", () => {
     expect(existsSync(join(p, "memory/reports/verification.json"))).toBe(false);
     expect(readJson(p, "memory/reports/verification.rework-1.json").passed).toBe(false);
     expect(readJson(p, "memory/state/phase.json")).toMatchObject({ interruption_safe: true, pending_transition: null, rework: { round: 1 } });
-    expect(dotagent(p, ["resume", "--json"]).json.next).toMatchObject({ action: "spawn_agent", agent: "executor" });
-    expect(dotagent(p, ["phase", "complete", "IMPLEMENTATION"]).code).toBe(0);
+    expect(dotagent(p, ["resume", "--json"]).json.next).toMatchObject({ action: "plan_tasks", reason: expect.stringContaining("verification.rework-1.json") });
+    expect(dotagent(p, ["phase", "complete", "IMPLEMENTATION"]).stderr).toContain("rework round 1 has no task plan recorded");
+    writeJson(p, "memory/reports/plan.rework-1.json", { tasks: [{ id: "rework-1-1", title: "return 401" }] });
+    expect(dotagent(p, ["task", "import", "memory/reports/plan.rework-1.json", "--json"]).json).toMatchObject({ added: ["rework-1-1"], plan: { round: 1, tasks: 1 } });
+    dotagent(p, ["task", "start", "rework-1-1"]);
+    writeJson(p, "memory/reports/tasks/rework-1-1.json", { task_id: "rework-1-1", status: "complete" });
+    dotagent(p, ["task", "complete", "rework-1-1"]);
+    // The planned rework round, all complete, ends by itself: no `phase complete IMPLEMENTATION`.
+    expect(dotagent(p, ["resume", "--json"]).json).toMatchObject({ phase: "VERIFICATION", next: { action: "spawn_agent", agent: "qa" } });
     writeJson(p, "memory/reports/verification.json", { passed: true });
     dotagent(p, ["phase", "complete"]);
     writeFileSync(join(p, "memory/reports/reflection.md"), "# went well\n");
@@ -59,7 +66,120 @@ describe("a workflow from init to the end, through the CLI", () => {
     expect(phase.completed_phases.map((c: { phase: string }) => c.phase)).toEqual(["REQUIREMENTS", "ARCHITECTURE", "IMPLEMENTATION", "VERIFICATION", "REFLECTION"]);
     expect(phase.revision).toBeGreaterThan(10);
     const types = dotagent(p, ["log", "-n", "200", "--json"]).json.events.map((e: { type: string }) => e.type);
-    expect(types).toEqual(expect.arrayContaining(["workflow_started", "phase_approved", "phase_completed", "task_added", "task_started", "task_completed", "phase_rework", "resumed"]));
+    expect(types).toEqual(expect.arrayContaining(["workflow_started", "phase_approved", "phase_completed", "task_added", "plan_recorded", "task_started", "task_completed", "phase_rework", "resumed"]));
+  });
+});
+
+describe("task plans recorded whole (task import)", () => {
+  function atImplementation(): string {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "add login"]);
+    writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
+    dotagent(p, ["phase", "approve", "REQUIREMENTS"]);
+    dotagent(p, ["phase", "complete"]);
+    writeJson(p, "memory/reports/final_design.json", { chosen: "a", tasks: [{ id: "task-001", title: "form" }, { id: "task-002", title: "api", depends_on: ["task-001"] }] });
+    dotagent(p, ["phase", "approve", "ARCHITECTURE"]);
+    dotagent(p, ["phase", "complete"]);
+    return p;
+  }
+
+  it("imports a JSON array, and final_design.json's tasks (an object with a tasks array)", () => {
+    const p = atImplementation();
+    const out = dotagent(p, ["task", "import", "memory/reports/final_design.json", "--json"]);
+    expect(out.code).toBe(0);
+    expect(out.json).toMatchObject({ ok: true, added: ["task-001", "task-002"], skipped: [], total: 2, plan: { round: 0, tasks: 2 } });
+    expect(readJson(p, "memory/state/execution.json").plans).toEqual([{ round: 0, recorded_at: out.json.plan.recorded_at, tasks: 2 }]);
+    const q = atImplementation();
+    writeJson(q, "memory/reports/plan.json", [{ id: "a" }]);
+    expect(dotagent(q, ["task", "import", "memory/reports/plan.json", "--json"]).json).toMatchObject({ added: ["a"], plan: { round: 0 } });
+  });
+
+  it("re-importing after a crash is harmless; a conflicting id is refused by name and writes nothing", () => {
+    const p = atImplementation();
+    dotagent(p, ["task", "import", "memory/reports/final_design.json"]);
+    const before = readFileSync(join(p, "memory/state/execution.json"), "utf8");
+    expect(dotagent(p, ["task", "import", "memory/reports/final_design.json", "--json"]).json).toMatchObject({ added: [], skipped: ["task-001", "task-002"], plan: null, total: 2 });
+    writeJson(p, "memory/reports/plan.json", [{ id: "task-002", title: "other" }]);
+    const conflict = dotagent(p, ["task", "import", "memory/reports/plan.json", "--json"]);
+    expect(conflict.code).toBe(1);
+    expect(conflict.json.error).toMatchObject({ code: "task_conflict", message: expect.stringMatching(/^task task-002 already exists/) });
+    expect(readJson(p, "memory/state/execution.json").tasks).toEqual(JSON.parse(before).tasks);
+  });
+
+  it("refuses hostile plan files with one line and exit 2", () => {
+    const p = atImplementation();
+    for (const [name, text] of [["empty.json", ""], ["scalar.json", "42"], ["noarray.json", '{"tasks": 3}'], ["badid.json", '[{"id": "../x"}]']] as const) {
+      writeFileSync(join(p, name), text);
+      const out = dotagent(p, ["task", "import", name]);
+      expect(out.code, name).toBe(2);
+      expect(out.stderr.trim().split("\n"), name).toHaveLength(1);
+      expectNoStack(out.stderr);
+    }
+    expect(dotagent(p, ["task", "import", "missing.json"]).code).toBe(1);
+  });
+
+  it("tasks added one by one are not a plan: start is refused with the remedy, resume says plan_tasks naming them", () => {
+    const p = atImplementation();
+    dotagent(p, ["task", "add", "task-001", "--title", "form"]);
+    const start = dotagent(p, ["task", "start", "task-001", "--json"]);
+    expect(start.code).toBe(1);
+    expect(start.json.error).toMatchObject({ code: "plan_not_recorded", message: expect.stringContaining("dotagent task import memory/reports/plan.json") });
+    expect(dotagent(p, ["resume", "--json"]).json.next).toMatchObject({ action: "plan_tasks", reason: expect.stringContaining("include task-001") });
+    expect(dotagent(p, ["task", "import", "memory/reports/final_design.json", "--json"]).json).toMatchObject({ added: ["task-002"], skipped: ["task-001"], plan: { round: 0, tasks: 2 } });
+    expect(dotagent(p, ["task", "start", "task-001"]).code).toBe(0);
+  });
+
+  it("a legacy execution.json (no plans key) behaves as before", () => {
+    const p = atImplementation();
+    const at = new Date().toISOString();
+    writeJson(p, "memory/state/execution.json", { workflow_id: "wf-add-login", updated_at: at, interruption_safe: true, max_attempts: 3, tasks: [{ id: "task-001", status: "pending", depends_on: [], attempts: 0 }] });
+    expect(dotagent(p, ["resume", "--json"]).json.next).toMatchObject({ action: "run_tasks", tasks: ["task-001"] });
+    expect(dotagent(p, ["task", "start", "task-001"]).code).toBe(0);
+    writeJson(p, "memory/reports/tasks/task-001.json", { task_id: "task-001", status: "complete" });
+    dotagent(p, ["task", "complete", "task-001"]);
+    expect(dotagent(p, ["resume", "--json"]).json).toMatchObject({ phase: "VERIFICATION" });
+  });
+});
+
+describe("the designs ARCHITECTURE asked for (phase start --designs)", () => {
+  function atArchitecture(): string {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "add login"]);
+    writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
+    dotagent(p, ["phase", "approve", "REQUIREMENTS"]);
+    dotagent(p, ["phase", "complete"]);
+    return p;
+  }
+
+  it("records designs_requested, resumes the missing architect after a crash, then the roundtable", () => {
+    const p = atArchitecture();
+    const start = dotagent(p, ["phase", "start", "ARCHITECTURE", "--designs", "minimal,robust", "--json"]);
+    expect(start.json).toMatchObject({ ok: true, changed: true, phase_status: "in_progress", designs_requested: ["minimal", "robust"] });
+    expect(readJson(p, "memory/state/phase.json").designs_requested).toEqual(["minimal", "robust"]);
+    expect(dotagent(p, ["phase", "start", "ARCHITECTURE", "--designs", "minimal,robust", "--json"]).json).toMatchObject({ changed: false });
+    writeJson(p, "memory/reports/designs/minimal.json", { name: "minimal" });
+    // The session died before the second architect wrote its design.
+    expect(dotagent(p, ["resume", "--json"]).json.next).toEqual({ action: "spawn_agent", agent: "architect", tasks: [], reason: expect.any(String), designs: ["robust"] });
+    writeJson(p, "memory/reports/designs/robust.json", { name: "robust" });
+    const next = dotagent(p, ["resume", "--json"]).json.next;
+    expect(next).toMatchObject({ action: "spawn_agent", agent: "roundtable" });
+    expect(next.designs).toBeUndefined();
+    expect(dotagent(p, ["validate", "--json"]).json.errors).toEqual([]);
+  });
+
+  it.each([
+    [["phase", "start", "ARCHITECTURE", "--designs", "../x"], 2, "not a valid design name"],
+    [["phase", "start", "ARCHITECTURE", "--designs", ","], 2, "at least one design name"],
+    [["phase", "complete", "ARCHITECTURE", "--designs", "a"], 2, "goes with `phase start ARCHITECTURE`"],
+    [["phase", "start", "REQUIREMENTS", "--designs", "a"], 1, ""],
+  ] as const)("refuses %j (exit %i)", (args, code, says) => {
+    const p = atArchitecture();
+    const before = readFileSync(join(p, "memory/state/phase.json"), "utf8");
+    const out = dotagent(p, [...args]);
+    expect(out.code).toBe(code);
+    expect(out.stderr).toContain(says);
+    expect(out.stderr.trim().split("\n")).toHaveLength(1);
+    expect(readFileSync(join(p, "memory/state/phase.json"), "utf8")).toBe(before);
   });
 });
 

@@ -34,7 +34,7 @@ function describeNext(plan: ResumePlan): string {
     case "start_workflow":
       return `start a workflow: \`dotagent init --request …\`, then spawn the pm agent`;
     case "spawn_agent":
-      return `spawn the ${next.agent} agent (${next.reason})`;
+      return `spawn the ${next.agent} agent${next.designs ? ` for ${next.designs.join(", ")}` : ""} (${next.reason})`;
     case "run_tasks":
       return next.tasks.length > 0 ? `run task${next.tasks.length === 1 ? "" : "s"} ${listIds(next.tasks)}${next.tasks.length > 1 ? " at once" : ""}` : next.reason;
     case "resolve_dead_tasks":

@@ -88,3 +88,8 @@ export function isPhase(value: unknown): value is Phase {
 export function taskOutputPath(taskId: string): string {
   return `${REPORT.tasksDir}/${taskId}.json`;
 }
+
+/** Where a failed verification.json is kept for rework round n. */
+export function reworkCopyPath(round: number): string {
+  return REPORT.verification.replace(/\.json$/, `.rework-${round}.json`);
+}

@@ -4,11 +4,13 @@ import { planResume, type ResumePlan } from "./plan-resume.js";
 import { REPORT, type Phase } from "./phases.js";
 import { NOW, atPhase, execution, phaseState, reports, reportsBefore, snapshot, task } from "./fixtures.test-support.js";
 import type { StateSnapshot } from "./snapshot.js";
+import type { ExecutionState } from "../schema/execution.js";
 import { inputsHash } from "./transitions.js";
 
 const approved = (...phases: Phase[]) => phases.map((phase) => ({ phase, approved_at: "2026-11-20T09:45:00Z" }));
 const D1 = `${REPORT.designsDir}/a.json`;
 const t = (id: string, status: "pending" | "running" | "complete" | "failed" | "dead", extra = {}) => task(id, { status, ...extra });
+const plan0 = { round: 0, recorded_at: "2026-11-20T10:30:00Z", tasks: 1 };
 const complete = (id: string) => ({ [`memory/reports/tasks/${id}.json`]: { task_id: id, status: "complete" } });
 
 interface Row {
@@ -38,7 +40,8 @@ const rows: Row[] = [
   { name: "IMPLEMENTATION, ready tasks → run_tasks in dependency order", snap: snapshot(atPhase("IMPLEMENTATION"), execution([t("b", "pending", { depends_on: ["c"] }), t("a", "complete"), t("c", "pending", { depends_on: ["a"] }), t("d", "pending")]), reportsBefore("IMPLEMENTATION", complete("a"))), phase: "IMPLEMENTATION", action: "run_tasks", tasks: ["c", "d"] },
   { name: "IMPLEMENTATION, only dead tasks block → resolve_dead_tasks", snap: snapshot(atPhase("IMPLEMENTATION"), execution([t("a", "dead", { attempts: 3 }), t("b", "pending", { depends_on: ["a"] })]), reportsBefore("IMPLEMENTATION")), phase: "IMPLEMENTATION", action: "resolve_dead_tasks", tasks: ["a"] },
   { name: "VERIFICATION, passed → advance", snap: snapshot(atPhase("VERIFICATION"), undefined, reportsBefore("VERIFICATION", { [REPORT.verification]: { passed: true } })), phase: "REFLECTION", action: "spawn_agent", agent: "reflector" },
-  { name: "VERIFICATION, failed → rework, spawn executor", snap: snapshot(atPhase("VERIFICATION"), undefined, reportsBefore("VERIFICATION", { [REPORT.verification]: { passed: false } })), phase: "IMPLEMENTATION", action: "spawn_agent", agent: "executor" },
+  { name: "VERIFICATION, failed → rework, plan its tasks", snap: snapshot(atPhase("VERIFICATION"), execution([t("a", "complete")], { plans: [plan0] }), reportsBefore("VERIFICATION", { [REPORT.verification]: { passed: false }, ...complete("a") })), phase: "IMPLEMENTATION", action: "plan_tasks" },
+  { name: "VERIFICATION, failed, legacy execution.json → rework, spawn executor", snap: snapshot(atPhase("VERIFICATION"), execution([t("a", "complete")]), reportsBefore("VERIFICATION", { [REPORT.verification]: { passed: false }, ...complete("a") })), phase: "IMPLEMENTATION", action: "spawn_agent", agent: "executor" },
   { name: "VERIFICATION, none → spawn qa", snap: snapshot(atPhase("VERIFICATION"), undefined, reportsBefore("VERIFICATION")), phase: "VERIFICATION", action: "spawn_agent", agent: "qa" },
   { name: "REFLECTION, reflection file → workflow_complete", snap: snapshot(atPhase("REFLECTION"), undefined, reportsBefore("REFLECTION", { [REPORT.reflectionMd]: { status: "valid", data: "# lessons" } })), phase: "REFLECTION", action: "workflow_complete" },
   { name: "REFLECTION, none → spawn reflector", snap: snapshot(atPhase("REFLECTION"), undefined, reportsBefore("REFLECTION")), phase: "REFLECTION", action: "spawn_agent", agent: "reflector" },
@@ -249,9 +252,13 @@ describe("planResume: property", () => {
         fc.array(fc.record({ id: fc.constantFrom("a", "b", "c", "d", "e"), status: statuses, attempts: fc.nat(5), deps: fc.array(fc.constantFrom("a", "b", "c", "x"), { maxLength: 2 }) }), { maxLength: 6 }),
         fc.dictionary(fc.constantFrom(REPORT.demand, REPORT.finalDesign, REPORT.roundtable, REPORT.verification, REPORT.reflectionMd, "memory/reports/tasks/a.json"), fc.oneof(fc.constant({ passed: false }), fc.constant({ passed: true }), fc.constant({ task_id: "a", status: "complete" }))),
         fc.boolean(),
-        (phase, tasks, files, approve) => {
+        fc.constantFrom<ExecutionState["plans"]>(undefined, [], [{ round: 0, recorded_at: "2026-11-20T10:30:00Z", tasks: 2 }]),
+        (phase, tasks, files, approve, plans) => {
           const state = atPhase(phase, approve ? { user_checkpoints: approved("REQUIREMENTS", "ARCHITECTURE") } : {});
-          const exec = execution(tasks.map((x) => task(x.id, { status: x.status, attempts: x.attempts, depends_on: x.deps })));
+          const exec = execution(
+            tasks.map((x) => task(x.id, { status: x.status, attempts: x.attempts, depends_on: x.deps })),
+            plans === undefined ? {} : { plans },
+          );
           const snap = snapshot(state, exec, reportsBefore(phase, files));
           const plan = planResume(snap, NOW);
           if (plan.errors.length > 0) expect(plan.situation).toBe("corrupt");
@@ -264,5 +271,73 @@ describe("planResume: property", () => {
       ),
       { numRuns: 400 },
     );
+  });
+});
+
+describe("planResume: task plans recorded whole (issue 10)", () => {
+  const recorded = (round: number) => ({ round, recorded_at: "2026-11-20T10:30:00Z", tasks: 1 });
+  const inRework = (round: number) => atPhase("IMPLEMENTATION", { rework: { round, verification: `memory/reports/verification.rework-${round}.json`, started_at: "2026-11-20T11:00:00Z" } });
+  const rowsNew: Row[] = [
+    { name: "one task added one by one, complete, no plan → plan_tasks (not VERIFICATION)", snap: snapshot(atPhase("IMPLEMENTATION"), execution([t("task-001", "complete")], { plans: [] }), reportsBefore("IMPLEMENTATION", complete("task-001"))), phase: "IMPLEMENTATION", action: "plan_tasks" },
+    { name: "plan recorded, every task complete → advance", snap: snapshot(atPhase("IMPLEMENTATION"), execution([t("a", "complete")], { plans: [recorded(0)] }), reportsBefore("IMPLEMENTATION", complete("a"))), phase: "VERIFICATION", action: "spawn_agent", agent: "qa" },
+    { name: "plan recorded, a task pending → run_tasks", snap: snapshot(atPhase("IMPLEMENTATION"), execution([t("a", "complete"), t("b", "pending")], { plans: [recorded(0)] }), reportsBefore("IMPLEMENTATION", complete("a"))), phase: "IMPLEMENTATION", action: "run_tasks", tasks: ["b"] },
+    { name: "no execution.json → plan_tasks", snap: snapshot(atPhase("IMPLEMENTATION"), undefined, reportsBefore("IMPLEMENTATION")), phase: "IMPLEMENTATION", action: "plan_tasks" },
+    { name: "rework round 1 not planned → plan_tasks", snap: snapshot(inRework(1), execution([t("a", "complete")], { plans: [recorded(0)] }), reportsBefore("IMPLEMENTATION", complete("a"))), phase: "IMPLEMENTATION", action: "plan_tasks" },
+    { name: "rework round 1 planned, fix pending → run_tasks", snap: snapshot(inRework(1), execution([t("a", "complete"), t("fix", "pending")], { plans: [recorded(0), recorded(1)] }), reportsBefore("IMPLEMENTATION", complete("a"))), phase: "IMPLEMENTATION", action: "run_tasks", tasks: ["fix"] },
+    { name: "rework round 1 planned, all complete → advances by itself", snap: snapshot(inRework(1), execution([t("a", "complete"), t("fix", "complete")], { plans: [recorded(0), recorded(1)] }), reportsBefore("IMPLEMENTATION", { ...complete("a"), ...complete("fix") })), phase: "VERIFICATION", action: "spawn_agent", agent: "qa" },
+    { name: "rework round 2 with only round 1 planned → plan_tasks", snap: snapshot(inRework(2), execution([t("a", "complete")], { plans: [recorded(0), recorded(1)] }), reportsBefore("IMPLEMENTATION", complete("a"))), phase: "IMPLEMENTATION", action: "plan_tasks" },
+    { name: "legacy rework, fix tasks complete → stays open: spawn executor", snap: snapshot(inRework(1), execution([t("a", "complete"), t("fix", "complete")]), reportsBefore("IMPLEMENTATION", { ...complete("a"), ...complete("fix") })), phase: "IMPLEMENTATION", action: "spawn_agent", agent: "executor" },
+    { name: "legacy, tasks complete, no plan → advance as before", snap: snapshot(atPhase("IMPLEMENTATION"), execution([t("a", "complete")]), reportsBefore("IMPLEMENTATION", complete("a"))), phase: "VERIFICATION", action: "spawn_agent", agent: "qa" },
+  ];
+  it.each(rowsNew)("$name", ({ snap, phase, action, agent, tasks }) => {
+    const plan = planResume(snap, NOW);
+    expect(plan.errors).toEqual([]);
+    expect(plan.phase).toBe(phase);
+    expect(plan.next.action).toBe(action);
+    if (agent !== undefined) expect(plan.next.agent).toBe(agent);
+    if (tasks !== undefined) expect(plan.next.tasks).toEqual(tasks);
+    const second = planResume(afterWrites(snap, plan), NOW);
+    expect(second.next).toEqual(plan.next);
+    expect(second.repairs).toEqual([]);
+  });
+
+  it("the reason names the tasks added one by one and, in rework, the report to plan from", () => {
+    const loose = planResume(snapshot(atPhase("IMPLEMENTATION"), execution([t("task-001", "pending")], { plans: [] }), reportsBefore("IMPLEMENTATION")), NOW);
+    expect(loose.next.reason).toMatch(/include task-001, added one by one/);
+    const rework = planResume(snapshot(inRework(1), execution([t("a", "complete")], { plans: [recorded(0)] }), reportsBefore("IMPLEMENTATION", complete("a"))), NOW);
+    expect(rework.next.reason).toMatch(/verification\.rework-1\.json .*plan\.rework-1\.json/);
+  });
+
+  it("advancing out of a planned rework round closes it", () => {
+    const plan = planResume(rowsNew[6]!.snap, NOW);
+    expect(plan.writes.phase?.rework?.closed_at).toBe(NOW.toISOString());
+  });
+});
+
+describe("planResume: the designs ARCHITECTURE asked for (issue 10)", () => {
+  const asked = atPhase("ARCHITECTURE", { designs_requested: ["minimal", "robust"] });
+  const design = (name: string) => `${REPORT.designsDir}/${name}.json`;
+  it.each([
+    ["none written → architect for both", [], {}, "spawn_agent", "architect", ["minimal", "robust"]],
+    ["one written (a kill after the first architect) → architect for the other, not the roundtable", [design("minimal")], {}, "spawn_agent", "architect", ["robust"]],
+    ["one invalid → it counts as missing", [design("minimal")], { [design("robust")]: { status: "invalid", reason: "is empty" } }, "spawn_agent", "architect", ["robust"]],
+    ["an extra design does not stand in for a requested one", [design("other"), design("robust")], {}, "spawn_agent", "architect", ["minimal"]],
+    ["both written → roundtable", [design("minimal"), design("robust")], {}, "spawn_agent", "roundtable", undefined],
+    ["both and the roundtable → await_approval", [design("minimal"), design("robust")], { [REPORT.roundtable]: { rec: "minimal" } }, "await_approval", null, undefined],
+  ] as const)("%s", (_name, designs, files, action, agent, missing) => {
+    const plan = planResume(snapshot(asked, undefined, reportsBefore("ARCHITECTURE", files, [...designs])), NOW);
+    expect(plan.next).toMatchObject({ action, agent });
+    expect(plan.next.designs).toEqual(missing);
+  });
+
+  it("legacy (no designs_requested): one design is enough for the roundtable, and next has no designs", () => {
+    const plan = planResume(snapshot(atPhase("ARCHITECTURE"), undefined, reportsBefore("ARCHITECTURE", {}, [design("minimal")])), NOW);
+    expect(plan.next).toMatchObject({ action: "spawn_agent", agent: "roundtable" });
+    expect("designs" in plan.next).toBe(false);
+  });
+
+  it("the reason names the missing designs and says not to re-run the others", () => {
+    const plan = planResume(snapshot(asked, undefined, reportsBefore("ARCHITECTURE", {}, [design("minimal")])), NOW);
+    expect(plan.next.reason).toBe("designs robust of minimal, robust are missing (do not re-run the others)");
   });
 });

@@ -5,6 +5,7 @@
 import { formatDistanceStrict } from "date-fns";
 import { PHASE_TABLE, REPORT, type Phase, type PhaseStatus } from "./phases.js";
 import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
+import { isLegacyExecution, planStatus, planTasksReason } from "./plans.js";
 import { countByStatus, readyTasks, recoverTasks, type Repair } from "./tasks.js";
 import { isInFlight, type OwnerVerdicts } from "./ownership.js";
 import { DEFAULT_MAX_PARALLEL } from "../schema/json.js";
@@ -15,6 +16,7 @@ import {
   isApproved,
   isReworkOpen,
   isWorkflowComplete,
+  missingDesigns,
   nextReworkRound,
   provePhase,
   reworkCopyPath,
@@ -48,6 +50,8 @@ export interface NextAction {
   agent: string | null;
   tasks: string[];
   reason: string;
+  /** spawn_agent architect only, when ARCHITECTURE recorded designs_requested: the designs still missing. */
+  designs?: string[];
 }
 
 export type DecisionKind = "corrupt" | "stale" | "request_changed";
@@ -237,7 +241,8 @@ function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0
   }
   // 3. Move forward through every phase whose output already exists and whose gate is met.
   for (;;) {
-    if (isWorkflowComplete(phase) || isReworkOpen(phase)) break;
+    // A legacy rework round (no plan records) stays open until `phase complete IMPLEMENTATION`.
+    if (isWorkflowComplete(phase) || (isReworkOpen(phase) && isLegacyExecution(execution))) break;
     const current = phase.current_phase;
     if (current === "VERIFICATION" && verificationFailed(reports)) {
       const round = nextReworkRound(phase);
@@ -249,7 +254,7 @@ function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0
       events.push({ type: "phase_rework", phase: "IMPLEMENTATION", round, verification: copy });
       break;
     }
-    const proof = provePhase(current, reports, execution);
+    const proof = provePhase(current, reports, execution, phase);
     if (!proof.done || (PHASE_TABLE[current].gate && !isApproved(phase, current))) break;
     phase = advance(phase, proof.output, now);
     const to = isWorkflowComplete(phase) ? "the end: workflow complete" : phase.current_phase;
@@ -319,6 +324,12 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
       return spawn("pm", "no valid demand.json yet");
     case "ARCHITECTURE":
       if (valid(REPORT.finalDesign)) return { action: "await_approval", agent: null, tasks: [], reason: "final_design.json is ready: show it to the user, then `dotagent phase approve ARCHITECTURE`" };
+      const missing = missingDesigns(phase, reports);
+      if (missing.length > 0) {
+        const asked = phase.designs_requested ?? [];
+        const reason = missing.length === asked.length ? `write the designs asked for: ${missing.join(", ")}` : `designs ${missing.join(", ")} of ${asked.join(", ")} are missing (do not re-run the others)`;
+        return { ...spawn("architect", reason), designs: missing };
+      }
       if (reports.designs.length > 0 && valid(REPORT.roundtable)) {
         return { action: "await_approval", agent: null, tasks: [], reason: "designs and roundtable.json exist: present the options to the user (do not re-run the architects)" };
       }
@@ -326,10 +337,12 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
       return spawn("architect", "no designs yet");
     case "IMPLEMENTATION": {
       const rework = isReworkOpen(phase) ? phase.rework : undefined;
+      const plan = planStatus(phase, execution);
+      const reworkExecutor = () => spawn("executor", `verification failed: fix what ${rework?.verification} lists, then \`dotagent phase complete IMPLEMENTATION\``);
+      if (plan.kind === "unrecorded") return { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason(plan) };
       if (execution === undefined || execution.tasks.length === 0) {
-        return rework
-          ? spawn("executor", `verification failed: fix what ${rework.verification} lists, then \`dotagent phase complete IMPLEMENTATION\``)
-          : { action: "plan_tasks", agent: null, tasks: [], reason: "no tasks yet: break final_design.json into tasks with `dotagent task add`" };
+        // Legacy only: new-format files reach here with a recorded plan, which has tasks.
+        return rework ? reworkExecutor() : { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason({ kind: "unrecorded", round: 0, loose: [] }) };
       }
       // At most max_parallel tasks run at once, those in flight included.
       const ready = readyTasks(execution);
@@ -344,7 +357,7 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
         const dead = execution.tasks.filter((t) => t.status === "dead").map((t) => t.id);
         return { action: "resolve_dead_tasks", agent: null, tasks: dead, reason: `${dead.length} dead task(s) block progress: ask the user, then \`dotagent task retry ID --extra-attempts N\`` };
       }
-      if (rework) return spawn("executor", `verification failed: fix what ${rework.verification} lists, then \`dotagent phase complete IMPLEMENTATION\``);
+      if (rework && plan.kind === "legacy") return reworkExecutor();
       return { action: "run_tasks", agent: null, tasks: [], reason: inFlight.length > 0 ? `nothing to start${flying}: wait for their results, then resume` : "tasks are running" };
     }
     case "VERIFICATION":

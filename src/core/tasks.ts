@@ -20,7 +20,7 @@ export interface NewTask {
 }
 
 export function emptyExecution(workflowId: string, now: Date): ExecutionState {
-  return { workflow_id: workflowId, updated_at: now.toISOString(), interruption_safe: true, max_attempts: DEFAULT_MAX_ATTEMPTS, tasks: [] };
+  return { workflow_id: workflowId, updated_at: now.toISOString(), interruption_safe: true, max_attempts: DEFAULT_MAX_ATTEMPTS, tasks: [], plans: [] };
 }
 
 export function maxAttemptsOf(task: Task, state: ExecutionState): number {

@@ -12,6 +12,8 @@ const demand = reports({ [REPORT.demand]: { goal: "login" } });
 // [name, state, event, reports, execution, expected: new phase/status or refusal code and message part]
 const table: Array<[string, PhaseState, PhaseEvent, ReportSnapshot, ExecutionState | undefined, { phase?: string; status?: string; code?: string; says?: string }]> = [
   ["start a pending phase", phaseState({ phase_status: "pending" }), { type: "start" }, reports(), undefined, { phase: "REQUIREMENTS", status: "in_progress" }],
+  ["start ARCHITECTURE with designs records them", atPhase("ARCHITECTURE", { phase_status: "pending" }), { type: "start", designs: ["minimal", "robust"] }, reports(), undefined, { phase: "ARCHITECTURE", status: "in_progress" }],
+  ["designs on another phase are refused", phaseState(), { type: "start", designs: ["a"] }, reports(), undefined, { code: "no_designs" }],
   ["start another phase is refused", phaseState(), { type: "start", phase: "ARCHITECTURE" }, reports(), undefined, { code: "wrong_phase", says: "current phase is REQUIREMENTS" }],
   ["complete without the output", phaseState(approvedReq), { type: "complete" }, reports(), undefined, { code: "phase_incomplete", says: "demand.json does not exist" }],
   ["complete with an invalid output", phaseState(approvedReq), { type: "complete" }, reports({ [REPORT.demand]: { status: "invalid", reason: "is an empty JSON object" } }), undefined, { code: "phase_incomplete", says: "demand.json is an empty JSON object" }],
@@ -23,6 +25,9 @@ const table: Array<[string, PhaseState, PhaseEvent, ReportSnapshot, ExecutionSta
   ["IMPLEMENTATION needs every task complete", atPhase("IMPLEMENTATION"), { type: "complete" }, reportsBefore("IMPLEMENTATION"), execution([task("a", { status: "running" })]), { code: "phase_incomplete", says: "a: running" }],
   ["IMPLEMENTATION needs task outputs", atPhase("IMPLEMENTATION"), { type: "complete" }, reportsBefore("IMPLEMENTATION"), execution([task("a", { status: "complete" })]), { code: "phase_incomplete", says: "tasks/a.json of task a does not exist" }],
   ["IMPLEMENTATION completes", atPhase("IMPLEMENTATION"), { type: "complete" }, reportsBefore("IMPLEMENTATION", { "memory/reports/tasks/a.json": { status: "exists" } }), execution([task("a", { status: "complete" })]), { phase: "VERIFICATION", status: "pending" }],
+  ["IMPLEMENTATION needs its plan recorded", atPhase("IMPLEMENTATION"), { type: "complete" }, reportsBefore("IMPLEMENTATION", { "memory/reports/tasks/a.json": { status: "exists" } }), execution([task("a", { status: "complete" })], { plans: [] }), { code: "phase_incomplete", says: "no task plan is recorded" }],
+  ["IMPLEMENTATION with its plan recorded completes", atPhase("IMPLEMENTATION"), { type: "complete" }, reportsBefore("IMPLEMENTATION", { "memory/reports/tasks/a.json": { status: "exists" } }), execution([task("a", { status: "complete" })], { plans: [{ round: 0, recorded_at: "2026-11-20T10:30:00Z", tasks: 1 }] }), { phase: "VERIFICATION", status: "pending" }],
+  ["a rework round needs its own plan", atPhase("IMPLEMENTATION", { rework: { round: 1, verification: "memory/reports/verification.rework-1.json", started_at: "2026-11-20T11:00:00Z" } }), { type: "complete" }, reportsBefore("IMPLEMENTATION", { "memory/reports/tasks/a.json": { status: "exists" } }), execution([task("a", { status: "complete" })], { plans: [{ round: 0, recorded_at: "2026-11-20T10:30:00Z", tasks: 1 }] }), { code: "phase_incomplete", says: "rework round 1 has no task plan" }],
   ["VERIFICATION failed cannot complete", atPhase("VERIFICATION"), { type: "complete" }, reportsBefore("VERIFICATION", { [REPORT.verification]: { passed: false } }), undefined, { code: "phase_incomplete", says: "phase rework" }],
   ["verification.json without passed is invalid", atPhase("VERIFICATION"), { type: "complete" }, reportsBefore("VERIFICATION", { [REPORT.verification]: { status: "invalid", reason: "has no boolean `passed`" } }), undefined, { code: "phase_incomplete", says: "passed" }],
   ["rework after failed verification", atPhase("VERIFICATION"), { type: "rework" }, reportsBefore("VERIFICATION", { [REPORT.verification]: { passed: false } }), undefined, { phase: "IMPLEMENTATION", status: "in_progress" }],
@@ -33,6 +38,21 @@ const table: Array<[string, PhaseState, PhaseEvent, ReportSnapshot, ExecutionSta
 ];
 
 describe("transition", () => {
+  it("phase start --designs: recorded while pending or in progress; the same list is a no-op", () => {
+    const ctx = { reports: reports(), execution: undefined, now: NOW };
+    const first = transition(atPhase("ARCHITECTURE", { phase_status: "pending" }), { type: "start", designs: ["minimal", "robust"] }, ctx);
+    expect(first.ok && first.state.designs_requested).toEqual(["minimal", "robust"]);
+    expect(first.ok && first.events.map((e) => e.type)).toEqual(["phase_started", "designs_requested"]);
+    if (!first.ok) return;
+    const same = transition(first.state, { type: "start", designs: ["minimal", "robust"] }, ctx);
+    expect(same.ok && same.state).toBe(first.state);
+    const plain = transition(first.state, { type: "start" }, ctx);
+    expect(plain.ok && plain.state).toBe(first.state);
+    const other = transition(first.state, { type: "start", designs: ["minimal", "robust", "bold"] }, ctx);
+    expect(other.ok && other.state.designs_requested).toEqual(["minimal", "robust", "bold"]);
+    expect(other.ok && other.events.map((e) => e.type)).toEqual(["designs_requested"]);
+  });
+
   it.each(table)("%s", (_name, state, event, reportSnapshot, exec, expected) => {
     const result = transition(state, event, { reports: reportSnapshot, execution: exec, now: NOW });
     if (expected.code) {

@@ -1,14 +1,18 @@
 // The phase machine: a pure function from (state, event, context) to a new state plus the file
 // effects the shell must carry out, or a refusal that says what is missing. No file system, no
 // clock: the reports on disk and the time come in through the context.
-import { PHASES, PHASE_TABLE, REPORT, nextPhase, phaseIndex, type Phase } from "./phases.js";
+import { PHASES, PHASE_TABLE, REPORT, nextPhase, phaseIndex, reworkCopyPath, type Phase } from "./phases.js";
 import { isValidReport, presentReport, reportAt, type ReportSnapshot, type ReportState } from "./reports.js";
+import { missingPlan } from "./plans.js";
 import { outputOf } from "./tasks.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 
+export { reworkCopyPath } from "./phases.js";
+
 export type PhaseEvent =
-  | { type: "start"; phase?: Phase | undefined }
+  /** `designs`: the designs ARCHITECTURE asks for (recorded as designs_requested). */
+  | { type: "start"; phase?: Phase | undefined; designs?: readonly string[] | undefined }
   | { type: "complete"; phase?: Phase | undefined; output?: string | undefined }
   | { type: "fail"; phase?: Phase | undefined; error?: string | undefined }
   | { type: "approve"; phase?: Phase | undefined }
@@ -96,9 +100,11 @@ function describe(path: string, state: ReportState): string {
 }
 
 /** Whether the files that prove a phase done are on disk and valid (CONTRACT §1 table). */
-export function provePhase(phase: Phase, reports: ReportSnapshot, execution: ExecutionState | undefined): Proof {
+export function provePhase(phase: Phase, reports: ReportSnapshot, execution: ExecutionState | undefined, state?: PhaseState): Proof {
   if (phase === "IMPLEMENTATION") {
     if (execution === undefined) return { done: false, missing: "execution.json does not exist" };
+    const noPlan = missingPlan(state, execution);
+    if (noPlan !== undefined) return { done: false, missing: noPlan };
     if (execution.tasks.length === 0) return { done: false, missing: "execution.json has no tasks" };
     const open = execution.tasks.filter((t) => t.status !== "complete");
     if (open.length > 0) return { done: false, missing: `${open.length} task(s) not complete (${open.slice(0, 5).map((t) => `${t.id}: ${t.status}`).join(", ")}${open.length > 5 ? ", …" : ""})` };
@@ -122,6 +128,19 @@ export function provePhase(phase: Phase, reports: ReportSnapshot, execution: Exe
 export function verificationFailed(reports: ReportSnapshot): boolean {
   const report = reportAt(reports, REPORT.verification);
   return isValidReport(report) && (report as { data: { passed: boolean } }).data.passed === false;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** The requested designs (phase start ARCHITECTURE --designs) without a valid designs/<name>.json. */
+export function missingDesigns(state: PhaseState, reports: ReportSnapshot): string[] {
+  return (state.designs_requested ?? []).filter((name) => !isValidReport(reportAt(reports, designPath(name))));
+}
+
+export function designPath(name: string): string {
+  return `${REPORT.designsDir}/${name}.json`;
 }
 
 function refuse(code: string, message: string): TransitionResult {
@@ -153,10 +172,6 @@ export function applyRework(state: PhaseState, round: number, verificationCopy: 
   };
 }
 
-export function reworkCopyPath(round: number): string {
-  return REPORT.verification.replace(/\.json$/, `.rework-${round}.json`);
-}
-
 export function isReworkOpen(state: PhaseState): boolean {
   return state.current_phase === "IMPLEMENTATION" && state.rework != null && !state.rework.closed_at;
 }
@@ -174,9 +189,23 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
     return refuse("wrong_phase", `${phase} cannot ${event.type}: the current phase is ${current} (${state.phase_status})`);
   }
   switch (event.type) {
-    case "start":
-      if (state.phase_status === "in_progress") return { ok: true, state, events: [], effects: [] };
-      return { ok: true, state: { ...state, phase_status: "in_progress", error: null }, events: [{ type: "phase_started", phase }], effects: [] };
+    case "start": {
+      const designs = event.designs;
+      if (designs !== undefined && phase !== "ARCHITECTURE") return refuse("no_designs", `only ARCHITECTURE asks for designs; ${phase} takes no --designs`);
+      const sameDesigns = designs === undefined || sameList(designs, state.designs_requested ?? []);
+      if (state.phase_status === "in_progress" && sameDesigns) return { ok: true, state, events: [], effects: [] };
+      let next = state;
+      const events: MachineEvent[] = [];
+      if (state.phase_status !== "in_progress") {
+        next = { ...next, phase_status: "in_progress", error: null };
+        events.push({ type: "phase_started", phase });
+      }
+      if (!sameDesigns) {
+        next = { ...next, designs_requested: [...designs] };
+        events.push({ type: "designs_requested", phase, designs: [...designs] });
+      }
+      return { ok: true, state: next, events, effects: [] };
+    }
     case "fail":
       return {
         ok: true,
@@ -196,7 +225,7 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
       };
     }
     case "complete": {
-      const proof = provePhase(phase, context.reports, context.execution);
+      const proof = provePhase(phase, context.reports, context.execution, state);
       if (!proof.done) return refuse("phase_incomplete", `${phase} cannot complete: ${proof.missing}`);
       if (event.output !== undefined && event.output !== proof.output && !isValidReport(reportAt(context.reports, event.output)) && phase !== "IMPLEMENTATION") {
         return refuse("phase_incomplete", `${phase} cannot complete: ${event.output} is not a valid report`);

@@ -146,6 +146,7 @@ function validateExecution(execution: ExecutionState, reports: ReportSnapshot, c
     if (started !== undefined && completed !== undefined && completed < started) error("time_order", f, `${path}.completed_at`, `${task.completed_at} is before started_at ${task.started_at}`);
     checkPath(f, `${path}.output`, task.status === "complete" ? outputOf(task) : task.output, reports, task.status === "complete");
   });
+  (execution.plans ?? []).forEach((plan, i) => checkTime(f, `plans[${i}].recorded_at`, plan.recorded_at));
   const cycle = findCycle(execution.tasks);
   if (cycle !== undefined && cycle.length > 2) {
     const i = seen.get(cycle[0]!) ?? 0;

@@ -29,6 +29,16 @@ export const taskSchema = z.looseObject({
   owner: z.optional(z.nullable(ownerSchema)),
 });
 
+/**
+ * A task plan recorded whole (`task import`): one per round, 0 for the first plan and N for
+ * rework round N. A file without `plans` predates plan records (legacy: tasks present = planned).
+ */
+export const planRecordSchema = z.looseObject({
+  round: nonNegativeInt,
+  recorded_at: isoDateTime,
+  tasks: nonNegativeInt,
+});
+
 export const executionStateSchema = z.looseObject({
   workflow_id: nonEmptyString,
   updated_at: isoDateTime,
@@ -38,22 +48,26 @@ export const executionStateSchema = z.looseObject({
   /** How many ready tasks `run_tasks` lists at once; set by `resume --max-parallel N`. */
   max_parallel: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_PARALLEL_LIMIT))),
   tasks: z.array(taskSchema),
+  plans: z.optional(z.array(planRecordSchema)),
 });
 
 export type Task = z.infer<typeof taskSchema>;
 export type ExecutionState = z.infer<typeof executionStateSchema>;
+export type PlanRecord = z.infer<typeof planRecordSchema>;
 
 export function parseExecutionState(data: unknown): ParseResult<ExecutionState> {
   return parseWith(executionStateSchema, data);
 }
 
-/** Input of `dotagent task import`: a JSON array of tasks to add. */
-export const taskImportSchema = z.array(
+const importedTasks = z.array(
   z.looseObject({
     id: idString,
     title: z.optional(z.string()),
     depends_on: z.optional(z.array(idString)),
   }),
 );
+
+/** Input of `dotagent task import`: a JSON array of tasks, or an object with a `tasks` array (final_design.json, a plan file). */
+export const taskImportSchema = z.union([importedTasks, z.looseObject({ tasks: importedTasks })]);
 export type TaskImport = z.infer<typeof taskImportSchema>;
 export { nonEmptyString };

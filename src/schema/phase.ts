@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { PHASES, PHASE_STATUSES } from "../core/phases.js";
-import { isoDateTime, nonEmptyString, nonNegativeInt, parseWith, type ParseResult } from "./common.js";
+import { idString, isoDateTime, nonEmptyString, nonNegativeInt, parseWith, type ParseResult } from "./common.js";
 
 export const phaseName = z.enum(PHASES);
 export const phaseStatus = z.enum(PHASE_STATUSES);
@@ -53,6 +53,8 @@ export const phaseStateSchema = z.looseObject({
   inputs_hash: z.optional(z.nullable(z.string().check(z.regex(/^[0-9a-f]{16}$/, "16 lowercase hex characters")))),
   pending_transition: z.optional(z.nullable(pendingTransitionSchema)),
   rework: z.optional(z.nullable(reworkSchema)),
+  /** The designs ARCHITECTURE asked for (`phase start ARCHITECTURE --designs a,b`): designs/<name>.json each. */
+  designs_requested: z.optional(z.array(idString)),
   error: z.optional(z.nullable(z.string())),
 });
 

@@ -30,6 +30,7 @@ const phaseDoc = fc
     revision: fc.oneof(fc.constant(undefined), fc.integer({ min: -2, max: 5 }), fc.double()),
     request: maybe(fc.string({ maxLength: 5 })),
     inputs_hash: fc.oneof(fc.constant(undefined), fc.constant(null), fc.constant("0123456789abcdef"), fc.constant("XYZ")),
+    designs_requested: fc.oneof(fc.constant(undefined), fc.array(id, { maxLength: 3 }), odd),
     extra: fc.oneof(fc.constant(undefined), fc.string({ maxLength: 3 })),
   })
   .map(strip);
@@ -61,8 +62,13 @@ const executionDoc = fc
     updated_at: maybe(iso),
     interruption_safe: maybe(fc.boolean()),
     max_attempts: fc.oneof(fc.constant(undefined), fc.integer({ min: 0, max: 5 })),
-    max_parallel: fc.oneof(fc.constant(undefined), fc.integer({ min: -1, max: 40 }), fc.double(), fc.constant("3")),
+    max_parallel: fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 3, arbitrary: fc.integer({ min: 1, max: 32 }) }, { weight: 1, arbitrary: fc.oneof(fc.integer({ min: -1, max: 40 }), fc.double(), fc.constant("3")) }),
     tasks: maybe(fc.array(taskDoc, { maxLength: 4 })),
+    plans: fc.oneof(
+      fc.constant(undefined),
+      fc.array(fc.record({ round: maybe(fc.integer({ min: -1, max: 3 })), recorded_at: maybe(iso), tasks: maybe(fc.oneof(fc.integer({ min: -1, max: 5 }), fc.double())) }).map(strip), { maxLength: 2 }),
+      odd,
+    ),
   })
   .map(strip);
 

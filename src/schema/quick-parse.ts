@@ -38,6 +38,7 @@ export function quickPhaseState(data: unknown): PhaseState | undefined {
   if (d.schema_version !== undefined && d.schema_version !== 1) return undefined;
   if (d.revision !== undefined && !isIntAtLeast(d.revision, 0)) return undefined;
   if (!isOptString(d.request) || !isOptString(d.error)) return undefined;
+  if (d.designs_requested !== undefined && !(Array.isArray(d.designs_requested) && d.designs_requested.every(isId))) return undefined;
   if (d.inputs_hash !== undefined && d.inputs_hash !== null && !(typeof d.inputs_hash === "string" && /^[0-9a-f]{16}$/.test(d.inputs_hash))) return undefined;
   // Rare, nested fields: leave them to the full schema.
   if ((d.pending_transition !== undefined && d.pending_transition !== null) || (d.rework !== undefined && d.rework !== null)) return undefined;
@@ -67,6 +68,7 @@ export function quickExecutionState(data: unknown): ExecutionState | undefined {
   if (d.max_attempts !== undefined && !isIntAtLeast(d.max_attempts, 1)) return undefined;
   if (d.revision !== undefined && !isIntAtLeast(d.revision, 0)) return undefined;
   if (d.max_parallel !== undefined && !(isIntAtLeast(d.max_parallel, 1) && (d.max_parallel as number) <= MAX_PARALLEL_LIMIT)) return undefined;
+  if (d.plans !== undefined && !(Array.isArray(d.plans) && d.plans.every((p) => isObject(p) && isIntAtLeast(p.round, 0) && isIso(p.recorded_at) && isIntAtLeast(p.tasks, 0)))) return undefined;
   const tasks: Task[] = new Array(d.tasks.length);
   for (let i = 0; i < d.tasks.length; i++) {
     const task = quickTask(d.tasks[i]);

@@ -160,7 +160,7 @@ describe("skills/develop/SKILL.md", () => {
   });
 
   it("drives the gates, the tasks and rework through dotagent", () => {
-    for (const step of ["phase approve REQUIREMENTS", "phase approve ARCHITECTURE", "phase complete", "phase rework", "task import -", "task start ID", "task complete ID", "task fail ID", "task retry ID --extra-attempts N", "resume --json"]) {
+    for (const step of ["phase approve REQUIREMENTS", "phase approve ARCHITECTURE", "phase complete", "phase rework", "task import memory/reports/plan.json --json", "task start ID", "task complete ID", "task fail ID", "task retry ID --extra-attempts N", "resume --json"]) {
       expect(body, step).toContain(step);
     }
     expect(body).toContain(REPORT.finalDesign);

@@ -165,9 +165,9 @@ async function toImplementation(dir: string): Promise<void> {
   report(dir, "demand.json", { a: 1 });
   report(dir, "designs/a.json", { a: 1 });
   report(dir, "roundtable.json", { a: 1 });
-  report(dir, "final_design.json", { a: 1 });
+  report(dir, "final_design.json", { a: 1, tasks: [{ id: "t1" }, { id: "t2", depends_on: ["t1"] }] });
   await through(dir, ["phase", ["approve", "REQUIREMENTS"]], ["phase", ["complete", "REQUIREMENTS"]], ["phase", ["approve", "ARCHITECTURE"]], ["phase", ["complete", "ARCHITECTURE"]]);
-  await through(dir, ["task", ["add", "t1"]], ["task", ["add", "t2"], { "depends-on": "t1" }]);
+  await through(dir, ["task", ["import", "memory/reports/final_design.json"]]);
 }
 
 const SCENARIOS: Scenario[] = [

@@ -151,15 +151,15 @@ export async function makeProject(label: string, steps: readonly FixtureStep[]):
   return dir;
 }
 
-/** Fixture steps from nothing to IMPLEMENTATION with no tasks yet: every report written, both gates approved. */
-export function toImplementation(request: string, workflowId: string): FixtureStep[] {
+/** Fixture steps from nothing to IMPLEMENTATION with no tasks yet: every report written (final_design.json lists `tasks`), both gates approved. */
+export function toImplementation(request: string, workflowId: string, tasks: ReadonlyArray<{ id: string; depends_on?: string[] }> = []): FixtureStep[] {
   return [
     ["init", [], { request, "workflow-id": workflowId }],
     (dir) => {
       writeReport(dir, "demand.json", { summary: request });
       writeReport(dir, "designs/a.json", { name: "plan a" });
       writeReport(dir, "roundtable.json", { winner: "a" });
-      writeReport(dir, "final_design.json", { chosen: "a" });
+      writeReport(dir, "final_design.json", { chosen: "a", tasks });
     },
     ["phase", ["approve", "REQUIREMENTS"]],
     ["phase", ["complete", "REQUIREMENTS"]],

@@ -221,9 +221,8 @@ async function startingPoint(rng: Rng, lane: number, workflowId: string): Promis
   const kind = rng.pick(["fresh", "implementation", "verification failed", "reflection"] as const);
   if (kind === "fresh") return { dir: makeTempDir(`kill-${lane}`), reworks: rng.chance(0.5) ? 1 : 0, verificationsDone: 0 };
   const steps: FixtureStep[] = [
-    ...toImplementation(`torture ${workflowId}`, workflowId),
-    ["task", ["add", "t1"]],
-    ["task", ["add", "t2"], { "depends-on": "t1" }],
+    ...toImplementation(`torture ${workflowId}`, workflowId, [{ id: "t1" }, { id: "t2", depends_on: ["t1"] }]),
+    ["task", ["import", "memory/reports/final_design.json"]],
   ];
   if (kind === "implementation") return { dir: await makeProject(`kill-${lane}`, steps), reworks: rng.chance(0.5) ? 1 : 0, verificationsDone: 0 };
   for (const id of ["t1", "t2"]) {
@@ -369,14 +368,13 @@ function makeArchiveTemplate(): Promise<string> {
       writeReport(dir, "demand.json", { summary: "x" });
       writeReport(dir, "designs/a.json", { name: "a" });
       writeReport(dir, "roundtable.json", { winner: "a" });
-      writeReport(dir, "final_design.json", { chosen: "a" });
+      writeReport(dir, "final_design.json", { chosen: "a", tasks: [{ id: "t1" }, { id: "t2", depends_on: ["t1"] }] });
     },
     ["phase", ["approve", "REQUIREMENTS"]],
     ["resume", []], // REQUIREMENTS is done: on to ARCHITECTURE
     ["phase", ["approve", "ARCHITECTURE"]],
     ["resume", []], // and on to IMPLEMENTATION
-    ["task", ["add", "t1"]],
-    ["task", ["add", "t2"], { "depends-on": "t1" }],
+    ["task", ["import", "memory/reports/final_design.json"]],
     ["task", ["start", "t1"]],
     (dir) => writeReport(dir, "tasks/t1.json", { task_id: "t1", status: "complete" }),
     ["task", ["complete", "t1"]],

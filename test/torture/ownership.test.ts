@@ -46,7 +46,7 @@ function session(): Session {
 const ids = Array.from({ length: TASKS }, (_, i) => `t${i + 1}`);
 
 function implementation(): Promise<string> {
-  const steps: FixtureStep[] = [...toImplementation("parallel", "wf-par"), ...ids.map((id): FixtureStep => ["task", ["add", id]])];
+  const steps: FixtureStep[] = [...toImplementation("parallel", "wf-par", ids.map((id) => ({ id }))), ["task", ["import", "memory/reports/final_design.json"]]];
   return makeProject("own", steps);
 }
 

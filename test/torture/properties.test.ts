@@ -14,7 +14,8 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { PHASES, REPORT, type Phase } from "../../src/core/phases.js";
 import { judgeReport, presentReport, reportAt, reportKind, type ReportSnapshot } from "../../src/core/reports.js";
-import { addTasks, completeTask, emptyExecution, failTask, outputOf, retryTask, startTask, type TaskResult } from "../../src/core/tasks.js";
+import { addTasks, completeTask, emptyExecution, failTask, outputOf, retryTask, type NewTask, type TaskResult } from "../../src/core/tasks.js";
+import { importPlan, startPlannedTask, type ImportResult } from "../../src/core/plans.js";
 import { createWorkflow, transition, type PhaseEvent } from "../../src/core/transitions.js";
 import { planResume } from "../../src/core/plan-resume.js";
 import { validateState } from "../../src/core/validate.js";
@@ -58,6 +59,8 @@ type Op =
   | { t: "phase"; action: "start" | "complete" | "fail" | "approve"; phase?: Phase }
   | { t: "rework" }
   | { t: "add"; n: number; dep: number | null }
+  /** `task import` of a whole plan: each task t<n> with title "task <n>", like add. */
+  | { t: "import"; tasks: Array<{ n: number; dep: number | null }> }
   | { t: "start" | "complete" | "fail"; n: number }
   | { t: "output"; n: number; status: "complete" | "failed" }
   | { t: "retry"; n: number; extra: number }
@@ -81,12 +84,17 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ action: fc.constantFrom("start", "complete", "complete", "fail", "approve", "approve"), phase: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...PHASES) }) }).map((r): Op => ({ t: "phase", action: r.action as "start", ...(r.phase === undefined ? {} : { phase: r.phase }) })) },
   { weight: 1, arbitrary: fc.constant<Op>({ t: "rework" }) },
   { weight: 4, arbitrary: fc.record({ n: taskN, dep: fc.option(taskN, { nil: null }) }).map((r): Op => ({ t: "add", ...r })) },
+  { weight: 2, arbitrary: fc.array(fc.record({ n: taskN, dep: fc.option(taskN, { nil: null }) }), { minLength: 1, maxLength: 3 }).map((tasks): Op => ({ t: "import", tasks })) },
   { weight: 8, arbitrary: fc.record({ t: fc.constantFrom("start", "complete", "fail"), n: taskN }).map((r) => r as Op) },
   { weight: 5, arbitrary: fc.record({ n: taskN, status: fc.constantFrom("complete", "complete", "failed") }).map((r): Op => ({ t: "output", n: r.n, status: r.status as "complete" })) },
   { weight: 1, arbitrary: fc.record({ n: taskN, extra: fc.integer({ min: 0, max: 2 }) }).map((r): Op => ({ t: "retry", ...r })) },
   { weight: 3, arbitrary: fc.constant<Op>({ t: "resume" }) },
   { weight: 12, arbitrary: fc.boolean().map((passed): Op => ({ t: "agent", passed })) },
 );
+
+function planOf(tasks: ReadonlyArray<{ n: number; dep: number | null }>): NewTask[] {
+  return tasks.map(({ n, dep }) => ({ id: `t${n}`, title: `task ${n}`, depends_on: dep === null ? [] : [`t${dep}`] }));
+}
 
 function describeOp(op: Op): string {
   return JSON.stringify(op);
@@ -169,15 +177,22 @@ class ModelDisk {
         if (plan.writes.phase) this.phase = plan.writes.phase;
         return true;
       }
+      case "import": {
+        if (!this.phase) return false;
+        const result = importPlan(this.execution ?? emptyExecution(this.phase.workflow_id, now), this.phase, planOf(op.tasks), now);
+        if (!result.ok) return false;
+        this.execution = result.state;
+        return true;
+      }
       default: {
         if (!this.phase) return false;
         const id = `t${op.n}`;
         const execution = this.execution ?? emptyExecution(this.phase.workflow_id, now);
-        let result: TaskResult;
+        let result: TaskResult | ImportResult;
         if (op.t === "add") {
           const dep = op.dep === null ? [] : [`t${op.dep}`];
           result = addTasks(execution, [{ id, title: `task ${op.n}`, depends_on: dep }], now);
-        } else if (op.t === "start") result = startTask(execution, id, now);
+        } else if (op.t === "start") result = startPlannedTask(execution, this.phase, id, now);
         else if (op.t === "complete") result = completeTask(execution, id, this.reportSnapshot(), now);
         else if (op.t === "fail") result = failTask(execution, id, "red", now);
         else if (op.t === "retry") result = retryTask(execution, id, op.extra, now);
@@ -217,8 +232,11 @@ function expand(model: ModelDisk, op: Op): Op[] {
     case "await_approval":
       if (model.phase.current_phase === "ARCHITECTURE" && !model.reports.has(REPORT.finalDesign)) return [{ t: "report", which: "final" }];
       return [{ t: "phase", action: "approve" }];
-    case "plan_tasks":
-      return free === undefined ? [] : [{ t: "add", n: free, dep: null }];
+    case "plan_tasks": {
+      // The whole plan: the tasks already there (added one by one), verbatim, and a new one.
+      const existing = (model.execution?.tasks ?? []).map((t) => ({ n: Number(t.id.slice(1)), dep: t.depends_on?.[0] === undefined ? null : Number(t.depends_on[0].slice(1)) }));
+      return [{ t: "import", tasks: free === undefined ? existing : [...existing, { n: free, dep: null }] }];
+    }
     case "run_tasks": {
       const id = next.tasks[0] ?? model.execution?.tasks.find((t) => t.status === "running")?.id;
       if (id === undefined) return [];
@@ -238,6 +256,7 @@ function summary(phase: PhaseState | undefined, execution: ExecutionState | unde
   return {
     phase: phase ? { current: phase.current_phase, status: phase.phase_status, completed: phase.completed_phases.map((c) => c.phase), approved: phase.user_checkpoints.map((c) => c.phase).sort(), round: phase.rework?.round ?? 0, safe: phase.interruption_safe } : null,
     tasks: (execution?.tasks ?? []).map((t) => `${t.id}:${t.status}:${t.attempts}:${t.max_attempts ?? "-"}`),
+    plans: (execution?.plans ?? []).map((p) => `${p.round}:${p.tasks}`),
     reports: reports.map((r) => r.replace(/\.attempt-(\d+)-\d+\.json$/, ".attempt-$1.json")).sort(),
   };
 }
@@ -296,8 +315,7 @@ describe("(a) any sequence of valid operations keeps the state valid", () => {
       { t: "report", which: "final" },
       { t: "phase", action: "approve" },
       { t: "resume" },
-      { t: "add", n: 1, dep: null },
-      { t: "add", n: 2, dep: 1 },
+      { t: "import", tasks: [{ n: 1, dep: null }, { n: 2, dep: 1 }] },
     ];
     let commands = 0;
     await fc.assert(
@@ -374,6 +392,9 @@ async function cliApply(dir: string, op: Op) {
       return runCli(dir, ["phase", op.action, ...(op.phase ? [op.phase] : [])], { plain: true });
     case "rework":
       return runCli(dir, ["phase", "rework"], { plain: true });
+    case "import":
+      writeFileSync(join(dir, "plan-import.json"), JSON.stringify(planOf(op.tasks)));
+      return runCli(dir, ["task", "import", "plan-import.json"], { plain: true });
     case "add":
       return runCli(dir, ["task", "add", `t${op.n}`, "--title", `task ${op.n}`, ...(op.dep === null ? [] : ["--depends-on", `t${op.dep}`])], { plain: true });
     case "start":
@@ -460,8 +481,8 @@ function corruptionTemplate(): Promise<string> {
     (dir) => writeReport(dir, "demand.json", { a: 1 }),
     ["phase", ["approve", "REQUIREMENTS"]],
     ["phase", ["complete", "REQUIREMENTS"]],
-    ["task", ["add", "t1"], { title: "first" }],
-    ["task", ["add", "t2"], { "depends-on": "t1" }],
+    (dir) => writeReport(dir, "final_design.json", { tasks: [{ id: "t1", title: "first" }, { id: "t2", depends_on: ["t1"] }] }),
+    ["task", ["import", "memory/reports/final_design.json"]],
     ["task", ["start", "t1"]],
   ]);
 }

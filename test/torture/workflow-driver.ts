@@ -108,6 +108,12 @@ export class WorkflowDriver {
               writeJson(this.report("demand.json"), { summary: "torture", requirements: ["survive kill -9"] });
               continue;
             case "architect":
+              if (next.designs !== undefined) {
+                // Designs were asked for: one architect writes its design, the next may be killed.
+                writeJson(this.report(`designs/${next.designs[0]}.json`), { name: next.designs[0] });
+                continue;
+              }
+              if (phase.designs_requested === undefined && this.rng.chance(0.5)) return { kind: "phase start", args: ["phase", "start", "ARCHITECTURE", "--designs", "a,b"] };
               writeJson(this.report("designs/a.json"), { name: "plan a" });
               continue;
             case "roundtable":
@@ -122,7 +128,8 @@ export class WorkflowDriver {
               writeFileSync(this.report("reflection.md"), "# Reflection\n\nIt survived.\n");
               continue;
             case "executor":
-              // A rework round: fix what verification listed, then finish IMPLEMENTATION again.
+              // A legacy rework round (execution.json without plan records): fix what
+              // verification listed, then finish IMPLEMENTATION again.
               return this.completePhase("IMPLEMENTATION", phase.rework?.round ?? 0);
             default:
               throw new Error(`unexpected agent ${next.agent}`);
@@ -133,8 +140,13 @@ export class WorkflowDriver {
             continue;
           }
           return { kind: "phase approve", args: ["phase", "approve", current], ack: (m) => m.ackApproval(current) };
-        case "plan_tasks":
-          return this.addTask(execution?.tasks.map((t) => t.id) ?? []);
+        case "plan_tasks": {
+          // Mostly the whole plan at once, as the skill does; sometimes a task added one by one
+          // first (not a plan: the import that follows must take it in).
+          const ids = execution?.tasks.map((t) => t.id) ?? [];
+          if (ids.length < this.options.tasks && this.rng.chance(0.25)) return this.addTask(ids, "add");
+          return this.importPlan(execution?.tasks ?? [], phase.rework?.closed_at ? 0 : (phase.rework?.round ?? 0));
+        }
         case "run_tasks": {
           const ids = execution?.tasks.map((t) => t.id) ?? [];
           const running = execution?.tasks.filter((t) => t.status === "running") ?? [];
@@ -162,7 +174,27 @@ export class WorkflowDriver {
     return { kind: "phase complete", args: ["phase", "complete", phase], ack: (m) => m.ackPhase(phase, round) };
   }
 
-  private addTask(existing: readonly string[]): Step {
+  /**
+   * `task import` of a whole plan: every task already on disk, verbatim (skipped as identical),
+   * plus new ones — round 0 up to the workflow's task count, a rework round one fix task.
+   */
+  private importPlan(existing: ReadonlyArray<{ id: string; title?: string | undefined; depends_on?: string[] | undefined }>, round: number): Step {
+    const ids = existing.map((t) => t.id);
+    const count = round === 0 ? Math.max(1, this.options.tasks - ids.length) : 1;
+    const fresh: Array<{ id: string; title: string; depends_on: string[] }> = [];
+    for (let k = 1; fresh.length < count; k++) {
+      const id = round === 0 ? `t${ids.length + k}` : `r${round}-${k}`;
+      if (ids.includes(id)) continue;
+      const pool = [...ids, ...fresh.map((t) => t.id)];
+      fresh.push({ id, title: `planned ${id}`, depends_on: pool.length > 0 && this.rng.chance(0.4) ? [this.rng.pick(pool)] : [] });
+    }
+    const plan = [...existing.map((t) => ({ id: t.id, ...(t.title === undefined ? {} : { title: t.title }), depends_on: t.depends_on ?? [] })), ...fresh];
+    const file = join(this.dir, `plan-${++this.imports}.json`);
+    writeFileSync(file, JSON.stringify(this.rng.chance(0.5) ? plan : { tasks: plan }));
+    return { kind: "task import", args: ["task", "import", file], ack: (m) => m.ackAdd(...fresh.map((t) => t.id)) };
+  }
+
+  private addTask(existing: readonly string[], how: "add" | "either" = "either"): Step {
     const fresh = (from: number) => {
       let k = from;
       while (existing.includes(`t${k}`)) k++;
@@ -170,7 +202,7 @@ export class WorkflowDriver {
     };
     const k = fresh(existing.length + 1);
     const dependsOn = existing.length > 0 && this.rng.chance(0.4) ? [this.rng.pick(existing)] : [];
-    if (this.rng.chance(0.2)) {
+    if (how === "either" && this.rng.chance(0.2)) {
       // `task import` of two tasks, the second depending on the first.
       const k2 = fresh(k + 1);
       const file = join(this.dir, `import-${++this.imports}.json`);

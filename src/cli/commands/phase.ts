@@ -1,6 +1,7 @@
 import { DotagentError, EXIT, usageError } from "../../core/errors.js";
 import { isPhase, PHASES } from "../../core/phases.js";
 import { transition, type PhaseEvent } from "../../core/transitions.js";
+import { ID_PATTERN } from "../../schema/json.js";
 import { loadSnapshot } from "../../store/session.js";
 import { StateWriter } from "../../store/state-writer.js";
 import { requireWorkflow } from "../state-guard.js";
@@ -8,12 +9,24 @@ import { locked, outputOption, stringOption, subcommand, type Command } from "..
 
 const ACTIONS = ["start", "complete", "fail", "approve", "rework"] as const;
 
+/** `--designs minimal,robust`: design names (ids: they become designs/<name>.json), in order, once each. */
+function designsOption(text: string | undefined, action: string): string[] | undefined {
+  if (text === undefined) return undefined;
+  if (action !== "start") throw usageError("--designs goes with `phase start ARCHITECTURE`");
+  const names = [...new Set(text.split(",").map((s) => s.trim()).filter((s) => s !== ""))];
+  if (names.length === 0) throw usageError("--designs needs at least one design name, like --designs minimal,robust");
+  const bad = names.find((n) => !ID_PATTERN.test(n));
+  if (bad !== undefined) throw usageError(`"${bad}" is not a valid design name: letters, digits, '.', '_' or '-', not starting with '.' or '-'`);
+  return names;
+}
+
 export const command: Command = {
   summary: "start|complete|fail|approve|rework a phase",
-  usage: "dotagent phase start|complete|fail|approve|rework [PHASE] [--output PATH] [--error TEXT] [--json]",
-  options: { output: { type: "string" }, error: { type: "string" } },
+  usage: "dotagent phase start|complete|fail|approve|rework [PHASE] [--output PATH] [--error TEXT] [--designs A,B] [--json]",
+  options: { output: { type: "string" }, error: { type: "string" }, designs: { type: "string" } },
   examples: [
     "dotagent phase start REQUIREMENTS",
+    "dotagent phase start ARCHITECTURE --designs minimal,robust   records the designs asked for",
     "dotagent phase approve REQUIREMENTS           the user said yes to demand.json",
     "dotagent phase complete REQUIREMENTS          refused unless demand.json is valid and approved",
     "dotagent phase fail VERIFICATION --error 'qa agent crashed'",
@@ -24,7 +37,8 @@ export const command: Command = {
     const phase = phaseArg?.toUpperCase();
     if (phase !== undefined && !isPhase(phase)) throw usageError(`"${phaseArg}" is not a phase; phases are ${PHASES.join(", ")}`);
     const output = outputOption(context);
-    const event = { type: action, phase, output, error: stringOption(context, "error") } as PhaseEvent;
+    const designs = designsOption(stringOption(context, "designs"), action);
+    const event = { type: action, phase, output, error: stringOption(context, "error"), designs } as PhaseEvent;
     const now = context.now();
     const result = await locked(context, `phase ${action}`, async () => {
       const snapshot = await loadSnapshot(context.paths, output === undefined ? [] : [{ path: output, mode: "parse" }]);
@@ -40,7 +54,7 @@ export const command: Command = {
     });
     const s = result.state;
     context.out.result(
-      { ok: true, changed: result.changed, workflow_id: s.workflow_id, phase: s.current_phase, phase_status: s.phase_status, completed_phases: s.completed_phases.map((c) => c.phase), revision: s.revision ?? null },
+      { ok: true, changed: result.changed, workflow_id: s.workflow_id, phase: s.current_phase, phase_status: s.phase_status, completed_phases: s.completed_phases.map((c) => c.phase), revision: s.revision ?? null, ...(designs ? { designs_requested: s.designs_requested ?? [] } : {}) },
       () => [result.changed ? `${action}: ${s.workflow_id} is now at ${s.current_phase} (${s.phase_status})` : `${action}: nothing to change (${s.current_phase} ${s.phase_status})`],
     );
     return EXIT.ok;

@@ -1,7 +1,9 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
 import { DotagentError, EXIT, usageError } from "../../core/errors.js";
 import { reportAt } from "../../core/reports.js";
-import { addTasks, completeTask, emptyExecution, failTask, maxAttemptsOf, outputOf, readyTasks, retryTask, startTask, type NewTask, type TaskResult } from "../../core/tasks.js";
+import { addTasks, completeTask, emptyExecution, failTask, maxAttemptsOf, outputOf, readyTasks, retryTask, type NewTask, type TaskResult } from "../../core/tasks.js";
+import { importPlan, startPlannedTask, type ImportResult } from "../../core/plans.js";
 import { decodeJson, ID_PATTERN } from "../../schema/json.js";
 import type { ExecutionState } from "../../schema/execution.js";
 import { loadSnapshot } from "../../store/session.js";
@@ -18,21 +20,34 @@ function requireId(id: string | undefined, action: string): string {
   return id;
 }
 
-async function readImport(source: string): Promise<NewTask[]> {
+/**
+ * A relative FILE is read from the current folder, else from the project root: the skill names
+ * plan files project-relative (memory/reports/plan.json), like --output, whatever folder the
+ * shell is in.
+ */
+function importSource(source: string, root: string): string | 0 {
+  if (source === "-") return 0;
+  if (isAbsolute(source) || existsSync(source)) return source;
+  const inProject = join(root, source);
+  return existsSync(inProject) ? inProject : source;
+}
+
+async function readImport(source: string, root: string): Promise<NewTask[]> {
   let text: string;
   try {
-    text = readFileSync(source === "-" ? 0 : source, "utf8");
+    text = readFileSync(importSource(source, root), "utf8");
   } catch (error) {
     throw new DotagentError("import_unreadable", `cannot read ${source === "-" ? "standard input" : source} (${(error as NodeJS.ErrnoException).code ?? "error"})`, EXIT.refused);
   }
   const decoded = decodeJson(text);
   const where = source === "-" ? "stdin" : source;
-  if (!decoded.ok) throw new DotagentError("import_invalid", `${where}: ${decoded.message}; expected a JSON array like [{"id":"task-001","title":"…","depends_on":[]}]`, EXIT.usage);
+  if (!decoded.ok) throw new DotagentError("import_invalid", `${where}: ${decoded.message}; expected a JSON array like [{"id":"task-001","title":"…","depends_on":[]}] or an object with such a "tasks" array`, EXIT.usage);
   // The schema (and zod) load only for an import.
   const [{ parseWith }, { taskImportSchema }] = await Promise.all([import("../../schema/common.js"), import("../../schema/execution.js")]);
   const parsed = parseWith(taskImportSchema, decoded.value);
-  if (!parsed.ok) throw new DotagentError("import_invalid", `${formatProblem({ file: where, ...parsed.problems[0]! })}; expected a JSON array like [{"id":"task-001","title":"…","depends_on":[]}]`, EXIT.usage);
-  return parsed.value.map((t) => ({ id: t.id, title: t.title, depends_on: t.depends_on }));
+  if (!parsed.ok) throw new DotagentError("import_invalid", `${formatProblem({ file: where, ...parsed.problems[0]! })}; expected a JSON array like [{"id":"task-001","title":"…","depends_on":[]}] or an object with such a "tasks" array`, EXIT.usage);
+  const tasks = Array.isArray(parsed.value) ? parsed.value : parsed.value.tasks;
+  return tasks.map((t) => ({ id: t.id, title: t.title, depends_on: t.depends_on }));
 }
 
 async function runNext(context: CommandContext): Promise<number> {
@@ -60,7 +75,7 @@ export const command: Command = {
   examples: [
     "dotagent task add task-001 --title 'Login form'",
     "dotagent task add task-002 --title 'Session API' --depends-on task-001",
-    "dotagent task import tasks.json               a JSON array [{id,title,depends_on}]",
+    "dotagent task import memory/reports/plan.json  the whole plan: [{id,title,depends_on}] or {\"tasks\": [...]}",
     "dotagent task next --json                     ready tasks in dependency order",
     "dotagent task start task-001                  owned by this Claude Code session (CLAUDE_PID)",
     "dotagent task start task-001 --owner 4242     owned by process 4242 (outside Claude Code)",
@@ -72,7 +87,7 @@ export const command: Command = {
     const [action, idArg] = subcommand(context, "task", ACTIONS);
     if (action === "next") return runNext(context);
     const now = context.now();
-    const additions = action === "import" ? await readImport(idArg ?? "-") : undefined;
+    const additions = action === "import" ? await readImport(idArg ?? "-", context.paths.root) : undefined;
     const id = action === "import" ? "" : requireId(idArg, action);
     const outputPath = outputOption(context);
     const extraText = stringOption(context, "extra-attempts");
@@ -93,16 +108,16 @@ export const command: Command = {
       const snapshot = await loadSnapshot(context.paths, extraRequests);
       const phase = requireWorkflow(snapshot, now);
       const execution: ExecutionState = snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
-      let outcome: TaskResult;
+      let outcome: TaskResult | ImportResult;
       switch (action) {
         case "add":
           outcome = addTasks(execution, [{ id, title: stringOption(context, "title"), depends_on: dependsOn }], now);
           break;
         case "import":
-          outcome = addTasks(execution, additions ?? [], now);
+          outcome = importPlan(execution, phase, additions ?? [], now);
           break;
         case "start":
-          outcome = startTask(execution, id, now, currentOwner(now, ownerText === undefined ? undefined : Number(ownerText)), judgeRunningTasks(snapshot, now).get(id));
+          outcome = startPlannedTask(execution, phase, id, now, currentOwner(now, ownerText === undefined ? undefined : Number(ownerText)), judgeRunningTasks(snapshot, now).get(id));
           break;
         case "complete":
           outcome = completeTask(execution, id, snapshot.reports, now, outputPath);
@@ -129,16 +144,16 @@ export const command: Command = {
         writer.writeExecution(outcome.state);
         writer.appendEvents(outcome.events);
       }
-      return { state: outcome.state, task };
+      return { state: outcome.state, task, imported: "plan" in outcome ? outcome : undefined };
     });
-    const task = result.task;
+    const { task, imported } = result;
     const max = task ? maxAttemptsOf(task, result.state) : undefined;
     context.out.result(
       action === "import" || action === "add"
-        ? { ok: true, added: action === "add" ? [id] : (additions ?? []).map((t) => t.id), total: result.state.tasks.length }
+        ? { ok: true, added: action === "add" ? [id] : (imported?.added ?? []), ...(imported ? { skipped: imported.skipped, plan: imported.plan } : {}), total: result.state.tasks.length }
         : { ok: true, task: task ?? null, max_attempts: max ?? null },
       () => {
-        if (action === "import") return [`Imported ${(additions ?? []).length} task(s); ${result.state.tasks.length} in all.`];
+        if (imported) return [`Imported ${imported.added.length} task(s)${imported.skipped.length > 0 ? ` (${imported.skipped.length} already there)` : ""}; ${result.state.tasks.length} in all.${imported.plan ? ` Plan recorded${imported.plan.round > 0 ? ` for rework round ${imported.plan.round}` : ""}.` : ""}`];
         if (action === "add") return [`Added ${id}.`];
         return [`${id}: ${task?.status}${task && task.attempts > 0 ? ` (${task.attempts} of ${max} attempts used)` : ""}`];
       },
