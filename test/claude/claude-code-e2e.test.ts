@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { HOOK_MATCHER, hookCommand } from "../../src/claude/install.js";
+import { jsonObjectsIn } from "./scripted-model/policy.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const CLI = join(ROOT, "dist/dotagent.mjs");
@@ -24,33 +25,6 @@ interface TranscriptLine {
   attachment?: { type?: string; content?: unknown; hookName?: string; exitCode?: number; stdout?: string };
   commandOutcome?: { kind?: string };
   content?: string;
-}
-
-/** Every top-level JSON object in a text (the CLI pretty-prints, so objects span lines). */
-function jsonObjectsIn(text: string): Array<Record<string, unknown>> {
-  const found: Array<Record<string, unknown>> = [];
-  for (let start = text.indexOf("{"); start !== -1; start = text.indexOf("{", start + 1)) {
-    let depth = 0;
-    let inString = false;
-    for (let i = start; i < text.length; i++) {
-      const ch = text[i];
-      if (inString) {
-        if (ch === "\\") i++;
-        else if (ch === '"') inString = false;
-      } else if (ch === '"') inString = true;
-      else if (ch === "{") depth++;
-      else if (ch === "}" && --depth === 0) {
-        try {
-          found.push(JSON.parse(text.slice(start, i + 1)) as Record<string, unknown>);
-          start = i;
-        } catch {
-          // not JSON after all: try the next brace
-        }
-        break;
-      }
-    }
-  }
-  return found;
 }
 
 function textOf(line: TranscriptLine): string {

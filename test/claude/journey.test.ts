@@ -105,7 +105,9 @@ function judge(point: number, then: string, result: JourneyResult, killedAtEvent
     const plan = result.events.length > 0;
     briefed = !plan || briefings.some((b) => b.includes("wf-add-login") && /Next action: \w+/.test(b)) || done.size === 0;
   }
-  const where = result.log.find((e) => e.kind === "request" && e.k === point)?.who ?? "?";
+  const who = result.log.find((e) => e.kind === "request" && e.k === point)?.who ?? "?";
+  const reportWritten = who !== "main" && result.log.some((e) => e.kind === "tool_result" && e.k === point && /File created successfully/.test(String(e.text)));
+  const where = reportWritten ? `${who} (report written, not returned)` : who;
   return {
     point,
     then,
@@ -151,11 +153,24 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
     rmSync(clean.work, { recursive: true, force: true });
   }, 180_000);
 
-  /** Crash points: every request of the clean run (`npm run journey`), or a bounded sample. */
+  /** Crash points: all of them (`npm run journey`), or a bounded sample. */
   function points(): number[] {
     if (process.env.DOTAGENT_JOURNEY_POINTS) return process.env.DOTAGENT_JOURNEY_POINTS.split(",").map(Number);
     const requests = clean.log.filter((e) => e.kind === "request");
-    if (ALL) return requests.map((e) => e.k);
+    if (ALL) {
+      // Every boundary of the main agent's loop, and once inside each kind of sub-agent: its
+      // report written, not yet returned (the request carrying its Write's result).
+      const written = new Set(clean.log.filter((e) => e.kind === "tool_result" && /File created successfully/.test(String(e.text))).map((e) => e.k));
+      const kinds = new Set<string>();
+      return requests
+        .filter((e) => {
+          if (e.who === "main") return true;
+          if (e.who === "side" || !written.has(e.k) || kinds.has(String(e.who))) return false;
+          kinds.add(String(e.who));
+          return true;
+        })
+        .map((e) => e.k);
+    }
     // The sample: a kill inside an executor (its report written, not yet returned) and one at
     // a main-agent boundary in the middle of the run.
     const insideExecutor = requests.find((e, i) => e.who === "executor" && requests[i + 1]?.who === "main")?.k;

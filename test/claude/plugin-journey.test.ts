@@ -23,7 +23,7 @@ describe.skipIf(!ENABLED)("the /develop journey as an installed plugin (DOTAGENT
   }, 600_000);
 
   it("marketplace add, plugin install, /<plugin>:develop: the whole workflow, nothing refused", async () => {
-    const marketplace = JSON.parse(readFileSync(join(ROOT, ".claude-plugin/marketplace.json"), "utf8")) as { name: string; plugins: Array<{ name: string }> };
+    const marketplace = JSON.parse(readFileSync(join(ROOT, ".claude-plugin/marketplace.json"), "utf8")) as { name: string; plugins: Array<{ name: string; source?: string }> };
     const plugin = marketplace.plugins[0]!.name;
     const result = await runJourney({
       root: ROOT,
@@ -37,8 +37,10 @@ describe.skipIf(!ENABLED)("the /develop journey as an installed plugin (DOTAGENT
         }
         // A plugin cannot grant a permission: a plugin user adds the rule `dotagent install`
         // writes to ~/.claude/settings.json once (README), so later turns may run the helper.
-        if (!process.env.NO_RULE) writeFileSync(join(home, ".claude/settings.json"), JSON.stringify({ permissions: { allow: [PERMISSION_RULE] } }));
-        writeFileSync(join(home, ".claude.json"), JSON.stringify({ ...JSON.parse(readFileSync(join(home, ".claude.json"), "utf8")), projects: { [project]: { hasTrustDialogAccepted: true } } }));
+        const settingsFile = join(home, ".claude/settings.json");
+        const settings = JSON.parse(readFileSync(settingsFile, "utf8")) as Record<string, unknown>; // enabledPlugins, marketplaces
+        writeFileSync(settingsFile, JSON.stringify({ ...settings, permissions: { allow: [PERMISSION_RULE] } }));
+        // No trust recorded for the project: a user rule applies without it.
       },
     });
     const calls = toolCalls(result.log);
@@ -46,8 +48,12 @@ describe.skipIf(!ENABLED)("the /develop journey as an installed plugin (DOTAGENT
     // The plugin's agents, under the plugin's prefix.
     expect(calls.filter((c) => c.name === "Agent").every((c) => String(c.input.subagent_type).startsWith(`${plugin}:`))).toBe(true);
     expect(spawns(calls)).toEqual({ pm: 1, architect: 2, roundtable: 1, executor: 3, qa: 1, reflector: 1 });
-    // The helper the loop ran is the plugin's own copy.
-    expect(calls.filter(isHelper).every((c) => String(c.input.command).includes("/plugins/"))).toBe(true);
+    // The helper the loop ran is the plugin's own copy: in place for a local marketplace (the
+    // source folder the marketplace names), or in the plugin cache.
+    const source = resolve(ROOT, marketplace.plugins[0]!.source ?? ".");
+    const helpers = calls.filter(isHelper).map((c) => /^node "([^"]+)"/.exec(String(c.input.command))![1]!);
+    expect(helpers.length).toBeGreaterThan(20);
+    expect(helpers.filter((h) => !h.startsWith(`${source}/`) && !h.startsWith(join(result.home, ".claude/plugins/")))).toEqual([]);
     expect([...toolResults(result.log).values()].filter(refused)).toEqual([]);
     expect(result.validateExit).toBe(0);
     rmSync(result.work, { recursive: true, force: true });

@@ -238,7 +238,7 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
     case "plan_tasks":
       return [
         { calls: [read(ctx, "memory/reports/final_design.json")] },
-        { calls: [write(ctx, "memory/reports/plan.json", ctx.tasks)] },
+        { calls: [write(ctx, "memory/reports/plan.json", { tasks: ctx.tasks })] },
         { calls: [run(ctx, "task import memory/reports/plan.json")] },
         { calls: [ctx.maxParallel === undefined ? resume : run(ctx, `resume --max-parallel ${ctx.maxParallel}`)] },
       ];
@@ -272,10 +272,13 @@ function spawnSteps(ctx: Context, plan: ResumePlan, started: boolean): Step[] {
     case "pm":
       return [...start, { calls: [spawn(ctx, "pm", phase, "memory/reports/demand.json")] }, { calls: [read(ctx, "memory/reports/demand.json")] }, resume];
     case "architect": {
-      const names = plan.next.designs && plan.next.designs.length > 0 ? plan.next.designs : DESIGNS;
+      // The skill: `next.designs` set → those names only, after the plain phase start; else pick
+      // the names and record them with the phase start.
+      const asked = plan.next.designs && plan.next.designs.length > 0 ? plan.next.designs : null;
+      const names = asked ?? DESIGNS;
       const file = (n: string) => `memory/reports/designs/${n}.json`;
       return [
-        ...start,
+        ...(asked ? start : [{ calls: [run(ctx, `phase start ${phase} --designs ${DESIGNS.join(",")}`)] }]),
         { calls: names.map((n) => spawn(ctx, "architect", phase, file(n), [`Design name: ${n}`, `Angle: ${n === "minimal" ? "the smallest change that meets every criterion" : "a design that holds up as the feature grows"}`])) },
         ...names.map((n) => ({ calls: [read(ctx, file(n))] })),
         resume,
@@ -415,6 +418,14 @@ export function decide(body: ApiRequest, options: { agentsDir: string; seq: numb
   const system = typeof body.system === "string" ? body.system : (body.system ?? []).map((s) => s.text ?? "").join("\n");
   const all = `${system}\n${(body.messages ?? []).map((m) => text(m.content)).join("\n")}`;
   const tools = (body.tools ?? []).map((t) => t.name);
+  // The client's compaction request (`/compact`, or the context running full): a summary, as
+  // text only. What it keeps of dotagent is what any model would: the newest plan.
+  const lastUser = [...(body.messages ?? [])].reverse().find((m) => m.role === "user");
+  if (/create a detailed summary of the conversation/.test(text(lastUser?.content))) {
+    const plan = [...eventsOf(body.messages ?? [])].reverse().find((e): e is Extract<Event, { kind: "resume" }> => e.kind === "resume")?.plan;
+    const summary = plan ? `The user runs /develop add login; dotagent workflow ${String(plan.workflow_id)}, phase ${String(plan.phase)}, last next.action ${plan.next.action}.` : "The user asked for /develop add login.";
+    return { who: "compact", stop: "end_turn", blocks: [{ type: "text", text: `<analysis>dotagent workflow in progress.</analysis>\n<summary>${summary} After this summary: run dotagent resume --json first.</summary>` }] };
+  }
   const agent = agentMarkers(options.agentsDir).find(([, marker]) => system.includes(marker))?.[0];
   if (agent) return { who: agent, ...subAgent(agent, body, all) };
   if (tools.includes("Agent") && tools.includes("Bash")) return { who: "main", ...mainAgent(body, all, options.policy ?? {}) };
