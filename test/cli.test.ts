@@ -19,7 +19,8 @@ describe("a workflow from init to the end, through the CLI", () => {
     writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
     expect(dotagent(p, ["phase", "complete"]).stderr).toContain("not approved");
     expect(dotagent(p, ["phase", "approve", "requirements"]).code).toBe(0);
-    expect(dotagent(p, ["phase", "complete", "--json"]).json).toMatchObject({ phase: "ARCHITECTURE", completed_phases: ["REQUIREMENTS"] });
+    expect(dotagent(p, ["phase", "complete", "--json"]).json).toEqual({ ok: true, changed: true, phase: "ARCHITECTURE", phase_status: "pending" });
+    expect(readJson(p, "memory/state/phase.json").completed_phases.map((c: { phase: string }) => c.phase)).toEqual(["REQUIREMENTS"]);
     expect(dotagent(p, ["phase", "complete", "ARCHITECTURE"]).stderr.trim()).toBe("dotagent: ARCHITECTURE cannot complete: final_design.json does not exist");
     writeJson(p, "memory/reports/designs/a.json", { name: "a" });
     expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ action: "spawn_agent", agent: "roundtable" });
@@ -70,13 +71,19 @@ describe("a workflow from init to the end, through the CLI", () => {
   });
 });
 
+/** A new workflow with REQUIREMENTS approved and complete: at ARCHITECTURE. */
+function atArchitecture(): string {
+  const p = tempProject();
+  dotagent(p, ["init", "--request", "add login"]);
+  writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
+  dotagent(p, ["phase", "approve", "REQUIREMENTS"]);
+  dotagent(p, ["phase", "complete"]);
+  return p;
+}
+
 describe("task plans recorded whole (task import)", () => {
   function atImplementation(): string {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "add login"]);
-    writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
-    dotagent(p, ["phase", "approve", "REQUIREMENTS"]);
-    dotagent(p, ["phase", "complete"]);
+    const p = atArchitecture();
     writeJson(p, "memory/reports/final_design.json", { chosen: "a", tasks: [{ id: "task-001", title: "form" }, { id: "task-002", title: "api", depends_on: ["task-001"] }] });
     dotagent(p, ["phase", "approve", "ARCHITECTURE"]);
     dotagent(p, ["phase", "complete"]);
@@ -142,15 +149,6 @@ describe("task plans recorded whole (task import)", () => {
 });
 
 describe("the designs ARCHITECTURE asked for (phase start --designs)", () => {
-  function atArchitecture(): string {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "add login"]);
-    writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
-    dotagent(p, ["phase", "approve", "REQUIREMENTS"]);
-    dotagent(p, ["phase", "complete"]);
-    return p;
-  }
-
   it("records designs_requested, resumes the missing architect after a crash, then the roundtable", () => {
     const p = atArchitecture();
     const start = dotagent(p, ["phase", "start", "ARCHITECTURE", "--designs", "minimal,robust", "--json"]);
@@ -344,11 +342,34 @@ describe("CLI basics", () => {
     expect(dotagent(p, ["resume", "--stale-after", "soon"]).code).toBe(2);
   });
 
-  it("--json errors are one object on stdout", () => {
+  it("--json errors are one object on stdout, on one line, and said once (nothing on stderr)", () => {
     const p = tempProject();
     const out = dotagent(p, ["phase", "start", "--json"]);
     expect(out.code).toBe(1);
     expect(out.json).toMatchObject({ error: { code: "no_workflow", exit_code: 1 } });
+    expect(out.stdout).toBe(`${JSON.stringify(out.json)}\n`);
+    expect(out.stderr).toBe("");
+    const plain = dotagent(p, ["phase", "start"]);
+    expect(plain.stdout).toBe("");
+    expect(plain.stderr).toBe(`dotagent: ${out.json.error.message}\n`);
+  });
+
+  it("--json results are compact one-line JSON", () => {
+    const p = tempProject();
+    for (const args of [["init", "--request", "add login", "--json"], ["resume", "--json"], ["status", "--json"], ["phase", "start", "--json"], ["validate", "--json"], ["log", "--json"]]) {
+      const out = dotagent(p, args);
+      expect(out.code, args.join(" ")).toBe(0);
+      expect(out.stdout, args.join(" ")).toBe(`${JSON.stringify(out.json)}\n`);
+    }
+  });
+
+  it("task start and complete print the task as the next step needs it", () => {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "add login"]);
+    writeJson(p, "plan.json", [{ id: "t1", title: "form" }]);
+    dotagent(p, ["task", "import", "plan.json"]);
+    expect(dotagent(p, ["task", "start", "t1", "--json"]).json).toEqual({ ok: true, task: { id: "t1", title: "form", status: "running", attempts: 0, output: "memory/reports/tasks/t1.json" }, max_attempts: 3 });
+    expect(dotagent(p, ["task", "fail", "t1", "--error", "red", "--json"]).json.task).toEqual({ id: "t1", title: "form", status: "failed", attempts: 1, output: "memory/reports/tasks/t1.json", error: "red" });
   });
 
   it("status never writes and does not create memory/", () => {

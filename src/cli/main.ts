@@ -108,15 +108,16 @@ function isDotagentError(error: unknown): error is DotagentError {
 
 function report(error: unknown, json: boolean, debug: boolean): number {
   if (isDotagentError(error)) {
-    if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, exit_code: error.exitCode, ...error.details } }, null, 2)}\n`);
-    process.stderr.write(`dotagent: ${error.message}\n`);
+    // Once: with --json the object carries the message, so stderr stays quiet.
+    if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, exit_code: error.exitCode, ...error.details } })}\n`);
+    else process.stderr.write(`dotagent: ${error.message}\n`);
     if (debug) process.stderr.write(`${error.stack ?? ""}\n`);
     return error.exitCode;
   }
   const err = error as NodeJS.ErrnoException;
   const message = err?.code && err.path ? `${err.code} on ${err.path}: ${err.message}` : String(err?.message ?? error);
-  if (json) process.stdout.write(`${JSON.stringify({ error: { code: "internal", message, exit_code: 1 } }, null, 2)}\n`);
-  process.stderr.write(`dotagent: unexpected error: ${message}\n`);
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code: "internal", message, exit_code: 1 } })}\n`);
+  else process.stderr.write(`dotagent: unexpected error: ${message}\n`);
   if (debug) process.stderr.write(`${err?.stack ?? ""}\n`);
   else process.stderr.write("Run again with --debug for the stack, and please report it.\n");
   return EXIT.refused;

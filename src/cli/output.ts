@@ -1,5 +1,6 @@
-// Output for both readers: with --json one JSON object on stdout and nothing else there; for
-// people short plain lines, colour only on a terminal and never with NO_COLOR.
+// Output for both readers: with --json one JSON object on stdout and nothing else there, on one
+// line (every byte reaches the model as tokens; indentation was a third of them); for people
+// short plain lines, colour only on a terminal and never with NO_COLOR.
 
 export interface Output {
   readonly json: boolean;
@@ -34,7 +35,7 @@ export function createOutput(json: boolean): Output {
     json,
     color,
     result(value, lines) {
-      if (json) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+      if (json) process.stdout.write(`${JSON.stringify(value)}\n`);
       else {
         const text = lines().join("\n");
         if (text !== "") process.stdout.write(`${text}\n`);

@@ -47,14 +47,19 @@ const rows: Row[] = [
   { name: "REFLECTION, none → spawn reflector", snap: snapshot(atPhase("REFLECTION"), undefined, reportsBefore("REFLECTION")), phase: "REFLECTION", action: "spawn_agent", agent: "reflector" },
 ];
 
+function expectRow({ snap, phase, action, agent, tasks }: Row): ResumePlan {
+  const plan = planResume(snap, NOW);
+  expect(plan.errors).toEqual([]);
+  expect(plan.phase).toBe(phase);
+  expect(plan.next.action).toBe(action);
+  if (agent !== undefined) expect(plan.next.agent).toBe(agent);
+  if (tasks !== undefined) expect(plan.next.tasks).toEqual(tasks);
+  return plan;
+}
+
 describe("planResume: the contract's table", () => {
-  it.each(rows)("$name", ({ snap, phase, action, agent, tasks }) => {
-    const plan = planResume(snap, NOW);
-    expect(plan.errors).toEqual([]);
-    expect(plan.phase).toBe(phase);
-    expect(plan.next.action).toBe(action);
-    if (agent !== undefined) expect(plan.next.agent).toBe(agent);
-    if (tasks !== undefined) expect(plan.next.tasks).toEqual(tasks);
+  it.each(rows)("$name", (row) => {
+    expectRow(row);
   });
 });
 
@@ -289,14 +294,9 @@ describe("planResume: task plans recorded whole (issue 10)", () => {
     { name: "legacy rework, fix tasks complete → stays open: spawn executor", snap: snapshot(inRework(1), execution([t("a", "complete"), t("fix", "complete")]), reportsBefore("IMPLEMENTATION", { ...complete("a"), ...complete("fix") })), phase: "IMPLEMENTATION", action: "spawn_agent", agent: "executor" },
     { name: "legacy, tasks complete, no plan → advance as before", snap: snapshot(atPhase("IMPLEMENTATION"), execution([t("a", "complete")]), reportsBefore("IMPLEMENTATION", complete("a"))), phase: "VERIFICATION", action: "spawn_agent", agent: "qa" },
   ];
-  it.each(rowsNew)("$name", ({ snap, phase, action, agent, tasks }) => {
-    const plan = planResume(snap, NOW);
-    expect(plan.errors).toEqual([]);
-    expect(plan.phase).toBe(phase);
-    expect(plan.next.action).toBe(action);
-    if (agent !== undefined) expect(plan.next.agent).toBe(agent);
-    if (tasks !== undefined) expect(plan.next.tasks).toEqual(tasks);
-    const second = planResume(afterWrites(snap, plan), NOW);
+  it.each(rowsNew)("$name", (row) => {
+    const plan = expectRow(row);
+    const second = planResume(afterWrites(row.snap, plan), NOW);
     expect(second.next).toEqual(plan.next);
     expect(second.repairs).toEqual([]);
   });

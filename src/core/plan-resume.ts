@@ -170,7 +170,7 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
     return {
       ...base,
       situation: "none",
-      next: { action: "start_workflow", agent: "pm", tasks: [], reason: "no workflow yet: run `dotagent init --request …`, then spawn the pm agent" },
+      next: { action: "start_workflow", agent: "pm", tasks: [], reason: "no workflow yet" },
     };
   }
   if (options.request !== undefined && phase.inputs_hash && inputsHash(options.request) !== phase.inputs_hash) {
@@ -320,10 +320,10 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
   const valid = (path: string) => isValidReport(reportAt(reports, path));
   switch (phase.current_phase) {
     case "REQUIREMENTS":
-      if (valid(REPORT.demand)) return { action: "await_approval", agent: null, tasks: [], reason: "demand.json is ready: show it to the user, then `dotagent phase approve REQUIREMENTS`" };
+      if (valid(REPORT.demand)) return { action: "await_approval", agent: null, tasks: [], reason: "demand.json awaits the user's approval" };
       return spawn("pm", "no valid demand.json yet");
     case "ARCHITECTURE":
-      if (valid(REPORT.finalDesign)) return { action: "await_approval", agent: null, tasks: [], reason: "final_design.json is ready: show it to the user, then `dotagent phase approve ARCHITECTURE`" };
+      if (valid(REPORT.finalDesign)) return { action: "await_approval", agent: null, tasks: [], reason: "final_design.json awaits the user's approval" };
       const missing = missingDesigns(phase, reports);
       if (missing.length > 0) {
         const asked = phase.designs_requested ?? [];
@@ -331,7 +331,7 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
         return { ...spawn("architect", reason), designs: missing };
       }
       if (reports.designs.length > 0 && valid(REPORT.roundtable)) {
-        return { action: "await_approval", agent: null, tasks: [], reason: "designs and roundtable.json exist: present the options to the user (do not re-run the architects)" };
+        return { action: "await_approval", agent: null, tasks: [], reason: "the user picks a design (do not re-run the architects)" };
       }
       if (reports.designs.length > 0) return spawn("roundtable", "designs exist but roundtable.json does not");
       return spawn("architect", "no designs yet");

@@ -54,7 +54,8 @@ export const command: Command = {
     });
     const s = result.state;
     context.out.result(
-      { ok: true, changed: result.changed, workflow_id: s.workflow_id, phase: s.current_phase, phase_status: s.phase_status, completed_phases: s.completed_phases.map((c) => c.phase), revision: s.revision ?? null, ...(designs ? { designs_requested: s.designs_requested ?? [] } : {}) },
+      // What the next step needs: where the workflow is now (the resume JSON has the rest).
+      { ok: true, changed: result.changed, phase: s.current_phase, phase_status: s.phase_status, ...(designs ? { designs_requested: s.designs_requested ?? [] } : {}) },
       () => [result.changed ? `${action}: ${s.workflow_id} is now at ${s.current_phase} (${s.phase_status})` : `${action}: nothing to change (${s.current_phase} ${s.phase_status})`],
     );
     return EXIT.ok;

@@ -5,7 +5,7 @@ import { reportAt } from "../../core/reports.js";
 import { addTasks, completeTask, emptyExecution, failTask, maxAttemptsOf, outputOf, readyTasks, retryTask, type NewTask, type TaskResult } from "../../core/tasks.js";
 import { importPlan, startPlannedTask, type ImportResult } from "../../core/plans.js";
 import { decodeJson, ID_PATTERN } from "../../schema/json.js";
-import type { ExecutionState } from "../../schema/execution.js";
+import type { ExecutionState, Task } from "../../schema/execution.js";
 import { loadSnapshot } from "../../store/session.js";
 import { currentOwner, judgeRunningTasks } from "../../store/process-facts.js";
 import { StateWriter } from "../../store/state-writer.js";
@@ -48,6 +48,14 @@ async function readImport(source: string, root: string): Promise<NewTask[]> {
   if (!parsed.ok) throw new DotagentError("import_invalid", `${formatProblem({ file: where, ...parsed.problems[0]! })}; expected a JSON array like [{"id":"task-001","title":"…","depends_on":[]}] or an object with such a "tasks" array`, EXIT.usage);
   const tasks = Array.isArray(parsed.value) ? parsed.value : parsed.value.tasks;
   return tasks.map((t) => ({ id: t.id, title: t.title, depends_on: t.depends_on }));
+}
+
+/**
+ * The task as the next step needs it (the executor's id, title and output file; attempts; the last
+ * error): the same field names as execution.json, without the empty and the bookkeeping ones.
+ */
+function taskView(task: Task): Record<string, unknown> {
+  return { id: task.id, ...(task.title ? { title: task.title } : {}), status: task.status, attempts: task.attempts, output: outputOf(task), ...(task.error ? { error: task.error } : {}) };
 }
 
 async function runNext(context: CommandContext): Promise<number> {
@@ -151,7 +159,7 @@ export const command: Command = {
     context.out.result(
       action === "import" || action === "add"
         ? { ok: true, added: action === "add" ? [id] : (imported?.added ?? []), ...(imported ? { skipped: imported.skipped, plan: imported.plan } : {}), total: result.state.tasks.length }
-        : { ok: true, task: task ?? null, max_attempts: max ?? null },
+        : { ok: true, task: task ? taskView(task) : null, max_attempts: max ?? null },
       () => {
         if (imported) return [`Imported ${imported.added.length} task(s)${imported.skipped.length > 0 ? ` (${imported.skipped.length} already there)` : ""}; ${result.state.tasks.length} in all.${imported.plan ? ` Plan recorded${imported.plan.round > 0 ? ` for rework round ${imported.plan.round}` : ""}.` : ""}`];
         if (action === "add") return [`Added ${id}.`];
