@@ -5,6 +5,7 @@ export { transition, provePhase, createWorkflow, inputsHash, isWorkflowComplete,
 export { addTasks, startTask, completeTask, failTask, retryTask, readyTasks, recoverTasks, findCycle } from "./core/tasks.js";
 export { importPlan, startPlannedTask, planStatus, currentRound, type PlanStatus, type ImportResult } from "./core/plans.js";
 export { planResume, type ResumePlan, type NextAction, type Decision, type Situation, type Action } from "./core/plan-resume.js";
+export { judgeOwner, describeOwner, TASK_LEASE_MS, type Owner, type OwnerVerdict, type OwnerFacts } from "./core/ownership.js";
 export { validateState, type Problem, type ValidationReport } from "./core/validate.js";
 export { judgeReport, type ReportSnapshot, type ReportState } from "./core/reports.js";
 export type { StateSnapshot, FileRead } from "./core/snapshot.js";
@@ -27,3 +28,4 @@ export { prepareRollback, rollBack, type PreparedRollback } from "./store/roll-b
 export { finishRollback, rollbackPending, type Archiver, type RollbackJournal } from "./store/rollback-journal.js";
 export { createArchive } from "./archive/create-archive.js";
 export { pruneArchives } from "./archive/prune-archives.js";
+export { judgeRunningTasks, currentOwner, isPidAlive, processStartTime } from "./store/process-facts.js";

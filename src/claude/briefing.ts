@@ -24,6 +24,7 @@ export function briefingFor(plan: ResumePlan, source: string | undefined, helper
     if (plan.last_activity) lines.push(`Last activity: ${plan.last_activity} (${plan.last_activity_ago}).`);
     const tasks = plan.next.tasks.length > 0 ? ` (${plan.next.tasks.slice(0, 10).join(", ")}${plan.next.tasks.length > 10 ? ", …" : ""})` : "";
     lines.push(`Next action: ${plan.next.action}${plan.next.agent ? ` ${plan.next.agent}` : ""}${tasks}: ${plan.next.reason}.`);
+    if (plan.in_flight.length > 0) lines.push(`In flight (a live session runs them; do not start them again): ${plan.in_flight.slice(0, 10).join(", ")}${plan.in_flight.length > 10 ? ", …" : ""}.`);
     if (plan.repairs.length > 0) lines.push(`On resume dotagent will repair: ${plan.repairs.slice(0, 3).map((r) => r.message).join("; ")}${plan.repairs.length > 3 ? "; …" : ""}.`);
     if (plan.decision) lines.push(`A person must decide: ${plan.decision.question}`);
     const resume = helper ? `\`node "${helper}" resume --json\`` : "`dotagent resume --json`";

@@ -7,6 +7,7 @@ import type { Output } from "./output.js";
 import type { ProjectPaths } from "../store/project.js";
 import { withLock, type Locked } from "../store/session.js";
 import { ioFailure } from "../store/io-error.js";
+import { MAX_PARALLEL_LIMIT } from "../schema/json.js";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
@@ -76,6 +77,15 @@ export function subcommand<A extends string>(context: CommandContext, command: s
   if (action === undefined || !(actions as readonly string[]).includes(action)) throw usageError(`${command} needs one of ${actions.join(", ")}; see \`dotagent ${command} --help\``);
   if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
   return [action as A, arg];
+}
+
+/** --max-parallel N: a whole number from 1 to MAX_PARALLEL_LIMIT. */
+export function maxParallelOption(context: CommandContext): number | undefined {
+  const text = stringOption(context, "max-parallel");
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || value > MAX_PARALLEL_LIMIT) throw usageError(`--max-parallel takes a whole number from 1 to ${MAX_PARALLEL_LIMIT}, not "${text}"`);
+  return value;
 }
 
 /** --output as a project-relative path, or a usage error for one that leaves the project. */

@@ -15,12 +15,17 @@ export function planJson(plan: ResumePlan, applied: boolean): Record<string, unk
     last_activity: plan.last_activity,
     last_activity_ago: plan.last_activity_ago,
     next: plan.next,
+    in_flight: plan.in_flight,
     repairs: plan.repairs,
     warnings: plan.warnings,
     errors: plan.errors,
     decision: plan.decision,
     applied,
   };
+}
+
+function listIds(ids: readonly string[]): string {
+  return `${ids.slice(0, 10).join(", ")}${ids.length > 10 ? ` and ${ids.length - 10} more` : ""}`;
 }
 
 function describeNext(plan: ResumePlan): string {
@@ -31,7 +36,7 @@ function describeNext(plan: ResumePlan): string {
     case "spawn_agent":
       return `spawn the ${next.agent} agent${next.designs ? ` for ${next.designs.join(", ")}` : ""} (${next.reason})`;
     case "run_tasks":
-      return next.tasks.length > 0 ? `run task${next.tasks.length === 1 ? "" : "s"} ${next.tasks.slice(0, 10).join(", ")}${next.tasks.length > 10 ? ` and ${next.tasks.length - 10} more` : ""}` : next.reason;
+      return next.tasks.length > 0 ? `run task${next.tasks.length === 1 ? "" : "s"} ${listIds(next.tasks)}${next.tasks.length > 1 ? " at once" : ""}` : next.reason;
     case "resolve_dead_tasks":
       return `dead task${next.tasks.length === 1 ? "" : "s"} ${next.tasks.join(", ")} need a person: \`dotagent task retry ID --extra-attempts N\``;
     default:
@@ -76,6 +81,7 @@ export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status"
   if (taskCounts && Object.values(taskCounts).some((n) => n > 0)) {
     lines.push(`Tasks: ${Object.entries(taskCounts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`).join(", ")}`);
   }
+  if (plan.in_flight.length > 0) lines.push(`In flight (a live session runs them; not repaired): ${listIds(plan.in_flight)}`);
   if (plan.repairs.length > 0) {
     lines.push(mode === "resume" ? "Repaired:" : "Would repair:");
     for (const r of plan.repairs) lines.push(`  ${c.yellow("•")} ${r.message}`);

@@ -155,6 +155,62 @@ describe("planResume: recovery cases", () => {
   });
 });
 
+describe("planResume: ownership and parallel batches", () => {
+  const impl = (tasks: ReturnType<typeof t>[], extra: Parameters<typeof execution>[1] = {}, files = {}) => snapshot(atPhase("IMPLEMENTATION"), execution(tasks, extra), reportsBefore("IMPLEMENTATION", files));
+  const verdicts = (entries: Record<string, "live" | "unknown" | "gone">) => new Map(Object.entries(entries));
+  const pending = (...ids: string[]) => ids.map((id) => t(id, "pending"));
+
+  it("a running task of a live or unknown owner is in flight: not repaired, not listed, shown in in_flight", () => {
+    const snap = impl([t("a", "running"), t("b", "running"), t("c", "running"), ...pending("d", "e")]);
+    const plan = planResume(snap, NOW, { owners: verdicts({ a: "live", b: "unknown", c: "gone" }) });
+    expect(plan.in_flight).toEqual(["a", "b"]);
+    expect(plan.repairs.map((r) => r.message)).toEqual(["c was running with no output: attempt 2 of 3"]);
+    expect(plan.writes.execution?.tasks.map((x) => x.status)).toEqual(["running", "running", "pending", "pending", "pending"]);
+    expect(plan.next).toMatchObject({ action: "run_tasks", tasks: ["c"] }); // 3 at once, 2 of them in flight
+  });
+
+  it("an in-flight task with an output is still left to its owner (it records the result)", () => {
+    const plan = planResume(impl([t("a", "running")], {}, complete("a")), NOW, { owners: verdicts({ a: "live" }) });
+    expect(plan.repairs).toEqual([]);
+    expect(plan.phase).toBe("IMPLEMENTATION");
+    expect(plan.next).toMatchObject({ action: "run_tasks", tasks: [], reason: expect.stringContaining("1 in flight (a)") });
+  });
+
+  it("without verdicts every running task is orphaned, as before owners existed", () => {
+    expect(planResume(impl([t("a", "running")]), NOW).repairs[0]?.code).toBe("task_reset");
+  });
+
+  it.each([
+    ["default 3", {}, undefined, ["a", "b", "c"]],
+    ["max_parallel 1 in execution.json: one task at a time", { max_parallel: 1 }, undefined, ["a"]],
+    ["--max-parallel 5 wins over the stored 1", { max_parallel: 1 }, 5, ["a", "b", "c", "d", "e"]],
+  ] as const)("run_tasks lists at most max_parallel ready tasks: %s", (_name, extra, maxParallel, tasks) => {
+    const plan = planResume(impl(pending("a", "b", "c", "d", "e", "f"), extra), NOW, { maxParallel });
+    expect(plan.next).toMatchObject({ action: "run_tasks", tasks });
+  });
+
+  it("dependencies still hold in a batch", () => {
+    const plan = planResume(impl([t("a", "pending"), t("b", "pending", { depends_on: ["a"] }), t("c", "pending")]), NOW);
+    expect(plan.next.tasks).toEqual(["a", "c"]);
+  });
+
+  it("in-flight tasks use up the slots: nothing to start until one finishes", () => {
+    const plan = planResume(impl([t("a", "running"), ...pending("b")], { max_parallel: 1 }), NOW, { owners: verdicts({ a: "live" }) });
+    expect(plan.next).toMatchObject({ action: "run_tasks", tasks: [] });
+    expect(plan.writes.execution).toBeUndefined();
+  });
+
+  it("--max-parallel is stored in execution.json once; the next resume writes nothing", () => {
+    const snap = impl(pending("a", "b"));
+    const first = planResume(snap, NOW, { maxParallel: 1 });
+    expect(first.writes.execution?.max_parallel).toBe(1);
+    expect(first.repairs).toEqual([]);
+    const second = planResume(afterWrites(snap, first), NOW, { maxParallel: 1 });
+    expect(second.writes.execution).toBeUndefined();
+    expect(planResume(afterWrites(snap, first), NOW).next.tasks).toEqual(["a"]);
+  });
+});
+
 describe("planResume: situations", () => {
   it("a complete workflow is never resumed", () => {
     const done = atPhase("REFLECTION", { phase_status: "complete", completed_phases: atPhase("REFLECTION").completed_phases.concat([{ phase: "REFLECTION", completed_at: "2026-11-20T11:00:00Z", output: REPORT.reflectionMd }]) });

@@ -7,6 +7,8 @@ import { PHASE_TABLE, REPORT, type Phase, type PhaseStatus } from "./phases.js";
 import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
 import { isLegacyExecution, planStatus, planTasksReason } from "./plans.js";
 import { countByStatus, readyTasks, recoverTasks, type Repair } from "./tasks.js";
+import { isInFlight, type OwnerVerdicts } from "./ownership.js";
+import { DEFAULT_MAX_PARALLEL } from "../schema/json.js";
 import {
   advance,
   applyRework,
@@ -70,6 +72,8 @@ export interface ResumePlan {
   last_activity: string | null;
   last_activity_ago: string | null;
   next: NextAction;
+  /** Running tasks whose owner is live (or on another host within the lease): left alone. */
+  in_flight: string[];
   repairs: Repair[];
   warnings: Problem[];
   errors: Problem[];
@@ -95,6 +99,10 @@ export interface PlanWrites {
 export interface ResumeOptions {
   request?: string | undefined;
   staleAfterMs?: number | undefined;
+  /** Task id → verdict on its owner, for running tasks (the shell judges; see ownership.ts). Without it every running task is orphaned. */
+  owners?: OwnerVerdicts | undefined;
+  /** `--max-parallel N`: how many tasks run at once; stored in execution.json when it differs. */
+  maxParallel?: number | undefined;
 }
 
 export function describeAgo(iso: string, now: Date): string {
@@ -121,6 +129,7 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
     completed_phases: phase?.completed_phases.map((c) => c.phase) ?? [],
     last_activity: last,
     last_activity_ago: last === null ? null : describeAgo(last, now),
+    in_flight: [] as string[],
     repairs: [] as Repair[],
     warnings: validation.warnings,
     errors: validation.errors,
@@ -196,12 +205,12 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
       decisionKind: "stale",
     };
   }
-  return planInterrupted(snapshot.reports, phase, execution, now, base);
+  return planInterrupted(snapshot.reports, phase, execution, now, base, options);
 }
 
 type Base = Omit<ResumePlan, "situation" | "next">;
 
-function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0: ExecutionState | undefined, now: Date, base: Base): ResumePlan {
+function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0: ExecutionState | undefined, now: Date, base: Base, options: ResumeOptions): ResumePlan {
   const repairs: Repair[] = [];
   const events: MachineEvent[] = [];
   const moves: MoveEffect[] = [];
@@ -217,15 +226,18 @@ function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0
     events.push({ type: "transition_recovered", ...rolled.repair });
     moves.push(...rolled.moves);
   }
-  // 2. Tasks that were running when the session died.
+  // 2. Tasks that were running when their session died (those of a live owner are in flight).
   if (execution !== undefined) {
-    const recovered = recoverTasks(execution, reports);
+    const recovered = recoverTasks(execution, reports, options.owners);
     if (recovered.state !== execution) execution = { ...recovered.state, updated_at: now.toISOString() };
     repairs.push(...recovered.repairs);
     events.push(...recovered.events);
     if (!execution.interruption_safe) {
       execution = { ...execution, interruption_safe: true, updated_at: now.toISOString() };
       repairs.push({ code: "execution_marked_safe", message: "execution.json had interruption_safe: false: tasks recovered, marked safe" });
+    }
+    if (options.maxParallel !== undefined && execution.max_parallel !== options.maxParallel) {
+      execution = { ...execution, max_parallel: options.maxParallel, updated_at: now.toISOString() };
     }
   }
   // 3. Move forward through every phase whose output already exists and whose gate is met.
@@ -251,7 +263,9 @@ function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0
     events.push({ type: "phase_completed", phase: current, output: proof.output, recovered: true });
   }
 
-  const next = decideNext(phase, execution, reports);
+  const inFlight = (execution?.tasks ?? []).filter((t) => t.status === "running" && isInFlight(options.owners, t.id)).map((t) => t.id);
+  const maxParallel = options.maxParallel ?? execution?.max_parallel ?? DEFAULT_MAX_PARALLEL;
+  const next = decideNext(phase, execution, reports, inFlight, maxParallel);
   const changedPhase = phase !== phase0;
   const changedExecution = execution !== execution0;
   const writes: PlanWrites = {
@@ -268,6 +282,7 @@ function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0
     phase_status: phase.phase_status,
     completed_phases: phase.completed_phases.map((c) => c.phase),
     next,
+    in_flight: inFlight,
     repairs,
     writes,
   };
@@ -301,7 +316,7 @@ function spawn(agent: string, reason: string): NextAction {
   return { action: "spawn_agent", agent, tasks: [], reason };
 }
 
-function decideNext(phase: PhaseState, execution: ExecutionState | undefined, reports: ReportSnapshot): NextAction {
+function decideNext(phase: PhaseState, execution: ExecutionState | undefined, reports: ReportSnapshot, inFlight: readonly string[], maxParallel: number): NextAction {
   if (isWorkflowComplete(phase)) return { action: "workflow_complete", agent: null, tasks: [], reason: `workflow ${phase.workflow_id} is complete` };
   const valid = (path: string) => isValidReport(reportAt(reports, path));
   switch (phase.current_phase) {
@@ -330,15 +345,21 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
         // Legacy only: new-format files reach here with a recorded plan, which has tasks.
         return rework ? reworkExecutor() : { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason({ kind: "unrecorded", round: 0, loose: [] }) };
       }
+      // At most max_parallel tasks run at once, those in flight included.
       const ready = readyTasks(execution);
-      if (ready.length > 0) return { action: "run_tasks", agent: null, tasks: ready.map((t) => t.id), reason: `${ready.length} task(s) ready` };
+      const slots = Math.max(0, maxParallel - inFlight.length);
+      const flying = inFlight.length > 0 ? `; ${inFlight.length} in flight (${inFlight.slice(0, 5).join(", ")}${inFlight.length > 5 ? ", …" : ""})` : "";
+      if (ready.length > 0 && slots > 0) {
+        const batch = ready.slice(0, slots).map((t) => t.id);
+        return { action: "run_tasks", agent: null, tasks: batch, reason: `${ready.length} task(s) ready, ${batch.length} to run now (at most ${maxParallel} at once)${flying}` };
+      }
       const counts = countByStatus(execution);
       if ((counts.dead ?? 0) > 0) {
         const dead = execution.tasks.filter((t) => t.status === "dead").map((t) => t.id);
         return { action: "resolve_dead_tasks", agent: null, tasks: dead, reason: `${dead.length} dead task(s) block progress: ask the user, then \`dotagent task retry ID --extra-attempts N\`` };
       }
       if (rework && plan.kind === "legacy") return reworkExecutor();
-      return { action: "run_tasks", agent: null, tasks: [], reason: "tasks are running" };
+      return { action: "run_tasks", agent: null, tasks: [], reason: inFlight.length > 0 ? `nothing to start${flying}: wait for their results, then resume` : "tasks are running" };
     }
     case "VERIFICATION":
       return spawn("qa", "no valid verification.json yet");

@@ -10,6 +10,7 @@ import type { ExecutionState, PlanRecord, Task } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
 import { reworkCopyPath } from "./phases.js";
 import { addTasks, startTask, type NewTask, type TaskResult } from "./tasks.js";
+import type { Owner, OwnerVerdict } from "./ownership.js";
 
 export interface PlanEvent {
   type: string;
@@ -109,8 +110,8 @@ export function importPlan(state: ExecutionState, phase: PhaseState | undefined,
 }
 
 /** `task start`, refused while the current round's plan is not recorded (how tasks were lost). */
-export function startPlannedTask(state: ExecutionState, phase: PhaseState | undefined, id: string, now: Date): TaskResult {
-  const started = startTask(state, id, now);
+export function startPlannedTask(state: ExecutionState, phase: PhaseState | undefined, id: string, now: Date, owner?: Owner, runningVerdict?: OwnerVerdict): TaskResult {
+  const started = startTask(state, id, now, owner, runningVerdict);
   const plan = planStatus(phase, state);
   if (!started.ok || plan.kind !== "unrecorded") return started;
   return { ok: false, code: "plan_not_recorded", message: `task ${id} cannot start before the task plan is recorded: ${planTasksReason(plan)}` };

@@ -7,6 +7,8 @@ const ok = <T extends { ok: boolean }>(r: T) => {
   return r as Extract<T, { ok: true }>;
 };
 
+const OWNER = { session: "s-1", pid: 4242, pid_start: "1000", host: "dev", at: "2026-11-20T11:59:00Z" };
+
 describe("task operations", () => {
   it.each([
     ["add a duplicate", () => addTasks(execution([task("a")]), [{ id: "a" }], NOW), "duplicate_task"],
@@ -15,6 +17,8 @@ describe("task operations", () => {
     ["start a task with unmet dependencies", () => startTask(execution([task("a"), task("b", { depends_on: ["a"] })]), "b", NOW), "task_refused"],
     ["start a dead task", () => startTask(execution([task("a", { status: "dead", attempts: 3 })]), "a", NOW), "task_refused"],
     ["start an unknown task", () => startTask(execution([]), "a", NOW), "unknown_task"],
+    ["start a task that is running with a live owner", () => startTask(execution([task("a", { status: "running", owner: OWNER })]), "a", NOW, OWNER, "live"), "task_refused"],
+    ["start a task that is running with a gone owner (resume recovers it first)", () => startTask(execution([task("a", { status: "running", owner: OWNER })]), "a", NOW, OWNER, "gone"), "task_refused"],
     ["complete without output", () => completeTask(execution([task("a", { status: "running" })]), "a", reports(), NOW), "task_refused"],
     ["complete with an output for another task", () => completeTask(execution([task("a", { status: "running" })]), "a", reports({ "memory/reports/tasks/a.json": { task_id: "b", status: "complete" } }), NOW), "task_refused"],
     ["complete with a failed output", () => completeTask(execution([task("a", { status: "running" })]), "a", reports({ "memory/reports/tasks/a.json": { task_id: "a", status: "failed" } }), NOW), "task_refused"],
@@ -23,6 +27,16 @@ describe("task operations", () => {
     const result = run();
     expect(result.ok).toBe(false);
     expect(!result.ok && result.code).toBe(code);
+  });
+
+  it("start records the owner; a second start names it, or sends a gone owner's task to resume", () => {
+    const started = ok(startTask(execution([task("a")]), "a", NOW, OWNER));
+    expect(started.state.tasks[0]).toMatchObject({ status: "running", owner: OWNER });
+    expect(started.events[0]).toMatchObject({ type: "task_started", session: "s-1", pid: 4242 });
+    const again = startTask(started.state, "a", NOW, { ...OWNER, session: "s-2" }, "live");
+    expect(!again.ok && again.message).toContain("owned by session s-1 (pid 4242 on host dev");
+    const gone = startTask(started.state, "a", NOW, OWNER, "gone");
+    expect(!gone.ok && gone.message).toContain("its owner is gone; if its executor died, run `dotagent resume`");
   });
 
   it("import lets tasks depend on each other in one batch", () => {

@@ -4,6 +4,7 @@ import { DEFAULT_MAX_ATTEMPTS } from "../schema/json.js";
 import type { ExecutionState, Task } from "../schema/execution.js";
 import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
 import { taskOutputPath } from "./phases.js";
+import { describeOwner, isInFlight, type Owner, type OwnerVerdict, type OwnerVerdicts } from "./ownership.js";
 
 export type TaskResult = { ok: true; state: ExecutionState; events: TaskEvent[] } | { ok: false; code: string; message: string };
 export interface TaskEvent {
@@ -126,20 +127,27 @@ function unmetDependencies(state: ExecutionState, task: Task): string[] {
   return (task.depends_on ?? []).filter((dep) => state.tasks[index.get(dep) ?? -1]?.status !== "complete");
 }
 
-export function startTask(state: ExecutionState, id: string, now: Date): TaskResult {
+/**
+ * Starts a task for `owner`. A running task is never started again: with a live owner the refusal
+ * names it (two sessions never run the same task); with a gone one, `resume` recovers it first.
+ */
+export function startTask(state: ExecutionState, id: string, now: Date, owner?: Owner, runningVerdict?: OwnerVerdict): TaskResult {
   return withTask(
     state,
     id,
     (task) => {
       if (task.status === "complete") return `task ${id} is already complete`;
-      if (task.status === "running") return `task ${id} is already running (since ${task.started_at ?? "an unknown time"}); if its executor died, run \`dotagent resume\` to recover it`;
+      if (task.status === "running") {
+        if (task.owner != null && runningVerdict !== undefined && runningVerdict !== "gone") return `task ${id} is already running, owned by ${describeOwner(task.owner)}; it is in flight, so it is not started twice`;
+        return `task ${id} is already running (since ${task.started_at ?? "an unknown time"})${runningVerdict === "gone" ? " and its owner is gone" : ""}; if its executor died, run \`dotagent resume\` to recover it`;
+      }
       if (task.status === "dead") return `task ${id} is dead after ${task.attempts} failed attempts; a person can run \`dotagent task retry ${id} --extra-attempts 1\``;
       const unmet = unmetDependencies(state, task);
       if (unmet.length > 0) return `task ${id} cannot start: it depends on ${unmet.join(", ")}, not complete yet`;
-      return { ...task, status: "running", started_at: now.toISOString(), completed_at: null, error: null };
+      return { ...task, status: "running", started_at: now.toISOString(), completed_at: null, error: null, ...(owner === undefined ? {} : { owner }) };
     },
     now,
-    (task) => ({ type: "task_started", task_id: task.id, attempt: task.attempts + 1 }),
+    (task) => ({ type: "task_started", task_id: task.id, attempt: task.attempts + 1, ...(owner === undefined ? {} : { session: owner.session ?? null, pid: owner.pid }) }),
   );
 }
 
@@ -228,14 +236,17 @@ export interface Repair {
 /**
  * Task recovery after an interruption (CONTRACT §5): running with an output → the output's
  * status; running without one → orphaned, attempts + 1; failed with attempts left → pending;
- * anything not complete past max_attempts → dead.
+ * anything not complete past max_attempts → dead. A running task whose owner is not gone
+ * (`verdicts`, judged by the caller) is in flight and left exactly as it is; without verdicts
+ * every running task counts as orphaned.
  */
-export function recoverTasks(state: ExecutionState, reports: ReportSnapshot): { state: ExecutionState; repairs: Repair[]; events: TaskEvent[] } {
+export function recoverTasks(state: ExecutionState, reports: ReportSnapshot, verdicts?: OwnerVerdicts): { state: ExecutionState; repairs: Repair[]; events: TaskEvent[] } {
   const repairs: Repair[] = [];
   const events: TaskEvent[] = [];
   let changed = false;
   const tasks = state.tasks.map((task) => {
     let next = task;
+    if (next.status === "running" && isInFlight(verdicts, next.id)) return next;
     if (next.status === "running") {
       const report = reportAt(reports, outputOf(next));
       const data = report.status === "valid" ? (report.data as Record<string, unknown>) : undefined;

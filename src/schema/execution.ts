@@ -1,9 +1,18 @@
 import * as z from "zod/mini";
 import { idString, isoDateTime, nonEmptyString, nonNegativeInt, parseWith, type ParseResult } from "./common.js";
 
-import { DEFAULT_MAX_ATTEMPTS, TASK_STATUSES } from "./json.js";
+import { DEFAULT_MAX_ATTEMPTS, MAX_PARALLEL_LIMIT, TASK_STATUSES } from "./json.js";
 
-export { DEFAULT_MAX_ATTEMPTS, TASK_STATUSES, type TaskStatus } from "./json.js";
+export { DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_PARALLEL, MAX_PARALLEL_LIMIT, TASK_STATUSES, type TaskStatus } from "./json.js";
+
+/** Who runs a running task (see core/ownership.ts), recorded by `task start`. */
+export const ownerSchema = z.looseObject({
+  session: z.optional(z.nullable(z.string())),
+  pid: z.int().check(z.minimum(1)),
+  pid_start: z.optional(z.nullable(z.string())),
+  host: nonEmptyString,
+  at: isoDateTime,
+});
 
 export const taskSchema = z.looseObject({
   id: idString,
@@ -17,6 +26,7 @@ export const taskSchema = z.looseObject({
   completed_at: z.optional(z.nullable(isoDateTime)),
   output: z.optional(z.nullable(z.string())),
   error: z.optional(z.nullable(z.string())),
+  owner: z.optional(z.nullable(ownerSchema)),
 });
 
 /**
@@ -35,6 +45,8 @@ export const executionStateSchema = z.looseObject({
   interruption_safe: z.boolean(),
   max_attempts: z._default(z.int().check(z.minimum(1)), DEFAULT_MAX_ATTEMPTS),
   revision: z.optional(nonNegativeInt),
+  /** How many ready tasks `run_tasks` lists at once; set by `resume --max-parallel N`. */
+  max_parallel: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_PARALLEL_LIMIT))),
   tasks: z.array(taskSchema),
   plans: z.optional(z.array(planRecordSchema)),
 });

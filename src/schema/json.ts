@@ -18,6 +18,9 @@ export function idProblem(id: string, what: string): string | null {
 export const TASK_STATUSES = ["pending", "running", "complete", "failed", "dead"] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const DEFAULT_MAX_ATTEMPTS = 3;
+/** How many ready tasks `run_tasks` lists at once, unless execution.json's max_parallel says otherwise. */
+export const DEFAULT_MAX_PARALLEL = 3;
+export const MAX_PARALLEL_LIMIT = 32;
 
 export type JsonPath = readonly PropertyKey[];
 

@@ -47,6 +47,12 @@ const taskDoc = fc
     completed_at: fc.oneof(fc.constant(null), iso, odd),
     output: maybe(fc.string({ maxLength: 5 })),
     error: maybe(fc.string({ maxLength: 5 })),
+    owner: fc.oneof(
+      fc.constant(undefined),
+      fc.constant(null),
+      odd,
+      fc.record({ session: maybe(fc.string({ maxLength: 3 })), pid: fc.oneof(fc.integer({ min: -1, max: 99999 }), fc.double()), pid_start: maybe(fc.constantFrom("12345", "")), host: maybe(fc.constantFrom("dev", "")), at: maybe(iso) }).map(strip),
+    ),
   })
   .map(strip);
 
@@ -56,6 +62,7 @@ const executionDoc = fc
     updated_at: maybe(iso),
     interruption_safe: maybe(fc.boolean()),
     max_attempts: fc.oneof(fc.constant(undefined), fc.integer({ min: 0, max: 5 })),
+    max_parallel: fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 3, arbitrary: fc.integer({ min: 1, max: 32 }) }, { weight: 1, arbitrary: fc.oneof(fc.integer({ min: -1, max: 40 }), fc.double(), fc.constant("3")) }),
     tasks: maybe(fc.array(taskDoc, { maxLength: 4 })),
     plans: fc.oneof(
       fc.constant(undefined),

@@ -5,7 +5,7 @@
 // zod, which decides and explains. This keeps zod's start-up (~15 ms) and its per-task cost (135 ms
 // at 10,000 tasks) off `status` and the SessionStart hook.
 import { PHASES, PHASE_STATUSES } from "../core/phases.js";
-import { DEFAULT_MAX_ATTEMPTS, ID_PATTERN, TASK_STATUSES } from "./json.js";
+import { DEFAULT_MAX_ATTEMPTS, ID_PATTERN, MAX_PARALLEL_LIMIT, TASK_STATUSES } from "./json.js";
 import type { PhaseState } from "./phase.js";
 import type { ExecutionState, Task } from "./execution.js";
 
@@ -45,6 +45,10 @@ export function quickPhaseState(data: unknown): PhaseState | undefined {
   return d as unknown as PhaseState;
 }
 
+function isOwner(o: unknown): boolean {
+  return isObject(o) && isIntAtLeast(o.pid, 1) && isNonEmpty(o.host) && isIso(o.at) && isOptString(o.session) && isOptString(o.pid_start);
+}
+
 function quickTask(t: unknown): Task | undefined {
   if (!isObject(t) || !isId(t.id) || !isTaskStatus(t.status)) return undefined;
   if (t.title !== undefined && typeof t.title !== "string") return undefined;
@@ -52,6 +56,7 @@ function quickTask(t: unknown): Task | undefined {
   if (t.attempts !== undefined && !isIntAtLeast(t.attempts, 0)) return undefined;
   if (t.max_attempts !== undefined && !isIntAtLeast(t.max_attempts, 1)) return undefined;
   if (!isOptIso(t.started_at) || !isOptIso(t.completed_at) || !isOptString(t.output) || !isOptString(t.error)) return undefined;
+  if (t.owner !== undefined && t.owner !== null && !isOwner(t.owner)) return undefined;
   if (t.depends_on !== undefined && t.attempts !== undefined) return t as unknown as Task;
   return { ...t, depends_on: t.depends_on ?? [], attempts: t.attempts ?? 0 } as Task;
 }
@@ -62,6 +67,7 @@ export function quickExecutionState(data: unknown): ExecutionState | undefined {
   if (!isNonEmpty(d.workflow_id) || !isIso(d.updated_at) || typeof d.interruption_safe !== "boolean" || !Array.isArray(d.tasks)) return undefined;
   if (d.max_attempts !== undefined && !isIntAtLeast(d.max_attempts, 1)) return undefined;
   if (d.revision !== undefined && !isIntAtLeast(d.revision, 0)) return undefined;
+  if (d.max_parallel !== undefined && !(isIntAtLeast(d.max_parallel, 1) && (d.max_parallel as number) <= MAX_PARALLEL_LIMIT)) return undefined;
   if (d.plans !== undefined && !(Array.isArray(d.plans) && d.plans.every((p) => isObject(p) && isIntAtLeast(p.round, 0) && isIso(p.recorded_at) && isIntAtLeast(p.tasks, 0)))) return undefined;
   const tasks: Task[] = new Array(d.tasks.length);
   for (let i = 0; i < d.tasks.length; i++) {

@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { fsyncDir } from "./fsync-dir.js";
 import { writeFailure } from "./io-error.js";
+import { isPidAlive } from "./process-facts.js";
 
 export interface LockInfo {
   pid: number;
@@ -96,14 +97,6 @@ export function readLock(stateDir: string): LockInfo | "unreadable" | null {
   return seeLock(stateDir)?.holder ?? null;
 }
 
-export function isPidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 type Staleness = { stale: false } | { stale: true; why: string };
 

@@ -15,7 +15,8 @@ import { dirname, join, relative } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { capOutput, planOnce, type OnceRequest, type OpRecord } from "../core/once.js";
 import type { Decision } from "../core/plan-resume.js";
-import { acquireLock, isPidAlive, type LockHandle } from "./lock.js";
+import { acquireLock, type LockHandle } from "./lock.js";
+import { isPidAlive } from "./process-facts.js";
 import { checkOpId, opDir, readOpRecord, writeRecord } from "./op-records.js";
 import type { ProjectPaths } from "./project.js";
 

@@ -7,7 +7,7 @@
 import { readdirSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { isLeftoverTempName } from "../archive/archive-names.js";
-import { isPidAlive } from "./lock.js";
+import { isPidAlive } from "./process-facts.js";
 
 const STATE_TEMP = /^(phase\.json|execution\.json|events\.jsonl|\.clearing)\.(\d+|tmp)$/;
 const LOCK_TEMP = /^\.lock\.(\d+)\.[0-9a-f]+\.tmp$/;

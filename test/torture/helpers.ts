@@ -2,7 +2,7 @@
 // BUILT CLI (optionally SIGKILLed at a chosen moment through the kill-at.mjs preload), reading
 // what is on disk afterwards, and the figures the long run prints. The bounded vitest suites and
 // run-long.mjs (which runs the same suites with bigger counts) share all of it.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -12,6 +12,7 @@ import { projectPaths } from "../../src/store/project.js";
 import { validateState, type Problem } from "../../src/core/validate.js";
 import { planResume, type ResumePlan } from "../../src/core/plan-resume.js";
 import { readEvents, type EventRecord } from "../../src/store/events.js";
+import { judgeRunningTasks } from "../../src/store/process-facts.js";
 import { decodeJson } from "../../src/schema/common.js";
 import { list as listTar, type ReadEntry } from "tar";
 import { parsePhaseState, type PhaseState } from "../../src/schema/phase.js";
@@ -150,6 +151,23 @@ export async function makeProject(label: string, steps: readonly FixtureStep[]):
   return dir;
 }
 
+/** Fixture steps from nothing to IMPLEMENTATION with no tasks yet: every report written (final_design.json lists `tasks`), both gates approved. */
+export function toImplementation(request: string, workflowId: string, tasks: ReadonlyArray<{ id: string; depends_on?: string[] }> = []): FixtureStep[] {
+  return [
+    ["init", [], { request, "workflow-id": workflowId }],
+    (dir) => {
+      writeReport(dir, "demand.json", { summary: request });
+      writeReport(dir, "designs/a.json", { name: "plan a" });
+      writeReport(dir, "roundtable.json", { winner: "a" });
+      writeReport(dir, "final_design.json", { chosen: "a", tasks });
+    },
+    ["phase", ["approve", "REQUIREMENTS"]],
+    ["phase", ["complete", "REQUIREMENTS"]],
+    ["phase", ["approve", "ARCHITECTURE"]],
+    ["phase", ["complete", "ARCHITECTURE"]],
+  ];
+}
+
 /** An agent's report, as JSON (or text for .md). */
 export function writeReport(dir: string, rel: string, value: unknown): void {
   const file = join(dir, "memory/reports", rel);
@@ -194,10 +212,18 @@ export interface CliResult {
   readonly timedOut: boolean;
 }
 
+/**
+ * The session that owns the tasks the torture CLI starts: a process that is already gone, so
+ * every kill -9 models a dead session and the next resume recovers its tasks (as before owners
+ * existed). Tests of live owners pass their own CLAUDE_PID.
+ */
+export const GONE_SESSION_PID = String(spawnSync("true").pid);
+
 export function runCli(dir: string | undefined, args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   const argv = [...(options.plain ? [] : ["--import", PRELOAD]), CLI, ...args, ...(dir === undefined ? [] : ["--dir", dir])];
   const env: Record<string, string | undefined> = {
     ...process.env,
+    CLAUDE_PID: GONE_SESSION_PID,
     NO_COLOR: "1",
     DOTAGENT_DEBUG: undefined,
     ...(options.plain ? {} : { TORTURE_REPORT_FD: "3" }),
@@ -387,7 +413,9 @@ export function validationErrors(dir: string): Problem[] {
 }
 
 export function planOnDisk(dir: string): ResumePlan {
-  return planResume(loadSnapshotSync(projectPaths(dir)), new Date(), { staleAfterMs: Number.POSITIVE_INFINITY });
+  const snapshot = loadSnapshotSync(projectPaths(dir));
+  const now = new Date();
+  return planResume(snapshot, now, { staleAfterMs: Number.POSITIVE_INFINITY, owners: judgeRunningTasks(snapshot, now) });
 }
 
 export function eventsOnDisk(dir: string): EventRecord[] {

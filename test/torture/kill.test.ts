@@ -32,6 +32,7 @@ import {
   seedFor,
   stackLines,
   stateLeftovers,
+  toImplementation,
   validationErrors,
   writeReport,
   type CliResult,
@@ -220,17 +221,7 @@ async function startingPoint(rng: Rng, lane: number, workflowId: string): Promis
   const kind = rng.pick(["fresh", "implementation", "verification failed", "reflection"] as const);
   if (kind === "fresh") return { dir: makeTempDir(`kill-${lane}`), reworks: rng.chance(0.5) ? 1 : 0, verificationsDone: 0 };
   const steps: FixtureStep[] = [
-    ["init", [], { request: `torture ${workflowId}`, "workflow-id": workflowId }],
-    (dir) => {
-      writeReport(dir, "demand.json", { summary: "torture" });
-      writeReport(dir, "designs/a.json", { name: "plan a" });
-      writeReport(dir, "roundtable.json", { winner: "a" });
-      writeReport(dir, "final_design.json", { chosen: "a", tasks: [{ id: "t1" }, { id: "t2", depends_on: ["t1"] }] });
-    },
-    ["phase", ["approve", "REQUIREMENTS"]],
-    ["phase", ["complete", "REQUIREMENTS"]],
-    ["phase", ["approve", "ARCHITECTURE"]],
-    ["phase", ["complete", "ARCHITECTURE"]],
+    ...toImplementation(`torture ${workflowId}`, workflowId, [{ id: "t1" }, { id: "t2", depends_on: ["t1"] }]),
     ["task", ["import", "memory/reports/final_design.json"]],
   ];
   if (kind === "implementation") return { dir: await makeProject(`kill-${lane}`, steps), reworks: rng.chance(0.5) ? 1 : 0, verificationsDone: 0 };

@@ -41,6 +41,7 @@ const env = {
   TORTURE_MODEL_RUNS: n(5000),
   TORTURE_CLI_RUNS: n(12),
   TORTURE_CORRUPT_RUNS: n(120),
+  TORTURE_OWN_ROUNDS: n(40),
   ...(seed === undefined ? {} : { TORTURE_SEED: String(seed) }),
 };
 

@@ -4,6 +4,7 @@
 import { readSync } from "node:fs";
 import { planResume } from "../../core/plan-resume.js";
 import { loadSnapshot } from "../../store/session.js";
+import { judgeRunningTasks } from "../../store/process-facts.js";
 import { findProjectRoot, projectPaths } from "../../store/project.js";
 import { briefingFor } from "../../claude/briefing.js";
 import type { Command } from "../context.js";
@@ -59,7 +60,9 @@ export const command: Command = {
     try {
       const input = readHookInput();
       const paths = context.options.dir === undefined && typeof input.cwd === "string" ? projectPaths(findProjectRoot(undefined, input.cwd)) : context.paths;
-      const plan = planResume(await loadSnapshot(paths), context.now(), {});
+      const snapshot = await loadSnapshot(paths);
+      const now = context.now();
+      const plan = planResume(snapshot, now, { owners: judgeRunningTasks(snapshot, now) });
       const briefing = briefingFor(plan, input.source, process.argv[1]);
       if (briefing !== null) {
         process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } })}\n`);

@@ -3,12 +3,13 @@ import { EXIT } from "../../core/errors.js";
 import { planResume, type ResumeOptions, type ResumePlan } from "../../core/plan-resume.js";
 import type { StateSnapshot } from "../../core/snapshot.js";
 import { loadSnapshot } from "../../store/session.js";
+import { judgeRunningTasks } from "../../store/process-facts.js";
 import { StateWriter } from "../../store/state-writer.js";
 import { loadCold } from "../load-cold.js";
 import { archiveLiveState, finishClear, proveClearing } from "../fresh-start.js";
 import { resumeOptions } from "../resume-options.js";
 import { planJson, planLines } from "../render-plan.js";
-import { locked, warn, type Command, type CommandContext } from "../context.js";
+import { locked, maxParallelOption, warn, type Command, type CommandContext } from "../context.js";
 import { initWorkflow } from "./init.js";
 
 /** Carries out a plan's writes: journal, moves, execution.json, phase.json, events. */
@@ -29,8 +30,9 @@ async function applyPlan(context: CommandContext, snapshot: StateSnapshot, plan:
 
 export const command: Command = {
   summary: "decide where to continue after an interruption (the main job)",
-  usage: "dotagent resume [--request TEXT] [--dry-run] [--yes] [--stale-after 7d|never] [--json]",
+  usage: "dotagent resume [--request TEXT] [--dry-run] [--yes] [--stale-after 7d|never] [--max-parallel N] [--json]",
   options: {
+    "max-parallel": { type: "string" },
     request: { type: "string" },
     "dry-run": { type: "boolean" },
     yes: { type: "boolean", short: "y" },
@@ -40,14 +42,16 @@ export const command: Command = {
     "dotagent resume                         after `claude -r`: repair, then say what comes next",
     "dotagent resume --json --dry-run        the plan for an agent, nothing written",
     "dotagent resume --request 'add login'   also check the request is the one the workflow is for",
+    "dotagent resume --max-parallel 1        run one task at a time from now on (default 3; stored)",
     "dotagent resume --dir examples/orphaned-tasks --dry-run",
   ],
   async run(context) {
     const now = context.now();
-    let options = resumeOptions(context);
+    let options: ResumeOptions = { ...resumeOptions(context), maxParallel: maxParallelOption(context) };
     // Nothing on disk: nothing to lock, repair or log (resume never creates memory/ by itself).
     if (context.options["dry-run"] || !existsSync(context.paths.stateDir)) {
-      const plan = planResume(await loadSnapshot(context.paths), now, options);
+      const snapshot = await loadSnapshot(context.paths);
+      const plan = planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now) });
       context.out.result(planJson(plan, false), () => planLines(plan, context.out.color, "status"));
       return plan.decision ? EXIT.decide : EXIT.ok;
     }
@@ -55,7 +59,7 @@ export const command: Command = {
     for (let round = 0; round < 3; round++) {
       const outcome = await locked(context, "resume", async () => {
         const { snapshot, files } = await proveClearing(context.paths, await loadSnapshot(context.paths));
-        const plan = planResume(snapshot, now, options);
+        const plan = planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now) });
         if (plan.decision === null) {
           await applyPlan(context, snapshot, plan, now, files);
           return { plan, done: true as const };

@@ -2,6 +2,7 @@ import { planResume } from "../../core/plan-resume.js";
 import { countByStatus } from "../../core/tasks.js";
 import { loadSnapshot } from "../../store/session.js";
 import { listOpenOps } from "../../store/op-records.js";
+import { judgeRunningTasks } from "../../store/process-facts.js";
 import { planJson, planLines } from "../render-plan.js";
 import { resumeOptions } from "../resume-options.js";
 import type { Command } from "../context.js";
@@ -13,9 +14,10 @@ export const command: Command = {
   examples: ["dotagent status", "dotagent status --json          the resume plan (as resume --dry-run) plus task counts", "dotagent status --dir examples/orphaned-tasks"],
   async run(context) {
     const snapshot = await loadSnapshot(context.paths);
-    const plan = planResume(snapshot, context.now(), { staleAfterMs: resumeOptions(context).staleAfterMs });
+    const now = context.now();
+    const plan = planResume(snapshot, now, { staleAfterMs: resumeOptions(context).staleAfterMs, owners: judgeRunningTasks(snapshot, now) });
     const tasks = countByStatus(snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined);
-    const ops = listOpenOps(context.paths, context.now());
+    const ops = listOpenOps(context.paths, now);
     context.out.result({ ...planJson(plan, false), tasks, ops }, () => [...planLines(plan, context.out.color, "status", tasks), ...opLines(ops)]);
     return 0;
   },

@@ -11,6 +11,7 @@ import type { ExecutionState, Task } from "../../schema/execution.js";
 /** Largest `task import` input: far more than 100,000 tasks. */
 const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
 import { loadSnapshot } from "../../store/session.js";
+import { currentOwner, judgeRunningTasks } from "../../store/process-facts.js";
 import { StateWriter } from "../../store/state-writer.js";
 import { requireValid, requireWorkflow } from "../state-guard.js";
 import { formatProblem } from "../../core/validate.js";
@@ -81,20 +82,22 @@ async function runNext(context: CommandContext): Promise<number> {
 
 export const command: Command = {
   summary: "add|import|start|complete|fail|retry|next tasks",
-  usage: "dotagent task add|start|complete|fail|retry ID [--title T] [--depends-on A,B] [--output PATH] [--error TEXT] [--extra-attempts N] | task import FILE|- | task next [--json]",
+  usage: "dotagent task add|start|complete|fail|retry ID [--title T] [--depends-on A,B] [--output PATH] [--error TEXT] [--extra-attempts N] [--owner PID] | task import FILE|- | task next [--json]",
   options: {
     title: { type: "string" },
     "depends-on": { type: "string" },
     output: { type: "string" },
     error: { type: "string" },
     "extra-attempts": { type: "string" },
+    owner: { type: "string" },
   },
   examples: [
     "dotagent task add task-001 --title 'Login form'",
     "dotagent task add task-002 --title 'Session API' --depends-on task-001",
     "dotagent task import memory/reports/plan.json  the whole plan: [{id,title,depends_on}] or {\"tasks\": [...]}",
     "dotagent task next --json                     ready tasks in dependency order",
-    "dotagent task start task-001",
+    "dotagent task start task-001                  owned by this Claude Code session (CLAUDE_PID)",
+    "dotagent task start task-001 --owner 4242     owned by process 4242 (outside Claude Code)",
     "dotagent task complete task-001               needs memory/reports/tasks/task-001.json",
     "dotagent task fail task-001 --error 'tests fail'",
     "dotagent task retry task-001 --extra-attempts 2",
@@ -111,6 +114,10 @@ export const command: Command = {
     if (!Number.isInteger(extra) || extra < 0 || extra > 1000) throw usageError(`--extra-attempts takes a whole number from 0 to 1000, not "${extraText}"`);
     const dependsOn = stringOption(context, "depends-on")?.split(",").map((s) => s.trim()).filter((s) => s !== "");
     for (const dep of dependsOn ?? []) requireId(dep, action);
+    const ownerText = stringOption(context, "owner");
+    if (ownerText !== undefined && (action !== "start" || !/^\d+$/.test(ownerText) || Number(ownerText) < 2 || !Number.isSafeInteger(Number(ownerText)))) {
+      throw usageError(action !== "start" ? "--owner goes with `task start` only" : `--owner takes the pid of the process that runs the task, not "${ownerText}"`);
+    }
 
     const result = await locked(context, `task ${action}`, async () => {
       const extraRequests = [
@@ -129,7 +136,7 @@ export const command: Command = {
           outcome = importPlan(execution, phase, additions ?? [], now);
           break;
         case "start":
-          outcome = startPlannedTask(execution, phase, id, now);
+          outcome = startPlannedTask(execution, phase, id, now, currentOwner(now, ownerText === undefined ? undefined : Number(ownerText)), judgeRunningTasks(snapshot, now).get(id));
           break;
         case "complete":
           outcome = completeTask(execution, id, snapshot.reports, now, outputPath);

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { killClaude, runClaude, type ClaudeRun } from "./client.js";
 import { startScriptedModel, type LogEntry } from "./server.js";
+import type { PolicyOptions, Reply } from "./policy.js";
 
 export interface JourneyOptions {
   root: string;
@@ -20,6 +21,10 @@ export interface JourneyOptions {
   /** Skills and agents installed by `dotagent install`, or a plugin set up by the caller. */
   setup?: (project: string, home: string, run: (args: string[]) => ReturnType<typeof spawnSync>) => void;
   developCommand?: string;
+  /** The scripted policy's task plan and --max-parallel (default: three tasks in a chain). */
+  policy?: PolicyOptions;
+  /** How long each executor works before it writes its report (by the report's path). */
+  executorMs?: number | ((report: string) => number);
 }
 
 export interface JourneyResult {
@@ -41,6 +46,13 @@ function answerTo(text: string): string | null {
   if (/Which one\?/.test(text)) return "minimal";
   if (/approve/i.test(text)) return "approve";
   return null;
+}
+
+function executorDelay(ms: number | ((report: string) => number), who: string, reply: Reply): number {
+  if (who !== "executor") return 0;
+  const write = reply.blocks.find((b) => b.type === "tool_use" && b.name === "Write");
+  if (write === undefined || write.type !== "tool_use") return 0;
+  return typeof ms === "number" ? ms : ms(String(write.input.file_path));
 }
 
 export async function runJourney(options: JourneyOptions): Promise<JourneyResult> {
@@ -71,6 +83,9 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
   const model = await startScriptedModel({
     logFile,
     agentsDir: join(options.root, "agents"),
+    ...(options.policy ? { policyOptions: options.policy } : {}),
+    // The executor's work: its Write of the report comes this long after it was asked.
+    ...(options.executorMs ? { delayMs: (who: string, reply: Reply) => executorDelay(options.executorMs!, who, reply) } : {}),
     onRequest: (k, info) => {
       if (killed || options.killAt === undefined) return "answer";
       const hit = typeof options.killAt === "number" ? k === options.killAt : options.killAt(k, info.who, info.lastToolResult?.text ?? "");

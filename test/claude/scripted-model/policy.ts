@@ -54,6 +54,15 @@ export const TASKS = [
   { id: "task-003", title: "Session middleware with tests", depends_on: ["task-002"] },
 ];
 export const DESIGNS = ["minimal", "robust"];
+export type TaskPlan = Array<{ id: string; title: string; depends_on: string[] }>;
+/** `n` tasks that depend on nothing: the plan of the parallel-batch journey. */
+export const independentTasks = (n: number): TaskPlan => Array.from({ length: n }, (_, i) => ({ id: `task-${String(i + 1).padStart(3, "0")}`, title: `Independent part ${i + 1}`, depends_on: [] }));
+
+/** What a journey may change in the script: the task plan, and `--max-parallel` given once the plan is recorded. */
+export interface PolicyOptions {
+  tasks?: TaskPlan;
+  maxParallel?: number;
+}
 
 const text = (c: string | ContentBlock[] | unknown): string => {
   if (typeof c === "string") return c;
@@ -108,6 +117,8 @@ type Event =
   | { kind: "result"; id: string; text: string; isError: boolean };
 
 interface Context {
+  tasks: TaskPlan;
+  maxParallel?: number | undefined;
   helper: string;
   project: string;
   request: string;
@@ -177,14 +188,14 @@ function spawn(ctx: Context, agent: string, phase: string, output: string, extra
   return { name: "Agent", input: { description: `${agent} for ${phase}`, prompt, subagent_type: agentType(ctx, agent), run_in_background: false } };
 }
 
-const finalDesign = (chosen: string, notes: string) => ({
+const finalDesign = (chosen: string, notes: string, tasks: TaskPlan) => ({
   chosen,
   source: `memory/reports/designs/${chosen}.json`,
   approved_by: "user",
   decided_at: "2026-11-23T12:00:00Z",
   user_notes: notes,
   design: { name: chosen, summary: `${chosen} login design` },
-  tasks: TASKS,
+  tasks,
 });
 
 /** The steps skills/develop/SKILL.md gives for a plan, with the person's answer if one came after it. */
@@ -219,7 +230,7 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
       }
       if (answer === null) return [{ end: `Options: ${DESIGNS.join(", ")}; the roundtable recommends minimal. Which one?` }];
       return [
-        { calls: [write(ctx, "memory/reports/final_design.json", finalDesign(DESIGNS.find((d) => answer.includes(d)) ?? "minimal", answer))] },
+        { calls: [write(ctx, "memory/reports/final_design.json", finalDesign(DESIGNS.find((d) => answer.includes(d)) ?? "minimal", answer, ctx.tasks))] },
         { calls: [run(ctx, "phase approve ARCHITECTURE")] },
         { calls: [run(ctx, "phase complete ARCHITECTURE --output memory/reports/final_design.json")] },
         { calls: [resume] },
@@ -227,23 +238,23 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
     case "plan_tasks":
       return [
         { calls: [read(ctx, "memory/reports/final_design.json")] },
-        { calls: [write(ctx, "memory/reports/plan.json", { tasks: TASKS })] },
+        { calls: [write(ctx, "memory/reports/plan.json", { tasks: ctx.tasks })] },
         { calls: [run(ctx, "task import memory/reports/plan.json")] },
-        { calls: [resume] },
+        { calls: [ctx.maxParallel === undefined ? resume : run(ctx, `resume --max-parallel ${ctx.maxParallel}`)] },
       ];
     case "run_tasks": {
-      const steps: Step[] = [];
-      for (const id of next.tasks ?? []) {
-        const output = `memory/reports/tasks/${id}.json`;
-        const title = TASKS.find((t) => t.id === id)?.title ?? id;
-        steps.push(
-          { calls: [run(ctx, `task start ${id}`)] },
-          { calls: [spawn(ctx, "executor", "IMPLEMENTATION", output, [`Task: ${id}`, `Title: ${title}`, "Design: memory/reports/final_design.json"])] },
-          { calls: [read(ctx, output)] },
-          { calls: [run(ctx, `task complete ${id} --output ${output}`)] },
-        );
-      }
-      return [...steps, { calls: [resume] }];
+      // The batch as skills/develop/SKILL.md runs it: start each, every executor in one message,
+      // then each result read and recorded, then resume.
+      const ids = next.tasks ?? [];
+      if (ids.length === 0) return [{ end: `Tasks are in flight in another session (${(plan.in_flight as string[] | undefined)?.join(", ") ?? ""}).` }];
+      const output = (id: string) => `memory/reports/tasks/${id}.json`;
+      const title = (id: string) => ctx.tasks.find((t) => t.id === id)?.title ?? id;
+      return [
+        ...ids.map((id): Step => ({ calls: [run(ctx, `task start ${id}`)] })),
+        { calls: ids.map((id) => spawn(ctx, "executor", "IMPLEMENTATION", output(id), [`Task: ${id}`, `Title: ${title(id)}`, "Design: memory/reports/final_design.json"])) },
+        ...ids.flatMap((id): Step[] => [{ calls: [read(ctx, output(id))] }, { calls: [run(ctx, `task complete ${id} --output ${output(id)}`)] }]),
+        { calls: [resume] },
+      ];
     }
     case "workflow_complete":
       return [{ end: "The workflow is complete. Reflection: memory/reports/reflection.json." }];
@@ -296,9 +307,11 @@ function spawnSteps(ctx: Context, plan: ResumePlan, started: boolean): Step[] {
   }
 }
 
-function mainAgent(body: ApiRequest, all: string): Omit<Reply, "who"> {
+function mainAgent(body: ApiRequest, all: string, policy: PolicyOptions): Omit<Reply, "who"> {
   const events = eventsOf(body.messages ?? []);
   const ctx: Context = {
+    tasks: policy.tasks ?? TASKS,
+    maxParallel: policy.maxParallel,
     helper: helperOf(all),
     project: /Primary working directory: (\S+)/.exec(all)?.[1] ?? process.cwd(),
     request: [...events].reverse().find((e): e is Extract<Event, { kind: "develop" }> => e.kind === "develop" && e.args !== "")?.args ?? "",
@@ -401,7 +414,7 @@ function agentMarkers(dir: string): Array<[string, string]> {
   return markers;
 }
 
-export function decide(body: ApiRequest, options: { agentsDir: string; seq: number }): Reply {
+export function decide(body: ApiRequest, options: { agentsDir: string; seq: number; policy?: PolicyOptions }): Reply {
   const system = typeof body.system === "string" ? body.system : (body.system ?? []).map((s) => s.text ?? "").join("\n");
   const all = `${system}\n${(body.messages ?? []).map((m) => text(m.content)).join("\n")}`;
   const tools = (body.tools ?? []).map((t) => t.name);
@@ -415,7 +428,7 @@ export function decide(body: ApiRequest, options: { agentsDir: string; seq: numb
   }
   const agent = agentMarkers(options.agentsDir).find(([, marker]) => system.includes(marker))?.[0];
   if (agent) return { who: agent, ...subAgent(agent, body, all) };
-  if (tools.includes("Agent") && tools.includes("Bash")) return { who: "main", ...mainAgent(body, all) };
+  if (tools.includes("Agent") && tools.includes("Bash")) return { who: "main", ...mainAgent(body, all, options.policy ?? {}) };
   // A side request (a title, a summary, a topic check): a short text.
   return { who: "side", stop: "end_turn", blocks: [{ type: "text", text: "Add login" }] };
 }

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { appendFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { decide, type Block, type Reply, type ApiRequest } from "./policy.js";
+import { decide, type Block, type Reply, type ApiRequest, type PolicyOptions } from "./policy.js";
 
 export interface LogEntry {
   kind: "request" | "response" | "tool_result";
@@ -33,6 +33,10 @@ export interface ServerOptions {
   /** Replaces the scripted policy (for probes that play other moves). */
   policy?: (body: ApiRequest, k: number) => Reply;
   onRequest?: (k: number, info: { who: string; lastToolResult: ToolResultSummary | null; session: string }) => "answer" | "hang";
+  /** The scripted policy's options (task plan, --max-parallel). */
+  policyOptions?: PolicyOptions;
+  /** Holds an answer back this long, by who asks (an executor that takes a fixed time to work). */
+  delayMs?: (who: string, reply: Reply) => number;
 }
 
 export interface ToolResultSummary {
@@ -103,7 +107,7 @@ export async function startScriptedModel(options: ServerOptions): Promise<Script
     }
     const k = ++count;
     const session = String(req.headers["x-claude-code-session-id"] ?? "");
-    const reply = options.policy?.(body, k) ?? decide(body, { agentsDir: options.agentsDir, seq: k });
+    const reply = options.policy?.(body, k) ?? decide(body, { agentsDir: options.agentsDir, seq: k, ...(options.policyOptions ? { policy: options.policyOptions } : {}) });
     const results = newestToolResults(body);
     log({ kind: "request", k, session, who: reply.who, bytes: raw.length, messages: body.messages?.length ?? 0, stream: body.stream === true, dotagent: dotagentTexts(body), ...(process.env.DOTAGENT_SCRIPTED_TAIL ? { tail: body.messages?.slice(-4) } : {}) });
     for (const r of results) log({ kind: "tool_result", k, session, who: reply.who, ...r });
@@ -113,14 +117,23 @@ export async function startScriptedModel(options: ServerOptions): Promise<Script
       res.on("close", () => hanging.delete(res));
       return;
     }
-    log({ kind: "response", k, session, who: reply.who, stop: reply.stop, blocks: reply.blocks.map(summarise) });
-    const id = `msg_${k}`;
-    const model = String(body.model ?? "claude-scripted");
-    if (body.stream === true) sse(res, id, model, reply);
-    else {
-      res.setHeader("content-type", "application/json");
-      res.end(JSON.stringify({ id, type: "message", role: "assistant", model, content: reply.blocks, stop_reason: reply.stop, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }));
-    }
+    const send = () => {
+      if (res.destroyed) return;
+      log({ kind: "response", k, session, who: reply.who, stop: reply.stop, blocks: reply.blocks.map(summarise) });
+      const id = `msg_${k}`;
+      const model = String(body.model ?? "claude-scripted");
+      if (body.stream === true) sse(res, id, model, reply);
+      else {
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ id, type: "message", role: "assistant", model, content: reply.blocks, stop_reason: reply.stop, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }));
+      }
+    };
+    const delay = options.delayMs?.(reply.who, reply) ?? 0;
+    if (delay > 0) {
+      hanging.add(res);
+      res.on("close", () => hanging.delete(res));
+      setTimeout(send, delay);
+    } else send();
   };
 
   const server = createServer((req, res) => {

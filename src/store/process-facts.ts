@@ -1,0 +1,93 @@
+// The process table as ownership needs it: is a pid alive, when did it start (to tell a reused
+// pid), this host's name, and which process owns the tasks this command starts. Linux gives the
+// start time in /proc/<pid>/stat; elsewhere it is null and only liveness counts.
+import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { judgeOwner, type Owner, type OwnerVerdict } from "../core/ownership.js";
+import type { StateSnapshot } from "../core/snapshot.js";
+
+export function isPidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Fields 3 onwards of /proc/<pid>/stat (after the command name, which may hold spaces and parentheses). */
+function statFields(pid: number): { comm: string; fields: string[] } | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return null;
+  }
+  const open = text.indexOf("(");
+  const close = text.lastIndexOf(")");
+  if (open < 0 || close < open) return null;
+  return { comm: text.slice(open + 1, close), fields: text.slice(close + 2).trim().split(" ") };
+}
+
+/** The process's start time in clock ticks after boot (field 22), or null where /proc is not there. */
+export function processStartTime(pid: number): string | null {
+  return statFields(pid)?.fields[19] ?? null;
+}
+
+export function currentHost(): string {
+  return hostname();
+}
+
+// The Bash tool (and scripts) run each command in a short-lived shell; the owner is whoever runs
+// the shell. These names are walked past.
+const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "busybox", "env", "timeout", "nice", "nohup", "xargs", "npm exec", "npx"]);
+
+/**
+ * The nearest long-lived ancestor of this process: the parent, or past it while it is a shell.
+ * Never init (pid 1): if the walk reaches it, the immediate parent is the owner after all.
+ */
+export function longLivedParent(): number {
+  const parent = process.ppid;
+  let pid = parent;
+  for (let step = 0; step < 8; step++) {
+    const stat = statFields(pid);
+    if (stat === null || !SHELLS.has(stat.comm)) return pid;
+    const up = Number(stat.fields[1]);
+    if (!Number.isSafeInteger(up) || up <= 1) return parent;
+    pid = up;
+  }
+  return pid;
+}
+
+/**
+ * The owner a `task start` records: Claude Code's process (CLAUDE_PID) and session
+ * (CLAUDE_CODE_SESSION_ID) when run from its Bash tool; an explicit pid; else the nearest
+ * long-lived parent process.
+ */
+export function currentOwner(now: Date, explicitPid?: number, env: Readonly<Record<string, string | undefined>> = process.env): Owner {
+  const fromEnv = Number(env.CLAUDE_PID);
+  const pid = explicitPid ?? (Number.isSafeInteger(fromEnv) && fromEnv > 1 ? fromEnv : longLivedParent());
+  return { session: env.CLAUDE_CODE_SESSION_ID || null, pid, pid_start: processStartTime(pid), host: currentHost(), at: now.toISOString() };
+}
+
+/** The verdict on every running task's owner, for the planner (which stays pure). */
+export function judgeRunningTasks(snapshot: StateSnapshot, now: Date): Map<string, OwnerVerdict> {
+  const verdicts = new Map<string, OwnerVerdict>();
+  let host: string | undefined;
+  // A batch shares one owner: look each process up once.
+  const seen = new Map<number, { alive: boolean; start: string | null }>();
+  const lookUp = (pid: number) => {
+    let facts = seen.get(pid);
+    if (facts === undefined) seen.set(pid, (facts = { alive: isPidAlive(pid), start: processStartTime(pid) }));
+    return facts;
+  };
+  const tasks = snapshot.execution.kind === "ok" ? snapshot.execution.value.tasks : [];
+  for (const task of tasks) {
+    if (task.status !== "running") continue;
+    const owner = task.owner;
+    host ??= currentHost();
+    const ownerProcess = owner != null && owner.host === host ? lookUp(owner.pid) : { alive: false, start: null };
+    verdicts.set(task.id, judgeOwner(owner, { host, now, process: ownerProcess }).verdict);
+  }
+  return verdicts;
+}
