@@ -68,32 +68,9 @@ export function transcript(home: string, cwd: string, sessionId: string): Transc
     .map((l) => JSON.parse(l) as TranscriptLine);
 }
 
-/** Every top-level JSON object in a text (the CLI pretty-prints, so objects span lines). */
-export function jsonObjectsIn(text: string): Array<Record<string, unknown>> {
-  const found: Array<Record<string, unknown>> = [];
-  for (let start = text.indexOf("{"); start !== -1; start = text.indexOf("{", start + 1)) {
-    let depth = 0;
-    let inString = false;
-    for (let i = start; i < text.length; i++) {
-      const ch = text[i];
-      if (inString) {
-        if (ch === "\\") i++;
-        else if (ch === '"') inString = false;
-      } else if (ch === '"') inString = true;
-      else if (ch === "{") depth++;
-      else if (ch === "}" && --depth === 0) {
-        try {
-          found.push(JSON.parse(text.slice(start, i + 1)) as Record<string, unknown>);
-          start = i;
-        } catch {
-          // not JSON after all: try the next brace
-        }
-        break;
-      }
-    }
-  }
-  return found;
-}
+/** Every top-level JSON object in a text: the scripted model's reader, one copy for both. */
+export { jsonObjectsIn } from "./scripted-model/policy.js";
+import { jsonObjectsIn } from "./scripted-model/policy.js";
 
 export function textOf(line: TranscriptLine): string {
   const content = line.message?.content;
