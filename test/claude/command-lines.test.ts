@@ -3,6 +3,7 @@
 // a Bash tool call, once inside the /develop turn (the skill's allowed-tools, an untrusted
 // workspace) and once in a later turn of a trusted project (the rule `dotagent install` writes).
 // Exit codes do not matter here (there is no workflow); a refusal does.
+import { fetchClaude } from "./harness.js";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -23,9 +24,7 @@ describe.skipIf(!ENABLED)("command lines shown to the model pass Claude Code's B
   let work = "";
 
   beforeAll(() => {
-    const fetched = spawnSync(process.execPath, [join(ROOT, "scripts/fetch-claude.mjs")], { encoding: "utf8", timeout: 600_000 });
-    if (fetched.status !== 0) throw new Error(`scripts/fetch-claude.mjs failed: ${fetched.stderr}`);
-    claude = fetched.stdout.trim();
+    claude = fetchClaude();
     work = mkdtempSync(join(tmpdir(), "dotagent-commands-"));
   }, 600_000);
   afterAll(() => {

@@ -3,8 +3,8 @@
 // `claude -p --resume <session> "/develop"`. Opt-in like the e2e test (DOTAGENT_E2E_CLAUDE=1).
 // `npm test` runs the clean journey and a bounded sample of crash points; `npm run journey`
 // (DOTAGENT_JOURNEY_ALL=1) runs every point and prints the table.
+import { fetchClaude } from "./harness.js";
 import { describe, it, expect, beforeAll } from "vitest";
-import { spawnSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -128,9 +128,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
 
   beforeAll(() => {
     if (!existsSync(join(ROOT, "dist/dotagent.mjs"))) throw new Error("dist/dotagent.mjs is missing: run `npm run build`");
-    const fetched = spawnSync(process.execPath, [join(ROOT, "scripts/fetch-claude.mjs")], { encoding: "utf8", timeout: 600_000 });
-    if (fetched.status !== 0) throw new Error(`scripts/fetch-claude.mjs failed: ${fetched.stderr}`);
-    claude = fetched.stdout.trim();
+    claude = fetchClaude();
   }, 600_000);
 
   it("runs from `/develop add login` through both approvals to workflow_complete, clean", async () => {

@@ -3,8 +3,8 @@
 // IMPLEMENTATION wall time at max_parallel 1 and 3 (from the first task_started to
 // IMPLEMENTATION's completion in events.jsonl), and a kill -9 of claude while a batch of three
 // executors works: the resumed session re-runs only the unfinished tasks.
+import { fetchClaude } from "./harness.js";
 import { describe, it, expect, beforeAll } from "vitest";
-import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,9 +36,7 @@ function batches(result: JourneyResult): number[] {
 describe.skipIf(!ENABLED)("parallel task batches in the real Claude Code (DOTAGENT_E2E_CLAUDE=1)", () => {
   let claude = "";
   beforeAll(() => {
-    const fetched = spawnSync(process.execPath, [join(ROOT, "scripts/fetch-claude.mjs")], { encoding: "utf8", timeout: 600_000 });
-    if (fetched.status !== 0) throw new Error(`scripts/fetch-claude.mjs failed: ${fetched.stderr}`);
-    claude = fetched.stdout.trim();
+    claude = fetchClaude();
   }, 600_000);
 
   it.skipIf(ALL)(`max_parallel 3: 6 independent tasks go out in two batches of three`, async () => {

@@ -2,6 +2,7 @@
 // `claude plugin marketplace add <this checkout>`, `claude plugin install <plugin>@<marketplace>`
 // (names read from .claude-plugin/marketplace.json, so the test does not depend on the plugin's
 // layout), then `/<plugin>:develop add login` and the person's answers until workflow_complete.
+import { fetchClaude } from "./harness.js";
 import { describe, it, expect, beforeAll } from "vitest";
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,9 +18,7 @@ const ENABLED = process.env.DOTAGENT_E2E_CLAUDE === "1";
 describe.skipIf(!ENABLED)("the /develop journey as an installed plugin (DOTAGENT_E2E_CLAUDE=1)", () => {
   let claude = "";
   beforeAll(() => {
-    const fetched = spawnSync(process.execPath, [join(ROOT, "scripts/fetch-claude.mjs")], { encoding: "utf8", timeout: 600_000 });
-    if (fetched.status !== 0) throw new Error(`scripts/fetch-claude.mjs failed: ${fetched.stderr}`);
-    claude = fetched.stdout.trim();
+    claude = fetchClaude();
   }, 600_000);
 
   it("marketplace add, plugin install, /<plugin>:develop: the whole workflow, nothing refused", async () => {

@@ -3,6 +3,7 @@
 // model for a summary (the scripted model answers it) and then runs the hook with source
 // `compact`; `"/clear"` starts a new session with source `clear`. The briefing must follow both,
 // and the model must be able to go on from it (after /clear the session holds nothing else).
+import { fetchClaude } from "./harness.js";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -30,8 +31,7 @@ describe.skipIf(!ENABLED)("SessionStart compact and clear in print mode (DOTAGEN
   const log = () => readFileSync(logFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as LogEntry);
 
   beforeAll(async () => {
-    const fetched = spawnSync(process.execPath, [join(ROOT, "scripts/fetch-claude.mjs")], { encoding: "utf8", timeout: 600_000 });
-    if (fetched.status !== 0) throw new Error(`scripts/fetch-claude.mjs failed: ${fetched.stderr}`);
+    const binary = fetchClaude();
     work = mkdtempSync(join(tmpdir(), "dotagent-sources-"));
     const home = join(work, "home");
     project = join(work, "project");
@@ -43,7 +43,7 @@ describe.skipIf(!ENABLED)("SessionStart compact and clear in print mode (DOTAGEN
     writeFileSync(join(home, ".claude.json"), JSON.stringify({ projects: { [project]: { hasTrustDialogAccepted: true } } }));
     logFile = join(work, "model.jsonl");
     model = await startScriptedModel({ logFile, agentsDir: join(ROOT, "agents") });
-    client = { binary: fetched.stdout.trim(), home, url: model.url };
+    client = { binary, home, url: model.url };
     const first = await claude(["-p", "/develop add login"]);
     session = first.result!.session_id!;
     expect(first.result?.result).toMatch(/approve/);

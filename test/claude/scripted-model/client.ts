@@ -69,14 +69,8 @@ export function runClaude(client: ClaudeClient, cwd: string, args: string[], tim
   });
 }
 
-export interface TranscriptLine {
-  type?: string;
-  subtype?: string;
-  isMeta?: boolean;
-  message?: { content?: unknown };
-  attachment?: { type?: string; content?: unknown; hookName?: string; exitCode?: number; stdout?: string };
-  content?: string;
-}
+export type { TranscriptLine } from "../harness.js";
+import type { TranscriptLine } from "../harness.js";
 
 export function transcript(home: string, cwd: string, sessionId: string): TranscriptLine[] {
   const file = join(home, ".claude", "projects", cwd.replace(/[^a-zA-Z0-9]/g, "-"), `${sessionId}.jsonl`);
