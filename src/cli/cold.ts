@@ -6,3 +6,7 @@ export * as archive from "../archive/index.js";
 export { askDecision } from "./ask.js";
 export { findSourceRoot, install, uninstall, type Scope } from "../claude/install.js";
 export { exportJsonSchema, SCHEMA_NAMES } from "../schema/json-schema.js";
+export { terminalAsker } from "./ask.js";
+export { runWorkflow } from "../run/runner.js";
+export { findAgentsDir, loadAgentFiles } from "../run/agent-files.js";
+export { createProgress } from "../run/progress.js";

@@ -20,6 +20,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   once: { summary: "run a side effect at most once per op id (commits, pushes, PRs)", load: () => import("./commands/once.js") },
   history: { summary: "list the checkpoints rollback can return to | history show REV", load: () => import("./commands/history.js") },
   rollback: { summary: "go back to the start of an earlier phase or to a checkpoint", load: () => import("./commands/rollback.js") },
+  run: { summary: "run the whole workflow headless through the Claude Agent SDK; rerun to continue", load: () => import("./commands/run.js") },
   log: { summary: "show the event log", load: () => import("./commands/log.js") },
   install: { summary: "install the skills, agents and hook into .claude/", load: () => import("./commands/install.js") },
   hook: { summary: "hook session-start: Claude Code's SessionStart hook", load: () => import("./commands/hook.js") },

@@ -1,0 +1,62 @@
+// The six agents' prompts for the headless runner: the same agents/*.md files /develop spawns in
+// Claude Code (front matter: name, tools, model; the body is the system prompt), read at run time
+// so an edited agent file means the same in both.
+import { existsSync, readdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DotagentError, EXIT } from "../core/errors.js";
+import { readProjectText } from "../store/read-file.js";
+
+export interface AgentFile {
+  readonly name: string;
+  readonly tools: readonly string[];
+  readonly model?: string;
+  readonly body: string;
+}
+
+const AGENT_BYTES = 256 * 1024;
+
+/**
+ * Where the agent files are: `--agents DIR`, else the `agents/` folder of the dotagent that is
+ * running (the npm package root, the repository, or the plugin folder around the skill's helper).
+ */
+export function findAgentsDir(explicit?: string): string {
+  if (explicit !== undefined) {
+    const dir = resolve(explicit);
+    if (!existsSync(join(dir, "pm.md"))) throw new DotagentError("agents_missing", `${explicit} holds no pm.md; give --agents a folder with the six agent files (pm, architect, roundtable, executor, qa, reflector)`, EXIT.usage);
+    return dir;
+  }
+  const here = dirname(fileURLToPath(import.meta.url));
+  // dist/dotagent.mjs → ../agents; skills/checkpoint/scripts/dotagent.mjs → ../../../agents; src/run/ → ../../agents
+  for (const up of ["..", "../../..", "../.."]) {
+    const dir = join(here, up, "agents");
+    if (existsSync(join(dir, "pm.md"))) return dir;
+  }
+  throw new DotagentError("agents_missing", `no agents/ folder beside this dotagent (${here}); reinstall dotagent or pass --agents DIR`, EXIT.refused);
+}
+
+/** Parses one agent file: `---` front matter with `name:` and `tools: A, B`, then the body. */
+export function parseAgentFile(file: string, text: string): AgentFile {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n([\s\S]*)$/.exec(text);
+  if (!match) throw new DotagentError("agent_invalid", `${file} has no front matter (--- name: … tools: … ---); restore it from the dotagent package`, EXIT.invalid);
+  const field = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, "m").exec(match[1]!)?.[1]?.trim();
+  const name = field("name");
+  const body = match[2]!.trim();
+  if (!name || body === "") throw new DotagentError("agent_invalid", `${file} needs a name in its front matter and a body; restore it from the dotagent package`, EXIT.invalid);
+  const tools = (field("tools") ?? "").split(",").map((t) => t.trim()).filter((t) => t !== "");
+  const model = field("model");
+  return { name, tools, ...(model && model !== "inherit" ? { model } : {}), body };
+}
+
+export function loadAgentFiles(dir: string): Map<string, AgentFile> {
+  const agents = new Map<string, AgentFile>();
+  for (const entry of readdirSync(dir)) {
+    if (!entry.endsWith(".md")) continue;
+    const file = join(dir, entry);
+    const read = readProjectText(file, { maxBytes: AGENT_BYTES, links: "follow" });
+    if (read.kind !== "ok") continue;
+    const agent = parseAgentFile(file, read.text);
+    agents.set(agent.name, agent);
+  }
+  return agents;
+}

@@ -1,0 +1,73 @@
+// One agent of the headless runner: an Agent SDK session with the agent file's body as its system
+// prompt and its tools pre-approved, run through recoverableQuery so a runner killed mid-agent
+// continues that agent's own conversation on the next `dotagent run` instead of starting over.
+// Sessions are recorded in memory/runs/<workflow-id>/ under the job's key with a generation
+// number: a session that finished but whose report the workflow still asks for (rolled back,
+// invalid report) is not replayed; the next generation starts fresh.
+import { join } from "node:path";
+import { DotagentError, EXIT } from "../core/errors.js";
+import type { AgentJob } from "../core/run-step.js";
+import { checkpointStore, type CheckpointStore } from "../api/checkpoint-store.js";
+import { recoverableQuery } from "../api/recoverable-query.js";
+import type { AgentFile } from "./agent-files.js";
+
+export interface AgentRunContext {
+  readonly root: string;
+  readonly workflowId: string;
+  readonly request: string;
+  readonly phase: string;
+  readonly agents: ReadonlyMap<string, AgentFile>;
+  /** The SDK's query() (loaded by the caller); without it recoverableQuery loads the SDK itself. */
+  readonly sdk?: { query: (...args: never[]) => unknown };
+  /** Extra SDK options (the tests' environment, a Claude Code binary path). */
+  readonly sdkOptions?: Record<string, unknown>;
+}
+
+export interface AgentOutcome {
+  readonly key: string;
+  readonly sessionId: string | null;
+  readonly resumed: boolean;
+  readonly error?: string;
+}
+
+/** The folder of the runner's session records. */
+export function runsDir(root: string): string {
+  return join(root, "memory", "runs");
+}
+
+/** The prompt an agent gets: the same lines the /develop skill gives a spawned agent. */
+export function agentPrompt(job: AgentJob, request: string, phase: string): string {
+  return [`Feature request: ${request}`, `Phase: ${phase}`, ...job.lines, `Output file: ${job.output}`].join("\n");
+}
+
+/** The key of this job's current session: the newest generation unless it finished. */
+async function sessionKey(store: CheckpointStore<Record<string, unknown>>, base: string): Promise<string> {
+  const generations = (await store.list()).map((c) => /^(.*)#(\d+)$/.exec(c.id)).filter((m): m is RegExpExecArray => m !== null && m[1] === base).map((m) => Number(m[2]));
+  const newest = generations.length > 0 ? Math.max(...generations) : 0;
+  if (newest === 0) return `${base}#1`;
+  const record = await store.load(`${base}#${newest}`);
+  return record && (record.data as { status?: unknown }).status === "complete" ? `${base}#${newest + 1}` : `${base}#${newest}`;
+}
+
+export async function runAgentJob(job: AgentJob, context: AgentRunContext): Promise<AgentOutcome> {
+  const agent = context.agents.get(job.agent);
+  if (!agent) throw new DotagentError("agents_missing", `no ${job.agent}.md among the agent files; pass --agents DIR with all six`, EXIT.refused);
+  const store = checkpointStore<Record<string, unknown>>(runsDir(context.root), context.workflowId);
+  const key = await sessionKey(store, job.key);
+  const options = {
+    cwd: context.root,
+    // What Claude Code gives a sub-agent: the agent file's body, and where it works.
+    systemPrompt: `${agent.body}\n\nPrimary working directory: ${context.root}`,
+    allowedTools: [...agent.tools],
+    permissionMode: "dontAsk",
+    settingSources: [],
+    ...(agent.model ? { model: agent.model } : {}),
+    ...context.sdkOptions,
+  };
+  const run = recoverableQuery({ prompt: agentPrompt(job, context.request, context.phase), options, store, key, ...(context.sdk ? { sdk: context.sdk } : {}) });
+  let step = await run.next();
+  while (!step.done) step = await run.next();
+  const result = step.value;
+  const failed = result.subtype !== undefined && result.subtype !== "success";
+  return { key, sessionId: result.session_id ?? null, resumed: result.resumed, ...(failed ? { error: `${job.agent} ended with ${String(result.subtype)}` } : {}) };
+}

@@ -1,0 +1,172 @@
+// `dotagent run`, the headless runner, end to end: the built CLI drives the whole workflow
+// through the Claude Agent SDK, which runs the real Claude Code binary against the scripted model
+// (opt-in: DOTAGENT_E2E_CLAUDE=1, like every real-binary test). Then the runner is killed with
+// kill -9 (its whole process group: the runner and its Claude Code children) at several points,
+// inside agent sessions and between them, and run again until the workflow is complete: no
+// report is written twice, and no agent starts over (each agent job keeps one SDK session).
+import { describe, it, expect, beforeAll, afterAll } from "vitest";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT, claudeEnv } from "./harness.js";
+import { startScriptedModel, type LogEntry, type ScriptedModel } from "./scripted-model/server.js";
+import { toolCalls, writes } from "./scripted-model/journey.js";
+
+const ENABLED = process.env.DOTAGENT_E2E_CLAUDE === "1";
+const ALL = process.env.DOTAGENT_JOURNEY_ALL === "1";
+const CLI = join(ROOT, "dist/dotagent.mjs");
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface Scenario {
+  project: string;
+  home: string;
+  model: ScriptedModel;
+  logFile: string;
+  /** Set to kill the runner when the model gets request k: "hang" mid-session, "after" once answered. */
+  kill?: { at: number; how: "hang" | "after" } | undefined;
+  child?: ReturnType<typeof spawn> | undefined;
+}
+
+const temps: string[] = [];
+function temp(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+}
+
+async function scenario(): Promise<Scenario> {
+  const project = temp("dotagent-run-");
+  const home = temp("dotagent-run-home-");
+  const logFile = join(temp("dotagent-run-log-"), "log.jsonl");
+  const s = { project, home, logFile } as Scenario;
+  s.model = await startScriptedModel({
+    logFile,
+    agentsDir: join(ROOT, "agents"),
+    onRequest: (k) => {
+      if (!s.kill || s.kill.at !== k || !s.child?.pid) return "answer";
+      const pid = s.child.pid;
+      // A moment for the runner to record what it has (as a real crash would find it), then the whole group.
+      setTimeout(() => killGroup(pid), s.kill.how === "hang" ? 300 : 60);
+      return s.kill.how;
+    },
+  } as Parameters<typeof startScriptedModel>[0]);
+  return s;
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+function runDotagent(s: Scenario, args: string[]): Promise<Run> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [CLI, "run", ...args, "--json", "--dir", s.project], { cwd: s.project, env: claudeEnv(s.home, { ANTHROPIC_BASE_URL: s.model.url }), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    s.child = child;
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => killGroup(child.pid!), 120_000);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      done({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+const log = (s: Scenario): LogEntry[] => readFileSync(s.logFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as LogEntry);
+
+/** Distinct SDK sessions per agent output file: one each means no agent ever started over. */
+function sessionsPerOutput(s: Scenario): Record<string, number> {
+  const entries = log(s);
+  const sessions = new Map<string, Set<string>>();
+  for (const c of toolCalls(entries)) {
+    if (c.name !== "Write" && c.name !== "Read") continue;
+    const file = String(c.input.file_path).replace(`${s.project}/`, "");
+    const session = String(entries.find((e) => e.kind === "response" && e.k === c.k)?.session ?? "");
+    if (!sessions.has(file)) sessions.set(file, new Set());
+    sessions.get(file)!.add(session);
+  }
+  return Object.fromEntries([...sessions].map(([file, set]) => [file, set.size]));
+}
+
+const REPORTS = ["memory/reports/demand.json", "memory/reports/designs/minimal.json", "memory/reports/designs/robust.json", "memory/reports/roundtable.json", "memory/reports/tasks/task-001.json", "memory/reports/tasks/task-002.json", "memory/reports/tasks/task-003.json", "memory/reports/verification.json", "memory/reports/reflection.json"];
+
+function expectComplete(s: Scenario, last: Run): void {
+  expect(last.code, last.stderr).toBe(0);
+  expect(JSON.parse(last.stdout.trim().split("\n").at(-1)!)).toMatchObject({ ok: true, outcome: "complete" });
+  const phase = readJson(join(s.project, "memory/state/phase.json"));
+  expect((phase.completed_phases as Array<{ phase: string }>).map((p) => p.phase)).toEqual(["REQUIREMENTS", "ARCHITECTURE", "IMPLEMENTATION", "VERIFICATION", "REFLECTION"]);
+  for (const report of REPORTS) expect(existsSync(join(s.project, report)), report).toBe(true);
+  // Every report written exactly once, each by one session.
+  const written = writes(toolCalls(log(s)), s.project);
+  for (const report of REPORTS) expect(written[report], report).toBe(1);
+  const sessions = sessionsPerOutput(s);
+  for (const report of REPORTS) expect(sessions[report], `${report}: one SDK session`).toBe(1);
+}
+
+describe.skipIf(!ENABLED)("dotagent run: the headless runner on the Agent SDK (DOTAGENT_E2E_CLAUDE=1)", () => {
+  const scenarios: Scenario[] = [];
+  beforeAll(() => {
+    expect(existsSync(CLI)).toBe(true);
+  });
+  afterAll(async () => {
+    for (const s of scenarios) await s.model.close();
+    for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("runs a whole workflow unattended with --approve auto", async () => {
+    const s = await scenario();
+    scenarios.push(s);
+    const run = await runDotagent(s, ["add login", "--approve", "auto"]);
+    expectComplete(s, run);
+    expect(run.stderr).toMatch(/dotagent run: REQUIREMENTS: pm → memory\/reports\/demand\.json/);
+    expect(run.stderr).toMatch(/tasks \[#+-*\] 1\/1/);
+    const finalDesign = readJson(join(s.project, "memory/reports/final_design.json"));
+    expect(finalDesign).toMatchObject({ chosen: "minimal", approved_by: "dotagent run --approve auto" });
+    expect(existsSync(join(s.project, "memory/runs/.lock"))).toBe(false);
+  }, 120_000);
+
+  it("without a terminal, stops at each gate with exit 5 and the decision; answered, it goes on", async () => {
+    const s = await scenario();
+    scenarios.push(s);
+    const first = await runDotagent(s, ["add login"]);
+    expect(first.code, first.stderr).toBe(5);
+    expect(JSON.parse(first.stdout)).toMatchObject({ ok: false, outcome: "decision", decision: { yes: "dotagent phase approve REQUIREMENTS" } });
+    const approve = spawn(process.execPath, [CLI, "phase", "approve", "REQUIREMENTS", "--dir", s.project]);
+    await new Promise((done) => approve.on("close", done));
+    const second = await runDotagent(s, []);
+    expect(second.code, second.stderr).toBe(5);
+    expect(JSON.parse(second.stdout).decision).toMatchObject({ yes: "dotagent run --design minimal", no: "dotagent run --design robust" });
+    const third = await runDotagent(s, ["--design", "robust"]);
+    expectComplete(s, third);
+    expect(readJson(join(s.project, "memory/reports/final_design.json"))).toMatchObject({ chosen: "robust", approved_by: "user" });
+  }, 120_000);
+
+  // Request numbers of a clean run: pm 1–3, architects 4–9, roundtable 10–12, executors 13–21,
+  // qa 22–24, reflector 25–27. "hang" kills inside a session, "after" as a session ends.
+  const points: Array<{ at: number; how: "hang" | "after" }> = ALL
+    ? Array.from({ length: 27 }, (_, i) => [{ at: i + 1, how: "hang" as const }, { at: i + 1, how: "after" as const }]).flat()
+    : [{ at: 2, how: "hang" }, { at: 9, how: "after" }, { at: 17, how: "hang" }, { at: 24, how: "after" }];
+  it.each(points)("kill -9 at model request $at ($how), then run again: completes, nothing redone", async (point) => {
+    const s = await scenario();
+    scenarios.push(s);
+    s.kill = point;
+    const killed = await runDotagent(s, ["add login", "--approve", "auto"]);
+    expect(killed.signal, killed.stderr).toBe("SIGKILL");
+    s.kill = undefined;
+    const again = await runDotagent(s, ["--approve", "auto"]);
+    expectComplete(s, again);
+  }, 180_000);
+});
