@@ -34,6 +34,36 @@ function copyClosure(file) {
 copyClosure(join(zodRoot, "mini", "index.d.ts"));
 copyFileSync(join(zodRoot, "LICENSE"), join(vendor, "LICENSE"));
 
+// tsc emits a declaration for every module the library's code reaches, also internal ones whose
+// types the public API never names (the archive code, which names node-tar's types). Only the
+// files index.d.ts reaches are kept: a consumer's tsc reads no others.
+const reached = new Set();
+function reach(file) {
+  if (reached.has(file)) return;
+  reached.add(file);
+  for (const match of readFileSync(file, "utf8").matchAll(/from\s+["'](\.[^"']+)["']|import\(["'](\.[^"']+)["']\)/g)) {
+    const base = resolve(dirname(file), (match[1] ?? match[2]).replace(/\.js$/, ""));
+    const target = [`${base}.d.ts`, join(base, "index.d.ts")].find((f) => existsSync(f));
+    if (target !== undefined && !target.startsWith(join(out, "vendor"))) reach(target);
+  }
+}
+reach(join(out, "index.d.ts"));
+let pruned = 0;
+function prune(dir) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (path === join(out, "vendor")) continue;
+    if (statSync(path).isDirectory()) {
+      prune(path);
+      if (readdirSync(path).length === 0) rmSync(path, { recursive: true });
+    } else if (name.endsWith(".d.ts") && !reached.has(path)) {
+      rmSync(path);
+      pruned++;
+    }
+  }
+}
+prune(out);
+
 let rewritten = 0;
 function rewrite(dir) {
   for (const name of readdirSync(dir)) {
@@ -55,4 +85,4 @@ function rewrite(dir) {
   }
 }
 rewrite(out);
-console.log(`dist/types: zod/mini declarations vendored (${seen.size} files), ${rewritten} declaration files point at them`);
+console.log(`dist/types: ${reached.size} declaration files (${pruned} the API does not reach left out), zod/mini declarations vendored (${seen.size} files), ${rewritten} declaration files point at them`);

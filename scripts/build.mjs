@@ -45,13 +45,15 @@ const cold = await build({ ...common, entryPoints: ["src/cli/cold.ts"], write: f
 const coldCode = cold.outputFiles[0].text;
 
 /**
- * In the hot half, the source fallback `import("./cold.js")` stays an unused external, and the
- * data: URL stays a runtime import (esbuild would otherwise bundle a constant data: URL inline).
+ * In the hot half, the source fallbacks `import("./cold.js")` and the library's
+ * `import("../archive/index.js")` (src/ops/archive-module.ts; main.ts points it at the cold half)
+ * stay unused externals, and the data: URL stays a runtime import (esbuild would otherwise bundle
+ * a constant data: URL inline).
  */
 const coldExternal = {
   name: "cold-external",
   setup(b) {
-    b.onResolve({ filter: /^(\.\/cold\.js|data:.*)$/ }, (args) => ({ path: args.path, external: true }));
+    b.onResolve({ filter: /^(\.\/cold\.js|\.\.\/archive\/index\.js|data:.*)$/ }, (args) => ({ path: args.path, external: true }));
   },
 };
 

@@ -1,7 +1,10 @@
 // Architecture rules the type checker cannot see (STYLE.md):
 // - src/core/ is pure: no node:fs, no process.exit, no console, no clock (new Date() / Date.now());
 // - only src/cli/main.ts calls process.exit;
-// - heavy modules (tar, prompts, globby) are imported only where a command needs them.
+// - heavy modules (tar, prompts, globby) are imported only where a command needs them;
+// - layers import downwards only: src/ops (the operations) never imports src/cli (argv, printing,
+//   prompts); src/api (the library) builds on src/ops, src/store, src/core, src/schema and never
+//   on src/cli or src/claude; src/core, src/schema and src/store never import src/ops or src/api.
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
@@ -17,6 +20,14 @@ const walk = (dir) => {
 walk(join(root, "src"));
 
 const problems = [];
+/** Folder of src/ → the folders its modules must not import from (static or dynamic import). */
+const FORBIDDEN_LAYERS = {
+  "src/ops/": ["src/cli/", "src/api/", "src/claude/"],
+  "src/api/": ["src/cli/", "src/claude/"],
+  "src/core/": ["src/ops/", "src/api/", "src/cli/", "src/store/"],
+  "src/schema/": ["src/ops/", "src/api/", "src/cli/"],
+  "src/store/": ["src/ops/", "src/api/", "src/cli/"],
+};
 const HEAVY = { tar: ["src/archive/"], prompts: ["src/cli/ask.ts"], globby: ["src/claude/install.ts"] };
 for (const file of files) {
   const rel = relative(root, file);
@@ -30,6 +41,12 @@ for (const file of files) {
       if (/new Date\(\)|Date\.now\(\)/.test(line)) problems.push(`${where}: the clock is passed in to src/core, not read`);
     }
     if (/process\.exit\(/.test(line) && rel !== "src/cli/main.ts") problems.push(`${where}: only src/cli/main.ts calls process.exit`);
+    for (const match of line.matchAll(/(?:from |import\()"(\.[^"]+)"/g)) {
+      const target = relative(root, join(file, "..", match[1]));
+      const layer = Object.keys(FORBIDDEN_LAYERS).find((l) => rel.startsWith(l));
+      const bad = layer && FORBIDDEN_LAYERS[layer].find((f) => target.startsWith(f));
+      if (bad) problems.push(`${where}: ${layer} must not import ${bad} (${target}); see the layer rules at the top of scripts/lint.mjs`);
+    }
     const imported = /^import .* from "([^"]+)";/.exec(line)?.[1];
     if (imported && imported in HEAVY && !HEAVY[imported].some((allowed) => rel.startsWith(allowed))) problems.push(`${where}: ${imported} is heavy; import it only in ${HEAVY[imported].join(", ")}`);
   });

@@ -1,31 +1,36 @@
-// dotagent as a library: the pure core (phase table, phase machine, task operations, resume
-// planner, validation), the schemas, and the store functions that read and write a project.
-export { PHASES, PHASE_TABLE, REPORT, type Phase, type PhaseStatus, type PhaseSpec } from "./core/phases.js";
-export { transition, provePhase, createWorkflow, inputsHash, isWorkflowComplete, type PhaseEvent, type TransitionResult } from "./core/transitions.js";
-export { addTasks, startTask, completeTask, failTask, retryTask, readyTasks, recoverTasks, findCycle } from "./core/tasks.js";
-export { importPlan, startPlannedTask, planStatus, currentRound, type PlanStatus, type ImportResult } from "./core/plans.js";
-export { planResume, type ResumePlan, type NextAction, type Decision, type Situation, type Action } from "./core/plan-resume.js";
-export { judgeOwner, describeOwner, TASK_LEASE_MS, type Owner, type OwnerVerdict, type OwnerFacts } from "./core/ownership.js";
-export { validateState, type Problem, type ValidationReport } from "./core/validate.js";
-export { judgeReport, type ReportSnapshot, type ReportState } from "./core/reports.js";
-export type { StateSnapshot, FileRead } from "./core/snapshot.js";
-export { DotagentError, EXIT } from "./core/errors.js";
-export { parsePhaseState, phaseStateSchema, type PhaseState } from "./schema/phase.js";
-export { parseExecutionState, executionStateSchema, type ExecutionState, type Task, type PlanRecord } from "./schema/execution.js";
-export { parseTaskOutput, taskOutputSchema, type TaskOutput } from "./schema/task-output.js";
-export { projectPaths, findProjectRoot, type ProjectPaths } from "./store/project.js";
-export { loadSnapshot, withLock } from "./store/session.js";
-export { loadSnapshotSync } from "./store/load-sync.js";
-export { StateWriter } from "./store/state-writer.js";
-export { readEvents, appendEvents } from "./store/events.js";
-export { acquireLock, type LockHandle } from "./store/lock.js";
-export { planOnce, type OpRecord, type OncePlan, type OnceRequest } from "./core/once.js";
-export { runOnce, type OnceOutcome, type RunOnceOptions } from "./store/run-once.js";
-export { readOpRecord, listOpenOps, type OpSummary } from "./store/op-records.js";
-export { listCheckpoints, readCheckpoint, recordCheckpoint, type Checkpoint, type CheckpointMeta } from "./store/checkpoints.js";
-export { planRollback, parseRollbackTarget, reportOwner, type RollbackPlan, type RollbackTarget } from "./core/rollback.js";
-export { prepareRollback, rollBack, type PreparedRollback } from "./store/roll-back.js";
-export { finishRollback, rollbackPending, type Archiver, type RollbackJournal } from "./store/rollback-journal.js";
-export { createArchive } from "./archive/create-archive.js";
-export { pruneArchives } from "./archive/prune-archives.js";
-export { judgeRunningTasks, currentOwner, isPidAlive, processStartTime } from "./store/process-facts.js";
+// dotagent as a library: the public API and nothing else (docs/api.md). openWorkflow does what the
+// CLI does, under the same lock, with the same events, refusals and --json result objects.
+export { openWorkflow } from "./api/workflow.js";
+export type {
+  Workflow,
+  WorkflowOptions,
+  WorkflowPhases,
+  WorkflowTasks,
+  DecideFn,
+  StaleOption,
+  ResumeCall,
+  OnceCall,
+  PlannedTask,
+  Decision,
+  StatusResult,
+  ValidateResult,
+  ResumeResult,
+  InitResult,
+  PhaseResult,
+  TaskResult,
+  TaskView,
+  TasksAddedResult,
+  NextResult,
+  HistoryResult,
+  CheckpointSummary,
+  CheckpointResult,
+  RollbackResult,
+  OnceResult,
+} from "./api/workflow.js";
+export { DotagentError, EXIT, type ExitCode } from "./core/errors.js";
+export { PHASES, type Phase, type PhaseStatus } from "./core/phases.js";
+export { parsePhaseState, type PhaseState } from "./schema/phase.js";
+export { parseExecutionState, type ExecutionState, type Task } from "./schema/execution.js";
+export type { ParseResult } from "./schema/common.js";
+// checkpointStore (src/api/checkpoint-store.ts) and coordinator (src/api/coordinator.ts): added here.
+// recoverableQuery (src/api/recoverable-query.ts): added here.

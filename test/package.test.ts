@@ -90,18 +90,12 @@ describe("npm install -g of the packed tarball", () => {
     symlinkSync(installed, join(consumer, "node_modules", pkg.name), "dir");
     writeFileSync(join(consumer, "package.json"), JSON.stringify({ type: "module" }));
     writeFileSync(join(consumer, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, skipLibCheck: false, types: [] }, files: ["good.ts"] }));
-    writeFileSync(
-      join(consumer, "good.ts"),
-      [
-        'import { planResume, parsePhaseState, PHASES, type PhaseState, type ResumePlan } from "dotagent";',
-        "const parsed = parsePhaseState({});",
-        "const state: PhaseState | undefined = parsed.ok ? parsed.value : undefined;",
-        "const phase: (typeof PHASES)[number] | undefined = state?.current_phase;",
-        "const plan: ResumePlan['next']['action'] | undefined = undefined as ReturnType<typeof planResume>['next']['action'] | undefined;",
-        "export { phase, plan };",
-      ].join("\n"),
-    );
+    // The consumer of the public API (openWorkflow and its result types), as a user writes it.
+    writeFileSync(join(consumer, "good.ts"), readFileSync(join(REPO, "test", "api-types", "consumer.ts")));
     writeFileSync(join(consumer, "bad.ts"), ['import type { PhaseState } from "dotagent";', 'const wrong: PhaseState["current_phase"] = "DEPLOYMENT";', "export { wrong };"].join("\n"));
+    // Internals are not part of the API: the store's writer and the planner are not exported.
+    writeFileSync(join(consumer, "internal.ts"), ['import { StateWriter, planResume, acquireLock } from "dotagent";', "export { StateWriter, planResume, acquireLock };"].join("\n"));
+    writeFileSync(join(consumer, "wrong-call.ts"), ['import { openWorkflow } from "dotagent";', 'export const p = openWorkflow(".").phase.start("DEPLOYMENT");'].join("\n"));
     const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
     const good = run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: consumer });
     expect(good.stdout + good.stderr).toBe("");
@@ -111,5 +105,12 @@ describe("npm install -g of the packed tarball", () => {
     const bad = run(process.execPath, [tsc, "-p", "tsconfig.bad.json"], { cwd: consumer });
     expect(bad.stdout).toContain("DEPLOYMENT");
     expect(bad.status).not.toBe(0);
+    writeFileSync(join(consumer, "tsconfig.internal.json"), JSON.stringify({ extends: "./tsconfig.json", files: ["internal.ts"] }));
+    const internal = run(process.execPath, [tsc, "-p", "tsconfig.internal.json"], { cwd: consumer });
+    for (const name of ["StateWriter", "planResume", "acquireLock"]) expect(internal.stdout).toContain(`has no exported member '${name}'`);
+    writeFileSync(join(consumer, "tsconfig.call.json"), JSON.stringify({ extends: "./tsconfig.json", files: ["wrong-call.ts"] }));
+    const call = run(process.execPath, [tsc, "-p", "tsconfig.call.json"], { cwd: consumer });
+    expect(call.stdout).toContain('"DEPLOYMENT"');
+    expect(call.status).not.toBe(0);
   });
 });

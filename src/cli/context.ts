@@ -1,13 +1,9 @@
 import type { ParseArgsConfig } from "node:util";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { usageError } from "../core/errors.js";
-import { checkProjectPath } from "../core/reports.js";
+import { checkMaxParallel, checkOutputPath } from "../ops/inputs.js";
 import type { Output } from "./output.js";
 import type { ProjectPaths } from "../store/project.js";
-import { withLock, type Locked } from "../store/session.js";
-import { ioFailure } from "../store/io-error.js";
-import { MAX_PARALLEL_LIMIT } from "../schema/json.js";
+import type { OpContext } from "../ops/op-context.js";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
@@ -42,33 +38,14 @@ export function requestOption(context: CommandContext): string | undefined {
   return text ? text : undefined;
 }
 
-/**
- * Runs `fn` under the state lock; a stale lock taken over is reported to the person on stderr.
- * If a state file changed on disk while `fn` ran (someone wrote without the lock), its write is
- * refused and `fn` runs again from a fresh read, up to three times, so no update is lost.
- */
-export async function locked<T>(context: CommandContext, command: string, fn: (locked: Locked) => T | Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await withLock(context.paths, command, (l) => (rollbackCutOff(context.paths) ? finishRollbackFirst(context).then(() => fn(l)) : fn(l)), warn(context));
-    } catch (error) {
-      if (attempt >= 3 || (error as { code?: unknown }).code !== "concurrent_write") throw ioFailure(error, context.paths.root) ?? error;
-    }
-  }
-}
-
 /** A warning for the person on stderr (never in --json stdout), the way every command says it. */
 export function warn(context: CommandContext): (message: string) => void {
   return (message) => context.out.note(`dotagent: warning: ${message}`);
 }
 
-function rollbackCutOff(paths: ProjectPaths): boolean {
-  return existsSync(join(paths.stateDir, ".rollback", "journal.json"));
-}
-
-async function finishRollbackFirst(context: CommandContext): Promise<void> {
-  const { finishCutOffRollback } = await import("./finish-rollback.js");
-  await finishCutOffRollback(context.paths, context.now(), (line) => context.out.note(line));
+/** What an operation (src/ops/) needs from a command's context: warnings and notes go to stderr. */
+export function opContext(context: CommandContext): OpContext {
+  return { paths: context.paths, now: context.now, warn: warn(context), note: (line) => context.out.note(line) };
 }
 
 /** The sub-command (first argument) and at most one more argument, or a usage error. */
@@ -82,17 +59,10 @@ export function subcommand<A extends string>(context: CommandContext, command: s
 /** --max-parallel N: a whole number from 1 to MAX_PARALLEL_LIMIT. */
 export function maxParallelOption(context: CommandContext): number | undefined {
   const text = stringOption(context, "max-parallel");
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < 1 || value > MAX_PARALLEL_LIMIT) throw usageError(`--max-parallel takes a whole number from 1 to ${MAX_PARALLEL_LIMIT}, not "${text}"`);
-  return value;
+  return text === undefined ? undefined : checkMaxParallel(Number(text), text);
 }
 
 /** --output as a project-relative path, or a usage error for one that leaves the project. */
 export function outputOption(context: CommandContext): string | undefined {
-  const output = stringOption(context, "output");
-  if (output === undefined) return undefined;
-  const checked = checkProjectPath(output);
-  if (!checked.ok) throw usageError(`--output ${output} ${checked.reason}`);
-  return checked.path;
+  return checkOutputPath(stringOption(context, "output"));
 }

@@ -7,6 +7,8 @@ import { createOutput } from "./output.js";
 import { findProjectRoot, projectPaths } from "../store/project.js";
 import type { Command, OptionSpec } from "./context.js";
 import { VERSION } from "./version.js";
+import { loadCold } from "./load-cold.js";
+import { useArchiveLoader } from "../ops/archive-module.js";
 
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
@@ -100,6 +102,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return EXIT.ok;
   }
+  // Operations that archive get tar from the cold half of this file, not a module of their own.
+  useArchiveLoader(async () => (await loadCold()).archive);
   const out = createOutput(wantsJson);
   const paths = projectPaths(findProjectRoot(typeof options.dir === "string" ? options.dir : undefined));
   return command.run({ args: parsed.positionals, options, out, paths, now: () => new Date() });

@@ -3,26 +3,7 @@
 import type { ResumePlan } from "../core/plan-resume.js";
 import type { Colors } from "./output.js";
 import { formatProblem } from "../core/validate.js";
-
-export function planJson(plan: ResumePlan, applied: boolean): Record<string, unknown> {
-  // Field order as CONTRACT §5 shows it, so people reading the JSON find the situation first.
-  return {
-    situation: plan.situation,
-    workflow_id: plan.workflow_id,
-    phase: plan.phase,
-    phase_status: plan.phase_status,
-    completed_phases: plan.completed_phases,
-    last_activity: plan.last_activity,
-    last_activity_ago: plan.last_activity_ago,
-    next: plan.next,
-    in_flight: plan.in_flight,
-    repairs: plan.repairs,
-    warnings: plan.warnings,
-    errors: plan.errors,
-    decision: plan.decision,
-    applied,
-  };
-}
+export { planJson } from "../ops/plan-json.js";
 
 function listIds(ids: readonly string[]): string {
   return `${ids.slice(0, 10).join(", ")}${ids.length > 10 ? ` and ${ids.length - 10} more` : ""}`;

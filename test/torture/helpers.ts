@@ -23,8 +23,20 @@ import type { Command } from "../../src/cli/context.js";
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** The CLI under test; TORTURE_CLI points the suites at another build (a patched copy). */
 export const CLI = process.env.TORTURE_CLI ? resolve(process.env.TORTURE_CLI) : join(REPO, "dist/dotagent.mjs");
-/** The bundled library beside it (dist/index.mjs), for child processes that call the store. */
-export const LIBRARY = join(dirname(CLI), "index.mjs");
+/**
+ * The store's lock module bundled on its own (the package's library exports only openWorkflow and
+ * its types now), for child processes that race for the lock. Built once per test process.
+ */
+let lockModule: string | undefined;
+export async function lockLibrary(): Promise<string> {
+  if (lockModule === undefined) {
+    const { build } = await import("esbuild");
+    const out = join(mkdtempSync(join(tmpdir(), "dotagent-lock-")), "lock.mjs");
+    await build({ entryPoints: [join(REPO, "src/store/lock.ts")], bundle: true, platform: "node", format: "esm", target: "node20", outfile: out, logLevel: "warning" });
+    lockModule = out;
+  }
+  return lockModule;
+}
 export const PRELOAD = join(REPO, "test/torture/kill-at.mjs");
 export const STATE = "memory/state";
 

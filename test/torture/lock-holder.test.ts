@@ -8,7 +8,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { LIBRARY, REPO, describeRun, envInt, makeProject, parseStdoutJson, readState, recordFigures, removeTempDirs, runCli, stackLines, stateLeftovers, validationErrors } from "./helpers.js";
+import { lockLibrary, REPO, describeRun, envInt, makeProject, parseStdoutJson, readState, recordFigures, removeTempDirs, runCli, stackLines, stateLeftovers, validationErrors } from "./helpers.js";
 
 const ROUNDS = envInt("TORTURE_TAKER_ROUNDS", 2);
 const TAKERS = Math.max(2, envInt("TORTURE_TAKERS", 4));
@@ -143,9 +143,10 @@ describe("many takers of one stale lock", () => {
     expect(problems).toEqual([]);
   }, 60_000 + ROUNDS * 30_000);
 
-  it(`the library's acquireLock: ${TAKERS} processes race for one stale lock, ${ROUNDS} rounds: never two inside, exactly one takeover`, async () => {
+  it(`the store's acquireLock: ${TAKERS} processes race for one stale lock, ${ROUNDS} rounds: never two inside, exactly one takeover`, async () => {
     const dir = await project("takers-lib");
     const stateDir = join(dir, "memory/state");
+    const library = await lockLibrary();
     const figures = { rounds: 0, takers: 0, overlaps: 0, warnings: 0, rounds_without_exactly_one_warning: 0 };
     const problems: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
@@ -155,7 +156,7 @@ describe("many takers of one stale lock", () => {
       const outputs = await Promise.all(
         Array.from({ length: TAKERS }, () =>
           new Promise<string>((resolve, reject) => {
-            const child = spawn(process.execPath, [join(REPO, "test/torture/lock-taker.mjs"), LIBRARY, stateDir, String(startAt), "30"], { stdio: ["ignore", "pipe", "pipe"] });
+            const child = spawn(process.execPath, [join(REPO, "test/torture/lock-taker.mjs"), library, stateDir, String(startAt), "30"], { stdio: ["ignore", "pipe", "pipe"] });
             let out = "";
             let err = "";
             child.stdout.on("data", (c: Buffer) => (out += c));

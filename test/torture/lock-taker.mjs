@@ -1,6 +1,6 @@
 // One contender for the state lock, run as a child process by lock-holder.test.ts:
-//   node lock-taker.mjs <library dist/index.mjs> <memory/state dir> <start-at epoch ms> <hold ms>
-// Waits until the start time (so all contenders go at once), takes the lock with the library's
+//   node lock-taker.mjs <src/store/lock.ts bundled (helpers.lockLibrary)> <memory/state dir> <start-at epoch ms> <hold ms>
+// Waits until the start time (so all contenders go at once), takes the lock with the store's
 // acquireLock, proves it is alone inside (an exclusive marker file), holds it a moment, releases,
 // and prints {"pid", "warnings", "overlap"} on stdout.
 import { closeSync, openSync, unlinkSync } from "node:fs";

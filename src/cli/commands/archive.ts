@@ -4,9 +4,10 @@ import { existsSync } from "node:fs";
 import { hasState } from "../../store/project.js";
 import { clearingPath } from "../../store/clearing-marker.js";
 import { assertStatePaths } from "../../store/state-paths.js";
-import { archiveLiveState } from "../fresh-start.js";
+import { archiveLiveState } from "../../ops/fresh-start.js";
+import { locked } from "../../ops/op-context.js";
 import { loadCold } from "../load-cold.js";
-import { locked, stringOption, type Command } from "../context.js";
+import { opContext, stringOption, type Command } from "../context.js";
 
 export const command: Command = {
   summary: "archive the live state | archive list | archive restore NAME",
@@ -26,7 +27,7 @@ export const command: Command = {
     if (sub === undefined) {
       if (!hasState(context.paths) && !existsSync(clearingPath(context.paths))) throw new DotagentError("nothing_to_archive", "there is no workflow state to archive here (memory/state/phase.json and execution.json do not exist)", EXIT.refused);
       const reason = stringOption(context, "reason") ?? "archived by dotagent archive";
-      const archived = await locked(context, "archive", () => archiveLiveState(context.paths, reason, now));
+      const archived = await locked(opContext(context), "archive", () => archiveLiveState(context.paths, reason, now));
       context.out.result({ ok: true, archived }, () => [archived ? `Archived as ${archived}; the live state is cleared.` : "Nothing to archive."]);
       return EXIT.ok;
     }
@@ -41,7 +42,7 @@ export const command: Command = {
     }
     if (sub === "restore") {
       if (name === undefined) throw usageError("archive restore needs an archive name; see `dotagent archive list`");
-      const result = await locked(context, "archive restore", async () => {
+      const result = await locked(opContext(context), "archive restore", async () => {
         const restored = await archive.restoreArchive(context.paths.root, name, { now });
         await archive.pruneArchives(context.paths.root);
         return restored;

@@ -1,8 +1,8 @@
 // `dotagent once OP-ID -- COMMAND …`: run a side effect (a commit, a push, a PR, a message) at most
 // once per op id. The guard itself is src/store/run-once.ts; this file renders its outcome.
 import { EXIT, usageError } from "../../core/errors.js";
-import type { OpRecord } from "../../core/once.js";
-import { runOnce, type OnceOutcome } from "../../store/run-once.js";
+import type { OnceOutcome } from "../../store/run-once.js";
+import { runOnceOp, type OnceResult } from "../../ops/once.js";
 import { loadCold } from "../load-cold.js";
 import { stringOption, type Command, type CommandContext } from "../context.js";
 
@@ -23,48 +23,23 @@ export const command: Command = {
     const redo = context.options.redo === true;
     if (markDone && redo) throw usageError("--mark-done and --redo answer the same question two ways; give one");
     if (!markDone && argv.length === 0) throw usageError(`once ${opId} needs the command to run after \`--\`, e.g. \`dotagent once ${opId} -- git push\``);
-    const check = stringOption(context, "check");
-    const options = { check, markDone, redo, now: context.now, ...(context.out.json ? {} : { onStdout: (chunk: Uint8Array) => process.stdout.write(chunk) }) };
-    let result = await runOnce(context.paths, opId, argv, options);
-    if (result.outcome === "decide") {
-      const answer = await (await loadCold()).askDecision(result.decision, false);
-      if (answer === "no-terminal") {
-        const { decision } = result;
-        context.out.result({ ...recordJson("decide", result.record), decision }, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
-        return EXIT.decide;
-      }
-      result = await runOnce(context.paths, opId, argv, answer ? { ...options, markDone: true } : { ...options, redo: true });
+    const input = { check: stringOption(context, "check"), markDone, redo, ...(context.out.json ? {} : { onStdout: (chunk: Uint8Array) => process.stdout.write(chunk) }) };
+    const { result, outcome } = await runOnceOp(context, opId, argv, { ...input, decide: async (d) => (await loadCold()).askDecision(d, false) });
+    if (outcome.outcome === "decide") {
+      const { decision } = outcome;
+      context.out.result(result, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
+      return EXIT.decide;
     }
-    // An answer (--mark-done or --redo) always settles the question.
-    if (result.outcome === "decide") throw new Error(`op ${opId}: still undecided after an answer`);
-    return render(context, argv, result);
+    return render(context, argv, result, outcome);
   },
 };
 
-function recordJson(outcome: OnceOutcome["outcome"], r: OpRecord): Record<string, unknown> {
-  return {
-    op_id: r.op_id,
-    outcome,
-    status: r.status,
-    ran: outcome === "ran",
-    command: r.command,
-    exit_code: r.exit_code ?? null,
-    stdout: r.stdout ?? null,
-    stdout_truncated: r.stdout_truncated ?? false,
-    how: r.how ?? null,
-    runs: r.runs,
-    started_at: r.started_at,
-    finished_at: r.finished_at ?? null,
-    decision: null,
-  };
-}
-
 /** The command's own exit code (ran or replayed), so a script sees what the command said. */
-function render(context: CommandContext, argv: readonly string[], result: Exclude<OnceOutcome, { outcome: "decide" }>): number {
+function render(context: CommandContext, argv: readonly string[], json: OnceResult, result: Exclude<OnceOutcome, { outcome: "decide" }>): number {
   const r = result.record;
   const exitCode = r.exit_code ?? 0;
   if (context.out.json) {
-    context.out.result(recordJson(result.outcome, r), () => []);
+    context.out.result(json, () => []);
     return exitCode;
   }
   const cut = r.stdout_truncated ? " (output cut at 16 KiB)" : "";

@@ -2,7 +2,7 @@
 // clear removes only what that archive verifiably holds (clear-live-state.ts). The archive code
 // (and tar) is in the cold half of the bundle, loaded only when a fresh start happens.
 import type { ProjectPaths } from "../store/project.js";
-import { loadCold } from "./load-cold.js";
+import { loadArchive } from "./archive-module.js";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
@@ -17,7 +17,7 @@ interface ArchivedFile {
 
 /** Archives the live state, then clears it; refuses (changing nothing) what it cannot archive. */
 export async function archiveLiveState(paths: ProjectPaths, reason: string, now: Date): Promise<string | null> {
-  const { archive } = await loadCold();
+  const archive = await loadArchive();
   const created = await archive.createArchive(paths.root, { reason, now, complete: true });
   if (created === null) {
     removeMarker(paths); // nothing live is left to clear (a marker naming anything else is moot)
@@ -39,7 +39,7 @@ export async function archiveLiveState(paths: ProjectPaths, reason: string, now:
 export async function proveClearing(paths: ProjectPaths, snapshot: StateSnapshot): Promise<{ snapshot: StateSnapshot; files?: readonly ArchivedFile[] }> {
   const clearing = snapshot.clearing;
   if (!clearing || clearing.problem !== null || clearing.archive === null) return { snapshot };
-  const { archive } = await loadCold();
+  const archive = await loadArchive();
   const verified = await archive.verifyArchive(join(paths.archiveDir, clearing.archive));
   if (verified.ok) return { snapshot, files: verified.manifest.files };
   return { snapshot: { ...snapshot, clearing: { archive: clearing.archive, problem: `names the archive ${clearing.archive}, which does not verify (${verified.reason})` } } };
@@ -54,7 +54,7 @@ export async function finishClear(paths: ProjectPaths, archiveName: string, file
 }
 
 async function clearAndUnmark(paths: ProjectPaths, archiveName: string, files: readonly ArchivedFile[], unmarkOnRefusal: boolean): Promise<void> {
-  const { archive } = await loadCold();
+  const archive = await loadArchive();
   try {
     await archive.clearLiveState(paths.root, files, archiveName);
   } catch (error) {

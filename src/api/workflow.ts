@@ -1,0 +1,236 @@
+// The library's workflow API: what the CLI does, for a program. Every method runs the same
+// operation as its command (src/ops/): the same state lock and wait, the same atomic writes and
+// events, the same refusals (a DotagentError with the CLI's code, message and exit code), and
+// resolves to the object that command prints with --json. Nothing is printed: warnings go to
+// onWarning; questions for a person go to a `decide` callback, and without one the result comes
+// back with `decision` set and nothing written, as the CLI does without a terminal.
+import { DotagentError, EXIT, usageError } from "../core/errors.js";
+import { isPhase, PHASES, type Phase } from "../core/phases.js";
+import type { Decision } from "../core/plan-resume.js";
+import type { NewTask } from "../core/tasks.js";
+import { idProblem } from "../schema/json.js";
+import { findProjectRoot, projectPaths } from "../store/project.js";
+import { listHistory, showCheckpoint, type CheckpointResult, type HistoryResult } from "../ops/history.js";
+import { startWorkflow, type InitResult } from "../ops/init.js";
+import { checkDesigns, checkExtraAttempts, checkMaxParallel, checkOutputPath, checkOwner, checkTaskId } from "../ops/inputs.js";
+import { runOnceOp, type OnceResult } from "../ops/once.js";
+import type { OpContext } from "../ops/op-context.js";
+import { changePhase, type PhaseAction, type PhaseResult } from "../ops/phase-change.js";
+import { resumeWorkflow, type Decide, type ResumeResult } from "../ops/resume.js";
+import { rollBackWorkflow, type RollbackResult } from "../ops/rollback.js";
+import { staleAfterMs } from "../ops/stale-after.js";
+import { readStatus, type StatusResult } from "../ops/status.js";
+import { changeTask, nextTasks, parseTaskPlan, type NextResult, type TaskChange, type TaskResult, type TasksAddedResult } from "../ops/task-change.js";
+import { validateWorkflow, type ValidateResult } from "../ops/validate.js";
+
+export type { CheckpointResult, CheckpointSummary, HistoryResult } from "../ops/history.js";
+export type { InitResult } from "../ops/init.js";
+export type { OnceResult } from "../ops/once.js";
+export type { PhaseResult } from "../ops/phase-change.js";
+export type { ResumeResult } from "../ops/resume.js";
+export type { RollbackResult } from "../ops/rollback.js";
+export type { StatusResult } from "../ops/status.js";
+export type { NextResult, TaskResult, TasksAddedResult, TaskView } from "../ops/task-change.js";
+export type { ValidateResult } from "../ops/validate.js";
+export type { Decision } from "../core/plan-resume.js";
+
+export interface WorkflowOptions {
+  /** The clock (default: the real one). */
+  now?: () => Date;
+  /** Warnings (a stale lock taken over, a leftover file set aside, a cut-off rollback finished). Default: dropped; a library never writes to stderr. */
+  onWarning?: (message: string) => void;
+}
+
+/** A person's answer to a decision; return false to keep things as they are. */
+export type DecideFn = (decision: Decision) => boolean | Promise<boolean>;
+
+/** A stale limit: "7d", "12h", "30m", "2w" or "never"; default DOTAGENT_STALE_AFTER, else 7 days. */
+export interface StaleOption {
+  staleAfter?: string;
+}
+
+export interface ResumeCall extends StaleOption {
+  /** The feature request: checked against the workflow's (a different one is a decision). */
+  request?: string;
+  /** Plan only; write nothing (`resume --dry-run`). */
+  dryRun?: boolean;
+  /** How many tasks run at once from now on (1–32; stored in execution.json). */
+  maxParallel?: number;
+  /** Answers a decision (stale state, a changed request, corrupt state). Without it the plan comes back with `decision` set and nothing is written. */
+  decide?: DecideFn;
+}
+
+/** A task of a plan, as `task import` reads it. */
+export interface PlannedTask {
+  id: string;
+  title?: string;
+  depends_on?: string[];
+}
+
+export interface WorkflowPhases {
+  /** `phase start P`; `designs` with ARCHITECTURE records the designs asked for. */
+  start(phase: Phase, options?: { designs?: string[] }): Promise<PhaseResult>;
+  approve(phase: Phase): Promise<PhaseResult>;
+  /** Refused unless the phase's report is there, valid and (where needed) approved. */
+  complete(phase: Phase, options?: { output?: string }): Promise<PhaseResult>;
+  fail(phase: Phase, options?: { error?: string }): Promise<PhaseResult>;
+  /** Failed verification: back to IMPLEMENTATION. */
+  rework(): Promise<PhaseResult>;
+}
+
+export interface WorkflowTasks {
+  /** The whole plan in one write (`task import`): an array of tasks or `{ tasks: [...] }`, validated by the same schema. */
+  import(plan: readonly PlannedTask[] | { tasks: readonly PlannedTask[] }): Promise<TasksAddedResult>;
+  add(id: string, options?: { title?: string; dependsOn?: string[] }): Promise<TasksAddedResult>;
+  /** The task's owner is this process (process.pid) unless `owner` names another pid. */
+  start(id: string, options?: { owner?: number }): Promise<TaskResult>;
+  complete(id: string, options?: { output?: string }): Promise<TaskResult>;
+  fail(id: string, options?: { error?: string }): Promise<TaskResult>;
+  retry(id: string, options?: { extraAttempts?: number }): Promise<TaskResult>;
+  /** Ready tasks in dependency order. */
+  next(): Promise<NextResult>;
+}
+
+export interface OnceCall {
+  /** A probe for a run that was cut off: exit 0 means the effect happened (run by the shell). */
+  check?: string;
+  /** Record a cut-off run as done without running it. */
+  markDone?: boolean;
+  /** Run again although a cut-off run may have taken effect. */
+  redo?: boolean;
+  /** The command's stdout as it comes (the result keeps the first 16 KiB). */
+  onStdout?: (chunk: Uint8Array) => void;
+  /** Answers "did the cut-off run take effect?" (true: mark done; false: run again). Without it the result carries the decision. */
+  decide?: DecideFn;
+}
+
+export interface Workflow {
+  /** The project root (the folder holding memory/). */
+  readonly root: string;
+  /** `status --json`: the resume plan without writing, task counts, open ops. Takes no lock. */
+  status(options?: StaleOption): Promise<StatusResult>;
+  /** `validate --json`; problems are in the result (`valid: false`), not thrown. */
+  validate(options?: StaleOption): Promise<ValidateResult>;
+  /** `resume --json`: repair, advance, and the next action. */
+  resume(options?: ResumeCall): Promise<ResumeResult>;
+  /** `init`: an existing workflow is a decision (replaced only when `decide` says yes, or when it is complete). */
+  init(request?: string, options?: { workflowId?: string; decide?: DecideFn }): Promise<InitResult>;
+  readonly phase: WorkflowPhases;
+  readonly tasks: WorkflowTasks;
+  /** `history --json`: the checkpoints of the live workflow. */
+  history(): Promise<HistoryResult>;
+  /** `history show REV --json`. */
+  checkpoint(rev: number): Promise<CheckpointResult>;
+  /** `rollback --to PHASE|REV`: a decision; `yes: true` (or `decide`) confirms, else the result carries the question. */
+  rollback(to: string, options?: { yes?: boolean; decide?: DecideFn }): Promise<RollbackResult>;
+  /** `once OP-ID -- COMMAND…`: run a side effect at most once per op id. */
+  once(opId: string, command: readonly string[], options?: OnceCall): Promise<OnceResult>;
+}
+
+/** A decide callback as the operations take it (no callback: nobody can be asked). */
+function asDecide(decide: DecideFn | undefined, yes = false): Decide | undefined {
+  if (yes) return () => true;
+  return decide ? async (d) => (await decide(d)) === true : undefined;
+}
+
+/** The phase as given, upper-cased like the CLI does; a usage error for anything else. */
+function phaseArg(phase: string): Phase {
+  const upper = String(phase).toUpperCase();
+  if (!isPhase(upper)) throw usageError(`"${phase}" is not a phase; phases are ${PHASES.join(", ")}`);
+  return upper;
+}
+
+/** The feature request: trimmed; blank means none (as `--request ""`). */
+function requestArg(request: string | undefined): string | undefined {
+  const text = request?.trim();
+  return text ? text : undefined;
+}
+
+/**
+ * The workflow of the project at `dir`: the folder itself, like `--dir` (default: the nearest
+ * folder upwards from the current one holding memory/state, else the current one). Opening
+ * touches nothing; each call reads the files afresh, so a program and the CLI (or two programs)
+ * can work on one project, serialised by the state lock.
+ */
+export function openWorkflow(dir?: string, options: WorkflowOptions = {}): Workflow {
+  const paths = projectPaths(findProjectRoot(dir));
+  const onWarning = options.onWarning ?? (() => {});
+  const context: OpContext = {
+    paths,
+    now: options.now ?? (() => new Date()),
+    warn: onWarning,
+    // The CLI's notes start with "dotagent: " for a person's terminal; a program gets the message.
+    note: (line) => onWarning(line.replace(/^dotagent: /, "")),
+  };
+  const phase = async (action: PhaseAction, p: Phase | undefined, extra: { output?: string; error?: string; designs?: string[] } = {}): Promise<PhaseResult> => {
+    const checked = p === undefined ? undefined : phaseArg(p);
+    const output = checkOutputPath(extra.output);
+    const designs = checkDesigns(extra.designs, action);
+    return (await changePhase(context, { action, phase: checked, output, error: extra.error, designs })).result;
+  };
+  // Async throughout, so a bad argument is a rejected promise like every other refusal.
+  const task = async <R>(change: TaskChange): Promise<R> => {
+    if (change.action !== "import") checkTaskId(change.id, change.action);
+    for (const dep of change.dependsOn ?? []) checkTaskId(dep, change.action);
+    const checked: TaskChange = {
+      ...change,
+      output: checkOutputPath(change.output),
+      ...(change.extraAttempts === undefined ? {} : { extraAttempts: checkExtraAttempts(change.extraAttempts) }),
+      // A program is the owner of the tasks it starts (the CLI's default is Claude Code's process).
+      ...(change.action === "start" ? { owner: checkOwner(change.owner ?? process.pid) } : {}),
+    };
+    return (await changeTask(context, checked)).result as R;
+  };
+  return {
+    root: paths.root,
+    async status(o = {}) {
+      return (await readStatus(context, staleAfterMs(o.staleAfter))).result;
+    },
+    async validate(o = {}) {
+      return (await validateWorkflow(context, staleAfterMs(o.staleAfter))).result;
+    },
+    async resume(o = {}) {
+      const maxParallel = o.maxParallel === undefined ? undefined : checkMaxParallel(o.maxParallel);
+      const outcome = await resumeWorkflow(context, { request: requestArg(o.request), staleAfterMs: staleAfterMs(o.staleAfter), maxParallel, dryRun: o.dryRun === true, decide: asDecide(o.decide) });
+      if (outcome === undefined) throw new DotagentError("resume_unsettled", "the answers did not settle the plan after three rounds; call resume again", EXIT.refused);
+      return outcome.result;
+    },
+    async init(request, o = {}) {
+      const idError = o.workflowId === undefined ? null : idProblem(o.workflowId, "workflow id");
+      if (idError !== null) throw usageError(`--workflow-id: ${idError}`);
+      return startWorkflow(context, { request: requestArg(request), workflowId: o.workflowId, decide: asDecide(o.decide) });
+    },
+    phase: {
+      start: (p, o = {}) => phase("start", p, o.designs === undefined ? {} : { designs: o.designs }),
+      approve: (p) => phase("approve", p),
+      complete: (p, o = {}) => phase("complete", p, o.output === undefined ? {} : { output: o.output }),
+      fail: (p, o = {}) => phase("fail", p, o.error === undefined ? {} : { error: o.error }),
+      rework: () => phase("rework", undefined),
+    },
+    tasks: {
+      async import(plan) {
+        const tasks: NewTask[] = await parseTaskPlan(plan, "plan");
+        return task<TasksAddedResult>({ action: "import", tasks });
+      },
+      add: (id, o = {}) => task<TasksAddedResult>({ action: "add", id, title: o.title, dependsOn: o.dependsOn }),
+      start: (id, o = {}) => task<TaskResult>({ action: "start", id, owner: o.owner }),
+      complete: (id, o = {}) => task<TaskResult>({ action: "complete", id, output: o.output }),
+      fail: (id, o = {}) => task<TaskResult>({ action: "fail", id, error: o.error }),
+      retry: (id, o = {}) => task<TaskResult>({ action: "retry", id, extraAttempts: o.extraAttempts ?? 0 }),
+      next: () => nextTasks(context),
+    },
+    history: () => listHistory(context),
+    async checkpoint(rev) {
+      if (!Number.isInteger(rev) || rev < 1) throw usageError(`history show needs a revision number from \`dotagent history\`, not "${rev}"`);
+      return showCheckpoint(context, rev);
+    },
+    async rollback(to, o = {}) {
+      return (await rollBackWorkflow(context, to, asDecide(o.decide, o.yes === true))).result;
+    },
+    async once(opId, command, o = {}) {
+      if (o.markDone && o.redo) throw usageError("--mark-done and --redo answer the same question two ways; give one");
+      if (!o.markDone && command.length === 0) throw usageError(`once ${opId} needs the command to run after \`--\`, e.g. \`dotagent once ${opId} -- git push\``);
+      return (await runOnceOp(context, opId, command, { check: o.check, markDone: o.markDone, redo: o.redo, onStdout: o.onStdout, decide: asDecide(o.decide) })).result;
+    },
+  };
+}

@@ -1,0 +1,61 @@
+// `history [show REV]`: the checkpoints of the live workflow (src/store/checkpoints.ts). Read-only:
+// takes no lock.
+import { DotagentError, EXIT } from "../core/errors.js";
+import type { Phase } from "../core/phases.js";
+import { listCheckpoints, readCheckpoint, type CheckpointMeta } from "../store/checkpoints.js";
+import { loadSnapshot } from "../store/session.js";
+import type { OpContext } from "./op-context.js";
+
+/** One checkpoint as `history --json` lists it. */
+export interface CheckpointSummary {
+  rev: number;
+  at: string;
+  workflow_id: string;
+  phase: Phase;
+  phase_status: string;
+  completed_phases: Phase[];
+  kind: "phase" | "task";
+  event: string;
+  event_phase: string | null;
+  task_id: string | null;
+  what: string;
+}
+
+/** `history --json`. */
+export interface HistoryResult {
+  workflow_id: string | null;
+  checkpoints: CheckpointSummary[];
+}
+
+/** `history show REV --json`: the summary plus the state files the checkpoint holds. */
+export type CheckpointResult = CheckpointSummary & { phase_state: unknown; execution: unknown };
+
+export async function listHistory(context: Pick<OpContext, "paths">): Promise<HistoryResult> {
+  const snapshot = await loadSnapshot(context.paths);
+  const workflowId = snapshot.phase.kind === "ok" ? snapshot.phase.value.workflow_id : undefined;
+  return { workflow_id: workflowId ?? null, checkpoints: listCheckpoints(context.paths, workflowId).map(summarizeCheckpoint) };
+}
+
+export async function showCheckpoint(context: Pick<OpContext, "paths">, rev: number): Promise<CheckpointResult> {
+  await loadSnapshot(context.paths); // refuses a hostile state folder the same way as the listing
+  const found = readCheckpoint(context.paths, rev);
+  if ("missing" in found) throw new DotagentError("no_checkpoint", `memory/state/.history: ${found.missing}; \`dotagent history\` lists the ones there are`, EXIT.refused);
+  return { ...summarizeCheckpoint(found.meta), phase_state: found.phase, execution: found.execution };
+}
+
+export function summarizeCheckpoint(c: CheckpointMeta): CheckpointSummary {
+  return { rev: c.rev, at: c.at, workflow_id: c.workflow_id, phase: c.phase, phase_status: c.phase_status, completed_phases: c.completed_phases, kind: c.kind, event: c.event.type, event_phase: c.event.phase ?? null, task_id: c.event.task_id ?? null, what: describeCheckpoint(c) };
+}
+
+const WHAT: Record<string, (c: CheckpointMeta) => string> = {
+  workflow_started: () => "workflow started",
+  phase_approved: (c) => `${c.event.phase ?? "phase"} approved`,
+  phase_completed: (c) => `${c.event.phase ?? "phase"} completed`,
+  phase_rework: () => "verification failed: rework",
+  rolled_back: () => "rolled back",
+  task_completed: (c) => `task ${c.event.task_id ?? "?"} completed`,
+};
+
+export function describeCheckpoint(c: Pick<CheckpointMeta, "event">): string {
+  return WHAT[c.event.type]?.(c as CheckpointMeta) ?? c.event.type;
+}

@@ -1,0 +1,40 @@
+// What every operation (src/ops/) gets instead of argv and a console: the project, the clock,
+// and where warnings and notes go (the CLI: stderr; the library: the caller's onWarning or nowhere).
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { ProjectPaths } from "../store/project.js";
+import { withLock, type Locked } from "../store/session.js";
+import { ioFailure } from "../store/io-error.js";
+
+export interface OpContext {
+  readonly paths: ProjectPaths;
+  readonly now: () => Date;
+  /** A warning about the state or the lock (the CLI prints "dotagent: warning: …"). */
+  readonly warn: (message: string) => void;
+  /** A line about something done on the side, e.g. a cut-off rollback finished (printed as is). */
+  readonly note: (line: string) => void;
+}
+
+/**
+ * Runs `fn` under the state lock; a stale lock taken over is reported through `warn`.
+ * If a state file changed on disk while `fn` ran (someone wrote without the lock), its write is
+ * refused and `fn` runs again from a fresh read, up to three times, so no update is lost.
+ */
+export async function locked<T>(context: OpContext, command: string, fn: (locked: Locked) => T | Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withLock(context.paths, command, (l) => (rollbackCutOff(context.paths) ? finishRollbackFirst(context).then(() => fn(l)) : fn(l)), context.warn);
+    } catch (error) {
+      if (attempt >= 3 || (error as { code?: unknown }).code !== "concurrent_write") throw ioFailure(error, context.paths.root) ?? error;
+    }
+  }
+}
+
+function rollbackCutOff(paths: ProjectPaths): boolean {
+  return existsSync(join(paths.stateDir, ".rollback", "journal.json"));
+}
+
+async function finishRollbackFirst(context: OpContext): Promise<void> {
+  const { finishCutOffRollback } = await import("./finish-rollback.js");
+  await finishCutOffRollback(context.paths, context.now(), context.note);
+}

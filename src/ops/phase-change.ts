@@ -1,0 +1,58 @@
+// `phase start|complete|fail|approve|rework`: one move of the phase machine under the lock.
+import { DotagentError, EXIT } from "../core/errors.js";
+import type { Phase, PhaseStatus } from "../core/phases.js";
+import { transition, type PhaseEvent } from "../core/transitions.js";
+import { loadSnapshot } from "../store/session.js";
+import { StateWriter } from "../store/state-writer.js";
+import type { PhaseState } from "../schema/phase.js";
+import { locked, type OpContext } from "./op-context.js";
+import { requireWorkflow } from "./state-guard.js";
+
+export const PHASE_ACTIONS = ["start", "complete", "fail", "approve", "rework"] as const;
+export type PhaseAction = (typeof PHASE_ACTIONS)[number];
+
+export interface PhaseChange {
+  readonly action: PhaseAction;
+  readonly phase?: Phase | undefined;
+  /** Project-relative output path (already checked to stay inside the project). */
+  readonly output?: string | undefined;
+  readonly error?: string | undefined;
+  /** `start ARCHITECTURE`: the design names asked for. */
+  readonly designs?: readonly string[] | undefined;
+}
+
+/** What `phase … --json` prints: where the workflow is now (the resume JSON has the rest). */
+export interface PhaseResult {
+  ok: true;
+  changed: boolean;
+  phase: Phase;
+  phase_status: PhaseStatus;
+  designs_requested?: string[];
+}
+
+export interface PhaseOutcome {
+  readonly result: PhaseResult;
+  readonly state: PhaseState;
+}
+
+export async function changePhase(context: OpContext, change: PhaseChange): Promise<PhaseOutcome> {
+  const { action, output, designs } = change;
+  const event = { type: action, phase: change.phase, output, error: change.error, designs: designs ? [...designs] : undefined } as PhaseEvent;
+  const now = context.now();
+  const { state, changed } = await locked(context, `phase ${action}`, async () => {
+    const snapshot = await loadSnapshot(context.paths, output === undefined ? [] : [{ path: output, mode: "parse" }]);
+    const before = requireWorkflow(snapshot, now);
+    const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+    const outcome = transition(before, event, { reports: snapshot.reports, execution, now });
+    if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
+    if (outcome.state === before) return { state: before, changed: false };
+    const writer = new StateWriter(context.paths, snapshot, now, context.warn);
+    const journal = outcome.effects.length > 0 ? { type: event.type, started_at: now.toISOString(), round: outcome.state.rework?.round, moves: outcome.effects.map(({ from, to }) => ({ from, to })) } : undefined;
+    const written = writer.applyChange({ phaseBefore: before, journal, moves: outcome.effects, phase: outcome.state, events: outcome.events });
+    return { state: written.phase ?? outcome.state, changed: true };
+  });
+  return {
+    state,
+    result: { ok: true, changed, phase: state.current_phase, phase_status: state.phase_status, ...(designs ? { designs_requested: state.designs_requested ?? [] } : {}) },
+  };
+}

@@ -1,0 +1,157 @@
+// `task add|import|start|complete|fail|retry|next`: task progress in IMPLEMENTATION under the lock,
+// and the plan import's validation (the same schema whether the plan came from a file or a program).
+import { DotagentError, EXIT } from "../core/errors.js";
+import { formatProblem } from "../core/validate.js";
+import { reportAt } from "../core/reports.js";
+import { addTasks, completeTask, emptyExecution, failTask, maxAttemptsOf, outputOf, readyTasks, retryTask, type NewTask, type TaskResult as CoreTaskResult } from "../core/tasks.js";
+import { importPlan, startPlannedTask, type ImportResult as CoreImportResult } from "../core/plans.js";
+import type { ExecutionState, PlanRecord, Task } from "../schema/execution.js";
+import { loadSnapshot } from "../store/session.js";
+import { currentOwner, judgeRunningTasks } from "../store/process-facts.js";
+import { StateWriter } from "../store/state-writer.js";
+import { locked, type OpContext } from "./op-context.js";
+import { requireValid, requireWorkflow } from "./state-guard.js";
+
+export const TASK_ACTIONS = ["add", "import", "start", "complete", "fail", "retry", "next"] as const;
+export type TaskAction = Exclude<(typeof TASK_ACTIONS)[number], "next">;
+
+export interface TaskChange {
+  readonly action: TaskAction;
+  /** The task (every action but import), already checked with checkTaskId. */
+  readonly id?: string | undefined;
+  readonly title?: string | undefined;
+  readonly dependsOn?: readonly string[] | undefined;
+  readonly output?: string | undefined;
+  readonly error?: string | undefined;
+  readonly extraAttempts?: number | undefined;
+  /** `start`: the pid that runs the task (default: this Claude Code session or this process). */
+  readonly owner?: number | undefined;
+  /** `import`: the plan, validated by parseTaskPlan. */
+  readonly tasks?: readonly NewTask[] | undefined;
+}
+
+/** A task as the next step needs it: execution.json's field names, without empty and bookkeeping ones. */
+export interface TaskView {
+  id: string;
+  title?: string;
+  status: Task["status"];
+  attempts: number;
+  output: string;
+  error?: string;
+}
+
+/** `task start|complete|fail|retry --json`. */
+export interface TaskResult {
+  ok: true;
+  task: TaskView | null;
+  max_attempts: number | null;
+}
+
+/** `task add|import --json`. */
+export interface TasksAddedResult {
+  ok: true;
+  added: string[];
+  skipped?: string[];
+  plan?: PlanRecord | null;
+  total: number;
+}
+
+/** `task next --json`: ready tasks in dependency order. */
+export interface NextResult {
+  tasks: Array<{ id: string; title: string | null; depends_on: string[]; attempts: number; output: string }>;
+}
+
+export interface TaskOutcome {
+  readonly result: TaskResult | TasksAddedResult;
+  readonly state: ExecutionState;
+  readonly task: Task | undefined;
+  readonly maxAttempts: number | undefined;
+  readonly imported: Extract<CoreImportResult, { ok: true }> | undefined;
+}
+
+const PLAN_SHAPE = 'expected a JSON array like [{"id":"task-001","title":"…","depends_on":[]}] or an object with such a "tasks" array';
+
+/** A parsed task plan (an array of tasks or an object with a `tasks` array), or exit 2 naming `where`. */
+export async function parseTaskPlan(value: unknown, where: string): Promise<NewTask[]> {
+  // The schema (and zod) load only for an import.
+  const [{ parseWith }, { taskImportSchema }] = await Promise.all([import("../schema/common.js"), import("../schema/execution.js")]);
+  const parsed = parseWith(taskImportSchema, value);
+  if (!parsed.ok) throw new DotagentError("import_invalid", `${formatProblem({ file: where, ...parsed.problems[0]! })}; ${PLAN_SHAPE}`, EXIT.usage);
+  const tasks = Array.isArray(parsed.value) ? parsed.value : parsed.value.tasks;
+  return tasks.map((t) => ({ id: t.id, title: t.title, depends_on: t.depends_on }));
+}
+
+/** The message of a plan that is not JSON at all (the CLI's file or stdin). */
+export function notJsonPlan(where: string, message: string): DotagentError {
+  return new DotagentError("import_invalid", `${where}: ${message}; ${PLAN_SHAPE}`, EXIT.usage);
+}
+
+function taskView(task: Task): TaskView {
+  return { id: task.id, ...(task.title ? { title: task.title } : {}), status: task.status, attempts: task.attempts, output: outputOf(task), ...(task.error ? { error: task.error } : {}) };
+}
+
+export async function changeTask(context: OpContext, change: TaskChange): Promise<TaskOutcome> {
+  const { action } = change;
+  const id = action === "import" ? "" : (change.id ?? "");
+  const outputPath = change.output;
+  const now = context.now();
+  const done = await locked(context, `task ${action}`, async () => {
+    const extraRequests = [...(outputPath ? [{ path: outputPath, mode: "parse" as const }] : []), ...(id ? [{ path: `memory/reports/tasks/${id}.json`, mode: "parse" as const }] : [])];
+    const snapshot = await loadSnapshot(context.paths, extraRequests);
+    const phase = requireWorkflow(snapshot, now);
+    const execution: ExecutionState = snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
+    let outcome: CoreTaskResult | CoreImportResult;
+    switch (action) {
+      case "add":
+        outcome = addTasks(execution, [{ id, title: change.title, depends_on: change.dependsOn }], now);
+        break;
+      case "import":
+        outcome = importPlan(execution, phase, change.tasks ?? [], now);
+        break;
+      case "start":
+        outcome = startPlannedTask(execution, phase, id, now, currentOwner(now, change.owner), judgeRunningTasks(snapshot, now).get(id));
+        break;
+      case "complete":
+        outcome = completeTask(execution, id, snapshot.reports, now, outputPath);
+        break;
+      case "fail":
+        outcome = failTask(execution, id, change.error, now);
+        break;
+      default:
+        outcome = retryTask(execution, id, change.extraAttempts ?? 0, now);
+    }
+    if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
+    const writer = new StateWriter(context.paths, snapshot, now, context.warn);
+    const task = outcome.state.tasks.find((t) => t.id === id);
+    // Starting a task whose output file is left from an earlier attempt sets that file aside
+    // first, so recovery never mistakes the old output for this attempt's. That touches two
+    // files, so it goes through the journaled change.
+    const stale = action === "start" && task !== undefined ? outputOf(task) : undefined;
+    const found = stale === undefined ? "missing" : reportAt(snapshot.reports, stale).status;
+    if (stale !== undefined && task !== undefined && found !== "missing" && found !== "outside") {
+      const to = `${stale.replace(/\.json$/, "")}.attempt-${task.attempts}-${now.getTime()}.json`;
+      const moves = [{ type: "move" as const, from: stale, to }];
+      writer.applyChange({ phaseBefore: phase, journal: { type: "task_start", task_id: id, started_at: now.toISOString(), moves: [{ from: stale, to }] }, moves, execution: outcome.state, phase, events: outcome.events });
+    } else {
+      writer.writeExecution(outcome.state);
+      writer.appendEvents(outcome.events);
+    }
+    return { state: outcome.state, task, imported: "plan" in outcome ? outcome : undefined };
+  });
+  const { state, task, imported } = done;
+  const maxAttempts = task ? maxAttemptsOf(task, state) : undefined;
+  const result: TaskResult | TasksAddedResult =
+    action === "import" || action === "add"
+      ? { ok: true, added: action === "add" ? [id] : (imported?.added ?? []), ...(imported ? { skipped: imported.skipped, plan: imported.plan } : {}), total: state.tasks.length }
+      : { ok: true, task: task ? taskView(task) : null, max_attempts: maxAttempts ?? null };
+  return { result, state, task, maxAttempts, imported };
+}
+
+/** Ready tasks in dependency order; reads without the lock, refuses untrusted state (exit 3). */
+export async function nextTasks(context: OpContext): Promise<NextResult> {
+  const snapshot = await loadSnapshot(context.paths);
+  requireValid(snapshot, context.now());
+  const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+  const ready = execution ? readyTasks(execution) : [];
+  return { tasks: ready.map((t) => ({ id: t.id, title: t.title ?? null, depends_on: [...(t.depends_on ?? [])], attempts: t.attempts, output: outputOf(t) })) };
+}
