@@ -31,3 +31,4 @@ export { pruneArchives } from "./archive/prune-archives.js";
 export { judgeRunningTasks, currentOwner, isPidAlive, processStartTime } from "./store/process-facts.js";
 // Checkpoints for programs that call a model in a loop (docs/api-checkpoints.md).
 export { checkpointStore, type CheckpointStore, type CheckpointStoreOptions, type SavedCheckpoint, type CheckpointInfo, type Completion, type StoreStatus } from "./api/checkpoint-store.js";
+export { coordinator, type Coordinator, type Manifest, type PlannedItem } from "./api/coordinator.js";
