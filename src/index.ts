@@ -32,3 +32,4 @@ export { judgeRunningTasks, currentOwner, isPidAlive, processStartTime } from ".
 // Checkpoints for programs that call a model in a loop (docs/api-checkpoints.md).
 export { checkpointStore, type CheckpointStore, type CheckpointStoreOptions, type SavedCheckpoint, type CheckpointInfo, type Completion, type StoreStatus } from "./api/checkpoint-store.js";
 export { coordinator, type Coordinator, type Manifest, type PlannedItem } from "./api/coordinator.js";
+export { recoverableQuery, resumePromptFor, type RecoverableQueryParams, type RecoverableResult, type QueryRecord, type QueryMessage, type QueryParams, type QuerySdk } from "./api/recoverable-query.js";
