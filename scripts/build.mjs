@@ -18,6 +18,8 @@ const common = {
   legalComments: "none",
   define: { __DOTAGENT_VERSION__: JSON.stringify(pkg.version) },
   logLevel: "warning",
+  // An optional peer dependency, imported only inside recoverableQuery and `dotagent run`.
+  external: ["@anthropic-ai/claude-agent-sdk"],
 };
 // CommonJS dependencies call require() for node built-ins, and write-file-atomic seeds its temp
 // names with __filename: an ESM bundle must provide both.
