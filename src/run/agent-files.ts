@@ -3,7 +3,6 @@
 // so an edited agent file means the same in both.
 import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { readProjectText } from "../store/read-file.js";
 
@@ -18,17 +17,19 @@ const AGENT_BYTES = 256 * 1024;
 
 /**
  * Where the agent files are: `--agents DIR`, else the `agents/` folder of the dotagent that is
- * running (the npm package root, the repository, or the plugin folder around the skill's helper).
+ * running (the npm package root, the repository, or the plugin folder around the skill's helper),
+ * found from `besideFile`, the running CLI file (the cold half has no file of its own).
  */
-export function findAgentsDir(explicit?: string): string {
+export function findAgentsDir(explicit: string | undefined, besideFile: string): string {
   if (explicit !== undefined) {
     const dir = resolve(explicit);
     if (!existsSync(join(dir, "pm.md"))) throw new DotagentError("agents_missing", `${explicit} holds no pm.md; give --agents a folder with the six agent files (pm, architect, roundtable, executor, qa, reflector)`, EXIT.usage);
     return dir;
   }
-  const here = dirname(fileURLToPath(import.meta.url));
-  // dist/dotagent.mjs → ../agents; skills/checkpoint/scripts/dotagent.mjs → ../../../agents; src/run/ → ../../agents
-  for (const up of ["..", "../../..", "../.."]) {
+  const here = dirname(besideFile);
+  // dist/dotagent.mjs → ../agents; skills/checkpoint/scripts/dotagent.mjs (also in plugin/) and
+  // src/cli/commands/run.ts → ../../../agents
+  for (const up of ["..", "../../.."]) {
     const dir = join(here, up, "agents");
     if (existsSync(join(dir, "pm.md"))) return dir;
   }

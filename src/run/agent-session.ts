@@ -1,14 +1,14 @@
 // One agent of the headless runner: an Agent SDK session with the agent file's body as its system
 // prompt and its tools pre-approved, run through recoverableQuery so a runner killed mid-agent
 // continues that agent's own conversation on the next `dotagent run` instead of starting over.
-// Sessions are recorded in memory/runs/<workflow-id>/ under the job's key with a generation
-// number: a session that finished but whose report the workflow still asks for (rolled back,
+// Sessions are recorded in memory/runs/<workflow-id>/ under the job's key and a session
+// number (pm.s1, executor.task-002.s2): a session that finished but whose report the workflow still asks for (rolled back,
 // invalid report) is not replayed; the next generation starts fresh.
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { AgentJob } from "../core/run-step.js";
 import { checkpointStore, type CheckpointStore } from "../api/checkpoint-store.js";
-import { recoverableQuery } from "../api/recoverable-query.js";
+import { recoverableQuery, type QueryMessage, type QuerySdk } from "../api/recoverable-query.js";
 import type { AgentFile } from "./agent-files.js";
 
 export interface AgentRunContext {
@@ -18,7 +18,7 @@ export interface AgentRunContext {
   readonly phase: string;
   readonly agents: ReadonlyMap<string, AgentFile>;
   /** The SDK's query() (loaded by the caller); without it recoverableQuery loads the SDK itself. */
-  readonly sdk?: { query: (...args: never[]) => unknown };
+  readonly sdk?: QuerySdk<QueryMessage>;
   /** Extra SDK options (the tests' environment, a Claude Code binary path). */
   readonly sdkOptions?: Record<string, unknown>;
 }
@@ -27,6 +27,8 @@ export interface AgentOutcome {
   readonly key: string;
   readonly sessionId: string | null;
   readonly resumed: boolean;
+  /** The agent's last message (its reply, or the SDK's error text). */
+  readonly said: string;
   readonly error?: string;
 }
 
@@ -42,11 +44,11 @@ export function agentPrompt(job: AgentJob, request: string, phase: string): stri
 
 /** The key of this job's current session: the newest generation unless it finished. */
 async function sessionKey(store: CheckpointStore<Record<string, unknown>>, base: string): Promise<string> {
-  const generations = (await store.list()).map((c) => /^(.*)#(\d+)$/.exec(c.id)).filter((m): m is RegExpExecArray => m !== null && m[1] === base).map((m) => Number(m[2]));
+  const generations = (await store.list()).map((c) => /^(.*)\.s(\d+)$/.exec(c.id)).filter((m): m is RegExpExecArray => m !== null && m[1] === base).map((m) => Number(m[2]));
   const newest = generations.length > 0 ? Math.max(...generations) : 0;
-  if (newest === 0) return `${base}#1`;
-  const record = await store.load(`${base}#${newest}`);
-  return record && (record.data as { status?: unknown }).status === "complete" ? `${base}#${newest + 1}` : `${base}#${newest}`;
+  if (newest === 0) return `${base}.s1`;
+  const record = await store.load(`${base}.s${newest}`);
+  return record?.status === "complete" ? `${base}.s${newest + 1}` : `${base}.s${newest}`;
 }
 
 export async function runAgentJob(job: AgentJob, context: AgentRunContext): Promise<AgentOutcome> {
@@ -65,9 +67,14 @@ export async function runAgentJob(job: AgentJob, context: AgentRunContext): Prom
     ...context.sdkOptions,
   };
   const run = recoverableQuery({ prompt: agentPrompt(job, context.request, context.phase), options, store, key, ...(context.sdk ? { sdk: context.sdk } : {}) });
+  let lastWords: string | undefined;
   let step = await run.next();
-  while (!step.done) step = await run.next();
+  while (!step.done) {
+    const message = step.value as { type: string; result?: unknown; errors?: unknown };
+    if (message.type === "result") lastWords = typeof message.result === "string" ? message.result : Array.isArray(message.errors) ? message.errors.join("; ") : undefined;
+    step = await run.next();
+  }
   const result = step.value;
   const failed = result.subtype !== undefined && result.subtype !== "success";
-  return { key, sessionId: result.session_id ?? null, resumed: result.resumed, ...(failed ? { error: `${job.agent} ended with ${String(result.subtype)}` } : {}) };
+  return { key, sessionId: result.session_id ?? null, resumed: result.resumed, said: lastWords ?? result.result ?? "", ...(failed ? { error: `${job.agent} ended with ${String(result.subtype)}` } : {}) };
 }

@@ -18,6 +18,7 @@ import { loadSnapshot } from "../store/session.js";
 import { projectPaths } from "../store/project.js";
 import { openWorkflow, type Workflow } from "../api/workflow.js";
 import { acquireLock, readLock } from "../store/lock.js";
+import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
 import { runAgentJob, runsDir, type AgentRunContext } from "./agent-session.js";
 import type { AgentFile } from "./agent-files.js";
 import type { Progress } from "./progress.js";
@@ -42,7 +43,7 @@ export interface RunOptions {
   readonly ask: Asker;
   readonly progress: Progress;
   /** The Agent SDK's query(), loaded by the caller (an optional peer dependency). */
-  readonly sdk?: { query: (...args: never[]) => unknown };
+  readonly sdk?: QuerySdk<QueryMessage>;
   readonly sdkOptions?: Record<string, unknown>;
   readonly now?: () => Date;
 }
@@ -63,6 +64,8 @@ interface Run {
   steps: number;
   agents: number;
   readonly sessions: Map<string, number>;
+  /** Each job's last reply, for the message when it fails. */
+  readonly said: Map<string, string>;
 }
 
 /**
@@ -94,7 +97,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
 
 async function drive(options: RunOptions): Promise<RunOutcome> {
   const now = options.now ?? (() => new Date());
-  const run: Run = { options, wf: openWorkflow(options.root, { now, onWarning: (m) => options.progress.step(`warning: ${m}`) }), steps: 0, agents: 0, sessions: new Map() };
+  const run: Run = { options, wf: openWorkflow(options.root, { now, onWarning: (m) => options.progress.step(`warning: ${m}`) }), steps: 0, agents: 0, sessions: new Map(), said: new Map() };
   let request = options.request;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const plan = await run.wf.resume({ ...(request !== undefined ? { request } : {}), ...(options.maxParallel !== undefined ? { maxParallel: options.maxParallel } : {}), ...(options.ask.interactive ? { decide: (d: Decision) => askDecision(options, d) } : {}) });
@@ -125,7 +128,8 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
     case "init": {
       if (!options.request) throw new DotagentError("usage", 'no workflow here to continue; give the feature request: dotagent run "add login"', EXIT.usage);
       const started = await wf.init(options.request);
-      say(`started workflow ${started.workflow_id ?? ""}`.trim());
+      if (!started.created) return decisionOutcome(run, at, started.decision);
+      say(`started workflow ${started.workflow_id}`);
       await wf.phase.start("REQUIREMENTS");
       return undefined;
     }
@@ -198,7 +202,8 @@ async function runAgents(run: Run, step: Extract<RunStep, { kind: "agents" }>, a
     const count = (run.sessions.get(job.key) ?? 0) + 1;
     run.sessions.set(job.key, count);
     if (count > MAX_AGENT_SESSIONS) {
-      const error = `${job.agent} did not write a valid ${job.output} in ${MAX_AGENT_SESSIONS} sessions`;
+      const said = run.said.get(job.key)?.replace(/\s+/g, " ").slice(0, 200);
+      const error = `${job.agent} did not write a valid ${job.output} in ${MAX_AGENT_SESSIONS} sessions${said ? ` (it said: "${said}")` : ""}`;
       await wf.phase.fail(step.phase, { error });
       throw new DotagentError("agent_failed", `${error}; the phase is marked failed: look at the agent's output, then run dotagent run again`, EXIT.refused);
     }
@@ -209,6 +214,7 @@ async function runAgents(run: Run, step: Extract<RunStep, { kind: "agents" }>, a
   await inBatches(step.jobs, limit, async (job) => {
     const outcome = await runAgentJob(job, context);
     run.agents++;
+    run.said.set(job.key, outcome.said);
     if (outcome.error) options.progress.step(`${outcome.error}`);
   });
   if (step.then === "verdict") {

@@ -1,8 +1,9 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { DotagentError, EXIT, usageError } from "../../core/errors.js";
 import { loadCold } from "../load-cold.js";
+import type { QueryMessage, QuerySdk } from "../../api/recoverable-query.js";
 import { maxParallelOption, stringOption, type Command } from "../context.js";
 
 const SDK = "@anthropic-ai/claude-agent-sdk";
@@ -11,7 +12,7 @@ const SDK = "@anthropic-ai/claude-agent-sdk";
  * The Agent SDK, an optional peer dependency: from beside this dotagent (its own node_modules or
  * the one it is installed in), else from the project's. Loaded only here: no other command pays.
  */
-async function loadAgentSdk(root: string): Promise<{ query: (...args: never[]) => unknown }> {
+async function loadAgentSdk(root: string): Promise<QuerySdk<QueryMessage>> {
   const bases = [import.meta.url, pathToFileURL(join(root, "package.json")).href, pathToFileURL(join(process.cwd(), "package.json")).href];
   for (const base of bases) {
     let resolved: string;
@@ -20,8 +21,8 @@ async function loadAgentSdk(root: string): Promise<{ query: (...args: never[]) =
     } catch {
       continue;
     }
-    const sdk = (await import(pathToFileURL(resolved).href)) as { query?: (...args: never[]) => unknown };
-    if (typeof sdk.query === "function") return { query: sdk.query };
+    const sdk = (await import(pathToFileURL(resolved).href)) as Partial<QuerySdk<QueryMessage>>;
+    if (typeof sdk.query === "function") return sdk as QuerySdk<QueryMessage>;
   }
   throw new DotagentError("sdk_missing", `dotagent run needs the Claude Agent SDK: npm install ${SDK} (in the project or beside dotagent)`, EXIT.refused);
 }
@@ -44,7 +45,7 @@ export const command: Command = {
     const maxParallel = maxParallelOption(context);
     const sdk = await loadAgentSdk(context.paths.root);
     const cold = await loadCold();
-    const agents = cold.loadAgentFiles(cold.findAgentsDir(stringOption(context, "agents")));
+    const agents = cold.loadAgentFiles(cold.findAgentsDir(stringOption(context, "agents"), fileURLToPath(import.meta.url)));
     const helper = `node "${process.argv[1] ?? "dotagent"}"`;
     const progress = cold.createProgress(process.stderr, context.options.quiet === true);
     const outcome = await cold.runWorkflow({
