@@ -1,32 +1,15 @@
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { execFileSync } from "node:child_process";
 import { buildSync } from "esbuild";
-import { afterEach, describe, expect, it } from "vitest";
-import { DotagentError } from "../core/errors.js";
+import { describe, expect, it } from "vitest";
 import { canonicalJson } from "./canonical-json.js";
+import { failure, tempFolders } from "./test-support.js";
 import { checkpointStore } from "./checkpoint-store.js";
 
-const dirs: string[] = [];
-const fresh = () => {
-  const d = mkdtempSync(join(tmpdir(), "dotagent-cp-"));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+const fresh = tempFolders("dotagent-cp-");
 
-async function failure(promise: Promise<unknown>): Promise<DotagentError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(DotagentError);
-    return error as DotagentError;
-  }
-  throw new Error("expected a DotagentError");
-}
 
 describe("checkpointStore", () => {
   it("saves, loads, lists and finds the latest; seq grows with every save", async () => {

@@ -1,18 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DotagentError } from "../core/errors.js";
+import { tempFolders } from "./test-support.js";
 import { checkpointStore, type CheckpointStore } from "./checkpoint-store.js";
 import { recoverableQuery, resumePromptFor, type QueryMessage, type QueryParams, type QueryRecord, type RecoverableResult } from "./recoverable-query.js";
 
-const dirs: string[] = [];
-const fresh = () => {
-  const d = mkdtempSync(join(tmpdir(), "dotagent-rq-"));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+const fresh = tempFolders("dotagent-rq-");
 
 const init = (session: string): QueryMessage => ({ type: "system", subtype: "init", session_id: session });
 const assistant = (id: string, session: string, parent: string | null = null): QueryMessage => ({ type: "assistant", message: { id, content: [] }, parent_tool_use_id: parent, session_id: session });
