@@ -42,6 +42,14 @@ describe("checkpointStore", () => {
     expect(await store.load("store")).toEqual([1, 2]);
   });
 
+  it("refuses an async change (it would let another call between the read and the write) and inputs that are not JSON", async () => {
+    const store = checkpointStore<unknown>(fresh(), "s");
+    const err = await failure(store.update("x", async () => 1));
+    expect([err.code, err.exitCode]).toEqual(["usage", 2]);
+    expect(await store.load("x")).toBeUndefined();
+    expect(() => checkpointStore(fresh(), "s", { inputs: { n: 1n } })).toThrowError(/inputs of a checkpoint store must be JSON/);
+  });
+
   it("concurrent updates in one process lose nothing", async () => {
     const store = checkpointStore<string[]>(fresh(), "s");
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.update("list", (c) => [...(c ?? []), `x${i}`])));
