@@ -5,7 +5,7 @@
 //
 //   node scripts/try-example.mjs                  every example
 //   node scripts/try-example.mjs orphaned-tasks   one
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, statSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
@@ -56,7 +56,7 @@ function run(dir, args) {
 }
 
 const wanted = process.argv.slice(2);
-const names = wanted.length > 0 ? wanted : readdirSync(examples).filter((n) => statSync(join(examples, n)).isDirectory()).sort();
+const names = wanted.length > 0 ? wanted : readdirSync(examples).filter((n) => statSync(join(examples, n)).isDirectory() && existsSync(join(examples, n, "memory"))).sort(); // agent-sdk/ is a program, not a workflow
 for (const name of names) {
   const work = mkdtempSync(join(tmpdir(), `dotagent-${name}-`));
   try {

@@ -1,32 +1,15 @@
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { execFileSync } from "node:child_process";
 import { buildSync } from "esbuild";
-import { afterEach, describe, expect, it } from "vitest";
-import { DotagentError } from "../core/errors.js";
+import { describe, expect, it } from "vitest";
 import { canonicalJson } from "./canonical-json.js";
+import { failure, tempFolders } from "./test-support.js";
 import { checkpointStore } from "./checkpoint-store.js";
 
-const dirs: string[] = [];
-const fresh = () => {
-  const d = mkdtempSync(join(tmpdir(), "dotagent-cp-"));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+const fresh = tempFolders("dotagent-cp-");
 
-async function failure(promise: Promise<unknown>): Promise<DotagentError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(DotagentError);
-    return error as DotagentError;
-  }
-  throw new Error("expected a DotagentError");
-}
 
 describe("checkpointStore", () => {
   it("saves, loads, lists and finds the latest; seq grows with every save", async () => {
@@ -57,6 +40,14 @@ describe("checkpointStore", () => {
     expect(await store.update("store", (c) => [...(c ?? []), 1])).toEqual([1]);
     expect(await store.update("store", (c) => [...(c ?? []), 2])).toEqual([1, 2]);
     expect(await store.load("store")).toEqual([1, 2]);
+  });
+
+  it("refuses an async change (it would let another call between the read and the write) and inputs that are not JSON", async () => {
+    const store = checkpointStore<unknown>(fresh(), "s");
+    const err = await failure(store.update("x", async () => 1));
+    expect([err.code, err.exitCode]).toEqual(["usage", 2]);
+    expect(await store.load("x")).toBeUndefined();
+    expect(() => checkpointStore(fresh(), "s", { inputs: { n: 1n } })).toThrowError(/inputs of a checkpoint store must be JSON/);
   });
 
   it("concurrent updates in one process lose nothing", async () => {

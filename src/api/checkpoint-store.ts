@@ -96,7 +96,7 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 export function checkpointStore<T = unknown>(dir: string, name: string, options: CheckpointStoreOptions = {}): CheckpointStore<T> {
   checkId(name, "store name");
   const folder = join(dir, name);
-  const hash = hashInputs(options.inputs);
+  const hash = hashOf(options.inputs);
   const envWait = Number(process.env.DOTAGENT_LOCK_WAIT_MS);
   const waitMs = options.lockWaitMs ?? (process.env.DOTAGENT_LOCK_WAIT_MS !== undefined && Number.isFinite(envWait) && envWait >= 0 ? envWait : DEFAULT_WAIT_MS);
   let swept = false;
@@ -233,6 +233,10 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
         return locked(`update ${id}`, () => {
           const meta = readOpenMeta();
           const next = change(readCheckpoint(id)?.data);
+          if (typeof (next as { then?: unknown } | null)?.then === "function") {
+            // Awaiting here would let another call in between the read and the write.
+            throw new DotagentError("usage", `update(${JSON.stringify(id)}, change): change must be synchronous and return the data, not a promise`, EXIT.usage);
+          }
           saveLocked(id, serialise(next, id), meta, new Date());
           return next;
         });
@@ -288,6 +292,14 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
         }
       }),
   };
+}
+
+function hashOf(inputs: unknown): string {
+  try {
+    return hashInputs(inputs);
+  } catch (error) {
+    throw new DotagentError("data_invalid", `the inputs of a checkpoint store must be JSON (${(error as Error).message.split("\n")[0]})`, EXIT.refused);
+  }
 }
 
 function checkId(id: string, what: string): void {

@@ -1,28 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { DotagentError } from "../core/errors.js";
+import { describe, expect, it } from "vitest";
+import { failure, tempFolders } from "./test-support.js";
 import { checkpointStore } from "./checkpoint-store.js";
 import { coordinator } from "./coordinator.js";
 
-const dirs: string[] = [];
-const fresh = () => {
-  const d = mkdtempSync(join(tmpdir(), "dotagent-coord-"));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
-
-async function failure(promise: Promise<unknown>): Promise<DotagentError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(DotagentError);
-    return error as DotagentError;
-  }
-  throw new Error("expected a DotagentError");
-}
+const fresh = tempFolders("dotagent-coord-");
 
 const ITEMS = [{ id: "a", input: { topic: "x" } }, { id: "b" }, { id: "c", input: 3 }];
 

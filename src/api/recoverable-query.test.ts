@@ -1,18 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DotagentError } from "../core/errors.js";
+import { tempFolders } from "./test-support.js";
 import { checkpointStore, type CheckpointStore } from "./checkpoint-store.js";
 import { recoverableQuery, resumePromptFor, type QueryMessage, type QueryParams, type QueryRecord, type RecoverableResult } from "./recoverable-query.js";
 
-const dirs: string[] = [];
-const fresh = () => {
-  const d = mkdtempSync(join(tmpdir(), "dotagent-rq-"));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+const fresh = tempFolders("dotagent-rq-");
 
 const init = (session: string): QueryMessage => ({ type: "system", subtype: "init", session_id: session });
 const assistant = (id: string, session: string, parent: string | null = null): QueryMessage => ({ type: "assistant", message: { id, content: [] }, parent_tool_use_id: parent, session_id: session });
@@ -129,6 +123,21 @@ describe("recoverableQuery", () => {
     const { result } = await drain(recoverableQuery({ prompt: "p", store, sdk: fake.sdk }));
     expect(fake.calls.map((c) => c.options?.resume)).toEqual(["gone", undefined]);
     expect(result).toMatchObject({ session_id: "s-2", resumed: false, iterations: 4 });
+  });
+
+  it("a resumed session answered by an error result before its init (no transcript) is started afresh, once", async () => {
+    const store = checkpointStore(fresh(), "run");
+    await store.save("query", { session_id: "lost", iteration: 0, status: "running" });
+    const noConversation = { type: "result", subtype: "error_during_execution", errors: ["No conversation found with session ID: lost"] };
+    const fake = fakeSdk([[noConversation], [init("s-3"), resultMsg("s-3", "error_max_turns")]], store);
+    const { messages, result } = await drain(recoverableQuery({ prompt: "p", store, sdk: fake.sdk }));
+    expect(fake.calls.map((c) => [c.prompt, c.options?.resume])).toEqual([[resumePromptFor("p"), "lost"], ["p", undefined]]);
+    expect(messages.map((m) => m.type)).toEqual(["system", "result"]); // the failed resume is not passed on
+    expect(result).toMatchObject({ session_id: "s-3", resumed: false, subtype: "error_max_turns" });
+    // An error result after init is the session's own outcome: returned, nothing started afresh.
+    const again = fakeSdk([[init("s-3"), resultMsg("s-3", "error_during_execution")]], store);
+    expect((await drain(recoverableQuery({ prompt: "p", store, sdk: again.sdk }))).result).toMatchObject({ resumed: true, subtype: "error_during_execution" });
+    expect(again.calls).toHaveLength(1);
   });
 
   it("a stream that ends without a result stays running and says so", async () => {

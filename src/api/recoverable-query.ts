@@ -89,19 +89,20 @@ export async function* recoverableQuery<M extends QueryMessage = QueryMessage>(p
       : query({ prompt, options }))[Symbol.asyncIterator]();
 
   let messages = start();
-  let next: IteratorResult<M>;
-  try {
-    next = await messages.next();
-  } catch (error) {
-    // A session that cannot be continued (its transcript is gone) fails before its first
-    // message; starting the task afresh is what a person would do by hand. Other failures
-    // before the first message (no binary, an abort) fail the fresh start the same way.
-    if (!resumed) throw error;
+  let sawInit = false;
+  /**
+   * A session that cannot be continued fails before its init message: it throws, or (Claude Code
+   * 2.1) answers an error result "No conversation found with session ID", as when a kill -9 came
+   * before its transcript reached the disk. Starting the task afresh is then what a person would
+   * do by hand; a fresh start that fails the same way (no binary, an abort) fails as it is.
+   */
+  const cannotResume = () => resumed && !sawInit;
+  const startAfresh = async () => {
+    await messages.return?.(undefined);
     resumed = false;
     await save({ ...record, session_id: null });
     messages = start();
-    next = await messages.next();
-  }
+  };
 
   // The turn in progress: an assistant turn completes when anything but its own next block arrives.
   let openTurn: unknown = null;
@@ -113,9 +114,23 @@ export async function* recoverableQuery<M extends QueryMessage = QueryMessage>(p
   const finish = (sessionId: string | null, result: string | null, subtype: string): RecoverableResult => ({ session_id: sessionId, iterations: record.iteration, result, subtype, resumed, replayed: false });
   let done = false;
   try {
-    for (; !next.done; next = await messages.next()) {
+    for (;;) {
+      let next: IteratorResult<M>;
+      try {
+        next = await messages.next();
+      } catch (error) {
+        if (!cannotResume()) throw error;
+        await startAfresh();
+        continue;
+      }
+      if (next.done) break;
       const message = next.value;
+      if (message.type === "result" && message.subtype !== "success" && cannotResume()) {
+        await startAfresh();
+        continue;
+      }
       if (message.type === "system" && message.subtype === "init" && typeof message.session_id === "string") {
+        sawInit = true;
         if (message.session_id !== record.session_id) await save({ ...record, session_id: message.session_id });
       } else if (message.type === "assistant" && (message.parent_tool_use_id ?? null) === null) {
         const turn = (message.message as { id?: unknown } | undefined)?.id ?? message.uuid ?? {};
