@@ -166,6 +166,7 @@ function requestArg(request: string | undefined): string | undefined {
  * can work on one project, serialised by the state lock.
  */
 export function openWorkflow(dir?: string, options: WorkflowOptions = {}): Workflow {
+  if (dir !== undefined && typeof dir !== "string") throw usageError(`openWorkflow takes the project folder as a string, not ${typeof dir}`);
   const paths = projectPaths(findProjectRoot(dir));
   const onWarning = options.onWarning ?? (() => {});
   const context: OpContext = {

@@ -72,7 +72,6 @@ export const command: Command = {
   async run(context) {
     const [action, idArg] = subcommand(context, "task", TASK_ACTIONS);
     if (action === "next") return runNext(context);
-    const now = context.now();
     const additions = action === "import" ? await readImport(idArg ?? "-", context.paths.root) : undefined;
     const id = action === "import" ? "" : requireId(idArg, action);
     const outputPath = outputOption(context);
