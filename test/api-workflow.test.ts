@@ -177,6 +177,53 @@ describe("refusals are the CLI's errors", () => {
   });
 });
 
+describe("hostile input to the library", () => {
+  it("corrupt phase.json: status and validate report it, a change rejects exit 3 like the CLI, nothing is written", async () => {
+    const dir = tempProject();
+    const w = openWorkflow(dir);
+    await w.init("corrupt");
+    writeFileSync(join(dir, "memory/state/phase.json"), '{"workflow_id": "wf-corrupt", "current_ph');
+    const before = treeBytes(dir);
+    expect(await w.status()).toMatchObject({ situation: "corrupt", next: { action: "confirm_fresh_start" } });
+    expect(await w.validate()).toMatchObject({ valid: false, errors: [expect.objectContaining({ file: "memory/state/phase.json" })] });
+    const error = (await w.phase.approve("REQUIREMENTS").catch((e: unknown) => e)) as DotagentError;
+    const cli = dotagent(dir, ["phase", "approve", "REQUIREMENTS", "--json"]).json.error;
+    expect({ code: error.code, message: error.message, exit_code: error.exitCode, ...error.details }).toEqual(cli);
+    expect(error.exitCode).toBe(EXIT.invalid);
+    expect(await w.resume()).toMatchObject({ applied: false, decision: { default: false } });
+    expect(treeBytes(dir)).toEqual(before);
+  });
+
+  it("values a typed caller cannot pass (plain JavaScript) are usage errors, not crashes", async () => {
+    const dir = tempProject();
+    const w = openWorkflow(dir);
+    await w.init("untyped");
+    const untyped = w as unknown as Record<string, any>;
+    for (const call of [
+      () => untyped.phase.approve(42),
+      () => untyped.tasks.import(null),
+      () => untyped.tasks.import({ tasks: "t1" }),
+      () => untyped.tasks.add(""),
+      () => untyped.tasks.start("t1", { owner: 1 }),
+      () => untyped.tasks.retry("t1", { extraAttempts: 1.5 }),
+      () => untyped.resume({ maxParallel: "3" }),
+      () => untyped.checkpoint(0),
+      () => untyped.tasks.add("t1", { title: 5 }),
+      () => untyped.tasks.add("t1", { dependsOn: "t0" }),
+      () => untyped.phase.start("ARCHITECTURE", { designs: "a,b" }),
+      () => untyped.init({ request: "x" }),
+      () => untyped.status({ staleAfter: 7 }),
+      () => untyped.rollback(undefined),
+      () => untyped.once("wf.x", "git push"),
+    ]) {
+      const error = await Promise.resolve().then(call).catch((e: unknown) => e);
+      expect(error, String(call)).toBeInstanceOf(DotagentError);
+      expect(["usage", "import_invalid"]).toContain((error as DotagentError).code);
+      expect((error as DotagentError).exitCode).toBe(EXIT.usage);
+    }
+  });
+});
+
 describe("a program and the CLI on one project", () => {
   it("take turns: each sees what the other wrote", async () => {
     const dir = tempProject();

@@ -133,17 +133,30 @@ function asDecide(decide: DecideFn | undefined, yes = false): Decide | undefined
   return decide ? async (d) => (await decide(d)) === true : undefined;
 }
 
+/** A text option from a caller the types may not bind (plain JavaScript): a string or absent. */
+function text(value: unknown, name: string): string | undefined {
+  if (value === undefined || typeof value === "string") return value;
+  throw usageError(`${name} takes a string, not ${JSON.stringify(value) ?? typeof value}`);
+}
+
+/** A list option: an array of strings or absent. */
+function texts(value: unknown, name: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value as string[];
+  throw usageError(`${name} takes an array of strings, not ${JSON.stringify(value) ?? typeof value}`);
+}
+
 /** The phase as given, upper-cased like the CLI does; a usage error for anything else. */
 function phaseArg(phase: string): Phase {
-  const upper = String(phase).toUpperCase();
+  const upper = (text(phase, "phase") ?? "").toUpperCase();
   if (!isPhase(upper)) throw usageError(`"${phase}" is not a phase; phases are ${PHASES.join(", ")}`);
   return upper;
 }
 
 /** The feature request: trimmed; blank means none (as `--request ""`). */
 function requestArg(request: string | undefined): string | undefined {
-  const text = request?.trim();
-  return text ? text : undefined;
+  const trimmed = text(request, "request")?.trim();
+  return trimmed ? trimmed : undefined;
 }
 
 /**
@@ -153,6 +166,7 @@ function requestArg(request: string | undefined): string | undefined {
  * can work on one project, serialised by the state lock.
  */
 export function openWorkflow(dir?: string, options: WorkflowOptions = {}): Workflow {
+  if (dir !== undefined && typeof dir !== "string") throw usageError(`openWorkflow takes the project folder as a string, not ${typeof dir}`);
   const paths = projectPaths(findProjectRoot(dir));
   const onWarning = options.onWarning ?? (() => {});
   const context: OpContext = {
@@ -164,17 +178,19 @@ export function openWorkflow(dir?: string, options: WorkflowOptions = {}): Workf
   };
   const phase = async (action: PhaseAction, p: Phase | undefined, extra: { output?: string; error?: string; designs?: string[] } = {}): Promise<PhaseResult> => {
     const checked = p === undefined ? undefined : phaseArg(p);
-    const output = checkOutputPath(extra.output);
-    const designs = checkDesigns(extra.designs, action);
-    return (await changePhase(context, { action, phase: checked, output, error: extra.error, designs })).result;
+    const output = checkOutputPath(text(extra.output, "output"));
+    const designs = checkDesigns(texts(extra.designs, "designs"), action);
+    return (await changePhase(context, { action, phase: checked, output, error: text(extra.error, "error"), designs })).result;
   };
   // Async throughout, so a bad argument is a rejected promise like every other refusal.
   const task = async <R>(change: TaskChange): Promise<R> => {
-    if (change.action !== "import") checkTaskId(change.id, change.action);
-    for (const dep of change.dependsOn ?? []) checkTaskId(dep, change.action);
+    if (change.action !== "import") checkTaskId(text(change.id, "id"), change.action);
+    for (const dep of texts(change.dependsOn, "dependsOn") ?? []) checkTaskId(dep, change.action);
     const checked: TaskChange = {
       ...change,
-      output: checkOutputPath(change.output),
+      title: text(change.title, "title"),
+      error: text(change.error, "error"),
+      output: checkOutputPath(text(change.output, "output")),
       ...(change.extraAttempts === undefined ? {} : { extraAttempts: checkExtraAttempts(change.extraAttempts) }),
       // A program is the owner of the tasks it starts (the CLI's default is Claude Code's process).
       ...(change.action === "start" ? { owner: checkOwner(change.owner ?? process.pid) } : {}),
@@ -184,19 +200,20 @@ export function openWorkflow(dir?: string, options: WorkflowOptions = {}): Workf
   return {
     root: paths.root,
     async status(o = {}) {
-      return (await readStatus(context, staleAfterMs(o.staleAfter))).result;
+      return (await readStatus(context, staleAfterMs(text(o.staleAfter, "staleAfter")))).result;
     },
     async validate(o = {}) {
-      return (await validateWorkflow(context, staleAfterMs(o.staleAfter))).result;
+      return (await validateWorkflow(context, staleAfterMs(text(o.staleAfter, "staleAfter")))).result;
     },
     async resume(o = {}) {
       const maxParallel = o.maxParallel === undefined ? undefined : checkMaxParallel(o.maxParallel);
-      const outcome = await resumeWorkflow(context, { request: requestArg(o.request), staleAfterMs: staleAfterMs(o.staleAfter), maxParallel, dryRun: o.dryRun === true, decide: asDecide(o.decide) });
+      const outcome = await resumeWorkflow(context, { request: requestArg(o.request), staleAfterMs: staleAfterMs(text(o.staleAfter, "staleAfter")), maxParallel, dryRun: o.dryRun === true, decide: asDecide(o.decide) });
       if (outcome === undefined) throw new DotagentError("resume_unsettled", "the answers did not settle the plan after three rounds; call resume again", EXIT.refused);
       return outcome.result;
     },
     async init(request, o = {}) {
-      const idError = o.workflowId === undefined ? null : idProblem(o.workflowId, "workflow id");
+      const workflowId = text(o.workflowId, "workflowId");
+      const idError = workflowId === undefined ? null : idProblem(workflowId, "workflow id");
       if (idError !== null) throw usageError(`--workflow-id: ${idError}`);
       return startWorkflow(context, { request: requestArg(request), workflowId: o.workflowId, decide: asDecide(o.decide) });
     },
@@ -225,10 +242,14 @@ export function openWorkflow(dir?: string, options: WorkflowOptions = {}): Workf
       return showCheckpoint(context, rev);
     },
     async rollback(to, o = {}) {
+      if (typeof to !== "string") throw usageError("rollback needs --to PHASE or --to REV (from `dotagent history`), and nothing else");
       return (await rollBackWorkflow(context, to, asDecide(o.decide, o.yes === true))).result;
     },
     async once(opId, command, o = {}) {
       if (o.markDone && o.redo) throw usageError("--mark-done and --redo answer the same question two ways; give one");
+      if (typeof opId !== "string") throw usageError("once needs an op id, then `--` and the command; see `dotagent once --help`");
+      texts(command, "command");
+      text(o.check, "check");
       if (!o.markDone && command.length === 0) throw usageError(`once ${opId} needs the command to run after \`--\`, e.g. \`dotagent once ${opId} -- git push\``);
       return (await runOnceOp(context, opId, command, { check: o.check, markDone: o.markDone, redo: o.redo, onStdout: o.onStdout, decide: asDecide(o.decide) })).result;
     },

@@ -1,25 +1,17 @@
 // `history [show REV]`: the checkpoints of the live workflow (src/store/checkpoints.ts). Read-only:
 // takes no lock.
 import { DotagentError, EXIT } from "../core/errors.js";
-import type { Phase } from "../core/phases.js";
 import { listCheckpoints, readCheckpoint, type CheckpointMeta } from "../store/checkpoints.js";
 import { loadSnapshot } from "../store/session.js";
 import type { OpContext } from "./op-context.js";
 
-/** One checkpoint as `history --json` lists it. */
-export interface CheckpointSummary {
-  rev: number;
-  at: string;
-  workflow_id: string;
-  phase: Phase;
-  phase_status: string;
-  completed_phases: Phase[];
-  kind: "phase" | "task";
+/** One checkpoint as `history --json` lists it: its meta with the event spelled out. */
+export type CheckpointSummary = Pick<CheckpointMeta, "rev" | "at" | "workflow_id" | "phase" | "phase_status" | "completed_phases" | "kind"> & {
   event: string;
   event_phase: string | null;
   task_id: string | null;
   what: string;
-}
+};
 
 /** `history --json`. */
 export interface HistoryResult {

@@ -1,6 +1,6 @@
 // Checks of the typed inputs every caller gives an operation (the CLI after parsing argv, the
 // library directly): one implementation, so a bad value gets the same usage error (exit 2)
-// whichever way it came in.
+// whichever way it came in (numbers are checked to be numbers: a JavaScript caller may pass "3").
 import { usageError } from "../core/errors.js";
 import { checkProjectPath } from "../core/reports.js";
 import { ID_PATTERN, idProblem, MAX_PARALLEL_LIMIT } from "../schema/json.js";
@@ -32,18 +32,18 @@ export function checkTaskId(id: string | undefined, action: string): string {
 }
 
 export function checkExtraAttempts(extra: number, text: string | undefined = String(extra)): number {
-  if (!Number.isInteger(extra) || extra < 0 || extra > 1000) throw usageError(`--extra-attempts takes a whole number from 0 to 1000, not "${text}"`);
+  if (typeof extra !== "number" || !Number.isInteger(extra) || extra < 0 || extra > 1000) throw usageError(`--extra-attempts takes a whole number from 0 to 1000, not "${text}"`);
   return extra;
 }
 
 /** A task's owner: the pid of the process that runs it. */
 export function checkOwner(owner: number, text: string = String(owner)): number {
-  if (!/^\d+$/.test(text) || owner < 2 || !Number.isSafeInteger(owner)) throw usageError(`--owner takes the pid of the process that runs the task, not "${text}"`);
+  if (typeof owner !== "number" || !/^\d+$/.test(text) || owner < 2 || !Number.isSafeInteger(owner)) throw usageError(`--owner takes the pid of the process that runs the task, not "${text}"`);
   return owner;
 }
 
 /** How many tasks run at once: a whole number from 1 to MAX_PARALLEL_LIMIT. */
 export function checkMaxParallel(value: number, text: string = String(value)): number {
-  if (!/^\d+$/.test(text) || value < 1 || value > MAX_PARALLEL_LIMIT) throw usageError(`--max-parallel takes a whole number from 1 to ${MAX_PARALLEL_LIMIT}, not "${text}"`);
+  if (typeof value !== "number" || !/^\d+$/.test(text) || value < 1 || value > MAX_PARALLEL_LIMIT) throw usageError(`--max-parallel takes a whole number from 1 to ${MAX_PARALLEL_LIMIT}, not "${text}"`);
   return value;
 }

@@ -30,8 +30,8 @@ export interface ResumeOutcome {
   readonly plan: ResumePlan;
   /** "status" when nothing was locked (dry run, no state folder): how the CLI words the plan. */
   readonly mode: "status" | "resume";
-  /** 0, or 5 (a decision nobody answered), or 3 (corrupt state the person would not replace), or 1 (no settled plan). */
-  readonly exitCode: 0 | 1 | 3 | 5;
+  /** The CLI's exit code: 0, 5 (a decision nobody answered) or 3 (corrupt state the person would not replace). */
+  readonly exitCode: 0 | 3 | 5;
 }
 
 /** Carries out a plan's writes: journal, moves, execution.json, phase.json, events. */
@@ -50,6 +50,7 @@ async function applyPlan(context: OpContext, snapshot: StateSnapshot, plan: Resu
   writer.appendEvents([{ type: "resumed", situation: plan.situation, next: plan.next.action, repairs: plan.repairs.length }]);
 }
 
+/** The outcome, or undefined when three rounds of answers did not settle the plan (the CLI exits 1). */
 export async function resumeWorkflow(context: OpContext, input: ResumeInput): Promise<ResumeOutcome | undefined> {
   const now = context.now();
   let options: ResumeOptions = { request: input.request, staleAfterMs: input.staleAfterMs, maxParallel: input.maxParallel };
@@ -61,13 +62,12 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
   }
   // Decisions may need a person, so the lock is taken per round, not across a prompt.
   for (let round = 0; round < 3; round++) {
-    const outcome = await locked(context, "resume", async () => {
+    const plan = await locked(context, "resume", async () => {
       const { snapshot, files } = await proveClearing(context.paths, await loadSnapshot(context.paths));
-      const plan = planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now) });
-      if (plan.decision === null) await applyPlan(context, snapshot, plan, now, files);
-      return plan;
+      const planned = planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now) });
+      if (planned.decision === null) await applyPlan(context, snapshot, planned, now, files);
+      return planned;
     });
-    const plan = outcome;
     if (plan.decision === null) return { result: planJson(plan, true), plan, mode: "resume", exitCode: 0 };
     const answer = input.decide ? await input.decide(plan.decision) : "no-terminal";
     if (answer === "no-terminal") return { result: planJson(plan, false), plan, mode: "resume", exitCode: 5 };

@@ -5,13 +5,11 @@ import type { NewTask } from "../../core/tasks.js";
 import { decodeJson } from "../../schema/json.js";
 import { formatBytes, readAll, readProjectFile } from "../../store/read-file.js";
 import { changeTask, nextTasks, notJsonPlan, parseTaskPlan, TASK_ACTIONS } from "../../ops/task-change.js";
-import { checkExtraAttempts, checkOwner, checkTaskId } from "../../ops/inputs.js";
+import { checkExtraAttempts, checkOwner, checkTaskId as requireId } from "../../ops/inputs.js";
+import { opContext, outputOption, stringOption, subcommand, type Command, type CommandContext } from "../context.js";
 
 /** Largest `task import` input: far more than 100,000 tasks. */
 const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
-import { opContext, outputOption, stringOption, subcommand, type Command, type CommandContext } from "../context.js";
-
-const requireId = checkTaskId;
 
 /**
  * A relative FILE is read from the current folder, else from the project root: the skill names
@@ -74,7 +72,6 @@ export const command: Command = {
   async run(context) {
     const [action, idArg] = subcommand(context, "task", TASK_ACTIONS);
     if (action === "next") return runNext(context);
-    const now = context.now();
     const additions = action === "import" ? await readImport(idArg ?? "-", context.paths.root) : undefined;
     const id = action === "import" ? "" : requireId(idArg, action);
     const outputPath = outputOption(context);
