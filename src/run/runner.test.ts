@@ -1,0 +1,166 @@
+// The headless runner's loop with a stand-in SDK whose agents write their reports at once (the
+// real SDK and binary are tested in test/claude/run-journey.test.ts): rework, a silent agent,
+// failing tasks, gates without a terminal, one runner at a time.
+import { afterEach, describe, expect, test } from "vitest";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { DotagentError } from "../core/errors.js";
+import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
+import { acquireLock } from "../store/lock.js";
+import { findAgentsDir, loadAgentFiles } from "./agent-files.js";
+import { runWorkflow, type Asker, type RunOptions } from "./runner.js";
+import type { Progress } from "./progress.js";
+
+const AGENTS = loadAgentFiles(findAgentsDir(resolve("agents"), ""));
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+type Writer = (agent: string, prompt: string, output: string) => Record<string, unknown> | null;
+
+/** The reports a well-behaved agent writes (the scripted model's, in short). */
+const good: Writer = (agent, prompt) => {
+  const field = (name: string) => new RegExp(`^${name}: (.*)$`, "m").exec(prompt)?.[1] ?? "";
+  switch (agent) {
+    case "pm":
+      return { summary: "sign in", acceptance_criteria: [{ id: "AC-1", text: "works" }] };
+    case "architect":
+      return { name: field("Design name"), tasks: [{ id: "task-001", title: "model", depends_on: [] }, { id: "task-002", title: "route", depends_on: ["task-001"] }] };
+    case "roundtable":
+      return { recommendation: "minimal", options_for_user: [{ name: "minimal", one_line: "small" }, { name: "robust", one_line: "big" }] };
+    case "executor":
+      return { task_id: field("Task"), status: "complete", summary: "done" };
+    case "qa":
+      return { passed: true, failures: [] };
+    default:
+      return { summary: "shipped", lessons: [] };
+  }
+};
+
+interface Harness {
+  root: string;
+  sessions: Array<{ agent: string; prompt: string; resumed: boolean }>;
+  lines: string[];
+  options(extra?: Partial<RunOptions>): RunOptions;
+}
+
+function harness(writer: Writer): Harness {
+  const root = mkdtempSync(join(tmpdir(), "dotagent-runner-"));
+  temps.push(root);
+  const sessions: Harness["sessions"] = [];
+  const lines: string[] = [];
+  let n = 0;
+  const sdk: QuerySdk<QueryMessage> = {
+    async *query({ prompt, options }) {
+      const system = String(options?.systemPrompt ?? "");
+      const agent = [...AGENTS.values()].find((a) => system.startsWith(a.body))?.name ?? "?";
+      const output = /^Output file: (\S+)$/m.exec(prompt)?.[1] ?? "";
+      sessions.push({ agent, prompt, resumed: options?.resume !== undefined });
+      const session_id = `s-${++n}`;
+      yield { type: "system", subtype: "init", session_id };
+      const report = writer(agent, prompt, output);
+      if (report) {
+        mkdirSync(dirname(join(root, output)), { recursive: true });
+        writeFileSync(join(root, output), JSON.stringify(report));
+      }
+      yield { type: "result", subtype: "success", session_id, result: report ? `Wrote ${output}.` : "I could not do it." };
+    },
+  };
+  const progress: Progress = { step: (l) => lines.push(l), tasks: (d, t) => lines.push(`tasks ${d}/${t}`), end: () => {} };
+  const noTerminal: Asker = { interactive: false, confirm: async () => undefined, choose: async () => undefined };
+  return {
+    root,
+    sessions,
+    lines,
+    options: (extra = {}) => ({ root, request: "add login", approve: "auto", agents: AGENTS, helper: "node dotagent.mjs", ask: noTerminal, progress, sdk, ...extra }),
+  };
+}
+
+const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+const agentsRun = (h: Harness) => h.sessions.map((s) => s.agent);
+
+describe("runWorkflow with a stand-in SDK", () => {
+  test("a clean run: every agent once, the plan from the chosen design, the workflow complete", async () => {
+    const h = harness(good);
+    const outcome = await runWorkflow(h.options());
+    expect(outcome).toMatchObject({ outcome: "complete", workflow_id: "wf-add-login", agents: 8 });
+    expect(agentsRun(h)).toEqual(["pm", "architect", "architect", "roundtable", "executor", "executor", "qa", "reflector"]);
+    expect(readJson(join(h.root, "memory/reports/plan.json"))).toEqual({ tasks: [{ id: "task-001", title: "model", depends_on: [] }, { id: "task-002", title: "route", depends_on: ["task-001"] }] });
+    const executor = h.sessions.find((s) => s.agent === "executor")!.prompt;
+    expect(executor.split("\n")).toEqual(["Feature request: add login", "Phase: IMPLEMENTATION", "Task: task-001", "Title: model", "Design: memory/reports/final_design.json", "Workflow: wf-add-login", "Helper: node dotagent.mjs", "Output file: memory/reports/tasks/task-001.json"]);
+    // A second run has nothing to do and asks no agent.
+    expect(await runWorkflow(h.options({ request: undefined }))).toMatchObject({ outcome: "complete", agents: 0 });
+    expect(h.sessions).toHaveLength(8);
+  });
+
+  test("a failed verification: rework round 1 planned from its failures, fixed, verified again", async () => {
+    let verifications = 0;
+    const h = harness((agent, prompt, output) => {
+      if (agent !== "qa") return good(agent, prompt, output);
+      return ++verifications === 1 ? { passed: false, failures: [{ criterion: "AC-1", problem: "wrong password accepted", where: "src/login.ts" }] } : { passed: true, failures: [] };
+    });
+    expect(await runWorkflow(h.options())).toMatchObject({ outcome: "complete" });
+    expect(readJson(join(h.root, "memory/reports/plan.rework-1.json"))).toEqual({ tasks: [{ id: "rework-1-1", title: "AC-1: wrong password accepted (in src/login.ts)", depends_on: [] }] });
+    const fix = h.sessions.find((s) => /Task: rework-1-1/.test(s.prompt))!.prompt;
+    expect(fix).toMatch(/^Fixes: memory\/reports\/verification\.rework-1\.json$/m);
+    expect(agentsRun(h).filter((a) => a === "qa")).toHaveLength(2);
+    expect(h.lines).toContain("verification failed (1 failure(s)): back to IMPLEMENTATION for rework");
+  });
+
+  test("an agent that writes nothing: asked twice, then its phase fails with its last words", async () => {
+    const h = harness((agent, prompt, output) => (agent === "roundtable" ? null : good(agent, prompt, output)));
+    const error = await runWorkflow(h.options()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DotagentError);
+    expect(error).toMatchObject({ code: "agent_failed", exitCode: 1 });
+    expect((error as Error).message).toMatch(/roundtable did not write a valid memory\/reports\/roundtable\.json in 2 sessions \(it said: "I could not do it\."\)/);
+    expect(agentsRun(h).filter((a) => a === "roundtable")).toHaveLength(2);
+    expect(readJson(join(h.root, "memory/state/phase.json"))).toMatchObject({ current_phase: "ARCHITECTURE", phase_status: "failed" });
+  });
+
+  test("a task that keeps failing: retried to its limit, then a decision (also with --approve auto)", async () => {
+    const h = harness((agent, prompt, output) => (agent === "executor" && /task-002/.test(prompt) ? { task_id: "task-002", status: "failed", error: "tests fail" } : good(agent, prompt, output)));
+    const outcome = await runWorkflow(h.options());
+    expect(outcome).toMatchObject({ outcome: "decision", decision: { yes: "dotagent task retry task-002 --extra-attempts 2" } });
+    const execution = readJson(join(h.root, "memory/state/execution.json"));
+    const task = (execution.tasks as Array<{ id: string; status: string; error?: string }>).find((t) => t.id === "task-002");
+    expect(task).toMatchObject({ status: "dead", error: "tests fail" });
+  });
+
+  test("no terminal, no --approve auto: stops at the requirements gate, then at the design pick", async () => {
+    const h = harness(good);
+    const first = await runWorkflow(h.options({ approve: "ask" }));
+    expect(first).toMatchObject({ outcome: "decision", decision: { yes: "dotagent phase approve REQUIREMENTS" } });
+    expect(agentsRun(h)).toEqual(["pm"]);
+    // The gate answered with --design for the pick: the run goes on to the end.
+    const approved = await runWorkflow(h.options({ approve: "ask", request: undefined, ask: { interactive: true, confirm: async () => true, choose: async () => undefined } }));
+    expect(approved).toMatchObject({ outcome: "decision", decision: { yes: "dotagent run --design minimal", no: "dotagent run --design robust" } });
+    expect(await runWorkflow(h.options({ approve: "ask", request: undefined, design: "robust" }))).toMatchObject({ outcome: "complete" });
+    expect(readJson(join(h.root, "memory/reports/final_design.json"))).toMatchObject({ chosen: "robust", approved_by: "user", source: "memory/reports/designs/robust.json" });
+    await expect(runWorkflow(h.options({ request: undefined, design: "fancy" }))).resolves.toMatchObject({ outcome: "complete" });
+  });
+
+  test("--design that is not one of the designs is a usage error", async () => {
+    const h = harness(good);
+    await expect(runWorkflow(h.options({ design: "fancy" }))).rejects.toMatchObject({ code: "usage", exitCode: 2 });
+  });
+
+  test("one runner per project: a live runner's lock refuses a second with exit 4", async () => {
+    const h = harness(good);
+    mkdirSync(join(h.root, "memory", "runs"), { recursive: true });
+    const lock = acquireLock(join(h.root, "memory", "runs"), { command: "run" });
+    try {
+      await expect(runWorkflow(h.options())).rejects.toMatchObject({ code: "run_locked", exitCode: 4 });
+    } finally {
+      lock.release();
+    }
+    expect(h.sessions).toHaveLength(0);
+  });
+
+  test("nothing to continue and no request: a usage error that creates nothing", async () => {
+    const h = harness(good);
+    await expect(runWorkflow(h.options({ request: undefined }))).rejects.toMatchObject({ code: "usage", exitCode: 2 });
+    expect(existsSync(join(h.root, "memory"))).toBe(false);
+  });
+});
