@@ -1,6 +1,6 @@
 // The package as a user gets it: `npm pack`, `npm install -g <tarball>` into a temp prefix with
 // no network, then the installed binary does its job (--version, install, the hook, resume), it
-// is one package under 2 MB, and a TypeScript consumer compiles against its types with nothing
+// is one package under 2.5 MiB, and a TypeScript consumer compiles against its types with nothing
 // else installed. Runs the built files (npm test builds first); packs with --ignore-scripts so
 // the build is not rerun under the other tests' feet.
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
@@ -49,12 +49,12 @@ beforeAll(() => {
 afterAll(removeTemps);
 
 describe("npm install -g of the packed tarball", () => {
-  it("declares no run-time dependency and installs one package under 2 MB", () => {
+  it("declares no run-time dependency and installs one package under 2.5 MiB", () => {
     expect(pkg.dependencies ?? {}).toEqual({});
     expect(readdirSync(join(prefix, "lib", "node_modules"))).toEqual([pkg.name]);
     expect(existsSync(join(installed, "node_modules"))).toBe(false);
     const bytes = sizeOf(installed);
-    expect(bytes).toBeLessThan(2 * 1024 * 1024);
+    expect(bytes).toBeLessThan(2.5 * 1024 * 1024); // 2.3 MiB with the library API and the headless runner
     console.log(`installed: ${(bytes / 1024).toFixed(0)} KiB in ${installMs} ms`);
   });
 
