@@ -74,3 +74,6 @@ export function isInFlight(verdicts: OwnerVerdicts | undefined, taskId: string):
   const verdict = verdicts?.get(taskId);
   return verdict === "live" || verdict === "unknown";
 }
+
+/** The key of a phase agent's verdict in OwnerVerdicts (tasks are keyed by their id). */
+export const agentOwnerKey = (output: string) => `agent:${output}`;

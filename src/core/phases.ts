@@ -73,6 +73,15 @@ export const PHASE_TABLE: Readonly<Record<Phase, PhaseSpec>> = {
   },
 };
 
+/**
+ * The designs ARCHITECTURE asks for when nobody chose others (`phase start ARCHITECTURE --designs`):
+ * a small, direct one and a more robust one, each written by its own architect.
+ */
+export const DEFAULT_DESIGNS: readonly { readonly name: string; readonly angle: string }[] = [
+  { name: "minimal", angle: "the smallest change that meets every acceptance criterion" },
+  { name: "robust", angle: "a design that holds up as the feature grows" },
+];
+
 export function phaseIndex(phase: Phase): number {
   return PHASES.indexOf(phase);
 }

@@ -173,7 +173,7 @@ describe("planResume: ownership and parallel batches", () => {
     const plan = planResume(impl([t("a", "running")], {}, complete("a")), NOW, { owners: verdicts({ a: "live" }) });
     expect(plan.repairs).toEqual([]);
     expect(plan.phase).toBe("IMPLEMENTATION");
-    expect(plan.next).toMatchObject({ action: "run_tasks", tasks: [], reason: expect.stringContaining("1 in flight (a)") });
+    expect(plan.next).toMatchObject({ action: "await_agents", tasks: [], round: 0, reason: expect.stringContaining("1 agent is at work (executor a)") });
   });
 
   it("without verdicts every running task is orphaned, as before owners existed", () => {
@@ -196,7 +196,7 @@ describe("planResume: ownership and parallel batches", () => {
 
   it("in-flight tasks use up the slots: nothing to start until one finishes", () => {
     const plan = planResume(impl([t("a", "running"), ...pending("b")], { max_parallel: 1 }), NOW, { owners: verdicts({ a: "live" }) });
-    expect(plan.next).toMatchObject({ action: "run_tasks", tasks: [] });
+    expect(plan.next).toMatchObject({ action: "await_agents", tasks: [] });
     expect(plan.writes.execution).toBeUndefined();
   });
 
@@ -339,5 +339,89 @@ describe("planResume: the designs ARCHITECTURE asked for (issue 10)", () => {
   it("the reason names the missing designs and says not to re-run the others", () => {
     const plan = planResume(snapshot(asked, undefined, reportsBefore("ARCHITECTURE", {}, [design("minimal")])), NOW);
     expect(plan.next.reason).toBe("designs robust of minimal, robust are missing (do not re-run the others)");
+  });
+});
+
+describe("planResume: fields for programs and agents in flight (SPEC §5)", () => {
+  const owner = { pid: 4242, host: "dev", at: "2026-11-20T11:59:00Z", session: "s1" };
+  const run = (agent: string, output: string, design?: string) => ({ agent, output, ...(design ? { design } : {}), owner });
+  const agentVerdicts = (entries: Record<string, "live" | "gone">) => new Map(Object.entries(entries).map(([output, v]) => [`agent:${output}`, v]));
+  const robust = `${REPORT.designsDir}/robust.json`;
+  const minimal = `${REPORT.designsDir}/minimal.json`;
+
+  it.each([
+    ["demand written", snapshot(phaseState(), undefined, reports({ [REPORT.demand]: { goal: "x" } })), "approve_requirements"],
+    ["designs and roundtable", snapshot(atPhase("ARCHITECTURE"), undefined, reportsBefore("ARCHITECTURE", { [REPORT.roundtable]: { rec: "a" } }, [D1])), "pick_design"],
+    ["final design written", snapshot(atPhase("ARCHITECTURE"), undefined, reportsBefore("ARCHITECTURE", { [REPORT.finalDesign]: { pick: "a" } }, [D1])), "approve_design"],
+  ] as const)("await_approval names its gate: %s → %s", (_name, snap, gate) => {
+    expect(planResume(snap, NOW).next).toMatchObject({ action: "await_approval", gate });
+  });
+
+  it("plan_tasks names the round and the plan file: round 0, then rework round 1", () => {
+    expect(planResume(snapshot(atPhase("IMPLEMENTATION"), execution([]), reportsBefore("IMPLEMENTATION")), NOW).next).toMatchObject({ action: "plan_tasks", round: 0, plan_file: "memory/reports/plan.json" });
+    const failed = snapshot(atPhase("VERIFICATION"), execution([t("a", "complete")], { plans: [plan0] }), reportsBefore("VERIFICATION", { [REPORT.verification]: { passed: false }, ...complete("a") }));
+    expect(planResume(failed, NOW).next).toMatchObject({ action: "plan_tasks", round: 1, plan_file: "memory/reports/plan.rework-1.json" });
+  });
+
+  it("spawn architect with no designs asked for proposes the default pair", () => {
+    expect(planResume(snapshot(atPhase("ARCHITECTURE"), undefined, reportsBefore("ARCHITECTURE")), NOW).next).toMatchObject({ action: "spawn_agent", agent: "architect", designs: ["minimal", "robust"] });
+  });
+
+  it("a pm at work is waited for, even with a valid demand (it may be revising it)", () => {
+    const snap = snapshot(phaseState({ agents: [run("pm", REPORT.demand)] }), undefined, reports({ [REPORT.demand]: { goal: "x" } }));
+    const plan = planResume(snap, NOW, { owners: agentVerdicts({ [REPORT.demand]: "live" }) });
+    expect(plan.next).toMatchObject({ action: "await_agents", reason: expect.stringContaining("pm") });
+    expect(plan.agents_in_flight).toEqual([{ agent: "pm", output: REPORT.demand }]);
+    expect(plan.repairs).toEqual([]);
+  });
+
+  it("an architect at work is never asked for again; the others are; the roundtable waits for all", () => {
+    const asked = atPhase("ARCHITECTURE", { designs_requested: ["minimal", "robust"], agents: [run("architect", robust, "robust")] });
+    const none = planResume(snapshot(asked, undefined, reportsBefore("ARCHITECTURE")), NOW, { owners: agentVerdicts({ [robust]: "live" }) });
+    expect(none.next).toMatchObject({ action: "spawn_agent", agent: "architect", designs: ["minimal"] });
+    const oneDone = planResume(snapshot(asked, undefined, reportsBefore("ARCHITECTURE", { [minimal]: { name: "minimal" } }, [minimal])), NOW, { owners: agentVerdicts({ [robust]: "live" }) });
+    expect(oneDone.next).toMatchObject({ action: "await_agents", reason: expect.stringContaining("architect (design robust)") });
+  });
+
+  it("an agent whose session is gone is dropped (a repair), and its job is asked for again", () => {
+    const snap = snapshot(atPhase("VERIFICATION", { agents: [run("qa", REPORT.verification)] }), undefined, reportsBefore("VERIFICATION"));
+    const plan = planResume(snap, NOW, { owners: agentVerdicts({ [REPORT.verification]: "gone" }) });
+    expect(plan.repairs.map((r) => r.code)).toEqual(["agent_gone"]);
+    expect(plan.writes.phase?.agents).toEqual([]);
+    expect(plan.next).toMatchObject({ action: "spawn_agent", agent: "qa" });
+  });
+
+  it("an agent of a phase that is over is dropped, whatever its owner", () => {
+    const snap = snapshot(atPhase("ARCHITECTURE", { agents: [run("pm", REPORT.demand)] }), undefined, reportsBefore("ARCHITECTURE"));
+    expect(planResume(snap, NOW, { owners: agentVerdicts({ [REPORT.demand]: "live" }) }).repairs.map((r) => r.code)).toEqual(["agent_gone"]);
+  });
+
+  it("the approved design's tasks become round 0's plan in the same step (no plan_tasks)", () => {
+    const design = { [REPORT.finalDesign]: { chosen: "a", tasks: [{ id: "task-001", title: "one" }, { id: "task-002", title: "two", depends_on: ["task-001"] }] } };
+    const snap = snapshot(atPhase("ARCHITECTURE", { user_checkpoints: approved("REQUIREMENTS", "ARCHITECTURE") }), undefined, reportsBefore("ARCHITECTURE", design, [D1]));
+    const plan = planResume(snap, NOW);
+    expect(plan.phase).toBe("IMPLEMENTATION");
+    expect(plan.next).toMatchObject({ action: "run_tasks", tasks: ["task-001"], round: 0 });
+    expect(plan.writes.execution?.tasks.map((x) => [x.id, x.depends_on])).toEqual([["task-001", []], ["task-002", ["task-001"]]]);
+    expect(plan.writes.execution?.plans).toEqual([{ round: 0, recorded_at: NOW.toISOString(), tasks: 2 }]);
+    expect(plan.repairs.map((r) => r.code)).toContain("plan_recorded");
+  });
+
+  it.each([
+    ["a bad id", [{ id: "../x" }]],
+    ["an unknown dependency", [{ id: "a", depends_on: ["zz"] }]],
+    ["a cycle", [{ id: "a", depends_on: ["b"] }, { id: "b", depends_on: ["a"] }]],
+    ["no tasks", []],
+    ["tasks that are not a list", { id: "a" }],
+  ])("a design whose task list does not import (%s) is left to plan_tasks", (_name, tasks) => {
+    const snap = snapshot(atPhase("IMPLEMENTATION"), undefined, reportsBefore("IMPLEMENTATION", { [REPORT.finalDesign]: { chosen: "a", tasks } }));
+    const plan = planResume(snap, NOW);
+    expect(plan.next.action).toBe("plan_tasks");
+    expect(plan.writes.execution).toBeUndefined();
+  });
+
+  it("tasks added one by one before a plan keep the plan to the model (no import over them)", () => {
+    const snap = snapshot(atPhase("IMPLEMENTATION"), execution([t("x", "pending")], { plans: [] }), reportsBefore("IMPLEMENTATION", { [REPORT.finalDesign]: { chosen: "a", tasks: [{ id: "a" }] } }));
+    expect(planResume(snap, NOW).next.action).toBe("plan_tasks");
   });
 });

@@ -3,12 +3,12 @@
 // output already exists, and names the one next action. The plan carries the new state files;
 // the resume command writes them, `--dry-run` and `status` only print the plan.
 import { formatDistanceStrict } from "date-fns";
-import { PHASE_TABLE, REPORT, type Phase, type PhaseStatus } from "./phases.js";
+import { DEFAULT_DESIGNS, PHASE_TABLE, REPORT, type Phase, type PhaseStatus } from "./phases.js";
 import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
-import { isLegacyExecution, planStatus, planTasksReason } from "./plans.js";
-import { countByStatus, readyTasks, recoverTasks, type Repair } from "./tasks.js";
-import { isInFlight, type OwnerVerdicts } from "./ownership.js";
-import { DEFAULT_MAX_PARALLEL } from "../schema/json.js";
+import { currentRound, importPlan, isLegacyExecution, planFileOf, planStatus, planTasksReason } from "./plans.js";
+import { countByStatus, emptyExecution, readyTasks, recoverTasks, type Repair } from "./tasks.js";
+import { agentOwnerKey, isInFlight, type OwnerVerdicts } from "./ownership.js";
+import { DEFAULT_MAX_PARALLEL, ID_PATTERN } from "../schema/json.js";
 import {
   advance,
   applyRework,
@@ -26,7 +26,7 @@ import {
 } from "./transitions.js";
 import { DEFAULT_STALE_AFTER_MS, lastActivity, validateState, type Problem } from "./validate.js";
 import type { StateSnapshot } from "./snapshot.js";
-import type { PhaseState } from "../schema/phase.js";
+import type { AgentRun, PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 
 export const SITUATIONS = ["none", "interrupted", "complete", "corrupt", "stale", "request_changed"] as const;
@@ -39,20 +39,39 @@ export const ACTIONS = [
   "plan_tasks",
   "run_tasks",
   "resolve_dead_tasks",
+  "await_agents",
   "workflow_complete",
   "confirm_fresh_start",
   "confirm_request_change",
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
+/** Which approval `await_approval` asks for: the demand, a pick among the designs, or a written final design. */
+export const GATES = ["approve_requirements", "pick_design", "approve_design"] as const;
+export type Gate = (typeof GATES)[number];
+
 export interface NextAction {
   action: Action;
   agent: string | null;
   tasks: string[];
   reason: string;
-  /** spawn_agent architect only, when ARCHITECTURE recorded designs_requested: the designs still missing. */
+  /** spawn_agent architect: the designs to write now (the missing ones asked for, else the default pair). */
   designs?: string[];
+  /** await_approval: which approval. */
+  gate?: Gate;
+  /** IMPLEMENTATION: the planning round (0 = the first plan, N = rework round N). */
+  round?: number;
+  /** plan_tasks: the file to write the round's plan to, then `dotagent task import` it. */
+  plan_file?: string;
 }
+
+/** A phase agent at work (phase.json `agents`) whose owner lives: not spawned again. */
+export interface AgentInFlight {
+  agent: string;
+  output: string;
+  design?: string;
+}
+
 
 export type DecisionKind = "corrupt" | "stale" | "request_changed";
 
@@ -74,6 +93,8 @@ export interface ResumePlan {
   next: NextAction;
   /** Running tasks whose owner is live (or on another host within the lease): left alone. */
   in_flight: string[];
+  /** Phase agents at work whose owner is live (phase.json `agents`): never spawned twice. */
+  agents_in_flight: AgentInFlight[];
   repairs: Repair[];
   warnings: Problem[];
   errors: Problem[];
@@ -130,6 +151,7 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
     last_activity: last,
     last_activity_ago: last === null ? null : describeAgo(last, now),
     in_flight: [] as string[],
+    agents_in_flight: [] as AgentInFlight[],
     repairs: [] as Repair[],
     warnings: validation.warnings,
     errors: validation.errors,
@@ -240,6 +262,15 @@ function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0
       execution = { ...execution, max_parallel: options.maxParallel, updated_at: now.toISOString() };
     }
   }
+  // 2b. Phase agents whose session died, or whose phase is over: their records go.
+  const kept = (phase.agents ?? []).filter((a) => a.owner !== undefined && isInFlight(options.owners, agentOwnerKey(a.output)) && phaseOfAgent(a) === phase.current_phase);
+  if (kept.length !== (phase.agents ?? []).length) {
+    for (const gone of (phase.agents ?? []).filter((a) => !kept.includes(a))) {
+      repairs.push({ code: "agent_gone", message: `the ${describeRun(gone)} agent stopped without a recorded end (its session ended or its phase is over)` });
+      events.push({ type: "agent_gone", agent: gone.agent, output: gone.output });
+    }
+    phase = { ...phase, agents: kept };
+  }
   // 3. Move forward through every phase whose output already exists and whose gate is met.
   for (;;) {
     // A legacy rework round (no plan records) stays open until `phase complete IMPLEMENTATION`.
@@ -255,6 +286,15 @@ function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0
       events.push({ type: "phase_rework", phase: "IMPLEMENTATION", round, verification: copy });
       break;
     }
+    // The first plan is the approved design's own task list: recorded as written, in one write.
+    if (current === "IMPLEMENTATION") {
+      const imported = importDesignTasks(phase, execution, reports, now);
+      if (imported !== undefined) {
+        execution = imported.state;
+        repairs.push({ code: "plan_recorded", message: `recorded the task plan of final_design.json (${imported.state.tasks.length} tasks)` });
+        events.push(...(imported.events as MachineEvent[]));
+      }
+    }
     const proof = provePhase(current, reports, execution, phase);
     if (!proof.done || (PHASE_TABLE[current].gate && !isApproved(phase, current))) break;
     phase = advance(phase, proof.output, now);
@@ -264,8 +304,9 @@ function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0
   }
 
   const inFlight = (execution?.tasks ?? []).filter((t) => t.status === "running" && isInFlight(options.owners, t.id)).map((t) => t.id);
+  const agentsInFlight: AgentInFlight[] = (phase.agents ?? []).map((a) => ({ agent: a.agent, output: a.output, ...(a.design ? { design: a.design } : {}) }));
   const maxParallel = options.maxParallel ?? execution?.max_parallel ?? DEFAULT_MAX_PARALLEL;
-  const next = decideNext(phase, execution, reports, inFlight, maxParallel);
+  const next = decideNext(phase, execution, reports, inFlight, agentsInFlight, maxParallel);
   const changedPhase = phase !== phase0;
   const changedExecution = execution !== execution0;
   const writes: PlanWrites = {
@@ -283,9 +324,38 @@ function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0
     completed_phases: phase.completed_phases.map((c) => c.phase),
     next,
     in_flight: inFlight,
+    agents_in_flight: agentsInFlight,
     repairs,
     writes,
   };
+}
+
+const AGENT_PHASES: Readonly<Record<string, Phase>> = { pm: "REQUIREMENTS", architect: "ARCHITECTURE", roundtable: "ARCHITECTURE", qa: "VERIFICATION", reflector: "REFLECTION" };
+const phaseOfAgent = (run: AgentRun): Phase | undefined => AGENT_PHASES[run.agent];
+const describeRun = (run: { agent: string; design?: string | undefined }) => (run.design ? `${run.agent} (design ${run.design})` : run.agent);
+
+/**
+ * Round 0's plan from final_design.json's `tasks`, when the design lists them and nothing else
+ * was planned yet (no execution.json tasks, no plan record): the same import `task import` does.
+ * A list that does not import (a bad id, an unknown dependency, a cycle) is left to plan_tasks.
+ */
+function importDesignTasks(phase: PhaseState, execution: ExecutionState | undefined, reports: ReportSnapshot, now: Date) {
+  if (currentRound(phase) !== 0 || isLegacyExecution(execution) || (execution?.tasks.length ?? 0) > 0) return undefined;
+  if (planStatus(phase, execution).kind !== "unrecorded") return undefined;
+  const design = reportAt(reports, REPORT.finalDesign);
+  const tasks = design.status === "valid" ? (design.data as Record<string, unknown>).tasks : undefined;
+  if (!Array.isArray(tasks) || tasks.length === 0) return undefined;
+  const plan = [];
+  for (const t of tasks) {
+    if (t === null || typeof t !== "object") return undefined;
+    const { id, title, depends_on } = t as Record<string, unknown>;
+    if (typeof id !== "string" || !ID_PATTERN.test(id)) return undefined;
+    if (title !== undefined && typeof title !== "string") return undefined;
+    if (depends_on !== undefined && !(Array.isArray(depends_on) && depends_on.every((d) => typeof d === "string" && ID_PATTERN.test(d)))) return undefined;
+    plan.push({ id, ...(title === undefined ? {} : { title }), depends_on: (depends_on as string[] | undefined) ?? [] });
+  }
+  const imported = importPlan(execution ?? emptyExecution(phase.workflow_id, now), phase, plan, now);
+  return imported.ok ? imported : undefined;
 }
 
 function rollTransition(phase: PhaseState, reports: ReportSnapshot, now: Date): { phase: PhaseState; repair: Repair; moves: MoveEffect[] } {
@@ -316,34 +386,50 @@ function spawn(agent: string, reason: string): NextAction {
   return { action: "spawn_agent", agent, tasks: [], reason };
 }
 
-function decideNext(phase: PhaseState, execution: ExecutionState | undefined, reports: ReportSnapshot, inFlight: readonly string[], maxParallel: number): NextAction {
+function approval(gate: Gate, reason: string): NextAction {
+  return { action: "await_approval", agent: null, tasks: [], reason, gate };
+}
+
+/** Nothing to start while agents work: wait for their results (a notification, or the Agent call's return). */
+function awaitAgents(tasks: readonly string[], agents: readonly AgentInFlight[]): NextAction {
+  const names = [...agents.map(describeRun), ...tasks.map((t) => `executor ${t}`)];
+  const list = names.length <= 5 ? names.join(", ") : `${names.slice(0, 5).join(", ")} and ${names.length - 5} more`;
+  return { action: "await_agents", agent: null, tasks: [], reason: `${names.length === 1 ? "1 agent is" : `${names.length} agents are`} at work (${list}): wait for their results` };
+}
+
+function decideNext(phase: PhaseState, execution: ExecutionState | undefined, reports: ReportSnapshot, inFlight: readonly string[], agents: readonly AgentInFlight[], maxParallel: number): NextAction {
   if (isWorkflowComplete(phase)) return { action: "workflow_complete", agent: null, tasks: [], reason: `workflow ${phase.workflow_id} is complete` };
   const valid = (path: string) => isValidReport(reportAt(reports, path));
+  const busy = (agent: string) => agents.filter((a) => a.agent === agent);
   switch (phase.current_phase) {
     case "REQUIREMENTS":
-      if (valid(REPORT.demand)) return { action: "await_approval", agent: null, tasks: [], reason: "demand.json awaits the user's approval" };
+      // A pm at work (revising the demand, say) comes first: its report is not final yet.
+      if (busy("pm").length > 0) return awaitAgents([], agents);
+      if (valid(REPORT.demand)) return approval("approve_requirements", "demand.json awaits the user's approval");
       return spawn("pm", "no valid demand.json yet");
-    case "ARCHITECTURE":
-      if (valid(REPORT.finalDesign)) return { action: "await_approval", agent: null, tasks: [], reason: "final_design.json awaits the user's approval" };
-      const missing = missingDesigns(phase, reports);
+    case "ARCHITECTURE": {
+      if (valid(REPORT.finalDesign)) return approval("approve_design", "final_design.json awaits the user's approval");
+      const working = new Set(busy("architect").map((a) => a.design));
+      const asked = phase.designs_requested ?? [];
+      const missing = missingDesigns(phase, reports).filter((d) => !working.has(d));
       if (missing.length > 0) {
-        const asked = phase.designs_requested ?? [];
         const reason = missing.length === asked.length ? `write the designs asked for: ${missing.join(", ")}` : `designs ${missing.join(", ")} of ${asked.join(", ")} are missing (do not re-run the others)`;
         return { ...spawn("architect", reason), designs: missing };
       }
-      if (reports.designs.length > 0 && valid(REPORT.roundtable)) {
-        return { action: "await_approval", agent: null, tasks: [], reason: "the user picks a design (do not re-run the architects)" };
-      }
+      if (agents.length > 0) return awaitAgents([], agents);
+      if (reports.designs.length > 0 && valid(REPORT.roundtable)) return approval("pick_design", "the user picks a design (do not re-run the architects)");
       if (reports.designs.length > 0) return spawn("roundtable", "designs exist but roundtable.json does not");
-      return spawn("architect", "no designs yet");
+      return { ...spawn("architect", `no designs yet: ask for ${DEFAULT_DESIGNS.map((d) => d.name).join(" and ")} (or record others first with \`dotagent phase start ARCHITECTURE --designs a,b\`)`), designs: DEFAULT_DESIGNS.map((d) => d.name) };
+    }
     case "IMPLEMENTATION": {
       const rework = isReworkOpen(phase) ? phase.rework : undefined;
       const plan = planStatus(phase, execution);
+      const round = currentRound(phase);
       const reworkExecutor = () => spawn("executor", `verification failed: fix what ${rework?.verification} lists, then \`dotagent phase complete IMPLEMENTATION\``);
-      if (plan.kind === "unrecorded") return { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason(plan) };
+      if (plan.kind === "unrecorded") return { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason(plan), round, plan_file: planFileOf(round) };
       if (execution === undefined || execution.tasks.length === 0) {
         // Legacy only: new-format files reach here with a recorded plan, which has tasks.
-        return rework ? reworkExecutor() : { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason({ kind: "unrecorded", round: 0, loose: [] }) };
+        return rework ? reworkExecutor() : { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason({ kind: "unrecorded", round: 0, loose: [] }), round: 0, plan_file: planFileOf(0) };
       }
       // At most max_parallel tasks run at once, those in flight included.
       const ready = readyTasks(execution);
@@ -351,19 +437,23 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
       const flying = inFlight.length > 0 ? `; ${inFlight.length} in flight (${inFlight.slice(0, 5).join(", ")}${inFlight.length > 5 ? ", …" : ""})` : "";
       if (ready.length > 0 && slots > 0) {
         const batch = ready.slice(0, slots).map((t) => t.id);
-        return { action: "run_tasks", agent: null, tasks: batch, reason: `${ready.length} task(s) ready, ${batch.length} to run now (at most ${maxParallel} at once)${flying}` };
+        const tasks = (n: number) => `${n} task${n === 1 ? "" : "s"}`;
+        return { action: "run_tasks", agent: null, tasks: batch, reason: `${tasks(ready.length)} ready, ${batch.length} to run now (at most ${maxParallel} at once)${flying}`, round };
       }
       const counts = countByStatus(execution);
+      if (inFlight.length > 0) return { ...awaitAgents(inFlight, []), round };
       if ((counts.dead ?? 0) > 0) {
         const dead = execution.tasks.filter((t) => t.status === "dead").map((t) => t.id);
-        return { action: "resolve_dead_tasks", agent: null, tasks: dead, reason: `${dead.length} dead task(s) block progress: ask the user, then \`dotagent task retry ID --extra-attempts N\`` };
+        return { action: "resolve_dead_tasks", agent: null, tasks: dead, reason: `${dead.length} dead task${dead.length === 1 ? "" : "s"} block${dead.length === 1 ? "s" : ""} progress: ask the user, then \`dotagent task retry ID --extra-attempts N\``, round };
       }
       if (rework && plan.kind === "legacy") return reworkExecutor();
-      return { action: "run_tasks", agent: null, tasks: [], reason: inFlight.length > 0 ? `nothing to start${flying}: wait for their results, then resume` : "tasks are running" };
+      return { action: "await_agents", agent: null, tasks: [], reason: "tasks are running", round };
     }
     case "VERIFICATION":
+      if (busy("qa").length > 0) return awaitAgents([], agents);
       return spawn("qa", "no valid verification.json yet");
     case "REFLECTION":
+      if (busy("reflector").length > 0) return awaitAgents([], agents);
       return spawn("reflector", "no reflection.json or reflection.md yet");
   }
 }

@@ -16,6 +16,7 @@ export function planJson(plan: ResumePlan, applied: boolean): PlanJson {
     last_activity_ago: plan.last_activity_ago,
     next: plan.next,
     in_flight: plan.in_flight,
+    agents_in_flight: plan.agents_in_flight,
     repairs: plan.repairs,
     warnings: plan.warnings,
     errors: plan.errors,

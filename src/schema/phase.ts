@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { PHASES, PHASE_STATUSES } from "../core/phases.js";
 import { idString, isoDateTime, nonEmptyString, nonNegativeInt, parseWith, type ParseResult } from "./common.js";
+import { ownerSchema } from "./execution.js";
 
 export const phaseName = z.enum(PHASES);
 export const phaseStatus = z.enum(PHASE_STATUSES);
@@ -38,6 +39,17 @@ export const reworkSchema = z.looseObject({
   closed_at: z.optional(z.nullable(isoDateTime)),
 });
 
+/**
+ * A phase agent at work (pm, architect, roundtable, qa, reflector), recorded by the hook that saw
+ * it spawned and removed when it stops: while its owner lives it is in flight, never spawned twice.
+ */
+export const agentRunSchema = z.looseObject({
+  agent: idString,
+  output: z.string(),
+  design: z.optional(idString),
+  owner: ownerSchema,
+});
+
 export const phaseStateSchema = z.looseObject({
   workflow_id: nonEmptyString,
   started_at: isoDateTime,
@@ -55,10 +67,13 @@ export const phaseStateSchema = z.looseObject({
   rework: z.optional(z.nullable(reworkSchema)),
   /** The designs ARCHITECTURE asked for (`phase start ARCHITECTURE --designs a,b`): designs/<name>.json each. */
   designs_requested: z.optional(z.array(idString)),
+  /** Phase agents at work (SPEC §5 agents in flight). */
+  agents: z.optional(z.array(agentRunSchema)),
   error: z.optional(z.nullable(z.string())),
 });
 
 export type PhaseState = z.infer<typeof phaseStateSchema>;
+export type AgentRun = z.infer<typeof agentRunSchema>;
 export type CompletedPhase = z.infer<typeof completedPhaseSchema>;
 export type PendingTransition = z.infer<typeof pendingTransitionSchema>;
 

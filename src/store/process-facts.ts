@@ -3,7 +3,7 @@
 // start time in /proc/<pid>/stat; elsewhere it is null and only liveness counts.
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { judgeOwner, type Owner, type OwnerVerdict } from "../core/ownership.js";
+import { agentOwnerKey, judgeOwner, type Owner, type OwnerVerdict } from "../core/ownership.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 
 export function isPidAlive(pid: number): boolean {
@@ -81,13 +81,15 @@ export function judgeRunningTasks(snapshot: StateSnapshot, now: Date): Map<strin
     if (facts === undefined) seen.set(pid, (facts = { alive: isPidAlive(pid), start: processStartTime(pid) }));
     return facts;
   };
-  const tasks = snapshot.execution.kind === "ok" ? snapshot.execution.value.tasks : [];
-  for (const task of tasks) {
-    if (task.status !== "running") continue;
-    const owner = task.owner;
+  const judge = (key: string, owner: Owner | null | undefined) => {
     host ??= currentHost();
     const ownerProcess = owner != null && owner.host === host ? lookUp(owner.pid) : { alive: false, start: null };
-    verdicts.set(task.id, judgeOwner(owner, { host, now, process: ownerProcess }).verdict);
-  }
+    verdicts.set(key, judgeOwner(owner, { host, now, process: ownerProcess }).verdict);
+  };
+  const tasks = snapshot.execution.kind === "ok" ? snapshot.execution.value.tasks : [];
+  for (const task of tasks) if (task.status === "running") judge(task.id, task.owner);
+  // Phase agents at work (phase.json `agents`), keyed by their output: see plan-resume.ts.
+  const agents = snapshot.phase.kind === "ok" ? (snapshot.phase.value.agents ?? []) : [];
+  for (const run of agents) judge(agentOwnerKey(run.output), run.owner);
   return verdicts;
 }

@@ -389,13 +389,18 @@ function subAgent(agent: string, body: ApiRequest, all: string): Omit<Reply, "wh
   const path = join(project, output);
   const calls = events.filter((e) => e.kind === "call").length;
   if (calls === 0) return toolUse([{ name: "Read", input: { file_path: path } }]);
+  // Claude Code 2.1.33x gives a sub-agent the SubagentHandback tool: only a call of it reaches
+  // the caller as the agent's result (plain text at the end is not delivered).
+  const handback = (body.tools ?? []).some((t) => t.name === "SubagentHandback");
+  const finish = (said: string) => (handback ? toolUse([{ name: "SubagentHandback", input: { message: said } }]) : end(said));
+  if (events.some((e) => e.kind === "call" && e.name === "SubagentHandback")) return end("Handed back.");
   if (calls === 1) {
     const result = events.at(-1);
     // Idempotent, as every agent file says: a valid report already there is not redone.
-    if (result?.kind === "result" && !result.isError && /\{/.test(result.text) && !/does not exist/i.test(result.text)) return end(`${output} is already done.`);
+    if (result?.kind === "result" && !result.isError && /\{/.test(result.text) && !/does not exist/i.test(result.text)) return finish(`${output} is already done.`);
     return toolUse([{ name: "Write", input: { file_path: path, content: `${JSON.stringify(report(agent, prompt), null, 2)}\n` } }]);
   }
-  return end(`Wrote ${output}.`);
+  return finish(`Wrote ${output}.`);
 }
 
 const bodies = new Map<string, Array<[string, string]>>();
