@@ -18,16 +18,25 @@ describe("a workflow from init to the end, through the CLI", () => {
     expect(refused.stderr.trim()).toBe("dotagent: REQUIREMENTS cannot complete: demand.json does not exist");
     writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
     expect(dotagent(p, ["phase", "complete"]).stderr).toContain("not approved");
-    expect(dotagent(p, ["phase", "approve", "requirements"]).code).toBe(0);
-    expect(dotagent(p, ["phase", "complete", "--json"]).json).toEqual({ ok: true, changed: true, phase: "ARCHITECTURE", phase_status: "pending" });
+    // The approval completes the phase (its report is there) and answers with the next step.
+    expect(dotagent(p, ["phase", "approve", "requirements", "--json"]).json).toEqual({
+      ok: true,
+      changed: true,
+      phase: "ARCHITECTURE",
+      phase_status: "pending",
+      next: { action: "spawn_agent", agent: "architect", tasks: [], designs: ["minimal", "robust"], reason: expect.stringContaining("no designs yet") },
+      in_flight: [],
+      agents_in_flight: [],
+    });
+    expect(dotagent(p, ["phase", "complete", "REQUIREMENTS", "--json"]).json).toMatchObject({ ok: true, changed: false, phase: "ARCHITECTURE" });
     expect(readJson(p, "memory/state/phase.json").completed_phases.map((c: { phase: string }) => c.phase)).toEqual(["REQUIREMENTS"]);
     expect(dotagent(p, ["phase", "complete", "ARCHITECTURE"]).stderr.trim()).toBe("dotagent: ARCHITECTURE cannot complete: final_design.json does not exist");
     writeJson(p, "memory/reports/designs/a.json", { name: "a" });
     expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ action: "spawn_agent", agent: "roundtable" });
     writeJson(p, "memory/reports/roundtable.json", { recommend: "a" });
     writeJson(p, "memory/reports/final_design.json", { chosen: "a" });
-    dotagent(p, ["phase", "approve", "ARCHITECTURE"]);
-    expect(dotagent(p, ["phase", "complete"]).code).toBe(0);
+    expect(dotagent(p, ["phase", "approve", "ARCHITECTURE", "--json"]).json).toMatchObject({ phase: "IMPLEMENTATION", next: { action: "plan_tasks", round: 0, plan_file: "memory/reports/plan.json" } });
+    expect(dotagent(p, ["phase", "complete", "ARCHITECTURE"]).code).toBe(0);
     expect(dotagent(p, ["status", "--json"]).json.next.action).toBe("plan_tasks");
 
     writeJson(p, "tasks.json", [{ id: "t1", title: "form" }, { id: "t2", depends_on: ["t1"] }]);
@@ -40,8 +49,9 @@ describe("a workflow from init to the end, through the CLI", () => {
     expect(dotagent(p, ["task", "complete", "t1", "--json"]).json.task).toMatchObject({ id: "t1", status: "complete" });
     dotagent(p, ["task", "start", "t2"]);
     writeJson(p, "memory/reports/tasks/t2.json", { task_id: "t2", status: "complete" });
-    dotagent(p, ["task", "complete", "t2"]);
-    expect(dotagent(p, ["phase", "complete", "IMPLEMENTATION", "--json"]).json.phase).toBe("VERIFICATION");
+    // The last task's completion completes IMPLEMENTATION by itself.
+    expect(dotagent(p, ["task", "complete", "t2", "--json"]).json).toMatchObject({ task: { id: "t2", status: "complete" }, next: { action: "spawn_agent", agent: "qa" } });
+    expect(dotagent(p, ["phase", "complete", "IMPLEMENTATION", "--json"]).json).toMatchObject({ changed: false, phase: "VERIFICATION" });
 
     writeJson(p, "memory/reports/verification.json", { passed: false, failures: ["401 expected"] });
     expect(dotagent(p, ["phase", "rework", "--json"]).json).toMatchObject({ phase: "IMPLEMENTATION", phase_status: "in_progress" });
@@ -84,15 +94,16 @@ function atArchitecture(): string {
 describe("task plans recorded whole (task import)", () => {
   function atImplementation(): string {
     const p = atArchitecture();
-    writeJson(p, "memory/reports/final_design.json", { chosen: "a", tasks: [{ id: "task-001", title: "form" }, { id: "task-002", title: "api", depends_on: ["task-001"] }] });
+    // A design without its own task list: the plan is the model's to write (plan_tasks).
+    writeJson(p, "memory/reports/final_design.json", { chosen: "a" });
     dotagent(p, ["phase", "approve", "ARCHITECTURE"]);
-    dotagent(p, ["phase", "complete"]);
+    writeJson(p, "memory/reports/final_design.tasks.json", { chosen: "a", tasks: [{ id: "task-001", title: "form" }, { id: "task-002", title: "api", depends_on: ["task-001"] }] });
     return p;
   }
 
-  it("imports a JSON array, and final_design.json's tasks (an object with a tasks array)", () => {
+  it("imports a JSON array, and an object with a tasks array", () => {
     const p = atImplementation();
-    const out = dotagent(p, ["task", "import", "memory/reports/final_design.json", "--json"]);
+    const out = dotagent(p, ["task", "import", "memory/reports/final_design.tasks.json", "--json"]);
     expect(out.code).toBe(0);
     expect(out.json).toMatchObject({ ok: true, added: ["task-001", "task-002"], skipped: [], total: 2, plan: { round: 0, tasks: 2 } });
     expect(readJson(p, "memory/state/execution.json").plans).toEqual([{ round: 0, recorded_at: out.json.plan.recorded_at, tasks: 2 }]);
@@ -103,9 +114,9 @@ describe("task plans recorded whole (task import)", () => {
 
   it("re-importing after a crash is harmless; a conflicting id is refused by name and writes nothing", () => {
     const p = atImplementation();
-    dotagent(p, ["task", "import", "memory/reports/final_design.json"]);
+    dotagent(p, ["task", "import", "memory/reports/final_design.tasks.json"]);
     const before = readFileSync(join(p, "memory/state/execution.json"), "utf8");
-    expect(dotagent(p, ["task", "import", "memory/reports/final_design.json", "--json"]).json).toMatchObject({ added: [], skipped: ["task-001", "task-002"], plan: null, total: 2 });
+    expect(dotagent(p, ["task", "import", "memory/reports/final_design.tasks.json", "--json"]).json).toMatchObject({ added: [], skipped: ["task-001", "task-002"], plan: null, total: 2 });
     writeJson(p, "memory/reports/plan.json", [{ id: "task-002", title: "other" }]);
     const conflict = dotagent(p, ["task", "import", "memory/reports/plan.json", "--json"]);
     expect(conflict.code).toBe(1);
@@ -132,7 +143,7 @@ describe("task plans recorded whole (task import)", () => {
     expect(start.code).toBe(1);
     expect(start.json.error).toMatchObject({ code: "plan_not_recorded", message: expect.stringContaining("dotagent task import memory/reports/plan.json") });
     expect(dotagent(p, ["resume", "--json"]).json.next).toMatchObject({ action: "plan_tasks", reason: expect.stringContaining("include task-001") });
-    expect(dotagent(p, ["task", "import", "memory/reports/final_design.json", "--json"]).json).toMatchObject({ added: ["task-002"], skipped: ["task-001"], plan: { round: 0, tasks: 2 } });
+    expect(dotagent(p, ["task", "import", "memory/reports/final_design.tasks.json", "--json"]).json).toMatchObject({ added: ["task-002"], skipped: ["task-001"], plan: { round: 0, tasks: 2 } });
     expect(dotagent(p, ["task", "start", "task-001"]).code).toBe(0);
   });
 
@@ -368,8 +379,16 @@ describe("CLI basics", () => {
     dotagent(p, ["init", "--request", "add login"]);
     writeJson(p, "plan.json", [{ id: "t1", title: "form" }]);
     dotagent(p, ["task", "import", "plan.json"]);
-    expect(dotagent(p, ["task", "start", "t1", "--json"]).json).toEqual({ ok: true, task: { id: "t1", title: "form", status: "running", attempts: 0, output: "memory/reports/tasks/t1.json" }, max_attempts: 3 });
-    expect(dotagent(p, ["task", "fail", "t1", "--error", "red", "--json"]).json.task).toEqual({ id: "t1", title: "form", status: "failed", attempts: 1, output: "memory/reports/tasks/t1.json", error: "red" });
+    expect(dotagent(p, ["task", "start", "t1", "--json"]).json).toEqual({
+      ok: true,
+      task: { id: "t1", title: "form", status: "running", attempts: 0, output: "memory/reports/tasks/t1.json" },
+      max_attempts: 3,
+      next: { action: "spawn_agent", agent: "pm", tasks: [], reason: "no valid demand.json yet" },
+      in_flight: ["t1"],
+      agents_in_flight: [],
+    });
+    // A failure with attempts left is requeued at once: the task shows as it is now.
+    expect(dotagent(p, ["task", "fail", "t1", "--error", "red", "--json"]).json).toMatchObject({ task: { id: "t1", title: "form", status: "pending", attempts: 1, output: "memory/reports/tasks/t1.json", error: "red" }, next: { action: "spawn_agent", agent: "pm" } });
   });
 
   it("status never writes and does not create memory/", () => {
@@ -411,7 +430,7 @@ describe("CLI basics", () => {
     writeJson(p, "memory/state/phase.json", { ...base, started_at: new Date(Date.now() - 60_000).toISOString(), last_updated: new Date().toISOString(), owner: "alice" });
     writeJson(p, "memory/reports/demand.json", { a: 1 });
     dotagent(p, ["phase", "approve"]);
-    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ owner: "alice", revision: 1, schema_version: 1 });
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ owner: "alice", revision: 2, schema_version: 1, current_phase: "ARCHITECTURE" });
   });
 });
 

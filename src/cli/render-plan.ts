@@ -38,6 +38,7 @@ const ACTION_LABEL: Record<string, string> = {
   plan_tasks: "plan tasks",
   run_tasks: "run tasks",
   resolve_dead_tasks: "resolve dead tasks",
+  await_agents: "wait for agents",
   workflow_complete: "nothing to do",
   confirm_fresh_start: "confirm fresh start",
   confirm_request_change: "confirm request change",
@@ -54,7 +55,7 @@ export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status"
   } else if (plan.situation === "complete") {
     lines.push(`Workflow ${c.bold(plan.workflow_id ?? "")} is complete.`);
   } else {
-    const verb = mode === "resume" && plan.situation === "interrupted" ? "Resuming workflow" : "Workflow";
+    const verb = plan.situation === "started" ? "Started workflow" : mode === "resume" && plan.situation === "interrupted" ? "Resuming workflow" : "Workflow";
     lines.push(`${verb} ${c.bold(plan.workflow_id ?? "")} ${mode === "resume" ? "from" : "at"} ${c.bold(plan.phase ?? "")} phase${mode === "status" ? ` (${plan.phase_status})` : ""}`);
   }
   if (plan.last_activity) lines.push(`Last activity: ${formatTime(plan.last_activity)} (${plan.last_activity_ago})`);
@@ -63,6 +64,7 @@ export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status"
     lines.push(`Tasks: ${Object.entries(taskCounts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`).join(", ")}`);
   }
   if (plan.in_flight.length > 0) lines.push(`In flight (a live session runs them; not repaired): ${listIds(plan.in_flight)}`);
+  if (plan.agents_in_flight.length > 0) lines.push(`Agents at work: ${listIds(plan.agents_in_flight.map((a) => (a.design ? `${a.agent} (${a.design})` : a.agent)))}`);
   if (plan.repairs.length > 0) {
     lines.push(mode === "resume" ? "Repaired:" : "Would repair:");
     for (const r of plan.repairs) lines.push(`  ${c.yellow("•")} ${r.message}`);

@@ -29,7 +29,8 @@ import type { StateSnapshot } from "./snapshot.js";
 import type { AgentRun, PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 
-export const SITUATIONS = ["none", "interrupted", "complete", "corrupt", "stale", "request_changed"] as const;
+/** `started`: this very call started the workflow (`resume --start` with a request and no workflow). */
+export const SITUATIONS = ["none", "started", "interrupted", "complete", "corrupt", "stale", "request_changed"] as const;
 export type Situation = (typeof SITUATIONS)[number];
 
 export const ACTIONS = [
@@ -301,6 +302,14 @@ function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0
     const to = isWorkflowComplete(phase) ? "the end: workflow complete" : phase.current_phase;
     repairs.push({ code: "phase_advanced", message: `${current} was done (${proof.output.replace("memory/reports/", "").replace("memory/state/", "")} is there): advanced to ${to}` });
     events.push({ type: "phase_completed", phase: current, output: proof.output, recovered: true });
+  }
+
+  // 4. ARCHITECTURE with nothing asked for and nothing written yet: the default designs are
+  // recorded, so every reader (the skill, the runner, a hook) spawns the same architects.
+  if (phase.current_phase === "ARCHITECTURE" && (phase.designs_requested ?? []).length === 0 && reports.designs.length === 0 && !isValidReport(reportAt(reports, REPORT.finalDesign))) {
+    const designs = DEFAULT_DESIGNS.map((d) => d.name);
+    phase = { ...phase, designs_requested: designs };
+    events.push({ type: "designs_requested", phase: "ARCHITECTURE", designs, proposed: true });
   }
 
   const inFlight = (execution?.tasks ?? []).filter((t) => t.status === "running" && isInFlight(options.owners, t.id)).map((t) => t.id);

@@ -7,18 +7,25 @@ describe("nextRunStep: the /develop loop's moves for each next.action", () => {
   test.each([
     ["start_workflow", plan(null, "start_workflow"), { kind: "init" }],
     ["workflow_complete", plan("REFLECTION", "workflow_complete"), { kind: "complete" }],
-    ["requirements gate", plan("REQUIREMENTS", "await_approval", { reason: "demand.json awaits the user's approval" }), { kind: "gate", phase: "REQUIREMENTS", output: "memory/reports/demand.json" }],
-    ["design pick", plan("ARCHITECTURE", "await_approval", { reason: "the user picks a design (do not re-run the architects)" }), { kind: "choose_design" }],
-    ["final design gate", plan("ARCHITECTURE", "await_approval", { reason: "final_design.json awaits the user's approval" }), { kind: "gate", phase: "ARCHITECTURE", output: "memory/reports/final_design.json" }],
-    ["plan round 0", plan("IMPLEMENTATION", "plan_tasks", { reason: "write every task from final_design.json to memory/reports/plan.json, then …" }), { kind: "plan_tasks", round: 0, file: "memory/reports/plan.json" }],
-    ["plan rework 2", plan("IMPLEMENTATION", "plan_tasks", { reason: "rework round 2: write every task from verification.rework-2.json to …" }), { kind: "plan_tasks", round: 2, file: "memory/reports/plan.rework-2.json" }],
+    // The gate and the round are fields: the reason's wording never steers the runner.
+    ["requirements gate", plan("REQUIREMENTS", "await_approval", { gate: "approve_requirements", reason: "anything" }), { kind: "gate", phase: "REQUIREMENTS", output: "memory/reports/demand.json" }],
+    ["design pick", plan("ARCHITECTURE", "await_approval", { gate: "pick_design", reason: "final_design.json is mentioned here" }), { kind: "choose_design" }],
+    ["final design gate", plan("ARCHITECTURE", "await_approval", { gate: "approve_design", reason: "" }), { kind: "gate", phase: "ARCHITECTURE", output: "memory/reports/final_design.json" }],
+    ["an unknown gate", plan("ARCHITECTURE", "await_approval", { gate: "teleport", reason: "?" }), { kind: "stuck", reason: "an approval this dotagent does not know (teleport): ?" }],
+    ["plan round 0", plan("IMPLEMENTATION", "plan_tasks", { round: 0, plan_file: "memory/reports/plan.json", reason: "rework round 7 in the words" }), { kind: "plan_tasks", round: 0, file: "memory/reports/plan.json" }],
+    ["plan rework 2", plan("IMPLEMENTATION", "plan_tasks", { round: 2, plan_file: "memory/reports/plan.rework-2.json", reason: "" }), { kind: "plan_tasks", round: 2, file: "memory/reports/plan.rework-2.json" }],
+    ["agents at work", plan("ARCHITECTURE", "await_agents", { reason: "1 agent is at work" }, []), { kind: "wait", inFlight: [] }],
     ["a batch", plan("IMPLEMENTATION", "run_tasks", { tasks: ["t1", "t2"] }), { kind: "run_tasks", tasks: ["t1", "t2"] }],
     ["nothing to start", plan("IMPLEMENTATION", "run_tasks", { tasks: [] }, ["t3"]), { kind: "wait", inFlight: ["t3"] }],
     ["dead tasks", plan("IMPLEMENTATION", "resolve_dead_tasks", { tasks: ["t4"] }), { kind: "dead_tasks", tasks: ["t4"] }],
-    ["legacy rework executor", plan("IMPLEMENTATION", "spawn_agent", { agent: "executor", reason: "verification failed: fix what memory/reports/verification.rework-1.json lists" }), { kind: "plan_tasks", round: 1, file: "memory/reports/plan.rework-1.json" }],
+    ["legacy rework executor (round from the runner's facts)", plan("IMPLEMENTATION", "spawn_agent", { agent: "executor", reason: "verification failed: fix what memory/reports/verification.rework-1.json lists" }), { kind: "plan_tasks", round: 0, file: "memory/reports/plan.json" }],
     ["unknown action", plan("IMPLEMENTATION", "teleport", { reason: "?" }), { kind: "stuck", reason: "teleport: ?" }],
   ])("%s", (_name, input, expected) => {
     expect(nextRunStep(input)).toEqual(expected);
+  });
+
+  test("a legacy rework executor plans the runner's open round", () => {
+    expect(nextRunStep(plan("IMPLEMENTATION", "spawn_agent", { agent: "executor", reason: "" }), { reworkRound: 1 })).toEqual({ kind: "plan_tasks", round: 1, file: "memory/reports/plan.rework-1.json" });
   });
 
   test("pm, roundtable, qa, reflector: one agent with its output and what follows", () => {

@@ -2,7 +2,8 @@
 // headless runner carries out (agents to run, a gate to ask, a plan to record, a batch of tasks).
 // It is the /develop skill's loop (skills/develop/SKILL.md) written as code, so the headless
 // runner and an interactive session make the same moves from the same state.
-import { REPORT, type Phase } from "./phases.js";
+import { DEFAULT_DESIGNS, REPORT, type Phase } from "./phases.js";
+export { DEFAULT_DESIGNS } from "./phases.js";
 import { planFileOf } from "./plans.js";
 
 /** One agent session: its checkpoint key, agent file name, exact output file, and prompt lines. */
@@ -25,64 +26,60 @@ export type RunStep =
   | { kind: "complete" }
   | { kind: "stuck"; reason: string };
 
-/** The parts of the resume JSON (SPEC §5) a step depends on. */
+/** The parts of the resume JSON (SPEC §5) a step depends on: fields, never the reason's text. */
 export interface PlanView {
   phase: Phase | null;
-  next: { action: string; agent?: string | null; tasks?: readonly string[]; reason?: string; designs?: readonly string[] };
+  next: { action: string; agent?: string | null; tasks?: readonly string[]; reason?: string; designs?: readonly string[]; gate?: string; round?: number; plan_file?: string };
   in_flight?: readonly string[];
 }
 
-/** What the runner knows beyond the plan: the open rework round, if any. */
+/** What the runner knows beyond the plan: the open rework round, if any (older plans carry no round). */
 export interface RunFacts {
   reworkRound?: number | undefined;
 }
 
-/** The designs asked for when the runner picks them (the skill's default pair). */
-export const DEFAULT_DESIGNS: readonly { name: string; angle: string }[] = [
-  { name: "minimal", angle: "the smallest change that meets every acceptance criterion" },
-  { name: "robust", angle: "a design that holds up as the feature grows" },
-];
-
 const angleOf = (name: string) => DEFAULT_DESIGNS.find((d) => d.name === name)?.angle ?? `the ${name} approach`;
 const job = (key: string, agent: string, output: string, lines: string[] = []): AgentJob => ({ key, agent, output, lines });
-
-/** The round a plan_tasks reason names ("rework round 2"), else the phase's open round, else 0. */
-function roundOf(reason: string | undefined, facts: RunFacts): number {
-  const named = /rework(?:[- ]round)?[ -](\d+)/i.exec(reason ?? "")?.[1];
-  return named !== undefined ? Number(named) : (facts.reworkRound ?? 0);
-}
 
 export function nextRunStep(plan: PlanView, facts: RunFacts = {}): RunStep {
   const next = plan.next;
   const phase = plan.phase;
+  const round = next.round ?? facts.reworkRound ?? 0;
+  const planTasks = (): RunStep => ({ kind: "plan_tasks", round, file: next.plan_file ?? planFileOf(round) });
   switch (next.action) {
     case "start_workflow":
       return { kind: "init" };
     case "workflow_complete":
       return { kind: "complete" };
-    case "plan_tasks": {
-      const r = roundOf(next.reason, facts);
-      return { kind: "plan_tasks", round: r, file: planFileOf(r) };
-    }
+    case "plan_tasks":
+      return planTasks();
     case "run_tasks":
       return next.tasks && next.tasks.length > 0 ? { kind: "run_tasks", tasks: next.tasks } : { kind: "wait", inFlight: plan.in_flight ?? [] };
+    case "await_agents":
+      return { kind: "wait", inFlight: plan.in_flight ?? [] };
     case "resolve_dead_tasks":
       return { kind: "dead_tasks", tasks: next.tasks ?? [] };
     case "await_approval":
-      if (phase === "REQUIREMENTS") return { kind: "gate", phase, output: REPORT.demand };
-      if (phase === "ARCHITECTURE") return /final_design\.json/.test(next.reason ?? "") ? { kind: "gate", phase, output: REPORT.finalDesign } : { kind: "choose_design" };
-      return { kind: "stuck", reason: `${phase ?? "no phase"} has no approval gate (${next.reason ?? ""})` };
+      switch (next.gate) {
+        case "approve_requirements":
+          return { kind: "gate", phase: "REQUIREMENTS", output: REPORT.demand };
+        case "approve_design":
+          return { kind: "gate", phase: "ARCHITECTURE", output: REPORT.finalDesign };
+        case "pick_design":
+          return { kind: "choose_design" };
+        default:
+          return { kind: "stuck", reason: `an approval this dotagent does not know (${String(next.gate)}): ${next.reason ?? ""}` };
+      }
     case "spawn_agent":
       if (phase === null) return { kind: "stuck", reason: "no current phase" };
       switch (next.agent) {
         case "pm":
           return { kind: "agents", phase, agent: "pm", jobs: [job("pm", "pm", REPORT.demand)], then: "resume" };
         case "architect": {
-          // Designs already asked for are written as named; otherwise the runner asks for its pair.
-          const asked = next.designs && next.designs.length > 0 ? next.designs : undefined;
-          const names = asked ?? DEFAULT_DESIGNS.map((d) => d.name);
+          // The designs are recorded by the planner; a plan without them (older) asks for the pair.
+          const names = next.designs && next.designs.length > 0 ? next.designs : DEFAULT_DESIGNS.map((d) => d.name);
           const jobs = names.map((n) => job(`architect.${n}`, "architect", `${REPORT.designsDir}/${n}.json`, [`Design name: ${n}`, `Angle: ${angleOf(n)}`]));
-          return { kind: "agents", phase, agent: "architect", ...(asked ? {} : { designs: names }), jobs, then: "resume" };
+          return { kind: "agents", phase, agent: "architect", ...(next.designs && next.designs.length > 0 ? {} : { designs: names }), jobs, then: "resume" };
         }
         case "roundtable":
           return { kind: "agents", phase, agent: "roundtable", jobs: [job("roundtable", "roundtable", REPORT.roundtable, [`Designs: ${REPORT.designsDir}/*.json`])], then: "resume" };
@@ -92,7 +89,7 @@ export function nextRunStep(plan: PlanView, facts: RunFacts = {}): RunStep {
           return { kind: "agents", phase, agent: "reflector", jobs: [job("reflector", "reflector", REPORT.reflectionJson)], then: "complete" };
         case "executor":
           // Only a workflow from an older dotagent asks for a bare rework executor: plan the round.
-          return { kind: "plan_tasks", round: roundOf(next.reason, facts), file: planFileOf(roundOf(next.reason, facts)) };
+          return planTasks();
         default:
           return { kind: "stuck", reason: `no agent "${String(next.agent)}" in this dotagent` };
       }

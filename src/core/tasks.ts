@@ -201,7 +201,9 @@ export function retryTask(state: ExecutionState, id: string, extra: number, now:
     state,
     id,
     (task) => {
-      if (task.status !== "failed" && task.status !== "dead") return `task ${id} is ${task.status}; only failed or dead tasks can be retried`;
+      // A failed task with attempts left is requeued (pending) at once: more attempts may still be given.
+      const requeued = task.status === "pending" && task.attempts > 0;
+      if (task.status !== "failed" && task.status !== "dead" && !requeued) return `task ${id} is ${task.status}; only failed or dead tasks can be retried`;
       const max = maxAttemptsOf(task, state) + extra;
       if (task.attempts >= max) return `task ${id} has used ${task.attempts} of ${maxAttemptsOf(task, state)} attempts; give it more with --extra-attempts N`;
       return { ...task, status: "pending", max_attempts: max, error: null };

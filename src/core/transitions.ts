@@ -184,6 +184,10 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
   const current = state.current_phase;
   const at = context.now.toISOString();
   const phase = event.type === "rework" ? "VERIFICATION" : (event.phase ?? current);
+  // Done already (a command that records a step also advances, so this is often a repeat): a no-op.
+  const unchanged: TransitionResult = { ok: true, state, events: [], effects: [] };
+  if (event.type === "complete" && state.completed_phases.some((c) => c.phase === phase)) return unchanged;
+  if (event.type === "rework" && isReworkOpen(state) && reportAt(context.reports, REPORT.verification).status === "missing") return unchanged;
   if (isWorkflowComplete(state) && event.type !== "approve") return refuse("workflow_complete", `workflow ${state.workflow_id} is complete; start a new one with \`dotagent init --request …\``);
   if (event.type !== "approve" && phase !== current) {
     return refuse("wrong_phase", `${phase} cannot ${event.type}: the current phase is ${current} (${state.phase_status})`);

@@ -13,10 +13,11 @@ import { StateWriter } from "../store/state-writer.js";
 import { archiveLiveState } from "./fresh-start.js";
 import { locked, type OpContext } from "./op-context.js";
 import type { Decide } from "./resume.js";
+import { nextFields, settle, type NextFields } from "./settle.js";
 
 /** `init --json`: created, or the decision to replace the workflow that is there. */
 export type InitResult =
-  | { created: true; workflow_id: string; phase: Phase; phase_status: PhaseStatus; archived: string | null }
+  | ({ created: true; workflow_id: string; phase: Phase; phase_status: PhaseStatus; archived: string | null } & NextFields)
   | { created: false; decision: Decision };
 
 export interface InitInput {
@@ -54,12 +55,13 @@ export async function startWorkflow(context: OpContext, input: InitInput): Promi
     if (answer === "no-terminal") return { created: false, decision };
     if (!answer) throw new DotagentError("init_declined", "kept the existing workflow; continue it with `dotagent resume`", EXIT.refused);
   }
-  const { state, archived } = await locked(context, "init", async () => {
+  const { state, archived, plan } = await locked(context, "init", async () => {
     // A fresh start cut off while clearing: what is left is archived (again) and cleared, so no
     // leftover report leaks into the new workflow and nothing unarchived is removed.
     const cutOff = existsSync(join(context.paths.stateDir, CLEARING_MARKER));
     const archivedName = hasState(context.paths) || cutOff ? await archiveLiveState(context.paths, "replaced by dotagent init", now) : null;
-    return { state: await initWorkflow(context.paths, request, workflowId, now, context.warn), archived: archivedName };
+    const written = await initWorkflow(context.paths, request, workflowId, now, context.warn);
+    return { state: written, archived: archivedName, plan: (await settle(context, now)).plan };
   });
-  return { created: true, workflow_id: state.workflow_id, phase: state.current_phase, phase_status: state.phase_status, archived };
+  return { created: true, workflow_id: state.workflow_id, phase: state.current_phase, phase_status: state.phase_status, archived, ...nextFields(plan) };
 }

@@ -7,6 +7,7 @@ import { StateWriter } from "../store/state-writer.js";
 import type { PhaseState } from "../schema/phase.js";
 import { locked, type OpContext } from "./op-context.js";
 import { requireWorkflow } from "./state-guard.js";
+import { nextFields, settle, type NextFields } from "./settle.js";
 
 export const PHASE_ACTIONS = ["start", "complete", "fail", "approve", "rework"] as const;
 export type PhaseAction = (typeof PHASE_ACTIONS)[number];
@@ -21,8 +22,8 @@ export interface PhaseChange {
   readonly designs?: readonly string[] | undefined;
 }
 
-/** What `phase … --json` prints: where the workflow is now (the resume JSON has the rest). */
-export interface PhaseResult {
+/** What `phase … --json` prints: where the workflow is now, and its next step (SPEC §10). */
+export interface PhaseResult extends NextFields {
   ok: true;
   changed: boolean;
   phase: Phase;
@@ -39,20 +40,23 @@ export async function changePhase(context: OpContext, change: PhaseChange): Prom
   const { action, output, designs } = change;
   const event = { type: action, phase: change.phase, output, error: change.error, designs: designs ? [...designs] : undefined } as PhaseEvent;
   const now = context.now();
-  const { state, changed } = await locked(context, `phase ${action}`, async () => {
+  const { state, changed, plan } = await locked(context, `phase ${action}`, async () => {
     const snapshot = await loadSnapshot(context.paths, output === undefined ? [] : [{ path: output, mode: "parse" }]);
     const before = requireWorkflow(snapshot, now);
     const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
     const outcome = transition(before, event, { reports: snapshot.reports, execution, now });
     if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
-    if (outcome.state === before) return { state: before, changed: false };
-    const writer = new StateWriter(context.paths, snapshot, now, context.warn);
-    const journal = outcome.effects.length > 0 ? { type: event.type, started_at: now.toISOString(), round: outcome.state.rework?.round, moves: outcome.effects.map(({ from, to }) => ({ from, to })) } : undefined;
-    const written = writer.applyChange({ phaseBefore: before, journal, moves: outcome.effects, phase: outcome.state, events: outcome.events });
-    return { state: written.phase ?? outcome.state, changed: true };
+    if (outcome.state !== before) {
+      const writer = new StateWriter(context.paths, snapshot, now, context.warn);
+      const journal = outcome.effects.length > 0 ? { type: event.type, started_at: now.toISOString(), round: outcome.state.rework?.round, moves: outcome.effects.map(({ from, to }) => ({ from, to })) } : undefined;
+      writer.applyChange({ phaseBefore: before, journal, moves: outcome.effects, phase: outcome.state, events: outcome.events });
+    }
+    // The step after this one (an approval also completes its phase once its report is there).
+    const settled = await settle(context, now);
+    return { state: settled.phase ?? outcome.state, changed: outcome.state !== before, plan: settled.plan };
   });
   return {
     state,
-    result: { ok: true, changed, phase: state.current_phase, phase_status: state.phase_status, ...(designs ? { designs_requested: state.designs_requested ?? [] } : {}) },
+    result: { ok: true, changed, phase: state.current_phase, phase_status: state.phase_status, ...(designs ? { designs_requested: state.designs_requested ?? [] } : {}), ...nextFields(plan) },
   };
 }

@@ -6,8 +6,8 @@ import { planResume, type Decision, type ResumeOptions, type ResumePlan } from "
 import type { StateSnapshot } from "../core/snapshot.js";
 import { loadSnapshot } from "../store/session.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
-import { StateWriter } from "../store/state-writer.js";
-import { archiveLiveState, finishClear, proveClearing } from "./fresh-start.js";
+import { archiveLiveState, proveClearing } from "./fresh-start.js";
+import { applyPlan, settle } from "./settle.js";
 import { initWorkflow } from "./init.js";
 import { locked, type OpContext } from "./op-context.js";
 import { planJson, type PlanJson } from "./plan-json.js";
@@ -18,6 +18,8 @@ export type Decide = (decision: Decision) => DecisionAnswer | Promise<DecisionAn
 
 export interface ResumeInput extends ResumeOptions {
   readonly dryRun?: boolean | undefined;
+  /** `--start`: with a request and no workflow, start one (the /develop command asked for it). */
+  readonly start?: boolean | undefined;
   /** Asked when the plan needs a person; absent: the plan comes back unanswered. */
   readonly decide?: Decide | undefined;
 }
@@ -32,22 +34,6 @@ export interface ResumeOutcome {
   readonly mode: "status" | "resume";
   /** The CLI's exit code: 0, 5 (a decision nobody answered) or 3 (corrupt state the person would not replace). */
   readonly exitCode: 0 | 3 | 5;
-}
-
-/** Carries out a plan's writes: journal, moves, execution.json, phase.json, events. */
-async function applyPlan(context: OpContext, snapshot: StateSnapshot, plan: ResumePlan, now: Date, archivedFiles: Parameters<typeof finishClear>[2]): Promise<void> {
-  if (plan.writes.finishClear) {
-    await finishClear(context.paths, plan.writes.finishClear, archivedFiles);
-    return;
-  }
-  const writer = new StateWriter(context.paths, snapshot, now, context.warn);
-  const { writes } = plan;
-  if (writes.phase || writes.execution || writes.moves.length > 0) {
-    const before = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
-    if (before === undefined) return;
-    writer.applyChange({ phaseBefore: before, journal: writes.journal, moves: writes.moves, execution: writes.execution, phase: writes.phase, events: writes.events });
-  }
-  writer.appendEvents([{ type: "resumed", situation: plan.situation, next: plan.next.action, repairs: plan.repairs.length }]);
 }
 
 /** The outcome, or undefined when three rounds of answers did not settle the plan (the CLI exits 1). */
@@ -65,7 +51,13 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
     const plan = await locked(context, "resume", async () => {
       const { snapshot, files } = await proveClearing(context.paths, await loadSnapshot(context.paths));
       const planned = planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now) });
-      if (planned.decision === null) await applyPlan(context, snapshot, planned, now, files);
+      if (planned.decision === null) await applyPlan(context, snapshot, planned, now, { archivedFiles: files, logResumed: true });
+      const request = options.request?.trim() ?? "";
+      if (input.start && planned.situation === "none" && request !== "") {
+        const state = await initWorkflow(context.paths, options.request, undefined, now, context.warn);
+        const started = (await settle(context, now)).plan;
+        return { ...started, situation: "started" as const, repairs: [{ code: "workflow_started", message: `started workflow ${state.workflow_id} for ${JSON.stringify(options.request)}` }, ...started.repairs] };
+      }
       return planned;
     });
     if (plan.decision === null) return { result: planJson(plan, true), plan, mode: "resume", exitCode: 0 };

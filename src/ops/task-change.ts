@@ -11,6 +11,7 @@ import { currentOwner, judgeRunningTasks } from "../store/process-facts.js";
 import { StateWriter } from "../store/state-writer.js";
 import { locked, type OpContext } from "./op-context.js";
 import { requireValid, requireWorkflow } from "./state-guard.js";
+import { nextFields, settle, type NextFields } from "./settle.js";
 
 export const TASK_ACTIONS = ["add", "import", "start", "complete", "fail", "retry", "next"] as const;
 export type TaskAction = Exclude<(typeof TASK_ACTIONS)[number], "next">;
@@ -41,14 +42,14 @@ export interface TaskView {
 }
 
 /** `task start|complete|fail|retry --json`. */
-export interface TaskResult {
+export interface TaskResult extends NextFields {
   ok: true;
   task: TaskView | null;
   max_attempts: number | null;
 }
 
 /** `task add|import --json`. */
-export interface TasksAddedResult {
+export interface TasksAddedResult extends NextFields {
   ok: true;
   added: string[];
   skipped?: string[];
@@ -136,14 +137,17 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
       writer.writeExecution(outcome.state);
       writer.appendEvents(outcome.events);
     }
-    return { state: outcome.state, task, imported: "plan" in outcome ? outcome : undefined };
+    // The step after this one: the last task's completion also completes IMPLEMENTATION.
+    const settled = await settle(context, now);
+    const after = settled.execution ?? outcome.state;
+    return { state: after, task: after.tasks.find((t) => t.id === id) ?? task, imported: "plan" in outcome ? outcome : undefined, plan: settled.plan };
   });
-  const { state, task, imported } = done;
+  const { state, task, imported, plan } = done;
   const maxAttempts = task ? maxAttemptsOf(task, state) : undefined;
   const result: TaskResult | TasksAddedResult =
     action === "import" || action === "add"
-      ? { ok: true, added: action === "add" ? [id] : (imported?.added ?? []), ...(imported ? { skipped: imported.skipped, plan: imported.plan } : {}), total: state.tasks.length }
-      : { ok: true, task: task ? taskView(task) : null, max_attempts: maxAttempts ?? null };
+      ? { ok: true, added: action === "add" ? [id] : (imported?.added ?? []), ...(imported ? { skipped: imported.skipped, plan: imported.plan } : {}), total: state.tasks.length, ...nextFields(plan) }
+      : { ok: true, task: task ? taskView(task) : null, max_attempts: maxAttempts ?? null, ...nextFields(plan) };
   return { result, state, task, maxAttempts, imported };
 }
 

@@ -87,7 +87,10 @@ describe("runWorkflow with a stand-in SDK", () => {
     const outcome = await runWorkflow(h.options());
     expect(outcome).toMatchObject({ outcome: "complete", workflow_id: "wf-add-login", agents: 8 });
     expect(agentsRun(h)).toEqual(["pm", "architect", "architect", "roundtable", "executor", "executor", "qa", "reflector"]);
-    expect(readJson(join(h.root, "memory/reports/plan.json"))).toEqual({ tasks: [{ id: "task-001", title: "model", depends_on: [] }, { id: "task-002", title: "route", depends_on: ["task-001"] }] });
+    // The chosen design's task list is recorded as round 0's plan when ARCHITECTURE completes.
+    const execution = readJson(join(h.root, "memory/state/execution.json")) as { tasks: Array<{ id: string; title: string; depends_on: string[] }>; plans: unknown };
+    expect(execution.tasks.map((t) => [t.id, t.title, t.depends_on])).toEqual([["task-001", "model", []], ["task-002", "route", ["task-001"]]]);
+    expect(execution.plans).toMatchObject([{ round: 0, tasks: 2 }]);
     const executor = h.sessions.find((s) => s.agent === "executor")!.prompt;
     expect(executor.split("\n")).toEqual(["Feature request: add login", "Phase: IMPLEMENTATION", "Task: task-001", "Title: model", "Design: memory/reports/final_design.json", "Workflow: wf-add-login", "Helper: node dotagent.mjs", "Output file: memory/reports/tasks/task-001.json"]);
     // A second run has nothing to do and asks no agent.

@@ -7,11 +7,12 @@ import { maxParallelOption, opContext, type Command } from "../context.js";
 
 export const command: Command = {
   summary: "decide where to continue after an interruption (the main job)",
-  usage: "dotagent resume [--request TEXT] [--dry-run] [--yes] [--stale-after 7d|never] [--max-parallel N] [--json]",
+  usage: "dotagent resume [--request TEXT [--start]] [--dry-run] [--yes] [--stale-after 7d|never] [--max-parallel N] [--json]",
   options: {
     "max-parallel": { type: "string" },
     request: { type: "string" },
     "dry-run": { type: "boolean" },
+    start: { type: "boolean" },
     yes: { type: "boolean", short: "y" },
     "stale-after": { type: "string" },
   },
@@ -19,11 +20,12 @@ export const command: Command = {
     "dotagent resume                         after `claude -r`: repair, then say what comes next",
     "dotagent resume --json --dry-run        the plan for an agent, nothing written",
     "dotagent resume --request 'add login'   also check the request is the one the workflow is for",
+    "dotagent resume --request 'add login' --start   no workflow yet: start one for that request (what /develop runs)",
     "dotagent resume --max-parallel 1        run one task at a time from now on (default 3; stored)",
     "dotagent resume --dir examples/orphaned-tasks --dry-run",
   ],
   async run(context) {
-    const input = { ...resumeOptions(context), maxParallel: maxParallelOption(context), dryRun: context.options["dry-run"] === true };
+    const input = { ...resumeOptions(context), maxParallel: maxParallelOption(context), dryRun: context.options["dry-run"] === true, start: context.options.start === true };
     const outcome = await resumeWorkflow(opContext(context), { ...input, decide: async (d) => (await loadCold()).askDecision(d, context.options.yes === true) });
     if (outcome === undefined) return EXIT.refused;
     const { plan, result, mode } = outcome;

@@ -1,0 +1,58 @@
+// After a command's write, under the same lock: plan from the state just written and carry out
+// what the planner does by itself (advance a phase whose report is there and whose gate is met,
+// record the design's task plan, recover tasks whose owner is gone), so every command that records
+// a step answers with the next one (`next`), the object `resume` would give, without a second call.
+import { planResume, type AgentInFlight, type NextAction, type ResumePlan } from "../core/plan-resume.js";
+import type { StateSnapshot } from "../core/snapshot.js";
+import type { PhaseState } from "../schema/phase.js";
+import type { ExecutionState } from "../schema/execution.js";
+import { loadSnapshot } from "../store/session.js";
+import { judgeRunningTasks } from "../store/process-facts.js";
+import { StateWriter } from "../store/state-writer.js";
+import { finishClear } from "./fresh-start.js";
+import type { OpContext } from "./op-context.js";
+
+/** The fields a recording command adds to its --json result. */
+export interface NextFields {
+  next: NextAction;
+  in_flight: string[];
+  agents_in_flight: AgentInFlight[];
+}
+
+export function nextFields(plan: ResumePlan): NextFields {
+  return { next: plan.next, in_flight: plan.in_flight, agents_in_flight: plan.agents_in_flight };
+}
+
+/** The state files after a plan was carried out (undefined: not there). */
+export interface Settled {
+  readonly plan: ResumePlan;
+  readonly phase: PhaseState | undefined;
+  readonly execution: ExecutionState | undefined;
+}
+
+/** Carries out a plan's writes: journal, moves, execution.json, phase.json, events (+ `resumed` when asked). */
+export async function applyPlan(context: OpContext, snapshot: StateSnapshot, plan: ResumePlan, now: Date, options: { archivedFiles?: Parameters<typeof finishClear>[2]; logResumed: boolean }): Promise<Omit<Settled, "plan">> {
+  let phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
+  let execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+  if (plan.writes.finishClear) {
+    await finishClear(context.paths, plan.writes.finishClear, options.archivedFiles);
+    return { phase: undefined, execution: undefined };
+  }
+  const writer = new StateWriter(context.paths, snapshot, now, context.warn);
+  const { writes } = plan;
+  if (phase !== undefined && (writes.phase || writes.execution || writes.moves.length > 0)) {
+    const written = writer.applyChange({ phaseBefore: phase, journal: writes.journal, moves: writes.moves, execution: writes.execution, phase: writes.phase, events: writes.events });
+    phase = written.phase ?? phase;
+    execution = written.execution ?? execution;
+  }
+  if (options.logResumed) writer.appendEvents([{ type: "resumed", situation: plan.situation, next: plan.next.action, repairs: plan.repairs.length }]);
+  return { phase, execution };
+}
+
+/** Plans from disk and carries out the planner's own steps; the caller holds the lock. */
+export async function settle(context: OpContext, now: Date): Promise<Settled> {
+  const snapshot = await loadSnapshot(context.paths);
+  const plan = planResume(snapshot, now, { owners: judgeRunningTasks(snapshot, now) });
+  if (plan.decision !== null) return { plan, phase: snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined, execution: snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined };
+  return { plan, ...(await applyPlan(context, snapshot, plan, now, { logResumed: false })) };
+}
