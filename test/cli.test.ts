@@ -24,14 +24,16 @@ describe("a workflow from init to the end, through the CLI", () => {
       changed: true,
       phase: "ARCHITECTURE",
       phase_status: "pending",
-      next: { action: "spawn_agent", agent: "architect", tasks: [], designs: ["minimal", "robust"], reason: expect.stringContaining("no designs yet") },
+      next: { action: "spawn_agent", agent: "architect", tasks: [], designs: ["minimal", "robust"], reason: "write the designs asked for: minimal, robust" },
       in_flight: [],
       agents_in_flight: [],
     });
     expect(dotagent(p, ["phase", "complete", "REQUIREMENTS", "--json"]).json).toMatchObject({ ok: true, changed: false, phase: "ARCHITECTURE" });
     expect(readJson(p, "memory/state/phase.json").completed_phases.map((c: { phase: string }) => c.phase)).toEqual(["REQUIREMENTS"]);
     expect(dotagent(p, ["phase", "complete", "ARCHITECTURE"]).stderr.trim()).toBe("dotagent: ARCHITECTURE cannot complete: final_design.json does not exist");
-    writeJson(p, "memory/reports/designs/a.json", { name: "a" });
+    writeJson(p, "memory/reports/designs/minimal.json", { name: "minimal" });
+    expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ action: "spawn_agent", agent: "architect", designs: ["robust"] });
+    writeJson(p, "memory/reports/designs/robust.json", { name: "robust" });
     expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ action: "spawn_agent", agent: "roundtable" });
     writeJson(p, "memory/reports/roundtable.json", { recommend: "a" });
     writeJson(p, "memory/reports/final_design.json", { chosen: "a" });
