@@ -12,7 +12,10 @@ export interface InstallManifest {
   dotagent_version?: string;
   files: Array<{ path: string; sha256: string }>;
   dirs: string[];
+  /** The SessionStart hook's command (manifests before 0.2 name only this one). */
   hook_command: string | null;
+  /** Every hook command install put into settings.json (SPEC §11). */
+  hook_commands?: string[];
   /** The permission rule install added to settings.json (absent: none added). */
   permission_rule?: string | null;
   settings_created: boolean;

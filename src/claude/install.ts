@@ -7,8 +7,8 @@
 // - an upgrade (install by a newer CLI) replaces the files dotagent wrote that nobody changed
 //   since (their sha256 in the manifest), keeps edited ones with a note, removes unchanged files
 //   the new version no longer ships, and replaces an older hook line instead of adding a second;
-// - the helper's command line gets one permission rule (PERMISSION_RULE), so the person's answers
-//   in later turns (and a resumed session) can run it without a prompt;
+// - the hooks (SPEC §11) go in whole: the briefing, the helper's own command lines allowed, agents'
+//   starts and results recorded; the permission rule older versions added is taken out again;
 // - `--uninstall` removes exactly what the manifest (.claude/.dotagent-install.json) says was
 //   added, and gives settings.json back its original bytes when nothing else changed in it.
 import { existsSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, chmodSync } from "node:fs";
@@ -17,7 +17,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { writeFileDurable } from "../store/atomic-write.js";
 import { emptyManifest, MANIFEST, readInstallManifest, sha256 as sha } from "./install-manifest.js";
-import { allowList, hasHook, hookCommand, PERMISSION_RULE, readSettings, withHook, withoutHook, withoutRule, withRule, type Scope } from "./settings.js";
+import { allowList, hookCommand, hookEntries, missingHooks, PERMISSION_RULE, readSettings, withHooks, withoutHooks, withoutRule, type Scope } from "./settings.js";
 
 export { HOOK_MATCHER, hookCommand, PERMISSION_RULE, type Scope } from "./settings.js";
 
@@ -163,28 +163,28 @@ export function install(options: InstallOptions): InstallResult {
     }
   }
 
-  const command = hookCommand(scope, target);
-  // An older version's hook line (another command) is replaced, not left beside the new one.
-  const old = manifest.hook_command !== null && manifest.hook_command !== command && hasHook(settings.value, manifest.hook_command) ? manifest.hook_command : null;
-  const addHook = !hasHook(settings.value, command) || old !== null;
-  const addRule = !allowList(settings.value).includes(PERMISSION_RULE);
-  const settingsOutcome: InstallResult["settings"] = !addHook ? "hook already there" : old === null ? "hook added" : "hook updated";
-  const permissionOutcome: InstallResult["permission"] = addRule ? "rule added" : "rule already there";
-  if (addHook || addRule) {
+  const entries = hookEntries(scope, target);
+  const commands = [...new Set(entries.map((e) => e.command))];
+  // An older version's hook lines (other commands) are replaced, not left beside the new ones.
+  const installed = [...(manifest.hook_commands ?? []), ...(manifest.hook_command ? [manifest.hook_command] : [])];
+  const old = [...new Set(installed)].filter((c) => !commands.includes(c));
+  const stripped = old.length > 0 ? withoutHooks(settings.value, old) : settings.value;
+  const oldGone = stripped !== settings.value && JSON.stringify(stripped) !== JSON.stringify(settings.value);
+  const addHooks = missingHooks(stripped, entries).length > 0;
+  // The rule an older install added (the hook allows the helper's lines now), where it still is.
+  const dropRule = manifest.permission_rule != null && allowList(settings.value).includes(manifest.permission_rule);
+  const settingsOutcome: InstallResult["settings"] = !addHooks && !oldGone ? "hook already there" : oldGone || installed.length > 0 ? "hook updated" : "hook added";
+  const permissionOutcome: InstallResult["permission"] = dropRule ? "rule removed" : "untouched";
+  if (addHooks || oldGone || dropRule) {
     changes.push({ action: settings.text === null ? "create" : "update", path: "settings.json" });
     writes.push(() => {
       if (settings.text === null) manifest.settings_created = true;
       else if (manifest.settings_original === null) manifest.settings_original = settings.text;
-      let next = settings.value;
-      if (addHook) {
-        manifest.hook_command = command;
-        const base = old === null ? next : withoutHook(next, old);
-        next = hasHook(base, command) ? base : withHook(base, command);
-      }
-      if (addRule) {
-        manifest.permission_rule = PERMISSION_RULE;
-        next = withRule(next, PERMISSION_RULE);
-      }
+      let next = withHooks(stripped, entries);
+      if (dropRule) next = withoutRule(next, manifest.permission_rule!);
+      manifest.hook_command = hookCommand(scope, target);
+      manifest.hook_commands = commands;
+      delete manifest.permission_rule;
       writeFileDurable(settingsFile, `${JSON.stringify(next, null, 2)}\n`);
     });
   } else {
@@ -225,11 +225,13 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
   }
   let settingsOutcome: InstallResult["settings"] = "untouched";
   const rule = manifest.permission_rule ?? null;
-  const hadHook = manifest.hook_command !== null && hasHook(settings.value, manifest.hook_command);
+  const commands = [...new Set([...(manifest.hook_commands ?? []), ...(manifest.hook_command ? [manifest.hook_command] : [])])];
+  const withoutOurs = withoutHooks(settings.value, commands);
+  const hadHook = JSON.stringify(withoutOurs) !== JSON.stringify(settings.value);
   const hadRule = rule !== null && allowList(settings.value).includes(rule);
   const permissionOutcome: InstallResult["permission"] = hadRule ? "rule removed" : "untouched";
   if (settings.text !== null && (hadHook || hadRule)) {
-    let stripped = hadHook ? withoutHook(settings.value, manifest.hook_command!) : settings.value;
+    let stripped = withoutOurs;
     if (hadRule) stripped = withoutRule(stripped, rule);
     const hookOutcome = hadHook ? "hook removed" : "untouched";
     const original = manifest.settings_original;

@@ -13,8 +13,26 @@ export const HOOK_MATCHER = "startup|resume|clear|compact|fork";
 export type Settings = Record<string, unknown> & { hooks?: Record<string, unknown> };
 interface HookGroup {
   matcher?: string;
-  hooks?: Array<{ type?: string; command?: string; timeout?: number }>;
+  hooks?: Array<{ type?: string; command?: string; timeout?: number; if?: string }>;
 }
+
+/** The events dotagent hooks into (SPEC §11). */
+export const HOOK_EVENTS = ["SessionStart", "PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStop", "UserPromptSubmit"] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+/** One hook dotagent installs: an event, which calls (matcher, `if`), and the helper's command. */
+export interface HookEntry {
+  readonly event: HookEvent;
+  readonly matcher?: string;
+  /** Claude Code's permission-rule filter: the hook process starts only for matching calls. */
+  readonly if?: string;
+  readonly command: string;
+  readonly timeout: number;
+}
+
+/** The agent types of dotagent's six agents, as a project/user install and the plugin name them. */
+const AGENT_TYPES = ["pm", "architect", "roundtable", "executor", "qa", "reflector"];
+export const SUBAGENT_MATCHER = [...AGENT_TYPES, ...AGENT_TYPES.map((a) => `dotagent:${a}`)].join("|");
 
 /** The .claude folder of a scope: the project's, or the user's (CLAUDE_CONFIG_DIR, else ~/.claude). */
 export function installTarget(scope: Scope, projectRoot: string): string {
@@ -24,13 +42,52 @@ export function installTarget(scope: Scope, projectRoot: string): string {
 }
 
 /**
- * The hook's command line. In a project it goes through $CLAUDE_PROJECT_DIR, so a committed
+ * How a hook runs the helper. In a project it goes through $CLAUDE_PROJECT_DIR, so a committed
  * .claude/settings.json works wherever the repository is checked out; for the user it is the
- * absolute path of the installed helper (right even with CLAUDE_CONFIG_DIR set).
+ * absolute path of the installed helper (right even with CLAUDE_CONFIG_DIR set); the plugin's
+ * goes through ${CLAUDE_PLUGIN_ROOT}.
  */
+export function helperInvocation(scope: Scope | "plugin", target?: string): string {
+  if (scope === "project") return 'node "$CLAUDE_PROJECT_DIR/.claude/skills/checkpoint/scripts/dotagent.mjs"';
+  if (scope === "plugin") return 'node "${CLAUDE_PLUGIN_ROOT}/skills/checkpoint/scripts/dotagent.mjs"';
+  return `node "${join(target ?? "~/.claude", "skills", "checkpoint", "scripts", "dotagent.mjs")}"`;
+}
+
+/** The SessionStart hook's command line (doctor looks for it). */
 export function hookCommand(scope: Scope, target?: string): string {
-  if (scope === "project") return 'node "$CLAUDE_PROJECT_DIR/.claude/skills/checkpoint/scripts/dotagent.mjs" hook session-start';
-  return `node "${join(target ?? "~/.claude", "skills", "checkpoint", "scripts", "dotagent.mjs")}" hook session-start`;
+  return `${helperInvocation(scope, target)} hook session-start`;
+}
+
+/**
+ * Every hook dotagent installs (SPEC §11): the SessionStart briefing; PreToolUse on Bash (only for
+ * lines that look like the helper's: it allows exactly dotagent's own) and on the Agent tool and
+ * the hand-back (records an agent's start, sends an agent without its report back); PostToolUse
+ * and PostToolUseFailure on Agent (the result and the next step, in the foreground); SubagentStop
+ * (records an agent's result); UserPromptSubmit (a background agent's notification gets the next
+ * step).
+ */
+export function hookEntries(scope: Scope | "plugin", target?: string): HookEntry[] {
+  const run = (event: string) => `${helperInvocation(scope, target)} hook ${event}`;
+  return [
+    { event: "SessionStart", matcher: HOOK_MATCHER, command: run("session-start"), timeout: 10 },
+    { event: "PreToolUse", matcher: "Bash", if: "Bash(node *dotagent.mjs*)", command: run("pre-tool-use"), timeout: 10 },
+    { event: "PreToolUse", matcher: "Agent|Task|SubagentHandback", command: run("pre-tool-use"), timeout: 30 },
+    { event: "PostToolUse", matcher: "Agent|Task", command: run("post-tool-use"), timeout: 30 },
+    { event: "PostToolUseFailure", matcher: "Agent|Task", command: run("post-tool-use"), timeout: 30 },
+    { event: "SubagentStop", matcher: SUBAGENT_MATCHER, command: run("subagent-stop"), timeout: 30 },
+    { event: "UserPromptSubmit", command: run("user-prompt-submit"), timeout: 30 },
+  ];
+}
+
+/** The hooks object of Claude Code's settings (or a plugin's hooks.json) holding these entries. */
+export function hooksObject(entries: readonly HookEntry[]): Record<string, HookGroup[]> {
+  const hooks: Record<string, HookGroup[]> = {};
+  for (const entry of entries) (hooks[entry.event] ??= []).push(groupOf(entry));
+  return hooks;
+}
+
+function groupOf(entry: HookEntry): HookGroup {
+  return { ...(entry.matcher === undefined ? {} : { matcher: entry.matcher }), hooks: [{ type: "command", command: entry.command, timeout: entry.timeout, ...(entry.if === undefined ? {} : { if: entry.if }) }] };
 }
 
 /** settings.json as an object ({} when absent), and its text (null when absent). */
@@ -69,11 +126,13 @@ export function readSettings(file: string): { value: Settings; text: string | nu
   const permissions = value.permissions;
   if (permissions !== undefined && !isPlainObject(permissions)) throw refuse(`has "permissions": ${describeJson(permissions)}, where Claude Code expects an object`);
   if (permissions?.allow !== undefined && !Array.isArray(permissions.allow)) throw refuse(`has "permissions.allow": ${describeJson(permissions.allow)}, where Claude Code expects an array of rules`);
-  const groups = hooks?.SessionStart;
-  if (groups !== undefined && !Array.isArray(groups)) throw refuse(`has "hooks.SessionStart": ${describeJson(groups)}, where Claude Code expects an array of hook groups`);
-  (groups ?? []).forEach((group: unknown, i: number) => {
-    if (!isPlainObject(group) || (group.hooks !== undefined && !Array.isArray(group.hooks))) throw refuse(`has "hooks.SessionStart[${i}]" that is not a hook group ({"matcher": …, "hooks": [ … ]})`);
-  });
+  for (const event of HOOK_EVENTS) {
+    const groups = hooks?.[event];
+    if (groups !== undefined && !Array.isArray(groups)) throw refuse(`has "hooks.${event}": ${describeJson(groups)}, where Claude Code expects an array of hook groups`);
+    (groups ?? []).forEach((group: unknown, i: number) => {
+      if (!isPlainObject(group) || (group.hooks !== undefined && !Array.isArray(group.hooks))) throw refuse(`has "hooks.${event}[${i}]" that is not a hook group ({"matcher": …, "hooks": [ … ]})`);
+    });
+  }
   return { value: value as Settings, text: read.text };
 }
 
@@ -85,41 +144,48 @@ function describeJson(value: unknown): string {
   return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
-function sessionStartGroups(settings: Settings): HookGroup[] {
+function groupsOf(settings: Settings, event: string): HookGroup[] {
   const hooks = settings.hooks;
-  const list = hooks && typeof hooks === "object" ? (hooks as Record<string, unknown>).SessionStart : undefined;
+  const list = hooks && typeof hooks === "object" ? (hooks as Record<string, unknown>)[event] : undefined;
   return Array.isArray(list) ? (list as HookGroup[]) : [];
 }
 
-export function hasHook(settings: Settings, command: string): boolean {
-  return sessionStartGroups(settings).some((g) => g.hooks?.some((h) => h.command === command));
+/** Whether settings.json runs this command for this event (SessionStart when not said). */
+export function hasHook(settings: Settings, command: string, event: string = "SessionStart"): boolean {
+  return groupsOf(settings, event).some((g) => g.hooks?.some((h) => h.command === command));
 }
 
-export function withHook(settings: Settings, command: string): Settings {
-  const hooks = (settings.hooks && typeof settings.hooks === "object" ? settings.hooks : {}) as Record<string, unknown>;
-  const group: HookGroup = { matcher: HOOK_MATCHER, hooks: [{ type: "command", command, timeout: 10 }] };
-  return { ...settings, hooks: { ...hooks, SessionStart: [...sessionStartGroups(settings), group] } };
+/** The entries settings.json does not run yet. */
+export function missingHooks(settings: Settings, entries: readonly HookEntry[]): HookEntry[] {
+  return entries.filter((e) => !hasHook(settings, e.command, e.event));
 }
 
-export function withoutHook(settings: Settings, command: string): Settings {
-  const groups = sessionStartGroups(settings)
-    .map((g) => ({ ...g, hooks: (g.hooks ?? []).filter((h) => h.command !== command) }))
-    .filter((g) => g.hooks.length > 0);
+/** Adds each entry not there yet as a group of its own; everything else stays as it was. */
+export function withHooks(settings: Settings, entries: readonly HookEntry[]): Settings {
+  const hooks = { ...((settings.hooks && typeof settings.hooks === "object" ? settings.hooks : {}) as Record<string, unknown>) };
+  for (const entry of missingHooks(settings, entries)) hooks[entry.event] = [...groupsOf({ hooks } as Settings, entry.event), groupOf(entry)];
+  return { ...settings, hooks };
+}
+
+/** Removes every hook running one of these commands, in every event; empty groups and events go too. */
+export function withoutHooks(settings: Settings, commands: readonly string[]): Settings {
+  if (!settings.hooks || typeof settings.hooks !== "object") return settings;
   const hooks = { ...(settings.hooks as Record<string, unknown>) };
-  if (groups.length > 0) hooks.SessionStart = groups;
-  else delete hooks.SessionStart;
+  for (const [event, list] of Object.entries(hooks)) {
+    if (!Array.isArray(list)) continue;
+    const groups = (list as HookGroup[]).map((g) => (Array.isArray(g?.hooks) ? { ...g, hooks: g.hooks.filter((h) => !commands.includes(h?.command ?? "")) } : g)).filter((g) => !Array.isArray(g?.hooks) || g.hooks.length > 0);
+    if (groups.length > 0) hooks[event] = groups;
+    else delete hooks[event];
+  }
   const next: Settings = { ...settings, hooks };
   if (Object.keys(hooks).length === 0) delete next.hooks;
   return next;
 }
 
 /**
- * Allows the helper's command lines as the skills write them (the same pattern as the skills'
- * allowed-tools), so the person's answers in later turns and a resumed session can run it: the
- * skill's allowed-tools cover the /develop turn alone. Claude Code honours a project's rules once
- * the workspace is trusted, a user's rules always. A tighter pattern (the quoted path of
- * checkpoint/scripts/dotagent.mjs) misses the init line with its here-document (measured in
- * test/claude/command-lines.test.ts).
+ * The permission rule installs before 0.2 added for the helper's command lines. It was looser than
+ * the PreToolUse hook that replaced it (it allowed `once` and any look-alike path, and auto mode
+ * ignored it anyway): an install removes it where the manifest says dotagent added it.
  */
 export const PERMISSION_RULE = "Bash(node *dotagent.mjs*)";
 

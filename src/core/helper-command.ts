@@ -25,11 +25,12 @@ export interface HelperContext {
   readonly root: string;
   /** The folder the command runs in (the Bash tool's cwd). */
   readonly cwd: string;
-  /** The real path of a path (links resolved), or undefined when it does not exist. */
+  /** The real path of a path, `..` taken physically as the kernel does, or undefined when it does not exist. */
   readonly realpath: (path: string) => string | undefined;
-  /** path.resolve */
-  readonly resolve: (from: string, path: string) => string;
 }
+
+/** A path as the shell hands it to the kernel: relative to cwd, `..` not folded lexically (a link's `..` is its target's parent). */
+const atCwd = (cwd: string, path: string) => (path.startsWith("/") ? path : `${cwd}/${path}`);
 
 const SAFE = /[A-Za-z0-9_@%+=:,./-]/;
 const HEREDOC = /^"\$\(cat <<'([A-Za-z_][A-Za-z0-9_]*)'\n/;
@@ -90,10 +91,9 @@ export function scanWords(line: string): Scan {
 
 /** Values of options that name a path, checked to stay in the project. */
 function insideProject(path: string, ctx: HelperContext): boolean {
-  const absolute = ctx.resolve(ctx.cwd, path);
-  const real = ctx.realpath(absolute) ?? absolute;
+  const real = ctx.realpath(atCwd(ctx.cwd, path));
   const root = ctx.realpath(ctx.root) ?? ctx.root;
-  return real === root || real.startsWith(`${root}/`);
+  return real !== undefined && (real === root || real.startsWith(`${root}/`));
 }
 
 export function judgeHelperCommand(command: string, ctx: HelperContext): HelperVerdict {
@@ -102,7 +102,7 @@ export function judgeHelperCommand(command: string, ctx: HelperContext): HelperV
   const [program, helper, subcommand, ...args] = scan.words;
   if (program !== "node") return { allow: false, why: "it does not start with node" };
   if (helper === undefined || !/dotagent\.mjs$/.test(helper)) return { allow: false, why: "it does not run the dotagent helper" };
-  const real = ctx.realpath(ctx.resolve(ctx.cwd, helper));
+  const real = ctx.realpath(atCwd(ctx.cwd, helper));
   if (real === undefined || real !== ctx.helper) return { allow: false, why: `${helper} is not this project's installed helper` };
   if (subcommand === undefined) return { allow: false, why: "no subcommand" };
   if (!(ALLOWED_SUBCOMMANDS as readonly string[]).includes(subcommand) && !["--help", "--version", "-h", "-v"].includes(subcommand)) {

@@ -6,6 +6,9 @@ import { reportAt } from "../core/reports.js";
 import { addTasks, completeTask, emptyExecution, failTask, maxAttemptsOf, outputOf, readyTasks, retryTask, type NewTask, type TaskResult as CoreTaskResult } from "../core/tasks.js";
 import { importPlan, startPlannedTask, type ImportResult as CoreImportResult } from "../core/plans.js";
 import type { ExecutionState, PlanRecord, Task } from "../schema/execution.js";
+import type { PhaseState } from "../schema/phase.js";
+import type { StateSnapshot } from "../core/snapshot.js";
+import type { MachineEvent } from "../core/transitions.js";
 import { loadSnapshot } from "../store/session.js";
 import { currentOwner, judgeRunningTasks } from "../store/process-facts.js";
 import { StateWriter } from "../store/state-writer.js";
@@ -91,6 +94,24 @@ function taskView(task: Task): TaskView {
   return { id: task.id, ...(task.title ? { title: task.title } : {}), status: task.status, attempts: task.attempts, output: outputOf(task), ...(task.error ? { error: task.error } : {}) };
 }
 
+/**
+ * Writes a task change. Starting a task whose output file is left from an earlier attempt sets
+ * that file aside first, so recovery never mistakes the old output for this attempt's. That
+ * touches two files, so it goes through the journaled change.
+ */
+export function writeTaskChange(writer: StateWriter, snapshot: StateSnapshot, phase: PhaseState, outcome: { state: ExecutionState; events: ReadonlyArray<{ type: string; [key: string]: unknown }> }, started: Task | undefined, now: Date): void {
+  const stale = started === undefined ? undefined : outputOf(started);
+  const found = stale === undefined ? "missing" : reportAt(snapshot.reports, stale).status;
+  if (stale !== undefined && started !== undefined && found !== "missing" && found !== "outside") {
+    const to = `${stale.replace(/\.json$/, "")}.attempt-${started.attempts}-${now.getTime()}.json`;
+    const moves = [{ type: "move" as const, from: stale, to }];
+    writer.applyChange({ phaseBefore: phase, journal: { type: "task_start", task_id: started.id, started_at: now.toISOString(), moves: [{ from: stale, to }] }, moves, execution: outcome.state, phase, events: outcome.events as MachineEvent[] });
+  } else {
+    writer.writeExecution(outcome.state);
+    writer.appendEvents(outcome.events);
+  }
+}
+
 export async function changeTask(context: OpContext, change: TaskChange): Promise<TaskOutcome> {
   const { action } = change;
   const id = action === "import" ? "" : (change.id ?? "");
@@ -122,21 +143,8 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
         outcome = retryTask(execution, id, change.extraAttempts ?? 0, now);
     }
     if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
-    const writer = new StateWriter(context.paths, snapshot, now, context.warn);
     const task = outcome.state.tasks.find((t) => t.id === id);
-    // Starting a task whose output file is left from an earlier attempt sets that file aside
-    // first, so recovery never mistakes the old output for this attempt's. That touches two
-    // files, so it goes through the journaled change.
-    const stale = action === "start" && task !== undefined ? outputOf(task) : undefined;
-    const found = stale === undefined ? "missing" : reportAt(snapshot.reports, stale).status;
-    if (stale !== undefined && task !== undefined && found !== "missing" && found !== "outside") {
-      const to = `${stale.replace(/\.json$/, "")}.attempt-${task.attempts}-${now.getTime()}.json`;
-      const moves = [{ type: "move" as const, from: stale, to }];
-      writer.applyChange({ phaseBefore: phase, journal: { type: "task_start", task_id: id, started_at: now.toISOString(), moves: [{ from: stale, to }] }, moves, execution: outcome.state, phase, events: outcome.events });
-    } else {
-      writer.writeExecution(outcome.state);
-      writer.appendEvents(outcome.events);
-    }
+    writeTaskChange(new StateWriter(context.paths, snapshot, now, context.warn), snapshot, phase, outcome, action === "start" ? task : undefined, now);
     // The step after this one: the last task's completion also completes IMPLEMENTATION.
     const settled = await settle(context, now);
     const after = settled.execution ?? outcome.state;

@@ -64,6 +64,35 @@ export function readProjectFile(file: string, options: ReadOptions): FileBytes {
   }
 }
 
+/**
+ * The first `maxBytes` of a regular file (links followed), never more, never blocking: for a file
+ * dotagent only needs the start of (the first line of a Claude Code transcript). Undefined when it
+ * is missing or not a regular file.
+ */
+export function readFileHead(file: string, maxBytes: number): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, OPEN_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined;
+    const buffer = Buffer.alloc(maxBytes);
+    let total = 0;
+    while (total < maxBytes) {
+      const n = readSync(fd, buffer, total, maxBytes - total, null);
+      if (n === 0) break;
+      total += n;
+    }
+    return buffer.subarray(0, total);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The same, as text; `refused` and `missing` as they are. */
 export function readProjectText(file: string, options: ReadOptions): { kind: "ok"; text: string } | Exclude<FileBytes, { kind: "ok" }> {
   const read = readProjectFile(file, options);

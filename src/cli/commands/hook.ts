@@ -1,13 +1,16 @@
-// `dotagent hook session-start`: runs at every Claude Code session start, so it must be fast,
-// never wait on the lock (it takes none: it only reads), never fail the session (always exit 0),
-// and print nothing when there is no open workflow.
+// `dotagent hook <event>`: Claude Code's hooks (SPEC §11). Every one exits 0 and never breaks the
+// session: what it has to say is JSON on stdout, a problem one line on stderr.
+// - session-start: runs at every session start, so it is fast, takes no lock (it only reads) and
+//   prints nothing when there is no open workflow;
+// - pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit: the loop's bookkeeping
+//   (src/claude/hooks.ts); they take the state lock, waiting longer for it than a command.
 import { readSync } from "node:fs";
 import { planResume } from "../../core/plan-resume.js";
 import { loadSnapshot } from "../../store/session.js";
 import { judgeRunningTasks } from "../../store/process-facts.js";
 import { findProjectRoot, projectPaths } from "../../store/project.js";
 import { briefingFor } from "../../claude/briefing.js";
-import type { Command } from "../context.js";
+import { opContext, type Command, type CommandContext } from "../context.js";
 
 interface SessionStartInput {
   source?: string;
@@ -46,15 +49,51 @@ function parseObject(text: string): SessionStartInput | undefined {
   }
 }
 
+const EVENTS = ["session-start", "pre-tool-use", "post-tool-use", "subagent-stop", "user-prompt-submit"] as const;
+
+/** The project a hook works on: --dir, else Claude Code's project folder, else the hook's cwd. */
+function hookPaths(context: CommandContext, input: SessionStartInput) {
+  if (context.options.dir !== undefined) return context.paths;
+  const from = process.env.CLAUDE_PROJECT_DIR || (typeof input.cwd === "string" ? input.cwd : undefined);
+  return from === undefined ? context.paths : projectPaths(findProjectRoot(undefined, from));
+}
+
+async function runLoopHook(context: CommandContext, event: string): Promise<void> {
+  const input = readHookInput() as Record<string, unknown>;
+  // Parallel agents start and end together: a hook waits its turn for the lock (its timeout is 30 s).
+  process.env.DOTAGENT_LOCK_WAIT_MS ??= "20000";
+  const paths = hookPaths(context, input);
+  const op = { ...opContext(context), paths };
+  const hooks = await import("../../claude/hooks.js");
+  const output =
+    event === "pre-tool-use"
+      ? await hooks.onPreToolUse(op, input, process.argv[1] ?? "")
+      : event === "post-tool-use"
+        ? await hooks.onPostToolUse(op, input)
+        : event === "subagent-stop"
+          ? await hooks.onSubagentStop(op, input)
+          : await hooks.onUserPromptSubmit(op, input);
+  if (output !== null) process.stdout.write(`${JSON.stringify(output)}\n`);
+}
+
 export const command: Command = {
-  summary: "hook session-start: Claude Code's SessionStart hook (reads its JSON on stdin)",
-  usage: "dotagent hook session-start",
+  summary: "hook <event>: Claude Code's hooks (session-start, pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit; JSON on stdin)",
+  usage: "dotagent hook session-start|pre-tool-use|post-tool-use|subagent-stop|user-prompt-submit",
   options: {},
   lenientOptions: true,
-  examples: ['echo \'{"source":"resume","cwd":"."}\' | dotagent hook session-start'],
+  examples: ['echo \'{"source":"resume","cwd":"."}\' | dotagent hook session-start', `echo '{"tool_name":"Bash","tool_input":{"command":"node x/dotagent.mjs status"}}' | dotagent hook pre-tool-use`],
   async run(context) {
-    if (context.args[0] !== "session-start") {
-      process.stderr.write("dotagent: hook takes one event: session-start\n");
+    const event = context.args[0];
+    if (event === undefined || !(EVENTS as readonly string[]).includes(event)) {
+      process.stderr.write(`dotagent: hook takes one event: ${EVENTS.join(", ")}\n`);
+      return 0;
+    }
+    if (event !== "session-start") {
+      try {
+        await runLoopHook(context, event);
+      } catch (error) {
+        process.stderr.write(`dotagent hook ${event}: ${(error as Error).message}\n`);
+      }
       return 0;
     }
     try {

@@ -1,0 +1,179 @@
+// Claude Code's hooks as dotagent answers them (SPEC §11): the bookkeeping of the /develop loop
+// done by code, at the moment Claude Code sees it happen, whether the model reads a report early,
+// late or never, and whether agents run in the foreground (`claude -p`) or the background (the
+// interactive terminal).
+//
+//   PreToolUse  Bash              allow exactly the helper's own command lines (helper-command.ts)
+//   PreToolUse  Agent             a dotagent agent's spawn: record its start, or refuse it with why
+//   PreToolUse  SubagentHandback  an agent handing back without its report: sent back (bounded)
+//   SubagentStop                  record the agent's result from its report; no report: sent back
+//   PostToolUse Agent             the agent returned (foreground): its result and the next step
+//   PostToolUseFailure Agent      the call failed: the start is undone (the task fails, the phase
+//                                 agent's record goes)
+//   UserPromptSubmit              a background agent's notification: its result and the next step
+//
+// Each returns the JSON Claude Code reads from the hook's stdout, or null (say nothing: Claude
+// Code's own flow decides). Nothing here throws past the hook command, which always exits 0.
+import { realpathSync } from "node:fs";
+import { dotagentAgentName, readAgentJob, describeJob, type AgentJob } from "../core/agent-job.js";
+import { judgeHelperCommand } from "../core/helper-command.js";
+import { isValidReport, reportAt } from "../core/reports.js";
+import type { ResumePlan } from "../core/plan-resume.js";
+import { endAgentJob, startAgentJob } from "../ops/agent-run.js";
+import type { OpContext } from "../ops/op-context.js";
+import { agentTranscriptPath, readAgentPrompt, readAgentType, remindersSent } from "../store/agent-transcript.js";
+import { loadSnapshot } from "../store/session.js";
+
+export type HookInput = Record<string, unknown>;
+export type HookOutput = Record<string, unknown> | null;
+
+/** How often an agent without its report is sent back before its end is recorded as it is. */
+export const MAX_REMINDERS = 2;
+
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+function realpath(path: string): string | undefined {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return undefined;
+  }
+}
+
+const preToolUse = (decision: "allow" | "deny", reason: string) => ({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason } });
+const context = (event: string, text: string) => ({ hookSpecificOutput: { hookEventName: event, additionalContext: text } });
+
+/** What the model reads after an agent's end: what was recorded, then the next step as JSON. */
+export function nextContext(recorded: readonly string[], plan: ResumePlan): string {
+  const next = { phase: plan.phase, phase_status: plan.phase_status, next: plan.next, in_flight: plan.in_flight, agents_in_flight: plan.agents_in_flight };
+  return `${recorded.length > 0 ? `dotagent recorded: ${recorded.join("; ")}.\n` : ""}dotagent next: ${JSON.stringify(next)}`;
+}
+
+/** The words an agent without its report is sent back with (numbered: the count lives in its transcript). */
+export function reminder(job: AgentJob, why: string, n: number): string {
+  const shape =
+    job.agent === "executor"
+      ? `one JSON object with "task_id": "${job.task}" and "status": "complete" or "failed" (with "error" saying what blocks it)`
+      : job.agent === "qa"
+        ? 'a JSON object with a boolean "passed"'
+        : "a non-empty JSON object";
+  return `dotagent reminder ${n} of ${MAX_REMINDERS}: your report is not done: ${why}. Write ${job.output} now, with one Write call: ${shape}. Then finish.`;
+}
+
+/** The job of a dotagent agent from its transcript (a hook that sees only the agent id). */
+function jobFromTranscript(transcript: string | undefined, agentType: unknown): AgentJob | undefined {
+  if (transcript === undefined) return undefined;
+  const name = dotagentAgentName(agentType ?? readAgentType(transcript));
+  if (name === undefined) return undefined;
+  const prompt = readAgentPrompt(transcript);
+  const reading = prompt === undefined ? undefined : readAgentJob(name, prompt);
+  return reading?.ok ? reading.job : undefined;
+}
+
+function transcriptOf(input: HookInput): string | undefined {
+  const own = str(input.agent_transcript_path);
+  if (own !== undefined) return own;
+  const session = str(input.transcript_path);
+  const sessionId = str(input.session_id);
+  const agentId = str(input.agent_id);
+  return session && sessionId && agentId ? agentTranscriptPath(session, sessionId, agentId) : undefined;
+}
+
+export async function onPreToolUse(op: OpContext, input: HookInput, helper: string): Promise<HookOutput> {
+  const tool = str(input.tool_name);
+  const toolInput = obj(input.tool_input);
+  if (tool === "Bash") {
+    const command = str(toolInput.command);
+    const helperReal = realpath(helper);
+    if (command === undefined || helperReal === undefined) return null;
+    const verdict = judgeHelperCommand(command, { helper: helperReal, root: op.paths.root, cwd: str(input.cwd) ?? op.paths.root, realpath });
+    return verdict.allow ? preToolUse("allow", `dotagent's own helper (${verdict.subcommand}) on this project's workflow state`) : null;
+  }
+  if (tool === "Agent" || tool === "Task") {
+    const name = dotagentAgentName(toolInput.subagent_type);
+    if (name === undefined || !hasWorkflowFolder(op)) return null;
+    const reading = readAgentJob(name, str(toolInput.prompt) ?? "");
+    if (!reading.ok) return preToolUse("deny", `dotagent: ${reading.reason}. Give the agent the prompt lines /develop shows (Feature request:, Phase:, … , Output file:), then spawn it again.`);
+    try {
+      const started = await startAgentJob(op, reading.job);
+      return started.ok ? preToolUse("allow", `dotagent recorded: ${started.what}`) : preToolUse("deny", `dotagent: ${started.reason}`);
+    } catch (error) {
+      // Unrecorded, an agent could run twice: better not started now than not recorded.
+      return preToolUse("deny", `dotagent could not record the start of the ${describeJob(reading.job)} agent (${(error as Error).message}); try again in a moment`);
+    }
+  }
+  if (tool === "SubagentHandback") {
+    const transcript = transcriptOf(input);
+    const job = jobFromTranscript(transcript, input.agent_type);
+    if (job === undefined || transcript === undefined) return null;
+    const snapshot = await loadSnapshot(op.paths, [{ path: job.output, mode: "parse" }]);
+    const report = reportAt(snapshot.reports, job.output);
+    const fine = isValidReport(report) && (job.task === undefined || (report as { data: Record<string, unknown> }).data.task_id === job.task);
+    if (fine) return null;
+    const sent = remindersSent(transcript, MAX_REMINDERS);
+    if (sent >= MAX_REMINDERS) return null;
+    const why = report.status === "missing" ? `${job.output} does not exist` : `${job.output} is not a valid report`;
+    return preToolUse("deny", reminder(job, why, sent + 1));
+  }
+  return null;
+}
+
+export async function onSubagentStop(op: OpContext, input: HookInput): Promise<HookOutput> {
+  const transcript = transcriptOf(input);
+  const job = jobFromTranscript(transcript, input.agent_type);
+  if (job === undefined || transcript === undefined || !hasWorkflowFolder(op)) return null;
+  const sent = remindersSent(transcript, MAX_REMINDERS);
+  const end = await endAgentJob(op, job, { final: sent >= MAX_REMINDERS });
+  if (end.kind === "send_back") return { decision: "block", reason: reminder(job, end.why, sent + 1) };
+  return null;
+}
+
+export async function onPostToolUse(op: OpContext, input: HookInput): Promise<HookOutput> {
+  const toolInput = obj(input.tool_input);
+  const name = dotagentAgentName(toolInput.subagent_type);
+  if (name === undefined || !hasWorkflowFolder(op)) return null;
+  const reading = readAgentJob(name, str(toolInput.prompt) ?? "");
+  if (!reading.ok) return null;
+  const event = str(input.hook_event_name) ?? "PostToolUse";
+  // Launched in the background: its end comes later, with its notification.
+  if (event === "PostToolUse" && obj(input.tool_response).status === "async_launched") return null;
+  const end = await endAgentJob(op, reading.job, { final: true });
+  if (end.kind !== "recorded") return null;
+  return context(event, nextContext([end.what], end.plan));
+}
+
+/** The agents a notification is about: `<task-id>…</task-id>`, `<agent-message from="…">`. */
+export function notifiedAgents(prompt: string): string[] {
+  const ids = [...prompt.matchAll(/<task-id>([\w-]{1,128})<\/task-id>/g), ...prompt.matchAll(/<agent-message from="([\w-]{1,128})"/g)].map((m) => m[1]!);
+  return [...new Set(ids)];
+}
+
+export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promise<HookOutput> {
+  const prompt = str(input.prompt) ?? "";
+  const ids = notifiedAgents(prompt);
+  if (ids.length === 0 || !hasWorkflowFolder(op)) return null;
+  const recorded: string[] = [];
+  let plan: ResumePlan | undefined;
+  for (const id of ids) {
+    const session = str(input.transcript_path);
+    const sessionId = str(input.session_id);
+    const transcript = session && sessionId ? agentTranscriptPath(session, sessionId, id) : undefined;
+    const job = jobFromTranscript(transcript, undefined);
+    if (job === undefined) continue;
+    const end = await endAgentJob(op, job, { final: true });
+    if (end.kind === "recorded") {
+      recorded.push(end.what);
+      plan = end.plan;
+    }
+  }
+  return plan === undefined ? null : context("UserPromptSubmit", nextContext(recorded, plan));
+}
+
+function hasWorkflowFolder(op: OpContext): boolean {
+  try {
+    return realpathSync.native(op.paths.stateDir) !== undefined;
+  } catch {
+    return false;
+  }
+}

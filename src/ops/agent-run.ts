@@ -1,0 +1,143 @@
+// An agent's start and end, recorded by code instead of by the model (the hooks of SPEC §11; a
+// program may call them too). Starting: an executor's task is started (owner: this Claude Code
+// session), a phase agent is recorded as at work in phase.json `agents` (its phase started, an
+// architect's design added to designs_requested); a start that must not happen (the task is done
+// or in flight, the phase is over, the same agent is already at work) is refused with the reason.
+// Ending: the agent's report decides: an executor's task is completed or failed from it; a phase
+// agent's record goes, and the planner advances when the report proves the phase (qa's verdict,
+// the reflection). An agent that ends without a valid report is sent back while it has reminders
+// left (`final: false`); when it cannot be (it has stopped for good), its task fails with the
+// reason, or its phase is asked for again. Every step is idempotent: a repeat records nothing.
+import { describeJob, type AgentJob } from "../core/agent-job.js";
+import { DotagentError, EXIT } from "../core/errors.js";
+import { isWorkflowComplete, transition } from "../core/transitions.js";
+import { reportAt } from "../core/reports.js";
+import { completeTask, emptyExecution, failTask } from "../core/tasks.js";
+import { startPlannedTask } from "../core/plans.js";
+import { describeOwner, isInFlight, agentOwnerKey } from "../core/ownership.js";
+import { phaseIndex } from "../core/phases.js";
+import type { ResumePlan } from "../core/plan-resume.js";
+import type { AgentRun, PhaseState } from "../schema/phase.js";
+import type { MachineEvent } from "../core/transitions.js";
+import { loadSnapshot } from "../store/session.js";
+import { currentOwner, judgeRunningTasks } from "../store/process-facts.js";
+import { StateWriter } from "../store/state-writer.js";
+import { locked, type OpContext } from "./op-context.js";
+import { settle } from "./settle.js";
+import { requireWorkflow } from "./state-guard.js";
+import { writeTaskChange } from "./task-change.js";
+
+export type AgentStart = { ok: true; what: string } | { ok: false; reason: string };
+
+export type AgentEnd =
+  | { kind: "recorded"; what: string; plan: ResumePlan }
+  /** The agent has no valid report yet and can still write one: the reason it is sent back with. */
+  | { kind: "send_back"; why: string };
+
+/** Why this job cannot start at the workflow's current phase, or undefined when it can. */
+function phaseRefusal(phase: PhaseState, job: AgentJob): string | undefined {
+  if (isWorkflowComplete(phase)) return `workflow ${phase.workflow_id} is complete: no agent runs for it any more`;
+  const current = phase.current_phase;
+  if (current === job.phase) return undefined;
+  return phaseIndex(job.phase) < phaseIndex(current)
+    ? `${job.phase} is complete (the workflow is at ${current}); do not run the ${job.agent} agent again`
+    : `the workflow is at ${current}; ${job.phase} has not started, so the ${job.agent} agent cannot run yet`;
+}
+
+export async function startAgentJob(context: OpContext, job: AgentJob): Promise<AgentStart> {
+  const now = context.now();
+  return locked(context, `hook: start ${describeJob(job)}`, async () => {
+    // A step done but not recorded yet (a report written, an approval given) counts first.
+    await settle(context, now);
+    const snapshot = await loadSnapshot(context.paths);
+    const phase = requireWorkflow(snapshot, now);
+    const refusal = phaseRefusal(phase, job);
+    if (refusal !== undefined) return { ok: false, reason: refusal };
+    const writer = new StateWriter(context.paths, snapshot, now, context.warn);
+    const owner = currentOwner(now);
+    if (job.task !== undefined) {
+      const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
+      const started = startPlannedTask(execution, phase, job.task, now, owner, judgeRunningTasks(snapshot, now).get(job.task));
+      if (!started.ok) return { ok: false, reason: started.message };
+      writeTaskChange(writer, snapshot, phase, started, started.state.tasks.find((t) => t.id === job.task), now);
+      return { ok: true, what: `${describeJob(job)} started` };
+    }
+    const verdicts = judgeRunningTasks(snapshot, now);
+    const runs = phase.agents ?? [];
+    const same = runs.find((r) => r.output === job.output);
+    if (same !== undefined && isInFlight(verdicts, agentOwnerKey(same.output))) {
+      return { ok: false, reason: `a ${describeJob(job)} agent is already at work on ${job.output} (${describeOwner(same.owner)}); wait for its result instead of starting another` };
+    }
+    const events: MachineEvent[] = [];
+    let next = phase;
+    if (phase.phase_status !== "in_progress") {
+      const started = transition(phase, { type: "start", phase: job.phase }, { reports: snapshot.reports, execution: undefined, now });
+      if (!started.ok) return { ok: false, reason: started.message };
+      next = started.state;
+      events.push(...started.events);
+    }
+    if (job.design !== undefined && !(next.designs_requested ?? []).includes(job.design)) {
+      const designs = [...(next.designs_requested ?? []), job.design];
+      next = { ...next, designs_requested: designs };
+      events.push({ type: "designs_requested", phase: "ARCHITECTURE", designs });
+    }
+    const run: AgentRun = { agent: job.agent, output: job.output, ...(job.design ? { design: job.design } : {}), owner };
+    next = { ...next, agents: [...runs.filter((r) => r.output !== job.output), run] };
+    events.push({ type: "agent_started", agent: job.agent, output: job.output, ...(job.design ? { design: job.design } : {}), session: owner.session ?? null, pid: owner.pid });
+    writer.applyChange({ phaseBefore: phase, moves: [], phase: next, events });
+    return { ok: true, what: `${describeJob(job)} started` };
+  });
+}
+
+/** Why a report does not count for its job, or undefined when it does. */
+function reportProblem(job: AgentJob, state: ReturnType<typeof reportAt>): string | undefined {
+  if (state.status === "missing") return `${job.output} does not exist`;
+  if (state.status === "outside") return `${job.output} ${state.reason}`;
+  if (state.status === "invalid") return `${job.output} ${state.reason}`;
+  if (state.status !== "valid") return `${job.output} could not be read`;
+  if (job.task !== undefined) {
+    const data = state.data as Record<string, unknown>;
+    if (data.task_id !== job.task) return `${job.output} has task_id ${JSON.stringify(data.task_id)}, not "${job.task}"`;
+  }
+  return undefined;
+}
+
+export async function endAgentJob(context: OpContext, job: AgentJob, options: { final: boolean }): Promise<AgentEnd> {
+  const now = context.now();
+  return locked(context, `hook: end of ${describeJob(job)}`, async () => {
+    const snapshot = await loadSnapshot(context.paths, [{ path: job.output, mode: "parse" }]);
+    const phase = requireWorkflow(snapshot, now);
+    const report = reportAt(snapshot.reports, job.output);
+    const problem = reportProblem(job, report);
+    const writer = new StateWriter(context.paths, snapshot, now, context.warn);
+    let what: string;
+    if (job.task !== undefined) {
+      const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+      const task = execution?.tasks.find((t) => t.id === job.task);
+      if (execution === undefined || task === undefined || task.status !== "running") {
+        what = `${describeJob(job)}: already recorded (${task?.status ?? "no such task"})`;
+      } else if (problem !== undefined && !options.final) {
+        return { kind: "send_back", why: problem };
+      } else {
+        const data = problem === undefined ? (report as { data: Record<string, unknown> }).data : undefined;
+        const outcome =
+          data?.status === "complete"
+            ? completeTask(execution, task.id, snapshot.reports, now, job.output)
+            : failTask(execution, task.id, data !== undefined ? (typeof data.error === "string" && data.error !== "" ? data.error : "the executor reported failed") : `the executor stopped without a valid report: ${problem}`, now);
+        if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
+        writeTaskChange(writer, snapshot, phase, outcome, undefined, now);
+        what = `${describeJob(job)}: ${data?.status === "complete" ? "complete" : "failed"}`;
+      }
+    } else {
+      if (problem !== undefined && !options.final) return { kind: "send_back", why: problem };
+      const runs = phase.agents ?? [];
+      if (runs.some((r) => r.output === job.output)) {
+        const rest = runs.filter((r) => r.output !== job.output);
+        writer.applyChange({ phaseBefore: phase, moves: [], phase: { ...phase, agents: rest }, events: [{ type: "agent_ended", agent: job.agent, output: job.output, report: problem === undefined ? "valid" : problem }] });
+      }
+      what = `${describeJob(job)}: ${problem === undefined ? `${job.output} written` : `ended without a valid report (${problem})`}`;
+    }
+    // The step after this one (qa's verdict and the reflection complete their phase here).
+    return { kind: "recorded", what, plan: (await settle(context, now)).plan };
+  });
+}

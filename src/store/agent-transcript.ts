@@ -1,0 +1,66 @@
+// What the hooks read of a sub-agent's Claude Code transcript (never the project's state): the
+// prompt it was started with (the first line of `…/subagents/agent-<id>.jsonl`), its agent type
+// (the `.meta.json` beside it), and how many times dotagent already sent it back for its report
+// (the reminders are in its transcript, so the count survives a crash and needs no state file).
+// Every read is bounded and never blocks (read-file.ts).
+import { dirname, join } from "node:path";
+import { MAX_STATE_BYTES, readFileHead, readProjectText } from "./read-file.js";
+
+/** The transcript of agent `agentId` of the session whose transcript is `sessionTranscript`. */
+export function agentTranscriptPath(sessionTranscript: string, sessionId: string, agentId: string): string | undefined {
+  if (!/^[\w-]{1,128}$/.test(agentId) || !/^[\w-]{1,128}$/.test(sessionId)) return undefined;
+  return join(dirname(sessionTranscript), sessionId, "subagents", `agent-${agentId}.jsonl`);
+}
+
+function textOf(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    const texts = content.filter((c): c is { type: string; text: string } => c !== null && typeof c === "object" && (c as { type?: unknown }).type === "text" && typeof (c as { text?: unknown }).text === "string");
+    return texts.length > 0 ? texts.map((t) => t.text).join("\n") : undefined;
+  }
+  return undefined;
+}
+
+/** The prompt the agent was given: the first user message of its transcript (read: at most 4 MiB). */
+export function readAgentPrompt(transcript: string): string | undefined {
+  const head = readFileHead(transcript, 4 * 1024 * 1024);
+  if (head === undefined) return undefined;
+  for (const line of head.toString("utf8").split("\n").slice(0, 20)) {
+    try {
+      const entry = JSON.parse(line) as { type?: unknown; message?: { role?: unknown; content?: unknown } };
+      if (entry.type === "user" && entry.message?.role === "user") {
+        const text = textOf(entry.message.content);
+        if (text !== undefined) return text;
+      }
+    } catch {
+      // a torn or foreign line: look at the next one
+    }
+  }
+  return undefined;
+}
+
+/** The agent type Claude Code recorded beside the transcript (`agent-<id>.meta.json`). */
+export function readAgentType(transcript: string): string | undefined {
+  const read = readProjectText(transcript.replace(/\.jsonl$/, ".meta.json"), { maxBytes: 1024 * 1024, links: "follow" });
+  if (read.kind !== "ok") return undefined;
+  try {
+    const meta = JSON.parse(read.text) as { agentType?: unknown };
+    return typeof meta.agentType === "string" ? meta.agentType : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The words every send-back carries, numbered: "dotagent reminder 1 of 2". */
+export const REMINDER = "dotagent reminder";
+
+/** How many reminders the agent got already (the highest number in its transcript; a huge transcript counts as all used). */
+export function remindersSent(transcript: string, max: number): number {
+  const read = readProjectText(transcript, { maxBytes: MAX_STATE_BYTES, links: "follow" });
+  if (read.kind === "missing") return 0;
+  if (read.kind !== "ok") return max;
+  let highest = 0;
+  for (const match of read.text.matchAll(/dotagent reminder (\d+) of \d+/g)) highest = Math.max(highest, Number(match[1]));
+  return highest;
+}
+
