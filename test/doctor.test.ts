@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { unprivileged } from "./support/unprivileged.js";
 
 afterEach(removeTemps);
 
@@ -243,11 +244,30 @@ describe("issue 21: doctor never hangs, never crashes, and names what it finds",
     expect(run.byName("helper")[0]).toMatchObject({ status: "fail", message: expect.stringContaining(`the helper skills/checkpoint/scripts/dotagent.mjs ${reason}`), fix: expect.stringContaining("dotagent install") });
   });
 
-  it.skipIf(process.getuid?.() === 0)("case 12: an unreadable helper (chmod 000) is a fail line (skipped as root, who reads it anyway)", () => {
-    const { project, home } = installedProject();
+  it("case 12: an unreadable helper (chmod 000) is a fail line (run as nobody when the tests run as root)", (context) => {
+    const { project } = installedProject();
+    const run = unprivileged(project);
+    if (run === null) return context.skip("root without setpriv: nobody to run as who cannot read past chmod 000");
     chmodSync(join(project, HELPER), 0o000);
-    const run = boundedDoctor(project, home);
-    expect(run.byName("helper")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("cannot be read (EACCES)") });
+    const r = run(["doctor", "--json"]);
+    expectNoStack(r.stderr);
+    expect(r.code).toBe(1);
+    expect((r.json.checks as Check[]).find((c) => c.name === "helper")).toMatchObject({ status: "fail", message: expect.stringContaining("the helper skills/checkpoint/scripts/dotagent.mjs cannot be read (EACCES)"), fix: expect.stringContaining("chmod") });
+  });
+
+  it("case 13: an unreadable memory/reports stops doctor with state_unreadable (exit 3), not 'N errors … start fresh' (run as nobody when the tests run as root)", (context) => {
+    const { project } = installedProject();
+    writeJson(project, "memory/reports/demand.json", { stories: ["a"] });
+    const run = unprivileged(project);
+    if (run === null) return context.skip("root without setpriv");
+    chmodSync(join(project, "memory/reports"), 0o000);
+    try {
+      const r = run(["doctor", "--json"]);
+      expect(r.code).toBe(3);
+      expect(r.json.error).toMatchObject({ code: "state_unreadable", path: "memory/reports/demand.json", errno: "EACCES" });
+    } finally {
+      chmodSync(join(project, "memory/reports"), 0o755);
+    }
   });
 
   it("case 13: memory a file is not 'writable' nor 'no workflow here yet'", () => {

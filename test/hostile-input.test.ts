@@ -6,6 +6,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, 
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { CLI, REPO, dotagent, expectNoStack, readJson, removeTemps, tempProject, treeBytes, writeJson } from "./support/cli.js";
+import { unprivileged } from "./support/unprivileged.js";
 
 afterEach(removeTemps);
 
@@ -419,5 +420,28 @@ describe("issue 21, case 1: a crafted .claude/.dotagent-install.json never delet
     expect(removed.json.changes).toContainEqual({ action: "skip", path: "out/victim.txt", reason: "is inside out, a link that leads out of the install folder: left alone" });
     expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("keep me");
     expect(statSync(join(outside, "x")).isDirectory()).toBe(true);
+  });
+});
+
+describe("issue 21, case 13: an unreadable memory/reports reads as unreadable, never as missing or corrupt", () => {
+  it("status, validate and resume --dry-run exit 3 naming the report (run as nobody when the tests run as root)", (context) => {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "x"]);
+    writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
+    const run = unprivileged(p);
+    if (run === null) return context.skip("root without setpriv: nobody to run as who cannot read past chmod 000");
+    chmodSync(join(p, "memory/reports"), 0o000);
+    try {
+      for (const args of [["status", "--json"], ["validate", "--json"], ["resume", "--dry-run", "--json"]]) {
+        const r = run(args);
+        expect(r.code, args[0]).toBe(3);
+        expect(r.json.error, args[0]).toMatchObject({ code: "state_unreadable", path: "memory/reports/demand.json", errno: "EACCES" });
+      }
+      const plain = run(["status"]);
+      expect(plain.stderr.trim()).toBe("dotagent: memory/reports/demand.json cannot be read (EACCES); the reports are there but unreadable: check the permissions of memory/reports/ and its folders");
+    } finally {
+      chmodSync(join(p, "memory/reports"), 0o755);
+    }
+    expect(readJson(p, "memory/reports/demand.json")).toEqual({ stories: ["sign in"] });
   });
 });

@@ -98,7 +98,8 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
 }
 
 function helperUnreadable(where: string, problem: string, fix: string): Check {
-  return { name: "helper", status: "fail", message: `${where}: the helper ${HELPER} ${problem}, so the skills cannot run it`, fix: `move it out of the way, then ${fix}` };
+  const remedy = problem.startsWith("cannot be read") ? "make it readable (`chmod a+r` it)" : `move it out of the way, then ${fix}`;
+  return { name: "helper", status: "fail", message: `${where}: the helper ${HELPER} ${problem}, so the skills cannot run it`, fix: remedy };
 }
 
 interface PluginEntry {
