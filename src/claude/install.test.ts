@@ -356,6 +356,39 @@ describe("issue 21, case 1: a crafted manifest never reaches outside the install
     expect(JSON.parse(readFileSync(settingsFile, "utf8"))).toEqual({ model: "a" });
   });
 
+  it("a project's .claude that is a link out of the project: install and uninstall refuse, nothing there is touched", () => {
+    const elsewhere = temp();
+    const project = temp();
+    run(join(elsewhere, ".claude"), source()); // someone's real install, e.g. their ~/.claude
+    const before = tree(elsewhere);
+    symlinkSync(join(elsewhere, ".claude"), join(project, ".claude"));
+    for (const act of [() => run(join(project, ".claude"), source()), () => uninstall({ target: join(project, ".claude"), scope: "project", dryRun: false })]) {
+      expect(act).toThrowError(expect.objectContaining({ code: "install_target_invalid", message: expect.stringContaining("is a symbolic link that leads out of the project") }));
+    }
+    expect(tree(elsewhere)).toEqual(before);
+    // The user's own folder may be a link (dotfiles): user scope follows it.
+    const linked = join(temp(), "claude-link");
+    symlinkSync(join(elsewhere, ".claude"), linked);
+    expect(() => install({ target: linked, scope: "user", sourceRoot: source(), helperScript: helper, dryRun: true, version: "1.0.0" })).not.toThrow();
+  });
+
+  it("a project's settings.json that is a link out of the project is refused; one inside is followed", () => {
+    const elsewhere = temp();
+    const project = temp();
+    const target = join(project, ".claude");
+    mkdirSync(target);
+    writeFileSync(join(elsewhere, "settings.json"), '{"model": "theirs"}');
+    symlinkSync(join(elsewhere, "settings.json"), join(target, "settings.json"));
+    expect(() => run(target, source())).toThrowError(expect.objectContaining({ code: "settings_invalid", message: expect.stringContaining("is a symbolic link that leads out of the project") }));
+    expect(readFileSync(join(elsewhere, "settings.json"), "utf8")).toBe('{"model": "theirs"}');
+    expect(existsSync(join(target, "skills"))).toBe(false);
+    rmSync(join(target, "settings.json"));
+    writeFileSync(join(project, "shared-settings.json"), "{}");
+    symlinkSync(join(project, "shared-settings.json"), join(target, "settings.json"));
+    expect(run(target, source()).settings).toBe("hook added");
+    expect(JSON.parse(readFileSync(join(project, "shared-settings.json"), "utf8")).hooks.SessionStart).toHaveLength(1);
+  });
+
   it("settings_created on a settings.json the person wrote into: dotagent's lines go, the file stays", () => {
     const project = temp();
     const target = join(project, ".claude");

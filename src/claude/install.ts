@@ -15,11 +15,12 @@
 // - nothing outside the target is read, written or removed, whatever the manifest says: its
 //   entries are parsed (install-manifest.ts) and placed (install-paths.ts) before use, and one
 //   that leads out is reported (`skip`, with the reason) and left alone.
-import { existsSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, chmodSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmdirSync, statSync, unlinkSync, chmodSync } from "node:fs";
 import { globbySync } from "globby";
 import { dirname, join, relative, sep } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { writeFileDurable } from "../store/atomic-write.js";
+import { isInside } from "../store/read-file.js";
 import { emptyManifest, MANIFEST, readInstallManifest, sha256 as sha, type InstallManifest, type ManifestRead } from "./install-manifest.js";
 import { lookAt, placeInTarget, showEntry, type Found } from "./install-paths.js";
 import { allowList, hasHook, hookCommand, PERMISSION_RULE, readSettings, withHook, withoutHook, withoutRule, withRule, type Scope, type Settings } from "./settings.js";
@@ -81,15 +82,35 @@ function collectSources(sourceRoot: string, helperScript: Buffer): SourceFile[] 
   return files;
 }
 
-/** Refuses a target that exists but is not a folder (`.claude` a file), before anything is written. */
-function assertTargetFolder(target: string): void {
+/**
+ * Refuses, before anything is read or written: a target that exists but is not a folder (`.claude`
+ * a file); and in a project, a `.claude` or `.claude/settings.json` that is a link leading out of
+ * the project. A repository can commit such a link: install would write, and `--uninstall`
+ * remove, wherever it leads (another project, the user's own ~/.claude).
+ */
+function assertTarget(target: string, scope: Scope): void {
   try {
-    if (statSync(target).isDirectory()) return;
+    if (!statSync(target).isDirectory()) throw new DotagentError("install_target_invalid", `${target} is a file, where Claude Code keeps a folder; move it out of the way and run \`dotagent install\` again`, EXIT.refused, { path: target });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw new DotagentError("install_target_invalid", `${target} cannot be read (${(error as NodeJS.ErrnoException).code}); check its permissions`, EXIT.refused, { path: target });
+    if (error instanceof DotagentError) throw error;
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw new DotagentError("install_target_invalid", `${target} cannot be read (${(error as NodeJS.ErrnoException).code}); check its permissions`, EXIT.refused, { path: target });
   }
-  throw new DotagentError("install_target_invalid", `${target} is a file, where Claude Code keeps a folder; move it out of the way and run \`dotagent install\` again`, EXIT.refused, { path: target });
+  if (scope !== "project") return;
+  const root = dirname(target);
+  const settingsFile = join(target, "settings.json");
+  if (leadsOut(target, root)) throw new DotagentError("install_target_invalid", `${target} is a symbolic link that leads out of the project; dotagent installs only into the project's own .claude folder: replace the link with a folder`, EXIT.refused, { path: target });
+  if (leadsOut(settingsFile, root)) throw new DotagentError("settings_invalid", `${settingsFile} is a symbolic link that leads out of the project; dotagent changes settings only inside the project: replace the link with the file (dotagent changed nothing)`, EXIT.refused, { file: settingsFile });
+}
+
+/** A link whose target exists outside `root` (a dangling one is left to the reader, which names it). */
+function leadsOut(path: string, root: string): boolean {
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return false;
+    realpathSync(path);
+  } catch {
+    return false;
+  }
+  return !isInside(path, root);
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -119,7 +140,7 @@ function look(target: string, rel: string): Found {
 
 export function install(options: InstallOptions): InstallResult {
   const { target, scope, dryRun } = options;
-  assertTargetFolder(target);
+  assertTarget(target, scope);
   const settingsFile = join(target, "settings.json");
   const settings = readSettings(settingsFile); // refuses before anything is written
   const read = readInstallManifest(target);
@@ -253,10 +274,10 @@ function parseObject(text: string): Settings | null {
 
 export function uninstall(options: { target: string; scope: Scope; dryRun: boolean }): InstallResult {
   const { target, scope, dryRun } = options;
+  assertTarget(target, scope);
   const read = readInstallManifest(target);
   if (read === null) throw new DotagentError("not_installed", `dotagent is not installed in ${target} (no ${MANIFEST}); nothing to remove`, EXIT.refused);
   const { manifest } = read;
-  assertTargetFolder(target);
   const settingsFile = join(target, "settings.json");
   const settings = readSettings(settingsFile);
   const changes: InstallPlanEntry[] = ignoredChanges(read);

@@ -83,7 +83,10 @@ export function writeRecord(paths: ProjectPaths, record: OpRecord): void {
  * (killed with -9: its child lives on). Another host's process cannot be looked at: false.
  */
 export function commandStillRunning(record: OpRecord): boolean {
-  return record.status === "running" && record.child != null && record.runner.hostname === hostname() && isProcessRunning(record.child.pid, record.child.start);
+  const child = record.child;
+  // pid 1 (init) and the runner itself are never the command: a hand-made record cannot hold the op with them.
+  if (record.status !== "running" || child == null || child.pid <= 1 || child.pid === record.runner.pid) return false;
+  return record.runner.hostname === hostname() && isProcessRunning(child.pid, child.start);
 }
 
 /** Ops that are not done: running now (a live runner holds their lock, or their command still runs), unknown (the runner died), or failed. */

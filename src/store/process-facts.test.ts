@@ -23,15 +23,18 @@ describe("process facts", () => {
   it.runIf(linux)("isProcessRunning: this process with its start time runs; another start time (a reused pid), a reaped pid and a zombie do not", async () => {
     expect(isProcessRunning(process.pid, processStartTime(process.pid))).toBe(true);
     expect(isProcessRunning(process.pid, "1")).toBe(false);
+    expect(isProcessRunning(process.pid, null)).toBe(false); // with /proc, a pid without its start time may be anyone's
     expect(isProcessRunning(spawnSync("true").pid!, null)).toBe(false);
     // `sleep 0` ends while its parent (exec'd into `sleep 30`) never reaps it: a zombie.
     const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
     try {
       const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once("data", (d: Buffer) => resolve(d.toString()))));
       const deadline = Date.now() + 10_000;
-      while (isPidAlive(zombie) && isProcessRunning(zombie, null) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      const start = processStartTime(zombie);
+      while (isPidAlive(zombie) && isProcessRunning(zombie, start) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       expect(isPidAlive(zombie)).toBe(true); // kill(pid, 0) still finds it
-      expect(isProcessRunning(zombie, null)).toBe(false);
+      expect(processStartTime(zombie)).toBe(start);
+      expect(isProcessRunning(zombie, start)).toBe(false);
     } finally {
       parent.kill();
     }
