@@ -39,7 +39,7 @@ export interface ManifestRead {
 export const sha256 = (bytes: Buffer | string) => createHash("sha256").update(bytes).digest("hex");
 
 /** Every hook line dotagent has installed: node running a dotagent.mjs helper with `hook session-start`. */
-const HOOK_SHAPE = /^node "[^"\n]*\/dotagent\.mjs" hook session-start$/;
+const HOOK_SHAPE = /^node "[^\n]*\/dotagent\.mjs" hook session-start$/;
 /** Every permission rule dotagent has added (the first, tighter one was replaced before 0.1.0). */
 const KNOWN_RULES: readonly string[] = [PERMISSION_RULE, 'Bash(node "*/checkpoint/scripts/dotagent.mjs" *)'];
 
