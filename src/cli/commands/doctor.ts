@@ -77,7 +77,7 @@ async function stateCheck(context: CommandContext): Promise<Check> {
   const problem = findStatePathProblem(paths);
   if (problem !== null) {
     if (problem.code === "state_unreadable" || existsSync(paths.stateDir)) throw problem;
-    return { name: "state", status: "fail", message: problem.message, fix: "dotagent keeps the workflow in memory/state; see the message" };
+    return { name: "state", status: "fail", message: problem.message, fix: "replace it with a real folder (dotagent keeps the workflow in memory/state/), then run `dotagent doctor` again" };
   }
   if (!existsSync(paths.stateDir)) return { name: "state", status: "ok", message: "no workflow here yet (memory/state does not exist)", fix: null };
   const snapshot = await loadSnapshot(paths);
