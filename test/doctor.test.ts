@@ -2,12 +2,13 @@
 // fix, and the exit code is 1 exactly when something must be fixed. HOME is a temp folder, so
 // the machine's own ~/.claude never counts.
 import { afterEach, describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { dotagent, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { unprivileged } from "./support/unprivileged.js";
 
 afterEach(removeTemps);
 
@@ -183,5 +184,135 @@ describe("upgrade from a copy installed by an older build", () => {
     writeFileSync(join(project, ".claude", "agents/pm.md"), "mine\n");
     const run = dotagent(project, ["install"], { env: { HOME: home } });
     expect(run.stdout).toMatch(/keep +agents\/pm\.md +\(edited since dotagent installed it: kept; to take this version's copy, move yours away and run `dotagent install` again\)/);
+  });
+});
+
+describe("issue 21: doctor never hangs, never crashes, and names what it finds", () => {
+  /** doctor --json, killed if it has not returned in 20 s (a hang fails the test instead of stalling it). */
+  function boundedDoctor(project: string, home: string) {
+    const result = spawnSync(process.execPath, [CLI, "doctor", "--json"], { cwd: project, encoding: "utf8", timeout: 20_000, env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: "", NO_COLOR: "1" } });
+    expect(result.signal, "doctor did not return").toBeNull();
+    expectNoStack(result.stderr);
+    const checks = (JSON.parse(result.stdout).checks ?? []) as Check[];
+    return { code: result.status, checks, byName: (name: string) => checks.filter((c) => c.name === name) };
+  }
+  const fifo = (path: string) => {
+    rmSync(path, { force: true, recursive: true });
+    execFileSync("mkfifo", [path]);
+  };
+  const HELPER = ".claude/skills/checkpoint/scripts/dotagent.mjs";
+
+  it("case 11: a FIFO .claude/settings.json is a fail line, not a hang", () => {
+    const { project, home } = installedProject();
+    fifo(join(project, ".claude/settings.json"));
+    const run = boundedDoctor(project, home);
+    expect(run.code).toBe(1);
+    expect(run.byName("settings")[0]).toMatchObject({ status: "fail", message: `${join(project, ".claude/settings.json")} is a FIFO, not a regular file` });
+  });
+
+  it("case 11: a FIFO helper is a fail line, not a hang", () => {
+    const { project, home } = installedProject();
+    fifo(join(project, HELPER));
+    const run = boundedDoctor(project, home);
+    expect(run.code).toBe(1);
+    expect(run.byName("install")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("skills/checkpoint/scripts/dotagent.mjs (is a FIFO, not a regular file)") });
+    expect(run.byName("helper")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("the helper skills/checkpoint/scripts/dotagent.mjs is a FIFO, not a regular file") });
+  });
+
+  it("case 11: a FIFO plugins/installed_plugins.json in the user folder is a fail line, not a hang", () => {
+    const { project, home } = installedProject();
+    mkdirSync(join(home, ".claude/plugins"), { recursive: true });
+    fifo(join(home, ".claude/plugins/installed_plugins.json"));
+    const run = boundedDoctor(project, home);
+    expect(run.byName("install")).toContainEqual(expect.objectContaining({ status: "fail", message: expect.stringContaining("installed_plugins.json is a FIFO") }));
+  });
+
+  it.each([
+    ["a folder", (path: string) => {
+      rmSync(path);
+      mkdirSync(path);
+    }, "is a folder, not a regular file"],
+    ["a link to nothing", (path: string) => {
+      rmSync(path);
+      symlinkSync(join(path, "..", "gone.mjs"), path);
+    }, "is a link to nothing"],
+  ])("case 12: a helper that is %s is a fail line, not an internal error", (_, make, reason) => {
+    const { project, home } = installedProject();
+    make(join(project, HELPER));
+    const run = boundedDoctor(project, home);
+    expect(run.code).toBe(1);
+    expect(run.byName("helper")[0]).toMatchObject({ status: "fail", message: expect.stringContaining(`the helper skills/checkpoint/scripts/dotagent.mjs ${reason}`), fix: expect.stringContaining("dotagent install") });
+  });
+
+  it("case 12: an unreadable helper (chmod 000) is a fail line (run as nobody when the tests run as root)", (context) => {
+    const { project } = installedProject();
+    const run = unprivileged(project);
+    if (run === null) return context.skip("root without setpriv: nobody to run as who cannot read past chmod 000");
+    chmodSync(join(project, HELPER), 0o000);
+    const r = run(["doctor", "--json"]);
+    expectNoStack(r.stderr);
+    expect(r.code).toBe(1);
+    expect((r.json.checks as Check[]).find((c) => c.name === "helper")).toMatchObject({ status: "fail", message: expect.stringContaining("the helper skills/checkpoint/scripts/dotagent.mjs cannot be read (EACCES)"), fix: expect.stringContaining("chmod") });
+  });
+
+  it("case 13: an unreadable memory/reports stops doctor with state_unreadable (exit 3), not 'N errors … start fresh' (run as nobody when the tests run as root)", (context) => {
+    const { project } = installedProject();
+    writeJson(project, "memory/reports/demand.json", { stories: ["a"] });
+    const run = unprivileged(project);
+    if (run === null) return context.skip("root without setpriv");
+    chmodSync(join(project, "memory/reports"), 0o000);
+    try {
+      const r = run(["doctor", "--json"]);
+      expect(r.code).toBe(3);
+      expect(r.json.error).toMatchObject({ code: "state_unreadable", path: "memory/reports/demand.json", errno: "EACCES" });
+    } finally {
+      chmodSync(join(project, "memory/reports"), 0o755);
+    }
+  });
+
+  it("case 13: memory a file is not 'writable' nor 'no workflow here yet'", () => {
+    const project = tempProject();
+    const home = tempProject();
+    expect(dotagent(project, ["install"], { env: { HOME: home } }).code).toBe(0);
+    rmSync(join(project, "memory"), { recursive: true });
+    writeFileSync(join(project, "memory"), "");
+    const run = boundedDoctor(project, home);
+    expect(run.code).toBe(1);
+    expect(run.byName("writable")[0]).toMatchObject({ status: "fail", message: `${join(project, "memory")} is a file, where dotagent needs a folder: nothing can be written there` });
+    expect(run.byName("state")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("memory is a file, where dotagent keeps a folder") });
+  });
+
+  it("case 13: a .lock folder is a failure to fix (no command can take the lock), not a stale lock", () => {
+    const { project, home } = installedProject();
+    mkdirSync(join(project, "memory/state/.lock"));
+    const run = boundedDoctor(project, home);
+    expect(run.code).toBe(1);
+    expect(run.byName("lock")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("memory/state/.lock is a folder"), fix: expect.stringContaining("rmdir memory/state/.lock") });
+    // What it predicts: a command that locks fails on it (exit 1, one line naming the lock).
+    const resumed = dotagent(project, ["resume"]);
+    expect(resumed.code).toBe(1);
+    expect(resumed.stderr).toContain("memory/state/.lock");
+    expectNoStack(resumed.stderr);
+  });
+
+  it("case 13: settings.json a dangling link is a fail line, not 'All good.'", () => {
+    const { project, home } = installedProject();
+    const settings = join(project, ".claude/settings.json");
+    rmSync(settings);
+    symlinkSync(join(project, "nowhere.json"), settings);
+    const run = boundedDoctor(project, home);
+    expect(run.code).toBe(1);
+    expect(run.byName("settings")[0]).toMatchObject({ status: "fail", message: `${settings} is a symbolic link to a file that does not exist` });
+  });
+
+  it("case 1: doctor never reads outside .claude/ for a crafted manifest (an entry naming a FIFO outside)", () => {
+    const { project, home } = installedProject();
+    const outside = tempProject();
+    execFileSync("mkfifo", [join(outside, "pipe")]);
+    const manifest = readJson(project, ".claude/.dotagent-install.json");
+    manifest.files.push({ path: join(outside, "pipe"), sha256: sha("") }, { path: `../../../../../../../../..${join(outside, "pipe")}`, sha256: sha("") });
+    writeJson(project, ".claude/.dotagent-install.json", manifest);
+    const run = boundedDoctor(project, home);
+    expect(run.byName("install")).toContainEqual(expect.objectContaining({ status: "warn", message: expect.stringContaining("2 entries of .dotagent-install.json ignored") }));
   });
 });

@@ -3,8 +3,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { CLI, REPO, dotagent, expectNoStack, readJson, removeTemps, tempProject, treeBytes, writeJson } from "./support/cli.js";
+import { unprivileged } from "./support/unprivileged.js";
 
 afterEach(removeTemps);
 
@@ -361,5 +363,85 @@ describe("issue 15, case 12: smaller wrong answers", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("128 characters");
     expect(result.stderr.length).toBeLessThan(400);
+  });
+});
+
+describe("issue 21, case 1: a crafted .claude/.dotagent-install.json never deletes outside .claude/", () => {
+  const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+  /** A project inside a folder that also holds the victims: a file and an empty folder. */
+  function installedBesideVictims(): { outside: string; p: string } {
+    const outside = tempProject();
+    const p = join(outside, "project");
+    mkdirSync(p);
+    expect(dotagent(p, ["install"], { env: { HOME: outside } }).code).toBe(0);
+    writeFileSync(join(outside, "victim.txt"), "keep me");
+    mkdirSync(join(outside, "x"));
+    return { outside, p };
+  }
+  const craft = (p: string, edit: (m: any) => void) => {
+    const m = readJson(p, ".claude/.dotagent-install.json");
+    edit(m);
+    writeJson(p, ".claude/.dotagent-install.json", m);
+  };
+
+  it("a files entry ../../victim.txt with its hash: install and --uninstall say they ignore it, and the file stays", () => {
+    const { outside, p } = installedBesideVictims();
+    craft(p, (m) => m.files.push({ path: "../../victim.txt", sha256: sha("keep me") }));
+    const plain = dotagent(p, ["install"], { env: { HOME: outside } });
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toContain("skip      ../../victim.txt  (manifest entry climbs out of the install folder with ..: ignored, nothing done to it)");
+    const removed = dotagent(p, ["install", "--uninstall", "--json"], { env: { HOME: outside } });
+    expect(removed.code).toBe(0);
+    expect(removed.json.changes).toContainEqual({ action: "skip", path: "../../victim.txt", reason: "manifest entry climbs out of the install folder with ..: ignored, nothing done to it" });
+    expect(removed.json.changes.filter((c: { action: string }) => c.action === "remove").map((c: { path: string }) => c.path)).not.toContain("../../victim.txt");
+    expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("keep me");
+    expect(existsSync(join(p, ".claude/skills"))).toBe(false);
+  });
+
+  it("a dirs entry ../../x: --uninstall leaves the empty folder outside and says so", () => {
+    const { outside, p } = installedBesideVictims();
+    craft(p, (m) => m.dirs.push("../../x", join(outside, "x")));
+    const removed = dotagent(p, ["install", "--uninstall", "--json"], { env: { HOME: outside } });
+    expect(removed.code).toBe(0);
+    expect(removed.json.changes).toContainEqual(expect.objectContaining({ action: "skip", path: "../../x" }));
+    expect(removed.json.changes).toContainEqual(expect.objectContaining({ action: "skip", path: join(outside, "x") }));
+    expect(statSync(join(outside, "x")).isDirectory()).toBe(true);
+  });
+
+  it("an entry through a .claude folder that links out: --uninstall leaves the file it leads to", () => {
+    const { outside, p } = installedBesideVictims();
+    symlinkSync(outside, join(p, ".claude/out"));
+    craft(p, (m) => {
+      m.files.push({ path: "out/victim.txt", sha256: sha("keep me") });
+      m.dirs.push("out/x");
+    });
+    const removed = dotagent(p, ["install", "--uninstall", "--json"], { env: { HOME: outside } });
+    expect(removed.code).toBe(0);
+    expect(removed.json.changes).toContainEqual({ action: "skip", path: "out/victim.txt", reason: "is inside out, a link that leads out of the install folder: left alone" });
+    expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("keep me");
+    expect(statSync(join(outside, "x")).isDirectory()).toBe(true);
+  });
+});
+
+describe("issue 21, case 13: an unreadable memory/reports reads as unreadable, never as missing or corrupt", () => {
+  it("status, validate and resume --dry-run exit 3 naming the report (run as nobody when the tests run as root)", (context) => {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "x"]);
+    writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
+    const run = unprivileged(p);
+    if (run === null) return context.skip("root without setpriv: nobody to run as who cannot read past chmod 000");
+    chmodSync(join(p, "memory/reports"), 0o000);
+    try {
+      for (const args of [["status", "--json"], ["validate", "--json"], ["resume", "--dry-run", "--json"]]) {
+        const r = run(args);
+        expect(r.code, args[0]).toBe(3);
+        expect(r.json.error, args[0]).toMatchObject({ code: "state_unreadable", path: "memory/reports/demand.json", errno: "EACCES" });
+      }
+      const plain = run(["status"]);
+      expect(plain.stderr.trim()).toBe("dotagent: memory/reports/demand.json cannot be read (EACCES); the reports are there but unreadable: check the permissions of memory/reports/ and its folders");
+    } finally {
+      chmodSync(join(p, "memory/reports"), 0o755);
+    }
+    expect(readJson(p, "memory/reports/demand.json")).toEqual({ stories: ["sign in"] });
   });
 });

@@ -10,6 +10,7 @@ import type { Decision } from "../core/plan-resume.js";
 import type { NewTask } from "../core/tasks.js";
 import { idProblem } from "../schema/json.js";
 import { findProjectRoot, projectPaths } from "../store/project.js";
+import { checkOpId } from "../store/op-records.js";
 import { listHistory, showCheckpoint, type CheckpointResult, type HistoryResult } from "../ops/history.js";
 import { startWorkflow, type InitResult } from "../ops/init.js";
 import { checkDesigns, checkExtraAttempts, checkMaxParallel, checkOutputPath, checkOwner, checkTaskId } from "../ops/inputs.js";
@@ -248,6 +249,7 @@ export function openWorkflow(dir?: string, options: WorkflowOptions = {}): Workf
     async once(opId, command, o = {}) {
       if (o.markDone && o.redo) throw usageError("--mark-done and --redo answer the same question two ways; give one");
       if (typeof opId !== "string") throw usageError("once needs an op id, then `--` and the command; see `dotagent once --help`");
+      checkOpId(opId); // before any message echoes it
       texts(command, "command");
       text(o.check, "check");
       if (!o.markDone && command.length === 0) throw usageError(`once ${opId} needs the command to run after \`--\`, e.g. \`dotagent once ${opId} -- git push\``);

@@ -1,10 +1,12 @@
 // What `doctor` finds of dotagent's Claude Code integration: installs by `dotagent install`
 // (a .claude folder with the install manifest) and plugin installs (Claude Code's
 // plugins/installed_plugins.json). Reads only; never loads globby or the cold half.
-import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { checkHelperVersion, type Check } from "../core/doctor.js";
-import { helperVersion, readInstallManifest, sha256 } from "./install-manifest.js";
+import { readProjectHead, readProjectText } from "../store/read-file.js";
+import { helperVersion, readInstallManifest } from "./install-manifest.js";
+import { lookAt, type Found } from "./install-paths.js";
 import { hasHook, hookCommand, readSettings, type Scope } from "./settings.js";
 
 export const HELPER = "skills/checkpoint/scripts/dotagent.mjs";
@@ -16,41 +18,68 @@ export const REQUIRED_FILES = [
   ...["pm", "architect", "roundtable", "executor", "qa", "reflector"].map((a) => `agents/${a}.md`),
 ];
 
-/** The first bytes of a file (the helper's version marker is in its first lines), or null. */
-export function readHead(file: string, bytes = 512): string | null {
-  let fd: number;
-  try {
-    fd = openSync(file, "r");
-  } catch {
-    return null;
-  }
-  try {
-    const buffer = Buffer.alloc(bytes);
-    return buffer.toString("utf8", 0, readSync(fd, buffer, 0, bytes, 0));
-  } finally {
-    closeSync(fd);
-  }
+/**
+ * The helper's version marker, or why it cannot be read: never blocks (a FIFO at its place is
+ * refused without a byte read), and a folder or an unreadable file is a reason, not a crash.
+ */
+function readHelperHead(file: string): { head: string } | { problem: string } {
+  const read = readProjectHead(file, 512, { links: "follow" });
+  if (read.kind === "ok") return { head: read.bytes.toString("utf8") };
+  return { problem: read.kind === "missing" ? "is missing" : read.reason };
 }
+
+const list = (items: readonly string[]) => `${items.slice(0, 3).join(", ")}${items.length > 3 ? ", …" : ""}`;
 
 /** Checks of one `dotagent install` target, or [] when dotagent is not installed there. */
 export function inspectInstall(scope: Scope, target: string, cliVersion: string): Check[] {
-  const manifest = readInstallManifest(target);
-  if (manifest === null) return [];
+  const read = readInstallManifest(target);
+  if (read === null) return [];
+  const { manifest, ignored } = read;
   const where = `${scope} (${target})`;
+  const install = `run \`dotagent install${scope === "user" ? " --scope user" : ""}\``;
   const checks: Check[] = [];
-  const owned = new Map(manifest.files.map((f) => [f.path, f.sha256]));
-  const missing = REQUIRED_FILES.filter((f) => !existsSync(join(target, f))).concat(manifest.files.map((f) => f.path).filter((f) => !REQUIRED_FILES.includes(f) && !existsSync(join(target, f))));
-  const edited = manifest.files.filter((f) => existsSync(join(target, f.path)) && sha256(readFileSync(join(target, f.path))) !== f.sha256).map((f) => f.path);
+  // Every path is placed inside the target and read bounded: a manifest entry never sends
+  // doctor out of the folder, into a FIFO, or through a link.
+  const found = new Map<string, Found>();
+  const at = (rel: string) => {
+    let f = found.get(rel);
+    if (f === undefined) found.set(rel, (f = lookAt(target, rel)));
+    return f;
+  };
+  const paths = [...REQUIRED_FILES, ...manifest.files.map((f) => f.path).filter((f) => !REQUIRED_FILES.includes(f))];
+  const missing = paths.filter((p) => at(p).kind === "missing");
+  const unusable = paths.flatMap((p) => {
+    const f = at(p);
+    return f.kind === "refused" ? [`${p} (${f.reason})`] : [];
+  });
+  const edited = manifest.files.filter((f) => {
+    const here = at(f.path);
+    return here.kind === "file" && here.hash !== f.sha256;
+  }).map((f) => f.path);
   const by = manifest.dotagent_version ? ` by dotagent ${manifest.dotagent_version}` : "";
   if (missing.length > 0) {
-    checks.push({ name: "install", status: "fail", message: `${where}: ${missing.length} file(s) missing: ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", …" : ""}`, fix: `run \`dotagent install${scope === "user" ? " --scope user" : ""}\`` });
+    checks.push({ name: "install", status: "fail", message: `${where}: ${missing.length} file(s) missing: ${list(missing)}`, fix: install });
+  } else if (unusable.length > 0) {
+    checks.push({ name: "install", status: "fail", message: `${where}: ${unusable.length} file(s) not usable: ${list(unusable)}`, fix: `move them out of the way, then ${install}` });
   } else {
-    const note = edited.length > 0 ? `; ${edited.length} edited by you (kept on upgrade): ${edited.slice(0, 3).join(", ")}${edited.length > 3 ? ", …" : ""}` : "";
+    const note = edited.length > 0 ? `; ${edited.length} edited by you (kept on upgrade): ${list(edited)}` : "";
     checks.push({ name: "install", status: "ok", message: `${where}: skills and agents installed${by}${note}`, fix: null });
   }
-  if (owned.has(HELPER) || existsSync(join(target, HELPER))) {
-    const head = readHead(join(target, HELPER));
-    if (head !== null) checks.push(checkHelperVersion(where, helperVersion(head), cliVersion, `run \`dotagent install${scope === "user" ? " --scope user" : ""}\` (it updates the files you did not change)`));
+  if (ignored.length > 0) {
+    const first = ignored[0]!;
+    checks.push({
+      name: "install",
+      status: "warn",
+      message: `${where}: ${ignored.length} entr${ignored.length === 1 ? "y" : "ies"} of .dotagent-install.json ignored (install and --uninstall leave what they name alone): ${first.path}: ${first.reason}`,
+      fix: "remove those entries from .dotagent-install.json; dotagent never writes them",
+    });
+  }
+  const helper = at(HELPER);
+  if (helper.kind === "file") {
+    const head = readHelperHead(helper.path);
+    checks.push("head" in head ? checkHelperVersion(where, helperVersion(head.head), cliVersion, `${install} (it updates the files you did not change)`) : helperUnreadable(where, head.problem, install));
+  } else if (helper.kind === "refused") {
+    checks.push(helperUnreadable(where, helper.reason, install));
   }
   const settingsFile = join(target, "settings.json");
   let settings;
@@ -63,9 +92,14 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
   checks.push(
     hasHook(settings.value, command)
       ? { name: "hook", status: "ok", message: `${where}: SessionStart hook in settings.json`, fix: null }
-      : { name: "hook", status: "fail", message: `${where}: settings.json has no dotagent SessionStart hook, so resumed sessions are not briefed`, fix: `run \`dotagent install${scope === "user" ? " --scope user" : ""}\`` },
+      : { name: "hook", status: "fail", message: `${where}: settings.json has no dotagent SessionStart hook, so resumed sessions are not briefed`, fix: install },
   );
   return checks;
+}
+
+function helperUnreadable(where: string, problem: string, fix: string): Check {
+  const remedy = problem.startsWith("cannot be read") ? "make it readable (`chmod a+r` it)" : `move it out of the way, then ${fix}`;
+  return { name: "helper", status: "fail", message: `${where}: the helper ${HELPER} ${problem}, so the skills cannot run it`, fix: remedy };
 }
 
 interface PluginEntry {
@@ -75,12 +109,17 @@ interface PluginEntry {
 
 /** Checks of each dotagent plugin Claude Code has installed under this config folder. */
 export function inspectPlugins(claudeDir: string, cliVersion: string): Check[] {
+  const file = join(claudeDir, "plugins", "installed_plugins.json");
+  const read = readProjectText(file, { maxBytes: 16 * 1024 * 1024, links: "follow" });
+  if (read.kind === "missing") return [];
+  if (read.kind === "refused") return [{ name: "install", status: "fail", message: `${file} ${read.reason}, so Claude Code's plugins cannot be listed`, fix: `move it out of the way; Claude Code writes it again when a plugin is installed` }];
   let registry: { plugins?: Record<string, unknown> };
   try {
-    registry = JSON.parse(readFileSync(join(claudeDir, "plugins", "installed_plugins.json"), "utf8")) as typeof registry;
+    registry = JSON.parse(read.text) as typeof registry;
   } catch {
     return [];
   }
+  if (registry === null || typeof registry !== "object") return [];
   const checks: Check[] = [];
   for (const [id, value] of Object.entries(registry.plugins ?? {})) {
     if (!id.startsWith("dotagent@")) continue;
@@ -93,8 +132,9 @@ export function inspectPlugins(claudeDir: string, cliVersion: string): Check[] {
           ? { name: "install", status: "ok", message: `${where}: skills, agents and hook installed`, fix: null }
           : { name: "install", status: "fail", message: `${where}: ${missing.length} file(s) missing: ${missing.slice(0, 3).join(", ")}`, fix: `run \`claude plugin update ${id}\`, or uninstall and install it again` },
       );
-      const head = readHead(join(entry.installPath, HELPER));
-      if (head !== null) checks.push(checkHelperVersion(where, helperVersion(head), cliVersion, `run \`claude plugin update ${id}\``));
+      const head = readHelperHead(join(entry.installPath, HELPER));
+      if ("head" in head) checks.push(checkHelperVersion(where, helperVersion(head.head), cliVersion, `run \`claude plugin update ${id}\``));
+      else if (!missing.includes(HELPER)) checks.push(helperUnreadable(where, head.problem, `run \`claude plugin update ${id}\``));
     }
   }
   return checks;

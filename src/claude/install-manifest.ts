@@ -1,8 +1,14 @@
 // .claude/.dotagent-install.json: what `dotagent install` wrote (each file's sha256), so a later
 // install updates only files nobody changed, and `--uninstall` removes exactly what was added.
+// The manifest comes from disk and may come from a repository, so it is parsed, never trusted:
+// an entry install could not have written (a path out of the install folder, a hook command
+// that is not dotagent's, a permission rule dotagent never adds) is dropped with a reason the
+// command reports, and nothing is done to what it names.
 import { createHash } from "node:crypto";
 import { readProjectText } from "../store/read-file.js";
 import { join } from "node:path";
+import { entryPathProblem, showEntry } from "./install-paths.js";
+import { PERMISSION_RULE } from "./settings.js";
 
 export const MANIFEST = ".dotagent-install.json";
 
@@ -22,22 +28,97 @@ export interface InstallManifest {
   settings_original: string | null;
 }
 
+/** A manifest entry left out: what it named (one line, bounded) and why. */
+export interface IgnoredEntry {
+  readonly path: string;
+  readonly reason: string;
+}
+
+export interface ManifestRead {
+  readonly manifest: InstallManifest;
+  readonly ignored: readonly IgnoredEntry[];
+}
+
 export const sha256 = (bytes: Buffer | string) => createHash("sha256").update(bytes).digest("hex");
 
-/** The manifest in a .claude folder, or null when there is none (or it does not parse). */
-export function readInstallManifest(target: string): InstallManifest | null {
+/** Every hook line dotagent has installed: node running a dotagent.mjs helper with `hook <event>`. */
+const HOOK_SHAPE = /^node "[^\n]*\/dotagent\.mjs" hook session-start$/;
+const ANY_HOOK_SHAPE = /^node "[^\n]*\/dotagent\.mjs" hook (?:session-start|pre-tool-use|post-tool-use|subagent-stop|user-prompt-submit)$/;
+/** Every permission rule dotagent has added (the first, tighter one was replaced before 0.1.0). */
+const KNOWN_RULES: readonly string[] = [PERMISSION_RULE, 'Bash(node "*/checkpoint/scripts/dotagent.mjs" *)'];
+
+/** The manifest in a .claude folder, or null when there is none (or it does not parse as one). */
+export function readInstallManifest(target: string): ManifestRead | null {
   const read = readProjectText(join(target, MANIFEST), { maxBytes: 16 * 1024 * 1024, links: "refuse" });
   if (read.kind !== "ok") return null;
+  let value: unknown;
   try {
-    const value = JSON.parse(read.text) as InstallManifest;
-    return value !== null && typeof value === "object" && Array.isArray(value.files) ? value : null;
+    value = JSON.parse(read.text);
   } catch {
     return null;
   }
+  return parseInstallManifest(value);
+}
+
+/** Pure: the entries install could have written, and the others with the reason they are ignored. */
+export function parseInstallManifest(value: unknown): ManifestRead | null {
+  if (!isObject(value) || !Array.isArray(value.files)) return null;
+  const ignored: IgnoredEntry[] = [];
+  const ignore = (path: string, reason: string) => ignored.push({ path, reason: `manifest entry ${reason}: ignored, nothing done to it` });
+  const ignoreField = (field: string, reason: string) => ignored.push({ path: field, reason: `manifest ${field} ${reason}: ignored` });
+  const files: InstallManifest["files"] = [];
+  value.files.forEach((entry: unknown, i: number) => {
+    if (!isObject(entry) || typeof entry.path !== "string") return ignore(`files[${i}]`, "has no path");
+    const problem = entryPathProblem(entry.path, "file");
+    if (problem !== null) return ignore(showEntry(entry.path), problem);
+    if (typeof entry.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(entry.sha256)) return ignore(showEntry(entry.path), "has no sha256");
+    files.push({ path: entry.path, sha256: entry.sha256 });
+  });
+  const dirs: string[] = [];
+  if (Array.isArray(value.dirs)) {
+    value.dirs.forEach((dir: unknown, i: number) => {
+      if (typeof dir !== "string") return ignore(`dirs[${i}]`, "is not a path");
+      const problem = entryPathProblem(dir, "dir");
+      if (problem !== null) return ignore(showEntry(dir), problem);
+      if (!dirs.includes(dir)) dirs.push(dir);
+    });
+  } else if (value.dirs !== undefined) ignoreField("dirs", "is not a list");
+  let hook: string | null = null;
+  if (typeof value.hook_command === "string" && HOOK_SHAPE.test(value.hook_command)) hook = value.hook_command;
+  else if (value.hook_command != null) ignoreField("hook_command", "is not a dotagent hook command, so that hook is left alone");
+  const commands: string[] = [];
+  if (Array.isArray(value.hook_commands)) {
+    value.hook_commands.forEach((c: unknown, i: number) => {
+      if (typeof c === "string" && ANY_HOOK_SHAPE.test(c)) commands.push(c);
+      else ignoreField(`hook_commands[${i}]`, "is not a dotagent hook command, so that hook is left alone");
+    });
+  } else if (value.hook_commands !== undefined) ignoreField("hook_commands", "is not a list");
+  let rule: string | null = null;
+  if (typeof value.permission_rule === "string" && KNOWN_RULES.includes(value.permission_rule)) rule = value.permission_rule;
+  else if (value.permission_rule != null) ignoreField("permission_rule", "is not a rule dotagent adds, so that rule is left alone");
+  let original: string | null = null;
+  if (typeof value.settings_original === "string") original = value.settings_original;
+  else if (value.settings_original != null) ignoreField("settings_original", "is not text, so settings.json is never replaced by it");
+  const manifest: InstallManifest = {
+    version: 1,
+    ...(typeof value.dotagent_version === "string" ? { dotagent_version: value.dotagent_version } : {}),
+    files,
+    dirs,
+    hook_command: hook,
+    ...(Array.isArray(value.hook_commands) ? { hook_commands: commands } : {}),
+    ...(rule === null ? {} : { permission_rule: rule }),
+    settings_created: value.settings_created === true,
+    settings_original: original,
+  };
+  return { manifest, ignored };
 }
 
 export function emptyManifest(): InstallManifest {
   return { version: 1, files: [], dirs: [], hook_command: null, settings_created: false, settings_original: null };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /**

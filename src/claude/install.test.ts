@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, existsSync, lstatSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { hookCommand, install, uninstall, HOOK_MATCHER, PERMISSION_RULE } from "./install.js";
@@ -178,5 +180,222 @@ describe("install by a newer version (upgrade)", () => {
     const settings = JSON.parse(readFileSync(settingsFile, "utf8"));
     expect(settings.hooks.SessionStart).toEqual([{ matcher: HOOK_MATCHER, hooks: [{ type: "command", command: hookCommand("project"), timeout: 10 }] }]);
     expect(run(target, source()).changes.every((c) => c.action === "unchanged")).toBe(true);
+  });
+});
+
+describe("issue 21, case 1: a crafted manifest never reaches outside the install folder", () => {
+  const sha = (bytes: string | Buffer) => createHash("sha256").update(bytes).digest("hex");
+  const manifestFile = (target: string) => join(target, ".dotagent-install.json");
+  const craft = (target: string, edit: (m: any) => void) => {
+    const m = JSON.parse(readFileSync(manifestFile(target), "utf8"));
+    edit(m);
+    writeFileSync(manifestFile(target), JSON.stringify(m));
+  };
+  /** A project with dotagent installed, and a victim file and an empty folder beside it, outside .claude/. */
+  function installed() {
+    const outside = temp();
+    const project = join(outside, "project");
+    mkdirSync(project);
+    const target = join(project, ".claude");
+    run(target, source());
+    writeFileSync(join(outside, "victim.txt"), "the user's file");
+    mkdirSync(join(outside, "x"));
+    return { outside, project, target };
+  }
+
+  it.each([
+    ["../../victim.txt"],
+    ["sub/../../../victim.txt"],
+    ["skills/../../../victim.txt"],
+    [".claude/../../../victim.txt"],
+    ["ABSOLUTE"],
+    ["skills\\..\\..\\..\\victim.txt"],
+    ["./../../victim.txt"],
+  ])("a files entry %s with the victim's hash: install and uninstall leave it, each saying so", (entry) => {
+    const { outside, target } = installed();
+    const path = entry === "ABSOLUTE" ? join(outside, "victim.txt") : entry;
+    craft(target, (m) => m.files.push({ path, sha256: sha("the user's file") }));
+    for (const result of [run(target, source()), uninstall({ target, scope: "project", dryRun: false })]) {
+      expect(result.changes).toContainEqual({ action: "skip", path, reason: expect.stringMatching(/^manifest entry (climbs out|is not a).*: ignored, nothing done to it$/) });
+      expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("the user's file");
+    }
+  });
+
+  it.each([["../../x"], ["/ABS"], ["skills/../../../x"], [".."], [""]])("a dirs entry %s: uninstall leaves the folder outside, and says so", (entry) => {
+    const { outside, target } = installed();
+    const dir = entry === "/ABS" ? join(outside, "x") : entry;
+    craft(target, (m) => m.dirs.push(dir));
+    const result = uninstall({ target, scope: "project", dryRun: false });
+    expect(result.changes).toContainEqual({ action: "skip", path: dir, reason: expect.stringContaining("ignored") });
+    expect(statSync(join(outside, "x")).isDirectory()).toBe(true);
+  });
+
+  it("a folder of .claude that is a link out: entries through it are neither removed, overwritten nor read", () => {
+    const { outside, target } = installed();
+    mkdirSync(join(outside, "elsewhere/checkpoint"), { recursive: true });
+    writeFileSync(join(outside, "elsewhere/victim.md"), "the user's file");
+    writeFileSync(join(outside, "elsewhere/checkpoint/SKILL.md"), "the user's other file");
+    symlinkSync(join(outside, "elsewhere"), join(target, "evil"));
+    craft(target, (m) => {
+      m.files.push({ path: "evil/victim.md", sha256: sha("the user's file") });
+      m.dirs.push("evil/checkpoint", "evil");
+    });
+    // skills/ itself swapped for a link out, with the manifest claiming the outside file as dotagent's:
+    // an upgrade would overwrite it ("update") if the link were followed.
+    rmSync(join(target, "skills"), { recursive: true });
+    symlinkSync(join(outside, "elsewhere"), join(target, "skills"));
+    craft(target, (m) => m.files.forEach((f: { path: string; sha256: string }) => f.path === "skills/checkpoint/SKILL.md" && (f.sha256 = sha("the user's other file"))));
+    const upgrade = run(target, source());
+    expect(upgrade.changes).toContainEqual({ action: "skip", path: "skills/checkpoint/SKILL.md", reason: "is inside skills, a link that leads out of the install folder: left alone" });
+    expect(upgrade.changes).toContainEqual({ action: "skip", path: "evil/victim.md", reason: "is inside evil, a link that leads out of the install folder: left alone" });
+    const removed = uninstall({ target, scope: "project", dryRun: false });
+    expect(removed.changes).toContainEqual({ action: "skip", path: "evil/checkpoint", reason: "is inside evil, a link that leads out of the install folder: left alone" });
+    expect(removed.changes).toContainEqual({ action: "skip", path: "evil", reason: "is a link that leads out of the install folder: left alone" });
+    expect(tree(join(outside, "elsewhere"))).toEqual({ "victim.md": "the user's file", "checkpoint/SKILL.md": "the user's other file" });
+  });
+
+  it("an entry that is itself a link out (or to nothing) is left alone; a link that stays inside is followed", () => {
+    const { outside, target } = installed();
+    symlinkSync(join(outside, "victim.txt"), join(target, "link.md"));
+    symlinkSync(join(outside, "gone.txt"), join(target, "dangling.md"));
+    writeFileSync(join(target, "real.md"), "inside");
+    symlinkSync(join(target, "real.md"), join(target, "inner.md"));
+    craft(target, (m) => m.files.push({ path: "link.md", sha256: sha("the user's file") }, { path: "dangling.md", sha256: sha("") }, { path: "inner.md", sha256: sha("inside") }));
+    const result = uninstall({ target, scope: "project", dryRun: false });
+    expect(result.changes).toContainEqual({ action: "skip", path: "link.md", reason: "is a link that leads out of the install folder: left alone" });
+    expect(result.changes).toContainEqual({ action: "skip", path: "dangling.md", reason: "is a link to nothing: left alone" });
+    expect(result.changes).toContainEqual({ action: "remove", path: "inner.md" });
+    expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("the user's file");
+    expect(lstatSync(join(target, "link.md")).isSymbolicLink()).toBe(true);
+  });
+
+  it("a FIFO named by the manifest is skipped, never opened for a blocking read", () => {
+    const { target } = installed();
+    execFileSync("mkfifo", [join(target, "pipe.md")]);
+    craft(target, (m) => m.files.push({ path: "pipe.md", sha256: sha("") }));
+    expect(uninstall({ target, scope: "project", dryRun: false }).changes).toContainEqual({ action: "skip", path: "pipe.md", reason: "is a FIFO, not a regular file: left alone" });
+  });
+
+  it("entries without a path or a hash, the manifest itself or settings.json as an entry: ignored, named", () => {
+    const { target } = installed();
+    const settingsBefore = readFileSync(join(target, "settings.json"), "utf8");
+    craft(target, (m) => {
+      m.files.push(null, { path: 5 }, { path: "agents/x.md" }, { path: "settings.json", sha256: sha(settingsBefore) }, { path: ".dotagent-install.json", sha256: sha("x") }, { path: "a".repeat(5000), sha256: sha("") });
+      m.dirs.push(7);
+    });
+    const result = uninstall({ target, scope: "project", dryRun: true });
+    // The installed manifest holds 4 files and 6 folders before these.
+    expect(result.changes.filter((c) => c.action === "skip")).toEqual([
+      { action: "skip", path: "files[4]", reason: "manifest entry has no path: ignored, nothing done to it" },
+      { action: "skip", path: "files[5]", reason: "manifest entry has no path: ignored, nothing done to it" },
+      { action: "skip", path: "agents/x.md", reason: "manifest entry has no sha256: ignored, nothing done to it" },
+      { action: "skip", path: "settings.json", reason: "manifest entry names a file install manages by its own rules: ignored, nothing done to it" },
+      { action: "skip", path: ".dotagent-install.json", reason: "manifest entry names a file install manages by its own rules: ignored, nothing done to it" },
+      { action: "skip", path: `${"a".repeat(40)}… (5000 characters)`, reason: "manifest entry is longer than any path install writes: ignored, nothing done to it" },
+      { action: "skip", path: "dirs[6]", reason: "manifest entry is not a path: ignored, nothing done to it" },
+    ]);
+    expect(readFileSync(join(target, "settings.json"), "utf8")).toBe(settingsBefore);
+  });
+
+  it("hook_command and permission_rule naming the user's own hook and rule: install and uninstall keep both", () => {
+    const project = temp();
+    const target = join(project, ".claude");
+    mkdirSync(target);
+    const settingsFile = join(target, "settings.json");
+    writeFileSync(settingsFile, JSON.stringify({ permissions: { allow: ["Bash(npm test)"] }, hooks: { SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: "echo mine" }] }] } }));
+    run(target, source());
+    craft(target, (m) => {
+      m.hook_command = "echo mine";
+      m.permission_rule = "Bash(npm test)";
+    });
+    const again = run(target, source());
+    expect(again.settings).toBe("hook already there");
+    expect(again.changes).toContainEqual({ action: "skip", path: "hook_command", reason: "manifest hook_command is not a dotagent hook command, so that hook is left alone: ignored" });
+    const removed = uninstall({ target, scope: "project", dryRun: false });
+    expect(removed.changes).toContainEqual({ action: "skip", path: "permission_rule", reason: "manifest permission_rule is not a rule dotagent adds, so that rule is left alone: ignored" });
+    const after = JSON.parse(readFileSync(settingsFile, "utf8"));
+    expect(after.permissions.allow).toContain("Bash(npm test)");
+    expect(after.hooks.SessionStart[0].hooks[0].command).toBe("echo mine");
+  });
+
+  it.each([
+    ["attacker bytes", '{"permissions": {"allow": ["Bash(*)"]}}\n'],
+    ["the same JSON in other bytes", '{"model":"a",\n\n"model":"a"}'],
+    ["not JSON", "{"],
+    ["not text", 42],
+  ])("settings_original of %s never replaces settings.json the person changed", (_, original) => {
+    const project = temp();
+    const target = join(project, ".claude");
+    mkdirSync(target);
+    const settingsFile = join(target, "settings.json");
+    writeFileSync(settingsFile, '{"model": "a"}');
+    run(target, source());
+    // The person changes settings.json after the install; the manifest is swapped.
+    const changed = JSON.parse(readFileSync(settingsFile, "utf8"));
+    writeFileSync(settingsFile, `${JSON.stringify({ ...changed, theme: "dark" }, null, 2)}\n`);
+    craft(target, (m) => (m.settings_original = original));
+    const result = uninstall({ target, scope: "project", dryRun: false });
+    expect(result.settings).toBe("hook removed");
+    expect(JSON.parse(readFileSync(settingsFile, "utf8"))).toEqual({ model: "a", theme: "dark" });
+  });
+
+  it("settings_original that parses like the settings but holds other bytes is not written over settings install did not produce", () => {
+    const project = temp();
+    const target = join(project, ".claude");
+    mkdirSync(target);
+    const settingsFile = join(target, "settings.json");
+    writeFileSync(settingsFile, '{"model": "a"}');
+    run(target, source());
+    // Reformatted by the person (same content, other bytes); the manifest's original swapped for
+    // bytes a first-key-wins reader would read as another model.
+    writeFileSync(settingsFile, JSON.stringify(JSON.parse(readFileSync(settingsFile, "utf8"))));
+    craft(target, (m) => (m.settings_original = '{"model": "evil", "model": "a"}'));
+    const result = uninstall({ target, scope: "project", dryRun: false });
+    expect(result.settings).toBe("hook removed");
+    expect(readFileSync(settingsFile, "utf8")).not.toContain("evil");
+    expect(JSON.parse(readFileSync(settingsFile, "utf8"))).toEqual({ model: "a" });
+  });
+
+  it("a project's .claude that is a link out of the project: install and uninstall refuse, nothing there is touched", () => {
+    const elsewhere = temp();
+    const project = temp();
+    run(join(elsewhere, ".claude"), source()); // someone's real install, e.g. their ~/.claude
+    const before = tree(elsewhere);
+    symlinkSync(join(elsewhere, ".claude"), join(project, ".claude"));
+    for (const act of [() => run(join(project, ".claude"), source()), () => uninstall({ target: join(project, ".claude"), scope: "project", dryRun: false })]) {
+      expect(act).toThrowError(expect.objectContaining({ code: "install_target_invalid", message: expect.stringContaining("is a symbolic link that leads out of the project") }));
+    }
+    expect(tree(elsewhere)).toEqual(before);
+    // The user's own folder may be a link (dotfiles): user scope follows it.
+    const linked = join(temp(), "claude-link");
+    symlinkSync(join(elsewhere, ".claude"), linked);
+    expect(() => install({ target: linked, scope: "user", sourceRoot: source(), helperScript: helper, dryRun: true, version: "1.0.0" })).not.toThrow();
+  });
+
+  it("a project's settings.json that is a link out of the project is refused; one inside is followed", () => {
+    const elsewhere = temp();
+    const project = temp();
+    const target = join(project, ".claude");
+    mkdirSync(target);
+    writeFileSync(join(elsewhere, "settings.json"), '{"model": "theirs"}');
+    symlinkSync(join(elsewhere, "settings.json"), join(target, "settings.json"));
+    expect(() => run(target, source())).toThrowError(expect.objectContaining({ code: "settings_invalid", message: expect.stringContaining("is a symbolic link that leads out of the project") }));
+    expect(readFileSync(join(elsewhere, "settings.json"), "utf8")).toBe('{"model": "theirs"}');
+    expect(existsSync(join(target, "skills"))).toBe(false);
+    rmSync(join(target, "settings.json"));
+    writeFileSync(join(project, "shared-settings.json"), "{}");
+    symlinkSync(join(project, "shared-settings.json"), join(target, "settings.json"));
+    expect(run(target, source()).settings).toBe("hook added");
+    expect(JSON.parse(readFileSync(join(project, "shared-settings.json"), "utf8")).hooks.SessionStart).toHaveLength(1);
+  });
+
+  it("settings_created on a settings.json the person wrote into: dotagent's lines go, the file stays", () => {
+    const project = temp();
+    const target = join(project, ".claude");
+    run(target, source());
+    const settingsFile = join(target, "settings.json");
+    writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(readFileSync(settingsFile, "utf8")), theme: "dark" }));
+    uninstall({ target, scope: "project", dryRun: false });
+    expect(JSON.parse(readFileSync(settingsFile, "utf8"))).toEqual({ theme: "dark" });
   });
 });

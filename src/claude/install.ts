@@ -10,14 +10,20 @@
 // - the hooks (SPEC §11) go in whole: the briefing, the helper's own command lines allowed, agents'
 //   starts and results recorded; the permission rule older versions added is taken out again;
 // - `--uninstall` removes exactly what the manifest (.claude/.dotagent-install.json) says was
-//   added, and gives settings.json back its original bytes when nothing else changed in it.
-import { existsSync, mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, chmodSync } from "node:fs";
+//   added, and gives settings.json back its original bytes only when it is exactly what install
+//   made of them;
+// - nothing outside the target is read, written or removed, whatever the manifest says: its
+//   entries are parsed (install-manifest.ts) and placed (install-paths.ts) before use, and one
+//   that leads out is reported (`skip`, with the reason) and left alone.
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmdirSync, statSync, unlinkSync, chmodSync } from "node:fs";
 import { globbySync } from "globby";
 import { dirname, join, relative, sep } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { writeFileDurable } from "../store/atomic-write.js";
-import { emptyManifest, MANIFEST, readInstallManifest, sha256 as sha } from "./install-manifest.js";
-import { allowList, hookCommand, hookEntries, missingHooks, PERMISSION_RULE, readSettings, withHooks, withoutHooks, withoutRule, type Scope } from "./settings.js";
+import { isInside } from "../store/read-file.js";
+import { emptyManifest, MANIFEST, readInstallManifest, sha256 as sha, type InstallManifest, type ManifestRead } from "./install-manifest.js";
+import { lookAt, placeInTarget, showEntry, type Found } from "./install-paths.js";
+import { allowList, HOOK_MATCHER, hookCommand, hookEntries, missingHooks, PERMISSION_RULE, readSettings, withHooks, withoutHooks, withoutRule, type Scope, type Settings } from "./settings.js";
 
 export { HOOK_MATCHER, hookCommand, PERMISSION_RULE, type Scope } from "./settings.js";
 
@@ -76,15 +82,35 @@ function collectSources(sourceRoot: string, helperScript: Buffer): SourceFile[] 
   return files;
 }
 
-/** Refuses a target that exists but is not a folder (`.claude` a file), before anything is written. */
-function assertTargetFolder(target: string): void {
+/**
+ * Refuses, before anything is read or written: a target that exists but is not a folder (`.claude`
+ * a file); and in a project, a `.claude` or `.claude/settings.json` that is a link leading out of
+ * the project. A repository can commit such a link: install would write, and `--uninstall`
+ * remove, wherever it leads (another project, the user's own ~/.claude).
+ */
+function assertTarget(target: string, scope: Scope): void {
   try {
-    if (statSync(target).isDirectory()) return;
+    if (!statSync(target).isDirectory()) throw new DotagentError("install_target_invalid", `${target} is a file, where Claude Code keeps a folder; move it out of the way and run \`dotagent install\` again`, EXIT.refused, { path: target });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw new DotagentError("install_target_invalid", `${target} cannot be read (${(error as NodeJS.ErrnoException).code}); check its permissions`, EXIT.refused, { path: target });
+    if (error instanceof DotagentError) throw error;
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw new DotagentError("install_target_invalid", `${target} cannot be read (${(error as NodeJS.ErrnoException).code}); check its permissions`, EXIT.refused, { path: target });
   }
-  throw new DotagentError("install_target_invalid", `${target} is a file, where Claude Code keeps a folder; move it out of the way and run \`dotagent install\` again`, EXIT.refused, { path: target });
+  if (scope !== "project") return;
+  const root = dirname(target);
+  const settingsFile = join(target, "settings.json");
+  if (leadsOut(target, root)) throw new DotagentError("install_target_invalid", `${target} is a symbolic link that leads out of the project; dotagent installs only into the project's own .claude folder: replace the link with a folder`, EXIT.refused, { path: target });
+  if (leadsOut(settingsFile, root)) throw new DotagentError("settings_invalid", `${settingsFile} is a symbolic link that leads out of the project; dotagent changes settings only inside the project: replace the link with the file (dotagent changed nothing)`, EXIT.refused, { file: settingsFile });
+}
+
+/** A link whose target exists outside `root` (a dangling one is left to the reader, which names it). */
+function leadsOut(path: string, root: string): boolean {
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return false;
+    realpathSync(path);
+  } catch {
+    return false;
+  }
+  return !isInside(path, root);
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -101,22 +127,39 @@ export interface InstallOptions {
 
 const EDITED = "edited since dotagent installed it: kept; to take this version's copy, move yours away and run `dotagent install` again";
 
+/** The manifest entries left out (out of the folder, not dotagent's), as changes that say so. */
+function ignoredChanges(read: ManifestRead | null): InstallPlanEntry[] {
+  return (read?.ignored ?? []).map((entry) => ({ action: "skip", path: entry.path, reason: entry.reason }));
+}
+
+/** lookAt, with the reason completed for a change line. */
+function look(target: string, rel: string): Found {
+  const found = lookAt(target, rel);
+  return found.kind === "refused" ? { kind: "refused", reason: `${found.reason}: left alone` } : found;
+}
+
 export function install(options: InstallOptions): InstallResult {
   const { target, scope, dryRun } = options;
-  assertTargetFolder(target);
+  assertTarget(target, scope);
   const settingsFile = join(target, "settings.json");
   const settings = readSettings(settingsFile); // refuses before anything is written
-  const manifest = readInstallManifest(target) ?? emptyManifest();
+  const read = readInstallManifest(target);
+  const manifest = read?.manifest ?? emptyManifest();
   const owned = new Map(manifest.files.map((f) => [f.path, f.sha256]));
-  const changes: InstallPlanEntry[] = [];
+  const changes: InstallPlanEntry[] = ignoredChanges(read);
   const writes: Array<() => void> = [];
   const sources = collectSources(options.sourceRoot, options.helperScript);
 
   for (const file of sources) {
-    const dest = join(target, file.dest);
     const hash = sha(file.bytes);
-    if (existsSync(dest)) {
-      const current = sha(readFileSync(dest));
+    const found = look(target, file.dest);
+    if (found.kind === "refused") {
+      changes.push({ action: "skip", path: file.dest, reason: found.reason });
+      continue;
+    }
+    const dest = join(target, file.dest);
+    if (found.kind === "file") {
+      const current = found.hash;
       if (current === hash) {
         changes.push({ action: "unchanged", path: file.dest });
         if (!owned.has(file.dest)) owned.set(file.dest, hash);
@@ -151,12 +194,15 @@ export function install(options: InstallOptions): InstallResult {
   const shipped = new Set(sources.map((f) => f.dest));
   for (const [path, hash] of [...owned]) {
     if (shipped.has(path)) continue;
-    const file = join(target, path);
-    if (!existsSync(file)) {
+    const found = look(target, path);
+    if (found.kind === "missing") {
       owned.delete(path);
-    } else if (sha(readFileSync(file)) === hash) {
+    } else if (found.kind === "refused") {
+      changes.push({ action: "skip", path: showEntry(path), reason: found.reason });
+    } else if (found.hash === hash) {
       changes.push({ action: "remove", path, reason: "no longer part of dotagent" });
       owned.delete(path);
+      const file = found.path;
       writes.push(() => unlinkSync(file));
     } else {
       changes.push({ action: "keep", path, reason: "no longer part of dotagent, but edited since it was installed: kept" });
@@ -204,23 +250,61 @@ export function install(options: InstallOptions): InstallResult {
   return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome };
 }
 
+/**
+ * The settings.json text install writes from `before` (its hook line and rule added): uninstall
+ * gives the original back only when the file is still exactly this, so a manifest's
+ * `settings_original` can never put other bytes in place of settings the person changed.
+ */
+function installedSettings(before: Settings, manifest: InstallManifest, scope: Scope, target: string): string {
+  const entries = hookEntries(scope, target);
+  const current = entries.map((e) => e.command);
+  let next: Settings;
+  if (manifest.hook_commands !== undefined && manifest.hook_commands.every((c) => current.includes(c))) {
+    next = withHooks(before, entries);
+  } else {
+    // A manifest of an install before 0.2: one SessionStart hook and the permission rule.
+    next = manifest.hook_command === null ? before : withHooks(before, [{ event: "SessionStart", matcher: HOOK_MATCHER, command: manifest.hook_command, timeout: 10 }]);
+    const rule = manifest.permission_rule ?? null;
+    if (rule !== null && !allowList(next).includes(rule)) {
+      const permissions = (next.permissions && typeof next.permissions === "object" ? next.permissions : {}) as Record<string, unknown>;
+      next = { ...next, permissions: { ...permissions, allow: [...allowList(next), rule] } };
+    }
+  }
+  return `${JSON.stringify(next, null, 2)}\n`;
+}
+
+function parseObject(text: string): Settings | null {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Settings) : null;
+  } catch {
+    return null;
+  }
+}
+
 export function uninstall(options: { target: string; scope: Scope; dryRun: boolean }): InstallResult {
   const { target, scope, dryRun } = options;
-  const manifest = readInstallManifest(target);
-  if (manifest === null) throw new DotagentError("not_installed", `dotagent is not installed in ${target} (no ${MANIFEST}); nothing to remove`, EXIT.refused);
-  assertTargetFolder(target);
+  assertTarget(target, scope);
+  const read = readInstallManifest(target);
+  if (read === null) throw new DotagentError("not_installed", `dotagent is not installed in ${target} (no ${MANIFEST}); nothing to remove`, EXIT.refused);
+  const { manifest } = read;
   const settingsFile = join(target, "settings.json");
   const settings = readSettings(settingsFile);
-  const changes: InstallPlanEntry[] = [];
+  const changes: InstallPlanEntry[] = ignoredChanges(read);
   const removals: Array<() => void> = [];
   for (const file of manifest.files) {
-    const path = join(target, file.path);
-    if (!existsSync(path)) continue;
-    if (sha(readFileSync(path)) !== file.sha256) {
+    const found = look(target, file.path);
+    if (found.kind === "missing") continue;
+    if (found.kind === "refused") {
+      changes.push({ action: "skip", path: showEntry(file.path), reason: found.reason });
+      continue;
+    }
+    if (found.hash !== file.sha256) {
       changes.push({ action: "keep", path: file.path, reason: "edited since dotagent installed it: left alone" });
       continue;
     }
     changes.push({ action: "remove", path: file.path });
+    const path = found.path;
     removals.push(() => unlinkSync(path));
   }
   let settingsOutcome: InstallResult["settings"] = "untouched";
@@ -235,11 +319,13 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
     if (hadRule) stripped = withoutRule(stripped, rule);
     const hookOutcome = hadHook ? "hook removed" : "untouched";
     const original = manifest.settings_original;
-    if (manifest.settings_created && Object.keys(stripped).length === 0) {
+    const before = manifest.settings_created ? {} : original === null ? null : parseObject(original);
+    const untouchedSince = before !== null && settings.text === installedSettings(before, manifest, scope, target);
+    if (untouchedSince && manifest.settings_created) {
       settingsOutcome = hookOutcome;
       changes.push({ action: "remove", path: "settings.json" });
       removals.push(() => unlinkSync(settingsFile));
-    } else if (original !== null && sameJson(JSON.parse(original), stripped)) {
+    } else if (untouchedSince && original !== null) {
       settingsOutcome = "restored";
       changes.push({ action: "update", path: "settings.json", reason: "original bytes restored" });
       removals.push(() => writeFileDurable(settingsFile, original));
@@ -250,16 +336,22 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
     }
   }
   changes.push({ action: "remove", path: MANIFEST });
+  // Folders dotagent created, deepest first, only when empty and inside the target.
+  const depth = (d: string) => (d === "." ? 0 : d.split("/").length);
+  const folders: string[] = [];
+  for (const dir of [...manifest.dirs].sort((a, b) => depth(b) - depth(a))) {
+    const placed = placeInTarget(target, dir);
+    if (placed.ok) folders.push(placed.path);
+    else changes.push({ action: "skip", path: showEntry(dir), reason: `${placed.reason}: left alone` });
+  }
   if (!dryRun) {
     for (const removal of removals) removal();
     unlinkSync(join(target, MANIFEST));
-    // Folders dotagent created, deepest first, only when empty.
-    const depth = (d: string) => (d === "." ? 0 : d.split("/").length);
-    for (const dir of [...manifest.dirs].sort((a, b) => depth(b) - depth(a))) {
+    for (const folder of folders) {
       try {
-        rmdirSync(join(target, dir));
+        rmdirSync(folder);
       } catch {
-        // not empty: something else lives there now
+        // not empty (something else lives there now), or not a folder
       }
     }
   }

@@ -24,8 +24,12 @@ export interface OnceResult {
   ran: boolean;
   command: string[];
   exit_code: number | null;
+  /** The first 16 KiB of stdout: text, or base64 when the bytes are not UTF-8 (`stdout_encoding`). */
   stdout: string | null;
+  stdout_encoding: "utf8" | "base64";
   stdout_truncated: boolean;
+  /** Why the command could not be started ("not found", "permission denied", …), or null. */
+  start_error: string | null;
   how: OpRecord["how"] | null;
   runs: number;
   started_at: string;
@@ -60,7 +64,9 @@ function onceJson(outcome: OnceOutcome["outcome"], r: OpRecord): OnceResult {
     command: r.command,
     exit_code: r.exit_code ?? null,
     stdout: r.stdout ?? null,
+    stdout_encoding: r.stdout_encoding ?? "utf8",
     stdout_truncated: r.stdout_truncated ?? false,
+    start_error: r.start_error ?? null,
     how: r.how ?? null,
     runs: r.runs,
     started_at: r.started_at,

@@ -4,7 +4,7 @@
 // (the reminders are in its transcript, so the count survives a crash and needs no state file).
 // Every read is bounded and never blocks (read-file.ts).
 import { dirname, join } from "node:path";
-import { MAX_STATE_BYTES, readFileHead, readProjectText } from "./read-file.js";
+import { MAX_STATE_BYTES, readProjectHead, readProjectText } from "./read-file.js";
 
 /** The transcript of agent `agentId` of the session whose transcript is `sessionTranscript`. */
 export function agentTranscriptPath(sessionTranscript: string, sessionId: string, agentId: string): string | undefined {
@@ -23,9 +23,9 @@ function textOf(content: unknown): string | undefined {
 
 /** The prompt the agent was given: the first user message of its transcript (read: at most 4 MiB). */
 export function readAgentPrompt(transcript: string): string | undefined {
-  const head = readFileHead(transcript, 4 * 1024 * 1024);
-  if (head === undefined) return undefined;
-  for (const line of head.toString("utf8").split("\n").slice(0, 20)) {
+  const head = readProjectHead(transcript, 4 * 1024 * 1024, { links: "follow" });
+  if (head.kind !== "ok") return undefined;
+  for (const line of head.bytes.toString("utf8").split("\n").slice(0, 20)) {
     try {
       const entry = JSON.parse(line) as { type?: unknown; message?: { role?: unknown; content?: unknown } };
       if (entry.type === "user" && entry.message?.role === "user") {

@@ -3,7 +3,7 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { currentHost, currentOwner, isPidAlive, longLivedParent, processStartTime } from "./process-facts.js";
+import { currentHost, currentOwner, isPidAlive, isProcessRunning, longLivedParent, processStartTime } from "./process-facts.js";
 
 const NOW = new Date("2026-11-20T12:00:00Z");
 const linux = process.platform === "linux";
@@ -18,6 +18,26 @@ describe("process facts", () => {
     expect(processStartTime(process.pid)).toMatch(/^\d+$/);
     expect(processStartTime(process.pid)).toBe(processStartTime(process.pid));
     expect(processStartTime(spawnSync("true").pid)).toBeNull();
+  });
+
+  it.runIf(linux)("isProcessRunning: this process with its start time runs; another start time (a reused pid), a reaped pid and a zombie do not", async () => {
+    expect(isProcessRunning(process.pid, processStartTime(process.pid))).toBe(true);
+    expect(isProcessRunning(process.pid, "1")).toBe(false);
+    expect(isProcessRunning(process.pid, null)).toBe(false); // with /proc, a pid without its start time may be anyone's
+    expect(isProcessRunning(spawnSync("true").pid!, null)).toBe(false);
+    // `sleep 0` ends while its parent (exec'd into `sleep 30`) never reaps it: a zombie.
+    const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once("data", (d: Buffer) => resolve(d.toString()))));
+      const deadline = Date.now() + 10_000;
+      const start = processStartTime(zombie);
+      while (isPidAlive(zombie) && isProcessRunning(zombie, start) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(isPidAlive(zombie)).toBe(true); // kill(pid, 0) still finds it
+      expect(processStartTime(zombie)).toBe(start);
+      expect(isProcessRunning(zombie, start)).toBe(false);
+    } finally {
+      parent.kill();
+    }
   });
 
   it.runIf(linux)("a command name with spaces and parentheses does not shift the fields", async () => {

@@ -34,6 +34,31 @@ export function processStartTime(pid: number): string | null {
   return statFields(pid)?.fields[19] ?? null;
 }
 
+/**
+ * True while the process that had this pid and start time runs: a pid reused by another process
+ * (another start time) is not it, and a zombie (ended, not yet reaped: state Z or X, as under a
+ * container's pid 1 that does not reap) has ended. Where /proc exists a start time is required
+ * (without it the pid may be anyone's by now); without /proc only liveness counts.
+ */
+export function isProcessRunning(pid: number, start: string | null): boolean {
+  const stat = statFields(pid);
+  if (stat === null) return !hasProc() && isPidAlive(pid);
+  if (stat.fields[0] === "Z" || stat.fields[0] === "X") return false;
+  return start !== null && stat.fields[19] === start;
+}
+
+let procThere: boolean | undefined;
+function hasProc(): boolean {
+  if (procThere === undefined) {
+    try {
+      procThere = readFileSync("/proc/self/stat", "utf8").length > 0;
+    } catch {
+      procThere = false;
+    }
+  }
+  return procThere;
+}
+
 export function currentHost(): string {
   return hostname();
 }

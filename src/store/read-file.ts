@@ -33,7 +33,7 @@ export const MAX_STATE_BYTES = 64 * MiB;
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0);
 
-export function readProjectFile(file: string, options: ReadOptions): FileBytes {
+export function readProjectFile(file: string, options: ReadOptions & { readonly head?: boolean }): FileBytes {
   if (options.links !== "follow") {
     let link = false;
     try {
@@ -55,6 +55,7 @@ export function readProjectFile(file: string, options: ReadOptions): FileBytes {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return { kind: "refused", reason: `is ${describeType(stat)}, not a regular file` };
+    if (options.head) return readHead(fd, options.maxBytes);
     if (stat.size > options.maxBytes) return { kind: "refused", reason: tooBig(stat.size, options.maxBytes) };
     return readAll(fd, options.maxBytes, stat.size);
   } catch (error) {
@@ -65,32 +66,11 @@ export function readProjectFile(file: string, options: ReadOptions): FileBytes {
 }
 
 /**
- * The first `maxBytes` of a regular file (links followed), never more, never blocking: for a file
- * dotagent only needs the start of (the first line of a Claude Code transcript). Undefined when it
- * is missing or not a regular file.
+ * The first `bytes` of a regular file (a version marker in a script's first lines), with the same
+ * guarantees: never blocks, a FIFO, socket, device or folder refused without a byte read.
  */
-export function readFileHead(file: string, maxBytes: number): Buffer | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, OPEN_FLAGS);
-  } catch {
-    return undefined;
-  }
-  try {
-    if (!fstatSync(fd).isFile()) return undefined;
-    const buffer = Buffer.alloc(maxBytes);
-    let total = 0;
-    while (total < maxBytes) {
-      const n = readSync(fd, buffer, total, maxBytes - total, null);
-      if (n === 0) break;
-      total += n;
-    }
-    return buffer.subarray(0, total);
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+export function readProjectHead(file: string, bytes: number, options: Omit<ReadOptions, "maxBytes">): FileBytes {
+  return readProjectFile(file, { ...options, maxBytes: bytes, head: true });
 }
 
 /** The same, as text; `refused` and `missing` as they are. */
@@ -125,6 +105,17 @@ export function readAll(fd: number, maxBytes: number, sizeHint = 64 * 1024): Fil
     chunk = Buffer.alloc(Math.min(1024 * 1024, maxBytes + 1 - total));
   }
   return { kind: "ok", bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total) };
+}
+
+/** Up to `bytes` from the start of a regular file (a short file gives what it has). */
+function readHead(fd: number, bytes: number): FileBytes {
+  const buffer = Buffer.alloc(bytes);
+  let total = 0;
+  for (;;) {
+    const n = readSync(fd, buffer, total, bytes - total, total);
+    if (n === 0 || (total += n) === bytes) break;
+  }
+  return { kind: "ok", bytes: buffer.subarray(0, total) };
 }
 
 function tooBig(size: number, max: number, endless = false): string {

@@ -1,13 +1,29 @@
 // Reads the phase agents' reports into a ReportSnapshot. Only the files asked for are read, and
 // task outputs can be checked for existence only, so a state with 10,000 tasks costs 10,000
 // lstat calls, not 10,000 parses. A path whose real location is outside the project (a link out)
-// is reported as `outside`, never followed.
+// is reported as `outside`, never followed. A report the disk refuses to show (EACCES, EIO, … on
+// the file or its folder) is `state_unreadable`, never "missing" or "invalid" (§2): the agent's
+// work may be there, and redoing it on that guess is the wrong answer.
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { dirname, join, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { EXISTS, checkProjectPath, judgeReport, reportKind, type ReportSnapshot, type ReportState } from "../core/reports.js";
 import { REPORT } from "../core/phases.js";
 import type { ReportRequest } from "../core/snapshot.js";
 import { MAX_STATE_BYTES, readProjectText } from "./read-file.js";
+import { DotagentError, EXIT } from "../core/errors.js";
+
+/**
+ * Errors by which the disk refuses to show what is there (permissions, I/O, no descriptors left).
+ * Others (ENOENT, ENOTDIR, ELOOP, EISDIR, …) say what the path is, as before: missing or invalid.
+ */
+const REFUSED = new Set(["EACCES", "EPERM", "EIO", "EMFILE", "ENFILE", "ENOMEM", "ESTALE"]);
+const refusedBy = (error: unknown) => REFUSED.has((error as NodeJS.ErrnoException).code ?? "");
+
+function unreadable(root: string, path: string, error: unknown): DotagentError {
+  const code = (error as NodeJS.ErrnoException).code ?? "error";
+  const rel = relative(root, path) || path;
+  return new DotagentError("state_unreadable", `${rel} cannot be read (${code}); the reports are there but unreadable: check the permissions of memory/reports/ and its folders`, EXIT.invalid, { path: rel, errno: code });
+}
 
 export type { ReportRequest } from "../core/snapshot.js";
 
@@ -31,7 +47,7 @@ export function readReports(root: string, requests: Iterable<ReportRequest>): Re
     // Existence of task outputs: one listing of the tasks folder instead of an lstat per task
     // (10,000 tasks). Names not listed as regular files take the careful path below.
     if (request.mode === "exists" && request.path.startsWith(TASKS_PREFIX)) {
-      taskFiles ??= listRegularFiles(join(root, REPORT.tasksDir));
+      taskFiles ??= listRegularFiles(root, join(root, REPORT.tasksDir));
       const name = request.path.slice(TASKS_PREFIX.length);
       if (taskFiles.has(name) && insideReal(REPORT.tasksDir)) {
         files.set(request.path, EXISTS);
@@ -45,10 +61,11 @@ export function readReports(root: string, requests: Iterable<ReportRequest>): Re
 
 const TASKS_PREFIX = `${REPORT.tasksDir}/`;
 
-function listRegularFiles(dir: string): Set<string> {
+function listRegularFiles(root: string, dir: string): Set<string> {
   try {
     return new Set(readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name));
-  } catch {
+  } catch (error) {
+    if (refusedBy(error)) throw unreadable(root, dir, error);
     return new Set();
   }
 }
@@ -60,7 +77,8 @@ function readOne(root: string, request: ReportRequest, insideReal: (relDir: stri
   let stat;
   try {
     stat = lstatSync(full);
-  } catch {
+  } catch (error) {
+    if (refusedBy(error)) throw unreadable(root, full, error);
     return { status: "missing" };
   }
   if (stat.isSymbolicLink()) {
@@ -79,6 +97,7 @@ function readOne(root: string, request: ReportRequest, insideReal: (relDir: stri
   // Never blocks (a FIFO swapped in after the check is refused on the open descriptor), bounded.
   const read = readProjectText(full, { maxBytes: MAX_STATE_BYTES, links: "inside", root });
   if (read.kind === "missing") return { status: "missing" };
+  if (read.kind === "refused" && refusedBy({ code: read.errno })) throw unreadable(root, full, { code: read.errno });
   if (read.kind === "refused") return read.reason.includes("out of the project") ? { status: "outside", reason: read.reason } : { status: "invalid", reason: read.reason };
   return judgeReport(reportKind(checked.path), read.text);
 }
@@ -95,7 +114,8 @@ function listDesigns(root: string, files: Map<string, ReportState>, insideReal: 
   let names: string[];
   try {
     names = readdirSync(join(root, REPORT.designsDir));
-  } catch {
+  } catch (error) {
+    if (refusedBy(error)) throw unreadable(root, join(root, REPORT.designsDir), error);
     return [];
   }
   const valid: string[] = [];

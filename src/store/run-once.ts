@@ -5,19 +5,28 @@
 // - the command runs only after its intent ("running") is durably recorded, and its result is
 //   recorded durably before the op lock is released: a kill -9 at any point leaves either no
 //   record (the command never started), the intent (unknown: a person decides), or the result;
+// - the command's process (pid and start time) is added to the intent as soon as it has started:
+//   while it lives the op is running, even if the runner was killed (-9 leaves the child alive),
+//   so nobody is asked "did it take effect?" and nothing is run beside it (a kill in the few
+//   milliseconds between the start and that write leaves the intent without it, as before);
 // - two callers with one op id never both run it: the second waits for the lock (then exit 4),
 //   and under the lock a "done" record is only ever replayed;
-// - op.json is replaced whole (write-file-atomic), never seen torn.
-import { spawn } from "node:child_process";
+// - whatever the command or the reader of its output does (a command that cannot start, a
+//   stdout closed by `| head`), its result is recorded and the lock released;
+// - op.json is replaced whole (write-file-atomic), never seen torn, and never over the 1 MiB it
+//   is read with (commands too big for their record are refused before anything is recorded).
+import { spawn, type ChildProcess } from "node:child_process";
 import { hostname } from "node:os";
-import { existsSync, lstatSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { existsSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
-import { capOutput, planOnce, type OnceRequest, type OpRecord } from "../core/once.js";
+import { commandProblem, encodeOutput, planOnce, type OnceRequest, type OpRecord } from "../core/once.js";
 import type { Decision } from "../core/plan-resume.js";
 import { acquireLock, type LockHandle } from "./lock.js";
-import { isPidAlive } from "./process-facts.js";
-import { checkOpId, opDir, readOpRecord, writeRecord } from "./op-records.js";
+import { writeFailure } from "./io-error.js";
+import { isPidAlive, processStartTime } from "./process-facts.js";
+import { checkOpId, commandStillRunning, guardFolder, opDir, readOpRecord, writeRecord } from "./op-records.js";
+import { assertStatePaths } from "./state-paths.js";
 import type { ProjectPaths } from "./project.js";
 
 /** Bytes of a command's stdout kept in its record (and replayed). */
@@ -32,7 +41,7 @@ export interface RunOnceOptions extends OnceRequest {
 }
 
 export type OnceOutcome =
-  /** The command ran now (`record.exit_code` is its exit code). */
+  /** The command ran now (`record.exit_code` is its exit code; `record.start_error` when it could not start). */
   | { outcome: "ran"; record: OpRecord }
   /** It had run before: nothing ran, `record` is the earlier result. */
   | { outcome: "replayed"; record: OpRecord }
@@ -60,10 +69,13 @@ function lockOp(paths: ProjectPaths, opId: string, options: RunOnceOptions): Loc
   const dir = opDir(paths, opId);
   // Checked before anything is made: through a linked folder, mkdir would write outside the project.
   for (const folder of [dirname(dir), dir]) {
-    if (existsSync(folder) && !lstatSync(folder).isDirectory()) {
-      throw new DotagentError("state_path_invalid", `${relative(paths.root, folder)} is not a real folder (a link?); op records are only kept inside memory/state: replace it with a folder`, EXIT.invalid);
+    if (guardFolder(paths, folder) === "folder") continue;
+    try {
+      mkdirSync(folder);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw writeFailure(`memory/state/once/${folder === dir ? `${opId}/` : ""}`, error);
+      guardFolder(paths, folder); // made by another caller meanwhile: still a real folder?
     }
-    mkdirSync(folder, { recursive: true });
   }
   try {
     return acquireLock(dir, { command: `once ${opId}`, ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }), ...(options.now ? { now: options.now } : {}) });
@@ -85,6 +97,11 @@ function lockOp(paths: ProjectPaths, opId: string, options: RunOnceOptions): Loc
  */
 export async function runOnce(paths: ProjectPaths, opId: string, command: readonly string[], options: RunOnceOptions = {}): Promise<OnceOutcome> {
   checkOpId(opId);
+  const problem = commandProblem(command);
+  if (problem !== null) throw new DotagentError("usage", `once ${opId}: ${problem}; nothing was run or recorded`, EXIT.usage, { op_id: opId });
+  if (options.check?.includes("\0")) throw new DotagentError("usage", `once ${opId}: the --check command holds a NUL byte, which no shell can receive; nothing was run or recorded`, EXIT.usage, { op_id: opId });
+  // The op records live in the state folder: its paths follow §2 (a link or the wrong type is refused).
+  assertStatePaths(paths);
   if (!existsSync(paths.stateDir)) {
     throw new DotagentError("no_project", `no memory/state in ${paths.root}: run dotagent in the project (or pass --dir) so the guard finds earlier runs; \`dotagent init\` starts one`, EXIT.refused);
   }
@@ -93,21 +110,28 @@ export async function runOnce(paths: ProjectPaths, opId: string, command: readon
   try {
     sweepOpTemps(opDir(paths, opId));
     const found = readOpRecord(paths, opId);
-    const plan = planOnce(opId, found, command, options);
+    const plan = planOnce(opId, found, command, options, { commandRunning: found !== null && commandStillRunning(found) });
     switch (plan.action) {
       case "replay":
         return { outcome: "replayed", record: plan.record };
       case "decide":
         return { outcome: "decide", record: plan.record, decision: plan.decision };
+      case "running":
+        throw new DotagentError(
+          "op_running",
+          `op ${opId}: its command (pid ${plan.pid}) is still running, though the dotagent that started it (pid ${plan.record.runner.pid}) is gone; run the same command again once it has ended (to stop it: kill ${plan.pid})`,
+          EXIT.locked,
+          { op_id: opId, child: plan.record.child },
+        );
       case "mark_done": {
         const at = now().toISOString();
-        const record: OpRecord = { ...(plan.record ?? { op_id: opId, command: [...command], started_at: at, runner: { pid: process.pid, hostname: hostname() }, runs: 0 }), status: "done", finished_at: at, exit_code: 0, stdout: "", stdout_truncated: false, how: "marked_done" };
+        const record: OpRecord = { ...(plan.record ?? { op_id: opId, command: [...command], started_at: at, runner: { pid: process.pid, hostname: hostname() }, runs: 0 }), status: "done", finished_at: at, exit_code: 0, stdout: "", stdout_encoding: "utf8", stdout_truncated: false, how: "marked_done" };
         writeRecord(paths, record);
         return { outcome: "marked_done", record };
       }
       case "check": {
         if ((await runShell(plan.check)) === 0) {
-          const record: OpRecord = { ...plan.record, status: "done", finished_at: now().toISOString(), exit_code: 0, stdout: "", stdout_truncated: false, how: "checked" };
+          const record: OpRecord = { ...plan.record, status: "done", finished_at: now().toISOString(), exit_code: 0, stdout: "", stdout_encoding: "utf8", stdout_truncated: false, how: "checked" };
           writeRecord(paths, record);
           return { outcome: "checked", record };
         }
@@ -123,29 +147,81 @@ export async function runOnce(paths: ProjectPaths, opId: string, command: readon
 
 async function runRecorded(paths: ProjectPaths, opId: string, found: OpRecord | null, command: readonly string[], options: RunOnceOptions, now: () => Date): Promise<OpRecord> {
   if (command.length === 0) throw new DotagentError("usage", `op ${opId} has no command to run: give it after \`--\``, EXIT.usage);
-  const intent: OpRecord = { op_id: opId, command: [...command], status: "running", started_at: now().toISOString(), runner: { pid: process.pid, hostname: hostname() }, runs: (found?.runs ?? 0) + 1 };
+  const intent: OpRecord = { op_id: opId, command: [...command], status: "running", started_at: now().toISOString(), runner: { pid: process.pid, hostname: hostname() }, child: null, runs: (found?.runs ?? 0) + 1 };
   writeRecord(paths, intent);
-  const result = await runCommand(command, options.onStdout);
-  const record: OpRecord = { ...intent, status: result.exitCode === 0 ? "done" : "failed", finished_at: now().toISOString(), exit_code: result.exitCode, stdout: result.stdout, stdout_truncated: result.truncated, how: "ran" };
+  let running = intent;
+  const result = await runCommand(command, options.onStdout, (pid) => {
+    running = { ...intent, child: { pid, start: processStartTime(pid) } };
+    try {
+      writeRecord(paths, running);
+    } catch {
+      // The intent stands without the child: a crash now is a decision, as before this record.
+    }
+  });
+  const failed = result.startError !== null || result.exitCode !== 0;
+  const record: OpRecord = {
+    ...running,
+    status: failed ? "failed" : "done",
+    finished_at: now().toISOString(),
+    exit_code: result.exitCode,
+    ...encodeOutput(result.stdout, STDOUT_LIMIT, result.seenMore),
+    ...(result.startError === null ? {} : { start_error: result.startError }),
+    how: "ran",
+  };
   writeRecord(paths, record);
   return record;
+}
+
+interface CommandResult {
+  exitCode: number;
+  /** The first bytes of stdout (at least STDOUT_LIMIT when there were that many). */
+  stdout: Buffer;
+  /** More bytes came than `stdout` holds. */
+  seenMore: boolean;
+  /** Why it could not be started ("not found", …), or null when it ran. */
+  startError: string | null;
+}
+
+/** How a shell would say a program could not be started, and the exit code it would give. */
+const START_ERRORS: Record<string, [string, number]> = {
+  ENOENT: ["not found", 127],
+  EACCES: ["permission denied", 126],
+  ENOEXEC: ["not an executable the system can run", 126],
+  ENOTDIR: ["not a directory on the way to it", 126],
+  E2BIG: ["argument list too long for the system", 126],
+  EISDIR: ["is a directory", 126],
+};
+
+function startFailure(error: unknown): { exitCode: number; startError: string } {
+  const code = (error as NodeJS.ErrnoException).code ?? "";
+  const [text, exitCode] = START_ERRORS[code] ?? [`could not be started (${code || (error as Error).message?.split("\n")[0] || "error"})`, 126];
+  return { exitCode, startError: text };
 }
 
 /**
  * Runs argv without a shell: stdin and stderr are the caller's, stdout is captured (first
  * STDOUT_LIMIT bytes) and handed to `onStdout` as it comes. Ctrl-C reaches the command (same
- * process group) and is ignored here meanwhile, so its result is still recorded.
+ * process group) and is ignored here meanwhile, so its result is still recorded. `onStart` gets
+ * the command's pid as soon as it has one. A command that cannot start (synchronously, like
+ * E2BIG, or asynchronously, like ENOENT) is a result too, never a throw.
  */
-function runCommand(argv: readonly string[], onStdout?: (chunk: Uint8Array) => void): Promise<{ exitCode: number; stdout: string; truncated: boolean }> {
+function runCommand(argv: readonly string[], onStdout: ((chunk: Uint8Array) => void) | undefined, onStart: (pid: number) => void): Promise<CommandResult> {
   const [file, ...args] = argv as [string, ...string[]];
   const ignore = () => undefined;
   process.on("SIGINT", ignore);
-  return new Promise<{ exitCode: number; stdout: string; truncated: boolean }>((resolve) => {
+  return new Promise<CommandResult>((resolve) => {
     const chunks: Buffer[] = [];
     let kept = 0;
     let seen = 0;
-    const child = spawn(file, args, { stdio: ["inherit", "pipe", "inherit"] });
-    child.stdout.on("data", (chunk: Buffer) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(file, args, { stdio: ["inherit", "pipe", "inherit"] });
+    } catch (error) {
+      resolve({ ...startFailure(error), stdout: Buffer.alloc(0), seenMore: false });
+      return;
+    }
+    if (child.pid !== undefined) onStart(child.pid);
+    child.stdout!.on("data", (chunk: Buffer) => {
       seen += chunk.length;
       if (kept < STDOUT_LIMIT + 4) {
         chunks.push(chunk);
@@ -153,15 +229,18 @@ function runCommand(argv: readonly string[], onStdout?: (chunk: Uint8Array) => v
       }
       onStdout?.(chunk);
     });
-    let spawnError: NodeJS.ErrnoException | undefined;
-    child.on("error", (error: NodeJS.ErrnoException) => {
+    let spawnError: unknown;
+    child.on("error", (error) => {
       spawnError = error;
     });
     child.on("close", (code, signal) => {
-      const capped = capOutput(Buffer.concat(chunks).toString("utf8"), STDOUT_LIMIT);
-      // 127: the shell's "command not found"; a signal death is 128 + its number, as in a shell.
-      const exitCode = spawnError ? (spawnError.code === "ENOENT" ? 127 : 126) : (code ?? 128 + signalNumber(signal));
-      resolve({ exitCode, stdout: capped.text, truncated: capped.truncated || seen > kept });
+      const stdout = Buffer.concat(chunks);
+      if (spawnError !== undefined) {
+        resolve({ ...startFailure(spawnError), stdout, seenMore: seen > kept });
+        return;
+      }
+      // A signal death is 128 + its number, as in a shell.
+      resolve({ exitCode: code ?? 128 + signalNumber(signal), stdout, seenMore: seen > kept, startError: null });
     });
   }).finally(() => process.off("SIGINT", ignore));
 }

@@ -1,12 +1,14 @@
 // `dotagent doctor`: what is wrong with this set-up, one line per check with the fix. Reads only:
 // no lock, no writer, no cold half (it runs as fast as `status` plus a few file reads).
-import { accessSync, constants, existsSync, readFileSync } from "node:fs";
+import { accessSync, constants, existsSync, lstatSync } from "node:fs";
 import { checkNode, doctorExitCode, type Check } from "../../core/doctor.js";
 import { DEFAULT_STALE_AFTER_MS, formatProblem, validateState } from "../../core/validate.js";
 import { inspectInstall, inspectPlugins } from "../../claude/inspect-install.js";
 import { installTarget } from "../../claude/settings.js";
 import { DEFAULT_LEASE_MS, judgeLock, readLock } from "../../store/lock.js";
 import { loadSnapshot } from "../../store/session.js";
+import { readProjectText } from "../../store/read-file.js";
+import { findStatePathProblem } from "../../store/state-paths.js";
 import type { ProjectPaths } from "../../store/project.js";
 import { join } from "node:path";
 import { resumeOptions } from "../resume-options.js";
@@ -28,24 +30,55 @@ function installChecks(paths: ProjectPaths): Check[] {
   ];
 }
 
-/** Every settings file Claude Code reads for this project must parse, or Claude Code reports it. */
+/**
+ * Every settings file Claude Code reads for this project must parse, or Claude Code reports it.
+ * Read the bounded, non-blocking way (a FIFO is refused, never waited on); a link is followed as
+ * Claude Code does, and a link to nothing is a problem, not "no settings".
+ */
 function settingsChecks(paths: ProjectPaths): Check[] {
-  const files = [join(paths.root, ".claude", "settings.json"), join(paths.root, ".claude", "settings.local.json"), join(installTarget("user", paths.root), "settings.json")].filter((f, i, all) => all.indexOf(f) === i && existsSync(f));
+  const files = [join(paths.root, ".claude", "settings.json"), join(paths.root, ".claude", "settings.local.json"), join(installTarget("user", paths.root), "settings.json")].filter((f, i, all) => all.indexOf(f) === i);
   const bad: Check[] = [];
+  let found = 0;
   for (const file of files) {
-    try {
-      const value = JSON.parse(readFileSync(file, "utf8")) as unknown;
-      if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Error("not a JSON object");
-    } catch (error) {
-      bad.push({ name: "settings", status: "fail", message: `${file} does not parse: ${(error as Error).message.split("\n")[0]}`, fix: `fix the JSON in ${file}, then run \`dotagent install\`` });
-    }
+    const problem = settingsProblem(file);
+    if (problem === "missing") continue;
+    found++;
+    if (problem !== null) bad.push({ name: "settings", status: "fail", message: `${file} ${problem}`, fix: `fix ${file} (Claude Code cannot read it either), then run \`dotagent install\`` });
   }
   if (bad.length > 0) return bad;
-  return [{ name: "settings", status: "ok", message: files.length === 0 ? "no settings.json yet" : `${files.length} settings file(s) parse`, fix: null }];
+  return [{ name: "settings", status: "ok", message: found === 0 ? "no settings.json yet" : `${found} settings file(s) parse`, fix: null }];
+}
+
+/** Why a settings file is not a JSON object, "missing" when there is none, or null when it is fine. */
+function settingsProblem(file: string): string | "missing" | null {
+  const read = readProjectText(file, { maxBytes: 16 * 1024 * 1024, links: "follow" });
+  if (read.kind === "missing") return isLink(file) ? "is a symbolic link to a file that does not exist" : "missing";
+  if (read.kind === "refused") return read.reason;
+  try {
+    const value = JSON.parse(read.text) as unknown;
+    return value === null || typeof value !== "object" || Array.isArray(value) ? "does not parse: not a JSON object" : null;
+  } catch (error) {
+    return `does not parse: ${(error as Error).message.split("\n")[0]}`;
+  }
+}
+
+function isLink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 async function stateCheck(context: CommandContext): Promise<Check> {
   const { paths } = context;
+  // memory/ a file (or a link, or unreadable) is not "no workflow here yet": with memory/state
+  // there it stops doctor (exit 3, as every command); without, it is this check's failure.
+  const problem = findStatePathProblem(paths);
+  if (problem !== null) {
+    if (problem.code === "state_unreadable" || existsSync(paths.stateDir)) throw problem;
+    return { name: "state", status: "fail", message: problem.message, fix: "replace it with a real folder (dotagent keeps the workflow in memory/state/), then run `dotagent doctor` again" };
+  }
   if (!existsSync(paths.stateDir)) return { name: "state", status: "ok", message: "no workflow here yet (memory/state does not exist)", fix: null };
   const snapshot = await loadSnapshot(paths);
   const report = validateState(snapshot, context.now(), { staleAfterMs: resumeOptions(context).staleAfterMs ?? DEFAULT_STALE_AFTER_MS });
@@ -63,6 +96,10 @@ async function stateCheck(context: CommandContext): Promise<Check> {
 }
 
 function lockCheck(context: CommandContext): Check {
+  const file = join(context.paths.stateDir, ".lock");
+  // A folder at .lock cannot be replaced by the stale-lock takeover (rename over a folder fails):
+  // every command that locks fails on it (EISDIR), so it is a failure to fix, not a stale lock.
+  if (isFolder(file)) return { name: "lock", status: "fail", message: "memory/state/.lock is a folder, where dotagent keeps its lock file: no command can take the lock (EISDIR)", fix: "move it out of the way (`rmdir memory/state/.lock` if it is empty); no command can run until then" };
   const lock = readLock(context.paths.stateDir);
   if (lock === null) return { name: "lock", status: "ok", message: "memory/state/.lock: free", fix: null };
   const verdict = judgeLock(lock, context.now(), DEFAULT_LEASE_MS);
@@ -71,15 +108,36 @@ function lockCheck(context: CommandContext): Check {
   return { name: "lock", status: "ok", message: `memory/state/.lock: held by pid ${lock.pid} on ${lock.hostname} (${lock.command || "unknown command"}) since ${lock.acquired_at}`, fix: null };
 }
 
-function writableCheck(paths: ProjectPaths): Check {
-  const folder = [paths.stateDir, join(paths.root, "memory"), paths.root].find((f) => existsSync(f));
-  if (folder === undefined) return { name: "writable", status: "fail", message: `${paths.root} does not exist`, fix: "run from the project folder, or pass --dir" };
+function isFolder(path: string): boolean {
   try {
-    accessSync(folder, constants.W_OK);
-    return { name: "writable", status: "ok", message: `${folder} is writable`, fix: null };
-  } catch (error) {
-    return { name: "writable", status: "fail", message: `${folder} is not writable (${(error as NodeJS.ErrnoException).code ?? "error"})`, fix: `make it writable (\`chmod u+w ${folder}\`) or work in a folder you own` };
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
   }
+}
+
+/** The folder dotagent writes into: memory/state, else memory/, else the root; each must be a real folder. */
+function writableCheck(paths: ProjectPaths): Check {
+  for (const folder of [paths.stateDir, join(paths.root, "memory"), paths.root]) {
+    let stat;
+    try {
+      stat = lstatSync(folder);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") continue;
+      return { name: "writable", status: "fail", message: `${folder} cannot be looked at (${(error as NodeJS.ErrnoException).code ?? "error"})`, fix: `check the permissions of ${folder}` };
+    }
+    if (!stat.isDirectory()) {
+      const what = stat.isSymbolicLink() ? "a symbolic link" : "a file";
+      return { name: "writable", status: "fail", message: `${folder} is ${what}, where dotagent needs a folder: nothing can be written there`, fix: `move it out of the way, then run \`dotagent init\`` };
+    }
+    try {
+      accessSync(folder, constants.W_OK);
+      return { name: "writable", status: "ok", message: `${folder} is writable`, fix: null };
+    } catch (error) {
+      return { name: "writable", status: "fail", message: `${folder} is not writable (${(error as NodeJS.ErrnoException).code ?? "error"})`, fix: `make it writable (\`chmod u+w ${folder}\`) or work in a folder you own` };
+    }
+  }
+  return { name: "writable", status: "fail", message: `${paths.root} does not exist`, fix: "run from the project folder, or pass --dir" };
 }
 
 export const command: Command = {
