@@ -12,7 +12,7 @@ import { idProblem } from "../schema/json.js";
 import { findProjectRoot, projectPaths } from "../store/project.js";
 import { listHistory, showCheckpoint, type CheckpointResult, type HistoryResult } from "../ops/history.js";
 import { startWorkflow, type InitResult } from "../ops/init.js";
-import { checkDesigns, checkExtraAttempts, checkMaxParallel, checkOutputPath, checkOwner, checkTaskId } from "../ops/inputs.js";
+import { checkRevision, checkDesigns, checkExtraAttempts, checkMaxParallel, checkOutputPath, checkOwner, checkTaskId } from "../ops/inputs.js";
 import { runOnceOp, type OnceResult } from "../ops/once.js";
 import type { OpContext } from "../ops/op-context.js";
 import { changePhase, type PhaseAction, type PhaseResult } from "../ops/phase-change.js";
@@ -238,8 +238,7 @@ export function openWorkflow(dir?: string, options: WorkflowOptions = {}): Workf
     },
     history: () => listHistory(context),
     async checkpoint(rev) {
-      if (!Number.isInteger(rev) || rev < 1) throw usageError(`history show needs a revision number from \`dotagent history\`, not "${rev}"`);
-      return showCheckpoint(context, rev);
+      return showCheckpoint(context, checkRevision(rev));
     },
     async rollback(to, o = {}) {
       if (typeof to !== "string") throw usageError("rollback needs --to PHASE or --to REV (from `dotagent history`), and nothing else");

@@ -32,7 +32,9 @@ export async function initWorkflow(paths: ProjectPaths, request: string | undefi
   mkdirSync(paths.reportsDir, { recursive: true });
   const snapshot = await loadSnapshot(paths);
   const writer = new StateWriter(paths, snapshot, now, onWarning);
-  const state = writer.writePhase({ ...createWorkflow(id, request, now), revision: 0 });
+  // A fresh instance id, so checkpoints of an earlier workflow with the same id are never this one's (§15).
+  const instanceId = process.getBuiltinModule("node:crypto").randomBytes(8).toString("hex");
+  const state = writer.writePhase({ ...createWorkflow(id, request, now), instance_id: instanceId, revision: 0 });
   writer.appendEvents([{ type: "workflow_started", workflow_id: id, ...(request === undefined ? {} : { request }) }]);
   return state;
 }

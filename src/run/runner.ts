@@ -16,6 +16,7 @@ import { writeJsonDurable } from "../store/atomic-write.js";
 import { readProjectText } from "../store/read-file.js";
 import { loadSnapshot } from "../store/session.js";
 import { projectPaths } from "../store/project.js";
+import { assertStatePaths } from "../store/state-paths.js";
 import { openWorkflow, type Workflow } from "../api/workflow.js";
 import { acquireLock, readLock } from "../store/lock.js";
 import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
@@ -75,6 +76,7 @@ interface Run {
  */
 export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
   const paths = projectPaths(options.root);
+  assertStatePaths(paths); // nothing is created under a --dir that is not the project's folder
   if (!existsSync(paths.stateDir) && !options.request) throw new DotagentError("usage", 'no workflow here to continue; give the feature request: dotagent run "add login"', EXIT.usage);
   const dir = runsDir(options.root);
   mkdirSync(dir, { recursive: true });

@@ -7,6 +7,7 @@ import { inspectInstall, inspectPlugins } from "../../claude/inspect-install.js"
 import { installTarget } from "../../claude/settings.js";
 import { DEFAULT_LEASE_MS, judgeLock, readLock } from "../../store/lock.js";
 import { loadSnapshot } from "../../store/session.js";
+import { assertProjectRoot } from "../../store/state-paths.js";
 import type { ProjectPaths } from "../../store/project.js";
 import { join } from "node:path";
 import { resumeOptions } from "../resume-options.js";
@@ -88,6 +89,7 @@ export const command: Command = {
   options: { "stale-after": { type: "string" } },
   examples: ["dotagent doctor", "dotagent doctor --json          {ok, version, checks:[{name, status: ok|warn|fail, message, fix}]}"],
   async run(context) {
+    assertProjectRoot(context.paths); // --dir not a folder: exit 3 like every command (§2), not a check line
     const checks: Check[] = [checkNode(process.version), ...installChecks(context.paths), ...settingsChecks(context.paths), await stateCheck(context), lockCheck(context), writableCheck(context.paths)];
     const code = doctorExitCode(checks);
     context.out.result({ ok: code === 0, version: VERSION, checks }, () => {

@@ -1,0 +1,242 @@
+// Issue 21 ("hostile input, round two"), the history, rollback, readers, decisions and --dir cases:
+// one named test per case, run against the built CLI the way a user or an agent would.
+import { afterEach, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { dotagent, expectNoStack, readJson, removeTemps, tempProject, treeBytes, writeJson } from "./support/cli.js";
+
+afterEach(removeTemps);
+const NEVER = ["--stale-after", "never"];
+
+function ok(p: string, args: string[]): ReturnType<typeof dotagent> {
+  const r = dotagent(p, args);
+  expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0);
+  return r;
+}
+
+/** Through REQUIREMENTS and ARCHITECTURE; `planned` also records a task plan (plan.json) with one task done. */
+function toImplementation(p: string, id = "wf-a", planned = true): void {
+  ok(p, ["init", "--request", "add login", "--workflow-id", id, "--yes"]);
+  writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
+  ok(p, ["phase", "approve", "REQUIREMENTS"]);
+  ok(p, ["phase", "complete", "REQUIREMENTS"]);
+  writeJson(p, "memory/reports/designs/a.json", { name: "a" });
+  writeJson(p, "memory/reports/roundtable.json", { pick: "a" });
+  writeJson(p, "memory/reports/final_design.json", { chosen: "a" });
+  ok(p, ["phase", "approve", "ARCHITECTURE"]);
+  ok(p, ["phase", "complete", "ARCHITECTURE"]);
+  if (!planned) return;
+  writeJson(p, "memory/reports/plan.json", { tasks: [{ id: "t1" }] });
+  ok(p, ["task", "import", "memory/reports/plan.json"]);
+  ok(p, ["task", "start", "t1"]);
+  writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" });
+  ok(p, ["task", "complete", "t1"]);
+}
+
+/** A whole workflow, complete. */
+function finished(p: string, id = "wf-a"): void {
+  toImplementation(p, id);
+  ok(p, ["phase", "complete", "IMPLEMENTATION"]);
+  writeJson(p, "memory/reports/verification.json", { passed: true });
+  ok(p, ["phase", "complete", "VERIFICATION"]);
+  writeJson(p, "memory/reports/reflection.md", "# lessons\n");
+  ok(p, ["phase", "complete", "REFLECTION"]);
+}
+
+const revs = (p: string) => dotagent(p, ["history", "--json"]).json.checkpoints.map((c: { rev: number; what: string }) => `${c.rev} ${c.what}`);
+
+describe("issue 21, case 2: a reused workflow id never brings back the old run's checkpoints", () => {
+  it("init --workflow-id wf-a --yes over a finished wf-a: history lists only the new run; rollback --to an old rev is refused and changes nothing", () => {
+    const p = tempProject();
+    finished(p);
+    const old = dotagent(p, ["history", "--json"]).json.checkpoints as Array<{ rev: number; what: string }>;
+    const approved = old.find((c) => c.what === "ARCHITECTURE approved")!.rev;
+    expect(approved).toBeGreaterThan(2);
+    ok(p, ["init", "--request", "add login", "--workflow-id", "wf-a", "--yes"]);
+    expect(revs(p)).toEqual(["1 workflow started"]);
+    const before = treeBytes(join(p, "memory"));
+    const r = dotagent(p, ["rollback", "--to", String(approved), "--yes", "--json"]);
+    expect([r.code, r.json.error.code]).toEqual([1, "no_checkpoint"]); // the new run's first checkpoint pruned the old ones
+    expect(treeBytes(join(p, "memory"))).toEqual(before);
+    expect(readJson(p, "memory/state/phase.json").user_checkpoints).toEqual([]);
+    expect(dotagent(p, ["history", "show", String(approved)]).code).toBe(1);
+  });
+
+  it("variant: the old run's checkpoints still on disk (not yet pruned) are never listed nor restored", () => {
+    const p = tempProject();
+    toImplementation(p);
+    const approved = (dotagent(p, ["history", "--json"]).json.checkpoints as Array<{ rev: number; what: string }>).find((c) => c.what === "ARCHITECTURE approved")!.rev;
+    const held = join(p, "memory/state/.history");
+    const keep = join(p, "kept-history");
+    renameSync(held, keep);
+    ok(p, ["init", "--request", "add login", "--workflow-id", "wf-a", "--yes"]);
+    // The old folders come back beside the new run's (as if written by a crash-free older run).
+    for (const name of readdirSync(keep)) if (!existsSync(join(held, name))) renameSync(join(keep, name), join(held, name));
+    expect(revs(p)).toEqual(["1 workflow started"]);
+    const before = treeBytes(join(p, "memory"));
+    const r = dotagent(p, ["rollback", "--to", String(approved), "--yes", "--json"]);
+    expect(r.code).toBe(1);
+    expect(r.json.error.code).toBe("rollback_other_workflow");
+    expect(r.json.error.message).toContain("another run of a workflow (wf-a");
+    expect(treeBytes(join(p, "memory"))).toEqual(before);
+    const shown = dotagent(p, ["history", "show", String(approved), "--json"]);
+    expect([shown.code, shown.json.error.code]).toEqual([1, "no_checkpoint"]);
+  });
+
+  it("variant: archive, then init with the same id: the archived run's checkpoints are not the new run's", () => {
+    const p = tempProject();
+    toImplementation(p, "wf-a", false);
+    ok(p, ["archive"]);
+    ok(p, ["init", "--request", "add login", "--workflow-id", "wf-a"]);
+    expect(revs(p)).toEqual(["1 workflow started"]);
+  });
+});
+
+describe("issue 21, case 7: rollback to a phase up to IMPLEMENTATION takes the task plans along", () => {
+  it.each(["REQUIREMENTS", "ARCHITECTURE", "IMPLEMENTATION"])("rollback --to %s moves plan.json and plan.rework-N.json into the archive", (to) => {
+    const p = tempProject();
+    toImplementation(p);
+    writeJson(p, "memory/reports/plan.rework-1.json", { tasks: [{ id: "r1" }] }); // a later round's plan left by an earlier rollback
+    const r = dotagent(p, ["rollback", "--to", to, "--yes", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.moves).toEqual(expect.arrayContaining(["memory/reports/plan.json", "memory/reports/plan.rework-1.json"]));
+    expect(existsSync(join(p, "memory/reports/plan.json"))).toBe(false);
+    expect(existsSync(join(p, "memory/reports/plan.rework-1.json"))).toBe(false);
+    expect(ok(p, ["status", "--json", ...NEVER]).json.warnings).toEqual([]);
+  });
+
+  it("rollback --to VERIFICATION keeps the plan of the round that completed", () => {
+    const p = tempProject();
+    toImplementation(p);
+    ok(p, ["phase", "complete", "IMPLEMENTATION"]);
+    writeJson(p, "memory/reports/verification.json", { passed: true });
+    ok(p, ["phase", "complete", "VERIFICATION"]);
+    const r = dotagent(p, ["rollback", "--to", "VERIFICATION", "--yes", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.moves).toEqual(["memory/reports/verification.json"]);
+    expect(existsSync(join(p, "memory/reports/plan.json"))).toBe(true);
+  });
+});
+
+/** Rewrites checkpoint `rev`'s phase.json (replacing the hard link) and its checksum, so only validation can tell. */
+function forgeCheckpoint(p: string, rev: number, text: string): void {
+  const folder = join(p, "memory/state/.history", String(rev).padStart(8, "0"));
+  rmSync(join(folder, "phase.json"));
+  writeFileSync(join(folder, "phase.json"), text);
+  const meta = JSON.parse(readFileSync(join(folder, "checkpoint.json"), "utf8"));
+  meta.files["phase.json"] = createHash("sha256").update(text).digest("hex");
+  writeFileSync(join(folder, "checkpoint.json"), JSON.stringify(meta));
+}
+
+describe("issue 21, case 8: a checkpoint is judged like the live state before it is listed or restored", () => {
+  it.each([
+    ["a phase completed twice", (held: Record<string, unknown>) => JSON.stringify({ ...held, completed_phases: [...(held.completed_phases as unknown[]), ...(held.completed_phases as unknown[])] }), "not valid"],
+    ["the current phase not after the completed ones", (held: Record<string, unknown>) => JSON.stringify({ ...held, current_phase: "REFLECTION" }), "not valid"],
+    ["not JSON", () => "{\"workflow_id\": ", "is not JSON"],
+    ["a JSON array", () => "[]", "not valid"],
+  ])("checksums match but %s: not listed, rollback --to REV refused (checkpoint_invalid, exit 1), history show exit 1, no internal error", (_name, forge, reason) => {
+    const p = tempProject();
+    toImplementation(p, "wf-a", false);
+    const rev = (dotagent(p, ["history", "--json"]).json.checkpoints as Array<{ rev: number; what: string }>).find((c) => c.what === "ARCHITECTURE approved")!.rev;
+    const folder = join(p, "memory/state/.history", String(rev).padStart(8, "0"));
+    forgeCheckpoint(p, rev, forge(JSON.parse(readFileSync(join(folder, "phase.json"), "utf8"))));
+    expect(revs(p)).not.toContain(`${rev} ARCHITECTURE approved`);
+    const before = treeBytes(join(p, "memory"));
+    const r = dotagent(p, ["rollback", "--to", String(rev), "--yes", "--json"]);
+    expect([r.code, r.json.error.code]).toEqual([1, "checkpoint_invalid"]);
+    expect(r.json.error.message).toContain(reason);
+    expect(treeBytes(join(p, "memory"))).toEqual(before);
+    const shown = dotagent(p, ["history", "show", String(rev)]);
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toContain(`checkpoint ${rev} is damaged`);
+    expect(shown.stderr).not.toContain("unexpected error");
+    expectNoStack(shown.stderr);
+  });
+
+  it("a checkpoint.json that is not JSON (or a folder where it belongs) is ignored, never an internal error", () => {
+    const p = tempProject();
+    toImplementation(p, "wf-a", false);
+    writeFileSync(join(p, "memory/state/.history/00000001/checkpoint.json"), "garbage");
+    rmSync(join(p, "memory/state/.history/00000002/checkpoint.json"));
+    mkdirSync(join(p, "memory/state/.history/00000002/checkpoint.json"));
+    expect(revs(p).some((r: string) => /^[12] /.test(r))).toBe(false);
+    for (const rev of ["1", "2"]) {
+      const r = dotagent(p, ["rollback", "--to", rev, "--yes", "--json"]);
+      expect([r.code, r.json.error.code]).toEqual([1, "checkpoint_invalid"]);
+    }
+  });
+
+  it.each([
+    ["a link out of the project", (p: string, outside: string) => symlinkSync(outside, join(p, "memory/state/.history"))],
+    ["a link inside the project", (p: string) => symlinkSync(join(p, "memory/reports"), join(p, "memory/state/.history"))],
+    ["a file", (p: string) => writeFileSync(join(p, "memory/state/.history"), "x")],
+  ])(".history that is %s: history, history show, rollback and status refuse it (state_path_invalid, exit 3); nothing is read from it", (_name, plant) => {
+    const p = tempProject();
+    toImplementation(p, "wf-a", false);
+    const outside = tempProject();
+    renameSync(join(p, "memory/state/.history"), join(outside, "held"));
+    rmSync(outside, { recursive: true });
+    mkdirSync(outside);
+    plant(p, outside);
+    const before = treeBytes(join(p, "memory"));
+    for (const args of [["history"], ["history", "show", "1"], ["rollback", "--to", "1", "--yes"], ["rollback", "--to", "ARCHITECTURE", "--yes"], ["status"]]) {
+      const r = dotagent(p, [...args, "--json"]);
+      expect([r.code, r.json.error.code], args.join(" ")).toEqual([3, "state_path_invalid"]);
+      expect(r.json.error.path).toBe("memory/state/.history");
+    }
+    expect(treeBytes(join(p, "memory"))).toEqual(before);
+  });
+});
+
+describe("issue 21, case 14: one REV parser for history show and rollback", () => {
+  it.each(["0", "1e3", "0x10", " 12", "12.0", "+3", "１２", "1000000000", "NaN", "Infinity", ""])("%j: the same usage error (exit 2) from both", (rev) => {
+    const p = tempProject();
+    toImplementation(p, "wf-a", false);
+    const shown = dotagent(p, ["history", "show", rev, "--json"]);
+    const rolled = dotagent(p, ["rollback", "--to", rev, "--yes", "--json"]);
+    expect([shown.code, shown.json.error.code]).toEqual([2, "usage"]);
+    expect([rolled.code, rolled.json.error.code]).toEqual([2, "usage"]);
+    expect(shown.json.error.message).toContain("is not a checkpoint revision");
+    expect(rolled.json.error.message).toContain(shown.json.error.message.replace(/^.*?(is not a checkpoint revision)/, "$1"));
+  });
+
+  it.each(["1", "01", "00000001"])("%j: accepted by both", (rev) => {
+    const p = tempProject();
+    toImplementation(p, "wf-a", false);
+    expect(dotagent(p, ["history", "show", rev, "--json"]).json.rev).toBe(1);
+    expect(dotagent(p, ["rollback", "--to", rev, "--json"]).json).toMatchObject({ rolled_back: false, to: { phase: "REQUIREMENTS" } });
+  });
+});
+
+describe("issue 21, case 14: --dir that does not exist is state_path_invalid (exit 3), never \"no workflow\"", () => {
+  const commands: string[][] = [
+    ["status"],
+    ["resume", "--dry-run"],
+    ["resume"],
+    ["validate"],
+    ["init", "--request", "x"],
+    ["history"],
+    ["history", "show", "1"],
+    ["rollback", "--to", "REQUIREMENTS", "--yes"],
+    ["log"],
+    ["phase", "start", "REQUIREMENTS"],
+    ["task", "next"],
+    ["task", "add", "t1"],
+    ["archive"],
+    ["archive", "list"],
+    ["doctor"],
+    ["install", "--dry-run"],
+    ["once", "op-1", "--", "true"],
+    ["run", "add login"],
+  ];
+  it.each(commands)("%s … --dir /nonexistent", (...args) => {
+    const p = tempProject();
+    const missing = join(p, "no-such-project");
+    const end = args.includes("--") ? args.indexOf("--") : args.length;
+    const r = dotagent(p, [...args.slice(0, end), "--dir", missing, "--json", ...args.slice(end)]);
+    expect([r.code, r.json?.error?.code], r.stdout + r.stderr).toEqual([3, "state_path_invalid"]);
+    expect(r.json.error.message).toContain(`${missing} does not exist`);
+    expect(existsSync(missing)).toBe(false);
+  });
+});
