@@ -1,10 +1,11 @@
 // Issue 21 ("hostile input, round two"), the history, rollback, readers, decisions and --dir cases:
 // one named test per case, run against the built CLI the way a user or an agent would.
 import { afterEach, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { dotagent, expectNoStack, readJson, removeTemps, tempProject, treeBytes, writeJson } from "./support/cli.js";
+import { CLI, REPO, dotagent, expectNoStack, readJson, removeTemps, tempProject, treeBytes, writeJson } from "./support/cli.js";
 
 afterEach(removeTemps);
 const NEVER = ["--stale-after", "never"];
@@ -238,5 +239,64 @@ describe("issue 21, case 14: --dir that does not exist is state_path_invalid (ex
     expect([r.code, r.json?.error?.code], r.stdout + r.stderr).toEqual([3, "state_path_invalid"]);
     expect(r.json.error.message).toContain(`${missing} does not exist`);
     expect(existsSync(missing)).toBe(false);
+  });
+});
+
+describe("issue 21, case 3: a rollback cut off after its commit point reads as a rollback resume finishes, never as corrupt", () => {
+  const PRELOAD = join(REPO, "test/torture/kill-at.mjs");
+  it("at every kill point after the commit: status, resume --dry-run, validate, doctor and the hook show the plan resume carries out, with rollback_interrupted", () => {
+    const base = tempProject();
+    finished(base);
+    let checked = 0;
+    for (let n = 1; ; n += 7) {
+      const p = tempProject();
+      cpSync(base, p, { recursive: true });
+      const killed = spawnSync(process.execPath, ["--import", PRELOAD, CLI, "rollback", "--to", "ARCHITECTURE", "--yes"], { cwd: p, env: { ...process.env, TORTURE_KILL_AT: String(n), NO_COLOR: "1" } });
+      if (killed.signal !== "SIGKILL") break;
+      if (!existsSync(join(p, "memory/state/.rollback/journal.json"))) continue; // before the commit point (or after the end)
+      checked++;
+      const status = dotagent(p, ["status", "--json", ...NEVER]);
+      expect(status.code, status.stderr).toBe(0);
+      expect(status.json.situation).toBe("interrupted");
+      expect(status.json.decision).toBeNull();
+      expect(status.json.warnings.map((w: { code: string }) => w.code)).toContain("rollback_interrupted");
+      const dry = dotagent(p, ["resume", "--dry-run", "--json", ...NEVER]);
+      expect([dry.code, dry.json.situation, dry.json.decision]).toEqual([0, "interrupted", null]);
+      const validate = dotagent(p, ["validate", "--json", ...NEVER]);
+      expect([validate.code, validate.json.valid], JSON.stringify(validate.json)).toEqual([0, true]);
+      expect(validate.json.warnings.map((w: { code: string }) => w.code)).toContain("rollback_interrupted");
+      const doctor = dotagent(p, ["doctor", "--json", ...NEVER]);
+      const state = doctor.json.checks.find((c: { name: string }) => c.name === "state");
+      expect(state.status).toBe("warn");
+      expect(state.message).toContain("cut off");
+      expect(state.message).not.toMatch(/corrupt|error\(s\)/);
+      const hook = dotagent(p, ["hook", "session-start"], { input: JSON.stringify({ source: "resume", cwd: p }) });
+      expect(hook.stdout).not.toMatch(/corrupt|start fresh/i);
+      expect(JSON.parse(hook.stdout).hookSpecificOutput.additionalContext).toContain("ARCHITECTURE");
+      // What they showed is what resume does.
+      const resumed = dotagent(p, ["resume", "--json", ...NEVER]);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      for (const key of ["situation", "phase", "phase_status", "completed_phases", "next"]) expect(resumed.json[key], key).toEqual(status.json[key]);
+      expect(existsSync(join(p, "memory/state/.rollback"))).toBe(false);
+      expect(dotagent(p, ["validate", ...NEVER]).code).toBe(0);
+    }
+    expect(checked).toBeGreaterThan(3);
+  }, 300_000);
+
+  it.each([
+    ["not JSON", "{"],
+    ["a move out of the reports", JSON.stringify({ format: 1, started_at: "2026-11-20T10:00:00Z", workflow_id: "wf-a", reason: "x", moves: ["../../victim.txt"], phase: {}, execution: null, event: { type: "rolled_back" } })],
+  ])("a journal that is %s: readers and resume say rollback_journal_invalid (exit 3), never corrupt/fresh start; nothing moves", (_name, text) => {
+    const p = tempProject();
+    toImplementation(p, "wf-a", false);
+    writeFileSync(join(p, "victim.txt"), "keep me");
+    mkdirSync(join(p, "memory/state/.rollback"));
+    writeFileSync(join(p, "memory/state/.rollback/journal.json"), text);
+    const before = treeBytes(p);
+    for (const args of [["status"], ["resume", "--dry-run"], ["validate"], ["resume"], ["doctor"]]) {
+      const r = dotagent(p, [...args, "--json", ...NEVER]);
+      expect([r.code, r.json?.error?.code], args.join(" ")).toEqual([3, "rollback_journal_invalid"]);
+    }
+    expect(treeBytes(p)).toEqual(before);
   });
 });

@@ -10,10 +10,33 @@ import { readReports } from "./reports.js";
 import type { ProjectPaths } from "./project.js";
 import { assertStatePaths } from "./state-paths.js";
 import { readClearing } from "./clearing-marker.js";
+import { readPendingRollback, rollbackPending, type PendingRollback } from "./pending-rollback.js";
+import { MISSING } from "../core/reports.js";
 
 export async function loadSnapshot(paths: ProjectPaths, extra: readonly ReportRequest[] = []): Promise<StateSnapshot> {
   assertStatePaths(paths);
+  // A rollback cut off after its commit point is not corrupt state: it is the state that rollback
+  // leaves, which the next locked command finishes writing first. Readers see it that way.
+  if (rollbackPending(paths)) {
+    const pending = await readPendingRollback(paths);
+    if (pending !== null) return rolledBackSnapshot(paths, pending, extra);
+  }
   return completeSnapshot(paths, await readPhaseFile(paths), await readExecutionFile(paths), extra);
+}
+
+/** The snapshot as finishing `pending` leaves it: its state files, its reports moved out. */
+function rolledBackSnapshot(paths: ProjectPaths, pending: PendingRollback, extra: readonly ReportRequest[]): StateSnapshot {
+  // Stamps no file on disk has: a writer holding such a snapshot starts over from a fresh read.
+  const stamp = `rollback:${pending.journal.started_at}`;
+  const phase: StateSnapshot["phase"] = { kind: "ok", file: "memory/state/phase.json", value: pending.phase, stamp };
+  const execution: StateSnapshot["execution"] = pending.execution === null ? { kind: "missing", file: "memory/state/execution.json" } : { kind: "ok", file: "memory/state/execution.json", value: pending.execution, stamp };
+  const snapshot = completeSnapshot(paths, phase, execution, extra);
+  const moved = new Set(pending.journal.moves);
+  const files = new Map(snapshot.reports.files);
+  for (const path of files.keys()) if (moved.has(path)) files.set(path, MISSING);
+  const designs = snapshot.reports.designs.filter((path) => !moved.has(path));
+  const to = typeof pending.journal.event.to === "string" ? pending.journal.event.to : `the start of ${pending.phase.current_phase}`;
+  return { ...snapshot, reports: { files, designs }, rollback: { to, started_at: pending.journal.started_at } };
 }
 
 export { CLEARING_MARKER } from "./clearing-marker.js";

@@ -58,7 +58,8 @@ async function stateCheck(context: CommandContext): Promise<Check> {
   const what = phase ? `workflow ${phase.workflow_id} at ${phase.current_phase} (${phase.phase_status})` : "no workflow";
   const warning = report.warnings[0];
   if (warning !== undefined) {
-    return { name: "state", status: "warn", message: `${what}: valid, ${report.warnings.length} warning(s): ${formatProblem(warning)}`, fix: warning.code === "stale" ? "`dotagent resume` asks whether to continue or archive it" : "`dotagent resume` repairs what it can; `dotagent validate` lists every warning" };
+    const fix = warning.code === "stale" ? "`dotagent resume` asks whether to continue or archive it" : warning.code === "rollback_interrupted" ? "`dotagent resume` finishes the rollback (nothing to archive or start afresh)" : "`dotagent resume` repairs what it can; `dotagent validate` lists every warning";
+    return { name: "state", status: "warn", message: `${what}: valid, ${report.warnings.length} warning(s): ${formatProblem(warning)}`, fix };
   }
   return { name: "state", status: "ok", message: `${what}: valid`, fix: null };
 }
