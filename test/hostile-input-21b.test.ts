@@ -300,3 +300,90 @@ describe("issue 21, case 3: a rollback cut off after its commit point reads as a
     expect(treeBytes(p)).toEqual(before);
   });
 });
+
+describe("issue 21, case 10: the yes/no commands of a decision keep --dir", () => {
+  /** Runs a decision's command as a person would paste it, in a shell whose `dotagent` is the built CLI, from `cwd`. */
+  function paste(command: string, cwd: string): number {
+    const bin = tempProject();
+    writeFileSync(join(bin, "dotagent"), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
+    return spawnSync("/bin/sh", ["-c", `${command} >/dev/null 2>&1 </dev/null`], { cwd, env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, DOTAGENT_LOCK_WAIT_MS: "300" } }).status ?? -1;
+  }
+  /** The project a decision is about (its folder has a space and a quote), and another one the person stands in. */
+  function twoProjects(): { target: string; elsewhere: string } {
+    const target = join(tempProject(), "my 'proj'");
+    mkdirSync(target);
+    const elsewhere = tempProject();
+    ok(elsewhere, ["init", "--request", "other work"]);
+    return { target, elsewhere };
+  }
+
+  it("corrupt state: status, resume --dry-run and resume name --dir in yes and no; the pasted yes archives that project, not the current one", () => {
+    const { target, elsewhere } = twoProjects();
+    ok(target, ["init", "--request", "add login"]);
+    writeFileSync(join(target, "memory/state/phase.json"), "{garbage");
+    for (const args of [["status"], ["resume", "--dry-run"], ["resume"]]) {
+      const r = dotagent(elsewhere, [...args, "--dir", target, "--json"]);
+      expect(r.json.decision.yes, args.join(" ")).toBe(`dotagent archive --dir '${target.replace(/'/g, "'\\''")}' --reason 'corrupt state'`);
+      expect(r.json.decision.no).toBe(`dotagent validate --dir '${target.replace(/'/g, "'\\''")}'`);
+    }
+    const elsewhereBefore = treeBytes(join(elsewhere, "memory"));
+    const decision = dotagent(elsewhere, ["resume", "--dir", target, "--json"]).json.decision;
+    expect(paste(decision.yes, elsewhere)).toBe(0);
+    expect(existsSync(join(target, "memory/state/phase.json"))).toBe(false);
+    expect(readdirSync(join(target, "memory/state/.archive")).filter((f) => f.endsWith(".tar.gz"))).toHaveLength(1);
+    expect(treeBytes(join(elsewhere, "memory"))).toEqual(elsewhereBefore);
+  });
+
+  it("init over a workflow, rollback, and the request-changed decision: pasted from elsewhere they act on --dir's project", () => {
+    const { target, elsewhere } = twoProjects();
+    toImplementation(target, "wf-a", false);
+    const elsewhereBefore = treeBytes(join(elsewhere, "memory"));
+    const rollback = dotagent(elsewhere, ["rollback", "--to", "ARCHITECTURE", "--dir", target, "--json"]);
+    expect(rollback.code).toBe(5);
+    expect(rollback.json.decision.no).toContain("--dir '");
+    expect(paste(rollback.json.decision.yes, elsewhere)).toBe(0);
+    expect(readJson(target, "memory/state/phase.json").current_phase).toBe("ARCHITECTURE");
+    const changed = dotagent(elsewhere, ["resume", "--request", "add logout", "--dir", target, "--json", ...NEVER]);
+    expect(changed.json.decision.yes).toMatch(/^dotagent init --dir '.*' --request 'add logout' --yes$/);
+    const init = dotagent(elsewhere, ["init", "--request", "add logout", "--dir", target, "--json"]);
+    expect(init.code).toBe(5);
+    expect(paste(init.json.decision.yes, elsewhere)).toBe(0);
+    expect(readJson(target, "memory/state/phase.json").request).toBe("add logout");
+    expect(treeBytes(join(elsewhere, "memory"))).toEqual(elsewhereBefore);
+  });
+
+  it("once: the cut-off run's question names --dir, and its pasted yes marks that project's op done", () => {
+    const { target, elsewhere } = twoProjects();
+    ok(target, ["init", "--request", "add login"]);
+    // Killed after the command ran, before its result was recorded: the op is left `running`.
+    const killed = spawnSync(process.execPath, ["--import", join(REPO, "test/torture/kill-at.mjs"), CLI, "once", "op-1", "--", "true"], { cwd: target, env: { ...process.env, TORTURE_KILL_AT: "renameSync:op.json:2" } });
+    expect(killed.signal).toBe("SIGKILL");
+    const asked = dotagent(elsewhere, ["once", "op-1", "--dir", target, "--json", "--", "true"]);
+    expect(asked.code).toBe(5);
+    expect(asked.json.decision.yes).toMatch(/^dotagent once --dir '.*' op-1 --mark-done$/);
+    expect(asked.json.decision.no).toMatch(/^dotagent once --dir '.*' op-1 --redo -- true$/);
+    expect(paste(asked.json.decision.yes, elsewhere)).toBe(0);
+    expect(readJson(target, "memory/state/once/op-1/op.json")).toMatchObject({ status: "done", how: "marked_done" });
+    expect(existsSync(join(elsewhere, "memory/state/once"))).toBe(false);
+  });
+
+  it("without --dir the commands stay as they were", () => {
+    const p = tempProject();
+    ok(p, ["init", "--request", "add login"]);
+    writeFileSync(join(p, "memory/state/phase.json"), "{garbage");
+    expect(dotagent(p, ["status", "--json"]).json.decision).toMatchObject({ yes: "dotagent archive --reason 'corrupt state'", no: "dotagent validate" });
+  });
+});
+
+describe("issue 21, case 10 (library): openWorkflow(dir) decisions name that dir", () => {
+  it("status, resume and rollback of openWorkflow(dir) carry --dir dir in yes and no", async () => {
+    const { openWorkflow } = await import("../src/api/workflow.js");
+    const p = tempProject();
+    toImplementation(p, "wf-a", false);
+    const wf = openWorkflow(p);
+    expect((await wf.rollback("ARCHITECTURE")).decision).toMatchObject({ yes: `dotagent rollback --dir ${p} --to ARCHITECTURE --yes`, no: `dotagent resume --dir ${p}` });
+    writeFileSync(join(p, "memory/state/phase.json"), "{garbage");
+    expect((await wf.status()).decision).toMatchObject({ yes: `dotagent archive --dir ${p} --reason 'corrupt state'` });
+    expect((await wf.resume()).decision).toMatchObject({ no: `dotagent validate --dir ${p}` });
+  });
+});

@@ -167,7 +167,15 @@ function requestArg(request: string | undefined): string | undefined {
  */
 export function openWorkflow(dir?: string, options: WorkflowOptions = {}): Workflow {
   if (dir !== undefined && typeof dir !== "string") throw usageError(`openWorkflow takes the project folder as a string, not ${typeof dir}`);
-  const paths = projectPaths(findProjectRoot(dir));
+  return workflowAt(findProjectRoot(dir), options, dir);
+}
+
+/**
+ * The workflow at `root`; `dirArg` is the folder as the caller named it (the CLI's --dir), which
+ * every decision's yes/no command repeats. For dotagent's own callers (the headless runner).
+ */
+export function workflowAt(root: string, options: WorkflowOptions, dirArg: string | undefined): Workflow {
+  const paths = projectPaths(root);
   const onWarning = options.onWarning ?? (() => {});
   const context: OpContext = {
     paths,
@@ -175,6 +183,7 @@ export function openWorkflow(dir?: string, options: WorkflowOptions = {}): Workf
     warn: onWarning,
     // The CLI's notes start with "dotagent: " for a person's terminal; a program gets the message.
     note: (line) => onWarning(line.replace(/^dotagent: /, "")),
+    ...(dirArg === undefined ? {} : { dirArg }),
   };
   const phase = async (action: PhaseAction, p: Phase | undefined, extra: { output?: string; error?: string; designs?: string[] } = {}): Promise<PhaseResult> => {
     const checked = p === undefined ? undefined : phaseArg(p);

@@ -11,6 +11,7 @@ import { archiveLiveState, finishClear, proveClearing } from "./fresh-start.js";
 import { initWorkflow } from "./init.js";
 import { locked, type OpContext } from "./op-context.js";
 import { planJson, type PlanJson } from "./plan-json.js";
+import { planWithDir } from "./decision-dir.js";
 
 /** The answer to a decision: yes, no, or "no-terminal" when nobody can be asked. */
 export type DecisionAnswer = boolean | "no-terminal";
@@ -57,7 +58,7 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
   // Nothing on disk: nothing to lock, repair or log (resume never creates memory/ by itself).
   if (input.dryRun || !existsSync(context.paths.stateDir)) {
     const snapshot = await loadSnapshot(context.paths);
-    const plan = planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now) });
+    const plan = planWithDir(planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now) }), context.dirArg);
     return { result: planJson(plan, false), plan, mode: "status", exitCode: plan.decision ? 5 : 0 };
   }
   // Decisions may need a person, so the lock is taken per round, not across a prompt.
@@ -66,7 +67,7 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
       const { snapshot, files } = await proveClearing(context.paths, await loadSnapshot(context.paths));
       const planned = planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now) });
       if (planned.decision === null) await applyPlan(context, snapshot, planned, now, files);
-      return planned;
+      return planWithDir(planned, context.dirArg);
     });
     if (plan.decision === null) return { result: planJson(plan, true), plan, mode: "resume", exitCode: 0 };
     const answer = input.decide ? await input.decide(plan.decision) : "no-terminal";

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { DotagentError } from "../core/errors.js";
 import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
 import { acquireLock } from "../store/lock.js";
+import { shellQuote } from "../core/plan-resume.js";
 import { findAgentsDir, loadAgentFiles } from "./agent-files.js";
 import { runWorkflow, type Asker, type RunOptions } from "./runner.js";
 import type { Progress } from "./progress.js";
@@ -139,6 +140,20 @@ describe("runWorkflow with a stand-in SDK", () => {
     expect(await runWorkflow(h.options({ approve: "ask", request: undefined, design: "robust" }))).toMatchObject({ outcome: "complete" });
     expect(readJson(join(h.root, "memory/reports/final_design.json"))).toMatchObject({ chosen: "robust", approved_by: "user", source: "memory/reports/designs/robust.json" });
     await expect(runWorkflow(h.options({ request: undefined, design: "fancy" }))).resolves.toMatchObject({ outcome: "complete" });
+  });
+
+  test("issue 21, case 10: every decision of a run keeps the --dir it was given (gates, the design pick, dead tasks, resume's own)", async () => {
+    const h = harness(good);
+    const dirArg = "../my 'proj'";
+    const q = shellQuote(dirArg);
+    expect(await runWorkflow(h.options({ approve: "ask", dirArg }))).toMatchObject({ outcome: "decision", decision: { yes: `dotagent phase --dir ${q} approve REQUIREMENTS`, no: `edit memory/reports/demand.json, then dotagent run --dir ${q}` } });
+    const pick = await runWorkflow(h.options({ approve: "ask", request: undefined, dirArg, ask: { interactive: true, confirm: async () => true, choose: async () => undefined } }));
+    expect(pick).toMatchObject({ decision: { yes: `dotagent run --dir ${q} --design minimal`, no: `dotagent run --dir ${q} --design robust` } });
+    const changed = await runWorkflow(h.options({ request: "add logout", dirArg }));
+    expect(changed).toMatchObject({ outcome: "decision", decision: { yes: `dotagent init --dir ${q} --request 'add logout' --yes`, no: `dotagent resume --dir ${q}` } });
+    const dead = harness((agent, prompt, output) => (agent === "executor" ? { task_id: /Task: (\S+)/.exec(prompt)?.[1], status: "failed", error: "no" } : good(agent, prompt, output)));
+    const stuck = await runWorkflow(dead.options({ dirArg: "p" }));
+    expect(stuck).toMatchObject({ decision: { yes: "dotagent task --dir p retry task-001 --extra-attempts 2" } });
   });
 
   test("--design that is not one of the designs is a usage error", async () => {

@@ -17,7 +17,8 @@ import { readProjectText } from "../store/read-file.js";
 import { loadSnapshot } from "../store/session.js";
 import { projectPaths } from "../store/project.js";
 import { assertStatePaths } from "../store/state-paths.js";
-import { openWorkflow, type Workflow } from "../api/workflow.js";
+import { workflowAt, type Workflow } from "../api/workflow.js";
+import { decisionWithDir } from "../ops/decision-dir.js";
 import { acquireLock, readLock } from "../store/lock.js";
 import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
 import { runAgentJob, runsDir, type AgentRunContext } from "./agent-session.js";
@@ -47,6 +48,8 @@ export interface RunOptions {
   readonly sdk?: QuerySdk<QueryMessage>;
   readonly sdkOptions?: Record<string, unknown>;
   readonly now?: () => Date;
+  /** The --dir the run was given, repeated in every decision's commands. */
+  readonly dirArg?: string | undefined;
 }
 
 export type RunOutcome =
@@ -99,7 +102,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
 
 async function drive(options: RunOptions): Promise<RunOutcome> {
   const now = options.now ?? (() => new Date());
-  const run: Run = { options, wf: openWorkflow(options.root, { now, onWarning: (m) => options.progress.step(`warning: ${m}`) }), steps: 0, agents: 0, sessions: new Map(), said: new Map() };
+  const run: Run = { options, wf: workflowAt(options.root, { now, onWarning: (m) => options.progress.step(`warning: ${m}`) }, options.dirArg), steps: 0, agents: 0, sessions: new Map(), said: new Map() };
   let request = options.request;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const plan = await run.wf.resume({ ...(request !== undefined ? { request } : {}), ...(options.maxParallel !== undefined ? { maxParallel: options.maxParallel } : {}), ...(options.ask.interactive ? { decide: (d: Decision) => askDecision(options, d) } : {}) });
@@ -183,7 +186,7 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
 
 function decisionOutcome(run: Run, at: StepContext, decision: Decision): RunOutcome {
   run.options.progress.step(`a person must decide: ${decision.question}`);
-  return { outcome: "decision", workflow_id: at.workflowId, steps: run.steps, agents: run.agents, decision };
+  return { outcome: "decision", workflow_id: at.workflowId, steps: run.steps, agents: run.agents, decision: decisionWithDir(decision, run.options.dirArg) };
 }
 
 /** A gate: yes with --approve auto, asked on a terminal, `undefined` (a decision) without one. */

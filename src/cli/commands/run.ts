@@ -61,6 +61,7 @@ export const command: Command = {
       ask: cold.terminalAsker(),
       progress,
       sdk,
+      dirArg: typeof context.options.dir === "string" ? context.options.dir : undefined,
     });
     context.out.result({ ok: outcome.outcome === "complete", ...outcome }, () =>
       outcome.outcome === "decision"
