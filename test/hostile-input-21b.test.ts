@@ -387,3 +387,62 @@ describe("issue 21, case 10 (library): openWorkflow(dir) decisions name that dir
     expect((await wf.resume()).decision).toMatchObject({ no: `dotagent validate --dir ${p}` });
   });
 });
+
+describe("issue 21, case 12 (library): a bad callback or clock is a DotagentError, never a crash of the host", () => {
+  it("an onStdout that throws: once() rejects with usage, the command ran to its end and is recorded, the next call replays it", async () => {
+    const { openWorkflow } = await import("../src/api/workflow.js");
+    const p = tempProject();
+    ok(p, ["init", "--request", "x"]);
+    const wf = openWorkflow(p);
+    const command = [process.execPath, "-e", "process.stdout.write('one'); setTimeout(() => process.stdout.write('two'), 50)"];
+    const error = await wf.once("op-1", command, { onStdout: () => { throw new Error("boom"); } }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "DotagentError", code: "usage", exitCode: 2 });
+    expect((error as Error).message).toContain("onStdout threw (boom)");
+    expect(readJson(p, "memory/state/once/op-1/op.json")).toMatchObject({ status: "done", exit_code: 0, stdout: "onetwo" });
+    expect(await wf.once("op-1", command)).toMatchObject({ outcome: "replayed", stdout: "onetwo" });
+  });
+
+  it.each([
+    ["a string", () => "2026-11-20T10:00:00Z"],
+    ["an Invalid Date", () => new Date("garbage")],
+    ["a number", () => 1_700_000_000_000],
+    ["undefined", () => undefined],
+  ])("a now() returning %s: every call rejects with usage (exit 2) and writes nothing", async (_name, now) => {
+    const { openWorkflow } = await import("../src/api/workflow.js");
+    const p = tempProject();
+    const wf = openWorkflow(p, { now: now as unknown as () => Date });
+    for (const call of [() => wf.init("x"), () => wf.status(), () => wf.resume()]) {
+      await expect(call()).rejects.toMatchObject({ name: "DotagentError", code: "usage", exitCode: 2, message: expect.stringContaining("options.now() must return a valid Date") });
+    }
+    expect(existsSync(join(p, "memory"))).toBe(false);
+  });
+
+  it.each([["now", 5], ["onWarning", "loud"], ["options", null]])("openWorkflow with %s = %j: usage at once", async (name, value) => {
+    const { openWorkflow } = await import("../src/api/workflow.js");
+    const options = name === "options" ? value : { [name]: value };
+    expect(() => openWorkflow(tempProject(), options as never)).toThrow(expect.objectContaining({ code: "usage", exitCode: 2 }));
+  });
+});
+
+describe("issue 21, case 11 (library): openWorkflow's lock wait does not block the event loop", () => {
+  it("a call waiting for another process's state lock lets timers run, then rejects with locked (exit 4)", async () => {
+    const { openWorkflow } = await import("../src/api/workflow.js");
+    const { acquireLock } = await import("../src/store/lock.js");
+    const p = tempProject();
+    ok(p, ["init", "--request", "x"]);
+    const holder = acquireLock(join(p, "memory/state"), { command: "someone" });
+    const saved = process.env.DOTAGENT_LOCK_WAIT_MS;
+    process.env.DOTAGENT_LOCK_WAIT_MS = "600";
+    try {
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 20);
+      await expect(openWorkflow(p).phase.start("REQUIREMENTS")).rejects.toMatchObject({ code: "locked", exitCode: 4 });
+      clearInterval(timer);
+      expect(ticks).toBeGreaterThan(5);
+    } finally {
+      process.env.DOTAGENT_LOCK_WAIT_MS = saved;
+      if (saved === undefined) delete process.env.DOTAGENT_LOCK_WAIT_MS;
+      holder.release();
+    }
+  });
+});

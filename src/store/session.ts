@@ -3,7 +3,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { reportRequests, type StateSnapshot, type ReportRequest } from "../core/snapshot.js";
-import { acquireLock, type LockHandle } from "./lock.js";
+import { acquireLockAsync, type LockHandle } from "./lock.js";
 import { findTempFiles, sweepTempFiles } from "./sweep.js";
 import { readExecutionFile, readPhaseFile } from "./state-files.js";
 import { readReports } from "./reports.js";
@@ -53,19 +53,17 @@ export interface Locked {
   readonly swept: string[];
 }
 
-/** Runs `fn` holding the state lock (until its promise settles, if it returns one). */
-export function withLock<T>(paths: ProjectPaths, command: string, fn: (locked: Locked) => T, onWarning?: (message: string) => void): T {
+/**
+ * Runs `fn` holding the state lock, released when its promise settles. A live holder is waited
+ * for without blocking the event loop (a library caller's timers and requests go on meanwhile).
+ */
+export async function withLock<T>(paths: ProjectPaths, command: string, fn: (locked: Locked) => T | Promise<T>, onWarning?: (message: string) => void): Promise<T> {
   assertStatePaths(paths);
   mkdirSync(paths.stateDir, { recursive: true });
-  const lock = acquireLock(paths.stateDir, { command, ...(onWarning ? { onWarning } : {}) });
-  let result: T;
+  const lock = await acquireLockAsync(paths.stateDir, { command, ...(onWarning ? { onWarning } : {}) });
   try {
-    result = fn({ lock, swept: sweepTempFiles(paths.stateDir) });
-  } catch (error) {
+    return await fn({ lock, swept: sweepTempFiles(paths.stateDir) });
+  } finally {
     lock.release();
-    throw error;
   }
-  if (result instanceof Promise) return result.finally(() => lock.release()) as T;
-  lock.release();
-  return result;
 }
