@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CLI, REPO, dotagent, expectNoStack, readJson, removeTemps, tempProject, treeBytes, writeJson } from "./support/cli.js";
 
@@ -443,6 +443,25 @@ describe("issue 21, case 11 (library): openWorkflow's lock wait does not block t
       process.env.DOTAGENT_LOCK_WAIT_MS = saved;
       if (saved === undefined) delete process.env.DOTAGENT_LOCK_WAIT_MS;
       holder.release();
+    }
+  });
+});
+
+describe("issue 21, case 13 (history part): an unreadable .history is unreadable, never \"no checkpoints\"", () => {
+  // As root the disk refuses nothing; src/store/checkpoints-unreadable.test.ts makes the same refusal with a wrapped node:fs.
+  it.skipIf(process.getuid?.() === 0)("history, history show and rollback --to REV: state_unreadable (exit 3) naming the folder", () => {
+    const p = tempProject();
+    toImplementation(p, "wf-a", false);
+    const history = join(p, "memory/state/.history");
+    chmodSync(history, 0o000);
+    try {
+      for (const args of [["history"], ["history", "show", "1"], ["rollback", "--to", "1", "--yes"]]) {
+        const r = dotagent(p, [...args, "--json"]);
+        expect([r.code, r.json.error.code], args.join(" ")).toEqual([3, "state_unreadable"]);
+        expect(r.json.error.path).toBe("memory/state/.history");
+      }
+    } finally {
+      chmodSync(history, 0o755);
     }
   });
 });

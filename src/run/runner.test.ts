@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { spawn } from "node:child_process";
 import { checkpointStore } from "../api/checkpoint-store.js";
+import { openWorkflow } from "../api/workflow.js";
 import { currentHost, processStartTime } from "../store/process-facts.js";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -340,5 +341,23 @@ describe("issue 21, case 9: variants — a refused key, an unreachable API", () 
     expect((error as Error).message).toContain("Connection refused");
     expect(h.sessions).toHaveLength(1);
     expect(readJson(join(h.root, "memory/state/phase.json"))).toMatchObject({ phase_status: "in_progress" });
+  });
+});
+
+describe("issue 21, case 2 (dotagent run): a workflow id reused by a new run of the same request", () => {
+  test("after a finished run, a new workflow for the same request (same id) lists and restores none of the old checkpoints", async () => {
+    const h = harness(good);
+    expect(await runWorkflow(h.options())).toMatchObject({ outcome: "complete", workflow_id: "wf-add-login" });
+    const wf = openWorkflow(h.root);
+    const old = (await wf.history()).checkpoints;
+    const approved = old.find((c) => c.what === "ARCHITECTURE approved")!.rev;
+    expect(await wf.init("add login", { decide: () => true })).toMatchObject({ created: true, workflow_id: "wf-add-login" });
+    expect((await wf.history()).checkpoints.map((c) => c.what)).toEqual(["workflow started"]);
+    await expect(wf.rollback(String(approved), { yes: true })).rejects.toMatchObject({ code: "no_checkpoint" });
+    expect((await wf.status()).completed_phases).toEqual([]);
+    // The new run goes through every phase again, asking each agent afresh.
+    const before = h.sessions.length;
+    expect(await runWorkflow(h.options({ request: undefined }))).toMatchObject({ outcome: "complete" });
+    expect(h.sessions.length - before).toBe(8);
   });
 });
