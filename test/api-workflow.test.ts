@@ -293,8 +293,8 @@ describe("decisions are data, never a prompt", () => {
     const asked = await w.resume({ staleAfter: "1h" });
     expect(asked).toMatchObject({ applied: false, decision: { default: false } });
     expect(treeBytes(dir)).toEqual(before);
-    // The CLI without a terminal says the same (exit 5).
-    const cli = dotagent(dir, ["resume", "--stale-after", "1h", "--json"]);
+    // The CLI without a terminal says the same (exit 5); openWorkflow(dir) is `--dir dir`, which its decisions repeat.
+    const cli = dotagent(dir, ["resume", "--stale-after", "1h", "--json", "--dir", dir]);
     expect(cli.code).toBe(EXIT.decide);
     expect({ ...asked, last_activity_ago: null }).toEqual({ ...cli.json, last_activity_ago: null });
     // Answered "no, continue it": the stale question is not asked again and the plan is carried out.
@@ -312,10 +312,10 @@ describe("decisions are data, never a prompt", () => {
     await w.phase.approve("REQUIREMENTS");
     await w.phase.complete("REQUIREMENTS");
     const before = treeBytes(dir);
-    expect(await w.init("second")).toMatchObject({ created: false, decision: { no: "dotagent resume" } });
+    expect(await w.init("second")).toMatchObject({ created: false, decision: { no: `dotagent resume --dir ${dir}` } });
     const rollback = await w.rollback("REQUIREMENTS");
     expect(rollback).toMatchObject({ rolled_back: false, archive: null, decision: { default: false } });
-    expect(rollback).toEqual(dotagent(dir, ["rollback", "--to", "REQUIREMENTS", "--json"]).json);
+    expect(rollback).toEqual(dotagent(dir, ["rollback", "--to", "REQUIREMENTS", "--json", "--dir", dir]).json);
     expect(treeBytes(dir)).toEqual(before);
     await expect(w.init("second", { decide: () => false })).rejects.toMatchObject({ code: "init_declined", exitCode: EXIT.refused });
     const done = await w.rollback("REQUIREMENTS", { decide: () => true });

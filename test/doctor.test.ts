@@ -105,11 +105,11 @@ describe("dotagent doctor", () => {
     }
   });
 
-  it("a project folder that does not exist fails the writable check", () => {
-    const home = tempProject();
-    const run = doctor(tempProject(), home, ["--dir", "no/such/folder"]);
-    expect(run.code).toBe(1);
-    expect(run.byName("writable")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("does not exist") });
+  it("a project folder that does not exist stops doctor like every command: state_path_invalid, exit 3 (issue 21, case 14)", () => {
+    const project = tempProject();
+    const run = dotagent(project, ["doctor", "--dir", "no/such/folder", "--json"]);
+    expect(run.code).toBe(3);
+    expect(run.json.error).toMatchObject({ code: "state_path_invalid", message: expect.stringContaining("no/such/folder does not exist") });
   });
 
   it.skipIf(process.getuid?.() === 0)("a read-only memory/state fails the writable check", () => {

@@ -67,7 +67,7 @@ describe("history", () => {
     const p = toImplementation(0);
     for (const [args, code, text] of [
       [["history", "show"], 2, "needs a revision number"],
-      [["history", "show", "x"], 2, "needs a revision number"],
+      [["history", "show", "x"], 2, "is not a checkpoint revision"],
       [["history", "show", "999"], 1, "there is no checkpoint 999"],
       [["history", "shw", "1"], 2, "not \"shw\""],
     ] as const) {

@@ -2,7 +2,7 @@
 // it is what the phase table says), to a checkpoint, nothing deleted, and kill -9 at every step.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PHASE_TABLE, PHASES, type Phase } from "../src/core/phases.js";
@@ -29,6 +29,7 @@ beforeAll(() => {
     cpSync(p, join(base, stage), { recursive: true });
     stages.set(stage, join(base, stage));
   };
+  mkdirSync(p); // --dir must name an existing folder (§2)
   ok(p.replace(/live$/, ""), ["init", "--dir", p, "--request", "add login"]);
   writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
   ok(p, ["phase", "approve", "--dir", p]);

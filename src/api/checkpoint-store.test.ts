@@ -119,7 +119,7 @@ describe("checkpointStore", () => {
 
   it.each([
     ["undefined", undefined, "is undefined"],
-    ["a function", () => 1, "is function"],
+    ["a function", () => 1, "data is a function"],
     ["a BigInt", { n: 1n }, "cannot be saved as JSON"],
     ["a cycle", (() => { const o: Record<string, unknown> = {}; o.self = o; return o; })(), "cannot be saved as JSON"],
   ])("refuses data that is not JSON: %s", async (_what, data, words) => {

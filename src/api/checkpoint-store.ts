@@ -9,23 +9,29 @@
 // - every write is atomic and durable (temp file, fsync, rename, folder fsync): a kill -9 at any
 //   moment leaves each checkpoint either its previous content or its new one, never torn;
 // - writes from any number of processes are serialised by the lock (a dead holder's lock is taken
-//   over, as for memory/state/.lock); inside one process every call runs its read, decide and
+//   over, as for memory/state/.lock), waited for without blocking the event loop; inside one
+//   process the calls on one folder take turns (a queue), and each runs its read, decide and
 //   write without yielding, so concurrent calls never lose each other's updates;
+// - a call on the same store made from inside update()'s change (which runs under the lock) is
+//   refused at once, and so is that update: waiting would deadlock until the lock wait ran out;
 // - seq grows with every save: store.json reserves the next seq before the checkpoint is written,
 //   so a kill in between leaves a gap, never two checkpoints with one seq;
 // - checkpoint files exist only while store.json does (the first save writes store.json first;
 //   clear() removes it last), so the inputs hash always guards the data;
-// - anything unreadable or hand-edited is a DotagentError naming the file (exit 3), never a crash.
+// - anything unreadable or hand-edited is a DotagentError naming the file (exit 3), never a crash;
+//   data that would not load back as saved (NaN, a Map, undefined in an array, …) is refused
+//   with `data_invalid` naming its JSON path; bad arguments are `usage` (exit 2).
 import { lstatSync, mkdirSync, readdirSync, rmdirSync, unlinkSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { decodeJson, idProblem } from "../schema/json.js";
 import { writeFileDurable } from "../store/atomic-write.js";
 import { writeFailure } from "../store/io-error.js";
-import { acquireLock, type LockHandle } from "../store/lock.js";
+import { acquireLockAsync, type LockHandle } from "../store/lock.js";
 import { isPidAlive } from "../store/process-facts.js";
 import { MAX_STATE_BYTES, formatBytes, readProjectText } from "../store/read-file.js";
 import { hashInputs } from "./canonical-json.js";
+import { findJsonDataProblem } from "./json-data.js";
 
 export type StoreStatus = "new" | "running" | "complete";
 
@@ -93,12 +99,37 @@ const SUFFIX = ".checkpoint.json";
 const DEFAULT_WAIT_MS = 10_000;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 
+/** Calls on one store folder in this process take turns; the tail of each folder's queue. */
+const queues = new Map<string, Promise<unknown>>();
+/** Store folders whose update() change is running right now (synchronously, under the lock). */
+const changing = new Map<string, { id: string; reentered?: DotagentError }>();
+
+/** Runs `body` after every earlier call on `folder` in this process has settled. */
+function inTurn<R>(folder: string, body: () => Promise<R>): Promise<R> {
+  const before = queues.get(folder) ?? Promise.resolve();
+  const mine = before.then(body, body);
+  const tail = mine.then(() => undefined, () => undefined);
+  queues.set(folder, tail);
+  void tail.then(() => {
+    if (queues.get(folder) === tail) queues.delete(folder);
+  });
+  return mine;
+}
+
 export function checkpointStore<T = unknown>(dir: string, name: string, options: CheckpointStoreOptions = {}): CheckpointStore<T> {
+  if (typeof dir !== "string" || dir === "") throw new DotagentError("usage", `checkpointStore(dir, name) takes the folder as a non-empty string, not ${describeValue(dir)}`, EXIT.usage);
   checkId(name, "store name");
+  if (options === null || typeof options !== "object") throw new DotagentError("usage", `checkpointStore's options must be an object ({ inputs?, lockWaitMs? }), not ${describeValue(options)}`, EXIT.usage);
+  const lockWaitMs: unknown = options.lockWaitMs;
+  if (lockWaitMs !== undefined && (typeof lockWaitMs !== "number" || !Number.isFinite(lockWaitMs) || lockWaitMs < 0)) {
+    throw new DotagentError("usage", `lockWaitMs takes a number of milliseconds ≥ 0, not ${describeValue(lockWaitMs)}`, EXIT.usage);
+  }
   const folder = join(dir, name);
+  /** The folder's identity in this process (two handles on one store share its queue). */
+  const key = resolve(folder);
   const hash = hashOf(options.inputs);
   const envWait = Number(process.env.DOTAGENT_LOCK_WAIT_MS);
-  const waitMs = options.lockWaitMs ?? (process.env.DOTAGENT_LOCK_WAIT_MS !== undefined && Number.isFinite(envWait) && envWait >= 0 ? envWait : DEFAULT_WAIT_MS);
+  const waitMs = lockWaitMs ?? (process.env.DOTAGENT_LOCK_WAIT_MS !== undefined && Number.isFinite(envWait) && envWait >= 0 ? envWait : DEFAULT_WAIT_MS);
   let swept = false;
 
   const rel = (file: string) => join(folder, file);
@@ -148,21 +179,26 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
     }
   }
 
-  /** Runs `body` under the store's lock, creating the folder first. Synchronous on purpose. */
-  function locked<R>(command: string, body: () => R): R {
-    const lock = lockStore(command);
-    try {
-      if (!swept) {
-        sweepTemps(folder);
-        swept = true;
+  /**
+   * Runs `body` under the store's lock, creating the folder first: in turn with this process's
+   * other calls on the folder, the lock waited for without blocking, then `body` without a pause.
+   */
+  function locked<R>(command: string, body: () => R): Promise<R> {
+    return inTurn(key, async () => {
+      const lock = await lockStore(command);
+      try {
+        if (!swept) {
+          sweepTemps(folder);
+          swept = true;
+        }
+        return body();
+      } finally {
+        lock.release();
       }
-      return body();
-    } finally {
-      lock.release();
-    }
+    });
   }
 
-  function lockStore(command: string): LockHandle {
+  async function lockStore(command: string): Promise<LockHandle> {
     if (folderExists(folder) === false) {
       try {
         mkdirSync(folder, { recursive: true });
@@ -171,7 +207,7 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
       }
     }
     try {
-      return acquireLock(folder, { command: `checkpoint ${command}`, waitMs });
+      return await acquireLockAsync(folder, { command: `checkpoint ${command}`, waitMs });
     } catch (error) {
       if (!(error instanceof DotagentError)) throw error;
       if (error.code === "write_failed") throw writeFailure(rel(".lock"), { code: error.details.errno });
@@ -211,7 +247,7 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
     }
   }
 
-  const run = <R>(body: () => R): Promise<R> => {
+  const run = <R>(body: () => R | Promise<R>): Promise<R> => {
     try {
       return Promise.resolve(body());
     } catch (error) {
@@ -219,20 +255,47 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
     }
   };
 
+  /**
+   * A writing call made from inside update()'s change on this store: it would wait for the lock
+   * its own update holds. Refused at once; the update is refused too (it saves nothing). The
+   * returned promise is marked handled, so a change that ignores it cannot crash the process.
+   */
+  const reentered = (call: string): Promise<never> | undefined => {
+    const inside = changing.get(key);
+    if (inside === undefined) return undefined;
+    const error = new DotagentError("usage", `${call} was called inside update(${JSON.stringify(inside.id)}, change) on the same store (${folder}): change must only compute and return the new data; call ${call.replace(/\(.*$/, "")}() after update() has resolved`, EXIT.usage);
+    inside.reentered ??= error;
+    const refused = Promise.reject(error);
+    refused.catch(() => {});
+    return refused;
+  };
+
   return {
     path: folder,
     save: (id, data) =>
+      reentered(`save(${JSON.stringify(id)})`) ??
       run(() => {
         checkId(id, "checkpoint id");
         const text = serialise(data, id);
         return locked(`save ${id}`, () => saveLocked(id, text, readOpenMeta(), new Date()));
       }),
     update: (id, change) =>
+      reentered(`update(${JSON.stringify(id)})`) ??
       run(() => {
         checkId(id, "checkpoint id");
+        if (typeof change !== "function") throw new DotagentError("usage", `update(${JSON.stringify(id)}, change): change must be a function (current) => next data, not ${describeValue(change)}`, EXIT.usage);
         return locked(`update ${id}`, () => {
           const meta = readOpenMeta();
-          const next = change(readCheckpoint(id)?.data);
+          const current = readCheckpoint(id)?.data;
+          const inside: { id: string; reentered?: DotagentError } = { id };
+          changing.set(key, inside);
+          let next: T;
+          try {
+            next = change(current);
+          } finally {
+            changing.delete(key);
+          }
+          if (inside.reentered) throw inside.reentered;
           if (typeof (next as { then?: unknown } | null)?.then === "function") {
             // Awaiting here would let another call in between the read and the write.
             throw new DotagentError("usage", `update(${JSON.stringify(id)}, change): change must be synchronous and return the data, not a promise`, EXIT.usage);
@@ -258,9 +321,10 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
         return readAll().map(({ id, seq, saved_at }) => ({ id, seq, saved_at }));
       }),
     complete: (result) =>
+      reentered("complete()") ??
       run(() => {
         const text = result === undefined ? undefined : serialise(result, "the result");
-        locked("complete", () => {
+        return locked("complete", () => {
           const meta = readMeta();
           if (meta?.status === "complete") return;
           const at = new Date().toISOString();
@@ -275,9 +339,10 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
       }),
     status: () => run(() => readMeta()?.status ?? "new"),
     clear: () =>
-      run(() => {
+      reentered("clear()") ??
+      run(async () => {
         if (!folderExists(folder)) return;
-        locked("clear", () => {
+        await locked("clear", () => {
           // Checkpoints first, store.json last: a clear cut off by a kill leaves a store that still
           // knows its inputs, and calling clear() again finishes it.
           for (const id of checkpointIds()) removeFile(rel(`${id}${SUFFIX}`));
@@ -295,6 +360,8 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
 }
 
 function hashOf(inputs: unknown): string {
+  const problem = inputs === undefined ? null : jsonProblem(inputs, "inputs");
+  if (problem !== null) throw new DotagentError("data_invalid", `the inputs of a checkpoint store must be JSON: ${problem.message}`, EXIT.refused, { path: problem.path });
   try {
     return hashInputs(inputs);
   } catch (error) {
@@ -302,8 +369,29 @@ function hashOf(inputs: unknown): string {
   }
 }
 
+/** A value in a message: short, whatever it is. */
+function describeValue(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === "number" || typeof value === "boolean" || value === null || value === undefined) return String(value);
+  if (typeof value === "bigint") return `${value}n`;
+  if (typeof value === "function") return "a function";
+  return Array.isArray(value) ? "an array" : `a ${typeof value}`;
+}
+
+/** The first value JSON would change or drop, as a message naming its path; null when it is plain JSON. */
+function jsonProblem(value: unknown, root: string): { path: string; message: string } | null {
+  let found;
+  try {
+    found = findJsonDataProblem(value, root);
+  } catch (error) {
+    if (error instanceof RangeError) return { path: root, message: `${root} is nested too deeply to save as JSON` };
+    throw error;
+  }
+  return found === null ? null : { path: found.path, message: `${found.path} ${found.problem}` };
+}
+
 function checkId(id: string, what: string): void {
-  if (typeof id !== "string") throw new DotagentError("usage", `a ${what} must be a string`, EXIT.usage);
+  if (typeof id !== "string") throw new DotagentError("usage", `a ${what} must be a string, not ${describeValue(id)}`, EXIT.usage);
   const problem = idProblem(id, what);
   if (problem !== null) throw new DotagentError("usage", problem, EXIT.usage);
 }
@@ -363,6 +451,8 @@ function parseCheckpoint(raw: unknown, id: string): SavedCheckpoint<unknown> | s
 
 /** JSON text of `data`, or a one-line refusal: a checkpoint must load back as it was saved. */
 function serialise(data: unknown, what: string): string {
+  const problem = jsonProblem(data, "data");
+  if (problem !== null) throw new DotagentError("data_invalid", `the data for ${what} cannot be saved as JSON: ${problem.message}; save plain JSON data (objects, arrays, strings, finite numbers, booleans, null)`, EXIT.refused, { path: problem.path });
   let text: string | undefined;
   try {
     text = JSON.stringify(data);

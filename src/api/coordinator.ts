@@ -35,8 +35,25 @@ export interface Coordinator {
 }
 
 export function coordinator(store: CheckpointStore<unknown>, id = "coordinator"): Coordinator {
-  const checkpoint = store as CheckpointStore<Manifest>;
+  const s = store as Partial<CheckpointStore<unknown>> | null;
+  if (typeof s !== "object" || s === null || typeof s.path !== "string" || typeof s.load !== "function" || typeof s.update !== "function") {
+    throw new DotagentError("usage", "coordinator(store, id?) takes a checkpoint store made by checkpointStore(dir, name)", EXIT.usage);
+  }
+  if (typeof id !== "string" || idProblem(id, "coordinator id") !== null) throw new DotagentError("usage", idProblem(String(id), "coordinator id") ?? "a coordinator id must be a string", EXIT.usage);
+  const raw = store;
   const where = () => `${store.path} (${id})`;
+  const file = `${store.path}/${id}.checkpoint.json`;
+  /** The checkpoint as a manifest, or `checkpoint_invalid` (exit 3): another program's data under this id is never taken for a plan. */
+  const checked = (value: unknown): Manifest | undefined => {
+    if (value === undefined) return undefined;
+    const problem = manifestProblem(value);
+    if (problem !== null) throw new DotagentError("checkpoint_invalid", `${file}: not a coordinator manifest ({ planned: [{ id, input? }], completed: {}, failed: {} }): ${problem}; use another id, or clear() the store`, EXIT.invalid, { file });
+    return value as Manifest;
+  };
+  const checkpoint = {
+    load: async (key: string) => checked(await raw.load(key)),
+    update: (key: string, change: (current: Manifest | undefined) => Manifest) => raw.update(key, (current) => change(checked(current))) as Promise<Manifest>,
+  };
 
   function planned(manifest: Manifest | undefined, itemId: string): Manifest {
     if (manifest === undefined) throw new DotagentError("not_planned", `${where()} has no plan yet; call plan() first`, EXIT.refused);
@@ -88,6 +105,21 @@ export function coordinator(store: CheckpointStore<unknown>, id = "coordinator")
       return (await checkpoint.load(id)) ?? { planned: [], completed: {}, failed: {} };
     },
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** What is wrong with a manifest read back, or null. */
+function manifestProblem(value: unknown): string | null {
+  if (!isRecord(value)) return `it is ${Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`}`;
+  if (!Array.isArray(value.planned)) return "planned: expected an array";
+  const bad = value.planned.findIndex((item) => !isRecord(item) || typeof item.id !== "string");
+  if (bad >= 0) return `planned[${bad}]: expected { id, input? } with a string id`;
+  if (!isRecord(value.completed)) return "completed: expected an object";
+  if (!isRecord(value.failed)) return "failed: expected an object";
+  return null;
 }
 
 function checkItems(items: ReadonlyArray<PlannedItem>): string[] {

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { DotagentError } from "../core/errors.js";
 import { tempFolders } from "./test-support.js";
 import { checkpointStore, type CheckpointStore } from "./checkpoint-store.js";
@@ -62,8 +62,8 @@ describe("recoverableQuery", () => {
     const fake = fakeSdk([SCRIPT], store);
     const { messages, result } = await drain(recoverableQuery({ prompt: "do it", options: { cwd: "/x" }, store, sdk: fake.sdk }));
     expect(messages).toEqual(SCRIPT);
-    expect(result).toEqual({ session_id: "s-1", iterations: 2, result: "all done", subtype: "success", resumed: false, replayed: false });
-    expect(fake.calls).toEqual([{ prompt: "do it", options: { cwd: "/x" } }]);
+    expect(result).toEqual({ session_id: "s-1", iterations: 2, result: "all done", subtype: "success", resumed: false, replayed: false, is_error: false, error: null });
+    expect(fake.calls).toEqual([{ prompt: "do it", options: { cwd: "/x", spawnClaudeCodeProcess: expect.any(Function) } }]);
     // What the store held before each message: nothing, then the session, then turn 1 after the user message.
     expect(fake.seen.map((r) => r && [r.session_id, r.iteration, r.status])).toEqual([
       undefined, ["s-1", 0, "running"], ["s-1", 0, "running"], ["s-1", 0, "running"], ["s-1", 1, "running"], ["s-1", 1, "running"], ["s-1", 1, "running"],
@@ -77,7 +77,7 @@ describe("recoverableQuery", () => {
     const fake = fakeSdk([SCRIPT], store);
     const { messages, result } = await drain(recoverableQuery({ prompt: "p", store, sdk: fake.sdk }));
     expect(messages).toEqual([]);
-    expect(result).toEqual({ session_id: "s-1", iterations: 2, result: "all done", subtype: "success", resumed: false, replayed: true });
+    expect(result).toEqual({ session_id: "s-1", iterations: 2, result: "all done", subtype: "success", resumed: false, replayed: true, is_error: false, error: null });
     expect(fake.calls).toEqual([]);
   });
 
@@ -90,9 +90,9 @@ describe("recoverableQuery", () => {
 
     const fake = fakeSdk([[init("s-1"), assistant("m3", "s-1"), resultMsg("s-1", "success", "wrote a.md")]], store, "job");
     const { result } = await drain(recoverableQuery({ prompt: "write a.md", options: { cwd: "/x" }, store, key: "job", sdk: fake.sdk }));
-    expect(fake.calls).toEqual([{ prompt: resumePromptFor("write a.md"), options: { cwd: "/x", resume: "s-1" } }]);
+    expect(fake.calls).toEqual([{ prompt: resumePromptFor("write a.md"), options: { cwd: "/x", resume: "s-1", spawnClaudeCodeProcess: expect.any(Function) } }]);
     expect(resumePromptFor("write a.md")).toMatch(/^This session was interrupted[^\n]*\n\nThe original task:\nwrite a\.md$/);
-    expect(result).toEqual({ session_id: "s-1", iterations: 2, result: "wrote a.md", subtype: "success", resumed: true, replayed: false });
+    expect(result).toEqual({ session_id: "s-1", iterations: 2, result: "wrote a.md", subtype: "success", resumed: true, replayed: false, is_error: false, error: null });
   });
 
   it("a crash before init leaves nothing to resume: the next start is fresh", async () => {
@@ -101,18 +101,18 @@ describe("recoverableQuery", () => {
     expect(await store.load("query")).toBeUndefined();
     const fake = fakeSdk([SCRIPT], store);
     const { result } = await drain(recoverableQuery({ prompt: "p", store, sdk: fake.sdk, resumePrompt: "go on" }));
-    expect(fake.calls[0]).toEqual({ prompt: "p", options: {} });
+    expect(fake.calls[0]).toEqual({ prompt: "p", options: { spawnClaudeCodeProcess: expect.any(Function) } });
     expect(result.resumed).toBe(false);
   });
 
   it("an error result is returned and leaves the record running, so the next start resumes with the given prompt", async () => {
     const store = checkpointStore(fresh(), "run");
     const { result } = await drain(recoverableQuery({ prompt: "p", store, sdk: fakeSdk([[init("s-9"), assistant("m1", "s-9"), resultMsg("s-9", "error_max_turns")]], store).sdk }));
-    expect(result).toEqual({ session_id: "s-9", iterations: 1, result: null, subtype: "error_max_turns", resumed: false, replayed: false });
+    expect(result).toEqual({ session_id: "s-9", iterations: 1, result: null, subtype: "error_max_turns", resumed: false, replayed: false, is_error: true, error: null });
     expect(await store.load("query")).toEqual({ session_id: "s-9", iteration: 1, status: "running" });
     const fake = fakeSdk([[init("s-9"), resultMsg("s-9")]], store);
     const again = await drain(recoverableQuery({ prompt: "p", store, sdk: fake.sdk, resumePrompt: "go on" }));
-    expect(fake.calls[0]).toEqual({ prompt: "go on", options: { resume: "s-9" } });
+    expect(fake.calls[0]).toEqual({ prompt: "go on", options: { resume: "s-9", spawnClaudeCodeProcess: expect.any(Function) } });
     expect(again.result).toMatchObject({ resumed: true, subtype: "success", iterations: 1 });
   });
 
@@ -165,5 +165,83 @@ describe("recoverableQuery", () => {
     expect((err as DotagentError).message).toContain(join(dir, "run", "query.checkpoint.json"));
     writeFileSync(join(dir, "run", "query.checkpoint.json"), "{");
     await expect(drain(recoverableQuery({ prompt: "p", store, sdk: fakeSdk([SCRIPT], store).sdk }))).rejects.toMatchObject({ code: "checkpoint_invalid" });
+  });
+});
+
+describe("issue 21: what Claude Code reports, and the process it leaves", () => {
+  it("case 9: a result with is_error (subtype success: 'Not logged in') is an error: not completed, is_error and the assistant's error code returned", async () => {
+    const store = checkpointStore(fresh(), "run");
+    // What Claude Code 2.1 sends with no credentials (see docs/api.md): a synthetic assistant message, then the result.
+    const notLoggedIn: QueryMessage[] = [
+      init("s-1"),
+      { type: "assistant", message: { id: "m1", content: [{ type: "text", text: "Not logged in · Please run /login" }] }, parent_tool_use_id: null, session_id: "s-1", error: "authentication_failed", is_api_error_message: true },
+      { type: "result", subtype: "success", is_error: true, result: "Not logged in · Please run /login", session_id: "s-1", terminal_reason: "api_error" },
+    ];
+    const { result } = await drain(recoverableQuery({ prompt: "p", store, sdk: fakeSdk([notLoggedIn], store).sdk }));
+    expect(result).toMatchObject({ session_id: "s-1", result: null, subtype: "success", is_error: true, error: "authentication_failed", replayed: false });
+    expect(await store.load("query")).toMatchObject({ status: "running", session_id: "s-1" });
+    // The next start resumes instead of replaying a "success".
+    const again = fakeSdk([[init("s-1"), resultMsg("s-1")]], store);
+    expect((await drain(recoverableQuery({ prompt: "p", store, sdk: again.sdk }))).result).toMatchObject({ resumed: true, is_error: false, result: "all done" });
+  });
+
+  it("case 4: the Claude Code process is recorded; a start while the process of a killed program still runs is refused (query_running, exit 4); when it ends, the query continues", async () => {
+    const store = checkpointStore(fresh(), "run");
+    let child: import("node:child_process").ChildProcess | undefined;
+    const sdk = {
+      query({ options }: QueryParams): AsyncIterable<QueryMessage> {
+        return (async function* () {
+          // As the real SDK does: spawn Claude Code through the option, then talk to it.
+          const spawnIt = options?.spawnClaudeCodeProcess as (o: { command: string; args: string[]; env: Record<string, string | undefined> }) => import("node:child_process").ChildProcess;
+          child = spawnIt({ command: process.execPath, args: ["-e", "setTimeout(() => {}, 60000)"], env: { ...process.env } });
+          yield init("s-1");
+          yield assistant("m1", "s-1");
+          throw new Error("the program was killed"); // the host dies; its agent process does not
+        })();
+      },
+    };
+    await expect(drain(recoverableQuery({ prompt: "p", store, sdk }))).rejects.toThrow("killed");
+    const record = (await store.load("query")) as QueryRecord;
+    expect(record.process).toMatchObject({ pid: child!.pid, host: expect.any(String) });
+    try {
+      const second = fakeSdk([[init("s-1"), resultMsg("s-1")]], store);
+      const err = await drain(recoverableQuery({ prompt: "p", store, sdk: second.sdk })).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(DotagentError);
+      expect(err).toMatchObject({ code: "query_running", exitCode: 4, details: { pid: child!.pid } });
+      expect((err as Error).message).toContain(`kill ${child!.pid}`);
+      expect(second.calls).toHaveLength(0); // no second agent
+    } finally {
+      child!.kill("SIGKILL");
+      await new Promise((resolve) => child!.once("exit", resolve));
+    }
+    const third = fakeSdk([[init("s-1"), resultMsg("s-1")]], store);
+    expect((await drain(recoverableQuery({ prompt: "p", store, sdk: third.sdk }))).result).toMatchObject({ resumed: true, result: "all done" });
+    expect(await store.load("query")).not.toHaveProperty("process");
+  });
+
+  it("case 4: a recorded pid that now belongs to another process (start time differs) is not the agent", async () => {
+    const store = checkpointStore(fresh(), "run");
+    const { currentHost, processStartTime } = await import("../store/process-facts.js");
+    if (processStartTime(process.pid) === null) return; // no /proc: only liveness counts there
+    await store.save("query", { session_id: "s-1", iteration: 0, status: "running", process: { pid: process.pid, pid_start: "1", host: currentHost(), started_at: "2026-11-20T10:00:00Z" } });
+    const fake = fakeSdk([[init("s-1"), resultMsg("s-1")]], store);
+    expect((await drain(recoverableQuery({ prompt: "p", store, sdk: fake.sdk }))).result).toMatchObject({ resumed: true });
+  });
+
+  it("case 4: a recorded process that has exited but is not yet reaped (a zombie) is not running", async () => {
+    const store = checkpointStore(fresh(), "run");
+    const { spawn } = await import("node:child_process");
+    const { currentHost, processStartTime, isZombie } = await import("../store/process-facts.js");
+    if (processStartTime(process.pid) === null) return; // no /proc: no process states to read
+    // `true` exits at once; its parent then becomes `sleep`, which never reaps it: a zombie.
+    const parent = spawn("/bin/sh", ["-c", "true & echo $!; exec sleep 5"], { stdio: ["ignore", "pipe", "ignore"] });
+    const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once("data", (d: Buffer) => resolve(d.toString()))));
+    const start = processStartTime(pid);
+    for (let i = 0; i < 200 && !isZombie(pid); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(isZombie(pid)).toBe(true);
+    onTestFinished(() => void parent.kill("SIGKILL"));
+    await store.save("query", { session_id: "s-1", iteration: 0, status: "running", process: { pid, pid_start: start, host: currentHost(), started_at: "2026-11-20T10:00:00Z" } });
+    const fake = fakeSdk([[init("s-1"), resultMsg("s-1")]], store);
+    expect((await drain(recoverableQuery({ prompt: "p", store, sdk: fake.sdk }))).result).toMatchObject({ resumed: true });
   });
 });

@@ -13,7 +13,7 @@ import { findProjectRoot, projectPaths } from "../store/project.js";
 import { checkOpId } from "../store/op-records.js";
 import { listHistory, showCheckpoint, type CheckpointResult, type HistoryResult } from "../ops/history.js";
 import { startWorkflow, type InitResult } from "../ops/init.js";
-import { checkDesigns, checkExtraAttempts, checkMaxParallel, checkOutputPath, checkOwner, checkTaskId } from "../ops/inputs.js";
+import { checkRevision, checkDesigns, checkExtraAttempts, checkMaxParallel, checkOutputPath, checkOwner, checkTaskId } from "../ops/inputs.js";
 import { runOnceOp, type OnceResult } from "../ops/once.js";
 import type { OpContext } from "../ops/op-context.js";
 import { changePhase, type PhaseAction, type PhaseResult } from "../ops/phase-change.js";
@@ -128,6 +128,33 @@ export interface Workflow {
   once(opId: string, command: readonly string[], options?: OnceCall): Promise<OnceResult>;
 }
 
+/** A callback option: a function or absent; anything else is a usage error. */
+function callback<F extends (...args: never[]) => unknown>(value: F | undefined, name: string): F | undefined {
+  if (value === undefined || typeof value === "function") return value;
+  throw usageError(`${name} takes a function, not ${describe(value)}`);
+}
+
+function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (value === null || typeof value !== "object") return String(value);
+  return Array.isArray(value) ? "an array" : `a ${value.constructor?.name ?? "object"}`;
+}
+
+/** The caller's clock, checked at every reading: a time that is not a valid Date is a usage error (exit 2), never written. */
+function checkedTime(value: unknown): Date {
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return value;
+  throw usageError(`options.now() must return a valid Date, not ${value instanceof Date ? "an Invalid Date" : describe(value)}`);
+}
+
+/** A warning for the caller; its onWarning failing never fails the operation. */
+function tell(onWarning: ((message: string) => void) | undefined, message: string): void {
+  try {
+    onWarning?.(message);
+  } catch {
+    // a warning that cannot be delivered is dropped, like one without a listener
+  }
+}
+
 /** A decide callback as the operations take it (no callback: nobody can be asked). */
 function asDecide(decide: DecideFn | undefined, yes = false): Decide | undefined {
   if (yes) return () => true;
@@ -168,14 +195,25 @@ function requestArg(request: string | undefined): string | undefined {
  */
 export function openWorkflow(dir?: string, options: WorkflowOptions = {}): Workflow {
   if (dir !== undefined && typeof dir !== "string") throw usageError(`openWorkflow takes the project folder as a string, not ${typeof dir}`);
-  const paths = projectPaths(findProjectRoot(dir));
-  const onWarning = options.onWarning ?? (() => {});
+  return workflowAt(findProjectRoot(dir), options, dir);
+}
+
+/**
+ * The workflow at `root`; `dirArg` is the folder as the caller named it (the CLI's --dir), which
+ * every decision's yes/no command repeats. For dotagent's own callers (the headless runner).
+ */
+export function workflowAt(root: string, options: WorkflowOptions, dirArg: string | undefined): Workflow {
+  if (options === null || typeof options !== "object") throw usageError(`openWorkflow's options must be an object ({ now?, onWarning? }), not ${describe(options)}`);
+  const paths = projectPaths(root);
+  const onWarning = callback(options.onWarning, "onWarning");
+  const clock = callback(options.now, "now");
   const context: OpContext = {
     paths,
-    now: options.now ?? (() => new Date()),
-    warn: onWarning,
+    now: clock === undefined ? () => new Date() : () => checkedTime(clock()),
+    warn: (message) => tell(onWarning, message),
     // The CLI's notes start with "dotagent: " for a person's terminal; a program gets the message.
-    note: (line) => onWarning(line.replace(/^dotagent: /, "")),
+    note: (line) => tell(onWarning, line.replace(/^dotagent: /, "")),
+    ...(dirArg === undefined ? {} : { dirArg }),
   };
   const phase = async (action: PhaseAction, p: Phase | undefined, extra: { output?: string; error?: string; designs?: string[] } = {}): Promise<PhaseResult> => {
     const checked = p === undefined ? undefined : phaseArg(p);
@@ -239,8 +277,7 @@ export function openWorkflow(dir?: string, options: WorkflowOptions = {}): Workf
     },
     history: () => listHistory(context),
     async checkpoint(rev) {
-      if (!Number.isInteger(rev) || rev < 1) throw usageError(`history show needs a revision number from \`dotagent history\`, not "${rev}"`);
-      return showCheckpoint(context, rev);
+      return showCheckpoint(context, checkRevision(rev));
     },
     async rollback(to, o = {}) {
       if (typeof to !== "string") throw usageError("rollback needs --to PHASE or --to REV (from `dotagent history`), and nothing else");
@@ -253,7 +290,23 @@ export function openWorkflow(dir?: string, options: WorkflowOptions = {}): Workf
       texts(command, "command");
       text(o.check, "check");
       if (!o.markDone && command.length === 0) throw usageError(`once ${opId} needs the command to run after \`--\`, e.g. \`dotagent once ${opId} -- git push\``);
-      return (await runOnceOp(context, opId, command, { check: o.check, markDone: o.markDone, redo: o.redo, onStdout: o.onStdout, decide: asDecide(o.decide) })).result;
+      // The caller's onStdout runs inside the child's output events: one that throws would take
+      // the host process down. It stops being called instead; the run and its record go on.
+      const forward = callback(o.onStdout, "onStdout");
+      let forwardError: unknown;
+      const onStdout = forward === undefined ? undefined : (chunk: Uint8Array) => {
+        if (forwardError !== undefined) return;
+        try {
+          forward(chunk);
+        } catch (error) {
+          forwardError = error ?? new Error(String(error));
+        }
+      };
+      const done = await runOnceOp(context, opId, command, { check: o.check, markDone: o.markDone, redo: o.redo, onStdout, decide: asDecide(o.decide) });
+      if (forwardError !== undefined) {
+        throw new DotagentError("usage", `once ${opId}: onStdout threw (${String((forwardError as Error)?.message ?? forwardError).split("\n")[0]}), so the output stopped being passed on; the command ran to its end and its result is recorded: call once() again to get it`, EXIT.usage, { op_id: opId, outcome: done.result.outcome, exit_code: done.result.exit_code });
+      }
+      return done.result;
     },
   };
 }

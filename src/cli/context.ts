@@ -45,7 +45,8 @@ export function warn(context: CommandContext): (message: string) => void {
 
 /** What an operation (src/ops/) needs from a command's context: warnings and notes go to stderr. */
 export function opContext(context: CommandContext): OpContext {
-  return { paths: context.paths, now: context.now, warn: warn(context), note: (line) => context.out.note(line) };
+  const dir = context.options.dir;
+  return { paths: context.paths, now: context.now, warn: warn(context), note: (line) => context.out.note(line), ...(typeof dir === "string" ? { dirArg: dir } : {}) };
 }
 
 /** The sub-command (first argument) and at most one more argument, or a usage error. */

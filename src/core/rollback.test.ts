@@ -16,6 +16,8 @@ describe("reportOwner: which phase a report belongs to", () => {
     ["memory/reports/custom/t9.json", { phase: "IMPLEMENTATION", taskId: "t9" }],
     ["memory/reports/verification.rework-2.json", { phase: "VERIFICATION", reworkRound: 2 }],
     ["memory/reports/reflection.md", { phase: "REFLECTION" }],
+    ["memory/reports/plan.json", { phase: "IMPLEMENTATION", planRound: 0 }],
+    ["memory/reports/plan.rework-3.json", { phase: "IMPLEMENTATION", planRound: 3 }],
     ["memory/reports/notes.txt", null],
   ])("%s", (path, owner) => expect(reportOwner(path, outputs)).toEqual(owner));
 });
@@ -32,6 +34,30 @@ describe("planRollback", () => {
   ] as const)("to the start of %s moves %j (a report that is not the workflow's stays)", (phase, moves) => {
     const result = planRollback(live, tasks, files, { kind: "phase", phase });
     expect(result.ok && result.plan.moves).toEqual(moves);
+  });
+
+  describe("issue 21, case 7: the task plans leave with the rest", () => {
+    const plans = ["memory/reports/plan.json", "memory/reports/plan.rework-1.json"];
+    const recorded = { ...tasks, plans: [{ round: 0, recorded_at: "2026-11-20T10:35:00Z", tasks: 2 }, { round: 1, recorded_at: "2026-11-20T10:41:00Z", tasks: 1 }] } as ExecutionState;
+    it.each([
+      ["REQUIREMENTS", plans],
+      ["ARCHITECTURE", plans],
+      ["IMPLEMENTATION", plans],
+      ["VERIFICATION", []],
+    ] as const)("to the start of %s, plan.json and plan.rework-N.json that move: %j", (phase, moved) => {
+      const result = planRollback(live, recorded, [...files, ...plans], { kind: "phase", phase });
+      expect(result.ok && result.plan.moves.filter((m) => m.includes("/plan"))).toEqual(moved);
+    });
+    it("to a checkpoint in rework round 1 before its plan: plan.json stays, plan.rework-1.json goes", () => {
+      const at = atPhase("IMPLEMENTATION", { rework: { round: 1, verification: "memory/reports/verification.rework-1.json", started_at: "2026-11-20T10:40:00Z", closed_at: null } });
+      const held = { ...tasks, plans: [{ round: 0, recorded_at: "2026-11-20T10:35:00Z", tasks: 2 }] } as ExecutionState;
+      const result = planRollback(live, recorded, [...files, ...plans], { kind: "checkpoint", rev: 9, phase: at, execution: held });
+      expect(result.ok && result.plan.moves.filter((m) => m.includes("/plan"))).toEqual(["memory/reports/plan.rework-1.json"]);
+    });
+    it("to a checkpoint of round 0 before the plan was recorded: plan.json goes", () => {
+      const result = planRollback(live, recorded, [...files, ...plans], { kind: "checkpoint", rev: 9, phase: atPhase("IMPLEMENTATION"), execution: { ...execution([]), plans: [] } as ExecutionState });
+      expect(result.ok && result.plan.moves.filter((m) => m.includes("/plan"))).toEqual(plans);
+    });
   });
 
   it("to a checkpoint mid-IMPLEMENTATION: the outputs of tasks not complete then move", () => {

@@ -4,6 +4,7 @@
 // the target state accounts for it (its phase completed, or approved and current, its task
 // complete, its rework round reached).
 import { PHASE_TABLE, PHASES, phaseIndex, REPORT, REPORTS_DIR, type Phase } from "./phases.js";
+import { PLAN_FILE } from "./plans.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 
@@ -30,6 +31,8 @@ interface Owner {
   phase: Phase;
   taskId?: string;
   reworkRound?: number;
+  /** A task plan file (plan.json = round 0, plan.rework-N.json = round N). */
+  planRound?: number;
 }
 
 const FIXED_OWNERS: Record<string, Phase> = {
@@ -51,19 +54,32 @@ export function reportOwner(path: string, taskOutputs: ReadonlyMap<string, strin
   if (path.startsWith(`${REPORT.tasksDir}/`)) return { phase: "IMPLEMENTATION" };
   const rework = /^memory\/reports\/verification\.rework-(\d+)\.json$/.exec(path);
   if (rework) return { phase: "VERIFICATION", reworkRound: Number(rework[1]) };
+  if (path === PLAN_FILE) return { phase: "IMPLEMENTATION", planRound: 0 };
+  const plan = /^memory\/reports\/plan\.rework-(\d+)\.json$/.exec(path);
+  if (plan) return { phase: "IMPLEMENTATION", planRound: Number(plan[1]) };
   return null;
 }
 
 /** Whether the target state accounts for a report of `owner`. */
 function keeps(owner: Owner, target: PhaseState, execution: ExecutionState | null): boolean {
   if (owner.reworkRound !== undefined) return owner.reworkRound <= (target.rework?.round ?? 0);
+  // A plan of a rework round the target has not reached goes, whatever else the target holds.
+  if (owner.planRound !== undefined && owner.planRound > (target.rework?.round ?? 0)) return false;
   if (target.completed_phases.some((c) => c.phase === owner.phase)) return true;
   const at = phaseIndex(target.current_phase);
   const of = phaseIndex(owner.phase);
   if (of > at) return false;
   if (of < at) return true; // an earlier phase not recorded complete: not rollback's to judge
+  if (owner.planRound !== undefined) return planKept(owner.planRound, execution);
   if (owner.phase === "IMPLEMENTATION") return owner.taskId !== undefined && execution?.tasks.some((t) => t.id === owner.taskId && t.status === "complete") === true;
   return target.user_checkpoints.some((c) => c.phase === owner.phase);
+}
+
+/** In IMPLEMENTATION, a round's plan file stays when the target's execution.json records that plan (legacy: holds tasks). */
+function planKept(round: number, execution: ExecutionState | null): boolean {
+  if (execution === null) return false;
+  if (execution.plans === undefined) return execution.tasks.length > 0;
+  return execution.plans.some((p) => p.round === round);
 }
 
 function taskOutputsOf(...executions: Array<ExecutionState | null | undefined>): Map<string, string> {
@@ -148,9 +164,29 @@ function missingOutputs(target: PhaseState, execution: ExecutionState | null, fi
   return missing;
 }
 
+/** The largest revision: 8 digits name a checkpoint's folder, 9 are accepted. */
+export const MAX_REVISION = 999_999_999;
+
+/**
+ * A checkpoint revision as typed (`history show REV`, `rollback --to REV`, the library): digits
+ * only, 1 to MAX_REVISION, leading zeros allowed (the folder's name); null for anything else
+ * (`1e3`, `0x10`, ` 12`, `12.0`, `-1`).
+ */
+export function parseRevision(text: string): number | null {
+  if (!/^\d{1,18}$/.test(text)) return null;
+  const rev = Number(text);
+  return rev >= 1 && rev <= MAX_REVISION ? rev : null;
+}
+
+/** The one message for a revision that does not parse, whichever command was given it. */
+export function revisionProblem(shown: string): string {
+  return `${shown} is not a checkpoint revision: a whole number from 1 to ${MAX_REVISION}, as \`dotagent history\` lists them`;
+}
+
 /** `--to` as a phase name (any case) or a checkpoint revision; null when it is neither. */
 export function parseRollbackTarget(text: string): { kind: "phase"; phase: Phase } | { kind: "rev"; rev: number } | null {
   const upper = text.toUpperCase();
   if ((PHASES as readonly string[]).includes(upper)) return { kind: "phase", phase: upper as Phase };
-  return /^[1-9]\d{0,8}$/.test(text) ? { kind: "rev", rev: Number(text) } : null;
+  const rev = parseRevision(text);
+  return rev === null ? null : { kind: "rev", rev };
 }

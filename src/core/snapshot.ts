@@ -38,6 +38,18 @@ export interface StateSnapshot {
    * state was cleared (memory/state/.clearing names the archive): the rest is being discarded.
    */
   readonly clearing?: Clearing | null;
+  /**
+   * Set when a rollback was cut off after its commit point (memory/state/.rollback/journal.json):
+   * the state files and reports above are then the state that rollback leaves, which the next
+   * command that takes the lock finishes writing before anything else.
+   */
+  readonly rollback?: PendingRollbackView | null;
+}
+
+export interface PendingRollbackView {
+  /** What the rollback goes back to, e.g. "the start of ARCHITECTURE". */
+  readonly to: string;
+  readonly started_at: string;
 }
 
 export interface ReportRequest {

@@ -31,6 +31,7 @@ export const DEFAULT_STALE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
 const PHASE_FILE = "memory/state/phase.json";
 const EXECUTION_FILE = "memory/state/execution.json";
 export const CLEARING_FILE = "memory/state/.clearing";
+export const ROLLBACK_JOURNAL_FILE = "memory/state/.rollback/journal.json";
 
 export function lastActivity(phase: PhaseState | undefined, execution: ExecutionState | undefined): string | undefined {
   const times = [phase?.last_updated, execution?.updated_at].filter((t): t is string => typeof t === "string");
@@ -52,6 +53,10 @@ export function validateState(snapshot: StateSnapshot, now: Date, options: Valid
   }
   const error = (code: string, file: string, path: string, message: string) => errors.push({ code, file, path, message });
   const warn = (code: string, file: string, path: string, message: string) => warnings.push({ code, file, path, message });
+  if (snapshot.rollback) {
+    // The snapshot is already the state the rollback leaves: validated as such below.
+    warn("rollback_interrupted", ROLLBACK_JOURNAL_FILE, "", `a rollback to ${snapshot.rollback.to} (started ${snapshot.rollback.started_at}) was cut off after its commit point; \`dotagent resume\` (or any command that changes state) finishes it first; shown here as it will be`);
+  }
 
   for (const read of [snapshot.phase, snapshot.execution]) {
     if (read.kind === "corrupt") for (const p of read.problems) errors.push({ code: "corrupt", ...p });

@@ -1,6 +1,7 @@
 // `history [show REV]`: the checkpoints of the live workflow (src/store/checkpoints.ts). Read-only:
 // takes no lock.
 import { DotagentError, EXIT } from "../core/errors.js";
+import { instanceKey } from "../core/held-state.js";
 import { listCheckpoints, readCheckpoint, type CheckpointMeta } from "../store/checkpoints.js";
 import { loadSnapshot } from "../store/session.js";
 import type { OpContext } from "./op-context.js";
@@ -22,17 +23,19 @@ export interface HistoryResult {
 /** `history show REV --json`: the summary plus the state files the checkpoint holds. */
 export type CheckpointResult = CheckpointSummary & { phase_state: unknown; execution: unknown };
 
-export async function listHistory(context: Pick<OpContext, "paths">): Promise<HistoryResult> {
+export async function listHistory(context: Pick<OpContext, "paths" | "now">): Promise<HistoryResult> {
   const snapshot = await loadSnapshot(context.paths);
-  const workflowId = snapshot.phase.kind === "ok" ? snapshot.phase.value.workflow_id : undefined;
-  return { workflow_id: workflowId ?? null, checkpoints: listCheckpoints(context.paths, workflowId).map(summarizeCheckpoint) };
+  const live = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
+  const checkpoints = listCheckpoints(context.paths, live === undefined ? undefined : instanceKey(live), context.now());
+  return { workflow_id: live?.workflow_id ?? null, checkpoints: checkpoints.map((c) => summarizeCheckpoint(c.meta)) };
 }
 
-export async function showCheckpoint(context: Pick<OpContext, "paths">, rev: number): Promise<CheckpointResult> {
-  await loadSnapshot(context.paths); // refuses a hostile state folder the same way as the listing
-  const found = readCheckpoint(context.paths, rev);
+export async function showCheckpoint(context: Pick<OpContext, "paths" | "now">, rev: number): Promise<CheckpointResult> {
+  const snapshot = await loadSnapshot(context.paths); // refuses a hostile state folder the same way as the listing
+  const live = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
+  const found = readCheckpoint(context.paths, rev, live === undefined ? undefined : instanceKey(live), context.now());
   if ("missing" in found) throw new DotagentError("no_checkpoint", `memory/state/.history: ${found.missing}; \`dotagent history\` lists the ones there are`, EXIT.refused);
-  return { ...summarizeCheckpoint(found.meta), phase_state: found.phase, execution: found.execution };
+  return { ...summarizeCheckpoint(found.meta), phase_state: found.held.phase, execution: found.held.execution };
 }
 
 export function summarizeCheckpoint(c: CheckpointMeta): CheckpointSummary {

@@ -11,6 +11,7 @@ import { hasState, type ProjectPaths } from "../store/project.js";
 import { CLEARING_MARKER, loadSnapshot } from "../store/session.js";
 import { StateWriter } from "../store/state-writer.js";
 import { archiveLiveState } from "./fresh-start.js";
+import { decisionWithDir } from "./decision-dir.js";
 import { locked, type OpContext } from "./op-context.js";
 import type { Decide } from "./resume.js";
 import { nextFields, settle, type NextFields } from "./settle.js";
@@ -33,7 +34,9 @@ export async function initWorkflow(paths: ProjectPaths, request: string | undefi
   mkdirSync(paths.reportsDir, { recursive: true });
   const snapshot = await loadSnapshot(paths);
   const writer = new StateWriter(paths, snapshot, now, onWarning);
-  const state = writer.writePhase({ ...createWorkflow(id, request, now), revision: 0 });
+  // A fresh instance id, so checkpoints of an earlier workflow with the same id are never this one's (§15).
+  const instanceId = process.getBuiltinModule("node:crypto").randomBytes(8).toString("hex");
+  const state = writer.writePhase({ ...createWorkflow(id, request, now), instance_id: instanceId, revision: 0 });
   writer.appendEvents([{ type: "workflow_started", workflow_id: id, ...(request === undefined ? {} : { request }) }]);
   return state;
 }
@@ -45,12 +48,12 @@ export async function startWorkflow(context: OpContext, input: InitInput): Promi
     const snapshot = await loadSnapshot(context.paths);
     const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
     const complete = phase !== undefined && isWorkflowComplete(phase);
-    const decision: Decision = {
+    const decision: Decision = decisionWithDir({
       question: `A workflow${phase ? ` (${phase.workflow_id}, at ${phase.current_phase})` : ""} already exists here. Archive it and start a new one?`,
       default: complete,
       yes: `dotagent init${request === undefined ? "" : ` --request ${shellQuote(request)}`}${workflowId === undefined ? "" : ` --workflow-id ${workflowId}`} --yes`,
       no: "dotagent resume",
-    };
+    }, context.dirArg);
     const answer = complete ? true : input.decide ? await input.decide(decision) : "no-terminal";
     if (answer === "no-terminal") return { created: false, decision };
     if (!answer) throw new DotagentError("init_declined", "kept the existing workflow; continue it with `dotagent resume`", EXIT.refused);

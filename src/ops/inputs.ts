@@ -3,6 +3,7 @@
 // whichever way it came in (numbers are checked to be numbers: a JavaScript caller may pass "3").
 import { usageError } from "../core/errors.js";
 import { checkProjectPath } from "../core/reports.js";
+import { MAX_REVISION, parseRevision, revisionProblem } from "../core/rollback.js";
 import { ID_PATTERN, idProblem, MAX_PARALLEL_LIMIT } from "../schema/json.js";
 
 /** An output path as a project-relative path, or a usage error for one that leaves the project. */
@@ -46,4 +47,18 @@ export function checkOwner(owner: number, text: string = String(owner)): number 
 export function checkMaxParallel(value: number, text: string = String(value)): number {
   if (typeof value !== "number" || !/^\d+$/.test(text) || value < 1 || value > MAX_PARALLEL_LIMIT) throw usageError(`--max-parallel takes a whole number from 1 to ${MAX_PARALLEL_LIMIT}, not "${text}"`);
   return value;
+}
+
+/** A checkpoint revision (`history show REV`, the library's checkpoint(rev)): text as typed or a number. */
+export function checkRevision(value: unknown): number {
+  if (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= MAX_REVISION) return value;
+  const rev = typeof value === "string" ? parseRevision(value) : null;
+  if (rev === null) throw usageError(revisionProblem(shownValue(value)));
+  return rev;
+}
+
+/** A value in a message: a string quoted, anything else as JSON, at most 40 characters. */
+function shownValue(value: unknown): string {
+  const text = typeof value === "string" ? JSON.stringify(value) : (typeof value === "bigint" ? `${value}n` : (JSON.stringify(value) ?? String(value)));
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }

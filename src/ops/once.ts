@@ -4,6 +4,8 @@
 import type { Decision } from "../core/plan-resume.js";
 import type { OpRecord } from "../core/once.js";
 import { runOnce, type OnceOutcome } from "../store/run-once.js";
+import { assertProjectRoot } from "../store/state-paths.js";
+import { decisionWithDir } from "./decision-dir.js";
 import type { OpContext } from "./op-context.js";
 import type { Decide } from "./resume.js";
 
@@ -42,9 +44,11 @@ export interface OnceRun {
   readonly outcome: OnceOutcome;
 }
 
-export async function runOnceOp(context: Pick<OpContext, "paths" | "now">, opId: string, argv: readonly string[], input: OnceInput): Promise<OnceRun> {
+export async function runOnceOp(context: Pick<OpContext, "paths" | "now" | "dirArg">, opId: string, argv: readonly string[], input: OnceInput): Promise<OnceRun> {
+  assertProjectRoot(context.paths); // a --dir that is not there is never "no project" (§2)
   const options = { check: input.check, markDone: input.markDone === true, redo: input.redo === true, now: context.now, ...(input.onStdout ? { onStdout: input.onStdout } : {}) };
   let outcome = await runOnce(context.paths, opId, argv, options);
+  if (outcome.outcome === "decide") outcome = { ...outcome, decision: decisionWithDir(outcome.decision, context.dirArg) };
   if (outcome.outcome === "decide") {
     const answer = input.decide ? await input.decide(outcome.decision) : "no-terminal";
     if (answer === "no-terminal") return { result: { ...onceJson("decide", outcome.record), decision: outcome.decision }, outcome };

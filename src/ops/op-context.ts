@@ -13,6 +13,8 @@ export interface OpContext {
   readonly warn: (message: string) => void;
   /** A line about something done on the side, e.g. a cut-off rollback finished (printed as is). */
   readonly note: (line: string) => void;
+  /** The --dir the call was given (as given), repeated in every decision's yes/no command (decision-dir.ts). */
+  readonly dirArg?: string | undefined;
 }
 
 /**

@@ -11,6 +11,7 @@ import { applyPlan, settle } from "./settle.js";
 import { initWorkflow } from "./init.js";
 import { locked, type OpContext } from "./op-context.js";
 import { planJson, type PlanJson } from "./plan-json.js";
+import { planWithDir } from "./decision-dir.js";
 
 /** The answer to a decision: yes, no, or "no-terminal" when nobody can be asked. */
 export type DecisionAnswer = boolean | "no-terminal";
@@ -43,7 +44,7 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
   // Nothing on disk: nothing to lock, repair or log (resume never creates memory/ by itself).
   if (input.dryRun || !existsSync(context.paths.stateDir)) {
     const snapshot = await loadSnapshot(context.paths);
-    const plan = planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now) });
+    const plan = planWithDir(planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now) }), context.dirArg);
     return { result: planJson(plan, false), plan, mode: "status", exitCode: plan.decision ? 5 : 0 };
   }
   // Decisions may need a person, so the lock is taken per round, not across a prompt.
@@ -56,9 +57,9 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
       if (input.start && planned.situation === "none" && request !== "") {
         const state = await initWorkflow(context.paths, options.request, undefined, now, context.warn);
         const started = (await settle(context, now)).plan;
-        return { ...started, situation: "started" as const, repairs: [{ code: "workflow_started", message: `started workflow ${state.workflow_id} for ${JSON.stringify(options.request)}` }, ...started.repairs] };
+        return planWithDir({ ...started, situation: "started" as const, repairs: [{ code: "workflow_started", message: `started workflow ${state.workflow_id} for ${JSON.stringify(options.request)}` }, ...started.repairs] }, context.dirArg);
       }
-      return planned;
+      return planWithDir(planned, context.dirArg);
     });
     if (plan.decision === null) return { result: planJson(plan, true), plan, mode: "resume", exitCode: 0 };
     const answer = input.decide ? await input.decide(plan.decision) : "no-terminal";

@@ -1,7 +1,8 @@
 // `rollback --to PHASE|REV`: back to the start of an earlier phase, or to a checkpoint. Always a
 // decision; without an answer nothing changes. What goes is archived, never deleted.
 import { DotagentError, EXIT } from "../core/errors.js";
-import type { Decision } from "../core/plan-resume.js";
+import { shellQuote, type Decision } from "../core/plan-resume.js";
+import { decisionWithDir } from "./decision-dir.js";
 import type { RollbackPlan } from "../core/rollback.js";
 import { loadSnapshot } from "../store/session.js";
 import { prepareRollback, rollBack } from "../store/roll-back.js";
@@ -24,12 +25,12 @@ export async function rollBackWorkflow(context: OpContext, to: string, decide: D
   const now = context.now();
   const preview = prepareRollback(context.paths, await loadSnapshot(context.paths), to, now);
   const { plan } = preview;
-  const decision: Decision = {
+  const decision: Decision = decisionWithDir({
     question: `Roll workflow ${preview.journal.workflow_id} back from ${plan.from.phase} (${plan.from.phase_status}) to ${plan.describe}? ${plan.moves.length} report file(s) move into an archive (nothing is deleted).`,
     default: false,
-    yes: `dotagent rollback --to ${to} --yes`,
+    yes: `dotagent rollback --to ${shellQuote(to)} --yes`,
     no: "dotagent resume",
-  };
+  }, context.dirArg);
   const answer = decide ? await decide(decision) : "no-terminal";
   if (answer === "no-terminal") return { result: { rolled_back: false, from: plan.from, to: plan.to, moves: plan.moves, archive: null, decision }, describe: plan.describe };
   if (!answer) throw new DotagentError("rollback_declined", "nothing changed; continue with `dotagent resume`", EXIT.refused);

@@ -7,6 +7,7 @@ import { listOpenOps, type OpSummary } from "../store/op-records.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
 import type { OpContext } from "./op-context.js";
 import { planJson, type PlanJson } from "./plan-json.js";
+import { planWithDir } from "./decision-dir.js";
 
 /** `status --json`: the resume plan (as `resume --dry-run`), task counts by status, open ops. */
 export type StatusResult = PlanJson & { tasks: Record<string, number>; ops: OpSummary[] };
@@ -16,10 +17,10 @@ export interface StatusOutcome {
   readonly plan: ResumePlan;
 }
 
-export async function readStatus(context: Pick<OpContext, "paths" | "now">, staleAfterMs: number | undefined): Promise<StatusOutcome> {
+export async function readStatus(context: Pick<OpContext, "paths" | "now" | "dirArg">, staleAfterMs: number | undefined): Promise<StatusOutcome> {
   const snapshot = await loadSnapshot(context.paths);
   const now = context.now();
-  const plan = planResume(snapshot, now, { staleAfterMs, owners: judgeRunningTasks(snapshot, now) });
+  const plan = planWithDir(planResume(snapshot, now, { staleAfterMs, owners: judgeRunningTasks(snapshot, now) }), context.dirArg);
   const tasks = countByStatus(snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined);
   const ops = listOpenOps(context.paths, now);
   return { result: { ...planJson(plan, false), tasks, ops }, plan };

@@ -30,6 +30,29 @@ export interface AgentOutcome {
   /** The agent's last message (its reply, or the SDK's error text). */
   readonly said: string;
   readonly error?: string;
+  /**
+   * Set when the session ended on a problem of the account (not logged in, billing, …) or of the
+   * API (unreachable, overloaded, rate limited): the SDK's error code. Not the agent's failure, and
+   * no other session would do better until it is fixed or over.
+   */
+  readonly blocked?: { readonly kind: "account" | "service"; readonly error: string };
+}
+
+/** The SDK's assistant error codes (SDKAssistantMessageError) that mean the account cannot be used. */
+export const ACCOUNT_ERRORS: ReadonlySet<string> = new Set(["authentication_failed", "oauth_org_not_allowed", "account_on_hold", "verification_required", "billing_error", "cloud_credential_error"]);
+/** …and those that mean the API cannot be used right now (after Claude Code's own retries). */
+export const SERVICE_ERRORS: ReadonlySet<string> = new Set(["server_error", "overloaded", "rate_limit"]);
+/**
+ * Claude Code retries a request refused for authentication (a 401) up to 10 times over about three
+ * minutes before it gives up; a session stops at this many such retries instead.
+ */
+const AUTH_RETRIES_TO_STOP = 2;
+
+function blockedBy(error: string | null | undefined): AgentOutcome["blocked"] {
+  if (typeof error !== "string") return undefined;
+  if (ACCOUNT_ERRORS.has(error)) return { kind: "account", error };
+  if (SERVICE_ERRORS.has(error)) return { kind: "service", error };
+  return undefined;
 }
 
 /** The folder of the runner's session records. */
@@ -68,13 +91,28 @@ export async function runAgentJob(job: AgentJob, context: AgentRunContext): Prom
   };
   const run = recoverableQuery({ prompt: agentPrompt(job, context.request, context.phase), options, store, key, ...(context.sdk ? { sdk: context.sdk } : {}) });
   let lastWords: string | undefined;
+  let authRetries = 0;
   let step = await run.next();
   while (!step.done) {
-    const message = step.value as { type: string; result?: unknown; errors?: unknown };
+    const message = step.value as { type: string; subtype?: unknown; result?: unknown; errors?: unknown; error?: unknown; error_status?: unknown; session_id?: unknown };
     if (message.type === "result") lastWords = typeof message.result === "string" ? message.result : Array.isArray(message.errors) ? message.errors.join("; ") : undefined;
+    if (message.type === "system" && message.subtype === "api_retry" && message.error === "authentication_failed" && ++authRetries >= AUTH_RETRIES_TO_STOP) {
+      // A key the API refuses: minutes of retries would end the same way. Stop this session now
+      // (the record stays running; nothing about the agent is judged).
+      await run.return(undefined as never);
+      return { key, sessionId: typeof message.session_id === "string" ? message.session_id : null, resumed: false, said: `the API refused the credentials (HTTP ${String(message.error_status ?? "401")})`, error: `${job.agent} could not authenticate`, blocked: { kind: "account", error: "authentication_failed" } };
+    }
     step = await run.next();
   }
   const result = step.value;
-  const failed = result.subtype !== undefined && result.subtype !== "success";
-  return { key, sessionId: result.session_id ?? null, resumed: result.resumed, said: lastWords ?? result.result ?? "", ...(failed ? { error: `${job.agent} ended with ${String(result.subtype)}` } : {}) };
+  const failed = result.is_error || (result.subtype !== undefined && result.subtype !== "success");
+  const blocked = failed ? blockedBy(result.error) : undefined;
+  return {
+    key,
+    sessionId: result.session_id ?? null,
+    resumed: result.resumed,
+    said: lastWords ?? result.result ?? "",
+    ...(failed ? { error: `${job.agent} ended with ${result.error ?? String(result.subtype)}` } : {}),
+    ...(blocked ? { blocked } : {}),
+  };
 }

@@ -2,12 +2,17 @@
 // real SDK and binary are tested in test/claude/run-journey.test.ts): rework, a silent agent,
 // failing tasks, gates without a terminal, one runner at a time.
 import { afterEach, describe, expect, test } from "vitest";
+import { spawn } from "node:child_process";
+import { checkpointStore } from "../api/checkpoint-store.js";
+import { openWorkflow } from "../api/workflow.js";
+import { currentHost, processStartTime } from "../store/process-facts.js";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { DotagentError } from "../core/errors.js";
 import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
 import { acquireLock } from "../store/lock.js";
+import { shellQuote } from "../core/plan-resume.js";
 import { findAgentsDir, loadAgentFiles } from "./agent-files.js";
 import { runWorkflow, type Asker, type RunOptions } from "./runner.js";
 import type { Progress } from "./progress.js";
@@ -144,6 +149,20 @@ describe("runWorkflow with a stand-in SDK", () => {
     await expect(runWorkflow(h.options({ request: undefined, design: "fancy" }))).resolves.toMatchObject({ outcome: "complete" });
   });
 
+  test("issue 21, case 10: every decision of a run keeps the --dir it was given (gates, the design pick, dead tasks, resume's own)", async () => {
+    const h = harness(good);
+    const dirArg = "../my 'proj'";
+    const q = shellQuote(dirArg);
+    expect(await runWorkflow(h.options({ approve: "ask", dirArg }))).toMatchObject({ outcome: "decision", decision: { yes: `dotagent phase --dir ${q} approve REQUIREMENTS`, no: `edit memory/reports/demand.json, then dotagent run --dir ${q}` } });
+    const pick = await runWorkflow(h.options({ approve: "ask", request: undefined, dirArg, ask: { interactive: true, confirm: async () => true, choose: async () => undefined } }));
+    expect(pick).toMatchObject({ decision: { yes: `dotagent run --dir ${q} --design minimal`, no: `dotagent run --dir ${q} --design robust` } });
+    const changed = await runWorkflow(h.options({ request: "add logout", dirArg }));
+    expect(changed).toMatchObject({ outcome: "decision", decision: { yes: `dotagent init --dir ${q} --request 'add logout' --yes`, no: `dotagent resume --dir ${q}` } });
+    const dead = harness((agent, prompt, output) => (agent === "executor" ? { task_id: /Task: (\S+)/.exec(prompt)?.[1], status: "failed", error: "no" } : good(agent, prompt, output)));
+    const stuck = await runWorkflow(dead.options({ dirArg: "p" }));
+    expect(stuck).toMatchObject({ decision: { yes: "dotagent task --dir p retry task-001 --extra-attempts 2" } });
+  });
+
   test("--design that is not one of the designs is a usage error", async () => {
     const h = harness(good);
     await expect(runWorkflow(h.options({ design: "fancy" }))).rejects.toMatchObject({ code: "usage", exitCode: 2 });
@@ -165,5 +184,183 @@ describe("runWorkflow with a stand-in SDK", () => {
     const h = harness(good);
     await expect(runWorkflow(h.options({ request: undefined }))).rejects.toMatchObject({ code: "usage", exitCode: 2 });
     expect(existsSync(join(h.root, "memory"))).toBe(false);
+  });
+});
+
+describe("issue 21, case 9: an authentication failure is not an agent failure", () => {
+  const NOT_LOGGED_IN = "Not logged in · Please run /login";
+  /** A stand-in that answers every session the way Claude Code does without credentials. */
+  function loggedOut(h: Harness, accountInfo?: () => Promise<Record<string, unknown>>): QuerySdk<QueryMessage> {
+    return {
+      query({ options }) {
+        const gen = (async function* () {
+          h.sessions.push({ agent: "?", prompt: "", resumed: options?.resume !== undefined });
+          yield { type: "system", subtype: "init", session_id: "s-x" };
+          yield { type: "assistant", message: { id: "m", content: [{ type: "text", text: NOT_LOGGED_IN }] }, parent_tool_use_id: null, session_id: "s-x", error: "authentication_failed", is_api_error_message: true };
+          yield { type: "result", subtype: "success", is_error: true, result: NOT_LOGGED_IN, session_id: "s-x" };
+        })();
+        return accountInfo ? Object.assign(gen, { accountInfo, close: () => {} }) : gen;
+      },
+    };
+  }
+
+  test("checked before anything starts: accountInfo says no key and no login → auth_failed (exit 1), no workflow, no session", async () => {
+    const h = harness(good);
+    const sdk = loggedOut(h, async () => ({ tokenSource: "none", apiProvider: "firstParty" }));
+    const error = await runWorkflow(h.options({ sdk })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "auth_failed", exitCode: 1 });
+    expect((error as Error).message).toMatch(/^Claude Code is not logged in: no API key \(ANTHROPIC_API_KEY\) and no login/);
+    expect(existsSync(join(h.root, "memory"))).toBe(false); // nothing created
+    expect(h.sessions).toHaveLength(0); // no agent ran
+  });
+
+  test.each([
+    ["an API key", { apiKeySource: "ANTHROPIC_API_KEY", tokenSource: "none", apiProvider: "firstParty" }],
+    ["an OAuth token", { tokenSource: "CLAUDE_CODE_OAUTH_TOKEN", apiProvider: "firstParty" }],
+    ["Bedrock", { apiProvider: "bedrock" }],
+  ])("with %s the check lets the run go on", async (_name, info) => {
+    const h = harness(good);
+    const base = h.options().sdk!;
+    const sdk: QuerySdk<QueryMessage> = { query: (p) => Object.assign(base.query(p), { accountInfo: async () => info, close: () => {} }) };
+    expect(await runWorkflow(h.options({ sdk }))).toMatchObject({ outcome: "complete" });
+  });
+
+  test("found in a session (no accountInfo): the run stops at once with one line quoting Claude Code; REQUIREMENTS is not failed, no second session", async () => {
+    const h = harness(good);
+    const error = await runWorkflow(h.options({ sdk: loggedOut(h) })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "auth_failed", exitCode: 1 });
+    expect((error as Error).message).toContain(`Claude Code could not authenticate ("${NOT_LOGGED_IN}")`);
+    expect((error as Error).message).toContain("nothing was marked failed");
+    expect(h.sessions).toHaveLength(1);
+    expect(readJson(join(h.root, "memory/state/phase.json"))).toMatchObject({ current_phase: "REQUIREMENTS", phase_status: "in_progress" });
+    // Logged in again: the same run goes on and finishes.
+    expect(await runWorkflow(h.options({ request: undefined }))).toMatchObject({ outcome: "complete" });
+  });
+
+  test("found in IMPLEMENTATION: no task is failed or dead, the run stops after the batch; logged in again, every task completes", async () => {
+    const h = harness(good);
+    let out = false;
+    const base = h.options().sdk!;
+    const flaky: QuerySdk<QueryMessage> = { query: (p) => (out && /^Task: /m.test(p.prompt) ? loggedOut(h).query(p) : base.query(p)) };
+    const stop = await runWorkflow(h.options({ sdk: flaky, approve: "ask", ask: { interactive: true, confirm: async () => { out = true; return true; }, choose: async () => "minimal" } })).catch((e: unknown) => e);
+    expect(stop).toMatchObject({ code: "auth_failed" });
+    const tasks = readJson(join(h.root, "memory/state/execution.json")).tasks as Array<{ status: string; attempts: number; error?: string | null }>;
+    expect(tasks.map((t) => t.status)).not.toContain("failed");
+    expect(tasks.map((t) => t.status)).not.toContain("dead");
+    expect(tasks.every((t) => !t.error)).toBe(true);
+    // The stopped run's process ends (here: its tasks' owner is made a pid that is gone), and the next run takes them up.
+    const file = join(h.root, "memory/state/execution.json");
+    const execution = readJson(file) as { tasks: Array<{ owner?: { pid: number } | null }> };
+    for (const task of execution.tasks) if (task.owner) task.owner.pid = 999_999_999;
+    writeFileSync(file, JSON.stringify(execution));
+    expect(await runWorkflow(h.options({ request: undefined }))).toMatchObject({ outcome: "complete" });
+    const after = readJson(file).tasks as Array<{ status: string; attempts: number }>;
+    expect(after.every((t) => t.status === "complete" && t.attempts <= 1)).toBe(true);
+  });
+});
+
+describe("issue 21, case 9: --design NAME needs designs/NAME.json", () => {
+  /** A roundtable that also offers "fancy", a design nobody wrote. */
+  const offersFancy: Writer = (agent, prompt, output) =>
+    agent === "roundtable" ? { recommendation: "minimal", options_for_user: [{ name: "minimal" }, { name: "robust" }, { name: "fancy" }] } : good(agent, prompt, output);
+
+  test("a design the roundtable offers but whose file does not exist: usage listing the designs there are; no final_design.json", async () => {
+    const h = harness(offersFancy);
+    const error = await runWorkflow(h.options({ design: "fancy" })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "usage", exitCode: 2, details: { designs: ["minimal", "robust"] } });
+    expect((error as Error).message).toBe("--design fancy: there is no valid memory/reports/designs/fancy.json; the designs to choose from: minimal, robust");
+    expect(existsSync(join(h.root, "memory/reports/final_design.json"))).toBe(false);
+    expect(readJson(join(h.root, "memory/state/phase.json"))).toMatchObject({ current_phase: "ARCHITECTURE" });
+  });
+
+  test("variants: a design file that is not valid JSON counts as missing; a name nobody offered or wrote is refused the same way", async () => {
+    const h = harness(offersFancy);
+    await expect(runWorkflow(h.options({ design: "nonesuch" }))).rejects.toMatchObject({ code: "usage", message: expect.stringContaining("--design nonesuch: there is no valid memory/reports/designs/nonesuch.json") });
+    writeFileSync(join(h.root, "memory/reports/designs/fancy.json"), "{not json");
+    await expect(runWorkflow(h.options({ request: undefined, design: "fancy" }))).rejects.toMatchObject({ code: "usage", message: expect.stringContaining("no valid memory/reports/designs/fancy.json") });
+    expect(existsSync(join(h.root, "memory/reports/final_design.json"))).toBe(false);
+    // A design that is there is taken, whole.
+    expect(await runWorkflow(h.options({ request: undefined, design: "robust" }))).toMatchObject({ outcome: "complete" });
+    expect(readJson(join(h.root, "memory/reports/final_design.json"))).toMatchObject({ chosen: "robust", design: { name: "robust" } });
+  });
+});
+
+describe("issue 21, case 4: the Claude Code process a killed run left behind", () => {
+  test("while it lives, the next run exits 4 (agent_running) naming it, and starts no agent on that job", async () => {
+    const h = harness(good);
+    await runWorkflow(h.options({ approve: "ask" })); // a workflow, stopped at a gate
+    const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
+    try {
+      const store = checkpointStore(join(h.root, "memory/runs"), "wf-add-login");
+      await store.save("architect.minimal.s1", { session_id: "s-1", iteration: 0, status: "running", process: { pid: child.pid, pid_start: processStartTime(child.pid!), host: currentHost(), started_at: "2026-11-20T10:00:00.000Z" } });
+      const before = h.sessions.length;
+      const error = await runWorkflow(h.options({ request: undefined })).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "agent_running", exitCode: 4, details: { agents: [{ key: "architect.minimal.s1", pid: child.pid }] } });
+      expect((error as Error).message).toContain(`kill ${child.pid}`);
+      expect(h.sessions).toHaveLength(before);
+    } finally {
+      child.kill("SIGKILL");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+    // Once it is gone the run continues (that session resumes).
+    expect(await runWorkflow(h.options({ request: undefined }))).toMatchObject({ outcome: "complete" });
+  });
+});
+
+describe("issue 21, case 9: variants — a refused key, an unreachable API", () => {
+  test("a key the API refuses (Claude Code retries the 401 for minutes): the session stops at the second retry, auth_failed, nothing failed", async () => {
+    const h = harness(good);
+    const sdk: QuerySdk<QueryMessage> = {
+      query() {
+        return (async function* () {
+          h.sessions.push({ agent: "pm", prompt: "", resumed: false });
+          yield { type: "system", subtype: "init", session_id: "s-k" };
+          for (let attempt = 1; attempt <= 10; attempt++) yield { type: "system", subtype: "api_retry", attempt, max_retries: 10, error_status: 401, error: "authentication_failed", session_id: "s-k" };
+          await new Promise(() => {}); // the rest of the retries: never reached
+        })();
+      },
+    };
+    const error = await runWorkflow(h.options({ sdk })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "auth_failed", exitCode: 1 });
+    expect((error as Error).message).toContain("the API refused the credentials (HTTP 401)");
+    expect(h.sessions).toHaveLength(1);
+    expect(readJson(join(h.root, "memory/state/phase.json"))).toMatchObject({ phase_status: "in_progress" });
+  });
+
+  test("the API unreachable after Claude Code's retries (server_error): api_unavailable, the phase not failed", async () => {
+    const h = harness(good);
+    const sdk: QuerySdk<QueryMessage> = {
+      query() {
+        return (async function* () {
+          h.sessions.push({ agent: "pm", prompt: "", resumed: false });
+          yield { type: "system", subtype: "init", session_id: "s-c" };
+          yield { type: "assistant", message: { id: "m", content: [] }, parent_tool_use_id: null, session_id: "s-c", error: "server_error", api_error: "connection_failed" };
+          yield { type: "result", subtype: "success", is_error: true, result: "API Error: Connection refused (ECONNREFUSED)", session_id: "s-c" };
+        })();
+      },
+    };
+    const error = await runWorkflow(h.options({ sdk })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "api_unavailable", exitCode: 1 });
+    expect((error as Error).message).toContain("Connection refused");
+    expect(h.sessions).toHaveLength(1);
+    expect(readJson(join(h.root, "memory/state/phase.json"))).toMatchObject({ phase_status: "in_progress" });
+  });
+});
+
+describe("issue 21, case 2 (dotagent run): a workflow id reused by a new run of the same request", () => {
+  test("after a finished run, a new workflow for the same request (same id) lists and restores none of the old checkpoints", async () => {
+    const h = harness(good);
+    expect(await runWorkflow(h.options())).toMatchObject({ outcome: "complete", workflow_id: "wf-add-login" });
+    const wf = openWorkflow(h.root);
+    const old = (await wf.history()).checkpoints;
+    const approved = old.find((c) => c.what === "ARCHITECTURE approved")!.rev;
+    expect(await wf.init("add login", { decide: () => true })).toMatchObject({ created: true, workflow_id: "wf-add-login" });
+    expect((await wf.history()).checkpoints.map((c) => c.what)).toEqual(["workflow started"]);
+    await expect(wf.rollback(String(approved), { yes: true })).rejects.toMatchObject({ code: "no_checkpoint" });
+    expect((await wf.status()).completed_phases).toEqual([]);
+    // The new run goes through every phase again, asking each agent afresh.
+    const before = h.sessions.length;
+    expect(await runWorkflow(h.options({ request: undefined }))).toMatchObject({ outcome: "complete" });
+    expect(h.sessions.length - before).toBe(8);
   });
 });

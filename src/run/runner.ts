@@ -5,7 +5,7 @@
 // with the same operations the CLI uses. Everything it knows is on disk after every step, so a
 // runner killed anywhere is continued by running it again: finished steps are never redone, and
 // an agent cut off mid-session continues its own SDK session (agent-session.ts).
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { Decision } from "../core/plan-resume.js";
@@ -16,10 +16,14 @@ import { writeJsonDurable } from "../store/atomic-write.js";
 import { readProjectText } from "../store/read-file.js";
 import { loadSnapshot } from "../store/session.js";
 import { projectPaths } from "../store/project.js";
-import { openWorkflow, type Workflow } from "../api/workflow.js";
+import { assertStatePaths } from "../store/state-paths.js";
+import { workflowAt, type Workflow } from "../api/workflow.js";
+import { decisionWithDir } from "../ops/decision-dir.js";
 import { acquireLock, readLock } from "../store/lock.js";
 import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
-import { runAgentJob, runsDir, type AgentRunContext } from "./agent-session.js";
+import { runAgentJob, runsDir, type AgentOutcome, type AgentRunContext } from "./agent-session.js";
+import { findLiveAgents, type LiveAgent } from "./live-agents.js";
+import { checkLogin } from "./login-check.js";
 import type { AgentFile } from "./agent-files.js";
 import type { Progress } from "./progress.js";
 
@@ -46,6 +50,8 @@ export interface RunOptions {
   readonly sdk?: QuerySdk<QueryMessage>;
   readonly sdkOptions?: Record<string, unknown>;
   readonly now?: () => Date;
+  /** The --dir the run was given, repeated in every decision's commands. */
+  readonly dirArg?: string | undefined;
 }
 
 export type RunOutcome =
@@ -75,7 +81,13 @@ interface Run {
  */
 export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
   const paths = projectPaths(options.root);
+  assertStatePaths(paths); // nothing is created under a --dir that is not the project's folder
   if (!existsSync(paths.stateDir) && !options.request) throw new DotagentError("usage", 'no workflow here to continue; give the feature request: dotagent run "add login"', EXIT.usage);
+  // Before anything is created: a Claude Code that cannot log in would fail every agent.
+  if (options.sdk) {
+    const why = await checkLogin(options.sdk, { cwd: options.root, settingSources: [], permissionMode: "dontAsk", ...options.sdkOptions });
+    if (why !== null) throw new DotagentError("auth_failed", `Claude Code is not logged in: ${why}; log in, then run dotagent run again (nothing was started)`, EXIT.refused);
+  }
   const dir = runsDir(options.root);
   mkdirSync(dir, { recursive: true });
   let lock;
@@ -89,15 +101,41 @@ export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
   }
   for (const warning of lock.warnings) options.progress.step(`warning: ${warning}`);
   try {
+    // Before anything starts: an agent a killed run left running still works on its job.
+    const live = findLiveAgents(dir);
+    if (live.length > 0) throw agentsRunning(live);
     return await drive(options);
   } finally {
     lock.release();
   }
 }
 
+function agentsRunning(live: readonly LiveAgent[]): DotagentError {
+  const first = live[0]!;
+  const pids = live.map((a) => a.process.pid).join(" ");
+  return new DotagentError(
+    "agent_running",
+    `an agent started by an earlier dotagent run is still running: ${first.key} (Claude Code pid ${first.process.pid}, since ${first.process.started_at})${live.length > 1 ? ` and ${live.length - 1} more` : ""}; that run was stopped but its agent was not, so no second one is started on the same job: wait for it to end, or stop it (kill ${pids}), then run dotagent run again`,
+    EXIT.locked,
+    { agents: live.map((a) => ({ key: a.key, pid: a.process.pid, started_at: a.process.started_at })) },
+  );
+}
+
+/** A session ended on an account or API problem: the run stops, and nothing is marked failed for it. */
+function blockedFailure(outcome: AgentOutcome): DotagentError {
+  const said = outcome.said.replace(/\s+/g, " ").trim().slice(0, 200);
+  const quoted = said ? ` ("${said}")` : "";
+  const error = outcome.blocked?.error ?? "unknown";
+  if (outcome.blocked?.kind === "service") {
+    return new DotagentError("api_unavailable", `the Claude API cannot be used right now (${error})${quoted}; run dotagent run again later; nothing was marked failed`, EXIT.refused, { error });
+  }
+  const what = error === "authentication_failed" ? "Claude Code could not authenticate" : `Claude Code cannot use its account (${error})`;
+  return new DotagentError("auth_failed", `${what}${quoted}; fix that (\`claude\` then /login, or ANTHROPIC_API_KEY), then run dotagent run again; nothing was marked failed`, EXIT.refused, { error });
+}
+
 async function drive(options: RunOptions): Promise<RunOutcome> {
   const now = options.now ?? (() => new Date());
-  const run: Run = { options, wf: openWorkflow(options.root, { now, onWarning: (m) => options.progress.step(`warning: ${m}`) }), steps: 0, agents: 0, sessions: new Map(), said: new Map() };
+  const run: Run = { options, wf: workflowAt(options.root, { now, onWarning: (m) => options.progress.step(`warning: ${m}`) }, options.dirArg), steps: 0, agents: 0, sessions: new Map(), said: new Map() };
   let request = options.request;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const plan = await run.wf.resume({ ...(request !== undefined ? { request } : {}), ...(options.maxParallel !== undefined ? { maxParallel: options.maxParallel } : {}), ...(options.ask.interactive ? { decide: (d: Decision) => askDecision(options, d) } : {}) });
@@ -181,7 +219,7 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
 
 function decisionOutcome(run: Run, at: StepContext, decision: Decision): RunOutcome {
   run.options.progress.step(`a person must decide: ${decision.question}`);
-  return { outcome: "decision", workflow_id: at.workflowId, steps: run.steps, agents: run.agents, decision };
+  return { outcome: "decision", workflow_id: at.workflowId, steps: run.steps, agents: run.agents, decision: decisionWithDir(decision, run.options.dirArg) };
 }
 
 /** A gate: yes with --approve auto, asked on a terminal, `undefined` (a decision) without one. */
@@ -211,12 +249,19 @@ async function runAgents(run: Run, step: Extract<RunStep, { kind: "agents" }>, a
   options.progress.step(`${step.phase}: ${step.jobs.map((j) => `${j.agent} → ${j.output}`).join(", ")}`);
   const context = agentContext(run, at, step.phase);
   const limit = Math.max(1, options.maxParallel ?? 3);
+  let blocked: AgentOutcome | undefined;
   await inBatches(step.jobs, limit, async (job) => {
+    if (blocked) return; // the account or the API is out: no more sessions
     const outcome = await runAgentJob(job, context);
     run.agents++;
+    if (outcome.blocked) {
+      blocked ??= outcome;
+      return;
+    }
     run.said.set(job.key, outcome.said);
     if (outcome.error) options.progress.step(`${outcome.error}`);
   });
+  if (blocked) throw blockedFailure(blocked);
   if (step.then === "verdict") {
     const report = readReport(options.root, REPORT.verification);
     if (report?.passed === true) await wf.phase.complete("VERIFICATION", { output: REPORT.verification });
@@ -234,11 +279,21 @@ async function runAgents(run: Run, step: Extract<RunStep, { kind: "agents" }>, a
 async function chooseDesign(run: Run, at: StepContext): Promise<RunOutcome | undefined> {
   const { wf, options } = run;
   const roundtable = readReport(options.root, REPORT.roundtable) ?? {};
-  const designs = listDesigns(roundtable);
-  const recommended = typeof roundtable.recommendation === "string" && designs.some((d) => d.name === roundtable.recommendation) ? roundtable.recommendation : designs[0]?.name;
-  if (recommended === undefined) throw new DotagentError("run_stuck", `${REPORT.roundtable} names no design to choose; delete it to have the roundtable run again`, EXIT.refused);
+  // Only a design whose file is there can be chosen: final_design.json holds it, never a made-up one.
+  const written = new Set(listDesignFiles(options.root));
+  const offered = listDesigns(roundtable);
+  const designs = offered.filter((d) => written.has(d.name));
   let chosen = options.design;
-  if (chosen !== undefined && !designs.some((d) => d.name === chosen)) throw new DotagentError("usage", `--design ${chosen} is not one of the designs: ${designs.map((d) => d.name).join(", ")}`, EXIT.usage);
+  if (chosen !== undefined && !designs.some((d) => d.name === chosen)) {
+    const there = designs.length > 0 ? designs.map((d) => d.name) : [...written];
+    const why = !written.has(chosen) ? `there is no valid ${REPORT.designsDir}/${chosen}.json` : `${REPORT.roundtable} does not offer it`;
+    throw new DotagentError("usage", `--design ${chosen}: ${why}; the designs to choose from: ${there.length > 0 ? there.join(", ") : "none yet"}`, EXIT.usage, { designs: there });
+  }
+  const recommended = typeof roundtable.recommendation === "string" && designs.some((d) => d.name === roundtable.recommendation) ? roundtable.recommendation : designs[0]?.name;
+  if (recommended === undefined) {
+    const missing = offered.map((d) => `${REPORT.designsDir}/${d.name}.json`);
+    throw new DotagentError("run_stuck", offered.length === 0 ? `${REPORT.roundtable} names no design to choose; delete it to have the roundtable run again` : `${REPORT.roundtable} offers designs whose files are missing or invalid (${missing.join(", ")}); delete it to have the roundtable run again`, EXIT.refused);
+  }
   if (chosen === undefined && options.approve === "auto") chosen = recommended;
   if (chosen === undefined) chosen = await options.ask.choose(`Which design? The roundtable recommends ${recommended}.`, designs, recommended);
   if (chosen === undefined) {
@@ -246,7 +301,8 @@ async function chooseDesign(run: Run, at: StepContext): Promise<RunOutcome | und
     return decisionOutcome(run, at, { question: `Which design? Options: ${designs.map((d) => d.name).join(", ")}; the roundtable recommends ${recommended}.`, default: true, yes: `dotagent run --design ${recommended}`, no: others.length > 0 ? `dotagent run --design ${others[0]}` : "stop here" });
   }
   const source = `${REPORT.designsDir}/${chosen}.json`;
-  const design = readReport(options.root, source) ?? { name: chosen };
+  const design = readReport(options.root, source);
+  if (design === undefined) throw new DotagentError("usage", `--design ${chosen}: there is no valid ${source}; the designs to choose from: ${designs.map((d) => d.name).join(", ")}`, EXIT.usage);
   const decided = (options.now ?? (() => new Date()))().toISOString();
   const tasks = tasksToPlan(0, design, at.request);
   writeJsonDurable(join(options.root, REPORT.finalDesign), { chosen, source, approved_by: options.design !== undefined || options.approve === "ask" ? "user" : "dotagent run --approve auto", decided_at: decided, user_notes: "", design, tasks });
@@ -255,6 +311,17 @@ async function chooseDesign(run: Run, at: StepContext): Promise<RunOutcome | und
   await wf.phase.complete("ARCHITECTURE", { output: REPORT.finalDesign });
   options.progress.step(`design ${chosen} chosen; ARCHITECTURE complete`);
   return undefined;
+}
+
+/** The names of the valid design reports (memory/reports/designs/<name>.json holding a JSON object). */
+function listDesignFiles(root: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(root, REPORT.designsDir));
+  } catch {
+    return [];
+  }
+  return names.filter((n) => n.endsWith(".json")).map((n) => n.slice(0, -".json".length)).filter((name) => readReport(root, `${REPORT.designsDir}/${name}.json`) !== undefined).sort();
 }
 
 function listDesigns(roundtable: Record<string, unknown>): Array<{ name: string; hint: string }> {
@@ -286,6 +353,7 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
   const running = new Set(started);
   let done = 0;
   options.progress.tasks(done, started.length, [...running]);
+  let blocked: AgentOutcome | undefined;
   await Promise.all(
     started.map(async (id) => {
       const output = `${REPORT.tasksDir}/${id}.json`;
@@ -295,8 +363,15 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
       try {
         const outcome = await runAgentJob(job, context);
         error = outcome.error;
+        if (outcome.blocked) {
+          // Not the task's failure: it stays as it is (running, this run's); the run stops below.
+          blocked ??= outcome;
+          running.delete(id);
+          return;
+        }
       } catch (e) {
-        if (!(e instanceof DotagentError)) throw e;
+        // Another start of the same agent still runs (query_running): never a failure of the task.
+        if (!(e instanceof DotagentError) || e.exitCode === EXIT.locked) throw e;
         error = e.message;
       }
       run.agents++;
@@ -308,6 +383,7 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
     }),
   );
   options.progress.end();
+  if (blocked) throw blockedFailure(blocked);
 }
 
 function agentContext(run: Run, at: StepContext, phase: string): AgentRunContext {

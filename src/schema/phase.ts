@@ -63,6 +63,8 @@ export const phaseStateSchema = z.looseObject({
   revision: z.optional(nonNegativeInt),
   request: z.optional(z.nullable(z.string())),
   inputs_hash: z.optional(z.nullable(z.string().check(z.regex(/^[0-9a-f]{16}$/, "16 lowercase hex characters")))),
+  /** Set by init: this run of the workflow, so a reused workflow_id never inherits an earlier run's checkpoints. */
+  instance_id: z.optional(z.string().check(z.regex(/^[0-9a-f]{16}$/, "16 lowercase hex characters"))),
   pending_transition: z.optional(z.nullable(pendingTransitionSchema)),
   rework: z.optional(z.nullable(reworkSchema)),
   /** The designs ARCHITECTURE asked for (`phase start ARCHITECTURE --designs a,b`): designs/<name>.json each. */

@@ -215,16 +215,39 @@ export function describeAge(ms: number): string {
 
 export function acquireLock(stateDir: string, options: LockOptions): LockHandle {
   try {
-    return acquire(stateDir, options);
+    const steps = acquire(stateDir, options);
+    for (let step = steps.next(); ; step = steps.next()) {
+      if (step.done) return step.value;
+      sleepSync(step.value);
+    }
   } catch (error) {
     if (error instanceof DotagentError) throw error;
     throw writeFailure("memory/state/.lock", error);
   }
 }
 
-function acquire(stateDir: string, options: LockOptions): LockHandle {
+/**
+ * The same lock, waited for without blocking the event loop (the library: timers, other requests
+ * and the caller's own work go on while it waits). The first try happens at once.
+ */
+export async function acquireLockAsync(stateDir: string, options: LockOptions): Promise<LockHandle> {
+  try {
+    const steps = acquire(stateDir, options);
+    for (let step = steps.next(); ; step = steps.next()) {
+      if (step.done) return step.value;
+      await new Promise((resolve) => setTimeout(resolve, step.value));
+    }
+  } catch (error) {
+    if (error instanceof DotagentError) throw error;
+    throw writeFailure("memory/state/.lock", error);
+  }
+}
+
+/** The lock's attempts; yields how long to wait before the next one, returns the held lock. */
+function* acquire(stateDir: string, options: LockOptions): Generator<number, LockHandle, void> {
   const now = options.now ?? (() => new Date());
-  const waitMs = options.waitMs ?? defaultWaitMs();
+  // Not a finite number ≥ 0 (NaN would never reach its deadline): the default wait.
+  const waitMs = options.waitMs !== undefined && Number.isFinite(options.waitMs) && options.waitMs >= 0 ? options.waitMs : defaultWaitMs();
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const info: LockInfo = {
     pid: process.pid,
@@ -258,7 +281,7 @@ function acquire(stateDir: string, options: LockOptions): LockHandle {
       if (Date.now() >= deadline) {
         throw new DotagentError("locked", "memory/state/.lock is stale and another process is taking it over; run the command again", EXIT.locked);
       }
-      sleepSync(2);
+      yield 2;
       continue;
     }
     if (Date.now() >= deadline) {
@@ -271,7 +294,7 @@ function acquire(stateDir: string, options: LockOptions): LockHandle {
         { holder: lock },
       );
     }
-    sleepSync(POLL_MS);
+    yield Math.max(1, Math.min(POLL_MS, deadline - Date.now()));
   }
   sweepGuards(stateDir);
   let released = false;

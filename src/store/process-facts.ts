@@ -29,6 +29,11 @@ function statFields(pid: number): { comm: string; fields: string[] } | null {
   return { comm: text.slice(open + 1, close), fields: text.slice(close + 2).trim().split(" ") };
 }
 
+/** True when the process has exited and waits to be reaped (state Z in /proc/<pid>/stat): alive for kill(pid, 0), gone for every other purpose. */
+export function isZombie(pid: number): boolean {
+  return statFields(pid)?.fields[0] === "Z";
+}
+
 /** The process's start time in clock ticks after boot (field 22), or null where /proc is not there. */
 export function processStartTime(pid: number): string | null {
   return statFields(pid)?.fields[19] ?? null;

@@ -2,11 +2,12 @@
 // plan out through the journal (rollback-journal.ts). The caller holds the state lock for
 // `rollBack`; `prepareRollback` only reads (the CLI uses it to ask the question first).
 import { DotagentError, EXIT } from "../core/errors.js";
-import { parseRollbackTarget, planRollback, type RollbackPlan, type RollbackTarget } from "../core/rollback.js";
+import { parseRollbackTarget, planRollback, revisionProblem, type RollbackPlan, type RollbackTarget } from "../core/rollback.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import { validateState } from "../core/validate.js";
-import { parsePhaseState, type PhaseState } from "../schema/phase.js";
-import { parseExecutionState, type ExecutionState } from "../schema/execution.js";
+import { instanceKey } from "../core/held-state.js";
+import type { PhaseState } from "../schema/phase.js";
+import type { ExecutionState } from "../schema/execution.js";
 import { readCheckpoint } from "./checkpoints.js";
 import { commitRollback, finishRollback, listReportFiles, rollbackPending, type Archiver, type RollbackJournal } from "./rollback-journal.js";
 import type { ProjectPaths } from "./project.js";
@@ -20,17 +21,18 @@ function refused(code: string, message: string): DotagentError {
   return new DotagentError(code, message, EXIT.refused);
 }
 
-/** `--to` text → a target; a checkpoint is read and verified here. */
-function resolveTarget(paths: ProjectPaths, to: string): RollbackTarget {
+/** `--to` text → a target; a checkpoint is read, verified and judged here (only the live instance's). */
+function resolveTarget(paths: ProjectPaths, to: string, live: PhaseState, now: Date): RollbackTarget {
   const parsed = parseRollbackTarget(to);
-  if (parsed === null) throw new DotagentError("usage", `--to takes a phase (REQUIREMENTS … REFLECTION) or a revision from \`dotagent history\`, not "${to}"`, EXIT.usage);
+  if (parsed === null) throw new DotagentError("usage", `--to takes a phase (REQUIREMENTS … REFLECTION) or a checkpoint revision; ${revisionProblem(JSON.stringify(to.length > 40 ? `${to.slice(0, 40)}…` : to))}`, EXIT.usage);
   if (parsed.kind === "phase") return parsed;
-  const found = readCheckpoint(paths, parsed.rev);
-  if ("missing" in found) throw refused("no_checkpoint", `memory/state/.history: ${found.missing}; \`dotagent history\` lists the ones there are`);
-  const phase = parsePhaseState(found.phase);
-  const execution = found.execution === null ? null : parseExecutionState(found.execution);
-  if (!phase.ok || (execution !== null && !execution.ok)) throw refused("checkpoint_invalid", `checkpoint ${parsed.rev} does not hold valid state files; pick another from \`dotagent history\``);
-  return { kind: "checkpoint", rev: parsed.rev, phase: phase.value, execution: execution === null ? null : execution.value };
+  const found = readCheckpoint(paths, parsed.rev, instanceKey(live), now);
+  if ("missing" in found) {
+    if (found.why === "other_instance") throw refused("rollback_other_workflow", `memory/state/.history: ${found.missing}; only the live workflow's checkpoints (\`dotagent history\`) can be returned to`);
+    if (found.why === "damaged") throw refused("checkpoint_invalid", `memory/state/.history: ${found.missing}; it is never restored: pick another from \`dotagent history\``);
+    throw refused("no_checkpoint", `memory/state/.history: ${found.missing}; \`dotagent history\` lists the ones there are`);
+  }
+  return { kind: "checkpoint", rev: parsed.rev, phase: found.phase, execution: found.execution };
 }
 
 /** Plans a rollback of the state in `snapshot` to `to` (a phase or a revision); throws a refusal. */
@@ -46,7 +48,7 @@ export function prepareRollback(paths: ProjectPaths, snapshot: StateSnapshot, to
   if (first !== undefined) {
     throw refused("not_archivable", `${first} cannot be archived (a link, a special file or over 64 MiB)${reports.unarchivable.length > 1 ? ` (and ${reports.unarchivable.length - 1} more)` : ""}, and a rollback keeps what it moves only in an archive: move it out of memory/reports, then run the command again; nothing was changed`);
   }
-  const result = planRollback(before, execution, reports.files, resolveTarget(paths, to));
+  const result = planRollback(before, execution, reports.files, resolveTarget(paths, to, before, now));
   if (!result.ok) throw refused(result.code, result.message);
   const { plan } = result;
   const at = now.toISOString();

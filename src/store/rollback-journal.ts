@@ -18,34 +18,17 @@ import { appendEvents } from "./events.js";
 import { linkOrCopy, recordCheckpoint } from "./checkpoints.js";
 import type { ProjectPaths } from "./project.js";
 import { MAX_STATE_BYTES, MiB, readProjectText } from "./read-file.js";
+import { JOURNAL, ROLLBACK_DIR, readPendingRollback, type RollbackJournal } from "./pending-rollback.js";
 
-export const ROLLBACK_DIR = ".rollback";
-const JOURNAL = "journal.json";
 const ARCHIVED = "archived.json";
 const LOGGED = "logged.json";
 
-export interface RollbackJournal {
-  format: 1;
-  started_at: string;
-  workflow_id: string;
-  /** The archive's reason (`dotagent archive list` shows it). */
-  reason: string;
-  /** Report paths (project-relative) that move into the archive. */
-  moves: string[];
-  /** phase.json and execution.json as they will be (null: execution.json goes). */
-  phase: PhaseState;
-  execution: ExecutionState | null;
-  event: { type: "rolled_back"; [key: string]: unknown };
-}
+export { rollbackPending, type RollbackJournal } from "./pending-rollback.js";
 
 /** The archive functions (in the CLI's cold half; the library passes its own). */
 export interface Archiver {
   createArchive(root: string, options: { reason: string; now: Date }): Promise<{ name: string } | null>;
   pruneArchives(root: string): Promise<unknown>;
-}
-
-export function rollbackPending(paths: ProjectPaths): boolean {
-  return existsSync(join(paths.stateDir, ROLLBACK_DIR, JOURNAL));
 }
 
 function copyIfThere(from: string, to: string): void {
@@ -78,21 +61,13 @@ export function commitRollback(paths: ProjectPaths, journal: RollbackJournal): v
   fsyncDir(paths.stateDir);
 }
 
-function readJournal(dir: string): RollbackJournal {
-  const read = readProjectText(join(dir, JOURNAL), { maxBytes: MAX_STATE_BYTES, links: "refuse" });
-  if (read.kind !== "ok") throw new Error(read.kind === "missing" ? "it is missing" : `it ${read.reason}`);
-  return JSON.parse(read.text) as RollbackJournal;
-}
-
 /** Finishes the committed rollback (idempotent: any step may already be done). Returns what it did. */
 export async function finishRollback(paths: ProjectPaths, archiver: Archiver, now: Date): Promise<{ journal: RollbackJournal; archive: string | null }> {
   const dir = join(paths.stateDir, ROLLBACK_DIR);
-  let journal: RollbackJournal;
-  try {
-    journal = readJournal(dir);
-  } catch (error) {
-    throw new DotagentError("rollback_journal_invalid", `memory/state/${ROLLBACK_DIR}/${JOURNAL} cannot be read (${(error as Error).message.split("\n")[0]}); the moved reports are in memory/state/${ROLLBACK_DIR}/memory/reports: put them back by hand, then remove the folder`, EXIT.invalid);
-  }
+  // The same checked reader the lock-free commands use: they show what this does.
+  const pending = await readPendingRollback(paths);
+  if (pending === null) throw new DotagentError("rollback_journal_invalid", `memory/state/${ROLLBACK_DIR}/${JOURNAL} is missing; the moved reports are in memory/state/${ROLLBACK_DIR}/memory/reports: put them back by hand, then remove the folder`, EXIT.invalid);
+  const { journal } = pending;
   // 1. The reports move out of the live tree (a move already made is skipped).
   const touched = new Set<string>();
   for (const path of journal.moves) {

@@ -22,7 +22,7 @@ import { dirname, join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { commandProblem, encodeOutput, planOnce, type OnceRequest, type OpRecord } from "../core/once.js";
 import type { Decision } from "../core/plan-resume.js";
-import { acquireLock, type LockHandle } from "./lock.js";
+import { acquireLockAsync, type LockHandle } from "./lock.js";
 import { writeFailure } from "./io-error.js";
 import { isPidAlive, processStartTime } from "./process-facts.js";
 import { checkOpId, commandStillRunning, guardFolder, opDir, readOpRecord, writeRecord } from "./op-records.js";
@@ -65,7 +65,7 @@ function sweepOpTemps(dir: string): void {
   }
 }
 
-function lockOp(paths: ProjectPaths, opId: string, options: RunOnceOptions): LockHandle {
+async function lockOp(paths: ProjectPaths, opId: string, options: RunOnceOptions): Promise<LockHandle> {
   const dir = opDir(paths, opId);
   // Checked before anything is made: through a linked folder, mkdir would write outside the project.
   for (const folder of [dirname(dir), dir]) {
@@ -78,7 +78,7 @@ function lockOp(paths: ProjectPaths, opId: string, options: RunOnceOptions): Loc
     }
   }
   try {
-    return acquireLock(dir, { command: `once ${opId}`, ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }), ...(options.now ? { now: options.now } : {}) });
+    return await acquireLockAsync(dir, { command: `once ${opId}`, ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }), ...(options.now ? { now: options.now } : {}) });
   } catch (error) {
     const holder = (error as DotagentError).details?.holder as { pid: number; hostname: string } | undefined;
     if ((error as DotagentError).code !== "locked") throw error;
@@ -106,7 +106,7 @@ export async function runOnce(paths: ProjectPaths, opId: string, command: readon
     throw new DotagentError("no_project", `no memory/state in ${paths.root}: run dotagent in the project (or pass --dir) so the guard finds earlier runs; \`dotagent init\` starts one`, EXIT.refused);
   }
   const now = options.now ?? (() => new Date());
-  const lock = lockOp(paths, opId, options);
+  const lock = await lockOp(paths, opId, options); // waited for without blocking the event loop
   try {
     sweepOpTemps(opDir(paths, opId));
     const found = readOpRecord(paths, opId);

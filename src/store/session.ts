@@ -3,17 +3,40 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { reportRequests, type StateSnapshot, type ReportRequest } from "../core/snapshot.js";
-import { acquireLock, type LockHandle } from "./lock.js";
+import { acquireLockAsync, type LockHandle } from "./lock.js";
 import { findTempFiles, sweepTempFiles } from "./sweep.js";
 import { readExecutionFile, readPhaseFile } from "./state-files.js";
 import { readReports } from "./reports.js";
 import type { ProjectPaths } from "./project.js";
 import { assertStatePaths } from "./state-paths.js";
 import { readClearing } from "./clearing-marker.js";
+import { readPendingRollback, rollbackPending, type PendingRollback } from "./pending-rollback.js";
+import { MISSING } from "../core/reports.js";
 
 export async function loadSnapshot(paths: ProjectPaths, extra: readonly ReportRequest[] = []): Promise<StateSnapshot> {
   assertStatePaths(paths);
+  // A rollback cut off after its commit point is not corrupt state: it is the state that rollback
+  // leaves, which the next locked command finishes writing first. Readers see it that way.
+  if (rollbackPending(paths)) {
+    const pending = await readPendingRollback(paths);
+    if (pending !== null) return rolledBackSnapshot(paths, pending, extra);
+  }
   return completeSnapshot(paths, await readPhaseFile(paths), await readExecutionFile(paths), extra);
+}
+
+/** The snapshot as finishing `pending` leaves it: its state files, its reports moved out. */
+function rolledBackSnapshot(paths: ProjectPaths, pending: PendingRollback, extra: readonly ReportRequest[]): StateSnapshot {
+  // Stamps no file on disk has: a writer holding such a snapshot starts over from a fresh read.
+  const stamp = `rollback:${pending.journal.started_at}`;
+  const phase: StateSnapshot["phase"] = { kind: "ok", file: "memory/state/phase.json", value: pending.phase, stamp };
+  const execution: StateSnapshot["execution"] = pending.execution === null ? { kind: "missing", file: "memory/state/execution.json" } : { kind: "ok", file: "memory/state/execution.json", value: pending.execution, stamp };
+  const snapshot = completeSnapshot(paths, phase, execution, extra);
+  const moved = new Set(pending.journal.moves);
+  const files = new Map(snapshot.reports.files);
+  for (const path of files.keys()) if (moved.has(path)) files.set(path, MISSING);
+  const designs = snapshot.reports.designs.filter((path) => !moved.has(path));
+  const to = typeof pending.journal.event.to === "string" ? pending.journal.event.to : `the start of ${pending.phase.current_phase}`;
+  return { ...snapshot, reports: { files, designs }, rollback: { to, started_at: pending.journal.started_at } };
 }
 
 export { CLEARING_MARKER } from "./clearing-marker.js";
@@ -30,19 +53,17 @@ export interface Locked {
   readonly swept: string[];
 }
 
-/** Runs `fn` holding the state lock (until its promise settles, if it returns one). */
-export function withLock<T>(paths: ProjectPaths, command: string, fn: (locked: Locked) => T, onWarning?: (message: string) => void): T {
+/**
+ * Runs `fn` holding the state lock, released when its promise settles. A live holder is waited
+ * for without blocking the event loop (a library caller's timers and requests go on meanwhile).
+ */
+export async function withLock<T>(paths: ProjectPaths, command: string, fn: (locked: Locked) => T | Promise<T>, onWarning?: (message: string) => void): Promise<T> {
   assertStatePaths(paths);
   mkdirSync(paths.stateDir, { recursive: true });
-  const lock = acquireLock(paths.stateDir, { command, ...(onWarning ? { onWarning } : {}) });
-  let result: T;
+  const lock = await acquireLockAsync(paths.stateDir, { command, ...(onWarning ? { onWarning } : {}) });
   try {
-    result = fn({ lock, swept: sweepTempFiles(paths.stateDir) });
-  } catch (error) {
+    return await fn({ lock, swept: sweepTempFiles(paths.stateDir) });
+  } finally {
     lock.release();
-    throw error;
   }
-  if (result instanceof Promise) return result.finally(() => lock.release()) as T;
-  lock.release();
-  return result;
 }

@@ -1,5 +1,5 @@
-// One rule for the state's own paths: memory/, memory/state/, memory/reports/, .archive/ are real
-// folders and phase.json, execution.json, events.jsonl, .clearing, .lock real files, inside the
+// One rule for the state's own paths: memory/, memory/state/, memory/reports/, .archive/,
+// .history/ (checkpoints), .rollback/ (a committed rollback) are real folders and phase.json, execution.json, events.jsonl, .clearing, .lock real files, inside the
 // project. A link (even one that stays inside) or the wrong type is refused before anything is
 // read or written, so no write can go through a link to somewhere else and no odd file can pass
 // for "no state". An unreadable path (EACCES, ENOTDIR, …) is an error naming it, never "missing".
@@ -20,15 +20,31 @@ function stateEntries(paths: ProjectPaths): Array<[string, Want]> {
     [paths.executionFile, "file"],
     [paths.eventsFile, "file"],
     [join(paths.stateDir, ".clearing"), "file"],
+    [join(paths.stateDir, ".history"), "folder"],
+    [join(paths.stateDir, ".rollback"), "folder"],
   ];
+}
+
+/** The project root (`--dir`) as a problem: not there, not a folder, unreadable; null when it is a folder. */
+export function findRootProblem(paths: ProjectPaths): DotagentError | null {
+  const root = statOrError(paths.root);
+  if (root instanceof DotagentError) return root;
+  // A project root that is not there is not "no workflow yet": the path is wrong (§2).
+  if (root === null) return unsafe(paths.root, `${paths.root} does not exist; --dir must name the project's folder (create it first, or run from it)`);
+  if (!root.isDirectory()) return unsafe(paths.root, `${paths.root} is not a folder; --dir must name the project's folder`);
+  return null;
+}
+
+/** Throws findRootProblem's error: for the commands that read no state but act on the project. */
+export function assertProjectRoot(paths: ProjectPaths): void {
+  const problem = findRootProblem(paths);
+  if (problem !== null) throw problem;
 }
 
 /** The first state path that breaks the rule, as a one-line error (exit 3), or null. */
 export function findStatePathProblem(paths: ProjectPaths): DotagentError | null {
-  const root = statOrError(paths.root);
-  if (root instanceof DotagentError) return root;
-  if (root !== null && !root.isDirectory()) return unsafe(paths.root, `${paths.root} is not a folder; --dir must name the project's folder`);
-  if (root === null) return null;
+  const rootProblem = findRootProblem(paths);
+  if (rootProblem !== null) return rootProblem;
   for (const [abs, want] of stateEntries(paths)) {
     const rel = relative(paths.root, abs);
     const stat = statOrError(abs, rel);

@@ -8,7 +8,7 @@ import { installTarget } from "../../claude/settings.js";
 import { DEFAULT_LEASE_MS, judgeLock, readLock } from "../../store/lock.js";
 import { loadSnapshot } from "../../store/session.js";
 import { readProjectText } from "../../store/read-file.js";
-import { findStatePathProblem } from "../../store/state-paths.js";
+import { assertProjectRoot, findStatePathProblem } from "../../store/state-paths.js";
 import type { ProjectPaths } from "../../store/project.js";
 import { join } from "node:path";
 import { resumeOptions } from "../resume-options.js";
@@ -90,7 +90,8 @@ async function stateCheck(context: CommandContext): Promise<Check> {
   const what = phase ? `workflow ${phase.workflow_id} at ${phase.current_phase} (${phase.phase_status})` : "no workflow";
   const warning = report.warnings[0];
   if (warning !== undefined) {
-    return { name: "state", status: "warn", message: `${what}: valid, ${report.warnings.length} warning(s): ${formatProblem(warning)}`, fix: warning.code === "stale" ? "`dotagent resume` asks whether to continue or archive it" : "`dotagent resume` repairs what it can; `dotagent validate` lists every warning" };
+    const fix = warning.code === "stale" ? "`dotagent resume` asks whether to continue or archive it" : warning.code === "rollback_interrupted" ? "`dotagent resume` finishes the rollback (nothing to archive or start afresh)" : "`dotagent resume` repairs what it can; `dotagent validate` lists every warning";
+    return { name: "state", status: "warn", message: `${what}: valid, ${report.warnings.length} warning(s): ${formatProblem(warning)}`, fix };
   }
   return { name: "state", status: "ok", message: `${what}: valid`, fix: null };
 }
@@ -146,6 +147,7 @@ export const command: Command = {
   options: { "stale-after": { type: "string" } },
   examples: ["dotagent doctor", "dotagent doctor --json          {ok, version, checks:[{name, status: ok|warn|fail, message, fix}]}"],
   async run(context) {
+    assertProjectRoot(context.paths); // --dir not a folder: exit 3 like every command (§2), not a check line
     const checks: Check[] = [checkNode(process.version), ...installChecks(context.paths), ...settingsChecks(context.paths), await stateCheck(context), lockCheck(context), writableCheck(context.paths)];
     const code = doctorExitCode(checks);
     context.out.result({ ok: code === 0, version: VERSION, checks }, () => {

@@ -1,6 +1,7 @@
 // `dotagent history [show REV]`: the checkpoints of the live workflow (src/ops/history.ts).
 import { EXIT, usageError } from "../../core/errors.js";
 import { listHistory, showCheckpoint } from "../../ops/history.js";
+import { checkRevision } from "../../ops/inputs.js";
 import type { Command } from "../context.js";
 
 export const command: Command = {
@@ -22,8 +23,8 @@ export const command: Command = {
       return EXIT.ok;
     }
     if (action !== "show") throw usageError(`history takes no argument or \`show REV\`, not "${action}"`);
-    const rev = Number(revText);
-    if (revText === undefined || !Number.isInteger(rev) || rev < 1) throw usageError(`history show needs a revision number from \`dotagent history\`, not "${revText ?? ""}"`);
+    if (revText === undefined) throw usageError("history show needs a revision number from `dotagent history`");
+    const rev = checkRevision(revText);
     const found = await showCheckpoint(context, rev);
     const phase = found.phase_state as { completed_phases?: Array<{ phase: string }>; user_checkpoints?: Array<{ phase: string }> };
     const tasks = (found.execution as { tasks?: Array<{ id: string; status: string }> } | null)?.tasks ?? [];

@@ -6,7 +6,7 @@ import { checkOpId } from "../../store/op-records.js";
 import { decodeOutput } from "../../core/once.js";
 import { runOnceOp, type OnceResult } from "../../ops/once.js";
 import { loadCold } from "../load-cold.js";
-import { stringOption, type Command, type CommandContext } from "../context.js";
+import { opContext, stringOption, type Command, type CommandContext } from "../context.js";
 
 export const command: Command = {
   summary: "run a side effect at most once per op id (commits, pushes, PRs, messages)",
@@ -28,7 +28,7 @@ export const command: Command = {
     if (!markDone && argv.length === 0) throw usageError(`once ${opId} needs the command to run after \`--\`, e.g. \`dotagent once ${opId} -- git push\``);
     const toStdout = stdoutWriter();
     const input = { check: stringOption(context, "check"), markDone, redo, ...(context.out.json ? {} : { onStdout: toStdout }) };
-    const { result, outcome } = await runOnceOp(context, opId, argv, { ...input, decide: async (d) => (await loadCold()).askDecision(d, false) });
+    const { result, outcome } = await runOnceOp(opContext(context), opId, argv, { ...input, decide: async (d) => (await loadCold()).askDecision(d, false) });
     if (outcome.outcome === "decide") {
       const { decision } = outcome;
       context.out.result(result, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { DotagentError, EXIT, usageError } from "../../core/errors.js";
 import { loadCold } from "../load-cold.js";
+import { assertStatePaths } from "../../store/state-paths.js";
 import type { QueryMessage, QuerySdk } from "../../api/recoverable-query.js";
 import { maxParallelOption, stringOption, type Command } from "../context.js";
 
@@ -43,6 +44,7 @@ export const command: Command = {
     const approve = stringOption(context, "approve") ?? "ask";
     if (approve !== "ask" && approve !== "auto") throw usageError(`--approve takes ask or auto, not "${approve}"`);
     const maxParallel = maxParallelOption(context);
+    assertStatePaths(context.paths); // before the SDK is looked for: a wrong --dir is the first thing to say
     const sdk = await loadAgentSdk(context.paths.root);
     const cold = await loadCold();
     const agents = cold.loadAgentFiles(cold.findAgentsDir(stringOption(context, "agents"), fileURLToPath(import.meta.url)));
@@ -59,6 +61,7 @@ export const command: Command = {
       ask: cold.terminalAsker(),
       progress,
       sdk,
+      dirArg: typeof context.options.dir === "string" ? context.options.dir : undefined,
     });
     context.out.result({ ok: outcome.outcome === "complete", ...outcome }, () =>
       outcome.outcome === "decision"

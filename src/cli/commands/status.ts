@@ -2,7 +2,7 @@ import { readStatus } from "../../ops/status.js";
 import type { OpSummary } from "../../store/op-records.js";
 import { planLines } from "../render-plan.js";
 import { resumeOptions } from "../resume-options.js";
-import type { Command } from "../context.js";
+import { opContext, type Command } from "../context.js";
 
 export const command: Command = {
   summary: "show where the workflow is; takes no lock and never writes",
@@ -10,7 +10,7 @@ export const command: Command = {
   options: { "stale-after": { type: "string" } },
   examples: ["dotagent status", "dotagent status --json          the resume plan (as resume --dry-run) plus task counts", "dotagent status --dir examples/orphaned-tasks"],
   async run(context) {
-    const { result, plan } = await readStatus(context, resumeOptions(context).staleAfterMs);
+    const { result, plan } = await readStatus(opContext(context), resumeOptions(context).staleAfterMs);
     context.out.result(result, () => [...planLines(plan, context.out.color, "status", result.tasks), ...opLines(result.ops)]);
     return 0;
   },
