@@ -98,20 +98,26 @@ export function jsonObjectsIn(source: string): Array<Record<string, unknown>> {
 }
 
 export interface ResumePlan {
-  situation: string;
+  situation?: string;
   workflow_id?: string | null;
   phase?: string | null;
-  next: { action: string; agent?: string | null; tasks?: string[]; reason?: string; designs?: string[] };
+  next: { action: string; agent?: string | null; tasks?: string[]; reason?: string; designs?: string[]; gate?: string; round?: number; plan_file?: string };
   decision?: { question: string; yes: string; no: string } | null;
   error?: unknown;
+  in_flight?: string[];
   [key: string]: unknown;
 }
-const resumeIn = (s: string): ResumePlan | undefined => jsonObjectsIn(s).filter((o) => "next" in o && "situation" in o).at(-1) as ResumePlan | undefined;
+/** The newest dotagent answer in a text that says what to do next (resume, a command, a hook line), or an error. */
+const planIn = (s: string): ResumePlan | undefined =>
+  jsonObjectsIn(s)
+    .filter((o) => ("next" in o && o.next !== null && typeof o.next === "object" && typeof (o.next as { action?: unknown }).action === "string") || "error" in o)
+    .at(-1) as ResumePlan | undefined;
 
 type Event =
   | { kind: "resume"; plan: ResumePlan }
   | { kind: "develop"; args: string }
   | { kind: "person"; text: string }
+  | { kind: "notified"; text: string }
   | { kind: "said"; text: string }
   | { kind: "call"; id: string; name: string; input: Record<string, unknown> }
   | { kind: "result"; id: string; text: string; isError: boolean };
@@ -126,11 +132,32 @@ interface Context {
   events: Event[];
 }
 
+/** A hook's context or a background agent's notification, wherever the client put it. */
+function systemEvents(t: string, events: Event[]): boolean {
+  let found = false;
+  if (/<task-notification>|<agent-message from=/.test(t)) {
+    events.push({ kind: "notified", text: t });
+    found = true;
+  }
+  const line = [...t.matchAll(/dotagent next: (\{.*\})/g)].at(-1);
+  if (line) {
+    const plan = planIn(line[1]!);
+    if (plan) events.push({ kind: "resume", plan });
+    found = true;
+  }
+  return found;
+}
+
 function eventsOf(messages: ApiMessage[]): Event[] {
   const events: Event[] = [];
   for (const m of messages) {
-    if (m.role === "system") continue; // environment and hook context: not part of the conversation
     const blocks: ContentBlock[] = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
+    if (m.role === "system") {
+      // The environment, the agent list, SessionStart context: skipped. A hook's `dotagent next:`
+      // line and a background agent's notification are part of the loop.
+      for (const b of blocks) if (b.type === "text") systemEvents(String(b.text ?? ""), events);
+      continue;
+    }
     for (const b of blocks) {
       if (m.role === "assistant") {
         if (b.type === "tool_use") events.push({ kind: "call", id: String(b.id), name: String(b.name), input: b.input ?? {} });
@@ -140,8 +167,10 @@ function eventsOf(messages: ApiMessage[]): Event[] {
       if (b.type === "tool_result") {
         const t = text(b.content);
         events.push({ kind: "result", id: String(b.tool_use_id), text: t, isError: b.is_error === true });
-        const plan = resumeIn(t);
+        // A helper's answer (not an agent's hand-back, which may quote anything).
+        const plan = /\[Subagent hand-back\]|Async agent launched/.test(t) ? undefined : planIn(t);
         if (plan) events.push({ kind: "resume", plan });
+        systemEvents(t, events);
         continue;
       }
       if (b.type !== "text") continue;
@@ -152,10 +181,11 @@ function eventsOf(messages: ApiMessage[]): Event[] {
         continue;
       }
       if (t.startsWith("Base directory for this skill:")) {
-        const plan = resumeIn(t);
+        const plan = planIn(t.slice(0, t.indexOf("## The helper") === -1 ? undefined : t.indexOf("## The helper")));
         if (plan) events.push({ kind: "resume", plan });
         continue;
       }
+      if (systemEvents(t, events)) continue;
       if (t.startsWith("<system-reminder>") || t.startsWith("<command-") || t.startsWith("<local-command")) continue;
       events.push({ kind: "person", text: t.trim() });
     }
@@ -183,10 +213,12 @@ const hereDoc = (flag: string, value: string) => `${flag} "$(cat <<'EOF'\n${valu
 function agentType(ctx: Context, name: string): string {
   return ctx.agentTypes.find((t) => t === name || t.endsWith(`:${name}`)) ?? name;
 }
+/** An Agent call with the prompt lines the develop skill gives (dotagent's hooks read them). */
 function spawn(ctx: Context, agent: string, phase: string, output: string, extra: string[] = []): Call {
   const prompt = [`Feature request: ${ctx.request}`, `Phase: ${phase}`, ...extra, `Output file: ${output}`].join("\n");
   return { name: "Agent", input: { description: `${agent} for ${phase}`, prompt, subagent_type: agentType(ctx, agent), run_in_background: false } };
 }
+const ANGLES: Record<string, string> = { minimal: "the smallest change that meets every acceptance criterion", robust: "a design that holds up as the feature grows" };
 
 const finalDesign = (chosen: string, notes: string, tasks: TaskPlan) => ({
   chosen,
@@ -197,6 +229,8 @@ const finalDesign = (chosen: string, notes: string, tasks: TaskPlan) => ({
   design: { name: chosen, summary: `${chosen} login design` },
   tasks,
 });
+
+const WAITING = "They are working in the background; I will continue when they report.";
 
 /** The steps skills/develop/SKILL.md gives for a plan, with the person's answer if one came after it. */
 function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[] {
@@ -209,51 +243,42 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
     const cmd = /^y/i.test(answer) ? plan.decision.yes : plan.decision.no;
     return [{ calls: [run(ctx, cmd.replace(/^dotagent /, ""))] }, { calls: [resume] }];
   }
+  const title = (id: string) => ctx.tasks.find((t) => t.id === id)?.title ?? id;
   switch (next.action) {
     case "start_workflow":
       if (!ctx.request) return [{ end: "What should I build?" }];
-      return [
-        { calls: [{ name: "Bash", input: { command: `node "${ctx.helper}" init --json ${hereDoc("--request", ctx.request)}`, description: "dotagent init" } }] },
-        { calls: [run(ctx, "phase start REQUIREMENTS")] },
-        ...spawnSteps(ctx, { ...plan, phase: "REQUIREMENTS", next: { action: "spawn_agent", agent: "pm" } }, true),
-      ];
+      return [{ calls: [{ name: "Bash", input: { command: `node "${ctx.helper}" resume --json --start ${hereDoc("--request", ctx.request)}`, description: "dotagent resume" } }] }];
     case "spawn_agent":
-      return spawnSteps(ctx, plan, false);
+      return spawnSteps(ctx, plan);
+    case "run_tasks": {
+      const ids = next.tasks ?? [];
+      if (ids.length === 0) return [{ end: `Tasks are in flight (${(plan.in_flight ?? []).join(", ")}); waiting for them.` }];
+      const workflow = String(plan.workflow_id ?? "");
+      return [{ calls: ids.map((id) => spawn(ctx, "executor", "IMPLEMENTATION", `memory/reports/tasks/${id}.json`, [`Task: ${id}`, `Title: ${title(id)}`, "Design: memory/reports/final_design.json", ...(workflow ? [`Workflow: ${workflow}`] : []), `Helper: node "${ctx.helper}"`])) }];
+    }
+    case "await_agents":
+      return [{ end: `Agents are at work (${next.reason ?? ""}). ${WAITING}` }];
     case "await_approval":
-      if (phase === "REQUIREMENTS") {
-        if (answer === null) return [{ end: "The requirements are in memory/reports/demand.json: approve, or what to change?" }];
-        return [{ calls: [run(ctx, "phase approve REQUIREMENTS")] }, { calls: [run(ctx, "phase complete REQUIREMENTS --output memory/reports/demand.json")] }, { calls: [resume] }];
+      if (next.gate === "approve_requirements") {
+        if (answer === null) return [{ calls: [read(ctx, "memory/reports/demand.json")] }, { end: "The requirements are in memory/reports/demand.json: approve, or what should change?" }];
+        return [{ calls: [run(ctx, "phase approve REQUIREMENTS")] }];
       }
-      if (/final_design\.json is ready/.test(String(next.reason))) {
+      if (next.gate === "approve_design") {
         if (answer === null) return [{ end: "memory/reports/final_design.json is written: approve?" }];
-        return [{ calls: [run(ctx, "phase approve ARCHITECTURE")] }, { calls: [run(ctx, "phase complete ARCHITECTURE --output memory/reports/final_design.json")] }, { calls: [resume] }];
+        return [{ calls: [run(ctx, "phase approve ARCHITECTURE")] }];
       }
-      if (answer === null) return [{ end: `Options: ${DESIGNS.join(", ")}; the roundtable recommends minimal. Which one?` }];
+      if (answer === null) return [{ calls: [read(ctx, "memory/reports/roundtable.json")] }, { end: `Options: ${DESIGNS.join(", ")}; the roundtable recommends minimal. Which one?` }];
       return [
         { calls: [write(ctx, "memory/reports/final_design.json", finalDesign(DESIGNS.find((d) => answer.includes(d)) ?? "minimal", answer, ctx.tasks))] },
         { calls: [run(ctx, "phase approve ARCHITECTURE")] },
-        { calls: [run(ctx, "phase complete ARCHITECTURE --output memory/reports/final_design.json")] },
-        { calls: [resume] },
       ];
-    case "plan_tasks":
+    case "plan_tasks": {
+      const round = next.round ?? 0;
+      const file = next.plan_file ?? "memory/reports/plan.json";
       return [
-        { calls: [read(ctx, "memory/reports/final_design.json")] },
-        { calls: [write(ctx, "memory/reports/plan.json", { tasks: ctx.tasks })] },
-        { calls: [run(ctx, "task import memory/reports/plan.json")] },
-        { calls: [ctx.maxParallel === undefined ? resume : run(ctx, `resume --max-parallel ${ctx.maxParallel}`)] },
-      ];
-    case "run_tasks": {
-      // The batch as skills/develop/SKILL.md runs it: start each, every executor in one message,
-      // then each result read and recorded, then resume.
-      const ids = next.tasks ?? [];
-      if (ids.length === 0) return [{ end: `Tasks are in flight in another session (${(plan.in_flight as string[] | undefined)?.join(", ") ?? ""}).` }];
-      const output = (id: string) => `memory/reports/tasks/${id}.json`;
-      const title = (id: string) => ctx.tasks.find((t) => t.id === id)?.title ?? id;
-      return [
-        ...ids.map((id): Step => ({ calls: [run(ctx, `task start ${id}`)] })),
-        { calls: ids.map((id) => spawn(ctx, "executor", "IMPLEMENTATION", output(id), [`Task: ${id}`, `Title: ${title(id)}`, "Design: memory/reports/final_design.json"])) },
-        ...ids.flatMap((id): Step[] => [{ calls: [read(ctx, output(id))] }, { calls: [run(ctx, `task complete ${id} --output ${output(id)}`)] }]),
-        { calls: [resume] },
+        { calls: [read(ctx, round === 0 ? "memory/reports/final_design.json" : `memory/reports/verification.rework-${round}.json`)] },
+        { calls: [write(ctx, file, { tasks: round === 0 ? ctx.tasks : [{ id: `rework-${round}-1`, title: "Fix what verification found", depends_on: [] }] })] },
+        { calls: [run(ctx, `task import ${file}`)] },
       ];
     }
     case "workflow_complete":
@@ -263,45 +288,23 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
   }
 }
 
-function spawnSteps(ctx: Context, plan: ResumePlan, started: boolean): Step[] {
+function spawnSteps(ctx: Context, plan: ResumePlan): Step[] {
   const phase = String(plan.phase);
   const agent = String(plan.next.agent);
-  const start: Step[] = started ? [] : [{ calls: [run(ctx, `phase start ${phase}`)] }];
-  const resume: Step = { calls: [run(ctx, "resume")] };
+  const one = (output: string, extra: string[] = []): Step[] => [{ calls: [spawn(ctx, agent, phase, output, extra)] }];
   switch (agent) {
     case "pm":
-      return [...start, { calls: [spawn(ctx, "pm", phase, "memory/reports/demand.json")] }, { calls: [read(ctx, "memory/reports/demand.json")] }, resume];
+      return one("memory/reports/demand.json");
     case "architect": {
-      // The skill: `next.designs` set → those names only, after the plain phase start; else pick
-      // the names and record them with the phase start.
-      const asked = plan.next.designs && plan.next.designs.length > 0 ? plan.next.designs : null;
-      const names = asked ?? DESIGNS;
-      const file = (n: string) => `memory/reports/designs/${n}.json`;
-      return [
-        ...(asked ? start : [{ calls: [run(ctx, `phase start ${phase} --designs ${DESIGNS.join(",")}`)] }]),
-        { calls: names.map((n) => spawn(ctx, "architect", phase, file(n), [`Design name: ${n}`, `Angle: ${n === "minimal" ? "the smallest change that meets every criterion" : "a design that holds up as the feature grows"}`])) },
-        ...names.map((n) => ({ calls: [read(ctx, file(n))] })),
-        resume,
-      ];
+      const names = plan.next.designs && plan.next.designs.length > 0 ? plan.next.designs : DESIGNS;
+      return [{ calls: names.map((n) => spawn(ctx, "architect", phase, `memory/reports/designs/${n}.json`, [`Design name: ${n}`, `Angle: ${ANGLES[n] ?? `the ${n} approach`}`])) }];
     }
     case "roundtable":
-      return [...start, { calls: [spawn(ctx, "roundtable", phase, "memory/reports/roundtable.json")] }, { calls: [read(ctx, "memory/reports/roundtable.json")] }, resume];
+      return one("memory/reports/roundtable.json");
     case "qa":
-      return [
-        ...start,
-        { calls: [spawn(ctx, "qa", phase, "memory/reports/verification.json")] },
-        { calls: [read(ctx, "memory/reports/verification.json")] },
-        { calls: [run(ctx, "phase complete VERIFICATION --output memory/reports/verification.json")] },
-        resume,
-      ];
+      return one("memory/reports/verification.json");
     case "reflector":
-      return [
-        ...start,
-        { calls: [spawn(ctx, "reflector", phase, "memory/reports/reflection.json")] },
-        { calls: [read(ctx, "memory/reports/reflection.json")] },
-        { calls: [run(ctx, "phase complete REFLECTION --output memory/reports/reflection.json")] },
-        resume,
-      ];
+      return one("memory/reports/reflection.json");
     default:
       return [{ end: `I cannot run agent ${agent}.` }];
   }
@@ -319,11 +322,11 @@ function mainAgent(body: ApiRequest, all: string, policy: PolicyOptions): Omit<R
     events,
   };
   const last = events.at(-1);
-  // After an error or an interruption: `dotagent resume --json` (the skill's last rule), but
-  // never in a loop.
+  // After an error or an interruption: `dotagent resume --json` (rule 4), but never in a loop.
   if (last?.kind === "result" && last.isError) {
     const call = [...events].reverse().find((e): e is Extract<Event, { kind: "call" }> => e.kind === "call" && e.id === last.id);
     if (call && String(call.input.command ?? "").includes(" resume --json")) return end(`Stopped: dotagent resume failed: ${last.text.slice(0, 300)}`);
+    // A spawn dotagent refused (the reason says why): look where the workflow stands.
     return toolUse([run(ctx, "resume")]);
   }
   const r = events.map((e) => e.kind).lastIndexOf("resume");
@@ -332,18 +335,28 @@ function mainAgent(body: ApiRequest, all: string, policy: PolicyOptions): Omit<R
     return toolUse([run(ctx, "resume")]);
   }
   const plan = (events[r] as Extract<Event, { kind: "resume" }>).plan;
+  const since = events.slice(r + 1);
   const personAt = events.findLastIndex((e, i) => i > r && e.kind === "person");
+  const notifiedAt = events.findLastIndex((e, i) => i > r && e.kind === "notified");
+  // Agents launched in the background since the plan: end the turn and wait for them.
+  const launched = since.some((e) => e.kind === "result" && /Async agent launched/.test(e.text));
+  const callsSince = (from: number) => events.slice(from + 1).filter((e) => e.kind === "call").length;
+  if (launched && personAt === -1 && notifiedAt === -1) {
+    const ended = since.some((e) => e.kind === "said");
+    if (!ended) return end(WAITING);
+  }
+  // A notification with no newer plan (its hook said nothing): look where the workflow stands.
+  if (notifiedAt !== -1 && personAt === -1 && callsSince(notifiedAt) === 0) return toolUse([run(ctx, "resume")]);
   // The person's words answer a question only when the turn before ended with one; anything
   // else ("continue" after an interruption) means: look where the workflow stands first.
   const before = events[personAt - 1];
   // (After a kill the client adds a synthetic "No response requested." turn: not a question.)
   if (personAt !== -1 && !(before?.kind === "said" && before.text.trim().endsWith("?"))) {
-    const since = events.slice(personAt + 1).filter((e) => e.kind === "call").length;
-    if (since === 0) return toolUse([run(ctx, "resume")]);
+    if (callsSince(personAt) === 0) return toolUse([run(ctx, "resume")]);
   }
   const answer = personAt === -1 ? null : (events[personAt] as { text: string }).text;
   const from = Math.max(r, personAt);
-  const done = events.slice(from + 1).filter((e) => e.kind === "call").length;
+  const done = callsSince(from);
   const steps = stepsFor(plan, answer, ctx);
   let seen = 0;
   for (const step of steps) {
@@ -393,7 +406,14 @@ function subAgent(agent: string, body: ApiRequest, all: string): Omit<Reply, "wh
   // the caller as the agent's result (plain text at the end is not delivered).
   const handback = (body.tools ?? []).some((t) => t.name === "SubagentHandback");
   const finish = (said: string) => (handback ? toolUse([{ name: "SubagentHandback", input: { message: said } }]) : end(said));
-  if (events.some((e) => e.kind === "call" && e.name === "SubagentHandback")) return end("Handed back.");
+  // Sent back by dotagent (a refused hand-back, or stop-hook feedback): write the report, then finish.
+  const lastWrite = events.findLastIndex((e) => e.kind === "call" && e.name === "Write");
+  const reminded = events.findLastIndex((e) => (e.kind === "result" || e.kind === "person" || e.kind === "said") && /dotagent reminder \d/.test(e.text));
+  if (reminded > lastWrite && events.at(-1)?.kind !== "call") {
+    if (events[reminded - 1]?.kind !== "call" || (events[reminded - 1] as { name?: string }).name !== "Write") return toolUse([{ name: "Write", input: { file_path: path, content: `${JSON.stringify(report(agent, prompt), null, 2)}\n` } }]);
+  }
+  if (lastWrite !== -1 && reminded > -1 && reminded < lastWrite && events.at(-1)?.kind === "result" && events.findLastIndex((e) => e.kind === "call") === lastWrite) return finish(`Wrote ${output}.`);
+  if (events.some((e) => e.kind === "result" && !e.isError && /Report delivered|handed back/i.test(e.text))) return end("Handed back.");
   if (calls === 1) {
     const result = events.at(-1);
     // Idempotent, as every agent file says: a valid report already there is not redone.
@@ -430,6 +450,13 @@ export function decide(body: ApiRequest, options: { agentsDir: string; seq: numb
     const plan = [...eventsOf(body.messages ?? [])].reverse().find((e): e is Extract<Event, { kind: "resume" }> => e.kind === "resume")?.plan;
     const summary = plan ? `The user runs /develop add login; dotagent workflow ${String(plan.workflow_id)}, phase ${String(plan.phase)}, last next.action ${plan.next.action}.` : "The user asked for /develop add login.";
     return { who: "compact", stop: "end_turn", blocks: [{ type: "text", text: `<analysis>dotagent workflow in progress.</analysis>\n<summary>${summary} After this summary: run dotagent resume --json first.</summary>` }] };
+  }
+  // Auto mode's security monitor (a separate request per tool call it judges): stage 1 grades
+  // harm with <severity>N</severity>, stage 2 answers <block>yes|no</block>. It allows everything;
+  // the journeys count how often it was asked.
+  if (/^(?:x-anthropic-billing-header:[^\n]*\n)?You are a security monitor/m.test(system) || system.includes("You are a security monitor for autonomous AI coding agents")) {
+    const stage1 = /Respond with <severity>N<\/severity>/.test(text(lastUser?.content));
+    return { who: "monitor", stop: "end_turn", blocks: [{ type: "text", text: stage1 ? "<severity>0</severity>" : "<block>no</block>" }] };
   }
   const agent = agentMarkers(options.agentsDir).find(([, marker]) => system.includes(marker))?.[0];
   if (agent) return { who: agent, ...subAgent(agent, body, all) };
