@@ -2,11 +2,13 @@
 //
 // The file has two halves. The hot half is ordinary bundled code: what every command needs.
 // The cold half (src/cli/cold.ts: tar, prompts, globby, the JSON Schema export) is bundled
-// separately and embedded in the hot half as a base64 string, imported as a data: URL only by
-// the commands that use it. V8 compiles a 300 KB string literal in about a millisecond, the same
-// code as code in about 15 ms, and `status` or the SessionStart hook never need it.
+// separately, brotli-compressed and embedded in the hot half as a base64 string, inflated and
+// imported as a data: URL only by the commands that use it (src/cli/load-cold.ts). V8 scans a
+// string literal far faster than it compiles the same code, `status` or the SessionStart hook
+// never need it, and compressed it is ~130 KB instead of ~500 KB, so the file can ship once.
 import { build } from "esbuild";
 import { readFileSync, mkdirSync, copyFileSync, chmodSync } from "node:fs";
+import { brotliCompressSync, constants as zlib } from "node:zlib";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 const common = {
@@ -44,7 +46,8 @@ const builtinsViaRequire = {
 common.plugins = [builtinsViaRequire];
 
 const cold = await build({ ...common, entryPoints: ["src/cli/cold.ts"], write: false, banner: { js: dataBanner } });
-const coldCode = cold.outputFiles[0].text;
+const coldCode = cold.outputFiles[0].contents;
+const coldPacked = brotliCompressSync(coldCode, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: coldCode.length } });
 
 /**
  * In the hot half, the source fallbacks `import("./cold.js")` and the library's
@@ -65,7 +68,7 @@ await build({
   outfile: "dist/dotagent.mjs",
   // The version marker lets `doctor` read an installed helper's version without running it.
   banner: { js: `#!/usr/bin/env node\n// dotagent ${pkg.version}\n${fileBanner}` },
-  define: { ...common.define, __DOTAGENT_COLD__: JSON.stringify(Buffer.from(coldCode).toString("base64")) },
+  define: { ...common.define, __DOTAGENT_COLD__: JSON.stringify(coldPacked.toString("base64")) },
   plugins: [coldExternal, builtinsViaRequire],
 });
 await build({ ...common, entryPoints: ["src/index.ts"], outfile: "dist/index.mjs", banner: { js: fileBanner } });
