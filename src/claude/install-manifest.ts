@@ -17,6 +17,8 @@ export interface InstallManifest {
   permission_rule?: string | null;
   settings_created: boolean;
   settings_original: string | null;
+  /** The project's .gitignore lines install added (path relative to the .claude folder); absent: none. */
+  gitignore?: { path: string; lines: string[]; created: boolean } | null;
 }
 
 export const sha256 = (bytes: Buffer | string) => createHash("sha256").update(bytes).digest("hex");
