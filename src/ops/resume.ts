@@ -1,14 +1,14 @@
 // `resume`: validate, repair what is safe to repair, advance, name the next action. A question for
 // a person (stale state, a changed request, corrupt state) goes to the injected `decide`; without
-// an answer the plan comes back with `decision` set and nothing is written.
+// an answer the plan comes back with `decision` set and nothing is written. The writer, fresh
+// starts and init load only when something is written: `resume --dry-run` is a read, as cheap to
+// start as `status` (write-file-atomic alone loads node:crypto and worker_threads, ~8 ms).
 import { existsSync } from "node:fs";
 import { planResume, type Decision, type ResumeOptions, type ResumePlan } from "../core/plan-resume.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import { loadSnapshot } from "../store/session.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
-import { StateWriter } from "../store/state-writer.js";
-import { archiveLiveState, finishClear, proveClearing } from "./fresh-start.js";
-import { initWorkflow } from "./init.js";
+import type { finishClear } from "./fresh-start.js";
 import { locked, type OpContext } from "./op-context.js";
 import { planJson, type PlanJson } from "./plan-json.js";
 
@@ -37,9 +37,11 @@ export interface ResumeOutcome {
 /** Carries out a plan's writes: journal, moves, execution.json, phase.json, events. */
 async function applyPlan(context: OpContext, snapshot: StateSnapshot, plan: ResumePlan, now: Date, archivedFiles: Parameters<typeof finishClear>[2]): Promise<void> {
   if (plan.writes.finishClear) {
+    const { finishClear } = await import("./fresh-start.js");
     await finishClear(context.paths, plan.writes.finishClear, archivedFiles);
     return;
   }
+  const { StateWriter } = await import("../store/state-writer.js");
   const writer = new StateWriter(context.paths, snapshot, now, context.warn);
   const { writes } = plan;
   if (writes.phase || writes.execution || writes.moves.length > 0) {
@@ -62,6 +64,7 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
   }
   // Decisions may need a person, so the lock is taken per round, not across a prompt.
   for (let round = 0; round < 3; round++) {
+    const { proveClearing } = await import("./fresh-start.js");
     const plan = await locked(context, "resume", async () => {
       const { snapshot, files } = await proveClearing(context.paths, await loadSnapshot(context.paths));
       const planned = planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now) });
@@ -73,9 +76,11 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
     if (answer === "no-terminal") return { result: planJson(plan, false), plan, mode: "resume", exitCode: 5 };
     if (answer) {
       const reason = plan.decisionKind === "stale" ? "stale state" : plan.decisionKind === "corrupt" ? "corrupt state" : "request changed";
+      const { archiveLiveState } = await import("./fresh-start.js");
       const name = await locked(context, "resume", () => archiveLiveState(context.paths, reason, now));
       if (name) context.note(`Archived the old state as ${name}`);
       if (plan.decisionKind === "request_changed" && options.request !== undefined) {
+        const { initWorkflow } = await import("./init.js");
         await locked(context, "resume", () => initWorkflow(context.paths, options.request, undefined, now, context.warn));
       }
       options = { ...options, request: undefined };

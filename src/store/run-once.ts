@@ -17,8 +17,18 @@ import { capOutput, planOnce, type OnceRequest, type OpRecord } from "../core/on
 import type { Decision } from "../core/plan-resume.js";
 import { acquireLock, type LockHandle } from "./lock.js";
 import { isPidAlive } from "./process-facts.js";
-import { checkOpId, opDir, readOpRecord, writeRecord } from "./op-records.js";
+import { checkOpId, opDir, opRel, readOpRecord, RECORD } from "./op-records.js";
+import { writeJsonDurable } from "./atomic-write.js";
+import { writeFailure } from "./io-error.js";
 import type { ProjectPaths } from "./project.js";
+
+function writeRecord(paths: ProjectPaths, record: OpRecord): void {
+  try {
+    writeJsonDurable(join(opDir(paths, record.op_id), RECORD), record);
+  } catch (error) {
+    throw writeFailure(opRel(record.op_id), error);
+  }
+}
 
 /** Bytes of a command's stdout kept in its record (and replayed). */
 export const STDOUT_LIMIT = 16 * 1024;
