@@ -219,7 +219,7 @@ describe("resume on the shipped examples", () => {
 
   it("people read what is resumed", () => {
     const out = dotagent(exampleProject("interrupted-architecture"), ["resume", ...NEVER]);
-    expect(out.stdout).toMatch(/^Resuming workflow wf-login from ARCHITECTURE phase\nLast activity: 2026-11-20 10:30 UTC \(.+ ago\)\nCompleted: REQUIREMENTS\nNext: spawn agent — spawn the roundtable agent/);
+    expect(out.stdout).toMatch(/^Resuming workflow wf-login from ARCHITECTURE phase\nLast activity: 2026-11-20 10:30 UTC \(.+ ago\)\nCompleted: REQUIREMENTS\nNext: spawn the roundtable agent — designs exist but roundtable\.json does not\n/);
   });
 
   it("stale state asks, exits 5 in a non-terminal and writes nothing", () => {

@@ -39,7 +39,7 @@ describe("once: at most one run per op id", () => {
     expect(again.json).toMatchObject({ op_id: "t1.commit", outcome: "replayed", status: "done", ran: false, exit_code: 0, stdout: "made it\n", how: "ran", runs: 1, decision: null });
     const plain = dotagent(p, ["once", "t1.commit", "--", ...EFFECT]);
     expect(plain.stdout).toBe("made it\n");
-    expect(plain.stderr).toContain("op t1.commit already done at");
+    expect(plain.stderr).toMatch(/^Op t1.commit already done at \d{4}-\d\d-\d\d \d\d:\d\d UTC \(exit 0\); not run again.\n$/);
     expect(runs(p)).toBe(1);
     expect(readJson(p, "memory/state/once/t1.commit/op.json")).toMatchObject({ status: "done", exit_code: 0, command: EFFECT });
   });
@@ -122,7 +122,10 @@ describe("once: kill -9 between intent and result", () => {
     expect(asked.json.decision.no).toMatch(/^dotagent once op --redo -- /);
     expect(runs(p)).toBe(1);
     // The yes command records it done; from then on it only replays.
-    expect(dotagent(p, ["once", "op", "--mark-done", "--json"]).json).toMatchObject({ outcome: "marked_done", status: "done", how: "marked_done" });
+    const marked = dotagent(p, ["once", "op", "--mark-done"]);
+    // Good news is not printed like an error: on stdout, no "dotagent:" prefix, stderr empty.
+    expect(marked).toMatchObject({ code: 0, stdout: "Op op recorded done; it will not run again.\n", stderr: "" });
+    expect(dotagent(p, ["once", "op", "--json", "--", ...EFFECT]).json).toMatchObject({ outcome: "replayed", status: "done", how: "marked_done" });
     expect(dotagent(p, ["once", "op", "--json", "--", ...EFFECT]).json).toMatchObject({ outcome: "replayed" });
     expect(runs(p)).toBe(1);
   });
@@ -130,7 +133,9 @@ describe("once: kill -9 between intent and result", () => {
   it("--check probes instead of asking: exit 0 records done, non-zero runs it again", () => {
     const p = project();
     killedAt(p, "renameSync:/op.json:2", ["once", "a", "--", ...EFFECT]);
-    expect(dotagent(p, ["once", "a", "--json", "--check", "test -f effects.txt", "--", ...EFFECT]).json).toMatchObject({ outcome: "checked", status: "done", how: "checked" });
+    const checked = dotagent(p, ["once", "a", "--check", "test -f effects.txt", "--", ...EFFECT]);
+    expect(checked).toMatchObject({ code: 0, stdout: "Op a: the check passed, so the cut-off run took effect; recorded done, not run again.\n", stderr: "" });
+    expect(dotagent(p, ["once", "a", "--json", "--", ...EFFECT]).json).toMatchObject({ outcome: "replayed", status: "done", how: "checked" });
     expect(runs(p)).toBe(1);
     killedAt(p, "renameSync:/op.json:2", ["once", "b", "--", ...EFFECT]);
     expect(runs(p)).toBe(2);

@@ -159,7 +159,7 @@ describe("rollback: a decision, and bad input", () => {
     const r = dotagent(p, ["rollback", "--to", "ARCHITECTURE", "--json"]);
     expect(r.code).toBe(5);
     expect(r.json).toMatchObject({ rolled_back: false, decision: { default: false, yes: "dotagent rollback --to ARCHITECTURE --yes", no: "dotagent resume" } });
-    expect(r.json.decision.question).toContain("back from IMPLEMENTATION (pending) to the start of ARCHITECTURE? 5 report file(s) move into an archive");
+    expect(r.json.decision.question).toContain("back from IMPLEMENTATION (pending) to the start of ARCHITECTURE? 5 report files move into an archive");
     expect(treeBytes(join(p, "memory"))).toEqual(tree);
   });
 

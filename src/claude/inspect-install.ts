@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { checkHelperVersion, type Check } from "../core/doctor.js";
 import { helperVersion, readInstallManifest, sha256 } from "./install-manifest.js";
 import { hasHook, hookCommand, readSettings, type Scope } from "./settings.js";
+import { count } from "../core/words.js";
 
 export const HELPER = "skills/checkpoint/scripts/dotagent.mjs";
 /** What every install must hold for /develop, the checkpoint protocol and the agents to work. */
@@ -43,7 +44,7 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
   const edited = manifest.files.filter((f) => existsSync(join(target, f.path)) && sha256(readFileSync(join(target, f.path))) !== f.sha256).map((f) => f.path);
   const by = manifest.dotagent_version ? ` by dotagent ${manifest.dotagent_version}` : "";
   if (missing.length > 0) {
-    checks.push({ name: "install", status: "fail", message: `${where}: ${missing.length} file(s) missing: ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", …" : ""}`, fix: `run \`dotagent install${scope === "user" ? " --scope user" : ""}\`` });
+    checks.push({ name: "install", status: "fail", message: `${where}: ${count(missing.length, "file")} missing: ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ", …" : ""}`, fix: `run \`dotagent install${scope === "user" ? " --scope user" : ""}\`` });
   } else {
     const note = edited.length > 0 ? `; ${edited.length} edited by you (kept on upgrade): ${edited.slice(0, 3).join(", ")}${edited.length > 3 ? ", …" : ""}` : "";
     checks.push({ name: "install", status: "ok", message: `${where}: skills and agents installed${by}${note}`, fix: null });
@@ -91,7 +92,7 @@ export function inspectPlugins(claudeDir: string, cliVersion: string): Check[] {
       checks.push(
         missing.length === 0
           ? { name: "install", status: "ok", message: `${where}: skills, agents and hook installed`, fix: null }
-          : { name: "install", status: "fail", message: `${where}: ${missing.length} file(s) missing: ${missing.slice(0, 3).join(", ")}`, fix: `run \`claude plugin update ${id}\`, or uninstall and install it again` },
+          : { name: "install", status: "fail", message: `${where}: ${count(missing.length, "file")} missing: ${missing.slice(0, 3).join(", ")}`, fix: `run \`claude plugin update ${id}\`, or uninstall and install it again` },
       );
       const head = readHead(join(entry.installPath, HELPER));
       if (head !== null) checks.push(checkHelperVersion(where, helperVersion(head), cliVersion, `run \`claude plugin update ${id}\``));

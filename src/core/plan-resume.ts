@@ -28,6 +28,7 @@ import { DEFAULT_STALE_AFTER_MS, lastActivity, validateState, type Problem } fro
 import type { StateSnapshot } from "./snapshot.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
+import { count } from "./words.js";
 
 export const SITUATIONS = ["none", "interrupted", "complete", "corrupt", "stale", "request_changed"] as const;
 export type Situation = (typeof SITUATIONS)[number];
@@ -351,12 +352,12 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
       const flying = inFlight.length > 0 ? `; ${inFlight.length} in flight (${inFlight.slice(0, 5).join(", ")}${inFlight.length > 5 ? ", …" : ""})` : "";
       if (ready.length > 0 && slots > 0) {
         const batch = ready.slice(0, slots).map((t) => t.id);
-        return { action: "run_tasks", agent: null, tasks: batch, reason: `${ready.length} task(s) ready, ${batch.length} to run now (at most ${maxParallel} at once)${flying}` };
+        return { action: "run_tasks", agent: null, tasks: batch, reason: `${count(ready.length, "task")} ready, ${batch.length} to run now (at most ${maxParallel} at once)${flying}` };
       }
       const counts = countByStatus(execution);
       if ((counts.dead ?? 0) > 0) {
         const dead = execution.tasks.filter((t) => t.status === "dead").map((t) => t.id);
-        return { action: "resolve_dead_tasks", agent: null, tasks: dead, reason: `${dead.length} dead task(s) block progress: ask the user, then \`dotagent task retry ID --extra-attempts N\`` };
+        return { action: "resolve_dead_tasks", agent: null, tasks: dead, reason: `${count(dead.length, "dead task")} block${dead.length === 1 ? "s" : ""} progress: ask the user, then \`dotagent task retry ID --extra-attempts N\`` };
       }
       if (rework && plan.kind === "legacy") return reworkExecutor();
       return { action: "run_tasks", agent: null, tasks: [], reason: inFlight.length > 0 ? `nothing to start${flying}: wait for their results, then resume` : "tasks are running" };

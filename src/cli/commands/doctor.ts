@@ -12,6 +12,8 @@ import { join } from "node:path";
 import { resumeOptions } from "../resume-options.js";
 import { VERSION } from "../version.js";
 import type { Command, CommandContext } from "../context.js";
+import { count } from "../../core/words.js";
+import { formatTime } from "../time.js";
 
 function installChecks(paths: ProjectPaths): Check[] {
   const project = installTarget("project", paths.root);
@@ -41,7 +43,7 @@ function settingsChecks(paths: ProjectPaths): Check[] {
     }
   }
   if (bad.length > 0) return bad;
-  return [{ name: "settings", status: "ok", message: files.length === 0 ? "no settings.json yet" : `${files.length} settings file(s) parse`, fix: null }];
+  return [{ name: "settings", status: "ok", message: files.length === 0 ? "no settings.json yet" : `${count(files.length, "settings file")} parse${files.length === 1 ? "s" : ""}`, fix: null }];
 }
 
 async function stateCheck(context: CommandContext): Promise<Check> {
@@ -51,13 +53,13 @@ async function stateCheck(context: CommandContext): Promise<Check> {
   const report = validateState(snapshot, context.now(), { staleAfterMs: resumeOptions(context).staleAfterMs ?? DEFAULT_STALE_AFTER_MS });
   const first = report.errors[0];
   if (first !== undefined) {
-    return { name: "state", status: "fail", message: `${report.errors.length} error(s) in memory/state: ${formatProblem(first)}`, fix: "`dotagent validate` lists them; `dotagent resume` offers to archive the state and start fresh" };
+    return { name: "state", status: "fail", message: `${count(report.errors.length, "error")} in memory/state: ${formatProblem(first)}`, fix: "`dotagent validate` lists them; `dotagent resume` offers to archive the state and start fresh" };
   }
   const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
   const what = phase ? `workflow ${phase.workflow_id} at ${phase.current_phase} (${phase.phase_status})` : "no workflow";
   const warning = report.warnings[0];
   if (warning !== undefined) {
-    return { name: "state", status: "warn", message: `${what}: valid, ${report.warnings.length} warning(s): ${formatProblem(warning)}`, fix: warning.code === "stale" ? "`dotagent resume` asks whether to continue or archive it" : "`dotagent resume` repairs what it can; `dotagent validate` lists every warning" };
+    return { name: "state", status: "warn", message: `${what}: valid, ${count(report.warnings.length, "warning")}: ${formatProblem(warning)}`, fix: warning.code === "stale" ? "`dotagent resume` asks whether to continue or archive it" : "`dotagent resume` repairs what it can; `dotagent validate` lists every warning" };
   }
   return { name: "state", status: "ok", message: `${what}: valid`, fix: null };
 }
@@ -68,7 +70,7 @@ function lockCheck(context: CommandContext): Check {
   const verdict = judgeLock(lock, context.now(), DEFAULT_LEASE_MS);
   if (verdict.stale) return { name: "lock", status: "warn", message: `memory/state/.lock is stale (${verdict.why}): the next command takes it over`, fix: "nothing to do; `dotagent resume` takes it over with a warning" };
   if (lock === "unreadable") return { name: "lock", status: "warn", message: "memory/state/.lock is unreadable", fix: "the next command takes it over" };
-  return { name: "lock", status: "ok", message: `memory/state/.lock: held by pid ${lock.pid} on ${lock.hostname} (${lock.command || "unknown command"}) since ${lock.acquired_at}`, fix: null };
+  return { name: "lock", status: "ok", message: `memory/state/.lock: held by pid ${lock.pid} on ${lock.hostname} (${lock.command || "unknown command"}) since ${formatTime(lock.acquired_at)}`, fix: null };
 }
 
 function writableCheck(paths: ProjectPaths): Check {
@@ -96,7 +98,7 @@ export const command: Command = {
       return [
         `dotagent ${VERSION} doctor in ${context.paths.root}`,
         ...checks.map((check) => `${mark[check.status]} ${check.name.padEnd(8)} ${check.message}${check.fix ? ` — fix: ${check.fix}` : ""}`),
-        code === 0 ? "All good." : `${checks.filter((x) => x.status === "fail").length} problem(s) to fix.`,
+        code === 0 ? "All good." : `${count(checks.filter((x) => x.status === "fail").length, "problem")} to fix.`,
       ];
     });
     return code;
