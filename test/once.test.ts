@@ -200,16 +200,20 @@ describe("once: concurrent callers with one op id", () => {
 
   it("a caller that cannot wait long enough gets exit 4 naming the runner, and nothing runs twice", async () => {
     const p = project();
-    const slow = [process.execPath, "-e", "require('fs').appendFileSync('effects.txt','x\\n'); setTimeout(() => {}, 1500)"];
+    // The first run holds until this test lets it go (the file `release`), however slow the machine:
+    // a fixed sleep could end before the second caller has even started.
+    const slow = [process.execPath, "-e", "const fs=require('fs'); fs.appendFileSync('effects.txt','x\\n'); const t=setInterval(() => { if (fs.existsSync('release')) clearInterval(t); }, 20)"];
     const first = spawn(process.execPath, [CLI, "once", "race", "--", ...slow], { cwd: p, stdio: "ignore" });
-    const deadline = Date.now() + 5000;
+    const closed = new Promise((r) => first.on("close", r));
+    const deadline = Date.now() + 60_000;
     while (!existsSync(join(p, "effects.txt")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const second = dotagent(p, ["once", "race", "--json", "--", ...slow], { env: { DOTAGENT_LOCK_WAIT_MS: "100" } });
     expect(second.code).toBe(4);
     expect(second.json.error).toMatchObject({ code: "op_running", holder: { pid: first.pid } });
     expect(second.json.error.message).toContain(`op race is being run by pid ${first.pid}`);
     expect(dotagent(p, ["status", "--json"]).json.ops).toMatchObject([{ op_id: "race", status: "running" }]);
-    await new Promise((r) => first.on("close", r));
+    writeFileSync(join(p, "release"), "");
+    await closed;
     expect(dotagent(p, ["once", "race", "--json", "--", ...slow]).json.outcome).toBe("replayed");
     expect(runs(p)).toBe(1);
   });
