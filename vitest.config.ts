@@ -1,4 +1,40 @@
+import { availableParallelism } from "node:os";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
+
+/**
+ * The longest test files, longest first (from `node scripts/test-times.mjs` on a full run): a
+ * clean clone has no timing cache, and a long file started last would end the run alone. Files
+ * not listed follow in vitest's own order.
+ */
+const LONGEST_FIRST = [
+  "test/claude/run-journey.test.ts",
+  "test/claude/journey.test.ts",
+  "test/cli.test.ts",
+  "test/rollback.test.ts",
+  "test/claude/parallel-journey.test.ts",
+  "test/once.test.ts",
+  "test/torture/kill.test.ts",
+  "test/hostile-input.test.ts",
+  "test/torture/fault-injection.test.ts",
+  "test/api-workflow.test.ts",
+  "test/torture/concurrency.test.ts",
+  "test/claude/plugin-journey.test.ts",
+  "test/claude/command-lines.test.ts",
+  "test/ownership.test.ts",
+  "test/torture/lock-holder.test.ts",
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (f: TestSpecification) => {
+      const i = LONGEST_FIRST.findIndex((name) => f.moduleId.endsWith(name));
+      return i < 0 ? LONGEST_FIRST.length : i;
+    };
+    return sorted.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
+  }
+}
 
 export default defineConfig({
   test: {
@@ -7,6 +43,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Most test time is spent waiting on child processes (the built CLI, Claude Code, the scripted
+    // model), so one worker more than the cores keeps them busy; vitest's default is one fewer.
+    maxWorkers: Math.max(2, availableParallelism() + 1),
+    sequence: { sequencer: LongestFirst },
   },
   define: { __DOTAGENT_VERSION__: JSON.stringify("0.0.0-test") },
 });

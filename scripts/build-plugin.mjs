@@ -32,7 +32,7 @@ export function buildPlugin(out = join(ROOT, "plugin")) {
       "`agents/`, `hooks/` and `.claude-plugin/plugin.json`; do not edit here. Install:",
       "",
       "```sh",
-      "claude plugin marketplace add <this repository or a checkout of it>",
+      "claude plugin marketplace add dotagent-workflow/dotagent   # or a checkout of it",
       "claude plugin install dotagent@dotagent",
       "```",
       "",

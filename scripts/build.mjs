@@ -2,11 +2,15 @@
 //
 // The file has two halves. The hot half is ordinary bundled code: what every command needs.
 // The cold half (src/cli/cold.ts: tar, prompts, globby, the JSON Schema export) is bundled
-// separately and embedded in the hot half as a base64 string, imported as a data: URL only by
-// the commands that use it. V8 compiles a 300 KB string literal in about a millisecond, the same
-// code as code in about 15 ms, and `status` or the SessionStart hook never need it.
+// separately, brotli-compressed and embedded in the hot half as a base64 string, inflated and
+// imported as a data: URL only by the commands that use it (src/cli/load-cold.ts). V8 scans a
+// string literal far faster than it compiles the same code, `status` or the SessionStart hook
+// never need it, and compressed it is ~130 KB instead of ~500 KB, so the file can ship once.
 import { build } from "esbuild";
-import { readFileSync, mkdirSync, copyFileSync, chmodSync } from "node:fs";
+import { readFileSync, readdirSync, mkdirSync, copyFileSync, chmodSync } from "node:fs";
+import { brotliCompressSync, constants as zlib } from "node:zlib";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 const common = {
@@ -31,20 +35,61 @@ const dataBanner = "import { createRequire as __cr } from 'node:module'; const r
  * `import … from "node:fs"` in an ES module makes Node build the whole namespace, running every
  * lazy getter: fs alone then loads fs/promises, streams and readline (~50 extra internal
  * modules, ~15 ms). Through require() the getters stay lazy, so built-ins are required.
+ *
+ * With `named` (the hot half), each built-in our sources import is a small ES module that
+ * requires it once and exports by name just what src/ imports from it (named imports are the only
+ * form src/ uses), so importing modules bind to those names. As CommonJS modules, every importing
+ * module would copy all of the built-in's properties into a wrapper of its own at start-up and
+ * reach each through a getter (esbuild's __toESM: ~30 modules × ~100 properties for fs alone).
+ * A dynamic import() or a package's require() of a built-in keeps the CommonJS form.
  */
-const builtinsViaRequire = {
-  name: "builtins-via-require",
-  setup(b) {
-    b.onResolve({ filter: /^node:/ }, (args) =>
-      args.namespace === "builtin" ? { path: args.path, external: true } : { path: args.path, namespace: "builtin" },
-    );
-    b.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
-  },
-};
-common.plugins = [builtinsViaRequire];
+function builtinsViaRequire({ named = false } = {}) {
+  const used = named ? namedBuiltinImports() : new Map();
+  return {
+    name: "builtins-via-require",
+    setup(b) {
+      b.onResolve({ filter: /^node:/ }, (args) => {
+        if (args.namespace === "builtin" || args.namespace === "builtin-cjs") return { path: args.path, external: true };
+        // Only static imports bind by name; a dynamic import() or a require() gets the whole module.
+        const esm = named && args.kind === "import-statement" && used.has(args.path);
+        return { path: args.path, namespace: esm ? "builtin" : "builtin-cjs" };
+      });
+      b.onLoad({ filter: /.*/, namespace: "builtin-cjs" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
+      b.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => {
+        const names = [...used.get(args.path)].sort();
+        return { contents: `const m = require(${JSON.stringify(args.path)});\n${names.map((n) => `export const ${n} = m.${n};`).join("\n")}\n`, loader: "js" };
+      });
+    },
+  };
+}
+
+/** node:X → the names src/ imports from it (`import { a, b as c } from "node:X"`). */
+function namedBuiltinImports() {
+  const used = new Map();
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") && !entry.name.includes("test-support")) {
+        const text = readFileSync(path, "utf8");
+        for (const m of text.matchAll(/import\s*(type\s*)?\{([^}]*)\}\s*from\s*"(node:[^"]+)"/g)) {
+          if (m[1]) continue;
+          const names = used.get(m[3]) ?? new Set();
+          for (const spec of m[2].split(",").map((x) => x.trim()).filter((x) => x && !x.startsWith("type "))) names.add(spec.split(/\s+as\s+/)[0]);
+          used.set(m[3], names);
+        }
+        if (/import\s*(\*|[A-Za-z_$][\w$]*)\s*(as\s+\w+\s*)?from\s*"node:/.test(text)) throw new Error(`build: ${path} imports a built-in without naming what it uses; write import { … } from "node:…"`);
+      }
+    }
+  };
+  walk(join(dirname(fileURLToPath(import.meta.url)), "..", "src"));
+  return used;
+}
+common.plugins = [builtinsViaRequire()];
 
 const cold = await build({ ...common, entryPoints: ["src/cli/cold.ts"], write: false, banner: { js: dataBanner } });
-const coldCode = cold.outputFiles[0].text;
+const coldCode = cold.outputFiles[0].contents;
+const coldPacked = brotliCompressSync(coldCode, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: coldCode.length } });
 
 /**
  * In the hot half, the source fallbacks `import("./cold.js")` and the library's
@@ -65,8 +110,8 @@ await build({
   outfile: "dist/dotagent.mjs",
   // The version marker lets `doctor` read an installed helper's version without running it.
   banner: { js: `#!/usr/bin/env node\n// dotagent ${pkg.version}\n${fileBanner}` },
-  define: { ...common.define, __DOTAGENT_COLD__: JSON.stringify(Buffer.from(coldCode).toString("base64")) },
-  plugins: [coldExternal, builtinsViaRequire],
+  define: { ...common.define, __DOTAGENT_COLD__: JSON.stringify(coldPacked.toString("base64")) },
+  plugins: [coldExternal, builtinsViaRequire({ named: true })],
 });
 await build({ ...common, entryPoints: ["src/index.ts"], outfile: "dist/index.mjs", banner: { js: fileBanner } });
 chmodSync("dist/dotagent.mjs", 0o755);

@@ -41,7 +41,7 @@ describe("once: at most one run per op id", () => {
     expect(again.json).toMatchObject({ op_id: "t1.commit", outcome: "replayed", status: "done", ran: false, exit_code: 0, stdout: "made it\n", how: "ran", runs: 1, decision: null });
     const plain = dotagent(p, ["once", "t1.commit", "--", ...EFFECT]);
     expect(plain.stdout).toBe("made it\n");
-    expect(plain.stderr).toContain("op t1.commit already done at");
+    expect(plain.stderr).toMatch(/^Op t1.commit already done at \d{4}-\d\d-\d\d \d\d:\d\d UTC \(exit 0\); not run again.\n$/);
     expect(runs(p)).toBe(1);
     expect(readJson(p, "memory/state/once/t1.commit/op.json")).toMatchObject({ status: "done", exit_code: 0, command: EFFECT });
   });
@@ -125,7 +125,10 @@ describe("once: kill -9 between intent and result", () => {
     expect(asked.json.decision.no).toMatch(/^dotagent once op --redo -- /);
     expect(runs(p)).toBe(1);
     // The yes command records it done; from then on it only replays.
-    expect(dotagent(p, ["once", "op", "--mark-done", "--json"]).json).toMatchObject({ outcome: "marked_done", status: "done", how: "marked_done" });
+    const marked = dotagent(p, ["once", "op", "--mark-done"]);
+    // Good news is not printed like an error: on stdout, no "dotagent:" prefix, stderr empty.
+    expect(marked).toMatchObject({ code: 0, stdout: "Op op recorded done; it will not run again.\n", stderr: "" });
+    expect(dotagent(p, ["once", "op", "--json", "--", ...EFFECT]).json).toMatchObject({ outcome: "replayed", status: "done", how: "marked_done" });
     expect(dotagent(p, ["once", "op", "--json", "--", ...EFFECT]).json).toMatchObject({ outcome: "replayed" });
     expect(runs(p)).toBe(1);
   });
@@ -133,7 +136,9 @@ describe("once: kill -9 between intent and result", () => {
   it("--check probes instead of asking: exit 0 records done, non-zero runs it again", () => {
     const p = project();
     killedAt(p, "renameSync:/op.json:3", ["once", "a", "--", ...EFFECT]);
-    expect(dotagent(p, ["once", "a", "--json", "--check", "test -f effects.txt", "--", ...EFFECT]).json).toMatchObject({ outcome: "checked", status: "done", how: "checked" });
+    const checked = dotagent(p, ["once", "a", "--check", "test -f effects.txt", "--", ...EFFECT]);
+    expect(checked).toMatchObject({ code: 0, stdout: "Op a: the check passed, so the cut-off run took effect; recorded done, not run again.\n", stderr: "" });
+    expect(dotagent(p, ["once", "a", "--json", "--", ...EFFECT]).json).toMatchObject({ outcome: "replayed", status: "done", how: "checked" });
     expect(runs(p)).toBe(1);
     killedAt(p, "renameSync:/op.json:3", ["once", "b", "--", ...EFFECT]);
     expect(runs(p)).toBe(2);
@@ -198,16 +203,20 @@ describe("once: concurrent callers with one op id", () => {
 
   it("a caller that cannot wait long enough gets exit 4 naming the runner, and nothing runs twice", async () => {
     const p = project();
-    const slow = [process.execPath, "-e", "require('fs').appendFileSync('effects.txt','x\\n'); setTimeout(() => {}, 1500)"];
+    // The first run holds until this test lets it go (the file `release`), however slow the machine:
+    // a fixed sleep could end before the second caller has even started.
+    const slow = [process.execPath, "-e", "const fs=require('fs'); fs.appendFileSync('effects.txt','x\\n'); const t=setInterval(() => { if (fs.existsSync('release')) clearInterval(t); }, 20)"];
     const first = spawn(process.execPath, [CLI, "once", "race", "--", ...slow], { cwd: p, stdio: "ignore" });
-    const deadline = Date.now() + 5000;
+    const closed = new Promise((r) => first.on("close", r));
+    const deadline = Date.now() + 60_000;
     while (!existsSync(join(p, "effects.txt")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const second = dotagent(p, ["once", "race", "--json", "--", ...slow], { env: { DOTAGENT_LOCK_WAIT_MS: "100" } });
     expect(second.code).toBe(4);
     expect(second.json.error).toMatchObject({ code: "op_running", holder: { pid: first.pid } });
     expect(second.json.error.message).toContain(`op race is being run by pid ${first.pid}`);
     expect(dotagent(p, ["status", "--json"]).json.ops).toMatchObject([{ op_id: "race", status: "running" }]);
-    await new Promise((r) => first.on("close", r));
+    writeFileSync(join(p, "release"), "");
+    await closed;
     expect(dotagent(p, ["once", "race", "--json", "--", ...slow]).json.outcome).toBe("replayed");
     expect(runs(p)).toBe(1);
   });

@@ -1,7 +1,7 @@
 // `dotagent rollback` through the built CLI: from every phase to every earlier one (the plan after
 // it is what the phase table says), to a checkpoint, nothing deleted, and kill -9 at every step.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -160,7 +160,7 @@ describe("rollback: a decision, and bad input", () => {
     const r = dotagent(p, ["rollback", "--to", "ARCHITECTURE", "--json"]);
     expect(r.code).toBe(5);
     expect(r.json).toMatchObject({ rolled_back: false, decision: { default: false, yes: "dotagent rollback --to ARCHITECTURE --yes", no: "dotagent resume" } });
-    expect(r.json.decision.question).toContain("back from IMPLEMENTATION (pending) to the start of ARCHITECTURE? 5 report file(s) move into an archive");
+    expect(r.json.decision.question).toContain("back from IMPLEMENTATION (pending) to the start of ARCHITECTURE? 5 report files move into an archive");
     expect(treeBytes(join(p, "memory"))).toEqual(tree);
   });
 
@@ -191,21 +191,21 @@ describe("rollback: a decision, and bad input", () => {
 });
 
 describe("rollback: kill -9 at every step leaves the old state or the new one", () => {
-  it("the next command finishes a committed rollback, or there was none; nothing is lost", () => {
+  it("the next command finishes a committed rollback, or there was none; nothing is lost", async () => {
     const original = stages.get("COMPLETE")!;
     const allReports = reportFiles(original);
-    let steps = 0;
-    for (let n = 1; ; n += 5) {
+    const originalPhase = readJson(original, "memory/state/phase.json");
+    // Each kill point works on its own copy, so three run at once (the steps wait on child processes).
+    const checkPoint = async (n: number): Promise<"killed" | "finished"> => {
       const p = copyOf("COMPLETE");
-      const killed = spawnSync(process.execPath, ["--import", PRELOAD, CLI, "rollback", "--to", "ARCHITECTURE", "--yes"], { cwd: p, env: { ...process.env, TORTURE_KILL_AT: String(n), NO_COLOR: "1" } });
+      const killed = await run(process.execPath, ["--import", PRELOAD, CLI, "rollback", "--to", "ARCHITECTURE", "--yes"], p, { TORTURE_KILL_AT: String(n) });
       if (killed.signal !== "SIGKILL") {
-        expect(killed.status).toBe(0);
-        break;
+        expect(killed.code, killed.stderr).toBe(0);
+        return "finished";
       }
-      steps++;
-      const next = dotagent(p, ["resume", "--json", ...NEVER]);
+      const next = await run(process.execPath, [CLI, "resume", "--json", ...NEVER], p);
       expect(next.code, next.stderr).toBe(0);
-      expect(dotagent(p, ["validate", ...NEVER]).code).toBe(0);
+      expect((await run(process.execPath, [CLI, "validate", ...NEVER], p)).code).toBe(0);
       const phase = readJson(p, "memory/state/phase.json");
       const live = reportFiles(p);
       if (phase.current_phase === "ARCHITECTURE") {
@@ -213,11 +213,36 @@ describe("rollback: kill -9 at every step leaves the old state or the new one", 
         expect(existsSync(join(p, "memory/state/execution.json"))).toBe(false);
         expect(readdirSync(join(p, "memory/state/.archive")).filter((f) => f.endsWith(".tar.gz"))).toHaveLength(1);
       } else {
-        expect(phase).toEqual(readJson(original, "memory/state/phase.json"));
+        expect(phase).toEqual(originalPhase);
         expect(live).toEqual(allReports);
       }
       expect(readdirSync(join(p, "memory/state")).filter((f) => f.startsWith(".rollback"))).toEqual([]);
-    }
+      return "killed";
+    };
+    let steps = 0;
+    let end = Number.POSITIVE_INFINITY; // the first kill point past the rollback's last disk change
+    let next = 1;
+    const lane = async (): Promise<void> => {
+      while (next < end) {
+        const n = next;
+        next += 5;
+        if ((await checkPoint(n)) === "finished") end = Math.min(end, n);
+        else steps++;
+      }
+    };
+    await Promise.all([lane(), lane(), lane()]);
+    expect(Number.isFinite(end)).toBe(true);
     expect(steps).toBeGreaterThan(5);
   }, 240_000);
 });
+
+/** A child process, awaited without blocking the other lanes. */
+function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "300", ...env }, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stderr }));
+  });
+}

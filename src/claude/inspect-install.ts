@@ -8,6 +8,7 @@ import { readProjectHead, readProjectText } from "../store/read-file.js";
 import { helperVersion, readInstallManifest } from "./install-manifest.js";
 import { lookAt, type Found } from "./install-paths.js";
 import { hasHook, hookCommand, readSettings, type Scope } from "./settings.js";
+import { count } from "../core/words.js";
 
 export const HELPER = "skills/checkpoint/scripts/dotagent.mjs";
 /** What every install must hold for /develop, the checkpoint protocol and the agents to work. */
@@ -58,9 +59,9 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
   }).map((f) => f.path);
   const by = manifest.dotagent_version ? ` by dotagent ${manifest.dotagent_version}` : "";
   if (missing.length > 0) {
-    checks.push({ name: "install", status: "fail", message: `${where}: ${missing.length} file(s) missing: ${list(missing)}`, fix: install });
+    checks.push({ name: "install", status: "fail", message: `${where}: ${count(missing.length, "file")} missing: ${list(missing)}`, fix: install });
   } else if (unusable.length > 0) {
-    checks.push({ name: "install", status: "fail", message: `${where}: ${unusable.length} file(s) not usable: ${list(unusable)}`, fix: `move them out of the way, then ${install}` });
+    checks.push({ name: "install", status: "fail", message: `${where}: ${count(unusable.length, "file")} not usable: ${list(unusable)}`, fix: `move them out of the way, then ${install}` });
   } else {
     const note = edited.length > 0 ? `; ${edited.length} edited by you (kept on upgrade): ${list(edited)}` : "";
     checks.push({ name: "install", status: "ok", message: `${where}: skills and agents installed${by}${note}`, fix: null });
@@ -130,7 +131,7 @@ export function inspectPlugins(claudeDir: string, cliVersion: string): Check[] {
       checks.push(
         missing.length === 0
           ? { name: "install", status: "ok", message: `${where}: skills, agents and hook installed`, fix: null }
-          : { name: "install", status: "fail", message: `${where}: ${missing.length} file(s) missing: ${missing.slice(0, 3).join(", ")}`, fix: `run \`claude plugin update ${id}\`, or uninstall and install it again` },
+          : { name: "install", status: "fail", message: `${where}: ${count(missing.length, "file")} missing: ${missing.slice(0, 3).join(", ")}`, fix: `run \`claude plugin update ${id}\`, or uninstall and install it again` },
       );
       const head = readHelperHead(join(entry.installPath, HELPER));
       if ("head" in head) checks.push(checkHelperVersion(where, helperVersion(head.head), cliVersion, `run \`claude plugin update ${id}\``));

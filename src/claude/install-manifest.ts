@@ -26,6 +26,8 @@ export interface InstallManifest {
   permission_rule?: string | null;
   settings_created: boolean;
   settings_original: string | null;
+  /** The project's .gitignore lines install added (path relative to the .claude folder); absent: none. */
+  gitignore?: { path: string; lines: string[]; created: boolean } | null;
 }
 
 /** A manifest entry left out: what it named (one line, bounded) and why. */
@@ -96,6 +98,11 @@ export function parseInstallManifest(value: unknown): ManifestRead | null {
   let rule: string | null = null;
   if (typeof value.permission_rule === "string" && KNOWN_RULES.includes(value.permission_rule)) rule = value.permission_rule;
   else if (value.permission_rule != null) ignoreField("permission_rule", "is not a rule dotagent adds, so that rule is left alone");
+  let gitignore: InstallManifest["gitignore"] = null;
+  const g = value.gitignore;
+  if (isObject(g) && typeof g.path === "string" && /^(?:\.\.\/)?\.gitignore$/.test(g.path) && Array.isArray(g.lines) && g.lines.every((l) => typeof l === "string" && !l.includes("\n")) && typeof g.created === "boolean") {
+    gitignore = { path: g.path, lines: g.lines as string[], created: g.created };
+  } else if (g != null) ignoreField("gitignore", "is not the project .gitignore's lines, so .gitignore is left alone");
   let original: string | null = null;
   if (typeof value.settings_original === "string") original = value.settings_original;
   else if (value.settings_original != null) ignoreField("settings_original", "is not text, so settings.json is never replaced by it");
@@ -109,6 +116,7 @@ export function parseInstallManifest(value: unknown): ManifestRead | null {
     ...(rule === null ? {} : { permission_rule: rule }),
     settings_created: value.settings_created === true,
     settings_original: original,
+    ...(gitignore === null ? {} : { gitignore }),
   };
   return { manifest, ignored };
 }

@@ -399,3 +399,59 @@ describe("issue 21, case 1: a crafted manifest never reaches outside the install
     expect(JSON.parse(readFileSync(settingsFile, "utf8"))).toEqual({ theme: "dark" });
   });
 });
+
+describe("the project's .gitignore (memory/'s machine-local files)", () => {
+  const withGitignore = (project: string, src: string, dryRun = false) => install({ target: join(project, ".claude"), scope: "project", sourceRoot: src, helperScript: helper, dryRun, version: "1.0.0", gitignore: join(project, ".gitignore") });
+
+  it("merges its lines into an existing .gitignore; twice changes nothing; uninstall leaves the person's lines byte for byte", () => {
+    const project = temp();
+    const src = source();
+    const mine = "node_modules/\n# build output\ndist/\n";
+    writeFileSync(join(project, ".gitignore"), mine);
+    const first = withGitignore(project, src);
+    expect(first.gitignore).toBe("lines added");
+    expect(first.changes).toContainEqual({ action: "update", path: "../.gitignore" });
+    const text = readFileSync(join(project, ".gitignore"), "utf8");
+    expect(text.startsWith(`${mine}\n# dotagent:`)).toBe(true);
+    for (const line of ["/memory/runs/", "/memory/state/.history/", "/memory/state/.archive/", "/memory/state/once/", "/memory/state/.lock*"]) expect(text.split("\n")).toContain(line);
+    const second = withGitignore(project, src);
+    expect(second.gitignore).toBe("lines already there");
+    expect(second.changes.every((c) => c.action === "unchanged")).toBe(true);
+    expect(readFileSync(join(project, ".gitignore"), "utf8")).toBe(text);
+    const removed = uninstall({ target: join(project, ".claude"), scope: "project", dryRun: false });
+    expect(removed.gitignore).toBe("lines removed");
+    expect(readFileSync(join(project, ".gitignore"), "utf8")).toBe(mine);
+  });
+
+  it("creates .gitignore when there is none, and uninstall removes it when nothing else was added", () => {
+    const project = temp();
+    const first = withGitignore(project, source());
+    expect(first.changes).toContainEqual({ action: "create", path: "../.gitignore" });
+    expect(existsSync(join(project, ".gitignore"))).toBe(true);
+    uninstall({ target: join(project, ".claude"), scope: "project", dryRun: false });
+    expect(tree(project)).toEqual({});
+  });
+
+  it("uninstall keeps a created .gitignore that the person added lines to, without dotagent's", () => {
+    const project = temp();
+    withGitignore(project, source());
+    writeFileSync(join(project, ".gitignore"), `${readFileSync(join(project, ".gitignore"), "utf8")}.env\n`);
+    uninstall({ target: join(project, ".claude"), scope: "project", dryRun: false });
+    expect(readFileSync(join(project, ".gitignore"), "utf8")).toBe(".env\n");
+  });
+
+  it("--dry-run says what it would add and writes nothing", () => {
+    const project = temp();
+    writeFileSync(join(project, ".gitignore"), "dist/\n");
+    const result = withGitignore(project, source(), true);
+    expect(result.gitignore).toBe("lines added");
+    expect(readFileSync(join(project, ".gitignore"), "utf8")).toBe("dist/\n");
+  });
+
+  it("a .gitignore that is a folder is refused before anything is written", () => {
+    const project = temp();
+    mkdirSync(join(project, ".gitignore"));
+    expect(() => withGitignore(project, source())).toThrowError(expect.objectContaining({ code: "gitignore_invalid", exitCode: 1 }));
+    expect(existsSync(join(project, ".claude"))).toBe(false);
+  });
+});

@@ -14,13 +14,16 @@
 //   made of them;
 // - nothing outside the target is read, written or removed, whatever the manifest says: its
 //   entries are parsed (install-manifest.ts) and placed (install-paths.ts) before use, and one
-//   that leads out is reported (`skip`, with the reason) and left alone.
+//   that leads out is reported (`skip`, with the reason) and left alone;
+// - a project install merges the .gitignore lines for memory/'s machine-local files into the
+//   project's .gitignore (gitignore.ts), and `--uninstall` takes out exactly those lines.
 import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmdirSync, statSync, unlinkSync, chmodSync } from "node:fs";
 import { globbySync } from "globby";
 import { dirname, join, relative, sep } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { writeFileDurable } from "../store/atomic-write.js";
-import { isInside } from "../store/read-file.js";
+import { isInside, readProjectText } from "../store/read-file.js";
+import { GITIGNORE_LINES, mergeGitignore, unmergeGitignore } from "./gitignore.js";
 import { emptyManifest, MANIFEST, readInstallManifest, sha256 as sha, type InstallManifest, type ManifestRead } from "./install-manifest.js";
 import { lookAt, placeInTarget, showEntry, type Found } from "./install-paths.js";
 import { allowList, HOOK_MATCHER, hookCommand, hookEntries, missingHooks, PERMISSION_RULE, readSettings, withHooks, withoutHooks, withoutRule, type Scope, type Settings } from "./settings.js";
@@ -40,6 +43,8 @@ export interface InstallResult {
   changes: InstallPlanEntry[];
   settings: "hook added" | "hook updated" | "hook already there" | "hook removed" | "restored" | "untouched";
   permission: "rule added" | "rule already there" | "rule removed" | "untouched";
+  /** The project's .gitignore (project scope): dotagent's lines for memory/'s machine-local files. */
+  gitignore: "lines added" | "lines updated" | "lines already there" | "lines removed" | "untouched";
 }
 
 interface SourceFile {
@@ -123,6 +128,36 @@ export interface InstallOptions {
   dryRun: boolean;
   /** The running CLI's version, recorded in the manifest. */
   version: string;
+  /** The project's .gitignore (absolute), to merge dotagent's lines into; absent: leave it alone. */
+  gitignore?: string;
+}
+
+/** A .gitignore's text (null: none), or a one-line refusal naming it. */
+function readGitignore(file: string): string | null {
+  const read = readProjectText(file, { maxBytes: 16 * 1024 * 1024, links: "follow" });
+  if (read.kind === "missing") return null;
+  if (read.kind === "refused") throw new DotagentError("gitignore_invalid", `${file} ${read.reason}; fix it (dotagent changed nothing) and run \`dotagent install\` again`, EXIT.refused, { file });
+  return read.text;
+}
+
+/** Plans the .gitignore merge: the outcome, and the write (recording the owned lines in the manifest). */
+function planGitignore(target: string, file: string, manifest: InstallManifest): { outcome: InstallResult["gitignore"]; entry: InstallPlanEntry; write: (() => void) | null } {
+  const text = readGitignore(file);
+  const path = relative(target, file).split(sep).join("/");
+  const before = manifest.gitignore ?? null;
+  const merge = mergeGitignore(text, GITIGNORE_LINES, before?.lines ?? []);
+  const record = () => {
+    manifest.gitignore = merge.owned.length === 0 ? null : { path, lines: merge.owned, created: before?.created ?? text === null };
+  };
+  if (!merge.changed) return { outcome: "lines already there", entry: { action: "unchanged", path }, write: before !== null && merge.owned.length !== before.lines.length ? record : null };
+  return {
+    outcome: (before?.lines.length ?? 0) > 0 ? "lines updated" : "lines added",
+    entry: { action: text === null ? "create" : "update", path },
+    write: () => {
+      record();
+      writeFileDurable(file, merge.text);
+    },
+  };
 }
 
 const EDITED = "edited since dotagent installed it: kept; to take this version's copy, move yours away and run `dotagent install` again";
@@ -237,6 +272,14 @@ export function install(options: InstallOptions): InstallResult {
     changes.push({ action: "unchanged", path: "settings.json" });
   }
 
+  let gitignoreOutcome: InstallResult["gitignore"] = "untouched";
+  if (options.gitignore !== undefined) {
+    const plan = planGitignore(target, options.gitignore, manifest);
+    gitignoreOutcome = plan.outcome;
+    changes.push(plan.entry);
+    if (plan.write) writes.push(plan.write);
+  }
+
   const changed = changes.some((c) => c.action === "create" || c.action === "update" || c.action === "remove");
   const versionMoved = manifest.files.length > 0 && manifest.dotagent_version !== options.version;
   if (!dryRun && (changed || versionMoved)) {
@@ -247,7 +290,7 @@ export function install(options: InstallOptions): InstallResult {
     manifest.files = [...owned].map(([path, sha256]) => ({ path, sha256 })).sort((a, b) => a.path.localeCompare(b.path));
     writeFileDurable(join(target, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
   }
-  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome };
+  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome, gitignore: gitignoreOutcome };
 }
 
 /**
@@ -335,6 +378,20 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
       removals.push(() => writeFileDurable(settingsFile, `${JSON.stringify(stripped, null, 2)}\n`));
     }
   }
+  let gitignoreOutcome: InstallResult["gitignore"] = "untouched";
+  const ignored = manifest.gitignore ?? null;
+  if (ignored !== null && ignored.lines.length > 0) {
+    const file = join(target, ignored.path);
+    const text = readGitignore(file);
+    if (text !== null) {
+      const next = unmergeGitignore(text, ignored.lines, ignored.created);
+      if (next !== text) {
+        gitignoreOutcome = "lines removed";
+        changes.push({ action: next === null ? "remove" : "update", path: ignored.path });
+        removals.push(() => (next === null ? unlinkSync(file) : writeFileDurable(file, next)));
+      }
+    }
+  }
   changes.push({ action: "remove", path: MANIFEST });
   // Folders dotagent created, deepest first, only when empty and inside the target.
   const depth = (d: string) => (d === "." ? 0 : d.split("/").length);
@@ -355,5 +412,5 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
       }
     }
   }
-  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome };
+  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome, gitignore: gitignoreOutcome };
 }

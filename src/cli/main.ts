@@ -9,6 +9,8 @@ import type { Command, OptionSpec } from "./context.js";
 import { VERSION } from "./version.js";
 import { loadCold } from "./load-cold.js";
 import { useArchiveLoader } from "../ops/archive-module.js";
+import { usedStreams, watchStdStreams, writeStd } from "./std-write.js";
+import { nearest } from "./suggest.js";
 
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
@@ -77,29 +79,32 @@ async function main(argv: string[]): Promise<number> {
   const name = argv[0];
   const wantsJson = argv.includes("--json");
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-    process.stdout.write(`${mainHelp()}\n`);
+    writeStd("stdout", `${mainHelp()}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   if (name === "--version" || name === "-v") {
-    process.stdout.write(`${VERSION}\n`);
+    writeStd("stdout", `${VERSION}\n`);
     return EXIT.ok;
   }
   const entry = COMMANDS[name];
-  if (entry === undefined) throw new DotagentError("usage", `unknown command "${name}"; run \`dotagent --help\` for the list`, EXIT.usage);
+  if (entry === undefined) {
+    const guess = nearest(name, Object.keys(COMMANDS));
+    throw new DotagentError("usage", `unknown command "${name}"${guess ? ` (did you mean \`dotagent ${guess}\`?)` : ""}; run \`dotagent --help\` for the list`, EXIT.usage);
+  }
   const { command } = await entry.load();
   let parsed;
   try {
     parsed = parseArgs({ args: argv.slice(1), options: { ...GLOBAL_OPTIONS, ...command.options }, allowPositionals: true, strict: command.lenientOptions !== true });
   } catch (error) {
-    throw new DotagentError("usage", `${(error as Error).message.split("\n")[0]}; see \`dotagent ${name} --help\``, EXIT.usage);
+    throw new DotagentError("usage", `${parseError(error, { ...GLOBAL_OPTIONS, ...command.options })}; see \`dotagent ${name} --help\``, EXIT.usage);
   }
   const options = parsed.values as Record<string, string | boolean | string[] | undefined>;
   if (options.help) {
-    process.stdout.write(`${commandHelp(name, command)}\n`);
+    writeStd("stdout", `${commandHelp(name, command)}\n`);
     return EXIT.ok;
   }
   if (options.version) {
-    process.stdout.write(`${VERSION}\n`);
+    writeStd("stdout", `${VERSION}\n`);
     return EXIT.ok;
   }
   // Operations that archive get tar from the cold half of this file, not a module of their own.
@@ -107,6 +112,19 @@ async function main(argv: string[]): Promise<number> {
   const out = createOutput(wantsJson);
   const paths = projectPaths(findProjectRoot(typeof options.dir === "string" ? options.dir : undefined));
   return command.run({ args: parsed.positionals, options, out, paths, now: () => new Date() });
+}
+
+/**
+ * parseArgs's refusal in one short line: "unknown option --jsn (did you mean --json?)" (the nearest
+ * known option when the typed one is a likely typo of it), else its first sentence.
+ */
+function parseError(error: unknown, options: OptionSpec): string {
+  const message = (error as Error).message.split("\n")[0] ?? "";
+  if ((error as NodeJS.ErrnoException).code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") return message.replace(/\. .*$/, "");
+  const typed = /'(-{1,2})([^'=]*)/.exec(message);
+  if (typed === null) return message.replace(/\. .*$/, "");
+  const guess = nearest(typed[2]!, Object.keys(options));
+  return `unknown option ${typed[1]}${typed[2]}${guess === null ? "" : ` (did you mean --${guess}?)`}`;
 }
 
 /** The cold half of the bundle has its own copy of the class, so match by shape, not identity. */
@@ -117,17 +135,17 @@ function isDotagentError(error: unknown): error is DotagentError {
 function report(error: unknown, json: boolean, debug: boolean): number {
   if (isDotagentError(error)) {
     // Once: with --json the object carries the message, so stderr stays quiet.
-    if (json) process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: error.message, exit_code: error.exitCode, ...error.details } })}\n`);
-    else process.stderr.write(`dotagent: ${error.message}\n`);
-    if (debug) process.stderr.write(`${error.stack ?? ""}\n`);
+    if (json) writeStd("stdout", `${JSON.stringify({ error: { code: error.code, message: error.message, exit_code: error.exitCode, ...error.details } })}\n`);
+    else writeStd("stderr", `dotagent: ${error.message}\n`);
+    if (debug) writeStd("stderr", `${error.stack ?? ""}\n`);
     return error.exitCode;
   }
   const err = error as NodeJS.ErrnoException;
   const message = err?.code && err.path ? `${err.code} on ${err.path}: ${err.message}` : String(err?.message ?? error);
-  if (json) process.stdout.write(`${JSON.stringify({ error: { code: "internal", message, exit_code: 1 } })}\n`);
-  else process.stderr.write(`dotagent: unexpected error: ${message}\n`);
-  if (debug) process.stderr.write(`${err?.stack ?? ""}\n`);
-  else process.stderr.write("Run again with --debug for the stack, and please report it.\n");
+  if (json) writeStd("stdout", `${JSON.stringify({ error: { code: "internal", message, exit_code: 1 } })}\n`);
+  else writeStd("stderr", `dotagent: unexpected error: ${message}\n`);
+  if (debug) writeStd("stderr", `${err?.stack ?? ""}\n`);
+  else writeStd("stderr", "Run again with --debug for the stack, and please report it.\n");
   return EXIT.refused;
 }
 
@@ -138,15 +156,19 @@ function report(error: unknown, json: boolean, debug: boolean): number {
  */
 function exitAfterOutput(code: number): void {
   process.exitCode = code;
-  let pending = 2;
+  // Direct writes (std-write.ts) are complete already; only streams someone made can hold some.
+  const streams = usedStreams();
+  let pending = streams.length + 1;
   const done = (): void => {
     if (--pending === 0) process.exit(code);
   };
-  for (const stream of [process.stdout, process.stderr]) {
+  done();
+  for (const stream of streams) {
     if (stream.writableLength === 0 || stream.destroyed) done();
     else stream.write("", done);
   }
 }
 
+watchStdStreams();
 const argv = process.argv.slice(2);
 main(argv).then(exitAfterOutput, (error: unknown) => exitAfterOutput(report(error, argv.includes("--json"), argv.includes("--debug") || process.env.DOTAGENT_DEBUG === "1")));

@@ -1,6 +1,8 @@
 // Output for both readers: with --json one JSON object on stdout and nothing else there, on one
 // line (every byte reaches the model as tokens; indentation was a third of them); for people
-// short plain lines, colour only on a terminal and never with NO_COLOR.
+// short plain lines, colour only on a terminal and never with NO_COLOR. Writes go through
+// std-write.ts, so a command that prints one JSON line never builds Node's stdout stream.
+import { writeStd } from "./std-write.js";
 
 export interface Output {
   readonly json: boolean;
@@ -24,25 +26,36 @@ function wrap(open: number, close: number, on: boolean): (s: string) => string {
   return on ? (s) => `\u001b[${open}m${s}\u001b[${close}m` : (s) => s;
 }
 
+/** NO_COLOR set to anything but the empty string, or TERM=dumb: no colour anywhere (no-color.org). */
+export function colorWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  return !("NO_COLOR" in env && env.NO_COLOR !== "") && env.TERM !== "dumb";
+}
+
 export function colorsFor(stream: NodeJS.WriteStream): Colors {
-  const on = stream.isTTY === true && !("NO_COLOR" in process.env && process.env.NO_COLOR !== "") && process.env.TERM !== "dumb";
+  const on = stream.isTTY === true && colorWanted();
   return { bold: wrap(1, 22, on), dim: wrap(2, 22, on), green: wrap(32, 39, on), yellow: wrap(33, 39, on), red: wrap(31, 39, on), cyan: wrap(36, 39, on) };
 }
 
+/** Colours for stdout, decided on first use (asking whether stdout is a terminal builds its stream). */
+function lazyColors(): Colors {
+  let colors: Colors | undefined;
+  const get = (): Colors => (colors ??= colorsFor(process.stdout));
+  return { bold: (s) => get().bold(s), dim: (s) => get().dim(s), green: (s) => get().green(s), yellow: (s) => get().yellow(s), red: (s) => get().red(s), cyan: (s) => get().cyan(s) };
+}
+
 export function createOutput(json: boolean): Output {
-  const color = colorsFor(process.stdout);
   return {
     json,
-    color,
+    color: lazyColors(),
     result(value, lines) {
-      if (json) process.stdout.write(`${JSON.stringify(value)}\n`);
+      if (json) writeStd("stdout", `${JSON.stringify(value)}\n`);
       else {
         const text = lines().join("\n");
-        if (text !== "") process.stdout.write(`${text}\n`);
+        if (text !== "") writeStd("stdout", `${text}\n`);
       }
     },
     note(line) {
-      process.stderr.write(`${line}\n`);
+      writeStd("stderr", `${line}\n`);
     },
   };
 }

@@ -4,45 +4,45 @@ import type { ResumePlan } from "../core/plan-resume.js";
 import type { Colors } from "./output.js";
 import { formatProblem } from "../core/validate.js";
 export { planJson } from "../ops/plan-json.js";
+import { formatTime } from "./time.js";
 
 function listIds(ids: readonly string[]): string {
   return `${ids.slice(0, 10).join(", ")}${ids.length > 10 ? ` and ${ids.length - 10} more` : ""}`;
 }
 
-function describeNext(plan: ResumePlan): string {
+/**
+ * The next action for people: a short label (coloured) and what it means, without saying the
+ * same thing twice ("spawn agent — spawn the pm agent" read as a stammer).
+ */
+export function describeNext(plan: ResumePlan): { label: string; detail: string } {
   const next = plan.next;
   switch (next.action) {
     case "start_workflow":
-      return `start a workflow: \`dotagent init --request …\`, then spawn the pm agent`;
+      return { label: "start a workflow", detail: "`dotagent init --request …`, then the pm agent writes the demand" };
     case "spawn_agent":
-      return `spawn the ${next.agent} agent${next.designs ? ` for ${next.designs.join(", ")}` : ""} (${next.reason})`;
+      return { label: `spawn the ${next.agent} agent${next.designs ? ` for ${next.designs.join(", ")}` : ""}`, detail: next.reason };
     case "run_tasks":
-      return next.tasks.length > 0 ? `run task${next.tasks.length === 1 ? "" : "s"} ${listIds(next.tasks)}${next.tasks.length > 1 ? " at once" : ""}` : next.reason;
+      return next.tasks.length > 0 ? { label: `run ${next.tasks.length === 1 ? "task" : "tasks"} ${listIds(next.tasks)}${next.tasks.length > 1 ? " at once" : ""}`, detail: "" } : { label: "wait", detail: next.reason };
     case "resolve_dead_tasks":
-      return `dead task${next.tasks.length === 1 ? "" : "s"} ${next.tasks.join(", ")} need a person: \`dotagent task retry ID --extra-attempts N\``;
+      return { label: `decide about ${next.tasks.length === 1 ? "dead task" : "dead tasks"} ${listIds(next.tasks)}`, detail: "a person decides: `dotagent task retry ID --extra-attempts N`" };
+    case "await_approval":
+      if (next.gate === "approve_requirements") return { label: "ask the person", detail: "approve memory/reports/demand.json, or say what to change" };
+      if (next.gate === "approve_design") return { label: "ask the person", detail: "approve memory/reports/final_design.json, or say what to change" };
+      return { label: "ask the person", detail: "pick one of the designs (do not run the architects again)" };
+    case "await_agents":
+      return { label: "wait for the agents at work", detail: next.reason };
+    case "plan_tasks":
+      return { label: "record the task plan", detail: next.reason };
+    case "workflow_complete":
+      return { label: "nothing to do", detail: next.reason };
+    case "confirm_fresh_start":
+      return { label: "a person decides about a fresh start", detail: next.reason };
+    case "confirm_request_change":
+      return { label: "a person decides about the new request", detail: next.reason };
     default:
-      return next.reason;
+      return { label: String(next.action).replaceAll("_", " "), detail: (next as { reason: string }).reason };
   }
 }
-
-/** 2026-11-20 10:30 UTC: short, unambiguous, for people. */
-export function formatTime(iso: string): string {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
-
-const ACTION_LABEL: Record<string, string> = {
-  start_workflow: "start workflow",
-  spawn_agent: "spawn agent",
-  await_approval: "await approval",
-  plan_tasks: "plan tasks",
-  run_tasks: "run tasks",
-  resolve_dead_tasks: "resolve dead tasks",
-  await_agents: "wait for agents",
-  workflow_complete: "nothing to do",
-  confirm_fresh_start: "confirm fresh start",
-  confirm_request_change: "confirm request change",
-};
 
 export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status", taskCounts?: Record<string, number>): string[] {
   const lines: string[] = [];
@@ -70,7 +70,8 @@ export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status"
     for (const r of plan.repairs) lines.push(`  ${c.yellow("•")} ${r.message}`);
   }
   for (const w of plan.warnings) lines.push(`${c.yellow("warning:")} ${formatProblem(w)}`);
-  lines.push(`Next: ${c.cyan(ACTION_LABEL[plan.next.action] ?? plan.next.action)} — ${describeNext(plan)}`);
+  const { label, detail } = describeNext(plan);
+  lines.push(`Next: ${c.cyan(label)}${detail ? ` — ${detail}` : ""}`);
   if (plan.decision) lines.push(`Decide: ${plan.decision.question}`, `  yes: ${plan.decision.yes}`, `  no:  ${plan.decision.no}`);
   return lines;
 }

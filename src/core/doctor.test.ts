@@ -42,6 +42,12 @@ describe("checkHelperVersion", () => {
     expect(check.status).toBe(status);
     if (words) expect(check.message).toContain(words);
   });
+
+  it("a helper newer than the CLI: the fix upgrades the CLI by the package's own name (the plain name `dotagent` is someone else's)", () => {
+    const name = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).name as string;
+    expect(name).toBe("dotagent-workflow");
+    expect(checkHelperVersion("project", "0.2.0", "0.1.0").fix).toContain(`npm install -g ${name}\``);
+  });
 });
 
 describe("doctorExitCode", () => {

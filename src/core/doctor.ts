@@ -47,7 +47,7 @@ export function checkHelperVersion(where: string, installed: string | null, cli:
     name: "helper",
     status: "fail",
     message: `${where}: helper ${what} is ${direction} this CLI (${cli}): an upgrade is due`,
-    fix: direction === "older than" ? upgradeFix : "upgrade the dotagent CLI (`npm install -g dotagent`), or run `dotagent install` with the CLI you mean to use",
+    fix: direction === "older than" ? upgradeFix : "upgrade the dotagent CLI (`npm install -g dotagent-workflow`), or run `dotagent install` with the CLI you mean to use",
   };
 }
 

@@ -28,6 +28,7 @@ import { DEFAULT_STALE_AFTER_MS, lastActivity, validateState, type Problem } fro
 import type { StateSnapshot } from "./snapshot.js";
 import type { AgentRun, PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
+import { count } from "./words.js";
 
 /** `started`: this very call started the workflow (`resume --start` with a request and no workflow). */
 export const SITUATIONS = ["none", "started", "interrupted", "complete", "corrupt", "stale", "request_changed"] as const;
@@ -446,14 +447,13 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
       const flying = inFlight.length > 0 ? `; ${inFlight.length} in flight (${inFlight.slice(0, 5).join(", ")}${inFlight.length > 5 ? ", …" : ""})` : "";
       if (ready.length > 0 && slots > 0) {
         const batch = ready.slice(0, slots).map((t) => t.id);
-        const tasks = (n: number) => `${n} task${n === 1 ? "" : "s"}`;
-        return { action: "run_tasks", agent: null, tasks: batch, reason: `${tasks(ready.length)} ready, ${batch.length} to run now (at most ${maxParallel} at once)${flying}`, round };
+        return { action: "run_tasks", agent: null, tasks: batch, reason: `${count(ready.length, "task")} ready, ${batch.length} to run now (at most ${maxParallel} at once)${flying}`, round };
       }
       const counts = countByStatus(execution);
       if (inFlight.length > 0) return { ...awaitAgents(inFlight, []), round };
       if ((counts.dead ?? 0) > 0) {
         const dead = execution.tasks.filter((t) => t.status === "dead").map((t) => t.id);
-        return { action: "resolve_dead_tasks", agent: null, tasks: dead, reason: `${dead.length} dead task${dead.length === 1 ? "" : "s"} block${dead.length === 1 ? "s" : ""} progress: ask the user, then \`dotagent task retry ID --extra-attempts N\``, round };
+        return { action: "resolve_dead_tasks", agent: null, tasks: dead, reason: `${count(dead.length, "dead task")} block${dead.length === 1 ? "s" : ""} progress: ask the user, then \`dotagent task retry ID --extra-attempts N\``, round };
       }
       if (rework && plan.kind === "legacy") return reworkExecutor();
       return { action: "await_agents", agent: null, tasks: [], reason: "tasks are running", round };

@@ -7,6 +7,7 @@ import { missingPlan } from "./plans.js";
 import { outputOf } from "./tasks.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
+import { count } from "./words.js";
 
 export { reworkCopyPath } from "./phases.js";
 
@@ -107,7 +108,7 @@ export function provePhase(phase: Phase, reports: ReportSnapshot, execution: Exe
     if (noPlan !== undefined) return { done: false, missing: noPlan };
     if (execution.tasks.length === 0) return { done: false, missing: "execution.json has no tasks" };
     const open = execution.tasks.filter((t) => t.status !== "complete");
-    if (open.length > 0) return { done: false, missing: `${open.length} task(s) not complete (${open.slice(0, 5).map((t) => `${t.id}: ${t.status}`).join(", ")}${open.length > 5 ? ", …" : ""})` };
+    if (open.length > 0) return { done: false, missing: `${count(open.length, "task")} not complete (${open.slice(0, 5).map((t) => `${t.id}: ${t.status}`).join(", ")}${open.length > 5 ? ", …" : ""})` };
     const noOutput = execution.tasks.find((t) => !presentReport(reportAt(reports, outputOf(t))));
     if (noOutput !== undefined) return { done: false, missing: `${outputOf(noOutput)} of task ${noOutput.id} does not exist` };
     return { done: true, output: REPORT.execution };
@@ -221,6 +222,10 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
       if (!PHASE_TABLE[phase].gate) return refuse("no_gate", `${phase} has no approval gate; only ${PHASES.filter((p) => PHASE_TABLE[p].gate).join(" and ")} need approval`);
       if (phaseIndex(phase) > phaseIndex(current)) return refuse("wrong_phase", `${phase} cannot be approved yet: the current phase is ${current}`);
       if (isApproved(state, phase)) return { ok: true, state, events: [], effects: [] };
+      // The person approves the demand they were shown: there must be one to show.
+      if (phase === "REQUIREMENTS" && !isValidReport(reportAt(context.reports, REPORT.demand))) {
+        return refuse("phase_incomplete", `REQUIREMENTS cannot be approved yet: ${describe(REPORT.demand, reportAt(context.reports, REPORT.demand)).replace(/^demand\.json/, REPORT.demand)}; the pm agent writes it first, then the person approves what it says`);
+      }
       return {
         ok: true,
         state: { ...state, user_checkpoints: [...state.user_checkpoints, { phase, approved_at: at }] },

@@ -1,14 +1,12 @@
 // `resume`: validate, repair what is safe to repair, advance, name the next action. A question for
 // a person (stale state, a changed request, corrupt state) goes to the injected `decide`; without
-// an answer the plan comes back with `decision` set and nothing is written.
+// an answer the plan comes back with `decision` set and nothing is written. The writer, fresh
+// starts and init load only when something is written: `resume --dry-run` is a read, as cheap to
+// start as `status` (write-file-atomic alone loads node:crypto and worker_threads, ~8 ms).
 import { existsSync } from "node:fs";
 import { planResume, type Decision, type ResumeOptions, type ResumePlan } from "../core/plan-resume.js";
-import type { StateSnapshot } from "../core/snapshot.js";
 import { loadSnapshot } from "../store/session.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
-import { archiveLiveState, proveClearing } from "./fresh-start.js";
-import { applyPlan, settle } from "./settle.js";
-import { initWorkflow } from "./init.js";
 import { locked, type OpContext } from "./op-context.js";
 import { planJson, type PlanJson } from "./plan-json.js";
 import { planWithDir } from "./decision-dir.js";
@@ -49,12 +47,17 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
   }
   // Decisions may need a person, so the lock is taken per round, not across a prompt.
   for (let round = 0; round < 3; round++) {
+    const { proveClearing } = await import("./fresh-start.js");
     const plan = await locked(context, "resume", async () => {
       const { snapshot, files } = await proveClearing(context.paths, await loadSnapshot(context.paths));
       const planned = planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now) });
-      if (planned.decision === null) await applyPlan(context, snapshot, planned, now, { archivedFiles: files, logResumed: true });
+      if (planned.decision === null) {
+        const { applyPlan } = await import("./settle.js");
+        await applyPlan(context, snapshot, planned, now, { archivedFiles: files, logResumed: true });
+      }
       const request = options.request?.trim() ?? "";
       if (input.start && planned.situation === "none" && request !== "") {
+        const [{ initWorkflow }, { settle }] = await Promise.all([import("./init.js"), import("./settle.js")]);
         const state = await initWorkflow(context.paths, options.request, undefined, now, context.warn);
         const started = (await settle(context, now)).plan;
         return planWithDir({ ...started, situation: "started" as const, repairs: [{ code: "workflow_started", message: `started workflow ${state.workflow_id} for ${JSON.stringify(options.request)}` }, ...started.repairs] }, context.dirArg);
@@ -66,9 +69,11 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
     if (answer === "no-terminal") return { result: planJson(plan, false), plan, mode: "resume", exitCode: 5 };
     if (answer) {
       const reason = plan.decisionKind === "stale" ? "stale state" : plan.decisionKind === "corrupt" ? "corrupt state" : "request changed";
+      const { archiveLiveState } = await import("./fresh-start.js");
       const name = await locked(context, "resume", () => archiveLiveState(context.paths, reason, now));
       if (name) context.note(`Archived the old state as ${name}`);
       if (plan.decisionKind === "request_changed" && options.request !== undefined) {
+        const { initWorkflow } = await import("./init.js");
         await locked(context, "resume", () => initWorkflow(context.paths, options.request, undefined, now, context.warn));
       }
       options = { ...options, request: undefined };

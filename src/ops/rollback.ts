@@ -9,6 +9,7 @@ import { prepareRollback, rollBack } from "../store/roll-back.js";
 import { loadArchive } from "./archive-module.js";
 import { locked, type OpContext } from "./op-context.js";
 import type { Decide } from "./resume.js";
+import { count } from "../core/words.js";
 
 /** `rollback --json`: done (decision null), or the question (rolled_back false, nothing changed). */
 export type RollbackResult =
@@ -26,7 +27,7 @@ export async function rollBackWorkflow(context: OpContext, to: string, decide: D
   const preview = prepareRollback(context.paths, await loadSnapshot(context.paths), to, now);
   const { plan } = preview;
   const decision: Decision = decisionWithDir({
-    question: `Roll workflow ${preview.journal.workflow_id} back from ${plan.from.phase} (${plan.from.phase_status}) to ${plan.describe}? ${plan.moves.length} report file(s) move into an archive (nothing is deleted).`,
+    question: `Roll workflow ${preview.journal.workflow_id} back from ${plan.from.phase} (${plan.from.phase_status}) to ${plan.describe}? ${count(plan.moves.length, "report file")} move into an archive (nothing is deleted).`,
     default: false,
     yes: `dotagent rollback --to ${shellQuote(to)} --yes`,
     no: "dotagent resume",

@@ -1,6 +1,8 @@
 // `status`: the resume plan without writing, plus task counts and the side effects not done.
 // Takes no lock; start-up path of the CLI and the hook, so nothing heavy is imported here.
 import { planResume, type ResumePlan } from "../core/plan-resume.js";
+import { PHASE_TABLE, REPORT } from "../core/phases.js";
+import { provePhase } from "../core/transitions.js";
 import { countByStatus } from "../core/tasks.js";
 import { loadSnapshot } from "../store/session.js";
 import { listOpenOps, type OpSummary } from "../store/op-records.js";
@@ -15,6 +17,8 @@ export type StatusResult = PlanJson & { tasks: Record<string, number>; ops: OpSu
 export interface StatusOutcome {
   readonly result: StatusResult;
   readonly plan: ResumePlan;
+  /** The current phase is approved but cannot complete yet: what it still needs, for people (the next line of plain status). */
+  readonly approvedNeeds: string | null;
 }
 
 export async function readStatus(context: Pick<OpContext, "paths" | "now" | "dirArg">, staleAfterMs: number | undefined): Promise<StatusOutcome> {
@@ -23,5 +27,18 @@ export async function readStatus(context: Pick<OpContext, "paths" | "now" | "dir
   const plan = planWithDir(planResume(snapshot, now, { staleAfterMs, owners: judgeRunningTasks(snapshot, now) }), context.dirArg);
   const tasks = countByStatus(snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined);
   const ops = listOpenOps(context.paths, now);
-  return { result: { ...planJson(plan, false), tasks, ops }, plan };
+  return { result: { ...planJson(plan, false), tasks, ops }, plan, approvedNeeds: approvedNeeds(snapshot, plan) };
+}
+
+/** "ARCHITECTURE is approved; to complete it needs …": an approval given before the gate's output exists. */
+function approvedNeeds(snapshot: Awaited<ReturnType<typeof loadSnapshot>>, plan: ResumePlan): string | null {
+  if (snapshot.phase.kind !== "ok" || plan.situation !== "interrupted") return null;
+  const state = snapshot.phase.value;
+  const phase = state.current_phase;
+  if (!PHASE_TABLE[phase].gate || !state.user_checkpoints.some((c) => c.phase === phase)) return null;
+  const proof = provePhase(phase, snapshot.reports, snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined, state);
+  if (proof.done) return null;
+  const output = PHASE_TABLE[phase].outputs[0]!;
+  const format = output === REPORT.finalDesign ? "; it holds the pick: {chosen, design, tasks: [{id, title, depends_on}]} (SPEC.md §1)" : "";
+  return `write ${output} — ${phase} is approved, but ${proof.missing}${format}; then \`dotagent phase complete ${phase}\``;
 }

@@ -1,6 +1,6 @@
 // Op records of the idempotency guard (memory/state/once/<op-id>/op.json): where they live, how
 // they are read and written, and which ops are still open (for `status`, which must stay cheap:
-// one folder listing when there are none, and no child_process).
+// one folder listing when there are none, no child_process, and no writer: run-once.ts writes).
 // The §2 principle holds here too: a once/ folder or record the disk refuses to show is
 // `state_unreadable` (exit 3), never "no ops" or a damaged record; a link or the wrong type is
 // `state_path_invalid`, and nothing is read through it.
@@ -10,15 +10,13 @@ import { join, relative } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { parseOpRecord, type OpRecord } from "../core/once.js";
 import { idProblem } from "../schema/json.js";
-import { writeJsonDurable } from "./atomic-write.js";
 import { judgeLock, readLock } from "./lock.js";
-import { writeFailure } from "./io-error.js";
 import { isProcessRunning } from "./process-facts.js";
 import type { ProjectPaths } from "./project.js";
 import { MiB, readProjectText } from "./read-file.js";
 
 export const ONCE_DIR = "once";
-const RECORD = "op.json";
+export const RECORD = "op.json";
 export function opDir(paths: ProjectPaths, opId: string): string {
   return join(paths.stateDir, ONCE_DIR, opId);
 }
@@ -68,14 +66,6 @@ export function readOpRecord(paths: ProjectPaths, opId: string): OpRecord | null
     throw new DotagentError("op_record_invalid", `${opRel(opId)}: ${parsed.invalid}; fix it by hand, or remove memory/state/${ONCE_DIR}/${opId}/ to forget the op (it may then run again)`, EXIT.invalid, { op_id: opId, path: opRel(opId) });
   }
   return parsed;
-}
-
-export function writeRecord(paths: ProjectPaths, record: OpRecord): void {
-  try {
-    writeJsonDurable(join(opDir(paths, record.op_id), RECORD), record);
-  } catch (error) {
-    throw writeFailure(opRel(record.op_id), error);
-  }
 }
 
 /**

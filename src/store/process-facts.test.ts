@@ -47,7 +47,8 @@ describe("process facts", () => {
     spawnSync("chmod", ["+x", odd]);
     const child = spawn(odd, ["30"], { stdio: "ignore" });
     try {
-      await new Promise((r) => setTimeout(r, 100));
+      // After "spawn" the process runs the odd command (exec done), however long that took.
+      await new Promise((r) => child.once("spawn", r));
       const start = processStartTime(child.pid!);
       expect(start).toMatch(/^\d+$/);
       // Started after this test process, so its start tick is not smaller.

@@ -25,9 +25,18 @@ import type { Decision } from "../core/plan-resume.js";
 import { acquireLockAsync, type LockHandle } from "./lock.js";
 import { writeFailure } from "./io-error.js";
 import { isPidAlive, processStartTime } from "./process-facts.js";
-import { checkOpId, commandStillRunning, guardFolder, opDir, readOpRecord, writeRecord } from "./op-records.js";
+import { checkOpId, commandStillRunning, guardFolder, opDir, opRel, readOpRecord, RECORD } from "./op-records.js";
 import { assertStatePaths } from "./state-paths.js";
+import { writeJsonDurable } from "./atomic-write.js";
 import type { ProjectPaths } from "./project.js";
+
+function writeRecord(paths: ProjectPaths, record: OpRecord): void {
+  try {
+    writeJsonDurable(join(opDir(paths, record.op_id), RECORD), record);
+  } catch (error) {
+    throw writeFailure(opRel(record.op_id), error);
+  }
+}
 
 /** Bytes of a command's stdout kept in its record (and replayed). */
 export const STDOUT_LIMIT = 16 * 1024;

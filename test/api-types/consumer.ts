@@ -1,6 +1,6 @@
-// A program using the library as a user would (`import … from "dotagent"`): test/package.test.ts
+// A program using the library as a user would (`import … from "dotagent-workflow"`): test/package.test.ts
 // compiles it with tsc against the packed dist/types and nothing else installed. Not run.
-import { DotagentError, EXIT, openWorkflow, parsePhaseState, PHASES, type Decision, type Phase, type PhaseState, type ResumeResult, type Task, type Workflow } from "dotagent";
+import { DotagentError, EXIT, openWorkflow, parsePhaseState, PHASES, type Decision, type Phase, type PhaseState, type ResumeResult, type Task, type Workflow } from "dotagent-workflow";
 
 export async function drive(dir: string): Promise<string> {
   const workflow: Workflow = openWorkflow(dir, { now: () => new Date(), onWarning: (message: string) => void message });

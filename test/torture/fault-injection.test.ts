@@ -426,6 +426,7 @@ describe("at the CLI: the event log cannot be appended after the change was save
 
   it("phase approve with a full disk for the log: exit 0 and the approval is recorded", async () => {
     const dir = await cliProject("events-fault-phase");
+    report(dir, "demand.json", { stories: ["sign in"] }); // REQUIREMENTS is approved on a demand
     const run = await runCli(dir, ["phase", "approve", "REQUIREMENTS"], { fault: "writeSync:ENOSPC:events.jsonl" });
     expect(run.code, describeRun(run)).toBe(0);
     expect(run.stderr).toContain("memory/state/events.jsonl could not be appended (ENOSPC): the event log may miss phase_approved");

@@ -8,6 +8,8 @@ import { archiveLiveState } from "../../ops/fresh-start.js";
 import { locked } from "../../ops/op-context.js";
 import { loadCold } from "../load-cold.js";
 import { opContext, stringOption, type Command } from "../context.js";
+import { formatTime } from "../time.js";
+import { outputWidth, table } from "../table.js";
 
 export const command: Command = {
   summary: "archive the live state | archive list | archive restore NAME",
@@ -36,7 +38,11 @@ export const command: Command = {
       context.out.result({ archives: list }, () =>
         list.length === 0
           ? ["No archives."]
-          : list.map((a) => `${a.name}  ${a.workflow_id ?? "?"}  ${a.phase ?? "?"}${a.phase_status ? ` (${a.phase_status})` : ""}  ${a.created_at ?? ""}  ${a.reason ?? ""}${a.error ? `  [${a.error}]` : ""}`),
+          : table(
+              ["NAME", "ARCHIVED", "AT PHASE", "REASON"],
+              list.map((a) => [a.name, formatTime(a.created_at), a.phase ?? "?", a.error ? `unreadable: ${a.error}` : (a.reason ?? "")]),
+              outputWidth(),
+            ),
       );
       return EXIT.ok;
     }

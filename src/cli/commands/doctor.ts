@@ -14,6 +14,8 @@ import { join } from "node:path";
 import { resumeOptions } from "../resume-options.js";
 import { VERSION } from "../version.js";
 import type { Command, CommandContext } from "../context.js";
+import { count } from "../../core/words.js";
+import { formatTime } from "../time.js";
 
 function installChecks(paths: ProjectPaths): Check[] {
   const project = installTarget("project", paths.root);
@@ -46,7 +48,7 @@ function settingsChecks(paths: ProjectPaths): Check[] {
     if (problem !== null) bad.push({ name: "settings", status: "fail", message: `${file} ${problem}`, fix: `fix ${file} (Claude Code cannot read it either), then run \`dotagent install\`` });
   }
   if (bad.length > 0) return bad;
-  return [{ name: "settings", status: "ok", message: found === 0 ? "no settings.json yet" : `${found} settings file(s) parse`, fix: null }];
+  return [{ name: "settings", status: "ok", message: found === 0 ? "no settings.json yet" : `${count(found, "settings file")} parse${found === 1 ? "s" : ""}`, fix: null }];
 }
 
 /** Why a settings file is not a JSON object, "missing" when there is none, or null when it is fine. */
@@ -84,14 +86,14 @@ async function stateCheck(context: CommandContext): Promise<Check> {
   const report = validateState(snapshot, context.now(), { staleAfterMs: resumeOptions(context).staleAfterMs ?? DEFAULT_STALE_AFTER_MS });
   const first = report.errors[0];
   if (first !== undefined) {
-    return { name: "state", status: "fail", message: `${report.errors.length} error(s) in memory/state: ${formatProblem(first)}`, fix: "`dotagent validate` lists them; `dotagent resume` offers to archive the state and start fresh" };
+    return { name: "state", status: "fail", message: `${count(report.errors.length, "error")} in memory/state: ${formatProblem(first)}`, fix: "`dotagent validate` lists them; `dotagent resume` offers to archive the state and start fresh" };
   }
   const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
   const what = phase ? `workflow ${phase.workflow_id} at ${phase.current_phase} (${phase.phase_status})` : "no workflow";
   const warning = report.warnings[0];
   if (warning !== undefined) {
     const fix = warning.code === "stale" ? "`dotagent resume` asks whether to continue or archive it" : warning.code === "rollback_interrupted" ? "`dotagent resume` finishes the rollback (nothing to archive or start afresh)" : "`dotagent resume` repairs what it can; `dotagent validate` lists every warning";
-    return { name: "state", status: "warn", message: `${what}: valid, ${report.warnings.length} warning(s): ${formatProblem(warning)}`, fix };
+    return { name: "state", status: "warn", message: `${what}: valid, ${count(report.warnings.length, "warning")}: ${formatProblem(warning)}`, fix };
   }
   return { name: "state", status: "ok", message: `${what}: valid`, fix: null };
 }
@@ -106,7 +108,7 @@ function lockCheck(context: CommandContext): Check {
   const verdict = judgeLock(lock, context.now(), DEFAULT_LEASE_MS);
   if (verdict.stale) return { name: "lock", status: "warn", message: `memory/state/.lock is stale (${verdict.why}): the next command takes it over`, fix: "nothing to do; `dotagent resume` takes it over with a warning" };
   if (lock === "unreadable") return { name: "lock", status: "warn", message: "memory/state/.lock is unreadable", fix: "the next command takes it over" };
-  return { name: "lock", status: "ok", message: `memory/state/.lock: held by pid ${lock.pid} on ${lock.hostname} (${lock.command || "unknown command"}) since ${lock.acquired_at}`, fix: null };
+  return { name: "lock", status: "ok", message: `memory/state/.lock: held by pid ${lock.pid} on ${lock.hostname} (${lock.command || "unknown command"}) since ${formatTime(lock.acquired_at)}`, fix: null };
 }
 
 function isFolder(path: string): boolean {
@@ -156,7 +158,7 @@ export const command: Command = {
       return [
         `dotagent ${VERSION} doctor in ${context.paths.root}`,
         ...checks.map((check) => `${mark[check.status]} ${check.name.padEnd(8)} ${check.message}${check.fix ? ` — fix: ${check.fix}` : ""}`),
-        code === 0 ? "All good." : `${checks.filter((x) => x.status === "fail").length} problem(s) to fix.`,
+        code === 0 ? "All good." : `${count(checks.filter((x) => x.status === "fail").length, "problem")} to fix.`,
       ];
     });
     return code;

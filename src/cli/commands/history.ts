@@ -3,6 +3,8 @@ import { EXIT, usageError } from "../../core/errors.js";
 import { listHistory, showCheckpoint } from "../../ops/history.js";
 import { checkRevision } from "../../ops/inputs.js";
 import type { Command } from "../context.js";
+import { formatTime } from "../time.js";
+import { outputWidth, table } from "../table.js";
 
 export const command: Command = {
   summary: "list the checkpoints rollback can return to | history show REV",
@@ -18,7 +20,11 @@ export const command: Command = {
       context.out.result(result, () =>
         checkpoints.length === 0
           ? ["No checkpoints yet."]
-          : [`  REV  TIME                  ${"PHASE".padEnd(24)} WHAT`, ...checkpoints.map((c) => `${String(c.rev).padStart(5)}  ${c.at.replace(/\.\d{3}Z$/, "Z")}  ${`${c.phase} ${c.phase_status}`.padEnd(24)} ${c.what}`), "Return to one: dotagent rollback --to REV (or --to PHASE)"],
+          : [
+              // REV, time, the phase it was at, what happened: 80 columns hold a task id of 30.
+              ...table(["REV", "TIME", "AT PHASE", "WHAT"], checkpoints.map((c) => [String(c.rev), formatTime(c.at), c.phase, c.what]), outputWidth()),
+              "Return to one: dotagent rollback --to REV (or --to PHASE)",
+            ],
       );
       return EXIT.ok;
     }
@@ -29,7 +35,7 @@ export const command: Command = {
     const phase = found.phase_state as { completed_phases?: Array<{ phase: string }>; user_checkpoints?: Array<{ phase: string }> };
     const tasks = (found.execution as { tasks?: Array<{ id: string; status: string }> } | null)?.tasks ?? [];
     context.out.result(found, () => [
-      `Checkpoint ${rev} of ${found.workflow_id}, ${found.at}: ${found.what}`,
+      `Checkpoint ${rev} of ${found.workflow_id}, ${formatTime(found.at)}: ${found.what}`,
       `Phase: ${found.phase} (${found.phase_status})`,
       `Completed: ${(phase.completed_phases ?? []).map((c) => c.phase).join(", ") || "none"}`,
       `Approved: ${(phase.user_checkpoints ?? []).map((c) => c.phase).join(", ") || "none"}`,

@@ -48,7 +48,9 @@ export const command: Command = {
       result = uninstall({ target, scope, dryRun });
     } else {
       const self = fileURLToPath(import.meta.url);
-      result = install({ target, scope, dryRun, sourceRoot: findSourceRoot(dirname(self)), helperScript: readFileSync(self), version: VERSION });
+      // A project install also keeps memory/'s machine-local files out of git (SPEC §11).
+      const gitignore = scope === "project" ? join(context.paths.root, ".gitignore") : undefined;
+      result = install({ target, scope, dryRun, sourceRoot: findSourceRoot(dirname(self)), helperScript: readFileSync(self), version: VERSION, ...(gitignore === undefined ? {} : { gitignore }) });
       // The empty memory/ layout (memory-template/), so the hook and the skills find the project.
       if (scope === "project" && !dryRun) for (const dir of memoryLayout(findSourceRoot(dirname(self)))) mkdirSync(join(context.paths.root, dir), { recursive: true });
     }
@@ -56,7 +58,7 @@ export const command: Command = {
     context.out.result(result, () => [
       `${context.options.uninstall ? "Uninstall" : "Install"} (${scope}) in ${target}${dryRun ? " — dry run, nothing written" : ""}:`,
       ...(changed.length === 0 ? ["  nothing to change"] : changed.map((c) => `  ${c.action.padEnd(9)} ${c.path}${c.reason ? `  (${c.reason})` : ""}`)),
-      ...(context.options.uninstall || dryRun ? [] : [`Hook: ${result.settings}; helper permission: ${result.permission}. In Claude Code, type /develop <feature> to start; after \`claude -r\` the session is briefed at once.`]),
+      ...(context.options.uninstall || dryRun ? [] : [`Hook: ${result.settings}; helper permission: ${result.permission}; .gitignore: ${result.gitignore}. In Claude Code, type /develop <feature> to start; after \`claude -r\` the session is briefed at once.`]),
     ]);
     return 0;
   },

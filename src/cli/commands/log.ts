@@ -2,6 +2,8 @@ import { usageError } from "../../core/errors.js";
 import { readEvents } from "../../store/events.js";
 import { assertStatePaths } from "../../store/state-paths.js";
 import { stringOption, type Command } from "../context.js";
+import { formatTime } from "../time.js";
+import { outputWidth, table } from "../table.js";
 
 export const command: Command = {
   summary: "show the event log (memory/state/events.jsonl)",
@@ -17,10 +19,8 @@ export const command: Command = {
     const events = n === 0 ? [] : all.slice(-n);
     context.out.result({ events, total: all.length }, () => {
       if (events.length === 0) return ["No events yet."];
-      return events.map(({ seq, at, type, ...rest }) => {
-        const details = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ");
-        return `${String(seq).padStart(4)}  ${at}  ${context.out.color.bold(type)}${details ? `  ${context.out.color.dim(details)}` : ""}`;
-      });
+      const rows = events.map(({ seq, at, type, ...rest }) => [String(seq), formatTime(at), type, Object.entries(rest).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ")]);
+      return table(["SEQ", "TIME", "EVENT", "DETAILS"], rows, outputWidth());
     });
     return 0;
   },

@@ -7,6 +7,7 @@ import { decodeOutput } from "../../core/once.js";
 import { runOnceOp, type OnceResult } from "../../ops/once.js";
 import { loadCold } from "../load-cold.js";
 import { opContext, stringOption, type Command, type CommandContext } from "../context.js";
+import { formatTime } from "../time.js";
 
 export const command: Command = {
   summary: "run a side effect at most once per op id (commits, pushes, PRs, messages)",
@@ -68,6 +69,7 @@ function render(context: CommandContext, argv: readonly string[], json: OnceResu
     return exitCode;
   }
   const cut = r.stdout_truncated ? " (output cut at 16 KiB)" : "";
+  // "dotagent: " starts errors and warnings only; news that all is well reads as news.
   switch (result.outcome) {
     case "ran":
       if (r.start_error) context.out.note(`dotagent: op ${r.op_id}: ${showProgram(r.command[0] ?? "")}: ${r.start_error} (exit ${exitCode}); recorded failed, running the same command again retries it`);
@@ -77,13 +79,14 @@ function render(context: CommandContext, argv: readonly string[], json: OnceResu
       if (argv.length > 0 && argv.join("\0") !== r.command.join("\0")) context.out.note(`dotagent: warning: op ${r.op_id} was recorded for \`${r.command.join(" ")}\`, not this command; op ids name one effect each`);
       // Byte for byte, as the command wrote it: no newline added, binary kept (base64 in the record).
       toStdout(decodeOutput(r));
-      context.out.note(`dotagent: op ${r.op_id} already done at ${r.finished_at ?? "?"} (${r.how === "ran" ? `exit ${exitCode}` : r.how === "checked" ? "found done by --check" : "marked done"}); not run again${cut}`);
+      // stdout is the command's recorded output (a script reads it), so this line goes to stderr.
+      context.out.note(`Op ${r.op_id} already done at ${formatTime(r.finished_at)} (${r.how === "ran" ? `exit ${exitCode}` : r.how === "checked" ? "found done by --check" : "marked done"}); not run again${cut}.`);
       break;
     case "checked":
-      context.out.note(`dotagent: op ${r.op_id}: the check passed, so the cut-off run took effect; recorded done, not run again`);
+      context.out.result(json, () => [`Op ${r.op_id}: the check passed, so the cut-off run took effect; recorded done, not run again.`]);
       break;
     case "marked_done":
-      context.out.note(`dotagent: op ${r.op_id} recorded done; it will not run again`);
+      context.out.result(json, () => [`Op ${r.op_id} recorded done; it will not run again.`]);
       break;
   }
   return exitCode;

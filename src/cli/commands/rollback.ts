@@ -4,6 +4,7 @@ import { EXIT, usageError } from "../../core/errors.js";
 import { rollBackWorkflow } from "../../ops/rollback.js";
 import { loadCold } from "../load-cold.js";
 import { opContext, stringOption, type Command } from "../context.js";
+import { count } from "../../core/words.js";
 
 export const command: Command = {
   summary: "go back to the start of an earlier phase or to a checkpoint; what goes is archived",
@@ -24,7 +25,7 @@ export const command: Command = {
     }
     context.out.result(result, () => [
       `Rolled ${result.workflow_id} back to ${describe}.`,
-      result.moves.length > 0 ? `${result.moves.length} report file(s) moved into ${result.archive} (\`dotagent archive list\`).` : "No report had to move.",
+      result.moves.length > 0 ? `${count(result.moves.length, "report file")} moved into ${result.archive} (\`dotagent archive list\`).` : "No report had to move.",
       "Next: dotagent resume",
     ]);
     return EXIT.ok;

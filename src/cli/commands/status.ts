@@ -10,8 +10,14 @@ export const command: Command = {
   options: { "stale-after": { type: "string" } },
   examples: ["dotagent status", "dotagent status --json          the resume plan (as resume --dry-run) plus task counts", "dotagent status --dir examples/orphaned-tasks"],
   async run(context) {
-    const { result, plan } = await readStatus(opContext(context), resumeOptions(context).staleAfterMs);
-    context.out.result(result, () => [...planLines(plan, context.out.color, "status", result.tasks), ...opLines(result.ops)]);
+    const { result, plan, approvedNeeds } = await readStatus(opContext(context), resumeOptions(context).staleAfterMs);
+    context.out.result(result, () => {
+      const lines = planLines(plan, context.out.color, "status", result.tasks);
+      // An approval given before the gate's output was written: say what is still missing instead.
+      const next = lines.findIndex((l) => l.startsWith("Next: "));
+      if (approvedNeeds !== null && next >= 0) lines[next] = `Next: ${context.out.color.cyan(approvedNeeds.split(" — ")[0]!)} — ${approvedNeeds.split(" — ").slice(1).join(" — ")}`;
+      return [...lines, ...opLines(result.ops)];
+    });
     return 0;
   },
 };

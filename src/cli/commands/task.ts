@@ -7,6 +7,7 @@ import { formatBytes, readAll, readProjectFile } from "../../store/read-file.js"
 import { changeTask, nextTasks, notJsonPlan, parseTaskPlan, TASK_ACTIONS } from "../../ops/task-change.js";
 import { checkExtraAttempts, checkOwner, checkTaskId as requireId } from "../../ops/inputs.js";
 import { opContext, outputOption, stringOption, subcommand, type Command, type CommandContext } from "../context.js";
+import { count } from "../../core/words.js";
 
 /** Largest `task import` input: far more than 100,000 tasks. */
 const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
@@ -84,7 +85,7 @@ export const command: Command = {
     const owner = ownerText === undefined ? undefined : checkOwner(Number(ownerText), ownerText);
     const { result, state, task, maxAttempts: max, imported } = await changeTask(opContext(context), { action, id, title: stringOption(context, "title"), dependsOn, output: outputPath, error: stringOption(context, "error"), extraAttempts: extra, owner, tasks: additions });
     context.out.result(result, () => {
-      if (imported) return [`Imported ${imported.added.length} task(s)${imported.skipped.length > 0 ? ` (${imported.skipped.length} already there)` : ""}; ${state.tasks.length} in all.${imported.plan ? ` Plan recorded${imported.plan.round > 0 ? ` for rework round ${imported.plan.round}` : ""}.` : ""}`];
+      if (imported) return [`Imported ${count(imported.added.length, "task")}${imported.skipped.length > 0 ? ` (${imported.skipped.length} already there)` : ""}; ${state.tasks.length} in all.${imported.plan ? ` Plan recorded${imported.plan.round > 0 ? ` for rework round ${imported.plan.round}` : ""}.` : ""}`];
       if (action === "add") return [`Added ${id}.`];
       return [`${id}: ${task?.status}${task && task.attempts > 0 ? ` (${task.attempts} of ${max} attempts used)` : ""}`];
     });

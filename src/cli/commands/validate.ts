@@ -3,6 +3,7 @@ import { formatProblem } from "../../core/validate.js";
 import { validateWorkflow } from "../../ops/validate.js";
 import { resumeOptions } from "../resume-options.js";
 import type { Command } from "../context.js";
+import { count } from "../../core/words.js";
 
 export const command: Command = {
   summary: "check the state files; exit 3 on errors",
@@ -17,7 +18,7 @@ export const command: Command = {
       const lines = [valid ? c.green("✓ state is valid") : c.red(`✗ ${errors.length} error${errors.length === 1 ? "" : "s"}`)];
       for (const e of errors) lines.push(`  ${c.red("error:")} ${formatProblem(e)}`);
       for (const w of warnings) lines.push(`  ${c.yellow("warning:")} ${formatProblem(w)}`);
-      if (removed.length > 0) lines.push(`  removed ${removed.length} leftover temp file(s)`);
+      if (removed.length > 0) lines.push(`  removed ${count(removed.length, "leftover temp file")}`);
       if (snapshot.phase.kind === "missing" && snapshot.execution.kind === "missing") lines.push("  (no workflow state here)");
       return lines;
     });

@@ -1,0 +1,61 @@
+// The README is for users (issue 24): short, install first, real commands with the package's real
+// name, links that lead somewhere. Sizes the docs quote are checked by test/package.test.ts.
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPO } from "./support/cli.js";
+
+const read = (rel: string) => readFileSync(join(REPO, rel), "utf8");
+const README = read("README.md");
+const DOCS = ["README.md", "SPEC.md", "CONTRIBUTING.md", "CHANGELOG.md", ...readdirSync(join(REPO, "docs")).map((f) => `docs/${f}`)];
+
+/** Every file under src/ and scripts/ (what users see in messages and what contributors run). */
+function sources(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(join(REPO, dir))) {
+      const rel = `${dir}/${name}`;
+      if (statSync(join(REPO, rel)).isDirectory()) walk(rel);
+      else if (/\.(ts|mjs)$/.test(name)) out.push(rel);
+    }
+  };
+  walk("src");
+  walk("scripts");
+  return out;
+}
+
+describe("README", () => {
+  it("is at most 200 lines, and its first section is Install", () => {
+    expect(README.split("\n").length).toBeLessThanOrEqual(200);
+    expect(README.split("\n").find((line) => line.startsWith("## "))).toBe("## Install");
+  });
+
+  it("installs the package by its name, the plugin from the real repository, and says what the unattended agents may do", () => {
+    expect(README).toContain("npm install -g dotagent-workflow");
+    expect(README).toContain("claude plugin marketplace add dotagent-workflow/dotagent");
+    expect(README).toContain("claude plugin install dotagent@dotagent");
+    expect(README).toMatch(/executor and qa\s+also have Bash/);
+    expect(README).toContain("npm ci && npm run example");
+    expect(README).toMatch(/^npm test\b/m);
+  });
+
+  it("every relative link leads to a file of the repository", () => {
+    for (const doc of DOCS) {
+      for (const m of read(doc).matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)) {
+        const target = m[1]!;
+        if (/^[a-z]+:/.test(target)) continue;
+        expect(existsSync(join(REPO, dirname(doc), target)), `${doc} links ${target}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe("the package's name everywhere", () => {
+  it("no doc, message or script tells anyone to install `dotagent` (another project's package)", () => {
+    for (const file of [...DOCS, ...sources()]) {
+      expect(read(file), file).not.toMatch(/npm (install|i) (-g|--global) dotagent(?![-\w])/);
+      expect(read(file), file).not.toMatch(/(from|import\() ?["']dotagent["']/);
+      expect(read(file), file).not.toMatch(/marketplace add <this repository/);
+    }
+  });
+});
