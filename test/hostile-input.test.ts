@@ -20,7 +20,7 @@ function atImplementation(): string {
   writeJson(p, "memory/reports/roundtable.json", { recommend: "a" });
   writeJson(p, "memory/reports/final_design.json", { chosen: "a" });
   dotagent(p, ["phase", "approve", "ARCHITECTURE"]);
-  expect(dotagent(p, ["phase", "complete"]).code).toBe(0);
+  expect(dotagent(p, ["phase", "complete", "ARCHITECTURE"]).code).toBe(0);
   return p;
 }
 

@@ -297,7 +297,7 @@ describe("issue 21, case 5: a closed stdout stops the forwarding, never the reco
     expect(dotagent(p, ["status", "--json"]).json.ops).toEqual([]);
     // The replay through the same closed pipe: no stack either.
     const again = piped(p, "once X -- seq 1 200000");
-    expect(again.stderr).toContain("op X already done");
+    expect(again.stderr).toContain("Op X already done");
     expectNoStack(again.stderr);
   });
 

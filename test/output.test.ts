@@ -35,7 +35,8 @@ function busyProject(): string {
   dotagent(p, ["phase", "approve"]);
   dotagent(p, ["phase", "complete"]);
   const ids = ["task-001-login-form", "t2", "task-003-a-much-longer-name-than-most"];
-  writeJson(p, "plan.json", ids.map((id) => ({ id })));
+  // One more task left to do, so the workflow stays at IMPLEMENTATION.
+  writeJson(p, "plan.json", [...ids, "t4"].map((id) => ({ id })));
   imported = dotagent(p, ["task", "import", "plan.json"]).stdout;
   for (const id of ids) {
     dotagent(p, ["task", "start", id]);
@@ -112,7 +113,7 @@ describe("plurals", () => {
   });
 
   it("task import counts its tasks without (s)", () => {
-    expect(imported).toMatch(/^Imported 3 tasks; 3 in all\./);
+    expect(imported).toMatch(/^Imported 4 tasks; 4 in all\./);
   });
 });
 

@@ -3,8 +3,10 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, existsSync, lstatSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { hookCommand, install, uninstall, HOOK_MATCHER, PERMISSION_RULE } from "./install.js";
+import { hookEntries, hooksObject } from "./settings.js";
 import { DotagentError } from "../core/errors.js";
 
 const dirs: string[] = [];
@@ -59,8 +61,11 @@ describe("install", () => {
     expect(statSync(join(target, "skills/checkpoint/scripts/dotagent.mjs")).mode & 0o111).not.toBe(0);
     const settings = JSON.parse(readFileSync(join(target, "settings.json"), "utf8"));
     expect(settings.hooks.SessionStart).toEqual([{ matcher: HOOK_MATCHER, hooks: [{ type: "command", command: hookCommand("project"), timeout: 10 }] }]);
-    expect(settings.permissions).toEqual({ allow: [PERMISSION_RULE] });
-    expect(first.permission).toBe("rule added");
+    // Every hook of SPEC §11, and no permission rule: the PreToolUse hook allows the helper's lines.
+    expect(settings.hooks).toEqual(hooksObject(hookEntries("project")));
+    expect(Object.keys(settings.hooks)).toEqual(["SessionStart", "PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStop", "UserPromptSubmit"]);
+    expect(settings.permissions).toBeUndefined();
+    expect(first.permission).toBe("untouched");
     const after = tree(project);
     const second = run(target, src);
     expect(second.changes.every((c) => c.action === "unchanged")).toBe(true);
@@ -79,8 +84,9 @@ describe("install", () => {
     writeFileSync(join(target, "notes.md"), "mine");
     run(target, source());
     const merged = JSON.parse(readFileSync(join(target, "settings.json"), "utf8"));
-    expect(merged.permissions).toEqual({ allow: ["Bash(npm test)", PERMISSION_RULE] });
-    expect(merged.hooks.PreToolUse).toEqual([{ matcher: "Bash", hooks: [{ type: "command", command: "guard" }] }]);
+    expect(merged.permissions).toEqual({ allow: ["Bash(npm test)"] });
+    expect(merged.hooks.PreToolUse[0]).toEqual({ matcher: "Bash", hooks: [{ type: "command", command: "guard" }] });
+    expect(merged.hooks.PreToolUse).toHaveLength(3);
     expect(merged.hooks.SessionStart).toHaveLength(2);
     expect(merged.hooks.SessionStart[0]).toEqual({ matcher: "startup", hooks: [{ type: "command", command: "echo hi" }] });
     uninstall({ target, scope: "project", dryRun: false });
@@ -88,14 +94,14 @@ describe("install", () => {
     expect(tree(project)).toEqual({ ".claude/settings.json": original, ".claude/notes.md": "mine" });
   });
 
-  it("adds the helper's permission rule once, next to the user's rules, and uninstall takes only it away", () => {
+  it("a user's own rule for the helper stays (install adds none), and uninstall leaves it too", () => {
     const project = temp();
     const target = join(project, ".claude");
     mkdirSync(target);
     const settingsFile = join(target, "settings.json");
     writeFileSync(settingsFile, JSON.stringify({ permissions: { allow: [PERMISSION_RULE], deny: ["Bash(rm *)"] } }));
     const first = run(target, source());
-    expect(first.permission).toBe("rule already there");
+    expect(first.permission).toBe("untouched");
     expect(JSON.parse(readFileSync(settingsFile, "utf8")).permissions).toEqual({ allow: [PERMISSION_RULE], deny: ["Bash(rm *)"] });
     uninstall({ target, scope: "project", dryRun: false });
     // The rule was the user's before dotagent came: it stays.
@@ -121,6 +127,27 @@ describe("install", () => {
     expect(readFileSync(join(target, "agents/pm.md"), "utf8")).toBe("the user's own pm agent");
     uninstall({ target, scope: "project", dryRun: false });
     expect(readFileSync(join(target, "agents/pm.md"), "utf8")).toBe("the user's own pm agent");
+  });
+
+  it("an upgrade from an install that added the permission rule takes the rule out and adds the hooks", () => {
+    const project = temp();
+    const target = join(project, ".claude");
+    run(target, source());
+    const settingsFile = join(target, "settings.json");
+    const manifestFile = join(target, ".dotagent-install.json");
+    // As 0.1 left it: the SessionStart hook alone and the rule, both recorded in the manifest.
+    const old = { hooks: { SessionStart: [{ matcher: HOOK_MATCHER, hooks: [{ type: "command", command: hookCommand("project"), timeout: 10 }] }] }, permissions: { allow: ["Bash(npm test)", PERMISSION_RULE] } };
+    writeFileSync(settingsFile, JSON.stringify(old));
+    const manifest = JSON.parse(readFileSync(manifestFile, "utf8"));
+    delete manifest.hook_commands;
+    writeFileSync(manifestFile, JSON.stringify({ ...manifest, permission_rule: PERMISSION_RULE }));
+    const upgraded = run(target, source());
+    expect(upgraded).toMatchObject({ settings: "hook updated", permission: "rule removed" });
+    const now = JSON.parse(readFileSync(settingsFile, "utf8"));
+    expect(now.permissions).toEqual({ allow: ["Bash(npm test)"] });
+    expect(now.hooks).toEqual(hooksObject(hookEntries("project")));
+    expect(JSON.parse(readFileSync(manifestFile, "utf8"))).not.toHaveProperty("permission_rule");
+    expect(run(target, source()).settings).toBe("hook already there");
   });
 
   it("--dry-run writes nothing", () => {
@@ -453,5 +480,14 @@ describe("the project's .gitignore (memory/'s machine-local files)", () => {
     mkdirSync(join(project, ".gitignore"));
     expect(() => withGitignore(project, source())).toThrowError(expect.objectContaining({ code: "gitignore_invalid", exitCode: 1 }));
     expect(existsSync(join(project, ".claude"))).toBe(false);
+  });
+});
+
+describe("the plugin's hooks", () => {
+  it("hooks/hooks.json holds exactly the hooks a project install writes, through ${CLAUDE_PLUGIN_ROOT}", () => {
+    const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+    const file = JSON.parse(readFileSync(join(root, "hooks/hooks.json"), "utf8"));
+    expect(file.hooks).toEqual(hooksObject(hookEntries("plugin")));
+    expect(JSON.stringify(file.hooks)).not.toContain("CLAUDE_PROJECT_DIR");
   });
 });

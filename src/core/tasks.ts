@@ -152,11 +152,12 @@ export function startTask(state: ExecutionState, id: string, now: Date, owner?: 
 }
 
 export function completeTask(state: ExecutionState, id: string, reports: ReportSnapshot, now: Date, output?: string): TaskResult {
+  // Done already (recorded by a hook, or by resume from its report): a repeat changes nothing.
+  if (state.tasks.some((t) => t.id === id && t.status === "complete")) return { ok: true, state, events: [] };
   return withTask(
     state,
     id,
     (task) => {
-      if (task.status === "complete") return `task ${id} is already complete`;
       if (task.status === "dead") return `task ${id} is dead; a person must retry it first (\`dotagent task retry ${id} --extra-attempts 1\`)`;
       const path = output ?? outputOf(task);
       const report = reportAt(reports, path);

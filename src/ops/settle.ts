@@ -49,10 +49,16 @@ export async function applyPlan(context: OpContext, snapshot: StateSnapshot, pla
   return { phase, execution };
 }
 
-/** Plans from disk and carries out the planner's own steps; the caller holds the lock. */
-export async function settle(context: OpContext, now: Date): Promise<Settled> {
+/**
+ * Plans from disk and carries out the planner's own steps; the caller holds the lock. `started`:
+ * tasks this very command started, never taken back by its own settle (their owner counts as
+ * live even when it is a process already gone, such as an `--owner` given for it).
+ */
+export async function settle(context: OpContext, now: Date, started: readonly string[] = []): Promise<Settled> {
   const snapshot = await loadSnapshot(context.paths);
-  const plan = planResume(snapshot, now, { owners: judgeRunningTasks(snapshot, now) });
+  const owners = judgeRunningTasks(snapshot, now);
+  for (const id of started) owners.set(id, "live");
+  const plan = planResume(snapshot, now, { owners });
   if (plan.decision !== null) return { plan, phase: snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined, execution: snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined };
   return { plan, ...(await applyPlan(context, snapshot, plan, now, { logResumed: false })) };
 }

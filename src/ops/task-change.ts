@@ -144,9 +144,9 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
     }
     if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
     const task = outcome.state.tasks.find((t) => t.id === id);
-    writeTaskChange(new StateWriter(context.paths, snapshot, now, context.warn), snapshot, phase, outcome, action === "start" ? task : undefined, now);
+    if (outcome.state !== execution) writeTaskChange(new StateWriter(context.paths, snapshot, now, context.warn), snapshot, phase, outcome, action === "start" ? task : undefined, now);
     // The step after this one: the last task's completion also completes IMPLEMENTATION.
-    const settled = await settle(context, now);
+    const settled = await settle(context, now, action === "start" ? [id] : []);
     const after = settled.execution ?? outcome.state;
     return { state: after, task: after.tasks.find((t) => t.id === id) ?? task, imported: "plan" in outcome ? outcome : undefined, plan: settled.plan };
   });

@@ -139,8 +139,29 @@ class ModelDisk {
     this.reports.set(to, text);
   }
 
+  /**
+   * What every command that records a step does after its write (src/ops/settle.ts): the planner's
+   * own steps, with every owner gone (the CLI runs with a dead CLAUDE_PID) except the task this
+   * very command started.
+   */
+  settle(started?: string): void {
+    if (!this.phase) return;
+    const owners = new Map(started === undefined ? [] : [[started, "live" as const]]);
+    const plan = planResume(this.snapshot(), this.now(), { staleAfterMs: Number.POSITIVE_INFINITY, owners });
+    if (plan.decision !== null) return;
+    for (const m of plan.writes.moves) this.move(m.from, m.to);
+    if (plan.writes.execution) this.execution = plan.writes.execution;
+    if (plan.writes.phase) this.phase = plan.writes.phase;
+  }
+
   /** Applies one operation as the CLI would; false when the CLI would refuse it (nothing changes). */
   apply(op: Op): boolean {
+    const applied = this.applyOnly(op);
+    if (applied && op.t !== "report" && op.t !== "verification" && op.t !== "output" && op.t !== "resume") this.settle(op.t === "start" ? `t${op.n}` : undefined);
+    return applied;
+  }
+
+  private applyOnly(op: Op): boolean {
     const now = this.now();
     switch (op.t) {
       case "init":
@@ -243,6 +264,12 @@ function expand(model: ModelDisk, op: Op): Op[] {
       const n = Number(id.slice(1));
       const start: Op[] = next.tasks.length > 0 ? [{ t: "start", n }] : [];
       return [...start, { t: "output", n, status: op.passed ? "complete" : "failed" }, { t: op.passed ? "complete" : "fail", n }];
+    }
+    case "await_agents": {
+      const id = model.execution?.tasks.find((t) => t.status === "running")?.id;
+      if (id === undefined) return [];
+      const n = Number(id.slice(1));
+      return [{ t: "output", n, status: op.passed ? "complete" : "failed" }, { t: op.passed ? "complete" : "fail", n }];
     }
     case "resolve_dead_tasks":
       return [{ t: "retry", n: Number(next.tasks[0]!.slice(1)), extra: 2 }];

@@ -136,7 +136,11 @@ interface Context {
 function systemEvents(t: string, events: Event[]): boolean {
   let found = false;
   if (/<task-notification>|<agent-message from=/.test(t)) {
-    events.push({ kind: "notified", text: t });
+    // A task-notification that follows its agent's hand-back (an agent-message) brings nothing new.
+    const delivered = new Set(events.flatMap((e) => (e.kind === "notified" ? [...e.text.matchAll(/<agent-message from="([\w-]+)"/g)].map((m) => m[1]) : [])));
+    const ids = [...t.matchAll(/<task-id>([\w-]+)<\/task-id>/g)].map((m) => m[1]);
+    const echo = !/<agent-message from=/.test(t) && ids.length > 0 && ids.every((id) => delivered.has(id));
+    if (!echo) events.push({ kind: "notified", text: t });
     found = true;
   }
   const line = [...t.matchAll(/dotagent next: (\{.*\})/g)].at(-1);
