@@ -7,7 +7,7 @@ import { checkHelperVersion, type Check } from "../core/doctor.js";
 import { readProjectHead, readProjectText } from "../store/read-file.js";
 import { helperVersion, readInstallManifest } from "./install-manifest.js";
 import { lookAt, type Found } from "./install-paths.js";
-import { hasHook, hookCommand, readSettings, type Scope } from "./settings.js";
+import { hookEntries, missingHooks, readSettings, type Scope } from "./settings.js";
 import { count } from "../core/words.js";
 
 export const HELPER = "skills/checkpoint/scripts/dotagent.mjs";
@@ -89,11 +89,17 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
   } catch {
     return checks; // the settings check names it
   }
-  const command = hookCommand(scope, target);
+  const absent = missingHooks(settings.value, hookEntries(scope, target));
+  const events = [...new Set(absent.map((e) => e.event))];
   checks.push(
-    hasHook(settings.value, command)
-      ? { name: "hook", status: "ok", message: `${where}: SessionStart hook in settings.json`, fix: null }
-      : { name: "hook", status: "fail", message: `${where}: settings.json has no dotagent SessionStart hook, so resumed sessions are not briefed`, fix: install },
+    absent.length === 0
+      ? { name: "hook", status: "ok", message: `${where}: dotagent's hooks in settings.json`, fix: null }
+      : {
+          name: "hook",
+          status: "fail",
+          message: `${where}: settings.json lacks dotagent's ${events.join(", ")} hook${events.length === 1 ? "" : "s"}, so ${events.includes("SessionStart") ? "resumed sessions are not briefed and " : ""}agents' starts and results are not recorded`,
+          fix: install,
+        },
   );
   return checks;
 }
