@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { fetchNpmBinary } from "./fetch-npm-binary.mjs";
 
-export const DEFAULT_CLAUDE_VERSION = "2.1.329";
+export const DEFAULT_CLAUDE_VERSION = "2.1.331";
 
 const PLATFORM_PACKAGES = {
   "linux-x64": "@anthropic-ai/claude-code-linux-x64",

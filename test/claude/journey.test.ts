@@ -11,6 +11,17 @@ import { fileURLToPath } from "node:url";
 import { transcript } from "./scripted-model/client.js";
 import { costTable, readingCost } from "./scripted-model/reading-cost.js";
 import { isHelper, refused, runJourney, spawns, toolCalls, toolResults, writes, type JourneyResult } from "./scripted-model/journey.js";
+import { journeyFigures, overBudget, recordedFigures, recordFigures } from "./scripted-model/figures.js";
+import { spawnSync } from "node:child_process";
+
+/** "2.1.331", from the binary itself. */
+export const clientVersion = (binary: string) => spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout.split(" ")[0] ?? "?";
+
+/** The clean print-mode journey's cost, as recorded (DOTAGENT_RECORD_FIGURES=1 writes it). */
+export const PRINT_FIGURES = join(ROOT_DIR(), "docs/figures/journey-print.json");
+function ROOT_DIR(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+}
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENABLED = process.env.DOTAGENT_E2E_CLAUDE === "1";
@@ -23,7 +34,6 @@ const REPORTS = [
   "memory/reports/designs/robust.json",
   "memory/reports/roundtable.json",
   "memory/reports/final_design.json",
-  "memory/reports/plan.json",
   "memory/reports/tasks/task-001.json",
   "memory/reports/tasks/task-002.json",
   "memory/reports/tasks/task-003.json",
@@ -144,6 +154,20 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
     expect(Object.values(written).every((n) => n === 1)).toBe(true);
     // Every Agent call ran in the foreground, so the loop saw each report before going on.
     expect(calls.filter((c) => c.name === "Agent").every((c) => c.input.run_in_background === false)).toBe(true);
+    // The hooks did the bookkeeping: the model ran the helper only for the two approvals.
+    const helperLines = calls.filter((c) => c.who === "main" && isHelper(c)).map((c) => String(c.input.command).replace(/^node "[^"]*" /, ""));
+    expect(helperLines).toEqual(["phase approve REQUIREMENTS --json", "phase approve ARCHITECTURE --json"]);
+    // What it cost (issue 22's bar: ≤ 26 main requests, ≤ 2.4 MB sent by the main agent, ≤ 15
+    // helper calls), and no more than 10% over the figures recorded in docs/figures/.
+    const figures = journeyFigures(clean.log);
+    if (ALL || process.env.DOTAGENT_JOURNEY_COST) console.log(JSON.stringify(figures));
+    expect(figures.main_requests).toBeLessThanOrEqual(26);
+    expect(figures.main_bytes).toBeLessThanOrEqual(2_400_000);
+    expect(figures.helper_calls).toBeLessThanOrEqual(15);
+    if (process.env.DOTAGENT_RECORD_FIGURES === "1") recordFigures(PRINT_FIGURES, figures, clientVersion(claude));
+    const recorded = recordedFigures(PRINT_FIGURES);
+    expect(recorded, "docs/figures/journey-print.json (DOTAGENT_RECORD_FIGURES=1 writes it)").toBeDefined();
+    expect(overBudget(figures, recorded!)).toEqual([]);
     expect(clean.validateExit).toBe(0);
     const seen = clean.events.map(milestone).filter((m) => MILESTONES.includes(m));
     expect(seen).toEqual(MILESTONES);

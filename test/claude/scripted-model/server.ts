@@ -109,7 +109,7 @@ export async function startScriptedModel(options: ServerOptions): Promise<Script
     const session = String(req.headers["x-claude-code-session-id"] ?? "");
     const reply = options.policy?.(body, k) ?? decide(body, { agentsDir: options.agentsDir, seq: k, ...(options.policyOptions ? { policy: options.policyOptions } : {}) });
     const results = newestToolResults(body);
-    log({ kind: "request", k, session, who: reply.who, bytes: raw.length, messages: body.messages?.length ?? 0, stream: body.stream === true, dotagent: dotagentTexts(body), ...(process.env.DOTAGENT_SCRIPTED_TAIL ? { tail: body.messages?.slice(-4) } : {}) });
+    log({ kind: "request", k, session, who: reply.who, bytes: raw.length, messages: body.messages?.length ?? 0, stream: body.stream === true, dotagent: dotagentTexts(body), ...(reply.who === "monitor" ? { about: monitorSubject(body) } : {}), ...(process.env.DOTAGENT_SCRIPTED_TAIL ? { tail: body.messages?.slice(-4) } : {}) });
     for (const r of results) log({ kind: "tool_result", k, session, who: reply.who, ...r });
     const verdict = options.onRequest?.(k, { who: reply.who, lastToolResult: results.at(-1) ?? null, session }) ?? "answer";
     if (verdict === "hang") {
@@ -179,6 +179,24 @@ function dotagentTexts(body: ApiRequest): Array<{ kind: string; sha: string; byt
     }
   }
   return found;
+}
+
+/**
+ * What auto mode's security monitor is asked about: the last action of the transcript it gets, by
+ * kind (`helper` for dotagent's own command lines, `spawn` for an Agent call, `handback` for a
+ * sub-agent's SubagentHandback, `other`).
+ */
+function monitorSubject(body: ApiRequest): string {
+  const last = JSON.stringify(body.messages?.at(-1)?.content ?? "");
+  const tools = [...last.matchAll(/\{\\"(\w+)\\":/g)].map((m) => m[1]!);
+  const tool = tools.filter((t) => t !== "user" && t !== "assistant" && t !== "meta").at(-1) ?? "";
+  if (tool === "Bash") {
+    const i = last.lastIndexOf('{\\"Bash\\":');
+    return /dotagent\.mjs/.test(last.slice(i, i + 600)) ? "helper" : "other";
+  }
+  if (tool === "Agent" || tool === "Task") return "spawn";
+  if (tool === "SubagentHandback") return "handback";
+  return tool === "" ? "other" : `other:${tool}`;
 }
 
 function summarise(block: Block): object {
