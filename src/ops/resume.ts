@@ -17,7 +17,7 @@ export type Decide = (decision: Decision) => DecisionAnswer | Promise<DecisionAn
 
 export interface ResumeInput extends ResumeOptions {
   readonly dryRun?: boolean | undefined;
-  /** `--start`: with a request and no workflow, start one (the /develop command asked for it). */
+  /** `--start`: with a request and no workflow, start one (the /develop command asked for it; memory/ is created then). */
   readonly start?: boolean | undefined;
   /** Asked when the plan needs a person; absent: the plan comes back unanswered. */
   readonly decide?: Decide | undefined;
@@ -40,7 +40,8 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
   const now = context.now();
   let options: ResumeOptions = { request: input.request, staleAfterMs: input.staleAfterMs, maxParallel: input.maxParallel };
   // Nothing on disk: nothing to lock, repair or log (resume never creates memory/ by itself).
-  if (input.dryRun || !existsSync(context.paths.stateDir)) {
+  const starting = input.start === true && (options.request?.trim() ?? "") !== "";
+  if (input.dryRun || (!existsSync(context.paths.stateDir) && !starting)) {
     const snapshot = await loadSnapshot(context.paths);
     const plan = planWithDir(planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now) }), context.dirArg);
     return { result: planJson(plan, false), plan, mode: "status", exitCode: plan.decision ? 5 : 0 };

@@ -29,6 +29,9 @@ export function fetchClaude(): string {
   return fetched.stdout.trim();
 }
 
+/** "2.1.331", from the binary itself. */
+export const clientVersion = (binary: string) => spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout.split(" ")[0] ?? "?";
+
 /** The environment for the binary: nothing of an outer Claude Code session or a real account. */
 export function claudeEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};

@@ -3,19 +3,15 @@
 // `claude -p --resume <session> "/develop"`. Opt-in like the e2e test (DOTAGENT_E2E_CLAUDE=1).
 // `npm test` runs the clean journey and a bounded sample of crash points; `npm run journey`
 // (DOTAGENT_JOURNEY_ALL=1) runs every point and prints the table.
-import { fetchClaude } from "./harness.js";
+import { clientVersion, fetchClaude } from "./harness.js";
 import { describe, it, expect, beforeAll } from "vitest";
 import { existsSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { transcript } from "./scripted-model/client.js";
 import { costTable, readingCost } from "./scripted-model/reading-cost.js";
-import { isHelper, refused, runJourney, spawns, toolCalls, toolResults, writes, type JourneyResult } from "./scripted-model/journey.js";
+import { CLEAN_SPAWNS, isHelper, refused, runJourney, spawns, toolCalls, toolResults, writes, type JourneyResult } from "./scripted-model/journey.js";
 import { journeyFigures, overBudget, recordedFigures, recordFigures } from "./scripted-model/figures.js";
-import { spawnSync } from "node:child_process";
-
-/** "2.1.331", from the binary itself. */
-export const clientVersion = (binary: string) => spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout.split(" ")[0] ?? "?";
 
 /** The clean print-mode journey's cost, as recorded (DOTAGENT_RECORD_FIGURES=1 writes it). */
 export const PRINT_FIGURES = join(ROOT_DIR(), "docs/figures/journey-print.json");
@@ -27,7 +23,6 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENABLED = process.env.DOTAGENT_E2E_CLAUDE === "1";
 const ALL = process.env.DOTAGENT_JOURNEY_ALL === "1";
 
-export const CLEAN_SPAWNS = { pm: 1, architect: 2, roundtable: 1, executor: 3, qa: 1, reflector: 1 };
 const REPORTS = [
   "memory/reports/demand.json",
   "memory/reports/designs/minimal.json",

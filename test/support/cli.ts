@@ -17,8 +17,9 @@ export interface RunResult {
   json: any;
 }
 
-export function dotagent(cwd: string, args: string[], options: { input?: string; env?: Record<string, string> } = {}): RunResult {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
+/** Runs the built CLI (or `script`, e.g. an installed helper) in `cwd` as a user would. */
+export function dotagent(cwd: string, args: string[], options: { input?: string; env?: Record<string, string>; script?: string } = {}): RunResult {
+  const result = spawnSync(process.execPath, [options.script ?? CLI, ...args], {
     cwd,
     input: options.input ?? "",
     encoding: "utf8",

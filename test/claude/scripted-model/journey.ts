@@ -157,6 +157,9 @@ function sessionFromLog(file: string): string | undefined {
   return readLog(file).find((e) => e.kind === "request" && e.who === "main" && e.session)?.session;
 }
 
+/** The agents the clean journey spawns (three tasks in a chain, two designs). */
+export const CLEAN_SPAWNS = { pm: 1, architect: 2, roundtable: 1, executor: 3, qa: 1, reflector: 1 };
+
 export interface ToolCall {
   k: number;
   who: string;

@@ -1,0 +1,191 @@
+// One /develop journey in the INTERACTIVE Claude Code client, as a person runs it in a terminal:
+// the client in tmux (terminal.ts), default permission mode (auto mode, whose security monitor the
+// scripted model answers), every sub-agent in the background; the person types `/develop add
+// login`, then answers the questions the model asks; optionally the client is killed with -9 when
+// a chosen request arrives, and the person runs `claude -r`, picks the session and goes on.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { claudeEnv } from "./client.js";
+import { startScriptedModel, type LogEntry } from "./server.js";
+import type { PolicyOptions, Reply } from "./policy.js";
+import { startTerminal, type Terminal } from "./terminal.js";
+
+export const TERMINAL_KEY = "sk-ant-dummy-key-0123456789abcdefghij";
+
+export interface TerminalJourneyOptions {
+  root: string;
+  claude: string;
+  /** Install as a plugin (marketplace add + plugin install) instead of `dotagent install`. */
+  plugin?: { marketplace: string; name: string };
+  policy?: PolicyOptions;
+  /** How long an executor works before it writes its report (by the report's path). */
+  executorMs?: number | ((report: string) => number);
+  /** Kill the client (-9) when this request arrives, once; the person then runs `claude -r`. */
+  killWhen?: (k: number, who: string, log: readonly LogEntry[]) => boolean;
+  /** What the person types after `claude -r` (default "continue"). */
+  afterKill?: string;
+  timeoutMs?: number;
+}
+
+export interface TerminalJourneyResult {
+  work: string;
+  project: string;
+  home: string;
+  log: LogEntry[];
+  killed: boolean;
+  eventsAtKill: number;
+  complete: boolean;
+  validateExit: number | null;
+  events: Array<{ type: string; phase?: string; task_id?: string; seq?: number }>;
+  /** What the person typed, in order. */
+  typed: string[];
+  screen: string;
+}
+
+function readLog(file: string): LogEntry[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as LogEntry);
+}
+
+function countEvents(project: string): number {
+  const file = join(project, "memory/state/events.jsonl");
+  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "").length : 0;
+}
+
+/** What the person says to the model's last words (null: nothing to answer). */
+function answerTo(text: string): string | null {
+  if (/Which one\?/.test(text)) return "minimal";
+  if (/approve/i.test(text) && /\?\s*$/.test(text)) return "approve";
+  return null;
+}
+
+function executorDelay(ms: number | ((report: string) => number), who: string, reply: Reply): number {
+  const write = reply.blocks.find((b) => b.type === "tool_use" && b.name === "Write");
+  if (who !== "executor" || write === undefined || write.type !== "tool_use") return 0;
+  return typeof ms === "number" ? ms : ms(String(write.input.file_path));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function runTerminalJourney(options: TerminalJourneyOptions): Promise<TerminalJourneyResult> {
+  const work = mkdtempSync(join(tmpdir(), "dotagent-terminal-"));
+  const home = join(work, "home");
+  const project = join(work, "project");
+  mkdirSync(home);
+  mkdirSync(project);
+  const cli = join(options.root, "dist/dotagent.mjs");
+  const git = (...args: string[]) => spawnSync("git", args, { cwd: project, encoding: "utf8" });
+  git("init", "-q");
+  writeFileSync(join(project, "README.md"), "# demo app\n");
+  git("-c", "user.name=t", "-c", "user.email=t@t", "add", ".");
+  git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init");
+  if (options.plugin) {
+    const env = claudeEnv({ binary: options.claude, home, url: "http://127.0.0.1:9" });
+    for (const args of [["plugin", "marketplace", "add", options.root], ["plugin", "install", `${options.plugin.name}@${options.plugin.marketplace}`]]) {
+      const run = spawnSync(options.claude, args, { cwd: project, env, encoding: "utf8", timeout: 60_000 });
+      if (run.status !== 0) throw new Error(`claude ${args.join(" ")}: ${run.stdout}${run.stderr}`);
+    }
+  } else {
+    const installed = spawnSync(process.execPath, [cli, "install", "--json"], { cwd: project, encoding: "utf8", env: { ...process.env, HOME: home } });
+    if (installed.status !== 0) throw new Error(`dotagent install failed: ${installed.stdout}${installed.stderr}`);
+  }
+  // A person who has used Claude Code before: onboarding done, this folder trusted, the key approved.
+  const configFile = join(home, ".claude.json");
+  const config = existsSync(configFile) ? (JSON.parse(readFileSync(configFile, "utf8")) as Record<string, unknown>) : {};
+  writeFileSync(configFile, JSON.stringify({ ...config, hasCompletedOnboarding: true, customApiKeyResponses: { approved: [TERMINAL_KEY.slice(-20)], rejected: [] }, projects: { [project]: { hasTrustDialogAccepted: true } } }));
+
+  const logFile = join(work, "model.jsonl");
+  let killed = false;
+  let eventsAtKill = 0;
+  let terminal: Terminal | undefined;
+  const hung = new Set<number>();
+  const model = await startScriptedModel({
+    logFile,
+    agentsDir: join(options.root, "agents"),
+    ...(options.policy ? { policyOptions: options.policy } : {}),
+    ...(options.executorMs ? { delayMs: (who: string, reply: Reply) => executorDelay(options.executorMs!, who, reply) } : {}),
+    onRequest: (k, info) => {
+      if (killed || !options.killWhen || !options.killWhen(k, info.who, readLog(logFile))) return "answer";
+      killed = true;
+      hung.add(k);
+      eventsAtKill = countEvents(project);
+      setImmediate(() => terminal?.kill9());
+      return "hang";
+    },
+  });
+  const env = { ANTHROPIC_API_KEY: TERMINAL_KEY, CLAUDE_CODE_AUTO_MODE_SERVER: "0" };
+  terminal = startTerminal({ binary: options.claude, home, url: model.url, env }, project);
+  const typed: string[] = [];
+  const type = (text: string) => {
+    typed.push(text);
+    terminal!.type(text);
+  };
+  const deadline = Date.now() + (options.timeoutMs ?? 240_000);
+  let complete = false;
+  let screen = "";
+  try {
+    await terminal.waitFor(/auto mode on/, 30_000);
+    type(`/${options.plugin ? `${options.plugin.name}:` : ""}develop add login`);
+    let restarted = false;
+    let seen = 0;
+    let quietSince = Date.now();
+    let lastSize = 0;
+    while (Date.now() < deadline) {
+      await sleep(300);
+      const log = readLog(logFile);
+      if (log.length !== lastSize) {
+        lastSize = log.length;
+        quietSince = Date.now();
+        continue;
+      }
+      if (killed && !restarted) {
+        // The person comes back: `claude -r`, picks the session (the newest, at the top), goes on.
+        if (terminal.pid() !== undefined) continue;
+        restarted = true;
+        terminal.restart(["-r"]);
+        await terminal.waitFor(/Resume session/, 30_000);
+        await sleep(500);
+        terminal.press("Enter");
+        await terminal.waitFor(/auto mode on/, 30_000);
+        await sleep(1000);
+        seen = log.filter((e) => e.kind === "request").length;
+        // What the killed client asked and never got (a delayed answer to a dead connection) is not pending.
+        for (const e of log) if (e.kind === "request") hung.add(e.k);
+        type(options.afterKill ?? "continue");
+        continue;
+      }
+      const requests = log.filter((e) => e.kind === "request");
+      const answered = new Set(log.filter((e) => e.kind === "response").map((e) => e.k));
+      const pending = requests.filter((e) => !answered.has(e.k) && !hung.has(e.k));
+      if (pending.length > 0 || requests.length <= seen || Date.now() - quietSince < 2500) continue;
+      const last = log.filter((e) => e.kind === "response" && e.who === "main").at(-1);
+      if (last === undefined || last.stop !== "end_turn") continue;
+      const said = String((last.blocks as Array<{ type: string; text?: string }>).find((b) => b.type === "text")?.text ?? "");
+      if (/workflow is complete/i.test(said)) {
+        complete = true;
+        break;
+      }
+      const answer = answerTo(said);
+      if (answer === null) {
+        // Waiting for agents the model launched: their notifications come by themselves.
+        if (Date.now() - quietSince > 30_000) break;
+        continue;
+      }
+      seen = requests.length;
+      type(answer);
+    }
+  } finally {
+    screen = terminal.screen();
+    terminal.close();
+    await model.close();
+  }
+  const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
+  const eventsFile = join(project, "memory/state/events.jsonl");
+  const events = existsSync(eventsFile) ? readFileSync(eventsFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as TerminalJourneyResult["events"][number]) : [];
+  return { work, project, home, log: readLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events, typed, screen };
+}
