@@ -4,7 +4,7 @@ import { judgeHelperCommand, scanWords, type HelperContext } from "./helper-comm
 
 // A project at /p with the helper installed in .claude/; /p/evil.mjs and a look-alike exist too.
 const HELPER = "/p/.claude/skills/checkpoint/scripts/dotagent.mjs";
-const FILES = new Set(["/p", HELPER, "/p/memory/reports/plan.json", "/p/.claude/skills/develop", "/elsewhere/dotagent.mjs", "/p/x/dotagent.mjs", "/etc/passwd", "/tmp"]);
+const FILES = new Set(["/p", "/p/memory/reports", HELPER, "/p/memory/reports/plan.json", "/p/.claude/skills/develop", "/elsewhere/dotagent.mjs", "/p/x/dotagent.mjs", "/etc/passwd", "/tmp"]);
 const LINKS: Record<string, string> = { "/p/link-to-helper.mjs": HELPER, "/p/memory/reports/out": "/tmp" };
 // realpath as the kernel sees it: a link's `..` is its target's parent (here: /p/.claude/skills/evil → /elsewhere/a).
 const ctx: HelperContext = {
@@ -29,6 +29,7 @@ describe("the helper's own command lines are allowed", () => {
     [`${H} phase approve REQUIREMENTS --json`],
     [`${H} task fail task-002 --error 'tests fail: see log' --json`],
     [`${H} task import memory/reports/plan.json --json`],
+    [`${H} task import memory/reports/plan.rework-1.json --json`],
     [`${H} resume --json --dir .`],
     [`${H} rollback --to ARCHITECTURE --yes --json`],
     [`node ${HELPER} validate`],
@@ -78,6 +79,8 @@ describe("anything else is left to Claude Code's permission check (hostile lines
     ["task import of a file outside the project", `${H} task import /etc/passwd`],
     ["task import from standard input", `${H} task import -`],
     ["task import through a link out", `${H} task import memory/reports/out`],
+    ["task import of a new file in a folder linked out", `${H} task import memory/reports/out/plan.json`],
+    ["task import of a file in a missing folder", `${H} task import nowhere/plan.json`],
     ["no subcommand", H],
     ["a link whose .. leads elsewhere", 'node "/p/.claude/skills/evil/../dotagent.mjs" status'],
   ])("%s", (_name, line) => {

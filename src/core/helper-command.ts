@@ -91,10 +91,16 @@ export function scanWords(line: string): Scan {
 
 /** Values of options that name a path, checked to stay in the project. */
 function insideProject(path: string, ctx: HelperContext): boolean {
-  const real = ctx.realpath(atCwd(ctx.cwd, path));
+  const full = atCwd(ctx.cwd, path);
+  // A file not written yet: its folder must be inside (its own name cannot climb out).
+  const slash = full.lastIndexOf("/");
+  const name = full.slice(slash + 1);
+  const real = ctx.realpath(full) ?? (name !== "" && name !== "." && name !== ".." ? withName(ctx.realpath(full.slice(0, slash) || "/"), name) : undefined);
   const root = ctx.realpath(ctx.root) ?? ctx.root;
   return real !== undefined && (real === root || real.startsWith(`${root}/`));
 }
+
+const withName = (folder: string | undefined, name: string) => (folder === undefined ? undefined : `${folder === "/" ? "" : folder}/${name}`);
 
 export function judgeHelperCommand(command: string, ctx: HelperContext): HelperVerdict {
   const scan = scanWords(command.trim());

@@ -1,7 +1,8 @@
 // Every dotagent command line the skills and agents show passes Claude Code's Bash permission
 // check, in the REAL client (opt-in: DOTAGENT_E2E_CLAUDE=1): the scripted model sends each one as
 // a Bash tool call, once inside the /develop turn (the skill's allowed-tools, an untrusted
-// workspace) and once in a later turn of a trusted project (the rule `dotagent install` writes).
+// workspace) and once in a later turn of the project, where no permission rule allows them: the
+// PreToolUse hook `dotagent install` writes does.
 // Exit codes do not matter here (there is no workflow); a refusal does.
 import { fetchClaude } from "./harness.js";
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
@@ -65,11 +66,11 @@ describe.skipIf(!ENABLED)("command lines shown to the model pass Claude Code's B
 
   it("inside the /develop turn (the skill's allowed-tools; workspace not trusted)", async () => {
     const { commands, refused } = await refusals("develop-turn", "/develop", false);
-    expect(commands.length).toBeGreaterThan(20);
+    expect(commands.length).toBeGreaterThanOrEqual(8);
     expect(refused).toEqual([]);
   }, 120_000);
 
-  it("in a later turn of a trusted project (the permission rule install writes)", async () => {
+  it("in a later turn of the project, no permission rule anywhere (the PreToolUse hook allows them)", async () => {
     const { refused } = await refusals("answer-turn", "approve", true);
     expect(refused).toEqual([]);
   }, 120_000);

@@ -13,6 +13,9 @@ export interface ShownCommand {
 /** Sample values for the placeholders the texts use. */
 const FILL: Array<[RegExp, string]> = [
   [/<PHASE>/g, "REQUIREMENTS"],
+  [/<next\.plan_file>/g, "memory/reports/plan.json"],
+  [/<id>/g, "task-001"],
+  [/<rev>/g, "12"],
   [/<that file>|<report>/g, "memory/reports/demand.json"],
   [/"<request>"/g, '"add login"'],
   [/rework-<N>-<k>/g, "rework-1-1"],
@@ -45,7 +48,8 @@ export function commandsIn(file: string, text: string, helper: string): ShownCom
     while (i + 1 < lines.length && /^ {4}.*\S/.test(lines[i + 1]!)) block.push(lines[++i]!.slice(4));
     found.push(block.join("\n"));
   }
-  for (const m of body.matchAll(/`(dotagent [^`]+)`/g)) found.push(m[1]!);
+  // Inline commands: `dotagent <subcommand> …` (not prose such as "a `dotagent next:` line").
+  for (const m of body.matchAll(/`(dotagent [a-z]+(?: [^`]*)?)`/g)) if (!/^dotagent [a-z]+:/.test(m[1]!)) found.push(m[1]!);
   const out: ShownCommand[] = [];
   for (const shown of found) {
     const command = concrete(shown.replaceAll("${CLAUDE_SKILL_DIR}/../checkpoint/scripts/dotagent.mjs", "HELPER").replaceAll("${CLAUDE_SKILL_DIR}/scripts/dotagent.mjs", "HELPER").replace(/^node "HELPER" /, "dotagent "), helper);
@@ -55,7 +59,12 @@ export function commandsIn(file: string, text: string, helper: string): ShownCom
 }
 
 export function shownCommands(root: string, helper: string): ShownCommand[] {
-  const files = [join("skills/develop/SKILL.md"), join("skills/checkpoint/SKILL.md"), ...readdirSync(join(root, "agents")).map((f) => join("agents", f))];
+  const files = [
+    join("skills/develop/SKILL.md"),
+    ...readdirSync(join(root, "skills/develop/references")).map((f) => join("skills/develop/references", f)),
+    join("skills/checkpoint/SKILL.md"),
+    ...readdirSync(join(root, "agents")).map((f) => join("agents", f)),
+  ];
   const all: ShownCommand[] = [];
   for (const file of files) for (const c of commandsIn(file, readFileSync(join(root, file), "utf8"), helper)) if (!all.some((a) => a.command === c.command)) all.push(c);
   return all;
