@@ -59,7 +59,7 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
     expect([report.manifest?.errors ?? [], ...(report.contents ?? []).map((c) => c.errors ?? [])].flat()).toEqual([]);
     expect(report.provides?.skills).toEqual(["dotagent:checkpoint", "dotagent:develop"]);
     expect(report.provides?.agents).toHaveLength(6);
-    expect(report.provides?.hooks?.map((h) => h.event)).toEqual(["SessionStart"]);
+    expect(report.provides?.hooks?.map((h) => h.event)).toEqual(["SessionStart", "PreToolUse", "PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStop", "UserPromptSubmit"]);
   });
 
   it("/develop has the resume plan in the prompt before the model's first word; a resumed session gets the briefing", (ctx) => {
@@ -71,15 +71,14 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
     expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
     const lines = transcript(project, sessionId);
     const plan = developPlan(lines);
-    expect(plan.situation).toBe("none");
-    expect(plan.next).toMatchObject({ action: "start_workflow", agent: "pm" });
-    // No workflow yet: the startup hook ran and said nothing.
+    // `/develop add login` started the workflow before the model's first word (resume --start).
+    expect(plan.situation).toBe("started");
+    expect(plan).toMatchObject({ workflow_id: "wf-add-login", phase: "REQUIREMENTS" });
+    expect(plan.next).toMatchObject({ action: "spawn_agent", agent: "pm" });
+    // No workflow when the session started: the startup hook ran and said nothing.
     expect(briefings(lines)).toEqual([]);
-    expect(existsSync(join(project, "memory/state/phase.json"))).toBe(false);
-
-    // The agent would now start the workflow; do it as it would, then resume the session.
-    const started = cli(project, "init", "--request", "add login");
-    cli(project, "phase", "start", "REQUIREMENTS");
+    expect(existsSync(join(project, "memory/state/phase.json"))).toBe(true);
+    const started = { workflow_id: plan.workflow_id };
     runClaude(project, ["-p", "--resume", sessionId, "continue"]);
     const resumed = transcript(project, sessionId);
     const hook = resumed.find((l) => l.attachment?.type === "hook_success" && l.attachment.hookName === "SessionStart:resume");

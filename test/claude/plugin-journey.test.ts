@@ -5,10 +5,9 @@
 import { fetchClaude } from "./harness.js";
 import { describe, it, expect, beforeAll } from "vitest";
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PERMISSION_RULE } from "../../src/claude/install.js";
 import { claudeEnv } from "./scripted-model/client.js";
 import { isHelper, refused, runJourney, spawns, toolCalls, toolResults } from "./scripted-model/journey.js";
 
@@ -21,7 +20,7 @@ describe.skipIf(!ENABLED)("the /develop journey as an installed plugin (DOTAGENT
     claude = fetchClaude();
   }, 600_000);
 
-  it("marketplace add, plugin install, /<plugin>:develop: the whole workflow, nothing refused", async () => {
+  it("marketplace add, plugin install, /<plugin>:develop: the whole workflow, nothing refused, no permission rule", async () => {
     const marketplace = JSON.parse(readFileSync(join(ROOT, ".claude-plugin/marketplace.json"), "utf8")) as { name: string; plugins: Array<{ name: string; source?: string }> };
     const plugin = marketplace.plugins[0]!.name;
     const result = await runJourney({
@@ -34,12 +33,8 @@ describe.skipIf(!ENABLED)("the /develop journey as an installed plugin (DOTAGENT
           const run = spawnSync(claude, args, { cwd: project, env, encoding: "utf8", timeout: 60_000 });
           expect(run.status, `claude ${args.join(" ")}: ${run.stdout}${run.stderr}`).toBe(0);
         }
-        // A plugin cannot grant a permission: a plugin user adds the rule `dotagent install`
-        // writes to ~/.claude/settings.json once (README), so later turns may run the helper.
-        const settingsFile = join(home, ".claude/settings.json");
-        const settings = JSON.parse(readFileSync(settingsFile, "utf8")) as Record<string, unknown>; // enabledPlugins, marketplaces
-        writeFileSync(settingsFile, JSON.stringify({ ...settings, permissions: { allow: [PERMISSION_RULE] } }));
-        // No trust recorded for the project: a user rule applies without it.
+        // No permission rule anywhere and no trust recorded: the plugin's PreToolUse hook allows
+        // exactly the helper's own lines in the answer turns too.
       },
     });
     const calls = toolCalls(result.log);
@@ -51,7 +46,7 @@ describe.skipIf(!ENABLED)("the /develop journey as an installed plugin (DOTAGENT
     // source folder the marketplace names), or in the plugin cache.
     const source = resolve(ROOT, marketplace.plugins[0]!.source ?? ".");
     const helpers = calls.filter(isHelper).map((c) => /^node "([^"]+)"/.exec(String(c.input.command))![1]!);
-    expect(helpers.length).toBeGreaterThan(20);
+    expect(helpers.length).toBe(2); // the two approvals; the hooks record the rest
     expect(helpers.filter((h) => !h.startsWith(`${source}/`) && !h.startsWith(join(result.home, ".claude/plugins/")))).toEqual([]);
     expect([...toolResults(result.log).values()].filter(refused)).toEqual([]);
     expect(result.validateExit).toBe(0);

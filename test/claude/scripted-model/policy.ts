@@ -255,6 +255,9 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
     case "spawn_agent":
       return spawnSteps(ctx, plan);
     case "run_tasks": {
+      // `--max-parallel N` given once, before the first batch (the person asked for it).
+      const setParallel = ctx.maxParallel !== undefined && !ctx.events.some((e) => e.kind === "call" && String(e.input.command ?? "").includes("--max-parallel"));
+      if (setParallel) return [{ calls: [run(ctx, `resume --max-parallel ${ctx.maxParallel}`)] }];
       const ids = next.tasks ?? [];
       if (ids.length === 0) return [{ end: `Tasks are in flight (${(plan.in_flight ?? []).join(", ")}); waiting for them.` }];
       const workflow = String(plan.workflow_id ?? "");
