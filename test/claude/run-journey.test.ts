@@ -143,12 +143,13 @@ describe.skipIf(!ENABLED)("dotagent run: the headless runner on the Agent SDK (D
     scenarios.push(s);
     const first = await runDotagent(s, ["add login"]);
     expect(first.code, first.stderr).toBe(5);
-    expect(JSON.parse(first.stdout)).toMatchObject({ ok: false, outcome: "decision", decision: { yes: "dotagent phase approve REQUIREMENTS" } });
+    // The decision's commands keep the --dir the run was given, so they act on this project.
+    expect(JSON.parse(first.stdout)).toMatchObject({ ok: false, outcome: "decision", decision: { yes: `dotagent phase --dir ${s.project} approve REQUIREMENTS` } });
     const approve = spawn(process.execPath, [CLI, "phase", "approve", "REQUIREMENTS", "--dir", s.project]);
     await new Promise((done) => approve.on("close", done));
     const second = await runDotagent(s, []);
     expect(second.code, second.stderr).toBe(5);
-    expect(JSON.parse(second.stdout).decision).toMatchObject({ yes: "dotagent run --design minimal", no: "dotagent run --design robust" });
+    expect(JSON.parse(second.stdout).decision).toMatchObject({ yes: `dotagent run --dir ${s.project} --design minimal`, no: `dotagent run --dir ${s.project} --design robust` });
     const third = await runDotagent(s, ["--design", "robust"]);
     expectComplete(s, third);
     expect(readJson(join(s.project, "memory/reports/final_design.json"))).toMatchObject({ chosen: "robust", approved_by: "user" });
