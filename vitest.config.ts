@@ -8,6 +8,7 @@ import { defineConfig } from "vitest/config";
  * not listed follow in vitest's own order.
  */
 const LONGEST_FIRST = [
+  "test/claude/terminal-journey.test.ts",
   "test/claude/run-journey.test.ts",
   "test/claude/journey.test.ts",
   "test/cli.test.ts",
