@@ -1,8 +1,9 @@
-#!/usr/bin/env node
-// What the model reads from the helper over a clean /develop workflow (issue 10, reading cost).
-// Drives a 3-task workflow through the built CLI with the command lines skills/develop/SKILL.md
-// shows, in the order the loop runs them, writing each agent's report in between, and counts the
-// bytes of every helper output (stdout + stderr: the Bash tool gives the model both).
+// What the model reads from dotagent over a clean /develop workflow (issues 10 and 22, reading
+// cost). Drives a 3-task workflow through the built CLI the way it now runs in Claude Code (print
+// mode): the /develop expansion's `resume --start`, and for each agent the hooks Claude Code calls
+// (PreToolUse on the Agent call, SubagentStop, PostToolUse), the person's two approvals; reports
+// written in between. Counts the bytes the model reads: a helper call's stdout + stderr (the Bash
+// tool gives it both) and a hook's additionalContext; the hooks' other answers go to Claude Code.
 //
 //   node scripts/measure-output.mjs                 table per call, per command, totals
 //   node scripts/measure-output.mjs --json          the same as one JSON object
@@ -20,14 +21,43 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cli = resolve(values.cli ?? join(repo, "dist/dotagent.mjs"));
 const dir = mkdtempSync(join(tmpdir(), "dotagent-measure-"));
 const calls = [];
+// The hooks run as Claude Code runs them: this process is the "session" that owns what they start.
+const hookEnv = { ...process.env, NO_COLOR: "1", CLAUDE_PID: String(process.pid), CLAUDE_CODE_SESSION_ID: "measure", CLAUDE_PROJECT_DIR: dir };
 
 function helper(...args) {
   const run = spawnSync(process.execPath, [cli, ...args], { cwd: dir, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
   const bytes = Buffer.byteLength(run.stdout) + Buffer.byteLength(run.stderr);
   calls.push({ command: args.join(" "), kind: kindOf(args), exit: run.status, bytes, stderr_bytes: Buffer.byteLength(run.stderr) });
   if (values.show) process.stderr.write(`$ dotagent ${args.join(" ")}\n${run.stdout}${run.stderr}`);
-  if (run.status !== 0 && !(args[0] === "resume" && args.includes("--request"))) throw new Error(`\`dotagent ${args.join(" ")}\` exited ${run.status}: ${run.stderr}${run.stdout}`);
+  if (run.status !== 0) throw new Error(`\`dotagent ${args.join(" ")}\` exited ${run.status}: ${run.stderr}${run.stdout}`);
   return run.stdout.trim() === "" ? undefined : JSON.parse(run.stdout);
+}
+
+/** A hook as Claude Code runs it; what the model reads of it is its additionalContext, if any. */
+function hook(event, input) {
+  const run = spawnSync(process.execPath, [cli, "hook", event], { cwd: dir, encoding: "utf8", env: hookEnv, input: JSON.stringify({ session_id: "measure", cwd: dir, ...input }) });
+  if (run.status !== 0 || run.stderr !== "") throw new Error(`hook ${event} exited ${run.status}: ${run.stderr}`);
+  const out = run.stdout.trim() === "" ? {} : JSON.parse(run.stdout);
+  const context = out.hookSpecificOutput?.additionalContext;
+  if (typeof context === "string") {
+    calls.push({ command: `hook ${event}`, kind: `hook ${event}`, exit: 0, bytes: Buffer.byteLength(context), stderr_bytes: 0 });
+    if (values.show) process.stderr.write(`[hook ${event}]\n${context}\n`);
+  }
+  return out;
+}
+
+/** One agent as Claude Code runs it in the foreground: the spawn, its report, its end. */
+let agents = 0;
+function agent(type, lines, report, value) {
+  const prompt = ["Feature request: add login", ...lines].join("\n");
+  const start = hook("pre-tool-use", { hook_event_name: "PreToolUse", tool_name: "Agent", tool_input: { subagent_type: type, prompt } });
+  if (start.hookSpecificOutput?.permissionDecision !== "allow") throw new Error(`the ${type} spawn was refused: ${JSON.stringify(start)}`);
+  write(report, value);
+  const transcript = join(dir, ".transcripts", `agent-${++agents}.jsonl`);
+  mkdirSync(dirname(transcript), { recursive: true });
+  writeFileSync(transcript, `${JSON.stringify({ type: "user", message: { role: "user", content: prompt } })}\n`);
+  hook("subagent-stop", { hook_event_name: "SubagentStop", agent_id: `a${agents}`, agent_type: type, agent_transcript_path: transcript });
+  return hook("post-tool-use", { hook_event_name: "PostToolUse", tool_name: "Agent", tool_input: { subagent_type: type, prompt }, tool_response: { status: "completed" } });
 }
 
 /** "task start", "phase complete", "resume": the command without its ids and files. */
@@ -35,8 +65,8 @@ function kindOf(args) {
   return ["phase", "task"].includes(args[0]) ? `${args[0]} ${args[1]}` : args[0];
 }
 
-function report(rel, value) {
-  const file = join(dir, "memory/reports", rel);
+function write(rel, value) {
+  const file = join(dir, rel);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, typeof value === "string" ? value : JSON.stringify(value));
 }
@@ -47,50 +77,28 @@ const tasks = [
   { id: "task-002", title: "Session API", depends_on: ["task-001"] },
   { id: "task-003", title: "Logout", depends_on: ["task-002"] },
 ];
+const nextOf = (out) => JSON.parse(out.hookSpecificOutput.additionalContext.split("dotagent next: ")[1]).next;
 
 try {
-  // /develop loads: its `!` command runs resume with the request.
-  helper("resume", "--json", "--request", request);
-  // start_workflow
-  helper("init", "--json", "--request", request);
-  helper("phase", "start", "REQUIREMENTS", "--json");
-  report("demand.json", { summary: "sign in and out", acceptance: ["a user signs in"] });
-  helper("resume", "--json"); // await_approval
-  helper("phase", "approve", "REQUIREMENTS", "--json");
-  helper("phase", "complete", "REQUIREMENTS", "--output", "memory/reports/demand.json", "--json");
-  helper("resume", "--json"); // spawn_agent architect
-  helper("phase", "start", "ARCHITECTURE", "--designs", "minimal,robust", "--json");
-  report("designs/minimal.json", { name: "minimal" });
-  report("designs/robust.json", { name: "robust" });
-  helper("resume", "--json"); // spawn_agent roundtable
-  helper("phase", "start", "ARCHITECTURE", "--json");
-  report("roundtable.json", { recommend: "minimal" });
-  helper("resume", "--json"); // await_approval
-  report("final_design.json", { chosen: "minimal", approved_by: "user", tasks });
-  helper("phase", "approve", "ARCHITECTURE", "--json");
-  helper("phase", "complete", "ARCHITECTURE", "--output", "memory/reports/final_design.json", "--json");
-  helper("resume", "--json"); // plan_tasks
-  report("plan.json", { tasks });
-  helper("task", "import", "memory/reports/plan.json", "--json");
-  for (;;) {
-    const plan = helper("resume", "--json");
-    if (plan.next.action !== "run_tasks") break;
-    for (const id of plan.next.tasks) {
-      helper("task", "start", id, "--json");
-      report(`tasks/${id}.json`, { task_id: id, status: "complete", summary: "done" });
-      helper("task", "complete", id, "--output", `memory/reports/tasks/${id}.json`, "--json");
+  // /develop loads: its `!` command starts the workflow for the request.
+  helper("resume", "--json", "--start", "--request", request);
+  agent("pm", ["Phase: REQUIREMENTS", "Output file: memory/reports/demand.json"], "memory/reports/demand.json", { summary: "sign in and out", acceptance: ["a user signs in"] });
+  // The person approves.
+  const approved = helper("phase", "approve", "REQUIREMENTS", "--json");
+  for (const name of approved.next.designs) agent("architect", ["Phase: ARCHITECTURE", `Design name: ${name}`, "Angle: x", `Output file: memory/reports/designs/${name}.json`], `memory/reports/designs/${name}.json`, { name });
+  agent("roundtable", ["Phase: ARCHITECTURE", "Output file: memory/reports/roundtable.json"], "memory/reports/roundtable.json", { recommendation: "minimal" });
+  // The person picks: the model writes final_design.json, then approves.
+  write("memory/reports/final_design.json", { chosen: "minimal", approved_by: "user", tasks });
+  let next = helper("phase", "approve", "ARCHITECTURE", "--json").next;
+  while (next.action === "run_tasks") {
+    for (const id of next.tasks) {
+      const out = agent("executor", ["Phase: IMPLEMENTATION", `Task: ${id}`, "Title: x", `Output file: memory/reports/tasks/${id}.json`], `memory/reports/tasks/${id}.json`, { task_id: id, status: "complete", summary: "done" });
+      next = nextOf(out);
     }
   }
-  // spawn_agent qa
-  helper("phase", "start", "VERIFICATION", "--json");
-  report("verification.json", { passed: true, checks: ["login works"] });
-  helper("phase", "complete", "VERIFICATION", "--output", "memory/reports/verification.json", "--json");
-  helper("resume", "--json"); // spawn_agent reflector
-  helper("phase", "start", "REFLECTION", "--json");
-  report("reflection.md", "# Reflection\n\nIt went well.\n");
-  helper("phase", "complete", "REFLECTION", "--output", "memory/reports/reflection.md", "--json");
-  const last = helper("resume", "--json");
-  if (last.next.action !== "workflow_complete") throw new Error(`the workflow did not finish: ${JSON.stringify(last.next)}`);
+  next = nextOf(agent("qa", ["Phase: VERIFICATION", "Output file: memory/reports/verification.json"], "memory/reports/verification.json", { passed: true, checks: ["login works"] }));
+  next = nextOf(agent("reflector", ["Phase: REFLECTION", "Output file: memory/reports/reflection.md"], "memory/reports/reflection.md", "# Reflection\n\nIt went well.\n"));
+  if (next.action !== "workflow_complete") throw new Error(`the workflow did not finish: ${JSON.stringify(next)}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
