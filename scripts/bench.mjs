@@ -88,6 +88,7 @@ for (const n of SIZES) {
     { command: "status", label: "status --json", tasks: n, argv: [CLI, "status", "--json"], cwd: read.root },
     { command: "resume", label: "resume --json --dry-run", tasks: n, argv: [CLI, "resume", "--json", "--dry-run"], cwd: read.root },
     { command: "hook", label: "hook session-start", tasks: n, argv: [CLI, "hook", "session-start"], cwd: read.root, input: JSON.stringify({ session_id: "bench", hook_event_name: "SessionStart", source: "resume", cwd: read.root }), expectOutput: "additionalContext" },
+    { command: "hook pre-tool-use", label: "hook pre-tool-use (a helper line)", tasks: n, argv: [CLI, "hook", "pre-tool-use"], cwd: read.root, input: JSON.stringify({ session_id: "bench", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: `node "${CLI}" status --json` }, cwd: read.root }), expectOutput: "allow" },
     { command: "task complete", label: "task complete <id>", tasks: n, argv: [CLI, "task", "complete", write.runningWithOutput, "--json"], cwd: write.root, prepare: restore },
     { command: "validate", label: "validate --json", tasks: n, argv: [CLI, "validate", "--json"], cwd: read.root },
   );

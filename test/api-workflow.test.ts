@@ -224,6 +224,16 @@ describe("hostile input to the library", () => {
   });
 });
 
+describe("resume({ start: true })", () => {
+  it("with a request and no workflow, starts one and answers with its plan, as `resume --start`", async () => {
+    const dir = tempProject();
+    const w = openWorkflow(dir);
+    expect(await w.resume({ start: true, request: "" })).toMatchObject({ situation: "none" });
+    expect(await w.resume({ start: true, request: "add login" })).toMatchObject({ situation: "started", workflow_id: "wf-add-login", next: { action: "spawn_agent", agent: "pm" } });
+    expect(await w.resume({ start: true, request: "add login" })).toMatchObject({ situation: "interrupted", next: { action: "spawn_agent", agent: "pm" } });
+  });
+});
+
 describe("a program and the CLI on one project", () => {
   it("take turns: each sees what the other wrote", async () => {
     const dir = tempProject();

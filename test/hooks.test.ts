@@ -151,6 +151,20 @@ describe("the end of an executor: recorded from its report; no report: sent back
     expect(hook(p, helper, "user-prompt-submit", { hook_event_name: "UserPromptSubmit", prompt: "approve" }).out).toBeNull();
   });
 
+  it("an Agent call that failed (PostToolUseFailure): the start is undone, the task fails and is requeued", () => {
+    const { p, helper, prompt } = running();
+    const r = hook(p, helper, "post-tool-use", { hook_event_name: "PostToolUseFailure", tool_name: "Agent", tool_input: { subagent_type: "executor", prompt }, error: "the agent could not start" });
+    expect(r.out?.hookSpecificOutput).toMatchObject({ hookEventName: "PostToolUseFailure", additionalContext: expect.stringContaining("executor for t1: failed") });
+    expect(readJson(p, "memory/state/execution.json").tasks[0]).toMatchObject({ status: "pending", attempts: 1 });
+  });
+
+  it("a background launch (PostToolUse with async_launched) records nothing and says nothing", () => {
+    const { p, helper, prompt } = running();
+    const r = hook(p, helper, "post-tool-use", { hook_event_name: "PostToolUse", tool_name: "Agent", tool_input: { subagent_type: "executor", prompt }, tool_response: { status: "async_launched", agentId: "a9" } });
+    expect(r.out).toBeNull();
+    expect(readJson(p, "memory/state/execution.json").tasks[0].status).toBe("running");
+  });
+
   it("a kill between the report and the hook: the next session's resume takes the task from its report", () => {
     const { p } = running();
     writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" });

@@ -55,6 +55,8 @@ export interface ResumeCall extends StaleOption {
   request?: string;
   /** Plan only; write nothing (`resume --dry-run`). */
   dryRun?: boolean;
+  /** With `request` and no workflow: start one (`resume --start`). */
+  start?: boolean;
   /** How many tasks run at once from now on (1–32; stored in execution.json). */
   maxParallel?: number;
   /** Answers a decision (stale state, a changed request, corrupt state). Without it the plan comes back with `decision` set and nothing is written. */
@@ -246,7 +248,7 @@ export function workflowAt(root: string, options: WorkflowOptions, dirArg: strin
     },
     async resume(o = {}) {
       const maxParallel = o.maxParallel === undefined ? undefined : checkMaxParallel(o.maxParallel);
-      const outcome = await resumeWorkflow(context, { request: requestArg(o.request), staleAfterMs: staleAfterMs(text(o.staleAfter, "staleAfter")), maxParallel, dryRun: o.dryRun === true, decide: asDecide(o.decide) });
+      const outcome = await resumeWorkflow(context, { request: requestArg(o.request), staleAfterMs: staleAfterMs(text(o.staleAfter, "staleAfter")), maxParallel, dryRun: o.dryRun === true, start: o.start === true, decide: asDecide(o.decide) });
       if (outcome === undefined) throw new DotagentError("resume_unsettled", "the answers did not settle the plan after three rounds; call resume again", EXIT.refused);
       return outcome.result;
     },

@@ -19,10 +19,12 @@ import { dotagentAgentName, readAgentJob, describeJob, type AgentJob } from "../
 import { judgeHelperCommand } from "../core/helper-command.js";
 import { isValidReport, reportAt } from "../core/reports.js";
 import type { ResumePlan } from "../core/plan-resume.js";
-import { endAgentJob, startAgentJob } from "../ops/agent-run.js";
 import type { OpContext } from "../ops/op-context.js";
 import { agentTranscriptPath, readAgentPrompt, readAgentType, remindersSent } from "../store/agent-transcript.js";
 import { loadSnapshot } from "../store/session.js";
+
+// The operations that write load only for the hooks that record (a Bash line is judged without them).
+const agentRun = () => import("../ops/agent-run.js");
 
 export type HookInput = Record<string, unknown>;
 export type HookOutput = Record<string, unknown> | null;
@@ -96,7 +98,7 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
     const reading = readAgentJob(name, str(toolInput.prompt) ?? "");
     if (!reading.ok) return preToolUse("deny", `dotagent: ${reading.reason}. Give the agent the prompt lines /develop shows (Feature request:, Phase:, … , Output file:), then spawn it again.`);
     try {
-      const started = await startAgentJob(op, reading.job);
+      const started = await (await agentRun()).startAgentJob(op, reading.job);
       return started.ok ? preToolUse("allow", `dotagent recorded: ${started.what}`) : preToolUse("deny", `dotagent: ${started.reason}`);
     } catch (error) {
       // Unrecorded, an agent could run twice: better not started now than not recorded.
@@ -124,7 +126,7 @@ export async function onSubagentStop(op: OpContext, input: HookInput): Promise<H
   const job = jobFromTranscript(transcript, input.agent_type);
   if (job === undefined || transcript === undefined || !hasWorkflowFolder(op)) return null;
   const sent = remindersSent(transcript, MAX_REMINDERS);
-  const end = await endAgentJob(op, job, { final: sent >= MAX_REMINDERS });
+  const end = await (await agentRun()).endAgentJob(op, job, { final: sent >= MAX_REMINDERS });
   if (end.kind === "send_back") return { decision: "block", reason: reminder(job, end.why, sent + 1) };
   return null;
 }
@@ -138,7 +140,7 @@ export async function onPostToolUse(op: OpContext, input: HookInput): Promise<Ho
   const event = str(input.hook_event_name) ?? "PostToolUse";
   // Launched in the background: its end comes later, with its notification.
   if (event === "PostToolUse" && obj(input.tool_response).status === "async_launched") return null;
-  const end = await endAgentJob(op, reading.job, { final: true });
+  const end = await (await agentRun()).endAgentJob(op, reading.job, { final: true });
   if (end.kind !== "recorded") return null;
   return context(event, nextContext([end.what], end.plan));
 }
@@ -161,7 +163,7 @@ export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promi
     const transcript = session && sessionId ? agentTranscriptPath(session, sessionId, id) : undefined;
     const job = jobFromTranscript(transcript, undefined);
     if (job === undefined) continue;
-    const end = await endAgentJob(op, job, { final: true });
+    const end = await (await agentRun()).endAgentJob(op, job, { final: true });
     if (end.kind === "recorded") {
       recorded.push(end.what);
       plan = end.plan;

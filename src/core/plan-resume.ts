@@ -302,7 +302,7 @@ function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0
     phase = advance(phase, proof.output, now);
     const to = isWorkflowComplete(phase) ? "the end: workflow complete" : phase.current_phase;
     repairs.push({ code: "phase_advanced", message: `${current} was done (${proof.output.replace("memory/reports/", "").replace("memory/state/", "")} is there): advanced to ${to}` });
-    events.push({ type: "phase_completed", phase: current, output: proof.output, recovered: true });
+    events.push({ type: "phase_completed", phase: current, output: proof.output, by: "plan" });
   }
 
   // 4. ARCHITECTURE with nothing asked for and nothing written yet: the default designs are
