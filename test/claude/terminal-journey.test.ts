@@ -14,6 +14,8 @@ import { independentTasks } from "./scripted-model/policy.js";
 import { runTerminalJourney, type TerminalJourneyResult } from "./scripted-model/terminal-journey.js";
 import { tmuxAvailable } from "./scripted-model/terminal.js";
 import { journeyFigures, overBudget, recordedFigures, recordFigures } from "./scripted-model/figures.js";
+import { fillBlock, sessionText } from "./scripted-model/session-capture.js";
+import { writeFileSync } from "node:fs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENABLED = process.env.DOTAGENT_E2E_CLAUDE === "1";
@@ -115,6 +117,12 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive term
       perTask.set(task, (perTask.get(task) ?? 0) + 1);
     }
     for (const id of completedAtKill) expect(perTask.get(id), `${id} was complete before the kill`).toBe(1);
+    // `npm run capture-session`: this run, as a person saw it, for the README and docs/.
+    if (process.env.DOTAGENT_CAPTURE_SESSION === "1" && result.screens.some((s) => s.before === "claude -r")) {
+      const text = sessionText(result.screens, result.project);
+      writeFileSync(join(ROOT, "docs/terminal-session.md"), `# A captured session\n\nThe interactive Claude Code ${clientVersion(claude)} in a terminal, against the scripted model (test/claude/scripted-model/), as \`npm run capture-session\` recorded it: \`/develop add login\`, the two gates, three tasks in one background batch, the terminal killed (kill -9) while they work, \`claude -r\`, and the rest. Each \`❯\` line is what the person typed.\n\n\`\`\`text\n${text}\n\`\`\`\n`);
+      fillBlock(join(ROOT, "README.md"), "terminal-session", `\`\`\`text\n${text}\n\`\`\``);
+    }
     for (const [id, n] of perTask) expect(n, id).toBeLessThanOrEqual(2);
     expect(spawns(toolCalls(result.log)).executor).toBeLessThanOrEqual(3 + 3 - completedAtKill.length);
     rmSync(result.work, { recursive: true, force: true });

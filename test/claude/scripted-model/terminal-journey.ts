@@ -42,6 +42,8 @@ export interface TerminalJourneyResult {
   /** What the person typed, in order. */
   typed: string[];
   screen: string;
+  /** The whole screen history (scrollback included) each time before the person typed, and at the end. */
+  screens: Array<{ before: string; screen: string }>;
 }
 
 function readLog(file: string): LogEntry[] {
@@ -121,8 +123,10 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
   const env = { ANTHROPIC_API_KEY: TERMINAL_KEY, CLAUDE_CODE_AUTO_MODE_SERVER: "0" };
   terminal = startTerminal({ binary: options.claude, home, url: model.url, env }, project);
   const typed: string[] = [];
+  const screens: TerminalJourneyResult["screens"] = [];
   const type = (text: string) => {
     typed.push(text);
+    screens.push({ before: text, screen: terminal!.history() });
     terminal!.type(text);
   };
   const deadline = Date.now() + (options.timeoutMs ?? 240_000);
@@ -147,6 +151,7 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
         // The person comes back: `claude -r`, picks the session (the newest, at the top), goes on.
         if (terminal.pid() !== undefined) continue;
         restarted = true;
+        screens.push({ before: "claude -r", screen: terminal.history() });
         terminal.restart(["-r"]);
         await terminal.waitFor(/Resume session/, 30_000);
         await sleep(500);
@@ -181,11 +186,12 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
     }
   } finally {
     screen = terminal.screen();
+    screens.push({ before: "(end)", screen: terminal.history() });
     terminal.close();
     await model.close();
   }
   const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
   const eventsFile = join(project, "memory/state/events.jsonl");
   const events = existsSync(eventsFile) ? readFileSync(eventsFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as TerminalJourneyResult["events"][number]) : [];
-  return { work, project, home, log: readLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events, typed, screen };
+  return { work, project, home, log: readLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events, typed, screen, screens };
 }

@@ -11,6 +11,8 @@ export interface Terminal {
   type(text: string): void;
   press(key: string): void;
   screen(): string;
+  /** Everything the pane shows and has scrolled past (the scrollback, as a person scrolls it). */
+  history(): string;
   /** Resolves with the screen once `pattern` shows, or rejects after `timeoutMs` with the screen. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** The client's pid (the pane's process), or undefined when it has exited. */
@@ -55,6 +57,7 @@ export function startTerminal(client: ClaudeClient & { env?: Record<string, stri
       tmux("send-keys", "-t", "main", key);
     },
     screen,
+    history: () => tmux("capture-pane", "-p", "-J", "-t", "main", "-S", "-").stdout,
     async waitFor(pattern, timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
