@@ -7,7 +7,7 @@ import { REPO } from "./support/cli.js";
 
 const read = (rel: string) => readFileSync(join(REPO, rel), "utf8");
 const README = read("README.md");
-const DOCS = ["README.md", "SPEC.md", "CONTRIBUTING.md", "CHANGELOG.md", ...readdirSync(join(REPO, "docs")).map((f) => `docs/${f}`)];
+const DOCS = ["README.md", "SPEC.md", "CONTRIBUTING.md", "CHANGELOG.md", ...readdirSync(join(REPO, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
 
 /** Every file under src/ and scripts/ (what users see in messages and what contributors run). */
 function sources(): string[] {
@@ -57,5 +57,22 @@ describe("the package's name everywhere", () => {
       expect(read(file), file).not.toMatch(/(from|import\() ?["']dotagent["']/);
       expect(read(file), file).not.toMatch(/marketplace add <this repository/);
     }
+  });
+});
+
+describe("figures the docs quote come from scripts", () => {
+  it("docs/evidence.md's model-turns table is what scripts/journey-figures.mjs prints from docs/figures/", async () => {
+    const { journeyTable } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as { journeyTable: () => string };
+    const block = /<!-- journey-figures -->\n([\s\S]*?)\n<!-- \/journey-figures -->/.exec(read("docs/evidence.md"))?.[1];
+    expect(block).toBe(journeyTable());
+  });
+
+  it("the README's captured session is the one npm run capture-session wrote into docs/terminal-session.md", () => {
+    const inReadme = /<!-- terminal-session -->\n```text\n([\s\S]*?)\n```\n<!-- \/terminal-session -->/.exec(README)?.[1];
+    const inDocs = /```text\n([\s\S]*?)\n```/.exec(read("docs/terminal-session.md"))?.[1];
+    expect(inReadme).toBeDefined();
+    expect(inReadme).toBe(inDocs);
+    expect(inReadme).toContain("❯ /develop add login");
+    expect(inReadme).toContain("$ claude -r");
   });
 });
