@@ -176,6 +176,25 @@ describe("the end of an executor: recorded from its report; no report: sent back
   });
 });
 
+describe("the end of a phase agent", () => {
+  it("no report after two reminders: its phase fails with the reason; a new spawn starts it again", () => {
+    const { p, helper } = installed();
+    dotagent(p, ["resume", "--json", "--start", "--request", "add login"]);
+    const prompt = ["Feature request: add login", "Phase: REQUIREMENTS", "Output file: memory/reports/demand.json"].join("\n");
+    expect(hook(p, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "pm", prompt } }).out?.hookSpecificOutput.permissionDecision).toBe("allow");
+    const file = transcript(p, "pm1", "pm", prompt);
+    for (const n of [1, 2]) {
+      const stop = hook(p, helper, "subagent-stop", { hook_event_name: "SubagentStop", agent_id: "pm1", agent_type: "pm", agent_transcript_path: file }).out;
+      expect(stop?.reason).toMatch(new RegExp(`^dotagent reminder ${n} of 2: your report is not done: memory/reports/demand.json does not exist`));
+      writeFileSync(file, `${readFileSync(file, "utf8")}${JSON.stringify({ type: "user", message: { role: "user", content: stop!.reason } })}\n`);
+    }
+    expect(hook(p, helper, "subagent-stop", { hook_event_name: "SubagentStop", agent_id: "pm1", agent_type: "pm", agent_transcript_path: file }).out).toBeNull();
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ phase_status: "failed", error: expect.stringContaining("the pm agent stopped without a valid report"), agents: [] });
+    expect(hook(p, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "pm", prompt } }).out?.hookSpecificOutput.permissionDecision).toBe("allow");
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ phase_status: "in_progress", error: null });
+  });
+});
+
 describe("hooks never break a session", () => {
   it("no workflow, garbage stdin, an unknown event: exit 0, nothing on stdout", () => {
     const { p, helper } = installed();

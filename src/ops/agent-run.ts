@@ -132,10 +132,18 @@ export async function endAgentJob(context: OpContext, job: AgentJob, options: { 
       if (problem !== undefined && !options.final) return { kind: "send_back", why: problem };
       const runs = phase.agents ?? [];
       if (runs.some((r) => r.output === job.output)) {
-        const rest = runs.filter((r) => r.output !== job.output);
-        writer.applyChange({ phaseBefore: phase, moves: [], phase: { ...phase, agents: rest }, events: [{ type: "agent_ended", agent: job.agent, output: job.output, report: problem === undefined ? "valid" : problem }] });
+        let next: PhaseState = { ...phase, agents: runs.filter((r) => r.output !== job.output) };
+        const events: MachineEvent[] = [{ type: "agent_ended", agent: job.agent, output: job.output, report: problem === undefined ? "valid" : problem }];
+        // Reminded and still without its report: the phase fails, saying why (a person decides
+        // whether to run it again); a report there, however old, stands.
+        if (problem !== undefined && phase.current_phase === job.phase && phase.phase_status !== "complete") {
+          const error = `the ${describeJob(job)} agent stopped without a valid report: ${problem}`;
+          next = { ...next, phase_status: "failed", error };
+          events.push({ type: "phase_failed", phase: job.phase, error });
+        }
+        writer.applyChange({ phaseBefore: phase, moves: [], phase: next, events });
       }
-      what = `${describeJob(job)}: ${problem === undefined ? `${job.output} written` : `ended without a valid report (${problem})`}`;
+      what = `${describeJob(job)}: ${problem === undefined ? `${job.output} written` : `ended without a valid report (${problem}); ${job.phase} failed`}`;
     }
     // The step after this one (qa's verdict and the reflection complete their phase here).
     return { kind: "recorded", what, plan: (await settle(context, now)).plan };

@@ -3,7 +3,8 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { currentHost, currentOwner, isPidAlive, isProcessRunning, longLivedParent, processStartTime } from "./process-facts.js";
+import type { StateSnapshot } from "../core/snapshot.js";
+import { currentHost, currentOwner, isPidAlive, isProcessRunning, judgeRunningTasks, longLivedParent, processStartTime } from "./process-facts.js";
 
 const NOW = new Date("2026-11-20T12:00:00Z");
 const linux = process.platform === "linux";
@@ -35,6 +36,26 @@ describe("process facts", () => {
       expect(isPidAlive(zombie)).toBe(true); // kill(pid, 0) still finds it
       expect(processStartTime(zombie)).toBe(start);
       expect(isProcessRunning(zombie, start)).toBe(false);
+    } finally {
+      parent.kill();
+    }
+  });
+
+  it.runIf(linux)("judgeRunningTasks: a task whose owner is a zombie is gone, one owned by this process is live", async () => {
+    const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once("data", (d: Buffer) => resolve(d.toString()))));
+      const start = processStartTime(zombie);
+      const deadline = Date.now() + 10_000;
+      while (isProcessRunning(zombie, start) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      const owner = (pid: number) => ({ session: null, pid, pid_start: processStartTime(pid), host: currentHost(), at: NOW.toISOString() });
+      const snapshot = {
+        phase: { kind: "missing" },
+        execution: { kind: "ok", value: { tasks: [{ id: "t1", status: "running", owner: owner(zombie) }, { id: "t2", status: "running", owner: owner(process.pid) }] } },
+      } as unknown as StateSnapshot;
+      const verdicts = judgeRunningTasks(snapshot, NOW);
+      expect(verdicts.get("t1")).toBe("gone");
+      expect(verdicts.get("t2")).toBe("live");
     } finally {
       parent.kill();
     }

@@ -108,7 +108,8 @@ export function judgeRunningTasks(snapshot: StateSnapshot, now: Date): Map<strin
   const seen = new Map<number, { alive: boolean; start: string | null }>();
   const lookUp = (pid: number) => {
     let facts = seen.get(pid);
-    if (facts === undefined) seen.set(pid, (facts = { alive: isPidAlive(pid), start: processStartTime(pid) }));
+    // A zombie (dead, not yet reaped by its parent) is gone: kill(pid, 0) alone would call it alive.
+    if (facts === undefined) seen.set(pid, (facts = { alive: isPidAlive(pid) && !isZombie(pid), start: processStartTime(pid) }));
     return facts;
   };
   const judge = (key: string, owner: Owner | null | undefined) => {

@@ -102,7 +102,9 @@ function judge(point: number, then: string, result: JourneyResult, killedAtEvent
   const counts = spawns(toolCalls(result.log));
   const reruns = Object.entries(counts).reduce((n, [type, count]) => n + Math.max(0, count - (CLEAN_SPAWNS[type as keyof typeof CLEAN_SPAWNS] ?? 0)), 0);
   const killedRun = result.runs.findIndex((r) => r.run.signal === "SIGKILL" || (r.run.result === null && r.run.code !== 0));
-  const resumed = result.runs[killedRun + 1];
+  // "continue" right after a kill in the first request finds no saved conversation (Claude Code
+  // says so and exits 1); the person then types the next prompt, which is the session to judge.
+  const resumed = result.runs.slice(killedRun + 1).find((r) => r.run.result?.session_id);
   // No workflow yet when killed: there is nothing to brief on.
   let briefed = killedAtEvent === 0;
   if (!briefed && resumed?.run.result?.session_id) {

@@ -110,7 +110,7 @@ export const command: Command = {
       // A hook must never break the session; say so on stderr (Claude Code shows it in verbose mode).
       process.stderr.write(`dotagent hook: ${(error as Error).message}\n`);
       // State that is there but cannot be read is news for the session, not silence.
-      if ((error as Error).name === "DotagentError" && /^state_/.test((error as { code?: string }).code ?? "")) {
+      if ((error as Error).name === "DotagentError" && /^(state_|rollback_journal_invalid$)/.test((error as { code?: string }).code ?? "")) {
         const text = `dotagent: the workflow state in memory/ cannot be read, so where the workflow stands is unknown: ${(error as Error).message}`;
         process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}\n`);
       }
