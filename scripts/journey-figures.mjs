@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// What a clean /develop workflow costs in the real Claude Code (issue 22), from the figures the
-// journeys record (docs/figures/journey-print.json, journey-terminal.json: DOTAGENT_RECORD_FIGURES=1
-// with `npm test`'s journey files), as the markdown table docs/evidence.md quotes.
+// What a clean /develop workflow costs in the real Claude Code (issue 22), and how it survives a
+// kill -9 at every boundary, from the figures the journeys record (docs/figures/journey-*.json:
+// DOTAGENT_RECORD_FIGURES=1 with `npm test`'s journey files; crash-matrix-*.json: the same with
+// DOTAGENT_JOURNEY_ALL=1, which `npm run journey` sets), as the tables docs/evidence.md quotes.
 //
-//   node scripts/journey-figures.mjs            print the table
-//   node scripts/journey-figures.mjs --write    put it into docs/evidence.md (between its markers)
+//   node scripts/journey-figures.mjs            print the tables
+//   node scripts/journey-figures.mjs --write    put them into docs/evidence.md (between their markers)
+import { existsSync } from "node:fs";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,16 +39,60 @@ export function journeyTable() {
   ].join("\n");
 }
 
+/** The crash matrices: print mode (every boundary of the main loop, once inside each sub-agent) and the terminal's background batch. */
+export function matrixTables() {
+  const out = [];
+  if (existsSync(join(root, "docs/figures/crash-matrix-print.json"))) {
+    const m = read("crash-matrix-print.json");
+    const yes = (b) => (b ? "yes" : "NO");
+    const sum = (f) => m.rows.reduce((n, r) => n + f(r), 0);
+    out.push(
+      `Print mode: ${m.rows.length} kill points, ${m.minutes} min (${m.measured_with}).`,
+      "",
+      "| point | killed in | then | recovered | re-runs | forbidden re-runs | denials | helper failures | briefed |",
+      "|---|---|---|---|---|---|---|---|---|",
+      ...m.rows.map((r) => `| ${r.point} | ${r.where} | ${r.then} | ${yes(r.recovered)} | ${r.reruns} | ${r.forbidden.length} | ${r.denials} | ${r.helperFailures.length} | ${yes(r.briefed)} |`),
+      `| **${m.rows.length} points** | | | **${sum((r) => (r.recovered ? 1 : 0))}** | **${sum((r) => r.reruns)}** | **${sum((r) => r.forbidden.length)}** | **${sum((r) => r.denials)}** | **${sum((r) => r.helperFailures.length)}** | **${sum((r) => (r.briefed ? 1 : 0))}** |`,
+    );
+  }
+  if (existsSync(join(root, "docs/figures/crash-matrix-terminal.json"))) {
+    const m = read("crash-matrix-terminal.json");
+    out.push(
+      "",
+      `Interactive terminal, three tasks in one background batch (1 s, 4 s, 8 s of work), the client killed, then \`claude -r\` and "continue": ${m.rows.length} kill points, ${m.minutes} min (${m.measured_with}).`,
+      "",
+      "| killed when | tasks complete at the kill | executor spawns (3 clean) | complete tasks run again | recovered |",
+      "|---|---|---|---|---|",
+      ...m.rows.map((r) => `| ${r.point} | ${r.completed_at_kill.join(", ") || "none"} | ${r.executors} | ${r.forbidden.length} | ${r.recovered ? "yes" : "NO"} |`),
+    );
+  }
+  return out.join("\n");
+}
+
+/** IMPLEMENTATION's wall time for independent tasks at max_parallel 1 and 3 (parallel-journey.test.ts). */
+export function parallelLine() {
+  const p = read("parallel.json");
+  const [one, three] = [p.figures[1], p.figures[3]];
+  return `${p.tasks} independent tasks, executors of ${p.executor_ms / 1000} s each: IMPLEMENTATION (first \`task_started\` to its completion) took **${one.seconds.toFixed(1)} s at max_parallel 1** (batches ${one.batches.join(", ")}) and **${three.seconds.toFixed(1)} s at max_parallel 3** (batches ${three.batches.join(", ")}): ${(one.seconds / three.seconds).toFixed(1)}× (${p.measured_with}).`;
+}
+
+/** What the model reads of dotagent over the clean print journey (recorded by journey.test.ts). */
+export function readingCostTable() {
+  return readFileSync(join(root, "docs/figures/reading-cost.md"), "utf8").trimEnd();
+}
+
+function fill(text, name, body) {
+  const open = `<!-- ${name} -->`;
+  const close = `<!-- /${name} -->`;
+  const a = text.indexOf(open);
+  const b = text.indexOf(close);
+  if (a === -1 || b === -1) throw new Error(`docs/evidence.md has no ${open} block`);
+  return `${text.slice(0, a + open.length)}\n${body}\n${text.slice(b)}`;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const table = journeyTable();
   if (process.argv.includes("--write")) {
     const file = join(root, "docs/evidence.md");
-    const text = readFileSync(file, "utf8");
-    const open = "<!-- journey-figures -->";
-    const close = "<!-- /journey-figures -->";
-    const a = text.indexOf(open);
-    const b = text.indexOf(close);
-    if (a === -1 || b === -1) throw new Error(`docs/evidence.md has no ${open} block`);
-    writeFileSync(file, `${text.slice(0, a + open.length)}\n${table}\n${text.slice(b)}`);
-  } else process.stdout.write(`${table}\n`);
+    writeFileSync(file, fill(fill(fill(fill(readFileSync(file, "utf8"), "journey-figures", journeyTable()), "crash-matrix", matrixTables()), "reading-cost", readingCostTable()), "parallel", parallelLine()));
+  } else process.stdout.write(`${journeyTable()}\n\n${matrixTables()}\n\n${readingCostTable()}\n\n${parallelLine()}\n`);
 }

@@ -9,14 +9,15 @@
 //   node scripts/measure-output.mjs --json          the same as one JSON object
 //   node scripts/measure-output.mjs --cli FILE      measure another build (e.g. an older one)
 //   node scripts/measure-output.mjs --show          also print every output, as the model reads it
+//   node scripts/measure-output.mjs --write         put the per-command table into docs/evidence.md
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
-const { values } = parseArgs({ options: { cli: { type: "string" }, json: { type: "boolean" }, show: { type: "boolean" } } });
+const { values } = parseArgs({ options: { cli: { type: "string" }, json: { type: "boolean" }, show: { type: "boolean" }, write: { type: "boolean" } } });
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cli = resolve(values.cli ?? join(repo, "dist/dotagent.mjs"));
 const dir = mkdtempSync(join(tmpdir(), "dotagent-measure-"));
@@ -128,10 +129,26 @@ for (const c of calls) {
 }
 const result = { cli, calls: calls.length, total_bytes: total, largest: { command: largest.command, bytes: largest.bytes }, by_command: [...byKind.values()], per_call: calls, refused };
 
-if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+if (values.write) {
+  const table = [
+    "| what the model reads | outputs | bytes | largest |",
+    "|---|---|---|---|",
+    ...[...byKind.values()].map((k) => `| \`${k.kind}\` | ${k.calls} | ${k.bytes.toLocaleString("en")} B | ${k.largest} B |`),
+    `| **total** | **${calls.length}** | **${total.toLocaleString("en")} B** | |`,
+    "",
+    `A refused command (\`${refused.command}\`) costs ${refused.bytes} B, exit ${refused.exit}, ${refused.stderr_bytes} B of it on stderr.`,
+  ].join("\n");
+  const file = join(repo, "docs/evidence.md");
+  const text = readFileSync(file, "utf8");
+  const [open, close] = ["<!-- measure-output -->", "<!-- /measure-output -->"];
+  const a = text.indexOf(open);
+  const b = text.indexOf(close);
+  if (a === -1 || b === -1) throw new Error(`docs/evidence.md has no ${open} block`);
+  writeFileSync(file, `${text.slice(0, a + open.length)}\n${table}\n${text.slice(b)}`);
+} else if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
 else {
   const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
-  console.log(`${calls.length} helper calls, ${total} bytes (${kib(total)}); largest ${largest.bytes} B: ${largest.command}`);
+  console.log(`${calls.length} outputs, ${total} bytes (${kib(total)}); largest ${largest.bytes} B: ${largest.command}`);
   console.log("\nper command:");
   for (const k of byKind.values()) console.log(`  ${k.kind.padEnd(16)} ${String(k.calls).padStart(3)} calls ${String(k.bytes).padStart(6)} B  (largest ${k.largest} B)`);
   console.log("\nper call:");

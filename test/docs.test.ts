@@ -67,6 +67,25 @@ describe("figures the docs quote come from scripts", () => {
     expect(block).toBe(journeyTable());
   });
 
+  it("docs/evidence.md's crash matrices are what scripts/journey-figures.mjs prints from docs/figures/", async () => {
+    const { matrixTables } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as { matrixTables: () => string };
+    const block = /<!-- crash-matrix -->\n([\s\S]*?)\n<!-- \/crash-matrix -->/.exec(read("docs/evidence.md"))?.[1];
+    expect(block).toBe(matrixTables());
+    expect(matrixTables()).toMatch(/kill points/);
+  });
+
+  it("docs/evidence.md's reading cost is the one the print journey recorded", async () => {
+    const { readingCostTable } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as { readingCostTable: () => string };
+    const block = /<!-- reading-cost -->\n([\s\S]*?)\n<!-- \/reading-cost -->/.exec(read("docs/evidence.md"))?.[1];
+    expect(block).toBe(readingCostTable());
+  });
+
+  it("docs/evidence.md's parallel figure is the one the parallel journey recorded", async () => {
+    const { parallelLine } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as { parallelLine: () => string };
+    const block = /<!-- parallel -->\n([\s\S]*?)\n<!-- \/parallel -->/.exec(read("docs/evidence.md"))?.[1];
+    expect(block).toBe(parallelLine());
+  });
+
   it("the README's captured session is the one npm run capture-session wrote into docs/terminal-session.md", () => {
     const inReadme = /<!-- terminal-session -->\n```text\n([\s\S]*?)\n```\n<!-- \/terminal-session -->/.exec(README)?.[1];
     const inDocs = /```text\n([\s\S]*?)\n```/.exec(read("docs/terminal-session.md"))?.[1];

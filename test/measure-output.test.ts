@@ -4,6 +4,7 @@
 // 7,080 bytes; now the hooks record each step and the model reads 12 outputs, 3,734 bytes. The
 // budget: no more calls, and at most 10% more bytes.
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI, REPO } from "./support/cli.js";
@@ -18,5 +19,8 @@ describe("scripts/measure-output.mjs", () => {
     expect(result.total_bytes).toBeLessThanOrEqual(4_100);
     expect(result.per_call.filter((c: { stderr_bytes: number }) => c.stderr_bytes > 0)).toEqual([]);
     expect(result.refused).toMatchObject({ exit: 1, stderr_bytes: 0 });
+    // docs/evidence.md quotes this run (`node scripts/measure-output.mjs --write`).
+    const block = /<!-- measure-output -->\n([\s\S]*?)\n<!-- \/measure-output -->/.exec(readFileSync(join(REPO, "docs/evidence.md"), "utf8"))?.[1];
+    expect(block).toContain(`| **total** | **${result.calls}** | **${result.total_bytes.toLocaleString("en")} B** | |`);
   }, 60_000);
 });

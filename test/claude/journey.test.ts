@@ -5,13 +5,13 @@
 // (DOTAGENT_JOURNEY_ALL=1) runs every point and prints the table.
 import { clientVersion, fetchClaude } from "./harness.js";
 import { describe, it, expect, beforeAll } from "vitest";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { transcript } from "./scripted-model/client.js";
 import { costTable, readingCost } from "./scripted-model/reading-cost.js";
 import { CLEAN_SPAWNS, isHelper, refused, runJourney, spawns, toolCalls, toolResults, writes, type JourneyResult } from "./scripted-model/journey.js";
-import { journeyFigures, overBudget, recordedFigures, recordFigures } from "./scripted-model/figures.js";
+import { journeyFigures, overBudget, recordedFigures, recordFigures, recordMatrix } from "./scripted-model/figures.js";
 
 /** The clean print-mode journey's cost, as recorded (DOTAGENT_RECORD_FIGURES=1 writes it). */
 export const PRINT_FIGURES = join(ROOT_DIR(), "docs/figures/journey-print.json");
@@ -169,7 +169,9 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
     const seen = clean.events.map(milestone).filter((m) => MILESTONES.includes(m));
     expect(seen).toEqual(MILESTONES);
     expect(clean.events.map((e) => (e as { seq?: number }).seq)).toEqual(clean.events.map((_, i) => i + 1));
-    if (ALL || process.env.DOTAGENT_JOURNEY_COST) console.log(costTable(readingCost(clean.log, join(ROOT, "agents"))));
+    const cost = costTable(readingCost(clean.log, join(ROOT, "agents")));
+    if (ALL || process.env.DOTAGENT_JOURNEY_COST) console.log(cost);
+    if (process.env.DOTAGENT_RECORD_FIGURES === "1") writeFileSync(join(ROOT, "docs/figures/reading-cost.md"), `${cost}\n`);
     rmSync(clean.work, { recursive: true, force: true });
   }, 180_000);
 
@@ -202,6 +204,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
 
   it("recovers from kill -9 at tool-call boundaries: briefed, nothing finished runs again, the workflow completes and validates", async () => {
     const outcomes: PointOutcome[] = [];
+    const started = Date.now();
     for (const [i, point] of points().entries()) {
       const result = await runJourney({ root: ROOT, claude, killAt: point, afterKill: afterKill(i) });
       outcomes.push(judge(point, afterKill(i), result, result.eventsAtKill));
@@ -209,6 +212,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
       if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
     }
     if (ALL) console.log(table(outcomes));
+    if (ALL && process.env.DOTAGENT_RECORD_FIGURES === "1") recordMatrix(join(ROOT, "docs/figures/crash-matrix-print.json"), outcomes, clientVersion(claude), (Date.now() - started) / 60_000);
     expect(outcomes.filter((o) => !o.recovered || o.forbidden.length > 0 || o.denials > 0 || o.helperFailures.length > 0 || !o.briefed)).toEqual([]);
   }, ALL ? 3_600_000 : 180_000);
 });

@@ -3,9 +3,9 @@
 // IMPLEMENTATION wall time at max_parallel 1 and 3 (from the first task_started to
 // IMPLEMENTATION's completion in events.jsonl), and a kill -9 of claude while a batch of three
 // executors works: the resumed session re-runs only the unfinished tasks.
-import { fetchClaude } from "./harness.js";
+import { clientVersion, fetchClaude } from "./harness.js";
 import { describe, it, expect, beforeAll } from "vitest";
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { independentTasks } from "./scripted-model/policy.js";
@@ -59,6 +59,10 @@ describe.skipIf(!ENABLED)("parallel task batches in the real Claude Code (DOTAGE
       rmSync(result.work, { recursive: true, force: true });
     }
     console.log(`parallel journey: ${JSON.stringify(figures)}; speed-up ${(figures[1]!.seconds / figures[3]!.seconds).toFixed(2)}×`);
+    if (process.env.DOTAGENT_RECORD_FIGURES === "1") {
+      const record = { measured_with: `Claude Code ${clientVersion(claude)}, the scripted model`, tasks: TASKS.length, executor_ms: EXECUTOR_MS, figures };
+      writeFileSync(join(ROOT, "docs/figures/parallel.json"), `${JSON.stringify(record, null, 2)}\n`);
+    }
     expect(figures[1]!.batches).toEqual([1, 1, 1, 1, 1, 1]);
     expect(figures[3]!.batches).toEqual([3, 3]);
     expect(figures[3]!.seconds).toBeLessThan(figures[1]!.seconds);

@@ -5,7 +5,7 @@
 // inside a background batch followed by `claude -r`. `npm test` runs these three;
 // `npm run journey` (DOTAGENT_JOURNEY_ALL=1) also kills the client at more points of the batch.
 import { clientVersion, fetchClaude } from "./harness.js";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,7 +13,7 @@ import { CLEAN_SPAWNS, refused, spawns, toolCalls, toolResults, isHelper } from 
 import { independentTasks } from "./scripted-model/policy.js";
 import { runTerminalJourney, type TerminalJourneyResult } from "./scripted-model/terminal-journey.js";
 import { tmuxAvailable } from "./scripted-model/terminal.js";
-import { journeyFigures, overBudget, recordedFigures, recordFigures } from "./scripted-model/figures.js";
+import { journeyFigures, overBudget, recordedFigures, recordFigures, recordMatrix } from "./scripted-model/figures.js";
 import { fillBlock, sessionText } from "./scripted-model/session-capture.js";
 import { writeFileSync } from "node:fs";
 
@@ -95,7 +95,13 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive term
         ]
       : []),
   ];
-  it.each(batch)("kill -9 inside a background batch ($name), then `claude -r`: nothing complete runs again", async ({ at }) => {
+  // The crash matrix in the terminal (recorded with DOTAGENT_JOURNEY_ALL=1 DOTAGENT_RECORD_FIGURES=1).
+  const matrix: object[] = [];
+  const matrixStarted = Date.now();
+  afterAll(() => {
+    if (ALL && process.env.DOTAGENT_RECORD_FIGURES === "1" && matrix.length === batch.length) recordMatrix(join(ROOT, "docs/figures/crash-matrix-terminal.json"), matrix, clientVersion(claude), (Date.now() - matrixStarted) / 60_000);
+  });
+  it.each(batch)("kill -9 inside a background batch ($name), then `claude -r`: nothing complete runs again", async ({ name, at }) => {
     let completedAtKill: string[] = [];
     const result = await runTerminalJourney({
       root: ROOT,
@@ -116,6 +122,8 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive term
       const task = /^Task: (\S+)$/m.exec(String(c.input.prompt))?.[1] ?? "?";
       perTask.set(task, (perTask.get(task) ?? 0) + 1);
     }
+    const complete = result.complete && result.validateExit === 0;
+    matrix.push({ point: name, completed_at_kill: completedAtKill, executors: executors.length, forbidden: completedAtKill.filter((id) => perTask.get(id) !== 1), recovered: complete });
     for (const id of completedAtKill) expect(perTask.get(id), `${id} was complete before the kill`).toBe(1);
     // `npm run capture-session`: this run, as a person saw it, for the README and docs/.
     if (process.env.DOTAGENT_CAPTURE_SESSION === "1" && result.screens.some((s) => s.before === "claude -r")) {

@@ -70,3 +70,12 @@ export function overBudget(now: JourneyFigures, recorded: JourneyFigures): strin
   const keys = ["main_requests", "main_bytes", "sub_requests", "helper_calls", "monitor_requests"] as const;
   return keys.filter((k) => now[k] > Math.ceil(recorded[k] * 1.1)).map((k) => `${k}: ${now[k]} > ${recorded[k]} + 10%`);
 }
+
+/**
+ * Writes a crash matrix (one row per kill point) with the client version and how long it ran
+ * (DOTAGENT_RECORD_FIGURES=1 with DOTAGENT_JOURNEY_ALL=1); scripts/journey-figures.mjs prints it.
+ */
+export function recordMatrix(file: string, rows: readonly object[], client: string, minutes: number): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify({ measured_with: `Claude Code ${client}, the scripted model`, minutes: Math.round(minutes * 10) / 10, rows }, null, 2)}\n`);
+}
