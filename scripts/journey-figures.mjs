@@ -39,6 +39,18 @@ export function journeyTable() {
   ].join("\n");
 }
 
+/** The README's sentence: the turns of a clean workflow, print mode next to the terminal. */
+export function readmeLine() {
+  const before = read("journey-print-before.json").figures;
+  const print = read("journey-print.json").figures;
+  const terminal = read("journey-terminal.json").figures;
+  const ours = (f) => (f.monitor_about.helper ?? 0) + (f.monitor_about.spawn ?? 0);
+  return [
+    `A clean 3-task workflow: **${print.main_requests} main-agent model requests in print mode, ${terminal.main_requests} in the terminal** (${before.main_requests}`,
+    `before the hooks), ${print.helper_calls} helper calls by the model (${before.helper_calls} before), ${ours(terminal)} monitor checks of dotagent's calls ([figures](docs/evidence.md#model-turns-per-workflow)).`,
+  ].join("\n");
+}
+
 /** The crash matrices: print mode (every boundary of the main loop, once inside each sub-agent) and the terminal's background batch. */
 export function matrixTables() {
   const out = [];
@@ -86,12 +98,14 @@ function fill(text, name, body) {
   const close = `<!-- /${name} -->`;
   const a = text.indexOf(open);
   const b = text.indexOf(close);
-  if (a === -1 || b === -1) throw new Error(`docs/evidence.md has no ${open} block`);
+  if (a === -1 || b === -1) throw new Error(`no ${open} block to fill`);
   return `${text.slice(0, a + open.length)}\n${body}\n${text.slice(b)}`;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.argv.includes("--write")) {
+    const readme = join(root, "README.md");
+    writeFileSync(readme, fill(readFileSync(readme, "utf8"), "turns", readmeLine()));
     const file = join(root, "docs/evidence.md");
     writeFileSync(file, fill(fill(fill(fill(readFileSync(file, "utf8"), "journey-figures", journeyTable()), "crash-matrix", matrixTables()), "reading-cost", readingCostTable()), "parallel", parallelLine()));
   } else process.stdout.write(`${journeyTable()}\n\n${matrixTables()}\n\n${readingCostTable()}\n\n${parallelLine()}\n`);

@@ -67,6 +67,12 @@ describe("figures the docs quote come from scripts", () => {
     expect(block).toBe(journeyTable());
   });
 
+  it("the README's figures line is what scripts/journey-figures.mjs prints from docs/figures/", async () => {
+    const { readmeLine } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as { readmeLine: () => string };
+    const block = /<!-- turns -->\n([\s\S]*?)\n<!-- \/turns -->/.exec(README)?.[1];
+    expect(block).toBe(readmeLine());
+  });
+
   it("docs/evidence.md's crash matrices are what scripts/journey-figures.mjs prints from docs/figures/", async () => {
     const { matrixTables } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as { matrixTables: () => string };
     const block = /<!-- crash-matrix -->\n([\s\S]*?)\n<!-- \/crash-matrix -->/.exec(read("docs/evidence.md"))?.[1];
