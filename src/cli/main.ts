@@ -58,7 +58,7 @@ function mainHelp(): string {
     "  dotagent init --request 'add login'",
     "  dotagent status --dir examples/interrupted-architecture",
     "",
-    "Exit codes: 0 ok · 1 refused · 2 usage · 3 state invalid · 4 locked · 5 a person must decide",
+    "Exit codes: 0 ok · 1 refused · 2 usage · 3 state invalid · 4 locked · 5 a person must decide · 130 interrupted (run)",
   ].join("\n");
 }
 
