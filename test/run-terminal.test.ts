@@ -12,6 +12,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from
 import { join } from "node:path";
 import { CLI, REPO, removeTemps, tempProject } from "./support/cli.js";
 import { startApiStandIn, type ApiStandIn } from "./support/api-stand-in.js";
+import { screenLines } from "../scripts/terminal-screen.mjs";
 
 const hasScript = spawnSync("script", ["--version"]).status === 0;
 
@@ -51,10 +52,6 @@ interface Screen {
 const ESC = "\u001b";
 const stripAnsi = (text: string) => text.replace(new RegExp(`${ESC}\\[[0-9;?]*[A-Za-z]`, "g"), "");
 
-/** Lines as a terminal leaves them: an erased line keeps only what was written after the erase. */
-function settle(raw: string): string[] {
-  return raw.split("\n").map((line) => stripAnsi(line.split(`${ESC}[2K`).at(-1)!.split("\r").filter((p) => p !== "").at(-1) ?? ""));
-}
 
 /**
  * Runs the CLI on a terminal of 100 columns; `react` sees the screen so far after each chunk and
@@ -73,7 +70,7 @@ function onTerminal(cwd: string, args: string[], env: Record<string, string>, re
   return new Promise((done) =>
     child.on("close", (code) => {
       clearTimeout(timer);
-      done({ code, raw, scrollback: () => settle(raw) });
+      done({ code, raw, scrollback: () => screenLines(raw) });
     }),
   );
 }

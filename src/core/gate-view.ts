@@ -28,14 +28,14 @@ function section(title: string, items: unknown[], texts: (o: Json) => string, fi
   const lines = items.map((i) => itemLine(i, texts)).filter((l): l is { id: string; text: string } => l !== undefined);
   if (lines.length === 0) return [];
   const idWidth = Math.max(0, ...lines.map((l) => l.id.length));
-  const shown = lines.slice(0, MAX_ITEMS).map((l) => `    ${l.id === "" ? "-" : l.id.padEnd(idWidth)}  ${clip(l.text)}`);
+  const shown = lines.slice(0, MAX_ITEMS).map((l) => `    ${(l.id === "" ? "-" : l.id).padEnd(idWidth)}  ${clip(l.text)}`);
   const more = lines.length > MAX_ITEMS ? [`    … ${lines.length - MAX_ITEMS} more in ${file}`] : [];
   return [`  ${title}`, ...shown, ...more];
 }
 
 function storyText(o: Json): string {
   const who = str(o.as_a);
-  const parts = [who && `as ${/^(a|an|the|my|our) /i.test(who) ? who : `${/^[aeiou]/i.test(who) ? "an" : "a"} ${who}`}`, str(o.i_want) && `I want ${str(o.i_want)}`, str(o.so_that) && `so that ${str(o.so_that)}`].filter((p) => p !== "");
+  const parts = [who && `as ${/^(a|an|the|my|our) /i.test(who) ? who : `${/^[aeio]/i.test(who) ? "an" : "a"} ${who}`}`, str(o.i_want) && `I want ${str(o.i_want)}`, str(o.so_that) && `so that ${str(o.so_that)}`].filter((p) => p !== "");
   if (parts.length > 0) return parts.join(", ");
   return str(o.text) || str(o.story) || str(o.title) || str(o.description);
 }

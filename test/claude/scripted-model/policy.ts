@@ -381,6 +381,9 @@ const toolUse = (calls: Call[]): Omit<Reply, "who"> => ({
 });
 const end = (t: string): Omit<Reply, "who"> => ({ stop: "end_turn", blocks: [{ type: "text", text: t }] });
 
+/** The roundtable's line per design, as a person reads it at the pick. */
+const ONE_LINES: Record<string, string> = { minimal: "A signed cookie and one login route: the smallest change.", robust: "A session table: sessions can be revoked later; about three times the work." };
+
 function report(agent: string, prompt: string): Record<string, unknown> {
   const field = (name: string) => new RegExp(`^${name}: (.*)$`, "m").exec(prompt)?.[1] ?? "";
   const request = field("Feature request");
@@ -391,7 +394,7 @@ function report(agent: string, prompt: string): Record<string, unknown> {
     case "architect":
       return { name: field("Design name") || "default", angle: field("Angle"), summary: `${field("Design name")} login`, tasks: TASKS, tradeoffs: { pros: ["small"], cons: [] } };
     case "roundtable":
-      return { designs: DESIGNS.map((name) => ({ name, file: `memory/reports/designs/${name}.json`, covers_all_criteria: true })), unreadable: [], recommendation: "minimal", rationale: "smallest", options_for_user: DESIGNS.map((name) => ({ name, one_line: name })) };
+      return { designs: DESIGNS.map((name) => ({ name, file: `memory/reports/designs/${name}.json`, covers_all_criteria: true })), unreadable: [], recommendation: "minimal", rationale: "both meet every criterion; minimal is a third of the change", options_for_user: DESIGNS.map((name) => ({ name, one_line: ONE_LINES[name] ?? name })) };
     case "executor":
       return { task_id: field("Task"), status: "complete", summary: `Did ${field("Title")}`, files_changed: [], tests: { command: "true", passed: true }, error: null };
     case "qa":
