@@ -124,6 +124,18 @@ try {
   delete noLoginEnv.ANTHROPIC_API_KEY;
   const noLogin = await runPiped(temp("dotagent-capture-"), ["run", "add login", "--approve", "auto"], noLoginEnv);
   console.log(`no key and no login: exit ${noLogin.code} in ${(noLogin.ms / 1000).toFixed(2)} s: ${noLogin.stderr}`);
+
+  // ---- Ctrl-C while an executor works (its model answers after 5 s): how long until the prompt is back ----
+  const slow = await startScriptedModel({ logFile: join(temp("dotagent-capture-log-"), "log.jsonl"), agentsDir: join(repo, "agents"), delayMs: (who) => (who === "executor" ? 5000 : 0) });
+  let pressed = 0;
+  const stopped = await onTerminal(temp("dotagent-capture-"), ["run", "add login", "--approve", "auto"], claudeEnv(temp("dotagent-capture-home-"), { ANTHROPIC_BASE_URL: slow.url, NO_COLOR: "1" }), (raw) => {
+    if (pressed > 0 || !/task-001 .* · \d/.test(stripAnsi(raw))) return undefined;
+    pressed = performance.now();
+    return "\u0003";
+  });
+  await slow.close();
+  const said = screenLines(stopped.raw).find((l) => l.startsWith("dotagent: interrupted")) ?? "(no message)";
+  console.log(`Ctrl-C with an executor at work: exit ${stopped.code} ${((performance.now() - pressed) / 1000).toFixed(2)} s after the key: ${said}`);
 } finally {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 }

@@ -191,6 +191,7 @@ describe.skipIf(!hasScript)("dotagent run on a terminal", () => {
     });
     expect(screen.code, screen.raw).toBe(130);
     const lines = screen.scrollback();
+    expect(lines).toContain("  ! interrupted: stopping 1 agent; its session is kept for the next run (Ctrl-C again stops at once)");
     expect(lines).toContain("dotagent: interrupted; `dotagent run` continues (the session of architect.robust.s1 is kept; nothing was marked failed)");
     expect(existsSync(join(root, "memory/runs/.lock"))).toBe(false);
     const record = JSON.parse(readFileSync(join(root, "memory/runs/wf-add-login/architect.robust.s1.checkpoint.json"), "utf8")).data;
@@ -203,6 +204,25 @@ describe.skipIf(!hasScript)("dotagent run on a terminal", () => {
     const robust = calls(log).filter((c) => c.output === "memory/reports/designs/robust.json");
     expect(robust.map((c) => c.resume)).toEqual([null, record.session_id]);
   }, 120_000);
+});
+
+describe("without a terminal (built CLI)", () => {
+  it("the design pick's decision lists every design with the command that picks it, and what the run did so far", async () => {
+    const { root, cli } = project();
+    const agents = ["--agents", join(REPO, "agents")];
+    const first = await runPiped(root, [cli, "run", "add login", ...agents], {});
+    expect(first.status, first.stderr).toBe(5);
+    expect(first.stdout).toMatch(/^Approve memory\/reports\/demand\.json\?\n  yes: dotagent phase approve REQUIREMENTS\n  no:  edit memory\/reports\/demand\.json, then dotagent run\nThen run dotagent run again\.\nThis run: \d+\.\ds, 1 agent session, 1 report written:\n  memory\/reports\/demand\.json\n$/);
+    expect((await runPiped(root, [cli, "phase", "approve", "REQUIREMENTS"], {})).status).toBe(0);
+    const pick = await runPiped(root, [cli, "run", ...agents], {});
+    expect(pick.status, pick.stderr).toBe(5);
+    expect(pick.stdout.split("\n").slice(0, 4)).toEqual([
+      "Which design? Options: minimal, robust; the roundtable recommends minimal.",
+      "  dotagent run --design minimal  Signed cookie, one route, one middleware. (recommended)",
+      "  dotagent run --design robust   Session table; revocation possible later; three times the work.",
+      "Then run dotagent run again.",
+    ]);
+  }, 60_000);
 });
 
 describe("checks before anything starts (built CLI)", () => {

@@ -32,6 +32,8 @@ describe("Ctrl-C: interrupted; `dotagent run` continues", () => {
     const error = await errorOf(runWorkflow(h.options({ signal: interrupt.signal })));
     expect(error).toMatchObject({ code: "interrupted", exitCode: 130, details: { sessions_kept: ["pm.s1"] } });
     expect(error?.message).toBe("interrupted; `dotagent run` continues (the session of pm.s1 is kept; nothing was marked failed)");
+    // Said at once, before the agents are stopped.
+    expect(h.lines).toContain("  ! interrupted: stopping 1 agent; its session is kept for the next run (Ctrl-C again stops at once)");
     expect(existsSync(join(h.root, "memory/runs/.lock"))).toBe(false);
     expect(readJson(join(h.root, "memory/state/phase.json"))).toMatchObject({ current_phase: "REQUIREMENTS", phase_status: "in_progress" });
     expect(await checkpointStore(join(h.root, "memory/runs"), "wf-add-login").load("pm.s1")).toMatchObject({ session_id: "s-1", status: "running" });

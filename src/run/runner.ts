@@ -128,6 +128,8 @@ interface Run {
   memory?: RunMemoryStore;
   approve: "ask" | "auto";
   introduced: boolean;
+  /** Agent sessions at work now. */
+  working: number;
 }
 
 /**
@@ -228,7 +230,22 @@ async function drive(options: RunOptions): Promise<RunOutcome> {
     written: [],
     approve: options.approve ?? "ask",
     introduced: false,
+    working: 0,
   };
+  // Ctrl-C: said at once; stopping the agents takes the SDK about two seconds.
+  const stopping = () => {
+    if (run.working > 0) options.progress.line(`interrupted: stopping ${count(run.working, "agent")}; ${run.working === 1 ? "its session is" : "their sessions are"} kept for the next run (Ctrl-C again stops at once)`, { mark: "warning" });
+  };
+  options.signal?.addEventListener("abort", stopping, { once: true });
+  try {
+    return await loop(run);
+  } finally {
+    options.signal?.removeEventListener("abort", stopping);
+  }
+}
+
+async function loop(run: Run): Promise<RunOutcome> {
+  const { options } = run;
   let request = options.request;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     throwIfInterrupted(run);
@@ -264,12 +281,10 @@ async function introduce(run: Run, workflowId: string, facts: Facts, phase: Phas
   if (run.introduced) return;
   run.introduced = true;
   const { options } = run;
-  if (facts.startedAt) {
-    run.memory = new RunMemoryStore(options.root, workflowId, facts.startedAt);
-    const remembered = (await run.memory.read()).approve;
-    if (options.approve !== undefined && options.approve !== (remembered ?? "ask")) await run.memory.change((m) => ({ ...m, approve: options.approve! }));
-    run.approve = options.approve ?? remembered ?? "ask";
-  }
+  run.memory = new RunMemoryStore(options.root, workflowId, facts.startedAt ?? "");
+  const remembered = (await run.memory.read()).approve;
+  if (options.approve !== undefined && options.approve !== (remembered ?? "ask")) await run.memory.change((m) => ({ ...m, approve: options.approve! }));
+  run.approve = options.approve ?? remembered ?? "ask";
   const request = facts.request ? ` "${facts.request}"` : "";
   const where = created ? "started" : `continues at ${phase ?? "?"}`;
   options.progress.heading(`dotagent run: workflow ${workflowId}${request} ${where}`);
@@ -600,6 +615,7 @@ function labelOf(job: AgentJob): string {
 /** One agent session with its live line; how long it took. */
 async function session(run: Run, job: AgentJob, context: AgentRunContext, label: string): Promise<{ outcome: AgentOutcome; ms: number }> {
   const activity = run.options.progress.begin(label);
+  run.working++;
   try {
     const outcome = await runAgentJob(job, context, {
       ...(run.options.signal ? { signal: run.options.signal } : {}),
@@ -613,6 +629,8 @@ async function session(run: Run, job: AgentJob, context: AgentRunContext, label:
   } catch (error) {
     activity.end();
     throw error;
+  } finally {
+    run.working--;
   }
 }
 
@@ -707,7 +725,7 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
         if (outcome.interrupted) {
           kept.push(outcome.key);
           // Stopped by Ctrl-C: done if its report says so, else given back (no attempt counted).
-          if (readReport(options.root, output)?.status === "complete") await completeTask(run, id, output, ++done, total, ms);
+          if (readReport(options.root, output)?.status === "complete") await completeTask(run, id, output, label, ++done, total, ms);
           else {
             await releaseTask(run, id);
             released.push(id);
@@ -725,7 +743,7 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
         error = e.message;
       }
       const report = readReport(options.root, output);
-      if (report?.status === "complete") await completeTask(run, id, output, ++done, total, ms);
+      if (report?.status === "complete") await completeTask(run, id, output, label, ++done, total, ms);
       else {
         const why = typeof report?.error === "string" && report.error !== "" ? report.error : (error ?? `no valid ${output}`);
         const failed = await wf.tasks.fail(id, { error: why });
@@ -740,11 +758,10 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
   if (blocked) throw blockedFailure(blocked);
 }
 
-async function completeTask(run: Run, id: string, output: string, done: number, total: number, ms: number): Promise<void> {
+async function completeTask(run: Run, id: string, output: string, label: string, done: number, total: number, ms: number): Promise<void> {
   await run.wf.tasks.complete(id, { output });
   wrote(run, output);
-  const title = (await readFacts(run.options.root)).titles.get(id) ?? id;
-  run.options.progress.line(`${id} ${title}`.slice(0, 60), { mark: "done", elapsedMs: ms, after: taskBar(done, Math.max(total, done)) });
+  run.options.progress.line(label, { mark: "done", elapsedMs: ms, after: taskBar(done, Math.max(total, done)) });
 }
 
 /** A task this run started and stopped (Ctrl-C): pending again, no attempt counted. */
