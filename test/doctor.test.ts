@@ -3,7 +3,7 @@
 // the machine's own ~/.claude never counts.
 import { afterEach, describe, expect, it } from "vitest";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -19,8 +19,12 @@ interface Check {
   fix: string | null;
 }
 
-function doctor(project: string, home: string, args: string[] = []) {
-  const run = dotagent(project, ["doctor", "--json", ...args], { env: { HOME: home, CLAUDE_CONFIG_DIR: "" } });
+/** No credentials from the machine running the tests: a key unless a test says otherwise. */
+const NO_LOGIN = { ANTHROPIC_API_KEY: "", ANTHROPIC_AUTH_TOKEN: "", CLAUDE_CODE_OAUTH_TOKEN: "", CLAUDE_CODE_USE_BEDROCK: "", CLAUDE_CODE_USE_VERTEX: "", CLAUDE_CODE_USE_FOUNDRY: "" };
+const WITH_KEY = { ...NO_LOGIN, ANTHROPIC_API_KEY: "sk-test" };
+
+function doctor(project: string, home: string, args: string[] = [], options: { env?: Record<string, string>; script?: string } = {}) {
+  const run = dotagent(project, ["doctor", "--json", ...args], { env: { HOME: home, CLAUDE_CONFIG_DIR: "", ...WITH_KEY, ...options.env }, ...(options.script ? { script: options.script } : {}) });
   const checks = (run.json?.checks ?? []) as Check[];
   return { ...run, checks, byName: (name: string) => checks.filter((c) => c.name === name) };
 }
@@ -36,15 +40,43 @@ function installedProject(): { project: string; home: string } {
 
 const sha = (bytes: Buffer | string) => createHash("sha256").update(bytes).digest("hex");
 
+describe("dotagent doctor: what `dotagent run` needs (issue 24)", () => {
+  it("no Agent SDK beside this dotagent or in the project, no key and no login: two warnings with their fixes, exit 0", () => {
+    const { project, home } = installedProject();
+    const elsewhere = tempProject();
+    const cli = join(elsewhere, "dotagent.mjs");
+    copyFileSync(CLI, cli);
+    const run = doctor(project, home, [], { env: NO_LOGIN, script: cli });
+    expect(run.code).toBe(0);
+    expect(run.byName("sdk")[0]).toMatchObject({ status: "warn", message: expect.stringContaining("`dotagent run` needs it (the skills in Claude Code do not)"), fix: expect.stringContaining("npm install @anthropic-ai/claude-agent-sdk") });
+    expect(run.byName("login")[0]).toMatchObject({ status: "warn", message: `no ANTHROPIC_API_KEY and no Claude Code login (looked in ${join(home, ".claude/.credentials.json")}, ${join(home, ".claude.json")})`, fix: expect.stringContaining("/login") });
+  });
+
+  it("Claude Code's own login (.credentials.json under CLAUDE_CONFIG_DIR, or a /login key in .claude.json) counts; a file that is not JSON does not", () => {
+    const { project, home } = installedProject();
+    const config = join(home, "config");
+    mkdirSync(config);
+    writeFileSync(join(config, ".credentials.json"), JSON.stringify({ claudeAiOauth: { accessToken: "sk-ant-oat01-x", expiresAt: 1 } }));
+    expect(doctor(project, home, [], { env: { ...NO_LOGIN, CLAUDE_CONFIG_DIR: config } }).byName("login")[0]).toMatchObject({ status: "ok", message: expect.stringContaining(`Claude Code is logged in (${join(config, ".credentials.json")})`) });
+    writeFileSync(join(config, ".credentials.json"), "{not json");
+    writeFileSync(join(config, ".claude.json"), JSON.stringify({ primaryApiKey: "sk-ant-x" }));
+    expect(doctor(project, home, [], { env: { ...NO_LOGIN, CLAUDE_CONFIG_DIR: config } }).byName("login")[0]).toMatchObject({ status: "ok", message: expect.stringContaining(`a key from /login (${join(config, ".claude.json")})`) });
+    rmSync(join(config, ".claude.json"));
+    expect(doctor(project, home, [], { env: { ...NO_LOGIN, CLAUDE_CONFIG_DIR: config } }).byName("login")[0]).toMatchObject({ status: "warn" });
+  });
+});
+
 describe("dotagent doctor", () => {
   it("all good after install and init: exit 0, one ok line per check", () => {
     const { project, home } = installedProject();
     const run = doctor(project, home);
     expect(run.code).toBe(0);
     expect(run.json).toMatchObject({ ok: true, version: expect.any(String) });
-    expect(run.checks.map((c) => c.name)).toEqual(["node", "install", "helper", "hook", "settings", "state", "lock", "writable"]);
+    expect(run.checks.map((c) => c.name)).toEqual(["node", "install", "helper", "hook", "settings", "state", "lock", "writable", "sdk", "login"]);
     expect(run.checks.every((c) => c.status === "ok" && c.fix === null)).toBe(true);
-    const plain = dotagent(project, ["doctor"], { env: { HOME: home, CLAUDE_CONFIG_DIR: "" } });
+    expect(run.byName("sdk")[0]!.message).toMatch(/^the Claude Agent SDK 0\.3\.\d+ beside dotagent \(for `dotagent run`\)$/);
+    expect(run.byName("login")[0]!.message).toBe("ANTHROPIC_API_KEY is set; not tried: doctor calls no API; `dotagent run` asks Claude Code before it starts");
+    const plain = dotagent(project, ["doctor"], { env: { HOME: home, CLAUDE_CONFIG_DIR: "", ...WITH_KEY } });
     expect(plain.stdout.trim().split("\n")).toHaveLength(run.checks.length + 2);
     expect(plain.stdout).toContain("All good.");
   });

@@ -3,13 +3,24 @@
 // not logged in is one line before anything is written. Run as a user would:
 // the built CLI, with a stand-in Agent SDK package in the project (it spawns its "Claude Code"
 // through the SDK's spawnClaudeCodeProcess option, as the real SDK does).
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CLI, REPO, removeTemps, tempProject } from "./support/cli.js";
+import { startApiStandIn, type ApiStandIn } from "./support/api-stand-in.js";
 
 afterEach(removeTemps);
+// What `dotagent run` checks before it starts: an API address that answers.
+let api: ApiStandIn;
+beforeAll(async () => {
+  api = await startApiStandIn();
+  process.env.ANTHROPIC_BASE_URL = api.url;
+});
+afterAll(() => {
+  api.stop();
+  delete process.env.ANTHROPIC_BASE_URL;
+});
 
 const FAKE_SDK = `
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
@@ -47,10 +58,12 @@ function project(): { root: string; cli: string; log: string } {
 
 const calls = (log: string) => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { resume: string | null }) : []);
 
+/** The agent's process once its session is under way (the process and the session id both recorded). */
 function recorded(root: string): { pid: number } | undefined {
   const dir = join(root, "memory/runs/wf-add-login");
   if (!existsSync(join(dir, "pm.s1.checkpoint.json"))) return undefined;
-  return (JSON.parse(readFileSync(join(dir, "pm.s1.checkpoint.json"), "utf8")) as { data: { process?: { pid: number } } }).data.process;
+  const data = (JSON.parse(readFileSync(join(dir, "pm.s1.checkpoint.json"), "utf8")) as { data: { process?: { pid: number }; session_id?: string | null } }).data;
+  return data.session_id ? data.process : undefined;
 }
 
 function alive(pid: number): boolean {

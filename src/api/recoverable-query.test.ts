@@ -125,6 +125,17 @@ describe("recoverableQuery", () => {
     expect(result).toMatchObject({ session_id: "s-2", resumed: false, iterations: 4 });
   });
 
+  it("a resumed session the caller aborts before its init (Ctrl-C of dotagent run) keeps its session id: no fresh start", async () => {
+    const store = checkpointStore(fresh(), "run");
+    await store.save("query", { session_id: "s-1", iteration: 3, status: "running" });
+    const abortController = new AbortController();
+    abortController.abort();
+    const fake = fakeSdk([["crash"], [init("s-2"), resultMsg("s-2")]], store);
+    await expect(drain(recoverableQuery({ prompt: "p", options: { abortController }, store, sdk: fake.sdk }))).rejects.toThrow("the process died");
+    expect(fake.calls).toHaveLength(1);
+    expect(await store.load("query")).toMatchObject({ session_id: "s-1", status: "running" });
+  });
+
   it("a resumed session answered by an error result before its init (no transcript) is started afresh, once", async () => {
     const store = checkpointStore(fresh(), "run");
     await store.save("query", { session_id: "lost", iteration: 0, status: "running" });

@@ -132,9 +132,12 @@ export async function* recoverableQuery<M extends QueryMessage = QueryMessage>(p
    * A session that cannot be continued fails before its init message: it throws, or (Claude Code
    * 2.1) answers an error result "No conversation found with session ID", as when a kill -9 came
    * before its transcript reached the disk. Starting the task afresh is then what a person would
-   * do by hand; a fresh start that fails the same way (no binary, an abort) fails as it is.
+   * do by hand; a fresh start that fails the same way (no binary, an abort) fails as it is. A
+   * session the caller aborted (the SDK's abortController) keeps its session id: its end says
+   * nothing about the resume, and the next start resumes it.
    */
-  const cannotResume = () => resumed && !sawInit;
+  const callerAborted = () => (options.abortController as { signal?: { aborted?: unknown } } | undefined)?.signal?.aborted === true;
+  const cannotResume = () => resumed && !sawInit && !callerAborted();
   const startAfresh = async () => {
     await messages.return?.(undefined);
     resumed = false;

@@ -1,6 +1,9 @@
 // Questions to a person: only on a terminal (stdin and stdout), never in an agent's shell.
 import kleur from "kleur";
+import type { PromptObject } from "prompts";
 import type { Decision } from "../core/plan-resume.js";
+import { interruptedError } from "../run/interrupt.js";
+import type { Asker } from "../run/runner.js";
 import { colorWanted, isInteractive } from "./output.js";
 
 // prompts colours through kleur, which knows FORCE_COLOR and TERM=dumb but not NO_COLOR. prompts
@@ -17,23 +20,36 @@ export async function askDecision(decision: Decision, assumeYes: boolean): Promi
   return answer.ok === true;
 }
 
-/** The questions `dotagent run` asks: a yes/no and a pick from a list; `undefined` without a terminal. */
-export function terminalAsker(): { interactive: boolean; confirm(q: string, initial: boolean): Promise<boolean | undefined>; choose(q: string, choices: readonly { name: string; hint: string }[], initial: string): Promise<string | undefined> } {
+/**
+ * The questions `dotagent run` asks: a yes/no, a pick from a list, free text; `undefined` without a
+ * terminal. A question the person cancels (Ctrl-C, Esc: the terminal is in raw mode, so no SIGINT)
+ * stops the run: `interrupted`, as Ctrl-C anywhere else.
+ */
+export function terminalAsker(): Asker {
   const interactive = isInteractive();
+  const ask = async <T>(question: PromptObject): Promise<T> => {
+    const prompts = await loadPrompts();
+    let cancelled = false;
+    const answer = await prompts(question, { onCancel: () => (cancelled = true) });
+    if (cancelled) throw interruptedError();
+    return answer.value as T;
+  };
   return {
     interactive,
     async confirm(question, initial) {
       if (!interactive) return undefined;
-      const prompts = await loadPrompts();
-      const answer = await prompts({ type: "confirm", name: "ok", message: question, initial }, { onCancel: () => true });
-      return answer.ok === true;
+      return (await ask<boolean | undefined>({ type: "confirm", name: "value", message: question, initial })) === true;
     },
     async choose(question, choices, initial) {
       if (!interactive) return undefined;
       const index = Math.max(0, choices.findIndex((c) => c.name === initial));
-      const prompts = await loadPrompts();
-      const answer = await prompts({ type: "select", name: "pick", message: question, choices: choices.map((c) => ({ title: c.name, description: c.hint, value: c.name })), initial: index }, { onCancel: () => true });
-      return typeof answer.pick === "string" ? answer.pick : undefined;
+      const pick = await ask<unknown>({ type: "select", name: "value", message: question, choices: choices.map((c) => ({ title: c.title ?? c.name, description: c.hint, value: c.name })), initial: index });
+      return typeof pick === "string" ? pick : undefined;
+    },
+    async text(question) {
+      if (!interactive) return undefined;
+      const text = await ask<unknown>({ type: "text", name: "value", message: question });
+      return typeof text === "string" ? text : "";
     },
   };
 }

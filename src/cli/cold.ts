@@ -10,3 +10,4 @@ export { terminalAsker } from "./ask.js";
 export { runWorkflow } from "../run/runner.js";
 export { findAgentsDir, loadAgentFiles } from "../run/agent-files.js";
 export { createProgress } from "../run/progress.js";
+export { apiEndpoint } from "../run/login-check.js";

@@ -28,7 +28,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   log: { summary: "show the event log", load: () => import("./commands/log.js") },
   install: { summary: "install the skills, agents and hook into .claude/", load: () => import("./commands/install.js") },
   hook: { summary: "hook session-start: Claude Code's SessionStart hook", load: () => import("./commands/hook.js") },
-  doctor: { summary: "check the set-up (Node.js, install, settings, state, lock), each with its fix", load: () => import("./commands/doctor.js") },
+  doctor: { summary: "check the set-up (Node.js, install, settings, state, lock, Agent SDK, login), each with its fix", load: () => import("./commands/doctor.js") },
   schema: { summary: "print the JSON Schema of phase|execution|task-output", load: () => import("./commands/schema.js") },
 };
 
@@ -58,7 +58,7 @@ function mainHelp(): string {
     "  dotagent init --request 'add login'",
     "  dotagent status --dir examples/interrupted-architecture",
     "",
-    "Exit codes: 0 ok · 1 refused · 2 usage · 3 state invalid · 4 locked · 5 a person must decide",
+    "Exit codes: 0 ok · 1 refused · 2 usage · 3 state invalid · 4 locked · 5 a person must decide · 130 interrupted (run)",
   ].join("\n");
 }
 

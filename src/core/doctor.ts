@@ -5,7 +5,7 @@
 export type CheckStatus = "ok" | "warn" | "fail";
 
 export interface Check {
-  /** Short, stable name: node, install, helper, hook, settings, state, lock, writable. */
+  /** Short, stable name: node, install, helper, hook, settings, state, lock, writable, sdk, login. */
   readonly name: string;
   readonly status: CheckStatus;
   readonly message: string;
@@ -48,6 +48,60 @@ export function checkHelperVersion(where: string, installed: string | null, cli:
     status: "fail",
     message: `${where}: helper ${what} is ${direction} this CLI (${cli}): an upgrade is due`,
     fix: direction === "older than" ? upgradeFix : "upgrade the dotagent CLI (`npm install -g dotagent-workflow`), or run `dotagent install` with the CLI you mean to use",
+  };
+}
+
+/** The Agent SDK as found beside dotagent, in the project or the current folder (cli/agent-sdk.ts). */
+export interface SdkFacts {
+  readonly version: string | null;
+  readonly where: string;
+  /** Whether the version is one this dotagent was built for. */
+  readonly fits: boolean;
+}
+
+/** Only `dotagent run` needs the SDK: missing or another version is a warning, never a failure. */
+export function checkSdk(found: SdkFacts | undefined, range: string, install: string): Check {
+  if (found === undefined) return { name: "sdk", status: "warn", message: "the Claude Agent SDK is not installed beside dotagent or in the project: `dotagent run` needs it (the skills in Claude Code do not)", fix: install };
+  const version = found.version ?? "of unknown version";
+  if (!found.fits) return { name: "sdk", status: "warn", message: `the Claude Agent SDK ${version} ${found.where} is not one this dotagent was built for (${range}); \`dotagent run\` may fail`, fix: `${install.replace(/claude-agent-sdk/g, "claude-agent-sdk@0.3")}` };
+  return { name: "sdk", status: "ok", message: `the Claude Agent SDK ${version} ${found.where} (for \`dotagent run\`)`, fix: null };
+}
+
+/** What doctor can see of Claude Code's credentials without a network call or the macOS Keychain. */
+export interface LoginFacts {
+  /** The set variables among ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN. */
+  readonly envKeys: readonly string[];
+  /** The provider Claude Code is told to use instead of Anthropic's API (CLAUDE_CODE_USE_BEDROCK=1 → "Bedrock"), if any. */
+  readonly provider: string | null;
+  /** Claude Code's login file holding an OAuth token (`<config dir>/.credentials.json`), if any. */
+  readonly credentialsFile: string | null;
+  /** Claude Code's state file holding a key from /login (`primaryApiKey` in `.claude.json`), if any. */
+  readonly loginKeyFile: string | null;
+  /** The files looked at, for the message when there is nothing. */
+  readonly looked: readonly string[];
+  readonly platform: string;
+}
+
+const NOT_TRIED = "not tried: doctor calls no API; `dotagent run` asks Claude Code before it starts";
+
+/** A key or a login Claude Code will use; none is a warning (Claude Code asks for a login itself). */
+export function checkLogin(facts: LoginFacts): Check {
+  const found = facts.provider !== null
+    ? `Claude Code uses ${facts.provider} (its own credentials)`
+    : facts.envKeys.length > 0
+      ? `${facts.envKeys.join(", ")} ${facts.envKeys.length === 1 ? "is" : "are"} set`
+      : facts.credentialsFile !== null
+        ? `Claude Code is logged in (${facts.credentialsFile})`
+        : facts.loginKeyFile !== null
+          ? `Claude Code has a key from /login (${facts.loginKeyFile})`
+          : null;
+  if (found !== null) return { name: "login", status: "ok", message: `${found}; ${NOT_TRIED}`, fix: null };
+  const keychain = facts.platform === "darwin" ? "; on macOS a login is kept in the Keychain, which doctor does not read (`dotagent run` checks it)" : "";
+  return {
+    name: "login",
+    status: "warn",
+    message: `no ANTHROPIC_API_KEY and no Claude Code login (looked in ${facts.looked.join(", ")})${keychain}`,
+    fix: "log in (`claude`, then /login) or set ANTHROPIC_API_KEY: Claude Code and `dotagent run` need one",
   };
 }
 

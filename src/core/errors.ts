@@ -9,6 +9,8 @@ export const EXIT = {
   invalid: 3,
   locked: 4,
   decide: 5,
+  /** Stopped by Ctrl-C (`dotagent run`): 128 + SIGINT, as shells report it. */
+  interrupted: 130,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

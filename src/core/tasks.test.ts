@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addTasks, completeTask, failTask, findCycle, readyTasks, retryTask, startTask } from "./tasks.js";
+import { addTasks, completeTask, failTask, findCycle, readyTasks, releaseTask, retryTask, startTask } from "./tasks.js";
 import { NOW, execution, reports, task } from "./fixtures.test-support.js";
 
 const ok = <T extends { ok: boolean }>(r: T) => {
@@ -22,6 +22,8 @@ describe("task operations", () => {
     ["complete without output", () => completeTask(execution([task("a", { status: "running" })]), "a", reports(), NOW), "task_refused"],
     ["complete with an output for another task", () => completeTask(execution([task("a", { status: "running" })]), "a", reports({ "memory/reports/tasks/a.json": { task_id: "b", status: "complete" } }), NOW), "task_refused"],
     ["complete with a failed output", () => completeTask(execution([task("a", { status: "running" })]), "a", reports({ "memory/reports/tasks/a.json": { task_id: "a", status: "failed" } }), NOW), "task_refused"],
+    ["release a task that is not running", () => releaseTask(execution([task("a", { status: "pending" })]), "a", NOW), "task_refused"],
+    ["release a task another process owns", () => releaseTask(execution([task("a", { status: "running", owner: OWNER })]), "a", NOW, 999), "task_refused"],
     ["retry dead without more attempts", () => retryTask(execution([task("a", { status: "dead", attempts: 3 })]), "a", 0, NOW), "task_refused"],
   ])("refuses: %s", (_name, run, code) => {
     const result = run();
@@ -37,6 +39,15 @@ describe("task operations", () => {
     expect(!again.ok && again.message).toContain("owned by session s-1 (pid 4242 on host dev");
     const gone = startTask(started.state, "a", NOW, OWNER, "gone");
     expect(!gone.ok && gone.message).toContain("its owner is gone; if its executor died, run `dotagent resume`");
+  });
+
+  it("release (Ctrl-C of dotagent run): its owner gives a running task back, pending, no attempt counted", () => {
+    const started = ok(startTask(execution([task("a", { attempts: 1 })]), "a", NOW, OWNER));
+    const released = ok(releaseTask(started.state, "a", NOW, OWNER.pid));
+    expect(released.state.tasks[0]).toMatchObject({ status: "pending", attempts: 1, started_at: null, error: null });
+    expect(released.state.tasks[0]).not.toHaveProperty("owner");
+    expect(released.events).toEqual([{ type: "task_released", task_id: "a", attempts: 1 }]);
+    expect(readyTasks(released.state).map((t) => t.id)).toEqual(["a"]);
   });
 
   it("import lets tasks depend on each other in one batch", () => {

@@ -175,6 +175,27 @@ export function completeTask(state: ExecutionState, id: string, reports: ReportS
   );
 }
 
+/**
+ * Gives a running task back: pending again, no attempt counted, no error. For the process that
+ * started it and stopped it on purpose (`dotagent run` on Ctrl-C): the task was not tried and
+ * failed, its executor was stopped, and its SDK session continues on the next start. A task
+ * owned by another process is refused (its runner decides about it).
+ */
+export function releaseTask(state: ExecutionState, id: string, now: Date, ownerPid?: number): TaskResult {
+  return withTask(
+    state,
+    id,
+    (task) => {
+      if (task.status !== "running") return `task ${id} is ${task.status}, not running; there is nothing to give back`;
+      if (ownerPid !== undefined && task.owner != null && task.owner.pid !== ownerPid) return `task ${id} is owned by ${describeOwner(task.owner)}, not by pid ${ownerPid}; only its owner gives it back`;
+      const { owner: _owner, ...rest } = task;
+      return { ...rest, status: "pending", started_at: null, error: null };
+    },
+    now,
+    (task) => ({ type: "task_released", task_id: task.id, attempts: task.attempts }),
+  );
+}
+
 /** Counts a failed attempt: back to failed, or dead once attempts reach the limit. */
 export function countFailure(task: Task, state: ExecutionState, error: string | null): Task {
   const attempts = task.attempts + 1;

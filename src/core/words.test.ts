@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { count } from "./words.js";
+import { count, formatDuration } from "./words.js";
 
 it.each([
   [0, "task", undefined, "0 tasks"],
@@ -11,3 +11,15 @@ it.each([
   [3, "dead task", undefined, "3 dead tasks"],
   [2, "entry", "entries", "2 entries"],
 ] as const)("count(%i, %s)", (n, one, many, text) => expect(count(n, one, many)).toBe(text));
+
+it.each([
+  [0, "0.0s"],
+  [-5, "0.0s"],
+  [Number.NaN, "0.0s"],
+  [420, "0.4s"],
+  [9_999, "9.9s"],
+  [12_300, "12s"],
+  [59_999, "59s"],
+  [185_000, "3m 05s"],
+  [3_725_000, "1h 02m"],
+] as const)("formatDuration(%d) is %s", (ms, text) => expect(formatDuration(ms)).toBe(text));

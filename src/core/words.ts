@@ -1,6 +1,17 @@
-// Counted nouns for messages people read: "1 task", "2 tasks", never "1 task(s)".
+// Words for messages people read: counted nouns ("1 task", "2 tasks", never "1 task(s)") and durations.
 
 /** `count(1, "task")` → "1 task"; `count(3, "task")` → "3 tasks"; irregular plurals passed in. */
 export function count(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
+}
+
+/** How long something took, for people: "0.4s", "12s", "3m 05s", "1h 02m". */
+export function formatDuration(ms: number): string {
+  const safe = Number.isFinite(ms) && ms > 0 ? ms : 0;
+  if (safe < 10_000) return `${(Math.floor(safe / 100) / 10).toFixed(1)}s`;
+  const seconds = Math.floor(safe / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${String(seconds % 60).padStart(2, "0")}s`;
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, "0")}m`;
 }

@@ -3,7 +3,7 @@
 import { DotagentError, EXIT } from "../core/errors.js";
 import { formatProblem } from "../core/validate.js";
 import { reportAt } from "../core/reports.js";
-import { addTasks, completeTask, emptyExecution, failTask, maxAttemptsOf, outputOf, readyTasks, retryTask, type NewTask, type TaskResult as CoreTaskResult } from "../core/tasks.js";
+import { addTasks, completeTask, emptyExecution, failTask, maxAttemptsOf, outputOf, readyTasks, releaseTask, retryTask, type NewTask, type TaskResult as CoreTaskResult } from "../core/tasks.js";
 import { importPlan, startPlannedTask, type ImportResult as CoreImportResult } from "../core/plans.js";
 import type { ExecutionState, PlanRecord, Task } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
@@ -17,7 +17,8 @@ import { requireValid, requireWorkflow } from "./state-guard.js";
 import { nextFields, settle, type NextFields } from "./settle.js";
 
 export const TASK_ACTIONS = ["add", "import", "start", "complete", "fail", "retry", "next"] as const;
-export type TaskAction = Exclude<(typeof TASK_ACTIONS)[number], "next">;
+/** The CLI's actions, and `release`: the headless runner gives back the tasks it stopped (Ctrl-C). */
+export type TaskAction = Exclude<(typeof TASK_ACTIONS)[number], "next"> | "release";
 
 export interface TaskChange {
   readonly action: TaskAction;
@@ -28,7 +29,7 @@ export interface TaskChange {
   readonly output?: string | undefined;
   readonly error?: string | undefined;
   readonly extraAttempts?: number | undefined;
-  /** `start`: the pid that runs the task (default: this Claude Code session or this process). */
+  /** `start`: the pid that runs the task (default: this Claude Code session or this process); `release`: the pid that owns it. */
   readonly owner?: number | undefined;
   /** `import`: the plan, validated by parseTaskPlan. */
   readonly tasks?: readonly NewTask[] | undefined;
@@ -44,7 +45,7 @@ export interface TaskView {
   error?: string;
 }
 
-/** `task start|complete|fail|retry --json`. */
+/** `task start|complete|fail|retry --json` (and the runner's release). */
 export interface TaskResult extends NextFields {
   ok: true;
   task: TaskView | null;
@@ -138,6 +139,9 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
         break;
       case "fail":
         outcome = failTask(execution, id, change.error, now);
+        break;
+      case "release":
+        outcome = releaseTask(execution, id, now, change.owner);
         break;
       default:
         outcome = retryTask(execution, id, change.extraAttempts ?? 0, now);

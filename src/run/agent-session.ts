@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { AgentJob } from "../core/run-step.js";
 import { checkpointStore, type CheckpointStore } from "../api/checkpoint-store.js";
-import { recoverableQuery, type QueryMessage, type QuerySdk } from "../api/recoverable-query.js";
+import { recoverableQuery, type QueryMessage, type QuerySdk, type RecoverableResult } from "../api/recoverable-query.js";
 import type { AgentFile } from "./agent-files.js";
 
 export interface AgentRunContext {
@@ -36,6 +36,16 @@ export interface AgentOutcome {
    * no other session would do better until it is fixed or over.
    */
   readonly blocked?: { readonly kind: "account" | "service"; readonly error: string };
+  /** Set when the run was interrupted (Ctrl-C) during the session: stopped, its record kept for the next run. */
+  readonly interrupted?: true;
+}
+
+/** What the runner gives one session besides the job: a way to stop it, and eyes on it. */
+export interface SessionControls {
+  /** Aborted on Ctrl-C: the SDK stops Claude Code (stdin closed, then killed after ~2 s). */
+  readonly signal?: AbortSignal;
+  /** Every message of the session, as it arrives (the live line). */
+  readonly onMessage?: (message: QueryMessage) => void;
 }
 
 /** The SDK's assistant error codes (SDKAssistantMessageError) that mean the account cannot be used. */
@@ -74,11 +84,17 @@ async function sessionKey(store: CheckpointStore<Record<string, unknown>>, base:
   return record?.status === "complete" ? `${base}.s${newest + 1}` : `${base}.s${newest}`;
 }
 
-export async function runAgentJob(job: AgentJob, context: AgentRunContext): Promise<AgentOutcome> {
+export async function runAgentJob(job: AgentJob, context: AgentRunContext, controls: SessionControls = {}): Promise<AgentOutcome> {
   const agent = context.agents.get(job.agent);
   if (!agent) throw new DotagentError("agents_missing", `no ${job.agent}.md among the agent files; pass --agents DIR with all six`, EXIT.refused);
   const store = checkpointStore<Record<string, unknown>>(runsDir(context.root), context.workflowId);
   const key = await sessionKey(store, job.key);
+  // The SDK's own way to stop a session; recoverableQuery keeps the record running, so the next
+  // run continues this SDK session.
+  const abort = new AbortController();
+  const stop = () => abort.abort();
+  if (controls.signal?.aborted) abort.abort();
+  controls.signal?.addEventListener("abort", stop, { once: true });
   const options = {
     cwd: context.root,
     // What Claude Code gives a sub-agent: the agent file's body, and where it works.
@@ -88,23 +104,50 @@ export async function runAgentJob(job: AgentJob, context: AgentRunContext): Prom
     settingSources: [],
     ...(agent.model ? { model: agent.model } : {}),
     ...context.sdkOptions,
+    abortController: abort,
   };
   const run = recoverableQuery({ prompt: agentPrompt(job, context.request, context.phase), options, store, key, ...(context.sdk ? { sdk: context.sdk } : {}) });
   let lastWords: string | undefined;
   let authRetries = 0;
-  let step = await run.next();
-  while (!step.done) {
-    const message = step.value as { type: string; subtype?: unknown; result?: unknown; errors?: unknown; error?: unknown; error_status?: unknown; session_id?: unknown };
-    if (message.type === "result") lastWords = typeof message.result === "string" ? message.result : Array.isArray(message.errors) ? message.errors.join("; ") : undefined;
-    if (message.type === "system" && message.subtype === "api_retry" && message.error === "authentication_failed" && ++authRetries >= AUTH_RETRIES_TO_STOP) {
-      // A key the API refuses: minutes of retries would end the same way. Stop this session now
-      // (the record stays running; nothing about the agent is judged).
-      await run.return(undefined as never);
-      return { key, sessionId: typeof message.session_id === "string" ? message.session_id : null, resumed: false, said: `the API refused the credentials (HTTP ${String(message.error_status ?? "401")})`, error: `${job.agent} could not authenticate`, blocked: { kind: "account", error: "authentication_failed" } };
+  let sessionId: string | null = null;
+  const interrupted = (): AgentOutcome => ({ key, sessionId, resumed: false, said: "", interrupted: true });
+  try {
+    let step;
+    for (;;) {
+      try {
+        step = await run.next();
+      } catch (error) {
+        if (abort.signal.aborted) return interrupted();
+        throw error;
+      }
+      if (step.done) break;
+      const message = step.value as { type: string; subtype?: unknown; result?: unknown; errors?: unknown; error?: unknown; error_status?: unknown; session_id?: unknown };
+      if (typeof message.session_id === "string") sessionId = message.session_id;
+      try {
+        controls.onMessage?.(step.value);
+      } catch {
+        // the live line failing never stops an agent
+      }
+      if (abort.signal.aborted) {
+        // An SDK that does not stop by itself (a stand-in): stop reading; the record stays running.
+        await run.return(undefined as never);
+        return interrupted();
+      }
+      if (message.type === "result") lastWords = typeof message.result === "string" ? message.result : Array.isArray(message.errors) ? message.errors.join("; ") : undefined;
+      if (message.type === "system" && message.subtype === "api_retry" && message.error === "authentication_failed" && ++authRetries >= AUTH_RETRIES_TO_STOP) {
+        // A key the API refuses: minutes of retries would end the same way. Stop this session now
+        // (the record stays running; nothing about the agent is judged).
+        await run.return(undefined as never);
+        return { key, sessionId: typeof message.session_id === "string" ? message.session_id : null, resumed: false, said: `the API refused the credentials (HTTP ${String(message.error_status ?? "401")})`, error: `${job.agent} could not authenticate`, blocked: { kind: "account", error: "authentication_failed" } };
+      }
     }
-    step = await run.next();
+    return finished(job, key, step.value, lastWords);
+  } finally {
+    controls.signal?.removeEventListener("abort", stop);
   }
-  const result = step.value;
+}
+
+function finished(job: AgentJob, key: string, result: RecoverableResult, lastWords: string | undefined): AgentOutcome {
   const failed = result.is_error || (result.subtype !== undefined && result.subtype !== "success");
   const blocked = failed ? blockedBy(result.error) : undefined;
   return {

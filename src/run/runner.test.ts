@@ -15,73 +15,9 @@ import { acquireLock } from "../store/lock.js";
 import { shellQuote } from "../core/plan-resume.js";
 import { findAgentsDir, loadAgentFiles } from "./agent-files.js";
 import { runWorkflow, type Asker, type RunOptions } from "./runner.js";
-import type { Progress } from "./progress.js";
+import { createProgress, type Progress } from "./progress.js";
 
-const AGENTS = loadAgentFiles(findAgentsDir(resolve("agents"), ""));
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-type Writer = (agent: string, prompt: string, output: string) => Record<string, unknown> | null;
-
-/** The reports a well-behaved agent writes (the scripted model's, in short). */
-const good: Writer = (agent, prompt) => {
-  const field = (name: string) => new RegExp(`^${name}: (.*)$`, "m").exec(prompt)?.[1] ?? "";
-  switch (agent) {
-    case "pm":
-      return { summary: "sign in", acceptance_criteria: [{ id: "AC-1", text: "works" }] };
-    case "architect":
-      return { name: field("Design name"), tasks: [{ id: "task-001", title: "model", depends_on: [] }, { id: "task-002", title: "route", depends_on: ["task-001"] }] };
-    case "roundtable":
-      return { recommendation: "minimal", options_for_user: [{ name: "minimal", one_line: "small" }, { name: "robust", one_line: "big" }] };
-    case "executor":
-      return { task_id: field("Task"), status: "complete", summary: "done" };
-    case "qa":
-      return { passed: true, failures: [] };
-    default:
-      return { summary: "shipped", lessons: [] };
-  }
-};
-
-interface Harness {
-  root: string;
-  sessions: Array<{ agent: string; prompt: string; resumed: boolean }>;
-  lines: string[];
-  options(extra?: Partial<RunOptions>): RunOptions;
-}
-
-function harness(writer: Writer): Harness {
-  const root = mkdtempSync(join(tmpdir(), "dotagent-runner-"));
-  temps.push(root);
-  const sessions: Harness["sessions"] = [];
-  const lines: string[] = [];
-  let n = 0;
-  const sdk: QuerySdk<QueryMessage> = {
-    async *query({ prompt, options }) {
-      const system = String(options?.systemPrompt ?? "");
-      const agent = [...AGENTS.values()].find((a) => system.startsWith(a.body))?.name ?? "?";
-      const output = /^Output file: (\S+)$/m.exec(prompt)?.[1] ?? "";
-      sessions.push({ agent, prompt, resumed: options?.resume !== undefined });
-      const session_id = `s-${++n}`;
-      yield { type: "system", subtype: "init", session_id };
-      const report = writer(agent, prompt, output);
-      if (report) {
-        mkdirSync(dirname(join(root, output)), { recursive: true });
-        writeFileSync(join(root, output), JSON.stringify(report));
-      }
-      yield { type: "result", subtype: "success", session_id, result: report ? `Wrote ${output}.` : "I could not do it." };
-    },
-  };
-  const progress: Progress = { step: (l) => lines.push(l), tasks: (d, t) => lines.push(`tasks ${d}/${t}`), end: () => {} };
-  const noTerminal: Asker = { interactive: false, confirm: async () => undefined, choose: async () => undefined };
-  return {
-    root,
-    sessions,
-    lines,
-    options: (extra = {}) => ({ root, request: "add login", approve: "auto", agents: AGENTS, helper: "node dotagent.mjs", ask: noTerminal, progress, sdk, ...extra }),
-  };
-}
+import { AGENTS, good, harness, person, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
 const agentsRun = (h: Harness) => h.sessions.map((s) => s.agent);
@@ -114,7 +50,8 @@ describe("runWorkflow with a stand-in SDK", () => {
     const fix = h.sessions.find((s) => /Task: rework-1-1/.test(s.prompt))!.prompt;
     expect(fix).toMatch(/^Fixes: memory\/reports\/verification\.rework-1\.json$/m);
     expect(agentsRun(h).filter((a) => a === "qa")).toHaveLength(2);
-    expect(h.lines).toContain("verification failed (1 failure(s)): back to IMPLEMENTATION for rework");
+    expect(h.lines).toContainEqual(expect.stringMatching(/✗ qa wrote memory\/reports\/verification\.json: verification failed \(1 failure\) +\d/));
+    expect(h.lines).toContain("  · back to IMPLEMENTATION to fix what verification found");
   });
 
   test("an agent that writes nothing: asked twice, then its phase fails with its last words", async () => {
@@ -142,7 +79,7 @@ describe("runWorkflow with a stand-in SDK", () => {
     expect(first).toMatchObject({ outcome: "decision", decision: { yes: "dotagent phase approve REQUIREMENTS" } });
     expect(agentsRun(h)).toEqual(["pm"]);
     // The gate answered with --design for the pick: the run goes on to the end.
-    const approved = await runWorkflow(h.options({ approve: "ask", request: undefined, ask: { interactive: true, confirm: async () => true, choose: async () => undefined } }));
+    const approved = await runWorkflow(h.options({ approve: "ask", request: undefined, ask: person() }));
     expect(approved).toMatchObject({ outcome: "decision", decision: { yes: "dotagent run --design minimal", no: "dotagent run --design robust" } });
     expect(await runWorkflow(h.options({ approve: "ask", request: undefined, design: "robust" }))).toMatchObject({ outcome: "complete" });
     expect(readJson(join(h.root, "memory/reports/final_design.json"))).toMatchObject({ chosen: "robust", approved_by: "user", source: "memory/reports/designs/robust.json" });
@@ -154,7 +91,7 @@ describe("runWorkflow with a stand-in SDK", () => {
     const dirArg = "../my 'proj'";
     const q = shellQuote(dirArg);
     expect(await runWorkflow(h.options({ approve: "ask", dirArg }))).toMatchObject({ outcome: "decision", decision: { yes: `dotagent phase --dir ${q} approve REQUIREMENTS`, no: `edit memory/reports/demand.json, then dotagent run --dir ${q}` } });
-    const pick = await runWorkflow(h.options({ approve: "ask", request: undefined, dirArg, ask: { interactive: true, confirm: async () => true, choose: async () => undefined } }));
+    const pick = await runWorkflow(h.options({ approve: "ask", request: undefined, dirArg, ask: person() }));
     expect(pick).toMatchObject({ decision: { yes: `dotagent run --dir ${q} --design minimal`, no: `dotagent run --dir ${q} --design robust` } });
     const changed = await runWorkflow(h.options({ request: "add logout", dirArg }));
     expect(changed).toMatchObject({ outcome: "decision", decision: { yes: `dotagent init --dir ${q} --request 'add logout' --yes`, no: `dotagent resume --dir ${q}` } });
@@ -242,7 +179,7 @@ describe("issue 21, case 9: an authentication failure is not an agent failure", 
     let out = false;
     const base = h.options().sdk!;
     const flaky: QuerySdk<QueryMessage> = { query: (p) => (out && /^Task: /m.test(p.prompt) ? loggedOut(h).query(p) : base.query(p)) };
-    const stop = await runWorkflow(h.options({ sdk: flaky, approve: "ask", ask: { interactive: true, confirm: async () => { out = true; return true; }, choose: async () => "minimal" } })).catch((e: unknown) => e);
+    const stop = await runWorkflow(h.options({ sdk: flaky, approve: "ask", ask: person("minimal", () => (out = true)) })).catch((e: unknown) => e);
     expect(stop).toMatchObject({ code: "auth_failed" });
     const tasks = readJson(join(h.root, "memory/state/execution.json")).tasks as Array<{ status: string; attempts: number; error?: string | null }>;
     expect(tasks.map((t) => t.status)).not.toContain("failed");

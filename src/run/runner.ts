@@ -4,13 +4,18 @@
 // or answered by --approve auto, plans recorded whole, task batches in parallel) and records it
 // with the same operations the CLI uses. Everything it knows is on disk after every step, so a
 // runner killed anywhere is continued by running it again: finished steps are never redone, and
-// an agent cut off mid-session continues its own SDK session (agent-session.ts).
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+// an agent cut off mid-session continues its own SDK session (agent-session.ts). Ctrl-C (the
+// `signal`) stops the agents at work, keeps their sessions, gives back the tasks it started and
+// ends with `interrupted` (interrupt.ts); nothing is marked failed.
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { Decision } from "../core/plan-resume.js";
 import { reworkCopyPath, REPORT, type Phase } from "../core/phases.js";
 import { nextRunStep, tasksToPlan, type AgentJob, type RunStep } from "../core/run-step.js";
+import { revisionJobs, withFeedback, type FeedbackGate } from "../core/revision.js";
+import { designsView, requirementsView, type DesignOption } from "../core/gate-view.js";
+import { count } from "../core/words.js";
 import { isReworkOpen } from "../core/transitions.js";
 import { writeJsonDurable } from "../store/atomic-write.js";
 import { readProjectText } from "../store/read-file.js";
@@ -18,27 +23,46 @@ import { loadSnapshot } from "../store/session.js";
 import { projectPaths } from "../store/project.js";
 import { assertStatePaths } from "../store/state-paths.js";
 import { workflowAt, type Workflow } from "../api/workflow.js";
-import { decisionWithDir } from "../ops/decision-dir.js";
+import { addDirToCommands, decisionWithDir } from "../ops/decision-dir.js";
+import { changeTask } from "../ops/task-change.js";
+import type { OpContext } from "../ops/op-context.js";
 import { acquireLock, readLock } from "../store/lock.js";
 import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
 import { runAgentJob, runsDir, type AgentOutcome, type AgentRunContext } from "./agent-session.js";
+import { describeActivity } from "./activity.js";
 import { findLiveAgents, type LiveAgent } from "./live-agents.js";
-import { checkLogin } from "./login-check.js";
+import { checkLogin, checkReachable } from "./login-check.js";
+import { interruptedError } from "./interrupt.js";
+import { RunMemoryStore, type PendingFeedback } from "./run-memory.js";
 import type { AgentFile } from "./agent-files.js";
-import type { Progress } from "./progress.js";
+import { taskBar, type Progress } from "./progress.js";
 
-/** Questions for a person; `undefined` when nobody can be asked (no terminal). */
+export interface Choice {
+  /** The answer's value. */
+  readonly name: string;
+  /** What the person sees (default: the name). */
+  readonly title?: string;
+  readonly hint: string;
+}
+
+/**
+ * Questions for a person. Without a terminal every answer is `undefined` (the run stops with a
+ * decision). A person who cancels a question (Ctrl-C, Esc) makes it throw `interrupted`.
+ */
 export interface Asker {
   /** Whether a person can be asked at all (a terminal); without one every question is a decision. */
   readonly interactive: boolean;
   confirm(question: string, initial: boolean): Promise<boolean | undefined>;
-  choose(question: string, choices: readonly { name: string; hint: string }[], initial: string): Promise<string | undefined>;
+  choose(question: string, choices: readonly Choice[], initial: string): Promise<string | undefined>;
+  /** Free text ("" when the person typed nothing). */
+  text(question: string): Promise<string | undefined>;
 }
 
 export interface RunOptions {
   readonly root: string;
   readonly request?: string | undefined;
-  readonly approve: "ask" | "auto";
+  /** --approve as given; absent: what this workflow's runs remembered (run-memory.ts), else ask. */
+  readonly approve?: "ask" | "auto" | undefined;
   readonly design?: string | undefined;
   readonly maxParallel?: number | undefined;
   readonly agents: ReadonlyMap<string, AgentFile>;
@@ -50,28 +74,62 @@ export interface RunOptions {
   readonly sdk?: QuerySdk<QueryMessage>;
   readonly sdkOptions?: Record<string, unknown>;
   readonly now?: () => Date;
+  /** Milliseconds from a fixed point, for elapsed times (default performance.now()). */
+  readonly clock?: () => number;
   /** The --dir the run was given, repeated in every decision's commands. */
   readonly dirArg?: string | undefined;
+  /** Aborted by Ctrl-C: the run stops what it does and throws `interrupted`. */
+  readonly signal?: AbortSignal;
+  /** The API address Claude Code will call, asked once before anything starts (login-check.ts); absent: not asked. */
+  readonly apiUrl?: string | null | undefined;
+}
+
+/** One of the designs a person can pick, with the command that picks it. */
+export interface DesignChoice {
+  design: string;
+  one_line: string;
+  recommended: boolean;
+  command: string;
+}
+
+interface Summary {
+  /** Wall time of this run. */
+  elapsed_ms: number;
+  /** The reports written during this run, in order (agents' and the runner's own). */
+  reports: string[];
 }
 
 export type RunOutcome =
-  | { outcome: "complete"; workflow_id: string; steps: number; agents: number }
-  | { outcome: "decision"; workflow_id: string | null; steps: number; agents: number; decision: Decision }
-  | { outcome: "waiting"; workflow_id: string; steps: number; agents: number; in_flight: readonly string[] };
+  | ({ outcome: "complete"; workflow_id: string; steps: number; agents: number } & Summary)
+  | ({ outcome: "decision"; workflow_id: string | null; steps: number; agents: number; decision: Decision; choices?: DesignChoice[] } & Summary)
+  | ({ outcome: "waiting"; workflow_id: string; steps: number; agents: number; in_flight: readonly string[] } & Summary);
 
 /** Rounds without a finished workflow before the runner gives up: far more than any real workflow takes. */
 const MAX_ROUNDS = 1000;
 /** An agent whose report is still missing after this many sessions in one run fails its phase. */
 const MAX_AGENT_SESSIONS = 2;
+/** The pick's answers besides a design (not ids: a design name never has a space). */
+const CHANGE = " change";
+const STOP = " stop";
 
 interface Run {
   readonly options: RunOptions;
   readonly wf: Workflow;
+  readonly clock: () => number;
+  readonly started: number;
   steps: number;
   agents: number;
   readonly sessions: Map<string, number>;
   /** Each job's last reply, for the message when it fails. */
   readonly said: Map<string, string>;
+  /** Reports written in this run, in order. */
+  readonly written: string[];
+  /** Set once the workflow is known: its remembered settings, the gates' mode. */
+  memory?: RunMemoryStore;
+  approve: "ask" | "auto";
+  introduced: boolean;
+  /** Agent sessions at work now. */
+  working: number;
 }
 
 /**
@@ -83,11 +141,8 @@ export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
   const paths = projectPaths(options.root);
   assertStatePaths(paths); // nothing is created under a --dir that is not the project's folder
   if (!existsSync(paths.stateDir) && !options.request) throw new DotagentError("usage", 'no workflow here to continue; give the feature request: dotagent run "add login"', EXIT.usage);
-  // Before anything is created: a Claude Code that cannot log in would fail every agent.
-  if (options.sdk) {
-    const why = await checkLogin(options.sdk, { cwd: options.root, settingSources: [], permissionMode: "dontAsk", ...options.sdkOptions });
-    if (why !== null) throw new DotagentError("auth_failed", `Claude Code is not logged in: ${why}; log in, then run dotagent run again (nothing was started)`, EXIT.refused);
-  }
+  await checkBeforeStart(options);
+  if (options.signal?.aborted) throw interruptedError();
   const dir = runsDir(options.root);
   mkdirSync(dir, { recursive: true });
   let lock;
@@ -99,14 +154,37 @@ export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
     const who = holder && holder !== "unreadable" ? `pid ${holder.pid} on ${holder.hostname}` : "another process";
     throw new DotagentError("run_locked", `another dotagent run (${who}) drives this workflow (memory/runs/.lock); wait for it, or stop it and run again`, EXIT.locked);
   }
-  for (const warning of lock.warnings) options.progress.step(`warning: ${warning}`);
+  for (const warning of lock.warnings) options.progress.line(warning, { mark: "warning" });
   try {
     // Before anything starts: an agent a killed run left running still works on its job.
     const live = findLiveAgents(dir);
     if (live.length > 0) throw agentsRunning(live);
     return await drive(options);
   } finally {
+    options.progress.end();
     lock.release();
+  }
+}
+
+/**
+ * Before anything is created: a Claude Code that cannot log in, or an API nobody answers, would
+ * fail every agent (after minutes of retries). Both asked at once (the login first in the
+ * answer); each is one line, exit 1.
+ */
+async function checkBeforeStart(options: RunOptions): Promise<void> {
+  const probe = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, probe.signal]) : probe.signal;
+  const reach = typeof options.apiUrl === "string" ? checkReachable(options.apiUrl, 5_000, signal) : Promise.resolve(null);
+  const login = options.sdk ? await checkLogin(options.sdk, { cwd: options.root, settingSources: [], permissionMode: "dontAsk", ...options.sdkOptions }) : null;
+  if (login !== null) {
+    probe.abort(); // no need to wait for the API: nothing could use it
+    throw new DotagentError("auth_failed", `Claude Code is not logged in: ${login}; log in, then run dotagent run again (nothing was started)`, EXIT.refused);
+  }
+  const why = await reach;
+  if (options.signal?.aborted) throw interruptedError();
+  if (why !== null) {
+    const where = process.env.ANTHROPIC_BASE_URL ? "ANTHROPIC_BASE_URL and the network" : "the network";
+    throw new DotagentError("api_unreachable", `the Claude API at ${options.apiUrl} does not answer (${why}); check ${where}, then run dotagent run again (nothing was started)`, EXIT.refused, { url: options.apiUrl, why });
   }
 }
 
@@ -133,23 +211,92 @@ function blockedFailure(outcome: AgentOutcome): DotagentError {
   return new DotagentError("auth_failed", `${what}${quoted}; fix that (\`claude\` then /login, or ANTHROPIC_API_KEY), then run dotagent run again; nothing was marked failed`, EXIT.refused, { error });
 }
 
+function throwIfInterrupted(run: Run, kept: readonly string[] = []): void {
+  if (run.options.signal?.aborted) throw interruptedError(kept);
+}
+
 async function drive(options: RunOptions): Promise<RunOutcome> {
   const now = options.now ?? (() => new Date());
-  const run: Run = { options, wf: workflowAt(options.root, { now, onWarning: (m) => options.progress.step(`warning: ${m}`) }, options.dirArg), steps: 0, agents: 0, sessions: new Map(), said: new Map() };
+  const clock = options.clock ?? (() => performance.now());
+  const run: Run = {
+    options,
+    wf: workflowAt(options.root, { now, onWarning: (m) => options.progress.line(m, { mark: "warning" }) }, options.dirArg),
+    clock,
+    started: clock(),
+    steps: 0,
+    agents: 0,
+    sessions: new Map(),
+    said: new Map(),
+    written: [],
+    approve: options.approve ?? "ask",
+    introduced: false,
+    working: 0,
+  };
+  // Ctrl-C: said at once; stopping the agents takes the SDK about two seconds.
+  const stopping = () => {
+    if (run.working > 0) options.progress.line(`interrupted: stopping ${count(run.working, "agent")}; ${run.working === 1 ? "its session is" : "their sessions are"} kept for the next run (Ctrl-C again stops at once)`, { mark: "warning" });
+  };
+  options.signal?.addEventListener("abort", stopping, { once: true });
+  try {
+    return await loop(run);
+  } finally {
+    options.signal?.removeEventListener("abort", stopping);
+  }
+}
+
+async function loop(run: Run): Promise<RunOutcome> {
+  const { options } = run;
   let request = options.request;
   for (let round = 0; round < MAX_ROUNDS; round++) {
+    throwIfInterrupted(run);
     const plan = await run.wf.resume({ ...(request !== undefined ? { request } : {}), ...(options.maxParallel !== undefined ? { maxParallel: options.maxParallel } : {}), ...(options.ask.interactive ? { decide: (d: Decision) => askDecision(options, d) } : {}) });
     request = undefined; // checked once; the workflow holds it from here on
-    if (plan.decision) return { outcome: "decision", workflow_id: plan.workflow_id, steps: run.steps, agents: run.agents, decision: plan.decision };
-    for (const repair of plan.repairs ?? []) options.progress.step(`repaired: ${repair.message}`);
+    if (plan.decision) return { outcome: "decision", workflow_id: plan.workflow_id, steps: run.steps, agents: run.agents, decision: plan.decision, ...summary(run) };
     const facts = await readFacts(options.root);
+    if (plan.workflow_id) await introduce(run, plan.workflow_id, facts, plan.phase, false);
+    // What resume did on the way (a cut-off task queued again, a phase found done): said as it happened.
+    for (const repair of plan.repairs ?? []) options.progress.line(repair.message);
     const step = nextRunStep(plan, { reworkRound: facts.reworkRound });
-    const workflowId = plan.workflow_id ?? "";
-    const outcome = await carryOut(run, step, { workflowId, phase: plan.phase, request: facts.request ?? options.request ?? "", approved: facts.approved });
+    if (plan.phase && step.kind !== "complete" && step.kind !== "init") options.progress.phase(plan.phase);
+    const outcome = await carryOut(run, step, { workflowId: plan.workflow_id ?? "", phase: plan.phase, request: facts.request ?? options.request ?? "", approved: facts.approved });
     if (outcome !== undefined) return outcome;
     run.steps++;
   }
   throw new DotagentError("run_stuck", `the workflow did not finish in ${MAX_ROUNDS} steps; run \`dotagent resume\` to see where it stands`, EXIT.refused);
+}
+
+function summary(run: Run): Summary {
+  return { elapsed_ms: Math.round(run.clock() - run.started), reports: [...run.written] };
+}
+
+function wrote(run: Run, path: string): void {
+  if (!run.written.includes(path)) run.written.push(path);
+}
+
+/**
+ * The run's first line, once the workflow is known, and the gates' mode: --approve as given
+ * (remembered for the workflow when it changes), else what an earlier run of it was given.
+ */
+async function introduce(run: Run, workflowId: string, facts: Facts, phase: Phase | null, created: boolean): Promise<void> {
+  if (run.introduced) return;
+  run.introduced = true;
+  const { options } = run;
+  run.memory = new RunMemoryStore(options.root, workflowId, facts.startedAt ?? "");
+  const remembered = (await run.memory.read()).approve;
+  if (options.approve !== undefined && options.approve !== (remembered ?? "ask")) await run.memory.change((m) => ({ ...m, approve: options.approve! }));
+  run.approve = options.approve ?? remembered ?? "ask";
+  const request = facts.request ? ` "${facts.request}"` : "";
+  const where = created ? "started" : `continues at ${phase ?? "?"}`;
+  options.progress.heading(`dotagent run: workflow ${workflowId}${request} ${where}`);
+  const gates =
+    run.approve === "auto"
+      ? options.approve === "auto"
+        ? "gates approved automatically (--approve auto, remembered for this workflow; `dotagent run --approve ask` asks again)"
+        : "gates approved automatically: --approve auto is remembered for this workflow (`dotagent run --approve ask` asks again)"
+      : options.ask.interactive
+        ? "gates asked here: approve, or say what to change"
+        : "no terminal: the run stops at each gate with the decision (exit 5)";
+  options.progress.line(gates);
 }
 
 interface StepContext {
@@ -161,54 +308,52 @@ interface StepContext {
 
 async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOutcome | undefined> {
   const { wf, options } = run;
-  const say = options.progress.step;
+  const say = options.progress.line;
   switch (step.kind) {
     case "init": {
       if (!options.request) throw new DotagentError("usage", 'no workflow here to continue; give the feature request: dotagent run "add login"', EXIT.usage);
       const started = await wf.init(options.request);
       if (!started.created) return decisionOutcome(run, at, started.decision);
-      say(`started workflow ${started.workflow_id}`);
       await wf.phase.start("REQUIREMENTS");
+      await introduce(run, started.workflow_id, await readFacts(options.root), "REQUIREMENTS", true);
       return undefined;
     }
     case "complete":
-      say(`workflow ${at.workflowId} is complete; reflection in ${REPORT.reflectionJson}`);
-      return { outcome: "complete", workflow_id: at.workflowId, steps: run.steps, agents: run.agents };
-    case "agents":
-      await runAgents(run, step, at);
-      return undefined;
-    case "gate": {
-      if (!at.approved.includes(step.phase)) {
-        const yes = await gate(options, `Approve ${step.phase === "REQUIREMENTS" ? "the requirements" : "the design"} in ${step.output}?${summaryOf(options.root, step.output)}`);
-        if (yes === undefined) return decisionOutcome(run, at, { question: `Approve ${step.output}?`, default: false, yes: `dotagent phase approve ${step.phase}`, no: `edit ${step.output}, then dotagent run` });
-        if (!yes) throw new DotagentError("not_approved", `${step.phase} was not approved; edit ${step.output} (or delete it to have it written again), then run dotagent run`, EXIT.refused);
-        await wf.phase.approve(step.phase);
-      }
-      await wf.phase.complete(step.phase, { output: step.output });
-      say(`${step.phase} approved and complete`);
+      return { outcome: "complete", workflow_id: at.workflowId, steps: run.steps, agents: run.agents, ...summary(run) };
+    case "agents": {
+      const pending = await pendingFeedback(run);
+      // The roundtable after the architects revised for the person's feedback is told why.
+      const jobs = step.agent === "roundtable" && pending?.gate === "ARCHITECTURE" && pending.stage === "roundtable" ? step.jobs.map((j) => withFeedback(j, pending.text)) : step.jobs;
+      await runAgents(run, { ...step, jobs }, at);
       return undefined;
     }
+    case "gate":
+      return gateStep(run, step, at);
     case "choose_design":
       return chooseDesign(run, at);
     case "plan_tasks": {
       const source = step.round > 0 ? reworkCopyPath(step.round) : REPORT.finalDesign;
       const tasks = tasksToPlan(step.round, readReport(options.root, source) ?? {}, at.request);
       writeJsonDurable(join(options.root, step.file), { tasks });
+      wrote(run, step.file);
       const imported = await wf.tasks.import({ tasks });
-      say(`planned ${tasks.length} task(s)${step.round > 0 ? ` for rework round ${step.round}` : ""} in ${step.file}${imported.added.length < tasks.length ? ` (${tasks.length - imported.added.length} already there)` : ""}`);
+      const already = tasks.length - imported.added.length;
+      say(`planned ${count(tasks.length, "task")}${step.round > 0 ? ` for rework round ${step.round}` : ""} in ${step.file}${already > 0 ? ` (${already} already there)` : ""}`, { mark: "done" });
       return undefined;
     }
     case "run_tasks":
       await runTasks(run, step.tasks, at);
       return undefined;
     case "wait":
-      say(`tasks ${step.inFlight.join(", ")} are running in another session; run dotagent run again when it ends`);
-      return { outcome: "waiting", workflow_id: at.workflowId, steps: run.steps, agents: run.agents, in_flight: step.inFlight };
+      say(`${step.inFlight.length === 1 ? "task" : "tasks"} ${step.inFlight.join(", ")} ${step.inFlight.length === 1 ? "is" : "are"} running in another session; run dotagent run again when ${step.inFlight.length === 1 ? "it ends" : "they end"}`, { mark: "warning" });
+      return { outcome: "waiting", workflow_id: at.workflowId, steps: run.steps, agents: run.agents, in_flight: step.inFlight, ...summary(run) };
     case "dead_tasks": {
       const retry = step.tasks.map((id) => `dotagent task retry ${id} --extra-attempts 2`).join(" && ");
-      const yes = options.approve === "ask" ? await options.ask.confirm(`Tasks ${step.tasks.join(", ")} failed too often. Give each 2 more attempts?`, false) : undefined;
-      if (yes === undefined) return decisionOutcome(run, at, { question: `Tasks ${step.tasks.join(", ")} failed too often: retry them?`, default: false, yes: retry, no: "stop here; the state stays for later" });
-      if (!yes) throw new DotagentError("tasks_dead", `tasks ${step.tasks.join(", ")} failed too often and were not retried; \`${retry}\` when you want them again`, EXIT.refused);
+      const which = `${step.tasks.length === 1 ? "Task" : "Tasks"} ${step.tasks.join(", ")}`;
+      options.progress.end();
+      const yes = run.approve === "ask" ? await options.ask.confirm(`${which} failed too often. Give ${step.tasks.length === 1 ? "it" : "each"} 2 more attempts?`, false) : undefined;
+      if (yes === undefined) return decisionOutcome(run, at, { question: `${which} failed too often: retry ${step.tasks.length === 1 ? "it" : "them"}?`, default: false, yes: retry, no: "stop here; the state stays for later" });
+      if (!yes) throw new DotagentError("tasks_dead", `${which.toLowerCase()} failed too often and ${step.tasks.length === 1 ? "was" : "were"} not retried; \`${retry}\` when you want ${step.tasks.length === 1 ? "it" : "them"} again`, EXIT.refused);
       for (const id of step.tasks) await wf.tasks.retry(id, { extraAttempts: 2 });
       return undefined;
     }
@@ -217,72 +362,168 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
   }
 }
 
-function decisionOutcome(run: Run, at: StepContext, decision: Decision): RunOutcome {
-  run.options.progress.step(`a person must decide: ${decision.question}`);
-  return { outcome: "decision", workflow_id: at.workflowId, steps: run.steps, agents: run.agents, decision: decisionWithDir(decision, run.options.dirArg) };
-}
-
-/** A gate: yes with --approve auto, asked on a terminal, `undefined` (a decision) without one. */
-async function gate(options: RunOptions, question: string): Promise<boolean | undefined> {
-  if (options.approve === "auto") return true;
-  return options.ask.confirm(question, true);
+function decisionOutcome(run: Run, at: StepContext, decision: Decision, choices?: DesignChoice[]): RunOutcome {
+  run.options.progress.line(`a person must decide: ${decision.question}`, { mark: "warning" });
+  return { outcome: "decision", workflow_id: at.workflowId, steps: run.steps, agents: run.agents, decision: decisionWithDir(decision, run.options.dirArg), ...(choices ? { choices } : {}), ...summary(run) };
 }
 
 /** Decisions from resume (stale, corrupt, request changed) archive state: asked, never auto. */
 async function askDecision(options: RunOptions, decision: Decision): Promise<boolean> {
+  options.progress.end();
   return (await options.ask.confirm(decision.question, decision.default)) === true;
 }
 
-async function runAgents(run: Run, step: Extract<RunStep, { kind: "agents" }>, at: StepContext): Promise<void> {
-  const { wf, options } = run;
-  await wf.phase.start(step.phase, step.designs ? { designs: [...step.designs] } : {});
-  for (const job of step.jobs) {
-    const count = (run.sessions.get(job.key) ?? 0) + 1;
-    run.sessions.set(job.key, count);
-    if (count > MAX_AGENT_SESSIONS) {
-      const said = run.said.get(job.key)?.replace(/\s+/g, " ").slice(0, 200);
-      const error = `${job.agent} did not write a valid ${job.output} in ${MAX_AGENT_SESSIONS} sessions${said ? ` (it said: "${said}")` : ""}`;
-      await wf.phase.fail(step.phase, { error });
-      throw new DotagentError("agent_failed", `${error}; the phase is marked failed: look at the agent's output, then run dotagent run again`, EXIT.refused);
-    }
+// ---- Gates: the substance shown, approved, or feedback sent back ----
+
+async function pendingFeedback(run: Run): Promise<PendingFeedback | null> {
+  return run.memory ? (await run.memory.read()).pending : null;
+}
+
+type GateAnswer = { kind: "approve"; note?: string } | { kind: "stop" } | { kind: "change"; text: string } | undefined;
+
+/**
+ * Asks at a gate: approve, change something (free text, sent back to the agents), or stop.
+ * `undefined` without a terminal. An empty answer to "what should change" asks again.
+ */
+async function askGate(run: Run, question: string, choices: readonly Choice[], initial: string, changeQuestion: string | null): Promise<string | { change: string } | undefined> {
+  const { ask } = run.options;
+  for (;;) {
+    run.options.progress.end();
+    const picked = await ask.choose(question, choices, initial);
+    if (picked !== CHANGE || changeQuestion === null) return picked;
+    const text = (await ask.text(changeQuestion))?.trim();
+    if (text === undefined) return undefined;
+    if (text !== "") return { change: text };
   }
-  options.progress.step(`${step.phase}: ${step.jobs.map((j) => `${j.agent} → ${j.output}`).join(", ")}`);
-  const context = agentContext(run, at, step.phase);
-  const limit = Math.max(1, options.maxParallel ?? 3);
+}
+
+async function gateStep(run: Run, step: Extract<RunStep, { kind: "gate" }>, at: StepContext): Promise<RunOutcome | undefined> {
+  const { wf, options } = run;
+  const what = step.phase === "REQUIREMENTS" ? "the requirements" : "the design";
+  let how = "";
+  if (!at.approved.includes(step.phase)) {
+    const pending = await pendingFeedback(run);
+    if (pending?.gate === "REQUIREMENTS" && step.phase === "REQUIREMENTS") {
+      await revise(run, pending, at);
+      return undefined;
+    }
+    const answer = await gateAnswer(run, step, what);
+    if (answer === undefined) return decisionOutcome(run, at, { question: `Approve ${step.output}?`, default: false, yes: `dotagent phase approve ${step.phase}`, no: `edit ${step.output}, then dotagent run` });
+    if (answer.kind === "stop") throw new DotagentError("not_approved", `${step.phase} was not approved; edit ${step.output} (or delete it to have it written again), then run dotagent run`, EXIT.refused);
+    if (answer.kind === "change") {
+      const feedback = await recordFeedback(run, "REQUIREMENTS", answer.text);
+      await revise(run, feedback, at);
+      return undefined;
+    }
+    await wf.phase.approve(step.phase);
+    how = answer.note ?? "";
+  }
+  await wf.phase.complete(step.phase, { output: step.output });
+  options.progress.line(`${what} approved${how}`, { mark: "done" });
+  return undefined;
+}
+
+async function gateAnswer(run: Run, step: Extract<RunStep, { kind: "gate" }>, what: string): Promise<GateAnswer> {
+  const { options } = run;
+  const report = readReport(options.root, step.output) ?? {};
+  if (run.approve === "auto") {
+    const summaryText = typeof report.summary === "string" ? `: ${report.summary.replace(/\s+/g, " ").slice(0, 200)}` : "";
+    return { kind: "approve", note: ` (--approve auto)${summaryText}` };
+  }
+  if (!options.ask.interactive) return undefined;
+  const lines = step.phase === "REQUIREMENTS" ? requirementsView(report, step.output) : designSummary(report);
+  options.progress.show(["", `  ${what[0]!.toUpperCase()}${what.slice(1)} (${step.output}):`, ...lines, ""]);
+  const feedback = step.phase === "REQUIREMENTS";
+  const choices: Choice[] = [
+    { name: "approve", title: "Approve", hint: `go on to ${step.phase === "REQUIREMENTS" ? "the designs" : "the tasks"}` },
+    ...(feedback ? [{ name: CHANGE, title: "Change something", hint: "say what; the pm revises demand.json, then you are asked again" }] : []),
+    { name: STOP, title: "Stop here", hint: `edit ${step.output} yourself, then dotagent run` },
+  ];
+  const picked = await askGate(run, `Approve ${what}?`, choices, "approve", feedback ? "What should the pm change?" : null);
+  if (picked === undefined) return undefined;
+  if (typeof picked === "object") return { kind: "change", text: picked.change };
+  return picked === "approve" ? { kind: "approve" } : { kind: "stop" };
+}
+
+/** final_design.json in a few lines, for the rare approve_design gate (written outside dotagent run). */
+function designSummary(report: Record<string, unknown>): string[] {
+  const design = report.design && typeof report.design === "object" ? (report.design as Record<string, unknown>) : {};
+  const summaryText = typeof design.summary === "string" ? design.summary : typeof report.summary === "string" ? report.summary : "";
+  const tasks = Array.isArray(report.tasks) ? report.tasks.length : 0;
+  return [`  ${typeof report.chosen === "string" ? report.chosen : "?"}${summaryText ? `: ${summaryText.replace(/\s+/g, " ").slice(0, 300)}` : ""}`, `  ${count(tasks, "task")} planned`];
+}
+
+/** Feedback given at a gate: remembered (a kill loses nothing), the revision pending. */
+async function recordFeedback(run: Run, gate: FeedbackGate, text: string): Promise<PendingFeedback> {
+  const at = (run.options.now ?? (() => new Date()))().toISOString();
+  const memory = run.memory!;
+  const next = await memory.change((m) => {
+    const round = m.feedback.filter((f) => f.gate === gate).length + 1;
+    return { ...m, feedback: [...m.feedback, { gate, text, at }], pending: { gate, round, text, stage: "revise", revised: [] } };
+  });
+  return next.pending!;
+}
+
+/**
+ * The sessions that act on feedback: the pm revises demand.json, or every architect its design
+ * (then roundtable.json goes, so the roundtable compares the revised designs, told of the feedback).
+ * Each finished session is remembered; a kill or Ctrl-C continues with the rest.
+ */
+async function revise(run: Run, pending: PendingFeedback, at: StepContext): Promise<void> {
+  const { options } = run;
+  const memory = run.memory!;
+  const designs = pending.gate === "ARCHITECTURE" ? listDesignFiles(options.root) : [];
+  const jobs = revisionJobs(pending.gate, pending.round, pending.text, designs).filter((j) => !pending.revised.includes(j.key));
+  const before = new Map(jobs.map((j) => [j.output, readText(options.root, j.output)]));
+  const context = agentContext(run, at, pending.gate);
+  const kept: string[] = [];
   let blocked: AgentOutcome | undefined;
-  await inBatches(step.jobs, limit, async (job) => {
-    if (blocked) return; // the account or the API is out: no more sessions
-    const outcome = await runAgentJob(job, context);
-    run.agents++;
+  await inBatches(jobs, Math.max(1, options.maxParallel ?? 3), run, async (job) => {
+    if (blocked) return;
+    const { outcome, ms } = await session(run, job, context, `${labelOf(job)} revises ${job.output}`);
+    if (outcome.interrupted) {
+      kept.push(outcome.key);
+      return;
+    }
     if (outcome.blocked) {
       blocked ??= outcome;
       return;
     }
-    run.said.set(job.key, outcome.said);
-    if (outcome.error) options.progress.step(`${outcome.error}`);
-  });
-  if (blocked) throw blockedFailure(blocked);
-  if (step.then === "verdict") {
-    const report = readReport(options.root, REPORT.verification);
-    if (report?.passed === true) await wf.phase.complete("VERIFICATION", { output: REPORT.verification });
-    else if (report?.passed === false) {
-      const failures = Array.isArray(report.failures) ? report.failures.length : 0;
-      options.progress.step(`verification failed (${failures} failure(s)): back to IMPLEMENTATION for rework`);
-      await wf.phase.rework();
+    const after = readText(options.root, job.output);
+    if (after !== undefined && after !== before.get(job.output) && readReport(options.root, job.output)) {
+      wrote(run, job.output);
+      options.progress.line(`${labelOf(job)} revised ${job.output}`, { mark: "done", elapsedMs: ms });
+    } else {
+      const said = outcome.said.replace(/\s+/g, " ").trim().slice(0, 160);
+      options.progress.line(`${labelOf(job)} left ${job.output} ${after === undefined ? "missing" : "as it was"}${said ? ` (it said: "${said}")` : ""}`, { mark: "warning", elapsedMs: ms });
     }
-  } else if (step.then === "complete") {
-    const output = readReport(options.root, REPORT.reflectionJson) ? REPORT.reflectionJson : REPORT.reflectionMd;
-    if (readProjectText(join(options.root, output), { maxBytes: 64 * 1024 * 1024, links: "inside", root: options.root }).kind === "ok") await wf.phase.complete(step.phase, { output });
+    await memory.change((m) => (m.pending ? { ...m, pending: { ...m.pending, revised: [...m.pending.revised, job.key] } } : m));
+  });
+  throwIfInterrupted(run, kept);
+  if (blocked) throw blockedFailure(blocked);
+  if (pending.gate === "REQUIREMENTS") {
+    await memory.change((m) => ({ ...m, pending: null }));
+    return;
   }
+  // The designs changed: the roundtable's comparison is out of date; the loop asks for a new one.
+  rmSync(join(options.root, REPORT.roundtable), { force: true });
+  await memory.change((m) => (m.pending ? { ...m, pending: { ...m.pending, stage: "roundtable" } } : m));
 }
 
 async function chooseDesign(run: Run, at: StepContext): Promise<RunOutcome | undefined> {
   const { wf, options } = run;
+  const pending = await pendingFeedback(run);
+  if (pending?.gate === "ARCHITECTURE" && pending.stage === "revise") {
+    await revise(run, pending, at);
+    return undefined;
+  }
+  // The roundtable compared the revised designs: the feedback is acted on.
+  if (pending?.gate === "ARCHITECTURE") await run.memory!.change((m) => ({ ...m, pending: null }));
   const roundtable = readReport(options.root, REPORT.roundtable) ?? {};
   // Only a design whose file is there can be chosen: final_design.json holds it, never a made-up one.
   const written = new Set(listDesignFiles(options.root));
   const offered = listDesigns(roundtable);
-  const designs = offered.filter((d) => written.has(d.name));
+  const designs: DesignOption[] = offered.filter((d) => written.has(d.name)).map((d) => ({ name: d.name, oneLine: d.hint || designSummaryOf(options.root, d.name) }));
   let chosen = options.design;
   if (chosen !== undefined && !designs.some((d) => d.name === chosen)) {
     const there = designs.length > 0 ? designs.map((d) => d.name) : [...written];
@@ -294,22 +535,46 @@ async function chooseDesign(run: Run, at: StepContext): Promise<RunOutcome | und
     const missing = offered.map((d) => `${REPORT.designsDir}/${d.name}.json`);
     throw new DotagentError("run_stuck", offered.length === 0 ? `${REPORT.roundtable} names no design to choose; delete it to have the roundtable run again` : `${REPORT.roundtable} offers designs whose files are missing or invalid (${missing.join(", ")}); delete it to have the roundtable run again`, EXIT.refused);
   }
-  if (chosen === undefined && options.approve === "auto") chosen = recommended;
-  if (chosen === undefined) chosen = await options.ask.choose(`Which design? The roundtable recommends ${recommended}.`, designs, recommended);
+  const oneLineOf = (name: string) => designs.find((d) => d.name === name)?.oneLine ?? "";
+  let how = options.design !== undefined ? " (--design)" : "";
+  if (chosen === undefined && run.approve === "auto") {
+    chosen = recommended;
+    how = " (--approve auto: the roundtable's recommendation)";
+  }
+  if (chosen === undefined && options.ask.interactive) {
+    options.progress.show(["", ...designsView(designs, recommended, roundtable), ""]);
+    const choices: Choice[] = [
+      ...designs.map((d) => ({ name: d.name, title: d.name === recommended ? `${d.name} (recommended)` : d.name, hint: d.oneLine })),
+      { name: CHANGE, title: "Change something", hint: "say what; every architect revises its design, the roundtable compares them again" },
+      { name: STOP, title: "Stop here", hint: "decide later: dotagent run --design NAME" },
+    ];
+    const picked = await askGate(run, "Which design?", choices, recommended, "What should the architects change?");
+    if (typeof picked === "object") {
+      const feedback = await recordFeedback(run, "ARCHITECTURE", picked.change);
+      await revise(run, feedback, at);
+      return undefined;
+    }
+    if (picked !== STOP) chosen = picked;
+  }
   if (chosen === undefined) {
     const others = designs.filter((d) => d.name !== recommended).map((d) => d.name);
-    return decisionOutcome(run, at, { question: `Which design? Options: ${designs.map((d) => d.name).join(", ")}; the roundtable recommends ${recommended}.`, default: true, yes: `dotagent run --design ${recommended}`, no: others.length > 0 ? `dotagent run --design ${others[0]}` : "stop here" });
+    const choices = designs.map((d) => ({ design: d.name, one_line: d.oneLine, recommended: d.name === recommended, command: addDirToCommands(`dotagent run --design ${d.name}`, options.dirArg) }));
+    return decisionOutcome(run, at, { question: `Which design? Options: ${designs.map((d) => d.name).join(", ")}; the roundtable recommends ${recommended}.`, default: true, yes: `dotagent run --design ${recommended}`, no: others.length > 0 ? `dotagent run --design ${others[0]}` : "stop here" }, choices);
   }
   const source = `${REPORT.designsDir}/${chosen}.json`;
   const design = readReport(options.root, source);
   if (design === undefined) throw new DotagentError("usage", `--design ${chosen}: there is no valid ${source}; the designs to choose from: ${designs.map((d) => d.name).join(", ")}`, EXIT.usage);
   const decided = (options.now ?? (() => new Date()))().toISOString();
   const tasks = tasksToPlan(0, design, at.request);
-  writeJsonDurable(join(options.root, REPORT.finalDesign), { chosen, source, approved_by: options.design !== undefined || options.approve === "ask" ? "user" : "dotagent run --approve auto", decided_at: decided, user_notes: "", design, tasks });
+  // The person's words at this gate travel with the design to the executors.
+  const notes = run.memory ? (await run.memory.read()).feedback.filter((f) => f.gate === "ARCHITECTURE").map((f) => f.text).join("\n") : "";
+  writeJsonDurable(join(options.root, REPORT.finalDesign), { chosen, source, approved_by: options.design !== undefined || run.approve === "ask" ? "user" : "dotagent run --approve auto", decided_at: decided, user_notes: notes, design, tasks });
+  wrote(run, REPORT.finalDesign);
   // The pick is the approval: the person (or --approve auto) chose this design.
   await wf.phase.approve("ARCHITECTURE");
   await wf.phase.complete("ARCHITECTURE", { output: REPORT.finalDesign });
-  options.progress.step(`design ${chosen} chosen; ARCHITECTURE complete`);
+  const line = oneLineOf(chosen);
+  options.progress.line(`design ${chosen} chosen${how}${line ? `: ${line.slice(0, 120)}` : ""}`, { mark: "done" });
   return undefined;
 }
 
@@ -333,6 +598,95 @@ function listDesigns(roundtable: Record<string, unknown>): Array<{ name: string;
   });
 }
 
+function designSummaryOf(root: string, name: string): string {
+  const design = readReport(root, `${REPORT.designsDir}/${name}.json`);
+  return typeof design?.summary === "string" ? design.summary : "";
+}
+
+// ---- Agents and tasks ----
+
+/** "pm", "architect minimal", "executor task-002": who works, for the lines and the live line. */
+function labelOf(job: AgentJob): string {
+  const design = /^Design name: (.+)$/m.exec(job.lines.join("\n"))?.[1];
+  const task = /^Task: (.+)$/m.exec(job.lines.join("\n"))?.[1];
+  return [job.agent, design ?? task].filter(Boolean).join(" ");
+}
+
+/** One agent session with its live line; how long it took. */
+async function session(run: Run, job: AgentJob, context: AgentRunContext, label: string): Promise<{ outcome: AgentOutcome; ms: number }> {
+  const activity = run.options.progress.begin(label);
+  run.working++;
+  try {
+    const outcome = await runAgentJob(job, context, {
+      ...(run.options.signal ? { signal: run.options.signal } : {}),
+      onMessage: (message) => {
+        const doing = describeActivity(message, run.options.root);
+        if (doing !== undefined) activity.update(doing);
+      },
+    });
+    if (!outcome.interrupted) run.agents++;
+    return { outcome, ms: activity.end() };
+  } catch (error) {
+    activity.end();
+    throw error;
+  } finally {
+    run.working--;
+  }
+}
+
+async function runAgents(run: Run, step: Extract<RunStep, { kind: "agents" }>, at: StepContext): Promise<void> {
+  const { wf, options } = run;
+  await wf.phase.start(step.phase, step.designs ? { designs: [...step.designs] } : {});
+  for (const job of step.jobs) {
+    const sessions = (run.sessions.get(job.key) ?? 0) + 1;
+    run.sessions.set(job.key, sessions);
+    if (sessions > MAX_AGENT_SESSIONS) {
+      const said = run.said.get(job.key)?.replace(/\s+/g, " ").slice(0, 200);
+      const error = `${job.agent} did not write a valid ${job.output} in ${MAX_AGENT_SESSIONS} sessions${said ? ` (it said: "${said}")` : ""}`;
+      await wf.phase.fail(step.phase, { error });
+      throw new DotagentError("agent_failed", `${error}; the phase is marked failed: look at the agent's output, then run dotagent run again`, EXIT.refused);
+    }
+  }
+  const context = agentContext(run, at, step.phase);
+  const kept: string[] = [];
+  let blocked: AgentOutcome | undefined;
+  await inBatches(step.jobs, Math.max(1, options.maxParallel ?? 3), run, async (job) => {
+    if (blocked) return; // the account or the API is out: no more sessions
+    const { outcome, ms } = await session(run, job, context, `${labelOf(job)} writes ${job.output}`);
+    if (outcome.interrupted) {
+      kept.push(outcome.key);
+      return;
+    }
+    if (outcome.blocked) {
+      blocked ??= outcome;
+      return;
+    }
+    run.said.set(job.key, outcome.said);
+    const report = job.agent === "reflector" ? readReport(options.root, job.output) ?? (readText(options.root, REPORT.reflectionMd) !== undefined ? {} : undefined) : readReport(options.root, job.output);
+    if (report === undefined) {
+      const said = outcome.said.replace(/\s+/g, " ").trim().slice(0, 160);
+      options.progress.line(`${labelOf(job)} ended without a valid ${job.output}${outcome.error ? ` (${outcome.error})` : said ? ` (it said: "${said}")` : ""}`, { mark: "failed", elapsedMs: ms });
+      return;
+    }
+    wrote(run, job.agent === "reflector" && readReport(options.root, job.output) === undefined ? REPORT.reflectionMd : job.output);
+    const verdict = job.agent === "qa" ? (report.passed === true ? ": verification passed" : report.passed === false ? `: verification failed (${count(Array.isArray(report.failures) ? report.failures.length : 0, "failure")})` : "") : "";
+    options.progress.line(`${labelOf(job)} wrote ${job.output}${verdict}`, { mark: job.agent === "qa" && report.passed === false ? "failed" : "done", elapsedMs: ms });
+  });
+  throwIfInterrupted(run, kept);
+  if (blocked) throw blockedFailure(blocked);
+  if (step.then === "verdict") {
+    const report = readReport(options.root, REPORT.verification);
+    if (report?.passed === true) await wf.phase.complete("VERIFICATION", { output: REPORT.verification });
+    else if (report?.passed === false) {
+      options.progress.line("back to IMPLEMENTATION to fix what verification found");
+      await wf.phase.rework();
+    }
+  } else if (step.then === "complete") {
+    const output = readReport(options.root, REPORT.reflectionJson) ? REPORT.reflectionJson : REPORT.reflectionMd;
+    if (readProjectText(join(options.root, output), { maxBytes: 64 * 1024 * 1024, links: "inside", root: options.root }).kind === "ok") await wf.phase.complete(step.phase, { output });
+  }
+}
+
 async function runTasks(run: Run, ids: readonly string[], at: StepContext): Promise<void> {
   const { wf, options } = run;
   const started: string[] = [];
@@ -343,30 +697,44 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
     } catch (error) {
       // Refused: another session started it meanwhile; it is theirs.
       if (!(error instanceof DotagentError) || error.exitCode !== EXIT.refused) throw error;
-      options.progress.step(`${id}: ${error.message}`);
+      options.progress.line(`${id}: ${error.message}`, { mark: "warning" });
     }
   }
-  const status = await wf.tasks.next().catch(() => undefined);
-  const titles = new Map((status?.tasks ?? []).map((t) => [t.id, t.title ?? t.id]));
-  const context = agentContext(run, at, "IMPLEMENTATION");
   const facts = await readFacts(options.root);
-  const running = new Set(started);
-  let done = 0;
-  options.progress.tasks(done, started.length, [...running]);
+  const context = agentContext(run, at, "IMPLEMENTATION");
+  // The bar counts the whole plan: every task of execution.json, done as they complete.
+  let done = facts.tasksComplete;
+  const total = facts.tasksTotal;
+  const kept: string[] = [];
+  const released: string[] = [];
   let blocked: AgentOutcome | undefined;
   await Promise.all(
     started.map(async (id) => {
       const output = `${REPORT.tasksDir}/${id}.json`;
-      const lines = [`Task: ${id}`, `Title: ${titles.get(id) ?? facts.titles.get(id) ?? id}`, `Design: ${REPORT.finalDesign}`, ...(facts.reworkRound ? [`Fixes: ${reworkCopyPath(facts.reworkRound)}`] : []), `Workflow: ${at.workflowId}`, `Helper: ${options.helper}`];
+      const title = facts.titles.get(id) ?? id;
+      const lines = [`Task: ${id}`, `Title: ${title}`, `Design: ${REPORT.finalDesign}`, ...(facts.reworkRound ? [`Fixes: ${reworkCopyPath(facts.reworkRound)}`] : []), `Workflow: ${at.workflowId}`, `Helper: ${options.helper}`];
       const job: AgentJob = { key: `executor.${id}`, agent: "executor", output, lines };
+      const label = `${id} ${title}`.slice(0, 60);
       let error: string | undefined;
+      let ms = 0;
       try {
-        const outcome = await runAgentJob(job, context);
+        const ran = await session(run, job, context, label);
+        ms = ran.ms;
+        const outcome = ran.outcome;
         error = outcome.error;
+        if (outcome.interrupted) {
+          kept.push(outcome.key);
+          // Stopped by Ctrl-C: done if its report says so, else given back (no attempt counted).
+          if (readReport(options.root, output)?.status === "complete") await completeTask(run, id, output, label, ++done, total, ms);
+          else {
+            await releaseTask(run, id);
+            released.push(id);
+          }
+          return;
+        }
         if (outcome.blocked) {
           // Not the task's failure: it stays as it is (running, this run's); the run stops below.
           blocked ??= outcome;
-          running.delete(id);
           return;
         }
       } catch (e) {
@@ -374,16 +742,37 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
         if (!(e instanceof DotagentError) || e.exitCode === EXIT.locked) throw e;
         error = e.message;
       }
-      run.agents++;
       const report = readReport(options.root, output);
-      if (report?.status === "complete") await wf.tasks.complete(id, { output });
-      else await wf.tasks.fail(id, { error: typeof report?.error === "string" && report.error !== "" ? report.error : (error ?? `no valid ${output}`) });
-      running.delete(id);
-      options.progress.tasks(++done, started.length, [...running]);
+      if (report?.status === "complete") await completeTask(run, id, output, label, ++done, total, ms);
+      else {
+        const why = typeof report?.error === "string" && report.error !== "" ? report.error : (error ?? `no valid ${output}`);
+        const failed = await wf.tasks.fail(id, { error: why });
+        if (report !== undefined) wrote(run, output);
+        const attempts = failed.task ? ` (attempt ${failed.task.attempts} of ${failed.max_attempts ?? "?"}${failed.task.status === "dead" ? ", no attempts left" : ""})` : "";
+        options.progress.line(`${label}: ${why.replace(/\s+/g, " ").slice(0, 160)}${attempts}`, { mark: "failed", elapsedMs: ms });
+      }
     }),
   );
-  options.progress.end();
+  if (released.length > 0) options.progress.line(`${released.length === 1 ? "task" : "tasks"} ${released.join(", ")} given back: ${released.length === 1 ? "it starts" : "they start"} again on the next run, no attempt counted`);
+  throwIfInterrupted(run, kept);
   if (blocked) throw blockedFailure(blocked);
+}
+
+async function completeTask(run: Run, id: string, output: string, label: string, done: number, total: number, ms: number): Promise<void> {
+  await run.wf.tasks.complete(id, { output });
+  wrote(run, output);
+  run.options.progress.line(label, { mark: "done", elapsedMs: ms, after: taskBar(done, Math.max(total, done)) });
+}
+
+/** A task this run started and stopped (Ctrl-C): pending again, no attempt counted. */
+async function releaseTask(run: Run, id: string): Promise<void> {
+  const context: OpContext = { paths: projectPaths(run.options.root), now: run.options.now ?? (() => new Date()), warn: (m) => run.options.progress.line(m, { mark: "warning" }), note: () => {} };
+  try {
+    await changeTask(context, { action: "release", id, owner: process.pid });
+  } catch (error) {
+    // Refused (finished or taken meanwhile): resume sorts it out on the next run.
+    if (!(error instanceof DotagentError) || error.exitCode !== EXIT.refused) throw error;
+  }
 }
 
 function agentContext(run: Run, at: StepContext, phase: string): AgentRunContext {
@@ -391,42 +780,55 @@ function agentContext(run: Run, at: StepContext, phase: string): AgentRunContext
   return { root: options.root, workflowId: at.workflowId, request: at.request, phase, agents: options.agents, ...(options.sdk ? { sdk: options.sdk } : {}), ...(options.sdkOptions ? { sdkOptions: options.sdkOptions } : {}) };
 }
 
-async function inBatches<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+/** At most `limit` at once; after Ctrl-C nothing more starts. */
+async function inBatches<T>(items: readonly T[], limit: number, run: Run, fn: (item: T) => Promise<void>): Promise<void> {
   const queue = [...items];
   await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item);
+    for (let item = queue.shift(); item !== undefined && !run.options.signal?.aborted; item = queue.shift()) await fn(item);
   }));
 }
 
 /** A report as a JSON object, or undefined (missing, unreadable, not an object). */
 function readReport(root: string, path: string): Record<string, unknown> | undefined {
-  const read = readProjectText(join(root, path), { maxBytes: 64 * 1024 * 1024, links: "inside", root });
-  if (read.kind !== "ok") return undefined;
+  const text = readText(root, path);
+  if (text === undefined) return undefined;
   try {
-    const value: unknown = JSON.parse(read.text);
+    const value: unknown = JSON.parse(text);
     return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** A line or two of a report for the person asked to approve it. */
-function summaryOf(root: string, path: string): string {
-  const report = readReport(root, path);
-  const summary = report?.summary ?? (report?.design as Record<string, unknown> | undefined)?.summary;
-  return typeof summary === "string" && summary !== "" ? `\n  ${summary.slice(0, 300)}` : "";
+function readText(root: string, path: string): string | undefined {
+  const read = readProjectText(join(root, path), { maxBytes: 64 * 1024 * 1024, links: "inside", root });
+  return read.kind === "ok" ? read.text : undefined;
 }
 
-/** What the state files say beyond the plan: the request, approvals, the rework round, task titles. */
-async function readFacts(root: string): Promise<{ request?: string; approved: string[]; reworkRound?: number; titles: Map<string, string> }> {
+interface Facts {
+  request?: string;
+  startedAt?: string;
+  approved: string[];
+  reworkRound?: number;
+  titles: Map<string, string>;
+  tasksTotal: number;
+  tasksComplete: number;
+}
+
+/** What the state files say beyond the plan: the request, approvals, the rework round, the tasks. */
+async function readFacts(root: string): Promise<Facts> {
   const snapshot = await loadSnapshot(projectPaths(root));
   const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
   const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
   const rework = phase && isReworkOpen(phase) ? phase.rework : undefined;
+  const tasks = execution?.tasks ?? [];
   return {
     ...(phase?.request ? { request: phase.request } : {}),
+    ...(phase?.started_at ? { startedAt: phase.started_at } : {}),
     approved: (phase?.user_checkpoints ?? []).map((c) => c.phase),
     ...(typeof rework?.round === "number" ? { reworkRound: rework.round } : {}),
-    titles: new Map((execution?.tasks ?? []).map((t) => [t.id, t.title ?? t.id])),
+    titles: new Map(tasks.map((t) => [t.id, t.title ?? t.id])),
+    tasksTotal: tasks.length,
+    tasksComplete: tasks.filter((t) => t.status === "complete").length,
   };
 }

@@ -131,8 +131,10 @@ describe.skipIf(!ENABLED)("dotagent run: the headless runner on the Agent SDK (D
     scenarios.push(s);
     const run = await runDotagent(s, ["add login", "--approve", "auto"]);
     expectComplete(s, run);
-    expect(run.stderr).toMatch(/dotagent run: REQUIREMENTS: pm → memory\/reports\/demand\.json/);
-    expect(run.stderr).toMatch(/tasks \[#+-*\] 1\/1/);
+    expect(run.stderr).toMatch(/✓ pm wrote memory\/reports\/demand\.json +\d+(\.\d)?s/);
+    expect(run.stderr).toMatch(/\[############\] 3\/3 tasks/);
+    expect(run.stderr).not.toMatch(/repaired/i);
+    expect(JSON.parse(run.stdout.trim().split("\n").at(-1)!)).toMatchObject({ agents: 9, reports: expect.arrayContaining(REPORTS) });
     const finalDesign = readJson(join(s.project, "memory/reports/final_design.json"));
     expect(finalDesign).toMatchObject({ chosen: "minimal", approved_by: "dotagent run --approve auto" });
     expect(existsSync(join(s.project, "memory/runs/.lock"))).toBe(false);
@@ -156,31 +158,65 @@ describe.skipIf(!ENABLED)("dotagent run: the headless runner on the Agent SDK (D
   }, 120_000);
 
   // `script` (util-linux) gives the runner a terminal: the questions are asked there and answered
-  // as a person would, when they appear.
-  it.skipIf(spawnSync("script", ["--version"]).status !== 0)("on a terminal, asks at the gate and for the design, and goes on with the answers", async () => {
+  // as a person would, when they appear; the requirements get typed feedback first.
+  it.skipIf(spawnSync("script", ["--version"]).status !== 0)("on a terminal, shows the requirements, takes feedback for the pm, asks again, then the design", async () => {
     const s = await scenario();
     scenarios.push(s);
     const command = [process.execPath, CLI, "run", "add login", "--dir", s.project].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
     const child = spawn("script", ["-qefc", command, "/dev/null"], { cwd: s.project, env: { ...claudeEnv(s.home, { ANTHROPIC_BASE_URL: s.model.url }), TERM: "xterm" }, stdio: ["pipe", "pipe", "pipe"] });
     let screen = "";
-    const answered = new Set<string>();
-    const answer = (question: RegExp, keys: string) => {
-      if (!answered.has(question.source) && question.test(screen)) {
-        answered.add(question.source);
-        child.stdin.write(keys);
-      }
-    };
+    const steps: Array<[RegExp, number, string]> = [
+      [/Approve the requirements\?/, 1, "\u001b[B\r"], // Change something
+      [/What should the pm change\?/, 1, "sessions last 7 days\r"],
+      [/Approve the requirements\?/, 2, "\r"], // Approve
+      [/Which design\?/, 1, "\u001b[B\r"], // one down from the recommended minimal: robust
+    ];
+    let answered = 0;
     child.stdout.on("data", (d: Buffer) => {
       screen += d.toString();
-      answer(/Approve the requirements/, "y");
-      answer(/Which design\?/, "\u001b[B\r"); // one down from the recommended minimal: robust
+      const step = steps[answered];
+      if (step && screen.split(step[0]).length - 1 >= step[1]) {
+        answered++;
+        child.stdin.write(step[2]);
+      }
     });
     const code = await new Promise<number | null>((done) => child.on("close", done));
     expect(code, screen).toBe(0);
-    expect([...answered]).toHaveLength(2);
+    expect(answered).toBe(4);
+    expect(screen).toMatch(/Acceptance criteria\r?\n +AC-1 +A right password signs in; a wrong one does not\./);
+    expect(screen).toMatch(/✓ pm revised memory\/reports\/demand\.json/);
+    expect(readJson(join(s.project, "memory/reports/demand.json"))).toMatchObject({ summary: "Users sign in with email and password; sessions last 7 days." });
     expect(readJson(join(s.project, "memory/reports/final_design.json"))).toMatchObject({ chosen: "robust", approved_by: "user" });
-    expect(screen).toMatch(/Workflow wf-add-login complete/);
+    expect(screen).toMatch(/Workflow wf-add-login complete in .+, 10 agent sessions, 10 reports written:/);
   }, 120_000);
+
+  it.skipIf(spawnSync("script", ["--version"]).status !== 0)("Ctrl-C on a terminal while an executor works: exit 130, the lock released, nothing failed; the next run continues the same SDK session", async () => {
+    const s = await scenario();
+    scenarios.push(s);
+    const command = [process.execPath, CLI, "run", "add login", "--approve", "auto", "--dir", s.project].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+    // The executor of task-001 takes its time: the model holds its answers back.
+    await s.model.close();
+    s.model = await startScriptedModel({ logFile: s.logFile, agentsDir: join(ROOT, "agents"), delayMs: (who) => (who === "executor" ? 1500 : 0) } as Parameters<typeof startScriptedModel>[0]);
+    const child = spawn("script", ["-qefc", command, "/dev/null"], { cwd: s.project, env: { ...claudeEnv(s.home, { ANTHROPIC_BASE_URL: s.model.url }), TERM: "xterm" }, stdio: ["pipe", "pipe", "pipe"] });
+    let screen = "";
+    let sent = false;
+    child.stdout.on("data", (d: Buffer) => {
+      screen += d.toString();
+      if (!sent && /executor task-001|task-001 .* · \d/.test(screen)) {
+        sent = true;
+        setTimeout(() => child.stdin.write("\u0003"), 800);
+      }
+    });
+    const code = await new Promise<number | null>((done) => child.on("close", done));
+    expect(code, screen).toBe(130);
+    expect(screen).toContain("interrupted; `dotagent run` continues (the session of executor.task-001.s1 is kept; nothing was marked failed)");
+    expect(existsSync(join(s.project, "memory/runs/.lock"))).toBe(false);
+    const tasks = readJson(join(s.project, "memory/state/execution.json")).tasks as Array<{ id: string; status: string; attempts: number }>;
+    expect(tasks.find((t) => t.id === "task-001")).toMatchObject({ status: "pending", attempts: 0 });
+    const again = await runDotagent(s, []);
+    expectComplete(s, again);
+    expect((readJson(join(s.project, "memory/state/execution.json")).tasks as Array<{ attempts: number }>).every((t) => t.attempts === 0)).toBe(true);
+  }, 180_000);
 
   // Request numbers of a clean run: pm 1–3, architects 4–9, roundtable 10–12, executors 13–21,
   // qa 22–24, reflector 25–27. "hang" kills inside a session, "after" as a session ends.

@@ -1,7 +1,8 @@
 // `dotagent doctor`: what is wrong with this set-up, one line per check with the fix. Reads only:
 // no lock, no writer, no cold half (it runs as fast as `status` plus a few file reads).
 import { accessSync, constants, existsSync, lstatSync } from "node:fs";
-import { checkNode, doctorExitCode, type Check } from "../../core/doctor.js";
+import { checkLogin, checkNode, checkSdk, doctorExitCode, type Check, type LoginFacts } from "../../core/doctor.js";
+import { findAgentSdk, sdkInstallHint, sdkVersionFits, SDK_RANGE } from "../agent-sdk.js";
 import { DEFAULT_STALE_AFTER_MS, formatProblem, validateState } from "../../core/validate.js";
 import { inspectInstall, inspectPlugins } from "../../claude/inspect-install.js";
 import { installTarget } from "../../claude/settings.js";
@@ -11,6 +12,7 @@ import { readProjectText } from "../../store/read-file.js";
 import { assertProjectRoot, findStatePathProblem } from "../../store/state-paths.js";
 import type { ProjectPaths } from "../../store/project.js";
 import { join } from "node:path";
+import { homedir } from "node:os";
 import { resumeOptions } from "../resume-options.js";
 import { VERSION } from "../version.js";
 import type { Command, CommandContext } from "../context.js";
@@ -111,6 +113,49 @@ function lockCheck(context: CommandContext): Check {
   return { name: "lock", status: "ok", message: `memory/state/.lock: held by pid ${lock.pid} on ${lock.hostname} (${lock.command || "unknown command"}) since ${formatTime(lock.acquired_at)}`, fix: null };
 }
 
+/** The Agent SDK `dotagent run` would load (found, not imported). */
+function sdkCheck(paths: ProjectPaths): Check {
+  const found = findAgentSdk(paths.root, import.meta.url);
+  return checkSdk(found && { version: found.version, where: found.where, fits: found.version !== null && sdkVersionFits(found.version) }, SDK_RANGE, sdkInstallHint());
+}
+
+/**
+ * Claude Code's credentials as far as they can be seen without a network call: the variables it
+ * reads, its login file and its /login key (as test/claude/NOTES.md found them). Whether the key
+ * works, and whether the API answers, only a call can tell: `dotagent run` asks before it starts.
+ */
+function loginCheck(): Check {
+  const env = process.env;
+  const set = (name: string) => (env[name] ?? "") !== "";
+  const on = (name: string) => set(name) && env[name] !== "0" && env[name] !== "false";
+  const provider = on("CLAUDE_CODE_USE_BEDROCK") ? "Bedrock" : on("CLAUDE_CODE_USE_VERTEX") ? "Vertex AI" : on("CLAUDE_CODE_USE_FOUNDRY") ? "Microsoft Foundry" : null;
+  const home = env.HOME || homedir();
+  const configDir = env.CLAUDE_CONFIG_DIR || join(home, ".claude");
+  const credentials = join(configDir, ".credentials.json");
+  const state = env.CLAUDE_CONFIG_DIR ? join(env.CLAUDE_CONFIG_DIR, ".claude.json") : join(home, ".claude.json");
+  const facts: LoginFacts = {
+    envKeys: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"].filter(set),
+    provider,
+    credentialsFile: typeof (jsonObject(credentials)?.claudeAiOauth as { accessToken?: unknown } | undefined)?.accessToken === "string" ? credentials : null,
+    loginKeyFile: typeof jsonObject(state)?.primaryApiKey === "string" ? state : null,
+    looked: [credentials, state],
+    platform: process.platform,
+  };
+  return checkLogin(facts);
+}
+
+/** A small JSON file as an object, or undefined (missing, not JSON, not a regular file: read the §2 way). */
+function jsonObject(file: string): Record<string, unknown> | undefined {
+  const read = readProjectText(file, { maxBytes: 16 * 1024 * 1024, links: "follow" });
+  if (read.kind !== "ok") return undefined;
+  try {
+    const value = JSON.parse(read.text) as unknown;
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function isFolder(path: string): boolean {
   try {
     return lstatSync(path).isDirectory();
@@ -144,13 +189,13 @@ function writableCheck(paths: ProjectPaths): Check {
 }
 
 export const command: Command = {
-  summary: "check the set-up: Node.js, the install, settings.json, the state, the lock; each with its fix",
+  summary: "check the set-up: Node.js, the install, settings.json, the state, the lock, the Agent SDK and a login; each with its fix",
   usage: "dotagent doctor [--stale-after 7d|never] [--json]",
   options: { "stale-after": { type: "string" } },
   examples: ["dotagent doctor", "dotagent doctor --json          {ok, version, checks:[{name, status: ok|warn|fail, message, fix}]}"],
   async run(context) {
     assertProjectRoot(context.paths); // --dir not a folder: exit 3 like every command (§2), not a check line
-    const checks: Check[] = [checkNode(process.version), ...installChecks(context.paths), ...settingsChecks(context.paths), await stateCheck(context), lockCheck(context), writableCheck(context.paths)];
+    const checks: Check[] = [checkNode(process.version), ...installChecks(context.paths), ...settingsChecks(context.paths), await stateCheck(context), lockCheck(context), writableCheck(context.paths), sdkCheck(context.paths), loginCheck()];
     const code = doctorExitCode(checks);
     context.out.result({ ok: code === 0, version: VERSION, checks }, () => {
       const c = context.out.color;

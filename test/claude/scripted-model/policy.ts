@@ -381,16 +381,20 @@ const toolUse = (calls: Call[]): Omit<Reply, "who"> => ({
 });
 const end = (t: string): Omit<Reply, "who"> => ({ stop: "end_turn", blocks: [{ type: "text", text: t }] });
 
+/** The roundtable's line per design, as a person reads it at the pick. */
+const ONE_LINES: Record<string, string> = { minimal: "A signed cookie and one login route: the smallest change.", robust: "A session table: sessions can be revoked later; about three times the work." };
+
 function report(agent: string, prompt: string): Record<string, unknown> {
   const field = (name: string) => new RegExp(`^${name}: (.*)$`, "m").exec(prompt)?.[1] ?? "";
   const request = field("Feature request");
+  const feedback = field("Feedback from the person");
   switch (agent) {
     case "pm":
-      return { request, summary: "Users sign in with email and password.", user_stories: [{ id: "US-1", as_a: "user", i_want: "to sign in", so_that: "I reach my account" }], acceptance_criteria: [{ id: "AC-1", story: "US-1", text: "A right password signs in; a wrong one does not." }], open_questions: [] };
+      return { request, summary: `Users sign in with email and password${feedback ? `; ${feedback}` : ""}.`, user_stories: [{ id: "US-1", as_a: "user", i_want: "to sign in", so_that: "I reach my account" }], acceptance_criteria: [{ id: "AC-1", story: "US-1", text: "A right password signs in; a wrong one does not." }], open_questions: [] };
     case "architect":
       return { name: field("Design name") || "default", angle: field("Angle"), summary: `${field("Design name")} login`, tasks: TASKS, tradeoffs: { pros: ["small"], cons: [] } };
     case "roundtable":
-      return { designs: DESIGNS.map((name) => ({ name, file: `memory/reports/designs/${name}.json`, covers_all_criteria: true })), unreadable: [], recommendation: "minimal", rationale: "smallest", options_for_user: DESIGNS.map((name) => ({ name, one_line: name })) };
+      return { designs: DESIGNS.map((name) => ({ name, file: `memory/reports/designs/${name}.json`, covers_all_criteria: true })), unreadable: [], recommendation: "minimal", rationale: "both meet every criterion; minimal is a third of the change", options_for_user: DESIGNS.map((name) => ({ name, one_line: ONE_LINES[name] ?? name })) };
     case "executor":
       return { task_id: field("Task"), status: "complete", summary: `Did ${field("Title")}`, files_changed: [], tests: { command: "true", passed: true }, error: null };
     case "qa":
@@ -423,8 +427,10 @@ function subAgent(agent: string, body: ApiRequest, all: string): Omit<Reply, "wh
   if (events.some((e) => e.kind === "result" && !e.isError && /Report delivered|handed back/i.test(e.text))) return end("Handed back.");
   if (calls === 1) {
     const result = events.at(-1);
-    // Idempotent, as every agent file says: a valid report already there is not redone.
-    if (result?.kind === "result" && !result.isError && /\{/.test(result.text) && !/does not exist/i.test(result.text)) return finish(`${output} is already done.`);
+    // Idempotent, as every agent file says: a valid report already there is not redone, unless
+    // the prompt asks for a revision (the person's feedback at a gate of `dotagent run`).
+    const revise = /^Revise: /m.test(prompt);
+    if (!revise && result?.kind === "result" && !result.isError && /\{/.test(result.text) && !/does not exist/i.test(result.text)) return finish(`${output} is already done.`);
     return toolUse([{ name: "Write", input: { file_path: path, content: `${JSON.stringify(report(agent, prompt), null, 2)}\n` } }]);
   }
   return finish(`Wrote ${output}.`);

@@ -1,0 +1,241 @@
+// `dotagent run` as a person sees it, through a real terminal (util-linux `script` gives the built
+// CLI a pty): the live line while an agent works (redrawn, never left in the scrollback), each
+// step's time, the task bar over the whole plan kept in the scrollback, the summary; the gates
+// showing the requirements and the designs and taking typed feedback; Ctrl-C; NO_COLOR. The Agent
+// SDK is a stand-in package in the project (support/fake-agent-sdk.mjs); the real SDK and Claude
+// Code are in test/claude/run-journey.test.ts.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { CLI, REPO, removeTemps, tempProject } from "./support/cli.js";
+import { startApiStandIn, type ApiStandIn } from "./support/api-stand-in.js";
+import { screenLines } from "../scripts/terminal-screen.mjs";
+
+const hasScript = spawnSync("script", ["--version"]).status === 0;
+
+// The API address the run checks before it starts: anything that answers will do.
+let api: ApiStandIn;
+let apiUrl = "";
+beforeAll(async () => {
+  api = await startApiStandIn();
+  apiUrl = api.url;
+});
+afterAll(() => {
+  removeTemps();
+  api.stop();
+});
+
+/** A project with the stand-in SDK in its node_modules and the CLI copied into it (so it finds that SDK). */
+function project(): { root: string; cli: string; log: string } {
+  const root = tempProject();
+  const sdk = join(root, "node_modules/@anthropic-ai/claude-agent-sdk");
+  mkdirSync(sdk, { recursive: true });
+  writeFileSync(join(sdk, "package.json"), JSON.stringify({ name: "@anthropic-ai/claude-agent-sdk", version: "0.3.0-fake", type: "module", main: "sdk.mjs", exports: { ".": "./sdk.mjs" } }));
+  copyFileSync(join(REPO, "test/support/fake-agent-sdk.mjs"), join(sdk, "sdk.mjs"));
+  mkdirSync(join(root, "bin"));
+  const cli = join(root, "bin/dotagent.mjs");
+  copyFileSync(CLI, cli);
+  return { root, cli, log: join(root, "sdk-calls.log") };
+}
+
+interface Screen {
+  code: number | null;
+  /** Every byte the terminal received. */
+  raw: string;
+  /** What stays on the screen and in the scrollback: each line as the terminal leaves it. */
+  scrollback(): string[];
+}
+
+const ESC = "\u001b";
+const stripAnsi = (text: string) => text.replace(new RegExp(`${ESC}\\[[0-9;?]*[A-Za-z]`, "g"), "");
+
+
+/**
+ * Runs the CLI on a terminal of 100 columns; `react` sees the screen so far after each chunk and
+ * returns keys to type (or undefined).
+ */
+function onTerminal(cwd: string, args: string[], env: Record<string, string>, react: (raw: string) => string | undefined = () => undefined): Promise<Screen> {
+  const quoted = [process.execPath, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+  const child = spawn("script", ["-qefc", `stty cols 100 rows 40; ${quoted}`, "/dev/null"], { cwd, env: { ...process.env, TERM: "xterm", ANTHROPIC_BASE_URL: apiUrl, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  let raw = "";
+  child.stdout.on("data", (d: Buffer) => {
+    raw += d.toString();
+    const keys = react(raw);
+    if (keys !== undefined) child.stdin.write(keys);
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
+  return new Promise((done) =>
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      done({ code, raw, scrollback: () => screenLines(raw) });
+    }),
+  );
+}
+
+/** Answers each question once, when it has appeared `times` times. */
+function answers(...steps: Array<{ when: RegExp; times?: number; keys: string }>): (raw: string) => string | undefined {
+  let next = 0;
+  return (raw) => {
+    const step = steps[next];
+    if (!step) return undefined;
+    const seen = stripAnsi(raw).split(step.when).length - 1;
+    if (seen < (step.times ?? 1)) return undefined;
+    next++;
+    return step.keys;
+  };
+}
+
+/** The CLI without a terminal; asynchronous, so this process's API stand-in keeps answering. */
+function runPiped(cwd: string, args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: apiUrl, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  return new Promise((done) => child.on("close", (status) => done({ status, stdout, stderr })));
+}
+
+const calls = (log: string) => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { output: string; resume: string | null; feedback: string | null }) : []);
+
+describe.skipIf(!hasScript)("dotagent run on a terminal", () => {
+  it("a clean run: a live line while agents work (never in the scrollback), each step's time, the task bar kept (1/3, 2/3, 3/3), no 'repaired', the summary", async () => {
+    const { root, cli, log } = project();
+    const screen = await onTerminal(root, [cli, "run", "add login", "--approve", "auto", "--agents", join(REPO, "agents")], { FAKE_SDK_LOG: log, FAKE_SDK_DELAY_MS: "700" });
+    expect(screen.code, screen.raw).toBe(0);
+    const lines = screen.scrollback();
+    const text = lines.join("\n");
+    // The live line was drawn (redrawn in place, with the elapsed time and the agent's last move)…
+    expect(screen.raw).toMatch(/\r\u001b\[2K(?:\u001b\[36m)?  . pm writes memory\/reports\/demand\.json · \d+\.\ds · Read memory\/reports\/demand\.json/);
+    expect(screen.raw).toMatch(/ · 1\.\ds · /); // the clock ticked while the agent worked
+    // …and erased: the scrollback holds what happened, not what was happening.
+    expect(text).not.toMatch(/ writes memory\//);
+    expect(lines).toContainEqual(expect.stringMatching(/^dotagent run: workflow wf-add-login "add login" started$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^  ✓ pm wrote memory\/reports\/demand\.json +1\.\ds$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^  ✓ architect robust wrote memory\/reports\/designs\/robust\.json +1\.\ds$/));
+    for (const [done, bar] of [[1, "####--------"], [2, "########----"], [3, "############"]] as const) {
+      expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^  ✓ task-00\\d .+ +\\d+\\.\\ds  \\[${bar}\\] ${done}/3 tasks$`)));
+    }
+    expect(lines.filter((l) => /^[A-Z]+$/.test(l))).toEqual(["REQUIREMENTS", "ARCHITECTURE", "IMPLEMENTATION", "VERIFICATION", "REFLECTION"]);
+    expect(text).not.toMatch(/repaired|\(s\)/i);
+    const summary = lines.findIndex((l) => /^Workflow wf-add-login complete in \d+(\.\d)?s, 9 agent sessions, 10 reports written:$/.test(l));
+    expect(summary, text).toBeGreaterThan(0);
+    // In the order they were written (task-001 and task-003 run side by side: either first).
+    expect(lines.slice(summary + 1, summary + 11).sort()).toEqual(
+      ["demand", "designs/minimal", "designs/robust", "roundtable", "final_design", "tasks/task-001", "tasks/task-002", "tasks/task-003", "verification", "reflection"].map((r) => `  memory/reports/${r}.json`).sort(),
+    );
+    // Colour on a terminal…
+    expect(screen.raw).toContain(`${ESC}[32m✓${ESC}[39m`);
+    expect(calls(log)).toHaveLength(9);
+  }, 120_000);
+
+  it("NO_COLOR: the same run without a colour code (the live line still redrawn)", async () => {
+    const { root, cli } = project();
+    const screen = await onTerminal(root, [cli, "run", "add login", "--approve", "auto", "--agents", join(REPO, "agents")], { NO_COLOR: "1", FAKE_SDK_DELAY_MS: "100" });
+    expect(screen.code, screen.raw).toBe(0);
+    expect(screen.raw).not.toMatch(/\u001b\[(?:\d+;)*(?:1|2|22|3\d|9\d)m/);
+    expect(screen.raw).toContain(`\r${ESC}[2K`);
+  }, 120_000);
+
+  it("the gates: the requirements and the designs shown; typed feedback goes back to the pm, the gate is asked again; the pick", async () => {
+    const { root, cli, log } = project();
+    const screen = await onTerminal(
+      root,
+      [cli, "run", "add login", "--agents", join(REPO, "agents")],
+      { FAKE_SDK_LOG: log },
+      answers(
+        { when: /Approve the requirements\?/, keys: `${ESC}[B\r` }, // "Change something"
+        { when: /What should the pm change\?/, keys: "sessions last 7 days\r" },
+        { when: /Users sign in with email and password; sessions last 7 days\./, keys: "" },
+        { when: /Approve the requirements\?/, times: 2, keys: "\r" }, // Approve (the first choice)
+        { when: /Which design\?/, keys: `${ESC}[B\r` }, // robust
+      ),
+    );
+    expect(screen.code, screen.raw).toBe(0);
+    const text = screen.scrollback().join("\n");
+    expect(text).toContain(
+      [
+        "  The requirements (memory/reports/demand.json):",
+        "  Users sign in with email and password.",
+        "  Stories",
+        "    US-1  as a registered user, I want to sign in with my email and password, so that I can reach my account",
+        "  Acceptance criteria",
+        "    AC-1  A correct email and password open the dashboard.",
+        "    AC-2  A wrong password shows an error and creates no session.",
+        "  Open questions",
+        "    -  Should sessions end when the password changes?",
+      ].join("\n"),
+    );
+    expect(text).toMatch(/✓ pm revised memory\/reports\/demand\.json +\d/);
+    expect(text).toContain("  Users sign in with email and password; sessions last 7 days.");
+    expect(text).toContain("  Designs\n    minimal  Signed cookie, one route, one middleware.  ← recommended\n    robust   Session table; revocation possible later; three times the work.\n  The roundtable recommends minimal: meets every criterion with a third of the change");
+    expect(text).toMatch(/✓ design robust chosen: Session table/);
+    expect(calls(log).filter((c) => c.output === "memory/reports/demand.json")).toEqual([
+      { output: "memory/reports/demand.json", resume: null, feedback: null },
+      { output: "memory/reports/demand.json", resume: null, feedback: "sessions last 7 days" },
+    ]);
+    expect(JSON.parse(readFileSync(join(root, "memory/reports/final_design.json"), "utf8"))).toMatchObject({ chosen: "robust", approved_by: "user" });
+  }, 120_000);
+
+  it("Ctrl-C while an architect works: 'interrupted; `dotagent run` continues', exit 130, the runner lock released, the session kept; the next run continues it", async () => {
+    const { root, cli, log } = project();
+    const args = [cli, "run", "add login", "--approve", "auto", "--agents", join(REPO, "agents")];
+    let sent = false;
+    const screen = await onTerminal(root, args, { FAKE_SDK_LOG: log, FAKE_SDK_HANG: "designs/robust" }, (raw) => {
+      // The minimal design written, robust's architect still at work: the person presses Ctrl-C.
+      if (sent || !/architect minimal wrote/.test(stripAnsi(raw))) return undefined;
+      sent = true;
+      return "\u0003";
+    });
+    expect(screen.code, screen.raw).toBe(130);
+    const lines = screen.scrollback();
+    expect(lines).toContain("  ! interrupted: stopping 1 agent; its session is kept for the next run (Ctrl-C again stops at once)");
+    expect(lines).toContain("dotagent: interrupted; `dotagent run` continues (the session of architect.robust.s1 is kept; nothing was marked failed)");
+    expect(existsSync(join(root, "memory/runs/.lock"))).toBe(false);
+    const record = JSON.parse(readFileSync(join(root, "memory/runs/wf-add-login/architect.robust.s1.checkpoint.json"), "utf8")).data;
+    expect(record).toMatchObject({ status: "running", session_id: expect.any(String) });
+    expect(JSON.parse(readFileSync(join(root, "memory/state/phase.json"), "utf8"))).toMatchObject({ current_phase: "ARCHITECTURE", phase_status: "in_progress" });
+    // The next run (remembered: --approve auto) continues robust's session and finishes.
+    const again = await runPiped(root, [cli, "run", "--agents", join(REPO, "agents")], { FAKE_SDK_LOG: log });
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stderr).toContain("gates approved automatically: --approve auto is remembered for this workflow");
+    const robust = calls(log).filter((c) => c.output === "memory/reports/designs/robust.json");
+    expect(robust.map((c) => c.resume)).toEqual([null, record.session_id]);
+  }, 120_000);
+});
+
+describe("without a terminal (built CLI)", () => {
+  it("the design pick's decision lists every design with the command that picks it, and what the run did so far", async () => {
+    const { root, cli } = project();
+    const agents = ["--agents", join(REPO, "agents")];
+    const first = await runPiped(root, [cli, "run", "add login", ...agents], {});
+    expect(first.status, first.stderr).toBe(5);
+    expect(first.stdout).toMatch(/^Approve memory\/reports\/demand\.json\?\n  yes: dotagent phase approve REQUIREMENTS\n  no:  edit memory\/reports\/demand\.json, then dotagent run\nThen run dotagent run again\.\nThis run: \d+\.\ds, 1 agent session, 1 report written:\n  memory\/reports\/demand\.json\n$/);
+    expect((await runPiped(root, [cli, "phase", "approve", "REQUIREMENTS"], {})).status).toBe(0);
+    const pick = await runPiped(root, [cli, "run", ...agents], {});
+    expect(pick.status, pick.stderr).toBe(5);
+    expect(pick.stdout.split("\n").slice(0, 4)).toEqual([
+      "Which design? Options: minimal, robust; the roundtable recommends minimal.",
+      "  dotagent run --design minimal  Signed cookie, one route, one middleware. (recommended)",
+      "  dotagent run --design robust   Session table; revocation possible later; three times the work.",
+      "Then run dotagent run again.",
+    ]);
+  }, 60_000);
+});
+
+describe("checks before anything starts (built CLI)", () => {
+  it("an API address nobody answers: one line, exit 1, nothing written, no agent", async () => {
+    const { root, cli, log } = project();
+    const closed = createServer().listen(0, "127.0.0.1");
+    await new Promise((resolve) => closed.once("listening", resolve));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const r = spawnSync(process.execPath, [cli, "run", "add login", "--agents", join(REPO, "agents")], { cwd: root, env: { ...process.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: url, FAKE_SDK_LOG: log }, encoding: "utf8", timeout: 30_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split("\n")).toEqual([`dotagent: the Claude API at ${url} does not answer (connection refused); check ANTHROPIC_BASE_URL and the network, then run dotagent run again (nothing was started)`]);
+    expect(existsSync(join(root, "memory"))).toBe(false);
+    expect(calls(log)).toEqual([]);
+  });
+});
