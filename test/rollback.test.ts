@@ -32,16 +32,14 @@ beforeAll(() => {
   mkdirSync(p); // --dir must name an existing folder (§2)
   ok(p.replace(/live$/, ""), ["init", "--dir", p, "--request", "add login"]);
   writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
+  keep("REQUIREMENTS"); // the report written, not yet approved (approving completes the phase)
   ok(p, ["phase", "approve", "--dir", p]);
-  keep("REQUIREMENTS");
-  ok(p, ["phase", "complete", "--dir", p]);
   writeJson(p, "memory/reports/designs/a.json", { name: "a" });
   writeJson(p, "memory/reports/designs/b.json", { name: "b" });
   writeJson(p, "memory/reports/roundtable.json", { pick: "a" });
   writeJson(p, "memory/reports/final_design.json", { chosen: "a" });
-  ok(p, ["phase", "approve", "--dir", p]);
   keep("ARCHITECTURE");
-  ok(p, ["phase", "complete", "--dir", p]);
+  ok(p, ["phase", "approve", "--dir", p]);
   writeJson(p, "tasks.json", [{ id: "t1" }, { id: "t2", depends_on: ["t1"] }]);
   ok(p, ["task", "import", "tasks.json", "--dir", p]);
   for (const id of ["t1", "t2"]) {
@@ -49,8 +47,7 @@ beforeAll(() => {
     writeJson(p, `memory/reports/tasks/${id}.json`, { task_id: id, status: "complete" });
     ok(p, ["task", "complete", id, "--dir", p]);
     if (id === "t1") keep("IMPLEMENTATION");
-  }
-  ok(p, ["phase", "complete", "--dir", p]);
+  } // the last task's completion completes IMPLEMENTATION
   writeJson(p, "memory/reports/verification.json", { passed: true });
   keep("VERIFICATION");
   ok(p, ["phase", "complete", "--dir", p]);
