@@ -75,16 +75,21 @@ function onTerminal(cwd: string, args: string[], env: Record<string, string>, re
   );
 }
 
-/** Answers each question once, when it has appeared `times` times. */
-function answers(...steps: Array<{ when: RegExp; times?: number; keys: string }>): (raw: string) => string | undefined {
+/**
+ * Answers each question once, when it has appeared since the previous answer (a question is
+ * redrawn on every key, so counting all its appearances would answer one not asked yet).
+ */
+function answers(...steps: Array<{ when: RegExp; keys: string }>): (raw: string) => string | undefined {
   let next = 0;
+  let from = 0;
   return (raw) => {
-    const step = steps[next];
-    if (!step) return undefined;
-    const seen = stripAnsi(raw).split(step.when).length - 1;
-    if (seen < (step.times ?? 1)) return undefined;
-    next++;
-    return step.keys;
+    // One chunk may hold more than one question (or the text a step waits for and the question after it).
+    let keys: string | undefined;
+    for (let seen; steps[next] && (seen = steps[next]!.when.exec(raw.slice(from))); next++) {
+      from += seen.index + seen[0].length;
+      keys = (keys ?? "") + steps[next]!.keys;
+    }
+    return keys;
   };
 }
 
@@ -149,7 +154,7 @@ describe.skipIf(!hasScript)("dotagent run on a terminal", () => {
         { when: /Approve the requirements\?/, keys: `${ESC}[B\r` }, // "Change something"
         { when: /What should the pm change\?/, keys: "sessions last 7 days\r" },
         { when: /Users sign in with email and password; sessions last 7 days\./, keys: "" },
-        { when: /Approve the requirements\?/, times: 2, keys: "\r" }, // Approve (the first choice)
+        { when: /Approve the requirements\?/, keys: "\r" }, // Approve (the first choice)
         { when: /Which design\?/, keys: `${ESC}[B\r` }, // robust
       ),
     );
