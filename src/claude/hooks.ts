@@ -4,7 +4,8 @@
 // interactive terminal).
 //
 //   PreToolUse  Bash              allow exactly the helper's own command lines (helper-command.ts)
-//   PreToolUse  Agent             a dotagent agent's spawn: record its start, or refuse it with why
+//   PreToolUse  Agent             a dotagent agent's spawn: record its start, or refuse it with why;
+//                                 an executor whose task has a worktree gets its lines (updatedInput)
 //   PreToolUse  SubagentHandback  an agent handing back without its report: sent back (bounded)
 //   SubagentStop                  record the agent's result from its report; no report: sent back
 //   PostToolUse Agent             the agent returned (foreground): its result and the next step
@@ -17,6 +18,7 @@
 import { realpathSync } from "node:fs";
 import { dotagentAgentName, readAgentJob, describeJob, type AgentJob } from "../core/agent-job.js";
 import { judgeHelperCommand } from "../core/helper-command.js";
+import { promptWithLines } from "../core/worktrees.js";
 import { isValidReport, reportAt } from "../core/reports.js";
 import type { ResumePlan } from "../core/plan-resume.js";
 import { endAgentJob, startAgentJob } from "../ops/agent-run.js";
@@ -41,7 +43,7 @@ function realpath(path: string): string | undefined {
   }
 }
 
-const preToolUse = (decision: "allow" | "deny", reason: string) => ({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason } });
+const preToolUse = (decision: "allow" | "deny", reason: string, updatedInput?: Record<string, unknown>) => ({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason, ...(updatedInput ? { updatedInput } : {}) } });
 const context = (event: string, text: string) => ({ hookSpecificOutput: { hookEventName: event, additionalContext: text } });
 
 /** What the model reads after an agent's end: what was recorded, then the next step as JSON. */
@@ -97,7 +99,12 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
     if (!reading.ok) return preToolUse("deny", `dotagent: ${reading.reason}. Give the agent the prompt lines /develop shows (Feature request:, Phase:, … , Output file:), then spawn it again.`);
     try {
       const started = await startAgentJob(op, reading.job);
-      return started.ok ? preToolUse("allow", `dotagent recorded: ${started.what}`) : preToolUse("deny", `dotagent: ${started.reason}`);
+      if (!started.ok) return preToolUse("deny", `dotagent: ${started.reason}`);
+      // A task with a worktree: the executor's prompt gets where it works (Claude Code runs the
+      // call with the input the hook gives back: SPEC §19, test/claude/NOTES.md).
+      const lines = started.lines ?? [];
+      const updated = lines.length > 0 ? { ...toolInput, prompt: promptWithLines(str(toolInput.prompt) ?? "", lines) } : undefined;
+      return preToolUse("allow", `dotagent recorded: ${started.what}`, updated);
     } catch (error) {
       // Unrecorded, an agent could run twice: better not started now than not recorded.
       return preToolUse("deny", `dotagent could not record the start of the ${describeJob(reading.job)} agent (${(error as Error).message}); try again in a moment`);

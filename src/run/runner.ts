@@ -336,9 +336,12 @@ function listDesigns(roundtable: Record<string, unknown>): Array<{ name: string;
 async function runTasks(run: Run, ids: readonly string[], at: StepContext): Promise<void> {
   const { wf, options } = run;
   const started: string[] = [];
+  // Each task's worktree lines (SPEC §19): where its executor works; empty in a shared round.
+  const worktreeLines = new Map<string, string[]>();
   for (const id of ids) {
     try {
-      await wf.tasks.start(id, { owner: process.pid });
+      const start = await wf.tasks.start(id, { owner: process.pid });
+      worktreeLines.set(id, start.task?.worktree?.prompt_lines ?? []);
       started.push(id);
     } catch (error) {
       // Refused: another session started it meanwhile; it is theirs.
@@ -357,7 +360,7 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
   await Promise.all(
     started.map(async (id) => {
       const output = `${REPORT.tasksDir}/${id}.json`;
-      const lines = [`Task: ${id}`, `Title: ${titles.get(id) ?? facts.titles.get(id) ?? id}`, `Design: ${REPORT.finalDesign}`, ...(facts.reworkRound ? [`Fixes: ${reworkCopyPath(facts.reworkRound)}`] : []), `Workflow: ${at.workflowId}`, `Helper: ${options.helper}`];
+      const lines = [`Task: ${id}`, `Title: ${titles.get(id) ?? facts.titles.get(id) ?? id}`, `Design: ${REPORT.finalDesign}`, ...(facts.reworkRound ? [`Fixes: ${reworkCopyPath(facts.reworkRound)}`] : []), `Workflow: ${at.workflowId}`, `Helper: ${options.helper}`, ...(worktreeLines.get(id) ?? [])];
       const job: AgentJob = { key: `executor.${id}`, agent: "executor", output, lines };
       let error: string | undefined;
       try {
