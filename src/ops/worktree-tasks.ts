@@ -105,16 +105,35 @@ export function isolateStart(context: OpContext, phase: PhaseState, before: Exec
     const base = resolveRef(repo.top, `refs/heads/${into}`);
     if (base === undefined) throw new DotagentError("git_failed", `task ${taskId} cannot get its worktree: the workflow's branch ${into} does not exist any more; switch the main checkout to a branch, then \`dotagent resume\``, EXIT.refused);
     const used = new Set(state.tasks.flatMap((t) => (t.worktree ? [t.worktree.path, t.worktree.branch] : [])));
-    const path = worktreePathFor(taskId, (p) => used.has(p) || existsSync(join(root, p)));
-    let branch = branchNameFor(state.workflow_id, taskId);
-    for (let n = 2; used.has(branch) || resolveRef(repo.top, `refs/heads/${branch}`) !== undefined; n++) branch = `${branchNameFor(state.workflow_id, taskId)}-${n}`;
-    record = { path, branch, into, base, merge: null };
+    // A start cut off after `git worktree add` and before its record: that worktree is this task's.
+    const made = adoptable(root, repo, state.workflow_id, taskId, used);
+    if (made !== undefined) record = { ...made, into, merge: null };
+    else {
+      const path = worktreePathFor(taskId, (p) => used.has(p) || existsSync(join(root, p)));
+      let branch = branchNameFor(state.workflow_id, taskId);
+      for (let n = 2; used.has(branch) || resolveRef(repo.top, `refs/heads/${branch}`) !== undefined; n++) branch = `${branchNameFor(state.workflow_id, taskId)}-${n}`;
+      record = { path, branch, into, base, merge: null };
+    }
   }
   ensureWorktree(root, repo, { path: record.path, branch: record.branch, base: record.base, lock: { task: taskId, workflow: state.workflow_id, owner: owner ?? null } });
   state = withWorktree(state, taskId, record);
   if (task.worktree == null) events.push({ type: "worktree_created", task_id: taskId, path: record.path, branch: record.branch, base: record.base });
   const at = worktreeAt(root, repo, record);
   return { state, events, worktree: { record, at, lines: executorLines(at, join(root, outputOf(task))) }, warning };
+}
+
+/** A worktree under .dotagent/worktrees locked for this task of this workflow that no task records. */
+function adoptable(root: string, repo: Repo, workflow: string, taskId: string, used: ReadonlySet<string>): { path: string; branch: string; base: string } | undefined {
+  const folder = join(root, WORKTREES_DIR);
+  for (const entry of listWorktrees(repo.top)) {
+    const lock = parseLockReason(entry.locked);
+    if (lock?.task !== taskId || lock.workflow !== workflow || !entry.branch || entry.prunable || !entry.path.startsWith(`${folder}/`)) continue;
+    const path = `${WORKTREES_DIR}/${entry.path.slice(folder.length + 1)}`;
+    const branch = entry.branch.replace(/^refs\/heads\//, "");
+    if (used.has(path) || used.has(branch) || entry.head === null) continue;
+    return { path, branch, base: entry.head };
+  }
+  return undefined;
 }
 
 /** The lines and place of a task's worktree, for a start that is already recorded (the runner, status). */
@@ -226,21 +245,13 @@ export async function landTask(context: OpContext, id: string, now: Date, output
   const commit = makeMergeCommit(repo.top, check.tree, onto, head, message);
   const merging: MergeFields = { into: record.into, onto, head, commit, at: now.toISOString() };
   writer.writeExecution(mergeIntent(execution, task, merging));
-  killPoint("after-intent");
   // 5. The branch moves.
   applyMerge(repo, record.into, onto, commit, reflog);
-  killPoint("after-apply");
   // 6. Recorded.
   complete(execution, { ...merging, state: "merged" }, [{ type: "task_merged", task_id: id, into: record.into, commit }]);
-  killPoint("after-record");
   // 7. Its worktree and branch go.
   cleanUp(repo, abs, record);
   return { what: `executor for ${id}: complete, merged into ${record.into} (${shortSha(commit)})${notes ? `; ${notes}` : ""}`, outcome: "merged" };
-}
-
-/** Test seam: `DOTAGENT_KILL_AT=<point>` kills this process there (the kill matrix of test/worktree-kill.test.ts). */
-function killPoint(point: string): void {
-  if (process.env.DOTAGENT_KILL_AT === point) process.kill(process.pid, "SIGKILL");
 }
 
 function conflict(writer: StateWriter, execution: ExecutionState, id: string, merge: MergeFields, now: Date): Landing {
