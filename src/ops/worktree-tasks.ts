@@ -170,7 +170,7 @@ function requirePhase(snapshot: StateSnapshot): PhaseState {
  * to merge) and recorded complete, or failed by a conflict. A task without a worktree (a shared
  * round) is simply completed. The caller holds the state lock and has checked the report.
  */
-export async function landTask(context: OpContext, id: string, now: Date, output?: string): Promise<Landing> {
+export async function landTask(context: OpContext, id: string, now: Date, output?: string, options: { recovered?: boolean } = {}): Promise<Landing> {
   const load = async () => loadSnapshot(context.paths, output ? [{ path: output, mode: "parse" }] : []);
   let snapshot = await load();
   let { execution, task } = taskOf(snapshot, id);
@@ -182,7 +182,9 @@ export async function landTask(context: OpContext, id: string, now: Date, output
     if (!done.ok) throw new DotagentError(done.code, done.message, EXIT.refused);
     const after = merge === undefined ? done.state : withWorktree(done.state, id, { ...done.state.tasks.find((t) => t.id === id)!.worktree!, merge });
     writer.writeExecution(after);
-    writer.appendEvents([...extra, ...done.events]);
+    // Taken from its report by a recovery (its session gone), as resume's own recovery marks it.
+    const mark = (e: MachineEvent): MachineEvent => (options.recovered ? { ...e, recovered: true } : e);
+    writer.appendEvents([...extra, ...done.events].map(mark));
   };
   if (record == null) {
     complete(execution, undefined, []);
@@ -217,7 +219,7 @@ export async function landTask(context: OpContext, id: string, now: Date, output
   let dropped: string[] = [];
   if (existsSync(join(abs, ".git"))) {
     const left = commitLeftovers(abs, repo.prefix, `dotagent: work of task ${id} its executor left uncommitted`);
-    if (left.unmerged.length > 0) return conflict(writer, execution, id, { into: record.into, onto: null, head: null, files: left.unmerged, reason: "unfinished_merge", at: now.toISOString() }, now);
+    if (left.unmerged.length > 0) return conflict(writer, execution, id, { into: record.into, onto: null, head: null, files: left.unmerged, reason: "unfinished_merge", at: now.toISOString() }, now, options.recovered);
     committed = left.committed;
   }
   const onto = resolveRef(repo.top, `refs/heads/${record.into}`);
@@ -238,9 +240,9 @@ export async function landTask(context: OpContext, id: string, now: Date, output
   }
   // 3. The conflict check, and the main checkout's own changes in the way.
   const check = checkMerge(repo.top, onto, head);
-  if (check.kind === "conflict") return conflict(writer, execution, id, { into: record.into, onto, head, files: check.files, reason: "conflict", at: now.toISOString() }, now);
+  if (check.kind === "conflict") return conflict(writer, execution, id, { into: record.into, onto, head, files: check.files, reason: "conflict", at: now.toISOString() }, now, options.recovered);
   const local = localChanges(repo, record.into, changedBetween(repo.top, onto, check.tree));
-  if (local.length > 0) return conflict(writer, execution, id, { into: record.into, onto, head, files: local, reason: "local_changes", at: now.toISOString() }, now);
+  if (local.length > 0) return conflict(writer, execution, id, { into: record.into, onto, head, files: local, reason: "local_changes", at: now.toISOString() }, now, options.recovered);
   // 4. The merge commit, then the intent.
   const commit = makeMergeCommit(repo.top, check.tree, onto, head, message);
   const merging: MergeFields = { into: record.into, onto, head, commit, at: now.toISOString() };
@@ -254,10 +256,10 @@ export async function landTask(context: OpContext, id: string, now: Date, output
   return { what: `executor for ${id}: complete, merged into ${record.into} (${shortSha(commit)})${notes ? `; ${notes}` : ""}`, outcome: "merged" };
 }
 
-function conflict(writer: StateWriter, execution: ExecutionState, id: string, merge: MergeFields, now: Date): Landing {
+function conflict(writer: StateWriter, execution: ExecutionState, id: string, merge: MergeFields, now: Date, recovered = false): Landing {
   const failed = conflictFailure(execution, id, merge, now);
   writer.writeExecution(failed.state);
-  writer.appendEvents(failed.events);
+  writer.appendEvents(recovered ? failed.events.map((e) => ({ ...e, recovered: true })) : failed.events);
   const files = merge.files ?? [];
   const what = merge.reason === "local_changes" ? `uncommitted changes in the main checkout to ${files.join(", ")} are in the way` : merge.reason === "unfinished_merge" ? `its worktree holds an unfinished merge (${files.join(", ")})` : `conflict with ${merge.into} in ${files.join(", ")}`;
   return { what: `executor for ${id}: not merged: ${what}; its branch is kept`, outcome: "conflict" };
@@ -284,7 +286,7 @@ export async function recoverWorktrees(context: OpContext, now: Date, options: {
     const merging = task.worktree!.merge?.state === "merging";
     const orphanDone = task.status === "running" && verdicts.get(task.id) === "gone" && completeReport(snapshot, task);
     if (!merging && !orphanDone) continue;
-    const landed = await landTask(context, task.id, now);
+    const landed = await landTask(context, task.id, now, undefined, { recovered: true });
     repairs.push({ code: landed.outcome === "conflict" ? "task_conflict" : "task_merged", message: `${task.id} ${merging ? "was being merged when it was cut off" : "was running and its output says complete"}: ${landed.what.replace(/^executor for \S+: /, "")}` });
   }
   const after = repairs.length > 0 ? await loadSnapshot(context.paths) : snapshot;

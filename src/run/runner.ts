@@ -379,8 +379,11 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
       }
       run.agents++;
       const report = readReport(options.root, output);
-      if (report?.status === "complete") await wf.tasks.complete(id, { output });
-      else await wf.tasks.fail(id, { error: typeof report?.error === "string" && report.error !== "" ? report.error : (error ?? `no valid ${output}`) });
+      if (report?.status === "complete") {
+        // A task with a worktree is merged as it completes (SPEC §19); a conflict sends it round again.
+        const landed = (await wf.tasks.complete(id, { output })).task;
+        if (landed?.worktree?.merge?.state === "conflict") options.progress.step(`${id}: not merged into ${landed.worktree.into}: ${landed.error ?? "conflict"}`);
+      } else await wf.tasks.fail(id, { error: typeof report?.error === "string" && report.error !== "" ? report.error : (error ?? `no valid ${output}`) });
       running.delete(id);
       options.progress.tasks(++done, started.length, [...running]);
     }),
