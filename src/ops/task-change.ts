@@ -108,7 +108,8 @@ export function notJsonPlan(where: string, message: string): DotagentError {
 }
 
 function taskView(task: Task, root: string): TaskView {
-  const started = task.worktree != null ? startedWorktreeOf(root, task) : undefined;
+  // The place and prompt lines matter while the task is to run (a merged task's worktree is gone).
+  const started = task.worktree != null && task.status !== "complete" ? startedWorktreeOf(root, task) : undefined;
   const worktree: TaskWorktreeView | undefined =
     task.worktree == null ? undefined : { path: task.worktree.path, dir: started?.at.dir ?? `${root}/${task.worktree.path}`, branch: task.worktree.branch, into: task.worktree.into, base: task.worktree.base, merge: task.worktree.merge ?? null, prompt_lines: started?.lines ?? [] };
   return { id: task.id, ...(task.title ? { title: task.title } : {}), status: task.status, attempts: task.attempts, output: outputOf(task), ...(task.error ? { error: task.error } : {}), ...(worktree ? { worktree } : {}) };

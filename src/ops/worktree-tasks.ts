@@ -33,8 +33,8 @@ import type { PhaseState } from "../schema/phase.js";
 import { loadSnapshot } from "../store/session.js";
 import { judgeOneOwner, judgeRunningTasks } from "../store/process-facts.js";
 import { StateWriter } from "../store/state-writer.js";
-import { isAncestor, resolveRef, gitLine } from "../store/git.js";
-import { applyMerge, changedBetween, checkMerge, finishMerge, localChanges, makeMergeCommit, mergeState } from "../store/git-merge.js";
+import { git, isAncestor, resolveRef } from "../store/git.js";
+import { applyMerge, changedBetween, checkMerge, checkoutOf, finishMerge, localChanges, makeMergeCommit, mergeState } from "../store/git-merge.js";
 import { checkoutFacts, commitCheckout, commitLeftovers, deleteBranchIfMerged, dropMemoryChanges, ensureWorktree, isRepo, listTaskBranches, listWorktrees, parseLockReason, removeWorktree, repoAt, samePath, worktreeFolders, type Repo } from "../store/worktrees.js";
 import type { OpContext } from "./op-context.js";
 
@@ -225,14 +225,17 @@ export async function landTask(context: OpContext, id: string, now: Date, output
   const onto = resolveRef(repo.top, `refs/heads/${record.into}`);
   if (onto === undefined) throw new DotagentError("git_failed", `task ${id} cannot be merged: the workflow's branch ${record.into} does not exist any more; create it again (git branch ${record.into} ${record.base}), then \`dotagent resume\``, EXIT.refused);
   let head = resolveRef(repo.top, `refs/heads/${record.branch}`);
-  if (head !== undefined && existsSync(join(abs, ".git")) && !isAncestor(repo.top, head, onto)) {
-    const since = gitLine(repo.top, ["merge-base", onto, head], { readOnly: true });
-    dropped = dropMemoryChanges(abs, repo.prefix, since, `dotagent: memory/ belongs to the main checkout; task ${id}'s changes there are not merged`);
-    if (dropped.length > 0) head = resolveRef(repo.top, `refs/heads/${record.branch}`);
+  let merged = head === undefined || isAncestor(repo.top, head, onto);
+  if (!merged && existsSync(join(abs, ".git"))) {
+    dropped = dropMemoryChanges(abs, repo.prefix, onto, `dotagent: memory/ belongs to the main checkout; task ${id}'s changes there are not merged`);
+    if (dropped.length > 0) {
+      head = resolveRef(repo.top, `refs/heads/${record.branch}`);
+      merged = head === undefined || isAncestor(repo.top, head, onto);
+    }
   }
   const notes = [committed.length > 0 ? `committed ${committed.length} file(s) its executor left uncommitted` : "", dropped.length > 0 ? `left out its changes under memory/ (${dropped.length} file(s))` : ""].filter(Boolean).join("; ");
   // 2. Nothing to merge.
-  if (head === undefined || isAncestor(repo.top, head, onto)) {
+  if (head === undefined || merged) {
     const merge: MergeRecord = { state: "merged", into: record.into, onto, head: head ?? null, commit: null, at: now.toISOString() };
     complete(execution, merge, [{ type: "task_merged", task_id: id, into: record.into, commit: null }]);
     cleanUp(repo, abs, record);
@@ -241,18 +244,20 @@ export async function landTask(context: OpContext, id: string, now: Date, output
   // 3. The conflict check, and the main checkout's own changes in the way.
   const check = checkMerge(repo.top, onto, head);
   if (check.kind === "conflict") return conflict(writer, execution, id, { into: record.into, onto, head, files: check.files, reason: "conflict", at: now.toISOString() }, now, options.recovered);
-  const local = localChanges(repo, record.into, changedBetween(repo.top, onto, check.tree));
+  const checkout = checkoutOf(repo.top, record.into);
+  const local = localChanges(checkout, changedBetween(repo.top, onto, check.tree));
   if (local.length > 0) return conflict(writer, execution, id, { into: record.into, onto, head, files: local, reason: "local_changes", at: now.toISOString() }, now, options.recovered);
   // 4. The merge commit, then the intent.
   const commit = makeMergeCommit(repo.top, check.tree, onto, head, message);
   const merging: MergeFields = { into: record.into, onto, head, commit, at: now.toISOString() };
   writer.writeExecution(mergeIntent(execution, task, merging));
   // 5. The branch moves.
-  applyMerge(repo, record.into, onto, commit, reflog);
+  applyMerge(repo, record.into, onto, commit, reflog, checkout);
   // 6. Recorded.
   complete(execution, { ...merging, state: "merged" }, [{ type: "task_merged", task_id: id, into: record.into, commit }]);
-  // 7. Its worktree and branch go.
-  cleanUp(repo, abs, record);
+  // 7. Its worktree and branch go (its commits are in the workflow's branch now).
+  removeWorktree(repo, abs);
+  git(repo.top, ["update-ref", "-d", `refs/heads/${record.branch}`, head], { ok: [1, 128] });
   return { what: `executor for ${id}: complete, merged into ${record.into} (${shortSha(commit)})${notes ? `; ${notes}` : ""}`, outcome: "merged" };
 }
 

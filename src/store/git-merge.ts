@@ -44,9 +44,8 @@ export function checkoutOf(top: string, branch: string): string | undefined {
   return listWorktrees(top).find((w) => w.branch === `refs/heads/${branch}` && !w.prunable)?.path;
 }
 
-/** Step 4. The caller holds the state lock and has recorded the intent. */
-export function applyMerge(repo: Repo, branch: string, onto: string, commit: string, reflog: string): void {
-  const checkout = checkoutOf(repo.top, branch);
+/** Step 4. The caller holds the state lock and has recorded the intent; `checkout`: checkoutOf(branch). */
+export function applyMerge(repo: Repo, branch: string, onto: string, commit: string, reflog: string, checkout: string | undefined): void {
   if (checkout === undefined) {
     git(repo.top, ["update-ref", "-m", reflog, `refs/heads/${branch}`, commit, onto]);
     return;
@@ -124,9 +123,8 @@ function isClean(dir: string, paths: readonly string[]): boolean {
   return run.stdout === "";
 }
 
-/** Files among `paths` with uncommitted changes in the checkout that has `branch` (the ff would refuse them). */
-export function localChanges(repo: Repo, branch: string, paths: readonly string[]): string[] {
-  const checkout = checkoutOf(repo.top, branch);
+/** Files among `paths` with uncommitted changes in `checkout` (the one that has the branch: the ff would refuse them). */
+export function localChanges(checkout: string | undefined, paths: readonly string[]): string[] {
   if (checkout === undefined || paths.length === 0) return [];
   const run = git(checkout, ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", ...paths.map((p) => `:(literal)${p}`)], { readOnly: true });
   return splitZ(run.stdout).map((t) => t.slice(3));

@@ -205,10 +205,10 @@ function relock(top: string, abs: string, lock: WorktreeLock): void {
   git(top, ["worktree", "lock", "--reason", lockReason(lock), abs]);
 }
 
-/** The git file a name resolves to in a checkout (`index.lock`, `MERGE_HEAD`): right in linked worktrees too. */
-export function gitPath(dir: string, name: string): string {
-  const path = gitLine(dir, ["rev-parse", "--git-path", name], { readOnly: true });
-  return isAbsolute(path) ? path : resolve(dir, path);
+/** The git files names resolve to in a checkout (`index.lock`, `MERGE_HEAD`), in one call: right in linked worktrees too. */
+export function gitPaths(dir: string, names: readonly string[]): string[] {
+  const out = git(dir, ["rev-parse", ...names.flatMap((n) => ["--git-path", n])], { readOnly: true }).stdout.split("\n").slice(0, names.length);
+  return out.map((p) => (isAbsolute(p) ? p : resolve(dir, p)));
 }
 
 /** Whether some live process holds `file` open (Linux /proc); undefined where that cannot be seen. */
@@ -244,8 +244,8 @@ function heldOpen(file: string): boolean | undefined {
  * removed, so git can work there again; one a live git holds is waited for by the caller (exit 4).
  * Returns whether one was removed.
  */
-export function clearStaleIndexLock(dir: string): boolean {
-  const lock = gitPath(dir, "index.lock");
+export function clearStaleIndexLock(dir: string, lockPath?: string): boolean {
+  const lock = lockPath ?? gitPaths(dir, ["index.lock"])[0]!;
   if (!existsSync(lock)) return false;
   const held = heldOpen(lock);
   if (held !== false) throw new DotagentError("git_locked", `${lock} exists${held === undefined ? " and this system cannot tell whether a git process still holds it" : ": a git process is working in that checkout"}; wait for it (or remove the file if no git runs there), then run the command again`, EXIT.locked, { path: lock });
@@ -262,9 +262,10 @@ export interface Leftovers {
 
 /** Commits what an executor left uncommitted in its worktree (dotagent's folders excepted), finishing a merge it concluded but did not commit. */
 export function commitLeftovers(dir: string, repoPrefix: string, message: string): Leftovers {
-  clearStaleIndexLock(dir);
+  const [lock, mergeHead] = gitPaths(dir, ["index.lock", "MERGE_HEAD"]);
+  clearStaleIndexLock(dir, lock);
   const own = [`${repoPrefix}memory`, `${repoPrefix}.dotagent`];
-  const merging = existsSync(gitPath(dir, "MERGE_HEAD"));
+  const merging = existsSync(mergeHead!);
   if (merging) {
     const unmerged = splitZ(git(dir, ["diff", "--name-only", "-z", "--diff-filter=U"], { readOnly: true }).stdout);
     if (unmerged.length > 0) return { committed: [], unmerged };
@@ -276,11 +277,12 @@ export function commitLeftovers(dir: string, repoPrefix: string, message: string
   return { committed: files, unmerged: [] };
 }
 
-/** memory/ belongs to the main checkout: changes the branch made there since `since` are undone by a commit on it. */
-export function dropMemoryChanges(dir: string, repoPrefix: string, since: string, message: string): string[] {
+/** memory/ belongs to the main checkout: changes the branch made there since it left `onto` are undone by a commit on it. */
+export function dropMemoryChanges(dir: string, repoPrefix: string, onto: string, message: string): string[] {
   const memory = `${repoPrefix}memory`;
-  const changed = splitZ(git(dir, ["diff", "--name-only", "-z", "--no-renames", since, "HEAD", "--", memory], { readOnly: true }).stdout);
+  const changed = splitZ(git(dir, ["diff", "--name-only", "-z", "--no-renames", `${onto}...HEAD`, "--", memory], { readOnly: true }).stdout);
   if (changed.length === 0) return [];
+  const since = gitLine(dir, ["merge-base", onto, "HEAD"], { readOnly: true });
   git(dir, ["restore", `--source=${since}`, "--staged", "--worktree", "--", memory]);
   git(dir, ["commit", "--no-verify", "-q", "-m", message]);
   return changed;
@@ -288,14 +290,12 @@ export function dropMemoryChanges(dir: string, repoPrefix: string, since: string
 
 /** Removes a worktree dotagent made (locked or not), and its folder if git has forgotten it. */
 export function removeWorktree(repo: Repo, abs: string): void {
-  const registered = listWorktrees(repo.top).some((w) => samePath(w.path, abs));
-  if (registered) {
-    if (existsSync(abs)) clearStaleIndexLock(abs);
-    git(repo.top, ["worktree", "remove", "--force", "--force", abs], { ok: [128] });
-    if (listWorktrees(repo.top).some((w) => samePath(w.path, abs))) {
-      git(repo.top, ["worktree", "unlock", abs], { ok: [128] });
-      git(repo.top, ["worktree", "prune"]);
-    }
+  // Forced twice: locked, and whatever its files hold (its work is committed or merged by now).
+  const removed = git(repo.top, ["worktree", "remove", "--force", "--force", abs], { ok: [128] });
+  if (removed.status !== 0 && listWorktrees(repo.top).some((w) => samePath(w.path, abs))) {
+    git(repo.top, ["worktree", "unlock", abs], { ok: [128] });
+    rmSync(abs, { recursive: true, force: true });
+    git(repo.top, ["worktree", "prune"]);
   }
   rmSync(abs, { recursive: true, force: true });
 }

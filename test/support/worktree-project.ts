@@ -1,7 +1,7 @@
 // Projects in a git repository at IMPLEMENTATION, for the task-worktree tests (SPEC §19): the
 // built CLI drives the workflow; a "person" and "executors" run git as they would.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { expect } from "vitest";
 import { dotagent, tempProject, writeJson, type RunResult } from "./cli.js";
@@ -46,8 +46,26 @@ export interface Plan {
   depends_on?: string[];
 }
 
-/** A git repository (files committed on main), a workflow at IMPLEMENTATION with `tasks` planned. */
+const templates = new Map<string, string>();
+
+/**
+ * A git repository (files committed on main), a workflow at IMPLEMENTATION with `tasks` planned.
+ * Made once per set of arguments through the CLI, then copied (a copy costs far less than the
+ * commands that make one).
+ */
 export function projectAtImplementation(tasks: Plan[], options: { git?: boolean; files?: Record<string, string> } = {}): string {
+  const key = JSON.stringify([tasks, options]);
+  let template = templates.get(key);
+  if (template === undefined || !existsSync(template)) {
+    template = makeProject(tasks, options);
+    templates.set(key, template);
+  }
+  const root = tempProject();
+  cpSync(template, root, { recursive: true, verbatimSymlinks: true });
+  return root;
+}
+
+function makeProject(tasks: Plan[], options: { git?: boolean; files?: Record<string, string> }): string {
   const root = tempProject();
   const files = options.files ?? { "README.md": "# app\n", "shared.txt": "one\ntwo\nthree\n" };
   for (const [name, text] of Object.entries(files)) {

@@ -65,8 +65,8 @@ export interface PolicyOptions {
   /**
    * What an executor changes besides its report: `own` writes `<task>.txt`, `shared` rewrites the
    * second line of `shared.txt` (two such tasks conflict). With a `Worktree:` line (SPEC §19) it
-   * writes there and commits (`git -C <worktree> add -A`, then `commit`); without one it writes
-   * in the project. Unset: the report only, as before.
+   * writes there and commits (`git -C <worktree> add -A && git -C <worktree> commit …`, one Bash
+   * call); without one it writes in the project. Unset: the report only, as before.
    */
   executorWrites?: "own" | "shared";
 }
@@ -409,7 +409,7 @@ function report(agent: string, prompt: string): Record<string, unknown> {
 
 /**
  * An executor that changes code (PolicyOptions.executorWrites): Read its report, Write its file
- * (in its worktree when the prompt names one), commit it there with two `git -C` calls, Write its
+ * (in its worktree when the prompt names one), commit it there with one `git -C` call, Write its
  * report (at `Report file:` when given), hand back. Sent back by a reminder: the report again.
  */
 function codingExecutor(prompt: string, events: Event[], project: string, writes: "own" | "shared", handback: boolean): Omit<Reply, "who"> {
@@ -425,12 +425,7 @@ function codingExecutor(prompt: string, events: Event[], project: string, writes
   const steps: Call[] = [
     { name: "Read", input: { file_path: reportPath } },
     { name: "Write", input: { file_path: join(where, file), content } },
-    ...(worktree
-      ? [
-          { name: "Bash", input: { command: `git -C ${worktree} add -A`, description: "stage the task's work" } },
-          { name: "Bash", input: { command: `git -C ${worktree} commit -q -m "${task}: ${(field("Title") ?? task).replace(/"/g, "'")}"`, description: "commit it on the task's branch" } },
-        ]
-      : []),
+    ...(worktree ? [{ name: "Bash", input: { command: `git -C ${worktree} add -A && git -C ${worktree} commit -q -m "${task}: ${(field("Title") ?? task).replace(/"/g, "'")}"`, description: "commit the task's work on its branch" } }] : []),
     { name: "Write", input: { file_path: reportPath, content: `${JSON.stringify(report, null, 2)}\n` } },
   ];
   const calls = events.filter((e) => e.kind === "call").length;
