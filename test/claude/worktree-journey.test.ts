@@ -72,6 +72,27 @@ describe.skipIf(!ENABLED)("isolated executors in the real Claude Code (DOTAGENT_
     console.log(`worktree journey (print): IMPLEMENTATION ${implementationSeconds(result.events).toFixed(1)} s for 3 isolated ${EXECUTOR_MS} ms executors`);
   }, 900_000);
 
+  it.runIf(ALL)("print mode: two executors change the same line: one merges, the other conflicts, runs again with the Merge conflict line, merges by hand, lands", async () => {
+    const two = independentTasks(2);
+    const result = await runJourney({ root: ROOT, claude, policy: { tasks: two, maxParallel: 3, executorWrites: "shared" }, executorMs: (p) => (p.endsWith("task-002/shared.txt") ? 1500 : 0), afterInstall: (project) => {
+      allowGitInWorktrees(project);
+      writeFileSync(join(project, "shared.txt"), "one\ntwo\nthree\n");
+      git(project, "add", "shared.txt");
+      git(project, "commit", "-qm", "shared.txt");
+    } });
+    expect(result.complete, result.runs.at(-1)?.run.stdout).toBe(true);
+    expect(result.validateExit).toBe(0);
+    const conflicts = result.events.filter((e) => e.type === "task_conflict") as Array<{ task_id: string; files?: string[] }>;
+    expect(conflicts.map((c) => [c.task_id, c.files])).toEqual([["task-002", ["shared.txt"]]]);
+    expect(spawns(toolCalls(result.log)).executor).toBe(3);
+    const branch = git(result.project, "rev-parse", "--abbrev-ref", "HEAD");
+    expect(git(result.project, "show", "HEAD:shared.txt")).toBe(`one\nchanged by task-002, merged with ${branch}\nthree`);
+    const subjects = git(result.project, "log", "--format=%s").split("\n");
+    expect(subjects).toEqual(expect.arrayContaining(["task-001: Independent part 1", "task-002: Independent part 2", "Merge task task-001: Independent part 1", "Merge task task-002: Independent part 2"]));
+    expect(git(result.project, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "))).toHaveLength(1);
+    console.log(`worktree journey (print, conflict): ${JSON.stringify(conflicts)}`);
+  }, 900_000);
+
   it.runIf(ALL)(`IMPLEMENTATION wall time of 3 executors of ${EXECUTOR_MS} ms: worktrees vs the shared checkout (print mode)`, async () => {
     const figures: Record<string, number> = {};
     for (const mode of ["shared", "worktree"] as const) {

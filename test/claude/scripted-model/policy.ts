@@ -419,11 +419,14 @@ function codingExecutor(prompt: string, events: Event[], project: string, writes
   const output = field("Output file") ?? `memory/reports/tasks/${task}.json`;
   const reportPath = field("Report file") ?? join(project, output);
   const where = worktree ?? project;
+  // After a conflict (SPEC §19): merge the workflow's branch first, then write the file resolved.
+  const conflict = worktree ? /^Merge conflict: (\S+) \(/m.exec(prompt)?.[1] : undefined;
   const file = writes === "own" ? `${task}.txt` : "shared.txt";
-  const content = writes === "own" ? `done by ${task}\n` : `one\nchanged by ${task}\nthree\n`;
+  const content = writes === "own" ? `done by ${task}\n` : conflict ? `one\nchanged by ${task}, merged with ${conflict}\nthree\n` : `one\nchanged by ${task}\nthree\n`;
   const report = { task_id: task, status: "complete", summary: `Did ${field("Title") ?? task}`, files_changed: [file], tests: { command: "true", passed: true }, error: null };
   const steps: Call[] = [
     { name: "Read", input: { file_path: reportPath } },
+    ...(conflict ? [{ name: "Bash", input: { command: `git -C ${worktree} merge ${conflict}`, description: `merge ${conflict} into the task's branch` } }] : []),
     { name: "Write", input: { file_path: join(where, file), content } },
     ...(worktree ? [{ name: "Bash", input: { command: `git -C ${worktree} add -A && git -C ${worktree} commit -q -m "${task}: ${(field("Title") ?? task).replace(/"/g, "'")}"`, description: "commit the task's work on its branch" } }] : []),
     { name: "Write", input: { file_path: reportPath, content: `${JSON.stringify(report, null, 2)}\n` } },
