@@ -93,6 +93,12 @@ beforeAll(() => {
   // … and a file it left uncommitted, which the landing commits first.
   writeFileSync(join(started.json.task.worktree.dir, "t1-notes.txt"), "notes\n");
   templates.landing = landing;
+  // The same, its session still live: after a kill the session completes the task again.
+  const live = projectAtImplementation([{ id: "t1" }]);
+  const liveStart = dotagent(live, ["task", "start", "t1", "--owner", String(process.pid), "--json"]);
+  executorWork(live, "t1", liveStart.json.task.worktree.dir, { "t1.txt": "t1\n" });
+  writeFileSync(join(liveStart.json.task.worktree.dir, "t1-notes.txt"), "notes\n");
+  templates.live = live;
   // Starting: t1 ready, nothing started.
   templates.start = projectAtImplementation([{ id: "t1" }]);
 }, 60_000);
@@ -126,6 +132,18 @@ describe("kill -9 at each git step of a task's landing, then `dotagent resume`",
     }
     console.log(`worktree kill matrix (landing): ${points.length} kills of ${calls.length} git commands`);
     for (const step of ["after commit ", "after commit-tree", "after merge --ff-only", "after worktree remove", "after update-ref -d"]) expect(seen.some((s) => s.startsWith(step)), step).toBe(true);
+  }, 300_000);
+
+  it("… its session still live (the task's owner): the session's next `task complete` finishes it, even the worktree it owns", () => {
+    const calls = gitCalls(templates.live!, ["task", "complete", "t1", "--json"]);
+    for (const point of killPoints(calls)) {
+      const root = cloneProject(templates.live!);
+      expect(killedCli(root, ["task", "complete", "t1", "--json"], { GIT_KILL_AT: `${point.n}:${point.when}` }).signal).toBe("SIGKILL");
+      const again = dotagent(root, ["task", "complete", "t1", "--json"]);
+      expect(again.code, `${point.when} ${point.call}: ${again.stdout}${again.stderr}`).toBe(0);
+      expectLandedOnce(root, git(root, "rev-parse", "main^2"), { notes: true });
+      rmSync(root, { recursive: true, force: true });
+    }
   }, 300_000);
 
   it("a fast-forward git itself was killed in (a stale index.lock, a file half written): finished, the file whole", () => {

@@ -67,5 +67,15 @@ export async function settle(context: OpContext, now: Date, started: readonly st
   const plan = planResume(snapshot, now, { owners, checkout: checkoutFactsFor(context.paths.root, snapshot) });
   // The isolation question leaves the rest of the plan to carry out (a phase reached, a plan recorded).
   if (plan.decision !== null && plan.decisionKind !== "isolation") return { plan, phase: snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined, execution: snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined };
-  return { plan, ...(await applyPlan(context, snapshot, plan, now, { logResumed: false })) };
+  const applied = await applyPlan(context, snapshot, plan, now, { logResumed: false });
+  // IMPLEMENTATION just completed: every task is merged, so no task branch or worktree is left (SPEC §19).
+  if (plan.writes.events.some((e) => e.type === "phase_completed" && e.phase === "IMPLEMENTATION") && applied.execution?.tasks.some((t) => t.worktree != null)) {
+    const { sweepWorktrees } = await import("./worktree-tasks.js");
+    try {
+      sweepWorktrees(context.paths.root, now, { branches: true, execution: applied.execution });
+    } catch (error) {
+      context.warn(`the task worktrees could not be tidied (${(error as Error).message}); \`dotagent resume\` tries again`);
+    }
+  }
+  return { plan, ...applied };
 }

@@ -332,7 +332,10 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
       continue;
     }
     const lock = parseLockReason(entry.locked);
-    const verdict = lock?.owner ? judgeOneOwner(lock.owner, now) : "gone";
+    // A task recorded complete (merged) is done with its worktree whoever owned it; any other
+    // worktree no task needs is left alone while the owner its lock names may still work in it.
+    const done = (execution?.tasks ?? []).some((t) => t.status === "complete" && t.worktree?.path === rel);
+    const verdict = done ? "gone" : lock?.owner ? judgeOneOwner(lock.owner, now) : "gone";
     if (verdict !== "gone") {
       if (branch) kept.add(branch);
       continue;
