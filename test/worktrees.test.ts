@@ -2,7 +2,7 @@
 // branch, merged into the workflow's branch when it completes; conflicts never lose a side; the
 // uncommitted-changes decision; no git: the shared checkout as before; leftovers found from git's
 // own lists, never by age; status, the briefing and the hook show and hand out the worktrees.
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { dotagent, removeTemps, writeJson } from "./support/cli.js";
@@ -251,6 +251,19 @@ describe("the executor learns its worktree", () => {
     const lines = String(out.updatedInput.prompt).split("\n");
     expect(lines.slice(-4)).toEqual([`Worktree: ${join(root, ".dotagent/worktrees/t1")}`, "Branch: dotagent/wf-add-parts/t1 (dotagent merges it into main when you finish)", `Report file: ${join(root, "memory/reports/tasks/t1.json")}`, "Output file: memory/reports/tasks/t1.json"]);
     expect(taskWorktrees(root)).toEqual([join(root, ".dotagent/worktrees/t1")]);
+  });
+
+  it("an executor that stops without its report is sent back to the main checkout's memory/, not its worktree's copy", () => {
+    const root = projectAtImplementation([{ id: "t1" }]);
+    ok(startTask(root, "t1").run);
+    const prompt = ["Feature request: add parts", "Phase: IMPLEMENTATION", "Task: t1", "Output file: memory/reports/tasks/t1.json"].join("\n");
+    const dir = join(root, "home/.claude/projects/x/s-1/subagents");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "agent-a1.jsonl"), `${JSON.stringify({ type: "user", agentId: "a1", message: { role: "user", content: prompt } })}\n`);
+    writeFileSync(join(dir, "agent-a1.meta.json"), JSON.stringify({ agentType: "executor" }));
+    const input = { hook_event_name: "SubagentStop", agent_id: "a1", agent_type: "executor", agent_transcript_path: join(dir, "agent-a1.jsonl"), cwd: root };
+    const stop = dotagent(root, ["hook", "subagent-stop"], { input: JSON.stringify(input), env: { CLAUDE_PROJECT_DIR: root } });
+    expect(JSON.parse(stop.stdout)).toMatchObject({ decision: "block", reason: expect.stringContaining(`Write memory/reports/tasks/t1.json (the main checkout's: ${join(root, "memory/reports/tasks/t1.json")}, not your worktree's copy) now`) });
   });
 
   it("status and the SessionStart briefing show the tasks by worktree", () => {

@@ -16,6 +16,7 @@
 // Each returns the JSON Claude Code reads from the hook's stdout, or null (say nothing: Claude
 // Code's own flow decides). Nothing here throws past the hook command, which always exits 0.
 import { realpathSync } from "node:fs";
+import { join } from "node:path";
 import { dotagentAgentName, readAgentJob, describeJob, type AgentJob } from "../core/agent-job.js";
 import { judgeHelperCommand } from "../core/helper-command.js";
 import { promptWithLines } from "../core/worktrees.js";
@@ -53,14 +54,15 @@ export function nextContext(recorded: readonly string[], plan: ResumePlan): stri
 }
 
 /** The words an agent without its report is sent back with (numbered: the count lives in its transcript). */
-export function reminder(job: AgentJob, why: string, n: number): string {
+export function reminder(job: AgentJob, why: string, n: number, inWorktree?: string): string {
   const shape =
     job.agent === "executor"
       ? `one JSON object with "task_id": "${job.task}" and "status": "complete" or "failed" (with "error" saying what blocks it)`
       : job.agent === "qa"
         ? 'a JSON object with a boolean "passed"'
         : "a non-empty JSON object";
-  return `dotagent reminder ${n} of ${MAX_REMINDERS}: your report is not done: ${why}. Write ${job.output} now, with one Write call: ${shape}. Then finish.`;
+  const where = inWorktree ? ` (the main checkout's: ${inWorktree}, not your worktree's copy)` : "";
+  return `dotagent reminder ${n} of ${MAX_REMINDERS}: your report is not done: ${why}. Write ${job.output}${where} now, with one Write call: ${shape}. Then finish.`;
 }
 
 /** The job of a dotagent agent from its transcript (a hook that sees only the agent id). */
@@ -121,7 +123,7 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
     const sent = remindersSent(transcript, MAX_REMINDERS);
     if (sent >= MAX_REMINDERS) return null;
     const why = report.status === "missing" ? `${job.output} does not exist` : `${job.output} is not a valid report`;
-    return preToolUse("deny", reminder(job, why, sent + 1));
+    return preToolUse("deny", reminder(job, why, sent + 1, worktreeReport(op, snapshot, job)));
   }
   return null;
 }
@@ -132,7 +134,7 @@ export async function onSubagentStop(op: OpContext, input: HookInput): Promise<H
   if (job === undefined || transcript === undefined || !hasWorkflowFolder(op)) return null;
   const sent = remindersSent(transcript, MAX_REMINDERS);
   const end = await endAgentJob(op, job, { final: sent >= MAX_REMINDERS });
-  if (end.kind === "send_back") return { decision: "block", reason: reminder(job, end.why, sent + 1) };
+  if (end.kind === "send_back") return { decision: "block", reason: reminder(job, end.why, sent + 1, worktreeReport(op, await loadSnapshot(op.paths), job)) };
   return null;
 }
 
@@ -175,6 +177,13 @@ export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promi
     }
   }
   return plan === undefined ? null : context("UserPromptSubmit", nextContext(recorded, plan));
+}
+
+/** An executor whose task has a worktree is told the report's absolute path (its worktree holds a copy of memory/). */
+function worktreeReport(op: OpContext, snapshot: Awaited<ReturnType<typeof loadSnapshot>>, job: AgentJob): string | undefined {
+  if (job.task === undefined || snapshot.execution.kind !== "ok") return undefined;
+  const task = snapshot.execution.value.tasks.find((t) => t.id === job.task);
+  return task?.worktree != null ? join(op.paths.root, job.output) : undefined;
 }
 
 function hasWorkflowFolder(op: OpContext): boolean {

@@ -106,7 +106,7 @@ export function isolateStart(context: OpContext, phase: PhaseState, before: Exec
     if (base === undefined) throw new DotagentError("git_failed", `task ${taskId} cannot get its worktree: the workflow's branch ${into} does not exist any more; switch the main checkout to a branch, then \`dotagent resume\``, EXIT.refused);
     const used = new Set(state.tasks.flatMap((t) => (t.worktree ? [t.worktree.path, t.worktree.branch] : [])));
     // A start cut off after `git worktree add` and before its record: that worktree is this task's.
-    const made = adoptable(root, repo, state.workflow_id, taskId, used);
+    const made = adoptable(root, repo, { task: taskId, workflow: state.workflow_id, instance: phase.instance_id ?? null }, used);
     if (made !== undefined) record = { ...made, into, merge: null };
     else {
       const path = worktreePathFor(taskId, (p) => used.has(p) || existsSync(join(root, p)));
@@ -115,7 +115,7 @@ export function isolateStart(context: OpContext, phase: PhaseState, before: Exec
       record = { path, branch, into, base, merge: null };
     }
   }
-  ensureWorktree(root, repo, { path: record.path, branch: record.branch, base: record.base, lock: { task: taskId, workflow: state.workflow_id, owner: owner ?? null } });
+  ensureWorktree(root, repo, { path: record.path, branch: record.branch, base: record.base, lock: { task: taskId, workflow: state.workflow_id, instance: phase.instance_id ?? null, owner: owner ?? null } });
   state = withWorktree(state, taskId, record);
   if (task.worktree == null) events.push({ type: "worktree_created", task_id: taskId, path: record.path, branch: record.branch, base: record.base });
   const at = worktreeAt(root, repo, record);
@@ -123,11 +123,11 @@ export function isolateStart(context: OpContext, phase: PhaseState, before: Exec
 }
 
 /** A worktree under .dotagent/worktrees locked for this task of this workflow that no task records. */
-function adoptable(root: string, repo: Repo, workflow: string, taskId: string, used: ReadonlySet<string>): { path: string; branch: string; base: string } | undefined {
+function adoptable(root: string, repo: Repo, want: { task: string; workflow: string; instance: string | null }, used: ReadonlySet<string>): { path: string; branch: string; base: string } | undefined {
   const folder = join(root, WORKTREES_DIR);
   for (const entry of listWorktrees(repo.top)) {
     const lock = parseLockReason(entry.locked);
-    if (lock?.task !== taskId || lock.workflow !== workflow || !entry.branch || entry.prunable || !entry.path.startsWith(`${folder}/`)) continue;
+    if (lock?.task !== want.task || lock.workflow !== want.workflow || (lock.instance ?? null) !== want.instance || !entry.branch || entry.prunable || !entry.path.startsWith(`${folder}/`)) continue;
     const path = `${WORKTREES_DIR}/${entry.path.slice(folder.length + 1)}`;
     const branch = entry.branch.replace(/^refs\/heads\//, "");
     if (used.has(path) || used.has(branch) || entry.head === null) continue;

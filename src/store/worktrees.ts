@@ -134,6 +134,8 @@ export const samePath = (a: string, b: string) => a === b || real(a) === real(b)
 export interface WorktreeLock {
   task: string;
   workflow: string;
+  /** phase.json's instance_id: a workflow id used again is another instance, whose worktrees are not this one's. */
+  instance?: string | null;
   owner: Owner | null;
 }
 
