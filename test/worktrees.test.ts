@@ -117,6 +117,20 @@ describe("conflicts never lose a side", () => {
   });
 });
 
+describe("a task recovered while its executor still finished", () => {
+  it("orphaned (its session gone, no report yet), then its report and task complete: it still lands, merged first", () => {
+    const root = projectAtImplementation([{ id: "t1" }, { id: "t2" }]);
+    const a = startTask(root, "t1", deadPid());
+    ok(startTask(root, "t2").run); // the planner of this command finds t1 orphaned: pending again
+    expect(taskOf(root, "t1").status).toBe("pending");
+    executorWork(root, "t1", a.dir!, { "t1.txt": "t1\n" });
+    const done = ok(dotagent(root, ["task", "complete", "t1", "--json"])).json;
+    expect(done.task).toMatchObject({ status: "complete", worktree: { merge: { state: "merged" } } });
+    expect(readFileSync(join(root, "t1.txt"), "utf8")).toBe("t1\n");
+    expect(taskWorktrees(root)).toEqual([join(root, ".dotagent/worktrees/t2")]);
+  });
+});
+
 describe("what an executor leaves behind", () => {
   it("uncommitted work is committed on its branch by dotagent and merged; its memory/ changes are not merged", () => {
     const root = projectAtImplementation([{ id: "t1" }], { files: { "README.md": "# app\n", "memory/reports/old.json": "{}\n" } });

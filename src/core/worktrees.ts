@@ -170,14 +170,14 @@ export function worktreeViews(execution: ExecutionState | undefined): WorktreeVi
     });
 }
 
-/** Worktree paths and branches the live state still needs: tasks not complete, and those merging. */
+/** Worktree paths and branches the live state still needs: every task's but those complete and merged. */
 export function liveWorktrees(execution: ExecutionState | undefined): { paths: Set<string>; branches: Set<string> } {
   const paths = new Set<string>();
   const branches = new Set<string>();
   for (const t of execution?.tasks ?? []) {
     const w = t.worktree;
     if (w == null) continue;
-    if (t.status !== "complete" || w.merge?.state === "merging") {
+    if (t.status !== "complete" || w.merge?.state !== "merged") {
       paths.add(w.path);
       branches.add(w.branch);
     }

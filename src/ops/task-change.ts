@@ -145,7 +145,7 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
     const execution: ExecutionState = snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
     // A running task with a worktree completes by landing: merged into the workflow's branch first (SPEC §19).
     const existing = execution.tasks.find((t) => t.id === id);
-    if (action === "complete" && existing?.status === "running" && existing.worktree != null) {
+    if (action === "complete" && existing !== undefined && existing.status !== "complete" && existing.worktree != null) {
       const check = completeTask(execution, id, snapshot.reports, now, outputPath);
       if (!check.ok) throw new DotagentError(check.code, check.message, EXIT.refused);
       await landTask(context, id, now, outputPath);

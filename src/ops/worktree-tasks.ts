@@ -23,6 +23,7 @@ import { DotagentError, EXIT } from "../core/errors.js";
 import { reportAt } from "../core/reports.js";
 import { completeTask, outputOf } from "../core/tasks.js";
 import { currentRound } from "../core/plans.js";
+import { taskOutputPath } from "../core/phases.js";
 import type { Owner } from "../core/ownership.js";
 import type { Repair } from "../core/tasks.js";
 import type { StateSnapshot } from "../core/snapshot.js";
@@ -100,13 +101,15 @@ export function isolateStart(context: OpContext, phase: PhaseState, before: Exec
   const repo = repoOrThrow(root, `task ${taskId} cannot get its worktree`);
   const task = state.tasks.find((t) => t.id === taskId)!;
   let record = task.worktree ?? undefined;
+  let listed: ReturnType<typeof listWorktrees> | undefined;
   if (record == null) {
     const into = isolation.branch!;
     const base = resolveRef(repo.top, `refs/heads/${into}`);
     if (base === undefined) throw new DotagentError("git_failed", `task ${taskId} cannot get its worktree: the workflow's branch ${into} does not exist any more; switch the main checkout to a branch, then \`dotagent resume\``, EXIT.refused);
     const used = new Set(state.tasks.flatMap((t) => (t.worktree ? [t.worktree.path, t.worktree.branch] : [])));
     // A start cut off after `git worktree add` and before its record: that worktree is this task's.
-    const made = adoptable(root, repo, { task: taskId, workflow: state.workflow_id, instance: phase.instance_id ?? null }, used);
+    listed = listWorktrees(repo.top);
+    const made = adoptable(root, listed, { task: taskId, workflow: state.workflow_id, instance: phase.instance_id ?? null }, used);
     if (made !== undefined) record = { ...made, into, merge: null };
     else {
       const path = worktreePathFor(taskId, (p) => used.has(p) || existsSync(join(root, p)));
@@ -115,7 +118,7 @@ export function isolateStart(context: OpContext, phase: PhaseState, before: Exec
       record = { path, branch, into, base, merge: null };
     }
   }
-  ensureWorktree(root, repo, { path: record.path, branch: record.branch, base: record.base, lock: { task: taskId, workflow: state.workflow_id, instance: phase.instance_id ?? null, owner: owner ?? null } });
+  ensureWorktree(root, repo, { path: record.path, branch: record.branch, base: record.base, lock: { task: taskId, workflow: state.workflow_id, instance: phase.instance_id ?? null, owner: owner ?? null } }, listed);
   state = withWorktree(state, taskId, record);
   if (task.worktree == null) events.push({ type: "worktree_created", task_id: taskId, path: record.path, branch: record.branch, base: record.base });
   const at = worktreeAt(root, repo, record);
@@ -123,9 +126,9 @@ export function isolateStart(context: OpContext, phase: PhaseState, before: Exec
 }
 
 /** A worktree under .dotagent/worktrees locked for this task of this workflow that no task records. */
-function adoptable(root: string, repo: Repo, want: { task: string; workflow: string; instance: string | null }, used: ReadonlySet<string>): { path: string; branch: string; base: string } | undefined {
+function adoptable(root: string, listed: ReturnType<typeof listWorktrees>, want: { task: string; workflow: string; instance: string | null }, used: ReadonlySet<string>): { path: string; branch: string; base: string } | undefined {
   const folder = join(root, WORKTREES_DIR);
-  for (const entry of listWorktrees(repo.top)) {
+  for (const entry of listed) {
     const lock = parseLockReason(entry.locked);
     if (lock?.task !== want.task || lock.workflow !== want.workflow || (lock.instance ?? null) !== want.instance || !entry.branch || entry.prunable || !entry.path.startsWith(`${folder}/`)) continue;
     const path = `${WORKTREES_DIR}/${entry.path.slice(folder.length + 1)}`;
@@ -171,7 +174,8 @@ function requirePhase(snapshot: StateSnapshot): PhaseState {
  * round) is simply completed. The caller holds the state lock and has checked the report.
  */
 export async function landTask(context: OpContext, id: string, now: Date, output?: string, options: { recovered?: boolean } = {}): Promise<Landing> {
-  const load = async () => loadSnapshot(context.paths, output ? [{ path: output, mode: "parse" }] : []);
+  // The report is read whatever the task's status (a task requeued while its executor still finished).
+  const load = async () => loadSnapshot(context.paths, [{ path: output ?? taskOutputPath(id), mode: "parse" }]);
   let snapshot = await load();
   let { execution, task } = taskOf(snapshot, id);
   const phase = requirePhase(snapshot);
@@ -334,7 +338,7 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
     const lock = parseLockReason(entry.locked);
     // A task recorded complete (merged) is done with its worktree whoever owned it; any other
     // worktree no task needs is left alone while the owner its lock names may still work in it.
-    const done = (execution?.tasks ?? []).some((t) => t.status === "complete" && t.worktree?.path === rel);
+    const done = (execution?.tasks ?? []).some((t) => t.status === "complete" && t.worktree?.path === rel && t.worktree.merge?.state === "merged");
     const verdict = done ? "gone" : lock?.owner ? judgeOneOwner(lock.owner, now) : "gone";
     if (verdict !== "gone") {
       if (branch) kept.add(branch);

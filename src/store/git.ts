@@ -24,9 +24,16 @@ const CALLER_GIT = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DI
 
 let identity: Record<string, string> | undefined;
 
-function baseEnv(cwd: string): NodeJS.ProcessEnv {
+/** Commands that write a commit, and so need an author. */
+const COMMITTING = new Set(["commit", "commit-tree", "merge"]);
+
+function baseEnv(cwd: string, command?: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: "C", LANG: "C", GIT_TERMINAL_PROMPT: "0", GIT_EDITOR: "true", GIT_MERGE_AUTOEDIT: "no" };
   for (const name of CALLER_GIT) delete env[name];
+  // dotagent's own commits and merges start no background maintenance (the person's git still does).
+  const n = Number(env.GIT_CONFIG_COUNT ?? 0) || 0;
+  Object.assign(env, { GIT_CONFIG_COUNT: String(n + 2), [`GIT_CONFIG_KEY_${n}`]: "maintenance.auto", [`GIT_CONFIG_VALUE_${n}`]: "false", [`GIT_CONFIG_KEY_${n + 1}`]: "gc.auto", [`GIT_CONFIG_VALUE_${n + 1}`]: "0" });
+  if (command === undefined || !COMMITTING.has(command)) return env;
   identity ??= identityFallback(cwd, env);
   return { ...env, ...identity };
 }
@@ -40,7 +47,7 @@ function identityFallback(cwd: string, env: NodeJS.ProcessEnv): Record<string, s
 
 /** Runs git in `cwd`; throws `git_failed` unless it exits 0 (or with one of `ok`). */
 export function git(cwd: string, args: readonly string[], options: GitOptions = {}): GitResult {
-  const env = baseEnv(cwd);
+  const env = baseEnv(cwd, args[0]);
   if (options.readOnly) env.GIT_OPTIONAL_LOCKS = "0";
   const run = spawnSync("git", args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...(options.input !== undefined ? { input: options.input } : {}) });
   if (run.error) throw new DotagentError("git_failed", `git ${args[0] ?? ""} could not run in ${cwd}: ${run.error.message}`, EXIT.refused, { args: [...args] });

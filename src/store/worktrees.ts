@@ -25,11 +25,19 @@ export interface Repo {
 }
 
 /** The repository the project root is in, or why there is none to use (no git, too old, not a repository). */
-export function repoAt(root: string): Repo | { reason: string } {
-  const version = gitVersion();
-  if (version === null) return { reason: "git is not installed" };
-  if (version.major < MIN_GIT[0] || (version.major === MIN_GIT[0] && version.minor < MIN_GIT[1])) return { reason: `git ${version.text} is older than ${MIN_GIT.join(".")}, which the conflict check (git merge-tree --write-tree) needs` };
-  const run = git(root, ["rev-parse", "--show-toplevel", "--show-prefix", "--git-common-dir"], { ok: [128], readOnly: true });
+export function repoAt(root: string, options: { checkVersion?: boolean } = {}): Repo | { reason: string } {
+  // The version is judged when a round decides its isolation; later calls trust that decision.
+  if (options.checkVersion) {
+    const version = gitVersion();
+    if (version === null) return { reason: "git is not installed" };
+    if (version.major < MIN_GIT[0] || (version.major === MIN_GIT[0] && version.minor < MIN_GIT[1])) return { reason: `git ${version.text} is older than ${MIN_GIT.join(".")}, which the conflict check (git merge-tree --write-tree) needs` };
+  }
+  let run;
+  try {
+    run = git(root, ["rev-parse", "--show-toplevel", "--show-prefix", "--git-common-dir"], { ok: [128], readOnly: true });
+  } catch {
+    return { reason: "git is not installed" };
+  }
   if (run.status !== 0) return { reason: "the project is not in a git repository" };
   const [top = "", prefix = "", common = ""] = run.stdout.split("\n");
   return { top, prefix, commonDir: isAbsolute(common) ? common : resolve(root, common) };
@@ -52,7 +60,7 @@ export function changedFiles(dir: string, pathspecs: readonly string[] = []): st
 
 /** The main checkout as a round's first task finds it (SPEC §19). */
 export function checkoutFacts(root: string): CheckoutFacts {
-  const repo = repoAt(root);
+  const repo = repoAt(root, { checkVersion: true });
   if (!isRepo(repo)) return { git: false, reason: repo.reason };
   const ref = git(repo.top, ["symbolic-ref", "-q", "HEAD"], { ok: [1], readOnly: true });
   if (ref.status !== 0) return { git: false, reason: "the main checkout is on a detached HEAD, not a branch, so there is no branch to merge the tasks into" };
@@ -179,10 +187,10 @@ export interface EnsureWorktree {
  * owner updated), else a worktree on the branch (kept from an earlier attempt), else a new branch
  * from `base`. Idempotent: a kill anywhere leaves something the next call finishes.
  */
-export function ensureWorktree(root: string, repo: Repo, want: EnsureWorktree): void {
+export function ensureWorktree(root: string, repo: Repo, want: EnsureWorktree, listed?: readonly WorktreeEntry[]): void {
   const abs = join(root, want.path);
   excludeWorktreesFolder(repo);
-  let there = listWorktrees(repo.top).find((w) => samePath(w.path, abs));
+  let there = (listed ?? listWorktrees(repo.top)).find((w) => samePath(w.path, abs));
   if (there && (there.prunable || !existsSync(join(abs, ".git")))) {
     // Registered, but its folder went (removed by hand, a kill while it was made): forget it.
     git(repo.top, ["worktree", "unlock", abs], { ok: [128] });
@@ -352,6 +360,6 @@ export function needsWorktreeRecovery(root: string, snapshot: StateSnapshot): bo
   }
   const folders = worktreeFolders(root);
   if (folders.length === 0) return false;
-  const live = new Set((execution?.tasks ?? []).flatMap((t) => (t.worktree != null && (t.status !== "complete" || t.worktree.merge?.state === "merging") ? [t.worktree.path] : [])));
+  const live = new Set((execution?.tasks ?? []).flatMap((t) => (t.worktree != null && (t.status !== "complete" || t.worktree.merge?.state !== "merged") ? [t.worktree.path] : [])));
   return folders.some((f) => !live.has(f));
 }

@@ -69,6 +69,8 @@ export interface PolicyOptions {
    * call); without one it writes in the project. Unset: the report only, as before.
    */
   executorWrites?: "own" | "shared";
+  /** false: the executor leaves its work uncommitted in its worktree (dotagent commits it when the task lands). */
+  executorCommits?: boolean;
 }
 
 const text = (c: string | ContentBlock[] | unknown): string => {
@@ -412,7 +414,7 @@ function report(agent: string, prompt: string): Record<string, unknown> {
  * (in its worktree when the prompt names one), commit it there with one `git -C` call, Write its
  * report (at `Report file:` when given), hand back. Sent back by a reminder: the report again.
  */
-function codingExecutor(prompt: string, events: Event[], project: string, writes: "own" | "shared", handback: boolean): Omit<Reply, "who"> {
+function codingExecutor(prompt: string, events: Event[], project: string, writes: "own" | "shared", handback: boolean, commits = true): Omit<Reply, "who"> {
   const field = (name: string) => new RegExp(`^${name}: (.*)$`, "m").exec(prompt)?.[1]?.trim();
   const task = field("Task") ?? "task";
   const worktree = field("Worktree");
@@ -428,7 +430,7 @@ function codingExecutor(prompt: string, events: Event[], project: string, writes
     { name: "Read", input: { file_path: reportPath } },
     ...(conflict ? [{ name: "Bash", input: { command: `git -C ${worktree} merge ${conflict}`, description: `merge ${conflict} into the task's branch` } }] : []),
     { name: "Write", input: { file_path: join(where, file), content } },
-    ...(worktree ? [{ name: "Bash", input: { command: `git -C ${worktree} add -A && git -C ${worktree} commit -q -m "${task}: ${(field("Title") ?? task).replace(/"/g, "'")}"`, description: "commit the task's work on its branch" } }] : []),
+    ...(worktree && commits ? [{ name: "Bash", input: { command: `git -C ${worktree} add -A && git -C ${worktree} commit -q -m "${task}: ${(field("Title") ?? task).replace(/"/g, "'")}"`, description: "commit the task's work on its branch" } }] : []),
     { name: "Write", input: { file_path: reportPath, content: `${JSON.stringify(report, null, 2)}\n` } },
   ];
   const calls = events.filter((e) => e.kind === "call").length;
@@ -447,7 +449,7 @@ function subAgent(agent: string, body: ApiRequest, all: string, policy: PolicyOp
   const output = /^Output file: (\S+)$/m.exec(prompt)?.[1];
   const project = /Primary working directory: (\S+)/.exec(all)?.[1] ?? process.cwd();
   if (!output) return end("No output file in my prompt.");
-  if (agent === "executor" && policy.executorWrites) return codingExecutor(prompt, events, project, policy.executorWrites, (body.tools ?? []).some((t) => t.name === "SubagentHandback"));
+  if (agent === "executor" && policy.executorWrites) return codingExecutor(prompt, events, project, policy.executorWrites, (body.tools ?? []).some((t) => t.name === "SubagentHandback"), policy.executorCommits !== false);
   const path = join(project, output);
   const calls = events.filter((e) => e.kind === "call").length;
   if (calls === 0) return toolUse([{ name: "Read", input: { file_path: path } }]);
