@@ -61,6 +61,8 @@ export interface ResumeCall extends StaleOption {
   maxParallel?: number;
   /** Answers a decision (stale state, a changed request, corrupt state). Without it the plan comes back with `decision` set and nothing is written. */
   decide?: DecideFn;
+  /** `--isolation`: the main checkout had uncommitted changes as a round's tasks were about to start: commit them (worktrees), or run the round without worktrees. */
+  isolation?: "commit" | "shared";
 }
 
 /** A task of a plan, as `task import` reads it. */
@@ -248,7 +250,8 @@ export function workflowAt(root: string, options: WorkflowOptions, dirArg: strin
     },
     async resume(o = {}) {
       const maxParallel = o.maxParallel === undefined ? undefined : checkMaxParallel(o.maxParallel);
-      const outcome = await resumeWorkflow(context, { request: requestArg(o.request), staleAfterMs: staleAfterMs(text(o.staleAfter, "staleAfter")), maxParallel, dryRun: o.dryRun === true, start: o.start === true, decide: asDecide(o.decide) });
+      if (o.isolation !== undefined && o.isolation !== "commit" && o.isolation !== "shared") throw usageError(`isolation must be "commit" or "shared", not ${JSON.stringify(o.isolation)}`);
+      const outcome = await resumeWorkflow(context, { request: requestArg(o.request), staleAfterMs: staleAfterMs(text(o.staleAfter, "staleAfter")), maxParallel, dryRun: o.dryRun === true, start: o.start === true, decide: asDecide(o.decide), isolation: o.isolation });
       if (outcome === undefined) throw new DotagentError("resume_unsettled", "the answers did not settle the plan after three rounds; call resume again", EXIT.refused);
       return outcome.result;
     },

@@ -4,7 +4,8 @@
 // interactive terminal).
 //
 //   PreToolUse  Bash              allow exactly the helper's own command lines (helper-command.ts)
-//   PreToolUse  Agent             a dotagent agent's spawn: record its start, or refuse it with why
+//   PreToolUse  Agent             a dotagent agent's spawn: record its start, or refuse it with why;
+//                                 an executor whose task has a worktree gets its lines (updatedInput)
 //   PreToolUse  SubagentHandback  an agent handing back without its report: sent back (bounded)
 //   SubagentStop                  record the agent's result from its report; no report: sent back
 //   PostToolUse Agent             the agent returned (foreground): its result and the next step
@@ -15,8 +16,10 @@
 // Each returns the JSON Claude Code reads from the hook's stdout, or null (say nothing: Claude
 // Code's own flow decides). Nothing here throws past the hook command, which always exits 0.
 import { realpathSync } from "node:fs";
+import { join } from "node:path";
 import { dotagentAgentName, readAgentJob, describeJob, type AgentJob } from "../core/agent-job.js";
 import { judgeHelperCommand } from "../core/helper-command.js";
+import { promptWithLines } from "../core/worktrees.js";
 import { isValidReport, reportAt } from "../core/reports.js";
 import type { ResumePlan } from "../core/plan-resume.js";
 import type { OpContext } from "../ops/op-context.js";
@@ -43,7 +46,7 @@ function realpath(path: string): string | undefined {
   }
 }
 
-const preToolUse = (decision: "allow" | "deny", reason: string) => ({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason } });
+const preToolUse = (decision: "allow" | "deny", reason: string, updatedInput?: Record<string, unknown>) => ({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason, ...(updatedInput ? { updatedInput } : {}) } });
 const context = (event: string, text: string) => ({ hookSpecificOutput: { hookEventName: event, additionalContext: text } });
 
 /** What the model reads after an agent's end: what was recorded, then the next step as JSON. */
@@ -53,14 +56,15 @@ export function nextContext(recorded: readonly string[], plan: ResumePlan): stri
 }
 
 /** The words an agent without its report is sent back with (numbered: the count lives in its transcript). */
-export function reminder(job: AgentJob, why: string, n: number): string {
+export function reminder(job: AgentJob, why: string, n: number, inWorktree?: string): string {
   const shape =
     job.agent === "executor"
       ? `one JSON object with "task_id": "${job.task}" and "status": "complete" or "failed" (with "error" saying what blocks it)`
       : job.agent === "qa"
         ? 'a JSON object with a boolean "passed"'
         : "a non-empty JSON object";
-  return `dotagent reminder ${n} of ${MAX_REMINDERS}: your report is not done: ${why}. Write ${job.output} now, with one Write call: ${shape}. Then finish.`;
+  const where = inWorktree ? ` (the main checkout's: ${inWorktree}, not your worktree's copy)` : "";
+  return `dotagent reminder ${n} of ${MAX_REMINDERS}: your report is not done: ${why}. Write ${job.output}${where} now, with one Write call: ${shape}. Then finish.`;
 }
 
 /** The job of a dotagent agent from its transcript (a hook that sees only the agent id). */
@@ -99,7 +103,12 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
     if (!reading.ok) return preToolUse("deny", `dotagent: ${reading.reason}. Give the agent the prompt lines /develop shows (Feature request:, Phase:, … , Output file:), then spawn it again.`);
     try {
       const started = await (await agentRun()).startAgentJob(op, reading.job);
-      return started.ok ? preToolUse("allow", `dotagent recorded: ${started.what}`) : preToolUse("deny", `dotagent: ${started.reason}`);
+      if (!started.ok) return preToolUse("deny", `dotagent: ${started.reason}`);
+      // A task with a worktree: the executor's prompt gets where it works (Claude Code runs the
+      // call with the input the hook gives back: SPEC §19, test/claude/NOTES.md).
+      const lines = started.lines ?? [];
+      const updated = lines.length > 0 ? { ...toolInput, prompt: promptWithLines(str(toolInput.prompt) ?? "", lines) } : undefined;
+      return preToolUse("allow", `dotagent recorded: ${started.what}`, updated);
     } catch (error) {
       // Unrecorded, an agent could run twice: better not started now than not recorded.
       return preToolUse("deny", `dotagent could not record the start of the ${describeJob(reading.job)} agent (${(error as Error).message}); try again in a moment`);
@@ -116,7 +125,7 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
     const sent = remindersSent(transcript, MAX_REMINDERS);
     if (sent >= MAX_REMINDERS) return null;
     const why = report.status === "missing" ? `${job.output} does not exist` : `${job.output} is not a valid report`;
-    return preToolUse("deny", reminder(job, why, sent + 1));
+    return preToolUse("deny", reminder(job, why, sent + 1, worktreeReport(op, snapshot, job)));
   }
   return null;
 }
@@ -127,7 +136,7 @@ export async function onSubagentStop(op: OpContext, input: HookInput): Promise<H
   if (job === undefined || transcript === undefined || !hasWorkflowFolder(op)) return null;
   const sent = remindersSent(transcript, MAX_REMINDERS);
   const end = await (await agentRun()).endAgentJob(op, job, { final: sent >= MAX_REMINDERS });
-  if (end.kind === "send_back") return { decision: "block", reason: reminder(job, end.why, sent + 1) };
+  if (end.kind === "send_back") return { decision: "block", reason: reminder(job, end.why, sent + 1, worktreeReport(op, await loadSnapshot(op.paths), job)) };
   return null;
 }
 
@@ -170,6 +179,13 @@ export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promi
     }
   }
   return plan === undefined ? null : context("UserPromptSubmit", nextContext(recorded, plan));
+}
+
+/** An executor whose task has a worktree is told the report's absolute path (its worktree holds a copy of memory/). */
+function worktreeReport(op: OpContext, snapshot: Awaited<ReturnType<typeof loadSnapshot>>, job: AgentJob): string | undefined {
+  if (job.task === undefined || snapshot.execution.kind !== "ok") return undefined;
+  const task = snapshot.execution.value.tasks.find((t) => t.id === job.task);
+  return task?.worktree != null ? join(op.paths.root, job.output) : undefined;
 }
 
 function hasWorkflowFolder(op: OpContext): boolean {

@@ -29,6 +29,7 @@ import type { StateSnapshot } from "./snapshot.js";
 import type { AgentRun, PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import { count } from "./words.js";
+import { isolationOf, isolationQuestion, type CheckoutFacts } from "./worktrees.js";
 
 /** `started`: this very call started the workflow (`resume --start` with a request and no workflow). */
 export const SITUATIONS = ["none", "started", "interrupted", "complete", "corrupt", "stale", "request_changed"] as const;
@@ -45,6 +46,7 @@ export const ACTIONS = [
   "workflow_complete",
   "confirm_fresh_start",
   "confirm_request_change",
+  "confirm_isolation",
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
@@ -75,7 +77,8 @@ export interface AgentInFlight {
 }
 
 
-export type DecisionKind = "corrupt" | "stale" | "request_changed";
+/** `isolation`: the main checkout has uncommitted changes as a round's tasks are about to start (SPEC §19). */
+export type DecisionKind = "corrupt" | "stale" | "request_changed" | "isolation";
 
 export interface Decision {
   question: string;
@@ -126,6 +129,8 @@ export interface ResumeOptions {
   owners?: OwnerVerdicts | undefined;
   /** `--max-parallel N`: how many tasks run at once; stored in execution.json when it differs. */
   maxParallel?: number | undefined;
+  /** The main checkout, looked at by the shell only when a round's first tasks are about to start (SPEC §19). */
+  checkout?: CheckoutFacts | undefined;
 }
 
 export function describeAgo(iso: string, now: Date): string {
@@ -316,7 +321,14 @@ function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0
   const inFlight = (execution?.tasks ?? []).filter((t) => t.status === "running" && isInFlight(options.owners, t.id)).map((t) => t.id);
   const agentsInFlight: AgentInFlight[] = (phase.agents ?? []).map((a) => ({ agent: a.agent, output: a.output, ...(a.design ? { design: a.design } : {}) }));
   const maxParallel = options.maxParallel ?? execution?.max_parallel ?? DEFAULT_MAX_PARALLEL;
-  const next = decideNext(phase, execution, reports, inFlight, agentsInFlight, maxParallel);
+  let next = decideNext(phase, execution, reports, inFlight, agentsInFlight, maxParallel);
+  let decision: Decision | null = null;
+  // A round's first tasks and a main checkout with uncommitted changes: the person decides first.
+  const checkout = options.checkout;
+  if (next.action === "run_tasks" && checkout?.git === true && checkout.dirty.length > 0 && isolationOf(execution, currentRound(phase)) === undefined) {
+    next = { action: "confirm_isolation", agent: null, tasks: [], reason: `the main checkout has uncommitted changes (${checkout.dirty.slice(0, 3).join(", ")}${checkout.dirty.length > 3 ? ", …" : ""}): ask the person whether to commit them or to run the tasks without worktrees (\`dotagent resume --json\` shows the decision)`, round: currentRound(phase) };
+    decision = { question: isolationQuestion(checkout), default: false, yes: "dotagent resume --isolation commit", no: "dotagent resume --isolation shared" };
+  }
   const changedPhase = phase !== phase0;
   const changedExecution = execution !== execution0;
   const writes: PlanWrites = {
@@ -337,6 +349,7 @@ function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0
     agents_in_flight: agentsInFlight,
     repairs,
     writes,
+    ...(decision ? { decision, decisionKind: "isolation" as const } : {}),
   };
 }
 

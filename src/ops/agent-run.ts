@@ -12,7 +12,7 @@ import { describeJob, type AgentJob } from "../core/agent-job.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { isWorkflowComplete, transition } from "../core/transitions.js";
 import { reportAt } from "../core/reports.js";
-import { completeTask, emptyExecution, failTask } from "../core/tasks.js";
+import { emptyExecution, failTask } from "../core/tasks.js";
 import { startPlannedTask } from "../core/plans.js";
 import { describeOwner, isInFlight, agentOwnerKey } from "../core/ownership.js";
 import { phaseIndex } from "../core/phases.js";
@@ -26,8 +26,10 @@ import { locked, type OpContext } from "./op-context.js";
 import { settle } from "./settle.js";
 import { requireWorkflow } from "./state-guard.js";
 import { writeTaskChange } from "./task-change.js";
+import { isolateStart, landTask } from "./worktree-tasks.js";
 
-export type AgentStart = { ok: true; what: string } | { ok: false; reason: string };
+/** `lines`: what the executor's prompt gets besides the model's (its worktree: SPEC §19). */
+export type AgentStart = { ok: true; what: string; lines?: string[] } | { ok: false; reason: string };
 
 export type AgentEnd =
   | { kind: "recorded"; what: string; plan: ResumePlan }
@@ -59,8 +61,18 @@ export async function startAgentJob(context: OpContext, job: AgentJob): Promise<
       const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
       const started = startPlannedTask(execution, phase, job.task, now, owner, judgeRunningTasks(snapshot, now).get(job.task));
       if (!started.ok) return { ok: false, reason: started.message };
-      writeTaskChange(writer, snapshot, phase, started, started.state.tasks.find((t) => t.id === job.task), now);
-      return { ok: true, what: `${describeJob(job)} started` };
+      let isolated;
+      try {
+        isolated = isolateStart(context, phase, execution, started.state, job.task, owner, now);
+      } catch (error) {
+        if (error instanceof DotagentError && (error.code === "isolation_undecided" || error.code === "git_failed" || error.code === "worktree_busy")) return { ok: false, reason: error.message };
+        throw error;
+      }
+      const outcome = { state: isolated.state, events: [...isolated.events, ...started.events] };
+      writeTaskChange(writer, snapshot, phase, outcome, isolated.state.tasks.find((t) => t.id === job.task), now);
+      const where = isolated.worktree ? ` in its worktree ${isolated.worktree.record.path} (branch ${isolated.worktree.record.branch})` : "";
+      const shared = isolated.warning ? ` (${isolated.warning})` : "";
+      return { ok: true, what: `${describeJob(job)} started${where}${shared}`, ...(isolated.worktree ? { lines: isolated.worktree.lines } : {}) };
     }
     const verdicts = judgeRunningTasks(snapshot, now);
     const runs = phase.agents ?? [];
@@ -120,13 +132,15 @@ export async function endAgentJob(context: OpContext, job: AgentJob, options: { 
         return { kind: "send_back", why: problem };
       } else {
         const data = problem === undefined ? (report as { data: Record<string, unknown> }).data : undefined;
-        const outcome =
-          data?.status === "complete"
-            ? completeTask(execution, task.id, snapshot.reports, now, job.output)
-            : failTask(execution, task.id, data !== undefined ? (typeof data.error === "string" && data.error !== "" ? data.error : "the executor reported failed") : `the executor stopped without a valid report: ${problem}`, now);
-        if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
-        writeTaskChange(writer, snapshot, phase, outcome, undefined, now);
-        what = `${describeJob(job)}: ${data?.status === "complete" ? "complete" : "failed"}`;
+        if (data?.status === "complete") {
+          // Merged into the workflow's branch first (a task with a worktree), then recorded complete.
+          what = (await landTask(context, task.id, now, job.output)).what;
+        } else {
+          const outcome = failTask(execution, task.id, data !== undefined ? (typeof data.error === "string" && data.error !== "" ? data.error : "the executor reported failed") : `the executor stopped without a valid report: ${problem}`, now);
+          if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
+          writeTaskChange(writer, snapshot, phase, outcome, undefined, now);
+          what = `${describeJob(job)}: failed`;
+        }
       }
     } else {
       if (problem !== undefined && !options.final) return { kind: "send_back", why: problem };

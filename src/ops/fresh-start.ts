@@ -16,7 +16,7 @@ interface ArchivedFile {
 }
 
 /** Archives the live state, then clears it; refuses (changing nothing) what it cannot archive. */
-export async function archiveLiveState(paths: ProjectPaths, reason: string, now: Date): Promise<string | null> {
+export async function archiveLiveState(paths: ProjectPaths, reason: string, now: Date, note?: (line: string) => void): Promise<string | null> {
   const archive = await loadArchive();
   const created = await archive.createArchive(paths.root, { reason, now, complete: true });
   if (created === null) {
@@ -28,6 +28,9 @@ export async function archiveLiveState(paths: ProjectPaths, reason: string, now:
   writeFileDurable(clearingPath(paths), `${JSON.stringify({ archive: created.name })}\n`);
   await clearAndUnmark(paths, created.name, created.manifest.files, true);
   await archive.pruneArchives(paths.root);
+  // The workflow is gone: so are its task worktrees (SPEC §19).
+  const { sweepAfterClear } = await import("./worktree-tasks.js");
+  await sweepAfterClear(paths.root, now, note);
   return created.name;
 }
 

@@ -62,7 +62,7 @@ export async function startWorkflow(context: OpContext, input: InitInput): Promi
     // A fresh start cut off while clearing: what is left is archived (again) and cleared, so no
     // leftover report leaks into the new workflow and nothing unarchived is removed.
     const cutOff = existsSync(join(context.paths.stateDir, CLEARING_MARKER));
-    const archivedName = hasState(context.paths) || cutOff ? await archiveLiveState(context.paths, "replaced by dotagent init", now) : null;
+    const archivedName = hasState(context.paths) || cutOff ? await archiveLiveState(context.paths, "replaced by dotagent init", now, context.note) : null;
     const written = await initWorkflow(context.paths, request, workflowId, now, context.warn);
     return { state: written, archived: archivedName, plan: (await settle(context, now)).plan };
   });

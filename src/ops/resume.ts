@@ -7,6 +7,9 @@ import { existsSync } from "node:fs";
 import { planResume, type Decision, type ResumeOptions, type ResumePlan } from "../core/plan-resume.js";
 import { loadSnapshot } from "../store/session.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
+import { checkoutFactsFor, needsWorktreeRecovery, worktreeFolders } from "../store/worktrees.js";
+import type { Repair } from "../core/tasks.js";
+import type { StateSnapshot } from "../core/snapshot.js";
 import { locked, type OpContext } from "./op-context.js";
 import { planJson, type PlanJson } from "./plan-json.js";
 import { planWithDir } from "./decision-dir.js";
@@ -21,6 +24,8 @@ export interface ResumeInput extends ResumeOptions {
   readonly start?: boolean | undefined;
   /** Asked when the plan needs a person; absent: the plan comes back unanswered. */
   readonly decide?: Decide | undefined;
+  /** `--isolation commit|shared`: the answer to a round's uncommitted-changes question (SPEC §19). */
+  readonly isolation?: "commit" | "shared" | undefined;
 }
 
 /** `resume --json`: the plan of SPEC §5 and whether it was carried out. */
@@ -43,18 +48,32 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
   const starting = input.start === true && (options.request?.trim() ?? "") !== "";
   if (input.dryRun || (!existsSync(context.paths.stateDir) && !starting)) {
     const snapshot = await loadSnapshot(context.paths);
-    const plan = planWithDir(planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now) }), context.dirArg);
+    const plan = planWithDir(planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(context.paths.root, snapshot) }), context.dirArg);
     return { result: planJson(plan, false), plan, mode: "status", exitCode: plan.decision ? 5 : 0 };
   }
+  let isolation = input.isolation;
   // Decisions may need a person, so the lock is taken per round, not across a prompt.
   for (let round = 0; round < 3; round++) {
     const { proveClearing } = await import("./fresh-start.js");
     const plan = await locked(context, "resume", async () => {
+      // Worktrees first: merges cut off, tasks done whose session is gone, leftovers (SPEC §19).
+      const worktreeRepairs: Repair[] = [];
+      const first = await loadSnapshot(context.paths);
+      if (first.phase.kind === "ok" && first.clearing == null) {
+        const { recoverWorktrees, chooseIsolation } = await import("./worktree-tasks.js");
+        if (isolation !== undefined) {
+          const note = await chooseIsolation(context, isolation, now);
+          if (note !== undefined) worktreeRepairs.push({ code: "isolation_decided", message: note });
+          isolation = undefined;
+        }
+        if (needsWorktreeRecovery(context.paths.root, first) || hasTaskWorktreeHistory(context.paths.root, first)) worktreeRepairs.push(...(await recoverWorktrees(context, now, { branches: true })));
+      }
       const { snapshot, files } = await proveClearing(context.paths, await loadSnapshot(context.paths));
-      const planned = planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now) });
-      if (planned.decision === null) {
+      const planned0 = planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(context.paths.root, snapshot) });
+      const planned = worktreeRepairs.length > 0 ? { ...planned0, repairs: [...worktreeRepairs, ...planned0.repairs] } : planned0;
+      if (planned.decision === null || planned.decisionKind === "isolation") {
         const { applyPlan } = await import("./settle.js");
-        await applyPlan(context, snapshot, planned, now, { archivedFiles: files, logResumed: true });
+        await applyPlan(context, snapshot, planned0, now, { archivedFiles: files, logResumed: true });
       }
       const request = options.request?.trim() ?? "";
       if (input.start && planned.situation === "none" && request !== "") {
@@ -67,11 +86,15 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
     });
     if (plan.decision === null) return { result: planJson(plan, true), plan, mode: "resume", exitCode: 0 };
     const answer = input.decide ? await input.decide(plan.decision) : "no-terminal";
-    if (answer === "no-terminal") return { result: planJson(plan, false), plan, mode: "resume", exitCode: 5 };
+    if (answer === "no-terminal") return { result: planJson(plan, plan.decisionKind === "isolation"), plan, mode: "resume", exitCode: 5 };
+    if (plan.decisionKind === "isolation") {
+      isolation = answer ? "commit" : "shared";
+      continue;
+    }
     if (answer) {
       const reason = plan.decisionKind === "stale" ? "stale state" : plan.decisionKind === "corrupt" ? "corrupt state" : "request changed";
       const { archiveLiveState } = await import("./fresh-start.js");
-      const name = await locked(context, "resume", () => archiveLiveState(context.paths, reason, now));
+      const name = await locked(context, "resume", () => archiveLiveState(context.paths, reason, now, context.note));
       if (name) context.note(`Archived the old state as ${name}`);
       if (plan.decisionKind === "request_changed" && options.request !== undefined) {
         const { initWorkflow } = await import("./init.js");
@@ -84,4 +107,10 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
     options = plan.decisionKind === "stale" ? { ...options, staleAfterMs: Number.POSITIVE_INFINITY } : { ...options, request: undefined };
   }
   return undefined;
+}
+
+/** Whether this workflow ever gave a task a worktree, or worktrees are on disk: then `resume` also looks for leftover branches. */
+function hasTaskWorktreeHistory(root: string, snapshot: StateSnapshot): boolean {
+  const tasks = snapshot.execution.kind === "ok" ? snapshot.execution.value.tasks : [];
+  return tasks.some((t) => t.worktree != null) || worktreeFolders(root).length > 0;
 }

@@ -39,7 +39,11 @@ export async function rollBackWorkflow(context: OpContext, to: string, decide: D
   const done = await locked(context, "rollback", async () => {
     // Planned again under the lock: the state may have moved since the question.
     const prepared = prepareRollback(context.paths, await loadSnapshot(context.paths), to, now);
-    return { prepared, archive: await rollBack(context.paths, prepared, archiver, now) };
+    const archive = await rollBack(context.paths, prepared, archiver, now);
+    // Tasks the rollback took back: their worktrees go (SPEC §19).
+    const { sweepAfterClear } = await import("./worktree-tasks.js");
+    await sweepAfterClear(context.paths.root, now, context.note);
+    return { prepared, archive };
   });
   const { plan: p, journal } = done.prepared;
   return {

@@ -8,6 +8,7 @@ import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import { loadSnapshot } from "../store/session.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
+import { checkoutFactsFor, needsWorktreeRecovery } from "../store/worktrees.js";
 import { StateWriter } from "../store/state-writer.js";
 import { finishClear } from "./fresh-start.js";
 import type { OpContext } from "./op-context.js";
@@ -55,10 +56,26 @@ export async function applyPlan(context: OpContext, snapshot: StateSnapshot, pla
  * live even when it is a process already gone, such as an `--owner` given for it).
  */
 export async function settle(context: OpContext, now: Date, started: readonly string[] = []): Promise<Settled> {
-  const snapshot = await loadSnapshot(context.paths);
+  let snapshot = await loadSnapshot(context.paths);
+  // Merges cut off, tasks done in their worktrees whose session is gone, worktrees nobody needs.
+  if (needsWorktreeRecovery(context.paths.root, snapshot)) {
+    const { recoverWorktrees } = await import("./worktree-tasks.js");
+    if ((await recoverWorktrees(context, now, { skip: started })).length > 0) snapshot = await loadSnapshot(context.paths);
+  }
   const owners = judgeRunningTasks(snapshot, now);
   for (const id of started) owners.set(id, "live");
-  const plan = planResume(snapshot, now, { owners });
-  if (plan.decision !== null) return { plan, phase: snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined, execution: snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined };
-  return { plan, ...(await applyPlan(context, snapshot, plan, now, { logResumed: false })) };
+  const plan = planResume(snapshot, now, { owners, checkout: checkoutFactsFor(context.paths.root, snapshot) });
+  // The isolation question leaves the rest of the plan to carry out (a phase reached, a plan recorded).
+  if (plan.decision !== null && plan.decisionKind !== "isolation") return { plan, phase: snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined, execution: snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined };
+  const applied = await applyPlan(context, snapshot, plan, now, { logResumed: false });
+  // IMPLEMENTATION just completed: every task is merged, so no task branch or worktree is left (SPEC §19).
+  if (plan.writes.events.some((e) => e.type === "phase_completed" && e.phase === "IMPLEMENTATION") && applied.execution?.tasks.some((t) => t.worktree != null)) {
+    const { sweepWorktrees } = await import("./worktree-tasks.js");
+    try {
+      sweepWorktrees(context.paths.root, now, { branches: true, execution: applied.execution });
+    } catch (error) {
+      context.warn(`the task worktrees could not be tidied (${(error as Error).message}); \`dotagent resume\` tries again`);
+    }
+  }
+  return { plan, ...applied };
 }

@@ -4,6 +4,9 @@ import { planResume, type ResumePlan } from "../core/plan-resume.js";
 import { PHASE_TABLE, REPORT } from "../core/phases.js";
 import { provePhase } from "../core/transitions.js";
 import { countByStatus } from "../core/tasks.js";
+import { worktreeViews, type WorktreeView } from "../core/worktrees.js";
+import type { IsolationRecord } from "../schema/execution.js";
+import { checkoutFactsFor } from "../store/worktrees.js";
 import { loadSnapshot } from "../store/session.js";
 import { listOpenOps, type OpSummary } from "../store/op-records.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
@@ -11,8 +14,8 @@ import type { OpContext } from "./op-context.js";
 import { planJson, type PlanJson } from "./plan-json.js";
 import { planWithDir } from "./decision-dir.js";
 
-/** `status --json`: the resume plan (as `resume --dry-run`), task counts by status, open ops. */
-export type StatusResult = PlanJson & { tasks: Record<string, number>; ops: OpSummary[] };
+/** `status --json`: the resume plan (as `resume --dry-run`), task counts by status, open ops, and the tasks by worktree (SPEC §19). */
+export type StatusResult = PlanJson & { tasks: Record<string, number>; ops: OpSummary[]; isolation: IsolationRecord | null; worktrees: WorktreeView[] };
 
 export interface StatusOutcome {
   readonly result: StatusResult;
@@ -24,10 +27,12 @@ export interface StatusOutcome {
 export async function readStatus(context: Pick<OpContext, "paths" | "now" | "dirArg">, staleAfterMs: number | undefined): Promise<StatusOutcome> {
   const snapshot = await loadSnapshot(context.paths);
   const now = context.now();
-  const plan = planWithDir(planResume(snapshot, now, { staleAfterMs, owners: judgeRunningTasks(snapshot, now) }), context.dirArg);
-  const tasks = countByStatus(snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined);
+  const plan = planWithDir(planResume(snapshot, now, { staleAfterMs, owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(context.paths.root, snapshot) }), context.dirArg);
+  const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+  const tasks = countByStatus(execution);
   const ops = listOpenOps(context.paths, now);
-  return { result: { ...planJson(plan, false), tasks, ops }, plan, approvedNeeds: approvedNeeds(snapshot, plan) };
+  const isolation = execution?.isolation ?? null;
+  return { result: { ...planJson(plan, false), tasks, ops, isolation, worktrees: worktreeViews(execution) }, plan, approvedNeeds: approvedNeeds(snapshot, plan) };
 }
 
 /** "ARCHITECTURE is approved; to complete it needs …": an approval given before the gate's output exists. */

@@ -5,7 +5,7 @@ import { formatProblem } from "../core/validate.js";
 import { reportAt } from "../core/reports.js";
 import { addTasks, completeTask, emptyExecution, failTask, maxAttemptsOf, outputOf, readyTasks, releaseTask, retryTask, type NewTask, type TaskResult as CoreTaskResult } from "../core/tasks.js";
 import { importPlan, startPlannedTask, type ImportResult as CoreImportResult } from "../core/plans.js";
-import type { ExecutionState, PlanRecord, Task } from "../schema/execution.js";
+import type { ExecutionState, MergeRecord, PlanRecord, Task } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { MachineEvent } from "../core/transitions.js";
@@ -15,6 +15,7 @@ import { StateWriter } from "../store/state-writer.js";
 import { locked, type OpContext } from "./op-context.js";
 import { requireValid, requireWorkflow } from "./state-guard.js";
 import { nextFields, settle, type NextFields } from "./settle.js";
+import { isolateStart, landTask, startedWorktreeOf, type IsolatedStart } from "./worktree-tasks.js";
 
 export const TASK_ACTIONS = ["add", "import", "start", "complete", "fail", "retry", "next"] as const;
 /** The CLI's actions, and `release`: the headless runner gives back the tasks it stopped (Ctrl-C). */
@@ -43,6 +44,22 @@ export interface TaskView {
   attempts: number;
   output: string;
   error?: string;
+  /** Its git worktree (SPEC §19): where its executor works, and the merge of its branch. */
+  worktree?: TaskWorktreeView;
+}
+
+/** A task's worktree as `task … --json` shows it. */
+export interface TaskWorktreeView {
+  /** Project-relative folder of the worktree. */
+  path: string;
+  /** Absolute: where the executor works (the project folder inside the worktree). */
+  dir: string;
+  branch: string;
+  into: string;
+  base: string;
+  merge: MergeRecord | null;
+  /** The lines its executor's prompt gets (Worktree:, Branch:, Report file:, Merge conflict:). */
+  prompt_lines: string[];
 }
 
 /** `task start|complete|fail|retry --json` (and the runner's release). */
@@ -91,8 +108,12 @@ export function notJsonPlan(where: string, message: string): DotagentError {
   return new DotagentError("import_invalid", `${where}: ${message}; ${PLAN_SHAPE}`, EXIT.usage);
 }
 
-function taskView(task: Task): TaskView {
-  return { id: task.id, ...(task.title ? { title: task.title } : {}), status: task.status, attempts: task.attempts, output: outputOf(task), ...(task.error ? { error: task.error } : {}) };
+function taskView(task: Task, root: string): TaskView {
+  // The place and prompt lines matter while the task is to run (a merged task's worktree is gone).
+  const started = task.worktree != null && task.status !== "complete" ? startedWorktreeOf(root, task) : undefined;
+  const worktree: TaskWorktreeView | undefined =
+    task.worktree == null ? undefined : { path: task.worktree.path, dir: started?.at.dir ?? `${root}/${task.worktree.path}`, branch: task.worktree.branch, into: task.worktree.into, base: task.worktree.base, merge: task.worktree.merge ?? null, prompt_lines: started?.lines ?? [] };
+  return { id: task.id, ...(task.title ? { title: task.title } : {}), status: task.status, attempts: task.attempts, output: outputOf(task), ...(task.error ? { error: task.error } : {}), ...(worktree ? { worktree } : {}) };
 }
 
 /**
@@ -123,7 +144,18 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
     const snapshot = await loadSnapshot(context.paths, extraRequests);
     const phase = requireWorkflow(snapshot, now);
     const execution: ExecutionState = snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
+    // A running task with a worktree completes by landing: merged into the workflow's branch first (SPEC §19).
+    const existing = execution.tasks.find((t) => t.id === id);
+    if (action === "complete" && existing !== undefined && existing.status !== "complete" && existing.worktree != null) {
+      const check = completeTask(execution, id, snapshot.reports, now, outputPath);
+      if (!check.ok) throw new DotagentError(check.code, check.message, EXIT.refused);
+      await landTask(context, id, now, outputPath);
+      const settled = await settle(context, now);
+      const after = settled.execution ?? execution;
+      return { state: after, task: after.tasks.find((t) => t.id === id), imported: undefined, plan: settled.plan };
+    }
     let outcome: CoreTaskResult | CoreImportResult;
+    let isolated: IsolatedStart | undefined;
     switch (action) {
       case "add":
         outcome = addTasks(execution, [{ id, title: change.title, depends_on: change.dependsOn }], now);
@@ -131,9 +163,15 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
       case "import":
         outcome = importPlan(execution, phase, change.tasks ?? [], now);
         break;
-      case "start":
-        outcome = startPlannedTask(execution, phase, id, now, currentOwner(now, change.owner), judgeRunningTasks(snapshot, now).get(id));
+      case "start": {
+        const owner = currentOwner(now, change.owner);
+        outcome = startPlannedTask(execution, phase, id, now, owner, judgeRunningTasks(snapshot, now).get(id));
+        if (outcome.ok) {
+          isolated = isolateStart(context, phase, execution, outcome.state, id, owner, now);
+          outcome = { ...outcome, state: isolated.state, events: [...isolated.events, ...outcome.events] as typeof outcome.events };
+        }
         break;
+      }
       case "complete":
         outcome = completeTask(execution, id, snapshot.reports, now, outputPath);
         break;
@@ -149,6 +187,7 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
     if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
     const task = outcome.state.tasks.find((t) => t.id === id);
     if (outcome.state !== execution) writeTaskChange(new StateWriter(context.paths, snapshot, now, context.warn), snapshot, phase, outcome, action === "start" ? task : undefined, now);
+    if (isolated?.warning) context.warn(isolated.warning);
     // The step after this one: the last task's completion also completes IMPLEMENTATION.
     const settled = await settle(context, now, action === "start" ? [id] : []);
     const after = settled.execution ?? outcome.state;
@@ -159,7 +198,7 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
   const result: TaskResult | TasksAddedResult =
     action === "import" || action === "add"
       ? { ok: true, added: action === "add" ? [id] : (imported?.added ?? []), ...(imported ? { skipped: imported.skipped, plan: imported.plan } : {}), total: state.tasks.length, ...nextFields(plan) }
-      : { ok: true, task: task ? taskView(task) : null, max_attempts: maxAttempts ?? null, ...nextFields(plan) };
+      : { ok: true, task: task ? taskView(task, context.paths.root) : null, max_attempts: maxAttempts ?? null, ...nextFields(plan) };
   return { result, state, task, maxAttempts, imported };
 }
 

@@ -2,7 +2,7 @@
 // real SDK and binary are tested in test/claude/run-journey.test.ts): rework, a silent agent,
 // failing tasks, gates without a terminal, one runner at a time.
 import { afterEach, describe, expect, test } from "vitest";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { checkpointStore } from "../api/checkpoint-store.js";
 import { openWorkflow } from "../api/workflow.js";
 import { currentHost, processStartTime } from "../store/process-facts.js";
@@ -37,6 +37,36 @@ describe("runWorkflow with a stand-in SDK", () => {
     // A second run has nothing to do and asks no agent.
     expect(await runWorkflow(h.options({ request: undefined }))).toMatchObject({ outcome: "complete", agents: 0 });
     expect(h.sessions).toHaveLength(8);
+  });
+
+  test("in a git repository each executor works in its own worktree (SPEC §19): its prompt names it, its cwd stays the project root, its commits land", async () => {
+    const git = (cwd: string, ...args: string[]) => spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8" });
+    const h = harness(
+      (agent, prompt, output) => {
+        const worktree = /^Worktree: (.*)$/m.exec(prompt)?.[1];
+        if (agent === "executor" && worktree) {
+          const task = /^Task: (.*)$/m.exec(prompt)![1]!;
+          writeFileSync(join(worktree, `${task}.txt`), `${task}\n`);
+          git(worktree, "add", "-A");
+          git(worktree, "commit", "-qm", `${task} done`);
+        }
+        return good(agent, prompt, output);
+      },
+      (root) => {
+        git(root, "init", "-q", "-b", "main");
+        writeFileSync(join(root, "README.md"), "# app\n");
+        git(root, "add", "-A");
+        git(root, "commit", "-qm", "initial");
+      },
+    );
+    expect(await runWorkflow(h.options())).toMatchObject({ outcome: "complete" });
+    const executors = h.sessions.filter((s) => s.agent === "executor");
+    expect(executors.map((s) => s.cwd)).toEqual([h.root, h.root]);
+    expect(executors[0]!.prompt.split("\n").slice(-4)).toEqual([`Worktree: ${join(h.root, ".dotagent/worktrees/task-001")}`, "Branch: dotagent/wf-add-login/task-001 (dotagent merges it into main when you finish)", `Report file: ${join(h.root, "memory/reports/tasks/task-001.json")}`, "Output file: memory/reports/tasks/task-001.json"]);
+    // task-002 depends on task-001: its worktree was made from main with task-001 merged.
+    expect(git(h.root, "log", "--format=%s", "main").stdout.split("\n")).toEqual(expect.arrayContaining(["task-001 done", "task-002 done", "Merge task task-001: model", "Merge task task-002: route"]));
+    expect(readFileSync(join(h.root, "task-002.txt"), "utf8")).toBe("task-002\n");
+    expect(git(h.root, "worktree", "list").stdout.trim().split("\n")).toHaveLength(1);
   });
 
   test("a failed verification: rework round 1 planned from its failures, fixed, verified again", async () => {

@@ -690,9 +690,12 @@ async function runAgents(run: Run, step: Extract<RunStep, { kind: "agents" }>, a
 async function runTasks(run: Run, ids: readonly string[], at: StepContext): Promise<void> {
   const { wf, options } = run;
   const started: string[] = [];
+  // Each task's worktree lines (SPEC §19): where its executor works; empty in a shared round.
+  const worktreeLines = new Map<string, string[]>();
   for (const id of ids) {
     try {
-      await wf.tasks.start(id, { owner: process.pid });
+      const start = await wf.tasks.start(id, { owner: process.pid });
+      worktreeLines.set(id, start.task?.worktree?.prompt_lines ?? []);
       started.push(id);
     } catch (error) {
       // Refused: another session started it meanwhile; it is theirs.
@@ -712,7 +715,7 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
     started.map(async (id) => {
       const output = `${REPORT.tasksDir}/${id}.json`;
       const title = facts.titles.get(id) ?? id;
-      const lines = [`Task: ${id}`, `Title: ${title}`, `Design: ${REPORT.finalDesign}`, ...(facts.reworkRound ? [`Fixes: ${reworkCopyPath(facts.reworkRound)}`] : []), `Workflow: ${at.workflowId}`, `Helper: ${options.helper}`];
+      const lines = [`Task: ${id}`, `Title: ${title}`, `Design: ${REPORT.finalDesign}`, ...(facts.reworkRound ? [`Fixes: ${reworkCopyPath(facts.reworkRound)}`] : []), `Workflow: ${at.workflowId}`, `Helper: ${options.helper}`, ...(worktreeLines.get(id) ?? [])];
       const job: AgentJob = { key: `executor.${id}`, agent: "executor", output, lines };
       const label = `${id} ${title}`.slice(0, 60);
       let error: string | undefined;
@@ -759,9 +762,12 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
 }
 
 async function completeTask(run: Run, id: string, output: string, label: string, done: number, total: number, ms: number): Promise<void> {
-  await run.wf.tasks.complete(id, { output });
+  // A task with a worktree is merged as it completes (SPEC §19); a conflict sends it round again.
+  const landed = (await run.wf.tasks.complete(id, { output })).task;
   wrote(run, output);
-  run.options.progress.line(label, { mark: "done", elapsedMs: ms, after: taskBar(done, Math.max(total, done)) });
+  const merge = landed?.worktree?.merge;
+  if (merge?.state === "conflict") run.options.progress.line(`${label}: not merged into ${landed?.worktree?.into}: ${landed?.error ?? "conflict"}`, { mark: "failed", elapsedMs: ms });
+  else run.options.progress.line(label, { mark: "done", elapsedMs: ms, after: taskBar(done, Math.max(total, done)) });
 }
 
 /** A task this run started and stopped (Ctrl-C): pending again, no attempt counted. */

@@ -40,14 +40,15 @@ export const good: Writer = (agent, prompt) => {
 
 export interface Harness {
   root: string;
-  sessions: Array<{ agent: string; prompt: string; resumed: boolean }>;
+  sessions: Array<{ agent: string; prompt: string; resumed: boolean; cwd?: unknown }>;
   lines: string[];
   options(extra?: Partial<RunOptions>): RunOptions;
 }
 
-export function harness(writer: Writer): Harness {
+export function harness(writer: Writer, setup?: (root: string) => void): Harness {
   const root = mkdtempSync(join(tmpdir(), "dotagent-runner-"));
   temps.push(root);
+  setup?.(root);
   const sessions: Harness["sessions"] = [];
   const lines: string[] = [];
   let n = 0;
@@ -56,7 +57,7 @@ export function harness(writer: Writer): Harness {
       const system = String(options?.systemPrompt ?? "");
       const agent = [...AGENTS.values()].find((a) => system.startsWith(a.body))?.name ?? "?";
       const output = /^Output file: (\S+)$/m.exec(prompt)?.[1] ?? "";
-      sessions.push({ agent, prompt, resumed: options?.resume !== undefined });
+      sessions.push({ agent, prompt, resumed: options?.resume !== undefined, cwd: options?.cwd });
       const session_id = `s-${++n}`;
       yield { type: "system", subtype: "init", session_id };
       const report = writer(agent, prompt, output);

@@ -14,6 +14,46 @@ export const ownerSchema = z.looseObject({
   at: isoDateTime,
 });
 
+/** A commit id as git prints it (full SHA-1 or SHA-256 hex). */
+const commitId = z.string().check(z.regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/, "a full commit id (40 or 64 hex digits)"));
+
+/**
+ * The merge of a task's branch into the workflow's branch (SPEC §19): `merging` is the intent,
+ * written before git changes anything; `merged` the result (`commit` null: nothing to merge);
+ * `conflict` an attempt that did not merge, naming the files (its branch is kept).
+ */
+export const mergeRecordSchema = z.looseObject({
+  state: z.enum(["merging", "merged", "conflict"]),
+  into: nonEmptyString,
+  onto: z.optional(z.nullable(commitId)),
+  head: z.optional(z.nullable(commitId)),
+  commit: z.optional(z.nullable(commitId)),
+  files: z.optional(z.array(z.string())),
+  reason: z.optional(z.nullable(z.string())),
+  at: isoDateTime,
+});
+
+/** The git worktree a task runs in (SPEC §19), made by dotagent when the task starts. */
+export const worktreeRecordSchema = z.looseObject({
+  /** Project-relative folder of the worktree, e.g. `.dotagent/worktrees/task-001`. */
+  path: nonEmptyString,
+  branch: nonEmptyString,
+  /** The workflow's branch it merges into (the main checkout's branch when the round started). */
+  into: nonEmptyString,
+  /** The commit the worktree was made from: the workflow branch's tip when the task first started. */
+  base: commitId,
+  merge: z.optional(z.nullable(mergeRecordSchema)),
+});
+
+/** How a round's tasks run (SPEC §19): each in its own worktree merged into `branch`, or in the shared checkout, and why. */
+export const isolationRecordSchema = z.looseObject({
+  round: nonNegativeInt,
+  mode: z.enum(["worktree", "shared"]),
+  branch: z.optional(z.nullable(nonEmptyString)),
+  reason: z.optional(z.nullable(z.string())),
+  decided_at: isoDateTime,
+});
+
 export const taskSchema = z.looseObject({
   id: idString,
   title: z.optional(z.string()),
@@ -27,6 +67,7 @@ export const taskSchema = z.looseObject({
   output: z.optional(z.nullable(z.string())),
   error: z.optional(z.nullable(z.string())),
   owner: z.optional(z.nullable(ownerSchema)),
+  worktree: z.optional(z.nullable(worktreeRecordSchema)),
 });
 
 /**
@@ -49,11 +90,15 @@ export const executionStateSchema = z.looseObject({
   max_parallel: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_PARALLEL_LIMIT))),
   tasks: z.array(taskSchema),
   plans: z.optional(z.array(planRecordSchema)),
+  isolation: z.optional(z.nullable(isolationRecordSchema)),
 });
 
 export type Task = z.infer<typeof taskSchema>;
 export type ExecutionState = z.infer<typeof executionStateSchema>;
 export type PlanRecord = z.infer<typeof planRecordSchema>;
+export type WorktreeRecord = z.infer<typeof worktreeRecordSchema>;
+export type MergeRecord = z.infer<typeof mergeRecordSchema>;
+export type IsolationRecord = z.infer<typeof isolationRecordSchema>;
 
 export function parseExecutionState(data: unknown): ParseResult<ExecutionState> {
   return parseWith(executionStateSchema, data);

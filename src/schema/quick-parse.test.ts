@@ -35,6 +35,31 @@ const phaseDoc = fc
   })
   .map(strip);
 
+const sha = fc.constantFrom("0123456789abcdef0123456789abcdef01234567", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "abc", "0123456789ABCDEF0123456789ABCDEF01234567", "");
+const mergeDoc = fc.oneof(
+  fc.constant(undefined),
+  fc.constant(null),
+  odd,
+  fc
+    .record({
+      state: maybe(fc.constantFrom("merging", "merged", "conflict", "done")),
+      into: maybe(fc.constantFrom("main", "")),
+      onto: fc.oneof(fc.constant(undefined), fc.constant(null), sha),
+      head: fc.oneof(fc.constant(undefined), sha),
+      commit: fc.oneof(fc.constant(undefined), fc.constant(null), sha),
+      files: fc.oneof(fc.constant(undefined), fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }), fc.constant([1])),
+      reason: fc.oneof(fc.constant(undefined), fc.constant(null), fc.string({ maxLength: 3 }), fc.integer()),
+      at: maybe(iso),
+    })
+    .map(strip),
+);
+const worktreeDoc = fc.oneof(
+  { weight: 10, arbitrary: fc.constant(undefined) },
+  { weight: 1, arbitrary: fc.constant(null) },
+  { weight: 1, arbitrary: odd },
+  { weight: 4, arbitrary: fc.record({ path: maybe(fc.constantFrom(".dotagent/worktrees/t", "")), branch: maybe(fc.constantFrom("dotagent/wf/t", "")), into: maybe(fc.constantFrom("main", "")), base: maybe(sha), merge: mergeDoc }).map(strip) },
+);
+
 const taskDoc = fc
   .record({
     id: maybe(id),
@@ -53,6 +78,7 @@ const taskDoc = fc
       odd,
       fc.record({ session: maybe(fc.string({ maxLength: 3 })), pid: fc.oneof(fc.integer({ min: -1, max: 99999 }), fc.double()), pid_start: maybe(fc.constantFrom("12345", "")), host: maybe(fc.constantFrom("dev", "")), at: maybe(iso) }).map(strip),
     ),
+    worktree: worktreeDoc,
   })
   .map(strip);
 
@@ -68,6 +94,12 @@ const executionDoc = fc
       fc.constant(undefined),
       fc.array(fc.record({ round: maybe(fc.integer({ min: -1, max: 3 })), recorded_at: maybe(iso), tasks: maybe(fc.oneof(fc.integer({ min: -1, max: 5 }), fc.double())) }).map(strip), { maxLength: 2 }),
       odd,
+    ),
+    isolation: fc.oneof(
+      { weight: 10, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: fc.constant(null) },
+      { weight: 1, arbitrary: odd },
+      { weight: 3, arbitrary: fc.record({ round: maybe(fc.integer({ min: -1, max: 2 })), mode: maybe(fc.constantFrom("worktree", "shared", "none")), branch: fc.oneof(fc.constant(undefined), fc.constant(null), fc.constantFrom("main", "")), reason: fc.oneof(fc.constant(undefined), fc.constant(null), fc.string({ maxLength: 3 })), decided_at: maybe(iso) }).map(strip) },
     ),
   })
   .map(strip);

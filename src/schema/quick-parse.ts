@@ -50,6 +50,27 @@ function isOwner(o: unknown): boolean {
   return isObject(o) && isIntAtLeast(o.pid, 1) && isNonEmpty(o.host) && isIso(o.at) && isOptString(o.session) && isOptString(o.pid_start);
 }
 
+const COMMIT = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+const isCommit = (v: unknown) => typeof v === "string" && COMMIT.test(v);
+const isOptCommit = (v: unknown) => v === undefined || v === null || isCommit(v);
+
+function isMerge(m: unknown): boolean {
+  if (m === undefined || m === null) return true;
+  if (!isObject(m) || !oneOf(["merging", "merged", "conflict"])(m.state) || !isNonEmpty(m.into) || !isIso(m.at)) return false;
+  if (!isOptCommit(m.onto) || !isOptCommit(m.head) || !isOptCommit(m.commit) || !isOptString(m.reason)) return false;
+  return m.files === undefined || (Array.isArray(m.files) && m.files.every((f) => typeof f === "string"));
+}
+
+function isWorktree(w: unknown): boolean {
+  if (w === undefined || w === null) return true;
+  return isObject(w) && isNonEmpty(w.path) && isNonEmpty(w.branch) && isNonEmpty(w.into) && isCommit(w.base) && isMerge(w.merge);
+}
+
+function isIsolation(i: unknown): boolean {
+  if (i === undefined || i === null) return true;
+  return isObject(i) && isIntAtLeast(i.round, 0) && oneOf(["worktree", "shared"])(i.mode) && (i.branch === undefined || i.branch === null || isNonEmpty(i.branch)) && isOptString(i.reason) && isIso(i.decided_at);
+}
+
 function quickTask(t: unknown): Task | undefined {
   if (!isObject(t) || !isId(t.id) || !isTaskStatus(t.status)) return undefined;
   if (t.title !== undefined && typeof t.title !== "string") return undefined;
@@ -58,6 +79,7 @@ function quickTask(t: unknown): Task | undefined {
   if (t.max_attempts !== undefined && !isIntAtLeast(t.max_attempts, 1)) return undefined;
   if (!isOptIso(t.started_at) || !isOptIso(t.completed_at) || !isOptString(t.output) || !isOptString(t.error)) return undefined;
   if (t.owner !== undefined && t.owner !== null && !isOwner(t.owner)) return undefined;
+  if (!isWorktree(t.worktree)) return undefined;
   if (t.depends_on !== undefined && t.attempts !== undefined) return t as unknown as Task;
   return { ...t, depends_on: t.depends_on ?? [], attempts: t.attempts ?? 0 } as Task;
 }
@@ -70,6 +92,7 @@ export function quickExecutionState(data: unknown): ExecutionState | undefined {
   if (d.revision !== undefined && !isIntAtLeast(d.revision, 0)) return undefined;
   if (d.max_parallel !== undefined && !(isIntAtLeast(d.max_parallel, 1) && (d.max_parallel as number) <= MAX_PARALLEL_LIMIT)) return undefined;
   if (d.plans !== undefined && !(Array.isArray(d.plans) && d.plans.every((p) => isObject(p) && isIntAtLeast(p.round, 0) && isIso(p.recorded_at) && isIntAtLeast(p.tasks, 0)))) return undefined;
+  if (!isIsolation(d.isolation)) return undefined;
   const tasks: Task[] = new Array(d.tasks.length);
   for (let i = 0; i < d.tasks.length; i++) {
     const task = quickTask(d.tasks[i]);

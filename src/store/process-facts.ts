@@ -124,3 +124,10 @@ export function judgeRunningTasks(snapshot: StateSnapshot, now: Date): Map<strin
   for (const run of agents) judge(agentOwnerKey(run.output), run.owner);
   return verdicts;
 }
+
+/** The verdict on one owner (a worktree's lock, say), judged like a running task's. */
+export function judgeOneOwner(owner: Owner | null | undefined, now: Date): OwnerVerdict {
+  const host = currentHost();
+  const facts = owner != null && owner.host === host ? { alive: isPidAlive(owner.pid) && !isZombie(owner.pid), start: processStartTime(owner.pid) } : { alive: false, start: null };
+  return judgeOwner(owner, { host, now, process: facts }).verdict;
+}

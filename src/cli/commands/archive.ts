@@ -29,7 +29,7 @@ export const command: Command = {
     if (sub === undefined) {
       if (!hasState(context.paths) && !existsSync(clearingPath(context.paths))) throw new DotagentError("nothing_to_archive", "there is no workflow state to archive here (memory/state/phase.json and execution.json do not exist)", EXIT.refused);
       const reason = stringOption(context, "reason") ?? "archived by dotagent archive";
-      const archived = await locked(opContext(context), "archive", () => archiveLiveState(context.paths, reason, now));
+      const archived = await locked(opContext(context), "archive", () => archiveLiveState(context.paths, reason, now, opContext(context).note));
       context.out.result({ ok: true, archived }, () => [archived ? `Archived as ${archived}; the live state is cleared.` : "Nothing to archive."]);
       return EXIT.ok;
     }

@@ -10,6 +10,7 @@ import { loadSnapshot } from "../../store/session.js";
 import { judgeRunningTasks } from "../../store/process-facts.js";
 import { findProjectRoot, projectPaths } from "../../store/project.js";
 import { briefingFor } from "../../claude/briefing.js";
+import { worktreeViews } from "../../core/worktrees.js";
 import { opContext, type Command, type CommandContext } from "../context.js";
 
 interface SessionStartInput {
@@ -102,7 +103,8 @@ export const command: Command = {
       const snapshot = await loadSnapshot(paths);
       const now = context.now();
       const plan = planResume(snapshot, now, { owners: judgeRunningTasks(snapshot, now) });
-      const briefing = briefingFor(plan, input.source, process.argv[1]);
+      const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+      const briefing = briefingFor(plan, input.source, process.argv[1], { isolation: execution?.isolation ?? null, worktrees: worktreeViews(execution) });
       if (briefing !== null) {
         process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } })}\n`);
       }

@@ -1,4 +1,4 @@
-import { EXIT } from "../../core/errors.js";
+import { EXIT, usageError } from "../../core/errors.js";
 import { resumeWorkflow } from "../../ops/resume.js";
 import { loadCold } from "../load-cold.js";
 import { resumeOptions } from "../resume-options.js";
@@ -7,7 +7,7 @@ import { maxParallelOption, opContext, type Command } from "../context.js";
 
 export const command: Command = {
   summary: "decide where to continue after an interruption (the main job)",
-  usage: "dotagent resume [--request TEXT [--start]] [--dry-run] [--yes] [--stale-after 7d|never] [--max-parallel N] [--json]",
+  usage: "dotagent resume [--request TEXT [--start]] [--dry-run] [--yes] [--stale-after 7d|never] [--max-parallel N] [--isolation commit|shared] [--json]",
   options: {
     "max-parallel": { type: "string" },
     request: { type: "string" },
@@ -15,6 +15,7 @@ export const command: Command = {
     start: { type: "boolean" },
     yes: { type: "boolean", short: "y" },
     "stale-after": { type: "string" },
+    isolation: { type: "string" },
   },
   examples: [
     "dotagent resume                         after `claude -r`: repair, then say what comes next",
@@ -22,10 +23,14 @@ export const command: Command = {
     "dotagent resume --request 'add login'   also check the request is the one the workflow is for",
     "dotagent resume --request 'add login' --start   no workflow yet: start one for that request (what /develop runs)",
     "dotagent resume --max-parallel 1        run one task at a time from now on (default 3; stored)",
+    "dotagent resume --isolation commit      uncommitted changes before the tasks start: commit them (worktrees)",
+    "dotagent resume --isolation shared      … or run this round's tasks in the one checkout, without worktrees",
     "dotagent resume --dir examples/orphaned-tasks --dry-run",
   ],
   async run(context) {
-    const input = { ...resumeOptions(context), maxParallel: maxParallelOption(context), dryRun: context.options["dry-run"] === true, start: context.options.start === true };
+    const isolation = context.options.isolation;
+    if (isolation !== undefined && isolation !== "commit" && isolation !== "shared") throw usageError(`--isolation must be commit or shared, not ${JSON.stringify(isolation)}`);
+    const input = { ...resumeOptions(context), maxParallel: maxParallelOption(context), dryRun: context.options["dry-run"] === true, start: context.options.start === true, isolation: isolation as "commit" | "shared" | undefined };
     const outcome = await resumeWorkflow(opContext(context), { ...input, decide: async (d) => (await loadCold()).askDecision(d, context.options.yes === true) });
     if (outcome === undefined) return EXIT.refused;
     const { plan, result, mode } = outcome;

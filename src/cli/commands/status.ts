@@ -1,4 +1,4 @@
-import { readStatus } from "../../ops/status.js";
+import { readStatus, type StatusResult } from "../../ops/status.js";
 import type { OpSummary } from "../../store/op-records.js";
 import { planLines } from "../render-plan.js";
 import { resumeOptions } from "../resume-options.js";
@@ -16,11 +16,26 @@ export const command: Command = {
       // An approval given before the gate's output was written: say what is still missing instead.
       const next = lines.findIndex((l) => l.startsWith("Next: "));
       if (approvedNeeds !== null && next >= 0) lines[next] = `Next: ${context.out.color.cyan(approvedNeeds.split(" — ")[0]!)} — ${approvedNeeds.split(" — ").slice(1).join(" — ")}`;
-      return [...lines, ...opLines(result.ops)];
+      return [...lines, ...worktreeLines(result), ...opLines(result.ops)];
     });
     return 0;
   },
 };
+
+/** How the round's tasks run, and each task's worktree (SPEC §19). */
+function worktreeLines(result: StatusResult): string[] {
+  const lines: string[] = [];
+  const iso = result.isolation;
+  if (iso) lines.push(iso.mode === "worktree" ? `Isolation: each task in its own git worktree, merged into ${iso.branch} (round ${iso.round})` : `Isolation: none, tasks share the checkout (${iso.reason ?? "shared"})`);
+  const shown = result.worktrees.filter((w) => w.status !== "complete" || w.merge !== "merged");
+  const merged = result.worktrees.length - shown.length;
+  if (shown.length === 0 && merged === 0) return lines;
+  lines.push(`Worktrees:${merged > 0 ? ` ${merged} merged and removed` : ""}`);
+  const rows = shown.map((w) => [w.task, w.status, w.path, w.branch, w.merge === "conflict" ? `conflict: ${(w.files ?? []).join(", ")}` : w.merge === "merging" ? "merging" : ""]);
+  const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const r of rows) lines.push(`  ${r.map((c, i) => (i < 4 ? c.padEnd(widths[i]!) : c)).join("  ").trimEnd()}`);
+  return lines;
+}
 
 /** Side effects (`dotagent once`) that are not done: a person must settle the unknown ones. */
 function opLines(ops: readonly OpSummary[]): string[] {

@@ -25,6 +25,10 @@ export interface JourneyOptions {
   policy?: PolicyOptions;
   /** How long each executor works before it writes its report (by the report's path). */
   executorMs?: number | ((report: string) => number);
+  /** false: the project is no git repository (its tasks share the checkout, SPEC §19). Default true. */
+  git?: boolean;
+  /** After the install, before the first session: e.g. commit what install wrote, add permission rules. */
+  afterInstall?: (project: string, home: string) => void;
 }
 
 export interface JourneyResult {
@@ -63,10 +67,12 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
   mkdirSync(project);
   const cli = join(options.root, "dist/dotagent.mjs");
   const git = (...args: string[]) => spawnSync("git", args, { cwd: project, encoding: "utf8" });
-  git("init", "-q");
   writeFileSync(join(project, "README.md"), "# demo app\n");
-  git("-c", "user.name=t", "-c", "user.email=t@t", "add", ".");
-  git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init");
+  if (options.git !== false) {
+    git("init", "-q");
+    git("-c", "user.name=t", "-c", "user.email=t@t", "add", ".");
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init");
+  }
   const runCli = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { cwd: project, encoding: "utf8", env: { ...process.env, HOME: home } });
   if (options.setup) options.setup(project, home, runCli);
   else {
@@ -76,6 +82,13 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
     // permission rules apply only then); print mode never asks.
     writeFileSync(join(home, ".claude.json"), JSON.stringify({ projects: { [project]: { hasTrustDialogAccepted: true } } }));
   }
+  // The person commits what the install wrote (.claude/, .gitignore): the main checkout is clean
+  // when the tasks start, so each gets its worktree without a question (SPEC §19).
+  if (options.git !== false) {
+    git("-c", "user.name=t", "-c", "user.email=t@t", "add", "-A");
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "dotagent install");
+  }
+  options.afterInstall?.(project, home);
 
   const logFile = join(work, "model.jsonl");
   let killed = false;

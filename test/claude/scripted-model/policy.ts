@@ -62,6 +62,15 @@ export const independentTasks = (n: number): TaskPlan => Array.from({ length: n 
 export interface PolicyOptions {
   tasks?: TaskPlan;
   maxParallel?: number;
+  /**
+   * What an executor changes besides its report: `own` writes `<task>.txt`, `shared` rewrites the
+   * second line of `shared.txt` (two such tasks conflict). With a `Worktree:` line (SPEC §19) it
+   * writes there and commits (`git -C <worktree> add -A && git -C <worktree> commit …`, one Bash
+   * call); without one it writes in the project. Unset: the report only, as before.
+   */
+  executorWrites?: "own" | "shared";
+  /** false: the executor leaves its work uncommitted in its worktree (dotagent commits it when the task lands). */
+  executorCommits?: boolean;
 }
 
 const text = (c: string | ContentBlock[] | unknown): string => {
@@ -404,12 +413,47 @@ function report(agent: string, prompt: string): Record<string, unknown> {
   }
 }
 
-function subAgent(agent: string, body: ApiRequest, all: string): Omit<Reply, "who"> {
+/**
+ * An executor that changes code (PolicyOptions.executorWrites): Read its report, Write its file
+ * (in its worktree when the prompt names one), commit it there with one `git -C` call, Write its
+ * report (at `Report file:` when given), hand back. Sent back by a reminder: the report again.
+ */
+function codingExecutor(prompt: string, events: Event[], project: string, writes: "own" | "shared", handback: boolean, commits = true): Omit<Reply, "who"> {
+  const field = (name: string) => new RegExp(`^${name}: (.*)$`, "m").exec(prompt)?.[1]?.trim();
+  const task = field("Task") ?? "task";
+  const worktree = field("Worktree");
+  const output = field("Output file") ?? `memory/reports/tasks/${task}.json`;
+  const reportPath = field("Report file") ?? join(project, output);
+  const where = worktree ?? project;
+  // After a conflict (SPEC §19): merge the workflow's branch first, then write the file resolved.
+  const conflict = worktree ? /^Merge conflict: (\S+) \(/m.exec(prompt)?.[1] : undefined;
+  const file = writes === "own" ? `${task}.txt` : "shared.txt";
+  const content = writes === "own" ? `done by ${task}\n` : conflict ? `one\nchanged by ${task}, merged with ${conflict}\nthree\n` : `one\nchanged by ${task}\nthree\n`;
+  const report = { task_id: task, status: "complete", summary: `Did ${field("Title") ?? task}`, files_changed: [file], tests: { command: "true", passed: true }, error: null };
+  const steps: Call[] = [
+    { name: "Read", input: { file_path: reportPath } },
+    ...(conflict ? [{ name: "Bash", input: { command: `git -C ${worktree} merge ${conflict}`, description: `merge ${conflict} into the task's branch` } }] : []),
+    { name: "Write", input: { file_path: join(where, file), content } },
+    ...(worktree && commits ? [{ name: "Bash", input: { command: `git -C ${worktree} add -A && git -C ${worktree} commit -q -m "${task}: ${(field("Title") ?? task).replace(/"/g, "'")}"`, description: "commit the task's work on its branch" } }] : []),
+    { name: "Write", input: { file_path: reportPath, content: `${JSON.stringify(report, null, 2)}\n` } },
+  ];
+  const calls = events.filter((e) => e.kind === "call").length;
+  const reminded = events.findLastIndex((e) => (e.kind === "result" || e.kind === "person" || e.kind === "said") && /dotagent reminder \d/.test(e.text));
+  const lastCall = events.findLastIndex((e) => e.kind === "call");
+  if (reminded > lastCall) return toolUse([steps.at(-1)!]);
+  if (calls < steps.length) return toolUse([steps[calls]!]);
+  if (events.some((e) => e.kind === "result" && !e.isError && /Report delivered|handed back/i.test(e.text))) return end("Handed back.");
+  const said = `Wrote ${output}${worktree ? `; committed ${file} in ${worktree}` : ""}.`;
+  return handback ? toolUse([{ name: "SubagentHandback", input: { message: said } }]) : end(said);
+}
+
+function subAgent(agent: string, body: ApiRequest, all: string, policy: PolicyOptions = {}): Omit<Reply, "who"> {
   const events = eventsOf(body.messages ?? []);
   const prompt = events.find((e): e is Extract<Event, { kind: "person" }> => e.kind === "person")?.text ?? "";
   const output = /^Output file: (\S+)$/m.exec(prompt)?.[1];
   const project = /Primary working directory: (\S+)/.exec(all)?.[1] ?? process.cwd();
   if (!output) return end("No output file in my prompt.");
+  if (agent === "executor" && policy.executorWrites) return codingExecutor(prompt, events, project, policy.executorWrites, (body.tools ?? []).some((t) => t.name === "SubagentHandback"), policy.executorCommits !== false);
   const path = join(project, output);
   const calls = events.filter((e) => e.kind === "call").length;
   if (calls === 0) return toolUse([{ name: "Read", input: { file_path: path } }]);
@@ -472,7 +516,7 @@ export function decide(body: ApiRequest, options: { agentsDir: string; seq: numb
     return { who: "monitor", stop: "end_turn", blocks: [{ type: "text", text: stage1 ? "<severity>0</severity>" : "<block>no</block>" }] };
   }
   const agent = agentMarkers(options.agentsDir).find(([, marker]) => system.includes(marker))?.[0];
-  if (agent) return { who: agent, ...subAgent(agent, body, all) };
+  if (agent) return { who: agent, ...subAgent(agent, body, all, options.policy) };
   if (tools.includes("Agent") && tools.includes("Bash")) return { who: "main", ...mainAgent(body, all, options.policy ?? {}) };
   // A side request (a title, a summary, a topic check): a short text.
   return { who: "side", stop: "end_turn", blocks: [{ type: "text", text: "Add login" }] };

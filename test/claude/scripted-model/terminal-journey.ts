@@ -27,6 +27,10 @@ export interface TerminalJourneyOptions {
   /** What the person types after `claude -r` (default "continue"). */
   afterKill?: string;
   timeoutMs?: number;
+  /** false: the project is no git repository (its tasks share the checkout, SPEC §19). Default true. */
+  git?: boolean;
+  /** After the install, before the client starts: e.g. commit what install wrote. */
+  afterInstall?: (project: string, home: string) => void;
 }
 
 export interface TerminalJourneyResult {
@@ -82,10 +86,12 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
   mkdirSync(project);
   const cli = join(options.root, "dist/dotagent.mjs");
   const git = (...args: string[]) => spawnSync("git", args, { cwd: project, encoding: "utf8" });
-  git("init", "-q");
   writeFileSync(join(project, "README.md"), "# demo app\n");
-  git("-c", "user.name=t", "-c", "user.email=t@t", "add", ".");
-  git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init");
+  if (options.git !== false) {
+    git("init", "-q");
+    git("-c", "user.name=t", "-c", "user.email=t@t", "add", ".");
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init");
+  }
   if (options.plugin) {
     const env = claudeEnv({ binary: options.claude, home, url: "http://127.0.0.1:9" });
     for (const args of [["plugin", "marketplace", "add", options.root], ["plugin", "install", `${options.plugin.name}@${options.plugin.marketplace}`]]) {
@@ -96,6 +102,12 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
     const installed = spawnSync(process.execPath, [cli, "install", "--json"], { cwd: project, encoding: "utf8", env: { ...process.env, HOME: home } });
     if (installed.status !== 0) throw new Error(`dotagent install failed: ${installed.stdout}${installed.stderr}`);
   }
+  // The person commits what the install wrote: the main checkout is clean when the tasks start (SPEC §19).
+  if (options.git !== false) {
+    git("-c", "user.name=t", "-c", "user.email=t@t", "add", "-A");
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "dotagent install");
+  }
+  options.afterInstall?.(project, home);
   // A person who has used Claude Code before: onboarding done, this folder trusted, the key approved.
   const configFile = join(home, ".claude.json");
   const config = existsSync(configFile) ? (JSON.parse(readFileSync(configFile, "utf8")) as Record<string, unknown>) : {};

@@ -1,0 +1,186 @@
+// Task worktrees (SPEC §19), the pure half: names, the records in execution.json, the lines an
+// executor's prompt gets, and the state changes of a merge (intent, result, conflict). Git itself
+// runs in src/store/git*.ts and src/ops/worktree-*.ts; nothing here touches the disk.
+//
+// A round's tasks run either each in its own git worktree, on a branch made from the workflow's
+// branch, merged back one at a time when the task completes (`worktree`), or all in the one
+// checkout as before (`shared`: no git repository, a git too old, a detached HEAD, or the person's
+// choice). The choice is recorded once per round (`isolation`), so every reader agrees.
+import type { ExecutionState, IsolationRecord, MergeRecord, Task, WorktreeRecord } from "../schema/execution.js";
+import { countFailure } from "./tasks.js";
+import { count } from "./words.js";
+
+/** Where dotagent makes the worktrees, relative to the project root (a dot folder: tools skip it). */
+export const WORKTREES_DIR = ".dotagent/worktrees";
+/** Every branch dotagent makes starts with this. */
+export const BRANCH_PREFIX = "dotagent/";
+/** `git merge-tree --write-tree` (the conflict check) came with git 2.38. */
+export const MIN_GIT: readonly [number, number] = [2, 38];
+
+export type IsolationMode = IsolationRecord["mode"];
+
+/** A merge record without its state (the fields every state shares). */
+export interface MergeFields {
+  into: string;
+  onto?: string | null;
+  head?: string | null;
+  commit?: string | null;
+  files?: string[];
+  /** conflict: `conflict` (both sides changed the files), `local_changes` (the main checkout's), `unfinished_merge` (the executor's). */
+  reason?: string | null;
+  at: string;
+}
+
+/** What the shell found about the main checkout, for the decision at a round's first task. */
+export type CheckoutFacts =
+  | { readonly git: false; readonly reason: string }
+  | { readonly git: true; readonly branch: string; readonly head: string; readonly dirty: readonly string[] };
+
+/** One component of a branch name from an id: git refuses `..`, a trailing `.` and `.lock`. */
+function refComponent(id: string): string {
+  return id.replace(/\.{2,}/g, (dots) => "_".repeat(dots.length)).replace(/\.lock$/i, "_lock").replace(/\.$/, "_");
+}
+
+/** `dotagent/<workflow>/<task>`: one branch per task and workflow. */
+export function branchNameFor(workflowId: string, taskId: string): string {
+  return `${BRANCH_PREFIX}${refComponent(workflowId)}/${refComponent(taskId)}`;
+}
+
+/** `.dotagent/worktrees/<task>`, or `<task>-2`, … when that folder is taken. */
+export function worktreePathFor(taskId: string, taken: (path: string) => boolean): string {
+  const base = `${WORKTREES_DIR}/${taskId}`;
+  if (!taken(base)) return base;
+  for (let n = 2; ; n++) if (!taken(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+/** The isolation decided for this round, if any. */
+export function isolationOf(execution: ExecutionState | undefined, round: number): IsolationRecord | undefined {
+  const record = execution?.isolation;
+  return record != null && record.round === round ? record : undefined;
+}
+
+/** The record a round gets from the facts, or "decide" when the main checkout has uncommitted changes. */
+export function isolationFromFacts(facts: CheckoutFacts, round: number, now: Date): IsolationRecord | "decide" {
+  const at = now.toISOString();
+  if (!facts.git) return { round, mode: "shared", branch: null, reason: facts.reason, decided_at: at };
+  if (facts.dirty.length > 0) return "decide";
+  return { round, mode: "worktree", branch: facts.branch, reason: null, decided_at: at };
+}
+
+/** One line for the warning a round without worktrees gets (once, when it is decided). */
+export function sharedWarning(record: IsolationRecord): string {
+  return `the tasks of this round share one checkout (no worktrees): ${record.reason ?? "shared"}; at most max_parallel run at once`;
+}
+
+/** "a.txt, b.txt and 3 more" */
+export function fileList(files: readonly string[], max = 5): string {
+  return files.length <= max ? files.join(", ") : `${files.slice(0, max).join(", ")} and ${files.length - max} more`;
+}
+
+/** The decision a round needs when the main checkout has uncommitted changes (SPEC §19). */
+export function isolationQuestion(facts: Extract<CheckoutFacts, { git: true }>): string {
+  return `The main checkout has uncommitted changes (${fileList(facts.dirty)}). Each task works in its own git worktree made from the last commit of ${facts.branch}, so the tasks would not see them. Commit them first (yes), or run this round's tasks without worktrees, all in the one checkout (no)?`;
+}
+
+export function withWorktree(state: ExecutionState, taskId: string, record: WorktreeRecord | null): ExecutionState {
+  return { ...state, tasks: state.tasks.map((t) => (t.id === taskId ? { ...t, worktree: record } : t)) };
+}
+
+/** The intent of a merge, written before git changes anything. */
+export function mergeIntent(state: ExecutionState, task: Task, merge: MergeFields): ExecutionState {
+  return withWorktree(state, task.id, { ...task.worktree!, merge: { ...merge, state: "merging" } });
+}
+
+/** An attempt whose branch did not merge: failed (it counts), the files named, the branch kept. */
+export function conflictFailure(state: ExecutionState, taskId: string, merge: MergeFields, now: Date): { state: ExecutionState; events: Array<{ type: string; task_id: string; [key: string]: unknown }> } {
+  const files = merge.files ?? [];
+  const tasks = state.tasks.map((t) => {
+    if (t.id !== taskId) return t;
+    const branch = t.worktree?.branch ?? "its branch";
+    const error =
+      merge.reason === "local_changes"
+        ? `its branch ${branch} could not be merged into ${merge.into}: the main checkout has uncommitted changes to ${fileList(files)}; commit or stash them, then the next attempt merges again`
+        : merge.reason === "unfinished_merge"
+          ? `its executor left a merge unfinished in its worktree (unmerged: ${fileList(files)}); the branch ${branch} is kept, and the next attempt finishes it`
+          : `merge conflict: its branch ${branch} and ${merge.into} both changed ${fileList(files)}; the branch is kept, and the next attempt merges ${merge.into} into it by hand and resolves ${count(files.length, "file")}`;
+    const failed = countFailure(t, state, error);
+    return { ...failed, worktree: { ...t.worktree!, merge: { ...merge, state: "conflict" as const } } };
+  });
+  const task = tasks.find((t) => t.id === taskId)!;
+  return {
+    state: { ...state, tasks, updated_at: now.toISOString() },
+    events: [
+      { type: "task_conflict", task_id: taskId, into: merge.into, files: [...files], reason: merge.reason ?? "conflict" },
+      { type: task.status === "dead" ? "task_dead" : "task_failed", task_id: taskId, attempts: task.attempts, error: task.error },
+    ],
+  };
+}
+
+/** Where a task's executor works: the project folder inside its worktree, and the branches. */
+export interface WorktreeAt {
+  /** Absolute: the project root's counterpart inside the worktree. */
+  readonly dir: string;
+  readonly branch: string;
+  readonly into: string;
+  readonly merge?: MergeRecord | null | undefined;
+}
+
+/**
+ * The lines dotagent puts into an executor's prompt when its task has a worktree (the hook's
+ * updatedInput, `dotagent run`): where to work, its branch, where the report goes (the project
+ * root's memory/, never the worktree's copy), and, after a conflict, what to merge first.
+ */
+export function executorLines(at: WorktreeAt, reportPath: string): string[] {
+  const lines = [`Worktree: ${at.dir}`, `Branch: ${at.branch} (dotagent merges it into ${at.into} when you finish)`, `Report file: ${reportPath}`];
+  const merge = at.merge;
+  if (merge?.state === "conflict" && merge.reason !== "local_changes") lines.push(`Merge conflict: ${merge.into} (${fileList(merge.files ?? [], 20)})`);
+  return lines;
+}
+
+/** The prompt with dotagent's worktree lines put in before its `Output file:` line (older ones of the same names replaced). */
+export function promptWithLines(prompt: string, lines: readonly string[]): string {
+  if (lines.length === 0) return prompt;
+  const names = new Set(lines.map((l) => l.slice(0, l.indexOf(":") + 1)));
+  const kept = prompt.split(/\r?\n/).filter((l) => ![...names].some((n) => l.startsWith(`${n} `)));
+  const at = kept.findLastIndex((l) => l.startsWith("Output file: "));
+  const index = at === -1 ? kept.length : at;
+  return [...kept.slice(0, index), ...lines, ...kept.slice(index)].join("\n");
+}
+
+/** A task's worktree as status shows it. */
+export interface WorktreeView {
+  task: string;
+  status: Task["status"];
+  path: string;
+  branch: string;
+  into: string;
+  base: string;
+  merge: MergeRecord["state"] | null;
+  commit?: string | null;
+  files?: string[];
+}
+
+export function worktreeViews(execution: ExecutionState | undefined): WorktreeView[] {
+  return (execution?.tasks ?? [])
+    .filter((t) => t.worktree != null)
+    .map((t) => {
+      const w = t.worktree!;
+      const merge = w.merge ?? null;
+      return { task: t.id, status: t.status, path: w.path, branch: w.branch, into: w.into, base: w.base, merge: merge?.state ?? null, ...(merge?.state === "merged" ? { commit: merge.commit ?? null } : {}), ...(merge?.state === "conflict" ? { files: [...(merge.files ?? [])] } : {}) };
+    });
+}
+
+/** Worktree paths and branches the live state still needs: every task's but those complete and merged. */
+export function liveWorktrees(execution: ExecutionState | undefined): { paths: Set<string>; branches: Set<string> } {
+  const paths = new Set<string>();
+  const branches = new Set<string>();
+  for (const t of execution?.tasks ?? []) {
+    const w = t.worktree;
+    if (w == null) continue;
+    if (t.status !== "complete" || w.merge?.state !== "merged") {
+      paths.add(w.path);
+      branches.add(w.branch);
+    }
+  }
+  return { paths, branches };
+}

@@ -1,0 +1,430 @@
+// Task worktrees (SPEC §19), the operations: a task's worktree made when it starts, its branch
+// merged into the workflow's branch when it completes ("landing"), a merge cut off by a kill
+// finished, and worktrees nobody needs any more removed. Every function here runs under the
+// state lock its caller holds, so merges happen one at a time and never beside a start or a sweep.
+//
+// Landing, in order (each step a kill may cut; the next locked command goes on from there):
+//   1. what the executor left uncommitted in its worktree is committed on its branch (memory/
+//      excepted: it belongs to the main checkout), and changes its commits made under memory/
+//      are undone by a commit;
+//   2. nothing to merge (no commit of its own, or merged already): the task completes;
+//   3. the conflict check (git merge-tree): a conflict fails the attempt, naming the files, and
+//      keeps the branch; the main checkout's own uncommitted changes in the way, likewise;
+//   4. the merge commit is made (no branch points to it yet) and the intent is recorded in
+//      execution.json (`worktree.merge`: merging, onto, head, commit);
+//   5. the workflow's branch moves to it (a fast-forward of the main checkout);
+//   6. the task is recorded complete (merge: merged);
+//   7. its worktree and branch are removed.
+// An intent found later is finished (the branch is still at `onto`), or taken as done (the branch
+// holds the task's commits), or dropped and the landing redone (the branch moved on meanwhile).
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { DotagentError, EXIT } from "../core/errors.js";
+import { reportAt } from "../core/reports.js";
+import { completeTask, outputOf } from "../core/tasks.js";
+import { currentRound } from "../core/plans.js";
+import { taskOutputPath } from "../core/phases.js";
+import type { Owner } from "../core/ownership.js";
+import type { Repair } from "../core/tasks.js";
+import type { StateSnapshot } from "../core/snapshot.js";
+import type { MachineEvent } from "../core/transitions.js";
+import { branchNameFor, conflictFailure, executorLines, isolationFromFacts, isolationOf, liveWorktrees, mergeIntent, sharedWarning, withWorktree, worktreePathFor, WORKTREES_DIR, type MergeFields, type WorktreeAt } from "../core/worktrees.js";
+import type { ExecutionState, IsolationRecord, MergeRecord, Task, WorktreeRecord } from "../schema/execution.js";
+import type { PhaseState } from "../schema/phase.js";
+import { loadSnapshot } from "../store/session.js";
+import { judgeOneOwner, judgeRunningTasks } from "../store/process-facts.js";
+import { StateWriter } from "../store/state-writer.js";
+import { git, isAncestor, resolveRef } from "../store/git.js";
+import { applyMerge, changedBetween, checkMerge, checkoutOf, finishMerge, localChanges, makeMergeCommit, mergeState } from "../store/git-merge.js";
+import { checkoutFacts, commitCheckout, commitLeftovers, deleteBranchIfMerged, dropMemoryChanges, ensureWorktree, isRepo, listTaskBranches, listWorktrees, parseLockReason, removeWorktree, repoAt, samePath, worktreeFolders, type Repo } from "../store/worktrees.js";
+import type { OpContext } from "./op-context.js";
+
+/** A task start's worktree, as `task start --json` and the hook give it. */
+export interface StartedWorktree {
+  readonly record: WorktreeRecord;
+  readonly at: WorktreeAt;
+  /** The lines the executor's prompt gets (updatedInput, `dotagent run`). */
+  readonly lines: string[];
+}
+
+export interface IsolatedStart {
+  readonly state: ExecutionState;
+  readonly events: MachineEvent[];
+  readonly worktree: StartedWorktree | undefined;
+  /** Said once, when a round is decided to run without worktrees. */
+  readonly warning: string | undefined;
+}
+
+function repoOrThrow(root: string, what: string): Repo {
+  const repo = repoAt(root);
+  if (!isRepo(repo)) throw new DotagentError("git_failed", `${what}: ${repo.reason}`, EXIT.refused);
+  return repo;
+}
+
+/** The isolation of the round a task starts in: recorded, or decided now from the main checkout (a dirty one is the person's decision). */
+export function isolationForStart(context: OpContext, phase: PhaseState, execution: ExecutionState, now: Date): { record: IsolationRecord; fresh: boolean } {
+  const round = currentRound(phase);
+  const recorded = isolationOf(execution, round);
+  if (recorded !== undefined) return { record: recorded, fresh: false };
+  const facts = checkoutFacts(context.paths.root);
+  const decided = isolationFromFacts(facts, round, now);
+  if (decided === "decide") {
+    const files = facts.git ? facts.dirty : [];
+    throw new DotagentError(
+      "isolation_undecided",
+      `the main checkout has uncommitted changes (${files.slice(0, 5).join(", ")}${files.length > 5 ? ", …" : ""}) and each task would work in a worktree made from the last commit: a person decides first: commit them (\`dotagent resume --isolation commit\`), or run the tasks without worktrees (\`dotagent resume --isolation shared\`)`,
+      EXIT.decide,
+      { files },
+    );
+  }
+  return { record: decided, fresh: true };
+}
+
+const executorDir = (root: string, repo: Repo, record: WorktreeRecord) => join(root, record.path, repo.prefix);
+
+export function worktreeAt(root: string, repo: Repo, record: WorktreeRecord): WorktreeAt {
+  return { dir: executorDir(root, repo, record).replace(/\/$/, ""), branch: record.branch, into: record.into, merge: record.merge ?? null };
+}
+
+/**
+ * After `startPlannedTask` (pure) ran: the round's isolation (decided now if it is the first
+ * task), and in a worktree round the task's worktree made (or found: a retry goes on in the
+ * worktree and on the branch of its earlier attempts) and recorded on the task.
+ */
+export function isolateStart(context: OpContext, phase: PhaseState, before: ExecutionState, started: ExecutionState, taskId: string, owner: Owner | undefined, now: Date): IsolatedStart {
+  const { record: isolation, fresh } = isolationForStart(context, phase, before, now);
+  let state: ExecutionState = fresh ? { ...started, isolation } : started;
+  const events: MachineEvent[] = fresh ? [{ type: "isolation_decided", round: isolation.round, mode: isolation.mode, ...(isolation.branch ? { branch: isolation.branch } : {}), ...(isolation.reason ? { reason: isolation.reason } : {}) }] : [];
+  const warning = fresh && isolation.mode === "shared" ? sharedWarning(isolation) : undefined;
+  if (isolation.mode !== "worktree") return { state, events, worktree: undefined, warning };
+  const root = context.paths.root;
+  const repo = repoOrThrow(root, `task ${taskId} cannot get its worktree`);
+  const task = state.tasks.find((t) => t.id === taskId)!;
+  let record = task.worktree ?? undefined;
+  let listed: ReturnType<typeof listWorktrees> | undefined;
+  if (record == null) {
+    const into = isolation.branch!;
+    const base = resolveRef(repo.top, `refs/heads/${into}`);
+    if (base === undefined) throw new DotagentError("git_failed", `task ${taskId} cannot get its worktree: the workflow's branch ${into} does not exist any more; switch the main checkout to a branch, then \`dotagent resume\``, EXIT.refused);
+    const used = new Set(state.tasks.flatMap((t) => (t.worktree ? [t.worktree.path, t.worktree.branch] : [])));
+    // A start cut off after `git worktree add` and before its record: that worktree is this task's.
+    listed = listWorktrees(repo.top);
+    const made = adoptable(root, listed, { task: taskId, workflow: state.workflow_id, instance: phase.instance_id ?? null }, used);
+    if (made !== undefined) record = { ...made, into, merge: null };
+    else {
+      const path = worktreePathFor(taskId, (p) => used.has(p) || existsSync(join(root, p)));
+      let branch = branchNameFor(state.workflow_id, taskId);
+      for (let n = 2; used.has(branch) || resolveRef(repo.top, `refs/heads/${branch}`) !== undefined; n++) branch = `${branchNameFor(state.workflow_id, taskId)}-${n}`;
+      record = { path, branch, into, base, merge: null };
+    }
+  }
+  ensureWorktree(root, repo, { path: record.path, branch: record.branch, base: record.base, lock: { task: taskId, workflow: state.workflow_id, instance: phase.instance_id ?? null, owner: owner ?? null } }, listed);
+  state = withWorktree(state, taskId, record);
+  if (task.worktree == null) events.push({ type: "worktree_created", task_id: taskId, path: record.path, branch: record.branch, base: record.base });
+  const at = worktreeAt(root, repo, record);
+  return { state, events, worktree: { record, at, lines: executorLines(at, join(root, outputOf(task))) }, warning };
+}
+
+/** A worktree under .dotagent/worktrees locked for this task of this workflow that no task records. */
+function adoptable(root: string, listed: ReturnType<typeof listWorktrees>, want: { task: string; workflow: string; instance: string | null }, used: ReadonlySet<string>): { path: string; branch: string; base: string } | undefined {
+  const folder = join(root, WORKTREES_DIR);
+  for (const entry of listed) {
+    const lock = parseLockReason(entry.locked);
+    if (lock?.task !== want.task || lock.workflow !== want.workflow || (lock.instance ?? null) !== want.instance || !entry.branch || entry.prunable || !entry.path.startsWith(`${folder}/`)) continue;
+    const path = `${WORKTREES_DIR}/${entry.path.slice(folder.length + 1)}`;
+    const branch = entry.branch.replace(/^refs\/heads\//, "");
+    if (used.has(path) || used.has(branch) || entry.head === null) continue;
+    return { path, branch, base: entry.head };
+  }
+  return undefined;
+}
+
+/** The lines and place of a task's worktree, for a start that is already recorded (the runner, status). */
+export function startedWorktreeOf(root: string, task: Task): StartedWorktree | undefined {
+  if (task.worktree == null) return undefined;
+  const repo = repoAt(root);
+  if (!isRepo(repo)) return undefined;
+  const at = worktreeAt(root, repo, task.worktree);
+  return { record: task.worktree, at, lines: executorLines(at, join(root, outputOf(task))) };
+}
+
+export interface Landing {
+  /** For the hook's "dotagent recorded:" line and the CLI. */
+  readonly what: string;
+  readonly outcome: "merged" | "nothing_to_merge" | "conflict" | "complete";
+}
+
+const shortSha = (sha: string | null | undefined) => (sha ? sha.slice(0, 7) : "-");
+
+function taskOf(snapshot: StateSnapshot, id: string): { execution: ExecutionState; task: Task } {
+  const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+  const task = execution?.tasks.find((t) => t.id === id);
+  if (execution === undefined || task === undefined) throw new DotagentError("unknown_task", `task ${id} does not exist; see \`dotagent status\``, EXIT.refused);
+  return { execution, task };
+}
+
+function requirePhase(snapshot: StateSnapshot): PhaseState {
+  if (snapshot.phase.kind !== "ok") throw new DotagentError("no_workflow", "no workflow here; run `dotagent init`", EXIT.refused);
+  return snapshot.phase.value;
+}
+
+/**
+ * A running task whose report says complete lands: merged into the workflow's branch (or nothing
+ * to merge) and recorded complete, or failed by a conflict. A task without a worktree (a shared
+ * round) is simply completed. The caller holds the state lock and has checked the report.
+ */
+export async function landTask(context: OpContext, id: string, now: Date, output?: string, options: { recovered?: boolean } = {}): Promise<Landing> {
+  // The report is read whatever the task's status (a task requeued while its executor still finished).
+  const load = async () => loadSnapshot(context.paths, [{ path: output ?? taskOutputPath(id), mode: "parse" }]);
+  let snapshot = await load();
+  let { execution, task } = taskOf(snapshot, id);
+  const phase = requirePhase(snapshot);
+  const writer = new StateWriter(context.paths, snapshot, now, context.warn);
+  const record = task.worktree;
+  const complete = (state: ExecutionState, merge: MergeRecord | undefined, extra: MachineEvent[]) => {
+    const done = completeTask(state, id, snapshot.reports, now, output);
+    if (!done.ok) throw new DotagentError(done.code, done.message, EXIT.refused);
+    const after = merge === undefined ? done.state : withWorktree(done.state, id, { ...done.state.tasks.find((t) => t.id === id)!.worktree!, merge });
+    writer.writeExecution(after);
+    // Taken from its report by a recovery (its session gone), as resume's own recovery marks it.
+    const mark = (e: MachineEvent): MachineEvent => (options.recovered ? { ...e, recovered: true } : e);
+    writer.appendEvents([...extra, ...done.events].map(mark));
+  };
+  if (record == null) {
+    complete(execution, undefined, []);
+    return { what: `executor for ${id}: complete`, outcome: "complete" };
+  }
+  const root = context.paths.root;
+  const repo = repoOrThrow(root, `task ${id} cannot be merged into ${record.into}`);
+  const abs = join(root, record.path);
+  const reflog = `dotagent: merge task ${id} (${record.branch})`;
+  const message = `Merge task ${id}${task.title ? `: ${task.title}` : ""}\n\ndotagent workflow ${execution.workflow_id}, branch ${record.branch}`;
+
+  // An intent already recorded (a landing cut off): finish it, or see it done, or start over.
+  const intent = record.merge?.state === "merging" ? record.merge : undefined;
+  if (intent !== undefined && intent.onto && intent.head && intent.commit) {
+    const where = mergeState(repo.top, record.into, { onto: intent.onto, head: intent.head, commit: intent.commit });
+    if (where !== "moved") {
+      if (where === "not_merged") finishMerge(repo, record.into, intent.onto, intent.commit, reflog);
+      const tip = resolveRef(repo.top, `refs/heads/${record.into}`);
+      const commit = tip !== undefined && isAncestor(repo.top, intent.commit, tip) ? intent.commit : null;
+      complete(execution, { ...intent, state: "merged", commit, at: now.toISOString() }, [{ type: "task_merged", task_id: id, into: record.into, commit, recovered: true }]);
+      cleanUp(repo, abs, record);
+      return { what: `executor for ${id}: complete, merged into ${record.into} (${shortSha(commit)}, a merge cut off earlier, finished)`, outcome: "merged" };
+    }
+    // The branch moved on without these commits: this intent is void; land again from its new tip.
+    writer.writeExecution(withWorktree(execution, id, { ...record, merge: null }));
+    snapshot = await load();
+    ({ execution, task } = taskOf(snapshot, id));
+  }
+
+  // 1. The worktree's leftovers.
+  let committed: string[] = [];
+  let dropped: string[] = [];
+  if (existsSync(join(abs, ".git"))) {
+    const left = commitLeftovers(abs, repo.prefix, `dotagent: work of task ${id} its executor left uncommitted`);
+    if (left.unmerged.length > 0) return conflict(writer, execution, id, { into: record.into, onto: null, head: null, files: left.unmerged, reason: "unfinished_merge", at: now.toISOString() }, now, options.recovered);
+    committed = left.committed;
+  }
+  const onto = resolveRef(repo.top, `refs/heads/${record.into}`);
+  if (onto === undefined) throw new DotagentError("git_failed", `task ${id} cannot be merged: the workflow's branch ${record.into} does not exist any more; create it again (git branch ${record.into} ${record.base}), then \`dotagent resume\``, EXIT.refused);
+  let head = resolveRef(repo.top, `refs/heads/${record.branch}`);
+  let merged = head === undefined || isAncestor(repo.top, head, onto);
+  if (!merged && existsSync(join(abs, ".git"))) {
+    dropped = dropMemoryChanges(abs, repo.prefix, onto, `dotagent: memory/ belongs to the main checkout; task ${id}'s changes there are not merged`);
+    if (dropped.length > 0) {
+      head = resolveRef(repo.top, `refs/heads/${record.branch}`);
+      merged = head === undefined || isAncestor(repo.top, head, onto);
+    }
+  }
+  const notes = [committed.length > 0 ? `committed ${committed.length} file(s) its executor left uncommitted` : "", dropped.length > 0 ? `left out its changes under memory/ (${dropped.length} file(s))` : ""].filter(Boolean).join("; ");
+  // 2. Nothing to merge.
+  if (head === undefined || merged) {
+    const merge: MergeRecord = { state: "merged", into: record.into, onto, head: head ?? null, commit: null, at: now.toISOString() };
+    complete(execution, merge, [{ type: "task_merged", task_id: id, into: record.into, commit: null }]);
+    cleanUp(repo, abs, record);
+    return { what: `executor for ${id}: complete (nothing to merge into ${record.into}${head === undefined ? ": its branch is gone" : ""}${notes ? `; ${notes}` : ""})`, outcome: "nothing_to_merge" };
+  }
+  // 3. The conflict check, and the main checkout's own changes in the way.
+  const check = checkMerge(repo.top, onto, head);
+  if (check.kind === "conflict") return conflict(writer, execution, id, { into: record.into, onto, head, files: check.files, reason: "conflict", at: now.toISOString() }, now, options.recovered);
+  const checkout = checkoutOf(repo.top, record.into);
+  const local = localChanges(checkout, changedBetween(repo.top, onto, check.tree));
+  if (local.length > 0) return conflict(writer, execution, id, { into: record.into, onto, head, files: local, reason: "local_changes", at: now.toISOString() }, now, options.recovered);
+  // 4. The merge commit, then the intent.
+  const commit = makeMergeCommit(repo.top, check.tree, onto, head, message);
+  const merging: MergeFields = { into: record.into, onto, head, commit, at: now.toISOString() };
+  writer.writeExecution(mergeIntent(execution, task, merging));
+  // 5. The branch moves.
+  applyMerge(repo, record.into, onto, commit, reflog, checkout);
+  // 6. Recorded.
+  complete(execution, { ...merging, state: "merged" }, [{ type: "task_merged", task_id: id, into: record.into, commit }]);
+  // 7. Its worktree and branch go (its commits are in the workflow's branch now).
+  removeWorktree(repo, abs);
+  git(repo.top, ["update-ref", "-d", `refs/heads/${record.branch}`, head], { ok: [1, 128] });
+  return { what: `executor for ${id}: complete, merged into ${record.into} (${shortSha(commit)})${notes ? `; ${notes}` : ""}`, outcome: "merged" };
+}
+
+function conflict(writer: StateWriter, execution: ExecutionState, id: string, merge: MergeFields, now: Date, recovered = false): Landing {
+  const failed = conflictFailure(execution, id, merge, now);
+  writer.writeExecution(failed.state);
+  writer.appendEvents(recovered ? failed.events.map((e) => ({ ...e, recovered: true })) : failed.events);
+  const files = merge.files ?? [];
+  const what = merge.reason === "local_changes" ? `uncommitted changes in the main checkout to ${files.join(", ")} are in the way` : merge.reason === "unfinished_merge" ? `its worktree holds an unfinished merge (${files.join(", ")})` : `conflict with ${merge.into} in ${files.join(", ")}`;
+  return { what: `executor for ${id}: not merged: ${what}; its branch is kept`, outcome: "conflict" };
+}
+
+function cleanUp(repo: Repo, abs: string, record: WorktreeRecord): void {
+  removeWorktree(repo, abs);
+  deleteBranchIfMerged(repo.top, record.branch, record.into);
+}
+
+/**
+ * Under the lock, before a command plans (settle, resume): merges cut off are finished; running
+ * tasks whose owner is gone and whose report says complete land (what `resume` does from a report,
+ * with the merge first); and, when something is left over, worktrees and branches no task needs
+ * are removed (`sweep`). Cheap when there is nothing to do: no git runs.
+ */
+export async function recoverWorktrees(context: OpContext, now: Date, options: { skip?: readonly string[]; branches?: boolean } = {}): Promise<Repair[]> {
+  const repairs: Repair[] = [];
+  const snapshot = await loadSnapshot(context.paths);
+  const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+  const withTrees = (execution?.tasks ?? []).filter((t) => t.worktree != null && !(options.skip ?? []).includes(t.id));
+  const verdicts = judgeRunningTasks(snapshot, now);
+  for (const task of withTrees) {
+    const merging = task.worktree!.merge?.state === "merging";
+    const orphanDone = task.status === "running" && verdicts.get(task.id) === "gone" && completeReport(snapshot, task);
+    if (!merging && !orphanDone) continue;
+    const landed = await landTask(context, task.id, now, undefined, { recovered: true });
+    repairs.push({ code: landed.outcome === "conflict" ? "task_conflict" : "task_merged", message: `${task.id} ${merging ? "was being merged when it was cut off" : "was running and its output says complete"}: ${landed.what.replace(/^executor for \S+: /, "")}` });
+  }
+  const after = repairs.length > 0 ? await loadSnapshot(context.paths) : snapshot;
+  const current = after.execution.kind === "ok" ? after.execution.value : undefined;
+  const live = liveWorktrees(current);
+  const strays = worktreeFolders(context.paths.root).filter((p) => !live.paths.has(p));
+  if (strays.length > 0 || options.branches) repairs.push(...sweepWorktrees(context.paths.root, now, { branches: options.branches === true, execution: current }));
+  return repairs;
+}
+
+function completeReport(snapshot: StateSnapshot, task: Task): boolean {
+  const report = reportAt(snapshot.reports, outputOf(task));
+  if (report.status !== "valid") return false;
+  const data = report.data as Record<string, unknown>;
+  return data.task_id === task.id && data.status === "complete";
+}
+
+/**
+ * Worktrees under .dotagent/worktrees and `dotagent/` branches that no task of the live state
+ * needs (compared with `git worktree list` and the branches, never by age) are removed: not one
+ * whose lock names an owner still alive; uncommitted work committed onto its branch first; a
+ * branch only when its commits are merged somewhere (otherwise it is kept and named).
+ */
+export function sweepWorktrees(root: string, now: Date, options: { branches: boolean; execution: ExecutionState | undefined }): Repair[] {
+  const repo = repoAt(root);
+  if (!isRepo(repo)) return [];
+  const repairs: Repair[] = [];
+  const execution = options.execution;
+  const live = liveWorktrees(execution);
+  const folder = join(root, WORKTREES_DIR);
+  const kept = new Set<string>();
+  for (const entry of listWorktrees(repo.top)) {
+    if (!entry.path.startsWith(`${folder}/`) && !samePath(join(entry.path, ".."), folder)) continue;
+    const rel = `${WORKTREES_DIR}/${entry.path.slice(folder.length + 1)}`;
+    const branch = entry.branch?.replace(/^refs\/heads\//, "");
+    if (live.paths.has(rel)) {
+      if (branch) kept.add(branch);
+      continue;
+    }
+    const lock = parseLockReason(entry.locked);
+    // A task recorded complete (merged) is done with its worktree whoever owned it; any other
+    // worktree no task needs is left alone while the owner its lock names may still work in it.
+    const done = (execution?.tasks ?? []).some((t) => t.status === "complete" && t.worktree?.path === rel && t.worktree.merge?.state === "merged");
+    const verdict = done ? "gone" : lock?.owner ? judgeOneOwner(lock.owner, now) : "gone";
+    if (verdict !== "gone") {
+      if (branch) kept.add(branch);
+      continue;
+    }
+    let saved = "";
+    if (existsSync(join(entry.path, ".git"))) {
+      try {
+        const left = commitLeftovers(entry.path, repo.prefix, `dotagent: work left in the worktree of task ${lock?.task ?? rel} when it was removed`);
+        if (left.committed.length > 0) saved = `, its ${left.committed.length} uncommitted file(s) committed on ${branch} first`;
+        if (left.unmerged.length > 0) {
+          if (branch) kept.add(branch);
+          repairs.push({ code: "worktree_kept", message: `${rel} holds an unfinished merge (${left.unmerged.join(", ")}): kept; finish or abort it there (git merge --abort), then \`dotagent resume\`` });
+          continue;
+        }
+      } catch (error) {
+        if (branch) kept.add(branch);
+        repairs.push({ code: "worktree_kept", message: `${rel} could not be tidied (${(error as Error).message}): kept` });
+        continue;
+      }
+    }
+    removeWorktree(repo, entry.path);
+    const into = (execution?.tasks ?? []).find((t) => t.worktree?.branch === branch)?.worktree?.into;
+    const gone = branch === undefined || deleteBranchIfMerged(repo.top, branch, into);
+    repairs.push({ code: gone ? "worktree_removed" : "branch_kept", message: `removed the worktree ${rel}, which no task needs${saved}${gone ? "" : `; kept its branch ${branch}: it holds commits merged nowhere (git branch -D ${branch} once you no longer need them)`}` });
+  }
+  // Folders in .dotagent/worktrees that git does not know (a cut-off `worktree add`): nothing of value.
+  const registered = new Set(listWorktrees(repo.top).map((w) => w.path));
+  for (const rel of worktreeFolders(root)) if (!live.paths.has(rel) && ![...registered].some((p) => samePath(p, join(root, rel)))) removeWorktree(repo, join(root, rel));
+  if (options.branches) {
+    const tasksInto = new Map((execution?.tasks ?? []).flatMap((t) => (t.worktree ? [[t.worktree.branch, t.worktree.into] as const] : [])));
+    for (const branch of listTaskBranches(repo.top)) {
+      if (live.branches.has(branch) || kept.has(branch)) continue;
+      if (listWorktrees(repo.top).some((w) => w.branch === `refs/heads/${branch}`)) continue;
+      // One holding commits merged nowhere stays, and is not named again each time (it was when its worktree went).
+      if (deleteBranchIfMerged(repo.top, branch, tasksInto.get(branch))) repairs.push({ code: "branch_removed", message: `deleted the branch ${branch}: its commits are merged` });
+    }
+  }
+  return repairs;
+}
+
+/**
+ * The person's answer for a round whose main checkout had uncommitted changes (`resume
+ * --isolation commit|shared`): commit them, then worktrees; or no worktrees this round.
+ */
+export async function chooseIsolation(context: OpContext, choice: "commit" | "shared", now: Date): Promise<string | undefined> {
+  const snapshot = await loadSnapshot(context.paths);
+  const phase = requirePhase(snapshot);
+  if (phase.current_phase !== "IMPLEMENTATION" || snapshot.execution.kind !== "ok") return undefined;
+  const execution = snapshot.execution.value;
+  const round = currentRound(phase);
+  if (isolationOf(execution, round) !== undefined) return undefined;
+  let record: IsolationRecord;
+  let note: string;
+  if (choice === "commit") {
+    const files = commitCheckout(context.paths.root, `dotagent: work in progress, committed before the tasks of ${execution.workflow_id} start`);
+    const facts = checkoutFacts(context.paths.root);
+    const decided = isolationFromFacts(facts, round, now);
+    if (decided === "decide") throw new DotagentError("isolation_undecided", `the main checkout still has uncommitted changes after committing: ${facts.git ? facts.dirty.slice(0, 5).join(", ") : ""}; commit them by hand, then \`dotagent resume\``, EXIT.refused);
+    record = decided;
+    note = files.length > 0 ? `committed ${files.length} uncommitted file(s) of the main checkout; tasks get worktrees` : "the main checkout is clean; tasks get worktrees";
+  } else {
+    record = { round, mode: "shared", branch: null, reason: "the person chose to run the tasks in the one checkout (it had uncommitted changes)", decided_at: now.toISOString() };
+    note = sharedWarning(record);
+  }
+  const writer = new StateWriter(context.paths, snapshot, now, context.warn);
+  writer.writeExecution({ ...execution, isolation: record });
+  writer.appendEvents([{ type: "isolation_decided", round, mode: record.mode, ...(record.branch ? { branch: record.branch } : {}), ...(record.reason ? { reason: record.reason } : {}), chosen: choice }]);
+  return note;
+}
+
+/** After a fresh start or a rollback cleared tasks: their worktrees go (never a live owner's, never unmerged commits). Never fails the caller. */
+export async function sweepAfterClear(root: string, now: Date, note?: (line: string) => void): Promise<void> {
+  if (worktreeFolders(root).length === 0 && !hasTaskBranches(root)) return;
+  try {
+    const { loadSnapshot: load } = await import("../store/session.js");
+    const { projectPaths } = await import("../store/project.js");
+    const snapshot = await load(projectPaths(root));
+    const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+    for (const r of sweepWorktrees(root, now, { branches: true, execution })) if (r.code === "branch_kept" || r.code === "worktree_kept") note?.(r.message);
+  } catch (error) {
+    note?.(`the task worktrees could not be tidied (${(error as Error).message}); \`dotagent resume\` tries again`);
+  }
+}
+
+function hasTaskBranches(root: string): boolean {
+  const repo = repoAt(root);
+  return isRepo(repo) && listTaskBranches(repo.top).length > 0;
+}

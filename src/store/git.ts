@@ -1,0 +1,100 @@
+// Running git for the task worktrees (SPEC §19): one synchronous call at a time, with a plain,
+// predictable environment (C locale for parsing, no prompts, no GIT_DIR or GIT_INDEX_FILE of a
+// caller that is itself a git hook) and an identity for dotagent's own commits where the
+// repository has none. A failure is a DotagentError `git_failed` naming the command and git's
+// first line of complaint, never a stack.
+import { spawnSync } from "node:child_process";
+import { DotagentError, EXIT } from "../core/errors.js";
+
+export interface GitResult {
+  readonly status: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface GitOptions {
+  /** Read-only call: git takes no optional lock (no index refresh), so it never collides with an executor's git. */
+  readonly readOnly?: boolean;
+  /** Exit codes that are answers, not failures (merge-tree's 1: conflicts; merge-base --is-ancestor's 1: no). */
+  readonly ok?: readonly number[];
+  readonly input?: string;
+}
+
+const CALLER_GIT = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE"];
+
+let identity: Record<string, string> | undefined;
+
+/** Commands that write a commit, and so need an author. */
+const COMMITTING = new Set(["commit", "commit-tree", "merge"]);
+
+function baseEnv(cwd: string, command?: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: "C", LANG: "C", GIT_TERMINAL_PROMPT: "0", GIT_EDITOR: "true", GIT_MERGE_AUTOEDIT: "no" };
+  for (const name of CALLER_GIT) delete env[name];
+  // dotagent's own commits and merges start no background maintenance (the person's git still does).
+  const n = Number(env.GIT_CONFIG_COUNT ?? 0) || 0;
+  Object.assign(env, { GIT_CONFIG_COUNT: String(n + 2), [`GIT_CONFIG_KEY_${n}`]: "maintenance.auto", [`GIT_CONFIG_VALUE_${n}`]: "false", [`GIT_CONFIG_KEY_${n + 1}`]: "gc.auto", [`GIT_CONFIG_VALUE_${n + 1}`]: "0" });
+  if (command === undefined || !COMMITTING.has(command)) return env;
+  identity ??= identityFallback(cwd, env);
+  return { ...env, ...identity };
+}
+
+/** dotagent's own commits need an author: the repository's, else `dotagent <dotagent@localhost>`. */
+function identityFallback(cwd: string, env: NodeJS.ProcessEnv): Record<string, string> {
+  const probe = spawnSync("git", ["var", "GIT_COMMITTER_IDENT"], { cwd, env, encoding: "utf8" });
+  if (probe.status === 0) return {};
+  return { GIT_AUTHOR_NAME: env.GIT_AUTHOR_NAME || "dotagent", GIT_AUTHOR_EMAIL: env.GIT_AUTHOR_EMAIL || "dotagent@localhost", GIT_COMMITTER_NAME: env.GIT_COMMITTER_NAME || "dotagent", GIT_COMMITTER_EMAIL: env.GIT_COMMITTER_EMAIL || "dotagent@localhost" };
+}
+
+/** Runs git in `cwd`; throws `git_failed` unless it exits 0 (or with one of `ok`). */
+export function git(cwd: string, args: readonly string[], options: GitOptions = {}): GitResult {
+  const env = baseEnv(cwd, args[0]);
+  if (options.readOnly) env.GIT_OPTIONAL_LOCKS = "0";
+  const run = spawnSync("git", args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...(options.input !== undefined ? { input: options.input } : {}) });
+  if (run.error) throw new DotagentError("git_failed", `git ${args[0] ?? ""} could not run in ${cwd}: ${run.error.message}`, EXIT.refused, { args: [...args] });
+  const status = run.status ?? 128;
+  if (status !== 0 && !(options.ok ?? []).includes(status)) {
+    const why = (run.stderr || run.stdout).trim().split("\n").find((l) => l.trim() !== "") ?? `exit ${status}`;
+    throw new DotagentError("git_failed", `git ${args.filter((a) => !a.includes("\n")).slice(0, 4).join(" ")} failed in ${cwd}: ${why}`, EXIT.refused, { args: [...args], status });
+  }
+  return { status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** A read-only call's raw output (a blob), or undefined when git says no. */
+export function gitBytes(cwd: string, args: readonly string[]): Buffer | undefined {
+  const env = baseEnv(cwd);
+  env.GIT_OPTIONAL_LOCKS = "0";
+  const run = spawnSync("git", args, { cwd, env, maxBuffer: 256 * 1024 * 1024 });
+  return run.status === 0 && Buffer.isBuffer(run.stdout) ? run.stdout : undefined;
+}
+
+/** The output's first line, trimmed. */
+export function gitLine(cwd: string, args: readonly string[], options: GitOptions = {}): string {
+  return git(cwd, args, options).stdout.split("\n")[0]!.trim();
+}
+
+/** NUL-separated output (`-z`) as a list, empty entries dropped. */
+export function splitZ(text: string): string[] {
+  return text.split("\0").filter((s) => s !== "");
+}
+
+let version: { major: number; minor: number; text: string } | null | undefined;
+
+/** git's version, or null when there is no git to run. */
+export function gitVersion(): { major: number; minor: number; text: string } | null {
+  if (version !== undefined) return version;
+  const run = spawnSync("git", ["--version"], { encoding: "utf8", env: { ...process.env, LC_ALL: "C" } });
+  const match = run.status === 0 ? /(\d+)\.(\d+)(?:\.\d+)?/.exec(run.stdout) : null;
+  version = match ? { major: Number(match[1]), minor: Number(match[2]), text: match[0] } : null;
+  return version;
+}
+
+/** Whether `ancestor` is reachable from `of` (a commit merged into a branch). */
+export function isAncestor(cwd: string, ancestor: string, of: string): boolean {
+  return git(cwd, ["merge-base", "--is-ancestor", ancestor, of], { ok: [1], readOnly: true }).status === 0;
+}
+
+/** The commit a ref names, or undefined when it does not exist. */
+export function resolveRef(cwd: string, ref: string): string | undefined {
+  const run = git(cwd, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { ok: [1, 128], readOnly: true });
+  return run.status === 0 ? run.stdout.trim() : undefined;
+}

@@ -1,0 +1,365 @@
+// The task worktrees on disk (SPEC §19): the repository a project lives in, the main checkout's
+// state at a round's start, and making, finding, tidying and removing the worktrees dotagent owns
+// (under <root>/.dotagent/worktrees/, on branches dotagent/…). Every worktree dotagent makes is
+// locked (`git worktree lock`) with its owner in the reason, so neither git's own prune nor a
+// later sweep touches the worktree of a session that still runs; uncommitted work in a worktree
+// that goes is committed onto its branch first, and a branch with commits that are not merged
+// anywhere is kept.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, unlinkSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { BRANCH_PREFIX, isolationOf, MIN_GIT, WORKTREES_DIR, type CheckoutFacts } from "../core/worktrees.js";
+import { currentRound } from "../core/plans.js";
+import { readyTasks } from "../core/tasks.js";
+import type { StateSnapshot } from "../core/snapshot.js";
+import type { Owner } from "../core/ownership.js";
+import { DotagentError, EXIT } from "../core/errors.js";
+import { git, gitLine, gitVersion, isAncestor, resolveRef, splitZ } from "./git.js";
+
+export interface Repo {
+  /** The main checkout's top folder (the worktree the project root is in). */
+  readonly top: string;
+  /** The project root relative to `top`, with a trailing slash ("" when they are the same). */
+  readonly prefix: string;
+  /** The repository's common git folder (objects, refs, info/exclude). */
+  readonly commonDir: string;
+}
+
+/** The repository the project root is in, or why there is none to use (no git, too old, not a repository). */
+export function repoAt(root: string, options: { checkVersion?: boolean } = {}): Repo | { reason: string } {
+  // The version is judged when a round decides its isolation; later calls trust that decision.
+  if (options.checkVersion) {
+    const version = gitVersion();
+    if (version === null) return { reason: "git is not installed" };
+    if (version.major < MIN_GIT[0] || (version.major === MIN_GIT[0] && version.minor < MIN_GIT[1])) return { reason: `git ${version.text} is older than ${MIN_GIT.join(".")}, which the conflict check (git merge-tree --write-tree) needs` };
+  }
+  let run;
+  try {
+    run = git(root, ["rev-parse", "--show-toplevel", "--show-prefix", "--git-common-dir"], { ok: [128], readOnly: true });
+  } catch {
+    return { reason: "git is not installed" };
+  }
+  if (run.status !== 0) return { reason: "the project is not in a git repository" };
+  const [top = "", prefix = "", common = ""] = run.stdout.split("\n");
+  return { top, prefix, commonDir: isAbsolute(common) ? common : resolve(root, common) };
+}
+
+export const isRepo = (r: Repo | { reason: string }): r is Repo => "top" in r;
+
+/** Paths dotagent itself writes in the main checkout: never a person's uncommitted work, never merged. */
+export function ownPaths(repo: Repo): string[] {
+  return [`${repo.prefix}memory`, `${repo.prefix}.dotagent`, `${repo.prefix}.claude`];
+}
+
+const under = (path: string, folders: readonly string[]) => folders.some((f) => path === f || path.startsWith(`${f}/`));
+
+/** `git status --porcelain -z` entries of a checkout (paths relative to its top), renames' old paths dropped. */
+export function changedFiles(dir: string, pathspecs: readonly string[] = []): string[] {
+  const tokens = splitZ(git(dir, ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", ...(pathspecs.length > 0 ? ["--", ...pathspecs] : [])], { readOnly: true }).stdout);
+  return tokens.map((t) => t.slice(3));
+}
+
+/** The main checkout as a round's first task finds it (SPEC §19). */
+export function checkoutFacts(root: string): CheckoutFacts {
+  const repo = repoAt(root, { checkVersion: true });
+  if (!isRepo(repo)) return { git: false, reason: repo.reason };
+  const ref = git(repo.top, ["symbolic-ref", "-q", "HEAD"], { ok: [1], readOnly: true });
+  if (ref.status !== 0) return { git: false, reason: "the main checkout is on a detached HEAD, not a branch, so there is no branch to merge the tasks into" };
+  const head = resolveRef(repo.top, "HEAD");
+  if (head === undefined) return { git: false, reason: "the repository has no commit yet to make worktrees from" };
+  const own = ownPaths(repo);
+  const dirty = changedFiles(repo.top).filter((p) => !under(p, own)).sort();
+  return { git: true, branch: ref.stdout.trim().replace(/^refs\/heads\//, ""), head, dirty };
+}
+
+/**
+ * The main checkout's facts for the planner, looked at only when they can matter: IMPLEMENTATION,
+ * tasks ready to start, and the round's isolation not decided yet. Otherwise undefined: no git runs.
+ */
+export function checkoutFactsFor(root: string, snapshot: StateSnapshot): CheckoutFacts | undefined {
+  if (snapshot.phase.kind !== "ok" || snapshot.execution.kind !== "ok") return undefined;
+  const phase = snapshot.phase.value;
+  if (phase.current_phase !== "IMPLEMENTATION") return undefined;
+  const execution = snapshot.execution.value;
+  if (isolationOf(execution, currentRound(phase)) !== undefined || readyTasks(execution).length === 0) return undefined;
+  return checkoutFacts(root);
+}
+
+/** Commits the main checkout's uncommitted changes (the person's "yes": SPEC §19); dotagent's own folders stay out. */
+export function commitCheckout(root: string, message: string): string[] {
+  const repo = repoAt(root);
+  if (!isRepo(repo)) return [];
+  const own = ownPaths(repo);
+  const files = changedFiles(repo.top).filter((p) => !under(p, own));
+  if (files.length === 0) return [];
+  git(repo.top, ["add", "-A", "--", ".", ...own.map((p) => `:(exclude)${p}`)]);
+  git(repo.top, ["commit", "--no-verify", "-q", "-m", message]);
+  return files;
+}
+
+export interface WorktreeEntry {
+  readonly path: string;
+  readonly head: string | null;
+  /** `refs/heads/…`, or null (detached, bare). */
+  readonly branch: string | null;
+  /** The lock reason ("" when locked without one), or null when not locked. */
+  readonly locked: string | null;
+  readonly prunable: boolean;
+}
+
+export function listWorktrees(top: string): WorktreeEntry[] {
+  const tokens = git(top, ["worktree", "list", "--porcelain", "-z"], { readOnly: true }).stdout.split("\0");
+  const entries: WorktreeEntry[] = [];
+  let current: { path: string; head: string | null; branch: string | null; locked: string | null; prunable: boolean } | null = null;
+  for (const token of tokens) {
+    if (token === "") {
+      if (current) entries.push(current);
+      current = null;
+      continue;
+    }
+    const space = token.indexOf(" ");
+    const key = space === -1 ? token : token.slice(0, space);
+    const value = space === -1 ? "" : token.slice(space + 1);
+    if (key === "worktree") current = { path: value, head: null, branch: null, locked: null, prunable: false };
+    else if (current && key === "HEAD") current.head = value;
+    else if (current && key === "branch") current.branch = value;
+    else if (current && key === "locked") current.locked = value;
+    else if (current && key === "prunable") current.prunable = true;
+  }
+  if (current) entries.push(current);
+  return entries;
+}
+
+const real = (path: string) => {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return resolve(path);
+  }
+};
+export const samePath = (a: string, b: string) => a === b || real(a) === real(b);
+
+/** What dotagent writes as the lock reason: whose worktree it is, to judge its owner without execution.json. */
+export interface WorktreeLock {
+  task: string;
+  workflow: string;
+  /** phase.json's instance_id: a workflow id used again is another instance, whose worktrees are not this one's. */
+  instance?: string | null;
+  owner: Owner | null;
+}
+
+export function lockReason(lock: WorktreeLock): string {
+  return `dotagent ${JSON.stringify(lock)}`;
+}
+
+export function parseLockReason(reason: string | null): WorktreeLock | null {
+  if (reason === null || !reason.startsWith("dotagent {")) return null;
+  try {
+    const value = JSON.parse(reason.slice("dotagent ".length)) as WorktreeLock;
+    return typeof value.task === "string" ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps the main checkout from listing the worktrees folder as untracked (repository-local, nothing committed). */
+function excludeWorktreesFolder(repo: Repo): void {
+  const file = join(repo.commonDir, "info", "exclude");
+  const line = `/${repo.prefix}${WORKTREES_DIR.split("/")[0]}/`;
+  let text = "";
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    mkdirSync(dirname(file), { recursive: true });
+  }
+  if (text.split(/\r?\n/).includes(line)) return;
+  appendFileSync(file, `${text === "" || text.endsWith("\n") ? "" : "\n"}# dotagent: task worktrees (machine-local)\n${line}\n`);
+}
+
+export interface EnsureWorktree {
+  readonly path: string;
+  readonly branch: string;
+  readonly base: string;
+  readonly lock: WorktreeLock;
+}
+
+/**
+ * Makes the task's worktree, or finds it made: the folder registered on its branch (the lock's
+ * owner updated), else a worktree on the branch (kept from an earlier attempt), else a new branch
+ * from `base`. Idempotent: a kill anywhere leaves something the next call finishes.
+ */
+export function ensureWorktree(root: string, repo: Repo, want: EnsureWorktree, listed?: readonly WorktreeEntry[]): void {
+  const abs = join(root, want.path);
+  excludeWorktreesFolder(repo);
+  let there = (listed ?? listWorktrees(repo.top)).find((w) => samePath(w.path, abs));
+  if (there && (there.prunable || !existsSync(join(abs, ".git")))) {
+    // Registered, but its folder went (removed by hand, a kill while it was made): forget it.
+    git(repo.top, ["worktree", "unlock", abs], { ok: [128] });
+    git(repo.top, ["worktree", "prune"]);
+    rmSync(abs, { recursive: true, force: true });
+    there = undefined;
+  }
+  if (there) {
+    if (there.branch !== `refs/heads/${want.branch}`) throw new DotagentError("worktree_busy", `${want.path} is a git worktree of ${there.branch ?? "a detached HEAD"}, not of ${want.branch}; remove it (git worktree remove ${abs}) and start the task again`, EXIT.refused, { path: want.path });
+    relock(repo.top, abs, want.lock);
+    return;
+  }
+  if (existsSync(abs)) rmSync(abs, { recursive: true, force: true }); // a folder left by a cut-off `worktree add`
+  mkdirSync(dirname(abs), { recursive: true });
+  const hasBranch = resolveRef(repo.top, `refs/heads/${want.branch}`) !== undefined;
+  const reason = lockReason(want.lock);
+  git(repo.top, ["worktree", "add", "-q", "--lock", "--reason", reason, ...(hasBranch ? [abs, want.branch] : ["-b", want.branch, abs, want.base])]);
+}
+
+function relock(top: string, abs: string, lock: WorktreeLock): void {
+  git(top, ["worktree", "unlock", abs], { ok: [128] });
+  git(top, ["worktree", "lock", "--reason", lockReason(lock), abs]);
+}
+
+/** The git files names resolve to in a checkout (`index.lock`, `MERGE_HEAD`), in one call: right in linked worktrees too. */
+export function gitPaths(dir: string, names: readonly string[]): string[] {
+  const out = git(dir, ["rev-parse", ...names.flatMap((n) => ["--git-path", n])], { readOnly: true }).stdout.split("\n").slice(0, names.length);
+  return out.map((p) => (isAbsolute(p) ? p : resolve(dir, p)));
+}
+
+/** Whether some live process holds `file` open (Linux /proc); undefined where that cannot be seen. */
+function heldOpen(file: string): boolean | undefined {
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((p) => /^\d+$/.test(p));
+  } catch {
+    return undefined;
+  }
+  const target = real(file);
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+        if (link === file || link === target) return true;
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * A checkout's index.lock left by a git that was killed (no live process holds it open) is
+ * removed, so git can work there again; one a live git holds is waited for by the caller (exit 4).
+ * Returns whether one was removed.
+ */
+export function clearStaleIndexLock(dir: string, lockPath?: string): boolean {
+  const lock = lockPath ?? gitPaths(dir, ["index.lock"])[0]!;
+  if (!existsSync(lock)) return false;
+  const held = heldOpen(lock);
+  if (held !== false) throw new DotagentError("git_locked", `${lock} exists${held === undefined ? " and this system cannot tell whether a git process still holds it" : ": a git process is working in that checkout"}; wait for it (or remove the file if no git runs there), then run the command again`, EXIT.locked, { path: lock });
+  unlinkSync(lock);
+  return true;
+}
+
+export interface Leftovers {
+  /** Files committed on the task's branch by dotagent (its executor left them uncommitted). */
+  readonly committed: string[];
+  /** A merge the executor started in its worktree and did not finish: its unmerged files. */
+  readonly unmerged: string[];
+}
+
+/** Commits what an executor left uncommitted in its worktree (dotagent's folders excepted), finishing a merge it concluded but did not commit. */
+export function commitLeftovers(dir: string, repoPrefix: string, message: string): Leftovers {
+  const [lock, mergeHead] = gitPaths(dir, ["index.lock", "MERGE_HEAD"]);
+  clearStaleIndexLock(dir, lock);
+  const own = [`${repoPrefix}memory`, `${repoPrefix}.dotagent`];
+  const merging = existsSync(mergeHead!);
+  if (merging) {
+    const unmerged = splitZ(git(dir, ["diff", "--name-only", "-z", "--diff-filter=U"], { readOnly: true }).stdout);
+    if (unmerged.length > 0) return { committed: [], unmerged };
+  }
+  const files = changedFiles(dir).filter((p) => !under(p, own));
+  if (files.length === 0 && !merging) return { committed: [], unmerged: [] };
+  if (files.length > 0) git(dir, ["add", "-A", "--", ".", ...own.map((p) => `:(exclude)${p}`)]);
+  git(dir, ["commit", "--no-verify", "-q", "--allow-empty", "-m", message]);
+  return { committed: files, unmerged: [] };
+}
+
+/** memory/ belongs to the main checkout: changes the branch made there since it left `onto` are undone by a commit on it. */
+export function dropMemoryChanges(dir: string, repoPrefix: string, onto: string, message: string): string[] {
+  const memory = `${repoPrefix}memory`;
+  const changed = splitZ(git(dir, ["diff", "--name-only", "-z", "--no-renames", `${onto}...HEAD`, "--", memory], { readOnly: true }).stdout);
+  if (changed.length === 0) return [];
+  const since = gitLine(dir, ["merge-base", onto, "HEAD"], { readOnly: true });
+  git(dir, ["restore", `--source=${since}`, "--staged", "--worktree", "--", memory]);
+  git(dir, ["commit", "--no-verify", "-q", "-m", message]);
+  return changed;
+}
+
+/** Removes a worktree dotagent made (locked or not), and its folder if git has forgotten it. */
+export function removeWorktree(repo: Repo, abs: string): void {
+  // Forced twice: locked, and whatever its files hold (its work is committed or merged by now).
+  const removed = git(repo.top, ["worktree", "remove", "--force", "--force", abs], { ok: [128] });
+  if (removed.status !== 0 && listWorktrees(repo.top).some((w) => samePath(w.path, abs))) {
+    git(repo.top, ["worktree", "unlock", abs], { ok: [128] });
+    rmSync(abs, { recursive: true, force: true });
+    git(repo.top, ["worktree", "prune"]);
+  }
+  rmSync(abs, { recursive: true, force: true });
+}
+
+/** Deletes a task branch whose commits are all in `into` (or anywhere else worth keeping): never one holding unmerged work. */
+export function deleteBranchIfMerged(top: string, branch: string, into?: string): boolean {
+  const tip = resolveRef(top, `refs/heads/${branch}`);
+  if (tip === undefined) return true;
+  const merged = into !== undefined && resolveRef(top, `refs/heads/${into}`) !== undefined ? isAncestor(top, tip, `refs/heads/${into}`) : containedElsewhere(top, branch, tip);
+  if (!merged) return false;
+  git(top, ["update-ref", "-d", `refs/heads/${branch}`, tip]);
+  return true;
+}
+
+/** Whether a branch's tip is in some local branch that is not one of dotagent's. */
+function containedElsewhere(top: string, branch: string, tip: string): boolean {
+  const holders = git(top, ["for-each-ref", "--format=%(refname)", "--contains", tip, "refs/heads/"], { readOnly: true }).stdout.split("\n").filter((r) => r !== "" && r !== `refs/heads/${branch}` && !r.startsWith(`refs/heads/${BRANCH_PREFIX}`));
+  return holders.length > 0;
+}
+
+/** dotagent's branches (`dotagent/…`), without the refs/heads/ prefix. */
+export function listTaskBranches(top: string): string[] {
+  return git(top, ["for-each-ref", "--format=%(refname)", `refs/heads/${BRANCH_PREFIX}`], { readOnly: true })
+    .stdout.split("\n")
+    .filter((r) => r !== "")
+    .map((r) => r.replace(/^refs\/heads\//, ""));
+}
+
+/** The folders under <root>/.dotagent/worktrees (project-relative), cheap to list: no git. */
+export function worktreeFolders(root: string): string[] {
+  try {
+    return readdirSync(join(root, WORKTREES_DIR)).map((name) => `${WORKTREES_DIR}/${name}`);
+  } catch {
+    return [];
+  }
+}
+
+export const projectRelative = (root: string, abs: string) => relative(real(root), real(abs)).split("\\").join("/");
+
+/**
+ * Whether a command must look at the worktrees before it plans (no git runs to find out): a merge
+ * recorded as in progress, a running task with a worktree whose report is there, or a folder under
+ * .dotagent/worktrees that no task of the live state needs.
+ */
+export function needsWorktreeRecovery(root: string, snapshot: StateSnapshot): boolean {
+  const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+  for (const task of execution?.tasks ?? []) {
+    const w = task.worktree;
+    if (w == null) continue;
+    if (w.merge?.state === "merging") return true;
+    if (task.status === "running" && snapshot.reports.files.get(task.output ?? `memory/reports/tasks/${task.id}.json`)?.status === "valid") return true;
+  }
+  const folders = worktreeFolders(root);
+  if (folders.length === 0) return false;
+  const live = new Set((execution?.tasks ?? []).flatMap((t) => (t.worktree != null && (t.status !== "complete" || t.worktree.merge?.state !== "merged") ? [t.worktree.path] : [])));
+  return folders.some((f) => !live.has(f));
+}

@@ -1,0 +1,130 @@
+// Isolated executors in the REAL Claude Code, driven by the scripted model (opt-in:
+// DOTAGENT_E2E_CLAUDE=1; SPEC §19). A batch of three independent tasks whose executors each
+// write a file and commit it: in a git repository each works in the worktree dotagent made for it
+// (the PreToolUse hook put the `Worktree:` lines into its prompt), and each branch lands on the
+// workflow's branch when its task completes, with no worktree left. `npm run journey`
+// (DOTAGENT_JOURNEY_ALL=1) also measures IMPLEMENTATION's wall time against the same batch in
+// a shared checkout (a project without git, as every batch ran before), in print mode and in the
+// interactive terminal, and prints the figures.
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { fetchClaude } from "./harness.js";
+import { independentTasks } from "./scripted-model/policy.js";
+import { runJourney, spawns, toolCalls, writes, type JourneyResult } from "./scripted-model/journey.js";
+import { runTerminalJourney } from "./scripted-model/terminal-journey.js";
+import { tmuxAvailable } from "./scripted-model/terminal.js";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const ENABLED = process.env.DOTAGENT_E2E_CLAUDE === "1";
+const ALL = process.env.DOTAGENT_JOURNEY_ALL === "1";
+const EXECUTOR_MS = Number(process.env.DOTAGENT_JOURNEY_EXECUTOR_MS ?? (ALL ? 4000 : 500));
+const TASKS = independentTasks(3);
+/** The executor's work takes this long before it writes its file (not again for its report). */
+const work = (path: string) => (path.endsWith(".json") ? 0 : EXECUTOR_MS);
+
+/**
+ * The batches measured: the shared checkout (no git, as every batch ran before: the executors
+ * write their file, no commit), worktrees whose executors commit (one more tool call each), and
+ * worktrees whose executors leave the commit to dotagent (the same tool calls as shared: the
+ * difference is dotagent's own cost, the worktrees made and the branches merged).
+ */
+const MODES = ["shared", "worktree", "worktree, dotagent commits"] as const;
+
+const git = (cwd: string, ...args: string[]) => spawnSync("git", args, { cwd, encoding: "utf8" }).stdout.trim();
+
+/** The person lets executors run git in their worktrees (`git -C <worktree> …`) and has a git identity there. */
+function allowGitInWorktrees(project: string): void {
+  writeFileSync(join(project, ".claude", "settings.local.json"), `${JSON.stringify({ permissions: { allow: ["Bash(git -C:*)"] } }, null, 2)}\n`);
+  git(project, "config", "user.name", "A Person");
+  git(project, "config", "user.email", "person@example.com");
+}
+
+function implementationSeconds(events: JourneyResult["events"]): number {
+  const at = (match: (e: JourneyResult["events"][number]) => boolean) => Date.parse(String((events.find(match) as { at?: string } | undefined)?.at));
+  return (at((e) => e.type === "phase_completed" && e.phase === "IMPLEMENTATION") - at((e) => e.type === "task_started")) / 1000;
+}
+
+function expectLanded(project: string, events: JourneyResult["events"]): void {
+  for (const t of TASKS) expect(git(project, "show", `HEAD:${t.id}.txt`)).toBe(`done by ${t.id}`);
+  const subjects = git(project, "log", "--format=%s").split("\n");
+  for (const t of TASKS) {
+    expect(subjects).toContain(`${t.id}: ${t.title}`); // the executor's own commit
+    expect(subjects).toContain(`Merge task ${t.id}: ${t.title}`);
+  }
+  expect(git(project, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "))).toHaveLength(1);
+  expect(git(project, "for-each-ref", "refs/heads/dotagent/")).toBe("");
+  const fsck = spawnSync("git", ["fsck", "--full", "--no-dangling"], { cwd: project, encoding: "utf8" });
+  expect(fsck.status, fsck.stderr).toBe(0);
+  expect(events.filter((e) => e.type === "task_merged")).toHaveLength(3);
+}
+
+describe.skipIf(!ENABLED)("isolated executors in the real Claude Code (DOTAGENT_E2E_CLAUDE=1)", () => {
+  let claude = "";
+  beforeAll(() => {
+    claude = fetchClaude();
+  }, 600_000);
+
+  it("print mode: three executors each add and commit a file in their own worktree; all three land, 0 worktrees left", async () => {
+    const result = await runJourney({ root: ROOT, claude, policy: { tasks: TASKS, maxParallel: 3, executorWrites: "own" }, executorMs: work, afterInstall: allowGitInWorktrees });
+    expect(result.complete, result.runs.at(-1)?.run.stdout).toBe(true);
+    expect(result.validateExit).toBe(0);
+    const calls = toolCalls(result.log);
+    expect(spawns(calls).executor).toBe(3);
+    // Each executor wrote its file in its worktree (the lines the hook added), not the main checkout.
+    const written = writes(calls, result.project);
+    for (const t of TASKS) expect(written[`.dotagent/worktrees/${t.id}/${t.id}.txt`]).toBe(1);
+    expectLanded(result.project, result.events);
+    console.log(`worktree journey (print): IMPLEMENTATION ${implementationSeconds(result.events).toFixed(1)} s for 3 isolated ${EXECUTOR_MS} ms executors`);
+  }, 900_000);
+
+  it.runIf(ALL)("print mode: two executors change the same line: one merges, the other conflicts, runs again with the Merge conflict line, merges by hand, lands", async () => {
+    const two = independentTasks(2);
+    const result = await runJourney({ root: ROOT, claude, policy: { tasks: two, maxParallel: 3, executorWrites: "shared" }, executorMs: (p) => (p.endsWith("task-002/shared.txt") ? 1500 : 0), afterInstall: (project) => {
+      allowGitInWorktrees(project);
+      writeFileSync(join(project, "shared.txt"), "one\ntwo\nthree\n");
+      git(project, "add", "shared.txt");
+      git(project, "commit", "-qm", "shared.txt");
+    } });
+    expect(result.complete, result.runs.at(-1)?.run.stdout).toBe(true);
+    expect(result.validateExit).toBe(0);
+    const conflicts = result.events.filter((e) => e.type === "task_conflict") as Array<{ task_id: string; files?: string[] }>;
+    expect(conflicts.map((c) => [c.task_id, c.files])).toEqual([["task-002", ["shared.txt"]]]);
+    expect(spawns(toolCalls(result.log)).executor).toBe(3);
+    const branch = git(result.project, "rev-parse", "--abbrev-ref", "HEAD");
+    expect(git(result.project, "show", "HEAD:shared.txt")).toBe(`one\nchanged by task-002, merged with ${branch}\nthree`);
+    const subjects = git(result.project, "log", "--format=%s").split("\n");
+    expect(subjects).toEqual(expect.arrayContaining(["task-001: Independent part 1", "task-002: Independent part 2", "Merge task task-001: Independent part 1", "Merge task task-002: Independent part 2"]));
+    expect(git(result.project, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree "))).toHaveLength(1);
+    console.log(`worktree journey (print, conflict): ${JSON.stringify(conflicts)}`);
+  }, 900_000);
+
+  it.runIf(ALL)(`IMPLEMENTATION wall time of 3 executors of ${EXECUTOR_MS} ms: worktrees vs the shared checkout (print mode)`, async () => {
+    const figures: Record<string, number> = {};
+    for (const mode of MODES) {
+      const result = await runJourney({ root: ROOT, claude, git: mode !== "shared", policy: { tasks: TASKS, maxParallel: 3, executorWrites: "own", executorCommits: mode !== "worktree, dotagent commits" }, executorMs: work, ...(mode !== "shared" ? { afterInstall: allowGitInWorktrees } : {}) });
+      expect(result.complete, `${mode}: ${result.runs.at(-1)?.run.stdout}`).toBe(true);
+      if (mode === "worktree") expectLanded(result.project, result.events);
+      if (mode === "worktree, dotagent commits") for (const t of TASKS) expect(git(result.project, "show", `HEAD:${t.id}.txt`)).toBe(`done by ${t.id}`);
+      figures[mode] = implementationSeconds(result.events);
+    }
+    console.log(`worktree journey (print), IMPLEMENTATION seconds: ${JSON.stringify(figures)}`);
+    expect(figures.worktree).toBeLessThan(figures.shared! * 1.5 + 2);
+  }, 900_000);
+
+  it.runIf(ALL && tmuxAvailable())(`interactive terminal: 3 executors of ${EXECUTOR_MS} ms, worktrees vs the shared checkout`, async () => {
+    const figures: Record<string, number> = {};
+    for (const mode of MODES) {
+      const result = await runTerminalJourney({ root: ROOT, claude, git: mode !== "shared", policy: { tasks: TASKS, maxParallel: 3, executorWrites: "own", executorCommits: mode !== "worktree, dotagent commits" }, executorMs: work, ...(mode !== "shared" ? { afterInstall: allowGitInWorktrees } : {}), timeoutMs: 300_000 });
+      expect(result.complete, `${mode}: ${result.screen}`).toBe(true);
+      expect(result.validateExit).toBe(0);
+      if (mode === "worktree") expectLanded(result.project, result.events);
+      if (mode === "worktree, dotagent commits") for (const t of TASKS) expect(git(result.project, "show", `HEAD:${t.id}.txt`)).toBe(`done by ${t.id}`);
+      figures[mode] = implementationSeconds(result.events);
+    }
+    console.log(`worktree journey (terminal), IMPLEMENTATION seconds: ${JSON.stringify(figures)}`);
+    expect(figures.worktree).toBeLessThan(figures.shared! * 1.5 + 2);
+  }, 900_000);
+});
