@@ -91,7 +91,9 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive term
     ...(ALL
       ? [
           { name: "the batch just launched", at: (who: string, log: readonly { kind: string; who?: string }[]) => who === "executor" && log.filter((e) => e.kind === "request" && e.who === "executor").length === 3 },
-          { name: "task-001 recorded, the main agent waiting", at: (who: string, log: readonly { kind: string; who?: string; text?: unknown }[]) => who === "main" && log.some((e) => e.kind === "tool_result" && /task-001\.json written|executor for task-001: complete/.test(String(e.text))) },
+          // task-001 (1 s) hands back first; its SubagentStop hook records it; the main agent's
+          // next request is the turn its notification brings.
+          { name: "task-001 recorded, the main agent waiting", at: (who: string, log: readonly { kind: string; who?: string; blocks?: unknown }[]) => who === "main" && log.some((e) => e.kind === "response" && e.who === "executor" && /"name":"SubagentHandback"/.test(JSON.stringify(e.blocks ?? []))) },
         ]
       : []),
   ];
