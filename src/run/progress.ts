@@ -6,6 +6,7 @@
 // Without a terminal (a log, CI) there is no live line: a line when work starts instead.
 // Colour only on a terminal and never with NO_COLOR (the caller's Colors decide).
 import { formatDuration } from "../core/words.js";
+import type { Colors } from "../cli/output.js";
 
 export type Mark = "done" | "failed" | "info" | "warning";
 
@@ -31,14 +32,8 @@ export interface Progress {
   end(): void;
 }
 
-export interface ProgressColors {
-  bold(s: string): string;
-  dim(s: string): string;
-  green(s: string): string;
-  yellow(s: string): string;
-  red(s: string): string;
-  cyan(s: string): string;
-}
+/** The CLI's colours (plain functions without a terminal or under NO_COLOR). */
+export type ProgressColors = Colors;
 
 export interface ProgressOptions {
   readonly quiet?: boolean;
