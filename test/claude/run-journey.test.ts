@@ -159,7 +159,9 @@ describe.skipIf(!ENABLED)("dotagent run: the headless runner on the Agent SDK (D
 
   // `script` (util-linux) gives the runner a terminal: the questions are asked there and answered
   // as a person would, when they appear; the requirements get typed feedback first.
-  it.skipIf(spawnSync("script", ["--version"]).status !== 0)("on a terminal, shows the requirements, takes feedback for the pm, asks again, then the design", async () => {
+  // With the stand-in SDK through a real pty in `npm test` (test/run-terminal.test.ts); with the
+  // real SDK and client in `npm run journey`.
+  it.runIf(ALL && spawnSync("script", ["--version"]).status === 0)("on a terminal, shows the requirements, takes feedback for the pm, asks again, then the design", async () => {
     const s = await scenario();
     scenarios.push(s);
     const command = [process.execPath, CLI, "run", "add login", "--dir", s.project].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
