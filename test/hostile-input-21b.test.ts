@@ -248,9 +248,9 @@ describe("issue 21, case 3: a rollback cut off after its commit point reads as a
     const base = tempProject();
     finished(base);
     let checked = 0;
-    // Every 19th write point in `npm test` (7 after the commit, about 20 s); ROLLBACK_KILL_STRIDE=1
-    // tries each (131 after the commit, about 5 min).
-    const stride = Math.max(1, Number(process.env.ROLLBACK_KILL_STRIDE ?? 19) || 19);
+    // Every 37th write point in `npm test` (4 after the commit); ROLLBACK_KILL_STRIDE=1 tries each
+    // (131 after the commit, about 5 min).
+    const stride = Math.max(1, Number(process.env.ROLLBACK_KILL_STRIDE ?? 37) || 37);
     for (let n = 1; ; n += stride) {
       const p = tempProject();
       cpSync(base, p, { recursive: true });

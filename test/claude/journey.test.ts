@@ -193,11 +193,10 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
         })
         .map((e) => e.k);
     }
-    // The sample: a kill inside an executor (its report written, not yet returned) and one at
-    // a main-agent boundary in the middle of the run.
+    // The sample (CI's time is bounded): a kill inside an executor, its report written, not yet
+    // returned; the main agent's boundaries are all in `npm run journey`.
     const insideExecutor = requests.find((e, i) => e.who === "executor" && requests[i + 1]?.who === "main")?.k;
-    const mainMiddle = requests.filter((e) => e.who === "main")[Math.floor(requests.filter((e) => e.who === "main").length / 2)]?.k;
-    return [insideExecutor, mainMiddle].filter((k): k is number => k !== undefined);
+    return [insideExecutor].filter((k): k is number => k !== undefined);
   }
   /** How the person goes on after the kill: `/develop`, and at every other point "continue". */
   const afterKill = (i: number) => (i % 2 === 0 ? "continue" : "/develop");

@@ -140,7 +140,8 @@ describe.skipIf(!ENABLED)("dotagent run: the headless runner on the Agent SDK (D
     expect(existsSync(join(s.project, "memory/runs/.lock"))).toBe(false);
   }, 120_000);
 
-  it("without a terminal, stops at each gate with exit 5 and the decision; answered, it goes on", async () => {
+  // The gates without a terminal are in `npm test` with the stand-in SDK (src/run/runner.test.ts).
+  it.runIf(ALL)("without a terminal, stops at each gate with exit 5 and the decision; answered, it goes on", async () => {
     const s = await scenario();
     scenarios.push(s);
     const first = await runDotagent(s, ["add login"]);
@@ -192,7 +193,8 @@ describe.skipIf(!ENABLED)("dotagent run: the headless runner on the Agent SDK (D
     expect(screen).toMatch(/Workflow wf-add-login complete in .+, 10 agent sessions, 10 reports written:/);
   }, 120_000);
 
-  it.skipIf(spawnSync("script", ["--version"]).status !== 0)("Ctrl-C on a terminal while an executor works: exit 130, the lock released, nothing failed; the next run continues the same SDK session", async () => {
+  // Ctrl-C through a real pty is in `npm test` with the stand-in SDK (test/run-terminal.test.ts).
+  it.runIf(ALL && spawnSync("script", ["--version"]).status === 0)("Ctrl-C on a terminal while an executor works: exit 130, the lock released, nothing failed; the next run continues the same SDK session", async () => {
     const s = await scenario();
     scenarios.push(s);
     const command = [process.execPath, CLI, "run", "add login", "--approve", "auto", "--dir", s.project].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
