@@ -1,9 +1,10 @@
 // Issue 21 ("hostile input, round two"), the history, rollback, readers, decisions and --dir cases:
 // one named test per case, run against the built CLI the way a user or an agent would.
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI, REPO, dotagent, expectNoStack, readJson, removeTemps, tempProject, treeBytes, writeJson } from "./support/cli.js";
 
@@ -16,8 +17,28 @@ function ok(p: string, args: string[]): ReturnType<typeof dotagent> {
   return r;
 }
 
+// Each workflow below is made once through the CLI, then copied into every project that needs it
+// (no state file holds the project's path): a CLI run is ~0.1 s of CPU, and CI's cores are busy.
+const made = new Map<string, string>();
+afterAll(() => {
+  for (const dir of made.values()) rmSync(dir, { recursive: true, force: true });
+});
+function fromFixture(p: string, key: string, make: (dir: string) => void): void {
+  let dir = made.get(key);
+  if (dir === undefined) {
+    dir = mkdtempSync(join(tmpdir(), "dotagent-fixture-"));
+    make(dir);
+    made.set(key, dir);
+  }
+  cpSync(dir, p, { recursive: true });
+}
+
 /** Through REQUIREMENTS and ARCHITECTURE; `planned` also records a task plan (plan.json) with one task done. */
 function toImplementation(p: string, id = "wf-a", planned = true): void {
+  fromFixture(p, `implementation ${id} ${planned}`, (dir) => makeImplementation(dir, id, planned));
+}
+
+function makeImplementation(p: string, id: string, planned: boolean): void {
   ok(p, ["init", "--request", "add login", "--workflow-id", id, "--yes"]);
   writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
   ok(p, ["phase", "approve", "REQUIREMENTS"]);
@@ -37,12 +58,14 @@ function toImplementation(p: string, id = "wf-a", planned = true): void {
 
 /** A whole workflow, complete. */
 function finished(p: string, id = "wf-a"): void {
-  toImplementation(p, id);
-  ok(p, ["phase", "complete", "IMPLEMENTATION"]);
-  writeJson(p, "memory/reports/verification.json", { passed: true });
-  ok(p, ["phase", "complete", "VERIFICATION"]);
-  writeJson(p, "memory/reports/reflection.md", "# lessons\n");
-  ok(p, ["phase", "complete", "REFLECTION"]);
+  fromFixture(p, `finished ${id}`, (dir) => {
+    toImplementation(dir, id);
+    ok(dir, ["phase", "complete", "IMPLEMENTATION"]);
+    writeJson(dir, "memory/reports/verification.json", { passed: true });
+    ok(dir, ["phase", "complete", "VERIFICATION"]);
+    writeJson(dir, "memory/reports/reflection.md", "# lessons\n");
+    ok(dir, ["phase", "complete", "REFLECTION"]);
+  });
 }
 
 const revs = (p: string) => dotagent(p, ["history", "--json"]).json.checkpoints.map((c: { rev: number; what: string }) => `${c.rev} ${c.what}`);

@@ -39,7 +39,9 @@ describe.skipIf(!ENABLED)("parallel task batches in the real Claude Code (DOTAGE
     claude = fetchClaude();
   }, 600_000);
 
-  it.skipIf(ALL)(`max_parallel 3: 6 independent tasks go out in two batches of three`, async () => {
+  // With DOTAGENT_JOURNEY_PARALLEL=1 (the terminal journey runs a batch of three in npm test; the
+  // 1-vs-3 figure below checks the batches in npm run journey).
+  it.runIf(!ALL && process.env.DOTAGENT_JOURNEY_PARALLEL === "1")(`max_parallel 3: 6 independent tasks go out in two batches of three`, async () => {
     const result = await runJourney({ root: ROOT, claude, policy: { tasks: TASKS, maxParallel: 3 }, executorMs: EXECUTOR_MS });
     expect(result.complete, result.runs.at(-1)?.run.stdout).toBe(true);
     expect(result.validateExit).toBe(0);
