@@ -338,3 +338,36 @@ describe("a merge in a linked worktree (found with git rev-parse --git-path MERG
     expectFsckClean(root);
   });
 });
+
+describe("a hand-edited worktree record never reaches outside dotagent's worktrees and branches", () => {
+  it.each([
+    ["a path outside .dotagent/worktrees", { path: "src" }],
+    ["a path that climbs out", { path: ".dotagent/worktrees/../../src" }],
+    ["a branch that is not dotagent's", { branch: "main" }],
+  ])("%s: the state is invalid (exit 3), the folder and the branch are still there", (_name, edit) => {
+    const root = projectAtImplementation([{ id: "t1" }]);
+    mkdirSync(join(root, "src"));
+    writeFileSync(join(root, "src/keep.txt"), "keep me\n");
+    git(root, "add", "src/keep.txt");
+    git(root, "commit", "-qm", "keep");
+    const start = startTask(root, "t1");
+    ok(start.run);
+    executorWork(root, "t1", start.dir!, { "t1.txt": "t1\n" });
+    const file = join(root, "memory/state/execution.json");
+    const state = JSON.parse(readFileSync(file, "utf8"));
+    const task = state.tasks.find((t: { id: string }) => t.id === "t1");
+    task.worktree = { ...task.worktree, ...edit };
+    writeFileSync(file, JSON.stringify(state, null, 2));
+    for (const args of [["task", "complete", "t1"], ["validate"]]) {
+      const r = dotagent(root, [...args, "--json"]);
+      expect([r.code, args.join(" ")]).toEqual([3, args.join(" ")]);
+      expect(r.stdout).toMatch(/execution\.json/);
+      expect(r.stdout).toMatch(/tasks\[0\]\.worktree\.(path|branch)/);
+    }
+    // resume: corrupt state is a person's decision (exit 5), never repaired by acting on the record.
+    const resume = dotagent(root, ["resume", "--json"]);
+    expect([resume.code, resume.json.situation]).toEqual([5, "corrupt"]);
+    expect(readFileSync(join(root, "src/keep.txt"), "utf8")).toBe("keep me\n");
+    expect(git(root, "rev-parse", "--verify", "main")).toMatch(/^[0-9a-f]{40}$/);
+  });
+});

@@ -8,6 +8,14 @@
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const MAX_ID_LENGTH = 128;
 
+/**
+ * A task's worktree folder (`.dotagent/worktrees/<task>`, `-2`, … when taken) and branch
+ * (`dotagent/<workflow>/<task>`): a landing removes that folder and deletes that branch, so a
+ * record naming anything else (a hand-edited `src`, `../..`, `main`) is invalid state, never acted on.
+ */
+export const WORKTREE_PATH_PATTERN = /^\.dotagent\/worktrees\/[A-Za-z0-9][A-Za-z0-9._-]{0,159}$/;
+export const TASK_BRANCH_PATTERN = /^dotagent\/(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._-][A-Za-z0-9._/-]{0,299}$/;
+
 /** Why `id` is not a valid id, in words that fit one line (a 10 KB id is not echoed), or null. */
 export function idProblem(id: string, what: string): string | null {
   if (ID_PATTERN.test(id)) return null;

@@ -30,6 +30,7 @@ const phaseDoc = fc
     revision: fc.oneof(fc.constant(undefined), fc.integer({ min: -2, max: 5 }), fc.double()),
     request: maybe(fc.string({ maxLength: 5 })),
     inputs_hash: fc.oneof(fc.constant(undefined), fc.constant(null), fc.constant("0123456789abcdef"), fc.constant("XYZ")),
+    instance_id: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(undefined, "0123456789abcdef") }, { weight: 1, arbitrary: fc.constantFrom(null, 42, "XYZ") }),
     designs_requested: fc.oneof(fc.constant(undefined), fc.array(id, { maxLength: 3 }), odd),
     extra: fc.oneof(fc.constant(undefined), fc.string({ maxLength: 3 })),
   })
@@ -57,7 +58,7 @@ const worktreeDoc = fc.oneof(
   { weight: 10, arbitrary: fc.constant(undefined) },
   { weight: 1, arbitrary: fc.constant(null) },
   { weight: 1, arbitrary: odd },
-  { weight: 4, arbitrary: fc.record({ path: maybe(fc.constantFrom(".dotagent/worktrees/t", "")), branch: maybe(fc.constantFrom("dotagent/wf/t", "")), into: maybe(fc.constantFrom("main", "")), base: maybe(sha), merge: mergeDoc }).map(strip) },
+  { weight: 4, arbitrary: fc.record({ path: maybe(fc.constantFrom(".dotagent/worktrees/t", "", "src", ".dotagent/worktrees/../../src")), branch: maybe(fc.constantFrom("dotagent/wf/t", "", "main", "dotagent/../main")), into: maybe(fc.constantFrom("main", "")), base: maybe(sha), merge: mergeDoc }).map(strip) },
 );
 
 const taskDoc = fc

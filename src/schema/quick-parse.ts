@@ -5,7 +5,7 @@
 // zod, which decides and explains. This keeps zod's start-up (~15 ms) and its per-task cost (135 ms
 // at 10,000 tasks) off `status` and the SessionStart hook.
 import { PHASES, PHASE_STATUSES } from "../core/phases.js";
-import { DEFAULT_MAX_ATTEMPTS, ID_PATTERN, MAX_PARALLEL_LIMIT, TASK_STATUSES } from "./json.js";
+import { DEFAULT_MAX_ATTEMPTS, ID_PATTERN, MAX_PARALLEL_LIMIT, TASK_BRANCH_PATTERN, TASK_STATUSES, WORKTREE_PATH_PATTERN } from "./json.js";
 import type { PhaseState } from "./phase.js";
 import type { ExecutionState, Task } from "./execution.js";
 
@@ -41,6 +41,7 @@ export function quickPhaseState(data: unknown): PhaseState | undefined {
   if (d.designs_requested !== undefined && !(Array.isArray(d.designs_requested) && d.designs_requested.every(isId))) return undefined;
   if (d.agents !== undefined && !(Array.isArray(d.agents) && d.agents.every((a) => isObject(a) && isId(a.agent) && typeof a.output === "string" && (a.design === undefined || isId(a.design)) && isOwner(a.owner)))) return undefined;
   if (d.inputs_hash !== undefined && d.inputs_hash !== null && !(typeof d.inputs_hash === "string" && /^[0-9a-f]{16}$/.test(d.inputs_hash))) return undefined;
+  if (d.instance_id !== undefined && !(typeof d.instance_id === "string" && /^[0-9a-f]{16}$/.test(d.instance_id))) return undefined;
   // Rare, nested fields: leave them to the full schema.
   if ((d.pending_transition !== undefined && d.pending_transition !== null) || (d.rework !== undefined && d.rework !== null)) return undefined;
   return d as unknown as PhaseState;
@@ -63,7 +64,7 @@ function isMerge(m: unknown): boolean {
 
 function isWorktree(w: unknown): boolean {
   if (w === undefined || w === null) return true;
-  return isObject(w) && isNonEmpty(w.path) && isNonEmpty(w.branch) && isNonEmpty(w.into) && isCommit(w.base) && isMerge(w.merge);
+  return isObject(w) && typeof w.path === "string" && WORKTREE_PATH_PATTERN.test(w.path) && typeof w.branch === "string" && TASK_BRANCH_PATTERN.test(w.branch) && isNonEmpty(w.into) && isCommit(w.base) && isMerge(w.merge);
 }
 
 function isIsolation(i: unknown): boolean {

@@ -6,7 +6,7 @@
 // that goes is committed onto its branch first, and a branch with commits that are not merged
 // anywhere is kept.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, unlinkSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { BRANCH_PREFIX, isolationOf, MIN_GIT, WORKTREES_DIR, type CheckoutFacts } from "../core/worktrees.js";
 import { currentRound } from "../core/plans.js";
 import { readyTasks } from "../core/tasks.js";
@@ -300,6 +300,9 @@ export function dropMemoryChanges(dir: string, repoPrefix: string, onto: string,
 
 /** Removes a worktree dotagent made (locked or not), and its folder if git has forgotten it. */
 export function removeWorktree(repo: Repo, abs: string): void {
+  // Only ever a folder directly in a .dotagent/worktrees (the state's records are checked on
+  // read too): never a project folder a hand-edited record names.
+  if (basename(dirname(abs)) !== "worktrees" || basename(dirname(dirname(abs))) !== ".dotagent") throw new DotagentError("state_invalid", `dotagent removes only its own worktrees under .dotagent/worktrees, not ${abs}; check memory/state/execution.json`, EXIT.invalid);
   // Forced twice: locked, and whatever its files hold (its work is committed or merged by now).
   const removed = git(repo.top, ["worktree", "remove", "--force", "--force", abs], { ok: [128] });
   if (removed.status !== 0 && listWorktrees(repo.top).some((w) => samePath(w.path, abs))) {
@@ -312,6 +315,7 @@ export function removeWorktree(repo: Repo, abs: string): void {
 
 /** Deletes a task branch whose commits are all in `into` (or anywhere else worth keeping): never one holding unmerged work. */
 export function deleteBranchIfMerged(top: string, branch: string, into?: string): boolean {
+  if (!branch.startsWith(BRANCH_PREFIX)) return false; // never a branch that is not dotagent's own
   const tip = resolveRef(top, `refs/heads/${branch}`);
   if (tip === undefined) return true;
   const merged = into !== undefined && resolveRef(top, `refs/heads/${into}`) !== undefined ? isAncestor(top, tip, `refs/heads/${into}`) : containedElsewhere(top, branch, tip);
