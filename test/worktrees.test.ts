@@ -2,7 +2,8 @@
 // branch, merged into the workflow's branch when it completes; conflicts never lose a side; the
 // uncommitted-changes decision; no git: the shared checkout as before; leftovers found from git's
 // own lists, never by age; status, the briefing and the hook show and hand out the worktrees.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { dotagent, removeTemps, writeJson } from "./support/cli.js";
@@ -369,5 +370,27 @@ describe("a hand-edited worktree record never reaches outside dotagent's worktre
     expect([resume.code, resume.json.situation]).toEqual([5, "corrupt"]);
     expect(readFileSync(join(root, "src/keep.txt"), "utf8")).toBe("keep me\n");
     expect(git(root, "rev-parse", "--verify", "main")).toMatch(/^[0-9a-f]{40}$/);
+  });
+});
+
+describe("a .dotagent that is a link never leads dotagent's worktrees outside the project", () => {
+  it("a committed .dotagent link to a folder elsewhere: the round runs shared, saying why; that folder's contents stay", () => {
+    const root = projectAtImplementation([{ id: "t1" }]);
+    const elsewhere = mkdtempSync(join(tmpdir(), "dotagent-elsewhere-"));
+    try {
+      mkdirSync(join(elsewhere, "worktrees/keep"), { recursive: true });
+      writeFileSync(join(elsewhere, "worktrees/keep/precious.txt"), "keep me\n");
+      symlinkSync(elsewhere, join(root, ".dotagent"));
+      git(root, "add", ".dotagent");
+      git(root, "commit", "-qm", "a link");
+      const start = dotagent(root, ["task", "start", "t1", "--json"]);
+      expect(start.code, start.stderr).toBe(0);
+      expect(start.json.task.worktree).toBeUndefined();
+      expect(start.stderr).toMatch(/\.dotagent is a link/);
+      for (const args of [["resume"], ["status"], ["validate"]]) expect(dotagent(root, [...args, "--json"]).code, args.join(" ")).toBe(0);
+      expect(readFileSync(join(elsewhere, "worktrees/keep/precious.txt"), "utf8")).toBe("keep me\n");
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 });

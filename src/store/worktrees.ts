@@ -5,7 +5,7 @@
 // later sweep touches the worktree of a session that still runs; uncommitted work in a worktree
 // that goes is committed onto its branch first, and a branch with commits that are not merged
 // anywhere is kept.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, unlinkSync } from "node:fs";
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, unlinkSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { BRANCH_PREFIX, isolationOf, MIN_GIT, WORKTREES_DIR, type CheckoutFacts } from "../core/worktrees.js";
 import { currentRound } from "../core/plans.js";
@@ -66,6 +66,8 @@ export function checkoutFacts(root: string): CheckoutFacts {
   if (ref.status !== 0) return { git: false, reason: "the main checkout is on a detached HEAD, not a branch, so there is no branch to merge the tasks into" };
   const head = resolveRef(repo.top, "HEAD");
   if (head === undefined) return { git: false, reason: "the repository has no commit yet to make worktrees from" };
+  const linked = linkedWorktreesDir(root);
+  if (linked !== undefined) return { git: false, reason: `${linked} is a link or not a folder, and dotagent makes and removes task worktrees only in a folder of the project's own` };
   const own = ownPaths(repo);
   const dirty = changedFiles(repo.top).filter((p) => !under(p, own)).sort();
   return { git: true, branch: ref.stdout.trim().replace(/^refs\/heads\//, ""), head, dirty };
@@ -302,7 +304,7 @@ export function dropMemoryChanges(dir: string, repoPrefix: string, onto: string,
 export function removeWorktree(repo: Repo, abs: string): void {
   // Only ever a folder directly in a .dotagent/worktrees (the state's records are checked on
   // read too): never a project folder a hand-edited record names.
-  if (basename(dirname(abs)) !== "worktrees" || basename(dirname(dirname(abs))) !== ".dotagent") throw new DotagentError("state_invalid", `dotagent removes only its own worktrees under .dotagent/worktrees, not ${abs}; check memory/state/execution.json`, EXIT.invalid);
+  if (basename(dirname(abs)) !== "worktrees" || basename(dirname(dirname(abs))) !== ".dotagent" || linkedWorktreesDir(dirname(dirname(dirname(abs)))) !== undefined) throw new DotagentError("state_invalid", `dotagent removes only its own worktrees, folders right in the project's .dotagent/worktrees (neither a link), not ${abs}; check memory/state/execution.json and .dotagent`, EXIT.invalid);
   // Forced twice: locked, and whatever its files hold (its work is committed or merged by now).
   const removed = git(repo.top, ["worktree", "remove", "--force", "--force", abs], { ok: [128] });
   if (removed.status !== 0 && listWorktrees(repo.top).some((w) => samePath(w.path, abs))) {
@@ -338,8 +340,23 @@ export function listTaskBranches(top: string): string[] {
     .map((r) => r.replace(/^refs\/heads\//, ""));
 }
 
-/** The folders under <root>/.dotagent/worktrees (project-relative), cheap to list: no git. */
+/** `.dotagent` or `.dotagent/worktrees` when one is there but is a link (or not a folder): dotagent's worktrees then never live there. */
+function linkedWorktreesDir(root: string): string | undefined {
+  for (const rel of [".dotagent", WORKTREES_DIR]) {
+    let stat;
+    try {
+      stat = lstatSync(join(root, rel));
+    } catch {
+      return undefined;
+    }
+    if (!stat.isDirectory()) return rel;
+  }
+  return undefined;
+}
+
+/** The folders under <root>/.dotagent/worktrees (project-relative), cheap to list: no git; none when that folder is a link. */
 export function worktreeFolders(root: string): string[] {
+  if (linkedWorktreesDir(root) !== undefined) return [];
   try {
     return readdirSync(join(root, WORKTREES_DIR)).map((name) => `${WORKTREES_DIR}/${name}`);
   } catch {
