@@ -68,7 +68,9 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive term
     rmSync(result.work, { recursive: true, force: true });
   }, 300_000);
 
-  it("plugin install: `/dotagent:develop add login` to workflow_complete, no permission rule anywhere", async () => {
+  // In `npm run journey` (CI's two cores are busy): npm test has the plugin's hooks in the real
+  // client in print mode (plugin-journey.test.ts) and the terminal with a project install above.
+  it.runIf(ALL)("plugin install: `/dotagent:develop add login` to workflow_complete, no permission rule anywhere", async () => {
     const marketplace = JSON.parse(readFileSync(join(ROOT, ".claude-plugin/marketplace.json"), "utf8")) as { name: string; plugins: Array<{ name: string }> };
     const result = await runTerminalJourney({ root: ROOT, claude, plugin: { marketplace: marketplace.name, name: marketplace.plugins[0]!.name } });
     expectSound(result);
