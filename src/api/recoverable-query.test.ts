@@ -245,13 +245,14 @@ describe("issue 21: what Claude Code reports, and the process it leaves", () => 
     const { currentHost, processStartTime, isZombie } = await import("../store/process-facts.js");
     if (processStartTime(process.pid) === null) return; // no /proc: no process states to read
     // `true` exits at once; its parent then becomes `sleep`, which never reaps it: a zombie.
-    const parent = spawn("/bin/sh", ["-c", "true & echo $!; exec sleep 5"], { stdio: ["ignore", "pipe", "ignore"] });
+    // The parent lives 60 s (killed when the test ends): a loaded machine may be slow to look.
+    const parent = spawn("/bin/sh", ["-c", "true & echo $!; exec sleep 60"], { stdio: ["ignore", "pipe", "ignore"] });
+    onTestFinished(() => void parent.kill("SIGKILL"));
     const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once("data", (d: Buffer) => resolve(d.toString()))));
     const start = processStartTime(pid);
     // A loaded machine may take a while to run `true` to its end: wait up to 10 s.
     for (const deadline = Date.now() + 10_000; !isZombie(pid) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(isZombie(pid)).toBe(true);
-    onTestFinished(() => void parent.kill("SIGKILL"));
     await store.save("query", { session_id: "s-1", iteration: 0, status: "running", process: { pid, pid_start: start, host: currentHost(), started_at: "2026-11-20T10:00:00Z" } });
     const fake = fakeSdk([[init("s-1"), resultMsg("s-1")]], store);
     expect((await drain(recoverableQuery({ prompt: "p", store, sdk: fake.sdk }))).result).toMatchObject({ resumed: true });

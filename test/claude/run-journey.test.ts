@@ -103,7 +103,8 @@ function sessionsPerOutput(s: Scenario): Record<string, number> {
 
 const REPORTS = ["memory/reports/demand.json", "memory/reports/designs/minimal.json", "memory/reports/designs/robust.json", "memory/reports/roundtable.json", "memory/reports/tasks/task-001.json", "memory/reports/tasks/task-002.json", "memory/reports/tasks/task-003.json", "memory/reports/verification.json", "memory/reports/reflection.json"];
 
-function expectComplete(s: Scenario, last: Run): void {
+/** `afterKill`: an agent killed before its SDK session reached the disk starts a new one (it never writes twice). */
+function expectComplete(s: Scenario, last: Run, options: { afterKill?: boolean } = {}): void {
   expect(last.code, last.stderr).toBe(0);
   expect(JSON.parse(last.stdout.trim().split("\n").at(-1)!)).toMatchObject({ ok: true, outcome: "complete" });
   const phase = readJson(join(s.project, "memory/state/phase.json"));
@@ -113,7 +114,9 @@ function expectComplete(s: Scenario, last: Run): void {
   const written = writes(toolCalls(log(s)), s.project);
   for (const report of REPORTS) expect(written[report], report).toBe(1);
   const sessions = sessionsPerOutput(s);
-  for (const report of REPORTS) expect(sessions[report], `${report}: one SDK session`).toBe(1);
+  for (const report of REPORTS) expect(sessions[report], `${report}: one SDK session`).toBeLessThanOrEqual(options.afterKill ? 2 : 1);
+  // After a kill, only the jobs at work at that moment may have a second session.
+  if (options.afterKill) expect(REPORTS.filter((r) => sessions[r] === 2).length).toBeLessThanOrEqual(3);
 }
 
 describe.skipIf(!ENABLED)("dotagent run: the headless runner on the Agent SDK (DOTAGENT_E2E_CLAUDE=1)", () => {
@@ -236,6 +239,6 @@ describe.skipIf(!ENABLED)("dotagent run: the headless runner on the Agent SDK (D
     expect(killed.signal, killed.stderr).toBe("SIGKILL");
     s.kill = undefined;
     const again = await runDotagent(s, ["--approve", "auto"]);
-    expectComplete(s, again);
+    expectComplete(s, again, { afterKill: true });
   }, 180_000);
 });
