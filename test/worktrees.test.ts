@@ -144,7 +144,7 @@ describe("what an executor leaves behind", () => {
     expect(done.task.worktree.merge.state).toBe("merged");
     expect(readFileSync(join(root, "feature.txt"), "utf8")).toBe("feature\n");
     expect(git(root, "show", "main:memory/reports/old.json")).toBe("{}");
-    expect(git(root, "log", "--format=%s", "main")).toMatch(/dotagent: work of task t1 its executor left uncommitted/);
+    expect(git(root, "log", "--format=%s", "main")).toMatch(/^Task t1: t1$/m);
     expect(taskWorktrees(root)).toEqual([]);
   });
 

@@ -222,7 +222,11 @@ export async function landTask(context: OpContext, id: string, now: Date, output
   let committed: string[] = [];
   let dropped: string[] = [];
   if (existsSync(join(abs, ".git"))) {
-    const left = commitLeftovers(abs, repo.prefix, `dotagent: work of task ${id} its executor left uncommitted`);
+    // The executor's work is committed here (its agent file leaves that to dotagent): named after
+    // the task, with its report's summary.
+    const report = reportAt(snapshot.reports, output ?? taskOutputPath(id));
+    const summary = report.status === "valid" && typeof (report.data as Record<string, unknown>).summary === "string" ? String((report.data as Record<string, unknown>).summary).trim().slice(0, 2000) : "";
+    const left = commitLeftovers(abs, repo.prefix, `Task ${id}${task.title ? `: ${task.title}` : ""}${summary ? `\n\n${summary}` : ""}\n\ndotagent workflow ${execution.workflow_id}`);
     if (left.unmerged.length > 0) return conflict(writer, execution, id, { into: record.into, onto: null, head: null, files: left.unmerged, reason: "unfinished_merge", at: now.toISOString() }, now, options.recovered);
     committed = left.committed;
   }
@@ -237,7 +241,7 @@ export async function landTask(context: OpContext, id: string, now: Date, output
       merged = head === undefined || isAncestor(repo.top, head, onto);
     }
   }
-  const notes = [committed.length > 0 ? `committed ${committed.length} file(s) its executor left uncommitted` : "", dropped.length > 0 ? `left out its changes under memory/ (${dropped.length} file(s))` : ""].filter(Boolean).join("; ");
+  const notes = [committed.length > 0 ? `committed its executor's work (${committed.length} file(s))` : "", dropped.length > 0 ? `left out its changes under memory/ (${dropped.length} file(s))` : ""].filter(Boolean).join("; ");
   // 2. Nothing to merge.
   if (head === undefined || merged) {
     const merge: MergeRecord = { state: "merged", into: record.into, onto, head: head ?? null, commit: null, at: now.toISOString() };

@@ -69,7 +69,7 @@ export interface PolicyOptions {
    * call); without one it writes in the project. Unset: the report only, as before.
    */
   executorWrites?: "own" | "shared";
-  /** false: the executor leaves its work uncommitted in its worktree (dotagent commits it when the task lands). */
+  /** true: the executor commits its work in its worktree itself (the agent file leaves that to dotagent's landing). */
   executorCommits?: boolean;
 }
 
@@ -418,7 +418,7 @@ function report(agent: string, prompt: string): Record<string, unknown> {
  * (in its worktree when the prompt names one), commit it there with one `git -C` call, Write its
  * report (at `Report file:` when given), hand back. Sent back by a reminder: the report again.
  */
-function codingExecutor(prompt: string, events: Event[], project: string, writes: "own" | "shared", handback: boolean, commits = true): Omit<Reply, "who"> {
+function codingExecutor(prompt: string, events: Event[], project: string, writes: "own" | "shared", handback: boolean, commits = false): Omit<Reply, "who"> {
   const field = (name: string) => new RegExp(`^${name}: (.*)$`, "m").exec(prompt)?.[1]?.trim();
   const task = field("Task") ?? "task";
   const worktree = field("Worktree");
@@ -434,7 +434,8 @@ function codingExecutor(prompt: string, events: Event[], project: string, writes
     { name: "Read", input: { file_path: reportPath } },
     ...(conflict ? [{ name: "Bash", input: { command: `git -C ${worktree} merge ${conflict}`, description: `merge ${conflict} into the task's branch` } }] : []),
     { name: "Write", input: { file_path: join(where, file), content } },
-    ...(worktree && commits ? [{ name: "Bash", input: { command: `git -C ${worktree} add -A && git -C ${worktree} commit -q -m "${task}: ${(field("Title") ?? task).replace(/"/g, "'")}"`, description: "commit the task's work on its branch" } }] : []),
+    // The agent file: dotagent commits the work when it lands; the executor commits only the merge it resolves.
+    ...(worktree && (commits || conflict) ? [{ name: "Bash", input: { command: `git -C ${worktree} add -A && git -C ${worktree} commit -q -m "${task}: ${(field("Title") ?? task).replace(/"/g, "'")}"`, description: "commit the task's work on its branch" } }] : []),
     { name: "Write", input: { file_path: reportPath, content: `${JSON.stringify(report, null, 2)}\n` } },
   ];
   const calls = events.filter((e) => e.kind === "call").length;
@@ -443,7 +444,7 @@ function codingExecutor(prompt: string, events: Event[], project: string, writes
   if (reminded > lastCall) return toolUse([steps.at(-1)!]);
   if (calls < steps.length) return toolUse([steps[calls]!]);
   if (events.some((e) => e.kind === "result" && !e.isError && /Report delivered|handed back/i.test(e.text))) return end("Handed back.");
-  const said = `Wrote ${output}${worktree ? `; committed ${file} in ${worktree}` : ""}.`;
+  const said = `Wrote ${output}${worktree ? `; changed ${file} in ${worktree}` : ""}.`;
   return handback ? toolUse([{ name: "SubagentHandback", input: { message: said } }]) : end(said);
 }
 
@@ -453,7 +454,7 @@ function subAgent(agent: string, body: ApiRequest, all: string, policy: PolicyOp
   const output = /^Output file: (\S+)$/m.exec(prompt)?.[1];
   const project = /Primary working directory: (\S+)/.exec(all)?.[1] ?? process.cwd();
   if (!output) return end("No output file in my prompt.");
-  if (agent === "executor" && policy.executorWrites) return codingExecutor(prompt, events, project, policy.executorWrites, (body.tools ?? []).some((t) => t.name === "SubagentHandback"), policy.executorCommits !== false);
+  if (agent === "executor" && policy.executorWrites) return codingExecutor(prompt, events, project, policy.executorWrites, (body.tools ?? []).some((t) => t.name === "SubagentHandback"), policy.executorCommits === true);
   const path = join(project, output);
   const calls = events.filter((e) => e.kind === "call").length;
   if (calls === 0) return toolUse([{ name: "Read", input: { file_path: path } }]);
