@@ -475,20 +475,7 @@ async function revise(run: Run, pending: PendingFeedback, at: StepContext): Prom
   const designs = pending.gate === "ARCHITECTURE" ? listDesignFiles(options.root) : [];
   const jobs = revisionJobs(pending.gate, pending.round, pending.text, designs).filter((j) => !pending.revised.includes(j.key));
   const before = new Map(jobs.map((j) => [j.output, readText(options.root, j.output)]));
-  const context = agentContext(run, at, pending.gate);
-  const kept: string[] = [];
-  let blocked: AgentOutcome | undefined;
-  await inBatches(jobs, Math.max(1, options.maxParallel ?? 3), run, async (job) => {
-    if (blocked) return;
-    const { outcome, ms } = await session(run, job, context, `${labelOf(job)} revises ${job.output}`);
-    if (outcome.interrupted) {
-      kept.push(outcome.key);
-      return;
-    }
-    if (outcome.blocked) {
-      blocked ??= outcome;
-      return;
-    }
+  await runSessions(run, jobs, agentContext(run, at, pending.gate), "revises", async (job, outcome, ms) => {
     const after = readText(options.root, job.output);
     if (after !== undefined && after !== before.get(job.output) && readReport(options.root, job.output)) {
       wrote(run, job.output);
@@ -499,8 +486,6 @@ async function revise(run: Run, pending: PendingFeedback, at: StepContext): Prom
     }
     await memory.change((m) => (m.pending ? { ...m, pending: { ...m.pending, revised: [...m.pending.revised, job.key] } } : m));
   });
-  throwIfInterrupted(run, kept);
-  if (blocked) throw blockedFailure(blocked);
   if (pending.gate === "REQUIREMENTS") {
     await memory.change((m) => ({ ...m, pending: null }));
     return;
@@ -613,6 +598,25 @@ function labelOf(job: AgentJob): string {
 }
 
 /** One agent session with its live line; how long it took. */
+/**
+ * Phase agents' sessions, at most max_parallel at once, each handed to `ended` as it returns. One
+ * stopped by Ctrl-C keeps its session for the next run; an account or API that is out starts no
+ * more; either stops the run once the batch is over.
+ */
+async function runSessions(run: Run, jobs: readonly AgentJob[], context: AgentRunContext, verb: string, ended: (job: AgentJob, outcome: AgentOutcome, ms: number) => Promise<void> | void): Promise<void> {
+  const kept: string[] = [];
+  let blocked: AgentOutcome | undefined;
+  await inBatches(jobs, Math.max(1, run.options.maxParallel ?? 3), run, async (job) => {
+    if (blocked) return;
+    const { outcome, ms } = await session(run, job, context, `${labelOf(job)} ${verb} ${job.output}`);
+    if (outcome.interrupted) kept.push(outcome.key);
+    else if (outcome.blocked) blocked ??= outcome;
+    else await ended(job, outcome, ms);
+  });
+  throwIfInterrupted(run, kept);
+  if (blocked) throw blockedFailure(blocked);
+}
+
 async function session(run: Run, job: AgentJob, context: AgentRunContext, label: string): Promise<{ outcome: AgentOutcome; ms: number }> {
   const activity = run.options.progress.begin(label);
   run.working++;
@@ -647,20 +651,7 @@ async function runAgents(run: Run, step: Extract<RunStep, { kind: "agents" }>, a
       throw new DotagentError("agent_failed", `${error}; the phase is marked failed: look at the agent's output, then run dotagent run again`, EXIT.refused);
     }
   }
-  const context = agentContext(run, at, step.phase);
-  const kept: string[] = [];
-  let blocked: AgentOutcome | undefined;
-  await inBatches(step.jobs, Math.max(1, options.maxParallel ?? 3), run, async (job) => {
-    if (blocked) return; // the account or the API is out: no more sessions
-    const { outcome, ms } = await session(run, job, context, `${labelOf(job)} writes ${job.output}`);
-    if (outcome.interrupted) {
-      kept.push(outcome.key);
-      return;
-    }
-    if (outcome.blocked) {
-      blocked ??= outcome;
-      return;
-    }
+  await runSessions(run, step.jobs, agentContext(run, at, step.phase), "writes", (job, outcome, ms) => {
     run.said.set(job.key, outcome.said);
     const report = job.agent === "reflector" ? readReport(options.root, job.output) ?? (readText(options.root, REPORT.reflectionMd) !== undefined ? {} : undefined) : readReport(options.root, job.output);
     if (report === undefined) {
@@ -672,8 +663,6 @@ async function runAgents(run: Run, step: Extract<RunStep, { kind: "agents" }>, a
     const verdict = job.agent === "qa" ? (report.passed === true ? ": verification passed" : report.passed === false ? `: verification failed (${count(Array.isArray(report.failures) ? report.failures.length : 0, "failure")})` : "") : "";
     options.progress.line(`${labelOf(job)} wrote ${job.output}${verdict}`, { mark: job.agent === "qa" && report.passed === false ? "failed" : "done", elapsedMs: ms });
   });
-  throwIfInterrupted(run, kept);
-  if (blocked) throw blockedFailure(blocked);
   if (step.then === "verdict") {
     const report = readReport(options.root, REPORT.verification);
     if (report?.passed === true) await wf.phase.complete("VERIFICATION", { output: REPORT.verification });
