@@ -304,16 +304,21 @@ function gitOk(cwd: string, ...args: string[]): boolean {
 }
 
 describe("a merge in a linked worktree (found with git rev-parse --git-path MERGE_HEAD)", () => {
-  it("left with unresolved files: the attempt is a conflict naming them, the worktree kept as it is", () => {
+  /** t1 lands a change to shared.txt; t2's executor changes the same line, merges main into its branch and stops halfway. */
+  function mergeStartedInT2(): { root: string; b: ReturnType<typeof startTask> } {
     const root = projectAtImplementation([{ id: "t1" }, { id: "t2" }]);
     const a = startTask(root, "t1");
     const b = startTask(root, "t2");
     executorWork(root, "t1", a.dir!, { "shared.txt": "one\nt1\nthree\n" });
     ok(dotagent(root, ["task", "complete", "t1", "--json"]));
-    // t2's executor merges main into its branch and stops halfway: the merge is in progress there.
     writeFileSync(join(b.dir!, "shared.txt"), "one\nt2\nthree\n");
     git(b.dir!, "commit", "-qam", "t2");
     expect(() => git(b.dir!, "merge", "main")).toThrow();
+    return { root, b };
+  }
+
+  it("left with unresolved files: the attempt is a conflict naming them, the worktree kept as it is", () => {
+    const { root, b } = mergeStartedInT2();
     writeJson(root, "memory/reports/tasks/t2.json", { task_id: "t2", status: "complete" });
     const done = ok(dotagent(root, ["task", "complete", "t2", "--json"])).json;
     expect(done.task.worktree.merge).toMatchObject({ state: "conflict", reason: "unfinished_merge", files: ["shared.txt"] });
@@ -322,14 +327,7 @@ describe("a merge in a linked worktree (found with git rev-parse --git-path MERG
   });
 
   it("resolved but not committed: dotagent concludes the merge on the branch, then lands it", () => {
-    const root = projectAtImplementation([{ id: "t1" }, { id: "t2" }]);
-    const a = startTask(root, "t1");
-    const b = startTask(root, "t2");
-    executorWork(root, "t1", a.dir!, { "shared.txt": "one\nt1\nthree\n" });
-    ok(dotagent(root, ["task", "complete", "t1", "--json"]));
-    writeFileSync(join(b.dir!, "shared.txt"), "one\nt2\nthree\n");
-    git(b.dir!, "commit", "-qam", "t2");
-    expect(() => git(b.dir!, "merge", "main")).toThrow();
+    const { root, b } = mergeStartedInT2();
     writeFileSync(join(b.dir!, "shared.txt"), "one\nt1 and t2\nthree\n");
     git(b.dir!, "add", "shared.txt");
     writeJson(root, "memory/reports/tasks/t2.json", { task_id: "t2", status: "complete" });
