@@ -392,3 +392,72 @@ describe("a .dotagent that is a link never leads dotagent's worktrees outside th
     }
   });
 });
+
+describe("the lock is held for the merge alone (issue 23: a batch's starts and landings side by side)", () => {
+  /** The git commands a command ran, each as before or inside the state lock or after it (DOTAGENT_TRACE). */
+  function traced(root: string, args: string[]): { run: ReturnType<typeof dotagent>; before: string[]; locked: string[]; after: string[] } {
+    const file = join(mkdtempSync(join(tmpdir(), "dotagent-trace-")), "trace.jsonl");
+    const run = dotagent(root, args, { env: { DOTAGENT_TRACE: file } });
+    const line = JSON.parse(readFileSync(file, "utf8").trim().split("\n").at(-1)!) as { marks: Array<[string, number, number?]> };
+    if (process.env.SHOW_TRACE) console.log(JSON.stringify(line.marks));
+    rmSync(join(file, ".."), { recursive: true, force: true });
+    const parts = { before: [] as string[], locked: [] as string[], after: [] as string[] };
+    let where: keyof typeof parts = "before";
+    for (const [name] of line.marks) {
+      if (name === "locked") where = "locked";
+      else if (name === "unlocked") where = "after";
+      else if (name.startsWith("git ")) parts[where].push(name.slice(4));
+    }
+    return { run, ...parts };
+  }
+
+  it("a start records the task under the lock and makes its worktree after it", () => {
+    const root = projectAtImplementation(THREE);
+    ok(startTask(root, "t1").run); // the round's first start decides the isolation
+    const second = traced(root, ["task", "start", "t2", "--owner", String(liveOwner()), "--json"]);
+    ok(second.run);
+    expect(second.locked).not.toContain("worktree");
+    expect(second.after[0]).toBe("worktree");
+    expect(second.locked.length, second.locked.join(", ")).toBeLessThanOrEqual(2);
+    expect(taskWorktrees(root)).toEqual([join(root, ".dotagent/worktrees/t1"), join(root, ".dotagent/worktrees/t2")]);
+    expect(git(join(root, ".dotagent/worktrees/t2"), "rev-parse", "--abbrev-ref", "HEAD")).toBe("dotagent/wf-add-parts/t2");
+  });
+
+  it("a landing commits the executor's work before the lock and merges under it", () => {
+    const root = projectAtImplementation([{ id: "t1" }, { id: "t2" }]); // t2 left: no end-of-round sweep
+    const { dir } = startTask(root, "t1");
+    executorWork(root, "t1", dir!, { "t1.txt": "t1\n" }, { commit: false });
+    const done = traced(root, ["task", "complete", "t1", "--json"]);
+    ok(done.run);
+    expect(done.before).toEqual(expect.arrayContaining(["add", "commit"]));
+    expect(done.locked).not.toContain("commit");
+    expect(done.locked).toEqual(expect.arrayContaining(["merge-tree", "commit-tree", "merge"]));
+    // Was 17: the leftovers' commit, three ref reads and a worktree listing ran under it.
+    expect(done.locked.length, done.locked.join(", ")).toBeLessThanOrEqual(10);
+    expect(git(root, "log", "-1", "--format=%s", "main^2")).toBe("Task t1: t1");
+    expect(readFileSync(join(root, "t1.txt"), "utf8")).toBe("t1\n");
+    expect(taskWorktrees(root)).toEqual([]);
+    expect(taskBranches(root)).toEqual([]);
+  });
+
+  it("a worktree git cannot make: the start is taken back, saying why, and the next start makes it", () => {
+    const root = projectAtImplementation([{ id: "t1" }]);
+    // A stale ref lock (a git killed meanwhile) keeps `git worktree add -b` from making the branch.
+    const refLock = join(root, ".git/refs/heads/dotagent/wf-add-parts/t1.lock");
+    mkdirSync(join(refLock, ".."), { recursive: true });
+    writeFileSync(refLock, "");
+    const failed = startTask(root, "t1");
+    expect(failed.run.code).toBe(1);
+    expect(failed.run.json.error).toMatchObject({ code: "git_failed" });
+    expect(taskOf(root, "t1")).toMatchObject({ status: "pending", worktree: { path: ".dotagent/worktrees/t1", branch: "dotagent/wf-add-parts/t1" } });
+    expect(readFileSync(join(root, "memory/state/events.jsonl"), "utf8")).toMatch(/"type":"worktree_failed","task_id":"t1"/);
+    rmSync(refLock);
+    const again = startTask(root, "t1");
+    ok(again.run);
+    expect(again.dir).toBe(join(root, ".dotagent/worktrees/t1"));
+    executorWork(root, "t1", again.dir!, { "t1.txt": "t1\n" });
+    ok(dotagent(root, ["task", "complete", "t1", "--json"]));
+    expect(readFileSync(join(root, "t1.txt"), "utf8")).toBe("t1\n");
+    expect(taskWorktrees(root)).toEqual([]);
+  });
+});

@@ -135,7 +135,7 @@ export async function onSubagentStop(op: OpContext, input: HookInput): Promise<H
   const job = jobFromTranscript(transcript, input.agent_type);
   if (job === undefined || transcript === undefined || !hasWorkflowFolder(op)) return null;
   const sent = remindersSent(transcript, MAX_REMINDERS);
-  const end = await (await agentRun()).endAgentJob(op, job, { final: sent >= MAX_REMINDERS });
+  const end = await (await agentRun()).endAgentJob(op, job, { final: sent >= MAX_REMINDERS, ended: true });
   if (end.kind === "send_back") return { decision: "block", reason: reminder(job, end.why, sent + 1, worktreeReport(op, await loadSnapshot(op.paths), job)) };
   return null;
 }
@@ -149,7 +149,7 @@ export async function onPostToolUse(op: OpContext, input: HookInput): Promise<Ho
   const event = str(input.hook_event_name) ?? "PostToolUse";
   // Launched in the background: its end comes later, with its notification.
   if (event === "PostToolUse" && obj(input.tool_response).status === "async_launched") return null;
-  const end = await (await agentRun()).endAgentJob(op, reading.job, { final: true });
+  const end = await (await agentRun()).endAgentJob(op, reading.job, { final: true, ended: true });
   if (end.kind !== "recorded") return null;
   return context(event, nextContext([end.what], end.plan));
 }

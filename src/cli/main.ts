@@ -11,6 +11,7 @@ import { loadCold } from "./load-cold.js";
 import { useArchiveLoader } from "../ops/archive-module.js";
 import { usedStreams, watchStdStreams, writeStd } from "./std-write.js";
 import { nearest } from "./suggest.js";
+import { writeTrace } from "../store/trace.js";
 
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
@@ -156,6 +157,7 @@ function report(error: unknown, json: boolean, debug: boolean): number {
  */
 function exitAfterOutput(code: number): void {
   process.exitCode = code;
+  writeTrace(argv, code);
   // Direct writes (std-write.ts) are complete already; only streams someone made can hold some.
   const streams = usedStreams();
   let pending = streams.length + 1;

@@ -26,7 +26,7 @@ import { locked, type OpContext } from "./op-context.js";
 import { settle } from "./settle.js";
 import { requireWorkflow } from "./state-guard.js";
 import { writeTaskChange } from "./task-change.js";
-import { isolateStart, landTask } from "./worktree-tasks.js";
+import { isolateStart, landTask, makeStartedWorktree, prepareLanding, unfinishedStart, type StartedWorktree } from "./worktree-tasks.js";
 
 /** `lines`: what the executor's prompt gets besides the model's (its worktree: SPEC §19). */
 export type AgentStart = { ok: true; what: string; lines?: string[] } | { ok: false; reason: string };
@@ -48,57 +48,73 @@ function phaseRefusal(phase: PhaseState, job: AgentJob): string | undefined {
 
 export async function startAgentJob(context: OpContext, job: AgentJob): Promise<AgentStart> {
   const now = context.now();
-  return locked(context, `hook: start ${describeJob(job)}`, async () => {
-    // A step done but not recorded yet (a report written, an approval given) counts first.
-    await settle(context, now);
-    const snapshot = await loadSnapshot(context.paths);
-    const phase = requireWorkflow(snapshot, now);
-    const refusal = phaseRefusal(phase, job);
-    if (refusal !== undefined) return { ok: false, reason: refusal };
-    const writer = new StateWriter(context.paths, snapshot, now, context.warn);
-    const owner = currentOwner(now);
-    if (job.task !== undefined) {
-      const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
-      const started = startPlannedTask(execution, phase, job.task, now, owner, judgeRunningTasks(snapshot, now).get(job.task));
-      if (!started.ok) return { ok: false, reason: started.message };
-      let isolated;
-      try {
-        isolated = isolateStart(context, phase, execution, started.state, job.task, owner, now);
-      } catch (error) {
-        if (error instanceof DotagentError && (error.code === "isolation_undecided" || error.code === "git_failed" || error.code === "worktree_busy")) return { ok: false, reason: error.message };
-        throw error;
-      }
-      const outcome = { state: isolated.state, events: [...isolated.events, ...started.events] };
-      writeTaskChange(writer, snapshot, phase, outcome, isolated.state.tasks.find((t) => t.id === job.task), now);
-      const where = isolated.worktree ? ` in its worktree ${isolated.worktree.record.path} (branch ${isolated.worktree.record.branch})` : "";
-      const shared = isolated.warning ? ` (${isolated.warning})` : "";
-      return { ok: true, what: `${describeJob(job)} started${where}${shared}`, ...(isolated.worktree ? { lines: isolated.worktree.lines } : {}) };
+  const { start, worktree } = await locked(context, `hook: start ${describeJob(job)}`, () => startUnderLock(context, job, now));
+  // Its worktree is made after the lock, beside the other starts of its batch.
+  if (start.ok && worktree !== undefined && job.task !== undefined) {
+    try {
+      await makeStartedWorktree(context, job.task, worktree, now);
+    } catch (error) {
+      return { ok: false, reason: `the worktree of task ${job.task} could not be made (${(error as Error).message}); the task is released: try again in a moment` };
     }
-    const verdicts = judgeRunningTasks(snapshot, now);
-    const runs = phase.agents ?? [];
-    const same = runs.find((r) => r.output === job.output);
-    if (same !== undefined && isInFlight(verdicts, agentOwnerKey(same.output))) {
-      return { ok: false, reason: `a ${describeJob(job)} agent is already at work on ${job.output} (${describeOwner(same.owner)}); wait for its result instead of starting another` };
+  }
+  return start;
+}
+
+/** The start recorded (the caller holds the lock); `worktree`: to be made once the lock is let go. */
+async function startUnderLock(context: OpContext, job: AgentJob, now: Date): Promise<{ start: AgentStart; worktree?: StartedWorktree }> {
+  // A step done but not recorded yet (a report written, an approval given) counts first.
+  const { checkout } = await settle(context, now);
+  const snapshot = await loadSnapshot(context.paths);
+  const phase = requireWorkflow(snapshot, now);
+  const refusal = phaseRefusal(phase, job);
+  if (refusal !== undefined) return { start: { ok: false, reason: refusal } };
+  const writer = new StateWriter(context.paths, snapshot, now, context.warn);
+  const owner = currentOwner(now);
+  if (job.task !== undefined) {
+    const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
+    const started = startPlannedTask(execution, phase, job.task, now, owner, judgeRunningTasks(snapshot, now).get(job.task));
+    if (!started.ok) {
+      const unfinished = unfinishedStart(context.paths.root, phase, execution, job.task, owner);
+      if (unfinished === undefined) return { start: { ok: false, reason: started.message } };
+      return { start: { ok: true, what: `${describeJob(job)} started (its start, cut off, finished: worktree ${unfinished.record.path})`, lines: unfinished.lines }, worktree: unfinished };
     }
-    const events: MachineEvent[] = [];
-    let next = phase;
-    if (phase.phase_status !== "in_progress") {
-      const started = transition(phase, { type: "start", phase: job.phase }, { reports: snapshot.reports, execution: undefined, now });
-      if (!started.ok) return { ok: false, reason: started.message };
-      next = started.state;
-      events.push(...started.events);
+    let isolated;
+    try {
+      isolated = isolateStart(context, phase, execution, started.state, job.task, owner, now, checkout);
+    } catch (error) {
+      if (error instanceof DotagentError && (error.code === "isolation_undecided" || error.code === "git_failed" || error.code === "worktree_busy")) return { start: { ok: false, reason: error.message } };
+      throw error;
     }
-    if (job.design !== undefined && !(next.designs_requested ?? []).includes(job.design)) {
-      const designs = [...(next.designs_requested ?? []), job.design];
-      next = { ...next, designs_requested: designs };
-      events.push({ type: "designs_requested", phase: "ARCHITECTURE", designs });
-    }
-    const run: AgentRun = { agent: job.agent, output: job.output, ...(job.design ? { design: job.design } : {}), owner };
-    next = { ...next, agents: [...runs.filter((r) => r.output !== job.output), run] };
-    events.push({ type: "agent_started", agent: job.agent, output: job.output, ...(job.design ? { design: job.design } : {}), session: owner.session ?? null, pid: owner.pid });
-    writer.applyChange({ phaseBefore: phase, moves: [], phase: next, events });
-    return { ok: true, what: `${describeJob(job)} started` };
-  });
+    const outcome = { state: isolated.state, events: [...isolated.events, ...started.events] };
+    writeTaskChange(writer, snapshot, phase, outcome, isolated.state.tasks.find((t) => t.id === job.task), now);
+    const where = isolated.worktree ? ` in its worktree ${isolated.worktree.record.path} (branch ${isolated.worktree.record.branch})` : "";
+    const shared = isolated.warning ? ` (${isolated.warning})` : "";
+    return { start: { ok: true, what: `${describeJob(job)} started${where}${shared}`, ...(isolated.worktree ? { lines: isolated.worktree.lines } : {}) }, ...(isolated.worktree ? { worktree: isolated.worktree } : {}) };
+  }
+  const verdicts = judgeRunningTasks(snapshot, now);
+  const runs = phase.agents ?? [];
+  const same = runs.find((r) => r.output === job.output);
+  if (same !== undefined && isInFlight(verdicts, agentOwnerKey(same.output))) {
+    return { start: { ok: false, reason: `a ${describeJob(job)} agent is already at work on ${job.output} (${describeOwner(same.owner)}); wait for its result instead of starting another` } };
+  }
+  const events: MachineEvent[] = [];
+  let next = phase;
+  if (phase.phase_status !== "in_progress") {
+    const started = transition(phase, { type: "start", phase: job.phase }, { reports: snapshot.reports, execution: undefined, now });
+    if (!started.ok) return { start: { ok: false, reason: started.message } };
+    next = started.state;
+    events.push(...started.events);
+  }
+  if (job.design !== undefined && !(next.designs_requested ?? []).includes(job.design)) {
+    const designs = [...(next.designs_requested ?? []), job.design];
+    next = { ...next, designs_requested: designs };
+    events.push({ type: "designs_requested", phase: "ARCHITECTURE", designs });
+  }
+  const run: AgentRun = { agent: job.agent, output: job.output, ...(job.design ? { design: job.design } : {}), owner };
+  next = { ...next, agents: [...runs.filter((r) => r.output !== job.output), run] };
+  events.push({ type: "agent_started", agent: job.agent, output: job.output, ...(job.design ? { design: job.design } : {}), session: owner.session ?? null, pid: owner.pid });
+  writer.applyChange({ phaseBefore: phase, moves: [], phase: next, events });
+  return { start: { ok: true, what: `${describeJob(job)} started` } };
 }
 
 /** Why a report does not count for its job, or undefined when it does. */
@@ -114,8 +130,13 @@ function reportProblem(job: AgentJob, state: ReturnType<typeof reportAt>): strin
   return undefined;
 }
 
-export async function endAgentJob(context: OpContext, job: AgentJob, options: { final: boolean }): Promise<AgentEnd> {
+/** `ended`: the agent itself has just ended (SubagentStop, a foreground Agent call's result), not a notification about it. */
+export async function endAgentJob(context: OpContext, job: AgentJob, options: { final: boolean; ended?: boolean }): Promise<AgentEnd> {
   const now = context.now();
+  // An executor's work in its worktree is committed before the lock, by the one call its end
+  // makes (a notification about it, which may come meanwhile, leaves that alone): the lock is then
+  // held for the merge alone.
+  const prepared = job.task !== undefined && options.ended === true ? await prepareLanding(context, job.task, job.output) : undefined;
   return locked(context, `hook: end of ${describeJob(job)}`, async () => {
     const snapshot = await loadSnapshot(context.paths, [{ path: job.output, mode: "parse" }]);
     const phase = requireWorkflow(snapshot, now);
@@ -134,7 +155,7 @@ export async function endAgentJob(context: OpContext, job: AgentJob, options: { 
         const data = problem === undefined ? (report as { data: Record<string, unknown> }).data : undefined;
         if (data?.status === "complete") {
           // Merged into the workflow's branch first (a task with a worktree), then recorded complete.
-          what = (await landTask(context, task.id, now, job.output)).what;
+          what = (await landTask(context, task.id, now, job.output, { prepared })).what;
         } else {
           const outcome = failTask(execution, task.id, data !== undefined ? (typeof data.error === "string" && data.error !== "" ? data.error : "the executor reported failed") : `the executor stopped without a valid report: ${problem}`, now);
           if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);

@@ -6,6 +6,7 @@ import { planResume, type AgentInFlight, type NextAction, type ResumePlan } from
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
+import type { CheckoutFacts } from "../core/worktrees.js";
 import { loadSnapshot } from "../store/session.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
 import { checkoutFactsFor, needsWorktreeRecovery } from "../store/worktrees.js";
@@ -29,6 +30,8 @@ export interface Settled {
   readonly plan: ResumePlan;
   readonly phase: PhaseState | undefined;
   readonly execution: ExecutionState | undefined;
+  /** The main checkout's facts when the plan needed them (a round's isolation still to decide). */
+  readonly checkout?: CheckoutFacts;
 }
 
 /** Carries out a plan's writes: journal, moves, execution.json, phase.json, events (+ `resumed` when asked). */
@@ -64,9 +67,10 @@ export async function settle(context: OpContext, now: Date, started: readonly st
   }
   const owners = judgeRunningTasks(snapshot, now);
   for (const id of started) owners.set(id, "live");
-  const plan = planResume(snapshot, now, { owners, checkout: checkoutFactsFor(context.paths.root, snapshot) });
+  const checkout = checkoutFactsFor(context.paths.root, snapshot);
+  const plan = planResume(snapshot, now, { owners, checkout });
   // The isolation question leaves the rest of the plan to carry out (a phase reached, a plan recorded).
-  if (plan.decision !== null && plan.decisionKind !== "isolation") return { plan, phase: snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined, execution: snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined };
+  if (plan.decision !== null && plan.decisionKind !== "isolation") return { plan, phase: snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined, execution: snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined, ...(checkout ? { checkout } : {}) };
   const applied = await applyPlan(context, snapshot, plan, now, { logResumed: false });
   // IMPLEMENTATION just completed: every task is merged, so no task branch or worktree is left (SPEC §19).
   if (plan.writes.events.some((e) => e.type === "phase_completed" && e.phase === "IMPLEMENTATION") && applied.execution?.tasks.some((t) => t.worktree != null)) {
@@ -77,5 +81,5 @@ export async function settle(context: OpContext, now: Date, started: readonly st
       context.warn(`the task worktrees could not be tidied (${(error as Error).message}); \`dotagent resume\` tries again`);
     }
   }
-  return { plan, ...applied };
+  return { plan, ...applied, ...(checkout ? { checkout } : {}) };
 }

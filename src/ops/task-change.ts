@@ -15,7 +15,7 @@ import { StateWriter } from "../store/state-writer.js";
 import { locked, type OpContext } from "./op-context.js";
 import { requireValid, requireWorkflow } from "./state-guard.js";
 import { nextFields, settle, type NextFields } from "./settle.js";
-import { isolateStart, landTask, startedWorktreeOf, type IsolatedStart } from "./worktree-tasks.js";
+import { isolateStart, landTask, makeStartedWorktree, prepareLanding, startedWorktreeOf, unfinishedStart, type IsolatedStart } from "./worktree-tasks.js";
 
 export const TASK_ACTIONS = ["add", "import", "start", "complete", "fail", "retry", "next"] as const;
 /** The CLI's actions, and `release`: the headless runner gives back the tasks it stopped (Ctrl-C). */
@@ -139,6 +139,8 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
   const id = action === "import" ? "" : (change.id ?? "");
   const outputPath = change.output;
   const now = context.now();
+  // A completing task's work in its worktree is committed before the lock (SPEC §19).
+  const prepared = action === "complete" && id !== "" ? await prepareLanding(context, id, outputPath) : undefined;
   const done = await locked(context, `task ${action}`, async () => {
     const extraRequests = [...(outputPath ? [{ path: outputPath, mode: "parse" as const }] : []), ...(id ? [{ path: `memory/reports/tasks/${id}.json`, mode: "parse" as const }] : [])];
     const snapshot = await loadSnapshot(context.paths, extraRequests);
@@ -149,7 +151,7 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
     if (action === "complete" && existing !== undefined && existing.status !== "complete" && existing.worktree != null) {
       const check = completeTask(execution, id, snapshot.reports, now, outputPath);
       if (!check.ok) throw new DotagentError(check.code, check.message, EXIT.refused);
-      await landTask(context, id, now, outputPath);
+      await landTask(context, id, now, outputPath, { prepared });
       const settled = await settle(context, now);
       const after = settled.execution ?? execution;
       return { state: after, task: after.tasks.find((t) => t.id === id), imported: undefined, plan: settled.plan };
@@ -166,7 +168,12 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
       case "start": {
         const owner = currentOwner(now, change.owner);
         outcome = startPlannedTask(execution, phase, id, now, owner, judgeRunningTasks(snapshot, now).get(id));
-        if (outcome.ok) {
+        const unfinished = outcome.ok ? undefined : unfinishedStart(context.paths.root, phase, execution, id, owner);
+        if (unfinished !== undefined) {
+          // Its own start, cut off while it made the worktree: finished now.
+          isolated = { state: execution, events: [], worktree: unfinished, warning: undefined };
+          outcome = { ok: true, state: execution, events: [] };
+        } else if (outcome.ok) {
           isolated = isolateStart(context, phase, execution, outcome.state, id, owner, now);
           outcome = { ...outcome, state: isolated.state, events: [...isolated.events, ...outcome.events] as typeof outcome.events };
         }
@@ -191,8 +198,10 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
     // The step after this one: the last task's completion also completes IMPLEMENTATION.
     const settled = await settle(context, now, action === "start" ? [id] : []);
     const after = settled.execution ?? outcome.state;
-    return { state: after, task: after.tasks.find((t) => t.id === id) ?? task, imported: "plan" in outcome ? outcome : undefined, plan: settled.plan };
+    return { state: after, task: after.tasks.find((t) => t.id === id) ?? task, imported: "plan" in outcome ? outcome : undefined, plan: settled.plan, worktree: isolated?.worktree };
   });
+  // A started task's worktree is made after the lock, beside the other starts of its batch.
+  if (done.worktree !== undefined) await makeStartedWorktree(context, id, done.worktree, now);
   const { state, task, imported, plan } = done;
   const maxAttempts = task ? maxAttemptsOf(task, state) : undefined;
   const result: TaskResult | TasksAddedResult =

@@ -21,23 +21,23 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { reportAt } from "../core/reports.js";
-import { completeTask, outputOf } from "../core/tasks.js";
+import { completeTask, outputOf, releaseTask } from "../core/tasks.js";
 import { currentRound } from "../core/plans.js";
 import { taskOutputPath } from "../core/phases.js";
 import type { Owner } from "../core/ownership.js";
 import type { Repair } from "../core/tasks.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { MachineEvent } from "../core/transitions.js";
-import { branchNameFor, conflictFailure, executorLines, isolationFromFacts, isolationOf, liveWorktrees, mergeIntent, sharedWarning, withWorktree, worktreePathFor, WORKTREES_DIR, type MergeFields, type WorktreeAt } from "../core/worktrees.js";
+import { branchNameFor, conflictFailure, type CheckoutFacts, executorLines, isolationFromFacts, isolationOf, liveWorktrees, mergeIntent, sharedWarning, withWorktree, worktreePathFor, WORKTREES_DIR, type MergeFields, type WorktreeAt } from "../core/worktrees.js";
 import type { ExecutionState, IsolationRecord, MergeRecord, Task, WorktreeRecord } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
 import { loadSnapshot } from "../store/session.js";
 import { judgeOneOwner, judgeRunningTasks } from "../store/process-facts.js";
 import { StateWriter } from "../store/state-writer.js";
-import { git, isAncestor, resolveRef } from "../store/git.js";
+import { branchTips, git, isAncestor, prepareIdentity, resolveRef } from "../store/git.js";
 import { applyMerge, changedBetween, checkMerge, checkoutOf, finishMerge, localChanges, makeMergeCommit, mergeState } from "../store/git-merge.js";
-import { checkoutFacts, commitCheckout, commitLeftovers, deleteBranchIfMerged, dropMemoryChanges, ensureWorktree, isRepo, listTaskBranches, listWorktrees, parseLockReason, removeWorktree, repoAt, samePath, worktreeFolders, type Repo } from "../store/worktrees.js";
-import type { OpContext } from "./op-context.js";
+import { checkoutFacts, commitCheckout, commitLeftovers, deleteBranchIfMerged, dropMemoryChanges, ensureWorktree, excludeWorktreesFolder, isRepo, listTaskBranches, listWorktrees, parseLockReason, removeWorktree, repoAt, samePath, worktreeFolders, type Repo } from "../store/worktrees.js";
+import { locked, type OpContext } from "./op-context.js";
 
 /** A task start's worktree, as `task start --json` and the hook give it. */
 export interface StartedWorktree {
@@ -45,6 +45,8 @@ export interface StartedWorktree {
   readonly at: WorktreeAt;
   /** The lines the executor's prompt gets (updatedInput, `dotagent run`). */
   readonly lines: string[];
+  /** Makes the worktree on disk (idempotent); run by `makeStartedWorktree` after the lock. Absent: nothing to make. */
+  readonly make?: () => void;
 }
 
 export interface IsolatedStart {
@@ -61,12 +63,12 @@ function repoOrThrow(root: string, what: string): Repo {
   return repo;
 }
 
-/** The isolation of the round a task starts in: recorded, or decided now from the main checkout (a dirty one is the person's decision). */
-export function isolationForStart(context: OpContext, phase: PhaseState, execution: ExecutionState, now: Date): { record: IsolationRecord; fresh: boolean } {
+/** The isolation of the round a task starts in: recorded, or decided now from the main checkout (a dirty one is the person's decision). `known`: the facts a settle under the same lock just read. */
+export function isolationForStart(context: OpContext, phase: PhaseState, execution: ExecutionState, now: Date, known?: CheckoutFacts): { record: IsolationRecord; fresh: boolean } {
   const round = currentRound(phase);
   const recorded = isolationOf(execution, round);
   if (recorded !== undefined) return { record: recorded, fresh: false };
-  const facts = checkoutFacts(context.paths.root);
+  const facts = known ?? checkoutFacts(context.paths.root);
   const decided = isolationFromFacts(facts, round, now);
   if (decided === "decide") {
     const files = facts.git ? facts.dirty : [];
@@ -88,11 +90,14 @@ export function worktreeAt(root: string, repo: Repo, record: WorktreeRecord): Wo
 
 /**
  * After `startPlannedTask` (pure) ran: the round's isolation (decided now if it is the first
- * task), and in a worktree round the task's worktree made (or found: a retry goes on in the
- * worktree and on the branch of its earlier attempts) and recorded on the task.
+ * task), and in a worktree round the task's worktree chosen (or found: a retry goes on in the
+ * worktree and on the branch of its earlier attempts) and recorded on the task. The worktree
+ * itself is made by `worktree.make`, which the caller runs once the state is written, after it
+ * lets go of the lock, so the starts of a batch make theirs side by side (`git worktree add`
+ * checks out the whole tree); `makeStartedWorktree` does it and takes the start back if it fails.
  */
-export function isolateStart(context: OpContext, phase: PhaseState, before: ExecutionState, started: ExecutionState, taskId: string, owner: Owner | undefined, now: Date): IsolatedStart {
-  const { record: isolation, fresh } = isolationForStart(context, phase, before, now);
+export function isolateStart(context: OpContext, phase: PhaseState, before: ExecutionState, started: ExecutionState, taskId: string, owner: Owner | undefined, now: Date, known?: CheckoutFacts): IsolatedStart {
+  const { record: isolation, fresh } = isolationForStart(context, phase, before, now, known);
   let state: ExecutionState = fresh ? { ...started, isolation } : started;
   const events: MachineEvent[] = fresh ? [{ type: "isolation_decided", round: isolation.round, mode: isolation.mode, ...(isolation.branch ? { branch: isolation.branch } : {}), ...(isolation.reason ? { reason: isolation.reason } : {}) }] : [];
   const warning = fresh && isolation.mode === "shared" ? sharedWarning(isolation) : undefined;
@@ -102,27 +107,75 @@ export function isolateStart(context: OpContext, phase: PhaseState, before: Exec
   const task = state.tasks.find((t) => t.id === taskId)!;
   let record = task.worktree ?? undefined;
   let listed: ReturnType<typeof listWorktrees> | undefined;
+  let freshTree = false;
   if (record == null) {
     const into = isolation.branch!;
-    const base = resolveRef(repo.top, `refs/heads/${into}`);
+    const branchOf = (name: string) => `refs/heads/${name}`;
+    // One look at the refs: the workflow's branch and this workflow's task branches.
+    const tips = branchTips(repo.top, [branchOf(into), branchOf(branchNameFor(state.workflow_id, "").replace(/\/$/, ""))]);
+    const base = tips.get(branchOf(into));
     if (base === undefined) throw new DotagentError("git_failed", `task ${taskId} cannot get its worktree: the workflow's branch ${into} does not exist any more; switch the main checkout to a branch, then \`dotagent resume\``, EXIT.refused);
     const used = new Set(state.tasks.flatMap((t) => (t.worktree ? [t.worktree.path, t.worktree.branch] : [])));
-    // A start cut off after `git worktree add` and before its record: that worktree is this task's.
-    listed = listWorktrees(repo.top);
-    const made = adoptable(root, listed, { task: taskId, workflow: state.workflow_id, instance: phase.instance_id ?? null }, used);
+    // A start cut off after \`git worktree add\` and before its record (as an older dotagent made
+    // them): that worktree is this task's. Only looked for when its folder is there.
+    const made = existsSync(join(root, worktreePathFor(taskId, (p) => used.has(p)))) ? adoptable(root, (listed = listWorktrees(repo.top)), { task: taskId, workflow: state.workflow_id, instance: phase.instance_id ?? null }, used) : undefined;
     if (made !== undefined) record = { ...made, into, merge: null };
     else {
       const path = worktreePathFor(taskId, (p) => used.has(p) || existsSync(join(root, p)));
       let branch = branchNameFor(state.workflow_id, taskId);
-      for (let n = 2; used.has(branch) || resolveRef(repo.top, `refs/heads/${branch}`) !== undefined; n++) branch = `${branchNameFor(state.workflow_id, taskId)}-${n}`;
+      for (let n = 2; used.has(branch) || tips.has(branchOf(branch)); n++) branch = `${branchNameFor(state.workflow_id, taskId)}-${n}`;
       record = { path, branch, into, base, merge: null };
+      freshTree = true;
     }
   }
-  ensureWorktree(root, repo, { path: record.path, branch: record.branch, base: record.base, lock: { task: taskId, workflow: state.workflow_id, instance: phase.instance_id ?? null, owner: owner ?? null } }, listed);
+  excludeWorktreesFolder(repo);
+  const want = { path: record.path, branch: record.branch, base: record.base, lock: { task: taskId, workflow: state.workflow_id, instance: phase.instance_id ?? null, owner: owner ?? null }, fresh: freshTree };
   state = withWorktree(state, taskId, record);
   if (task.worktree == null) events.push({ type: "worktree_created", task_id: taskId, path: record.path, branch: record.branch, base: record.base });
   const at = worktreeAt(root, repo, record);
-  return { state, events, worktree: { record, at, lines: executorLines(at, join(root, outputOf(task))) }, warning };
+  return { state, events, worktree: { record, at, lines: executorLines(at, join(root, outputOf(task))), make: () => ensureWorktree(root, repo, want, listed) }, warning };
+}
+
+/**
+ * A start refused because the task is running already, by this same owner (its session or
+ * process), while its worktree was never finished: a start cut off as it made the worktree (after
+ * the record). That start is finished instead of refused: the worktree made, the lines given. No
+ * executor can have worked in a worktree that is not there.
+ */
+export function unfinishedStart(root: string, phase: PhaseState, execution: ExecutionState, taskId: string, owner: Owner | undefined): StartedWorktree | undefined {
+  const task = execution.tasks.find((t) => t.id === taskId);
+  const record = task?.worktree;
+  if (task === undefined || record == null || task.status !== "running" || owner === undefined || task.owner == null) return undefined;
+  if (task.owner.pid !== owner.pid || (task.owner.host ?? null) !== (owner.host ?? null) || (task.owner.session ?? null) !== (owner.session ?? null)) return undefined;
+  if (existsSync(join(root, record.path, ".git"))) return undefined;
+  const repo = repoAt(root);
+  if (!isRepo(repo)) return undefined;
+  const at = worktreeAt(root, repo, record);
+  const lock = { task: taskId, workflow: execution.workflow_id, instance: phase.instance_id ?? null, owner };
+  return { record, at, lines: executorLines(at, join(root, outputOf(task))), make: () => ensureWorktree(root, repo, { path: record.path, branch: record.branch, base: record.base, lock }) };
+}
+
+/**
+ * Makes a started task's worktree (`worktree.make`), after the start is recorded and the lock let
+ * go. Should git fail, the start is taken back under the lock (the task released, its worktree
+ * record kept for the next start to finish) and the failure thrown: no executor works without it.
+ */
+export async function makeStartedWorktree(context: OpContext, taskId: string, worktree: StartedWorktree, now: Date): Promise<void> {
+  try {
+    worktree.make?.();
+  } catch (error) {
+    await locked(context, `task ${taskId}: worktree not made`, async () => {
+      const snapshot = await loadSnapshot(context.paths);
+      const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+      if (execution?.tasks.find((t) => t.id === taskId)?.status !== "running") return;
+      const released = releaseTask(execution, taskId, now);
+      if (!released.ok) return;
+      const writer = new StateWriter(context.paths, snapshot, now, context.warn);
+      writer.writeExecution(released.state);
+      writer.appendEvents([...released.events, { type: "worktree_failed", task_id: taskId, path: worktree.record.path, error: (error as Error).message }]);
+    });
+    throw error;
+  }
 }
 
 /** A worktree under .dotagent/worktrees locked for this task of this workflow that no task records. */
@@ -168,12 +221,65 @@ function requirePhase(snapshot: StateSnapshot): PhaseState {
   return snapshot.phase.value;
 }
 
+/** What `prepareLanding` did in a task's worktree before the lock. */
+export interface PreparedLanding {
+  readonly task: string;
+  readonly path: string;
+  readonly branch: string;
+  readonly committed: string[];
+  readonly dropped: string[];
+}
+
+/**
+ * A landing's first step, before the lock: in the task's own worktree, which nothing else writes
+ * once its executor has ended, what the executor left uncommitted is committed on its branch and
+ * changes its branch made under memory/ are undone (steps 1 of the landing). The starts and
+ * landings of a batch then hold the lock only for the merge itself. Anything unusual (no report
+ * saying complete, no worktree, a merge in the worktree, a git failure) leaves it all to the
+ * landing under the lock: undefined.
+ */
+export async function prepareLanding(context: OpContext, id: string, output?: string): Promise<PreparedLanding | undefined> {
+  if (worktreeFolders(context.paths.root).length === 0) return undefined; // no worktrees: nothing to read
+  try {
+    const snapshot = await loadSnapshot(context.paths, [{ path: output ?? taskOutputPath(id), mode: "parse" }]);
+    const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+    const task = execution?.tasks.find((t) => t.id === id);
+    const record = task?.worktree;
+    if (execution === undefined || task === undefined || record == null || task.status !== "running" || record.merge != null) return undefined;
+    const report = reportAt(snapshot.reports, output ?? taskOutputPath(id));
+    const data = report.status === "valid" ? (report.data as Record<string, unknown>) : undefined;
+    if (data?.status !== "complete" || data.task_id !== id) return undefined;
+    const root = context.paths.root;
+    const abs = join(root, record.path);
+    if (!existsSync(join(abs, ".git"))) return undefined;
+    const repo = repoAt(root);
+    if (!isRepo(repo)) return undefined;
+    prepareIdentity(repo.top);
+    const left = commitLeftovers(abs, repo.prefix, taskCommitMessage(id, task, data, execution.workflow_id));
+    if (left.unmerged.length > 0) return undefined;
+    const onto = resolveRef(repo.top, `refs/heads/${record.into}`);
+    if (onto === undefined) return undefined;
+    const dropped = dropMemoryChanges(abs, repo.prefix, onto, memoryMessage(id));
+    return { task: id, path: record.path, branch: record.branch, committed: left.committed, dropped };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The commit of an executor's work: named after the task, with its report's summary. */
+function taskCommitMessage(id: string, task: Task, data: Record<string, unknown> | undefined, workflowId: string): string {
+  const summary = typeof data?.summary === "string" ? data.summary.trim().slice(0, 2000) : "";
+  return `Task ${id}${task.title ? `: ${task.title}` : ""}${summary ? `\n\n${summary}` : ""}\n\ndotagent workflow ${workflowId}`;
+}
+
+const memoryMessage = (id: string) => `dotagent: memory/ belongs to the main checkout; task ${id}'s changes there are not merged`;
+
 /**
  * A running task whose report says complete lands: merged into the workflow's branch (or nothing
  * to merge) and recorded complete, or failed by a conflict. A task without a worktree (a shared
  * round) is simply completed. The caller holds the state lock and has checked the report.
  */
-export async function landTask(context: OpContext, id: string, now: Date, output?: string, options: { recovered?: boolean } = {}): Promise<Landing> {
+export async function landTask(context: OpContext, id: string, now: Date, output?: string, options: { recovered?: boolean; prepared?: PreparedLanding } = {}): Promise<Landing> {
   // The report is read whatever the task's status (a task requeued while its executor still finished).
   const load = async () => loadSnapshot(context.paths, [{ path: output ?? taskOutputPath(id), mode: "parse" }]);
   let snapshot = await load();
@@ -218,24 +324,26 @@ export async function landTask(context: OpContext, id: string, now: Date, output
     ({ execution, task } = taskOf(snapshot, id));
   }
 
-  // 1. The worktree's leftovers.
-  let committed: string[] = [];
-  let dropped: string[] = [];
-  if (existsSync(join(abs, ".git"))) {
-    // The executor's work is committed here (its agent file leaves that to dotagent): named after
-    // the task, with its report's summary.
+  // 1. The worktree's leftovers: done before the lock by this very process (`prepareLanding`), else here.
+  const prepared = options.prepared !== undefined && options.prepared.task === id && options.prepared.path === record.path && options.prepared.branch === record.branch && intent === undefined ? options.prepared : undefined;
+  let committed: string[] = prepared?.committed ?? [];
+  let dropped: string[] = prepared?.dropped ?? [];
+  const hasTree = prepared === undefined && existsSync(join(abs, ".git"));
+  if (hasTree) {
+    // The executor's work is committed here (its agent file leaves that to dotagent).
     const report = reportAt(snapshot.reports, output ?? taskOutputPath(id));
-    const summary = report.status === "valid" && typeof (report.data as Record<string, unknown>).summary === "string" ? String((report.data as Record<string, unknown>).summary).trim().slice(0, 2000) : "";
-    const left = commitLeftovers(abs, repo.prefix, `Task ${id}${task.title ? `: ${task.title}` : ""}${summary ? `\n\n${summary}` : ""}\n\ndotagent workflow ${execution.workflow_id}`);
+    const left = commitLeftovers(abs, repo.prefix, taskCommitMessage(id, task, report.status === "valid" ? (report.data as Record<string, unknown>) : undefined, execution.workflow_id));
     if (left.unmerged.length > 0) return conflict(writer, execution, id, { into: record.into, onto: null, head: null, files: left.unmerged, reason: "unfinished_merge", at: now.toISOString() }, now, options.recovered);
     committed = left.committed;
   }
-  const onto = resolveRef(repo.top, `refs/heads/${record.into}`);
+  // The two branches' tips in one look.
+  const tips = branchTips(repo.top, [`refs/heads/${record.into}`, `refs/heads/${record.branch}`]);
+  const onto = tips.get(`refs/heads/${record.into}`);
   if (onto === undefined) throw new DotagentError("git_failed", `task ${id} cannot be merged: the workflow's branch ${record.into} does not exist any more; create it again (git branch ${record.into} ${record.base}), then \`dotagent resume\``, EXIT.refused);
-  let head = resolveRef(repo.top, `refs/heads/${record.branch}`);
-  let merged = head === undefined || isAncestor(repo.top, head, onto);
-  if (!merged && existsSync(join(abs, ".git"))) {
-    dropped = dropMemoryChanges(abs, repo.prefix, onto, `dotagent: memory/ belongs to the main checkout; task ${id}'s changes there are not merged`);
+  let head = tips.get(`refs/heads/${record.branch}`);
+  let merged = head === undefined || head === onto || isAncestor(repo.top, head, onto);
+  if (!merged && hasTree) {
+    dropped = dropMemoryChanges(abs, repo.prefix, onto, memoryMessage(id));
     if (dropped.length > 0) {
       head = resolveRef(repo.top, `refs/heads/${record.branch}`);
       merged = head === undefined || isAncestor(repo.top, head, onto);

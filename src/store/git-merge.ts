@@ -41,6 +41,13 @@ export function changedBetween(top: string, a: string, b: string): string[] {
 
 /** The checkout that has `branch` checked out (the main checkout, usually), or undefined. */
 export function checkoutOf(top: string, branch: string): string | undefined {
+  // The usual case, read without running git: the main checkout's own HEAD names the branch (a
+  // branch is checked out in one worktree at most). Otherwise git lists them.
+  try {
+    if (readFileSync(join(top, ".git", "HEAD"), "utf8").trim() === `ref: refs/heads/${branch}`) return top;
+  } catch {
+    // .git is a file (the top is itself a linked worktree) or unreadable: ask git
+  }
   return listWorktrees(top).find((w) => w.branch === `refs/heads/${branch}` && !w.prunable)?.path;
 }
 

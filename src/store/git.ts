@@ -5,6 +5,7 @@
 // first line of complaint, never a stack.
 import { spawnSync } from "node:child_process";
 import { DotagentError, EXIT } from "../core/errors.js";
+import { mark } from "./trace.js";
 
 export interface GitResult {
   readonly status: number;
@@ -49,7 +50,9 @@ function identityFallback(cwd: string, env: NodeJS.ProcessEnv): Record<string, s
 export function git(cwd: string, args: readonly string[], options: GitOptions = {}): GitResult {
   const env = baseEnv(cwd, args[0]);
   if (options.readOnly) env.GIT_OPTIONAL_LOCKS = "0";
+  const started = performance.now();
   const run = spawnSync("git", args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...(options.input !== undefined ? { input: options.input } : {}) });
+  mark(`git ${args[0] ?? ""}`, performance.now() - started);
   if (run.error) throw new DotagentError("git_failed", `git ${args[0] ?? ""} could not run in ${cwd}: ${run.error.message}`, EXIT.refused, { args: [...args] });
   const status = run.status ?? 128;
   if (status !== 0 && !(options.ok ?? []).includes(status)) {
@@ -91,6 +94,22 @@ export function gitVersion(): { major: number; minor: number; text: string } | n
 /** Whether `ancestor` is reachable from `of` (a commit merged into a branch). */
 export function isAncestor(cwd: string, ancestor: string, of: string): boolean {
   return git(cwd, ["merge-base", "--is-ancestor", ancestor, of], { ok: [1], readOnly: true }).status === 0;
+}
+
+/** The commits of branches, in one call: `refs/heads/…` names, each also a prefix (`refs/heads/dotagent/wf` lists the branches under it). */
+export function branchTips(cwd: string, refs: readonly string[]): Map<string, string> {
+  const tips = new Map<string, string>();
+  if (refs.length === 0) return tips;
+  for (const line of git(cwd, ["for-each-ref", "--format=%(objectname) %(refname)", ...refs], { readOnly: true }).stdout.split("\n")) {
+    const space = line.indexOf(" ");
+    if (space > 0) tips.set(line.slice(space + 1), line.slice(0, space));
+  }
+  return tips;
+}
+
+/** Settles, once per process, which identity dotagent's commits use (a commit made later under the lock then spawns no probe). */
+export function prepareIdentity(cwd: string): void {
+  baseEnv(cwd, "commit");
 }
 
 /** The commit a ref names, or undefined when it does not exist. */

@@ -18,6 +18,7 @@ import { readProjectFile } from "./read-file.js";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { fsyncDir } from "./fsync-dir.js";
+import { mark } from "./trace.js";
 import { writeFailure } from "./io-error.js";
 import { isPidAlive } from "./process-facts.js";
 
@@ -297,6 +298,7 @@ function* acquire(stateDir: string, options: LockOptions): Generator<number, Loc
     yield Math.max(1, Math.min(POLL_MS, deadline - Date.now()));
   }
   sweepGuards(stateDir);
+  mark("locked");
   let released = false;
   return {
     info,
@@ -307,6 +309,7 @@ function* acquire(stateDir: string, options: LockOptions): Generator<number, Loc
       // Only remove the lock if it is still ours; nobody takes over a live holder's lock.
       const current = readLock(stateDir);
       if (current !== null && current !== "unreadable" && current.token === info.token) tryUnlink(lockPath(stateDir));
+      mark("unlocked");
     },
   };
 }

@@ -164,7 +164,7 @@ export function parseLockReason(reason: string | null): WorktreeLock | null {
 }
 
 /** Keeps the main checkout from listing the worktrees folder as untracked (repository-local, nothing committed). */
-function excludeWorktreesFolder(repo: Repo): void {
+export function excludeWorktreesFolder(repo: Repo): void {
   const file = join(repo.commonDir, "info", "exclude");
   const line = `/${repo.prefix}${WORKTREES_DIR.split("/")[0]}/`;
   let text = "";
@@ -182,6 +182,8 @@ export interface EnsureWorktree {
   readonly branch: string;
   readonly base: string;
   readonly lock: WorktreeLock;
+  /** Neither the folder nor the branch existed when the caller looked (under the state lock). */
+  readonly fresh?: boolean;
 }
 
 /**
@@ -192,6 +194,13 @@ export interface EnsureWorktree {
 export function ensureWorktree(root: string, repo: Repo, want: EnsureWorktree, listed?: readonly WorktreeEntry[]): void {
   const abs = join(root, want.path);
   excludeWorktreesFolder(repo);
+  // A first start (no folder, no branch yet: the caller saw both free): one `git worktree add`;
+  // should it fail (a registration git still remembers), the careful way below sorts it out.
+  if (want.fresh === true && !existsSync(abs)) {
+    mkdirSync(dirname(abs), { recursive: true });
+    const added = git(repo.top, ["worktree", "add", "-q", "--lock", "--reason", lockReason(want.lock), "-b", want.branch, abs, want.base], { ok: [128, 255] });
+    if (added.status === 0) return;
+  }
   let there = (listed ?? listWorktrees(repo.top)).find((w) => samePath(w.path, abs));
   if (there && (there.prunable || !existsSync(join(abs, ".git")))) {
     // Registered, but its folder went (removed by hand, a kill while it was made): forget it.
@@ -219,8 +228,27 @@ function relock(top: string, abs: string, lock: WorktreeLock): void {
 
 /** The git files names resolve to in a checkout (`index.lock`, `MERGE_HEAD`), in one call: right in linked worktrees too. */
 export function gitPaths(dir: string, names: readonly string[]): string[] {
+  // A checkout's own git folder holds these: `.git` itself, or in a linked worktree the folder its
+  // `.git` file names (`gitdir: …`). Read without running git; anything else asks git.
+  const own = ownGitDir(dir);
+  if (own !== undefined) return names.map((n) => join(own, n));
   const out = git(dir, ["rev-parse", ...names.flatMap((n) => ["--git-path", n])], { readOnly: true }).stdout.split("\n").slice(0, names.length);
   return out.map((p) => (isAbsolute(p) ? p : resolve(dir, p)));
+}
+
+/** The git folder of a checkout when it is plain to see: `<dir>/.git`, or a linked worktree's `gitdir:` folder under the repository's `worktrees/`. */
+function ownGitDir(dir: string): string | undefined {
+  const dotGit = join(dir, ".git");
+  try {
+    const stat = lstatSync(dotGit);
+    if (stat.isDirectory()) return dotGit;
+    if (!stat.isFile()) return undefined;
+    const match = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"));
+    const target = match ? resolve(dir, match[1]!.trim()) : undefined;
+    return target !== undefined && basename(dirname(target)) === "worktrees" && existsSync(join(target, "commondir")) ? target : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether some live process holds `file` open (Linux /proc); undefined where that cannot be seen. */
@@ -285,8 +313,9 @@ export function commitLeftovers(dir: string, repoPrefix: string, message: string
   const files = changedFiles(dir).filter((p) => !under(p, own));
   if (files.length === 0 && !merging) return { committed: [], unmerged: [] };
   if (files.length > 0) git(dir, ["add", "-A", "--", ".", ...own.map((p) => `:(exclude)${p}`)]);
-  git(dir, ["commit", "--no-verify", "-q", "--allow-empty", "-m", message]);
-  return { committed: files, unmerged: [] };
+  // Empty only to conclude a merge; otherwise nothing staged (another process committed it meanwhile) is no commit.
+  const made = git(dir, ["commit", "--no-verify", "-q", ...(merging ? ["--allow-empty"] : []), "-m", message], merging ? {} : { ok: [1] });
+  return { committed: made.status === 0 ? files : [], unmerged: [] };
 }
 
 /** memory/ belongs to the main checkout: changes the branch made there since it left `onto` are undone by a commit on it. */

@@ -26,12 +26,27 @@ const TASKS = independentTasks(3);
 const work = (path: string) => (path.endsWith(".json") ? 0 : EXECUTOR_MS);
 
 /**
- * The batches measured: the shared checkout (no git, as every batch ran before: the executors
- * write their file, no commit), worktrees whose executors commit (one more tool call each), and
+ * The batches measured: the shared checkout in a project without git (as every batch ran before:
+ * the executors write their file, no commit); the shared checkout in a git repository (the main
+ * checkout on a detached HEAD, so the round runs shared: Claude Code reads the repository for
+ * every agent it starts, as it does for worktrees, so this is the like-for-like baseline);
  * worktrees whose executors leave the commit to dotagent (the same tool calls as shared: the
- * difference is dotagent's own cost, the worktrees made and the branches merged).
+ * difference is dotagent's own cost, the worktrees made and the branches merged); and worktrees
+ * whose executors commit (one more tool call each).
  */
-const MODES = ["shared", "worktree", "worktree, the executor commits"] as const;
+const MODES = ["shared", "shared, git repository", "worktree", "worktree, the executor commits"] as const;
+type Mode = (typeof MODES)[number];
+/** DOTAGENT_WORKTREE_MODES (comma-separated) measures some of them; DOTAGENT_WORKTREE_RUNS repeats the terminal's. */
+const MEASURED: readonly Mode[] = process.env.DOTAGENT_WORKTREE_MODES ? MODES.filter((m) => process.env.DOTAGENT_WORKTREE_MODES!.split(",").includes(m)) : MODES;
+const RUNS = Math.max(1, Number(process.env.DOTAGENT_WORKTREE_RUNS ?? 1) || 1);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** How a mode's project is set up after the install. */
+function modeSetUp(mode: Mode): ((project: string) => void) | undefined {
+  if (mode === "worktree, the executor commits") return allowGitInWorktrees;
+  if (mode === "shared, git repository") return (project) => void git(project, "checkout", "-q", "--detach");
+  return undefined;
+}
 
 const git = (cwd: string, ...args: string[]) => spawnSync("git", args, { cwd, encoding: "utf8" }).stdout.trim();
 
@@ -40,6 +55,12 @@ function allowGitInWorktrees(project: string): void {
   writeFileSync(join(project, ".claude", "settings.local.json"), `${JSON.stringify({ permissions: { allow: ["Bash(git -C:*)"] } }, null, 2)}\n`);
   git(project, "config", "user.name", "A Person");
   git(project, "config", "user.email", "person@example.com");
+}
+
+/** A worktree mode's three branches landed; the git repository's shared mode ran shared. */
+function expectIsolation(mode: Mode, project: string, events: JourneyResult["events"]): void {
+  if (mode.startsWith("worktree")) expectLanded(project, events, mode === "worktree, the executor commits");
+  if (mode === "shared, git repository") expect(events.find((e) => e.type === "isolation_decided")).toMatchObject({ mode: "shared" });
 }
 
 function implementationSeconds(events: JourneyResult["events"]): number {
@@ -105,26 +126,31 @@ describe.skipIf(!ENABLED)("isolated executors in the real Claude Code (DOTAGENT_
 
   it.runIf(ALL)(`IMPLEMENTATION wall time of 3 executors of ${EXECUTOR_MS} ms: worktrees vs the shared checkout (print mode)`, async () => {
     const figures: Record<string, number> = {};
-    for (const mode of MODES) {
-      const result = await runJourney({ root: ROOT, claude, git: mode !== "shared", policy: { tasks: TASKS, maxParallel: 3, executorWrites: "own", executorCommits: mode === "worktree, the executor commits" }, executorMs: work, ...(mode === "worktree, the executor commits" ? { afterInstall: allowGitInWorktrees } : {}) });
+    for (const mode of MEASURED) {
+      const setUp = modeSetUp(mode);
+      const result = await runJourney({ root: ROOT, claude, git: mode !== "shared", policy: { tasks: TASKS, maxParallel: 3, executorWrites: "own", executorCommits: mode === "worktree, the executor commits" }, executorMs: work, ...(setUp ? { afterInstall: setUp } : {}) });
       expect(result.complete, `${mode}: ${result.runs.at(-1)?.run.stdout}`).toBe(true);
-      if (mode !== "shared") expectLanded(result.project, result.events, mode === "worktree, the executor commits");
+      expectIsolation(mode, result.project, result.events);
       figures[mode] = implementationSeconds(result.events);
     }
     console.log(`worktree journey (print), IMPLEMENTATION seconds: ${JSON.stringify(figures)}`);
-    expect(figures.worktree).toBeLessThan(figures.shared! * 1.5 + 2);
+    if (figures.worktree !== undefined && figures.shared !== undefined) expect(figures.worktree).toBeLessThan(figures.shared * 1.5 + 2);
   }, 900_000);
 
   it.runIf(ALL && tmuxAvailable())(`interactive terminal: 3 executors of ${EXECUTOR_MS} ms, worktrees vs the shared checkout`, async () => {
-    const figures: Record<string, number> = {};
-    for (const mode of MODES) {
-      const result = await runTerminalJourney({ root: ROOT, claude, git: mode !== "shared", policy: { tasks: TASKS, maxParallel: 3, executorWrites: "own", executorCommits: mode === "worktree, the executor commits" }, executorMs: work, ...(mode === "worktree, the executor commits" ? { afterInstall: allowGitInWorktrees } : {}), timeoutMs: 300_000 });
-      expect(result.complete, `${mode}: ${result.screen}`).toBe(true);
-      expect(result.validateExit).toBe(0);
-      if (mode !== "shared") expectLanded(result.project, result.events, mode === "worktree, the executor commits");
-      figures[mode] = implementationSeconds(result.events);
+    // Each mode RUNS times, the modes taking turns (the machine's load drifts over minutes).
+    const figures: Record<string, number[]> = {};
+    for (let run = 0; run < RUNS; run++) {
+      for (const mode of MEASURED) {
+        const setUp = modeSetUp(mode);
+        const result = await runTerminalJourney({ root: ROOT, claude, git: mode !== "shared", policy: { tasks: TASKS, maxParallel: 3, executorWrites: "own", executorCommits: mode === "worktree, the executor commits" }, executorMs: work, ...(setUp ? { afterInstall: setUp } : {}), timeoutMs: 300_000 });
+        expect(result.complete, `${mode}: ${result.screen}`).toBe(true);
+        expect(result.validateExit).toBe(0);
+        expectIsolation(mode, result.project, result.events);
+        (figures[mode] ??= []).push(implementationSeconds(result.events));
+      }
     }
     console.log(`worktree journey (terminal), IMPLEMENTATION seconds: ${JSON.stringify(figures)}`);
-    expect(figures.worktree).toBeLessThan(figures.shared! * 1.5 + 2);
-  }, 900_000);
+    if (figures.worktree && figures.shared) expect(median(figures.worktree)).toBeLessThan(median(figures.shared) * 1.5 + 2);
+  }, 1_800_000);
 });

@@ -8,6 +8,7 @@ import { readSync } from "node:fs";
 import { planResume } from "../../core/plan-resume.js";
 import { loadSnapshot } from "../../store/session.js";
 import { judgeRunningTasks } from "../../store/process-facts.js";
+import { mark } from "../../store/trace.js";
 import { findProjectRoot, projectPaths } from "../../store/project.js";
 import { briefingFor } from "../../claude/briefing.js";
 import { worktreeViews } from "../../core/worktrees.js";
@@ -61,6 +62,7 @@ function hookPaths(context: CommandContext, input: SessionStartInput) {
 
 async function runLoopHook(context: CommandContext, event: string): Promise<void> {
   const input = readHookInput() as Record<string, unknown>;
+  mark(`hook ${event} ${typeof input.tool_name === "string" ? input.tool_name : ""}`);
   // Parallel agents start and end together: a hook waits its turn for the lock (its timeout is 30 s).
   process.env.DOTAGENT_LOCK_WAIT_MS ??= "20000";
   const paths = hookPaths(context, input);

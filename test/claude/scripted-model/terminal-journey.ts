@@ -132,7 +132,7 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
       return "hang";
     },
   });
-  const env = { ANTHROPIC_API_KEY: TERMINAL_KEY, CLAUDE_CODE_AUTO_MODE_SERVER: "0" };
+  const env = { ANTHROPIC_API_KEY: TERMINAL_KEY, CLAUDE_CODE_AUTO_MODE_SERVER: "0", ...(process.env.DOTAGENT_TRACE ? { DOTAGENT_TRACE: join(work, "trace.jsonl") } : {}) };
   terminal = startTerminal({ binary: options.claude, home, url: model.url, env }, project);
   const typed: string[] = [];
   const screens: TerminalJourneyResult["screens"] = [];
