@@ -88,6 +88,22 @@ export function parallelLine() {
   return `${p.tasks} independent tasks, executors of ${p.executor_ms / 1000} s each: IMPLEMENTATION (first \`task_started\` to its completion) took **${one.seconds.toFixed(1)} s at max_parallel 1** (batches ${one.batches.join(", ")}) and **${three.seconds.toFixed(1)} s at max_parallel 3** (batches ${three.batches.join(", ")}): ${(one.seconds / three.seconds).toFixed(1)}× (${p.measured_with}).`;
 }
 
+/** IMPLEMENTATION's wall time of one batch in worktrees and in the shared checkout (worktree-journey.test.ts). */
+export function worktreeTable() {
+  const w = read("worktree-wall-time.json");
+  const modes = ["shared", "shared, git repository", "worktree", "worktree, the executor commits"];
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const cell = (xs) => (xs?.length ? `${xs.map((x) => x.toFixed(2)).join(" / ")}${xs.length > 1 ? ` (median ${median(xs).toFixed(2)})` : ""}` : "—");
+  const clients = ["terminal", "print"].filter((c) => w[c]);
+  return [
+    `${w.tasks} independent tasks in one batch, executors of ${w.executor_ms / 1000} s each: from the first \`task_started\` until VERIFICATION starts (the last landing included), in seconds (${w.measured_with}):`,
+    "",
+    `| batch | ${clients.map((c) => (c === "terminal" ? "interactive terminal" : "print mode")).join(" | ")} |`,
+    `|---|${clients.map(() => "---").join("|")}|`,
+    ...modes.map((m) => `| ${m} | ${clients.map((c) => cell(w[c][m])).join(" | ")} |`),
+  ].join("\n");
+}
+
 /** What the model reads of dotagent over the clean print journey (recorded by journey.test.ts). */
 export function readingCostTable() {
   return readFileSync(join(root, "docs/figures/reading-cost.md"), "utf8").trimEnd();
@@ -107,6 +123,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const readme = join(root, "README.md");
     writeFileSync(readme, fill(readFileSync(readme, "utf8"), "turns", readmeLine()));
     const file = join(root, "docs/evidence.md");
-    writeFileSync(file, fill(fill(fill(fill(readFileSync(file, "utf8"), "journey-figures", journeyTable()), "crash-matrix", matrixTables()), "reading-cost", readingCostTable()), "parallel", parallelLine()));
-  } else process.stdout.write(`${journeyTable()}\n\n${matrixTables()}\n\n${readingCostTable()}\n\n${parallelLine()}\n`);
+    writeFileSync(file, fill(fill(fill(fill(fill(readFileSync(file, "utf8"), "journey-figures", journeyTable()), "crash-matrix", matrixTables()), "reading-cost", readingCostTable()), "parallel", parallelLine()), "worktree-wall-time", worktreeTable()));
+  } else process.stdout.write(`${journeyTable()}\n\n${matrixTables()}\n\n${readingCostTable()}\n\n${parallelLine()}\n\n${worktreeTable()}\n`);
 }

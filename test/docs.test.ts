@@ -92,6 +92,13 @@ describe("figures the docs quote come from scripts", () => {
     expect(block).toBe(parallelLine());
   });
 
+  it("docs/evidence.md's worktree wall times are the ones the worktree journey recorded", async () => {
+    const { worktreeTable } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as { worktreeTable: () => string };
+    const block = /<!-- worktree-wall-time -->\n([\s\S]*?)\n<!-- \/worktree-wall-time -->/.exec(read("docs/evidence.md"))?.[1];
+    expect(block).toBe(worktreeTable());
+    expect(block).toMatch(/\| worktree \| \d/);
+  });
+
   it("the README's captured session is the one npm run capture-session wrote into docs/terminal-session.md", () => {
     const inReadme = /<!-- terminal-session -->\n```text\n([\s\S]*?)\n```\n<!-- \/terminal-session -->/.exec(README)?.[1];
     const inDocs = /```text\n([\s\S]*?)\n```/.exec(read("docs/terminal-session.md"))?.[1];

@@ -2,11 +2,12 @@
 // branch, merged into the workflow's branch when it completes; conflicts never lose a side; the
 // uncommitted-changes decision; no git: the shared checkout as before; leftovers found from git's
 // own lists, never by age; status, the briefing and the hook show and hand out the worktrees.
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { dotagent, removeTemps, writeJson } from "./support/cli.js";
+import { CLI, dotagent, removeTemps, writeJson } from "./support/cli.js";
 import { deadPid, executorWork, exists, expectFsckClean, git, liveOwner, ok, projectAtImplementation, readExecution, startTask, stopOwner, taskBranches, taskOf, taskWorktrees, timesMerged } from "./support/worktree-project.js";
 
 afterEach(() => removeTemps());
@@ -436,6 +437,39 @@ describe("the lock is held for the merge alone (issue 23: a batch's starts and l
     expect(done.locked.length, done.locked.join(", ")).toBeLessThanOrEqual(10);
     expect(git(root, "log", "-1", "--format=%s", "main^2")).toBe("Task t1: t1");
     expect(readFileSync(join(root, "t1.txt"), "utf8")).toBe("t1\n");
+    expect(taskWorktrees(root)).toEqual([]);
+    expect(taskBranches(root)).toEqual([]);
+  });
+
+  it("the agent's end and its notification at once (the terminal): landed once, neither fails, nothing raced in its worktree", async () => {
+    const root = projectAtImplementation([{ id: "t1" }, { id: "t2" }]);
+    const { dir } = startTask(root, "t1");
+    executorWork(root, "t1", dir!, { "t1.txt": "t1\n" }, { commit: false });
+    const prompt = ["Feature request: add parts", "Phase: IMPLEMENTATION", "Task: t1", "Output file: memory/reports/tasks/t1.json"].join("\n");
+    const agents = join(root, "home/.claude/projects/x/s-1/subagents");
+    mkdirSync(agents, { recursive: true });
+    writeFileSync(join(agents, "agent-a1.jsonl"), `${JSON.stringify({ type: "user", agentId: "a1", message: { role: "user", content: prompt } })}\n`);
+    writeFileSync(join(agents, "agent-a1.meta.json"), JSON.stringify({ agentType: "executor" }));
+    const hookRun = (event: string, input: Record<string, unknown>) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [CLI, "hook", event], { cwd: root, env: { ...process.env, NO_COLOR: "1", CLAUDE_PROJECT_DIR: root, CLAUDE_PID: String(liveOwner()) } });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d) => (stdout += d));
+        child.stderr.on("data", (d) => (stderr += d));
+        child.on("close", (code) => resolve({ code, stdout, stderr }));
+        child.stdin.end(JSON.stringify({ session_id: "s-1", cwd: root, ...input }));
+      });
+    const [stop, note] = await Promise.all([
+      hookRun("subagent-stop", { hook_event_name: "SubagentStop", agent_id: "a1", agent_type: "executor", agent_transcript_path: join(agents, "agent-a1.jsonl") }),
+      hookRun("user-prompt-submit", { hook_event_name: "UserPromptSubmit", transcript_path: join(root, "home/.claude/projects/x/s-1.jsonl"), prompt: "<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n</task-notification>" }),
+    ]);
+    expect([stop.code, note.code]).toEqual([0, 0]);
+    expect(`${stop.stderr}${note.stderr}`).toBe("");
+    expect(JSON.parse(note.stdout).hookSpecificOutput.additionalContext).toMatch(/executor for t1: (complete|already recorded)/);
+    expect(taskOf(root, "t1")).toMatchObject({ status: "complete", worktree: { merge: { state: "merged" } } });
+    expect(readFileSync(join(root, "t1.txt"), "utf8")).toBe("t1\n");
+    expect(git(root, "log", "--format=%s", "main").split("\n").filter((l) => l.startsWith("Task t1"))).toEqual(["Task t1: t1"]);
     expect(taskWorktrees(root)).toEqual([]);
     expect(taskBranches(root)).toEqual([]);
   });

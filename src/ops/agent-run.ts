@@ -26,7 +26,7 @@ import { locked, type OpContext } from "./op-context.js";
 import { settle } from "./settle.js";
 import { requireWorkflow } from "./state-guard.js";
 import { writeTaskChange } from "./task-change.js";
-import { isolateStart, landTask, makeStartedWorktree, prepareLanding, unfinishedStart, type StartedWorktree } from "./worktree-tasks.js";
+import { awaitLanding, isolateStart, landTask, makeStartedWorktree, prepareLanding, unfinishedStart, type StartedWorktree } from "./worktree-tasks.js";
 
 /** `lines`: what the executor's prompt gets besides the model's (its worktree: SPEC §19). */
 export type AgentStart = { ok: true; what: string; lines?: string[] } | { ok: false; reason: string };
@@ -137,6 +137,8 @@ export async function endAgentJob(context: OpContext, job: AgentJob, options: { 
   // makes (a notification about it, which may come meanwhile, leaves that alone): the lock is then
   // held for the merge alone.
   const prepared = job.task !== undefined && options.ended === true ? await prepareLanding(context, job.task, job.output) : undefined;
+  // A notification about it meanwhile lets that call land it rather than race it in its worktree.
+  if (job.task !== undefined && options.ended !== true) await awaitLanding(context, job.task, job.output);
   return locked(context, `hook: end of ${describeJob(job)}`, async () => {
     const snapshot = await loadSnapshot(context.paths, [{ path: job.output, mode: "parse" }]);
     const phase = requireWorkflow(snapshot, now);

@@ -17,7 +17,7 @@
 //   7. its worktree and branch are removed.
 // An intent found later is finished (the branch is still at `onto`), or taken as done (the branch
 // holds the task's commits), or dropped and the landing redone (the branch moved on meanwhile).
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { reportAt } from "../core/reports.js";
@@ -228,6 +228,7 @@ export interface PreparedLanding {
   readonly branch: string;
   readonly committed: string[];
   readonly dropped: string[];
+  readonly repo: Repo;
 }
 
 /**
@@ -257,12 +258,29 @@ export async function prepareLanding(context: OpContext, id: string, output?: st
     prepareIdentity(repo.top);
     const left = commitLeftovers(abs, repo.prefix, taskCommitMessage(id, task, data, execution.workflow_id));
     if (left.unmerged.length > 0) return undefined;
-    const onto = resolveRef(repo.top, `refs/heads/${record.into}`);
-    if (onto === undefined) return undefined;
-    const dropped = dropMemoryChanges(abs, repo.prefix, onto, memoryMessage(id));
-    return { task: id, path: record.path, branch: record.branch, committed: left.committed, dropped };
+    // Against the workflow branch by name: its tip may move on meanwhile, the fork point does not.
+    const dropped = dropMemoryChanges(abs, repo.prefix, `refs/heads/${record.into}`, memoryMessage(id));
+    return { task: id, path: record.path, branch: record.branch, committed: left.committed, dropped, repo };
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * For a call about an agent that did not end it (a notification): a task of its whose worktree is
+ * about to land is given time to be landed by the call its end made (SubagentStop, which commits
+ * the worktree before it takes the lock), instead of racing it in that worktree. Waits while the
+ * task is still running with a report that says complete, up to `waitMs`; then the caller goes on
+ * (and lands it itself if that call never came).
+ */
+export async function awaitLanding(context: OpContext, id: string, output?: string, waitMs = 3000): Promise<void> {
+  if (worktreeFolders(context.paths.root).length === 0) return;
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const snapshot = await loadSnapshot(context.paths, [{ path: output ?? taskOutputPath(id), mode: "parse" }]);
+    const task = snapshot.execution.kind === "ok" ? snapshot.execution.value.tasks.find((t) => t.id === id) : undefined;
+    if (task === undefined || task.status !== "running" || task.worktree == null || !completeReport(snapshot, task) || Date.now() >= deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 40));
   }
 }
 
@@ -301,7 +319,7 @@ export async function landTask(context: OpContext, id: string, now: Date, output
     return { what: `executor for ${id}: complete`, outcome: "complete" };
   }
   const root = context.paths.root;
-  const repo = repoOrThrow(root, `task ${id} cannot be merged into ${record.into}`);
+  const repo = options.prepared?.task === id ? options.prepared.repo : repoOrThrow(root, `task ${id} cannot be merged into ${record.into}`);
   const abs = join(root, record.path);
   const reflog = `dotagent: merge task ${id} (${record.branch})`;
   const message = `Merge task ${id}${task.title ? `: ${task.title}` : ""}\n\ndotagent workflow ${execution.workflow_id}, branch ${record.branch}`;
@@ -439,7 +457,10 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
   const live = liveWorktrees(execution);
   const folder = join(root, WORKTREES_DIR);
   const kept = new Set<string>();
-  for (const entry of listWorktrees(repo.top)) {
+  // No linked worktree at all (git keeps one folder per worktree in <common>/worktrees) and no
+  // folder of ours: only the branches are left to look at.
+  const linked = hasLinkedWorktrees(repo) || worktreeFolders(root).length > 0;
+  for (const entry of linked ? listWorktrees(repo.top) : []) {
     if (!entry.path.startsWith(`${folder}/`) && !samePath(join(entry.path, ".."), folder)) continue;
     const rel = `${WORKTREES_DIR}/${entry.path.slice(folder.length + 1)}`;
     const branch = entry.branch?.replace(/^refs\/heads\//, "");
@@ -478,18 +499,38 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
     repairs.push({ code: gone ? "worktree_removed" : "branch_kept", message: `removed the worktree ${rel}, which no task needs${saved}${gone ? "" : `; kept its branch ${branch}: it holds commits merged nowhere (git branch -D ${branch} once you no longer need them)`}` });
   }
   // Folders in .dotagent/worktrees that git does not know (a cut-off `worktree add`): nothing of value.
-  const registered = new Set(listWorktrees(repo.top).map((w) => w.path));
-  for (const rel of worktreeFolders(root)) if (!live.paths.has(rel) && ![...registered].some((p) => samePath(p, join(root, rel)))) removeWorktree(repo, join(root, rel));
+  const folders = worktreeFolders(root);
+  const registered = folders.length > 0 ? new Set(listWorktrees(repo.top).map((w) => w.path)) : new Set<string>();
+  for (const rel of folders) if (!live.paths.has(rel) && ![...registered].some((p) => samePath(p, join(root, rel)))) removeWorktree(repo, join(root, rel));
   if (options.branches) {
     const tasksInto = new Map((execution?.tasks ?? []).flatMap((t) => (t.worktree ? [[t.worktree.branch, t.worktree.into] as const] : [])));
     for (const branch of listTaskBranches(repo.top)) {
       if (live.branches.has(branch) || kept.has(branch)) continue;
-      if (listWorktrees(repo.top).some((w) => w.branch === `refs/heads/${branch}`)) continue;
+      if (checkedOut(repo, branch)) continue;
       // One holding commits merged nowhere stays, and is not named again each time (it was when its worktree went).
       if (deleteBranchIfMerged(repo.top, branch, tasksInto.get(branch))) repairs.push({ code: "branch_removed", message: `deleted the branch ${branch}: its commits are merged` });
     }
   }
   return repairs;
+}
+
+/** Whether a branch is checked out somewhere: the main checkout (its HEAD is <common>/HEAD) or a linked worktree. */
+function checkedOut(repo: Repo, branch: string): boolean {
+  try {
+    if (readFileSync(join(repo.commonDir, "HEAD"), "utf8").trim() === `ref: refs/heads/${branch}`) return true;
+  } catch {
+    return listWorktrees(repo.top).some((w) => w.branch === `refs/heads/${branch}`);
+  }
+  return hasLinkedWorktrees(repo) && listWorktrees(repo.top).some((w) => w.branch === `refs/heads/${branch}`);
+}
+
+/** Whether git has any linked worktree registered (a folder in <common>/worktrees), read without git. */
+function hasLinkedWorktrees(repo: Repo): boolean {
+  try {
+    return readdirSync(join(repo.commonDir, "worktrees")).length > 0;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
+  }
 }
 
 /**

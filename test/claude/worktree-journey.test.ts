@@ -7,11 +7,11 @@
 // a shared checkout (a project without git, as every batch ran before), in print mode and in the
 // interactive terminal, and prints the figures.
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { fetchClaude } from "./harness.js";
+import { clientVersion, fetchClaude } from "./harness.js";
 import { independentTasks } from "./scripted-model/policy.js";
 import { runJourney, spawns, toolCalls, writes, type JourneyResult } from "./scripted-model/journey.js";
 import { runTerminalJourney } from "./scripted-model/terminal-journey.js";
@@ -36,8 +36,8 @@ const work = (path: string) => (path.endsWith(".json") ? 0 : EXECUTOR_MS);
  */
 const MODES = ["shared", "shared, git repository", "worktree", "worktree, the executor commits"] as const;
 type Mode = (typeof MODES)[number];
-/** DOTAGENT_WORKTREE_MODES (comma-separated) measures some of them; DOTAGENT_WORKTREE_RUNS repeats the terminal's. */
-const MEASURED: readonly Mode[] = process.env.DOTAGENT_WORKTREE_MODES ? MODES.filter((m) => process.env.DOTAGENT_WORKTREE_MODES!.split(",").includes(m)) : MODES;
+/** DOTAGENT_WORKTREE_MODES (separated by |) measures some of them; DOTAGENT_WORKTREE_RUNS repeats the terminal's. */
+const MEASURED: readonly Mode[] = process.env.DOTAGENT_WORKTREE_MODES ? MODES.filter((m) => process.env.DOTAGENT_WORKTREE_MODES!.split("|").includes(m)) : MODES;
 const RUNS = Math.max(1, Number(process.env.DOTAGENT_WORKTREE_RUNS ?? 1) || 1);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -57,15 +57,30 @@ function allowGitInWorktrees(project: string): void {
   git(project, "config", "user.email", "person@example.com");
 }
 
+/** Merges one client mode's figures into docs/figures/worktree-wall-time.json (DOTAGENT_RECORD_FIGURES=1); scripts/journey-figures.mjs prints it. */
+function recordWallTime(claude: string, client: "print" | "terminal", figures: Record<string, number[]>): void {
+  if (process.env.DOTAGENT_RECORD_FIGURES !== "1") return;
+  const file = join(ROOT, "docs/figures/worktree-wall-time.json");
+  const before = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>) : {};
+  const record = { ...before, measured_with: `Claude Code ${clientVersion(claude)}, the scripted model`, tasks: TASKS.length, executor_ms: EXECUTOR_MS, [client]: figures };
+  writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+}
+
 /** A worktree mode's three branches landed; the git repository's shared mode ran shared. */
 function expectIsolation(mode: Mode, project: string, events: JourneyResult["events"]): void {
   if (mode.startsWith("worktree")) expectLanded(project, events, mode === "worktree, the executor commits");
   if (mode === "shared, git repository") expect(events.find((e) => e.type === "isolation_decided")).toMatchObject({ mode: "shared" });
 }
 
+/**
+ * The batch's wall time: from the first task's start until VERIFICATION starts. An event's `at` is
+ * when its command began, so IMPLEMENTATION's own completion would leave out the last landing;
+ * VERIFICATION's start comes after it, the notification and the turn that spawns qa (the same
+ * in every mode).
+ */
 function implementationSeconds(events: JourneyResult["events"]): number {
   const at = (match: (e: JourneyResult["events"][number]) => boolean) => Date.parse(String((events.find(match) as { at?: string } | undefined)?.at));
-  return (at((e) => e.type === "phase_completed" && e.phase === "IMPLEMENTATION") - at((e) => e.type === "task_started")) / 1000;
+  return (at((e) => e.type === "phase_started" && e.phase === "VERIFICATION") - at((e) => e.type === "task_started")) / 1000;
 }
 
 /** `executorCommits`: the executor committed its work itself, else dotagent did as the task landed. */
@@ -134,6 +149,7 @@ describe.skipIf(!ENABLED)("isolated executors in the real Claude Code (DOTAGENT_
       figures[mode] = implementationSeconds(result.events);
     }
     console.log(`worktree journey (print), IMPLEMENTATION seconds: ${JSON.stringify(figures)}`);
+    recordWallTime(claude, "print", Object.fromEntries(Object.entries(figures).map(([m, v]) => [m, [v]])));
     if (figures.worktree !== undefined && figures.shared !== undefined) expect(figures.worktree).toBeLessThan(figures.shared * 1.5 + 2);
   }, 900_000);
 
@@ -151,6 +167,7 @@ describe.skipIf(!ENABLED)("isolated executors in the real Claude Code (DOTAGENT_
       }
     }
     console.log(`worktree journey (terminal), IMPLEMENTATION seconds: ${JSON.stringify(figures)}`);
+    recordWallTime(claude, "terminal", figures);
     if (figures.worktree && figures.shared) expect(median(figures.worktree)).toBeLessThan(median(figures.shared) * 1.5 + 2);
   }, 1_800_000);
 });

@@ -84,7 +84,7 @@ function sse(res: ServerResponse, id: string, model: string, reply: Reply): void
 
 export async function startScriptedModel(options: ServerOptions): Promise<ScriptedModel> {
   let count = 0;
-  const log = (entry: LogEntry) => appendFileSync(options.logFile, `${JSON.stringify(entry)}\n`);
+  const log = (entry: LogEntry) => appendFileSync(options.logFile, `${JSON.stringify({ ...entry, t: Date.now() })}\n`);
   const hanging = new Set<ServerResponse>();
 
   const handle = (req: IncomingMessage, res: ServerResponse, raw: string) => {
