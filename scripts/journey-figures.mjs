@@ -92,6 +92,7 @@ export function parallelLine() {
 export function worktreeTable() {
   const w = read("worktree-wall-time.json");
   const modes = ["shared", "shared, git repository", "worktree", "worktree, the executor commits"];
+  const LABELS = { shared: "one shared checkout, no git", "shared, git repository": "one shared checkout, git repository", worktree: "worktrees, dotagent commits", "worktree, the executor commits": "worktrees, the executor commits" };
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const cell = (xs) => (xs?.length ? `${xs.map((x) => x.toFixed(2)).join(" / ")}${xs.length > 1 ? ` (median ${median(xs).toFixed(2)})` : ""}` : "—");
   const clients = ["terminal", "print"].filter((c) => w[c]);
@@ -100,7 +101,7 @@ export function worktreeTable() {
     "",
     `| batch | ${clients.map((c) => (c === "terminal" ? "interactive terminal" : "print mode")).join(" | ")} |`,
     `|---|${clients.map(() => "---").join("|")}|`,
-    ...modes.map((m) => `| ${m} | ${clients.map((c) => cell(w[c][m])).join(" | ")} |`),
+    ...modes.map((m) => `| ${LABELS[m]} | ${clients.map((c) => cell(w[c][m])).join(" | ")} |`),
   ].join("\n");
 }
 

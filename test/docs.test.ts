@@ -96,7 +96,7 @@ describe("figures the docs quote come from scripts", () => {
     const { worktreeTable } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as { worktreeTable: () => string };
     const block = /<!-- worktree-wall-time -->\n([\s\S]*?)\n<!-- \/worktree-wall-time -->/.exec(read("docs/evidence.md"))?.[1];
     expect(block).toBe(worktreeTable());
-    expect(block).toMatch(/\| worktree \| \d/);
+    expect(block).toMatch(/\| worktrees, dotagent commits \| \d/);
   });
 
   it("the README's captured session is the one npm run capture-session wrote into docs/terminal-session.md", () => {
