@@ -93,7 +93,11 @@ export function worktreeTable() {
   const w = read("worktree-wall-time.json");
   const modes = ["shared", "shared, git repository", "worktree", "worktree, the executor commits"];
   const LABELS = { shared: "one shared checkout, no git", "shared, git repository": "one shared checkout, git repository", worktree: "worktrees, dotagent commits", "worktree, the executor commits": "worktrees, the executor commits" };
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const median = (xs) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
   const cell = (xs) => (xs?.length ? `${xs.map((x) => x.toFixed(2)).join(" / ")}${xs.length > 1 ? ` (median ${median(xs).toFixed(2)})` : ""}` : "—");
   const clients = ["terminal", "print"].filter((c) => w[c]);
   return [

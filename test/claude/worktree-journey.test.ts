@@ -36,10 +36,14 @@ const work = (path: string) => (path.endsWith(".json") ? 0 : EXECUTOR_MS);
  */
 const MODES = ["shared", "shared, git repository", "worktree", "worktree, the executor commits"] as const;
 type Mode = (typeof MODES)[number];
-/** DOTAGENT_WORKTREE_MODES (separated by |) measures some of them; DOTAGENT_WORKTREE_RUNS repeats the terminal's. */
+/** DOTAGENT_WORKTREE_MODES (separated by |) measures some of them; DOTAGENT_WORKTREE_RUNS repeats each, the modes taking turns. */
 const MEASURED: readonly Mode[] = process.env.DOTAGENT_WORKTREE_MODES ? MODES.filter((m) => process.env.DOTAGENT_WORKTREE_MODES!.split("|").includes(m)) : MODES;
 const RUNS = Math.max(1, Number(process.env.DOTAGENT_WORKTREE_RUNS ?? 1) || 1);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
 
 /** How a mode's project is set up after the install. */
 function modeSetUp(mode: Mode): ((project: string) => void) | undefined {
@@ -140,18 +144,20 @@ describe.skipIf(!ENABLED)("isolated executors in the real Claude Code (DOTAGENT_
   }, 900_000);
 
   it.runIf(ALL)(`IMPLEMENTATION wall time of 3 executors of ${EXECUTOR_MS} ms: worktrees vs the shared checkout (print mode)`, async () => {
-    const figures: Record<string, number> = {};
-    for (const mode of MEASURED) {
-      const setUp = modeSetUp(mode);
-      const result = await runJourney({ root: ROOT, claude, git: mode !== "shared", policy: { tasks: TASKS, maxParallel: 3, executorWrites: "own", executorCommits: mode === "worktree, the executor commits" }, executorMs: work, ...(setUp ? { afterInstall: setUp } : {}) });
-      expect(result.complete, `${mode}: ${result.runs.at(-1)?.run.stdout}`).toBe(true);
-      expectIsolation(mode, result.project, result.events);
-      figures[mode] = implementationSeconds(result.events);
+    const figures: Record<string, number[]> = {};
+    for (let run = 0; run < RUNS; run++) {
+      for (const mode of MEASURED) {
+        const setUp = modeSetUp(mode);
+        const result = await runJourney({ root: ROOT, claude, git: mode !== "shared", policy: { tasks: TASKS, maxParallel: 3, executorWrites: "own", executorCommits: mode === "worktree, the executor commits" }, executorMs: work, ...(setUp ? { afterInstall: setUp } : {}) });
+        expect(result.complete, `${mode}: ${result.runs.at(-1)?.run.stdout}`).toBe(true);
+        expectIsolation(mode, result.project, result.events);
+        (figures[mode] ??= []).push(implementationSeconds(result.events));
+      }
     }
     console.log(`worktree journey (print), IMPLEMENTATION seconds: ${JSON.stringify(figures)}`);
-    recordWallTime(claude, "print", Object.fromEntries(Object.entries(figures).map(([m, v]) => [m, [v]])));
-    if (figures.worktree !== undefined && figures.shared !== undefined) expect(figures.worktree).toBeLessThan(figures.shared * 1.5 + 2);
-  }, 900_000);
+    recordWallTime(claude, "print", figures);
+    if (figures.worktree && figures.shared) expect(median(figures.worktree)).toBeLessThan(median(figures.shared) * 1.5 + 2);
+  }, 1_800_000);
 
   it.runIf(ALL && tmuxAvailable())(`interactive terminal: 3 executors of ${EXECUTOR_MS} ms, worktrees vs the shared checkout`, async () => {
     // Each mode RUNS times, the modes taking turns (the machine's load drifts over minutes).
