@@ -241,16 +241,13 @@ describe("issue 21: what Claude Code reports, and the process it leaves", () => 
 
   it("case 4: a recorded process that has exited but is not yet reaped (a zombie) is not running", async () => {
     const store = checkpointStore(fresh(), "run");
-    const { spawn } = await import("node:child_process");
     const { currentHost, processStartTime, isZombie } = await import("../store/process-facts.js");
     if (processStartTime(process.pid) === null) return; // no /proc: no process states to read
-    // `true` exits at once; its parent then becomes `sleep`, which never reaps it: a zombie.
-    // The parent lives 60 s (killed when the test ends): a loaded machine may be slow to look.
-    const parent = spawn("/bin/sh", ["-c", "true & echo $!; exec sleep 60"], { stdio: ["ignore", "pipe", "ignore"] });
+    const { spawnZombie } = await import("../store/zombie.test-support.js");
+    const { parent, pid } = await spawnZombie(60);
     onTestFinished(() => void parent.kill("SIGKILL"));
-    const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once("data", (d: Buffer) => resolve(d.toString()))));
     const start = processStartTime(pid);
-    // A loaded machine may take a while to run `true` to its end: wait up to 10 s.
+    // A loaded machine may take a while to see the child end: wait up to 10 s.
     for (const deadline = Date.now() + 10_000; !isZombie(pid) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(isZombie(pid)).toBe(true);
     await store.save("query", { session_id: "s-1", iteration: 0, status: "running", process: { pid, pid_start: start, host: currentHost(), started_at: "2026-11-20T10:00:00Z" } });

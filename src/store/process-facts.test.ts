@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { StateSnapshot } from "../core/snapshot.js";
 import { currentHost, currentOwner, isPidAlive, isProcessRunning, judgeRunningTasks, longLivedParent, processStartTime } from "./process-facts.js";
+import { spawnZombie } from "./zombie.test-support.js";
 
 const NOW = new Date("2026-11-20T12:00:00Z");
 const linux = process.platform === "linux";
@@ -26,10 +27,8 @@ describe("process facts", () => {
     expect(isProcessRunning(process.pid, "1")).toBe(false);
     expect(isProcessRunning(process.pid, null)).toBe(false); // with /proc, a pid without its start time may be anyone's
     expect(isProcessRunning(spawnSync("true").pid!, null)).toBe(false);
-    // `sleep 0` ends while its parent (exec'd into `sleep 30`) never reaps it: a zombie.
-    const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+    const { parent, pid: zombie } = await spawnZombie(30);
     try {
-      const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once("data", (d: Buffer) => resolve(d.toString()))));
       const deadline = Date.now() + 10_000;
       const start = processStartTime(zombie);
       while (isPidAlive(zombie) && isProcessRunning(zombie, start) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -42,9 +41,8 @@ describe("process facts", () => {
   });
 
   it.runIf(linux)("judgeRunningTasks: a task whose owner is a zombie is gone, one owned by this process is live", async () => {
-    const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], { stdio: ["ignore", "pipe", "ignore"] });
+    const { parent, pid: zombie } = await spawnZombie(30);
     try {
-      const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once("data", (d: Buffer) => resolve(d.toString()))));
       const start = processStartTime(zombie);
       const deadline = Date.now() + 10_000;
       while (isProcessRunning(zombie, start) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
