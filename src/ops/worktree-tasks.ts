@@ -17,7 +17,7 @@
 //   7. its worktree and branch are removed.
 // An intent found later is finished (the branch is still at `onto`), or taken as done (the branch
 // holds the task's commits), or dropped and the landing redone (the branch moved on meanwhile).
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { reportAt } from "../core/reports.js";
@@ -35,8 +35,8 @@ import { loadSnapshot } from "../store/session.js";
 import { judgeOneOwner, judgeRunningTasks } from "../store/process-facts.js";
 import { StateWriter } from "../store/state-writer.js";
 import { branchTips, git, isAncestor, prepareIdentity, resolveRef } from "../store/git.js";
-import { applyMerge, changedBetween, checkMerge, checkoutOf, finishMerge, localChanges, makeMergeCommit, mergeState } from "../store/git-merge.js";
-import { checkoutFacts, commitCheckout, commitLeftovers, deleteBranchIfMerged, dropMemoryChanges, ensureWorktree, excludeWorktreesFolder, isRepo, listTaskBranches, listWorktrees, parseLockReason, removeWorktree, repoAt, samePath, worktreeFolders, type Repo } from "../store/worktrees.js";
+import { applyMerge, changedBetween, checkMerge, finishMerge, localChanges, makeMergeCommit, mergeState } from "../store/git-merge.js";
+import { checkoutFacts, checkoutHolding, commitCheckout, commitLeftovers, deleteBranchIfMerged, dropMemoryChanges, ensureWorktree, excludeWorktreesFolder, hasLinkedWorktrees, isRepo, listTaskBranches, listWorktrees, parseLockReason, removeWorktree, repoAt, samePath, worktreeFolders, type Repo } from "../store/worktrees.js";
 import { locked, type OpContext } from "./op-context.js";
 
 /** A task start's worktree, as `task start --json` and the hook give it. */
@@ -247,9 +247,8 @@ export async function prepareLanding(context: OpContext, id: string, output?: st
     const task = execution?.tasks.find((t) => t.id === id);
     const record = task?.worktree;
     if (execution === undefined || task === undefined || record == null || task.status !== "running" || record.merge != null) return undefined;
-    const report = reportAt(snapshot.reports, output ?? taskOutputPath(id));
-    const data = report.status === "valid" ? (report.data as Record<string, unknown>) : undefined;
-    if (data?.status !== "complete" || data.task_id !== id) return undefined;
+    const data = completeReport(snapshot, id, output ?? taskOutputPath(id));
+    if (data === undefined) return undefined;
     const root = context.paths.root;
     const abs = join(root, record.path);
     if (!existsSync(join(abs, ".git"))) return undefined;
@@ -279,7 +278,7 @@ export async function awaitLanding(context: OpContext, id: string, output?: stri
   for (;;) {
     const snapshot = await loadSnapshot(context.paths, [{ path: output ?? taskOutputPath(id), mode: "parse" }]);
     const task = snapshot.execution.kind === "ok" ? snapshot.execution.value.tasks.find((t) => t.id === id) : undefined;
-    if (task === undefined || task.status !== "running" || task.worktree == null || !completeReport(snapshot, task) || Date.now() >= deadline) return;
+    if (task === undefined || task.status !== "running" || task.worktree == null || completeReport(snapshot, id, output ?? taskOutputPath(id)) === undefined || Date.now() >= deadline) return;
     await new Promise((resolve) => setTimeout(resolve, 40));
   }
 }
@@ -378,7 +377,7 @@ export async function landTask(context: OpContext, id: string, now: Date, output
   // 3. The conflict check, and the main checkout's own changes in the way.
   const check = checkMerge(repo.top, onto, head);
   if (check.kind === "conflict") return conflict(writer, execution, id, { into: record.into, onto, head, files: check.files, reason: "conflict", at: now.toISOString() }, now, options.recovered);
-  const checkout = checkoutOf(repo.top, record.into);
+  const checkout = checkoutHolding(repo, record.into);
   const local = localChanges(checkout, changedBetween(repo.top, onto, check.tree));
   if (local.length > 0) return conflict(writer, execution, id, { into: record.into, onto, head, files: local, reason: "local_changes", at: now.toISOString() }, now, options.recovered);
   // 4. The merge commit, then the intent.
@@ -423,7 +422,7 @@ export async function recoverWorktrees(context: OpContext, now: Date, options: {
   const verdicts = judgeRunningTasks(snapshot, now);
   for (const task of withTrees) {
     const merging = task.worktree!.merge?.state === "merging";
-    const orphanDone = task.status === "running" && verdicts.get(task.id) === "gone" && completeReport(snapshot, task);
+    const orphanDone = task.status === "running" && verdicts.get(task.id) === "gone" && completeReport(snapshot, task.id, outputOf(task)) !== undefined;
     if (!merging && !orphanDone) continue;
     const landed = await landTask(context, task.id, now, undefined, { recovered: true });
     repairs.push({ code: landed.outcome === "conflict" ? "task_conflict" : "task_merged", message: `${task.id} ${merging ? "was being merged when it was cut off" : "was running and its output says complete"}: ${landed.what.replace(/^executor for \S+: /, "")}` });
@@ -436,11 +435,12 @@ export async function recoverWorktrees(context: OpContext, now: Date, options: {
   return repairs;
 }
 
-function completeReport(snapshot: StateSnapshot, task: Task): boolean {
-  const report = reportAt(snapshot.reports, outputOf(task));
-  if (report.status !== "valid") return false;
+/** The report at `path` when it is valid, for this task, and says complete; otherwise undefined. */
+function completeReport(snapshot: StateSnapshot, id: string, path: string): Record<string, unknown> | undefined {
+  const report = reportAt(snapshot.reports, path);
+  if (report.status !== "valid") return undefined;
   const data = report.data as Record<string, unknown>;
-  return data.task_id === task.id && data.status === "complete";
+  return data.task_id === id && data.status === "complete" ? data : undefined;
 }
 
 /**
@@ -506,31 +506,12 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
     const tasksInto = new Map((execution?.tasks ?? []).flatMap((t) => (t.worktree ? [[t.worktree.branch, t.worktree.into] as const] : [])));
     for (const branch of listTaskBranches(repo.top)) {
       if (live.branches.has(branch) || kept.has(branch)) continue;
-      if (checkedOut(repo, branch)) continue;
+      if (checkoutHolding(repo, branch, { prunable: true }) !== undefined) continue;
       // One holding commits merged nowhere stays, and is not named again each time (it was when its worktree went).
       if (deleteBranchIfMerged(repo.top, branch, tasksInto.get(branch))) repairs.push({ code: "branch_removed", message: `deleted the branch ${branch}: its commits are merged` });
     }
   }
   return repairs;
-}
-
-/** Whether a branch is checked out somewhere: the main checkout (its HEAD is <common>/HEAD) or a linked worktree. */
-function checkedOut(repo: Repo, branch: string): boolean {
-  try {
-    if (readFileSync(join(repo.commonDir, "HEAD"), "utf8").trim() === `ref: refs/heads/${branch}`) return true;
-  } catch {
-    return listWorktrees(repo.top).some((w) => w.branch === `refs/heads/${branch}`);
-  }
-  return hasLinkedWorktrees(repo) && listWorktrees(repo.top).some((w) => w.branch === `refs/heads/${branch}`);
-}
-
-/** Whether git has any linked worktree registered (a folder in <common>/worktrees), read without git. */
-function hasLinkedWorktrees(repo: Repo): boolean {
-  try {
-    return readdirSync(join(repo.commonDir, "worktrees")).length > 0;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ENOENT";
-  }
 }
 
 /**

@@ -17,7 +17,7 @@ import { existsSync, lstatSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { git, gitBytes, gitLine, isAncestor, resolveRef, splitZ } from "./git.js";
-import { clearStaleIndexLock, listWorktrees, type Repo } from "./worktrees.js";
+import { checkoutHolding, clearStaleIndexLock, type Repo } from "./worktrees.js";
 
 export type MergeCheck = { readonly kind: "clean"; readonly tree: string } | { readonly kind: "conflict"; readonly files: string[] };
 
@@ -39,19 +39,7 @@ export function changedBetween(top: string, a: string, b: string): string[] {
   return splitZ(git(top, ["diff", "--name-only", "-z", "--no-renames", a, b], { readOnly: true }).stdout);
 }
 
-/** The checkout that has `branch` checked out (the main checkout, usually), or undefined. */
-export function checkoutOf(top: string, branch: string): string | undefined {
-  // The usual case, read without running git: the main checkout's own HEAD names the branch (a
-  // branch is checked out in one worktree at most). Otherwise git lists them.
-  try {
-    if (readFileSync(join(top, ".git", "HEAD"), "utf8").trim() === `ref: refs/heads/${branch}`) return top;
-  } catch {
-    // .git is a file (the top is itself a linked worktree) or unreadable: ask git
-  }
-  return listWorktrees(top).find((w) => w.branch === `refs/heads/${branch}` && !w.prunable)?.path;
-}
-
-/** Step 4. The caller holds the state lock and has recorded the intent; `checkout`: checkoutOf(branch). */
+/** Step 4. The caller holds the state lock and has recorded the intent; `checkout`: checkoutHolding(branch). */
 export function applyMerge(repo: Repo, branch: string, onto: string, commit: string, reflog: string, checkout: string | undefined): void {
   if (checkout === undefined) {
     git(repo.top, ["update-ref", "-m", reflog, `refs/heads/${branch}`, commit, onto]);
@@ -97,7 +85,7 @@ function fileMatches(dir: string, path: string, commits: { old: string; new: str
  * A file that holds neither side (a person edited it meanwhile) stops it: nothing is overwritten.
  */
 export function finishMerge(repo: Repo, branch: string, onto: string, commit: string, reflog: string): void {
-  const checkout = checkoutOf(repo.top, branch);
+  const checkout = checkoutHolding(repo, branch);
   if (checkout === undefined) {
     git(repo.top, ["update-ref", "-m", reflog, `refs/heads/${branch}`, commit, onto]);
     return;

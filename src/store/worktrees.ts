@@ -329,6 +329,33 @@ export function dropMemoryChanges(dir: string, repoPrefix: string, onto: string,
   return changed;
 }
 
+/** Whether git has any linked worktree registered (a folder in <common>/worktrees), read without git. */
+export function hasLinkedWorktrees(repo: Repo): boolean {
+  try {
+    return readdirSync(join(repo.commonDir, "worktrees")).length > 0;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
+  }
+}
+
+/**
+ * The checkout that has `branch` checked out (a branch is, in one at most), or undefined. The
+ * usual cases are read without running git: the main checkout's own HEAD names it, or it does not
+ * and git has no linked worktree. Otherwise git lists them (`prunable`: one whose folder went
+ * counts too).
+ */
+export function checkoutHolding(repo: Repo, branch: string, options: { prunable?: boolean } = {}): string | undefined {
+  const ref = `refs/heads/${branch}`;
+  try {
+    const head = readFileSync(join(repo.top, ".git", "HEAD"), "utf8").trim();
+    if (head === `ref: ${ref}`) return repo.top;
+    if (!hasLinkedWorktrees(repo)) return undefined;
+  } catch {
+    // .git is a file (the top is itself a linked worktree) or unreadable: ask git
+  }
+  return listWorktrees(repo.top).find((w) => w.branch === ref && (options.prunable === true || !w.prunable))?.path;
+}
+
 /** Removes a worktree dotagent made (locked or not), and its folder if git has forgotten it. */
 export function removeWorktree(repo: Repo, abs: string): void {
   // Only ever a folder directly in a .dotagent/worktrees (the state's records are checked on
