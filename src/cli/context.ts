@@ -67,3 +67,12 @@ export function maxParallelOption(context: CommandContext): number | undefined {
 export function outputOption(context: CommandContext): string | undefined {
   return checkOutputPath(stringOption(context, "output"));
 }
+
+/** Options every command takes (the allow grammar, src/core/helper-command.ts, reads the same table). */
+export const GLOBAL_OPTIONS: OptionSpec = {
+  dir: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+  debug: { type: "boolean" },
+};

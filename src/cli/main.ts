@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { createOutput } from "./output.js";
 import { findProjectRoot, projectPaths } from "../store/project.js";
-import type { Command, OptionSpec } from "./context.js";
+import { GLOBAL_OPTIONS, type Command, type OptionSpec } from "./context.js";
 import { VERSION } from "./version.js";
 import { loadCold } from "./load-cold.js";
 import { useArchiveLoader } from "../ops/archive-module.js";
@@ -33,13 +33,6 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   schema: { summary: "print the JSON Schema of phase|execution|task-output", load: () => import("./commands/schema.js") },
 };
 
-const GLOBAL_OPTIONS: OptionSpec = {
-  dir: { type: "string" },
-  json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean", short: "v" },
-  debug: { type: "boolean" },
-};
 
 function mainHelp(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));

@@ -37,8 +37,24 @@ describe("the helper's own command lines are allowed", () => {
     [`${viaDevelop} init --json --request "$(cat <<'EOF'\nadd "login" for $HOME; it's \`id\` $(touch x) & | done\nEOF\n)"`],
     [`${H} task fail t1 --json --error "$(cat <<'DOTAGENT_ERROR'\nline one\nEOF\nline three\nDOTAGENT_ERROR\n)"`],
     [`  ${H} status  `],
+    [`${H} task import --json memory/reports/plan.json`],
+    [`${H} task add t2 --title 'two' --depends-on t1 --json`],
+    [`${H} log -n 5 --json`],
+    [`${H} log -n5`],
+    [`${H} rollback --to ARCHITECTURE -y --json`],
+    [`${H} history show 12 --json`],
+    [`${H} archive list --json`],
+    [`${H} schema phase`],
+    [`${H} status --dir=.`],
+    [`${H} --version`],
+    [`${H} task fail t1 --error "$(cat <<'EOF'\n  EOX\n)EOF\nx EOF)\nEOF\n)"`],
+    [`${H} task fail t1 --error 'tabs\tand = signs'`],
   ])("%s", (line) => {
     expect(judgeHelperCommand(line, ctx)).toMatchObject({ allow: true });
+  });
+
+  it("says which argv the shell hands to node", () => {
+    expect(judgeHelperCommand(`${H} task fail t1 --error "$(cat <<'EOF'\na 'b' "c"\nEOF\n)" --json`, ctx)).toEqual({ allow: true, subcommand: "task", argv: [HELPER, "task", "fail", "t1", "--error", `a 'b' "c"`, "--json"] });
   });
 });
 
@@ -83,6 +99,43 @@ describe("anything else is left to Claude Code's permission check (hostile lines
     ["task import of a file in a missing folder", `${H} task import nowhere/plan.json`],
     ["no subcommand", H],
     ["a link whose .. leads elsewhere", 'node "/p/.claude/skills/evil/../dotagent.mjs" status'],
+    // Issue 28, case 1: bash 5.1/5.2 ends the here-document (and the $( … )) at a line that starts with its end word.
+    ["a here-document line EOF) (bash ends it early)", `${H} status --json --request "$(cat <<'EOF'\nEOF)"; touch /tmp/x; echo "\nEOF\n)"`],
+    ["a here-document line EOF )", `${H} status --request "$(cat <<'EOF'\nEOF )\nEOF\n)"`],
+    ["a here-document line EOF<TAB>)", `${H} status --request "$(cat <<'EOF'\nEOF\t)\nEOF\n)"`],
+    ["a here-document line EOF)$(…)", `${H} status --request "$(cat <<'EOF'\nEOF)$(touch /tmp/x)\nEOF\n)"`],
+    ["a here-document line EOF) with backticks", `${H} status --request "$(cat <<'EOF'\nEOF)\`touch /tmp/x\`\nEOF\n)"`],
+    ["a here-document line with blanks before EOF)", `${H} status --request "$(cat <<'EOF'\n  \tEOF)\nEOF\n)"`],
+    ["a here-document line EOFX (starts with the end word)", `${H} status --request "$(cat <<'EOF'\nEOFX\nEOF\n)"`],
+    ["a NUL byte in the delimiter line", `${H} status --request "$(cat <<'EOF'\nEOF\u0000)\nEOF\n)"`],
+    ["a NUL byte anywhere", `${H} status\u0000; id`],
+    ["a carriage return", `${H} status\r`],
+    ["an escape sequence in a quoted word", `${H} task fail t1 --error '\u001b]0;x\u0007'`],
+    ["a C1 control", `${H} task fail t1 --error 'a\u009bb'`],
+    ["a Unicode line separator", `${H} task fail t1 --error 'a\u2028b'`],
+    ["a line break inside '…'", `${H} task fail t1 --error 'a\nb'`],
+    ['a line break inside "…"', `${H} task fail t1 --error "a\nb"`],
+    // Issue 28, case 7: zsh's EQUALS expansion.
+    ["=word (zsh expands it to a path)", `${H} status --dir =node`],
+    ["=word as the subcommand", `${H} =status`],
+    // Issue 28, case 5: positionals found with the command's own option table.
+    ["task import with the file after --title's value", `${H} task import --title memory/reports/plan.json /etc/passwd`],
+    ["task import with the file after --output's value", `${H} task import --output memory/reports/plan.json /etc/passwd --json`],
+    ["task import of two files", `${H} task import memory/reports/plan.json /etc/passwd`],
+    ["task import with --", `${H} task import -- /etc/passwd`],
+    ["--output out of the project", `${H} phase complete REQUIREMENTS --output /etc/passwd`],
+    ["--output= out of the project", `${H} task complete t1 --output=/tmp/x.json`],
+    ["-- ends the options", `${H} status -- --dir /etc`],
+    ["an option the command does not read", `${H} status --request x`],
+    ["a boolean with a value", `${H} status --json=1`],
+    ["a string option without its value", `${H} task fail t1 --error`],
+    ["a string option whose value looks like an option", `${H} task fail t1 --error --json`],
+    ["an unknown short option", `${H} status -x`],
+    ["a positional status does not take", `${H} status extra`],
+    ["an unknown task action", `${H} task delete t1`],
+    ["an unknown phase action", `${H} phase skip REQUIREMENTS`],
+    ["phase with two phases", `${H} phase approve REQUIREMENTS ARCHITECTURE`],
+    ["--help with more words", `${H} --help status`],
   ])("%s", (_name, line) => {
     expect(allowed(line)).toBe(false);
   });
