@@ -18,7 +18,7 @@
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { dotagentAgentName, readAgentJob, describeJob, type AgentJob } from "../core/agent-job.js";
-import { judgeHelperCommand } from "../core/helper-command.js";
+import { judgeHelperCommand, judgeSpawnInput } from "../core/helper-command.js";
 import { promptWithLines } from "../core/worktrees.js";
 import { isValidReport, reportAt } from "../core/reports.js";
 import type { ResumePlan } from "../core/plan-resume.js";
@@ -99,6 +99,8 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
   if (tool === "Agent" || tool === "Task") {
     const name = dotagentAgentName(toolInput.subagent_type);
     if (name === undefined || !hasWorkflowFolder(op)) return null;
+    const fields = judgeSpawnInput(toolInput);
+    if (fields !== undefined) return preToolUse("deny", `dotagent: ${fields}, then spawn it again.`);
     const reading = readAgentJob(name, str(toolInput.prompt) ?? "");
     if (!reading.ok) return preToolUse("deny", `dotagent: ${reading.reason}. Give the agent the prompt lines /develop shows (Feature request:, Phase:, … , Output file:), then spawn it again.`);
     try {

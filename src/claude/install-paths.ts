@@ -6,6 +6,7 @@
 // (a folder or the file itself) that leads out of the target is never read, written or removed.
 // Guarantee: a crafted manifest can make install and `--uninstall` skip files, never touch a path
 // outside the target.
+import { escapeControls } from "../core/words.js";
 import { createHash } from "node:crypto";
 import { lstatSync, realpathSync } from "node:fs";
 import { join, sep } from "node:path";
@@ -37,7 +38,7 @@ export function entryPathProblem(rel: string, kind: "file" | "dir"): string | nu
 
 /** An entry as a message may show it: one line (control characters escaped), at most SHOWN characters plus its length. */
 export function showEntry(rel: string): string {
-  const escaped = rel.replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const escaped = escapeControls(rel);
   return escaped.length <= SHOWN ? escaped : `${escaped.slice(0, 40)}… (${rel.length} characters)`;
 }
 

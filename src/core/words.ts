@@ -15,3 +15,8 @@ export function formatDuration(ms: number): string {
   if (minutes < 60) return `${minutes}m ${String(seconds % 60).padStart(2, "0")}s`;
   return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, "0")}m`;
 }
+
+/** Text a terminal shows as it is: control characters (C0, DEL, C1) written as `\u001b`, so a request or a committed log cannot set a window title, the clipboard or clear the screen. */
+export function escapeControls(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

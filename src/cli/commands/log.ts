@@ -3,6 +3,7 @@ import { readEvents } from "../../store/events.js";
 import { assertStatePaths } from "../../store/state-paths.js";
 import { stringOption, type Command } from "../context.js";
 import { formatTime } from "../time.js";
+import { escapeControls } from "../../core/words.js";
 import { outputWidth, table } from "../table.js";
 
 export const command: Command = {
@@ -19,7 +20,8 @@ export const command: Command = {
     const events = n === 0 ? [] : all.slice(-n);
     context.out.result({ events, total: all.length }, () => {
       if (events.length === 0) return ["No events yet."];
-      const rows = events.map(({ seq, at, type, ...rest }) => [String(seq), formatTime(at), type, Object.entries(rest).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ")]);
+      // A committed events.jsonl is anyone's text: its control characters are shown, never sent to the terminal.
+      const rows = events.map(({ seq, at, type, ...rest }) => [String(seq), formatTime(at), type, Object.entries(rest).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ")].map(escapeControls));
       return table(["SEQ", "TIME", "EVENT", "DETAILS"], rows, outputWidth());
     });
     return 0;
