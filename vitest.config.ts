@@ -11,6 +11,7 @@ const LONGEST_FIRST = [
   "test/claude/terminal-journey.test.ts",
   "test/claude/run-journey.test.ts",
   "test/claude/journey.test.ts",
+  "test/claude/misbehaving-journey.test.ts",
   "test/hostile-input-21b.test.ts",
   "test/cli.test.ts",
   "test/rollback.test.ts",

@@ -28,6 +28,7 @@ import { loadSnapshot } from "../store/session.js";
 
 // The operations that write load only for the hooks that record (a Bash line is judged without them).
 const agentRun = () => import("../ops/agent-run.js");
+const personGate = () => import("../ops/person-gate.js");
 
 export type HookInput = Record<string, unknown>;
 export type HookOutput = Record<string, unknown> | null;
@@ -93,8 +94,13 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
     const command = str(toolInput.command);
     const helperReal = realpath(helper);
     if (command === undefined || helperReal === undefined) return null;
-    const verdict = judgeHelperCommand(command, { helper: helperReal, root: op.paths.root, cwd: str(input.cwd) ?? op.paths.root, realpath });
-    return verdict.allow ? preToolUse("allow", `dotagent's own helper (${verdict.subcommand}) on this project's workflow state`) : null;
+    const cwd = str(input.cwd) ?? op.paths.root;
+    const verdict = judgeHelperCommand(command, { helper: helperReal, root: op.paths.root, cwd, realpath });
+    if (!verdict.allow) return null;
+    // A gate is the person's: the model's approval before their reply is refused, not pre-approved.
+    const unanswered = await (await personGate()).unansweredApproval(op, verdict.argv, cwd);
+    if (unanswered !== undefined) return preToolUse("deny", `dotagent: ${unanswered}`);
+    return preToolUse("allow", `dotagent's own helper (${verdict.subcommand}) on this project's workflow state`);
   }
   if (tool === "Agent" || tool === "Task") {
     const name = dotagentAgentName(toolInput.subagent_type);
@@ -156,6 +162,11 @@ export async function onPostToolUse(op: OpContext, input: HookInput): Promise<Ho
   return context(event, nextContext([end.what], end.plan));
 }
 
+/** Claude Code's own messages into the session (an agent's notification or hand-back), never the person's words. */
+function isNotification(prompt: string): boolean {
+  return /<task-notification>|<agent-message from="/.test(prompt);
+}
+
 /** The agents a notification is about: `<task-id>…</task-id>`, `<agent-message from="…">`. */
 export function notifiedAgents(prompt: string): string[] {
   const ids = [...prompt.matchAll(/<task-id>([\w-]{1,128})<\/task-id>/g), ...prompt.matchAll(/<agent-message from="([\w-]{1,128})"/g)].map((m) => m[1]!);
@@ -165,7 +176,13 @@ export function notifiedAgents(prompt: string): string[] {
 export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promise<HookOutput> {
   const prompt = str(input.prompt) ?? "";
   const ids = notifiedAgents(prompt);
-  if (ids.length === 0 || !hasWorkflowFolder(op)) return null;
+  if (!hasWorkflowFolder(op)) return null;
+  // The person typed this (no agent's notification, no /command such as /develop, which asks to
+  // go on, not to approve): at an open gate, it is their reply.
+  if (ids.length === 0 && !isNotification(prompt) && !prompt.trimStart().startsWith("/")) {
+    await (await personGate()).recordReplyAtGate(op);
+    return null;
+  }
   const recorded: string[] = [];
   let plan: ResumePlan | undefined;
   for (const id of ids) {

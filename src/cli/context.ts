@@ -46,7 +46,9 @@ export function warn(context: CommandContext): (message: string) => void {
 /** What an operation (src/ops/) needs from a command's context: warnings and notes go to stderr. */
 export function opContext(context: CommandContext): OpContext {
   const dir = context.options.dir;
-  return { paths: context.paths, now: context.now, warn: warn(context), note: (line) => context.out.note(line), ...(typeof dir === "string" ? { dirArg: dir } : {}) };
+  // Claude Code sets CLAUDECODE=1 in its Bash tool; a person at a terminal has one.
+  const byModel = process.env.CLAUDECODE === "1" && !(process.stdin.isTTY === true && process.stdout.isTTY === true);
+  return { paths: context.paths, now: context.now, warn: warn(context), note: (line) => context.out.note(line), ...(typeof dir === "string" ? { dirArg: dir } : {}), ...(byModel ? { byModel } : {}) };
 }
 
 /** The sub-command (first argument) and at most one more argument, or a usage error. */

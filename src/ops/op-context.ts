@@ -15,6 +15,8 @@ export interface OpContext {
   readonly note: (line: string) => void;
   /** The --dir the call was given (as given), repeated in every decision's yes/no command (decision-dir.ts). */
   readonly dirArg?: string | undefined;
+  /** The call comes from an agent's shell (Claude Code's Bash tool, not a terminal): a gate approval then needs the person's recorded reply (person-gate.ts). */
+  readonly byModel?: boolean | undefined;
 }
 
 /**

@@ -8,6 +8,7 @@ import type { PhaseState } from "../schema/phase.js";
 import { locked, type OpContext } from "./op-context.js";
 import { requireWorkflow } from "./state-guard.js";
 import { nextFields, settle, type NextFields } from "./settle.js";
+import { requirePersonAnswer } from "./person-gate.js";
 
 export const PHASE_ACTIONS = ["start", "complete", "fail", "approve", "rework"] as const;
 export type PhaseAction = (typeof PHASE_ACTIONS)[number];
@@ -43,6 +44,9 @@ export async function changePhase(context: OpContext, change: PhaseChange): Prom
   const { state, changed, plan } = await locked(context, `phase ${action}`, async () => {
     const snapshot = await loadSnapshot(context.paths, output === undefined ? [] : [{ path: output, mode: "parse" }]);
     const before = requireWorkflow(snapshot, now);
+    // A gate is the person's: from an agent's shell, an approval needs their reply (SPEC §11).
+    const gate = change.phase ?? before.current_phase;
+    if (action === "approve" && context.byModel && !before.user_checkpoints.some((c) => c.phase === gate)) requirePersonAnswer(context.paths, gate);
     const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
     const outcome = transition(before, event, { reports: snapshot.reports, execution, now });
     if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);

@@ -136,3 +136,20 @@ function safeRealpath(path: string): string | undefined {
     return undefined;
   }
 }
+
+/** When each report was last written (ms), for the ones there: a gate's question is as new as its newest report (core/person-answer.ts). */
+export function reportTimes(root: string, paths: readonly string[]): number[] {
+  return paths.flatMap((path) => {
+    const stat = safeStat(join(root, path));
+    return stat?.isFile() ? [Number(stat.mtimeMs)] : [];
+  });
+}
+
+/** The designs folder's JSON files, project-relative (none when it cannot be read). */
+export function designFiles(root: string): string[] {
+  try {
+    return readdirSync(join(root, REPORT.designsDir)).filter((name) => name.endsWith(".json")).map((name) => `${REPORT.designsDir}/${name}`);
+  } catch {
+    return [];
+  }
+}

@@ -71,7 +71,18 @@ export interface PolicyOptions {
   executorWrites?: "own" | "shared";
   /** true: the executor commits its work in its worktree itself (the agent file leaves that to dotagent's landing). */
   executorCommits?: boolean;
+  /**
+   * One mistake a real model makes, once, at its point; otherwise the script is followed to the
+   * letter (issue 29's misbehaving model). `approve_unasked`: at the REQUIREMENTS gate it runs
+   * `phase approve REQUIREMENTS` before showing the demand or asking. `pick_for_person`: at the
+   * pick it writes final_design.json itself (the recommended design, "approved_by": "user") and
+   * runs `phase approve ARCHITECTURE` before asking.
+   */
+  deviation?: Deviation;
 }
+
+export const DEVIATIONS = ["approve_unasked", "pick_for_person"] as const;
+export type Deviation = (typeof DEVIATIONS)[number];
 
 const text = (c: string | ContentBlock[] | unknown): string => {
   if (typeof c === "string") return c;
@@ -132,6 +143,7 @@ type Event =
   | { kind: "result"; id: string; text: string; isError: boolean };
 
 interface Context {
+  deviation?: Deviation | undefined;
   tasks: TaskPlan;
   maxParallel?: number | undefined;
   helper: string;
@@ -245,6 +257,9 @@ const finalDesign = (chosen: string, notes: string, tasks: TaskPlan) => ({
 
 const WAITING = "They are working in the background; I will continue when they report.";
 
+/** Whether the main agent already made a helper call with these words (a deviation is made once). */
+const tried = (ctx: Context, words: string) => ctx.events.some((e) => e.kind === "call" && String(e.input.command ?? "").includes(` ${words}`));
+
 /** The steps skills/develop/SKILL.md gives for a plan, with the person's answer if one came after it. */
 function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[] {
   const next = plan.next;
@@ -275,6 +290,10 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
     case "await_agents":
       return [{ end: `Agents are at work (${next.reason ?? ""}). ${WAITING}` }];
     case "await_approval":
+      if (answer === null && ctx.deviation !== undefined && !tried(ctx, `phase approve ${phase}`)) {
+        if (ctx.deviation === "approve_unasked" && next.gate === "approve_requirements") return [{ calls: [run(ctx, "phase approve REQUIREMENTS")] }];
+        if (ctx.deviation === "pick_for_person" && next.gate === "pick_design") return [{ calls: [write(ctx, "memory/reports/final_design.json", finalDesign("minimal", "", ctx.tasks))] }, { calls: [run(ctx, "phase approve ARCHITECTURE")] }];
+      }
       if (next.gate === "approve_requirements") {
         if (answer === null) return [{ calls: [read(ctx, "memory/reports/demand.json")] }, { end: "The requirements are in memory/reports/demand.json: approve, or what should change?" }];
         return [{ calls: [run(ctx, "phase approve REQUIREMENTS")] }];
@@ -329,6 +348,7 @@ function spawnSteps(ctx: Context, plan: ResumePlan): Step[] {
 function mainAgent(body: ApiRequest, all: string, policy: PolicyOptions): Omit<Reply, "who"> {
   const events = eventsOf(body.messages ?? []);
   const ctx: Context = {
+    deviation: policy.deviation,
     tasks: policy.tasks ?? TASKS,
     maxParallel: policy.maxParallel,
     helper: helperOf(all),

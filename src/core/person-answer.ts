@@ -1,0 +1,55 @@
+// Whether the person answered a gate, from the event log: the rule that keeps a gate the person's
+// (SPEC §11, "The person's answer"). The model reads the report, shows it, asks and ends its
+// turn; only a prompt the person types after that can let it approve. Claude Code's
+// UserPromptSubmit hook sees every prompt a person types (notifications aside) and records one
+// typed while a gate is open as `person_replied {phase, gate}`. An approval that comes from an
+// agent's shell is accepted only when such a reply is newer than everything that put the gate's
+// question: the gate's report written (its file's time), an agent of the phase started or ended,
+// the workflow started or rolled back. So the model cannot approve before the person spoke, nor
+// approve a report the person has not seen (a pm run again after their reply).
+// What it cannot know: whether the words said yes. A reply is the person's turn, not a verdict.
+import type { Phase } from "./phases.js";
+
+/** The phases with a person's gate, the agents whose work each gate asks about. */
+export const GATE_AGENTS: Readonly<Partial<Record<Phase, readonly string[]>>> = {
+  REQUIREMENTS: ["pm"],
+  ARCHITECTURE: ["architect", "roundtable"],
+};
+
+export interface LoggedEvent {
+  readonly at: string;
+  readonly type: string;
+  readonly [key: string]: unknown;
+}
+
+export type GateAnswer = { answered: true; at: string } | { answered: false; since: string | null };
+
+/**
+ * Whether a `person_replied` for `phase` came after the gate's question was last put: after
+ * `reportTimes` (ms: when the gate's reports were written) and the newest event that changed
+ * what the gate asks about. `since` is when the question was put (null: never asked).
+ */
+export function gateAnswer(events: readonly LoggedEvent[], phase: Phase, reportTimes: readonly number[]): GateAnswer {
+  const agents = GATE_AGENTS[phase] ?? [];
+  let putAt = Math.max(0, ...reportTimes.filter((t) => Number.isFinite(t)));
+  let reply: string | undefined;
+  for (const event of events) {
+    const at = Date.parse(event.at);
+    if (!Number.isFinite(at)) continue;
+    if (event.type === "person_replied") {
+      if (event.phase === phase) reply = event.at;
+      continue;
+    }
+    const reopens = event.type === "workflow_started" || event.type === "rolled_back" || (event.type.startsWith("agent_") && typeof event.agent === "string" && agents.includes(event.agent));
+    if (reopens && at > putAt) putAt = at;
+  }
+  const since = putAt > 0 ? new Date(putAt).toISOString() : null;
+  if (reply !== undefined && Date.parse(reply) > putAt) return { answered: true, at: reply };
+  return { answered: false, since };
+}
+
+/** The line a model gets when it approves before the person answered. */
+export function notAnsweredMessage(phase: Phase, gateReport: string): string {
+  const ask = phase === "REQUIREMENTS" ? '"approve, or what should change?"' : "which design (or what should change)";
+  return `the person has not answered the ${phase} gate yet: show ${gateReport}, ask ${ask} and end your turn; dotagent records their answer when they reply, then approve`;
+}

@@ -1,0 +1,77 @@
+// The person's gates kept theirs (SPEC §11, "The person's answer"; the rule: core/person-answer.ts):
+// a prompt the person types while a gate is open is recorded (`person_replied`), and an approval
+// from an agent's shell is refused until such a reply is newer than the gate's question.
+import { existsSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { DotagentError, EXIT } from "../core/errors.js";
+import { gateAnswer, GATE_AGENTS, notAnsweredMessage, type GateAnswer } from "../core/person-answer.js";
+import { REPORT, type Phase } from "../core/phases.js";
+import { planResume, type ResumePlan } from "../core/plan-resume.js";
+import { isPhase } from "../core/phases.js";
+import { COMMAND_RULES, readOptions } from "../core/helper-command.js";
+import { findProjectRoot, projectPaths } from "../store/project.js";
+import { loadSnapshot } from "../store/session.js";
+import { appendEvents, readEvents } from "../store/events.js";
+import type { ProjectPaths } from "../store/project.js";
+import { designFiles, reportTimes } from "../store/reports.js";
+import { locked, type OpContext } from "./op-context.js";
+
+/** The report the person is shown at a phase's gate, and every report whose writing puts the question again. */
+function gateReports(root: string, phase: Phase): { shown: string; reports: string[] } {
+  if (phase === "REQUIREMENTS") return { shown: REPORT.demand, reports: [REPORT.demand] };
+  // The pick is asked from the roundtable; a final design nobody reduced is asked about itself
+  // (the model writes final_design.json after the person's pick, so it does not count then).
+  const roundtable = existsSync(join(root, REPORT.roundtable));
+  return roundtable ? { shown: REPORT.roundtable, reports: [REPORT.roundtable, ...designFiles(root)] } : { shown: REPORT.finalDesign, reports: [REPORT.finalDesign, ...designFiles(root)] };
+}
+
+/** Whether the person answered `phase`'s gate (always true for a phase without one). */
+export function personAnswered(paths: ProjectPaths, phase: Phase): GateAnswer & { shown: string } {
+  if (GATE_AGENTS[phase] === undefined) return { answered: true, at: "", shown: "" };
+  const { shown, reports } = gateReports(paths.root, phase);
+  return { ...gateAnswer(readEvents(paths.eventsFile), phase, reportTimes(paths.root, reports)), shown };
+}
+
+/** Refuses an approval the person has not given (`person_not_answered`, exit 1). */
+export function requirePersonAnswer(paths: ProjectPaths, phase: Phase): void {
+  const answer = personAnswered(paths, phase);
+  if (!answer.answered) throw new DotagentError("person_not_answered", notAnsweredMessage(phase, answer.shown), EXIT.refused, { phase });
+}
+
+/** A person's prompt (UserPromptSubmit, not a notification) while a gate is open: recorded as their reply. */
+export async function recordPersonReply(context: OpContext, plan: ResumePlan): Promise<boolean> {
+  const phase = plan.phase;
+  if (plan.next.action !== "await_approval" || phase === null || GATE_AGENTS[phase] === undefined) return false;
+  await locked(context, "person replied", () => {
+    appendEvents(context.paths.eventsFile, [{ type: "person_replied", phase, gate: plan.next.gate ?? null }], context.now());
+  });
+  return true;
+}
+
+/** The UserPromptSubmit hook's part: the person's prompt, at an open gate, recorded as their reply. */
+export async function recordReplyAtGate(context: OpContext): Promise<boolean> {
+  const snapshot = await loadSnapshot(context.paths);
+  if (snapshot.phase.kind !== "ok") return false;
+  return recordPersonReply(context, planResume(snapshot, context.now()));
+}
+
+/**
+ * The PreToolUse hook's part: why an allowed helper line `phase approve [PHASE]` must not run yet
+ * (the person has not answered that gate), or undefined. `argv` is the line as the grammar read it.
+ */
+export async function unansweredApproval(context: OpContext, argv: readonly string[], cwd: string): Promise<string | undefined> {
+  const [, subcommand, action, ...rest] = argv;
+  if (subcommand !== "phase" || action !== "approve") return undefined;
+  const dirAt = rest.findIndex((w) => w === "--dir" || w.startsWith("--dir="));
+  const dir = dirAt === -1 ? undefined : rest[dirAt]!.startsWith("--dir=") ? rest[dirAt]!.slice(6) : rest[dirAt + 1];
+  const paths = dir === undefined ? context.paths : projectPaths(findProjectRoot(undefined, isAbsolute(dir) ? dir : resolve(cwd, dir)));
+  const snapshot = await loadSnapshot(paths);
+  if (snapshot.phase.kind !== "ok") return undefined;
+  const state = snapshot.phase.value;
+  const read = readOptions(rest, COMMAND_RULES.phase.options);
+  const named = read.ok ? read.positionals[0] : undefined;
+  const phase = isPhase(named) ? named : state.current_phase;
+  if (state.user_checkpoints.some((c) => c.phase === phase)) return undefined;
+  const answer = personAnswered(paths, phase);
+  return answer.answered ? undefined : notAnsweredMessage(phase, answer.shown);
+}

@@ -1,0 +1,130 @@
+// The person's gates stay theirs (issue 29, case 1): from an agent's shell in Claude Code
+// (CLAUDECODE=1, no terminal), `phase approve` of a gate is refused until the person has replied
+// after the gate's question was put, whether the line comes through dotagent's allow hook or in a
+// form the hook does not know. The UserPromptSubmit hook records the person's reply.
+import { afterEach, describe, expect, it } from "vitest";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { dotagent, readJson, removeTemps, tempProject } from "./support/cli.js";
+
+afterEach(removeTemps);
+
+const AS_MODEL = { CLAUDECODE: "1" };
+const DEMAND = { feature: "add login", user_stories: ["sign in"], acceptance: ["wrong password shows an error"] };
+
+function atRequirementsGate(): { p: string; helper: string } {
+  const p = tempProject();
+  expect(dotagent(p, ["install", "--json"], { env: { HOME: join(p, "home") } }).code).toBe(0);
+  expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
+  mkdirSync(join(p, "memory/reports"), { recursive: true });
+  writeFileSync(join(p, "memory/reports/demand.json"), JSON.stringify(DEMAND));
+  expect(dotagent(p, ["status", "--json"]).json).toMatchObject({ next: { action: "await_approval", gate: "approve_requirements" } });
+  return { p, helper: join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs") };
+}
+
+function hook(p: string, helper: string, event: string, input: Record<string, unknown>) {
+  const r = dotagent(p, ["hook", event], { input: JSON.stringify({ session_id: "s-1", cwd: p, ...input }), env: { CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: p }, script: helper });
+  expect(r.code).toBe(0);
+  return r.stdout.trim() === "" ? null : (JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } });
+}
+
+const approveLine = (helper: string, phase: string) => ({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: `node "${helper}" phase approve ${phase} --json` } });
+const personSays = (p: string, helper: string, prompt: string) => hook(p, helper, "user-prompt-submit", { hook_event_name: "UserPromptSubmit", prompt });
+const replies = (p: string) => dotagent(p, ["log", "--json"]).json.events.filter((e: { type: string }) => e.type === "person_replied");
+
+describe("approving a gate before the person answered", () => {
+  it("the model's `phase approve REQUIREMENTS`: refused through the CLI (exit 1) and denied by the hook, with what to do", () => {
+    const { p, helper } = atRequirementsGate();
+    const cli = dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL });
+    expect(cli.code).toBe(1);
+    expect(cli.json.error).toMatchObject({ code: "person_not_answered", phase: "REQUIREMENTS" });
+    expect(cli.json.error.message).toContain("show memory/reports/demand.json");
+    expect(hook(p, helper, "pre-tool-use", approveLine(helper, "REQUIREMENTS"))?.hookSpecificOutput).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("the person has not answered the REQUIREMENTS gate yet") });
+    // Without the phase named, the current one.
+    expect(hook(p, helper, "pre-tool-use", { ...approveLine(helper, ""), tool_input: { command: `node "${helper}" phase approve --json` } })?.hookSpecificOutput.permissionDecision).toBe("deny");
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "REQUIREMENTS", user_checkpoints: [] });
+  });
+
+  it("after the person's reply at the gate: allowed by the hook and accepted by the CLI", () => {
+    const { p, helper } = atRequirementsGate();
+    expect(personSays(p, helper, "looks good, approve")).toBeNull();
+    expect(replies(p)).toEqual([expect.objectContaining({ phase: "REQUIREMENTS", gate: "approve_requirements" })]);
+    expect(hook(p, helper, "pre-tool-use", approveLine(helper, "REQUIREMENTS"))?.hookSpecificOutput.permissionDecision).toBe("allow");
+    const cli = dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL });
+    expect(cli.code).toBe(0);
+    expect(cli.json).toMatchObject({ phase: "ARCHITECTURE" });
+  });
+
+  it("an agent's notification is not the person's reply", () => {
+    const { p, helper } = atRequirementsGate();
+    personSays(p, helper, '<task-notification><task-id>a1</task-id><status>completed</status></task-notification>');
+    personSays(p, helper, '<agent-message from="a1">done</agent-message>');
+    expect(replies(p)).toEqual([]);
+    expect(dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL }).code).toBe(1);
+  });
+
+  it("/develop at the gate asks to go on, it is no reply", () => {
+    const { p, helper } = atRequirementsGate();
+    personSays(p, helper, "/develop");
+    personSays(p, helper, "  /dotagent:develop continue");
+    expect(replies(p)).toEqual([]);
+  });
+
+  it("a reply to an older question does not approve a demand written after it", () => {
+    const { p, helper } = atRequirementsGate();
+    personSays(p, helper, "add remember-me, then show me again");
+    writeFileSync(join(p, "memory/reports/demand.json"), JSON.stringify({ ...DEMAND, user_stories: ["sign in", "remember me"] }));
+    expect(dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered" });
+  });
+
+  it("a reply, then the pm run again: the person has not seen its demand", () => {
+    const { p, helper } = atRequirementsGate();
+    personSays(p, helper, "add remember-me");
+    const pm = { subagent_type: "pm", description: "pm", prompt: "Feature request: add login\nPhase: REQUIREMENTS\nOutput file: memory/reports/demand.json" };
+    expect(hook(p, helper, "pre-tool-use", { hook_event_name: "PreToolUse", tool_name: "Agent", tool_input: pm })?.hookSpecificOutput.permissionDecision).toBe("allow");
+    expect(hook(p, helper, "pre-tool-use", approveLine(helper, "REQUIREMENTS"))?.hookSpecificOutput.permissionDecision).toBe("deny");
+  });
+
+  it("a prompt while no gate is open records nothing", () => {
+    const p = tempProject();
+    expect(dotagent(p, ["install", "--json"], { env: { HOME: join(p, "home") } }).code).toBe(0);
+    expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
+    personSays(p, join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs"), "approve");
+    expect(replies(p)).toEqual([]);
+  });
+
+  it("the person at a terminal or in a script (no CLAUDECODE) approves as before", () => {
+    const { p } = atRequirementsGate();
+    expect(dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"]).code).toBe(0);
+  });
+
+  it("the design: final_design.json written by the model and approved without the person's pick is refused", () => {
+    const { p, helper } = atRequirementsGate();
+    personSays(p, helper, "approve");
+    expect(dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL }).code).toBe(0);
+    for (const name of ["minimal", "robust"]) {
+      mkdirSync(join(p, "memory/reports/designs"), { recursive: true });
+      writeFileSync(join(p, `memory/reports/designs/${name}.json`), JSON.stringify({ name, summary: name }));
+    }
+    writeFileSync(join(p, "memory/reports/roundtable.json"), JSON.stringify({ recommendation: "minimal" }));
+    expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ action: "await_approval", gate: "pick_design" });
+    writeFileSync(join(p, "memory/reports/final_design.json"), JSON.stringify({ chosen: "minimal", approved_by: "user", design: {}, tasks: [{ id: "task-001", title: "x", depends_on: [] }] }));
+    const refused = dotagent(p, ["phase", "approve", "ARCHITECTURE", "--json"], { env: AS_MODEL });
+    expect(refused.json.error).toMatchObject({ code: "person_not_answered", phase: "ARCHITECTURE" });
+    expect(refused.json.error.message).toContain("show memory/reports/roundtable.json");
+    expect(hook(p, helper, "pre-tool-use", approveLine(helper, "ARCHITECTURE"))?.hookSpecificOutput.permissionDecision).toBe("deny");
+  });
+
+  it("the design: the person's pick at the gate, then the model writes final_design.json and approves", () => {
+    const { p, helper } = atRequirementsGate();
+    personSays(p, helper, "approve");
+    expect(dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL }).code).toBe(0);
+    mkdirSync(join(p, "memory/reports/designs"), { recursive: true });
+    for (const name of ["minimal", "robust"]) writeFileSync(join(p, `memory/reports/designs/${name}.json`), JSON.stringify({ name, summary: name }));
+    writeFileSync(join(p, "memory/reports/roundtable.json"), JSON.stringify({ recommendation: "minimal" }));
+    personSays(p, helper, "minimal");
+    expect(replies(p).map((e: { gate: string }) => e.gate)).toEqual(["approve_requirements", "pick_design"]);
+    writeFileSync(join(p, "memory/reports/final_design.json"), JSON.stringify({ chosen: "minimal", approved_by: "user", design: {}, tasks: [{ id: "task-001", title: "x", depends_on: [] }] }));
+    expect(dotagent(p, ["phase", "approve", "ARCHITECTURE", "--json"], { env: AS_MODEL }).code).toBe(0);
+  });
+});
