@@ -89,9 +89,16 @@ describe("Bash lines that write into memory/state/ (the hook starts for lines na
     ["cp /tmp/forged.json memory/state/execution.json"],
     ["rm memory/state/phase.json"],
     ["cd memory/state && echo x > phase.json"],
+    ["git checkout HEAD -- memory/state/phase.json"],
   ])("%s: denied", (command) => {
     const p = project();
     expect(reasonOf(preToolUse(p, bash(command)))).toMatch(/this line writes memory\/state\/(phase\.json|events\.jsonl|execution\.json), which is dotagent's workflow state/);
+  });
+
+  it("removing or restoring a folder that holds memory/state/ (rm -rf memory, git checkout .): denied", () => {
+    const p = project();
+    expect(reasonOf(preToolUse(p, bash("rm -rf memory")))).toMatch(/this line removes, moves or restores memory, which holds memory\/state\//);
+    expect(reasonOf(preToolUse(p, bash("git checkout . && cat memory/state/phase.json")))).toMatch(/this line removes, moves or restores \., which holds memory\/state\//);
   });
 
   it("reading the state is left alone", () => {

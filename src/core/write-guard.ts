@@ -19,8 +19,9 @@
 // Claude Code's own flow decides. Paths are resolved the way the kernel does: relative to the
 // call's cwd, links followed and `..` taken physically, so a path written any way that lands in
 // memory/state/ is caught. The Bash reading is best effort on purpose (what the shell would
-// expand at run time, a script, an interpreter's own file calls are not seen); the Write tools
-// are the model's way to write files and are judged exactly. Pure: realpath comes in.
+// expand at run time, a script, an interpreter's own file calls such as `python -c` are not
+// seen); the Write tools are the model's way to write files and are judged exactly. Pure:
+// realpath comes in.
 import { REPORTS_DIR, STATE_DIR } from "./phases.js";
 import type { AgentJob, AgentName } from "./agent-job.js";
 import { describeJob } from "./agent-job.js";
@@ -247,12 +248,18 @@ export function shellSegments(line: string): Segment[] {
 
 const WRAPPERS = new Set(["sudo", "env", "command", "nohup", "time", "exec", "nice", "doas", "builtin"]);
 
+/** The commands that remove, move or restore whole folders: a folder holding memory/state/ is theirs too. */
+const WHOLE = new Set(["rm", "rmdir", "mv", "shred", "git"]);
+
 /** The paths a simple command writes, removes or moves away (best effort: the common file commands). */
-function commandTargets(words: readonly string[]): string[] {
+function commandTargets(words: readonly string[]): { targets: string[]; whole: boolean } {
   let i = 0;
   while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!) || WRAPPERS.has(words[i]!))) i++;
   const name = (words[i] ?? "").split("/").pop() ?? "";
-  const args = words.slice(i + 1);
+  return { targets: targetsOf(name, words.slice(i + 1)), whole: WHOLE.has(name) };
+}
+
+function targetsOf(name: string, args: readonly string[]): string[] {
   const operands = args.filter((a) => !a.startsWith("-") || a === "-");
   const option = (short: string, long: string) => {
     const at = args.findIndex((a) => a === short || a === long || a.startsWith(`${long}=`));
@@ -280,6 +287,8 @@ function commandTargets(words: readonly string[]): string[] {
     }
     case "dd":
       return args.filter((a) => a.startsWith("of=")).map((a) => a.slice(3));
+    case "git":
+      return gitTargets(args);
     case "sed":
     case "perl": {
       if (!args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"))) return [];
@@ -291,9 +300,25 @@ function commandTargets(words: readonly string[]): string[] {
   }
 }
 
+/** git's subcommands that write, restore or remove the files they name (`git checkout -- memory/state/…` undoes dotagent's state). */
+const GIT_WRITERS = new Set(["checkout", "restore", "rm", "mv", "clean", "stash", "apply"]);
+
+function gitTargets(args: readonly string[]): string[] {
+  let dir: string | undefined;
+  let i = 0;
+  // Global options before the subcommand; `-C <dir>` moves where the paths are read from.
+  while (i < args.length && args[i]!.startsWith("-")) {
+    if (args[i] === "-C") dir = args[i + 1];
+    i += args[i] === "-C" || args[i] === "-c" ? 2 : 1;
+  }
+  if (!GIT_WRITERS.has(args[i] ?? "")) return [];
+  const operands = args.slice(i + 1).filter((a) => !a.startsWith("-"));
+  return operands.map((a) => (dir === undefined || a.startsWith("/") ? a : `${dir}/${a}`));
+}
+
 /**
  * A Bash line: denied when a redirection, or a file command it can read (tee, cp, mv, rm, sed -i,
- * …), writes into memory/state/ (or removes or moves memory/ itself), wherever the path leads
+ * …), writes into memory/state/ (or removes, moves or restores a folder holding it), wherever the path leads
  * physically; a `cd` earlier on the line moves the folder the rest is resolved from. A target
  * the shell would expand at run time is denied when its text names memory/state.
  */
@@ -306,15 +331,20 @@ export function judgeBashWrite(line: string, ctx: GuardContext): GuardVerdict {
       if (second !== undefined && !DYNAMIC.test(second)) cwd = physicalPath(second, cwd, ctx.realpath);
       continue;
     }
-    for (const target of [...segment.writes, ...commandTargets(segment.words)]) {
+    const command = commandTargets(segment.words);
+    for (const target of [...segment.writes, ...command.targets]) {
       if (DYNAMIC.test(target)) {
         if (/memory\/+state/.test(target)) return deny(`dotagent: this line writes to ${target}, which names memory/state/: only dotagent writes memory/state/. ${stateReason(STATE_DIR, ctx.helper).split(". ").slice(1).join(". ")}`);
         continue;
       }
       const path = physicalPath(target, cwd, ctx.realpath);
-      if (inside(path, places.state) || path === places.memory) {
+      if (inside(path, places.state)) {
         const rel = path.slice(places.root.length + 1);
         return deny(stateReason(rel, ctx.helper).replace(`dotagent: ${rel} is`, `dotagent: this line writes ${rel}, which is`));
+      }
+      // `rm -rf memory`, `git checkout .`: the folder holds dotagent's state.
+      if (command.whole && command.targets.includes(target) && inside(places.state, path)) {
+        return deny(`dotagent: this line removes, moves or restores ${target}, which holds memory/state/, dotagent's workflow state: ${stateReason(STATE_DIR, ctx.helper).split(": ").slice(2).join(": ")}`);
       }
     }
   }
