@@ -103,6 +103,20 @@ describe("dotagent doctor", () => {
     expect(run.byName("hook")[0]).toMatchObject({ status: "fail", fix: "run `dotagent install`" });
   });
 
+  it("an install from before the write guard: the hook check names what its missing entries leave open", () => {
+    const { project, home } = installedProject();
+    const settings = join(project, ".claude", "settings.json");
+    const value = JSON.parse(readFileSync(settings, "utf8"));
+    value.hooks.PreToolUse = value.hooks.PreToolUse.filter((g: { matcher: string; hooks: Array<{ if?: string }> }) => g.matcher !== "Write|Edit|MultiEdit|NotebookEdit" && g.hooks[0]!.if !== "Bash(*memory/state*)");
+    writeFileSync(settings, JSON.stringify(value));
+    const run = doctor(project, home);
+    expect(run.code).toBe(1);
+    const hook = run.byName("hook")[0];
+    expect(hook).toMatchObject({ status: "fail", fix: "run `dotagent install`" });
+    expect(hook?.message).toContain("lacks dotagent's PreToolUse hooks, so the model's writes into memory/state/ and agents' reports are not stopped");
+    expect(hook?.message).not.toContain("starts and results");
+  });
+
   it("finds missing skill files", () => {
     const { project, home } = installedProject();
     rmSync(join(project, ".claude", "skills", "develop", "SKILL.md"));

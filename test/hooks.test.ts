@@ -2,6 +2,7 @@
 // what each answers, and what it records. The real client runs them in test/claude/.
 import { afterEach, describe, expect, it } from "vitest";
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { dotagent, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
 
@@ -204,5 +205,55 @@ describe("hooks never break a session", () => {
       expect(r.stdout, event).toBe("");
     }
     expect(existsSync(join(p, "memory/state/phase.json"))).toBe(false);
+  });
+});
+
+describe("hooks read their whole input (issue: a 400 KB input in parts was read short)", () => {
+  /** Runs the installed helper's hook with a Node parent writing `text` in `parts` chunks, pausing between them. */
+  function inParts(p: string, helper: string, text: string, parts: number, pauseMs: number, end = true): Promise<string> {
+    return new Promise((done, fail) => {
+      const child = spawn(process.execPath, [helper, "hook", "pre-tool-use"], { cwd: p, env: { ...process.env, CLAUDE_PROJECT_DIR: p } });
+      let out = "";
+      child.stdout.setEncoding("utf8").on("data", (c: string) => (out += c));
+      child.on("error", fail);
+      child.on("close", () => done(out));
+      const size = Math.ceil(text.length / parts);
+      let i = 0;
+      const next = () => {
+        if (i >= parts) return end ? child.stdin.end() : undefined;
+        child.stdin.write(text.slice(i * size, (i + 1) * size));
+        i++;
+        setTimeout(next, pauseMs);
+      };
+      next();
+    });
+  }
+  const helperLine = (p: string, helper: string, padding: string) =>
+    JSON.stringify({ session_id: "s-1", cwd: p, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { description: padding, command: `node "${helper}" status --json` } });
+
+  it("a 400 KB input written in 7 parts with pauses is read whole, in each of 10 runs", async () => {
+    const { p, helper } = installed();
+    // Multi-byte characters, so a read that split one across chunks would show too; the command comes last.
+    const input = helperLine(p, helper, "é".repeat(200 * 1024));
+    expect(Buffer.byteLength(input)).toBeGreaterThan(400 * 1024);
+    for (let run = 0; run < 10; run++) {
+      const out = await inParts(p, helper, input, 7, 30);
+      expect(out.trim() === "" ? null : JSON.parse(out).hookSpecificOutput, `run ${run}`).toMatchObject({ permissionDecision: "allow" });
+    }
+  }, 120_000);
+
+  it("a caller that keeps stdin open after the whole object gets its answer", async () => {
+    const { p, helper } = installed();
+    const out = await inParts(p, helper, helperLine(p, helper, "x"), 2, 30, false);
+    expect(JSON.parse(out).hookSpecificOutput).toMatchObject({ permissionDecision: "allow" });
+  }, 30_000);
+
+  it("an input of 2 MiB is read (a Write's input carries its whole file); one over 10 MiB is not: no answer, exit 0", () => {
+    const { p, helper } = installed();
+    const big = dotagent(p, ["hook", "pre-tool-use"], { input: helperLine(p, helper, "x".repeat(2 * 1024 * 1024)), script: helper });
+    expect(JSON.parse(big.stdout).hookSpecificOutput).toMatchObject({ permissionDecision: "allow" });
+    const r = dotagent(p, ["hook", "pre-tool-use"], { input: helperLine(p, helper, "x".repeat(11 * 1024 * 1024)), script: helper });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
   });
 });

@@ -7,6 +7,8 @@
 //   PreToolUse  Agent             a dotagent agent's spawn: record its start, or refuse it with why;
 //                                 an executor whose task has a worktree gets its lines (updatedInput)
 //   PreToolUse  SubagentHandback  an agent handing back without its report: sent back (bounded)
+//   PreToolUse  Write, Edit, …    who writes what (write-guard.ts): memory/state/ is dotagent's, a
+//               and Bash          report its agent's, an executor's code goes into its worktree
 //   SubagentStop                  record the agent's result from its report; no report: sent back
 //   PostToolUse Agent             the agent returned (foreground): its result and the next step
 //   PostToolUseFailure Agent      the call failed: the start is undone (the task fails, the phase
@@ -19,6 +21,7 @@ import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { dotagentAgentName, readAgentJob, describeJob, type AgentJob } from "../core/agent-job.js";
 import { judgeHelperCommand, judgeSpawnInput } from "../core/helper-command.js";
+import { judgeBashWrite, judgeFileWrite, type GuardContext, type Writer } from "../core/write-guard.js";
 import { promptWithLines } from "../core/worktrees.js";
 import { isValidReport, reportAt } from "../core/reports.js";
 import type { ResumePlan } from "../core/plan-resume.js";
@@ -96,12 +99,13 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
     if (command === undefined || helperReal === undefined) return null;
     const cwd = str(input.cwd) ?? op.paths.root;
     const verdict = judgeHelperCommand(command, { helper: helperReal, root: op.paths.root, cwd, realpath });
-    if (!verdict.allow) return null;
+    if (!verdict.allow) return guardBash(op, input, command, helper);
     // A gate is the person's: the model's approval before their reply is refused, not pre-approved.
     const unanswered = await (await personGate()).unansweredApproval(op, verdict.argv, cwd);
     if (unanswered !== undefined) return preToolUse("deny", `dotagent: ${unanswered}`);
     return preToolUse("allow", `dotagent's own helper (${verdict.subcommand}) on this project's workflow state`);
   }
+  if (tool !== undefined && tool in WRITE_TOOLS) return guardFileWrite(op, input, helper);
   if (tool === "Agent" || tool === "Task") {
     const name = dotagentAgentName(toolInput.subagent_type);
     if (name === undefined || !hasWorkflowFolder(op)) return null;
@@ -205,6 +209,42 @@ function worktreeReport(op: OpContext, snapshot: Awaited<ReturnType<typeof loadS
   if (job.task === undefined || snapshot.execution.kind !== "ok") return undefined;
   const task = snapshot.execution.value.tasks.find((t) => t.id === job.task);
   return task?.worktree != null ? join(op.paths.root, job.output) : undefined;
+}
+
+// ---- Who writes what (src/core/write-guard.ts has the rules and the threat) ----
+
+/** The tools that write a file, and the input field naming it. */
+const WRITE_TOOLS: Readonly<Record<string, string>> = { Write: "file_path", Edit: "file_path", MultiEdit: "file_path", NotebookEdit: "notebook_path" };
+
+function guardContext(op: OpContext, input: HookInput, helper: string): GuardContext {
+  return { root: op.paths.root, cwd: str(input.cwd) ?? op.paths.root, realpath, helper: `node "${helper}"` };
+}
+
+/** Who makes the call: the main agent's calls carry no agent_id; a sub-agent's its id and type. */
+function writerOf(input: HookInput): Writer {
+  if (input.agent_id === undefined) return { kind: "main" };
+  const name = dotagentAgentName(input.agent_type);
+  if (name === undefined) return { kind: "other" };
+  const transcript = transcriptOf(input);
+  const prompt = transcript === undefined ? undefined : readAgentPrompt(transcript);
+  if (prompt === undefined) return { kind: "agent", agent: name };
+  const reading = readAgentJob(name, prompt);
+  // dotagent puts a worktree task's lines last into the executor's prompt (promptWithLines).
+  const worktree = name === "executor" ? prompt.split(/\r?\n/).findLast((l) => l.startsWith("Worktree: "))?.slice("Worktree: ".length).trim() : undefined;
+  return { kind: "agent", agent: name, job: reading.ok ? reading.job : undefined, worktree: worktree || undefined };
+}
+
+function guardFileWrite(op: OpContext, input: HookInput, helper: string): HookOutput {
+  const toolInput = obj(input.tool_input);
+  const path = str(toolInput[WRITE_TOOLS[str(input.tool_name) ?? ""] ?? ""]);
+  if (path === undefined || path === "") return null;
+  const verdict = judgeFileWrite(path, writerOf(input), guardContext(op, input, helper));
+  return verdict.deny ? preToolUse("deny", verdict.reason) : null;
+}
+
+function guardBash(op: OpContext, input: HookInput, command: string, helper: string): HookOutput {
+  const verdict = judgeBashWrite(command, guardContext(op, input, helper));
+  return verdict.deny ? preToolUse("deny", verdict.reason) : null;
 }
 
 function hasWorkflowFolder(op: OpContext): boolean {

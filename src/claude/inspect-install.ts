@@ -7,7 +7,7 @@ import { checkHelperVersion, type Check } from "../core/doctor.js";
 import { readProjectHead, readProjectText } from "../store/read-file.js";
 import { helperVersion, readInstallManifest } from "./install-manifest.js";
 import { lookAt, type Found } from "./install-paths.js";
-import { hookEntries, missingHooks, readSettings, type Scope } from "./settings.js";
+import { hookEntries, missingHooks, readSettings, STATE_BASH_RULE, WRITE_MATCHER, type Scope } from "./settings.js";
 import { count } from "../core/words.js";
 
 export const HELPER = "skills/checkpoint/scripts/dotagent.mjs";
@@ -91,13 +91,20 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
   }
   const absent = missingHooks(settings.value, hookEntries(scope, target));
   const events = [...new Set(absent.map((e) => e.event))];
+  // The write guard's entries (SPEC §11 "Who writes what") are missing from installs before it.
+  const guard = absent.filter((e) => e.matcher === WRITE_MATCHER || e.if === STATE_BASH_RULE);
+  const consequences = [
+    ...(events.includes("SessionStart") ? ["resumed sessions are not briefed"] : []),
+    ...(absent.length > guard.length ? ["agents' starts and results are not recorded"] : []),
+    ...(guard.length > 0 ? ["the model's writes into memory/state/ and agents' reports are not stopped"] : []),
+  ];
   checks.push(
     absent.length === 0
       ? { name: "hook", status: "ok", message: `${where}: dotagent's hooks in settings.json`, fix: null }
       : {
           name: "hook",
           status: "fail",
-          message: `${where}: settings.json lacks dotagent's ${events.join(", ")} hook${events.length === 1 ? "" : "s"}, so ${events.includes("SessionStart") ? "resumed sessions are not briefed and " : ""}agents' starts and results are not recorded`,
+          message: `${where}: settings.json lacks dotagent's ${events.join(", ")} hook${absent.length === 1 ? "" : "s"}, so ${consequences.join(" and ")}`,
           fix: install,
         },
   );

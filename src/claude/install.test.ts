@@ -86,7 +86,7 @@ describe("install", () => {
     const merged = JSON.parse(readFileSync(join(target, "settings.json"), "utf8"));
     expect(merged.permissions).toEqual({ allow: ["Bash(npm test)"] });
     expect(merged.hooks.PreToolUse[0]).toEqual({ matcher: "Bash", hooks: [{ type: "command", command: "guard" }] });
-    expect(merged.hooks.PreToolUse).toHaveLength(3);
+    expect(merged.hooks.PreToolUse).toHaveLength(5);
     expect(merged.hooks.SessionStart).toHaveLength(2);
     expect(merged.hooks.SessionStart[0]).toEqual({ matcher: "startup", hooks: [{ type: "command", command: "echo hi" }] });
     uninstall({ target, scope: "project", dryRun: false });
@@ -207,6 +207,42 @@ describe("install by a newer version (upgrade)", () => {
     const settings = JSON.parse(readFileSync(settingsFile, "utf8"));
     expect(settings.hooks.SessionStart).toEqual([{ matcher: HOOK_MATCHER, hooks: [{ type: "command", command: hookCommand("project"), timeout: 10 }] }]);
     expect(run(target, source()).changes.every((c) => c.action === "unchanged")).toBe(true);
+  });
+});
+
+describe("upgrade: entries that share one command (pre-tool-use on Bash, the file tools, Agent)", () => {
+  const preToolUse = (settings: { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ if?: string }> }>> }) => settings.hooks.PreToolUse!.map((g) => `${g.matcher} ${g.hooks[0]!.if ?? ""}`.trim());
+
+  it("an install from before the write guard (PreToolUse on Bash and Agent only) gets the new entries, each once", () => {
+    const project = temp();
+    const target = join(project, ".claude");
+    run(target, source());
+    const settingsFile = join(target, "settings.json");
+    const before = JSON.parse(readFileSync(settingsFile, "utf8"));
+    // As the version before left it: the helper-line Bash entry and the Agent entry, same command.
+    before.hooks.PreToolUse = before.hooks.PreToolUse.filter((g: { matcher: string; hooks: Array<{ if?: string }> }) => g.matcher === "Agent|Task|SubagentHandback" || g.hooks[0]!.if === "Bash(node *dotagent.mjs*)");
+    writeFileSync(settingsFile, JSON.stringify(before));
+    expect(preToolUse(before)).toEqual(["Bash Bash(node *dotagent.mjs*)", "Agent|Task|SubagentHandback"]);
+    expect(run(target, source()).settings).toBe("hook updated");
+    const now = JSON.parse(readFileSync(settingsFile, "utf8"));
+    expect(now.hooks).toEqual(hooksObject(hookEntries("project")));
+    expect(preToolUse(now)).toEqual(["Bash Bash(node *dotagent.mjs*)", "Bash Bash(*memory/state*)", "Write|Edit|MultiEdit|NotebookEdit", "Agent|Task|SubagentHandback"]);
+    expect(run(target, source()).settings).toBe("hook already there");
+  });
+
+  it("an entry of dotagent's whose `if` changed is replaced, not left beside the new one; the person's own groups stay", () => {
+    const project = temp();
+    const target = join(project, ".claude");
+    run(target, source());
+    const settingsFile = join(target, "settings.json");
+    const before = JSON.parse(readFileSync(settingsFile, "utf8"));
+    before.hooks.PreToolUse[1].hooks[0].if = "Bash(*memory*)";
+    before.hooks.PreToolUse.push({ matcher: "Bash", hooks: [{ type: "command", command: "my-guard" }] });
+    writeFileSync(settingsFile, JSON.stringify(before));
+    expect(run(target, source()).settings).toBe("hook updated");
+    const now = JSON.parse(readFileSync(settingsFile, "utf8"));
+    expect(preToolUse(now)).toEqual(["Bash", "Bash Bash(node *dotagent.mjs*)", "Bash Bash(*memory/state*)", "Write|Edit|MultiEdit|NotebookEdit", "Agent|Task|SubagentHandback"]);
+    expect(now.hooks.PreToolUse[0]).toEqual({ matcher: "Bash", hooks: [{ type: "command", command: "my-guard" }] });
   });
 });
 

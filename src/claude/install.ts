@@ -261,7 +261,11 @@ export function install(options: InstallOptions): InstallResult {
     writes.push(() => {
       if (settings.text === null) manifest.settings_created = true;
       else if (manifest.settings_original === null) manifest.settings_original = settings.text;
-      let next = withHooks(stripped, entries);
+      // dotagent's own entries (this version's commands, the manifest says install put them
+      // there) go before the table is added again: an entry whose matcher or `if` changed is
+      // replaced, never left beside the new one.
+      const ours = commands.filter((c) => installed.includes(c));
+      let next = withHooks(addHooks && ours.length > 0 ? withoutHooks(stripped, ours) : stripped, entries);
       if (dropRule) next = withoutRule(next, manifest.permission_rule!);
       manifest.hook_command = hookCommand(scope, target);
       manifest.hook_commands = commands;

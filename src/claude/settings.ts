@@ -34,6 +34,11 @@ export interface HookEntry {
 const AGENT_TYPES = ["pm", "architect", "roundtable", "executor", "qa", "reflector"];
 export const SUBAGENT_MATCHER = [...AGENT_TYPES, ...AGENT_TYPES.map((a) => `dotagent:${a}`)].join("|");
 
+/** The tools that write files: the PreToolUse hook decides who writes what (SPEC §11). */
+export const WRITE_MATCHER = "Write|Edit|MultiEdit|NotebookEdit";
+/** The Bash lines the hook reads for writes into memory/state/ (Claude Code starts it only for these). */
+export const STATE_BASH_RULE = "Bash(*memory/state*)";
+
 /** The .claude folder of a scope: the project's, or the user's (CLAUDE_CONFIG_DIR, else ~/.claude). */
 export function installTarget(scope: Scope, projectRoot: string): string {
   if (scope === "project") return join(projectRoot, ".claude");
@@ -60,7 +65,8 @@ export function hookCommand(scope: Scope, target?: string): string {
 
 /**
  * Every hook dotagent installs (SPEC §11): the SessionStart briefing; PreToolUse on Bash (only for
- * lines that look like the helper's: it allows exactly dotagent's own) and on the Agent tool and
+ * lines that look like the helper's: it allows exactly dotagent's own; and lines naming
+ * memory/state: it denies writes into it), on the file-writing tools (who writes what), and on the Agent tool and
  * the hand-back (records an agent's start, sends an agent without its report back); PostToolUse
  * and PostToolUseFailure on Agent (the result and the next step, in the foreground); SubagentStop
  * (records an agent's result); UserPromptSubmit (a background agent's notification gets the next
@@ -71,6 +77,8 @@ export function hookEntries(scope: Scope | "plugin", target?: string): HookEntry
   return [
     { event: "SessionStart", matcher: HOOK_MATCHER, command: run("session-start"), timeout: 10 },
     { event: "PreToolUse", matcher: "Bash", if: "Bash(node *dotagent.mjs*)", command: run("pre-tool-use"), timeout: 10 },
+    { event: "PreToolUse", matcher: "Bash", if: STATE_BASH_RULE, command: run("pre-tool-use"), timeout: 10 },
+    { event: "PreToolUse", matcher: WRITE_MATCHER, command: run("pre-tool-use"), timeout: 10 },
     { event: "PreToolUse", matcher: "Agent|Task|SubagentHandback", command: run("pre-tool-use"), timeout: 30 },
     { event: "PostToolUse", matcher: "Agent|Task", command: run("post-tool-use"), timeout: 30 },
     { event: "PostToolUseFailure", matcher: "Agent|Task", command: run("post-tool-use"), timeout: 30 },
@@ -150,14 +158,17 @@ function groupsOf(settings: Settings, event: string): HookGroup[] {
   return Array.isArray(list) ? (list as HookGroup[]) : [];
 }
 
-/** Whether settings.json runs this command for this event (SessionStart when not said). */
-export function hasHook(settings: Settings, command: string, event: string = "SessionStart"): boolean {
-  return groupsOf(settings, event).some((g) => g.hooks?.some((h) => h.command === command));
+/** Whether settings.json has this very entry: its event, matcher, `if` and command (the timeout is the person's to tune). */
+export function hasEntry(settings: Settings, entry: HookEntry): boolean {
+  return groupsOf(settings, entry.event).some((g) => g.matcher === entry.matcher && g.hooks?.some((h) => h.command === entry.command && h.if === entry.if));
 }
 
-/** The entries settings.json does not run yet. */
+/**
+ * The entries settings.json does not run yet. Several entries share one command (pre-tool-use on
+ * Bash, on the file tools, on Agent), so an entry counts only with its matcher and `if` too.
+ */
 export function missingHooks(settings: Settings, entries: readonly HookEntry[]): HookEntry[] {
-  return entries.filter((e) => !hasHook(settings, e.command, e.event));
+  return entries.filter((e) => !hasEntry(settings, e));
 }
 
 /** Adds each entry not there yet as a group of its own; everything else stays as it was. */

@@ -107,6 +107,61 @@ export function readAll(fd: number, maxBytes: number, sizeHint = 64 * 1024): Fil
   return { kind: "ok", bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total) };
 }
 
+/**
+ * One JSON object from a descriptor a hook's caller writes to (stdin): read until EOF or until
+ * what arrived is one whole JSON object, whichever comes first, so a caller that keeps the pipe
+ * open after its object cannot make the reader wait. A non-blocking descriptor (EAGAIN: the
+ * caller has not written the rest yet, as a Node parent writing over one pipe buffer does) is
+ * waited on and read again, never taken as the end; a caller that stops writing mid-object for
+ * `idleMs` ends the read. Past `maxBytes`, or not one JSON object: undefined.
+ */
+export function readJsonObject(fd: number, maxBytes: number, idleMs = 3000): Record<string, unknown> | undefined {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let idleSince = 0;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const buffer = Buffer.alloc(256 * 1024);
+  const parse = (): Record<string, unknown> | undefined => {
+    try {
+      const value = JSON.parse(Buffer.concat(chunks, total).toString("utf8")) as unknown;
+      return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(fd, buffer, 0, buffer.length, null);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") return parse();
+      idleSince ||= Date.now();
+      if (Date.now() - idleSince >= idleMs) return parse();
+      Atomics.wait(pause, 0, 0, 2);
+      continue;
+    }
+    if (n === 0) return parse();
+    idleSince = 0;
+    total += n;
+    if (total > maxBytes) return undefined;
+    chunks.push(Buffer.from(buffer.subarray(0, n)));
+    // Parse only when the text so far can end an object (a "}" last, blanks aside): cheap for big inputs.
+    if (endsWithBrace(buffer, n)) {
+      const whole = parse();
+      if (whole !== undefined) return whole;
+    }
+  }
+}
+
+function endsWithBrace(buffer: Buffer, n: number): boolean {
+  for (let i = n - 1; i >= 0; i--) {
+    const c = buffer[i]!;
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    return c === 0x7d;
+  }
+  return false;
+}
+
 /** Up to `bytes` from the start of a regular file (a short file gives what it has). */
 function readHead(fd: number, bytes: number): FileBytes {
   const buffer = Buffer.alloc(bytes);

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { clientVersion, fetchClaude } from "./harness.js";
 import { independentTasks } from "./scripted-model/policy.js";
-import { runJourney, spawns, toolCalls, writes, type JourneyResult } from "./scripted-model/journey.js";
+import { runJourney, spawns, toolCalls, toolResults, writes, type JourneyResult } from "./scripted-model/journey.js";
 import { runTerminalJourney } from "./scripted-model/terminal-journey.js";
 import { tmuxAvailable } from "./scripted-model/terminal.js";
 
@@ -120,6 +120,22 @@ describe.skipIf(!ENABLED)("isolated executors in the real Claude Code (DOTAGENT_
     for (const t of TASKS) expect(written[`.dotagent/worktrees/${t.id}/${t.id}.txt`]).toBe(1);
     expectLanded(result.project, result.events);
     console.log(`worktree journey (print): IMPLEMENTATION ${implementationSeconds(result.events).toFixed(1)} s for 3 isolated ${EXECUTOR_MS} ms executors`);
+  }, 900_000);
+
+  it("print mode: executors that write into the main checkout are denied with their worktree, write there, and their tasks land", async () => {
+    const result = await runJourney({ root: ROOT, claude, policy: { tasks: TASKS, maxParallel: 3, executorWrites: "own", executorStrays: true }, executorMs: work });
+    expect(result.complete, result.runs.at(-1)?.run.stdout).toBe(true);
+    const calls = toolCalls(result.log);
+    const results = toolResults(result.log);
+    for (const t of TASKS) {
+      const stray = calls.find((c) => c.name === "Write" && c.input.file_path === join(result.project, `${t.id}.txt`));
+      expect(stray, t.id).toBeDefined();
+      expect(results.get(stray!.id)).toMatchObject({ is_error: true, text: expect.stringContaining(`your task works in its own worktree, ${join(result.project, ".dotagent/worktrees", t.id)}`) });
+    }
+    expect(writes(calls, result.project)).toMatchObject(Object.fromEntries(TASKS.map((t) => [`.dotagent/worktrees/${t.id}/${t.id}.txt`, 1])));
+    // Only the landing put the files into the main checkout: committed, nothing left untracked.
+    expectLanded(result.project, result.events);
+    expect(git(result.project, "status", "--porcelain", "--untracked-files=all", "--", ...TASKS.map((t) => `${t.id}.txt`))).toBe("");
   }, 900_000);
 
   it.runIf(ALL)("print mode: two executors change the same line: one merges, the other conflicts, runs again with the Merge conflict line, merges by hand, lands", async () => {

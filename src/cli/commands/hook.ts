@@ -4,11 +4,11 @@
 //   prints nothing when there is no open workflow;
 // - pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit: the loop's bookkeeping
 //   (src/claude/hooks.ts); they take the state lock, waiting longer for it than a command.
-import { readSync } from "node:fs";
 import { planResume } from "../../core/plan-resume.js";
 import { loadSnapshot } from "../../store/session.js";
 import { judgeRunningTasks } from "../../store/process-facts.js";
 import { mark } from "../../store/trace.js";
+import { readJsonObject } from "../../store/read-file.js";
 import { findProjectRoot, projectPaths } from "../../store/project.js";
 import { briefingFor } from "../../claude/briefing.js";
 import { worktreeViews } from "../../core/worktrees.js";
@@ -20,35 +20,17 @@ interface SessionStartInput {
   hook_event_name?: string;
 }
 
+/** Hook inputs over this are not read (a Write's input carries the whole file it writes). */
+export const MAX_HOOK_INPUT_BYTES = 10 * 1024 * 1024;
+
 /**
- * Reads the hook's JSON from stdin; a terminal, no input or bad JSON yields {}. Stops as soon as
- * one whole JSON object has arrived, so a caller that keeps stdin open cannot make it wait.
+ * Reads the hook's JSON from stdin; a terminal, no input, bad JSON or an input over 10 MiB yields
+ * {}. Waits for the whole object however it arrives (in parts, on a non-blocking stdin) and stops
+ * as soon as one whole JSON object is there, so a caller that keeps stdin open cannot make it wait.
  */
 function readHookInput(): SessionStartInput {
   if (process.stdin.isTTY) return {};
-  let text = "";
-  const buffer = Buffer.alloc(65536);
-  try {
-    while (text.length < 1_000_000) {
-      const n = readSync(0, buffer, 0, buffer.length, null);
-      if (n <= 0) break;
-      text += buffer.toString("utf8", 0, n);
-      const parsed = parseObject(text);
-      if (parsed !== undefined) return parsed;
-    }
-  } catch {
-    // EAGAIN on a non-blocking stdin, or no stdin at all: treat as empty
-  }
-  return parseObject(text) ?? {};
-}
-
-function parseObject(text: string): SessionStartInput | undefined {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return value !== null && typeof value === "object" ? (value as SessionStartInput) : {};
-  } catch {
-    return undefined;
-  }
+  return (readJsonObject(0, MAX_HOOK_INPUT_BYTES) ?? {}) as SessionStartInput;
 }
 
 const EVENTS = ["session-start", "pre-tool-use", "post-tool-use", "subagent-stop", "user-prompt-submit"] as const;

@@ -72,6 +72,11 @@ export interface PolicyOptions {
   /** true: the executor commits its work in its worktree itself (the agent file leaves that to dotagent's landing). */
   executorCommits?: boolean;
   /**
+   * true: an executor with a worktree first writes its file into the main checkout (the mistake
+   * the write guard denies, SPEC §11), then, denied, in its worktree.
+   */
+  executorStrays?: boolean;
+  /**
    * One mistake a real model makes, once, at its point; otherwise the script is followed to the
    * letter (issue 29's misbehaving model). `approve_unasked`: at the REQUIREMENTS gate it runs
    * `phase approve REQUIREMENTS` before showing the demand or asking. `pick_for_person`: at the
@@ -438,7 +443,7 @@ function report(agent: string, prompt: string): Record<string, unknown> {
  * (in its worktree when the prompt names one), commit it there with one `git -C` call, Write its
  * report (at `Report file:` when given), hand back. Sent back by a reminder: the report again.
  */
-function codingExecutor(prompt: string, events: Event[], project: string, writes: "own" | "shared", handback: boolean, commits = false): Omit<Reply, "who"> {
+function codingExecutor(prompt: string, events: Event[], project: string, writes: "own" | "shared", handback: boolean, commits = false, strays = false): Omit<Reply, "who"> {
   const field = (name: string) => new RegExp(`^${name}: (.*)$`, "m").exec(prompt)?.[1]?.trim();
   const task = field("Task") ?? "task";
   const worktree = field("Worktree");
@@ -453,6 +458,7 @@ function codingExecutor(prompt: string, events: Event[], project: string, writes
   const steps: Call[] = [
     { name: "Read", input: { file_path: reportPath } },
     ...(conflict ? [{ name: "Bash", input: { command: `git -C ${worktree} merge ${conflict}`, description: `merge ${conflict} into the task's branch` } }] : []),
+    ...(worktree && strays ? [{ name: "Write", input: { file_path: join(project, file), content } }] : []),
     { name: "Write", input: { file_path: join(where, file), content } },
     // The agent file: dotagent commits the work when it lands; the executor commits only the merge it resolves.
     ...(worktree && (commits || conflict) ? [{ name: "Bash", input: { command: `git -C ${worktree} add -A && git -C ${worktree} commit -q -m "${task}: ${(field("Title") ?? task).replace(/"/g, "'")}"`, description: "commit the task's work on its branch" } }] : []),
@@ -474,7 +480,7 @@ function subAgent(agent: string, body: ApiRequest, all: string, policy: PolicyOp
   const output = /^Output file: (\S+)$/m.exec(prompt)?.[1];
   const project = /Primary working directory: (\S+)/.exec(all)?.[1] ?? process.cwd();
   if (!output) return end("No output file in my prompt.");
-  if (agent === "executor" && policy.executorWrites) return codingExecutor(prompt, events, project, policy.executorWrites, (body.tools ?? []).some((t) => t.name === "SubagentHandback"), policy.executorCommits === true);
+  if (agent === "executor" && policy.executorWrites) return codingExecutor(prompt, events, project, policy.executorWrites, (body.tools ?? []).some((t) => t.name === "SubagentHandback"), policy.executorCommits === true, policy.executorStrays === true);
   const path = join(project, output);
   const calls = events.filter((e) => e.kind === "call").length;
   if (calls === 0) return toolUse([{ name: "Read", input: { file_path: path } }]);
