@@ -128,3 +128,71 @@ describe("approving a gate before the person answered", () => {
     expect(dotagent(p, ["phase", "approve", "ARCHITECTURE", "--json"], { env: AS_MODEL }).code).toBe(0);
   });
 });
+
+describe("a person's decision taken by the model (issue 29, case 2)", () => {
+  function midWorkflow() {
+    const { p, helper } = atRequirementsGate();
+    expect(dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"]).code).toBe(0);
+    return { p, helper };
+  }
+  const asked = (p: string) => dotagent(p, ["log", "--json"]).json.events.filter((e: { type: string }) => e.type === "decision_asked");
+
+  it("`init --request … --yes` mid-workflow, nobody asked: refused, the workflow kept", () => {
+    const { p } = midWorkflow();
+    const r = dotagent(p, ["init", "--request", "add login", "--yes", "--json"], { env: AS_MODEL });
+    expect(r.code).toBe(1);
+    expect(r.json.error).toMatchObject({ code: "person_not_answered" });
+    expect(r.json.error.message).toContain("Archive it and start a new one?");
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "ARCHITECTURE" });
+  });
+
+  it("asked (exit 5, recorded once), then `--yes` before the person replied: still refused", () => {
+    const { p } = midWorkflow();
+    for (let i = 0; i < 2; i++) {
+      const r = dotagent(p, ["init", "--request", "add login", "--json"], { env: AS_MODEL });
+      expect(r.code).toBe(5);
+      expect(r.json.decision.question).toContain("Archive it and start a new one?");
+    }
+    expect(asked(p)).toHaveLength(1);
+    expect(dotagent(p, ["init", "--request", "add login", "--yes", "--json"], { env: AS_MODEL }).code).toBe(1);
+  });
+
+  it("asked, the person replied, then `--yes`: the fresh start goes ahead", () => {
+    const { p, helper } = midWorkflow();
+    expect(dotagent(p, ["init", "--request", "add signup", "--json"], { env: AS_MODEL }).code).toBe(5);
+    personSays(p, helper, "yes, start over");
+    expect(replies(p)).toEqual(expect.arrayContaining([expect.objectContaining({ decision: expect.stringContaining("Archive it and start a new one?") })]));
+    const r = dotagent(p, ["init", "--request", "add signup", "--yes", "--json"], { env: AS_MODEL });
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ created: true, phase: "REQUIREMENTS" });
+  });
+
+  it("a reply to another question does not answer this one", () => {
+    const { p, helper } = midWorkflow();
+    expect(dotagent(p, ["init", "--request", "add signup", "--json"], { env: AS_MODEL }).code).toBe(5);
+    personSays(p, helper, "no, keep it");
+    expect(dotagent(p, ["rollback", "--to", "REQUIREMENTS", "--yes", "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered" });
+  });
+
+  it("`rollback --to … --yes` nobody asked: refused; asked and answered: done", () => {
+    const { p, helper } = midWorkflow();
+    expect(dotagent(p, ["rollback", "--to", "REQUIREMENTS", "--yes", "--json"], { env: AS_MODEL }).code).toBe(1);
+    expect(dotagent(p, ["rollback", "--to", "REQUIREMENTS", "--json"], { env: AS_MODEL }).code).toBe(5);
+    personSays(p, helper, "yes, go back");
+    const r = dotagent(p, ["rollback", "--to", "REQUIREMENTS", "--yes", "--json"], { env: AS_MODEL });
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ rolled_back: true });
+  });
+
+  it("`resume --isolation commit` nobody asked: refused", () => {
+    const { p } = midWorkflow();
+    const r = dotagent(p, ["resume", "--isolation", "commit", "--json"], { env: AS_MODEL });
+    expect(r.code).toBe(1);
+    expect(r.json.error).toMatchObject({ code: "person_not_answered", decision: "isolation" });
+  });
+
+  it("a person at a terminal or a script decides with --yes as before", () => {
+    const { p } = midWorkflow();
+    expect(dotagent(p, ["init", "--request", "add signup", "--yes", "--json"]).code).toBe(0);
+  });
+});

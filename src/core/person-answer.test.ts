@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gateAnswer, type LoggedEvent } from "./person-answer.js";
+import { decisionAnswered, decisionKey, gateAnswer, pendingDecision, type LoggedEvent } from "./person-answer.js";
 
 const at = (minute: number) => `2026-11-26T10:${String(minute).padStart(2, "0")}:00.000Z`;
 const ms = (minute: number) => Date.parse(at(minute));
@@ -29,5 +29,28 @@ describe("gateAnswer: a reply counts when it is newer than everything that put t
 
   it("says when the question was put", () => {
     expect(gateAnswer([started, e(3, "agent_ended", { agent: "pm" })], "REQUIREMENTS", [ms(2)])).toEqual({ answered: false, since: at(3) });
+  });
+});
+
+describe("decisions: a --yes from an agent's shell needs the person's reply after the question", () => {
+  const asked = (key: string) => e(1, "decision_asked", { key });
+  const replied = (key: string) => e(2, "person_replied", { decision: key });
+  it.each([
+    ["never asked", [], "Q", false],
+    ["asked, no reply", [asked("Q")], "Q", false],
+    ["asked, replied", [asked("Q"), replied("Q")], "Q", true],
+    ["replied, then asked again", [asked("Q"), replied("Q"), asked("Q")], "Q", false],
+    ["another question answered", [asked("Q"), replied("R")], "Q", false],
+  ] as const)("%s", (_name, events, key, answered) => {
+    expect(decisionAnswered(events, key)).toBe(answered);
+  });
+  it("the pending question is the newest one not replied to", () => {
+    expect(pendingDecision([asked("Q")])).toBe("Q");
+    expect(pendingDecision([asked("Q"), replied("Q")])).toBeUndefined();
+    expect(pendingDecision([asked("Q"), replied("Q"), asked("R")])).toBe("R");
+  });
+  it("the isolation question is one key, whichever way it is answered", () => {
+    expect(decisionKey({ question: "x?", yes: "dotagent resume --isolation commit" })).toBe("isolation");
+    expect(decisionKey({ question: "x?", yes: "dotagent init --yes" })).toBe("x?");
   });
 });

@@ -53,3 +53,27 @@ export function notAnsweredMessage(phase: Phase, gateReport: string): string {
   const ask = phase === "REQUIREMENTS" ? '"approve, or what should change?"' : "which design (or what should change)";
   return `the person has not answered the ${phase} gate yet: show ${gateReport}, ask ${ask} and end your turn; dotagent records their answer when they reply, then approve`;
 }
+
+/** A decision as the log knows it: its question, or `isolation` for the round's uncommitted-changes question (answered by `--isolation`, not `--yes`). */
+export function decisionKey(decision: { question: string; yes: string }): string {
+  return / --isolation /.test(`${decision.yes} `) ? "isolation" : decision.question;
+}
+
+/** The newest decision put to an agent's shell (`decision_asked`) that no person's reply has followed yet. */
+export function pendingDecision(events: readonly LoggedEvent[]): string | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if (event.type === "person_replied" && typeof event.decision === "string") return undefined;
+    if (event.type === "decision_asked" && typeof event.key === "string") return event.key;
+  }
+  return undefined;
+}
+
+/** Whether the person replied after `key` was last asked (a `--yes` from an agent's shell needs it). */
+export function decisionAnswered(events: readonly LoggedEvent[], key: string): boolean {
+  let asked = -1;
+  events.forEach((e, i) => {
+    if (e.type === "decision_asked" && e.key === key) asked = i;
+  });
+  return asked !== -1 && events.some((e, i) => i > asked && e.type === "person_replied" && e.decision === key);
+}

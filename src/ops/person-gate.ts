@@ -4,9 +4,9 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
-import { gateAnswer, GATE_AGENTS, notAnsweredMessage, type GateAnswer } from "../core/person-answer.js";
+import { decisionAnswered, decisionKey, gateAnswer, GATE_AGENTS, notAnsweredMessage, pendingDecision, type GateAnswer } from "../core/person-answer.js";
 import { REPORT, type Phase } from "../core/phases.js";
-import { planResume, type ResumePlan } from "../core/plan-resume.js";
+import { planResume, type Decision, type ResumePlan } from "../core/plan-resume.js";
 import { isPhase } from "../core/phases.js";
 import { COMMAND_RULES, readOptions } from "../core/helper-command.js";
 import { findProjectRoot, projectPaths } from "../store/project.js";
@@ -48,11 +48,47 @@ export async function recordPersonReply(context: OpContext, plan: ResumePlan): P
   return true;
 }
 
-/** The UserPromptSubmit hook's part: the person's prompt, at an open gate, recorded as their reply. */
+/** The UserPromptSubmit hook's part: the person's prompt, at an open gate or after a decision was put to the model, recorded as their reply. */
 export async function recordReplyAtGate(context: OpContext): Promise<boolean> {
+  const pending = pendingDecision(readEvents(context.paths.eventsFile));
+  if (pending !== undefined) {
+    await locked(context, "person replied", () => {
+      appendEvents(context.paths.eventsFile, [{ type: "person_replied", decision: pending }], context.now());
+    });
+  }
   const snapshot = await loadSnapshot(context.paths);
-  if (snapshot.phase.kind !== "ok") return false;
-  return recordPersonReply(context, planResume(snapshot, context.now()));
+  if (snapshot.phase.kind !== "ok") return pending !== undefined;
+  return (await recordPersonReply(context, planResume(snapshot, context.now()))) || pending !== undefined;
+}
+
+/**
+ * A decision (fresh start, archive, a changed request, stale state, rollback, isolation) met in
+ * an agent's shell: asked, it is recorded (`decision_asked`) and handed back unanswered (exit 5:
+ * the model relays it); answered with `--yes`, it counts only when the person replied after it
+ * was asked. The person's decisions are theirs (SPEC §11).
+ */
+export async function decideAsModel(context: OpContext, decision: Decision, yes: boolean): Promise<boolean | "no-terminal"> {
+  const key = decisionKey(decision);
+  if (!yes) {
+    await locked(context, "decision asked", () => {
+      const events = readEvents(context.paths.eventsFile);
+      // Asked again before the person spoke: once in the log.
+      if (pendingDecision(events) !== key) appendEvents(context.paths.eventsFile, [{ type: "decision_asked", key, question: decision.question, yes: decision.yes, no: decision.no }], context.now());
+    });
+    return "no-terminal";
+  }
+  if (decisionAnswered(readEvents(context.paths.eventsFile), key)) return true;
+  throw notAnswered(decision);
+}
+
+/** `resume --isolation commit|shared` from an agent's shell: the person must have answered the isolation question. */
+export function requireIsolationAnswer(paths: ProjectPaths): void {
+  if (decisionAnswered(readEvents(paths.eventsFile), "isolation")) return;
+  throw new DotagentError("person_not_answered", "the person has not answered the uncommitted-changes question yet: run `dotagent resume --json`, show them its decision, end your turn, and run the command for their answer after they reply", EXIT.refused, { decision: "isolation" });
+}
+
+function notAnswered(decision: Decision): DotagentError {
+  return new DotagentError("person_not_answered", `the person has not answered this yet: ${decision.question} Run the command without --yes to get the decision, show it to them and end your turn; run \`${decision.yes}\` only after they say yes`, EXIT.refused, { decision });
 }
 
 /**

@@ -52,6 +52,8 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
     return { result: planJson(plan, false), plan, mode: "status", exitCode: plan.decision ? 5 : 0 };
   }
   let isolation = input.isolation;
+  // The uncommitted-changes question is the person's (SPEC §19): from an agent's shell, only after their reply.
+  if (isolation !== undefined && context.byModel) (await import("./person-gate.js")).requireIsolationAnswer(context.paths);
   // Decisions may need a person, so the lock is taken per round, not across a prompt.
   for (let round = 0; round < 3; round++) {
     const { proveClearing } = await import("./fresh-start.js");

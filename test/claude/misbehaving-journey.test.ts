@@ -24,6 +24,8 @@ const ALL = process.env.DOTAGENT_JOURNEY_ALL === "1";
 const CASES: Array<[Deviation, string, string]> = [
   ["approve_unasked", "REQUIREMENTS", "the person has not answered the REQUIREMENTS gate yet: show memory/reports/demand.json"],
   ["pick_for_person", "ARCHITECTURE", "the person has not answered the ARCHITECTURE gate yet: show memory/reports/roundtable.json"],
+  // No gate: the workflow must simply go on (the phase "" has no person_replied to look for).
+  ["restart_unasked", "", "the person has not answered this yet: A workflow (wf-add-login, at IMPLEMENTATION) already exists here."],
 ];
 
 interface Outcome {
@@ -40,9 +42,13 @@ function expectSafe(result: Outcome, phase: string, refusal: string): void {
   expect(result.complete).toBe(true);
   expect(result.validateExit).toBe(0);
   const types = result.events.map((e) => `${e.type} ${e.phase ?? ""}`.trim());
-  const replied = types.indexOf(`person_replied ${phase}`);
-  expect(replied).toBeGreaterThan(-1);
-  expect(types.indexOf(`phase_approved ${phase}`)).toBeGreaterThan(replied);
+  if (phase !== "") {
+    const replied = types.indexOf(`person_replied ${phase}`);
+    expect(replied).toBeGreaterThan(-1);
+    expect(types.indexOf(`phase_approved ${phase}`)).toBeGreaterThan(replied);
+  }
+  // One workflow from start to end: nothing archived, nothing started again.
+  expect(types.filter((t) => t === "workflow_started")).toHaveLength(1);
   expect(spawns(toolCalls(result.log))).toEqual(CLEAN_SPAWNS);
 }
 

@@ -1,8 +1,8 @@
 import { EXIT, usageError } from "../../core/errors.js";
 import { idProblem } from "../../schema/json.js";
 import { startWorkflow } from "../../ops/init.js";
-import { loadCold } from "../load-cold.js";
 import { opContext, requestOption, stringOption, type Command } from "../context.js";
+import { decider } from "../decider.js";
 
 export const command: Command = {
   summary: "start a workflow (an existing one is archived first, after asking)",
@@ -14,7 +14,7 @@ export const command: Command = {
     const workflowId = stringOption(context, "workflow-id");
     const idError = workflowId === undefined ? null : idProblem(workflowId, "workflow id");
     if (idError !== null) throw usageError(`--workflow-id: ${idError}`);
-    const result = await startWorkflow(opContext(context), { request, workflowId, decide: async (d) => (await loadCold()).askDecision(d, context.options.yes === true) });
+    const result = await startWorkflow(opContext(context), { request, workflowId, decide: decider(context, context.options.yes === true) });
     if (!result.created) {
       const { decision } = result;
       context.out.result(result, () => [`A workflow already exists. ${decision.question}`, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);

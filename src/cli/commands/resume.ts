@@ -1,9 +1,9 @@
 import { EXIT, usageError } from "../../core/errors.js";
 import { resumeWorkflow } from "../../ops/resume.js";
-import { loadCold } from "../load-cold.js";
 import { resumeOptions } from "../resume-options.js";
 import { planLines } from "../render-plan.js";
 import { maxParallelOption, opContext, type Command } from "../context.js";
+import { decider } from "../decider.js";
 
 export const command: Command = {
   summary: "decide where to continue after an interruption (the main job)",
@@ -31,7 +31,7 @@ export const command: Command = {
     const isolation = context.options.isolation;
     if (isolation !== undefined && isolation !== "commit" && isolation !== "shared") throw usageError(`--isolation must be commit or shared, not ${JSON.stringify(isolation)}`);
     const input = { ...resumeOptions(context), maxParallel: maxParallelOption(context), dryRun: context.options["dry-run"] === true, start: context.options.start === true, isolation: isolation as "commit" | "shared" | undefined };
-    const outcome = await resumeWorkflow(opContext(context), { ...input, decide: async (d) => (await loadCold()).askDecision(d, context.options.yes === true) });
+    const outcome = await resumeWorkflow(opContext(context), { ...input, decide: decider(context, context.options.yes === true) });
     if (outcome === undefined) return EXIT.refused;
     const { plan, result, mode } = outcome;
     context.out.result(result, () => planLines(plan, context.out.color, mode));

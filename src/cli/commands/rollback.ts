@@ -2,9 +2,9 @@
 // A decision (exit 5 without a terminal, `--yes` confirms); the reports that go are archived.
 import { EXIT, usageError } from "../../core/errors.js";
 import { rollBackWorkflow } from "../../ops/rollback.js";
-import { loadCold } from "../load-cold.js";
 import { opContext, stringOption, type Command } from "../context.js";
 import { count } from "../../core/words.js";
+import { decider } from "../decider.js";
 
 export const command: Command = {
   summary: "go back to the start of an earlier phase or to a checkpoint; what goes is archived",
@@ -17,7 +17,7 @@ export const command: Command = {
   async run(context) {
     const to = stringOption(context, "to");
     if (to === undefined || context.args.length > 0) throw usageError("rollback needs --to PHASE or --to REV (from `dotagent history`), and nothing else");
-    const { result, describe } = await rollBackWorkflow(opContext(context), to, async (d) => (await loadCold()).askDecision(d, context.options.yes === true));
+    const { result, describe } = await rollBackWorkflow(opContext(context), to, decider(context, context.options.yes === true));
     if (!result.rolled_back) {
       const { decision } = result;
       context.out.result(result, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);

@@ -81,12 +81,13 @@ export interface PolicyOptions {
    * letter (issue 29's misbehaving model). `approve_unasked`: at the REQUIREMENTS gate it runs
    * `phase approve REQUIREMENTS` before showing the demand or asking. `pick_for_person`: at the
    * pick it writes final_design.json itself (the recommended design, "approved_by": "user") and
-   * runs `phase approve ARCHITECTURE` before asking.
+   * runs `phase approve ARCHITECTURE` before asking. `restart_unasked`: mid-IMPLEMENTATION (task-001
+   * done) it runs `init --request '<request>' --yes`, a fresh start nobody asked for.
    */
   deviation?: Deviation;
 }
 
-export const DEVIATIONS = ["approve_unasked", "pick_for_person"] as const;
+export const DEVIATIONS = ["approve_unasked", "pick_for_person", "restart_unasked"] as const;
 export type Deviation = (typeof DEVIATIONS)[number];
 
 const text = (c: string | ContentBlock[] | unknown): string => {
@@ -270,6 +271,8 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
   const next = plan.next;
   const phase = String(plan.phase ?? "");
   const resume: Call = run(ctx, "resume");
+  // Refused because the person has not answered: as the message says, look where things stand (and ask).
+  if (plan.error && (plan.error as { code?: unknown }).code === "person_not_answered") return [{ calls: [resume] }];
   if (plan.error) return [{ end: `dotagent failed: ${JSON.stringify(plan.error)}` }];
   if (plan.decision) {
     if (answer === null) return [{ end: `${plan.decision.question} (default shown in the plan). Yes or no?` }];
@@ -284,6 +287,7 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
     case "spawn_agent":
       return spawnSteps(ctx, plan);
     case "run_tasks": {
+      if (ctx.deviation === "restart_unasked" && !tried(ctx, "init") && (next.tasks ?? []).includes("task-002")) return [{ calls: [run(ctx, `init --request '${(ctx.request || "add login").replaceAll("'", "")}' --yes`)] }];
       // `--max-parallel N` given once, before the first batch (the person asked for it).
       const setParallel = ctx.maxParallel !== undefined && !ctx.events.some((e) => e.kind === "call" && String(e.input.command ?? "").includes("--max-parallel"));
       if (setParallel) return [{ calls: [run(ctx, `resume --max-parallel ${ctx.maxParallel}`)] }];
