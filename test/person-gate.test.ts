@@ -196,3 +196,26 @@ describe("a person's decision taken by the model (issue 29, case 2)", () => {
     expect(dotagent(p, ["init", "--request", "add signup", "--yes", "--json"]).code).toBe(0);
   });
 });
+
+describe("archiving the live workflow from an agent's shell", () => {
+  it("`archive`: handed back as a decision (exit 5), its --yes refused until the person replied, then done", () => {
+    const { p, helper } = atRequirementsGate();
+    expect(dotagent(p, ["archive", "--yes", "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered" });
+    const asked = dotagent(p, ["archive", "--json"], { env: AS_MODEL });
+    expect(asked.code).toBe(5);
+    expect(asked.json.decision).toMatchObject({ yes: "dotagent archive --yes" });
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "REQUIREMENTS" });
+    personSays(p, helper, "yes");
+    const done = dotagent(p, ["archive", "--yes", "--json"], { env: AS_MODEL });
+    expect(done.code).toBe(0);
+    expect(done.json.archived).toMatch(/\.tar\.gz$/);
+  });
+
+  it("`archive restore NAME --yes` nobody asked: refused, the live workflow kept", () => {
+    const { p } = atRequirementsGate();
+    const name = dotagent(p, ["archive", "--json"]).json.archived as string;
+    expect(dotagent(p, ["init", "--request", "add signup", "--json"]).code).toBe(0);
+    expect(dotagent(p, ["archive", "restore", name, "--yes", "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered" });
+    expect(readJson(p, "memory/state/phase.json").request).toBe("add signup");
+  });
+});

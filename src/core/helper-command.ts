@@ -103,7 +103,7 @@ export const COMMAND_RULES: Readonly<Record<AllowedSubcommand, CommandRule>> = {
       return { why: action === undefined ? "no action" : `the action ${JSON.stringify(action)}` };
     },
   },
-  archive: { options: { reason: { type: "string" } }, positionals: oneOf({ list: 0, restore: 1 }, true) },
+  archive: { options: { reason: { type: "string" }, yes: { type: "boolean", short: "y" } }, positionals: oneOf({ list: 0, restore: 1 }, true) },
   log: { options: { n: { type: "string", short: "n" } }, positionals: none },
   history: { options: {}, positionals: oneOf({ show: 1 }, true) },
   rollback: { options: { to: { type: "string" }, yes: { type: "boolean", short: "y" } }, positionals: none },

@@ -13,8 +13,8 @@ import { outputWidth, table } from "../table.js";
 
 export const command: Command = {
   summary: "archive the live state | archive list | archive restore NAME",
-  usage: "dotagent archive [--reason TEXT] | dotagent archive list [--json] | dotagent archive restore NAME",
-  options: { reason: { type: "string" } },
+  usage: "dotagent archive [--reason TEXT] [--yes] | dotagent archive list [--json] | dotagent archive restore NAME [--yes]",
+  options: { reason: { type: "string" }, yes: { type: "boolean", short: "y" } },
   examples: [
     "dotagent archive --reason 'starting over'     pack state and reports into memory/state/.archive/, then clear them",
     "dotagent archive list",
@@ -26,6 +26,18 @@ export const command: Command = {
     assertStatePaths(context.paths); // .archive/ a file, memory/state a link: one line, exit 3
     const { archive } = await loadCold();
     const now = context.now();
+    // Clearing or replacing the live workflow is the person's decision: from an agent's shell it is
+    // handed back (exit 5) and its --yes counts only after the person replied (SPEC §8, §10).
+    const replacesLive = sub === undefined || (sub === "restore" && name !== undefined);
+    if (replacesLive && opContext(context).byModel) {
+      const question = sub === undefined ? "Archive the live workflow and clear it (the archive keeps every file)?" : `Replace the live workflow with the archive ${name} (the live state is archived first)?`;
+      const decision = { question, default: false, yes: `dotagent archive${sub === undefined ? "" : ` restore ${name}`} --yes`, no: "dotagent resume" };
+      const answer = await (await import("../../ops/person-gate.js")).decideAsModel(opContext(context), decision, context.options.yes === true);
+      if (answer === "no-terminal") {
+        context.out.result({ ok: false, decision }, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
+        return EXIT.decide;
+      }
+    }
     if (sub === undefined) {
       if (!hasState(context.paths) && !existsSync(clearingPath(context.paths))) throw new DotagentError("nothing_to_archive", "there is no workflow state to archive here (memory/state/phase.json and execution.json do not exist)", EXIT.refused);
       const reason = stringOption(context, "reason") ?? "archived by dotagent archive";
