@@ -26,7 +26,7 @@ import { promptWithLines } from "../core/worktrees.js";
 import { isValidReport, reportAt } from "../core/reports.js";
 import type { ResumePlan } from "../core/plan-resume.js";
 import type { OpContext } from "../ops/op-context.js";
-import { agentTranscriptPath, readAgentPrompt, readAgentType, remindersSent } from "../store/agent-transcript.js";
+import { agentTranscriptPath, readAgentPrompt, readAgentStartedAt, readAgentType, remindersSent } from "../store/agent-transcript.js";
 import { loadSnapshot } from "../store/session.js";
 
 // The operations that write load only for the hooks that record (a Bash line is judged without them).
@@ -147,7 +147,7 @@ export async function onSubagentStop(op: OpContext, input: HookInput): Promise<H
   const job = jobFromTranscript(transcript, input.agent_type);
   if (job === undefined || transcript === undefined || !hasWorkflowFolder(op)) return null;
   const sent = remindersSent(transcript, MAX_REMINDERS);
-  const end = await (await agentRun()).endAgentJob(op, job, { final: sent >= MAX_REMINDERS, ended: true });
+  const end = await (await agentRun()).endAgentJob(op, job, { final: sent >= MAX_REMINDERS, ended: true, agentStartedAt: readAgentStartedAt(transcript) });
   if (end.kind === "send_back") return { decision: "block", reason: reminder(job, end.why, sent + 1, worktreeReport(op, await loadSnapshot(op.paths), job)) };
   return null;
 }
@@ -195,7 +195,7 @@ export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promi
     const transcript = session && sessionId ? agentTranscriptPath(session, sessionId, id) : undefined;
     const job = jobFromTranscript(transcript, undefined);
     if (job === undefined) continue;
-    const end = await (await agentRun()).endAgentJob(op, job, { final: true });
+    const end = await (await agentRun()).endAgentJob(op, job, { final: true, agentStartedAt: transcript === undefined ? undefined : readAgentStartedAt(transcript) });
     if (end.kind === "recorded") {
       recorded.push(end.what);
       plan = end.plan;

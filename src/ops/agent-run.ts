@@ -20,6 +20,7 @@ import type { ResumePlan } from "../core/plan-resume.js";
 import type { AgentRun, PhaseState } from "../schema/phase.js";
 import type { MachineEvent } from "../core/transitions.js";
 import { loadSnapshot } from "../store/session.js";
+import { reportTimes } from "../store/reports.js";
 import { currentOwner, judgeRunningTasks } from "../store/process-facts.js";
 import { StateWriter } from "../store/state-writer.js";
 import { locked, type OpContext } from "./op-context.js";
@@ -34,7 +35,9 @@ export type AgentStart = { ok: true; what: string; lines?: string[] } | { ok: fa
 export type AgentEnd =
   | { kind: "recorded"; what: string; plan: ResumePlan }
   /** The agent has no valid report yet and can still write one: the reason it is sent back with. */
-  | { kind: "send_back"; why: string };
+  | { kind: "send_back"; why: string }
+  /** Not this attempt's end (an earlier attempt's executor): nothing recorded. */
+  | { kind: "ignored"; why: string };
 
 /** Why this job cannot start at the workflow's current phase, or undefined when it can. */
 function phaseRefusal(phase: PhaseState, job: AgentJob): string | undefined {
@@ -130,12 +133,22 @@ function reportProblem(job: AgentJob, state: ReturnType<typeof reportAt>): strin
   return undefined;
 }
 
-/** `ended`: the agent itself has just ended (SubagentStop, a foreground Agent call's result), not a notification about it. */
-export async function endAgentJob(context: OpContext, job: AgentJob, options: { final: boolean; ended?: boolean }): Promise<AgentEnd> {
+/**
+ * `ended`: the agent itself has just ended (SubagentStop, a foreground Agent call's result), not a
+ * notification about it. `agentStartedAt` (ms, from its transcript): an executor that started
+ * before its task's current attempt belongs to an earlier one, and its end is not this attempt's.
+ */
+export async function endAgentJob(context: OpContext, job: AgentJob, options: { final: boolean; ended?: boolean; agentStartedAt?: number | undefined }): Promise<AgentEnd> {
   const now = context.now();
   // An executor's work in its worktree is committed before the lock, by the one call its end
   // makes (a notification about it, which may come meanwhile, leaves that alone): the lock is then
   // held for the merge alone.
+  if (job.task !== undefined && options.agentStartedAt !== undefined) {
+    // An earlier attempt's executor touches nothing of the attempt at work, not even its worktree.
+    const task = (await loadSnapshot(context.paths)).execution;
+    const current = task.kind === "ok" ? task.value.tasks.find((t) => t.id === job.task) : undefined;
+    if (current?.status === "running" && current.started_at && options.agentStartedAt < Date.parse(current.started_at)) return { kind: "ignored", why: `an executor of an earlier attempt of ${current.id} ended; attempt ${current.attempts + 1} is at work` };
+  }
   const prepared = job.task !== undefined && options.ended === true ? await prepareLanding(context, job.task, job.output) : undefined;
   // A notification about it meanwhile lets that call land it rather than race it in its worktree.
   if (job.task !== undefined && options.ended !== true) await awaitLanding(context, job.task, job.output);
@@ -149,17 +162,24 @@ export async function endAgentJob(context: OpContext, job: AgentJob, options: { 
     if (job.task !== undefined) {
       const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
       const task = execution?.tasks.find((t) => t.id === job.task);
+      const attemptAt = task?.started_at ? Date.parse(task.started_at) : Number.NaN;
+      // A report older than this attempt is an earlier attempt's (or a copy): not this one's work.
+      const stale = problem === undefined && Number.isFinite(attemptAt) && (reportTimes(context.paths.root, [job.output])[0] ?? attemptAt) < attemptAt ? `${job.output} was written before this attempt started (${task!.started_at}); write this attempt's report` : undefined;
       if (execution === undefined || task === undefined || task.status !== "running") {
         what = `${describeJob(job)}: already recorded (${task?.status ?? "no such task"})`;
+      } else if (options.agentStartedAt !== undefined && Number.isFinite(attemptAt) && options.agentStartedAt < attemptAt) {
+        return { kind: "ignored", why: `an executor of an earlier attempt of ${task.id} ended; attempt ${task.attempts + 1} is at work` };
+      } else if (stale !== undefined && !options.final) {
+        return { kind: "send_back", why: stale };
       } else if (problem !== undefined && !options.final) {
         return { kind: "send_back", why: problem };
       } else {
-        const data = problem === undefined ? (report as { data: Record<string, unknown> }).data : undefined;
+        const data = problem === undefined && stale === undefined ? (report as { data: Record<string, unknown> }).data : undefined;
         if (data?.status === "complete") {
           // Merged into the workflow's branch first (a task with a worktree), then recorded complete.
           what = (await landTask(context, task.id, now, job.output, { prepared })).what;
         } else {
-          const outcome = failTask(execution, task.id, data !== undefined ? (typeof data.error === "string" && data.error !== "" ? data.error : "the executor reported failed") : `the executor stopped without a valid report: ${problem}`, now);
+          const outcome = failTask(execution, task.id, data !== undefined ? (typeof data.error === "string" && data.error !== "" ? data.error : "the executor reported failed") : `the executor stopped without a valid report: ${problem ?? stale}`, now);
           if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
           writeTaskChange(writer, snapshot, phase, outcome, undefined, now);
           what = `${describeJob(job)}: failed`;

@@ -11,6 +11,7 @@ import type { StateSnapshot } from "../core/snapshot.js";
 import type { MachineEvent } from "../core/transitions.js";
 import { loadSnapshot } from "../store/session.js";
 import { currentOwner, judgeRunningTasks } from "../store/process-facts.js";
+import { isInFlight } from "../core/ownership.js";
 import { StateWriter } from "../store/state-writer.js";
 import { locked, type OpContext } from "./op-context.js";
 import { requireValid, requireWorkflow } from "./state-guard.js";
@@ -148,6 +149,11 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
     const execution: ExecutionState = snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
     // A running task with a worktree completes by landing: merged into the workflow's branch first (SPEC §19).
     const existing = execution.tasks.find((t) => t.id === id);
+    // An attempt is its executor's: from an agent's shell, its end is not the model's to record
+    // while the executor is at work (the hooks record it when it stops).
+    if (context.byModel && (action === "fail" || action === "complete" || action === "release") && existing?.status === "running" && isInFlight(judgeRunningTasks(snapshot, now), id)) {
+      throw new DotagentError("agent_at_work", `${id}'s executor is at work; its result is recorded when it stops (its notification or the Agent call's result says so): wait for it`, EXIT.refused, { task: id });
+    }
     if (action === "complete" && existing !== undefined && existing.status !== "complete" && existing.worktree != null) {
       const check = completeTask(execution, id, snapshot.reports, now, outputPath);
       if (!check.ok) throw new DotagentError(check.code, check.message, EXIT.refused);

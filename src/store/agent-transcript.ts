@@ -39,6 +39,21 @@ export function readAgentPrompt(transcript: string): string | undefined {
   return undefined;
 }
 
+/** When the agent started: the timestamp of its transcript's first entry (ms), or undefined. */
+export function readAgentStartedAt(transcript: string): number | undefined {
+  const head = readProjectHead(transcript, 4 * 1024 * 1024, { links: "follow" });
+  if (head.kind !== "ok") return undefined;
+  for (const line of head.bytes.toString("utf8").split("\n").slice(0, 20)) {
+    try {
+      const at = Date.parse(String((JSON.parse(line) as { timestamp?: unknown }).timestamp));
+      if (Number.isFinite(at)) return at;
+    } catch {
+      // a torn or foreign line: look at the next one
+    }
+  }
+  return undefined;
+}
+
 /** The agent type Claude Code recorded beside the transcript (`agent-<id>.meta.json`). */
 export function readAgentType(transcript: string): string | undefined {
   const read = readProjectText(transcript.replace(/\.jsonl$/, ".meta.json"), { maxBytes: 1024 * 1024, links: "follow" });

@@ -1,0 +1,96 @@
+// Each attempt is owned by its agent (issue 29, cases 5 and 8): from an agent's shell the model
+// cannot fail or complete a task whose executor is at work; an earlier attempt's executor that
+// ends later is not this attempt's end; a report older than the attempt does not complete it.
+// The built CLI and its hooks, fed what Claude Code sends (test/claude/NOTES.md).
+import { afterEach, describe, expect, it } from "vitest";
+import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { dotagent, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
+
+afterEach(removeTemps);
+
+const AS_MODEL = { CLAUDECODE: "1" };
+
+function hook(p: string, helper: string, event: string, input: Record<string, unknown>) {
+  const r = dotagent(p, ["hook", event], { input: JSON.stringify({ session_id: "s-1", cwd: p, ...input }), env: { CLAUDE_PID: String(process.pid), CLAUDE_CODE_SESSION_ID: "s-1", CLAUDE_PROJECT_DIR: p }, script: helper });
+  expect(r.code).toBe(0);
+  return r.stdout.trim() === "" ? null : (JSON.parse(r.stdout) as Record<string, any>);
+}
+
+/** An agent transcript as Claude Code writes it: its prompt first, with the time it started. */
+function transcript(p: string, agentId: string, prompt: string, startedAt: Date): string {
+  const dir = join(p, "home/.claude/projects/x/s-1/subagents");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `agent-${agentId}.jsonl`);
+  writeFileSync(file, `${JSON.stringify({ type: "user", agentId, timestamp: startedAt.toISOString(), message: { role: "user", content: prompt } })}\n`);
+  writeFileSync(join(dir, `agent-${agentId}.meta.json`), JSON.stringify({ agentType: "executor" }));
+  return file;
+}
+
+/** t1 running: its executor spawned through the hook by this (live) session. */
+function running() {
+  const p = tempProject();
+  expect(dotagent(p, ["install", "--json"], { env: { HOME: join(p, "home") } }).code).toBe(0);
+  const helper = join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs");
+  dotagent(p, ["resume", "--json", "--start", "--request", "add login"]);
+  writeJson(p, "memory/reports/demand.json", { stories: ["x"] });
+  dotagent(p, ["phase", "approve", "REQUIREMENTS"]);
+  for (const name of ["minimal", "robust"]) writeJson(p, `memory/reports/designs/${name}.json`, { name });
+  writeJson(p, "memory/reports/roundtable.json", { recommendation: "minimal" });
+  writeJson(p, "memory/reports/final_design.json", { chosen: "minimal", tasks: [{ id: "t1", title: "one" }] });
+  expect(dotagent(p, ["phase", "approve", "ARCHITECTURE", "--json"]).json).toMatchObject({ phase: "IMPLEMENTATION" });
+  const prompt = ["Feature request: add login", "Phase: IMPLEMENTATION", "Task: t1", "Title: one", "Output file: memory/reports/tasks/t1.json"].join("\n");
+  expect(hook(p, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "executor", prompt } })?.hookSpecificOutput).toMatchObject({ permissionDecision: "allow" });
+  const task = () => readJson(p, "memory/state/execution.json").tasks[0];
+  expect(task()).toMatchObject({ status: "running", attempts: 0 });
+  return { p, helper, prompt, task, startedAt: Date.parse(task().started_at) };
+}
+
+describe("the model's task fail or complete while the executor is at work", () => {
+  it.each([["fail"], ["complete"]])("`task %s t1` from an agent's shell: refused (agent_at_work), nothing burned", (action) => {
+    const { p, task } = running();
+    writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" });
+    const r = dotagent(p, ["task", action, "t1", "--json"], { env: AS_MODEL });
+    expect(r.code).toBe(1);
+    expect(r.json.error).toMatchObject({ code: "agent_at_work", task: "t1" });
+    expect(r.json.error.message).toContain("t1's executor is at work; its result is recorded when it stops");
+    expect(task()).toMatchObject({ status: "running", attempts: 0 });
+  });
+
+  it("a person (no CLAUDECODE) still can", () => {
+    const { p, task } = running();
+    expect(dotagent(p, ["task", "fail", "t1", "--error", "stuck", "--json"]).code).toBe(0);
+    expect(task()).toMatchObject({ attempts: 1 });
+  });
+});
+
+describe("an end that belongs to another attempt", () => {
+  it("an earlier attempt's executor stopping later: not recorded, not sent back, the attempt at work untouched", () => {
+    const { p, helper, prompt, task, startedAt } = running();
+    const old = transcript(p, "old1", prompt, new Date(startedAt - 60_000));
+    expect(hook(p, helper, "subagent-stop", { hook_event_name: "SubagentStop", agent_id: "old1", agent_type: "executor", agent_transcript_path: old })).toBeNull();
+    expect(task()).toMatchObject({ status: "running", attempts: 0 });
+    // Its notification neither.
+    expect(hook(p, helper, "user-prompt-submit", { hook_event_name: "UserPromptSubmit", transcript_path: join(p, "home/.claude/projects/x/s-1.jsonl"), prompt: "<task-notification><task-id>old1</task-id><status>completed</status></task-notification>" })).toBeNull();
+    expect(task()).toMatchObject({ status: "running", attempts: 0 });
+  });
+
+  it("this attempt's executor stopping: recorded as before", () => {
+    const { p, helper, prompt, task, startedAt } = running();
+    const now = transcript(p, "cur1", prompt, new Date(startedAt + 50));
+    writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" });
+    expect(hook(p, helper, "subagent-stop", { hook_event_name: "SubagentStop", agent_id: "cur1", agent_type: "executor", agent_transcript_path: now })).toBeNull();
+    expect(task()).toMatchObject({ status: "complete" });
+  });
+
+  it("a report written before the attempt started: sent back, not taken as the attempt's work", () => {
+    const { p, helper, prompt, task, startedAt } = running();
+    const now = transcript(p, "cur2", prompt, new Date(startedAt + 50));
+    writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" });
+    const before = new Date(startedAt - 3_600_000);
+    utimesSync(join(p, "memory/reports/tasks/t1.json"), before, before);
+    const out = hook(p, helper, "subagent-stop", { hook_event_name: "SubagentStop", agent_id: "cur2", agent_type: "executor", agent_transcript_path: now });
+    expect(out).toMatchObject({ decision: "block", reason: expect.stringContaining("was written before this attempt started") });
+    expect(task()).toMatchObject({ status: "running" });
+  });
+});
