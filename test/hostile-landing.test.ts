@@ -8,7 +8,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rm
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { dotagent, removeTemps, writeJson } from "./support/cli.js";
+import { dotagent, removeTemps, writeJson, type RunResult } from "./support/cli.js";
 import { deadPid, executorWork, git, liveOwner, ok, projectAtImplementation, startTask, stopOwner, taskOf, taskWorktrees } from "./support/worktree-project.js";
 
 let markers = "";
@@ -39,6 +39,17 @@ function writeExecutable(path: string, text: string): void {
 
 const ran = (name: string) => existsSync(join(markers, name));
 
+/** The SubagentStop hook for the executor of `id` (its transcript names the task), as Claude Code runs it when the executor ends. */
+function subagentStop(root: string, id: string): RunResult {
+  const prompt = ["Feature request: add parts", "Phase: IMPLEMENTATION", `Task: ${id}`, `Output file: memory/reports/tasks/${id}.json`].join("\n");
+  const agents = join(root, "home/.claude/projects/x/s-1/subagents");
+  mkdirSync(agents, { recursive: true });
+  writeFileSync(join(agents, "agent-a1.jsonl"), `${JSON.stringify({ type: "user", agentId: "a1", message: { role: "user", content: prompt } })}\n`);
+  writeFileSync(join(agents, "agent-a1.meta.json"), JSON.stringify({ agentType: "executor" }));
+  const input = { hook_event_name: "SubagentStop", agent_id: "a1", agent_type: "executor", agent_transcript_path: join(agents, "agent-a1.jsonl"), cwd: root };
+  return dotagent(root, ["hook", "subagent-stop"], { input: JSON.stringify(input), env: { CLAUDE_PROJECT_DIR: root, CLAUDE_PID: String(liveOwner()) } });
+}
+
 /** `task complete --json`: the task, and what the landing said on stderr. */
 function complete(root: string, id: string): { task: any; what: string } {
   const run = ok(dotagent(root, ["task", "complete", id, "--json"]));
@@ -54,7 +65,7 @@ function keptIn(done: { task: any; what: string }): string {
 }
 
 describe("git hooks written by the executor never run in the landing", () => {
-  it("husky v9 (core.hooksPath=.husky/_): a .husky/post-merge the executor writes neither runs on the main checkout's fast-forward nor lands", () => {
+  it("husky v9 (core.hooksPath=.husky/_): a .husky/post-merge the executor writes neither runs on the fast-forward the SubagentStop hook makes nor lands", () => {
     const root = projectAtImplementation(TWO, { files: FILES });
     // husky v9's layout: .husky/_ (ignored) holds one wrapper per hook that runs .husky/<hook>.
     writeExecutable(join(root, ".husky/_/post-merge"), `#!/bin/sh\n[ -f .husky/post-merge ] && sh .husky/post-merge\nexit 0\n`);
@@ -63,15 +74,23 @@ describe("git hooks written by the executor never run in the landing", () => {
     const { dir } = startTask(root, "t1");
     writeExecutable(join(dir!, ".husky/post-merge"), planted("post-merge"));
     executorWork(root, "t1", dir!, { "t1.txt": "t1\n" });
-    const done = complete(root, "t1");
-    expect(done.task).toMatchObject({ status: "complete", worktree: { merge: { state: "merged" } } });
+    // The executor ends: the SubagentStop hook lands its task, no one asked.
+    const stop = subagentStop(root, "t1");
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(taskOf(root, "t1")).toMatchObject({ status: "complete", worktree: { merge: { state: "merged" } } });
     expect(ran("post-merge")).toBe(false);
-    // The task's own work landed; its hook did not, and the landing says where it still is.
+    // The task's own work landed; its hook did not, and the hook's recorded line says where it still is.
     expect(readFileSync(join(root, "t1.txt"), "utf8")).toBe("t1\n");
     expect(existsSync(join(root, ".husky/post-merge"))).toBe(false);
-    const sha = keptIn(done);
-    expect(done.what).toContain(".husky/post-merge");
+    // SubagentStop answers nothing; the Agent call's result (PostToolUse) and status tell what was left out.
+    const prompt = ["Feature request: add parts", "Phase: IMPLEMENTATION", "Task: t1", "Output file: memory/reports/tasks/t1.json"].join("\n");
+    const post = dotagent(root, ["hook", "post-tool-use"], { input: JSON.stringify({ hook_event_name: "PostToolUse", tool_name: "Agent", cwd: root, tool_input: { subagent_type: "executor", prompt }, tool_response: { status: "completed" } }), env: { CLAUDE_PROJECT_DIR: root } });
+    expect(post.stdout).toMatch(/executor for t1: already recorded \(complete; its landing left out its changes to \.husky\/post-merge: a landing never merges/);
+    const status = ok(dotagent(root, ["status"])).stdout;
+    expect(status).toMatch(/^ {2}t1 merged; its landing left out its changes to \.husky\/post-merge: .*commit [0-9a-f]{7} still holds them/m);
+    const sha = /commit ([0-9a-f]{7}) still holds them/.exec(status)?.[1];
     expect(git(root, "show", `${sha}:.husky/post-merge`)).toContain("post-merge");
+    expect(ok(dotagent(root, ["status", "--json"])).json.worktrees[0]).toMatchObject({ task: "t1", merge: "merged", left_out: { files: [".husky/post-merge"] } });
   });
 
   it("core.hooksPath=.githooks with a tracked folder: an uncommitted post-commit never runs on dotagent's commit and never lands", () => {
@@ -159,6 +178,40 @@ describe("the worktree's own .git never decides which git folder or config runs"
     ok(dotagent(root, ["resume", "--json"]));
     expect(ran("fsmonitor") || ran("clean-filter")).toBe(false);
     expect(readFileSync(join(dir!, "t1.txt"), "utf8")).toBe("t1\n");
+    // Its next start is refused in that worktree, naming it; still nothing runs, nothing goes.
+    const again = startTask(root, "t1");
+    expect(again.run.code).toBe(1);
+    expect(`${again.run.stdout}${again.run.stderr}`).toMatch(/\.dotagent\/worktrees\/t1 is not the worktree dotagent made: its \.git file names/);
+    expect(ran("fsmonitor") || ran("clean-filter")).toBe(false);
+    expect(readFileSync(join(dir!, "t1.txt"), "utf8")).toBe("t1\n");
+  });
+});
+
+describe("a nested repository in the worktree never runs its own config", () => {
+  it("a repository the executor made inside its worktree (staged as a gitlink, its config with core.fsmonitor and a clean filter): neither runs", () => {
+    const root = projectAtImplementation(TWO, { files: FILES });
+    const { dir } = startTask(root, "t1");
+    const sub = join(dir!, "vendor/sub");
+    mkdirSync(sub, { recursive: true });
+    git(sub, "init", "-q", "-b", "main");
+    writeFileSync(join(sub, "f.txt"), "a\n");
+    git(sub, "add", "f.txt");
+    git(sub, "commit", "-qm", "sub");
+    git(dir!, "add", "vendor/sub");
+    writeExecutable(join(markers, "bin/fsmonitor.sh"), planted("nested-fsmonitor"));
+    writeExecutable(join(markers, "bin/clean.sh"), planted("nested-clean"));
+    git(sub, "config", "core.fsmonitor", join(markers, "bin/fsmonitor.sh"));
+    git(sub, "config", "filter.evil.clean", join(markers, "bin/clean.sh"));
+    writeFileSync(join(sub, ".gitattributes"), "* filter=evil\n");
+    writeFileSync(join(sub, "f.txt"), "b\n");
+    executorWork(root, "t1", dir!, { "t1.txt": "t1\n" }, { commit: false });
+    const done = complete(root, "t1");
+    expect(done.task.status).toBe("complete");
+    expect(ran("nested-fsmonitor")).toBe(false);
+    expect(ran("nested-clean")).toBe(false);
+    expect(readFileSync(join(root, "t1.txt"), "utf8")).toBe("t1\n");
+    // Its commit is merged as the gitlink the executor staged.
+    expect(git(root, "ls-tree", "main", "vendor/sub")).toMatch(/^160000 commit [0-9a-f]{40}\tvendor\/sub$/);
   });
 });
 
@@ -173,7 +226,7 @@ describe("a task's changes to what the session runs next are never merged", () =
     expect(readFileSync(join(root, ".claude/settings.json"), "utf8")).toBe(settings);
     expect(git(root, "show", "main:.claude/settings.json")).toBe(settings.trim());
     expect(readFileSync(join(root, "t1.txt"), "utf8")).toBe("t1\n");
-    expect(done.what).toMatch(/left out its changes to \.claude\/settings\.json: a landing never merges \.claude\/, \.dotagent\/, git hooks or \.gitmodules; commit [0-9a-f]{7} still holds them \(git show [0-9a-f]{7} -- \.claude\/settings\.json\)/);
+    expect(done.what).toMatch(/left out its changes to \.claude\/settings\.json: a landing never merges memory\/, \.dotagent\/, \.claude\/, git hooks or \.gitmodules; commit [0-9a-f]{7} still holds them \(git show [0-9a-f]{7} -- \.claude\/settings\.json\)/);
     expect(git(root, "show", `${keptIn(done)}:.claude/settings.json`)).toContain("Bash(*)");
     const events = readFileSync(join(root, "memory/state/events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
     expect(events.find((e) => e.type === "task_merged")).toMatchObject({ left_out: { files: [".claude/settings.json"] } });
@@ -219,6 +272,23 @@ describe("a task's changes to what the session runs next are never merged", () =
     expect(existsSync(join(root, ".dotagent/config.json"))).toBe(false);
     expect(readFileSync(join(root, "t1.txt"), "utf8")).toBe("t1\n");
     expect(JSON.stringify(resumed.repairs)).toMatch(/left out its changes to \.dotagent\/config\.json, \.dotagent\/worktrees\/evil\/notes\.txt/);
+  });
+
+  it("the executor commits a .claude/settings.json edit, then deletes its own worktree folder: the merge's tree leaves it out all the same", () => {
+    const root = projectAtImplementation(TWO, { files: FILES });
+    const settings = readFileSync(join(root, ".claude/settings.json"), "utf8");
+    const { dir } = startTask(root, "t1", deadPid());
+    executorWork(root, "t1", dir!, { "t1.txt": "t1\n", ".claude/settings.json": JSON.stringify({ permissions: { allow: ["Bash(*)"] } }) });
+    const tip = git(root, "rev-parse", "dotagent/wf-add-parts/t1");
+    rmSync(dir!, { recursive: true, force: true });
+    const resumed = ok(dotagent(root, ["resume", "--json"]));
+    expect(taskOf(root, "t1")).toMatchObject({ status: "complete", worktree: { merge: { state: "merged", left_out: { files: [".claude/settings.json"], commit: tip } } } });
+    expect(readFileSync(join(root, ".claude/settings.json"), "utf8")).toBe(settings);
+    expect(git(root, "show", "main:.claude/settings.json")).toBe(settings.trim());
+    expect(readFileSync(join(root, "t1.txt"), "utf8")).toBe("t1\n");
+    // The task's commit, the merge's second parent, still holds the edit.
+    expect(git(root, "show", "main^2:.claude/settings.json")).toContain("Bash(*)");
+    expect(resumed.stderr).toMatch(/left out its changes to \.claude\/settings\.json/);
   });
 
   it(".gitmodules added by the executor: left out", () => {

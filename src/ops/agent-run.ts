@@ -11,6 +11,7 @@
 import { describeJob, type AgentJob } from "../core/agent-job.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { isWorkflowComplete, transition } from "../core/transitions.js";
+import { leftOutNote, leftOutOf } from "../core/worktrees.js";
 import { reportAt } from "../core/reports.js";
 import { emptyExecution, failTask } from "../core/tasks.js";
 import { startPlannedTask } from "../core/plans.js";
@@ -150,7 +151,9 @@ export async function endAgentJob(context: OpContext, job: AgentJob, options: { 
       const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
       const task = execution?.tasks.find((t) => t.id === job.task);
       if (execution === undefined || task === undefined || task.status !== "running") {
-        what = `${describeJob(job)}: already recorded (${task?.status ?? "no such task"})`;
+        // A landing the agent's own end made (SubagentStop says nothing back): what it left out is told here.
+        const left = leftOutOf(task?.worktree?.merge);
+        what = `${describeJob(job)}: already recorded (${task?.status ?? "no such task"}${left ? `; its landing ${leftOutNote(left.files, left.commit)}` : ""})`;
       } else if (problem !== undefined && !options.final) {
         return { kind: "send_back", why: problem };
       } else {

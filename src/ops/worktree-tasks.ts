@@ -32,14 +32,14 @@ import type { Owner } from "../core/ownership.js";
 import type { Repair } from "../core/tasks.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { MachineEvent } from "../core/transitions.js";
-import { branchNameFor, conflictFailure, type CheckoutFacts, executorLines, fileList, isolationFromFacts, isolationOf, liveWorktrees, mergeIntent, sharedWarning, withWorktree, worktreePathFor, WORKTREES_DIR, type MergeFields, type WorktreeAt } from "../core/worktrees.js";
+import { branchNameFor, conflictFailure, type CheckoutFacts, executorLines, leftOutNote, isolationFromFacts, isolationOf, liveWorktrees, mergeIntent, sharedWarning, withWorktree, worktreePathFor, WORKTREES_DIR, type MergeFields, type WorktreeAt } from "../core/worktrees.js";
 import type { ExecutionState, IsolationRecord, MergeRecord, Task, WorktreeRecord } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
 import { loadSnapshot } from "../store/session.js";
 import { judgeOneOwner, judgeRunningTasks } from "../store/process-facts.js";
 import { StateWriter } from "../store/state-writer.js";
-import { branchTips, git, isAncestor, prepareIdentity, resolveRef, type GitDirs } from "../store/git.js";
-import { applyMerge, changedBetween, checkMerge, finishMerge, localChanges, makeMergeCommit, mergeState } from "../store/git-merge.js";
+import { branchTips, git, gitLine, isAncestor, prepareIdentity, resolveRef, type GitDirs } from "../store/git.js";
+import { applyMerge, changedBetween, checkMerge, finishMerge, guardMergeTree, localChanges, makeMergeCommit, mergeState } from "../store/git-merge.js";
 import { checkoutFacts, checkoutHolding, commitCheckout, commitLeftovers, deleteBranchIfMerged, dropGuardedChanges, ensureWorktree, excludeWorktreesFolder, guardedFor, hasLinkedWorktrees, holdsSomething, isRepo, listTaskBranches, listWorktrees, parseLockReason, removeIfEmpty, removeWorktree, repoAt, samePath, worktreeDirs, worktreeFolders, worktreeGitAt, type LeftOut, type Repo, type WorktreeEntry } from "../store/worktrees.js";
 import { locked, type OpContext } from "./op-context.js";
 
@@ -244,6 +244,8 @@ export interface PreparedLanding {
   readonly branch: string;
   readonly committed: string[];
   readonly dropped: LeftOut;
+  /** The branch's tip once that was done: the guard has seen it (a later tip is looked at again under the lock). */
+  readonly tip: string;
   readonly repo: Repo;
 }
 
@@ -277,7 +279,8 @@ export async function prepareLanding(context: OpContext, id: string, output?: st
     if (left.unmerged.length > 0) return undefined;
     // Against the workflow branch by name: its tip may move on meanwhile, the fork point does not.
     const dropped = dropGuardedChanges(abs, at.dirs, guardedFor(repo), `refs/heads/${record.into}`, guardedMessage(id));
-    return { task: id, path: record.path, branch: record.branch, committed: left.committed, dropped, repo };
+    const tip = gitLine(abs, ["rev-parse", "HEAD"], { readOnly: true, dirs: at.dirs });
+    return { task: id, path: record.path, branch: record.branch, committed: left.committed, dropped, tip, repo };
   } catch {
     return undefined;
   }
@@ -308,17 +311,6 @@ function taskCommitMessage(id: string, task: Task, data: Record<string, unknown>
 }
 
 const guardedMessage = (id: string) => `dotagent: task ${id}'s changes to memory/, .dotagent/, .claude/, git hooks or .gitmodules are not merged (SPEC §19); the commit before this one holds them`;
-
-/** The landing's notes on what it left out: memory/ (routine: it belongs to the main checkout), and the guarded files with the commit that still holds them (said to the person). */
-function leftOutNotes(repo: Repo, dropped: LeftOut): { memory: string; guarded: string } {
-  const memory = dropped.files.filter((f) => isGuarded(f, [`${repo.prefix}memory`]));
-  const others = dropped.files.filter((f) => !memory.includes(f));
-  const sha = shortSha(dropped.keptIn);
-  return {
-    memory: memory.length > 0 ? `left out its changes under memory/ (${memory.length} file(s))` : "",
-    guarded: others.length > 0 ? `left out its changes to ${fileList(others)}: a landing never merges .claude/, .dotagent/, git hooks or .gitmodules; commit ${sha} still holds them (git show ${sha} -- ${others.slice(0, 5).join(" ")})` : "",
-  };
-}
 
 /**
  * A running task whose report says complete lands: merged into the workflow's branch (or nothing
@@ -399,26 +391,39 @@ export async function landTask(context: OpContext, id: string, now: Date, output
       merged = head === undefined || isAncestor(repo.top, head, onto);
     }
   }
-  const left = leftOutNotes(repo, dropped);
-  const notes = [committed.length > 0 ? `committed its executor's work (${committed.length} file(s))` : "", left.memory, left.guarded].filter(Boolean).join("; ");
-  // Recorded (execution.json's merge, the event) and said, so nothing left out goes unnoticed.
-  const leftOut = dropped.files.length > 0 ? { left_out: { files: dropped.files, commit: dropped.keptIn } } : {};
-  if (left.guarded !== "") context.warn(`task ${id}: ${left.guarded}`);
+  // What was left out is recorded (execution.json's merge, the event, status) and said, so nothing
+  // goes unnoticed; memory/ alone is routine (the executor's copy of the state), not warned about.
+  const landed = () => {
+    const left = dropped.files.length > 0 ? leftOutNote(dropped.files, dropped.keptIn) : "";
+    if (dropped.files.some((f) => !isGuarded(f, [`${repo.prefix}memory`]))) context.warn(`task ${id}: ${left}`);
+    const notes = [committed.length > 0 ? `committed its executor's work (${committed.length} file(s))` : "", left].filter(Boolean).join("; ");
+    return { notes: notes ? `; ${notes}` : "", leftOut: dropped.files.length > 0 ? { left_out: { files: dropped.files, commit: dropped.keptIn } } : {} };
+  };
   // 2. Nothing to merge.
   if (head === undefined || merged) {
+    const { notes, leftOut } = landed();
     const merge: MergeRecord = { state: "merged", into: record.into, onto, head: head ?? null, commit: null, at: now.toISOString(), ...leftOut };
     complete(execution, merge, [{ type: "task_merged", task_id: id, into: record.into, commit: null, ...leftOut }]);
     cleanUp(repo, abs, record);
-    return { what: `executor for ${id}: complete (nothing to merge into ${record.into}${head === undefined ? ": its branch is gone" : ""}${notes ? `; ${notes}` : ""})`, outcome: "nothing_to_merge" };
+    return { what: `executor for ${id}: complete (nothing to merge into ${record.into}${head === undefined ? ": its branch is gone" : ""}${notes})`, outcome: "nothing_to_merge" };
   }
   // 3. The conflict check, and the main checkout's own changes in the way.
   const check = checkMerge(repo.top, onto, head);
   if (check.kind === "conflict") return conflict(writer, execution, id, { into: record.into, onto, head, files: check.files, reason: "conflict", at: now.toISOString() }, now, options.recovered);
+  // The landing guard on the tree, unless step 1 before the lock saw this very tip: commits with
+  // no worktree to undo them in (its folder gone) or made after it keep onto's version.
+  let tree = check.tree;
+  if (prepared === undefined || prepared.tip !== head) {
+    const guarded = guardMergeTree(repo.top, onto, head, check.tree, guardedFor(repo));
+    if (guarded.files.length > 0) dropped = { files: [...new Set([...dropped.files, ...guarded.files])], keptIn: head };
+    tree = guarded.tree;
+  }
   const checkout = checkoutHolding(repo, record.into);
-  const local = localChanges(checkout, changedBetween(repo.top, onto, check.tree));
+  const local = localChanges(checkout, changedBetween(repo.top, onto, tree));
   if (local.length > 0) return conflict(writer, execution, id, { into: record.into, onto, head, files: local, reason: "local_changes", at: now.toISOString() }, now, options.recovered);
+  const { notes, leftOut } = landed();
   // 4. The merge commit, then the intent.
-  const commit = makeMergeCommit(repo.top, check.tree, onto, head, message);
+  const commit = makeMergeCommit(repo.top, tree, onto, head, message);
   const merging: MergeFields = { into: record.into, onto, head, commit, at: now.toISOString() };
   writer.writeExecution(mergeIntent(execution, task, merging));
   // 5. The branch moves.
@@ -428,7 +433,7 @@ export async function landTask(context: OpContext, id: string, now: Date, output
   // 7. Its worktree and branch go (its commits are in the workflow's branch now).
   removeWorktree(repo, abs);
   git(repo.top, ["update-ref", "-d", `refs/heads/${record.branch}`, head], { ok: [1, 128] });
-  return { what: `executor for ${id}: complete, merged into ${record.into} (${shortSha(commit)})${notes ? `; ${notes}` : ""}`, outcome: "merged" };
+  return { what: `executor for ${id}: complete, merged into ${record.into} (${shortSha(commit)})${notes}`, outcome: "merged" };
 }
 
 function conflict(writer: StateWriter, execution: ExecutionState, id: string, merge: MergeFields, now: Date, recovered = false): Landing {

@@ -28,6 +28,8 @@ export interface GitOptions {
   readonly input?: string;
   /** A task worktree's git folder and work tree, checked by the landing guard (never found from its `.git`). */
   readonly dirs?: GitDirs;
+  /** A scratch index (GIT_INDEX_FILE) for building a tree without touching any checkout's. */
+  readonly indexFile?: string;
 }
 
 /** The git folder and work tree a call names explicitly (GIT_DIR, GIT_WORK_TREE). */
@@ -68,6 +70,7 @@ function identityFallback(cwd: string, env: NodeJS.ProcessEnv): Record<string, s
 export function git(cwd: string, args: readonly string[], options: GitOptions = {}): GitResult {
   const env = baseEnv(cwd, args[0], options.dirs);
   if (options.readOnly) env.GIT_OPTIONAL_LOCKS = "0";
+  if (options.indexFile !== undefined) env.GIT_INDEX_FILE = options.indexFile;
   const started = performance.now();
   const run = spawnSync("git", args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...(options.input !== undefined ? { input: options.input } : {}) });
   mark(`git ${args[0] ?? ""}`, performance.now() - started);

@@ -54,9 +54,14 @@ export function ownPaths(repo: Repo): string[] {
 
 const under = (path: string, folders: readonly string[]) => folders.some((f) => path === f || path.startsWith(`${f}/`));
 
-/** `git status --porcelain -z` entries of a checkout (paths relative to its top), renames' old paths dropped. */
+/**
+ * `git status --porcelain -z` entries of a checkout (paths relative to its top), renames' old
+ * paths dropped. In a task worktree (`dirs`), a nested repository the executor made is not looked
+ * into (`--ignore-submodules=dirty`: git would run `git status` in it, with its own config, which
+ * dotagent's config does not reach); a new commit in it still shows.
+ */
 export function changedFiles(dir: string, pathspecs: readonly string[] = [], dirs?: GitDirs): string[] {
-  const tokens = splitZ(git(dir, ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", ...(pathspecs.length > 0 ? ["--", ...pathspecs] : [])], { readOnly: true, ...(dirs ? { dirs } : {}) }).stdout);
+  const tokens = splitZ(git(dir, ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", ...(dirs ? ["--ignore-submodules=dirty"] : []), ...(pathspecs.length > 0 ? ["--", ...pathspecs] : [])], { readOnly: true, ...(dirs ? { dirs } : {}) }).stdout);
   return tokens.map((t) => t.slice(3));
 }
 
@@ -321,7 +326,9 @@ export function commitLeftovers(dir: string, dirs: GitDirs, repoPrefix: string, 
   }
   const files = changedFiles(dir, [], dirs).filter((p) => !under(p, own));
   if (files.length === 0 && !merging) return { committed: [], unmerged: [] };
-  if (files.length > 0) git(dir, ["add", "-A", "--", ".", ...own.map((p) => `:(exclude)${p}`)], { dirs });
+  // Exactly the files status listed, by update-index: `git add -A` would run `git status` inside a
+  // nested repository the executor made, with that repository's own config (a clean filter).
+  if (files.length > 0) git(dir, ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { dirs, input: files.map((f) => f.replace(/\/$/, "")).join("\0") });
   // Empty only to conclude a merge; otherwise nothing staged (another process committed it meanwhile) is no commit.
   const made = git(dir, ["commit", "--no-verify", "-q", ...(merging ? ["--allow-empty"] : []), "-m", message], merging ? { dirs } : { ok: [1], dirs });
   return { committed: made.status === 0 ? files : [], unmerged: [] };
