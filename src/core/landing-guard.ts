@@ -1,6 +1,9 @@
 // The landing guard (SPEC §19): the one place that says what dotagent's git may run, which git
 // folder a task's worktree is, what a landing may merge into the session's checkout, and what the
-// sweep may delete under .dotagent/worktrees. Pure: the store reads the facts, these rules judge.
+// sweep may delete under .dotagent/worktrees. Pure: the store reads the facts and acts on the
+// verdicts (src/store/git.ts: the config on every call and GIT_DIR/GIT_WORK_TREE; store/worktrees.ts:
+// worktreeGitAt, guardedFor, dropGuardedChanges, removeIfEmpty; store/git-merge.ts:
+// guardMergeTree; ops/worktree-tasks.ts: the landing's step 0 and the sweep).
 //
 // The threat: a task's executor is an agent that may be hostile, and everything it writes is
 // untrusted input: the files and commits in its worktree, the worktree's own `.git` file, folders
@@ -25,7 +28,9 @@
  * `.gitattributes` can only name a driver whose command the repository's or person's config
  * defines, such as git-lfs, and dotagent names the repository's git folder itself, so a config
  * file the executor wrote is never read); commit signing (the person's own rule for commits).
- * Never used offline: ssh, credential helpers, remote helpers.
+ * Never used offline: ssh, credential helpers, remote helpers. Not reachable by config: a
+ * nested repository the executor makes in its worktree has its own; so dotagent never runs git
+ * inside one (status with `--ignore-submodules=dirty`, leftovers staged by `update-index`).
  */
 export const GIT_SAFETY_CONFIG: ReadonlyArray<readonly [string, string]> = [
   ["core.hooksPath", "/dev/null"],
