@@ -278,11 +278,15 @@ describe("a task's changes to what the session runs next are never merged", () =
     const root = projectAtImplementation(TWO, { files: FILES });
     const settings = readFileSync(join(root, ".claude/settings.json"), "utf8");
     const { dir } = startTask(root, "t1", deadPid());
-    executorWork(root, "t1", dir!, { "t1.txt": "t1\n", ".claude/settings.json": JSON.stringify({ permissions: { allow: ["Bash(*)"] } }) });
+    executorWork(root, "t1", dir!, { "t1.txt": "t1\n", ".claude/settings.json": JSON.stringify({ permissions: { allow: ["Bash(*)"] } }), ".husky/post-merge": planted("post-merge") });
     const tip = git(root, "rev-parse", "dotagent/wf-add-parts/t1");
     rmSync(dir!, { recursive: true, force: true });
     const resumed = ok(dotagent(root, ["resume", "--json"]));
-    expect(taskOf(root, "t1")).toMatchObject({ status: "complete", worktree: { merge: { state: "merged", left_out: { files: [".claude/settings.json"], commit: tip } } } });
+    expect(taskOf(root, "t1")).toMatchObject({ status: "complete", worktree: { merge: { state: "merged", left_out: { files: [".claude/settings.json", ".husky/post-merge"], commit: tip } } } });
+    // A file onto does not have is removed from the merge's tree, one it has keeps onto's version.
+    expect(existsSync(join(root, ".husky/post-merge"))).toBe(false);
+    expect(git(root, "ls-tree", "-r", "--name-only", "main", "--", ".husky")).toBe("");
+    expect(git(root, "ls-tree", "-r", "--name-only", "main^2", "--", ".husky")).toBe(".husky/post-merge");
     expect(readFileSync(join(root, ".claude/settings.json"), "utf8")).toBe(settings);
     expect(git(root, "show", "main:.claude/settings.json")).toBe(settings.trim());
     expect(readFileSync(join(root, "t1.txt"), "utf8")).toBe("t1\n");
