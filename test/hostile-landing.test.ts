@@ -4,7 +4,7 @@
 // real git repositories in temp folders, the built CLI driving the workflow. Each asserts that
 // the program the attack plants never ran (a marker file outside the project never appears) and
 // that nothing was deleted.
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -183,6 +183,35 @@ describe("the worktree's own .git never decides which git folder or config runs"
     expect(again.run.code).toBe(1);
     expect(`${again.run.stdout}${again.run.stderr}`).toMatch(/\.dotagent\/worktrees\/t1 is not the worktree dotagent made: its \.git file names/);
     expect(ran("fsmonitor") || ran("clean-filter")).toBe(false);
+    expect(readFileSync(join(dir!, "t1.txt"), "utf8")).toBe("t1\n");
+  });
+});
+
+describe("the worktree's .git removed or made a link", () => {
+  it("the executor deletes its worktree's .git: refused (no .git file), nothing merged, its files kept", () => {
+    const root = projectAtImplementation(TWO, { files: FILES });
+    const { dir } = startTask(root, "t1");
+    executorWork(root, "t1", dir!, { "t1.txt": "t1\n" }, { commit: false });
+    rmSync(join(dir!, ".git"));
+    const before = git(root, "rev-parse", "main");
+    const done = complete(root, "t1");
+    expect(done.task).toMatchObject({ worktree: { merge: { state: "conflict", reason: "untrusted_worktree", detail: "it has no .git file" } } });
+    expect(git(root, "rev-parse", "main")).toBe(before);
+    expect(readFileSync(join(dir!, "t1.txt"), "utf8")).toBe("t1\n");
+    ok(dotagent(root, ["resume", "--json"]));
+    expect(readFileSync(join(dir!, "t1.txt"), "utf8")).toBe("t1\n");
+  });
+
+  it("the executor makes its .git a link to the real git folder's file: refused (not the file git writes)", () => {
+    const root = projectAtImplementation(TWO, { files: FILES });
+    const { dir } = startTask(root, "t1");
+    executorWork(root, "t1", dir!, { "t1.txt": "t1\n" }, { commit: false });
+    const copy = join(markers, "dotgit");
+    cpSync(join(dir!, ".git"), copy);
+    rmSync(join(dir!, ".git"));
+    symlinkSync(copy, join(dir!, ".git"));
+    const done = complete(root, "t1");
+    expect(done.task).toMatchObject({ worktree: { merge: { state: "conflict", reason: "untrusted_worktree", detail: "its .git is not the file git writes (a folder or a link)" } } });
     expect(readFileSync(join(dir!, "t1.txt"), "utf8")).toBe("t1\n");
   });
 });
