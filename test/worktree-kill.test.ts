@@ -19,7 +19,7 @@ import { deadPid, executorWork, expectFsckClean, git, projectAtImplementation, t
 const PRELOAD = join(REPO, "test/torture/git-kill-at.mjs");
 const ALL = process.env.WORKTREE_KILLS === "all";
 /** Git commands that change something (the rest only read). */
-const MUTATING = /^(worktree (add|remove|lock|unlock|prune)|commit |commit-tree |add |restore |merge --ff-only|update-ref |checkout |rm )/;
+const MUTATING = /^(worktree (add|remove|lock|unlock|prune)|commit |commit-tree |add |update-index |restore |merge --ff-only|update-ref |checkout |rm )/;
 
 let work = "";
 const templates: Record<string, string> = {};

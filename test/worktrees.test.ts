@@ -429,7 +429,7 @@ describe("the lock is held for the merge alone (issue 23: a batch's starts and l
     executorWork(root, "t1", dir!, { "t1.txt": "t1\n" }, { commit: false });
     const done = traced(root, ["task", "complete", "t1", "--json"]);
     ok(done.run);
-    expect(done.before).toEqual(expect.arrayContaining(["add", "commit"]));
+    expect(done.before).toEqual(expect.arrayContaining(["update-index", "commit"]));
     expect(done.locked).not.toContain("commit");
     expect(done.locked).toEqual(expect.arrayContaining(["merge-tree", "commit-tree", "merge"]));
     // Was 17: the leftovers' commit, three ref reads and a worktree listing ran under it.

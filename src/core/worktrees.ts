@@ -26,8 +26,10 @@ export interface MergeFields {
   head?: string | null;
   commit?: string | null;
   files?: string[];
-  /** conflict: `conflict` (both sides changed the files), `local_changes` (the main checkout's), `unfinished_merge` (the executor's). */
+  /** conflict: `conflict` (both sides changed the files), `local_changes` (the main checkout's), `unfinished_merge` (the executor's), `untrusted_worktree` (its `.git` is not git's own: the landing guard). */
   reason?: string | null;
+  /** untrusted_worktree: why (the landing guard's words). */
+  detail?: string | null;
   at: string;
 }
 
@@ -77,6 +79,12 @@ export function fileList(files: readonly string[], max = 5): string {
   return files.length <= max ? files.join(", ") : `${files.slice(0, max).join(", ")} and ${files.length - max} more`;
 }
 
+/** What a landing left out of a task's merge (the landing guard, SPEC §19), said wherever the landing is told: the files, and the commit that still holds them. */
+export function leftOutNote(files: readonly string[], commit: string | null | undefined): string {
+  const sha = commit ? commit.slice(0, 7) : "-";
+  return `left out its changes to ${fileList(files)}: a landing never merges memory/, .dotagent/, .claude/, git hooks or .gitmodules; commit ${sha} still holds them (git show ${sha} -- ${files.slice(0, 5).join(" ")})`;
+}
+
 /** The decision a round needs when the main checkout has uncommitted changes (SPEC §19). */
 export function isolationQuestion(facts: Extract<CheckoutFacts, { git: true }>): string {
   return `The main checkout has uncommitted changes (${fileList(facts.dirty)}). Each task works in its own git worktree made from the last commit of ${facts.branch}, so the tasks would not see them. Commit them first (yes), or run this round's tasks without worktrees, all in the one checkout (no)?`;
@@ -102,7 +110,9 @@ export function conflictFailure(state: ExecutionState, taskId: string, merge: Me
         ? `its branch ${branch} could not be merged into ${merge.into}: the main checkout has uncommitted changes to ${fileList(files)}; commit or stash them, then the next attempt merges again`
         : merge.reason === "unfinished_merge"
           ? `its executor left a merge unfinished in its worktree (unmerged: ${fileList(files)}); the branch ${branch} is kept, and the next attempt finishes it`
-          : `merge conflict: its branch ${branch} and ${merge.into} both changed ${fileList(files)}; the branch is kept, and the next attempt merges ${merge.into} into it by hand and resolves ${count(files.length, "file")}`;
+          : merge.reason === "untrusted_worktree"
+            ? `its worktree ${t.worktree?.path ?? ""} is not the one dotagent made (${merge.detail ?? "its .git was changed"}): dotagent ran nothing there and merged nothing; the folder and the branch ${branch} are kept: look at them, keep what you need, remove the worktree (git worktree remove --force ${t.worktree?.path ?? ""}), then \`dotagent resume\``
+            : `merge conflict: its branch ${branch} and ${merge.into} both changed ${fileList(files)}; the branch is kept, and the next attempt merges ${merge.into} into it by hand and resolves ${count(files.length, "file")}`;
     const failed = countFailure(t, state, error);
     return { ...failed, worktree: { ...t.worktree!, merge: { ...merge, state: "conflict" as const } } };
   });
@@ -133,7 +143,7 @@ export interface WorktreeAt {
 export function executorLines(at: WorktreeAt, reportPath: string): string[] {
   const lines = [`Worktree: ${at.dir}`, `Branch: ${at.branch} (dotagent merges it into ${at.into} when you finish)`, `Report file: ${reportPath}`];
   const merge = at.merge;
-  if (merge?.state === "conflict" && merge.reason !== "local_changes") lines.push(`Merge conflict: ${merge.into} (${fileList(merge.files ?? [], 20)})`);
+  if (merge?.state === "conflict" && merge.reason !== "local_changes" && merge.reason !== "untrusted_worktree") lines.push(`Merge conflict: ${merge.into} (${fileList(merge.files ?? [], 20)})`);
   return lines;
 }
 
@@ -158,6 +168,14 @@ export interface WorktreeView {
   merge: MergeRecord["state"] | null;
   commit?: string | null;
   files?: string[];
+  /** merged: what the landing left out (the landing guard) and the commit that holds it. */
+  left_out?: { files: string[]; commit: string | null };
+}
+
+/** A merge record's `left_out`, when it names files. */
+export function leftOutOf(merge: MergeRecord | null | undefined): { files: string[]; commit: string | null } | undefined {
+  const value = merge?.left_out;
+  return value !== undefined && value.files.length > 0 ? { files: [...value.files], commit: value.commit } : undefined;
 }
 
 export function worktreeViews(execution: ExecutionState | undefined): WorktreeView[] {
@@ -166,7 +184,7 @@ export function worktreeViews(execution: ExecutionState | undefined): WorktreeVi
     .map((t) => {
       const w = t.worktree!;
       const merge = w.merge ?? null;
-      return { task: t.id, status: t.status, path: w.path, branch: w.branch, into: w.into, base: w.base, merge: merge?.state ?? null, ...(merge?.state === "merged" ? { commit: merge.commit ?? null } : {}), ...(merge?.state === "conflict" ? { files: [...(merge.files ?? [])] } : {}) };
+      return { task: t.id, status: t.status, path: w.path, branch: w.branch, into: w.into, base: w.base, merge: merge?.state ?? null, ...(merge?.state === "merged" ? { commit: merge.commit ?? null } : {}), ...(merge?.state === "merged" && leftOutOf(merge) ? { left_out: leftOutOf(merge)! } : {}), ...(merge?.state === "conflict" ? { files: [...(merge.files ?? [])] } : {}) };
     });
 }
 

@@ -11,6 +11,7 @@
 import { describeJob, type AgentJob } from "../core/agent-job.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { isWorkflowComplete, transition } from "../core/transitions.js";
+import { leftOutNote, leftOutOf } from "../core/worktrees.js";
 import { reportAt } from "../core/reports.js";
 import { emptyExecution, failTask } from "../core/tasks.js";
 import { startPlannedTask } from "../core/plans.js";
@@ -166,7 +167,9 @@ export async function endAgentJob(context: OpContext, job: AgentJob, options: { 
       // A report older than this attempt is an earlier attempt's (or a copy): not this one's work.
       const stale = problem === undefined && Number.isFinite(attemptAt) && (reportTimes(context.paths.root, [job.output])[0] ?? attemptAt) < attemptAt ? `${job.output} was written before this attempt started (${task!.started_at}); write this attempt's report` : undefined;
       if (execution === undefined || task === undefined || task.status !== "running") {
-        what = `${describeJob(job)}: already recorded (${task?.status ?? "no such task"})`;
+        // A landing the agent's own end made (SubagentStop says nothing back): what it left out is told here.
+        const left = leftOutOf(task?.worktree?.merge);
+        what = `${describeJob(job)}: already recorded (${task?.status ?? "no such task"}${left ? `; its landing ${leftOutNote(left.files, left.commit)}` : ""})`;
       } else if (options.agentStartedAt !== undefined && Number.isFinite(attemptAt) && options.agentStartedAt < attemptAt) {
         return { kind: "ignored", why: `an executor of an earlier attempt of ${task.id} ended; attempt ${task.attempts + 1} is at work` };
       } else if (stale !== undefined && !options.final) {

@@ -4,9 +4,12 @@
 // state lock its caller holds, so merges happen one at a time and never beside a start or a sweep.
 //
 // Landing, in order (each step a kill may cut; the next locked command goes on from there):
+//   0. the worktree's `.git` must be the one git made for it (the landing guard,
+//      src/core/landing-guard.ts): otherwise nothing runs there and the attempt fails;
 //   1. what the executor left uncommitted in its worktree is committed on its branch (memory/
-//      excepted: it belongs to the main checkout), and changes its commits made under memory/
-//      are undone by a commit;
+//      excepted: it belongs to the main checkout), and changes its branch made to what a landing
+//      never merges (memory/, .dotagent/, .claude/, the hooks folder, .gitmodules) are undone by
+//      a commit, the commit before it named to the person;
 //   2. nothing to merge (no commit of its own, or merged already): the task completes;
 //   3. the conflict check (git merge-tree): a conflict fails the attempt, naming the files, and
 //      keeps the branch; the main checkout's own uncommitted changes in the way, likewise;
@@ -18,6 +21,7 @@
 // An intent found later is finished (the branch is still at `onto`), or taken as done (the branch
 // holds the task's commits), or dropped and the landing redone (the branch moved on meanwhile).
 import { existsSync } from "node:fs";
+import { isGuarded, judgeSweptFolder } from "../core/landing-guard.js";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { reportAt } from "../core/reports.js";
@@ -28,15 +32,15 @@ import type { Owner } from "../core/ownership.js";
 import type { Repair } from "../core/tasks.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { MachineEvent } from "../core/transitions.js";
-import { branchNameFor, conflictFailure, type CheckoutFacts, executorLines, isolationFromFacts, isolationOf, liveWorktrees, mergeIntent, sharedWarning, withWorktree, worktreePathFor, WORKTREES_DIR, type MergeFields, type WorktreeAt } from "../core/worktrees.js";
+import { branchNameFor, conflictFailure, type CheckoutFacts, executorLines, leftOutNote, isolationFromFacts, isolationOf, liveWorktrees, mergeIntent, sharedWarning, withWorktree, worktreePathFor, WORKTREES_DIR, type MergeFields, type WorktreeAt } from "../core/worktrees.js";
 import type { ExecutionState, IsolationRecord, MergeRecord, Task, WorktreeRecord } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
 import { loadSnapshot } from "../store/session.js";
 import { judgeOneOwner, judgeRunningTasks } from "../store/process-facts.js";
 import { StateWriter } from "../store/state-writer.js";
-import { branchTips, git, isAncestor, prepareIdentity, resolveRef } from "../store/git.js";
-import { applyMerge, changedBetween, checkMerge, finishMerge, localChanges, makeMergeCommit, mergeState } from "../store/git-merge.js";
-import { checkoutFacts, checkoutHolding, commitCheckout, commitLeftovers, deleteBranchIfMerged, dropMemoryChanges, ensureWorktree, excludeWorktreesFolder, hasLinkedWorktrees, isRepo, listTaskBranches, listWorktrees, parseLockReason, removeWorktree, repoAt, samePath, worktreeFolders, type Repo } from "../store/worktrees.js";
+import { branchTips, git, gitLine, isAncestor, prepareIdentity, resolveRef, type GitDirs } from "../store/git.js";
+import { applyMerge, changedBetween, checkMerge, finishMerge, guardMergeTree, localChanges, makeMergeCommit, mergeState } from "../store/git-merge.js";
+import { checkoutFacts, checkoutHolding, commitCheckout, commitLeftovers, deleteBranchIfMerged, dropGuardedChanges, ensureWorktree, excludeWorktreesFolder, guardedFor, hasLinkedWorktrees, holdsSomething, isRepo, listTaskBranches, listWorktrees, parseLockReason, removeIfEmpty, removeWorktree, repoAt, samePath, worktreeDirs, worktreeFolders, worktreeGitAt, type LeftOut, type Repo, type WorktreeEntry } from "../store/worktrees.js";
 import { locked, type OpContext } from "./op-context.js";
 
 /** A task start's worktree, as `task start --json` and the hook give it. */
@@ -127,6 +131,13 @@ export function isolateStart(context: OpContext, phase: PhaseState, before: Exec
       record = { path, branch, into, base, merge: null };
       freshTree = true;
     }
+  } else if (isForeignFolder(repo, join(root, record.path), () => (listed ??= listWorktrees(repo.top)))) {
+    // Its folder is not a worktree any more and holds what dotagent did not make (the landing
+    // guard: never deleted): the task's worktree moves to the next free name, on its branch.
+    const taken = new Set(state.tasks.flatMap((t) => (t.worktree ? [t.worktree.path] : [])));
+    const path = worktreePathFor(taskId, (p) => taken.has(p) || existsSync(join(root, p)));
+    events.push({ type: "worktree_moved", task_id: taskId, from: record.path, to: path, reason: "a folder dotagent did not make holds its path" });
+    record = { ...record, path };
   }
   excludeWorktreesFolder(repo);
   const want = { path: record.path, branch: record.branch, base: record.base, lock: { task: taskId, workflow: state.workflow_id, instance: phase.instance_id ?? null, owner: owner ?? null }, fresh: freshTree };
@@ -178,6 +189,11 @@ export async function makeStartedWorktree(context: OpContext, taskId: string, wo
   }
 }
 
+/** A folder that holds something, whose `.git` is not git's own for it and that git does not list: not dotagent's (the landing guard). */
+function isForeignFolder(repo: Repo, abs: string, list: () => readonly WorktreeEntry[]): boolean {
+  return holdsSomething(abs) && !worktreeGitAt(repo, abs).ok && !list().some((w) => samePath(w.path, abs));
+}
+
 /** A worktree under .dotagent/worktrees locked for this task of this workflow that no task records. */
 function adoptable(root: string, listed: ReturnType<typeof listWorktrees>, want: { task: string; workflow: string; instance: string | null }, used: ReadonlySet<string>): { path: string; branch: string; base: string } | undefined {
   const folder = join(root, WORKTREES_DIR);
@@ -227,7 +243,9 @@ export interface PreparedLanding {
   readonly path: string;
   readonly branch: string;
   readonly committed: string[];
-  readonly dropped: string[];
+  readonly dropped: LeftOut;
+  /** The branch's tip once that was done: the guard has seen it (a later tip is looked at again under the lock). */
+  readonly tip: string;
   readonly repo: Repo;
 }
 
@@ -251,15 +269,18 @@ export async function prepareLanding(context: OpContext, id: string, output?: st
     if (data === undefined) return undefined;
     const root = context.paths.root;
     const abs = join(root, record.path);
-    if (!existsSync(join(abs, ".git"))) return undefined;
     const repo = repoAt(root);
     if (!isRepo(repo)) return undefined;
+    // A worktree whose .git is not git's own is refused by the landing under the lock.
+    const at = worktreeDirs(repo, abs);
+    if ("reason" in at) return undefined;
     prepareIdentity(repo.top);
-    const left = commitLeftovers(abs, repo.prefix, taskCommitMessage(id, task, data, execution.workflow_id));
+    const left = commitLeftovers(abs, at.dirs, repo.prefix, taskCommitMessage(id, task, data, execution.workflow_id));
     if (left.unmerged.length > 0) return undefined;
     // Against the workflow branch by name: its tip may move on meanwhile, the fork point does not.
-    const dropped = dropMemoryChanges(abs, repo.prefix, `refs/heads/${record.into}`, memoryMessage(id));
-    return { task: id, path: record.path, branch: record.branch, committed: left.committed, dropped, repo };
+    const dropped = dropGuardedChanges(abs, at.dirs, guardedFor(repo), `refs/heads/${record.into}`, guardedMessage(id));
+    const tip = gitLine(abs, ["rev-parse", "HEAD"], { readOnly: true, dirs: at.dirs });
+    return { task: id, path: record.path, branch: record.branch, committed: left.committed, dropped, tip, repo };
   } catch {
     return undefined;
   }
@@ -289,7 +310,7 @@ function taskCommitMessage(id: string, task: Task, data: Record<string, unknown>
   return `Task ${id}${task.title ? `: ${task.title}` : ""}${summary ? `\n\n${summary}` : ""}\n\ndotagent workflow ${workflowId}`;
 }
 
-const memoryMessage = (id: string) => `dotagent: memory/ belongs to the main checkout; task ${id}'s changes there are not merged`;
+const guardedMessage = (id: string) => `dotagent: task ${id}'s changes to memory/, .dotagent/, .claude/, git hooks or .gitmodules are not merged (SPEC §19); the commit before this one holds them`;
 
 /**
  * A running task whose report says complete lands: merged into the workflow's branch (or nothing
@@ -344,12 +365,16 @@ export async function landTask(context: OpContext, id: string, now: Date, output
   // 1. The worktree's leftovers: done before the lock by this very process (`prepareLanding`), else here.
   const prepared = options.prepared !== undefined && options.prepared.task === id && options.prepared.path === record.path && options.prepared.branch === record.branch && intent === undefined ? options.prepared : undefined;
   let committed: string[] = prepared?.committed ?? [];
-  let dropped: string[] = prepared?.dropped ?? [];
-  const hasTree = prepared === undefined && existsSync(join(abs, ".git"));
-  if (hasTree) {
+  let dropped: LeftOut = prepared?.dropped ?? { files: [], keptIn: null };
+  let dirs: GitDirs | undefined;
+  if (prepared === undefined && holdsSomething(abs)) {
+    // 0. The landing guard: git runs there only with the git folder dotagent made named.
+    const at = worktreeDirs(repo, abs);
+    if ("reason" in at) return conflict(writer, execution, id, { into: record.into, onto: null, head: null, files: [".git"], reason: "untrusted_worktree", detail: at.reason, at: now.toISOString() }, now, options.recovered);
+    dirs = at.dirs;
     // The executor's work is committed here (its agent file leaves that to dotagent).
     const report = reportAt(snapshot.reports, output ?? taskOutputPath(id));
-    const left = commitLeftovers(abs, repo.prefix, taskCommitMessage(id, task, report.status === "valid" ? (report.data as Record<string, unknown>) : undefined, execution.workflow_id));
+    const left = commitLeftovers(abs, dirs, repo.prefix, taskCommitMessage(id, task, report.status === "valid" ? (report.data as Record<string, unknown>) : undefined, execution.workflow_id));
     if (left.unmerged.length > 0) return conflict(writer, execution, id, { into: record.into, onto: null, head: null, files: left.unmerged, reason: "unfinished_merge", at: now.toISOString() }, now, options.recovered);
     committed = left.committed;
   }
@@ -359,39 +384,56 @@ export async function landTask(context: OpContext, id: string, now: Date, output
   if (onto === undefined) throw new DotagentError("git_failed", `task ${id} cannot be merged: the workflow's branch ${record.into} does not exist any more; create it again (git branch ${record.into} ${record.base}), then \`dotagent resume\``, EXIT.refused);
   let head = tips.get(`refs/heads/${record.branch}`);
   let merged = head === undefined || head === onto || isAncestor(repo.top, head, onto);
-  if (!merged && hasTree) {
-    dropped = dropMemoryChanges(abs, repo.prefix, onto, memoryMessage(id));
-    if (dropped.length > 0) {
+  if (!merged && dirs !== undefined) {
+    dropped = dropGuardedChanges(abs, dirs, guardedFor(repo), onto, guardedMessage(id));
+    if (dropped.files.length > 0) {
       head = resolveRef(repo.top, `refs/heads/${record.branch}`);
       merged = head === undefined || isAncestor(repo.top, head, onto);
     }
   }
-  const notes = [committed.length > 0 ? `committed its executor's work (${committed.length} file(s))` : "", dropped.length > 0 ? `left out its changes under memory/ (${dropped.length} file(s))` : ""].filter(Boolean).join("; ");
+  // What was left out is recorded (execution.json's merge, the event, status) and said, so nothing
+  // goes unnoticed; memory/ alone is routine (the executor's copy of the state), not warned about.
+  const landed = () => {
+    const left = dropped.files.length > 0 ? leftOutNote(dropped.files, dropped.keptIn) : "";
+    if (dropped.files.some((f) => !isGuarded(f, [`${repo.prefix}memory`]))) context.warn(`task ${id}: ${left}`);
+    const notes = [committed.length > 0 ? `committed its executor's work (${committed.length} file(s))` : "", left].filter(Boolean).join("; ");
+    return { notes: notes ? `; ${notes}` : "", leftOut: dropped.files.length > 0 ? { left_out: { files: dropped.files, commit: dropped.keptIn } } : {} };
+  };
   // 2. Nothing to merge.
   if (head === undefined || merged) {
-    const merge: MergeRecord = { state: "merged", into: record.into, onto, head: head ?? null, commit: null, at: now.toISOString() };
-    complete(execution, merge, [{ type: "task_merged", task_id: id, into: record.into, commit: null }]);
+    const { notes, leftOut } = landed();
+    const merge: MergeRecord = { state: "merged", into: record.into, onto, head: head ?? null, commit: null, at: now.toISOString(), ...leftOut };
+    complete(execution, merge, [{ type: "task_merged", task_id: id, into: record.into, commit: null, ...leftOut }]);
     cleanUp(repo, abs, record);
-    return { what: `executor for ${id}: complete (nothing to merge into ${record.into}${head === undefined ? ": its branch is gone" : ""}${notes ? `; ${notes}` : ""})`, outcome: "nothing_to_merge" };
+    return { what: `executor for ${id}: complete (nothing to merge into ${record.into}${head === undefined ? ": its branch is gone" : ""}${notes})`, outcome: "nothing_to_merge" };
   }
   // 3. The conflict check, and the main checkout's own changes in the way.
   const check = checkMerge(repo.top, onto, head);
   if (check.kind === "conflict") return conflict(writer, execution, id, { into: record.into, onto, head, files: check.files, reason: "conflict", at: now.toISOString() }, now, options.recovered);
+  // The landing guard on the tree, unless step 1 before the lock saw this very tip: commits with
+  // no worktree to undo them in (its folder gone) or made after it keep onto's version.
+  let tree = check.tree;
+  if (prepared === undefined || prepared.tip !== head) {
+    const guarded = guardMergeTree(repo.top, onto, head, check.tree, guardedFor(repo));
+    if (guarded.files.length > 0) dropped = { files: [...new Set([...dropped.files, ...guarded.files])], keptIn: head };
+    tree = guarded.tree;
+  }
   const checkout = checkoutHolding(repo, record.into);
-  const local = localChanges(checkout, changedBetween(repo.top, onto, check.tree));
+  const local = localChanges(checkout, changedBetween(repo.top, onto, tree));
   if (local.length > 0) return conflict(writer, execution, id, { into: record.into, onto, head, files: local, reason: "local_changes", at: now.toISOString() }, now, options.recovered);
+  const { notes, leftOut } = landed();
   // 4. The merge commit, then the intent.
-  const commit = makeMergeCommit(repo.top, check.tree, onto, head, message);
+  const commit = makeMergeCommit(repo.top, tree, onto, head, message);
   const merging: MergeFields = { into: record.into, onto, head, commit, at: now.toISOString() };
   writer.writeExecution(mergeIntent(execution, task, merging));
   // 5. The branch moves.
   applyMerge(repo, record.into, onto, commit, reflog, checkout);
   // 6. Recorded.
-  complete(execution, { ...merging, state: "merged" }, [{ type: "task_merged", task_id: id, into: record.into, commit }]);
+  complete(execution, { ...merging, state: "merged", ...leftOut }, [{ type: "task_merged", task_id: id, into: record.into, commit, ...leftOut }]);
   // 7. Its worktree and branch go (its commits are in the workflow's branch now).
   removeWorktree(repo, abs);
   git(repo.top, ["update-ref", "-d", `refs/heads/${record.branch}`, head], { ok: [1, 128] });
-  return { what: `executor for ${id}: complete, merged into ${record.into} (${shortSha(commit)})${notes ? `; ${notes}` : ""}`, outcome: "merged" };
+  return { what: `executor for ${id}: complete, merged into ${record.into} (${shortSha(commit)})${notes}`, outcome: "merged" };
 }
 
 function conflict(writer: StateWriter, execution: ExecutionState, id: string, merge: MergeFields, now: Date, recovered = false): Landing {
@@ -399,7 +441,14 @@ function conflict(writer: StateWriter, execution: ExecutionState, id: string, me
   writer.writeExecution(failed.state);
   writer.appendEvents(recovered ? failed.events.map((e) => ({ ...e, recovered: true })) : failed.events);
   const files = merge.files ?? [];
-  const what = merge.reason === "local_changes" ? `uncommitted changes in the main checkout to ${files.join(", ")} are in the way` : merge.reason === "unfinished_merge" ? `its worktree holds an unfinished merge (${files.join(", ")})` : `conflict with ${merge.into} in ${files.join(", ")}`;
+  const what =
+    merge.reason === "local_changes"
+      ? `uncommitted changes in the main checkout to ${files.join(", ")} are in the way`
+      : merge.reason === "unfinished_merge"
+        ? `its worktree holds an unfinished merge (${files.join(", ")})`
+        : merge.reason === "untrusted_worktree"
+          ? `its worktree is not the one dotagent made (${merge.detail ?? ".git"}): nothing ran there`
+          : `conflict with ${merge.into} in ${files.join(", ")}`;
   return { what: `executor for ${id}: not merged: ${what}; its branch is kept`, outcome: "conflict" };
 }
 
@@ -478,9 +527,18 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
       continue;
     }
     let saved = "";
-    if (existsSync(join(entry.path, ".git"))) {
+    if (holdsSomething(entry.path)) {
+      // The landing guard: only a worktree dotagent locked or recorded, its .git git's own, goes.
+      const gitFile = worktreeGitAt(repo, entry.path);
+      const recorded = (execution?.tasks ?? []).some((t) => t.worktree?.path === rel);
+      const judged = judgeSweptFolder({ empty: false, registered: true, dotagents: lock !== null || recorded, gitFile });
+      if (judged.action === "keep" || !gitFile.ok) {
+        if (branch) kept.add(branch);
+        repairs.push({ code: "worktree_kept", message: `${rel} kept: ${judged.action === "keep" ? judged.reason : "its .git is not git's own"}; dotagent deletes nothing of it: move what you need out, then remove it (git worktree remove --force ${entry.path})` });
+        continue;
+      }
       try {
-        const left = commitLeftovers(entry.path, repo.prefix, `dotagent: work left in the worktree of task ${lock?.task ?? rel} when it was removed`);
+        const left = commitLeftovers(entry.path, { gitDir: gitFile.gitDir, workTree: entry.path }, repo.prefix, `dotagent: work left in the worktree of task ${lock?.task ?? rel} when it was removed`);
         if (left.committed.length > 0) saved = `, its ${left.committed.length} uncommitted file(s) committed on ${branch} first`;
         if (left.unmerged.length > 0) {
           if (branch) kept.add(branch);
@@ -493,15 +551,27 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
         continue;
       }
     }
-    removeWorktree(repo, entry.path);
+    const notRemoved = removeWorktree(repo, entry.path);
+    if (notRemoved !== undefined) {
+      if (branch) kept.add(branch);
+      repairs.push({ code: "worktree_kept", message: `${rel} kept: ${notRemoved}` });
+      continue;
+    }
     const into = (execution?.tasks ?? []).find((t) => t.worktree?.branch === branch)?.worktree?.into;
     const gone = branch === undefined || deleteBranchIfMerged(repo.top, branch, into);
     repairs.push({ code: gone ? "worktree_removed" : "branch_kept", message: `removed the worktree ${rel}, which no task needs${saved}${gone ? "" : `; kept its branch ${branch}: it holds commits merged nowhere (git branch -D ${branch} once you no longer need them)`}` });
   }
-  // Folders in .dotagent/worktrees that git does not know (a cut-off `worktree add`): nothing of value.
+  // Folders in .dotagent/worktrees that git does not know: an empty one is a start cut off before
+  // `git worktree add`; anything else is not dotagent's (another repository's worktree, a
+  // person's folder) and is kept and named, never deleted.
   const folders = worktreeFolders(root);
   const registered = folders.length > 0 ? new Set(listWorktrees(repo.top).map((w) => w.path)) : new Set<string>();
-  for (const rel of folders) if (!live.paths.has(rel) && ![...registered].some((p) => samePath(p, join(root, rel)))) removeWorktree(repo, join(root, rel));
+  for (const rel of folders) {
+    const abs = join(root, rel);
+    if (live.paths.has(rel) || [...registered].some((p) => samePath(p, abs)) || removeIfEmpty(abs) || !holdsSomething(abs)) continue;
+    const judged = judgeSweptFolder({ empty: false, registered: false, dotagents: false });
+    if (judged.action === "keep") repairs.push({ code: "worktree_kept", message: `${rel} kept: ${judged.reason}; dotagent deletes nothing of it: move it out of ${WORKTREES_DIR}` });
+  }
   if (options.branches) {
     const tasksInto = new Map((execution?.tasks ?? []).flatMap((t) => (t.worktree ? [[t.worktree.branch, t.worktree.into] as const] : [])));
     for (const branch of listTaskBranches(repo.top)) {

@@ -19,6 +19,7 @@ const isObject = (v: unknown): v is Json => v !== null && typeof v === "object" 
 const isIso = (v: unknown) => typeof v === "string" && ISO.test(v);
 const isOptIso = (v: unknown) => v === undefined || v === null || isIso(v);
 const isOptString = (v: unknown) => v === undefined || v === null || typeof v === "string";
+const isStrings = (v: unknown) => Array.isArray(v) && v.every((f) => typeof f === "string");
 const isNonEmpty = (v: unknown) => typeof v === "string" && v.length > 0;
 const isIntAtLeast = (v: unknown, min: number) => typeof v === "number" && Number.isSafeInteger(v) && v >= min;
 const oneOf = (values: readonly string[]) => (v: unknown) => typeof v === "string" && values.includes(v);
@@ -58,8 +59,9 @@ const isOptCommit = (v: unknown) => v === undefined || v === null || isCommit(v)
 function isMerge(m: unknown): boolean {
   if (m === undefined || m === null) return true;
   if (!isObject(m) || !oneOf(["merging", "merged", "conflict"])(m.state) || !isNonEmpty(m.into) || !isIso(m.at)) return false;
-  if (!isOptCommit(m.onto) || !isOptCommit(m.head) || !isOptCommit(m.commit) || !isOptString(m.reason)) return false;
-  return m.files === undefined || (Array.isArray(m.files) && m.files.every((f) => typeof f === "string"));
+  if (!isOptCommit(m.onto) || !isOptCommit(m.head) || !isOptCommit(m.commit) || !isOptString(m.reason) || !isOptString(m.detail)) return false;
+  if (m.left_out !== undefined && !(isObject(m.left_out) && isStrings(m.left_out.files) && (m.left_out.commit === null || isCommit(m.left_out.commit)))) return false;
+  return m.files === undefined || isStrings(m.files);
 }
 
 function isWorktree(w: unknown): boolean {

@@ -14,6 +14,7 @@
 // checked to be the old or the new content, or a cut-off write of the new, then set to the new,
 // then the branch moved), so the branch is merged exactly once or not at all.
 import { existsSync, lstatSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { git, gitBytes, gitLine, isAncestor, resolveRef, splitZ } from "./git.js";
@@ -27,6 +28,28 @@ export function checkMerge(top: string, onto: string, head: string): MergeCheck 
   const [tree = "", ...files] = splitZ(run.stdout);
   if (run.status === 0) return { kind: "clean", tree };
   return { kind: "conflict", files: [...new Set(files)] };
+}
+
+/**
+ * The landing guard on a clean merge's tree (src/core/landing-guard.ts): what the task's branch
+ * changed since it left `onto` under `guarded` (commits with no worktree left to undo them in, or
+ * made after the worktree's leftovers were dealt with) takes `onto`'s version in the tree, built
+ * in a scratch index (no checkout is touched). The task's tip still holds those files.
+ */
+export function guardMergeTree(top: string, onto: string, head: string, tree: string, guarded: readonly string[]): { tree: string; files: string[] } {
+  const files = splitZ(git(top, ["diff", "--name-only", "-z", "--no-renames", `${onto}...${head}`, "--", ...guarded.map((g) => `:(top,icase)${g}`)], { readOnly: true }).stdout);
+  if (files.length === 0) return { tree, files };
+  const indexFile = join(tmpdir(), `dotagent-guard-${process.pid}-${Date.now()}.index`);
+  try {
+    git(top, ["read-tree", tree], { indexFile });
+    const inOnto = new Map(splitZ(git(top, ["ls-tree", "-r", "-z", "--full-tree", onto, "--", ...files.map((f) => `:(top,literal)${f}`)], { readOnly: true }).stdout).map((line) => [line.slice(line.indexOf("\t") + 1), line] as const));
+    // ls-tree's lines as they are; mode 0 removes a file onto does not have.
+    const info = files.map((f) => inOnto.get(f) ?? `0 ${"0".repeat(head.length)}\t${f}`);
+    git(top, ["update-index", "-z", "--index-info"], { indexFile, input: `${info.join("\0")}\0` });
+    return { tree: gitLine(top, ["write-tree"], { indexFile }), files };
+  } finally {
+    rmSync(indexFile, { force: true });
+  }
 }
 
 /** Step 2: the merge commit, not yet on any branch. */

@@ -3,8 +3,15 @@
 // caller that is itself a git hook) and an identity for dotagent's own commits where the
 // repository has none. A failure is a DotagentError `git_failed` naming the command and git's
 // first line of complaint, never a stack.
+//
+// The git environment rule of the landing guard (src/core/landing-guard.ts, where the threat is
+// stated): every call runs with GIT_SAFETY_CONFIG (no hooks, no fsmonitor, no submodule
+// recursion), and a call in a task's worktree names its git folder and work tree itself
+// (`dirs`: GIT_DIR, GIT_WORK_TREE, the ones dotagent checked), never what the worktree's own
+// `.git` file says.
 import { spawnSync } from "node:child_process";
 import { DotagentError, EXIT } from "../core/errors.js";
+import { GIT_SAFETY_CONFIG } from "../core/landing-guard.js";
 import { mark } from "./trace.js";
 
 export interface GitResult {
@@ -19,6 +26,16 @@ export interface GitOptions {
   /** Exit codes that are answers, not failures (merge-tree's 1: conflicts; merge-base --is-ancestor's 1: no). */
   readonly ok?: readonly number[];
   readonly input?: string;
+  /** A task worktree's git folder and work tree, checked by the landing guard (never found from its `.git`). */
+  readonly dirs?: GitDirs;
+  /** A scratch index (GIT_INDEX_FILE) for building a tree without touching any checkout's. */
+  readonly indexFile?: string;
+}
+
+/** The git folder and work tree a call names explicitly (GIT_DIR, GIT_WORK_TREE). */
+export interface GitDirs {
+  readonly gitDir: string;
+  readonly workTree: string;
 }
 
 const CALLER_GIT = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE"];
@@ -28,12 +45,15 @@ let identity: Record<string, string> | undefined;
 /** Commands that write a commit, and so need an author. */
 const COMMITTING = new Set(["commit", "commit-tree", "merge"]);
 
-function baseEnv(cwd: string, command?: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: "C", LANG: "C", GIT_TERMINAL_PROMPT: "0", GIT_EDITOR: "true", GIT_MERGE_AUTOEDIT: "no" };
+function baseEnv(cwd: string, command?: string, dirs?: GitDirs, safety = true): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: "C", LANG: "C", GIT_TERMINAL_PROMPT: "0", GIT_EDITOR: "true", GIT_MERGE_AUTOEDIT: "no", GIT_PAGER: "cat" };
   for (const name of CALLER_GIT) delete env[name];
-  // dotagent's own commits and merges start no background maintenance (the person's git still does).
+  if (dirs !== undefined) Object.assign(env, { GIT_DIR: dirs.gitDir, GIT_WORK_TREE: dirs.workTree });
+  // After the person's own GIT_CONFIG_* entries, so these win over them and over every config file.
   const n = Number(env.GIT_CONFIG_COUNT ?? 0) || 0;
-  Object.assign(env, { GIT_CONFIG_COUNT: String(n + 2), [`GIT_CONFIG_KEY_${n}`]: "maintenance.auto", [`GIT_CONFIG_VALUE_${n}`]: "false", [`GIT_CONFIG_KEY_${n + 1}`]: "gc.auto", [`GIT_CONFIG_VALUE_${n + 1}`]: "0" });
+  const safe = safety ? GIT_SAFETY_CONFIG : [];
+  env.GIT_CONFIG_COUNT = String(n + safe.length);
+  safe.forEach(([key, value], i) => Object.assign(env, { [`GIT_CONFIG_KEY_${n + i}`]: key, [`GIT_CONFIG_VALUE_${n + i}`]: value }));
   if (command === undefined || !COMMITTING.has(command)) return env;
   identity ??= identityFallback(cwd, env);
   return { ...env, ...identity };
@@ -48,8 +68,9 @@ function identityFallback(cwd: string, env: NodeJS.ProcessEnv): Record<string, s
 
 /** Runs git in `cwd`; throws `git_failed` unless it exits 0 (or with one of `ok`). */
 export function git(cwd: string, args: readonly string[], options: GitOptions = {}): GitResult {
-  const env = baseEnv(cwd, args[0]);
+  const env = baseEnv(cwd, args[0], options.dirs);
   if (options.readOnly) env.GIT_OPTIONAL_LOCKS = "0";
+  if (options.indexFile !== undefined) env.GIT_INDEX_FILE = options.indexFile;
   const started = performance.now();
   const run = spawnSync("git", args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...(options.input !== undefined ? { input: options.input } : {}) });
   mark(`git ${args[0] ?? ""}`, performance.now() - started);
@@ -64,7 +85,7 @@ export function git(cwd: string, args: readonly string[], options: GitOptions = 
 
 /** A read-only call's raw output (a blob), or undefined when git says no. */
 export function gitBytes(cwd: string, args: readonly string[]): Buffer | undefined {
-  const env = baseEnv(cwd);
+  const env = baseEnv(cwd, undefined);
   env.GIT_OPTIONAL_LOCKS = "0";
   const run = spawnSync("git", args, { cwd, env, maxBuffer: 256 * 1024 * 1024 });
   return run.status === 0 && Buffer.isBuffer(run.stdout) ? run.stdout : undefined;
@@ -116,4 +137,15 @@ export function prepareIdentity(cwd: string): void {
 export function resolveRef(cwd: string, ref: string): string | undefined {
   const run = git(cwd, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { ok: [1, 128], readOnly: true });
   return run.status === 0 ? run.stdout.trim() : undefined;
+}
+
+/**
+ * A config value as the person's own git sees it (without dotagent's GIT_SAFETY_CONFIG), or
+ * undefined when unset: `core.hooksPath`, to know which folder holds the repository's hooks.
+ * Reading config runs no program.
+ */
+export function personConfig(cwd: string, key: string): string | undefined {
+  const run = spawnSync("git", ["config", "--get", key], { cwd, env: baseEnv(cwd, undefined, undefined, false), encoding: "utf8" });
+  const value = run.status === 0 ? run.stdout.trim() : "";
+  return value === "" ? undefined : value;
 }

@@ -4,8 +4,9 @@
 // locked (`git worktree lock`) with its owner in the reason, so neither git's own prune nor a
 // later sweep touches the worktree of a session that still runs; uncommitted work in a worktree
 // that goes is committed onto its branch first, and a branch with commits that are not merged
-// anywhere is kept.
-import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, unlinkSync } from "node:fs";
+// anywhere is kept. What runs in a worktree (its `.git` checked first) and what the sweep may
+// delete are the landing guard's rules (src/core/landing-guard.ts).
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { BRANCH_PREFIX, isolationOf, MIN_GIT, WORKTREES_DIR, type CheckoutFacts } from "../core/worktrees.js";
 import { currentRound } from "../core/plans.js";
@@ -13,7 +14,8 @@ import { readyTasks } from "../core/tasks.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { Owner } from "../core/ownership.js";
 import { DotagentError, EXIT } from "../core/errors.js";
-import { git, gitLine, gitVersion, isAncestor, resolveRef, splitZ } from "./git.js";
+import { guardedPaths, hooksFolderIn, judgeWorktreeGit, type WorktreeGitVerdict } from "../core/landing-guard.js";
+import { git, gitLine, gitVersion, isAncestor, personConfig, resolveRef, splitZ, type GitDirs } from "./git.js";
 
 export interface Repo {
   /** The main checkout's top folder (the worktree the project root is in). */
@@ -52,9 +54,14 @@ export function ownPaths(repo: Repo): string[] {
 
 const under = (path: string, folders: readonly string[]) => folders.some((f) => path === f || path.startsWith(`${f}/`));
 
-/** `git status --porcelain -z` entries of a checkout (paths relative to its top), renames' old paths dropped. */
-export function changedFiles(dir: string, pathspecs: readonly string[] = []): string[] {
-  const tokens = splitZ(git(dir, ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", ...(pathspecs.length > 0 ? ["--", ...pathspecs] : [])], { readOnly: true }).stdout);
+/**
+ * `git status --porcelain -z` entries of a checkout (paths relative to its top), renames' old
+ * paths dropped. In a task worktree (`dirs`), a nested repository the executor made is not looked
+ * into (`--ignore-submodules=dirty`: git would run `git status` in it, with its own config, which
+ * dotagent's config does not reach); a new commit in it still shows.
+ */
+export function changedFiles(dir: string, pathspecs: readonly string[] = [], dirs?: GitDirs): string[] {
+  const tokens = splitZ(git(dir, ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", ...(dirs ? ["--ignore-submodules=dirty"] : []), ...(pathspecs.length > 0 ? ["--", ...pathspecs] : [])], { readOnly: true, ...(dirs ? { dirs } : {}) }).stdout);
   return tokens.map((t) => t.slice(3));
 }
 
@@ -206,15 +213,18 @@ export function ensureWorktree(root: string, repo: Repo, want: EnsureWorktree, l
     // Registered, but its folder went (removed by hand, a kill while it was made): forget it.
     git(repo.top, ["worktree", "unlock", abs], { ok: [128] });
     git(repo.top, ["worktree", "prune"]);
-    rmSync(abs, { recursive: true, force: true });
     there = undefined;
   }
   if (there) {
     if (there.branch !== `refs/heads/${want.branch}`) throw new DotagentError("worktree_busy", `${want.path} is a git worktree of ${there.branch ?? "a detached HEAD"}, not of ${want.branch}; remove it (git worktree remove ${abs}) and start the task again`, EXIT.refused, { path: want.path });
+    const trusted = worktreeGitAt(repo, abs);
+    if (!trusted.ok) throw new DotagentError("worktree_untrusted", `${want.path} is not the worktree dotagent made: ${trusted.reason}; dotagent runs nothing there: look at it, move what you need, remove it (git worktree remove --force ${abs}), then start the task again`, EXIT.refused, { path: want.path });
     relock(repo.top, abs, want.lock);
     return;
   }
-  if (existsSync(abs)) rmSync(abs, { recursive: true, force: true }); // a folder left by a cut-off `worktree add`
+  // A folder a cut-off start left (made, then killed before `git worktree add`) is empty; any
+  // other folder there is not dotagent's, and stays.
+  if (!removeIfEmpty(abs) && existsSync(abs)) throw new DotagentError("worktree_busy", `${want.path} holds a folder dotagent did not make; move it away, then start the task again`, EXIT.refused, { path: want.path });
   mkdirSync(dirname(abs), { recursive: true });
   const hasBranch = resolveRef(repo.top, `refs/heads/${want.branch}`) !== undefined;
   const reason = lockReason(want.lock);
@@ -300,33 +310,119 @@ export interface Leftovers {
   readonly unmerged: string[];
 }
 
-/** Commits what an executor left uncommitted in its worktree (dotagent's folders excepted), finishing a merge it concluded but did not commit. */
-export function commitLeftovers(dir: string, repoPrefix: string, message: string): Leftovers {
-  const [lock, mergeHead] = gitPaths(dir, ["index.lock", "MERGE_HEAD"]);
+/**
+ * Commits what an executor left uncommitted in its worktree (dotagent's folders excepted),
+ * finishing a merge it concluded but did not commit. `dirs`: the worktree's git folder as the
+ * landing guard checked it (worktreeGitAt), named on every call.
+ */
+export function commitLeftovers(dir: string, dirs: GitDirs, repoPrefix: string, message: string): Leftovers {
+  const lock = join(dirs.gitDir, "index.lock");
   clearStaleIndexLock(dir, lock);
   const own = [`${repoPrefix}memory`, `${repoPrefix}.dotagent`];
-  const merging = existsSync(mergeHead!);
+  const merging = existsSync(join(dirs.gitDir, "MERGE_HEAD"));
   if (merging) {
-    const unmerged = splitZ(git(dir, ["diff", "--name-only", "-z", "--diff-filter=U"], { readOnly: true }).stdout);
+    const unmerged = splitZ(git(dir, ["diff", "--name-only", "-z", "--diff-filter=U"], { readOnly: true, dirs }).stdout);
     if (unmerged.length > 0) return { committed: [], unmerged };
   }
-  const files = changedFiles(dir).filter((p) => !under(p, own));
+  const files = changedFiles(dir, [], dirs).filter((p) => !under(p, own));
   if (files.length === 0 && !merging) return { committed: [], unmerged: [] };
-  if (files.length > 0) git(dir, ["add", "-A", "--", ".", ...own.map((p) => `:(exclude)${p}`)]);
+  // Exactly the files status listed, by update-index: `git add -A` would run `git status` inside a
+  // nested repository the executor made, with that repository's own config (a clean filter).
+  if (files.length > 0) git(dir, ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { dirs, input: files.map((f) => f.replace(/\/$/, "")).join("\0") });
   // Empty only to conclude a merge; otherwise nothing staged (another process committed it meanwhile) is no commit.
-  const made = git(dir, ["commit", "--no-verify", "-q", ...(merging ? ["--allow-empty"] : []), "-m", message], merging ? {} : { ok: [1] });
+  const made = git(dir, ["commit", "--no-verify", "-q", ...(merging ? ["--allow-empty"] : []), "-m", message], merging ? { dirs } : { ok: [1], dirs });
   return { committed: made.status === 0 ? files : [], unmerged: [] };
 }
 
-/** memory/ belongs to the main checkout: changes the branch made there since it left `onto` are undone by a commit on it. */
-export function dropMemoryChanges(dir: string, repoPrefix: string, onto: string, message: string): string[] {
-  const memory = `${repoPrefix}memory`;
-  const changed = splitZ(git(dir, ["diff", "--name-only", "-z", "--no-renames", `${onto}...HEAD`, "--", memory], { readOnly: true }).stdout);
-  if (changed.length === 0) return [];
-  const since = gitLine(dir, ["merge-base", onto, "HEAD"], { readOnly: true });
-  git(dir, ["restore", `--source=${since}`, "--staged", "--worktree", "--", memory]);
-  git(dir, ["commit", "--no-verify", "-q", "-m", message]);
-  return changed;
+/** What a landing left out of a task's branch: the files, and the commit that still holds them. */
+export interface LeftOut {
+  readonly files: string[];
+  /** The branch's tip before the commit that undid them (null: nothing left out). */
+  readonly keptIn: string | null;
+}
+
+/**
+ * What a landing never merges (the landing guard's guardedPaths: memory/, .dotagent/, .claude/,
+ * the hooks folder, .gitmodules): changes the branch made there since it left `onto`, committed
+ * by dotagent or by the executor itself, are undone by a commit on it. The commit before that one
+ * still holds them.
+ */
+export function dropGuardedChanges(dir: string, dirs: GitDirs, guarded: readonly string[], onto: string, message: string): LeftOut {
+  const changed = splitZ(git(dir, ["diff", "--name-only", "-z", "--no-renames", `${onto}...HEAD`, "--", ...guarded.map((g) => `:(top,icase)${g}`)], { readOnly: true, dirs }).stdout);
+  if (changed.length === 0) return { files: [], keptIn: null };
+  const keptIn = gitLine(dir, ["rev-parse", "HEAD"], { readOnly: true, dirs });
+  const since = gitLine(dir, ["merge-base", onto, "HEAD"], { readOnly: true, dirs });
+  git(dir, ["restore", `--source=${since}`, "--staged", "--worktree", "--", ...changed.map((p) => `:(top,literal)${p}`)], { dirs });
+  git(dir, ["commit", "--no-verify", "-q", "-m", message], { dirs });
+  return { files: changed, keptIn };
+}
+
+const guardedByTop = new Map<string, string[]>();
+
+/** The paths a landing in this repository never merges (read once per process: core.hooksPath as the person's git sees it). */
+export function guardedFor(repo: Repo): string[] {
+  let paths = guardedByTop.get(repo.top);
+  if (paths === undefined) {
+    paths = guardedPaths(repo.prefix, hooksFolderIn(personConfig(repo.top, "core.hooksPath"), repo.top));
+    guardedByTop.set(repo.top, paths);
+  }
+  return paths;
+}
+
+/**
+ * The landing guard's facts about a task worktree's `.git`, read without running git (nothing of
+ * the worktree's runs to judge it), and its verdict: the git folder to name, or why not.
+ */
+export function worktreeGitAt(repo: Repo, abs: string): WorktreeGitVerdict {
+  const worktree = real(abs);
+  const adminRoot = real(join(repo.commonDir, "worktrees"));
+  const dotGit = join(abs, ".git");
+  let stat;
+  try {
+    stat = lstatSync(dotGit);
+  } catch {
+    return judgeWorktreeGit({ worktree, adminRoot, kind: "missing" });
+  }
+  // git writes a one-line file; anything else (a folder, a link, a big file) is not git's.
+  if (!stat.isFile() || stat.size > 4096) return judgeWorktreeGit({ worktree, adminRoot, kind: "other" });
+  const line = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"))?.[1]?.trim();
+  if (line === undefined) return judgeWorktreeGit({ worktree, adminRoot, kind: "file" });
+  const named = real(resolve(abs, line));
+  const readIn = (name: string) => {
+    try {
+      const text = readFileSync(join(named, name), "utf8").trim();
+      return text === "" ? undefined : real(resolve(named, text));
+    } catch {
+      return undefined;
+    }
+  };
+  return judgeWorktreeGit({ worktree, adminRoot, kind: "file", named, pointsBack: readIn("gitdir"), commonMatches: readIn("commondir") === real(repo.commonDir) });
+}
+
+/** The git folder and work tree to name for a task worktree dotagent made, or why it is not one. */
+export function worktreeDirs(repo: Repo, abs: string): { dirs: GitDirs } | { reason: string } {
+  const verdict = worktreeGitAt(repo, abs);
+  return verdict.ok ? { dirs: { gitDir: verdict.gitDir, workTree: real(abs) } } : { reason: verdict.reason };
+}
+
+/** Removes `abs` when it is an empty folder (a start cut off before `git worktree add`); whether it did. */
+export function removeIfEmpty(abs: string): boolean {
+  try {
+    if (!lstatSync(abs).isDirectory() || readdirSync(abs).length > 0) return false;
+    rmdirSync(abs);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `abs` is there and holds something (lstat: a link counts as something). */
+export function holdsSomething(abs: string): boolean {
+  try {
+    return !lstatSync(abs).isDirectory() || readdirSync(abs).length > 0;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether git has any linked worktree registered (a folder in <common>/worktrees), read without git. */
@@ -356,11 +452,19 @@ export function checkoutHolding(repo: Repo, branch: string, options: { prunable?
   return listWorktrees(repo.top).find((w) => w.branch === ref && (options.prunable === true || !w.prunable))?.path;
 }
 
-/** Removes a worktree dotagent made (locked or not), and its folder if git has forgotten it. */
-export function removeWorktree(repo: Repo, abs: string): void {
+/**
+ * Removes a worktree dotagent made (locked or not), and its folder if git has forgotten it. A
+ * folder whose `.git` is not the one git made for it is not dotagent's to delete: it stays, and
+ * the reason is returned (undefined: removed).
+ */
+export function removeWorktree(repo: Repo, abs: string): string | undefined {
   // Only ever a folder directly in a .dotagent/worktrees (the state's records are checked on
   // read too): never a project folder a hand-edited record names.
   if (basename(dirname(abs)) !== "worktrees" || basename(dirname(dirname(abs))) !== ".dotagent" || linkedWorktreesDir(dirname(dirname(dirname(abs)))) !== undefined) throw new DotagentError("state_invalid", `dotagent removes only its own worktrees, folders right in the project's .dotagent/worktrees (neither a link), not ${abs}; check memory/state/execution.json and .dotagent`, EXIT.invalid);
+  if (holdsSomething(abs)) {
+    const trusted = worktreeGitAt(repo, abs);
+    if (!trusted.ok) return trusted.reason;
+  }
   // Forced twice: locked, and whatever its files hold (its work is committed or merged by now).
   const removed = git(repo.top, ["worktree", "remove", "--force", "--force", abs], { ok: [128] });
   if (removed.status !== 0 && listWorktrees(repo.top).some((w) => samePath(w.path, abs))) {
@@ -369,6 +473,7 @@ export function removeWorktree(repo: Repo, abs: string): void {
     git(repo.top, ["worktree", "prune"]);
   }
   rmSync(abs, { recursive: true, force: true });
+  return undefined;
 }
 
 /** Deletes a task branch whose commits are all in `into` (or anywhere else worth keeping): never one holding unmerged work. */

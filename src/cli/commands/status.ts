@@ -1,3 +1,4 @@
+import { leftOutNote } from "../../core/worktrees.js";
 import { readStatus, type StatusResult } from "../../ops/status.js";
 import type { OpSummary } from "../../store/op-records.js";
 import { planLines } from "../render-plan.js";
@@ -34,6 +35,7 @@ function worktreeLines(result: StatusResult): string[] {
   const rows = shown.map((w) => [w.task, w.status, w.path, w.branch, w.merge === "conflict" ? `conflict: ${(w.files ?? []).join(", ")}` : w.merge === "merging" ? "merging" : ""]);
   const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
   for (const r of rows) lines.push(`  ${r.map((c, i) => (i < 4 ? c.padEnd(widths[i]!) : c)).join("  ").trimEnd()}`);
+  for (const w of result.worktrees) if (w.left_out) lines.push(`  ${w.task} merged; its landing ${leftOutNote(w.left_out.files, w.left_out.commit)}`);
   return lines;
 }
 
