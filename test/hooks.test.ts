@@ -257,3 +257,17 @@ describe("hooks read their whole input (issue: a 400 KB input in parts was read 
     expect(r.stdout).toBe("");
   });
 });
+
+describe("the person's request reaches every agent (issue 29, case 10)", () => {
+  it("a spawn whose Feature request: line is empty gets the workflow's request (updatedInput); the briefing names it", () => {
+    const { p, helper } = installed();
+    expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
+    const prompt = ["Feature request: ", "Phase: REQUIREMENTS", "Output file: memory/reports/demand.json"].join("\n");
+    const out = hook(p, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "pm", prompt, description: "pm" } }).out;
+    expect(out?.hookSpecificOutput).toMatchObject({ permissionDecision: "allow", updatedInput: { subagent_type: "pm", description: "pm", prompt: prompt.replace("Feature request: ", "Feature request: add login") } });
+    const filled = hook(p, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "pm", prompt: prompt.replace("Feature request: ", "Feature request: add login") } });
+    expect(filled.out?.hookSpecificOutput.permissionDecision).toBe("deny"); // the pm is at work already
+    const briefing = hook(p, helper, "session-start", { hook_event_name: "SessionStart", source: "resume" }).out;
+    expect(briefing?.hookSpecificOutput.additionalContext).toContain("Feature request: add login");
+  });
+});

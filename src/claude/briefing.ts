@@ -12,7 +12,7 @@ export const BRIEFING_LIMIT = 2000;
  * on, so a person who types "continue" instead of /develop (which the model cannot invoke) gets
  * a model that can resume the loop itself (install's permission rule allows that line).
  */
-export function briefingFor(plan: ResumePlan, source: string | undefined, helper?: string, trees?: { isolation: IsolationRecord | null; worktrees: readonly WorktreeView[] }): string | null {
+export function briefingFor(plan: ResumePlan, source: string | undefined, helper?: string, trees?: { isolation: IsolationRecord | null; worktrees: readonly WorktreeView[] }, request?: string | null): string | null {
   if (plan.situation === "none" || plan.situation === "complete") return null;
   const lines: string[] = [];
   if (plan.situation === "corrupt") {
@@ -22,6 +22,9 @@ export function briefingFor(plan: ResumePlan, source: string | undefined, helper
     lines.push("Do not edit the state by hand. Run /develop to see the choice (archive and start fresh, or fix it).");
   } else {
     lines.push(`dotagent: workflow ${plan.workflow_id} is open${source === "resume" ? " (this session was resumed)" : ""}.`);
+    // The person's request, one line (the agents' prompts carry it: "Feature request: …").
+    const asked = (request ?? "").replace(/\s+/g, " ").trim();
+    if (asked !== "") lines.push(`Feature request: ${asked.length > 300 ? `${asked.slice(0, 300)}…` : asked}`);
     lines.push(`Phase: ${plan.phase} (${plan.phase_status}). Completed: ${plan.completed_phases.length > 0 ? plan.completed_phases.join(", ") : "none"}.`);
     if (plan.last_activity) lines.push(`Last activity: ${plan.last_activity} (${plan.last_activity_ago}).`);
     const tasks = plan.next.tasks.length > 0 ? ` (${plan.next.tasks.slice(0, 10).join(", ")}${plan.next.tasks.length > 10 ? ", …" : ""})` : "";

@@ -19,7 +19,7 @@
 // Code's own flow decides). Nothing here throws past the hook command, which always exits 0.
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { dotagentAgentName, readAgentJob, describeJob, type AgentJob } from "../core/agent-job.js";
+import { dotagentAgentName, readAgentJob, describeJob, withRequestLine, type AgentJob } from "../core/agent-job.js";
 import { judgeHelperCommand, judgeSpawnInput } from "../core/helper-command.js";
 import { judgeBashWrite, judgeFileWrite, type GuardContext, type Writer } from "../core/write-guard.js";
 import { promptWithLines } from "../core/worktrees.js";
@@ -119,7 +119,11 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
       // A task with a worktree: the executor's prompt gets where it works (Claude Code runs the
       // call with the input the hook gives back: SPEC §19, test/claude/NOTES.md).
       const lines = started.lines ?? [];
-      const updated = lines.length > 0 ? { ...toolInput, prompt: promptWithLines(str(toolInput.prompt) ?? "", lines) } : undefined;
+      // Every agent works on the person's request, also when the model left its line empty.
+      const given = str(toolInput.prompt) ?? "";
+      const filled = withRequestLine(given, await workflowRequest(op));
+      const prompt = lines.length > 0 ? promptWithLines(filled, lines) : filled;
+      const updated = prompt !== given ? { ...toolInput, prompt } : undefined;
       return preToolUse("allow", `dotagent recorded: ${started.what}`, updated);
     } catch (error) {
       // Unrecorded, an agent could run twice: better not started now than not recorded.
@@ -245,6 +249,12 @@ function guardFileWrite(op: OpContext, input: HookInput, helper: string): HookOu
 function guardBash(op: OpContext, input: HookInput, command: string, helper: string): HookOutput {
   const verdict = judgeBashWrite(command, guardContext(op, input, helper));
   return verdict.deny ? preToolUse("deny", verdict.reason) : null;
+}
+
+/** The workflow's request (phase.json), or undefined. */
+async function workflowRequest(op: OpContext): Promise<string | undefined> {
+  const snapshot = await loadSnapshot(op.paths);
+  return snapshot.phase.kind === "ok" ? (snapshot.phase.value.request ?? undefined) : undefined;
 }
 
 function hasWorkflowFolder(op: OpContext): boolean {

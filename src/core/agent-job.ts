@@ -105,3 +105,19 @@ export function describeJob(job: AgentJob): string {
   if (job.design) return `architect (design ${job.design})`;
   return job.agent;
 }
+
+/**
+ * The prompt with its `Feature request:` line filled in from the workflow's request, when the
+ * model left it empty or out (a new session's /develop carries no request): every agent works on
+ * the request the person gave. A line the model filled in stays as it is.
+ */
+export function withRequestLine(prompt: string, request: string | null | undefined): string {
+  const oneLine = (request ?? "").replace(/\s+/g, " ").trim();
+  if (oneLine === "") return prompt;
+  const lines = prompt.split(/\r?\n/);
+  const at = lines.findIndex((l) => l === "Feature request:" || l.startsWith("Feature request: "));
+  if (at === -1) return [`Feature request: ${oneLine}`, ...lines].join("\n");
+  if (lines[at]!.slice("Feature request:".length).trim() !== "") return prompt;
+  lines[at] = `Feature request: ${oneLine}`;
+  return lines.join("\n");
+}

@@ -88,7 +88,8 @@ export const command: Command = {
       const now = context.now();
       const plan = planResume(snapshot, now, { owners: judgeRunningTasks(snapshot, now) });
       const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
-      const briefing = briefingFor(plan, input.source, process.argv[1], { isolation: execution?.isolation ?? null, worktrees: worktreeViews(execution) });
+      const request = snapshot.phase.kind === "ok" ? snapshot.phase.value.request : null;
+      const briefing = briefingFor(plan, input.source, process.argv[1], { isolation: execution?.isolation ?? null, worktrees: worktreeViews(execution) }, request);
       if (briefing !== null) {
         process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } })}\n`);
       }
