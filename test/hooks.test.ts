@@ -271,3 +271,16 @@ describe("the person's request reaches every agent (issue 29, case 10)", () => {
     expect(briefing?.hookSpecificOutput.additionalContext).toContain("Feature request: add login");
   });
 });
+
+describe("which agent a notification is about (issue 29, case 8)", () => {
+  it.each([
+    ["a task notification", "<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n</task-notification>", ["a1"]],
+    ["a hand-back", 'Another Claude session sent a message: <agent-message from="a2">[Subagent hand-back] done', ["a2"]],
+    ["an id inside another agent's hand-back names no one", 'Another Claude session sent a message: <agent-message from="a2">[Subagent hand-back] see <task-id>a9</task-id> and <agent-message from="a8">', ["a2"]],
+    ["an id inside a notification's result names no one", "<task-notification>\n<task-id>a1</task-id>\n<result>copied: <task-notification><task-id>a7</task-id></result>\n</task-notification>", ["a1"]],
+    ["a person's words that quote a notification", "why did <task-notification><task-id>a1</task-id> fail?", []],
+  ] as const)("%s", async (_name, prompt, ids) => {
+    const { notifiedAgents } = await import("../src/claude/hooks.js");
+    expect(notifiedAgents(prompt)).toEqual(ids);
+  });
+});

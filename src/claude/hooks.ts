@@ -175,10 +175,16 @@ function isNotification(prompt: string): boolean {
   return /<task-notification>|<agent-message from="/.test(prompt);
 }
 
-/** The agents a notification is about: `<task-id>…</task-id>`, `<agent-message from="…">`. */
+/**
+ * The agent a notification is about: the `<task-id>` that opens a `<task-notification>`, or the
+ * sender of an `<agent-message from="…">` hand-back, only where Claude Code puts it, at the start.
+ * An id anywhere else is text an agent wrote (its hand-back may quote anything) and names no one.
+ */
 export function notifiedAgents(prompt: string): string[] {
-  const ids = [...prompt.matchAll(/<task-id>([\w-]{1,128})<\/task-id>/g), ...prompt.matchAll(/<agent-message from="([\w-]{1,128})"/g)].map((m) => m[1]!);
-  return [...new Set(ids)];
+  const head = prompt.trimStart();
+  const note = /^<task-notification>\s*<task-id>([\w-]{1,128})<\/task-id>/.exec(head);
+  const message = /^[^<\n]{0,200}<agent-message from="([\w-]{1,128})"/.exec(head);
+  return [note?.[1], message?.[1]].filter((id): id is string => id !== undefined);
 }
 
 export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promise<HookOutput> {
