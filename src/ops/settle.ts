@@ -81,5 +81,14 @@ export async function settle(context: OpContext, now: Date, started: readonly st
       context.warn(`the task worktrees could not be tidied (${(error as Error).message}); \`dotagent resume\` tries again`);
     }
   }
+  // The plan this very settle recorded (ARCHITECTURE's approval imports the tasks) asks to run
+  // them: the main checkout decides whether they may start, so the answer is the question if it
+  // has uncommitted changes, never a run_tasks the hook then refuses (SPEC §19).
+  if (plan.next.action === "run_tasks" && checkout === undefined) {
+    const after = await loadSnapshot(context.paths);
+    const facts = checkoutFactsFor(context.paths.root, after);
+    const asked = facts === undefined ? undefined : planResume(after, now, { owners, checkout: facts });
+    if (asked?.next.action === "confirm_isolation") return { plan: { ...plan, next: asked.next, decision: asked.decision, decisionKind: asked.decisionKind }, ...applied, checkout: facts! };
+  }
   return { plan, ...applied, ...(checkout ? { checkout } : {}) };
 }

@@ -15,7 +15,8 @@ import type { StateSnapshot } from "../core/snapshot.js";
 import type { Owner } from "../core/ownership.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { guardedPaths, hooksFolderIn, judgeWorktreeGit, type WorktreeGitVerdict } from "../core/landing-guard.js";
-import { git, gitLine, gitVersion, isAncestor, personConfig, resolveRef, splitZ, type GitDirs } from "./git.js";
+import { git, gitBytes, gitLine, gitVersion, isAncestor, personConfig, resolveRef, splitZ, type GitDirs } from "./git.js";
+import { GITIGNORE_LINES } from "../claude/gitignore.js";
 
 export interface Repo {
   /** The main checkout's top folder (the worktree the project root is in). */
@@ -76,8 +77,30 @@ export function checkoutFacts(root: string): CheckoutFacts {
   const linked = linkedWorktreesDir(root);
   if (linked !== undefined) return { git: false, reason: `${linked} is a link or not a folder, and dotagent makes and removes task worktrees only in a folder of the project's own` };
   const own = ownPaths(repo);
-  const dirty = changedFiles(repo.top).filter((p) => !under(p, own)).sort();
+  // dotagent's own lines in a .gitignore (install writes them) are not the person's changes.
+  const dirty = changedFiles(repo.top).filter((p) => !under(p, own) && !onlyDotagentIgnoreLines(repo.top, p)).sort();
   return { git: true, branch: ref.stdout.trim().replace(/^refs\/heads\//, ""), head, dirty };
+}
+
+/** A changed `.gitignore` whose only difference from HEAD's is lines dotagent's install adds (and blank lines). */
+function onlyDotagentIgnoreLines(top: string, rel: string): boolean {
+  if (basename(rel) !== ".gitignore") return false;
+  let now: string;
+  try {
+    now = readFileSync(join(top, rel), "utf8");
+  } catch {
+    return false;
+  }
+  const lines = (text: string) => text.split(/\r?\n/).filter((l) => l.trim() !== "");
+  const before = new Map<string, number>();
+  for (const line of lines(gitBytes(top, ["show", `HEAD:${rel}`])?.toString("utf8") ?? "")) before.set(line, (before.get(line) ?? 0) + 1);
+  for (const line of lines(now)) {
+    const left = before.get(line) ?? 0;
+    if (left > 0) before.set(line, left - 1);
+    else if (!GITIGNORE_LINES.includes(line)) return false;
+  }
+  // Nothing of the person's taken out.
+  return [...before.values()].every((n) => n === 0);
 }
 
 /**

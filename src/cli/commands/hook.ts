@@ -12,6 +12,7 @@ import { readJsonObject } from "../../store/read-file.js";
 import { findProjectRoot, projectPaths } from "../../store/project.js";
 import { briefingFor } from "../../claude/briefing.js";
 import { worktreeViews } from "../../core/worktrees.js";
+import { checkoutFactsFor } from "../../store/worktrees.js";
 import { opContext, type Command, type CommandContext } from "../context.js";
 
 interface SessionStartInput {
@@ -86,7 +87,9 @@ export const command: Command = {
       const paths = context.options.dir === undefined && typeof input.cwd === "string" ? projectPaths(findProjectRoot(undefined, input.cwd)) : context.paths;
       const snapshot = await loadSnapshot(paths);
       const now = context.now();
-      const plan = planResume(snapshot, now, { owners: judgeRunningTasks(snapshot, now) });
+      // The checkout is looked at only when a round's tasks are about to start (git runs then alone),
+      // so the briefing names the isolation question instead of a run_tasks the spawn hook refuses.
+      const plan = planResume(snapshot, now, { owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(paths.root, snapshot) });
       const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
       const request = snapshot.phase.kind === "ok" ? snapshot.phase.value.request : null;
       const briefing = briefingFor(plan, input.source, process.argv[1], { isolation: execution?.isolation ?? null, worktrees: worktreeViews(execution) }, request);
