@@ -94,3 +94,41 @@ describe("an end that belongs to another attempt", () => {
     expect(task()).toMatchObject({ status: "running" });
   });
 });
+
+describe("two spawns of one task in one message (issue 29, case 6)", () => {
+  /** t1 started, its worktree not made yet (the first start is still making it, or was cut off). */
+  async function startRecordedWorktreePending() {
+    const { projectAtImplementation, startTask, git: gitIn, liveOwner } = await import("./support/worktree-project.js");
+    const root = projectAtImplementation([{ id: "t1" }]);
+    const owner = liveOwner();
+    const first = startTask(root, "t1", owner);
+    expect(first.run.code).toBe(0);
+    const path = readJson(root, "memory/state/execution.json").tasks[0].worktree.path as string;
+    gitIn(root, "worktree", "remove", "--force", "--force", join(root, path));
+    return { root, owner, startTask };
+  }
+
+  it("while the first start is making the worktree, the second is refused as in flight and releases nothing", async () => {
+    const { root, owner, startTask } = await startRecordedWorktreePending();
+    const { spawn } = await import("node:child_process");
+    const maker = spawn("sleep", ["30"], { stdio: "ignore" });
+    try {
+      const { readFileSync } = await import("node:fs");
+      const start = readFileSync(`/proc/${maker.pid}/stat`, "utf8").split(") ")[1]!.split(" ")[19];
+      writeFileSync(join(root, "memory/state/.lock.start-t1"), JSON.stringify({ pid: maker.pid, start }));
+      const second = startTask(root, "t1", owner);
+      expect(second.run.code).toBe(1);
+      expect(readJson(root, "memory/state/execution.json").tasks[0]).toMatchObject({ status: "running", attempts: 0 });
+    } finally {
+      maker.kill("SIGKILL");
+    }
+  });
+
+  it("a start cut off (its maker gone): the same owner's next start finishes it, as before", async () => {
+    const { root, owner, startTask } = await startRecordedWorktreePending();
+    writeFileSync(join(root, "memory/state/.lock.start-t1"), JSON.stringify({ pid: 999999, start: "1" }));
+    const again = startTask(root, "t1", owner);
+    expect(again.run.code, again.run.stderr).toBe(0);
+    expect(again.dir).toBeDefined();
+  });
+});

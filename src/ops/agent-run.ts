@@ -22,6 +22,7 @@ import type { AgentRun, PhaseState } from "../schema/phase.js";
 import type { MachineEvent } from "../core/transitions.js";
 import { loadSnapshot } from "../store/session.js";
 import { reportTimes } from "../store/reports.js";
+import { markStart } from "../store/start-markers.js";
 import { currentOwner, judgeRunningTasks } from "../store/process-facts.js";
 import { StateWriter } from "../store/state-writer.js";
 import { locked, type OpContext } from "./op-context.js";
@@ -80,6 +81,7 @@ async function startUnderLock(context: OpContext, job: AgentJob, now: Date): Pro
     if (!started.ok) {
       const unfinished = unfinishedStart(context.paths.root, phase, execution, job.task, owner);
       if (unfinished === undefined) return { start: { ok: false, reason: started.message } };
+      markStart(context.paths.stateDir, job.task);
       return { start: { ok: true, what: `${describeJob(job)} started (its start, cut off, finished: worktree ${unfinished.record.path})`, lines: unfinished.lines }, worktree: unfinished };
     }
     let isolated;
@@ -91,6 +93,7 @@ async function startUnderLock(context: OpContext, job: AgentJob, now: Date): Pro
     }
     const outcome = { state: isolated.state, events: [...isolated.events, ...started.events] };
     writeTaskChange(writer, snapshot, phase, outcome, isolated.state.tasks.find((t) => t.id === job.task), now);
+    if (isolated.worktree) markStart(context.paths.stateDir, job.task);
     const where = isolated.worktree ? ` in its worktree ${isolated.worktree.record.path} (branch ${isolated.worktree.record.branch})` : "";
     const shared = isolated.warning ? ` (${isolated.warning})` : "";
     return { start: { ok: true, what: `${describeJob(job)} started${where}${shared}`, ...(isolated.worktree ? { lines: isolated.worktree.lines } : {}) }, ...(isolated.worktree ? { worktree: isolated.worktree } : {}) };

@@ -12,6 +12,7 @@ import type { MachineEvent } from "../core/transitions.js";
 import { loadSnapshot } from "../store/session.js";
 import { currentOwner, judgeRunningTasks } from "../store/process-facts.js";
 import { isInFlight } from "../core/ownership.js";
+import { markStart } from "../store/start-markers.js";
 import { StateWriter } from "../store/state-writer.js";
 import { locked, type OpContext } from "./op-context.js";
 import { requireValid, requireWorkflow } from "./state-guard.js";
@@ -201,6 +202,8 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
     const task = outcome.state.tasks.find((t) => t.id === id);
     if (outcome.state !== execution) writeTaskChange(new StateWriter(context.paths, snapshot, now, context.warn), snapshot, phase, outcome, action === "start" ? task : undefined, now);
     if (isolated?.warning) context.warn(isolated.warning);
+    // Its worktree is made after the lock: a second start meanwhile sees it in flight.
+    if (isolated?.worktree?.make !== undefined) markStart(context.paths.stateDir, id);
     // The step after this one: the last task's completion also completes IMPLEMENTATION.
     const settled = await settle(context, now, action === "start" ? [id] : []);
     const after = settled.execution ?? outcome.state;

@@ -27,7 +27,7 @@ import { DotagentError, EXIT } from "../core/errors.js";
 import { reportAt } from "../core/reports.js";
 import { completeTask, outputOf, releaseTask } from "../core/tasks.js";
 import { currentRound } from "../core/plans.js";
-import { taskOutputPath } from "../core/phases.js";
+import { STATE_DIR, taskOutputPath } from "../core/phases.js";
 import type { Owner } from "../core/ownership.js";
 import type { Repair } from "../core/tasks.js";
 import type { StateSnapshot } from "../core/snapshot.js";
@@ -42,6 +42,7 @@ import { branchTips, git, gitLine, isAncestor, prepareIdentity, resolveRef, type
 import { applyMerge, changedBetween, checkMerge, finishMerge, guardMergeTree, localChanges, makeMergeCommit, mergeState } from "../store/git-merge.js";
 import { checkoutFacts, checkoutHolding, commitCheckout, commitLeftovers, deleteBranchIfMerged, dropGuardedChanges, ensureWorktree, excludeWorktreesFolder, guardedFor, hasLinkedWorktrees, holdsSomething, isRepo, listTaskBranches, listWorktrees, parseLockReason, removeIfEmpty, removeWorktree, repoAt, samePath, worktreeDirs, worktreeFolders, worktreeGitAt, type LeftOut, type Repo, type WorktreeEntry } from "../store/worktrees.js";
 import { locked, type OpContext } from "./op-context.js";
+import { clearStart, startInFlight } from "../store/start-markers.js";
 
 /** A task start's worktree, as `task start --json` and the hook give it. */
 export interface StartedWorktree {
@@ -159,6 +160,8 @@ export function unfinishedStart(root: string, phase: PhaseState, execution: Exec
   if (task === undefined || record == null || task.status !== "running" || owner === undefined || task.owner == null) return undefined;
   if (task.owner.pid !== owner.pid || (task.owner.host ?? null) !== (owner.host ?? null) || (task.owner.session ?? null) !== (owner.session ?? null)) return undefined;
   if (existsSync(join(root, record.path, ".git"))) return undefined;
+  // Still being made by the start that recorded it (a second spawn of the task in the same message): in flight, not cut off.
+  if (startInFlight(join(root, STATE_DIR), taskId)) return undefined;
   const repo = repoAt(root);
   if (!isRepo(repo)) return undefined;
   const at = worktreeAt(root, repo, record);
@@ -174,7 +177,9 @@ export function unfinishedStart(root: string, phase: PhaseState, execution: Exec
 export async function makeStartedWorktree(context: OpContext, taskId: string, worktree: StartedWorktree, now: Date): Promise<void> {
   try {
     worktree.make?.();
+    clearStart(context.paths.stateDir, taskId);
   } catch (error) {
+    clearStart(context.paths.stateDir, taskId);
     await locked(context, `task ${taskId}: worktree not made`, async () => {
       const snapshot = await loadSnapshot(context.paths);
       const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
