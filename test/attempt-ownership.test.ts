@@ -132,3 +132,43 @@ describe("two spawns of one task in one message (issue 29, case 6)", () => {
     expect(again.dir).toBeDefined();
   });
 });
+
+describe("the landing checks the worktree (issue 29, case 7)", () => {
+  async function landingSetup() {
+    const { projectAtImplementation, startTask, git: gitIn, liveOwner } = await import("./support/worktree-project.js");
+    const root = projectAtImplementation([{ id: "t1" }]);
+    expect(dotagent(root, ["install", "--json"], { env: { HOME: join(root, "home") } }).code).toBe(0);
+    const helper = join(root, ".claude/skills/checkpoint/scripts/dotagent.mjs");
+    const started = startTask(root, "t1", liveOwner());
+    expect(started.run.code).toBe(0);
+    const prompt = ["Feature request: add parts", "Phase: IMPLEMENTATION", "Task: t1", "Title: t1", "Output file: memory/reports/tasks/t1.json"].join("\n");
+    const agent = transcript(root, "ex1", prompt, new Date(Date.now() + 5));
+    const stop = () => hook(root, helper, "subagent-stop", { hook_event_name: "SubagentStop", agent_id: "ex1", agent_type: "executor", agent_transcript_path: agent });
+    return { root, dir: started.dir!, gitIn, stop, task: () => readJson(root, "memory/state/execution.json").tasks[0] };
+  }
+
+  it("an executor that switched its worktree to another branch: sent back to switch; landed anyway, the attempt fails (wrong_branch) and nothing merges", async () => {
+    const { root, dir, gitIn, stop, task } = await landingSetup();
+    const main = gitIn(root, "rev-parse", "main");
+    gitIn(dir, "checkout", "-q", "-b", "feature/t1");
+    writeFileSync(join(dir, "t1.txt"), "work\n");
+    gitIn(dir, "add", "-A");
+    gitIn(dir, "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "work");
+    writeJson(root, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete", files_changed: ["t1.txt"] });
+    expect(stop()).toMatchObject({ decision: "block", reason: expect.stringContaining("is on branch feature/t1, not on dotagent/") });
+    expect(task()).toMatchObject({ status: "running" });
+    const landed = dotagent(root, ["task", "complete", "t1", "--json"]);
+    expect(landed.code, landed.stderr).toBe(0);
+    expect(task()).toMatchObject({ status: "pending", attempts: 1, worktree: { merge: { state: "conflict", reason: "wrong_branch" } } });
+    expect(gitIn(root, "rev-parse", "main")).toBe(main);
+    expect(gitIn(root, "rev-parse", "feature/t1")).toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  it("a report listing files while the worktree holds no change (written elsewhere): sent back", async () => {
+    const { root, stop, task } = await landingSetup();
+    writeFileSync(join(root, "t1.txt"), "written in the main checkout\n");
+    writeJson(root, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete", files_changed: ["t1.txt"] });
+    expect(stop()).toMatchObject({ decision: "block", reason: expect.stringContaining("holds no change: write them there") });
+    expect(task()).toMatchObject({ status: "running" });
+  });
+});

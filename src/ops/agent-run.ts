@@ -29,7 +29,7 @@ import { locked, type OpContext } from "./op-context.js";
 import { settle } from "./settle.js";
 import { requireWorkflow } from "./state-guard.js";
 import { writeTaskChange } from "./task-change.js";
-import { awaitLanding, isolateStart, landTask, makeStartedWorktree, prepareLanding, unfinishedStart, type StartedWorktree } from "./worktree-tasks.js";
+import { awaitLanding, isolateStart, landingProblem, landTask, makeStartedWorktree, prepareLanding, unfinishedStart, type StartedWorktree } from "./worktree-tasks.js";
 
 /** `lines`: what the executor's prompt gets besides the model's (its worktree: SPEC §19). */
 export type AgentStart = { ok: true; what: string; lines?: string[] } | { ok: false; reason: string };
@@ -152,6 +152,11 @@ export async function endAgentJob(context: OpContext, job: AgentJob, options: { 
     const task = (await loadSnapshot(context.paths)).execution;
     const current = task.kind === "ok" ? task.value.tasks.find((t) => t.id === job.task) : undefined;
     if (current?.status === "running" && current.started_at && options.agentStartedAt < Date.parse(current.started_at)) return { kind: "ignored", why: `an executor of an earlier attempt of ${current.id} ended; attempt ${current.attempts + 1} is at work` };
+  }
+  // What the executor can still fix in its worktree (on another branch, its files written elsewhere): sent back.
+  if (job.task !== undefined && options.ended === true && !options.final) {
+    const problem = await landingProblem(context, job.task, job.output);
+    if (problem !== undefined) return { kind: "send_back", why: problem };
   }
   const prepared = job.task !== undefined && options.ended === true ? await prepareLanding(context, job.task, job.output) : undefined;
   // A notification about it meanwhile lets that call land it rather than race it in its worktree.

@@ -20,7 +20,7 @@
 //   7. its worktree and branch are removed.
 // An intent found later is finished (the branch is still at `onto`), or taken as done (the branch
 // holds the task's commits), or dropped and the landing redone (the branch moved on meanwhile).
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { isGuarded, judgeSweptFolder } from "../core/landing-guard.js";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
@@ -40,7 +40,7 @@ import { judgeOneOwner, judgeRunningTasks } from "../store/process-facts.js";
 import { StateWriter } from "../store/state-writer.js";
 import { branchTips, git, gitLine, isAncestor, prepareIdentity, resolveRef, type GitDirs } from "../store/git.js";
 import { applyMerge, changedBetween, checkMerge, finishMerge, guardMergeTree, localChanges, makeMergeCommit, mergeState } from "../store/git-merge.js";
-import { checkoutFacts, checkoutHolding, commitCheckout, commitLeftovers, deleteBranchIfMerged, dropGuardedChanges, ensureWorktree, excludeWorktreesFolder, guardedFor, hasLinkedWorktrees, holdsSomething, isRepo, listTaskBranches, listWorktrees, parseLockReason, removeIfEmpty, removeWorktree, repoAt, samePath, worktreeDirs, worktreeFolders, worktreeGitAt, type LeftOut, type Repo, type WorktreeEntry } from "../store/worktrees.js";
+import { changedFiles, checkoutFacts, checkoutHolding, commitCheckout, commitLeftovers, deleteBranchIfMerged, dropGuardedChanges, ensureWorktree, excludeWorktreesFolder, guardedFor, hasLinkedWorktrees, holdsSomething, isRepo, listTaskBranches, listWorktrees, parseLockReason, removeIfEmpty, removeWorktree, repoAt, samePath, worktreeDirs, worktreeFolders, worktreeGitAt, type LeftOut, type Repo, type WorktreeEntry } from "../store/worktrees.js";
 import { locked, type OpContext } from "./op-context.js";
 import { clearStart, startInFlight } from "../store/start-markers.js";
 
@@ -278,7 +278,7 @@ export async function prepareLanding(context: OpContext, id: string, output?: st
     if (!isRepo(repo)) return undefined;
     // A worktree whose .git is not git's own is refused by the landing under the lock.
     const at = worktreeDirs(repo, abs);
-    if ("reason" in at) return undefined;
+    if ("reason" in at || offBranch(at.dirs.gitDir, record.branch) !== undefined) return undefined;
     prepareIdentity(repo.top);
     const left = commitLeftovers(abs, at.dirs, repo.prefix, taskCommitMessage(id, task, data, execution.workflow_id));
     if (left.unmerged.length > 0) return undefined;
@@ -286,6 +286,51 @@ export async function prepareLanding(context: OpContext, id: string, output?: st
     const dropped = dropGuardedChanges(abs, at.dirs, guardedFor(repo), `refs/heads/${record.into}`, guardedMessage(id));
     const tip = gitLine(abs, ["rev-parse", "HEAD"], { readOnly: true, dirs: at.dirs });
     return { task: id, path: record.path, branch: record.branch, committed: left.committed, dropped, tip, repo };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a worktree's HEAD is when it is not on `branch` ("branch x", "a detached HEAD"), read from its git folder; undefined when it is. */
+function offBranch(gitDir: string, branch: string): string | undefined {
+  const head = readFileSync(join(gitDir, "HEAD"), "utf8").trim();
+  if (head === `ref: refs/heads/${branch}`) return undefined;
+  return head.startsWith("ref: refs/heads/") ? `branch ${head.slice(16)}` : "a detached HEAD";
+}
+
+/**
+ * What an executor that just ended must still fix in its worktree before its task can land, or
+ * undefined (SPEC §19, "the landing checks the worktree"): its worktree on another branch than
+ * the task's (dotagent merges only that branch: the work would land nowhere), or a report that
+ * lists changed files while its worktree holds no change and its branch no commit (it wrote them
+ * somewhere else, the main checkout say). Read without the lock; anything it cannot read is left
+ * to the landing.
+ */
+export async function landingProblem(context: OpContext, id: string, output?: string): Promise<string | undefined> {
+  if (worktreeFolders(context.paths.root).length === 0) return undefined;
+  try {
+    const snapshot = await loadSnapshot(context.paths, [{ path: output ?? taskOutputPath(id), mode: "parse" }]);
+    const task = snapshot.execution.kind === "ok" ? snapshot.execution.value.tasks.find((t) => t.id === id) : undefined;
+    const record = task?.worktree;
+    if (task === undefined || record == null || task.status !== "running" || record.merge != null) return undefined;
+    const data = completeReport(snapshot, id, output ?? taskOutputPath(id));
+    if (data === undefined) return undefined;
+    const repo = repoAt(context.paths.root);
+    if (!isRepo(repo)) return undefined;
+    const abs = join(context.paths.root, record.path);
+    const at = worktreeDirs(repo, abs);
+    if ("reason" in at) return undefined;
+    const on = offBranch(at.dirs.gitDir, record.branch);
+    if (on !== undefined) return `your worktree ${abs} is on ${on}, not on ${record.branch}, the branch dotagent merges: switch back (git -C "${abs}" switch ${record.branch}) and bring your work onto it`;
+    const listed = Array.isArray(data.files_changed) ? data.files_changed.filter((f): f is string => typeof f === "string" && f !== "") : [];
+    if (listed.length === 0) return undefined;
+    const own = [`${repo.prefix}memory`, `${repo.prefix}.dotagent`];
+    const changed = changedFiles(abs, [], at.dirs).filter((p) => !own.some((o) => p === o || p.startsWith(`${o}/`)));
+    const tip = gitLine(abs, ["rev-parse", "HEAD"], { readOnly: true, dirs: at.dirs });
+    if (changed.length === 0 && tip === record.base) {
+      return `your report lists files_changed (${listed.slice(0, 3).join(", ")}${listed.length > 3 ? ", …" : ""}) but your worktree ${abs} holds no change: write them there (not in the main checkout), then finish`;
+    }
+    return undefined;
   } catch {
     return undefined;
   }
@@ -376,6 +421,10 @@ export async function landTask(context: OpContext, id: string, now: Date, output
     // 0. The landing guard: git runs there only with the git folder dotagent made named.
     const at = worktreeDirs(repo, abs);
     if ("reason" in at) return conflict(writer, execution, id, { into: record.into, onto: null, head: null, files: [".git"], reason: "untrusted_worktree", detail: at.reason, at: now.toISOString() }, now, options.recovered);
+    // Its work is on another branch (the executor switched): committing there and merging the
+    // task's unchanged branch would land nothing. The attempt fails, everything kept.
+    const on = offBranch(at.dirs.gitDir, record.branch);
+    if (on !== undefined) return conflict(writer, execution, id, { into: record.into, onto: null, head: null, files: [], reason: "wrong_branch", detail: `its worktree is on ${on}, not on ${record.branch}`, at: now.toISOString() }, now, options.recovered);
     dirs = at.dirs;
     // The executor's work is committed here (its agent file leaves that to dotagent).
     const report = reportAt(snapshot.reports, output ?? taskOutputPath(id));

@@ -30,7 +30,7 @@ export const mergeRecordSchema = z.looseObject({
   commit: z.optional(z.nullable(commitId)),
   files: z.optional(z.array(z.string())),
   reason: z.optional(z.nullable(z.string())),
-  /** conflict `untrusted_worktree`: why (the landing guard's words). */
+  /** conflict `untrusted_worktree` or `wrong_branch`: why (the landing guard's words, the branch it was on). */
   detail: z.optional(z.nullable(z.string())),
   /** merged: what the landing did not merge (the landing guard) and the commit that still holds it. */
   left_out: z.optional(z.looseObject({ files: z.array(z.string()), commit: z.nullable(commitId) })),
