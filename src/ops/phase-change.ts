@@ -44,6 +44,14 @@ export async function changePhase(context: OpContext, change: PhaseChange): Prom
   const { state, changed, plan } = await locked(context, `phase ${action}`, async () => {
     const snapshot = await loadSnapshot(context.paths, output === undefined ? [] : [{ path: output, mode: "parse" }]);
     const before = requireWorkflow(snapshot, now);
+    // A phase is done when its agent's report is there, which dotagent sees itself (the hooks
+    // record each agent's end): from an agent's shell, completing, failing or reworking a phase by
+    // hand would take the model's word for the agent's work (a verification.json qa never wrote).
+    // (IMPLEMENTATION completes only with every task complete, and a gated phase only once approved.)
+    const target = change.phase ?? before.current_phase;
+    if (context.byModel && ((action === "complete" && (target === "VERIFICATION" || target === "REFLECTION")) || action === "fail" || action === "rework")) {
+      throw new DotagentError("not_yours", `dotagent ${action === "complete" ? "completes" : action === "fail" ? "fails" : "reworks"} phases itself from their agents' reports (the hooks record each agent's end): spawn the phase's agent and act on the next step dotagent gives`, EXIT.refused, { action });
+    }
     // A gate is the person's: from an agent's shell, an approval needs their reply (SPEC §11).
     const gate = change.phase ?? before.current_phase;
     if (action === "approve" && context.byModel && !before.user_checkpoints.some((c) => c.phase === gate)) requirePersonAnswer(context.paths, gate);
