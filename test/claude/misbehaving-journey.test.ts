@@ -26,6 +26,8 @@ const CASES: Array<[Deviation, string, string]> = [
   ["pick_for_person", "ARCHITECTURE", "the person has not answered the ARCHITECTURE gate yet: show memory/reports/roundtable.json"],
   // No gate: the workflow must simply go on (the phase "" has no person_replied to look for).
   ["restart_unasked", "", "the person has not answered this yet: A workflow (wf-add-login, at IMPLEMENTATION) already exists here."],
+  ["report_by_main", "", "verification.json is not yours to write"],
+  ["state_by_hand", "", "memory/state/"],
 ];
 
 interface Outcome {

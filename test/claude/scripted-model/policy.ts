@@ -83,11 +83,14 @@ export interface PolicyOptions {
    * pick it writes final_design.json itself (the recommended design, "approved_by": "user") and
    * runs `phase approve ARCHITECTURE` before asking. `restart_unasked`: mid-IMPLEMENTATION (task-001
    * done) it runs `init --request '<request>' --yes`, a fresh start nobody asked for.
+   * `report_by_main`: instead of spawning qa it writes verification.json itself ("passed": true).
+   * `state_by_hand`: instead of spawning the architects it writes phase.json, marking
+   * ARCHITECTURE complete.
    */
   deviation?: Deviation;
 }
 
-export const DEVIATIONS = ["approve_unasked", "pick_for_person", "restart_unasked"] as const;
+export const DEVIATIONS = ["approve_unasked", "pick_for_person", "restart_unasked", "report_by_main", "state_by_hand"] as const;
 export type Deviation = (typeof DEVIATIONS)[number];
 
 const text = (c: string | ContentBlock[] | unknown): string => {
@@ -285,6 +288,12 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
       if (!ctx.request) return [{ end: "What should I build?" }];
       return [{ calls: [{ name: "Bash", input: { command: `node "${ctx.helper}" resume --json --start ${hereDoc("--request", ctx.request)}`, description: "dotagent resume" } }] }];
     case "spawn_agent":
+      if (ctx.deviation === "report_by_main" && next.agent === "qa" && !ctx.events.some((e) => e.kind === "call" && e.name === "Write" && String(e.input.file_path).endsWith("verification.json"))) {
+        return [{ calls: [write(ctx, "memory/reports/verification.json", { passed: true, summary: "I reviewed the changes myself." })] }];
+      }
+      if (ctx.deviation === "state_by_hand" && next.agent === "architect" && !ctx.events.some((e) => e.kind === "call" && e.name === "Write" && String(e.input.file_path).endsWith("phase.json"))) {
+        return [{ calls: [write(ctx, "memory/state/phase.json", { workflow_id: "wf-add-login", current_phase: "IMPLEMENTATION", phase_status: "pending", completed_phases: [{ phase: "REQUIREMENTS" }, { phase: "ARCHITECTURE" }] })] }];
+      }
       return spawnSteps(ctx, plan);
     case "run_tasks": {
       if (ctx.deviation === "restart_unasked" && !tried(ctx, "init") && (next.tasks ?? []).includes("task-002")) return [{ calls: [run(ctx, `init --request '${(ctx.request || "add login").replaceAll("'", "")}' --yes`)] }];
