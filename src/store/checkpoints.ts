@@ -27,6 +27,7 @@ import { DotagentError, EXIT } from "../core/errors.js";
 import { instanceKey, judgeHeldState } from "../core/held-state.js";
 import type { Phase } from "../core/phases.js";
 import type { PhaseState } from "../schema/phase.js";
+import type { FileRead } from "../core/snapshot.js";
 import type { ExecutionState } from "../schema/execution.js";
 import type { EventRecord } from "./events.js";
 import { writeFileDurable, fsyncDir } from "./atomic-write.js";
@@ -302,6 +303,32 @@ export function listCheckpoints(paths: ProjectPaths, instance: string | undefine
     if (read.kind === "ok" && read.checkpoint.instance === instance) found.push(read.checkpoint);
   }
   return found;
+}
+
+/**
+ * The newest restorable checkpoint (of `instance`, or of any instance when undefined): the state
+ * dotagent last kept. With phase.json unreadable the live instance is unknown; the newest valid
+ * checkpoint names it then (SPEC §15 Recovery).
+ */
+export function newestCheckpoint(paths: ProjectPaths, instance: string | undefined, now: Date): Checkpoint | null {
+  const names = (historyNames(paths) ?? []).filter((n) => /^\d{8}$/.test(n)).sort().reverse();
+  for (const name of names) {
+    const read = readFolder(paths, Number(name), now);
+    if (read.kind === "ok" && (instance === undefined || read.checkpoint.instance === instance)) return read.checkpoint;
+  }
+  return null;
+}
+
+/**
+ * Whose checkpoints apply: the live phase.json's instance; when phase.json is there but corrupt,
+ * that of the newest valid checkpoint (the live instance is unknown, and that is the state
+ * dotagent last kept); none without a phase.json (no workflow, or one archived).
+ */
+export function checkpointOwner(paths: ProjectPaths, phase: FileRead<PhaseState>, now: Date): { instance: string; from: "live" | "newest_checkpoint"; workflow_id: string } | null {
+  if (phase.kind === "ok") return { instance: instanceKey(phase.value), from: "live", workflow_id: phase.value.workflow_id };
+  if (phase.kind === "missing") return null;
+  const newest = newestCheckpoint(paths, undefined, now);
+  return newest === null ? null : { instance: newest.instance, from: "newest_checkpoint", workflow_id: newest.meta.workflow_id };
 }
 
 /** Checkpoint `rev`, verified and judged; a reason when it is missing, damaged or another instance's. */
