@@ -48,6 +48,7 @@ const WHAT: Record<string, (c: CheckpointMeta) => string> = {
   phase_completed: (c) => `${c.event.phase ?? "phase"} completed`,
   phase_rework: () => "verification failed: rework",
   rolled_back: () => "rolled back",
+  hand_edit_kept: () => "hand edit kept",
   task_completed: (c) => `task ${c.event.task_id ?? "?"} completed`,
 };
 

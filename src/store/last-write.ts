@@ -129,6 +129,21 @@ export function forget(stateDir: string): void {
 }
 
 /**
+ * Whether a checkpoint's files (their sha256; null: no execution.json) are what dotagent last
+ * wrote; null when the record does not tell (missing, torn, a file it does not name).
+ */
+export function isLastWrite(stateDir: string, files: { "phase.json": string; "execution.json": string | null }): boolean | null {
+  const record = readRecord(stateDir);
+  const phase = record?.files["phase.json"];
+  if (record === null || !isFileRecord(phase)) return null;
+  const execution = record.files["execution.json"];
+  if (execution !== undefined && !isFileRecord(execution)) return null;
+  // The newest bytes only: a record made before a write names the old ones too.
+  const written = (r: FileRecord) => r.sha256[0];
+  return written(phase) === files["phase.json"] && (execution === undefined ? files["execution.json"] === null : written(execution) === files["execution.json"]);
+}
+
+/**
  * The live state files whose bytes differ from dotagent's last write (project-relative paths).
  * Cheap when nothing changed: the stamps already read are compared, no file is hashed.
  */
