@@ -82,7 +82,9 @@ export function recordingWrite(file: string, text: string, write: () => void): v
   let record: LastWrite;
   try {
     record = readRecord(stateDir) ?? { format: 1, files: {} };
-    const before = currentSha(file);
+    // The bytes there now: known from the record when its stamp still matches (no read, no hash).
+    const known = record.files[name];
+    const before = isFileRecord(known) && known.stamp !== null && known.stamp === stampOf(file) ? (known.sha256[0] ?? null) : currentSha(file);
     record.files[name] = { sha256: before === null || before === next ? [next] : [next, before], stamp: null };
     writeRecord(stateDir, record);
   } catch {

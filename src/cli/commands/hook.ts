@@ -5,7 +5,7 @@
 // - pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit: the loop's bookkeeping
 //   (src/claude/hooks.ts); they take the state lock, waiting longer for it than a command.
 import { readSync } from "node:fs";
-import { planResume } from "../../core/plan-resume.js";
+import { planWithRecovery } from "../../ops/recovery.js";
 import { loadSnapshot } from "../../store/session.js";
 import { judgeRunningTasks } from "../../store/process-facts.js";
 import { mark } from "../../store/trace.js";
@@ -104,7 +104,7 @@ export const command: Command = {
       const paths = context.options.dir === undefined && typeof input.cwd === "string" ? projectPaths(findProjectRoot(undefined, input.cwd)) : context.paths;
       const snapshot = await loadSnapshot(paths);
       const now = context.now();
-      const plan = planResume(snapshot, now, { owners: judgeRunningTasks(snapshot, now) });
+      const plan = await planWithRecovery(paths, snapshot, now, { owners: judgeRunningTasks(snapshot, now) });
       const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
       const briefing = briefingFor(plan, input.source, process.argv[1], { isolation: execution?.isolation ?? null, worktrees: worktreeViews(execution) });
       if (briefing !== null) {
