@@ -20,7 +20,7 @@ import { decodeJson, type SchemaProblem } from "../schema/common.js";
 import { parseExecutionState } from "../schema/execution.js";
 import { parsePhaseState } from "../schema/phase.js";
 import { fsyncDir } from "../store/atomic-write.js";
-import { adoptLiveFiles, forget } from "../store/last-write.js";
+import { forget } from "../store/last-write.js";
 import { ARCHIVE_DIR, assertRealFolders, MANIFEST_NAME, resolveArchivePaths, STATE_FILES, type ArchivePaths } from "./archive-layout.js";
 import { describeArchive, describeArchiveWithoutManifest, type ArchiveInfo } from "./archive-info.js";
 import { isPlainArchiveFileName, TEMP_PREFIX } from "./archive-names.js";
@@ -244,7 +244,9 @@ async function moveIntoPlace(staging: string, paths: ArchivePaths): Promise<void
   }
   for (const name of names) await moveEntry(join(stagedReports, name), join(paths.reportsDir, name));
   fsyncDir(paths.reportsDir);
-  forget(paths.stateDir); // a cut-off restore claims nothing about the files it leaves
+  // The record of the live state's last write does not describe the restored files: gone, so
+  // nothing is claimed about them until dotagent writes them again (SPEC §15 Hand edits).
+  forget(paths.stateDir);
   for (const name of STATE_FILES) {
     const from = join(staging, STATE_DIR, name);
     try {
@@ -256,7 +258,6 @@ async function moveIntoPlace(staging: string, paths: ArchivePaths): Promise<void
     await moveEntry(from, join(paths.stateDir, name));
   }
   fsyncDir(paths.stateDir);
-  adoptLiveFiles(paths.stateDir); // the restored bytes are dotagent's, as it wrote them then
 }
 
 async function moveEntry(from: string, to: string): Promise<void> {

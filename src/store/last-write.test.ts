@@ -40,13 +40,16 @@ describe("last write: what dotagent wrote, and what it did not", () => {
     expect(edits(paths)).toEqual(["memory/state/execution.json"]);
   });
 
-  it("hand edit: a write cut off after the record named the new bytes, before the rename: the old bytes are still dotagent's", () => {
+  it("hand edit: a write cut off before the rename, or after it before the record names the new bytes, claims nothing", () => {
     const paths = project();
     write(paths.phaseFile, '{"a":1}\n');
+    write(paths.executionFile, '{"b":1}\n');
     expect(() => recordingWrite(paths.phaseFile, '{"a":2}\n', () => { throw new Error("killed"); })).toThrow("killed");
     expect(edits(paths)).toEqual([]);
     writeFileSync(paths.phaseFile, '{"a":2}\n'); // …or the rename landed and the second record did not
     expect(edits(paths)).toEqual([]);
+    writeFileSync(paths.executionFile, '{"b":2}\n'); // the other file is still known
+    expect(edits(paths)).toEqual(["memory/state/execution.json"]);
   });
 
   it("hand edit: a torn, foreign or missing record claims nothing", () => {

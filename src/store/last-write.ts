@@ -6,10 +6,10 @@
 // (keep it, or go back to the newest checkpoint; SPEC §5).
 //
 // Guarantees:
-// - no fsync of its own: before a state file is replaced the record names both the bytes about to
-//   be written and those there before; the state file's own directory fsync, which follows, makes
-//   that rename durable. After the write the file's stamp (inode, size, mtime) is added, so readers
-//   compare stamps and hash the file only when a stamp differs (a touch, a copy with -p);
+// - no fsync of its own: before a state file is replaced the record forgets that file (the state
+//   file's own directory fsync, which follows, makes that rename durable); after the write it
+//   names the sha256 of the bytes written and the file's stamp (inode, size, mtime), so readers
+//   compare stamps and hash the file only when a stamp differs (a touch, a checkout);
 // - never a false alarm: a record that is missing, torn (a power loss before its bytes reached the
 //   disk) or of another shape, or a file it does not name, is "unknown": nothing is claimed;
 // - only dotagent's writers update it (state-writer.ts, the rollback journal), under the lock;
@@ -26,7 +26,7 @@ const TEMP = `${LAST_WRITE}.tmp`;
 
 type StateName = "phase.json" | "execution.json";
 interface FileRecord {
-  /** sha256 of the bytes dotagent wrote (and, until the write is done, of those before it). */
+  /** sha256 of the bytes dotagent wrote (a list: any of them is dotagent's). */
   sha256: string[];
   /** The file's stamp after the write, when known. */
   stamp: string | null;
@@ -71,22 +71,20 @@ function currentSha(file: string): string | null {
 }
 
 /**
- * Wraps one state file write: the record names the new bytes (and the old) before `write`, and the
- * new bytes with their stamp after. Best effort: a record that cannot be written is left unknown
- * (removed), never a reason to fail the write.
+ * Wraps one state file write: before it the record forgets that file (a write cut off anywhere
+ * claims nothing about what it leaves), after it names the new bytes and their stamp. Best
+ * effort: a record that cannot be written is removed (unknown), never a reason to fail the write.
  */
 export function recordingWrite(file: string, text: string, write: () => void): void {
   const stateDir = join(file, "..");
   const name = basename(file) as StateName;
-  const next = sha256(text);
   let record: LastWrite;
   try {
     record = readRecord(stateDir) ?? { format: 1, files: {} };
-    // The bytes there now: known from the record when its stamp still matches (no read, no hash).
-    const known = record.files[name];
-    const before = isFileRecord(known) && known.stamp !== null && known.stamp === stampOf(file) ? (known.sha256[0] ?? null) : currentSha(file);
-    record.files[name] = { sha256: before === null || before === next ? [next] : [next, before], stamp: null };
-    writeRecord(stateDir, record);
+    if (record.files[name] !== undefined) {
+      delete record.files[name];
+      writeRecord(stateDir, record);
+    }
   } catch {
     forget(stateDir);
     write();
@@ -94,10 +92,10 @@ export function recordingWrite(file: string, text: string, write: () => void): v
   }
   write();
   try {
-    record.files[name] = { sha256: [next], stamp: stampOf(file) };
+    record.files[name] = { sha256: [sha256(text)], stamp: stampOf(file) };
     writeRecord(stateDir, record);
   } catch {
-    // The record before the write still holds the new bytes' checksum.
+    forget(stateDir);
   }
 }
 
@@ -140,7 +138,6 @@ export function isLastWrite(stateDir: string, files: { "phase.json": string; "ex
   if (record === null || !isFileRecord(phase)) return null;
   const execution = record.files["execution.json"];
   if (execution !== undefined && !isFileRecord(execution)) return null;
-  // The newest bytes only: a record made before a write names the old ones too.
   const written = (r: FileRecord) => r.sha256[0];
   return written(phase) === files["phase.json"] && (execution === undefined ? files["execution.json"] === null : written(execution) === files["execution.json"]);
 }
