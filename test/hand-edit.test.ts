@@ -211,3 +211,17 @@ describe("hand edits: phase.json truncated (head -c 100), recovered from the che
     expectNoStack(r.stderr);
   });
 });
+
+describe("hand edits through the library", () => {
+  it("hand edit: openWorkflow(dir).resume() asks as the CLI does; keepEdit: true keeps the edit, a decide that says yes goes back", async () => {
+    const { openWorkflow } = await import("../src/api/workflow.js");
+    const p = atArchitecture();
+    const rev = newestRev(p);
+    markArchitectureComplete(p);
+    const w = openWorkflow(p);
+    expect(await w.resume()).toMatchObject({ situation: "hand_edit", applied: false, next: { action: "confirm_rollback", rev } });
+    expect(await w.resume({ decide: () => true })).toMatchObject({ situation: "interrupted", phase: "ARCHITECTURE", repairs: [{ code: "rolled_back" }] });
+    markArchitectureComplete(p);
+    expect(await w.resume({ keepEdit: true })).toMatchObject({ situation: "interrupted", phase: "IMPLEMENTATION", repairs: [{ code: "hand_edit_kept" }] });
+  });
+});
