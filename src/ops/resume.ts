@@ -45,7 +45,7 @@ export interface ResumeOutcome {
 
 /** The outcome, or undefined when three rounds of answers did not settle the plan (the CLI exits 1). */
 export async function resumeWorkflow(context: OpContext, input: ResumeInput): Promise<ResumeOutcome | undefined> {
-  const now = context.now();
+  let now = context.now();
   let options: ResumeOptions = { request: input.request, staleAfterMs: input.staleAfterMs, maxParallel: input.maxParallel, keepEdits: input.keepEdits };
   /** What was done between rounds (a rollback the person chose), told with the final plan. */
   const done: Repair[] = [];
@@ -105,6 +105,7 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
         const rolled = await rollBackWorkflow(context, String(rev), () => true);
         const archive = rolled.result.archive;
         done.push({ code: "rolled_back", message: `went back to ${rolled.describe}${archive ? `; the ${plan.decisionKind === "hand_edit" ? "edited" : "corrupt"} files are in ${archive}` : ""}` });
+        now = context.now(); // the rollback wrote after this call's first clock reading
       } else if (plan.decisionKind === "hand_edit") options = { ...options, keepEdits: true };
       else options = { ...options, declineRollback: true };
       continue;

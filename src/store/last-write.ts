@@ -123,9 +123,13 @@ export function adoptLiveFiles(stateDir: string): void {
   writeRecord(stateDir, record);
 }
 
-/** No record: nothing is claimed about the live files (an archive restored, a record that failed). */
+/** No record: nothing is claimed about the live files (an archive restored, a record that failed). Never throws. */
 export function forget(stateDir: string): void {
-  rmSync(recordPath(stateDir), { force: true });
+  try {
+    rmSync(recordPath(stateDir), { force: true });
+  } catch {
+    // A record that cannot be removed and cannot be written stays as it was: at worst a hand_edit warning, never a failed write.
+  }
 }
 
 /**
