@@ -129,6 +129,8 @@ describe("hand edits: detected and named", () => {
     const back = ok(p, ["resume", "--yes", "--json"]);
     expect(back.json.repairs[0]).toMatchObject({ code: "rolled_back" });
     expect(content(readJson(p, PHASE))).toEqual(content(held(p, rev, "phase.json")));
+    // The newest checkpoint is the task plan's: both tasks planned, neither started nor complete.
+    expect(readJson(p, EXECUTION).tasks.map((t: { id: string; status: string }) => [t.id, t.status])).toEqual([["t1", "pending"], ["t2", "pending"]]);
     expect(ok(p, ["validate", "--json"]).json.valid).toBe(true);
     expect(ok(p, ["validate", "--json"]).json.warnings.map((w: { code: string }) => w.code)).not.toContain("hand_edit");
   });

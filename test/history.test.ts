@@ -35,13 +35,13 @@ function completeTask(p: string, id: string): void {
 }
 
 describe("history", () => {
-  it("lists a checkpoint per start, approval, completion and task completion, rev = the event's seq", () => {
+  it("lists a checkpoint per start, approval, completion, task plan and task completion, rev = the event's seq", () => {
     const p = toImplementation(2);
     completeTask(p, "t1");
     const { json, code } = dotagent(p, ["history", "--json"]);
     expect(code).toBe(0);
     expect(json.workflow_id).toBe("wf-add-login");
-    expect(json.checkpoints.map((c: { what: string }) => c.what)).toEqual(["workflow started", "REQUIREMENTS approved", "REQUIREMENTS completed", "ARCHITECTURE approved", "ARCHITECTURE completed", "task t1 completed"]);
+    expect(json.checkpoints.map((c: { what: string }) => c.what)).toEqual(["workflow started", "REQUIREMENTS approved", "REQUIREMENTS completed", "ARCHITECTURE approved", "ARCHITECTURE completed", "task plan recorded", "task t1 completed"]);
     const events = dotagent(p, ["log", "-n", "100", "--json"]).json.events as Array<{ seq: number; type: string; task_id?: string }>;
     const last = json.checkpoints.at(-1);
     expect(events.find((e) => e.seq === last.rev)).toMatchObject({ type: "task_completed", task_id: "t1" });

@@ -49,6 +49,7 @@ const WHAT: Record<string, (c: CheckpointMeta) => string> = {
   phase_rework: () => "verification failed: rework",
   rolled_back: () => "rolled back",
   hand_edit_kept: () => "hand edit kept",
+  plan_recorded: () => "task plan recorded",
   task_completed: (c) => `task ${c.event.task_id ?? "?"} completed`,
 };
 

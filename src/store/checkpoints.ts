@@ -1,6 +1,6 @@
 // Checkpoint history: memory/state/.history/<rev>/ holds the state files exactly as they were
-// after a phase was approved or completed, a rework began, a task completed, the workflow started,
-// was rolled back, or a hand edit was kept. `rev` is the seq of that event in events.jsonl (so `dotagent log` shows what
+// after a phase was approved or completed, a rework began, a round's task plan was recorded, a task
+// completed, the workflow started, was rolled back, or a hand edit was kept. `rev` is the seq of that event in events.jsonl (so `dotagent log` shows what
 // surrounds it). Guarantees:
 // - independent: phase.json and execution.json are copies of the bytes just written, never hard
 //   links: an edit that writes through a live file in place (`head -c 100 … > phase.json`, an
@@ -47,6 +47,7 @@ const CHECKPOINT_EVENTS: Readonly<Record<string, "phase" | "task">> = {
   phase_rework: "phase",
   rolled_back: "phase",
   hand_edit_kept: "phase",
+  plan_recorded: "phase",
   task_completed: "task",
 };
 
