@@ -5,7 +5,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { closeSync, ftruncateSync, openSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { spawnSync } from "node:child_process";
+import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
 
 afterEach(removeTemps);
 
@@ -225,5 +226,27 @@ describe("hand edits through the library", () => {
     expect(await w.resume({ decide: () => true })).toMatchObject({ situation: "interrupted", phase: "ARCHITECTURE", repairs: [{ code: "rolled_back" }] });
     markArchitectureComplete(p);
     expect(await w.resume({ keepEdit: true })).toMatchObject({ situation: "interrupted", phase: "IMPLEMENTATION", repairs: [{ code: "hand_edit_kept" }] });
+  });
+});
+
+describe("hand edits: dotagent's own write cut off is never one", () => {
+  const PRELOAD = join(CLI, "../../test/torture/kill-at.mjs");
+  it.each([
+    ["before the record forgets phase.json", "writeFileSync:.last-write.json.tmp:1"],
+    ["as the record forgets phase.json", "renameSync:.last-write.json:1"],
+    ["after phase.json was replaced, before the record names it", "writeFileSync:.last-write.json.tmp:2"],
+    ["as the record names the new phase.json", "renameSync:.last-write.json:2"],
+  ])("hand edit: a kill -9 %s leaves no hand_edit, and resume goes on", (_when, at) => {
+    const p = tempProject();
+    ok(p, ["init", "--request", "add login"]);
+    writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
+    const killed = spawnSync(process.execPath, ["--import", PRELOAD, CLI, "phase", "approve"], { cwd: p, env: { ...process.env, TORTURE_KILL_AT: at } });
+    expect(killed.signal).toBe("SIGKILL");
+    const validate = dotagent(p, ["validate", "--json"]);
+    expect(validate.code).toBe(0);
+    expect(validate.json.warnings.map((w: { code: string }) => w.code)).not.toContain("hand_edit");
+    const resumed = dotagent(p, ["resume", "--json"]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.json.situation).toBe("interrupted");
   });
 });
