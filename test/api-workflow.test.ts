@@ -185,7 +185,8 @@ describe("hostile input to the library", () => {
     await w.init("corrupt");
     writeFileSync(join(dir, "memory/state/phase.json"), '{"workflow_id": "wf-corrupt", "current_ph');
     const before = treeBytes(dir);
-    expect(await w.status()).toMatchObject({ situation: "corrupt", next: { action: "confirm_fresh_start" } });
+    // The first choice: back to the checkpoint `init` took (§5), before a fresh start.
+    expect(await w.status()).toMatchObject({ situation: "corrupt", next: { action: "confirm_rollback", rev: 1 }, decision: { yes: `dotagent rollback --dir ${dir} --to 1 --yes` } });
     expect(await w.validate()).toMatchObject({ valid: false, errors: [expect.objectContaining({ file: "memory/state/phase.json" })] });
     const error = (await w.phase.approve("REQUIREMENTS").catch((e: unknown) => e)) as DotagentError;
     const cli = dotagent(dir, ["phase", "approve", "REQUIREMENTS", "--json"]).json.error;

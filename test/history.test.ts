@@ -2,7 +2,7 @@
 // a torn or tampered checkpoint is never shown as good.
 import { afterEach, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { readdirSync, writeFileSync, mkdirSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
 
@@ -35,13 +35,13 @@ function completeTask(p: string, id: string): void {
 }
 
 describe("history", () => {
-  it("lists a checkpoint per start, approval, completion and task completion, rev = the event's seq", () => {
+  it("lists a checkpoint per start, approval, completion, task plan and task completion, rev = the event's seq", () => {
     const p = toImplementation(2);
     completeTask(p, "t1");
     const { json, code } = dotagent(p, ["history", "--json"]);
     expect(code).toBe(0);
     expect(json.workflow_id).toBe("wf-add-login");
-    expect(json.checkpoints.map((c: { what: string }) => c.what)).toEqual(["workflow started", "REQUIREMENTS approved", "REQUIREMENTS completed", "ARCHITECTURE approved", "ARCHITECTURE completed", "task t1 completed"]);
+    expect(json.checkpoints.map((c: { what: string }) => c.what)).toEqual(["workflow started", "REQUIREMENTS approved", "REQUIREMENTS completed", "ARCHITECTURE approved", "ARCHITECTURE completed", "task plan recorded", "task t1 completed"]);
     const events = dotagent(p, ["log", "-n", "100", "--json"]).json.events as Array<{ seq: number; type: string; task_id?: string }>;
     const last = json.checkpoints.at(-1);
     expect(events.find((e) => e.seq === last.rev)).toMatchObject({ type: "task_completed", task_id: "t1" });
@@ -76,14 +76,19 @@ describe("history", () => {
       expect(r.stderr).toContain(text);
       expectNoStack(r.stderr);
     }
-    expect(dotagent(tempProject(), ["history", "--json"]).json).toEqual({ workflow_id: null, checkpoints: [] });
+    expect(dotagent(tempProject(), ["history", "--json"]).json).toEqual({ workflow_id: null, listed_for: null, checkpoints: [] });
   });
 
-  it("a checkpoint whose file was changed in place through its link is damaged, never shown as good", () => {
+  it("hand edit: phase.json changed in place (written through the file) leaves the checkpoint intact; a checkpoint file changed itself is damaged, never shown as good", () => {
     const p = toImplementation(0);
     const rev = dotagent(p, ["history", "--json"]).json.checkpoints.at(-1).rev;
-    // Writing in place (as some editors do with a linked file) changes the checkpoint too.
+    // Writing in place, as some editors do: the checkpoint is a copy, so it keeps what dotagent wrote.
     writeFileSync(join(p, "memory/state/phase.json"), JSON.stringify(readJson(p, "memory/state/phase.json")).replace("add login", "add logout"));
+    const intact = dotagent(p, ["history", "show", String(rev), "--json"]);
+    expect(intact.code).toBe(0);
+    expect(intact.json.phase_state.request).toBe("add login");
+    const held = join(p, `memory/state/.history/${String(rev).padStart(8, "0")}/phase.json`);
+    writeFileSync(held, readFileSync(held, "utf8").replace("add login", "add logout"));
     const shown = dotagent(p, ["history", "show", String(rev)]);
     expect(shown.code).toBe(1);
     expect(shown.stderr).toContain(`checkpoint ${rev} is damaged (its phase.json does not match its checksum)`);

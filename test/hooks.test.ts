@@ -173,7 +173,8 @@ describe("the end of an executor: recorded from its report; no report: sent back
     const execution = readJson(p, "memory/state/execution.json");
     execution.tasks[0].owner.pid = 999_999_99;
     writeJson(p, "memory/state/execution.json", execution);
-    expect(dotagent(p, ["resume", "--json"]).json).toMatchObject({ repairs: [{ code: "task_completed_from_output" }], next: { action: "run_tasks", tasks: ["t2"] } });
+    // Written here by hand (dotagent notices: hand_edit), so kept explicitly before resume plans on.
+    expect(dotagent(p, ["resume", "--json", "--keep-edit"]).json).toMatchObject({ repairs: [{ code: "hand_edit_kept" }, { code: "task_completed_from_output" }], next: { action: "run_tasks", tasks: ["t2"] } });
   });
 });
 

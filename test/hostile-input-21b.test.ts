@@ -348,16 +348,20 @@ describe("issue 21, case 10: the yes/no commands of a decision keep --dir", () =
     const { target, elsewhere } = twoProjects();
     ok(target, ["init", "--request", "add login"]);
     writeFileSync(join(target, "memory/state/phase.json"), "{garbage");
+    // The first choice is the checkpoint `init` took (§5); no is the fresh start.
     for (const args of [["status"], ["resume", "--dry-run"], ["resume"]]) {
       const r = dotagent(elsewhere, [...args, "--dir", target, "--json"]);
-      expect(r.json.decision.yes, args.join(" ")).toBe(`dotagent archive --dir '${target.replace(/'/g, "'\\''")}' --reason 'corrupt state'`);
-      expect(r.json.decision.no).toBe(`dotagent validate --dir '${target.replace(/'/g, "'\\''")}'`);
+      expect(r.json.decision.yes, args.join(" ")).toBe(`dotagent rollback --dir '${target.replace(/'/g, "'\\''")}' --to 1 --yes`);
+      expect(r.json.decision.no).toBe(`dotagent archive --dir '${target.replace(/'/g, "'\\''")}' --reason 'corrupt state'`);
     }
     const elsewhereBefore = treeBytes(join(elsewhere, "memory"));
     const decision = dotagent(elsewhere, ["resume", "--dir", target, "--json"]).json.decision;
     expect(paste(decision.yes, elsewhere)).toBe(0);
+    expect(dotagent(target, ["validate"]).code).toBe(0);
+    writeFileSync(join(target, "memory/state/phase.json"), "{garbage");
+    expect(paste(decision.no, elsewhere)).toBe(0);
     expect(existsSync(join(target, "memory/state/phase.json"))).toBe(false);
-    expect(readdirSync(join(target, "memory/state/.archive")).filter((f) => f.endsWith(".tar.gz"))).toHaveLength(1);
+    expect(readdirSync(join(target, "memory/state/.archive")).filter((f) => f.endsWith(".tar.gz"))).toHaveLength(2);
     expect(treeBytes(join(elsewhere, "memory"))).toEqual(elsewhereBefore);
   });
 
@@ -398,7 +402,7 @@ describe("issue 21, case 10: the yes/no commands of a decision keep --dir", () =
     const p = tempProject();
     ok(p, ["init", "--request", "add login"]);
     writeFileSync(join(p, "memory/state/phase.json"), "{garbage");
-    expect(dotagent(p, ["status", "--json"]).json.decision).toMatchObject({ yes: "dotagent archive --reason 'corrupt state'", no: "dotagent validate" });
+    expect(dotagent(p, ["status", "--json"]).json.decision).toMatchObject({ yes: "dotagent rollback --to 1 --yes", no: "dotagent archive --reason 'corrupt state'" });
   });
 });
 
@@ -410,8 +414,8 @@ describe("issue 21, case 10 (library): openWorkflow(dir) decisions name that dir
     const wf = openWorkflow(p);
     expect((await wf.rollback("ARCHITECTURE")).decision).toMatchObject({ yes: `dotagent rollback --dir ${p} --to ARCHITECTURE --yes`, no: `dotagent resume --dir ${p}` });
     writeFileSync(join(p, "memory/state/phase.json"), "{garbage");
-    expect((await wf.status()).decision).toMatchObject({ yes: `dotagent archive --dir ${p} --reason 'corrupt state'` });
-    expect((await wf.resume()).decision).toMatchObject({ no: `dotagent validate --dir ${p}` });
+    expect((await wf.status()).decision).toMatchObject({ yes: expect.stringMatching(new RegExp(`^dotagent rollback --dir ${p} --to \\d+ --yes$`)) });
+    expect((await wf.resume()).decision).toMatchObject({ no: `dotagent archive --dir ${p} --reason 'corrupt state'` });
   });
 });
 

@@ -63,6 +63,8 @@ export interface ResumeCall extends StaleOption {
   decide?: DecideFn;
   /** `--isolation`: the main checkout had uncommitted changes as a round's tasks were about to start: commit them (worktrees), or run the round without worktrees. */
   isolation?: "commit" | "shared";
+  /** `--keep-edit`: a state file changed outside dotagent (`hand_edit`) is kept: dotagent adopts it (SPEC §5, §15). */
+  keepEdit?: boolean;
 }
 
 /** A task of a plan, as `task import` reads it. */
@@ -251,7 +253,7 @@ export function workflowAt(root: string, options: WorkflowOptions, dirArg: strin
     async resume(o = {}) {
       const maxParallel = o.maxParallel === undefined ? undefined : checkMaxParallel(o.maxParallel);
       if (o.isolation !== undefined && o.isolation !== "commit" && o.isolation !== "shared") throw usageError(`isolation must be "commit" or "shared", not ${JSON.stringify(o.isolation)}`);
-      const outcome = await resumeWorkflow(context, { request: requestArg(o.request), staleAfterMs: staleAfterMs(text(o.staleAfter, "staleAfter")), maxParallel, dryRun: o.dryRun === true, start: o.start === true, decide: asDecide(o.decide), isolation: o.isolation });
+      const outcome = await resumeWorkflow(context, { request: requestArg(o.request), staleAfterMs: staleAfterMs(text(o.staleAfter, "staleAfter")), maxParallel, dryRun: o.dryRun === true, start: o.start === true, decide: asDecide(o.decide), isolation: o.isolation, keepEdits: o.keepEdit === true });
       if (outcome === undefined) throw new DotagentError("resume_unsettled", "the answers did not settle the plan after three rounds; call resume again", EXIT.refused);
       return outcome.result;
     },

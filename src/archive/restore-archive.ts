@@ -20,6 +20,7 @@ import { decodeJson, type SchemaProblem } from "../schema/common.js";
 import { parseExecutionState } from "../schema/execution.js";
 import { parsePhaseState } from "../schema/phase.js";
 import { fsyncDir } from "../store/atomic-write.js";
+import { forget } from "../store/last-write.js";
 import { ARCHIVE_DIR, assertRealFolders, MANIFEST_NAME, resolveArchivePaths, STATE_FILES, type ArchivePaths } from "./archive-layout.js";
 import { describeArchive, describeArchiveWithoutManifest, type ArchiveInfo } from "./archive-info.js";
 import { isPlainArchiveFileName, TEMP_PREFIX } from "./archive-names.js";
@@ -243,6 +244,9 @@ async function moveIntoPlace(staging: string, paths: ArchivePaths): Promise<void
   }
   for (const name of names) await moveEntry(join(stagedReports, name), join(paths.reportsDir, name));
   fsyncDir(paths.reportsDir);
+  // The record of the live state's last write does not describe the restored files: gone, so
+  // nothing is claimed about them until dotagent writes them again (SPEC §15 Hand edits).
+  forget(paths.stateDir);
   for (const name of STATE_FILES) {
     const from = join(staging, STATE_DIR, name);
     try {

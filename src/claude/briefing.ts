@@ -19,7 +19,7 @@ export function briefingFor(plan: ResumePlan, source: string | undefined, helper
     lines.push(`dotagent: the workflow state in memory/state is corrupt${plan.workflow_id ? ` (workflow ${plan.workflow_id})` : ""}.`);
     for (const e of plan.errors.slice(0, 3)) lines.push(`- ${formatProblem(e)}`);
     if (plan.errors.length > 3) lines.push(`- … ${plan.errors.length - 3} more (\`dotagent validate\`)`);
-    lines.push("Do not edit the state by hand. Run /develop to see the choice (archive and start fresh, or fix it).");
+    lines.push(`Do not edit the state by hand. Run /develop to see the choice (${plan.next.action === "confirm_rollback" ? `go back to checkpoint ${plan.next.rev}, the newest state dotagent kept, or ` : ""}archive and start fresh, or fix it).`);
   } else {
     lines.push(`dotagent: workflow ${plan.workflow_id} is open${source === "resume" ? " (this session was resumed)" : ""}.`);
     // The person's request, one line (the agents' prompts carry it: "Feature request: …").

@@ -1,5 +1,5 @@
 // The project's .gitignore lines for what dotagent keeps in memory/ that belongs to one machine:
-// the headless runner's sessions, checkpoints (hard links), archives (binary undo copies), once's
+// the headless runner's sessions, checkpoints (copies of the state files), archives (binary undo copies), once's
 // records (pids of this machine), the lock and temp files. What stays committed — memory/reports/
 // and the three state files — is the team's record of the workflow (SPEC §11).
 //

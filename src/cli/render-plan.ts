@@ -37,6 +37,8 @@ export function describeNext(plan: ResumePlan): { label: string; detail: string 
       return { label: "nothing to do", detail: next.reason };
     case "confirm_fresh_start":
       return { label: "a person decides about a fresh start", detail: next.reason };
+    case "confirm_rollback":
+      return { label: `a person decides about going back to checkpoint ${next.rev ?? "?"}`, detail: next.reason };
     case "confirm_request_change":
       return { label: "a person decides about the new request", detail: next.reason };
     default:
@@ -52,6 +54,8 @@ export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status"
     lines.push(c.red(`The workflow state is corrupt${plan.workflow_id ? ` (${plan.workflow_id})` : ""}:`));
     for (const e of plan.errors.slice(0, 8)) lines.push(`  ${c.red("✗")} ${formatProblem(e)}`);
     if (plan.errors.length > 8) lines.push(`  … and ${plan.errors.length - 8} more (\`dotagent validate\`)`);
+  } else if (plan.situation === "hand_edit") {
+    lines.push(c.yellow(`The workflow state was changed outside dotagent${plan.workflow_id ? ` (${plan.workflow_id}, at ${plan.phase ?? "?"})` : ""}.`));
   } else if (plan.situation === "complete") {
     lines.push(`Workflow ${c.bold(plan.workflow_id ?? "")} is complete.`);
   } else {

@@ -77,3 +77,13 @@ export function decisionAnswered(events: readonly LoggedEvent[], key: string): b
   });
   return asked !== -1 && events.some((e, i) => i > asked && e.type === "person_replied" && e.decision === key);
 }
+
+/**
+ * Whether `command` is the person's answer: the yes or no of a decision put to the model (the
+ * resume's "go back to checkpoint N?" names `dotagent rollback --to N --yes` and `dotagent resume
+ * --keep-edit`) that the person replied to after it was last asked.
+ */
+export function commandAnswered(events: readonly LoggedEvent[], command: string): boolean {
+  const asked = events.filter((e) => e.type === "decision_asked" && (e.yes === command || e.no === command) && typeof e.key === "string").at(-1);
+  return asked !== undefined && decisionAnswered(events, asked.key as string);
+}

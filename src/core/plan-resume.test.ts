@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { planResume, type ResumePlan } from "./plan-resume.js";
+import { needsRecoveryPoint, planResume, type ResumePlan } from "./plan-resume.js";
 import { REPORT, type Phase } from "./phases.js";
 import { NOW, atPhase, execution, phaseState, reports, reportsBefore, snapshot, task } from "./fixtures.test-support.js";
 import type { StateSnapshot } from "./snapshot.js";
@@ -244,6 +244,52 @@ describe("planResume: situations", () => {
     expect(plan.next.action).toBe("confirm_fresh_start");
     expect(plan.decision?.default).toBe(false);
     expect(plan.errors[0]).toMatchObject({ file: "memory/state/phase.json", path: "current_phase" });
+  });
+});
+
+describe("planResume: corrupt or hand-edited state, and the newest checkpoint (SPEC §5, §15)", () => {
+  const point = { rev: 7, at: "2026-11-20T11:00:00Z", phase: "ARCHITECTURE" as const, phase_status: "pending", what: "REQUIREMENTS completed", last_write: true };
+  const corrupt: StateSnapshot = { ...snapshot(undefined), phase: { kind: "corrupt", file: "memory/state/phase.json", stamp: "s", problems: [{ file: "memory/state/phase.json", path: "", message: "not valid JSON" }] } };
+  const edited: StateSnapshot = { ...snapshot(atPhase("IMPLEMENTATION"), undefined, reportsBefore("IMPLEMENTATION")), handEdits: ["memory/state/phase.json"] };
+  const cases: Array<[string, StateSnapshot, Parameters<typeof planResume>[2], ResumePlan["situation"], ResumePlan["next"]["action"], string | null, string | null]> = [
+    ["corrupt, a checkpoint → go back first (no: fresh start)", corrupt, { recovery: point }, "corrupt", "confirm_rollback", "dotagent rollback --to 7 --yes", "dotagent archive --reason 'corrupt state'"],
+    ["corrupt, going back declined → fresh start", corrupt, { recovery: point, declineRollback: true }, "corrupt", "confirm_fresh_start", "dotagent archive --reason 'corrupt state'", "dotagent validate"],
+    ["corrupt, no checkpoint → fresh start", corrupt, { recovery: null }, "corrupt", "confirm_fresh_start", "dotagent archive --reason 'corrupt state'", "dotagent validate"],
+    ["hand edit, a checkpoint → go back (no: keep)", edited, { recovery: point }, "hand_edit", "confirm_rollback", "dotagent rollback --to 7 --yes", "dotagent resume --keep-edit"],
+    ["hand edit kept (--keep-edit) → planned on from the edit", edited, { recovery: point, keepEdits: true }, "interrupted", "plan_tasks", null, null],
+    ["hand edit, no checkpoint → kept without asking", edited, { recovery: null }, "interrupted", "plan_tasks", null, null],
+    ["hand edit, checkpoints not looked for (other commands) → a warning only", edited, {}, "interrupted", "plan_tasks", null, null],
+  ];
+  it.each(cases)("%s", (_name, snap, options, situation, action, yes, no) => {
+    const plan = planResume(snap, NOW, options);
+    expect(plan.situation).toBe(situation);
+    expect(plan.next.action).toBe(action);
+    expect(plan.decision?.yes ?? null).toBe(yes);
+    expect(plan.decision?.no ?? null).toBe(no);
+    if (action === "confirm_rollback") expect(plan.next.rev).toBe(7);
+    if (plan.decision !== null) expect(plan.writes).toEqual({ moves: [], events: [] });
+  });
+
+  it("a kept hand edit is adopted (repair hand_edit_kept) only when asked or with nothing to go back to; a warning names the file either way", () => {
+    expect(planResume(edited, NOW, { recovery: point, keepEdits: true }).writes.adoptEdits).toEqual(["memory/state/phase.json"]);
+    expect(planResume(edited, NOW, { recovery: null }).repairs[0]).toMatchObject({ code: "hand_edit_kept" });
+    const warned = planResume(edited, NOW, {});
+    expect(warned.writes.adoptEdits).toBeUndefined();
+    expect(warned.warnings).toContainEqual(expect.objectContaining({ code: "hand_edit", file: "memory/state/phase.json" }));
+  });
+
+  it("the question says whether the checkpoint is what dotagent last wrote", () => {
+    expect(planResume(edited, NOW, { recovery: point }).decision?.question).toContain("what dotagent last wrote");
+    expect(planResume(edited, NOW, { recovery: { ...point, last_write: false } }).decision?.question).toContain("it wrote after it, and that is not kept");
+  });
+
+  it("needsRecoveryPoint: asked for corrupt state and hand edits, not for a stray .clearing or good state", () => {
+    const clearing: StateSnapshot = { ...snapshot(phaseState()), clearing: { archive: null, problem: "does not name an archive" } };
+    expect(needsRecoveryPoint(planResume(corrupt, NOW), {})).toBe(true);
+    expect(needsRecoveryPoint(planResume(edited, NOW), {})).toBe(true);
+    expect(needsRecoveryPoint(planResume(clearing, NOW), {})).toBe(false);
+    expect(needsRecoveryPoint(planResume(snapshot(phaseState()), NOW), {})).toBe(false);
+    expect(needsRecoveryPoint(planResume(corrupt, NOW), { recovery: null })).toBe(false);
   });
 });
 

@@ -32,7 +32,8 @@ import { count } from "./words.js";
 import { isolationOf, isolationQuestion, type CheckoutFacts } from "./worktrees.js";
 
 /** `started`: this very call started the workflow (`resume --start` with a request and no workflow). */
-export const SITUATIONS = ["none", "started", "interrupted", "complete", "corrupt", "stale", "request_changed"] as const;
+/** `hand_edit`: a state file holds bytes dotagent did not write (SPEC §15 Hand edits). */
+export const SITUATIONS = ["none", "started", "interrupted", "complete", "corrupt", "stale", "request_changed", "hand_edit"] as const;
 export type Situation = (typeof SITUATIONS)[number];
 
 export const ACTIONS = [
@@ -45,6 +46,7 @@ export const ACTIONS = [
   "await_agents",
   "workflow_complete",
   "confirm_fresh_start",
+  "confirm_rollback",
   "confirm_request_change",
   "confirm_isolation",
 ] as const;
@@ -67,6 +69,8 @@ export interface NextAction {
   round?: number;
   /** plan_tasks: the file to write the round's plan to, then `dotagent task import` it. */
   plan_file?: string;
+  /** confirm_rollback: the checkpoint to go back to (`dotagent rollback --to REV`). */
+  rev?: number;
 }
 
 /** A phase agent at work (phase.json `agents`) whose owner lives: not spawned again. */
@@ -77,8 +81,11 @@ export interface AgentInFlight {
 }
 
 
-/** `isolation`: the main checkout has uncommitted changes as a round's tasks are about to start (SPEC §19). */
-export type DecisionKind = "corrupt" | "stale" | "request_changed" | "isolation";
+/**
+ * `isolation`: the main checkout has uncommitted changes as a round's tasks are about to start (SPEC §19).
+ * `corrupt_rollback`, `hand_edit`: go back to the newest checkpoint (yes), or not (SPEC §5).
+ */
+export type DecisionKind = "corrupt" | "corrupt_rollback" | "hand_edit" | "stale" | "request_changed" | "isolation";
 
 export interface Decision {
   question: string;
@@ -119,7 +126,21 @@ export interface PlanWrites {
   journal?: NonNullable<PhaseState["pending_transition"]>;
   /** Finish clearing the live state of a fresh start that was cut off (it is in this archive). */
   finishClear?: string;
+  /** The hand-edited state files kept: dotagent adopts them as its own (event `hand_edit_kept`). */
+  adoptEdits?: string[];
   events: MachineEvent[];
+}
+
+/** The newest valid checkpoint, found by the shell when the state is corrupt or hand-edited. */
+export interface RecoveryPoint {
+  rev: number;
+  at: string;
+  phase: Phase;
+  phase_status: string;
+  /** e.g. "ARCHITECTURE approved". */
+  what: string;
+  /** Whether it holds what dotagent last wrote (false: dotagent wrote after it, a task start say; null: unknown). */
+  last_write: boolean | null;
 }
 
 export interface ResumeOptions {
@@ -131,6 +152,23 @@ export interface ResumeOptions {
   maxParallel?: number | undefined;
   /** The main checkout, looked at by the shell only when a round's first tasks are about to start (SPEC §19). */
   checkout?: CheckoutFacts | undefined;
+  /**
+   * The newest valid checkpoint, when the state is corrupt or hand-edited (null: there is none;
+   * undefined: not looked for, and then a hand edit is only a warning). See needsRecoveryPoint.
+   */
+  recovery?: RecoveryPoint | null | undefined;
+  /** `resume --keep-edit`: the hand-edited state files are adopted as they are. */
+  keepEdits?: boolean | undefined;
+  /** The person said no to going back to a checkpoint: ask about a fresh start instead. */
+  declineRollback?: boolean | undefined;
+}
+
+/** Whether a plan wants the newest valid checkpoint (`recovery`) before it is final: corrupt or hand-edited state. */
+export function needsRecoveryPoint(plan: ResumePlan, options: ResumeOptions): boolean {
+  if (options.recovery !== undefined) return false;
+  // A stray .clearing marker is not fixed by going back: the fresh-start question stands (§8).
+  if (plan.situation === "corrupt") return !plan.errors.some((e) => e.code === "clearing_invalid");
+  return plan.warnings.some((w) => w.code === "hand_edit");
 }
 
 export function describeAgo(iso: string, now: Date): string {
@@ -143,6 +181,15 @@ export function shellQuote(text: string): string {
 }
 
 const FRESH_START_YES = (reason: string) => `dotagent archive --reason ${shellQuote(reason)}`;
+
+function describePoint(point: RecoveryPoint, now: Date): string {
+  const last = point.last_write === true ? "what dotagent last wrote" : point.last_write === false ? "the newest state dotagent kept; it wrote after it, and that is not kept" : "the newest state dotagent kept";
+  return `checkpoint ${point.rev} (${point.what}, at ${point.phase} ${point.phase_status}, ${describeAgo(point.at, now)}: ${last})`;
+}
+
+function rollbackNext(point: RecoveryPoint, reason: string): NextAction {
+  return { action: "confirm_rollback", agent: null, tasks: [], reason, rev: point.rev };
+}
 
 export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOptions = {}): ResumePlan {
   const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
@@ -183,6 +230,22 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
   }
   if (validation.errors.length > 0) {
     const first = validation.errors[0]!;
+    const point = options.recovery;
+    if (point && !options.declineRollback && !validation.errors.some((e) => e.code === "clearing_invalid")) {
+      // The state dotagent last kept comes first: nothing is re-run, the corrupt files are archived.
+      return {
+        ...base,
+        situation: "corrupt",
+        next: rollbackNext(point, `the state is not valid: ${first.file}${first.path ? `: ${first.path}` : ""}: ${first.message}`),
+        decision: {
+          question: `The workflow state is corrupt (${validation.errors.length} error${validation.errors.length === 1 ? "" : "s"}). Go back to ${describePoint(point, now)}? The current files go into an archive. (No: archive it all and start fresh.)`,
+          default: false,
+          yes: `dotagent rollback --to ${point.rev} --yes`,
+          no: FRESH_START_YES("corrupt state"),
+        },
+        decisionKind: "corrupt_rollback",
+      };
+    }
     return {
       ...base,
       situation: "corrupt",
@@ -203,6 +266,24 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
       next: { action: "start_workflow", agent: "pm", tasks: [], reason: "no workflow yet" },
     };
   }
+  const edited = snapshot.handEdits ?? [];
+  if (edited.length > 0 && options.recovery && !options.keepEdits) {
+    const files = edited.map((f) => f.replace("memory/state/", "")).join(" and ");
+    return {
+      ...base,
+      situation: "hand_edit",
+      next: rollbackNext(options.recovery, `${files} changed outside dotagent (bytes it did not write)`),
+      decision: {
+        question: `${files} ${edited.length === 1 ? "was" : "were"} changed outside dotagent (by hand or by the model). Go back to ${describePoint(options.recovery, now)}? The edited files go into an archive. (No: keep the edit; dotagent adopts it.)`,
+        default: false,
+        yes: `dotagent rollback --to ${options.recovery.rev} --yes`,
+        no: "dotagent resume --keep-edit",
+      },
+      decisionKind: "hand_edit",
+    };
+  }
+  // Kept (asked for, or nothing to go back to): adopted as dotagent's own, and said so.
+  const adopt = edited.length > 0 && (options.keepEdits === true || options.recovery === null) ? edited : [];
   if (options.request !== undefined && phase.inputs_hash && inputsHash(options.request) !== phase.inputs_hash) {
     return {
       ...base,
@@ -218,7 +299,7 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
     };
   }
   if (isWorkflowComplete(phase)) {
-    return { ...base, situation: "complete", next: { action: "workflow_complete", agent: null, tasks: [], reason: `workflow ${phase.workflow_id} is complete` } };
+    return adopting({ ...base, situation: "complete", next: { action: "workflow_complete", agent: null, tasks: [], reason: `workflow ${phase.workflow_id} is complete` } }, adopt);
   }
   if (validation.warnings.some((w) => w.code === "stale")) {
     return {
@@ -234,7 +315,14 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
       decisionKind: "stale",
     };
   }
-  return planInterrupted(snapshot.reports, phase, execution, now, base, options);
+  return adopting(planInterrupted(snapshot.reports, phase, execution, now, base, options), adopt);
+}
+
+/** A plan that also adopts the hand-edited files `files` (repair and event `hand_edit_kept`). */
+function adopting(plan: ResumePlan, files: readonly string[]): ResumePlan {
+  if (files.length === 0) return plan;
+  const names = files.map((f) => f.replace("memory/state/", "")).join(" and ");
+  return { ...plan, repairs: [{ code: "hand_edit_kept", message: `${names}: changed outside dotagent, kept as it is (dotagent adopts it)` }, ...plan.repairs], writes: { ...plan.writes, adoptEdits: [...files] } };
 }
 
 type Base = Omit<ResumePlan, "situation" | "next">;

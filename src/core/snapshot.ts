@@ -44,6 +44,11 @@ export interface StateSnapshot {
    * command that takes the lock finishes writing before anything else.
    */
   readonly rollback?: PendingRollbackView | null;
+  /**
+   * The state files (project-relative) whose bytes differ from what dotagent last wrote
+   * (memory/state/.last-write.json): changed by hand, by the model or a person (SPEC §9 `hand_edit`).
+   */
+  readonly handEdits?: readonly string[];
 }
 
 export interface PendingRollbackView {

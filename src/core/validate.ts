@@ -91,6 +91,9 @@ export function validateState(snapshot: StateSnapshot, now: Date, options: Valid
   if (last !== undefined && now.getTime() - Date.parse(last) > options.staleAfterMs) {
     warn("stale", PHASE_FILE, "last_updated", `last activity ${last} is older than the stale limit`);
   }
+  for (const file of snapshot.handEdits ?? []) {
+    warn("hand_edit", file, "", "changed outside dotagent: its bytes differ from what dotagent last wrote (an edit by hand or by the model); `dotagent resume` asks whether to keep it or go back to the newest checkpoint (`dotagent history`)");
+  }
   for (const name of snapshot.tempFiles) warn("temp_file", `memory/state/${name}`, "", "leftover temp file of a killed process (removed by the next command that takes the lock)");
   return { errors, warnings };
 }

@@ -1,8 +1,7 @@
-// `history [show REV]`: the checkpoints of the live workflow (src/store/checkpoints.ts). Read-only:
-// takes no lock.
+// `history [show REV]`: the checkpoints of the live workflow (src/store/checkpoints.ts), or with
+// phase.json corrupt those of the newest checkpoint's (SPEC §15 Recovery). Read-only: takes no lock.
 import { DotagentError, EXIT } from "../core/errors.js";
-import { instanceKey } from "../core/held-state.js";
-import { listCheckpoints, readCheckpoint, type CheckpointMeta } from "../store/checkpoints.js";
+import { checkpointOwner, listCheckpoints, readCheckpoint, type CheckpointMeta } from "../store/checkpoints.js";
 import { loadSnapshot } from "../store/session.js";
 import type { OpContext } from "./op-context.js";
 
@@ -17,6 +16,8 @@ export type CheckpointSummary = Pick<CheckpointMeta, "rev" | "at" | "workflow_id
 /** `history --json`. */
 export interface HistoryResult {
   workflow_id: string | null;
+  /** Whose checkpoints are listed: the live workflow's, or (phase.json corrupt) the newest checkpoint's; null: none. */
+  listed_for: "live" | "newest_checkpoint" | null;
   checkpoints: CheckpointSummary[];
 }
 
@@ -25,15 +26,14 @@ export type CheckpointResult = CheckpointSummary & { phase_state: unknown; execu
 
 export async function listHistory(context: Pick<OpContext, "paths" | "now">): Promise<HistoryResult> {
   const snapshot = await loadSnapshot(context.paths);
-  const live = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
-  const checkpoints = listCheckpoints(context.paths, live === undefined ? undefined : instanceKey(live), context.now());
-  return { workflow_id: live?.workflow_id ?? null, checkpoints: checkpoints.map((c) => summarizeCheckpoint(c.meta)) };
+  const owner = checkpointOwner(context.paths, snapshot.phase, context.now());
+  const checkpoints = listCheckpoints(context.paths, owner?.instance, context.now());
+  return { workflow_id: owner?.workflow_id ?? null, listed_for: owner?.from ?? null, checkpoints: checkpoints.map((c) => summarizeCheckpoint(c.meta)) };
 }
 
 export async function showCheckpoint(context: Pick<OpContext, "paths" | "now">, rev: number): Promise<CheckpointResult> {
   const snapshot = await loadSnapshot(context.paths); // refuses a hostile state folder the same way as the listing
-  const live = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
-  const found = readCheckpoint(context.paths, rev, live === undefined ? undefined : instanceKey(live), context.now());
+  const found = readCheckpoint(context.paths, rev, checkpointOwner(context.paths, snapshot.phase, context.now())?.instance, context.now());
   if ("missing" in found) throw new DotagentError("no_checkpoint", `memory/state/.history: ${found.missing}; \`dotagent history\` lists the ones there are`, EXIT.refused);
   return { ...summarizeCheckpoint(found.meta), phase_state: found.held.phase, execution: found.held.execution };
 }
@@ -48,6 +48,8 @@ const WHAT: Record<string, (c: CheckpointMeta) => string> = {
   phase_completed: (c) => `${c.event.phase ?? "phase"} completed`,
   phase_rework: () => "verification failed: rework",
   rolled_back: () => "rolled back",
+  hand_edit_kept: () => "hand edit kept",
+  plan_recorded: () => "task plan recorded",
   task_completed: (c) => `task ${c.event.task_id ?? "?"} completed`,
 };
 

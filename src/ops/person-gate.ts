@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
-import { decisionAnswered, decisionKey, gateAnswer, GATE_AGENTS, notAnsweredMessage, pendingDecision, type GateAnswer } from "../core/person-answer.js";
+import { commandAnswered, decisionAnswered, decisionKey, gateAnswer, GATE_AGENTS, notAnsweredMessage, pendingDecision, type GateAnswer } from "../core/person-answer.js";
 import { REPORT, type Phase } from "../core/phases.js";
 import { planResume, type Decision, type ResumePlan } from "../core/plan-resume.js";
 import { isPhase } from "../core/phases.js";
@@ -77,8 +77,16 @@ export async function decideAsModel(context: OpContext, decision: Decision, yes:
     });
     return "no-terminal";
   }
-  if (decisionAnswered(readEvents(context.paths.eventsFile), key)) return true;
+  const events = readEvents(context.paths.eventsFile);
+  // Its own question answered, or the question whose yes or no this command is (resume's go back).
+  if (decisionAnswered(events, key) || commandAnswered(events, decision.yes)) return true;
   throw notAnswered(decision);
+}
+
+/** `resume --keep-edit` from an agent's shell: adopting a hand edit is the person's answer to the hand-edit question. */
+export function requireKeepEditAnswer(paths: ProjectPaths): void {
+  if (commandAnswered(readEvents(paths.eventsFile), "dotagent resume --keep-edit")) return;
+  throw new DotagentError("person_not_answered", "the person has not answered the hand-edit question yet: run `dotagent resume --json`, show them its decision, end your turn, and keep the edit only if they say so", EXIT.refused, { decision: "hand_edit" });
 }
 
 /** `resume --isolation commit|shared` from an agent's shell: the person must have answered the isolation question. */

@@ -4,7 +4,8 @@
 // starts and init load only when something is written: `resume --dry-run` is a read, as cheap to
 // start as `status` (write-file-atomic alone loads node:crypto and worker_threads, ~8 ms).
 import { existsSync } from "node:fs";
-import { planResume, type Decision, type ResumeOptions, type ResumePlan } from "../core/plan-resume.js";
+import type { Decision, ResumeOptions, ResumePlan } from "../core/plan-resume.js";
+import { planWithRecovery } from "./recovery.js";
 import { loadSnapshot } from "../store/session.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
 import { checkoutFactsFor, needsWorktreeRecovery, worktreeFolders } from "../store/worktrees.js";
@@ -26,6 +27,8 @@ export interface ResumeInput extends ResumeOptions {
   readonly decide?: Decide | undefined;
   /** `--isolation commit|shared`: the answer to a round's uncommitted-changes question (SPEC §19). */
   readonly isolation?: "commit" | "shared" | undefined;
+  /** `--keep-edit`: the answer "keep it" to the hand-edit question (SPEC §5). */
+  readonly keepEdits?: boolean | undefined;
 }
 
 /** `resume --json`: the plan of SPEC §5 and whether it was carried out. */
@@ -42,18 +45,22 @@ export interface ResumeOutcome {
 
 /** The outcome, or undefined when three rounds of answers did not settle the plan (the CLI exits 1). */
 export async function resumeWorkflow(context: OpContext, input: ResumeInput): Promise<ResumeOutcome | undefined> {
-  const now = context.now();
-  let options: ResumeOptions = { request: input.request, staleAfterMs: input.staleAfterMs, maxParallel: input.maxParallel };
+  let now = context.now();
+  let options: ResumeOptions = { request: input.request, staleAfterMs: input.staleAfterMs, maxParallel: input.maxParallel, keepEdits: input.keepEdits };
+  /** What was done between rounds (a rollback the person chose), told with the final plan. */
+  const done: Repair[] = [];
   // Nothing on disk: nothing to lock, repair or log (resume never creates memory/ by itself).
   const starting = input.start === true && (options.request?.trim() ?? "") !== "";
   if (input.dryRun || (!existsSync(context.paths.stateDir) && !starting)) {
     const snapshot = await loadSnapshot(context.paths);
-    const plan = planWithDir(planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(context.paths.root, snapshot) }), context.dirArg);
+    const plan = planWithDir(await planWithRecovery(context.paths, snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(context.paths.root, snapshot) }), context.dirArg);
     return { result: planJson(plan, false), plan, mode: "status", exitCode: plan.decision ? 5 : 0 };
   }
   let isolation = input.isolation;
   // The uncommitted-changes question is the person's (SPEC §19): from an agent's shell, only after their reply.
   if (isolation !== undefined && context.byModel) (await import("./person-gate.js")).requireIsolationAnswer(context.paths);
+  // So is keeping a hand edit of the state (most likely the model's own).
+  if (input.keepEdits === true && context.byModel) (await import("./person-gate.js")).requireKeepEditAnswer(context.paths);
   // Decisions may need a person, so the lock is taken per round, not across a prompt.
   for (let round = 0; round < 3; round++) {
     const { proveClearing } = await import("./fresh-start.js");
@@ -71,8 +78,9 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
         if (needsWorktreeRecovery(context.paths.root, first) || hasTaskWorktreeHistory(context.paths.root, first)) worktreeRepairs.push(...(await recoverWorktrees(context, now, { branches: true })));
       }
       const { snapshot, files } = await proveClearing(context.paths, await loadSnapshot(context.paths));
-      const planned0 = planResume(snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(context.paths.root, snapshot) });
-      const planned = worktreeRepairs.length > 0 ? { ...planned0, repairs: [...worktreeRepairs, ...planned0.repairs] } : planned0;
+      const planned0 = await planWithRecovery(context.paths, snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(context.paths.root, snapshot) });
+      const before = [...done, ...worktreeRepairs];
+      const planned = before.length > 0 ? { ...planned0, repairs: [...before, ...planned0.repairs] } : planned0;
       if (planned.decision === null || planned.decisionKind === "isolation") {
         const { applyPlan } = await import("./settle.js");
         await applyPlan(context, snapshot, planned0, now, { archivedFiles: files, logResumed: true });
@@ -91,6 +99,19 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
     if (answer === "no-terminal") return { result: planJson(plan, plan.decisionKind === "isolation"), plan, mode: "resume", exitCode: 5 };
     if (plan.decisionKind === "isolation") {
       isolation = answer ? "commit" : "shared";
+      continue;
+    }
+    if (plan.decisionKind === "corrupt_rollback" || plan.decisionKind === "hand_edit") {
+      const rev = plan.next.rev;
+      if (answer && rev !== undefined) {
+        // Back to what dotagent last kept: the rollback command's own path (lock, journal, archive).
+        const { rollBackWorkflow } = await import("./rollback.js");
+        const rolled = await rollBackWorkflow(context, String(rev), () => true);
+        const archive = rolled.result.archive;
+        done.push({ code: "rolled_back", message: `went back to ${rolled.describe}${archive ? `; the ${plan.decisionKind === "hand_edit" ? "edited" : "corrupt"} files are in ${archive}` : ""}` });
+        now = context.now(); // the rollback wrote after this call's first clock reading
+      } else if (plan.decisionKind === "hand_edit") options = { ...options, keepEdits: true };
+      else options = { ...options, declineRollback: true };
       continue;
     }
     if (answer) {

@@ -27,7 +27,7 @@ export async function rollBackWorkflow(context: OpContext, to: string, decide: D
   const preview = prepareRollback(context.paths, await loadSnapshot(context.paths), to, now);
   const { plan } = preview;
   const decision: Decision = decisionWithDir({
-    question: `Roll workflow ${preview.journal.workflow_id} back from ${plan.from.phase} (${plan.from.phase_status}) to ${plan.describe}? ${count(plan.moves.length, "report file")} move into an archive (nothing is deleted).`,
+    question: `Roll workflow ${preview.journal.workflow_id} back from ${plan.from.phase_status === "corrupt" ? "its corrupt state" : `${plan.from.phase} (${plan.from.phase_status})`} to ${plan.describe}? ${count(plan.moves.length, "report file")} move into an archive (nothing is deleted).`,
     default: false,
     yes: `dotagent rollback --to ${shellQuote(to)} --yes`,
     no: "dotagent resume",

@@ -11,6 +11,7 @@ import { loadSnapshot } from "../store/session.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
 import { checkoutFactsFor, needsWorktreeRecovery } from "../store/worktrees.js";
 import { StateWriter } from "../store/state-writer.js";
+import { adoptLiveFiles } from "../store/last-write.js";
 import { finishClear } from "./fresh-start.js";
 import type { OpContext } from "./op-context.js";
 
@@ -44,6 +45,11 @@ export async function applyPlan(context: OpContext, snapshot: StateSnapshot, pla
   }
   const writer = new StateWriter(context.paths, snapshot, now, context.warn);
   const { writes } = plan;
+  if (writes.adoptEdits !== undefined && writes.adoptEdits.length > 0) {
+    // Kept by the person: the live bytes become dotagent's last write, and a checkpoint keeps them.
+    adoptLiveFiles(context.paths.stateDir);
+    writer.appendEvents([{ type: "hand_edit_kept", files: writes.adoptEdits }]);
+  }
   if (phase !== undefined && (writes.phase || writes.execution || writes.moves.length > 0)) {
     const written = writer.applyChange({ phaseBefore: phase, journal: writes.journal, moves: writes.moves, execution: writes.execution, phase: writes.phase, events: writes.events });
     phase = written.phase ?? phase;

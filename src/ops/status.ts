@@ -1,6 +1,7 @@
 // `status`: the resume plan without writing, plus task counts and the side effects not done.
 // Takes no lock; start-up path of the CLI and the hook, so nothing heavy is imported here.
-import { planResume, type ResumePlan } from "../core/plan-resume.js";
+import type { ResumePlan } from "../core/plan-resume.js";
+import { planWithRecovery } from "./recovery.js";
 import { PHASE_TABLE, REPORT } from "../core/phases.js";
 import { provePhase } from "../core/transitions.js";
 import { countByStatus } from "../core/tasks.js";
@@ -27,7 +28,7 @@ export interface StatusOutcome {
 export async function readStatus(context: Pick<OpContext, "paths" | "now" | "dirArg">, staleAfterMs: number | undefined): Promise<StatusOutcome> {
   const snapshot = await loadSnapshot(context.paths);
   const now = context.now();
-  const plan = planWithDir(planResume(snapshot, now, { staleAfterMs, owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(context.paths.root, snapshot) }), context.dirArg);
+  const plan = planWithDir(await planWithRecovery(context.paths, snapshot, now, { staleAfterMs, owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(context.paths.root, snapshot) }), context.dirArg);
   const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
   const tasks = countByStatus(execution);
   const ops = listOpenOps(context.paths, now);

@@ -220,6 +220,8 @@ describe("issue 21, case 9: an authentication failure is not an agent failure", 
     const execution = readJson(file) as { tasks: Array<{ owner?: { pid: number } | null }> };
     for (const task of execution.tasks) if (task.owner) task.owner.pid = 999_999_999;
     writeFileSync(file, JSON.stringify(execution));
+    // That edit stands for the process ending, not a hand edit: without dotagent's record of its last write nothing is claimed (SPEC §15).
+    rmSync(join(h.root, "memory/state/.last-write.json"));
     expect(await runWorkflow(h.options({ request: undefined }))).toMatchObject({ outcome: "complete" });
     const after = readJson(file).tasks as Array<{ status: string; attempts: number }>;
     expect(after.every((t) => t.status === "complete" && t.attempts <= 1)).toBe(true);

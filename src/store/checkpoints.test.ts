@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, writeFileSync as fsWriteFileSync } from "node:fs";
+import { chmodSync, closeSync, ftruncateSync, mkdirSync, openSync, statSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, writeFileSync as fsWriteFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,7 +25,7 @@ const NOW = new Date("2026-11-20T12:00:00Z");
 /** Valid state files of workflow `workflowId` (instance `instance`), at IMPLEMENTATION. */
 function writeState(paths: ProjectPaths, workflowId: string, tasksDone: number, instance = `${workflowId}`.padEnd(16, "0").replace(/[^0-9a-f]/g, "a").slice(0, 16)): void {
   const at = "2026-11-20T10:00:00Z";
-  // Replaced by rename, as dotagent writes them: a checkpoint holds the old file by a hard link.
+  // Replaced by rename, as dotagent writes them.
   const writeFileSync = (file: string, text: string) => {
     fsWriteFileSync(`${file}.new`, text);
     renameSync(`${file}.new`, file);
@@ -90,6 +90,26 @@ describe("recordCheckpoint", () => {
   });
 });
 
+describe("hand edits: a checkpoint is a copy no edit of the live files can change", () => {
+  it("hand edit: an in-place edit of phase.json (same inode, written through) leaves the newest checkpoint intact", () => {
+    const paths = project();
+    writeState(paths, "wf", 1);
+    recordCheckpoint(paths, [event(1, "workflow_started")]);
+    const folder = join(paths.stateDir, ".history/00000001");
+    const before = readFileSync(join(folder, "phase.json"));
+    const inode = statSync(paths.phaseFile).ino;
+    // `head -c 100 phase.json > phase.json.cut; cat phase.json.cut > phase.json`: written through the file.
+    const fd = openSync(paths.phaseFile, "r+");
+    ftruncateSync(fd, 100);
+    closeSync(fd);
+    expect(statSync(paths.phaseFile).ino).toBe(inode);
+    expect(statSync(join(folder, "phase.json")).ino).not.toBe(inode);
+    expect(readFileSync(join(folder, "phase.json"))).toEqual(before);
+    expect(list(paths).map((c) => c.rev)).toEqual([1]);
+    expect(readCheckpoint(paths, 1, instanceOf("wf"), NOW)).toMatchObject({ meta: { rev: 1 } });
+  });
+});
+
 describe("issue 21: checkpoints belong to one workflow instance and are judged before use", () => {
   it("case 2: a workflow started again under the same id lists none of the earlier run's checkpoints", () => {
     const paths = project();
@@ -128,7 +148,7 @@ describe("issue 21: checkpoints belong to one workflow instance and are judged b
     const held = JSON.parse(readFileSync(join(folder, "phase.json"), "utf8")) as Record<string, unknown>;
     const tampered = tamper(held);
     const text = typeof tampered === "string" ? tampered : JSON.stringify(tampered);
-    rmSync(join(folder, "phase.json")); // a hard link to the live file: replace, not write through
+    rmSync(join(folder, "phase.json"));
     writeFileSync(join(folder, "phase.json"), text);
     const meta = JSON.parse(readFileSync(join(folder, "checkpoint.json"), "utf8")) as { files: Record<string, string> };
     meta.files["phase.json"] = createHash("sha256").update(text).digest("hex");

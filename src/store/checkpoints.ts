@@ -1,10 +1,12 @@
 // Checkpoint history: memory/state/.history/<rev>/ holds the state files exactly as they were
-// after a phase was approved or completed, a rework began, a task completed, the workflow started
-// or was rolled back. `rev` is the seq of that event in events.jsonl (so `dotagent log` shows what
+// after a phase was approved or completed, a rework began, a round's task plan was recorded, a task
+// completed, the workflow started, was rolled back, or a hand edit was kept. `rev` is the seq of that event in events.jsonl (so `dotagent log` shows what
 // surrounds it). Guarantees:
-// - cheap: phase.json and execution.json are hard links to the files just written (state files
-//   are only ever replaced by rename, never changed in place), plus a small checkpoint.json with
-//   their sha256; a copy is made only where links are not possible;
+// - independent: phase.json and execution.json are copies of the bytes just written, never hard
+//   links: an edit that writes through a live file in place (`head -c 100 … > phase.json`, an
+//   editor that saves in place) must not change the checkpoint that is the way back (SPEC §15).
+//   The copies are not fsynced one by one: checkpoint.json records their sha256 and a copy that
+//   does not match (torn by a power loss) is damaged, ignored, never restored;
 // - atomic: a checkpoint is built in a `.tmp-*` folder and renamed into place, so a kill -9
 //   leaves either no checkpoint or a whole one; a folder whose files do not match their sha256
 //   (a file edited in place through the link, a torn copy) is ignored, never restored;
@@ -19,12 +21,13 @@
 //   "no checkpoint" (§2);
 // - best effort: it runs after the state change is durable, and a failure to record one (a full
 //   disk) never fails the command that changed the state.
-import { copyFileSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { copyFileSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { instanceKey, judgeHeldState } from "../core/held-state.js";
 import type { Phase } from "../core/phases.js";
 import type { PhaseState } from "../schema/phase.js";
+import type { FileRead } from "../core/snapshot.js";
 import type { ExecutionState } from "../schema/execution.js";
 import type { EventRecord } from "./events.js";
 import { writeFileDurable, fsyncDir } from "./atomic-write.js";
@@ -43,6 +46,8 @@ const CHECKPOINT_EVENTS: Readonly<Record<string, "phase" | "task">> = {
   phase_completed: "phase",
   phase_rework: "phase",
   rolled_back: "phase",
+  hand_edit_kept: "phase",
+  plan_recorded: "phase",
   task_completed: "task",
 };
 
@@ -106,13 +111,18 @@ function readHeld(paths: ProjectPaths, file: string): Buffer | null {
   return null;
 }
 
-/** A hard link (no bytes copied), or a copy where links are not possible. */
+/** A hard link (no bytes copied), or a copy where links are not possible. Never for checkpoints (see the header). */
 export function linkOrCopy(from: string, to: string): void {
   try {
     linkSync(from, to);
   } catch {
     copyFileSync(from, to);
   }
+}
+
+/** The bytes read, written as a new file: what was checksummed is what is held, whatever happens to the live file next. */
+function writeCopy(to: string, bytes: Buffer): void {
+  writeFileSync(to, bytes, { flag: "wx" });
 }
 
 function writeCheckpoint(paths: ProjectPaths, event: EventRecord): void {
@@ -126,8 +136,8 @@ function writeCheckpoint(paths: ProjectPaths, event: EventRecord): void {
   const temp = join(dir, `${TEMP_PREFIX}${folderName(event.seq)}-${process.pid}`);
   rmSync(temp, { recursive: true, force: true });
   mkdirSync(temp);
-  linkOrCopy(paths.phaseFile, join(temp, "phase.json"));
-  if (executionBytes !== null) linkOrCopy(paths.executionFile, join(temp, "execution.json"));
+  writeCopy(join(temp, "phase.json"), phaseBytes);
+  if (executionBytes !== null) writeCopy(join(temp, "execution.json"), executionBytes);
   const meta: CheckpointMeta = {
     format: 1,
     rev: event.seq,
@@ -295,6 +305,32 @@ export function listCheckpoints(paths: ProjectPaths, instance: string | undefine
     if (read.kind === "ok" && read.checkpoint.instance === instance) found.push(read.checkpoint);
   }
   return found;
+}
+
+/**
+ * The newest restorable checkpoint (of `instance`, or of any instance when undefined): the state
+ * dotagent last kept. With phase.json unreadable the live instance is unknown; the newest valid
+ * checkpoint names it then (SPEC §15 Recovery).
+ */
+export function newestCheckpoint(paths: ProjectPaths, instance: string | undefined, now: Date): Checkpoint | null {
+  const names = (historyNames(paths) ?? []).filter((n) => /^\d{8}$/.test(n)).sort().reverse();
+  for (const name of names) {
+    const read = readFolder(paths, Number(name), now);
+    if (read.kind === "ok" && (instance === undefined || read.checkpoint.instance === instance)) return read.checkpoint;
+  }
+  return null;
+}
+
+/**
+ * Whose checkpoints apply: the live phase.json's instance; when phase.json is there but corrupt,
+ * that of the newest valid checkpoint (the live instance is unknown, and that is the state
+ * dotagent last kept); none without a phase.json (no workflow, or one archived).
+ */
+export function checkpointOwner(paths: ProjectPaths, phase: FileRead<PhaseState>, now: Date): { instance: string; from: "live" | "newest_checkpoint"; workflow_id: string } | null {
+  if (phase.kind === "ok") return { instance: instanceKey(phase.value), from: "live", workflow_id: phase.value.workflow_id };
+  if (phase.kind === "missing") return null;
+  const newest = newestCheckpoint(paths, undefined, now);
+  return newest === null ? null : { instance: newest.instance, from: "newest_checkpoint", workflow_id: newest.meta.workflow_id };
 }
 
 /** Checkpoint `rev`, verified and judged; a reason when it is missing, damaged or another instance's. */

@@ -4,12 +4,12 @@ import type { ReportRequest, StateSnapshot } from "../core/snapshot.js";
 import { parseExecutionState } from "../schema/execution.js";
 import { parsePhaseState } from "../schema/phase.js";
 import type { ProjectPaths } from "./project.js";
-import { completeSnapshot } from "./session.js";
+import { completeSnapshot, withHandEdits } from "./session.js";
 import { readStateFileSync } from "./state-files.js";
 import { assertStatePaths } from "./state-paths.js";
 
 export function loadSnapshotSync(paths: ProjectPaths, extra: readonly ReportRequest[] = []): StateSnapshot {
   assertStatePaths(paths);
   const phase = readStateFileSync(paths.root, paths.phaseFile, parsePhaseState);
-  return completeSnapshot(paths, phase, readStateFileSync(paths.root, paths.executionFile, parseExecutionState), extra);
+  return withHandEdits(paths, completeSnapshot(paths, phase, readStateFileSync(paths.root, paths.executionFile, parseExecutionState), extra));
 }

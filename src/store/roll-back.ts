@@ -5,10 +5,9 @@ import { DotagentError, EXIT } from "../core/errors.js";
 import { parseRollbackTarget, planRollback, revisionProblem, type RollbackPlan, type RollbackTarget } from "../core/rollback.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import { validateState } from "../core/validate.js";
-import { instanceKey } from "../core/held-state.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
-import { readCheckpoint } from "./checkpoints.js";
+import { checkpointOwner, readCheckpoint } from "./checkpoints.js";
 import { commitRollback, finishRollback, listReportFiles, rollbackPending, type Archiver, type RollbackJournal } from "./rollback-journal.js";
 import type { ProjectPaths } from "./project.js";
 
@@ -21,46 +20,61 @@ function refused(code: string, message: string): DotagentError {
   return new DotagentError(code, message, EXIT.refused);
 }
 
-/** `--to` text → a target; a checkpoint is read, verified and judged here (only the live instance's). */
-function resolveTarget(paths: ProjectPaths, to: string, live: PhaseState, now: Date): RollbackTarget {
+function parseTarget(to: string) {
   const parsed = parseRollbackTarget(to);
   if (parsed === null) throw new DotagentError("usage", `--to takes a phase (REQUIREMENTS … REFLECTION) or a checkpoint revision; ${revisionProblem(JSON.stringify(to.length > 40 ? `${to.slice(0, 40)}…` : to))}`, EXIT.usage);
-  if (parsed.kind === "phase") return parsed;
-  const found = readCheckpoint(paths, parsed.rev, instanceKey(live), now);
+  return parsed;
+}
+
+/** Checkpoint `rev` of `instance`, read, verified and judged here; a refusal otherwise. */
+function checkpointTarget(paths: ProjectPaths, rev: number, instance: string | undefined, now: Date): Extract<RollbackTarget, { kind: "checkpoint" }> {
+  const found = readCheckpoint(paths, rev, instance, now);
   if ("missing" in found) {
     if (found.why === "other_instance") throw refused("rollback_other_workflow", `memory/state/.history: ${found.missing}; only the live workflow's checkpoints (\`dotagent history\`) can be returned to`);
     if (found.why === "damaged") throw refused("checkpoint_invalid", `memory/state/.history: ${found.missing}; it is never restored: pick another from \`dotagent history\``);
     throw refused("no_checkpoint", `memory/state/.history: ${found.missing}; \`dotagent history\` lists the ones there are`);
   }
-  return { kind: "checkpoint", rev: parsed.rev, phase: found.phase, execution: found.execution };
+  return { kind: "checkpoint", rev, phase: found.phase, execution: found.execution };
 }
 
 /** Plans a rollback of the state in `snapshot` to `to` (a phase or a revision); throws a refusal. */
 export function prepareRollback(paths: ProjectPaths, snapshot: StateSnapshot, to: string, now: Date): PreparedRollback {
-  if (snapshot.phase.kind !== "ok") throw refused("no_workflow", "no workflow here (memory/state/phase.json does not exist or is corrupt); `dotagent resume` says what to do");
-  const before: PhaseState = snapshot.phase.value;
-  const execution: ExecutionState | undefined = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
-  if (before.pending_transition || !before.interruption_safe) throw refused("transition_pending", "a change was cut off (phase.json has interruption_safe: false); run `dotagent resume` first, then roll back");
+  const parsed = parseTarget(to);
   const errors = validateState(snapshot, now, { staleAfterMs: Number.POSITIVE_INFINITY }).errors;
-  if (errors.length > 0) throw new DotagentError("state_invalid", `the state is not valid (${errors[0]?.file}: ${errors[0]?.message}); run \`dotagent validate\` or \`dotagent resume\` first`, EXIT.invalid);
+  // Corrupt state (phase.json or execution.json unreadable, or hand-edited into nonsense) goes
+  // back to a checkpoint all the same: that is the way out (SPEC §15 Recovery). The live files
+  // go into the rollback's archive, as always.
+  const recovering = parsed.kind === "rev" && errors.length > 0;
+  const owner = checkpointOwner(paths, snapshot.phase, now);
+  if (owner === null) throw refused("no_workflow", "no workflow here (memory/state/phase.json does not exist); `dotagent resume` says what to do");
+  if (snapshot.phase.kind !== "ok" && !recovering) throw refused("no_workflow", "no workflow here (memory/state/phase.json is corrupt); `dotagent history` lists the checkpoints to go back to with `dotagent rollback --to REV`, `dotagent resume` says what to do");
+  const target = parsed.kind === "phase" ? parsed : checkpointTarget(paths, parsed.rev, owner.instance, now);
+  const live = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
+  // Without a readable phase.json the checkpoint's own state stands for the live one.
+  const before: PhaseState = live ?? (target as Extract<RollbackTarget, { kind: "checkpoint" }>).phase;
+  const execution: ExecutionState | undefined = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+  if (!recovering) {
+    if (before.pending_transition || !before.interruption_safe) throw refused("transition_pending", "a change was cut off (phase.json has interruption_safe: false); run `dotagent resume` first, then roll back");
+    if (errors.length > 0) throw new DotagentError("state_invalid", `the state is not valid (${errors[0]?.file}: ${errors[0]?.message}); run \`dotagent validate\` or \`dotagent resume\` first, or go back to a checkpoint (\`dotagent history\`, \`dotagent rollback --to REV\`)`, EXIT.invalid);
+  }
   const reports = listReportFiles(paths);
   const first = reports.unarchivable[0];
   if (first !== undefined) {
     throw refused("not_archivable", `${first} cannot be archived (a link, a special file or over 64 MiB)${reports.unarchivable.length > 1 ? ` (and ${reports.unarchivable.length - 1} more)` : ""}, and a rollback keeps what it moves only in an archive: move it out of memory/reports, then run the command again; nothing was changed`);
   }
-  const result = planRollback(before, execution, reports.files, resolveTarget(paths, to, before, now));
+  const result = planRollback(before, execution, reports.files, target);
   if (!result.ok) throw refused(result.code, result.message);
-  const { plan } = result;
+  const plan: RollbackPlan = recovering ? { ...result.plan, from: { phase: before.current_phase, phase_status: live === undefined ? "corrupt" : before.phase_status } } : result.plan;
   const at = now.toISOString();
   const journal: RollbackJournal = {
     format: 1,
     started_at: at,
     workflow_id: before.workflow_id,
-    reason: `rollback to ${plan.describe} (from ${plan.from.phase} ${plan.from.phase_status})`,
+    reason: `rollback to ${plan.describe} (from ${recovering ? "corrupt state" : `${plan.from.phase} ${plan.from.phase_status}`})`,
     moves: plan.moves,
     phase: { ...plan.phase, schema_version: 1, revision: (before.revision ?? 0) + 1, last_updated: at },
     execution: plan.execution === null ? null : { ...plan.execution, revision: Math.max(execution?.revision ?? 0, plan.execution.revision ?? 0) + 1, updated_at: at, interruption_safe: true },
-    event: { type: "rolled_back", to: plan.describe, phase: plan.to.phase, from_phase: plan.from.phase, moved: plan.moves.length },
+    event: { type: "rolled_back", to: plan.describe, phase: plan.to.phase, from_phase: plan.from.phase, moved: plan.moves.length, ...(recovering ? { from_corrupt: true } : {}) },
   };
   return { plan, journal };
 }

@@ -13,7 +13,9 @@ import { dirname, join, relative } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
-import { writeFileDurable, writeJsonDurable, fsyncDir } from "./atomic-write.js";
+import { writeFileDurable, fsyncDir } from "./atomic-write.js";
+import { recordRemoved } from "./last-write.js";
+import { writeStateJson } from "./state-writer.js";
 import { appendEvents } from "./events.js";
 import { linkOrCopy, recordCheckpoint } from "./checkpoints.js";
 import type { ProjectPaths } from "./project.js";
@@ -82,11 +84,12 @@ export async function finishRollback(paths: ProjectPaths, archiver: Archiver, no
   // 2. The state files: execution.json first, phase.json last (the one that says where we are).
   if (journal.execution === null) {
     if (existsSync(paths.executionFile)) {
+      recordRemoved(paths.executionFile);
       unlinkSync(paths.executionFile);
       fsyncDir(paths.stateDir);
     }
-  } else writeJsonDurable(paths.executionFile, journal.execution);
-  writeJsonDurable(paths.phaseFile, journal.phase);
+  } else writeStateJson(paths.executionFile, journal.execution);
+  writeStateJson(paths.phaseFile, journal.phase);
   // 3. The archive, made once (`archived.json` names it when complete), then linked into .archive/.
   const heldArchives = join(dir, "memory", "state", ".archive");
   let record = readArchived(join(dir, ARCHIVED));

@@ -12,6 +12,7 @@ import { assertStatePaths } from "./state-paths.js";
 import { readClearing } from "./clearing-marker.js";
 import { readPendingRollback, rollbackPending, type PendingRollback } from "./pending-rollback.js";
 import { MISSING } from "../core/reports.js";
+import { findHandEdits } from "./last-write.js";
 
 export async function loadSnapshot(paths: ProjectPaths, extra: readonly ReportRequest[] = []): Promise<StateSnapshot> {
   assertStatePaths(paths);
@@ -21,7 +22,13 @@ export async function loadSnapshot(paths: ProjectPaths, extra: readonly ReportRe
     const pending = await readPendingRollback(paths);
     if (pending !== null) return rolledBackSnapshot(paths, pending, extra);
   }
-  return completeSnapshot(paths, await readPhaseFile(paths), await readExecutionFile(paths), extra);
+  return withHandEdits(paths, completeSnapshot(paths, await readPhaseFile(paths), await readExecutionFile(paths), extra));
+}
+
+/** The snapshot with the state files dotagent did not write as they are (last-write.ts). */
+export function withHandEdits(paths: ProjectPaths, snapshot: StateSnapshot): StateSnapshot {
+  const handEdits = findHandEdits(paths, snapshot.phase, snapshot.execution);
+  return handEdits.length === 0 ? snapshot : { ...snapshot, handEdits };
 }
 
 /** The snapshot as finishing `pending` leaves it: its state files, its reports moved out. */

@@ -20,6 +20,7 @@ function stateEntries(paths: ProjectPaths): Array<[string, Want]> {
     [paths.executionFile, "file"],
     [paths.eventsFile, "file"],
     [join(paths.stateDir, ".clearing"), "file"],
+    [join(paths.stateDir, ".last-write.json"), "file"],
     [join(paths.stateDir, ".history"), "folder"],
     [join(paths.stateDir, ".rollback"), "folder"],
   ];

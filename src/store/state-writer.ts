@@ -8,7 +8,8 @@ import type { StateSnapshot } from "../core/snapshot.js";
 import type { MachineEvent, MoveEffect } from "../core/transitions.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
-import { writeJsonDurable } from "./atomic-write.js";
+import { writeFileDurable } from "./atomic-write.js";
+import { recordingWrite } from "./last-write.js";
 import { fsyncDir } from "./fsync-dir.js";
 import { writeFailure } from "./io-error.js";
 
@@ -24,6 +25,12 @@ export class ConcurrentWriteError extends DotagentError {
   }
 }
 
+/** Replaces phase.json or execution.json durably, as dotagent's last write of it (last-write.ts). */
+export function writeStateJson(file: string, value: unknown): void {
+  const text = `${JSON.stringify(value, null, 2)}\n`;
+  recordingWrite(file, text, () => writeFileDurable(file, text));
+}
+
 /**
  * Replaces a state file, provided it is still what was read (`expectedStamp`, or "missing").
  * Returns the new stamp so one command can write the same file twice.
@@ -31,7 +38,7 @@ export class ConcurrentWriteError extends DotagentError {
 export function writeStateFile(root: string, file: string, value: unknown, expectedStamp: string | undefined): string {
   if (expectedStamp !== undefined && fileStamp(file) !== expectedStamp) throw new ConcurrentWriteError(relative(root, file));
   try {
-    writeJsonDurable(file, value);
+    writeStateJson(file, value);
   } catch (error) {
     throw writeFailure(relative(root, file), error);
   }

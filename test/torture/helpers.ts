@@ -380,7 +380,7 @@ export function stateLeftovers(dir: string): string[] {
   const stateDir = join(dir, STATE);
   if (!existsSync(stateDir)) return [];
   const history = existsSync(join(stateDir, ".history")) ? readdirSync(join(stateDir, ".history")).filter((name) => name.startsWith(".")).map((name) => `.history/${name}`) : [];
-  return [...readdirSync(stateDir).filter((name) => !["phase.json", "execution.json", "events.jsonl", ".archive", ".history"].includes(name)), ...history];
+  return [...readdirSync(stateDir).filter((name) => !["phase.json", "execution.json", "events.jsonl", ".last-write.json", ".archive", ".history"].includes(name)), ...history];
 }
 
 export function readBytes(file: string): Buffer | undefined {

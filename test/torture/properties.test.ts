@@ -556,9 +556,13 @@ describe("(b) any corruption of a state file gives a clear error, never a crash 
           const named = v.errors?.some((e) => e.file === `memory/state/${file}` || e.message?.includes(file));
           expect(named, `${what}: validate names ${file}: ${JSON.stringify(v.errors)}`).toBe(true);
           expect(resume.code, `${what}: ${describeRun(resume)}`).toBe(5);
-          const r = parseStdoutJson(resume) as { situation?: string; decision?: { default?: boolean } | null; next?: { action?: string } };
+          const r = parseStdoutJson(resume) as { situation?: string; decision?: { default?: boolean; yes?: string; no?: string } | null; next?: { action?: string; rev?: number } };
           expect(r.situation).toBe("corrupt");
-          expect(r.next?.action).toBe("confirm_fresh_start");
+          // The first choice is the newest valid checkpoint when there is one (§5), else a fresh start.
+          if (r.next?.action === "confirm_rollback") {
+            expect(r.decision?.yes).toMatch(new RegExp(`^dotagent rollback (--dir \\S+ )?--to ${r.next.rev} --yes$`));
+            expect(r.decision?.no).toMatch(/^dotagent archive (--dir \S+ )?--reason 'corrupt state'$/);
+          } else expect(r.next?.action).toBe("confirm_fresh_start");
           expect(r.decision?.default).toBe(false);
           expect(status.code, `${what}: ${describeRun(status)}`).toBe(0);
           expect((parseStdoutJson(status) as { situation?: string }).situation).toBe("corrupt");

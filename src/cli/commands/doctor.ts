@@ -88,13 +88,13 @@ async function stateCheck(context: CommandContext): Promise<Check> {
   const report = validateState(snapshot, context.now(), { staleAfterMs: resumeOptions(context).staleAfterMs ?? DEFAULT_STALE_AFTER_MS });
   const first = report.errors[0];
   if (first !== undefined) {
-    return { name: "state", status: "fail", message: `${count(report.errors.length, "error")} in memory/state: ${formatProblem(first)}`, fix: "`dotagent validate` lists them; `dotagent resume` offers to archive the state and start fresh" };
+    return { name: "state", status: "fail", message: `${count(report.errors.length, "error")} in memory/state: ${formatProblem(first)}`, fix: "`dotagent validate` lists them; `dotagent resume` offers to go back to the newest checkpoint (`dotagent history`), or to archive the state and start fresh" };
   }
   const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
   const what = phase ? `workflow ${phase.workflow_id} at ${phase.current_phase} (${phase.phase_status})` : "no workflow";
   const warning = report.warnings[0];
   if (warning !== undefined) {
-    const fix = warning.code === "stale" ? "`dotagent resume` asks whether to continue or archive it" : warning.code === "rollback_interrupted" ? "`dotagent resume` finishes the rollback (nothing to archive or start afresh)" : "`dotagent resume` repairs what it can; `dotagent validate` lists every warning";
+    const fix = warning.code === "stale" ? "`dotagent resume` asks whether to continue or archive it" : warning.code === "rollback_interrupted" ? "`dotagent resume` finishes the rollback (nothing to archive or start afresh)" : warning.code === "hand_edit" ? "`dotagent resume` asks whether to keep the edit or go back to the newest checkpoint (`dotagent history`)" : "`dotagent resume` repairs what it can; `dotagent validate` lists every warning";
     return { name: "state", status: "warn", message: `${what}: valid, ${count(report.warnings.length, "warning")}: ${formatProblem(warning)}`, fix };
   }
   return { name: "state", status: "ok", message: `${what}: valid`, fix: null };

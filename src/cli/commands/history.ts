@@ -17,10 +17,12 @@ export const command: Command = {
     if (action === undefined) {
       const result = await listHistory(context);
       const { checkpoints } = result;
+      const unreadable = result.listed_for === "newest_checkpoint" ? [`memory/state/phase.json is corrupt: the checkpoints of workflow ${result.workflow_id} (that of the newest checkpoint) are listed.`] : [];
       context.out.result(result, () =>
         checkpoints.length === 0
           ? ["No checkpoints yet."]
           : [
+              ...unreadable,
               // REV, time, the phase it was at, what happened: 80 columns hold a task id of 30.
               ...table(["REV", "TIME", "AT PHASE", "WHAT"], checkpoints.map((c) => [String(c.rev), formatTime(c.at), c.phase, c.what]), outputWidth()),
               "Return to one: dotagent rollback --to REV (or --to PHASE)",

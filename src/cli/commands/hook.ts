@@ -4,7 +4,7 @@
 //   prints nothing when there is no open workflow;
 // - pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit: the loop's bookkeeping
 //   (src/claude/hooks.ts); they take the state lock, waiting longer for it than a command.
-import { planResume } from "../../core/plan-resume.js";
+import { planWithRecovery } from "../../ops/recovery.js";
 import { loadSnapshot } from "../../store/session.js";
 import { judgeRunningTasks } from "../../store/process-facts.js";
 import { mark } from "../../store/trace.js";
@@ -89,7 +89,7 @@ export const command: Command = {
       const now = context.now();
       // The checkout is looked at only when a round's tasks are about to start (git runs then alone),
       // so the briefing names the isolation question instead of a run_tasks the spawn hook refuses.
-      const plan = planResume(snapshot, now, { owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(paths.root, snapshot) });
+      const plan = await planWithRecovery(paths, snapshot, now, { owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(paths.root, snapshot) });
       const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
       const request = snapshot.phase.kind === "ok" ? snapshot.phase.value.request : null;
       const briefing = briefingFor(plan, input.source, process.argv[1], { isolation: execution?.isolation ?? null, worktrees: worktreeViews(execution) }, request);

@@ -7,7 +7,7 @@ import { decider } from "../decider.js";
 
 export const command: Command = {
   summary: "decide where to continue after an interruption (the main job)",
-  usage: "dotagent resume [--request TEXT [--start]] [--dry-run] [--yes] [--stale-after 7d|never] [--max-parallel N] [--isolation commit|shared] [--json]",
+  usage: "dotagent resume [--request TEXT [--start]] [--dry-run] [--yes] [--stale-after 7d|never] [--max-parallel N] [--isolation commit|shared] [--keep-edit] [--json]",
   options: {
     "max-parallel": { type: "string" },
     request: { type: "string" },
@@ -16,6 +16,7 @@ export const command: Command = {
     yes: { type: "boolean", short: "y" },
     "stale-after": { type: "string" },
     isolation: { type: "string" },
+    "keep-edit": { type: "boolean" },
   },
   examples: [
     "dotagent resume                         after `claude -r`: repair, then say what comes next",
@@ -25,12 +26,13 @@ export const command: Command = {
     "dotagent resume --max-parallel 1        run one task at a time from now on (default 3; stored)",
     "dotagent resume --isolation commit      uncommitted changes before the tasks start: commit them (worktrees)",
     "dotagent resume --isolation shared      … or run this round's tasks in the one checkout, without worktrees",
+    "dotagent resume --keep-edit             phase.json was edited by hand: keep the edit (dotagent adopts it)",
     "dotagent resume --dir examples/orphaned-tasks --dry-run",
   ],
   async run(context) {
     const isolation = context.options.isolation;
     if (isolation !== undefined && isolation !== "commit" && isolation !== "shared") throw usageError(`--isolation must be commit or shared, not ${JSON.stringify(isolation)}`);
-    const input = { ...resumeOptions(context), maxParallel: maxParallelOption(context), dryRun: context.options["dry-run"] === true, start: context.options.start === true, isolation: isolation as "commit" | "shared" | undefined };
+    const input = { ...resumeOptions(context), maxParallel: maxParallelOption(context), dryRun: context.options["dry-run"] === true, start: context.options.start === true, keepEdits: context.options["keep-edit"] === true, isolation: isolation as "commit" | "shared" | undefined };
     const outcome = await resumeWorkflow(opContext(context), { ...input, decide: decider(context, context.options.yes === true) });
     if (outcome === undefined) return EXIT.refused;
     const { plan, result, mode } = outcome;

@@ -1,0 +1,80 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { projectPaths, type ProjectPaths } from "./project.js";
+import { adoptLiveFiles, findHandEdits, isLastWrite, LAST_WRITE, recordingWrite } from "./last-write.js";
+import { stampOf } from "./state-files.js";
+import type { StateSnapshot } from "../core/snapshot.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function project(): ProjectPaths {
+  const root = mkdtempSync(join(tmpdir(), "dotagent-last-write-"));
+  dirs.push(root);
+  const paths = projectPaths(root);
+  mkdirSync(paths.stateDir, { recursive: true });
+  return paths;
+}
+
+/** The reads a snapshot holds (only kind and stamp matter here). */
+function reads(paths: ProjectPaths): [StateSnapshot["phase"], StateSnapshot["execution"]] {
+  const read = (file: string, rel: string) => (stampOf(file) === "missing" ? { kind: "missing" as const, file: rel } : { kind: "corrupt" as const, file: rel, stamp: stampOf(file), problems: [] });
+  return [read(paths.phaseFile, "memory/state/phase.json"), read(paths.executionFile, "memory/state/execution.json")] as never;
+}
+const edits = (paths: ProjectPaths) => findHandEdits(paths, ...reads(paths));
+const write = (file: string, text: string) => recordingWrite(file, text, () => writeFileSync(file, text));
+const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+
+describe("last write: what dotagent wrote, and what it did not", () => {
+  it("a file as dotagent wrote it is no hand edit; other bytes in it are, named by file", () => {
+    const paths = project();
+    write(paths.phaseFile, '{"a":1}\n');
+    write(paths.executionFile, '{"b":1}\n');
+    expect(edits(paths)).toEqual([]);
+    writeFileSync(paths.executionFile, '{"b":2}\n');
+    expect(edits(paths)).toEqual(["memory/state/execution.json"]);
+  });
+
+  it("hand edit: a write cut off before the rename, or after it before the record names the new bytes, claims nothing", () => {
+    const paths = project();
+    write(paths.phaseFile, '{"a":1}\n');
+    write(paths.executionFile, '{"b":1}\n');
+    expect(() => recordingWrite(paths.phaseFile, '{"a":2}\n', () => { throw new Error("killed"); })).toThrow("killed");
+    expect(edits(paths)).toEqual([]);
+    writeFileSync(paths.phaseFile, '{"a":2}\n'); // …or the rename landed and the second record did not
+    expect(edits(paths)).toEqual([]);
+    writeFileSync(paths.executionFile, '{"b":2}\n'); // the other file is still known
+    expect(edits(paths)).toEqual(["memory/state/execution.json"]);
+  });
+
+  it("hand edit: a torn, foreign or missing record claims nothing", () => {
+    const paths = project();
+    write(paths.phaseFile, '{"a":1}\n');
+    writeFileSync(paths.phaseFile, '{"a":9}\n');
+    expect(edits(paths)).toEqual(["memory/state/phase.json"]);
+    for (const record of ["", "{\"format\":1,\"fi", '{"format":2,"files":{}}', '{"format":1,"files":{"phase.json":{"sha256":"x"}}}']) {
+      writeFileSync(join(paths.stateDir, LAST_WRITE), record);
+      expect(edits(paths), record).toEqual([]);
+    }
+    rmSync(join(paths.stateDir, LAST_WRITE));
+    expect(edits(paths)).toEqual([]);
+  });
+
+  it("adopting the live files makes them dotagent's; isLastWrite compares a checkpoint's checksums with the last write", () => {
+    const paths = project();
+    write(paths.phaseFile, '{"a":1}\n');
+    expect(isLastWrite(paths.stateDir, { "phase.json": sha('{"a":1}\n'), "execution.json": null })).toBe(true);
+    expect(isLastWrite(paths.stateDir, { "phase.json": sha('{"a":0}\n'), "execution.json": null })).toBe(false);
+    writeFileSync(paths.phaseFile, '{"a":5}\n');
+    adoptLiveFiles(paths.stateDir);
+    expect(edits(paths)).toEqual([]);
+    expect(JSON.parse(readFileSync(join(paths.stateDir, LAST_WRITE), "utf8")).files["phase.json"].sha256).toEqual([sha('{"a":5}\n')]);
+    rmSync(join(paths.stateDir, LAST_WRITE));
+    expect(isLastWrite(paths.stateDir, { "phase.json": sha('{"a":5}\n'), "execution.json": null })).toBeNull();
+  });
+});

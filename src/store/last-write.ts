@@ -1,0 +1,167 @@
+// What dotagent last wrote to phase.json and execution.json: memory/state/.last-write.json. The
+// one home for "did dotagent write these bytes?". Threat: the model (a Write or Edit tool call) or
+// a person changes a state file by hand — marks a phase or a task complete, truncates it — and
+// every later command would take that as dotagent's own state. A live file whose bytes differ from
+// dotagent's last write is a hand edit (`hand_edit`, SPEC §9), which `resume` puts to the person
+// (keep it, or go back to the newest checkpoint; SPEC §5).
+//
+// Guarantees:
+// - no fsync of its own: before a state file is replaced the record forgets that file (the state
+//   file's own directory fsync, which follows, makes that rename durable); after the write it
+//   names the sha256 of the bytes written and the file's stamp (inode, size, mtime), so readers
+//   compare stamps and hash the file only when a stamp differs (a touch, a checkout);
+// - never a false alarm: a record that is missing, torn (a power loss before its bytes reached the
+//   disk) or of another shape, or a file it does not name, is "unknown": nothing is claimed;
+// - only dotagent's writers update it (state-writer.ts, the rollback journal), under the lock;
+//   keeping a hand edit (`resume --keep-edit`) adopts the live bytes through `adoptLiveFiles`.
+import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import type { StateSnapshot } from "../core/snapshot.js";
+import { stampOf } from "./state-files.js";
+import type { ProjectPaths } from "./project.js";
+import { MAX_STATE_BYTES, MiB, readProjectFile } from "./read-file.js";
+
+export const LAST_WRITE = ".last-write.json";
+const TEMP = `${LAST_WRITE}.tmp`;
+
+type StateName = "phase.json" | "execution.json";
+interface FileRecord {
+  /** sha256 of the bytes dotagent wrote (a list: any of them is dotagent's). */
+  sha256: string[];
+  /** The file's stamp after the write, when known. */
+  stamp: string | null;
+}
+interface LastWrite {
+  format: 1;
+  files: Partial<Record<StateName, FileRecord>>;
+}
+
+const sha256 = (bytes: Buffer | string) => process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex");
+
+function recordPath(stateDir: string): string {
+  return join(stateDir, LAST_WRITE);
+}
+
+function readRecord(stateDir: string): LastWrite | null {
+  const read = readProjectFile(recordPath(stateDir), { maxBytes: MiB, links: "refuse" });
+  if (read.kind !== "ok") return null;
+  try {
+    const value = JSON.parse(read.bytes.toString("utf8")) as LastWrite;
+    return value?.format === 1 && typeof value.files === "object" && value.files !== null && !Array.isArray(value.files) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function isFileRecord(value: unknown): value is FileRecord {
+  const r = value as FileRecord | null | undefined;
+  return typeof r === "object" && r !== null && Array.isArray(r.sha256) && r.sha256.every((s) => typeof s === "string") && (r.stamp === null || typeof r.stamp === "string");
+}
+
+/** Replaced by rename, not fsynced (see the header): a torn record reads as unknown. */
+function writeRecord(stateDir: string, record: LastWrite): void {
+  const temp = join(stateDir, TEMP);
+  writeFileSync(temp, `${JSON.stringify(record)}\n`);
+  renameSync(temp, recordPath(stateDir));
+}
+
+function currentSha(file: string): string | null {
+  const read = readProjectFile(file, { maxBytes: MAX_STATE_BYTES, links: "refuse" });
+  return read.kind === "ok" ? sha256(read.bytes) : null;
+}
+
+/**
+ * Wraps one state file write: before it the record forgets that file (a write cut off anywhere
+ * claims nothing about what it leaves), after it names the new bytes and their stamp. Best
+ * effort: a record that cannot be written is removed (unknown), never a reason to fail the write.
+ */
+export function recordingWrite(file: string, text: string, write: () => void): void {
+  const stateDir = join(file, "..");
+  const name = basename(file) as StateName;
+  let record: LastWrite;
+  try {
+    record = readRecord(stateDir) ?? { format: 1, files: {} };
+    if (record.files[name] !== undefined) {
+      delete record.files[name];
+      writeRecord(stateDir, record);
+    }
+  } catch {
+    forget(stateDir);
+    write();
+    return;
+  }
+  write();
+  try {
+    record.files[name] = { sha256: [sha256(text)], stamp: stampOf(file) };
+    writeRecord(stateDir, record);
+  } catch {
+    forget(stateDir);
+  }
+}
+
+/** A state file dotagent removed (a rollback to a state without execution.json): nothing to compare. */
+export function recordRemoved(file: string): void {
+  const stateDir = join(file, "..");
+  const record = readRecord(stateDir);
+  if (record === null) return;
+  delete record.files[basename(file) as StateName];
+  try {
+    writeRecord(stateDir, record);
+  } catch {
+    forget(stateDir);
+  }
+}
+
+/** Adopts the live files as dotagent's own: a hand edit the person keeps, an archive restored. */
+export function adoptLiveFiles(stateDir: string): void {
+  const record: LastWrite = { format: 1, files: {} };
+  for (const name of ["phase.json", "execution.json"] as const) {
+    const file = join(stateDir, name);
+    const sha = currentSha(file);
+    if (sha !== null) record.files[name] = { sha256: [sha], stamp: stampOf(file) };
+  }
+  writeRecord(stateDir, record);
+}
+
+/** No record: nothing is claimed about the live files (an archive restored, a record that failed). Never throws. */
+export function forget(stateDir: string): void {
+  try {
+    rmSync(recordPath(stateDir), { force: true });
+  } catch {
+    // A record that cannot be removed and cannot be written stays as it was: at worst a hand_edit warning, never a failed write.
+  }
+}
+
+/**
+ * Whether a checkpoint's files (their sha256; null: no execution.json) are what dotagent last
+ * wrote; null when the record does not tell (missing, torn, a file it does not name).
+ */
+export function isLastWrite(stateDir: string, files: { "phase.json": string; "execution.json": string | null }): boolean | null {
+  const record = readRecord(stateDir);
+  const phase = record?.files["phase.json"];
+  if (record === null || !isFileRecord(phase)) return null;
+  const execution = record.files["execution.json"];
+  if (execution !== undefined && !isFileRecord(execution)) return null;
+  const written = (r: FileRecord) => r.sha256[0];
+  return written(phase) === files["phase.json"] && (execution === undefined ? files["execution.json"] === null : written(execution) === files["execution.json"]);
+}
+
+/**
+ * The live state files whose bytes differ from dotagent's last write (project-relative paths).
+ * Cheap when nothing changed: the stamps already read are compared, no file is hashed.
+ */
+export function findHandEdits(paths: Pick<ProjectPaths, "stateDir" | "phaseFile" | "executionFile">, phase: StateSnapshot["phase"], execution: StateSnapshot["execution"]): string[] {
+  const record = readRecord(paths.stateDir);
+  if (record === null) return [];
+  const edited: string[] = [];
+  for (const [read, file] of [[phase, paths.phaseFile], [execution, paths.executionFile]] as const) {
+    if (read.kind === "missing") continue;
+    const held = record.files[basename(file) as StateName];
+    if (!isFileRecord(held)) continue;
+    if (held.stamp !== null && held.stamp === read.stamp) continue;
+    const sha = currentSha(file);
+    if (sha !== null && held.sha256.includes(sha)) continue;
+    edited.push(read.file);
+  }
+  return edited;
+}
