@@ -250,3 +250,25 @@ describe("hand edits: dotagent's own write cut off is never one", () => {
     expect(resumed.json.situation).toBe("interrupted");
   });
 });
+
+describe("hand edits from an agent's shell: the way out is the person's (issue 29)", () => {
+  const AS_MODEL = { CLAUDECODE: "1" };
+  const personSays = (p: string, prompt: string) => dotagent(p, ["hook", "user-prompt-submit"], { input: JSON.stringify({ hook_event_name: "UserPromptSubmit", cwd: p, prompt }), env: { CLAUDE_PROJECT_DIR: p } });
+
+  it("the model's `resume --keep-edit` of its own edit: refused; going back after the person's yes: done", () => {
+    const p = atArchitecture();
+    markArchitectureComplete(p);
+    expect(dotagent(p, ["resume", "--keep-edit", "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered", decision: "hand_edit" });
+    const asked = dotagent(p, ["resume", "--json"], { env: AS_MODEL });
+    expect(asked.code).toBe(5);
+    const yes = asked.json.decision.yes as string;
+    expect(yes).toMatch(/^dotagent rollback --to \d+ --yes$/);
+    const args = yes.replace(/^dotagent /, "").split(" ");
+    expect(dotagent(p, [...args, "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered" });
+    personSays(p, "yes, go back");
+    const back = dotagent(p, [...args, "--json"], { env: AS_MODEL });
+    expect(back.code, back.stdout).toBe(0);
+    expect(readJson(p, PHASE).current_phase).toBe("ARCHITECTURE");
+    expect(dotagent(p, ["validate", "--json"]).code).toBe(0);
+  });
+});
