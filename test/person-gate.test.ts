@@ -3,7 +3,7 @@
 // after the gate's question was put, whether the line comes through dotagent's allow hook or in a
 // form the hook does not know. The UserPromptSubmit hook records the person's reply.
 import { afterEach, describe, expect, it } from "vitest";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dotagent, readJson, removeTemps, tempProject } from "./support/cli.js";
 
@@ -217,5 +217,45 @@ describe("archiving the live workflow from an agent's shell", () => {
     expect(dotagent(p, ["init", "--request", "add signup", "--json"]).code).toBe(0);
     expect(dotagent(p, ["archive", "restore", name, "--yes", "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered" });
     expect(readJson(p, "memory/state/phase.json").request).toBe("add signup");
+  });
+});
+
+describe("the person's plain answer is recorded by dotagent itself (no helper call by the model)", () => {
+  it("\"approve\" at the REQUIREMENTS gate: approved and completed by the hook, with the next step for the model", () => {
+    const { p, helper } = atRequirementsGate();
+    const out = personSays(p, helper, "approve") as unknown as { hookSpecificOutput: { additionalContext: string } };
+    expect(out.hookSpecificOutput.additionalContext).toMatch(/^dotagent recorded: the person approved REQUIREMENTS \(their prompt\); do not run phase approve\.\ndotagent next: \{"phase":"ARCHITECTURE"/);
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "ARCHITECTURE", user_checkpoints: [expect.objectContaining({ phase: "REQUIREMENTS" })] });
+  });
+
+  it("\"yes, but add remember-me\": a reply for the model, nothing approved", () => {
+    const { p, helper } = atRequirementsGate();
+    expect(personSays(p, helper, "yes, but add remember-me")).toBeNull();
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "REQUIREMENTS", user_checkpoints: [] });
+  });
+
+  function atPick() {
+    const { p, helper } = atRequirementsGate();
+    personSays(p, helper, "approve");
+    mkdirSync(join(p, "memory/reports/designs"), { recursive: true });
+    const tasks = [{ id: "task-001", title: "one", depends_on: [] }];
+    for (const name of ["minimal", "robust"]) writeFileSync(join(p, `memory/reports/designs/${name}.json`), JSON.stringify({ name, summary: name, tasks }));
+    writeFileSync(join(p, "memory/reports/roundtable.json"), JSON.stringify({ recommendation: "minimal" }));
+    expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ gate: "pick_design" });
+    return { p, helper };
+  }
+
+  it("a design's name alone at the pick: final_design.json written from it, ARCHITECTURE approved, the tasks planned", () => {
+    const { p, helper } = atPick();
+    const out = personSays(p, helper, "Robust.") as unknown as { hookSpecificOutput: { additionalContext: string } };
+    expect(out.hookSpecificOutput.additionalContext).toContain("the person picked robust");
+    expect(readJson(p, "memory/reports/final_design.json")).toMatchObject({ chosen: "robust", source: "memory/reports/designs/robust.json", approved_by: "user", user_notes: "Robust.", tasks: [{ id: "task-001" }] });
+    expect(dotagent(p, ["status", "--json"]).json).toMatchObject({ phase: "IMPLEMENTATION", next: { action: "run_tasks", tasks: ["task-001"] } });
+  });
+
+  it("a pick with notes: a reply for the model, nothing written", () => {
+    const { p, helper } = atPick();
+    expect(personSays(p, helper, "minimal, but keep the old API")).toBeNull();
+    expect(existsSync(join(p, "memory/reports/final_design.json"))).toBe(false);
   });
 });

@@ -54,7 +54,7 @@ const preToolUse = (decision: "allow" | "deny", reason: string, updatedInput?: R
 const context = (event: string, text: string) => ({ hookSpecificOutput: { hookEventName: event, additionalContext: text } });
 
 /** What the model reads after an agent's end: what was recorded, then the next step as JSON. */
-export function nextContext(recorded: readonly string[], plan: ResumePlan): string {
+export function nextContext(recorded: readonly string[], plan: Pick<ResumePlan, "phase" | "phase_status" | "next" | "in_flight" | "agents_in_flight">): string {
   const next = { phase: plan.phase, phase_status: plan.phase_status, next: plan.next, in_flight: plan.in_flight, agents_in_flight: plan.agents_in_flight };
   return `${recorded.length > 0 ? `dotagent recorded: ${recorded.join("; ")}.\n` : ""}dotagent next: ${JSON.stringify(next)}`;
 }
@@ -194,8 +194,11 @@ export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promi
   // The person typed this (no agent's notification, no /command such as /develop, which asks to
   // go on, not to approve): at an open gate, it is their reply.
   if (ids.length === 0 && !isNotification(prompt) && !prompt.trimStart().startsWith("/")) {
-    await (await personGate()).recordReplyAtGate(op);
-    return null;
+    const done = await (await personGate()).recordReplyAtGate(op, prompt);
+    if (done.kind !== "approved") return null;
+    const { result } = done;
+    const what = done.picked ? `the person picked ${done.picked}: final_design.json written from it and ARCHITECTURE approved (their prompt); do not write it or run phase approve` : `the person approved ${done.phase} (their prompt); do not run phase approve`;
+    return context("UserPromptSubmit", nextContext([what], { phase: result.phase, phase_status: result.phase_status, next: result.next, in_flight: result.in_flight, agents_in_flight: result.agents_in_flight }));
   }
   const recorded: string[] = [];
   let plan: ResumePlan | undefined;

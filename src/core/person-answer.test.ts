@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decisionAnswered, decisionKey, gateAnswer, pendingDecision, type LoggedEvent } from "./person-answer.js";
+import { decisionAnswered, decisionKey, gateAnswer, pendingDecision, saysApprove, type LoggedEvent } from "./person-answer.js";
 
 const at = (minute: number) => `2026-11-26T10:${String(minute).padStart(2, "0")}:00.000Z`;
 const ms = (minute: number) => Date.parse(at(minute));
@@ -52,5 +52,14 @@ describe("decisions: a --yes from an agent's shell needs the person's reply afte
   it("the isolation question is one key, whichever way it is answered", () => {
     expect(decisionKey({ question: "x?", yes: "dotagent resume --isolation commit" })).toBe("isolation");
     expect(decisionKey({ question: "x?", yes: "dotagent init --yes" })).toBe("x?");
+  });
+});
+
+describe("saysApprove: only a plain yes is an approval by itself", () => {
+  it.each([["approve"], ["Approve."], ["approved"], ["yes"], ["LGTM"], ["ok!"], ["looks good to me"], ["  go ahead  "]])("%j: yes", (text) => {
+    expect(saysApprove(text)).toBe(true);
+  });
+  it.each([["yes, but add remember-me"], ["approve the robust one"], ["no"], ["minimal"], [""], ["don't approve"], ["approve?"]])("%j: a reply for the model to read", (text) => {
+    expect(saysApprove(text)).toBe(false);
   });
 });

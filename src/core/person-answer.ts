@@ -16,6 +16,9 @@ export const GATE_AGENTS: Readonly<Partial<Record<Phase, readonly string[]>>> = 
   ARCHITECTURE: ["architect", "roundtable"],
 };
 
+/** How far a file's modification time may lag the clock events are stamped with. */
+export const FILE_CLOCK_SLACK_MS = 25;
+
 export interface LoggedEvent {
   readonly at: string;
   readonly type: string;
@@ -31,7 +34,9 @@ export type GateAnswer = { answered: true; at: string } | { answered: false; sin
  */
 export function gateAnswer(events: readonly LoggedEvent[], phase: Phase, reportTimes: readonly number[]): GateAnswer {
   const agents = GATE_AGENTS[phase] ?? [];
-  let putAt = Math.max(0, ...reportTimes.filter((t) => Number.isFinite(t)));
+  // A file's time comes from the kernel's coarse clock, up to a tick (4–10 ms) behind the clock
+  // events are stamped with: a report counts as written that much later (no person replies faster).
+  let putAt = Math.max(0, ...reportTimes.filter((t) => Number.isFinite(t)).map((t) => t + FILE_CLOCK_SLACK_MS));
   let reply: string | undefined;
   for (const event of events) {
     const at = Date.parse(event.at);
@@ -86,4 +91,13 @@ export function decisionAnswered(events: readonly LoggedEvent[], key: string): b
 export function commandAnswered(events: readonly LoggedEvent[], command: string): boolean {
   const asked = events.filter((e) => e.type === "decision_asked" && (e.yes === command || e.no === command) && typeof e.key === "string").at(-1);
   return asked !== undefined && decisionAnswered(events, asked.key as string);
+}
+
+/**
+ * Whether the person's words only say yes to a yes-or-no gate: "approve", "approved", "yes",
+ * "lgtm", "ok", "looks good", "go ahead", alone (a full stop or "!" allowed). Anything more ("yes,
+ * but add remember-me") is a reply the model reads and acts on, never an approval by itself.
+ */
+export function saysApprove(prompt: string): boolean {
+  return /^(approve[ds]?|yes|y|lgtm|ok|okay|looks good( to me)?|go ahead|ship it|approve it)[.!]?$/i.test(prompt.trim());
 }

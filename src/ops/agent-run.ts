@@ -23,6 +23,7 @@ import type { MachineEvent } from "../core/transitions.js";
 import { loadSnapshot } from "../store/session.js";
 import { reportTimes } from "../store/reports.js";
 import { markStart } from "../store/start-markers.js";
+import { FILE_CLOCK_SLACK_MS } from "../core/person-answer.js";
 import { currentOwner, judgeRunningTasks } from "../store/process-facts.js";
 import { StateWriter } from "../store/state-writer.js";
 import { locked, type OpContext } from "./op-context.js";
@@ -173,7 +174,7 @@ export async function endAgentJob(context: OpContext, job: AgentJob, options: { 
       const task = execution?.tasks.find((t) => t.id === job.task);
       const attemptAt = task?.started_at ? Date.parse(task.started_at) : Number.NaN;
       // A report older than this attempt is an earlier attempt's (or a copy): not this one's work.
-      const stale = problem === undefined && Number.isFinite(attemptAt) && (reportTimes(context.paths.root, [job.output])[0] ?? attemptAt) < attemptAt ? `${job.output} was written before this attempt started (${task!.started_at}); write this attempt's report` : undefined;
+      const stale = problem === undefined && Number.isFinite(attemptAt) && (reportTimes(context.paths.root, [job.output])[0] ?? attemptAt) + FILE_CLOCK_SLACK_MS < attemptAt ? `${job.output} was written before this attempt started (${task!.started_at}); write this attempt's report` : undefined;
       if (execution === undefined || task === undefined || task.status !== "running") {
         // A landing the agent's own end made (SubagentStop says nothing back): what it left out is told here.
         const left = leftOutOf(task?.worktree?.merge);

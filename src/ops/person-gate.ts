@@ -6,6 +6,8 @@ import { isAbsolute, join, resolve } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { commandAnswered, decisionAnswered, decisionKey, gateAnswer, GATE_AGENTS, notAnsweredMessage, pendingDecision, type GateAnswer } from "../core/person-answer.js";
 import { REPORT, type Phase } from "../core/phases.js";
+import { saysApprove } from "../core/person-answer.js";
+import type { PhaseResult } from "./phase-change.js";
 import { planResume, type Decision, type ResumePlan } from "../core/plan-resume.js";
 import { isPhase } from "../core/phases.js";
 import { COMMAND_RULES, readOptions } from "../core/helper-command.js";
@@ -14,6 +16,8 @@ import { loadSnapshot } from "../store/session.js";
 import { appendEvents, readEvents } from "../store/events.js";
 import type { ProjectPaths } from "../store/project.js";
 import { designFiles, reportTimes } from "../store/reports.js";
+import { MAX_STATE_BYTES, readProjectText } from "../store/read-file.js";
+import { writeFileDurable } from "../store/atomic-write.js";
 import { locked, type OpContext } from "./op-context.js";
 
 /** The report the person is shown at a phase's gate, and every report whose writing puts the question again. */
@@ -38,18 +42,27 @@ export function requirePersonAnswer(paths: ProjectPaths, phase: Phase): void {
   if (!answer.answered) throw new DotagentError("person_not_answered", notAnsweredMessage(phase, answer.shown), EXIT.refused, { phase });
 }
 
-/** A person's prompt (UserPromptSubmit, not a notification) while a gate is open: recorded as their reply. */
-export async function recordPersonReply(context: OpContext, plan: ResumePlan): Promise<boolean> {
+/** A person's prompt (UserPromptSubmit, not a notification) while a gate is open: recorded as their reply; the gate it answered, or undefined. */
+export async function recordPersonReply(context: OpContext, plan: ResumePlan): Promise<{ phase: Phase; gate: string | null } | undefined> {
   const phase = plan.phase;
-  if (plan.next.action !== "await_approval" || phase === null || GATE_AGENTS[phase] === undefined) return false;
+  if (plan.next.action !== "await_approval" || phase === null || GATE_AGENTS[phase] === undefined) return undefined;
+  const gate = plan.next.gate ?? null;
   await locked(context, "person replied", () => {
-    appendEvents(context.paths.eventsFile, [{ type: "person_replied", phase, gate: plan.next.gate ?? null }], context.now());
+    appendEvents(context.paths.eventsFile, [{ type: "person_replied", phase, gate }], context.now());
   });
-  return true;
+  return { phase, gate };
 }
 
-/** The UserPromptSubmit hook's part: the person's prompt, at an open gate or after a decision was put to the model, recorded as their reply. */
-export async function recordReplyAtGate(context: OpContext): Promise<boolean> {
+/** What the person's prompt did: nothing, their reply recorded, or their approval recorded (with the step after it). */
+export type PersonPrompt = { kind: "none" } | { kind: "reply" } | { kind: "approved"; phase: Phase; result: PhaseResult; picked?: string };
+
+/**
+ * The UserPromptSubmit hook's part: the person's prompt, at an open gate or after a decision was
+ * put to the model, recorded as their reply. At a yes-or-no gate (the demand, a written final
+ * design), a prompt that only says yes ("approve", "lgtm") is their approval, recorded here: the
+ * model is spared its helper call and a turn, and acts on the next step the hook hands it.
+ */
+export async function recordReplyAtGate(context: OpContext, prompt = ""): Promise<PersonPrompt> {
   const pending = pendingDecision(readEvents(context.paths.eventsFile));
   if (pending !== undefined) {
     await locked(context, "person replied", () => {
@@ -57,10 +70,45 @@ export async function recordReplyAtGate(context: OpContext): Promise<boolean> {
     });
   }
   const snapshot = await loadSnapshot(context.paths);
-  if (snapshot.phase.kind !== "ok") return pending !== undefined;
-  return (await recordPersonReply(context, planResume(snapshot, context.now()))) || pending !== undefined;
+  if (snapshot.phase.kind !== "ok") return pending !== undefined ? { kind: "reply" } : { kind: "none" };
+  const replied = await recordPersonReply(context, planResume(snapshot, context.now()));
+  if (replied === undefined) return pending !== undefined ? { kind: "reply" } : { kind: "none" };
+  const picked = replied.gate === "pick_design" ? pickedDesign(context.paths.root, prompt) : undefined;
+  if (picked !== undefined) writeFinalDesign(context.paths.root, picked, prompt, context.now());
+  if (picked !== undefined || ((replied.gate === "approve_requirements" || replied.gate === "approve_design") && saysApprove(prompt))) {
+    const { changePhase } = await import("./phase-change.js");
+    const { result } = await changePhase({ ...context, byModel: false }, { action: "approve", phase: replied.phase });
+    return { kind: "approved", phase: replied.phase, result, ...(picked ? { picked: picked.name } : {}) };
+  }
+  return { kind: "reply" };
 }
 
+/**
+ * The design a pick names and nothing else ("minimal", "Minimal."), among the designs written,
+ * when it lists its tasks (the plan is taken from them); anything more ("minimal, but keep the
+ * old API") is a reply the model reads and writes final_design.json from.
+ */
+function pickedDesign(root: string, prompt: string): { name: string; design: Record<string, unknown> } | undefined {
+  const said = prompt.trim().replace(/[.!]$/, "").toLowerCase();
+  const file = designFiles(root).find((f) => f.slice(REPORT.designsDir.length + 1, -".json".length).toLowerCase() === said);
+  if (file === undefined) return undefined;
+  const read = readProjectText(join(root, file), { maxBytes: MAX_STATE_BYTES, links: "inside", root });
+  if (read.kind !== "ok") return undefined;
+  try {
+    const design = JSON.parse(read.text) as unknown;
+    if (design === null || typeof design !== "object" || Array.isArray(design)) return undefined;
+    const tasks = (design as Record<string, unknown>).tasks;
+    return Array.isArray(tasks) && tasks.length > 0 ? { name: file.slice(REPORT.designsDir.length + 1, -".json".length), design: design as Record<string, unknown> } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** final_design.json as /develop writes it after the person's pick (SPEC §1), from the picked design. */
+function writeFinalDesign(root: string, picked: { name: string; design: Record<string, unknown> }, words: string, now: Date): void {
+  const final = { chosen: picked.name, source: `${REPORT.designsDir}/${picked.name}.json`, approved_by: "user", decided_at: now.toISOString(), user_notes: words.trim(), design: picked.design, tasks: picked.design.tasks };
+  writeFileDurable(join(root, REPORT.finalDesign), `${JSON.stringify(final, null, 2)}\n`);
+}
 /**
  * A decision (fresh start, archive, a changed request, stale state, rollback, isolation) met in
  * an agent's shell: asked, it is recorded (`decision_asked`) and handed back unanswered (exit 5:

@@ -61,7 +61,7 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Claude Code (print mo
     claude = fetchClaude();
   }, 600_000);
 
-  it.each(CASES)("%s: refused until the person replies, then the workflow completes as it would have", async (deviation, phase, refusal) => {
+  it.each(CASES)("%s: refused with what to do, then the workflow completes as it would have", async (deviation, phase, refusal) => {
     const result = await runJourney({ root: ROOT, claude, policy: { deviation } });
     expectSafe(result, phase, refusal);
     rmSync(result.work, { recursive: true, force: true });
@@ -74,7 +74,7 @@ describe.skipIf(!ENABLED || !TMUX || !ALL)("a misbehaving model in the interacti
     claude = fetchClaude();
   }, 600_000);
 
-  it.each(CASES)("%s: refused until the person replies, then the workflow completes", async (deviation, phase, refusal) => {
+  it.each(CASES)("%s: refused with what to do, then the workflow completes", async (deviation, phase, refusal) => {
     const result = await runTerminalJourney({ root: ROOT, claude, policy: { deviation } });
     expectSafe(result, phase, refusal);
     rmSync(result.work, { recursive: true, force: true });
