@@ -46,8 +46,12 @@ describe.skipIf(!ENABLED)("the /develop journey as an installed plugin (DOTAGENT
     // source folder the marketplace names), or in the plugin cache.
     const source = resolve(ROOT, marketplace.plugins[0]!.source ?? ".");
     const helpers = calls.filter(isHelper).map((c) => /^node "([^"]+)"/.exec(String(c.input.command))![1]!);
-    expect(helpers.length).toBe(2); // the two approvals; the hooks record the rest
+    // None: the plugin's hooks record the rest, and its UserPromptSubmit hook takes the person's
+    // plain "approve" and pick itself (no project install here, so only the plugin's hooks can have).
     expect(helpers.filter((h) => !h.startsWith(`${source}/`) && !h.startsWith(join(result.home, ".claude/plugins/")))).toEqual([]);
+    expect(helpers.length).toBe(0);
+    const types = result.events.map((e) => `${e.type} ${e.phase ?? ""}`.trim());
+    for (const phase of ["REQUIREMENTS", "ARCHITECTURE"]) expect(types.indexOf(`phase_approved ${phase}`)).toBeGreaterThan(types.indexOf(`person_replied ${phase}`));
     expect([...toolResults(result.log).values()].filter(refused)).toEqual([]);
     expect(result.validateExit).toBe(0);
     rmSync(result.work, { recursive: true, force: true });

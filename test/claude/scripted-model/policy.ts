@@ -431,7 +431,7 @@ const end = (t: string): Omit<Reply, "who"> => ({ stop: "end_turn", blocks: [{ t
 /** The roundtable's line per design, as a person reads it at the pick. */
 const ONE_LINES: Record<string, string> = { minimal: "A signed cookie and one login route: the smallest change.", robust: "A session table: sessions can be revoked later; about three times the work." };
 
-function report(agent: string, prompt: string): Record<string, unknown> {
+function report(agent: string, prompt: string, tasks: TaskPlan = TASKS): Record<string, unknown> {
   const field = (name: string) => new RegExp(`^${name}: (.*)$`, "m").exec(prompt)?.[1] ?? "";
   const request = field("Feature request");
   const feedback = field("Feedback from the person");
@@ -439,7 +439,7 @@ function report(agent: string, prompt: string): Record<string, unknown> {
     case "pm":
       return { request, summary: `Users sign in with email and password${feedback ? `; ${feedback}` : ""}.`, user_stories: [{ id: "US-1", as_a: "user", i_want: "to sign in", so_that: "I reach my account" }], acceptance_criteria: [{ id: "AC-1", story: "US-1", text: "A right password signs in; a wrong one does not." }], open_questions: [] };
     case "architect":
-      return { name: field("Design name") || "default", angle: field("Angle"), summary: `${field("Design name")} login`, tasks: TASKS, tradeoffs: { pros: ["small"], cons: [] } };
+      return { name: field("Design name") || "default", angle: field("Angle"), summary: `${field("Design name")} login`, tasks, tradeoffs: { pros: ["small"], cons: [] } };
     case "roundtable":
       return { designs: DESIGNS.map((name) => ({ name, file: `memory/reports/designs/${name}.json`, covers_all_criteria: true })), unreadable: [], recommendation: "minimal", rationale: "both meet every criterion; minimal is a third of the change", options_for_user: DESIGNS.map((name) => ({ name, one_line: ONE_LINES[name] ?? name })) };
     case "executor":
@@ -505,7 +505,7 @@ function subAgent(agent: string, body: ApiRequest, all: string, policy: PolicyOp
   const lastWrite = events.findLastIndex((e) => e.kind === "call" && e.name === "Write");
   const reminded = events.findLastIndex((e) => (e.kind === "result" || e.kind === "person" || e.kind === "said") && /dotagent reminder \d/.test(e.text));
   if (reminded > lastWrite && events.at(-1)?.kind !== "call") {
-    if (events[reminded - 1]?.kind !== "call" || (events[reminded - 1] as { name?: string }).name !== "Write") return toolUse([{ name: "Write", input: { file_path: path, content: `${JSON.stringify(report(agent, prompt), null, 2)}\n` } }]);
+    if (events[reminded - 1]?.kind !== "call" || (events[reminded - 1] as { name?: string }).name !== "Write") return toolUse([{ name: "Write", input: { file_path: path, content: `${JSON.stringify(report(agent, prompt, policy.tasks), null, 2)}\n` } }]);
   }
   if (lastWrite !== -1 && reminded > -1 && reminded < lastWrite && events.at(-1)?.kind === "result" && events.findLastIndex((e) => e.kind === "call") === lastWrite) return finish(`Wrote ${output}.`);
   if (events.some((e) => e.kind === "result" && !e.isError && /Report delivered|handed back/i.test(e.text))) return end("Handed back.");
@@ -515,7 +515,7 @@ function subAgent(agent: string, body: ApiRequest, all: string, policy: PolicyOp
     // the prompt asks for a revision (the person's feedback at a gate of `dotagent run`).
     const revise = /^Revise: /m.test(prompt);
     if (!revise && result?.kind === "result" && !result.isError && /\{/.test(result.text) && !/does not exist/i.test(result.text)) return finish(`${output} is already done.`);
-    return toolUse([{ name: "Write", input: { file_path: path, content: `${JSON.stringify(report(agent, prompt), null, 2)}\n` } }]);
+    return toolUse([{ name: "Write", input: { file_path: path, content: `${JSON.stringify(report(agent, prompt, policy.tasks), null, 2)}\n` } }]);
   }
   return finish(`Wrote ${output}.`);
 }
