@@ -49,7 +49,8 @@ async function runLoopHook(context: CommandContext, event: string): Promise<void
   // Parallel agents start and end together: a hook waits its turn for the lock (its timeout is 30 s).
   process.env.DOTAGENT_LOCK_WAIT_MS ??= "20000";
   const paths = hookPaths(context, input);
-  const op = { ...opContext(context), paths };
+  // A hook is dotagent's own bookkeeping, not the model's shell (Claude Code runs it with CLAUDECODE=1 too).
+  const op = { ...opContext(context), paths, byModel: false };
   const hooks = await import("../../claude/hooks.js");
   const output =
     event === "pre-tool-use"
