@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decisionAnswered, decisionKey, gateAnswer, pendingDecision, saysApprove, type LoggedEvent } from "./person-answer.js";
+import { commandAnswered, decisionAnswered, decisionKey, gateAnswer, pendingDecision, saysApprove, type LoggedEvent } from "./person-answer.js";
 
 const at = (minute: number) => `2026-11-26T10:${String(minute).padStart(2, "0")}:00.000Z`;
 const ms = (minute: number) => Date.parse(at(minute));
@@ -61,5 +61,20 @@ describe("saysApprove: only a plain yes is an approval by itself", () => {
   });
   it.each([["yes, but add remember-me"], ["approve the robust one"], ["no"], ["minimal"], [""], ["don't approve"], ["approve?"]])("%j: a reply for the model to read", (text) => {
     expect(saysApprove(text)).toBe(false);
+  });
+});
+
+describe("commandAnswered: a decision is told by what its yes runs, not by its words", () => {
+  const asked = e(1, "decision_asked", { key: "Workflow w was last active 8 days ago. Archive it and start fresh?", yes: "dotagent resume --yes", no: "dotagent resume --stale-after never" });
+  const replied = e(2, "person_replied", { decision: "Workflow w was last active 8 days ago. Archive it and start fresh?" });
+  it("the question asked 8 days ago and answered when it says 9: the yes still counts", () => {
+    expect(commandAnswered([asked, replied], "dotagent resume --yes")).toBe(true);
+  });
+  it("the no of that question counts too (resume --keep-edit is the hand-edit question's no)", () => {
+    expect(commandAnswered([asked, replied], "dotagent resume --stale-after never")).toBe(true);
+  });
+  it("another command, or no reply: not answered", () => {
+    expect(commandAnswered([asked, replied], "dotagent init --yes")).toBe(false);
+    expect(commandAnswered([asked], "dotagent resume --yes")).toBe(false);
   });
 });

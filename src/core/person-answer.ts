@@ -65,13 +65,18 @@ export function decisionKey(decision: { question: string; yes: string }): string
 }
 
 /** The newest decision put to an agent's shell (`decision_asked`) that no person's reply has followed yet. */
-export function pendingDecision(events: readonly LoggedEvent[]): string | undefined {
+export function pendingAsked(events: readonly LoggedEvent[]): LoggedEvent | undefined {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
     if (event.type === "person_replied" && typeof event.decision === "string") return undefined;
-    if (event.type === "decision_asked" && typeof event.key === "string") return event.key;
+    if (event.type === "decision_asked" && typeof event.key === "string") return event;
   }
   return undefined;
+}
+
+/** The key of the pending decision (pendingAsked), which the person's next prompt answers. */
+export function pendingDecision(events: readonly LoggedEvent[]): string | undefined {
+  return pendingAsked(events)?.key as string | undefined;
 }
 
 /** Whether the person replied after `key` was last asked (a `--yes` from an agent's shell needs it). */

@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
-import { commandAnswered, decisionAnswered, decisionKey, gateAnswer, GATE_AGENTS, notAnsweredMessage, pendingDecision, type GateAnswer } from "../core/person-answer.js";
+import { commandAnswered, decisionAnswered, decisionKey, gateAnswer, GATE_AGENTS, notAnsweredMessage, pendingAsked, pendingDecision, type GateAnswer } from "../core/person-answer.js";
 import { REPORT, type Phase } from "../core/phases.js";
 import { saysApprove } from "../core/person-answer.js";
 import type { PhaseResult } from "./phase-change.js";
@@ -116,18 +116,18 @@ function writeFinalDesign(root: string, picked: { name: string; design: Record<s
  * was asked. The person's decisions are theirs (SPEC §11).
  */
 export async function decideAsModel(context: OpContext, decision: Decision, yes: boolean): Promise<boolean | "no-terminal"> {
-  const key = decisionKey(decision);
   if (!yes) {
     await locked(context, "decision asked", () => {
       const events = readEvents(context.paths.eventsFile);
       // Asked again before the person spoke: once in the log.
-      if (pendingDecision(events) !== key) appendEvents(context.paths.eventsFile, [{ type: "decision_asked", key, question: decision.question, yes: decision.yes, no: decision.no }], context.now());
+      if (pendingAsked(events)?.yes !== decision.yes) appendEvents(context.paths.eventsFile, [{ type: "decision_asked", key: decisionKey(decision), question: decision.question, yes: decision.yes, no: decision.no }], context.now());
     });
     return "no-terminal";
   }
-  const events = readEvents(context.paths.eventsFile);
-  // Its own question answered, or the question whose yes or no this command is (resume's go back).
-  if (decisionAnswered(events, key) || commandAnswered(events, decision.yes)) return true;
+  // A decision is told by what its yes runs, not by its words: a question names times ("last
+  // active 8 days ago") that differ between the asking and the answer. So resume's "go back to
+  // rev N?" is answered for the rollback command it names, too.
+  if (commandAnswered(readEvents(context.paths.eventsFile), decision.yes)) return true;
   throw notAnswered(decision);
 }
 
