@@ -90,7 +90,7 @@ export async function settle(context: OpContext, now: Date, started: readonly st
   // The plan this very settle recorded (ARCHITECTURE's approval imports the tasks) asks to run
   // them: the main checkout decides whether they may start, so the answer is the question if it
   // has uncommitted changes, never a run_tasks the hook then refuses (SPEC §19).
-  if (plan.next.action === "run_tasks" && checkout === undefined) {
+  if (plan.next.action === "run_tasks" && checkout === undefined && plan.writes.events.some((e) => e.type === "plan_recorded")) {
     const after = await loadSnapshot(context.paths);
     const facts = checkoutFactsFor(context.paths.root, after);
     const asked = facts === undefined ? undefined : planResume(after, now, { owners, checkout: facts });
