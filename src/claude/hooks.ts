@@ -256,7 +256,7 @@ function guardFileWrite(op: OpContext, input: HookInput, helper: string): HookOu
 }
 
 function guardBash(op: OpContext, input: HookInput, command: string, helper: string): HookOutput {
-  const verdict = judgeBashWrite(command, guardContext(op, input, helper));
+  const verdict = judgeBashWrite(command, guardContext(op, input, helper), writerOf(input));
   return verdict.deny ? preToolUse("deny", verdict.reason) : null;
 }
 

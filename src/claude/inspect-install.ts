@@ -7,7 +7,7 @@ import { checkHelperVersion, type Check } from "../core/doctor.js";
 import { readProjectHead, readProjectText } from "../store/read-file.js";
 import { helperVersion, readInstallManifest } from "./install-manifest.js";
 import { lookAt, type Found } from "./install-paths.js";
-import { hookEntries, missingHooks, readSettings, STATE_BASH_RULE, WRITE_MATCHER, type Scope } from "./settings.js";
+import { hookEntries, missingHooks, readSettings, REPORTS_BASH_RULE, STATE_BASH_RULE, WRITE_MATCHER, type Scope } from "./settings.js";
 import { count } from "../core/words.js";
 
 export const HELPER = "skills/checkpoint/scripts/dotagent.mjs";
@@ -92,7 +92,7 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
   const absent = missingHooks(settings.value, hookEntries(scope, target));
   const events = [...new Set(absent.map((e) => e.event))];
   // The write guard's entries (SPEC §11 "Who writes what") are missing from installs before it.
-  const guard = absent.filter((e) => e.matcher === WRITE_MATCHER || e.if === STATE_BASH_RULE);
+  const guard = absent.filter((e) => e.matcher === WRITE_MATCHER || e.if === STATE_BASH_RULE || e.if === REPORTS_BASH_RULE);
   const consequences = [
     ...(events.includes("SessionStart") ? ["resumed sessions are not briefed"] : []),
     ...(absent.length > guard.length ? ["agents' starts and results are not recorded"] : []),

@@ -86,7 +86,7 @@ describe("install", () => {
     const merged = JSON.parse(readFileSync(join(target, "settings.json"), "utf8"));
     expect(merged.permissions).toEqual({ allow: ["Bash(npm test)"] });
     expect(merged.hooks.PreToolUse[0]).toEqual({ matcher: "Bash", hooks: [{ type: "command", command: "guard" }] });
-    expect(merged.hooks.PreToolUse).toHaveLength(5);
+    expect(merged.hooks.PreToolUse).toHaveLength(6);
     expect(merged.hooks.SessionStart).toHaveLength(2);
     expect(merged.hooks.SessionStart[0]).toEqual({ matcher: "startup", hooks: [{ type: "command", command: "echo hi" }] });
     uninstall({ target, scope: "project", dryRun: false });
@@ -226,7 +226,7 @@ describe("upgrade: entries that share one command (pre-tool-use on Bash, the fil
     expect(run(target, source()).settings).toBe("hook updated");
     const now = JSON.parse(readFileSync(settingsFile, "utf8"));
     expect(now.hooks).toEqual(hooksObject(hookEntries("project")));
-    expect(preToolUse(now)).toEqual(["Bash Bash(node *dotagent.mjs*)", "Bash Bash(*memory/state*)", "Write|Edit|MultiEdit|NotebookEdit", "Agent|Task|SubagentHandback"]);
+    expect(preToolUse(now)).toEqual(["Bash Bash(node *dotagent.mjs*)", "Bash Bash(*memory/state*)", "Bash Bash(*memory/reports*)", "Write|Edit|MultiEdit|NotebookEdit", "Agent|Task|SubagentHandback"]);
     expect(run(target, source()).settings).toBe("hook already there");
   });
 
@@ -241,7 +241,7 @@ describe("upgrade: entries that share one command (pre-tool-use on Bash, the fil
     writeFileSync(settingsFile, JSON.stringify(before));
     expect(run(target, source()).settings).toBe("hook updated");
     const now = JSON.parse(readFileSync(settingsFile, "utf8"));
-    expect(preToolUse(now)).toEqual(["Bash", "Bash Bash(node *dotagent.mjs*)", "Bash Bash(*memory/state*)", "Write|Edit|MultiEdit|NotebookEdit", "Agent|Task|SubagentHandback"]);
+    expect(preToolUse(now)).toEqual(["Bash", "Bash Bash(node *dotagent.mjs*)", "Bash Bash(*memory/state*)", "Bash Bash(*memory/reports*)", "Write|Edit|MultiEdit|NotebookEdit", "Agent|Task|SubagentHandback"]);
     expect(now.hooks.PreToolUse[0]).toEqual({ matcher: "Bash", hooks: [{ type: "command", command: "my-guard" }] });
   });
 });

@@ -38,6 +38,8 @@ export const SUBAGENT_MATCHER = [...AGENT_TYPES, ...AGENT_TYPES.map((a) => `dota
 export const WRITE_MATCHER = "Write|Edit|MultiEdit|NotebookEdit";
 /** The Bash lines the hook reads for writes into memory/state/ (Claude Code starts it only for these). */
 export const STATE_BASH_RULE = "Bash(*memory/state*)";
+/** The Bash lines the hook reads for the main agent's writes of a phase agent's report. */
+export const REPORTS_BASH_RULE = "Bash(*memory/reports*)";
 
 /** The .claude folder of a scope: the project's, or the user's (CLAUDE_CONFIG_DIR, else ~/.claude). */
 export function installTarget(scope: Scope, projectRoot: string): string {
@@ -78,6 +80,7 @@ export function hookEntries(scope: Scope | "plugin", target?: string): HookEntry
     { event: "SessionStart", matcher: HOOK_MATCHER, command: run("session-start"), timeout: 10 },
     { event: "PreToolUse", matcher: "Bash", if: "Bash(node *dotagent.mjs*)", command: run("pre-tool-use"), timeout: 10 },
     { event: "PreToolUse", matcher: "Bash", if: STATE_BASH_RULE, command: run("pre-tool-use"), timeout: 10 },
+    { event: "PreToolUse", matcher: "Bash", if: REPORTS_BASH_RULE, command: run("pre-tool-use"), timeout: 10 },
     { event: "PreToolUse", matcher: WRITE_MATCHER, command: run("pre-tool-use"), timeout: 10 },
     { event: "PreToolUse", matcher: "Agent|Task|SubagentHandback", command: run("pre-tool-use"), timeout: 30 },
     { event: "PostToolUse", matcher: "Agent|Task", command: run("post-tool-use"), timeout: 30 },

@@ -3,7 +3,8 @@
 // output already exists, and names the one next action. The plan carries the new state files;
 // the resume command writes them, `--dry-run` and `status` only print the plan.
 import { formatDistanceStrict } from "date-fns";
-import { DEFAULT_DESIGNS, PHASE_TABLE, REPORT, type Phase, type PhaseStatus } from "./phases.js";
+import { DEFAULT_DESIGNS, PHASE_TABLE, REPORT, REPORTS_DIR, type Phase, type PhaseStatus } from "./phases.js";
+import { ownedReports, phaseAgentOf, unownedNote } from "./report-owners.js";
 import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
 import { currentRound, importPlan, isLegacyExecution, planFileOf, planStatus, planTasksReason } from "./plans.js";
 import { countByStatus, emptyExecution, readyTasks, recoverTasks, type Repair } from "./tasks.js";
@@ -327,7 +328,9 @@ function adopting(plan: ResumePlan, files: readonly string[]): ResumePlan {
 
 type Base = Omit<ResumePlan, "situation" | "next">;
 
-function planInterrupted(reports: ReportSnapshot, phase0: PhaseState, execution0: ExecutionState | undefined, now: Date, base: Base, options: ResumeOptions): ResumePlan {
+function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, execution0: ExecutionState | undefined, now: Date, base: Base, options: ResumeOptions): ResumePlan {
+  // A phase agent's report counts only when a hook saw its agent at work (core/report-owners.ts).
+  const reports = ownedReports(allReports, phase0);
   const repairs: Repair[] = [];
   const events: MachineEvent[] = [];
   const moves: MoveEffect[] = [];
@@ -512,12 +515,17 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
   if (isWorkflowComplete(phase)) return { action: "workflow_complete", agent: null, tasks: [], reason: `workflow ${phase.workflow_id} is complete` };
   const valid = (path: string) => isValidReport(reportAt(reports, path));
   const busy = (agent: string) => agents.filter((a) => a.agent === agent);
+  // "verification.json was not written by a qa agent (…): spawn qa"
+  const unowned = (path: string) => {
+    const note = unownedNote(reportAt(reports, path));
+    return note === undefined ? undefined : `${path.replace(`${REPORTS_DIR}/`, "")} ${note}: spawn ${phaseAgentOf(path)}`;
+  };
   switch (phase.current_phase) {
     case "REQUIREMENTS":
       // A pm at work (revising the demand, say) comes first: its report is not final yet.
       if (busy("pm").length > 0) return awaitAgents([], agents);
       if (valid(REPORT.demand)) return approval("approve_requirements", "demand.json awaits the user's approval");
-      return spawn("pm", "no valid demand.json yet");
+      return spawn("pm", unowned(REPORT.demand) ?? "no valid demand.json yet");
     case "ARCHITECTURE": {
       if (valid(REPORT.finalDesign)) return approval("approve_design", "final_design.json awaits the user's approval");
       const working = new Set(busy("architect").map((a) => a.design));
@@ -529,7 +537,7 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
       }
       if (agents.length > 0) return awaitAgents([], agents);
       if (reports.designs.length > 0 && valid(REPORT.roundtable)) return approval("pick_design", "the user picks a design (do not re-run the architects)");
-      if (reports.designs.length > 0) return spawn("roundtable", "designs exist but roundtable.json does not");
+      if (reports.designs.length > 0) return spawn("roundtable", unowned(REPORT.roundtable) ?? "designs exist but roundtable.json does not");
       return { ...spawn("architect", `no designs yet: ask for ${DEFAULT_DESIGNS.map((d) => d.name).join(" and ")} (or record others first with \`dotagent phase start ARCHITECTURE --designs a,b\`)`), designs: DEFAULT_DESIGNS.map((d) => d.name) };
     }
     case "IMPLEMENTATION": {
@@ -561,9 +569,9 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
     }
     case "VERIFICATION":
       if (busy("qa").length > 0) return awaitAgents([], agents);
-      return spawn("qa", "no valid verification.json yet");
+      return spawn("qa", unowned(REPORT.verification) ?? "no valid verification.json yet");
     case "REFLECTION":
       if (busy("reflector").length > 0) return awaitAgents([], agents);
-      return spawn("reflector", "no reflection.json or reflection.md yet");
+      return spawn("reflector", unowned(REPORT.reflectionJson) ?? unowned(REPORT.reflectionMd) ?? "no reflection.json or reflection.md yet");
   }
 }

@@ -170,6 +170,8 @@ export function applyRework(state: PhaseState, round: number, verificationCopy: 
     completed_phases: state.completed_phases.filter((c) => phaseIndex(c.phase) < implementation),
     rework: { round, verification: verificationCopy, started_at: now.toISOString() },
     error: null,
+    // The next verification.json is the next qa's: the moved one's record goes with it.
+    ...(state.agent_reports === undefined ? {} : { agent_reports: state.agent_reports.filter((p) => p !== REPORT.verification) }),
   };
 }
 

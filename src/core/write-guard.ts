@@ -318,11 +318,12 @@ function gitTargets(args: readonly string[]): string[] {
 
 /**
  * A Bash line: denied when a redirection, or a file command it can read (tee, cp, mv, rm, sed -i,
- * …), writes into memory/state/ (or removes, moves or restores a folder holding it), wherever the path leads
+ * …), writes into memory/state/ (or removes, moves or restores a folder holding it), or, from the
+ * main agent, into a report of another agent (not `undefined` ones), wherever the path leads
  * physically; a `cd` earlier on the line moves the folder the rest is resolved from. A target
  * the shell would expand at run time is denied when its text names memory/state.
  */
-export function judgeBashWrite(line: string, ctx: GuardContext): GuardVerdict {
+export function judgeBashWrite(line: string, ctx: GuardContext, writer: Writer = { kind: "other" }): GuardVerdict {
   const places = placesOf(ctx);
   let cwd = ctx.cwd;
   for (const segment of shellSegments(line)) {
@@ -341,6 +342,12 @@ export function judgeBashWrite(line: string, ctx: GuardContext): GuardVerdict {
       if (inside(path, places.state)) {
         const rel = path.slice(places.root.length + 1);
         return deny(stateReason(rel, ctx.helper).replace(`dotagent: ${rel} is`, `dotagent: this line writes ${rel}, which is`));
+      }
+      // The main agent's redirection or copy into a phase agent's report (a heredoc into verification.json).
+      if (writer.kind === "main" && inside(path, places.reports)) {
+        const rel = path.slice(places.root.length + 1);
+        const owner = reportWriter(rel);
+        if (owner !== "main" && owner !== undefined) return deny(`dotagent: this line writes ${rel}, which is not yours to write: ${ownerPhrase(owner)}. A report counts only from the agent at work.`);
       }
       // `rm -rf memory`, `git checkout .`: the folder holds dotagent's state.
       if (command.whole && command.targets.includes(target) && inside(places.state, path)) {

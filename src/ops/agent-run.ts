@@ -23,6 +23,8 @@ import type { MachineEvent } from "../core/transitions.js";
 import { loadSnapshot } from "../store/session.js";
 import { reportTimes } from "../store/reports.js";
 import { markStart } from "../store/start-markers.js";
+import { setAsideUnowned } from "../store/unowned-reports.js";
+import { isOwned, presentAgentReports, unownedReason } from "../core/report-owners.js";
 import { FILE_CLOCK_SLACK_MS } from "../core/person-answer.js";
 import { currentOwner, judgeRunningTasks } from "../store/process-facts.js";
 import { StateWriter } from "../store/state-writer.js";
@@ -119,10 +121,21 @@ async function startUnderLock(context: OpContext, job: AgentJob, now: Date): Pro
     events.push({ type: "designs_requested", phase: "ARCHITECTURE", designs });
   }
   const run: AgentRun = { agent: job.agent, output: job.output, ...(job.design ? { design: job.design } : {}), owner };
-  next = { ...next, agents: [...runs.filter((r) => r.output !== job.output), run] };
+  // Its report counts once it is on agent_reports; one there that no recorded agent wrote goes aside first (core/report-owners.ts).
+  const owned = phase.agent_reports ?? presentAgentReports(snapshot.reports);
+  let aside: string | undefined;
+  try {
+    aside = isOwned(owned, job.output) ? undefined : setAsideUnowned(context.paths.root, job.output);
+  } catch (error) {
+    if (error instanceof DotagentError) return { start: { ok: false, reason: error.message } };
+    throw error;
+  }
+  next = { ...next, agents: [...runs.filter((r) => r.output !== job.output), run], agent_reports: owned.includes(job.output) ? owned : [...owned, job.output] };
+  if (aside !== undefined) events.push({ type: "report_set_aside", agent: job.agent, output: job.output, to: aside, reason: unownedReason(job.output) });
   events.push({ type: "agent_started", agent: job.agent, output: job.output, ...(job.design ? { design: job.design } : {}), session: owner.session ?? null, pid: owner.pid });
   writer.applyChange({ phaseBefore: phase, moves: [], phase: next, events });
-  return { start: { ok: true, what: `${describeJob(job)} started` } };
+  const note = aside === undefined ? "" : ` (the ${job.output.replace("memory/reports/", "")} there ${unownedReason(job.output)}: moved to ${aside})`;
+  return { start: { ok: true, what: `${describeJob(job)} started${note}` } };
 }
 
 /** Why a report does not count for its job, or undefined when it does. */

@@ -71,6 +71,11 @@ export const phaseStateSchema = z.looseObject({
   designs_requested: z.optional(z.array(idString)),
   /** Phase agents at work (SPEC §5 agents in flight). */
   agents: z.optional(z.array(agentRunSchema)),
+  /**
+   * The phase agents' reports whose agent a hook recorded at work (SPEC §11 "A report counts for
+   * its agent"): once present, a pm, architect, roundtable, qa or reflector report not listed does not count.
+   */
+  agent_reports: z.optional(z.array(z.string())),
   error: z.optional(z.nullable(z.string())),
 });
 

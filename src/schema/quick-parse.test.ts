@@ -32,6 +32,7 @@ const phaseDoc = fc
     inputs_hash: fc.oneof(fc.constant(undefined), fc.constant(null), fc.constant("0123456789abcdef"), fc.constant("XYZ")),
     instance_id: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(undefined, "0123456789abcdef") }, { weight: 1, arbitrary: fc.constantFrom(null, 42, "XYZ") }),
     designs_requested: fc.oneof(fc.constant(undefined), fc.array(id, { maxLength: 3 }), odd),
+    agent_reports: fc.oneof(fc.constant(undefined), fc.array(fc.constantFrom("memory/reports/demand.json", "x"), { maxLength: 2 }), odd),
     extra: fc.oneof(fc.constant(undefined), fc.string({ maxLength: 3 })),
   })
   .map(strip);

@@ -40,6 +40,7 @@ export function quickPhaseState(data: unknown): PhaseState | undefined {
   if (d.revision !== undefined && !isIntAtLeast(d.revision, 0)) return undefined;
   if (!isOptString(d.request) || !isOptString(d.error)) return undefined;
   if (d.designs_requested !== undefined && !(Array.isArray(d.designs_requested) && d.designs_requested.every(isId))) return undefined;
+  if (d.agent_reports !== undefined && !isStrings(d.agent_reports)) return undefined;
   if (d.agents !== undefined && !(Array.isArray(d.agents) && d.agents.every((a) => isObject(a) && isId(a.agent) && typeof a.output === "string" && (a.design === undefined || isId(a.design)) && isOwner(a.owner)))) return undefined;
   if (d.inputs_hash !== undefined && d.inputs_hash !== null && !(typeof d.inputs_hash === "string" && /^[0-9a-f]{16}$/.test(d.inputs_hash))) return undefined;
   if (d.instance_id !== undefined && !(typeof d.instance_id === "string" && /^[0-9a-f]{16}$/.test(d.instance_id))) return undefined;
