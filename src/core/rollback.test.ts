@@ -84,3 +84,31 @@ describe("planRollback", () => {
     ["1e3", null],
   ])("--to %s", (text, target) => expect(parseRollbackTarget(text)).toEqual(target));
 });
+
+describe("planRollback and the agents' records (agent_reports)", () => {
+  const owner = { pid: 1, host: "h", at: "2026-11-20T11:00:00Z" };
+  const demand = "memory/reports/demand.json";
+  const live = atPhase("ARCHITECTURE", { agent_reports: [demand, "memory/reports/designs/a.json"] });
+  const files = [demand, "memory/reports/designs/a.json"];
+
+  it("a checkpoint after the pm ended keeps its demand (a hand edit at the gate costs no pm run)", () => {
+    const at = atPhase("REQUIREMENTS", { phase_status: "in_progress", agent_reports: [demand] });
+    const result = planRollback(live, undefined, files, { kind: "checkpoint", rev: 5, phase: at, execution: null });
+    expect(result.ok && result.plan.moves).toEqual(["memory/reports/designs/a.json"]);
+  });
+
+  it("a checkpoint while the pm was still at work: its report goes, and leaves the record", () => {
+    const at = atPhase("REQUIREMENTS", { phase_status: "in_progress", agent_reports: [demand], agents: [{ agent: "pm", output: demand, owner }] });
+    const result = planRollback(live, undefined, files, { kind: "checkpoint", rev: 5, phase: at, execution: null });
+    expect(result.ok && result.plan.moves).toEqual([demand, "memory/reports/designs/a.json"]);
+    expect(result.ok && result.plan.phase.agent_reports).toEqual([]);
+  });
+
+  it("back to the start of a phase: its agents' records and those of later phases go", () => {
+    const result = planRollback(live, undefined, files, { kind: "phase", phase: "ARCHITECTURE" });
+    expect(result.ok && result.plan.phase.agent_reports).toEqual([demand]);
+    const start = planRollback(live, undefined, files, { kind: "phase", phase: "REQUIREMENTS" });
+    expect(start.ok && start.plan.phase.agent_reports).toEqual([]);
+    expect(start.ok && start.plan.moves).toEqual([demand, "memory/reports/designs/a.json"]);
+  });
+});

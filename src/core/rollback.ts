@@ -2,9 +2,10 @@
 // state files to write and which reports leave the live tree (into an archive, never deleted).
 // The phase table decides: a report belongs to the phase that produces it, and it stays only if
 // the target state accounts for it (its phase completed, or approved and current, its task
-// complete, its rework round reached).
+// complete, its rework round reached, its agent recorded at work and ended by then).
 import { PHASE_TABLE, PHASES, phaseIndex, REPORT, REPORTS_DIR, type Phase } from "./phases.js";
 import { PLAN_FILE } from "./plans.js";
+import { isOwned } from "./report-owners.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 
@@ -61,7 +62,7 @@ export function reportOwner(path: string, taskOutputs: ReadonlyMap<string, strin
 }
 
 /** Whether the target state accounts for a report of `owner`. */
-function keeps(owner: Owner, target: PhaseState, execution: ExecutionState | null): boolean {
+function keeps(owner: Owner, target: PhaseState, execution: ExecutionState | null, path?: string): boolean {
   if (owner.reworkRound !== undefined) return owner.reworkRound <= (target.rework?.round ?? 0);
   // A plan of a rework round the target has not reached goes, whatever else the target holds.
   if (owner.planRound !== undefined && owner.planRound > (target.rework?.round ?? 0)) return false;
@@ -72,6 +73,8 @@ function keeps(owner: Owner, target: PhaseState, execution: ExecutionState | nul
   if (of < at) return true; // an earlier phase not recorded complete: not rollback's to judge
   if (owner.planRound !== undefined) return planKept(owner.planRound, execution);
   if (owner.phase === "IMPLEMENTATION") return owner.taskId !== undefined && execution?.tasks.some((t) => t.id === owner.taskId && t.status === "complete") === true;
+  // A phase agent that had ended by then (a checkpoint after `agent_ended`): its report is part of that state.
+  if (path !== undefined && target.agent_reports !== undefined && isOwned(target.agent_reports, path) && !(target.agents ?? []).some((a) => a.output === path)) return true;
   return target.user_checkpoints.some((c) => c.phase === owner.phase);
 }
 
@@ -105,6 +108,8 @@ function startOf(before: PhaseState, execution: ExecutionState | undefined, phas
       pending_transition: null,
       interruption_safe: true,
       rework: keepsTasks ? (before.rework ?? null) : null,
+      // The phases undone take their agents' records with them.
+      ...(before.agent_reports === undefined ? {} : { agent_reports: before.agent_reports.filter((p) => phaseIndex(reportOwner(p, new Map())?.phase ?? phase) < phaseIndex(phase)) }),
     },
     execution: keepsTasks ? (execution ?? null) : null,
   };
@@ -134,8 +139,10 @@ export function planRollback(before: PhaseState, execution: ExecutionState | und
   const moves = reportFiles.filter((path) => {
     if (!path.startsWith(`${REPORTS_DIR}/`)) return false;
     const owner = reportOwner(path, owners);
-    return owner !== null && !keeps(owner, next.phase, next.execution);
+    return owner !== null && !keeps(owner, next.phase, next.execution, path);
   });
+  // What leaves the live tree leaves the record of whose it was (a copy written later is nobody's).
+  if (next.phase.agent_reports !== undefined && moves.length > 0) next = { ...next, phase: { ...next.phase, agent_reports: next.phase.agent_reports.filter((p) => !moves.includes(p)) } };
   return {
     ok: true,
     plan: {

@@ -48,6 +48,9 @@ const CHECKPOINT_EVENTS: Readonly<Record<string, "phase" | "task">> = {
   rolled_back: "phase",
   hand_edit_kept: "phase",
   plan_recorded: "phase",
+  // A phase agent's end: going back here keeps its report (a hand edit of the state at the gate
+  // that follows costs no agent run).
+  agent_ended: "phase",
   task_completed: "task",
 };
 
