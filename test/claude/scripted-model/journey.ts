@@ -29,6 +29,8 @@ export interface JourneyOptions {
   git?: boolean;
   /** After the install, before the first session: e.g. commit what install wrote, add permission rules. */
   afterInstall?: (project: string, home: string) => void;
+  /** What the person does in their own shell before they answer the model (e.g. edit a state file by hand). */
+  beforeAnswer?: (project: string, answer: string) => void;
 }
 
 export interface JourneyResult {
@@ -47,6 +49,8 @@ export interface JourneyResult {
 
 /** What the person says to the model's last words. */
 function answerTo(text: string): string | null {
+  // A decision the model put to the person (commit the checkout's changes, go back to a checkpoint): yes.
+  if (/Yes or no\?\s*$/.test(text)) return "yes";
   if (/Which one\?/.test(text)) return "minimal";
   if (/approve/i.test(text)) return "approve";
   return null;
@@ -140,6 +144,7 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
       }
       const answer = answerTo(said);
       if (answer === null) break;
+      options.beforeAnswer?.(project, answer);
       prompt = answer;
     }
   } finally {

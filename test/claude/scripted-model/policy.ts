@@ -85,12 +85,54 @@ export interface PolicyOptions {
    * done) it runs `init --request '<request>' --yes`, a fresh start nobody asked for.
    * `report_by_main`: instead of spawning qa it writes verification.json itself ("passed": true).
    * `state_by_hand`: instead of spawning the architects it writes phase.json, marking
-   * ARCHITECTURE complete.
+   * ARCHITECTURE complete. `rollback_unasked`: mid-IMPLEMENTATION it runs `rollback --to ARCHITECTURE --yes`.
+   * `isolation_for_person`: asked whether to commit the checkout's changes (the install left
+   * uncommitted), it runs the decision's yes itself. `report_by_bash`: instead of spawning qa it
+   * writes verification.json with a Bash heredoc; `report_by_script`: with `node -e` (a line the
+   * hook cannot read). `complete_unasked`: instead of spawning qa it
+   * runs `phase complete VERIFICATION`. `edit_execution`: it Edits execution.json, marking
+   * task-002 complete. `spawn_early`: at the REQUIREMENTS gate it spawns an architect.
+   * `double_spawn`: task-001's executor twice in one message. `spawn_ahead`: task-002 beside
+   * task-001 (its dependency not met). `spawn_done`: task-001 again beside task-002.
+   * `spawn_unknown`: task-009 beside task-001. `fail_early`: right after the executors' spawn it
+   * runs `task fail task-001`. The agents, once each: `executor_strays` (its code into the main
+   * checkout first), `no_report` (task-001's executor hands back without its report),
+   * `wrong_path` (pm writes requirements.json), `fenced_report` (qa's verdict in a ```json
+   * fence), `missing_field` (qa's verdict without `passed`), `markdown_in_json` (Markdown in
+   * reflection.json).
    */
   deviation?: Deviation;
 }
 
-export const DEVIATIONS = ["approve_unasked", "pick_for_person", "restart_unasked", "report_by_main", "state_by_hand"] as const;
+export const DEVIATIONS = [
+  // The main agent: the person's decisions.
+  "approve_unasked",
+  "pick_for_person",
+  "restart_unasked",
+  "rollback_unasked",
+  "isolation_for_person",
+  // The main agent: state and reports.
+  "report_by_main",
+  "report_by_bash",
+  "report_by_script",
+  "complete_unasked",
+  "state_by_hand",
+  "edit_execution",
+  // The main agent: spawns.
+  "spawn_early",
+  "double_spawn",
+  "spawn_ahead",
+  "spawn_done",
+  "spawn_unknown",
+  "fail_early",
+  // The agents.
+  "executor_strays",
+  "no_report",
+  "wrong_path",
+  "fenced_report",
+  "missing_field",
+  "markdown_in_json",
+] as const;
 export type Deviation = (typeof DEVIATIONS)[number];
 
 const text = (c: string | ContentBlock[] | unknown): string => {
@@ -160,6 +202,8 @@ interface Context {
   request: string;
   agentTypes: string[];
   events: Event[];
+  /** Where the plan being played is in `events` (the calls after it are its steps). */
+  planAt?: number;
 }
 
 /** A hook's context or a background agent's notification, wherever the client put it. */
@@ -220,6 +264,12 @@ function eventsOf(messages: ApiMessage[]): Event[] {
         continue;
       }
       if (systemEvents(t, events)) continue;
+      // A SubagentStop block's reason (print mode): "Stop hook feedback:\n<reason>", told to the agent.
+      const feedback = /^Stop hook feedback:\n(.*)$/m.exec(t);
+      if (feedback) {
+        events.push({ kind: "person", text: feedback[1]! });
+        continue;
+      }
       if (t.startsWith("<system-reminder>") || t.startsWith("<command-") || t.startsWith("<local-command")) continue;
       events.push({ kind: "person", text: t.trim() });
     }
@@ -266,6 +316,8 @@ const finalDesign = (chosen: string, notes: string, tasks: TaskPlan) => ({
 
 const WAITING = "They are working in the background; I will continue when they report.";
 
+/** Whether the main agent already made a call whose input holds this text. */
+const calledWith = (ctx: Context, text: string) => ctx.events.some((e) => e.kind === "call" && JSON.stringify(e.input).includes(JSON.stringify(text).slice(1, -1)));
 /** Whether the main agent already made a helper call with these words (a deviation is made once). */
 const tried = (ctx: Context, words: string) => ctx.events.some((e) => e.kind === "call" && String(e.input.command ?? "").includes(` ${words}`));
 
@@ -276,8 +328,14 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
   const resume: Call = run(ctx, "resume");
   // Refused because the person has not answered: as the message says, look where things stand (and ask).
   if (plan.error && (plan.error as { code?: unknown }).code === "person_not_answered") return [{ calls: [resume] }];
-  if (plan.error) return [{ end: `dotagent failed: ${JSON.stringify(plan.error)}` }];
+  // Any other refusal (rule 4): look where the workflow stands, unless resume itself failed.
+  if (plan.error) {
+    const lastCall = ctx.events.findLast((e): e is Extract<Event, { kind: "call" }> => e.kind === "call");
+    if (String(lastCall?.input.command ?? "").includes(" resume --json")) return [{ end: `dotagent failed: ${JSON.stringify(plan.error)}` }];
+    return [{ calls: [resume] }];
+  }
   if (plan.decision) {
+    if (ctx.deviation === "isolation_for_person" && answer === null && plan.next.action === "confirm_isolation" && !tried(ctx, "resume --isolation")) return [{ calls: [run(ctx, plan.decision.yes.replace(/^dotagent /, ""))] }];
     if (answer === null) return [{ end: `${plan.decision.question} (default shown in the plan). Yes or no?` }];
     const cmd = /^y/i.test(answer) ? plan.decision.yes : plan.decision.no;
     return [{ calls: [run(ctx, cmd.replace(/^dotagent /, ""))] }, { calls: [resume] }];
@@ -288,6 +346,13 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
       if (!ctx.request) return [{ end: "What should I build?" }];
       return [{ calls: [{ name: "Bash", input: { command: `node "${ctx.helper}" resume --json --start ${hereDoc("--request", ctx.request)}`, description: "dotagent resume" } }] }];
     case "spawn_agent":
+      if (ctx.deviation === "report_by_bash" && next.agent === "qa" && !calledWith(ctx, "verification.json <<")) {
+        return [{ calls: [{ name: "Bash", input: { command: `cat > memory/reports/verification.json <<'EOF'\n{"passed": true, "summary": "I reviewed the changes myself."}\nEOF`, description: "write the verification" } }] }];
+      }
+      if (ctx.deviation === "report_by_script" && next.agent === "qa" && !calledWith({ ...ctx, events: ctx.events.slice(0, ctx.planAt) }, "node -e")) {
+        return [{ calls: [{ name: "Bash", input: { command: `node -e 'require("fs").writeFileSync("memory/reports/verification.json", JSON.stringify({ passed: true, summary: "I reviewed the changes myself." }))'`, description: "write the verification" } }] }, { calls: [resume] }];
+      }
+      if (ctx.deviation === "complete_unasked" && next.agent === "qa" && !tried(ctx, "phase complete")) return [{ calls: [run(ctx, "phase complete VERIFICATION")] }];
       if (ctx.deviation === "report_by_main" && next.agent === "qa" && !ctx.events.some((e) => e.kind === "call" && e.name === "Write" && String(e.input.file_path).endsWith("verification.json"))) {
         return [{ calls: [write(ctx, "memory/reports/verification.json", { passed: true, summary: "I reviewed the changes myself." })] }];
       }
@@ -300,14 +365,30 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
       // `--max-parallel N` given once, before the first batch (the person asked for it).
       const setParallel = ctx.maxParallel !== undefined && !ctx.events.some((e) => e.kind === "call" && String(e.input.command ?? "").includes("--max-parallel"));
       if (setParallel) return [{ calls: [run(ctx, `resume --max-parallel ${ctx.maxParallel}`)] }];
+      if (ctx.deviation === "rollback_unasked" && !tried(ctx, "rollback") && (next.tasks ?? []).includes("task-002")) return [{ calls: [run(ctx, "rollback --to ARCHITECTURE --yes")] }];
+      if (ctx.deviation === "edit_execution" && (next.tasks ?? []).includes("task-002") && !ctx.events.some((e) => e.kind === "call" && e.name === "Edit")) {
+        const file = "memory/state/execution.json";
+        return [{ calls: [read(ctx, file)] }, { calls: [{ name: "Edit", input: { file_path: join(ctx.project, file), old_string: '"title": "Login route with tests",\n      "status": "pending"', new_string: '"title": "Login route with tests",\n      "status": "complete"', replace_all: false } }] }];
+      }
       const ids = next.tasks ?? [];
       if (ids.length === 0) return [{ end: `Tasks are in flight (${(plan.in_flight ?? []).join(", ")}); waiting for them.` }];
       const workflow = String(plan.workflow_id ?? "");
-      return [{ calls: ids.map((id) => spawn(ctx, "executor", "IMPLEMENTATION", `memory/reports/tasks/${id}.json`, [`Task: ${id}`, `Title: ${title(id)}`, "Design: memory/reports/final_design.json", ...(workflow ? [`Workflow: ${workflow}`] : []), `Helper: node "${ctx.helper}"`])) }];
+      const executor = (id: string) => spawn(ctx, "executor", "IMPLEMENTATION", `memory/reports/tasks/${id}.json`, [`Task: ${id}`, `Title: ${title(id)}`, "Design: memory/reports/final_design.json", ...(workflow ? [`Workflow: ${workflow}`] : []), `Helper: node "${ctx.helper}"`]);
+      const spawned = (id: string) => ctx.events.some((e) => e.kind === "call" && e.name === "Agent" && String(e.input.prompt).includes(`Task: ${id}\n`));
+      // One wrong spawn beside the right ones, once.
+      const extra = ctx.deviation === "double_spawn" && ids.includes("task-001") && !spawned("task-001") ? "task-001"
+        : ctx.deviation === "spawn_ahead" && ids.includes("task-001") && !spawned("task-002") ? "task-002"
+        : ctx.deviation === "spawn_unknown" && ids.includes("task-001") && !spawned("task-009") ? "task-009"
+        : ctx.deviation === "spawn_done" && ids.includes("task-002") && !spawned("task-002") ? "task-001"
+        : undefined;
+      return [{ calls: [...ids.map(executor), ...(extra === undefined ? [] : [executor(extra)])] }];
     }
     case "await_agents":
       return [{ end: `Agents are at work (${next.reason ?? ""}). ${WAITING}` }];
     case "await_approval":
+      if (ctx.deviation === "spawn_early" && answer === null && next.gate === "approve_requirements" && !ctx.events.some((e) => e.kind === "call" && e.name === "Agent" && String(e.input.subagent_type).endsWith("architect"))) {
+        return [{ calls: [spawn(ctx, "architect", "ARCHITECTURE", "memory/reports/designs/minimal.json", ["Design name: minimal", `Angle: ${ANGLES.minimal}`])] }];
+      }
       if (answer === null && ctx.deviation !== undefined && !tried(ctx, `phase approve ${phase}`)) {
         if (ctx.deviation === "approve_unasked" && next.gate === "approve_requirements") return [{ calls: [run(ctx, "phase approve REQUIREMENTS")] }];
         if (ctx.deviation === "pick_for_person" && next.gate === "pick_design") return [{ calls: [write(ctx, "memory/reports/final_design.json", finalDesign("minimal", "", ctx.tasks))] }, { calls: [run(ctx, "phase approve ARCHITECTURE")] }];
@@ -336,6 +417,12 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
     }
     case "workflow_complete":
       return [{ end: "The workflow is complete. Reflection: memory/reports/reflection.json." }];
+    case "confirm_isolation":
+    case "confirm_fresh_start":
+    case "confirm_rollback":
+    case "confirm_request_change":
+      // A decision named by a hook's next line (decisions.md): `dotagent resume --json` shows its question.
+      return [{ calls: [resume] }];
     default:
       return [{ end: `I need you: ${next.action} (${String(next.reason ?? "")}).` }];
   }
@@ -383,12 +470,15 @@ function mainAgent(body: ApiRequest, all: string, policy: PolicyOptions): Omit<R
     // A spawn dotagent refused (the reason says why): look where the workflow stands.
     return toolUse([run(ctx, "resume")]);
   }
+  // fail_early: the executors were just spawned; the model fails task-001 before its result is in.
+  if (ctx.deviation === "fail_early" && !tried(ctx, "task fail") && events.some((e) => e.kind === "call" && e.name === "Agent" && String(e.input.prompt).includes("Task: task-001\n"))) return toolUse([run(ctx, "task fail task-001")]);
   const r = events.map((e) => e.kind).lastIndexOf("resume");
   if (r === -1) {
     if (!ctx.helper) return end("There is no dotagent workflow here. Start one with /develop <feature request>.");
     return toolUse([run(ctx, "resume")]);
   }
   const plan = (events[r] as Extract<Event, { kind: "resume" }>).plan;
+  ctx.planAt = r;
   const since = events.slice(r + 1);
   const personAt = events.findLastIndex((e, i) => i > r && e.kind === "person");
   const notifiedAt = events.findLastIndex((e, i) => i > r && e.kind === "notified");
@@ -493,7 +583,9 @@ function subAgent(agent: string, body: ApiRequest, all: string, policy: PolicyOp
   const output = /^Output file: (\S+)$/m.exec(prompt)?.[1];
   const project = /Primary working directory: (\S+)/.exec(all)?.[1] ?? process.cwd();
   if (!output) return end("No output file in my prompt.");
-  if (agent === "executor" && policy.executorWrites) return codingExecutor(prompt, events, project, policy.executorWrites, (body.tools ?? []).some((t) => t.name === "SubagentHandback"), policy.executorCommits === true, policy.executorStrays === true);
+  const strays = policy.executorStrays === true || policy.deviation === "executor_strays";
+  const writes = policy.executorWrites ?? (strays ? "own" : undefined);
+  if (agent === "executor" && writes) return codingExecutor(prompt, events, project, writes, (body.tools ?? []).some((t) => t.name === "SubagentHandback"), policy.executorCommits === true, strays);
   const path = join(project, output);
   const calls = events.filter((e) => e.kind === "call").length;
   if (calls === 0) return toolUse([{ name: "Read", input: { file_path: path } }]);
@@ -515,9 +607,32 @@ function subAgent(agent: string, body: ApiRequest, all: string, policy: PolicyOp
     // the prompt asks for a revision (the person's feedback at a gate of `dotagent run`).
     const revise = /^Revise: /m.test(prompt);
     if (!revise && result?.kind === "result" && !result.isError && /\{/.test(result.text) && !/does not exist/i.test(result.text)) return finish(`${output} is already done.`);
+    // The agents' deviations (PolicyOptions.deviation), each the first time only: a reminder brings the right report.
+    const wrong = agentMistake(agent, prompt, policy.deviation, project, path, report(agent, prompt, policy.tasks));
+    if (wrong === "handback") return finish("Done.");
+    if (wrong !== undefined) return toolUse([wrong]);
     return toolUse([{ name: "Write", input: { file_path: path, content: `${JSON.stringify(report(agent, prompt, policy.tasks), null, 2)}\n` } }]);
   }
   return finish(`Wrote ${output}.`);
+}
+
+/** The agent's one mistake, if the deviation is its: a wrong Write, or "handback" (it stops without a report). */
+function agentMistake(agent: string, prompt: string, deviation: Deviation | undefined, project: string, path: string, right: Record<string, unknown>): Call | "handback" | undefined {
+  const json = JSON.stringify(right, null, 2);
+  switch (deviation) {
+    case "no_report":
+      return agent === "executor" && /^Task: task-001$/m.test(prompt) ? "handback" : undefined;
+    case "wrong_path":
+      return agent === "pm" ? { name: "Write", input: { file_path: join(project, "memory/reports/requirements.json"), content: `${json}\n` } } : undefined;
+    case "fenced_report":
+      return agent === "qa" ? { name: "Write", input: { file_path: path, content: `\`\`\`json\n${json}\n\`\`\`\n` } } : undefined;
+    case "missing_field":
+      return agent === "qa" ? { name: "Write", input: { file_path: path, content: `${JSON.stringify({ summary: "Every criterion met." }, null, 2)}\n` } } : undefined;
+    case "markdown_in_json":
+      return agent === "reflector" ? { name: "Write", input: { file_path: path, content: "# Reflection\n\nLogin shipped; keep tasks small.\n" } } : undefined;
+    default:
+      return undefined;
+  }
 }
 
 const bodies = new Map<string, Array<[string, string]>>();

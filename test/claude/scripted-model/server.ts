@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { decide, type Block, type Reply, type ApiRequest, type PolicyOptions } from "./policy.js";
 
 export interface LogEntry {
-  kind: "request" | "response" | "tool_result";
+  kind: "request" | "response" | "tool_result" | "feedback";
   k: number;
   session?: string;
   who?: string;
@@ -63,6 +63,14 @@ export function newestToolResults(body: ApiRequest): ToolResultSummary[] {
     .map((c) => ({ tool_use_id: String(c.tool_use_id), is_error: c.is_error === true, text: textOfContent(c.content) }));
 }
 
+/** Hook feedback in the messages after the newest assistant message (a SubagentStop block's reason). */
+export function newestFeedback(body: ApiRequest): string[] {
+  const messages = body.messages ?? [];
+  const after = messages.slice(messages.findLastIndex((m) => m.role === "assistant") + 1);
+  const texts = after.flatMap((m) => (m.role === "user" ? (typeof m.content === "string" ? [m.content] : m.content.filter((c) => c.type === "text").map((c) => String(c.text ?? ""))) : []));
+  return [...new Set(texts.flatMap((t) => [...t.matchAll(/^Stop hook feedback:\n(.*)$/gm)].map((m) => m[1]!)))];
+}
+
 function sse(res: ServerResponse, id: string, model: string, reply: Reply): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const event = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
@@ -111,6 +119,8 @@ export async function startScriptedModel(options: ServerOptions): Promise<Script
     const results = newestToolResults(body);
     log({ kind: "request", k, session, who: reply.who, bytes: raw.length, messages: body.messages?.length ?? 0, stream: body.stream === true, dotagent: dotagentTexts(body), ...(reply.who === "monitor" ? { about: monitorSubject(body) } : {}), ...(process.env.DOTAGENT_SCRIPTED_TAIL ? { tail: body.messages?.slice(-4) } : {}) });
     for (const r of results) log({ kind: "tool_result", k, session, who: reply.who, ...r });
+    // A hook's words to an agent that are no tool result (print mode's "Stop hook feedback"): logged once each.
+    for (const text of newestFeedback(body)) log({ kind: "feedback", k, session, who: reply.who, text });
     const verdict = options.onRequest?.(k, { who: reply.who, lastToolResult: results.at(-1) ?? null, session }) ?? "answer";
     if (verdict === "hang") {
       hanging.add(res);

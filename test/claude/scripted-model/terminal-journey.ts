@@ -31,6 +31,8 @@ export interface TerminalJourneyOptions {
   git?: boolean;
   /** After the install, before the client starts: e.g. commit what install wrote. */
   afterInstall?: (project: string, home: string) => void;
+  /** What the person does in their own shell before they answer the model (e.g. edit a state file by hand). */
+  beforeAnswer?: (project: string, answer: string) => void;
 }
 
 export interface TerminalJourneyResult {
@@ -65,6 +67,8 @@ function countEvents(project: string): number {
 
 /** What the person says to the model's last words (null: nothing to answer). */
 function answerTo(text: string): string | null {
+  // A decision the model put to the person (commit the checkout's changes, go back to a checkpoint): yes.
+  if (/Yes or no\?\s*$/.test(text)) return "yes";
   if (/Which one\?/.test(text)) return "minimal";
   if (/approve/i.test(text) && /\?\s*$/.test(text)) return "approve";
   return null;
@@ -194,6 +198,7 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
         continue;
       }
       seen = requests.length;
+      options.beforeAnswer?.(project, answer);
       type(answer);
     }
   } finally {
