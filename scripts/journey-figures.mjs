@@ -81,6 +81,26 @@ export function matrixTables() {
   return out.join("\n");
 }
 
+/** The misbehaving model (misbehaving-journey.test.ts): each deviation, what the model was told, whether it ended safe. */
+export function misbehavingTable() {
+  const modes = [["print", "misbehaving-print.json"], ["terminal", "misbehaving-terminal.json"]].filter(([, f]) => existsSync(join(root, "docs/figures", f))).map(([m, f]) => [m, read(f)]);
+  if (modes.length === 0) return "(not recorded yet: `DOTAGENT_RECORD_FIGURES=1 npm run journey`)";
+  const names = [...new Set(modes.flatMap(([, m]) => m.rows.map((r) => r.deviation)))];
+  const cell = (m, name) => {
+    const r = m.rows.find((x) => x.deviation === name);
+    return r === undefined ? "—" : `${r.safe ? "safe" : "**NOT SAFE**"} (${r.seconds} s)`;
+  };
+  const told = (name) => modes.map(([, m]) => m.rows.find((x) => x.deviation === name)?.told).find(Boolean) ?? "";
+  const safe = (m) => m.rows.filter((r) => r.safe).length;
+  return [
+    `${modes.map(([mode, m]) => `${mode === "print" ? "Print mode" : "Interactive terminal"}: ${safe(m)} of ${m.rows.length} ended safe in ${m.minutes} min (${m.measured_with})`).join("; ")}.`,
+    "",
+    `| deviation | what the model was told (first words) | ${modes.map(([mode]) => (mode === "print" ? "print mode" : "terminal")).join(" | ")} |`,
+    `|---|---|${modes.map(() => "---").join("|")}|`,
+    ...names.map((n) => `| \`${n}\` | ${told(n).replaceAll("|", "\\|")} | ${modes.map(([, m]) => cell(m, n)).join(" | ")} |`),
+  ].join("\n");
+}
+
 /** IMPLEMENTATION's wall time for independent tasks at max_parallel 1 and 3 (parallel-journey.test.ts). */
 export function parallelLine() {
   const p = read("parallel.json");
@@ -128,6 +148,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const readme = join(root, "README.md");
     writeFileSync(readme, fill(readFileSync(readme, "utf8"), "turns", readmeLine()));
     const file = join(root, "docs/evidence.md");
-    writeFileSync(file, fill(fill(fill(fill(fill(readFileSync(file, "utf8"), "journey-figures", journeyTable()), "crash-matrix", matrixTables()), "reading-cost", readingCostTable()), "parallel", parallelLine()), "worktree-wall-time", worktreeTable()));
-  } else process.stdout.write(`${journeyTable()}\n\n${matrixTables()}\n\n${readingCostTable()}\n\n${parallelLine()}\n\n${worktreeTable()}\n`);
+    writeFileSync(file, fill(fill(fill(fill(fill(fill(readFileSync(file, "utf8"), "journey-figures", journeyTable()), "crash-matrix", matrixTables()), "reading-cost", readingCostTable()), "parallel", parallelLine()), "worktree-wall-time", worktreeTable()), "misbehaving", misbehavingTable()));
+  } else process.stdout.write(`${journeyTable()}\n\n${matrixTables()}\n\n${readingCostTable()}\n\n${parallelLine()}\n\n${worktreeTable()}\n\n${misbehavingTable()}\n`);
 }

@@ -135,7 +135,12 @@ describe("the end of an executor: recorded from its report; no report: sent back
     const { p, helper, prompt } = running();
     const file = transcript(p, "a3", "executor", prompt);
     const handback = () => hook(p, helper, "pre-tool-use", { hook_event_name: "PreToolUse", tool_name: "SubagentHandback", agent_id: "a3", agent_type: "executor", transcript_path: join(p, "home/.claude/projects/x/s-1.jsonl"), tool_input: { message: "done" } });
-    expect(handback().out?.hookSpecificOutput).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: expect.stringMatching(/^dotagent reminder 1 of 2/) });
+    expect(handback().out?.hookSpecificOutput).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: expect.stringMatching(/^dotagent reminder 1 of 2: your report is not done: memory\/reports\/tasks\/t1\.json does not exist/) });
+    // What is wrong with it, as SubagentStop says it: the agent can fix exactly that.
+    writeFileSync(join(p, "memory/reports/tasks/t1.json"), '```json\n{"task_id": "t1", "status": "complete"}\n```\n');
+    expect(handback().out?.hookSpecificOutput.permissionDecisionReason).toMatch(/t1\.json is not valid JSON/);
+    writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t9", status: "complete" });
+    expect(handback().out?.hookSpecificOutput.permissionDecisionReason).toMatch(/t1\.json has task_id "t9", not "t1"/);
     writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "failed", error: "tests fail" });
     expect(handback().out).toBeNull();
   });

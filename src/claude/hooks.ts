@@ -140,7 +140,15 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
     if (fine) return null;
     const sent = remindersSent(transcript, MAX_REMINDERS);
     if (sent >= MAX_REMINDERS) return null;
-    const why = report.status === "missing" ? `${job.output} does not exist` : `${job.output} is not a valid report`;
+    // What is wrong, as the SubagentStop path says it ("is not valid JSON", "has no boolean `passed`", another task's id).
+    const why =
+      report.status === "missing"
+        ? `${job.output} does not exist`
+        : report.status === "invalid" || report.status === "outside"
+          ? `${job.output} ${report.reason}`
+          : report.status === "valid"
+            ? `${job.output} has task_id ${JSON.stringify((report.data as Record<string, unknown>).task_id)}, not "${job.task}"`
+            : `${job.output} is not a valid report`;
     return preToolUse("deny", reminder(job, why, sent + 1, worktreeReport(op, snapshot, job)));
   }
   return null;
