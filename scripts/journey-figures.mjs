@@ -90,7 +90,13 @@ export function misbehavingTable() {
     const r = m.rows.find((x) => x.deviation === name);
     return r === undefined ? "—" : `${r.safe ? "safe" : "**NOT SAFE**"} (${r.seconds} s)`;
   };
-  const told = (name) => modes.map(([, m]) => m.rows.find((x) => x.deviation === name)?.told).find(Boolean) ?? "";
+  // The line as the model read it, without the JSON around it; a different first word per client said as such.
+  const clean = (t) => (t ?? "").replace(/"[,}].*$/, "").replace(/\/tmp\/[\w.-]+\/project\//g, "<project>/").replace(/\b[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b/g, "<session>");
+  const told = (name) => {
+    const lines = modes.map(([mode, m]) => [mode, clean(m.rows.find((x) => x.deviation === name)?.told)]).filter(([, t]) => t !== "");
+    const differ = lines.length > 1 && lines[0][1].slice(0, 40) !== lines[1][1].slice(0, 40);
+    return differ ? lines.map(([mode, t]) => `${mode === "print" ? "print" : "terminal"}: ${t}`).join("<br>") : (lines[0]?.[1] ?? "");
+  };
   const safe = (m) => m.rows.filter((r) => r.safe).length;
   return [
     `${modes.map(([mode, m]) => `${mode === "print" ? "Print mode" : "Interactive terminal"}: ${safe(m)} of ${m.rows.length} ended safe in ${m.minutes} min (${m.measured_with})`).join("; ")}.`,
