@@ -93,6 +93,11 @@ describe("createArchive", () => {
     expect(info).toMatchObject({ name: "wf-exec_20261120T123456Z.tar.gz", workflow_id: "wf-exec", phase: null, phase_status: null, reason: null });
   });
 
+  test("a phase.json cut short (head -c 100) still names the archive after its workflow", async () => {
+    writeLiveState(box.root, { phase: '{\n  "workflow_id": "wf-add-login",\n  "started_at": "2026-11-2', execution: "" });
+    expect(await createArchive(box.root, { now: NOW })).toMatchObject({ name: "wf-add-login_20261120T123456Z.tar.gz", workflow_id: "wf-add-login", phase: null });
+  });
+
   test("uses `unknown` when no state file names the workflow", async () => {
     writeLiveState(box.root, { phase: "[]", execution: "", reports: { "x.md": "hi" } });
     expect((await createArchive(box.root, { now: NOW }))?.name).toBe("unknown_20261120T123456Z.tar.gz");

@@ -214,7 +214,9 @@ interface WorkflowFacts {
 async function readWorkflowFacts(staging: string): Promise<WorkflowFacts> {
   const phaseState = await readJsonObject(join(staging, STATE_DIR, "phase.json"));
   const execution = await readJsonObject(join(staging, STATE_DIR, "execution.json"));
-  const workflowId = [phaseState?.["workflow_id"], execution?.["workflow_id"]].find(
+  // A file cut short (`head -c 100 … > phase.json`) still names its workflow near the start.
+  const cutShort = phaseState === null ? await idInText(join(staging, STATE_DIR, "phase.json")) : undefined;
+  const workflowId = [phaseState?.["workflow_id"], execution?.["workflow_id"], cutShort].find(
     (id): id is string => typeof id === "string" && id.trim() !== "",
   );
   const phase = phaseState?.["current_phase"];
@@ -225,6 +227,16 @@ async function readWorkflowFacts(staging: string): Promise<WorkflowFacts> {
     phase: isPhase(phase) ? phase : null,
     phaseStatus: typeof status === "string" && (PHASE_STATUSES as readonly string[]).includes(status) ? status : null,
   };
+}
+
+/** The `"workflow_id": "…"` of a state file that does not parse, or undefined. */
+async function idInText(file: string): Promise<string | undefined> {
+  try {
+    const match = /^\s*\{\s*"workflow_id"\s*:\s*"([^"\\]{1,200})"/.exec((await readFile(file, "utf8")).slice(0, 400));
+    return match?.[1];
+  } catch {
+    return undefined;
+  }
 }
 
 async function readJsonObject(file: string): Promise<Record<string, unknown> | null> {
