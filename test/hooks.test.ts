@@ -4,22 +4,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { dotagent, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { dotagent, installedProject, readJson, removeTemps, runHook, tempProject, writeJson } from "./support/cli.js";
 
 afterEach(removeTemps);
 
 /** A project with dotagent installed (the hooks run the installed helper, as Claude Code does). */
-function installed(): { p: string; helper: string } {
-  const p = tempProject();
-  expect(dotagent(p, ["install", "--json"], { env: { HOME: join(p, "home") } }).code).toBe(0);
-  return { p, helper: join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs") };
-}
-
+const installed = installedProject;
 /** Runs `hook <event>` as Claude Code does: the installed helper, the JSON on stdin, the session's pid. */
-function hook(p: string, helper: string, event: string, input: Record<string, unknown>, env: Record<string, string> = {}) {
-  const r = dotagent(p, ["hook", event], { input: JSON.stringify({ session_id: "s-1", cwd: p, ...input }), env: { CLAUDE_PID: String(process.pid), CLAUDE_CODE_SESSION_ID: "s-1", CLAUDE_PROJECT_DIR: p, ...env }, script: helper });
-  return { ...r, out: r.stdout.trim() === "" ? null : (JSON.parse(r.stdout) as Record<string, any>) };
-}
+const hook = runHook;
 
 const bash = (command: string) => ({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command } });
 const agent = (type: string, lines: string[]) => ({ hook_event_name: "PreToolUse", tool_name: "Agent", tool_input: { subagent_type: type, prompt: ["Feature request: add login", ...lines].join("\n"), description: "x" } });

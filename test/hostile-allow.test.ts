@@ -6,15 +6,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { dotagent, removeTemps, tempProject } from "./support/cli.js";
+import { dotagent, installedProject, removeTemps, tempProject } from "./support/cli.js";
 
 afterEach(removeTemps);
 
-function installed(): { p: string; helper: string } {
-  const p = tempProject();
-  expect(dotagent(p, ["install", "--json"], { env: { HOME: join(p, "home") } }).code).toBe(0);
-  return { p, helper: join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs") };
-}
+const installed = installedProject;
 
 function preToolUse(p: string, helper: string, toolName: string, toolInput: Record<string, unknown>) {
   const r = dotagent(p, ["hook", "pre-tool-use"], { input: JSON.stringify({ session_id: "s-1", cwd: p, hook_event_name: "PreToolUse", tool_name: toolName, tool_input: toolInput }), env: { CLAUDE_PID: String(process.pid), CLAUDE_CODE_SESSION_ID: "s-1", CLAUDE_PROJECT_DIR: p }, script: helper });

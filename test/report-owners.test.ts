@@ -6,20 +6,16 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { dotagent, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { dotagent, installedProject, readJson, removeTemps, runHook, tempProject, writeJson } from "./support/cli.js";
 
 afterEach(removeTemps);
 
-function installed(): { p: string; helper: string } {
-  const p = tempProject();
-  expect(dotagent(p, ["install", "--json"], { env: { HOME: join(p, "home") } }).code).toBe(0);
-  return { p, helper: join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs") };
-}
+const installed = installedProject;
 
 function hook(p: string, helper: string, event: string, input: Record<string, unknown>) {
-  const r = dotagent(p, ["hook", event], { input: JSON.stringify({ session_id: "s-1", cwd: p, ...input }), env: { CLAUDE_PID: String(process.pid), CLAUDE_CODE_SESSION_ID: "s-1", CLAUDE_PROJECT_DIR: p }, script: helper });
+  const r = runHook(p, helper, event, input);
   expect(r.code).toBe(0);
-  return r.stdout.trim() === "" ? null : (JSON.parse(r.stdout) as Record<string, any>);
+  return r.out;
 }
 
 const prompt = (lines: string[]) => ["Feature request: add login", ...lines].join("\n");

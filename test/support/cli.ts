@@ -79,3 +79,17 @@ export function treeBytes(root: string): Record<string, string> {
 export function expectNoStack(text: string): void {
   if (/^\s+at .+\(.+:\d+:\d+\)$/m.test(text) || /^\s+at /m.test(text)) throw new Error(`output has a stack trace:\n${text}`);
 }
+
+/** A temp project with `dotagent install` done: the hooks run the installed helper, as Claude Code does. */
+export function installedProject(): { p: string; helper: string } {
+  const p = tempProject();
+  const r = dotagent(p, ["install", "--json"], { env: { HOME: join(p, "home") } });
+  if (r.code !== 0) throw new Error(`dotagent install failed (exit ${r.code}): ${r.stdout}${r.stderr}`);
+  return { p, helper: join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs") };
+}
+
+/** Runs `hook <event>` as Claude Code does: the installed helper, the JSON on stdin, the session's pid; `out` is its answer, or null. */
+export function runHook(p: string, helper: string, event: string, input: Record<string, unknown>, env: Record<string, string> = {}): RunResult & { out: Record<string, any> | null } {
+  const r = dotagent(p, ["hook", event], { input: JSON.stringify({ session_id: "s-1", cwd: p, ...input }), env: { CLAUDE_PID: String(process.pid), CLAUDE_CODE_SESSION_ID: "s-1", CLAUDE_PROJECT_DIR: p, ...env }, script: helper });
+  return { ...r, out: r.stdout.trim() === "" ? null : (JSON.parse(r.stdout) as Record<string, any>) };
+}
