@@ -136,9 +136,9 @@ describe("npm install -g of the packed tarball", () => {
     writeFileSync(join(consumer, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, skipLibCheck: false, types: [] }, files: ["good.ts"] }));
     // The consumer of the public API (openWorkflow and its result types), as a user writes it.
     writeFileSync(join(consumer, "good.ts"), readFileSync(join(REPO, "test", "api-types", "consumer.ts")));
-    writeFileSync(join(consumer, "bad.ts"), ['import type { PhaseState } from "dotagent-workflow";', 'const wrong: PhaseState["current_phase"] = "DEPLOYMENT";', "export { wrong };"].join("\n"));
+    writeFileSync(join(consumer, "bad.ts"), ['import type { PhaseState } from "dotagent-workflow";', 'const wrong: PhaseState["phase_status"] = "DEPLOYING";', 'const step: PhaseState["current_phase"] = 42;', "export { wrong, step };"].join("\n"));
     writeFileSync(join(consumer, "internal.ts"), ['import { StateWriter, planResume, acquireLock } from "dotagent-workflow";', "export { StateWriter, planResume, acquireLock };"].join("\n"));
-    writeFileSync(join(consumer, "wrong-call.ts"), ['import { openWorkflow } from "dotagent-workflow";', 'export const p = openWorkflow(".").phase.start("DEPLOYMENT");'].join("\n"));
+    writeFileSync(join(consumer, "wrong-call.ts"), ['import { openWorkflow } from "dotagent-workflow";', 'export const p = openWorkflow(".").phase.start(42);'].join("\n"));
     // One tsc over all four files (a tsc start is seconds): good.ts must have no error, each
     // other file exactly its own.
     writeFileSync(join(consumer, "tsconfig.all.json"), JSON.stringify({ extends: "./tsconfig.json", files: ["good.ts", "bad.ts", "internal.ts", "wrong-call.ts"] }));
@@ -148,11 +148,13 @@ describe("npm install -g of the packed tarball", () => {
     expect(all.stderr).toBe("");
     expect(all.stdout.split("\n").filter((line) => /^\S+\(\d+,\d+\): error/.test(line) && !/^(bad|internal|wrong-call)\.ts\(/.test(line))).toEqual([]);
     expect(errorsIn("good.ts")).toBe("");
-    // The types are real, not `any`: a phase that does not exist is refused.
-    expect(errorsIn("bad.ts")).toContain("DEPLOYMENT");
+    // The types are real, not `any`: a status that does not exist is refused, and a step id is a
+    // string (a workflow's steps are its definition's, SPEC §20).
+    expect(errorsIn("bad.ts")).toContain("DEPLOYING");
+    expect(errorsIn("bad.ts")).toContain("'number' is not assignable to type 'string'");
     // Internals are not part of the API: the store's writer and the planner are not exported.
     for (const name of ["StateWriter", "planResume", "acquireLock"]) expect(errorsIn("internal.ts")).toContain(`has no exported member '${name}'`);
-    expect(errorsIn("wrong-call.ts")).toContain('"DEPLOYMENT"');
+    expect(errorsIn("wrong-call.ts")).toContain("'number' is not assignable");
     expect(all.status).not.toBe(0);
   });
 });

@@ -68,7 +68,7 @@ function copyOf(stage: Stage): string {
 const ORDER: Stage[] = [...PHASES, "COMPLETE"];
 const reportFiles = (p: string) => Object.keys(treeBytes(join(p, "memory/reports"))).sort();
 /** The next action the phase table names for a phase started afresh. */
-const expectedNext = (phase: Phase) => (phase === "IMPLEMENTATION" ? { action: "plan_tasks" } : { action: "spawn_agent", agent: PHASE_TABLE[phase].agent });
+const expectedNext = (phase: Phase) => (phase === "IMPLEMENTATION" ? { action: "plan_tasks" } : { action: "spawn_agent", agent: PHASE_TABLE[phase]!.agent });
 
 describe("rollback from every phase to every earlier phase", () => {
   const pairs = ORDER.flatMap((from, i) => PHASES.filter((_, j) => j <= Math.min(i, PHASES.length - 1)).map((to) => [from, to] as const));
@@ -85,7 +85,7 @@ describe("rollback from every phase to every earlier phase", () => {
     expect(after.every((f) => before.includes(f))).toBe(true);
     const laterPhase = PHASES.slice(PHASES.indexOf(to));
     const owned = (f: string, phase: Phase) =>
-      ({ REQUIREMENTS: /^demand/, ARCHITECTURE: /^(designs\/|roundtable|final_design)/, IMPLEMENTATION: /^tasks\//, VERIFICATION: /^verification/, REFLECTION: /^reflection/ })[phase].test(f);
+      ({ REQUIREMENTS: /^demand/, ARCHITECTURE: /^(designs\/|roundtable|final_design)/, IMPLEMENTATION: /^tasks\//, VERIFICATION: /^verification/, REFLECTION: /^reflection/ } as Record<string, RegExp>)[phase]!.test(f);
     expect(after.filter((f) => laterPhase.some((ph) => owned(f, ph)))).toEqual([]);
     expect(before.filter((f) => !laterPhase.some((ph) => owned(f, ph)))).toEqual(after);
     expect(existsSync(join(p, "memory/state/execution.json"))).toBe(PHASES.indexOf(to) > PHASES.indexOf("IMPLEMENTATION"));

@@ -5,7 +5,7 @@
 // onWarning; questions for a person go to a `decide` callback, and without one the result comes
 // back with `decision` set and nothing written, as the CLI does without a terminal.
 import { DotagentError, EXIT, usageError } from "../core/errors.js";
-import { isPhase, PHASES, type Phase } from "../core/phases.js";
+import { PHASES, type Phase } from "../core/phases.js";
 import type { Decision } from "../core/plan-resume.js";
 import type { NewTask } from "../core/tasks.js";
 import { idProblem } from "../schema/json.js";
@@ -182,9 +182,10 @@ function texts(value: unknown, name: string): string[] | undefined {
 
 /** The phase as given, upper-cased like the CLI does; a usage error for anything else. */
 function phaseArg(phase: string): Phase {
-  const upper = (text(phase, "phase") ?? "").toUpperCase();
-  if (!isPhase(upper)) throw usageError(`"${phase}" is not a phase; phases are ${PHASES.join(", ")}`);
-  return upper;
+  const name = text(phase, "phase") ?? "";
+  // Checked against the workflow's own steps (develop's five, or its definition's) when it is used.
+  if (!/^[A-Za-z][A-Za-z0-9_-]{0,39}$/.test(name)) throw usageError(`"${name.slice(0, 50)}" is not a step name; develop's are ${PHASES.join(", ")}`);
+  return name;
 }
 
 /** The feature request: trimmed; blank means none (as `--request ""`). */

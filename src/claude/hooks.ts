@@ -19,7 +19,10 @@
 // Code's own flow decides). Nothing here throws past the hook command, which always exits 0.
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { dotagentAgentName, readAgentJob, describeJob, withRequestLine, type AgentJob } from "../core/agent-job.js";
+import { AGENT_NAMES, dotagentAgentName, readAgentJob, describeJob, withRequestLine, type AgentJob } from "../core/agent-job.js";
+import { DEVELOP, type Flow } from "../core/flow.js";
+import { flowOf } from "../core/flow-of.js";
+import { readPhaseFile } from "../store/state-files.js";
 import { judgeHelperCommand, judgeSpawnInput } from "../core/helper-command.js";
 import { judgeBashWrite, judgeFileWrite, type GuardContext, type Writer } from "../core/write-guard.js";
 import { promptWithLines } from "../core/worktrees.js";
@@ -62,9 +65,9 @@ export function nextContext(recorded: readonly string[], plan: Pick<ResumePlan, 
 /** The words an agent without its report is sent back with (numbered: the count lives in its transcript). */
 export function reminder(job: AgentJob, why: string, n: number, inWorktree?: string): string {
   const shape =
-    job.agent === "executor"
+    job.task !== undefined
       ? `one JSON object with "task_id": "${job.task}" and "status": "complete" or "failed" (with "error" saying what blocks it)`
-      : job.agent === "qa"
+      : job.check === true
         ? 'a JSON object with a boolean "passed"'
         : "a non-empty JSON object";
   const where = inWorktree ? ` (the main checkout's: ${inWorktree}, not your worktree's copy)` : "";
@@ -72,12 +75,12 @@ export function reminder(job: AgentJob, why: string, n: number, inWorktree?: str
 }
 
 /** The job of a dotagent agent from its transcript (a hook that sees only the agent id). */
-function jobFromTranscript(transcript: string | undefined, agentType: unknown): AgentJob | undefined {
+function jobFromTranscript(transcript: string | undefined, agentType: unknown, flow: Flow): AgentJob | undefined {
   if (transcript === undefined) return undefined;
-  const name = dotagentAgentName(agentType ?? readAgentType(transcript));
+  const name = dotagentAgentName(agentType ?? readAgentType(transcript), flow);
   if (name === undefined) return undefined;
   const prompt = readAgentPrompt(transcript);
-  const reading = prompt === undefined ? undefined : readAgentJob(name, prompt);
+  const reading = prompt === undefined ? undefined : readAgentJob(name, prompt, flow);
   return reading?.ok ? reading.job : undefined;
 }
 
@@ -90,6 +93,21 @@ function transcriptOf(input: HookInput): string | undefined {
   return session && sessionId && agentId ? agentTranscriptPath(session, sessionId, agentId) : undefined;
 }
 
+/**
+ * The flow of the workflow here (its pinned definition, else develop), read only when an agent's
+ * name is not one of develop's: a develop workflow's hooks read no state for it.
+ */
+async function flowFor(op: OpContext, ...types: unknown[]): Promise<Flow> {
+  const known = (type: unknown) => typeof type === "string" && (AGENT_NAMES as readonly string[]).includes(type.replace(/^dotagent:/, ""));
+  if (types.length > 0 && types.every((t) => t === undefined || known(t))) return DEVELOP;
+  try {
+    const read = await readPhaseFile(op.paths);
+    return read.kind === "ok" ? flowOf(read.value) : DEVELOP;
+  } catch {
+    return DEVELOP;
+  }
+}
+
 export async function onPreToolUse(op: OpContext, input: HookInput, helper: string): Promise<HookOutput> {
   const tool = str(input.tool_name);
   const toolInput = obj(input.tool_input);
@@ -99,19 +117,20 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
     if (command === undefined || helperReal === undefined) return null;
     const cwd = str(input.cwd) ?? op.paths.root;
     const verdict = judgeHelperCommand(command, { helper: helperReal, root: op.paths.root, cwd, realpath });
-    if (!verdict.allow) return guardBash(op, input, command, helper);
+    if (!verdict.allow) return guardBash(op, input, command, helper, await flowFor(op, input.agent_type));
     // A gate is the person's: the model's approval before their reply is refused, not pre-approved.
     const unanswered = await (await personGate()).unansweredApproval(op, verdict.argv, cwd);
     if (unanswered !== undefined) return preToolUse("deny", `dotagent: ${unanswered}`);
     return preToolUse("allow", `dotagent's own helper (${verdict.subcommand}) on this project's workflow state`);
   }
-  if (tool !== undefined && tool in WRITE_TOOLS) return guardFileWrite(op, input, helper);
+  if (tool !== undefined && tool in WRITE_TOOLS) return guardFileWrite(op, input, helper, await flowFor(op, input.agent_type));
   if (tool === "Agent" || tool === "Task") {
-    const name = dotagentAgentName(toolInput.subagent_type);
+    const flow = await flowFor(op, toolInput.subagent_type);
+    const name = dotagentAgentName(toolInput.subagent_type, flow);
     if (name === undefined || !hasWorkflowFolder(op)) return null;
     const fields = judgeSpawnInput(toolInput);
     if (fields !== undefined) return preToolUse("deny", `dotagent: ${fields}, then spawn it again.`);
-    const reading = readAgentJob(name, str(toolInput.prompt) ?? "");
+    const reading = readAgentJob(name, str(toolInput.prompt) ?? "", flow);
     if (!reading.ok) return preToolUse("deny", `dotagent: ${reading.reason}. Give the agent the prompt lines /develop shows (Feature request:, Phase:, … , Output file:), then spawn it again.`);
     try {
       const started = await (await agentRun()).startAgentJob(op, reading.job);
@@ -132,7 +151,7 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
   }
   if (tool === "SubagentHandback") {
     const transcript = transcriptOf(input);
-    const job = jobFromTranscript(transcript, input.agent_type);
+    const job = jobFromTranscript(transcript, input.agent_type, await flowFor(op, input.agent_type));
     if (job === undefined || transcript === undefined) return null;
     const snapshot = await loadSnapshot(op.paths, [{ path: job.output, mode: "parse" }]);
     const report = reportAt(snapshot.reports, job.output);
@@ -156,7 +175,7 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
 
 export async function onSubagentStop(op: OpContext, input: HookInput): Promise<HookOutput> {
   const transcript = transcriptOf(input);
-  const job = jobFromTranscript(transcript, input.agent_type);
+  const job = jobFromTranscript(transcript, input.agent_type, await flowFor(op, input.agent_type));
   if (job === undefined || transcript === undefined || !hasWorkflowFolder(op)) return null;
   const sent = remindersSent(transcript, MAX_REMINDERS);
   const end = await (await agentRun()).endAgentJob(op, job, { final: sent >= MAX_REMINDERS, ended: true, agentStartedAt: readAgentStartedAt(transcript) });
@@ -166,9 +185,10 @@ export async function onSubagentStop(op: OpContext, input: HookInput): Promise<H
 
 export async function onPostToolUse(op: OpContext, input: HookInput): Promise<HookOutput> {
   const toolInput = obj(input.tool_input);
-  const name = dotagentAgentName(toolInput.subagent_type);
+  const flow = await flowFor(op, toolInput.subagent_type);
+  const name = dotagentAgentName(toolInput.subagent_type, flow);
   if (name === undefined || !hasWorkflowFolder(op)) return null;
-  const reading = readAgentJob(name, str(toolInput.prompt) ?? "");
+  const reading = readAgentJob(name, str(toolInput.prompt) ?? "", flow);
   if (!reading.ok) return null;
   const event = str(input.hook_event_name) ?? "PostToolUse";
   // Launched in the background: its end comes later, with its notification.
@@ -214,7 +234,7 @@ export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promi
     const session = str(input.transcript_path);
     const sessionId = str(input.session_id);
     const transcript = session && sessionId ? agentTranscriptPath(session, sessionId, id) : undefined;
-    const job = jobFromTranscript(transcript, undefined);
+    const job = jobFromTranscript(transcript, undefined, await flowFor(op));
     if (job === undefined) continue;
     const end = await (await agentRun()).endAgentJob(op, job, { final: true, agentStartedAt: transcript === undefined ? undefined : readAgentStartedAt(transcript) });
     if (end.kind === "recorded") {
@@ -242,29 +262,29 @@ function guardContext(op: OpContext, input: HookInput, helper: string): GuardCon
 }
 
 /** Who makes the call: the main agent's calls carry no agent_id; a sub-agent's its id and type. */
-function writerOf(input: HookInput): Writer {
+function writerOf(input: HookInput, flow: Flow): Writer {
   if (input.agent_id === undefined) return { kind: "main" };
-  const name = dotagentAgentName(input.agent_type);
+  const name = dotagentAgentName(input.agent_type, flow);
   if (name === undefined) return { kind: "other" };
   const transcript = transcriptOf(input);
   const prompt = transcript === undefined ? undefined : readAgentPrompt(transcript);
   if (prompt === undefined) return { kind: "agent", agent: name };
-  const reading = readAgentJob(name, prompt);
+  const reading = readAgentJob(name, prompt, flow);
   // dotagent puts a worktree task's lines last into the executor's prompt (promptWithLines).
-  const worktree = name === "executor" ? prompt.split(/\r?\n/).findLast((l) => l.startsWith("Worktree: "))?.slice("Worktree: ".length).trim() : undefined;
+  const worktree = reading.ok && reading.job.task !== undefined ? prompt.split(/\r?\n/).findLast((l) => l.startsWith("Worktree: "))?.slice("Worktree: ".length).trim() : undefined;
   return { kind: "agent", agent: name, job: reading.ok ? reading.job : undefined, worktree: worktree || undefined };
 }
 
-function guardFileWrite(op: OpContext, input: HookInput, helper: string): HookOutput {
+function guardFileWrite(op: OpContext, input: HookInput, helper: string, flow: Flow): HookOutput {
   const toolInput = obj(input.tool_input);
   const path = str(toolInput[WRITE_TOOLS[str(input.tool_name) ?? ""] ?? ""]);
   if (path === undefined || path === "") return null;
-  const verdict = judgeFileWrite(path, writerOf(input), guardContext(op, input, helper));
+  const verdict = judgeFileWrite(path, writerOf(input, flow), guardContext(op, input, helper));
   return verdict.deny ? preToolUse("deny", verdict.reason) : null;
 }
 
-function guardBash(op: OpContext, input: HookInput, command: string, helper: string): HookOutput {
-  const verdict = judgeBashWrite(command, guardContext(op, input, helper), writerOf(input));
+function guardBash(op: OpContext, input: HookInput, command: string, helper: string, flow: Flow): HookOutput {
+  const verdict = judgeBashWrite(command, guardContext(op, input, helper), writerOf(input, flow));
   return verdict.deny ? preToolUse("deny", verdict.reason) : null;
 }
 

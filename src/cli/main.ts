@@ -30,7 +30,9 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   install: { summary: "install the skills, agents and hook into .claude/", load: () => import("./commands/install.js") },
   hook: { summary: "hook session-start: Claude Code's SessionStart hook", load: () => import("./commands/hook.js") },
   doctor: { summary: "check the set-up (Node.js, install, settings, state, lock, Agent SDK, login), each with its fix", load: () => import("./commands/doctor.js") },
-  schema: { summary: "print the JSON Schema of phase|execution|task-output", load: () => import("./commands/schema.js") },
+  step: { summary: "step run STEP: run the current shell or check step's command and record it", load: () => import("./commands/step.js") },
+  workflows: { summary: "list the workflows (built-in and .dotagent/workflows/), show or validate one", load: () => import("./commands/workflows.js") },
+  schema: { summary: "print the JSON Schema of phase|execution|task-output|workflow", load: () => import("./commands/schema.js") },
 };
 
 

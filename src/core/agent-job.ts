@@ -11,41 +11,41 @@
 // transcript (SubagentStop) knows the job, and records its start and its result without the
 // model. Pure: no file system.
 import { ID_PATTERN } from "../schema/json.js";
-import { PHASE_TABLE, REPORT, isPhase, taskOutputPath, type Phase } from "./phases.js";
+import { REPORT, taskOutputPath, type Phase } from "./phases.js";
+import { DEVELOP, stepAgents, type Flow, type Step } from "./flow.js";
 
-/** The agents of the phase table (dotagent's six agent files). */
+/** The agents of the built-in develop (dotagent's six agent files). */
 export const AGENT_NAMES = ["pm", "architect", "roundtable", "executor", "qa", "reflector"] as const;
-export type AgentName = (typeof AGENT_NAMES)[number];
-
-/** The phase each agent works in. */
-export const AGENT_PHASE: Readonly<Record<AgentName, Phase>> = {
-  pm: "REQUIREMENTS",
-  architect: "ARCHITECTURE",
-  roundtable: "ARCHITECTURE",
-  executor: "IMPLEMENTATION",
-  qa: "VERIFICATION",
-  reflector: "REFLECTION",
-};
+/** An agent of the workflow's definition: develop's six, or those a definition names (SPEC §20). */
+export type AgentName = string;
 
 export interface AgentJob {
   readonly agent: AgentName;
   readonly phase: Phase;
   /** The report it writes (project-relative). */
   readonly output: string;
-  /** executor: the task. */
+  /** executor (a tasks step's agent): the task. */
   readonly task?: string;
-  /** architect: the design's name. */
+  /** architect (a choose step's agent): the design's name. */
   readonly design?: string;
+  /** A check step's agent: its report holds a boolean `passed`. */
+  readonly check?: boolean;
+}
+
+/** Every agent the flow's steps spawn. */
+export function flowAgents(flow: Flow): Set<string> {
+  return new Set(flow.steps.flatMap(stepAgents));
 }
 
 /**
  * The agent's own name from Claude Code's `subagent_type` / `agent_type`: `executor` in a project
- * or user install, `dotagent:executor` from the plugin. Anything else is not dotagent's.
+ * or user install, `dotagent:executor` from the plugin, when the workflow's flow spawns it
+ * (develop's six unless a definition is pinned). Anything else is not dotagent's.
  */
-export function dotagentAgentName(type: unknown): AgentName | undefined {
+export function dotagentAgentName(type: unknown, flow: Flow = DEVELOP): AgentName | undefined {
   if (typeof type !== "string") return undefined;
-  const name = /^(?:dotagent:)?([a-z]+)$/.exec(type)?.[1];
-  return (AGENT_NAMES as readonly string[]).includes(name ?? "") ? (name as AgentName) : undefined;
+  const name = /^(?:dotagent:)?([a-z][a-z0-9-]{0,63})$/.exec(type)?.[1];
+  return name !== undefined && flowAgents(flow).has(name) ? name : undefined;
 }
 
 /** The value of the last `Name: value` line of a prompt (the skill puts the output file last). */
@@ -58,21 +58,16 @@ function field(prompt: string, name: string): string | undefined {
   return undefined;
 }
 
-/** The output a job of this agent must name (executor: its task's; architect: its design's). */
-export function expectedOutput(agent: AgentName, key: { task?: string | undefined; design?: string | undefined }): readonly string[] {
-  switch (agent) {
-    case "pm":
-      return [REPORT.demand];
-    case "architect":
+/** The outputs a job of `agent` in `step` may name (a tasks step: its task's; a choose step's agent: its design's). */
+export function expectedOutput(step: Step, agent: AgentName, key: { task?: string | undefined; design?: string | undefined }): readonly string[] {
+  switch (step.kind) {
+    case "choose":
+      if (agent === step.reducer) return [REPORT.roundtable];
       return key.design ? [`${REPORT.designsDir}/${key.design}.json`] : [];
-    case "roundtable":
-      return [REPORT.roundtable];
-    case "executor":
+    case "tasks":
       return key.task ? [taskOutputPath(key.task)] : [];
-    case "qa":
-      return [REPORT.verification];
-    case "reflector":
-      return PHASE_TABLE.REFLECTION.outputs;
+    default:
+      return step.reports;
   }
 }
 
@@ -80,29 +75,35 @@ export type JobReading = { ok: true; job: AgentJob } | { ok: false; reason: stri
 
 /**
  * The job in a dotagent agent's prompt, or why the prompt does not name one the way the skill
- * says (so the spawn can be refused with that reason and the model can write it right).
+ * says (so the spawn can be refused with that reason and the model can write it right). The
+ * `Phase:` line names the step (develop: the phase) among those of `flow` that spawn `agent`.
  */
-export function readAgentJob(agent: AgentName, prompt: string): JobReading {
+export function readAgentJob(agent: AgentName, prompt: string, flow: Flow = DEVELOP): JobReading {
+  const steps = flow.steps.filter((s) => stepAgents(s).includes(agent));
   const phaseLine = field(prompt, "Phase");
-  const phase = AGENT_PHASE[agent];
-  if (phaseLine === undefined) return { ok: false, reason: `the prompt has no "Phase: ${phase}" line` };
-  if (!isPhase(phaseLine) || phaseLine !== phase) return { ok: false, reason: `the ${agent} agent works in ${phase}, but the prompt says "Phase: ${phaseLine}"` };
-  const task = agent === "executor" ? field(prompt, "Task") : undefined;
-  const design = agent === "architect" ? field(prompt, "Design name") : undefined;
-  if (agent === "executor" && (task === undefined || !ID_PATTERN.test(task))) return { ok: false, reason: 'the prompt has no "Task: <task id>" line' };
-  if (agent === "architect" && (design === undefined || !ID_PATTERN.test(design))) return { ok: false, reason: 'the prompt has no "Design name: <name>" line (letters, digits, . _ -)' };
+  if (steps.length === 0) return { ok: false, reason: `no step of workflow ${flow.name} runs the ${agent} agent` };
+  if (phaseLine === undefined) return { ok: false, reason: `the prompt has no "Phase: ${steps[0]!.id}" line` };
+  const step = steps.find((s) => s.id === phaseLine);
+  if (step === undefined) return { ok: false, reason: `the ${agent} agent works in ${steps.map((s) => s.id).join(" or ")}, but the prompt says "Phase: ${phaseLine}"` };
+  const phase = step.id;
+  const needsTask = step.kind === "tasks";
+  const needsDesign = step.kind === "choose" && agent === step.agent;
+  const task = needsTask ? field(prompt, "Task") : undefined;
+  const design = needsDesign ? field(prompt, "Design name") : undefined;
+  if (needsTask && (task === undefined || !ID_PATTERN.test(task))) return { ok: false, reason: 'the prompt has no "Task: <task id>" line' };
+  if (needsDesign && (design === undefined || !ID_PATTERN.test(design))) return { ok: false, reason: 'the prompt has no "Design name: <name>" line (letters, digits, . _ -)' };
   const output = field(prompt, "Output file");
-  const allowed = expectedOutput(agent, { task, design });
+  const allowed = expectedOutput(step, agent, { task, design });
   if (output === undefined) return { ok: false, reason: `the prompt has no "Output file: ${allowed[0]}" line` };
   const normal = output.replace(/^\.\//, "");
   if (!allowed.includes(normal)) return { ok: false, reason: `the ${agent} agent's output file must be ${allowed.join(" or ")}, not ${output}` };
-  return { ok: true, job: { agent, phase, output: normal, ...(task ? { task } : {}), ...(design ? { design } : {}) } };
+  return { ok: true, job: { agent, phase, output: normal, ...(task ? { task } : {}), ...(design ? { design } : {}), ...(step.kind === "check" ? { check: true } : {}) } };
 }
 
 /** "executor for task-002", "architect (design robust)", "qa": for messages. */
 export function describeJob(job: AgentJob): string {
-  if (job.task) return `executor for ${job.task}`;
-  if (job.design) return `architect (design ${job.design})`;
+  if (job.task) return `${job.agent} for ${job.task}`;
+  if (job.design) return `${job.agent} (design ${job.design})`;
   return job.agent;
 }
 

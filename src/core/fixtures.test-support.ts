@@ -65,7 +65,7 @@ export function reports(files: Record<string, ReportState | object> = {}, design
 /** Reports proving every phase before `phase` (what atPhase's completed_phases refer to). */
 export function reportsBefore(phase: Phase, extra: Record<string, ReportState | object> = {}, designs: string[] = []): ReportSnapshot {
   const files: Record<string, ReportState | object> = {};
-  for (const p of PHASES.slice(0, PHASES.indexOf(phase))) files[OUTPUT_OF[p]] = p === "VERIFICATION" ? { passed: true } : { ok: true };
+  for (const p of PHASES.slice(0, PHASES.indexOf(phase))) files[OUTPUT_OF[p]!] = p === "VERIFICATION" ? { passed: true } : { ok: true };
   if (PHASES.indexOf(phase) > PHASES.indexOf("IMPLEMENTATION")) files[REPORT.execution] = { status: "exists" };
   return reports({ ...files, ...extra }, designs);
 }

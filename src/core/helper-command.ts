@@ -31,7 +31,7 @@
 // answered: Claude Code's normal permission flow decides. Pure: realpath comes in.
 
 /** Subcommands the hook allows: they read or change only the workflow state under memory/. */
-export const ALLOWED_SUBCOMMANDS = ["init", "resume", "status", "validate", "phase", "task", "archive", "log", "history", "rollback", "schema", "doctor"] as const;
+export const ALLOWED_SUBCOMMANDS = ["init", "resume", "status", "validate", "phase", "task", "archive", "log", "history", "rollback", "schema", "doctor", "step", "workflows"] as const;
 export type AllowedSubcommand = (typeof ALLOWED_SUBCOMMANDS)[number];
 
 export type HelperVerdict = { allow: true; subcommand: string; argv: string[] } | { allow: false; why: string };
@@ -80,9 +80,9 @@ const oneOf = (forms: Readonly<Record<string, number>>, bare = false) => (words:
 };
 
 export const COMMAND_RULES: Readonly<Record<AllowedSubcommand, CommandRule>> = {
-  init: { options: { request: { type: "string" }, "workflow-id": { type: "string" }, yes: { type: "boolean", short: "y" } }, positionals: none },
+  init: { options: { request: { type: "string" }, workflow: { type: "string" }, "workflow-id": { type: "string" }, yes: { type: "boolean", short: "y" } }, positionals: none },
   resume: {
-    options: { "max-parallel": { type: "string" }, request: { type: "string" }, "dry-run": { type: "boolean" }, start: { type: "boolean" }, yes: { type: "boolean", short: "y" }, "stale-after": { type: "string" }, isolation: { type: "string" }, "keep-edit": { type: "boolean" } },
+    options: { "max-parallel": { type: "string" }, request: { type: "string" }, "dry-run": { type: "boolean" }, start: { type: "boolean" }, workflow: { type: "string" }, yes: { type: "boolean", short: "y" }, "stale-after": { type: "string" }, isolation: { type: "string" }, "keep-edit": { type: "boolean" } },
     positionals: none,
   },
   status: { options: { "stale-after": { type: "string" } }, positionals: none },
@@ -107,7 +107,10 @@ export const COMMAND_RULES: Readonly<Record<AllowedSubcommand, CommandRule>> = {
   log: { options: { n: { type: "string", short: "n" } }, positionals: none },
   history: { options: {}, positionals: oneOf({ show: 1 }, true) },
   rollback: { options: { to: { type: "string" }, yes: { type: "boolean", short: "y" } }, positionals: none },
-  schema: { options: {}, positionals: (words) => (words.length === 1 && ["phase", "execution", "task-output"].includes(words[0]!) ? {} : { why: "schema takes one of phase, execution, task-output" }) },
+  schema: { options: {}, positionals: (words) => (words.length === 1 && ["phase", "execution", "task-output", "workflow"].includes(words[0]!) ? {} : { why: "schema takes one of phase, execution, task-output, workflow" }) },
+  // `step run STEP`: the command runs only after the person approved it (dotagent asks them, SPEC §20).
+  step: { options: { again: { type: "boolean" }, yes: { type: "boolean", short: "y" } }, positionals: (words) => (words.length === 2 && words[0] === "run" ? {} : { why: "step takes run STEP" }) },
+  workflows: { options: {}, positionals: (words) => (words.length === 0 || (words[0] === "list" && words.length === 1) || (words[0] === "show" && words.length === 2) || words[0] === "validate" ? {} : { why: "workflows takes list, show NAME or validate [NAME…]" }) },
 };
 
 /** A path as the shell hands it to the kernel: relative to cwd, `..` not folded lexically (a link's `..` is its target's parent). */

@@ -9,12 +9,16 @@
 // approve a report the person has not seen (a pm run again after their reply).
 // What it cannot know: whether the words said yes. A reply is the person's turn, not a verdict.
 import type { Phase } from "./phases.js";
+import { DEVELOP, hasGate, stepAgents, type Flow } from "./flow.js";
 
-/** The phases with a person's gate, the agents whose work each gate asks about. */
-export const GATE_AGENTS: Readonly<Partial<Record<Phase, readonly string[]>>> = {
-  REQUIREMENTS: ["pm"],
-  ARCHITECTURE: ["architect", "roundtable"],
-};
+/**
+ * The agents whose work the gate of step `phase` asks about (develop: REQUIREMENTS the pm's,
+ * ARCHITECTURE the architects' and the roundtable's), or undefined for a step without a gate.
+ */
+export function gateAgents(flow: Flow, phase: Phase): readonly string[] | undefined {
+  const step = flow.steps.find((s) => s.id === phase);
+  return step !== undefined && hasGate(step) ? stepAgents(step) : undefined;
+}
 
 /** How far a file's modification time may lag the clock events are stamped with. */
 export const FILE_CLOCK_SLACK_MS = 25;
@@ -32,8 +36,8 @@ export type GateAnswer = { answered: true; at: string } | { answered: false; sin
  * `reportTimes` (ms: when the gate's reports were written) and the newest event that changed
  * what the gate asks about. `since` is when the question was put (null: never asked).
  */
-export function gateAnswer(events: readonly LoggedEvent[], phase: Phase, reportTimes: readonly number[]): GateAnswer {
-  const agents = GATE_AGENTS[phase] ?? [];
+export function gateAnswer(events: readonly LoggedEvent[], phase: Phase, reportTimes: readonly number[], flow: Flow = DEVELOP): GateAnswer {
+  const agents = gateAgents(flow, phase) ?? [];
   // A file's time comes from the kernel's coarse clock, up to a tick (4–10 ms) behind the clock
   // events are stamped with: a report counts as written that much later (no person replies faster).
   let putAt = Math.max(0, ...reportTimes.filter((t) => Number.isFinite(t)).map((t) => t + FILE_CLOCK_SLACK_MS));
@@ -55,7 +59,7 @@ export function gateAnswer(events: readonly LoggedEvent[], phase: Phase, reportT
 
 /** The line a model gets when it approves before the person answered. */
 export function notAnsweredMessage(phase: Phase, gateReport: string): string {
-  const ask = phase === "REQUIREMENTS" ? '"approve, or what should change?"' : "which design (or what should change)";
+  const ask = phase === "ARCHITECTURE" || gateReport.endsWith("roundtable.json") ? "which design (or what should change)" : '"approve, or what should change?"';
   return `the person has not answered the ${phase} gate yet: show ${gateReport}, ask ${ask} and end your turn; dotagent records their answer when they reply, then approve`;
 }
 

@@ -1,86 +1,68 @@
-// The phase table: the one place that knows the five phases, their agents, the outputs that
-// prove them done and their approval gates. The planner, the phase machine, validation and the
-// Claude Code briefing all read this table instead of branching on phase names.
+// The phase table: each step of a workflow's flow (core/flow.ts) as the planner, the phase
+// machine, validation and the Claude Code briefing read it: its agent, the outputs that prove it
+// done, its approval gate. PHASES and PHASE_TABLE are the built-in develop's.
 
-export const PHASES = ["REQUIREMENTS", "ARCHITECTURE", "IMPLEMENTATION", "VERIFICATION", "REFLECTION"] as const;
-export type Phase = (typeof PHASES)[number];
+import { DEVELOP, REPORT, hasGate, stepAgent, stepProduces, type Flow } from "./flow.js";
+import { flowOf, type Pinned } from "./flow-of.js";
+
+export { DEFAULT_DESIGNS, REPORT } from "./flow.js";
+export { REPORTS_DIR, STATE_DIR } from "./paths.js";
+
+/** The built-in develop's steps: what a workflow without a pinned definition walks. */
+export const PHASES: readonly string[] = DEVELOP.steps.map((s) => s.id);
+/** A step id of the workflow's definition (develop's: REQUIREMENTS … REFLECTION). */
+export type Phase = string;
 
 export const PHASE_STATUSES = ["pending", "in_progress", "complete", "failed"] as const;
 export type PhaseStatus = (typeof PHASE_STATUSES)[number];
 
-export const REPORTS_DIR = "memory/reports";
-export const STATE_DIR = "memory/state";
-
-export const REPORT = {
-  demand: `${REPORTS_DIR}/demand.json`,
-  designsDir: `${REPORTS_DIR}/designs`,
-  roundtable: `${REPORTS_DIR}/roundtable.json`,
-  finalDesign: `${REPORTS_DIR}/final_design.json`,
-  tasksDir: `${REPORTS_DIR}/tasks`,
-  verification: `${REPORTS_DIR}/verification.json`,
-  reflectionJson: `${REPORTS_DIR}/reflection.json`,
-  reflectionMd: `${REPORTS_DIR}/reflection.md`,
-  execution: `${STATE_DIR}/execution.json`,
-} as const;
-
 export interface PhaseSpec {
   readonly phase: Phase;
-  /** The agent that does the phase's first step. */
-  readonly agent: string;
+  /** The agent that does the phase's first step (null: a command dotagent runs). */
+  readonly agent: string | null;
   /** Whether a person must approve the phase (a user_checkpoints entry) before it completes. */
   readonly gate: boolean;
-  /** Files any one of which proves the phase done (IMPLEMENTATION is proved by its tasks instead). */
+  /** Files any one of which proves the phase done (a tasks step is proved by its tasks instead). */
   readonly outputs: readonly string[];
   /** One line for people and agents: what the phase produces. */
   readonly produces: string;
 }
 
-export const PHASE_TABLE: Readonly<Record<Phase, PhaseSpec>> = {
-  REQUIREMENTS: {
-    phase: "REQUIREMENTS",
-    agent: "pm",
-    gate: true,
-    outputs: [REPORT.demand],
-    produces: "demand.json",
-  },
-  ARCHITECTURE: {
-    phase: "ARCHITECTURE",
-    agent: "architect",
-    gate: true,
-    outputs: [REPORT.finalDesign],
-    produces: "designs/*.json, roundtable.json and final_design.json",
-  },
-  IMPLEMENTATION: {
-    phase: "IMPLEMENTATION",
-    agent: "executor",
-    gate: false,
-    outputs: [REPORT.execution],
-    produces: "execution.json with every task complete and tasks/<id>.json per task",
-  },
-  VERIFICATION: {
-    phase: "VERIFICATION",
-    agent: "qa",
-    gate: false,
-    outputs: [REPORT.verification],
-    produces: "verification.json",
-  },
-  REFLECTION: {
-    phase: "REFLECTION",
-    agent: "reflector",
-    gate: false,
-    outputs: [REPORT.reflectionJson, REPORT.reflectionMd],
-    produces: "reflection.json or reflection.md",
-  },
-};
+/** The phase table of a flow: each step's agent, gate, outputs, keyed by step id. */
+export function phaseTable(flow: Flow): Readonly<Record<Phase, PhaseSpec>> {
+  return Object.fromEntries(flow.steps.map((s) => [s.id, { phase: s.id, agent: stepAgent(s), gate: hasGate(s), outputs: s.reports, produces: stepProduces(s) }]));
+}
 
-/**
- * The designs ARCHITECTURE asks for when nobody chose others (`phase start ARCHITECTURE --designs`):
- * a small, direct one and a more robust one, each written by its own architect.
- */
-export const DEFAULT_DESIGNS: readonly { readonly name: string; readonly angle: string }[] = [
-  { name: "minimal", angle: "the smallest change that meets every acceptance criterion" },
-  { name: "robust", angle: "a design that holds up as the feature grows" },
-];
+export const PHASE_TABLE: Readonly<Record<Phase, PhaseSpec>> = phaseTable(DEVELOP);
+
+const tables = new WeakMap<Flow, Readonly<Record<Phase, PhaseSpec>>>();
+
+/** The spec of step `phase` in the workflow `state` walks (flowOf: its pinned definition, or develop). */
+export function specOf(state: { readonly workflow?: Pinned | undefined }, phase: Phase): PhaseSpec {
+  const flow = flowOf(state);
+  let table = tables.get(flow);
+  if (table === undefined) {
+    table = phaseTable(flow);
+    tables.set(flow, table);
+  }
+  const spec = table[phase];
+  if (spec === undefined) throw new Error(`${phase} is no step of workflow ${flow.name}`);
+  return spec;
+}
+
+/** The step ids, in order, of the workflow `state` walks. */
+export function phasesOf(state: { readonly workflow?: Pinned | undefined }): readonly Phase[] {
+  return flowOf(state).steps.map((s) => s.id);
+}
+
+export function phaseIndexIn(state: { readonly workflow?: Pinned | undefined }, phase: Phase): number {
+  return phasesOf(state).indexOf(phase);
+}
+
+export function nextPhaseIn(state: { readonly workflow?: Pinned | undefined }, phase: Phase): Phase | undefined {
+  const phases = phasesOf(state);
+  return phases[phases.indexOf(phase) + 1];
+}
 
 export function phaseIndex(phase: Phase): number {
   return PHASES.indexOf(phase);
@@ -98,7 +80,7 @@ export function taskOutputPath(taskId: string): string {
   return `${REPORT.tasksDir}/${taskId}.json`;
 }
 
-/** Where a failed verification.json is kept for rework round n. */
-export function reworkCopyPath(round: number): string {
-  return REPORT.verification.replace(/\.json$/, `.rework-${round}.json`);
+/** Where a failed check report (develop: verification.json) is kept for rework round n. */
+export function reworkCopyPath(round: number, report: string = REPORT.verification): string {
+  return report.replace(/\.(json|md)$/, `.rework-${round}.$1`);
 }

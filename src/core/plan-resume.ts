@@ -3,7 +3,9 @@
 // output already exists, and names the one next action. The plan carries the new state files;
 // the resume command writes them, `--dry-run` and `status` only print the plan.
 import { formatDistanceStrict } from "date-fns";
-import { DEFAULT_DESIGNS, PHASE_TABLE, REPORT, REPORTS_DIR, type Phase, type PhaseStatus } from "./phases.js";
+import { REPORT, REPORTS_DIR, specOf, type Phase, type PhaseStatus } from "./phases.js";
+import { planSourceOf, stepAgents, type StepCondition } from "./flow.js";
+import { flowOf } from "./flow-of.js";
 import { ownedReports, phaseAgentOf, unownedNote } from "./report-owners.js";
 import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
 import { currentRound, importPlan, isLegacyExecution, planFileOf, planStatus, planTasksReason } from "./plans.js";
@@ -21,6 +23,9 @@ import {
   nextReworkRound,
   provePhase,
   reworkCopyPath,
+  reworkingCheck,
+  reworkMoves,
+  stepIn,
   verificationFailed,
   type MachineEvent,
   type MoveEffect,
@@ -50,11 +55,13 @@ export const ACTIONS = [
   "confirm_rollback",
   "confirm_request_change",
   "confirm_isolation",
+  "run_step",
+  "workflow_failed",
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
 /** Which approval `await_approval` asks for: the demand, a pick among the designs, or a written final design. */
-export const GATES = ["approve_requirements", "pick_design", "approve_design"] as const;
+export const GATES = ["approve_requirements", "pick_design", "approve_design", "approve_report"] as const;
 export type Gate = (typeof GATES)[number];
 
 export interface NextAction {
@@ -72,6 +79,10 @@ export interface NextAction {
   plan_file?: string;
   /** confirm_rollback: the checkpoint to go back to (`dotagent rollback --to REV`). */
   rev?: number;
+  /** spawn_agent in a workflow with a pinned definition: the report the agent writes (its `Output file:` line). */
+  output?: string;
+  /** await_approval: the step to approve (`dotagent phase approve STEP`); run_step: the step whose command to run (`dotagent step run STEP`). */
+  step?: string;
 }
 
 /** A phase agent at work (phase.json `agents`) whose owner lives: not spawned again. */
@@ -361,7 +372,7 @@ function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, executi
     }
   }
   // 2b. Phase agents whose session died, or whose phase is over: their records go.
-  const kept = (phase.agents ?? []).filter((a) => a.owner !== undefined && isInFlight(options.owners, agentOwnerKey(a.output)) && phaseOfAgent(a) === phase.current_phase);
+  const kept = (phase.agents ?? []).filter((a) => a.owner !== undefined && isInFlight(options.owners, agentOwnerKey(a.output)) && phaseOfRun(phase, a) === phase.current_phase);
   if (kept.length !== (phase.agents ?? []).length) {
     for (const gone of (phase.agents ?? []).filter((a) => !kept.includes(a))) {
       repairs.push({ code: "agent_gone", message: `the ${describeRun(gone)} agent stopped without a recorded end (its session ended or its phase is over)` });
@@ -374,27 +385,49 @@ function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, executi
     // A legacy rework round (no plan records) stays open until `phase complete IMPLEMENTATION`.
     if (isWorkflowComplete(phase) || (isReworkOpen(phase) && isLegacyExecution(execution))) break;
     const current = phase.current_phase;
-    if (current === "VERIFICATION" && verificationFailed(reports)) {
+    const step = stepIn(phase, current);
+    const check = reworkingCheck(phase);
+    if (check !== undefined && verificationFailed(reports, check.reports[0]!)) {
       const round = nextReworkRound(phase);
-      const copy = reworkCopyPath(round);
-      journal = { type: "rework", started_at: now.toISOString(), round, moves: [{ from: REPORT.verification, to: copy }] };
-      moves.push({ type: "move", from: REPORT.verification, to: copy });
-      phase = applyRework(phase, round, copy, now);
-      repairs.push({ code: "rework", message: `verification failed: back to IMPLEMENTATION for rework round ${round} (report kept as ${copy.replace("memory/reports/", "")})` });
-      events.push({ type: "phase_rework", phase: "IMPLEMENTATION", round, verification: copy });
+      const name = check.reports[0]!.replace("memory/reports/", "");
+      if (round > check.max_rounds) {
+        if (phase.phase_status !== "failed") {
+          const error = `${check.id} failed ${count(check.max_rounds, "rework round")} (max_rounds ${check.max_rounds}); the last report is ${name}`;
+          phase = { ...phase, phase_status: "failed", error };
+          repairs.push({ code: "rework_exhausted", message: `${error}: the workflow stops here` });
+          events.push({ type: "phase_failed", phase: current, error, rounds: check.max_rounds });
+        }
+        break;
+      }
+      const reworkMoved = reworkMoves(flowOf(phase), check, round, reports);
+      const copy = reworkMoved[0]!.to;
+      journal = { type: "rework", started_at: now.toISOString(), round, moves: reworkMoved.map((m) => ({ from: m.from, to: m.to })) };
+      moves.push(...reworkMoved);
+      phase = applyRework(phase, round, copy, now, reworkMoved);
+      repairs.push({ code: "rework", message: `${check.id === "VERIFICATION" ? "verification" : check.id} failed: back to ${check.rework} for rework round ${round} (report kept as ${copy.replace("memory/reports/", "")})` });
+      events.push({ type: "phase_rework", phase: check.rework, round, verification: copy });
       break;
     }
+    // A step whose condition does not hold is passed over (recorded as skipped), never run.
+    if (step.when !== undefined && phase.phase_status !== "in_progress" && !conditionHolds(step.when, reports, phase.request ?? "")) {
+      phase = advance(phase, null, now, { skipped: true });
+      const to = isWorkflowComplete(phase) ? "the end: workflow complete" : phase.current_phase;
+      repairs.push({ code: "step_skipped", message: `${current} was skipped (${describeCondition(step.when)} does not hold): advanced to ${to}` });
+      events.push({ type: "phase_skipped", phase: current, by: "plan" });
+      continue;
+    }
     // The first plan is the approved design's own task list: recorded as written, in one write.
-    if (current === "IMPLEMENTATION") {
-      const imported = importDesignTasks(phase, execution, reports, now);
+    if (step.kind === "tasks") {
+      const source = planSourceOf(flowOf(phase), step.id);
+      const imported = importDesignTasks(phase, execution, reports, now, source);
       if (imported !== undefined) {
         execution = imported.state;
-        repairs.push({ code: "plan_recorded", message: `recorded the task plan of final_design.json (${imported.state.tasks.length} tasks)` });
+        repairs.push({ code: "plan_recorded", message: `recorded the task plan of ${source.replace("memory/reports/", "")} (${imported.state.tasks.length} tasks)` });
         events.push(...(imported.events as MachineEvent[]));
       }
     }
     const proof = provePhase(current, reports, execution, phase);
-    if (!proof.done || (PHASE_TABLE[current].gate && !isApproved(phase, current))) break;
+    if (!proof.done || (specOf(phase, current).gate && !isApproved(phase, current))) break;
     phase = advance(phase, proof.output, now);
     const to = isWorkflowComplete(phase) ? "the end: workflow complete" : phase.current_phase;
     repairs.push({ code: "phase_advanced", message: `${current} was done (${proof.output.replace("memory/reports/", "").replace("memory/state/", "")} is there): advanced to ${to}` });
@@ -403,10 +436,11 @@ function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, executi
 
   // 4. ARCHITECTURE with nothing asked for and nothing written yet: the default designs are
   // recorded, so every reader (the skill, the runner, a hook) spawns the same architects.
-  if (phase.current_phase === "ARCHITECTURE" && (phase.designs_requested ?? []).length === 0 && reports.designs.length === 0 && !isValidReport(reportAt(reports, REPORT.finalDesign))) {
-    const designs = DEFAULT_DESIGNS.map((d) => d.name);
+  const currentStep = stepIn(phase, phase.current_phase);
+  if (currentStep.kind === "choose" && !isWorkflowComplete(phase) && (phase.designs_requested ?? []).length === 0 && reports.designs.length === 0 && !isValidReport(reportAt(reports, REPORT.finalDesign))) {
+    const designs = currentStep.designs.map((d) => d.name);
     phase = { ...phase, designs_requested: designs };
-    events.push({ type: "designs_requested", phase: "ARCHITECTURE", designs, proposed: true });
+    events.push({ type: "designs_requested", phase: currentStep.id, designs, proposed: true });
   }
 
   const inFlight = (execution?.tasks ?? []).filter((t) => t.status === "running" && isInFlight(options.owners, t.id)).map((t) => t.id);
@@ -444,8 +478,12 @@ function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, executi
   };
 }
 
-const AGENT_PHASES: Readonly<Record<string, Phase>> = { pm: "REQUIREMENTS", architect: "ARCHITECTURE", roundtable: "ARCHITECTURE", qa: "VERIFICATION", reflector: "REFLECTION" };
-const phaseOfAgent = (run: AgentRun): Phase | undefined => AGENT_PHASES[run.agent];
+/** The step an agent at work belongs to: the one whose report it writes (a design or the roundtable: the choose step). */
+function phaseOfRun(state: PhaseState, run: AgentRun): Phase | undefined {
+  const flow = flowOf(state);
+  if (run.output.startsWith(`${REPORT.designsDir}/`) || run.output === REPORT.roundtable || run.output === REPORT.finalDesign) return flow.steps.find((s) => s.kind === "choose")?.id;
+  return (flow.steps.find((s) => s.reports.includes(run.output)) ?? flow.steps.find((s) => stepAgents(s).includes(run.agent)))?.id;
+}
 const describeRun = (run: { agent: string; design?: string | undefined }) => (run.design ? `${run.agent} (design ${run.design})` : run.agent);
 
 /**
@@ -453,10 +491,10 @@ const describeRun = (run: { agent: string; design?: string | undefined }) => (ru
  * was planned yet (no execution.json tasks, no plan record): the same import `task import` does.
  * A list that does not import (a bad id, an unknown dependency, a cycle) is left to plan_tasks.
  */
-function importDesignTasks(phase: PhaseState, execution: ExecutionState | undefined, reports: ReportSnapshot, now: Date) {
+function importDesignTasks(phase: PhaseState, execution: ExecutionState | undefined, reports: ReportSnapshot, now: Date, source: string) {
   if (currentRound(phase) !== 0 || isLegacyExecution(execution) || (execution?.tasks.length ?? 0) > 0) return undefined;
   if (planStatus(phase, execution).kind !== "unrecorded") return undefined;
-  const design = reportAt(reports, REPORT.finalDesign);
+  const design = reportAt(reports, source);
   const tasks = design.status === "valid" ? (design.data as Record<string, unknown>).tasks : undefined;
   if (!Array.isArray(tasks) || tasks.length === 0) return undefined;
   const plan = [];
@@ -485,9 +523,9 @@ function rollTransition(phase: PhaseState, reports: ReportSnapshot, now: Date): 
   const what = `${pending.type}${pending.task_id ? ` of ${pending.task_id}` : ""}`;
   if (done.length === moves.length) {
     let next = cleared;
-    if (pending.type === "rework" && phase.current_phase === "VERIFICATION") {
+    if (pending.type === "rework" && reworkingCheck(phase) !== undefined) {
       const round = typeof pending.round === "number" ? pending.round : nextReworkRound(phase);
-      next = applyRework(cleared, round, moves[0]?.to ?? reworkCopyPath(round), now);
+      next = applyRework(cleared, round, moves[0]?.to ?? reworkCopyPath(round), now, moves.map((m) => ({ type: "move" as const, from: m.from, to: m.to })));
     }
     return { phase: next, moves: [], repair: { code: "transition_rolled_forward", message: `${what} was cut off after its files were moved: finished it` } };
   }
@@ -500,8 +538,9 @@ function spawn(agent: string, reason: string): NextAction {
   return { action: "spawn_agent", agent, tasks: [], reason };
 }
 
-function approval(gate: Gate, reason: string): NextAction {
-  return { action: "await_approval", agent: null, tasks: [], reason, gate };
+/** `step` is said only where the gate does not name it (approve_report: any agent step of a definition). */
+function approval(gate: Gate, reason: string, step: string): NextAction {
+  return { action: "await_approval", agent: null, tasks: [], reason, gate, ...(gate === "approve_report" ? { step } : {}) };
 }
 
 /** Nothing to start while agents work: wait for their results (a notification, or the Agent call's return). */
@@ -518,34 +557,43 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
   // "verification.json was not written by a qa agent (…): spawn qa"
   const unowned = (path: string) => {
     const note = unownedNote(reportAt(reports, path));
-    return note === undefined ? undefined : `${path.replace(`${REPORTS_DIR}/`, "")} ${note}: spawn ${phaseAgentOf(path)}`;
+    return note === undefined ? undefined : `${path.replace(`${REPORTS_DIR}/`, "")} ${note}: spawn ${phaseAgentOf(path, flowOf(phase)) ?? "its agent"}`;
   };
-  switch (phase.current_phase) {
-    case "REQUIREMENTS":
-      // A pm at work (revising the demand, say) comes first: its report is not final yet.
-      if (busy("pm").length > 0) return awaitAgents([], agents);
-      if (valid(REPORT.demand)) return approval("approve_requirements", "demand.json awaits the user's approval");
-      return spawn("pm", unowned(REPORT.demand) ?? "no valid demand.json yet");
-    case "ARCHITECTURE": {
-      if (valid(REPORT.finalDesign)) return approval("approve_design", "final_design.json awaits the user's approval");
-      const working = new Set(busy("architect").map((a) => a.design));
+  const step = stepIn(phase, phase.current_phase);
+  // develop's agents know their reports (the skill lists them); a definition's are said.
+  const outputOf = (path: string) => (phase.workflow === undefined ? {} : { output: path });
+  const names = (paths: readonly string[]) => paths.map((p) => p.replace(`${REPORTS_DIR}/`, "")).join(" or ");
+  if (phase.phase_status === "failed" && reworkingCheck(phase) !== undefined && phase.error && (phase.rework?.round ?? 0) >= (reworkingCheck(phase)?.max_rounds ?? Infinity)) {
+    return { action: "workflow_failed", agent: null, tasks: [], reason: phase.error };
+  }
+  switch (step.kind) {
+    case "agent": {
+      // An agent at work (revising the report, say) comes first: its report is not final yet.
+      if (busy(step.agent).length > 0) return awaitAgents([], agents);
+      if (step.gate === "approve" && step.reports.some(valid)) return approval(step.id === "REQUIREMENTS" ? "approve_requirements" : "approve_report", `${names(step.reports.filter(valid))} awaits the user's approval`, step.id);
+      return { ...spawn(step.agent, step.reports.map(unowned).find((u) => u !== undefined) ?? (step.reports.length === 1 ? `no valid ${names(step.reports)} yet` : `no ${names(step.reports)} yet`)), ...outputOf(step.reports[0]!) };
+    }
+    case "choose": {
+      if (valid(REPORT.finalDesign)) return approval("approve_design", "final_design.json awaits the user's approval", step.id);
+      const working = new Set(busy(step.agent).map((a) => a.design));
       const asked = phase.designs_requested ?? [];
       const missing = missingDesigns(phase, reports).filter((d) => !working.has(d));
       if (missing.length > 0) {
         const reason = missing.length === asked.length ? `write the designs asked for: ${missing.join(", ")}` : `designs ${missing.join(", ")} of ${asked.join(", ")} are missing (do not re-run the others)`;
-        return { ...spawn("architect", reason), designs: missing };
+        return { ...spawn(step.agent, reason), designs: missing };
       }
       if (agents.length > 0) return awaitAgents([], agents);
-      if (reports.designs.length > 0 && valid(REPORT.roundtable)) return approval("pick_design", "the user picks a design (do not re-run the architects)");
-      if (reports.designs.length > 0) return spawn("roundtable", unowned(REPORT.roundtable) ?? "designs exist but roundtable.json does not");
-      return { ...spawn("architect", `no designs yet: ask for ${DEFAULT_DESIGNS.map((d) => d.name).join(" and ")} (or record others first with \`dotagent phase start ARCHITECTURE --designs a,b\`)`), designs: DEFAULT_DESIGNS.map((d) => d.name) };
+      if (reports.designs.length > 0 && valid(REPORT.roundtable)) return approval("pick_design", "the user picks a design (do not re-run the architects)", step.id);
+      if (reports.designs.length > 0) return spawn(step.reducer, unowned(REPORT.roundtable) ?? "designs exist but roundtable.json does not");
+      const defaults = step.designs.map((d) => d.name);
+      return { ...spawn(step.agent, `no designs yet: ask for ${defaults.join(" and ")} (or record others first with \`dotagent phase start ${step.id} --designs a,b\`)`), designs: defaults };
     }
-    case "IMPLEMENTATION": {
+    case "tasks": {
       const rework = isReworkOpen(phase) ? phase.rework : undefined;
       const plan = planStatus(phase, execution);
       const round = currentRound(phase);
-      const reworkExecutor = () => spawn("executor", `verification failed: fix what ${rework?.verification} lists, then \`dotagent phase complete IMPLEMENTATION\``);
-      if (plan.kind === "unrecorded") return { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason(plan), round, plan_file: planFileOf(round) };
+      const reworkExecutor = () => spawn(step.agent, `verification failed: fix what ${rework?.verification} lists, then \`dotagent phase complete ${step.id}\``);
+      if (plan.kind === "unrecorded") return { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason(plan, phase.rework?.verification, planSourceOf(flowOf(phase), step.id)), round, plan_file: planFileOf(round) };
       if (execution === undefined || execution.tasks.length === 0) {
         // Legacy only: new-format files reach here with a recorded plan, which has tasks.
         return rework ? reworkExecutor() : { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason({ kind: "unrecorded", round: 0, loose: [] }), round: 0, plan_file: planFileOf(0) };
@@ -567,11 +615,40 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
       if (rework && plan.kind === "legacy") return reworkExecutor();
       return { action: "await_agents", agent: null, tasks: [], reason: "tasks are running", round };
     }
-    case "VERIFICATION":
-      if (busy("qa").length > 0) return awaitAgents([], agents);
-      return spawn("qa", unowned(REPORT.verification) ?? "no valid verification.json yet");
-    case "REFLECTION":
-      if (busy("reflector").length > 0) return awaitAgents([], agents);
-      return spawn("reflector", unowned(REPORT.reflectionJson) ?? unowned(REPORT.reflectionMd) ?? "no reflection.json or reflection.md yet");
+    case "check":
+    case "shell": {
+      const report = step.reports[0]!;
+      if (step.kind === "check" && step.agent !== undefined) {
+        if (busy(step.agent).length > 0) return awaitAgents([], agents);
+        return { ...spawn(step.agent, unowned(report) ?? `no valid ${names([report])} yet`), ...outputOf(report) };
+      }
+      const state = reportAt(reports, report);
+      if (isValidReport(state) && step.kind === "shell") return { action: "workflow_failed", agent: null, tasks: [], reason: `${step.id}: \`${step.run}\` failed (${names([report])} says passed: false); fix the cause, then \`dotagent step run ${step.id} --again\`` };
+      return { action: "run_step", agent: null, tasks: [], reason: `run ${step.id}'s command (\`${oneLine(step.run ?? "")}\`): \`dotagent step run ${step.id}\``, step: step.id };
+    }
   }
+}
+
+const oneLine = (text: string) => (text.length > 80 || text.includes("\n") ? `${text.replace(/\s+/g, " ").slice(0, 77)}…` : text);
+
+/** Whether a step's `when` holds, read from the reports on disk (or the request). A missing report or field is `undefined`. */
+export function conditionHolds(when: StepCondition, reports: ReportSnapshot, request: string): boolean {
+  let value: unknown;
+  if (when.report === "request") value = request;
+  else {
+    const state = reportAt(reports, when.report);
+    value = state.status === "valid" ? (when.field ?? "").split(".").reduce<unknown>((v, key) => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>)[key] : undefined), state.data) : undefined;
+    if (when.field === undefined) value = state.status === "valid" ? state.data : undefined;
+  }
+  if (when.equals !== undefined) return value === when.equals;
+  if (when.not_equals !== undefined) return value !== when.not_equals;
+  if (when.matches !== undefined) return typeof value === "string" && new RegExp(when.matches, "u").test(value);
+  return true;
+}
+
+export function describeCondition(when: StepCondition): string {
+  const what = when.report === "request" ? "the request" : `${when.report.replace(`${REPORTS_DIR}/`, "")}${when.field ? ` ${when.field}` : ""}`;
+  if (when.equals !== undefined) return `${what} = ${JSON.stringify(when.equals)}`;
+  if (when.not_equals !== undefined) return `${what} ≠ ${JSON.stringify(when.not_equals)}`;
+  return `${what} matches /${when.matches ?? ""}/`;
 }

@@ -9,31 +9,39 @@
 // saw start (`dotagent run`, the library, a client without hooks) have no list and read reports as
 // before. Pure.
 import { REPORT } from "./phases.js";
-import { reportWriter } from "./write-guard.js";
+import { DEVELOP, type Flow } from "./flow.js";
+import { flowOf } from "./flow-of.js";
 import type { ReportSnapshot, ReportState } from "./reports.js";
 import type { PhaseState } from "../schema/phase.js";
 
 /** Where a report nobody recorded goes when its agent starts: kept for the person to read, never read by the planner. */
 export const UNOWNED_DIR = "memory/reports/unowned";
 
-const PHASE_AGENTS = new Set(["pm", "architect", "roundtable", "qa", "reflector"]);
-
-/** The phase agent whose report this is (project-relative path), or undefined (a task report, the skill's files, anything else). */
-export function phaseAgentOf(path: string): string | undefined {
-  const writer = reportWriter(path);
-  return writer !== undefined && PHASE_AGENTS.has(writer) ? writer : undefined;
+/**
+ * The phase agent whose report this is (project-relative path) in `flow`: an agent or check
+ * step's report, a design (the choose step's agent) or the roundtable (its reducer); undefined
+ * for a task report, the skill's files, a command's result, anything else.
+ */
+export function phaseAgentOf(path: string, flow: Flow = DEVELOP): string | undefined {
+  for (const step of flow.steps) {
+    if (step.kind === "choose") {
+      if (path === REPORT.roundtable) return step.reducer;
+      if (path.startsWith(`${REPORT.designsDir}/`) && /^[^/]+\.json$/.test(path.slice(REPORT.designsDir.length + 1))) return step.agent;
+    } else if ((step.kind === "agent" || (step.kind === "check" && step.agent !== undefined)) && step.reports.includes(path)) return step.agent;
+  }
+  return undefined;
 }
 
-/** The reflection may be JSON or Markdown: an agent recorded at work on one owns both. */
-const twins = (path: string): string[] => (path === REPORT.reflectionJson || path === REPORT.reflectionMd ? [REPORT.reflectionJson, REPORT.reflectionMd] : [path]);
+/** A step with several reports (the reflection: JSON or Markdown): an agent recorded at work on one owns them all. */
+const twins = (path: string, flow: Flow): readonly string[] => flow.steps.find((s) => s.kind === "agent" && s.reports.includes(path))?.reports ?? [path];
 
 /** Whether `owned` (phase.json `agent_reports`) covers `path`. */
-export function isOwned(owned: readonly string[], path: string): boolean {
-  return twins(path).some((p) => owned.includes(p));
+export function isOwned(owned: readonly string[], path: string, flow: Flow = DEVELOP): boolean {
+  return twins(path, flow).some((p) => owned.includes(p));
 }
 
-export function unownedReason(path: string): string {
-  const agent = phaseAgentOf(path) ?? "dotagent";
+export function unownedReason(path: string, flow: Flow = DEVELOP): string {
+  const agent = phaseAgentOf(path, flow) ?? "dotagent";
   return `${UNOWNED_PREFIX}${/^[aeiou]/.test(agent) ? "an" : "a"} ${agent} agent (dotagent recorded none at work on it)`;
 }
 
@@ -52,19 +60,20 @@ export function unownedNote(state: ReportState): string | undefined {
 export function ownedReports(reports: ReportSnapshot, phase: PhaseState): ReportSnapshot {
   const owned = phase.agent_reports;
   if (owned === undefined) return reports;
+  const flow = flowOf(phase);
   let files: Map<string, ReportState> | undefined;
   for (const [path, state] of reports.files) {
-    if (state.status === "missing" || phaseAgentOf(path) === undefined || isOwned(owned, path)) continue;
+    if (state.status === "missing" || phaseAgentOf(path, flow) === undefined || isOwned(owned, path, flow)) continue;
     files ??= new Map(reports.files);
-    files.set(path, { status: "invalid", reason: unownedReason(path) });
+    files.set(path, { status: "invalid", reason: unownedReason(path, flow) });
   }
   if (files === undefined) return reports;
-  return { files, designs: reports.designs.filter((d) => isOwned(owned, d)) };
+  return { files, designs: reports.designs.filter((d) => isOwned(owned, d, flow)) };
 }
 
 /** The phase agents' reports there now: the list a workflow starts from when its first recorded agent starts (an upgraded workflow keeps what its agents wrote). */
-export function presentAgentReports(reports: ReportSnapshot): string[] {
-  return [...reports.files].filter(([path, state]) => state.status !== "missing" && phaseAgentOf(path) !== undefined).map(([path]) => path);
+export function presentAgentReports(reports: ReportSnapshot, flow: Flow = DEVELOP): string[] {
+  return [...reports.files].filter(([path, state]) => state.status !== "missing" && phaseAgentOf(path, flow) !== undefined).map(([path]) => path);
 }
 
 /** Where an unrecorded report goes when its agent starts: `memory/reports/unowned/<path under reports>`, numbered when taken. */

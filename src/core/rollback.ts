@@ -3,7 +3,7 @@
 // The phase table decides: a report belongs to the phase that produces it, and it stays only if
 // the target state accounts for it (its phase completed, or approved and current, its task
 // complete, its rework round reached, its agent recorded at work and ended by then).
-import { PHASE_TABLE, PHASES, phaseIndex, REPORT, REPORTS_DIR, type Phase } from "./phases.js";
+import { PHASE_TABLE, PHASES, phaseIndex, REPORT, REPORTS_DIR, specOf, type Phase } from "./phases.js";
 import { PLAN_FILE } from "./plans.js";
 import { isOwned } from "./report-owners.js";
 import type { PhaseState } from "../schema/phase.js";
@@ -161,7 +161,7 @@ function missingOutputs(target: PhaseState, execution: ExecutionState | null, fi
   const have = new Set(files);
   const missing: string[] = [];
   for (const { phase } of target.completed_phases) {
-    const outputs = PHASE_TABLE[phase].outputs.filter((o) => o.startsWith(`${REPORTS_DIR}/`));
+    const outputs = specOf(target, phase).outputs.filter((o) => o.startsWith(`${REPORTS_DIR}/`));
     if (outputs.length > 0 && !outputs.some((o) => have.has(o))) missing.push(outputs[0] as string);
   }
   for (const task of execution?.tasks ?? []) {

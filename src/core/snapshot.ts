@@ -7,6 +7,7 @@ import type { ExecutionState } from "../schema/execution.js";
 import { REPORT } from "./phases.js";
 import type { ReportSnapshot } from "./reports.js";
 import { outputOf } from "./tasks.js";
+import { flowOf } from "./flow-of.js";
 
 export interface FileProblem extends SchemaProblem {
   /** Project-relative file, like memory/state/phase.json. */
@@ -60,6 +61,8 @@ export interface PendingRollbackView {
 export interface ReportRequest {
   readonly path: string;
   readonly mode: "parse" | "exists";
+  /** A check step's report (a boolean `passed` required), when its path does not say so (SPEC §20). */
+  readonly check?: boolean;
 }
 
 const PHASE_OUTPUTS = [REPORT.demand, REPORT.roundtable, REPORT.finalDesign, REPORT.verification, REPORT.reflectionJson, REPORT.reflectionMd];
@@ -71,6 +74,12 @@ const PHASE_OUTPUTS = [REPORT.demand, REPORT.roundtable, REPORT.finalDesign, REP
  */
 export function reportRequests(phase: PhaseState | undefined, execution: ExecutionState | undefined): ReportRequest[] {
   const requests: ReportRequest[] = PHASE_OUTPUTS.map((path) => ({ path, mode: "parse" }));
+  // A pinned workflow's own reports (its agent, check and shell steps'): read like develop's.
+  if (phase?.workflow !== undefined) {
+    for (const step of flowOf(phase).steps) {
+      for (const path of step.reports) if (path.startsWith("memory/reports/") && !PHASE_OUTPUTS.includes(path as never)) requests.push({ path, mode: "parse", ...(step.kind === "check" || step.kind === "shell" ? { check: true } : {}) });
+    }
+  }
   for (const completed of phase?.completed_phases ?? []) if (completed.output) requests.push({ path: completed.output, mode: "exists" });
   for (const move of phase?.pending_transition?.moves ?? []) requests.push({ path: move.from, mode: "exists" }, { path: move.to, mode: "exists" });
   if (phase?.rework?.verification) requests.push({ path: phase.rework.verification, mode: "exists" });

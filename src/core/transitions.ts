@@ -1,7 +1,9 @@
 // The phase machine: a pure function from (state, event, context) to a new state plus the file
 // effects the shell must carry out, or a refusal that says what is missing. No file system, no
 // clock: the reports on disk and the time come in through the context.
-import { PHASES, PHASE_TABLE, REPORT, nextPhase, phaseIndex, reworkCopyPath, type Phase } from "./phases.js";
+import { REPORT, nextPhaseIn, phaseIndexIn, phasesOf, reworkCopyPath, specOf, type Phase } from "./phases.js";
+import { flowOf, pinFlow } from "./flow-of.js";
+import { stepOf, type CheckStep, type Flow, type Step } from "./flow.js";
 import { isValidReport, presentReport, reportAt, type ReportSnapshot, type ReportState } from "./reports.js";
 import { missingPlan } from "./plans.js";
 import { outputOf } from "./tasks.js";
@@ -46,19 +48,21 @@ export function inputsHash(request: string): string {
   return process.getBuiltinModule("node:crypto").createHash("sha256").update(JSON.stringify({ request })).digest("hex").slice(0, 16);
 }
 
-export function createWorkflow(workflowId: string, request: string | undefined, now: Date): PhaseState {
+export function createWorkflow(workflowId: string, request: string | undefined, now: Date, flow?: Flow): PhaseState {
   const at = now.toISOString();
+  const pinned = flow === undefined ? undefined : pinFlow(flow);
   return {
     schema_version: 1,
     workflow_id: workflowId,
     started_at: at,
     last_updated: at,
-    current_phase: "REQUIREMENTS",
+    current_phase: flow?.steps[0]?.id ?? "REQUIREMENTS",
     phase_status: "pending",
     completed_phases: [],
     user_checkpoints: [],
     interruption_safe: true,
     ...(request === undefined ? {} : { request, inputs_hash: inputsHash(request) }),
+    ...(pinned === undefined ? {} : { workflow: pinned as NonNullable<PhaseState["workflow"]> }),
   };
 }
 
@@ -82,7 +86,15 @@ export function isApproved(state: PhaseState, phase: Phase): boolean {
 }
 
 export function isWorkflowComplete(state: PhaseState): boolean {
-  return state.current_phase === "REFLECTION" && state.phase_status === "complete";
+  const phases = phasesOf(state);
+  return state.current_phase === phases[phases.length - 1] && state.phase_status === "complete";
+}
+
+/** The step `phase` of the workflow `state` walks. */
+export function stepIn(state: PhaseState | undefined, phase: Phase): Step {
+  const step = stepOf(flowOf(state ?? {}), phase);
+  if (step === undefined) throw new Error(`${phase} is no step of workflow ${flowOf(state ?? {}).name}`);
+  return step;
 }
 
 export type Proof = { done: true; output: string } | { done: false; missing: string };
@@ -102,7 +114,8 @@ function describe(path: string, state: ReportState): string {
 
 /** Whether the files that prove a phase done are on disk and valid (CONTRACT §1 table). */
 export function provePhase(phase: Phase, reports: ReportSnapshot, execution: ExecutionState | undefined, state?: PhaseState): Proof {
-  if (phase === "IMPLEMENTATION") {
+  const step = stepIn(state, phase);
+  if (step.kind === "tasks") {
     if (execution === undefined) return { done: false, missing: "execution.json does not exist" };
     const noPlan = missingPlan(state, execution);
     if (noPlan !== undefined) return { done: false, missing: noPlan };
@@ -113,22 +126,58 @@ export function provePhase(phase: Phase, reports: ReportSnapshot, execution: Exe
     if (noOutput !== undefined) return { done: false, missing: `${outputOf(noOutput)} of task ${noOutput.id} does not exist` };
     return { done: true, output: REPORT.execution };
   }
-  if (phase === "VERIFICATION") {
-    const report = reportAt(reports, REPORT.verification);
-    if (!isValidReport(report)) return { done: false, missing: describe(REPORT.verification, report) };
-    if ((report as { data: { passed: boolean } }).data.passed !== true) return { done: false, missing: "verification.json says passed: false (run `dotagent phase rework`)" };
-    return { done: true, output: REPORT.verification };
+  if (step.kind === "check" || step.kind === "shell") {
+    const path = step.reports[0]!;
+    const report = reportAt(reports, path);
+    if (!isValidReport(report)) return { done: false, missing: describe(path, report) };
+    const name = path.replace(/^memory\/reports\//, "");
+    if ((report as { data: { passed: boolean } }).data.passed !== true) return { done: false, missing: step.kind === "check" && step.rework !== undefined ? `${name} says passed: false (run \`dotagent phase rework\`)` : `${name} says passed: false` };
+    return { done: true, output: path };
   }
-  const outputs = PHASE_TABLE[phase].outputs;
+  const outputs = step.reports;
   const found = outputs.find((path) => isValidReport(reportAt(reports, path)));
   if (found !== undefined) return { done: true, output: found };
   return { done: false, missing: outputs.map((path) => describe(path, reportAt(reports, path))).join(" and ") };
 }
 
-/** Whether verification.json exists, is valid, and says it failed. */
-export function verificationFailed(reports: ReportSnapshot): boolean {
-  const report = reportAt(reports, REPORT.verification);
+/** Whether a check's report (develop: verification.json) exists, is valid, and says it failed. */
+export function verificationFailed(reports: ReportSnapshot, path: string = REPORT.verification): boolean {
+  const report = reportAt(reports, path);
   return isValidReport(report) && (report as { data: { passed: boolean } }).data.passed === false;
+}
+
+/** The check step `phase` is, when it can send work back. */
+export function reworkingCheck(state: PhaseState, phase: Phase = state.current_phase): (CheckStep & { rework: string; max_rounds: number }) | undefined {
+  const step = stepIn(state, phase);
+  return step.kind === "check" && step.rework !== undefined && step.max_rounds !== undefined ? (step as CheckStep & { rework: string; max_rounds: number }) : undefined;
+}
+
+/** The step a rework round went back to: its record's `to`, else the workflow's tasks step (develop's IMPLEMENTATION). */
+export function reworkTarget(state: PhaseState): Phase | undefined {
+  if (!state.rework) return undefined;
+  if (state.rework.to !== undefined) return state.rework.to;
+  return flowOf(state).steps.find((s) => s.kind === "tasks")?.id;
+}
+
+/** How many rounds the check `step` has sent back so far (rounds are numbered across the workflow). */
+export function roundsUsed(state: PhaseState): number {
+  return state.rework?.round ?? 0;
+}
+
+/**
+ * The reports a rework round moves aside (each to its `.rework-<round>` copy): the failed check's,
+ * then, when it goes back to an agent step, that step's and those of every step between whose
+ * reports exist, so each runs again instead of counting as done.
+ */
+export function reworkMoves(flow: Flow, check: CheckStep & { rework: string }, round: number, reports: ReportSnapshot): MoveEffect[] {
+  const moves: MoveEffect[] = [{ type: "move", from: check.reports[0]!, to: reworkCopyPath(round, check.reports[0]!) }];
+  const from = flow.steps.findIndex((s) => s.id === check.rework);
+  const to = flow.steps.findIndex((s) => s.id === check.id);
+  for (const step of flow.steps.slice(from, to)) {
+    if (step.kind === "tasks" || step.kind === "choose") continue;
+    for (const path of step.reports) if (presentReport(reportAt(reports, path)) || reportAt(reports, path).status === "invalid") moves.push({ type: "move", from: path, to: reworkCopyPath(round, path) });
+  }
+  return moves;
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
@@ -149,34 +198,42 @@ function refuse(code: string, message: string): TransitionResult {
 }
 
 /** Completes the current phase: append it, move on (or finish the workflow after REFLECTION). */
-export function advance(state: PhaseState, output: string, now: Date): PhaseState {
+export function advance(state: PhaseState, output: string | null, now: Date, extra: { skipped?: boolean } = {}): PhaseState {
   const phase = state.current_phase;
-  const completed = [...state.completed_phases, { phase, completed_at: now.toISOString(), output }];
-  const next = nextPhase(phase);
+  const completed = [...state.completed_phases, { phase, completed_at: now.toISOString(), output, ...(extra.skipped ? { skipped: true } : {}) }];
+  const next = nextPhaseIn(state, phase);
   const { error: _error, ...rest } = state;
-  // A rework round ends when IMPLEMENTATION completes; its record stays so round numbers go on.
-  if (rest.rework && phase === "IMPLEMENTATION" && !rest.rework.closed_at) rest.rework = { ...rest.rework, closed_at: now.toISOString() };
+  // A rework round ends when the step it went back to completes; its record stays so round numbers go on.
+  if (rest.rework && phase === reworkTarget(state) && !rest.rework.closed_at) rest.rework = { ...rest.rework, closed_at: now.toISOString() };
   if (next === undefined) return { ...rest, completed_phases: completed, phase_status: "complete" };
   return { ...rest, completed_phases: completed, current_phase: next, phase_status: "pending" };
 }
 
-/** Sends the workflow from a failed VERIFICATION back to IMPLEMENTATION (round n). */
-export function applyRework(state: PhaseState, round: number, verificationCopy: string, now: Date): PhaseState {
-  const implementation = phaseIndex("IMPLEMENTATION");
+/**
+ * Sends the workflow from a failed check (develop: VERIFICATION) back to the step it names
+ * (develop: IMPLEMENTATION), round n. `moves` are the reports moved aside (reworkMoves); the first
+ * is the failed report's copy. develop's record stays as it was (no `step`/`to`).
+ */
+export function applyRework(state: PhaseState, round: number, verificationCopy: string, now: Date, moves: readonly MoveEffect[] = []): PhaseState {
+  const check = reworkingCheck(state) ?? reworkingCheck(state, "VERIFICATION");
+  const target = check?.rework ?? "IMPLEMENTATION";
+  const at = phaseIndexIn(state, target);
+  const moved = new Set([check?.reports[0] ?? REPORT.verification, ...moves.map((m) => m.from)]);
+  const pinned = state.workflow !== undefined;
   return {
     ...state,
-    current_phase: "IMPLEMENTATION",
+    current_phase: target,
     phase_status: "in_progress",
-    completed_phases: state.completed_phases.filter((c) => phaseIndex(c.phase) < implementation),
-    rework: { round, verification: verificationCopy, started_at: now.toISOString() },
+    completed_phases: state.completed_phases.filter((c) => phaseIndexIn(state, c.phase) < at),
+    rework: { round, verification: verificationCopy, started_at: now.toISOString(), ...(pinned && check ? { step: check.id, to: target } : {}) },
     error: null,
-    // The next verification.json is the next qa's: the moved one's record goes with it.
-    ...(state.agent_reports === undefined ? {} : { agent_reports: state.agent_reports.filter((p) => p !== REPORT.verification) }),
+    // The next report is the next agent's: the moved ones' records go with them.
+    ...(state.agent_reports === undefined ? {} : { agent_reports: state.agent_reports.filter((p) => !moved.has(p)) }),
   };
 }
 
 export function isReworkOpen(state: PhaseState): boolean {
-  return state.current_phase === "IMPLEMENTATION" && state.rework != null && !state.rework.closed_at;
+  return state.rework != null && !state.rework.closed_at && state.current_phase === reworkTarget(state);
 }
 
 export function nextReworkRound(state: PhaseState): number {
@@ -186,11 +243,13 @@ export function nextReworkRound(state: PhaseState): number {
 export function transition(state: PhaseState, event: PhaseEvent, context: MachineContext): TransitionResult {
   const current = state.current_phase;
   const at = context.now.toISOString();
-  const phase = event.type === "rework" ? "VERIFICATION" : (event.phase ?? current);
+  const checks = flowOf(state).steps.filter((s): s is CheckStep => s.kind === "check" && s.rework !== undefined);
+  const reworkFrom = checks.find((c) => c.id === current) ?? checks.find((c) => state.rework?.step === c.id) ?? checks[0];
+  const phase = event.type === "rework" ? (reworkFrom?.id ?? current) : (event.phase ?? current);
   // Done already (a command that records a step also advances, so this is often a repeat): a no-op.
   const unchanged: TransitionResult = { ok: true, state, events: [], effects: [] };
   if (event.type === "complete" && state.completed_phases.some((c) => c.phase === phase)) return unchanged;
-  if (event.type === "rework" && isReworkOpen(state) && reportAt(context.reports, REPORT.verification).status === "missing") return unchanged;
+  if (event.type === "rework" && reworkFrom !== undefined && isReworkOpen(state) && reportAt(context.reports, reworkFrom.reports[0]!).status === "missing") return unchanged;
   if (isWorkflowComplete(state) && event.type !== "approve") return refuse("workflow_complete", `workflow ${state.workflow_id} is complete; start a new one with \`dotagent init --request …\``);
   if (event.type !== "approve" && phase !== current) {
     return refuse("wrong_phase", `${phase} cannot ${event.type}: the current phase is ${current} (${state.phase_status})`);
@@ -198,7 +257,7 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
   switch (event.type) {
     case "start": {
       const designs = event.designs;
-      if (designs !== undefined && phase !== "ARCHITECTURE") return refuse("no_designs", `only ARCHITECTURE asks for designs; ${phase} takes no --designs`);
+      if (designs !== undefined && stepIn(state, phase).kind !== "choose") return refuse("no_designs", `only a choose step (${flowOf(state).steps.find((s) => s.kind === "choose")?.id ?? "none in this workflow"}) asks for designs; ${phase} takes no --designs`);
       const sameDesigns = designs === undefined || sameList(designs, state.designs_requested ?? []);
       if (state.phase_status === "in_progress" && sameDesigns) return { ok: true, state, events: [], effects: [] };
       let next = state;
@@ -221,12 +280,15 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
         effects: [],
       };
     case "approve": {
-      if (!PHASE_TABLE[phase].gate) return refuse("no_gate", `${phase} has no approval gate; only ${PHASES.filter((p) => PHASE_TABLE[p].gate).join(" and ")} need approval`);
-      if (phaseIndex(phase) > phaseIndex(current)) return refuse("wrong_phase", `${phase} cannot be approved yet: the current phase is ${current}`);
+      if (!specOf(state, phase).gate) return refuse("no_gate", `${phase} has no approval gate; only ${phasesOf(state).filter((p) => specOf(state, p).gate).join(" and ")} need approval`);
+      if (phaseIndexIn(state, phase) > phaseIndexIn(state, current)) return refuse("wrong_phase", `${phase} cannot be approved yet: the current phase is ${current}`);
       if (isApproved(state, phase)) return { ok: true, state, events: [], effects: [] };
-      // The person approves the demand they were shown: there must be one to show.
-      if (phase === "REQUIREMENTS" && !isValidReport(reportAt(context.reports, REPORT.demand))) {
-        return refuse("phase_incomplete", `REQUIREMENTS cannot be approved yet: ${describe(REPORT.demand, reportAt(context.reports, REPORT.demand)).replace(/^demand\.json/, REPORT.demand)}; the pm agent writes it first, then the person approves what it says`);
+      // The person approves the report they were shown (develop: the demand): there must be one to show.
+      const gated = stepIn(state, phase);
+      if (gated.kind === "agent" && !gated.reports.some((p) => isValidReport(reportAt(context.reports, p)))) {
+        const path = gated.reports[0]!;
+        const name = path.replace(/^memory\/reports\//, "");
+        return refuse("phase_incomplete", `${phase} cannot be approved yet: ${describe(path, reportAt(context.reports, path)).replace(name, path)}; the ${gated.agent} agent writes it first, then the person approves what it says`);
       }
       return {
         ok: true,
@@ -238,26 +300,34 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
     case "complete": {
       const proof = provePhase(phase, context.reports, context.execution, state);
       if (!proof.done) return refuse("phase_incomplete", `${phase} cannot complete: ${proof.missing}`);
-      if (event.output !== undefined && event.output !== proof.output && !isValidReport(reportAt(context.reports, event.output)) && phase !== "IMPLEMENTATION") {
+      if (event.output !== undefined && event.output !== proof.output && !isValidReport(reportAt(context.reports, event.output)) && stepIn(state, phase).kind !== "tasks") {
         return refuse("phase_incomplete", `${phase} cannot complete: ${event.output} is not a valid report`);
       }
-      if (PHASE_TABLE[phase].gate && !isApproved(state, phase)) {
-        return refuse("not_approved", `${phase} cannot complete: the user has not approved it yet; show them ${PHASE_TABLE[phase].produces} and run \`dotagent phase approve ${phase}\``);
+      if (specOf(state, phase).gate && !isApproved(state, phase)) {
+        return refuse("not_approved", `${phase} cannot complete: the user has not approved it yet; show them ${specOf(state, phase).produces} and run \`dotagent phase approve ${phase}\``);
       }
       const next = advance(state, event.output ?? proof.output, context.now);
       return { ok: true, state: next, events: [{ type: "phase_completed", phase, output: event.output ?? proof.output }], effects: [] };
     }
     case "rework": {
-      if (!verificationFailed(context.reports)) {
-        return refuse("no_rework", "VERIFICATION cannot go back to IMPLEMENTATION: verification.json does not say passed: false");
+      const check = reworkFrom === undefined ? undefined : reworkingCheck(state, reworkFrom.id);
+      if (check === undefined) return refuse("no_rework", `workflow ${flowOf(state).name} has no check step that sends work back`);
+      const name = check.reports[0]!.replace(/^memory\/reports\//, "");
+      if (!verificationFailed(context.reports, check.reports[0]!)) {
+        return refuse("no_rework", `${check.id} cannot go back to ${check.rework}: ${name} does not say passed: false`);
       }
       const round = nextReworkRound(state);
-      const copy = reworkCopyPath(round);
+      if (round > check.max_rounds) {
+        const error = `${check.id} failed ${count(check.max_rounds, "rework round")} (max_rounds ${check.max_rounds}); the last report is ${name}`;
+        return { ok: true, state: { ...state, phase_status: "failed", error }, events: [{ type: "phase_failed", phase: check.id, error, rounds: check.max_rounds }], effects: [] };
+      }
+      const moves = reworkMoves(flowOf(state), check, round, context.reports);
+      const copy = moves[0]!.to;
       return {
         ok: true,
-        state: applyRework(state, round, copy, context.now),
-        events: [{ type: "phase_rework", phase: "IMPLEMENTATION", round, verification: copy }],
-        effects: [{ type: "move", from: REPORT.verification, to: copy }],
+        state: applyRework(state, round, copy, context.now, moves),
+        events: [{ type: "phase_rework", phase: check.rework, round, verification: copy }],
+        effects: moves,
       };
     }
   }

@@ -1,6 +1,6 @@
 // Validation rules of CONTRACT §9 over a StateSnapshot. Errors mean the state cannot be trusted;
 // warnings are facts a person should know. Each problem names the file and the JSON path.
-import { PHASES, PHASE_TABLE, phaseIndex } from "./phases.js";
+import { phaseIndexIn, phasesOf, specOf } from "./phases.js";
 import { checkProjectPath, reportAt, type ReportSnapshot } from "./reports.js";
 import { findCycle, outputOf } from "./tasks.js";
 import type { FileProblem, StateSnapshot } from "./snapshot.js";
@@ -108,28 +108,30 @@ function validatePhase(phase: PhaseState, reports: ReportSnapshot, checkTime: Ti
   const updated = checkTime(f, "last_updated", phase.last_updated);
   if (started !== undefined && updated !== undefined && updated < started) error("time_order", f, "last_updated", `${phase.last_updated} is before started_at ${phase.started_at}`);
   let previous = started;
+  const PHASES = phasesOf(phase);
+  const last = PHASES[PHASES.length - 1]!;
   phase.completed_phases.forEach((completed, i) => {
     const path = `completed_phases[${i}]`;
     const expected = PHASES[i];
     if (completed.phase !== expected) {
       const seen = phase.completed_phases.slice(0, i).some((c) => c.phase === completed.phase);
-      error("phase_order", f, `${path}.phase`, seen ? `${completed.phase} is listed twice` : `is ${completed.phase} but phases complete in order: expected ${expected ?? "nothing after REFLECTION"}`);
+      error("phase_order", f, `${path}.phase`, seen ? `${completed.phase} is listed twice` : `is ${completed.phase} but phases complete in order: expected ${expected ?? `nothing after ${last}`}`);
     }
     const at = checkTime(f, `${path}.completed_at`, completed.completed_at);
     if (at !== undefined && previous !== undefined && at < previous) error("time_order", f, `${path}.completed_at`, `${completed.completed_at} is before the ${i === 0 ? "workflow started" : "previous phase completed"}`);
     if (at !== undefined) previous = at;
     checkPath(f, `${path}.output`, completed.output, reports, true);
-    if (PHASE_TABLE[completed.phase].gate && !phase.user_checkpoints.some((c) => c.phase === completed.phase)) {
+    if (specOf(phase, completed.phase).gate && !completed.skipped && !phase.user_checkpoints.some((c) => c.phase === completed.phase)) {
       warn("not_approved", f, `${path}.phase`, `${completed.phase} was completed without a user approval`);
     }
   });
   const done = phase.completed_phases.length;
-  const current = phaseIndex(phase.current_phase);
+  const current = phaseIndexIn(phase, phase.current_phase);
   const complete = done === PHASES.length && current === PHASES.length - 1 && phase.phase_status === "complete";
   if (!complete && done <= PHASES.length && current !== done && done < PHASES.length) {
     error("phase_order", f, "current_phase", `is ${phase.current_phase} but after ${done === 0 ? "no completed phase" : PHASES[done - 1]} the current phase must be ${PHASES[done]}`);
   } else if (done === PHASES.length && !complete) {
-    error("phase_order", f, "phase_status", "every phase is complete, so phase_status must be complete with current_phase REFLECTION");
+    error("phase_order", f, "phase_status", `every phase is complete, so phase_status must be complete with current_phase ${last}`);
   }
   phase.user_checkpoints.forEach((c, i) => checkTime(f, `user_checkpoints[${i}].approved_at`, c.approved_at));
   if (!phase.interruption_safe) warn("interruption_unsafe", f, "interruption_safe", "is false: a change was cut off; `dotagent resume` finishes or undoes it");
@@ -145,7 +147,7 @@ function validatePhase(phase: PhaseState, reports: ReportSnapshot, checkTime: Ti
   // The current phase's report is work in progress (an agent may be writing it): a warning that
   // names it, so `validate` says why the phase will not complete yet.
   if (phase.phase_status !== "complete") {
-    for (const output of PHASE_TABLE[phase.current_phase].outputs) {
+    for (const output of specOf(phase, phase.current_phase).outputs) {
       const state = reportAt(reports, output);
       if (state.status === "invalid" || state.status === "outside") warn("report_invalid", output, "", `${output} ${state.reason}; the ${phase.current_phase} phase cannot complete until it is fixed`);
     }

@@ -16,7 +16,8 @@ import { reportAt } from "../core/reports.js";
 import { emptyExecution, failTask } from "../core/tasks.js";
 import { startPlannedTask } from "../core/plans.js";
 import { describeOwner, isInFlight, agentOwnerKey } from "../core/ownership.js";
-import { phaseIndex } from "../core/phases.js";
+import { phaseIndexIn } from "../core/phases.js";
+import { flowOf } from "../core/flow-of.js";
 import type { ResumePlan } from "../core/plan-resume.js";
 import type { AgentRun, PhaseState } from "../schema/phase.js";
 import type { MachineEvent } from "../core/transitions.js";
@@ -49,7 +50,7 @@ function phaseRefusal(phase: PhaseState, job: AgentJob): string | undefined {
   if (isWorkflowComplete(phase)) return `workflow ${phase.workflow_id} is complete: no agent runs for it any more`;
   const current = phase.current_phase;
   if (current === job.phase) return undefined;
-  return phaseIndex(job.phase) < phaseIndex(current)
+  return phaseIndexIn(phase, job.phase) < phaseIndexIn(phase, current)
     ? `${job.phase} is complete (the workflow is at ${current}); do not run the ${job.agent} agent again`
     : `the workflow is at ${current}; ${job.phase} has not started, so the ${job.agent} agent cannot run yet`;
 }
@@ -118,23 +119,24 @@ async function startUnderLock(context: OpContext, job: AgentJob, now: Date): Pro
   if (job.design !== undefined && !(next.designs_requested ?? []).includes(job.design)) {
     const designs = [...(next.designs_requested ?? []), job.design];
     next = { ...next, designs_requested: designs };
-    events.push({ type: "designs_requested", phase: "ARCHITECTURE", designs });
+    events.push({ type: "designs_requested", phase: job.phase, designs });
   }
   const run: AgentRun = { agent: job.agent, output: job.output, ...(job.design ? { design: job.design } : {}), owner };
   // Its report counts once it is on agent_reports; one there that no recorded agent wrote goes aside first (core/report-owners.ts).
-  const owned = phase.agent_reports ?? presentAgentReports(snapshot.reports);
+  const flow = flowOf(phase);
+  const owned = phase.agent_reports ?? presentAgentReports(snapshot.reports, flow);
   let aside: string | undefined;
   try {
-    aside = isOwned(owned, job.output) ? undefined : setAsideUnowned(context.paths.root, job.output);
+    aside = isOwned(owned, job.output, flow) ? undefined : setAsideUnowned(context.paths.root, job.output);
   } catch (error) {
     if (error instanceof DotagentError) return { start: { ok: false, reason: error.message } };
     throw error;
   }
   next = { ...next, agents: [...runs.filter((r) => r.output !== job.output), run], agent_reports: owned.includes(job.output) ? owned : [...owned, job.output] };
-  if (aside !== undefined) events.push({ type: "report_set_aside", agent: job.agent, output: job.output, to: aside, reason: unownedReason(job.output) });
+  if (aside !== undefined) events.push({ type: "report_set_aside", agent: job.agent, output: job.output, to: aside, reason: unownedReason(job.output, flow) });
   events.push({ type: "agent_started", agent: job.agent, output: job.output, ...(job.design ? { design: job.design } : {}), session: owner.session ?? null, pid: owner.pid });
   writer.applyChange({ phaseBefore: phase, moves: [], phase: next, events });
-  const note = aside === undefined ? "" : ` (the ${job.output.replace("memory/reports/", "")} there ${unownedReason(job.output)}: moved to ${aside})`;
+  const note = aside === undefined ? "" : ` (the ${job.output.replace("memory/reports/", "")} there ${unownedReason(job.output, flow)}: moved to ${aside})`;
   return { start: { ok: true, what: `${describeJob(job)} started${note}` } };
 }
 

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { Phase, PhaseStatus } from "../core/phases.js";
+import type { Flow } from "../core/flow.js";
 import { shellQuote, type Decision } from "../core/plan-resume.js";
 import { createWorkflow, isWorkflowComplete, suggestWorkflowId } from "../core/transitions.js";
 import type { PhaseState } from "../schema/phase.js";
@@ -18,7 +19,7 @@ import { nextFields, settle, type NextFields } from "./settle.js";
 
 /** `init --json`: created, or the decision to replace the workflow that is there. */
 export type InitResult =
-  | ({ created: true; workflow_id: string; phase: Phase; phase_status: PhaseStatus; archived: string | null } & NextFields)
+  | ({ created: true; workflow_id: string; workflow: string; phase: Phase; phase_status: PhaseStatus; archived: string | null } & NextFields)
   | { created: false; decision: Decision };
 
 export interface InitInput {
@@ -26,23 +27,27 @@ export interface InitInput {
   /** Already checked as an id. */
   readonly workflowId?: string | undefined;
   readonly decide?: Decide | undefined;
+  /** The resolved definition to walk (`--workflow NAME`); none: the built-in develop. */
+  readonly workflow?: Flow | undefined;
 }
 
 /** Writes a new phase.json; the caller holds the lock and has archived any old state. */
-export async function initWorkflow(paths: ProjectPaths, request: string | undefined, workflowId: string | undefined, now: Date, onWarning?: (message: string) => void): Promise<PhaseState> {
+export async function initWorkflow(paths: ProjectPaths, request: string | undefined, workflowId: string | undefined, now: Date, onWarning?: (message: string) => void, flow?: Flow): Promise<PhaseState> {
   const id = workflowId ?? suggestWorkflowId(request, now);
   mkdirSync(paths.reportsDir, { recursive: true });
   const snapshot = await loadSnapshot(paths);
   const writer = new StateWriter(paths, snapshot, now, onWarning);
   // A fresh instance id, so checkpoints of an earlier workflow with the same id are never this one's (§15).
   const instanceId = process.getBuiltinModule("node:crypto").randomBytes(8).toString("hex");
-  const state = writer.writePhase({ ...createWorkflow(id, request, now), instance_id: instanceId, revision: 0 });
-  writer.appendEvents([{ type: "workflow_started", workflow_id: id, ...(request === undefined ? {} : { request }) }]);
+  const created = createWorkflow(id, request, now, flow);
+  const state = writer.writePhase({ ...created, instance_id: instanceId, revision: 0 });
+  writer.appendEvents([{ type: "workflow_started", workflow_id: id, ...(request === undefined ? {} : { request }), ...(created.workflow ? { workflow: created.workflow.name, hash: created.workflow.hash } : {}) }]);
   return state;
 }
 
 export async function startWorkflow(context: OpContext, input: InitInput): Promise<InitResult> {
   const { request, workflowId } = input;
+  const named = input.workflow && input.workflow.name !== "develop" ? ` --workflow ${input.workflow.name}` : "";
   const now = context.now();
   if (hasState(context.paths)) {
     const snapshot = await loadSnapshot(context.paths);
@@ -51,7 +56,7 @@ export async function startWorkflow(context: OpContext, input: InitInput): Promi
     const decision: Decision = decisionWithDir({
       question: `A workflow${phase ? ` (${phase.workflow_id}, at ${phase.current_phase})` : ""} already exists here. Archive it and start a new one?`,
       default: complete,
-      yes: `dotagent init${request === undefined ? "" : ` --request ${shellQuote(request)}`}${workflowId === undefined ? "" : ` --workflow-id ${workflowId}`} --yes`,
+      yes: `dotagent init${request === undefined ? "" : ` --request ${shellQuote(request)}`}${workflowId === undefined ? "" : ` --workflow-id ${workflowId}`}${named} --yes`,
       no: "dotagent resume",
     }, context.dirArg);
     const answer = complete ? true : input.decide ? await input.decide(decision) : "no-terminal";
@@ -63,8 +68,8 @@ export async function startWorkflow(context: OpContext, input: InitInput): Promi
     // leftover report leaks into the new workflow and nothing unarchived is removed.
     const cutOff = existsSync(join(context.paths.stateDir, CLEARING_MARKER));
     const archivedName = hasState(context.paths) || cutOff ? await archiveLiveState(context.paths, "replaced by dotagent init", now, context.note) : null;
-    const written = await initWorkflow(context.paths, request, workflowId, now, context.warn);
+    const written = await initWorkflow(context.paths, request, workflowId, now, context.warn, input.workflow);
     return { state: written, archived: archivedName, plan: (await settle(context, now)).plan };
   });
-  return { created: true, workflow_id: state.workflow_id, phase: state.current_phase, phase_status: state.phase_status, archived, ...nextFields(plan) };
+  return { created: true, workflow_id: state.workflow_id, workflow: state.workflow?.name ?? "develop", phase: state.current_phase, phase_status: state.phase_status, archived, ...nextFields(plan) };
 }

@@ -4,12 +4,14 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
-import { commandAnswered, decisionAnswered, decisionKey, gateAnswer, GATE_AGENTS, notAnsweredMessage, pendingAsked, pendingDecision, type GateAnswer } from "../core/person-answer.js";
+import { flowOf } from "../core/flow-of.js";
+import type { Flow } from "../core/flow.js";
+import { commandAnswered, decisionAnswered, decisionKey, gateAgents, gateAnswer, notAnsweredMessage, pendingAsked, pendingDecision, type GateAnswer } from "../core/person-answer.js";
 import { REPORT, type Phase } from "../core/phases.js";
 import { saysApprove } from "../core/person-answer.js";
 import type { PhaseResult } from "./phase-change.js";
 import { planResume, type Decision, type ResumePlan } from "../core/plan-resume.js";
-import { isPhase } from "../core/phases.js";
+import { phasesOf } from "../core/phases.js";
 import { COMMAND_RULES, readOptions } from "../core/helper-command.js";
 import { findProjectRoot, projectPaths } from "../store/project.js";
 import { loadSnapshot } from "../store/session.js";
@@ -21,8 +23,9 @@ import { writeFileDurable } from "../store/atomic-write.js";
 import { locked, type OpContext } from "./op-context.js";
 
 /** The report the person is shown at a phase's gate, and every report whose writing puts the question again. */
-function gateReports(root: string, phase: Phase): { shown: string; reports: string[] } {
-  if (phase === "REQUIREMENTS") return { shown: REPORT.demand, reports: [REPORT.demand] };
+function gateReports(root: string, phase: Phase, flow: Flow): { shown: string; reports: string[] } {
+  const step = flow.steps.find((s) => s.id === phase);
+  if (step !== undefined && step.kind === "agent") return { shown: step.reports.find((p) => existsSync(join(root, p))) ?? step.reports[0]!, reports: [...step.reports] };
   // The pick is asked from the roundtable; a final design nobody reduced is asked about itself
   // (the model writes final_design.json after the person's pick, so it does not count then).
   const roundtable = existsSync(join(root, REPORT.roundtable));
@@ -30,22 +33,22 @@ function gateReports(root: string, phase: Phase): { shown: string; reports: stri
 }
 
 /** Whether the person answered `phase`'s gate (always true for a phase without one). */
-export function personAnswered(paths: ProjectPaths, phase: Phase): GateAnswer & { shown: string } {
-  if (GATE_AGENTS[phase] === undefined) return { answered: true, at: "", shown: "" };
-  const { shown, reports } = gateReports(paths.root, phase);
-  return { ...gateAnswer(readEvents(paths.eventsFile), phase, reportTimes(paths.root, reports)), shown };
+export function personAnswered(paths: ProjectPaths, phase: Phase, flow: Flow): GateAnswer & { shown: string } {
+  if (gateAgents(flow, phase) === undefined) return { answered: true, at: "", shown: "" };
+  const { shown, reports } = gateReports(paths.root, phase, flow);
+  return { ...gateAnswer(readEvents(paths.eventsFile), phase, reportTimes(paths.root, reports), flow), shown };
 }
 
 /** Refuses an approval the person has not given (`person_not_answered`, exit 1). */
-export function requirePersonAnswer(paths: ProjectPaths, phase: Phase): void {
-  const answer = personAnswered(paths, phase);
+export function requirePersonAnswer(paths: ProjectPaths, phase: Phase, flow: Flow): void {
+  const answer = personAnswered(paths, phase, flow);
   if (!answer.answered) throw new DotagentError("person_not_answered", notAnsweredMessage(phase, answer.shown), EXIT.refused, { phase });
 }
 
 /** A person's prompt (UserPromptSubmit, not a notification) while a gate is open: recorded as their reply; the gate it answered, or undefined. */
-export async function recordPersonReply(context: OpContext, plan: ResumePlan): Promise<{ phase: Phase; gate: string | null } | undefined> {
+export async function recordPersonReply(context: OpContext, plan: ResumePlan, flow: Flow): Promise<{ phase: Phase; gate: string | null } | undefined> {
   const phase = plan.phase;
-  if (plan.next.action !== "await_approval" || phase === null || GATE_AGENTS[phase] === undefined) return undefined;
+  if (plan.next.action !== "await_approval" || phase === null || gateAgents(flow, phase) === undefined) return undefined;
   const gate = plan.next.gate ?? null;
   await locked(context, "person replied", () => {
     appendEvents(context.paths.eventsFile, [{ type: "person_replied", phase, gate }], context.now());
@@ -71,11 +74,11 @@ export async function recordReplyAtGate(context: OpContext, prompt = ""): Promis
   }
   const snapshot = await loadSnapshot(context.paths);
   if (snapshot.phase.kind !== "ok") return pending !== undefined ? { kind: "reply" } : { kind: "none" };
-  const replied = await recordPersonReply(context, planResume(snapshot, context.now()));
+  const replied = await recordPersonReply(context, planResume(snapshot, context.now()), flowOf(snapshot.phase.value));
   if (replied === undefined) return pending !== undefined ? { kind: "reply" } : { kind: "none" };
   const picked = replied.gate === "pick_design" ? pickedDesign(context.paths.root, prompt) : undefined;
   if (picked !== undefined) writeFinalDesign(context.paths.root, picked, prompt, context.now());
-  if (picked !== undefined || ((replied.gate === "approve_requirements" || replied.gate === "approve_design") && saysApprove(prompt))) {
+  if (picked !== undefined || ((replied.gate === "approve_requirements" || replied.gate === "approve_design" || replied.gate === "approve_report") && saysApprove(prompt))) {
     const { changePhase } = await import("./phase-change.js");
     const { result } = await changePhase({ ...context, byModel: false }, { action: "approve", phase: replied.phase });
     return { kind: "approved", phase: replied.phase, result, ...(picked ? { picked: picked.name } : {}) };
@@ -162,8 +165,8 @@ export async function unansweredApproval(context: OpContext, argv: readonly stri
   const state = snapshot.phase.value;
   const read = readOptions(rest, COMMAND_RULES.phase.options);
   const named = read.ok ? read.positionals[0] : undefined;
-  const phase = isPhase(named) ? named : state.current_phase;
+  const phase = phasesOf(state).find((s) => s.toUpperCase() === named?.toUpperCase()) ?? state.current_phase;
   if (state.user_checkpoints.some((c) => c.phase === phase)) return undefined;
-  const answer = personAnswered(paths, phase);
+  const answer = personAnswered(paths, phase, flowOf(state));
   return answer.answered ? undefined : notAnsweredMessage(phase, answer.shown);
 }

@@ -1,7 +1,7 @@
 // `phase start|complete|fail|approve|rework`: one move of the phase machine under the lock.
-import { DotagentError, EXIT } from "../core/errors.js";
-import type { Phase, PhaseStatus } from "../core/phases.js";
-import { transition, type PhaseEvent } from "../core/transitions.js";
+import { DotagentError, EXIT, usageError } from "../core/errors.js";
+import { phasesOf, type Phase, type PhaseStatus } from "../core/phases.js";
+import { stepIn, transition, type PhaseEvent } from "../core/transitions.js";
 import { loadSnapshot } from "../store/session.js";
 import { StateWriter } from "../store/state-writer.js";
 import type { PhaseState } from "../schema/phase.js";
@@ -9,6 +9,7 @@ import { locked, type OpContext } from "./op-context.js";
 import { requireWorkflow } from "./state-guard.js";
 import { nextFields, settle, type NextFields } from "./settle.js";
 import { requirePersonAnswer } from "./person-gate.js";
+import { flowOf } from "../core/flow-of.js";
 
 export const PHASE_ACTIONS = ["start", "complete", "fail", "approve", "rework"] as const;
 export type PhaseAction = (typeof PHASE_ACTIONS)[number];
@@ -39,22 +40,27 @@ export interface PhaseOutcome {
 
 export async function changePhase(context: OpContext, change: PhaseChange): Promise<PhaseOutcome> {
   const { action, output, designs } = change;
-  const event = { type: action, phase: change.phase, output, error: change.error, designs: designs ? [...designs] : undefined } as PhaseEvent;
   const now = context.now();
   const { state, changed, plan } = await locked(context, `phase ${action}`, async () => {
     const snapshot = await loadSnapshot(context.paths, output === undefined ? [] : [{ path: output, mode: "parse" }]);
     const before = requireWorkflow(snapshot, now);
+    // A step is named as the workflow's definition spells it, in any case (develop: `approve requirements`).
+    const steps = phasesOf(before);
+    const named = change.phase === undefined ? undefined : steps.find((s) => s.toUpperCase() === change.phase!.toUpperCase());
+    if (change.phase !== undefined && named === undefined) throw usageError(`"${change.phase}" is not a step of this workflow; its steps are ${steps.join(", ")}`);
+    const event = { type: action, phase: named, output, error: change.error, designs: designs ? [...designs] : undefined } as PhaseEvent;
     // A phase is done when its agent's report is there, which dotagent sees itself (the hooks
     // record each agent's end): from an agent's shell, completing, failing or reworking a phase by
     // hand would take the model's word for the agent's work (a verification.json qa never wrote).
     // (IMPLEMENTATION completes only with every task complete, and a gated phase only once approved.)
-    const target = change.phase ?? before.current_phase;
-    if (context.byModel && ((action === "complete" && (target === "VERIFICATION" || target === "REFLECTION")) || action === "fail" || action === "rework")) {
+    const target = named ?? before.current_phase;
+    const proved = stepIn(before, target);
+    if (context.byModel && ((action === "complete" && (proved.kind === "check" || proved.kind === "shell" || (proved.kind === "agent" && proved.gate === undefined))) || action === "fail" || action === "rework")) {
       throw new DotagentError("not_yours", `dotagent ${action === "complete" ? "completes" : action === "fail" ? "fails" : "reworks"} phases itself from their agents' reports (the hooks record each agent's end): spawn the phase's agent and act on the next step dotagent gives`, EXIT.refused, { action });
     }
     // A gate is the person's: from an agent's shell, an approval needs their reply (SPEC §11).
-    const gate = change.phase ?? before.current_phase;
-    if (action === "approve" && context.byModel && !before.user_checkpoints.some((c) => c.phase === gate)) requirePersonAnswer(context.paths, gate);
+    const gate = named ?? before.current_phase;
+    if (action === "approve" && context.byModel && !before.user_checkpoints.some((c) => c.phase === gate)) requirePersonAnswer(context.paths, gate, flowOf(before));
     const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
     const outcome = transition(before, event, { reports: snapshot.reports, execution, now });
     if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);

@@ -3,6 +3,7 @@
 // an answer the plan comes back with `decision` set and nothing is written. The writer, fresh
 // starts and init load only when something is written: `resume --dry-run` is a read, as cheap to
 // start as `status` (write-file-atomic alone loads node:crypto and worker_threads, ~8 ms).
+import type { Flow } from "../core/flow.js";
 import { existsSync } from "node:fs";
 import type { Decision, ResumeOptions, ResumePlan } from "../core/plan-resume.js";
 import { planWithRecovery } from "./recovery.js";
@@ -20,6 +21,8 @@ export type DecisionAnswer = boolean | "no-terminal";
 export type Decide = (decision: Decision) => DecisionAnswer | Promise<DecisionAnswer>;
 
 export interface ResumeInput extends ResumeOptions {
+  /** `--start`, or a changed request's new workflow: the definition it walks (`--workflow NAME`); none: develop. */
+  readonly workflow?: Flow | undefined;
   readonly dryRun?: boolean | undefined;
   /** `--start`: with a request and no workflow, start one (the /develop command asked for it; memory/ is created then). */
   readonly start?: boolean | undefined;
@@ -88,7 +91,7 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
       const request = options.request?.trim() ?? "";
       if (input.start && planned.situation === "none" && request !== "") {
         const [{ initWorkflow }, { settle }] = await Promise.all([import("./init.js"), import("./settle.js")]);
-        const state = await initWorkflow(context.paths, options.request, undefined, now, context.warn);
+        const state = await initWorkflow(context.paths, options.request, undefined, now, context.warn, input.workflow);
         const started = (await settle(context, now)).plan;
         return planWithDir({ ...started, situation: "started" as const, repairs: [{ code: "workflow_started", message: `started workflow ${state.workflow_id} for ${JSON.stringify(options.request)}` }, ...started.repairs] }, context.dirArg);
       }
@@ -121,7 +124,7 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
       if (name) context.note(`Archived the old state as ${name}`);
       if (plan.decisionKind === "request_changed" && options.request !== undefined) {
         const { initWorkflow } = await import("./init.js");
-        await locked(context, "resume", () => initWorkflow(context.paths, options.request, undefined, now, context.warn));
+        await locked(context, "resume", () => initWorkflow(context.paths, options.request, undefined, now, context.warn, input.workflow));
       }
       options = { ...options, request: undefined };
       continue;

@@ -2,7 +2,7 @@
 // Takes no lock; start-up path of the CLI and the hook, so nothing heavy is imported here.
 import type { ResumePlan } from "../core/plan-resume.js";
 import { planWithRecovery } from "./recovery.js";
-import { PHASE_TABLE, REPORT } from "../core/phases.js";
+import { REPORT, specOf } from "../core/phases.js";
 import { provePhase } from "../core/transitions.js";
 import { countByStatus } from "../core/tasks.js";
 import { worktreeViews, type WorktreeView } from "../core/worktrees.js";
@@ -41,10 +41,10 @@ function approvedNeeds(snapshot: Awaited<ReturnType<typeof loadSnapshot>>, plan:
   if (snapshot.phase.kind !== "ok" || plan.situation !== "interrupted") return null;
   const state = snapshot.phase.value;
   const phase = state.current_phase;
-  if (!PHASE_TABLE[phase].gate || !state.user_checkpoints.some((c) => c.phase === phase)) return null;
+  if (!specOf(state, phase).gate || !state.user_checkpoints.some((c) => c.phase === phase)) return null;
   const proof = provePhase(phase, snapshot.reports, snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined, state);
   if (proof.done) return null;
-  const output = PHASE_TABLE[phase].outputs[0]!;
+  const output = specOf(state, phase).outputs[0]!;
   const format = output === REPORT.finalDesign ? "; it holds the pick: {chosen, design, tasks: [{id, title, depends_on}]} (SPEC.md §1)" : "";
   return `write ${output} — ${phase} is approved, but ${proof.missing}${format}; then \`dotagent phase complete ${phase}\``;
 }

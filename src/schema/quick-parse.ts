@@ -31,6 +31,8 @@ const isId = (v: unknown) => typeof v === "string" && ID_PATTERN.test(v);
 export function quickPhaseState(data: unknown): PhaseState | undefined {
   if (!isObject(data)) return undefined;
   const d = data;
+  // A pinned definition (a workflow other than develop) is checked by the full schema and its rules.
+  if (d.workflow !== undefined) return undefined;
   if (!isNonEmpty(d.workflow_id) || !isIso(d.started_at) || !isIso(d.last_updated)) return undefined;
   if (!isPhase(d.current_phase) || !isPhaseStatus(d.phase_status) || typeof d.interruption_safe !== "boolean") return undefined;
   if (!Array.isArray(d.completed_phases) || !Array.isArray(d.user_checkpoints)) return undefined;
@@ -91,6 +93,8 @@ function quickTask(t: unknown): Task | undefined {
 export function quickExecutionState(data: unknown): ExecutionState | undefined {
   if (!isObject(data)) return undefined;
   const d = data;
+  // A pinned definition (a workflow other than develop) is checked by the full schema and its rules.
+  if (d.workflow !== undefined) return undefined;
   if (!isNonEmpty(d.workflow_id) || !isIso(d.updated_at) || typeof d.interruption_safe !== "boolean" || !Array.isArray(d.tasks)) return undefined;
   if (d.max_attempts !== undefined && !isIntAtLeast(d.max_attempts, 1)) return undefined;
   if (d.revision !== undefined && !isIntAtLeast(d.revision, 0)) return undefined;

@@ -99,7 +99,7 @@ function readOne(root: string, request: ReportRequest, insideReal: (relDir: stri
   if (read.kind === "missing") return { status: "missing" };
   if (read.kind === "refused" && refusedBy({ code: read.errno })) throw unreadable(root, full, { code: read.errno });
   if (read.kind === "refused") return read.reason.includes("out of the project") ? { status: "outside", reason: read.reason } : { status: "invalid", reason: read.reason };
-  return judgeReport(reportKind(checked.path), read.text);
+  return judgeReport(request.check ? "verification" : reportKind(checked.path), read.text);
 }
 
 function safeStat(path: string): ReturnType<typeof statSync> | undefined {

@@ -1,6 +1,7 @@
 // The Claude Code content (skills, agents, plugin manifest, hooks) is data that Claude Code reads
 // with its own rules; these tests hold it to those rules and to dotagent's contract, so a typo
 // shows up here rather than as a skill that silently never loads.
+import { BUILTIN_WORKFLOWS } from "../../src/core/workflow-defs.js";
 import { describe, it, expect } from "vitest";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, posix, resolve } from "node:path";
@@ -149,7 +150,7 @@ describe("skills/develop/SKILL.md", () => {
     const commands = shellCommandsIn(body);
     expect(commands).toHaveLength(1);
     const command = commands[0]!;
-    expect(command).toMatch(/^node "\$\{CLAUDE_SKILL_DIR\}\/\.\.\/checkpoint\/scripts\/dotagent\.mjs" resume --json --start --request /);
+    expect(command).toMatch(/^node "\$\{CLAUDE_SKILL_DIR\}\/\.\.\/checkpoint\/scripts\/dotagent\.mjs" resume --json --start --request=/);
     // The request travels in a quoted here-document, so no character of it reaches the shell.
     expect(command).toMatch(/"\$\(cat <<'([A-Z_]+)'\n\$ARGUMENTS\n\1\n\)"/);
     // Claude Code drops the whole skill when a `!` command exits non-zero; resume exits 3 or 5.
@@ -157,7 +158,7 @@ describe("skills/develop/SKILL.md", () => {
   });
 
   it("spawns every agent of the phase table, the roundtable included", () => {
-    for (const phase of PHASES) expect(body).toContain(`\`${PHASE_TABLE[phase].agent}\``);
+    for (const phase of PHASES) expect(body).toContain(`\`${PHASE_TABLE[phase]!.agent}\``);
     expect(body).toContain("`roundtable`");
   });
 
@@ -183,10 +184,11 @@ describe("agents", () => {
     executor: `${REPORT.tasksDir}/<task-id>.json`,
     qa: REPORT.verification,
     reflector: REPORT.reflectionJson,
+    reproducer: "memory/reports/reproduction.json",
   };
 
-  it("has one agent for every agent the phase table names, and the roundtable", () => {
-    const needed = new Set([...PHASES.map((p) => PHASE_TABLE[p].agent), "roundtable"]);
+  it("has one agent for every agent a built-in workflow names (develop's phase table, fix)", () => {
+    const needed = new Set([...PHASES.map((p) => PHASE_TABLE[p]!.agent!), "roundtable", ...Object.values(BUILTIN_WORKFLOWS).flatMap((d) => (d.steps ?? []).flatMap((s) => [s.agent, s.reducer]).filter((a): a is string => a !== undefined))]);
     expect(agents).toEqual([...needed].sort());
   });
 

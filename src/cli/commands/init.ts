@@ -3,18 +3,21 @@ import { idProblem } from "../../schema/json.js";
 import { startWorkflow } from "../../ops/init.js";
 import { opContext, requestOption, stringOption, type Command } from "../context.js";
 import { decider } from "../decider.js";
+import { resolveWorkflowOption } from "../workflow-option.js";
 
 export const command: Command = {
   summary: "start a workflow (an existing one is archived first, after asking)",
-  usage: "dotagent init [--request TEXT] [--workflow-id ID] [--yes] [--json]",
-  options: { request: { type: "string" }, "workflow-id": { type: "string" }, yes: { type: "boolean", short: "y" } },
-  examples: ["dotagent init --request 'add login'            workflow wf-add-login at REQUIREMENTS", "dotagent init --request 'add login' --workflow-id wf-login", "dotagent init --request 'add signup' --yes       archive the current workflow and start anew"],
+  usage: "dotagent init [--request TEXT] [--workflow NAME] [--workflow-id ID] [--yes] [--json]",
+  options: { request: { type: "string" }, workflow: { type: "string" }, "workflow-id": { type: "string" }, yes: { type: "boolean", short: "y" } },
+  examples: ["dotagent init --request 'add login'            workflow wf-add-login at REQUIREMENTS", "dotagent init --request 'add login' --workflow-id wf-login", "dotagent init --workflow fix --request 'login fails with +'   the fix workflow (dotagent workflows lists them)", "dotagent init --request 'add signup' --yes       archive the current workflow and start anew"],
   async run(context) {
     const request = requestOption(context);
     const workflowId = stringOption(context, "workflow-id");
     const idError = workflowId === undefined ? null : idProblem(workflowId, "workflow id");
     if (idError !== null) throw usageError(`--workflow-id: ${idError}`);
-    const result = await startWorkflow(opContext(context), { request, workflowId, decide: decider(context, context.options.yes === true) });
+    const name = stringOption(context, "workflow");
+    const workflow = name === undefined ? undefined : await resolveWorkflowOption(context.paths.root, name);
+    const result = await startWorkflow(opContext(context), { request, workflowId, decide: decider(context, context.options.yes === true), workflow });
     if (!result.created) {
       const { decision } = result;
       context.out.result(result, () => [`A workflow already exists. ${decision.question}`, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
@@ -22,8 +25,8 @@ export const command: Command = {
     }
     context.out.result(result, () => [
       ...(result.archived ? [`Archived the previous state as ${result.archived}`] : []),
-      `Started workflow ${context.out.color.bold(result.workflow_id)} at REQUIREMENTS.`,
-      "Next: spawn the pm agent to write memory/reports/demand.json",
+      `Started workflow ${context.out.color.bold(result.workflow_id)}${result.workflow === "develop" ? "" : ` (${result.workflow})`} at ${result.phase}.`,
+      `Next: ${result.next.reason}`,
     ]);
     return EXIT.ok;
   },

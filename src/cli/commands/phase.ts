@@ -1,5 +1,4 @@
 import { EXIT, usageError } from "../../core/errors.js";
-import { isPhase, PHASES } from "../../core/phases.js";
 import { checkDesigns } from "../../ops/inputs.js";
 import { changePhase, PHASE_ACTIONS } from "../../ops/phase-change.js";
 import { opContext, outputOption, stringOption, subcommand, type Command } from "../context.js";
@@ -23,8 +22,8 @@ export const command: Command = {
   ],
   async run(context) {
     const [action, phaseArg] = subcommand(context, "phase", PHASE_ACTIONS);
-    const phase = phaseArg?.toUpperCase();
-    if (phase !== undefined && !isPhase(phase)) throw usageError(`"${phaseArg}" is not a phase; phases are ${PHASES.join(", ")}`);
+    // The step is checked against the workflow's own steps (develop's five, or its definition's) by changePhase.
+    const phase = phaseArg !== undefined && !/^[A-Za-z][A-Za-z0-9_-]{0,39}$/.test(phaseArg) ? (() => { throw usageError(`"${phaseArg.slice(0, 50)}" is not a step name; the steps are in \`dotagent status\``); })() : phaseArg;
     const output = outputOption(context);
     const designs = designsOption(stringOption(context, "designs"), action);
     const { state: s, result } = await changePhase(opContext(context), { action, phase, output, error: stringOption(context, "error"), designs });

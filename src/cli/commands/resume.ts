@@ -1,18 +1,20 @@
+import { resolveWorkflowOption, splitWorkflowPrefix } from "../workflow-option.js";
 import { EXIT, usageError } from "../../core/errors.js";
 import { resumeWorkflow } from "../../ops/resume.js";
 import { resumeOptions } from "../resume-options.js";
 import { planLines } from "../render-plan.js";
-import { maxParallelOption, opContext, type Command } from "../context.js";
+import { maxParallelOption, opContext, type Command, stringOption } from "../context.js";
 import { decider } from "../decider.js";
 
 export const command: Command = {
   summary: "decide where to continue after an interruption (the main job)",
-  usage: "dotagent resume [--request TEXT [--start]] [--dry-run] [--yes] [--stale-after 7d|never] [--max-parallel N] [--isolation commit|shared] [--keep-edit] [--json]",
+  usage: "dotagent resume [--request TEXT [--start] [--workflow NAME]] [--dry-run] [--yes] [--stale-after 7d|never] [--max-parallel N] [--isolation commit|shared] [--keep-edit] [--json]",
   options: {
     "max-parallel": { type: "string" },
     request: { type: "string" },
     "dry-run": { type: "boolean" },
     start: { type: "boolean" },
+    workflow: { type: "string" },
     yes: { type: "boolean", short: "y" },
     "stale-after": { type: "string" },
     isolation: { type: "string" },
@@ -32,7 +34,11 @@ export const command: Command = {
   async run(context) {
     const isolation = context.options.isolation;
     if (isolation !== undefined && isolation !== "commit" && isolation !== "shared") throw usageError(`--isolation must be commit or shared, not ${JSON.stringify(isolation)}`);
-    const input = { ...resumeOptions(context), maxParallel: maxParallelOption(context), dryRun: context.options["dry-run"] === true, start: context.options.start === true, keepEdits: context.options["keep-edit"] === true, isolation: isolation as "commit" | "shared" | undefined };
+    // `/develop --workflow fix …` passes its whole text as the request: a leading --workflow NAME names the definition.
+    const split = context.options.start === true ? splitWorkflowPrefix(resumeOptions(context).request) : { request: resumeOptions(context).request };
+    const name = stringOption(context, "workflow") ?? split.name;
+    const workflow = name === undefined ? undefined : await resolveWorkflowOption(context.paths.root, name);
+    const input = { ...resumeOptions(context), request: split.request, workflow, maxParallel: maxParallelOption(context), dryRun: context.options["dry-run"] === true, start: context.options.start === true, keepEdits: context.options["keep-edit"] === true, isolation: isolation as "commit" | "shared" | undefined };
     const outcome = await resumeWorkflow(opContext(context), { ...input, decide: decider(context, context.options.yes === true) });
     if (outcome === undefined) return EXIT.refused;
     const { plan, result, mode } = outcome;

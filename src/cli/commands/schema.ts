@@ -3,8 +3,8 @@ import type { Command } from "../context.js";
 import { loadCold } from "../load-cold.js";
 
 export const command: Command = {
-  summary: "print the JSON Schema of phase|execution|task-output, generated from the zod schemas",
-  usage: "dotagent schema phase|execution|task-output",
+  summary: "print the JSON Schema of phase|execution|task-output|workflow, generated from the zod schemas",
+  usage: "dotagent schema phase|execution|task-output|workflow",
   options: {},
   examples: ["dotagent schema phase > phase.schema.json", "dotagent schema task-output"],
   async run(context) {

@@ -1,0 +1,47 @@
+// The flow a workflow walks: the definition pinned in its phase.json (`workflow`), or the
+// built-in develop for a phase.json without one (every workflow dotagent wrote before
+// definitions existed, and every develop workflow since). Readers call flowOf(state) instead of
+// carrying a second value around; the pinned steps were checked when phase.json was parsed.
+import { DEVELOP, type Flow } from "./flow.js";
+import { pinnedSteps, resolveWorkflow, type DefProblem } from "./resolve-workflow.js";
+import type { StepDef } from "./workflow-defs.js";
+
+export interface Pinned {
+  readonly name: string;
+  readonly hash: string;
+  readonly description?: string | undefined;
+  readonly steps: readonly StepDef[];
+}
+
+const resolved = new WeakMap<object, Flow>();
+
+export function flowOf(state: { readonly workflow?: Pinned | undefined }): Flow {
+  const pinned = state.workflow;
+  if (pinned === undefined) return DEVELOP;
+  let flow = resolved.get(pinned);
+  if (flow === undefined) {
+    const result = resolvePinned(pinned);
+    // parsePhaseState refuses a phase.json whose pinned steps do not resolve: reaching this is a bug.
+    if (!result.ok) throw new Error(`phase.json's workflow does not resolve: ${result.problems[0]!.path}: ${result.problems[0]!.message}`);
+    flow = result.flow;
+    resolved.set(pinned, flow);
+  }
+  return flow;
+}
+
+/** Re-checks a pinned definition with every rule a definition file meets (a hand-edited phase.json is input too). */
+export function resolvePinned(pinned: Pinned): { ok: true; flow: Flow } | { ok: false; problems: DefProblem[] } {
+  return resolveWorkflow(pinned.name, (name) => (name === pinned.name ? { name, source: "memory/state/phase.json", def: { steps: pinned.steps, description: pinned.description } } : undefined));
+}
+
+/** The pin a workflow started with `flow` records (none for develop: its phase.json stays as before). */
+export function pinFlow(flow: Flow): Pinned | undefined {
+  if (flow === DEVELOP || (flow.name === "develop" && workflowHash(flow) === workflowHash(DEVELOP))) return undefined;
+  return { name: flow.name, hash: workflowHash(flow), ...(flow.description ? { description: flow.description } : {}), steps: pinnedSteps(flow) };
+}
+
+/** 16 hex digits of the SHA-256 of the resolved steps: equal definitions, equal hashes. */
+export function workflowHash(flow: Flow): string {
+  const json = JSON.stringify(pinnedSteps(flow));
+  return process.getBuiltinModule("node:crypto").createHash("sha256").update(json).digest("hex").slice(0, 16);
+}

@@ -1,0 +1,197 @@
+// A workflow as data (SPEC §20): the ordered steps a workflow walks, each of one *kind* the core
+// knows (agent, choose, tasks, check, shell). The core reads a Flow and never a step's name: the
+// built-in `develop` is a Flow like any other. A Flow is resolved (extends applied) and checked
+// (resolve-workflow.ts) before anything reads it, so readers may trust its shape.
+import { REPORTS_DIR, STATE_DIR } from "./paths.js";
+
+export const STEP_KINDS = ["agent", "choose", "tasks", "check", "shell"] as const;
+export type StepKind = (typeof STEP_KINDS)[number];
+
+/** Run the step only when a field of an earlier report (or the request) matches; else it is skipped. */
+export interface StepCondition {
+  /** A report under memory/reports/ (project-relative), or "request" for the workflow's request text. */
+  readonly report: string;
+  /** Dot path inside the report's JSON (ignored for "request"). */
+  readonly field?: string | undefined;
+  readonly equals?: string | number | boolean | undefined;
+  readonly not_equals?: string | number | boolean | undefined;
+  readonly matches?: string | undefined;
+}
+
+interface StepBase {
+  readonly id: string;
+  readonly title?: string | undefined;
+  readonly when?: StepCondition | undefined;
+  /** shell and check-run steps: how many more times a failing command runs before the step fails. */
+  readonly retries?: number | undefined;
+  /** shell and check-run steps: seconds before the command is stopped (counts as a failure). */
+  readonly timeout?: number | undefined;
+}
+
+export interface AgentStep extends StepBase {
+  readonly kind: "agent";
+  readonly agent: string;
+  /** Project-relative reports, any one of which (valid) proves the step done. */
+  readonly reports: readonly string[];
+  /** "approve": the person approves the report (or sends feedback that re-runs the agent). */
+  readonly gate?: "approve" | undefined;
+}
+
+export interface ChooseStep extends StepBase {
+  readonly kind: "choose";
+  /** Writes one design each (memory/reports/designs/<name>.json), in parallel. */
+  readonly agent: string;
+  /** Compares the designs (memory/reports/roundtable.json). */
+  readonly reducer: string;
+  /** The designs asked for when nobody chose others. */
+  readonly designs: readonly { readonly name: string; readonly angle: string }[];
+  /** The person picks: the pick is written as memory/reports/final_design.json and approved. */
+  readonly gate: "choose";
+  readonly reports: readonly string[];
+}
+
+export interface TasksStep extends StepBase {
+  readonly kind: "tasks";
+  readonly agent: string;
+  readonly reports: readonly string[];
+}
+
+export interface CheckStep extends StepBase {
+  readonly kind: "check";
+  /** The checking agent, which writes `reports[0]` with a boolean `passed`; or … */
+  readonly agent?: string | undefined;
+  /** … the shell command whose exit code decides (0 passes); dotagent writes `reports[0]`. */
+  readonly run?: string | undefined;
+  readonly reports: readonly string[];
+  /** On fail, go back to this earlier step, at most max_rounds times; then the workflow fails. */
+  readonly rework?: string | undefined;
+  readonly max_rounds?: number | undefined;
+}
+
+export interface ShellStep extends StepBase {
+  readonly kind: "shell";
+  readonly run: string;
+  /** dotagent writes the command's exit code and output's tail here. */
+  readonly reports: readonly string[];
+}
+
+export type Step = AgentStep | ChooseStep | TasksStep | CheckStep | ShellStep;
+
+export interface Flow {
+  /** The definition's name: `develop`, `fix`, or a project file's name. */
+  readonly name: string;
+  readonly description: string;
+  readonly steps: readonly Step[];
+}
+
+export const REPORT = {
+  demand: `${REPORTS_DIR}/demand.json`,
+  designsDir: `${REPORTS_DIR}/designs`,
+  roundtable: `${REPORTS_DIR}/roundtable.json`,
+  finalDesign: `${REPORTS_DIR}/final_design.json`,
+  tasksDir: `${REPORTS_DIR}/tasks`,
+  verification: `${REPORTS_DIR}/verification.json`,
+  reflectionJson: `${REPORTS_DIR}/reflection.json`,
+  reflectionMd: `${REPORTS_DIR}/reflection.md`,
+  execution: `${STATE_DIR}/execution.json`,
+} as const;
+
+/** The reports a choose step and a tasks step write: fixed, as the tasks and the landing read them. */
+export const CHOOSE_REPORTS = [REPORT.finalDesign] as const;
+export const TASKS_REPORTS = [REPORT.execution] as const;
+
+export const DEFAULT_DESIGNS: readonly { readonly name: string; readonly angle: string }[] = [
+  { name: "minimal", angle: "the smallest change that meets every acceptance criterion" },
+  { name: "robust", angle: "a design that holds up as the feature grows" },
+];
+
+/** How many rework rounds develop's VERIFICATION sends back before the workflow fails. */
+export const DEVELOP_MAX_ROUNDS = 5;
+
+/** The built-in /develop: today's five phases, as data. */
+export const DEVELOP: Flow = {
+  name: "develop",
+  description: "requirements → a design the person picks → tasks in worktrees → verification → reflection",
+  steps: [
+    { id: "REQUIREMENTS", kind: "agent", agent: "pm", reports: [REPORT.demand], gate: "approve" },
+    { id: "ARCHITECTURE", kind: "choose", agent: "architect", reducer: "roundtable", designs: DEFAULT_DESIGNS, gate: "choose", reports: [REPORT.finalDesign] },
+    { id: "IMPLEMENTATION", kind: "tasks", agent: "executor", reports: [REPORT.execution] },
+    { id: "VERIFICATION", kind: "check", agent: "qa", reports: [REPORT.verification], rework: "IMPLEMENTATION", max_rounds: DEVELOP_MAX_ROUNDS },
+    { id: "REFLECTION", kind: "agent", agent: "reflector", reports: [REPORT.reflectionJson, REPORT.reflectionMd] },
+  ],
+};
+
+export function stepOf(flow: Flow, id: string): Step | undefined {
+  return flow.steps.find((s) => s.id === id);
+}
+
+export function stepIndex(flow: Flow, id: string): number {
+  return flow.steps.findIndex((s) => s.id === id);
+}
+
+export function nextStepId(flow: Flow, id: string): string | undefined {
+  const i = stepIndex(flow, id);
+  return i < 0 ? undefined : flow.steps[i + 1]?.id;
+}
+
+export function stepIds(flow: Flow): string[] {
+  return flow.steps.map((s) => s.id);
+}
+
+export function lastStepId(flow: Flow): string {
+  return flow.steps[flow.steps.length - 1]!.id;
+}
+
+/** Whether the person must approve (or pick in) the step before it completes. */
+export function hasGate(step: Step): boolean {
+  return step.kind === "choose" || (step.kind === "agent" && step.gate === "approve");
+}
+
+/** The agent that does the step's first piece of work (null: a command dotagent runs). */
+export function stepAgent(step: Step): string | null {
+  return step.kind === "shell" || (step.kind === "check" && step.agent === undefined) ? null : (step.agent ?? null);
+}
+
+/** Every agent a step spawns (a choose step: the design writer and the reducer). */
+export function stepAgents(step: Step): string[] {
+  if (step.kind === "choose") return [step.agent, step.reducer];
+  const agent = stepAgent(step);
+  return agent === null ? [] : [agent];
+}
+
+/** What the step produces, in one line for people and agents. */
+export function stepProduces(step: Step): string {
+  const name = (p: string) => p.replace(`${REPORTS_DIR}/`, "").replace(`${STATE_DIR}/`, "");
+  switch (step.kind) {
+    case "choose":
+      return "designs/*.json, roundtable.json and final_design.json";
+    case "tasks":
+      return "execution.json with every task complete and tasks/<id>.json per task";
+    default:
+      return step.reports.map(name).join(" or ");
+  }
+}
+
+/**
+ * Where a tasks step's first plan comes from: the choose step's final_design.json, else the first
+ * report of the nearest agent step before it (fix: reproduction.json), whose `tasks` are the plan.
+ */
+export function planSourceOf(flow: Flow, tasksStep: string): string {
+  const at = flow.steps.findIndex((s) => s.id === tasksStep);
+  for (let i = at - 1; i >= 0; i--) {
+    const step = flow.steps[i]!;
+    if (step.kind === "choose") return REPORT.finalDesign;
+    if (step.kind === "agent" && step.reports[0]!.endsWith(".json")) return step.reports[0]!;
+  }
+  return REPORT.finalDesign;
+}
+
+/** The steps whose reports are checks (a boolean `passed`): develop's verification.json, a check step's report. */
+export function checkReports(flow: Flow): string[] {
+  return flow.steps.filter((s) => s.kind === "check").map((s) => s.reports[0]!);
+}
+
+/** The step (and so the agent) a phase agent's report belongs to. */
+export function stepOfReport(flow: Flow, path: string): Step | undefined {
+  return flow.steps.find((s) => (s.kind === "agent" || s.kind === "check") && s.reports.includes(path));
+}

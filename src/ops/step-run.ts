@@ -1,0 +1,135 @@
+// `step run STEP`: runs the shell command of the current shell or check step (SPEC §20) and
+// records its result as the step's report (memory/reports/steps/<id>.json by default), which the
+// planner reads like any report: passed → advance, a failed check → rework, a failed shell step
+// → the workflow stops. A command is the person's: in an agent's shell it runs only after the
+// person approved that exact command for this workflow (a decision, exit 5, SPEC §11); the
+// approval is recorded (`command_approved`) so later rework rounds do not ask again.
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { DotagentError, EXIT } from "../core/errors.js";
+import { stepIn } from "../core/transitions.js";
+import { isValidReport, reportAt } from "../core/reports.js";
+import type { Decision } from "../core/plan-resume.js";
+import type { CheckStep, ShellStep } from "../core/flow.js";
+import { loadSnapshot } from "../store/session.js";
+import { appendEvents, readEvents } from "../store/events.js";
+import { writeFileDurable } from "../store/atomic-write.js";
+import { locked, type OpContext } from "./op-context.js";
+import type { Decide } from "./resume.js";
+import { nextFields, settle, type NextFields } from "./settle.js";
+
+export const OUTPUT_TAIL_BYTES = 4096;
+
+export interface StepRunResult extends NextFields {
+  step: string;
+  ran: boolean;
+  passed: boolean;
+  exit_code: number | null;
+  timed_out: boolean;
+  attempts: number;
+  report: string;
+  /** The command's last output (at most 4 KB), when it failed. */
+  output_tail: string | null;
+}
+
+export type StepRunOutcome = { kind: "ran"; result: StepRunResult } | { kind: "decision"; decision: Decision };
+
+interface CommandRun {
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  tail: string;
+}
+
+export async function runStep(context: OpContext, id: string, options: { again?: boolean; decide: Decide; onOutput?: (chunk: Buffer) => void }): Promise<StepRunOutcome> {
+  // What the reports on disk already prove is carried out first (a qa report just written moves
+  // the workflow on to this step), so the step is judged where the workflow really stands.
+  if ((await loadSnapshot(context.paths)).phase.kind === "ok") await locked(context, "step run", async () => settle(context, context.now()));
+  const snapshot = await loadSnapshot(context.paths);
+  if (snapshot.phase.kind !== "ok") throw new DotagentError("no_workflow", snapshot.phase.kind === "missing" ? "no workflow here; start one with `dotagent init --workflow NAME`" : `${snapshot.phase.file} is not valid; run \`dotagent resume\``, snapshot.phase.kind === "missing" ? EXIT.refused : EXIT.invalid);
+  const state = snapshot.phase.value;
+  let step;
+  try {
+    step = stepIn(state, id);
+  } catch {
+    throw new DotagentError("unknown_step", `${id} is no step of this workflow (steps: ${state.workflow?.steps.map((s) => s.id).join(", ") ?? "REQUIREMENTS … REFLECTION"})`, EXIT.usage);
+  }
+  if (!(step.kind === "shell" || (step.kind === "check" && step.run !== undefined))) throw new DotagentError("not_a_command", `${id} is a ${step.kind} step; only shell and check steps with \`run\` have a command`, EXIT.refused);
+  if (state.current_phase !== id) throw new DotagentError("wrong_phase", `${id} cannot run: the current step is ${state.current_phase} (${state.phase_status}); \`dotagent resume\` says what is next`, EXIT.refused);
+  const commandStep = step as (ShellStep | CheckStep) & { run: string };
+  const report = commandStep.reports[0]!;
+  const existing = reportAt(snapshot.reports, report);
+  // At most once per round: a result already recorded is the answer (a failed one is run again only when asked).
+  if (isValidReport(existing) && !options.again) {
+    const settled = await locked(context, "step run", async () => settle(context, context.now()));
+    const data = (existing as { data: Record<string, unknown> }).data;
+    return { kind: "ran", result: { step: id, ran: false, passed: data.passed === true, exit_code: typeof data.exit_code === "number" ? data.exit_code : null, timed_out: data.timed_out === true, attempts: 0, report, output_tail: null, ...nextFields(settled.plan) } };
+  }
+  const decision: Decision = {
+    question: `Step ${id} of workflow ${state.workflow?.name ?? "develop"} runs \`${commandStep.run}\` in ${context.paths.root}. Run it?`,
+    default: true,
+    yes: `dotagent step run ${id} --yes`,
+    no: "dotagent status",
+  };
+  if (!approved(context, state.instance_id, id, commandStep.run)) {
+    const answer = await options.decide(decision);
+    if (answer === "no-terminal") return { kind: "decision", decision };
+    if (!answer) throw new DotagentError("step_declined", `${id}'s command was not run; \`dotagent resume\` offers it again`, EXIT.refused);
+    await locked(context, "step run", () => appendEvents(context.paths.eventsFile, [{ type: "command_approved", step: id, command: commandStep.run, instance: state.instance_id ?? null }], context.now()));
+  }
+  const startedAt = context.now();
+  await locked(context, "step run", () => appendEvents(context.paths.eventsFile, [{ type: "step_run_started", step: id }], startedAt));
+  let run: CommandRun;
+  let attempts = 0;
+  do {
+    attempts++;
+    run = await runCommand(commandStep.run, context.paths.root, commandStep.timeout, options.onOutput);
+  } while (run.exit_code !== 0 && attempts <= (commandStep.retries ?? 0));
+  const passed = run.exit_code === 0;
+  const record = { step: id, command: commandStep.run, passed, exit_code: run.exit_code, signal: run.signal, timed_out: run.timed_out, attempts, started_at: startedAt.toISOString(), ended_at: context.now().toISOString(), output_tail: run.tail };
+  const settled = await locked(context, "step run", async () => {
+    mkdirSync(join(context.paths.root, report, ".."), { recursive: true });
+    writeFileDurable(join(context.paths.root, report), `${JSON.stringify(record, null, 2)}\n`);
+    appendEvents(context.paths.eventsFile, [{ type: "step_run_ended", step: id, passed, exit_code: run.exit_code, attempts }], context.now());
+    return settle(context, context.now());
+  });
+  return { kind: "ran", result: { step: id, ran: true, passed, exit_code: run.exit_code, timed_out: run.timed_out, attempts, report, output_tail: passed ? null : run.tail, ...nextFields(settled.plan) } };
+}
+
+function approved(context: OpContext, instance: string | undefined, step: string, command: string): boolean {
+  // A person at a terminal answers the prompt (or passed --yes); only the model's shell needs a recorded approval.
+  return readEvents(context.paths.eventsFile).some((e) => e.type === "command_approved" && e.step === step && e.command === command && (e.instance ?? null) === (instance ?? null));
+}
+
+/** Runs `command` with sh in `cwd`; stops it after `timeout` seconds. Output is kept as its last 4 KB. */
+function runCommand(command: string, cwd: string, timeout: number | undefined, onOutput?: (chunk: Buffer) => void): Promise<CommandRun> {
+  return new Promise((resolve) => {
+    const child = spawn("sh", ["-c", command], { cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let tail = Buffer.alloc(0);
+    const keep = (chunk: Buffer) => {
+      onOutput?.(chunk);
+      tail = Buffer.concat([tail, chunk]);
+      if (tail.length > OUTPUT_TAIL_BYTES) tail = tail.subarray(tail.length - OUTPUT_TAIL_BYTES);
+    };
+    child.stdout.on("data", keep);
+    child.stderr.on("data", keep);
+    let timedOut = false;
+    const timer = timeout === undefined ? undefined : setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+    }, timeout * 1000);
+    child.on("error", (error) => {
+      if (timer) clearTimeout(timer);
+      resolve({ exit_code: null, signal: null, timed_out: false, tail: `could not start sh: ${error.message}` });
+    });
+    child.on("close", (code, signal) => {
+      if (timer) clearTimeout(timer);
+      resolve({ exit_code: code, signal, timed_out: timedOut, tail: tail.toString("utf8") });
+    });
+  });
+}
