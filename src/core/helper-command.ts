@@ -94,12 +94,13 @@ export const COMMAND_RULES: Readonly<Record<AllowedSubcommand, CommandRule>> = {
     positionals: (words) => (words.length === 0 ? { why: "no action" } : !["start", "complete", "fail", "approve", "rework"].includes(words[0]!) ? { why: `the action ${JSON.stringify(words[0])}` } : words.length > 2 ? { why: `an unexpected argument ${JSON.stringify(words[2])}` } : {}),
   },
   task: {
-    options: { title: { type: "string" }, "depends-on": { type: "string" }, output: { type: "string", path: true }, error: { type: "string" }, "extra-attempts": { type: "string" }, owner: { type: "string" } },
+    options: { title: { type: "string" }, "depends-on": { type: "string" }, output: { type: "string", path: true }, error: { type: "string" }, "extra-attempts": { type: "string" }, owner: { type: "string" }, reason: { type: "string" }, yes: { type: "boolean", short: "y" } },
     positionals: (words) => {
       const [action, ...rest] = words;
       if (action === "next") return none(rest);
       if (action === "import") return rest.length === 1 ? { files: [rest[0]!] } : { why: "task import takes one FILE" };
-      if (action !== undefined && ["add", "start", "complete", "fail", "retry"].includes(action)) return rest.length === 1 ? {} : { why: `task ${action} takes one task id` };
+      // edit, remove, skip: the person's decision from an agent's shell (the CLI asks it, SPEC §10).
+      if (action !== undefined && ["add", "start", "complete", "fail", "retry", "edit", "remove", "skip"].includes(action)) return rest.length === 1 ? {} : { why: `task ${action} takes one task id` };
       return { why: action === undefined ? "no action" : `the action ${JSON.stringify(action)}` };
     },
   },
