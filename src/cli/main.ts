@@ -21,6 +21,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   validate: { summary: "check the state files; exit 3 on errors", load: () => import("./commands/validate.js") },
   phase: { summary: "start|complete|fail|approve|rework a phase", load: () => import("./commands/phase.js") },
   task: { summary: "add|import|start|complete|fail|retry|next tasks; edit|remove|skip the plan", load: () => import("./commands/task.js") },
+  tasks: { summary: "the task plan: status, attempts, owner, worktree or merge commit (--watch)", load: () => import("./commands/tasks.js") },
   archive: { summary: "archive the state | archive list | archive restore NAME", load: () => import("./commands/archive.js") },
   once: { summary: "run a side effect at most once per op id (commits, pushes, PRs)", load: () => import("./commands/once.js") },
   history: { summary: "list the checkpoints rollback can return to | history show REV", load: () => import("./commands/history.js") },

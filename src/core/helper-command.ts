@@ -31,7 +31,7 @@
 // answered: Claude Code's normal permission flow decides. Pure: realpath comes in.
 
 /** Subcommands the hook allows: they read or change only the workflow state under memory/. */
-export const ALLOWED_SUBCOMMANDS = ["init", "resume", "status", "validate", "phase", "task", "archive", "log", "history", "rollback", "schema", "doctor"] as const;
+export const ALLOWED_SUBCOMMANDS = ["init", "resume", "status", "validate", "phase", "task", "tasks", "archive", "log", "history", "rollback", "schema", "doctor"] as const;
 export type AllowedSubcommand = (typeof ALLOWED_SUBCOMMANDS)[number];
 
 export type HelperVerdict = { allow: true; subcommand: string; argv: string[] } | { allow: false; why: string };
@@ -104,6 +104,7 @@ export const COMMAND_RULES: Readonly<Record<AllowedSubcommand, CommandRule>> = {
       return { why: action === undefined ? "no action" : `the action ${JSON.stringify(action)}` };
     },
   },
+  tasks: { options: { status: { type: "string" }, watch: { type: "boolean" } }, positionals: oneOf({ show: 1 }, true) },
   archive: { options: { reason: { type: "string" }, yes: { type: "boolean", short: "y" } }, positionals: oneOf({ list: 0, restore: 1 }, true) },
   log: { options: { n: { type: "string", short: "n" } }, positionals: none },
   history: { options: {}, positionals: oneOf({ show: 1 }, true) },

@@ -121,6 +121,7 @@ export const command: Command = {
     "dotagent task remove task-004                 a task nothing depends on, never started in a worktree",
   ],
   async run(context) {
+    if (context.args[0] === "list" || context.args[0] === "show") throw usageError(`the plan is listed by \`dotagent tasks\`${context.args[0] === "show" ? " (one task: `dotagent tasks show ID`)" : ""}; see \`dotagent tasks --help\``);
     const [action, idArg] = subcommand(context, "task", [...TASK_ACTIONS, ...PLAN_EDITS]);
     if (action === "next") return runNext(context);
     if (isPlanEdit(action)) {
