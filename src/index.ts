@@ -29,6 +29,8 @@ export type {
   TaskMerge,
   TaskStatus,
   PlanEditResult,
+  MergesKept,
+  KeptMerge,
   HistoryResult,
   CheckpointSummary,
   CheckpointResult,

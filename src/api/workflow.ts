@@ -41,7 +41,8 @@ export type { TaskListResult, TaskShowResult, TaskDetail } from "../ops/task-lis
 export type { PlanEditResult } from "../ops/plan-edit.js";
 export type { TaskRow, TaskHolder, TaskMerge } from "../core/task-list.js";
 export type { TaskStatus } from "../schema/json.js";
-
+export type { MergesKept } from "../ops/rollback.js";
+export type { KeptMerge } from "../core/rollback-merges.js";
 export type { Decision } from "../core/plan-resume.js";
 
 export interface WorkflowOptions {

@@ -9,6 +9,7 @@ import { checkExtraAttempts, checkOwner, checkTaskId as requireId } from "../../
 import { opContext, outputOption, stringOption, subcommand, type Command, type CommandContext } from "../context.js";
 import { count } from "../../core/words.js";
 import type { PlanEdit } from "../../core/plan-edit.js";
+import type { Task } from "../../schema/execution.js";
 
 /** The plan edits (SPEC §4 "Plan edits"): a person's decision from an agent's shell. */
 const PLAN_EDITS = ["edit", "remove", "skip"] as const;
@@ -87,6 +88,16 @@ async function runPlanEdit(context: CommandContext, action: PlanEditAction, id: 
   return EXIT.ok;
 }
 
+/** What `task start|complete` did in git, in the few words of its plain line (SPEC §10). */
+function taskLine(id: string, task: Task | undefined, max: number | undefined, action: string, landed: string | undefined): string {
+  const tries = task && task.attempts > 0 ? ` (${task.attempts} of ${max} attempts used)` : "";
+  if (landed !== undefined) return landed.startsWith("complete") ? `${id}: ${landed}` : `${id}: ${landed}; now ${task?.status ?? "?"}${tries}`;
+  const w = task?.worktree;
+  if (action === "start" && task?.status === "running" && w != null) return `${id}: running in ${w.path}, branch ${w.branch} (merges into ${w.into})`;
+  if (action === "complete" && task?.status === "complete" && w?.merge?.state === "merged") return `${id}: complete, ${w.merge.commit ? `merged into ${w.merge.into} (${w.merge.commit.slice(0, 7)})` : `nothing to merge into ${w.merge.into}`}`;
+  return `${id}: ${task?.status}${tries}`;
+}
+
 async function runNext(context: CommandContext): Promise<number> {
   const result = await nextTasks(opContext(context));
   context.out.result(result, () => (result.tasks.length === 0 ? ["No task is ready."] : result.tasks.map((t) => `${t.id}${t.title ? `  ${t.title}` : ""}`)));
@@ -142,11 +153,11 @@ export const command: Command = {
     const ownerText = stringOption(context, "owner");
     if (ownerText !== undefined && action !== "start") throw usageError("--owner goes with `task start` only");
     const owner = ownerText === undefined ? undefined : checkOwner(Number(ownerText), ownerText);
-    const { result, state, task, maxAttempts: max, imported } = await changeTask(opContext(context), { action, id, title: stringOption(context, "title"), dependsOn, output: outputPath, error: stringOption(context, "error"), extraAttempts: extra, owner, tasks: additions });
+    const { result, state, task, maxAttempts: max, imported, landed } = await changeTask(opContext(context), { action, id, title: stringOption(context, "title"), dependsOn, output: outputPath, error: stringOption(context, "error"), extraAttempts: extra, owner, tasks: additions });
     context.out.result(result, () => {
       if (imported) return [`Imported ${count(imported.added.length, "task")}${imported.skipped.length > 0 ? ` (${imported.skipped.length} already there)` : ""}; ${state.tasks.length} in all.${imported.plan ? ` Plan recorded${imported.plan.round > 0 ? ` for rework round ${imported.plan.round}` : ""}.` : ""}`];
       if (action === "add") return [`Added ${id}.`];
-      return [`${id}: ${task?.status}${task && task.attempts > 0 ? ` (${task.attempts} of ${max} attempts used)` : ""}`];
+      return [taskLine(id, task, max, action, landed)];
     });
     return EXIT.ok;
   },
