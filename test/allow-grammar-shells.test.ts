@@ -80,6 +80,8 @@ describe("every documented form means the same argv in bash, dash and zsh", () =
     ["a task import of the plan", () => `${H()} task import memory/reports/plan.json --json`],
     ["a word of safe characters", () => `${H()} task fail t1 --error a@b%c+d=e:f,g.h/i-j_k`],
     ["Unicode text in quotes", () => `${H()} task fail t1 --error 'café — 東京 ✓'`],
+    ["a plan edit with its reason", () => `${H()} task skip t1 --reason 'done by hand' --yes --json`],
+    ["the task list", () => `${H()} tasks --status running,dead --json`],
   ];
   it.each(forms)("%s", (_name, line) => expectSameArgv(line()));
 });

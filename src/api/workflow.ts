@@ -23,6 +23,10 @@ import { staleAfterMs } from "../ops/stale-after.js";
 import { readStatus, type StatusResult } from "../ops/status.js";
 import { changeTask, nextTasks, parseTaskPlan, type NextResult, type TaskChange, type TaskResult, type TasksAddedResult } from "../ops/task-change.js";
 import { validateWorkflow, type ValidateResult } from "../ops/validate.js";
+import { listTasks, showTask, type TaskListResult, type TaskShowResult } from "../ops/task-list.js";
+import { editPlan, type PlanEditResult } from "../ops/plan-edit.js";
+import { parseStatusFilter } from "../core/task-list.js";
+import type { TaskStatus } from "../schema/json.js";
 
 export type { CheckpointResult, CheckpointSummary, HistoryResult } from "../ops/history.js";
 export type { InitResult } from "../ops/init.js";
@@ -33,6 +37,12 @@ export type { RollbackResult } from "../ops/rollback.js";
 export type { StatusResult } from "../ops/status.js";
 export type { NextResult, TaskResult, TasksAddedResult, TaskView } from "../ops/task-change.js";
 export type { ValidateResult } from "../ops/validate.js";
+export type { TaskListResult, TaskShowResult, TaskDetail } from "../ops/task-list.js";
+export type { PlanEditResult } from "../ops/plan-edit.js";
+export type { TaskRow, TaskHolder, TaskMerge } from "../core/task-list.js";
+export type { TaskStatus } from "../schema/json.js";
+export type { MergesKept } from "../ops/rollback.js";
+export type { KeptMerge } from "../core/rollback-merges.js";
 export type { Decision } from "../core/plan-resume.js";
 
 export interface WorkflowOptions {
@@ -96,6 +106,16 @@ export interface WorkflowTasks {
   retry(id: string, options?: { extraAttempts?: number }): Promise<TaskResult>;
   /** Ready tasks in dependency order. */
   next(): Promise<NextResult>;
+  /** `tasks --json`: every task (or those of the given statuses) with its attempts, owner, worktree and merge. Takes no lock. */
+  list(options?: { status?: readonly TaskStatus[] }): Promise<TaskListResult>;
+  /** `tasks show ID --json`: one task and its events. */
+  show(id: string): Promise<TaskShowResult>;
+  /** `task edit ID`: a pending, failed or dead task's title (`""`: none) or dependencies (`[]`: none). */
+  edit(id: string, changes: { title?: string; dependsOn?: string[] }): Promise<PlanEditResult>;
+  /** `task remove ID`: a task nothing depends on, that never ran in a worktree, out of the plan. */
+  remove(id: string): Promise<PlanEditResult>;
+  /** `task skip ID --reason TEXT`: not done, on purpose; it counts as done for its dependants. */
+  skip(id: string, options: { reason: string }): Promise<PlanEditResult>;
 }
 
 export interface OnceCall {
@@ -282,6 +302,35 @@ export function workflowAt(root: string, options: WorkflowOptions, dirArg: strin
       fail: (id, o = {}) => task<TaskResult>({ action: "fail", id, error: o.error }),
       retry: (id, o = {}) => task<TaskResult>({ action: "retry", id, extraAttempts: o.extraAttempts ?? 0 }),
       next: () => nextTasks(context),
+      async list(o = {}) {
+        if (o === null || typeof o !== "object") throw usageError(`tasks.list takes { status? }, not ${describe(o)}`);
+        const statuses = texts(o.status as string[] | undefined, "status");
+        if (statuses === undefined) return listTasks(context);
+        const parsed = parseStatusFilter(statuses.join(","));
+        if (!parsed.ok) throw usageError(parsed.message);
+        return listTasks(context, parsed.statuses);
+      },
+      async show(id) {
+        return showTask(context, checkTaskId(text(id, "id"), "show"));
+      },
+      async edit(id, changes) {
+        checkTaskId(text(id, "id"), "edit");
+        if (changes === null || typeof changes !== "object") throw usageError(`tasks.edit takes { title?, dependsOn? }, not ${describe(changes)}`);
+        const title = text(changes.title, "title");
+        const dependsOn = texts(changes.dependsOn, "dependsOn");
+        for (const dep of dependsOn ?? []) checkTaskId(dep, "edit");
+        if (title === undefined && dependsOn === undefined) throw usageError(`tasks.edit(${JSON.stringify(id)}) needs title or dependsOn`);
+        return editPlan(context, { kind: "edit", id, title, dependsOn });
+      },
+      async remove(id) {
+        return editPlan(context, { kind: "remove", id: checkTaskId(text(id, "id"), "remove") });
+      },
+      async skip(id, o) {
+        checkTaskId(text(id, "id"), "skip");
+        const reason = text((o as { reason?: unknown } | undefined)?.reason, "reason")?.trim();
+        if (!reason) throw usageError(`tasks.skip(${JSON.stringify(id)}) needs { reason }: why the task is not done`);
+        return editPlan(context, { kind: "skip", id, reason });
+      },
     },
     history: () => listHistory(context),
     async checkpoint(rev) {

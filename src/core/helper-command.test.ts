@@ -49,6 +49,12 @@ describe("the helper's own command lines are allowed", () => {
     [`${H} --version`],
     [`${H} task fail t1 --error "$(cat <<'EOF'\n  EOX\n)EOF\nx EOF)\nEOF\n)"`],
     [`${H} task fail t1 --error 'tabs\tand = signs'`],
+    [`${H} tasks --json`],
+    [`${H} tasks --status running,dead --json`],
+    [`${H} tasks show task-002 --json`],
+    [`${H} task skip task-003 --reason 'done by hand' --yes --json`],
+    [`${H} task edit task-003 --depends-on task-001,task-002 --json`],
+    [`${H} task remove task-004 -y --json`],
   ])("%s", (line) => {
     expect(judgeHelperCommand(line, ctx)).toMatchObject({ allow: true });
   });
@@ -98,6 +104,9 @@ describe("anything else is left to Claude Code's permission check (hostile lines
     ["task import of a new file in a folder linked out", `${H} task import memory/reports/out/plan.json`],
     ["task import of a file in a missing folder", `${H} task import nowhere/plan.json`],
     ["no subcommand", H],
+    ["tasks show without its id", `${H} tasks show`],
+    ["tasks with an action it does not document", `${H} tasks list`],
+    ["task skip of two tasks", `${H} task skip t1 t2 --reason x`],
     ["a link whose .. leads elsewhere", 'node "/p/.claude/skills/evil/../dotagent.mjs" status'],
     // Issue 28, case 1: bash 5.1/5.2 ends the here-document (and the $( … )) at a line that starts with its end word.
     ["a here-document line EOF) (bash ends it early)", `${H} status --json --request "$(cat <<'EOF'\nEOF)"; touch /tmp/x; echo "\nEOF\n)"`],

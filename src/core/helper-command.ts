@@ -31,7 +31,7 @@
 // answered: Claude Code's normal permission flow decides. Pure: realpath comes in.
 
 /** Subcommands the hook allows: they read or change only the workflow state under memory/. */
-export const ALLOWED_SUBCOMMANDS = ["init", "resume", "status", "validate", "phase", "task", "archive", "log", "history", "rollback", "schema", "doctor", "step", "workflows"] as const;
+export const ALLOWED_SUBCOMMANDS = ["init", "resume", "status", "validate", "phase", "task", "tasks", "archive", "log", "history", "rollback", "schema", "doctor", "step", "workflows"] as const;
 export type AllowedSubcommand = (typeof ALLOWED_SUBCOMMANDS)[number];
 
 export type HelperVerdict = { allow: true; subcommand: string; argv: string[] } | { allow: false; why: string };
@@ -94,15 +94,17 @@ export const COMMAND_RULES: Readonly<Record<AllowedSubcommand, CommandRule>> = {
     positionals: (words) => (words.length === 0 ? { why: "no action" } : !["start", "complete", "fail", "approve", "rework"].includes(words[0]!) ? { why: `the action ${JSON.stringify(words[0])}` } : words.length > 2 ? { why: `an unexpected argument ${JSON.stringify(words[2])}` } : {}),
   },
   task: {
-    options: { title: { type: "string" }, "depends-on": { type: "string" }, output: { type: "string", path: true }, error: { type: "string" }, "extra-attempts": { type: "string" }, owner: { type: "string" } },
+    options: { title: { type: "string" }, "depends-on": { type: "string" }, output: { type: "string", path: true }, error: { type: "string" }, "extra-attempts": { type: "string" }, owner: { type: "string" }, reason: { type: "string" }, yes: { type: "boolean", short: "y" } },
     positionals: (words) => {
       const [action, ...rest] = words;
       if (action === "next") return none(rest);
       if (action === "import") return rest.length === 1 ? { files: [rest[0]!] } : { why: "task import takes one FILE" };
-      if (action !== undefined && ["add", "start", "complete", "fail", "retry"].includes(action)) return rest.length === 1 ? {} : { why: `task ${action} takes one task id` };
+      // edit, remove, skip: the person's decision from an agent's shell (the CLI asks it, SPEC §10).
+      if (action !== undefined && ["add", "start", "complete", "fail", "retry", "edit", "remove", "skip"].includes(action)) return rest.length === 1 ? {} : { why: `task ${action} takes one task id` };
       return { why: action === undefined ? "no action" : `the action ${JSON.stringify(action)}` };
     },
   },
+  tasks: { options: { status: { type: "string" }, watch: { type: "boolean" } }, positionals: oneOf({ show: 1 }, true) },
   archive: { options: { reason: { type: "string" }, yes: { type: "boolean", short: "y" } }, positionals: oneOf({ list: 0, restore: 1 }, true) },
   log: { options: { n: { type: "string", short: "n" } }, positionals: none },
   history: { options: {}, positionals: oneOf({ show: 1 }, true) },

@@ -122,10 +122,24 @@ function withTask(state: ExecutionState, id: string, change: (task: Task) => Tas
   return { ok: true, state: touched(state, tasks, now), events: [event(result)] };
 }
 
-function unmetDependencies(state: ExecutionState, task: Task): string[] {
-  const index = indexTasks(state.tasks);
-  return (task.depends_on ?? []).filter((dep) => state.tasks[index.get(dep) ?? -1]?.status !== "complete");
+/**
+ * Complete, or skipped by a person (`task skip`): either way its dependants may start and the
+ * round may finish without it (SPEC §4 Plan edits).
+ */
+export function isSettled(task: Pick<Task, "status">): boolean {
+  return task.status === "complete" || task.status === "skipped";
 }
+
+/** The dependencies of `task` that are not settled yet (unknown ones included). */
+export function unmetDependencies(state: ExecutionState, task: Pick<Task, "depends_on">): string[] {
+  const index = indexTasks(state.tasks);
+  return (task.depends_on ?? []).filter((dep) => {
+    const found = state.tasks[index.get(dep) ?? -1];
+    return found === undefined || !isSettled(found);
+  });
+}
+
+const skippedRefusal = (task: Task) => `task ${task.id} was skipped (${task.skipped?.reason ?? "no reason given"}); it is not run`;
 
 /**
  * Starts a task for `owner`. A running task is never started again: with a live owner the refusal
@@ -137,6 +151,7 @@ export function startTask(state: ExecutionState, id: string, now: Date, owner?: 
     id,
     (task) => {
       if (task.status === "complete") return `task ${id} is already complete`;
+      if (task.status === "skipped") return skippedRefusal(task);
       if (task.status === "running") {
         if (task.owner != null && runningVerdict !== undefined && runningVerdict !== "gone") return `task ${id} is already running, owned by ${describeOwner(task.owner)}; it is in flight, so it is not started twice`;
         return `task ${id} is already running (since ${task.started_at ?? "an unknown time"})${runningVerdict === "gone" ? " and its owner is gone" : ""}; if its executor died, run \`dotagent resume\` to recover it`;
@@ -159,6 +174,7 @@ export function completeTask(state: ExecutionState, id: string, reports: ReportS
     id,
     (task) => {
       if (task.status === "dead") return `task ${id} is dead; a person must retry it first (\`dotagent task retry ${id} --extra-attempts 1\`)`;
+      if (task.status === "skipped") return skippedRefusal(task);
       const path = output ?? outputOf(task);
       const report = reportAt(reports, path);
       if (!isValidReport(report)) {
@@ -210,6 +226,7 @@ export function failTask(state: ExecutionState, id: string, error: string | unde
     (task) => {
       if (task.status === "complete") return `task ${id} is complete; it cannot fail now`;
       if (task.status === "dead") return `task ${id} is already dead`;
+      if (task.status === "skipped") return skippedRefusal(task);
       return countFailure(task, state, error ?? task.error ?? "failed");
     },
     now,
@@ -236,18 +253,18 @@ export function retryTask(state: ExecutionState, id: string, extra: number, now:
 }
 
 /**
- * Ready tasks (pending, every dependency complete), in file order. No ready task depends on
- * another (its dependencies are all complete), so file order is a dependency order, and it costs
+ * Ready tasks (pending, every dependency complete or skipped), in file order. No ready task depends on
+ * another (its dependencies are all settled), so file order is a dependency order, and it costs
  * one pass instead of a sort of the whole graph.
  */
 export function readyTasks(state: ExecutionState): Task[] {
-  const complete = new Set<string>();
-  for (const task of state.tasks) if (task.status === "complete") complete.add(task.id);
-  return state.tasks.filter((task) => task.status === "pending" && (task.depends_on ?? []).every((dep) => complete.has(dep)));
+  const settled = new Set<string>();
+  for (const task of state.tasks) if (isSettled(task)) settled.add(task.id);
+  return state.tasks.filter((task) => task.status === "pending" && (task.depends_on ?? []).every((dep) => settled.has(dep)));
 }
 
 export function countByStatus(state: ExecutionState | undefined): Record<string, number> {
-  const counts: Record<string, number> = { pending: 0, running: 0, complete: 0, failed: 0, dead: 0 };
+  const counts: Record<string, number> = { pending: 0, running: 0, complete: 0, failed: 0, dead: 0, skipped: 0 };
   for (const task of state?.tasks ?? []) counts[task.status] = (counts[task.status] ?? 0) + 1;
   return counts;
 }

@@ -6,7 +6,7 @@ import { flowOf, pinFlow } from "./flow-of.js";
 import { stepOf, type CheckStep, type Flow, type Step } from "./flow.js";
 import { isValidReport, presentReport, reportAt, type ReportSnapshot, type ReportState } from "./reports.js";
 import { missingPlan } from "./plans.js";
-import { outputOf } from "./tasks.js";
+import { isSettled, outputOf } from "./tasks.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import { count } from "./words.js";
@@ -120,9 +120,9 @@ export function provePhase(phase: Phase, reports: ReportSnapshot, execution: Exe
     const noPlan = missingPlan(state, execution);
     if (noPlan !== undefined) return { done: false, missing: noPlan };
     if (execution.tasks.length === 0) return { done: false, missing: "execution.json has no tasks" };
-    const open = execution.tasks.filter((t) => t.status !== "complete");
+    const open = execution.tasks.filter((t) => !isSettled(t));
     if (open.length > 0) return { done: false, missing: `${count(open.length, "task")} not complete (${open.slice(0, 5).map((t) => `${t.id}: ${t.status}`).join(", ")}${open.length > 5 ? ", …" : ""})` };
-    const noOutput = execution.tasks.find((t) => !presentReport(reportAt(reports, outputOf(t))));
+    const noOutput = execution.tasks.find((t) => t.status === "complete" && !presentReport(reportAt(reports, outputOf(t))));
     if (noOutput !== undefined) return { done: false, missing: `${outputOf(noOutput)} of task ${noOutput.id} does not exist` };
     return { done: true, output: REPORT.execution };
   }

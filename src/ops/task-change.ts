@@ -91,6 +91,8 @@ export interface TaskOutcome {
   readonly task: Task | undefined;
   readonly maxAttempts: number | undefined;
   readonly imported: Extract<CoreImportResult, { ok: true }> | undefined;
+  /** `complete` of a task with a worktree: what its landing did, in words ("complete, merged into main (1a2b3c4)", "not merged: …"). */
+  readonly landed?: string | undefined;
 }
 
 const PLAN_SHAPE = 'expected a JSON array like [{"id":"task-001","title":"…","depends_on":[]}] or an object with such a "tasks" array';
@@ -158,10 +160,10 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
     if (action === "complete" && existing !== undefined && existing.status !== "complete" && existing.worktree != null) {
       const check = completeTask(execution, id, snapshot.reports, now, outputPath);
       if (!check.ok) throw new DotagentError(check.code, check.message, EXIT.refused);
-      await landTask(context, id, now, outputPath, { prepared });
+      const landing = await landTask(context, id, now, outputPath, { prepared });
       const settled = await settle(context, now);
       const after = settled.execution ?? execution;
-      return { state: after, task: after.tasks.find((t) => t.id === id), imported: undefined, plan: settled.plan };
+      return { state: after, task: after.tasks.find((t) => t.id === id), imported: undefined, plan: settled.plan, landed: landing.what.replace(/^executor for \S+: /, "") };
     }
     let outcome: CoreTaskResult | CoreImportResult;
     let isolated: IsolatedStart | undefined;
@@ -211,13 +213,13 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
   });
   // A started task's worktree is made after the lock, beside the other starts of its batch.
   if (done.worktree !== undefined) await makeStartedWorktree(context, id, done.worktree, now);
-  const { state, task, imported, plan } = done;
+  const { state, task, imported, plan, landed } = done;
   const maxAttempts = task ? maxAttemptsOf(task, state) : undefined;
   const result: TaskResult | TasksAddedResult =
     action === "import" || action === "add"
       ? { ok: true, added: action === "add" ? [id] : (imported?.added ?? []), ...(imported ? { skipped: imported.skipped, plan: imported.plan } : {}), total: state.tasks.length, ...nextFields(plan) }
       : { ok: true, task: task ? taskView(task, context.paths.root) : null, max_attempts: maxAttempts ?? null, ...nextFields(plan) };
-  return { result, state, task, maxAttempts, imported };
+  return { result, state, task, maxAttempts, imported, landed };
 }
 
 /** Ready tasks in dependency order; reads without the lock, refuses untrusted state (exit 3). */

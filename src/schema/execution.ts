@@ -72,6 +72,8 @@ export const taskSchema = z.looseObject({
   error: z.optional(z.nullable(z.string())),
   owner: z.optional(z.nullable(ownerSchema)),
   worktree: z.optional(z.nullable(worktreeRecordSchema)),
+  /** `task skip`: why a person took it out of the work (status skipped; it counts as done for its dependants). */
+  skipped: z.optional(z.nullable(z.looseObject({ reason: nonEmptyString, at: isoDateTime }))),
 });
 
 /**

@@ -23,7 +23,7 @@ export function idProblem(id: string, what: string): string | null {
   return `${JSON.stringify(id)} is not a valid ${what}: letters, digits, '.', '_' or '-', at most ${MAX_ID_LENGTH}, not starting with '.' or '-'`;
 }
 
-export const TASK_STATUSES = ["pending", "running", "complete", "failed", "dead"] as const;
+export const TASK_STATUSES = ["pending", "running", "complete", "failed", "dead", "skipped"] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const DEFAULT_MAX_ATTEMPTS = 3;
 /** How many ready tasks `run_tasks` lists at once, unless execution.json's max_parallel says otherwise. */

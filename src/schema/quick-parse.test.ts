@@ -66,7 +66,7 @@ const taskDoc = fc
   .record({
     id: maybe(id),
     title: fc.oneof(fc.constant(undefined), fc.string({ maxLength: 4 }), fc.integer()),
-    status: maybe(fc.constantFrom("pending", "running", "complete", "failed", "dead", "paused")),
+    status: maybe(fc.constantFrom("pending", "running", "complete", "failed", "dead", "skipped", "paused")),
     depends_on: fc.oneof(fc.constant(undefined), fc.array(id, { maxLength: 2 }), odd),
     attempts: fc.oneof(fc.constant(undefined), fc.integer({ min: -1, max: 4 }), fc.double()),
     max_attempts: fc.oneof(fc.constant(undefined), fc.integer({ min: 0, max: 4 })),
@@ -81,6 +81,7 @@ const taskDoc = fc
       fc.record({ session: maybe(fc.string({ maxLength: 3 })), pid: fc.oneof(fc.integer({ min: -1, max: 99999 }), fc.double()), pid_start: maybe(fc.constantFrom("12345", "")), host: maybe(fc.constantFrom("dev", "")), at: maybe(iso) }).map(strip),
     ),
     worktree: worktreeDoc,
+    skipped: fc.oneof({ weight: 8, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: odd }, { weight: 2, arbitrary: fc.record({ reason: maybe(fc.constantFrom("not needed", "")), at: maybe(iso) }).map(strip) }),
   })
   .map(strip);
 

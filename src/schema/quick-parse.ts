@@ -86,6 +86,7 @@ function quickTask(t: unknown): Task | undefined {
   if (!isOptIso(t.started_at) || !isOptIso(t.completed_at) || !isOptString(t.output) || !isOptString(t.error)) return undefined;
   if (t.owner !== undefined && t.owner !== null && !isOwner(t.owner)) return undefined;
   if (!isWorktree(t.worktree)) return undefined;
+  if (t.skipped !== undefined && t.skipped !== null && !(isObject(t.skipped) && isNonEmpty(t.skipped.reason) && isIso(t.skipped.at))) return undefined;
   if (t.depends_on !== undefined && t.attempts !== undefined) return t as unknown as Task;
   return { ...t, depends_on: t.depends_on ?? [], attempts: t.attempts ?? 0 } as Task;
 }

@@ -26,6 +26,8 @@ export const command: Command = {
     context.out.result(result, () => [
       `Rolled ${result.workflow_id} back to ${describe}.`,
       result.moves.length > 0 ? `${count(result.moves.length, "report file")} moved into ${result.archive} (\`dotagent archive list\`).` : "No report had to move.",
+      // Git is not rolled back: the merges of the tasks taken back stay, and the line says how to undo them.
+      ...(result.git_undo === null ? [] : [`${count(result.merges_kept.length, "task merge")} ${result.merges_kept.length === 1 ? "stays" : "stay"} on ${[...new Set(result.merges_kept.map((m) => m.into))].join(", ")}; to undo ${result.merges_kept.length === 1 ? "it" : "them"}: ${result.git_undo}`]),
       "Next: dotagent resume",
     ]);
     return EXIT.ok;

@@ -8,6 +8,13 @@ import { changeTask, nextTasks, notJsonPlan, parseTaskPlan, TASK_ACTIONS } from 
 import { checkExtraAttempts, checkOwner, checkTaskId as requireId } from "../../ops/inputs.js";
 import { opContext, outputOption, stringOption, subcommand, type Command, type CommandContext } from "../context.js";
 import { count } from "../../core/words.js";
+import type { PlanEdit } from "../../core/plan-edit.js";
+import type { Task } from "../../schema/execution.js";
+
+/** The plan edits (SPEC §4 "Plan edits"): a person's decision from an agent's shell. */
+const PLAN_EDITS = ["edit", "remove", "skip"] as const;
+type PlanEditAction = (typeof PLAN_EDITS)[number];
+const isPlanEdit = (action: string): action is PlanEditAction => (PLAN_EDITS as readonly string[]).includes(action);
 
 /** Largest `task import` input: far more than 100,000 tasks. */
 const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
@@ -42,6 +49,55 @@ async function readImport(source: string, root: string): Promise<NewTask[]> {
   return parseTaskPlan(decoded.value, where);
 }
 
+/** `task edit|remove|skip ID`: checked, asked of the person from an agent's shell, then written. */
+async function runPlanEdit(context: CommandContext, action: PlanEditAction, id: string, dependsOn: string[] | undefined): Promise<number> {
+  for (const name of ["output", "error", "extra-attempts", "owner"]) {
+    if (context.options[name] !== undefined) throw usageError(`--${name} does not go with \`task ${action}\``);
+  }
+  const title = stringOption(context, "title");
+  const reason = stringOption(context, "reason")?.trim();
+  if (action !== "edit" && (title !== undefined || dependsOn !== undefined)) throw usageError(`--title and --depends-on go with \`task edit\`, not \`task ${action}\``);
+  if (action !== "skip" && reason !== undefined) throw usageError("--reason goes with `task skip`");
+  if (action === "edit" && title === undefined && dependsOn === undefined) throw usageError(`task edit ${id} needs --title T or --depends-on A,B (--depends-on '' for none)`);
+  if (action === "skip" && !reason) throw usageError(`task skip ${id} needs --reason TEXT: why the task is not done (it is kept in the plan and the log)`);
+  const edit: PlanEdit = action === "edit" ? { kind: "edit", id, title, dependsOn } : action === "skip" ? { kind: "skip", id, reason: reason! } : { kind: "remove", id };
+  const op = opContext(context);
+  const { editPlan, planEditDecision } = await import("../../ops/plan-edit.js");
+  if (op.byModel) {
+    // The plan is the person's: from an agent's shell the edit is handed back as a decision, and
+    // its --yes counts only after the person replied (SPEC §10, as archive and rollback).
+    const decision = await planEditDecision(op, edit);
+    const { decideAsModel } = await import("../../ops/person-gate.js");
+    if ((await decideAsModel(op, decision, context.options.yes === true)) === "no-terminal") {
+      context.out.result({ ok: false, decision }, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
+      return EXIT.decide;
+    }
+  }
+  const result = await editPlan(op, edit);
+  context.out.result(result, () => {
+    const t = result.task;
+    if (!result.changed) return [`${id}: unchanged (the plan already says so).`];
+    if (action === "remove") return [`Removed ${id} from the plan; ${count(result.total, "task")} left.`];
+    if (action === "skip") {
+      const then = result.dependants.length > 0 ? `; it counts as done for ${result.dependants.join(", ")}` : "";
+      const tree = t.worktree !== null ? `; its worktree ${t.worktree.path} and branch ${t.worktree.branch} stay, not merged` : "";
+      return [`Skipped ${id}${then}${tree}.`];
+    }
+    return [`Edited ${id}: ${t.title === null ? "no title" : JSON.stringify(t.title)}, depends on ${t.depends_on.length > 0 ? t.depends_on.join(", ") : "nothing"}.`];
+  });
+  return EXIT.ok;
+}
+
+/** What `task start|complete` did in git, in the few words of its plain line (SPEC §10). */
+function taskLine(id: string, task: Task | undefined, max: number | undefined, action: string, landed: string | undefined): string {
+  const tries = task && task.attempts > 0 ? ` (${task.attempts} of ${max} attempts used)` : "";
+  if (landed !== undefined) return landed.startsWith("complete") ? `${id}: ${landed}` : `${id}: ${landed}; now ${task?.status ?? "?"}${tries}`;
+  const w = task?.worktree;
+  if (action === "start" && task?.status === "running" && w != null) return `${id}: running in ${w.path}, branch ${w.branch} (merges into ${w.into})`;
+  if (action === "complete" && task?.status === "complete" && w?.merge?.state === "merged") return `${id}: complete, ${w.merge.commit ? `merged into ${w.merge.into} (${w.merge.commit.slice(0, 7)})` : `nothing to merge into ${w.merge.into}`}`;
+  return `${id}: ${task?.status}${tries}`;
+}
+
 async function runNext(context: CommandContext): Promise<number> {
   const result = await nextTasks(opContext(context));
   context.out.result(result, () => (result.tasks.length === 0 ? ["No task is ready."] : result.tasks.map((t) => `${t.id}${t.title ? `  ${t.title}` : ""}`)));
@@ -49,8 +105,8 @@ async function runNext(context: CommandContext): Promise<number> {
 }
 
 export const command: Command = {
-  summary: "add|import|start|complete|fail|retry|next tasks",
-  usage: "dotagent task add|start|complete|fail|retry ID [--title T] [--depends-on A,B] [--output PATH] [--error TEXT] [--extra-attempts N] [--owner PID] | task import FILE|- | task next [--json]",
+  summary: "add|import|start|complete|fail|retry|next tasks; edit|remove|skip the plan",
+  usage: "dotagent task add|start|complete|fail|retry ID [--title T] [--depends-on A,B] [--output PATH] [--error TEXT] [--extra-attempts N] [--owner PID] | task import FILE|- | task next [--json] | task edit ID [--title T] [--depends-on A,B] | task remove ID | task skip ID --reason TEXT  (edits: [--yes] from an agent's shell)",
   options: {
     title: { type: "string" },
     "depends-on": { type: "string" },
@@ -58,6 +114,8 @@ export const command: Command = {
     error: { type: "string" },
     "extra-attempts": { type: "string" },
     owner: { type: "string" },
+    reason: { type: "string" },
+    yes: { type: "boolean", short: "y" },
   },
   examples: [
     "dotagent task add task-001 --title 'Login form'",
@@ -69,10 +127,22 @@ export const command: Command = {
     "dotagent task complete task-001               needs memory/reports/tasks/task-001.json",
     "dotagent task fail task-001 --error 'tests fail'",
     "dotagent task retry task-001 --extra-attempts 2",
+    "dotagent task edit task-003 --depends-on task-001  pending, failed or dead tasks only; no cycle, no unknown id",
+    "dotagent task skip task-002 --reason 'done by hand'  counts as done for the tasks that depend on it",
+    "dotagent task remove task-004                 a task nothing depends on, never started in a worktree",
   ],
   async run(context) {
-    const [action, idArg] = subcommand(context, "task", TASK_ACTIONS);
+    if (context.args[0] === "list" || context.args[0] === "show") throw usageError(`the plan is listed by \`dotagent tasks\`${context.args[0] === "show" ? " (one task: `dotagent tasks show ID`)" : ""}; see \`dotagent tasks --help\``);
+    const [action, idArg] = subcommand(context, "task", [...TASK_ACTIONS, ...PLAN_EDITS]);
     if (action === "next") return runNext(context);
+    if (isPlanEdit(action)) {
+      const id = requireId(idArg, action);
+      const dependsOn = stringOption(context, "depends-on")?.split(",").map((s) => s.trim()).filter((s) => s !== "");
+      for (const dep of dependsOn ?? []) requireId(dep, action);
+      return runPlanEdit(context, action, id, dependsOn);
+    }
+    if (context.options.reason !== undefined) throw usageError(`--reason goes with \`task skip\`, not \`task ${action}\``);
+    if (context.options.yes !== undefined) throw usageError(`--yes goes with \`task edit|remove|skip\`, not \`task ${action}\``);
     const additions = action === "import" ? await readImport(idArg ?? "-", context.paths.root) : undefined;
     const id = action === "import" ? "" : requireId(idArg, action);
     const outputPath = outputOption(context);
@@ -83,11 +153,11 @@ export const command: Command = {
     const ownerText = stringOption(context, "owner");
     if (ownerText !== undefined && action !== "start") throw usageError("--owner goes with `task start` only");
     const owner = ownerText === undefined ? undefined : checkOwner(Number(ownerText), ownerText);
-    const { result, state, task, maxAttempts: max, imported } = await changeTask(opContext(context), { action, id, title: stringOption(context, "title"), dependsOn, output: outputPath, error: stringOption(context, "error"), extraAttempts: extra, owner, tasks: additions });
+    const { result, state, task, maxAttempts: max, imported, landed } = await changeTask(opContext(context), { action, id, title: stringOption(context, "title"), dependsOn, output: outputPath, error: stringOption(context, "error"), extraAttempts: extra, owner, tasks: additions });
     context.out.result(result, () => {
       if (imported) return [`Imported ${count(imported.added.length, "task")}${imported.skipped.length > 0 ? ` (${imported.skipped.length} already there)` : ""}; ${state.tasks.length} in all.${imported.plan ? ` Plan recorded${imported.plan.round > 0 ? ` for rework round ${imported.plan.round}` : ""}.` : ""}`];
       if (action === "add") return [`Added ${id}.`];
-      return [`${id}: ${task?.status}${task && task.attempts > 0 ? ` (${task.attempts} of ${max} attempts used)` : ""}`];
+      return [taskLine(id, task, max, action, landed)];
     });
     return EXIT.ok;
   },

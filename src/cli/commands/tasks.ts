@@ -1,0 +1,118 @@
+// `dotagent tasks [show ID] [--status S,T] [--watch]`: the task plan on one screen (src/ops/task-list.ts).
+// Takes no lock and never writes. --watch redraws on a terminal until Ctrl-C (exit 0); without a
+// terminal it is refused (exit 2): a caller that cannot see a screen would wait forever for nothing.
+import { DotagentError, EXIT, usageError } from "../../core/errors.js";
+import { parseStatusFilter, rowTime, whereText, type TaskRow } from "../../core/task-list.js";
+import { count, escapeControls } from "../../core/words.js";
+import { listTasks, showTask, type TaskListResult, type TaskShowResult } from "../../ops/task-list.js";
+import { checkTaskId } from "../../ops/inputs.js";
+import type { TaskStatus } from "../../schema/json.js";
+import { stringOption, type Command, type CommandContext } from "../context.js";
+import { formatTime } from "../time.js";
+import { outputWidth, table } from "../table.js";
+
+export const command: Command = {
+  summary: "the task plan: status, attempts, dependencies, owner, worktree or merge commit; never writes",
+  usage: "dotagent tasks [--status S,T] [--watch] [--json]  |  dotagent tasks show ID [--json]",
+  options: { status: { type: "string" }, watch: { type: "boolean" } },
+  examples: [
+    "dotagent tasks                          every task: what runs, what is done, what merged where",
+    "dotagent tasks --status running,dead    only those",
+    "dotagent tasks --watch                  redraws as the tasks change, on a terminal; Ctrl-C ends it",
+    "dotagent tasks show task-002 --json     one task with its worktree, merge and events",
+  ],
+  async run(context) {
+    const [action, id, ...rest] = context.args;
+    if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
+    if (action !== undefined && action !== "show") throw usageError(`tasks takes no argument or \`show ID\`, not "${action}"; see \`dotagent tasks --help\``);
+    const watch = context.options.watch === true;
+    const statusText = stringOption(context, "status");
+    if (action === "show") {
+      if (watch || statusText !== undefined) throw usageError("tasks show takes no --status or --watch");
+      if (id === undefined) throw usageError("tasks show needs a task id; `dotagent tasks` lists them");
+      const found = await showTask(context, checkTaskId(id, "show"));
+      context.out.result(found, () => showLines(found));
+      return EXIT.ok;
+    }
+    let statuses: TaskStatus[] | undefined;
+    if (statusText !== undefined) {
+      const parsed = parseStatusFilter(statusText);
+      if (!parsed.ok) throw usageError(parsed.message);
+      statuses = parsed.statuses;
+    }
+    if (watch) return watchTasks(context, statuses);
+    const result = await listTasks(context, statuses);
+    context.out.result(result, () => listLines(result, outputWidth()));
+    return EXIT.ok;
+  },
+};
+
+async function watchTasks(context: CommandContext, statuses: TaskStatus[] | undefined): Promise<number> {
+  if (context.out.json) throw usageError("--watch redraws a terminal; --json prints the list once: drop one of them");
+  if (process.stdout.isTTY !== true) throw usageError("--watch redraws a terminal, and stdout is not one: run `dotagent tasks` (or `--json`) when you need the list");
+  const { watchScreen } = await import("../watch.js");
+  const { writeStd } = await import("../std-write.js");
+  let onInterrupt: (() => void) | undefined;
+  const until = new Promise<void>((resolve) => {
+    onInterrupt = resolve;
+    process.once("SIGINT", resolve);
+  });
+  const draw = async (): Promise<string> => {
+    const footer = context.out.color.dim("Watching memory/state; Ctrl-C to stop.");
+    try {
+      return [...listLines(await listTasks(context, statuses), outputWidth()), footer].join("\n");
+    } catch (error) {
+      // Corrupt or half-cleared state while watching: said, and the watch goes on.
+      if (error instanceof DotagentError) return [`dotagent: ${error.message}`, footer].join("\n");
+      throw error;
+    }
+  };
+  try {
+    await watchScreen({ draw, folder: context.paths.stateDir, write: (text) => writeStd("stdout", text), until });
+  } finally {
+    if (onInterrupt) process.removeListener("SIGINT", onInterrupt);
+  }
+  return EXIT.ok;
+}
+
+const shown = (text: string | null) => escapeControls(text ?? "");
+
+/** The plain list: a line about the workflow, the table, then what a person must read (errors, skip reasons). */
+export function listLines(result: TaskListResult, width = Number.POSITIVE_INFINITY): string[] {
+  if (result.workflow_id === null) return ["No workflow here; `dotagent init --request …` starts one."];
+  const counts = Object.entries(result.counts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
+  const round = result.round > 0 ? ` (rework round ${result.round})` : "";
+  const head = `${result.workflow_id} at ${result.phase}${round}: ${count(result.total, "task")}${counts.length > 0 ? `, ${counts.join(", ")}` : ""}`;
+  if (result.total === 0) return [`${head}; none planned yet.`];
+  const filter = result.filter === null ? "" : `; showing ${result.filter.join(", ")}: ${result.tasks.length}`;
+  if (result.tasks.length === 0) return [`${head}${filter}`];
+  const rows = result.tasks.map((t) => [t.id, t.status, `${t.attempts}/${t.max_attempts}`, t.depends_on.join(","), rowTime(t) === null ? "" : formatTime(rowTime(t)), shown(whereText(t)), shown(t.title)]);
+  return [`${head}${filter}`, ...table(["ID", "STATUS", "ATTEMPTS", "DEPENDS ON", "TIME", "WHERE", "TITLE"], rows, width), ...noteLines(result.tasks, width)];
+}
+
+/** A line under the table for each task whose last error or skip reason a person should read. */
+function noteLines(rows: readonly TaskRow[], width: number): string[] {
+  const lines: string[] = [];
+  for (const t of rows) {
+    if (t.status === "skipped" && t.skipped !== null) lines.push(`${t.id} skipped: ${shown(t.skipped.reason)}`);
+    else if (t.error !== null && t.status !== "complete" && t.status !== "running") lines.push(`${t.id} ${t.status === "pending" ? "last error" : t.status}: ${shown(t.error)}`);
+  }
+  return lines.map((l) => (l.length > width ? `${l.slice(0, Math.max(0, width - 1))}…` : l));
+}
+
+function showLines(found: TaskShowResult): string[] {
+  const t = found.task;
+  const lines = [`${t.id}${t.title === null ? "" : `  ${shown(t.title)}`}  (workflow ${found.workflow_id})`];
+  const holder = t.owner === null ? "" : `, attempt ${t.owner.attempt}, pid ${t.owner.pid} on ${t.owner.host} (${t.owner.verdict})${t.owner.session ? `, session ${t.owner.session}` : ""}`;
+  lines.push(`Status: ${t.status}${holder}; ${t.attempts} of ${t.max_attempts} attempts used`);
+  if (t.started_at !== null) lines.push(`Started: ${formatTime(t.started_at)}${t.completed_at !== null ? `; completed: ${formatTime(t.completed_at)}` : ""}`);
+  lines.push(`Depends on: ${t.depends_on.length > 0 ? t.depends_on.join(", ") : "nothing"}${t.waiting_on.length > 0 ? ` (waits for ${t.waiting_on.join(", ")})` : ""}; needed by: ${t.dependants.length > 0 ? t.dependants.join(", ") : "nothing"}`);
+  if (t.worktree !== null) lines.push(`Worktree: ${t.worktree.path}, branch ${t.worktree.branch}, from ${t.worktree.base.slice(0, 7)}, merges into ${t.worktree.into}`);
+  if (t.merge !== null) lines.push(`Merge: ${t.merge.state === "merged" ? (t.merge.commit === null ? `nothing to merge into ${t.merge.into}` : `merged into ${t.merge.into} as ${t.merge.commit.slice(0, 7)}`) : t.merge.state === "merging" ? `being merged into ${t.merge.into}` : `not merged (${t.merge.reason}${t.merge.files.length > 0 ? `: ${t.merge.files.join(", ")}` : ""})`}, ${formatTime(t.merge.at)}`);
+  if (t.skipped !== null) lines.push(`Skipped: ${shown(t.skipped.reason)}, ${formatTime(t.skipped.at)}`);
+  if (t.error !== null) lines.push(`Last error: ${shown(t.error)}`);
+  lines.push(`Report: ${t.output}`);
+  if (found.events.length === 0) return lines;
+  const rows = found.events.map(({ seq, at, type, task_id: _id, ...rest }) => [String(seq), formatTime(at), type, Object.entries(rest).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ")].map(escapeControls));
+  return [...lines, ...table(["SEQ", "TIME", "EVENT", "DETAILS"], rows, outputWidth())];
+}
