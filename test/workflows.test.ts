@@ -5,7 +5,8 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson, REPO } from "./support/cli.js";
+import { spawn } from "node:child_process";
+import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson, REPO } from "./support/cli.js";
 import { resolveWorkflow } from "../src/core/resolve-workflow.js";
 import { builtinDefs } from "../src/store/workflow-files.js";
 import { DEVELOP } from "../src/core/flow.js";
@@ -138,7 +139,7 @@ describe("a project workflow, end to end from the CLI", () => {
     expect(next(p)).toMatchObject({ action: "run_step", step: "TESTS" });
     // The command is the person's: without an answer it is a decision (exit 5), nothing runs.
     const asked = dotagent(p, ["step", "run", "TESTS", "--json"]);
-    expect([asked.code, asked.json.decision.yes]).toEqual([5, "dotagent step run TESTS --yes"]);
+    expect([asked.code, asked.json.decision.yes, asked.json.next.action]).toEqual([5, "dotagent step run TESTS --yes", "run_step"]);
     expect(existsSync(join(p, "memory/reports/steps/TESTS.json"))).toBe(false);
     const failed = dotagent(p, ["step", "run", "TESTS", "--yes", "--json"]);
     expect(failed.code).toBe(1);
@@ -193,4 +194,29 @@ describe("a project workflow, end to end from the CLI", () => {
     expect(run.code).toBe(3);
     expect(run.stdout + run.stderr).toMatch(/workflow\.steps\[4\]\.max_rounds: a rework cycle needs max_rounds/);
   });
+
+  it("kill -9 of `step run` while its command runs: no result recorded, the state valid, the next `step run` runs it (once)", async () => {
+    const p = project({ slow: { extends: "develop", remove: ["REFLECTION"], insert: [{ after: "VERIFICATION", steps: [{ id: "SLOW", kind: "shell", run: "echo started >> runs.txt; test -f fast || sleep 30" }] }] } });
+    dotagent(p, ["init", "--workflow", "slow", "--request", "x"]);
+    walkToImplementation(p);
+    finishTasks(p, ["t1"]);
+    writeJson(p, "memory/reports/verification.json", { passed: true });
+    const child = spawn(process.execPath, [CLI, "step", "run", "SLOW", "--yes", "--json"], { cwd: p, stdio: "ignore", detached: true });
+    const started = Date.now();
+    while (!existsSync(join(p, "runs.txt")) && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 50));
+    // The CLI and its command's process group: killed as a crash or a closed laptop kills them.
+    process.kill(-child.pid!, "SIGKILL");
+    await new Promise((r) => child.on("exit", r));
+    expect(existsSync(join(p, "memory/reports/steps/SLOW.json"))).toBe(false);
+    expect(dotagent(p, ["validate"]).code).toBe(0);
+    expect(next(p)).toMatchObject({ action: "run_step", step: "SLOW" });
+    // Run again (quick now): it records its result and the step is done; the killed run is the only other.
+    writeFileSync(join(p, "fast"), "");
+    const again = dotagent(p, ["step", "run", "SLOW", "--json"]);
+    expect(again.json).toMatchObject({ ran: true, passed: true, next: { action: "workflow_complete" } });
+    expect(readFileSync(join(p, "runs.txt"), "utf8").trim().split("\n")).toHaveLength(2);
+    expect(dotagent(p, ["step", "run", "SLOW", "--json"]).json).toMatchObject({ ran: false, passed: true });
+    expect(readFileSync(join(p, "runs.txt"), "utf8").trim().split("\n")).toHaveLength(2);
+  }, 30_000);
 });
+

@@ -19,7 +19,7 @@
 // Code's own flow decides). Nothing here throws past the hook command, which always exits 0.
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { AGENT_NAMES, dotagentAgentName, readAgentJob, describeJob, withRequestLine, type AgentJob } from "../core/agent-job.js";
+import { dotagentAgentName, readAgentJob, describeJob, withRequestLine, type AgentJob } from "../core/agent-job.js";
 import { DEVELOP, type Flow } from "../core/flow.js";
 import { flowOf } from "../core/flow-of.js";
 import { readPhaseFile } from "../store/state-files.js";
@@ -94,12 +94,11 @@ function transcriptOf(input: HookInput): string | undefined {
 }
 
 /**
- * The flow of the workflow here (its pinned definition, else develop), read only when an agent's
- * name is not one of develop's: a develop workflow's hooks read no state for it.
+ * The flow of the workflow here (its pinned definition, else develop), read for a sub-agent's call
+ * (a definition may give develop's agents other steps): the main agent's calls read no state for it.
  */
 async function flowFor(op: OpContext, ...types: unknown[]): Promise<Flow> {
-  const known = (type: unknown) => typeof type === "string" && (AGENT_NAMES as readonly string[]).includes(type.replace(/^dotagent:/, ""));
-  if (types.length > 0 && types.every((t) => t === undefined || known(t))) return DEVELOP;
+  if (types.length > 0 && types.every((t) => t === undefined)) return DEVELOP;
   try {
     const read = await readPhaseFile(op.paths);
     return read.kind === "ok" ? flowOf(read.value) : DEVELOP;

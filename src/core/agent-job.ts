@@ -118,7 +118,9 @@ export function withRequestLine(prompt: string, request: string | null | undefin
   const lines = prompt.split(/\r?\n/);
   const at = lines.findIndex((l) => l === "Feature request:" || l.startsWith("Feature request: "));
   if (at === -1) return [`Feature request: ${oneLine}`, ...lines].join("\n");
-  if (lines[at]!.slice("Feature request:".length).trim() !== "") return prompt;
+  const given = lines[at]!.slice("Feature request:".length).trim();
+  // `/develop --workflow fix …`: the model may copy the whole argument; the request is what follows the name.
+  if (given !== "" && !/^--workflow[= ]/.test(given)) return prompt;
   lines[at] = `Feature request: ${oneLine}`;
   return lines.join("\n");
 }

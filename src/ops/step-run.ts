@@ -10,7 +10,7 @@ import { mkdirSync } from "node:fs";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { stepIn } from "../core/transitions.js";
 import { isValidReport, reportAt } from "../core/reports.js";
-import type { Decision } from "../core/plan-resume.js";
+import type { Decision, NextAction } from "../core/plan-resume.js";
 import type { CheckStep, ShellStep } from "../core/flow.js";
 import { loadSnapshot } from "../store/session.js";
 import { appendEvents, readEvents } from "../store/events.js";
@@ -23,6 +23,9 @@ export const OUTPUT_TAIL_BYTES = 4096;
 
 export interface StepRunResult extends NextFields {
   step: string;
+  /** Where the workflow stands after the result was recorded (a passed check: the next step). */
+  phase: string | null;
+  phase_status: string | null;
   ran: boolean;
   passed: boolean;
   exit_code: number | null;
@@ -33,7 +36,7 @@ export interface StepRunResult extends NextFields {
   output_tail: string | null;
 }
 
-export type StepRunOutcome = { kind: "ran"; result: StepRunResult } | { kind: "decision"; decision: Decision };
+export type StepRunOutcome = { kind: "ran"; result: StepRunResult } | { kind: "decision"; decision: Decision; next: NextAction };
 
 interface CommandRun {
   exit_code: number | null;
@@ -64,7 +67,7 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   if (isValidReport(existing) && !options.again) {
     const settled = await locked(context, "step run", async () => settle(context, context.now()));
     const data = (existing as { data: Record<string, unknown> }).data;
-    return { kind: "ran", result: { step: id, ran: false, passed: data.passed === true, exit_code: typeof data.exit_code === "number" ? data.exit_code : null, timed_out: data.timed_out === true, attempts: 0, report, output_tail: null, ...nextFields(settled.plan) } };
+    return { kind: "ran", result: { step: id, phase: settled.plan.phase, phase_status: settled.plan.phase_status, ran: false, passed: data.passed === true, exit_code: typeof data.exit_code === "number" ? data.exit_code : null, timed_out: data.timed_out === true, attempts: 0, report, output_tail: null, ...nextFields(settled.plan) } };
   }
   const decision: Decision = {
     question: `Step ${id} of workflow ${state.workflow?.name ?? "develop"} runs \`${commandStep.run}\` in ${context.paths.root}. Run it?`,
@@ -74,7 +77,7 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   };
   if (!approved(context, state.instance_id, id, commandStep.run)) {
     const answer = await options.decide(decision);
-    if (answer === "no-terminal") return { kind: "decision", decision };
+    if (answer === "no-terminal") return { kind: "decision", decision, next: { action: "run_step", agent: null, tasks: [], reason: `the person approves ${id}'s command first: relay the decision`, step: id } };
     if (!answer) throw new DotagentError("step_declined", `${id}'s command was not run; \`dotagent resume\` offers it again`, EXIT.refused);
     await locked(context, "step run", () => appendEvents(context.paths.eventsFile, [{ type: "command_approved", step: id, command: commandStep.run, instance: state.instance_id ?? null }], context.now()));
   }
@@ -94,7 +97,7 @@ export async function runStep(context: OpContext, id: string, options: { again?:
     appendEvents(context.paths.eventsFile, [{ type: "step_run_ended", step: id, passed, exit_code: run.exit_code, attempts }], context.now());
     return settle(context, context.now());
   });
-  return { kind: "ran", result: { step: id, ran: true, passed, exit_code: run.exit_code, timed_out: run.timed_out, attempts, report, output_tail: passed ? null : run.tail, ...nextFields(settled.plan) } };
+  return { kind: "ran", result: { step: id, phase: settled.plan.phase, phase_status: settled.plan.phase_status, ran: true, passed, exit_code: run.exit_code, timed_out: run.timed_out, attempts, report, output_tail: passed ? null : run.tail, ...nextFields(settled.plan) } };
 }
 
 function approved(context: OpContext, instance: string | undefined, step: string, command: string): boolean {

@@ -15,8 +15,8 @@ export const command: Command = {
     const human = !context.options.json;
     const outcome = await runStep(opContext(context), id, { again: context.options.again === true, decide: decider(context, context.options.yes === true), ...(human ? { onOutput: (chunk: Buffer) => process.stderr.write(chunk) } : {}) });
     if (outcome.kind === "decision") {
-      const { decision } = outcome;
-      context.out.result({ decision }, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
+      const { decision, next } = outcome;
+      context.out.result({ step: id, decision, next }, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
       return EXIT.decide;
     }
     const r = outcome.result;

@@ -172,7 +172,7 @@ export interface ResumePlan {
   situation?: string;
   workflow_id?: string | null;
   phase?: string | null;
-  next: { action: string; agent?: string | null; tasks?: string[]; reason?: string; designs?: string[]; gate?: string; round?: number; plan_file?: string };
+  next: { action: string; agent?: string | null; tasks?: string[]; reason?: string; designs?: string[]; gate?: string; round?: number; plan_file?: string; output?: string; step?: string };
   decision?: { question: string; yes: string; no: string } | null;
   error?: unknown;
   in_flight?: string[];
@@ -397,6 +397,12 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
         if (answer === null) return [{ calls: [read(ctx, "memory/reports/demand.json")] }, { end: "The requirements are in memory/reports/demand.json: approve, or what should change?" }];
         return [{ calls: [run(ctx, "phase approve REQUIREMENTS")] }];
       }
+      // A gate of a workflow definition's step (SPEC §20): as the requirements, with the report the reason names.
+      if (next.gate === "approve_report") {
+        const shown = /^(\S+) awaits/.exec(next.reason ?? "")?.[1] ?? "the report";
+        if (answer === null) return [{ calls: [read(ctx, `memory/reports/${shown}`)] }, { end: `${next.step} wrote memory/reports/${shown}: approve, or what should change?` }];
+        return [{ calls: [run(ctx, `phase approve ${next.step}`)] }];
+      }
       if (next.gate === "approve_design") {
         if (answer === null) return [{ end: "memory/reports/final_design.json is written: approve?" }];
         return [{ calls: [run(ctx, "phase approve ARCHITECTURE")] }];
@@ -409,14 +415,21 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
     case "plan_tasks": {
       const round = next.round ?? 0;
       const file = next.plan_file ?? "memory/reports/plan.json";
+      // The report to plan from is the one the reason names (a check's failed report in rework).
+      const source = /write every task from (\S+) to/.exec(next.reason ?? "")?.[1] ?? (round === 0 ? "final_design.json" : `verification.rework-${round}.json`);
       return [
-        { calls: [read(ctx, round === 0 ? "memory/reports/final_design.json" : `memory/reports/verification.rework-${round}.json`)] },
+        { calls: [read(ctx, `memory/reports/${source}`)] },
         { calls: [write(ctx, file, { tasks: round === 0 ? ctx.tasks : [{ id: `rework-${round}-1`, title: "Fix what verification found", depends_on: [] }] })] },
         { calls: [run(ctx, `task import ${file}`)] },
       ];
     }
     case "workflow_complete":
       return [{ end: "The workflow is complete. Reflection: memory/reports/reflection.json." }];
+    case "run_step":
+      // The step's command (SPEC §20): dotagent asks the person first; its answer has the next step.
+      return [{ calls: [run(ctx, `step run ${next.step}`)] }];
+    case "workflow_failed":
+      return [{ end: `The workflow stopped: ${String(next.reason ?? "")}` }];
     case "confirm_isolation":
     case "confirm_fresh_start":
     case "confirm_rollback":
@@ -444,9 +457,10 @@ function spawnSteps(ctx: Context, plan: ResumePlan): Step[] {
     case "qa":
       return one("memory/reports/verification.json");
     case "reflector":
-      return one("memory/reports/reflection.json");
+      return one(plan.next.output ?? "memory/reports/reflection.json");
     default:
-      return [{ end: `I cannot run agent ${agent}.` }];
+      // An agent of a workflow definition: its output is in the plan (SPEC §20).
+      return plan.next.output ? one(plan.next.output) : [{ end: `I cannot run agent ${agent}.` }];
   }
 }
 

@@ -33,6 +33,8 @@ export interface TerminalJourneyOptions {
   afterInstall?: (project: string, home: string) => void;
   /** What the person does in their own shell before they answer the model (e.g. edit a state file by hand). */
   beforeAnswer?: (project: string, answer: string) => void;
+  /** What follows `/develop` in the first prompt (default "add login"; e.g. "--workflow review add login"). */
+  developArgs?: string;
 }
 
 export interface TerminalJourneyResult {
@@ -150,7 +152,7 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
   let screen = "";
   try {
     await terminal.waitFor(/auto mode on/, 30_000);
-    type(`/${options.plugin ? `${options.plugin.name}:` : ""}develop add login`);
+    type(`/${options.plugin ? `${options.plugin.name}:` : ""}develop ${options.developArgs ?? "add login"}`);
     let restarted = false;
     let seen = 0;
     let quietSince = Date.now();
