@@ -66,6 +66,18 @@ describe("DotagentSaver on disk", () => {
     expect((await saver.getTuple(at("t")))?.checkpoint.id).toBe("c4");
   });
 
+  it("a channel named __proto__ or constructor is a channel like any other", async () => {
+    const saver = new DotagentSaver(fresh());
+    const values = JSON.parse('{"__proto__": {"polluted": true}, "constructor": 2, "a": 3}') as Record<string, unknown>;
+    const c1 = await saver.put(at("t"), checkpoint("c1", values, { ["__proto__"]: 1, constructor: 1, a: 1 }), META, JSON.parse('{"__proto__": 1, "constructor": 1, "a": 1}') as Record<string, number>);
+    const c2 = await saver.put(c1, checkpoint("c2", { ...values, a: 4 }, JSON.parse('{"__proto__": 1, "constructor": 1, "a": 2}') as Record<string, number>), META, { a: 2 });
+    const read = (await saver.getTuple(c2))!.checkpoint.channel_values;
+    expect(Object.keys(read).sort()).toEqual(["__proto__", "a", "constructor"]);
+    expect(Object.getOwnPropertyDescriptor(read, "__proto__")?.value).toEqual({ polluted: true });
+    expect(Object.getPrototypeOf(read)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it("keeps a serializer's bytes exactly, binary ones too", async () => {
     const serde = {
       dumpsTyped: async (value: unknown): Promise<[string, Uint8Array]> => (value instanceof Uint8Array ? ["bytes", value] : ["json", new TextEncoder().encode(JSON.stringify(value))]),

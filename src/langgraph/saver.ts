@@ -56,6 +56,7 @@ import {
   parseCheckpointFile,
   parseThreadFile,
   parseWritesFile,
+  setOwn,
   sortWrites,
   storeValue,
   storedBytes,
@@ -189,10 +190,10 @@ export class DotagentSaver extends BaseCheckpointSaver {
       }
       const value = Object.hasOwn(holder.values, channel) ? holder.values[channel] : undefined;
       const holderName = checkpointFileName(holder.checkpoint_id);
-      if (value === undefined || holder.sources[channel]?.version !== source.version) {
+      if (value === undefined || !Object.hasOwn(holder.sources, channel) || holder.sources[channel]!.version !== source.version) {
         throw invalid(join(place.folder, holderName), `values has no ${JSON.stringify(channel)} at version ${JSON.stringify(source.version)}, which ${name} takes from it`, place.thread);
       }
-      channelValues[channel] = await this.#load(value, place, holderName, `values[${JSON.stringify(channel)}]`);
+      setOwn(channelValues, channel, await this.#load(value, place, holderName, `values[${JSON.stringify(channel)}]`));
     }
     const checkpoint = { ...saved, channel_values: channelValues } as Checkpoint;
     const parent = file.parent_checkpoint_id;
@@ -252,7 +253,7 @@ export class DotagentSaver extends BaseCheckpointSaver {
     const values: Record<string, StoredValue> = {};
     for (const channel of Object.keys(versions)) {
       if (!Object.hasOwn(changed, channel) || !Object.hasOwn(channelValues, channel) || channelValues[channel] === undefined) continue;
-      values[channel] = storeValue(...(await this.serde.dumpsTyped(channelValues[channel])));
+      setOwn(values, channel, storeValue(...(await this.serde.dumpsTyped(channelValues[channel]))));
     }
     const storedCheckpoint = storeValue(...(await this.serde.dumpsTyped(rest)));
     const storedMetadata = storeValue(...(await this.serde.dumpsTyped(metadata)));

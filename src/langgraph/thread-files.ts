@@ -151,6 +151,14 @@ export function storedBytes(value: StoredValue): Uint8Array {
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/**
+ * `record[key] = value` as an own property whatever the key: a channel named `__proto__` is a
+ * channel, not the object's prototype.
+ */
+export function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 // --- what a put stores -----------------------------------------------------------------------
 
 /**
@@ -170,11 +178,11 @@ export function valueSources(
   const sources: Record<string, ValueSource> = {};
   for (const [channel, version] of Object.entries(channelVersions)) {
     if (Object.hasOwn(newVersions, channel)) {
-      if (own.has(channel)) sources[channel] = { version, checkpoint_id: checkpointId };
+      if (own.has(channel)) setOwn(sources, channel, { version, checkpoint_id: checkpointId });
       continue;
     }
     const inherited = parent !== undefined && Object.hasOwn(parent.sources, channel) ? parent.sources[channel] : undefined;
-    if (inherited !== undefined && inherited.version === version) sources[channel] = inherited;
+    if (inherited !== undefined && inherited.version === version) setOwn(sources, channel, inherited);
   }
   return sources;
 }
