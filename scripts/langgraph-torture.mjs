@@ -75,7 +75,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     writeFileSync(FIGURES, `${JSON.stringify(recorded, null, 2)}\n`);
     const evidence = join(root, "docs/evidence.md");
     const text = readFileSync(evidence, "utf8");
-    const block = /<!-- langgraph-torture -->\n[\s\S]*?\n<!-- \/langgraph-torture -->/;
+    const block = /<!-- langgraph-torture -->\n(?:[\s\S]*?\n)?<!-- \/langgraph-torture -->/;
     if (!block.test(text)) throw new Error("docs/evidence.md has no <!-- langgraph-torture --> block");
     writeFileSync(evidence, text.replace(block, `<!-- langgraph-torture -->\n${table}\n<!-- /langgraph-torture -->`));
     console.log(`\nrecorded in ${FIGURES} and docs/evidence.md`);
