@@ -69,8 +69,10 @@ function namedBuiltinImports() {
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") && !entry.name.includes("test-support")) {
+      // src/langgraph/ is its own bundle (below): its imports must not widen the CLI's.
+      if (entry.isDirectory()) {
+        if (entry.name !== "langgraph") walk(path);
+      } else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") && !entry.name.includes("test-support")) {
         const text = readFileSync(path, "utf8");
         for (const m of text.matchAll(/import\s*(type\s*)?\{([^}]*)\}\s*from\s*"(node:[^"]+)"/g)) {
           if (m[1]) continue;
@@ -114,6 +116,10 @@ await build({
   plugins: [coldExternal, builtinsViaRequire({ named: true })],
 });
 await build({ ...common, entryPoints: ["src/index.ts"], outfile: "dist/index.mjs", banner: { js: fileBanner } });
+// The LangGraph checkpointer (`dotagent-workflow/langgraph`), a bundle of its own: LangGraph's
+// packages are the user's (optional peer dependencies), so they stay imports, and neither the
+// library nor the CLI carries any of it.
+await build({ ...common, entryPoints: ["src/langgraph/index.ts"], outfile: "dist/langgraph.mjs", banner: { js: fileBanner }, external: [...common.external, "@langchain/*"] });
 chmodSync("dist/dotagent.mjs", 0o755);
 
 // The checkpoint skill carries the CLI beside it so it works without a global install.

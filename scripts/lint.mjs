@@ -4,7 +4,9 @@
 // - heavy modules (tar, prompts, globby) are imported only where a command needs them;
 // - layers import downwards only: src/ops (the operations) never imports src/cli (argv, printing,
 //   prompts); src/api (the library) builds on src/ops, src/store, src/core, src/schema and never
-//   on src/cli or src/claude; src/core, src/schema and src/store never import src/ops or src/api.
+//   on src/cli or src/claude; src/core, src/schema and src/store never import src/ops or src/api;
+// - src/langgraph/ (its own bundle, dist/langgraph.mjs) is the only code that imports LangGraph's
+//   packages, and nothing else imports it: the library and the CLI stay free of them.
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
@@ -27,6 +29,7 @@ const FORBIDDEN_LAYERS = {
   "src/core/": ["src/ops/", "src/api/", "src/cli/", "src/store/"],
   "src/schema/": ["src/ops/", "src/api/", "src/cli/"],
   "src/store/": ["src/ops/", "src/api/", "src/cli/"],
+  "src/langgraph/": ["src/cli/", "src/claude/", "src/ops/", "src/run/"],
 };
 const HEAVY = { tar: ["src/archive/"], prompts: ["src/cli/ask.ts"], globby: ["src/claude/install.ts"] };
 for (const file of files) {
@@ -46,7 +49,9 @@ for (const file of files) {
       const layer = Object.keys(FORBIDDEN_LAYERS).find((l) => rel.startsWith(l));
       const bad = layer && FORBIDDEN_LAYERS[layer].find((f) => target.startsWith(f));
       if (bad) problems.push(`${where}: ${layer} must not import ${bad} (${target}); see the layer rules at the top of scripts/lint.mjs`);
+      if (target.startsWith("src/langgraph/") && !rel.startsWith("src/langgraph/")) problems.push(`${where}: only src/langgraph/ imports src/langgraph/ (its own bundle); the library and the CLI must not carry it`);
     }
+    if (/(?:from |import\()"@langchain\//.test(line) && !rel.startsWith("src/langgraph/")) problems.push(`${where}: LangGraph's packages are optional peer dependencies; import them in src/langgraph/ only`);
     const imported = /^import .* from "([^"]+)";/.exec(line)?.[1];
     if (imported && imported in HEAVY && !HEAVY[imported].some((allowed) => rel.startsWith(allowed))) problems.push(`${where}: ${imported} is heavy; import it only in ${HEAVY[imported].join(", ")}`);
   });

@@ -99,6 +99,13 @@ describe("figures the docs quote come from scripts", () => {
     expect(block).toMatch(/\| worktrees, dotagent commits \| \d/);
   });
 
+  it("docs/evidence.md's LangGraph torture table is what scripts/langgraph-torture.mjs prints from docs/figures/", async () => {
+    const { langgraphTable } = (await import(join(REPO, "scripts/langgraph-torture.mjs"))) as { langgraphTable: () => string };
+    const block = /<!-- langgraph-torture -->\n([\s\S]*?)\n<!-- \/langgraph-torture -->/.exec(read("docs/evidence.md"))?.[1];
+    expect(block).toBe(langgraphTable());
+    expect(block).toMatch(/\| acknowledged calls lost · checkpoints unreadable \| 0 · 0 \| 0 · 0 \|/);
+  });
+
   it("the README's captured session is the one npm run capture-session wrote into docs/terminal-session.md", () => {
     const inReadme = /<!-- terminal-session -->\n```text\n([\s\S]*?)\n```\n<!-- \/terminal-session -->/.exec(README)?.[1];
     const inDocs = /```text\n([\s\S]*?)\n```/.exec(read("docs/terminal-session.md"))?.[1];

@@ -6,7 +6,7 @@
 // packs with --ignore-scripts so the build is not rerun under the other tests' feet. The
 // measuring is scripts/package-figures.mjs's, the same code that prints the figures.
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -72,7 +72,7 @@ describe("npm install -g of the packed tarball", () => {
   });
 
   it("ships what the commands and the library read, the CLI once, and nothing of the sources or tests", () => {
-    for (const file of ["dist/dotagent.mjs", "dist/index.mjs", "dist/types/index.d.ts", "skills/checkpoint/SKILL.md", "skills/develop/SKILL.md", "agents/pm.md", "hooks/hooks.json", ".claude-plugin/plugin.json", "memory-template/memory/state/.gitkeep", "SPEC.md", "README.md"]) {
+    for (const file of ["dist/dotagent.mjs", "dist/index.mjs", "dist/langgraph.mjs", "dist/types/index.d.ts", "dist/types/langgraph/index.d.ts", "skills/checkpoint/SKILL.md", "skills/develop/SKILL.md", "agents/pm.md", "hooks/hooks.json", ".claude-plugin/plugin.json", "memory-template/memory/state/.gitkeep", "SPEC.md", "README.md"]) {
       expect(existsSync(join(installed, file)), file).toBe(true);
     }
     // install writes the skill's helper from the running CLI, so the package holds the CLI once.
@@ -87,7 +87,11 @@ describe("npm install -g of the packed tarball", () => {
     walk(join(installed, "dist", "types"));
     expect(types.every((f) => f.endsWith(".d.ts"))).toBe(true);
     expect(existsSync(join(installed, "dist", "types", "vendor"))).toBe(false);
-    for (const file of types) expect(readFileSync(file, "utf8"), file).not.toMatch(/from ["'][^."']/);
+    // Only the LangGraph saver's declarations import packages: LangGraph's, its optional peers.
+    for (const file of types) {
+      const imports = [...readFileSync(file, "utf8").matchAll(/from ["']([^."'][^"']*)["']/g)].map((m) => m[1]);
+      expect(imports.filter((name) => !(file.includes(`${join("types", "langgraph")}`) && name!.startsWith("@langchain/"))), file).toEqual([]);
+    }
     expect(types.length).toBeLessThan(60);
   });
 
@@ -156,5 +160,28 @@ describe("npm install -g of the packed tarball", () => {
     for (const name of ["StateWriter", "planResume", "acquireLock"]) expect(errorsIn("internal.ts")).toContain(`has no exported member '${name}'`);
     expect(errorsIn("wrong-call.ts")).toContain("'number' is not assignable");
     expect(all.status).not.toBe(0);
+  });
+
+  it("dotagent-workflow/langgraph: with LangGraph's packages beside it, it type-checks as a BaseCheckpointSaver and saves a checkpoint", () => {
+    // As `npm install dotagent-workflow @langchain/langgraph` lays them out: siblings in node_modules
+    // (a link to the global copy would resolve LangGraph's packages from beside that copy).
+    const consumer = tempProject();
+    mkdirSync(join(consumer, "node_modules"));
+    cpSync(installed, join(consumer, "node_modules", pkg.name), { recursive: true });
+    symlinkSync(join(REPO, "node_modules", "@langchain"), join(consumer, "node_modules", "@langchain"), "dir");
+    writeFileSync(join(consumer, "package.json"), JSON.stringify({ type: "module" }));
+    writeFileSync(join(consumer, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, skipLibCheck: true, types: [] }, files: ["saver.ts", "wrong.ts"] }));
+    writeFileSync(join(consumer, "saver.ts"), ['import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";', 'import { DotagentSaver } from "dotagent-workflow/langgraph";', 'export const saver: BaseCheckpointSaver = new DotagentSaver(".checkpoints", { lockWaitMs: 5000 });'].join("\n"));
+    writeFileSync(join(consumer, "wrong.ts"), ['import { DotagentSaver } from "dotagent-workflow/langgraph";', "export const saver = new DotagentSaver(42);"].join("\n"));
+    const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+    const checked = run(process.execPath, [tsc, "-p", "tsconfig.json", "--pretty", "false"], { cwd: consumer });
+    expect(checked.stdout.split("\n").filter((line) => /error/.test(line) && !line.startsWith("wrong.ts("))).toEqual([]);
+    expect(checked.stdout).toMatch(/^wrong\.ts\(2,\d+\): error TS2345/m);
+    const script = ['import { DotagentSaver } from "dotagent-workflow/langgraph";', 'import { emptyCheckpoint } from "@langchain/langgraph-checkpoint";', 'const saver = new DotagentSaver("threads");', 'await saver.put({ configurable: { thread_id: "t" } }, emptyCheckpoint(), { source: "input", step: -1, parents: {} }, {});', 'console.log((await saver.getTuple({ configurable: { thread_id: "t" } })).config.configurable.thread_id);'].join("\n");
+    writeFileSync(join(consumer, "run.mjs"), script);
+    const ran = run(process.execPath, ["run.mjs"], { cwd: consumer });
+    expect(ran.stderr).toBe("");
+    expect(ran.stdout.trim()).toBe("t");
+    expect(readdirSync(join(consumer, "threads", "t")).sort()).toEqual(["root", "thread.json"]);
   });
 });

@@ -105,7 +105,7 @@ const queues = new Map<string, Promise<unknown>>();
 const changing = new Map<string, { id: string; reentered?: DotagentError }>();
 
 /** Runs `body` after every earlier call on `folder` in this process has settled. */
-function inTurn<R>(folder: string, body: () => Promise<R>): Promise<R> {
+export function inTurn<R>(folder: string, body: () => Promise<R>): Promise<R> {
   const before = queues.get(folder) ?? Promise.resolve();
   const mine = before.then(body, body);
   const tail = mine.then(() => undefined, () => undefined);
@@ -475,7 +475,7 @@ function removeFile(file: string): void {
 }
 
 /** Temp files of killed writers (write-file-atomic's `<file>.<digits>`, a dead waiter's lock temp); only the lock holder calls this. */
-function sweepTemps(folder: string): void {
+export function sweepTemps(folder: string): void {
   for (const name of readdirSync(folder)) {
     const lockTemp = /^\.lock\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name);
     if (/\.json\.\d+$/.test(name) || (lockTemp && !isPidAlive(Number(lockTemp[1])))) {
