@@ -9,6 +9,7 @@ export type {
   DecideFn,
   StaleOption,
   ResumeCall,
+  InitCall,
   OnceCall,
   PlannedTask,
   Decision,

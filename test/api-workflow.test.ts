@@ -236,6 +236,29 @@ describe("resume({ start: true })", () => {
   });
 });
 
+describe("workflow: NAME (SPEC §20)", () => {
+  it("init and resume({ start }) pin a definition as `--workflow NAME` does; an invalid one rejects like the CLI, nothing written", async () => {
+    const viaApi = tempProject();
+    const viaCli = tempProject();
+    const started = await openWorkflow(viaApi).init("login fails with +", { workflow: "fix" });
+    expect(started).toEqual(dotagent(viaCli, ["init", "--request", "login fails with +", "--workflow", "fix", "--json"]).json);
+    expect(started).toMatchObject({ workflow: "fix", phase: "REPRODUCE", next: { action: "spawn_agent", agent: "reproducer", output: "memory/reports/reproduction.json" } });
+    expect(readJson(viaApi, "memory/state/phase.json").workflow).toEqual(readJson(viaCli, "memory/state/phase.json").workflow);
+    const fresh = tempProject();
+    expect(await openWorkflow(fresh).resume({ start: true, request: "login fails", workflow: "fix" })).toMatchObject({ situation: "started", phase: "REPRODUCE" });
+    const broken = tempProject();
+    writeJson(broken, ".dotagent/workflows/broken.json", { extends: "develop", remove: ["NOPE"] });
+    const error = await openWorkflow(broken).init("x", { workflow: "broken" }).catch((e: unknown) => e);
+    const cli = dotagent(broken, ["init", "--request", "x", "--workflow", "broken", "--json"]);
+    expect(error).toBeInstanceOf(DotagentError);
+    expect(cli.code).toBe(EXIT.invalid);
+    expect(error).toMatchObject({ code: "workflow_invalid", exitCode: EXIT.invalid, message: cli.json.error.message });
+    await expect(openWorkflow(broken).init("x", { workflow: 7 as unknown as string })).rejects.toMatchObject({ code: "usage", exitCode: 2 });
+    expect(readJson(broken, ".dotagent/workflows/broken.json")).toEqual({ extends: "develop", remove: ["NOPE"] });
+    expect(() => readJson(broken, "memory/state/phase.json")).toThrow();
+  });
+});
+
 describe("a program and the CLI on one project", () => {
   it("take turns: each sees what the other wrote", async () => {
     const dir = tempProject();

@@ -162,7 +162,7 @@ describe("a project workflow, end to end from the CLI", () => {
     // At most once per round: asked again, it answers from the recorded result.
     expect(dotagent(p, ["step", "run", "TESTS", "--json"]).code).toBe(1);
     writeFileSync(join(p, "memory/reports/notes.md"), "# Notes\n");
-    expect(next(p)).toMatchObject({ action: "await_approval", gate: "approve_report", step: "NOTES" });
+    expect(next(p)).toMatchObject({ action: "await_approval", gate: "approve_report", step: "NOTES", output: "memory/reports/notes.md" });
     expect(dotagent(p, ["phase", "approve", "NOTES"]).code).toBe(0);
     expect(next(p)).toMatchObject({ action: "workflow_complete" });
     expect(dotagent(p, ["validate"]).code).toBe(0);

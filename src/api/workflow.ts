@@ -27,6 +27,7 @@ import { listTasks, showTask, type TaskListResult, type TaskShowResult } from ".
 import { editPlan, type PlanEditResult } from "../ops/plan-edit.js";
 import { parseStatusFilter } from "../core/task-list.js";
 import type { TaskStatus } from "../schema/json.js";
+import { resolveWorkflowName } from "../ops/workflow-name.js";
 
 export type { CheckpointResult, CheckpointSummary, HistoryResult } from "../ops/history.js";
 export type { InitResult } from "../ops/init.js";
@@ -75,6 +76,17 @@ export interface ResumeCall extends StaleOption {
   isolation?: "commit" | "shared";
   /** `--keep-edit`: a state file changed outside dotagent (`hand_edit`) is kept: dotagent adopts it (SPEC §5, §15). */
   keepEdit?: boolean;
+  /** `--workflow NAME`: the definition a workflow this call starts walks (`start`, or a changed request's new workflow); default develop. */
+  workflow?: string;
+}
+
+export interface InitCall {
+  /** `--workflow-id ID` (default: from the request). */
+  workflowId?: string;
+  /** Answers "archive the workflow that is there and start anew?". Without it the result carries the decision. */
+  decide?: DecideFn;
+  /** `--workflow NAME`: a built-in (`develop`, `fix`) or `.dotagent/workflows/NAME.json`, pinned in phase.json (SPEC §20); default develop. An invalid definition rejects with `workflow_invalid` (exit 3), nothing written. */
+  workflow?: string;
 }
 
 /** A task of a plan, as `task import` reads it. */
@@ -141,7 +153,7 @@ export interface Workflow {
   /** `resume --json`: repair, advance, and the next action. */
   resume(options?: ResumeCall): Promise<ResumeResult>;
   /** `init`: an existing workflow is a decision (replaced only when `decide` says yes, or when it is complete). */
-  init(request?: string, options?: { workflowId?: string; decide?: DecideFn }): Promise<InitResult>;
+  init(request?: string, options?: InitCall): Promise<InitResult>;
   readonly phase: WorkflowPhases;
   readonly tasks: WorkflowTasks;
   /** `history --json`: the checkpoints of the live workflow. */
@@ -206,6 +218,12 @@ function phaseArg(phase: string): Phase {
   // Checked against the workflow's own steps (develop's five, or its definition's) when it is used.
   if (!/^[A-Za-z][A-Za-z0-9_-]{0,39}$/.test(name)) throw usageError(`"${name.slice(0, 50)}" is not a step name; develop's are ${PHASES.join(", ")}`);
   return name;
+}
+
+/** `workflow: NAME`: the definition, resolved and checked (`workflow_invalid`, exit 3), before anything is written. */
+async function workflowArg(root: string, name: unknown) {
+  const given = text(name, "workflow");
+  return given === undefined ? undefined : resolveWorkflowName(root, given);
 }
 
 /** The feature request: trimmed; blank means none (as `--request ""`). */
@@ -274,7 +292,8 @@ export function workflowAt(root: string, options: WorkflowOptions, dirArg: strin
     async resume(o = {}) {
       const maxParallel = o.maxParallel === undefined ? undefined : checkMaxParallel(o.maxParallel);
       if (o.isolation !== undefined && o.isolation !== "commit" && o.isolation !== "shared") throw usageError(`isolation must be "commit" or "shared", not ${JSON.stringify(o.isolation)}`);
-      const outcome = await resumeWorkflow(context, { request: requestArg(o.request), staleAfterMs: staleAfterMs(text(o.staleAfter, "staleAfter")), maxParallel, dryRun: o.dryRun === true, start: o.start === true, decide: asDecide(o.decide), isolation: o.isolation, keepEdits: o.keepEdit === true });
+      const workflow = await workflowArg(paths.root, o.workflow);
+      const outcome = await resumeWorkflow(context, { request: requestArg(o.request), staleAfterMs: staleAfterMs(text(o.staleAfter, "staleAfter")), maxParallel, dryRun: o.dryRun === true, start: o.start === true, decide: asDecide(o.decide), isolation: o.isolation, keepEdits: o.keepEdit === true, workflow });
       if (outcome === undefined) throw new DotagentError("resume_unsettled", "the answers did not settle the plan after three rounds; call resume again", EXIT.refused);
       return outcome.result;
     },
@@ -282,7 +301,8 @@ export function workflowAt(root: string, options: WorkflowOptions, dirArg: strin
       const workflowId = text(o.workflowId, "workflowId");
       const idError = workflowId === undefined ? null : idProblem(workflowId, "workflow id");
       if (idError !== null) throw usageError(`--workflow-id: ${idError}`);
-      return startWorkflow(context, { request: requestArg(request), workflowId: o.workflowId, decide: asDecide(o.decide) });
+      const workflow = await workflowArg(paths.root, o.workflow);
+      return startWorkflow(context, { request: requestArg(request), workflowId: o.workflowId, decide: asDecide(o.decide), workflow });
     },
     phase: {
       start: (p, o = {}) => phase("start", p, o.designs === undefined ? {} : { designs: o.designs }),

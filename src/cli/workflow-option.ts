@@ -1,14 +1,6 @@
 // `--workflow NAME` (init, resume --start, run): the built-in or project definition, resolved and
 // checked, or a one-line error naming the file, the JSON path and the fix (exit 3).
-import { DotagentError, EXIT } from "../core/errors.js";
-import type { Flow } from "../core/flow.js";
-
-export async function resolveWorkflowOption(root: string, name: string): Promise<Flow> {
-  const { workflowCatalog, describeDefProblem } = await import("../store/workflow-files.js");
-  const resolved = (await workflowCatalog(root)).resolve(name);
-  if (!resolved.ok) throw new DotagentError("workflow_invalid", `${describeDefProblem(resolved.problems[0]!)}${resolved.problems.length > 1 ? ` (and ${resolved.problems.length - 1} more: \`dotagent workflows validate ${name}\`)` : ""}`, EXIT.invalid, { problems: resolved.problems });
-  return resolved.flow;
-}
+export { resolveWorkflowName as resolveWorkflowOption } from "../ops/workflow-name.js";
 
 /**
  * `/develop --workflow fix login fails` hands dotagent one request text; a leading

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { designsView, requirementsView } from "./gate-view.js";
+import { designsView, reportView, requirementsView } from "./gate-view.js";
 
 const FILE = "memory/reports/demand.json";
 
@@ -32,5 +32,22 @@ describe("designsView: what the design pick shows", () => {
   it("no rationale: the comparison, else nothing after the name", () => {
     expect(designsView([{ name: "a", oneLine: "x" }], "a", { comparison: "close" }).at(-1)).toBe("  The roundtable recommends a: close");
     expect(designsView([{ name: "a", oneLine: "x" }], "a", {}).at(-1)).toBe("  The roundtable recommends a.");
+  });
+});
+
+describe("reportView: what a definition's gate shows of its report", () => {
+  it("a JSON report: its summary, then each list as a section", () => {
+    const reproduction = { request: "login fails", reproduced: true, observed: "401", tasks: [{ id: "fix-decode", title: "Decode once" }], risks: ["forms rely on it"] };
+    expect(reportView(JSON.stringify(reproduction), "memory/reports/reproduction.json")).toEqual(["  request: login fails", "  Tasks", "    fix-decode  Decode once", "  Risks", "    -  forms rely on it"]);
+    expect(reportView(JSON.stringify({ summary: "Looks right.", findings: [] }), "r.json")).toEqual(["  Looks right."]);
+  });
+
+  it("a Markdown report: its first 20 lines, then how many more", () => {
+    const text = Array.from({ length: 25 }, (_, i) => `line ${i + 1}`).join("\n");
+    const lines = reportView(text, "memory/reports/notes.md");
+    expect(lines).toHaveLength(21);
+    expect(lines[0]).toBe("    line 1");
+    expect(lines.at(-1)).toBe("    … 5 more lines in memory/reports/notes.md");
+    expect(reportView("[1, 2]\n", "a.md")).toEqual(["    [1, 2]"]);
   });
 });

@@ -73,3 +73,31 @@ export function designsView(options: readonly DesignOption[], recommended: strin
     ...section("Questions for you", list(roundtable.questions_for_user), questionText, "memory/reports/roundtable.json"),
   ];
 }
+
+/** Lines of a Markdown (or any text) report shown at a gate, before "… N more lines". */
+const MAX_LINES = 20;
+
+/**
+ * Any other report a definition's gate approves (SPEC §20): a JSON report's `summary` (else its
+ * first text field), then each of its lists as a section (its items' text, title, description or
+ * summary); a Markdown report's first lines.
+ */
+export function reportView(text: string, file: string): string[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    data = undefined;
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    const lines = text.replace(/\s+$/, "").split("\n");
+    const shown = lines.slice(0, MAX_LINES).map((l) => `    ${clip(l.replace(/\t/g, "  "))}`);
+    return lines.length > MAX_LINES ? [...shown, `    … ${lines.length - MAX_LINES} more lines in ${file}`] : shown;
+  }
+  const report = data as Json;
+  const first = Object.entries(report).find(([, v]) => typeof v === "string" && str(v) !== "");
+  const summary = str(report.summary) || (first ? `${first[0]}: ${str(first[1])}` : "");
+  const itemText = (o: Json): string => str(o.text) || str(o.title) || str(o.description) || str(o.summary) || str(o.problem) || str(o.name);
+  const lists = Object.entries(report).filter(([, v]) => Array.isArray(v) && v.length > 0);
+  return [...(summary ? [`  ${clip(summary)}`] : []), ...lists.flatMap(([key, v]) => section(`${key[0]!.toUpperCase()}${key.slice(1).replace(/_/g, " ")}`, v as unknown[], itemText, file))];
+}

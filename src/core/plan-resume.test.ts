@@ -403,6 +403,10 @@ describe("planResume: fields for programs and agents in flight (SPEC §5)", () =
     expect(planResume(snap, NOW).next).toMatchObject({ action: "await_approval", gate });
   });
 
+  it("develop's requirements gate names no output: its JSON is as before (a definition's names its report: test/workflows.test.ts)", () => {
+    expect(planResume(snapshot(phaseState(), undefined, reports({ [REPORT.demand]: { goal: "x" } })), NOW).next).toEqual({ action: "await_approval", agent: null, tasks: [], gate: "approve_requirements", reason: "demand.json awaits the user's approval" });
+  });
+
   it("plan_tasks names the round and the plan file: round 0, then rework round 1", () => {
     expect(planResume(snapshot(atPhase("IMPLEMENTATION"), execution([]), reportsBefore("IMPLEMENTATION")), NOW).next).toMatchObject({ action: "plan_tasks", round: 0, plan_file: "memory/reports/plan.json" });
     const failed = snapshot(atPhase("VERIFICATION"), execution([t("a", "complete")], { plans: [plan0] }), reportsBefore("VERIFICATION", { [REPORT.verification]: { passed: false }, ...complete("a") }));

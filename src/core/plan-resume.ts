@@ -79,7 +79,7 @@ export interface NextAction {
   plan_file?: string;
   /** confirm_rollback: the checkpoint to go back to (`dotagent rollback --to REV`). */
   rev?: number;
-  /** spawn_agent in a workflow with a pinned definition: the report the agent writes (its `Output file:` line). */
+  /** In a workflow with a pinned definition: spawn_agent, the report the agent writes (its `Output file:` line); await_approval of an agent step, the report to approve. */
   output?: string;
   /** await_approval: the step to approve (`dotagent phase approve STEP`); run_step: the step whose command to run (`dotagent step run STEP`). */
   step?: string;
@@ -570,7 +570,7 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
     case "agent": {
       // An agent at work (revising the report, say) comes first: its report is not final yet.
       if (busy(step.agent).length > 0) return awaitAgents([], agents);
-      if (step.gate === "approve" && step.reports.some(valid)) return approval(step.id === "REQUIREMENTS" ? "approve_requirements" : "approve_report", `${names(step.reports.filter(valid))} awaits the user's approval`, step.id);
+      if (step.gate === "approve" && step.reports.some(valid)) return { ...approval(step.id === "REQUIREMENTS" ? "approve_requirements" : "approve_report", `${names(step.reports.filter(valid))} awaits the user's approval`, step.id), ...outputOf(step.reports.find(valid)!) };
       return { ...spawn(step.agent, step.reports.map(unowned).find((u) => u !== undefined) ?? (step.reports.length === 1 ? `no valid ${names(step.reports)} yet` : `no ${names(step.reports)} yet`)), ...outputOf(step.reports[0]!) };
     }
     case "choose": {

@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import { currentRound, importPlan, missingPlan, planFileOf, planStatus, planTasksReason, startPlannedTask } from "./plans.js";
 import { NOW, atPhase, execution, task } from "./fixtures.test-support.js";
 import type { PhaseState } from "../schema/phase.js";
+import { resolveWorkflow } from "./resolve-workflow.js";
+import { BUILTIN_WORKFLOWS } from "./workflow-defs.js";
+import { pinFlow } from "./flow-of.js";
 
 const rec = (round: number, tasks = 1) => ({ round, recorded_at: "2026-11-20T10:30:00Z", tasks });
 const rework = (round: number, closed = false): Partial<PhaseState> => ({ rework: { round, verification: `memory/reports/verification.rework-${round}.json`, started_at: "2026-11-20T11:00:00Z", ...(closed ? { closed_at: "2026-11-20T11:30:00Z" } : {}) } });
@@ -25,6 +28,16 @@ describe("planStatus", () => {
     expect(currentRound(undefined)).toBe(0);
     expect(currentRound(atPhase("IMPLEMENTATION", rework(3)))).toBe(3);
     expect(currentRound(atPhase("IMPLEMENTATION", rework(3, true)))).toBe(0);
+  });
+
+  it("a definition's tasks step is where its rework rounds are planned (fix: FIX, not IMPLEMENTATION)", () => {
+    const fix = resolveWorkflow("fix", (name) => ({ name, source: "built-in", def: BUILTIN_WORKFLOWS[name]! }));
+    if (!fix.ok) throw new Error("fix does not resolve");
+    const workflow = pinFlow(fix.flow) as PhaseState["workflow"];
+    const back = { rework: { round: 1, verification: "memory/reports/verification.rework-1.json", started_at: "2026-11-20T11:00:00Z", step: "TEST", to: "FIX" } };
+    expect(currentRound(atPhase("FIX", { ...back, workflow }))).toBe(1);
+    expect(planStatus(atPhase("FIX", { ...back, workflow }), execution([done("fix-decode")], { plans: [rec(0)] }))).toEqual({ kind: "unrecorded", round: 1, loose: [] });
+    expect(currentRound(atPhase("TEST", { ...back, workflow }))).toBe(0);
   });
 
   it("missingPlan names the round; legacy and recorded plans miss nothing", () => {

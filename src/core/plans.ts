@@ -9,6 +9,7 @@
 import type { ExecutionState, PlanRecord, Task } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
 import { reworkCopyPath } from "./phases.js";
+import { flowOf } from "./flow-of.js";
 import { addTasks, startTask, type NewTask, type TaskResult } from "./tasks.js";
 import type { Owner, OwnerVerdict } from "./ownership.js";
 
@@ -27,7 +28,12 @@ export function planFileOf(round: number): string {
 /** The planning round the workflow is in: the open rework round, else 0. */
 export function currentRound(phase: PhaseState | undefined): number {
   const rework = phase?.rework;
-  return phase?.current_phase === "IMPLEMENTATION" && rework != null && !rework.closed_at ? rework.round : 0;
+  return phase !== undefined && phase.current_phase === tasksStepOf(phase) && rework != null && !rework.closed_at ? rework.round : 0;
+}
+
+/** The workflow's tasks step: develop's IMPLEMENTATION, a definition's one `tasks` step (fix: FIX), if it has one. */
+export function tasksStepOf(phase: PhaseState): string | undefined {
+  return phase.workflow === undefined ? "IMPLEMENTATION" : flowOf(phase).steps.find((s) => s.kind === "tasks")?.id;
 }
 
 /** A file written before plan records existed (or by hand per the contract's example). */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { nextRunStep, tasksToPlan, type PlanView } from "./run-step.js";
+import { resolveWorkflow } from "./resolve-workflow.js";
 
 const plan = (phase: PlanView["phase"], action: string, extra: Partial<PlanView["next"]> = {}, inFlight: string[] = []): PlanView => ({ phase, next: { action, ...extra }, in_flight: inFlight });
 
@@ -63,5 +64,67 @@ describe("tasksToPlan", () => {
       { id: "rework-2-2", title: "tests fail", depends_on: [] },
     ]);
     expect(tasksToPlan(1, { failures: [] }, "")).toEqual([{ id: "rework-1-1", title: "Fix what verification found", depends_on: [] }]);
+  });
+});
+
+describe("nextRunStep in a workflow with a pinned definition: by the step's kind, never its agent's name", () => {
+  const flow = resolveWorkflow("own", (name) =>
+    name === "own"
+      ? {
+          name,
+          source: "test",
+          def: {
+            steps: [
+              { id: "BRIEF", kind: "agent", agent: "pm", report: ["brief.json", "brief.md"], gate: "approve" },
+              { id: "SKETCH", kind: "choose", agent: "designer", reducer: "judge", designs: [{ name: "small", angle: "fewest lines" }] },
+              { id: "BUILD", kind: "tasks", agent: "builder" },
+              { id: "REVIEW", kind: "check", agent: "qa", report: "review.json", rework: "BUILD", max_rounds: 2 },
+              { id: "TESTS", kind: "check", run: "npm test" },
+              { id: "NOTES", kind: "agent", agent: "reflector", report: "notes.md" },
+            ],
+          },
+        }
+      : undefined,
+  );
+  if (!flow.ok) throw new Error(JSON.stringify(flow.problems));
+  const step = (id: string) => flow.flow.steps.find((s) => s.id === id)!;
+
+  test("an agent step: one job writing next.output, keyed by agent and step (and round); a gate follows, else the step completes", () => {
+    expect(nextRunStep(plan("BRIEF", "spawn_agent", { agent: "pm", output: "memory/reports/brief.json" }), { step: step("BRIEF") })).toEqual({ kind: "agents", phase: "BRIEF", agent: "pm", jobs: [{ key: "pm.BRIEF", agent: "pm", output: "memory/reports/brief.json", lines: [] }], then: "resume", outputs: ["memory/reports/brief.json", "memory/reports/brief.md"] });
+    expect(nextRunStep(plan("NOTES", "spawn_agent", { agent: "reflector", output: "memory/reports/notes.md" }), { step: step("NOTES"), latestRound: 2 })).toMatchObject({ then: "complete", jobs: [{ key: "reflector.NOTES.r2", output: "memory/reports/notes.md" }] });
+  });
+
+  test("a check step's agent: its verdict sends the work back to the step's rework", () => {
+    expect(nextRunStep(plan("REVIEW", "spawn_agent", { agent: "qa", output: "memory/reports/review.json" }), { step: step("REVIEW"), latestRound: 1 })).toMatchObject({ kind: "agents", then: "verdict", rework: "BUILD", jobs: [{ key: "qa.REVIEW.r1" }] });
+  });
+
+  test("a choose step: the designs by its own agent and angles, the comparison by its reducer; the pick and the gate name the step", () => {
+    const designs = nextRunStep(plan("SKETCH", "spawn_agent", { agent: "designer", designs: ["small"] }), { step: step("SKETCH") });
+    expect(designs).toEqual({ kind: "agents", phase: "SKETCH", agent: "designer", jobs: [{ key: "designer.small", agent: "designer", output: "memory/reports/designs/small.json", lines: ["Design name: small", "Angle: fewest lines"] }], then: "resume" });
+    expect(nextRunStep(plan("SKETCH", "spawn_agent", { agent: "judge" }), { step: step("SKETCH") })).toMatchObject({ agent: "judge", jobs: [{ key: "judge", output: "memory/reports/roundtable.json" }] });
+    expect(nextRunStep(plan("SKETCH", "await_approval", { gate: "pick_design" }), { step: step("SKETCH") })).toEqual({ kind: "choose_design", phase: "SKETCH" });
+    expect(nextRunStep(plan("SKETCH", "await_approval", { gate: "approve_design" }), { step: step("SKETCH") })).toEqual({ kind: "gate", phase: "SKETCH", output: "memory/reports/final_design.json", view: "design" });
+    expect(nextRunStep(plan("SKETCH", "spawn_agent", { agent: "architect" }), { step: step("SKETCH") })).toMatchObject({ kind: "stuck" });
+  });
+
+  test("an agent step's gate shows the report next.output names, revised by the step's agent", () => {
+    expect(nextRunStep(plan("BRIEF", "await_approval", { gate: "approve_report", step: "BRIEF", output: "memory/reports/brief.md" }), { step: step("BRIEF") })).toEqual({ kind: "gate", phase: "BRIEF", output: "memory/reports/brief.md", agent: "pm", view: "report" });
+  });
+
+  test("the tasks step plans from planSource, and a rework round from phase.json's failed report", () => {
+    expect(nextRunStep(plan("BUILD", "plan_tasks", { round: 0, plan_file: "memory/reports/plan.json" }), { step: step("BUILD"), planSource: "memory/reports/final_design.json" })).toEqual({ kind: "plan_tasks", round: 0, file: "memory/reports/plan.json", source: "memory/reports/final_design.json" });
+    expect(nextRunStep(plan("BUILD", "plan_tasks", { round: 1, plan_file: "memory/reports/plan.rework-1.json" }), { step: step("BUILD"), reworkReport: "memory/reports/review.rework-1.json" })).toMatchObject({ round: 1, source: "memory/reports/review.rework-1.json" });
+  });
+
+  test("a command to run, and a failed workflow", () => {
+    expect(nextRunStep(plan("TESTS", "run_step", { step: "TESTS" }), { step: step("TESTS") })).toEqual({ kind: "command", step: "TESTS" });
+    expect(nextRunStep(plan("TESTS", "workflow_failed", { reason: "TESTS failed 2 rework rounds" }), { step: step("TESTS") })).toEqual({ kind: "failed", reason: "TESTS failed 2 rework rounds" });
+  });
+});
+
+describe("tasksToPlan: a rework round from a check command's report", () => {
+  test("one task: make the command pass, with its exit and its last line", () => {
+    expect(tasksToPlan(1, { step: "TESTS", command: "npm test", passed: false, exit_code: 1, output_tail: "ok 1\nnot ok 2 login\n" }, "")).toEqual([{ id: "rework-1-1", title: "Make `npm test` pass (exit 1: not ok 2 login)", depends_on: [] }]);
+    expect(tasksToPlan(2, { command: "make", passed: false, exit_code: null, timed_out: true, output_tail: "" }, "")).toEqual([{ id: "rework-2-1", title: "Make `make` pass (timed out)", depends_on: [] }]);
   });
 });

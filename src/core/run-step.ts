@@ -1,10 +1,13 @@
 // What `dotagent run` does next, as a value: the resume plan's `next` turned into one step the
 // headless runner carries out (agents to run, a gate to ask, a plan to record, a batch of tasks).
 // It is the /develop skill's loop (skills/develop/SKILL.md) written as code, so the headless
-// runner and an interactive session make the same moves from the same state.
-import { DEFAULT_DESIGNS, REPORT, type Phase } from "./phases.js";
+// runner and an interactive session make the same moves from the same state. A workflow with a
+// pinned definition (SPEC §20) is walked by its steps' kinds, never by their agents' names: the
+// runner is told the current step (RunFacts.step) and reads the agent, reports and rework from it.
+import { DEFAULT_DESIGNS, REPORT, reworkCopyPath, type Phase } from "./phases.js";
 export { DEFAULT_DESIGNS } from "./phases.js";
 import { planFileOf } from "./plans.js";
+import type { Step } from "./flow.js";
 
 /** One agent session: its checkpoint key, agent file name, exact output file, and prompt lines. */
 export interface AgentJob {
@@ -14,13 +17,22 @@ export interface AgentJob {
   readonly lines: readonly string[];
 }
 
+/**
+ * A step of a pinned definition also carries what develop's agents are known by: `outputs` (the
+ * step's reports, any one of which does), `rework` (a check's target), the gate's `agent` and
+ * `view`, the pick's `phase`, the plan's `source`. Absent for develop, whose steps are as before.
+ */
 export type RunStep =
   | { kind: "init" }
-  | { kind: "agents"; phase: Phase; agent: string; designs?: readonly string[]; jobs: readonly AgentJob[]; then: "resume" | "verdict" | "complete" }
-  | { kind: "gate"; phase: "REQUIREMENTS" | "ARCHITECTURE"; output: string }
-  | { kind: "choose_design" }
-  | { kind: "plan_tasks"; round: number; file: string }
+  | { kind: "agents"; phase: Phase; agent: string; designs?: readonly string[]; jobs: readonly AgentJob[]; then: "resume" | "verdict" | "complete"; outputs?: readonly string[]; rework?: string }
+  | { kind: "gate"; phase: Phase; output: string; agent?: string; view?: "requirements" | "design" | "report" }
+  | { kind: "choose_design"; phase?: Phase }
+  | { kind: "plan_tasks"; round: number; file: string; source?: string }
   | { kind: "run_tasks"; tasks: readonly string[] }
+  /** A shell or check step's command, run by `step run` (SPEC §20). */
+  | { kind: "command"; step: Phase }
+  /** The workflow failed (a check past max_rounds, a failed shell step): the reason. */
+  | { kind: "failed"; reason: string }
   | { kind: "wait"; inFlight: readonly string[] }
   | { kind: "dead_tasks"; tasks: readonly string[] }
   | { kind: "complete" }
@@ -29,13 +41,21 @@ export type RunStep =
 /** The parts of the resume JSON (SPEC §5) a step depends on: fields, never the reason's text. */
 export interface PlanView {
   phase: Phase | null;
-  next: { action: string; agent?: string | null; tasks?: readonly string[]; reason?: string; designs?: readonly string[]; gate?: string; round?: number; plan_file?: string };
+  next: { action: string; agent?: string | null; tasks?: readonly string[]; reason?: string; designs?: readonly string[]; gate?: string; round?: number; plan_file?: string; output?: string; step?: string };
   in_flight?: readonly string[];
 }
 
 /** What the runner knows beyond the plan: the open rework round, if any (older plans carry no round). */
 export interface RunFacts {
   reworkRound?: number | undefined;
+  /** A workflow with a pinned definition: its current step (absent: develop). */
+  step?: Step | undefined;
+  /** Pinned: where round 0's plan comes from (planSourceOf: final_design.json, or fix's reproduction.json). */
+  planSource?: string | undefined;
+  /** The open rework round's failed report (phase.json `rework.verification`). */
+  reworkReport?: string | undefined;
+  /** Pinned: the newest rework round (0: none yet), so each round's check agent is a job of its own. */
+  latestRound?: number | undefined;
 }
 
 const angleOf = (name: string) => DEFAULT_DESIGNS.find((d) => d.name === name)?.angle ?? `the ${name} approach`;
@@ -45,7 +65,9 @@ export function nextRunStep(plan: PlanView, facts: RunFacts = {}): RunStep {
   const next = plan.next;
   const phase = plan.phase;
   const round = next.round ?? facts.reworkRound ?? 0;
-  const planTasks = (): RunStep => ({ kind: "plan_tasks", round, file: next.plan_file ?? planFileOf(round) });
+  const pinned = facts.step;
+  const source = round > 0 ? (facts.reworkReport ?? reworkCopyPath(round)) : (facts.planSource ?? REPORT.finalDesign);
+  const planTasks = (): RunStep => ({ kind: "plan_tasks", round, file: next.plan_file ?? planFileOf(round), ...(pinned ? { source } : {}) });
   switch (next.action) {
     case "start_workflow":
       return { kind: "init" };
@@ -59,7 +81,14 @@ export function nextRunStep(plan: PlanView, facts: RunFacts = {}): RunStep {
       return { kind: "wait", inFlight: plan.in_flight ?? [] };
     case "resolve_dead_tasks":
       return { kind: "dead_tasks", tasks: next.tasks ?? [] };
+    case "run_step": {
+      const at = next.step ?? phase;
+      return at === null ? { kind: "stuck", reason: "a command to run, but no step" } : { kind: "command", step: at };
+    }
+    case "workflow_failed":
+      return { kind: "failed", reason: next.reason ?? "the workflow failed" };
     case "await_approval":
+      if (pinned && phase !== null) return pinnedGate(next, phase, pinned);
       switch (next.gate) {
         case "approve_requirements":
           return { kind: "gate", phase: "REQUIREMENTS", output: REPORT.demand };
@@ -72,6 +101,7 @@ export function nextRunStep(plan: PlanView, facts: RunFacts = {}): RunStep {
       }
     case "spawn_agent":
       if (phase === null) return { kind: "stuck", reason: "no current phase" };
+      if (pinned) return pinnedAgents(next, phase, pinned, facts.latestRound ?? 0, planTasks);
       switch (next.agent) {
         case "pm":
           return { kind: "agents", phase, agent: "pm", jobs: [job("pm", "pm", REPORT.demand)], then: "resume" };
@@ -98,6 +128,62 @@ export function nextRunStep(plan: PlanView, facts: RunFacts = {}): RunStep {
   }
 }
 
+/** An approval in a pinned workflow: the step's report shown (its agent revises it on feedback), or the pick. */
+function pinnedGate(next: PlanView["next"], phase: Phase, step: Step): RunStep {
+  const agent = step.kind === "agent" ? step.agent : undefined;
+  switch (next.gate) {
+    case "approve_requirements":
+    case "approve_report": {
+      const at = next.step ?? phase;
+      const output = next.output ?? (step.kind === "agent" ? step.reports[0] : undefined);
+      if (output === undefined) return { kind: "stuck", reason: `an approval of ${at} without its report: ${next.reason ?? ""}` };
+      return { kind: "gate", phase: at, output, ...(agent ? { agent } : {}), view: next.gate === "approve_requirements" ? "requirements" : "report" };
+    }
+    case "approve_design":
+      return { kind: "gate", phase, output: REPORT.finalDesign, view: "design" };
+    case "pick_design":
+      return { kind: "choose_design", phase };
+    default:
+      return { kind: "stuck", reason: `an approval this dotagent does not know (${String(next.gate)}): ${next.reason ?? ""}` };
+  }
+}
+
+/**
+ * The agents a pinned step spawns, by the step's kind: a choose step's design writers (one job a
+ * design) or its reducer; an agent or check step's one agent writing `next.output`. Keys name the
+ * step (two steps may share an agent) and, after a rework, the round (each round's check is a
+ * fresh job, not a third session of the first one's).
+ */
+function pinnedAgents(next: PlanView["next"], phase: Phase, step: Step, latestRound: number, planTasks: () => RunStep): RunStep {
+  const agent = next.agent ?? "";
+  switch (step.kind) {
+    case "choose": {
+      if (agent === step.agent) {
+        const names = next.designs && next.designs.length > 0 ? next.designs : step.designs.map((d) => d.name);
+        const angle = (name: string) => step.designs.find((d) => d.name === name)?.angle ?? angleOf(name);
+        const jobs = names.map((n) => job(`${agent}.${n}`, agent, `${REPORT.designsDir}/${n}.json`, [`Design name: ${n}`, `Angle: ${angle(n)}`]));
+        return { kind: "agents", phase, agent, ...(next.designs && next.designs.length > 0 ? {} : { designs: names }), jobs, then: "resume" };
+      }
+      if (agent === step.reducer) return { kind: "agents", phase, agent, jobs: [job(agent, agent, REPORT.roundtable, [`Designs: ${REPORT.designsDir}/*.json`])], then: "resume" };
+      break;
+    }
+    case "agent":
+    case "check": {
+      if (agent !== step.agent) break;
+      const key = `${agent}.${step.id}${latestRound > 0 ? `.r${latestRound}` : ""}`;
+      const output = next.output ?? step.reports[0]!;
+      const then = step.kind === "check" ? "verdict" : step.gate === "approve" ? "resume" : "complete";
+      return { kind: "agents", phase, agent, jobs: [job(key, agent, output)], then, outputs: step.reports, ...(step.kind === "check" && step.rework ? { rework: step.rework } : {}) };
+    }
+    case "tasks":
+      // Only a workflow from an older dotagent asks for a bare rework executor: plan the round.
+      return planTasks();
+    default:
+      break;
+  }
+  return { kind: "stuck", reason: `${phase} (a ${step.kind} step) does not spawn "${agent}"` };
+}
+
 export interface PlannedTask {
   id: string;
   title: string;
@@ -107,13 +193,15 @@ export interface PlannedTask {
 /**
  * The tasks of a round, from the report that holds them: round 0 from final_design.json's
  * `tasks` (the design's own list when the top level has none), round N one task per failure of
- * verification.rework-N.json. A design without tasks becomes one task: the whole request.
+ * the failed check's report (develop: verification.rework-N.json; a check's command: one task, to
+ * make it pass). A design without tasks becomes one task: the whole request.
  */
 export function tasksToPlan(round: number, source: Record<string, unknown>, request: string): PlannedTask[] {
   if (round > 0) {
     const failures = Array.isArray(source.failures) ? source.failures : [];
     const titles = failures.map((f) => describeFailure(f)).filter((t) => t !== "");
-    const list = titles.length > 0 ? titles : ["Fix what verification found"];
+    const command = typeof source.command === "string" && !Array.isArray(source.failures) ? describeCommand(source) : undefined;
+    const list = titles.length > 0 ? titles : [command ?? "Fix what verification found"];
     return list.map((title, i) => ({ id: `rework-${round}-${i + 1}`, title, depends_on: [] }));
   }
   const design = source.design && typeof source.design === "object" ? (source.design as Record<string, unknown>) : {};
@@ -126,6 +214,14 @@ export function tasksToPlan(round: number, source: Record<string, unknown>, requ
     return [{ id: o.id, title: typeof o.title === "string" ? o.title : o.id, depends_on: deps }];
   });
   return tasks.length > 0 ? tasks : [{ id: "task-001", title: request || "Implement the chosen design", depends_on: [] }];
+}
+
+/** A check's command that failed (`step run`'s report): what the task must make pass. */
+function describeCommand(report: Record<string, unknown>): string {
+  const command = String(report.command).replace(/\s+/g, " ").trim();
+  const exit = typeof report.exit_code === "number" ? `exit ${report.exit_code}` : report.timed_out === true ? "timed out" : "failed";
+  const last = typeof report.output_tail === "string" ? (report.output_tail.trim().split("\n").pop() ?? "").trim() : "";
+  return `Make \`${command.length > 100 ? `${command.slice(0, 99)}…` : command}\` pass (${exit}${last ? `: ${last.slice(0, 80)}` : ""})`.slice(0, 200);
 }
 
 function describeFailure(failure: unknown): string {

@@ -36,7 +36,8 @@ export interface StepRunResult extends NextFields {
   output_tail: string | null;
 }
 
-export type StepRunOutcome = { kind: "ran"; result: StepRunResult } | { kind: "decision"; decision: Decision; next: NextAction };
+/** `stopped`: the caller's signal stopped the command (dotagent run's Ctrl-C): nothing recorded, it runs again next time. */
+export type StepRunOutcome = { kind: "ran"; result: StepRunResult } | { kind: "decision"; decision: Decision; next: NextAction } | { kind: "stopped" };
 
 interface CommandRun {
   exit_code: number | null;
@@ -45,7 +46,11 @@ interface CommandRun {
   tail: string;
 }
 
-export async function runStep(context: OpContext, id: string, options: { again?: boolean; decide: Decide; onOutput?: (chunk: Buffer) => void }): Promise<StepRunOutcome> {
+/**
+ * `onStart`: called once the command is approved, just before it starts (`dotagent run`'s live
+ * line). `signal`: aborting it kills the command's process group; nothing is recorded (`stopped`).
+ */
+export async function runStep(context: OpContext, id: string, options: { again?: boolean; decide: Decide; onOutput?: (chunk: Buffer) => void; onStart?: () => void; signal?: AbortSignal }): Promise<StepRunOutcome> {
   // What the reports on disk already prove is carried out first (a qa report just written moves
   // the workflow on to this step), so the step is judged where the workflow really stands.
   if ((await loadSnapshot(context.paths)).phase.kind === "ok") await locked(context, "step run", async () => settle(context, context.now()));
@@ -83,12 +88,14 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   }
   const startedAt = context.now();
   await locked(context, "step run", () => appendEvents(context.paths.eventsFile, [{ type: "step_run_started", step: id }], startedAt));
+  options.onStart?.();
   let run: CommandRun;
   let attempts = 0;
   do {
     attempts++;
-    run = await runCommand(commandStep.run, context.paths.root, commandStep.timeout, options.onOutput);
-  } while (run.exit_code !== 0 && attempts <= (commandStep.retries ?? 0));
+    run = await runCommand(commandStep.run, context.paths.root, commandStep.timeout, options.onOutput, options.signal);
+  } while (run.exit_code !== 0 && attempts <= (commandStep.retries ?? 0) && !options.signal?.aborted);
+  if (options.signal?.aborted) return { kind: "stopped" };
   const passed = run.exit_code === 0;
   const record = { step: id, command: commandStep.run, passed, exit_code: run.exit_code, signal: run.signal, timed_out: run.timed_out, attempts, started_at: startedAt.toISOString(), ended_at: context.now().toISOString(), output_tail: run.tail };
   const settled = await locked(context, "step run", async () => {
@@ -105,10 +112,20 @@ function approved(context: OpContext, instance: string | undefined, step: string
   return readEvents(context.paths.eventsFile).some((e) => e.type === "command_approved" && e.step === step && e.command === command && (e.instance ?? null) === (instance ?? null));
 }
 
-/** Runs `command` with sh in `cwd`; stops it after `timeout` seconds. Output is kept as its last 4 KB. */
-function runCommand(command: string, cwd: string, timeout: number | undefined, onOutput?: (chunk: Buffer) => void): Promise<CommandRun> {
+/** Runs `command` with sh in `cwd`; stops it after `timeout` seconds, or when `signal` aborts. Output is kept as its last 4 KB. */
+function runCommand(command: string, cwd: string, timeout: number | undefined, onOutput?: (chunk: Buffer) => void, signal?: AbortSignal): Promise<CommandRun> {
   return new Promise((resolve) => {
+    if (signal?.aborted) return resolve({ exit_code: null, signal: null, timed_out: false, tail: "" });
     const child = spawn("sh", ["-c", command], { cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const stop = () => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+    };
+    signal?.addEventListener("abort", stop, { once: true });
+    child.on("close", () => signal?.removeEventListener("abort", stop));
     let tail = Buffer.alloc(0);
     const keep = (chunk: Buffer) => {
       onOutput?.(chunk);

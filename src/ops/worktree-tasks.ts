@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { reportAt } from "../core/reports.js";
 import { completeTask, outputOf, releaseTask } from "../core/tasks.js";
-import { currentRound } from "../core/plans.js";
+import { currentRound, tasksStepOf } from "../core/plans.js";
 import { STATE_DIR, taskOutputPath } from "../core/phases.js";
 import type { Owner } from "../core/ownership.js";
 import type { Repair } from "../core/tasks.js";
@@ -645,7 +645,7 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
 export async function chooseIsolation(context: OpContext, choice: "commit" | "shared", now: Date): Promise<string | undefined> {
   const snapshot = await loadSnapshot(context.paths);
   const phase = requirePhase(snapshot);
-  if (phase.current_phase !== "IMPLEMENTATION" || snapshot.execution.kind !== "ok") return undefined;
+  if (phase.current_phase !== tasksStepOf(phase) || snapshot.execution.kind !== "ok") return undefined;
   const execution = snapshot.execution.value;
   const round = currentRound(phase);
   if (isolationOf(execution, round) !== undefined) return undefined;

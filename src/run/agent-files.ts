@@ -61,3 +61,22 @@ export function loadAgentFiles(dir: string): Map<string, AgentFile> {
   }
   return agents;
 }
+
+/**
+ * The agent files of a workflow with a pinned definition (SPEC §20), by the names its steps use:
+ * the project's `.claude/agents/<name>.md` first (a definition's own agent, or a project's edit of
+ * a built-in one), else the one `dir` holds (`--agents DIR`, else the package's). develop's runs
+ * read `dir` only, as before.
+ */
+export function agentsForFlow(root: string, names: Iterable<string>, base: ReadonlyMap<string, AgentFile>): Map<string, AgentFile> {
+  const agents = new Map(base);
+  for (const name of names) {
+    const file = join(root, ".claude", "agents", `${name}.md`);
+    const read = readProjectText(file, { maxBytes: AGENT_BYTES, links: "inside", root });
+    if (read.kind === "missing") continue;
+    if (read.kind !== "ok") throw new DotagentError("agent_invalid", `.claude/agents/${name}.md ${read.reason}; the workflow's step needs it as the ${name} agent`, EXIT.invalid);
+    // Known by the file's name, as the definition names it.
+    agents.set(name, { ...parseAgentFile(`.claude/agents/${name}.md`, read.text), name });
+  }
+  return agents;
+}

@@ -37,7 +37,8 @@ function parse(value: unknown, startedAt: string): RunMemory {
   if (!value || typeof value !== "object") return empty;
   const v = value as Partial<RunMemory>;
   if (v.workflow_started_at !== startedAt) return empty;
-  const gate = (g: unknown): g is FeedbackGate => g === "REQUIREMENTS" || g === "ARCHITECTURE";
+  // develop's REQUIREMENTS and ARCHITECTURE, or a definition's gated step (SPEC §20 step ids).
+  const gate = (g: unknown): g is FeedbackGate => typeof g === "string" && /^[A-Za-z][A-Za-z0-9_-]{0,39}$/.test(g);
   const feedback = Array.isArray(v.feedback) ? v.feedback.filter((f) => f && gate(f.gate) && typeof f.text === "string" && typeof f.at === "string") : [];
   const p = v.pending;
   const pending =

@@ -6,17 +6,24 @@
 // runner killed anywhere is continued by running it again: finished steps are never redone, and
 // an agent cut off mid-session continues its own SDK session (agent-session.ts). Ctrl-C (the
 // `signal`) stops the agents at work, keeps their sessions, gives back the tasks it started and
-// ends with `interrupted` (interrupt.ts); nothing is marked failed.
+// ends with `interrupted` (interrupt.ts); nothing is marked failed. A workflow with a pinned
+// definition (SPEC §20) is walked the same way, by its steps' kinds: agents from the step (the
+// project's .claude/agents/ first), gates on any agent step, the step commands run by `step run`.
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { Decision } from "../core/plan-resume.js";
 import { reworkCopyPath, REPORT, type Phase } from "../core/phases.js";
-import { nextRunStep, tasksToPlan, type AgentJob, type RunStep } from "../core/run-step.js";
+import { nextRunStep, tasksToPlan, type AgentJob, type RunFacts, type RunStep } from "../core/run-step.js";
 import { revisionJobs, withFeedback, type FeedbackGate } from "../core/revision.js";
-import { designsView, requirementsView, type DesignOption } from "../core/gate-view.js";
+import { designsView, reportView, requirementsView, type DesignOption } from "../core/gate-view.js";
+import { DEVELOP, nextStepId, planSourceOf, stepAgents, stepOf, type Flow } from "../core/flow.js";
+import { flowOf } from "../core/flow-of.js";
+import { runStep } from "../ops/step-run.js";
+import type { Decide } from "../ops/resume.js";
+import { resolveWorkflowName } from "../ops/workflow-name.js";
 import { count } from "../core/words.js";
-import { isReworkOpen } from "../core/transitions.js";
+import { isReworkOpen, isWorkflowComplete } from "../core/transitions.js";
 import { writeJsonDurable } from "../store/atomic-write.js";
 import { readProjectText } from "../store/read-file.js";
 import { loadSnapshot } from "../store/session.js";
@@ -34,7 +41,7 @@ import { findLiveAgents, type LiveAgent } from "./live-agents.js";
 import { checkLogin, checkReachable } from "./login-check.js";
 import { interruptedError } from "./interrupt.js";
 import { RunMemoryStore, type PendingFeedback } from "./run-memory.js";
-import type { AgentFile } from "./agent-files.js";
+import { agentsForFlow, type AgentFile } from "./agent-files.js";
 import { taskBar, type Progress } from "./progress.js";
 
 export interface Choice {
@@ -61,6 +68,8 @@ export interface Asker {
 export interface RunOptions {
   readonly root: string;
   readonly request?: string | undefined;
+  /** `--workflow NAME`: the definition a workflow this run starts walks (SPEC §20); default develop. */
+  readonly workflow?: string | undefined;
   /** --approve as given; absent: what this workflow's runs remembered (run-memory.ts), else ask. */
   readonly approve?: "ask" | "auto" | undefined;
   readonly design?: string | undefined;
@@ -130,6 +139,8 @@ interface Run {
   introduced: boolean;
   /** Agent sessions at work now. */
   working: number;
+  /** The flow the workflow walks (read afresh each round): develop, or its pinned definition. */
+  flow: Flow;
 }
 
 /**
@@ -141,6 +152,8 @@ export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
   const paths = projectPaths(options.root);
   assertStatePaths(paths); // nothing is created under a --dir that is not the project's folder
   if (!existsSync(paths.stateDir) && !options.request) throw new DotagentError("usage", 'no workflow here to continue; give the feature request: dotagent run "add login"', EXIT.usage);
+  // A definition that does not resolve is one line (exit 3) before anything is asked or written.
+  if (options.workflow !== undefined) await resolveWorkflowName(options.root, options.workflow);
   await checkBeforeStart(options);
   if (options.signal?.aborted) throw interruptedError();
   const dir = runsDir(options.root);
@@ -231,6 +244,7 @@ async function drive(options: RunOptions): Promise<RunOutcome> {
     approve: options.approve ?? "ask",
     introduced: false,
     working: 0,
+    flow: DEVELOP,
   };
   // Ctrl-C: said at once; stopping the agents takes the SDK about two seconds.
   const stopping = () => {
@@ -247,16 +261,19 @@ async function drive(options: RunOptions): Promise<RunOutcome> {
 async function loop(run: Run): Promise<RunOutcome> {
   const { options } = run;
   let request = options.request;
+  await checkWorkflowName(options);
   for (let round = 0; round < MAX_ROUNDS; round++) {
     throwIfInterrupted(run);
-    const plan = await run.wf.resume({ ...(request !== undefined ? { request } : {}), ...(options.maxParallel !== undefined ? { maxParallel: options.maxParallel } : {}), ...(options.ask.interactive ? { decide: (d: Decision) => askDecision(options, d) } : {}) });
+    // --workflow goes with the request: a changed request's new workflow walks it too.
+    const plan = await run.wf.resume({ ...(request !== undefined ? { request, ...(options.workflow !== undefined ? { workflow: options.workflow } : {}) } : {}), ...(options.maxParallel !== undefined ? { maxParallel: options.maxParallel } : {}), ...(options.ask.interactive ? { decide: (d: Decision) => askDecision(options, d) } : {}) });
     request = undefined; // checked once; the workflow holds it from here on
     if (plan.decision) return { outcome: "decision", workflow_id: plan.workflow_id, steps: run.steps, agents: run.agents, decision: plan.decision, ...summary(run) };
     const facts = await readFacts(options.root);
+    run.flow = facts.flow;
     if (plan.workflow_id) await introduce(run, plan.workflow_id, facts, plan.phase, false);
     // What resume did on the way (a cut-off task queued again, a phase found done): said as it happened.
     for (const repair of plan.repairs ?? []) options.progress.line(repair.message);
-    const step = nextRunStep(plan, { reworkRound: facts.reworkRound });
+    const step = nextRunStep(plan, runFacts(facts, plan.phase));
     if (plan.phase && step.kind !== "complete" && step.kind !== "init") options.progress.phase(plan.phase);
     const outcome = await carryOut(run, step, { workflowId: plan.workflow_id ?? "", phase: plan.phase, request: facts.request ?? options.request ?? "", approved: facts.approved });
     if (outcome !== undefined) return outcome;
@@ -287,7 +304,8 @@ async function introduce(run: Run, workflowId: string, facts: Facts, phase: Phas
   run.approve = options.approve ?? remembered ?? "ask";
   const request = facts.request ? ` "${facts.request}"` : "";
   const where = created ? "started" : `continues at ${phase ?? "?"}`;
-  options.progress.heading(`dotagent run: workflow ${workflowId}${request} ${where}`);
+  const definition = facts.flow === DEVELOP ? "" : ` (${facts.flow.name})`;
+  options.progress.heading(`dotagent run: workflow ${workflowId}${definition}${request} ${where}`);
   const gates =
     run.approve === "auto"
       ? options.approve === "auto"
@@ -312,10 +330,11 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
   switch (step.kind) {
     case "init": {
       if (!options.request) throw new DotagentError("usage", 'no workflow here to continue; give the feature request: dotagent run "add login"', EXIT.usage);
-      const started = await wf.init(options.request);
+      const started = options.workflow === undefined ? await wf.init(options.request) : await wf.init(options.request, { workflow: options.workflow });
       if (!started.created) return decisionOutcome(run, at, started.decision);
-      await wf.phase.start("REQUIREMENTS");
-      await introduce(run, started.workflow_id, await readFacts(options.root), "REQUIREMENTS", true);
+      // A definition's first step starts when its work does (a step whose `when` fails is skipped, never started).
+      if (started.workflow === "develop") await wf.phase.start("REQUIREMENTS");
+      await introduce(run, started.workflow_id, await readFacts(options.root), started.phase, true);
       return undefined;
     }
     case "complete":
@@ -323,16 +342,21 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
     case "agents": {
       const pending = await pendingFeedback(run);
       // The roundtable after the architects revised for the person's feedback is told why.
-      const jobs = step.agent === "roundtable" && pending?.gate === "ARCHITECTURE" && pending.stage === "roundtable" ? step.jobs.map((j) => withFeedback(j, pending.text)) : step.jobs;
+      const jobs = step.jobs[0]?.output === REPORT.roundtable && pending?.gate === step.phase && pending.stage === "roundtable" ? step.jobs.map((j) => withFeedback(j, pending.text)) : step.jobs;
       await runAgents(run, { ...step, jobs }, at);
       return undefined;
     }
     case "gate":
       return gateStep(run, step, at);
     case "choose_design":
-      return chooseDesign(run, at);
+      return chooseDesign(run, at, step.phase ?? "ARCHITECTURE");
+    case "command":
+      return commandStep(run, step.step, at);
+    case "failed":
+      throw new DotagentError("workflow_failed", `the workflow failed: ${step.reason.replace(/\s+/g, " ")}`, EXIT.refused);
     case "plan_tasks": {
-      const source = step.round > 0 ? reworkCopyPath(step.round) : REPORT.finalDesign;
+      // Round 0 from the design (a definition: the report planSourceOf names); round N from the failed check's report.
+      const source = step.source ?? (step.round > 0 ? reworkCopyPath(step.round) : REPORT.finalDesign);
       const tasks = tasksToPlan(step.round, readReport(options.root, source) ?? {}, at.request);
       writeJsonDurable(join(options.root, step.file), { tasks });
       wrote(run, step.file);
@@ -397,22 +421,29 @@ async function askGate(run: Run, question: string, choices: readonly Choice[], i
   }
 }
 
+/** What a gate shows: develop's requirements or design, or (a definition's agent step) the report. */
+function gateView(step: Extract<RunStep, { kind: "gate" }>): "requirements" | "design" | "report" {
+  return step.view ?? (step.phase === "REQUIREMENTS" ? "requirements" : "design");
+}
+
 async function gateStep(run: Run, step: Extract<RunStep, { kind: "gate" }>, at: StepContext): Promise<RunOutcome | undefined> {
   const { wf, options } = run;
-  const what = step.phase === "REQUIREMENTS" ? "the requirements" : "the design";
+  const view = gateView(step);
+  const what = view === "requirements" ? "the requirements" : view === "design" ? "the design" : `${step.phase}'s report`;
   let how = "";
   if (!at.approved.includes(step.phase)) {
     const pending = await pendingFeedback(run);
-    if (pending?.gate === "REQUIREMENTS" && step.phase === "REQUIREMENTS") {
-      await revise(run, pending, at);
+    // Feedback given here and not acted on yet (a kill mid-revision): the revision comes first.
+    if (pending?.gate === step.phase && view !== "design") {
+      await revise(run, pending, at, step.output);
       return undefined;
     }
     const answer = await gateAnswer(run, step, what);
     if (answer === undefined) return decisionOutcome(run, at, { question: `Approve ${step.output}?`, default: false, yes: `dotagent phase approve ${step.phase}`, no: `edit ${step.output}, then dotagent run` });
     if (answer.kind === "stop") throw new DotagentError("not_approved", `${step.phase} was not approved; edit ${step.output} (or delete it to have it written again), then run dotagent run`, EXIT.refused);
     if (answer.kind === "change") {
-      const feedback = await recordFeedback(run, "REQUIREMENTS", answer.text);
-      await revise(run, feedback, at);
+      const feedback = await recordFeedback(run, step.phase, answer.text);
+      await revise(run, feedback, at, step.output);
       return undefined;
     }
     await wf.phase.approve(step.phase);
@@ -431,15 +462,20 @@ async function gateAnswer(run: Run, step: Extract<RunStep, { kind: "gate" }>, wh
     return { kind: "approve", note: ` (--approve auto)${summaryText}` };
   }
   if (!options.ask.interactive) return undefined;
-  const lines = step.phase === "REQUIREMENTS" ? requirementsView(report, step.output) : designSummary(report);
+  const view = gateView(step);
+  const lines = view === "requirements" ? requirementsView(report, step.output) : view === "design" ? designSummary(report) : reportView(readText(options.root, step.output) ?? "", step.output);
   options.progress.show(["", `  ${what[0]!.toUpperCase()}${what.slice(1)} (${step.output}):`, ...lines, ""]);
-  const feedback = step.phase === "REQUIREMENTS";
+  const feedback = view !== "design";
+  // develop's words as they were; a definition's gate names its own agent and the step that follows.
+  const agent = step.agent ?? "pm";
+  const after = step.view === undefined ? (step.phase === "REQUIREMENTS" ? "the designs" : "the tasks") : (nextStepId(run.flow, step.phase) ?? "the end");
+  const changeHint = step.view === undefined ? "say what; the pm revises demand.json, then you are asked again" : `say what; the ${agent} revises ${step.output.replace("memory/reports/", "")}, then you are asked again`;
   const choices: Choice[] = [
-    { name: "approve", title: "Approve", hint: `go on to ${step.phase === "REQUIREMENTS" ? "the designs" : "the tasks"}` },
-    ...(feedback ? [{ name: CHANGE, title: "Change something", hint: "say what; the pm revises demand.json, then you are asked again" }] : []),
+    { name: "approve", title: "Approve", hint: `go on to ${after}` },
+    ...(feedback ? [{ name: CHANGE, title: "Change something", hint: changeHint }] : []),
     { name: STOP, title: "Stop here", hint: `edit ${step.output} yourself, then dotagent run` },
   ];
-  const picked = await askGate(run, `Approve ${what}?`, choices, "approve", feedback ? "What should the pm change?" : null);
+  const picked = await askGate(run, `Approve ${what}?`, choices, "approve", feedback ? `What should the ${agent} change?` : null);
   if (picked === undefined) return undefined;
   if (typeof picked === "object") return { kind: "change", text: picked.change };
   return picked === "approve" ? { kind: "approve" } : { kind: "stop" };
@@ -469,15 +505,18 @@ async function recordFeedback(run: Run, gate: FeedbackGate, text: string): Promi
  * (then roundtable.json goes, so the roundtable compares the revised designs, told of the feedback).
  * Each finished session is remembered; a kill or Ctrl-C continues with the rest.
  */
-async function revise(run: Run, pending: PendingFeedback, at: StepContext): Promise<void> {
+async function revise(run: Run, pending: PendingFeedback, at: StepContext, output?: string): Promise<void> {
   const { options } = run;
   const memory = run.memory!;
-  const designs = pending.gate === "ARCHITECTURE" ? listDesignFiles(options.root) : [];
-  const jobs = revisionJobs(pending.gate, pending.round, pending.text, designs).filter((j) => !pending.revised.includes(j.key));
+  // A definition's gate is revised by its step's own agent; develop's by the pm or the architects.
+  const step = run.flow === DEVELOP ? undefined : stepOf(run.flow, pending.gate);
+  const choose = step === undefined ? pending.gate === "ARCHITECTURE" : step.kind === "choose";
+  const designs = choose ? listDesignFiles(options.root) : [];
+  const jobs = revisionJobs(pending.gate, pending.round, pending.text, designs, step, output).filter((j) => !pending.revised.includes(j.key));
   const before = new Map(jobs.map((j) => [j.output, readText(options.root, j.output)]));
   await runSessions(run, jobs, agentContext(run, at, pending.gate), "revises", async (job, outcome, ms) => {
     const after = readText(options.root, job.output);
-    if (after !== undefined && after !== before.get(job.output) && readReport(options.root, job.output)) {
+    if (after !== undefined && after !== before.get(job.output) && reportThere(options.root, job.output)) {
       wrote(run, job.output);
       options.progress.line(`${labelOf(job)} revised ${job.output}`, { mark: "done", elapsedMs: ms });
     } else {
@@ -486,7 +525,7 @@ async function revise(run: Run, pending: PendingFeedback, at: StepContext): Prom
     }
     await memory.change((m) => (m.pending ? { ...m, pending: { ...m.pending, revised: [...m.pending.revised, job.key] } } : m));
   });
-  if (pending.gate === "REQUIREMENTS") {
+  if (!choose) {
     await memory.change((m) => ({ ...m, pending: null }));
     return;
   }
@@ -495,15 +534,19 @@ async function revise(run: Run, pending: PendingFeedback, at: StepContext): Prom
   await memory.change((m) => (m.pending ? { ...m, pending: { ...m.pending, stage: "roundtable" } } : m));
 }
 
-async function chooseDesign(run: Run, at: StepContext): Promise<RunOutcome | undefined> {
+async function chooseDesign(run: Run, at: StepContext, phase: Phase): Promise<RunOutcome | undefined> {
   const { wf, options } = run;
+  // develop's architects and roundtable, or a definition's choose step's agent and reducer.
+  const chooser = run.flow === DEVELOP ? undefined : stepOf(run.flow, phase);
+  const writer = chooser?.kind === "choose" ? chooser.agent : "architect";
+  const reducer = chooser?.kind === "choose" ? chooser.reducer : "roundtable";
   const pending = await pendingFeedback(run);
-  if (pending?.gate === "ARCHITECTURE" && pending.stage === "revise") {
+  if (pending?.gate === phase && pending.stage === "revise") {
     await revise(run, pending, at);
     return undefined;
   }
   // The roundtable compared the revised designs: the feedback is acted on.
-  if (pending?.gate === "ARCHITECTURE") await run.memory!.change((m) => ({ ...m, pending: null }));
+  if (pending?.gate === phase) await run.memory!.change((m) => ({ ...m, pending: null }));
   const roundtable = readReport(options.root, REPORT.roundtable) ?? {};
   // Only a design whose file is there can be chosen: final_design.json holds it, never a made-up one.
   const written = new Set(listDesignFiles(options.root));
@@ -530,12 +573,12 @@ async function chooseDesign(run: Run, at: StepContext): Promise<RunOutcome | und
     options.progress.show(["", ...designsView(designs, recommended, roundtable), ""]);
     const choices: Choice[] = [
       ...designs.map((d) => ({ name: d.name, title: d.name === recommended ? `${d.name} (recommended)` : d.name, hint: d.oneLine })),
-      { name: CHANGE, title: "Change something", hint: "say what; every architect revises its design, the roundtable compares them again" },
+      { name: CHANGE, title: "Change something", hint: `say what; every ${writer} revises its design, the ${reducer} compares them again` },
       { name: STOP, title: "Stop here", hint: "decide later: dotagent run --design NAME" },
     ];
-    const picked = await askGate(run, "Which design?", choices, recommended, "What should the architects change?");
+    const picked = await askGate(run, "Which design?", choices, recommended, `What should the ${writer}s change?`);
     if (typeof picked === "object") {
-      const feedback = await recordFeedback(run, "ARCHITECTURE", picked.change);
+      const feedback = await recordFeedback(run, phase, picked.change);
       await revise(run, feedback, at);
       return undefined;
     }
@@ -552,12 +595,12 @@ async function chooseDesign(run: Run, at: StepContext): Promise<RunOutcome | und
   const decided = (options.now ?? (() => new Date()))().toISOString();
   const tasks = tasksToPlan(0, design, at.request);
   // The person's words at this gate travel with the design to the executors.
-  const notes = run.memory ? (await run.memory.read()).feedback.filter((f) => f.gate === "ARCHITECTURE").map((f) => f.text).join("\n") : "";
+  const notes = run.memory ? (await run.memory.read()).feedback.filter((f) => f.gate === phase).map((f) => f.text).join("\n") : "";
   writeJsonDurable(join(options.root, REPORT.finalDesign), { chosen, source, approved_by: options.design !== undefined || run.approve === "ask" ? "user" : "dotagent run --approve auto", decided_at: decided, user_notes: notes, design, tasks });
   wrote(run, REPORT.finalDesign);
   // The pick is the approval: the person (or --approve auto) chose this design.
-  await wf.phase.approve("ARCHITECTURE");
-  await wf.phase.complete("ARCHITECTURE", { output: REPORT.finalDesign });
+  await wf.phase.approve(phase);
+  await wf.phase.complete(phase, { output: REPORT.finalDesign });
   const line = oneLineOf(chosen);
   options.progress.line(`design ${chosen} chosen${how}${line ? `: ${line.slice(0, 120)}` : ""}`, { mark: "done" });
   return undefined;
@@ -651,6 +694,7 @@ async function runAgents(run: Run, step: Extract<RunStep, { kind: "agents" }>, a
       throw new DotagentError("agent_failed", `${error}; the phase is marked failed: look at the agent's output, then run dotagent run again`, EXIT.refused);
     }
   }
+  if (step.outputs !== undefined) return pinnedAgents(run, step as PinnedAgents, at);
   await runSessions(run, step.jobs, agentContext(run, at, step.phase), "writes", (job, outcome, ms) => {
     run.said.set(job.key, outcome.said);
     const report = job.agent === "reflector" ? readReport(options.root, job.output) ?? (readText(options.root, REPORT.reflectionMd) !== undefined ? {} : undefined) : readReport(options.root, job.output);
@@ -676,6 +720,99 @@ async function runAgents(run: Run, step: Extract<RunStep, { kind: "agents" }>, a
   }
 }
 
+type PinnedAgents = Extract<RunStep, { kind: "agents" }> & { outputs: readonly string[] };
+
+/**
+ * The one agent of a definition's agent or check step (SPEC §20): its report is any of the step's
+ * (`outputs`); then the step completes (no gate), the gate is asked (the loop), or the check's
+ * verdict is recorded: passed completes it, failed sends the work back to its `rework` step (or,
+ * with none, fails the workflow).
+ */
+async function pinnedAgents(run: Run, step: PinnedAgents, at: StepContext): Promise<void> {
+  const { wf, options } = run;
+  const found = () => step.outputs.find((p) => reportThere(options.root, p));
+  const verdict = (report: Record<string, unknown> | undefined) => (report?.passed === true ? `: ${step.phase} passed` : report?.passed === false ? `: ${step.phase} failed (${count(Array.isArray(report.failures) ? report.failures.length : 0, "failure")})` : "");
+  await runSessions(run, step.jobs, agentContext(run, at, step.phase), "writes", (job, outcome, ms) => {
+    run.said.set(job.key, outcome.said);
+    const output = reportThere(options.root, job.output) ? job.output : found();
+    if (output === undefined) {
+      const said = outcome.said.replace(/\s+/g, " ").trim().slice(0, 160);
+      options.progress.line(`${labelOf(job)} ended without a valid ${job.output}${outcome.error ? ` (${outcome.error})` : said ? ` (it said: "${said}")` : ""}`, { mark: "failed", elapsedMs: ms });
+      return;
+    }
+    wrote(run, output);
+    const report = readReport(options.root, output);
+    const checked = step.then === "verdict" ? verdict(report) : "";
+    options.progress.line(`${labelOf(job)} wrote ${output}${checked}`, { mark: step.then === "verdict" && report?.passed === false ? "failed" : "done", elapsedMs: ms });
+  });
+  const output = found();
+  if (output === undefined) return; // the loop asks again (a second session), then fails the step
+  if (step.then === "complete") await wf.phase.complete(step.phase, { output });
+  else if (step.then === "verdict") {
+    const passed = readReport(options.root, output)?.passed;
+    if (passed === true) await wf.phase.complete(step.phase, { output });
+    else if (passed === false && step.rework !== undefined) {
+      // Past max_rounds the step fails instead; the loop's next round says so (workflow_failed).
+      if ((await wf.phase.rework()).phase_status !== "failed") options.progress.line(`back to ${step.rework} to fix what ${step.phase} found`);
+    } else if (passed === false) {
+      const error = `${step.phase} failed (${output} says passed: false) and sends no work back`;
+      await wf.phase.fail(step.phase, { error });
+      throw new DotagentError("workflow_failed", `the workflow failed: ${error}; fix the cause, delete ${output}, then run dotagent run again`, EXIT.refused);
+    }
+  }
+}
+
+/**
+ * A shell or check step's command (SPEC §20), run by `step run` (the same approval, report,
+ * events and at-most-once-per-round): approved by --approve auto, asked on a terminal (the
+ * command shown), else the decision (exit 5). A failed check goes back to its rework step (the
+ * record does that); a failed shell step fails the workflow (the loop's next round says so).
+ */
+async function commandStep(run: Run, id: string, at: StepContext): Promise<RunOutcome | undefined> {
+  const { options } = run;
+  const step = stepOf(run.flow, id);
+  const command = step && (step.kind === "shell" || step.kind === "check") ? (step.run ?? "") : "";
+  const shown = command.replace(/\s+/g, " ").trim();
+  const label = `${id} runs \`${shown.length > 60 ? `${shown.slice(0, 59)}…` : shown}\``;
+  const decide: Decide = async (decision) => {
+    if (run.approve === "auto") return true;
+    if (!options.ask.interactive) return "no-terminal";
+    options.progress.end();
+    return (await options.ask.confirm(decision.question, true)) === true;
+  };
+  let activity: ReturnType<Progress["begin"]> | undefined;
+  let outcome;
+  try {
+    outcome = await runStep(opContext(run), id, { decide, onStart: () => (activity = options.progress.begin(label)), ...(options.signal ? { signal: options.signal } : {}) });
+  } catch (error) {
+    activity?.end();
+    throw error;
+  }
+  const ms = activity?.end();
+  if (outcome.kind === "decision") return decisionOutcome(run, at, outcome.decision);
+  if (outcome.kind === "stopped") {
+    // Ctrl-C: the command's process group was stopped; nothing recorded, so the next run runs it again.
+    options.progress.line(`interrupted: ${id}'s command stopped; it runs again on the next run`, { mark: "warning" });
+    throw interruptedError();
+  }
+  const result = outcome.result;
+  if (!result.ran) {
+    // Recorded before and the plan still asks for it: a failed check that sends nothing back.
+    if (!result.passed) throw new DotagentError("workflow_failed", `the workflow failed: ${id}: \`${shown}\` failed (${result.report} says passed: false); fix the cause, then \`dotagent step run ${id} --again\` and dotagent run`, EXIT.refused);
+    return undefined;
+  }
+  wrote(run, result.report);
+  const why = result.timed_out ? "timed out" : `exit ${result.exit_code ?? "none"}`;
+  const last = (result.output_tail ?? "").trim().split("\n").pop()?.trim() ?? "";
+  options.progress.line(`${id}: \`${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown}\` ${result.passed ? "passed" : `failed (${why}${result.attempts > 1 ? `, ${result.attempts} attempts` : ""})${last ? `: ${last.slice(0, 120)}` : ""}`}`, { mark: result.passed ? "done" : "failed", ...(ms === undefined ? {} : { elapsedMs: ms }) });
+  if (!result.passed && step?.kind === "check" && step.rework !== undefined && result.next.action !== "workflow_failed") options.progress.line(`back to ${step.rework} to fix what ${id} found`);
+  return undefined;
+}
+
+function opContext(run: Run): OpContext {
+  return { paths: projectPaths(run.options.root), now: run.options.now ?? (() => new Date()), warn: (m) => run.options.progress.line(m, { mark: "warning" }), note: () => {}, ...(run.options.dirArg === undefined ? {} : { dirArg: run.options.dirArg }) };
+}
+
 async function runTasks(run: Run, ids: readonly string[], at: StepContext): Promise<void> {
   const { wf, options } = run;
   const started: string[] = [];
@@ -693,7 +830,12 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
     }
   }
   const facts = await readFacts(options.root);
-  const context = agentContext(run, at, "IMPLEMENTATION");
+  // develop's executors on IMPLEMENTATION; a definition's tasks step names its agent, and its plan's source is the design they read (fix: reproduction.json).
+  const tasksStep = run.flow === DEVELOP ? undefined : run.flow.steps.find((s) => s.kind === "tasks");
+  const agent = tasksStep?.kind === "tasks" ? tasksStep.agent : "executor";
+  const design = tasksStep ? planSourceOf(run.flow, tasksStep.id) : REPORT.finalDesign;
+  const fixes = facts.reworkRound ? (tasksStep ? (facts.reworkReport ?? reworkCopyPath(facts.reworkRound)) : reworkCopyPath(facts.reworkRound)) : undefined;
+  const context = agentContext(run, at, tasksStep?.id ?? "IMPLEMENTATION");
   // The bar counts the whole plan: every task of execution.json, done as they complete.
   let done = facts.tasksComplete;
   const total = facts.tasksTotal;
@@ -704,8 +846,8 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
     started.map(async (id) => {
       const output = `${REPORT.tasksDir}/${id}.json`;
       const title = facts.titles.get(id) ?? id;
-      const lines = [`Task: ${id}`, `Title: ${title}`, `Design: ${REPORT.finalDesign}`, ...(facts.reworkRound ? [`Fixes: ${reworkCopyPath(facts.reworkRound)}`] : []), `Workflow: ${at.workflowId}`, `Helper: ${options.helper}`, ...(worktreeLines.get(id) ?? [])];
-      const job: AgentJob = { key: `executor.${id}`, agent: "executor", output, lines };
+      const lines = [`Task: ${id}`, `Title: ${title}`, `Design: ${design}`, ...(fixes ? [`Fixes: ${fixes}`] : []), `Workflow: ${at.workflowId}`, `Helper: ${options.helper}`, ...(worktreeLines.get(id) ?? [])];
+      const job: AgentJob = { key: `${agent}.${id}`, agent, output, lines };
       const label = `${id} ${title}`.slice(0, 60);
       let error: string | undefined;
       let ms = 0;
@@ -772,7 +914,9 @@ async function releaseTask(run: Run, id: string): Promise<void> {
 
 function agentContext(run: Run, at: StepContext, phase: string): AgentRunContext {
   const { options } = run;
-  return { root: options.root, workflowId: at.workflowId, request: at.request, phase, agents: options.agents, ...(options.sdk ? { sdk: options.sdk } : {}), ...(options.sdkOptions ? { sdkOptions: options.sdkOptions } : {}) };
+  // A definition's agents: the project's .claude/agents/<name>.md first (SPEC §20); develop's: the agent files as given.
+  const agents = run.flow === DEVELOP ? options.agents : agentsForFlow(options.root, new Set(run.flow.steps.flatMap(stepAgents)), options.agents);
+  return { root: options.root, workflowId: at.workflowId, request: at.request, phase, agents, ...(options.sdk ? { sdk: options.sdk } : {}), ...(options.sdkOptions ? { sdkOptions: options.sdkOptions } : {}) };
 }
 
 /** At most `limit` at once; after Ctrl-C nothing more starts. */
@@ -781,6 +925,11 @@ async function inBatches<T>(items: readonly T[], limit: number, run: Run, fn: (i
   await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, async () => {
     for (let item = queue.shift(); item !== undefined && !run.options.signal?.aborted; item = queue.shift()) await fn(item);
   }));
+}
+
+/** Whether a report is there: a JSON object, or (a .md report) text. */
+function reportThere(root: string, path: string): boolean {
+  return path.endsWith(".json") ? readReport(root, path) !== undefined : (readText(root, path)?.trim() ?? "") !== "";
 }
 
 /** A report as a JSON object, or undefined (missing, unreadable, not an object). */
@@ -808,6 +957,12 @@ interface Facts {
   titles: Map<string, string>;
   tasksTotal: number;
   tasksComplete: number;
+  /** The flow the workflow walks: develop (the DEVELOP object itself), or its pinned definition. */
+  flow: Flow;
+  /** The open rework round's failed report (phase.json `rework.verification`). */
+  reworkReport?: string;
+  /** The newest rework round, open or closed (0: none). */
+  latestRound: number;
 }
 
 /** What the state files say beyond the plan: the request, approvals, the rework round, the tasks. */
@@ -825,5 +980,30 @@ async function readFacts(root: string): Promise<Facts> {
     titles: new Map(tasks.map((t) => [t.id, t.title ?? t.id])),
     tasksTotal: tasks.length,
     tasksComplete: tasks.filter((t) => t.status === "complete").length,
+    flow: phase ? flowOf(phase) : DEVELOP,
+    ...(typeof rework?.verification === "string" ? { reworkReport: rework.verification } : {}),
+    latestRound: phase?.rework?.round ?? 0,
   };
+}
+
+/** What nextRunStep needs beyond the plan: develop's open round; for a definition also its current step and where plans come from. */
+function runFacts(facts: Facts, phase: Phase | null): RunFacts {
+  const step = facts.flow === DEVELOP || phase === null ? undefined : stepOf(facts.flow, phase);
+  if (step === undefined) return { reworkRound: facts.reworkRound };
+  const tasks = facts.flow.steps.find((s) => s.kind === "tasks");
+  return { reworkRound: facts.reworkRound, step, latestRound: facts.latestRound, ...(tasks ? { planSource: planSourceOf(facts.flow, tasks.id) } : {}), ...(facts.reworkReport ? { reworkReport: facts.reworkReport } : {}) };
+}
+
+/**
+ * `--workflow NAME` names the definition of a workflow this run starts: a workflow here that walks
+ * another one and is not complete is continued by `dotagent run` alone, never silently.
+ */
+async function checkWorkflowName(options: RunOptions): Promise<void> {
+  if (options.workflow === undefined) return;
+  const snapshot = await loadSnapshot(projectPaths(options.root));
+  if (snapshot.phase.kind !== "ok") return;
+  const phase = snapshot.phase.value;
+  const name = phase.workflow?.name ?? "develop";
+  if (name === options.workflow || isWorkflowComplete(phase)) return;
+  throw new DotagentError("usage", `--workflow ${options.workflow}: workflow ${phase.workflow_id} here walks ${name} (at ${phase.current_phase}); continue it with dotagent run, or archive it first (dotagent archive) to start a ${options.workflow} workflow`, EXIT.usage);
 }

@@ -2,11 +2,11 @@
 // until the run is interrupted), and what a person would read on stderr is kept line by line.
 // Shared by runner.test.ts and runner-person.test.ts; the real SDK is in test/claude/run-journey.
 import { afterEach } from "vitest";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
-import { findAgentsDir, loadAgentFiles } from "./agent-files.js";
+import { findAgentsDir, loadAgentFiles, parseAgentFile } from "./agent-files.js";
 import type { Asker, Choice, RunOptions } from "./runner.js";
 import { createProgress, type Progress } from "./progress.js";
 
@@ -33,6 +33,8 @@ export const good: Writer = (agent, prompt) => {
       return { task_id: field("Task"), status: "complete", summary: "done" };
     case "qa":
       return { passed: true, failures: [] };
+    case "reproducer":
+      return { request: field("Feature request"), reproduced: true, test: { file: "test/login.test.ts", command: "npm test" }, tasks: [{ id: "fix-decode", title: "decode the body once", depends_on: [] }] };
     default:
       return { summary: "shipped", lessons: [] };
   }
@@ -55,7 +57,7 @@ export function harness(writer: Writer, setup?: (root: string) => void): Harness
   const sdk: QuerySdk<QueryMessage> = {
     async *query({ prompt, options }) {
       const system = String(options?.systemPrompt ?? "");
-      const agent = [...AGENTS.values()].find((a) => system.startsWith(a.body))?.name ?? "?";
+      const agent = [...projectAgents(root), ...AGENTS.values()].find((a) => system.startsWith(a.body))?.name ?? "?";
       const output = /^Output file: (\S+)$/m.exec(prompt)?.[1] ?? "";
       sessions.push({ agent, prompt, resumed: options?.resume !== undefined, cwd: options?.cwd });
       const session_id = `s-${++n}`;
@@ -87,6 +89,19 @@ export function harness(writer: Writer, setup?: (root: string) => void): Harness
     lines,
     options: (extra = {}) => ({ root, request: "add login", approve: "auto", agents: AGENTS, helper: "node dotagent.mjs", ask: noTerminal, progress, sdk, ...extra }),
   };
+}
+
+/** A project's own agents (.claude/agents/<name>.md, a definition's), known by their file names. */
+function projectAgents(root: string): Array<{ name: string; body: string }> {
+  const dir = join(root, ".claude", "agents");
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith(".md"));
+  } catch {
+    return [];
+  }
+  // Longest body first: a project's edit of a built-in agent wins over the built-in it starts like.
+  return files.map((f) => ({ name: f.slice(0, -3), body: parseAgentFile(f, readFileSync(join(dir, f), "utf8")).body })).sort((a, b) => b.body.length - a.body.length);
 }
 
 /** A person at a terminal: approves the gates, answers the design pick with `design` (undefined: no answer). */

@@ -9,7 +9,7 @@
 import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { BRANCH_PREFIX, isolationOf, MIN_GIT, WORKTREES_DIR, type CheckoutFacts } from "../core/worktrees.js";
-import { currentRound } from "../core/plans.js";
+import { currentRound, tasksStepOf } from "../core/plans.js";
 import { readyTasks } from "../core/tasks.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { Owner } from "../core/ownership.js";
@@ -110,7 +110,7 @@ function onlyDotagentIgnoreLines(top: string, rel: string): boolean {
 export function checkoutFactsFor(root: string, snapshot: StateSnapshot): CheckoutFacts | undefined {
   if (snapshot.phase.kind !== "ok" || snapshot.execution.kind !== "ok") return undefined;
   const phase = snapshot.phase.value;
-  if (phase.current_phase !== "IMPLEMENTATION") return undefined;
+  if (phase.current_phase !== tasksStepOf(phase)) return undefined;
   const execution = snapshot.execution.value;
   if (isolationOf(execution, currentRound(phase)) !== undefined || readyTasks(execution).length === 0) return undefined;
   return checkoutFacts(root);

@@ -42,14 +42,15 @@ function resultLines(outcome: RunOutcome): string[] {
 
 export const command: Command = {
   summary: "run the whole workflow headless through the Claude Agent SDK; rerun to continue",
-  usage: 'dotagent run ["<request>"] [--approve ask|auto] [--design NAME] [--max-parallel N] [--agents DIR] [-q] [--json]',
-  options: { approve: { type: "string" }, design: { type: "string" }, "max-parallel": { type: "string" }, agents: { type: "string" }, quiet: { type: "boolean", short: "q" } },
+  usage: 'dotagent run ["<request>"] [--workflow NAME] [--approve ask|auto] [--design NAME] [--max-parallel N] [--agents DIR] [-q] [--json]',
+  options: { workflow: { type: "string" }, approve: { type: "string" }, design: { type: "string" }, "max-parallel": { type: "string" }, agents: { type: "string" }, quiet: { type: "boolean", short: "q" } },
   examples: [
     'dotagent run "add login"                 asks at the two gates on a terminal (approve, or say what to change)',
     'dotagent run "add login" --approve auto  unattended (CI): approves the gates, takes the recommended design; remembered for the workflow',
     "dotagent run                            continue the open workflow after Ctrl-C, a kill or a decision",
     "dotagent run --approve ask              continue, asking at the gates again",
     "dotagent run --design robust            the design choice, answered up front",
+    'dotagent run --workflow fix "login fails with +"   another workflow (dotagent workflows lists them): its steps, its gates, its commands',
   ],
   async run(context) {
     if (context.args.length > 1) throw usageError(`dotagent run takes one request; quote it: dotagent run "${context.args.join(" ")}"`);
@@ -70,6 +71,7 @@ export const command: Command = {
       outcome = await cold.runWorkflow({
         root: context.paths.root,
         request,
+        workflow: stringOption(context, "workflow"),
         approve,
         design: stringOption(context, "design"),
         maxParallel,

@@ -19,6 +19,7 @@ export const command: Command = {
       context.out.result({ step: id, decision, next }, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
       return EXIT.decide;
     }
+    if (outcome.kind === "stopped") throw new Error("step run was stopped without a signal"); // no signal is given here
     const r = outcome.result;
     context.out.result(r, () => [
       r.ran ? `${r.step}: ${r.passed ? "passed" : r.timed_out ? "timed out" : `failed (exit ${r.exit_code ?? "none"})`}${r.attempts > 1 ? ` after ${r.attempts} attempts` : ""}; recorded in ${r.report}` : `${r.step} already ran (${r.report}): ${r.passed ? "passed" : "failed"}`,

@@ -1,0 +1,12 @@
+// A workflow definition by name (`--workflow NAME`, the library's `workflow` option): the built-in
+// or project definition, resolved and checked, or a one-line error naming the file, the JSON path
+// and the fix (exit 3). One resolver for the CLI, the library and `dotagent run`.
+import { DotagentError, EXIT } from "../core/errors.js";
+import type { Flow } from "../core/flow.js";
+
+export async function resolveWorkflowName(root: string, name: string): Promise<Flow> {
+  const { workflowCatalog, describeDefProblem } = await import("../store/workflow-files.js");
+  const resolved = (await workflowCatalog(root)).resolve(name);
+  if (!resolved.ok) throw new DotagentError("workflow_invalid", `${describeDefProblem(resolved.problems[0]!)}${resolved.problems.length > 1 ? ` (and ${resolved.problems.length - 1} more: \`dotagent workflows validate ${name}\`)` : ""}`, EXIT.invalid, { problems: resolved.problems });
+  return resolved.flow;
+}
