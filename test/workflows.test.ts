@@ -131,8 +131,15 @@ describe("a project workflow, end to end from the CLI", () => {
     expect(init.json).toMatchObject({ created: true, workflow: "review", phase: "REQUIREMENTS" });
     const pinned = readJson(p, "memory/state/phase.json").workflow;
     expect(pinned).toMatchObject({ name: "review", hash: expect.stringMatching(/^[0-9a-f]{16}$/) });
-    // Editing the file afterwards changes nothing for this workflow: the pinned steps are walked.
+    // The file edited under the running workflow: a decision for the person, never a silent change of course.
     writeFileSync(join(p, ".dotagent/workflows/review.json"), JSON.stringify({ ...REVIEW, remove: [] }));
+    const changed = dotagent(p, ["resume", "--json"]);
+    expect([changed.code, changed.json.situation, changed.json.next.action, changed.json.decision.yes, changed.json.decision.no]).toEqual([5, "definition_changed", "confirm_definition_change", "dotagent resume --keep-definition", "dotagent init --workflow review --request 'add x' --yes"]);
+    // From the model's shell, keeping it is the person's answer, refused until they replied.
+    expect(dotagent(p, ["resume", "--keep-definition", "--json"], { env: { CLAUDECODE: "1" } }).json.error.code).toBe("person_not_answered");
+    expect(dotagent(p, ["resume", "--keep-definition", "--json"]).json.situation).toBe("interrupted");
+    // Kept once for this version of the file: not asked again; the pinned steps are walked.
+    expect(dotagent(p, ["resume", "--json"]).json.situation).toBe("interrupted");
     walkToImplementation(p);
     finishTasks(p, ["t1"]);
     writeJson(p, "memory/reports/verification.json", { passed: true });
@@ -218,5 +225,17 @@ describe("a project workflow, end to end from the CLI", () => {
     expect(dotagent(p, ["step", "run", "SLOW", "--json"]).json).toMatchObject({ ran: false, passed: true });
     expect(readFileSync(join(p, "runs.txt"), "utf8").trim().split("\n")).toHaveLength(2);
   }, 30_000);
+
+  it("a changed definition, answered no: the workflow is archived and started again with the new steps", () => {
+    const p = project();
+    dotagent(p, ["init", "--workflow", "review", "--request", "add x"]);
+    writeFileSync(join(p, ".dotagent/workflows/review.json"), JSON.stringify({ ...REVIEW, remove: [] }));
+    const asked = dotagent(p, ["resume", "--json"]).json;
+    const no = dotagent(p, [...asked.decision.no.replace(/^dotagent /, "").split(" ").slice(0, 3), "--request", "add x", "--yes", "--json"]);
+    expect(no.json).toMatchObject({ created: true, workflow: "review" });
+    expect(readJson(p, "memory/state/phase.json").workflow.steps.map((s: { id: string }) => s.id)).toContain("REFLECTION");
+    expect(readdirSync(join(p, "memory/state/.archive")).length).toBe(1);
+    expect(dotagent(p, ["resume", "--json"]).json.situation).toBe("interrupted");
+  });
 });
 

@@ -82,7 +82,7 @@ const oneOf = (forms: Readonly<Record<string, number>>, bare = false) => (words:
 export const COMMAND_RULES: Readonly<Record<AllowedSubcommand, CommandRule>> = {
   init: { options: { request: { type: "string" }, workflow: { type: "string" }, "workflow-id": { type: "string" }, yes: { type: "boolean", short: "y" } }, positionals: none },
   resume: {
-    options: { "max-parallel": { type: "string" }, request: { type: "string" }, "dry-run": { type: "boolean" }, start: { type: "boolean" }, workflow: { type: "string" }, yes: { type: "boolean", short: "y" }, "stale-after": { type: "string" }, isolation: { type: "string" }, "keep-edit": { type: "boolean" } },
+    options: { "max-parallel": { type: "string" }, request: { type: "string" }, "dry-run": { type: "boolean" }, start: { type: "boolean" }, workflow: { type: "string" }, yes: { type: "boolean", short: "y" }, "stale-after": { type: "string" }, isolation: { type: "string" }, "keep-edit": { type: "boolean" }, "keep-definition": { type: "boolean" } },
     positionals: none,
   },
   status: { options: { "stale-after": { type: "string" } }, positionals: none },

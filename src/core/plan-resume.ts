@@ -39,7 +39,7 @@ import { isolationOf, isolationQuestion, type CheckoutFacts } from "./worktrees.
 
 /** `started`: this very call started the workflow (`resume --start` with a request and no workflow). */
 /** `hand_edit`: a state file holds bytes dotagent did not write (SPEC §15 Hand edits). */
-export const SITUATIONS = ["none", "started", "interrupted", "complete", "corrupt", "stale", "request_changed", "hand_edit"] as const;
+export const SITUATIONS = ["none", "started", "interrupted", "complete", "corrupt", "stale", "request_changed", "hand_edit", "definition_changed"] as const;
 export type Situation = (typeof SITUATIONS)[number];
 
 export const ACTIONS = [
@@ -55,6 +55,7 @@ export const ACTIONS = [
   "confirm_rollback",
   "confirm_request_change",
   "confirm_isolation",
+  "confirm_definition_change",
   "run_step",
   "workflow_failed",
 ] as const;
@@ -97,7 +98,7 @@ export interface AgentInFlight {
  * `isolation`: the main checkout has uncommitted changes as a round's tasks are about to start (SPEC §19).
  * `corrupt_rollback`, `hand_edit`: go back to the newest checkpoint (yes), or not (SPEC §5).
  */
-export type DecisionKind = "corrupt" | "corrupt_rollback" | "hand_edit" | "stale" | "request_changed" | "isolation";
+export type DecisionKind = "corrupt" | "corrupt_rollback" | "hand_edit" | "stale" | "request_changed" | "isolation" | "definition_changed";
 
 export interface Decision {
   question: string;
@@ -173,6 +174,11 @@ export interface ResumeOptions {
   keepEdits?: boolean | undefined;
   /** The person said no to going back to a checkpoint: ask about a fresh start instead. */
   declineRollback?: boolean | undefined;
+  /**
+   * The pinned definition's file resolves to other steps now (SPEC §20; null: it does not, or the
+   * person kept going with this version; undefined: not looked at). The shell looks.
+   */
+  definitionChanged?: { name: string; source: string; hash: string } | null | undefined;
 }
 
 /** Whether a plan wants the newest valid checkpoint (`recovery`) before it is final: corrupt or hand-edited state. */
@@ -308,6 +314,22 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
         no: "dotagent resume",
       },
       decisionKind: "request_changed",
+    };
+  }
+  const changed = options.definitionChanged;
+  if (changed && !isWorkflowComplete(phase)) {
+    const request = phase.request ? ` --request ${shellQuote(phase.request)}` : "";
+    return {
+      ...base,
+      situation: "definition_changed",
+      next: { action: "confirm_definition_change", agent: null, tasks: [], reason: `${changed.source} changed since workflow ${phase.workflow_id} started with it (its steps are pinned)` },
+      decision: {
+        question: `${changed.source} changed since workflow ${phase.workflow_id} started with it. Keep walking the steps it started with? (No: archive it and start the workflow again with the new definition.)`,
+        default: true,
+        yes: "dotagent resume --keep-definition",
+        no: `dotagent init --workflow ${changed.name}${request} --yes`,
+      },
+      decisionKind: "definition_changed",
     };
   }
   if (isWorkflowComplete(phase)) {

@@ -134,6 +134,12 @@ export async function decideAsModel(context: OpContext, decision: Decision, yes:
   throw notAnswered(decision);
 }
 
+/** `resume --keep-definition` from an agent's shell: going on with a changed definition is the person's answer (SPEC §20). */
+export function requireKeepDefinitionAnswer(paths: ProjectPaths): void {
+  if (commandAnswered(readEvents(paths.eventsFile), "dotagent resume --keep-definition")) return;
+  throw new DotagentError("person_not_answered", "the person has not answered the changed-definition question yet: run `dotagent resume --json`, show them its decision, end your turn, and keep the pinned steps only if they say so", EXIT.refused, { decision: "definition_changed" });
+}
+
 /** `resume --keep-edit` from an agent's shell: adopting a hand edit is the person's answer to the hand-edit question. */
 export function requireKeepEditAnswer(paths: ProjectPaths): void {
   if (commandAnswered(readEvents(paths.eventsFile), "dotagent resume --keep-edit")) return;

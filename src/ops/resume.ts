@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import type { Decision, ResumeOptions, ResumePlan } from "../core/plan-resume.js";
 import { planWithRecovery } from "./recovery.js";
 import { loadSnapshot } from "../store/session.js";
+import { appendEvents } from "../store/events.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
 import { checkoutFactsFor, needsWorktreeRecovery, worktreeFolders } from "../store/worktrees.js";
 import type { Repair } from "../core/tasks.js";
@@ -32,6 +33,8 @@ export interface ResumeInput extends ResumeOptions {
   readonly isolation?: "commit" | "shared" | undefined;
   /** `--keep-edit`: the answer "keep it" to the hand-edit question (SPEC §5). */
   readonly keepEdits?: boolean | undefined;
+  /** `--keep-definition`: the answer "keep walking the pinned steps" to a changed definition (SPEC §20). */
+  readonly keepDefinition?: boolean | undefined;
 }
 
 /** `resume --json`: the plan of SPEC §5 and whether it was carried out. */
@@ -64,6 +67,11 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
   if (isolation !== undefined && context.byModel) (await import("./person-gate.js")).requireIsolationAnswer(context.paths);
   // So is keeping a hand edit of the state (most likely the model's own).
   if (input.keepEdits === true && context.byModel) (await import("./person-gate.js")).requireKeepEditAnswer(context.paths);
+  // And going on with a definition that changed under the workflow.
+  if (input.keepDefinition === true) {
+    if (context.byModel) (await import("./person-gate.js")).requireKeepDefinitionAnswer(context.paths);
+    await keepDefinition(context);
+  }
   // Decisions may need a person, so the lock is taken per round, not across a prompt.
   for (let round = 0; round < 3; round++) {
     const { proveClearing } = await import("./fresh-start.js");
@@ -104,6 +112,20 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
       isolation = answer ? "commit" : "shared";
       continue;
     }
+    if (plan.decisionKind === "definition_changed") {
+      if (answer) await keepDefinition(context);
+      else {
+        // A fresh start with the new definition: the old workflow goes into an archive first.
+        const [{ archiveLiveState }, { resolveWorkflowName }, { initWorkflow }] = await Promise.all([import("./fresh-start.js"), import("./workflow-name.js"), import("./init.js")]);
+        const state = (await loadSnapshot(context.paths)).phase;
+        const pinned = state.kind === "ok" ? state.value : undefined;
+        const flow = await resolveWorkflowName(context.paths.root, pinned?.workflow?.name ?? "develop");
+        const name = await locked(context, "resume", () => archiveLiveState(context.paths, "definition changed", now, context.note));
+        if (name) context.note(`Archived the old state as ${name}`);
+        await locked(context, "resume", () => initWorkflow(context.paths, pinned?.request ?? undefined, undefined, now, context.warn, flow));
+      }
+      continue;
+    }
     if (plan.decisionKind === "corrupt_rollback" || plan.decisionKind === "hand_edit") {
       const rev = plan.next.rev;
       if (answer && rev !== undefined) {
@@ -133,6 +155,19 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
     options = plan.decisionKind === "stale" ? { ...options, staleAfterMs: Number.POSITIVE_INFINITY } : { ...options, request: undefined };
   }
   return undefined;
+}
+
+/** Records "keep walking the pinned steps" for the definition's current version (event `definition_kept`). */
+async function keepDefinition(context: OpContext): Promise<void> {
+  const snapshot = await loadSnapshot(context.paths);
+  if (snapshot.phase.kind !== "ok" || snapshot.phase.value.workflow === undefined) return;
+  const pinned = snapshot.phase.value.workflow;
+  const [{ workflowCatalog }, { workflowHash }] = await Promise.all([import("../store/workflow-files.js"), import("../core/flow-of.js")]);
+  const resolved = (await workflowCatalog(context.paths.root)).resolve(pinned.name);
+  if (!resolved.ok) return;
+  const hash = workflowHash(resolved.flow);
+  if (hash === pinned.hash) return;
+  await locked(context, "resume", () => appendEvents(context.paths.eventsFile, [{ type: "definition_kept", workflow: pinned.name, hash, pinned: pinned.hash }], context.now()));
 }
 
 /** Whether this workflow ever gave a task a worktree, or worktrees are on disk: then `resume` also looks for leftover branches. */

@@ -8,7 +8,7 @@ import { decider } from "../decider.js";
 
 export const command: Command = {
   summary: "decide where to continue after an interruption (the main job)",
-  usage: "dotagent resume [--request TEXT [--start] [--workflow NAME]] [--dry-run] [--yes] [--stale-after 7d|never] [--max-parallel N] [--isolation commit|shared] [--keep-edit] [--json]",
+  usage: "dotagent resume [--request TEXT [--start] [--workflow NAME]] [--dry-run] [--yes] [--stale-after 7d|never] [--max-parallel N] [--isolation commit|shared] [--keep-edit] [--keep-definition] [--json]",
   options: {
     "max-parallel": { type: "string" },
     request: { type: "string" },
@@ -19,6 +19,7 @@ export const command: Command = {
     "stale-after": { type: "string" },
     isolation: { type: "string" },
     "keep-edit": { type: "boolean" },
+    "keep-definition": { type: "boolean" },
   },
   examples: [
     "dotagent resume                         after `claude -r`: repair, then say what comes next",
@@ -38,7 +39,7 @@ export const command: Command = {
     const split = context.options.start === true ? splitWorkflowPrefix(resumeOptions(context).request) : { request: resumeOptions(context).request };
     const name = stringOption(context, "workflow") ?? split.name;
     const workflow = name === undefined ? undefined : await resolveWorkflowOption(context.paths.root, name);
-    const input = { ...resumeOptions(context), request: split.request, workflow, maxParallel: maxParallelOption(context), dryRun: context.options["dry-run"] === true, start: context.options.start === true, keepEdits: context.options["keep-edit"] === true, isolation: isolation as "commit" | "shared" | undefined };
+    const input = { ...resumeOptions(context), request: split.request, workflow, maxParallel: maxParallelOption(context), dryRun: context.options["dry-run"] === true, start: context.options.start === true, keepEdits: context.options["keep-edit"] === true, keepDefinition: context.options["keep-definition"] === true, isolation: isolation as "commit" | "shared" | undefined };
     const outcome = await resumeWorkflow(opContext(context), { ...input, decide: decider(context, context.options.yes === true) });
     if (outcome === undefined) return EXIT.refused;
     const { plan, result, mode } = outcome;
