@@ -237,5 +237,21 @@ describe("a project workflow, end to end from the CLI", () => {
     expect(readdirSync(join(p, "memory/state/.archive")).length).toBe(1);
     expect(dotagent(p, ["resume", "--json"]).json.situation).toBe("interrupted");
   });
+
+  it("history and rollback --to a definition's step: back to REPRODUCE, its report archived, the step ids in the refusal", () => {
+    const p = tempProject();
+    dotagent(p, ["init", "--workflow", "fix", "--request", "login + fails"]);
+    writeJson(p, "memory/reports/reproduction.json", { reproduced: true, tasks: [{ id: "t1", title: "decode once" }] });
+    expect(dotagent(p, ["phase", "approve", "reproduce", "--json"]).json).toMatchObject({ phase: "FIX" });
+    // The plan came from reproduction.json's tasks (planSourceOf): recorded by itself.
+    expect(next(p)).toMatchObject({ action: "run_tasks", tasks: ["t1"] });
+    const refused = dotagent(p, ["rollback", "--to", "LATER"]);
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining("--to takes a step (REPRODUCE, FIX, TEST, REFLECTION)")]);
+    const back = dotagent(p, ["rollback", "--to", "reproduce", "--yes", "--json"]);
+    expect(back.code).toBe(0);
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "REPRODUCE", phase_status: "pending", completed_phases: [] });
+    expect(existsSync(join(p, "memory/reports/reproduction.json"))).toBe(false);
+    expect(next(p)).toMatchObject({ action: "spawn_agent", agent: "reproducer", output: "memory/reports/reproduction.json" });
+  });
 });
 

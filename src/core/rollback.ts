@@ -3,7 +3,9 @@
 // The phase table decides: a report belongs to the phase that produces it, and it stays only if
 // the target state accounts for it (its phase completed, or approved and current, its task
 // complete, its rework round reached, its agent recorded at work and ended by then).
-import { PHASE_TABLE, PHASES, phaseIndex, REPORT, REPORTS_DIR, specOf, type Phase } from "./phases.js";
+import { PHASES, phaseIndexIn, REPORT, REPORTS_DIR, specOf, type Phase } from "./phases.js";
+import { DEVELOP, type Flow } from "./flow.js";
+import { flowOf } from "./flow-of.js";
 import { PLAN_FILE } from "./plans.js";
 import { isOwned } from "./report-owners.js";
 import type { PhaseState } from "../schema/phase.js";
@@ -36,28 +38,31 @@ interface Owner {
   planRound?: number;
 }
 
-const FIXED_OWNERS: Record<string, Phase> = {
-  [REPORT.demand]: "REQUIREMENTS",
-  [REPORT.roundtable]: "ARCHITECTURE",
-  [REPORT.finalDesign]: "ARCHITECTURE",
-  [REPORT.verification]: "VERIFICATION",
-  [REPORT.reflectionJson]: "REFLECTION",
-  [REPORT.reflectionMd]: "REFLECTION",
-};
-
-/** The phase (and task or rework round) a report file belongs to; null: not the workflow's. */
-export function reportOwner(path: string, taskOutputs: ReadonlyMap<string, string>): Owner | null {
-  const fixed = FIXED_OWNERS[path];
-  if (fixed !== undefined) return { phase: fixed };
+/**
+ * The step (and task or rework round) a report file belongs to in `flow`; null: not the
+ * workflow's. develop: demand.json REQUIREMENTS, designs and the roundtable ARCHITECTURE, task
+ * reports and plans IMPLEMENTATION, verification.json and its rework copies VERIFICATION, the
+ * reflection REFLECTION; a definition's steps the same way by kind (SPEC §20).
+ */
+export function reportOwner(path: string, taskOutputs: ReadonlyMap<string, string>, flow: Flow = DEVELOP): Owner | null {
+  const tasksStep = flow.steps.find((s) => s.kind === "tasks")?.id;
+  const chooseStep = flow.steps.find((s) => s.kind === "choose")?.id;
+  const own = flow.steps.find((s) => s.kind !== "tasks" && s.kind !== "choose" && s.reports.includes(path));
+  if (own !== undefined) return { phase: own.id };
+  if (chooseStep !== undefined && (path === REPORT.roundtable || path === REPORT.finalDesign || path.startsWith(`${REPORT.designsDir}/`))) return { phase: chooseStep };
   const taskId = taskOutputs.get(path);
-  if (taskId !== undefined) return { phase: "IMPLEMENTATION", taskId };
-  if (path.startsWith(`${REPORT.designsDir}/`)) return { phase: "ARCHITECTURE" };
-  if (path.startsWith(`${REPORT.tasksDir}/`)) return { phase: "IMPLEMENTATION" };
-  const rework = /^memory\/reports\/verification\.rework-(\d+)\.json$/.exec(path);
-  if (rework) return { phase: "VERIFICATION", reworkRound: Number(rework[1]) };
-  if (path === PLAN_FILE) return { phase: "IMPLEMENTATION", planRound: 0 };
+  if (tasksStep !== undefined && taskId !== undefined) return { phase: tasksStep, taskId };
+  if (tasksStep !== undefined && path.startsWith(`${REPORT.tasksDir}/`)) return { phase: tasksStep };
+  // A report moved aside by a rework round: the check's (its round), or another step's redone then.
+  const copy = /^(.*)\.rework-(\d+)\.(json|md)$/.exec(path);
+  if (copy && !/^memory\/reports\/plan$/.test(copy[1]!)) {
+    const original = `${copy[1]}.${copy[3]}`;
+    const step = flow.steps.find((s) => s.kind !== "tasks" && s.kind !== "choose" && s.reports.includes(original));
+    if (step !== undefined) return { phase: step.id, reworkRound: Number(copy[2]) };
+  }
+  if (tasksStep !== undefined && path === PLAN_FILE) return { phase: tasksStep, planRound: 0 };
   const plan = /^memory\/reports\/plan\.rework-(\d+)\.json$/.exec(path);
-  if (plan) return { phase: "IMPLEMENTATION", planRound: Number(plan[1]) };
+  if (tasksStep !== undefined && plan) return { phase: tasksStep, planRound: Number(plan[1]) };
   return null;
 }
 
@@ -67,14 +72,14 @@ function keeps(owner: Owner, target: PhaseState, execution: ExecutionState | nul
   // A plan of a rework round the target has not reached goes, whatever else the target holds.
   if (owner.planRound !== undefined && owner.planRound > (target.rework?.round ?? 0)) return false;
   if (target.completed_phases.some((c) => c.phase === owner.phase)) return true;
-  const at = phaseIndex(target.current_phase);
-  const of = phaseIndex(owner.phase);
+  const at = phaseIndexIn(target, target.current_phase);
+  const of = phaseIndexIn(target, owner.phase);
   if (of > at) return false;
   if (of < at) return true; // an earlier phase not recorded complete: not rollback's to judge
   if (owner.planRound !== undefined) return planKept(owner.planRound, execution);
-  if (owner.phase === "IMPLEMENTATION") return owner.taskId !== undefined && execution?.tasks.some((t) => t.id === owner.taskId && t.status === "complete") === true;
+  if (flowOf(target).steps.find((s) => s.id === owner.phase)?.kind === "tasks") return owner.taskId !== undefined && execution?.tasks.some((t) => t.id === owner.taskId && t.status === "complete") === true;
   // A phase agent that had ended by then (a checkpoint after `agent_ended`): its report is part of that state.
-  if (path !== undefined && target.agent_reports !== undefined && isOwned(target.agent_reports, path) && !(target.agents ?? []).some((a) => a.output === path)) return true;
+  if (path !== undefined && target.agent_reports !== undefined && isOwned(target.agent_reports, path, flowOf(target)) && !(target.agents ?? []).some((a) => a.output === path)) return true;
   return target.user_checkpoints.some((c) => c.phase === owner.phase);
 }
 
@@ -95,8 +100,10 @@ function taskOutputsOf(...executions: Array<ExecutionState | null | undefined>):
 
 /** The state at the start of `phase`: later phases undone, their approvals dropped. */
 function startOf(before: PhaseState, execution: ExecutionState | undefined, phase: Phase): { phase: PhaseState; execution: ExecutionState | null } {
-  const earlier = <T extends { phase: Phase }>(items: readonly T[]) => items.filter((c) => phaseIndex(c.phase) < phaseIndex(phase));
-  const keepsTasks = phaseIndex(phase) > phaseIndex("IMPLEMENTATION");
+  const index = (p: Phase) => phaseIndexIn(before, p);
+  const earlier = <T extends { phase: Phase }>(items: readonly T[]) => items.filter((c) => index(c.phase) < index(phase));
+  const tasksStep = flowOf(before).steps.find((s) => s.kind === "tasks")?.id;
+  const keepsTasks = tasksStep !== undefined && index(phase) > index(tasksStep);
   return {
     phase: {
       ...before,
@@ -109,7 +116,7 @@ function startOf(before: PhaseState, execution: ExecutionState | undefined, phas
       interruption_safe: true,
       rework: keepsTasks ? (before.rework ?? null) : null,
       // The phases undone take their agents' records with them.
-      ...(before.agent_reports === undefined ? {} : { agent_reports: before.agent_reports.filter((p) => phaseIndex(reportOwner(p, new Map())?.phase ?? phase) < phaseIndex(phase)) }),
+      ...(before.agent_reports === undefined ? {} : { agent_reports: before.agent_reports.filter((p) => index(reportOwner(p, new Map(), flowOf(before))?.phase ?? phase) < index(phase)) }),
     },
     execution: keepsTasks ? (execution ?? null) : null,
   };
@@ -119,7 +126,7 @@ export function planRollback(before: PhaseState, execution: ExecutionState | und
   let next: { phase: PhaseState; execution: ExecutionState | null };
   let describe: string;
   if (target.kind === "phase") {
-    if (phaseIndex(target.phase) > phaseIndex(before.current_phase)) {
+    if (phaseIndexIn(before, target.phase) > phaseIndexIn(before, before.current_phase)) {
       return { ok: false, code: "rollback_forward", message: `rollback only goes back: ${target.phase} comes after the current phase ${before.current_phase}` };
     }
     next = startOf(before, execution, target.phase);
@@ -138,7 +145,7 @@ export function planRollback(before: PhaseState, execution: ExecutionState | und
   const owners = taskOutputsOf(execution, next.execution);
   const moves = reportFiles.filter((path) => {
     if (!path.startsWith(`${REPORTS_DIR}/`)) return false;
-    const owner = reportOwner(path, owners);
+    const owner = reportOwner(path, owners, flowOf(next.phase));
     return owner !== null && !keeps(owner, next.phase, next.execution, path);
   });
   // What leaves the live tree leaves the record of whose it was (a copy written later is nobody's).
@@ -190,10 +197,10 @@ export function revisionProblem(shown: string): string {
   return `${shown} is not a checkpoint revision: a whole number from 1 to ${MAX_REVISION}, as \`dotagent history\` lists them`;
 }
 
-/** `--to` as a phase name (any case) or a checkpoint revision; null when it is neither. */
-export function parseRollbackTarget(text: string): { kind: "phase"; phase: Phase } | { kind: "rev"; rev: number } | null {
-  const upper = text.toUpperCase();
-  if ((PHASES as readonly string[]).includes(upper)) return { kind: "phase", phase: upper as Phase };
+/** `--to` as a step of the workflow's flow (any case; develop: a phase) or a checkpoint revision; null when it is neither. */
+export function parseRollbackTarget(text: string, phases: readonly Phase[] = PHASES): { kind: "phase"; phase: Phase } | { kind: "rev"; rev: number } | null {
+  const step = phases.find((p) => p.toUpperCase() === text.toUpperCase());
+  if (step !== undefined) return { kind: "phase", phase: step };
   const rev = parseRevision(text);
   return rev === null ? null : { kind: "rev", rev };
 }

@@ -1,6 +1,7 @@
 // Rollback for commands and libraries: read the state, plan (src/core/rollback.ts), and carry the
 // plan out through the journal (rollback-journal.ts). The caller holds the state lock for
 // `rollBack`; `prepareRollback` only reads (the CLI uses it to ask the question first).
+import { PHASES, phasesOf } from "../core/phases.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { parseRollbackTarget, planRollback, revisionProblem, type RollbackPlan, type RollbackTarget } from "../core/rollback.js";
 import type { StateSnapshot } from "../core/snapshot.js";
@@ -20,9 +21,9 @@ function refused(code: string, message: string): DotagentError {
   return new DotagentError(code, message, EXIT.refused);
 }
 
-function parseTarget(to: string) {
-  const parsed = parseRollbackTarget(to);
-  if (parsed === null) throw new DotagentError("usage", `--to takes a phase (REQUIREMENTS … REFLECTION) or a checkpoint revision; ${revisionProblem(JSON.stringify(to.length > 40 ? `${to.slice(0, 40)}…` : to))}`, EXIT.usage);
+function parseTarget(to: string, phases: readonly string[]) {
+  const parsed = parseRollbackTarget(to, phases);
+  if (parsed === null) throw new DotagentError("usage", `--to takes ${phases.join() === PHASES.join() ? "a phase (REQUIREMENTS … REFLECTION)" : `a step (${phases.length <= 8 ? phases.join(", ") : `${phases[0]} … ${phases.at(-1)}`})`} or a checkpoint revision; ${revisionProblem(JSON.stringify(to.length > 40 ? `${to.slice(0, 40)}…` : to))}`, EXIT.usage);
   return parsed;
 }
 
@@ -39,7 +40,8 @@ function checkpointTarget(paths: ProjectPaths, rev: number, instance: string | u
 
 /** Plans a rollback of the state in `snapshot` to `to` (a phase or a revision); throws a refusal. */
 export function prepareRollback(paths: ProjectPaths, snapshot: StateSnapshot, to: string, now: Date): PreparedRollback {
-  const parsed = parseTarget(to);
+  // The steps of the workflow here (its pinned definition's), else develop's phases.
+  const parsed = parseTarget(to, snapshot.phase.kind === "ok" ? phasesOf(snapshot.phase.value) : PHASES);
   const errors = validateState(snapshot, now, { staleAfterMs: Number.POSITIVE_INFINITY }).errors;
   // Corrupt state (phase.json or execution.json unreadable, or hand-edited into nonsense) goes
   // back to a checkpoint all the same: that is the way out (SPEC §15 Recovery). The live files

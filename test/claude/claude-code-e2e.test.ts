@@ -58,7 +58,7 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
     expect(report.success).toBe(true);
     expect([report.manifest?.errors ?? [], ...(report.contents ?? []).map((c) => c.errors ?? [])].flat()).toEqual([]);
     expect(report.provides?.skills).toEqual(["dotagent:checkpoint", "dotagent:develop"]);
-    expect(report.provides?.agents).toHaveLength(6);
+    expect(report.provides?.agents).toHaveLength(7);
     // validate lists the two Bash entries (same command, each its own `if`) as one; both run (write-guard-client.test.ts).
     expect(report.provides?.hooks?.map((h) => h.event)).toEqual(["SessionStart", "PreToolUse", "PreToolUse", "PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStop", "UserPromptSubmit"]);
   });
@@ -150,6 +150,6 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
     const lines = transcript(project, result.session_id!);
     expect(developPlan(lines).workflow_id).toBe(started.workflow_id);
     expect(briefings(lines)).toHaveLength(1);
-    expect(readdirSync(join(project, ".claude", "agents")).sort()).toEqual(["architect.md", "executor.md", "pm.md", "qa.md", "reflector.md", "roundtable.md"]);
+    expect(readdirSync(join(project, ".claude", "agents")).sort()).toEqual(["architect.md", "executor.md", "pm.md", "qa.md", "reflector.md", "reproducer.md", "roundtable.md"]);
   });
 });
