@@ -253,5 +253,35 @@ describe("a project workflow, end to end from the CLI", () => {
     expect(existsSync(join(p, "memory/reports/reproduction.json"))).toBe(false);
     expect(next(p)).toMatchObject({ action: "spawn_agent", agent: "reproducer", output: "memory/reports/reproduction.json" });
   });
+
+  it("when skips a step on an earlier report's field; replace swaps a step; retries and timeout apply to a command", () => {
+    const p = project({
+      small: {
+        extends: "fix",
+        replace: [{ id: "TEST", kind: "check", run: "n=$(cat n 2>/dev/null || echo 0); echo $((n+1)) > n; [ $n -ge 2 ]", retries: 2, report: "tests.json" }],
+        insert: [
+          { before: "FIX", steps: [{ id: "DESIGN", kind: "agent", agent: "architect", report: "design-note.json", when: { report: "reproduction.json", field: "size", not_equals: "small" } }] },
+          { after: "TEST", steps: [{ id: "SLOW", kind: "shell", run: "sleep 5", timeout: 1 }] },
+        ],
+      },
+    });
+    expect(dotagent(p, ["workflows", "show", "small", "--json"]).json.steps.map((s: { id: string }) => s.id)).toEqual(["REPRODUCE", "DESIGN", "FIX", "TEST", "SLOW", "REFLECTION"]);
+    dotagent(p, ["init", "--workflow", "small", "--request", "x"]);
+    writeJson(p, "memory/reports/reproduction.json", { reproduced: true, size: "small", tasks: [{ id: "t1" }] });
+    const approved = dotagent(p, ["phase", "approve", "REPRODUCE", "--json"]).json;
+    // DESIGN's condition does not hold (size is small): passed over, recorded as skipped.
+    expect(approved.phase).toBe("FIX");
+    const state = readJson(p, "memory/state/phase.json");
+    expect(state.completed_phases[1]).toMatchObject({ phase: "DESIGN", output: null, skipped: true });
+    expect(dotagent(p, ["log", "--json"]).json.events.some((e: { type: string; phase?: string }) => e.type === "phase_skipped" && e.phase === "DESIGN")).toBe(true);
+    finishTasks(p, ["t1"]);
+    // The replaced check: a command that fails twice, then passes, on its third run (retries: 2).
+    const tested = dotagent(p, ["step", "run", "TEST", "--yes", "--json"]).json;
+    expect(tested).toMatchObject({ passed: true, attempts: 3, report: "memory/reports/tests.json" });
+    // The timeout stops the command (its process group) and fails it: a shell step that fails stops the workflow.
+    const slow = dotagent(p, ["step", "run", "SLOW", "--yes", "--json"]);
+    expect(slow.json).toMatchObject({ passed: false, timed_out: true, next: { action: "workflow_failed" } });
+    expect(readJson(p, "memory/reports/steps/SLOW.json")).toMatchObject({ passed: false, timed_out: true, signal: "SIGKILL" });
+  }, 20_000);
 });
 

@@ -175,11 +175,13 @@ export function stepProduces(step: Step): string {
 /**
  * Where a tasks step's first plan comes from: the choose step's final_design.json, else the first
  * report of the nearest agent step before it (fix: reproduction.json), whose `tasks` are the plan.
+ * Steps passed over (`skipped`: their `when` did not hold) wrote nothing: the one before them counts.
  */
-export function planSourceOf(flow: Flow, tasksStep: string): string {
+export function planSourceOf(flow: Flow, tasksStep: string, skipped: ReadonlySet<string> = new Set()): string {
   const at = flow.steps.findIndex((s) => s.id === tasksStep);
   for (let i = at - 1; i >= 0; i--) {
     const step = flow.steps[i]!;
+    if (skipped.has(step.id)) continue;
     if (step.kind === "choose") return REPORT.finalDesign;
     if (step.kind === "agent" && step.reports[0]!.endsWith(".json")) return step.reports[0]!;
   }

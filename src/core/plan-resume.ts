@@ -440,7 +440,7 @@ function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, executi
     }
     // The first plan is the approved design's own task list: recorded as written, in one write.
     if (step.kind === "tasks") {
-      const source = planSourceOf(flowOf(phase), step.id);
+      const source = planSourceOf(flowOf(phase), step.id, skippedSteps(phase));
       const imported = importDesignTasks(phase, execution, reports, now, source);
       if (imported !== undefined) {
         execution = imported.state;
@@ -498,6 +498,11 @@ function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, executi
     writes,
     ...(decision ? { decision, decisionKind: "isolation" as const } : {}),
   };
+}
+
+/** The steps passed over because their `when` did not hold. */
+export function skippedSteps(phase: PhaseState): Set<string> {
+  return new Set(phase.completed_phases.filter((c) => c.skipped === true).map((c) => c.phase));
 }
 
 /** The step an agent at work belongs to: the one whose report it writes (a design or the roundtable: the choose step). */
@@ -615,7 +620,7 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
       const plan = planStatus(phase, execution);
       const round = currentRound(phase);
       const reworkExecutor = () => spawn(step.agent, `verification failed: fix what ${rework?.verification} lists, then \`dotagent phase complete ${step.id}\``);
-      if (plan.kind === "unrecorded") return { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason(plan, phase.rework?.verification, planSourceOf(flowOf(phase), step.id)), round, plan_file: planFileOf(round) };
+      if (plan.kind === "unrecorded") return { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason(plan, phase.rework?.verification, planSourceOf(flowOf(phase), step.id, skippedSteps(phase))), round, plan_file: planFileOf(round) };
       if (execution === undefined || execution.tasks.length === 0) {
         // Legacy only: new-format files reach here with a recorded plan, which has tasks.
         return rework ? reworkExecutor() : { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason({ kind: "unrecorded", round: 0, loose: [] }), round: 0, plan_file: planFileOf(0) };

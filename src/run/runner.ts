@@ -9,6 +9,7 @@
 // ends with `interrupted` (interrupt.ts); nothing is marked failed. A workflow with a pinned
 // definition (SPEC §20) is walked the same way, by its steps' kinds: agents from the step (the
 // project's .claude/agents/ first), gates on any agent step, the step commands run by `step run`.
+import { skippedSteps } from "../core/plan-resume.js";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
@@ -833,7 +834,7 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
   // develop's executors on IMPLEMENTATION; a definition's tasks step names its agent, and its plan's source is the design they read (fix: reproduction.json).
   const tasksStep = run.flow === DEVELOP ? undefined : run.flow.steps.find((s) => s.kind === "tasks");
   const agent = tasksStep?.kind === "tasks" ? tasksStep.agent : "executor";
-  const design = tasksStep ? planSourceOf(run.flow, tasksStep.id) : REPORT.finalDesign;
+  const design = tasksStep ? planSourceOf(run.flow, tasksStep.id, facts.skipped) : REPORT.finalDesign;
   const fixes = facts.reworkRound ? (tasksStep ? (facts.reworkReport ?? reworkCopyPath(facts.reworkRound)) : reworkCopyPath(facts.reworkRound)) : undefined;
   const context = agentContext(run, at, tasksStep?.id ?? "IMPLEMENTATION");
   // The bar counts the whole plan: every task of execution.json, done as they complete.
@@ -963,6 +964,8 @@ interface Facts {
   reworkReport?: string;
   /** The newest rework round, open or closed (0: none). */
   latestRound: number;
+  /** Steps passed over (their `when` did not hold): they wrote no plan to take tasks from. */
+  skipped: Set<string>;
 }
 
 /** What the state files say beyond the plan: the request, approvals, the rework round, the tasks. */
@@ -983,6 +986,7 @@ async function readFacts(root: string): Promise<Facts> {
     flow: phase ? flowOf(phase) : DEVELOP,
     ...(typeof rework?.verification === "string" ? { reworkReport: rework.verification } : {}),
     latestRound: phase?.rework?.round ?? 0,
+    skipped: phase ? skippedSteps(phase) : new Set(),
   };
 }
 
@@ -991,7 +995,7 @@ function runFacts(facts: Facts, phase: Phase | null): RunFacts {
   const step = facts.flow === DEVELOP || phase === null ? undefined : stepOf(facts.flow, phase);
   if (step === undefined) return { reworkRound: facts.reworkRound };
   const tasks = facts.flow.steps.find((s) => s.kind === "tasks");
-  return { reworkRound: facts.reworkRound, step, latestRound: facts.latestRound, ...(tasks ? { planSource: planSourceOf(facts.flow, tasks.id) } : {}), ...(facts.reworkReport ? { reworkReport: facts.reworkReport } : {}) };
+  return { reworkRound: facts.reworkRound, step, latestRound: facts.latestRound, ...(tasks ? { planSource: planSourceOf(facts.flow, tasks.id, facts.skipped) } : {}), ...(facts.reworkReport ? { reworkReport: facts.reworkReport } : {}) };
 }
 
 /**
