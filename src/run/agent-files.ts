@@ -62,6 +62,21 @@ export function loadAgentFiles(dir: string): Map<string, AgentFile> {
   return agents;
 }
 
+/** The largest CLAUDE.md the runner hands its agents (a bigger one is named and left out). */
+export const INSTRUCTIONS_BYTES = 64 * 1024;
+
+/**
+ * The project's CLAUDE.md, as Claude Code gives it to every agent of an interactive session: the
+ * text, or why not (none, too big, a link out): said once by the run.
+ */
+export function readProjectInstructions(root: string): { text?: string; note: string } {
+  const read = readProjectText(join(root, "CLAUDE.md"), { maxBytes: INSTRUCTIONS_BYTES, links: "inside", root });
+  if (read.kind === "missing") return { note: "no CLAUDE.md in the project" };
+  if (read.kind !== "ok") return { note: `CLAUDE.md left out: it ${read.reason}` };
+  if (read.text.trim() === "") return { note: "CLAUDE.md is empty" };
+  return { text: read.text.trim(), note: "the agents read the project's CLAUDE.md" };
+}
+
 /**
  * The agent files of a workflow with a pinned definition (SPEC §20), by the names its steps use:
  * the project's `.claude/agents/<name>.md` first (a definition's own agent, or a project's edit of

@@ -21,6 +21,8 @@ export interface AgentRunContext {
   readonly sdk?: QuerySdk<QueryMessage>;
   /** Extra SDK options (the tests' environment, a Claude Code binary path). */
   readonly sdkOptions?: Record<string, unknown>;
+  /** The project's CLAUDE.md (`dotagent run` from the CLI), appended to each agent's system prompt. */
+  readonly instructions?: string | undefined;
 }
 
 export interface AgentOutcome {
@@ -98,7 +100,7 @@ export async function runAgentJob(job: AgentJob, context: AgentRunContext, contr
   const options = {
     cwd: context.root,
     // What Claude Code gives a sub-agent: the agent file's body, and where it works.
-    systemPrompt: `${agent.body}\n\nPrimary working directory: ${context.root}`,
+    systemPrompt: `${agent.body}\n\nPrimary working directory: ${context.root}${context.instructions ? `\n\n# The project's instructions (CLAUDE.md)\n\n${context.instructions}` : ""}`,
     allowedTools: [...agent.tools],
     permissionMode: "dontAsk",
     settingSources: [],

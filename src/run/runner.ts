@@ -9,6 +9,7 @@
 // ends with `interrupted` (interrupt.ts); nothing is marked failed. A workflow with a pinned
 // definition (SPEC §20) is walked the same way, by its steps' kinds: agents from the step (the
 // project's .claude/agents/ first), gates on any agent step, the step commands run by `step run`.
+import { GITIGNORE_LINES, mergeGitignore } from "../claude/gitignore.js";
 import { skippedSteps } from "../core/plan-resume.js";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -25,7 +26,7 @@ import type { Decide } from "../ops/resume.js";
 import { resolveWorkflowName } from "../ops/workflow-name.js";
 import { count } from "../core/words.js";
 import { isReworkOpen, isWorkflowComplete } from "../core/transitions.js";
-import { writeJsonDurable } from "../store/atomic-write.js";
+import { writeFileDurable, writeJsonDurable } from "../store/atomic-write.js";
 import { readProjectText } from "../store/read-file.js";
 import { loadSnapshot } from "../store/session.js";
 import { projectPaths } from "../store/project.js";
@@ -42,7 +43,7 @@ import { findLiveAgents, type LiveAgent } from "./live-agents.js";
 import { checkLogin, checkReachable } from "./login-check.js";
 import { interruptedError } from "./interrupt.js";
 import { RunMemoryStore, type PendingFeedback } from "./run-memory.js";
-import { agentsForFlow, type AgentFile } from "./agent-files.js";
+import { agentsForFlow, readProjectInstructions, type AgentFile } from "./agent-files.js";
 import { taskBar, type Progress } from "./progress.js";
 
 export interface Choice {
@@ -76,6 +77,12 @@ export interface RunOptions {
   readonly design?: string | undefined;
   readonly maxParallel?: number | undefined;
   readonly agents: ReadonlyMap<string, AgentFile>;
+  /**
+   * The project's context, as an interactive session has it (the CLI, unless --agents names the
+   * agent files): its installed `.claude/agents/` first, its CLAUDE.md in every agent's prompt,
+   * and the .gitignore lines `dotagent install` writes (SPEC §17). Off for the library by default.
+   */
+  readonly projectContext?: boolean | undefined;
   /** The helper command line executors use for `dotagent once`. */
   readonly helper: string;
   readonly ask: Asker;
@@ -124,6 +131,8 @@ const STOP = " stop";
 
 interface Run {
   readonly options: RunOptions;
+  /** The project's CLAUDE.md for the agents (projectContext), read once. */
+  instructions?: string | undefined;
   readonly wf: Workflow;
   readonly clock: () => number;
   readonly started: number;
@@ -316,6 +325,38 @@ async function introduce(run: Run, workflowId: string, facts: Facts, phase: Phas
         ? "gates asked here: approve, or say what to change"
         : "no terminal: the run stops at each gate with the decision (exit 5)";
   options.progress.line(gates);
+  if (options.projectContext === true) sayProjectContext(run);
+}
+
+/** Once per run: which of the project's files the agents use, the .gitignore lines, and what runs unattended. */
+function sayProjectContext(run: Run): void {
+  const { options } = run;
+  const say = (line: string) => options.progress.line(line);
+  const names = [...new Set(run.flow.steps.flatMap(stepAgents))];
+  const own = names.filter((n) => existsSync(join(options.root, ".claude", "agents", `${n}.md`)));
+  if (own.length > 0) say(`agents: the project's .claude/agents/ (${own.join(", ")})${own.length < names.length ? `, dotagent's for the rest` : ""}`);
+  const instructions = readProjectInstructions(options.root);
+  run.instructions = instructions.text;
+  say(instructions.note);
+  const added = addGitignoreLines(options.root);
+  if (added > 0) say(`.gitignore: added ${count(added, "line")} for dotagent's machine-local files (as \`dotagent install\` does)`);
+  if (run.approve === "auto") {
+    const shells = names.filter((n) => (run.flow === DEVELOP || own.length === 0 ? options.agents : agentsForFlow(options.root, [n], options.agents)).get(n)?.tools.includes("Bash"));
+    if (shells.length > 0) say(`unattended: ${shells.join(" and ")} run shell commands (Bash) with your user's rights, nobody asked`);
+  }
+}
+
+/** The .gitignore lines install writes, merged in (a git repository only; an install manages its own). The number of lines added. */
+function addGitignoreLines(root: string): number {
+  if (!existsSync(join(root, ".git")) || existsSync(join(root, ".claude", ".dotagent-install.json"))) return 0;
+  const file = join(root, ".gitignore");
+  const read = readProjectText(file, { maxBytes: 1024 * 1024, links: "refuse" });
+  if (read.kind === "refused") return 0;
+  const before = read.kind === "ok" ? read.text : null;
+  const merged = mergeGitignore(before, GITIGNORE_LINES, []);
+  if (!merged.changed) return 0;
+  writeFileDurable(file, merged.text);
+  return merged.owned.filter((l) => !l.startsWith("#")).length;
 }
 
 interface StepContext {
@@ -915,9 +956,10 @@ async function releaseTask(run: Run, id: string): Promise<void> {
 
 function agentContext(run: Run, at: StepContext, phase: string): AgentRunContext {
   const { options } = run;
-  // A definition's agents: the project's .claude/agents/<name>.md first (SPEC §20); develop's: the agent files as given.
-  const agents = run.flow === DEVELOP ? options.agents : agentsForFlow(options.root, new Set(run.flow.steps.flatMap(stepAgents)), options.agents);
-  return { root: options.root, workflowId: at.workflowId, request: at.request, phase, agents, ...(options.sdk ? { sdk: options.sdk } : {}), ...(options.sdkOptions ? { sdkOptions: options.sdkOptions } : {}) };
+  // The project's .claude/agents/<name>.md first: a definition's own agents (SPEC §20), and from the
+  // CLI develop's too (installed, maybe edited); else the agent files as given.
+  const agents = run.flow === DEVELOP && options.projectContext !== true ? options.agents : agentsForFlow(options.root, new Set(run.flow.steps.flatMap(stepAgents)), options.agents);
+  return { root: options.root, workflowId: at.workflowId, request: at.request, phase, agents, ...(run.instructions ? { instructions: run.instructions } : {}), ...(options.sdk ? { sdk: options.sdk } : {}), ...(options.sdkOptions ? { sdkOptions: options.sdkOptions } : {}) };
 }
 
 /** At most `limit` at once; after Ctrl-C nothing more starts. */

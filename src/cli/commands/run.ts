@@ -76,6 +76,8 @@ export const command: Command = {
         design: stringOption(context, "design"),
         maxParallel,
         agents,
+        // The project's agents, CLAUDE.md and .gitignore lines, as a session in it has them; --agents names other agent files.
+        projectContext: stringOption(context, "agents") === undefined,
         helper,
         ask: cold.terminalAsker(),
         progress,
