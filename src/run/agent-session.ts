@@ -37,7 +37,9 @@ export interface AgentOutcome {
    * API (unreachable, overloaded, rate limited): the SDK's error code. Not the agent's failure, and
    * no other session would do better until it is fixed or over.
    */
-  readonly blocked?: { readonly kind: "account" | "service"; readonly error: string };
+  readonly blocked?: { readonly kind: "account" | "service" | "budget"; readonly error: string; readonly resetsAt?: number };
+  /** The session's estimated cost in USD (its last result's `total_cost_usd`), when the SDK said it. */
+  readonly costUsd?: number;
   /** Set when the run was interrupted (Ctrl-C) during the session: stopped, its record kept for the next run. */
   readonly interrupted?: true;
 }
@@ -111,6 +113,9 @@ export async function runAgentJob(job: AgentJob, context: AgentRunContext, contr
   const run = recoverableQuery({ prompt: agentPrompt(job, context.request, context.phase), options, store, key, ...(context.sdk ? { sdk: context.sdk } : {}) });
   let lastWords: string | undefined;
   let authRetries = 0;
+  // A usage limit the API said it refuses until (a `rate_limit_event`), and what the session cost.
+  let resetsAt: number | undefined;
+  let costUsd: number | undefined;
   let sessionId: string | null = null;
   const interrupted = (): AgentOutcome => ({ key, sessionId, resumed: false, said: "", interrupted: true });
   try {
@@ -123,7 +128,7 @@ export async function runAgentJob(job: AgentJob, context: AgentRunContext, contr
         throw error;
       }
       if (step.done) break;
-      const message = step.value as { type: string; subtype?: unknown; result?: unknown; errors?: unknown; error?: unknown; error_status?: unknown; session_id?: unknown };
+      const message = step.value as { type: string; subtype?: unknown; result?: unknown; errors?: unknown; error?: unknown; error_status?: unknown; session_id?: unknown; total_cost_usd?: unknown };
       if (typeof message.session_id === "string") sessionId = message.session_id;
       try {
         controls.onMessage?.(step.value);
@@ -136,6 +141,12 @@ export async function runAgentJob(job: AgentJob, context: AgentRunContext, contr
         return interrupted();
       }
       if (message.type === "result") lastWords = typeof message.result === "string" ? message.result : Array.isArray(message.errors) ? message.errors.join("; ") : undefined;
+      if (message.type === "result" && typeof message.total_cost_usd === "number") costUsd = message.total_cost_usd;
+      if (message.type === "rate_limit_event") {
+        const info = (message as { rate_limit_info?: { status?: unknown; resetsAt?: unknown } }).rate_limit_info;
+        // resetsAt is in seconds since the epoch (Claude Code's headers); milliseconds accepted too.
+        if (info?.status === "rejected" && typeof info.resetsAt === "number" && Number.isFinite(info.resetsAt)) resetsAt = info.resetsAt < 1e12 ? info.resetsAt * 1000 : info.resetsAt;
+      }
       if (message.type === "system" && message.subtype === "api_retry" && message.error === "authentication_failed" && ++authRetries >= AUTH_RETRIES_TO_STOP) {
         // A key the API refuses: minutes of retries would end the same way. Stop this session now
         // (the record stays running; nothing about the agent is judged).
@@ -143,7 +154,12 @@ export async function runAgentJob(job: AgentJob, context: AgentRunContext, contr
         return { key, sessionId: typeof message.session_id === "string" ? message.session_id : null, resumed: false, said: `the API refused the credentials (HTTP ${String(message.error_status ?? "401")})`, error: `${job.agent} could not authenticate`, blocked: { kind: "account", error: "authentication_failed" } };
       }
     }
-    return finished(job, key, step.value, lastWords);
+    const outcome = finished(job, key, step.value, lastWords);
+    return {
+      ...outcome,
+      ...(costUsd === undefined ? {} : { costUsd }),
+      ...(outcome.blocked && resetsAt !== undefined ? { blocked: { ...outcome.blocked, resetsAt } } : {}),
+    };
   } finally {
     controls.signal?.removeEventListener("abort", stop);
   }
@@ -151,7 +167,8 @@ export async function runAgentJob(job: AgentJob, context: AgentRunContext, contr
 
 function finished(job: AgentJob, key: string, result: RecoverableResult, lastWords: string | undefined): AgentOutcome {
   const failed = result.is_error || (result.subtype !== undefined && result.subtype !== "success");
-  const blocked = failed ? blockedBy(result.error) : undefined;
+  // The run's cost cap reached inside this session (the SDK's maxBudgetUsd): not the agent's failure.
+  const blocked = failed ? (result.subtype === "error_max_budget_usd" ? { kind: "budget" as const, error: "error_max_budget_usd" } : blockedBy(result.error)) : undefined;
   return {
     key,
     sessionId: result.session_id ?? null,

@@ -24,7 +24,7 @@ import { flowOf } from "../core/flow-of.js";
 import { runStep } from "../ops/step-run.js";
 import type { Decide } from "../ops/resume.js";
 import { resolveWorkflowName } from "../ops/workflow-name.js";
-import { count } from "../core/words.js";
+import { count, formatDuration } from "../core/words.js";
 import { isReworkOpen, isWorkflowComplete } from "../core/transitions.js";
 import { writeFileDurable, writeJsonDurable } from "../store/atomic-write.js";
 import { readProjectText } from "../store/read-file.js";
@@ -69,6 +69,14 @@ export interface Asker {
 
 export interface RunOptions {
   readonly root: string;
+  /**
+   * `--max-cost USD`: this run's cost cap, the sessions' estimated cost as the SDK reports it
+   * (`total_cost_usd`; each session also gets `maxBudgetUsd` = what is left). Reached: the run
+   * stops cleanly (`budget_reached`, exit 1), nothing marked failed; the next run goes on.
+   */
+  readonly maxCostUsd?: number | undefined;
+  /** How long to wait for a usage limit whose reset the API did not say (doubling, up to 15 min). Tests shorten it. */
+  readonly limitWaitMs?: number | undefined;
   readonly request?: string | undefined;
   /** `--workflow NAME`: the definition a workflow this run starts walks (SPEC §20); default develop. */
   readonly workflow?: string | undefined;
@@ -139,6 +147,10 @@ interface Run {
   steps: number;
   agents: number;
   readonly sessions: Map<string, number>;
+  /** Usage-limit waits made so far (MAX_LIMIT_WAITS at most). */
+  limitWaits: number;
+  /** The sessions' estimated cost in this run (USD, as the SDK reports it). */
+  spent: number;
   /** Each job's last reply, for the message when it fails. */
   readonly said: Map<string, string>;
   /** Reports written in this run, in order. */
@@ -222,13 +234,56 @@ function agentsRunning(live: readonly LiveAgent[]): DotagentError {
   );
 }
 
+/** How many usage-limit waits one run makes before it stops and says so. */
+const MAX_LIMIT_WAITS = 6;
+const LIMIT_WAIT_CAP_MS = 15 * 60_000;
+
+/**
+ * Waits for a usage limit's reset (the time the API said, a few seconds after it; else 60 s,
+ * doubling, at most 15 min), the countdown on the live line. Ctrl-C ends the wait as a clean stop.
+ */
+async function waitForLimit(run: Run, resetsAt: number | undefined): Promise<void> {
+  const { options } = run;
+  const now = () => (options.now ?? (() => new Date()))().getTime();
+  const guess = Math.min(LIMIT_WAIT_CAP_MS, (options.limitWaitMs ?? 60_000) * 2 ** run.limitWaits);
+  const margin = Math.min(5_000, options.limitWaitMs ?? 5_000);
+  const until = resetsAt !== undefined && resetsAt > now() ? Math.min(resetsAt + margin, now() + 6 * 60 * 60_000) : now() + guess;
+  run.limitWaits++;
+  const at = new Date(until).toISOString().slice(11, 16);
+  options.progress.line(`usage limit reached: waiting until ${at} UTC${resetsAt === undefined ? " (the API gave no reset time)" : ""}, then going on; Ctrl-C stops cleanly`, { mark: "warning" });
+  const activity = options.progress.begin("usage limit");
+  try {
+    while (now() < until) {
+      throwIfInterrupted(run);
+      activity.update(`resets in ${formatDuration(until - now())}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(1000, Math.max(10, until - now())));
+        options.signal?.addEventListener("abort", () => {
+          clearTimeout(timer);
+          resolve();
+        }, { once: true });
+      });
+    }
+    throwIfInterrupted(run);
+  } finally {
+    activity.end();
+  }
+}
+
+/** The cost cap reached: a clean stop, nothing marked failed; the next run goes on. */
+function budgetReached(run: Run): DotagentError {
+  const cap = run.options.maxCostUsd ?? 0;
+  return new DotagentError("budget_reached", `the cost cap of $${cap.toFixed(2)} is reached: about $${run.spent.toFixed(2)} spent in this run (the SDK's estimate); nothing was marked failed; dotagent run goes on from here (--max-cost for another budget)`, EXIT.refused, { cap, spent: Math.round(run.spent * 10_000) / 10_000 });
+}
+
 /** A session ended on an account or API problem: the run stops, and nothing is marked failed for it. */
-function blockedFailure(outcome: AgentOutcome): DotagentError {
+function blockedFailure(outcome: AgentOutcome, run?: Run): DotagentError {
   const said = outcome.said.replace(/\s+/g, " ").trim().slice(0, 200);
   const quoted = said ? ` ("${said}")` : "";
   const error = outcome.blocked?.error ?? "unknown";
+  if (outcome.blocked?.kind === "budget" && run !== undefined) return budgetReached(run);
   if (outcome.blocked?.kind === "service") {
-    return new DotagentError("api_unavailable", `the Claude API cannot be used right now (${error})${quoted}; run dotagent run again later; nothing was marked failed`, EXIT.refused, { error });
+    return new DotagentError("api_unavailable", `the Claude API cannot be used right now (${error})${quoted}; run dotagent run again later; nothing was marked failed`, EXIT.refused, { error, ...(outcome.blocked.resetsAt !== undefined ? { resetsAt: outcome.blocked.resetsAt } : {}) });
   }
   const what = error === "authentication_failed" ? "Claude Code could not authenticate" : `Claude Code cannot use its account (${error})`;
   return new DotagentError("auth_failed", `${what}${quoted}; fix that (\`claude\` then /login, or ANTHROPIC_API_KEY), then run dotagent run again; nothing was marked failed`, EXIT.refused, { error });
@@ -249,6 +304,8 @@ async function drive(options: RunOptions): Promise<RunOutcome> {
     steps: 0,
     agents: 0,
     sessions: new Map(),
+    limitWaits: 0,
+    spent: 0,
     said: new Map(),
     written: [],
     approve: options.approve ?? "ask",
@@ -274,6 +331,7 @@ async function loop(run: Run): Promise<RunOutcome> {
   await checkWorkflowName(options);
   for (let round = 0; round < MAX_ROUNDS; round++) {
     throwIfInterrupted(run);
+    if (options.maxCostUsd !== undefined && run.spent >= options.maxCostUsd) throw budgetReached(run);
     // --workflow goes with the request: a changed request's new workflow walks it too.
     const plan = await run.wf.resume({ ...(request !== undefined ? { request, ...(options.workflow !== undefined ? { workflow: options.workflow } : {}) } : {}), ...(options.maxParallel !== undefined ? { maxParallel: options.maxParallel } : {}), ...(options.ask.interactive ? { decide: (d: Decision) => askDecision(options, d) } : {}) });
     request = undefined; // checked once; the workflow holds it from here on
@@ -285,7 +343,15 @@ async function loop(run: Run): Promise<RunOutcome> {
     for (const repair of plan.repairs ?? []) options.progress.line(repair.message);
     const step = nextRunStep(plan, runFacts(facts, plan.phase));
     if (plan.phase && step.kind !== "complete" && step.kind !== "init") options.progress.phase(plan.phase);
-    const outcome = await carryOut(run, step, { workflowId: plan.workflow_id ?? "", phase: plan.phase, request: facts.request ?? options.request ?? "", approved: facts.approved });
+    let outcome: RunOutcome | undefined;
+    try {
+      outcome = await carryOut(run, step, { workflowId: plan.workflow_id ?? "", phase: plan.phase, request: facts.request ?? options.request ?? "", approved: facts.approved });
+    } catch (error) {
+      // A usage or rate limit is never an agent's failure: wait for its reset, then go on (the cut-off session resumes).
+      if (!(error instanceof DotagentError) || error.code !== "api_unavailable" || error.details.error !== "rate_limit" || run.limitWaits >= MAX_LIMIT_WAITS) throw error;
+      await waitForLimit(run, typeof error.details.resetsAt === "number" ? error.details.resetsAt : undefined);
+      continue;
+    }
     if (outcome !== undefined) return outcome;
     run.steps++;
   }
@@ -699,14 +765,17 @@ async function runSessions(run: Run, jobs: readonly AgentJob[], context: AgentRu
     else await ended(job, outcome, ms);
   });
   throwIfInterrupted(run, kept);
-  if (blocked) throw blockedFailure(blocked);
+  if (blocked) throw blockedFailure(blocked, run);
 }
 
 async function session(run: Run, job: AgentJob, context: AgentRunContext, label: string): Promise<{ outcome: AgentOutcome; ms: number }> {
   const activity = run.options.progress.begin(label);
   run.working++;
   try {
-    const outcome = await runAgentJob(job, context, {
+    // What is left of the run's cost cap bounds the session too (the SDK stops it there: error_max_budget_usd).
+    const left = run.options.maxCostUsd === undefined ? undefined : Math.max(0.01, run.options.maxCostUsd - run.spent);
+    const bounded = left === undefined ? context : { ...context, sdkOptions: { ...context.sdkOptions, maxBudgetUsd: left } };
+    const outcome = await runAgentJob(job, bounded, {
       ...(run.options.signal ? { signal: run.options.signal } : {}),
       onMessage: (message) => {
         const doing = describeActivity(message, run.options.root);
@@ -714,6 +783,7 @@ async function session(run: Run, job: AgentJob, context: AgentRunContext, label:
       },
     });
     if (!outcome.interrupted) run.agents++;
+    run.spent += outcome.costUsd ?? 0;
     return { outcome, ms: activity.end() };
   } catch (error) {
     activity.end();
@@ -909,8 +979,10 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
           return;
         }
         if (outcome.blocked) {
-          // Not the task's failure: it stays as it is (running, this run's); the run stops below.
+          // Not the task's failure: given back (no attempt counted) as on Ctrl-C, its session kept,
+          // so a wait for a usage limit's reset, or the next run, starts it again where it was.
           blocked ??= outcome;
+          await releaseTask(run, id);
           return;
         }
       } catch (e) {
@@ -931,7 +1003,7 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
   );
   if (released.length > 0) options.progress.line(`${released.length === 1 ? "task" : "tasks"} ${released.join(", ")} given back: ${released.length === 1 ? "it starts" : "they start"} again on the next run, no attempt counted`);
   throwIfInterrupted(run, kept);
-  if (blocked) throw blockedFailure(blocked);
+  if (blocked) throw blockedFailure(blocked, run);
 }
 
 async function completeTask(run: Run, id: string, output: string, label: string, done: number, total: number, ms: number): Promise<void> {

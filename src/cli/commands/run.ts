@@ -42,8 +42,8 @@ function resultLines(outcome: RunOutcome): string[] {
 
 export const command: Command = {
   summary: "run the whole workflow headless through the Claude Agent SDK; rerun to continue",
-  usage: 'dotagent run ["<request>"] [--workflow NAME] [--approve ask|auto] [--design NAME] [--max-parallel N] [--agents DIR] [-q] [--json]',
-  options: { workflow: { type: "string" }, approve: { type: "string" }, design: { type: "string" }, "max-parallel": { type: "string" }, agents: { type: "string" }, quiet: { type: "boolean", short: "q" } },
+  usage: 'dotagent run ["<request>"] [--workflow NAME] [--approve ask|auto] [--design NAME] [--max-parallel N] [--max-cost USD] [--agents DIR] [-q] [--json]',
+  options: { workflow: { type: "string" }, approve: { type: "string" }, design: { type: "string" }, "max-parallel": { type: "string" }, "max-cost": { type: "string" }, agents: { type: "string" }, quiet: { type: "boolean", short: "q" } },
   examples: [
     'dotagent run "add login"                 asks at the two gates on a terminal (approve, or say what to change)',
     'dotagent run "add login" --approve auto  unattended (CI): approves the gates, takes the recommended design; remembered for the workflow',
@@ -51,6 +51,7 @@ export const command: Command = {
     "dotagent run --approve ask              continue, asking at the gates again",
     "dotagent run --design robust            the design choice, answered up front",
     'dotagent run --workflow fix "login fails with +"   another workflow (dotagent workflows lists them): its steps, its gates, its commands',
+    "dotagent run --max-cost 5               stop cleanly once the sessions cost about $5 (the SDK's estimate); rerun to go on",
   ],
   async run(context) {
     if (context.args.length > 1) throw usageError(`dotagent run takes one request; quote it: dotagent run "${context.args.join(" ")}"`);
@@ -58,6 +59,9 @@ export const command: Command = {
     const approve = stringOption(context, "approve");
     if (approve !== undefined && approve !== "ask" && approve !== "auto") throw usageError(`--approve takes ask or auto, not "${approve}"`);
     const maxParallel = maxParallelOption(context);
+    const costText = stringOption(context, "max-cost");
+    const maxCostUsd = costText === undefined ? undefined : Number(costText.replace(/^\$/, ""));
+    if (maxCostUsd !== undefined && !(Number.isFinite(maxCostUsd) && maxCostUsd > 0)) throw usageError(`--max-cost takes a positive amount in US dollars (e.g. 5 or 2.50), not "${costText}"`);
     assertStatePaths(context.paths); // before the SDK is looked for: a wrong --dir is the first thing to say
     const sdk = await loadAgentSdk(context.paths.root, import.meta.url);
     const cold = await loadCold();
@@ -75,6 +79,7 @@ export const command: Command = {
         approve,
         design: stringOption(context, "design"),
         maxParallel,
+        maxCostUsd,
         agents,
         // The project's agents, CLAUDE.md and .gitignore lines, as a session in it has them; --agents names other agent files.
         projectContext: stringOption(context, "agents") === undefined,
