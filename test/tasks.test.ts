@@ -36,7 +36,7 @@ describe("dotagent tasks: the plan on one screen", () => {
     const merge = git(p, "rev-parse", "main");
     const plain = ok(dotagent(p, ["tasks"])).stdout.trimEnd().split("\n");
     expect(plain[0]).toBe("wf-add-parts at IMPLEMENTATION: 3 tasks, 1 pending, 1 running, 1 complete");
-    expect(plain[1]).toMatch(/^ID +STATUS +ATTEMPTS +DEPENDS ON +TIME +WHERE +TITLE$/);
+    expect(plain[1]).toMatch(/^ID +STATUS +FAILED +DEPENDS ON +TIME +WHERE +TITLE$/);
     expect(plain[2]).toMatch(new RegExp(`^t1 +complete +0/3 +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC +merged into main as ${merge.slice(0, 7)} +Login form$`));
     expect(plain[3]).toMatch(new RegExp(`^t2 +running +0/3 +t1 +\\S+ \\S+ UTC +pid ${liveOwner()}, \\.dotagent/worktrees/t2 +Session store$`));
     expect(plain[4]).toMatch(/^t3 +pending +0\/3 +t2 +waits for t2 +Logout$/);

@@ -87,7 +87,7 @@ export function listLines(result: TaskListResult, width = Number.POSITIVE_INFINI
   const filter = result.filter === null ? "" : `; showing ${result.filter.join(", ")}: ${result.tasks.length}`;
   if (result.tasks.length === 0) return [`${head}${filter}`];
   const rows = result.tasks.map((t) => [t.id, t.status, `${t.attempts}/${t.max_attempts}`, t.depends_on.join(","), rowTime(t) === null ? "" : formatTime(rowTime(t)), shown(whereText(t)), shown(t.title)]);
-  return [`${head}${filter}`, ...table(["ID", "STATUS", "ATTEMPTS", "DEPENDS ON", "TIME", "WHERE", "TITLE"], rows, width), ...noteLines(result.tasks, width)];
+  return [`${head}${filter}`, ...table(["ID", "STATUS", "FAILED", "DEPENDS ON", "TIME", "WHERE", "TITLE"], rows, width), ...noteLines(result.tasks, width)];
 }
 
 /** A line under the table for each task whose last error or skip reason a person should read. */
