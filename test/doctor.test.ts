@@ -362,3 +362,18 @@ describe("issue 21: doctor never hangs, never crashes, and names what it finds",
     expect(run.byName("install")).toContainEqual(expect.objectContaining({ status: "warn", message: expect.stringContaining("2 entries of .dotagent-install.json ignored") }));
   });
 });
+
+describe("doctor's verdict and --headless", () => {
+  it("the last line counts the warnings beside the verdict; --headless skips the Claude Code install and requires the SDK and a login", () => {
+    const p = tempProject();
+    const plain = dotagent(p, ["doctor"], { env: { ANTHROPIC_API_KEY: "" } });
+    // No install here (a failure) and no login (a warning): both counted.
+    expect(plain.stdout.trim().split("\n").at(-1)).toBe("1 problem to fix (1 warning).");
+    const headless = dotagent(p, ["doctor", "--headless", "--json"], { env: { ANTHROPIC_API_KEY: "" } });
+    expect(headless.code).toBe(1);
+    expect(headless.json.checks.map((c: { name: string }) => c.name)).not.toContain("install");
+    expect(headless.json.checks.find((c: { name: string }) => c.name === "login").status).toBe("fail");
+    const ready = dotagent(p, ["doctor", "--headless"], { env: { ANTHROPIC_API_KEY: "sk-ant-test" } });
+    expect([ready.code, ready.stdout.trim().split("\n").at(-1)]).toEqual([0, "All good for `dotagent run`."]);
+  });
+});

@@ -29,7 +29,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   run: { summary: "run the whole workflow headless through the Claude Agent SDK; rerun to continue", load: () => import("./commands/run.js") },
   log: { summary: "show the event log", load: () => import("./commands/log.js") },
   install: { summary: "install the skills, agents and hook into .claude/", load: () => import("./commands/install.js") },
-  hook: { summary: "hook session-start: Claude Code's SessionStart hook", load: () => import("./commands/hook.js") },
+  hook: { summary: "hook <event>: Claude Code's hooks (session-start, pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit)", load: () => import("./commands/hook.js") },
   doctor: { summary: "check the set-up (Node.js, install, settings, state, lock, Agent SDK, login), each with its fix", load: () => import("./commands/doctor.js") },
   step: { summary: "step run STEP: run the current shell or check step's command and record it", load: () => import("./commands/step.js") },
   workflows: { summary: "list the workflows (built-in and .dotagent/workflows/), show or validate one", load: () => import("./commands/workflows.js") },
@@ -53,7 +53,7 @@ function mainHelp(): string {
     "  dotagent resume                      after `claude -r`: what to continue",
     "  dotagent resume --json --dry-run     the same plan for an agent, writing nothing",
     "  dotagent init --request 'add login'",
-    "  dotagent status --dir examples/interrupted-architecture",
+    "  dotagent status --dir ../other-project  where the workflow there stands",
     "",
     "Exit codes: 0 ok · 1 refused · 2 usage · 3 state invalid · 4 locked · 5 a person must decide · 130 interrupted (run)",
   ].join("\n");

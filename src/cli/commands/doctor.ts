@@ -188,14 +188,25 @@ function writableCheck(paths: ProjectPaths): Check {
   return { name: "writable", status: "fail", message: `${paths.root} does not exist`, fix: "run from the project folder, or pass --dir" };
 }
 
+/** "All good.", "All good (2 warnings).", "1 problem to fix (1 warning).": the warnings counted, never hidden by the verdict. */
+function summaryLine(checks: readonly Check[], code: number, headless: boolean): string {
+  const warnings = checks.filter((x) => x.status === "warn").length;
+  const also = warnings > 0 ? ` (${count(warnings, "warning")})` : "";
+  const scope = headless ? " for `dotagent run`" : "";
+  return code === 0 ? `All good${scope}${also}.` : `${count(checks.filter((x) => x.status === "fail").length, "problem")} to fix${scope}${also}.`;
+}
+
 export const command: Command = {
   summary: "check the set-up: Node.js, the install, settings.json, the state, the lock, the Agent SDK and a login; each with its fix",
-  usage: "dotagent doctor [--stale-after 7d|never] [--json]",
-  options: { "stale-after": { type: "string" } },
-  examples: ["dotagent doctor", "dotagent doctor --json          {ok, version, checks:[{name, status: ok|warn|fail, message, fix}]}"],
+  usage: "dotagent doctor [--headless] [--stale-after 7d|never] [--json]",
+  options: { "stale-after": { type: "string" }, headless: { type: "boolean" } },
+  examples: ["dotagent doctor", "dotagent doctor --headless      a project that only uses `dotagent run`: no Claude Code install needed; the SDK and a login are", "dotagent doctor --json          {ok, version, checks:[{name, status: ok|warn|fail, message, fix}]}"],
   async run(context) {
     assertProjectRoot(context.paths); // --dir not a folder: exit 3 like every command (§2), not a check line
-    const checks: Check[] = [checkNode(process.version), ...installChecks(context.paths), ...settingsChecks(context.paths), await stateCheck(context), lockCheck(context), writableCheck(context.paths), sdkCheck(context.paths), loginCheck()];
+    // --headless: `dotagent run` needs no Claude Code install, but it cannot run without the SDK and a login.
+    const headless = context.options.headless === true;
+    const required = (check: Check): Check => (headless && check.status === "warn" ? { ...check, status: "fail" } : check);
+    const checks: Check[] = [checkNode(process.version), ...(headless ? [] : [...installChecks(context.paths), ...settingsChecks(context.paths)]), await stateCheck(context), lockCheck(context), writableCheck(context.paths), required(sdkCheck(context.paths)), required(loginCheck())];
     const code = doctorExitCode(checks);
     context.out.result({ ok: code === 0, version: VERSION, checks }, () => {
       const c = context.out.color;
@@ -203,7 +214,7 @@ export const command: Command = {
       return [
         `dotagent ${VERSION} doctor in ${context.paths.root}`,
         ...checks.map((check) => `${mark[check.status]} ${check.name.padEnd(8)} ${check.message}${check.fix ? ` — fix: ${check.fix}` : ""}`),
-        code === 0 ? "All good." : `${count(checks.filter((x) => x.status === "fail").length, "problem")} to fix.`,
+        summaryLine(checks, code, headless),
       ];
     });
     return code;

@@ -30,7 +30,7 @@ export const command: Command = {
     "dotagent resume --isolation commit      uncommitted changes before the tasks start: commit them (worktrees)",
     "dotagent resume --isolation shared      … or run this round's tasks in the one checkout, without worktrees",
     "dotagent resume --keep-edit             phase.json was edited by hand: keep the edit (dotagent adopts it)",
-    "dotagent resume --dir examples/orphaned-tasks --dry-run",
+    "dotagent resume --dir ../other-project --dry-run",
   ],
   async run(context) {
     const isolation = context.options.isolation;

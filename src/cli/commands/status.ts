@@ -9,7 +9,7 @@ export const command: Command = {
   summary: "show where the workflow is; takes no lock and never writes",
   usage: "dotagent status [--stale-after 7d|never] [--json]",
   options: { "stale-after": { type: "string" } },
-  examples: ["dotagent status", "dotagent status --json          the resume plan (as resume --dry-run) plus task counts", "dotagent status --dir examples/orphaned-tasks"],
+  examples: ["dotagent status", "dotagent status --json          the resume plan (as resume --dry-run) plus task counts", "dotagent status --dir ../other-project"],
   async run(context) {
     const { result, plan, approvedNeeds } = await readStatus(opContext(context), resumeOptions(context).staleAfterMs);
     context.out.result(result, () => {
