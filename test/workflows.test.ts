@@ -283,5 +283,21 @@ describe("a project workflow, end to end from the CLI", () => {
     expect(slow.json).toMatchObject({ passed: false, timed_out: true, next: { action: "workflow_failed" } });
     expect(readJson(p, "memory/reports/steps/SLOW.json")).toMatchObject({ passed: false, timed_out: true, signal: "SIGKILL" });
   }, 20_000);
+
+  it("/develop with a new request after a complete workflow: archived without asking, the new one started (as init does)", () => {
+    const p = project({ one: { steps: [{ id: "ONLY", kind: "agent", agent: "pm", report: "demand.json" }] } });
+    dotagent(p, ["init", "--workflow", "one", "--request", "first"]);
+    writeJson(p, "memory/reports/demand.json", { summary: "done" });
+    expect(next(p)).toMatchObject({ action: "workflow_complete" });
+    // What the /develop skill runs (resume --start with the person's text), from the model's shell.
+    const started = dotagent(p, ["resume", "--json", "--start", "--request=--workflow one second"], { env: { CLAUDECODE: "1" } });
+    expect(started.code).toBe(0);
+    expect(started.json).toMatchObject({ situation: "started", phase: "ONLY", decision: null });
+    expect(readJson(p, "memory/state/phase.json").request).toBe("second");
+    expect(readdirSync(join(p, "memory/state/.archive"))).toHaveLength(1);
+    // An open workflow is still the person's decision.
+    const asked = dotagent(p, ["resume", "--json", "--start", "--request=third"], { env: { CLAUDECODE: "1" } });
+    expect([asked.code, asked.json.situation]).toEqual([5, "request_changed"]);
+  });
 });
 

@@ -55,6 +55,8 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
   let options: ResumeOptions = { request: input.request, staleAfterMs: input.staleAfterMs, maxParallel: input.maxParallel, keepEdits: input.keepEdits };
   /** What was done between rounds (a rollback the person chose), told with the final plan. */
   const done: Repair[] = [];
+  /** Whether this call started a new workflow (a changed request answered yes, or after a complete one). */
+  let startedNew = false;
   // Nothing on disk: nothing to lock, repair or log (resume never creates memory/ by itself).
   const starting = input.start === true && (options.request?.trim() ?? "") !== "";
   if (input.dryRun || (!existsSync(context.paths.stateDir) && !starting)) {
@@ -105,8 +107,15 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
       }
       return planWithDir(planned, context.dirArg);
     });
-    if (plan.decision === null) return { result: planJson(plan, true), plan, mode: "resume", exitCode: 0 };
-    const answer = input.decide ? await input.decide(plan.decision) : "no-terminal";
+    if (plan.decision === null) {
+      // A new workflow the person's answer (or a finished one) started: said as started, like `resume --start`.
+      const shown = startedNew ? { ...plan, situation: "started" as const } : plan;
+      return { result: planJson(shown, true), plan: shown, mode: "resume", exitCode: 0 };
+    }
+    // `/develop <a new request>` after a complete workflow: archived without asking, as `init` does
+    // (a complete workflow is never resumed; nothing of it is lost: the archive keeps it).
+    const finished = plan.decisionKind === "request_changed" && input.start === true && plan.phase_status === "complete";
+    const answer = finished ? true : input.decide ? await input.decide(plan.decision) : "no-terminal";
     if (answer === "no-terminal") return { result: planJson(plan, plan.decisionKind === "isolation"), plan, mode: "resume", exitCode: 5 };
     if (plan.decisionKind === "isolation") {
       isolation = answer ? "commit" : "shared";
@@ -146,7 +155,9 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
       if (name) context.note(`Archived the old state as ${name}`);
       if (plan.decisionKind === "request_changed" && options.request !== undefined) {
         const { initWorkflow } = await import("./init.js");
-        await locked(context, "resume", () => initWorkflow(context.paths, options.request, undefined, now, context.warn, input.workflow));
+        const state = await locked(context, "resume", () => initWorkflow(context.paths, options.request, undefined, now, context.warn, input.workflow));
+        done.push({ code: "workflow_started", message: `started workflow ${state.workflow_id} for ${JSON.stringify(options.request)}` });
+        startedNew = true;
       }
       options = { ...options, request: undefined };
       continue;
