@@ -108,7 +108,7 @@ describe("the next step, said once", () => {
 describe("plurals", () => {
   it("doctor counts one problem as one problem", () => {
     const out = dotagent(tempProject(), ["doctor"], { env: { HOME: tempProject(), CLAUDE_CONFIG_DIR: "" } }).stdout;
-    expect(out).toMatch(/^1 problem to fix\.$/m);
+    expect(out).toMatch(/^1 problem to fix( \(\d+ warnings?\))?\.$/m);
     expect(out).not.toMatch(/\(s\)/);
   });
 
