@@ -124,3 +124,13 @@ describe("dotagent report", () => {
     expect(existsSync(join(p, "memory/report.html"))).toBe(false);
   });
 });
+
+describe("dotagent report, a write the disk refuses", () => {
+  it("says which file and what to do: write_failed, exit 1", () => {
+    const p = atImplementation();
+    const run = dotagent(p, ["report", "--out", "no/such/folder/r.html", "--json"]);
+    expect(run.code).toBe(1);
+    expect(run.json.error).toMatchObject({ code: "write_failed", errno: "ENOENT" });
+    expect(run.json.error.message).toContain("give --out a path in a folder that exists");
+  });
+});

@@ -29,7 +29,7 @@ export interface RunReportInput {
   readonly events: readonly RunReportEvent[];
   /** What is known of cost; `recorded: false` says why nothing is shown. */
   readonly cost: { readonly recorded: false; readonly why: string } | { readonly recorded: true; readonly lines: readonly string[] };
-  /** When the page was made (ISO). */
+  /** When the page was made (ISO): the end of an open step's bar. */
   readonly generatedAt: string;
 }
 
@@ -228,7 +228,7 @@ svg text{font:12px system-ui,sans-serif}.label{font-weight:600;fill:#333}.dur,.t
 
 /** The whole page. */
 export function renderRunReportHtml(input: RunReportInput): string {
-  const now = ms(input.generatedAt) ?? Date.now();
+  const now = ms(input.generatedAt) ?? 0;
   const spans = stepSpans(input);
   const breaks = input.events.filter((ev) => INTERRUPTION_EVENTS.has(ev.type));
   const resumes = breaks.filter((ev) => ev.type === "resumed");

@@ -78,7 +78,7 @@ export async function writeRunReport(context: Pick<OpContext, "paths" | "now">, 
     writeFileDurable(file, html);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
-    throw new DotagentError("io_error", `${file} could not be written (${code}); give --out a path in a folder that exists and you may write to`, EXIT.refused, { path: file, errno: code });
+    throw new DotagentError("write_failed", `could not write ${file} (${code}); give --out a path in a folder that exists and you may write to`, EXIT.refused, { path: file, errno: code });
   }
   const rel = relative(context.paths.root, file);
   return {

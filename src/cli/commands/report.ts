@@ -2,7 +2,7 @@
 // For people: not in the hook's allow grammar, and it prints one line.
 import { count } from "../../core/words.js";
 import { usageError } from "../../core/errors.js";
-import { writeRunReport } from "../../ops/run-report.js";
+import { loadCold } from "../load-cold.js";
 import { stringOption, type Command } from "../context.js";
 
 export const command: Command = {
@@ -17,7 +17,7 @@ export const command: Command = {
     if (context.args.length > 0) throw usageError(`report takes no argument, not "${context.args[0]}"; give the file with --out`);
     const out = stringOption(context, "out");
     if (out === "") throw usageError("--out needs a file path");
-    const result = await writeRunReport(context, out, process.cwd());
+    const result = await (await loadCold()).writeRunReport(context, out, process.cwd());
     context.out.result(result, () => [`Wrote ${result.path} (${result.bytes} bytes): ${count(result.tasks, "task")}, ${count(result.interruptions, "interruption or repair event")}; cost ${result.cost_recorded ? "included" : "not recorded"}.`]);
     return 0;
   },

@@ -1,7 +1,7 @@
 // `dotagent show [REPORT|STEP]`: the reports as Markdown for people and pull requests (src/ops/show.ts).
-// Read-only. Not in the hook's allow grammar: the model reads the JSON reports themselves.
+// Read-only; the renderers sit in the cold half (src/cli/cold.ts). Not in the hook's allow grammar: the model reads the JSON reports themselves.
 import { usageError } from "../../core/errors.js";
-import { showReports } from "../../ops/show.js";
+import { loadCold } from "../load-cold.js";
 import type { Command } from "../context.js";
 
 export const command: Command = {
@@ -18,7 +18,8 @@ export const command: Command = {
   async run(context) {
     const [target, ...rest] = context.args;
     if (rest.length > 0) throw usageError(`show takes one report or step, not "${rest[0]}" too; see \`dotagent show --help\``);
-    const result = await showReports(context, target);
+    // The renderers live in the cold half of the bundle: no other command pays to load them.
+    const result = await (await loadCold()).showReports(context, target);
     context.out.result(result, () => [result.markdown.trimEnd()]);
     return 0;
   },
