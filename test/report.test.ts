@@ -108,7 +108,7 @@ describe("dotagent report", () => {
     expect(html.match(/class="break"/g)).toHaveLength(2);
   });
 
-  it("escapes a hostile request and task title", () => {
+  it("escapes a hostile request (task titles, errors and events: src/core/run-report-html.test.ts)", () => {
     const p = tempProject();
     ok(p, ["init", "--request", "<script>alert(1)</script>", "--workflow-id", "wf-x"]);
     const html = (ok(p, ["report", "--out", "r.html"]), readFileSync(join(p, "r.html"), "utf8"));
@@ -121,6 +121,16 @@ describe("dotagent report", () => {
     const run = dotagent(p, ["report", "--out", "memory"]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("is a folder");
+    expect(existsSync(join(p, "memory/report.html"))).toBe(false);
+  });
+});
+
+describe("dotagent report with nothing to draw", () => {
+  it("refuses where there is no workflow, and writes no page", () => {
+    const p = tempProject();
+    const run = dotagent(p, ["report", "--json"]);
+    expect(run.code).toBe(1);
+    expect(run.json.error.code).toBe("no_workflow");
     expect(existsSync(join(p, "memory/report.html"))).toBe(false);
   });
 });

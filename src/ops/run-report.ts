@@ -50,6 +50,10 @@ export async function writeRunReport(context: Pick<OpContext, "paths" | "now">, 
   const now = context.now();
   const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
   const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+  // Nothing to draw: said, and no empty page written (a corrupt phase.json still has a log and tasks to draw).
+  if (snapshot.phase.kind === "missing" && snapshot.execution.kind === "missing" && !existsSync(context.paths.eventsFile)) {
+    throw new DotagentError("no_workflow", "no workflow here (memory/state holds no phase.json, execution.json or events.jsonl); start one with `dotagent init --request …` or pass --dir", EXIT.refused);
+  }
   const events = existsSync(context.paths.eventsFile) ? readEvents(context.paths.eventsFile) : [];
   const workflowId = phase?.workflow_id ?? execution?.workflow_id ?? null;
   const input: RunReportInput = {
