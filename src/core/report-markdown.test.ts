@@ -55,6 +55,10 @@ describe("renderReportMarkdown", () => {
     expect(md).toMatch(/## Verification[\s\S]*\*\*Failed\.\*\*[\s\S]*### Failures\n\n- ❌ \*\*AC-4\*\* — problem: cookie readable/);
   });
 
+  it("says none for an empty list inside an item, never a dangling label", () => {
+    expect(renderReportMarkdown("memory/reports/designs/a.json", { tasks: [{ id: "t1", depends_on: [] }] })).toContain("- **t1** — depends_on: none");
+  });
+
   it("names a design and a task in its heading", () => {
     expect(renderReportMarkdown("memory/reports/designs/jwt.json", { name: "jwt", risks: ["revocation is hard"] })).toContain("## Design: jwt");
     expect(renderReportMarkdown("memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" })).toContain("## Task: t1");

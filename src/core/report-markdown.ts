@@ -99,7 +99,7 @@ function inline(value: unknown): string {
   if (typeof value === "boolean") return value ? "yes" : "no";
   if (typeof value === "number") return Number.isFinite(value) ? String(value) : "—";
   if (value === null || value === undefined) return "none";
-  if (Array.isArray(value)) return value.map(inline).join(", ");
+  if (Array.isArray(value)) return value.length === 0 ? "none" : value.map(inline).join(", ");
   return Object.entries(value as Record<string, unknown>).map(([k, v]) => `${escapeMarkdown(k)}: ${inline(v)}`).join("; ");
 }
 
