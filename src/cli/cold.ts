@@ -11,3 +11,5 @@ export { runWorkflow } from "../run/runner.js";
 export { findAgentsDir, loadAgentFiles } from "../run/agent-files.js";
 export { createProgress } from "../run/progress.js";
 export { apiEndpoint } from "../run/login-check.js";
+export { showReports } from "../ops/show.js";
+export { writeRunReport } from "../ops/run-report.js";

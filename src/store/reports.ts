@@ -153,3 +153,20 @@ export function designFiles(root: string): string[] {
     return [];
   }
 }
+
+/**
+ * Every report file a person may read (`dotagent show`): the JSON and Markdown files directly in
+ * memory/reports/, designs/ and tasks/, project-relative and sorted; `unowned/` and other folders
+ * are not reports. A folder the disk refuses is `state_unreadable`, never an empty list.
+ */
+export function listReportFiles(root: string): string[] {
+  const found: string[] = [];
+  for (const dir of [REPORTS_ROOT, REPORT.designsDir, REPORT.tasksDir]) {
+    for (const name of listRegularFiles(root, join(root, dir))) {
+      if (name.endsWith(".json") || (dir === REPORTS_ROOT && name.endsWith(".md"))) found.push(`${dir}/${name}`);
+    }
+  }
+  return found.sort();
+}
+
+const REPORTS_ROOT = "memory/reports";

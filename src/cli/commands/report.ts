@@ -1,0 +1,24 @@
+// `dotagent report [--out PATH]`: one self-contained HTML page of the run (src/ops/run-report.ts).
+// For people: not in the hook's allow grammar, and it prints one line.
+import { count } from "../../core/words.js";
+import { usageError } from "../../core/errors.js";
+import { loadCold } from "../load-cold.js";
+import { stringOption, type Command } from "../context.js";
+
+export const command: Command = {
+  summary: "write one self-contained HTML page of the run: timeline, task graph, interruptions, cost",
+  usage: "dotagent report [--out PATH] [--json]",
+  options: { out: { type: "string", short: "o" } },
+  examples: [
+    "dotagent report                         writes memory/report.html (open it in a browser; no network needed)",
+    "dotagent report --out run.html          anywhere else",
+  ],
+  async run(context) {
+    if (context.args.length > 0) throw usageError(`report takes no argument, not "${context.args[0]}"; give the file with --out`);
+    const out = stringOption(context, "out");
+    if (out === "") throw usageError("--out needs a file path");
+    const result = await (await loadCold()).writeRunReport(context, out, process.cwd());
+    context.out.result(result, () => [`Wrote ${result.path} (${result.bytes} bytes): ${count(result.tasks, "task")}, ${count(result.interruptions, "interruption or repair event")}; cost ${result.cost_recorded ? "included" : "not recorded"}.`]);
+    return 0;
+  },
+};

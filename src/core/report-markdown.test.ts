@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { escapeMarkdown, markdownKindOf, renderReportMarkdown, renderReportsMarkdown } from "./report-markdown.js";
+
+describe("markdownKindOf", () => {
+  it.each([
+    ["memory/reports/demand.json", "demand"],
+    ["memory/reports/designs/minimal.json", "design"],
+    ["memory/reports/roundtable.json", "roundtable"],
+    ["memory/reports/final_design.json", "final_design"],
+    ["memory/reports/plan.rework-2.json", "plan"],
+    ["memory/reports/tasks/task-001.json", "task"],
+    ["memory/reports/verification.rework-1.json", "verification"],
+    ["memory/reports/reflection.json", "reflection"],
+    ["memory/reports/custom.json", "other"],
+  ])("%s is %s", (path, kind) => expect(markdownKindOf(path)).toBe(kind));
+});
+
+describe("escapeMarkdown (agent text made inert)", () => {
+  it.each([
+    ["<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;"],
+    ["[click](javascript:alert(1))", "\\[click\\](javascript:alert(1))"],
+    ["![x](http://evil/track.png)", "!\\[x\\](http://evil/track.png)"],
+    ["# fake heading", "\\# fake heading"],
+    ["- fake item", "\\- fake item"],
+    ["1. fake list", "1\\. fake list"],
+    ["a | b", "a \\| b"],
+    ["**bold** _em_ `code` ~~gone~~", "\\*\\*bold\\*\\* \\_em\\_ \\`code\\` \\~\\~gone\\~\\~"],
+    ["line one\n## two\n```", "line one ## two \\`\\`\\`"],
+    ["&amp; stays text", "&amp;amp; stays text"],
+    ["final_design.json and POST /login", "final_design.json and POST /login"],
+    // Shown as the text `\u001b` once rendered (its backslash escaped), never sent as the byte.
+    ["\u001b]0;title\u0007", "\\\\u001b\\]0;title\\\\u0007"],
+  ])("%j", (text, escaped) => expect(escapeMarkdown(text)).toBe(escaped));
+});
+
+describe("renderReportMarkdown", () => {
+  it("reads a demand as requirements: stories in words, criteria with their ids", () => {
+    const md = renderReportMarkdown("memory/reports/demand.json", {
+      request: "add login",
+      summary: "Users sign in.",
+      user_stories: [{ id: "US-1", as_a: "registered user", i_want: "to sign in", so_that: "I reach my account" }],
+      acceptance_criteria: [{ id: "AC-1", story: "US-1", text: "a wrong password shows an error" }],
+      extra_field: 3,
+    });
+    expect(md).toContain("## Requirements");
+    expect(md).toContain("### Request\n\nadd login");
+    expect(md).toContain("- **US-1** As registered user, I want to sign in, so that I reach my account");
+    expect(md).toContain("- **AC-1** — story: US-1; a wrong password shows an error");
+    // A field no renderer knows is still shown, after the known ones.
+    expect(md.indexOf("### extra_field")).toBeGreaterThan(md.indexOf("### Acceptance criteria"));
+  });
+
+  it("says whether verification passed before its failures", () => {
+    const md = renderReportMarkdown("memory/reports/verification.json", { passed: false, failures: [{ criterion: "AC-4", problem: "cookie readable", passed: false }] });
+    expect(md).toMatch(/## Verification[\s\S]*\*\*Failed\.\*\*[\s\S]*### Failures\n\n- ❌ \*\*AC-4\*\* — problem: cookie readable/);
+  });
+
+  it("says none for an empty list inside an item, never a dangling label", () => {
+    expect(renderReportMarkdown("memory/reports/designs/a.json", { tasks: [{ id: "t1", depends_on: [] }] })).toContain("- **t1** — depends_on: none");
+  });
+
+  it("names a design and a task in its heading", () => {
+    expect(renderReportMarkdown("memory/reports/designs/jwt.json", { name: "jwt", risks: ["revocation is hard"] })).toContain("## Design: jwt");
+    expect(renderReportMarkdown("memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" })).toContain("## Task: t1");
+  });
+
+  it.each([
+    ["a number", 42],
+    ["an array", [1, "two"]],
+    ["null fields", { summary: null, went_well: [], outcome: {} }],
+    ["nested odd values", { summary: { deep: [{ x: [1, { y: 2 }] }] }, tasks: [null, 7, "x"] }],
+    ["a non-finite number", { estimate: Number.NaN }],
+  ])("does not throw on %s", (_name, data) => expect(renderReportMarkdown("memory/reports/final_design.json", data)).toMatch(/^## Chosen design/));
+
+  it("shows a Markdown report (reflection.md) as escaped lines: the agent's headings do not become markup", () => {
+    const md = renderReportMarkdown("memory/reports/reflection.md", "# went well\n<script>alert(1)</script>\n\n- item");
+    expect(md).toContain("\\# went well");
+    expect(md).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(md).not.toContain("<script>");
+    expect(md).toContain("\\- item");
+  });
+
+  it("keeps every line of a hostile report inside its field: no heading, HTML or link of the agent's", () => {
+    const hostile = "x\n# Approved by security\n<a href=\"javascript:alert(1)\">ok</a> [y](javascript:z)";
+    const md = renderReportMarkdown("memory/reports/roundtable.json", { recommendation: hostile, [hostile]: hostile, designs: [{ name: hostile }] });
+    // The headings are this module's four; the agent's "# Approved by security" starts no line.
+    expect(md.split("\n").filter((l) => l.startsWith("#")).map((l) => l.slice(0, 4))).toEqual(["## D", "### ", "### ", "### "]);
+    expect(md).not.toMatch(/^#+ Approved/m);
+    expect(md).not.toMatch(/<a |(?<!\\)\]\(javascript/);
+  });
+});
+
+describe("renderReportsMarkdown", () => {
+  it("puts the reports in workflow order whatever order they come in", () => {
+    const md = renderReportsMarkdown("Workflow wf", [
+      { path: "memory/reports/verification.json", data: { passed: true } },
+      { path: "memory/reports/demand.json", data: { summary: "s" } },
+      { path: "memory/reports/final_design.json", data: { chosen: "a" } },
+    ]);
+    expect(md.indexOf("## Requirements")).toBeLessThan(md.indexOf("## Chosen design"));
+    expect(md.indexOf("## Chosen design")).toBeLessThan(md.indexOf("## Verification"));
+  });
+
+  it("says when there is nothing yet", () => expect(renderReportsMarkdown("Workflow wf", [])).toContain("No reports yet."));
+});

@@ -1,0 +1,181 @@
+// A report as Markdown for a person (`dotagent show`, SPEC §10): the requirements, the designs, the
+// pick, the tasks' results, the verification and the reflection in prose a pull request shows.
+// The threat: reports are agents' free-form JSON, and an agent (or whatever it read) can put
+// Markdown or HTML in any string — an `<img onerror>`, a `[link](javascript:…)`, a fake heading
+// or a table break. So every string from a report goes through `escapeMarkdown` (HTML-significant
+// characters become entities, Markdown punctuation is backslash-escaped, line breaks fold into one
+// line), and only this module's own words are markup. Tolerant: a field missing or of an odd type
+// is skipped or shown as it is, never a throw; fields no renderer knows are listed after the known
+// ones. Pure.
+
+/** The kinds of report, each with its title and the fields it shows first, in this order. */
+export type ReportMarkdownKind = "demand" | "design" | "roundtable" | "final_design" | "plan" | "task" | "verification" | "reflection" | "other";
+
+interface KindSpec {
+  readonly title: string;
+  /** Known fields, in the order a reader wants them, with their headings. */
+  readonly fields: readonly (readonly [string, string])[];
+  /** The field that names the report in its title (a design's `name`, a task's `task_id`). */
+  readonly nameField?: string;
+}
+
+const KINDS: Readonly<Record<ReportMarkdownKind, KindSpec>> = {
+  demand: {
+    title: "Requirements",
+    fields: [["request", "Request"], ["feature", "Feature"], ["summary", "Summary"], ["user_stories", "User stories"], ["acceptance_criteria", "Acceptance criteria"], ["acceptance", "Acceptance criteria"], ["constraints", "Constraints"], ["out_of_scope", "Out of scope"], ["open_questions", "Open questions"], ["context", "Context"]],
+  },
+  design: {
+    title: "Design",
+    nameField: "name",
+    fields: [["angle", "Angle"], ["summary", "Summary"], ["components", "Components"], ["data_flow", "Data flow"], ["data_model", "Data model"], ["interfaces", "Interfaces"], ["acceptance_coverage", "Acceptance coverage"], ["tradeoffs", "Trade-offs"], ["risks", "Risks"], ["tasks", "Tasks"], ["estimate", "Estimate"]],
+  },
+  roundtable: {
+    title: "Design roundtable",
+    fields: [["recommendation", "Recommendation"], ["rationale", "Rationale"], ["comparison", "Comparison"], ["designs", "Designs compared"], ["options_for_user", "Options"], ["questions_for_user", "Questions"], ["unreadable", "Unreadable designs"]],
+  },
+  final_design: {
+    title: "Chosen design",
+    fields: [["chosen", "Chosen"], ["summary", "Summary"], ["why", "Why"], ["rationale", "Why"], ["design", "Design"], ["components", "Components"], ["tasks", "Tasks"]],
+  },
+  plan: { title: "Task plan", fields: [["tasks", "Tasks"]] },
+  task: {
+    title: "Task",
+    nameField: "task_id",
+    fields: [["status", "Status"], ["summary", "Summary"], ["files_changed", "Files changed"], ["tests", "Tests"], ["notes", "Notes"], ["error", "Error"]],
+  },
+  verification: {
+    title: "Verification",
+    fields: [["passed", "Passed"], ["summary", "Summary"], ["failures", "Failures"], ["checks", "Checks"], ["commands", "Commands"]],
+  },
+  reflection: {
+    title: "Reflection",
+    fields: [["summary", "Summary"], ["outcome", "Outcome"], ["went_well", "Went well"], ["went_badly", "Went badly"], ["lessons", "Lessons"], ["follow_ups", "Follow-ups"]],
+  },
+  other: { title: "Report", fields: [] },
+};
+
+/** The kind of the report at a project-relative path under memory/reports/. */
+export function markdownKindOf(path: string): ReportMarkdownKind {
+  const name = path.replace(/^memory\/reports\//, "");
+  if (name === "demand.json") return "demand";
+  if (/^designs\/[^/]+\.json$/.test(name)) return "design";
+  if (name === "roundtable.json") return "roundtable";
+  if (name === "final_design.json") return "final_design";
+  if (/^plan(\.rework-\d+)?\.json$/.test(name)) return "plan";
+  if (/^tasks\/[^/]+\.json$/.test(name)) return "task";
+  if (/^verification(\.rework-\d+)?\.json$/.test(name)) return "verification";
+  if (name === "reflection.json") return "reflection";
+  return "other";
+}
+
+// Inline markup (emphasis, code, links, strike-through, tables, escapes). `#`, `-`, `+`, `.`, `=`
+// and `>` make markup only at the start of a line: escaped there (a value never starts any other line).
+// An `_` inside a word (final_design) is no emphasis in CommonMark: left as it is.
+const MD_PUNCTUATION = /[\\`*[\]|~]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
+const LINE_START = /^(\s*)([#>+\-=]|\d+(?=[.)]))/;
+
+/**
+ * Agent text made inert in Markdown and HTML: `&`, `<`, `>`, `"` become entities, Markdown
+ * punctuation is backslash-escaped (block markers only at the start), control characters are shown as `\u001b`, and line breaks
+ * fold into spaces (a value never starts a new block: no heading, list, fence or table row).
+ */
+export function escapeMarkdown(text: string): string {
+  return text
+    .replace(/\r\n?|\n|\u2028|\u2029/g, " ")
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(MD_PUNCTUATION, (c) => `\\${c}`)
+    .replace(LINE_START, (_all, space: string, mark: string) => (/\d/.test(mark) ? `${space}${mark}\\` : `${space}\\${mark}`));
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** A scalar as inline text: strings escaped, booleans as yes/no, null as "none". */
+function inline(value: unknown): string {
+  if (typeof value === "string") return escapeMarkdown(value);
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "—";
+  if (value === null || value === undefined) return "none";
+  if (Array.isArray(value)) return value.length === 0 ? "none" : value.map(inline).join(", ");
+  return Object.entries(value as Record<string, unknown>).map(([k, v]) => `${escapeMarkdown(k)}: ${inline(v)}`).join("; ");
+}
+
+/** Fields that name an item in a list (its bold lead). */
+const LEADS = ["id", "name", "criterion", "title", "task_id", "risk", "command"] as const;
+
+/** One item of a list: a user story reads as one, an object with a name leads with it in bold. */
+function item(value: unknown): string {
+  if (!isRecord(value)) return inline(value);
+  if (typeof value.as_a === "string" || typeof value.i_want === "string") {
+    const id = typeof value.id === "string" ? `**${escapeMarkdown(value.id)}** ` : "";
+    const soThat = value.so_that === undefined ? "" : `, so that ${inline(value.so_that)}`;
+    return `${id}As ${inline(value.as_a)}, I want ${inline(value.i_want)}${soThat}`;
+  }
+  const lead = LEADS.find((key) => typeof value[key] === "string" || typeof value[key] === "number");
+  const rest = Object.entries(value).filter(([key]) => key !== lead);
+  const passed = typeof value.passed === "boolean" ? (value.passed ? "✅ " : "❌ ") : "";
+  const head = lead === undefined ? "" : `**${inline(value[lead])}**`;
+  const body = rest.filter(([key]) => key !== "passed").map(([key, v]) => (key === "text" || key === "summary" || key === "one_line" ? inline(v) : `${escapeMarkdown(key)}: ${inline(v)}`)).join("; ");
+  return `${passed}${head}${head !== "" && body !== "" ? " — " : ""}${body}`;
+}
+
+/** A field's value as Markdown lines: a paragraph, a bullet list, or sub-fields as bullets. */
+function block(value: unknown): string[] {
+  if (Array.isArray(value)) return value.length === 0 ? ["none"] : value.map((v) => `- ${item(v)}`);
+  if (isRecord(value)) {
+    const entries = Object.entries(value);
+    return entries.length === 0 ? ["none"] : entries.map(([key, v]) => `- ${escapeMarkdown(key)}: ${Array.isArray(v) ? v.map(inline).join(", ") : inline(v)}`);
+  }
+  return [inline(value)];
+}
+
+/**
+ * The Markdown of one report: a level-2 heading (the kind's title, the report's name), then each
+ * field as a level-3 heading and its text. `data` is the parsed report (anything: a string
+ * report, reflection.md, is shown as text, escaped); `path` names the file in the heading.
+ */
+export function renderReportMarkdown(path: string, data: unknown): string {
+  const kind = markdownKindOf(path);
+  const spec = KINDS[kind];
+  const lines: string[] = [];
+  const name = isRecord(data) && spec.nameField !== undefined && typeof data[spec.nameField] === "string" ? `: ${escapeMarkdown(data[spec.nameField] as string)}` : "";
+  lines.push(`## ${spec.title}${name}`, "", `<sub>${escapeMarkdown(path)}</sub>`, "");
+  if (typeof data === "string") {
+    // A Markdown report (reflection.md) is the agent's own text: shown as lines, every one escaped.
+    for (const line of data.split(/\r\n?|\n/)) lines.push(line.trim() === "" ? "" : `${escapeMarkdown(line)}  `);
+    return `${lines.join("\n").trimEnd()}\n`;
+  }
+  if (!isRecord(data)) return `${[...lines, inline(data)].join("\n")}\n`;
+  if (kind === "verification" && typeof data.passed === "boolean") lines.push(data.passed ? "**Passed.**" : "**Failed.**", "");
+  const shown = new Set<string>(spec.nameField === undefined ? [] : [spec.nameField]);
+  if (kind === "verification") shown.add("passed");
+  for (const [key, heading] of spec.fields) {
+    if (shown.has(key) || !(key in data)) continue;
+    shown.add(key);
+    lines.push(`### ${heading}`, "", ...block(data[key]), "");
+  }
+  for (const [key, value] of Object.entries(data)) {
+    if (shown.has(key)) continue;
+    lines.push(`### ${escapeMarkdown(key)}`, "", ...block(value), "");
+  }
+  return `${lines.join("\n").trimEnd()}\n`;
+}
+
+/** The order reports read in a document of the whole workflow: requirements first, reflection last. */
+export function reportOrder(path: string): number {
+  const order: Record<ReportMarkdownKind, number> = { demand: 0, design: 1, roundtable: 2, final_design: 3, plan: 4, task: 5, verification: 6, reflection: 7, other: 8 };
+  const name = path.replace(/^memory\/reports\//, "");
+  return name === "reflection.md" ? 7 : order[markdownKindOf(path)];
+}
+
+/** Several reports as one document: a title, then each report in workflow order. */
+export function renderReportsMarkdown(title: string, reports: readonly { readonly path: string; readonly data: unknown }[]): string {
+  const sorted = [...reports].sort((a, b) => reportOrder(a.path) - reportOrder(b.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const parts = [`# ${escapeMarkdown(title)}\n`];
+  if (sorted.length === 0) parts.push("No reports yet.\n");
+  for (const report of sorted) parts.push(renderReportMarkdown(report.path, report.data));
+  return parts.join("\n");
+}

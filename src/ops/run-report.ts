@@ -1,0 +1,97 @@
+// `dotagent report [--out PATH]`: the picture of the run as one self-contained HTML page
+// (src/core/run-report-html.ts). Reads phase.json, execution.json, events.jsonl and what
+// `dotagent run` keeps under memory/runs/; takes no lock and writes only the page (atomically).
+// State that does not parse is drawn from what does (a corrupt execution.json: no tasks), since
+// a picture of a broken run is what a person asks for most.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { DotagentError, EXIT } from "../core/errors.js";
+import { phasesOf } from "../core/phases.js";
+import { renderRunReportHtml, INTERRUPTION_EVENTS, type RunReportInput } from "../core/run-report-html.js";
+import { taskRows } from "../core/task-list.js";
+import { writeFileDurable } from "../store/atomic-write.js";
+import { readEvents } from "../store/events.js";
+import { judgeRunningTasks } from "../store/process-facts.js";
+import { loadSnapshot } from "../store/session.js";
+import type { OpContext } from "./op-context.js";
+
+export const DEFAULT_REPORT_PATH = "memory/report.html";
+
+export interface RunReportResult {
+  /** The page written, relative to the project root when inside it. */
+  path: string;
+  bytes: number;
+  workflow_id: string | null;
+  phase: string | null;
+  tasks: number;
+  /** Events that tell of an interruption or a repair (the page's table). */
+  interruptions: number;
+  /** Whether any cost was recorded (false: the page says why not). */
+  cost_recorded: boolean;
+}
+
+/** What `dotagent run` recorded of cost: its session records hold none, so only their count is said. */
+function costOf(root: string, workflowId: string | null): RunReportInput["cost"] {
+  const dir = workflowId === null ? undefined : join(root, "memory", "runs", workflowId);
+  let sessions = 0;
+  try {
+    if (dir !== undefined && existsSync(dir)) sessions = readdirSync(dir).filter((n) => n.endsWith(".json")).length;
+  } catch {
+    sessions = 0;
+  }
+  const hooks = "the Claude Code hooks record no token usage";
+  return sessions > 0
+    ? { recorded: false, why: `dotagent run kept ${sessions} session records under memory/runs/${workflowId}/, but they hold no cost or token counts; ${hooks}` }
+    : { recorded: false, why: `no dotagent run sessions under memory/runs/, and ${hooks}` };
+}
+
+export async function writeRunReport(context: Pick<OpContext, "paths" | "now">, out: string | undefined, cwd: string): Promise<RunReportResult> {
+  const snapshot = await loadSnapshot(context.paths);
+  const now = context.now();
+  const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
+  const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+  // Nothing to draw: said, and no empty page written (a corrupt phase.json still has a log and tasks to draw).
+  if (snapshot.phase.kind === "missing" && snapshot.execution.kind === "missing" && !existsSync(context.paths.eventsFile)) {
+    throw new DotagentError("no_workflow", "no workflow here (memory/state holds no phase.json, execution.json or events.jsonl); start one with `dotagent init --request …` or pass --dir", EXIT.refused);
+  }
+  const events = existsSync(context.paths.eventsFile) ? readEvents(context.paths.eventsFile) : [];
+  const workflowId = phase?.workflow_id ?? execution?.workflow_id ?? null;
+  const input: RunReportInput = {
+    workflowId,
+    request: typeof phase?.request === "string" ? phase.request : null,
+    currentPhase: phase?.current_phase ?? null,
+    phaseStatus: phase?.phase_status ?? null,
+    steps: phasesOf(phase ?? {}),
+    completed: phase?.completed_phases ?? [],
+    approvals: phase?.user_checkpoints ?? [],
+    tasks: taskRows(execution, execution === undefined ? undefined : judgeRunningTasks(snapshot, now)),
+    events,
+    cost: costOf(context.paths.root, workflowId),
+    generatedAt: now.toISOString(),
+  };
+  const html = renderRunReportHtml(input);
+  const file = out === undefined ? join(context.paths.root, DEFAULT_REPORT_PATH) : resolve(cwd, out);
+  let isDir = false;
+  try {
+    isDir = statSync(file).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (isDir) throw new DotagentError("usage", `${out ?? DEFAULT_REPORT_PATH} is a folder; give --out a file path such as report.html`, EXIT.usage, { path: file });
+  try {
+    writeFileDurable(file, html);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "error";
+    throw new DotagentError("write_failed", `could not write ${file} (${code}); give --out a path in a folder that exists and you may write to`, EXIT.refused, { path: file, errno: code });
+  }
+  const rel = relative(context.paths.root, file);
+  return {
+    path: rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file,
+    bytes: Buffer.byteLength(html),
+    workflow_id: workflowId,
+    phase: phase?.current_phase ?? null,
+    tasks: input.tasks.length,
+    interruptions: events.filter((ev) => INTERRUPTION_EVENTS.has(ev.type)).length,
+    cost_recorded: input.cost.recorded,
+  };
+}
