@@ -46,7 +46,19 @@ export function describeNext(plan: ResumePlan): { label: string; detail: string 
   }
 }
 
-export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status", taskCounts?: Record<string, number>): string[] {
+/** What a caller adds to the plan's lines: `status`'s task counts and, for people, the bar and table that replace the Completed line; a Next line for a person. */
+export interface PlanExtras {
+  readonly taskCounts?: Record<string, number>;
+  /** Lines in place of `Completed: …` (status: the phase bar and the request). */
+  readonly progress?: readonly string[];
+  /** Lines under `Tasks: …` (status: the task table of a short plan). */
+  readonly taskTable?: readonly string[];
+  /** The Next line addressed to a person (person-next.ts), in place of the model's. */
+  readonly next?: string | null;
+}
+
+export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status", extras: PlanExtras = {}): string[] {
+  const { taskCounts } = extras;
   const lines: string[] = [];
   if (plan.situation === "none") {
     lines.push("No workflow in this project yet.");
@@ -62,10 +74,12 @@ export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status"
     const verb = plan.situation === "started" ? "Started workflow" : mode === "resume" && plan.situation === "interrupted" ? "Resuming workflow" : "Workflow";
     lines.push(`${verb} ${c.bold(plan.workflow_id ?? "")} ${mode === "resume" ? "from" : "at"} ${c.bold(plan.phase ?? "")} phase${mode === "status" ? ` (${plan.phase_status})` : ""}`);
   }
+  if (extras.progress) lines.push(...extras.progress);
   if (plan.last_activity) lines.push(`Last activity: ${formatTime(plan.last_activity)} (${plan.last_activity_ago})`);
-  if (plan.situation !== "none" && plan.situation !== "corrupt") lines.push(`Completed: ${plan.completed_phases.length > 0 ? plan.completed_phases.join(", ") : "none yet"}`);
+  if (!extras.progress && plan.situation !== "none" && plan.situation !== "corrupt") lines.push(`Completed: ${plan.completed_phases.length > 0 ? plan.completed_phases.join(", ") : "none yet"}`);
   if (taskCounts && Object.values(taskCounts).some((n) => n > 0)) {
     lines.push(`Tasks: ${Object.entries(taskCounts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`).join(", ")}`);
+    if (extras.taskTable) lines.push(...extras.taskTable);
   }
   if (plan.in_flight.length > 0) lines.push(`In flight (a live session runs them; not repaired): ${listIds(plan.in_flight)}`);
   if (plan.agents_in_flight.length > 0) lines.push(`Agents at work: ${listIds(plan.agents_in_flight.map((a) => (a.design ? `${a.agent} (${a.design})` : a.agent)))}`);
@@ -75,7 +89,7 @@ export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status"
   }
   for (const w of plan.warnings) lines.push(`${c.yellow("warning:")} ${formatProblem(w)}`);
   const { label, detail } = describeNext(plan);
-  lines.push(`Next: ${c.cyan(label)}${detail ? ` — ${detail}` : ""}`);
+  lines.push(extras.next ?? `Next: ${c.cyan(label)}${detail ? ` — ${detail}` : ""}`);
   if (plan.decision) lines.push(`Decide: ${plan.decision.question}`, `  yes: ${plan.decision.yes}`, `  no:  ${plan.decision.no}`);
   return lines;
 }

@@ -85,10 +85,23 @@ export function leftOutNote(files: readonly string[], commit: string | null | un
   return `left out its changes to ${fileList(files)}: a landing never merges memory/, .dotagent/, .claude/, git hooks or .gitmodules; commit ${sha} still holds them (git show ${sha} -- ${files.slice(0, 5).join(" ")})`;
 }
 
-/** The decision a round needs when the main checkout has uncommitted changes (SPEC §19). */
+/** The decision a round needs when the main checkout has uncommitted changes (SPEC §19): the three answers in plain words. */
 export function isolationQuestion(facts: Extract<CheckoutFacts, { git: true }>): string {
-  return `The main checkout has uncommitted changes (${fileList(facts.dirty)}). Each task works in its own git worktree made from the last commit of ${facts.branch}, so the tasks would not see them. Commit them first (yes), or run this round's tasks without worktrees, all in the one checkout (no)?`;
+  return `The main checkout has uncommitted changes (${fileList(facts.dirty)}). Each task works in its own git worktree made from the last commit of ${facts.branch}, so the tasks would not see them. Commit them now (yes), run the tasks without worktrees, all in the one checkout (no), or stop and let me handle it (neither)?`;
 }
+
+/** The same question as a workflow starts, before its first agent runs (`dotagent run` on a terminal). */
+export function startIsolationQuestion(facts: Extract<CheckoutFacts, { git: true }>): string {
+  return `The main checkout has uncommitted changes (${fileList(facts.dirty)}). The tasks will each work in a git worktree made from the last commit of ${facts.branch}, so they would not see them.`;
+}
+
+/** The three answers, labelled for people: commit (then worktrees), shared (no worktrees), stop. */
+export const ISOLATION_CHOICES = [
+  { name: "commit", title: "Commit them now", hint: "one commit of your changes on the branch; each task then gets its own worktree" },
+  { name: "shared", title: "Run the tasks without worktrees", hint: "the tasks work in this checkout, beside your changes, one batch at a time" },
+  { name: "stop", title: "Stop and let me handle it", hint: "nothing runs; commit or stash them yourself, then run again" },
+] as const;
+export type IsolationChoice = (typeof ISOLATION_CHOICES)[number]["name"];
 
 export function withWorktree(state: ExecutionState, taskId: string, record: WorktreeRecord | null): ExecutionState {
   return { ...state, tasks: state.tasks.map((t) => (t.id === taskId ? { ...t, worktree: record } : t)) };

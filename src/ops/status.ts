@@ -12,6 +12,14 @@ import { loadSnapshot } from "../store/session.js";
 import { listOpenOps, type OpSummary } from "../store/op-records.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
 import type { OpContext } from "./op-context.js";
+import type { TaskListResult } from "./task-list.js";
+import { flowOf } from "../core/flow-of.js";
+import { stepIds } from "../core/flow.js";
+import { currentRound } from "../core/plans.js";
+import { taskRows } from "../core/task-list.js";
+import type { OwnerVerdicts } from "../core/ownership.js";
+import type { ExecutionState } from "../schema/execution.js";
+import type { PhaseState } from "../schema/phase.js";
 import { planJson, type PlanJson } from "./plan-json.js";
 import { planWithDir } from "./decision-dir.js";
 
@@ -23,17 +31,46 @@ export interface StatusOutcome {
   readonly plan: ResumePlan;
   /** The current phase is approved but cannot complete yet: what it still needs, for people (the next line of plain status). */
   readonly approvedNeeds: string | null;
+  /** For people's plain output only (never in --json): the workflow's steps, its request and its task rows. */
+  readonly view: StatusView | null;
+}
+
+/** What `status` shows a person above the resume plan (SPEC §10 "status"). */
+export interface StatusView {
+  /** The pinned flow's step ids, in order (flowOf). */
+  readonly steps: readonly string[];
+  readonly tasksStep: string | null;
+  readonly phase: PhaseState;
+  readonly request: string | null;
+  /** The rows `dotagent tasks` shows, for the same plan. */
+  readonly tasks: TaskListResult;
 }
 
 export async function readStatus(context: Pick<OpContext, "paths" | "now" | "dirArg">, staleAfterMs: number | undefined): Promise<StatusOutcome> {
   const snapshot = await loadSnapshot(context.paths);
   const now = context.now();
-  const plan = planWithDir(await planWithRecovery(context.paths, snapshot, now, { staleAfterMs, owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(context.paths.root, snapshot) }), context.dirArg);
+  const owners = judgeRunningTasks(snapshot, now);
+  const plan = planWithDir(await planWithRecovery(context.paths, snapshot, now, { staleAfterMs, owners, checkout: checkoutFactsFor(context.paths.root, snapshot) }), context.dirArg);
   const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
   const tasks = countByStatus(execution);
   const ops = listOpenOps(context.paths, now);
   const isolation = execution?.isolation ?? null;
-  return { result: { ...planJson(plan, false), tasks, ops, isolation, worktrees: worktreeViews(execution) }, plan, approvedNeeds: approvedNeeds(snapshot, plan) };
+  const view = viewOf(snapshot, execution, tasks, owners);
+  return { result: { ...planJson(plan, false), tasks, ops, isolation, worktrees: worktreeViews(execution) }, plan, approvedNeeds: approvedNeeds(snapshot, plan), view };
+}
+
+function viewOf(snapshot: Awaited<ReturnType<typeof loadSnapshot>>, execution: ExecutionState | undefined, counts: Record<string, number>, owners: OwnerVerdicts): StatusView | null {
+  if (snapshot.phase.kind !== "ok") return null;
+  const phase = snapshot.phase.value;
+  const flow = flowOf(phase);
+  const rows = taskRows(execution, owners);
+  return {
+    steps: stepIds(flow),
+    tasksStep: flow.steps.find((s) => s.kind === "tasks")?.id ?? null,
+    phase,
+    request: phase.request ?? null,
+    tasks: { workflow_id: phase.workflow_id, phase: phase.current_phase, round: currentRound(phase), total: rows.length, counts: counts as TaskListResult["counts"], filter: null, tasks: rows },
+  };
 }
 
 /** "ARCHITECTURE is approved; to complete it needs …": an approval given before the gate's output exists. */

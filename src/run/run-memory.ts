@@ -28,6 +28,8 @@ export interface RunMemory {
   readonly approve?: "ask" | "auto";
   readonly feedback: ReadonlyArray<{ readonly gate: FeedbackGate; readonly text: string; readonly at: string }>;
   readonly pending: PendingFeedback | null;
+  /** "shared": as the workflow started, the person chose to run its tasks without worktrees (SPEC §19 Settled up front). */
+  readonly isolation?: "shared";
 }
 
 const ID = "run";
@@ -45,7 +47,7 @@ function parse(value: unknown, startedAt: string): RunMemory {
     p && gate(p.gate) && Number.isSafeInteger(p.round) && p.round > 0 && typeof p.text === "string" && (p.stage === "revise" || p.stage === "roundtable") && Array.isArray(p.revised) && p.revised.every((k) => typeof k === "string")
       ? p
       : null;
-  return { workflow_started_at: startedAt, ...(v.approve === "auto" || v.approve === "ask" ? { approve: v.approve } : {}), feedback, pending };
+  return { workflow_started_at: startedAt, ...(v.approve === "auto" || v.approve === "ask" ? { approve: v.approve } : {}), ...(v.isolation === "shared" ? { isolation: "shared" as const } : {}), feedback, pending };
 }
 
 export class RunMemoryStore {

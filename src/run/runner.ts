@@ -14,7 +14,7 @@ import { skippedSteps } from "../core/plan-resume.js";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
-import type { Decision } from "../core/plan-resume.js";
+import { shellQuote, type Decision } from "../core/plan-resume.js";
 import { reworkCopyPath, REPORT, type Phase } from "../core/phases.js";
 import { nextRunStep, tasksToPlan, type AgentJob, type RunFacts, type RunStep } from "../core/run-step.js";
 import { revisionJobs, withFeedback, type FeedbackGate } from "../core/revision.js";
@@ -23,6 +23,8 @@ import { DEVELOP, nextStepId, planSourceOf, stepAgents, stepOf, type Flow } from
 import { flowOf } from "../core/flow-of.js";
 import { runStep } from "../ops/step-run.js";
 import type { Decide } from "../ops/resume.js";
+import { commitAtStart, dirtyCheckoutAtStart } from "../ops/checkout-start.js";
+import { ISOLATION_CHOICES, startIsolationQuestion } from "../core/worktrees.js";
 import { resolveWorkflowName } from "../ops/workflow-name.js";
 import { count, formatDuration } from "../core/words.js";
 import { isReworkOpen, isWorkflowComplete } from "../core/transitions.js";
@@ -42,7 +44,7 @@ import { describeActivity } from "./activity.js";
 import { findLiveAgents, type LiveAgent } from "./live-agents.js";
 import { checkLogin, checkReachable } from "./login-check.js";
 import { interruptedError } from "./interrupt.js";
-import { RunMemoryStore, type PendingFeedback } from "./run-memory.js";
+import { RunMemoryStore, type PendingFeedback, type RunMemory } from "./run-memory.js";
 import { agentsForFlow, readProjectInstructions, type AgentFile } from "./agent-files.js";
 import { taskBar, type Progress } from "./progress.js";
 
@@ -333,7 +335,7 @@ async function loop(run: Run): Promise<RunOutcome> {
     throwIfInterrupted(run);
     if (options.maxCostUsd !== undefined && run.spent >= options.maxCostUsd) throw budgetReached(run);
     // --workflow goes with the request: a changed request's new workflow walks it too.
-    const plan = await run.wf.resume({ ...(request !== undefined ? { request, ...(options.workflow !== undefined ? { workflow: options.workflow } : {}) } : {}), ...(options.maxParallel !== undefined ? { maxParallel: options.maxParallel } : {}), ...(options.ask.interactive ? { decide: (d: Decision) => askDecision(options, d) } : {}) });
+    const plan = await run.wf.resume({ ...(request !== undefined ? { request, ...(options.workflow !== undefined ? { workflow: options.workflow } : {}) } : {}), ...(options.maxParallel !== undefined ? { maxParallel: options.maxParallel } : {}), ...(options.ask.interactive ? { decide: (d: Decision) => askDecision(run, d) } : {}) });
     request = undefined; // checked once; the workflow holds it from here on
     if (plan.decision) return { outcome: "decision", workflow_id: plan.workflow_id, steps: run.steps, agents: run.agents, decision: plan.decision, ...summary(run) };
     const facts = await readFacts(options.root);
@@ -438,11 +440,14 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
   switch (step.kind) {
     case "init": {
       if (!options.request) throw new DotagentError("usage", 'no workflow here to continue; give the feature request: dotagent run "add login"', EXIT.usage);
+      const checkout = await settleCheckoutAtStart(run);
+      if (checkout === "stop") throw stoppedForCheckout(`\`dotagent run ${shellQuote(options.request)}\` starts the workflow`);
       const started = options.workflow === undefined ? await wf.init(options.request) : await wf.init(options.request, { workflow: options.workflow });
       if (!started.created) return decisionOutcome(run, at, started.decision);
       // A definition's first step starts when its work does (a step whose `when` fails is skipped, never started).
       if (started.workflow === "develop") await wf.phase.start("REQUIREMENTS");
       await introduce(run, started.workflow_id, await readFacts(options.root), started.phase, true);
+      if (checkout === "shared") await run.memory?.change((m) => ({ ...m, isolation: "shared" }));
       return undefined;
     }
     case "complete":
@@ -499,10 +504,58 @@ function decisionOutcome(run: Run, at: StepContext, decision: Decision, choices?
   return { outcome: "decision", workflow_id: at.workflowId, steps: run.steps, agents: run.agents, decision: decisionWithDir(decision, run.options.dirArg), ...(choices ? { choices } : {}), ...summary(run) };
 }
 
-/** Decisions from resume (stale, corrupt, request changed) archive state: asked, never auto. */
-async function askDecision(options: RunOptions, decision: Decision): Promise<boolean> {
+/**
+ * Decisions from resume (stale, corrupt, request changed) archive state: asked, never auto. The
+ * uncommitted-changes question (SPEC §19) has three answers in plain words, and is not asked
+ * again in a workflow whose person chose "without worktrees" as it started.
+ */
+async function askDecision(run: Run, decision: Decision): Promise<boolean> {
+  const { options } = run;
+  if (/--isolation commit\b/.test(decision.yes)) {
+    if ((await workflowMemory(run))?.isolation === "shared") {
+      options.progress.line("the tasks run without worktrees, as you chose when the workflow started");
+      return false;
+    }
+    options.progress.end();
+    const pick = await options.ask.choose(decision.question.replace(/ Commit them now \(yes\).*$/, ""), ISOLATION_CHOICES, "commit");
+    if (pick === "stop") throw stoppedForCheckout("`dotagent run` continues");
+    return pick === "commit";
+  }
   options.progress.end();
   return (await options.ask.confirm(decision.question, decision.default)) === true;
+}
+
+/** This workflow's run memory, also before the run introduced itself (a run that continues at the tasks step asks resume first). */
+async function workflowMemory(run: Run): Promise<RunMemory | undefined> {
+  if (run.memory) return run.memory.read();
+  const phase = (await loadSnapshot(projectPaths(run.options.root))).phase;
+  return phase.kind === "ok" ? new RunMemoryStore(run.options.root, phase.value.workflow_id, phase.value.started_at).read() : undefined;
+}
+
+/** "Stop and let me handle it": a calm stop (exit 130, as Ctrl-C), nothing started or marked failed. */
+function stoppedForCheckout(then: string): DotagentError {
+  return new DotagentError("interrupted", `stopped, as you chose: commit or stash your changes, then ${then}`, EXIT.interrupted, { sessions_kept: [] });
+}
+
+/**
+ * Git settled up front (SPEC §19): the person's uncommitted changes are asked about before the
+ * workflow's first agent runs, not when its tasks are about to start. "commit" commits them now;
+ * "shared" is remembered for the workflow (run-memory.ts); "stop" starts nothing. Without a
+ * terminal nothing is asked here: the tasks step's decision (exit 5) stays as it was.
+ */
+async function settleCheckoutAtStart(run: Run): Promise<"commit" | "shared" | "stop" | null> {
+  const { options } = run;
+  if (!options.ask.interactive) return null;
+  const facts = dirtyCheckoutAtStart(options.root);
+  if (facts === null) return null;
+  options.progress.end();
+  const pick = await options.ask.choose(startIsolationQuestion(facts), ISOLATION_CHOICES, "commit");
+  if (pick === "commit") {
+    const files = commitAtStart(options.root, options.request ?? "");
+    options.progress.line(`committed ${count(files.length, "file")} of yours (${files.slice(0, 3).join(", ")}${files.length > 3 ? ", …" : ""}); each task gets its own worktree`);
+    return "commit";
+  }
+  return pick === "shared" ? "shared" : "stop";
 }
 
 // ---- Gates: the substance shown, approved, or feedback sent back ----

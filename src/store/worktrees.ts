@@ -116,14 +116,17 @@ export function checkoutFactsFor(root: string, snapshot: StateSnapshot): Checkou
   return checkoutFacts(root);
 }
 
-/** Commits the main checkout's uncommitted changes (the person's "yes": SPEC §19); dotagent's own folders stay out. */
+/** Commits the main checkout's uncommitted changes (the person's "yes": SPEC §19); dotagent's own folders and .gitignore lines stay out. */
 export function commitCheckout(root: string, message: string): string[] {
   const repo = repoAt(root);
   if (!isRepo(repo)) return [];
   const own = ownPaths(repo);
-  const files = changedFiles(repo.top).filter((p) => !under(p, own));
+  const changed = changedFiles(repo.top).filter((p) => !under(p, own));
+  // A .gitignore that differs only by install's lines is dotagent's, as checkoutFacts counts it: not in the person's commit.
+  const ours = changed.filter((p) => onlyDotagentIgnoreLines(repo.top, p));
+  const files = changed.filter((p) => !ours.includes(p));
   if (files.length === 0) return [];
-  git(repo.top, ["add", "-A", "--", ".", ...own.map((p) => `:(exclude)${p}`)]);
+  git(repo.top, ["add", "-A", "--", ".", ...[...own, ...ours].map((p) => `:(exclude)${p}`)]);
   git(repo.top, ["commit", "--no-verify", "-q", "-m", message]);
   return files;
 }

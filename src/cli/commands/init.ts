@@ -3,6 +3,7 @@ import { idProblem } from "../../schema/json.js";
 import { startWorkflow } from "../../ops/init.js";
 import { opContext, requestOption, stringOption, type Command } from "../context.js";
 import { decider } from "../decider.js";
+import { personNext, personReading } from "../person-next.js";
 import { resolveWorkflowOption } from "../workflow-option.js";
 
 export const command: Command = {
@@ -23,11 +24,14 @@ export const command: Command = {
       context.out.result(result, () => [`A workflow already exists. ${decision.question}`, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
       return EXIT.decide;
     }
-    context.out.result(result, () => [
-      ...(result.archived ? [`Archived the previous state as ${result.archived}`] : []),
-      `Started workflow ${context.out.color.bold(result.workflow_id)}${result.workflow === "develop" ? "" : ` (${result.workflow})`} at ${result.phase}.`,
-      `Next: ${result.next.reason}`,
-    ]);
+    context.out.result(result, () => {
+      const driver = personReading(context);
+      return [
+        ...(result.archived ? [`Archived the previous state as ${result.archived}`] : []),
+        `Started workflow ${context.out.color.bold(result.workflow_id)}${result.workflow === "develop" ? "" : ` (${result.workflow})`} at ${result.phase}.`,
+        (driver === null ? null : personNext(result.next, driver)) ?? `Next: ${result.next.reason}`,
+      ];
+    });
     return EXIT.ok;
   },
 };

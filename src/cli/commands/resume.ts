@@ -5,6 +5,7 @@ import { resumeOptions } from "../resume-options.js";
 import { planLines } from "../render-plan.js";
 import { maxParallelOption, opContext, type Command, stringOption } from "../context.js";
 import { decider } from "../decider.js";
+import { personNext, personReading } from "../person-next.js";
 
 export const command: Command = {
   summary: "decide where to continue after an interruption (the main job)",
@@ -43,7 +44,10 @@ export const command: Command = {
     const outcome = await resumeWorkflow(opContext(context), { ...input, decide: decider(context, context.options.yes === true) });
     if (outcome === undefined) return EXIT.refused;
     const { plan, result, mode } = outcome;
-    context.out.result(result, () => planLines(plan, context.out.color, mode));
+    context.out.result(result, () => {
+      const driver = personReading(context);
+      return planLines(plan, context.out.color, mode, { next: driver === null ? null : personNext(plan.next, driver) });
+    });
     return outcome.exitCode;
   },
 };

@@ -1,7 +1,12 @@
 import { leftOutNote } from "../../core/worktrees.js";
-import { readStatus, type StatusResult } from "../../ops/status.js";
+import { readStatus, type StatusResult, type StatusView } from "../../ops/status.js";
+import { escapeControls } from "../../core/words.js";
+import { phaseBar } from "../phase-bar.js";
+import { personGoOn, personNext, personReading } from "../person-next.js";
+import { outputWidth } from "../table.js";
+import { listLines } from "../task-table.js";
 import type { OpSummary } from "../../store/op-records.js";
-import { planLines } from "../render-plan.js";
+import { planLines, type PlanExtras } from "../render-plan.js";
 import { resumeOptions } from "../resume-options.js";
 import { opContext, type Command } from "../context.js";
 
@@ -11,17 +16,40 @@ export const command: Command = {
   options: { "stale-after": { type: "string" } },
   examples: ["dotagent status", "dotagent status --json          the resume plan (as resume --dry-run) plus task counts", "dotagent status --dir ../other-project"],
   async run(context) {
-    const { result, plan, approvedNeeds } = await readStatus(opContext(context), resumeOptions(context).staleAfterMs);
+    const { result, plan, approvedNeeds, view } = await readStatus(opContext(context), resumeOptions(context).staleAfterMs);
     context.out.result(result, () => {
-      const lines = planLines(plan, context.out.color, "status", result.tasks);
+      const driver = personReading(context);
+      const person = driver === null ? null : approvedNeeds !== null ? personGoOn(driver) : personNext(plan.next, driver);
+      const lines = planLines(plan, context.out.color, "status", { taskCounts: result.tasks, ...(view ? viewExtras(view) : {}), next: person });
       // An approval given before the gate's output was written: say what is still missing instead.
       const next = lines.findIndex((l) => l.startsWith("Next: "));
-      if (approvedNeeds !== null && next >= 0) lines[next] = `Next: ${context.out.color.cyan(approvedNeeds.split(" — ")[0]!)} — ${approvedNeeds.split(" — ").slice(1).join(" — ")}`;
+      if (person === null && approvedNeeds !== null && next >= 0) lines[next] = `Next: ${context.out.color.cyan(approvedNeeds.split(" — ")[0]!)} — ${approvedNeeds.split(" — ").slice(1).join(" — ")}`;
       return [...lines, ...worktreeLines(result), ...opLines(result.ops)];
     });
     return 0;
   },
 };
+
+/** The most tasks `status` lists; a longer plan is counted, and `dotagent tasks` lists it. */
+export const STATUS_TABLE_MAX = 8;
+
+/** For people: the phase bar and the request in place of the Completed line, and a short plan's task table. */
+function viewExtras(view: StatusView): PlanExtras {
+  const { phase, tasks } = view;
+  const done = (tasks.counts.complete ?? 0) + (tasks.counts.skipped ?? 0);
+  const bar = phaseBar({ steps: view.steps, current: phase.current_phase, status: phase.phase_status, completed: phase.completed_phases, tasks: view.tasksStep === null ? undefined : { step: view.tasksStep, done, total: tasks.total } });
+  const progress = [bar, ...(view.request === null ? [] : [`Request: ${oneLine(view.request)}`])];
+  if (tasks.total === 0) return { progress };
+  // listLines' first line repeats the counts the Tasks line already gives.
+  const taskTable = tasks.total <= STATUS_TABLE_MAX ? listLines(tasks, outputWidth() - 2).slice(1).map((l) => `  ${l}`) : ["  (`dotagent tasks` lists them)"];
+  return { progress, taskTable };
+}
+
+/** The request on one line, cut at 100 characters (the whole text is phase.json's `request`). */
+function oneLine(text: string): string {
+  const flat = escapeControls(text.replace(/\s+/g, " ").trim());
+  return flat.length > 100 ? `${flat.slice(0, 99)}…` : flat;
+}
 
 /** How the round's tasks run, and each task's worktree (SPEC §19). */
 function worktreeLines(result: StatusResult): string[] {

@@ -1,0 +1,52 @@
+// The Next line for a person at a terminal (SPEC §10 "Next steps for people"). The plan's `next`
+// is addressed to the model ("spawn the pm agent"), and stays so in --json and in the hooks,
+// which programs and the model read; a person is told what *they* type: `/develop …` in Claude
+// Code where dotagent is installed into the project, else `dotagent run`, and at a gate what to
+// answer. Only when stdout is a terminal and the caller is not Claude Code's Bash tool (byModel).
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { NextAction } from "../core/plan-resume.js";
+import type { CommandContext } from "./context.js";
+import { opContext } from "./context.js";
+
+/** Where the person drives the workflow from: Claude Code (dotagent installed into the project) or `dotagent run`. */
+export type Driver = "claude" | "headless";
+
+/** install's manifest (src/claude/install-manifest.ts MANIFEST; not imported: status is on the start-up path). */
+export const INSTALL_MANIFEST = ".claude/.dotagent-install.json";
+
+/** The person reading plain output, and where they drive the workflow from; null when a program or the model reads it. */
+export function personReading(context: CommandContext): Driver | null {
+  if (context.out.json || process.stdout.isTTY !== true || opContext(context).byModel === true) return null;
+  return existsSync(join(context.paths.root, INSTALL_MANIFEST)) ? "claude" : "headless";
+}
+
+const goOn = (driver: Driver, what: string) => (driver === "claude" ? `Next: type /develop in Claude Code to go on (${what})` : `Next: dotagent run goes on (${what})`);
+
+/** What the person does next, as one line; null where the model's line already speaks to a person (decisions, dead tasks, waiting, the end). */
+export function personNext(next: NextAction, driver: Driver): string | null {
+  switch (next.action) {
+    case "start_workflow":
+      return driver === "claude" ? "Next: type /develop <what to build> in Claude Code, e.g. /develop add login" : 'Next: dotagent run "<what to build>", e.g. dotagent run "add login"';
+    case "await_approval": {
+      if (next.gate === "pick_design") return driver === "claude" ? "Next: pick a design in Claude Code (memory/reports/roundtable.json compares them)" : "Next: dotagent run asks you to pick a design (memory/reports/roundtable.json compares them)";
+      const file = next.gate === "approve_requirements" ? "memory/reports/demand.json" : next.gate === "approve_design" ? "memory/reports/final_design.json" : (next.output ?? "the report");
+      return driver === "claude" ? `Next: read ${file}, then type approve in Claude Code (or what to change)` : `Next: dotagent run asks you to approve ${file} (or say what to change)`;
+    }
+    case "spawn_agent":
+      return goOn(driver, `the ${next.agent ?? "next"} agent is next`);
+    case "plan_tasks":
+      return goOn(driver, "the tasks are planned next");
+    case "run_tasks":
+      return next.tasks.length > 0 ? goOn(driver, `${next.tasks.length === 1 ? "task" : "tasks"} ${next.tasks.slice(0, 5).join(", ")}${next.tasks.length > 5 ? ", …" : ""} next`) : null;
+    case "run_step":
+      return goOn(driver, `step ${next.step ?? "?"} is next`);
+    default:
+      return null;
+  }
+}
+
+/** A gate approved before its output exists: the model still writes it, so the person lets the session go on. */
+export function personGoOn(driver: Driver): string {
+  return goOn(driver, "the approved step still needs its output written");
+}

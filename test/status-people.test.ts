@@ -1,0 +1,103 @@
+// `status`, `init` and `resume` for a person (SPEC §10 "Next steps for people", "status for
+// people"): the phase bar, the request and a short plan's task table in plain output; on a
+// terminal the Next line says what the person types. Programs and the model keep the model's
+// line and the same JSON: piped output, --json, and Claude Code's Bash tool (CLAUDECODE=1 with
+// no terminal on stdin) are checked beside the terminal.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { CLI, dotagent, exampleProject, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
+
+afterEach(removeTemps);
+
+const hasScript = spawnSync("script", ["--version"]).status === 0;
+
+/** The built CLI on a pseudo-terminal (util-linux `script`); `stdinFromNull` leaves stdin off the terminal, as Claude Code's Bash tool does. */
+function onTerminal(cwd: string, args: string[], env: Record<string, string> = {}, stdinFromNull = false): string {
+  const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+  const run = spawnSync("script", ["-qec", `stty cols 200; ${quoted}${stdinFromNull ? " </dev/null" : ""}`, "/dev/null"], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", TERM: "xterm", CLAUDECODE: "", ...env } });
+  return run.stdout.replace(/\r/g, "");
+}
+
+/** orphaned-tasks cut to three tasks, with a request: REQ and ARCH done, IMPLEMENTATION under way. */
+function threeTaskProject(): string {
+  const root = exampleProject("orphaned-tasks");
+  const execution = readJson(root, "memory/state/execution.json");
+  execution.tasks = execution.tasks.filter((t: { id: string }) => t.id !== "task-004");
+  writeJson(root, "memory/state/execution.json", execution);
+  writeJson(root, "memory/state/phase.json", { ...readJson(root, "memory/state/phase.json"), request: "add login\nwith a form" });
+  return root;
+}
+
+const installed = (root: string) => {
+  mkdirSync(join(root, ".claude"), { recursive: true });
+  writeFileSync(join(root, ".claude", ".dotagent-install.json"), "{}");
+};
+
+describe("status for people", () => {
+  it("shows the phase bar, the request and the task table; --json gains nothing", () => {
+    const root = threeTaskProject();
+    const plain = dotagent(root, ["status"]);
+    expect(plain.code).toBe(0);
+    const lines = plain.stdout.split("\n");
+    expect(lines[0]).toBe("Workflow wf-login at IMPLEMENTATION phase (in_progress)");
+    expect(lines[1]).toBe("REQ ✓ ─ ARCH ✓ ─ IMPL 0/3 ─ VERIF · ─ REFL ·");
+    expect(lines[2]).toBe("Request: add login with a form");
+    expect(plain.stdout).not.toContain("Completed:");
+    const tasksAt = lines.findIndex((l) => l.startsWith("Tasks: "));
+    expect(lines[tasksAt + 1]).toMatch(/^ {2}ID +STATUS +FAILED +DEPENDS ON +TIME +WHERE +TITLE$/);
+    expect(lines.slice(tasksAt + 2, tasksAt + 5).map((l) => l.trim().split(/\s+/)[0])).toEqual(["task-001", "task-002", "task-003"]);
+    // Piped: the model's Next line, as before.
+    expect(plain.stdout).toMatch(/\nNext: run tasks? task-/);
+    const json = dotagent(root, ["status", "--json"]).json;
+    expect(Object.keys(json).sort()).toEqual(["agents_in_flight", "applied", "completed_phases", "decision", "errors", "in_flight", "isolation", "last_activity", "last_activity_ago", "next", "ops", "phase", "phase_status", "repairs", "situation", "tasks", "warnings", "workflow_id", "worktrees"]);
+  });
+
+  it("counts a plan of more than 8 tasks and points at `dotagent tasks`", () => {
+    const root = threeTaskProject();
+    const execution = readJson(root, "memory/state/execution.json");
+    for (let i = 10; i < 16; i++) execution.tasks.push({ id: `task-0${i}`, title: `more ${i}`, status: "pending", attempts: 0, depends_on: [] });
+    writeJson(root, "memory/state/execution.json", execution);
+    const out = dotagent(root, ["status"]).stdout;
+    expect(out).toContain("IMPL 0/9");
+    expect(out).toContain("  (`dotagent tasks` lists them)");
+    expect(out).not.toMatch(/ID +STATUS/);
+  });
+});
+
+describe.skipIf(!hasScript)("Next for a person at a terminal", () => {
+  it("no workflow: dotagent run headless, /develop where dotagent is installed into Claude Code", () => {
+    const root = tempProject();
+    expect(onTerminal(root, ["status"])).toContain('Next: dotagent run "<what to build>", e.g. dotagent run "add login"');
+    installed(root);
+    expect(onTerminal(root, ["status"])).toContain("Next: type /develop <what to build> in Claude Code, e.g. /develop add login");
+  });
+
+  it("init and a workflow under way: what the person types to go on", () => {
+    const root = tempProject();
+    installed(root);
+    const init = onTerminal(root, ["init", "--request", "add login"]);
+    expect(init).toContain("Next: type /develop in Claude Code to go on (the pm agent is next)");
+    expect(init).not.toContain("spawn");
+    expect(onTerminal(threeTaskProject(), ["status"])).toMatch(/\nNext: dotagent run goes on \(tasks? task-001[^)]* next\)\n/);
+  });
+
+  it("at a gate: what to answer", () => {
+    const root = tempProject();
+    installed(root);
+    dotagent(root, ["init", "--request", "add login"]);
+    writeJson(root, "memory/reports/demand.json", { status: "complete", summary: "login", requirements: ["a form"], acceptance_criteria: ["it logs in"] });
+    const out = onTerminal(root, ["resume"]);
+    expect(out).toContain("Next: read memory/reports/demand.json, then type approve in Claude Code (or what to change)");
+  });
+
+  it("the model keeps its line: Claude Code's Bash tool, and --json on a terminal", () => {
+    const root = tempProject();
+    installed(root);
+    expect(onTerminal(root, ["status"], { CLAUDECODE: "1" }, true)).toContain("Next: start a workflow — `dotagent init --request …`");
+    const json = JSON.parse(onTerminal(root, ["status", "--json"]).trim());
+    expect(json.next.action).toBe("start_workflow");
+    expect(json.next.reason).toBe(dotagent(root, ["status", "--json"]).json.next.reason);
+  });
+});
