@@ -3,6 +3,7 @@
 // `dotagent run` keeps under memory/runs/; takes no lock and writes only the page (atomically).
 // State that does not parse is drawn from what does (a corrupt execution.json: no tasks), since
 // a picture of a broken run is what a person asks for most.
+import { readProjectText } from "../store/read-file.js";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
@@ -40,9 +41,27 @@ function costOf(root: string, workflowId: string | null): RunReportInput["cost"]
     sessions = 0;
   }
   const hooks = "the Claude Code hooks record no token usage";
+  // `dotagent run` keeps the SDK's estimate per workflow in its run memory (memory/runs/<id>/run.checkpoint.json).
+  const memory = dir === undefined ? undefined : readRunCost(join(dir, "run.checkpoint.json"));
+  if (memory !== undefined) {
+    return { recorded: true, lines: [`about $${memory.cost.toFixed(2)} over ${memory.sessions} dotagent run session${memory.sessions === 1 ? "" : "s"} (the Claude Agent SDK's total_cost_usd: an estimate, not a bill)`, `sessions in Claude Code itself are not counted: ${hooks}`] };
+  }
   return sessions > 0
     ? { recorded: false, why: `dotagent run kept ${sessions} session records under memory/runs/${workflowId}/, but they hold no cost or token counts; ${hooks}` }
     : { recorded: false, why: `no dotagent run sessions under memory/runs/, and ${hooks}` };
+}
+
+function readRunCost(file: string): { cost: number; sessions: number } | undefined {
+  const read = readProjectText(file, { maxBytes: 1024 * 1024, links: "refuse" });
+  if (read.kind !== "ok") return undefined;
+  try {
+    const data = (JSON.parse(read.text) as { data?: { cost_usd?: unknown; costed_sessions?: unknown } }).data;
+    const cost = data?.cost_usd;
+    const sessions = data?.costed_sessions;
+    return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 && typeof sessions === "number" && Number.isSafeInteger(sessions) && sessions > 0 ? { cost, sessions } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function writeRunReport(context: Pick<OpContext, "paths" | "now">, out: string | undefined, cwd: string): Promise<RunReportResult> {

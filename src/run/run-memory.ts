@@ -30,6 +30,9 @@ export interface RunMemory {
   readonly pending: PendingFeedback | null;
   /** "shared": as the workflow started, the person chose to run its tasks without worktrees (SPEC §19 Settled up front). */
   readonly isolation?: "shared";
+  /** The SDK's estimated cost of this workflow's sessions, over all its runs (USD), and how many sessions said one. */
+  readonly cost_usd?: number;
+  readonly costed_sessions?: number;
 }
 
 const ID = "run";
@@ -47,7 +50,8 @@ function parse(value: unknown, startedAt: string): RunMemory {
     p && gate(p.gate) && Number.isSafeInteger(p.round) && p.round > 0 && typeof p.text === "string" && (p.stage === "revise" || p.stage === "roundtable") && Array.isArray(p.revised) && p.revised.every((k) => typeof k === "string")
       ? p
       : null;
-  return { workflow_started_at: startedAt, ...(v.approve === "auto" || v.approve === "ask" ? { approve: v.approve } : {}), ...(v.isolation === "shared" ? { isolation: "shared" as const } : {}), feedback, pending };
+  const cost = typeof v.cost_usd === "number" && Number.isFinite(v.cost_usd) && v.cost_usd >= 0 && Number.isSafeInteger(v.costed_sessions) && (v.costed_sessions ?? 0) > 0 ? { cost_usd: v.cost_usd, costed_sessions: v.costed_sessions! } : {};
+  return { workflow_started_at: startedAt, ...(v.approve === "auto" || v.approve === "ask" ? { approve: v.approve } : {}), ...(v.isolation === "shared" ? { isolation: "shared" as const } : {}), feedback, pending, ...cost };
 }
 
 export class RunMemoryStore {
@@ -70,10 +74,19 @@ export class RunMemoryStore {
     }
   }
 
-  /** Read, change, save: one runner at a time holds memory/runs/.lock, so nobody writes between. */
-  async change(fn: (memory: RunMemory) => RunMemory): Promise<RunMemory> {
-    const next = fn(await this.read());
-    await this.store().save(ID, next);
+  private turn: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Read, change, save: one runner at a time holds memory/runs/.lock, so no other process writes
+   * between; inside the run, changes take turns (parallel sessions end at once), so none is lost.
+   */
+  change(fn: (memory: RunMemory) => RunMemory): Promise<RunMemory> {
+    const next = this.turn.then(async () => {
+      const changed = fn(await this.read());
+      await this.store().save(ID, changed);
+      return changed;
+    });
+    this.turn = next.catch(() => undefined);
     return next;
   }
 }

@@ -3,7 +3,9 @@
 // session resuming; Ctrl-C during the wait is a clean stop; a cost cap (--max-cost) stops the run
 // cleanly once the sessions' estimated cost reaches it, nothing marked failed, and the next run goes on.
 import { describe, expect, test } from "vitest";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { writeRunReport } from "../ops/run-report.js";
+import { projectPaths } from "../store/project.js";
 import { dirname, join } from "node:path";
 import { DotagentError } from "../core/errors.js";
 import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
@@ -95,5 +97,10 @@ describe("dotagent run: usage limits and a cost cap", () => {
     expect(again.outcome).toBe("complete");
     // Nothing that was done ran again.
     expect(script.sessions.filter((s) => s.output.endsWith("demand.json"))).toHaveLength(1);
+    // The workflow's cost over both runs, kept for `dotagent report`: every session said 0.4.
+    const report = await writeRunReport({ paths: projectPaths(h.root), now: () => new Date() }, undefined, h.root);
+    expect(report.cost_recorded).toBe(true);
+    const html = readFileSync(join(h.root, report.path), "utf8");
+    expect(html).toContain(`about $${(0.4 * script.sessions.length).toFixed(2)} over ${script.sessions.length} dotagent run sessions`);
   }, 30_000);
 });

@@ -837,6 +837,11 @@ async function session(run: Run, job: AgentJob, context: AgentRunContext, label:
     });
     if (!outcome.interrupted) run.agents++;
     run.spent += outcome.costUsd ?? 0;
+    // The workflow's cost over its runs, for `dotagent report` (an estimate the SDK gives, not a bill).
+    if (outcome.costUsd !== undefined && run.memory !== undefined) {
+      const add = outcome.costUsd;
+      await run.memory.change((m) => ({ ...m, cost_usd: Math.round(((m.cost_usd ?? 0) + add) * 1e6) / 1e6, costed_sessions: (m.costed_sessions ?? 0) + 1 }));
+    }
     return { outcome, ms: activity.end() };
   } catch (error) {
     activity.end();
