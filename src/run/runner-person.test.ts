@@ -157,11 +157,19 @@ describe("gates that show the substance and take feedback", () => {
     expect(readJson(join(h.root, "memory/reports/demand.json")).summary).toBe("sign in; sessions last 7 days");
   });
 
+  test("Stop here at a gate: a calm stop (interrupted, exit 130), nothing approved; the next run asks again", async () => {
+    const h = harness(good);
+    await expect(runWorkflow(h.options({ approve: "ask", ask: personSaying("Stop here").asker }))).rejects.toMatchObject({ code: "interrupted", exitCode: 130, message: expect.stringContaining("stopped at the REQUIREMENTS gate, as you chose: nothing approved") });
+    const again = await runWorkflow(h.options({ request: undefined, approve: "auto" }));
+    expect(again.outcome).toBe("complete");
+  });
+
   test("no terminal at the pick: the decision lists every design with the command that picks it", async () => {
     const three: Writer = (agent, prompt, output) =>
       agent === "roundtable" ? { recommendation: "robust", options_for_user: [{ name: "minimal", one_line: "small" }, { name: "robust", one_line: "big" }, { name: "fancy", one_line: "shiny" }] } : good(agent, prompt, output);
     const h = harness((agent, prompt, output) => three(agent, prompt, output));
-    await runWorkflow(h.options({ approve: "ask", ask: personSaying("approve", "Stop here").asker, maxParallel: 3 }));
+    // "Stop here" at the pick: a calm stop (interrupted, exit 130), nothing picked.
+    await expect(runWorkflow(h.options({ approve: "ask", ask: personSaying("approve", "Stop here").asker, maxParallel: 3 }))).rejects.toMatchObject({ code: "interrupted", exitCode: 130, message: expect.stringContaining("stopped at the pick, as you chose") });
     // fancy.json was never asked for: a third design written by hand, then the pick without a terminal.
     const { writeFileSync } = await import("node:fs");
     writeFileSync(join(h.root, "memory/reports/designs/fancy.json"), JSON.stringify({ name: "fancy", tasks: [] }));

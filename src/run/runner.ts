@@ -601,7 +601,8 @@ async function gateStep(run: Run, step: Extract<RunStep, { kind: "gate" }>, at: 
     }
     const answer = await gateAnswer(run, step, what);
     if (answer === undefined) return decisionOutcome(run, at, { question: `Approve ${step.output}?`, default: false, yes: `dotagent phase approve ${step.phase}`, no: `edit ${step.output}, then dotagent run` });
-    if (answer.kind === "stop") throw new DotagentError("not_approved", `${step.phase} was not approved; edit ${step.output} (or delete it to have it written again), then run dotagent run`, EXIT.refused);
+    // "Stop here" is the person's calm choice, not an error: as Ctrl-C, nothing approved, nothing lost.
+    if (answer.kind === "stop") throw new DotagentError("interrupted", `stopped at the ${step.phase} gate, as you chose: nothing approved; edit ${step.output} if you like, then \`dotagent run\` asks again`, EXIT.interrupted, { sessions_kept: [] });
     if (answer.kind === "change") {
       const feedback = await recordFeedback(run, step.phase, answer.text);
       await revise(run, feedback, at, step.output);
@@ -743,7 +744,8 @@ async function chooseDesign(run: Run, at: StepContext, phase: Phase): Promise<Ru
       await revise(run, feedback, at);
       return undefined;
     }
-    if (picked !== STOP) chosen = picked;
+    if (picked === STOP) throw new DotagentError("interrupted", `stopped at the pick, as you chose: nothing picked; \`dotagent run --design NAME\` picks one, \`dotagent run\` asks again`, EXIT.interrupted, { sessions_kept: [] });
+    chosen = picked;
   }
   if (chosen === undefined) {
     const others = designs.filter((d) => d.name !== recommended).map((d) => d.name);
