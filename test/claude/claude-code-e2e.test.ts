@@ -7,7 +7,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeF
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HOOK_MATCHER, hookCommand } from "../../src/claude/install.js";
-import { briefings, developPlan, ENABLED, fetchClaude, ROOT, runClaude as runClaudeIn, transcript as transcriptIn, type TranscriptLine } from "./harness.js";
+import { briefings, developPlan, textOf, ENABLED, fetchClaude, ROOT, runClaude as runClaudeIn, transcript as transcriptIn, type TranscriptLine } from "./harness.js";
 
 const CLI = join(ROOT, "dist/dotagent.mjs");
 const NOT_BUILT = "dist/dotagent.mjs is missing: run `npm run build` (npm test does) before the Claude Code end-to-end test";
@@ -57,7 +57,7 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
     const report = JSON.parse(stdout) as { success?: boolean; manifest?: { errors?: unknown[] }; contents?: Array<{ errors?: unknown[] }>; provides?: { skills?: string[]; agents?: string[]; hooks?: Array<{ event?: string }> } };
     expect(report.success).toBe(true);
     expect([report.manifest?.errors ?? [], ...(report.contents ?? []).map((c) => c.errors ?? [])].flat()).toEqual([]);
-    expect(report.provides?.skills).toEqual(["dotagent:checkpoint", "dotagent:develop"]);
+    expect(report.provides?.skills).toEqual(["dotagent:checkpoint", "dotagent:develop", "dotagent:status"]);
     expect(report.provides?.agents).toHaveLength(7);
     // validate lists the two Bash entries (same command, each its own `if`) as one; both run (write-guard-client.test.ts).
     expect(report.provides?.hooks?.map((h) => h.event)).toEqual(["SessionStart", "PreToolUse", "PreToolUse", "PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStop", "UserPromptSubmit"]);
@@ -90,6 +90,22 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
     expect(briefing[0]).toContain("REQUIREMENTS");
     expect(briefing[0]).toContain("/develop");
     expect(briefing[0]!.length).toBeLessThan(10_000);
+  });
+
+  it("/status shows the person where the workflow stands, with no global dotagent command (the skill runs the helper)", (ctx) => {
+    if (!built) ctx.skip(NOT_BUILT);
+    const project = makeProject("status");
+    cli(project, "init", "--request", "add login");
+    const { result } = runClaude(project, ["-p", "/status"]);
+    const lines = transcript(project, result.session_id!);
+    expect(lines.filter((l) => l.subtype === "local_command" && l.commandOutcome?.kind === "failed")).toEqual([]);
+    const expanded = lines.filter((l) => l.type === "user" && l.isMeta === true && textOf(l).includes("Show the person this"));
+    expect(expanded).toHaveLength(1);
+    const text = textOf(expanded[0]!);
+    expect(text).toContain("wf-add-login");
+    expect(text).toMatch(/REQ · ─ ARCH · ─ IMPL · ─ VERIF · ─ REFL ·|at REQUIREMENTS/);
+    // Nothing was written: status reads only.
+    expect(cli(project, "log").total).toBe(1);
   });
 
   it("/develop hands the request to dotagent byte for byte, whatever characters it holds", (ctx) => {

@@ -75,7 +75,7 @@ describe.skipIf(!ENABLED)("plugin install from a marketplace, with the real bina
     expect(run.status, `${run.stdout}${run.stderr}`).toBe(0);
     const report = JSON.parse(run.stdout) as { success?: boolean; provides?: { skills?: string[]; agents?: string[]; hooks?: Array<{ event?: string }> } };
     expect(report.success).toBe(true);
-    expect(report.provides?.skills).toEqual(["dotagent:checkpoint", "dotagent:develop"]);
+    expect(report.provides?.skills).toEqual(["dotagent:checkpoint", "dotagent:develop", "dotagent:status"]);
     expect(report.provides?.agents).toHaveLength(7);
     // validate lists the two Bash entries (same command, each its own `if`) as one; both run (write-guard-client.test.ts).
     expect(report.provides?.hooks?.map((h) => h.event)).toEqual(["SessionStart", "PreToolUse", "PreToolUse", "PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStop", "UserPromptSubmit"]);
