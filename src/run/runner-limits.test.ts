@@ -16,7 +16,7 @@ interface Script {
   /** The sessions that hit the limit (by output), and when the limit resets (ms; undefined: not said). */
   limited: Map<string, number | undefined>;
   cost: number;
-  sessions: Array<{ output: string; resumed: boolean; budget: unknown }>;
+  sessions: Array<{ output: string; resumed: boolean; budget: unknown; at: number }>;
 }
 
 /** A stand-in SDK: each agent writes its report (the scripted one), unless its output is limited (once). */
@@ -27,7 +27,7 @@ function sdkFor(root: string, script: Script): QuerySdk<QueryMessage> {
       const output = /^Output file: (\S+)$/m.exec(prompt)?.[1] ?? "";
       const system = String(options?.systemPrompt ?? "");
       const agent = [...AGENTS.values()].find((a) => system.startsWith(a.body))?.name ?? "?";
-      script.sessions.push({ output, resumed: options?.resume !== undefined, budget: options?.maxBudgetUsd });
+      script.sessions.push({ output, resumed: options?.resume !== undefined, budget: options?.maxBudgetUsd, at: Date.now() });
       const session_id = typeof options?.resume === "string" ? options.resume : `s-${++n}`;
       yield { type: "system", subtype: "init", session_id };
       if (script.limited.has(output)) {
@@ -51,11 +51,14 @@ function sdkFor(root: string, script: Script): QuerySdk<QueryMessage> {
 describe("dotagent run: usage limits and a cost cap", () => {
   test("a usage limit with a reset time: waits for it (the countdown said), then the pm's own session goes on; nothing failed", async () => {
     const h = harness(good);
-    const script: Script = { limited: new Map([["memory/reports/demand.json", Date.now() + 1200]]), cost: 0, sessions: [] };
-    const started = Date.now();
+    // The API says the reset in whole seconds: the run must not go on before it.
+    const resetsAt = Math.ceil((Date.now() + 1200) / 1000) * 1000;
+    const script: Script = { limited: new Map([["memory/reports/demand.json", resetsAt]]), cost: 0, sessions: [] };
     const outcome = await runWorkflow(h.options({ sdk: sdkFor(h.root, script), limitWaitMs: 100 }));
     expect(outcome.outcome).toBe("complete");
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1200);
+    // The pm's second session (its own, resumed) started only after the reset.
+    const again = script.sessions.filter((s) => s.output.endsWith("demand.json"))[1];
+    expect(again?.at).toBeGreaterThanOrEqual(resetsAt);
     const pm = script.sessions.filter((s) => s.output.endsWith("demand.json"));
     expect(pm.map((s) => s.resumed)).toEqual([false, true]);
     expect(h.lines.some((l) => /usage limit reached: waiting until \d\d:\d\d UTC, then going on; Ctrl-C stops cleanly/.test(l))).toBe(true);
