@@ -217,8 +217,23 @@ describe("a project workflow, end to end from the CLI", () => {
     expect(existsSync(join(p, "memory/reports/steps/SLOW.json"))).toBe(false);
     expect(dotagent(p, ["validate"]).code).toBe(0);
     expect(next(p)).toMatchObject({ action: "run_step", step: "SLOW" });
-    // Run again (quick now): it records its result and the step is done; the killed run is the only other.
+    // The command runs on in its own process group after the CLI's death: no second copy beside it.
     writeFileSync(join(p, "fast"), "");
+    const beside = dotagent(p, ["step", "run", "SLOW", "--json"]);
+    expect([beside.code, beside.json.error.code]).toEqual([4, "step_running"]);
+    expect(beside.json.error.message).toMatch(/still running \(pid \d+, since .*\): wait for it to end, or stop it \(`kill -- -\d+`\)/);
+    // Stopped, as the refusal says (or as a reboot would): then it runs again.
+    const orphan = Number(/kill -- -(\d+)/.exec(beside.json.error.message)![1]);
+    process.kill(-orphan, "SIGKILL");
+    for (let i = 0; i < 250; i++) {
+      try {
+        process.kill(orphan, 0);
+        await new Promise((r) => setTimeout(r, 20));
+      } catch {
+        break;
+      }
+    }
+    // Run again (quick now): it records its result and the step is done; the killed run is the only other.
     const again = dotagent(p, ["step", "run", "SLOW", "--json"]);
     expect(again.json).toMatchObject({ ran: true, passed: true, next: { action: "workflow_complete" } });
     expect(readFileSync(join(p, "runs.txt"), "utf8").trim().split("\n")).toHaveLength(2);

@@ -6,7 +6,7 @@
 // approval is recorded (`command_approved`) so later rework rounds do not ask again.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { stepIn } from "../core/transitions.js";
 import { isValidReport, reportAt } from "../core/reports.js";
@@ -15,6 +15,8 @@ import type { CheckStep, ShellStep } from "../core/flow.js";
 import { loadSnapshot } from "../store/session.js";
 import { appendEvents, readEvents } from "../store/events.js";
 import { writeFileDurable } from "../store/atomic-write.js";
+import { currentHost, isProcessRunning, processStartTime } from "../store/process-facts.js";
+import { readProjectText } from "../store/read-file.js";
 import { locked, type OpContext } from "./op-context.js";
 import type { Decide } from "./resume.js";
 import { nextFields, settle, type NextFields } from "./settle.js";
@@ -86,6 +88,10 @@ export async function runStep(context: OpContext, id: string, options: { again?:
     if (!answer) throw new DotagentError("step_declined", `${id}'s command was not run; \`dotagent resume\` offers it again`, EXIT.refused);
     await locked(context, "step run", () => appendEvents(context.paths.eventsFile, [{ type: "command_approved", step: id, command: commandStep.run, instance: state.instance_id ?? null }], context.now()));
   }
+  // A command an earlier `step run` started may outlive it (a kill -9 of the CLI leaves its process
+  // group running): never a second copy beside it.
+  const earlier = runningCommand(context, id);
+  if (earlier !== undefined) throw new DotagentError("step_running", `${id}'s command from an earlier \`step run\` is still running (pid ${earlier.pid}, since ${earlier.started_at}): wait for it to end, or stop it (\`kill -- -${earlier.pid}\`), then \`dotagent step run ${id}\``, EXIT.locked, { step: id, pid: earlier.pid });
   const startedAt = context.now();
   await locked(context, "step run", () => appendEvents(context.paths.eventsFile, [{ type: "step_run_started", step: id }], startedAt));
   options.onStart?.();
@@ -93,8 +99,9 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   let attempts = 0;
   do {
     attempts++;
-    run = await runCommand(commandStep.run, context.paths.root, commandStep.timeout, options.onOutput, options.signal);
+    run = await runCommand(commandStep.run, context.paths.root, commandStep.timeout, options.onOutput, options.signal, (pid) => markRunning(context, id, pid, startedAt));
   } while (run.exit_code !== 0 && attempts <= (commandStep.retries ?? 0) && !options.signal?.aborted);
+  clearRunning(context);
   if (options.signal?.aborted) return { kind: "stopped" };
   const passed = run.exit_code === 0;
   const record = { step: id, command: commandStep.run, passed, exit_code: run.exit_code, signal: run.signal, timed_out: run.timed_out, attempts, started_at: startedAt.toISOString(), ended_at: context.now().toISOString(), output_tail: run.tail };
@@ -107,16 +114,49 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   return { kind: "ran", result: { step: id, phase: settled.plan.phase, phase_status: settled.plan.phase_status, ran: true, passed, exit_code: run.exit_code, timed_out: run.timed_out, attempts, report, output_tail: passed ? null : run.tail, ...nextFields(settled.plan) } };
 }
 
+/** memory/state/.step-running.json: the command a `step run` has running (its process group), removed when it ends. */
+const RUNNING_FILE = ".step-running.json";
+interface RunningCommand {
+  step: string;
+  pid: number;
+  pid_start: string | null;
+  host: string;
+  started_at: string;
+}
+
+function markRunning(context: OpContext, step: string, pid: number, at: Date): void {
+  const record: RunningCommand = { step, pid, pid_start: processStartTime(pid), host: currentHost(), started_at: at.toISOString() };
+  writeFileDurable(join(context.paths.stateDir, RUNNING_FILE), `${JSON.stringify(record)}\n`);
+}
+
+function clearRunning(context: OpContext): void {
+  rmSync(join(context.paths.stateDir, RUNNING_FILE), { force: true });
+}
+
+/** The earlier command of `step` still alive on this host (its pid and start time match), or undefined. */
+function runningCommand(context: OpContext, step: string): RunningCommand | undefined {
+  const read = readProjectText(join(context.paths.stateDir, RUNNING_FILE), { maxBytes: 64 * 1024, links: "refuse" });
+  if (read.kind !== "ok") return undefined;
+  try {
+    const record = JSON.parse(read.text) as RunningCommand;
+    const live = record.step === step && record.host === currentHost() && Number.isSafeInteger(record.pid) && record.pid > 1 && isProcessRunning(record.pid, record.pid_start ?? null);
+    return live ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function approved(context: OpContext, instance: string | undefined, step: string, command: string): boolean {
   // A person at a terminal answers the prompt (or passed --yes); only the model's shell needs a recorded approval.
   return readEvents(context.paths.eventsFile).some((e) => e.type === "command_approved" && e.step === step && e.command === command && (e.instance ?? null) === (instance ?? null));
 }
 
 /** Runs `command` with sh in `cwd`; stops it after `timeout` seconds, or when `signal` aborts. Output is kept as its last 4 KB. */
-function runCommand(command: string, cwd: string, timeout: number | undefined, onOutput?: (chunk: Buffer) => void, signal?: AbortSignal): Promise<CommandRun> {
+function runCommand(command: string, cwd: string, timeout: number | undefined, onOutput?: (chunk: Buffer) => void, signal?: AbortSignal, onSpawn?: (pid: number) => void): Promise<CommandRun> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve({ exit_code: null, signal: null, timed_out: false, tail: "" });
     const child = spawn("sh", ["-c", command], { cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    if (child.pid !== undefined) onSpawn?.(child.pid);
     const stop = () => {
       try {
         process.kill(-child.pid!, "SIGKILL");

@@ -1,5 +1,5 @@
 // Temp files left by killed processes: write-file-atomic's `<name>.<digits>` beside phase.json,
-// execution.json, events.jsonl and the .clearing marker, the lock's `.lock.<pid>.<hex>.tmp`, and the temp folders of a
+// execution.json, events.jsonl, the .clearing marker and .step-running.json, the lock's `.lock.<pid>.<hex>.tmp`, and the temp folders of a
 // killed archive or restore in .archive/. Only a command that holds the state lock sweeps. Every
 // writer of the state files and archives holds the lock too, so their temp files are never live;
 // the lock's temp files are written by processes still waiting for the lock, so those are removed
@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { isLeftoverTempName } from "../archive/archive-names.js";
 import { isPidAlive } from "./process-facts.js";
 
-const STATE_TEMP = /^(phase\.json|execution\.json|events\.jsonl|\.clearing|\.last-write\.json)\.(\d+|tmp)$/;
+const STATE_TEMP = /^(phase\.json|execution\.json|events\.jsonl|\.clearing|\.last-write\.json|\.step-running\.json)\.(\d+|tmp)$/;
 const LOCK_TEMP = /^\.lock\.(\d+)\.[0-9a-f]+\.tmp$/;
 
 export function findTempFiles(stateDir: string): string[] {
