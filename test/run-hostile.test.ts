@@ -5,9 +5,9 @@
 // through the SDK's spawnClaudeCodeProcess option, as the real SDK does).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, REPO, removeTemps, tempProject } from "./support/cli.js";
+import { REPO, removeTemps, standInSdkProject } from "./support/cli.js";
 import { startApiStandIn, type ApiStandIn } from "./support/api-stand-in.js";
 
 afterEach(removeTemps);
@@ -45,14 +45,7 @@ export function query({ prompt, options }) {
 
 /** A project whose node_modules holds the stand-in SDK, and the CLI copied into it (so it resolves that SDK). */
 function project(): { root: string; cli: string; log: string } {
-  const root = tempProject();
-  const sdk = join(root, "node_modules/@anthropic-ai/claude-agent-sdk");
-  mkdirSync(sdk, { recursive: true });
-  writeFileSync(join(sdk, "package.json"), JSON.stringify({ name: "@anthropic-ai/claude-agent-sdk", version: "0.0.0-fake", type: "module", main: "sdk.mjs", exports: { ".": "./sdk.mjs" } }));
-  writeFileSync(join(sdk, "sdk.mjs"), FAKE_SDK);
-  mkdirSync(join(root, "bin"));
-  const cli = join(root, "bin/dotagent.mjs");
-  copyFileSync(CLI, cli);
+  const { root, cli } = standInSdkProject(FAKE_SDK);
   return { root, cli, log: join(root, "sdk-calls.log") };
 }
 

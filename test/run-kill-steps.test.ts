@@ -7,9 +7,9 @@
 // Run as a user would: the built CLI with a stand-in Agent SDK package in the project.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, REPO, readJson, removeTemps, tempProject } from "./support/cli.js";
+import { REPO, readJson, removeTemps, standInSdkProject } from "./support/cli.js";
 import { startApiStandIn, type ApiStandIn } from "./support/api-stand-in.js";
 
 afterEach(removeTemps);
@@ -59,17 +59,9 @@ const GUARDED = {
 };
 
 function project(): { root: string; cli: string } {
-  const root = tempProject();
-  const sdk = join(root, "node_modules/@anthropic-ai/claude-agent-sdk");
-  mkdirSync(sdk, { recursive: true });
-  writeFileSync(join(sdk, "package.json"), JSON.stringify({ name: "@anthropic-ai/claude-agent-sdk", version: "0.0.0-fake", type: "module", main: "sdk.mjs", exports: { ".": "./sdk.mjs" } }));
-  writeFileSync(join(sdk, "sdk.mjs"), FAKE_SDK);
+  const { root, cli } = standInSdkProject(FAKE_SDK);
   mkdirSync(join(root, ".dotagent/workflows"), { recursive: true });
   writeFileSync(join(root, ".dotagent/workflows/guarded.json"), JSON.stringify(GUARDED));
-  // The CLI copied into the project, so it finds the stand-in SDK (as in run-hostile.test.ts).
-  mkdirSync(join(root, "bin"));
-  const cli = join(root, "bin/dotagent.mjs");
-  copyFileSync(CLI, cli);
   return { root, cli };
 }
 

@@ -5,9 +5,9 @@
 // The built CLI with a stand-in Agent SDK that logs each session's system prompt.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, REPO, removeTemps, tempProject } from "./support/cli.js";
+import { REPO, removeTemps, standInSdkProject } from "./support/cli.js";
 import { startApiStandIn, type ApiStandIn } from "./support/api-stand-in.js";
 
 afterEach(removeTemps);
@@ -42,11 +42,7 @@ export function query({ prompt, options }) {
 `;
 
 function project(): { root: string; cli: string } {
-  const root = tempProject();
-  const sdk = join(root, "node_modules/@anthropic-ai/claude-agent-sdk");
-  mkdirSync(sdk, { recursive: true });
-  writeFileSync(join(sdk, "package.json"), JSON.stringify({ name: "@anthropic-ai/claude-agent-sdk", version: "0.0.0-fake", type: "module", main: "sdk.mjs", exports: { ".": "./sdk.mjs" } }));
-  writeFileSync(join(sdk, "sdk.mjs"), FAKE_SDK);
+  const { root, cli } = standInSdkProject(FAKE_SDK);
   writeFileSync(join(root, "CLAUDE.md"), "# House rules\nAlways write tests first.\n");
   mkdirSync(join(root, ".claude/agents"), { recursive: true });
   const pm = readFileSync(join(REPO, "agents/pm.md"), "utf8").replace("You are the product manager", "You are this project's own product manager");
@@ -57,9 +53,6 @@ function project(): { root: string; cli: string } {
   git("init", "-q");
   git("add", "-A");
   git("commit", "-qm", "init");
-  mkdirSync(join(root, "bin"));
-  const cli = join(root, "bin/dotagent.mjs");
-  copyFileSync(CLI, cli);
   // The CLI copied into the project finds the stand-in SDK; its agent files beside it, as in the package.
   cpSync(join(REPO, "agents"), join(root, "agents"), { recursive: true });
   return { root, cli };

@@ -93,3 +93,20 @@ export function runHook(p: string, helper: string, event: string, input: Record<
   const r = dotagent(p, ["hook", event], { input: JSON.stringify({ session_id: "s-1", cwd: p, ...input }), env: { CLAUDE_PID: String(process.pid), CLAUDE_CODE_SESSION_ID: "s-1", CLAUDE_PROJECT_DIR: p, ...env }, script: helper });
   return { ...r, out: r.stdout.trim() === "" ? null : (JSON.parse(r.stdout) as Record<string, any>) };
 }
+
+/**
+ * A temp project holding a stand-in Claude Agent SDK (`sdkSource`, an ES module exporting
+ * `query`) in its node_modules, and a copy of the built CLI in `bin/` beside it, so that CLI finds
+ * that SDK as `dotagent run` looks for one (beside dotagent, in the project).
+ */
+export function standInSdkProject(sdkSource: string): { root: string; cli: string } {
+  const root = tempProject();
+  const sdk = join(root, "node_modules/@anthropic-ai/claude-agent-sdk");
+  mkdirSync(sdk, { recursive: true });
+  writeFileSync(join(sdk, "package.json"), JSON.stringify({ name: "@anthropic-ai/claude-agent-sdk", version: "0.0.0-fake", type: "module", main: "sdk.mjs", exports: { ".": "./sdk.mjs" } }));
+  writeFileSync(join(sdk, "sdk.mjs"), sdkSource);
+  mkdirSync(join(root, "bin"));
+  const cli = join(root, "bin/dotagent.mjs");
+  cpSync(CLI, cli);
+  return { root, cli };
+}
