@@ -266,6 +266,8 @@ describe("a project workflow, end to end from the CLI", () => {
     expect(back.code).toBe(0);
     expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "REPRODUCE", phase_status: "pending", completed_phases: [] });
     expect(existsSync(join(p, "memory/reports/reproduction.json"))).toBe(false);
+    // The archive names the step the workflow was at (a definition's id, not only develop's phases).
+    expect(dotagent(p, ["archive", "list", "--json"]).json.archives[0]).toMatchObject({ phase: "FIX", phase_status: "pending" });
     expect(next(p)).toMatchObject({ action: "spawn_agent", agent: "reproducer", output: "memory/reports/reproduction.json" });
   });
 

@@ -1,6 +1,5 @@
-// `--workflow NAME` (init, resume --start, run): the built-in or project definition, resolved and
-// checked, or a one-line error naming the file, the JSON path and the fix (exit 3).
-export { resolveWorkflowName as resolveWorkflowOption } from "../ops/workflow-name.js";
+// `/develop --workflow NAME …`: the definition named in front of the request text (resolved by
+// ops/workflow-name.ts, as `--workflow NAME` is).
 
 /**
  * `/develop --workflow fix login fails` hands dotagent one request text; a leading

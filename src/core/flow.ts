@@ -138,10 +138,6 @@ export function stepIds(flow: Flow): string[] {
   return flow.steps.map((s) => s.id);
 }
 
-export function lastStepId(flow: Flow): string {
-  return flow.steps[flow.steps.length - 1]!.id;
-}
-
 /** Whether the person must approve (or pick in) the step before it completes. */
 export function hasGate(step: Step): boolean {
   return step.kind === "choose" || (step.kind === "agent" && step.gate === "approve");
@@ -188,12 +184,3 @@ export function planSourceOf(flow: Flow, tasksStep: string, skipped: ReadonlySet
   return REPORT.finalDesign;
 }
 
-/** The steps whose reports are checks (a boolean `passed`): develop's verification.json, a check step's report. */
-export function checkReports(flow: Flow): string[] {
-  return flow.steps.filter((s) => s.kind === "check").map((s) => s.reports[0]!);
-}
-
-/** The step (and so the agent) a phase agent's report belongs to. */
-export function stepOfReport(flow: Flow, path: string): Step | undefined {
-  return flow.steps.find((s) => (s.kind === "agent" || s.kind === "check") && s.reports.includes(path));
-}

@@ -64,16 +64,9 @@ export function nextPhaseIn(state: { readonly workflow?: Pinned | undefined }, p
   return phases[phases.indexOf(phase) + 1];
 }
 
-export function phaseIndex(phase: Phase): number {
-  return PHASES.indexOf(phase);
-}
-
-export function nextPhase(phase: Phase): Phase | undefined {
-  return PHASES[phaseIndex(phase) + 1];
-}
-
+/** Whether `value` is shaped like a step id (develop's phases, or a definition's steps: SPEC §20), e.g. for an archive's manifest. */
 export function isPhase(value: unknown): value is Phase {
-  return typeof value === "string" && (PHASES as readonly string[]).includes(value);
+  return typeof value === "string" && /^[A-Za-z][A-Za-z0-9_-]{0,39}$/.test(value);
 }
 
 export function taskOutputPath(taskId: string): string {

@@ -159,11 +159,6 @@ export function reworkTarget(state: PhaseState): Phase | undefined {
   return flowOf(state).steps.find((s) => s.kind === "tasks")?.id;
 }
 
-/** How many rounds the check `step` has sent back so far (rounds are numbered across the workflow). */
-export function roundsUsed(state: PhaseState): number {
-  return state.rework?.round ?? 0;
-}
-
 /**
  * The reports a rework round moves aside (each to its `.rework-<round>` copy): the failed check's,
  * then, when it goes back to an agent step, that step's and those of every step between whose

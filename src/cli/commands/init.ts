@@ -4,7 +4,7 @@ import { startWorkflow } from "../../ops/init.js";
 import { opContext, requestOption, stringOption, type Command } from "../context.js";
 import { decider } from "../decider.js";
 import { personNext, personReading } from "../person-next.js";
-import { resolveWorkflowOption } from "../workflow-option.js";
+import { resolveWorkflowName } from "../../ops/workflow-name.js";
 
 export const command: Command = {
   summary: "start a workflow (an existing one is archived first, after asking)",
@@ -17,7 +17,7 @@ export const command: Command = {
     const idError = workflowId === undefined ? null : idProblem(workflowId, "workflow id");
     if (idError !== null) throw usageError(`--workflow-id: ${idError}`);
     const name = stringOption(context, "workflow");
-    const workflow = name === undefined ? undefined : await resolveWorkflowOption(context.paths.root, name);
+    const workflow = name === undefined ? undefined : await resolveWorkflowName(context.paths.root, name);
     const result = await startWorkflow(opContext(context), { request, workflowId, decide: decider(context, context.options.yes === true), workflow });
     if (!result.created) {
       const { decision } = result;

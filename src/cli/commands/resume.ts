@@ -1,4 +1,5 @@
-import { resolveWorkflowOption, splitWorkflowPrefix } from "../workflow-option.js";
+import { splitWorkflowPrefix } from "../workflow-option.js";
+import { resolveWorkflowName } from "../../ops/workflow-name.js";
 import { EXIT, usageError } from "../../core/errors.js";
 import { resumeWorkflow } from "../../ops/resume.js";
 import { resumeOptions } from "../resume-options.js";
@@ -39,7 +40,7 @@ export const command: Command = {
     // `/develop --workflow fix …` passes its whole text as the request: a leading --workflow NAME names the definition.
     const split = context.options.start === true ? splitWorkflowPrefix(resumeOptions(context).request) : { request: resumeOptions(context).request };
     const name = stringOption(context, "workflow") ?? split.name;
-    const workflow = name === undefined ? undefined : await resolveWorkflowOption(context.paths.root, name);
+    const workflow = name === undefined ? undefined : await resolveWorkflowName(context.paths.root, name);
     const input = { ...resumeOptions(context), request: split.request, workflow, maxParallel: maxParallelOption(context), dryRun: context.options["dry-run"] === true, start: context.options.start === true, keepEdits: context.options["keep-edit"] === true, keepDefinition: context.options["keep-definition"] === true, isolation: isolation as "commit" | "shared" | undefined };
     const outcome = await resumeWorkflow(opContext(context), { ...input, decide: decider(context, context.options.yes === true) });
     if (outcome === undefined) return EXIT.refused;
