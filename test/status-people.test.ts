@@ -20,13 +20,17 @@ function onTerminal(cwd: string, args: string[], env: Record<string, string> = {
   return run.stdout.replace(/\r/g, "");
 }
 
-/** orphaned-tasks cut to three tasks, with a request: REQ and ARCH done, IMPLEMENTATION under way. */
+/**
+ * orphaned-tasks cut to three tasks, with a request: REQ and ARCH done, IMPLEMENTATION under way,
+ * last active an hour ago (the example's own times are fixed, so a week later it would be stale).
+ */
 function threeTaskProject(): string {
   const root = exampleProject("orphaned-tasks");
+  const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
   const execution = readJson(root, "memory/state/execution.json");
   execution.tasks = execution.tasks.filter((t: { id: string }) => t.id !== "task-004");
-  writeJson(root, "memory/state/execution.json", execution);
-  writeJson(root, "memory/state/phase.json", { ...readJson(root, "memory/state/phase.json"), request: "add login\nwith a form" });
+  writeJson(root, "memory/state/execution.json", { ...execution, updated_at: hourAgo });
+  writeJson(root, "memory/state/phase.json", { ...readJson(root, "memory/state/phase.json"), request: "add login\nwith a form", last_updated: hourAgo });
   return root;
 }
 
