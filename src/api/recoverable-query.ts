@@ -19,7 +19,7 @@
 // query is refused (`query_running`, exit 4) instead of starting a second agent on the same job.
 import type { ChildProcess, SpawnOptions as NodeSpawnOptions } from "node:child_process";
 import { DotagentError, EXIT } from "../core/errors.js";
-import { currentHost, isPidAlive, isZombie, processStartTime } from "../store/process-facts.js";
+import { currentHost, hasEnded, isPidAlive, processStartTime } from "../store/process-facts.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
 
 /** The fields of an SDK message this module reads; the SDK's SDKMessage fits it. */
@@ -219,7 +219,7 @@ export async function* recoverableQuery<M extends QueryMessage = QueryMessage>(p
 
 /** The recorded process when it is still the one that was recorded, alive on this host; else undefined. */
 export function liveProcess(recorded: QueryProcess): QueryProcess | undefined {
-  if (recorded.host !== currentHost() || !isPidAlive(recorded.pid) || isZombie(recorded.pid)) return undefined;
+  if (recorded.host !== currentHost() || !isPidAlive(recorded.pid) || hasEnded(recorded.pid)) return undefined;
   const start = processStartTime(recorded.pid);
   if (start !== null && recorded.pid_start !== null && start !== recorded.pid_start) return undefined; // the pid was reused
   return recorded;

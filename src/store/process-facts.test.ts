@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { StateSnapshot } from "../core/snapshot.js";
-import { currentHost, currentOwner, isPidAlive, isProcessRunning, judgeRunningTasks, longLivedParent, processStartTime } from "./process-facts.js";
+import { currentHost, currentOwner, hasEnded, isPidAlive, isProcessRunning, judgeRunningTasks, longLivedParent, processStartTime } from "./process-facts.js";
 import { spawnZombie } from "./zombie.test-support.js";
 
 const NOW = new Date("2026-11-20T12:00:00Z");
@@ -38,6 +38,24 @@ describe("process facts", () => {
     } finally {
       parent.kill();
     }
+  });
+
+  it.runIf(linux)("hasEnded: a process killed a moment ago has ended, though kill(pid, 0) still finds it (a restart right after kill -9 must not wait for it)", async () => {
+    let caughtAlive = 0;
+    for (let i = 0; i < 6; i++) {
+      // Holding 200 MB makes its teardown slow enough to catch it before it is a zombie.
+      const child = spawn(process.execPath, ["-e", "const a=[];for(let i=0;i<25;i++)a.push(Buffer.alloc(8e6,1));console.log('ready');setInterval(()=>{},1000)"], { stdio: ["ignore", "pipe", "ignore"] });
+      await new Promise((resolve) => child.stdout.once("data", resolve));
+      const start = processStartTime(child.pid!);
+      expect(hasEnded(child.pid!)).toBe(false);
+      expect(isProcessRunning(child.pid!, start)).toBe(true);
+      process.kill(child.pid!, "SIGKILL");
+      if (isPidAlive(child.pid!)) caughtAlive++;
+      expect(hasEnded(child.pid!) || !isPidAlive(child.pid!)).toBe(true);
+      expect(isProcessRunning(child.pid!, start)).toBe(false);
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+    expect(caughtAlive).toBeGreaterThan(0); // kill(pid, 0) did find them: the case hasEnded is for
   });
 
   it.runIf(linux)("judgeRunningTasks: a task whose owner is a zombie is gone, one owned by this process is live", async () => {
