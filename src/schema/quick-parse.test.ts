@@ -121,7 +121,10 @@ describe("quick parse is never looser than the zod schemas, and agrees on the va
       }),
       { numRuns: 4000 },
     );
-    expect(accepted).toBeGreaterThan(25); // the generator does reach valid documents
+    // The generator does reach valid documents. The count is random: over 200 seeds of 4000 runs it
+    // was 15–49 (median 35) here and at least 101 (median 127) for execution.json. The old bounds,
+    // 25 and 100, sat inside that spread (25 failed CI once); these sit far below the lowest seen.
+    expect(accepted).toBeGreaterThan(5);
   });
 
   it("execution.json", () => {
@@ -137,7 +140,7 @@ describe("quick parse is never looser than the zod schemas, and agrees on the va
       }),
       { numRuns: 4000 },
     );
-    expect(accepted).toBeGreaterThan(100);
+    expect(accepted).toBeGreaterThan(50);
   });
 
   it("accepts the contract's hand-written examples", () => {
