@@ -31,7 +31,7 @@ const FORBIDDEN_LAYERS = {
   "src/store/": ["src/ops/", "src/api/", "src/cli/"],
   "src/langgraph/": ["src/cli/", "src/claude/", "src/ops/", "src/run/"],
 };
-const HEAVY = { tar: ["src/archive/"], prompts: ["src/cli/ask.ts"], globby: ["src/claude/install.ts"] };
+const HEAVY = { tar: ["src/archive/"], prompts: ["src/cli/ask.ts"], globby: ["src/install/plan-files.ts"] };
 for (const file of files) {
   const rel = relative(root, file);
   const text = readFileSync(file, "utf8");

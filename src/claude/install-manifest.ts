@@ -4,11 +4,13 @@
 // an entry install could not have written (a path out of the install folder, a hook command
 // that is not dotagent's, a permission rule dotagent never adds) is dropped with a reason the
 // command reports, and nothing is done to what it names.
-import { createHash } from "node:crypto";
 import { readProjectText } from "../store/read-file.js";
 import { join } from "node:path";
+import { GITIGNORE_LINES } from "./gitignore.js";
 import { entryPathProblem, showEntry } from "./install-paths.js";
 import { PERMISSION_RULE } from "./settings.js";
+
+export { sha256 } from "./install-paths.js";
 
 export const MANIFEST = ".dotagent-install.json";
 
@@ -41,37 +43,42 @@ export interface ManifestRead {
   readonly ignored: readonly IgnoredEntry[];
 }
 
-export const sha256 = (bytes: Buffer | string) => createHash("sha256").update(bytes).digest("hex");
-
 /** Every hook line dotagent has installed: node running a dotagent.mjs helper with `hook <event>`. */
 const HOOK_SHAPE = /^node "[^\n]*\/dotagent\.mjs" hook session-start$/;
 const ANY_HOOK_SHAPE = /^node "[^\n]*\/dotagent\.mjs" hook (?:session-start|pre-tool-use|post-tool-use|subagent-stop|user-prompt-submit)$/;
 /** Every permission rule dotagent has added (the first, tighter one was replaced before 0.1.0). */
 const KNOWN_RULES: readonly string[] = [PERMISSION_RULE, 'Bash(node "*/checkpoint/scripts/dotagent.mjs" *)'];
 
-/** The manifest in a .claude folder, or null when there is none (or it does not parse as one). */
-export function readInstallManifest(target: string): ManifestRead | null {
-  const read = readProjectText(join(target, MANIFEST), { maxBytes: 16 * 1024 * 1024, links: "refuse" });
+/** A manifest file's JSON object, or null when there is none (or it does not parse as one); a link is never followed. */
+export function readManifestJson(file: string): Record<string, unknown> | null {
+  const read = readProjectText(file, { maxBytes: 16 * 1024 * 1024, links: "refuse" });
   if (read.kind !== "ok") return null;
-  let value: unknown;
   try {
-    value = JSON.parse(read.text);
+    const value = JSON.parse(read.text) as unknown;
+    return isObject(value) ? value : null;
   } catch {
     return null;
   }
-  return parseInstallManifest(value);
 }
 
-/** Pure: the entries install could have written, and the others with the reason they are ignored. */
-export function parseInstallManifest(value: unknown): ManifestRead | null {
-  if (!isObject(value) || !Array.isArray(value.files)) return null;
+/** The manifest in a .claude folder, or null when there is none (or it does not parse as one). */
+export function readInstallManifest(target: string): ManifestRead | null {
+  const value = readManifestJson(join(target, MANIFEST));
+  return value === null ? null : parseInstallManifest(value);
+}
+
+/**
+ * Pure: the `files` and `dirs` entries of any client's manifest that install could have written
+ * (plain paths inside the target; `allowed`, when given, narrows them further and says why not),
+ * and the others as entries ignored, with the reason.
+ */
+export function parseOwnedEntries(value: Record<string, unknown>, allowed?: (path: string) => string | null): { files: InstallManifest["files"]; dirs: string[]; ignored: IgnoredEntry[] } {
   const ignored: IgnoredEntry[] = [];
   const ignore = (path: string, reason: string) => ignored.push({ path, reason: `manifest entry ${reason}: ignored, nothing done to it` });
-  const ignoreField = (field: string, reason: string) => ignored.push({ path: field, reason: `manifest ${field} ${reason}: ignored` });
   const files: InstallManifest["files"] = [];
-  value.files.forEach((entry: unknown, i: number) => {
+  (Array.isArray(value.files) ? value.files : []).forEach((entry: unknown, i: number) => {
     if (!isObject(entry) || typeof entry.path !== "string") return ignore(`files[${i}]`, "has no path");
-    const problem = entryPathProblem(entry.path, "file");
+    const problem = entryPathProblem(entry.path, "file") ?? allowed?.(entry.path) ?? null;
     if (problem !== null) return ignore(showEntry(entry.path), problem);
     if (typeof entry.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(entry.sha256)) return ignore(showEntry(entry.path), "has no sha256");
     files.push({ path: entry.path, sha256: entry.sha256 });
@@ -84,7 +91,21 @@ export function parseInstallManifest(value: unknown): ManifestRead | null {
       if (problem !== null) return ignore(showEntry(dir), problem);
       if (!dirs.includes(dir)) dirs.push(dir);
     });
-  } else if (value.dirs !== undefined) ignoreField("dirs", "is not a list");
+  } else if (value.dirs !== undefined) ignored.push({ path: "dirs", reason: "manifest dirs is not a list: ignored" });
+  return { files, dirs, ignored };
+}
+
+/** Pure: a Copilot or Codex manifest's `gitignore` ({lines, created}), only the lines install could have added. */
+export function parseGitignoreOwned(value: unknown): { lines: string[]; created: boolean } | null {
+  if (!isObject(value) || !Array.isArray(value.lines)) return null;
+  return { lines: value.lines.filter((l): l is string => typeof l === "string" && GITIGNORE_LINES.includes(l)), created: value.created === true };
+}
+
+/** Pure: the entries install could have written, and the others with the reason they are ignored. */
+export function parseInstallManifest(value: unknown): ManifestRead | null {
+  if (!isObject(value) || !Array.isArray(value.files)) return null;
+  const { files, dirs, ignored } = parseOwnedEntries(value);
+  const ignoreField = (field: string, reason: string) => ignored.push({ path: field, reason: `manifest ${field} ${reason}: ignored` });
   let hook: string | null = null;
   if (typeof value.hook_command === "string" && HOOK_SHAPE.test(value.hook_command)) hook = value.hook_command;
   else if (value.hook_command != null) ignoreField("hook_command", "is not a dotagent hook command, so that hook is left alone");

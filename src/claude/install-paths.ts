@@ -12,6 +12,8 @@ import { lstatSync, realpathSync } from "node:fs";
 import { join, sep } from "node:path";
 import { readProjectFile, type FileBytes } from "../store/read-file.js";
 
+export const sha256 = (bytes: Buffer | string) => createHash("sha256").update(bytes).digest("hex");
+
 /** Files of the target that install manages by their own rules, never as manifest entries. */
 const RESERVED = new Set([".dotagent-install.json", "settings.json", "settings.local.json"]);
 
@@ -96,7 +98,7 @@ export function lookAt(target: string, rel: string): Found {
   const read = readInstalledFile(placed.path);
   if (read.kind === "missing") return { kind: "missing", path: placed.path };
   if (read.kind === "refused") return { kind: "refused", reason: read.reason };
-  return { kind: "file", path: placed.path, hash: createHash("sha256").update(read.bytes).digest("hex") };
+  return { kind: "file", path: placed.path, hash: sha256(read.bytes) };
 }
 
 function realPath(path: string): string | null {

@@ -17,24 +17,18 @@
 //   that leads out is reported (`skip`, with the reason) and left alone;
 // - a project install merges the .gitignore lines for memory/'s machine-local files into the
 //   project's .gitignore (gitignore.ts), and `--uninstall` takes out exactly those lines.
-import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmdirSync, statSync, unlinkSync, chmodSync } from "node:fs";
-import { globbySync } from "globby";
+import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, statSync, unlinkSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { writeFileDurable } from "../store/atomic-write.js";
-import { isInside, readProjectText } from "../store/read-file.js";
-import { GITIGNORE_LINES, mergeGitignore, unmergeGitignore } from "./gitignore.js";
-import { emptyManifest, MANIFEST, readInstallManifest, sha256 as sha, type InstallManifest, type ManifestRead } from "./install-manifest.js";
-import { lookAt, placeInTarget, showEntry, type Found } from "./install-paths.js";
+import { isInside } from "../store/read-file.js";
+import { emptyManifest, MANIFEST, readInstallManifest, type InstallManifest } from "./install-manifest.js";
+import { applyFilePlan, applyGitignore, ignoredChanges, listFiles, planFolderRemoval, planGitignoreMerge, planGitignoreUnmerge, planInstallFiles, planUninstallFiles, removeEmptyFolders, type GitignorePlan, type InstallPlanEntry, type SourceFile } from "../install/plan-files.js";
 import { allowList, HOOK_MATCHER, hookCommand, hookEntries, missingHooks, PERMISSION_RULE, readSettings, withHooks, withoutHooks, withoutRule, type Scope, type Settings } from "./settings.js";
 
 export { HOOK_MATCHER, hookCommand, PERMISSION_RULE, type Scope } from "./settings.js";
 
-export interface InstallPlanEntry {
-  action: "create" | "update" | "unchanged" | "skip" | "remove" | "keep";
-  path: string;
-  reason?: string;
-}
+export type { InstallPlanEntry } from "../install/plan-files.js";
 
 export interface InstallResult {
   scope: Scope;
@@ -44,14 +38,7 @@ export interface InstallResult {
   settings: "hook added" | "hook updated" | "hook already there" | "hook removed" | "restored" | "untouched";
   permission: "rule added" | "rule already there" | "rule removed" | "untouched";
   /** The project's .gitignore (project scope): dotagent's lines for memory/'s machine-local files. */
-  gitignore: "lines added" | "lines updated" | "lines already there" | "lines removed" | "untouched";
-}
-
-interface SourceFile {
-  /** Path under the .claude folder, like skills/checkpoint/SKILL.md. */
-  readonly dest: string;
-  readonly bytes: Buffer;
-  readonly mode?: number;
+  gitignore: GitignorePlan["outcome"];
 }
 
 /** The folder holding skills/ and agents/: the package, or an installed .claude/ copy. */
@@ -65,24 +52,15 @@ export function findSourceRoot(start: string): string {
   }
 }
 
-function listFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  // Hidden files and editor leftovers are not part of a skill.
-  return globbySync("**/*", { cwd: dir, onlyFiles: true, dot: false, ignore: ["**/*~", "**/*.swp"] })
-    .sort()
-    .map((rel) => join(dir, rel));
-}
-
 function collectSources(sourceRoot: string, helperScript: Buffer): SourceFile[] {
   const files: SourceFile[] = [];
-  for (const path of listFiles(join(sourceRoot, "skills"))) {
-    const dest = relative(sourceRoot, path).split(sep).join("/");
-    if (dest === "skills/checkpoint/scripts/dotagent.mjs") continue; // added below from the running CLI
-    files.push({ dest, bytes: readFileSync(path) });
+  for (const rel of listFiles(join(sourceRoot, "skills"))) {
+    if (rel === "checkpoint/scripts/dotagent.mjs") continue; // added below from the running CLI
+    files.push({ dest: `skills/${rel}`, bytes: readFileSync(join(sourceRoot, "skills", rel)) });
   }
   files.push({ dest: "skills/checkpoint/scripts/dotagent.mjs", bytes: helperScript, mode: 0o755 });
-  for (const path of listFiles(join(sourceRoot, "agents"))) {
-    if (path.endsWith(".md")) files.push({ dest: `agents/${relative(join(sourceRoot, "agents"), path).split(sep).join("/")}`, bytes: readFileSync(path) });
+  for (const rel of listFiles(join(sourceRoot, "agents"))) {
+    if (rel.endsWith(".md")) files.push({ dest: `agents/${rel}`, bytes: readFileSync(join(sourceRoot, "agents", rel)) });
   }
   return files;
 }
@@ -132,47 +110,6 @@ export interface InstallOptions {
   gitignore?: string;
 }
 
-/** A .gitignore's text (null: none), or a one-line refusal naming it. */
-function readGitignore(file: string): string | null {
-  const read = readProjectText(file, { maxBytes: 16 * 1024 * 1024, links: "follow" });
-  if (read.kind === "missing") return null;
-  if (read.kind === "refused") throw new DotagentError("gitignore_invalid", `${file} ${read.reason}; fix it (dotagent changed nothing) and run \`dotagent install\` again`, EXIT.refused, { file });
-  return read.text;
-}
-
-/** Plans the .gitignore merge: the outcome, and the write (recording the owned lines in the manifest). */
-function planGitignore(target: string, file: string, manifest: InstallManifest): { outcome: InstallResult["gitignore"]; entry: InstallPlanEntry; write: (() => void) | null } {
-  const text = readGitignore(file);
-  const path = relative(target, file).split(sep).join("/");
-  const before = manifest.gitignore ?? null;
-  const merge = mergeGitignore(text, GITIGNORE_LINES, before?.lines ?? []);
-  const record = () => {
-    manifest.gitignore = merge.owned.length === 0 ? null : { path, lines: merge.owned, created: before?.created ?? text === null };
-  };
-  if (!merge.changed) return { outcome: "lines already there", entry: { action: "unchanged", path }, write: before !== null && merge.owned.length !== before.lines.length ? record : null };
-  return {
-    outcome: (before?.lines.length ?? 0) > 0 ? "lines updated" : "lines added",
-    entry: { action: text === null ? "create" : "update", path },
-    write: () => {
-      record();
-      writeFileDurable(file, merge.text);
-    },
-  };
-}
-
-const EDITED = "edited since dotagent installed it: kept; to take this version's copy, move yours away and run `dotagent install` again";
-
-/** The manifest entries left out (out of the folder, not dotagent's), as changes that say so. */
-function ignoredChanges(read: ManifestRead | null): InstallPlanEntry[] {
-  return (read?.ignored ?? []).map((entry) => ({ action: "skip", path: entry.path, reason: entry.reason }));
-}
-
-/** lookAt, with the reason completed for a change line. */
-function look(target: string, rel: string): Found {
-  const found = lookAt(target, rel);
-  return found.kind === "refused" ? { kind: "refused", reason: `${found.reason}: left alone` } : found;
-}
-
 export function install(options: InstallOptions): InstallResult {
   const { target, scope, dryRun } = options;
   assertTarget(target, scope);
@@ -180,69 +117,13 @@ export function install(options: InstallOptions): InstallResult {
   const settings = readSettings(settingsFile); // refuses before anything is written
   const read = readInstallManifest(target);
   const manifest = read?.manifest ?? emptyManifest();
-  const owned = new Map(manifest.files.map((f) => [f.path, f.sha256]));
-  const changes: InstallPlanEntry[] = ignoredChanges(read);
-  const writes: Array<() => void> = [];
-  const sources = collectSources(options.sourceRoot, options.helperScript);
-
-  for (const file of sources) {
-    const hash = sha(file.bytes);
-    const found = look(target, file.dest);
-    if (found.kind === "refused") {
-      changes.push({ action: "skip", path: file.dest, reason: found.reason });
-      continue;
-    }
-    const dest = join(target, file.dest);
-    if (found.kind === "file") {
-      const current = found.hash;
-      if (current === hash) {
-        changes.push({ action: "unchanged", path: file.dest });
-        if (!owned.has(file.dest)) owned.set(file.dest, hash);
-        continue;
-      }
-      // An upgrade replaces only what dotagent wrote and nobody changed since (the manifest's hash).
-      if (!owned.has(file.dest)) {
-        changes.push({ action: "skip", path: file.dest, reason: "exists and was not installed by dotagent: left alone" });
-        continue;
-      }
-      if (owned.get(file.dest) !== current) {
-        changes.push({ action: "keep", path: file.dest, reason: EDITED });
-        continue;
-      }
-      changes.push({ action: "update", path: file.dest });
-    } else {
-      changes.push({ action: "create", path: file.dest });
-    }
-    owned.set(file.dest, hash);
-    writes.push(() => {
-      for (let dir = dirname(dest); dir.startsWith(target) && !existsSync(dir); dir = dirname(dir)) {
-        const rel = relative(target, dir).split(sep).join("/");
-        if (rel && !manifest.dirs.includes(rel)) manifest.dirs.push(rel);
-      }
-      mkdirSync(dirname(dest), { recursive: true });
-      writeFileDurable(dest, file.bytes);
-      if (file.mode !== undefined) chmodSync(dest, file.mode);
-    });
-  }
-
-  // Files an older version installed that this one no longer ships.
-  const shipped = new Set(sources.map((f) => f.dest));
-  for (const [path, hash] of [...owned]) {
-    if (shipped.has(path)) continue;
-    const found = look(target, path);
-    if (found.kind === "missing") {
-      owned.delete(path);
-    } else if (found.kind === "refused") {
-      changes.push({ action: "skip", path: showEntry(path), reason: found.reason });
-    } else if (found.hash === hash) {
-      changes.push({ action: "remove", path, reason: "no longer part of dotagent" });
-      owned.delete(path);
-      const file = found.path;
-      writes.push(() => unlinkSync(file));
-    } else {
-      changes.push({ action: "keep", path, reason: "no longer part of dotagent, but edited since it was installed: kept" });
-    }
-  }
+  const files = planInstallFiles(target, collectSources(options.sourceRoot, options.helperScript), manifest.files, "dotagent install");
+  const changes: InstallPlanEntry[] = [...ignoredChanges(read?.ignored), ...files.changes];
+  const writes: Array<() => void> = [
+    () => {
+      for (const dir of applyFilePlan(target, files)) if (!manifest.dirs.includes(dir)) manifest.dirs.push(dir);
+    },
+  ];
 
   const entries = hookEntries(scope, target);
   const commands = [...new Set(entries.map((e) => e.command))];
@@ -278,10 +159,17 @@ export function install(options: InstallOptions): InstallResult {
 
   let gitignoreOutcome: InstallResult["gitignore"] = "untouched";
   if (options.gitignore !== undefined) {
-    const plan = planGitignore(target, options.gitignore, manifest);
+    const file = options.gitignore;
+    const before = manifest.gitignore ?? null;
+    const plan = planGitignoreMerge(target, file, before, "dotagent install");
     gitignoreOutcome = plan.outcome;
-    changes.push(plan.entry);
-    if (plan.write) writes.push(plan.write);
+    if (plan.change) changes.push(plan.change);
+    if (plan.owned !== null || before !== null) {
+      writes.push(() => {
+        manifest.gitignore = plan.owned && { path: relative(target, file).split(sep).join("/"), ...plan.owned };
+        applyGitignore(file, plan);
+      });
+    }
   }
 
   const changed = changes.some((c) => c.action === "create" || c.action === "update" || c.action === "remove");
@@ -291,7 +179,7 @@ export function install(options: InstallOptions): InstallResult {
     mkdirSync(target, { recursive: true });
     for (const write of writes) write();
     manifest.dotagent_version = options.version;
-    manifest.files = [...owned].map(([path, sha256]) => ({ path, sha256 })).sort((a, b) => a.path.localeCompare(b.path));
+    manifest.files = files.owned;
     writeFileDurable(join(target, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
   }
   return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome, gitignore: gitignoreOutcome };
@@ -337,23 +225,9 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
   const { manifest } = read;
   const settingsFile = join(target, "settings.json");
   const settings = readSettings(settingsFile);
-  const changes: InstallPlanEntry[] = ignoredChanges(read);
-  const removals: Array<() => void> = [];
-  for (const file of manifest.files) {
-    const found = look(target, file.path);
-    if (found.kind === "missing") continue;
-    if (found.kind === "refused") {
-      changes.push({ action: "skip", path: showEntry(file.path), reason: found.reason });
-      continue;
-    }
-    if (found.hash !== file.sha256) {
-      changes.push({ action: "keep", path: file.path, reason: "edited since dotagent installed it: left alone" });
-      continue;
-    }
-    changes.push({ action: "remove", path: file.path });
-    const path = found.path;
-    removals.push(() => unlinkSync(path));
-  }
+  const files = planUninstallFiles(target, manifest.files);
+  const changes: InstallPlanEntry[] = [...ignoredChanges(read.ignored), ...files.changes];
+  const removals: Array<() => void> = [() => applyFilePlan(target, files)];
   let settingsOutcome: InstallResult["settings"] = "untouched";
   const rule = manifest.permission_rule ?? null;
   const commands = [...new Set([...(manifest.hook_commands ?? []), ...(manifest.hook_command ? [manifest.hook_command] : [])])];
@@ -382,39 +256,19 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
       removals.push(() => writeFileDurable(settingsFile, `${JSON.stringify(stripped, null, 2)}\n`));
     }
   }
-  let gitignoreOutcome: InstallResult["gitignore"] = "untouched";
   const ignored = manifest.gitignore ?? null;
-  if (ignored !== null && ignored.lines.length > 0) {
-    const file = join(target, ignored.path);
-    const text = readGitignore(file);
-    if (text !== null) {
-      const next = unmergeGitignore(text, ignored.lines, ignored.created);
-      if (next !== text) {
-        gitignoreOutcome = "lines removed";
-        changes.push({ action: next === null ? "remove" : "update", path: ignored.path });
-        removals.push(() => (next === null ? unlinkSync(file) : writeFileDurable(file, next)));
-      }
-    }
-  }
+  const gitignoreFile = join(target, ignored?.path ?? "../.gitignore");
+  const gitignore = planGitignoreUnmerge(target, gitignoreFile, ignored, "dotagent install");
+  if (gitignore.change) changes.push(gitignore.change);
   changes.push({ action: "remove", path: MANIFEST });
   // Folders dotagent created, deepest first, only when empty and inside the target.
-  const depth = (d: string) => (d === "." ? 0 : d.split("/").length);
-  const folders: string[] = [];
-  for (const dir of [...manifest.dirs].sort((a, b) => depth(b) - depth(a))) {
-    const placed = placeInTarget(target, dir);
-    if (placed.ok) folders.push(placed.path);
-    else changes.push({ action: "skip", path: showEntry(dir), reason: `${placed.reason}: left alone` });
-  }
+  const folders = planFolderRemoval(target, manifest.dirs);
+  changes.push(...folders.changes);
   if (!dryRun) {
     for (const removal of removals) removal();
+    applyGitignore(gitignoreFile, gitignore);
     unlinkSync(join(target, MANIFEST));
-    for (const folder of folders) {
-      try {
-        rmdirSync(folder);
-      } catch {
-        // not empty (something else lives there now), or not a folder
-      }
-    }
+    removeEmptyFolders(folders.folders);
   }
-  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome, gitignore: gitignoreOutcome };
+  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome, gitignore: gitignore.outcome };
 }
