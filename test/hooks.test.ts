@@ -1,7 +1,7 @@
 // The loop's hooks through the built CLI, fed the JSON Claude Code sends (test/claude/NOTES.md):
 // what each answers, and what it records. The real client runs them in test/claude/.
 import { afterEach, describe, expect, it } from "vitest";
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { mkdirSync, readFileSync, utimesSync, writeFileSync, existsSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { dotagent, installedProject, readJson, removeTemps, runHook, tempProject, writeJson } from "./support/cli.js";
@@ -135,6 +135,10 @@ describe("the end of an executor: recorded from its report; no report: sent back
     expect(handback().out?.hookSpecificOutput.permissionDecisionReason).toMatch(/t1\.json has task_id "t9", not "t1"/);
     writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "failed", error: "tests fail" });
     expect(handback().out).toBeNull();
+    // An earlier attempt's report (a retried task's, older than this attempt): sent back while the
+    // agent can still write this attempt's (the real terminal ends it after a hand-back).
+    utimesSync(join(p, "memory/reports/tasks/t1.json"), new Date(Date.now() - 3600_000), new Date(Date.now() - 3600_000));
+    expect(handback().out?.hookSpecificOutput).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: expect.stringMatching(/^dotagent reminder 1 of 2: your report is not done: memory\/reports\/tasks\/t1\.json was written before this attempt started \(.*\); write this attempt's report/) });
   });
 
   it("a background agent's notification records its end (when no hook did) and brings the next step", () => {
@@ -176,7 +180,7 @@ describe("the end of an executor: recorded from its report; no report: sent back
 });
 
 describe("the end of a phase agent", () => {
-  it("no report after two reminders: its phase fails with the reason; a new spawn starts it again", () => {
+  it("no report after two reminders: its phase fails with the reason; it runs again only after the person replies", () => {
     const { p, helper } = installed();
     dotagent(p, ["resume", "--json", "--start", "--request", "add login"]);
     const prompt = ["Feature request: add login", "Phase: REQUIREMENTS", "Output file: memory/reports/demand.json"].join("\n");
@@ -189,8 +193,37 @@ describe("the end of a phase agent", () => {
     }
     expect(hook(p, helper, "subagent-stop", { hook_event_name: "SubagentStop", agent_id: "pm1", agent_type: "pm", agent_transcript_path: file }).out).toBeNull();
     expect(readJson(p, "memory/state/phase.json")).toMatchObject({ phase_status: "failed", error: expect.stringContaining("the pm agent stopped without a valid report"), agents: [] });
-    expect(hook(p, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "pm", prompt } }).out?.hookSpecificOutput.permissionDecision).toBe("allow");
+    // The model is told to ask the person; it may not spawn the pm again, nor start the phase itself.
+    expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ action: "resolve_failed_agent", agent: "pm", reason: expect.stringMatching(/^REQUIREMENTS failed: the pm agent stopped without a valid report: memory\/reports\/demand\.json does not exist\. Tell the person and end your turn/) });
+    const refused = hook(p, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "pm", prompt } }).out?.hookSpecificOutput;
+    expect(refused).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("the person decides whether the pm agent runs again") });
+    const start = dotagent(p, ["phase", "start", "REQUIREMENTS", "--json"], { env: { CLAUDECODE: "1" } });
+    expect([start.code, start.json?.error?.code]).toEqual([1, "person_not_answered"]);
+    // An agent's notification is not the person.
+    expect(hook(p, helper, "user-prompt-submit", { hook_event_name: "UserPromptSubmit", prompt: "<task-notification><task-id>pm1</task-id><status>completed</status></task-notification>" }).out?.hookSpecificOutput?.additionalContext ?? "").not.toContain("started again");
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ phase_status: "failed" });
+    // The person's reply (here: /develop, "go on") starts the phase again, and the pm may run.
+    const replied = hook(p, helper, "user-prompt-submit", { hook_event_name: "UserPromptSubmit", prompt: "/develop" }).out?.hookSpecificOutput?.additionalContext;
+    expect(replied).toContain("the person replied after REQUIREMENTS failed: REQUIREMENTS started again");
+    expect(replied).toContain('"action":"spawn_agent","agent":"pm"');
     expect(readJson(p, "memory/state/phase.json")).toMatchObject({ phase_status: "in_progress", error: null });
+    expect(hook(p, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "pm", prompt } }).out?.hookSpecificOutput.permissionDecision).toBe("allow");
+  });
+
+  it("a typed reply starts the failed phase again too, once; a phase that did not fail is not touched", () => {
+    const { p, helper } = installed();
+    dotagent(p, ["resume", "--json", "--start", "--request", "add login"]);
+    expect(dotagent(p, ["phase", "start", "REQUIREMENTS"]).code).toBe(0);
+    const before = readFileSync(join(p, "memory/state/phase.json"), "utf8");
+    expect(hook(p, helper, "user-prompt-submit", { hook_event_name: "UserPromptSubmit", prompt: "try again" }).out).toBeNull();
+    expect(readFileSync(join(p, "memory/state/phase.json"), "utf8")).toBe(before);
+    // A person at their terminal fails it (their own shell: allowed), then replies in Claude Code.
+    expect(dotagent(p, ["phase", "fail", "REQUIREMENTS", "--error", "the pm crashed"]).code).toBe(0);
+    const replied = hook(p, helper, "user-prompt-submit", { hook_event_name: "UserPromptSubmit", prompt: "try again" }).out?.hookSpecificOutput?.additionalContext;
+    expect(replied).toContain("REQUIREMENTS started again");
+    const events = readFileSync(join(p, "memory/state/events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; failed?: boolean });
+    expect(events.filter((e) => e.type === "person_replied" && e.failed === true)).toHaveLength(1);
+    expect(hook(p, helper, "user-prompt-submit", { hook_event_name: "UserPromptSubmit", prompt: "and again" }).out).toBeNull();
   });
 });
 

@@ -55,6 +55,20 @@ describe("approving a gate before the person answered", () => {
     expect(cli.json).toMatchObject({ phase: "ARCHITECTURE" });
   });
 
+  it("the person said no (\"no, add remember-me\"): the model's approval is refused by the hook and the CLI, told to do what they asked; their next reply lets it through", () => {
+    const { p, helper } = atRequirementsGate();
+    expect(personSays(p, helper, "no, add remember-me")).toBeNull();
+    expect(replies(p)).toEqual([expect.objectContaining({ phase: "REQUIREMENTS", declined: true })]);
+    const denied = hook(p, helper, "pre-tool-use", approveLine(helper, "REQUIREMENTS"))?.hookSpecificOutput;
+    expect(denied).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: "dotagent: the person said no at the REQUIREMENTS gate: do what they asked (spawn pm again with their feedback, then show memory/reports/demand.json again) and ask again; dotagent records their next answer" });
+    const cli = dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL });
+    expect([cli.code, cli.json.error.code, cli.json.error.declined]).toEqual([1, "person_not_answered", true]);
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ user_checkpoints: [] });
+    // Asked again (the same demand, say), the person now agrees in their own words.
+    expect(personSays(p, helper, "fine, it can wait for later: approve it")).toBeNull();
+    expect(dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL }).code).toBe(0);
+  });
+
   it("an agent's notification is not the person's reply", () => {
     const { p, helper } = atRequirementsGate();
     personSays(p, helper, '<task-notification><task-id>a1</task-id><status>completed</status></task-notification>');
@@ -165,6 +179,16 @@ describe("a person's decision taken by the model (issue 29, case 2)", () => {
     const r = dotagent(p, ["init", "--request", "add signup", "--yes", "--json"], { env: AS_MODEL });
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ created: true, phase: "REQUIREMENTS" });
+  });
+
+  it("asked, the person said no: the yes stays refused (told to run the no), nothing archived", () => {
+    const { p, helper } = midWorkflow();
+    expect(dotagent(p, ["init", "--request", "add signup", "--json"], { env: AS_MODEL }).code).toBe(5);
+    personSays(p, helper, "no, keep going");
+    const r = dotagent(p, ["init", "--request", "add signup", "--yes", "--json"], { env: AS_MODEL });
+    expect(r.code).toBe(1);
+    expect(r.json.error).toMatchObject({ code: "person_not_answered", message: expect.stringMatching(/^the person said no to this: .*Archive it and start a new one\? Run its no instead \(`dotagent /) });
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "ARCHITECTURE", request: "add login" });
   });
 
   it("a reply to another question does not answer this one", () => {

@@ -156,7 +156,7 @@ describe("plan edits: task edit, remove, skip", () => {
     ["skipping a complete task", ["task", "skip", "t1", "--reason", "x"], 1, /^dotagent: task t1 is complete: its work is done, and the plan keeps it as it ran$/],
     ["a skip without a reason", ["task", "skip", "t3"], 2, /^dotagent: task skip t3 needs --reason TEXT/],
     ["an edit that changes nothing named", ["task", "edit", "t3"], 2, /^dotagent: task edit t3 needs --title T or --depends-on A,B/],
-    ["--yes with another action", ["task", "start", "t3", "--yes"], 2, /^dotagent: --yes goes with `task edit\|remove\|skip`/],
+    ["--yes with another action", ["task", "start", "t3", "--yes"], 2, /^dotagent: --yes goes with `task edit\|remove\|skip\|retry`, not `task start`$/],
   ])("refused, the state untouched: %s", (_name, args, code, message, at = "mid") => {
     const p = at === "mid" ? midRound({ git: false }) : projectAtImplementation(CHAIN, { git: false });
     const before = stateBytes(p);
@@ -197,6 +197,80 @@ describe("plan edits: task edit, remove, skip", () => {
     const done = dotagent(p, ["task", "skip", "t3", "--reason", "done by hand", "--yes", "--json"], { env: AS_MODEL });
     expect(done.code).toBe(0);
     expect(done.json).toMatchObject({ ok: true, changed: true, task: { id: "t3", status: "skipped" } });
+  });
+});
+
+describe("task retry: more attempts are the person's to give", () => {
+  /** t1 dead after its 3 attempts ("tests fail"), t2 and t3 waiting on it. */
+  function deadTask(): string {
+    const p = projectAtImplementation(CHAIN, { git: false });
+    for (let i = 0; i < 3; i++) {
+      ok(dotagent(p, ["task", "start", "t1", "--owner", String(liveOwner())]));
+      ok(dotagent(p, ["task", "fail", "t1", "--error", "tests fail"]));
+    }
+    expect(readJson(p, "memory/state/execution.json").tasks[0]).toMatchObject({ status: "dead", attempts: 3 });
+    return p;
+  }
+  const QUESTION = 'Give t1 ("Login form", dead after 3 of 3 attempts: tests fail) 2 more attempts? It runs again.';
+
+  it("from an agent's shell: a decision (exit 5), its --yes refused until the person replied, then carried out", () => {
+    const p = deadTask();
+    expect(ok(dotagent(p, ["install", "--json"], { env: { HOME: join(p, "home") } })).code).toBe(0);
+    const helper = join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs");
+    const plan = () => readFileSync(join(p, "memory/state/execution.json"), "utf8");
+    const before = plan();
+    const asked = dotagent(p, ["task", "retry", "t1", "--extra-attempts", "2", "--json"], { env: AS_MODEL });
+    expect(asked.code).toBe(5);
+    expect(asked.json).toEqual({ ok: false, decision: { question: QUESTION, default: false, yes: "dotagent task retry t1 --extra-attempts 2 --yes", no: "dotagent resume" } });
+    expect(events(p).filter((e) => e.type === "decision_asked")).toEqual([expect.objectContaining({ key: QUESTION, yes: "dotagent task retry t1 --extra-attempts 2 --yes" })]);
+    expect(plan()).toBe(before);
+    // Its --yes before the person replied: refused, nothing changed.
+    const early = dotagent(p, ["task", "retry", "t1", "--extra-attempts", "2", "--yes", "--json"], { env: AS_MODEL });
+    expect(early.code).toBe(1);
+    expect(early.json.error).toMatchObject({ code: "person_not_answered" });
+    expect(plan()).toBe(before);
+    // A retry that would be refused is refused at once, never asked.
+    const unknown = dotagent(p, ["task", "retry", "t9", "--extra-attempts", "2", "--json"], { env: AS_MODEL });
+    expect(unknown.code).toBe(1);
+    expect(unknown.json.error).toMatchObject({ code: "unknown_task" });
+    const pending = dotagent(p, ["task", "retry", "t2", "--extra-attempts", "2", "--json"], { env: AS_MODEL });
+    expect(pending.code).toBe(1);
+    expect(pending.json.error).toMatchObject({ code: "task_refused" });
+    expect(events(p).filter((e) => e.type === "decision_asked")).toHaveLength(1);
+    // The person replies (Claude Code's UserPromptSubmit hook records it); the model runs the yes.
+    const reply = dotagent(p, ["hook", "user-prompt-submit"], { input: JSON.stringify({ session_id: "s-1", cwd: p, hook_event_name: "UserPromptSubmit", prompt: "yes, two more" }), env: { CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: p }, script: helper });
+    expect(reply.code).toBe(0);
+    const done = dotagent(p, ["task", "retry", "t1", "--extra-attempts", "2", "--yes", "--json"], { env: AS_MODEL });
+    expect(done.code).toBe(0);
+    expect(done.json).toMatchObject({ ok: true, task: { id: "t1", status: "pending", attempts: 3 }, max_attempts: 5, next: { action: "run_tasks", tasks: ["t1"] } });
+    expect(events(p).filter((e) => e.type === "task_retried")).toHaveLength(1);
+  });
+
+  it("from an agent's shell with --dir: the yes names the project", () => {
+    const p = deadTask();
+    const asked = dotagent(tempProject(), ["task", "retry", "t1", "--dir", p, "--extra-attempts", "1", "--json"], { env: AS_MODEL });
+    expect(asked.code).toBe(5);
+    expect(asked.json.decision.yes).toBe(`dotagent task --dir ${p} retry t1 --extra-attempts 1 --yes`);
+  });
+
+  it("a requeue within its attempts is not a decision: a failed task runs again at once", () => {
+    const p = projectAtImplementation(CHAIN, { git: false });
+    ok(dotagent(p, ["task", "start", "t1", "--owner", String(liveOwner())]));
+    ok(dotagent(p, ["task", "fail", "t1", "--error", "tests fail"]));
+    const run = dotagent(p, ["task", "retry", "t1", "--json"], { env: AS_MODEL });
+    expect(run.code).toBe(0);
+    expect(run.json).toMatchObject({ ok: true, task: { id: "t1", status: "pending", attempts: 1 }, max_attempts: 3 });
+    expect(events(p).filter((e) => e.type === "decision_asked")).toEqual([]);
+  });
+
+  it("outside an agent's shell: retried at once, --yes accepted and meaningless", () => {
+    for (const yes of [[], ["--yes"]]) {
+      const p = deadTask();
+      const run = dotagent(p, ["task", "retry", "t1", "--extra-attempts", "2", ...yes, "--json"]);
+      expect(run.code).toBe(0);
+      expect(run.json).toMatchObject({ ok: true, task: { id: "t1", status: "pending" }, max_attempts: 5 });
+      expect(events(p).filter((e) => e.type === "decision_asked")).toEqual([]);
+    }
   });
 });
 

@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { dotagentAgentName, readAgentJob, describeJob, withRequestLine, type AgentJob } from "../core/agent-job.js";
 import { DEVELOP, type Flow } from "../core/flow.js";
 import { flowOf } from "../core/flow-of.js";
-import { readPhaseFile } from "../store/state-files.js";
+import { readExecutionFile, readPhaseFile } from "../store/state-files.js";
 import { judgeHelperCommand, judgeSpawnInput } from "../core/helper-command.js";
 import { judgeBashWrite, judgeFileWrite, type GuardContext, type Writer } from "../core/write-guard.js";
 import { promptWithLines } from "../core/worktrees.js";
@@ -97,7 +97,7 @@ function transcriptOf(input: HookInput): string | undefined {
  * The flow of the workflow here (its pinned definition, else develop), read for a sub-agent's call
  * (a definition may give develop's agents other steps): the main agent's calls read no state for it.
  */
-async function flowFor(op: OpContext, ...types: unknown[]): Promise<Flow> {
+export async function flowFor(op: OpContext, ...types: unknown[]): Promise<Flow> {
   if (types.length > 0 && types.every((t) => t === undefined)) return DEVELOP;
   try {
     const read = await readPhaseFile(op.paths);
@@ -155,12 +155,17 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
     const snapshot = await loadSnapshot(op.paths, [{ path: job.output, mode: "parse" }]);
     const report = reportAt(snapshot.reports, job.output);
     const fine = isValidReport(report) && (job.task === undefined || (report as { data: Record<string, unknown> }).data.task_id === job.task);
-    if (fine) return null;
+    // A task's report older than its attempt is an earlier attempt's (a retried task's): sent back
+    // now, while the agent can still write this one (its end would fail the attempt instead).
+    const stale = fine && job.task !== undefined && snapshot.execution.kind === "ok" ? (await agentRun()).staleReport(op.paths.root, job.output, snapshot.execution.value.tasks.find((t) => t.id === job.task && t.status === "running")) : undefined;
+    if (fine && stale === undefined) return null;
     const sent = remindersSent(transcript, MAX_REMINDERS);
     if (sent >= MAX_REMINDERS) return null;
     // What is wrong, as the SubagentStop path says it ("is not valid JSON", "has no boolean `passed`", another task's id).
     const why =
-      report.status === "missing"
+      stale !== undefined
+        ? stale
+        : report.status === "missing"
         ? `${job.output} does not exist`
         : report.status === "invalid" || report.status === "outside"
           ? `${job.output} ${report.reason}`
@@ -199,7 +204,7 @@ export async function onPostToolUse(op: OpContext, input: HookInput): Promise<Ho
 
 /** Claude Code's own messages into the session (an agent's notification or hand-back), never the person's words. */
 function isNotification(prompt: string): boolean {
-  return /<task-notification>|<agent-message from="/.test(prompt);
+  return /<task-notification>|<agent-message from="|^\s*<system_notification>/.test(prompt);
 }
 
 /**
@@ -218,13 +223,13 @@ export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promi
   const prompt = str(input.prompt) ?? "";
   const ids = notifiedAgents(prompt);
   if (!hasWorkflowFolder(op)) return null;
-  // The person typed this (no agent's notification, no /command such as /develop, which asks to
-  // go on, not to approve): at an open gate, it is their reply.
-  if (ids.length === 0 && !isNotification(prompt) && !prompt.trimStart().startsWith("/")) {
-    const done = await (await personGate()).recordReplyAtGate(op, prompt);
-    if (done.kind !== "approved") return null;
+  // The person typed this (no agent's notification): at an open gate, it is their reply; a
+  // /command such as /develop asks to go on, not to approve, but it does start a failed phase again.
+  if (ids.length === 0 && !isNotification(prompt)) {
+    const done = await (await personGate()).recordReplyAtGate(op, prompt, { command: prompt.trimStart().startsWith("/") });
+    if (done.kind !== "approved" && done.kind !== "restarted") return null;
     const { result } = done;
-    const what = done.picked ? `the person picked ${done.picked}: final_design.json written from it and ARCHITECTURE approved (their prompt); do not write it or run phase approve` : `the person approved ${done.phase} (their prompt); do not run phase approve`;
+    const what = done.kind === "restarted" ? `the person replied after ${done.phase} failed: ${done.phase} started again; do what they said (their prompt) and the next step` : done.picked ? `the person picked ${done.picked}: final_design.json written from it and ARCHITECTURE approved (their prompt); do not write it or run phase approve` : `the person approved ${done.phase} (their prompt); do not run phase approve`;
     return context("UserPromptSubmit", nextContext([what], { phase: result.phase, phase_status: result.phase_status, next: result.next, in_flight: result.in_flight, agents_in_flight: result.agents_in_flight }));
   }
   const recorded: string[] = [];
@@ -261,29 +266,49 @@ function guardContext(op: OpContext, input: HookInput, helper: string): GuardCon
 }
 
 /** Who makes the call: the main agent's calls carry no agent_id; a sub-agent's its id and type. */
-function writerOf(input: HookInput, flow: Flow): Writer {
+async function writerOf(op: OpContext, input: HookInput, flow: Flow): Promise<Writer> {
   if (input.agent_id === undefined) return { kind: "main" };
   const name = dotagentAgentName(input.agent_type, flow);
   if (name === undefined) return { kind: "other" };
   const transcript = transcriptOf(input);
-  const prompt = transcript === undefined ? undefined : readAgentPrompt(transcript);
+  // A client without Claude Code's per-agent transcript gives the agent's prompt itself (src/clients/).
+  const prompt = str(input.agent_prompt) ?? (transcript === undefined ? undefined : readAgentPrompt(transcript));
   if (prompt === undefined) return { kind: "agent", agent: name };
   const reading = readAgentJob(name, prompt, flow);
   // dotagent puts a worktree task's lines last into the executor's prompt (promptWithLines).
   const worktree = reading.ok && reading.job.task !== undefined ? prompt.split(/\r?\n/).findLast((l) => l.startsWith("Worktree: "))?.slice("Worktree: ".length).trim() : undefined;
-  return { kind: "agent", agent: name, job: reading.ok ? reading.job : undefined, worktree: worktree || undefined };
+  const recorded = !worktree && reading.ok && reading.job.task !== undefined ? await recordedWorktree(op, prompt, reading.job.task) : undefined;
+  return { kind: "agent", agent: name, job: reading.ok ? reading.job : undefined, worktree: worktree || recorded };
 }
 
-function guardFileWrite(op: OpContext, input: HookInput, helper: string, flow: Flow): HookOutput {
+/**
+ * The worktree execution.json records for an executor's task, when its prompt names the task and
+ * its workflow (`Task:`, `Workflow:`) but has no `Worktree:` line: the lines did not reach it (a
+ * client that cannot add them, a hook that did not run), and it is held to its worktree anyway,
+ * instead of writing into the main checkout unseen (an empty merge, its code outside any commit).
+ */
+async function recordedWorktree(op: OpContext, prompt: string, taskId: string): Promise<string | undefined> {
+  const workflow = prompt.split(/\r?\n/).findLast((l) => l.startsWith("Workflow: "))?.slice("Workflow: ".length).trim();
+  if (!workflow) return undefined;
+  const read = await readExecutionFile(op.paths);
+  if (read.kind !== "ok" || read.value.workflow_id !== workflow) return undefined;
+  const record = read.value.tasks.find((t) => t.id === taskId)?.worktree;
+  if (record == null) return undefined;
+  const [{ isRepo, repoAt }, { worktreeAt }] = await Promise.all([import("../store/worktrees.js"), import("../ops/worktree-tasks.js")]);
+  const repo = repoAt(op.paths.root);
+  return isRepo(repo) ? worktreeAt(op.paths.root, repo, record).dir : join(op.paths.root, record.path);
+}
+
+async function guardFileWrite(op: OpContext, input: HookInput, helper: string, flow: Flow): Promise<HookOutput> {
   const toolInput = obj(input.tool_input);
   const path = str(toolInput[WRITE_TOOLS[str(input.tool_name) ?? ""] ?? ""]);
   if (path === undefined || path === "") return null;
-  const verdict = judgeFileWrite(path, writerOf(input, flow), guardContext(op, input, helper));
+  const verdict = judgeFileWrite(path, await writerOf(op, input, flow), guardContext(op, input, helper));
   return verdict.deny ? preToolUse("deny", verdict.reason) : null;
 }
 
-function guardBash(op: OpContext, input: HookInput, command: string, helper: string, flow: Flow): HookOutput {
-  const verdict = judgeBashWrite(command, guardContext(op, input, helper), writerOf(input, flow));
+async function guardBash(op: OpContext, input: HookInput, command: string, helper: string, flow: Flow): Promise<HookOutput> {
+  const verdict = judgeBashWrite(command, guardContext(op, input, helper), await writerOf(op, input, flow));
   return verdict.deny ? preToolUse("deny", verdict.reason) : null;
 }
 

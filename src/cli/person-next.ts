@@ -35,6 +35,8 @@ export function personNext(next: NextAction, driver: Driver): string | null {
     }
     case "spawn_agent":
       return goOn(driver, `the ${next.agent ?? "next"} agent is next`);
+    case "resolve_failed_agent":
+      return goOn(driver, `the ${next.agent ?? "phase's"} agent runs again; \`dotagent status\` shows why it failed`);
     case "plan_tasks":
       return goOn(driver, "the tasks are planned next");
     case "run_tasks":

@@ -23,6 +23,8 @@ export function describeNext(plan: ResumePlan): { label: string; detail: string 
       return { label: `spawn the ${next.agent} agent${next.designs ? ` for ${next.designs.join(", ")}` : ""}`, detail: next.reason };
     case "run_tasks":
       return next.tasks.length > 0 ? { label: `run ${next.tasks.length === 1 ? "task" : "tasks"} ${listIds(next.tasks)}${next.tasks.length > 1 ? " at once" : ""}`, detail: "" } : { label: "wait", detail: next.reason };
+    case "resolve_failed_agent":
+      return { label: `decide whether the ${next.agent} agent runs again`, detail: next.reason };
     case "resolve_dead_tasks":
       return { label: `decide about ${next.tasks.length === 1 ? "dead task" : "dead tasks"} ${listIds(next.tasks)}`, detail: "a person decides: `dotagent task retry ID --extra-attempts N`" };
     case "await_approval":

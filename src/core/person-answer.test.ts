@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commandAnswered, decisionAnswered, decisionKey, gateAnswer, pendingDecision, saysApprove, type LoggedEvent } from "./person-answer.js";
+import { commandAnswered, decisionAnswered, decisionKey, gateAnswer, pendingDecision, saysApprove, saysNo, type LoggedEvent } from "./person-answer.js";
 
 const at = (minute: number) => `2026-11-26T10:${String(minute).padStart(2, "0")}:00.000Z`;
 const ms = (minute: number) => Date.parse(at(minute));
@@ -27,6 +27,13 @@ describe("gateAnswer: a reply counts when it is newer than everything that put t
     expect(gateAnswer([started, reply, e(7, "agent_ended", { agent: "pm" })], "ARCHITECTURE", [ms(5)]).answered).toBe(true);
   });
 
+  it("a plain no lets no approval through, until the person replies again; a failed phase's restart is no answer", () => {
+    const no = e(6, "person_replied", { phase: "REQUIREMENTS", declined: true });
+    expect(gateAnswer([started, no], "REQUIREMENTS", [ms(5)])).toMatchObject({ answered: false, declined: true });
+    expect(gateAnswer([started, no, e(7, "person_replied", { phase: "REQUIREMENTS" })], "REQUIREMENTS", [ms(5)]).answered).toBe(true);
+    expect(gateAnswer([started, e(6, "person_replied", { phase: "REQUIREMENTS", gate: null, failed: true })], "REQUIREMENTS", [ms(5)]).answered).toBe(false);
+  });
+
   it("says when the question was put", () => {
     expect(gateAnswer([started, e(3, "agent_ended", { agent: "pm" })], "REQUIREMENTS", [ms(2)])).toEqual({ answered: false, since: at(3) });
   });
@@ -41,6 +48,8 @@ describe("decisions: a --yes from an agent's shell needs the person's reply afte
     ["asked, replied", [asked("Q"), replied("Q")], "Q", true],
     ["replied, then asked again", [asked("Q"), replied("Q"), asked("Q")], "Q", false],
     ["another question answered", [asked("Q"), replied("R")], "Q", false],
+    ["asked, the person said no", [asked("Q"), e(2, "person_replied", { decision: "Q", declined: true })], "Q", "declined"],
+    ["said no, then yes", [asked("Q"), e(2, "person_replied", { decision: "Q", declined: true }), e(3, "person_replied", { decision: "Q" })], "Q", true],
   ] as const)("%s", (_name, events, key, answered) => {
     expect(decisionAnswered(events, key)).toBe(answered);
   });
@@ -64,6 +73,15 @@ describe("saysApprove: only a plain yes is an approval by itself", () => {
   });
 });
 
+describe("saysNo: a reply that opens with a plain no", () => {
+  it.each([["no"], ["No."], ["no, add remember-me"], ["Nope"], ["not yet: the criteria miss lockout"], ["Reject"], ["wait"], ["stop here"], ["hold on"], ["don't approve it"], ["Do not approve"], ["not approved"]])("%j: no", (text) => {
+    expect(saysNo(text)).toBe(true);
+  });
+  it.each([["approve"], ["no problem, approve it"], ["nothing to add, looks good"], ["notes: add lockout"], ["now approve"], ["yes"], ["minimal"], [""], ["no-reply emails too"], ["nope, yes it is fine"]])("%j: not a no", (text) => {
+    expect(saysNo(text)).toBe(false);
+  });
+});
+
 describe("commandAnswered: a decision is told by what its yes runs, not by its words", () => {
   const asked = e(1, "decision_asked", { key: "Workflow w was last active 8 days ago. Archive it and start fresh?", yes: "dotagent resume --yes", no: "dotagent resume --stale-after never" });
   const replied = e(2, "person_replied", { decision: "Workflow w was last active 8 days ago. Archive it and start fresh?" });
@@ -72,6 +90,11 @@ describe("commandAnswered: a decision is told by what its yes runs, not by its w
   });
   it("the no of that question counts too (resume --keep-edit is the hand-edit question's no)", () => {
     expect(commandAnswered([asked, replied], "dotagent resume --stale-after never")).toBe(true);
+  });
+  it("the person said no: the yes is refused (declined), the no goes through", () => {
+    const no = { ...replied, declined: true };
+    expect(commandAnswered([asked, no], "dotagent resume --yes")).toBe("declined");
+    expect(commandAnswered([asked, no], "dotagent resume --stale-after never")).toBe(true);
   });
   it("another command, or no reply: not answered", () => {
     expect(commandAnswered([asked, replied], "dotagent init --yes")).toBe(false);

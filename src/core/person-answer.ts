@@ -7,7 +7,9 @@
 // question: the gate's report written (its file's time), an agent of the phase started or ended,
 // the workflow started or rolled back. So the model cannot approve before the person spoke, nor
 // approve a report the person has not seen (a pm run again after their reply).
-// What it cannot know: whether the words said yes. A reply is the person's turn, not a verdict.
+// What it cannot know: whether the words said yes. A reply is the person's turn, not a verdict,
+// except a plain no ("no, add remember-me"), recorded `declined`: that reply lets no approval
+// through, nor a decision's yes (its no stays open), until the person replies again.
 import type { Phase } from "./phases.js";
 import { DEVELOP, hasGate, stepAgents, type Flow } from "./flow.js";
 
@@ -29,7 +31,7 @@ export interface LoggedEvent {
   readonly [key: string]: unknown;
 }
 
-export type GateAnswer = { answered: true; at: string } | { answered: false; since: string | null };
+export type GateAnswer = { answered: true; at: string } | { answered: false; since: string | null; declined?: true };
 
 /**
  * Whether a `person_replied` for `phase` came after the gate's question was last put: after
@@ -42,19 +44,29 @@ export function gateAnswer(events: readonly LoggedEvent[], phase: Phase, reportT
   // events are stamped with: a report counts as written that much later (no person replies faster).
   let putAt = Math.max(0, ...reportTimes.filter((t) => Number.isFinite(t)).map((t) => t + FILE_CLOCK_SLACK_MS));
   let reply: string | undefined;
+  let declined = false;
   for (const event of events) {
     const at = Date.parse(event.at);
     if (!Number.isFinite(at)) continue;
     if (event.type === "person_replied") {
-      if (event.phase === phase) reply = event.at;
+      if (event.phase === phase && event.failed !== true) {
+        reply = event.at;
+        declined = event.declined === true;
+      }
       continue;
     }
     const reopens = event.type === "workflow_started" || event.type === "rolled_back" || (event.type.startsWith("agent_") && typeof event.agent === "string" && agents.includes(event.agent));
     if (reopens && at > putAt) putAt = at;
   }
   const since = putAt > 0 ? new Date(putAt).toISOString() : null;
-  if (reply !== undefined && Date.parse(reply) > putAt) return { answered: true, at: reply };
+  if (reply !== undefined && Date.parse(reply) > putAt) return declined ? { answered: false, since, declined: true } : { answered: true, at: reply };
   return { answered: false, since };
+}
+
+/** The line a model gets when it approves after the person said no at the gate. */
+export function declinedMessage(phase: Phase, gateReport: string, agents: readonly string[]): string {
+  const redo = agents.length > 0 ? `spawn ${agents.join(" or ")} again with their feedback, ` : "";
+  return `the person said no at the ${phase} gate: do what they asked (${redo}then show ${gateReport} again) and ask again; dotagent records their next answer`;
 }
 
 /** The line a model gets when it approves before the person answered. */
@@ -83,13 +95,17 @@ export function pendingDecision(events: readonly LoggedEvent[]): string | undefi
   return pendingAsked(events)?.key as string | undefined;
 }
 
-/** Whether the person replied after `key` was last asked (a `--yes` from an agent's shell needs it). */
-export function decisionAnswered(events: readonly LoggedEvent[], key: string): boolean {
+/**
+ * Whether the person replied after `key` was last asked (a `--yes` from an agent's shell needs
+ * it); `"declined"` when their newest reply to it said no.
+ */
+export function decisionAnswered(events: readonly LoggedEvent[], key: string): boolean | "declined" {
   let asked = -1;
   events.forEach((e, i) => {
     if (e.type === "decision_asked" && e.key === key) asked = i;
   });
-  return asked !== -1 && events.some((e, i) => i > asked && e.type === "person_replied" && e.decision === key);
+  const reply = asked === -1 ? undefined : events.findLast((e, i) => i > asked && e.type === "person_replied" && e.decision === key);
+  return reply === undefined ? false : reply.declined === true ? "declined" : true;
 }
 
 /**
@@ -97,9 +113,12 @@ export function decisionAnswered(events: readonly LoggedEvent[], key: string): b
  * resume's "go back to checkpoint N?" names `dotagent rollback --to N --yes` and `dotagent resume
  * --keep-edit`) that the person replied to after it was last asked.
  */
-export function commandAnswered(events: readonly LoggedEvent[], command: string): boolean {
+export function commandAnswered(events: readonly LoggedEvent[], command: string): boolean | "declined" {
   const asked = events.filter((e) => e.type === "decision_asked" && (e.yes === command || e.no === command) && typeof e.key === "string").at(-1);
-  return asked !== undefined && decisionAnswered(events, asked.key as string);
+  if (asked === undefined) return false;
+  const answered = decisionAnswered(events, asked.key as string);
+  // A no lets the decision's no command through, never its yes.
+  return answered === "declined" ? (asked.no === command ? true : "declined") : answered;
 }
 
 /**
@@ -108,5 +127,17 @@ export function commandAnswered(events: readonly LoggedEvent[], command: string)
  * but add remember-me") is a reply the model reads and acts on, never an approval by itself.
  */
 export function saysApprove(prompt: string): boolean {
-  return /^(approve[ds]?|yes|y|lgtm|ok|okay|looks good( to me)?|go ahead|ship it|approve it)[.!]?$/i.test(prompt.trim());
+  return APPROVE.test(prompt.trim());
+}
+const APPROVE = /^(approve[ds]?|yes|y|lgtm|ok|okay|looks good( to me)?|go ahead|ship it|approve it)[.!]?$/i;
+
+/**
+ * Whether the person's words open with a plain no: "no", "nope", "not yet", "reject", "wait",
+ * "stop", "hold on", "don't approve" (then anything: "no, add remember-me"). A no that also says
+ * yes ("no problem, approve it") is not one: the model reads it.
+ */
+export function saysNo(prompt: string): boolean {
+  const text = prompt.trim();
+  if (/^(please )?(don'?t|do not) approve\b|^not approved\b/i.test(text)) return true;
+  return /^(no|nope|nah|not yet|reject(ed)?|decline[ds]?|wait|stop|hold on)\b(?!-)/i.test(text) && !/\b(approve[ds]?|lgtm|looks good|go ahead|ship it|yes)\b/i.test(text);
 }

@@ -28,6 +28,10 @@ const rows: Row[] = [
   { name: "REQUIREMENTS, valid demand, approved → advance", snap: snapshot(phaseState({ user_checkpoints: approved("REQUIREMENTS") }), undefined, reports({ [REPORT.demand]: { goal: "x" } })), phase: "ARCHITECTURE", action: "spawn_agent", agent: "architect" },
   { name: "REQUIREMENTS, valid demand, not approved → await_approval", snap: snapshot(phaseState(), undefined, reports({ [REPORT.demand]: { goal: "x" } })), phase: "REQUIREMENTS", action: "await_approval" },
   { name: "REQUIREMENTS, no demand → spawn pm", snap: snapshot(phaseState()), phase: "REQUIREMENTS", action: "spawn_agent", agent: "pm" },
+  { name: "REQUIREMENTS failed (its pm stopped without a report), no demand → resolve_failed_agent", snap: snapshot(phaseState({ phase_status: "failed", error: "the pm agent stopped without a valid report" })), phase: "REQUIREMENTS", action: "resolve_failed_agent", agent: "pm" },
+  { name: "REQUIREMENTS failed, valid demand → await_approval (the report stands)", snap: snapshot(phaseState({ phase_status: "failed", error: "x" }), undefined, reports({ [REPORT.demand]: { goal: "x" } })), phase: "REQUIREMENTS", action: "await_approval" },
+  { name: "ARCHITECTURE failed, no designs → resolve_failed_agent (architect)", snap: snapshot(atPhase("ARCHITECTURE", { phase_status: "failed", error: "x" }), undefined, reportsBefore("ARCHITECTURE")), phase: "ARCHITECTURE", action: "resolve_failed_agent", agent: "architect" },
+  { name: "VERIFICATION failed, none → resolve_failed_agent (qa)", snap: snapshot(atPhase("VERIFICATION", { phase_status: "failed", error: "x" }), undefined, reportsBefore("VERIFICATION")), phase: "VERIFICATION", action: "resolve_failed_agent", agent: "qa" },
   { name: "REQUIREMENTS, invalid demand counts as absent", snap: snapshot(phaseState({ user_checkpoints: approved("REQUIREMENTS") }), undefined, reports({ [REPORT.demand]: { status: "invalid", reason: "is empty" } })), phase: "REQUIREMENTS", action: "spawn_agent", agent: "pm" },
   { name: "ARCHITECTURE, final design approved → advance", snap: snapshot(atPhase("ARCHITECTURE", { user_checkpoints: approved("REQUIREMENTS", "ARCHITECTURE") }), undefined, reportsBefore("ARCHITECTURE", { [REPORT.finalDesign]: { pick: "a" } }, [D1])), phase: "IMPLEMENTATION", action: "plan_tasks" },
   { name: "ARCHITECTURE, final design not approved → await_approval", snap: snapshot(atPhase("ARCHITECTURE"), undefined, reportsBefore("ARCHITECTURE", { [REPORT.finalDesign]: { pick: "a" } }, [D1])), phase: "ARCHITECTURE", action: "await_approval" },
@@ -431,6 +435,15 @@ describe("planResume: fields for programs and agents in flight (SPEC §5)", () =
     expect(none.next).toMatchObject({ action: "spawn_agent", agent: "architect", designs: ["minimal"] });
     const oneDone = planResume(snapshot(asked, undefined, reportsBefore("ARCHITECTURE", { [minimal]: { name: "minimal" } }, [minimal])), NOW, { owners: agentVerdicts({ [robust]: "live" }) });
     expect(oneDone.next).toMatchObject({ action: "await_agents", reason: expect.stringContaining("architect (design robust)") });
+  });
+
+  it("a failed ARCHITECTURE: the missing design is the person's to ask for again (an architect at work on another goes on), with its spawn's fields", () => {
+    const failed = atPhase("ARCHITECTURE", { phase_status: "failed", error: "the architect (design minimal) agent stopped without a valid report", designs_requested: ["minimal", "robust"], agents: [run("architect", robust, "robust")] });
+    expect(planResume(snapshot(failed, undefined, reportsBefore("ARCHITECTURE")), NOW, { owners: agentVerdicts({ [robust]: "live" }) }).next).toMatchObject({ action: "resolve_failed_agent", agent: "architect", designs: ["minimal"] });
+    const robustDone = planResume(snapshot({ ...failed, agents: [] }, undefined, reportsBefore("ARCHITECTURE", { [robust]: { name: "robust" } }, [robust])), NOW);
+    expect(robustDone.next).toMatchObject({ action: "resolve_failed_agent", agent: "architect", designs: ["minimal"], reason: expect.stringMatching(/^ARCHITECTURE failed: the architect \(design minimal\) agent stopped without a valid report\. Tell the person/) });
+    // Asking writes nothing: the phase stays failed until the person replies.
+    expect(robustDone.writes.phase).toBeUndefined();
   });
 
   it("an agent whose session is gone is dropped (a repair), and its job is asked for again", () => {

@@ -34,7 +34,7 @@ import { DEFAULT_STALE_AFTER_MS, lastActivity, validateState, type Problem } fro
 import type { StateSnapshot } from "./snapshot.js";
 import type { AgentRun, PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
-import { count } from "./words.js";
+import { count, oneLine as errorLine } from "./words.js";
 import { isolationOf, isolationQuestion, type CheckoutFacts } from "./worktrees.js";
 
 /** `started`: this very call started the workflow (`resume --start` with a request and no workflow). */
@@ -49,6 +49,7 @@ export const ACTIONS = [
   "plan_tasks",
   "run_tasks",
   "resolve_dead_tasks",
+  "resolve_failed_agent",
   "await_agents",
   "workflow_complete",
   "confirm_fresh_start",
@@ -468,7 +469,7 @@ function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, executi
   const inFlight = (execution?.tasks ?? []).filter((t) => t.status === "running" && isInFlight(options.owners, t.id)).map((t) => t.id);
   const agentsInFlight: AgentInFlight[] = (phase.agents ?? []).map((a) => ({ agent: a.agent, output: a.output, ...(a.design ? { design: a.design } : {}) }));
   const maxParallel = options.maxParallel ?? execution?.max_parallel ?? DEFAULT_MAX_PARALLEL;
-  let next = decideNext(phase, execution, reports, inFlight, agentsInFlight, maxParallel);
+  let next = failedAgentAsked(phase, decideNext(phase, execution, reports, inFlight, agentsInFlight, maxParallel));
   let decision: Decision | null = null;
   // A round's first tasks and a main checkout with uncommitted changes: the person decides first.
   const checkout = options.checkout;
@@ -561,6 +562,19 @@ function rollTransition(phase: PhaseState, reports: ReportSnapshot, now: Date): 
   return { phase: cleared, moves: undo, repair: { code: "transition_rolled_back", message: `${what} was cut off before its files were moved: undone` } };
 }
 
+/**
+ * A failed phase (its agent stopped without its report even when reminded, or `phase fail`) whose
+ * agent would be spawned again: the person decides first (SPEC §5). Their next prompt starts the
+ * phase again (§11); until then the hook refuses the spawn. The fields of the spawn are kept, so
+ * `dotagent run` (whose run is the person's decision) spawns from them.
+ */
+function failedAgentAsked(phase: PhaseState, next: NextAction): NextAction {
+  if (next.action !== "spawn_agent" || phase.phase_status !== "failed") return next;
+  const error = errorLine(phase.error ?? "", 300);
+  const why = error === "" ? `${phase.current_phase} failed` : `${phase.current_phase} failed: ${error}`;
+  return { ...next, action: "resolve_failed_agent", reason: `${why}. Tell the person and end your turn: their reply starts ${phase.current_phase} again, and the ${next.agent} agent may then run (not before)` };
+}
+
 function spawn(agent: string, reason: string): NextAction {
   return { action: "spawn_agent", agent, tasks: [], reason };
 }
@@ -637,7 +651,7 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
       if (inFlight.length > 0) return { ...awaitAgents(inFlight, []), round };
       if ((counts.dead ?? 0) > 0) {
         const dead = execution.tasks.filter((t) => t.status === "dead").map((t) => t.id);
-        return { action: "resolve_dead_tasks", agent: null, tasks: dead, reason: `${count(dead.length, "dead task")} block${dead.length === 1 ? "s" : ""} progress: ask the user, then \`dotagent task retry ID --extra-attempts N\``, round };
+        return { action: "resolve_dead_tasks", agent: null, tasks: dead, reason: `${count(dead.length, "dead task")} block${dead.length === 1 ? "s" : ""} progress: \`dotagent task retry ID --extra-attempts N\` (no --yes) gives the person's decision: show it, end your turn, run its yes only after they say yes`, round };
       }
       if (rework && plan.kind === "legacy") return reworkExecutor();
       return { action: "await_agents", agent: null, tasks: [], reason: "tasks are running", round };

@@ -19,6 +19,8 @@ describe("nextRunStep: the /develop loop's moves for each next.action", () => {
     ["a batch", plan("IMPLEMENTATION", "run_tasks", { tasks: ["t1", "t2"] }), { kind: "run_tasks", tasks: ["t1", "t2"] }],
     ["nothing to start", plan("IMPLEMENTATION", "run_tasks", { tasks: [] }, ["t3"]), { kind: "wait", inFlight: ["t3"] }],
     ["dead tasks", plan("IMPLEMENTATION", "resolve_dead_tasks", { tasks: ["t4"] }), { kind: "dead_tasks", tasks: ["t4"] }],
+    // Running `dotagent run` again is the person's decision: the failed phase's agent runs (the runner starts the phase first).
+    ["a failed phase's agent", plan("REQUIREMENTS", "resolve_failed_agent", { agent: "pm", reason: "REQUIREMENTS failed" }), { kind: "agents", phase: "REQUIREMENTS", agent: "pm", jobs: [{ key: "pm", agent: "pm", output: "memory/reports/demand.json", lines: [] }], then: "resume" }],
     ["legacy rework executor (round from the runner's facts)", plan("IMPLEMENTATION", "spawn_agent", { agent: "executor", reason: "verification failed: fix what memory/reports/verification.rework-1.json lists" }), { kind: "plan_tasks", round: 0, file: "memory/reports/plan.json" }],
     ["unknown action", plan("IMPLEMENTATION", "teleport", { reason: "?" }), { kind: "stuck", reason: "teleport: ?" }],
   ])("%s", (_name, input, expected) => {

@@ -99,6 +99,8 @@ export function nextRunStep(plan: PlanView, facts: RunFacts = {}): RunStep {
         default:
           return { kind: "stuck", reason: `an approval this dotagent does not know (${String(next.gate)}): ${next.reason ?? ""}` };
       }
+    // The person who runs `dotagent run` again has decided: the failed phase's agent runs again.
+    case "resolve_failed_agent":
     case "spawn_agent":
       if (phase === null) return { kind: "stuck", reason: "no current phase" };
       if (pinned) return pinnedAgents(next, phase, pinned, facts.latestRound ?? 0, planTasks);

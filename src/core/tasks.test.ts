@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addTasks, completeTask, failTask, findCycle, readyTasks, releaseTask, retryTask, startTask } from "./tasks.js";
+import { addTasks, completeTask, failTask, findCycle, readyTasks, releaseTask, retryQuestion, retryTask, startTask } from "./tasks.js";
 import { NOW, execution, reports, task } from "./fixtures.test-support.js";
 
 const ok = <T extends { ok: boolean }>(r: T) => {
@@ -65,6 +65,14 @@ describe("task operations", () => {
     expect(state.tasks[0]).toMatchObject({ status: "dead", attempts: 2 });
     state = ok(retryTask(state, "a", 1, NOW)).state;
     expect(state.tasks[0]).toMatchObject({ status: "pending", attempts: 2, max_attempts: 3 });
+  });
+
+  it.each<[string, Parameters<typeof task>[1], number, string]>([
+    ["dead, titled, its error", { title: "Login form", status: "dead", attempts: 3, error: "tests fail" }, 2, 'Give a ("Login form", dead after 3 of 3 attempts: tests fail) 2 more attempts? It runs again.'],
+    ["failed, no title, no error, one attempt", { status: "failed", attempts: 1, max_attempts: 4 }, 1, "Give a (failed after 1 of 4 attempts) 1 more attempt? It runs again."],
+    ["a long error on one line, cut, its controls shown", { status: "dead", attempts: 3, error: `line one\n\u001b[2J${"x".repeat(200)}` }, 2, `Give a (dead after 3 of 3 attempts: line one \\u001b[2J${"x".repeat(101)}…) 2 more attempts? It runs again.`],
+  ])("retry's question: %s", (_name, overrides, extra, question) => {
+    expect(retryQuestion(execution([task("a", overrides)]), "a", extra)).toBe(question);
   });
 
   it("complete takes a valid output", () => {

@@ -5,6 +5,7 @@ import type { ExecutionState, Task } from "../schema/execution.js";
 import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
 import { taskOutputPath } from "./phases.js";
 import { describeOwner, isInFlight, type Owner, type OwnerVerdict, type OwnerVerdicts } from "./ownership.js";
+import { oneLine } from "./words.js";
 
 export type TaskResult = { ok: true; state: ExecutionState; events: TaskEvent[] } | { ok: false; code: string; message: string };
 export interface TaskEvent {
@@ -250,6 +251,22 @@ export function retryTask(state: ExecutionState, id: string, extra: number, now:
     now,
     (task) => ({ type: "task_retried", task_id: task.id, max_attempts: task.max_attempts }),
   );
+}
+
+/** Longest last error a retry's question quotes: the question stays one readable line. */
+const ERROR_IN_QUESTION = 120;
+
+/**
+ * The question a retry that raises `max_attempts` puts to the person from an agent's shell
+ * (SPEC §10): the task, how its attempts went, its last error, and what a yes spends.
+ */
+export function retryQuestion(state: ExecutionState, id: string, extra: number): string {
+  const task = state.tasks.find((t) => t.id === id);
+  const max = task === undefined ? state.max_attempts : maxAttemptsOf(task, state);
+  // The error is the executor's words: one line, control characters shown, not obeyed.
+  const cut = oneLine(task?.error ?? "", ERROR_IN_QUESTION);
+  const facts = [...(task?.title ? [JSON.stringify(task.title)] : []), `${task?.status === "dead" ? "dead" : "failed"} after ${task?.attempts ?? 0} of ${max} attempts${cut ? `: ${cut}` : ""}`];
+  return `Give ${id} (${facts.join(", ")}) ${extra} more ${extra === 1 ? "attempt" : "attempts"}? It runs again.`;
 }
 
 /**

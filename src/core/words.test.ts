@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { count, formatDuration } from "./words.js";
+import { count, formatDuration, oneLine } from "./words.js";
 
 it.each([
   [0, "task", undefined, "0 tasks"],
@@ -23,3 +23,10 @@ it.each([
   [185_000, "3m 05s"],
   [3_725_000, "1h 02m"],
 ] as const)("formatDuration(%d) is %s", (ms, text) => expect(formatDuration(ms)).toBe(text));
+
+it("oneLine: someone's words in one line of a message, controls shown, cut with …", () => {
+  expect(oneLine("  tests\n  fail\t here ", 80)).toBe("tests fail here");
+  expect(oneLine("a\u001b]0;x\u0007b", 80)).toBe("a\\u001b]0;x\\u0007b");
+  expect(oneLine("abcdef   ghij", 8)).toBe("abcdef…");
+  expect(oneLine("", 10)).toBe("");
+});

@@ -16,6 +16,15 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, "0")}m`;
 }
 
+/**
+ * Someone's words (an agent's error, a report's reason) in one line of a message: whitespace
+ * runs made one space, control characters shown (escapeControls), cut to `max` with "…".
+ */
+export function oneLine(text: string, max: number): string {
+  const flat = escapeControls(text.replace(/\s+/g, " ").trim());
+  return flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat;
+}
+
 /** Text a terminal shows as it is: control characters (C0, DEL, C1) written as `\u001b`, so a request or a committed log cannot set a window title, the clipboard or clear the screen. */
 export function escapeControls(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);

@@ -8,6 +8,7 @@
 // the reflection). An agent that ends without a valid report is sent back while it has reminders
 // left (`final: false`); when it cannot be (it has stopped for good), its task fails with the
 // reason, or its phase is asked for again. Every step is idempotent: a repeat records nothing.
+import { oneLine } from "../core/words.js";
 import { describeJob, type AgentJob } from "../core/agent-job.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { isWorkflowComplete, transition } from "../core/transitions.js";
@@ -102,6 +103,10 @@ async function startUnderLock(context: OpContext, job: AgentJob, now: Date): Pro
     const shared = isolated.warning ? ` (${isolated.warning})` : "";
     return { start: { ok: true, what: `${describeJob(job)} started${where}${shared}`, ...(isolated.worktree ? { lines: isolated.worktree.lines } : {}) }, ...(isolated.worktree ? { worktree: isolated.worktree } : {}) };
   }
+  // A failed phase's agent runs again only once the person replied (their prompt starts the phase again, SPEC §5).
+  if (phase.phase_status === "failed" && job.phase === phase.current_phase) {
+    return { start: { ok: false, reason: `${phase.current_phase} failed (${oneLine(phase.error ?? "no reason recorded", 200)}); the person decides whether the ${job.agent} agent runs again: tell them and end your turn, and spawn it after they reply` } };
+  }
   const verdicts = judgeRunningTasks(snapshot, now);
   const runs = phase.agents ?? [];
   const same = runs.find((r) => r.output === job.output);
@@ -138,6 +143,16 @@ async function startUnderLock(context: OpContext, job: AgentJob, now: Date): Pro
   writer.applyChange({ phaseBefore: phase, moves: [], phase: next, events });
   const note = aside === undefined ? "" : ` (the ${job.output.replace("memory/reports/", "")} there ${unownedReason(job.output, flow)}: moved to ${aside})`;
   return { start: { ok: true, what: `${describeJob(job)} started${note}` } };
+}
+
+/**
+ * Why a task's report is not this attempt's work: its file is older than the attempt's start (an
+ * earlier attempt's, or a copy), or undefined. The hand-back check and the end of an executor ask it.
+ */
+export function staleReport(root: string, output: string, task: { started_at?: string | null | undefined } | undefined): string | undefined {
+  const attemptAt = task?.started_at ? Date.parse(task.started_at) : Number.NaN;
+  if (!Number.isFinite(attemptAt)) return undefined;
+  return (reportTimes(root, [output])[0] ?? attemptAt) + FILE_CLOCK_SLACK_MS < attemptAt ? `${output} was written before this attempt started (${task!.started_at}); write this attempt's report` : undefined;
 }
 
 /** Why a report does not count for its job, or undefined when it does. */
@@ -189,7 +204,7 @@ export async function endAgentJob(context: OpContext, job: AgentJob, options: { 
       const task = execution?.tasks.find((t) => t.id === job.task);
       const attemptAt = task?.started_at ? Date.parse(task.started_at) : Number.NaN;
       // A report older than this attempt is an earlier attempt's (or a copy): not this one's work.
-      const stale = problem === undefined && Number.isFinite(attemptAt) && (reportTimes(context.paths.root, [job.output])[0] ?? attemptAt) + FILE_CLOCK_SLACK_MS < attemptAt ? `${job.output} was written before this attempt started (${task!.started_at}); write this attempt's report` : undefined;
+      const stale = problem === undefined ? staleReport(context.paths.root, job.output, task) : undefined;
       if (execution === undefined || task === undefined || task.status !== "running") {
         // A landing the agent's own end made (SubagentStop says nothing back): what it left out is told here.
         const left = leftOutOf(task?.worktree?.merge);

@@ -6,7 +6,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { flowOf } from "../core/flow-of.js";
 import type { Flow } from "../core/flow.js";
-import { commandAnswered, decisionAnswered, decisionKey, gateAgents, gateAnswer, notAnsweredMessage, pendingAsked, pendingDecision, type GateAnswer } from "../core/person-answer.js";
+import { commandAnswered, decisionAnswered, decisionKey, declinedMessage, gateAgents, gateAnswer, notAnsweredMessage, pendingAsked, pendingDecision, saysNo, type GateAnswer } from "../core/person-answer.js";
 import { REPORT, type Phase } from "../core/phases.js";
 import { saysApprove } from "../core/person-answer.js";
 import type { PhaseResult } from "./phase-change.js";
@@ -42,22 +42,29 @@ export function personAnswered(paths: ProjectPaths, phase: Phase, flow: Flow): G
 /** Refuses an approval the person has not given (`person_not_answered`, exit 1). */
 export function requirePersonAnswer(paths: ProjectPaths, phase: Phase, flow: Flow): void {
   const answer = personAnswered(paths, phase, flow);
-  if (!answer.answered) throw new DotagentError("person_not_answered", notAnsweredMessage(phase, answer.shown), EXIT.refused, { phase });
+  if (!answer.answered) throw new DotagentError("person_not_answered", unansweredMessage(phase, answer, flow), EXIT.refused, { phase, ...(answer.declined ? { declined: true } : {}) });
+}
+
+/** Why the gate is not answered, in the model's words: the person said no, or has not replied. */
+function unansweredMessage(phase: Phase, answer: GateAnswer & { shown: string }, flow: Flow): string {
+  return !answer.answered && answer.declined ? declinedMessage(phase, answer.shown, gateAgents(flow, phase) ?? []) : notAnsweredMessage(phase, answer.shown);
 }
 
 /** A person's prompt (UserPromptSubmit, not a notification) while a gate is open: recorded as their reply; the gate it answered, or undefined. */
-export async function recordPersonReply(context: OpContext, plan: ResumePlan, flow: Flow): Promise<{ phase: Phase; gate: string | null } | undefined> {
+export async function recordPersonReply(context: OpContext, plan: ResumePlan, flow: Flow, prompt = ""): Promise<{ phase: Phase; gate: string | null } | undefined> {
   const phase = plan.phase;
   if (plan.next.action !== "await_approval" || phase === null || gateAgents(flow, phase) === undefined) return undefined;
   const gate = plan.next.gate ?? null;
+  // A plain no at a yes-or-no gate lets no approval through (a pick names a design: "no, robust" picks).
+  const declined = gate !== "pick_design" && saysNo(prompt);
   await locked(context, "person replied", () => {
-    appendEvents(context.paths.eventsFile, [{ type: "person_replied", phase, gate }], context.now());
+    appendEvents(context.paths.eventsFile, [{ type: "person_replied", phase, gate, ...(declined ? { declined } : {}) }], context.now());
   });
   return { phase, gate };
 }
 
-/** What the person's prompt did: nothing, their reply recorded, or their approval recorded (with the step after it). */
-export type PersonPrompt = { kind: "none" } | { kind: "reply" } | { kind: "approved"; phase: Phase; result: PhaseResult; picked?: string };
+/** What the person's prompt did: nothing, their reply recorded, their approval recorded, or a failed phase started again (with the step after it). */
+export type PersonPrompt = { kind: "none" } | { kind: "reply" } | { kind: "approved"; phase: Phase; result: PhaseResult; picked?: string } | { kind: "restarted"; phase: Phase; result: PhaseResult };
 
 /**
  * The UserPromptSubmit hook's part: the person's prompt, at an open gate or after a decision was
@@ -65,16 +72,24 @@ export type PersonPrompt = { kind: "none" } | { kind: "reply" } | { kind: "appro
  * design), a prompt that only says yes ("approve", "lgtm") is their approval, recorded here: the
  * model is spared its helper call and a turn, and acts on the next step the hook hands it.
  */
-export async function recordReplyAtGate(context: OpContext, prompt = ""): Promise<PersonPrompt> {
+export async function recordReplyAtGate(context: OpContext, prompt = "", options: { command?: boolean } = {}): Promise<PersonPrompt> {
+  // A /command (such as /develop, "go on") answers no gate, but does start a failed phase again.
+  if (options.command === true) {
+    const snapshot = await loadSnapshot(context.paths);
+    return (snapshot.phase.kind === "ok" ? await restartFailedPhase(context, planResume(snapshot, context.now())) : undefined) ?? { kind: "none" };
+  }
   const pending = pendingDecision(readEvents(context.paths.eventsFile));
   if (pending !== undefined) {
     await locked(context, "person replied", () => {
-      appendEvents(context.paths.eventsFile, [{ type: "person_replied", decision: pending }], context.now());
+      appendEvents(context.paths.eventsFile, [{ type: "person_replied", decision: pending, ...(saysNo(prompt) ? { declined: true } : {}) }], context.now());
     });
   }
   const snapshot = await loadSnapshot(context.paths);
   if (snapshot.phase.kind !== "ok") return pending !== undefined ? { kind: "reply" } : { kind: "none" };
-  const replied = await recordPersonReply(context, planResume(snapshot, context.now()), flowOf(snapshot.phase.value));
+  const plan = planResume(snapshot, context.now());
+  const restarted = await restartFailedPhase(context, plan);
+  if (restarted !== undefined) return restarted;
+  const replied = await recordPersonReply(context, plan, flowOf(snapshot.phase.value), prompt);
   if (replied === undefined) return pending !== undefined ? { kind: "reply" } : { kind: "none" };
   const picked = replied.gate === "pick_design" ? pickedDesign(context.paths.root, prompt) : undefined;
   if (picked !== undefined) writeFinalDesign(context.paths.root, picked, prompt, context.now());
@@ -84,6 +99,22 @@ export async function recordReplyAtGate(context: OpContext, prompt = ""): Promis
     return { kind: "approved", phase: replied.phase, result, ...(picked ? { picked: picked.name } : {}) };
   }
   return { kind: "reply" };
+}
+
+/**
+ * The person's prompt while a failed phase waits for them (`resolve_failed_agent`, SPEC §5): the
+ * phase starts again (`phase start`, the person's act), so its agent may run. What they said
+ * (try again, or stop) is the model's to follow; dotagent only made sure they were asked.
+ */
+async function restartFailedPhase(context: OpContext, plan: ResumePlan): Promise<PersonPrompt | undefined> {
+  const phase = plan.phase;
+  if (plan.next.action !== "resolve_failed_agent" || phase === null) return undefined;
+  await locked(context, "person replied", () => {
+    appendEvents(context.paths.eventsFile, [{ type: "person_replied", phase, gate: null, failed: true }], context.now());
+  });
+  const { changePhase } = await import("./phase-change.js");
+  const { result } = await changePhase({ ...context, byModel: false }, { action: "start", phase });
+  return { kind: "restarted", phase, result };
 }
 
 /**
@@ -130,26 +161,34 @@ export async function decideAsModel(context: OpContext, decision: Decision, yes:
   // A decision is told by what its yes runs, not by its words: a question names times ("last
   // active 8 days ago") that differ between the asking and the answer. So resume's "go back to
   // rev N?" is answered for the rollback command it names, too.
-  if (commandAnswered(readEvents(context.paths.eventsFile), decision.yes)) return true;
-  throw notAnswered(decision);
+  const answered = commandAnswered(readEvents(context.paths.eventsFile), decision.yes);
+  if (answered === true) return true;
+  throw answered === "declined" ? saidNo(decision) : notAnswered(decision);
 }
 
 /** `resume --keep-definition` from an agent's shell: going on with a changed definition is the person's answer (SPEC §20). */
 export function requireKeepDefinitionAnswer(paths: ProjectPaths): void {
-  if (commandAnswered(readEvents(paths.eventsFile), "dotagent resume --keep-definition")) return;
+  if (commandAnswered(readEvents(paths.eventsFile), "dotagent resume --keep-definition") === true) return;
   throw new DotagentError("person_not_answered", "the person has not answered the changed-definition question yet: run `dotagent resume --json`, show them its decision, end your turn, and keep the pinned steps only if they say so", EXIT.refused, { decision: "definition_changed" });
 }
 
 /** `resume --keep-edit` from an agent's shell: adopting a hand edit is the person's answer to the hand-edit question. */
 export function requireKeepEditAnswer(paths: ProjectPaths): void {
-  if (commandAnswered(readEvents(paths.eventsFile), "dotagent resume --keep-edit")) return;
+  if (commandAnswered(readEvents(paths.eventsFile), "dotagent resume --keep-edit") === true) return;
   throw new DotagentError("person_not_answered", "the person has not answered the hand-edit question yet: run `dotagent resume --json`, show them its decision, end your turn, and keep the edit only if they say so", EXIT.refused, { decision: "hand_edit" });
 }
 
 /** `resume --isolation commit|shared` from an agent's shell: the person must have answered the isolation question. */
-export function requireIsolationAnswer(paths: ProjectPaths): void {
-  if (decisionAnswered(readEvents(paths.eventsFile), "isolation")) return;
+export function requireIsolationAnswer(paths: ProjectPaths, mode: "commit" | "shared"): void {
+  const answered = decisionAnswered(readEvents(paths.eventsFile), "isolation");
+  // Their no is the question's no (run without worktrees), never a commit of their changes.
+  if (answered === true || (answered === "declined" && mode === "shared")) return;
+  if (answered === "declined") throw new DotagentError("person_not_answered", "the person said no to committing their uncommitted changes: run `dotagent resume --isolation shared --json` (the tasks run without worktrees), or ask them again", EXIT.refused, { decision: "isolation" });
   throw new DotagentError("person_not_answered", "the person has not answered the uncommitted-changes question yet: run `dotagent resume --json`, show them its decision, end your turn, and run the command for their answer after they reply", EXIT.refused, { decision: "isolation" });
+}
+
+function saidNo(decision: Decision): DotagentError {
+  return new DotagentError("person_not_answered", `the person said no to this: ${decision.question} Run its no instead (\`${decision.no}\`), or ask them again`, EXIT.refused, { decision });
 }
 
 function notAnswered(decision: Decision): DotagentError {
@@ -174,5 +213,5 @@ export async function unansweredApproval(context: OpContext, argv: readonly stri
   const phase = phasesOf(state).find((s) => s.toUpperCase() === named?.toUpperCase()) ?? state.current_phase;
   if (state.user_checkpoints.some((c) => c.phase === phase)) return undefined;
   const answer = personAnswered(paths, phase, flowOf(state));
-  return answer.answered ? undefined : notAnsweredMessage(phase, answer.shown);
+  return answer.answered ? undefined : unansweredMessage(phase, answer, flowOf(state));
 }

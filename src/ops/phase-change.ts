@@ -1,4 +1,5 @@
 // `phase start|complete|fail|approve|rework`: one move of the phase machine under the lock.
+import { oneLine } from "../core/words.js";
 import { DotagentError, EXIT, usageError } from "../core/errors.js";
 import { phasesOf, type Phase, type PhaseStatus } from "../core/phases.js";
 import { stepIn, transition, type PhaseEvent } from "../core/transitions.js";
@@ -57,6 +58,10 @@ export async function changePhase(context: OpContext, change: PhaseChange): Prom
     const proved = stepIn(before, target);
     if (context.byModel && ((action === "complete" && (proved.kind === "check" || proved.kind === "shell" || (proved.kind === "agent" && proved.gate === undefined))) || action === "fail" || action === "rework")) {
       throw new DotagentError("not_yours", `dotagent ${action === "complete" ? "completes" : action === "fail" ? "fails" : "reworks"} phases itself from their agents' reports (the hooks record each agent's end): spawn the phase's agent and act on the next step dotagent gives`, EXIT.refused, { action });
+    }
+    // A failed phase starts again when the person replies (SPEC §5, §11), not on the model's word.
+    if (action === "start" && context.byModel && before.phase_status === "failed" && target === before.current_phase) {
+      throw new DotagentError("person_not_answered", `${target} failed (${oneLine(before.error ?? "no reason recorded", 200)}); it starts again when the person replies: tell them and end your turn`, EXIT.refused, { phase: target });
     }
     // A gate is the person's: from an agent's shell, an approval needs their reply (SPEC §11).
     const gate = named ?? before.current_phase;

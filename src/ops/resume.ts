@@ -66,7 +66,7 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
   }
   let isolation = input.isolation;
   // The uncommitted-changes question is the person's (SPEC §19): from an agent's shell, only after their reply.
-  if (isolation !== undefined && context.byModel) (await import("./person-gate.js")).requireIsolationAnswer(context.paths);
+  if (isolation !== undefined && context.byModel) (await import("./person-gate.js")).requireIsolationAnswer(context.paths, isolation);
   // So is keeping a hand edit of the state (most likely the model's own).
   if (input.keepEdits === true && context.byModel) (await import("./person-gate.js")).requireKeepEditAnswer(context.paths);
   // And going on with a definition that changed under the workflow.

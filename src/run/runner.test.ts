@@ -84,14 +84,18 @@ describe("runWorkflow with a stand-in SDK", () => {
     expect(h.lines).toContain("  · back to IMPLEMENTATION to fix what verification found");
   });
 
-  test("an agent that writes nothing: asked twice, then its phase fails with its last words", async () => {
-    const h = harness((agent, prompt, output) => (agent === "roundtable" ? null : good(agent, prompt, output)));
+  test("an agent that writes nothing: asked twice, then its phase fails with its last words; run again, the person's decision, it runs once more", async () => {
+    let roundtables = 0;
+    const h = harness((agent, prompt, output) => (agent === "roundtable" && ++roundtables <= 2 ? null : good(agent, prompt, output)));
     const error = await runWorkflow(h.options()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DotagentError);
     expect(error).toMatchObject({ code: "agent_failed", exitCode: 1 });
     expect((error as Error).message).toMatch(/roundtable did not write a valid memory\/reports\/roundtable\.json in 2 sessions \(it said: "I could not do it\."\)/);
     expect(agentsRun(h).filter((a) => a === "roundtable")).toHaveLength(2);
     expect(readJson(join(h.root, "memory/state/phase.json"))).toMatchObject({ current_phase: "ARCHITECTURE", phase_status: "failed" });
+    expect((await openWorkflow(h.root).status()).next).toMatchObject({ action: "resolve_failed_agent", agent: "roundtable" });
+    expect(await runWorkflow(h.options())).toMatchObject({ outcome: "complete" });
+    expect(agentsRun(h).filter((a) => a === "roundtable")).toHaveLength(3);
   });
 
   test("a task that keeps failing: retried to its limit, then a decision (also with --approve auto)", async () => {

@@ -273,6 +273,9 @@ function expand(model: ModelDisk, op: Op): Op[] {
     }
     case "resolve_dead_tasks":
       return [{ t: "retry", n: Number(next.tasks[0]!.slice(1)), extra: 2 }];
+    case "resolve_failed_agent":
+      // The person said go on: the phase starts again (their prompt does it in Claude Code).
+      return [{ t: "phase", action: "start" }];
     default:
       return [];
   }

@@ -106,7 +106,7 @@ async function runNext(context: CommandContext): Promise<number> {
 
 export const command: Command = {
   summary: "add|import|start|complete|fail|retry|next tasks; edit|remove|skip the plan",
-  usage: "dotagent task add|start|complete|fail|retry ID [--title T] [--depends-on A,B] [--output PATH] [--error TEXT] [--extra-attempts N] [--owner PID] | task import FILE|- | task next [--json] | task edit ID [--title T] [--depends-on A,B] | task remove ID | task skip ID --reason TEXT  (edits: [--yes] from an agent's shell)",
+  usage: "dotagent task add|start|complete|fail|retry ID [--title T] [--depends-on A,B] [--output PATH] [--error TEXT] [--extra-attempts N] [--owner PID] | task import FILE|- | task next [--json] | task edit ID [--title T] [--depends-on A,B] | task remove ID | task skip ID --reason TEXT  (edits and retry: [--yes] from an agent's shell)",
   options: {
     title: { type: "string" },
     "depends-on": { type: "string" },
@@ -126,7 +126,7 @@ export const command: Command = {
     "dotagent task start task-001 --owner 4242     owned by process 4242 (outside Claude Code)",
     "dotagent task complete task-001               needs memory/reports/tasks/task-001.json",
     "dotagent task fail task-001 --error 'tests fail'",
-    "dotagent task retry task-001 --extra-attempts 2",
+    "dotagent task retry task-001 --extra-attempts 2  from an agent's shell: the person's decision (exit 5, then --yes)",
     "dotagent task edit task-003 --depends-on task-001  pending, failed or dead tasks only; no cycle, no unknown id",
     "dotagent task skip task-002 --reason 'done by hand'  counts as done for the tasks that depend on it",
     "dotagent task remove task-004                 a task nothing depends on, never started in a worktree",
@@ -142,7 +142,7 @@ export const command: Command = {
       return runPlanEdit(context, action, id, dependsOn);
     }
     if (context.options.reason !== undefined) throw usageError(`--reason goes with \`task skip\`, not \`task ${action}\``);
-    if (context.options.yes !== undefined) throw usageError(`--yes goes with \`task edit|remove|skip\`, not \`task ${action}\``);
+    if (context.options.yes !== undefined && action !== "retry") throw usageError(`--yes goes with \`task edit|remove|skip|retry\`, not \`task ${action}\``);
     const additions = action === "import" ? await readImport(idArg ?? "-", context.paths.root) : undefined;
     const id = action === "import" ? "" : requireId(idArg, action);
     const outputPath = outputOption(context);
@@ -153,7 +153,20 @@ export const command: Command = {
     const ownerText = stringOption(context, "owner");
     if (ownerText !== undefined && action !== "start") throw usageError("--owner goes with `task start` only");
     const owner = ownerText === undefined ? undefined : checkOwner(Number(ownerText), ownerText);
-    const { result, state, task, maxAttempts: max, imported, landed } = await changeTask(opContext(context), { action, id, title: stringOption(context, "title"), dependsOn, output: outputPath, error: stringOption(context, "error"), extraAttempts: extra, owner, tasks: additions });
+    const op = opContext(context);
+    if (action === "retry" && extra > 0 && op.byModel) {
+      // More attempts are the person's to give: from an agent's shell the retry is handed back as
+      // a decision, its --yes counting only after the person replied (SPEC §10, as the plan edits).
+      // A requeue (no extra attempts) spends none they did not give and runs at once.
+      const { retryDecision } = await import("../../ops/retry-decision.js");
+      const decision = await retryDecision(op, id, extra);
+      const { decideAsModel } = await import("../../ops/person-gate.js");
+      if ((await decideAsModel(op, decision, context.options.yes === true)) === "no-terminal") {
+        context.out.result({ ok: false, decision }, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
+        return EXIT.decide;
+      }
+    }
+    const { result, state, task, maxAttempts: max, imported, landed } = await changeTask(op, { action, id, title: stringOption(context, "title"), dependsOn, output: outputPath, error: stringOption(context, "error"), extraAttempts: extra, owner, tasks: additions });
     context.out.result(result, () => {
       if (imported) return [`Imported ${count(imported.added.length, "task")}${imported.skipped.length > 0 ? ` (${imported.skipped.length} already there)` : ""}; ${state.tasks.length} in all.${imported.plan ? ` Plan recorded${imported.plan.round > 0 ? ` for rework round ${imported.plan.round}` : ""}.` : ""}`];
       if (action === "add") return [`Added ${id}.`];
