@@ -12,10 +12,9 @@
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { fetchNpmBinary } from "./fetch-npm-binary.mjs";
+import { fetchNpmBinary, platformKey, printWhenRun } from "./fetch-npm-binary.mjs";
 
-export const DEFAULT_CLAUDE_VERSION = "2.1.331";
+export const DEFAULT_CLAUDE_VERSION = "2.1.332";
 
 const PLATFORM_PACKAGES = {
   "linux-x64": "@anthropic-ai/claude-code-linux-x64",
@@ -26,13 +25,6 @@ const PLATFORM_PACKAGES = {
   "darwin-arm64": "@anthropic-ai/claude-code-darwin-arm64",
 };
 
-function platformKey() {
-  const base = `${process.platform}-${process.arch}`;
-  if (process.platform !== "linux") return base;
-  // glibc Node reports its glibc version; musl builds (Alpine) do not.
-  const glibc = process.report?.getReport?.().header?.glibcVersionRuntime;
-  return glibc ? base : `${base}-musl`;
-}
 
 function works(binary) {
   const run = spawnSync(binary, ["--version"], { encoding: "utf8", timeout: 30_000, env: { ...process.env, DISABLE_AUTOUPDATER: "1" } });
@@ -46,11 +38,4 @@ export function fetchClaude({ version = process.env.DOTAGENT_CLAUDE_VERSION || D
   return fetchNpmBinary({ pkg, version, cacheDir, binary: "claude", works });
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  try {
-    process.stdout.write(`${fetchClaude()}\n`);
-  } catch (error) {
-    process.stderr.write(`fetch-claude: ${error.message}\n`);
-    process.exit(1);
-  }
-}
+printWhenRun(import.meta.url, "fetch-claude", () => fetchClaude());

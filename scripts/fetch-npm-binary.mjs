@@ -6,6 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 /**
  * `pkg@version` into `<cacheDir>/<version>/`; `binary` is the path below node_modules/<pkg>/;
@@ -37,5 +38,25 @@ export function fetchNpmBinary({ pkg, version, cacheDir, binary, works }) {
     return cached;
   } finally {
     rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/** `linux-x64`, `darwin-arm64`, …; on Linux with musl (Alpine) `linux-x64-musl`. */
+export function platformKey() {
+  const base = `${process.platform}-${process.arch}`;
+  if (process.platform !== "linux") return base;
+  // glibc Node reports its glibc version; musl builds do not.
+  const glibc = process.report?.getReport?.().header?.glibcVersionRuntime;
+  return glibc ? base : `${base}-musl`;
+}
+
+/** A fetch script run as a command: prints the binary's path, or one line and exit 1. */
+export function printWhenRun(metaUrl, name, fetch) {
+  if (process.argv[1] === undefined || metaUrl !== pathToFileURL(process.argv[1]).href) return;
+  try {
+    process.stdout.write(`${fetch()}\n`);
+  } catch (error) {
+    process.stderr.write(`${name}: ${error.message}\n`);
+    process.exit(1);
   }
 }

@@ -29,7 +29,7 @@ export function fetchClaude(): string {
   return fetched.stdout.trim();
 }
 
-/** "2.1.331", from the binary itself. */
+/** "2.1.332", from the binary itself. */
 export const clientVersion = (binary: string) => spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout.split(" ")[0] ?? "?";
 
 /** The environment for the binary: nothing of an outer Claude Code session or a real account. */
