@@ -30,7 +30,7 @@ export interface JourneyOptions {
   /** After the install, before the first session: e.g. commit what install wrote, add permission rules. */
   afterInstall?: (project: string, home: string) => void;
   /** What the person does in their own shell before they answer the model (e.g. edit a state file by hand). */
-  beforeAnswer?: (project: string, answer: string) => void;
+  beforeAnswer?: (project: string, answer: string) => string | undefined | void;
 }
 
 export interface JourneyResult {
@@ -144,8 +144,8 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
       }
       const answer = answerTo(said);
       if (answer === null) break;
-      options.beforeAnswer?.(project, answer);
-      prompt = answer;
+      // What the person types: the scripted answer, or what beforeAnswer says instead.
+      prompt = options.beforeAnswer?.(project, answer) || answer;
     }
   } finally {
     await model.close();

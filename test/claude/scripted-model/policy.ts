@@ -99,7 +99,10 @@ export interface PolicyOptions {
    * checkout first), `no_report` (task-001's executor hands back without its report),
    * `wrong_path` (pm writes requirements.json), `fenced_report` (qa's verdict in a ```json
    * fence), `missing_field` (qa's verdict without `passed`), `markdown_in_json` (Markdown in
-   * reflection.json).
+   * reflection.json). Both at once: `respawn_failed` (the first pm hands back without its report
+   * through both reminders, so REQUIREMENTS fails; the main agent then spawns the pm again at
+   * once instead of asking the person). `retry_unasked`: task-001's executor reports failed until
+   * the task is dead; the main agent then runs the retry's `--yes` itself, before asking.
    */
   deviation?: Deviation;
 }
@@ -132,6 +135,9 @@ export const DEVIATIONS = [
   "fenced_report",
   "missing_field",
   "markdown_in_json",
+  // An agent and the main agent.
+  "respawn_failed",
+  "retry_unasked",
 ] as const;
 export type Deviation = (typeof DEVIATIONS)[number];
 
@@ -187,6 +193,8 @@ const planIn = (s: string): ResumePlan | undefined =>
 type Event =
   | { kind: "resume"; plan: ResumePlan }
   | { kind: "develop"; args: string }
+  /** The /develop skill's plan line did not run (`[not run: …]`: a hook refused it). */
+  | { kind: "plan_not_run" }
   | { kind: "person"; text: string }
   | { kind: "notified"; text: string }
   | { kind: "said"; text: string }
@@ -259,8 +267,10 @@ function eventsOf(messages: ApiMessage[]): Event[] {
         continue;
       }
       if (t.startsWith("Base directory for this skill:")) {
-        const plan = planIn(t.slice(0, t.indexOf("## The helper") === -1 ? undefined : t.indexOf("## The helper")));
+        const head = t.slice(0, t.indexOf("## The helper") === -1 ? undefined : t.indexOf("## The helper"));
+        const plan = planIn(head);
         if (plan) events.push({ kind: "resume", plan });
+        else if (head.includes("[not run:")) events.push({ kind: "plan_not_run" });
         continue;
       }
       if (systemEvents(t, events)) continue;
@@ -271,6 +281,8 @@ function eventsOf(messages: ApiMessage[]): Event[] {
         continue;
       }
       if (t.startsWith("<system-reminder>") || t.startsWith("<command-") || t.startsWith("<local-command")) continue;
+      // dotagent's session-start briefing where a client puts it among the user's texts (Codex, on resume): not the person.
+      if (t.startsWith("dotagent: ")) continue;
       events.push({ kind: "person", text: t.trim() });
     }
   }
@@ -430,6 +442,22 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
       return [{ calls: [run(ctx, `step run ${next.step}`)] }];
     case "workflow_failed":
       return [{ end: `The workflow stopped: ${String(next.reason ?? "")}` }];
+    case "resolve_dead_tasks": {
+      // references/tasks.md: the retry without --yes gives the person's question; ask it; run its yes after theirs.
+      const id = next.tasks?.[0] ?? "";
+      if (ctx.deviation === "retry_unasked" && answer === null && !tried(ctx, "task retry")) return [{ calls: [run(ctx, `task retry ${id} --extra-attempts 2 --yes`)] }];
+      const asked = lastDecision(ctx);
+      if (answer === null) return [{ calls: [run(ctx, `task retry ${id} --extra-attempts 2`)] }, { end: `${asked?.question ?? `Retry ${id}?`} Or skip it, or stop. Yes or no?` }];
+      if (!/^y/i.test(answer) || asked === undefined) return [{ end: "Stopped here, as you said; the state stays for later." }];
+      return [{ calls: [run(ctx, asked.yes.replace(/^dotagent /, "").replace(/ --json$/, ""))] }];
+    }
+    case "resolve_failed_agent": {
+      // The deviation: spawn the failed phase's agent again at once, without asking (once).
+      const agent = String(next.agent ?? "");
+      const spawnedSoFar = ctx.events.filter((e) => e.kind === "call" && e.name === "Agent" && String(e.input.subagent_type).endsWith(agent)).length;
+      if (ctx.deviation === "respawn_failed" && answer === null && spawnedSoFar === 1) return spawnSteps(ctx, plan);
+      return [{ end: `${String(next.reason ?? "")} Should I run the ${agent} agent again? Yes or no?` }];
+    }
     case "confirm_isolation":
     case "confirm_fresh_start":
     case "confirm_rollback":
@@ -478,7 +506,7 @@ function mainAgent(body: ApiRequest, all: string, policy: PolicyOptions): Omit<R
   };
   const last = events.at(-1);
   // After an error or an interruption: `dotagent resume --json` (rule 4), but never in a loop.
-  if (last?.kind === "result" && last.isError) {
+  if (last?.kind === "result" && last.isError && !/"decision":\{"question"/.test(last.text.replace(/\s/g, ""))) {
     const call = [...events].reverse().find((e): e is Extract<Event, { kind: "call" }> => e.kind === "call" && e.id === last.id);
     if (call && String(call.input.command ?? "").includes(" resume --json")) return end(`Stopped: dotagent resume failed: ${last.text.slice(0, 300)}`);
     // A spawn dotagent refused (the reason says why): look where the workflow stands.
@@ -489,6 +517,8 @@ function mainAgent(body: ApiRequest, all: string, policy: PolicyOptions): Omit<R
   const r = events.map((e) => e.kind).lastIndexOf("resume");
   if (r === -1) {
     if (!ctx.helper) return end("There is no dotagent workflow here. Start one with /develop <feature request>.");
+    // The skill's plan line was refused: run the same command (SKILL.md says so), once.
+    if (events.some((e) => e.kind === "plan_not_run") && !tried(ctx, "resume --json --start")) return toolUse([{ name: "Bash", input: { command: `node "${ctx.helper}" resume --json --start ${hereDoc("--request", ctx.request)}`, description: "dotagent resume" } }]);
     return toolUse([run(ctx, "resume")]);
   }
   const plan = (events[r] as Extract<Event, { kind: "resume" }>).plan;
@@ -607,11 +637,16 @@ function subAgent(agent: string, body: ApiRequest, all: string, policy: PolicyOp
   // the caller as the agent's result (plain text at the end is not delivered).
   const handback = (body.tools ?? []).some((t) => t.name === "SubagentHandback");
   const finish = (said: string) => (handback ? toolUse([{ name: "SubagentHandback", input: { message: said } }]) : end(said));
+  // respawn_failed: the first pm gives up, reminders or not (a pm after its phase failed does its job).
+  if (policy.deviation === "respawn_failed" && agent === "pm" && !logged(project, { type: "phase_failed" })) return finish("I could not work out the requirements.");
+  // retry_unasked: task-001's tests fail, attempt after attempt (sent back or not), until the task is dead.
+  const failing = policy.deviation === "retry_unasked" && agent === "executor" && /^Task: task-001$/m.test(prompt) && !logged(project, { type: "task_dead", task_id: "task-001" });
+  const theReport = () => (failing ? { ...report(agent, prompt, policy.tasks), status: "failed", error: "tests fail: login rejects a right password" } : report(agent, prompt, policy.tasks));
   // Sent back by dotagent (a refused hand-back, or stop-hook feedback): write the report, then finish.
   const lastWrite = events.findLastIndex((e) => e.kind === "call" && e.name === "Write");
   const reminded = events.findLastIndex((e) => (e.kind === "result" || e.kind === "person" || e.kind === "said") && /dotagent reminder \d/.test(e.text));
   if (reminded > lastWrite && events.at(-1)?.kind !== "call") {
-    if (events[reminded - 1]?.kind !== "call" || (events[reminded - 1] as { name?: string }).name !== "Write") return toolUse([{ name: "Write", input: { file_path: path, content: `${JSON.stringify(report(agent, prompt, policy.tasks), null, 2)}\n` } }]);
+    if (events[reminded - 1]?.kind !== "call" || (events[reminded - 1] as { name?: string }).name !== "Write") return toolUse([{ name: "Write", input: { file_path: path, content: `${JSON.stringify(theReport(), null, 2)}\n` } }]);
   }
   if (lastWrite !== -1 && reminded > -1 && reminded < lastWrite && events.at(-1)?.kind === "result" && events.findLastIndex((e) => e.kind === "call") === lastWrite) return finish(`Wrote ${output}.`);
   if (events.some((e) => e.kind === "result" && !e.isError && /Report delivered|handed back/i.test(e.text))) return end("Handed back.");
@@ -620,14 +655,38 @@ function subAgent(agent: string, body: ApiRequest, all: string, policy: PolicyOp
     // Idempotent, as every agent file says: a valid report already there is not redone, unless
     // the prompt asks for a revision (the person's feedback at a gate of `dotagent run`).
     const revise = /^Revise: /m.test(prompt);
-    if (!revise && result?.kind === "result" && !result.isError && /\{/.test(result.text) && !/does not exist/i.test(result.text)) return finish(`${output} is already done.`);
+    if (!revise && !failing && result?.kind === "result" && !result.isError && /\{/.test(result.text) && !/does not exist/i.test(result.text)) return finish(`${output} is already done.`);
     // The agents' deviations (PolicyOptions.deviation), each the first time only: a reminder brings the right report.
     const wrong = agentMistake(agent, prompt, policy.deviation, project, path, report(agent, prompt, policy.tasks));
     if (wrong === "handback") return finish("Done.");
     if (wrong !== undefined) return toolUse([wrong]);
-    return toolUse([{ name: "Write", input: { file_path: path, content: `${JSON.stringify(report(agent, prompt, policy.tasks), null, 2)}\n` } }]);
+    return toolUse([{ name: "Write", input: { file_path: path, content: `${JSON.stringify(theReport(), null, 2)}\n` } }]);
   }
   return finish(`Wrote ${output}.`);
+}
+
+/** The decision a helper call handed back last (exit 5, `{ok: false, decision}`), if any. */
+function lastDecision(ctx: Context): { question: string; yes: string; no: string } | undefined {
+  for (const e of [...ctx.events].reverse()) {
+    if (e.kind !== "result") continue;
+    const found = jsonObjectsIn(e.text).find((o) => o.decision !== null && typeof o.decision === "object" && typeof (o.decision as { yes?: unknown }).yes === "string");
+    if (found) return found.decision as { question: string; yes: string; no: string };
+  }
+  return undefined;
+}
+
+/**
+ * Whether dotagent's event log in this project holds an event with these fields (a task dead, a
+ * phase failed). An executor in its worktree (the terminal) works in .dotagent/worktrees/<task>:
+ * the log is the main checkout's.
+ */
+function logged(project: string, fields: Record<string, string>): boolean {
+  const main = project.replace(/\/\.dotagent\/worktrees\/[^/]+\/?$/, "");
+  try {
+    return readFileSync(join(main, "memory/state/events.jsonl"), "utf8").split("\n").some((l) => Object.entries(fields).every(([k, v]) => l.includes(`"${k}":${JSON.stringify(v)}`)));
+  } catch {
+    return false;
+  }
 }
 
 /** The agent's one mistake, if the deviation is its: a wrong Write, or "handback" (it stops without a report). */

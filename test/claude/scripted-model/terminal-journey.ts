@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { claudeEnv } from "./client.js";
 import { startScriptedModel, type LogEntry } from "./server.js";
 import type { PolicyOptions, Reply } from "./policy.js";
+import { mainTurnText, playPerson } from "./person-loop.js";
 import { startTerminal, type Terminal } from "./terminal.js";
 
 export const TERMINAL_KEY = "sk-ant-dummy-key-0123456789abcdefghij";
@@ -32,7 +33,7 @@ export interface TerminalJourneyOptions {
   /** After the install, before the client starts: e.g. commit what install wrote. */
   afterInstall?: (project: string, home: string) => void;
   /** What the person does in their own shell before they answer the model (e.g. edit a state file by hand). */
-  beforeAnswer?: (project: string, answer: string) => void;
+  beforeAnswer?: (project: string, answer: string) => string | undefined | void;
   /** What follows `/develop` in the first prompt (default "add login"; e.g. "--workflow review add login"). */
   developArgs?: string;
 }
@@ -147,62 +148,35 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
     screens.push({ before: text, screen: terminal!.history() });
     terminal!.type(text);
   };
-  const deadline = Date.now() + (options.timeoutMs ?? 240_000);
   let complete = false;
   let screen = "";
   try {
     await terminal.waitFor(/auto mode on/, 30_000);
     type(`/${options.plugin ? `${options.plugin.name}:` : ""}develop ${options.developArgs ?? "add login"}`);
-    let restarted = false;
-    let seen = 0;
-    let quietSince = Date.now();
-    let lastSize = 0;
-    while (Date.now() < deadline) {
-      await sleep(300);
-      const log = readLog(logFile);
-      if (log.length !== lastSize) {
-        lastSize = log.length;
-        quietSince = Date.now();
-        continue;
-      }
-      if (killed && !restarted) {
-        // The person comes back: `claude -r`, picks the session (the newest, at the top), goes on.
-        if (terminal.pid() !== undefined) continue;
-        restarted = true;
-        screens.push({ before: "claude -r", screen: terminal.history() });
-        terminal.restart(["-r"]);
-        await terminal.waitFor(/Resume session/, 30_000);
+    complete = await playPerson({
+      terminal,
+      log: () => readLog(logFile),
+      endedTurn: mainTurnText,
+      answerTo,
+      type,
+      hung,
+      killed: () => killed,
+      // The person comes back: `claude -r`, picks the session (the newest, at the top), goes on.
+      comeBack: async () => {
+        screens.push({ before: "claude -r", screen: terminal!.history() });
+        terminal!.restart(["-r"]);
+        await terminal!.waitFor(/Resume session/, 30_000);
         await sleep(500);
-        terminal.press("Enter");
-        await terminal.waitFor(/auto mode on/, 30_000);
+        terminal!.press("Enter");
+        await terminal!.waitFor(/auto mode on/, 30_000);
         await sleep(1000);
-        seen = log.filter((e) => e.kind === "request").length;
-        // What the killed client asked and never got (a delayed answer to a dead connection) is not pending.
-        for (const e of log) if (e.kind === "request") hung.add(e.k);
-        type(options.afterKill ?? "continue");
-        continue;
-      }
-      const requests = log.filter((e) => e.kind === "request");
-      const answered = new Set(log.filter((e) => e.kind === "response").map((e) => e.k));
-      const pending = requests.filter((e) => !answered.has(e.k) && !hung.has(e.k));
-      if (pending.length > 0 || requests.length <= seen || Date.now() - quietSince < 2500) continue;
-      const last = log.filter((e) => e.kind === "response" && e.who === "main").at(-1);
-      if (last === undefined || last.stop !== "end_turn") continue;
-      const said = String((last.blocks as Array<{ type: string; text?: string }>).find((b) => b.type === "text")?.text ?? "");
-      if (/workflow is complete/i.test(said)) {
-        complete = true;
-        break;
-      }
-      const answer = answerTo(said);
-      if (answer === null) {
-        // Waiting for agents the model launched: their notifications come by themselves.
-        if (Date.now() - quietSince > 30_000) break;
-        continue;
-      }
-      seen = requests.length;
-      options.beforeAnswer?.(project, answer);
-      type(answer);
-    }
+        return options.afterKill ?? "continue";
+      },
+      quietMs: 2500,
+      waitForAgentsMs: 30_000,
+      beforeAnswer: (answer) => options.beforeAnswer?.(project, answer),
+      deadline: Date.now() + (options.timeoutMs ?? 240_000),
+    });
   } finally {
     screen = terminal.screen();
     screens.push({ before: "(end)", screen: terminal.history() });

@@ -32,11 +32,16 @@ export function tmuxAvailable(): boolean {
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 export function startTerminal(client: ClaudeClient & { env?: Record<string, string> }, cwd: string, args: string[] = []): Terminal {
+  return startClientTerminal(client.binary, { ...claudeEnv(client), ...client.env }, cwd, args);
+}
+
+/** Any client binary in a terminal, with exactly this environment (a color terminal's TERM added). */
+export function startClientTerminal(binary: string, clientEnv: NodeJS.ProcessEnv, cwd: string, args: string[] = []): Terminal {
   const socket = `dotagent-${process.pid}-${randomBytes(4).toString("hex")}`;
   const tmux = (...a: string[]) => spawnSync("tmux", ["-L", socket, ...a], { encoding: "utf8" });
-  const env: Record<string, string | undefined> = { ...claudeEnv(client), TERM: "xterm-256color", ...client.env };
+  const env: Record<string, string | undefined> = { ...clientEnv, TERM: "xterm-256color" };
   delete env.NO_COLOR;
-  const commandLine = (a: string[]) => `exec env -i ${Object.entries(env).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${quote(String(v))}`).join(" ")} ${quote(client.binary)} ${a.map(quote).join(" ")}`;
+  const commandLine = (a: string[]) => `exec env -i ${Object.entries(env).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${quote(String(v))}`).join(" ")} ${quote(binary)} ${a.map(quote).join(" ")}`;
   const started = tmux("new-session", "-d", "-s", "main", "-x", "160", "-y", "50", "-c", cwd, commandLine(args));
   if (started.status !== 0) throw new Error(`tmux new-session failed: ${started.stderr}`);
   // Keep the pane (and its last screen) when the client exits or is killed.
