@@ -7,8 +7,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dotagent, removeTemps, tempProject } from "./support/cli.js";
+import { projectAtImplementation, readExecution, startTask, stopOwner } from "./support/worktree-project.js";
 
-afterEach(removeTemps);
+afterEach(async () => {
+  await stopOwner();
+  removeTemps();
+});
 
 /** A project with a workflow at REQUIREMENTS. */
 function project(): string {
@@ -156,5 +160,32 @@ describe("an executor whose task has a worktree writes only there", () => {
     expect(preToolUse(p, { ...write(join(wt, "src/app.ts")), ...executor })).toBeNull();
     expect(preToolUse(p, { ...write(join(p, "memory/reports/tasks/t1.json")), ...executor })).toBeNull();
     expect(reasonOf(preToolUse(p, { ...write(join(p, "memory/reports/tasks/t2.json")), ...executor }))).toMatch(/own worktree/);
+  });
+});
+
+describe("an executor whose prompt lacks its Worktree line (a client that could not add it) is held to the worktree execution.json records", () => {
+  const prompt = (workflow: string | undefined) => ["Feature request: add parts", "Phase: IMPLEMENTATION", "Task: task-001", "Title: one", ...(workflow ? [`Workflow: ${workflow}`] : []), "Output file: memory/reports/tasks/task-001.json"];
+
+  it("its code in the main checkout: denied, naming the worktree; in its worktree, and its report: left alone", () => {
+    const p = projectAtImplementation([{ id: "task-001" }]);
+    const { dir } = startTask(p, "task-001");
+    expect(dir).toBe(join(p, ".dotagent/worktrees/task-001"));
+    const executor = asAgent(p, "executor", prompt(readExecution(p).workflow_id));
+    expect(reasonOf(preToolUse(p, { ...write(join(p, "src/app.ts")), ...executor }))).toContain(`your task works in its own worktree, ${dir}: write your changes there (this file there: ${dir}/src/app.ts)`);
+    expect(preToolUse(p, { ...write(join(dir!, "src/app.ts")), ...executor })).toBeNull();
+    expect(preToolUse(p, { ...write(join(p, "memory/reports/tasks/task-001.json")), ...executor })).toBeNull();
+  });
+
+  it("a prompt without its Workflow line, or naming another workflow, is not held (its task id may be another run's)", () => {
+    const p = projectAtImplementation([{ id: "task-001" }]);
+    startTask(p, "task-001");
+    expect(preToolUse(p, { ...write(join(p, "src/app.ts")), ...asAgent(p, "executor", prompt(undefined)) })).toBeNull();
+    expect(preToolUse(p, { ...write(join(p, "src/app.ts")), ...asAgent(p, "executor", prompt("wf-another-run"), "a2") })).toBeNull();
+  });
+
+  it("a task without a worktree (no git): nothing changes", () => {
+    const p = projectAtImplementation([{ id: "task-001" }], { git: false });
+    expect(startTask(p, "task-001").dir).toBeUndefined();
+    expect(preToolUse(p, { ...write(join(p, "src/app.ts")), ...asAgent(p, "executor", prompt(readExecution(p).workflow_id)) })).toBeNull();
   });
 });

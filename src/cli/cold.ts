@@ -5,6 +5,9 @@
 export * as archive from "../archive/index.js";
 export { askDecision } from "./ask.js";
 export { findSourceRoot, install, uninstall, type Scope } from "../claude/install.js";
+export { installCopilot, uninstallCopilot } from "../clients/copilot/install.js";
+export { copilotChecks, gatherCopilotFacts } from "../clients/copilot/doctor.js";
+export * as codex from "../clients/codex/index.js";
 export { exportJsonSchema, SCHEMA_NAMES } from "../schema/json-schema.js";
 export { terminalAsker } from "./ask.js";
 export { runWorkflow } from "../run/runner.js";

@@ -46,8 +46,10 @@ export function warn(context: CommandContext): (message: string) => void {
 /** What an operation (src/ops/) needs from a command's context: warnings and notes go to stderr. */
 export function opContext(context: CommandContext): OpContext {
   const dir = context.options.dir;
-  // Claude Code sets CLAUDECODE=1 in its Bash tool; a person at a terminal has one.
-  const byModel = process.env.CLAUDECODE === "1" && !(process.stdin.isTTY === true && process.stdout.isTTY === true);
+  // Claude Code sets CLAUDECODE=1 in its Bash tool, Copilot CLI COPILOT_CLI=1, Codex
+  // CODEX_TOOL_CALL_ID in a command its model runs (test/copilot/NOTES.md, test/codex/NOTES.md);
+  // a person at a terminal has a terminal.
+  const byModel = (process.env.CLAUDECODE === "1" || process.env.COPILOT_CLI === "1" || (process.env.CODEX_TOOL_CALL_ID ?? "") !== "") && !(process.stdin.isTTY === true && process.stdout.isTTY === true);
   return { paths: context.paths, now: context.now, warn: warn(context), note: (line) => context.out.note(line), ...(typeof dir === "string" ? { dirArg: dir } : {}), ...(byModel ? { byModel } : {}) };
 }
 

@@ -87,7 +87,7 @@ export const COMMAND_RULES: Readonly<Record<AllowedSubcommand, CommandRule>> = {
   },
   status: { options: { "stale-after": { type: "string" } }, positionals: none },
   validate: { options: { "stale-after": { type: "string" } }, positionals: none },
-  doctor: { options: { "stale-after": { type: "string" }, headless: { type: "boolean" } }, positionals: none },
+  doctor: { options: { "stale-after": { type: "string" }, headless: { type: "boolean" }, client: { type: "string" } }, positionals: none },
   phase: {
     options: { output: { type: "string", path: true }, error: { type: "string" }, designs: { type: "string" } },
     // `phase <action> [PHASE]`

@@ -25,19 +25,53 @@ function textOf(content: unknown): string | undefined {
 export function readAgentPrompt(transcript: string): string | undefined {
   const head = readProjectHead(transcript, 4 * 1024 * 1024, { links: "follow" });
   if (head.kind !== "ok") return undefined;
-  for (const line of head.bytes.toString("utf8").split("\n").slice(0, 20)) {
+  let codexPrompt: string | undefined;
+  // Multi-agent v2: dotagent's lines come from SubagentStart, before the task (no item between).
+  let linesBefore: string | undefined;
+  for (const line of head.bytes.toString("utf8").split("\n").slice(0, 40)) {
     try {
-      const entry = JSON.parse(line) as { type?: unknown; message?: { role?: unknown; content?: unknown } };
+      const entry = JSON.parse(line) as { type?: unknown; message?: { role?: unknown; content?: unknown }; payload?: { type?: unknown; role?: unknown; content?: unknown } };
       if (entry.type === "user" && entry.message?.role === "user") {
         const text = textOf(entry.message.content);
         if (text !== undefined) return text;
       }
+      // A Codex rollout (test/codex/NOTES.md): the first user message after its environment context,
+      // and the lines dotagent's hook added right after it (src/clients/codex/executor-lines.ts:
+      // Codex cannot put them into the prompt itself); a multi-agent v2 agent's, right before its task.
+      if (entry.type !== "response_item" || !Array.isArray(entry.payload?.content)) continue;
+      // Multi-agent v2 gives the prompt as an agent_message, its words after "Payload:".
+      const v2 = entry.payload.type === "agent_message" ? codexTaskPayload(entry.payload.content) : undefined;
+      if (entry.payload.type !== "message" && v2 === undefined) continue;
+      const text = v2 ?? (entry.payload.content as Array<{ text?: unknown }>).map((c) => (typeof c?.text === "string" ? c.text : "")).join("\n");
+      if (codexPrompt === undefined) {
+        if (v2 !== undefined && linesBefore !== undefined) return `${v2}\n${linesBefore}`;
+        if (v2 !== undefined || (entry.payload.role === "user" && !text.startsWith("<environment_context>"))) codexPrompt = text;
+        linesBefore = entry.payload.role === "developer" && text.startsWith(CODEX_LINES_OPENING) ? text.slice(CODEX_LINES_OPENING.length).trim() : undefined;
+        continue;
+      }
+      return entry.payload.role === "developer" && text.startsWith(CODEX_LINES_OPENING) ? `${codexPrompt}\n${text.slice(CODEX_LINES_OPENING.length).trim()}` : codexPrompt;
     } catch {
       // a torn or foreign line: look at the next one
     }
   }
-  return undefined;
+  return codexPrompt;
 }
+
+/**
+ * The task a Codex multi-agent v2 `agent_message` gives (`Message Type: NEW_TASK … Payload:` then the
+ * words, in the same text or in an `encrypted_content` part, which Codex 0.169 writes as plain text
+ * offline), or undefined for any other message.
+ */
+export function codexTaskPayload(content: unknown[]): string | undefined {
+  const parts = content.map((c) => (c !== null && typeof c === "object" ? (c as { text?: unknown; encrypted_content?: unknown }) : {})).map((c) => (typeof c.text === "string" ? c.text : typeof c.encrypted_content === "string" ? c.encrypted_content : ""));
+  const all = parts.join("");
+  if (!all.startsWith("Message Type: NEW_TASK\n")) return undefined;
+  const at = all.indexOf("\nPayload:\n");
+  return at === -1 ? undefined : all.slice(at + "\nPayload:\n".length);
+}
+
+/** How dotagent's Codex hook opens an executor's worktree lines (src/clients/codex/executor-lines.ts). */
+export const CODEX_LINES_OPENING = "dotagent: Codex could not add dotagent's lines to your prompt; they belong to it:";
 
 /** When the agent started: the timestamp of its transcript's first entry (ms), or undefined. */
 export function readAgentStartedAt(transcript: string): number | undefined {

@@ -208,3 +208,15 @@ export function isInside(path: string, root: string): boolean {
     return false;
   }
 }
+
+/** Hook inputs over this are not read (a Write's input carries the whole file it writes). */
+export const MAX_HOOK_INPUT_BYTES = 10 * 1024 * 1024;
+
+/**
+ * A hook's JSON input from stdin, for every client's hooks; a terminal, no input, bad JSON or an
+ * input over 10 MiB yields {}. Waits for the whole object however it arrives (readJsonObject).
+ */
+export function readHookStdin(): Record<string, unknown> {
+  if (process.stdin.isTTY) return {};
+  return readJsonObject(0, MAX_HOOK_INPUT_BYTES) ?? {};
+}

@@ -16,7 +16,10 @@ import { homedir } from "node:os";
 import { resumeOptions } from "../resume-options.js";
 import { VERSION } from "../version.js";
 import type { Command, CommandContext } from "../context.js";
+import { clientOption } from "../client-option.js";
+import { loadCold } from "../load-cold.js";
 import { count } from "../../core/words.js";
+import { dotagentSkillLines, skillShellHooks } from "../../claude/skill-shell-hooks.js";
 import { formatTime } from "../time.js";
 
 function installChecks(paths: ProjectPaths): Check[] {
@@ -64,6 +67,34 @@ function settingsProblem(file: string): string | "missing" | null {
   } catch (error) {
     return `does not parse: ${(error as Error).message.split("\n")[0]}`;
   }
+}
+
+/** Where Claude Code reads managed (organisation) settings. */
+const MANAGED_SETTINGS = process.platform === "darwin" ? "/Library/Application Support/ClaudeCode/managed-settings.json" : "/etc/claude-code/managed-settings.json";
+
+/**
+ * A PreSkillShellCommand hook (Claude Code 2.1.332) that applies to dotagent's skill lines, in any
+ * settings file Claude Code reads: /develop then starts from a helper call (SPEC §12).
+ */
+function skillShellChecks(paths: ProjectPaths): Check[] {
+  const files = [join(installTarget("user", paths.root), "settings.json"), join(paths.root, ".claude", "settings.json"), join(paths.root, ".claude", "settings.local.json"), process.env.DOTAGENT_MANAGED_SETTINGS || MANAGED_SETTINGS].filter((f, i, all) => all.indexOf(f) === i);
+  const lines = dotagentSkillLines(join(installTarget("project", paths.root), "skills", "checkpoint", "scripts", "dotagent.mjs"));
+  const checks: Check[] = [];
+  for (const file of files) {
+    const read = readProjectText(file, { maxBytes: 16 * 1024 * 1024, links: "follow" });
+    if (read.kind !== "ok") continue;
+    let settings: unknown;
+    try {
+      settings = JSON.parse(read.text);
+    } catch {
+      continue; // settingsChecks reports it
+    }
+    for (const hook of skillShellHooks(settings, lines)) {
+      const what = hook.verdict === "refuses" ? `refuses /develop's plan line (a ${hook.type} hook counts as a refusal there)` : `runs on /develop's plan line (\`${hook.shown}\`) and may refuse it`;
+      checks.push({ name: "skill-shell", status: "warn", message: `PreSkillShellCommand hook ${hook.at} in ${file} ${what}`, fix: "nothing needed: /develop then has the model run `dotagent resume --start` (one more step); to keep the plan in the skill, exclude lines running dotagent.mjs from that hook" });
+    }
+  }
+  return checks;
 }
 
 function isLink(file: string): boolean {
@@ -198,15 +229,21 @@ function summaryLine(checks: readonly Check[], code: number, headless: boolean):
 
 export const command: Command = {
   summary: "check the set-up: Node.js, the install, settings.json, the state, the lock, the Agent SDK and a login; each with its fix",
-  usage: "dotagent doctor [--headless] [--stale-after 7d|never] [--json]",
-  options: { "stale-after": { type: "string" }, headless: { type: "boolean" } },
+  usage: "dotagent doctor [--client claude|copilot|codex] [--headless] [--stale-after 7d|never] [--json]",
+  options: { "stale-after": { type: "string" }, headless: { type: "boolean" }, client: { type: "string" } },
   examples: ["dotagent doctor", "dotagent doctor --headless      a project that only uses `dotagent run`: no Claude Code install needed; the SDK and a login are", "dotagent doctor --json          {ok, version, checks:[{name, status: ok|warn|fail, message, fix}]}"],
   async run(context) {
     assertProjectRoot(context.paths); // --dir not a folder: exit 3 like every command (§2), not a check line
     // --headless: `dotagent run` needs no Claude Code install, but it cannot run without the SDK and a login.
     const headless = context.options.headless === true;
     const required = (check: Check): Check => (headless && check.status === "warn" ? { ...check, status: "fail" } : check);
-    const checks: Check[] = [checkNode(process.version), ...(headless ? [] : [...installChecks(context.paths), ...settingsChecks(context.paths)]), await stateCheck(context), lockCheck(context), writableCheck(context.paths), required(sdkCheck(context.paths)), required(loginCheck())];
+    const client = clientOption(context);
+    // Another client's install in place of Claude Code's install and settings checks, from the
+    // cold half (src/clients/*/doctor.ts): Claude Code's doctor stays as fast as `status`.
+    const cold = client === "claude" ? undefined : await loadCold();
+    const clientChecks = headless ? [] : client === "copilot" ? cold!.copilotChecks(cold!.gatherCopilotFacts(context.paths.root), VERSION) : client === "codex" ? cold!.codex.codexChecks(context.paths.root) : [...installChecks(context.paths), ...settingsChecks(context.paths), ...skillShellChecks(context.paths)];
+    // `sdk` and `login` are about `dotagent run` (Claude's Agent SDK): Claude Code's doctor only.
+    const checks: Check[] = [checkNode(process.version), ...clientChecks, await stateCheck(context), lockCheck(context), writableCheck(context.paths), ...(client === "claude" ? [required(sdkCheck(context.paths)), required(loginCheck())] : [])];
     const code = doctorExitCode(checks);
     context.out.result({ ok: code === 0, version: VERSION, checks }, () => {
       const c = context.out.color;

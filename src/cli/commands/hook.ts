@@ -3,17 +3,20 @@
 // - session-start: runs at every session start, so it is fast, takes no lock (it only reads) and
 //   prints nothing when there is no open workflow;
 // - pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit: the loop's bookkeeping
-//   (src/claude/hooks.ts); they take the state lock, waiting longer for it than a command.
+//   (src/claude/hooks.ts); they take the state lock, waiting longer for it than a command;
+// - subagent-start: Codex's only (`--client codex`: a multi-agent v2 executor's worktree lines).
 import { planWithRecovery } from "../../ops/recovery.js";
 import { loadSnapshot } from "../../store/session.js";
 import { judgeRunningTasks } from "../../store/process-facts.js";
 import { mark } from "../../store/trace.js";
-import { readJsonObject } from "../../store/read-file.js";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { readHookStdin } from "../../store/read-file.js";
 import { findProjectRoot, projectPaths } from "../../store/project.js";
 import { briefingFor } from "../../claude/briefing.js";
 import { worktreeViews } from "../../core/worktrees.js";
 import { checkoutFactsFor } from "../../store/worktrees.js";
-import { opContext, type Command, type CommandContext } from "../context.js";
+import { opContext, stringOption, type Command, type CommandContext } from "../context.js";
 
 interface SessionStartInput {
   source?: string;
@@ -21,20 +24,12 @@ interface SessionStartInput {
   hook_event_name?: string;
 }
 
-/** Hook inputs over this are not read (a Write's input carries the whole file it writes). */
-export const MAX_HOOK_INPUT_BYTES = 10 * 1024 * 1024;
-
-/**
- * Reads the hook's JSON from stdin; a terminal, no input, bad JSON or an input over 10 MiB yields
- * {}. Waits for the whole object however it arrives (in parts, on a non-blocking stdin) and stops
- * as soon as one whole JSON object is there, so a caller that keeps stdin open cannot make it wait.
- */
+/** The hook's JSON from stdin ({} for a terminal, no input, bad JSON or over 10 MiB): readHookStdin. */
 function readHookInput(): SessionStartInput {
-  if (process.stdin.isTTY) return {};
-  return (readJsonObject(0, MAX_HOOK_INPUT_BYTES) ?? {}) as SessionStartInput;
+  return readHookStdin() as SessionStartInput;
 }
 
-const EVENTS = ["session-start", "pre-tool-use", "post-tool-use", "subagent-stop", "user-prompt-submit"] as const;
+const EVENTS = ["session-start", "pre-tool-use", "post-tool-use", "subagent-start", "subagent-stop", "user-prompt-submit"] as const;
 
 /** The project a hook works on: --dir, else Claude Code's project folder, else the hook's cwd. */
 function hookPaths(context: CommandContext, input: SessionStartInput) {
@@ -52,25 +47,94 @@ async function runLoopHook(context: CommandContext, event: string): Promise<void
   // A hook is dotagent's own bookkeeping, not the model's shell (Claude Code runs it with CLAUDECODE=1 too).
   const op = { ...opContext(context), paths, byModel: false };
   const hooks = await import("../../claude/hooks.js");
-  const output =
+  const answer = (event: string, input: Record<string, unknown>) =>
     event === "pre-tool-use"
-      ? await hooks.onPreToolUse(op, input, process.argv[1] ?? "")
+      ? hooks.onPreToolUse(op, input, process.argv[1] ?? "")
       : event === "post-tool-use"
-        ? await hooks.onPostToolUse(op, input)
+        ? hooks.onPostToolUse(op, input)
         : event === "subagent-stop"
-          ? await hooks.onSubagentStop(op, input)
-          : await hooks.onUserPromptSubmit(op, input);
+          ? hooks.onSubagentStop(op, input)
+          : hooks.onUserPromptSubmit(op, input);
+  // Another client's hook: its adapter gives Claude-shaped inputs and reads the answers back.
+  if (stringOption(context, "client") === "codex") {
+    const codex = await import("../../clients/codex/hook-io.js");
+    const output = await codex.answerCodexHook(op, event as Parameters<typeof codex.answerCodexHook>[1], input, answer);
+    if (output !== null) process.stdout.write(`${JSON.stringify(output)}\n`);
+    return;
+  }
+  // Claude Code's own agents get their lines in their prompt (updatedInput): nothing to say at their start.
+  if (event === "subagent-start") return;
+  const output = await answer(event, input);
   if (output !== null) process.stdout.write(`${JSON.stringify(output)}\n`);
 }
 
+/** The SessionStart briefing on the open workflow, or null (none, or nothing to say). Never throws. */
+export async function sessionStartContext(context: CommandContext, input: SessionStartInput): Promise<string | null> {
+  try {
+    const paths = context.options.dir === undefined && typeof input.cwd === "string" ? projectPaths(findProjectRoot(undefined, input.cwd)) : context.paths;
+    const snapshot = await loadSnapshot(paths);
+    const now = context.now();
+    // The checkout is looked at only when a round's tasks are about to start (git runs then alone),
+    // so the briefing names the isolation question instead of a run_tasks the spawn hook refuses.
+    const plan = await planWithRecovery(paths, snapshot, now, { owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(paths.root, snapshot) });
+    const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+    const request = snapshot.phase.kind === "ok" ? snapshot.phase.value.request : null;
+    return briefingFor(plan, input.source, process.argv[1], { isolation: execution?.isolation ?? null, worktrees: worktreeViews(execution) }, request);
+  } catch (error) {
+    // A hook must never break the session; say so on stderr (Claude Code shows it in verbose mode).
+    process.stderr.write(`dotagent hook: ${(error as Error).message}\n`);
+    // State that is there but cannot be read is news for the session, not silence.
+    if ((error as Error).name === "DotagentError" && /^(state_|rollback_journal_invalid$)/.test((error as { code?: string }).code ?? "")) {
+      return `dotagent: the workflow state in memory/ cannot be read, so where the workflow stands is unknown: ${(error as Error).message}`;
+    }
+    return null;
+  }
+}
+
+/** Copilot CLI ran Claude Code's hooks in a project without dotagent's Copilot install: what to say. */
+function copilotInstallMissing(context: CommandContext, input: SessionStartInput): string | null {
+  const from = process.env.COPILOT_PROJECT_DIR || (typeof input.cwd === "string" ? input.cwd : undefined);
+  const paths = context.options.dir !== undefined || from === undefined ? context.paths : projectPaths(findProjectRoot(undefined, from));
+  if (existsSync(join(paths.root, ".github", ".dotagent-copilot-install.json"))) return null;
+  return `dotagent: these are dotagent's hooks for Claude Code; in Copilot CLI they record nothing, so /develop cannot keep its workflow here. To use it in Copilot CLI, the person runs \`node "${process.argv[1] ?? "dotagent.mjs"}" install --client copilot\` in ${paths.root} (or \`dotagent install --client copilot\`), then starts a new session.`;
+}
+
 export const command: Command = {
-  summary: "hook <event>: Claude Code's hooks (session-start, pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit; JSON on stdin)",
-  usage: "dotagent hook session-start|pre-tool-use|post-tool-use|subagent-stop|user-prompt-submit",
-  options: {},
+  summary: "hook <event>: Claude Code's hooks (session-start, pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit; subagent-start with --client codex; JSON on stdin)",
+  usage: "dotagent hook session-start|pre-tool-use|post-tool-use|subagent-start|subagent-stop|user-prompt-submit [--client copilot|codex]",
+  options: { client: { type: "string" } },
   lenientOptions: true,
   examples: ['echo \'{"source":"resume","cwd":"."}\' | dotagent hook session-start', `echo '{"tool_name":"Bash","tool_input":{"command":"node x/dotagent.mjs status"}}' | dotagent hook pre-tool-use`],
   async run(context) {
     const event = context.args[0];
+    const client = stringOption(context, "client");
+    if (client === "copilot") {
+      // GitHub Copilot CLI's hooks (.github/hooks/dotagent.json): src/clients/copilot/.
+      const copilot = await import("../../clients/copilot/run-hook.js");
+      if (event === undefined || !copilot.isCopilotEvent(event)) {
+        process.stderr.write(`dotagent: hook --client copilot takes one event: ${Object.keys(copilot.COPILOT_HOOK_EVENTS).join(", ")}\n`);
+        return 0;
+      }
+      try {
+        await copilot.runCopilotHook(context, event, (c, input) => sessionStartContext(c, input as SessionStartInput));
+      } catch (error) {
+        process.stderr.write(`dotagent hook ${event}: ${(error as Error).message}\n`);
+      }
+      return 0;
+    }
+    // Copilot CLI also runs the hooks of .claude/settings.json (with its own tool names and a
+    // sub-agent's prompt as a "user prompt"): there the `--client copilot` hooks keep the books.
+    // COPILOT_HOOK_DIR is set only for Copilot's hooks: a Claude Code started from Copilot's shell
+    // (which passes COPILOT_CLI=1 on) keeps its own hooks.
+    // Without dotagent's Copilot install (Claude Code's plugin installed into Copilot, or only
+    // .claude/), the session is told once, at its start, how to get one.
+    if (process.env.COPILOT_CLI === "1" && process.env.COPILOT_HOOK_DIR !== undefined) {
+      if (event === "session-start") {
+        const text = copilotInstallMissing(context, readHookInput());
+        if (text !== null) process.stdout.write(`${JSON.stringify({ additionalContext: text })}\n`);
+      }
+      return 0;
+    }
     if (event === undefined || !(EVENTS as readonly string[]).includes(event)) {
       process.stderr.write(`dotagent: hook takes one event: ${EVENTS.join(", ")}\n`);
       return 0;
@@ -83,29 +147,10 @@ export const command: Command = {
       }
       return 0;
     }
-    try {
-      const input = readHookInput();
-      const paths = context.options.dir === undefined && typeof input.cwd === "string" ? projectPaths(findProjectRoot(undefined, input.cwd)) : context.paths;
-      const snapshot = await loadSnapshot(paths);
-      const now = context.now();
-      // The checkout is looked at only when a round's tasks are about to start (git runs then alone),
-      // so the briefing names the isolation question instead of a run_tasks the spawn hook refuses.
-      const plan = await planWithRecovery(paths, snapshot, now, { owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(paths.root, snapshot) });
-      const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
-      const request = snapshot.phase.kind === "ok" ? snapshot.phase.value.request : null;
-      const briefing = briefingFor(plan, input.source, process.argv[1], { isolation: execution?.isolation ?? null, worktrees: worktreeViews(execution) }, request);
-      if (briefing !== null) {
-        process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } })}\n`);
-      }
-    } catch (error) {
-      // A hook must never break the session; say so on stderr (Claude Code shows it in verbose mode).
-      process.stderr.write(`dotagent hook: ${(error as Error).message}\n`);
-      // State that is there but cannot be read is news for the session, not silence.
-      if ((error as Error).name === "DotagentError" && /^(state_|rollback_journal_invalid$)/.test((error as { code?: string }).code ?? "")) {
-        const text = `dotagent: the workflow state in memory/ cannot be read, so where the workflow stands is unknown: ${(error as Error).message}`;
-        process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}\n`);
-      }
-    }
+    const told = await sessionStartContext(context, readHookInput());
+    // In Codex the person invokes the skill as `$develop` (the word only: a path may hold "/develop").
+    const briefing = told !== null && stringOption(context, "client") === "codex" ? told.replace(/(^|\s)\/develop\b/g, "$1$$develop") : told;
+    if (briefing !== null) process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } })}\n`);
     return 0;
   },
 };

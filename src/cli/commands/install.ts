@@ -6,7 +6,9 @@ import { usageError } from "../../core/errors.js";
 import { installTarget, type Scope } from "../../claude/settings.js";
 import { VERSION } from "../version.js";
 import { loadCold } from "../load-cold.js";
-import { stringOption, type Command } from "../context.js";
+import { clientOption } from "../client-option.js";
+import { otherClientsSeen } from "../../clients/detect.js";
+import { stringOption, type Command, type CommandContext } from "../context.js";
 
 /** Folders of memory-template/ (relative, like memory/state), or the two every project needs. */
 function memoryLayout(sourceRoot: string): string[] {
@@ -26,16 +28,21 @@ function memoryLayout(sourceRoot: string): string[] {
 
 export const command: Command = {
   summary: "install the skills, agents and SessionStart hook into .claude/",
-  usage: "dotagent install [--scope project|user] [--dry-run] [--uninstall] [--json]",
-  options: { scope: { type: "string" }, "dry-run": { type: "boolean" }, uninstall: { type: "boolean" } },
+  usage: "dotagent install [--client claude|copilot|codex] [--scope project|user] [--dry-run] [--uninstall] [--json]",
+  options: { client: { type: "string" }, scope: { type: "string" }, "dry-run": { type: "boolean" }, uninstall: { type: "boolean" } },
   examples: [
     "dotagent install                      into this project's .claude/ (and create memory/)",
     "dotagent install --scope user         into ~/.claude/ for every project",
     "dotagent install --dry-run            show what would change",
     "dotagent install                      again after upgrading dotagent: updates the files you did not change",
     "dotagent install --uninstall          remove exactly what install added",
+    "dotagent install --client copilot     into this project's .github/ for GitHub Copilot CLI",
+    "dotagent install --client codex       into this project's .agents/ and .codex/ for the Codex CLI",
   ],
   async run(context) {
+    const client = clientOption(context);
+    if (client === "copilot") return installForCopilot(context);
+    if (client === "codex") return installForCodex(context);
     const { findSourceRoot, install, uninstall } = await loadCold();
     const scope = (stringOption(context, "scope") ?? "project") as Scope;
     if (scope !== "project" && scope !== "user") throw usageError(`--scope takes project or user, not "${scope}"`);
@@ -54,12 +61,63 @@ export const command: Command = {
       // The empty memory/ layout (memory-template/), so the hook and the skills find the project.
       if (scope === "project" && !dryRun) for (const dir of memoryLayout(findSourceRoot(dirname(self)))) mkdirSync(join(context.paths.root, dir), { recursive: true });
     }
-    const changed = result.changes.filter((c) => c.action !== "unchanged");
     context.out.result(result, () => [
-      `${context.options.uninstall ? "Uninstall" : "Install"} (${scope}) in ${target}${dryRun ? " — dry run, nothing written" : ""}:`,
-      ...(changed.length === 0 ? ["  nothing to change"] : changed.map((c) => `  ${c.action.padEnd(9)} ${c.path}${c.reason ? `  (${c.reason})` : ""}`)),
+      ...planLines(context, scope, target, result.changes),
       ...(context.options.uninstall || dryRun ? [] : [`Hook: ${result.settings}; helper permission: ${result.permission}; .gitignore: ${result.gitignore}. In Claude Code, type /develop <feature> to start; after \`claude -r\` the session is briefed at once.`]),
+      ...(context.options.uninstall || dryRun || scope !== "project" ? [] : otherClientsSeen(context.paths.root).map((c) => `${c.name} too (${c.why}): \`dotagent install --client ${c.client}\` adds dotagent to it.`)),
     ]);
     return 0;
   },
 };
+
+/** The plain output's head: what was (or, in a dry run, would be) done, one line per change; unchanged files are not listed. */
+function planLines(context: CommandContext, what: string, where: string, changes: ReadonlyArray<{ action: string; path: string; reason?: string }>): string[] {
+  const changed = changes.filter((c) => c.action !== "unchanged");
+  return [
+    `${context.options.uninstall ? "Uninstall" : "Install"} (${what}) in ${where}${context.options["dry-run"] === true ? " — dry run, nothing written" : ""}:`,
+    ...(changed.length === 0 ? ["  nothing to change"] : changed.map((c) => `  ${c.action.padEnd(9)} ${c.path}${c.reason ? `  (${c.reason})` : ""}`)),
+  ];
+}
+
+/** `--client copilot`: the project's .github/ (src/clients/copilot/install.ts). */
+async function installForCopilot(context: CommandContext): Promise<number> {
+  const scope = stringOption(context, "scope") ?? "project";
+  if (scope !== "project") throw usageError("--client copilot installs into the project's .github/ only (no --scope user)");
+  const { findSourceRoot, installCopilot, uninstallCopilot } = await loadCold();
+  const dryRun = context.options["dry-run"] === true;
+  assertStatePaths(context.paths);
+  const self = fileURLToPath(import.meta.url);
+  const sourceRoot = findSourceRoot(dirname(self));
+  const result = context.options.uninstall
+    ? uninstallCopilot({ root: context.paths.root, dryRun })
+    : installCopilot({ root: context.paths.root, sourceRoot, helperScript: readFileSync(self), dryRun, version: VERSION });
+  if (!context.options.uninstall && !dryRun) for (const dir of memoryLayout(sourceRoot)) mkdirSync(join(context.paths.root, dir), { recursive: true });
+  context.out.result(result, () => [
+    ...planLines(context, "copilot", result.target, result.changes),
+    ...(context.options.uninstall || dryRun ? [] : [`Hooks: ${result.hooks}; .gitignore: ${result.gitignore}. Copilot runs the hooks only in a trusted folder (\`dotagent doctor --client copilot\` checks). In Copilot CLI, type /develop <feature> to start; \`copilot --resume\` goes on after a stop.`]),
+    ]);
+  return 0;
+}
+
+/** `--client codex`: the project's .agents/skills/ and .codex/ (src/clients/codex/install.ts). */
+async function installForCodex(context: CommandContext): Promise<number> {
+  const { findSourceRoot, codex } = await loadCold();
+  const scope = stringOption(context, "scope") ?? "project";
+  if (scope !== "project") throw usageError("--client codex installs into the project only (Codex reads .agents/skills and .codex/ there)");
+  const dryRun = context.options["dry-run"] === true;
+  assertStatePaths(context.paths);
+  const root = context.paths.root;
+  let result;
+  if (context.options.uninstall) {
+    result = codex.uninstallCodex({ root, dryRun });
+  } else {
+    const self = fileURLToPath(import.meta.url);
+    result = codex.installCodex({ root, dryRun, sourceRoot: findSourceRoot(dirname(self)), helperScript: readFileSync(self), version: VERSION });
+    if (!dryRun) for (const dir of memoryLayout(findSourceRoot(dirname(self)))) mkdirSync(join(root, dir), { recursive: true });
+  }
+  context.out.result(result, () => [
+    ...planLines(context, "codex", root, result.changes),
+    ...(context.options.uninstall || dryRun ? [] : [`Hooks: ${result.hooks}; .gitignore: ${result.gitignore}. Codex loads a project's .codex/ only when the project is trusted, and asks once to trust its hooks; then type $develop <feature> in Codex.`]),
+  ]);
+  return 0;
+}

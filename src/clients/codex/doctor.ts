@@ -1,0 +1,75 @@
+// `dotagent doctor --client codex`: the Codex install as checks (src/core/doctor.ts's Check).
+// The judgement is pure (checkCodex, tested with tables); readCodexFacts gathers what it judges:
+// the manifest and its files, the hook lines in .codex/hooks.json, whether Codex trusts the
+// project (it loads a project's .codex/ — agents and hooks — only then: test/codex/NOTES.md) and
+// whether its config records a trust for hooks, and whether `node` runs (every hook line starts it).
+import { spawnSync } from "node:child_process";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { Check } from "../../core/doctor.js";
+import { readProjectText } from "../../store/read-file.js";
+import { CODEX_HOOK_EVENTS } from "./hooks-json.js";
+import { codexInstallState } from "./install.js";
+
+export interface CodexFacts {
+  readonly root: string;
+  readonly manifest: boolean;
+  readonly missing: readonly string[];
+  readonly changed: readonly string[];
+  /** The dotagent hook lines found in .codex/hooks.json. */
+  readonly hooks: readonly string[];
+  /** The Codex config read for trust (null: none there). */
+  readonly config: string | null;
+  readonly configText: string | null;
+  /** `node --version` as the hooks would run it, or null when it does not run. */
+  readonly node: string | null;
+}
+
+/** Whether config.toml trusts this project: a `[projects."<root>"]` table with trust_level = "trusted". */
+export function projectTrusted(configText: string, root: string): boolean {
+  const header = `[projects.${JSON.stringify(root)}]`;
+  const at = configText.indexOf(header);
+  if (at === -1) return false;
+  const table = configText.slice(at + header.length).split(/\n\s*\[/)[0] ?? "";
+  return /^\s*trust_level\s*=\s*"trusted"\s*$/m.test(table);
+}
+
+export function checkCodex(facts: CodexFacts): Check[] {
+  const checks: Check[] = [];
+  const reinstall = "run `dotagent install --client codex`";
+  if (!facts.manifest) {
+    checks.push({ name: "install", status: "fail", message: `dotagent is not installed for Codex in ${facts.root} (no .codex/.dotagent-install.json)`, fix: reinstall });
+  } else if (facts.missing.length > 0) {
+    checks.push({ name: "install", status: "fail", message: `the Codex install misses ${facts.missing.length} file(s): ${facts.missing.slice(0, 3).join(", ")}`, fix: reinstall });
+  } else {
+    checks.push({ name: "install", status: facts.changed.length > 0 ? "warn" : "ok", message: facts.changed.length > 0 ? `installed for Codex; changed since: ${facts.changed.slice(0, 3).join(", ")}` : "installed for Codex (.agents/skills, .codex/agents)", fix: facts.changed.length > 0 ? "keep your edits, or remove the files and run `dotagent install --client codex`" : null });
+  }
+  const missingEvents = CODEX_HOOK_EVENTS.filter(([, event]) => !facts.hooks.some((h) => h.includes(` hook ${event} --client codex`))).map(([name]) => name);
+  checks.push(
+    missingEvents.length === 0
+      ? { name: "hook", status: "ok", message: `.codex/hooks.json has dotagent's ${CODEX_HOOK_EVENTS.length} hooks`, fix: null }
+      : { name: "hook", status: "fail", message: `.codex/hooks.json lacks dotagent's hook for ${missingEvents.join(", ")}`, fix: reinstall },
+  );
+  const trusted = facts.configText !== null && projectTrusted(facts.configText, facts.root);
+  checks.push(
+    trusted
+      ? { name: "trust", status: "ok", message: `Codex trusts ${facts.root} (${facts.config})`, fix: null }
+      : { name: "trust", status: "warn", message: `Codex does not trust ${facts.root}${facts.config ? ` (${facts.config})` : ""}: it loads no .codex/ there (no agents, no hooks), only the skills`, fix: "open the project in `codex` once and trust it (or `codex exec --trust …`)" },
+  );
+  const hookTrust = facts.configText !== null && /\[hooks\.state\./.test(facts.configText) && /trusted_hash/.test(facts.configText);
+  checks.push(
+    hookTrust
+      ? { name: "hooks", status: "ok", message: "Codex's config records trusted hooks (hooks.state)", fix: null }
+      : { name: "hooks", status: "warn", message: "Codex's config records no trusted hooks: until the person reviews them, Codex runs none of dotagent's hooks (`codex exec` says nothing)", fix: "open the project in `codex` and trust its hooks once; automation in a vetted folder: `codex exec --dangerously-bypass-hook-trust`" },
+  );
+  checks.push(facts.node !== null ? { name: "hook-node", status: "ok", message: `the hooks' \`node\` runs (${facts.node})`, fix: null } : { name: "hook-node", status: "fail", message: "`node` does not run from this environment: Codex starts each dotagent hook with it", fix: "put Node.js 20.19 or later on the PATH Codex gets" });
+  return checks;
+}
+
+export function readCodexFacts(root: string): CodexFacts {
+  const state = codexInstallState(root);
+  const config = join(process.env.CODEX_HOME || join(homedir(), ".codex"), "config.toml");
+  const read = readProjectText(config, { maxBytes: 16 * 1024 * 1024, links: "follow" });
+  const node = spawnSync("node", ["--version"], { encoding: "utf8", timeout: 10_000 });
+  return { root, ...state, config: read.kind === "ok" ? config : null, configText: read.kind === "ok" ? read.text : null, node: node.status === 0 ? node.stdout.trim() : null };
+}

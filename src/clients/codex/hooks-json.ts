@@ -1,0 +1,70 @@
+// .codex/hooks.json: Codex reads Claude Code's nested hook format (event → [{matcher?, hooks:
+// [{type, command, timeout}]}]). dotagent's entries are merged in and taken out again, never
+// replacing what the person has there: an entry is dotagent's when every hook in it is a command
+// line of dotagent's helper for the codex client (the shape below), and only those are touched.
+
+export type HooksFile = { hooks?: Record<string, unknown[]> } & Record<string, unknown>;
+
+/** Codex's events dotagent answers, and the `dotagent hook` event each runs (SPEC, test/codex/NOTES.md). */
+export const CODEX_HOOK_EVENTS: ReadonlyArray<readonly [codexEvent: string, dotagentEvent: string, timeout: number]> = [
+  ["SessionStart", "session-start", 10],
+  ["UserPromptSubmit", "user-prompt-submit", 30],
+  ["PreToolUse", "pre-tool-use", 30],
+  ["PostToolUse", "post-tool-use", 30],
+  ["SubagentStart", "subagent-start", 30],
+  ["SubagentStop", "subagent-stop", 30],
+];
+
+/** The command line of one hook: the installed helper, by its absolute path. */
+export function codexHookCommand(helper: string, event: string): string {
+  return `node "${helper}" hook ${event} --client codex`;
+}
+
+/** A hook command dotagent installed for Codex (any helper path): what uninstall and a re-install replace. */
+export const CODEX_HOOK_SHAPE = /^node "[^"\n]*\/dotagent\.mjs" hook (?:session-start|user-prompt-submit|pre-tool-use|post-tool-use|subagent-start|subagent-stop) --client codex$/;
+
+const obj = (v: unknown): Record<string, unknown> | undefined => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+
+function isDotagentEntry(entry: unknown): boolean {
+  const hooks = obj(entry)?.hooks;
+  return Array.isArray(hooks) && hooks.length > 0 && hooks.every((h) => typeof obj(h)?.command === "string" && CODEX_HOOK_SHAPE.test(obj(h)!.command as string));
+}
+
+/** The file without dotagent's entries (events left empty are dropped; the rest as it was). Pure. */
+export function withoutDotagentHooks(file: HooksFile): HooksFile {
+  const hooks = obj(file.hooks);
+  if (hooks === undefined) return file;
+  const kept: Record<string, unknown[]> = {};
+  for (const [event, entries] of Object.entries(hooks)) {
+    if (!Array.isArray(entries)) {
+      kept[event] = entries as unknown[];
+      continue;
+    }
+    const rest = entries.filter((e) => !isDotagentEntry(e));
+    if (rest.length > 0) kept[event] = rest;
+  }
+  return { ...file, hooks: kept };
+}
+
+/** The file with dotagent's entries (one per event, after the person's own). Pure. */
+export function withDotagentHooks(file: HooksFile, helper: string): HooksFile {
+  const base = withoutDotagentHooks(file);
+  const hooks: Record<string, unknown[]> = { ...(obj(base.hooks) as Record<string, unknown[]> | undefined) };
+  for (const [event, dotagentEvent, timeout] of CODEX_HOOK_EVENTS) {
+    const own = { hooks: [{ type: "command", command: codexHookCommand(helper, dotagentEvent), timeout }] };
+    hooks[event] = [...(Array.isArray(hooks[event]) ? hooks[event] : []), own];
+  }
+  return { ...base, hooks };
+}
+
+/** Whether a hooks file has no hook left (uninstall removes a file it created then). */
+export function hasNoHooks(file: HooksFile): boolean {
+  const keys = Object.keys(file).filter((k) => k !== "hooks");
+  return keys.length === 0 && Object.keys(obj(file.hooks) ?? {}).length === 0;
+}
+
+/** The dotagent commands a hooks file holds. */
+export function dotagentCommandsIn(file: HooksFile): string[] {
+  const hooks = obj(file.hooks) ?? {};
+  return Object.values(hooks).flatMap((entries) => (Array.isArray(entries) ? entries.filter(isDotagentEntry).flatMap((e) => (obj(e)!.hooks as Array<{ command: string }>).map((h) => h.command)) : []));
+}

@@ -1,0 +1,98 @@
+// `dotagent hook <event> --client copilot`: Copilot CLI's hooks (installed in
+// .github/hooks/dotagent.json) answered by the same code as Claude Code's (src/claude/hooks.ts),
+// through the adapter in hook-io.ts. Like every hook it exits 0 and never breaks the session.
+//
+//   sessionStart          the briefing on an open workflow (as Claude Code's SessionStart)
+//   userPromptSubmitted   the person's `/develop …` (as typed in print mode, or the skill the
+//                         interactive terminal expanded): dotagent runs `resume --json --start` itself
+//                         and gives the model its answer (Copilot runs no `!` shell line of a
+//                         skill); any other prompt of the person: their reply at an open gate.
+//                         A sub-agent's prompt (it carries `agentId`) is never the person's.
+//   preToolUse            allow the helper's own lines, guard memory/state/ and the reports, record
+//                         an agent's start (the `task` tool), give an executor its worktree lines
+//   subagentStop          an agent of dotagent's stopped: sent back without its report (bounded), else recorded
+//   postToolUse(Failure)  a `task` call returned (or failed): the agent's result and the next step
+import { spawnSync } from "node:child_process";
+import { readHookStdin } from "../../store/read-file.js";
+import { findProjectRoot, projectPaths } from "../../store/project.js";
+import { mark } from "../../store/trace.js";
+import { opContext, type CommandContext } from "../../cli/context.js";
+import { COPILOT_EVENTS, isSubAgentEvent, toClaudeInput, toCopilotOutput, type CopilotHookEvent } from "./hook-io.js";
+import { developRequest, startContext } from "./develop-prompt.js";
+import { readAgentPrompt } from "./session-events.js";
+import { dotagentAgentName } from "../../core/agent-job.js";
+
+/**
+ * Copilot appends its session record a little after the fact (up to ~0.4 s was seen): a
+ * sub-agent's first calls can come before its prompt is on disk. Looked for again for up to 3 s.
+ */
+function waitForAgentPrompt(sessionId: string, agentId: string): string | undefined {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; ; waited += 100) {
+    const prompt = readAgentPrompt(sessionId, agentId);
+    if (prompt !== undefined || waited >= 3000) return prompt;
+    Atomics.wait(pause, 0, 0, 100);
+  }
+}
+
+export { COPILOT_EVENTS as COPILOT_HOOK_EVENTS } from "./hook-io.js";
+export const isCopilotEvent = (event: string): event is CopilotHookEvent => Object.hasOwn(COPILOT_EVENTS, event);
+
+/** The project: --dir, else Copilot's project folder, else the hook's cwd. */
+function hookPaths(context: CommandContext, input: Record<string, unknown>) {
+  if (context.options.dir !== undefined) return context.paths;
+  const from = process.env.COPILOT_PROJECT_DIR || (typeof input.cwd === "string" ? input.cwd : undefined);
+  return from === undefined ? context.paths : projectPaths(findProjectRoot(undefined, from));
+}
+
+export async function runCopilotHook(context: CommandContext, event: CopilotHookEvent, sessionStartContext: (context: CommandContext, input: Record<string, unknown>) => Promise<string | null>): Promise<void> {
+  const raw = readHookStdin();
+  const input = toClaudeInput(event, raw);
+  mark(`hook ${event} copilot ${typeof input.tool_name === "string" ? input.tool_name : ""}`);
+  const helper = process.argv[1] ?? "";
+  const say = (output: Record<string, unknown> | null) => {
+    if (output !== null) process.stdout.write(`${JSON.stringify(output)}\n`);
+  };
+  if (event === "session-start") {
+    const text = await sessionStartContext(context, input);
+    say(text === null ? null : { additionalContext: text });
+    return;
+  }
+  // A sub-agent's first prompt is the model's words, never the person's reply at a gate.
+  if (event === "user-prompt-submit" && isSubAgentEvent(raw)) return;
+  process.env.DOTAGENT_LOCK_WAIT_MS ??= "20000";
+  const paths = hookPaths(context, input);
+  if (event === "user-prompt-submit") {
+    const request = developRequest(String(input.prompt ?? ""));
+    if (request !== undefined) {
+      // The person's /develop goes on: a failed phase starts again first (as in Claude Code, SPEC §5).
+      await (await import("../../ops/person-gate.js")).recordReplyAtGate({ ...opContext(context), paths, byModel: false }, "", { command: true });
+      // What the skill's `!` line does in Claude Code, done here: the plan is in the model's context before it acts.
+      // The person's command, not the model's: run without the markers of the client's shell tool.
+      const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== "COPILOT_CLI" && key !== "CLAUDECODE"));
+      const run = spawnSync(process.execPath, [helper, "resume", "--json", "--start", `--request=${request}`], { cwd: paths.root, encoding: "utf8", timeout: 25_000, env });
+      say({ additionalContext: startContext(run.stdout ?? "", helper) });
+      return;
+    }
+  }
+  const op = { ...opContext(context), paths, byModel: false };
+  const hooks = await import("../../claude/hooks.js");
+  // A sub-agent's call: its prompt (the job and worktree the write guard holds it to) from Copilot's
+  // session record, for the agents of the workflow here (a definition's own agents too).
+  if (event === "pre-tool-use" && typeof raw.agentId === "string" && typeof raw.parentAgentId === "string" && dotagentAgentName(raw.agentType, await hooks.flowFor(op, raw.agentType)) !== undefined) {
+    const prompt = waitForAgentPrompt(raw.parentAgentId, raw.agentId);
+    if (prompt !== undefined) input.agent_prompt = prompt;
+  }
+  if (event === "subagent-stop") {
+    say(await (await import("./subagent-stop.js")).onCopilotSubagentStop(op, raw));
+    return;
+  }
+  const output =
+    event === "pre-tool-use"
+      ? await hooks.onPreToolUse(op, input, helper)
+      : event === "user-prompt-submit"
+        ? await hooks.onUserPromptSubmit(op, input)
+        : await hooks.onPostToolUse(op, input);
+  const args = raw.toolArgs !== null && typeof raw.toolArgs === "object" ? (raw.toolArgs as Record<string, unknown>) : {};
+  say(toCopilotOutput(output, args));
+}

@@ -1,0 +1,89 @@
+// /develop in the INTERACTIVE GitHub Copilot CLI (its terminal UI, in tmux), offline against the
+// scripted model (opt-in like the print journeys: DOTAGENT_E2E_COPILOT=1; skipped, saying so,
+// without tmux). The person types `/develop add login` and their answers at the prompt; the client
+// expands the skill itself there (NOTES.md, "The interactive terminal"), and the hooks must still
+// find the request and the person's replies.
+import { spawnSync } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { tmuxAvailable } from "../claude/scripted-model/terminal.js";
+import { denials, gateTrail, sessionText, spawnCounts, fetchCopilotBinary, expectBackgroundSafe } from "./journey.js";
+import { runCopilotTerminalJourney, type CopilotTerminalResult } from "./terminal-journey.js";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const ENABLED = process.env.DOTAGENT_E2E_COPILOT === "1";
+const TMUX = tmuxAvailable();
+/** `npm test` (CI): the clean journey; `npm run journey`: the kill too (the print journey kills in CI). */
+const ALL = process.env.DOTAGENT_JOURNEY_ALL === "1";
+if (ENABLED && !TMUX) console.warn("warning: tmux is not installed; the interactive Copilot journey is skipped (apt-get install tmux)");
+
+
+const detail = (result: CopilotTerminalResult) => `typed ${JSON.stringify(result.typed)}; events ${result.events.map((e) => e.type).join(",")}; screen:\n${result.screen.split("\n").filter((l) => l.trim() !== "").slice(-30).join("\n")}`;
+
+describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive Copilot CLI (DOTAGENT_E2E_COPILOT=1, tmux)", () => {
+  let copilot = "";
+
+  beforeAll(() => {
+    if (!existsSync(join(ROOT, "dist/dotagent.mjs"))) throw new Error("dist/dotagent.mjs is missing: run `npm run build`");
+    copilot = fetchCopilotBinary();
+  }, 600_000);
+
+  it("the person types `/develop add login`, `approve`, `minimal`: every agent once, both gates theirs, workflow_complete", async () => {
+    const result = await runCopilotTerminalJourney({ root: ROOT, copilot });
+    const info = detail(result);
+    expect(result.complete, info).toBe(true);
+    expect(result.typed).toEqual(["/develop add login", "approve", "minimal"]);
+    // The client's default mode asks before the first file write (the pm's report); "don't ask again
+    // in this repo" covers the rest. The hook's allow spares the helper's lines and the spawns a box.
+    expect(result.permissionBoxes, info).toBe(1);
+    const { byTask, byAgent } = spawnCounts(result);
+    expect(byTask).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
+    expect(byAgent).toEqual({ pm: 1, architect: 2, roundtable: 1, executor: 3, qa: 1, reflector: 1 });
+    expect(denials(result)).toEqual([]);
+    expect(result.validateExit).toBe(0);
+    // The request came from the skill the client expanded (its ARGUMENTS line), through the hook's plan.
+    expect(result.events.find((e) => e.type === "workflow_started")).toMatchObject({ request: "add login" });
+    expect(gateTrail(result)).toEqual(["replied REQUIREMENTS", "approved REQUIREMENTS", "replied ARCHITECTURE", "approved ARCHITECTURE"]);
+    const helperApprovals = result.log.filter((e) => e.kind === "response" && JSON.stringify(e.blocks).includes("phase approve"));
+    expect(helperApprovals).toEqual([]);
+    // What the person saw (the client draws its own scrolling view, so the pane holds its last screen):
+    // each agent a block in the conversation, the person's answers after `❯`, the end.
+    expect(result.screen).toMatch(/❯ minimal/);
+    expect(result.screen).toMatch(/● Executor \(model: [^)]*\) executor for IMPLEMENTATION/);
+    expect(result.screen).toMatch(/● The workflow is complete/);
+    if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
+  }, 180_000);
+
+  it.runIf(ALL)("the model starts every agent in the background (against the skill): each agent ends once, the notifications are not the person's, the workflow completes", async () => {
+    const result = await runCopilotTerminalJourney({ root: ROOT, copilot, background: true });
+    const info = detail(result);
+    expect(result.typed).toEqual(["/develop add login", "approve", "minimal"]);
+    expectBackgroundSafe(result, info);
+    if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
+  }, 180_000);
+
+  it.runIf(ALL)("kill -9 of the client mid task batch, `copilot --resume <id>`, `/develop`: completes, no complete task runs again", async () => {
+    // The kill: task-002's executor has written its report and asks the model again (not returned yet).
+    const result = await runCopilotTerminalJourney({ root: ROOT, copilot, allowAllTools: true, killAt: (_k, who, last) => who === "executor" && /task-002\.json/.test(last) && /created/i.test(last) });
+    const info = `${detail(result)}\nscreen at the kill:\n${result.screenAtKill.split("\n").filter((l) => l.trim() !== "").slice(-15).join("\n")}`;
+    expect(result.killed, info).toBe(true);
+    expect(result.complete, info).toBe(true);
+    expect(result.typed).toEqual(["/develop add login", "approve", "minimal", "/develop"]);
+    // --allow-all-tools in the terminal: no permission box at all.
+    expect(result.permissionBoxes).toBe(0);
+    expect(result.validateExit).toBe(0);
+    expect(result.eventsAtKill.filter((e) => e.type === "task_completed").map((e) => e.task_id), info).toEqual(["task-001"]);
+    expect(result.eventsAtKill.some((e) => e.type === "task_started" && e.task_id === "task-002")).toBe(true);
+    const { byTask } = spawnCounts(result);
+    expect(byTask).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
+    expect(result.events.filter((e) => e.type === "task_completed").map((e) => e.task_id)).toEqual(["task-001", "task-002", "task-003"]);
+    expect(gateTrail(result)).toEqual(["replied REQUIREMENTS", "approved REQUIREMENTS", "replied ARCHITECTURE", "approved ARCHITECTURE"]);
+    expect(result.events.filter((e) => e.type === "person_replied").length).toBe(2);
+    // The resumed session was briefed by the sessionStart hook.
+    expect(sessionText(result)).toMatch(/dotagent: workflow wf-add-login is open \(this session was resumed\)/);
+    expect(denials(result)).toEqual([]);
+    if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
+  }, 180_000);
+});

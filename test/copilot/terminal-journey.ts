@@ -1,0 +1,119 @@
+// One /develop journey in the INTERACTIVE GitHub Copilot CLI (its terminal UI), as a person runs
+// it: the client in tmux (../claude/scripted-model/terminal.ts) against the scripted model, the
+// project and HOME of the print journey (journey.ts: dotagent installed, the folder trusted). The
+// person types `/develop add login` at the prompt, answers the file-permission box the client
+// shows, and types their answers at the two gates. Optionally the client's process group is
+// killed (-9) when a chosen request arrives; the person then runs `copilot --resume <id>` and
+// types `/develop`. What the terminal shows is in NOTES.md ("The interactive terminal").
+import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import { startScriptedModel } from "../claude/scripted-model/server.js";
+import { mainTurnText, playPerson } from "../claude/scripted-model/person-loop.js";
+import { startClientTerminal, type Terminal } from "../claude/scripted-model/terminal.js";
+import { decideCopilot } from "./copilot-model.js";
+import { answerTo, copilotEnv, prepareCopilotProject, readEvents, readLog, type CopilotJourneyResult } from "./journey.js";
+
+export interface CopilotTerminalOptions {
+  root: string;
+  copilot: string;
+  /** Start the client with `--allow-all-tools` (no permission box at all). */
+  allowAllTools?: boolean;
+  /** Kill the client (-9) when this returns true for a request (once): its number, who asks, the newest tool result. */
+  killAt?: (k: number, who: string, lastResult: string) => boolean;
+  /** The model starts every agent with `mode: "background"` (the skill asks for "sync"). */
+  background?: boolean;
+  timeoutMs?: number;
+}
+
+export interface CopilotTerminalResult extends Omit<CopilotJourneyResult, "runs"> {
+  /** What the person typed at the prompt, in order (`copilot --resume` is a restart, not typed). */
+  typed: string[];
+  /** How many permission boxes the client showed (each answered "Yes, and don't ask again … in this repo"). */
+  permissionBoxes: number;
+  /** The whole pane (scrollback included) at the end, and just before the kill. */
+  screen: string;
+  screenAtKill: string;
+}
+
+/** The prompt is ready: the status line under the input box names the mode. */
+const READY = /Interactive · /;
+/** Copilot's permission box: "Do you want to create …?" with a "don't ask again" choice (option 2). */
+const PERMISSION_BOX = /Do you want to [\s\S]*2\. Yes, and don't ask again/;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function runCopilotTerminalJourney(options: CopilotTerminalOptions): Promise<CopilotTerminalResult> {
+  const { work, home, project, cli } = prepareCopilotProject(options.root);
+  const logFile = join(work, "model.jsonl");
+  const agentsDir = join(options.root, "agents");
+  let killed = false;
+  let eventsAtKill: CopilotJourneyResult["events"] = [];
+  let screenAtKill = "";
+  let terminal: Terminal | undefined;
+  const hung = new Set<number>();
+  const model = await startScriptedModel({
+    logFile,
+    agentsDir,
+    policy: (body, k) => decideCopilot(body, { agentsDir, seq: k, ...(options.background ? { background: true } : {}) }),
+    onRequest: (k, info) => {
+      if (killed || options.killAt === undefined || !options.killAt(k, info.who, info.lastToolResult?.text ?? "")) return "answer";
+      killed = true;
+      hung.add(k);
+      eventsAtKill = readEvents(project);
+      screenAtKill = terminal?.history() ?? "";
+      setImmediate(() => terminal?.kill9());
+      return "hang";
+    },
+  });
+  const session = randomUUID();
+  const flags = options.allowAllTools ? ["--allow-all-tools"] : [];
+  terminal = startClientTerminal(options.copilot, copilotEnv(home, model.url), project, ["--session-id", session, ...flags]);
+  const typed: string[] = [];
+  const type = (text: string) => {
+    typed.push(text);
+    terminal!.type(text);
+  };
+  let permissionBoxes = 0;
+  let complete = false;
+  let screen = "";
+  try {
+    await terminal.waitFor(READY, 30_000);
+    type("/develop add login");
+    complete = await playPerson({
+      terminal,
+      log: () => readLog(logFile),
+      endedTurn: mainTurnText,
+      answerTo,
+      type,
+      hung,
+      killed: () => killed,
+      // The person comes back: `copilot --resume <id>`, then `/develop` to go on.
+      comeBack: async () => {
+        terminal!.restart(["--resume", session, ...flags]);
+        await terminal!.waitFor(READY, 30_000);
+        await sleep(1000);
+        return "/develop";
+      },
+      box: async () => {
+        if (!PERMISSION_BOX.test(terminal!.screen())) return false;
+        permissionBoxes++;
+        terminal!.press("2");
+        await sleep(300);
+        if (PERMISSION_BOX.test(terminal!.screen())) terminal!.press("Enter");
+        await sleep(500);
+        return true;
+      },
+      quietMs: 1000,
+      // "They are working in the background": their notifications come by themselves (under load, later than a second).
+      waitForAgentsMs: 30_000,
+      deadline: Date.now() + (options.timeoutMs ?? 120_000),
+    });
+  } finally {
+    screen = terminal.history();
+    terminal.close();
+    await model.close();
+  }
+  const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
+  return { work, project, home, session, log: readLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events: readEvents(project), typed, permissionBoxes, screen, screenAtKill };
+}
