@@ -3,21 +3,30 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
 
 /**
- * The longest test files, longest first (from `node scripts/test-times.mjs` on a full run): a
+ * The longest test files, longest first (from the CI log of a full run on a quiet machine): a
  * clean clone has no timing cache, and a long file started last would end the run alone. Files
  * not listed follow in vitest's own order.
  */
 const LONGEST_FIRST = [
+  "test/codex/journey.test.ts",
   "test/claude/terminal-journey.test.ts",
-  "test/claude/run-journey.test.ts",
-  "test/claude/journey.test.ts",
   "test/claude/misbehaving-journey.test.ts",
-  "test/hostile-input-21b.test.ts",
-  "test/cli.test.ts",
+  "test/copilot/journey.test.ts",
   "test/rollback.test.ts",
-  "test/claude/parallel-journey.test.ts",
   "test/once.test.ts",
+  "test/cli.test.ts",
+  "test/hostile-input-21b.test.ts",
   "test/worktrees.test.ts",
+  "test/codex/terminal-journey.test.ts",
+  "test/tasks.test.ts",
+  "test/claude/journey.test.ts",
+  "test/claude/workflow-journey.test.ts",
+  "test/copilot/terminal-journey.test.ts",
+  "test/claude/run-journey.test.ts",
+  "test/person-gate.test.ts",
+  "test/hostile-landing.test.ts",
+  "test/claude/worktree-journey.test.ts",
+  "test/claude/parallel-journey.test.ts",
   "test/torture/kill.test.ts",
   "test/worktree-kill.test.ts",
   "test/hostile-input.test.ts",
