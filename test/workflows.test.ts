@@ -241,6 +241,22 @@ describe("a project workflow, end to end from the CLI", () => {
     expect(readFileSync(join(p, "runs.txt"), "utf8").trim().split("\n")).toHaveLength(2);
   }, 30_000);
 
+  it("a command whose running record cannot be written never starts: the shell waits for the record (a kill before it leaves nothing running unrecorded)", () => {
+    const p = project({ slow: { extends: "develop", remove: ["REFLECTION"], insert: [{ after: "VERIFICATION", steps: [{ id: "SLOW", kind: "shell", run: "echo started >> runs.txt" }] }] } });
+    dotagent(p, ["init", "--workflow", "slow", "--request", "x"]);
+    walkToImplementation(p);
+    finishTasks(p, ["t1"]);
+    writeJson(p, "memory/reports/verification.json", { passed: true });
+    // A folder where the record goes: writing it fails, as a full disk or a kill at that moment would stop it.
+    mkdirSync(join(p, "memory/state/.step-running.json"));
+    const run = dotagent(p, ["step", "run", "SLOW", "--yes", "--json"]);
+    expect([run.code, run.json.error.code]).toEqual([1, "write_failed"]);
+    expect(run.json.error.message).toMatch(/^could not write memory\/state\/\.step-running\.json \(EISDIR\)/);
+    expectNoStack(run.stdout + run.stderr);
+    expect(existsSync(join(p, "runs.txt"))).toBe(false);
+    expect(existsSync(join(p, "memory/reports/steps/SLOW.json"))).toBe(false);
+  });
+
   it("a changed definition, answered no: the workflow is archived and started again with the new steps", () => {
     const p = project();
     dotagent(p, ["init", "--workflow", "review", "--request", "add x"]);

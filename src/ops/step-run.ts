@@ -5,6 +5,7 @@
 // person approved that exact command for this workflow (a decision, exit 5, SPEC §11); the
 // approval is recorded (`command_approved`) so later rework rounds do not ask again.
 import { spawn } from "node:child_process";
+import type { Writable } from "node:stream";
 import { join } from "node:path";
 import { mkdirSync, rmSync } from "node:fs";
 import { DotagentError, EXIT } from "../core/errors.js";
@@ -15,6 +16,7 @@ import type { CheckStep, ShellStep } from "../core/flow.js";
 import { loadSnapshot } from "../store/session.js";
 import { appendEvents, readEvents } from "../store/events.js";
 import { writeFileDurable } from "../store/atomic-write.js";
+import { writeFailure } from "../store/io-error.js";
 import { currentHost, isProcessRunning, processStartTime } from "../store/process-facts.js";
 import { readProjectText } from "../store/read-file.js";
 import { locked, type OpContext } from "./op-context.js";
@@ -126,7 +128,12 @@ interface RunningCommand {
 
 function markRunning(context: OpContext, step: string, pid: number, at: Date): void {
   const record: RunningCommand = { step, pid, pid_start: processStartTime(pid), host: currentHost(), started_at: at.toISOString() };
-  writeFileDurable(join(context.paths.stateDir, RUNNING_FILE), `${JSON.stringify(record)}\n`);
+  try {
+    writeFileDurable(join(context.paths.stateDir, RUNNING_FILE), `${JSON.stringify(record)}\n`);
+  } catch (error) {
+    // The command has not started (it waits for this record): one line, and nothing ran.
+    throw writeFailure(`memory/state/${RUNNING_FILE}`, error);
+  }
 }
 
 function clearRunning(context: OpContext): void {
@@ -151,12 +158,19 @@ function approved(context: OpContext, instance: string | undefined, step: string
   return readEvents(context.paths.eventsFile).some((e) => e.type === "command_approved" && e.step === step && e.command === command && (e.instance ?? null) === (instance ?? null));
 }
 
+/**
+ * The shell waits on fd 3 until the CLI has recorded it in .step-running.json, then closes fd 3 and
+ * becomes `sh -c command` (same pid, same process group). A CLI killed in between closes the pipe,
+ * and the shell ends without running the command: no command runs that no record names, so the
+ * next `step run` cannot start a second copy beside an unrecorded one.
+ */
+const GATED = 'read -r go <&3 || exit 125; exec 3<&-; exec sh -c "$1"';
+
 /** Runs `command` with sh in `cwd`; stops it after `timeout` seconds, or when `signal` aborts. Output is kept as its last 4 KB. */
 function runCommand(command: string, cwd: string, timeout: number | undefined, onOutput?: (chunk: Buffer) => void, signal?: AbortSignal, onSpawn?: (pid: number) => void): Promise<CommandRun> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve({ exit_code: null, signal: null, timed_out: false, tail: "" });
-    const child = spawn("sh", ["-c", command], { cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    if (child.pid !== undefined) onSpawn?.(child.pid);
+    const child = spawn("sh", ["-c", GATED, "sh", command], { cwd, stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true });
     const stop = () => {
       try {
         process.kill(-child.pid!, "SIGKILL");
@@ -164,6 +178,17 @@ function runCommand(command: string, cwd: string, timeout: number | undefined, o
         child.kill("SIGKILL");
       }
     };
+    const gate = child.stdio[3] as Writable;
+    gate.on("error", () => {}); // a shell that could not start: its close says so
+    if (child.pid !== undefined) {
+      try {
+        onSpawn?.(child.pid);
+      } catch (error) {
+        stop();
+        throw error;
+      }
+      gate.end("go\n");
+    }
     signal?.addEventListener("abort", stop, { once: true });
     child.on("close", () => signal?.removeEventListener("abort", stop));
     let tail = Buffer.alloc(0);
@@ -172,8 +197,8 @@ function runCommand(command: string, cwd: string, timeout: number | undefined, o
       tail = Buffer.concat([tail, chunk]);
       if (tail.length > OUTPUT_TAIL_BYTES) tail = tail.subarray(tail.length - OUTPUT_TAIL_BYTES);
     };
-    child.stdout.on("data", keep);
-    child.stderr.on("data", keep);
+    child.stdout!.on("data", keep);
+    child.stderr!.on("data", keep);
     let timedOut = false;
     const timer = timeout === undefined ? undefined : setTimeout(() => {
       timedOut = true;
