@@ -157,6 +157,12 @@ describe("plan edits: task edit, remove, skip", () => {
     ["a skip without a reason", ["task", "skip", "t3"], 2, /^dotagent: task skip t3 needs --reason TEXT/],
     ["an edit that changes nothing named", ["task", "edit", "t3"], 2, /^dotagent: task edit t3 needs --title T or --depends-on A,B/],
     ["--yes with another action", ["task", "start", "t3", "--yes"], 2, /^dotagent: --yes goes with `task edit\|remove\|skip\|retry`, not `task start`$/],
+    // An option the action does not read is refused, never ignored (the title would not change).
+    ["--title with retry", ["task", "retry", "t3", "--extra-attempts", "1", "--title", "new"], 2, /^dotagent: --title does not go with `task retry` \(it takes --extra-attempts, --yes\); see `dotagent task --help`$/],
+    ["--error with complete", ["task", "complete", "t2", "--error", "x"], 2, /^dotagent: --error does not go with `task complete` \(it takes --output\)/],
+    ["--output with fail", ["task", "fail", "t2", "--output", "memory/reports/tasks/t2.json"], 2, /^dotagent: --output does not go with `task fail` \(it takes --error\)/],
+    ["--depends-on with start", ["task", "start", "t3", "--depends-on", "t1"], 2, /^dotagent: --depends-on does not go with `task start` \(it takes --owner\)/],
+    ["--title with next", ["task", "next", "--title", "x"], 2, /^dotagent: --title does not go with `task next`; see/],
   ])("refused, the state untouched: %s", (_name, args, code, message, at = "mid") => {
     const p = at === "mid" ? midRound({ git: false }) : projectAtImplementation(CHAIN, { git: false });
     const before = stateBytes(p);

@@ -88,6 +88,25 @@ async function runPlanEdit(context: CommandContext, action: PlanEditAction, id: 
   return EXIT.ok;
 }
 
+/** The options each action reads (SPEC §10): any other is refused, never silently ignored. */
+const ACTION_OPTIONS: Readonly<Record<(typeof TASK_ACTIONS)[number], readonly string[]>> = {
+  add: ["title", "depends-on"],
+  import: [],
+  start: ["owner"],
+  complete: ["output"],
+  fail: ["error"],
+  retry: ["extra-attempts", "yes"],
+  next: [],
+};
+
+function refuseIgnoredOptions(context: CommandContext, action: (typeof TASK_ACTIONS)[number]): void {
+  const takes = ACTION_OPTIONS[action];
+  for (const name of Object.keys(command.options ?? {})) {
+    if (context.options[name] === undefined || takes.includes(name)) continue;
+    throw usageError(`--${name} does not go with \`task ${action}\`${takes.length > 0 ? ` (it takes ${takes.map((t) => `--${t}`).join(", ")})` : ""}; see \`dotagent task --help\``);
+  }
+}
+
 /** What `task start|complete` did in git, in the few words of its plain line (SPEC §10). */
 function taskLine(id: string, task: Task | undefined, max: number | undefined, action: string, landed: string | undefined): string {
   const tries = task && task.attempts > 0 ? ` (${task.attempts} of ${max} attempts used)` : "";
@@ -106,7 +125,7 @@ async function runNext(context: CommandContext): Promise<number> {
 
 export const command: Command = {
   summary: "add|import|start|complete|fail|retry|next tasks; edit|remove|skip the plan",
-  usage: "dotagent task add|start|complete|fail|retry ID [--title T] [--depends-on A,B] [--output PATH] [--error TEXT] [--extra-attempts N] [--owner PID] | task import FILE|- | task next [--json] | task edit ID [--title T] [--depends-on A,B] | task remove ID | task skip ID --reason TEXT  (edits and retry: [--yes] from an agent's shell)",
+  usage: "dotagent task add ID [--title T] [--depends-on A,B] | task start ID [--owner PID] | task complete ID [--output PATH] | task fail ID [--error TEXT] | task retry ID [--extra-attempts N] | task import FILE|- | task next [--json] | task edit ID [--title T] [--depends-on A,B] | task remove ID | task skip ID --reason TEXT  (edits and retry: [--yes] from an agent's shell)",
   options: {
     title: { type: "string" },
     "depends-on": { type: "string" },
@@ -134,7 +153,10 @@ export const command: Command = {
   async run(context) {
     if (context.args[0] === "list" || context.args[0] === "show") throw usageError(`the plan is listed by \`dotagent tasks\`${context.args[0] === "show" ? " (one task: `dotagent tasks show ID`)" : ""}; see \`dotagent tasks --help\``);
     const [action, idArg] = subcommand(context, "task", [...TASK_ACTIONS, ...PLAN_EDITS]);
-    if (action === "next") return runNext(context);
+    if (action === "next") {
+      refuseIgnoredOptions(context, action);
+      return runNext(context);
+    }
     if (isPlanEdit(action)) {
       const id = requireId(idArg, action);
       const dependsOn = stringOption(context, "depends-on")?.split(",").map((s) => s.trim()).filter((s) => s !== "");
@@ -143,6 +165,7 @@ export const command: Command = {
     }
     if (context.options.reason !== undefined) throw usageError(`--reason goes with \`task skip\`, not \`task ${action}\``);
     if (context.options.yes !== undefined && action !== "retry") throw usageError(`--yes goes with \`task edit|remove|skip|retry\`, not \`task ${action}\``);
+    refuseIgnoredOptions(context, action);
     const additions = action === "import" ? await readImport(idArg ?? "-", context.paths.root) : undefined;
     const id = action === "import" ? "" : requireId(idArg, action);
     const outputPath = outputOption(context);
