@@ -47,7 +47,11 @@ interface Case {
   event?: string;
   afterInstall?: (project: string) => void;
   beforeAnswer?: () => (project: string, answer: string) => string | undefined | void;
-  /** Run in npm test (print mode) too. */
+  /**
+   * Run in npm test (print mode) too: the three the model is most apt to do (approve for the
+   * person, write a report by hand, spawn twice). Every other case's refusal is in the CLI tests
+   * without the binary (test/hooks.test.ts, test/person-gate.test.ts), and all run in `npm run journey`.
+   */
   ci?: boolean;
   /** Print mode only: in the terminal the point does not arise the same way. */
   printOnly?: boolean;
@@ -76,7 +80,7 @@ const CASES: Case[] = [
   { deviation: "spawn_unknown", told: /task-009/ },
   { deviation: "fail_early", told: /task-001/ },
   { deviation: "executor_strays", told: /your task works in its own worktree/, times: 3 },
-  { deviation: "no_report", told: /dotagent reminder 1 of 2: your report is not done: memory\/reports\/tasks\/task-001\.json does not exist/, ci: true },
+  { deviation: "no_report", told: /dotagent reminder 1 of 2: your report is not done: memory\/reports\/tasks\/task-001\.json does not exist/ },
   { deviation: "wrong_path", told: /memory\/reports\/requirements\.json is not your report/ },
   { deviation: "fenced_report", told: /dotagent reminder 1 of 2: your report is not done: memory\/reports\/verification\.json is not valid JSON/ },
   { deviation: "missing_field", told: /dotagent reminder 1 of 2: your report is not done: memory\/reports\/verification\.json has no boolean `passed`/ },
@@ -94,7 +98,7 @@ const CASES: Case[] = [
   // task-001 fails until it is dead; the model runs the retry's --yes itself: refused, then asked
   // the person as the skill says; their yes gives it two more attempts, the first passes.
   { deviation: "retry_unasked", told: /the person has not answered this yet: Give task-001 \(\\?"Add password_hash to users\\?", dead after 3 of 3 attempts: tests fail: login rejects a right password\) 2 more attempts\?/, event: "task_dead", spawns: { ...CLEAN_SPAWNS, executor: 6 } },
-  { deviation: "respawn_failed", told: /REQUIREMENTS failed \(the pm agent stopped without a valid report: memory\/reports\/demand\.json does not exist\); the person decides whether the pm agent runs again/, event: "phase_failed", spawns: { ...CLEAN_SPAWNS, pm: 2 }, ci: true },
+  { deviation: "respawn_failed", told: /REQUIREMENTS failed \(the pm agent stopped without a valid report: memory\/reports\/demand\.json does not exist\); the person decides whether the pm agent runs again/, event: "phase_failed", spawns: { ...CLEAN_SPAWNS, pm: 2 } },
 ];
 
 /** The person's first answer at the requirements gate is a no. */

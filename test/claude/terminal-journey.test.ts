@@ -47,7 +47,9 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive term
     claude = fetchClaude();
   }, 600_000);
 
-  it("project install: `/develop add login`, the person answers, background agents to workflow_complete", async () => {
+  // In `npm run journey`: the kill below walks the same journey in the terminal up to its kill and
+  // on to the end, and the clean journey's request budget is checked in print mode (journey.test.ts).
+  it.runIf(ALL)("project install: `/develop add login`, the person answers, background agents to workflow_complete", async () => {
     const result = await runTerminalJourney({ root: ROOT, claude });
     expectSound(result);
     expect(result.typed).toEqual(["/develop add login", "approve", "minimal"]);

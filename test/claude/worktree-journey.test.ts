@@ -108,7 +108,8 @@ describe.skipIf(!ENABLED)("isolated executors in the real Claude Code (DOTAGENT_
     claude = fetchClaude();
   }, 600_000);
 
-  it("print mode: three executors each add and commit a file in their own worktree; all three land, 0 worktrees left", async () => {
+  // In `npm run journey`: the journey below does the same and more (each executor first strays into the main checkout).
+  it.runIf(ALL)("print mode: three executors each add and commit a file in their own worktree; all three land, 0 worktrees left", async () => {
     // No permission rule and no git identity: dotagent commits each executor's work as it lands.
     const result = await runJourney({ root: ROOT, claude, policy: { tasks: TASKS, maxParallel: 3, executorWrites: "own" }, executorMs: work });
     expect(result.complete, result.runs.at(-1)?.run.stdout).toBe(true);

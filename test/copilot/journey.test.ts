@@ -80,7 +80,9 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Copilot CLI (DOTAGEN
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
   }, 300_000);
 
-  it("the model starts every agent in the background (mode \"background\", against the skill): each agent ends once, at its stop; Copilot's notifications are not the person's; the workflow completes", async () => {
+  // In `npm run journey`: both of its mechanisms are in the CLI tests without the binary
+  // (test/copilot/hooks-cli.test.ts: a background launch is not the agent's end; a notification is not the person).
+  it.runIf(ALL)("the model starts every agent in the background (mode \"background\", against the skill): each agent ends once, at its stop; Copilot's notifications are not the person's; the workflow completes", async () => {
     const result = await runCopilotJourney({ root: ROOT, copilot, background: true });
     const info = summary(result);
     expectBackgroundSafe(result, info);
