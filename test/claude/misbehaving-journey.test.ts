@@ -14,7 +14,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { clientVersion, fetchClaude } from "./harness.js";
 import { recordMatrix } from "./scripted-model/figures.js";
-import { CLEAN_SPAWNS, runJourney, spawns, toolCalls, toolResults, type ToolCall } from "./scripted-model/journey.js";
+import { CLEAN_SPAWNS, runJourney, sayNoOnce, spawns, toolCalls, toolResults, type ToolCall } from "./scripted-model/journey.js";
 import type { Deviation } from "./scripted-model/policy.js";
 import { runTerminalJourney } from "./scripted-model/terminal-journey.js";
 import type { LogEntry } from "./scripted-model/server.js";
@@ -100,16 +100,6 @@ const CASES: Case[] = [
   { deviation: "retry_unasked", told: /the person has not answered this yet: Give task-001 \(\\?"Add password_hash to users\\?", dead after 3 of 3 attempts: tests fail: login rejects a right password\) 2 more attempts\?/, event: "task_dead", spawns: { ...CLEAN_SPAWNS, executor: 6 } },
   { deviation: "respawn_failed", told: /REQUIREMENTS failed \(the pm agent stopped without a valid report: memory\/reports\/demand\.json does not exist\); the person decides whether the pm agent runs again/, event: "phase_failed", spawns: { ...CLEAN_SPAWNS, pm: 2 } },
 ];
-
-/** The person's first answer at the requirements gate is a no. */
-function sayNoOnce(): (project: string, answer: string) => string | undefined {
-  let said = false;
-  return (_project, answer) => {
-    if (said || answer !== "approve") return undefined;
-    said = true;
-    return "no, add remember-me";
-  };
-}
 
 /** The person's `head -c 100 memory/state/phase.json > x && mv x memory/state/phase.json`, once, before their first answer. */
 function truncateOnce(): (project: string, answer: string) => void {

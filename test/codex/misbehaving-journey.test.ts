@@ -15,6 +15,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEVIATIONS } from "../claude/scripted-model/policy.js";
+import { sayNoOnce } from "../claude/scripted-model/journey.js";
 import { runCodexJourney } from "./scripted-model/journey.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -48,6 +49,20 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Codex CLI (exec, a gi
     expect(count("task_started", "task_id"), info).toEqual({ "task-001": deviation === "retry_unasked" ? 4 : 1, "task-002": 1, "task-003": 1 });
     if (deviation === "report_by_script") expect(result.events.map((e) => e.type), info).toContain("report_set_aside");
     if (deviation === "respawn_failed") expect(result.events.filter((e) => e.type === "phase_failed" || (e.type === "person_replied" && e.failed === true)).map((e) => e.type), info).toEqual(["phase_failed", "person_replied"]);
+    if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
+  }, 300_000);
+
+  // Not the model's deviation but the person's answer (SPEC §11 "A plain no"): "no, add
+  // remember-me" at the requirements gate. The scripted model approves after any reply: refused,
+  // it asks again, and the person's approve is the one that counts.
+  it("said_no: the person's plain no is kept; the model's approval after it is refused; it asks again", async () => {
+    const result = await runCodexJourney({ root: ROOT, codex, git: true, beforeAnswer: sayNoOnce() });
+    const info = JSON.stringify({ work: result.work, events: result.events.map((e) => `${e.type} ${e.phase ?? e.task_id ?? e.agent ?? ""}`.trim()) });
+    expect(result.complete, info).toBe(true);
+    expect(result.validateExit, info).toBe(0);
+    const gates = result.events.filter((e) => e.type === "phase_approved" || (e.type === "person_replied" && e.phase !== undefined)).map((e) => `${e.type} ${e.phase}${e.declined === true ? " (no)" : ""}`);
+    expect(gates, info).toEqual(["person_replied REQUIREMENTS (no)", "person_replied REQUIREMENTS", "phase_approved REQUIREMENTS", "person_replied ARCHITECTURE", "phase_approved ARCHITECTURE"]);
+    expect(result.events.filter((e) => e.type === "workflow_started"), info).toHaveLength(1);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
   }, 300_000);
 });

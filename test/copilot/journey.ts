@@ -34,6 +34,8 @@ export interface CopilotJourneyOptions {
   background?: boolean;
   /** Also install for Claude Code (`.claude/`): Copilot then runs both sets of hooks; the Claude ones must step aside. */
   alsoClaude?: boolean;
+  /** What the person types instead of the scripted answer, when it says so (e.g. a plain no). */
+  beforeAnswer?: (project: string, answer: string) => string | undefined | void;
 }
 
 export interface CopilotJourneyResult {
@@ -196,7 +198,7 @@ export async function runCopilotJourney(options: CopilotJourneyOptions): Promise
       }
       const answer = answerTo(said);
       if (answer === null) break;
-      prompt = answer;
+      prompt = options.beforeAnswer?.(project, answer) || answer;
     }
   } finally {
     await model.close();

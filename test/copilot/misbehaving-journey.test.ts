@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { toolResults } from "../claude/scripted-model/journey.js";
+import { sayNoOnce, toolResults } from "../claude/scripted-model/journey.js";
 import { DEVIATIONS, type Deviation } from "../claude/scripted-model/policy.js";
 import { fetchCopilotBinary, gateTrail, runCopilotJourney } from "./journey.js";
 
@@ -64,6 +64,22 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Copilot CLI (print mo
     expect(denials.filter((d) => expected?.[0].test(d.text)).length, info).toBe(expected?.[1] ?? 0);
     expect(denials.length, info).toBe(expected?.[1] ?? 0);
     if (deviation === "report_by_script") expect(types, info).toContain("report_set_aside");
+    if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
+  }, 240_000);
+
+  // Not the model's deviation but the person's answer (SPEC §11 "A plain no"): "no, add
+  // remember-me" at the requirements gate. The scripted model approves after any reply: denied,
+  // it asks again, and the person's approve is the one that counts.
+  it("said_no: the person's plain no is kept; the model's approval after it is denied; it asks again", async () => {
+    const result = await runCopilotJourney({ root: ROOT, copilot, beforeAnswer: sayNoOnce() });
+    const denials = [...toolResults(result.log as never).values()].filter((r) => /^Denied by preToolUse hook: /.test(r.text));
+    const info = JSON.stringify({ events: result.events.map((e) => e.type), denials: denials.map((d) => d.text.slice(0, 200)) });
+    expect(result.runs.map((r) => r.prompt), info).toEqual(["/develop add login", "no, add remember-me", "approve", "minimal"]);
+    expect(result.complete, info).toBe(true);
+    expect(result.validateExit, info).toBe(0);
+    expect(denials.map((d) => d.text), info).toEqual([expect.stringMatching(/the person said no at the REQUIREMENTS gate: do what they asked/)]);
+    expect(result.events.filter((e) => e.type === "person_replied" && e.phase === "REQUIREMENTS").map((e) => e.declined === true), info).toEqual([true, false]);
+    expect(gateTrail(result), info).toEqual(["replied REQUIREMENTS", "replied REQUIREMENTS", "approved REQUIREMENTS", "replied ARCHITECTURE", "approved ARCHITECTURE"]);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
   }, 240_000);
 });

@@ -176,6 +176,16 @@ function sessionFromLog(file: string): string | undefined {
 }
 
 /** The agents the clean journey spawns (three tasks in a chain, two designs). */
+/** The person's first answer at the requirements gate is a plain no (SPEC §11): "no, add remember-me". */
+export function sayNoOnce(): (project: string, answer: string) => string | undefined {
+  let said = false;
+  return (_project, answer) => {
+    if (said || answer !== "approve") return undefined;
+    said = true;
+    return "no, add remember-me";
+  };
+}
+
 export const CLEAN_SPAWNS = { pm: 1, architect: 2, roundtable: 1, executor: 3, qa: 1, reflector: 1 };
 
 export interface ToolCall {

@@ -28,6 +28,8 @@ export interface CodexJourneyOptions {
   prepare?: (project: string, cli: string) => void;
   /** Kill codex when this says so (once): the request's number, who asks, what it would get. */
   killWhen?: (k: number, who: string, items: ResponsesItem[]) => boolean;
+  /** What the person types instead of the scripted answer, when it says so (e.g. a plain no). */
+  beforeAnswer?: (project: string, answer: string) => string | undefined | void;
 }
 
 export interface CodexRun {
@@ -205,7 +207,7 @@ export async function runCodexJourney(options: CodexJourneyOptions): Promise<Cod
       }
       const answer = answerTo(said);
       if (answer === null) break;
-      prompt = answer;
+      prompt = options.beforeAnswer?.(project, answer) || answer;
     }
   } finally {
     await model.close();
