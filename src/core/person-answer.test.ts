@@ -39,19 +39,23 @@ describe("gateAnswer: a reply counts when it is newer than everything that put t
   });
 });
 
+const OK = { ok: true, saidNo: false };
+const NO = { ok: false, saidNo: true };
+const NONE = { ok: false, saidNo: false };
+
 describe("decisions: a --yes from an agent's shell needs the person's reply after the question", () => {
   const asked = (key: string) => e(1, "decision_asked", { key });
   const replied = (key: string) => e(2, "person_replied", { decision: key });
   it.each([
-    ["never asked", [], "Q", false],
-    ["asked, no reply", [asked("Q")], "Q", false],
-    ["asked, replied", [asked("Q"), replied("Q")], "Q", true],
-    ["replied, then asked again", [asked("Q"), replied("Q"), asked("Q")], "Q", false],
-    ["another question answered", [asked("Q"), replied("R")], "Q", false],
-    ["asked, the person said no", [asked("Q"), e(2, "person_replied", { decision: "Q", declined: true })], "Q", "declined"],
-    ["said no, then yes", [asked("Q"), e(2, "person_replied", { decision: "Q", declined: true }), e(3, "person_replied", { decision: "Q" })], "Q", true],
+    ["never asked", [], "Q", NONE],
+    ["asked, no reply", [asked("Q")], "Q", NONE],
+    ["asked, replied", [asked("Q"), replied("Q")], "Q", OK],
+    ["replied, then asked again", [asked("Q"), replied("Q"), asked("Q")], "Q", NONE],
+    ["another question answered", [asked("Q"), replied("R")], "Q", NONE],
+    ["asked, the person said no", [asked("Q"), e(2, "person_replied", { decision: "Q", declined: true })], "Q", NO],
+    ["said no, then yes", [asked("Q"), e(2, "person_replied", { decision: "Q", declined: true }), e(3, "person_replied", { decision: "Q" })], "Q", OK],
   ] as const)("%s", (_name, events, key, answered) => {
-    expect(decisionAnswered(events, key)).toBe(answered);
+    expect(decisionAnswered(events, key)).toEqual(answered);
   });
   it("the pending question is the newest one not replied to", () => {
     expect(pendingDecision([asked("Q")])).toBe("Q");
@@ -86,18 +90,18 @@ describe("commandAnswered: a decision is told by what its yes runs, not by its w
   const asked = e(1, "decision_asked", { key: "Workflow w was last active 8 days ago. Archive it and start fresh?", yes: "dotagent resume --yes", no: "dotagent resume --stale-after never" });
   const replied = e(2, "person_replied", { decision: "Workflow w was last active 8 days ago. Archive it and start fresh?" });
   it("the question asked 8 days ago and answered when it says 9: the yes still counts", () => {
-    expect(commandAnswered([asked, replied], "dotagent resume --yes")).toBe(true);
+    expect(commandAnswered([asked, replied], "dotagent resume --yes")).toEqual(OK);
   });
   it("the no of that question counts too (resume --keep-edit is the hand-edit question's no)", () => {
-    expect(commandAnswered([asked, replied], "dotagent resume --stale-after never")).toBe(true);
+    expect(commandAnswered([asked, replied], "dotagent resume --stale-after never")).toEqual(OK);
   });
   it("the person said no: the yes is refused (declined), the no goes through", () => {
     const no = { ...replied, declined: true };
-    expect(commandAnswered([asked, no], "dotagent resume --yes")).toBe("declined");
-    expect(commandAnswered([asked, no], "dotagent resume --stale-after never")).toBe(true);
+    expect(commandAnswered([asked, no], "dotagent resume --yes")).toEqual(NO);
+    expect(commandAnswered([asked, no], "dotagent resume --stale-after never")).toEqual(OK);
   });
   it("another command, or no reply: not answered", () => {
-    expect(commandAnswered([asked, replied], "dotagent init --yes")).toBe(false);
-    expect(commandAnswered([asked], "dotagent resume --yes")).toBe(false);
+    expect(commandAnswered([asked, replied], "dotagent init --yes")).toEqual(NONE);
+    expect(commandAnswered([asked], "dotagent resume --yes")).toEqual(NONE);
   });
 });

@@ -96,16 +96,26 @@ export function pendingDecision(events: readonly LoggedEvent[]): string | undefi
 }
 
 /**
- * Whether the person replied after `key` was last asked (a `--yes` from an agent's shell needs
- * it); `"declined"` when their newest reply to it said no.
+ * What the person's reply to a decision lets through. `ok`: it does (they replied, and not with a
+ * plain no, or this is the decision's own no); `saidNo`: their newest reply said no, and this is
+ * not its no. Two fields, never a value that is truthy on a no: a caller tests `ok`.
  */
-export function decisionAnswered(events: readonly LoggedEvent[], key: string): boolean | "declined" {
+export interface PersonReply {
+  readonly ok: boolean;
+  readonly saidNo: boolean;
+}
+
+const NO_REPLY: PersonReply = { ok: false, saidNo: false };
+
+/** Whether the person replied after `key` was last asked (a `--yes` from an agent's shell needs it). */
+export function decisionAnswered(events: readonly LoggedEvent[], key: string): PersonReply {
   let asked = -1;
   events.forEach((e, i) => {
     if (e.type === "decision_asked" && e.key === key) asked = i;
   });
   const reply = asked === -1 ? undefined : events.findLast((e, i) => i > asked && e.type === "person_replied" && e.decision === key);
-  return reply === undefined ? false : reply.declined === true ? "declined" : true;
+  if (reply === undefined) return NO_REPLY;
+  return reply.declined === true ? { ok: false, saidNo: true } : { ok: true, saidNo: false };
 }
 
 /**
@@ -113,12 +123,12 @@ export function decisionAnswered(events: readonly LoggedEvent[], key: string): b
  * resume's "go back to checkpoint N?" names `dotagent rollback --to N --yes` and `dotagent resume
  * --keep-edit`) that the person replied to after it was last asked.
  */
-export function commandAnswered(events: readonly LoggedEvent[], command: string): boolean | "declined" {
+export function commandAnswered(events: readonly LoggedEvent[], command: string): PersonReply {
   const asked = events.filter((e) => e.type === "decision_asked" && (e.yes === command || e.no === command) && typeof e.key === "string").at(-1);
-  if (asked === undefined) return false;
+  if (asked === undefined) return NO_REPLY;
   const answered = decisionAnswered(events, asked.key as string);
   // A no lets the decision's no command through, never its yes.
-  return answered === "declined" ? (asked.no === command ? true : "declined") : answered;
+  return answered.saidNo && asked.no === command ? { ok: true, saidNo: false } : answered;
 }
 
 /**

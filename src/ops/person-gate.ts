@@ -162,19 +162,19 @@ export async function decideAsModel(context: OpContext, decision: Decision, yes:
   // active 8 days ago") that differ between the asking and the answer. So resume's "go back to
   // rev N?" is answered for the rollback command it names, too.
   const answered = commandAnswered(readEvents(context.paths.eventsFile), decision.yes);
-  if (answered === true) return true;
-  throw answered === "declined" ? saidNo(decision) : notAnswered(decision);
+  if (answered.ok) return true;
+  throw answered.saidNo ? saidNo(decision) : notAnswered(decision);
 }
 
 /** `resume --keep-definition` from an agent's shell: going on with a changed definition is the person's answer (SPEC §20). */
 export function requireKeepDefinitionAnswer(paths: ProjectPaths): void {
-  if (commandAnswered(readEvents(paths.eventsFile), "dotagent resume --keep-definition") === true) return;
+  if (commandAnswered(readEvents(paths.eventsFile), "dotagent resume --keep-definition").ok) return;
   throw new DotagentError("person_not_answered", "the person has not answered the changed-definition question yet: run `dotagent resume --json`, show them its decision, end your turn, and keep the pinned steps only if they say so", EXIT.refused, { decision: "definition_changed" });
 }
 
 /** `resume --keep-edit` from an agent's shell: adopting a hand edit is the person's answer to the hand-edit question. */
 export function requireKeepEditAnswer(paths: ProjectPaths): void {
-  if (commandAnswered(readEvents(paths.eventsFile), "dotagent resume --keep-edit") === true) return;
+  if (commandAnswered(readEvents(paths.eventsFile), "dotagent resume --keep-edit").ok) return;
   throw new DotagentError("person_not_answered", "the person has not answered the hand-edit question yet: run `dotagent resume --json`, show them its decision, end your turn, and keep the edit only if they say so", EXIT.refused, { decision: "hand_edit" });
 }
 
@@ -182,8 +182,8 @@ export function requireKeepEditAnswer(paths: ProjectPaths): void {
 export function requireIsolationAnswer(paths: ProjectPaths, mode: "commit" | "shared"): void {
   const answered = decisionAnswered(readEvents(paths.eventsFile), "isolation");
   // Their no is the question's no (run without worktrees), never a commit of their changes.
-  if (answered === true || (answered === "declined" && mode === "shared")) return;
-  if (answered === "declined") throw new DotagentError("person_not_answered", "the person said no to committing their uncommitted changes: run `dotagent resume --isolation shared --json` (the tasks run without worktrees), or ask them again", EXIT.refused, { decision: "isolation" });
+  if (answered.ok || (answered.saidNo && mode === "shared")) return;
+  if (answered.saidNo) throw new DotagentError("person_not_answered", "the person said no to committing their uncommitted changes: run `dotagent resume --isolation shared --json` (the tasks run without worktrees), or ask them again", EXIT.refused, { decision: "isolation" });
   throw new DotagentError("person_not_answered", "the person has not answered the uncommitted-changes question yet: run `dotagent resume --json`, show them its decision, end your turn, and run the command for their answer after they reply", EXIT.refused, { decision: "isolation" });
 }
 
