@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { startScriptedModel, type LogEntry } from "../claude/scripted-model/server.js";
 import type { PolicyOptions } from "../claude/scripted-model/policy.js";
 import { decideCopilot } from "./copilot-model.js";
+import { answerTo } from "../claude/scripted-model/journey.js";
 
 export interface CopilotRun {
   prompt: string;
@@ -106,13 +107,8 @@ function runCopilot(binary: string, env: NodeJS.ProcessEnv, cwd: string, args: s
   });
 }
 
-/** What the person says to the model's last words. */
-export function answerTo(text: string): string | null {
-  if (/Yes or no\?\s*$/.test(text)) return "yes";
-  if (/Which one\?/.test(text)) return "minimal";
-  if (/approve/i.test(text)) return "approve";
-  return null;
-}
+/** What the person says to the model's last words: as in the Claude Code journeys. */
+export { answerTo };
 
 export function readLog(file: string): LogEntry[] {
   if (!existsSync(file)) return [];

@@ -48,7 +48,7 @@ export interface JourneyResult {
 }
 
 /** What the person says to the model's last words. */
-function answerTo(text: string): string | null {
+export function answerTo(text: string): string | null {
   // A decision the model put to the person (commit the checkout's changes, go back to a checkpoint): yes.
   if (/Yes or no\?\s*$/.test(text)) return "yes";
   if (/Which one\?/.test(text)) return "minimal";

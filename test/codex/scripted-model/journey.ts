@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { PolicyOptions } from "../../claude/scripted-model/policy.js";
 import { startCodexModel } from "./server.js";
 import type { ResponsesItem, ResponsesRequest } from "./translate.js";
+import { answerTo } from "../../claude/scripted-model/journey.js";
 
 export interface CodexJourneyOptions {
   root: string;
@@ -61,13 +62,8 @@ export interface CodexJourneyResult {
   session: string | undefined;
 }
 
-/** What the person says to the model's last words (as in the Claude Code journeys). */
-export function answerTo(text: string): string | null {
-  if (/Yes or no\?\s*$/.test(text)) return "yes";
-  if (/Which one\?/.test(text)) return "minimal";
-  if (/approve/i.test(text)) return "approve";
-  return null;
-}
+/** What the person says to the model's last words: as in the Claude Code journeys. */
+export { answerTo };
 
 /** The environment for the binary: no real account, no outer session, its own CODEX_HOME. */
 export function codexEnv(home: string, codexHome: string): NodeJS.ProcessEnv {
