@@ -39,7 +39,10 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive Code
     codex = fetchCodex();
   }, 600_000);
 
-  it("the person trusts the hooks, types `$develop add login`, `approve`, `minimal`: every agent once, both gates theirs, complete", async () => {
+  // In `npm run journey` (about 35 s of CI's two busy cores): what the terminal taught, closing
+  // each agent (its thread limit), is held by the skill text's test (src/clients/codex/skill-text.test.ts)
+  // in npm test; `codex exec`'s journeys run there in the binary.
+  it.runIf(ALL)("the person trusts the hooks, types `$develop add login`, `approve`, `minimal`: every agent once, both gates theirs, complete", async () => {
     const started = Date.now();
     const result = await runCodexTerminalJourney({ root: ROOT, codex });
     const info = detail(result);
