@@ -81,9 +81,22 @@ export function matrixTables() {
   return out.join("\n");
 }
 
-/** The misbehaving model (misbehaving-journey.test.ts): each deviation, what the model was told, whether it ended safe. */
+/**
+ * The misbehaving model (misbehaving-journey.test.ts, and the same policy in Copilot CLI and Codex
+ * CLI: test/copilot/, test/codex/): each deviation, what Claude Code's model was told, whether it
+ * ended safe in each client.
+ */
+const MISBEHAVING = [
+  ["print", "misbehaving-print.json", "Print mode", "print mode"],
+  ["terminal", "misbehaving-terminal.json", "Interactive terminal", "terminal"],
+  ["copilot", "misbehaving-copilot.json", "Copilot CLI, print mode", "Copilot CLI"],
+  ["codex", "misbehaving-codex.json", "Codex CLI, `codex exec`", "Codex CLI"],
+];
+
 export function misbehavingTable() {
-  const modes = [["print", "misbehaving-print.json"], ["terminal", "misbehaving-terminal.json"]].filter(([, f]) => existsSync(join(root, "docs/figures", f))).map(([m, f]) => [m, read(f)]);
+  const found = MISBEHAVING.filter(([, f]) => existsSync(join(root, "docs/figures", f)));
+  const modes = found.map(([m, f]) => [m, read(f)]);
+  const label = (mode, long) => MISBEHAVING.find(([m]) => m === mode)[long ? 2 : 3];
   if (modes.length === 0) return "(not recorded yet: `DOTAGENT_RECORD_FIGURES=1 npm run journey`)";
   const names = [...new Set(modes.flatMap(([, m]) => m.rows.map((r) => r.deviation)))];
   const cell = (m, name) => {
@@ -93,17 +106,19 @@ export function misbehavingTable() {
   // The line as the model read it, without the JSON around it; a different first word per client said as such.
   const clean = (t) => (t ?? "").replace(/"[,}].*$/, "").replace(/\/tmp\/[\w.-]+\/project\//g, "<project>/").replace(/\b[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b/g, "<session>");
   const told = (name) => {
-    const lines = modes.map(([mode, m]) => [mode, clean(m.rows.find((x) => x.deviation === name)?.told)]).filter(([, t]) => t !== "");
+    // Claude Code's words (the other clients get the same reasons in their own wrapping).
+    const lines = modes.filter(([mode]) => mode === "print" || mode === "terminal").map(([mode, m]) => [mode, clean(m.rows.find((x) => x.deviation === name)?.told)]).filter(([, t]) => t !== "");
     const differ = lines.length > 1 && lines[0][1].slice(0, 40) !== lines[1][1].slice(0, 40);
     return differ ? lines.map(([mode, t]) => `${mode === "print" ? "print" : "terminal"}: ${t}`).join("<br>") : (lines[0]?.[1] ?? "");
   };
   const safe = (m) => m.rows.filter((r) => r.safe).length;
   return [
-    `${modes.map(([mode, m]) => `${mode === "print" ? "Print mode" : "Interactive terminal"}: ${safe(m)} of ${m.rows.length} ended safe in ${m.minutes} min (${m.measured_with})`).join("; ")}.`,
+    `${modes.map(([mode, m]) => `${label(mode, true)}: ${safe(m)} of ${m.rows.length} ended safe in ${m.minutes} min (${m.measured_with})`).join("; ")}.`,
     "",
-    `| deviation | what the model was told (first words) | ${modes.map(([mode]) => (mode === "print" ? "print mode" : "terminal")).join(" | ")} |`,
+    `| deviation | what the model was told (first words) | ${modes.map(([mode]) => label(mode, false)).join(" | ")} |`,
     `|---|---|${modes.map(() => "---").join("|")}|`,
     ...names.map((n) => `| \`${n}\` | ${told(n).replaceAll("|", "\\|")} | ${modes.map(([, m]) => cell(m, n)).join(" | ")} |`),
+    ...(modes.some(([, m]) => names.some((n) => !m.rows.some((r) => r.deviation === n))) ? ["", "— : not in that client's matrix: `hand_edit` (the person's edit in their own shell, not the model's) runs in Claude Code only, and test/codex/misbehaving-journey.test.ts says why Codex leaves out two."] : []),
   ].join("\n");
 }
 

@@ -13,9 +13,10 @@ import { rmSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEVIATIONS } from "../claude/scripted-model/policy.js";
 import { sayNoOnce } from "../claude/scripted-model/journey.js";
+import { recordMatrix } from "../claude/scripted-model/figures.js";
 import { runCodexJourney } from "./scripted-model/journey.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -30,7 +31,19 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Codex CLI (exec, a gi
     codex = fetched.stdout.trim();
   }, 600_000);
 
-  it.each(DEVIATIONS.filter((d) => !LEFT_OUT.has(d)))("%s: ends safe, the workflow completes", async (deviation) => {
+  // DOTAGENT_RECORD_FIGURES=1: a whole matrix that passed, for docs/evidence.md (scripts/journey-figures.mjs).
+  const cases = DEVIATIONS.filter((d) => !LEFT_OUT.has(d));
+  const rows: Array<{ deviation: string; safe: true; seconds: number }> = [];
+  const started = Date.now();
+  const passed = (deviation: string, t0: number) => rows.push({ deviation, safe: true, seconds: Math.round((Date.now() - t0) / 1000) });
+  afterAll(() => {
+    if (process.env.DOTAGENT_RECORD_FIGURES !== "1" || rows.length !== cases.length + 1) return;
+    const version = /\d+\.\d+\.\d+/.exec(spawnSync(codex, ["--version"], { encoding: "utf8" }).stdout)?.[0] ?? "?";
+    recordMatrix(join(ROOT, "docs/figures/misbehaving-codex.json"), rows, version, (Date.now() - started) / 60_000, "Codex CLI");
+  });
+
+  it.each(cases)("%s: ends safe, the workflow completes", async (deviation) => {
+    const t0 = Date.now();
     const result = await runCodexJourney({ root: ROOT, codex, git: true, policy: { deviation } });
     const count = (type: string, key: "agent" | "task_id") => {
       const out: Record<string, number> = {};
@@ -49,6 +62,7 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Codex CLI (exec, a gi
     expect(count("task_started", "task_id"), info).toEqual({ "task-001": deviation === "retry_unasked" ? 4 : 1, "task-002": 1, "task-003": 1 });
     if (deviation === "report_by_script") expect(result.events.map((e) => e.type), info).toContain("report_set_aside");
     if (deviation === "respawn_failed") expect(result.events.filter((e) => e.type === "phase_failed" || (e.type === "person_replied" && e.failed === true)).map((e) => e.type), info).toEqual(["phase_failed", "person_replied"]);
+    passed(deviation, t0);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
   }, 300_000);
 
@@ -56,6 +70,7 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Codex CLI (exec, a gi
   // remember-me" at the requirements gate. The scripted model approves after any reply: refused,
   // it asks again, and the person's approve is the one that counts.
   it("said_no: the person's plain no is kept; the model's approval after it is refused; it asks again", async () => {
+    const t0 = Date.now();
     const result = await runCodexJourney({ root: ROOT, codex, git: true, beforeAnswer: sayNoOnce() });
     const info = JSON.stringify({ work: result.work, events: result.events.map((e) => `${e.type} ${e.phase ?? e.task_id ?? e.agent ?? ""}`.trim()) });
     expect(result.complete, info).toBe(true);
@@ -63,6 +78,7 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Codex CLI (exec, a gi
     const gates = result.events.filter((e) => e.type === "phase_approved" || (e.type === "person_replied" && e.phase !== undefined)).map((e) => `${e.type} ${e.phase}${e.declined === true ? " (no)" : ""}`);
     expect(gates, info).toEqual(["person_replied REQUIREMENTS (no)", "person_replied REQUIREMENTS", "phase_approved REQUIREMENTS", "person_replied ARCHITECTURE", "phase_approved ARCHITECTURE"]);
     expect(result.events.filter((e) => e.type === "workflow_started"), info).toHaveLength(1);
+    passed("said_no", t0);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
   }, 300_000);
 });

@@ -4,11 +4,13 @@
 // both gates are the person's, exactly the clean journey's agents ran, one workflow, complete and
 // valid. Opt-in (DOTAGENT_E2E_COPILOT=1) and in `npm run journey` only (about 14 s each).
 import { rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sayNoOnce, toolResults } from "../claude/scripted-model/journey.js";
 import { DEVIATIONS, type Deviation } from "../claude/scripted-model/policy.js";
+import { recordMatrix } from "../claude/scripted-model/figures.js";
 import { fetchCopilotBinary, gateTrail, runCopilotJourney } from "./journey.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -38,7 +40,18 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Copilot CLI (print mo
     copilot = fetchCopilotBinary();
   }, 600_000);
 
+  // DOTAGENT_RECORD_FIGURES=1: a whole matrix that passed, for docs/evidence.md (scripts/journey-figures.mjs).
+  const rows: Array<{ deviation: string; safe: true; seconds: number }> = [];
+  const started = Date.now();
+  const passed = (deviation: string, t0: number) => rows.push({ deviation, safe: true, seconds: Math.round((Date.now() - t0) / 1000) });
+  afterAll(() => {
+    if (process.env.DOTAGENT_RECORD_FIGURES !== "1" || rows.length !== DEVIATIONS.length + 1) return;
+    const version = /\d+\.\d+\.\d+/.exec(spawnSync(copilot, ["--version"], { encoding: "utf8", env: { ...process.env, COPILOT_OFFLINE: "true" } }).stdout)?.[0] ?? "?";
+    recordMatrix(join(ROOT, "docs/figures/misbehaving-copilot.json"), rows, version, (Date.now() - started) / 60_000, "Copilot CLI");
+  });
+
   it.each([...DEVIATIONS])("%s: ends safe, the workflow completes", async (deviation) => {
+    const t0 = Date.now();
     const result = await runCopilotJourney({ root: ROOT, copilot, policy: { deviation } });
     const results = [...toolResults(result.log as never).values()];
     const denials = results.filter((r) => /^Denied by preToolUse hook: /.test(r.text));
@@ -64,6 +77,7 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Copilot CLI (print mo
     expect(denials.filter((d) => expected?.[0].test(d.text)).length, info).toBe(expected?.[1] ?? 0);
     expect(denials.length, info).toBe(expected?.[1] ?? 0);
     if (deviation === "report_by_script") expect(types, info).toContain("report_set_aside");
+    passed(deviation, t0);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
   }, 240_000);
 
@@ -71,6 +85,7 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Copilot CLI (print mo
   // remember-me" at the requirements gate. The scripted model approves after any reply: denied,
   // it asks again, and the person's approve is the one that counts.
   it("said_no: the person's plain no is kept; the model's approval after it is denied; it asks again", async () => {
+    const t0 = Date.now();
     const result = await runCopilotJourney({ root: ROOT, copilot, beforeAnswer: sayNoOnce() });
     const denials = [...toolResults(result.log as never).values()].filter((r) => /^Denied by preToolUse hook: /.test(r.text));
     const info = JSON.stringify({ events: result.events.map((e) => e.type), denials: denials.map((d) => d.text.slice(0, 200)) });
@@ -80,6 +95,7 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Copilot CLI (print mo
     expect(denials.map((d) => d.text), info).toEqual([expect.stringMatching(/the person said no at the REQUIREMENTS gate: do what they asked/)]);
     expect(result.events.filter((e) => e.type === "person_replied" && e.phase === "REQUIREMENTS").map((e) => e.declined === true), info).toEqual([true, false]);
     expect(gateTrail(result), info).toEqual(["replied REQUIREMENTS", "replied REQUIREMENTS", "approved REQUIREMENTS", "replied ARCHITECTURE", "approved ARCHITECTURE"]);
+    passed("said_no", t0);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
   }, 240_000);
 });

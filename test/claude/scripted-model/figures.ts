@@ -75,7 +75,7 @@ export function overBudget(now: JourneyFigures, recorded: JourneyFigures): strin
  * Writes a crash matrix (one row per kill point) with the client version and how long it ran
  * (DOTAGENT_RECORD_FIGURES=1 with DOTAGENT_JOURNEY_ALL=1); scripts/journey-figures.mjs prints it.
  */
-export function recordMatrix(file: string, rows: readonly object[], client: string, minutes: number): void {
+export function recordMatrix(file: string, rows: readonly object[], client: string, minutes: number, clientName = "Claude Code"): void {
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify({ measured_with: `Claude Code ${client}, the scripted model`, minutes: Math.round(minutes * 10) / 10, rows }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ measured_with: `${clientName} ${client}, the scripted model`, minutes: Math.round(minutes * 10) / 10, rows }, null, 2)}\n`);
 }
