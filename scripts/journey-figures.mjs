@@ -112,8 +112,10 @@ export function misbehavingTable() {
     return differ ? lines.map(([mode, t]) => `${mode === "print" ? "print" : "terminal"}: ${t}`).join("<br>") : (lines[0]?.[1] ?? "");
   };
   const safe = (m) => m.rows.filter((r) => r.safe).length;
+  // The cases run one after another: their seconds add up to the matrix's time.
+  const minutes = (m) => (m.rows.reduce((n, r) => n + r.seconds, 0) / 60).toFixed(1);
   return [
-    `${modes.map(([mode, m]) => `${label(mode, true)}: ${safe(m)} of ${m.rows.length} ended safe in ${m.minutes} min (${m.measured_with})`).join("; ")}.`,
+    `${modes.map(([mode, m]) => `${label(mode, true)}: ${safe(m)} of ${m.rows.length} ended safe in ${minutes(m)} min (${m.measured_with})`).join("; ")}.`,
     "",
     `| deviation | what the model was told (first words) | ${modes.map(([mode]) => label(mode, false)).join(" | ")} |`,
     `|---|---|${modes.map(() => "---").join("|")}|`,

@@ -193,10 +193,11 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Claude Code (print mo
   beforeAll(() => {
     if (!existsSync(join(ROOT, "dist/dotagent.mjs"))) throw new Error("dist/dotagent.mjs is missing: run `npm run build`");
     claude = fetchClaude();
+    started = Date.now();
   }, 600_000);
 
   const rows: Verdict[] = [];
-  const started = Date.now();
+  let started = Date.now();
   afterAll(() => record("misbehaving-print.json", rows, claude, started));
   const cases = CASES.filter((c) => !c.terminalOnly && (ALL || c.ci));
   it.each(cases.map((c) => [c.deviation, c] as const))("%s: told what to do, then the workflow completes as it would have", async (_name, c) => {
@@ -213,10 +214,12 @@ describe.skipIf(!ENABLED || !TMUX || !ALL)("a misbehaving model in the interacti
   let claude = "";
   beforeAll(() => {
     claude = fetchClaude();
+    // From its own first case: the print matrix before it is not this one's time.
+    started = Date.now();
   }, 600_000);
 
   const rows: Verdict[] = [];
-  const started = Date.now();
+  let started = Date.now();
   afterAll(() => record("misbehaving-terminal.json", rows, claude, started));
   const cases = CASES.filter((c) => !c.printOnly);
   it.each(cases.map((c) => [c.deviation, c] as const))("%s: told what to do, then the workflow completes", async (_name, c) => {
