@@ -11,6 +11,7 @@ import { resolveWorkflow } from "../src/core/resolve-workflow.js";
 import { builtinDefs } from "../src/store/workflow-files.js";
 import { DEVELOP } from "../src/core/flow.js";
 import { exportJsonSchema } from "../src/schema/json-schema.js";
+import { currentHost, processStartTime } from "../src/store/process-facts.js";
 
 afterEach(removeTemps);
 
@@ -240,6 +241,56 @@ describe("a project workflow, end to end from the CLI", () => {
     expect(dotagent(p, ["step", "run", "SLOW", "--json"]).json).toMatchObject({ ran: false, passed: true });
     expect(readFileSync(join(p, "runs.txt"), "utf8").trim().split("\n")).toHaveLength(2);
   }, 30_000);
+
+  it("four `step run`s of one step at the same moment: the command runs once; the others are refused while it runs (step_running), then answer its result", async () => {
+    const p = project({ slow: { extends: "develop", remove: ["REFLECTION"], insert: [{ after: "VERIFICATION", steps: [{ id: "SLOW", kind: "shell", run: "echo started >> runs.txt; sleep 3" }] }] } });
+    dotagent(p, ["init", "--workflow", "slow", "--request", "x"]);
+    walkToImplementation(p);
+    finishTasks(p, ["t1"]);
+    writeJson(p, "memory/reports/verification.json", { passed: true });
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () => new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, [CLI, "step", "run", "SLOW", "--yes", "--json"], { cwd: p, stdio: ["ignore", "pipe", "pipe"] });
+        let out = "";
+        child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+        child.on("close", (code) => resolve({ code, out }));
+      })),
+    );
+    expect(readFileSync(join(p, "runs.txt"), "utf8").trim().split("\n")).toHaveLength(1);
+    const ran = runs.filter((r) => r.code === 0 && JSON.parse(r.out).ran === true);
+    expect(ran).toHaveLength(1);
+    // Each other one: refused while it ran (exit 4), or came after it and answered its result without running it.
+    for (const r of runs.filter((x) => !ran.includes(x))) {
+      const json = JSON.parse(r.out);
+      if (r.code === 4) expect(json.error).toMatchObject({ code: "step_running", message: expect.stringMatching(/^SLOW's command is being run by another `step run` \(pid \d+, since .*\): wait for it to end/) });
+      else expect([r.code, json.ran, json.passed]).toEqual([0, false, true]);
+    }
+    expect(runs.filter((r) => r.code === 4).length).toBeGreaterThan(0);
+    expect(existsSync(join(p, "memory/state/.step-running.json"))).toBe(false);
+  }, 30_000);
+
+  it("a `step run` whose command is not running yet (starting, or between retries) is seen: refused, nothing runs; once it has ended, the record is stale", async () => {
+    const p = project({ slow: { extends: "develop", remove: ["REFLECTION"], insert: [{ after: "VERIFICATION", steps: [{ id: "SLOW", kind: "shell", run: "echo started >> runs.txt" }] }] } });
+    dotagent(p, ["init", "--workflow", "slow", "--request", "x"]);
+    walkToImplementation(p);
+    finishTasks(p, ["t1"]);
+    writeJson(p, "memory/reports/verification.json", { passed: true });
+    // The owner: a live process on this host, its command not started (pid null).
+    const owner = spawn("sleep", ["30"], { stdio: "ignore" });
+    const record = { step: "SLOW", owner: owner.pid, owner_start: processStartTime(owner.pid!), pid: null, pid_start: null, host: currentHost(), started_at: new Date().toISOString() };
+    writeJson(p, "memory/state/.step-running.json", record);
+    try {
+      const refused = dotagent(p, ["step", "run", "SLOW", "--yes", "--json"]);
+      expect([refused.code, refused.json.error.code]).toEqual([4, "step_running"]);
+      expect(refused.json.error.message).toMatch(new RegExp(`^SLOW's command is being run by another \`step run\` \\(pid ${owner.pid}, since `));
+      expect(existsSync(join(p, "runs.txt"))).toBe(false);
+    } finally {
+      owner.kill("SIGKILL");
+      await new Promise((r) => owner.on("exit", r));
+    }
+    expect(dotagent(p, ["step", "run", "SLOW", "--json"]).json).toMatchObject({ ran: true, passed: true });
+    expect(readFileSync(join(p, "runs.txt"), "utf8")).toBe("started\n");
+  });
 
   it("a command whose running record cannot be written never starts: the shell waits for the record (a kill before it leaves nothing running unrecorded)", () => {
     const p = project({ slow: { extends: "develop", remove: ["REFLECTION"], insert: [{ after: "VERIFICATION", steps: [{ id: "SLOW", kind: "shell", run: "echo started >> runs.txt" }] }] } });

@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import type { Writable } from "node:stream";
 import { join } from "node:path";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { stepIn } from "../core/transitions.js";
 import { isValidReport, reportAt } from "../core/reports.js";
@@ -16,9 +16,7 @@ import type { CheckStep, ShellStep } from "../core/flow.js";
 import { loadSnapshot } from "../store/session.js";
 import { appendEvents, readEvents } from "../store/events.js";
 import { writeFileDurable } from "../store/atomic-write.js";
-import { writeFailure } from "../store/io-error.js";
-import { currentHost, isProcessRunning, processStartTime } from "../store/process-facts.js";
-import { readProjectText } from "../store/read-file.js";
+import { clearStepRunning, readStepRunning, writeStepRunning } from "../store/step-running.js";
 import { locked, type OpContext } from "./op-context.js";
 import type { Decide } from "./resume.js";
 import { nextFields, settle, type NextFields } from "./settle.js";
@@ -90,20 +88,28 @@ export async function runStep(context: OpContext, id: string, options: { again?:
     if (!answer) throw new DotagentError("step_declined", `${id}'s command was not run; \`dotagent resume\` offers it again`, EXIT.refused);
     await locked(context, "step run", () => appendEvents(context.paths.eventsFile, [{ type: "command_approved", step: id, command: commandStep.run, instance: state.instance_id ?? null }], context.now()));
   }
-  // A command an earlier `step run` started may outlive it (a kill -9 of the CLI leaves its process
-  // group running): never a second copy beside it.
-  const earlier = runningCommand(context, id);
-  if (earlier !== undefined) throw new DotagentError("step_running", `${id}'s command from an earlier \`step run\` is still running (pid ${earlier.pid}, since ${earlier.started_at}): wait for it to end, or stop it (\`kill -- -${earlier.pid}\`), then \`dotagent step run ${id}\``, EXIT.locked, { step: id, pid: earlier.pid });
+  // Never a second copy of the command beside one that runs: another `step run` at it now, or a
+  // command an earlier one started and outlived (a kill -9 of the CLI leaves its process group
+  // running). Claimed under the lock, so two `step run`s at once cannot both start it.
+  refuseWhileRunning(context, id);
   const startedAt = context.now();
-  await locked(context, "step run", () => appendEvents(context.paths.eventsFile, [{ type: "step_run_started", step: id }], startedAt));
+  const claim = { step: id, owner: process.pid, started_at: startedAt.toISOString() };
+  await locked(context, "step run", () => {
+    refuseWhileRunning(context, id);
+    writeStepRunning(context.paths.stateDir, { ...claim, pid: null });
+    appendEvents(context.paths.eventsFile, [{ type: "step_run_started", step: id }], startedAt);
+  });
   options.onStart?.();
   let run: CommandRun;
   let attempts = 0;
-  do {
-    attempts++;
-    run = await runCommand(commandStep.run, context.paths.root, commandStep.timeout, options.onOutput, options.signal, (pid) => markRunning(context, id, pid, startedAt));
-  } while (run.exit_code !== 0 && attempts <= (commandStep.retries ?? 0) && !options.signal?.aborted);
-  clearRunning(context);
+  try {
+    do {
+      attempts++;
+      run = await runCommand(commandStep.run, context.paths.root, commandStep.timeout, options.onOutput, options.signal, (pid) => writeStepRunning(context.paths.stateDir, { ...claim, pid }));
+    } while (run.exit_code !== 0 && attempts <= (commandStep.retries ?? 0) && !options.signal?.aborted);
+  } finally {
+    clearStepRunning(context.paths.stateDir);
+  }
   if (options.signal?.aborted) return { kind: "stopped" };
   const passed = run.exit_code === 0;
   const record = { step: id, command: commandStep.run, passed, exit_code: run.exit_code, signal: run.signal, timed_out: run.timed_out, attempts, started_at: startedAt.toISOString(), ended_at: context.now().toISOString(), output_tail: run.tail };
@@ -116,40 +122,16 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   return { kind: "ran", result: { step: id, phase: settled.plan.phase, phase_status: settled.plan.phase_status, ran: true, passed, exit_code: run.exit_code, timed_out: run.timed_out, attempts, report, output_tail: passed ? null : run.tail, ...nextFields(settled.plan) } };
 }
 
-/** memory/state/.step-running.json: the command a `step run` has running (its process group), removed when it ends. */
-const RUNNING_FILE = ".step-running.json";
-interface RunningCommand {
-  step: string;
-  pid: number;
-  pid_start: string | null;
-  host: string;
-  started_at: string;
-}
-
-function markRunning(context: OpContext, step: string, pid: number, at: Date): void {
-  const record: RunningCommand = { step, pid, pid_start: processStartTime(pid), host: currentHost(), started_at: at.toISOString() };
-  try {
-    writeFileDurable(join(context.paths.stateDir, RUNNING_FILE), `${JSON.stringify(record)}\n`);
-  } catch (error) {
-    // The command has not started (it waits for this record): one line, and nothing ran.
-    throw writeFailure(`memory/state/${RUNNING_FILE}`, error);
+/** step_running (exit 4) while another `step run` of `id` is at work, or the command one started still runs. */
+function refuseWhileRunning(context: OpContext, id: string): void {
+  const running = readStepRunning(context.paths.stateDir, id);
+  if (running.kind === "owner") {
+    const { owner, started_at } = running.record;
+    throw new DotagentError("step_running", `${id}'s command is being run by another \`step run\` (pid ${owner}, since ${started_at}): wait for it to end; then \`dotagent step run ${id}\` gives its result`, EXIT.locked, { step: id, pid: owner });
   }
-}
-
-function clearRunning(context: OpContext): void {
-  rmSync(join(context.paths.stateDir, RUNNING_FILE), { force: true });
-}
-
-/** The earlier command of `step` still alive on this host (its pid and start time match), or undefined. */
-function runningCommand(context: OpContext, step: string): RunningCommand | undefined {
-  const read = readProjectText(join(context.paths.stateDir, RUNNING_FILE), { maxBytes: 64 * 1024, links: "refuse" });
-  if (read.kind !== "ok") return undefined;
-  try {
-    const record = JSON.parse(read.text) as RunningCommand;
-    const live = record.step === step && record.host === currentHost() && Number.isSafeInteger(record.pid) && record.pid > 1 && isProcessRunning(record.pid, record.pid_start ?? null);
-    return live ? record : undefined;
-  } catch {
-    return undefined;
+  if (running.kind === "command") {
+    const { pid, started_at } = running.record;
+    throw new DotagentError("step_running", `${id}'s command from an earlier \`step run\` is still running (pid ${pid}, since ${started_at}): wait for it to end, or stop it (\`kill -- -${pid}\`), then \`dotagent step run ${id}\``, EXIT.locked, { step: id, pid });
   }
 }
 
