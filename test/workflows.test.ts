@@ -262,8 +262,8 @@ describe("a project workflow, end to end from the CLI", () => {
     // Each other one: refused while it ran (exit 4), or came after it and answered its result without running it.
     for (const r of runs.filter((x) => !ran.includes(x))) {
       const json = JSON.parse(r.out);
-      if (r.code === 4) expect(json.error).toMatchObject({ code: "step_running", message: expect.stringMatching(/^SLOW's command is being run by another `step run` \(pid \d+, since .*\): wait for it to end/) });
-      else expect([r.code, json.ran, json.passed]).toEqual([0, false, true]);
+      if (r.code === 4) expect(json.error, r.out).toMatchObject({ code: "step_running", message: expect.stringMatching(/^SLOW's command is being run by another `step run` \(pid \d+, since .*\): wait for it to end/) });
+      else expect([r.code, json.ran, json.passed], r.out).toEqual([0, false, true]);
     }
     expect(runs.filter((r) => r.code === 4).length).toBeGreaterThan(0);
     expect(existsSync(join(p, "memory/state/.step-running.json"))).toBe(false);

@@ -100,23 +100,32 @@ export async function runStep(context: OpContext, id: string, options: { again?:
     appendEvents(context.paths.eventsFile, [{ type: "step_run_started", step: id }], startedAt);
   });
   options.onStart?.();
+  // Every write of the record is under the lock, as every state writer's is (the lock holder
+  // sweeps temp files it finds: a write outside it could lose its temp file mid-rename).
+  const unclaim = () => locked(context, "step run", () => clearStepRunning(context.paths.stateDir));
   let run: CommandRun;
   let attempts = 0;
   try {
     do {
       attempts++;
-      run = await runCommand(commandStep.run, context.paths.root, commandStep.timeout, options.onOutput, options.signal, (pid) => writeStepRunning(context.paths.stateDir, { ...claim, pid }));
+      run = await runCommand(commandStep.run, context.paths.root, commandStep.timeout, options.onOutput, options.signal, (pid) => locked(context, "step run", () => writeStepRunning(context.paths.stateDir, { ...claim, pid })));
     } while (run.exit_code !== 0 && attempts <= (commandStep.retries ?? 0) && !options.signal?.aborted);
-  } finally {
-    clearStepRunning(context.paths.stateDir);
+  } catch (error) {
+    // Its command did not start (it waits for the record); a claim left behind is stale once this process ends.
+    await unclaim().catch(() => undefined);
+    throw error;
   }
-  if (options.signal?.aborted) return { kind: "stopped" };
+  if (options.signal?.aborted) {
+    await unclaim();
+    return { kind: "stopped" };
+  }
   const passed = run.exit_code === 0;
   const record = { step: id, command: commandStep.run, passed, exit_code: run.exit_code, signal: run.signal, timed_out: run.timed_out, attempts, started_at: startedAt.toISOString(), ended_at: context.now().toISOString(), output_tail: run.tail };
   const settled = await locked(context, "step run", async () => {
     mkdirSync(join(context.paths.root, report, ".."), { recursive: true });
     writeFileDurable(join(context.paths.root, report), `${JSON.stringify(record, null, 2)}\n`);
     appendEvents(context.paths.eventsFile, [{ type: "step_run_ended", step: id, passed, exit_code: run.exit_code, attempts }], context.now());
+    clearStepRunning(context.paths.stateDir);
     return settle(context, context.now());
   });
   return { kind: "ran", result: { step: id, phase: settled.plan.phase, phase_status: settled.plan.phase_status, ran: true, passed, exit_code: run.exit_code, timed_out: run.timed_out, attempts, report, output_tail: passed ? null : run.tail, ...nextFields(settled.plan) } };
@@ -149,8 +158,8 @@ function approved(context: OpContext, instance: string | undefined, step: string
 const GATED = 'read -r go <&3 || exit 125; exec 3<&-; exec sh -c "$1"';
 
 /** Runs `command` with sh in `cwd`; stops it after `timeout` seconds, or when `signal` aborts. Output is kept as its last 4 KB. */
-function runCommand(command: string, cwd: string, timeout: number | undefined, onOutput?: (chunk: Buffer) => void, signal?: AbortSignal, onSpawn?: (pid: number) => void): Promise<CommandRun> {
-  return new Promise((resolve) => {
+function runCommand(command: string, cwd: string, timeout: number | undefined, onOutput?: (chunk: Buffer) => void, signal?: AbortSignal, onSpawn?: (pid: number) => Promise<void>): Promise<CommandRun> {
+  return new Promise((resolve, reject) => {
     if (signal?.aborted) return resolve({ exit_code: null, signal: null, timed_out: false, tail: "" });
     const child = spawn("sh", ["-c", GATED, "sh", command], { cwd, stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true });
     const stop = () => {
@@ -163,13 +172,17 @@ function runCommand(command: string, cwd: string, timeout: number | undefined, o
     const gate = child.stdio[3] as Writable;
     gate.on("error", () => {}); // a shell that could not start: its close says so
     if (child.pid !== undefined) {
-      try {
-        onSpawn?.(child.pid);
-      } catch (error) {
-        stop();
-        throw error;
-      }
-      gate.end("go\n");
+      const pid = child.pid;
+      // The shell runs the command once the gate opens: after onSpawn has recorded it.
+      Promise.resolve()
+        .then(() => onSpawn?.(pid))
+        .then(
+          () => gate.end("go\n"),
+          (error: unknown) => {
+            stop();
+            reject(error);
+          },
+        );
     }
     signal?.addEventListener("abort", stop, { once: true });
     child.on("close", () => signal?.removeEventListener("abort", stop));
