@@ -90,8 +90,7 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   }
   // Never a second copy of the command beside one that runs: another `step run` at it now, or a
   // command an earlier one started and outlived (a kill -9 of the CLI leaves its process group
-  // running). Claimed under the lock, so two `step run`s at once cannot both start it.
-  refuseWhileRunning(context, id);
+  // running). Checked and claimed under the lock, so two `step run`s at once cannot both start it.
   const startedAt = context.now();
   const claim = { step: id, owner: process.pid, started_at: startedAt.toISOString() };
   await locked(context, "step run", () => {

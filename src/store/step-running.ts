@@ -14,7 +14,7 @@ import { writeFailure } from "./io-error.js";
 import { currentHost, isProcessRunning, processStartTime } from "./process-facts.js";
 import { readProjectText } from "./read-file.js";
 
-export const STEP_RUNNING_FILE = ".step-running.json";
+const STEP_RUNNING_FILE = ".step-running.json";
 
 export interface StepRunning {
   step: string;

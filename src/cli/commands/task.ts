@@ -174,7 +174,6 @@ export const command: Command = {
     const dependsOn = stringOption(context, "depends-on")?.split(",").map((s) => s.trim()).filter((s) => s !== "");
     for (const dep of dependsOn ?? []) requireId(dep, action);
     const ownerText = stringOption(context, "owner");
-    if (ownerText !== undefined && action !== "start") throw usageError("--owner goes with `task start` only");
     const owner = ownerText === undefined ? undefined : checkOwner(Number(ownerText), ownerText);
     const op = opContext(context);
     if (action === "retry" && extra > 0 && op.byModel) {
