@@ -52,6 +52,7 @@ class LongestFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    setupFiles: ["test/support/isolated-env.ts"],
     exclude: ["**/node_modules/**", "test/torture/long/**"],
     testTimeout: 60_000,
     hookTimeout: 60_000,

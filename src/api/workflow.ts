@@ -16,7 +16,9 @@ import { startWorkflow, type InitResult } from "../ops/init.js";
 import { checkRevision, checkDesigns, checkExtraAttempts, checkMaxParallel, checkOutputPath, checkOwner, checkTaskId } from "../ops/inputs.js";
 import { runOnceOp, type OnceResult } from "../ops/once.js";
 import type { OpContext } from "../ops/op-context.js";
-import { changePhase, type PhaseAction, type PhaseResult } from "../ops/phase-change.js";
+import { changePhase, type PhaseAction, type PhaseChange, type PhaseResult } from "../ops/phase-change.js";
+import { judgeCaller } from "../core/authority.js";
+import { callerFacts } from "../store/caller-facts.js";
 import { resumeWorkflow, type Decide, type ResumeResult } from "../ops/resume.js";
 import { rollBackWorkflow, type RollbackResult } from "../ops/rollback.js";
 import { staleAfterMs } from "../ops/stale-after.js";
@@ -99,7 +101,12 @@ export interface PlannedTask {
 export interface WorkflowPhases {
   /** `phase start P`; `designs` with ARCHITECTURE records the designs asked for. */
   start(phase: Phase, options?: { designs?: string[] }): Promise<PhaseResult>;
-  approve(phase: Phase): Promise<PhaseResult>;
+  /**
+   * `phase approve P`; at the step where a design is picked, `pick` names it: final_design.json is
+   * written from designs/<pick>.json (with `notes`, and `tasks` as the plan when given), then the
+   * step is approved. `auto`: approved by a program's own rule (`dotagent run --approve auto`), not a person.
+   */
+  approve(phase: Phase, options?: { pick?: string; notes?: string; tasks?: readonly PlannedTask[]; auto?: boolean }): Promise<PhaseResult>;
   /** Refused unless the phase's report is there, valid and (where needed) approved. */
   complete(phase: Phase, options?: { output?: string }): Promise<PhaseResult>;
   fail(phase: Phase, options?: { error?: string }): Promise<PhaseResult>;
@@ -259,12 +266,14 @@ export function workflowAt(root: string, options: WorkflowOptions, dirArg: strin
     // The CLI's notes start with "dotagent: " for a person's terminal; a program gets the message.
     note: (line) => tell(onWarning, line.replace(/^dotagent: /, "")),
     ...(dirArg === undefined ? {} : { dirArg }),
+    // A program run from a model's shell is the model's, as the CLI is (src/core/authority.ts).
+    ...(judgeCaller(callerFacts()).kind === "agent_shell" ? { byModel: true } : {}),
   };
-  const phase = async (action: PhaseAction, p: Phase | undefined, extra: { output?: string; error?: string; designs?: string[] } = {}): Promise<PhaseResult> => {
+  const phase = async (action: PhaseAction, p: Phase | undefined, extra: { output?: string; error?: string; designs?: string[]; pick?: PhaseChange["pick"] } = {}): Promise<PhaseResult> => {
     const checked = p === undefined ? undefined : phaseArg(p);
     const output = checkOutputPath(text(extra.output, "output"));
     const designs = checkDesigns(texts(extra.designs, "designs"), action);
-    return (await changePhase(context, { action, phase: checked, output, error: text(extra.error, "error"), designs })).result;
+    return (await changePhase(context, { action, phase: checked, output, error: text(extra.error, "error"), designs, pick: extra.pick })).result;
   };
   // Async throughout, so a bad argument is a rejected promise like every other refusal.
   const task = async <R>(change: TaskChange): Promise<R> => {
@@ -306,7 +315,10 @@ export function workflowAt(root: string, options: WorkflowOptions, dirArg: strin
     },
     phase: {
       start: (p, o = {}) => phase("start", p, o.designs === undefined ? {} : { designs: o.designs }),
-      approve: (p) => phase("approve", p),
+      approve: (p, o = {}) => {
+        const pick = text(o.pick, "pick");
+        return phase("approve", p, pick === undefined ? {} : { pick: { design: pick, words: text(o.notes, "notes") ?? "", via: o.auto === true ? "auto" : "program", ...(o.tasks === undefined ? {} : { tasks: o.tasks }) } });
+      },
       complete: (p, o = {}) => phase("complete", p, o.output === undefined ? {} : { output: o.output }),
       fail: (p, o = {}) => phase("fail", p, o.error === undefined ? {} : { error: o.error }),
       rework: () => phase("rework", undefined),

@@ -4,6 +4,8 @@ import { checkMaxParallel, checkOutputPath } from "../ops/inputs.js";
 import type { Output } from "./output.js";
 import type { ProjectPaths } from "../store/project.js";
 import type { OpContext } from "../ops/op-context.js";
+import { judgeCaller } from "../core/authority.js";
+import { callerFacts } from "../store/caller-facts.js";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
@@ -46,10 +48,9 @@ export function warn(context: CommandContext): (message: string) => void {
 /** What an operation (src/ops/) needs from a command's context: warnings and notes go to stderr. */
 export function opContext(context: CommandContext): OpContext {
   const dir = context.options.dir;
-  // Claude Code sets CLAUDECODE=1 in its Bash tool, Copilot CLI COPILOT_CLI=1, Codex
-  // CODEX_TOOL_CALL_ID in a command its model runs (test/copilot/NOTES.md, test/codex/NOTES.md);
-  // a person at a terminal has a terminal.
-  const byModel = (process.env.CLAUDECODE === "1" || process.env.COPILOT_CLI === "1" || (process.env.CODEX_TOOL_CALL_ID ?? "") !== "") && !(process.stdin.isTTY === true && process.stdout.isTTY === true);
+  // Who runs this command is judged in one place (src/core/authority.ts): a client's marker in this
+  // process's environment or an ancestor's is a model's shell, whatever the line cleared.
+  const byModel = judgeCaller(callerFacts()).kind === "agent_shell";
   return { paths: context.paths, now: context.now, warn: warn(context), note: (line) => context.out.note(line), ...(typeof dir === "string" ? { dirArg: dir } : {}), ...(byModel ? { byModel } : {}) };
 }
 

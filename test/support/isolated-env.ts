@@ -1,0 +1,15 @@
+// Every test worker's own machine-local folders (vitest setupFiles): dotagent's state home (the
+// checkouts' keys, src/store/checkout-key.ts) and Claude Code's config folder (where the tests
+// write the transcripts that confirm a typed prompt). Children inherit process.env, so the built
+// CLI and its hooks write there, never into the home of the user running the tests.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll } from "vitest";
+
+const dir = mkdtempSync(join(tmpdir(), "dotagent-test-env-"));
+process.env.DOTAGENT_STATE_HOME = join(dir, "state");
+process.env.CLAUDE_CONFIG_DIR = join(dir, "claude");
+// The other clients' homes a test gives its hooks (COPILOT_HOME, CODEX_HOME): per project, in here.
+process.env.DOTAGENT_TEST_HOMES = join(dir, "homes");
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
