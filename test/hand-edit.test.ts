@@ -7,6 +7,7 @@ import { closeSync, ftruncateSync, openSync, readFileSync, readdirSync, statSync
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { typedPrompt } from "./support/typed-prompt.js";
 
 afterEach(removeTemps);
 
@@ -253,7 +254,7 @@ describe("hand edits: dotagent's own write cut off is never one", () => {
 
 describe("hand edits from an agent's shell: the way out is the person's (issue 29)", () => {
   const AS_MODEL = { CLAUDECODE: "1" };
-  const personSays = (p: string, prompt: string) => dotagent(p, ["hook", "user-prompt-submit"], { input: JSON.stringify({ hook_event_name: "UserPromptSubmit", cwd: p, prompt }), env: { CLAUDE_PROJECT_DIR: p } });
+  const personSays = (p: string, prompt: string) => dotagent(p, ["hook", "user-prompt-submit"], { input: JSON.stringify({ cwd: p, ...typedPrompt(prompt).input }), env: { CLAUDE_PROJECT_DIR: p } });
 
   it("the model's `resume --keep-edit` of its own edit: refused; going back after the person's yes: done", () => {
     const p = atArchitecture();

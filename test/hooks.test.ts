@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, utimesSync, writeFileSync, existsSync } from "
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { dotagent, installedProject, readJson, removeTemps, runHook, tempProject, writeJson } from "./support/cli.js";
+import { typedPrompt } from "./support/typed-prompt.js";
 
 afterEach(removeTemps);
 
@@ -203,7 +204,7 @@ describe("the end of a phase agent", () => {
     expect(hook(p, helper, "user-prompt-submit", { hook_event_name: "UserPromptSubmit", prompt: "<task-notification><task-id>pm1</task-id><status>completed</status></task-notification>" }).out?.hookSpecificOutput?.additionalContext ?? "").not.toContain("started again");
     expect(readJson(p, "memory/state/phase.json")).toMatchObject({ phase_status: "failed" });
     // The person's reply (here: /develop, "go on") starts the phase again, and the pm may run.
-    const replied = hook(p, helper, "user-prompt-submit", { hook_event_name: "UserPromptSubmit", prompt: "/develop" }).out?.hookSpecificOutput?.additionalContext;
+    const replied = hook(p, helper, "user-prompt-submit", typedPrompt("/develop").input).out?.hookSpecificOutput?.additionalContext;
     expect(replied).toContain("the person replied after REQUIREMENTS failed: REQUIREMENTS started again");
     expect(replied).toContain('"action":"spawn_agent","agent":"pm"');
     expect(readJson(p, "memory/state/phase.json")).toMatchObject({ phase_status: "in_progress", error: null });
@@ -215,15 +216,15 @@ describe("the end of a phase agent", () => {
     dotagent(p, ["resume", "--json", "--start", "--request", "add login"]);
     expect(dotagent(p, ["phase", "start", "REQUIREMENTS"]).code).toBe(0);
     const before = readFileSync(join(p, "memory/state/phase.json"), "utf8");
-    expect(hook(p, helper, "user-prompt-submit", { hook_event_name: "UserPromptSubmit", prompt: "try again" }).out).toBeNull();
+    expect(hook(p, helper, "user-prompt-submit", typedPrompt("try again").input).out).toBeNull();
     expect(readFileSync(join(p, "memory/state/phase.json"), "utf8")).toBe(before);
     // A person at their terminal fails it (their own shell: allowed), then replies in Claude Code.
     expect(dotagent(p, ["phase", "fail", "REQUIREMENTS", "--error", "the pm crashed"]).code).toBe(0);
-    const replied = hook(p, helper, "user-prompt-submit", { hook_event_name: "UserPromptSubmit", prompt: "try again" }).out?.hookSpecificOutput?.additionalContext;
+    const replied = hook(p, helper, "user-prompt-submit", typedPrompt("try again").input).out?.hookSpecificOutput?.additionalContext;
     expect(replied).toContain("REQUIREMENTS started again");
     const events = readFileSync(join(p, "memory/state/events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; failed?: boolean });
     expect(events.filter((e) => e.type === "person_replied" && e.failed === true)).toHaveLength(1);
-    expect(hook(p, helper, "user-prompt-submit", { hook_event_name: "UserPromptSubmit", prompt: "and again" }).out).toBeNull();
+    expect(hook(p, helper, "user-prompt-submit", typedPrompt("and again").input).out).toBeNull();
   });
 });
 

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { openWorkflow } from "../src/index.js";
 import { CLI, dotagent, readJson, removeTemps, tempProject, treeBytes, writeJson } from "./support/cli.js";
+import { typedPrompt } from "./support/typed-prompt.js";
 import { executorWork, git, liveOwner, ok, projectAtImplementation, startTask, stopOwner } from "./support/worktree-project.js";
 
 afterEach(() => removeTemps());
@@ -191,14 +192,14 @@ describe("plan edits: task edit, remove, skip", () => {
     expect(early.json.error).toMatchObject({ code: "person_not_answered" });
     const asked = dotagent(p, ["task", "skip", "t3", "--reason", "done by hand", "--json"], { env: AS_MODEL });
     expect(asked.code).toBe(5);
-    expect(asked.json).toEqual({ ok: false, decision: { question: 'Skip task t3 ("Logout", pending) because "done by hand"?', default: false, yes: "dotagent task skip t3 --reason 'done by hand' --yes", no: "dotagent resume" } });
+    expect(asked.json).toEqual({ ok: false, decision: { question: 'Skip task t3 ("Logout", pending) because "done by hand"?', default: false, yes: "dotagent task skip t3 --reason 'done by hand' --yes", no: "dotagent resume", answers: 'Reply "yes" or "no"; any other reply is not taken as an answer.' } });
     expect(events(p).filter((e) => e.type === "decision_asked")).toHaveLength(1);
     expect(readJson(p, "memory/state/execution.json").tasks[2].status).toBe("pending");
     // A refused edit is refused at once, never asked.
     expect(dotagent(p, ["task", "remove", "t2", "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "task_not_editable" });
     expect(events(p).filter((e) => e.type === "decision_asked")).toHaveLength(1);
     // The person replies (Claude Code's UserPromptSubmit hook records it); the model runs the yes.
-    const reply = dotagent(p, ["hook", "user-prompt-submit"], { input: JSON.stringify({ session_id: "s-1", cwd: p, hook_event_name: "UserPromptSubmit", prompt: "yes, skip it" }), env: { CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: p }, script: helper });
+    const reply = dotagent(p, ["hook", "user-prompt-submit"], { input: JSON.stringify({ session_id: "s-1", cwd: p, ...typedPrompt("yes, skip it").input }), env: { CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: p }, script: helper });
     expect(reply.code).toBe(0);
     const done = dotagent(p, ["task", "skip", "t3", "--reason", "done by hand", "--yes", "--json"], { env: AS_MODEL });
     expect(done.code).toBe(0);
@@ -227,7 +228,7 @@ describe("task retry: more attempts are the person's to give", () => {
     const before = plan();
     const asked = dotagent(p, ["task", "retry", "t1", "--extra-attempts", "2", "--json"], { env: AS_MODEL });
     expect(asked.code).toBe(5);
-    expect(asked.json).toEqual({ ok: false, decision: { question: QUESTION, default: false, yes: "dotagent task retry t1 --extra-attempts 2 --yes", no: "dotagent resume" } });
+    expect(asked.json).toEqual({ ok: false, decision: { question: QUESTION, default: false, yes: "dotagent task retry t1 --extra-attempts 2 --yes", no: "dotagent resume", answers: 'Reply "yes" or "no"; any other reply is not taken as an answer.' } });
     expect(events(p).filter((e) => e.type === "decision_asked")).toEqual([expect.objectContaining({ key: QUESTION, yes: "dotagent task retry t1 --extra-attempts 2 --yes" })]);
     expect(plan()).toBe(before);
     // Its --yes before the person replied: refused, nothing changed.
@@ -244,7 +245,7 @@ describe("task retry: more attempts are the person's to give", () => {
     expect(pending.json.error).toMatchObject({ code: "task_refused" });
     expect(events(p).filter((e) => e.type === "decision_asked")).toHaveLength(1);
     // The person replies (Claude Code's UserPromptSubmit hook records it); the model runs the yes.
-    const reply = dotagent(p, ["hook", "user-prompt-submit"], { input: JSON.stringify({ session_id: "s-1", cwd: p, hook_event_name: "UserPromptSubmit", prompt: "yes, two more" }), env: { CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: p }, script: helper });
+    const reply = dotagent(p, ["hook", "user-prompt-submit"], { input: JSON.stringify({ session_id: "s-1", cwd: p, ...typedPrompt("yes, two more").input }), env: { CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: p }, script: helper });
     expect(reply.code).toBe(0);
     const done = dotagent(p, ["task", "retry", "t1", "--extra-attempts", "2", "--yes", "--json"], { env: AS_MODEL });
     expect(done.code).toBe(0);

@@ -31,10 +31,12 @@ import type { ResumePlan } from "../core/plan-resume.js";
 import type { OpContext } from "../ops/op-context.js";
 import { agentTranscriptPath, readAgentPrompt, readAgentStartedAt, readAgentType, remindersSent } from "../store/agent-transcript.js";
 import { loadSnapshot } from "../store/session.js";
+import { textDigest, type ReplyEvidence } from "../store/authority.js";
 
 // The operations that write load only for the hooks that record (a Bash line is judged without them).
 const agentRun = () => import("../ops/agent-run.js");
 const personGate = () => import("../ops/person-gate.js");
+const personReplies = () => import("../ops/person-replies.js");
 
 export type HookInput = Record<string, unknown>;
 export type HookOutput = Record<string, unknown> | null;
@@ -223,13 +225,20 @@ export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promi
   const prompt = str(input.prompt) ?? "";
   const ids = notifiedAgents(prompt);
   if (!hasWorkflowFolder(op)) return null;
-  // The person typed this (no agent's notification): at an open gate, it is their reply; a
-  // /command such as /develop asks to go on, not to approve, but it does start a failed phase again.
+  // A prompt (no agent's notification): at an open gate, after a question or a failed phase, the
+  // person's reply, if the client's own record says they typed it (src/ops/person-replies.ts); a
+  // /command such as /develop asks to go on, not to approve, but does start a failed phase again.
   if (ids.length === 0 && !isNotification(prompt)) {
-    const done = await (await personGate()).recordReplyAtGate(op, prompt, { command: prompt.trimStart().startsWith("/") });
+    const done = await (await personReplies()).recordPrompt(op, { text: prompt, evidence: promptEvidence(input, prompt), command: prompt.trimStart().startsWith("/") });
+    if (done.kind === "pending") {
+      const what = done.effect.kind === "restart" ? `starts ${done.effect.phase} again` : done.effect.kind === "pick" ? `picks ${done.effect.design} (dotagent writes final_design.json from it and approves ${done.effect.phase})` : `approves ${done.effect.phase}`;
+      const told = `the person's reply ${what}; dotagent carries it out at your next step, once the client has recorded the prompt as the person's; do not run phase approve or write final_design.json`;
+      return done.plan === undefined ? context("UserPromptSubmit", `dotagent recorded: ${told}.`) : context("UserPromptSubmit", nextContext([told], done.plan));
+    }
+    if (done.kind === "ignored") return context("UserPromptSubmit", `dotagent: this prompt was not the person's (${done.why}); it answers nothing: ask the person.`);
     if (done.kind !== "approved" && done.kind !== "restarted") return null;
     const { result } = done;
-    const what = done.kind === "restarted" ? `the person replied after ${done.phase} failed: ${done.phase} started again; do what they said (their prompt) and the next step` : done.picked ? `the person picked ${done.picked}: final_design.json written from it and ARCHITECTURE approved (their prompt); do not write it or run phase approve` : `the person approved ${done.phase} (their prompt); do not run phase approve`;
+    const what = done.kind === "restarted" ? `the person replied after ${done.phase} failed: ${done.phase} started again; do what they said (their prompt) and the next step` : done.picked ? `the person picked ${done.picked}: final_design.json written from it and ${done.phase} approved (their prompt); do not write it or run phase approve` : `the person approved ${done.phase} (their prompt); do not run phase approve`;
     return context("UserPromptSubmit", nextContext([what], { phase: result.phase, phase_status: result.phase_status, next: result.next, in_flight: result.in_flight, agents_in_flight: result.agents_in_flight }));
   }
   const recorded: string[] = [];
@@ -247,6 +256,20 @@ export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promi
     }
   }
   return plan === undefined ? null : context("UserPromptSubmit", nextContext(recorded, plan));
+}
+
+/**
+ * Where the client records the prompt this hook is about, so dotagent can check that the person
+ * typed it (src/store/authority.ts): Claude Code's transcript and the prompt's id; the other
+ * clients' adapters name theirs (`dotagent_client`, and the record and id they give).
+ */
+function promptEvidence(input: HookInput, prompt: string): ReplyEvidence | undefined {
+  // Another client's adapter says where its record is (src/clients/*/hook-io.ts).
+  const given = obj(input.dotagent_evidence);
+  if (Object.keys(given).length > 0) return typeof given.client === "string" && typeof given.record === "string" && typeof given.id === "string" && typeof given.sha === "string" ? (given as unknown as ReplyEvidence) : undefined;
+  const record = str(input.transcript_path);
+  const id = str(input.prompt_id);
+  return record === undefined || id === undefined ? undefined : { client: "claude", record, id, sha: textDigest(prompt) };
 }
 
 /** An executor whose task has a worktree is told the report's absolute path (its worktree holds a copy of memory/). */

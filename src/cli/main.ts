@@ -3,7 +3,7 @@
 // prompts.
 import { parseArgs } from "node:util";
 import { DotagentError, EXIT } from "../core/errors.js";
-import { createOutput } from "./output.js";
+import { createOutput, withAnswers } from "./output.js";
 import { findProjectRoot, projectPaths } from "../store/project.js";
 import { GLOBAL_OPTIONS, type Command, type OptionSpec } from "./context.js";
 import { VERSION } from "./version.js";
@@ -134,7 +134,7 @@ function isDotagentError(error: unknown): error is DotagentError {
 function report(error: unknown, json: boolean, debug: boolean): number {
   if (isDotagentError(error)) {
     // Once: with --json the object carries the message, so stderr stays quiet.
-    if (json) writeStd("stdout", `${JSON.stringify({ error: { code: error.code, message: error.message, exit_code: error.exitCode, ...error.details } })}\n`);
+    if (json) writeStd("stdout", `${JSON.stringify({ error: { code: error.code, message: error.message, exit_code: error.exitCode, ...error.details } }, withAnswers)}\n`);
     else writeStd("stderr", `dotagent: ${error.message}\n`);
     if (debug) writeStd("stderr", `${error.stack ?? ""}\n`);
     return error.exitCode;

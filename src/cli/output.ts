@@ -2,6 +2,7 @@
 // line (every byte reaches the model as tokens; indentation was a third of them); for people
 // short plain lines, colour only on a terminal and never with NO_COLOR. Writes go through
 // std-write.ts, so a command that prints one JSON line never builds Node's stdout stream.
+import { YES_OR_NO } from "../core/authority.js";
 import { writeStd } from "./std-write.js";
 
 export interface Output {
@@ -43,12 +44,22 @@ function lazyColors(): Colors {
   return { bold: (s) => get().bold(s), dim: (s) => get().dim(s), green: (s) => get().green(s), yellow: (s) => get().yellow(s), red: (s) => get().red(s), cyan: (s) => get().cyan(s) };
 }
 
+/**
+ * JSON.stringify's replacer for every --json answer: a decision put to the person carries the
+ * words that count as their answer (`answers`), which the model shows with the question (SPEC §10).
+ */
+export function withAnswers(key: string, value: unknown): unknown {
+  if (key !== "decision" || value === null || typeof value !== "object") return value;
+  const d = value as Record<string, unknown>;
+  return typeof d.question === "string" && typeof d.yes === "string" && typeof d.no === "string" && d.answers === undefined ? { ...d, answers: YES_OR_NO } : value;
+}
+
 export function createOutput(json: boolean): Output {
   return {
     json,
     color: lazyColors(),
     result(value, lines) {
-      if (json) writeStd("stdout", `${JSON.stringify(value)}\n`);
+      if (json) writeStd("stdout", `${JSON.stringify(value, withAnswers)}\n`);
       else {
         const text = lines().join("\n");
         if (text !== "") writeStd("stdout", `${text}\n`);

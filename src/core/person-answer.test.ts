@@ -9,29 +9,36 @@ const started = e(0, "workflow_started");
 describe("gateAnswer: a reply counts when it is newer than everything that put the gate's question", () => {
   it.each([
     ["no reply", [started], [ms(5)], false],
-    ["a reply after the report", [started, e(6, "person_replied", { phase: "REQUIREMENTS" })], [ms(5)], true],
-    ["a reply before the report was written", [started, e(4, "person_replied", { phase: "REQUIREMENTS" })], [ms(5)], false],
-    ["a reply to another phase's gate", [started, e(6, "person_replied", { phase: "ARCHITECTURE" })], [ms(5)], false],
-    ["a reply, then the pm started again", [started, e(6, "person_replied", { phase: "REQUIREMENTS" }), e(7, "agent_started", { agent: "pm" })], [ms(5)], false],
-    ["a reply, then another phase's agent", [started, e(6, "person_replied", { phase: "REQUIREMENTS" }), e(7, "agent_started", { agent: "architect" })], [ms(5)], true],
-    ["a reply, then the workflow rolled back", [started, e(6, "person_replied", { phase: "REQUIREMENTS" }), e(7, "rolled_back")], [ms(5)], false],
-    ["a reply with no report at all", [started, e(6, "person_replied", { phase: "REQUIREMENTS" })], [], true],
-    ["a reply of an earlier run, before the workflow started again", [e(6, "person_replied", { phase: "REQUIREMENTS" }), e(8, "workflow_started")], [ms(5)], false],
+    ["a reply after the report", [started, e(6, "person_replied", { phase: "REQUIREMENTS", answer: "yes" })], [ms(5)], true],
+    ["a reply before the report was written", [started, e(4, "person_replied", { phase: "REQUIREMENTS", answer: "yes" })], [ms(5)], false],
+    ["a reply to another phase's gate", [started, e(6, "person_replied", { phase: "ARCHITECTURE", design: "minimal" })], [ms(5)], false],
+    ["a reply, then the pm started again", [started, e(6, "person_replied", { phase: "REQUIREMENTS", answer: "yes" }), e(7, "agent_started", { agent: "pm" })], [ms(5)], false],
+    ["a reply, then another phase's agent", [started, e(6, "person_replied", { phase: "REQUIREMENTS", answer: "yes" }), e(7, "agent_started", { agent: "architect" })], [ms(5)], true],
+    ["a reply, then the workflow rolled back", [started, e(6, "person_replied", { phase: "REQUIREMENTS", answer: "yes" }), e(7, "rolled_back")], [ms(5)], false],
+    ["a reply with no report at all", [started, e(6, "person_replied", { phase: "REQUIREMENTS", answer: "yes" })], [], true],
+    ["a reply of an earlier run, before the workflow started again", [e(6, "person_replied", { phase: "REQUIREMENTS", answer: "yes" }), e(8, "workflow_started")], [ms(5)], false],
   ] as const)("%s", (_name, events, times, answered) => {
     expect(gateAnswer(events, "REQUIREMENTS", times).answered).toBe(answered);
   });
 
   it("ARCHITECTURE's question is put again by an architect or the roundtable", () => {
-    const reply = e(6, "person_replied", { phase: "ARCHITECTURE" });
+    const reply = e(6, "person_replied", { phase: "ARCHITECTURE", design: "minimal" });
     expect(gateAnswer([started, reply, e(7, "agent_ended", { agent: "roundtable" })], "ARCHITECTURE", [ms(5)]).answered).toBe(false);
     expect(gateAnswer([started, reply, e(7, "agent_ended", { agent: "pm" })], "ARCHITECTURE", [ms(5)]).answered).toBe(true);
   });
 
   it("a plain no lets no approval through, until the person replies again; a failed phase's restart is no answer", () => {
-    const no = e(6, "person_replied", { phase: "REQUIREMENTS", declined: true });
+    const no = e(6, "person_replied", { phase: "REQUIREMENTS", answer: "no", declined: true });
     expect(gateAnswer([started, no], "REQUIREMENTS", [ms(5)])).toMatchObject({ answered: false, declined: true });
-    expect(gateAnswer([started, no, e(7, "person_replied", { phase: "REQUIREMENTS" })], "REQUIREMENTS", [ms(5)]).answered).toBe(true);
+    expect(gateAnswer([started, no, e(7, "person_replied", { phase: "REQUIREMENTS", answer: "yes" })], "REQUIREMENTS", [ms(5)]).answered).toBe(true);
     expect(gateAnswer([started, e(6, "person_replied", { phase: "REQUIREMENTS", gate: null, failed: true })], "REQUIREMENTS", [ms(5)]).answered).toBe(false);
+  });
+
+  it("what the reply says: a yes (or a design named, at the pick) answers; other words answer nothing", () => {
+    expect(gateAnswer([started, e(6, "person_replied", { phase: "REQUIREMENTS", answer: null })], "REQUIREMENTS", [ms(5)])).toMatchObject({ answered: false, unclear: true });
+    expect(gateAnswer([started, e(6, "person_replied", { phase: "ARCHITECTURE", answer: null })], "ARCHITECTURE", [ms(5)])).toMatchObject({ answered: false, unclear: true });
+    expect(gateAnswer([started, e(6, "person_replied", { phase: "ARCHITECTURE", answer: "no", design: "robust" })], "ARCHITECTURE", [ms(5)])).toMatchObject({ answered: true, design: "robust" });
+    expect(gateAnswer([started, e(6, "person_replied", { phase: "REQUIREMENTS", answer: "yes", said: "lgtm" })], "REQUIREMENTS", [ms(5)])).toMatchObject({ answered: true, said: "lgtm" });
   });
 
   it("says when the question was put", () => {
@@ -42,18 +49,21 @@ describe("gateAnswer: a reply counts when it is newer than everything that put t
 const OK = { ok: true, saidNo: false };
 const NO = { ok: false, saidNo: true };
 const NONE = { ok: false, saidNo: false };
+const UNCLEAR = { ok: false, saidNo: false, unclear: true };
 
 describe("decisions: a --yes from an agent's shell needs the person's reply after the question", () => {
   const asked = (key: string) => e(1, "decision_asked", { key });
-  const replied = (key: string) => e(2, "person_replied", { decision: key });
+  const replied = (key: string, answer: "yes" | "no" | null = "yes") => e(2, "person_replied", { decision: key, answer });
   it.each([
     ["never asked", [], "Q", NONE],
     ["asked, no reply", [asked("Q")], "Q", NONE],
-    ["asked, replied", [asked("Q"), replied("Q")], "Q", OK],
+    ["asked, the person said yes", [asked("Q"), replied("Q")], "Q", OK],
+    ["asked, the person replied neither yes nor no (\"continue\")", [asked("Q"), replied("Q", null)], "Q", UNCLEAR],
+    ["a reply recorded without what it says (an older dotagent's): answers nothing", [asked("Q"), e(2, "person_replied", { decision: "Q" })], "Q", UNCLEAR],
     ["replied, then asked again", [asked("Q"), replied("Q"), asked("Q")], "Q", NONE],
     ["another question answered", [asked("Q"), replied("R")], "Q", NONE],
-    ["asked, the person said no", [asked("Q"), e(2, "person_replied", { decision: "Q", declined: true })], "Q", NO],
-    ["said no, then yes", [asked("Q"), e(2, "person_replied", { decision: "Q", declined: true }), e(3, "person_replied", { decision: "Q" })], "Q", OK],
+    ["asked, the person said no", [asked("Q"), replied("Q", "no")], "Q", NO],
+    ["said no, then yes", [asked("Q"), replied("Q", "no"), e(3, "person_replied", { decision: "Q", answer: "yes" })], "Q", OK],
   ] as const)("%s", (_name, events, key, answered) => {
     expect(decisionAnswered(events, key)).toEqual(answered);
   });
@@ -61,6 +71,9 @@ describe("decisions: a --yes from an agent's shell needs the person's reply afte
     expect(pendingDecision([asked("Q")])).toBe("Q");
     expect(pendingDecision([asked("Q"), replied("Q")])).toBeUndefined();
     expect(pendingDecision([asked("Q"), replied("Q"), asked("R")])).toBe("R");
+    // "continue" answers nothing: the question stays open for the person's yes or no.
+    expect(pendingDecision([asked("Q"), replied("Q", null)])).toBe("Q");
+    expect(pendingDecision([asked("Q"), replied("Q", null), replied("Q", "no")])).toBeUndefined();
   });
   it("the isolation question is one key, whichever way it is answered", () => {
     expect(decisionKey({ question: "x?", yes: "dotagent resume --isolation commit" })).toBe("isolation");
@@ -88,17 +101,22 @@ describe("saysNo: a reply that opens with a plain no", () => {
 
 describe("commandAnswered: a decision is told by what its yes runs, not by its words", () => {
   const asked = e(1, "decision_asked", { key: "Workflow w was last active 8 days ago. Archive it and start fresh?", yes: "dotagent resume --yes", no: "dotagent resume --stale-after never" });
-  const replied = e(2, "person_replied", { decision: "Workflow w was last active 8 days ago. Archive it and start fresh?" });
+  const replied = e(2, "person_replied", { decision: "Workflow w was last active 8 days ago. Archive it and start fresh?", answer: "yes" });
   it("the question asked 8 days ago and answered when it says 9: the yes still counts", () => {
     expect(commandAnswered([asked, replied], "dotagent resume --yes")).toEqual(OK);
   });
-  it("the no of that question counts too (resume --keep-edit is the hand-edit question's no)", () => {
-    expect(commandAnswered([asked, replied], "dotagent resume --stale-after never")).toEqual(OK);
+  it("a yes lets only the yes through; the no needs the person's no (resume --keep-edit is the hand-edit question's no)", () => {
+    expect(commandAnswered([asked, replied], "dotagent resume --stale-after never")).toEqual(UNCLEAR);
   });
   it("the person said no: the yes is refused (declined), the no goes through", () => {
-    const no = { ...replied, declined: true };
+    const no = { ...replied, answer: "no", declined: true };
     expect(commandAnswered([asked, no], "dotagent resume --yes")).toEqual(NO);
     expect(commandAnswered([asked, no], "dotagent resume --stale-after never")).toEqual(OK);
+  });
+  it("a reply that says neither lets neither through", () => {
+    const neither = { ...replied, answer: null };
+    expect(commandAnswered([asked, neither], "dotagent resume --yes")).toEqual(UNCLEAR);
+    expect(commandAnswered([asked, neither], "dotagent resume --stale-after never")).toEqual(UNCLEAR);
   });
   it("another command, or no reply: not answered", () => {
     expect(commandAnswered([asked, replied], "dotagent init --yes")).toEqual(NONE);

@@ -31,7 +31,7 @@ export interface LoggedEvent {
   readonly [key: string]: unknown;
 }
 
-export type GateAnswer = { answered: true; at: string } | { answered: false; since: string | null; declined?: true };
+export type GateAnswer = { answered: true; at: string; design?: string; said?: string } | { answered: false; since: string | null; declined?: true; unclear?: true };
 
 /**
  * Whether a `person_replied` for `phase` came after the gate's question was last put: after
@@ -43,30 +43,39 @@ export function gateAnswer(events: readonly LoggedEvent[], phase: Phase, reportT
   // A file's time comes from the kernel's coarse clock, up to a tick (4–10 ms) behind the clock
   // events are stamped with: a report counts as written that much later (no person replies faster).
   let putAt = Math.max(0, ...reportTimes.filter((t) => Number.isFinite(t)).map((t) => t + FILE_CLOCK_SLACK_MS));
-  let reply: string | undefined;
-  let declined = false;
+  let reply: LoggedEvent | undefined;
   for (const event of events) {
     const at = Date.parse(event.at);
     if (!Number.isFinite(at)) continue;
     if (event.type === "person_replied") {
-      if (event.phase === phase && event.failed !== true) {
-        reply = event.at;
-        declined = event.declined === true;
-      }
+      if (event.phase === phase && event.failed !== true) reply = event;
       continue;
     }
     const reopens = event.type === "workflow_started" || event.type === "rolled_back" || (event.type.startsWith("agent_") && typeof event.agent === "string" && agents.includes(event.agent));
     if (reopens && at > putAt) putAt = at;
   }
   const since = putAt > 0 ? new Date(putAt).toISOString() : null;
-  if (reply !== undefined && Date.parse(reply) > putAt) return declined ? { answered: false, since, declined: true } : { answered: true, at: reply };
-  return { answered: false, since };
+  if (reply === undefined || !(Date.parse(reply.at) > putAt)) return { answered: false, since };
+  // What the reply says: a yes (or, at the pick, a design named) answers; a plain no declines;
+  // other words ("add remember-me", "continue") answer nothing: the model acts on them and asks again.
+  const said = typeof reply.said === "string" ? { said: reply.said } : {};
+  if (typeof reply.design === "string") return { answered: true, at: reply.at, design: reply.design, ...said };
+  if (reply.answer === "no" || reply.declined === true) return { answered: false, since, declined: true };
+  if (reply.answer === "yes") return { answered: true, at: reply.at, ...said };
+  return { answered: false, since, unclear: true };
 }
 
 /** The line a model gets when it approves after the person said no at the gate. */
 export function declinedMessage(phase: Phase, gateReport: string, agents: readonly string[]): string {
   const redo = agents.length > 0 ? `spawn ${agents.join(" or ")} again with their feedback, ` : "";
   return `the person said no at the ${phase} gate: do what they asked (${redo}then show ${gateReport} again) and ask again; dotagent records their next answer`;
+}
+
+/** The line a model gets when the person's reply at the gate neither approved nor said no. */
+export function unclearMessage(phase: Phase, gateReport: string, pick: boolean): string {
+  return pick
+    ? `the person's reply at the ${phase} gate names no one design: show the options in ${gateReport} again and ask which one; dotagent takes a reply that names one design`
+    : `the person's reply at the ${phase} gate did not approve: do what it asks, or show ${gateReport} again and ask "approve, or what should change?"; dotagent takes a reply that says approve (or yes, lgtm, looks good)`;
 }
 
 /** The line a model gets when it approves before the person answered. */
@@ -84,7 +93,8 @@ export function decisionKey(decision: { question: string; yes: string }): string
 export function pendingAsked(events: readonly LoggedEvent[]): LoggedEvent | undefined {
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
-    if (event.type === "person_replied" && typeof event.decision === "string") return undefined;
+    // Answered once the person said yes or no; a reply that said neither leaves it open (asked again).
+    if (event.type === "person_replied" && typeof event.decision === "string" && (event.answer === "yes" || event.answer === "no" || event.declined === true)) return undefined;
     if (event.type === "decision_asked" && typeof event.key === "string") return event;
   }
   return undefined;
@@ -103,6 +113,8 @@ export function pendingDecision(events: readonly LoggedEvent[]): string | undefi
 export interface PersonReply {
   readonly ok: boolean;
   readonly saidNo: boolean;
+  /** They replied, but said neither yes nor no: asked again. */
+  readonly unclear?: boolean;
 }
 
 const NO_REPLY: PersonReply = { ok: false, saidNo: false };
@@ -115,7 +127,9 @@ export function decisionAnswered(events: readonly LoggedEvent[], key: string): P
   });
   const reply = asked === -1 ? undefined : events.findLast((e, i) => i > asked && e.type === "person_replied" && e.decision === key);
   if (reply === undefined) return NO_REPLY;
-  return reply.declined === true ? { ok: false, saidNo: true } : { ok: true, saidNo: false };
+  // Only a yes answers yes ("continue" answers nothing): SPEC §11.
+  if (reply.answer === "no" || reply.declined === true) return { ok: false, saidNo: true };
+  return reply.answer === "yes" ? { ok: true, saidNo: false } : { ok: false, saidNo: false, unclear: true };
 }
 
 /**
@@ -127,8 +141,9 @@ export function commandAnswered(events: readonly LoggedEvent[], command: string)
   const asked = events.filter((e) => e.type === "decision_asked" && (e.yes === command || e.no === command) && typeof e.key === "string").at(-1);
   if (asked === undefined) return NO_REPLY;
   const answered = decisionAnswered(events, asked.key as string);
-  // A no lets the decision's no command through, never its yes.
-  return answered.saidNo && asked.no === command ? { ok: true, saidNo: false } : answered;
+  // A no lets the decision's no command through, never its yes; a yes only the yes.
+  if (asked.no === command && asked.yes !== command) return answered.saidNo ? { ok: true, saidNo: false } : answered.ok ? { ok: false, saidNo: false, unclear: true } : answered;
+  return answered;
 }
 
 /**

@@ -27,7 +27,12 @@ export interface OpContext {
 export async function locked<T>(context: OpContext, command: string, fn: (locked: Locked) => T | Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await withLock(context.paths, command, (l) => (rollbackCutOff(context.paths) ? finishRollbackFirst(context).then(() => fn(l)) : fn(l)), context.warn);
+      return await withLock(context.paths, command, async (l) => {
+        if (rollbackCutOff(context.paths)) await finishRollbackFirst(context);
+        // A reply of the person's that asks dotagent to act, waiting for the client's record of it.
+        if (existsSync(join(context.paths.stateDir, ".pending-reply.json"))) await (await import("./person-replies.js")).carryOutPendingReply(context);
+        return fn(l);
+      }, context.warn);
     } catch (error) {
       if (attempt >= 3 || (error as { code?: unknown }).code !== "concurrent_write") throw ioFailure(error, context.paths.root) ?? error;
     }

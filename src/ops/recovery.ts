@@ -20,7 +20,7 @@ export async function planWithRecovery(paths: ProjectPaths, snapshot: StateSnaps
 async function changedDefinition(paths: ProjectPaths, snapshot: StateSnapshot): Promise<ResumeOptions["definitionChanged"]> {
   const pinned = snapshot.phase.kind === "ok" ? snapshot.phase.value.workflow : undefined;
   if (pinned === undefined) return null;
-  const [{ workflowCatalog, WORKFLOWS_DIR }, { workflowHash }, { readEvents }] = await Promise.all([import("../store/workflow-files.js"), import("../core/flow-of.js"), import("../store/events.js")]);
+  const [{ workflowCatalog, WORKFLOWS_DIR }, { workflowHash }, { readEvents }, { authorityView }, { sealInstance }] = await Promise.all([import("../store/workflow-files.js"), import("../core/flow-of.js"), import("../store/events.js"), import("../store/authority.js"), import("../core/authority.js")]);
   const catalog = await workflowCatalog(paths.root);
   const source = catalog.all.find((d) => d.name === pinned.name)?.source;
   const resolved = catalog.resolve(pinned.name);
@@ -28,7 +28,9 @@ async function changedDefinition(paths: ProjectPaths, snapshot: StateSnapshot): 
   if (source === undefined || !resolved.ok) return null;
   const hash = workflowHash(resolved.flow);
   if (hash === pinned.hash) return null;
-  const kept = readEvents(paths.eventsFile).some((e) => e.type === "definition_kept" && e.hash === hash);
+  // Kept by the person in this checkout only (a `definition_kept` that arrived by git is history: asked again).
+  const state = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
+  const kept = authorityView(paths, sealInstance(state), readEvents(paths.eventsFile)).some((e) => e.type === "definition_kept" && e.hash === hash);
   return kept ? null : { name: pinned.name, source: source === "built-in" ? `the built-in ${pinned.name}` : source ?? WORKFLOWS_DIR, hash };
 }
 

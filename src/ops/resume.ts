@@ -66,12 +66,12 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
   }
   let isolation = input.isolation;
   // The uncommitted-changes question is the person's (SPEC §19): from an agent's shell, only after their reply.
-  if (isolation !== undefined && context.byModel) (await import("./person-gate.js")).requireIsolationAnswer(context.paths, isolation);
+  if (isolation !== undefined && context.byModel) await (await import("./person-gate.js")).requireIsolationAnswer(context.paths, isolation);
   // So is keeping a hand edit of the state (most likely the model's own).
-  if (input.keepEdits === true && context.byModel) (await import("./person-gate.js")).requireKeepEditAnswer(context.paths);
+  if (input.keepEdits === true && context.byModel) await (await import("./person-gate.js")).requireKeepEditAnswer(context.paths);
   // And going on with a definition that changed under the workflow.
   if (input.keepDefinition === true) {
-    if (context.byModel) (await import("./person-gate.js")).requireKeepDefinitionAnswer(context.paths);
+    if (context.byModel) await (await import("./person-gate.js")).requireKeepDefinitionAnswer(context.paths);
     await keepDefinition(context);
   }
   // Decisions may need a person, so the lock is taken per round, not across a prompt.
@@ -178,7 +178,8 @@ async function keepDefinition(context: OpContext): Promise<void> {
   if (!resolved.ok) return;
   const hash = workflowHash(resolved.flow);
   if (hash === pinned.hash) return;
-  await locked(context, "resume", () => appendEvents(context.paths.eventsFile, [{ type: "definition_kept", workflow: pinned.name, hash, pinned: pinned.hash }], context.now()));
+  const { appendAuthority } = await import("./person-gate.js");
+  await locked(context, "resume", () => appendAuthority(context, snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined, [{ type: "definition_kept", workflow: pinned.name, hash, pinned: pinned.hash }]));
 }
 
 /** Whether this workflow ever gave a task a worktree, or worktrees are on disk: then `resume` also looks for leftover branches. */

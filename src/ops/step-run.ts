@@ -14,7 +14,9 @@ import { isValidReport, reportAt } from "../core/reports.js";
 import type { Decision, NextAction } from "../core/plan-resume.js";
 import type { CheckStep, ShellStep } from "../core/flow.js";
 import { loadSnapshot } from "../store/session.js";
-import { appendEvents, readEvents } from "../store/events.js";
+import { appendEvents } from "../store/events.js";
+import type { PhaseState } from "../schema/phase.js";
+import { appendAuthority, authorityEvents } from "./person-gate.js";
 import { writeFileDurable } from "../store/atomic-write.js";
 import { clearStepRunning, readStepRunning, writeStepRunning } from "../store/step-running.js";
 import { locked, type OpContext } from "./op-context.js";
@@ -82,11 +84,11 @@ export async function runStep(context: OpContext, id: string, options: { again?:
     yes: `dotagent step run ${id} --yes`,
     no: "dotagent status",
   };
-  if (!approved(context, state.instance_id, id, commandStep.run)) {
+  if (!approved(context, state, id, commandStep.run)) {
     const answer = await options.decide(decision);
     if (answer === "no-terminal") return { kind: "decision", decision, next: { action: "run_step", agent: null, tasks: [], reason: `the person approves ${id}'s command first: relay the decision`, step: id } };
     if (!answer) throw new DotagentError("step_declined", `${id}'s command was not run; \`dotagent resume\` offers it again`, EXIT.refused);
-    await locked(context, "step run", () => appendEvents(context.paths.eventsFile, [{ type: "command_approved", step: id, command: commandStep.run, instance: state.instance_id ?? null }], context.now()));
+    await locked(context, "step run", () => appendAuthority(context, state, [{ type: "command_approved", step: id, command: commandStep.run, instance: state.instance_id ?? null }]));
   }
   // Never a second copy of the command beside one that runs: another `step run` at it now, or a
   // command an earlier one started and outlived (a kill -9 of the CLI leaves its process group
@@ -143,9 +145,12 @@ function refuseWhileRunning(context: OpContext, id: string): void {
   }
 }
 
-function approved(context: OpContext, instance: string | undefined, step: string, command: string): boolean {
-  // A person at a terminal answers the prompt (or passed --yes); only the model's shell needs a recorded approval.
-  return readEvents(context.paths.eventsFile).some((e) => e.type === "command_approved" && e.step === step && e.command === command && (e.instance ?? null) === (instance ?? null));
+/**
+ * Whether the person approved this exact command for this workflow instance: a `command_approved`
+ * sealed by this checkout (one that arrived by git is history: a clone asks again, SPEC §11).
+ */
+function approved(context: OpContext, state: PhaseState, step: string, command: string): boolean {
+  return authorityEvents(context.paths, state).some((e) => e.type === "command_approved" && e.step === step && e.command === command && (e.instance ?? null) === (state.instance_id ?? null));
 }
 
 /**

@@ -8,10 +8,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dotagent, readJson, removeTemps, tempProject } from "../support/cli.js";
+import { clientHome, codexTyped } from "../support/typed-prompt.js";
 
 afterEach(removeTemps);
 
 const AS_CODEX_MODEL = { CODEX_TOOL_CALL_ID: "call_1", CLAUDECODE: "" };
+const codexHome = (p: string) => clientHome("codex", p);
 const DEMAND = { feature: "add login", user_stories: ["sign in"], acceptance: ["wrong password shows an error"] };
 
 function atRequirementsGate(under?: string): { p: string; helper: string } {
@@ -27,7 +29,9 @@ function atRequirementsGate(under?: string): { p: string; helper: string } {
 
 /** A Codex hook: its stdin as Codex 0.169.0 writes it (test/codex/NOTES.md). */
 function hook(p: string, helper: string, event: string, input: Record<string, unknown>) {
-  const r = dotagent(p, ["hook", event, "--client", "codex"], { input: JSON.stringify({ session_id: "s-1", transcript_path: join(p, "rollout.jsonl"), cwd: p, model: "scripted", permission_mode: "bypassPermissions", ...input }), script: helper });
+  // The person's prompt as Codex records it (the thread's rollout): what dotagent checks a reply against.
+  const typed = event === "user-prompt-submit" && input.agent_id === undefined ? codexTyped(codexHome(p), String(input.prompt ?? "")) : {};
+  const r = dotagent(p, ["hook", event, "--client", "codex"], { input: JSON.stringify({ session_id: "s-1", transcript_path: join(p, "rollout.jsonl"), cwd: p, model: "scripted", permission_mode: "bypassPermissions", ...typed, ...input }), env: { CODEX_HOME: codexHome(p) }, script: helper });
   expect(r.code).toBe(0);
   return r.stdout.trim() === "" ? null : (JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision?: string; permissionDecisionReason?: string; additionalContext?: string } });
 }

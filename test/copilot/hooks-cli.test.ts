@@ -7,11 +7,13 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { dotagent, readJson, removeTemps, tempProject } from "../support/cli.js";
+import { clientHome, copilotTyped } from "../support/typed-prompt.js";
 
 afterEach(removeTemps);
 
 const DEMAND = { feature: "add login", user_stories: ["sign in"], acceptance: ["wrong password shows an error"] };
 const UNDER_COPILOT = { COPILOT_CLI: "1" };
+const copilotHome = (p: string) => clientHome("copilot", p);
 
 function installed(both = false): { p: string; helper: string } {
   const p = tempProject();
@@ -31,7 +33,9 @@ function atRequirementsGate(both = false) {
 
 /** A Copilot hook: its payload on stdin, its answer (top-level JSON) or null. */
 function copilotHook(p: string, helper: string, event: string, payload: Record<string, unknown>) {
-  const r = dotagent(p, ["hook", event, "--client", "copilot"], { input: JSON.stringify({ sessionId: "s-1", timestamp: 1, cwd: p, ...payload }), env: { ...UNDER_COPILOT, COPILOT_PROJECT_DIR: p }, script: helper });
+  // The person's prompt as Copilot records it (its session's events.jsonl): what dotagent checks a reply against.
+  const typed = event === "user-prompt-submit" && payload.agentId === undefined ? copilotTyped(copilotHome(p), String(payload.prompt ?? ""), { cwd: p }) : {};
+  const r = dotagent(p, ["hook", event, "--client", "copilot"], { input: JSON.stringify({ sessionId: "s-1", timestamp: 1, cwd: p, ...typed, ...payload }), env: { ...UNDER_COPILOT, COPILOT_PROJECT_DIR: p, COPILOT_HOME: copilotHome(p) }, script: helper });
   expect(r.code).toBe(0);
   return r.stdout.trim() === "" ? null : (JSON.parse(r.stdout) as Record<string, unknown>);
 }

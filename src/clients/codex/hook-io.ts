@@ -20,6 +20,7 @@
 import type { OpContext } from "../../ops/op-context.js";
 import { executorLinesFor } from "./executor-lines.js";
 import { findRollout, readRolloutAgent, readV2SpawnMessage, type RolloutAgent } from "./rollout.js";
+import { textDigest } from "../../store/authority.js";
 
 export type HookInput = Record<string, unknown>;
 export type HookOutput = Record<string, unknown> | null;
@@ -96,8 +97,12 @@ export function planCodexHook(event: LoopEvent, input: HookInput, rollouts: Roll
     case "user-prompt-submit": {
       if (input.agent_id !== undefined) return { kind: "executor_lines", agentType: input.agent_type, prompt: str(input.prompt) ?? "", hookEventName: "UserPromptSubmit" };
       const prompt = str(input.prompt) ?? "";
+      // Where Codex records the prompt, to check the person typed it: the thread's rollout, by turn.
+      const record = str(input.transcript_path);
+      const turn = str(input.turn_id);
+      const evidence = record !== undefined && turn !== undefined ? { dotagent_evidence: { client: "codex", record, id: turn, sha: textDigest(prompt) } } : {};
       // `$develop add login` is the skill's invocation, as `/develop add login` is in Claude Code.
-      return run([{ ...input, prompt: prompt.replace(/^(\s*)\$(develop|status|checkpoint)\b/, "$1/$2") }]);
+      return run([{ ...input, ...evidence, prompt: prompt.replace(/^(\s*)\$(develop|status|checkpoint)\b/, "$1/$2") }]);
     }
     case "pre-tool-use":
       if (tool === "Bash") return run([withAgentTranscript(input)]);

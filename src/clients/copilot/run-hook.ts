@@ -19,7 +19,17 @@ import { mark } from "../../store/trace.js";
 import { opContext, type CommandContext } from "../../cli/context.js";
 import { COPILOT_EVENTS, isSubAgentEvent, toClaudeInput, toCopilotOutput, type CopilotHookEvent } from "./hook-io.js";
 import { developRequest, startContext } from "./develop-prompt.js";
-import { readAgentPrompt } from "./session-events.js";
+import { copilotRecord, readAgentPrompt } from "./session-events.js";
+import { textDigest, type ReplyEvidence } from "../../store/authority.js";
+
+/** Where Copilot records the person's prompt (its session's events.jsonl), to check that they typed it: the hook's time names it. */
+function promptEvidence(raw: Record<string, unknown>): { dotagent_evidence?: ReplyEvidence } {
+  const session = typeof raw.sessionId === "string" ? raw.sessionId : undefined;
+  const at = typeof raw.timestamp === "number" ? String(raw.timestamp) : undefined;
+  const record = session === undefined ? undefined : copilotRecord(session);
+  if (record === undefined || at === undefined || typeof raw.prompt !== "string") return {};
+  return { dotagent_evidence: { client: "copilot", record, id: at, sha: textDigest(raw.prompt) } };
+}
 import { dotagentAgentName } from "../../core/agent-job.js";
 
 /**
@@ -47,7 +57,7 @@ function hookPaths(context: CommandContext, input: Record<string, unknown>) {
 
 export async function runCopilotHook(context: CommandContext, event: CopilotHookEvent, sessionStartContext: (context: CommandContext, input: Record<string, unknown>) => Promise<string | null>): Promise<void> {
   const raw = readHookStdin();
-  const input = toClaudeInput(event, raw);
+  const input: Record<string, unknown> = { ...toClaudeInput(event, raw), ...(event === "user-prompt-submit" ? promptEvidence(raw) : {}) };
   mark(`hook ${event} copilot ${typeof input.tool_name === "string" ? input.tool_name : ""}`);
   const helper = process.argv[1] ?? "";
   const say = (output: Record<string, unknown> | null) => {
@@ -66,11 +76,11 @@ export async function runCopilotHook(context: CommandContext, event: CopilotHook
     const request = developRequest(String(input.prompt ?? ""));
     if (request !== undefined) {
       // The person's /develop goes on: a failed phase starts again first (as in Claude Code, SPEC §5).
-      await (await import("../../ops/person-gate.js")).recordReplyAtGate({ ...opContext(context), paths, byModel: false }, "", { command: true });
-      // What the skill's `!` line does in Claude Code, done here: the plan is in the model's context before it acts.
-      // The person's command, not the model's: run without the markers of the client's shell tool.
-      const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== "COPILOT_CLI" && key !== "CLAUDECODE"));
-      const run = spawnSync(process.execPath, [helper, "resume", "--json", "--start", `--request=${request}`], { cwd: paths.root, encoding: "utf8", timeout: 25_000, env });
+      await (await import("../../ops/person-replies.js")).recordPrompt({ ...opContext(context), paths, byModel: false }, { text: String(input.prompt ?? ""), evidence: input.dotagent_evidence as ReplyEvidence | undefined, command: true });
+      // What the skill's `!` line does in Claude Code, done here: the plan is in the model's context
+      // before it acts. Run under the client, as that line is: a decision it meets is put to the
+      // person through the model (recorded, so their reply can answer it), never taken as answered.
+      const run = spawnSync(process.execPath, [helper, "resume", "--json", "--start", `--request=${request}`], { cwd: paths.root, encoding: "utf8", timeout: 25_000 });
       say({ additionalContext: startContext(run.stdout ?? "", helper) });
       return;
     }

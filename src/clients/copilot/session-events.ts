@@ -54,10 +54,17 @@ export function agentRecordIn(text: string, agentId: string): { prompt: string |
 
 /** The text of session `sessionId`'s record, or undefined (none, or an id that is not an id). */
 export function readSessionRecord(sessionId: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const file = copilotRecord(sessionId, env);
+  if (file === undefined) return undefined;
+  const read = readProjectText(file, { maxBytes: 256 * 1024 * 1024, links: "refuse" });
+  return read.kind === "ok" ? read.text : undefined;
+}
+
+/** The path of session `sessionId`'s events.jsonl (undefined: not an id). */
+export function copilotRecord(sessionId: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (!ID.test(sessionId)) return undefined;
   const home = env.COPILOT_HOME || join(env.HOME || homedir(), ".copilot");
-  const read = readProjectText(join(home, "session-state", sessionId, "events.jsonl"), { maxBytes: 256 * 1024 * 1024, links: "refuse" });
-  return read.kind === "ok" ? read.text : undefined;
+  return join(home, "session-state", sessionId, "events.jsonl");
 }
 
 /** The prompt of sub-agent `agentId` of session `sessionId`, or undefined (no such record, or ids that are not ids). */
