@@ -89,7 +89,7 @@ export const COMMAND_RULES: Readonly<Record<AllowedSubcommand, CommandRule>> = {
   validate: { options: { "stale-after": { type: "string" } }, positionals: none },
   doctor: { options: { "stale-after": { type: "string" }, headless: { type: "boolean" }, client: { type: "string" } }, positionals: none },
   phase: {
-    options: { output: { type: "string", path: true }, error: { type: "string" }, designs: { type: "string" } },
+    options: { output: { type: "string", path: true }, error: { type: "string" }, designs: { type: "string" }, pick: { type: "string" }, notes: { type: "string" } },
     // `phase <action> [PHASE]`
     positionals: (words) => (words.length === 0 ? { why: "no action" } : !["start", "complete", "fail", "approve", "rework"].includes(words[0]!) ? { why: `the action ${JSON.stringify(words[0])}` } : words.length > 2 ? { why: `an unexpected argument ${JSON.stringify(words[2])}` } : {}),
   },
@@ -188,7 +188,7 @@ export function scanWords(line: string): Scan {
   return { ok: true, words };
 }
 
-type Parsed = { ok: true; positionals: string[]; paths: string[] } | { ok: false; why: string };
+type Parsed = { ok: true; positionals: string[]; paths: string[]; values: Record<string, string> } | { ok: false; why: string };
 
 /** Reads the words after the subcommand as the CLI's strict parseArgs does, with the command's own table. */
 export function readOptions(words: readonly string[], options: Readonly<Record<string, OptionRule>>): Parsed {
@@ -196,6 +196,7 @@ export function readOptions(words: readonly string[], options: Readonly<Record<s
   const byShort = new Map(Object.entries(all).flatMap(([name, rule]) => (rule.short ? [[rule.short, name] as const] : [])));
   const positionals: string[] = [];
   const paths: string[] = [];
+  const values: Record<string, string> = {};
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     if (word === "--") return { ok: false, why: "--" };
@@ -211,6 +212,7 @@ export function readOptions(words: readonly string[], options: Readonly<Record<s
       const value: string | undefined = eq === -1 ? words[++i] : word.slice(eq + 1);
       if (value === undefined || (eq === -1 && value.startsWith("-"))) return { ok: false, why: `--${name} without its value` };
       if (rule.path) paths.push(value);
+      values[name] = value;
       continue;
     }
     if (word.startsWith("-") && word !== "-") {
@@ -222,6 +224,7 @@ export function readOptions(words: readonly string[], options: Readonly<Record<s
           const value = k + 1 < word.length ? word.slice(k + 1) : words[++i];
           if (value === undefined || (k + 1 === word.length && value.startsWith("-"))) return { ok: false, why: `-${word[k]} without its value` };
           if (all[name]!.path) paths.push(value);
+          values[name] = value;
           break;
         }
       }
@@ -229,7 +232,7 @@ export function readOptions(words: readonly string[], options: Readonly<Record<s
     }
     positionals.push(word);
   }
-  return { ok: true, positionals, paths };
+  return { ok: true, positionals, paths, values };
 }
 
 /** Values of options that name a path, checked to stay in the project. */

@@ -7,6 +7,7 @@ import { REPORT, REPORTS_DIR, specOf, type Phase, type PhaseStatus } from "./pha
 import { planSourceOf, stepAgents, type StepCondition } from "./flow.js";
 import { flowOf } from "./flow-of.js";
 import { ownedReports, phaseAgentOf, unownedNote } from "./report-owners.js";
+import { NOT_PICKED } from "./authority.js";
 import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
 import { currentRound, importPlan, isLegacyExecution, planFileOf, planStatus, planTasksReason } from "./plans.js";
 import { countByStatus, emptyExecution, readyTasks, recoverTasks, type Repair } from "./tasks.js";
@@ -624,7 +625,11 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
         return { ...spawn(step.agent, reason), designs: missing };
       }
       if (agents.length > 0) return awaitAgents([], agents);
-      if (reports.designs.length > 0 && valid(REPORT.roundtable)) return approval("pick_design", "the user picks a design (do not re-run the architects)", step.id);
+      if (reports.designs.length > 0 && valid(REPORT.roundtable)) {
+        const final = reportAt(reports, REPORT.finalDesign);
+        const notPicked = final.status === "invalid" && final.reason === NOT_PICKED;
+        return approval("pick_design", notPicked ? `final_design.json ${NOT_PICKED}: show the options in roundtable.json and ask the user which one (do not write final_design.json)` : "the user picks a design (do not re-run the architects)", step.id);
+      }
       if (reports.designs.length > 0) return spawn(step.reducer, unowned(REPORT.roundtable) ?? "designs exist but roundtable.json does not");
       const defaults = step.designs.map((d) => d.name);
       return { ...spawn(step.agent, `no designs yet: ask for ${defaults.join(" and ")} (or record others first with \`dotagent phase start ${step.id} --designs a,b\`)`), designs: defaults };

@@ -9,9 +9,9 @@
 //   memory/state/          dotagent's alone: every Write/Edit and every Bash redirection, copy,
 //                          move or removal into it is denied, with the helper command to use;
 //   memory/reports/        a report counts for the agent at work: a dotagent agent writes only
-//                          its own report (its `Output file:`); the main agent only the files the
-//                          /develop skill gives it (final_design.json after the person's pick,
-//                          the plan files plan.json and plan.rework-N.json);
+//                          its own report (its `Output file:`); the main agent only the plan
+//                          files (plan.json, plan.rework-N.json); final_design.json is dotagent's,
+//                          written from the person's pick (`phase approve STEP --pick NAME`);
 //   an executor's worktree an executor whose task has a worktree writes only inside it (its
 //                          report in the main checkout aside).
 //
@@ -86,7 +86,7 @@ function placesOf(ctx: GuardContext): Places {
 }
 
 /** The files of memory/reports/ and who writes each (project-relative, `/`-separated). */
-export function reportWriter(rel: string): AgentName | "main" | "dotagent" | undefined {
+export function reportWriter(rel: string): AgentName | "main" | "dotagent" | "pick" | undefined {
   const name = rel.slice(REPORTS_DIR.length + 1);
   if (name === "demand.json") return "pm";
   if (/^designs\/[^/]+\.json$/.test(name)) return "architect";
@@ -94,7 +94,8 @@ export function reportWriter(rel: string): AgentName | "main" | "dotagent" | und
   if (/^tasks\/[^/]+\.json$/.test(name)) return "executor";
   if (name === "verification.json") return "qa";
   if (name === "reflection.json" || name === "reflection.md") return "reflector";
-  if (name === "final_design.json" || name === "plan.json" || /^plan\.rework-\d+\.json$/.test(name)) return "main";
+  if (name === "plan.json" || /^plan\.rework-\d+\.json$/.test(name)) return "main";
+  if (name === "final_design.json") return "pick";
   if (/^verification\.rework-\d+\.json$/.test(name)) return "dotagent";
   return undefined;
 }
@@ -118,6 +119,8 @@ function ownerPhrase(owner: ReturnType<typeof reportWriter>): string {
       return "the /develop skill writes it (the main agent)";
     case "dotagent":
       return "dotagent writes it";
+    case "pick":
+      return "dotagent writes it from the person's pick: once they have named a design, run `phase approve <STEP> --pick <name> --json` (their words become its notes)";
     case "executor":
       return "it is an executor's report: spawn the executor for that task";
     default:
@@ -147,7 +150,7 @@ export function judgeFileWrite(path: string, writer: Writer, ctx: GuardContext):
   const owner = reportWriter(rel);
   if (writer.kind === "main") {
     if (owner === "main") return PASS;
-    return deny(`dotagent: ${rel} is not yours to write: ${ownerPhrase(owner)}. A report counts only from the agent at work; you write only ${REPORTS_DIR}/final_design.json (after the person's pick) and the plan file next.plan_file names.`);
+    return deny(`dotagent: ${rel} is not yours to write: ${ownerPhrase(owner)}. A report counts only from the agent at work; you write only the plan file next.plan_file names.`);
   }
   const own = writer.job ? target === `${places.root}/${writer.job.output}` : owner === writer.agent;
   if (own) return PASS;

@@ -23,6 +23,8 @@ export interface PhaseChange {
   readonly error?: string | undefined;
   /** `start ARCHITECTURE`: the design names asked for. */
   readonly designs?: readonly string[] | undefined;
+  /** `approve ARCHITECTURE --pick NAME`: the person's pick, written as final_design.json first (their words: from their reply, or `--notes`). */
+  readonly pick?: { readonly design: string; readonly words?: string | undefined; readonly via?: "reply" | "terminal" | "program" | "auto"; readonly tasks?: readonly unknown[] | undefined } | undefined;
 }
 
 /** What `phase … --json` prints: where the workflow is now, and its next step (SPEC §10). */
@@ -40,9 +42,15 @@ export interface PhaseOutcome {
 }
 
 export async function changePhase(context: OpContext, change: PhaseChange): Promise<PhaseOutcome> {
+  return locked(context, `phase ${change.action}`, () => changePhaseLocked(context, change));
+}
+
+/** changePhase for a caller that holds the state lock already (the person's reply carried out, src/ops/person-replies.ts). */
+export async function changePhaseLocked(context: OpContext, change: PhaseChange): Promise<PhaseOutcome> {
   const { action, output, designs } = change;
   const now = context.now();
-  const { state, changed, plan } = await locked(context, `phase ${action}`, async () => {
+  const { state, changed, plan } = await (async () => {
+    if (action === "approve" && change.pick !== undefined) await pickFirst(context, change, change.pick);
     const snapshot = await loadSnapshot(context.paths, output === undefined ? [] : [{ path: output, mode: "parse" }]);
     const before = requireWorkflow(snapshot, now);
     // A step is named as the workflow's definition spells it, in any case (develop: `approve requirements`).
@@ -65,7 +73,7 @@ export async function changePhase(context: OpContext, change: PhaseChange): Prom
     }
     // A gate is the person's: from an agent's shell, an approval needs their reply (SPEC §11).
     const gate = named ?? before.current_phase;
-    if (action === "approve" && context.byModel && !before.user_checkpoints.some((c) => c.phase === gate)) requirePersonAnswer(context.paths, gate, flowOf(before));
+    if (action === "approve" && context.byModel && !before.user_checkpoints.some((c) => c.phase === gate)) requirePersonAnswer(context.paths, gate, before, change.pick?.design);
     const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
     const outcome = transition(before, event, { reports: snapshot.reports, execution, now });
     if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
@@ -77,9 +85,26 @@ export async function changePhase(context: OpContext, change: PhaseChange): Prom
     // The step after this one (an approval also completes its phase once its report is there).
     const settled = await settle(context, now);
     return { state: settled.phase ?? outcome.state, changed: outcome.state !== before, plan: settled.plan };
-  });
+  })();
   return {
     state,
     result: { ok: true, changed, phase: state.current_phase, phase_status: state.phase_status, ...(designs ? { designs_requested: state.designs_requested ?? [] } : {}), ...nextFields(plan) },
   };
+}
+
+/**
+ * `approve STEP --pick NAME` of a choose step: final_design.json written by dotagent from the
+ * design (src/ops/person-replies.ts writePick). From an agent's shell the person's reply must name
+ * that design, and their words become its user_notes; a person or a program passes `--notes`.
+ */
+async function pickFirst(context: OpContext, change: PhaseChange, pick: NonNullable<PhaseChange["pick"]>): Promise<void> {
+  const snapshot = await loadSnapshot(context.paths);
+  const before = requireWorkflow(snapshot, context.now());
+  const named = change.phase === undefined ? before.current_phase : phasesOf(before).find((s) => s.toUpperCase() === change.phase!.toUpperCase());
+  if (named === undefined || stepIn(before, named).kind !== "choose") throw usageError(`--pick goes with the step where the person picks a design (${flowOf(before).steps.find((s) => s.kind === "choose")?.id ?? "none in this workflow"})`);
+  if (before.user_checkpoints.some((c) => c.phase === named)) return;
+  if (named !== before.current_phase) throw new DotagentError("wrong_phase", `${named} is not the current step (${before.current_phase}); \`dotagent resume\` says what is next`, EXIT.refused);
+  const words = context.byModel ? (requirePersonAnswer(context.paths, named, before, pick.design).said ?? "") : (pick.words ?? "");
+  const { writePick } = await import("./person-replies.js");
+  writePick(context, before, { design: pick.design, words, via: pick.via ?? (context.byModel ? "reply" : "terminal"), ...(pick.tasks !== undefined ? { tasks: pick.tasks } : {}) });
 }

@@ -759,10 +759,10 @@ async function chooseDesign(run: Run, at: StepContext, phase: Phase): Promise<Ru
   const tasks = tasksToPlan(0, design, at.request);
   // The person's words at this gate travel with the design to the executors.
   const notes = run.memory ? (await run.memory.read()).feedback.filter((f) => f.gate === phase).map((f) => f.text).join("\n") : "";
-  writeJsonDurable(join(options.root, REPORT.finalDesign), { chosen, source, approved_by: options.design !== undefined || run.approve === "ask" ? "user" : "dotagent run --approve auto", decided_at: decided, user_notes: notes, design, tasks });
+  // The pick is the approval: the person (or --approve auto) chose this design. dotagent writes
+  // final_design.json from it (the only writer of that file, SPEC §11), then approves.
+  await wf.phase.approve(phase, { pick: chosen, notes, tasks, auto: !(options.design !== undefined || run.approve === "ask") });
   wrote(run, REPORT.finalDesign);
-  // The pick is the approval: the person (or --approve auto) chose this design.
-  await wf.phase.approve(phase);
   await wf.phase.complete(phase, { output: REPORT.finalDesign });
   const line = oneLineOf(chosen);
   options.progress.line(`design ${chosen} chosen${how}${line ? `: ${line.slice(0, 120)}` : ""}`, { mark: "done" });

@@ -11,8 +11,15 @@ import type { ProjectPaths } from "./project.js";
 import { assertStatePaths } from "./state-paths.js";
 import { readClearing } from "./clearing-marker.js";
 import { readPendingRollback, rollbackPending, type PendingRollback } from "./pending-rollback.js";
-import { MISSING } from "../core/reports.js";
+import { MISSING, type ReportSnapshot } from "../core/reports.js";
 import { findHandEdits } from "./last-write.js";
+import { NOT_PICKED, sealInstance } from "../core/authority.js";
+import { flowOf } from "../core/flow-of.js";
+import { REPORT } from "../core/phases.js";
+import type { PhaseState } from "../schema/phase.js";
+import { authorityView, fileDigest } from "./authority.js";
+import { readEvents } from "./events.js";
+import { MAX_STATE_BYTES, readProjectFile } from "./read-file.js";
 
 export async function loadSnapshot(paths: ProjectPaths, extra: readonly ReportRequest[] = []): Promise<StateSnapshot> {
   assertStatePaths(paths);
@@ -51,7 +58,27 @@ export { CLEARING_MARKER } from "./clearing-marker.js";
 /** Adds the reports and temp files a snapshot needs to the two state files as read. */
 export function completeSnapshot(paths: ProjectPaths, phase: StateSnapshot["phase"], execution: StateSnapshot["execution"], extra: readonly ReportRequest[]): StateSnapshot {
   const requests = reportRequests(phase.kind === "ok" ? phase.value : undefined, execution.kind === "ok" ? execution.value : undefined);
-  return { phase, execution, reports: readReports(paths.root, [...requests, ...extra]), tempFiles: findTempFiles(paths.stateDir), clearing: readClearing(paths) };
+  const reports = readReports(paths.root, [...requests, ...extra]);
+  return { phase, execution, reports: phase.kind === "ok" ? withPickChecked(paths, phase.value, reports) : reports, tempFiles: findTempFiles(paths.stateDir), clearing: readClearing(paths) };
+}
+
+/**
+ * final_design.json is dotagent's, written from the person's pick (SPEC §11): until the choose step
+ * is approved, it counts only while its bytes are those a sealed `design_picked` names. A file the
+ * model wrote (a Write, a shell line, a script) reads as not written, so the pick is asked again
+ * with its options; after the approval the file is history and is read as it is.
+ */
+function withPickChecked(paths: ProjectPaths, state: PhaseState, reports: ReportSnapshot): ReportSnapshot {
+  const choose = flowOf(state).steps.find((s) => s.kind === "choose");
+  const current = reports.files.get(REPORT.finalDesign);
+  if (choose === undefined || current === undefined || current.status === "missing" || state.user_checkpoints.some((c) => c.phase === choose.id)) return reports;
+  const read = readProjectFile(join(paths.root, REPORT.finalDesign), { maxBytes: MAX_STATE_BYTES, links: "inside", root: paths.root });
+  const digest = read.kind === "ok" ? fileDigest(read.bytes) : undefined;
+  const picked = authorityView(paths, sealInstance(state), readEvents(paths.eventsFile)).findLast((e) => e.type === "design_picked");
+  if (digest !== undefined && picked?.digest === digest) return reports;
+  const files = new Map(reports.files);
+  files.set(REPORT.finalDesign, { status: "invalid", reason: NOT_PICKED });
+  return { ...reports, files };
 }
 
 export interface Locked {

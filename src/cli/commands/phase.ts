@@ -10,12 +10,13 @@ function designsOption(text: string | undefined, action: string): string[] | und
 
 export const command: Command = {
   summary: "start|complete|fail|approve|rework a phase",
-  usage: "dotagent phase start|complete|fail|approve|rework [PHASE] [--output PATH] [--error TEXT] [--designs A,B] [--json]",
-  options: { output: { type: "string" }, error: { type: "string" }, designs: { type: "string" } },
+  usage: "dotagent phase start|complete|fail|approve|rework [PHASE] [--output PATH] [--error TEXT] [--designs A,B] [--pick NAME [--notes TEXT]] [--json]",
+  options: { output: { type: "string" }, error: { type: "string" }, designs: { type: "string" }, pick: { type: "string" }, notes: { type: "string" } },
   examples: [
     "dotagent phase start REQUIREMENTS",
     "dotagent phase start ARCHITECTURE --designs minimal,robust   records the designs asked for",
     "dotagent phase approve REQUIREMENTS           the user said yes to demand.json",
+    "dotagent phase approve ARCHITECTURE --pick minimal --notes 'keep the old API'   the user's pick: final_design.json written from it",
     "dotagent phase complete REQUIREMENTS          refused unless demand.json is valid and approved",
     "dotagent phase fail VERIFICATION --error 'qa agent crashed'",
     "dotagent phase rework                         failed verification: back to IMPLEMENTATION",
@@ -26,7 +27,11 @@ export const command: Command = {
     const phase = phaseArg !== undefined && !/^[A-Za-z][A-Za-z0-9_-]{0,39}$/.test(phaseArg) ? (() => { throw usageError(`"${phaseArg.slice(0, 50)}" is not a step name; the steps are in \`dotagent status\``); })() : phaseArg;
     const output = outputOption(context);
     const designs = designsOption(stringOption(context, "designs"), action);
-    const { state: s, result } = await changePhase(opContext(context), { action, phase, output, error: stringOption(context, "error"), designs });
+    const pickName = stringOption(context, "pick");
+    if ((pickName !== undefined || stringOption(context, "notes") !== undefined) && action !== "approve") throw usageError("--pick and --notes go with `phase approve` of the step where the person picks a design");
+    if (pickName !== undefined && !/^[a-z][a-z0-9-]{0,39}$/i.test(pickName)) throw usageError(`"${pickName.slice(0, 50)}" is not a design name`);
+    const pick = pickName === undefined ? undefined : { design: pickName, words: stringOption(context, "notes") };
+    const { state: s, result } = await changePhase(opContext(context), { action, phase, output, error: stringOption(context, "error"), designs, pick });
     context.out.result(result, () => [result.changed ? `${action}: ${s.workflow_id} is now at ${s.current_phase} (${s.phase_status})` : `${action}: nothing to change (${s.current_phase} ${s.phase_status})`]);
     return EXIT.ok;
   },

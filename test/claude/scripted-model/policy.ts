@@ -417,13 +417,11 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
       }
       if (next.gate === "approve_design") {
         if (answer === null) return [{ end: "memory/reports/final_design.json is written: approve?" }];
-        return [{ calls: [run(ctx, "phase approve ARCHITECTURE")] }];
+        return [{ calls: [run(ctx, "phase approve ARCHITECTURE --pick minimal")] }];
       }
       if (answer === null) return [{ calls: [read(ctx, "memory/reports/roundtable.json")] }, { end: `Options: ${DESIGNS.join(", ")}; the roundtable recommends minimal. Which one?` }];
-      return [
-        { calls: [write(ctx, "memory/reports/final_design.json", finalDesign(DESIGNS.find((d) => answer.includes(d)) ?? "minimal", answer, ctx.tasks))] },
-        { calls: [run(ctx, "phase approve ARCHITECTURE")] },
-      ];
+      // A pick with notes (SKILL.md): dotagent writes final_design.json from the design the person named.
+      return [{ calls: [run(ctx, `phase approve ARCHITECTURE --pick ${DESIGNS.find((d) => answer.includes(d)) ?? "minimal"}`)] }];
     case "plan_tasks": {
       const round = next.round ?? 0;
       const file = next.plan_file ?? "memory/reports/plan.json";
