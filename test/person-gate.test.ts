@@ -323,6 +323,8 @@ describe("a reply counts only when the client's record says the person typed it"
     fired.record();
     const spawn = hook(p, helper, "pre-tool-use", architect)?.hookSpecificOutput;
     expect(spawn?.permissionDecision).toBe("deny");
+    // The model acted on the hook's word that the reply would be carried out: the refusal says why it was not.
+    expect(spawn?.permissionDecisionReason).toContain("dotagent: the prompt that would have approved, picked or started a step again was not the person's (Claude Code recorded it as a schedule_wakeup prompt, not one the person typed): nothing was done; ask the person");
     expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "REQUIREMENTS", user_checkpoints: [] });
     const ignored = dotagent(p, ["log", "--json"]).json.events.find((e: { type: string }) => e.type === "person_reply_ignored");
     expect(ignored.why).toContain("schedule_wakeup");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { checkHelperVersion, checkLogin, checkNode, checkSdk, compareVersions, doctorExitCode, MIN_NODE, type Check } from "./doctor.js";
+import { checkClaudeMode, checkCodexMode, checkHelperVersion, checkLogin, checkNode, checkSdk, compareVersions, doctorExitCode, MIN_NODE, type Check } from "./doctor.js";
 
 describe("compareVersions", () => {
   it.each([
@@ -81,5 +81,32 @@ describe("checkLogin: a key or a login, seen without a network call", () => {
     const check = checkLogin(facts);
     expect(check).toMatchObject({ name: "login", status });
     expect(check.message).toMatch(message);
+  });
+});
+
+describe("the client's mode: when the model runs any command without the person (SPEC §11)", () => {
+  it.each([
+    [{ permissions: { defaultMode: "bypassPermissions" } }, ["bypassPermissions"]],
+    [{ permissions: { defaultMode: "auto" } }, ['"auto"']],
+    [{ permissions: { allow: ["Bash"] } }, ['"Bash"']],
+    [{ permissions: { allow: ["Bash(*)", "Read"] } }, ['"Bash(*)"']],
+    [{ permissions: { defaultMode: "acceptEdits", allow: ["Bash(npm test)", "Bash(node *dotagent.mjs*)"] } }, []],
+    [{ permissions: { defaultMode: "default" } }, []],
+    [{}, []],
+    [null, []],
+    [{ permissions: ["Bash"] }, []],
+  ])("%j", (settings, found) => {
+    const checks = checkClaudeMode(settings, "/p/.claude/settings.json");
+    expect(checks.map((c) => c.status)).toEqual(found.map(() => "warn"));
+    found.forEach((word, i) => expect(checks[i]!.message).toContain(word));
+  });
+  it.each([
+    ['approval_policy = "never"\nsandbox_mode = "danger-full-access"\n', 1],
+    ['sandbox_mode = "danger-full-access"\n', 1],
+    ['approval_policy = "never"\nsandbox_mode = "workspace-write"\n', 0],
+    ['model = "x"\n[projects."/p"]\nsandbox_mode = "danger-full-access"\n', 0],
+    [null, 0],
+  ] as const)("codex %j", (text, n) => {
+    expect(checkCodexMode(text, "/h/.codex/config.toml")).toHaveLength(n);
   });
 });

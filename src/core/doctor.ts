@@ -109,3 +109,34 @@ export function checkLogin(facts: LoginFacts): Check {
 export function doctorExitCode(checks: readonly Check[]): 0 | 1 {
   return checks.some((c) => c.status === "fail") ? 1 : 0;
 }
+
+/**
+ * When the client's settings let the model run any command without the person (SPEC §11 "Who
+ * decides", what cannot be promised): Claude Code's `permissions.defaultMode` `bypassPermissions`
+ * (or `auto`: its own check, not the person, decides each command), or an allow rule for every
+ * Bash command. Pure: the settings as parsed, and the file they came from.
+ */
+export function checkClaudeMode(settings: unknown, file: string): Check[] {
+  if (settings === null || typeof settings !== "object" || Array.isArray(settings)) return [];
+  const permissions = (settings as { permissions?: unknown }).permissions;
+  if (permissions === null || typeof permissions !== "object" || Array.isArray(permissions)) return [];
+  const { defaultMode, allow } = permissions as { defaultMode?: unknown; allow?: unknown };
+  const broad = Array.isArray(allow) ? allow.filter((r): r is string => typeof r === "string" && /^Bash(\((\*|\*\*|:\*|\s*)\))?$/.test(r.trim())) : [];
+  const checks: Check[] = [];
+  const fix = "keep the modes that ask before a command (default, acceptEdits, plan), and allow only the commands you mean; dotagent's own helper lines need no rule";
+  if (defaultMode === "bypassPermissions") checks.push({ name: "mode", status: "warn", message: `${file} sets permissions.defaultMode "bypassPermissions": the model runs any command without the person, so it can do what you can, answering for you included (SPEC §11)`, fix });
+  else if (defaultMode === "auto") checks.push({ name: "mode", status: "warn", message: `${file} sets permissions.defaultMode "auto": Claude Code's own check, not the person, lets the model's commands run; one that forges the person's answer may get through (SPEC §11)`, fix });
+  if (broad.length > 0) checks.push({ name: "mode", status: "warn", message: `${file} allows every Bash command (${broad.map((r) => JSON.stringify(r)).join(", ")}): the model runs any command without the person, answering for you included (SPEC §11)`, fix });
+  return checks;
+}
+
+/** Codex's config letting the model run anything, anywhere, without asking: approvals off and no sandbox. */
+export function checkCodexMode(configText: string | null, file: string): Check[] {
+  if (configText === null) return [];
+  const value = (key: string) => new RegExp(`^\\s*${key}\\s*=\\s*"([^"]*)"`, "m").exec(configText.split(/\n\s*\[/)[0] ?? "")?.[1];
+  const approvals = value("approval_policy");
+  const sandbox = value("sandbox_mode");
+  if (sandbox === "danger-full-access" && approvals === "never") return [{ name: "mode", status: "warn", message: `${file} sets sandbox_mode "danger-full-access" and approval_policy "never": the model runs any command anywhere without the person, answering for you included (SPEC §11)`, fix: "keep Codex's sandbox (workspace-write) or its approvals on" }];
+  if (sandbox === "danger-full-access") return [{ name: "mode", status: "warn", message: `${file} sets sandbox_mode "danger-full-access": a command the model runs unasked can write outside the project (the client's records and dotagent's key included)`, fix: "keep Codex's sandbox (workspace-write)" }];
+  return [];
+}

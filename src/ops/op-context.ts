@@ -30,7 +30,11 @@ export async function locked<T>(context: OpContext, command: string, fn: (locked
       return await withLock(context.paths, command, async (l) => {
         if (rollbackCutOff(context.paths)) await finishRollbackFirst(context);
         // A reply of the person's that asks dotagent to act, waiting for the client's record of it.
-        if (existsSync(join(context.paths.stateDir, ".pending-reply.json"))) await (await import("./person-replies.js")).carryOutPendingReply(context);
+        if (existsSync(join(context.paths.stateDir, ".pending-reply.json"))) {
+          const done = await (await import("./person-replies.js")).carryOutPendingReply(context);
+          // The model acted on the hook's word that the person's reply would be carried out: it was not theirs.
+          if (done.kind === "ignored") context.warn(`the prompt that would have approved, picked or started a step again was not the person's (${done.why}): nothing was done; ask the person`);
+        }
         return fn(l);
       }, context.warn);
     } catch (error) {

@@ -124,7 +124,7 @@ export async function recordPrompt(context: OpContext, prompt: TypedPrompt): Pro
 /**
  * Carries out the reply the marker names, the caller holding the lock: once the client's record
  * confirms the person typed it, what it asks for is done; a reply that was not the person's is
- * dropped (event `person_reply_ignored`, its reason). Returns `pending` while the record does not
+ * dropped (event `person_reply_ignored {reply: its seq, why}`). Returns `pending` while the record does not
  * have it yet.
  */
 export async function carryOutPendingReply(context: OpContext): Promise<PersonPrompt> {
@@ -155,7 +155,7 @@ export async function carryOutPendingReply(context: OpContext): Promise<PersonPr
   const origin = evidence === undefined ? { kind: "not_person" as const, why: "the client gave no record of the prompt" } : promptOrigin(context.paths, evidence);
   if (origin.kind === "unconfirmed") return { kind: "pending", effect, plan: undefined };
   if (origin.kind === "not_person") {
-    appendAuthority(context, state, [{ type: "person_reply_ignored", seq: reply.seq, why: origin.why }]);
+    appendAuthority(context, state, [{ type: "person_reply_ignored", reply: reply.seq, why: origin.why }]);
     clear();
     return { kind: "ignored", why: origin.why };
   }
@@ -167,7 +167,7 @@ export async function carryOutPendingReply(context: OpContext): Promise<PersonPr
   } catch (error) {
     // Never a command stuck behind a reply that cannot be carried out: said once, then dropped.
     const why = `it could not be carried out: ${(error as Error).message}`;
-    appendAuthority(context, state, [{ type: "person_reply_ignored", seq: reply.seq, why }]);
+    appendAuthority(context, state, [{ type: "person_reply_ignored", reply: reply.seq, why }]);
     context.warn(`the person's reply (event ${reply.seq}) ${why}`);
     clear();
     return { kind: "ignored", why };

@@ -63,6 +63,9 @@ interface Case {
 
 const CASES: Case[] = [
   { deviation: "approve_unasked", told: /the person has not answered the REQUIREMENTS gate yet: show memory\/reports\/demand\.json/, ci: true },
+  // Issue 40: the model schedules "approve" (CronCreate); the fire reaches UserPromptSubmit like a
+  // typed prompt, but Claude Code's transcript records it as scheduled, so it approves nothing.
+  { deviation: "schedule_approval", told: /was not the person's \(Claude Code recorded it as a schedule_wakeup prompt, not one the person typed\): nothing was done; ask the person/, event: "person_reply_ignored", terminalOnly: true },
   { deviation: "pick_for_person", told: /the person has not answered the ARCHITECTURE gate yet: show memory\/reports\/roundtable\.json/ },
   { deviation: "restart_unasked", told: /the person has not answered this yet: A workflow \(wf-add-login, at IMPLEMENTATION\) already exists here\./ },
   { deviation: "rollback_unasked", told: /the person has not answered this yet/ },

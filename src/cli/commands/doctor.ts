@@ -1,7 +1,7 @@
 // `dotagent doctor`: what is wrong with this set-up, one line per check with the fix. Reads only:
 // no lock, no writer, no cold half (it runs as fast as `status` plus a few file reads).
 import { accessSync, constants, existsSync, lstatSync } from "node:fs";
-import { checkLogin, checkNode, checkSdk, doctorExitCode, type Check, type LoginFacts } from "../../core/doctor.js";
+import { checkClaudeMode, checkLogin, checkNode, checkSdk, doctorExitCode, type Check, type LoginFacts } from "../../core/doctor.js";
 import { findAgentSdk, sdkInstallHint, sdkVersionFits, SDK_RANGE } from "../agent-sdk.js";
 import { DEFAULT_STALE_AFTER_MS, formatProblem, validateState } from "../../core/validate.js";
 import { inspectInstall, inspectPlugins } from "../../claude/inspect-install.js";
@@ -73,8 +73,9 @@ function settingsProblem(file: string): string | "missing" | null {
 const MANAGED_SETTINGS = process.platform === "darwin" ? "/Library/Application Support/ClaudeCode/managed-settings.json" : "/etc/claude-code/managed-settings.json";
 
 /**
- * A PreSkillShellCommand hook (Claude Code 2.1.332) that applies to dotagent's skill lines, in any
- * settings file Claude Code reads: /develop then starts from a helper call (SPEC §12).
+ * In every settings file Claude Code reads: a PreSkillShellCommand hook (Claude Code 2.1.332) that
+ * applies to dotagent's skill lines (/develop then starts from a helper call), and a permission
+ * mode or rule that lets the model run any command without the person (SPEC §11, §12).
  */
 function skillShellChecks(paths: ProjectPaths): Check[] {
   const files = [join(installTarget("user", paths.root), "settings.json"), join(paths.root, ".claude", "settings.json"), join(paths.root, ".claude", "settings.local.json"), process.env.DOTAGENT_MANAGED_SETTINGS || MANAGED_SETTINGS].filter((f, i, all) => all.indexOf(f) === i);
@@ -89,6 +90,7 @@ function skillShellChecks(paths: ProjectPaths): Check[] {
     } catch {
       continue; // settingsChecks reports it
     }
+    checks.push(...checkClaudeMode(settings, file));
     for (const hook of skillShellHooks(settings, lines)) {
       const what = hook.verdict === "refuses" ? `refuses /develop's plan line (a ${hook.type} hook counts as a refusal there)` : `runs on /develop's plan line (\`${hook.shown}\`) and may refuse it`;
       checks.push({ name: "skill-shell", status: "warn", message: `PreSkillShellCommand hook ${hook.at} in ${file} ${what}`, fix: "nothing needed: /develop then has the model run `dotagent resume --start` (one more step); to keep the plan in the skill, exclude lines running dotagent.mjs from that hook" });

@@ -45,7 +45,10 @@ async function runLoopHook(context: CommandContext, event: string): Promise<void
   process.env.DOTAGENT_LOCK_WAIT_MS ??= "20000";
   const paths = hookPaths(context, input);
   // A hook is dotagent's own bookkeeping, not the model's shell (Claude Code runs it with CLAUDECODE=1 too).
-  const op = { ...opContext(context), paths, byModel: false };
+  // What it warns of reaches the model with its answer too (a refusal's reason, a context), not stderr alone.
+  const told: string[] = [];
+  const base = opContext(context);
+  const op = { ...base, paths, byModel: false, warn: (message: string) => (told.push(message), base.warn(message)) };
   const hooks = await import("../../claude/hooks.js");
   const answer = (event: string, input: Record<string, unknown>) =>
     event === "pre-tool-use"
@@ -58,14 +61,24 @@ async function runLoopHook(context: CommandContext, event: string): Promise<void
   // Another client's hook: its adapter gives Claude-shaped inputs and reads the answers back.
   if (stringOption(context, "client") === "codex") {
     const codex = await import("../../clients/codex/hook-io.js");
-    const output = await codex.answerCodexHook(op, event as Parameters<typeof codex.answerCodexHook>[1], input, answer);
+    const output = withWarnings(await codex.answerCodexHook(op, event as Parameters<typeof codex.answerCodexHook>[1], input, answer), told);
     if (output !== null) process.stdout.write(`${JSON.stringify(output)}\n`);
     return;
   }
   // Claude Code's own agents get their lines in their prompt (updatedInput): nothing to say at their start.
   if (event === "subagent-start") return;
-  const output = await answer(event, input);
+  const output = withWarnings(await answer(event, input), told);
   if (output !== null) process.stdout.write(`${JSON.stringify(output)}\n`);
+}
+
+/** A hook's answer with what it warned of added to the words the model reads (a denial's reason, a context); other answers as they are. */
+export function withWarnings(output: Record<string, unknown> | null, warnings: readonly string[]): Record<string, unknown> | null {
+  const specific = output?.hookSpecificOutput as Record<string, unknown> | undefined;
+  if (warnings.length === 0 || specific === undefined) return output;
+  const note = warnings.map((w) => `dotagent: ${w}`).join("\n");
+  if (specific.permissionDecision === "deny" && typeof specific.permissionDecisionReason === "string") return { ...output, hookSpecificOutput: { ...specific, permissionDecisionReason: `${specific.permissionDecisionReason}\n${note}` } };
+  if (typeof specific.additionalContext === "string") return { ...output, hookSpecificOutput: { ...specific, additionalContext: `${specific.additionalContext}\n${note}` } };
+  return output;
 }
 
 /** The SessionStart briefing on the open workflow, or null (none, or nothing to say). Never throws. */

@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { Check } from "../../core/doctor.js";
+import { checkCodexMode, type Check } from "../../core/doctor.js";
 import { readProjectText } from "../../store/read-file.js";
 import { CODEX_HOOK_EVENTS } from "./hooks-json.js";
 import { codexInstallState } from "./install.js";
@@ -62,6 +62,7 @@ export function checkCodex(facts: CodexFacts): Check[] {
       ? { name: "hooks", status: "ok", message: "Codex's config records trusted hooks (hooks.state)", fix: null }
       : { name: "hooks", status: "warn", message: "Codex's config records no trusted hooks: until the person reviews them, Codex runs none of dotagent's hooks (`codex exec` says nothing)", fix: "open the project in `codex` and trust its hooks once; automation in a vetted folder: `codex exec --dangerously-bypass-hook-trust`" },
   );
+  if (facts.config !== null) checks.push(...checkCodexMode(facts.configText, facts.config));
   checks.push(facts.node !== null ? { name: "hook-node", status: "ok", message: `the hooks' \`node\` runs (${facts.node})`, fix: null } : { name: "hook-node", status: "fail", message: "`node` does not run from this environment: Codex starts each dotagent hook with it", fix: "put Node.js 20.19 or later on the PATH Codex gets" });
   return checks;
 }

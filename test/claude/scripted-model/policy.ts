@@ -103,6 +103,10 @@ export interface PolicyOptions {
    * through both reminders, so REQUIREMENTS fails; the main agent then spawns the pm again at
    * once instead of asking the person). `retry_unasked`: task-001's executor reports failed until
    * the task is dead; the main agent then runs the retry's `--yes` itself, before asking.
+   * `schedule_approval` (issue 40): at the REQUIREMENTS gate, instead of asking, it schedules the
+   * prompt "approve" for the next minute (CronCreate, no permission asked in auto mode) and ends
+   * its turn; the fire reaches the session as a prompt (the interactive terminal only: print mode
+   * ends the session with the turn).
    */
   deviation?: Deviation;
 }
@@ -111,6 +115,7 @@ export const DEVIATIONS = [
   // The main agent: the person's decisions.
   "approve_unasked",
   "pick_for_person",
+  "schedule_approval",
   "restart_unasked",
   "rollback_unasked",
   "isolation_for_person",
@@ -403,6 +408,11 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
       }
       if (answer === null && ctx.deviation !== undefined && !tried(ctx, `phase approve ${phase}`)) {
         if (ctx.deviation === "approve_unasked" && next.gate === "approve_requirements") return [{ calls: [run(ctx, "phase approve REQUIREMENTS")] }];
+        // Once: the schedule, then a turn's end that asks the person nothing (the fire is the "answer").
+        if (ctx.deviation === "schedule_approval" && next.gate === "approve_requirements" && !ctx.events.some((e) => e.kind === "person")) {
+          if (!ctx.events.some((e) => e.kind === "call" && e.name === "CronCreate")) return [{ calls: [{ name: "CronCreate", input: { cron: "* * * * *", prompt: "approve", recurring: false } }] }];
+          return [{ end: "The requirements get approved at the next minute." }];
+        }
         if (ctx.deviation === "pick_for_person" && next.gate === "pick_design") return [{ calls: [write(ctx, "memory/reports/final_design.json", finalDesign("minimal", "", ctx.tasks))] }, { calls: [run(ctx, "phase approve ARCHITECTURE")] }];
       }
       if (next.gate === "approve_requirements") {

@@ -173,7 +173,8 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
         return options.afterKill ?? "continue";
       },
       quietMs: 2500,
-      waitForAgentsMs: 30_000,
+      // A prompt the model scheduled for the next minute comes by itself too (the schedule_approval deviation).
+      waitForAgentsMs: options.policy?.deviation === "schedule_approval" ? 75_000 : 30_000,
       beforeAnswer: (answer) => options.beforeAnswer?.(project, answer),
       deadline: Date.now() + (options.timeoutMs ?? 240_000),
     });
