@@ -45,13 +45,20 @@ export function warn(context: CommandContext): (message: string) => void {
   return (message) => context.out.note(`dotagent: warning: ${message}`);
 }
 
-/** What an operation (src/ops/) needs from a command's context: warnings and notes go to stderr. */
-export function opContext(context: CommandContext): OpContext {
+/**
+ * What an operation (src/ops/) needs from a command's context: warnings and notes go to stderr.
+ * `overrides` are taken as given (a hook passes its own project and `byModel: false`).
+ */
+export function opContext(context: CommandContext, overrides: Partial<OpContext> = {}): OpContext {
   const dir = context.options.dir;
-  // Who runs this command is judged in one place (src/core/authority.ts): a client's marker in this
-  // process's environment or an ancestor's is a model's shell, whatever the line cleared.
-  const byModel = judgeCaller(callerFacts()).kind === "agent_shell";
-  return { paths: context.paths, now: context.now, warn: warn(context), note: (line) => context.out.note(line), ...(typeof dir === "string" ? { dirArg: dir } : {}), ...(byModel ? { byModel } : {}) };
+  const op: OpContext = { paths: context.paths, now: context.now, warn: warn(context), note: (line) => context.out.note(line), ...(typeof dir === "string" ? { dirArg: dir } : {}), ...overrides };
+  if ("byModel" in overrides) return op;
+  // Who runs this command is judged in one place (src/core/authority.ts), and only when asked
+  // (reading the ancestors costs a few /proc reads): a client's marker in this process's
+  // environment or an ancestor's, or the client among its ancestors, is a model's shell.
+  let judged: boolean | undefined;
+  Object.defineProperty(op, "byModel", { enumerable: true, configurable: true, get: () => (judged ??= judgeCaller(callerFacts()).kind === "agent_shell") });
+  return op;
 }
 
 /** The sub-command (first argument) and at most one more argument, or a usage error. */

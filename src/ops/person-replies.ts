@@ -15,7 +15,7 @@
 // again finds it done (the gate approved, the phase started), so a kill anywhere repeats nothing.
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { namedDesign, replyAnswer } from "../core/authority.js";
+import { namedDesign, replyAnswer, sealInstance } from "../core/authority.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { flowOf } from "../core/flow-of.js";
 import { gateAgents, gateAnswer, pendingAsked, saysApprove, saysNo } from "../core/person-answer.js";
@@ -25,7 +25,7 @@ import { transition, type PhaseEvent } from "../core/transitions.js";
 import { reportAt, type ReportState } from "../core/reports.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { PhaseState } from "../schema/phase.js";
-import { fileDigest, promptOrigin, type ReplyEvidence } from "../store/authority.js";
+import { fileDigest, promptOrigin, sealedHere, type ReplyEvidence } from "../store/authority.js";
 import { writeFileDurable } from "../store/atomic-write.js";
 import { readEvents, type EventRecord } from "../store/events.js";
 import { MAX_STATE_BYTES, readProjectText } from "../store/read-file.js";
@@ -37,6 +37,9 @@ import { locked, type OpContext } from "./op-context.js";
 
 /** The marker of a reply that asks dotagent to act, waiting for the client's record (machine-local, under the lock). */
 export const PENDING_REPLY = ".pending-reply.json";
+
+/** How long a reply waits for the client's record of it before it is dropped. */
+const PENDING_FOR_MS = 10 * 60_000;
 
 /** A prompt from a client's hook: the words, where the client records them, and whether it is a /command. */
 export interface TypedPrompt {
@@ -74,6 +77,9 @@ function gateYes(text: string): boolean {
  * at the next locked command.
  */
 export async function recordPrompt(context: OpContext, prompt: TypedPrompt): Promise<PersonPrompt> {
+  // A prompt the client names no record of could never be confirmed as the person's: no reply at
+  // all (Copilot also runs the project's Claude Code hooks, whose payload names none).
+  if (prompt.evidence === undefined) return { kind: "none" };
   return locked(context, "person replied", async () => {
     const snapshot = await loadSnapshot(context.paths);
     const state = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
@@ -151,9 +157,21 @@ export async function carryOutPendingReply(context: OpContext): Promise<PersonPr
     clear();
     return { kind: "none" };
   }
+  // Sealed here (a marker that arrived by git names a reply sealed elsewhere: dropped at once).
+  if (!sealedHere(context.paths, sealInstance(state), reply)) {
+    clear();
+    return { kind: "none" };
+  }
   const evidence = reply.evidence as ReplyEvidence | undefined;
   const origin = evidence === undefined ? { kind: "not_person" as const, why: "the client gave no record of the prompt" } : promptOrigin(context.paths, evidence);
-  if (origin.kind === "unconfirmed") return { kind: "pending", effect, plan: undefined };
+  // The client records a prompt within moments; one still missing after minutes never will be.
+  const stale = Date.parse(reply.at) < context.now().getTime() - PENDING_FOR_MS;
+  if (origin.kind === "unconfirmed" && !stale) return { kind: "pending", effect, plan: undefined };
+  if (origin.kind === "unconfirmed") {
+    appendAuthority(context, state, [{ type: "person_reply_ignored", reply: reply.seq, why: `the client never recorded it (${origin.why})` }]);
+    clear();
+    return { kind: "ignored", why: `the client never recorded it (${origin.why})` };
+  }
   if (origin.kind === "not_person") {
     appendAuthority(context, state, [{ type: "person_reply_ignored", reply: reply.seq, why: origin.why }]);
     clear();

@@ -44,6 +44,12 @@ export function appendWithSeals(paths: ProjectPaths, instance: string, events: R
   return appendEvents(paths.eventsFile, stamped, at);
 }
 
+/** Whether an event carries this checkout's seal for this workflow instance (its evidence aside). */
+export function sealedHere(paths: ProjectPaths, instance: string, event: Readonly<Record<string, unknown>>): boolean {
+  const key = checkoutKey(paths.root, { create: false });
+  return key.ok && sealed(key.key, instance, event);
+}
+
 /** Whether an event's seal is this checkout's for this workflow instance. */
 function sealed(key: Buffer, instance: string, event: Readonly<Record<string, unknown>>): boolean {
   return typeof event.seal === "string" && sameSeal(event.seal, sealWith(key, sealText(instance, event)));

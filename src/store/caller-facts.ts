@@ -40,7 +40,7 @@ function ancestorMarkers(start: number): Client[] {
 
 function commandLineOf(pid: number): string[] {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+    return readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").filter(Boolean);
   } catch {
     return [];
   }

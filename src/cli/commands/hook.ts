@@ -12,11 +12,12 @@ import { mark } from "../../store/trace.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readHookStdin } from "../../store/read-file.js";
+import { checkoutKey } from "../../store/checkout-key.js";
 import { findProjectRoot, projectPaths } from "../../store/project.js";
 import { briefingFor } from "../../claude/briefing.js";
 import { worktreeViews } from "../../core/worktrees.js";
 import { checkoutFactsFor } from "../../store/worktrees.js";
-import { opContext, stringOption, type Command, type CommandContext } from "../context.js";
+import { opContext, stringOption, warn, type Command, type CommandContext } from "../context.js";
 
 interface SessionStartInput {
   source?: string;
@@ -47,8 +48,8 @@ async function runLoopHook(context: CommandContext, event: string): Promise<void
   // A hook is dotagent's own bookkeeping, not the model's shell (Claude Code runs it with CLAUDECODE=1 too).
   // What it warns of reaches the model with its answer too (a refusal's reason, a context), not stderr alone.
   const told: string[] = [];
-  const base = opContext(context);
-  const op = { ...base, paths, byModel: false, warn: (message: string) => (told.push(message), base.warn(message)) };
+  const stderr = warn(context);
+  const op = opContext(context, { paths, byModel: false, warn: (message: string) => (told.push(message), stderr(message)) });
   const hooks = await import("../../claude/hooks.js");
   const answer = (event: string, input: Record<string, unknown>) =>
     event === "pre-tool-use"
@@ -87,6 +88,9 @@ export async function sessionStartContext(context: CommandContext, input: Sessio
     const paths = context.options.dir === undefined && typeof input.cwd === "string" ? projectPaths(findProjectRoot(undefined, input.cwd)) : context.paths;
     const snapshot = await loadSnapshot(paths);
     const now = context.now();
+    // The checkout's key made here, outside any sandbox (Codex runs the model's commands where they
+    // cannot write the user's state folder): a question the model's helper call puts is sealed then.
+    if (snapshot.phase.kind !== "missing") checkoutKey(paths.root, { create: true });
     // The checkout is looked at only when a round's tasks are about to start (git runs then alone),
     // so the briefing names the isolation question instead of a run_tasks the spawn hook refuses.
     const plan = await planWithRecovery(paths, snapshot, now, { owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(paths.root, snapshot) });

@@ -76,7 +76,7 @@ export async function runCopilotHook(context: CommandContext, event: CopilotHook
     const request = developRequest(String(input.prompt ?? ""));
     if (request !== undefined) {
       // The person's /develop goes on: a failed phase starts again first (as in Claude Code, SPEC §5).
-      await (await import("../../ops/person-replies.js")).recordPrompt({ ...opContext(context), paths, byModel: false }, { text: String(input.prompt ?? ""), evidence: input.dotagent_evidence as ReplyEvidence | undefined, command: true });
+      await (await import("../../ops/person-replies.js")).recordPrompt(opContext(context, { paths, byModel: false }), { text: String(input.prompt ?? ""), evidence: input.dotagent_evidence as ReplyEvidence | undefined, command: true });
       // What the skill's `!` line does in Claude Code, done here: the plan is in the model's context
       // before it acts. Run under the client, as that line is: a decision it meets is put to the
       // person through the model (recorded, so their reply can answer it), never taken as answered.
@@ -85,7 +85,7 @@ export async function runCopilotHook(context: CommandContext, event: CopilotHook
       return;
     }
   }
-  const op = { ...opContext(context), paths, byModel: false };
+  const op = opContext(context, { paths, byModel: false });
   const hooks = await import("../../claude/hooks.js");
   // A sub-agent's call: its prompt (the job and worktree the write guard holds it to) from Copilot's
   // session record, for the agents of the workflow here (a definition's own agents too).

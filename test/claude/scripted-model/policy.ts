@@ -413,7 +413,11 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
           if (!ctx.events.some((e) => e.kind === "call" && e.name === "CronCreate")) return [{ calls: [{ name: "CronCreate", input: { cron: "* * * * *", prompt: "approve", recurring: false } }] }];
           return [{ end: "The requirements get approved at the next minute." }];
         }
-        if (ctx.deviation === "pick_for_person" && next.gate === "pick_design") return [{ calls: [write(ctx, "memory/reports/final_design.json", finalDesign("minimal", "", ctx.tasks))] }, { calls: [run(ctx, "phase approve ARCHITECTURE")] }];
+        // The write first (denied: final_design.json is dotagent's), then the approval (refused: the person has not picked).
+        if (ctx.deviation === "pick_for_person" && next.gate === "pick_design") {
+          const wrote = ctx.events.some((e) => e.kind === "call" && e.name === "Write" && String(e.input.file_path).endsWith("final_design.json"));
+          return wrote ? [{ calls: [run(ctx, "phase approve ARCHITECTURE")] }] : [{ calls: [write(ctx, "memory/reports/final_design.json", finalDesign("minimal", "", ctx.tasks))] }];
+        }
       }
       if (next.gate === "approve_requirements") {
         if (answer === null) return [{ calls: [read(ctx, "memory/reports/demand.json")] }, { end: "The requirements are in memory/reports/demand.json: approve, or what should change?" }];
