@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson, REPO } from "./support/cli.js";
 import { resolveWorkflow } from "../src/core/resolve-workflow.js";
 import { builtinDefs } from "../src/store/workflow-files.js";
@@ -97,6 +97,9 @@ describe("dotagent workflows", () => {
     ["an extends cycle", { extends: "hostile", remove: [] }, /extends form a cycle/],
     ["an unknown field", { steps: [], sneaky: true }, /unknown keys sneaky/],
     ["not JSON", "{ steps: ", /hostile\.json: .*JSON/],
+    ["a backreference in a pattern", { steps: [{ id: "A", kind: "agent", agent: "pm", report: "a.json" }, { id: "B", kind: "shell", run: "true", when: { report: "request", matches: "(a)\\1" } }] }, /steps\[1\]\.when\.matches: "\(a\)\\\\1" cannot be used: a backreference \\1: /],
+    ["a lookahead in a pattern", { steps: [{ id: "B", kind: "shell", run: "true", when: { report: "request", matches: "^(?=.*x)" } }] }, /steps\[0\]\.when\.matches: .* cannot be used: a lookahead/],
+    ["a pattern that is no regular expression", { steps: [{ id: "B", kind: "shell", run: "true", when: { report: "request", matches: "a{2,1}" } }] }, /steps\[0\]\.when\.matches: "a\{2,1\}" is not a regular expression/],
   ];
   for (const [name, def, says] of hostile) {
     it(`refuses ${name} in one line, writing nothing`, () => {
@@ -111,6 +114,25 @@ describe("dotagent workflows", () => {
       expect(dotagent(p, ["workflows", "validate", "hostile"]).code).toBe(3);
     });
   }
+
+  it("issue 40, finding 4: a pattern RegExp backtracks on for ever (^(\\w+\\s?)+$, a request ending in \"!\"): init, status, resume and the hook answer", () => {
+    const p = project({ sized: { steps: [{ id: "WORDS", kind: "agent", agent: "pm", report: "words.json", when: { report: "request", matches: "^(\\w+\\s?)+$" } }, { id: "S", kind: "shell", run: "true" }] } });
+    const request = "please add a login page to the settings screen of the app and make sure it works well for everyone!";
+    // A bound only so that the old code fails instead of hanging the test run: it answers at once.
+    const run = (args: string[], input = "") => spawnSync(process.execPath, [CLI, ...args], { cwd: p, input, encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL", env: { ...process.env, DOTAGENT_LOCK_WAIT_MS: "300" } });
+    const init = run(["init", "--workflow", "sized", "--request", request, "--json"]);
+    expect([init.signal, init.status]).toEqual([null, 0]);
+    expect(JSON.parse(init.stdout).next).toMatchObject({ action: "run_step", step: "S" });
+    expect(readJson(p, "memory/state/phase.json").completed_phases[0]).toMatchObject({ phase: "WORDS", skipped: true });
+    for (const args of [["status", "--json"], ["resume", "--json"]]) {
+      const answer = run(args);
+      expect([answer.signal, answer.status], args[0]).toEqual([null, 0]);
+      expect(JSON.parse(answer.stdout).next, args[0]).toMatchObject({ action: "run_step", step: "S" });
+    }
+    const hook = run(["hook", "session-start"], JSON.stringify({ session_id: "s", hook_event_name: "SessionStart", source: "resume", cwd: p }));
+    expect([hook.signal, hook.status]).toEqual([null, 0]);
+    expect(hook.stdout).toContain("S");
+  });
 
   it("refuses a 10 MB definition and one that is a link out of the project", () => {
     const p = project({ big: `{"description":"${"x".repeat(10 * 1024 * 1024)}"}` });

@@ -5,6 +5,7 @@
 import { posix } from "node:path";
 import { REPORTS_DIR } from "./paths.js";
 import { DEFAULT_DESIGNS, REPORT, type Flow, type Step, type StepCondition } from "./flow.js";
+import { compilePattern } from "./linear-pattern.js";
 import type { SourcedDef, StepDef, WorkflowDef } from "./workflow-defs.js";
 
 export const MAX_STEPS = 50;
@@ -280,11 +281,16 @@ function checkCondition(when: StepCondition, at: string, problem: Problem): Step
   if (when.matches !== undefined) {
     if (when.matches.length > 200) problem(`${at}.matches`, "the pattern is longer than 200 characters");
     else {
+      let valid = true;
       try {
+        // Only parsed, never run: JavaScript's matcher backtracks (linear-pattern.ts's header).
         new RegExp(when.matches, "u");
       } catch {
+        valid = false;
         problem(`${at}.matches`, `${JSON.stringify(when.matches)} is not a regular expression`);
       }
+      const compiled = valid ? compilePattern(when.matches) : undefined;
+      if (compiled !== undefined && !compiled.ok) problem(`${at}.matches`, `${JSON.stringify(when.matches)} cannot be used: ${compiled.reason} (patterns are matched in linear time; SPEC §20 lists what they may use)`);
     }
   }
   return when.report === "request" ? when : { ...when, report: reportPath(when.report) ?? when.report };
