@@ -100,6 +100,12 @@ describe("dotagent workflows", () => {
     ["a backreference in a pattern", { steps: [{ id: "A", kind: "agent", agent: "pm", report: "a.json" }, { id: "B", kind: "shell", run: "true", when: { report: "request", matches: "(a)\\1" } }] }, /steps\[1\]\.when\.matches: "\(a\)\\\\1" cannot be used: a backreference \\1: /],
     ["a lookahead in a pattern", { steps: [{ id: "B", kind: "shell", run: "true", when: { report: "request", matches: "^(?=.*x)" } }] }, /steps\[0\]\.when\.matches: .* cannot be used: a lookahead/],
     ["a pattern that is no regular expression", { steps: [{ id: "B", kind: "shell", run: "true", when: { report: "request", matches: "a{2,1}" } }] }, /steps\[0\]\.when\.matches: "a\{2,1\}" is not a regular expression/],
+    ["issue 40, finding 7: a NUL byte in a command", { steps: [{ id: "S", kind: "shell", run: "echo a\u0000b" }] }, /steps\[0\]\.run: holds a control character \(U\+0000 at character 7\)/],
+    ["an escape sequence in a title", { steps: [{ id: "S", kind: "shell", run: "true", title: "tests\u001b]0;owned\u0007" }] }, /steps\[0\]\.title: holds a control character \(U\+001B at character 6\)/],
+    ["a bidirectional override in a command", { steps: [{ id: "S", kind: "shell", run: "echo safe \u202e; rm -rf x" }] }, /steps\[0\]\.run: holds a control character \(U\+202E/],
+    ["a carriage return in an inserted step's command", { extends: "develop", insert: [{ after: "VERIFICATION", steps: [{ id: "T", kind: "shell", run: "npm test\r" }] }] }, /insert\[0\]\.steps\[0\]\.run: holds a control character \(U\+000D/],
+    ["a C1 control in the description", { description: "x\u009b2J", steps: [{ id: "S", kind: "shell", run: "true" }] }, /hostile\.json: description: holds a control character \(U\+009B/],
+    ["a line separator in a design's angle", { steps: [{ id: "C", kind: "choose", agent: "architect", reducer: "roundtable", designs: [{ name: "a", angle: "x\u2028y" }] }] }, /steps\[0\]\.designs\[0\]\.angle: holds a control character \(U\+2028/],
   ];
   for (const [name, def, says] of hostile) {
     it(`refuses ${name} in one line, writing nothing`, () => {
@@ -114,6 +120,31 @@ describe("dotagent workflows", () => {
       expect(dotagent(p, ["workflows", "validate", "hostile"]).code).toBe(3);
     });
   }
+
+  it("a tab and a line feed in a command are its own: the definition is valid", () => {
+    const p = project({ lines: { steps: [{ id: "S", kind: "shell", run: "echo a\techo b\necho c" }] } });
+    expect(dotagent(p, ["workflows", "validate", "lines"]).code).toBe(0);
+  });
+
+  it("issue 40, finding 7: a NUL byte in a pinned command (phase.json edited by hand): one line naming the path, nothing asked, recorded or run", () => {
+    const p = project({ one: { steps: [{ id: "S", kind: "shell", run: "echo ran >> runs.txt" }] } });
+    expect(dotagent(p, ["init", "--workflow", "one", "--request", "x"]).code).toBe(0);
+    const state = readJson(p, "memory/state/phase.json");
+    state.workflow.steps[0].run = "echo ran >> runs.txt\u0000";
+    writeJson(p, "memory/state/phase.json", state);
+    const events = readFileSync(join(p, "memory/state/events.jsonl"), "utf8");
+    for (const args of [["step", "run", "S", "--yes", "--json"], ["step", "run", "S", "--json"]]) {
+      const run = dotagent(p, args, { env: { CLAUDECODE: "1" } });
+      expect([run.code, run.json.error.code]).toEqual([3, "no_workflow"]);
+      expect(run.json.error.message).toMatch(/^memory\/state\/phase\.json is not valid \(workflow\.steps\[0\]\.run: holds a control character \(U\+0000 at character 21\)/);
+    }
+    const plain = dotagent(p, ["step", "run", "S", "--yes"]);
+    expect(plain.stderr.trim().split("\n")).toHaveLength(1);
+    expectNoStack(plain.stderr);
+    expect(readFileSync(join(p, "memory/state/events.jsonl"), "utf8")).toBe(events);
+    expect(existsSync(join(p, "runs.txt"))).toBe(false);
+    expect(existsSync(join(p, "memory/state/.step-running.json"))).toBe(false);
+  });
 
   it("issue 40, finding 4: a pattern RegExp backtracks on for ever (^(\\w+\\s?)+$, a request ending in \"!\"): init, status, resume and the hook answer", () => {
     const p = project({ sized: { steps: [{ id: "WORDS", kind: "agent", agent: "pm", report: "words.json", when: { report: "request", matches: "^(\\w+\\s?)+$" } }, { id: "S", kind: "shell", run: "true" }] } });

@@ -6,6 +6,7 @@ import { posix } from "node:path";
 import { REPORTS_DIR } from "./paths.js";
 import { DEFAULT_DESIGNS, REPORT, type Flow, type Step, type StepCondition } from "./flow.js";
 import { compilePattern } from "./linear-pattern.js";
+import { controlCharacterIn } from "./words.js";
 import type { SourcedDef, StepDef, WorkflowDef } from "./workflow-defs.js";
 
 export const MAX_STEPS = 50;
@@ -52,6 +53,8 @@ export function resolveWorkflow(name: string, lookup: (name: string) => SourcedD
     if (next === undefined) return fail(current.source, "extends", `extends ${JSON.stringify(parent)}, which is no workflow; \`dotagent workflows\` lists them`);
     current = next;
   }
+  for (const { source, def } of chain) refuseControls(source, def, problems);
+  if (problems.length > 0) return { ok: false, problems };
   // Apply from the base down: each extending definition edits its parent's steps.
   let steps: StepDef[] = [];
   for (const { source, def } of [...chain].reverse()) {
@@ -67,6 +70,22 @@ export function resolveWorkflow(name: string, lookup: (name: string) => SourcedD
   function fail(source: string, path: string, message: string): Resolved {
     return { ok: false, problems: [...problems, { source, path, message }] };
   }
+}
+
+/**
+ * No text of a definition holds a control character (tab and line feed aside, controlCharacterIn):
+ * its titles, descriptions and commands reach a person's terminal and the agents' prompts, and a
+ * NUL cannot be passed to a command at all. Every string is checked, so no field is forgotten.
+ */
+function refuseControls(source: string, def: WorkflowDef, problems: DefProblem[]): void {
+  const walk = (value: unknown, path: string): void => {
+    if (typeof value === "string") {
+      const found = controlCharacterIn(value);
+      if (found !== null) problems.push({ source, path, message: `holds a control character (${found}), which no text of a definition may hold (tab and line feed aside): it could change what a person's terminal shows, or cut a command short; remove it` });
+    } else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
+    else if (value !== null && typeof value === "object") for (const [key, item] of Object.entries(value)) walk(item, path === "" ? key : `${path}.${key}`);
+  };
+  walk(def, "");
 }
 
 function fullSteps(source: string, def: WorkflowDef, problems: DefProblem[]): StepDef[] | undefined {

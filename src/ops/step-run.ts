@@ -57,7 +57,12 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   // the workflow on to this step), so the step is judged where the workflow really stands.
   if ((await loadSnapshot(context.paths)).phase.kind === "ok") await locked(context, "step run", async () => settle(context, context.now()));
   const snapshot = await loadSnapshot(context.paths);
-  if (snapshot.phase.kind !== "ok") throw new DotagentError("no_workflow", snapshot.phase.kind === "missing" ? "no workflow here; start one with `dotagent init --workflow NAME`" : `${snapshot.phase.file} is not valid; run \`dotagent resume\``, snapshot.phase.kind === "missing" ? EXIT.refused : EXIT.invalid);
+  if (snapshot.phase.kind === "missing") throw new DotagentError("no_workflow", "no workflow here; start one with `dotagent init --workflow NAME`", EXIT.refused);
+  if (snapshot.phase.kind === "corrupt") {
+    // Named, so a pinned command a hand edit broke (a NUL, an escape sequence) says where, and nothing is recorded.
+    const first = snapshot.phase.problems[0];
+    throw new DotagentError("no_workflow", `${snapshot.phase.file} is not valid${first ? ` (${first.path ? `${first.path}: ` : ""}${first.message})` : ""}; run \`dotagent resume\``, EXIT.invalid);
+  }
   const state = snapshot.phase.value;
   let step;
   try {
