@@ -12,6 +12,7 @@ import { builtinDefs } from "../src/store/workflow-files.js";
 import { DEVELOP } from "../src/core/flow.js";
 import { exportJsonSchema } from "../src/schema/json-schema.js";
 import { currentHost, processStartTime } from "../src/store/process-facts.js";
+import { endProcessesIn, HAS_PROC, processesIn } from "../src/store/processes.test-support.js";
 
 afterEach(removeTemps);
 
@@ -420,6 +421,42 @@ describe("a project workflow, end to end from the CLI", () => {
     expect(slow.json).toMatchObject({ passed: false, timed_out: true, next: { action: "workflow_failed" } });
     expect(readJson(p, "memory/reports/steps/SLOW.json")).toMatchObject({ passed: false, timed_out: true, signal: "SIGKILL" });
   }, 20_000);
+
+  describe("issue 40, finding 5: step run returns at its timeout, or when its command returns, whatever holds the output open", () => {
+    // step run as the person runs it, bounded only so that the old code fails instead of hanging the test run.
+    const stepRun = (p: string) => spawnSync(process.execPath, [CLI, "step", "run", "S", "--yes", "--json"], { cwd: p, encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" });
+    const oneStep = (run: string, timeout?: number) => {
+      const p = project({ one: { steps: [{ id: "S", kind: "shell", run, ...(timeout ? { timeout } : {}) }] } });
+      expect(dotagent(p, ["init", "--workflow", "one", "--request", "x"]).code).toBe(0);
+      return p;
+    };
+
+    it.runIf(HAS_PROC)("a setsid child holding stdout, timeout 1 s: step run returns, timed out, and nothing the command started still runs", () => {
+      const p = oneStep("setsid sh -c 'exec sleep 120' & (sh -c 'exec sleep 120' &); sleep 120", 1);
+      try {
+        const run = stepRun(p);
+        expect([run.signal, run.status]).toEqual([null, 1]);
+        expect(JSON.parse(run.stdout)).toMatchObject({ passed: false, timed_out: true, next: { action: "workflow_failed" } });
+        expect(readJson(p, "memory/reports/steps/S.json")).toMatchObject({ passed: false, timed_out: true, signal: "SIGKILL" });
+        expect(processesIn(p)).toEqual([]);
+      } finally {
+        endProcessesIn(p);
+      }
+    });
+
+    it("`sleep 120 & echo done` with no timeout: step run returns with the result when the shell does; the background child is left running", () => {
+      const p = oneStep("sleep 120 & echo done");
+      try {
+        const run = stepRun(p);
+        expect([run.signal, run.status]).toEqual([null, 0]);
+        expect(JSON.parse(run.stdout)).toMatchObject({ passed: true, timed_out: false, next: { action: "workflow_complete" } });
+        expect(readJson(p, "memory/reports/steps/S.json")).toMatchObject({ passed: true, exit_code: 0, output_tail: "done\n" });
+        if (HAS_PROC) expect(processesIn(p)).toHaveLength(1);
+      } finally {
+        endProcessesIn(p);
+      }
+    });
+  });
 
   it("/develop with a new request after a complete workflow: archived without asking, the new one started (as init does)", () => {
     const p = project({ one: { steps: [{ id: "ONLY", kind: "agent", agent: "pm", report: "demand.json" }] } });
