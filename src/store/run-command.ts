@@ -103,6 +103,15 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       resolvePromise(outcome);
     };
     const exited = () => finish({ kind: "exited", code: exit?.code ?? null, signal: exit?.signal ?? null, timedOut, aborted });
+    // After the exit: read while the pipes still bring what was written before it, then stop.
+    // Each turn of the event loop polls them; two turns in a row without a byte, and the
+    // kernel holds nothing more from before the exit.
+    const drain = (tick: number, seen: number, quiet: number) => {
+      if (settled) return;
+      const still = bytesAfterExit === seen ? quiet + 1 : 0;
+      if (still >= 2 || tick >= DRAIN_TICKS || bytesAfterExit >= DRAIN_BYTES) return exited();
+      setImmediate(() => drain(tick + 1, bytesAfterExit, still));
+    };
 
     for (const [stream, name] of [[child.stdout, "stdout"], [child.stderr, "stderr"]] as const) {
       stream?.on("data", (chunk: Buffer) => {
@@ -128,16 +137,6 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       exit = { code, signal };
       drain(0, -1, -1);
     });
-    // After the exit: read while the pipes still bring what was written before it, then stop.
-    // Each turn of the event loop polls them; two turns in a row without a byte, and the
-    // kernel holds nothing more from before the exit.
-    const drain = (tick: number, seen: number, quiet: number) => {
-      if (settled) return;
-      const still = bytesAfterExit === seen ? quiet + 1 : 0;
-      if (still >= 2 || tick >= DRAIN_TICKS || bytesAfterExit >= DRAIN_BYTES) return exited();
-      setImmediate(() => drain(tick + 1, bytesAfterExit, still));
-    };
-
     if (child.pid === undefined) return; // 'error' follows
     const pid = child.pid;
     Promise.resolve()
