@@ -85,10 +85,9 @@ const SYNTAX = "^$\\.*+?()[]{}|/";
 /** Compiles `source` (a definition's `when.matches`), or says why it is refused. */
 export function compilePattern(source: string): Compiled {
   try {
-    const parser = new Parser(source);
-    const node = parser.parse();
+    const node = parse(source);
     const size = sizeOf(node) + 1;
-    if (size > MAX_PROGRAM) return { ok: false, reason: `it expands to ${size > 1e9 ? "over a billion" : size.toLocaleString("en-US")} steps, over the ${MAX_PROGRAM.toLocaleString("en-US")} a pattern may take: make its counts ({n,m}) smaller` };
+    if (size > MAX_PROGRAM) return { ok: false, reason: `its counts expand it to ${size} steps, over ${MAX_PROGRAM}: make them smaller` };
     return { ok: true, pattern: emit(node, size) };
   } catch (error) {
     if (error instanceof Refused) return { ok: false, reason: error.reason };
@@ -96,217 +95,136 @@ export function compilePattern(source: string): Compiled {
   }
 }
 
-class Parser {
-  private i = 0;
-  constructor(private readonly s: string) {}
+/** What RegExp itself refuses (the caller checks with RegExp first, so this is a second guard, worded once). */
+const INVALID = "not a regular expression";
+const LINEAR = "patterns run in linear time and";
+const refuse = (reason: string): never => {
+  throw new Refused(reason);
+};
 
-  parse(): Node {
-    const node = this.disjunction();
-    if (this.i < this.s.length) throw new Refused(`an unmatched ")" at character ${this.i + 1}`);
-    return node;
-  }
-
-  private peek(): number {
-    return this.i < this.s.length ? this.s.codePointAt(this.i)! : -1;
-  }
-
-  private next(): number {
-    const c = this.peek();
-    if (c < 0) throw new Refused("it ends in the middle of an escape, a group or a class");
-    this.i += c > 0xffff ? 2 : 1;
+/** The pattern's syntax tree; anything outside the subset is refused. */
+function parse(s: string): Node {
+  let i = 0;
+  const peek = () => (i < s.length ? s.codePointAt(i)! : -1);
+  const next = () => {
+    const c = peek();
+    if (c < 0) refuse(INVALID);
+    i += c > 0xffff ? 2 : 1;
     return c;
-  }
+  };
+  const eat = (text: string) => s.startsWith(text, i) && ((i += text.length), true);
+  const quantifierNext = () => "*+?{".includes(s[i] ?? "x");
 
-  private eat(text: string): boolean {
-    if (!this.s.startsWith(text, this.i)) return false;
-    this.i += text.length;
-    return true;
-  }
-
-  private disjunction(): Node {
-    const items = [this.alternative()];
-    while (this.eat("|")) items.push(this.alternative());
+  const disjunction = (): Node => {
+    const items = [alternative()];
+    while (eat("|")) items.push(alternative());
     return items.length === 1 ? items[0]! : { t: "alt", items };
-  }
-
-  private alternative(): Node {
+  };
+  const alternative = (): Node => {
     const items: Node[] = [];
-    while (this.i < this.s.length && this.peek() !== 0x7c /* | */ && this.peek() !== 0x29 /* ) */) items.push(this.term());
+    while (i < s.length && s[i] !== "|" && s[i] !== ")") items.push(term());
     return items.length === 1 ? items[0]! : { t: "seq", items };
-  }
-
-  private term(): Node {
-    const c = this.peek();
-    if (c === 0x5e /* ^ */ || c === 0x24 /* $ */) {
-      this.i++;
-      return this.noQuantifier({ t: "assert", kind: c === 0x5e ? AT_START : AT_END });
+  };
+  const term = (): Node => {
+    const kind = eat("^") ? AT_START : eat("$") ? AT_END : eat("\\b") ? AT_WORD_BOUNDARY : eat("\\B") ? AT_NOT_WORD_BOUNDARY : -1;
+    if (kind < 0) return quantified(atom());
+    if (quantifierNext()) refuse(INVALID); // an anchor repeats nothing
+    return { t: "assert", kind };
+  };
+  const atom = (): Node => {
+    const c = next();
+    if (c === 0x2e /* . */) return { t: "set", ranges: complement(LINE_TERMINATORS) };
+    if (c === 0x28 /* ( */) return group();
+    if (c === 0x5b /* [ */) return { t: "set", ranges: charClass() };
+    if (c === 0x5c /* \ */) {
+      const e = escape(false);
+      return { t: "set", ranges: typeof e === "number" ? [e, e] : e };
     }
-    if (this.eat("\\b")) return this.noQuantifier({ t: "assert", kind: AT_WORD_BOUNDARY });
-    if (this.eat("\\B")) return this.noQuantifier({ t: "assert", kind: AT_NOT_WORD_BOUNDARY });
-    return this.quantified(this.atom());
-  }
-
-  private noQuantifier(node: Node): Node {
-    if ("*+?{".includes(this.s[this.i] ?? "x")) throw new Refused("a count after an anchor or \\b: it repeats nothing");
+    // Nothing to repeat, or a lone ) ] } (RegExp's u mode refuses both).
+    if ("*+?{}])".includes(String.fromCodePoint(c))) refuse(INVALID);
+    return { t: "set", ranges: [c, c] };
+  };
+  const group = (): Node => {
+    if (eat("?")) {
+      if (eat("=") || eat("!") || eat("<=") || eat("<!")) refuse(`a lookahead or lookbehind: ${LINEAR} do not look around`);
+      if (eat("<")) {
+        const name = /^[A-Za-z_$][\w$]*>/.exec(s.slice(i, i + 80)) ?? refuse("a group name other than letters, digits, _ and $");
+        i += name[0].length;
+      } else if (!eat(":")) refuse("(?…) other than (?:…) or (?<name>…): patterns take no flags");
+    }
+    const node = disjunction();
+    if (!eat(")")) refuse(INVALID);
     return node;
-  }
-
-  private atom(): Node {
-    const c = this.next();
-    switch (c) {
-      case 0x2e /* . */:
-        return { t: "set", ranges: complement(LINE_TERMINATORS) };
-      case 0x28 /* ( */:
-        return this.group();
-      case 0x5b /* [ */:
-        return { t: "set", ranges: this.charClass() };
-      case 0x5c /* \ */: {
-        const e = this.escape(false);
-        return { t: "set", ranges: typeof e === "number" ? [e, e] : e };
-      }
-      case 0x2a:
-      case 0x2b:
-      case 0x3f:
-      case 0x7b:
-        throw new Refused(`"${String.fromCodePoint(c)}" at character ${this.i} has nothing to repeat`);
-      case 0x29:
-      case 0x5d:
-      case 0x7d:
-        throw new Refused(`a lone "${String.fromCodePoint(c)}" at character ${this.i}: escape it as \\${String.fromCodePoint(c)}`);
-      default:
-        return { t: "set", ranges: [c, c] };
-    }
-  }
-
-  private group(): Node {
-    if (this.eat("?")) {
-      if (this.eat(":")) return this.closeGroup();
-      if (this.eat("=") || this.eat("!")) throw new Refused("a lookahead (?=…) or (?!…): dotagent's patterns run in linear time and do not look around; match the text itself");
-      if (this.eat("<=") || this.eat("<!")) throw new Refused("a lookbehind (?<=…) or (?<!…): dotagent's patterns run in linear time and do not look around; match the text itself");
-      if (this.eat("<")) {
-        const name = /^[A-Za-z_$][A-Za-z0-9_$]*>/.exec(this.s.slice(this.i, this.i + 80));
-        if (name === null) throw new Refused("a group name other than letters, digits, _ and $: use (?:…)");
-        this.i += name[0].length;
-        return this.closeGroup();
-      }
-      throw new Refused("(?…) other than (?:…) or (?<name>…): patterns take no flags or modifiers");
-    }
-    return this.closeGroup();
-  }
-
-  private closeGroup(): Node {
-    const node = this.disjunction();
-    if (!this.eat(")")) throw new Refused("a group that is not closed with )");
-    return node;
-  }
-
-  private quantified(node: Node): Node {
-    let min: number;
-    let max: number;
-    const c = this.peek();
-    if (c === 0x2a) [min, max] = [0, Infinity];
-    else if (c === 0x2b) [min, max] = [1, Infinity];
-    else if (c === 0x3f) [min, max] = [0, 1];
-    else if (c === 0x7b) {
-      const count = /^\{(\d+)(,(\d*))?\}/.exec(this.s.slice(this.i, this.i + 40));
-      if (count === null) throw new Refused(`a "{" at character ${this.i + 1} that is no count {n}, {n,} or {n,m}: escape it as \\{`);
+  };
+  const quantified = (node: Node): Node => {
+    let min = 0;
+    let max = Infinity;
+    if (eat("+")) min = 1;
+    else if (eat("?")) max = 1;
+    else if (s[i] === "{") {
+      const count = /^\{(\d+)(,(\d*))?\}/.exec(s.slice(i, i + 40)) ?? refuse(INVALID);
       min = Number(count[1]);
       max = count[2] === undefined ? min : count[3] === "" ? Infinity : Number(count[3]);
-      if (min > MAX_COUNT || (max !== Infinity && max > MAX_COUNT)) throw new Refused(`the count ${count[0]} is over ${MAX_COUNT}: use + or * for "many"`);
-      if (min > max) throw new Refused(`the count ${count[0]} is out of order`);
-      this.i += count[0].length - 1;
-    } else return node;
-    this.i++;
-    this.eat("?"); // lazy: the same yes or no
-    if ("*+?{".includes(this.s[this.i] ?? "x")) throw new Refused(`two counts in a row at character ${this.i + 1}: group the first, (?:…)`);
+      if (min > MAX_COUNT || (max !== Infinity && max > MAX_COUNT)) refuse(`the count ${count[0]} is over ${MAX_COUNT}: use + or * for "many"`);
+      if (min > max) refuse(INVALID);
+      i += count[0].length;
+    } else if (!eat("*")) return node;
+    eat("?"); // lazy: the same yes or no
+    if (quantifierNext()) refuse(INVALID);
     return { t: "repeat", node, min, max };
-  }
-
+  };
   /** A class `[…]` after its "[": sorted ranges. */
-  private charClass(): number[] {
-    const negate = this.eat("^");
+  const charClass = (): number[] => {
+    const negate = eat("^");
     let ranges: number[] = [];
-    while (!this.eat("]")) {
-      const from = this.classAtom();
-      if (this.peek() === 0x2d /* - */ && this.s[this.i + 1] !== "]" && this.i + 1 < this.s.length) {
-        this.i++;
-        const to = this.classAtom();
-        if (typeof from !== "number" || typeof to !== "number") throw new Refused("a range with \\d, \\w or \\s at one end");
-        if (from > to) throw new Refused(`the range ${String.fromCodePoint(from)}-${String.fromCodePoint(to)} is out of order`);
-        ranges = union(ranges, [from, to]);
+    while (!eat("]")) {
+      const from = classAtom();
+      if (s[i] === "-" && i + 1 < s.length && s[i + 1] !== "]") {
+        i++;
+        const to = classAtom();
+        // A range from or to \d, \w or \s, or out of order.
+        if (typeof from !== "number" || typeof to !== "number" || from > to) refuse(INVALID);
+        ranges = union(ranges, [from as number, to as number]);
       } else ranges = union(ranges, typeof from === "number" ? [from, from] : from);
     }
     return negate ? complement(ranges) : ranges;
-  }
-
+  };
   /** One character of a class (a code point), or a class escape's ranges. */
-  private classAtom(): number | number[] {
-    const c = this.next();
+  const classAtom = (): number | number[] => {
+    const c = next();
     if (c !== 0x5c) return c;
-    if (this.eat("b")) return 0x08;
-    if (this.eat("-")) return 0x2d;
-    return this.escape(true);
-  }
-
-  /** An escape after its "\": the character it stands for, or a class escape's ranges (\d, \w, \s and their complements). */
-  private escape(inClass: boolean): number | number[] {
-    const c = this.next();
-    const ch = String.fromCodePoint(c);
-    switch (ch) {
-      case "d":
-        return DIGITS;
-      case "D":
-        return complement(DIGITS);
-      case "w":
-        return WORD;
-      case "W":
-        return complement(WORD);
-      case "s":
-        return SPACE;
-      case "S":
-        return complement(SPACE);
-      case "t":
-        return 9;
-      case "n":
-        return 10;
-      case "v":
-        return 11;
-      case "f":
-        return 12;
-      case "r":
-        return 13;
-      case "0":
-        if (/\d/.test(this.s[this.i] ?? "")) throw new Refused("\\0 followed by a digit");
-        return 0;
-      case "x": {
-        const hex = /^[0-9A-Fa-f]{2}/.exec(this.s.slice(this.i, this.i + 2));
-        if (hex === null) throw new Refused("\\x without two hex digits");
-        this.i += 2;
-        return parseInt(hex[0], 16);
-      }
-      case "u": {
-        const hex = /^(?:([0-9A-Fa-f]{4})|\{([0-9A-Fa-f]{1,6})\})/.exec(this.s.slice(this.i, this.i + 8));
-        if (hex === null) throw new Refused("\\u without four hex digits or {hex}");
-        const v = parseInt(hex[1] ?? hex[2]!, 16);
-        if (v > MAX_CODE_POINT) throw new Refused("\\u{…} beyond U+10FFFF");
-        if (v >= 0xd800 && v <= 0xdfff) throw new Refused("an escaped surrogate (\\uD800–\\uDFFF): write the character itself, or \\u{…}");
-        this.i += hex[0].length;
-        return v;
-      }
-      case "c":
-        throw new Refused("\\c (a control character) is not supported: use \\x or \\u");
-      case "p":
-      case "P":
-        throw new Refused("\\p{…} (Unicode properties) is not supported: use a class like [A-Za-z]");
-      case "k":
-        throw new Refused("a backreference \\k<…>: dotagent's patterns run in linear time and cannot refer back; match the text itself");
-      default:
-        if (c >= 0x31 && c <= 0x39) throw new Refused(`a backreference \\${ch}: dotagent's patterns run in linear time and cannot refer back; match the text itself`);
-        if (SYNTAX.includes(ch) || (inClass && ch === "-")) return c;
-        throw new Refused(`the escape \\${ch} is not one patterns know`);
+    if (eat("b")) return 0x08;
+    if (eat("-")) return 0x2d;
+    return escape(true);
+  };
+  /** An escape after its "\\": the character it stands for, or a class escape's ranges (\\d, \\w, \\s and their complements). */
+  const escape = (inClass: boolean): number | number[] => {
+    const ch = String.fromCodePoint(next());
+    const known = CLASS_ESCAPES[ch] ?? CONTROL_ESCAPES[ch];
+    if (known !== undefined) return known;
+    if (ch === "0") return /\d/.test(s[i] ?? "") ? refuse(INVALID) : 0;
+    if (ch === "x" || ch === "u") {
+      const hex = (ch === "x" ? /^[0-9A-Fa-f]{2}/ : /^(?:[0-9A-Fa-f]{4}|\{[0-9A-Fa-f]{1,6}\})/).exec(s.slice(i, i + 8)) ?? refuse(INVALID);
+      const v = parseInt(hex[0].replace(/[{}]/g, ""), 16);
+      if (v > MAX_CODE_POINT) refuse(INVALID);
+      if (v >= 0xd800 && v <= 0xdfff) refuse("an escaped surrogate: write the character, or \\u{…}");
+      i += hex[0].length;
+      return v;
     }
-  }
+    if (/[1-9k]/.test(ch)) refuse(`a backreference: ${LINEAR} cannot refer back`);
+    if (ch === "p" || ch === "P") refuse("\\p{…} (Unicode properties): use a class like [A-Za-z]");
+    if (ch === "c") refuse("\\c (a control character): use \\x or \\u");
+    if (SYNTAX.includes(ch) || (inClass && ch === "-")) return ch.codePointAt(0)!;
+    return refuse(`the escape \\${ch}, which patterns do not know`);
+  };
+
+  const node = disjunction();
+  if (i < s.length) refuse(INVALID); // an unmatched )
+  return node;
 }
+
+const CLASS_ESCAPES: Record<string, number[]> = { d: DIGITS, D: complement(DIGITS), w: WORD, W: complement(WORD), s: SPACE, S: complement(SPACE) };
+const CONTROL_ESCAPES: Record<string, number> = { t: 9, n: 10, v: 11, f: 12, r: 13 };
 
 /** Sorted disjoint ranges: `a` ∪ `b` (both flat [lo, hi, …] lists). */
 function union(a: readonly number[], b: readonly number[]): number[] {
@@ -438,30 +356,19 @@ function inSet(ranges: Int32Array, c: number): boolean {
 const isWord = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || (c >= 0x61 && c <= 0x7a);
 
 /** The states the automaton is in at one position: a sparse set of instruction numbers. */
-class StateSet {
+interface StateSet {
   readonly dense: Int32Array;
-  private readonly sparse: Int32Array;
-  size = 0;
-  constructor(n: number) {
-    this.dense = new Int32Array(n);
-    this.sparse = new Int32Array(n);
-  }
-  has(pc: number): boolean {
-    const k = this.sparse[pc]!;
-    return k < this.size && this.dense[k] === pc;
-  }
-  add(pc: number): void {
-    this.sparse[pc] = this.size;
-    this.dense[this.size++] = pc;
-  }
+  readonly sparse: Int32Array;
+  size: number;
 }
+const stateSet = (n: number): StateSet => ({ dense: new Int32Array(n), sparse: new Int32Array(n), size: 0 });
 
 /** Whether `pattern` matches anywhere in `text`, and the steps it took (at most (length + 1) × 2 × program size). */
 export function runPattern(pattern: Pattern, text: string): { matched: boolean; steps: number } {
   const { op, x, y, sets } = pattern;
   const n = op.length;
-  let current = new StateSet(n);
-  let following = new StateSet(n);
+  let current = stateSet(n);
+  let following = stateSet(n);
   const stack = new Int32Array(2 * n + 2);
   let steps = 0;
   let matched = false;
@@ -471,8 +378,10 @@ export function runPattern(pattern: Pattern, text: string): { matched: boolean; 
     stack[top++] = start;
     while (top > 0) {
       const pc = stack[--top]!;
-      if (set.has(pc)) continue;
-      set.add(pc);
+      const k = set.sparse[pc]!;
+      if (k < set.size && set.dense[k] === pc) continue; // in the set already
+      set.sparse[pc] = set.size;
+      set.dense[set.size++] = pc;
       steps++;
       switch (op[pc]) {
         case JMP:
@@ -515,8 +424,4 @@ export function runPattern(pattern: Pattern, text: string): { matched: boolean; 
     [current, following] = [following, current];
     before = c;
   }
-}
-
-export function testPattern(pattern: Pattern, text: string): boolean {
-  return runPattern(pattern, text).matched;
 }

@@ -6,7 +6,7 @@ import { formatDistanceStrict } from "date-fns";
 import { REPORT, REPORTS_DIR, specOf, type Phase, type PhaseStatus } from "./phases.js";
 import { planSourceOf, stepAgents, type StepCondition } from "./flow.js";
 import { flowOf } from "./flow-of.js";
-import { compilePattern, MAX_SUBJECT, testPattern, type Pattern } from "./linear-pattern.js";
+import { compilePattern, MAX_SUBJECT, runPattern, type Pattern } from "./linear-pattern.js";
 import { ownedReports, phaseAgentOf, unownedNote } from "./report-owners.js";
 import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
 import { currentRound, importPlan, isLegacyExecution, planFileOf, planStatus, planTasksReason } from "./plans.js";
@@ -684,7 +684,7 @@ export function conditionHolds(when: StepCondition, reports: ReportSnapshot, req
   }
   if (when.equals !== undefined) return value === when.equals;
   if (when.not_equals !== undefined) return value !== when.not_equals;
-  if (when.matches !== undefined) return typeof value === "string" && value.length <= MAX_SUBJECT && testPattern(patternOf(when.matches), value);
+  if (when.matches !== undefined) return typeof value === "string" && value.length <= MAX_SUBJECT && runPattern(patternOf(when.matches), value).matched;
   return true;
 }
 

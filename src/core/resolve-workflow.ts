@@ -81,7 +81,7 @@ function refuseControls(source: string, def: WorkflowDef, problems: DefProblem[]
   const walk = (value: unknown, path: string): void => {
     if (typeof value === "string") {
       const found = controlCharacterIn(value);
-      if (found !== null) problems.push({ source, path, message: `holds a control character (${found}), which no text of a definition may hold (tab and line feed aside): it could change what a person's terminal shows, or cut a command short; remove it` });
+      if (found !== null) problems.push({ source, path, message: `holds a control character (${found}): no text of a definition may (tab and line feed aside), as it could rewrite what a terminal shows or cut a command short; remove it` });
     } else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
     else if (value !== null && typeof value === "object") for (const [key, item] of Object.entries(value)) walk(item, path === "" ? key : `${path}.${key}`);
   };
@@ -309,7 +309,7 @@ function checkCondition(when: StepCondition, at: string, problem: Problem): Step
         problem(`${at}.matches`, `${JSON.stringify(when.matches)} is not a regular expression`);
       }
       const compiled = valid ? compilePattern(when.matches) : undefined;
-      if (compiled !== undefined && !compiled.ok) problem(`${at}.matches`, `${JSON.stringify(when.matches)} cannot be used: ${compiled.reason} (patterns are matched in linear time; SPEC §20 lists what they may use)`);
+      if (compiled !== undefined && !compiled.ok) problem(`${at}.matches`, `${JSON.stringify(when.matches)} cannot be used: ${compiled.reason} (SPEC §20, Patterns)`);
     }
   }
   return when.report === "request" ? when : { ...when, report: reportPath(when.report) ?? when.report };

@@ -141,7 +141,7 @@ describe("a command that cannot start is a result, never a throw", () => {
     ["a file that is not executable", "EACCES", (dir) => (writeFileSync(join(dir, "plain"), "echo x\n"), chmodSync(join(dir, "plain"), 0o644), ["./plain"])],
     ["a folder", "EACCES", (dir) => (mkdirSync(join(dir, "sub")), ["./sub"])],
     ["a path through a file", "ENOTDIR", (dir) => (writeFileSync(join(dir, "file"), ""), ["./file/program"])],
-    ["a NUL byte in an argument", "EINVAL", () => ["echo", "a\0b"]],
+    ["a NUL byte in an argument", "ERR_INVALID_ARG_VALUE", () => ["echo", "a\0b"]],
   ];
   it.each(cases)("%s: not_started (%s), nothing spawned", async (_name, errno, argv) => {
     const dir = folder();

@@ -17,7 +17,7 @@
 //    (end-processes.ts, with what escapes that), and the result says `timedOut`.
 //
 // A command that cannot start (its program not found or not executable, a NUL byte, E2BIG) is a
-// result too (`not_started`, with the errno a shell's exec would meet), never a throw.
+// result too (`not_started`, with the errno a shell's exec would meet, or spawn's code), never a throw.
 import { spawn, type ChildProcess } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, resolve } from "node:path";
@@ -176,11 +176,10 @@ function notStarted(error: unknown): CommandOutcome {
   return { kind: "not_started", errno: e.code ?? "error", message: e.message?.split("\n")[0] ?? String(error) };
 }
 
-/** Why the command cannot start (a NUL byte, its program not found or not executable), or null. */
+/** Why the command cannot start (its program not found or not executable), or null; spawn itself refuses a NUL byte (ERR_INVALID_ARG_VALUE). */
 function startProblem(argv: readonly string[], cwd: string, path: string | undefined): CommandOutcome | null {
   const program = argv[0];
-  if (program === undefined || program === "") return { kind: "not_started", errno: "ENOENT", message: "no program to run" };
-  if (argv.some((arg) => arg.includes("\0"))) return { kind: "not_started", errno: "EINVAL", message: "an argument holds a NUL byte, which no program can receive" };
+  if (!program) return { kind: "not_started", errno: "ENOENT", message: "no program" };
   const found = resolveProgram(program, cwd, path);
   return found.path === undefined ? { kind: "not_started", errno: found.errno, message: `${program}: ${found.errno}` } : null;
 }
