@@ -62,8 +62,9 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
   const cannot = startProblem(spec.argv, spec.cwd ?? process.cwd(), env.PATH);
   if (cannot !== null) return Promise.resolve(cannot);
   if (spec.signal?.aborted) return Promise.resolve({ kind: "exited", code: null, signal: null, timedOut: false, aborted: true });
-  const bounded = spec.timeoutMs !== undefined || spec.signal !== undefined;
-  const token = bounded ? process.getBuiltinModule("node:crypto").randomBytes(16).toString("hex") : undefined;
+  // A command that may have to be ended (its own session, a timeout, a stop) carries a token.
+  const marked = spec.ownSession || spec.timeoutMs !== undefined || spec.signal !== undefined;
+  const token = marked ? process.getBuiltinModule("node:crypto").randomBytes(16).toString("hex") : undefined;
   // Added to an inherited one: a dotagent run by a bounded command keeps its caller's token too.
   if (token !== undefined) env[RUN_TOKEN_VARIABLE] = env[RUN_TOKEN_VARIABLE] ? `${env[RUN_TOKEN_VARIABLE]}:${token}` : token;
   // A program named like an option would be one to the shell's exec: pass the path found for it.
