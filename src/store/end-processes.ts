@@ -64,7 +64,7 @@ function scanFor(marks: RunMarks): number[] {
     const pid = Number(name);
     if (pid === process.pid || pid === 1) continue;
     const ties = processTies(pid);
-    if (ties === null || hasEnded(pid)) continue;
+    if (ties === null) continue;
     children.set(ties.ppid, [...(children.get(ties.ppid) ?? []), pid]);
     if (pid === marks.root || (marks.ownSession && ties.session === marks.root) || (marks.token !== undefined && carries(pid, marks.token))) found.add(pid);
   }
@@ -77,7 +77,8 @@ function scanFor(marks: RunMarks): number[] {
       queue.push(child);
     }
   }
-  return [...found];
+  // One killed a moment ago (SIGKILL pending, or a zombie) is ended already.
+  return [...found].filter((pid) => !hasEnded(pid));
 }
 
 function carries(pid: number, token: string): boolean {
