@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { DotagentError, openWorkflow } from "../src/index.js";
 import { unprivileged } from "./support/unprivileged.js";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject } from "./support/cli.js";
+import { endProcessesIn, HAS_PROC, processesIn } from "../src/store/processes.test-support.js";
 
 afterEach(removeTemps);
 
@@ -25,9 +26,13 @@ function runs(p: string): number {
   return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0;
 }
 
-/** The CLI with kill-at.mjs preloaded; TORTURE_KILL_AT says where it SIGKILLs itself. */
+/**
+ * The CLI with kill-at.mjs preloaded; TORTURE_KILL_AT says where it SIGKILLs itself. Its stderr is
+ * a pipe, which the command inherits: spawnSync returns only once every holder has closed it, so
+ * a command the killed CLI left behind has ended too, and what it did is on disk.
+ */
 function killedAt(p: string, killAt: string, args: string[]): number | null {
-  const result = spawnSync(process.execPath, ["--import", PRELOAD, CLI, ...args], { cwd: p, env: { ...process.env, TORTURE_KILL_AT: killAt }, stdio: "ignore" });
+  const result = spawnSync(process.execPath, ["--import", PRELOAD, CLI, ...args], { cwd: p, env: { ...process.env, TORTURE_KILL_AT: killAt }, stdio: ["ignore", "ignore", "pipe"] });
   return result.signal === "SIGKILL" ? null : result.status;
 }
 
@@ -110,6 +115,32 @@ describe("once: kill -9 between intent and result", () => {
     expect(killedAt(p, "renameSync:/op.json:1", ["once", "op", "--", ...EFFECT])).toBeNull();
     expect(runs(p)).toBe(0);
     expect(dotagent(p, ["once", "op", "--json", "--", ...EFFECT]).json).toMatchObject({ outcome: "ran", runs: 1 });
+    expect(runs(p)).toBe(1);
+  });
+
+  it("issue 40: killed right after the command's start, before its pid is recorded: the command never runs (it waits for the record), and --redo runs it once", () => {
+    // op.json is written three times: the intent, the intent with the command's pid, the result.
+    const p = project();
+    expect(killedAt(p, "renameSync:/op.json:2", ["once", "op", "--", ...EFFECT])).toBeNull();
+    expect(runs(p)).toBe(0);
+    expect(readJson(p, "memory/state/once/op/op.json")).toMatchObject({ status: "running", child: null });
+    expect(dotagent(p, ["once", "op", "--redo", "--json", "--", ...EFFECT]).json).toMatchObject({ outcome: "ran", status: "done", runs: 2 });
+    expect(runs(p)).toBe(1);
+  });
+
+  it("the record of the command's pid cannot be written (EIO): write_failed, exit 1, one line, and the command never runs", () => {
+    const p = project();
+    const run = spawnSync(process.execPath, ["--import", PRELOAD, CLI, "once", "op", "--json", "--", ...EFFECT], { cwd: p, encoding: "utf8", env: { ...process.env, TORTURE_FAULT: "renameSync:EIO:op.json:2" } });
+    expect(run.status).toBe(1);
+    expect(JSON.parse(run.stdout).error).toMatchObject({ code: "write_failed", errno: "EIO", message: expect.stringMatching(/^could not write memory\/state\/once\/op\/op\.json \(EIO\)/) });
+    expect(runs(p)).toBe(0);
+    const plain = spawnSync(process.execPath, ["--import", PRELOAD, CLI, "once", "other", "--", ...EFFECT], { cwd: p, encoding: "utf8", env: { ...process.env, TORTURE_FAULT: "renameSync:EIO:op.json:2" } });
+    expect([plain.status, plain.stderr.trim().split("\n").length]).toEqual([1, 1]);
+    expectNoStack(plain.stderr);
+    expect(runs(p)).toBe(0);
+    // The intent stands without a pid: the person is asked, and the no (--redo) runs it once.
+    expect(dotagent(p, ["once", "op", "--json", "--", ...EFFECT]).code).toBe(5);
+    expect(dotagent(p, ["once", "op", "--redo", "--json", "--", ...EFFECT]).json).toMatchObject({ outcome: "ran", runs: 2 });
     expect(runs(p)).toBe(1);
   });
 
@@ -453,5 +484,20 @@ describe("issue 21, case 14: once's small wrong answers", () => {
     const { stdout_encoding: _, ...old } = readJson(p, "memory/state/once/old/op.json");
     writeFileSync(join(p, "memory/state/once/old/op.json"), JSON.stringify(old));
     expect(dotagent(p, ["once", "old", "--", ...EFFECT]).stdout).toBe("made it\n");
+  });
+});
+
+describe("issue 40: once returns when its command does", () => {
+  it("a command that returns while its background child holds stdout: once returns with the result, the child is left running", () => {
+    const p = project();
+    try {
+      // Its stderr is once's (the child holds that too): only the JSON on stdout is waited for.
+      const run = spawnSync(process.execPath, [CLI, "once", "bg", "--json", "--", "sh", "-c", "sleep 120 & echo done"], { cwd: p, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 50_000, killSignal: "SIGKILL" });
+      expect([run.signal, run.status]).toEqual([null, 0]);
+      expect(JSON.parse(run.stdout)).toMatchObject({ outcome: "ran", status: "done", exit_code: 0, stdout: "done\n" });
+      if (HAS_PROC) expect(processesIn(p)).toHaveLength(1);
+    } finally {
+      endProcessesIn(p);
+    }
   });
 });

@@ -100,8 +100,10 @@ describe("npm install -g of the packed tarball", () => {
     expect(staleQuotes(figures, quotes)).toEqual([]);
     expect(new Set(quotes.map((q) => q.kind))).toEqual(new Set(["packed", "unpacked", "installed", "plugin"]));
     // The helper carries the hooks of three clients (Claude Code, Copilot CLI, Codex CLI; their
-    // install and doctor are in the cold half): 750 kB, from 700 kB before the other two.
-    expect(figures.plugin).toBeLessThanOrEqual(750e3);
+    // install and doctor are in the cold half): 750 kB, from 700 kB before the other two; 800 kB
+    // with the definitions' linear-time pattern matcher, the bounded command runner and the
+    // person's authority read from each client's record (issue 40).
+    expect(figures.plugin).toBeLessThanOrEqual(800e3);
   });
 
   it("a quote more than 10% off is found (the check can fail)", () => {

@@ -5,13 +5,14 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson, REPO } from "./support/cli.js";
 import { resolveWorkflow } from "../src/core/resolve-workflow.js";
 import { builtinDefs } from "../src/store/workflow-files.js";
 import { DEVELOP } from "../src/core/flow.js";
 import { exportJsonSchema } from "../src/schema/json-schema.js";
 import { currentHost, processStartTime } from "../src/store/process-facts.js";
+import { endProcessesIn, HAS_PROC, processesIn } from "../src/store/processes.test-support.js";
 
 afterEach(removeTemps);
 
@@ -97,6 +98,15 @@ describe("dotagent workflows", () => {
     ["an extends cycle", { extends: "hostile", remove: [] }, /extends form a cycle/],
     ["an unknown field", { steps: [], sneaky: true }, /unknown keys sneaky/],
     ["not JSON", "{ steps: ", /hostile\.json: .*JSON/],
+    ["a backreference in a pattern", { steps: [{ id: "A", kind: "agent", agent: "pm", report: "a.json" }, { id: "B", kind: "shell", run: "true", when: { report: "request", matches: "(a)\\1" } }] }, /steps\[1\]\.when\.matches: "\(a\)\\\\1" cannot be used: a backreference: patterns run in linear time/],
+    ["a lookahead in a pattern", { steps: [{ id: "B", kind: "shell", run: "true", when: { report: "request", matches: "^(?=.*x)" } }] }, /steps\[0\]\.when\.matches: .* cannot be used: a lookahead/],
+    ["a pattern that is no regular expression", { steps: [{ id: "B", kind: "shell", run: "true", when: { report: "request", matches: "a{2,1}" } }] }, /steps\[0\]\.when\.matches: "a\{2,1\}" is not a regular expression/],
+    ["issue 40, finding 7: a NUL byte in a command", { steps: [{ id: "S", kind: "shell", run: "echo a\u0000b" }] }, /steps\[0\]\.run: holds a control character \(U\+0000 at character 7\)/],
+    ["an escape sequence in a title", { steps: [{ id: "S", kind: "shell", run: "true", title: "tests\u001b]0;owned\u0007" }] }, /steps\[0\]\.title: holds a control character \(U\+001B at character 6\)/],
+    ["a bidirectional override in a command", { steps: [{ id: "S", kind: "shell", run: "echo safe \u202e; rm -rf x" }] }, /steps\[0\]\.run: holds a control character \(U\+202E/],
+    ["a carriage return in an inserted step's command", { extends: "develop", insert: [{ after: "VERIFICATION", steps: [{ id: "T", kind: "shell", run: "npm test\r" }] }] }, /insert\[0\]\.steps\[0\]\.run: holds a control character \(U\+000D/],
+    ["a C1 control in the description", { description: "x\u009b2J", steps: [{ id: "S", kind: "shell", run: "true" }] }, /hostile\.json: description: holds a control character \(U\+009B/],
+    ["a line separator in a design's angle", { steps: [{ id: "C", kind: "choose", agent: "architect", reducer: "roundtable", designs: [{ name: "a", angle: "x\u2028y" }] }] }, /steps\[0\]\.designs\[0\]\.angle: holds a control character \(U\+2028/],
   ];
   for (const [name, def, says] of hostile) {
     it(`refuses ${name} in one line, writing nothing`, () => {
@@ -111,6 +121,50 @@ describe("dotagent workflows", () => {
       expect(dotagent(p, ["workflows", "validate", "hostile"]).code).toBe(3);
     });
   }
+
+  it("a tab and a line feed in a command are its own: the definition is valid", () => {
+    const p = project({ lines: { steps: [{ id: "S", kind: "shell", run: "echo a\techo b\necho c" }] } });
+    expect(dotagent(p, ["workflows", "validate", "lines"]).code).toBe(0);
+  });
+
+  it("issue 40, finding 7: a NUL byte in a pinned command (phase.json edited by hand): one line naming the path, nothing asked, recorded or run", () => {
+    const p = project({ one: { steps: [{ id: "S", kind: "shell", run: "echo ran >> runs.txt" }] } });
+    expect(dotagent(p, ["init", "--workflow", "one", "--request", "x"]).code).toBe(0);
+    const state = readJson(p, "memory/state/phase.json");
+    state.workflow.steps[0].run = "echo ran >> runs.txt\u0000";
+    writeJson(p, "memory/state/phase.json", state);
+    const events = readFileSync(join(p, "memory/state/events.jsonl"), "utf8");
+    for (const args of [["step", "run", "S", "--yes", "--json"], ["step", "run", "S", "--json"]]) {
+      const run = dotagent(p, args, { env: { CLAUDECODE: "1" } });
+      expect([run.code, run.json.error.code]).toEqual([3, "no_workflow"]);
+      expect(run.json.error.message).toMatch(/^memory\/state\/phase\.json is not valid \(workflow\.steps\[0\]\.run: holds a control character \(U\+0000 at character 21\)/);
+    }
+    const plain = dotagent(p, ["step", "run", "S", "--yes"]);
+    expect(plain.stderr.trim().split("\n")).toHaveLength(1);
+    expectNoStack(plain.stderr);
+    expect(readFileSync(join(p, "memory/state/events.jsonl"), "utf8")).toBe(events);
+    expect(existsSync(join(p, "runs.txt"))).toBe(false);
+    expect(existsSync(join(p, "memory/state/.step-running.json"))).toBe(false);
+  });
+
+  it("issue 40, finding 4: a pattern RegExp backtracks on for ever (^(\\w+\\s?)+$, a request ending in \"!\"): init, status, resume and the hook answer", () => {
+    const p = project({ sized: { steps: [{ id: "WORDS", kind: "agent", agent: "pm", report: "words.json", when: { report: "request", matches: "^(\\w+\\s?)+$" } }, { id: "S", kind: "shell", run: "true" }] } });
+    const request = "please add a login page to the settings screen of the app and make sure it works well for everyone!";
+    // A bound only so that the old code fails instead of hanging the test run: it answers at once.
+    const run = (args: string[], input = "") => spawnSync(process.execPath, [CLI, ...args], { cwd: p, input, encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL", env: { ...process.env, DOTAGENT_LOCK_WAIT_MS: "300" } });
+    const init = run(["init", "--workflow", "sized", "--request", request, "--json"]);
+    expect([init.signal, init.status]).toEqual([null, 0]);
+    expect(JSON.parse(init.stdout).next).toMatchObject({ action: "run_step", step: "S" });
+    expect(readJson(p, "memory/state/phase.json").completed_phases[0]).toMatchObject({ phase: "WORDS", skipped: true });
+    for (const args of [["status", "--json"], ["resume", "--json"]]) {
+      const answer = run(args);
+      expect([answer.signal, answer.status], args[0]).toEqual([null, 0]);
+      expect(JSON.parse(answer.stdout).next, args[0]).toMatchObject({ action: "run_step", step: "S" });
+    }
+    const hook = run(["hook", "session-start"], JSON.stringify({ session_id: "s", hook_event_name: "SessionStart", source: "resume", cwd: p }));
+    expect([hook.signal, hook.status]).toEqual([null, 0]);
+    expect(hook.stdout).toContain("S");
+  });
 
   it("refuses a 10 MB definition and one that is a link out of the project", () => {
     const p = project({ big: `{"description":"${"x".repeat(10 * 1024 * 1024)}"}` });
@@ -367,6 +421,42 @@ describe("a project workflow, end to end from the CLI", () => {
     expect(slow.json).toMatchObject({ passed: false, timed_out: true, next: { action: "workflow_failed" } });
     expect(readJson(p, "memory/reports/steps/SLOW.json")).toMatchObject({ passed: false, timed_out: true, signal: "SIGKILL" });
   }, 20_000);
+
+  describe("issue 40, finding 5: step run returns at its timeout, or when its command returns, whatever holds the output open", () => {
+    // step run as the person runs it, bounded only so that the old code fails instead of hanging the test run.
+    const stepRun = (p: string) => spawnSync(process.execPath, [CLI, "step", "run", "S", "--yes", "--json"], { cwd: p, encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL" });
+    const oneStep = (run: string, timeout?: number) => {
+      const p = project({ one: { steps: [{ id: "S", kind: "shell", run, ...(timeout ? { timeout } : {}) }] } });
+      expect(dotagent(p, ["init", "--workflow", "one", "--request", "x"]).code).toBe(0);
+      return p;
+    };
+
+    it.runIf(HAS_PROC)("a setsid child holding stdout, timeout 1 s: step run returns, timed out, and nothing the command started still runs", () => {
+      const p = oneStep("setsid sh -c 'exec sleep 120' & (sh -c 'exec sleep 120' &); sleep 120", 1);
+      try {
+        const run = stepRun(p);
+        expect([run.signal, run.status]).toEqual([null, 1]);
+        expect(JSON.parse(run.stdout)).toMatchObject({ passed: false, timed_out: true, next: { action: "workflow_failed" } });
+        expect(readJson(p, "memory/reports/steps/S.json")).toMatchObject({ passed: false, timed_out: true, signal: "SIGKILL" });
+        expect(processesIn(p)).toEqual([]);
+      } finally {
+        endProcessesIn(p);
+      }
+    });
+
+    it("`sleep 120 & echo done` with no timeout: step run returns with the result when the shell does; the background child is left running", () => {
+      const p = oneStep("sleep 120 & echo done");
+      try {
+        const run = stepRun(p);
+        expect([run.signal, run.status]).toEqual([null, 0]);
+        expect(JSON.parse(run.stdout)).toMatchObject({ passed: true, timed_out: false, next: { action: "workflow_complete" } });
+        expect(readJson(p, "memory/reports/steps/S.json")).toMatchObject({ passed: true, exit_code: 0, output_tail: "done\n" });
+        if (HAS_PROC) expect(processesIn(p)).toHaveLength(1);
+      } finally {
+        endProcessesIn(p);
+      }
+    });
+  });
 
   it("/develop with a new request after a complete workflow: archived without asking, the new one started (as init does)", () => {
     const p = project({ one: { steps: [{ id: "ONLY", kind: "agent", agent: "pm", report: "demand.json" }] } });

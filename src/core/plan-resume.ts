@@ -6,6 +6,7 @@ import { formatDistanceStrict } from "date-fns";
 import { REPORT, REPORTS_DIR, specOf, type Phase, type PhaseStatus } from "./phases.js";
 import { planSourceOf, stepAgents, type StepCondition } from "./flow.js";
 import { flowOf } from "./flow-of.js";
+import { compilePattern, MAX_SUBJECT, runPattern, type Pattern } from "./linear-pattern.js";
 import { ownedReports, phaseAgentOf, unownedNote } from "./report-owners.js";
 import { NOT_PICKED } from "./authority.js";
 import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
@@ -688,8 +689,22 @@ export function conditionHolds(when: StepCondition, reports: ReportSnapshot, req
   }
   if (when.equals !== undefined) return value === when.equals;
   if (when.not_equals !== undefined) return value !== when.not_equals;
-  if (when.matches !== undefined) return typeof value === "string" && new RegExp(when.matches, "u").test(value);
+  if (when.matches !== undefined) return typeof value === "string" && value.length <= MAX_SUBJECT && runPattern(patternOf(when.matches), value).matched;
   return true;
+}
+
+const patterns = new Map<string, Pattern>();
+/** A definition's pattern, compiled once: never RegExp, which backtracks (linear-pattern.ts). */
+function patternOf(source: string): Pattern {
+  let pattern = patterns.get(source);
+  if (pattern === undefined) {
+    const compiled = compilePattern(source);
+    // Every Flow was checked (resolve-workflow.ts refuses a pattern that does not compile): reaching this is a bug.
+    if (!compiled.ok) throw new Error(`a workflow's when.matches ${JSON.stringify(source)} does not compile: ${compiled.reason}`);
+    pattern = compiled.pattern;
+    patterns.set(source, pattern);
+  }
+  return pattern;
 }
 
 export function describeCondition(when: StepCondition): string {

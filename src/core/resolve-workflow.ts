@@ -5,6 +5,8 @@
 import { posix } from "node:path";
 import { REPORTS_DIR } from "./paths.js";
 import { DEFAULT_DESIGNS, REPORT, type Flow, type Step, type StepCondition } from "./flow.js";
+import { compilePattern } from "./linear-pattern.js";
+import { controlCharacterIn } from "./words.js";
 import type { SourcedDef, StepDef, WorkflowDef } from "./workflow-defs.js";
 
 export const MAX_STEPS = 50;
@@ -51,6 +53,8 @@ export function resolveWorkflow(name: string, lookup: (name: string) => SourcedD
     if (next === undefined) return fail(current.source, "extends", `extends ${JSON.stringify(parent)}, which is no workflow; \`dotagent workflows\` lists them`);
     current = next;
   }
+  for (const { source, def } of chain) refuseControls(source, def, problems);
+  if (problems.length > 0) return { ok: false, problems };
   // Apply from the base down: each extending definition edits its parent's steps.
   let steps: StepDef[] = [];
   for (const { source, def } of [...chain].reverse()) {
@@ -66,6 +70,22 @@ export function resolveWorkflow(name: string, lookup: (name: string) => SourcedD
   function fail(source: string, path: string, message: string): Resolved {
     return { ok: false, problems: [...problems, { source, path, message }] };
   }
+}
+
+/**
+ * No text of a definition holds a control character (tab and line feed aside, controlCharacterIn):
+ * its titles, descriptions and commands reach a person's terminal and the agents' prompts, and a
+ * NUL cannot be passed to a command at all. Every string is checked, so no field is forgotten.
+ */
+function refuseControls(source: string, def: WorkflowDef, problems: DefProblem[]): void {
+  const walk = (value: unknown, path: string): void => {
+    if (typeof value === "string") {
+      const found = controlCharacterIn(value);
+      if (found !== null) problems.push({ source, path, message: `holds a control character (${found}): no text of a definition may (tab and line feed aside), as it could rewrite what a terminal shows or cut a command short; remove it` });
+    } else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
+    else if (value !== null && typeof value === "object") for (const [key, item] of Object.entries(value)) walk(item, path === "" ? key : `${path}.${key}`);
+  };
+  walk(def, "");
 }
 
 function fullSteps(source: string, def: WorkflowDef, problems: DefProblem[]): StepDef[] | undefined {
@@ -280,11 +300,16 @@ function checkCondition(when: StepCondition, at: string, problem: Problem): Step
   if (when.matches !== undefined) {
     if (when.matches.length > 200) problem(`${at}.matches`, "the pattern is longer than 200 characters");
     else {
+      let valid = true;
       try {
+        // Only parsed, never run: JavaScript's matcher backtracks (linear-pattern.ts's header).
         new RegExp(when.matches, "u");
       } catch {
+        valid = false;
         problem(`${at}.matches`, `${JSON.stringify(when.matches)} is not a regular expression`);
       }
+      const compiled = valid ? compilePattern(when.matches) : undefined;
+      if (compiled !== undefined && !compiled.ok) problem(`${at}.matches`, `${JSON.stringify(when.matches)} cannot be used: ${compiled.reason} (SPEC §20, Patterns)`);
     }
   }
   return when.report === "request" ? when : { ...when, report: reportPath(when.report) ?? when.report };

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { count, formatDuration, oneLine } from "./words.js";
+import { controlCharacterIn, count, formatDuration, oneLine } from "./words.js";
 
 it.each([
   [0, "task", undefined, "0 tasks"],
@@ -30,3 +30,17 @@ it("oneLine: someone's words in one line of a message, controls shown, cut with 
   expect(oneLine("abcdef   ghij", 8)).toBe("abcdef…");
   expect(oneLine("", 10)).toBe("");
 });
+
+it.each([
+  ["npm test", null],
+  ["echo a\techo b\necho c", null],
+  ["naïve — 日本語 😀 \u200f", null],
+  ["a\u0000b", "U+0000 at character 2"],
+  ["\u001b[2J", "U+001B at character 1"],
+  ["x\r", "U+000D at character 2"],
+  ["\u007f", "U+007F at character 1"],
+  ["\u009b", "U+009B at character 1"],
+  ["a\u2028", "U+2028 at character 2"],
+  ["\u202e", "U+202E at character 1"],
+  ["\u2066", "U+2066 at character 1"],
+] as const)("controlCharacterIn(%j) is %s", (text, found) => expect(controlCharacterIn(text)).toBe(found));

@@ -29,3 +29,18 @@ export function oneLine(text: string, max: number): string {
 export function escapeControls(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
+
+/**
+ * Characters no text from a definition may hold (SPEC §20): C0 controls but tab and line feed
+ * (NUL cuts a command short; ESC sequences rewrite what a terminal shows: a title or a command in
+ * a question could hide what really runs), DEL, C1, the line and paragraph separators, and the
+ * bidirectional overrides and isolates, which reorder what a person reads ("Trojan Source").
+ */
+const REFUSED_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+/** The first refused control character in `text` ("U+001B at character 7"), or null. */
+export function controlCharacterIn(text: string): string | null {
+  const found = REFUSED_CONTROLS.exec(text);
+  if (found === null) return null;
+  return `U+${found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")} at character ${found.index + 1}`;
+}

@@ -4,8 +4,6 @@
 // → the workflow stops. A command is the person's: in an agent's shell it runs only after the
 // person approved that exact command for this workflow (a decision, exit 5, SPEC §11); the
 // approval is recorded (`command_approved`) so later rework rounds do not ask again.
-import { spawn } from "node:child_process";
-import type { Writable } from "node:stream";
 import { join } from "node:path";
 import { mkdirSync } from "node:fs";
 import { DotagentError, EXIT } from "../core/errors.js";
@@ -19,6 +17,7 @@ import type { PhaseState } from "../schema/phase.js";
 import { appendAuthority, authorityEvents } from "./person-gate.js";
 import { writeFileDurable } from "../store/atomic-write.js";
 import { clearStepRunning, readStepRunning, writeStepRunning } from "../store/step-running.js";
+import { runCommand } from "../store/run-command.js";
 import { locked, type OpContext } from "./op-context.js";
 import type { Decide } from "./resume.js";
 import { nextFields, settle, type NextFields } from "./settle.js";
@@ -52,14 +51,19 @@ interface CommandRun {
 
 /**
  * `onStart`: called once the command is approved, just before it starts (`dotagent run`'s live
- * line). `signal`: aborting it kills the command's process group; nothing is recorded (`stopped`).
+ * line). `signal`: aborting it ends the command and all it started; nothing is recorded (`stopped`).
  */
 export async function runStep(context: OpContext, id: string, options: { again?: boolean; decide: Decide; onOutput?: (chunk: Buffer) => void; onStart?: () => void; signal?: AbortSignal }): Promise<StepRunOutcome> {
   // What the reports on disk already prove is carried out first (a qa report just written moves
   // the workflow on to this step), so the step is judged where the workflow really stands.
   if ((await loadSnapshot(context.paths)).phase.kind === "ok") await locked(context, "step run", async () => settle(context, context.now()));
   const snapshot = await loadSnapshot(context.paths);
-  if (snapshot.phase.kind !== "ok") throw new DotagentError("no_workflow", snapshot.phase.kind === "missing" ? "no workflow here; start one with `dotagent init --workflow NAME`" : `${snapshot.phase.file} is not valid; run \`dotagent resume\``, snapshot.phase.kind === "missing" ? EXIT.refused : EXIT.invalid);
+  if (snapshot.phase.kind === "missing") throw new DotagentError("no_workflow", "no workflow here; start one with `dotagent init --workflow NAME`", EXIT.refused);
+  if (snapshot.phase.kind === "corrupt") {
+    // Named, so a pinned command a hand edit broke (a NUL, an escape sequence) says where, and nothing is recorded.
+    const first = snapshot.phase.problems[0];
+    throw new DotagentError("no_workflow", `${snapshot.phase.file} is not valid${first ? ` (${first.path ? `${first.path}: ` : ""}${first.message})` : ""}; run \`dotagent resume\``, EXIT.invalid);
+  }
   const state = snapshot.phase.value;
   let step;
   try {
@@ -109,7 +113,7 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   try {
     do {
       attempts++;
-      run = await runCommand(commandStep.run, context.paths.root, commandStep.timeout, options.onOutput, options.signal, (pid) => locked(context, "step run", () => writeStepRunning(context.paths.stateDir, { ...claim, pid })));
+      run = await runShellCommand(commandStep.run, context.paths.root, commandStep.timeout, options.onOutput, options.signal, (pid) => locked(context, "step run", () => writeStepRunning(context.paths.stateDir, { ...claim, pid })));
     } while (run.exit_code !== 0 && attempts <= (commandStep.retries ?? 0) && !options.signal?.aborted);
   } catch (error) {
     // Its command did not start (it waits for the record); a claim left behind is stale once this process ends.
@@ -153,67 +157,24 @@ function approved(context: OpContext, state: PhaseState, step: string, command: 
   return authorityEvents(context.paths, state).some((e) => e.type === "command_approved" && e.step === step && e.command === command && (e.instance ?? null) === (state.instance_id ?? null));
 }
 
-/**
- * The shell waits on fd 3 until the CLI has recorded it in .step-running.json, then closes fd 3 and
- * becomes `sh -c command` (same pid, same process group). A CLI killed in between closes the pipe,
- * and the shell ends without running the command: no command runs that no record names, so the
- * next `step run` cannot start a second copy beside an unrecorded one.
- */
-const GATED = 'read -r go <&3 || exit 125; exec 3<&-; exec sh -c "$1"';
-
-/** Runs `command` with sh in `cwd`; stops it after `timeout` seconds, or when `signal` aborts. Output is kept as its last 4 KB. */
-function runCommand(command: string, cwd: string, timeout: number | undefined, onOutput?: (chunk: Buffer) => void, signal?: AbortSignal, onSpawn?: (pid: number) => Promise<void>): Promise<CommandRun> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return resolve({ exit_code: null, signal: null, timed_out: false, tail: "" });
-    const child = spawn("sh", ["-c", GATED, "sh", command], { cwd, stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true });
-    const stop = () => {
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-    };
-    const gate = child.stdio[3] as Writable;
-    gate.on("error", () => {}); // a shell that could not start: its close says so
-    if (child.pid !== undefined) {
-      const pid = child.pid;
-      // The shell runs the command once the gate opens: after onSpawn has recorded it.
-      Promise.resolve()
-        .then(() => onSpawn?.(pid))
-        .then(
-          () => gate.end("go\n"),
-          (error: unknown) => {
-            stop();
-            reject(error);
-          },
-        );
-    }
-    signal?.addEventListener("abort", stop, { once: true });
-    child.on("close", () => signal?.removeEventListener("abort", stop));
-    let tail = Buffer.alloc(0);
-    const keep = (chunk: Buffer) => {
+/** Runs `command` with sh in `cwd` (run-command.ts: gated on its record, bounded by `timeout` seconds, stopped by `signal`); its output kept as the last 4 KB. */
+async function runShellCommand(command: string, cwd: string, timeout: number | undefined, onOutput?: (chunk: Buffer) => void, signal?: AbortSignal, recorded?: (pid: number) => Promise<void>): Promise<CommandRun> {
+  let tail = Buffer.alloc(0);
+  const outcome = await runCommand({
+    argv: ["sh", "-c", command],
+    cwd,
+    stdin: "ignore",
+    stderr: "pipe",
+    ownSession: true,
+    timeoutMs: timeout === undefined ? undefined : timeout * 1000,
+    signal,
+    onOutput: (chunk) => {
       onOutput?.(chunk);
       tail = Buffer.concat([tail, chunk]);
       if (tail.length > OUTPUT_TAIL_BYTES) tail = tail.subarray(tail.length - OUTPUT_TAIL_BYTES);
-    };
-    child.stdout!.on("data", keep);
-    child.stderr!.on("data", keep);
-    let timedOut = false;
-    const timer = timeout === undefined ? undefined : setTimeout(() => {
-      timedOut = true;
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-    }, timeout * 1000);
-    child.on("error", (error) => {
-      if (timer) clearTimeout(timer);
-      resolve({ exit_code: null, signal: null, timed_out: false, tail: `could not start sh: ${error.message}` });
-    });
-    child.on("close", (code, signal) => {
-      if (timer) clearTimeout(timer);
-      resolve({ exit_code: code, signal, timed_out: timedOut, tail: tail.toString("utf8") });
-    });
+    },
+    recorded: async (pid) => recorded?.(pid),
   });
+  if (outcome.kind === "not_started") return { exit_code: null, signal: null, timed_out: false, tail: `could not start sh: ${outcome.message}` };
+  return { exit_code: outcome.code, signal: outcome.signal, timed_out: outcome.timedOut, tail: tail.toString("utf8") };
 }

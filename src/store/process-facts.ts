@@ -65,6 +65,12 @@ function hasEndedStat(fields: string[]): boolean {
   return fields[0] === "Z" || fields[0] === "X" || (Number(fields[6]) & PF_EXITING) !== 0;
 }
 
+/** Its parent's pid and its session id (fields 4 and 6 of /proc/<pid>/stat), or null where /proc does not show the process. */
+export function processTies(pid: number): { ppid: number; session: number } | null {
+  const stat = statFields(pid);
+  return stat === null ? null : { ppid: Number(stat.fields[1]), session: Number(stat.fields[3]) };
+}
+
 /** The process's start time in clock ticks after boot (field 22), or null where /proc is not there. */
 export function processStartTime(pid: number): string | null {
   return statFields(pid)?.fields[19] ?? null;

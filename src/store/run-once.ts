@@ -5,17 +5,19 @@
 // - the command runs only after its intent ("running") is durably recorded, and its result is
 //   recorded durably before the op lock is released: a kill -9 at any point leaves either no
 //   record (the command never started), the intent (unknown: a person decides), or the result;
-// - the command's process (pid and start time) is added to the intent as soon as it has started:
-//   while it lives the op is running, even if the runner was killed (-9 leaves the child alive),
-//   so nobody is asked "did it take effect?" and nothing is run beside it (a kill in the few
-//   milliseconds between the start and that write leaves the intent without it, as before);
+// - the command starts only once its process (pid and start time) is durably added to the intent
+//   (run-command.ts's gate: it waits on a pipe until then): while it lives the op is running,
+//   even if the runner was killed (-9 leaves the child alive), so nobody is asked "did it take
+//   effect?" and nothing is run beside it; a kill before that write (or a write that fails,
+//   write_failed) leaves the intent and no command, so `--redo` never starts a second copy
+//   beside one no record names (under load, a kill right after the start used to);
 // - two callers with one op id never both run it: the second waits for the lock (then exit 4),
 //   and under the lock a "done" record is only ever replayed;
 // - whatever the command or the reader of its output does (a command that cannot start, a
 //   stdout closed by `| head`), its result is recorded and the lock released;
 // - op.json is replaced whole (write-file-atomic), never seen torn, and never over the 1 MiB it
 //   is read with (commands too big for their record are refused before anything is recorded).
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { hostname } from "node:os";
 import { existsSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -28,6 +30,7 @@ import { isPidAlive, processStartTime } from "./process-facts.js";
 import { checkOpId, commandStillRunning, guardFolder, opDir, opRel, readOpRecord, RECORD } from "./op-records.js";
 import { assertStatePaths } from "./state-paths.js";
 import { writeJsonDurable } from "./atomic-write.js";
+import { runCommand } from "./run-command.js";
 import type { ProjectPaths } from "./project.js";
 
 function writeRecord(paths: ProjectPaths, record: OpRecord): void {
@@ -159,13 +162,11 @@ async function runRecorded(paths: ProjectPaths, opId: string, found: OpRecord | 
   const intent: OpRecord = { op_id: opId, command: [...command], status: "running", started_at: now().toISOString(), runner: { pid: process.pid, hostname: hostname() }, child: null, runs: (found?.runs ?? 0) + 1 };
   writeRecord(paths, intent);
   let running = intent;
-  const result = await runCommand(command, options.onStdout, (pid) => {
+  // The command starts only once this record of its pid is on disk (run-command.ts's gate): a
+  // kill before it leaves the intent and no command, a write that fails leaves no command either.
+  const result = await runArgv(command, options.onStdout, (pid) => {
     running = { ...intent, child: { pid, start: processStartTime(pid) } };
-    try {
-      writeRecord(paths, running);
-    } catch {
-      // The intent stands without the child: a crash now is a decision, as before this record.
-    }
+    writeRecord(paths, running);
   });
   const failed = result.startError !== null || result.exitCode !== 0;
   const record: OpRecord = {
@@ -201,57 +202,46 @@ const START_ERRORS: Record<string, [string, number]> = {
   EISDIR: ["is a directory", 126],
 };
 
-function startFailure(error: unknown): { exitCode: number; startError: string } {
-  const code = (error as NodeJS.ErrnoException).code ?? "";
-  const [text, exitCode] = START_ERRORS[code] ?? [`could not be started (${code || (error as Error).message?.split("\n")[0] || "error"})`, 126];
+function startFailure(errno: string, message: string): { exitCode: number; startError: string } {
+  const [text, exitCode] = START_ERRORS[errno] ?? [`could not be started (${errno || message || "error"})`, 126];
   return { exitCode, startError: text };
 }
 
 /**
- * Runs argv without a shell: stdin and stderr are the caller's, stdout is captured (first
- * STDOUT_LIMIT bytes) and handed to `onStdout` as it comes. Ctrl-C reaches the command (same
- * process group) and is ignored here meanwhile, so its result is still recorded. `onStart` gets
- * the command's pid as soon as it has one. A command that cannot start (synchronously, like
- * E2BIG, or asynchronously, like ENOENT) is a result too, never a throw.
+ * Runs argv without a shell (run-command.ts: in the caller's process group, gated on `recorded`):
+ * stdin and stderr are the caller's, stdout is captured (first STDOUT_LIMIT bytes) and handed to
+ * `onStdout` as it comes. Ctrl-C reaches the command (same process group) and is ignored here
+ * meanwhile, so its result is still recorded. A command that cannot start is a result too.
  */
-function runCommand(argv: readonly string[], onStdout: ((chunk: Uint8Array) => void) | undefined, onStart: (pid: number) => void): Promise<CommandResult> {
-  const [file, ...args] = argv as [string, ...string[]];
+async function runArgv(argv: readonly string[], onStdout: ((chunk: Uint8Array) => void) | undefined, recorded: (pid: number) => void): Promise<CommandResult> {
   const ignore = () => undefined;
   process.on("SIGINT", ignore);
-  return new Promise<CommandResult>((resolve) => {
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    let seen = 0;
-    let child: ChildProcess;
-    try {
-      child = spawn(file, args, { stdio: ["inherit", "pipe", "inherit"] });
-    } catch (error) {
-      resolve({ ...startFailure(error), stdout: Buffer.alloc(0), seenMore: false });
-      return;
-    }
-    if (child.pid !== undefined) onStart(child.pid);
-    child.stdout!.on("data", (chunk: Buffer) => {
-      seen += chunk.length;
-      if (kept < STDOUT_LIMIT + 4) {
-        chunks.push(chunk);
-        kept += chunk.length;
-      }
-      onStdout?.(chunk);
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let seen = 0;
+  try {
+    const outcome = await runCommand({
+      argv,
+      stdin: "inherit",
+      stderr: "inherit",
+      ownSession: false,
+      recorded,
+      onOutput: (chunk) => {
+        seen += chunk.length;
+        if (kept < STDOUT_LIMIT + 4) {
+          chunks.push(chunk);
+          kept += chunk.length;
+        }
+        onStdout?.(chunk);
+      },
     });
-    let spawnError: unknown;
-    child.on("error", (error) => {
-      spawnError = error;
-    });
-    child.on("close", (code, signal) => {
-      const stdout = Buffer.concat(chunks);
-      if (spawnError !== undefined) {
-        resolve({ ...startFailure(spawnError), stdout, seenMore: seen > kept });
-        return;
-      }
-      // A signal death is 128 + its number, as in a shell.
-      resolve({ exitCode: code ?? 128 + signalNumber(signal), stdout, seenMore: seen > kept, startError: null });
-    });
-  }).finally(() => process.off("SIGINT", ignore));
+    const stdout = Buffer.concat(chunks);
+    if (outcome.kind === "not_started") return { ...startFailure(outcome.errno, outcome.message), stdout, seenMore: seen > kept };
+    // A signal death is 128 + its number, as in a shell.
+    return { exitCode: outcome.code ?? 128 + signalNumber(outcome.signal), stdout, seenMore: seen > kept, startError: null };
+  } finally {
+    process.off("SIGINT", ignore);
+  }
 }
 
 function signalNumber(signal: NodeJS.Signals | null): number {

@@ -9,9 +9,10 @@
 
 //   TORTURE_PAUSE=<call>:<path part>:<ms>[:<nth>]   sleep <ms> right before the nth (default
 //                           first) such call, to make a race happen on purpose; e.g. linkSync:/.lock:1500
-//   TORTURE_FAULT=<calls>:<CODE>:<path part>   make those calls (comma-separated names such as
-//                           renameSync,promises.rename) fail with errno CODE when the path they
-//                           touch contains <path part>; e.g. renameSync:EIO:phase.json
+//   TORTURE_FAULT=<calls>:<CODE>:<path part>[:<nth>]   make those calls (comma-separated names
+//                           such as renameSync,promises.rename) fail with errno CODE when the path
+//                           they touch contains <path part> (only the nth such call when given);
+//                           e.g. renameSync:EIO:phase.json, renameSync:EIO:op.json:2
 // It does not change what the CLI does in any other way.
 import { errnoError, installFsHooks, rawWriteSync } from "./fs-hooks.mjs";
 
@@ -32,10 +33,12 @@ function report(line) {
 let faultCalls;
 let faultCode;
 let faultPath;
+let faultNth;
 if (fault) {
   const [calls, code, ...rest] = fault.split(":");
   faultCalls = new Set(calls.split(","));
   faultCode = code;
+  if (rest.length >= 2 && /^\d+$/.test(rest[rest.length - 1])) faultNth = Number(rest.pop());
   faultPath = rest.join(":");
 }
 
@@ -76,7 +79,7 @@ if (reportFd !== undefined || killAt || fault || pause) {
       process.kill(process.pid, "SIGKILL");
     }
     report(`${op.n} ${op.detail}`);
-    if (faultCalls?.has(op.name) && op.detail.includes(faultPath)) throw errnoError(faultCode, op.name, op.detail.split(" ")[1]);
+    if (faultCalls?.has(op.name) && op.detail.includes(faultPath) && (faultNth === undefined || --faultNth === 0)) throw errnoError(faultCode, op.name, op.detail.split(" ")[1]);
   });
   if (killAt === "exit") {
     process.on("exit", () => {
