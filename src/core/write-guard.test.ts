@@ -42,7 +42,7 @@ describe("judgeFileWrite: who writes what", () => {
     ["main: a task report", "memory/reports/tasks/t1.json", main, /an executor's report/],
     ["main: dotagent's rework copy", "memory/reports/verification.rework-1.json", main, /dotagent writes it/],
     ["main: a file of no agent", "memory/reports/notes.json", main, /no agent of the \/develop workflow writes it/],
-    ["main: final_design.json", "memory/reports/final_design.json", main, null],
+    ["main: final_design.json (dotagent writes it from the person's pick)", "memory/reports/final_design.json", main, /dotagent writes it from the person's pick/],
     ["main: plan.json", "memory/reports/plan.json", main, null],
     ["main: plan.rework-2.json", "memory/reports/plan.rework-2.json", main, null],
     ["main: outside memory/", "src/app.ts", main, null],
