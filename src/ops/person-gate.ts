@@ -19,7 +19,7 @@ import { appendEvents, readEvents } from "../store/events.js";
 import type { ProjectPaths } from "../store/project.js";
 import { designFiles, reportTimes } from "../store/reports.js";
 import { MAX_STATE_BYTES, readProjectText } from "../store/read-file.js";
-import { writeFileDurable } from "../store/atomic-write.js";
+import { writeJsonInside } from "../store/write-file.js";
 import { locked, type OpContext } from "./op-context.js";
 
 /** The report the person is shown at a phase's gate, and every report whose writing puts the question again. */
@@ -58,7 +58,7 @@ export async function recordPersonReply(context: OpContext, plan: ResumePlan, fl
   // A plain no at a yes-or-no gate lets no approval through (a pick names a design: "no, robust" picks).
   const declined = gate !== "pick_design" && saysNo(prompt);
   await locked(context, "person replied", () => {
-    appendEvents(context.paths.eventsFile, [{ type: "person_replied", phase, gate, ...(declined ? { declined } : {}) }], context.now());
+    appendEvents(context.paths.root, context.paths.eventsFile, [{ type: "person_replied", phase, gate, ...(declined ? { declined } : {}) }], context.now());
   });
   return { phase, gate };
 }
@@ -81,7 +81,7 @@ export async function recordReplyAtGate(context: OpContext, prompt = "", options
   const pending = pendingDecision(readEvents(context.paths.eventsFile));
   if (pending !== undefined) {
     await locked(context, "person replied", () => {
-      appendEvents(context.paths.eventsFile, [{ type: "person_replied", decision: pending, ...(saysNo(prompt) ? { declined: true } : {}) }], context.now());
+      appendEvents(context.paths.root, context.paths.eventsFile, [{ type: "person_replied", decision: pending, ...(saysNo(prompt) ? { declined: true } : {}) }], context.now());
     });
   }
   const snapshot = await loadSnapshot(context.paths);
@@ -110,7 +110,7 @@ async function restartFailedPhase(context: OpContext, plan: ResumePlan): Promise
   const phase = plan.phase;
   if (plan.next.action !== "resolve_failed_agent" || phase === null) return undefined;
   await locked(context, "person replied", () => {
-    appendEvents(context.paths.eventsFile, [{ type: "person_replied", phase, gate: null, failed: true }], context.now());
+    appendEvents(context.paths.root, context.paths.eventsFile, [{ type: "person_replied", phase, gate: null, failed: true }], context.now());
   });
   const { changePhase } = await import("./phase-change.js");
   const { result } = await changePhase({ ...context, byModel: false }, { action: "start", phase });
@@ -141,7 +141,7 @@ function pickedDesign(root: string, prompt: string): { name: string; design: Rec
 /** final_design.json as /develop writes it after the person's pick (SPEC §1), from the picked design. */
 function writeFinalDesign(root: string, picked: { name: string; design: Record<string, unknown> }, words: string, now: Date): void {
   const final = { chosen: picked.name, source: `${REPORT.designsDir}/${picked.name}.json`, approved_by: "user", decided_at: now.toISOString(), user_notes: words.trim(), design: picked.design, tasks: picked.design.tasks };
-  writeFileDurable(join(root, REPORT.finalDesign), `${JSON.stringify(final, null, 2)}\n`);
+  writeJsonInside(root, REPORT.finalDesign, final);
 }
 /**
  * A decision (fresh start, archive, a changed request, stale state, rollback, isolation) met in
@@ -154,7 +154,7 @@ export async function decideAsModel(context: OpContext, decision: Decision, yes:
     await locked(context, "decision asked", () => {
       const events = readEvents(context.paths.eventsFile);
       // Asked again before the person spoke: once in the log.
-      if (pendingAsked(events)?.yes !== decision.yes) appendEvents(context.paths.eventsFile, [{ type: "decision_asked", key: decisionKey(decision), question: decision.question, yes: decision.yes, no: decision.no }], context.now());
+      if (pendingAsked(events)?.yes !== decision.yes) appendEvents(context.paths.root, context.paths.eventsFile, [{ type: "decision_asked", key: decisionKey(decision), question: decision.question, yes: decision.yes, no: decision.no }], context.now());
     });
     return "no-terminal";
   }

@@ -6,8 +6,7 @@
 // approval is recorded (`command_approved`) so later rework rounds do not ask again.
 import { spawn } from "node:child_process";
 import type { Writable } from "node:stream";
-import { join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { stepIn } from "../core/transitions.js";
 import { isValidReport, reportAt } from "../core/reports.js";
@@ -15,7 +14,7 @@ import type { Decision, NextAction } from "../core/plan-resume.js";
 import type { CheckStep, ShellStep } from "../core/flow.js";
 import { loadSnapshot } from "../store/session.js";
 import { appendEvents, readEvents } from "../store/events.js";
-import { writeFileDurable } from "../store/atomic-write.js";
+import { mkdirInside, writeJsonInside } from "../store/write-file.js";
 import { clearStepRunning, readStepRunning, writeStepRunning } from "../store/step-running.js";
 import { locked, type OpContext } from "./op-context.js";
 import type { Decide } from "./resume.js";
@@ -86,7 +85,7 @@ export async function runStep(context: OpContext, id: string, options: { again?:
     const answer = await options.decide(decision);
     if (answer === "no-terminal") return { kind: "decision", decision, next: { action: "run_step", agent: null, tasks: [], reason: `the person approves ${id}'s command first: relay the decision`, step: id } };
     if (!answer) throw new DotagentError("step_declined", `${id}'s command was not run; \`dotagent resume\` offers it again`, EXIT.refused);
-    await locked(context, "step run", () => appendEvents(context.paths.eventsFile, [{ type: "command_approved", step: id, command: commandStep.run, instance: state.instance_id ?? null }], context.now()));
+    await locked(context, "step run", () => appendEvents(context.paths.root, context.paths.eventsFile, [{ type: "command_approved", step: id, command: commandStep.run, instance: state.instance_id ?? null }], context.now()));
   }
   // Never a second copy of the command beside one that runs: another `step run` at it now, or a
   // command an earlier one started and outlived (a kill -9 of the CLI leaves its process group
@@ -95,8 +94,8 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   const claim = { step: id, owner: process.pid, started_at: startedAt.toISOString() };
   await locked(context, "step run", () => {
     refuseWhileRunning(context, id);
-    writeStepRunning(context.paths.stateDir, { ...claim, pid: null });
-    appendEvents(context.paths.eventsFile, [{ type: "step_run_started", step: id }], startedAt);
+    writeStepRunning(context.paths.root, context.paths.stateDir, { ...claim, pid: null });
+    appendEvents(context.paths.root, context.paths.eventsFile, [{ type: "step_run_started", step: id }], startedAt);
   });
   options.onStart?.();
   // Every write of the record is under the lock, as every state writer's is (the lock holder
@@ -107,7 +106,7 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   try {
     do {
       attempts++;
-      run = await runCommand(commandStep.run, context.paths.root, commandStep.timeout, options.onOutput, options.signal, (pid) => locked(context, "step run", () => writeStepRunning(context.paths.stateDir, { ...claim, pid })));
+      run = await runCommand(commandStep.run, context.paths.root, commandStep.timeout, options.onOutput, options.signal, (pid) => locked(context, "step run", () => writeStepRunning(context.paths.root, context.paths.stateDir, { ...claim, pid })));
     } while (run.exit_code !== 0 && attempts <= (commandStep.retries ?? 0) && !options.signal?.aborted);
   } catch (error) {
     // Its command did not start (it waits for the record); a claim left behind is stale once this process ends.
@@ -121,9 +120,9 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   const passed = run.exit_code === 0;
   const record = { step: id, command: commandStep.run, passed, exit_code: run.exit_code, signal: run.signal, timed_out: run.timed_out, attempts, started_at: startedAt.toISOString(), ended_at: context.now().toISOString(), output_tail: run.tail };
   const settled = await locked(context, "step run", async () => {
-    mkdirSync(join(context.paths.root, report, ".."), { recursive: true });
-    writeFileDurable(join(context.paths.root, report), `${JSON.stringify(record, null, 2)}\n`);
-    appendEvents(context.paths.eventsFile, [{ type: "step_run_ended", step: id, passed, exit_code: run.exit_code, attempts }], context.now());
+    mkdirInside(context.paths.root, dirname(report));
+    writeJsonInside(context.paths.root, report, record);
+    appendEvents(context.paths.root, context.paths.eventsFile, [{ type: "step_run_ended", step: id, passed, exit_code: run.exit_code, attempts }], context.now());
     clearStepRunning(context.paths.stateDir);
     return settle(context, context.now());
   });
