@@ -211,7 +211,7 @@ process.stdout.write("done\\n");
       format: "esm",
       target: "node20",
       outfile,
-      // write-file-atomic is CommonJS: it require()s built-ins and seeds temp names with __filename.
+      // A CommonJS dependency would require() built-ins and read __filename: the bundle provides both.
       banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url); const __filename = process.argv[1];" },
       logLevel: "silent",
     });
