@@ -3,7 +3,7 @@
 // link points into this test's own temp folder: a "victim" file outside the root, never a system file.
 import { afterEach, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DotagentError } from "../core/errors.js";
@@ -206,6 +206,9 @@ describe("a normal write keeps today's promises", () => {
     expect(statSync(join(root, "helper.mjs")).mode & 0o777).toBe(0o755);
     writeFileInside(root, "helper.mjs", "again\n");
     expect(statSync(join(root, "helper.mjs")).mode & 0o777).toBe(0o755);
+    chmodSync(join(root, "helper.mjs"), 0o4755);
+    writeFileInside(root, "helper.mjs", "no setuid bit kept\n");
+    expect(statSync(join(root, "helper.mjs")).mode & 0o7777).toBe(0o755);
   });
 
   it("a failed write leaves the old file and no temp file", () => {

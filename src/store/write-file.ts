@@ -27,7 +27,8 @@
 //   across a power loss; a kill at any point before leaves the old bytes (or no file). The temp
 //   file (`<name>.<digits>`, the shape the sweeps know: sweep.ts, run-once.ts, checkpoint-store.ts)
 //   may survive a kill, and is removed by the next writer holding the lock. A replaced file keeps
-//   its mode (and, for root, its owner); a new one gets `mode` exactly, or 0o666 less the umask.
+//   its permission bits (never setuid, setgid or sticky ones) and, for root, its owner; a new one
+//   gets `mode` exactly, or 0o666 less the umask.
 //
 // Not covered: a process racing this one, swapping a checked folder for a link between the check
 // and the open (the window is a few system calls; O_NOFOLLOW guards only the last component, and
@@ -142,7 +143,7 @@ export function placeInside(root: string, file: string, options: InsideOptions =
 function regularFile(path: string): { mode: number; uid: number; gid: number } | undefined {
   try {
     const stat = lstatSync(path);
-    return stat.isFile() ? { mode: stat.mode & 0o7777, uid: stat.uid, gid: stat.gid } : undefined;
+    return stat.isFile() ? { mode: stat.mode & 0o777, uid: stat.uid, gid: stat.gid } : undefined;
   } catch {
     return undefined;
   }
