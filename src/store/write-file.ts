@@ -69,7 +69,7 @@ const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT
 const TEMP_ATTEMPTS = 16;
 
 /** A path placed under root: absolute, its folders checked; `realRoot` for further checks. */
-interface Placed {
+export interface Placed {
   readonly top: string;
   readonly abs: string;
   readonly realRoot: string;
