@@ -141,7 +141,7 @@ function pickedDesign(root: string, prompt: string): { name: string; design: Rec
 /** final_design.json as /develop writes it after the person's pick (SPEC §1), from the picked design. */
 function writeFinalDesign(root: string, picked: { name: string; design: Record<string, unknown> }, words: string, now: Date): void {
   const final = { chosen: picked.name, source: `${REPORT.designsDir}/${picked.name}.json`, approved_by: "user", decided_at: now.toISOString(), user_notes: words.trim(), design: picked.design, tasks: picked.design.tasks };
-  writeJsonInside(root, REPORT.finalDesign, final);
+  writeJsonInside(root, join(root, REPORT.finalDesign), final);
 }
 /**
  * A decision (fresh start, archive, a changed request, stale state, rollback, isolation) met in

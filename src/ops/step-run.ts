@@ -6,7 +6,7 @@
 // approval is recorded (`command_approved`) so later rework rounds do not ask again.
 import { spawn } from "node:child_process";
 import type { Writable } from "node:stream";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { stepIn } from "../core/transitions.js";
 import { isValidReport, reportAt } from "../core/reports.js";
@@ -120,8 +120,8 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   const passed = run.exit_code === 0;
   const record = { step: id, command: commandStep.run, passed, exit_code: run.exit_code, signal: run.signal, timed_out: run.timed_out, attempts, started_at: startedAt.toISOString(), ended_at: context.now().toISOString(), output_tail: run.tail };
   const settled = await locked(context, "step run", async () => {
-    mkdirInside(context.paths.root, dirname(report));
-    writeJsonInside(context.paths.root, report, record);
+    mkdirInside(context.paths.root, dirname(join(context.paths.root, report)));
+    writeJsonInside(context.paths.root, join(context.paths.root, report), record);
     appendEvents(context.paths.root, context.paths.eventsFile, [{ type: "step_run_ended", step: id, passed, exit_code: run.exit_code, attempts }], context.now());
     clearStepRunning(context.paths.stateDir);
     return settle(context, context.now());

@@ -471,7 +471,7 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
       // Round 0 from the design (a definition: the report planSourceOf names); round N from the failed check's report.
       const source = step.source ?? (step.round > 0 ? reworkCopyPath(step.round) : REPORT.finalDesign);
       const tasks = tasksToPlan(step.round, readReport(options.root, source) ?? {}, at.request);
-      writeJsonInside(options.root, step.file, { tasks });
+      writeJsonInside(options.root, join(options.root, step.file), { tasks });
       wrote(run, step.file);
       const imported = await wf.tasks.import({ tasks });
       const already = tasks.length - imported.added.length;
@@ -759,7 +759,7 @@ async function chooseDesign(run: Run, at: StepContext, phase: Phase): Promise<Ru
   const tasks = tasksToPlan(0, design, at.request);
   // The person's words at this gate travel with the design to the executors.
   const notes = run.memory ? (await run.memory.read()).feedback.filter((f) => f.gate === phase).map((f) => f.text).join("\n") : "";
-  writeJsonInside(options.root, REPORT.finalDesign, { chosen, source, approved_by: options.design !== undefined || run.approve === "ask" ? "user" : "dotagent run --approve auto", decided_at: decided, user_notes: notes, design, tasks });
+  writeJsonInside(options.root, join(options.root, REPORT.finalDesign), { chosen, source, approved_by: options.design !== undefined || run.approve === "ask" ? "user" : "dotagent run --approve auto", decided_at: decided, user_notes: notes, design, tasks });
   wrote(run, REPORT.finalDesign);
   // The pick is the approval: the person (or --approve auto) chose this design.
   await wf.phase.approve(phase);

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { DotagentError } from "../core/errors.js";
 import { appendFileInside, copyFileInside, linkInside, mkdirInside, placeInside, renameInside, writeFileInside, writeJsonInside } from "./write-file.js";
 
@@ -94,14 +94,14 @@ describe("a folder on the way that is a link out of the root: refused, nothing w
     const { root, outside } = setup();
     rmSync(join(root, "memory"), { recursive: true });
     symlinkSync(outside, join(root, "memory"));
-    expectOneLine(refusal(() => writeFileInside(root, "memory/state/phase.json", "{}")), "path_outside_project", "memory");
+    expectOneLine(refusal(() => writeFileInside(root, join(root, "memory/state/phase.json"), "{}")), "path_outside_project", "memory");
     expect(readdirSync(outside)).toEqual(["victim.txt"]);
   });
 
   it("renameInside refuses a source under a link out, so nothing outside is moved in", () => {
     const { root, outside } = setup();
     symlinkSync(outside, join(root, "memory", "reports"));
-    expectOneLine(refusal(() => renameInside(root, "memory/reports/victim.txt", "memory/state/moved.txt")), "path_outside_project", "memory/reports");
+    expectOneLine(refusal(() => renameInside(root, join(root, "memory/reports/victim.txt"), join(root, "memory/state/moved.txt"))), "path_outside_project", "memory/reports");
     expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("the victim's bytes\n");
   });
 
@@ -112,7 +112,7 @@ describe("a folder on the way that is a link out of the root: refused, nothing w
   it.each(others)("%s is refused the same way", (_name, plant, words) => {
     const { root, outside } = setup();
     plant(root, outside, join(root, "memory", "reports"));
-    const error = refusal(() => writeFileInside(root, "memory/reports/x.json", "{}"));
+    const error = refusal(() => writeFileInside(root, join(root, "memory/reports/x.json"), "{}"));
     expectOneLine(error, "path_outside_project", "memory/reports");
     expect(error.message).toContain(words);
   });
@@ -120,7 +120,7 @@ describe("a folder on the way that is a link out of the root: refused, nothing w
   it("a path that is not below the root at all is refused", () => {
     const { root, victim } = setup();
     expect(refusal(() => writeFileInside(root, victim, "x")).code).toBe("path_outside_project");
-    expect(refusal(() => writeFileInside(root, "../outside/victim.txt", "x")).code).toBe("path_outside_project");
+    expect(refusal(() => writeFileInside(root, join(root, "../outside/victim.txt"), "x")).code).toBe("path_outside_project");
     expect(readFileSync(victim, "utf8")).toBe("the victim's bytes\n");
   });
 });
@@ -130,7 +130,7 @@ describe("links that stay inside, and the root itself", () => {
     const { root } = setup();
     mkdirSync(join(root, "real"));
     symlinkSync(join(root, "real"), join(root, "memory", "reports"));
-    writeFileInside(root, "memory/reports/x.json", "{}");
+    writeFileInside(root, join(root, "memory/reports/x.json"), "{}");
     expect(readFileSync(join(root, "real", "x.json"), "utf8")).toBe("{}");
   });
 
@@ -138,8 +138,8 @@ describe("links that stay inside, and the root itself", () => {
     const { root } = setup();
     const linked = join(root, "..", "linked-project");
     symlinkSync(root, linked);
-    writeFileInside(linked, "memory/state/phase.json", "{}");
-    mkdirInside(linked, "memory/reports/tasks");
+    writeFileInside(linked, join(linked, "memory/state/phase.json"), "{}");
+    mkdirInside(linked, join(linked, "memory/reports/tasks"));
     expect(readFileSync(join(root, "memory", "state", "phase.json"), "utf8")).toBe("{}");
     expect(statSync(join(root, "memory", "reports", "tasks")).isDirectory()).toBe(true);
   });
@@ -148,12 +148,12 @@ describe("links that stay inside, and the root itself", () => {
     const { root, victim } = setup();
     writeFileSync(join(root, "shared.gitignore"), "dist/\n");
     symlinkSync(join(root, "shared.gitignore"), join(root, ".gitignore"));
-    writeFileInside(root, ".gitignore", "dist/\n/memory/runs/\n", { link: "inside" });
+    writeFileInside(root, join(root, ".gitignore"), "dist/\n/memory/runs/\n", { link: "inside" });
     expect(lstatSync(join(root, ".gitignore")).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(root, "shared.gitignore"), "utf8")).toBe("dist/\n/memory/runs/\n");
     rmSync(join(root, ".gitignore"));
     symlinkSync(victim, join(root, ".gitignore"));
-    const error = refusal(() => writeFileInside(root, ".gitignore", "x", { link: "inside" }));
+    const error = refusal(() => writeFileInside(root, join(root, ".gitignore"), "x", { link: "inside" }));
     expectOneLine(error, "path_outside_project", ".gitignore");
     expect(readFileSync(victim, "utf8")).toBe("the victim's bytes\n");
   });
@@ -161,14 +161,14 @@ describe("links that stay inside, and the root itself", () => {
   it("a refusal names the root as the caller calls it", () => {
     const { root, outside } = setup();
     symlinkSync(outside, join(root, "thread"));
-    expect(refusal(() => writeFileInside(root, "thread/x.json", "{}", { within: "the checkpointer's folder" })).message).toContain("leads out of the checkpointer's folder");
+    expect(refusal(() => writeFileInside(root, join(root, "thread/x.json"), "{}", { within: "the checkpointer's folder" })).message).toContain("leads out of the checkpointer's folder");
   });
 
   it("a control character in a link's target cannot break the one line", () => {
     const { root, outside } = setup();
     mkdirSync(join(outside, "a\nb"));
     symlinkSync(join(outside, "a\nb"), join(root, "memory", "reports"));
-    expect(refusal(() => writeFileInside(root, "memory/reports/x", "")).message).not.toContain("\n");
+    expect(refusal(() => writeFileInside(root, join(root, "memory/reports/x"), "")).message).not.toContain("\n");
   });
 });
 
@@ -176,20 +176,20 @@ describe("appends: never through a link, never blocking", () => {
   it("a link at the file is refused (path_is_link), the victim unchanged", () => {
     const { root, victim } = setup();
     symlinkSync(victim, join(root, "memory", "state", "events.jsonl"));
-    expectOneLine(refusal(() => appendFileInside(root, "memory/state/events.jsonl", "{}\n")), "path_is_link", "memory/state/events.jsonl");
+    expectOneLine(refusal(() => appendFileInside(root, join(root, "memory/state/events.jsonl"), "{}\n")), "path_is_link", "memory/state/events.jsonl");
     expect(readFileSync(victim, "utf8")).toBe("the victim's bytes\n");
   });
 
   it("a FIFO nobody reads fails at once (ENXIO), never blocks", () => {
     const { root } = setup();
     execFileSync("mkfifo", [join(root, "trace.jsonl")]);
-    expect(() => appendFileInside(root, "trace.jsonl", "x\n")).toThrowError(expect.objectContaining({ code: "ENXIO" }));
+    expect(() => appendFileInside(root, join(root, "trace.jsonl"), "x\n")).toThrowError(expect.objectContaining({ code: "ENXIO" }));
   });
 
   it("appends to a regular file, creating it when missing", () => {
     const { root } = setup();
-    appendFileInside(root, "memory/state/events.jsonl", "a\n", { fsync: true });
-    appendFileInside(root, "memory/state/events.jsonl", "b\n");
+    appendFileInside(root, join(root, "memory/state/events.jsonl"), "a\n", { fsync: true });
+    appendFileInside(root, join(root, "memory/state/events.jsonl"), "b\n");
     expect(readFileSync(join(root, "memory", "state", "events.jsonl"), "utf8")).toBe("a\nb\n");
   });
 });
@@ -202,12 +202,12 @@ describe("a normal write keeps today's promises", () => {
     writeFileInside(root, file, Buffer.from("two"));
     expect(readFileSync(file, "utf8")).toBe("two");
     expect(readdirSync(join(root, "memory", "state"))).toEqual(["phase.json"]);
-    writeFileInside(root, "helper.mjs", "#!/usr/bin/env node\n", { mode: 0o755 });
+    writeFileInside(root, join(root, "helper.mjs"), "#!/usr/bin/env node\n", { mode: 0o755 });
     expect(statSync(join(root, "helper.mjs")).mode & 0o777).toBe(0o755);
-    writeFileInside(root, "helper.mjs", "again\n");
+    writeFileInside(root, join(root, "helper.mjs"), "again\n");
     expect(statSync(join(root, "helper.mjs")).mode & 0o777).toBe(0o755);
     chmodSync(join(root, "helper.mjs"), 0o4755);
-    writeFileInside(root, "helper.mjs", "no setuid bit kept\n");
+    writeFileInside(root, join(root, "helper.mjs"), "no setuid bit kept\n");
     expect(statSync(join(root, "helper.mjs")).mode & 0o7777).toBe(0o755);
   });
 
@@ -238,15 +238,24 @@ describe("a normal write keeps today's promises", () => {
   it("mkdirInside makes each missing folder (and the root), returns the first, and is idempotent", () => {
     const { root } = setup();
     const fresh = join(root, "..", "fresh-root");
-    expect(mkdirInside(fresh, "a/b/c")).toBe(fresh);
+    expect(mkdirInside(fresh, join(fresh, "a/b/c"))).toBe(fresh);
     expect(statSync(join(fresh, "a", "b", "c")).isDirectory()).toBe(true);
-    expect(mkdirInside(fresh, "a/b/c")).toBeUndefined();
-    expect(mkdirInside(root, "memory/reports/tasks")).toBe(join(root, "memory", "reports"));
+    expect(mkdirInside(fresh, join(fresh, "a/b/c"))).toBeUndefined();
+    expect(mkdirInside(root, join(root, "memory/reports/tasks"))).toBe(join(root, "memory", "reports"));
+  });
+
+  it("paths are taken as fs takes them: a relative root and paths joined to it (a library caller's `new DotagentSaver(\"threads\")`)", () => {
+    const { root } = setup();
+    const rel = relative(process.cwd(), root);
+    mkdirInside(rel, join(rel, "threads", "t"));
+    writeFileInside(rel, join(rel, "threads", "t", "thread.json"), "{}");
+    appendFileInside(rel, join(rel, "threads", "t", "log"), "a\n");
+    expect(readdirSync(join(root, "threads", "t")).sort()).toEqual(["log", "thread.json"]);
   });
 
   it("placeInside stops at a folder not there yet: the write then fails as the disk says (ENOENT)", () => {
     const { root } = setup();
-    expect(placeInside(root, "no/such/folder/x.json").abs).toBe(join(root, "no", "such", "folder", "x.json"));
-    expect(() => writeFileInside(root, "no/such/folder/x.json", "x")).toThrowError(expect.objectContaining({ code: "ENOENT" }));
+    expect(placeInside(root, join(root, "no/such/folder/x.json")).abs).toBe(join(root, "no", "such", "folder", "x.json"));
+    expect(() => writeFileInside(root, join(root, "no/such/folder/x.json"), "x")).toThrowError(expect.objectContaining({ code: "ENOENT" }));
   });
 });

@@ -105,9 +105,12 @@ function rootOf(root: string, options: InsideOptions): Omit<Placed, "abs"> {
   return { top, realRoot: realpathSync.native(top), within: options.within ?? "the project" };
 }
 
-/** `path` (absolute, or relative to root) as a path strictly below root, or the refusal. */
+/**
+ * `path` as every fs call takes it (absolute, or relative to the current folder: what
+ * `join(root, …)` gives for a relative root too) as a path strictly below root, or the refusal.
+ */
 function below(top: string, path: string, within: string): string {
-  const abs = resolve(top, path);
+  const abs = resolve(path);
   const rel = relative(top, abs);
   if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
     throw new DotagentError("path_outside_project", `${escapeControls(abs)} is not inside ${within} (${escapeControls(top)}); dotagent writes only inside it`, EXIT.invalid, { path: escapeControls(abs) });
@@ -116,7 +119,7 @@ function below(top: string, path: string, within: string): string {
 }
 
 /**
- * The parent check: `file` (absolute, or relative to root) placed under root, each folder from
+ * The parent check: `file` (a path as fs takes it, which must lie below root) placed, each folder from
  * root down checked. A folder that is not there yet ends the check (nothing below it exists); a
  * path outside root is refused. Disk errors (EACCES, …) are thrown as they are.
  */
@@ -257,7 +260,7 @@ export function appendFileInside(root: string, file: string, data: string | Uint
 export function mkdirInside(root: string, dir: string, options: InsideOptions = {}): string | undefined {
   const top = resolve(root);
   let first = mkdirSync(top, { recursive: true });
-  if (resolve(top, dir) === top) return first;
+  if (resolve(dir) === top) return first;
   const abs = below(top, dir, options.within ?? "the project");
   const placed: Placed = { ...rootOf(top, options), abs };
   let current = top;

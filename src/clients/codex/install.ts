@@ -125,7 +125,7 @@ const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 function write(root: string, rel: string, bytes: Buffer | string): void {
   mkdirInside(root, dirname(join(root, rel)));
-  writeFileInside(root, rel, bytes);
+  writeFileInside(root, join(root, rel), bytes);
 }
 
 export interface CodexInstallOptions {
