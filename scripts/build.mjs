@@ -25,8 +25,8 @@ const common = {
   // An optional peer dependency, imported only inside recoverableQuery and `dotagent run`.
   external: ["@anthropic-ai/claude-agent-sdk"],
 };
-// CommonJS dependencies call require() for node built-ins, and write-file-atomic seeds its temp
-// names with __filename: an ESM bundle must provide both.
+// CommonJS dependencies call require() for node built-ins (and may read __filename): an ESM
+// bundle must provide both.
 const fileBanner = "import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; const require = __cr(import.meta.url); const __filename = __fu(import.meta.url);";
 // A data: URL module has no file URL; built-ins resolve from any base, and __filename only seeds a hash.
 const dataBanner = "import { createRequire as __cr } from 'node:module'; const require = __cr(process.execPath); const __filename = process.execPath;";

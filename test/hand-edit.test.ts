@@ -233,9 +233,9 @@ describe("hand edits through the library", () => {
 describe("hand edits: dotagent's own write cut off is never one", () => {
   const PRELOAD = join(CLI, "../../test/torture/kill-at.mjs");
   it.each([
-    ["before the record forgets phase.json", "writeFileSync:.last-write.json.tmp:1"],
+    ["before the record forgets phase.json", "openSync:.last-write.json.:1"],
     ["as the record forgets phase.json", "renameSync:.last-write.json:1"],
-    ["after phase.json was replaced, before the record names it", "writeFileSync:.last-write.json.tmp:2"],
+    ["after phase.json was replaced, before the record names it", "openSync:.last-write.json.:2"],
     ["as the record names the new phase.json", "renameSync:.last-write.json:2"],
   ])("hand edit: a kill -9 %s leaves no hand_edit, and resume goes on", (_when, at) => {
     const p = tempProject();

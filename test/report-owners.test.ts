@@ -4,7 +4,7 @@
 // hooks, fed the JSON Claude Code sends; the real client runs the same in
 // test/claude/misbehaving-journey.test.ts (`report_by_bash`).
 import { afterEach, describe, expect, it } from "vitest";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dotagent, installedProject, readJson, removeTemps, runHook, tempProject, writeJson } from "./support/cli.js";
 
@@ -83,8 +83,10 @@ describe("a phase agent's report written by someone else does not count", () => 
     mkdirSync(join(p, "memory/reports"), { recursive: true });
     symlinkSync(outside, join(p, "memory/reports/unowned"));
     writeJson(p, "memory/reports/designs/minimal.json", { name: "minimal" });
-    expect(denyReason(hook(p, helper, "pre-tool-use", agentCall("architect", ARCHITECT("minimal"))))).toMatch(/memory\/reports\/unowned\/designs leads out of memory\/reports\/: remove it/);
+    // Refused before any folder is made through the link (write-file.ts): nothing lands outside.
+    expect(denyReason(hook(p, helper, "pre-tool-use", agentCall("architect", ARCHITECT("minimal"))))).toMatch(/memory\/reports\/unowned is a link that leads out of the project \(to .*\): remove the link/);
     expect(readJson(p, "memory/reports/designs/minimal.json")).toEqual({ name: "minimal" });
+    expect(readdirSync(outside)).toEqual([]);
   });
 
   it("a workflow whose agents no hook saw start (the runner, the library, an older state) reads reports as before", () => {

@@ -175,6 +175,19 @@ describe("checkpointStore on hostile or corrupt files: exit 3 naming the file", 
   });
 });
 
+describe("checkpointStore: a link planted where it writes (SPEC §2 Writes)", () => {
+  it("a checkpoint file that is a link to a file outside: save replaces the link, the file it pointed to keeps its bytes", async () => {
+    const dir = fresh();
+    const store = checkpointStore(join(dir, "runs"), "r");
+    await store.save("a", 1);
+    writeFileSync(join(dir, "victim.txt"), "the victim's bytes");
+    symlinkSync(join(dir, "victim.txt"), join(dir, "runs", "r", "b.checkpoint.json"));
+    await store.save("b", 2);
+    expect(readFileSync(join(dir, "victim.txt"), "utf8")).toBe("the victim's bytes");
+    expect(await store.load("b")).toBe(2);
+  });
+});
+
 describe("checkpointStore across processes", () => {
   const HERE = fileURLToPath(new URL(".", import.meta.url));
   const CHILD = `
@@ -198,7 +211,7 @@ process.stdout.write("done\\n");
       format: "esm",
       target: "node20",
       outfile,
-      // write-file-atomic is CommonJS: it require()s built-ins and seeds temp names with __filename.
+      // A CommonJS dependency would require() built-ins and read __filename: the bundle provides both.
       banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url); const __filename = process.argv[1];" },
       logLevel: "silent",
     });

@@ -6,8 +6,9 @@
 //   <id>.checkpoint.json    { id, seq, saved_at, data }
 //   .lock                   held only while one call writes (the state lock's mechanism)
 // Guarantees:
-// - every write is atomic and durable (temp file, fsync, rename, folder fsync): a kill -9 at any
-//   moment leaves each checkpoint either its previous content or its new one, never torn;
+// - every write is atomic and durable (temp file, fsync, rename, folder fsync: write-file.ts): a
+//   kill -9 at any moment leaves each checkpoint either its previous content or its new one, never
+//   torn; no write goes through a link (one at a file is replaced, never followed);
 // - writes from any number of processes are serialised by the lock (a dead holder's lock is taken
 //   over, as for memory/state/.lock), waited for without blocking the event loop; inside one
 //   process the calls on one folder take turns (a queue), and each runs its read, decide and
@@ -21,11 +22,11 @@
 // - anything unreadable or hand-edited is a DotagentError naming the file (exit 3), never a crash;
 //   data that would not load back as saved (NaN, a Map, undefined in an array, …) is refused
 //   with `data_invalid` naming its JSON path; bad arguments are `usage` (exit 2).
-import { lstatSync, mkdirSync, readdirSync, rmdirSync, unlinkSync } from "node:fs";
+import { lstatSync, readdirSync, rmdirSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { decodeJson, idProblem } from "../schema/json.js";
-import { writeFileDurable } from "../store/atomic-write.js";
+import { mkdirInside, writeFileInside } from "../store/write-file.js";
 import { writeFailure } from "../store/io-error.js";
 import { acquireLockAsync, type LockHandle } from "../store/lock.js";
 import { isPidAlive } from "../store/process-facts.js";
@@ -133,6 +134,8 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
   let swept = false;
 
   const rel = (file: string) => join(folder, file);
+  /** Every write stays inside the folder the caller named. */
+  const within = { within: "the checkpoint store's folder" };
 
   /** store.json, or undefined for a new store; refuses other inputs. */
   function readMeta(): StoreMeta | undefined {
@@ -173,7 +176,7 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
 
   function write(file: string, value: unknown): void {
     try {
-      writeFileDurable(rel(file), `${JSON.stringify(value, null, 2)}\n`);
+      writeFileInside(dir, rel(file), `${JSON.stringify(value, null, 2)}\n`, within);
     } catch (error) {
       throw writeFailure(rel(file), error);
     }
@@ -201,7 +204,7 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
   async function lockStore(command: string): Promise<LockHandle> {
     if (folderExists(folder) === false) {
       try {
-        mkdirSync(folder, { recursive: true });
+        mkdirInside(dir, folder, within);
       } catch (error) {
         throw writeFailure(folder, error);
       }
@@ -241,7 +244,7 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
 
   function writeRaw(file: string, text: string): void {
     try {
-      writeFileDurable(rel(file), text);
+      writeFileInside(dir, rel(file), text, within);
     } catch (error) {
       throw writeFailure(rel(file), error);
     }
@@ -474,7 +477,7 @@ function removeFile(file: string): void {
   }
 }
 
-/** Temp files of killed writers (write-file-atomic's `<file>.<digits>`, a dead waiter's lock temp); only the lock holder calls this. */
+/** Temp files of killed writers (write-file.ts's `<file>.<digits>`, a dead waiter's lock temp); only the lock holder calls this. */
 export function sweepTemps(folder: string): void {
   for (const name of readdirSync(folder)) {
     const lockTemp = /^\.lock\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name);

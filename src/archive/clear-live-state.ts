@@ -16,7 +16,7 @@ import { mkdir, mkdtemp, rename, rmdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { REPORTS_DIR, STATE_DIR } from "../core/phases.js";
-import { fsyncDir } from "../store/atomic-write.js";
+import { fsyncDir } from "../store/fsync-dir.js";
 import { assertRealFolders, resolveArchivePaths, STATE_FILES } from "./archive-layout.js";
 import { TEMP_PREFIX } from "./archive-names.js";
 import { isMissing, removeQuietly, sha256File, walkTree } from "./file-tree.js";

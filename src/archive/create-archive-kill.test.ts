@@ -37,7 +37,7 @@ function bundleChild(outfile: string): void {
     format: "esm",
     target: "node20",
     outfile,
-    // write-file-atomic is CommonJS and require()s Node built-ins.
+    // A CommonJS dependency require()s Node built-ins.
     banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
     logLevel: "silent",
   });

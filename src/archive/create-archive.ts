@@ -20,7 +20,7 @@ import { create as createTar } from "tar";
 import { isPhase, PHASE_STATUSES, REPORTS_DIR, STATE_DIR } from "../core/phases.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { decodeJson } from "../schema/common.js";
-import { fsyncDir } from "../store/atomic-write.js";
+import { fsyncDir } from "../store/fsync-dir.js";
 import { assertRealFolders, MANIFEST_NAME, resolveArchivePaths, STATE_FILES, type ArchivePaths } from "./archive-layout.js";
 import { describeArchive, type ArchiveInfo } from "./archive-info.js";
 import { formatArchiveName, formatArchiveTimestamp, partialFileName, sanitizeWorkflowId, TEMP_PREFIX } from "./archive-names.js";

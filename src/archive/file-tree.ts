@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { lstat, open, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { fsyncDir } from "../store/atomic-write.js";
+import { fsyncDir } from "../store/fsync-dir.js";
 
 export interface TreeItem {
   /** Relative to the walked folder, `/`-separated. */

@@ -9,7 +9,7 @@
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { usageError } from "../core/errors.js";
-import { fsyncDir } from "../store/atomic-write.js";
+import { fsyncDir } from "../store/fsync-dir.js";
 import { assertRealFolders, resolveArchivePaths } from "./archive-layout.js";
 import { compareArchiveNamesNewestFirst, isLeftoverTempName, parseArchiveName } from "./archive-names.js";
 import { isMissing } from "./file-tree.js";

@@ -19,7 +19,7 @@ import { REPORTS_DIR, STATE_DIR } from "../core/phases.js";
 import { decodeJson, type SchemaProblem } from "../schema/common.js";
 import { parseExecutionState } from "../schema/execution.js";
 import { parsePhaseState } from "../schema/phase.js";
-import { fsyncDir } from "../store/atomic-write.js";
+import { fsyncDir } from "../store/fsync-dir.js";
 import { forget } from "../store/last-write.js";
 import { ARCHIVE_DIR, assertRealFolders, MANIFEST_NAME, resolveArchivePaths, STATE_FILES, type ArchivePaths } from "./archive-layout.js";
 import { describeArchive, describeArchiveWithoutManifest, type ArchiveInfo } from "./archive-info.js";

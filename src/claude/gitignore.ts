@@ -1,7 +1,10 @@
 // The project's .gitignore lines for what dotagent keeps in memory/ that belongs to one machine:
 // the headless runner's sessions, checkpoints (copies of the state files), archives (binary undo copies), once's
-// records (pids of this machine), the lock and temp files. What stays committed — memory/reports/
-// and the three state files — is the team's record of the workflow (SPEC §11).
+// records (pids of this machine), the lock, the record of dotagent's last state write (inodes of this
+// disk), the running `step run`, `dotagent report`'s page and temp files. What stays committed —
+// memory/reports/ and the three state files — is the team's record of the workflow (SPEC §11). A
+// file dotagent writes that a clone could carry would come as whatever the repository holds, a
+// link too: every such file is listed (write-file.ts never writes through a link either way).
 //
 // Promises: the lines are merged into an existing .gitignore, never replacing it; a line already
 // there (the person's own) is not added again and is never removed; `--uninstall` removes exactly
@@ -20,6 +23,10 @@ export const GITIGNORE_LINES: readonly string[] = [
   "/memory/state/.lock*",
   "/memory/state/.clearing*",
   "/memory/state/.rollback*",
+  "/memory/state/.last-write.json*",
+  "/memory/state/.step-running.json*",
+  "/memory/state/.pending-reply.json*",
+  "/memory/report.html",
   "/memory/state/phase.json.*",
   "/memory/state/execution.json.*",
   "/memory/state/events.jsonl.*",

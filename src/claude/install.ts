@@ -16,11 +16,14 @@
 //   entries are parsed (install-manifest.ts) and placed (install-paths.ts) before use, and one
 //   that leads out is reported (`skip`, with the reason) and left alone;
 // - a project install merges the .gitignore lines for memory/'s machine-local files into the
-//   project's .gitignore (gitignore.ts), and `--uninstall` takes out exactly those lines.
-import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, statSync, unlinkSync } from "node:fs";
+//   project's .gitignore (gitignore.ts), and `--uninstall` takes out exactly those lines;
+// - every write goes through write-file.ts, inside the project (for the user: their home folder,
+//   or the Claude Code folder when it lies elsewhere), never through a link that leads out.
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync, unlinkSync } from "node:fs";
+import { homedir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
-import { writeFileDurable } from "../store/atomic-write.js";
+import { mkdirInside, writeFileInside, type InsideOptions } from "../store/write-file.js";
 import { isInside } from "../store/read-file.js";
 import { emptyManifest, MANIFEST, readInstallManifest, type InstallManifest } from "./install-manifest.js";
 import { applyFilePlan, applyGitignore, ignoredChanges, listFiles, planFolderRemoval, planGitignoreMerge, planGitignoreUnmerge, planInstallFiles, planUninstallFiles, removeEmptyFolders, type GitignorePlan, type InstallPlanEntry, type SourceFile } from "../install/plan-files.js";
@@ -98,6 +101,17 @@ function leadsOut(path: string, root: string): boolean {
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
+/**
+ * The folder install's writes stay inside (write-file.ts): the project; for the user, their home
+ * folder (a settings.json may be a link to a dotfiles copy there), or the Claude Code folder itself
+ * when it lies elsewhere (CLAUDE_CONFIG_DIR, or ~/.claude a link out of the home folder).
+ */
+function writeRoot(target: string, scope: Scope): [string, InsideOptions] {
+  if (scope === "project") return [dirname(target), { within: "the project" }];
+  const home = process.env.HOME || homedir();
+  return isInside(target, home) ? [home, { within: "your home folder" }] : [target, { within: "the Claude Code folder" }];
+}
+
 export interface InstallOptions {
   target: string;
   scope: Scope;
@@ -113,6 +127,7 @@ export interface InstallOptions {
 export function install(options: InstallOptions): InstallResult {
   const { target, scope, dryRun } = options;
   assertTarget(target, scope);
+  const [root, inside] = writeRoot(target, scope);
   const settingsFile = join(target, "settings.json");
   const settings = readSettings(settingsFile); // refuses before anything is written
   const read = readInstallManifest(target);
@@ -151,7 +166,7 @@ export function install(options: InstallOptions): InstallResult {
       manifest.hook_command = hookCommand(scope, target);
       manifest.hook_commands = commands;
       delete manifest.permission_rule;
-      writeFileDurable(settingsFile, `${JSON.stringify(next, null, 2)}\n`);
+      writeFileInside(root, settingsFile, `${JSON.stringify(next, null, 2)}\n`, { ...inside, link: "inside" });
     });
   } else {
     changes.push({ action: "unchanged", path: "settings.json" });
@@ -176,11 +191,11 @@ export function install(options: InstallOptions): InstallResult {
   const versionMoved = manifest.files.length > 0 && manifest.dotagent_version !== options.version;
   if (!dryRun && (changed || versionMoved)) {
     if (!existsSync(target) && !manifest.dirs.includes(".")) manifest.dirs.push(".");
-    mkdirSync(target, { recursive: true });
+    mkdirInside(root, target, inside);
     for (const write of writes) write();
     manifest.dotagent_version = options.version;
     manifest.files = files.owned;
-    writeFileDurable(join(target, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+    writeFileInside(root, join(target, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, inside);
   }
   return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome, gitignore: gitignoreOutcome };
 }
@@ -220,6 +235,7 @@ function parseObject(text: string): Settings | null {
 export function uninstall(options: { target: string; scope: Scope; dryRun: boolean }): InstallResult {
   const { target, scope, dryRun } = options;
   assertTarget(target, scope);
+  const [root, inside] = writeRoot(target, scope);
   const read = readInstallManifest(target);
   if (read === null) throw new DotagentError("not_installed", `dotagent is not installed in ${target} (no ${MANIFEST}); nothing to remove`, EXIT.refused);
   const { manifest } = read;
@@ -249,11 +265,11 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
     } else if (untouchedSince && original !== null) {
       settingsOutcome = "restored";
       changes.push({ action: "update", path: "settings.json", reason: "original bytes restored" });
-      removals.push(() => writeFileDurable(settingsFile, original));
+      removals.push(() => writeFileInside(root, settingsFile, original, { ...inside, link: "inside" }));
     } else {
       settingsOutcome = hookOutcome;
       changes.push({ action: "update", path: "settings.json" });
-      removals.push(() => writeFileDurable(settingsFile, `${JSON.stringify(stripped, null, 2)}\n`));
+      removals.push(() => writeFileInside(root, settingsFile, `${JSON.stringify(stripped, null, 2)}\n`, { ...inside, link: "inside" }));
     }
   }
   const ignored = manifest.gitignore ?? null;

@@ -10,13 +10,15 @@
 // - every path is placed inside `target` first (install-paths.ts): an entry that leads out (a
 //   link on the way, a FIFO) is reported (`skip`, with the reason) and never read, written,
 //   removed or followed;
-// - planning reads only; nothing is written until `applyFilePlan` (so `--dry-run` writes nothing);
-// - the project's .gitignore gets dotagent's lines merged in, and exactly those taken out again.
-import { chmodSync, existsSync, mkdirSync, rmdirSync, unlinkSync } from "node:fs";
+// - planning reads only; nothing is written until `applyFilePlan` (so `--dry-run` writes nothing),
+//   and every write goes through write-file.ts (never through a link that leads out of the target);
+// - the project's .gitignore gets dotagent's lines merged in, and exactly those taken out again; a
+//   .gitignore that is a link is followed only while it leads to a file inside the project.
+import { existsSync, rmdirSync, unlinkSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { globbySync } from "globby";
 import { DotagentError, EXIT } from "../core/errors.js";
-import { writeFileDurable } from "../store/atomic-write.js";
+import { mkdirInside, writeFileInside } from "../store/write-file.js";
 import { readProjectText } from "../store/read-file.js";
 import { GITIGNORE_LINES, mergeGitignore, unmergeGitignore } from "../claude/gitignore.js";
 import { lookAt, placeInTarget, sha256, showEntry, type Found } from "../claude/install-paths.js";
@@ -141,15 +143,21 @@ export function planUninstallFiles(target: string, owned: readonly OwnedFile[]):
   return { changes, removals };
 }
 
-/** Carries a plan out; returns the folders it created under the target (relative, `/`), for the manifest's `dirs`. */
+/** What the install folder is called in a refusal (write-file.ts), as install-paths.ts calls it. */
+const WITHIN = { within: "the install folder" };
+
+/**
+ * Carries a plan out; returns the folders it created under the target (relative, `/`), for the
+ * manifest's `dirs`. Every file and folder is written inside the target (a link that stays inside
+ * it is followed, as planning placed it).
+ */
 export function applyFilePlan(target: string, plan: { readonly writes?: readonly SourceFile[]; readonly removals: readonly string[] }): string[] {
   const created: string[] = [];
   for (const file of plan.writes ?? []) {
     const dest = join(target, file.dest);
     for (let dir = dirname(dest); dir !== target && dir.startsWith(target) && !existsSync(dir); dir = dirname(dir)) created.push(relative(target, dir).split(sep).join("/"));
-    mkdirSync(dirname(dest), { recursive: true });
-    writeFileDurable(dest, file.bytes);
-    if (file.mode !== undefined) chmodSync(dest, file.mode);
+    mkdirInside(target, dirname(dest), WITHIN);
+    writeFileInside(target, dest, file.bytes, { ...WITHIN, link: "inside", ...(file.mode === undefined ? {} : { mode: file.mode }) });
   }
   for (const path of plan.removals) unlinkSync(path);
   return created;
@@ -194,9 +202,13 @@ export interface GitignorePlan {
   owned: GitignoreOwned | null;
 }
 
-/** A .gitignore's text (null: none), or a one-line refusal naming it. */
+/**
+ * A .gitignore's text (null: none), or a one-line refusal naming it. The project's .gitignore sits
+ * at its root: a link there is followed only while it leads to a file inside the project (a clone
+ * can carry one that leads to ~/.bashrc or /etc/passwd).
+ */
 export function readGitignore(file: string, command: string): string | null {
-  const read = readProjectText(file, { maxBytes: 16 * 1024 * 1024, links: "follow" });
+  const read = readProjectText(file, { maxBytes: 16 * 1024 * 1024, links: "inside", root: dirname(file) });
   if (read.kind === "missing") return null;
   if (read.kind === "refused") throw new DotagentError("gitignore_invalid", `${file} ${read.reason}; fix it (dotagent changed nothing) and run \`${command}\` again`, EXIT.refused, { file });
   return read.text;
@@ -225,5 +237,5 @@ export function planGitignoreUnmerge(target: string, file: string, before: Gitig
 
 export function applyGitignore(file: string, plan: GitignorePlan): void {
   if (plan.text === null) unlinkSync(file);
-  else if (plan.text !== undefined) writeFileDurable(file, plan.text);
+  else if (plan.text !== undefined) writeFileInside(dirname(file), file, plan.text, { link: "inside" });
 }

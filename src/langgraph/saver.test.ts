@@ -263,6 +263,25 @@ describe("DotagentSaver refuses what it cannot keep, with one line naming the fi
     expect(readdirSync(join(dir, "elsewhere"))).toEqual([]);
   });
 
+  it("a checkpoint file planted as a link to a file outside the saver's folder: put replaces the link, the file it pointed to keeps its bytes", async () => {
+    const dir = fresh();
+    const saver = new DotagentSaver(join(dir, "lg"));
+    const c1 = await saver.put(at("t"), checkpoint("c1", { a: 1 }, { a: 1 }), META, { a: 1 });
+    writeFileSync(join(dir, "victim.txt"), "the victim's bytes");
+    symlinkSync(join(dir, "victim.txt"), join(dir, "lg", "t", "root", "c2.checkpoint.json"));
+    await saver.put(c1, checkpoint("c2", { a: 2 }, { a: 2 }), META, { a: 2 });
+    expect(readFileSync(join(dir, "victim.txt"), "utf8")).toBe("the victim's bytes");
+    expect((await saver.getTuple(at("t", "c2")))?.checkpoint.channel_values).toEqual({ a: 2 });
+  });
+
+  it("a namespace's parent, the thread folder, reached through the saver's own folder as a link: allowed (the folder the caller names may be a link)", async () => {
+    const dir = fresh();
+    mkdirSync(join(dir, "real"));
+    symlinkSync(join(dir, "real"), join(dir, "lg"));
+    await new DotagentSaver(join(dir, "lg")).put(at("t"), checkpoint("c1", {}, {}), META, {});
+    expect(readdirSync(join(dir, "real", "t", "root"))).toEqual(["c1.checkpoint.json"]);
+  });
+
   it("a thread folder whose thread.json names another thread (ids differing in case, on a case-insensitive disk) is not written to", async () => {
     const dir = fresh();
     const saver = new DotagentSaver(dir);

@@ -1,9 +1,11 @@
 // A LangGraph checkpointer (BaseCheckpointSaver) on dotagent's store: one folder per thread under
 // the folder the caller names (file layout: thread-files.ts; SPEC §21). Guarantees:
 // - every write is atomic and durable (temp file, fsync, rename, folder fsync: src/store/
-//   atomic-write.ts), so a kill -9 at any moment leaves each file its previous content or its new
+//   write-file.ts), so a kill -9 at any moment leaves each file its previous content or its new
 //   one; a put is one file, a putWrites one file, so an acknowledged call is on disk whole and an
 //   unacknowledged one either whole or not at all;
+// - no write leaves the saver's folder: a link at a file is replaced, never followed, and a folder
+//   on the way that leads out of it is refused (`path_outside_project`);
 // - a checkpoint file only names files written before it (its parent's values), and files are
 //   never removed one by one: deleteThread renames the thread's folder away in one step, then
 //   removes it; so every checkpoint a reader finds can be read whole;
@@ -17,7 +19,7 @@
 // - anything unreadable or hand-edited is a DotagentError naming the file (`checkpoint_invalid`,
 //   exit 3), a thread or checkpoint id that cannot name a file (`../x`) is `usage` (exit 2); never
 //   a stack trace.
-import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -38,7 +40,7 @@ import {
 import { inTurn, sweepTemps } from "../api/checkpoint-store.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { decodeJson } from "../schema/json.js";
-import { fsyncDir, writeFileDurable } from "../store/atomic-write.js";
+import { fsyncDir, mkdirInside, renameInside, writeFileInside } from "../store/write-file.js";
 import { writeFailure } from "../store/io-error.js";
 import { acquireLockAsync, type LockHandle } from "../store/lock.js";
 import { isPidAlive } from "../store/process-facts.js";
@@ -319,7 +321,7 @@ export class DotagentSaver extends BaseCheckpointSaver {
       try {
         this.#checkThreadFile(folder, threadId);
         try {
-          renameSync(folder, away);
+          renameInside(this.dir, folder, away, WITHIN);
         } catch (error) {
           throw writeFailure(folder, error);
         }
@@ -450,7 +452,7 @@ export class DotagentSaver extends BaseCheckpointSaver {
     const file = join(place.folder, name);
     if (text.length > MAX_STATE_BYTES) throw new DotagentError("data_invalid", `${file} would be over ${formatBytes(MAX_STATE_BYTES)}; keep less in the graph's state`, EXIT.refused, { file });
     try {
-      writeFileDurable(file, text);
+      writeFileInside(this.dir, file, text, WITHIN);
     } catch (error) {
       throw writeFailure(file, error);
     }
@@ -473,12 +475,12 @@ export class DotagentSaver extends BaseCheckpointSaver {
         if (!this.#checkThreadFile(folder, place.thread)) {
           const thread = { format: FORMAT, thread_id: place.thread, created_at: new Date().toISOString() };
           try {
-            writeFileDurable(join(folder, THREAD_FILE), `${JSON.stringify(thread, null, 1)}\n`);
+            writeFileInside(this.dir, join(folder, THREAD_FILE), `${JSON.stringify(thread, null, 1)}\n`, WITHIN);
           } catch (error) {
             throw writeFailure(join(folder, THREAD_FILE), error);
           }
         }
-        makeFolder(place.folder, this.#folderExists(place.folder, place.thread));
+        makeFolder(this.dir, place.folder, this.#folderExists(place.folder, place.thread));
         body();
       } finally {
         lock.release();
@@ -496,8 +498,8 @@ export class DotagentSaver extends BaseCheckpointSaver {
       const exists = this.#folderExists(folder, thread);
       if (!exists && !create) return undefined;
       if (!exists) {
-        makeFolder(this.dir, this.#folderExists(this.dir));
-        makeFolder(folder, false);
+        makeFolder(this.dir, this.dir, this.#folderExists(this.dir));
+        makeFolder(this.dir, folder, false);
       }
       try {
         return await acquireLockAsync(folder, { command: `langgraph ${command}`, waitMs: this.#waitMs });
@@ -519,11 +521,14 @@ export class DotagentSaver extends BaseCheckpointSaver {
   }
 }
 
-/** Makes `folder` (and its parents) unless it exists, and makes its entry in the parent durable. */
-function makeFolder(folder: string, exists: boolean): void {
+/** What the saver's folder is called in a refusal (write-file.ts). */
+const WITHIN = { within: "the checkpointer's folder" };
+
+/** Makes `folder` (and its parents, up to and with `dir`) unless it exists, and makes its entry in the parent durable. */
+function makeFolder(dir: string, folder: string, exists: boolean): void {
   if (exists) return;
   try {
-    mkdirSync(folder, { recursive: true });
+    mkdirInside(dir, folder, WITHIN);
   } catch (error) {
     throw writeFailure(folder, error);
   }

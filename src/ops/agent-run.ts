@@ -86,7 +86,7 @@ async function startUnderLock(context: OpContext, job: AgentJob, now: Date): Pro
     if (!started.ok) {
       const unfinished = unfinishedStart(context.paths.root, phase, execution, job.task, owner);
       if (unfinished === undefined) return { start: { ok: false, reason: started.message } };
-      markStart(context.paths.stateDir, job.task);
+      markStart(context.paths.root, context.paths.stateDir, job.task);
       return { start: { ok: true, what: `${describeJob(job)} started (its start, cut off, finished: worktree ${unfinished.record.path})`, lines: unfinished.lines }, worktree: unfinished };
     }
     let isolated;
@@ -98,7 +98,7 @@ async function startUnderLock(context: OpContext, job: AgentJob, now: Date): Pro
     }
     const outcome = { state: isolated.state, events: [...isolated.events, ...started.events] };
     writeTaskChange(writer, snapshot, phase, outcome, isolated.state.tasks.find((t) => t.id === job.task), now);
-    if (isolated.worktree) markStart(context.paths.stateDir, job.task);
+    if (isolated.worktree) markStart(context.paths.root, context.paths.stateDir, job.task);
     const where = isolated.worktree ? ` in its worktree ${isolated.worktree.record.path} (branch ${isolated.worktree.record.branch})` : "";
     const shared = isolated.warning ? ` (${isolated.warning})` : "";
     return { start: { ok: true, what: `${describeJob(job)} started${where}${shared}`, ...(isolated.worktree ? { lines: isolated.worktree.lines } : {}) }, ...(isolated.worktree ? { worktree: isolated.worktree } : {}) };

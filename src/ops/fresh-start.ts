@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { StateSnapshot } from "../core/snapshot.js";
-import { writeFileDurable, fsyncDir } from "../store/atomic-write.js";
+import { fsyncDir, writeFileInside } from "../store/write-file.js";
 import { clearingPath } from "../store/clearing-marker.js";
 
 interface ArchivedFile {
@@ -25,7 +25,7 @@ export async function archiveLiveState(paths: ProjectPaths, reason: string, now:
   }
   // Clearing takes several steps; the marker lets the next command finish a cut-off clear
   // instead of finding a workflow whose reports are half gone.
-  writeFileDurable(clearingPath(paths), `${JSON.stringify({ archive: created.name })}\n`);
+  writeFileInside(paths.root, clearingPath(paths), `${JSON.stringify({ archive: created.name })}\n`);
   await clearAndUnmark(paths, created.name, created.manifest.files, true);
   await archive.pruneArchives(paths.root);
   // The workflow is gone: so are its task worktrees (SPEC §19).

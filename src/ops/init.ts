@@ -1,6 +1,6 @@
 // `init`: start a workflow. An existing one is archived first, after a decision (default yes
 // only when it is complete); without an answer nothing is written.
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { Phase, PhaseStatus } from "../core/phases.js";
@@ -11,6 +11,7 @@ import type { PhaseState } from "../schema/phase.js";
 import { hasState, type ProjectPaths } from "../store/project.js";
 import { CLEARING_MARKER, loadSnapshot } from "../store/session.js";
 import { StateWriter } from "../store/state-writer.js";
+import { mkdirInside } from "../store/write-file.js";
 import { archiveLiveState } from "./fresh-start.js";
 import { decisionWithDir } from "./decision-dir.js";
 import { locked, type OpContext } from "./op-context.js";
@@ -34,7 +35,7 @@ export interface InitInput {
 /** Writes a new phase.json; the caller holds the lock and has archived any old state. */
 export async function initWorkflow(paths: ProjectPaths, request: string | undefined, workflowId: string | undefined, now: Date, onWarning?: (message: string) => void, flow?: Flow): Promise<PhaseState> {
   const id = workflowId ?? suggestWorkflowId(request, now);
-  mkdirSync(paths.reportsDir, { recursive: true });
+  mkdirInside(paths.root, paths.reportsDir);
   const snapshot = await loadSnapshot(paths);
   const writer = new StateWriter(paths, snapshot, now, onWarning);
   // A fresh instance id, so checkpoints of an earlier workflow with the same id are never this one's (§15).

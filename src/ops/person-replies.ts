@@ -26,7 +26,7 @@ import { reportAt, type ReportState } from "../core/reports.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { PhaseState } from "../schema/phase.js";
 import { fileDigest, promptOrigin, sealedHere, type ReplyEvidence } from "../store/authority.js";
-import { writeFileDurable } from "../store/atomic-write.js";
+import { writeFileInside } from "../store/write-file.js";
 import { readEvents, type EventRecord } from "../store/events.js";
 import { MAX_STATE_BYTES, readProjectText } from "../store/read-file.js";
 import { designFiles, reportTimes } from "../store/reports.js";
@@ -120,7 +120,7 @@ export async function recordPrompt(context: OpContext, prompt: TypedPrompt): Pro
     }
     if (effect === undefined) return replied || plan.next.action === "resolve_failed_agent" ? { kind: "reply" } : { kind: "none" };
     const seq = readEvents(context.paths.eventsFile).at(-1)?.seq;
-    writeFileDurable(join(context.paths.stateDir, PENDING_REPLY), `${JSON.stringify({ seq, effect })}\n`);
+    writeFileInside(context.paths.root, join(context.paths.stateDir, PENDING_REPLY), `${JSON.stringify({ seq, effect })}\n`);
     const done = await carryOutPendingReply(context);
     if (done.kind !== "pending") return done;
     return { kind: "pending", effect, plan: planAssuming(snapshot, effect, context.now()) };
@@ -261,6 +261,6 @@ export function writePick(context: OpContext, state: PhaseState, pick: { design:
   const now = context.now();
   const final = { chosen: name, source, approved_by: pick.via === "auto" ? "dotagent run --approve auto" : "user", decided_at: now.toISOString(), user_notes: pick.words.trim(), design, ...(pick.tasks !== undefined ? { tasks: pick.tasks } : Array.isArray(design.tasks) ? { tasks: design.tasks } : {}) };
   const text = `${JSON.stringify(final, null, 2)}\n`;
-  writeFileDurable(join(context.paths.root, REPORT.finalDesign), text);
+  writeFileInside(context.paths.root, join(context.paths.root, REPORT.finalDesign), text);
   appendAuthority(context, state, [{ type: "design_picked", phase: state.current_phase, name, digest: fileDigest(text), via: pick.via }]);
 }

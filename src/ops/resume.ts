@@ -2,7 +2,7 @@
 // a person (stale state, a changed request, corrupt state) goes to the injected `decide`; without
 // an answer the plan comes back with `decision` set and nothing is written. The writer, fresh
 // starts and init load only when something is written: `resume --dry-run` is a read, as cheap to
-// start as `status` (write-file-atomic alone loads node:crypto and worker_threads, ~8 ms).
+// start as `status` (a write loads node:crypto for its temp file's name: write-file.ts).
 import type { Flow } from "../core/flow.js";
 import { existsSync } from "node:fs";
 import type { Decision, ResumeOptions, ResumePlan } from "../core/plan-resume.js";

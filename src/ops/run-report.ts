@@ -1,16 +1,17 @@
 // `dotagent report [--out PATH]`: the picture of the run as one self-contained HTML page
 // (src/core/run-report-html.ts). Reads phase.json, execution.json, events.jsonl and what
-// `dotagent run` keeps under memory/runs/; takes no lock and writes only the page (atomically).
+// `dotagent run` keeps under memory/runs/; takes no lock and writes only the page (atomically,
+// never through a link: write-file.ts; a page outside the project is written in the folder --out names).
 // State that does not parse is drawn from what does (a corrupt execution.json: no tasks), since
 // a picture of a broken run is what a person asks for most.
 import { readProjectText } from "../store/read-file.js";
-import { existsSync, readdirSync, statSync } from "node:fs";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { phasesOf } from "../core/phases.js";
 import { renderRunReportHtml, INTERRUPTION_EVENTS, type RunReportInput } from "../core/run-report-html.js";
 import { taskRows } from "../core/task-list.js";
-import { writeFileDurable } from "../store/atomic-write.js";
+import { writeFileInside } from "../store/write-file.js";
 import { readEvents } from "../store/events.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
 import { loadSnapshot } from "../store/session.js";
@@ -92,14 +93,17 @@ export async function writeRunReport(context: Pick<OpContext, "paths" | "now">, 
   const file = out === undefined ? join(context.paths.root, DEFAULT_REPORT_PATH) : resolve(cwd, out);
   let isDir = false;
   try {
-    isDir = statSync(file).isDirectory();
+    isDir = lstatSync(file).isDirectory();
   } catch {
     isDir = false;
   }
   if (isDir) throw new DotagentError("usage", `${out ?? DEFAULT_REPORT_PATH} is a folder; give --out a file path such as report.html`, EXIT.usage, { path: file });
+  // Inside the project, its folders are checked from the root; elsewhere the person named the folder.
+  const inProject = isInsideLexically(context.paths.root, file);
   try {
-    writeFileDurable(file, html);
+    writeFileInside(inProject ? context.paths.root : dirname(file), file, html, inProject ? {} : { within: "the folder --out names" });
   } catch (error) {
+    if (error instanceof DotagentError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     throw new DotagentError("write_failed", `could not write ${file} (${code}); give --out a path in a folder that exists and you may write to`, EXIT.refused, { path: file, errno: code });
   }
@@ -113,4 +117,10 @@ export async function writeRunReport(context: Pick<OpContext, "paths" | "now">, 
     interruptions: events.filter((ev) => INTERRUPTION_EVENTS.has(ev.type)).length,
     cost_recorded: input.cost.recorded,
   };
+}
+
+/** Whether `file` lies below `root` by its path alone (links are write-file.ts's to judge). */
+function isInsideLexically(root: string, file: string): boolean {
+  const rel = relative(resolve(root), file);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
 }

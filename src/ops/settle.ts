@@ -48,7 +48,7 @@ export async function applyPlan(context: OpContext, snapshot: StateSnapshot, pla
   const { writes } = plan;
   if (writes.adoptEdits !== undefined && writes.adoptEdits.length > 0) {
     // Kept by the person: the live bytes become dotagent's last write, and a checkpoint keeps them.
-    adoptLiveFiles(context.paths.stateDir);
+    adoptLiveFiles(context.paths.root, context.paths.stateDir);
     writer.appendEvents([{ type: "hand_edit_kept", files: writes.adoptEdits }]);
   }
   if (phase !== undefined && (writes.phase || writes.execution || writes.moves.length > 0)) {

@@ -4,8 +4,7 @@
 // → the workflow stops. A command is the person's: in an agent's shell it runs only after the
 // person approved that exact command for this workflow (a decision, exit 5, SPEC §11); the
 // approval is recorded (`command_approved`) so later rework rounds do not ask again.
-import { join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { stepIn } from "../core/transitions.js";
 import { isValidReport, reportAt } from "../core/reports.js";
@@ -15,7 +14,7 @@ import { loadSnapshot } from "../store/session.js";
 import { appendEvents } from "../store/events.js";
 import type { PhaseState } from "../schema/phase.js";
 import { appendAuthority, authorityEvents } from "./person-gate.js";
-import { writeFileDurable } from "../store/atomic-write.js";
+import { mkdirInside, writeJsonInside } from "../store/write-file.js";
 import { clearStepRunning, readStepRunning, writeStepRunning } from "../store/step-running.js";
 import { runCommand } from "../store/run-command.js";
 import { locked, type OpContext } from "./op-context.js";
@@ -101,8 +100,8 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   const claim = { step: id, owner: process.pid, started_at: startedAt.toISOString() };
   await locked(context, "step run", () => {
     refuseWhileRunning(context, id);
-    writeStepRunning(context.paths.stateDir, { ...claim, pid: null });
-    appendEvents(context.paths.eventsFile, [{ type: "step_run_started", step: id }], startedAt);
+    writeStepRunning(context.paths.root, context.paths.stateDir, { ...claim, pid: null });
+    appendEvents(context.paths.root, context.paths.eventsFile, [{ type: "step_run_started", step: id }], startedAt);
   });
   options.onStart?.();
   // Every write of the record is under the lock, as every state writer's is (the lock holder
@@ -113,7 +112,7 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   try {
     do {
       attempts++;
-      run = await runShellCommand(commandStep.run, context.paths.root, commandStep.timeout, options.onOutput, options.signal, (pid) => locked(context, "step run", () => writeStepRunning(context.paths.stateDir, { ...claim, pid })));
+      run = await runShellCommand(commandStep.run, context.paths.root, commandStep.timeout, options.onOutput, options.signal, (pid) => locked(context, "step run", () => writeStepRunning(context.paths.root, context.paths.stateDir, { ...claim, pid })));
     } while (run.exit_code !== 0 && attempts <= (commandStep.retries ?? 0) && !options.signal?.aborted);
   } catch (error) {
     // Its command did not start (it waits for the record); a claim left behind is stale once this process ends.
@@ -127,9 +126,9 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   const passed = run.exit_code === 0;
   const record = { step: id, command: commandStep.run, passed, exit_code: run.exit_code, signal: run.signal, timed_out: run.timed_out, attempts, started_at: startedAt.toISOString(), ended_at: context.now().toISOString(), output_tail: run.tail };
   const settled = await locked(context, "step run", async () => {
-    mkdirSync(join(context.paths.root, report, ".."), { recursive: true });
-    writeFileDurable(join(context.paths.root, report), `${JSON.stringify(record, null, 2)}\n`);
-    appendEvents(context.paths.eventsFile, [{ type: "step_run_ended", step: id, passed, exit_code: run.exit_code, attempts }], context.now());
+    mkdirInside(context.paths.root, dirname(join(context.paths.root, report)));
+    writeJsonInside(context.paths.root, join(context.paths.root, report), record);
+    appendEvents(context.paths.root, context.paths.eventsFile, [{ type: "step_run_ended", step: id, passed, exit_code: run.exit_code, attempts }], context.now());
     clearStepRunning(context.paths.stateDir);
     return settle(context, context.now());
   });

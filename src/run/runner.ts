@@ -11,7 +11,7 @@
 // project's .claude/agents/ first), gates on any agent step, the step commands run by `step run`.
 import { GITIGNORE_LINES, mergeGitignore } from "../claude/gitignore.js";
 import { skippedSteps } from "../core/plan-resume.js";
-import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { shellQuote, type Decision } from "../core/plan-resume.js";
@@ -28,7 +28,7 @@ import { ISOLATION_CHOICES, startIsolationQuestion } from "../core/worktrees.js"
 import { resolveWorkflowName } from "../ops/workflow-name.js";
 import { count, formatDuration } from "../core/words.js";
 import { isReworkOpen, isWorkflowComplete } from "../core/transitions.js";
-import { writeFileDurable, writeJsonDurable } from "../store/atomic-write.js";
+import { mkdirInside, writeFileInside, writeJsonInside } from "../store/write-file.js";
 import { readProjectText } from "../store/read-file.js";
 import { loadSnapshot } from "../store/session.js";
 import { projectPaths } from "../store/project.js";
@@ -181,7 +181,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
   await checkBeforeStart(options);
   if (options.signal?.aborted) throw interruptedError();
   const dir = runsDir(options.root);
-  mkdirSync(dir, { recursive: true });
+  mkdirInside(options.root, dir); // memory/runs a link out of the project: refused before anything is written there
   let lock;
   try {
     lock = acquireLock(dir, { command: "run", waitMs: 0 });
@@ -423,7 +423,7 @@ function addGitignoreLines(root: string): number {
   const before = read.kind === "ok" ? read.text : null;
   const merged = mergeGitignore(before, GITIGNORE_LINES, []);
   if (!merged.changed) return 0;
-  writeFileDurable(file, merged.text);
+  writeFileInside(root, file, merged.text);
   return merged.owned.filter((l) => !l.startsWith("#")).length;
 }
 
@@ -471,7 +471,7 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
       // Round 0 from the design (a definition: the report planSourceOf names); round N from the failed check's report.
       const source = step.source ?? (step.round > 0 ? reworkCopyPath(step.round) : REPORT.finalDesign);
       const tasks = tasksToPlan(step.round, readReport(options.root, source) ?? {}, at.request);
-      writeJsonDurable(join(options.root, step.file), { tasks });
+      writeJsonInside(options.root, join(options.root, step.file), { tasks });
       wrote(run, step.file);
       const imported = await wf.tasks.import({ tasks });
       const already = tasks.length - imported.added.length;

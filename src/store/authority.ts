@@ -33,7 +33,7 @@ export const textDigest = (text: string) => process.getBuiltinModule("node:crypt
  * counts for nothing: `warn` says why.
  */
 export function appendWithSeals(paths: ProjectPaths, instance: string, events: ReadonlyArray<{ type: string; [key: string]: unknown }>, at: Date, warn?: (message: string) => void): EventRecord[] {
-  if (!events.some((e) => isAuthorityEvent(e.type))) return appendEvents(paths.eventsFile, events, at);
+  if (!events.some((e) => isAuthorityEvent(e.type))) return appendEvents(paths.root, paths.eventsFile, events, at);
   const key = checkoutKey(paths.root, { create: true });
   if (!key.ok) warn?.(`the person's answers cannot be kept in this checkout: ${key.reason}; set DOTAGENT_STATE_HOME to a folder of yours outside the project`);
   const stamped = events.map((e) => {
@@ -41,7 +41,7 @@ export function appendWithSeals(paths: ProjectPaths, instance: string, events: R
     const { seal: _ignored, ...rest } = e;
     return { ...rest, seal: sealWith(key.key, sealText(instance, { at: at.toISOString(), ...rest })) };
   });
-  return appendEvents(paths.eventsFile, stamped, at);
+  return appendEvents(paths.root, paths.eventsFile, stamped, at);
 }
 
 /** Whether an event carries this checkout's seal for this workflow instance (its evidence aside). */

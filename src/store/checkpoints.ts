@@ -21,7 +21,7 @@
 //   "no checkpoint" (§2);
 // - best effort: it runs after the state change is durable, and a failure to record one (a full
 //   disk) never fails the command that changed the state.
-import { copyFileSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, readdirSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { instanceKey, judgeHeldState } from "../core/held-state.js";
@@ -30,7 +30,7 @@ import type { PhaseState } from "../schema/phase.js";
 import type { FileRead } from "../core/snapshot.js";
 import type { ExecutionState } from "../schema/execution.js";
 import type { EventRecord } from "./events.js";
-import { writeFileDurable, fsyncDir } from "./atomic-write.js";
+import { copyFileInside, fsyncDir, linkInside, mkdirInside, renameInside, writeFileInside } from "./write-file.js";
 import type { ProjectPaths } from "./project.js";
 import { MAX_STATE_BYTES, readProjectFile } from "./read-file.js";
 
@@ -115,17 +115,18 @@ function readHeld(paths: ProjectPaths, file: string): Buffer | null {
 }
 
 /** A hard link (no bytes copied), or a copy where links are not possible. Never for checkpoints (see the header). */
-export function linkOrCopy(from: string, to: string): void {
+export function linkOrCopy(root: string, from: string, to: string): void {
   try {
-    linkSync(from, to);
-  } catch {
-    copyFileSync(from, to);
+    linkInside(root, from, to);
+  } catch (error) {
+    if (error instanceof DotagentError) throw error;
+    copyFileInside(root, from, to);
   }
 }
 
 /** The bytes read, written as a new file: what was checksummed is what is held, whatever happens to the live file next. */
-function writeCopy(to: string, bytes: Buffer): void {
-  writeFileSync(to, bytes, { flag: "wx" });
+function writeCopy(paths: ProjectPaths, to: string, bytes: Buffer): void {
+  writeFileInside(paths.root, to, bytes, { durable: false });
 }
 
 function writeCheckpoint(paths: ProjectPaths, event: EventRecord): void {
@@ -134,13 +135,13 @@ function writeCheckpoint(paths: ProjectPaths, event: EventRecord): void {
   const phase = JSON.parse(phaseBytes.toString("utf8")) as Pick<PhaseState, "workflow_id" | "current_phase" | "phase_status" | "completed_phases" | "instance_id" | "started_at">;
   const executionBytes = readBytes(paths.executionFile);
   const dir = historyDir(paths);
-  mkdirSync(dir, { recursive: true });
+  mkdirInside(paths.root, dir);
   if (!lstatSync(dir).isDirectory()) return; // a link or a file where .history should be: never written through
   const temp = join(dir, `${TEMP_PREFIX}${folderName(event.seq)}-${process.pid}`);
   rmSync(temp, { recursive: true, force: true });
-  mkdirSync(temp);
-  writeCopy(join(temp, "phase.json"), phaseBytes);
-  if (executionBytes !== null) writeCopy(join(temp, "execution.json"), executionBytes);
+  mkdirInside(paths.root, temp);
+  writeCopy(paths, join(temp, "phase.json"), phaseBytes);
+  if (executionBytes !== null) writeCopy(paths, join(temp, "execution.json"), executionBytes);
   const meta: CheckpointMeta = {
     format: 1,
     rev: event.seq,
@@ -154,19 +155,19 @@ function writeCheckpoint(paths: ProjectPaths, event: EventRecord): void {
     files: { "phase.json": sha256(phaseBytes), "execution.json": executionBytes === null ? null : sha256(executionBytes) },
     instance: instanceKey(phase),
   };
-  writeFileDurable(join(temp, META), `${JSON.stringify(meta)}\n`);
+  writeFileInside(paths.root, join(temp, META), `${JSON.stringify(meta)}\n`);
   const final = join(dir, folderName(event.seq));
-  removeFolder(dir, final); // a checkpoint of the same rev from an earlier workflow (events.jsonl starts again after a fresh start)
-  renameSync(temp, final);
+  removeFolder(paths.root, dir, final); // a checkpoint of the same rev from an earlier workflow (events.jsonl starts again after a fresh start)
+  renameInside(paths.root, temp, final);
   fsyncDir(dir);
   prune(paths, meta.instance!);
 }
 
 /** Removes a folder so that it disappears in one step: renamed aside first, then deleted. */
-function removeFolder(dir: string, folder: string): void {
+function removeFolder(root: string, dir: string, folder: string): void {
   const aside = join(dir, `${TEMP_PREFIX}del-${process.pid}-${Math.random().toString(36).slice(2)}`);
   try {
-    renameSync(folder, aside);
+    renameInside(root, folder, aside);
   } catch {
     return; // not there
   }
@@ -187,7 +188,7 @@ function prune(paths: ProjectPaths, instance: string): void {
     const meta = readMeta(join(dir, name));
     if (meta === "unreadable") continue;
     const keep = meta !== null && meta.instance === instance && ++kept[meta.kind] <= KEEP[meta.kind];
-    if (!keep) removeFolder(dir, join(dir, name));
+    if (!keep) removeFolder(paths.root, dir, join(dir, name));
   }
   fsyncDir(dir);
 }

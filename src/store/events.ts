@@ -1,12 +1,14 @@
 // The event log (CONTRACT §7): memory/state/events.jsonl, one JSON object a line, append-only.
-// An append is one write() of one whole line on an O_APPEND descriptor, then fsync. A crash can
+// An append is one write() of one whole line on an O_APPEND descriptor, then fsync (write-file.ts's
+// appendFileInside: never through a link, never blocking on a FIFO). A crash can
 // still leave a torn last line: readers skip any line that does not parse, and the next append
 // starts on a fresh line so the torn one never swallows a good event.
-import { closeSync, constants, fstatSync, fsyncSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { basename } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { writeFailure } from "./io-error.js";
 import { MAX_STATE_BYTES, readProjectText } from "./read-file.js";
+import { appendFileInside } from "./write-file.js";
 
 // Never through a link (the state-path rule), never blocking on a FIFO swapped in.
 const SAFE = constants.O_NOFOLLOW | constants.O_NONBLOCK;
@@ -59,21 +61,15 @@ function seqOf(line: string): number | undefined {
   }
 }
 
-/** Appends events; the caller holds the state lock, so sequence numbers are unique. */
-export function appendEvents(file: string, events: ReadonlyArray<{ type: string; [key: string]: unknown }>, at: Date): EventRecord[] {
+/** Appends events to `file` under `root` (the project); the caller holds the state lock, so sequence numbers are unique. */
+export function appendEvents(root: string, file: string, events: ReadonlyArray<{ type: string; [key: string]: unknown }>, at: Date): EventRecord[] {
   if (events.length === 0) return [];
   let records: EventRecord[];
   try {
     const { lastSeq, endsWithNewline } = readTail(file);
     records = events.map((event, i): EventRecord => ({ seq: lastSeq + i + 1, at: at.toISOString(), ...event }));
     const text = (endsWithNewline ? "" : "\n") + records.map((r) => JSON.stringify(r)).join("\n") + "\n";
-    const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | SAFE, 0o644);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    appendFileInside(root, file, text, { fsync: true });
   } catch (error) {
     throw writeFailure(`memory/state/${basename(file)}`, error);
   }

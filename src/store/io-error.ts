@@ -16,8 +16,12 @@ const REMEDY: Record<string, string> = {
   ENFILE: "close some programs",
 };
 
-/** An I/O failure while writing state: one line, and the promise that the old file is intact. */
+/**
+ * An I/O failure while writing state: one line, and the promise that the old file is intact. A
+ * refusal already one line (write-file.ts: a link that leads out of the project) stays as it is.
+ */
 export function writeFailure(file: string, error: unknown): DotagentError {
+  if (error instanceof DotagentError) return error;
   const code = (error as NodeJS.ErrnoException).code ?? "error";
   return new DotagentError("write_failed", `could not write ${file} (${code}); the previous state is intact; ${REMEDY[code] ?? "fix the cause"} and run the command again`, EXIT.refused, { errno: code });
 }

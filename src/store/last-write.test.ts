@@ -27,7 +27,7 @@ function reads(paths: ProjectPaths): [StateSnapshot["phase"], StateSnapshot["exe
   return [read(paths.phaseFile, "memory/state/phase.json"), read(paths.executionFile, "memory/state/execution.json")] as never;
 }
 const edits = (paths: ProjectPaths) => findHandEdits(paths, ...reads(paths));
-const write = (file: string, text: string) => recordingWrite(file, text, () => writeFileSync(file, text));
+const write = (file: string, text: string) => recordingWrite(join(file, "../../.."), file, text, () => writeFileSync(file, text));
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 
 describe("last write: what dotagent wrote, and what it did not", () => {
@@ -44,7 +44,7 @@ describe("last write: what dotagent wrote, and what it did not", () => {
     const paths = project();
     write(paths.phaseFile, '{"a":1}\n');
     write(paths.executionFile, '{"b":1}\n');
-    expect(() => recordingWrite(paths.phaseFile, '{"a":2}\n', () => { throw new Error("killed"); })).toThrow("killed");
+    expect(() => recordingWrite(paths.root, paths.phaseFile, '{"a":2}\n', () => { throw new Error("killed"); })).toThrow("killed");
     expect(edits(paths)).toEqual([]);
     writeFileSync(paths.phaseFile, '{"a":2}\n'); // …or the rename landed and the second record did not
     expect(edits(paths)).toEqual([]);
@@ -71,7 +71,7 @@ describe("last write: what dotagent wrote, and what it did not", () => {
     expect(isLastWrite(paths.stateDir, { "phase.json": sha('{"a":1}\n'), "execution.json": null })).toBe(true);
     expect(isLastWrite(paths.stateDir, { "phase.json": sha('{"a":0}\n'), "execution.json": null })).toBe(false);
     writeFileSync(paths.phaseFile, '{"a":5}\n');
-    adoptLiveFiles(paths.stateDir);
+    adoptLiveFiles(paths.root, paths.stateDir);
     expect(edits(paths)).toEqual([]);
     expect(JSON.parse(readFileSync(join(paths.stateDir, LAST_WRITE), "utf8")).files["phase.json"].sha256).toEqual([sha('{"a":5}\n')]);
     rmSync(join(paths.stateDir, LAST_WRITE));

@@ -14,15 +14,15 @@
 //   disk) or of another shape, or a file it does not name, is "unknown": nothing is claimed;
 // - only dotagent's writers update it (state-writer.ts, the rollback journal), under the lock;
 //   keeping a hand edit (`resume --keep-edit`) adopts the live bytes through `adoptLiveFiles`.
-import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { StateSnapshot } from "../core/snapshot.js";
 import { stampOf } from "./state-files.js";
 import type { ProjectPaths } from "./project.js";
 import { MAX_STATE_BYTES, MiB, readProjectFile } from "./read-file.js";
+import { writeFileInside } from "./write-file.js";
 
 export const LAST_WRITE = ".last-write.json";
-const TEMP = `${LAST_WRITE}.tmp`;
 
 type StateName = "phase.json" | "execution.json";
 interface FileRecord {
@@ -59,10 +59,8 @@ function isFileRecord(value: unknown): value is FileRecord {
 }
 
 /** Replaced by rename, not fsynced (see the header): a torn record reads as unknown. */
-function writeRecord(stateDir: string, record: LastWrite): void {
-  const temp = join(stateDir, TEMP);
-  writeFileSync(temp, `${JSON.stringify(record)}\n`);
-  renameSync(temp, recordPath(stateDir));
+function writeRecord(root: string, stateDir: string, record: LastWrite): void {
+  writeFileInside(root, recordPath(stateDir), `${JSON.stringify(record)}\n`, { durable: false });
 }
 
 function currentSha(file: string): string | null {
@@ -75,7 +73,7 @@ function currentSha(file: string): string | null {
  * claims nothing about what it leaves), after it names the new bytes and their stamp. Best
  * effort: a record that cannot be written is removed (unknown), never a reason to fail the write.
  */
-export function recordingWrite(file: string, text: string, write: () => void): void {
+export function recordingWrite(root: string, file: string, text: string, write: () => void): void {
   const stateDir = join(file, "..");
   const name = basename(file) as StateName;
   let record: LastWrite;
@@ -83,7 +81,7 @@ export function recordingWrite(file: string, text: string, write: () => void): v
     record = readRecord(stateDir) ?? { format: 1, files: {} };
     if (record.files[name] !== undefined) {
       delete record.files[name];
-      writeRecord(stateDir, record);
+      writeRecord(root, stateDir, record);
     }
   } catch {
     forget(stateDir);
@@ -93,34 +91,34 @@ export function recordingWrite(file: string, text: string, write: () => void): v
   write();
   try {
     record.files[name] = { sha256: [sha256(text)], stamp: stampOf(file) };
-    writeRecord(stateDir, record);
+    writeRecord(root, stateDir, record);
   } catch {
     forget(stateDir);
   }
 }
 
 /** A state file dotagent removed (a rollback to a state without execution.json): nothing to compare. */
-export function recordRemoved(file: string): void {
+export function recordRemoved(root: string, file: string): void {
   const stateDir = join(file, "..");
   const record = readRecord(stateDir);
   if (record === null) return;
   delete record.files[basename(file) as StateName];
   try {
-    writeRecord(stateDir, record);
+    writeRecord(root, stateDir, record);
   } catch {
     forget(stateDir);
   }
 }
 
 /** Adopts the live files as dotagent's own: a hand edit the person keeps, an archive restored. */
-export function adoptLiveFiles(stateDir: string): void {
+export function adoptLiveFiles(root: string, stateDir: string): void {
   const record: LastWrite = { format: 1, files: {} };
   for (const name of ["phase.json", "execution.json"] as const) {
     const file = join(stateDir, name);
     const sha = currentSha(file);
     if (sha !== null) record.files[name] = { sha256: [sha], stamp: stampOf(file) };
   }
-  writeRecord(stateDir, record);
+  writeRecord(root, stateDir, record);
 }
 
 /** No record: nothing is claimed about the live files (an archive restored, a record that failed). Never throws. */

@@ -8,12 +8,12 @@
 // idempotent and the next command that takes the lock finishes the rollback (finishRollback):
 // move the reports, write execution.json then phase.json, pack the folder into a tar.gz in
 // .archive/ (same names and retention as every archive), log `rolled_back`, drop the folder.
-import { copyFileSync, existsSync, linkSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
-import { writeFileDurable, fsyncDir } from "./atomic-write.js";
+import { copyFileInside, fsyncDir, linkInside, mkdirInside, renameInside, writeFileInside } from "./write-file.js";
 import { recordRemoved } from "./last-write.js";
 import { writeStateJson } from "./state-writer.js";
 import { appendEvents } from "./events.js";
@@ -33,9 +33,9 @@ export interface Archiver {
   pruneArchives(root: string): Promise<unknown>;
 }
 
-function copyIfThere(from: string, to: string): void {
+function copyIfThere(root: string, from: string, to: string): void {
   try {
-    copyFileSync(from, to);
+    copyFileInside(root, from, to);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
@@ -46,20 +46,20 @@ export function commitRollback(paths: ProjectPaths, journal: RollbackJournal): v
   const temp = join(paths.stateDir, `${ROLLBACK_DIR}.tmp-${process.pid}`);
   rmSync(temp, { recursive: true, force: true });
   const heldState = join(temp, "memory", "state");
-  mkdirSync(heldState, { recursive: true });
-  mkdirSync(join(temp, "memory", "reports"), { recursive: true });
-  for (const file of [paths.phaseFile, paths.executionFile, paths.eventsFile]) copyIfThere(file, join(heldState, relative(paths.stateDir, file)));
+  mkdirInside(paths.root, heldState);
+  mkdirInside(paths.root, join(temp, "memory", "reports"));
+  for (const file of [paths.phaseFile, paths.executionFile, paths.eventsFile]) copyIfThere(paths.root, file, join(heldState, relative(paths.stateDir, file)));
   // The reports that stay are linked in too, so the archive holds the whole state from before
   // the rollback and `archive restore` brings it back as it was.
   const moving = new Set(journal.moves);
   for (const path of listReportFiles(paths).files) {
     if (moving.has(path)) continue;
-    mkdirSync(dirname(join(temp, path)), { recursive: true });
-    linkOrCopy(join(paths.root, path), join(temp, path));
+    mkdirInside(paths.root, dirname(join(temp, path)));
+    linkOrCopy(paths.root, join(paths.root, path), join(temp, path));
   }
-  writeFileDurable(join(temp, JOURNAL), `${JSON.stringify(journal)}\n`);
+  writeFileInside(paths.root, join(temp, JOURNAL), `${JSON.stringify(journal)}\n`);
   for (const dir of [heldState, join(temp, "memory")]) fsyncDir(dir);
-  renameSync(temp, join(paths.stateDir, ROLLBACK_DIR));
+  renameInside(paths.root, temp, join(paths.stateDir, ROLLBACK_DIR));
   fsyncDir(paths.stateDir);
 }
 
@@ -76,20 +76,20 @@ export async function finishRollback(paths: ProjectPaths, archiver: Archiver, no
     const live = join(paths.root, path);
     const held = join(dir, path);
     if (!existsSync(live)) continue;
-    mkdirSync(dirname(held), { recursive: true });
-    renameSync(live, held);
+    mkdirInside(paths.root, dirname(held));
+    renameInside(paths.root, live, held);
     touched.add(dirname(live)).add(dirname(held));
   }
   for (const folder of touched) fsyncDir(folder);
   // 2. The state files: execution.json first, phase.json last (the one that says where we are).
   if (journal.execution === null) {
     if (existsSync(paths.executionFile)) {
-      recordRemoved(paths.executionFile);
+      recordRemoved(paths.root, paths.executionFile);
       unlinkSync(paths.executionFile);
       fsyncDir(paths.stateDir);
     }
-  } else writeStateJson(paths.executionFile, journal.execution);
-  writeStateJson(paths.phaseFile, journal.phase);
+  } else writeStateJson(paths.root, paths.executionFile, journal.execution);
+  writeStateJson(paths.root, paths.phaseFile, journal.phase);
   // 3. The archive, made once (`archived.json` names it when complete), then linked into .archive/.
   const heldArchives = join(dir, "memory", "state", ".archive");
   let record = readArchived(join(dir, ARCHIVED));
@@ -97,23 +97,23 @@ export async function finishRollback(paths: ProjectPaths, archiver: Archiver, no
     rmSync(heldArchives, { recursive: true, force: true }); // a cut-off attempt
     const created = await archiver.createArchive(dir, { reason: journal.reason, now: new Date(journal.started_at) });
     record = { name: created?.name ?? null, placed: created === null };
-    writeFileDurable(join(dir, ARCHIVED), `${JSON.stringify(record)}\n`);
+    writeFileInside(paths.root, join(dir, ARCHIVED), `${JSON.stringify(record)}\n`);
   }
   if (!record.placed && record.name !== null) {
     record = { name: placeArchive(paths, join(heldArchives, record.name), record.name), placed: true };
-    writeFileDurable(join(dir, ARCHIVED), `${JSON.stringify(record)}\n`);
+    writeFileInside(paths.root, join(dir, ARCHIVED), `${JSON.stringify(record)}\n`);
   }
   const archive = record.name;
   if (archive !== null) await archiver.pruneArchives(paths.root);
   // 4. The event (and the checkpoint of the state rolled back to), logged once.
   if (!existsSync(join(dir, LOGGED))) {
-    recordCheckpoint(paths, appendEvents(paths.eventsFile, [{ ...journal.event, ...(archive ? { archive } : {}) }], now));
-    writeFileDurable(join(dir, LOGGED), "{}\n");
+    recordCheckpoint(paths, appendEvents(paths.root, paths.eventsFile, [{ ...journal.event, ...(archive ? { archive } : {}) }], now));
+    writeFileInside(paths.root, join(dir, LOGGED), "{}\n");
   }
   // 5. The journal goes, in one step.
   const done = join(paths.stateDir, `${ROLLBACK_DIR}.done-${process.pid}`);
   rmSync(done, { recursive: true, force: true });
-  renameSync(dir, done);
+  renameInside(paths.root, dir, done);
   fsyncDir(paths.stateDir);
   rmSync(done, { recursive: true, force: true });
   return { journal, archive };
@@ -124,14 +124,14 @@ export async function finishRollback(paths: ProjectPaths, archiver: Archiver, no
  * name that already holds this very file (a cut-off earlier attempt linked it) is taken as placed.
  */
 function placeArchive(paths: ProjectPaths, from: string, name: string): string {
-  mkdirSync(paths.archiveDir, { recursive: true });
+  mkdirInside(paths.root, paths.archiveDir);
   const match = /^(.*_\d{8}T\d{6}Z)(?:-(\d+))?\.tar\.gz$/.exec(name);
   const held = statSync(from);
   for (let seq = Number(match?.[2] ?? 1); seq < 1000; seq++) {
     const candidate = match ? `${match[1]}${seq > 1 ? `-${seq}` : ""}.tar.gz` : name;
     const target = join(paths.archiveDir, candidate);
     try {
-      linkSync(from, target);
+      linkInside(paths.root, from, target);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const there = statSync(target);

@@ -15,11 +15,11 @@
 //   and under the lock a "done" record is only ever replayed;
 // - whatever the command or the reader of its output does (a command that cannot start, a
 //   stdout closed by `| head`), its result is recorded and the lock released;
-// - op.json is replaced whole (write-file-atomic), never seen torn, and never over the 1 MiB it
+// - op.json is replaced whole (write-file.ts: temp file, rename), never seen torn, and never over the 1 MiB it
 //   is read with (commands too big for their record are refused before anything is recorded).
 import { spawn } from "node:child_process";
 import { hostname } from "node:os";
-import { existsSync, mkdirSync, readdirSync, unlinkSync } from "node:fs";
+import { existsSync, readdirSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { commandProblem, encodeOutput, planOnce, type OnceRequest, type OpRecord } from "../core/once.js";
@@ -29,13 +29,13 @@ import { writeFailure } from "./io-error.js";
 import { isPidAlive, processStartTime } from "./process-facts.js";
 import { checkOpId, commandStillRunning, guardFolder, opDir, opRel, readOpRecord, RECORD } from "./op-records.js";
 import { assertStatePaths } from "./state-paths.js";
-import { writeJsonDurable } from "./atomic-write.js";
+import { mkdirInside, writeJsonInside } from "./write-file.js";
 import { runCommand } from "./run-command.js";
 import type { ProjectPaths } from "./project.js";
 
 function writeRecord(paths: ProjectPaths, record: OpRecord): void {
   try {
-    writeJsonDurable(join(opDir(paths, record.op_id), RECORD), record);
+    writeJsonInside(paths.root, join(opDir(paths, record.op_id), RECORD), record);
   } catch (error) {
     throw writeFailure(opRel(record.op_id), error);
   }
@@ -83,11 +83,11 @@ async function lockOp(paths: ProjectPaths, opId: string, options: RunOnceOptions
   for (const folder of [dirname(dir), dir]) {
     if (guardFolder(paths, folder) === "folder") continue;
     try {
-      mkdirSync(folder);
+      mkdirInside(paths.root, folder);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw writeFailure(`memory/state/once/${folder === dir ? `${opId}/` : ""}`, error);
-      guardFolder(paths, folder); // made by another caller meanwhile: still a real folder?
+      throw writeFailure(`memory/state/once/${folder === dir ? `${opId}/` : ""}`, error);
     }
+    guardFolder(paths, folder); // made by another caller meanwhile: still a real folder?
   }
   try {
     return await acquireLockAsync(dir, { command: `once ${opId}`, ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }), ...(options.now ? { now: options.now } : {}) });

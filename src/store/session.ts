@@ -1,6 +1,5 @@
 // A command's view of one project: read a consistent snapshot, and take the lock. Writing is in
 // state-writer.ts, which read-only commands never load.
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { reportRequests, type StateSnapshot, type ReportRequest } from "../core/snapshot.js";
 import { acquireLockAsync, type LockHandle } from "./lock.js";
@@ -9,6 +8,7 @@ import { readExecutionFile, readPhaseFile } from "./state-files.js";
 import { readReports } from "./reports.js";
 import type { ProjectPaths } from "./project.js";
 import { assertStatePaths } from "./state-paths.js";
+import { mkdirInside } from "./write-file.js";
 import { readClearing } from "./clearing-marker.js";
 import { readPendingRollback, rollbackPending, type PendingRollback } from "./pending-rollback.js";
 import { MISSING, type ReportSnapshot } from "../core/reports.js";
@@ -93,7 +93,7 @@ export interface Locked {
  */
 export async function withLock<T>(paths: ProjectPaths, command: string, fn: (locked: Locked) => T | Promise<T>, onWarning?: (message: string) => void): Promise<T> {
   assertStatePaths(paths);
-  mkdirSync(paths.stateDir, { recursive: true });
+  mkdirInside(paths.root, paths.stateDir);
   const lock = await acquireLockAsync(paths.stateDir, { command, ...(onWarning ? { onWarning } : {}) });
   try {
     return await fn({ lock, swept: sweepTempFiles(paths.stateDir) });

@@ -6,16 +6,17 @@
 // (`memory/state/.lock.start-<task>`, ignored by git with the lock): {pid, start}. A marker whose
 // process is gone is a start cut off. Best effort: a marker that cannot be written or read counts
 // as none (the old behaviour).
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileInside } from "./write-file.js";
 import { isProcessRunning, processStartTime } from "./process-facts.js";
 
 const markerOf = (stateDir: string, taskId: string) => join(stateDir, `.lock.start-${taskId}`);
 
 /** This process is making `taskId`'s worktree (the caller holds the state lock). */
-export function markStart(stateDir: string, taskId: string): void {
+export function markStart(root: string, stateDir: string, taskId: string): void {
   try {
-    writeFileSync(markerOf(stateDir, taskId), JSON.stringify({ pid: process.pid, start: processStartTime(process.pid) }));
+    writeFileInside(root, markerOf(stateDir, taskId), JSON.stringify({ pid: process.pid, start: processStartTime(process.pid) }), { durable: false });
   } catch {
     // a start without its marker is judged as before
   }

@@ -1,14 +1,15 @@
 // Writing the state files: revision +1 on every write, a refusal to overwrite a file that
 // changed on disk since it was read, and the crash-safe order of CONTRACT §3 for a change that
-// spans several files. Only commands that change state load this module (and write-file-atomic).
-import { existsSync, mkdirSync, renameSync } from "node:fs";
+// spans several files. Only commands that change state load this module. Every write goes
+// through write-file.ts: never through a link out of the project.
+import { existsSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { MachineEvent, MoveEffect } from "../core/transitions.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
-import { writeFileDurable } from "./atomic-write.js";
+import { mkdirInside, renameInside, writeFileInside } from "./write-file.js";
 import { recordingWrite } from "./last-write.js";
 import { fsyncDir } from "./fsync-dir.js";
 import { writeFailure } from "./io-error.js";
@@ -26,9 +27,9 @@ export class ConcurrentWriteError extends DotagentError {
 }
 
 /** Replaces phase.json or execution.json durably, as dotagent's last write of it (last-write.ts). */
-export function writeStateJson(file: string, value: unknown): void {
+export function writeStateJson(root: string, file: string, value: unknown): void {
   const text = `${JSON.stringify(value, null, 2)}\n`;
-  recordingWrite(file, text, () => writeFileDurable(file, text));
+  recordingWrite(root, file, text, () => writeFileInside(root, file, text));
 }
 
 /**
@@ -38,7 +39,7 @@ export function writeStateJson(file: string, value: unknown): void {
 export function writeStateFile(root: string, file: string, value: unknown, expectedStamp: string | undefined): string {
   if (expectedStamp !== undefined && fileStamp(file) !== expectedStamp) throw new ConcurrentWriteError(relative(root, file));
   try {
-    writeStateJson(file, value);
+    writeStateJson(root, file, value);
   } catch (error) {
     throw writeFailure(relative(root, file), error);
   }
@@ -86,7 +87,7 @@ export class StateWriter {
    */
   appendEvents(events: ReadonlyArray<{ type: string; [key: string]: unknown }>): void {
     try {
-      recordCheckpoint(this.paths, appendEvents(this.paths.eventsFile, events, this.now));
+      recordCheckpoint(this.paths, appendEvents(this.paths.root, this.paths.eventsFile, events, this.now));
     } catch (error) {
       if (!(error instanceof DotagentError) || error.code !== "write_failed") throw error;
       const errno = String(error.details.errno ?? "error");
@@ -124,8 +125,8 @@ export class StateWriter {
     const from = join(this.paths.root, move.from);
     const to = join(this.paths.root, move.to);
     if (!existsSync(from)) return; // already moved by an earlier, cut-off run
-    mkdirSync(dirname(to), { recursive: true });
-    renameSync(from, to);
+    mkdirInside(this.paths.root, dirname(to));
+    renameInside(this.paths.root, from, to);
     fsyncDir(dirname(to));
     if (dirname(to) !== dirname(from)) fsyncDir(dirname(from));
   }

@@ -9,7 +9,7 @@
 // on another host, or whose pids were reused) is stale: the next claim replaces it.
 import { join } from "node:path";
 import { rmSync } from "node:fs";
-import { writeFileDurable } from "./atomic-write.js";
+import { writeFileInside } from "./write-file.js";
 import { writeFailure } from "./io-error.js";
 import { currentHost, isProcessRunning, processStartTime } from "./process-facts.js";
 import { readProjectText } from "./read-file.js";
@@ -50,10 +50,10 @@ export function readStepRunning(stateDir: string, step: string): StepRunningVerd
 }
 
 /** Writes the record (durably); a failure is one line (`write_failed`), and no command has started on it. */
-export function writeStepRunning(stateDir: string, record: Omit<StepRunning, "owner_start" | "pid_start" | "host">): void {
+export function writeStepRunning(root: string, stateDir: string, record: Omit<StepRunning, "owner_start" | "pid_start" | "host">): void {
   const full: StepRunning = { ...record, owner_start: processStartTime(record.owner), pid_start: record.pid === null ? null : processStartTime(record.pid), host: currentHost() };
   try {
-    writeFileDurable(fileOf(stateDir), `${JSON.stringify(full)}\n`);
+    writeFileInside(root, fileOf(stateDir), `${JSON.stringify(full)}\n`);
   } catch (error) {
     throw writeFailure(`memory/state/${STEP_RUNNING_FILE}`, error);
   }

@@ -1,5 +1,5 @@
-// Temp files left by killed processes: write-file-atomic's `<name>.<digits>` beside phase.json,
-// execution.json, events.jsonl, the .clearing marker and .step-running.json, the lock's `.lock.<pid>.<hex>.tmp`, and the temp folders of a
+// Temp files left by killed processes: write-file.ts's `<name>.<digits>` beside phase.json,
+// execution.json, events.jsonl, the .clearing marker, .last-write.json and .step-running.json, the lock's `.lock.<pid>.<hex>.tmp`, and the temp folders of a
 // killed archive or restore in .archive/. Only a command that holds the state lock sweeps. Every
 // writer of the state files and archives holds the lock too, so their temp files are never live;
 // the lock's temp files are written by processes still waiting for the lock, so those are removed

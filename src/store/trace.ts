@@ -2,9 +2,11 @@
 // appends one JSON line at its exit: pid, the first arguments, when it started (epoch ms), its
 // marks (name, ms since start: the lock taken and released, each git command and its duration)
 // and when it ended. Unset, a mark costs one property read. The file must be a regular file: it
-// is opened without blocking and anything else (a FIFO nobody reads, a device) gets no line, so a
-// trace can never hold up the command.
-import { closeSync, constants, fstatSync, openSync, writeSync } from "node:fs";
+// is opened without blocking and anything else (a FIFO nobody reads, a device, a link) gets no
+// line, so a trace can never hold up the command (write-file.ts's appendFileInside, in the folder
+// the person named).
+import { dirname, resolve } from "node:path";
+import { appendFileInside } from "./write-file.js";
 
 const marks: Array<[string, number, number?]> = [];
 
@@ -19,13 +21,10 @@ export function mark(name: string, ms?: number): void {
 export function writeTrace(args: readonly string[], code: number): void {
   const file = process.env.DOTAGENT_TRACE;
   if (!file) return;
-  let fd: number | undefined;
   try {
-    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0), 0o644);
-    if (fstatSync(fd).isFile()) writeSync(fd, `${JSON.stringify({ pid: process.pid, args: args.slice(0, 3), start: Math.round(performance.timeOrigin), marks, end: now(), code })}\n`);
+    const path = resolve(file);
+    appendFileInside(dirname(path), path, `${JSON.stringify({ pid: process.pid, args: args.slice(0, 3), start: Math.round(performance.timeOrigin), marks, end: now(), code })}\n`, { within: "the folder DOTAGENT_TRACE names" });
   } catch {
     // a trace that cannot be written is not the command's failure
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }

@@ -6,7 +6,7 @@
 // that goes is committed onto its branch first, and a branch with commits that are not merged
 // anywhere is kept. What runs in a worktree (its `.git` checked first) and what the sweep may
 // delete are the landing guard's rules (src/core/landing-guard.ts).
-import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { BRANCH_PREFIX, isolationOf, MIN_GIT, WORKTREES_DIR, type CheckoutFacts } from "../core/worktrees.js";
 import { currentRound, tasksStepOf } from "../core/plans.js";
@@ -17,6 +17,7 @@ import { DotagentError, EXIT } from "../core/errors.js";
 import { guardedPaths, hooksFolderIn, judgeWorktreeGit, type WorktreeGitVerdict } from "../core/landing-guard.js";
 import { git, gitBytes, gitLine, gitVersion, isAncestor, personConfig, resolveRef, splitZ, type GitDirs } from "./git.js";
 import { GITIGNORE_LINES } from "../claude/gitignore.js";
+import { appendFileInside, mkdirInside } from "./write-file.js";
 
 export interface Repo {
   /** The main checkout's top folder (the worktree the project root is in). */
@@ -196,18 +197,22 @@ export function parseLockReason(reason: string | null): WorktreeLock | null {
   }
 }
 
-/** Keeps the main checkout from listing the worktrees folder as untracked (repository-local, nothing committed). */
+/**
+ * Keeps the main checkout from listing the worktrees folder as untracked (repository-local, nothing
+ * committed). Written inside the repository's git folder, never through a link there.
+ */
 export function excludeWorktreesFolder(repo: Repo): void {
   const file = join(repo.commonDir, "info", "exclude");
   const line = `/${repo.prefix}${WORKTREES_DIR.split("/")[0]}/`;
+  const within = "the repository's git folder";
   let text = "";
   try {
     text = readFileSync(file, "utf8");
   } catch {
-    mkdirSync(dirname(file), { recursive: true });
+    mkdirInside(repo.commonDir, dirname(file), { within });
   }
   if (text.split(/\r?\n/).includes(line)) return;
-  appendFileSync(file, `${text === "" || text.endsWith("\n") ? "" : "\n"}# dotagent: task worktrees (machine-local)\n${line}\n`);
+  appendFileInside(repo.commonDir, file, `${text === "" || text.endsWith("\n") ? "" : "\n"}# dotagent: task worktrees (machine-local)\n${line}\n`, { within, mode: 0o666 });
 }
 
 export interface EnsureWorktree {
@@ -230,7 +235,7 @@ export function ensureWorktree(root: string, repo: Repo, want: EnsureWorktree, l
   // A first start (no folder, no branch yet: the caller saw both free): one `git worktree add`;
   // should it fail (a registration git still remembers), the careful way below sorts it out.
   if (want.fresh === true && !existsSync(abs)) {
-    mkdirSync(dirname(abs), { recursive: true });
+    mkdirInside(root, dirname(abs));
     const added = git(repo.top, ["worktree", "add", "-q", "--lock", "--reason", lockReason(want.lock), "-b", want.branch, abs, want.base], { ok: [128, 255] });
     if (added.status === 0) return;
   }
@@ -251,7 +256,7 @@ export function ensureWorktree(root: string, repo: Repo, want: EnsureWorktree, l
   // A folder a cut-off start left (made, then killed before `git worktree add`) is empty; any
   // other folder there is not dotagent's, and stays.
   if (!removeIfEmpty(abs) && existsSync(abs)) throw new DotagentError("worktree_busy", `${want.path} holds a folder dotagent did not make; move it away, then start the task again`, EXIT.refused, { path: want.path });
-  mkdirSync(dirname(abs), { recursive: true });
+  mkdirInside(root, dirname(abs));
   const hasBranch = resolveRef(repo.top, `refs/heads/${want.branch}`) !== undefined;
   const reason = lockReason(want.lock);
   git(repo.top, ["worktree", "add", "-q", "--lock", "--reason", reason, ...(hasBranch ? [abs, want.branch] : ["-b", want.branch, abs, want.base])]);

@@ -117,7 +117,7 @@ describe("the other writes in memory/state fail the same way", () => {
     const paths = projectWithState("events");
     const before = readFileSync(paths.eventsFile);
     await failWhen(code, (op) => op.name === "writeSync" && op.detail.includes("events.jsonl"));
-    const error = caught(() => appendEvents(paths.eventsFile, [{ type: "task_added", task_id: "x" }], FIXED_NOW));
+    const error = caught(() => appendEvents(paths.root, paths.eventsFile, [{ type: "task_added", task_id: "x" }], FIXED_NOW));
     stopFaults();
     expect(readFileSync(paths.eventsFile).equals(before)).toBe(true);
     expectOneLineDotagentError(error, "events.jsonl", code);

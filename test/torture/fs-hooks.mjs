@@ -2,7 +2,7 @@
 // - by kill-at.mjs, preloaded into the built CLI (`node --import`), to SIGKILL the process right
 //   before its n-th change of the disk, or to make one kind of call fail with an errno;
 // - imported by the in-process fault-injection tests, to throw at the n-th change.
-// It patches the `node:fs` object (what CommonJS dependencies such as write-file-atomic and tar
+// It patches the `node:fs` object (what CommonJS dependencies such as tar
 // call) and then syncBuiltinESMExports(), so ES-module named imports (`import { renameSync } from
 // "node:fs"`, what dotagent's own code uses) see the same wrappers. Reads are never hooked.
 import fs from "node:fs";

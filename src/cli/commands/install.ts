@@ -1,5 +1,6 @@
 import { assertStatePaths } from "../../store/state-paths.js";
-import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { mkdirInside } from "../../store/write-file.js";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { usageError } from "../../core/errors.js";
@@ -59,7 +60,7 @@ export const command: Command = {
       const gitignore = scope === "project" ? join(context.paths.root, ".gitignore") : undefined;
       result = install({ target, scope, dryRun, sourceRoot: findSourceRoot(dirname(self)), helperScript: readFileSync(self), version: VERSION, ...(gitignore === undefined ? {} : { gitignore }) });
       // The empty memory/ layout (memory-template/), so the hook and the skills find the project.
-      if (scope === "project" && !dryRun) for (const dir of memoryLayout(findSourceRoot(dirname(self)))) mkdirSync(join(context.paths.root, dir), { recursive: true });
+      if (scope === "project" && !dryRun) for (const dir of memoryLayout(findSourceRoot(dirname(self)))) mkdirInside(context.paths.root, join(context.paths.root, dir));
     }
     context.out.result(result, () => [
       ...planLines(context, scope, target, result.changes),
@@ -91,7 +92,7 @@ async function installForCopilot(context: CommandContext): Promise<number> {
   const result = context.options.uninstall
     ? uninstallCopilot({ root: context.paths.root, dryRun })
     : installCopilot({ root: context.paths.root, sourceRoot, helperScript: readFileSync(self), dryRun, version: VERSION });
-  if (!context.options.uninstall && !dryRun) for (const dir of memoryLayout(sourceRoot)) mkdirSync(join(context.paths.root, dir), { recursive: true });
+  if (!context.options.uninstall && !dryRun) for (const dir of memoryLayout(sourceRoot)) mkdirInside(context.paths.root, join(context.paths.root, dir));
   context.out.result(result, () => [
     ...planLines(context, "copilot", result.target, result.changes),
     ...(context.options.uninstall || dryRun ? [] : [`Hooks: ${result.hooks}; .gitignore: ${result.gitignore}. Copilot runs the hooks only in a trusted folder (\`dotagent doctor --client copilot\` checks). In Copilot CLI, type /develop <feature> to start; \`copilot --resume\` goes on after a stop.`]),
@@ -113,7 +114,7 @@ async function installForCodex(context: CommandContext): Promise<number> {
   } else {
     const self = fileURLToPath(import.meta.url);
     result = codex.installCodex({ root, dryRun, sourceRoot: findSourceRoot(dirname(self)), helperScript: readFileSync(self), version: VERSION });
-    if (!dryRun) for (const dir of memoryLayout(findSourceRoot(dirname(self)))) mkdirSync(join(root, dir), { recursive: true });
+    if (!dryRun) for (const dir of memoryLayout(findSourceRoot(dirname(self)))) mkdirInside(root, join(root, dir));
   }
   context.out.result(result, () => [
     ...planLines(context, "codex", root, result.changes),

@@ -13,10 +13,10 @@
 // removes exactly what the manifest says was added and nobody changed since; nothing outside the
 // project is read, written or removed (a manifest entry counts only when it is a file install
 // could have written, placed inside the project; the others are reported as `skip`).
-import { mkdirSync, readFileSync, unlinkSync } from "node:fs";
+import { readFileSync, unlinkSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { DotagentError, EXIT } from "../../core/errors.js";
-import { writeFileDurable } from "../../store/atomic-write.js";
+import { mkdirInside, writeFileInside } from "../../store/write-file.js";
 import { readProjectText } from "../../store/read-file.js";
 import { codexAgentToml, readAgentMarkdown } from "./agent-toml.js";
 import { dotagentCommandsIn, hasNoHooks, withDotagentHooks, withoutDotagentHooks, type HooksFile } from "./hooks-json.js";
@@ -123,9 +123,9 @@ function readHooksFile(root: string): HooksFile | undefined {
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
-function write(root: string, rel: string, bytes: Buffer | string, mode?: number): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileDurable(join(root, rel), bytes, mode);
+function write(root: string, rel: string, bytes: Buffer | string): void {
+  mkdirInside(root, dirname(join(root, rel)));
+  writeFileInside(root, join(root, rel), bytes);
 }
 
 export interface CodexInstallOptions {

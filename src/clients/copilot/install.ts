@@ -11,10 +11,10 @@
 // edited: keep, `--uninstall` removes only what nobody changed); nothing outside .github/ is read,
 // written or removed whatever the manifest says, except the project's .gitignore, where
 // dotagent's lines for memory/'s machine-local files are merged (and taken out again).
-import { existsSync, mkdirSync, readFileSync, unlinkSync } from "node:fs";
+import { existsSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../../core/errors.js";
-import { writeFileDurable } from "../../store/atomic-write.js";
+import { mkdirInside, writeFileInside } from "../../store/write-file.js";
 import { parseGitignoreOwned, parseOwnedEntries, readManifestJson } from "../../claude/install-manifest.js";
 import { placeInTarget } from "../../claude/install-paths.js";
 import { applyFilePlan, applyGitignore, ignoredChanges, listFiles, planFolderRemoval, planGitignoreMerge, planGitignoreUnmerge, planInstallFiles, planUninstallFiles, removeEmptyFolders, type GitignoreOwned, type GitignorePlan, type InstallPlanEntry, type OwnedFile, type SourceFile } from "../../install/plan-files.js";
@@ -101,13 +101,13 @@ export function installCopilot(options: CopilotInstallOptions): CopilotInstallRe
   const changes: InstallPlanEntry[] = [...(read?.ignored ?? []), ...files.changes, ...(gitignore.change ? [gitignore.change] : [])];
   if (!dryRun) {
     if (!existsSync(target)) {
-      mkdirSync(target, { recursive: true });
+      mkdirInside(root, target);
       if (!manifest.dirs.includes(".")) manifest.dirs.push(".");
     }
     for (const dir of applyFilePlan(target, files)) if (!manifest.dirs.includes(dir)) manifest.dirs.push(dir);
     applyGitignore(gitignoreFile, gitignore);
     const next: CopilotManifest = { ...manifest, dotagent_version: options.version, files: files.owned, gitignore: gitignore.owned };
-    writeFileDurable(join(target, COPILOT_MANIFEST), `${JSON.stringify(next, null, 2)}\n`);
+    writeFileInside(root, join(target, COPILOT_MANIFEST), `${JSON.stringify(next, null, 2)}\n`);
   }
   return { client: "copilot", scope: "project", target, dry_run: dryRun, changes, hooks, gitignore: gitignore.outcome };
 }
