@@ -42,8 +42,11 @@ describe("the executor's prompt", () => {
     ["conflict", ["Merge conflict: main (a.txt, b.txt)"]],
     ["unfinished_merge", ["Merge conflict: main (a.txt, b.txt)"]],
     ["local_changes", []],
-  ])("after a %s the retry is told to merge by hand: %j", (reason, extra) => {
-    const lines = executorLines({ ...at, merge: { state: "conflict", into: "main", files: ["a.txt", "b.txt"], reason, at: NOW.toISOString() } }, "/r");
+    ["untrusted_worktree", []],
+    ["carried", ["Merge conflict: feature/t1 (a.txt, b.txt)"]],
+    ["wrong_branch", ["Wrong branch: feature/t1; switch back to dotagent/wf/t1 first"]],
+  ])("after a %s the retry is told what to do first: %j", (reason, extra) => {
+    const lines = executorLines({ ...at, merge: { state: "conflict", into: "main", files: ["a.txt", "b.txt"], reason, detail: "feature/t1", at: NOW.toISOString() } }, "/r");
     expect(lines.slice(3)).toEqual(extra);
   });
 });
@@ -55,6 +58,12 @@ describe("a conflict", () => {
     const out = conflictFailure(state, "t1", merge, NOW);
     expect(out.state.tasks[0]).toMatchObject({ status: "failed", attempts: 1, error: expect.stringMatching(/^merge conflict: its branch dotagent\/wf\/t1 and main both changed shared\.txt; the branch is kept/), worktree: { path: ".dotagent/worktrees/t1", merge: { state: "conflict", files: ["shared.txt"] } } });
     expect(out.events.map((e) => e.type)).toEqual(["task_conflict", "task_failed"]);
+  });
+  it.each([
+    ["wrong_branch", /^feature\/t1: its work is not there, so nothing was merged; when the task starts again, dotagent puts its worktree back on dotagent\/wf\/t1 with that work$/],
+  ])("%s: the attempt fails, saying what happens next and whose step it is", (reason, error) => {
+    const state = execution([task("t1", { status: "running", attempts: 0, worktree: record() })]);
+    expect(conflictFailure(state, "t1", { ...merge, reason, detail: "feature/t1" }, NOW).state.tasks[0]).toMatchObject({ status: "failed", attempts: 1, error: expect.stringMatching(error) });
   });
   it("past its attempts: dead", () => {
     const state = execution([task("t1", { status: "running", attempts: 2, worktree: record() })]);

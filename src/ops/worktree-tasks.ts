@@ -20,6 +20,10 @@
 //   7. its worktree and branch are removed.
 // An intent found later is finished (the branch is still at `onto`), or taken as done (the branch
 // holds the task's commits), or dropped and the landing redone (the branch moved on meanwhile).
+//
+// A landing that finds the worktree on another branch (step 0) fails the attempt; the task's next
+// start puts the worktree back on the task's branch with that work (`mendStart`, the steps in
+// src/store/mend-worktree.ts), so the next executor goes on from it.
 import { existsSync, readFileSync } from "node:fs";
 import { isGuarded, judgeSweptFolder } from "../core/landing-guard.js";
 import { join } from "node:path";
@@ -32,7 +36,7 @@ import type { Owner } from "../core/ownership.js";
 import type { Repair } from "../core/tasks.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { MachineEvent } from "../core/transitions.js";
-import { branchNameFor, conflictFailure, type CheckoutFacts, executorLines, leftOutNote, isolationFromFacts, isolationOf, liveWorktrees, mergeIntent, sharedWarning, withWorktree, worktreePathFor, WORKTREES_DIR, type MergeFields, type WorktreeAt } from "../core/worktrees.js";
+import { branchNameFor, conflictFailure, type CheckoutFacts, executorLines, fileList, leftOutNote, isolationFromFacts, isolationOf, liveWorktrees, mergeIntent, sharedWarning, withWorktree, worktreePathFor, WORKTREES_DIR, type MergeFields, type WorktreeAt } from "../core/worktrees.js";
 import type { ExecutionState, IsolationRecord, MergeRecord, Task, WorktreeRecord } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
 import { loadSnapshot } from "../store/session.js";
@@ -43,6 +47,7 @@ import { applyMerge, changedBetween, checkMerge, finishMerge, guardMergeTree, lo
 import { changedFiles, checkoutFacts, checkoutHolding, commitCheckout, commitLeftovers, deleteBranchIfMerged, dropGuardedChanges, ensureWorktree, excludeWorktreesFolder, guardedFor, hasLinkedWorktrees, holdsSomething, isRepo, listTaskBranches, listWorktrees, parseLockReason, removeIfEmpty, removeWorktree, repoAt, samePath, worktreeDirs, worktreeFolders, worktreeGitAt, type LeftOut, type Repo, type WorktreeEntry } from "../store/worktrees.js";
 import { locked, type OpContext } from "./op-context.js";
 import { clearStart, startInFlight } from "../store/start-markers.js";
+import { mendWorktree } from "../store/mend-worktree.js";
 
 /** A task start's worktree, as `task start --json` and the hook give it. */
 export interface StartedWorktree {
@@ -60,6 +65,8 @@ export interface IsolatedStart {
   readonly worktree: StartedWorktree | undefined;
   /** Said once, when a round is decided to run without worktrees. */
   readonly warning: string | undefined;
+  /** Its worktree was found on another branch and put back on the task's (SPEC §19 "Mending"): what was done. */
+  readonly mended?: string;
 }
 
 function repoOrThrow(root: string, what: string): Repo {
@@ -113,6 +120,7 @@ export function isolateStart(context: OpContext, phase: PhaseState, before: Exec
   let record = task.worktree ?? undefined;
   let listed: ReturnType<typeof listWorktrees> | undefined;
   let freshTree = false;
+  let mendNote: string | undefined;
   if (record == null) {
     const into = isolation.branch!;
     const branchOf = (name: string) => `refs/heads/${name}`;
@@ -139,13 +147,52 @@ export function isolateStart(context: OpContext, phase: PhaseState, before: Exec
     const path = worktreePathFor(taskId, (p) => taken.has(p) || existsSync(join(root, p)));
     events.push({ type: "worktree_moved", task_id: taskId, from: record.path, to: path, reason: "a folder dotagent did not make holds its path" });
     record = { ...record, path };
+  } else {
+    // A retry whose worktree an executor left on another branch: back on the task's, with its work.
+    const mended = mendStart(repo, root, taskId, record, now);
+    record = mended.record;
+    events.push(...mended.events);
+    mendNote = mended.note;
   }
   excludeWorktreesFolder(repo);
   const want = { path: record.path, branch: record.branch, base: record.base, lock: { task: taskId, workflow: state.workflow_id, instance: phase.instance_id ?? null, owner: owner ?? null }, fresh: freshTree };
   state = withWorktree(state, taskId, record);
   if (task.worktree == null) events.push({ type: "worktree_created", task_id: taskId, path: record.path, branch: record.branch, base: record.base });
   const at = worktreeAt(root, repo, record);
-  return { state, events, worktree: { record, at, lines: executorLines(at, join(root, outputOf(task))), make: () => ensureWorktree(root, repo, want, listed) }, warning };
+  return { state, events, worktree: { record, at, lines: executorLines(at, join(root, outputOf(task))), make: () => ensureWorktree(root, repo, want, listed) }, warning, ...(mendNote ? { mended: mendNote } : {}) };
+}
+
+/**
+ * A retry's worktree found on another branch than the task's (its executor switched, SPEC §19
+ * "Mending"): put back on the task's branch with its work before the next executor gets it
+ * (store/mend-worktree.ts has the kill-safe steps), event `worktree_mended`, and the earlier
+ * landing's `wrong_branch` record dropped once it is on its branch (its `Wrong branch:` line would
+ * be stale). A conflict leaves the work on its branch for the next executor to merge (`carried`,
+ * the `Merge conflict:` line). What dotagent cannot do alone refuses the start, naming the line
+ * the person types; nothing is changed then.
+ */
+function mendStart(repo: Repo, root: string, taskId: string, record: WorktreeRecord, now: Date): { record: WorktreeRecord; events: MachineEvent[]; note?: string } {
+  const abs = join(root, record.path);
+  const stale = record.merge?.state === "conflict" && record.merge.reason === "wrong_branch";
+  const on = (r: WorktreeRecord) => ({ record: stale ? { ...r, merge: null } : r, events: [] as MachineEvent[] });
+  if (!holdsSomething(abs)) return on(record);
+  // A worktree whose .git is not git's own is refused when it is made (the landing guard): nothing runs there now.
+  const at = worktreeDirs(repo, abs);
+  if ("reason" in at) return { record, events: [] };
+  const mend = mendWorktree(repo, { task: taskId, branch: record.branch, abs, dirs: at.dirs });
+  if (mend.kind === "on_branch") return on(record);
+  if (mend.kind === "person") {
+    throw new DotagentError("worktree_off_branch", `task ${taskId}'s worktree ${abs} is on ${mend.from}, not on ${record.branch}, the branch dotagent merges, and dotagent cannot bring the work back by itself: ${mend.why}; the task waits. for the person: ${mend.command}; then start the task again (/develop)`, EXIT.refused, { task: taskId, path: record.path });
+  }
+  const committed = mend.committed.length > 0 ? `, its ${mend.committed.length} uncommitted file(s) committed there first` : "";
+  if (mend.kind === "carried_conflict") {
+    const event: MachineEvent = { type: "worktree_mended", task_id: taskId, path: record.path, from: mend.from, branch: record.branch, how: "carried_conflict", carried: mend.carried, files: mend.files, commit: mend.commit, committed: mend.committed.length };
+    const merge: MergeRecord = { state: "conflict", into: record.into, onto: null, head: mend.commit, files: mend.files, reason: "carried", detail: mend.carried, at: now.toISOString() };
+    return { record: { ...record, merge }, events: [event], note: `its worktree was on ${mend.from}: back on ${record.branch}; its work${committed} conflicts with it in ${fileList(mend.files)}, so it stays on ${mend.carried} and the executor merges it (Merge conflict: ${mend.carried})` };
+  }
+  const event: MachineEvent = { type: "worktree_mended", task_id: taskId, path: record.path, from: mend.from, branch: record.branch, how: mend.how, commit: mend.commit, committed: mend.committed.length };
+  const how = mend.how === "merged" ? `merged into it (${shortSha(mend.commit)})` : mend.how === "fast_forward" ? `its commits now on it, its uncommitted files as they were` : "its work already on it";
+  return { record: stale ? { ...record, merge: null } : record, events: [event], note: `its worktree was on ${mend.from}: back on ${record.branch} with its work${committed}, ${how}` };
 }
 
 /**
@@ -502,7 +549,9 @@ function conflict(writer: StateWriter, execution: ExecutionState, id: string, me
         ? `its worktree holds an unfinished merge (${files.join(", ")})`
         : merge.reason === "untrusted_worktree"
           ? `its worktree is not the one dotagent made (${merge.detail ?? ".git"}): nothing ran there`
-          : `conflict with ${merge.into} in ${files.join(", ")}`;
+          : merge.reason === "wrong_branch"
+            ? `${merge.detail ?? "its worktree is on another branch"}; dotagent puts it back on its branch with that work when the task starts again`
+            : `conflict with ${merge.into} in ${files.join(", ")}`;
   return { what: `executor for ${id}: not merged: ${what}; its branch is kept`, outcome: "conflict" };
 }
 

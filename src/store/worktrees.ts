@@ -242,7 +242,9 @@ export function ensureWorktree(root: string, repo: Repo, want: EnsureWorktree, l
     there = undefined;
   }
   if (there) {
-    if (there.branch !== `refs/heads/${want.branch}`) throw new DotagentError("worktree_busy", `${want.path} is a git worktree of ${there.branch ?? "a detached HEAD"}, not of ${want.branch}; remove it (git worktree remove ${abs}) and start the task again`, EXIT.refused, { path: want.path });
+    // The start puts a retry's worktree back on its branch first (mendStart); one still elsewhere
+    // is past what dotagent does alone, and nothing of it is deleted.
+    if (there.branch !== `refs/heads/${want.branch}`) throw new DotagentError("worktree_busy", `${want.path} is a git worktree of ${there.branch ?? "a detached HEAD"}, not of ${want.branch}, and it may hold work; the task waits. for the person: bring that work onto ${want.branch} (git -C '${abs}' switch ${want.branch}), then start the task again`, EXIT.refused, { path: want.path });
     const trusted = worktreeGitAt(repo, abs);
     if (!trusted.ok) throw new DotagentError("worktree_untrusted", `${want.path} is not the worktree dotagent made: ${trusted.reason}; dotagent runs nothing there: look at it, move what you need, remove it (git worktree remove --force ${abs}), then start the task again`, EXIT.refused, { path: want.path });
     relock(repo.top, abs, want.lock);
