@@ -2,7 +2,9 @@
 // and its hooks fed what Claude Code sends: a task's worktree an executor left on another branch
 // is put back on the task's branch with its work when the task starts again (SPEC §19
 // "Mending"), instead of every next spawn being refused with "remove it (git worktree remove …)";
-// what dotagent cannot do alone refuses the start with the line for the person.
+// what dotagent cannot do alone refuses the start with the line for the person; an executor's end
+// whose report lists files its worktree does not hold fails its attempt (SPEC §11 Reminders),
+// never complete with nothing merged.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -157,5 +159,38 @@ describe("a worktree left on another branch: the next start mends it", () => {
     const out = spawn(root, helper)?.hookSpecificOutput;
     expect(out).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("for the person: git -C") });
     expect(out.permissionDecisionReason).not.toContain("git worktree remove");
+  });
+});
+
+describe("an executor's end that lands nothing fails its attempt (SPEC §11 Reminders)", () => {
+  it("its report lists files its worktree does not hold (written in the main checkout): sent back twice, then the task fails with why, not complete", () => {
+    const { root, helper } = started();
+    const agent = transcript(root, "ex1", PROMPT);
+    const stop = () => hook(root, helper, "subagent-stop", { hook_event_name: "SubagentStop", agent_id: "ex1", agent_type: "executor", agent_transcript_path: agent });
+    writeFileSync(join(root, "t1.txt"), "written in the main checkout\n");
+    writeJson(root, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete", files_changed: ["t1.txt"] });
+    const main = git(root, "rev-parse", "main");
+    for (const n of [1, 2]) {
+      const sent = stop();
+      expect(sent).toMatchObject({ decision: "block", reason: expect.stringContaining(`dotagent reminder ${n} of 2: your report is not done: your report lists files_changed (t1.txt) but your worktree`) });
+      // Claude Code puts the hook's reason into the agent's transcript.
+      appendFileSync(agent, `${JSON.stringify({ type: "user", message: { role: "user", content: sent!.reason } })}\n`);
+    }
+    expect(stop()).toBeNull();
+    const task = taskOf(root, "t1");
+    expect(task.status).not.toBe("complete");
+    expect(task).toMatchObject({ attempts: 1, error: expect.stringContaining("nothing of its work landed, so the attempt failed"), worktree: { merge: { state: "conflict", reason: "nothing_landed", files: ["t1.txt"] } } });
+    expect(git(root, "rev-parse", "main")).toBe(main);
+    expect(events(root, "task_failed")).toEqual([expect.objectContaining({ task_id: "t1", attempts: 1 })]);
+    // The next executor is told.
+    expect(startTask(root, "t1").lines).toContain("Nothing landed: the last attempt's report listed t1.txt, but its worktree held none of them; write them in your worktree");
+  });
+
+  it("a report that lists no files and changed nothing (nothing to do) still completes, as before", () => {
+    const { root } = started();
+    writeJson(root, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete", summary: "already there" });
+    const done = ok(dotagent(root, ["task", "complete", "t1", "--json"]));
+    expect(done.json.task).toMatchObject({ status: "complete" });
+    expect(readJson(root, "memory/state/execution.json").tasks[0].worktree.merge).toMatchObject({ state: "merged", commit: null });
   });
 });

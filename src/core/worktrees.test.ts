@@ -44,6 +44,7 @@ describe("the executor's prompt", () => {
     ["local_changes", []],
     ["untrusted_worktree", []],
     ["carried", ["Merge conflict: feature/t1 (a.txt, b.txt)"]],
+    ["nothing_landed", ["Nothing landed: the last attempt's report listed a.txt, b.txt, but its worktree held none of them; write them in your worktree"]],
     ["wrong_branch", ["Wrong branch: feature/t1; switch back to dotagent/wf/t1 first"]],
   ])("after a %s the retry is told what to do first: %j", (reason, extra) => {
     const lines = executorLines({ ...at, merge: { state: "conflict", into: "main", files: ["a.txt", "b.txt"], reason, detail: "feature/t1", at: NOW.toISOString() } }, "/r");
@@ -61,6 +62,7 @@ describe("a conflict", () => {
   });
   it.each([
     ["wrong_branch", /^feature\/t1: its work is not there, so nothing was merged; when the task starts again, dotagent puts its worktree back on dotagent\/wf\/t1 with that work$/],
+    ["nothing_landed", /^its executor's report lists shared\.txt as changed, but its worktree held no change and its branch dotagent\/wf\/t1 no commit of its own: nothing of its work landed, so the attempt failed/],
   ])("%s: the attempt fails, saying what happens next and whose step it is", (reason, error) => {
     const state = execution([task("t1", { status: "running", attempts: 0, worktree: record() })]);
     expect(conflictFailure(state, "t1", { ...merge, reason, detail: "feature/t1" }, NOW).state.tasks[0]).toMatchObject({ status: "failed", attempts: 1, error: expect.stringMatching(error) });

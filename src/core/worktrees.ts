@@ -26,7 +26,7 @@ export interface MergeFields {
   head?: string | null;
   commit?: string | null;
   files?: string[];
-  /** conflict: `conflict` (both sides changed the files), `local_changes` (the main checkout's), `unfinished_merge` (the executor's), `untrusted_worktree` (its `.git` is not git's own: the landing guard), `wrong_branch` (its worktree was on another branch), `carried` (a mend left an earlier attempt's work, conflicting, on the branch `detail`). */
+  /** conflict: `conflict` (both sides changed the files), `local_changes` (the main checkout's), `unfinished_merge` (the executor's), `untrusted_worktree` (its `.git` is not git's own: the landing guard), `wrong_branch` (its worktree was on another branch), `nothing_landed` (its report lists changed files, its worktree held none), `carried` (a mend left an earlier attempt's work, conflicting, on the branch `detail`). */
   reason?: string | null;
   /** untrusted_worktree: why (the landing guard's words). */
   detail?: string | null;
@@ -125,6 +125,8 @@ export function conflictFailure(state: ExecutionState, taskId: string, merge: Me
           ? `its executor left a merge unfinished in its worktree (unmerged: ${fileList(files)}); the branch ${branch} is kept, and the next attempt finishes it`
           : merge.reason === "wrong_branch"
             ? `${merge.detail ?? "its worktree is on another branch"}: its work is not there, so nothing was merged; when the task starts again, dotagent puts its worktree back on ${branch} with that work`
+          : merge.reason === "nothing_landed"
+            ? `its executor's report lists ${fileList(files)} as changed, but its worktree held no change and its branch ${branch} no commit of its own: nothing of its work landed, so the attempt failed; the next attempt writes them in its worktree`
           : merge.reason === "untrusted_worktree"
             ? `its worktree ${t.worktree?.path ?? ""} is not the one dotagent made (${merge.detail ?? "its .git was changed"}): dotagent ran nothing there and merged nothing; the folder and the branch ${branch} are kept: look at them, keep what you need, remove the worktree (git worktree remove --force ${t.worktree?.path ?? ""}), then \`dotagent resume\``
             : `merge conflict: its branch ${branch} and ${merge.into} both changed ${fileList(files)}; the branch is kept, and the next attempt merges ${merge.into} into it by hand and resolves ${count(files.length, "file")}`;
@@ -174,6 +176,8 @@ function attemptLine(merge: MergeRecord, branch: string): string | undefined {
     case "carried":
       // The mend left an earlier attempt's work on its branch: it conflicts, so the executor merges it (SPEC §19 "Mending").
       return `Merge conflict: ${merge.detail ?? merge.into} (${files})`;
+    case "nothing_landed":
+      return `Nothing landed: the last attempt's report listed ${files}, but its worktree held none of them; write them in your worktree`;
     default:
       return `Merge conflict: ${merge.into} (${files})`;
   }

@@ -10,7 +10,9 @@
 //      excepted: it belongs to the main checkout), and changes its branch made to what a landing
 //      never merges (memory/, .dotagent/, .claude/, the hooks folder, .gitmodules) are undone by
 //      a commit, the commit before it named to the person;
-//   2. nothing to merge (no commit of its own, or merged already): the task completes;
+//   2. nothing to merge (no commit of its own, or merged already): the task completes; but a
+//      report that lists changed files while the branch holds nothing of its own landed nothing:
+//      the attempt fails (`nothing_landed`);
 //   3. the conflict check (git merge-tree): a conflict fails the attempt, naming the files, and
 //      keeps the branch; the main checkout's own uncommitted changes in the way, likewise;
 //   4. the merge commit is made (no branch points to it yet) and the intent is recorded in
@@ -500,8 +502,14 @@ export async function landTask(context: OpContext, id: string, now: Date, output
     const notes = [committed.length > 0 ? `committed its executor's work (${committed.length} file(s))` : "", left].filter(Boolean).join("; ");
     return { notes: notes ? `; ${notes}` : "", leftOut: dropped.files.length > 0 ? { left_out: { files: dropped.files, commit: dropped.keptIn } } : {} };
   };
-  // 2. Nothing to merge.
+  // 2. Nothing to merge. An executor whose report lists changed files while its branch holds no
+  // commit of its own and its worktree held no change landed nothing of its work: its attempt
+  // fails (SPEC §11 Reminders, §19 step 2), never complete with its work nowhere.
   if (head === undefined || merged) {
+    const claimed = filesClaimed(snapshot, output ?? taskOutputPath(id));
+    if (claimed.length > 0 && committed.length === 0 && (head === undefined || head === record.base)) {
+      return conflict(writer, execution, id, { into: record.into, onto, head: head ?? null, files: claimed, reason: "nothing_landed", at: now.toISOString() }, now, options.recovered);
+    }
     const { notes, leftOut } = landed();
     const merge: MergeRecord = { state: "merged", into: record.into, onto, head: head ?? null, commit: null, at: now.toISOString(), ...leftOut };
     complete(execution, merge, [{ type: "task_merged", task_id: id, into: record.into, commit: null, ...leftOut }]);
@@ -549,8 +557,10 @@ function conflict(writer: StateWriter, execution: ExecutionState, id: string, me
         ? `its worktree holds an unfinished merge (${files.join(", ")})`
         : merge.reason === "untrusted_worktree"
           ? `its worktree is not the one dotagent made (${merge.detail ?? ".git"}): nothing ran there`
-          : merge.reason === "wrong_branch"
-            ? `${merge.detail ?? "its worktree is on another branch"}; dotagent puts it back on its branch with that work when the task starts again`
+          : merge.reason === "nothing_landed"
+            ? `its report lists ${fileList(files)} as changed, but its worktree held none of them: nothing landed, the attempt failed`
+            : merge.reason === "wrong_branch"
+              ? `${merge.detail ?? "its worktree is on another branch"}; dotagent puts it back on its branch with that work when the task starts again`
             : `conflict with ${merge.into} in ${files.join(", ")}`;
   return { what: `executor for ${id}: not merged: ${what}; its branch is kept`, outcome: "conflict" };
 }
@@ -585,6 +595,13 @@ export async function recoverWorktrees(context: OpContext, now: Date, options: {
   const strays = worktreeFolders(context.paths.root).filter((p) => !live.paths.has(p));
   if (strays.length > 0 || options.branches) repairs.push(...sweepWorktrees(context.paths.root, now, { branches: options.branches === true, execution: current }));
   return repairs;
+}
+
+/** The files a valid report of an executor lists as changed (`files_changed`), or none. */
+function filesClaimed(snapshot: StateSnapshot, path: string): string[] {
+  const report = reportAt(snapshot.reports, path);
+  const listed = report.status === "valid" ? (report.data as Record<string, unknown>).files_changed : undefined;
+  return Array.isArray(listed) ? listed.filter((f): f is string => typeof f === "string" && f !== "") : [];
 }
 
 /** The report at `path` when it is valid, for this task, and says complete; otherwise undefined. */
