@@ -83,7 +83,7 @@ describe("a phase agent's report written by someone else does not count", () => 
     mkdirSync(join(p, "memory/reports"), { recursive: true });
     symlinkSync(outside, join(p, "memory/reports/unowned"));
     writeJson(p, "memory/reports/designs/minimal.json", { name: "minimal" });
-    expect(denyReason(hook(p, helper, "pre-tool-use", agentCall("architect", ARCHITECT("minimal"))))).toMatch(/memory\/reports\/unowned\/designs leads out of memory\/reports\/: remove it/);
+    expect(denyReason(hook(p, helper, "pre-tool-use", agentCall("architect", ARCHITECT("minimal"))))).toMatch(/memory\/reports\/unowned\/designs leads out of memory\/reports\/; for the person: remove it/);
     expect(readJson(p, "memory/reports/designs/minimal.json")).toEqual({ name: "minimal" });
   });
 

@@ -63,6 +63,7 @@ describe("a conflict", () => {
   it.each([
     ["wrong_branch", /^feature\/t1: its work is not there, so nothing was merged; when the task starts again, dotagent puts its worktree back on dotagent\/wf\/t1 with that work$/],
     ["nothing_landed", /^its executor's report lists shared\.txt as changed, but its worktree held no change and its branch dotagent\/wf\/t1 no commit of its own: nothing of its work landed, so the attempt failed/],
+    ["untrusted_worktree", /dotagent ran nothing there and merged nothing; the folder and the branch dotagent\/wf\/t1 are kept\. for the person: /],
   ])("%s: the attempt fails, saying what happens next and whose step it is", (reason, error) => {
     const state = execution([task("t1", { status: "running", attempts: 0, worktree: record() })]);
     expect(conflictFailure(state, "t1", { ...merge, reason, detail: "feature/t1" }, NOW).state.tasks[0]).toMatchObject({ status: "failed", attempts: 1, error: expect.stringMatching(error) });

@@ -128,8 +128,8 @@ export function conflictFailure(state: ExecutionState, taskId: string, merge: Me
           : merge.reason === "nothing_landed"
             ? `its executor's report lists ${fileList(files)} as changed, but its worktree held no change and its branch ${branch} no commit of its own: nothing of its work landed, so the attempt failed; the next attempt writes them in its worktree`
           : merge.reason === "untrusted_worktree"
-            ? `its worktree ${t.worktree?.path ?? ""} is not the one dotagent made (${merge.detail ?? "its .git was changed"}): dotagent ran nothing there and merged nothing; the folder and the branch ${branch} are kept: look at them, keep what you need, remove the worktree (git worktree remove --force ${t.worktree?.path ?? ""}), then \`dotagent resume\``
-            : `merge conflict: its branch ${branch} and ${merge.into} both changed ${fileList(files)}; the branch is kept, and the next attempt merges ${merge.into} into it by hand and resolves ${count(files.length, "file")}`;
+            ? `its worktree ${t.worktree?.path ?? ""} is not the one dotagent made (${merge.detail ?? "its .git was changed"}): dotagent ran nothing there and merged nothing; the folder and the branch ${branch} are kept. for the person: look at the folder, keep what you need, then \`git worktree remove --force ${t.worktree?.path ?? ""}\` and \`dotagent resume\``
+            : `merge conflict: its branch ${branch} and ${merge.into} both changed ${fileList(files)}; the branch is kept, and the next attempt merges ${merge.into} into it in its worktree and resolves ${count(files.length, "file")}`;
     const failed = countFailure(t, state, error);
     return { ...failed, worktree: { ...t.worktree!, merge: { ...merge, state: "conflict" as const } } };
   });

@@ -654,7 +654,7 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
       const judged = judgeSweptFolder({ empty: false, registered: true, dotagents: lock !== null || recorded, gitFile });
       if (judged.action === "keep" || !gitFile.ok) {
         if (branch) kept.add(branch);
-        repairs.push({ code: "worktree_kept", message: `${rel} kept: ${judged.action === "keep" ? judged.reason : "its .git is not git's own"}; dotagent deletes nothing of it: move what you need out, then remove it (git worktree remove --force ${entry.path})` });
+        repairs.push({ code: "worktree_kept", message: `${rel} kept: ${judged.action === "keep" ? judged.reason : "its .git is not git's own"}; dotagent deletes nothing of it. for the person: move what you need out, then \`git worktree remove --force ${entry.path}\`` });
         continue;
       }
       try {
@@ -662,7 +662,7 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
         if (left.committed.length > 0) saved = `, its ${left.committed.length} uncommitted file(s) committed on ${branch} first`;
         if (left.unmerged.length > 0) {
           if (branch) kept.add(branch);
-          repairs.push({ code: "worktree_kept", message: `${rel} holds an unfinished merge (${left.unmerged.join(", ")}): kept; finish or abort it there (git merge --abort), then \`dotagent resume\`` });
+          repairs.push({ code: "worktree_kept", message: `${rel} holds an unfinished merge (${left.unmerged.join(", ")}): kept. for the person: finish it there or abort it (\`git -C ${entry.path} merge --abort\`), then \`dotagent resume\`` });
           continue;
         }
       } catch (error) {
@@ -679,7 +679,7 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
     }
     const into = (execution?.tasks ?? []).find((t) => t.worktree?.branch === branch)?.worktree?.into;
     const gone = branch === undefined || deleteBranchIfMerged(repo.top, branch, into);
-    repairs.push({ code: gone ? "worktree_removed" : "branch_kept", message: `removed the worktree ${rel}, which no task needs${saved}${gone ? "" : `; kept its branch ${branch}: it holds commits merged nowhere (git branch -D ${branch} once you no longer need them)`}` });
+    repairs.push({ code: gone ? "worktree_removed" : "branch_kept", message: `removed the worktree ${rel}, which no task needs${saved}${gone ? "" : `; kept its branch ${branch}: it holds commits merged nowhere (for the person: \`git branch -D ${branch}\` once they no longer need them)`}` });
   }
   // Folders in .dotagent/worktrees that git does not know: an empty one is a start cut off before
   // `git worktree add`; anything else is not dotagent's (another repository's worktree, a
@@ -690,7 +690,7 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
     const abs = join(root, rel);
     if (live.paths.has(rel) || [...registered].some((p) => samePath(p, abs)) || removeIfEmpty(abs) || !holdsSomething(abs)) continue;
     const judged = judgeSweptFolder({ empty: false, registered: false, dotagents: false });
-    if (judged.action === "keep") repairs.push({ code: "worktree_kept", message: `${rel} kept: ${judged.reason}; dotagent deletes nothing of it: move it out of ${WORKTREES_DIR}` });
+    if (judged.action === "keep") repairs.push({ code: "worktree_kept", message: `${rel} kept: ${judged.reason}; dotagent deletes nothing of it. for the person: move it out of ${WORKTREES_DIR}` });
   }
   if (options.branches) {
     const tasksInto = new Map((execution?.tasks ?? []).flatMap((t) => (t.worktree ? [[t.worktree.branch, t.worktree.into] as const] : [])));
@@ -721,7 +721,7 @@ export async function chooseIsolation(context: OpContext, choice: "commit" | "sh
     const files = commitCheckout(context.paths.root, `dotagent: work in progress, committed before the tasks of ${execution.workflow_id} start`);
     const facts = checkoutFacts(context.paths.root);
     const decided = isolationFromFacts(facts, round, now);
-    if (decided === "decide") throw new DotagentError("isolation_undecided", `the main checkout still has uncommitted changes after committing: ${facts.git ? facts.dirty.slice(0, 5).join(", ") : ""}; commit them by hand, then \`dotagent resume\``, EXIT.refused);
+    if (decided === "decide") throw new DotagentError("isolation_undecided", `the main checkout still has uncommitted changes after committing: ${facts.git ? facts.dirty.slice(0, 5).join(", ") : ""}. for the person: commit them by hand, then \`dotagent resume\``, EXIT.refused);
     record = decided;
     note = files.length > 0 ? `committed ${files.length} uncommitted file(s) of the main checkout; tasks get worktrees` : "the main checkout is clean; tasks get worktrees";
   } else {
