@@ -121,6 +121,14 @@ beforeAll(() => {
   writeFileSync(join(divergedDir, "t1-notes.txt"), "notes\n");
   expect(dotagent(diverged, ["task", "fail", "t1", "--json"]).code).toBe(0);
   templates.mendDiverged = diverged;
+  // … diverged with a conflict: the work is carried for the next executor to merge.
+  const conflicting = projectAtImplementation([{ id: "t1" }]);
+  const conflictingDir = dotagent(conflicting, ["task", "start", "t1", "--owner", String(deadPid()), "--json"]).json.task.worktree.dir;
+  executorWork(conflicting, "t1", conflictingDir, { "shared.txt": "one\nearlier\nthree\n" });
+  git(conflictingDir, "checkout", "-q", "-b", "feature/t1", "HEAD~1");
+  executorWork(conflicting, "t1", conflictingDir, { "shared.txt": "one\nfeature\nthree\n" });
+  expect(dotagent(conflicting, ["task", "fail", "t1", "--json"]).code).toBe(0);
+  templates.mendConflict = conflicting;
 }, 60_000);
 
 afterAll(() => {
@@ -249,6 +257,36 @@ describe("kill -9 at each git step of a start that mends a worktree left on anot
       rmSync(root, { recursive: true, force: true });
     }
     console.log(`worktree kill matrix (mend, ${template}): ${points.length} kills of ${calls.length} git commands`);
+  }, 300_000);
+
+  it("diverged with a conflict: after any kill the next start still tells the executor to merge the carried work, which then lands", () => {
+    const args = ["task", "start", "t1", "--owner", String(process.pid), "--json"];
+    const calls = gitCalls(templates.mendConflict!, args);
+    expect(calls.some((c) => c.startsWith("switch "))).toBe(true);
+    const points = killPoints(calls);
+    for (const point of points) {
+      const root = cloneProject(templates.mendConflict!);
+      expect(killedCli(root, args, { GIT_KILL_AT: `${point.n}:${point.when}` }).signal, `${point.when} ${point.call}`).toBe("SIGKILL");
+      const again = dotagent(root, args);
+      expect([0, 1], `${point.when} ${point.call}: ${again.stdout}${again.stderr}`).toContain(again.code);
+      const dir = join(root, ".dotagent/worktrees/t1");
+      expect(git(dir, "symbolic-ref", "HEAD"), `${point.when} ${point.call}`).toBe("refs/heads/dotagent/wf-add-parts/t1");
+      // The record the executor's lines come from says to merge the carried work (a kill before the start was recorded: said again).
+      if (again.code === 0) expect(again.json.task.worktree.prompt_lines, `${point.when} ${point.call}`).toContain("Merge conflict: dotagent/wf-add-parts/t1-carried (shared.txt)");
+      expect(taskOf(root, "t1").worktree.merge, `${point.when} ${point.call}`).toMatchObject({ reason: "carried", detail: "dotagent/wf-add-parts/t1-carried" });
+      expect(spawnSync("git", ["merge", "-q", "dotagent/wf-add-parts/t1-carried"], { cwd: dir }).status).not.toBe(0);
+      writeFileSync(join(dir, "shared.txt"), "one\nearlier and feature\nthree\n");
+      git(dir, "add", "-A");
+      git(dir, "commit", "-q", "--no-edit");
+      writeFileSync(join(root, "memory/reports/tasks/t1.json"), JSON.stringify({ task_id: "t1", status: "complete", summary: "t1" }));
+      const done = dotagent(root, ["task", "complete", "t1", "--json"]);
+      expect(done.code, `${point.when} ${point.call}: ${done.stdout}${done.stderr}`).toBe(0);
+      expect(readFileSync(join(root, "shared.txt"), "utf8")).toBe("one\nearlier and feature\nthree\n");
+      expect(taskBranches(root)).toEqual([]);
+      expectFsckClean(root);
+      rmSync(root, { recursive: true, force: true });
+    }
+    console.log(`worktree kill matrix (mend, conflict): ${points.length} kills of ${calls.length} git commands`);
   }, 300_000);
 
   it("a switch git itself was killed in (a stale index.lock, one of the branch's files written, HEAD not yet moved): the next start commits what it finds, merges it back the same, and the work lands whole", () => {

@@ -117,7 +117,7 @@ describe("a worktree left on another branch: the next start mends it", () => {
     expect(events(root, "worktree_mended")).toEqual([expect.objectContaining({ how: "merged", commit: tip, committed: 1 })]);
   });
 
-  it("diverged with a conflict: the work stays on its branch, the worktree goes back to the task's, and the next executor is told to merge it (Merge conflict:); merged by it, the task lands with both sides", () => {
+  it("diverged with a conflict: the work is kept on a branch of dotagent's (-carried), the worktree goes back to the task's, and the next executor is told to merge it (Merge conflict:); merged by it, the task lands with both sides", () => {
     const { root, dir } = started();
     executorWork(root, "t1", dir, { "shared.txt": "one\nfrom the earlier attempt\nthree\n" });
     git(dir, "checkout", "-q", "-b", "feature/t1", "HEAD~1");
@@ -126,19 +126,28 @@ describe("a worktree left on another branch: the next start mends it", () => {
     failAttempt(root);
     const again = startTask(root, "t1");
     expect(again.run.code, again.run.stderr).toBe(0);
-    expect(again.lines).toContain("Merge conflict: feature/t1 (shared.txt)");
+    const carried = `${BRANCH}-carried`;
+    expect(again.lines).toContain(`Merge conflict: ${carried} (shared.txt)`);
     expect(headOf(dir)).toBe(`refs/heads/${BRANCH}`);
     expect(git(root, "rev-parse", "feature/t1")).toBe(work);
-    expect(taskOf(root, "t1").worktree.merge).toMatchObject({ state: "conflict", reason: "carried", detail: "feature/t1", files: ["shared.txt"] });
-    expect(events(root, "worktree_mended")).toEqual([expect.objectContaining({ how: "carried_conflict", carried: "feature/t1", files: ["shared.txt"] })]);
+    expect(git(root, "rev-parse", carried)).toBe(work);
+    expect(taskOf(root, "t1").worktree.merge).toMatchObject({ state: "conflict", reason: "carried", detail: carried, files: ["shared.txt"] });
+    expect(events(root, "worktree_mended")).toEqual([expect.objectContaining({ how: "carried_conflict", carried, files: ["shared.txt"] })]);
+    // An executor that finishes without merging it is sent back (its end would land without that work).
+    writeJson(root, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete", files_changed: ["shared.txt"] });
+    const { helper } = { helper: join(root, ".claude/skills/checkpoint/scripts/dotagent.mjs") };
+    const agent = transcript(root, "ex2", PROMPT);
+    expect(hook(root, helper, "subagent-stop", { hook_event_name: "SubagentStop", agent_id: "ex2", agent_type: "executor", agent_transcript_path: agent })).toMatchObject({ decision: "block", reason: expect.stringContaining(`does not hold ${carried} yet`) });
     // The executor's conflict flow (agents/executor.md): merge the branch, resolve, commit.
-    expect(gitStatus(dir, "merge", "feature/t1").code).not.toBe(0);
+    expect(gitStatus(dir, "merge", carried).code).not.toBe(0);
     writeFileSync(join(dir, "shared.txt"), "one\nfrom the earlier attempt and from feature\nthree\n");
     git(dir, "add", "-A");
     git(dir, "commit", "-q", "--no-edit");
     writeJson(root, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete", files_changed: ["shared.txt"] });
     ok(dotagent(root, ["task", "complete", "t1", "--json"]));
     expect(readFileSync(join(root, "shared.txt"), "utf8")).toBe("one\nfrom the earlier attempt and from feature\nthree\n");
+    // IMPLEMENTATION done: the carried branch, merged now, is swept with the task's.
+    expect(git(root, "branch", "--list", "dotagent/*")).toBe("");
     expectFsckClean(root);
   });
 

@@ -169,8 +169,8 @@ export function isolateStart(context: OpContext, phase: PhaseState, before: Exec
  * "Mending"): put back on the task's branch with its work before the next executor gets it
  * (store/mend-worktree.ts has the kill-safe steps), event `worktree_mended`, and the earlier
  * landing's `wrong_branch` record dropped once it is on its branch (its `Wrong branch:` line would
- * be stale). A conflict leaves the work on its branch for the next executor to merge (`carried`,
- * the `Merge conflict:` line). What dotagent cannot do alone refuses the start, naming the line
+ * be stale). A conflict leaves the work on a `-carried` branch for the next executor to merge
+ * (`carried`, the `Merge conflict:` line), said again at every start until it is merged. What dotagent cannot do alone refuses the start, naming the line
  * the person types; nothing is changed then.
  */
 function mendStart(repo: Repo, root: string, taskId: string, record: WorktreeRecord, now: Date): { record: WorktreeRecord; events: MachineEvent[]; note?: string } {
@@ -182,7 +182,12 @@ function mendStart(repo: Repo, root: string, taskId: string, record: WorktreeRec
   const at = worktreeDirs(repo, abs);
   if ("reason" in at) return { record, events: [] };
   const mend = mendWorktree(repo, { task: taskId, branch: record.branch, abs, dirs: at.dirs });
-  if (mend.kind === "on_branch") return on(record);
+  if (mend.kind === "on_branch") {
+    // An earlier mend's carried work not merged yet (its start cut off, or its executor did not merge it): said again.
+    if (mend.carried === undefined) return on(record);
+    const merge: MergeRecord = { state: "conflict", into: record.into, onto: null, head: null, files: mend.carried.files, reason: "carried", detail: mend.carried.branch, at: now.toISOString() };
+    return { record: { ...record, merge }, events: [] };
+  }
   if (mend.kind === "person") {
     throw new DotagentError("worktree_off_branch", `task ${taskId}'s worktree ${abs} is on ${mend.from}, not on ${record.branch}, the branch dotagent merges, and dotagent cannot bring the work back by itself: ${mend.why}; the task waits. for the person: ${mend.command}; then start the task again (/develop)`, EXIT.refused, { task: taskId, path: record.path });
   }
@@ -190,7 +195,7 @@ function mendStart(repo: Repo, root: string, taskId: string, record: WorktreeRec
   if (mend.kind === "carried_conflict") {
     const event: MachineEvent = { type: "worktree_mended", task_id: taskId, path: record.path, from: mend.from, branch: record.branch, how: "carried_conflict", carried: mend.carried, files: mend.files, commit: mend.commit, committed: mend.committed.length };
     const merge: MergeRecord = { state: "conflict", into: record.into, onto: null, head: mend.commit, files: mend.files, reason: "carried", detail: mend.carried, at: now.toISOString() };
-    return { record: { ...record, merge }, events: [event], note: `its worktree was on ${mend.from}: back on ${record.branch}; its work${committed} conflicts with it in ${fileList(mend.files)}, so it stays on ${mend.carried} and the executor merges it (Merge conflict: ${mend.carried})` };
+    return { record: { ...record, merge }, events: [event], note: `its worktree was on ${mend.from}: back on ${record.branch}; its work${committed} conflicts with it in ${fileList(mend.files)}, so it is kept on ${mend.carried} for the executor to merge (Merge conflict: ${mend.carried})` };
   }
   const event: MachineEvent = { type: "worktree_mended", task_id: taskId, path: record.path, from: mend.from, branch: record.branch, how: mend.how, commit: mend.commit, committed: mend.committed.length };
   const how = mend.how === "merged" ? `merged into it (${shortSha(mend.commit)})` : mend.how === "fast_forward" ? `its commits now on it, its uncommitted files as they were` : "its work already on it";
@@ -361,7 +366,7 @@ export async function landingProblem(context: OpContext, id: string, output?: st
     const snapshot = await loadSnapshot(context.paths, [{ path: output ?? taskOutputPath(id), mode: "parse" }]);
     const task = snapshot.execution.kind === "ok" ? snapshot.execution.value.tasks.find((t) => t.id === id) : undefined;
     const record = task?.worktree;
-    if (task === undefined || record == null || task.status !== "running" || record.merge != null) return undefined;
+    if (task === undefined || record == null || task.status !== "running" || (record.merge != null && record.merge.reason !== "carried")) return undefined;
     const data = completeReport(snapshot, id, output ?? taskOutputPath(id));
     if (data === undefined) return undefined;
     const repo = repoAt(context.paths.root);
@@ -371,6 +376,12 @@ export async function landingProblem(context: OpContext, id: string, output?: st
     if ("reason" in at) return undefined;
     const on = offBranch(at.dirs.gitDir, record.branch);
     if (on !== undefined) return `your worktree ${abs} is on ${on}, not on ${record.branch}, the branch dotagent merges: switch back (git -C "${abs}" switch ${record.branch}) and bring your work onto it`;
+    // The work an earlier attempt left on a -carried branch (Mending) not merged yet: it would not land.
+    const carried = record.merge?.state === "conflict" && record.merge.reason === "carried" ? record.merge.detail : undefined;
+    const carriedAt = carried ? resolveRef(repo.top, `refs/heads/${carried}`) : undefined;
+    if (carried && carriedAt !== undefined && !isAncestor(repo.top, carriedAt, gitLine(abs, ["rev-parse", "HEAD"], { readOnly: true, dirs: at.dirs }))) {
+      return `your branch ${record.branch} does not hold ${carried} yet, the work an earlier attempt left there: merge it first (git -C "${abs}" merge ${carried}), resolve the files, commit, then finish`;
+    }
     const listed = Array.isArray(data.files_changed) ? data.files_changed.filter((f): f is string => typeof f === "string" && f !== "") : [];
     if (listed.length === 0) return undefined;
     const own = [`${repo.prefix}memory`, `${repo.prefix}.dotagent`];

@@ -27,20 +27,23 @@
 //   4. HEAD's commits already in the task's branch (HEAD behind it): on to 6 (`switched`);
 //   5. `git merge-tree` of the task's branch and HEAD: clean, a merge commit of the two, and the
 //      task's branch moves to it (update-ref, old value checked; `merged`); a conflict, the work
-//      stays where it is (a detached HEAD's first gets a branch, `<task branch>-carried`), and
+//      gets a branch of dotagent's, `<task branch>-carried` (the other branch keeps it too), and
 //      the next executor merges that branch into the task's (`carried_conflict`: its prompt's
 //      `Merge conflict:` line, the executor's own conflict flow);
 //   6. the worktree switches to the task's branch (`git switch`: files, index, then HEAD). git
 //      refusing (the worktree's memory/ changed where the branches differ): the person decides.
+// A start that finds the worktree on its branch still looks for a `-carried` branch whose work
+// is not in the task's branch yet (a kill after step 6, before the start was recorded): the
+// executor is told to merge it again, so the carry is kept in git, not only in the state.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { git, gitLine, isAncestor, resolveRef, type GitDirs } from "./git.js";
+import { branchTips, git, gitLine, isAncestor, resolveRef, type GitDirs } from "./git.js";
 import { checkMerge, makeMergeCommit } from "./git-merge.js";
 import { checkoutHolding, commitLeftovers, samePath, type Repo } from "./worktrees.js";
 
 export type Mend =
-  /** On the task's branch: nothing to mend. */
-  | { readonly kind: "on_branch" }
+  /** On the task's branch: nothing to mend (`carried`: a branch of an earlier mend, still to merge). */
+  | { readonly kind: "on_branch"; readonly carried?: { readonly branch: string; readonly files: string[] } }
   | {
       readonly kind: "mended";
       readonly how: "fast_forward" | "switched" | "merged";
@@ -88,7 +91,7 @@ const UNFINISHED: ReadonlyArray<readonly [string, string, string]> = [
 export function mendWorktree(repo: Repo, want: MendWant): Mend {
   const { abs, dirs, branch } = want;
   const head = headOf(dirs.gitDir);
-  if ("branch" in head && head.branch === branch) return { kind: "on_branch" };
+  if ("branch" in head && head.branch === branch) return onBranch(repo, branch);
   const inWorktree = (args: string[]) => git(abs, args, { dirs });
   const c = (sub: string) => `git -C ${quote(abs)} ${sub}`;
   // 0. Nothing half done, a commit to carry, the branch free.
@@ -122,7 +125,7 @@ export function mendWorktree(repo: Repo, want: MendWant): Mend {
     // 5. Merged into the task's branch, or left for the next executor to merge.
     const check = checkMerge(repo.top, tip, work);
     if (check.kind === "conflict") {
-      const carried = "branch" in head ? head.branch : keepDetached(repo, branch, work);
+      const carried = keepCarried(repo, branch, work);
       const switched = switchTo(abs, dirs, branch);
       if (switched !== undefined) return { kind: "person", from, why: switched, command: c(`switch ${quote(branch)}`) };
       return { kind: "carried_conflict", from, carried, files: check.files, commit: tip, committed: left.committed };
@@ -145,14 +148,30 @@ function switchTo(abs: string, dirs: GitDirs, branch: string): string | undefine
   return `git would not switch it to ${branch} (${why.replace(/^error: /, "")})`;
 }
 
-/** A detached HEAD's work, kept on a branch of its own before HEAD leaves it: `<branch>-carried` (`-2`, … when taken). */
-function keepDetached(repo: Repo, branch: string, work: string): string {
+const CARRIED = "-carried";
+
+/** Work a mend leaves for the executor to merge, kept on a branch of dotagent's: `<branch>-carried` (`-2`, … when one holds other work). */
+function keepCarried(repo: Repo, branch: string, work: string): string {
+  const taken = branchTips(repo.top, [`refs/heads/${branch}${CARRIED}*`]);
   for (let n = 1; ; n++) {
-    const name = `${branch}-carried${n === 1 ? "" : `-${n}`}`;
-    const there = resolveRef(repo.top, `refs/heads/${name}`);
+    const name = `${branch}${CARRIED}${n === 1 ? "" : `-${n}`}`;
+    const there = taken.get(`refs/heads/${name}`);
     if (there === work) return name;
     if (there !== undefined) continue;
-    git(repo.top, ["update-ref", "-m", `dotagent: the work of a detached HEAD in ${branch}'s worktree`, `refs/heads/${name}`, work, ""]);
+    git(repo.top, ["update-ref", "-m", `dotagent: work of task branch ${branch}'s worktree, for its executor to merge`, `refs/heads/${name}`, work, ""]);
     return name;
   }
+}
+
+/** On its branch: a `-carried` branch whose work the task's branch does not hold yet is still to merge (the first found). */
+function onBranch(repo: Repo, branch: string): Mend {
+  const carried = [...branchTips(repo.top, [`refs/heads/${branch}${CARRIED}*`])].sort(([a], [b]) => a.localeCompare(b));
+  if (carried.length === 0) return { kind: "on_branch" };
+  const tip = resolveRef(repo.top, `refs/heads/${branch}`);
+  for (const [ref, commit] of carried) {
+    if (tip !== undefined && isAncestor(repo.top, commit, tip)) continue;
+    const check = tip === undefined ? undefined : checkMerge(repo.top, tip, commit);
+    return { kind: "on_branch", carried: { branch: ref.slice("refs/heads/".length), files: check?.kind === "conflict" ? check.files : [] } };
+  }
+  return { kind: "on_branch" };
 }
