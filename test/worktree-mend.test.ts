@@ -133,6 +133,9 @@ describe("a worktree left on another branch: the next start mends it", () => {
     expect(git(root, "rev-parse", carried)).toBe(work);
     expect(taskOf(root, "t1").worktree.merge).toMatchObject({ state: "conflict", reason: "carried", detail: carried, files: ["shared.txt"] });
     expect(events(root, "worktree_mended")).toEqual([expect.objectContaining({ how: "carried_conflict", carried, files: ["shared.txt"] })]);
+    // resume sweeps the dotagent/ branches no task needs: not this one, though feature/t1 holds its commit too.
+    ok(dotagent(root, ["resume", "--json"]));
+    expect(git(root, "rev-parse", carried)).toBe(work);
     // An executor that finishes without merging it is sent back (its end would land without that work).
     writeJson(root, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete", files_changed: ["shared.txt"] });
     const { helper } = { helper: join(root, ".claude/skills/checkpoint/scripts/dotagent.mjs") };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { branchNameFor, conflictFailure, executorLines, isolationFromFacts, liveWorktrees, promptWithLines, worktreePathFor, worktreeViews, type CheckoutFacts } from "./worktrees.js";
+import { branchNameFor, conflictFailure, executorLines, isCarriedOf, isolationFromFacts, liveWorktrees, promptWithLines, worktreePathFor, worktreeViews, type CheckoutFacts } from "./worktrees.js";
 import { planResume } from "./plan-resume.js";
 import { NOW, atPhase, execution, reportsBefore, snapshot, task } from "./fixtures.test-support.js";
 import type { WorktreeRecord } from "../schema/execution.js";
@@ -50,6 +50,16 @@ describe("the executor's prompt", () => {
     const lines = executorLines({ ...at, merge: { state: "conflict", into: "main", files: ["a.txt", "b.txt"], reason, detail: "feature/t1", at: NOW.toISOString() } }, "/r");
     expect(lines.slice(3)).toEqual(extra);
   });
+});
+
+describe("a mend's carried branches", () => {
+  it.each([
+    ["dotagent/wf/t1-carried", true],
+    ["dotagent/wf/t1-carried-2", true],
+    ["dotagent/wf/t1", false],
+    ["dotagent/wf/t1-2", false],
+    ["dotagent/wf/t10-carried", false],
+  ])("%s is t1's carried branch: %s", (branch, carried) => expect(isCarriedOf(branch, ["dotagent/wf/t1"])).toBe(carried));
 });
 
 describe("a conflict", () => {

@@ -48,6 +48,15 @@ export function branchNameFor(workflowId: string, taskId: string): string {
   return `${BRANCH_PREFIX}${refComponent(workflowId)}/${refComponent(taskId)}`;
 }
 
+/** Where a mend keeps an earlier attempt's work for the task's executor to merge (SPEC §19 Mending): `<task branch>-carried`, `-carried-2`, … */
+export const CARRIED_SUFFIX = "-carried";
+
+/** Whether `branch` is a carried branch of one of `taskBranches` (kept while its task still needs it). */
+export function isCarriedOf(branch: string, taskBranches: Iterable<string>): boolean {
+  for (const b of taskBranches) if (branch === `${b}${CARRIED_SUFFIX}` || branch.startsWith(`${b}${CARRIED_SUFFIX}-`)) return true;
+  return false;
+}
+
 /** `.dotagent/worktrees/<task>`, or `<task>-2`, … when that folder is taken. */
 export function worktreePathFor(taskId: string, taken: (path: string) => boolean): string {
   const base = `${WORKTREES_DIR}/${taskId}`;

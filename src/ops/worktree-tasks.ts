@@ -38,7 +38,7 @@ import type { Owner } from "../core/ownership.js";
 import type { Repair } from "../core/tasks.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { MachineEvent } from "../core/transitions.js";
-import { branchNameFor, conflictFailure, type CheckoutFacts, executorLines, fileList, leftOutNote, isolationFromFacts, isolationOf, liveWorktrees, mergeIntent, sharedWarning, withWorktree, worktreePathFor, WORKTREES_DIR, type MergeFields, type WorktreeAt } from "../core/worktrees.js";
+import { branchNameFor, conflictFailure, type CheckoutFacts, executorLines, fileList, isCarriedOf, leftOutNote, isolationFromFacts, isolationOf, liveWorktrees, mergeIntent, sharedWarning, withWorktree, worktreePathFor, WORKTREES_DIR, type MergeFields, type WorktreeAt } from "../core/worktrees.js";
 import type { ExecutionState, IsolationRecord, MergeRecord, Task, WorktreeRecord } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
 import { loadSnapshot } from "../store/session.js";
@@ -706,7 +706,8 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
   if (options.branches) {
     const tasksInto = new Map((execution?.tasks ?? []).flatMap((t) => (t.worktree ? [[t.worktree.branch, t.worktree.into] as const] : [])));
     for (const branch of listTaskBranches(repo.top)) {
-      if (live.branches.has(branch) || kept.has(branch)) continue;
+      // A carried branch (Mending) stays while its task does: its executor has yet to merge it.
+      if (live.branches.has(branch) || kept.has(branch) || isCarriedOf(branch, live.branches)) continue;
       if (checkoutHolding(repo, branch, { prunable: true }) !== undefined) continue;
       // One holding commits merged nowhere stays, and is not named again each time (it was when its worktree went).
       if (deleteBranchIfMerged(repo.top, branch, tasksInto.get(branch))) repairs.push({ code: "branch_removed", message: `deleted the branch ${branch}: its commits are merged` });

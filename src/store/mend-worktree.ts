@@ -40,6 +40,7 @@ import { join } from "node:path";
 import { branchTips, git, gitLine, isAncestor, resolveRef, type GitDirs } from "./git.js";
 import { checkMerge, makeMergeCommit } from "./git-merge.js";
 import { checkoutHolding, commitLeftovers, samePath, type Repo } from "./worktrees.js";
+import { CARRIED_SUFFIX } from "../core/worktrees.js";
 
 export type Mend =
   /** On the task's branch: nothing to mend (`carried`: a branch of an earlier mend, still to merge). */
@@ -148,13 +149,11 @@ function switchTo(abs: string, dirs: GitDirs, branch: string): string | undefine
   return `git would not switch it to ${branch} (${why.replace(/^error: /, "")})`;
 }
 
-const CARRIED = "-carried";
-
 /** Work a mend leaves for the executor to merge, kept on a branch of dotagent's: `<branch>-carried` (`-2`, … when one holds other work). */
 function keepCarried(repo: Repo, branch: string, work: string): string {
-  const taken = branchTips(repo.top, [`refs/heads/${branch}${CARRIED}*`]);
+  const taken = branchTips(repo.top, [`refs/heads/${branch}${CARRIED_SUFFIX}*`]);
   for (let n = 1; ; n++) {
-    const name = `${branch}${CARRIED}${n === 1 ? "" : `-${n}`}`;
+    const name = `${branch}${CARRIED_SUFFIX}${n === 1 ? "" : `-${n}`}`;
     const there = taken.get(`refs/heads/${name}`);
     if (there === work) return name;
     if (there !== undefined) continue;
@@ -165,7 +164,7 @@ function keepCarried(repo: Repo, branch: string, work: string): string {
 
 /** On its branch: a `-carried` branch whose work the task's branch does not hold yet is still to merge (the first found). */
 function onBranch(repo: Repo, branch: string): Mend {
-  const carried = [...branchTips(repo.top, [`refs/heads/${branch}${CARRIED}*`])].sort(([a], [b]) => a.localeCompare(b));
+  const carried = [...branchTips(repo.top, [`refs/heads/${branch}${CARRIED_SUFFIX}*`])].sort(([a], [b]) => a.localeCompare(b));
   if (carried.length === 0) return { kind: "on_branch" };
   const tip = resolveRef(repo.top, `refs/heads/${branch}`);
   for (const [ref, commit] of carried) {
