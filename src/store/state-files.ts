@@ -10,7 +10,7 @@ import { quickExecutionState, quickPhaseState } from "../schema/quick-parse.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import type { ProjectPaths } from "./project.js";
-import { MAX_STATE_BYTES, readProjectFile } from "./read-file.js";
+import { MAX_STATE_BYTES, readProjectFile, type FileBytes } from "./read-file.js";
 import { digestOf } from "./last-write.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 
@@ -31,7 +31,7 @@ type Raw = FileRead<never> | { kind: "decoded"; file: string; value: unknown; st
 function readRaw(root: string, file: string): Raw {
   const rel = relative(root, file);
   const stamp = stampOf(file);
-  const read = readProjectFile(file, { maxBytes: MAX_STATE_BYTES, links: "refuse" });
+  const read = readHashed(file);
   if (read.kind === "missing") return { kind: "missing", file: rel };
   if (read.kind === "refused") {
     // Unreadable is not corrupt (and never missing): the file may be fine, the disk said no.
@@ -40,11 +40,18 @@ function readRaw(root: string, file: string): Raw {
     }
     return { kind: "corrupt", file: rel, stamp, sha256: null, problems: [{ file: rel, path: "", message: read.reason }] };
   }
-  // The digest of these very bytes says whether dotagent wrote them (last-write.ts): no second read.
-  const sha256 = digestOf(read.bytes);
-  const decoded = decodeJson(read.bytes.toString("utf8"));
-  if (!decoded.ok) return { kind: "corrupt", file: rel, stamp, sha256, problems: [{ file: rel, path: "", message: decoded.message }] };
-  return { kind: "decoded", file: rel, value: decoded.value, stamp, sha256 };
+  const decoded = decodeJson(read.text);
+  if (!decoded.ok) return { kind: "corrupt", file: rel, stamp, sha256: read.sha256, problems: [{ file: rel, path: "", message: decoded.message }] };
+  return { kind: "decoded", file: rel, value: decoded.value, stamp, sha256: read.sha256 };
+}
+
+/**
+ * A state file's text and the digest of its very bytes, which says whether dotagent wrote them
+ * (last-write.ts): one read, no second look. The bytes are let go before the text is parsed.
+ */
+function readHashed(file: string): { kind: "ok"; text: string; sha256: string } | Exclude<FileBytes, { kind: "ok" }> {
+  const read = readProjectFile(file, { maxBytes: MAX_STATE_BYTES, links: "refuse" });
+  return read.kind === "ok" ? { kind: "ok", text: read.bytes.toString("utf8"), sha256: digestOf(read.bytes) } : read;
 }
 
 function judged<T>(raw: Extract<Raw, { kind: "decoded" }>, parsed: ParseResult<T>): FileRead<T> {
