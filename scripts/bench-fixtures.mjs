@@ -5,7 +5,7 @@
 // them with its output already written, for `task complete`), the rest pending, and dependencies
 // form a DAG (each task depends only on earlier ones). Same `n` and `now` → same bytes.
 import { createHash } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const HOUR = 60 * 60 * 1000;
@@ -137,8 +137,23 @@ export function buildFixture(root, n, now = new Date()) {
 
   writeJson(join(stateDir, "phase.json"), phase);
   writeJson(join(stateDir, "execution.json"), execution);
+  writeLastWrite(stateDir);
   writeFileSync(join(stateDir, "events.jsonl"), events.map(({ at: when, ...e }, i) => JSON.stringify({ seq: i + 1, at: when, ...e })).join("\n") + "\n");
   return { root, tasks: n, mix, runningWithOutput, events: events.length };
+}
+
+/**
+ * memory/state/.last-write.json as dotagent leaves it after its last write (src/store/last-write.ts):
+ * every project dotagent wrote has one, so the hand-edit check every reader makes is measured too.
+ */
+function writeLastWrite(stateDir) {
+  const files = {};
+  for (const name of ["phase.json", "execution.json"]) {
+    const file = join(stateDir, name);
+    const s = statSync(file, { bigint: true });
+    files[name] = { sha256: [createHash("sha256").update(readFileSync(file)).digest("hex")], stamp: `${s.ino}:${s.size}:${s.mtimeNs}` };
+  }
+  writeFileSync(join(stateDir, ".last-write.json"), `${JSON.stringify({ format: 1, files })}\n`);
 }
 
 function writeOutput(reportsDir, id, i) {

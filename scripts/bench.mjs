@@ -78,7 +78,7 @@ for (const n of SIZES) {
   // before every run (outside the timed part).
   const write = buildFixture(join(work, `write-${n}`), n, now);
   for (const fixture of [read, write]) checkFixture(fixture);
-  const mutable = ["memory/state/execution.json", "memory/state/events.jsonl", "memory/state/phase.json"].map((rel) => ({ file: join(write.root, rel), bytes: readFileSync(join(write.root, rel)) }));
+  const mutable = ["memory/state/execution.json", "memory/state/events.jsonl", "memory/state/phase.json", "memory/state/.last-write.json"].map((rel) => ({ file: join(write.root, rel), bytes: readFileSync(join(write.root, rel)) }));
   const restore = () => {
     for (const { file, bytes } of mutable) writeFileSync(file, bytes);
     rmSync(join(write.root, "memory/state/.lock"), { force: true });

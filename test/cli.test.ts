@@ -326,7 +326,7 @@ describe("the lock", () => {
       writeJson(p, "memory/state/.lock", { pid: sleeper.pid, hostname: hostname(), acquired_at: new Date(Date.now() - 90_000).toISOString(), command: "task add", token: "t" });
       const out = dotagent(p, ["task", "add", "a"], { env: { DOTAGENT_LOCK_WAIT_MS: "200" } });
       expect(out.code).toBe(4);
-      expect(out.stderr.trim()).toMatch(new RegExp(`^dotagent: memory/state/\\.lock is held by pid ${sleeper.pid} on ${hostname()} \\(task add, for (9\\d|1[01]\\d)s\\); wait for it to finish, or if that process is gone remove the lock file$`));
+      expect(out.stderr.trim()).toMatch(new RegExp(`^dotagent: memory/state/\\.lock is held by pid ${sleeper.pid} on ${hostname()} \\(task add, for (9\\d|1[01]\\d)s\\); wait for it to finish; if that process is gone, for the person: remove the lock file \\(rm memory/state/\\.lock\\)$`));
       expect(dotagent(p, ["status", "--json"]).code).toBe(0);
     } finally {
       sleeper.kill("SIGKILL");

@@ -3,7 +3,7 @@
 // (`hand_edit`, or corrupt), the checkpoints stay usable with phase.json unreadable, the first way
 // out offered is the newest checkpoint, and going back restores what dotagent last kept, exactly.
 import { afterEach, describe, expect, it } from "vitest";
-import { closeSync, ftruncateSync, openSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { closeSync, ftruncateSync, openSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
@@ -69,7 +69,49 @@ function truncateInPlace(file: string, bytes: number): void {
   closeSync(fd);
 }
 
+/**
+ * The issue's reproduction (issue 40): `text` written over `file` through its own descriptor (same
+ * inode), at the same size, and its mtime put back to the nanosecond (GNU touch; utimesSync's
+ * double loses the last digits): inode, size and mtime all as dotagent left them.
+ */
+function rewriteUnseen(file: string, text: string): void {
+  const before = statSync(file, { bigint: true });
+  const bytes = Buffer.from(text);
+  expect(bytes.length).toBe(Number(before.size));
+  const fd = openSync(file, "r+");
+  writeSync(fd, bytes, 0, bytes.length, 0);
+  closeSync(fd);
+  const ns = before.mtimeNs;
+  expect(spawnSync("touch", ["-m", "-d", `@${ns / 1_000_000_000n}.${String(ns % 1_000_000_000n).padStart(9, "0")}`, file]).status).toBe(0);
+  const after = statSync(file, { bigint: true });
+  expect([after.ino, after.size, after.mtimeNs]).toEqual([before.ino, before.size, before.mtimeNs]);
+}
+
 describe("hand edits: detected and named", () => {
+  it("hand edit: execution.json rewritten in place at the same size, every task complete, its inode, size and mtime as dotagent left them: named by its content (status, resume, validate)", () => {
+    const p = atImplementation();
+    const rev = newestRev(p);
+    const file = join(p, EXECUTION);
+    const original = readFileSync(file, "utf8");
+    const execution = JSON.parse(original);
+    for (const task of execution.tasks) {
+      Object.assign(task, { status: "complete", started_at: task.started_at ?? execution.updated_at, completed_at: execution.updated_at });
+      writeJson(p, `memory/reports/tasks/${task.id}.json`, { task_id: task.id, status: "complete" });
+    }
+    const compact = JSON.stringify(execution);
+    expect(compact.length + 1).toBeLessThanOrEqual(original.length);
+    rewriteUnseen(file, `${compact}${" ".repeat(original.length - compact.length - 1)}\n`);
+    const status = ok(p, ["status", "--json"]);
+    expect(status.json.errors).toEqual([]);
+    expect(status.json).toMatchObject({ situation: "hand_edit", next: { action: "confirm_rollback", rev } });
+    expect(status.json.warnings).toContainEqual(expect.objectContaining({ code: "hand_edit", file: EXECUTION }));
+    const resumed = dotagent(p, ["resume", "--json"]);
+    expect(resumed.code).toBe(5);
+    expect(resumed.json).toMatchObject({ situation: "hand_edit", decision: { yes: `dotagent rollback --to ${rev} --yes`, no: "dotagent resume --keep-edit" } });
+    expect(ok(p, ["validate", "--json"]).json.warnings).toContainEqual(expect.objectContaining({ code: "hand_edit", file: EXECUTION }));
+  });
+
+
   it("hand edit: phase.json rewritten valid, marking ARCHITECTURE complete: validate and status warn hand_edit; resume asks to go back first (exit 5), nothing written", () => {
     const p = atArchitecture();
     const rev = newestRev(p);

@@ -60,7 +60,7 @@ describe("step run", () => {
     const v = victim();
     symlinkSync(v.folder, join(p, "memory/reports/steps"));
     const run = dotagent(p, ["step", "run", "S", "--yes", "--json"]);
-    expectRefused(run, 3, "path_outside_project", /^memory\/reports\/steps is a link that leads out of the project \(to .+\): remove the link, then run the command again$/);
+    expectRefused(run, 3, "path_outside_project", /^memory\/reports\/steps is a link that leads out of the project \(to .+\); for the person: remove the link, then run the command again$/);
     expect(run.json.error.path).toBe("memory/reports/steps");
     expectUntouched(v);
   });

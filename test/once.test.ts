@@ -103,7 +103,7 @@ describe("once: at most one run per op id", () => {
     writeFileSync(join(p, "memory/state/once/op/op.json"), '{"op_id":"op","sta');
     const result = dotagent(p, ["once", "op", "--", ...EFFECT]);
     expect(result.code).toBe(3);
-    expect(result.stderr.trim()).toBe("dotagent: memory/state/once/op/op.json: not valid JSON; fix it by hand, or remove memory/state/once/op/ to forget the op (it may then run again)");
+    expect(result.stderr.trim()).toBe("dotagent: memory/state/once/op/op.json: not valid JSON; for the person: fix it by hand, or remove memory/state/once/op/ to forget the op (it may then run again)");
     expect(runs(p)).toBe(1);
     expect(dotagent(p, ["status", "--json"]).json.ops).toMatchObject([{ op_id: "op", status: "unknown" }]);
   });

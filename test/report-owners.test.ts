@@ -84,7 +84,7 @@ describe("a phase agent's report written by someone else does not count", () => 
     symlinkSync(outside, join(p, "memory/reports/unowned"));
     writeJson(p, "memory/reports/designs/minimal.json", { name: "minimal" });
     // Refused before any folder is made through the link (write-file.ts): nothing lands outside.
-    expect(denyReason(hook(p, helper, "pre-tool-use", agentCall("architect", ARCHITECT("minimal"))))).toMatch(/memory\/reports\/unowned is a link that leads out of the project \(to .*\): remove the link/);
+    expect(denyReason(hook(p, helper, "pre-tool-use", agentCall("architect", ARCHITECT("minimal"))))).toMatch(/memory\/reports\/unowned is a link that leads out of the project \(to .*\); for the person: remove the link/);
     expect(readJson(p, "memory/reports/designs/minimal.json")).toEqual({ name: "minimal" });
     expect(readdirSync(outside)).toEqual([]);
   });

@@ -167,7 +167,7 @@ describe("rollback: a decision, and bad input", () => {
     const tree = treeBytes(join(p, "memory/state"));
     const r = dotagent(p, ["rollback", "--to", "REQUIREMENTS", "--yes"]);
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toBe("dotagent: memory/reports/designs/link.json cannot be archived (a link, a special file or over 64 MiB), and a rollback keeps what it moves only in an archive: move it out of memory/reports, then run the command again; nothing was changed");
+    expect(r.stderr.trim()).toBe("dotagent: memory/reports/designs/link.json cannot be archived (a link, a special file or over 64 MiB), and a rollback keeps what it moves only in an archive; nothing was changed. for the person: move it out of memory/reports, then run the command again");
     expect(treeBytes(join(p, "memory/state"))).toEqual(tree);
     expect(existsSync(join(p, "memory/reports/demand.json"))).toBe(true);
   });

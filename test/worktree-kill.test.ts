@@ -7,7 +7,9 @@
 // every git command that changes something (a commit, the worktree, a ref, the checkout);
 // WORKTREE_KILLS=all takes every git command, read-only ones too. Two kills git itself could
 // suffer are staged by hand: a fast-forward cut off with a stale index.lock and a file half
-// written, and a person's edit of that file meanwhile (nothing of theirs is overwritten).
+// written, and a person's edit of that file meanwhile (nothing of theirs is overwritten). The
+// start's mend of a worktree left on another branch (SPEC §19 "Mending") gets the same matrix:
+// after any kill the next start finishes it and the work lands whole.
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +21,7 @@ import { deadPid, executorWork, expectFsckClean, git, projectAtImplementation, t
 const PRELOAD = join(REPO, "test/torture/git-kill-at.mjs");
 const ALL = process.env.WORKTREE_KILLS === "all";
 /** Git commands that change something (the rest only read). */
-const MUTATING = /^(worktree (add|remove|lock|unlock|prune)|commit |commit-tree |add |update-index |restore |merge --ff-only|update-ref |checkout |rm )/;
+const MUTATING = /^(worktree (add|remove|lock|unlock|prune)|commit |commit-tree |add |update-index |restore |merge --ff-only|update-ref |checkout |rm |symbolic-ref |switch )/;
 
 let work = "";
 const templates: Record<string, string> = {};
@@ -101,6 +103,32 @@ beforeAll(() => {
   templates.live = live;
   // Starting: t1 ready, nothing started.
   templates.start = projectAtImplementation([{ id: "t1" }]);
+  // Mending: t1's executor left its worktree on feature/t1, made from the task's branch (a commit
+  // and an uncommitted file there), and its attempt was given up.
+  const forward = projectAtImplementation([{ id: "t1" }]);
+  const forwardDir = dotagent(forward, ["task", "start", "t1", "--owner", String(deadPid()), "--json"]).json.task.worktree.dir;
+  git(forwardDir, "checkout", "-q", "-b", "feature/t1");
+  executorWork(forward, "t1", forwardDir, { "t1.txt": "t1\n" });
+  writeFileSync(join(forwardDir, "t1-notes.txt"), "notes\n");
+  expect(dotagent(forward, ["task", "fail", "t1", "--json"]).code).toBe(0);
+  templates.mendForward = forward;
+  // … or on a branch made from the base after an earlier attempt's commit (diverged: a merge).
+  const diverged = projectAtImplementation([{ id: "t1" }]);
+  const divergedDir = dotagent(diverged, ["task", "start", "t1", "--owner", String(deadPid()), "--json"]).json.task.worktree.dir;
+  executorWork(diverged, "t1", divergedDir, { "t1-earlier.txt": "earlier\n" });
+  git(divergedDir, "checkout", "-q", "-b", "feature/t1", "HEAD~1");
+  executorWork(diverged, "t1", divergedDir, { "t1.txt": "t1\n" });
+  writeFileSync(join(divergedDir, "t1-notes.txt"), "notes\n");
+  expect(dotagent(diverged, ["task", "fail", "t1", "--json"]).code).toBe(0);
+  templates.mendDiverged = diverged;
+  // … diverged with a conflict: the work is carried for the next executor to merge.
+  const conflicting = projectAtImplementation([{ id: "t1" }]);
+  const conflictingDir = dotagent(conflicting, ["task", "start", "t1", "--owner", String(deadPid()), "--json"]).json.task.worktree.dir;
+  executorWork(conflicting, "t1", conflictingDir, { "shared.txt": "one\nearlier\nthree\n" });
+  git(conflictingDir, "checkout", "-q", "-b", "feature/t1", "HEAD~1");
+  executorWork(conflicting, "t1", conflictingDir, { "shared.txt": "one\nfeature\nthree\n" });
+  expect(dotagent(conflicting, ["task", "fail", "t1", "--json"]).code).toBe(0);
+  templates.mendConflict = conflicting;
 }, 60_000);
 
 afterAll(() => {
@@ -199,4 +227,84 @@ describe("kill -9 at each git step of a task's start, then the start again", () 
     }
     console.log(`worktree kill matrix (start): ${points.length} kills of ${calls.length} git commands`);
   }, 300_000);
+});
+
+describe("kill -9 at each git step of a start that mends a worktree left on another branch, then the start again", () => {
+  it.each([
+    ["made from the task's branch (the branch moves, HEAD follows)", "mendForward", ["update-ref ", "symbolic-ref "]],
+    ["diverged (its leftovers committed, a merge, the switch)", "mendDiverged", ["commit ", "commit-tree ", "update-ref ", "switch "]],
+  ])("%s: the next start finishes the mend; the work lands whole, fsck clean, nothing left", (_what, template, steps) => {
+    const args = ["task", "start", "t1", "--owner", String(process.pid), "--json"];
+    const calls = gitCalls(templates[template as string]!, args);
+    for (const step of steps as string[]) expect(calls.some((c) => c.startsWith(step)), step).toBe(true);
+    const points = killPoints(calls);
+    for (const point of points) {
+      const root = cloneProject(templates[template as string]!);
+      const killed = killedCli(root, args, { GIT_KILL_AT: `${point.n}:${point.when}` });
+      expect(killed.signal, `${point.when} ${point.call}`).toBe("SIGKILL");
+      // The work is never lost: in a commit on a branch, or in the worktree.
+      const dir = join(root, ".dotagent/worktrees/t1");
+      expect(readFileSync(join(dir, "t1-notes.txt"), "utf8"), `${point.when} ${point.call}`).toBe("notes\n");
+      // The session starts it again (or finds it started: its owner, this test, lives).
+      const again = dotagent(root, args);
+      expect([0, 1], `${point.when} ${point.call}: ${again.stdout}${again.stderr}`).toContain(again.code);
+      expect(git(dir, "symbolic-ref", "HEAD"), `${point.when} ${point.call}`).toBe("refs/heads/dotagent/wf-add-parts/t1");
+      writeFileSync(join(root, "memory/reports/tasks/t1.json"), JSON.stringify({ task_id: "t1", status: "complete", summary: "t1" }));
+      const done = dotagent(root, ["task", "complete", "t1", "--json"]);
+      expect(done.code, `${point.when} ${point.call}: ${done.stdout}${done.stderr}`).toBe(0);
+      expectLandedOnce(root, git(root, "rev-parse", "main^2"), { notes: true });
+      if (template === "mendDiverged") expect(readFileSync(join(root, "t1-earlier.txt"), "utf8")).toBe("earlier\n");
+      rmSync(root, { recursive: true, force: true });
+    }
+    console.log(`worktree kill matrix (mend, ${template}): ${points.length} kills of ${calls.length} git commands`);
+  }, 300_000);
+
+  it("diverged with a conflict: after any kill the next start still tells the executor to merge the carried work, which then lands", () => {
+    const args = ["task", "start", "t1", "--owner", String(process.pid), "--json"];
+    const calls = gitCalls(templates.mendConflict!, args);
+    expect(calls.some((c) => c.startsWith("switch "))).toBe(true);
+    const points = killPoints(calls);
+    for (const point of points) {
+      const root = cloneProject(templates.mendConflict!);
+      expect(killedCli(root, args, { GIT_KILL_AT: `${point.n}:${point.when}` }).signal, `${point.when} ${point.call}`).toBe("SIGKILL");
+      const again = dotagent(root, args);
+      expect([0, 1], `${point.when} ${point.call}: ${again.stdout}${again.stderr}`).toContain(again.code);
+      const dir = join(root, ".dotagent/worktrees/t1");
+      expect(git(dir, "symbolic-ref", "HEAD"), `${point.when} ${point.call}`).toBe("refs/heads/dotagent/wf-add-parts/t1");
+      // The record the executor's lines come from says to merge the carried work (a kill before the start was recorded: said again).
+      if (again.code === 0) expect(again.json.task.worktree.prompt_lines, `${point.when} ${point.call}`).toContain("Merge conflict: dotagent/wf-add-parts/t1-carried (shared.txt)");
+      expect(taskOf(root, "t1").worktree.merge, `${point.when} ${point.call}`).toMatchObject({ reason: "carried", detail: "dotagent/wf-add-parts/t1-carried" });
+      expect(spawnSync("git", ["merge", "-q", "dotagent/wf-add-parts/t1-carried"], { cwd: dir }).status).not.toBe(0);
+      writeFileSync(join(dir, "shared.txt"), "one\nearlier and feature\nthree\n");
+      git(dir, "add", "-A");
+      git(dir, "commit", "-q", "--no-edit");
+      writeFileSync(join(root, "memory/reports/tasks/t1.json"), JSON.stringify({ task_id: "t1", status: "complete", summary: "t1" }));
+      const done = dotagent(root, ["task", "complete", "t1", "--json"]);
+      expect(done.code, `${point.when} ${point.call}: ${done.stdout}${done.stderr}`).toBe(0);
+      expect(readFileSync(join(root, "shared.txt"), "utf8")).toBe("one\nearlier and feature\nthree\n");
+      expect(taskBranches(root)).toEqual([]);
+      expectFsckClean(root);
+      rmSync(root, { recursive: true, force: true });
+    }
+    console.log(`worktree kill matrix (mend, conflict): ${points.length} kills of ${calls.length} git commands`);
+  }, 300_000);
+
+  it("a switch git itself was killed in (a stale index.lock, one of the branch's files written, HEAD not yet moved): the next start commits what it finds, merges it back the same, and the work lands whole", () => {
+    const root = cloneProject(templates.mendDiverged!);
+    const args = ["task", "start", "t1", "--owner", String(process.pid), "--json"];
+    const calls = gitCalls(templates.mendDiverged!, args);
+    const switchAt = calls.findIndex((c) => c.startsWith("switch ")) + 1;
+    expect(killedCli(root, args, { GIT_KILL_AT: `${switchAt}:before` }).signal).toBe("SIGKILL");
+    const dir = join(root, ".dotagent/worktrees/t1");
+    expect(git(dir, "symbolic-ref", "HEAD")).toBe("refs/heads/feature/t1");
+    writeFileSync(join(git(dir, "rev-parse", "--absolute-git-dir"), "index.lock"), "");
+    writeFileSync(join(dir, "t1-earlier.txt"), "earlier\n");
+    const again = dotagent(root, args);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(git(dir, "symbolic-ref", "HEAD")).toBe("refs/heads/dotagent/wf-add-parts/t1");
+    writeFileSync(join(root, "memory/reports/tasks/t1.json"), JSON.stringify({ task_id: "t1", status: "complete", summary: "t1" }));
+    expect(dotagent(root, ["task", "complete", "t1", "--json"]).code).toBe(0);
+    expectLandedOnce(root, git(root, "rev-parse", "main^2"), { notes: true });
+    expect(readFileSync(join(root, "t1-earlier.txt"), "utf8")).toBe("earlier\n");
+  });
 });

@@ -35,7 +35,7 @@ export async function clearLiveState(root: string, archived: ReadonlyArray<Pick<
   const moved: Array<[from: string, to: string]> = [];
   const folders: string[] = [];
   const refuse = (path: string, why: string): DotagentError =>
-    new DotagentError("clear_refused", `${path} ${why}, so nothing was cleared (only what the archive ${archiveName} holds is ever removed): move it out of memory/, then run the command again`, EXIT.refused, { path, archive: archiveName });
+    new DotagentError("clear_refused", `${path} ${why}, so nothing was cleared (only what the archive ${archiveName} holds is ever removed); for the person: move it out of memory/, then run the command again`, EXIT.refused, { path, archive: archiveName });
   const clearFile = async (rel: string, abs: string): Promise<void> => {
     const aside = join(trash, rel);
     await mkdir(dirname(aside), { recursive: true });

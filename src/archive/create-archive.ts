@@ -68,7 +68,7 @@ export async function createArchive(root: string, options: CreateArchiveOptions)
     const more = live.skipped.length > 1 ? ` (and ${live.skipped.length - 1} more)` : "";
     throw new DotagentError(
       "not_archivable",
-      `${left.path} cannot be archived (${left.reason})${more}, and dotagent never removes what it has not archived: move it out of memory/, then run the command again; nothing was changed`,
+      `${left.path} cannot be archived (${left.reason})${more}, and dotagent never removes what it has not archived; nothing was changed. for the person: move it out of memory/, then run the command again`,
       EXIT.refused,
       { path: left.path, reason: left.reason, skipped: live.skipped },
     );
@@ -118,7 +118,7 @@ export async function createArchive(root: string, options: CreateArchiveOptions)
       await rm(partial, { force: true });
       partial = null;
     }
-    throw new DotagentError("archive_name_exhausted", `More than ${MAX_SEQ} archives named ${facts.idForName}_${timestamp}; remove some from memory/state/.archive`);
+    throw new DotagentError("archive_name_exhausted", `More than ${MAX_SEQ} archives named ${facts.idForName}_${timestamp}; for the person: remove some from memory/state/.archive`);
   } finally {
     if (partial !== null) await removeQuietly(partial);
     await removeQuietly(staging);

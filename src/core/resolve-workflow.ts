@@ -81,7 +81,7 @@ function refuseControls(source: string, def: WorkflowDef, problems: DefProblem[]
   const walk = (value: unknown, path: string): void => {
     if (typeof value === "string") {
       const found = controlCharacterIn(value);
-      if (found !== null) problems.push({ source, path, message: `holds a control character (${found}): no text of a definition may (tab and line feed aside), as it could rewrite what a terminal shows or cut a command short; remove it` });
+      if (found !== null) problems.push({ source, path, message: `holds a control character (${found}): no text of a definition may (tab and line feed aside), as it could rewrite what a terminal shows or cut a command short; write the text without it` });
     } else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
     else if (value !== null && typeof value === "object") for (const [key, item] of Object.entries(value)) walk(item, path === "" ? key : `${path}.${key}`);
   };

@@ -43,7 +43,7 @@ const e = (value: unknown): string => escapeHtml(typeof value === "string" ? val
 /** Events that tell of an interruption or of what resume set right afterwards. */
 export const INTERRUPTION_EVENTS: ReadonlySet<string> = new Set([
   "resumed", "transition_recovered", "agent_gone", "task_reset", "task_requeued", "task_released", "task_dead", "task_failed", "phase_failed",
-  "rolled_back", "hand_edit_kept", "report_set_aside", "worktree_moved", "task_conflict", "phase_rework",
+  "rolled_back", "hand_edit_kept", "report_set_aside", "worktree_moved", "worktree_mended", "task_conflict", "phase_rework",
 ]);
 
 const STATUS_COLOUR: Readonly<Record<string, string>> = {

@@ -14,10 +14,15 @@ export interface FileProblem extends SchemaProblem {
   readonly file: string;
 }
 
+/**
+ * `sha256`: the digest of the very bytes read from disk, which decides whether dotagent wrote them
+ * (store/last-write.ts); null when the file was refused unread (a link, over the size bound);
+ * absent when the state was not read from disk (held in memory, a pending rollback's).
+ */
 export type FileRead<T> =
   | { readonly kind: "missing"; readonly file: string }
-  | { readonly kind: "ok"; readonly file: string; readonly value: T; readonly stamp: string }
-  | { readonly kind: "corrupt"; readonly file: string; readonly problems: FileProblem[]; readonly stamp: string };
+  | { readonly kind: "ok"; readonly file: string; readonly value: T; readonly stamp: string; readonly sha256?: string | null }
+  | { readonly kind: "corrupt"; readonly file: string; readonly problems: FileProblem[]; readonly stamp: string; readonly sha256?: string | null };
 
 /**
  * memory/state/.clearing as read: the archive it names and, when the marker proves nothing (it

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { branchNameFor, conflictFailure, executorLines, isolationFromFacts, liveWorktrees, promptWithLines, worktreePathFor, worktreeViews, type CheckoutFacts } from "./worktrees.js";
+import { branchNameFor, conflictFailure, executorLines, isCarriedOf, isolationFromFacts, liveWorktrees, promptWithLines, worktreePathFor, worktreeViews, type CheckoutFacts } from "./worktrees.js";
 import { planResume } from "./plan-resume.js";
 import { NOW, atPhase, execution, reportsBefore, snapshot, task } from "./fixtures.test-support.js";
 import type { WorktreeRecord } from "../schema/execution.js";
@@ -42,10 +42,24 @@ describe("the executor's prompt", () => {
     ["conflict", ["Merge conflict: main (a.txt, b.txt)"]],
     ["unfinished_merge", ["Merge conflict: main (a.txt, b.txt)"]],
     ["local_changes", []],
-  ])("after a %s the retry is told to merge by hand: %j", (reason, extra) => {
-    const lines = executorLines({ ...at, merge: { state: "conflict", into: "main", files: ["a.txt", "b.txt"], reason, at: NOW.toISOString() } }, "/r");
+    ["untrusted_worktree", []],
+    ["carried", ["Merge conflict: feature/t1 (a.txt, b.txt)"]],
+    ["nothing_landed", ["Nothing landed: the last attempt's report listed a.txt, b.txt, but its worktree held none of them; write them in your worktree"]],
+    ["wrong_branch", ["Wrong branch: feature/t1; switch back to dotagent/wf/t1 first"]],
+  ])("after a %s the retry is told what to do first: %j", (reason, extra) => {
+    const lines = executorLines({ ...at, merge: { state: "conflict", into: "main", files: ["a.txt", "b.txt"], reason, detail: "feature/t1", at: NOW.toISOString() } }, "/r");
     expect(lines.slice(3)).toEqual(extra);
   });
+});
+
+describe("a mend's carried branches", () => {
+  it.each([
+    ["dotagent/wf/t1-carried", true],
+    ["dotagent/wf/t1-carried-2", true],
+    ["dotagent/wf/t1", false],
+    ["dotagent/wf/t1-2", false],
+    ["dotagent/wf/t10-carried", false],
+  ])("%s is t1's carried branch: %s", (branch, carried) => expect(isCarriedOf(branch, ["dotagent/wf/t1"])).toBe(carried));
 });
 
 describe("a conflict", () => {
@@ -55,6 +69,14 @@ describe("a conflict", () => {
     const out = conflictFailure(state, "t1", merge, NOW);
     expect(out.state.tasks[0]).toMatchObject({ status: "failed", attempts: 1, error: expect.stringMatching(/^merge conflict: its branch dotagent\/wf\/t1 and main both changed shared\.txt; the branch is kept/), worktree: { path: ".dotagent/worktrees/t1", merge: { state: "conflict", files: ["shared.txt"] } } });
     expect(out.events.map((e) => e.type)).toEqual(["task_conflict", "task_failed"]);
+  });
+  it.each([
+    ["wrong_branch", /^feature\/t1: its work is not there, so nothing was merged; when the task starts again, dotagent puts its worktree back on dotagent\/wf\/t1 with that work$/],
+    ["nothing_landed", /^its executor's report lists shared\.txt as changed, but its worktree held no change and its branch dotagent\/wf\/t1 no commit of its own: nothing of its work landed, so the attempt failed/],
+    ["untrusted_worktree", /dotagent ran nothing there and merged nothing; the folder and the branch dotagent\/wf\/t1 are kept\. for the person: /],
+  ])("%s: the attempt fails, saying what happens next and whose step it is", (reason, error) => {
+    const state = execution([task("t1", { status: "running", attempts: 0, worktree: record() })]);
+    expect(conflictFailure(state, "t1", { ...merge, reason, detail: "feature/t1" }, NOW).state.tasks[0]).toMatchObject({ status: "failed", attempts: 1, error: expect.stringMatching(error) });
   });
   it("past its attempts: dead", () => {
     const state = execution([task("t1", { status: "running", attempts: 2, worktree: record() })]);

@@ -26,7 +26,7 @@ export interface MergeFields {
   head?: string | null;
   commit?: string | null;
   files?: string[];
-  /** conflict: `conflict` (both sides changed the files), `local_changes` (the main checkout's), `unfinished_merge` (the executor's), `untrusted_worktree` (its `.git` is not git's own: the landing guard), `wrong_branch` (its worktree was on another branch). */
+  /** conflict: `conflict` (both sides changed the files), `local_changes` (the main checkout's), `unfinished_merge` (the executor's), `untrusted_worktree` (its `.git` is not git's own: the landing guard), `wrong_branch` (its worktree was on another branch), `nothing_landed` (its report lists changed files, its worktree held none), `carried` (a mend left an earlier attempt's work, conflicting, on the branch `detail`). */
   reason?: string | null;
   /** untrusted_worktree: why (the landing guard's words). */
   detail?: string | null;
@@ -46,6 +46,15 @@ function refComponent(id: string): string {
 /** `dotagent/<workflow>/<task>`: one branch per task and workflow. */
 export function branchNameFor(workflowId: string, taskId: string): string {
   return `${BRANCH_PREFIX}${refComponent(workflowId)}/${refComponent(taskId)}`;
+}
+
+/** Where a mend keeps an earlier attempt's work for the task's executor to merge (SPEC §19 Mending): `<task branch>-carried`, `-carried-2`, … */
+export const CARRIED_SUFFIX = "-carried";
+
+/** Whether `branch` is a carried branch of one of `taskBranches` (kept while its task still needs it). */
+export function isCarriedOf(branch: string, taskBranches: Iterable<string>): boolean {
+  for (const b of taskBranches) if (branch === `${b}${CARRIED_SUFFIX}` || branch.startsWith(`${b}${CARRIED_SUFFIX}-`)) return true;
+  return false;
 }
 
 /** `.dotagent/worktrees/<task>`, or `<task>-2`, … when that folder is taken. */
@@ -124,10 +133,12 @@ export function conflictFailure(state: ExecutionState, taskId: string, merge: Me
         : merge.reason === "unfinished_merge"
           ? `its executor left a merge unfinished in its worktree (unmerged: ${fileList(files)}); the branch ${branch} is kept, and the next attempt finishes it`
           : merge.reason === "wrong_branch"
-            ? `${merge.detail ?? "its worktree is on another branch"}: its work is not there, so nothing was merged; the next attempt switches back to ${branch} (git switch ${branch}) and brings the work onto it`
+            ? `${merge.detail ?? "its worktree is on another branch"}: its work is not there, so nothing was merged; when the task starts again, dotagent puts its worktree back on ${branch} with that work`
+          : merge.reason === "nothing_landed"
+            ? `its executor's report lists ${fileList(files)} as changed, but its worktree held no change and its branch ${branch} no commit of its own: nothing of its work landed, so the attempt failed; the next attempt writes them in its worktree`
           : merge.reason === "untrusted_worktree"
-            ? `its worktree ${t.worktree?.path ?? ""} is not the one dotagent made (${merge.detail ?? "its .git was changed"}): dotagent ran nothing there and merged nothing; the folder and the branch ${branch} are kept: look at them, keep what you need, remove the worktree (git worktree remove --force ${t.worktree?.path ?? ""}), then \`dotagent resume\``
-            : `merge conflict: its branch ${branch} and ${merge.into} both changed ${fileList(files)}; the branch is kept, and the next attempt merges ${merge.into} into it by hand and resolves ${count(files.length, "file")}`;
+            ? `its worktree ${t.worktree?.path ?? ""} is not the one dotagent made (${merge.detail ?? "its .git was changed"}): dotagent ran nothing there and merged nothing; the folder and the branch ${branch} are kept. for the person: look at the folder, keep what you need, then \`git worktree remove --force ${t.worktree?.path ?? ""}\` and \`dotagent resume\``
+            : `merge conflict: its branch ${branch} and ${merge.into} both changed ${fileList(files)}; the branch is kept, and the next attempt merges ${merge.into} into it in its worktree and resolves ${count(files.length, "file")}`;
     const failed = countFailure(t, state, error);
     return { ...failed, worktree: { ...t.worktree!, merge: { ...merge, state: "conflict" as const } } };
   });
@@ -157,10 +168,28 @@ export interface WorktreeAt {
  */
 export function executorLines(at: WorktreeAt, reportPath: string): string[] {
   const lines = [`Worktree: ${at.dir}`, `Branch: ${at.branch} (dotagent merges it into ${at.into} when you finish)`, `Report file: ${reportPath}`];
-  const merge = at.merge;
-  if (merge?.state === "conflict" && merge.reason === "wrong_branch") lines.push(`Wrong branch: ${merge.detail ?? "your worktree was on another branch"}; switch back to ${at.branch} first`);
-  else if (merge?.state === "conflict" && merge.reason !== "local_changes" && merge.reason !== "untrusted_worktree") lines.push(`Merge conflict: ${merge.into} (${fileList(merge.files ?? [], 20)})`);
+  const line = at.merge?.state === "conflict" ? attemptLine(at.merge, at.branch) : undefined;
+  if (line !== undefined) lines.push(line);
   return lines;
+}
+
+/** What the last attempt's end left for the next executor to do first, by its reason (none: nothing of its own to do). */
+function attemptLine(merge: MergeRecord, branch: string): string | undefined {
+  const files = fileList(merge.files ?? [], 20);
+  switch (merge.reason) {
+    case "local_changes":
+    case "untrusted_worktree":
+      return undefined; // the person's to sort out, not the executor's
+    case "wrong_branch":
+      return `Wrong branch: ${merge.detail ?? "your worktree was on another branch"}; switch back to ${branch} first`;
+    case "carried":
+      // The mend left an earlier attempt's work on its branch: it conflicts, so the executor merges it (SPEC §19 "Mending").
+      return `Merge conflict: ${merge.detail ?? merge.into} (${files})`;
+    case "nothing_landed":
+      return `Nothing landed: the last attempt's report listed ${files}, but its worktree held none of them; write them in your worktree`;
+    default:
+      return `Merge conflict: ${merge.into} (${files})`;
+  }
 }
 
 /** The prompt with dotagent's worktree lines put in before its `Output file:` line (older ones of the same names replaced). */

@@ -64,10 +64,21 @@ export async function startAgentJob(context: OpContext, job: AgentJob): Promise<
     try {
       await makeStartedWorktree(context, job.task, worktree, now);
     } catch (error) {
-      return { ok: false, reason: `the worktree of task ${job.task} could not be made (${(error as Error).message}); the task is released: try again in a moment` };
+      return { ok: false, reason: worktreeNotMade(job.task, error) };
     }
   }
   return start;
+}
+
+/**
+ * Why a spawn is refused when its task's worktree could not be made (the start is taken back).
+ * Only a lock another git holds passes with time; anything else stays until someone acts, and
+ * what the message names to do is the person's (for the person:), so it is handed to them.
+ */
+function worktreeNotMade(task: string, error: unknown): string {
+  const why = (error as Error).message;
+  if (error instanceof DotagentError && error.code === "git_locked") return `the worktree of task ${task} could not be made yet (${why}); the task is released: spawn it again in a moment`;
+  return `the worktree of task ${task} could not be made (${why}); the task is released and waits: tell the person this and end your turn`;
 }
 
 /** The start recorded (the caller holds the lock); `worktree`: to be made once the lock is let go. */
@@ -93,13 +104,13 @@ async function startUnderLock(context: OpContext, job: AgentJob, now: Date): Pro
     try {
       isolated = isolateStart(context, phase, execution, started.state, job.task, owner, now, checkout);
     } catch (error) {
-      if (error instanceof DotagentError && (error.code === "isolation_undecided" || error.code === "git_failed" || error.code === "worktree_busy")) return { start: { ok: false, reason: error.message } };
+      if (error instanceof DotagentError && (error.code === "isolation_undecided" || error.code === "git_failed" || error.code === "worktree_busy" || error.code === "worktree_off_branch")) return { start: { ok: false, reason: error.message } };
       throw error;
     }
     const outcome = { state: isolated.state, events: [...isolated.events, ...started.events] };
     writeTaskChange(writer, snapshot, phase, outcome, isolated.state.tasks.find((t) => t.id === job.task), now);
     if (isolated.worktree) markStart(context.paths.root, context.paths.stateDir, job.task);
-    const where = isolated.worktree ? ` in its worktree ${isolated.worktree.record.path} (branch ${isolated.worktree.record.branch})` : "";
+    const where = isolated.worktree ? ` in its worktree ${isolated.worktree.record.path} (branch ${isolated.worktree.record.branch}${isolated.mended ? `; ${isolated.mended}` : ""})` : "";
     const shared = isolated.warning ? ` (${isolated.warning})` : "";
     return { start: { ok: true, what: `${describeJob(job)} started${where}${shared}`, ...(isolated.worktree ? { lines: isolated.worktree.lines } : {}) }, ...(isolated.worktree ? { worktree: isolated.worktree } : {}) };
   }

@@ -204,6 +204,7 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
     const task = outcome.state.tasks.find((t) => t.id === id);
     if (outcome.state !== execution) writeTaskChange(new StateWriter(context.paths, snapshot, now, context.warn), snapshot, phase, outcome, action === "start" ? task : undefined, now);
     if (isolated?.warning) context.warn(isolated.warning);
+    if (isolated?.mended) context.warn(`task ${id}: ${isolated.mended}`);
     // Its worktree is made after the lock: a second start meanwhile sees it in flight.
     if (isolated?.worktree?.make !== undefined) markStart(context.paths.root, context.paths.stateDir, id);
     // The step after this one: the last task's completion also completes IMPLEMENTATION.

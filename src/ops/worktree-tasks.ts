@@ -10,7 +10,9 @@
 //      excepted: it belongs to the main checkout), and changes its branch made to what a landing
 //      never merges (memory/, .dotagent/, .claude/, the hooks folder, .gitmodules) are undone by
 //      a commit, the commit before it named to the person;
-//   2. nothing to merge (no commit of its own, or merged already): the task completes;
+//   2. nothing to merge (no commit of its own, or merged already): the task completes; but a
+//      report that lists changed files while the branch holds nothing of its own landed nothing:
+//      the attempt fails (`nothing_landed`);
 //   3. the conflict check (git merge-tree): a conflict fails the attempt, naming the files, and
 //      keeps the branch; the main checkout's own uncommitted changes in the way, likewise;
 //   4. the merge commit is made (no branch points to it yet) and the intent is recorded in
@@ -20,6 +22,10 @@
 //   7. its worktree and branch are removed.
 // An intent found later is finished (the branch is still at `onto`), or taken as done (the branch
 // holds the task's commits), or dropped and the landing redone (the branch moved on meanwhile).
+//
+// A landing that finds the worktree on another branch (step 0) fails the attempt; the task's next
+// start puts the worktree back on the task's branch with that work (`mendStart`, the steps in
+// src/store/mend-worktree.ts), so the next executor goes on from it.
 import { existsSync, readFileSync } from "node:fs";
 import { isGuarded, judgeSweptFolder } from "../core/landing-guard.js";
 import { join } from "node:path";
@@ -32,7 +38,7 @@ import type { Owner } from "../core/ownership.js";
 import type { Repair } from "../core/tasks.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { MachineEvent } from "../core/transitions.js";
-import { branchNameFor, conflictFailure, type CheckoutFacts, executorLines, leftOutNote, isolationFromFacts, isolationOf, liveWorktrees, mergeIntent, sharedWarning, withWorktree, worktreePathFor, WORKTREES_DIR, type MergeFields, type WorktreeAt } from "../core/worktrees.js";
+import { branchNameFor, conflictFailure, type CheckoutFacts, executorLines, fileList, isCarriedOf, leftOutNote, isolationFromFacts, isolationOf, liveWorktrees, mergeIntent, sharedWarning, withWorktree, worktreePathFor, WORKTREES_DIR, type MergeFields, type WorktreeAt } from "../core/worktrees.js";
 import type { ExecutionState, IsolationRecord, MergeRecord, Task, WorktreeRecord } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
 import { loadSnapshot } from "../store/session.js";
@@ -43,6 +49,7 @@ import { applyMerge, changedBetween, checkMerge, finishMerge, guardMergeTree, lo
 import { changedFiles, checkoutFacts, checkoutHolding, commitCheckout, commitLeftovers, deleteBranchIfMerged, dropGuardedChanges, ensureWorktree, excludeWorktreesFolder, guardedFor, hasLinkedWorktrees, holdsSomething, isRepo, listTaskBranches, listWorktrees, parseLockReason, removeIfEmpty, removeWorktree, repoAt, samePath, worktreeDirs, worktreeFolders, worktreeGitAt, type LeftOut, type Repo, type WorktreeEntry } from "../store/worktrees.js";
 import { locked, type OpContext } from "./op-context.js";
 import { clearStart, startInFlight } from "../store/start-markers.js";
+import { mendWorktree } from "../store/mend-worktree.js";
 
 /** A task start's worktree, as `task start --json` and the hook give it. */
 export interface StartedWorktree {
@@ -60,6 +67,8 @@ export interface IsolatedStart {
   readonly worktree: StartedWorktree | undefined;
   /** Said once, when a round is decided to run without worktrees. */
   readonly warning: string | undefined;
+  /** Its worktree was found on another branch and put back on the task's (SPEC §19 "Mending"): what was done. */
+  readonly mended?: string;
 }
 
 function repoOrThrow(root: string, what: string): Repo {
@@ -113,6 +122,7 @@ export function isolateStart(context: OpContext, phase: PhaseState, before: Exec
   let record = task.worktree ?? undefined;
   let listed: ReturnType<typeof listWorktrees> | undefined;
   let freshTree = false;
+  let mendNote: string | undefined;
   if (record == null) {
     const into = isolation.branch!;
     const branchOf = (name: string) => `refs/heads/${name}`;
@@ -139,13 +149,57 @@ export function isolateStart(context: OpContext, phase: PhaseState, before: Exec
     const path = worktreePathFor(taskId, (p) => taken.has(p) || existsSync(join(root, p)));
     events.push({ type: "worktree_moved", task_id: taskId, from: record.path, to: path, reason: "a folder dotagent did not make holds its path" });
     record = { ...record, path };
+  } else {
+    // A retry whose worktree an executor left on another branch: back on the task's, with its work.
+    const mended = mendStart(repo, root, taskId, record, now);
+    record = mended.record;
+    events.push(...mended.events);
+    mendNote = mended.note;
   }
   excludeWorktreesFolder(repo);
   const want = { path: record.path, branch: record.branch, base: record.base, lock: { task: taskId, workflow: state.workflow_id, instance: phase.instance_id ?? null, owner: owner ?? null }, fresh: freshTree };
   state = withWorktree(state, taskId, record);
   if (task.worktree == null) events.push({ type: "worktree_created", task_id: taskId, path: record.path, branch: record.branch, base: record.base });
   const at = worktreeAt(root, repo, record);
-  return { state, events, worktree: { record, at, lines: executorLines(at, join(root, outputOf(task))), make: () => ensureWorktree(root, repo, want, listed) }, warning };
+  return { state, events, worktree: { record, at, lines: executorLines(at, join(root, outputOf(task))), make: () => ensureWorktree(root, repo, want, listed) }, warning, ...(mendNote ? { mended: mendNote } : {}) };
+}
+
+/**
+ * A retry's worktree found on another branch than the task's (its executor switched, SPEC §19
+ * "Mending"): put back on the task's branch with its work before the next executor gets it
+ * (store/mend-worktree.ts has the kill-safe steps), event `worktree_mended`, and the earlier
+ * landing's `wrong_branch` record dropped once it is on its branch (its `Wrong branch:` line would
+ * be stale). A conflict leaves the work on a `-carried` branch for the next executor to merge
+ * (`carried`, the `Merge conflict:` line), said again at every start until it is merged. What dotagent cannot do alone refuses the start, naming the line
+ * the person types; nothing is changed then.
+ */
+function mendStart(repo: Repo, root: string, taskId: string, record: WorktreeRecord, now: Date): { record: WorktreeRecord; events: MachineEvent[]; note?: string } {
+  const abs = join(root, record.path);
+  const stale = record.merge?.state === "conflict" && record.merge.reason === "wrong_branch";
+  const on = (r: WorktreeRecord) => ({ record: stale ? { ...r, merge: null } : r, events: [] as MachineEvent[] });
+  if (!holdsSomething(abs)) return on(record);
+  // A worktree whose .git is not git's own is refused when it is made (the landing guard): nothing runs there now.
+  const at = worktreeDirs(repo, abs);
+  if ("reason" in at) return { record, events: [] };
+  const mend = mendWorktree(repo, { task: taskId, branch: record.branch, abs, dirs: at.dirs });
+  if (mend.kind === "on_branch") {
+    // An earlier mend's carried work not merged yet (its start cut off, or its executor did not merge it): said again.
+    if (mend.carried === undefined) return on(record);
+    const merge: MergeRecord = { state: "conflict", into: record.into, onto: null, head: null, files: mend.carried.files, reason: "carried", detail: mend.carried.branch, at: now.toISOString() };
+    return { record: { ...record, merge }, events: [] };
+  }
+  if (mend.kind === "person") {
+    throw new DotagentError("worktree_off_branch", `task ${taskId}'s worktree ${abs} is on ${mend.from}, not on ${record.branch}, the branch dotagent merges, and dotagent cannot bring the work back by itself: ${mend.why}; the task waits. for the person: ${mend.command}; then start the task again (/develop)`, EXIT.refused, { task: taskId, path: record.path });
+  }
+  const committed = mend.committed.length > 0 ? `, its ${mend.committed.length} uncommitted file(s) committed there first` : "";
+  if (mend.kind === "carried_conflict") {
+    const event: MachineEvent = { type: "worktree_mended", task_id: taskId, path: record.path, from: mend.from, branch: record.branch, how: "carried_conflict", carried: mend.carried, files: mend.files, commit: mend.commit, committed: mend.committed.length };
+    const merge: MergeRecord = { state: "conflict", into: record.into, onto: null, head: mend.commit, files: mend.files, reason: "carried", detail: mend.carried, at: now.toISOString() };
+    return { record: { ...record, merge }, events: [event], note: `its worktree was on ${mend.from}: back on ${record.branch}; its work${committed} conflicts with it in ${fileList(mend.files)}, so it is kept on ${mend.carried} for the executor to merge (Merge conflict: ${mend.carried})` };
+  }
+  const event: MachineEvent = { type: "worktree_mended", task_id: taskId, path: record.path, from: mend.from, branch: record.branch, how: mend.how, commit: mend.commit, committed: mend.committed.length };
+  const how = mend.how === "merged" ? `merged into it (${shortSha(mend.commit)})` : mend.how === "fast_forward" ? `its commits now on it, its uncommitted files as they were` : "its work already on it";
+  return { record: stale ? { ...record, merge: null } : record, events: [event], note: `its worktree was on ${mend.from}: back on ${record.branch} with its work${committed}, ${how}` };
 }
 
 /**
@@ -312,7 +366,7 @@ export async function landingProblem(context: OpContext, id: string, output?: st
     const snapshot = await loadSnapshot(context.paths, [{ path: output ?? taskOutputPath(id), mode: "parse" }]);
     const task = snapshot.execution.kind === "ok" ? snapshot.execution.value.tasks.find((t) => t.id === id) : undefined;
     const record = task?.worktree;
-    if (task === undefined || record == null || task.status !== "running" || record.merge != null) return undefined;
+    if (task === undefined || record == null || task.status !== "running" || (record.merge != null && record.merge.reason !== "carried")) return undefined;
     const data = completeReport(snapshot, id, output ?? taskOutputPath(id));
     if (data === undefined) return undefined;
     const repo = repoAt(context.paths.root);
@@ -322,6 +376,12 @@ export async function landingProblem(context: OpContext, id: string, output?: st
     if ("reason" in at) return undefined;
     const on = offBranch(at.dirs.gitDir, record.branch);
     if (on !== undefined) return `your worktree ${abs} is on ${on}, not on ${record.branch}, the branch dotagent merges: switch back (git -C "${abs}" switch ${record.branch}) and bring your work onto it`;
+    // The work an earlier attempt left on a -carried branch (Mending) not merged yet: it would not land.
+    const carried = record.merge?.state === "conflict" && record.merge.reason === "carried" ? record.merge.detail : undefined;
+    const carriedAt = carried ? resolveRef(repo.top, `refs/heads/${carried}`) : undefined;
+    if (carried && carriedAt !== undefined && !isAncestor(repo.top, carriedAt, gitLine(abs, ["rev-parse", "HEAD"], { readOnly: true, dirs: at.dirs }))) {
+      return `your branch ${record.branch} does not hold ${carried} yet, the work an earlier attempt left there: merge it first (git -C "${abs}" merge ${carried}), resolve the files, commit, then finish`;
+    }
     const listed = Array.isArray(data.files_changed) ? data.files_changed.filter((f): f is string => typeof f === "string" && f !== "") : [];
     if (listed.length === 0) return undefined;
     const own = [`${repo.prefix}memory`, `${repo.prefix}.dotagent`];
@@ -453,8 +513,14 @@ export async function landTask(context: OpContext, id: string, now: Date, output
     const notes = [committed.length > 0 ? `committed its executor's work (${committed.length} file(s))` : "", left].filter(Boolean).join("; ");
     return { notes: notes ? `; ${notes}` : "", leftOut: dropped.files.length > 0 ? { left_out: { files: dropped.files, commit: dropped.keptIn } } : {} };
   };
-  // 2. Nothing to merge.
+  // 2. Nothing to merge. An executor whose report lists changed files while its branch holds no
+  // commit of its own and its worktree held no change landed nothing of its work: its attempt
+  // fails (SPEC §11 Reminders, §19 step 2), never complete with its work nowhere.
   if (head === undefined || merged) {
+    const claimed = filesClaimed(snapshot, output ?? taskOutputPath(id));
+    if (claimed.length > 0 && committed.length === 0 && (head === undefined || head === record.base)) {
+      return conflict(writer, execution, id, { into: record.into, onto, head: head ?? null, files: claimed, reason: "nothing_landed", at: now.toISOString() }, now, options.recovered);
+    }
     const { notes, leftOut } = landed();
     const merge: MergeRecord = { state: "merged", into: record.into, onto, head: head ?? null, commit: null, at: now.toISOString(), ...leftOut };
     complete(execution, merge, [{ type: "task_merged", task_id: id, into: record.into, commit: null, ...leftOut }]);
@@ -502,7 +568,11 @@ function conflict(writer: StateWriter, execution: ExecutionState, id: string, me
         ? `its worktree holds an unfinished merge (${files.join(", ")})`
         : merge.reason === "untrusted_worktree"
           ? `its worktree is not the one dotagent made (${merge.detail ?? ".git"}): nothing ran there`
-          : `conflict with ${merge.into} in ${files.join(", ")}`;
+          : merge.reason === "nothing_landed"
+            ? `its report lists ${fileList(files)} as changed, but its worktree held none of them: nothing landed, the attempt failed`
+            : merge.reason === "wrong_branch"
+              ? `${merge.detail ?? "its worktree is on another branch"}; dotagent puts it back on its branch with that work when the task starts again`
+            : `conflict with ${merge.into} in ${files.join(", ")}`;
   return { what: `executor for ${id}: not merged: ${what}; its branch is kept`, outcome: "conflict" };
 }
 
@@ -536,6 +606,13 @@ export async function recoverWorktrees(context: OpContext, now: Date, options: {
   const strays = worktreeFolders(context.paths.root).filter((p) => !live.paths.has(p));
   if (strays.length > 0 || options.branches) repairs.push(...sweepWorktrees(context.paths.root, now, { branches: options.branches === true, execution: current }));
   return repairs;
+}
+
+/** The files a valid report of an executor lists as changed (`files_changed`), or none. */
+function filesClaimed(snapshot: StateSnapshot, path: string): string[] {
+  const report = reportAt(snapshot.reports, path);
+  const listed = report.status === "valid" ? (report.data as Record<string, unknown>).files_changed : undefined;
+  return Array.isArray(listed) ? listed.filter((f): f is string => typeof f === "string" && f !== "") : [];
 }
 
 /** The report at `path` when it is valid, for this task, and says complete; otherwise undefined. */
@@ -588,7 +665,7 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
       const judged = judgeSweptFolder({ empty: false, registered: true, dotagents: lock !== null || recorded, gitFile });
       if (judged.action === "keep" || !gitFile.ok) {
         if (branch) kept.add(branch);
-        repairs.push({ code: "worktree_kept", message: `${rel} kept: ${judged.action === "keep" ? judged.reason : "its .git is not git's own"}; dotagent deletes nothing of it: move what you need out, then remove it (git worktree remove --force ${entry.path})` });
+        repairs.push({ code: "worktree_kept", message: `${rel} kept: ${judged.action === "keep" ? judged.reason : "its .git is not git's own"}; dotagent deletes nothing of it. for the person: move what you need out, then \`git worktree remove --force ${entry.path}\`` });
         continue;
       }
       try {
@@ -596,7 +673,7 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
         if (left.committed.length > 0) saved = `, its ${left.committed.length} uncommitted file(s) committed on ${branch} first`;
         if (left.unmerged.length > 0) {
           if (branch) kept.add(branch);
-          repairs.push({ code: "worktree_kept", message: `${rel} holds an unfinished merge (${left.unmerged.join(", ")}): kept; finish or abort it there (git merge --abort), then \`dotagent resume\`` });
+          repairs.push({ code: "worktree_kept", message: `${rel} holds an unfinished merge (${left.unmerged.join(", ")}): kept. for the person: finish it there or abort it (\`git -C ${entry.path} merge --abort\`), then \`dotagent resume\`` });
           continue;
         }
       } catch (error) {
@@ -613,7 +690,7 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
     }
     const into = (execution?.tasks ?? []).find((t) => t.worktree?.branch === branch)?.worktree?.into;
     const gone = branch === undefined || deleteBranchIfMerged(repo.top, branch, into);
-    repairs.push({ code: gone ? "worktree_removed" : "branch_kept", message: `removed the worktree ${rel}, which no task needs${saved}${gone ? "" : `; kept its branch ${branch}: it holds commits merged nowhere (git branch -D ${branch} once you no longer need them)`}` });
+    repairs.push({ code: gone ? "worktree_removed" : "branch_kept", message: `removed the worktree ${rel}, which no task needs${saved}${gone ? "" : `; kept its branch ${branch}: it holds commits merged nowhere (for the person: \`git branch -D ${branch}\` once they no longer need them)`}` });
   }
   // Folders in .dotagent/worktrees that git does not know: an empty one is a start cut off before
   // `git worktree add`; anything else is not dotagent's (another repository's worktree, a
@@ -624,12 +701,13 @@ export function sweepWorktrees(root: string, now: Date, options: { branches: boo
     const abs = join(root, rel);
     if (live.paths.has(rel) || [...registered].some((p) => samePath(p, abs)) || removeIfEmpty(abs) || !holdsSomething(abs)) continue;
     const judged = judgeSweptFolder({ empty: false, registered: false, dotagents: false });
-    if (judged.action === "keep") repairs.push({ code: "worktree_kept", message: `${rel} kept: ${judged.reason}; dotagent deletes nothing of it: move it out of ${WORKTREES_DIR}` });
+    if (judged.action === "keep") repairs.push({ code: "worktree_kept", message: `${rel} kept: ${judged.reason}; dotagent deletes nothing of it. for the person: move it out of ${WORKTREES_DIR}` });
   }
   if (options.branches) {
     const tasksInto = new Map((execution?.tasks ?? []).flatMap((t) => (t.worktree ? [[t.worktree.branch, t.worktree.into] as const] : [])));
     for (const branch of listTaskBranches(repo.top)) {
-      if (live.branches.has(branch) || kept.has(branch)) continue;
+      // A carried branch (Mending) stays while its task does: its executor has yet to merge it.
+      if (live.branches.has(branch) || kept.has(branch) || isCarriedOf(branch, live.branches)) continue;
       if (checkoutHolding(repo, branch, { prunable: true }) !== undefined) continue;
       // One holding commits merged nowhere stays, and is not named again each time (it was when its worktree went).
       if (deleteBranchIfMerged(repo.top, branch, tasksInto.get(branch))) repairs.push({ code: "branch_removed", message: `deleted the branch ${branch}: its commits are merged` });
@@ -655,7 +733,7 @@ export async function chooseIsolation(context: OpContext, choice: "commit" | "sh
     const files = commitCheckout(context.paths.root, `dotagent: work in progress, committed before the tasks of ${execution.workflow_id} start`);
     const facts = checkoutFacts(context.paths.root);
     const decided = isolationFromFacts(facts, round, now);
-    if (decided === "decide") throw new DotagentError("isolation_undecided", `the main checkout still has uncommitted changes after committing: ${facts.git ? facts.dirty.slice(0, 5).join(", ") : ""}; commit them by hand, then \`dotagent resume\``, EXIT.refused);
+    if (decided === "decide") throw new DotagentError("isolation_undecided", `the main checkout still has uncommitted changes after committing: ${facts.git ? facts.dirty.slice(0, 5).join(", ") : ""}. for the person: commit them by hand, then \`dotagent resume\``, EXIT.refused);
     record = decided;
     note = files.length > 0 ? `committed ${files.length} uncommitted file(s) of the main checkout; tasks get worktrees` : "the main checkout is clean; tasks get worktrees";
   } else {

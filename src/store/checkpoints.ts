@@ -103,7 +103,7 @@ const NOT_A_FILE = new Set(["ELOOP", "ENXIO", "EISDIR", "ENOTDIR"]);
 
 function unreadable(paths: ProjectPaths, path: string, errno: string): DotagentError {
   const rel = relative(paths.root, path).split("\\").join("/");
-  return new DotagentError("state_unreadable", `${rel} cannot be read (${errno}); the checkpoints are there but unreadable: check its permissions (or remove it to forget them)`, EXIT.invalid, { path: rel, errno });
+  return new DotagentError("state_unreadable", `${rel} cannot be read (${errno}); the checkpoints are there but unreadable; for the person: check its permissions (or remove it to forget them)`, EXIT.invalid, { path: rel, errno });
 }
 
 /** A held file: its bytes, null when missing or not a regular file; throws when the disk refuses. */
@@ -240,7 +240,7 @@ function historyNames(paths: ProjectPaths): string[] | null {
   try {
     const stat = lstatSync(dir);
     if (!stat.isDirectory()) {
-      throw new DotagentError("state_path_invalid", `memory/state/${HISTORY_DIR} is ${stat.isSymbolicLink() ? "a symbolic link" : "not a folder"}; dotagent's checkpoints must be a real folder inside the project: remove it (the next checkpoint makes it again)`, EXIT.invalid, { path: `memory/state/${HISTORY_DIR}` });
+      throw new DotagentError("state_path_invalid", `memory/state/${HISTORY_DIR} is ${stat.isSymbolicLink() ? "a symbolic link" : "not a folder"}; dotagent's checkpoints must be a real folder inside the project; for the person: remove it (the next checkpoint makes it again)`, EXIT.invalid, { path: `memory/state/${HISTORY_DIR}` });
     }
     names = readdirSync(dir);
   } catch (error) {

@@ -82,7 +82,7 @@ export function readEvents(file: string): EventRecord[] {
   if (read.kind === "missing") return [];
   if (read.kind === "refused") {
     const rel = `memory/state/${basename(file)}`;
-    throw new DotagentError("state_unreadable", `${rel} ${read.reason}; ${read.errno === undefined ? "archive the workflow (`dotagent archive`) or move the file away" : "check the permissions of memory/state/"}`, EXIT.invalid, { path: rel });
+    throw new DotagentError("state_unreadable", `${rel} ${read.reason}; ${read.errno === undefined ? "for the person: archive the workflow (`dotagent archive`) or move the file away" : "check the permissions of memory/state/"}`, EXIT.invalid, { path: rel });
   }
   const text = read.text;
   const out: EventRecord[] = [];

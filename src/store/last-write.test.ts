@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,14 +22,27 @@ function project(): ProjectPaths {
   return paths;
 }
 
-/** The reads a snapshot holds (only kind and stamp matter here). */
+/** The reads a snapshot holds (kind, stamp and the digest of the bytes read matter here). */
 function reads(paths: ProjectPaths): [StateSnapshot["phase"], StateSnapshot["execution"]] {
-  const read = (file: string, rel: string) => (stampOf(file) === "missing" ? { kind: "missing" as const, file: rel } : { kind: "corrupt" as const, file: rel, stamp: stampOf(file), problems: [] });
+  const read = (file: string, rel: string) => (stampOf(file) === "missing" ? { kind: "missing" as const, file: rel } : { kind: "corrupt" as const, file: rel, stamp: stampOf(file), sha256: sha(readFileSync(file)), problems: [] });
   return [read(paths.phaseFile, "memory/state/phase.json"), read(paths.executionFile, "memory/state/execution.json")] as never;
 }
 const edits = (paths: ProjectPaths) => findHandEdits(paths, ...reads(paths));
 const write = (file: string, text: string) => recordingWrite(join(file, "../../.."), file, text, () => writeFileSync(file, text));
-const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+const sha = (bytes: string | Buffer) => createHash("sha256").update(bytes).digest("hex");
+
+/** Rewrites a file through its own descriptor (same inode) and puts its mtime back to the nanosecond (GNU touch): only its bytes differ. */
+function rewriteKeepingStamp(file: string, text: string): void {
+  const before = statSync(file, { bigint: true });
+  expect(Buffer.byteLength(text)).toBe(Number(before.size));
+  const fd = openSync(file, "r+");
+  writeSync(fd, text, 0);
+  closeSync(fd);
+  const ns = before.mtimeNs;
+  const touched = spawnSync("touch", ["-m", "-d", `@${ns / 1_000_000_000n}.${String(ns % 1_000_000_000n).padStart(9, "0")}`, file]);
+  expect(touched.status).toBe(0);
+  expect(stampOf(file)).toBe(`${before.ino}:${before.size}:${before.mtimeNs}`);
+}
 
 describe("last write: what dotagent wrote, and what it did not", () => {
   it("a file as dotagent wrote it is no hand edit; other bytes in it are, named by file", () => {
@@ -38,6 +52,32 @@ describe("last write: what dotagent wrote, and what it did not", () => {
     expect(edits(paths)).toEqual([]);
     writeFileSync(paths.executionFile, '{"b":2}\n');
     expect(edits(paths)).toEqual(["memory/state/execution.json"]);
+  });
+
+  it("hand edit: other bytes under the very stamp dotagent left (same inode, size and mtime) are named: content, not stamps", () => {
+    const paths = project();
+    write(paths.executionFile, '{"tasks":[{"status":"pending"}]} \n');
+    write(paths.phaseFile, '{"a":1}\n');
+    rewriteKeepingStamp(paths.executionFile, '{"tasks":[{"status":"complete"}]}\n');
+    expect(edits(paths)).toEqual(["memory/state/execution.json"]);
+  });
+
+  it("hand edit: a reader that read a file as dotagent replaced it (old bytes, the record already naming the new) names nothing", () => {
+    const paths = project();
+    write(paths.phaseFile, '{"a":1}\n');
+    const [oldRead, execution] = reads(paths);
+    write(paths.phaseFile, '{"a":2}\n');
+    expect(findHandEdits(paths, oldRead, execution)).toEqual([]);
+    writeFileSync(paths.phaseFile, '{"a":3}\n'); // and once the live bytes are not dotagent's, they are named
+    expect(findHandEdits(paths, oldRead, execution)).toEqual(["memory/state/phase.json"]);
+  });
+
+  it("hand edit: a state held in memory (no bytes read from disk) is not judged", () => {
+    const paths = project();
+    write(paths.phaseFile, '{"a":1}\n');
+    writeFileSync(paths.phaseFile, '{"a":9}\n');
+    const held = { kind: "ok" as const, file: "memory/state/phase.json", value: {}, stamp: "held" };
+    expect(findHandEdits(paths, held as never, { kind: "missing", file: "memory/state/execution.json" })).toEqual([]);
   });
 
   it("hand edit: a write cut off before the rename, or after it before the record names the new bytes, claims nothing", () => {

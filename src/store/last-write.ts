@@ -6,18 +6,24 @@
 // (keep it, or go back to the newest checkpoint; SPEC §5).
 //
 // Guarantees:
+// - the verdict is the content's, never the file's stamp: the readers hash the very bytes they
+//   parse (state-files.ts: one read, no second look) and a digest dotagent did not record is a
+//   hand edit, whatever the inode, size and mtime say (a file rewritten in place at the same size,
+//   its mtime put back, is caught; a touch is not an edit);
 // - no fsync of its own: before a state file is replaced the record forgets that file (the state
 //   file's own directory fsync, which follows, makes that rename durable); after the write it
-//   names the sha256 of the bytes written and the file's stamp (inode, size, mtime), so readers
-//   compare stamps and hash the file only when a stamp differs (a touch, a checkout);
+//   names the sha256 of the bytes written;
 // - never a false alarm: a record that is missing, torn (a power loss before its bytes reached the
-//   disk) or of another shape, or a file it does not name, is "unknown": nothing is claimed;
+//   disk) or of another shape, or a file it does not name, is "unknown": nothing is claimed. A
+//   reader without the lock may read a file as a writer replaces it (old bytes, a record already
+//   naming the new ones): so bytes that do not match are looked at once more before they are
+//   named (the record, the live file, the record again: named only when both records hold the
+//   file and neither its digest), which only an edit, or a rare such race, ever pays for;
 // - only dotagent's writers update it (state-writer.ts, the rollback journal), under the lock;
 //   keeping a hand edit (`resume --keep-edit`) adopts the live bytes through `adoptLiveFiles`.
 import { rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { StateSnapshot } from "../core/snapshot.js";
-import { stampOf } from "./state-files.js";
 import type { ProjectPaths } from "./project.js";
 import { MAX_STATE_BYTES, MiB, readProjectFile } from "./read-file.js";
 import { writeFileInside } from "./write-file.js";
@@ -28,7 +34,7 @@ type StateName = "phase.json" | "execution.json";
 interface FileRecord {
   /** sha256 of the bytes dotagent wrote (a list: any of them is dotagent's). */
   sha256: string[];
-  /** The file's stamp after the write, when known. */
+  /** Written null: the verdict no longer looks at stamps; older versions read the field (null: they hash). */
   stamp: string | null;
 }
 interface LastWrite {
@@ -36,7 +42,8 @@ interface LastWrite {
   files: Partial<Record<StateName, FileRecord>>;
 }
 
-const sha256 = (bytes: Buffer | string) => process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex");
+/** sha256 of bytes as dotagent records them (hex). */
+export const digestOf = (bytes: Buffer | string) => process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex");
 
 function recordPath(stateDir: string): string {
   return join(stateDir, LAST_WRITE);
@@ -65,7 +72,7 @@ function writeRecord(root: string, stateDir: string, record: LastWrite): void {
 
 function currentSha(file: string): string | null {
   const read = readProjectFile(file, { maxBytes: MAX_STATE_BYTES, links: "refuse" });
-  return read.kind === "ok" ? sha256(read.bytes) : null;
+  return read.kind === "ok" ? digestOf(read.bytes) : null;
 }
 
 /**
@@ -90,7 +97,7 @@ export function recordingWrite(root: string, file: string, text: string, write: 
   }
   write();
   try {
-    record.files[name] = { sha256: [sha256(text)], stamp: stampOf(file) };
+    record.files[name] = { sha256: [digestOf(text)], stamp: null };
     writeRecord(root, stateDir, record);
   } catch {
     forget(stateDir);
@@ -116,7 +123,7 @@ export function adoptLiveFiles(root: string, stateDir: string): void {
   for (const name of ["phase.json", "execution.json"] as const) {
     const file = join(stateDir, name);
     const sha = currentSha(file);
-    if (sha !== null) record.files[name] = { sha256: [sha], stamp: stampOf(file) };
+    if (sha !== null) record.files[name] = { sha256: [sha], stamp: null };
   }
   writeRecord(root, stateDir, record);
 }
@@ -145,21 +152,31 @@ export function isLastWrite(stateDir: string, files: { "phase.json": string; "ex
 }
 
 /**
- * The live state files whose bytes differ from dotagent's last write (project-relative paths).
- * Cheap when nothing changed: the stamps already read are compared, no file is hashed.
+ * The live state files whose bytes differ from dotagent's last write (project-relative paths),
+ * judged by the digest of the bytes each read holds (`sha256`, state-files.ts). Bytes that do not
+ * match are confirmed by a second look before they are named (the header: a reader without the
+ * lock may have read a file mid-write).
  */
 export function findHandEdits(paths: Pick<ProjectPaths, "stateDir" | "phaseFile" | "executionFile">, phase: StateSnapshot["phase"], execution: StateSnapshot["execution"]): string[] {
   const record = readRecord(paths.stateDir);
   if (record === null) return [];
   const edited: string[] = [];
   for (const [read, file] of [[phase, paths.phaseFile], [execution, paths.executionFile]] as const) {
-    if (read.kind === "missing") continue;
-    const held = record.files[basename(file) as StateName];
-    if (!isFileRecord(held)) continue;
-    if (held.stamp !== null && held.stamp === read.stamp) continue;
-    const sha = currentSha(file);
-    if (sha !== null && held.sha256.includes(sha)) continue;
-    edited.push(read.file);
+    // Not read from disk (held state): nothing to judge.
+    if (read.kind === "missing" || read.sha256 === undefined) continue;
+    const name = basename(file) as StateName;
+    const held = record.files[name];
+    if (!isFileRecord(held) || (read.sha256 !== null && held.sha256.includes(read.sha256))) continue;
+    if (confirmEdited(paths.stateDir, file, name)) edited.push(read.file);
   }
   return edited;
+}
+
+/** The second look: the record, the live file's bytes, the record again; edited only when both records name the file and neither holds those bytes' digest. */
+function confirmEdited(stateDir: string, file: string, name: StateName): boolean {
+  const before = readRecord(stateDir)?.files[name];
+  const sha = currentSha(file);
+  const after = readRecord(stateDir)?.files[name];
+  if (!isFileRecord(before) || !isFileRecord(after)) return false;
+  return sha === null || !(before.sha256.includes(sha) || after.sha256.includes(sha));
 }

@@ -290,7 +290,7 @@ function* acquire(stateDir: string, options: LockOptions): Generator<number, Loc
       const age = describeAge(now().getTime() - Date.parse(lock.acquired_at));
       throw new DotagentError(
         "locked",
-        `memory/state/.lock is held by pid ${lock.pid} on ${lock.hostname} (${lock.command || "unknown command"}, for ${age}); wait for it to finish, or if that process is gone remove the lock file`,
+        `memory/state/.lock is held by pid ${lock.pid} on ${lock.hostname} (${lock.command || "unknown command"}, for ${age}); wait for it to finish; if that process is gone, for the person: remove the lock file (rm memory/state/.lock)`,
         EXIT.locked,
         { holder: lock },
       );

@@ -63,7 +63,7 @@ export function readOpRecord(paths: ProjectPaths, opId: string): OpRecord | null
   }
   const parsed = read.kind === "ok" ? parseOpRecord(read.text, opId) : { invalid: read.reason };
   if ("invalid" in parsed) {
-    throw new DotagentError("op_record_invalid", `${opRel(opId)}: ${parsed.invalid}; fix it by hand, or remove memory/state/${ONCE_DIR}/${opId}/ to forget the op (it may then run again)`, EXIT.invalid, { op_id: opId, path: opRel(opId) });
+    throw new DotagentError("op_record_invalid", `${opRel(opId)}: ${parsed.invalid}; for the person: fix it by hand, or remove memory/state/${ONCE_DIR}/${opId}/ to forget the op (it may then run again)`, EXIT.invalid, { op_id: opId, path: opRel(opId) });
   }
   return parsed;
 }

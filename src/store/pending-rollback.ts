@@ -45,7 +45,7 @@ export function rollbackPending(paths: ProjectPaths): boolean {
 function invalid(why: string): DotagentError {
   return new DotagentError(
     "rollback_journal_invalid",
-    `memory/state/${ROLLBACK_DIR}/${JOURNAL} cannot be read (${why}); the moved reports are in memory/state/${ROLLBACK_DIR}/memory/reports: put them back by hand, then remove the folder`,
+    `memory/state/${ROLLBACK_DIR}/${JOURNAL} cannot be read (${why}); the moved reports are in memory/state/${ROLLBACK_DIR}/memory/reports; for the person: put them back by hand, then remove the folder`,
     EXIT.invalid,
     { path: `memory/state/${ROLLBACK_DIR}/${JOURNAL}` },
   );

@@ -62,7 +62,7 @@ export function prepareRollback(paths: ProjectPaths, snapshot: StateSnapshot, to
   const reports = listReportFiles(paths);
   const first = reports.unarchivable[0];
   if (first !== undefined) {
-    throw refused("not_archivable", `${first} cannot be archived (a link, a special file or over 64 MiB)${reports.unarchivable.length > 1 ? ` (and ${reports.unarchivable.length - 1} more)` : ""}, and a rollback keeps what it moves only in an archive: move it out of memory/reports, then run the command again; nothing was changed`);
+    throw refused("not_archivable", `${first} cannot be archived (a link, a special file or over 64 MiB)${reports.unarchivable.length > 1 ? ` (and ${reports.unarchivable.length - 1} more)` : ""}, and a rollback keeps what it moves only in an archive; nothing was changed. for the person: move it out of memory/reports, then run the command again`);
   }
   const result = planRollback(before, execution, reports.files, target);
   if (!result.ok) throw refused(result.code, result.message);

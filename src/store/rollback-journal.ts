@@ -68,7 +68,7 @@ export async function finishRollback(paths: ProjectPaths, archiver: Archiver, no
   const dir = join(paths.stateDir, ROLLBACK_DIR);
   // The same checked reader the lock-free commands use: they show what this does.
   const pending = await readPendingRollback(paths);
-  if (pending === null) throw new DotagentError("rollback_journal_invalid", `memory/state/${ROLLBACK_DIR}/${JOURNAL} is missing; the moved reports are in memory/state/${ROLLBACK_DIR}/memory/reports: put them back by hand, then remove the folder`, EXIT.invalid);
+  if (pending === null) throw new DotagentError("rollback_journal_invalid", `memory/state/${ROLLBACK_DIR}/${JOURNAL} is missing; the moved reports are in memory/state/${ROLLBACK_DIR}/memory/reports; for the person: put them back by hand, then remove the folder`, EXIT.invalid);
   const { journal } = pending;
   // 1. The reports move out of the live tree (a move already made is skipped).
   const touched = new Set<string>();

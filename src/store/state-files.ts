@@ -10,7 +10,8 @@ import { quickExecutionState, quickPhaseState } from "../schema/quick-parse.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import type { ProjectPaths } from "./project.js";
-import { MAX_STATE_BYTES, readProjectText } from "./read-file.js";
+import { MAX_STATE_BYTES, readProjectFile, type FileBytes } from "./read-file.js";
+import { digestOf } from "./last-write.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 
 export type { FileProblem, FileRead } from "../core/snapshot.js";
@@ -25,28 +26,37 @@ export function stampOf(file: string): string {
   }
 }
 
-type Raw = FileRead<never> | { kind: "decoded"; file: string; value: unknown; stamp: string };
+type Raw = FileRead<never> | { kind: "decoded"; file: string; value: unknown; stamp: string; sha256: string };
 
 function readRaw(root: string, file: string): Raw {
   const rel = relative(root, file);
   const stamp = stampOf(file);
-  const read = readProjectText(file, { maxBytes: MAX_STATE_BYTES, links: "refuse" });
+  const read = readHashed(file);
   if (read.kind === "missing") return { kind: "missing", file: rel };
   if (read.kind === "refused") {
     // Unreadable is not corrupt (and never missing): the file may be fine, the disk said no.
     if (read.errno !== undefined && read.errno !== "ELOOP") {
       throw new DotagentError("state_unreadable", `${rel} ${read.reason}; check the permissions of memory/state/`, EXIT.invalid, { path: rel, errno: read.errno });
     }
-    return { kind: "corrupt", file: rel, stamp, problems: [{ file: rel, path: "", message: read.reason }] };
+    return { kind: "corrupt", file: rel, stamp, sha256: null, problems: [{ file: rel, path: "", message: read.reason }] };
   }
   const decoded = decodeJson(read.text);
-  if (!decoded.ok) return { kind: "corrupt", file: rel, stamp, problems: [{ file: rel, path: "", message: decoded.message }] };
-  return { kind: "decoded", file: rel, value: decoded.value, stamp };
+  if (!decoded.ok) return { kind: "corrupt", file: rel, stamp, sha256: read.sha256, problems: [{ file: rel, path: "", message: decoded.message }] };
+  return { kind: "decoded", file: rel, value: decoded.value, stamp, sha256: read.sha256 };
+}
+
+/**
+ * A state file's text and the digest of its very bytes, which says whether dotagent wrote them
+ * (last-write.ts): one read, no second look. The bytes are let go before the text is parsed.
+ */
+function readHashed(file: string): { kind: "ok"; text: string; sha256: string } | Exclude<FileBytes, { kind: "ok" }> {
+  const read = readProjectFile(file, { maxBytes: MAX_STATE_BYTES, links: "refuse" });
+  return read.kind === "ok" ? { kind: "ok", text: read.bytes.toString("utf8"), sha256: digestOf(read.bytes) } : read;
 }
 
 function judged<T>(raw: Extract<Raw, { kind: "decoded" }>, parsed: ParseResult<T>): FileRead<T> {
-  if (!parsed.ok) return { kind: "corrupt", file: raw.file, stamp: raw.stamp, problems: parsed.problems.map((p) => ({ ...p, file: raw.file })) };
-  return { kind: "ok", file: raw.file, value: parsed.value, stamp: raw.stamp };
+  if (!parsed.ok) return { kind: "corrupt", file: raw.file, stamp: raw.stamp, sha256: raw.sha256, problems: parsed.problems.map((p) => ({ ...p, file: raw.file })) };
+  return { kind: "ok", file: raw.file, value: parsed.value, stamp: raw.stamp, sha256: raw.sha256 };
 }
 
 type Parse<T> = (data: unknown) => ParseResult<T>;
@@ -55,7 +65,7 @@ async function readStateFile<T>(root: string, file: string, quick: (data: unknow
   const raw = readRaw(root, file);
   if (raw.kind !== "decoded") return raw;
   const fast = quick(raw.value);
-  if (fast !== undefined) return { kind: "ok", file: raw.file, value: fast, stamp: raw.stamp };
+  if (fast !== undefined) return { kind: "ok", file: raw.file, value: fast, stamp: raw.stamp, sha256: raw.sha256 };
   return judged(raw, (await loadParse())(raw.value));
 }
 

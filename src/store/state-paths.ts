@@ -52,10 +52,10 @@ export function findStatePathProblem(paths: ProjectPaths): DotagentError | null 
     if (stat instanceof DotagentError) return stat;
     if (stat === null) continue;
     if (stat.isSymbolicLink()) {
-      return unsafe(rel, `${rel} is a symbolic link; dotagent's state must be a real ${want} inside the project: replace the link with the ${want} itself, then run \`dotagent validate\``);
+      return unsafe(rel, `${rel} is a symbolic link; dotagent's state must be a real ${want} inside the project; for the person: replace the link with the ${want} itself, then run \`dotagent validate\``);
     }
     if (want === "folder" ? !stat.isDirectory() : !stat.isFile()) {
-      return unsafe(rel, `${rel} is ${stat.isDirectory() ? "a folder" : want === "folder" ? "a file" : "not a regular file"}, where dotagent keeps a ${want}: move it out of the way, then run \`dotagent validate\``);
+      return unsafe(rel, `${rel} is ${stat.isDirectory() ? "a folder" : want === "folder" ? "a file" : "not a regular file"}, where dotagent keeps a ${want}; for the person: move it out of the way, then run \`dotagent validate\``);
     }
   }
   return null;

@@ -247,15 +247,17 @@ export function ensureWorktree(root: string, repo: Repo, want: EnsureWorktree, l
     there = undefined;
   }
   if (there) {
-    if (there.branch !== `refs/heads/${want.branch}`) throw new DotagentError("worktree_busy", `${want.path} is a git worktree of ${there.branch ?? "a detached HEAD"}, not of ${want.branch}; remove it (git worktree remove ${abs}) and start the task again`, EXIT.refused, { path: want.path });
+    // The start puts a retry's worktree back on its branch first (mendStart); one still elsewhere
+    // is past what dotagent does alone, and nothing of it is deleted.
+    if (there.branch !== `refs/heads/${want.branch}`) throw new DotagentError("worktree_busy", `${want.path} is a git worktree of ${there.branch ?? "a detached HEAD"}, not of ${want.branch}, and it may hold work; the task waits. for the person: bring that work onto ${want.branch} (git -C '${abs}' switch ${want.branch}), then start the task again`, EXIT.refused, { path: want.path });
     const trusted = worktreeGitAt(repo, abs);
-    if (!trusted.ok) throw new DotagentError("worktree_untrusted", `${want.path} is not the worktree dotagent made: ${trusted.reason}; dotagent runs nothing there: look at it, move what you need, remove it (git worktree remove --force ${abs}), then start the task again`, EXIT.refused, { path: want.path });
+    if (!trusted.ok) throw new DotagentError("worktree_untrusted", `${want.path} is not the worktree dotagent made: ${trusted.reason}; dotagent runs nothing there, and the task waits. for the person: look at it, keep what you need, then \`git worktree remove --force ${abs}\` and start the task again`, EXIT.refused, { path: want.path });
     relock(repo.top, abs, want.lock);
     return;
   }
   // A folder a cut-off start left (made, then killed before `git worktree add`) is empty; any
   // other folder there is not dotagent's, and stays.
-  if (!removeIfEmpty(abs) && existsSync(abs)) throw new DotagentError("worktree_busy", `${want.path} holds a folder dotagent did not make; move it away, then start the task again`, EXIT.refused, { path: want.path });
+  if (!removeIfEmpty(abs) && existsSync(abs)) throw new DotagentError("worktree_busy", `${want.path} holds a folder dotagent did not make, and the task waits. for the person: move it away (out of ${WORKTREES_DIR}), then start the task again`, EXIT.refused, { path: want.path });
   mkdirInside(root, dirname(abs));
   const hasBranch = resolveRef(repo.top, `refs/heads/${want.branch}`) !== undefined;
   const reason = lockReason(want.lock);
@@ -329,7 +331,7 @@ export function clearStaleIndexLock(dir: string, lockPath?: string): boolean {
   const lock = lockPath ?? gitPaths(dir, ["index.lock"])[0]!;
   if (!existsSync(lock)) return false;
   const held = heldOpen(lock);
-  if (held !== false) throw new DotagentError("git_locked", `${lock} exists${held === undefined ? " and this system cannot tell whether a git process still holds it" : ": a git process is working in that checkout"}; wait for it (or remove the file if no git runs there), then run the command again`, EXIT.locked, { path: lock });
+  if (held !== false) throw new DotagentError("git_locked", `${lock} exists${held === undefined ? " and this system cannot tell whether a git process still holds it" : ": a git process is working in that checkout"}; wait for it, then run the command again; if no git runs there, for the person: rm '${lock}'`, EXIT.locked, { path: lock });
   unlinkSync(lock);
   return true;
 }

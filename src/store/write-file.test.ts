@@ -85,7 +85,7 @@ describe("a folder on the way that is a link out of the root: refused, nothing w
     const before = readdirSync(outside);
     const error = refusal(() => act(root, join(root, "memory", "reports", "steps", "check.json")));
     expectOneLine(error, "path_outside_project", "memory/reports/steps");
-    expect(error.message).toMatch(/^memory\/reports\/steps is a link that leads out of the project \(to .*outside\): remove the link, then run the command again$/);
+    expect(error.message).toMatch(/^memory\/reports\/steps is a link that leads out of the project \(to .*outside\); for the person: remove the link, then run the command again$/);
     expect(readdirSync(outside)).toEqual(before);
     expect(readFileSync(join(root, "memory", "state", "a"), "utf8")).toBe("a");
   });

@@ -79,7 +79,7 @@ export interface Placed {
 /** The refusal of a path that leads out of root: one line, the root-relative path, what to do. */
 function refusal(placed: Pick<Placed, "top" | "within">, path: string, what: string): DotagentError {
   const rel = escapeControls(relative(placed.top, path).split(sep).join("/") || ".");
-  return new DotagentError("path_outside_project", `${rel} ${what}: remove the link, then run the command again`, EXIT.invalid, { path: rel });
+  return new DotagentError("path_outside_project", `${rel} ${what}; for the person: remove the link, then run the command again`, EXIT.invalid, { path: rel });
 }
 
 const isWithin = (real: string, realRoot: string) => real === realRoot || real.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
@@ -241,7 +241,7 @@ export function appendFileInside(root: string, file: string, data: string | Uint
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ELOOP") throw error;
     const rel = escapeControls(relative(placed.top, placed.abs).split(sep).join("/"));
-    throw new DotagentError("path_is_link", `${rel} is a link; dotagent appends only to the file itself, never through a link: replace the link with the file, then run the command again`, EXIT.invalid, { path: rel });
+    throw new DotagentError("path_is_link", `${rel} is a link; dotagent appends only to the file itself, never through a link; for the person: replace the link with the file, then run the command again`, EXIT.invalid, { path: rel });
   }
   try {
     if (!fstatSync(fd).isFile()) throw Object.assign(new Error(`${placed.abs} is not a regular file`), { code: "EINVAL", syscall: "open", path: placed.abs });
