@@ -3,7 +3,13 @@
 // The workflow is in IMPLEMENTATION with REQUIREMENTS and ARCHITECTURE completed, their reports
 // present and approved; most tasks are complete with an output file, a few are running (one of
 // them with its output already written, for `task complete`), the rest pending, and dependencies
-// form a DAG (each task depends only on earlier ones). Same `n` and `now` → same bytes.
+// form a DAG (each task depends only on earlier ones). Same `n`, `now` and options → same bytes.
+// Options (test/scale.test.ts): `shape` "mixed" (the default: a few dependencies each, mostly near
+// neighbours), "chain" (each task depends on the one before it: the complete ones, then the pending
+// ones from the last complete; one task ready), "wide" (every task depends on the first, the last
+// also on every other pending task: a task with n - 1 dependants, one with as many dependencies,
+// most pending tasks ready) or "chain+wide" (complete tasks chained; of the pending ones the first
+// half a chain, the rest wide); `complete`: the share of complete tasks (0.9).
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -33,18 +39,19 @@ export function taskId(i) {
 }
 
 /** How many tasks of `n` are complete, running and pending. */
-export function taskMix(n) {
+export function taskMix(n, share = 0.9) {
   const running = 3;
-  const complete = Math.max(1, Math.floor(n * 0.9) - running);
+  const complete = Math.max(1, Math.floor(n * share) - running);
   return { complete, running, pending: n - complete - running };
 }
 
 /**
  * Writes memory/ under `root` for a workflow with `n` tasks, as of `now`. Returns what the
- * benchmark needs to know: the running task whose output is already on disk (for `task complete`)
- * and the counts.
+ * benchmark needs to know: the running task whose output is already on disk (for `task complete`),
+ * the first ready task (for `task start`) and the counts.
  */
-export function buildFixture(root, n, now = new Date()) {
+export function buildFixture(root, n, now = new Date(), { shape = "mixed", complete = 0.9 } = {}) {
+  if (!["mixed", "chain", "wide", "chain+wide"].includes(shape)) throw new Error(`unknown fixture shape ${shape}: mixed, chain, wide or chain+wide`);
   const t0 = now.getTime() - 48 * HOUR;
   const at = (ms) => new Date(ms).toISOString();
   const stateDir = join(root, "memory/state");
@@ -85,7 +92,7 @@ export function buildFixture(root, n, now = new Date()) {
   // Tasks: complete first (their dependencies are all earlier, so complete too), then running
   // (dependencies among the complete ones), then pending (dependencies anywhere earlier: some are
   // ready, some blocked).
-  const mix = taskMix(n);
+  const mix = taskMix(n, complete);
   const rand = random(n * 2654435761);
   const implStart = t0 + 9 * HOUR;
   const implEnd = now.getTime() - HOUR;
@@ -107,11 +114,22 @@ export function buildFixture(root, n, now = new Date()) {
     const status = i < mix.complete ? "complete" : i < mix.complete + mix.running ? "running" : "pending";
     const pool = status === "running" ? mix.complete : i; // running tasks depend on complete ones only
     const deps = new Set();
-    const count = pool === 0 || rand() < 0.3 ? 0 : 1 + Math.floor(rand() * 3);
-    for (let k = 0; k < count; k++) {
-      // Mostly near neighbours (a module's tasks build on each other), sometimes far back.
-      const back = rand() < 0.8 ? 1 + Math.floor(rand() * Math.min(pool, 20)) : 1 + Math.floor(rand() * pool);
-      deps.add(taskId(Math.max(0, Math.min(pool, i) - back)));
+    const firstPending = mix.complete + mix.running;
+    const wideFrom = shape === "wide" ? 0 : shape === "chain+wide" ? firstPending + Math.ceil(mix.pending / 2) : n;
+    if (i >= wideFrom) {
+      // The first task; the last one also every pending task before it from here.
+      if (i > 0) deps.add(taskId(0));
+      if (i === n - 1 && status === "pending") for (let k = Math.max(wideFrom, firstPending); k < i; k++) deps.add(taskId(k));
+    } else if (shape === "chain" || shape === "chain+wide") {
+      // The task before it; a running task and the first pending one: the last complete task.
+      if (i > 0) deps.add(taskId(status === "complete" || i > firstPending ? i - 1 : mix.complete - 1));
+    } else {
+      const count = pool === 0 || rand() < 0.3 ? 0 : 1 + Math.floor(rand() * 3);
+      for (let k = 0; k < count; k++) {
+        // Mostly near neighbours (a module's tasks build on each other), sometimes far back.
+        const back = rand() < 0.8 ? 1 + Math.floor(rand() * Math.min(pool, 20)) : 1 + Math.floor(rand() * pool);
+        deps.add(taskId(Math.max(0, Math.min(pool, i) - back)));
+      }
     }
     const task = { id, title: `Implement part ${i + 1} of module-${i % 10}`, status, depends_on: [...deps], attempts: 0, started_at: null, completed_at: null, output: `memory/reports/tasks/${id}.json`, error: null };
     if (status === "complete") {
@@ -139,7 +157,9 @@ export function buildFixture(root, n, now = new Date()) {
   writeJson(join(stateDir, "execution.json"), execution);
   writeLastWrite(stateDir);
   writeFileSync(join(stateDir, "events.jsonl"), events.map(({ at: when, ...e }, i) => JSON.stringify({ seq: i + 1, at: when, ...e })).join("\n") + "\n");
-  return { root, tasks: n, mix, runningWithOutput, events: events.length };
+  const done = new Set(tasks.filter((t) => t.status === "complete").map((t) => t.id));
+  const ready = tasks.find((t) => t.status === "pending" && t.depends_on.every((d) => done.has(d)))?.id;
+  return { root, tasks: n, mix, runningWithOutput, ready, events: events.length };
 }
 
 /**

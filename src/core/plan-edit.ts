@@ -4,7 +4,7 @@
 // left depending on a removed one) and the history honest: a task that ran or is running is never
 // rewritten, and every change is an event in the log.
 import type { ExecutionState, Task } from "../schema/execution.js";
-import { findCycle, type TaskEvent } from "./tasks.js";
+import { findCycle, findTask, type TaskEvent } from "./tasks.js";
 
 export type PlanEdit =
   | { readonly kind: "edit"; readonly id: string; readonly title?: string | undefined; readonly dependsOn?: readonly string[] | undefined }
@@ -60,7 +60,7 @@ export function applyPlanEdit(state: ExecutionState, edit: PlanEdit, now: Date):
       const title = edit.title === undefined ? task.title : edit.title === "" ? undefined : edit.title;
       const deps = edit.dependsOn === undefined ? [...(task.depends_on ?? [])] : [...new Set(edit.dependsOn)];
       for (const dep of deps) {
-        if (!state.tasks.some((t) => t.id === dep)) return refuse("unknown_dependency", `task ${task.id} cannot depend on ${dep}, which does not exist; \`dotagent tasks\` lists the plan`);
+        if (findTask(state, dep) === undefined) return refuse("unknown_dependency", `task ${task.id} cannot depend on ${dep}, which does not exist; \`dotagent tasks\` lists the plan`);
       }
       const titleChanged = (task.title ?? undefined) !== title;
       const depsChanged = !sameList(task.depends_on ?? [], deps);

@@ -1,5 +1,8 @@
 // Task-level operations on execution.json, all pure: (state, arguments, now) → new state or a
-// refusal. Linear in the number of tasks: lookups go through one id → index map per call.
+// refusal. Linear in the number of tasks: lookups by id go through one id → position index per
+// tasks array (indexTasks), built the first time it is asked for and kept with the array, so a
+// command that asks about every task builds it once, not once per task (issue 41: 10,000 tasks
+// took 40 s that way). test/scale.test.ts counts the work and fails when it grows faster than the plan.
 import { DEFAULT_MAX_ATTEMPTS } from "../schema/json.js";
 import type { ExecutionState, Task } from "../schema/execution.js";
 import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
@@ -32,12 +35,28 @@ export function outputOf(task: Task): string {
   return task.output ?? taskOutputPath(task.id);
 }
 
-function indexTasks(tasks: readonly Task[]): Map<string, number> {
-  const index = new Map<string, number>();
-  tasks.forEach((task, i) => {
-    if (!index.has(task.id)) index.set(task.id, i);
-  });
+const indexes = new WeakMap<readonly Pick<Task, "id">[], ReadonlyMap<string, number>>();
+
+/**
+ * Each task id → its position (a duplicated id: its first, as validation names the others). Kept
+ * per tasks array: the arrays of a state are values, never changed once handed out (a change makes
+ * a new array: withTask, addTasks, recoverTasks), so the index of an array stays true while it lives.
+ */
+function indexTasks(tasks: readonly Pick<Task, "id">[]): ReadonlyMap<string, number> {
+  let index = indexes.get(tasks);
+  if (index === undefined) {
+    const built = new Map<string, number>();
+    for (let i = 0; i < tasks.length; i++) if (!built.has(tasks[i]!.id)) built.set(tasks[i]!.id, i);
+    indexes.set(tasks, built);
+    index = built;
+  }
   return index;
+}
+
+/** The task with this id (the first, if the id is duplicated), found through the plan's index. */
+export function findTask(state: Pick<ExecutionState, "tasks">, id: string): Task | undefined {
+  const i = indexTasks(state.tasks).get(id);
+  return i === undefined ? undefined : state.tasks[i];
 }
 
 function refuse(code: string, message: string): TaskResult {
@@ -53,7 +72,7 @@ function touched(state: ExecutionState, tasks: Task[], now: Date): ExecutionStat
  * limit at 10,000 tasks.
  */
 export function findCycle(tasks: readonly Pick<Task, "id" | "depends_on">[]): string[] | undefined {
-  const index = indexTasks(tasks as Task[]);
+  const index = indexTasks(tasks);
   const colour = new Uint8Array(tasks.length); // 0 new, 1 on stack, 2 done
   for (let start = 0; start < tasks.length; start++) {
     if (colour[start] !== 0) continue;
@@ -132,10 +151,9 @@ export function isSettled(task: Pick<Task, "status">): boolean {
 }
 
 /** The dependencies of `task` that are not settled yet (unknown ones included). */
-export function unmetDependencies(state: ExecutionState, task: Pick<Task, "depends_on">): string[] {
-  const index = indexTasks(state.tasks);
+export function unmetDependencies(state: Pick<ExecutionState, "tasks">, task: Pick<Task, "depends_on">): string[] {
   return (task.depends_on ?? []).filter((dep) => {
-    const found = state.tasks[index.get(dep) ?? -1];
+    const found = findTask(state, dep);
     return found === undefined || !isSettled(found);
   });
 }

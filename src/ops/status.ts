@@ -31,7 +31,11 @@ export interface StatusOutcome {
   readonly plan: ResumePlan;
   /** The current phase is approved but cannot complete yet: what it still needs, for people (the next line of plain status). */
   readonly approvedNeeds: string | null;
-  /** For people's plain output only (never in --json): the workflow's steps, its request and its task rows. */
+  /**
+   * For people's plain output only (never in --json): the workflow's steps, its request and its
+   * task rows. Made when first read: `--json` and the library never read it (its rows are a pass
+   * over every task, for output that shows none of them).
+   */
   readonly view: StatusView | null;
 }
 
@@ -55,8 +59,16 @@ export async function readStatus(context: Pick<OpContext, "paths" | "now" | "dir
   const tasks = countByStatus(execution);
   const ops = listOpenOps(context.paths, now);
   const isolation = execution?.isolation ?? null;
-  const view = viewOf(snapshot, execution, tasks, owners);
-  return { result: { ...planJson(plan, false), tasks, ops, isolation, worktrees: worktreeViews(execution) }, plan, approvedNeeds: approvedNeeds(snapshot, plan), view };
+  let view: StatusView | null | undefined;
+  return {
+    result: { ...planJson(plan, false), tasks, ops, isolation, worktrees: worktreeViews(execution) },
+    plan,
+    approvedNeeds: approvedNeeds(snapshot, plan),
+    get view() {
+      if (view === undefined) view = viewOf(snapshot, execution, tasks, owners);
+      return view;
+    },
+  };
 }
 
 function viewOf(snapshot: Awaited<ReturnType<typeof loadSnapshot>>, execution: ExecutionState | undefined, counts: Record<string, number>, owners: OwnerVerdicts): StatusView | null {

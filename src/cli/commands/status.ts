@@ -16,8 +16,10 @@ export const command: Command = {
   options: { "stale-after": { type: "string" } },
   examples: ["dotagent status", "dotagent status --json          the resume plan (as resume --dry-run) plus task counts", "dotagent status --dir ../other-project"],
   async run(context) {
-    const { result, plan, approvedNeeds, view } = await readStatus(opContext(context), resumeOptions(context).staleAfterMs);
+    const outcome = await readStatus(opContext(context), resumeOptions(context).staleAfterMs);
+    const { result, plan, approvedNeeds } = outcome;
     context.out.result(result, () => {
+      const view = outcome.view;
       const driver = personReading(context);
       const person = driver === null ? null : approvedNeeds !== null ? personGoOn(driver) : personNext(plan.next, driver);
       const lines = planLines(plan, context.out.color, "status", { taskCounts: result.tasks, ...(view ? viewExtras(view) : {}), next: person });
