@@ -9,6 +9,14 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { DotagentError, EXIT, openWorkflow, type Workflow } from "../src/index.js";
+
+/** The CLI's JSON as the library returns it: a decision's `answers` (how the person replies, for a model to relay; SPEC §10) is the CLI's only. */
+function libraryShape(json: unknown): unknown {
+  const { decision, ...rest } = json as { decision?: Record<string, unknown> | null };
+  if (decision === undefined || decision === null) return json;
+  const { answers: _answers, ...plain } = decision;
+  return { ...rest, decision: plain };
+}
 import { dotagent, exampleProject, readJson, removeTemps, tempProject, treeBytes, writeJson } from "./support/cli.js";
 
 afterEach(() => {
@@ -331,7 +339,7 @@ describe("decisions are data, never a prompt", () => {
     // The CLI without a terminal says the same (exit 5); openWorkflow(dir) is `--dir dir`, which its decisions repeat.
     const cli = dotagent(dir, ["resume", "--stale-after", "1h", "--json", "--dir", dir]);
     expect(cli.code).toBe(EXIT.decide);
-    expect({ ...asked, last_activity_ago: null }).toEqual({ ...cli.json, last_activity_ago: null });
+    expect({ ...asked, last_activity_ago: null }).toEqual({ ...libraryShape(cli.json), last_activity_ago: null });
     // Answered "no, continue it": the stale question is not asked again and the plan is carried out.
     const seen: string[] = [];
     const continued = await w.resume({ staleAfter: "1h", decide: (d) => (seen.push(d.question), false) });
@@ -350,7 +358,7 @@ describe("decisions are data, never a prompt", () => {
     expect(await w.init("second")).toMatchObject({ created: false, decision: { no: `dotagent resume --dir ${dir}` } });
     const rollback = await w.rollback("REQUIREMENTS");
     expect(rollback).toMatchObject({ rolled_back: false, archive: null, decision: { default: false } });
-    expect(rollback).toEqual(dotagent(dir, ["rollback", "--to", "REQUIREMENTS", "--json", "--dir", dir]).json);
+    expect(rollback).toEqual(libraryShape(dotagent(dir, ["rollback", "--to", "REQUIREMENTS", "--json", "--dir", dir]).json));
     expect(treeBytes(dir)).toEqual(before);
     await expect(w.init("second", { decide: () => false })).rejects.toMatchObject({ code: "init_declined", exitCode: EXIT.refused });
     const done = await w.rollback("REQUIREMENTS", { decide: () => true });

@@ -18,6 +18,12 @@ describe("every example resumes as before workflow definitions", () => {
   });
   for (const name of Object.keys(golden)) {
     it(`${name}: resume --dry-run and status answer as they did`, () => {
+      // Since issue 40 a decision in --json also says how the person answers it (SPEC §10): an addition.
+      for (const answer of [now[name]!.resume, now[name]!.status] as Array<{ json: { decision?: { answers?: string } | null } }>) {
+        if (answer.json.decision?.answers === undefined) continue;
+        expect(answer.json.decision.answers).toBe('Reply "yes" or "no"; any other reply is not taken as an answer.');
+        delete answer.json.decision.answers;
+      }
       expect(now[name]!.resume).toEqual(golden[name]!.resume);
       const { skipped, ...tasks } = now[name]!.status.json.tasks ?? {};
       expect(skipped ?? 0).toBe(0);

@@ -123,9 +123,10 @@ describe("a report counts for the agent at work", () => {
     expect(reasonOf(preToolUse(p, write("memory/reports/demand.json")))).toMatch(/demand\.json is not yours to write: it is pm's report: spawn pm/);
   });
 
-  it("the main agent writing final_design.json and the plan files: left to Claude Code", () => {
+  it("the main agent writing final_design.json: denied, naming the pick (issue 40); the plan files: left to Claude Code", () => {
     const p = project();
-    for (const file of ["memory/reports/final_design.json", "memory/reports/plan.json", "memory/reports/plan.rework-1.json", "src/app.ts"]) expect(preToolUse(p, write(file)), file).toBeNull();
+    expect(reasonOf(preToolUse(p, write("memory/reports/final_design.json")))).toMatch(/dotagent writes it from the person's pick: .*phase approve <STEP> --pick <name> --json/);
+    for (const file of ["memory/reports/plan.json", "memory/reports/plan.rework-1.json", "src/app.ts"]) expect(preToolUse(p, write(file)), file).toBeNull();
   });
 
   it("qa writing verification.json: left to Claude Code; qa writing demand.json: denied", () => {

@@ -165,7 +165,7 @@ describe("skills/develop/SKILL.md", () => {
 
   it("drives the gates, plans and dead tasks through dotagent; leaves starts and results to the hooks", () => {
     const tasks = read("skills/develop/references/tasks.md");
-    for (const step of ["phase approve REQUIREMENTS --json", "phase approve ARCHITECTURE --json", "resume --json"]) expect(body, step).toContain(step);
+    for (const step of ["phase approve REQUIREMENTS --json", "phase approve ARCHITECTURE --pick", "resume --json"]) expect(body, step).toContain(step);
     for (const step of ["task import <next.plan_file> --json", "task retry <id> --extra-attempts N"]) expect(tasks, step).toContain(step);
     expect(body).toContain(REPORT.finalDesign);
     // The model never records an agent's start or result: dotagent's hooks do.

@@ -50,7 +50,7 @@ describe.skipIf(!ENABLED)("/develop when a PreSkillShellCommand hook refuses its
     expect(spawns(calls)).toEqual(CLEAN_SPAWNS);
     expect(r.events.filter((e) => e.type === "workflow_started")).toHaveLength(1);
     // doctor, as the person runs it in that project with that HOME.
-    const doctor = spawnSync(process.execPath, [join(ROOT, "dist/dotagent.mjs"), "doctor", "--json"], { cwd: r.project, encoding: "utf8", env: { ...process.env, HOME: r.home } });
+    const doctor = spawnSync(process.execPath, [join(ROOT, "dist/dotagent.mjs"), "doctor", "--json"], { cwd: r.project, encoding: "utf8", env: { ...process.env, HOME: r.home, CLAUDE_CONFIG_DIR: "" } });
     const checks = (JSON.parse(doctor.stdout) as { checks: Array<{ name: string; status: string; message: string }> }).checks.filter((c) => c.name === "skill-shell");
     expect(checks).toHaveLength(1);
     expect(checks[0]).toMatchObject({ status: "warn" });

@@ -42,7 +42,7 @@ describe.skipIf(!ENABLED)("the write guard in the real client (DOTAGENT_E2E_CLAU
     const project = join(work, install, "project");
     mkdirSync(home, { recursive: true });
     mkdirSync(project, { recursive: true });
-    const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: project, encoding: "utf8", env: { ...process.env, HOME: home } });
+    const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: project, encoding: "utf8", env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: "" } });
     if (install === "project") expect(cli("install", "--json").status).toBe(0);
     expect(cli("resume", "--json", "--start", "--request", "add login").status).toBe(0);
     const phaseFile = join(project, "memory/state/phase.json");

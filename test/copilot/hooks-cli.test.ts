@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { dotagent, readJson, removeTemps, tempProject } from "../support/cli.js";
-import { clientHome, copilotTyped } from "../support/typed-prompt.js";
+import { clientHome, copilotTyped, typedPrompt } from "../support/typed-prompt.js";
 
 afterEach(removeTemps);
 
@@ -162,7 +162,8 @@ describe("a project with both installs, under Copilot", () => {
   it("a Claude Code started from Copilot's shell (COPILOT_CLI=1 passed on, no COPILOT_HOOK_DIR) keeps its own hooks", () => {
     const { p } = atRequirementsGate(true);
     const claudeHelper = join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs");
-    const payload = { hook_event_name: "UserPromptSubmit", session_id: "c-1", cwd: p, prompt: "approve" };
+    // Claude Code's own record of the typed prompt is the evidence, as under any Claude Code.
+    const payload = { hook_event_name: "UserPromptSubmit", cwd: p, ...typedPrompt("approve", { session: "c-1" }).input };
     const r = dotagent(p, ["hook", "user-prompt-submit"], { input: JSON.stringify(payload), env: { ...UNDER_COPILOT, CLAUDE_PROJECT_DIR: p }, script: claudeHelper });
     expect(r.code).toBe(0);
     expect(events(p, "person_replied")).toHaveLength(1);

@@ -77,7 +77,7 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
     git("-c", "user.name=t", "-c", "user.email=t@t", "add", ".");
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init");
   }
-  const runCli = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { cwd: project, encoding: "utf8", env: { ...process.env, HOME: home } });
+  const runCli = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { cwd: project, encoding: "utf8", env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: "" } });
   if (options.setup) options.setup(project, home, runCli);
   else {
     const installed = runCli(["install", "--json"]);

@@ -106,7 +106,7 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
       if (run.status !== 0) throw new Error(`claude ${args.join(" ")}: ${run.stdout}${run.stderr}`);
     }
   } else {
-    const installed = spawnSync(process.execPath, [cli, "install", "--json"], { cwd: project, encoding: "utf8", env: { ...process.env, HOME: home } });
+    const installed = spawnSync(process.execPath, [cli, "install", "--json"], { cwd: project, encoding: "utf8", env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: "" } });
     if (installed.status !== 0) throw new Error(`dotagent install failed: ${installed.stdout}${installed.stderr}`);
   }
   // The person commits what the install wrote: the main checkout is clean when the tasks start (SPEC §19).
