@@ -11,9 +11,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { DotagentError, EXIT, openWorkflow, type Workflow } from "../src/index.js";
 
 /** The CLI's JSON as the library returns it: a decision's `answers` (how the person replies, for a model to relay; SPEC §10) is the CLI's only. */
-function libraryShape(json: unknown): unknown {
+function libraryShape(json: unknown): Record<string, unknown> {
   const { decision, ...rest } = json as { decision?: Record<string, unknown> | null };
-  if (decision === undefined || decision === null) return json;
+  if (decision === undefined || decision === null) return json as Record<string, unknown>;
   const { answers: _answers, ...plain } = decision;
   return { ...rest, decision: plain };
 }

@@ -316,6 +316,18 @@ describe("a reply counts only when the client's record says the person typed it"
     expect(existsSync(join(p, "memory/state/.pending-reply.json"))).toBe(false);
   });
 
+  it("the approval lands as soon as the client records the prompt, with no command after it (the workflow's last gate: the model only says it is complete)", async () => {
+    const { p, helper } = atRequirementsGate();
+    const typed = typedPrompt("approve", { when: "later" });
+    hook(p, helper, "user-prompt-submit", typed.input);
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ user_checkpoints: [] });
+    typed.record();
+    // The hook's carrier (src/store/reply-carrier.ts) looks for the record for a minute.
+    for (let waited = 0; waited < 30_000 && existsSync(join(p, "memory/state/.pending-reply.json")); waited += 100) await new Promise((done) => setTimeout(done, 100));
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "ARCHITECTURE", user_checkpoints: [expect.objectContaining({ phase: "REQUIREMENTS" })] });
+    expect(existsSync(join(p, "memory/state/.pending-reply.json"))).toBe(false);
+  });
+
   it("a scheduled prompt (the model's CronCreate or ScheduleWakeup) saying approve: recorded, never carried out, and no approval of the model's goes through on it", () => {
     const { p, helper } = atRequirementsGate();
     const fired = typedPrompt("approve", { when: "later", source: "scheduled" });

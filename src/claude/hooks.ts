@@ -32,6 +32,7 @@ import type { OpContext } from "../ops/op-context.js";
 import { agentTranscriptPath, readAgentPrompt, readAgentStartedAt, readAgentType, remindersSent } from "../store/agent-transcript.js";
 import { loadSnapshot } from "../store/session.js";
 import { textDigest, type ReplyEvidence } from "../store/authority.js";
+import { startReplyCarrier } from "../store/reply-carrier.js";
 
 // The operations that write load only for the hooks that record (a Bash line is judged without them).
 const agentRun = () => import("../ops/agent-run.js");
@@ -231,6 +232,7 @@ export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promi
   if (ids.length === 0 && !isNotification(prompt)) {
     const done = await (await personReplies()).recordPrompt(op, { text: prompt, evidence: promptEvidence(input, prompt), command: prompt.trimStart().startsWith("/") });
     if (done.kind === "pending") {
+      startReplyCarrier(op.paths.root, process.argv[1]);
       const what = done.effect.kind === "restart" ? `starts ${done.effect.phase} again` : done.effect.kind === "pick" ? `picks ${done.effect.design} (dotagent writes final_design.json from it and approves ${done.effect.phase})` : `approves ${done.effect.phase}`;
       const told = `the person's reply ${what}; dotagent carries it out at your next step, once the client has recorded the prompt as the person's; do not run phase approve or write final_design.json`;
       return done.plan === undefined ? context("UserPromptSubmit", `dotagent recorded: ${told}.`) : context("UserPromptSubmit", nextContext([told], done.plan));

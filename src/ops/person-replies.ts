@@ -131,9 +131,9 @@ export async function recordPrompt(context: OpContext, prompt: TypedPrompt): Pro
  * Carries out the reply the marker names, the caller holding the lock: once the client's record
  * confirms the person typed it, what it asks for is done; a reply that was not the person's is
  * dropped (event `person_reply_ignored {reply: its seq, why}`). Returns `pending` while the record does not
- * have it yet.
+ * have it yet; with `personOnly`, a reply that was not the person's is left as it is (`none`).
  */
-export async function carryOutPendingReply(context: OpContext): Promise<PersonPrompt> {
+export async function carryOutPendingReply(context: OpContext, options: { personOnly?: boolean } = {}): Promise<PersonPrompt> {
   const marker = join(context.paths.stateDir, PENDING_REPLY);
   const read = readProjectText(marker, { maxBytes: 4096, links: "refuse" });
   const clear = () => rmSync(marker, { force: true });
@@ -164,6 +164,10 @@ export async function carryOutPendingReply(context: OpContext): Promise<PersonPr
   }
   const evidence = reply.evidence as ReplyEvidence | undefined;
   const origin = evidence === undefined ? { kind: "not_person" as const, why: "the client gave no record of the prompt" } : promptOrigin(context.paths, evidence);
+  // The carrier (src/ops/reply-carrier.ts) carries out only what the record confirms; a reply that
+  // was not the person's is left for the next locked command, whose caller is told why.
+  if (options.personOnly === true && origin.kind === "not_person") return { kind: "none" };
+  if (options.personOnly === true && origin.kind !== "person") return { kind: "pending", effect, plan: undefined };
   // The client records a prompt within moments; one still missing after minutes never will be.
   const stale = Date.parse(reply.at) < context.now().getTime() - PENDING_FOR_MS;
   if (origin.kind === "unconfirmed" && !stale) return { kind: "pending", effect, plan: undefined };

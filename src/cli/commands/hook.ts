@@ -124,6 +124,17 @@ export const command: Command = {
   examples: ['echo \'{"source":"resume","cwd":"."}\' | dotagent hook session-start', `echo '{"tool_name":"Bash","tool_input":{"command":"node x/dotagent.mjs status"}}' | dotagent hook pre-tool-use`],
   async run(context) {
     const event = context.args[0];
+    // dotagent's own: the carrier a UserPromptSubmit hook starts (src/store/reply-carrier.ts), in
+    // whichever client's environment it inherited.
+    if (event === "carry-reply") {
+      try {
+        const { carryWhenRecorded } = await import("../../ops/reply-carrier.js");
+        await carryWhenRecorded(opContext(context, { byModel: false, warn: () => undefined }), { now: Date.now, sleep: (ms) => new Promise((done) => setTimeout(done, ms)) });
+      } catch {
+        // The next locked command carries the reply out.
+      }
+      return 0;
+    }
     const client = stringOption(context, "client");
     if (client === "copilot") {
       // GitHub Copilot CLI's hooks (.github/hooks/dotagent.json): src/clients/copilot/.
