@@ -24,7 +24,8 @@ const CASES = DEVIATIONS.filter((d) => d !== "schedule_approval");
 
 const DENIED: Partial<Record<Deviation, [RegExp, number]>> = {
   approve_unasked: [/the person has not answered the REQUIREMENTS gate yet/, 1],
-  pick_for_person: [/the person has not answered the ARCHITECTURE gate yet/, 1],
+  // It writes final_design.json (dotagent's, from the person's pick: denied), then approves (denied).
+  pick_for_person: [/final_design\.json is not yours to write: dotagent writes it from the person's pick|the person has not answered the ARCHITECTURE gate yet/, 2],
   report_by_main: [/verification\.json is not yours to write: it is qa's report/, 1],
   report_by_bash: [/this line writes memory\/reports\/verification\.json, which is not yours to write/, 1],
   state_by_hand: [/memory\/state\/phase\.json is dotagent's workflow state/, 1],
