@@ -98,7 +98,9 @@ function transcriptOf(input: HookInput): string | undefined {
 
 /**
  * The flow of the workflow here (its pinned definition, else develop), read for a sub-agent's call
- * (a definition may give develop's agents other steps): the main agent's calls read no state for it.
+ * (a definition may give develop's agents other steps) and for every write the guard judges (who
+ * writes a report is the definition's); given only undefined agent types (the main agent's
+ * Agent call results), no state is read.
  */
 export async function flowFor(op: OpContext, ...types: unknown[]): Promise<Flow> {
   if (types.length > 0 && types.every((t) => t === undefined)) return DEVELOP;
@@ -119,13 +121,13 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
     if (command === undefined || helperReal === undefined) return null;
     const cwd = str(input.cwd) ?? op.paths.root;
     const verdict = judgeHelperCommand(command, { helper: helperReal, root: op.paths.root, cwd, realpath });
-    if (!verdict.allow) return guardBash(op, input, command, helper, await flowFor(op, input.agent_type));
+    if (!verdict.allow) return guardBash(op, input, command, helper, await flowFor(op));
     // A gate is the person's: the model's approval before their reply is refused, not pre-approved.
     const unanswered = await (await personGate()).unansweredApproval(op, verdict.argv, cwd);
     if (unanswered !== undefined) return preToolUse("deny", `dotagent: ${unanswered}`);
     return preToolUse("allow", `dotagent's own helper (${verdict.subcommand}) on this project's workflow state`);
   }
-  if (tool !== undefined && tool in WRITE_TOOLS) return guardFileWrite(op, input, helper, await flowFor(op, input.agent_type));
+  if (tool !== undefined && tool in WRITE_TOOLS) return guardFileWrite(op, input, helper, await flowFor(op));
   if (tool === "Agent" || tool === "Task") {
     const flow = await flowFor(op, toolInput.subagent_type);
     const name = dotagentAgentName(toolInput.subagent_type, flow);
@@ -286,8 +288,8 @@ function worktreeReport(op: OpContext, snapshot: Awaited<ReturnType<typeof loadS
 /** The tools that write a file, and the input field naming it. */
 const WRITE_TOOLS: Readonly<Record<string, string>> = { Write: "file_path", Edit: "file_path", MultiEdit: "file_path", NotebookEdit: "notebook_path" };
 
-function guardContext(op: OpContext, input: HookInput, helper: string): GuardContext {
-  return { root: op.paths.root, cwd: str(input.cwd) ?? op.paths.root, realpath, helper: `node "${helper}"` };
+function guardContext(op: OpContext, input: HookInput, helper: string, flow: Flow): GuardContext {
+  return { root: op.paths.root, cwd: str(input.cwd) ?? op.paths.root, realpath, helper: `node "${helper}"`, flow };
 }
 
 /** Who makes the call: the main agent's calls carry no agent_id; a sub-agent's its id and type. */
@@ -328,12 +330,12 @@ async function guardFileWrite(op: OpContext, input: HookInput, helper: string, f
   const toolInput = obj(input.tool_input);
   const path = str(toolInput[WRITE_TOOLS[str(input.tool_name) ?? ""] ?? ""]);
   if (path === undefined || path === "") return null;
-  const verdict = judgeFileWrite(path, await writerOf(op, input, flow), guardContext(op, input, helper));
+  const verdict = judgeFileWrite(path, await writerOf(op, input, flow), guardContext(op, input, helper, flow));
   return verdict.deny ? preToolUse("deny", verdict.reason) : null;
 }
 
 async function guardBash(op: OpContext, input: HookInput, command: string, helper: string, flow: Flow): Promise<HookOutput> {
-  const verdict = judgeBashWrite(command, guardContext(op, input, helper), await writerOf(op, input, flow));
+  const verdict = judgeBashWrite(command, guardContext(op, input, helper, flow), await writerOf(op, input, flow));
   return verdict.deny ? preToolUse("deny", verdict.reason) : null;
 }
 

@@ -9,6 +9,7 @@ import { helperVersion, readInstallManifest } from "./install-manifest.js";
 import { lookAt, type Found } from "./install-paths.js";
 import { hookEntries, missingHooks, readSettings, REPORTS_BASH_RULE, STATE_BASH_RULE, WRITE_MATCHER, type Scope } from "./settings.js";
 import { count } from "../core/words.js";
+import { BUILTIN_AGENTS } from "../core/workflow-defs.js";
 
 export const HELPER = "skills/checkpoint/scripts/dotagent.mjs";
 /** What every install must hold for /develop, the checkpoint protocol and the agents to work. */
@@ -16,7 +17,7 @@ export const REQUIRED_FILES = [
   "skills/checkpoint/SKILL.md",
   HELPER,
   "skills/develop/SKILL.md",
-  ...["pm", "architect", "roundtable", "executor", "qa", "reflector"].map((a) => `agents/${a}.md`),
+  ...BUILTIN_AGENTS.map((a) => `agents/${a}.md`),
 ];
 
 /**

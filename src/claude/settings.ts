@@ -30,10 +30,6 @@ export interface HookEntry {
   readonly timeout: number;
 }
 
-/** The agent types of dotagent's six agents, as a project/user install and the plugin name them. */
-const AGENT_TYPES = ["pm", "architect", "roundtable", "executor", "qa", "reflector"];
-export const SUBAGENT_MATCHER = [...AGENT_TYPES, ...AGENT_TYPES.map((a) => `dotagent:${a}`)].join("|");
-
 /** The tools that write files: the PreToolUse hook decides who writes what (SPEC §11). */
 export const WRITE_MATCHER = "Write|Edit|MultiEdit|NotebookEdit";
 /** The Bash lines the hook reads for writes into memory/state/ (Claude Code starts it only for these). */
@@ -85,7 +81,10 @@ export function hookEntries(scope: Scope | "plugin", target?: string): HookEntry
     { event: "PreToolUse", matcher: "Agent|Task|SubagentHandback", command: run("pre-tool-use"), timeout: 30 },
     { event: "PostToolUse", matcher: "Agent|Task", command: run("post-tool-use"), timeout: 30 },
     { event: "PostToolUseFailure", matcher: "Agent|Task", command: run("post-tool-use"), timeout: 30 },
-    { event: "SubagentStop", matcher: SUBAGENT_MATCHER, command: run("subagent-stop"), timeout: 30 },
+    // Every sub-agent's end: which agents are the workflow's is known only from the definition in
+    // force (a project's own agents, fix's reproducer), so the hook reads it; any other agent's
+    // end is nothing to it.
+    { event: "SubagentStop", command: run("subagent-stop"), timeout: 30 },
     { event: "UserPromptSubmit", command: run("user-prompt-submit"), timeout: 30 },
   ];
 }

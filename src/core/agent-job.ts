@@ -14,8 +14,6 @@ import { ID_PATTERN } from "../schema/json.js";
 import { REPORT, taskOutputPath, type Phase } from "./phases.js";
 import { DEVELOP, stepAgents, type Flow, type Step } from "./flow.js";
 
-/** The agents of the built-in develop (dotagent's six agent files). */
-export const AGENT_NAMES = ["pm", "architect", "roundtable", "executor", "qa", "reflector"] as const;
 /** An agent of the workflow's definition: develop's six, or those a definition names (SPEC §20). */
 export type AgentName = string;
 

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { BUILTIN_WORKFLOWS } from "./workflow-defs.js";
+import { resolveWorkflow } from "./resolve-workflow.js";
 import { judgeBashWrite, judgeFileWrite, physicalPath, reportWriter, shellSegments, type GuardContext, type Writer } from "./write-guard.js";
 
 // A file system of links only: /p is the project, /lnk a link to /p/memory, /wt the executor's worktree.
@@ -39,9 +41,9 @@ describe("judgeFileWrite: who writes what", () => {
     ["state: by another agent type", "/p/memory/state/phase.json", { kind: "other" }, /is dotagent's/],
     ["main: qa's report", "memory/reports/verification.json", main, /verification\.json is not yours to write: it is qa's report: spawn qa/],
     ["main: pm's report", "memory/reports/demand.json", main, /it is pm's report: spawn pm/],
-    ["main: a task report", "memory/reports/tasks/t1.json", main, /an executor's report/],
+    ["main: a task report", "memory/reports/tasks/t1.json", main, /it is a task's report, by the executor agent: spawn executor for that task/],
     ["main: dotagent's rework copy", "memory/reports/verification.rework-1.json", main, /dotagent writes it/],
-    ["main: a file of no agent", "memory/reports/notes.json", main, /no agent of the \/develop workflow writes it/],
+    ["main: a file of no agent", "memory/reports/notes.json", main, /no agent of the develop workflow writes it/],
     ["main: final_design.json (dotagent writes it from the person's pick)", "memory/reports/final_design.json", main, /dotagent writes it from the person's pick/],
     ["main: plan.json", "memory/reports/plan.json", main, null],
     ["main: plan.rework-2.json", "memory/reports/plan.rework-2.json", main, null],
@@ -65,13 +67,50 @@ describe("judgeFileWrite: who writes what", () => {
   });
 });
 
-describe("reportWriter", () => {
+describe("reportWriter: read from the workflow's steps", () => {
   it.each([
     ["memory/reports/designs/minimal.json", "architect"],
     ["memory/reports/roundtable.json", "roundtable"],
     ["memory/reports/reflection.md", "reflector"],
+    ["memory/reports/verification.json", "qa"],
+    ["memory/reports/verification.rework-2.json", "dotagent"],
+    ["memory/reports/plan.rework-1.json", "main"],
+    ["memory/reports/final_design.json", "pick"],
     ["memory/reports/designs/a/b.json", undefined],
-  ])("%s → %s", (rel, writer) => expect(reportWriter(rel)).toBe(writer));
+    ["memory/reports/reproduction.json", undefined],
+  ])("develop: %s → %s", (rel, writer) => expect(reportWriter(rel)).toBe(writer));
+
+  const fix = resolveWorkflow("fix", (name) => ({ name, source: "built-in", def: BUILTIN_WORKFLOWS[name]! }));
+  const own = resolveWorkflow("mine", (name) =>
+    name === "mine"
+      ? { name, source: ".dotagent/workflows/mine.json", def: { extends: "develop", insert: [{ after: "IMPLEMENTATION", steps: [{ id: "AUDIT", kind: "agent", agent: "auditor", report: "audit.json" }, { id: "LINT", kind: "check", run: "npm run lint", report: "lint.json" }] }] } }
+      : { name, source: "built-in", def: BUILTIN_WORKFLOWS[name]! },
+  );
+  it.each([
+    ["fix", "memory/reports/reproduction.json", "reproducer"],
+    ["fix", "memory/reports/tasks/t1.json", "executor"],
+    ["fix", "memory/reports/verification.json", "qa"],
+    ["fix", "memory/reports/demand.json", undefined],
+    ["mine", "memory/reports/audit.json", "auditor"],
+    ["mine", "memory/reports/lint.json", "dotagent"],
+    ["mine", "memory/reports/lint.rework-1.json", "dotagent"],
+    ["mine", "memory/reports/demand.json", "pm"],
+  ])("%s: %s → %s", (name, rel, writer) => {
+    const resolved = name === "fix" ? fix : own;
+    if (!resolved.ok) throw new Error(JSON.stringify(resolved.problems));
+    expect(reportWriter(rel, resolved.flow)).toBe(writer);
+  });
+
+  it("a definition's own agent is named in the denial, and a file of none names the definition", () => {
+    if (!own.ok) throw new Error(JSON.stringify(own.problems));
+    const reason = (path: string) => {
+      const v = judgeFileWrite(path, main, { ...ctx, flow: own.flow });
+      return v.deny ? v.reason : null;
+    };
+    expect(reason("memory/reports/audit.json")).toMatch(/audit\.json is not yours to write: it is auditor's report: spawn auditor/);
+    expect(reason("memory/reports/notes.json")).toMatch(/no agent of the mine workflow writes it/);
+    expect(judgeBashWrite("cat > memory/reports/audit.json <<EOF", { ...ctx, flow: own.flow }, main)).toMatchObject({ deny: true, reason: expect.stringContaining("spawn auditor") });
+  });
 });
 
 describe("shellSegments: simple commands and their redirections", () => {

@@ -23,6 +23,7 @@
 // seen); the Write tools are the model's way to write files and are judged exactly. Pure:
 // realpath comes in.
 import { REPORTS_DIR, STATE_DIR } from "./phases.js";
+import { DEVELOP, REPORT, type Flow } from "./flow.js";
 import type { AgentJob, AgentName } from "./agent-job.js";
 import { describeJob } from "./agent-job.js";
 
@@ -35,6 +36,8 @@ export interface GuardContext {
   readonly realpath: (path: string) => string | undefined;
   /** How the model runs the helper, for the reasons: `node "<helper>"`. */
   readonly helper: string;
+  /** The workflow in force (its steps say who writes which report); develop when none is pinned. */
+  readonly flow?: Flow | undefined;
 }
 
 /** Who makes the call: the main agent (no agent_id), one of dotagent's agents, or anyone else. */
@@ -85,20 +88,43 @@ function placesOf(ctx: GuardContext): Places {
   return { root, memory: `${root}/memory`, state: `${root}/${STATE_DIR}`, reports: `${root}/${REPORTS_DIR}` };
 }
 
-/** The files of memory/reports/ and who writes each (project-relative, `/`-separated). */
-export function reportWriter(rel: string): AgentName | "main" | "dotagent" | "pick" | undefined {
-  const name = rel.slice(REPORTS_DIR.length + 1);
-  if (name === "demand.json") return "pm";
-  if (/^designs\/[^/]+\.json$/.test(name)) return "architect";
-  if (name === "roundtable.json") return "roundtable";
-  if (/^tasks\/[^/]+\.json$/.test(name)) return "executor";
-  if (name === "verification.json") return "qa";
-  if (name === "reflection.json" || name === "reflection.md") return "reflector";
-  if (name === "plan.json" || /^plan\.rework-\d+\.json$/.test(name)) return "main";
-  if (name === "final_design.json") return "pick";
-  if (/^verification\.rework-\d+\.json$/.test(name)) return "dotagent";
+/**
+ * Who writes a file of memory/reports/ (project-relative, `/`-separated), read from the workflow's
+ * steps (develop's, fix's or a project's own definition): an agent step's report is its agent's,
+ * a choose step's designs its agent's and its comparison its reducer's, a tasks step's task
+ * reports its agent's, a check's report its agent's (dotagent's for a command's verdict), a shell
+ * step's dotagent's, and the copies a rework round keeps dotagent's. The plan files are the main
+ * agent's, final_design.json is written from the person's pick.
+ */
+export function reportWriter(rel: string, flow: Flow = DEVELOP): AgentName | "main" | "dotagent" | "pick" | undefined {
+  if (rel === REPORT.finalDesign) return "pick";
+  if (/^memory\/reports\/plan(?:\.rework-\d+)?\.json$/.test(rel)) return "main";
+  const copy = /^(.*)\.rework-\d+\.(json|md)$/.exec(rel);
+  const original = copy === null ? undefined : `${copy[1]}.${copy[2]}`;
+  for (const step of flow.steps) {
+    if (original !== undefined && step.reports.includes(original)) return "dotagent";
+    switch (step.kind) {
+      case "agent":
+        if (step.reports.includes(rel)) return step.agent;
+        break;
+      case "choose":
+        if (/^memory\/reports\/designs\/[^/]+\.json$/.test(rel)) return step.agent;
+        if (rel === REPORT.roundtable) return step.reducer;
+        break;
+      case "tasks":
+        if (/^memory\/reports\/tasks\/[^/]+\.json$/.test(rel)) return step.agent;
+        break;
+      case "check":
+      case "shell":
+        if (step.reports.includes(rel)) return step.kind === "check" && step.agent !== undefined ? step.agent : "dotagent";
+        break;
+    }
+  }
   return undefined;
 }
+
+/** The agent of the flow's tasks step, whose reports are one per task. */
+const taskAgentOf = (flow: Flow) => flow.steps.find((s) => s.kind === "tasks")?.agent;
 
 function stateReason(rel: string, helper: string): string {
   const file = rel.slice(STATE_DIR.length + 1) || "memory/state/";
@@ -111,18 +137,17 @@ function stateReason(rel: string, helper: string): string {
   return `dotagent: ${rel} is dotagent's workflow state: only dotagent writes memory/state/ (an edit by hand is read as corrupt or taken silently). Do not write it; ${how}. ${helper} resume --json says where the workflow stands and what to do next.`;
 }
 
-function ownerPhrase(owner: ReturnType<typeof reportWriter>): string {
+function ownerPhrase(owner: ReturnType<typeof reportWriter>, flow: Flow): string {
+  if (owner !== undefined && owner === taskAgentOf(flow)) return `it is a task's report, by the ${owner} agent: spawn ${owner} for that task`;
   switch (owner) {
     case undefined:
-      return "no agent of the /develop workflow writes it";
+      return `no agent of the ${flow.name} workflow writes it`;
     case "main":
       return "the /develop skill writes it (the main agent)";
     case "dotagent":
       return "dotagent writes it";
     case "pick":
       return "dotagent writes it from the person's pick: once they have named a design, run `phase approve <STEP> --pick <name> --json` (their words become its notes)";
-    case "executor":
-      return "it is an executor's report: spawn the executor for that task";
     default:
       return `it is ${owner}'s report: spawn ${owner}`;
   }
@@ -147,15 +172,16 @@ export function judgeFileWrite(path: string, writer: Writer, ctx: GuardContext):
     return deny(`dotagent: you are the ${writer.job ? describeJob(writer.job) : "executor"} and your task works in its own worktree, ${worktree}: write your changes there${there}, not into ${target}. Your report goes to ${report ?? "your Output file"}.`);
   }
   if (rel === undefined || !inside(target, places.reports)) return PASS;
-  const owner = reportWriter(rel);
+  const flow = ctx.flow ?? DEVELOP;
+  const owner = reportWriter(rel, flow);
   if (writer.kind === "main") {
     if (owner === "main") return PASS;
-    return deny(`dotagent: ${rel} is not yours to write: ${ownerPhrase(owner)}. A report counts only from the agent at work; you write only the plan file next.plan_file names.`);
+    return deny(`dotagent: ${rel} is not yours to write: ${ownerPhrase(owner, flow)}. A report counts only from the agent at work; you write only the plan file next.plan_file names.`);
   }
   const own = writer.job ? target === `${places.root}/${writer.job.output}` : owner === writer.agent;
   if (own) return PASS;
   const yours = writer.job ? `your report is ${writer.job.output}` : `you write only ${writer.agent}'s report`;
-  return deny(`dotagent: ${rel} is not your report (${ownerPhrase(owner)}); you are the ${writer.job ? describeJob(writer.job) : writer.agent} agent and ${yours}.`);
+  return deny(`dotagent: ${rel} is not your report (${ownerPhrase(owner, flow)}); you are the ${writer.job ? describeJob(writer.job) : writer.agent} agent and ${yours}.`);
 }
 
 // ---- Bash: the redirections and file commands a line shows ----
@@ -349,8 +375,9 @@ export function judgeBashWrite(line: string, ctx: GuardContext, writer: Writer =
       // The main agent's redirection or copy into a phase agent's report (a heredoc into verification.json).
       if (writer.kind === "main" && inside(path, places.reports)) {
         const rel = path.slice(places.root.length + 1);
-        const owner = reportWriter(rel);
-        if (owner !== "main" && owner !== undefined) return deny(`dotagent: this line writes ${rel}, which is not yours to write: ${ownerPhrase(owner)}. A report counts only from the agent at work.`);
+        const flow = ctx.flow ?? DEVELOP;
+        const owner = reportWriter(rel, flow);
+        if (owner !== "main" && owner !== undefined) return deny(`dotagent: this line writes ${rel}, which is not yours to write: ${ownerPhrase(owner, flow)}. A report counts only from the agent at work.`);
       }
       // `rm -rf memory`, `git checkout .`: the folder holds dotagent's state.
       if (command.whole && command.targets.includes(target) && inside(places.state, path)) {

@@ -2,7 +2,8 @@
 // scripted model: develop's choose step, the project's tests as a `check` that runs a shell
 // command and sends the work back once, a `shell` step, and an extra gate the person answers.
 // `/develop --workflow review add login` from the first prompt to the end, then kill -9 inside
-// each step kind and `/develop` again: nothing complete runs again, no command runs twice.
+// each step kind and `/develop` again: nothing complete runs again, no command runs twice. The notes
+// are the project's own agent's, which ends its first turn without them and is sent back.
 // Opt-in like the other journeys (DOTAGENT_E2E_CLAUDE=1); `npm run journey` runs every kill point.
 import { describe, it, expect, beforeAll } from "vitest";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -29,19 +30,32 @@ export const REVIEW = {
         // Fails until the rework round's task has written rework-1-1.txt: the work goes back once.
         { id: "TESTS", kind: "check", run: "test -f rework-1-1.txt", rework: "IMPLEMENTATION", max_rounds: 1 },
         { id: "SHIP", kind: "shell", run: "echo shipped >> shipped.txt" },
-        { id: "NOTES", kind: "agent", agent: "reflector", report: "notes.md", gate: "approve" },
+        // The project's own agent (.claude/agents/scribe.md), which stops the first time without
+        // its report: only the SubagentStop hook sees it, and sends it back.
+        { id: "NOTES", kind: "agent", agent: "scribe", report: "notes.md", gate: "approve" },
       ],
     },
   ],
 };
 
 /** Agents spawned by a clean run: the rework round adds an executor and a second qa. */
-const CLEAN = { pm: 1, architect: 2, roundtable: 1, executor: 4, qa: 2, reflector: 1 };
+const CLEAN = { pm: 1, architect: 2, roundtable: 1, executor: 4, qa: 2, scribe: 1 };
+const POLICY = { executorWrites: "own" as const, forgetsReport: ["scribe"] };
+
+const SCRIBE = `---
+name: scribe
+description: Writes the release notes of the project's review workflow (its NOTES step).
+tools: Read, Write
+---
+
+You write short release notes for what the workflow built, at the Output file your prompt names.
+`;
 const STEPS = ["REQUIREMENTS", "ARCHITECTURE", "IMPLEMENTATION", "VERIFICATION", "TESTS", "SHIP", "NOTES"];
 
 function addDefinition(project: string): void {
   mkdirSync(join(project, ".dotagent", "workflows"), { recursive: true });
   writeFileSync(join(project, ".dotagent", "workflows", "review.json"), `${JSON.stringify(REVIEW, null, 2)}\n`);
+  writeFileSync(join(project, ".claude", "agents", "scribe.md"), SCRIBE);
   const git = (...args: string[]) => spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: project });
   git("add", "-A");
   git("commit", "-qm", "the review workflow");
@@ -52,7 +66,7 @@ function journey(killAt?: (k: number, who: string, last: string) => boolean, aft
     root: ROOT,
     claude,
     developCommand: "/develop --workflow review",
-    policy: { executorWrites: "own" },
+    policy: POLICY,
     afterInstall: addDefinition,
     ...(killAt ? { killAt, afterKill } : {}),
   });
@@ -115,6 +129,11 @@ describe.skipIf(!ENABLED)("a project's workflow definition in the real Claude Co
     // The commands ran only after the person's yes: each was asked once (exit 5) before it ran.
     const asked = clean.events.filter((e) => e.type === "decision_asked").length;
     expect(asked).toBe(2);
+    // The scribe ended its first turn without notes.md: SubagentStop sent it back once (its next
+    // request carries the stop hook's reminder), and it wrote them; spawned once.
+    const feedback = clean.log.filter((e) => e.kind === "feedback" && e.who === "scribe").map((e) => String(e.text));
+    expect(feedback.filter((t) => /dotagent reminder 1/.test(t)), said).toHaveLength(1);
+    expect(readFileSync(join(clean.project, "memory/reports/notes.md"), "utf8")).toContain("Login shipped");
     // The rework round's task landed its file in the main checkout, which is why TESTS passed.
     expect(existsSync(join(clean.project, "rework-1-1.txt"))).toBe(true);
     if (!process.env.KEEP) rmSync(clean.work, { recursive: true, force: true });
@@ -128,7 +147,7 @@ describe.skipIf(!ENABLED)("a project's workflow definition in the real Claude Co
     ["check (agent): qa at work", (_k, who) => who === "qa"],
     ["check (run): TESTS's failed run recorded, the model not yet told", (_k, who, last) => who === "main" && /"step":\s*"TESTS"[\s\S]*"ran":\s*true/.test(last)],
     ["shell: SHIP's command ran, the model not yet told", (_k, who, last) => who === "main" && /"step":\s*"SHIP"[\s\S]*"ran":\s*true/.test(last)],
-    ["agent with a gate: the reflector writing notes.md", (_k, who) => who === "reflector"],
+    ["agent with a gate: the project's scribe writing notes.md", (_k, who) => who === "scribe"],
   ];
   // CI runs the clean journey here and a kill in the terminal journey below; every point is in `npm run journey`.
   const chosen = ALL ? POINTS : [];
@@ -167,7 +186,7 @@ describe.skipIf(!ENABLED || !tmuxAvailable() || !ALL)("a project's workflow defi
       root: ROOT,
       claude,
       developArgs: "--workflow review add login",
-      policy: { executorWrites: "own" },
+      policy: POLICY,
       afterInstall: addDefinition,
       killWhen: (_k, who, log) => who === "main" && /"step":\s*"TESTS"[\s\S]*"ran":\s*true/.test(String(log.filter((e) => e.kind === "tool_result").at(-1)?.text ?? "")),
       timeoutMs: 300_000,

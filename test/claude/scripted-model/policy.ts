@@ -7,7 +7,7 @@
 // expansion or a Bash result), and plays the steps skills/develop/SKILL.md gives for
 // `next.action`, counting the tool calls it already made since. Sub-agents (recognised by their
 // agent file's body in the system prompt): Read the output file, Write the report, return.
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export interface ContentBlock {
@@ -76,6 +76,11 @@ export interface PolicyOptions {
    * the write guard denies, SPEC §11), then, denied, in its worktree.
    */
   executorStrays?: boolean;
+  /**
+   * Agents (a project's own, from its .claude/agents/) that end their first turn with plain text
+   * and no report, as a careless agent does: only SubagentStop's block can send them back.
+   */
+  forgetsReport?: readonly string[];
   /**
    * One mistake a real model makes, once, at its point; otherwise the script is followed to the
    * letter (issue 29's misbehaving model). `approve_unasked`: at the REQUIREMENTS gate it runs
@@ -669,6 +674,7 @@ function subAgent(agent: string, body: ApiRequest, all: string, policy: PolicyOp
     const revise = /^Revise: /m.test(prompt);
     if (!revise && !failing && result?.kind === "result" && !result.isError && /\{/.test(result.text) && !/does not exist/i.test(result.text)) return finish(`${output} is already done.`);
     // The agents' deviations (PolicyOptions.deviation), each the first time only: a reminder brings the right report.
+    if (policy.forgetsReport?.includes(agent) && reminded === -1) return end("Done; the notes are in my head.");
     const wrong = agentMistake(agent, prompt, policy.deviation, project, path, report(agent, prompt, policy.tasks));
     if (wrong === "handback") return finish("Done.");
     if (wrong !== undefined) return toolUse([wrong]);
@@ -755,7 +761,10 @@ export function decide(body: ApiRequest, options: { agentsDir: string; seq: numb
     const stage1 = /Respond with <severity>N<\/severity>/.test(text(lastUser?.content));
     return { who: "monitor", stop: "end_turn", blocks: [{ type: "text", text: stage1 ? "<severity>0</severity>" : "<block>no</block>" }] };
   }
-  const agent = agentMarkers(options.agentsDir).find(([, marker]) => system.includes(marker))?.[0];
+  // dotagent's agents, then the project's own (.claude/agents/ of the session's folder).
+  const folder = /Primary working directory: (\S+)/.exec(all)?.[1]?.replace(/\/\.dotagent\/worktrees\/[^/]+\/?$/, "");
+  const own = folder !== undefined && existsSync(join(folder, ".claude/agents")) ? agentMarkers(join(folder, ".claude/agents")) : [];
+  const agent = [...agentMarkers(options.agentsDir), ...own].find(([, marker]) => system.includes(marker))?.[0];
   if (agent) return { who: agent, ...subAgent(agent, body, all, options.policy) };
   if (tools.includes("Agent") && tools.includes("Bash")) return { who: "main", ...mainAgent(body, all, options.policy ?? {}) };
   // A side request (a title, a summary, a topic check): a short text.
