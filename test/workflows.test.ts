@@ -24,7 +24,8 @@ const REVIEW = {
     {
       after: "VERIFICATION",
       steps: [
-        { id: "TESTS", kind: "check", run: "test -f ok.txt", rework: "IMPLEMENTATION", max_rounds: 1 },
+        // Fails as a test runner under npm does: the failure, then npm's epilogue.
+        { id: "TESTS", kind: "check", run: "test -f ok.txt || { echo 'FAIL: ok.txt is missing'; echo 'npm notice New minor version of npm available!' >&2; exit 1; }", rework: "IMPLEMENTATION", max_rounds: 1 },
         { id: "NOTES", kind: "agent", agent: "reflector", report: "notes.md", gate: "approve" },
       ],
     },
@@ -201,7 +202,7 @@ describe("a project workflow, end to end from the CLI", () => {
     expect(next(p)).toMatchObject({ action: "run_step", step: "TESTS" });
     // The command is the person's: without an answer it is a decision (exit 5), nothing runs.
     const asked = dotagent(p, ["step", "run", "TESTS", "--json"]);
-    expect([asked.code, asked.json.decision.yes, asked.json.next.action]).toEqual([5, "dotagent step run TESTS --yes", "run_step"]);
+    expect([asked.code, asked.json.decision.yes, asked.json.next.action]).toEqual([5, "dotagent step run TESTS --yes", "confirm_command"]);
     expect(existsSync(join(p, "memory/reports/steps/TESTS.json"))).toBe(false);
     const failed = dotagent(p, ["step", "run", "TESTS", "--yes", "--json"]);
     expect(failed.code).toBe(1);
@@ -210,8 +211,12 @@ describe("a project workflow, end to end from the CLI", () => {
     const state = readJson(p, "memory/state/phase.json");
     expect(state).toMatchObject({ current_phase: "IMPLEMENTATION", rework: { round: 1, step: "TESTS", to: "IMPLEMENTATION", verification: "memory/reports/steps/TESTS.rework-1.json" } });
     expect(readdirSync(join(p, "memory/reports")).filter((f) => f.startsWith("verification"))).toEqual(["verification.rework-1.json"]);
-    expect(failed.json.next).toMatchObject({ action: "plan_tasks", plan_file: "memory/reports/plan.rework-1.json" });
+    expect(failed.json.next).toMatchObject({ action: "plan_tasks", plan_file: "memory/reports/plan.rework-1.json", plan_from: "memory/reports/steps/TESTS.rework-1.json" });
     expect(failed.json.next.reason).toContain("steps/TESTS.rework-1.json");
+    // The report to plan from lists its failure as qa's would, named by the output's telling line, not npm's notice.
+    expect(readJson(p, "memory/reports/steps/TESTS.rework-1.json").failures).toEqual([
+      { problem: expect.stringMatching(/^`test -f ok\.txt \|\| .*` failed \(exit 1\): FAIL: ok\.txt is missing$/), suggested_fix: expect.stringMatching(/^make `test -f ok\.txt/) },
+    ]);
     writeJson(p, "memory/reports/plan.rework-1.json", [{ id: "t2", title: "make ok.txt" }]);
     expect(dotagent(p, ["task", "import", "memory/reports/plan.rework-1.json"]).code).toBe(0);
     finishTasks(p, ["t2"]);
@@ -224,7 +229,7 @@ describe("a project workflow, end to end from the CLI", () => {
     // At most once per round: asked again, it answers from the recorded result.
     expect(dotagent(p, ["step", "run", "TESTS", "--json"]).code).toBe(1);
     writeFileSync(join(p, "memory/reports/notes.md"), "# Notes\n");
-    expect(next(p)).toMatchObject({ action: "await_approval", gate: "approve_report", step: "NOTES", output: "memory/reports/notes.md" });
+    expect(next(p)).toMatchObject({ action: "await_approval", gate: "approve_report", step: "NOTES", output: "memory/reports/notes.md", reason: "memory/reports/notes.md awaits the user's approval" });
     expect(dotagent(p, ["phase", "approve", "NOTES"]).code).toBe(0);
     expect(next(p)).toMatchObject({ action: "workflow_complete" });
     expect(dotagent(p, ["validate"]).code).toBe(0);

@@ -10,7 +10,7 @@ import { compilePattern, MAX_SUBJECT, runPattern, type Pattern } from "./linear-
 import { ownedReports, phaseAgentOf, unownedNote } from "./report-owners.js";
 import { NOT_PICKED } from "./authority.js";
 import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
-import { currentRound, importPlan, isLegacyExecution, planFileOf, planStatus, planTasksReason } from "./plans.js";
+import { currentRound, importPlan, isLegacyExecution, planFileOf, planFrom, planStatus, planTasksReason } from "./plans.js";
 import { countByStatus, emptyExecution, readyTasks, recoverTasks, type Repair } from "./tasks.js";
 import { agentOwnerKey, isInFlight, type OwnerVerdicts } from "./ownership.js";
 import { DEFAULT_MAX_PARALLEL, ID_PATTERN } from "../schema/json.js";
@@ -60,6 +60,7 @@ export const ACTIONS = [
   "confirm_isolation",
   "confirm_definition_change",
   "run_step",
+  "confirm_command",
   "workflow_failed",
 ] as const;
 export type Action = (typeof ACTIONS)[number];
@@ -81,6 +82,8 @@ export interface NextAction {
   round?: number;
   /** plan_tasks: the file to write the round's plan to, then `dotagent task import` it. */
   plan_file?: string;
+  /** plan_tasks: the report the round's tasks come from (round 0 the design, round N the failed check's copy, with its `failures`). */
+  plan_from?: string;
   /** confirm_rollback: the checkpoint to go back to (`dotagent rollback --to REV`). */
   rev?: number;
   /** In a workflow with a pinned definition: spawn_agent, the report the agent writes (its `Output file:` line); await_approval of an agent step, the report to approve. */
@@ -613,7 +616,12 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
     case "agent": {
       // An agent at work (revising the report, say) comes first: its report is not final yet.
       if (busy(step.agent).length > 0) return awaitAgents([], agents);
-      if (step.gate === "approve" && step.reports.some(valid)) return { ...approval(step.id === "REQUIREMENTS" ? "approve_requirements" : "approve_report", `${names(step.reports.filter(valid))} awaits the user's approval`, step.id), ...outputOf(step.reports.find(valid)!) };
+      if (step.gate === "approve" && step.reports.some(valid)) {
+        // develop's demand is named as its skill names it; a definition's report with its folder, the path to read.
+        const requirements = step.id === "REQUIREMENTS";
+        const awaiting = step.reports.filter(valid);
+        return { ...approval(requirements ? "approve_requirements" : "approve_report", `${requirements ? names(awaiting) : awaiting.join(" or ")} awaits the user's approval`, step.id), ...outputOf(awaiting[0]!) };
+      }
       return { ...spawn(step.agent, step.reports.map(unowned).find((u) => u !== undefined) ?? (step.reports.length === 1 ? `no valid ${names(step.reports)} yet` : `no ${names(step.reports)} yet`)), ...outputOf(step.reports[0]!) };
     }
     case "choose": {
@@ -640,10 +648,13 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
       const plan = planStatus(phase, execution);
       const round = currentRound(phase);
       const reworkExecutor = () => spawn(step.agent, `verification failed: fix what ${rework?.verification} lists, then \`dotagent phase complete ${step.id}\``);
-      if (plan.kind === "unrecorded") return { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason(plan, phase.rework?.verification, planSourceOf(flowOf(phase), step.id, skippedSteps(phase))), round, plan_file: planFileOf(round) };
+      if (plan.kind === "unrecorded") {
+        const source = planSourceOf(flowOf(phase), step.id, skippedSteps(phase));
+        return { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason(plan, phase.rework?.verification, source), round, plan_file: planFileOf(round), plan_from: planFrom(plan.round, phase.rework?.verification, source) };
+      }
       if (execution === undefined || execution.tasks.length === 0) {
         // Legacy only: new-format files reach here with a recorded plan, which has tasks.
-        return rework ? reworkExecutor() : { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason({ kind: "unrecorded", round: 0, loose: [] }), round: 0, plan_file: planFileOf(0) };
+        return rework ? reworkExecutor() : { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason({ kind: "unrecorded", round: 0, loose: [] }), round: 0, plan_file: planFileOf(0), plan_from: planFrom(0) };
       }
       // At most max_parallel tasks run at once, those in flight included.
       const ready = readyTasks(execution);

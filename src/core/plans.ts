@@ -66,9 +66,14 @@ export function missingPlan(phase: PhaseState | undefined, execution: ExecutionS
 }
 
 /** The `plan_tasks` reason: where to plan from, where to write the plan, what is already there. */
+/** The report a round's tasks come from (project-relative): round 0 the plan's source, round N the failed check's copy. */
+export function planFrom(round: number, failedReport?: string | null, source = "memory/reports/final_design.json"): string {
+  return round === 0 ? source : (failedReport ?? reworkCopyPath(round));
+}
+
 export function planTasksReason(status: Extract<PlanStatus, { kind: "unrecorded" }>, failedReport?: string | null, source = "memory/reports/final_design.json"): string {
   const file = planFileOf(status.round);
-  const from = status.round === 0 ? source.replace("memory/reports/", "") : (failedReport ?? reworkCopyPath(status.round)).replace("memory/reports/", "");
+  const from = planFrom(status.round, failedReport, source).replace("memory/reports/", "");
   const loose = status.loose.length === 0 ? "" : `; include ${shortList(status.loose)}, added one by one`;
   const round = status.round === 0 ? "" : `rework round ${status.round}: `;
   return `${round}write every task from ${from} to ${file}, then \`dotagent task import ${file}\`${loose}`;

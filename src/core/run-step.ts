@@ -4,6 +4,7 @@
 // runner and an interactive session make the same moves from the same state. A workflow with a
 // pinned definition (SPEC §20) is walked by its steps' kinds, never by their agents' names: the
 // runner is told the current step (RunFacts.step) and reads the agent, reports and rework from it.
+import { tellingLine } from "./telling-line.js";
 import { DEFAULT_DESIGNS, REPORT, reworkCopyPath, type Phase } from "./phases.js";
 export { DEFAULT_DESIGNS } from "./phases.js";
 import { planFileOf } from "./plans.js";
@@ -202,8 +203,9 @@ export function tasksToPlan(round: number, source: Record<string, unknown>, requ
   if (round > 0) {
     const failures = Array.isArray(source.failures) ? source.failures : [];
     const titles = failures.map((f) => describeFailure(f)).filter((t) => t !== "");
-    const command = typeof source.command === "string" && !Array.isArray(source.failures) ? describeCommand(source) : undefined;
-    const list = titles.length > 0 ? titles : [command ?? "Fix what verification found"];
+    // A command's report: one task to make it pass, named by its output's telling line.
+    const command = typeof source.command === "string" ? describeCommand(source) : undefined;
+    const list = command !== undefined ? [command] : titles.length > 0 ? titles : ["Fix what verification found"];
     return list.map((title, i) => ({ id: `rework-${round}-${i + 1}`, title, depends_on: [] }));
   }
   const design = source.design && typeof source.design === "object" ? (source.design as Record<string, unknown>) : {};
@@ -222,7 +224,7 @@ export function tasksToPlan(round: number, source: Record<string, unknown>, requ
 function describeCommand(report: Record<string, unknown>): string {
   const command = String(report.command).replace(/\s+/g, " ").trim();
   const exit = typeof report.exit_code === "number" ? `exit ${report.exit_code}` : report.timed_out === true ? "timed out" : "failed";
-  const last = typeof report.output_tail === "string" ? (report.output_tail.trim().split("\n").pop() ?? "").trim() : "";
+  const last = typeof report.output_tail === "string" ? tellingLine(report.output_tail) : "";
   return `Make \`${command.length > 100 ? `${command.slice(0, 99)}…` : command}\` pass (${exit}${last ? `: ${last.slice(0, 80)}` : ""})`.slice(0, 200);
 }
 

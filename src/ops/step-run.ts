@@ -20,6 +20,7 @@ import { runCommand } from "../store/run-command.js";
 import { locked, type OpContext } from "./op-context.js";
 import type { Decide } from "./resume.js";
 import { nextFields, settle, type NextFields } from "./settle.js";
+import { tellingLine } from "../core/telling-line.js";
 
 export const OUTPUT_TAIL_BYTES = 4096;
 
@@ -89,7 +90,7 @@ export async function runStep(context: OpContext, id: string, options: { again?:
   };
   if (!approved(context, state, id, commandStep.run)) {
     const answer = await options.decide(decision);
-    if (answer === "no-terminal") return { kind: "decision", decision, next: { action: "run_step", agent: null, tasks: [], reason: `the person approves ${id}'s command first: relay the decision`, step: id } };
+    if (answer === "no-terminal") return { kind: "decision", decision, next: { action: "confirm_command", agent: null, tasks: [], reason: `the person approves ${id}'s command first: show them the decision's question, end your turn, and run its yes only after they say yes`, step: id } };
     if (!answer) throw new DotagentError("step_declined", `${id}'s command was not run; \`dotagent resume\` offers it again`, EXIT.refused);
     await locked(context, "step run", () => appendAuthority(context, state, [{ type: "command_approved", step: id, command: commandStep.run, instance: state.instance_id ?? null }]));
   }
@@ -124,7 +125,10 @@ export async function runStep(context: OpContext, id: string, options: { again?:
     return { kind: "stopped" };
   }
   const passed = run.exit_code === 0;
-  const record = { step: id, command: commandStep.run, passed, exit_code: run.exit_code, signal: run.signal, timed_out: run.timed_out, attempts, started_at: startedAt.toISOString(), ended_at: context.now().toISOString(), output_tail: run.tail };
+  // A failed command's report lists its failure as qa's does, so what plans the rework (the
+  // model, the runner) reads one shape: what failed, in the output's telling line.
+  const failures = passed ? [] : [commandFailure(commandStep.run, run)];
+  const record = { step: id, command: commandStep.run, passed, exit_code: run.exit_code, signal: run.signal, timed_out: run.timed_out, attempts, started_at: startedAt.toISOString(), ended_at: context.now().toISOString(), output_tail: run.tail, failures };
   const settled = await locked(context, "step run", async () => {
     mkdirInside(context.paths.root, dirname(join(context.paths.root, report)));
     writeJsonInside(context.paths.root, join(context.paths.root, report), record);
@@ -176,4 +180,13 @@ async function runShellCommand(command: string, cwd: string, timeout: number | u
   });
   if (outcome.kind === "not_started") return { exit_code: null, signal: null, timed_out: false, tail: `could not start sh: ${outcome.message}` };
   return { exit_code: outcome.code, signal: outcome.signal, timed_out: outcome.timedOut, tail: tail.toString("utf8") };
+}
+
+/** The one failure of a failed command, as a check's report lists failures (SPEC §20). */
+function commandFailure(command: string, run: { exit_code: number | null; timed_out: boolean; tail: string }): { problem: string; suggested_fix: string } {
+  const shown = command.replace(/\s+/g, " ").trim();
+  const short = shown.length > 100 ? `${shown.slice(0, 99)}…` : shown;
+  const how = run.timed_out ? "timed out" : run.exit_code === null ? "was stopped" : `failed (exit ${run.exit_code})`;
+  const line = tellingLine(run.tail);
+  return { problem: `\`${short}\` ${how}${line ? `: ${line}` : ""}`, suggested_fix: `make \`${short}\` pass` };
 }

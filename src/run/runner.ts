@@ -9,6 +9,7 @@
 // ends with `interrupted` (interrupt.ts); nothing is marked failed. A workflow with a pinned
 // definition (SPEC §20) is walked the same way, by its steps' kinds: agents from the step (the
 // project's .claude/agents/ first), gates on any agent step, the step commands run by `step run`.
+import { tellingLine } from "../core/telling-line.js";
 import { GITIGNORE_LINES, mergeGitignore } from "../claude/gitignore.js";
 import { skippedSteps } from "../core/plan-resume.js";
 import { existsSync, readdirSync, rmSync } from "node:fs";
@@ -975,7 +976,7 @@ async function commandStep(run: Run, id: string, at: StepContext): Promise<RunOu
   }
   wrote(run, result.report);
   const why = result.timed_out ? "timed out" : `exit ${result.exit_code ?? "none"}`;
-  const last = (result.output_tail ?? "").trim().split("\n").pop()?.trim() ?? "";
+  const last = tellingLine(result.output_tail ?? "");
   options.progress.line(`${id}: \`${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown}\` ${result.passed ? "passed" : `failed (${why}${result.attempts > 1 ? `, ${result.attempts} attempts` : ""})${last ? `: ${last.slice(0, 120)}` : ""}`}`, { mark: result.passed ? "done" : "failed", ...(ms === undefined ? {} : { elapsedMs: ms }) });
   if (!result.passed && step?.kind === "check" && step.rework !== undefined && result.next.action !== "workflow_failed") options.progress.line(`back to ${step.rework} to fix what ${id} found`);
   return undefined;

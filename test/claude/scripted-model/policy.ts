@@ -188,7 +188,7 @@ export interface ResumePlan {
   situation?: string;
   workflow_id?: string | null;
   phase?: string | null;
-  next: { action: string; agent?: string | null; tasks?: string[]; reason?: string; designs?: string[]; gate?: string; round?: number; plan_file?: string; output?: string; step?: string };
+  next: { action: string; agent?: string | null; tasks?: string[]; reason?: string; designs?: string[]; gate?: string; round?: number; plan_file?: string; plan_from?: string; output?: string; step?: string };
   decision?: { question: string; yes: string; no: string } | null;
   error?: unknown;
   in_flight?: string[];
@@ -444,10 +444,10 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
     case "plan_tasks": {
       const round = next.round ?? 0;
       const file = next.plan_file ?? "memory/reports/plan.json";
-      // The report to plan from is the one the reason names (a check's failed report in rework).
-      const source = /write every task from (\S+) to/.exec(next.reason ?? "")?.[1] ?? (round === 0 ? "final_design.json" : `verification.rework-${round}.json`);
+      // The report to plan from is next.plan_from (a check's failed report in rework).
+      const source = next.plan_from ?? `memory/reports/${round === 0 ? "final_design.json" : `verification.rework-${round}.json`}`;
       return [
-        { calls: [read(ctx, `memory/reports/${source}`)] },
+        { calls: [read(ctx, source)] },
         { calls: [write(ctx, file, { tasks: round === 0 ? ctx.tasks : [{ id: `rework-${round}-1`, title: "Fix what verification found", depends_on: [] }] })] },
         { calls: [run(ctx, `task import ${file}`)] },
       ];
