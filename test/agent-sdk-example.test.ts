@@ -127,7 +127,7 @@ describe.skipIf(!ENABLED)("examples/agent-sdk with the real Claude Agent SDK (DO
     } finally {
       await s.server.close();
     }
-  }, 60_000);
+  }, 600_000);
 
   it("killed with kill -9 at three points, it resumes to completion without redoing a finished job", async () => {
     const s = await scenario();
@@ -176,7 +176,7 @@ describe.skipIf(!ENABLED)("examples/agent-sdk with the real Claude Agent SDK (DO
     } finally {
       await s.server.close();
     }
-  }, 90_000);
+  }, 600_000);
 });
 
 describe("examples/agent-sdk without the SDK", () => {

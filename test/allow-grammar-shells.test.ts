@@ -113,7 +113,7 @@ describe("random lines: whatever the grammar allows means the same argv in every
       }),
       runs,
     );
-  }, 60_000 + runs.numRuns * 60);
+  }, 600_000 + runs.numRuns * 60);
 
   it("as words after --error", () => {
     fc.assert(
@@ -123,7 +123,7 @@ describe("random lines: whatever the grammar allows means the same argv in every
       }),
       runs,
     );
-  }, 60_000 + runs.numRuns * 60);
+  }, 600_000 + runs.numRuns * 60);
 });
 
 describe("the grammar's option tables are the CLI's", () => {

@@ -17,5 +17,5 @@ describe.skipIf(process.env.DOTAGENT_E2E_CLAUDE !== "1")("npm run demo (DOTAGENT
     const project = /^A new git project: (\S+)$/m.exec(text)?.[1];
     expect(project && existsSync(join(project, "memory/state/phase.json"))).toBe(true);
     rmSync(project!, { recursive: true, force: true });
-  }, 200_000);
+  }, 600_000);
 });

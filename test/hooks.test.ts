@@ -272,13 +272,13 @@ describe("hooks read their whole input (issue: a 400 KB input in parts was read 
       const out = await inParts(p, helper, input, 7, 30);
       expect(out.trim() === "" ? null : JSON.parse(out).hookSpecificOutput, `run ${run}`).toMatchObject({ permissionDecision: "allow" });
     }
-  }, 120_000);
+  }, 600_000);
 
   it("a caller that keeps stdin open after the whole object gets its answer", async () => {
     const { p, helper } = installed();
     const out = await inParts(p, helper, helperLine(p, helper, "x"), 2, 30, false);
     expect(JSON.parse(out).hookSpecificOutput).toMatchObject({ permissionDecision: "allow" });
-  }, 30_000);
+  }, 600_000);
 
   it("an input of 2 MiB is read (a Write's input carries its whole file); one over 10 MiB is not: no answer, exit 0", () => {
     const { p, helper } = installed();

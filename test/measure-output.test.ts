@@ -22,5 +22,5 @@ describe("scripts/measure-output.mjs", () => {
     // docs/evidence.md quotes this run (`node scripts/measure-output.mjs --write`).
     const block = /<!-- measure-output -->\n([\s\S]*?)\n<!-- \/measure-output -->/.exec(readFileSync(join(REPO, "docs/evidence.md"), "utf8"))?.[1];
     expect(block).toContain(`| **total** | **${result.calls}** | **${result.total_bytes.toLocaleString("en")} B** | |`);
-  }, 60_000);
+  }, 600_000);
 });

@@ -9,7 +9,7 @@ import { CLI, dotagent, exampleProject, removeTemps, tempProject, writeJson } fr
 let busy = "";
 beforeAll(() => {
   busy = busyProject();
-}, 60_000);
+}, 600_000);
 afterAll(removeTemps);
 
 const TIME = /\b\d{4}-\d\d-\d\d \d\d:\d\d UTC\b/;

@@ -42,7 +42,7 @@ beforeAll(() => {
   figures = figuresFrom(packed, global, pluginFigures());
   installed = global.installed;
   bin = join(prefix, isWindows ? "" : "bin", "dotagent");
-}, 180_000);
+}, 600_000);
 afterAll(removeTemps);
 
 describe("the package's name and metadata", () => {

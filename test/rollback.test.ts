@@ -55,7 +55,7 @@ beforeAll(() => {
   keep("REFLECTION");
   ok(p, ["phase", "complete", "--dir", p]);
   keep("COMPLETE");
-}, 120_000);
+}, 600_000);
 
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 

@@ -100,7 +100,7 @@ describe("issue 21, case 4: kill -9 of dotagent run, its Claude Code child still
     expect(resumed.status, resumed.stdout + resumed.stderr).toBe(5);
     expect(calls(log)).toEqual([{ resume: null }, { resume: "fake-1" }]);
     expect(readdirSync(join(root, "memory/reports"))).toContain("demand.json");
-  }, 60_000);
+  }, 600_000);
 });
 
 describe("issue 21, case 9: dotagent run without credentials", () => {

@@ -78,7 +78,7 @@ describe("dotagent run with the project's context", () => {
     const ignored = readFileSync(join(root, ".gitignore"), "utf8");
     expect(ignored.startsWith(IGNORED)).toBe(true);
     expect(ignored).toContain("/memory/runs/");
-  }, 60_000);
+  }, 600_000);
 
   it("--agents DIR: those agent files only, no CLAUDE.md, nothing said about the project", () => {
     const { root, cli } = project();
@@ -88,5 +88,5 @@ describe("dotagent run with the project's context", () => {
     expect(calls(root).find((c) => c.output.endsWith("demand.json"))?.system).not.toContain("this project's own");
     expect(run.stderr).not.toContain("CLAUDE.md");
     expect(readFileSync(join(root, ".gitignore"), "utf8")).toBe(IGNORED);
-  }, 60_000);
+  }, 600_000);
 });

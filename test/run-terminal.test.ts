@@ -134,7 +134,7 @@ describe.skipIf(!hasScript)("dotagent run on a terminal", () => {
     // Colour on a terminal…
     expect(screen.raw).toContain(`${ESC}[32m✓${ESC}[39m`);
     expect(calls(log)).toHaveLength(9);
-  }, 120_000);
+  }, 600_000);
 
   it("NO_COLOR: the same run without a colour code (the live line still redrawn)", async () => {
     const { root, cli } = project();
@@ -142,7 +142,7 @@ describe.skipIf(!hasScript)("dotagent run on a terminal", () => {
     expect(screen.code, screen.raw).toBe(0);
     expect(screen.raw).not.toMatch(/\u001b\[(?:\d+;)*(?:1|2|22|3\d|9\d)m/);
     expect(screen.raw).toContain(`\r${ESC}[2K`);
-  }, 120_000);
+  }, 600_000);
 
   it("the gates: the requirements and the designs shown; typed feedback goes back to the pm, the gate is asked again; the pick", async () => {
     const { root, cli, log } = project();
@@ -182,7 +182,7 @@ describe.skipIf(!hasScript)("dotagent run on a terminal", () => {
       { output: "memory/reports/demand.json", resume: null, feedback: "sessions last 7 days" },
     ]);
     expect(JSON.parse(readFileSync(join(root, "memory/reports/final_design.json"), "utf8"))).toMatchObject({ chosen: "robust", approved_by: "user" });
-  }, 120_000);
+  }, 600_000);
 
   it("Ctrl-C while an architect works: 'interrupted; `dotagent run` continues', exit 130, the runner lock released, the session kept; the next run continues it", async () => {
     const { root, cli, log } = project();
@@ -208,7 +208,7 @@ describe.skipIf(!hasScript)("dotagent run on a terminal", () => {
     expect(again.stderr).toContain("gates approved automatically: --approve auto is remembered for this workflow");
     const robust = calls(log).filter((c) => c.output === "memory/reports/designs/robust.json");
     expect(robust.map((c) => c.resume)).toEqual([null, record.session_id]);
-  }, 120_000);
+  }, 600_000);
 });
 
 describe("without a terminal (built CLI)", () => {
@@ -227,7 +227,7 @@ describe("without a terminal (built CLI)", () => {
       "  dotagent run --design robust   Session table; revocation possible later; three times the work.",
       "Then run dotagent run again.",
     ]);
-  }, 60_000);
+  }, 600_000);
 });
 
 describe("checks before anything starts (built CLI)", () => {

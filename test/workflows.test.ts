@@ -299,7 +299,7 @@ describe("a project workflow, end to end from the CLI", () => {
     expect(readFileSync(join(p, "runs.txt"), "utf8").trim().split("\n")).toHaveLength(2);
     expect(dotagent(p, ["step", "run", "SLOW", "--json"]).json).toMatchObject({ ran: false, passed: true });
     expect(readFileSync(join(p, "runs.txt"), "utf8").trim().split("\n")).toHaveLength(2);
-  }, 30_000);
+  }, 600_000);
 
   it("four `step run`s of one step at the same moment: the command runs once; the others are refused while it runs (step_running), then answer its result", async () => {
     const p = project({ slow: { extends: "develop", remove: ["REFLECTION"], insert: [{ after: "VERIFICATION", steps: [{ id: "SLOW", kind: "shell", run: "echo started >> runs.txt; sleep 3" }] }] } });
@@ -326,7 +326,7 @@ describe("a project workflow, end to end from the CLI", () => {
     }
     expect(runs.filter((r) => r.code === 4).length).toBeGreaterThan(0);
     expect(existsSync(join(p, "memory/state/.step-running.json"))).toBe(false);
-  }, 30_000);
+  }, 600_000);
 
   it("a `step run` whose command is not running yet (starting, or between retries) is seen: refused, nothing runs; once it has ended, the record is stale", async () => {
     const p = project({ slow: { extends: "develop", remove: ["REFLECTION"], insert: [{ after: "VERIFICATION", steps: [{ id: "SLOW", kind: "shell", run: "echo started >> runs.txt" }] }] } });
@@ -425,7 +425,7 @@ describe("a project workflow, end to end from the CLI", () => {
     const slow = dotagent(p, ["step", "run", "SLOW", "--yes", "--json"]);
     expect(slow.json).toMatchObject({ passed: false, timed_out: true, next: { action: "workflow_failed" } });
     expect(readJson(p, "memory/reports/steps/SLOW.json")).toMatchObject({ passed: false, timed_out: true, signal: "SIGKILL" });
-  }, 20_000);
+  }, 600_000);
 
   describe("issue 40, finding 5: step run returns at its timeout, or when its command returns, whatever holds the output open", () => {
     // step run as the person runs it, bounded only so that the old code fails instead of hanging the test run.

@@ -129,7 +129,7 @@ beforeAll(() => {
   executorWork(conflicting, "t1", conflictingDir, { "shared.txt": "one\nfeature\nthree\n" });
   expect(dotagent(conflicting, ["task", "fail", "t1", "--json"]).code).toBe(0);
   templates.mendConflict = conflicting;
-}, 60_000);
+}, 600_000);
 
 afterAll(() => {
   removeTemps();
@@ -160,7 +160,7 @@ describe("kill -9 at each git step of a task's landing, then `dotagent resume`",
     }
     console.log(`worktree kill matrix (landing): ${points.length} kills of ${calls.length} git commands`);
     for (const step of ["after commit ", "after commit-tree", "after merge --ff-only", "after worktree remove", "after update-ref -d"]) expect(seen.some((s) => s.startsWith(step)), step).toBe(true);
-  }, 300_000);
+  }, 600_000);
 
   it("… its session still live (the task's owner): the session's next `task complete` finishes it, even the worktree it owns", () => {
     const calls = gitCalls(templates.live!, ["task", "complete", "t1", "--json"]);
@@ -172,7 +172,7 @@ describe("kill -9 at each git step of a task's landing, then `dotagent resume`",
       expectLandedOnce(root, git(root, "rev-parse", "main^2"), { notes: true });
       rmSync(root, { recursive: true, force: true });
     }
-  }, 300_000);
+  }, 600_000);
 
   it("a fast-forward git itself was killed in (a stale index.lock, a file half written): finished, the file whole", () => {
     const root = cloneProject(templates.landing!);
@@ -226,7 +226,7 @@ describe("kill -9 at each git step of a task's start, then the start again", () 
       rmSync(root, { recursive: true, force: true });
     }
     console.log(`worktree kill matrix (start): ${points.length} kills of ${calls.length} git commands`);
-  }, 300_000);
+  }, 600_000);
 });
 
 describe("kill -9 at each git step of a start that mends a worktree left on another branch, then the start again", () => {
@@ -257,7 +257,7 @@ describe("kill -9 at each git step of a start that mends a worktree left on anot
       rmSync(root, { recursive: true, force: true });
     }
     console.log(`worktree kill matrix (mend, ${template}): ${points.length} kills of ${calls.length} git commands`);
-  }, 300_000);
+  }, 600_000);
 
   it("diverged with a conflict: after any kill the next start still tells the executor to merge the carried work, which then lands", () => {
     const args = ["task", "start", "t1", "--owner", String(process.pid), "--json"];
@@ -287,7 +287,7 @@ describe("kill -9 at each git step of a start that mends a worktree left on anot
       rmSync(root, { recursive: true, force: true });
     }
     console.log(`worktree kill matrix (mend, conflict): ${points.length} kills of ${calls.length} git commands`);
-  }, 300_000);
+  }, 600_000);
 
   it("a switch git itself was killed in (a stale index.lock, one of the branch's files written, HEAD not yet moved): the next start commits what it finds, merges it back the same, and the work lands whole", () => {
     const root = cloneProject(templates.mendDiverged!);

@@ -63,7 +63,7 @@ describe("dotagent run: usage limits and a cost cap", () => {
     expect(pm.map((s) => s.resumed)).toEqual([false, true]);
     expect(h.lines.some((l) => /usage limit reached: waiting until \d\d:\d\d UTC, then going on; Ctrl-C stops cleanly/.test(l))).toBe(true);
     expect(h.lines.some((l) => /failed/.test(l))).toBe(false);
-  }, 30_000);
+  }, 600_000);
 
   test("a limit with no reset time: a doubling wait; an executor's limit leaves its task as it was, never failed", async () => {
     const h = harness(good);
@@ -73,7 +73,7 @@ describe("dotagent run: usage limits and a cost cap", () => {
     expect(h.lines.some((l) => l.includes("(the API gave no reset time)"))).toBe(true);
     expect(script.sessions.filter((s) => s.output.endsWith("task-001.json"))).toHaveLength(2);
     expect(h.lines.some((l) => /attempt \d of/.test(l))).toBe(false);
-  }, 30_000);
+  }, 600_000);
 
   test("Ctrl-C during the wait: a clean stop (interrupted), the state kept; the next run goes on", async () => {
     const h = harness(good);
@@ -85,7 +85,7 @@ describe("dotagent run: usage limits and a cost cap", () => {
     expect((error as DotagentError).code).toBe("interrupted");
     const again = await runWorkflow(h.options({ sdk: sdkFor(h.root, script), request: undefined }));
     expect(again.outcome).toBe("complete");
-  }, 30_000);
+  }, 600_000);
 
   test("--max-cost: the run stops cleanly once the sessions' cost reaches the cap, each session bounded by what is left; the next run goes on", async () => {
     const h = harness(good);
@@ -105,5 +105,5 @@ describe("dotagent run: usage limits and a cost cap", () => {
     expect(report.cost_recorded).toBe(true);
     const html = readFileSync(join(h.root, report.path), "utf8");
     expect(html).toContain(`about $${(0.4 * script.sessions.length).toFixed(2)} over ${script.sessions.length} dotagent run sessions`);
-  }, 30_000);
+  }, 600_000);
 });

@@ -68,10 +68,10 @@ describe.skipIf(!ENABLED)("command lines shown to the model pass Claude Code's B
     const { commands, refused } = await refusals("develop-turn", "/develop", false);
     expect(commands.length).toBeGreaterThanOrEqual(8);
     expect(refused).toEqual([]);
-  }, 120_000);
+  }, 600_000);
 
   it("in a later turn of the project, no permission rule anywhere (the PreToolUse hook allows them)", async () => {
     const { refused } = await refusals("answer-turn", "approve", true);
     expect(refused).toEqual([]);
-  }, 120_000);
+  }, 600_000);
 });

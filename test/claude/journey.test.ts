@@ -179,7 +179,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
     if (ALL || process.env.DOTAGENT_JOURNEY_COST) console.log(cost);
     if (process.env.DOTAGENT_RECORD_FIGURES === "1") writeFileSync(join(ROOT, "docs/figures/reading-cost.md"), `${cost}\n`);
     rmSync(clean.work, { recursive: true, force: true });
-  }, 180_000);
+  }, 600_000);
 
   /** Crash points: all of them (`npm run journey`), or a bounded sample. */
   function points(): number[] {

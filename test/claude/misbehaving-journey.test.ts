@@ -210,7 +210,7 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Claude Code (print mo
     rows.push(verdict);
     expectSafe(verdict, c);
     rmSync(result.work, { recursive: true, force: true });
-  }, 240_000);
+  }, 600_000);
 });
 
 describe.skipIf(!ENABLED || !TMUX || !ALL)("a misbehaving model in the interactive terminal (tmux, background agents)", () => {
@@ -232,5 +232,5 @@ describe.skipIf(!ENABLED || !TMUX || !ALL)("a misbehaving model in the interacti
     rows.push(verdict);
     expectSafe(verdict, c);
     rmSync(result.work, { recursive: true, force: true });
-  }, 300_000);
+  }, 600_000);
 });

@@ -55,5 +55,5 @@ describe.skipIf(!ENABLED)("the /develop journey as an installed plugin (DOTAGENT
     expect([...toolResults(result.log).values()].filter(refused)).toEqual([]);
     expect(result.validateExit).toBe(0);
     rmSync(result.work, { recursive: true, force: true });
-  }, 180_000);
+  }, 600_000);
 });

@@ -159,7 +159,7 @@ describe.skipIf(!ENABLED)("dotagent run: the headless runner on the Agent SDK (D
     const finalDesign = readJson(join(s.project, "memory/reports/final_design.json"));
     expect(finalDesign).toMatchObject({ chosen: "minimal", approved_by: "dotagent run --approve auto" });
     expect(existsSync(join(s.project, "memory/runs/.lock"))).toBe(false);
-  }, 120_000);
+  }, 600_000);
 
   // The gates without a terminal are in `npm test` with the stand-in SDK (src/run/runner.test.ts).
   it.runIf(ALL)("without a terminal, stops at each gate with exit 5 and the decision; answered, it goes on", async () => {
@@ -177,7 +177,7 @@ describe.skipIf(!ENABLED)("dotagent run: the headless runner on the Agent SDK (D
     const third = await runDotagent(s, ["--design", "robust"]);
     expectComplete(s, third);
     expect(readJson(join(s.project, "memory/reports/final_design.json"))).toMatchObject({ chosen: "robust", approved_by: "user" });
-  }, 120_000);
+  }, 600_000);
 
   // `script` (util-linux) gives the runner a terminal: the questions are asked there and answered
   // as a person would, when they appear; the requirements get typed feedback first.
@@ -212,7 +212,7 @@ describe.skipIf(!ENABLED)("dotagent run: the headless runner on the Agent SDK (D
     expect(readJson(join(s.project, "memory/reports/demand.json"))).toMatchObject({ summary: "Users sign in with email and password; sessions last 7 days." });
     expect(readJson(join(s.project, "memory/reports/final_design.json"))).toMatchObject({ chosen: "robust", approved_by: "user" });
     expect(screen).toMatch(/Workflow wf-add-login complete in .+, 10 agent sessions, 10 reports written:/);
-  }, 120_000);
+  }, 600_000);
 
   // Ctrl-C through a real pty is in `npm test` with the stand-in SDK (test/run-terminal.test.ts).
   it.runIf(ALL && spawnSync("script", ["--version"]).status === 0)("Ctrl-C on a terminal while an executor works: exit 130, the lock released, nothing failed; the next run continues the same SDK session", async () => {
@@ -241,7 +241,7 @@ describe.skipIf(!ENABLED)("dotagent run: the headless runner on the Agent SDK (D
     const again = await runDotagent(s, []);
     expectComplete(s, again);
     expect((readJson(join(s.project, "memory/state/execution.json")).tasks as Array<{ attempts: number }>).every((t) => t.attempts === 0)).toBe(true);
-  }, 180_000);
+  }, 600_000);
 
   // Request numbers of a clean run: pm 1–3, architects 4–9, roundtable 10–12, executors 13–21,
   // qa 22–24, reflector 25–27. "hang" kills inside a session, "after" as a session ends.
@@ -263,5 +263,5 @@ describe.skipIf(!ENABLED)("dotagent run: the headless runner on the Agent SDK (D
     const from = s.model.requests() + 1;
     const again = await runDotagent(s, ["--approve", "auto"]);
     expectComplete(s, again, { afterKill: { onDisk, from } });
-  }, 180_000);
+  }, 600_000);
 });

@@ -74,7 +74,7 @@ describe.skipIf(!ENABLED)("SessionStart compact and clear in print mode (DOTAGEN
     expect([...toolResults(entries).values()].filter(refused)).toEqual([]);
     // No helper call: the approval was the person's own prompt, the rest is the hooks' bookkeeping.
     expect(toolCalls(entries).filter(isHelper).map((c) => String(c.input.command).replace(/^node "[^"]*" /, ""))).toEqual([]);
-  }, 180_000);
+  }, 600_000);
 
   it("/clear: a new session, the hook runs with source clear, and \"continue\" goes on from the briefing alone", async () => {
     const cleared = await claude(["-p", "--resume", session, "/clear"]);
@@ -94,5 +94,5 @@ describe.skipIf(!ENABLED)("SessionStart compact and clear in print mode (DOTAGEN
     // The first thing the model ran is the briefing's own line.
     expect(String(calls[0]?.input.command)).toMatch(/resume --json$/);
     expect([...toolResults(entries).values()].filter(refused)).toEqual([]);
-  }, 180_000);
+  }, 600_000);
 });

@@ -56,7 +56,7 @@ describe.skipIf(!ENABLED)("/develop when a PreSkillShellCommand hook refuses its
     expect(checks[0]).toMatchObject({ status: "warn" });
     expect(checks[0]!.message).toContain(join(r.home, ".claude/settings.json"));
     expect(existsSync(join(r.project, "memory/reports/reflection.json"))).toBe(true);
-  }, 300_000);
+  }, 600_000);
 
   it.runIf(ALL && tmuxAvailable())("the same in the interactive terminal: the person types /develop add login, approve, minimal", async () => {
     const claude = fetchClaude();
@@ -70,5 +70,5 @@ describe.skipIf(!ENABLED)("/develop when a PreSkillShellCommand hook refuses its
     expect(isHelper(first) && /resume --json --start --request/.test(String(first.input.command)), String(first.input.command)).toBe(true);
     expect([...toolResults(r.log).values()].filter(refused)).toEqual([]);
     expect(spawns(calls)).toEqual(CLEAN_SPAWNS);
-  }, 300_000);
+  }, 600_000);
 });

@@ -69,7 +69,7 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive term
     expect(recorded, "docs/figures/journey-terminal.json (DOTAGENT_RECORD_FIGURES=1 writes it)").toBeDefined();
     expect(overBudget(figures, recorded!)).toEqual([]);
     rmSync(result.work, { recursive: true, force: true });
-  }, 300_000);
+  }, 600_000);
 
   // In `npm run journey` (CI's two cores are busy): npm test has the plugin's hooks in the real
   // client in print mode (plugin-journey.test.ts) and the terminal with a project install above.
@@ -83,7 +83,7 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive term
     const settings = JSON.parse(readFileSync(join(result.home, ".claude/settings.json"), "utf8")) as { permissions?: unknown };
     expect(settings.permissions).toBeUndefined();
     rmSync(result.work, { recursive: true, force: true });
-  }, 300_000);
+  }, 600_000);
 
   /**
    * Three independent tasks run as one background batch: task-001 works 1 s, task-002 4 s,
@@ -141,5 +141,5 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive term
     for (const [id, n] of perTask) expect(n, id).toBeLessThanOrEqual(2);
     expect(spawns(toolCalls(result.log)).executor).toBeLessThanOrEqual(3 + 3 - completedAtKill.length);
     rmSync(result.work, { recursive: true, force: true });
-  }, 300_000);
+  }, 600_000);
 });

@@ -137,7 +137,7 @@ describe.skipIf(!ENABLED)("a project's workflow definition in the real Claude Co
     // The rework round's task landed its file in the main checkout, which is why TESTS passed.
     expect(existsSync(join(clean.project, "rework-1-1.txt"))).toBe(true);
     if (!process.env.KEEP) rmSync(clean.work, { recursive: true, force: true });
-  }, 240_000);
+  }, 600_000);
 
   /** Kill points: inside each step kind (all in `npm run journey`), or the check's (CI). */
   const POINTS: Array<[string, (k: number, who: string, last: string) => boolean]> = [
@@ -202,5 +202,5 @@ describe.skipIf(!ENABLED || !tmuxAvailable() || !ALL)("a project's workflow defi
     // The person answered every gate and both commands: the demand, the pick, TESTS, SHIP, the notes.
     expect(result.typed.filter((t) => t !== "continue")).toEqual(["/develop --workflow review add login", "approve", "minimal", "yes", "yes", "approve"]);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 360_000);
+  }, 600_000);
 });

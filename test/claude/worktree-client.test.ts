@@ -172,26 +172,26 @@ describe.skipIf(!ENABLED)("what Claude Code does that task worktrees depend on (
     const post = seen.hooks.find((h) => h.hook_event_name === "PostToolUse");
     expect(JSON.stringify(post?.tool_response)).toMatch(/worktreePath/);
     expect(String(seen.hooks.find((h) => h.hook_event_name === "SubagentStop")?.cwd)).toMatch(/\/\.claude\/worktrees\/agent-/);
-  }, 120_000);
+  }, 600_000);
 
   it('… and with worktree.baseRef "head" from the checkout\'s branch', async () => {
     const seen = await probe(claude, { agentCall: { isolation: "worktree" }, settings: { worktree: { baseRef: "head" } }, steps: () => [{ name: "Bash", input: { command: "git log --format=%s -1", description: "base" } }] });
     expect(seen.results[0]).toBe("on feature");
-  }, 120_000);
+  }, 600_000);
 
   it("a PreToolUse hook's updatedInput rewrites the Agent call's prompt (print mode)", async () => {
     const seen = await probe(claude, { addLine: "Worktree: /probe/added-by-the-hook", steps: () => [] });
     expect(seen.agentPrompt).toBe("Task: probe\nOutput file: x\nWorktree: /probe/added-by-the-hook");
     const post = seen.hooks.find((h) => h.hook_event_name === "PostToolUse");
     expect((post?.tool_input as { prompt?: string }).prompt).toBe("Task: probe\nOutput file: x\nWorktree: /probe/added-by-the-hook");
-  }, 120_000);
+  }, 600_000);
 
   it.runIf(tmuxAvailable())("… and in the interactive terminal, where the agent runs in the background", async () => {
     const seen = await probe(claude, { addLine: "Worktree: /probe/added-by-the-hook", steps: () => [], terminal: true });
     expect(seen.agentPrompt).toBe("Task: probe\nOutput file: x\nWorktree: /probe/added-by-the-hook");
     const post = seen.hooks.find((h) => h.hook_event_name === "PostToolUse");
     expect(post?.tool_response).toMatchObject({ status: "async_launched" });
-  }, 120_000);
+  }, 600_000);
 
   it("a sub-agent's Bash: no cd carries over; `cd <dir> && git …` asks; `git -C <dir> …` runs once Bash(git -C:*) is allowed", async () => {
     const wt = (project: string) => join(project, ".dotagent/worktrees/x");
@@ -218,5 +218,5 @@ describe.skipIf(!ENABLED)("what Claude Code does that task worktrees depend on (
     expect(add).toMatch(/completed with no output/);
     expect(commit).toMatch(/completed with no output/);
     expect(git(seen.project, "log", "--format=%s", "-1", "x")).toBe("from-the-agent");
-  }, 120_000);
+  }, 600_000);
 });

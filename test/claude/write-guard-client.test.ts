@@ -86,5 +86,5 @@ describe.skipIf(!ENABLED)("the write guard in the real client (DOTAGENT_E2E_CLAU
     expect(report).toMatchObject({ is_error: true, text: expect.stringContaining("verification.json is not yours to write: it is qa's report: spawn qa") });
     expect(readFileSync(phaseFile, "utf8")).toBe(before);
     expect(existsSync(join(project, "memory/reports/verification.json"))).toBe(false);
-  }, 180_000);
+  }, 600_000);
 });

@@ -61,7 +61,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Codex CLI", () => {
     expect(perType).toEqual({ pm: 1, architect: 2, roundtable: 1, executor: 3, qa: 1, reflector: 1 });
     process.stdout.write(`codex clean journey: ${ms} ms, ${result.log.filter((e) => e.kind === "request").length} model requests, ${result.runs.length} exec runs\n`);
     cleanUp(result);
-  }, 180_000);
+  }, 600_000);
 
   it("survives kill -9 of codex while task-002's executor works: `codex exec resume` completes it, no complete task re-run", async () => {
     const started = Date.now();
@@ -80,7 +80,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Codex CLI", () => {
     expect(result.events.filter((e) => e.type === "task_completed").map((e) => e.task_id)).toEqual(["task-001", "task-002", "task-003"]);
     process.stdout.write(`codex crash journey: ${ms} ms, ${result.log.filter((e) => e.kind === "request").length} model requests, ${result.runs.length} exec runs (${result.runs.map((r) => r.prompt).join(" | ")})\n`);
     cleanUp(result);
-  }, 180_000);
+  }, 600_000);
 
   it.runIf(ALL)("refuses the model's own approval until the person replied (the PreToolUse hook on its shell tool)", async () => {
     // The scripted model runs `phase approve REQUIREMENTS` before it asks (the misbehaving-model deviation).
@@ -93,7 +93,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Codex CLI", () => {
     expect(denied).toContain("phase approve REQUIREMENTS");
     expect(result.runs[0]!.stderr).toMatch(/Command blocked by PreToolUse hook: dotagent/);
     cleanUp(result);
-  }, 180_000);
+  }, 600_000);
 
   it("refuses an apply_patch into memory/state/, also from Codex's code mode (a model Codex knows: its exec tool calls tools.apply_patch)", async () => {
     const patch = "*** Begin Patch\n*** Add File: memory/state/phase.json\n+{}\n*** End Patch\n";
@@ -109,7 +109,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Codex CLI", () => {
     expect(result.runs[0]!.stderr).toMatch(/Command blocked by PreToolUse hook: dotagent: memory\/state\/phase\.json is dotagent's workflow state/);
     expect(existsSync(join(result.project, "memory/state/phase.json"))).toBe(false);
     cleanUp(result);
-  }, 120_000);
+  }, 600_000);
 
   it("in a git project each executor works in its own worktree (its lines told by a hook), and dotagent merges each task's work", async () => {
     const started = Date.now();
@@ -135,7 +135,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Codex CLI", () => {
     expect(isolation).toEqual(["worktree"]);
     process.stdout.write(`codex git journey: ${ms} ms, ${result.log.filter((e) => e.kind === "request").length} model requests\n`);
     cleanUp(result);
-  }, 180_000);
+  }, 600_000);
 
   it("multi-agent v2 (a model Codex knows): the executor gets its worktree lines from SubagentStart, its patch of the main checkout is refused, its patch of the worktree runs and is merged", async () => {
     let executorPrompt = "";
@@ -202,7 +202,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Codex CLI", () => {
     expect(readFileSync(join(result.project, "parts.txt"), "utf8")).toBe("in the worktree\n");
     process.stdout.write(`codex v2 worktree check: ${result.runs[0]!.ms} ms, ${result.log.filter((e) => e.kind === "request").length} model requests\n`);
     cleanUp(result);
-  }, 180_000);
+  }, 600_000);
 
   it.runIf(ALL)("sends an executor that ends without its report back (SubagentStop's block reaches it as a hook prompt), and records its result then", async () => {
     const result = await runCodexJourney({ root: ROOT, codex, policy: { deviation: "no_report" } });
@@ -214,5 +214,5 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Codex CLI", () => {
     expect(executorSaid.filter((o) => o.text === "Done.")).toHaveLength(1);
     expect(executorSaid.filter((o) => /cat > '[^']*task-001\.json'/.test(o.arguments ?? ""))).toHaveLength(1);
     cleanUp(result);
-  }, 180_000);
+  }, 600_000);
 });

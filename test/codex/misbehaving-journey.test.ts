@@ -67,7 +67,7 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Codex CLI (exec, a gi
     if (deviation === "respawn_failed") expect(result.events.filter((e) => e.type === "phase_failed" || (e.type === "person_replied" && e.failed === true)).map((e) => e.type), info).toEqual(["phase_failed", "person_replied"]);
     passed(deviation, t0);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 300_000);
+  }, 600_000);
 
   // Not the model's deviation but the person's answer (SPEC §11 "A plain no"): "no, add
   // remember-me" at the requirements gate. The scripted model approves after any reply: refused,
@@ -83,5 +83,5 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Codex CLI (exec, a gi
     expect(result.events.filter((e) => e.type === "workflow_started"), info).toHaveLength(1);
     passed("said_no", t0);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 300_000);
+  }, 600_000);
 });

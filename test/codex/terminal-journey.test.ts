@@ -65,7 +65,7 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive Code
     expect(result.screen).toMatch(/workflow is complete/i);
     process.stdout.write(`codex terminal journey: ${Date.now() - started} ms, ${requests(result)} model requests\n`);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 180_000);
+  }, 600_000);
 
   it.runIf(ALL)("kill -9 of the client mid task batch, `codex resume <id>`, `continue`: completes, no complete task runs again", async () => {
     const started = Date.now();
@@ -84,7 +84,7 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive Code
     expect(gateTrail(result)).toEqual(["person_replied REQUIREMENTS", "phase_approved REQUIREMENTS", "person_replied ARCHITECTURE", "phase_approved ARCHITECTURE"]);
     process.stdout.write(`codex terminal crash journey: ${Date.now() - started} ms, ${requests(result)} model requests\n`);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 180_000);
+  }, 600_000);
 
   it.runIf(ALL)("the model's own `phase approve` before the person answered is refused in the terminal too (its shell is known as the model's)", async () => {
     const result = await runCodexTerminalJourney({ root: ROOT, codex, policy: { deviation: "approve_unasked" } });
@@ -97,5 +97,5 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive Code
     const rollouts = readdirSync(sessions, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".jsonl")).map((f) => readFileSync(join(sessions, f), "utf8")).join("\n");
     expect(rollouts, info).toContain("Command blocked by PreToolUse hook: dotagent: the person has not answered the REQUIREMENTS gate yet");
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 180_000);
+  }, 600_000);
 });

@@ -48,7 +48,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Copilot CLI (DOTAGEN
     expect(helperApprovals).toEqual([]);
     expect(readJson(join(result.project, "memory/reports/final_design.json"))).toMatchObject({ chosen: "minimal", approved_by: "user" });
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 240_000);
+  }, 600_000);
 
   it("kill -9 of copilot mid task batch, `copilot --resume`: the workflow completes, no complete task runs again", async () => {
     // The kill: task-002's executor has written its report and asks the model again (not returned yet).
@@ -78,7 +78,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Copilot CLI (DOTAGEN
     expect(sessionText(result)).toMatch(/dotagent: workflow wf-add-login is open \(this session was resumed\)\.\\nFeature request: add login\\nPhase: IMPLEMENTATION/);
     expect(denials(result)).toEqual([]);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 300_000);
+  }, 600_000);
 
   // In `npm run journey`: both of its mechanisms are in the CLI tests without the binary
   // (test/copilot/hooks-cli.test.ts: a background launch is not the agent's end; a notification is not the person).
@@ -87,7 +87,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Copilot CLI (DOTAGEN
     const info = summary(result);
     expectBackgroundSafe(result, info);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 240_000);
+  }, 600_000);
 
   it.runIf(ALL)("the model's own `phase approve` before the person answered is refused by the preToolUse hook; the person's approve counts", async () => {
     const result = await runCopilotJourney({ root: ROOT, copilot, policy: { deviation: "approve_unasked" } });
@@ -98,7 +98,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Copilot CLI (DOTAGEN
     expect(refused[0]).toMatch(/^Denied by preToolUse hook: dotagent: /);
     expect(gateTrail(result)).toEqual(["replied REQUIREMENTS", "approved REQUIREMENTS", "replied ARCHITECTURE", "approved ARCHITECTURE"]);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 240_000);
+  }, 600_000);
 
   it.runIf(ALL)("an executor's code into the main checkout is denied (its prompt, from Copilot's session record, names its worktree); it writes there instead, each task once", async () => {
     const result = await runCopilotJourney({ root: ROOT, copilot, policy: { deviation: "executor_strays" } });
@@ -110,7 +110,7 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Copilot CLI (DOTAGEN
     for (const text of refused) expect(text).toMatch(/worktree/);
     expect(spawnCounts(result).byTask).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 240_000);
+  }, 600_000);
 
   it.runIf(ALL)("an executor that stops without its report is sent back by the subagentStop hook (a numbered reminder), writes it, and its task completes once", async () => {
     const result = await runCopilotJourney({ root: ROOT, copilot, policy: { deviation: "no_report" } });
@@ -121,5 +121,5 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Copilot CLI (DOTAGEN
     expect(spawnCounts(result).byTask).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
     expect(result.events.filter((e) => e.type === "task_failed")).toEqual([]);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 240_000);
+  }, 600_000);
 });

@@ -85,7 +85,7 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Copilot CLI (print mo
     if (deviation === "report_by_script") expect(types, info).toContain("report_set_aside");
     passed(deviation, t0);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 240_000);
+  }, 600_000);
 
   // Not the model's deviation but the person's answer (SPEC §11 "A plain no"): "no, add
   // remember-me" at the requirements gate. The scripted model approves after any reply: denied,
@@ -103,5 +103,5 @@ describe.skipIf(!ENABLED)("a misbehaving model in the real Copilot CLI (print mo
     expect(gateTrail(result), info).toEqual(["replied REQUIREMENTS", "replied REQUIREMENTS", "approved REQUIREMENTS", "replied ARCHITECTURE", "approved ARCHITECTURE"]);
     passed("said_no", t0);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 240_000);
+  }, 600_000);
 });

@@ -58,7 +58,7 @@ describe.skipIf(!ENABLED)("the model's shell in the real Copilot CLI", () => {
     } finally {
       await model.close();
     }
-  }, 90_000);
+  }, 600_000);
 
   it.skipIf(!tmuxAvailable())("the interactive terminal: the same", async () => {
     const { work, home, project } = prepareCopilotProject(ROOT);
@@ -73,5 +73,5 @@ describe.skipIf(!ENABLED)("the model's shell in the real Copilot CLI", () => {
       terminal.close();
       await model.close();
     }
-  }, 90_000);
+  }, 600_000);
 });

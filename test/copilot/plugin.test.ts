@@ -50,5 +50,5 @@ describe.skipIf(!ENABLED)("dotagent's Claude Code plugin installed into Copilot 
     expect(first).toContain("install --client copilot");
     // Nothing was recorded: no workflow, no state.
     expect(() => readFileSync(join(project, "memory/state/phase.json"))).toThrow();
-  }, 120_000);
+  }, 600_000);
 });

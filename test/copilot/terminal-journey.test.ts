@@ -57,7 +57,7 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive Copi
     expect(result.screen).toMatch(/● Executor \(model: [^)]*\) executor for IMPLEMENTATION/);
     expect(result.screen).toMatch(/● The workflow is complete/);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 180_000);
+  }, 600_000);
 
   it.runIf(ALL)("the model starts every agent in the background (against the skill): each agent ends once, the notifications are not the person's, the workflow completes", async () => {
     const result = await runCopilotTerminalJourney({ root: ROOT, copilot, background: true });
@@ -65,7 +65,7 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive Copi
     expect(result.typed).toEqual(["/develop add login", "approve", "minimal"]);
     expectBackgroundSafe(result, info);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 180_000);
+  }, 600_000);
 
   it.runIf(ALL)("kill -9 of the client mid task batch, `copilot --resume <id>`, `/develop`: completes, no complete task runs again", async () => {
     // The kill: task-002's executor has written its report and asks the model again (not returned yet).
@@ -88,5 +88,5 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive Copi
     expect(sessionText(result)).toMatch(/dotagent: workflow wf-add-login is open \(this session was resumed\)/);
     expect(denials(result)).toEqual([]);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 180_000);
+  }, 600_000);
 });

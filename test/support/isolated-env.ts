@@ -12,4 +12,12 @@ process.env.DOTAGENT_STATE_HOME = join(dir, "state");
 process.env.CLAUDE_CONFIG_DIR = join(dir, "claude");
 // The other clients' homes a test gives its hooks (COPILOT_HOME, CODEX_HOME): per project, in here.
 process.env.DOTAGENT_TEST_HOMES = join(dir, "homes");
+// Node reads NODE_EXTRA_CA_CERTS's bundle at every start (35-40 ms on a 2-core machine whose image
+// sets it, a third of a bare `node -e 0`). The tests start tens of thousands of Node processes and
+// none speaks TLS (the models are local http), so workers and their children go without it; the
+// npm install that fetches a client's binary gets it back (scripts/fetch-npm-binary.mjs).
+if (process.env.NODE_EXTRA_CA_CERTS) {
+  process.env.DOTAGENT_NODE_EXTRA_CA_CERTS = process.env.NODE_EXTRA_CA_CERTS;
+  delete process.env.NODE_EXTRA_CA_CERTS;
+}
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

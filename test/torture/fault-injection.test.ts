@@ -296,7 +296,7 @@ describe("a failure at any one disk-changing call of a command", () => {
     }
     recordFigures(`fault-calls ${scenario.name}`, figures);
     expect(problems).toEqual([]);
-  }, 120_000);
+  }, 600_000);
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -251,7 +251,7 @@ describe("kill -9 during writes", () => {
     expect(findings.violations, `seed ${seed}`).toEqual([]);
     expect(findings.figures.kills).toBeGreaterThanOrEqual(total);
     expect(findings.figures.kills_mid_write, "some kills must land between writes").toBeGreaterThan(0);
-  }, 120_000 + KILLS * 3_000);
+  }, 600_000 + KILLS * 3_000);
 
   it("archive and init --yes (which archives first) never lose the state: it is live, or in a complete archive", async () => {
     const seed = seedFor("kill-archive");
@@ -328,7 +328,7 @@ describe("kill -9 during writes", () => {
     recordFigures("kill-archive", findings.figures);
     expect(findings.violations, `seed ${seed}`).toEqual([]);
     expect(findings.figures.kills).toBeGreaterThanOrEqual(Math.min(total, 1));
-  }, 120_000 + KILLS * 3_000);
+  }, 600_000 + KILLS * 3_000);
 });
 
 describe("kill -9 at a chosen moment of an archive", () => {
@@ -349,7 +349,7 @@ describe("kill -9 at a chosen moment of an archive", () => {
     const resume = await runCli(dir, ["resume", "--json"], { plain: true });
     expect(resume.code, describeRun(resume)).toBe(0);
     expect(validationErrors(dir)).toEqual([]);
-  }, 60_000);
+  }, 600_000);
 });
 
 function readdirSafe(dir: string): string[] {

@@ -96,7 +96,7 @@ describe("the takeover itself", () => {
     expect(readState(dir).execution?.tasks.map((t) => t.id).sort()).toEqual(other.code === 0 ? ["other", "taker"] : ["taker"]);
     const warnings = [took, other].filter((run) => TAKEOVER.test(run.stderr)).length;
     expect(warnings, `the stale lock was replaced; exactly one command must say so (taker: ${took.stderr.trim()} | other: ${other.stderr.trim()})`).toBe(1);
-  }, 60_000);
+  }, 600_000);
 
   it("a taker killed in the middle of a takeover leaves nothing behind once the next command has run", async () => {
     const dir = await project("takeover-killed");
@@ -108,7 +108,7 @@ describe("the takeover itself", () => {
     expect(next.code, describeRun(next)).toBe(0);
     expect(stateLeftovers(dir), "left in memory/state after the next command").toEqual([]);
     expect(validationErrors(dir)).toEqual([]);
-  }, 30_000);
+  }, 600_000);
 });
 
 describe("many takers of one stale lock", () => {
@@ -141,7 +141,7 @@ describe("many takers of one stale lock", () => {
     expect(validationErrors(dir)).toEqual([]);
     expect(stateLeftovers(dir)).toEqual([]);
     expect(problems).toEqual([]);
-  }, 60_000 + ROUNDS * 30_000);
+  }, 600_000 + ROUNDS * 30_000);
 
   it(`the store's acquireLock: ${TAKERS} processes race for one stale lock, ${ROUNDS} rounds: never two inside, exactly one takeover`, async () => {
     const dir = await project("takers-lib");
@@ -181,7 +181,7 @@ describe("many takers of one stale lock", () => {
     recordFigures("lock-takers-library", figures);
     expect(stateLeftovers(dir)).toEqual([]);
     expect(problems).toEqual([]);
-  }, 60_000 + ROUNDS * 20_000);
+  }, 600_000 + ROUNDS * 20_000);
 });
 
 describe("the lock message for people and for --json", () => {

@@ -140,5 +140,5 @@ describe("parallel batches with live owners and kills", () => {
     recordFigures("ownership", figures);
     expect(problems, `seed ${seed}`).toEqual([]);
     expect(figures.contested_starts, "some starts were refused because the other session owned the task").toBeGreaterThan(0);
-  }, 240_000);
+  }, 600_000);
 });

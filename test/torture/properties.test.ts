@@ -331,7 +331,7 @@ describe("(a) any sequence of valid operations keeps the state valid", () => {
     );
     recordFigures("properties-model", { sequences: MODEL_RUNS, steps, furthest_phase_reached: furthest });
     expect(furthest, `the generator reaches past IMPLEMENTATION (${steps} steps)`).toBeGreaterThanOrEqual(3);
-  }, 120_000);
+  }, 600_000);
 
   it(`built CLI, ${CLI_RUNS} sequences: the same operations give the same state as the pure model, and validate stays error-free`, async () => {
     const progressOps = fc.array(opArb, { minLength: 4, maxLength: 9 });
@@ -381,7 +381,7 @@ describe("(a) any sequence of valid operations keeps the state valid", () => {
       { numRuns: CLI_RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
     );
     recordFigures("properties-cli", { sequences: CLI_RUNS, commands });
-  }, 60_000 + CLI_RUNS * 40_000);
+  }, 600_000 + CLI_RUNS * 40_000);
 });
 
 function listReports(dir: string): string[] {
@@ -580,5 +580,5 @@ describe("(b) any corruption of a state file gives a clear error, never a crash 
       { numRuns: CORRUPT_RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
     );
     recordFigures("properties-corruption", figures);
-  }, 60_000 + CORRUPT_RUNS * 10_000);
+  }, 600_000 + CORRUPT_RUNS * 10_000);
 });
