@@ -8,8 +8,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLI, dotagent, exampleProject, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { deadPid, executorWork, ok, projectAtImplementation, startTask, stopOwner } from "./support/worktree-project.js";
 
-afterEach(removeTemps);
+afterEach(async () => {
+  await stopOwner();
+  removeTemps();
+});
 
 const hasScript = spawnSync("script", ["--version"]).status === 0;
 
@@ -45,7 +49,8 @@ describe("status for people", () => {
     const plain = dotagent(root, ["status"]);
     expect(plain.code).toBe(0);
     const lines = plain.stdout.split("\n");
-    expect(lines[0]).toBe("Workflow wf-login at IMPLEMENTATION phase (in_progress)");
+    // The example's two running tasks belong to sessions that ended (issue 42): the line says so, not "in_progress".
+    expect(lines[0]).toBe("Workflow wf-login at IMPLEMENTATION phase (interrupted: the sessions running task-001, task-002 ended)");
     expect(lines[1]).toBe("REQ ✓ ─ ARCH ✓ ─ IMPL 0/3 ─ VERIF · ─ REFL ·");
     expect(lines[2]).toBe("Request: add login with a form");
     expect(plain.stdout).not.toContain("Completed:");
@@ -67,6 +72,50 @@ describe("status for people", () => {
     expect(out).toContain("IMPL 0/9");
     expect(out).toContain("  (`dotagent tasks` lists them)");
     expect(out).not.toMatch(/ID +STATUS/);
+  });
+});
+
+/** Three tasks in worktrees: two done and merged, the third started by a session that is gone (issue 42's kill). */
+function killedAtLastTask(options: { reportWritten: boolean }): string {
+  const root = projectAtImplementation([{ id: "task-001" }, { id: "task-002" }, { id: "task-003" }]);
+  for (const id of ["task-001", "task-002"]) {
+    const { dir } = startTask(root, id);
+    executorWork(root, id, dir!, { [`${id}.txt`]: `${id}\n` });
+    ok(dotagent(root, ["task", "complete", id, "--json"]));
+  }
+  const { dir } = startTask(root, "task-003", deadPid());
+  if (options.reportWritten) executorWork(root, "task-003", dir!, { "task-003.txt": "3\n" });
+  return root;
+}
+
+describe("the first line of status tells the bar's story (issue 42)", () => {
+  it("right after a kill: the step as stored, interrupted, and what resume would record below it", () => {
+    const root = killedAtLastTask({ reportWritten: true });
+    const lines = dotagent(root, ["status"]).stdout.split("\n");
+    // Was `at VERIFICATION phase (pending)` above `IMPL 2/3` and `task-003 running … (gone)`.
+    expect(lines[0]).toBe("Workflow wf-add-parts at IMPLEMENTATION phase (interrupted: the session running task-003 ended)");
+    expect(lines[1]).toBe("REQ ✓ ─ ARCH ✓ ─ IMPL 2/3 ─ VERIF · ─ REFL ·");
+    expect(lines.find((l) => l.trim().startsWith("task-003"))).toMatch(/running .*\(gone\)/);
+    expect(lines).toContain("  • IMPLEMENTATION was done (execution.json is there): advanced to VERIFICATION");
+    // Programs keep the plan's fields as they were.
+    expect(dotagent(root, ["status", "--json"]).json).toMatchObject({ phase: "VERIFICATION", phase_status: "pending" });
+  });
+
+  it("tasks running under a live session read in progress, not pending; a task's session gone, interrupted", () => {
+    const root = projectAtImplementation([{ id: "task-001" }, { id: "task-002" }]);
+    expect(dotagent(root, ["status"]).stdout.split("\n")[0]).toBe("Workflow wf-add-parts at IMPLEMENTATION phase (not started)");
+    startTask(root, "task-001");
+    expect(dotagent(root, ["status"]).stdout.split("\n")[0]).toBe("Workflow wf-add-parts at IMPLEMENTATION phase (in progress)");
+    expect(dotagent(root, ["status", "--json"]).json.phase_status).toBe("pending");
+    startTask(root, "task-002", deadPid());
+    expect(dotagent(root, ["status"]).stdout.split("\n")[0]).toBe("Workflow wf-add-parts at IMPLEMENTATION phase (interrupted: the session running task-002 ended)");
+  });
+
+  it.skipIf(!hasScript)("on a terminal the Next line says what to type to go on", () => {
+    const root = killedAtLastTask({ reportWritten: false });
+    const out = onTerminal(root, ["status"]);
+    expect(out).toMatch(/^Workflow wf-add-parts at IMPLEMENTATION phase \(interrupted: the session running task-003 ended\)\n/);
+    expect(out).toContain("\nNext: dotagent run goes on (task task-003 next)\n");
   });
 });
 

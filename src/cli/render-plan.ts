@@ -57,6 +57,8 @@ export interface PlanExtras {
   readonly taskTable?: readonly string[];
   /** The Next line addressed to a person (person-next.ts), in place of the model's. */
   readonly next?: string | null;
+  /** status for people: the step as stored (the bar's) and where it stands, in place of the plan's phase and phase_status. */
+  readonly at?: { readonly phase: string; readonly words: string };
 }
 
 export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status", extras: PlanExtras = {}): string[] {
@@ -74,7 +76,8 @@ export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status"
     lines.push(`Workflow ${c.bold(plan.workflow_id ?? "")} is complete.`);
   } else {
     const verb = plan.situation === "started" ? "Started workflow" : mode === "resume" && plan.situation === "interrupted" ? "Resuming workflow" : "Workflow";
-    lines.push(`${verb} ${c.bold(plan.workflow_id ?? "")} ${mode === "resume" ? "from" : "at"} ${c.bold(plan.phase ?? "")} phase${mode === "status" ? ` (${plan.phase_status})` : ""}`);
+    const at = mode === "status" ? (extras.at ?? { phase: plan.phase ?? "", words: plan.phase_status ?? "" }) : null;
+    lines.push(at === null ? `${verb} ${c.bold(plan.workflow_id ?? "")} from ${c.bold(plan.phase ?? "")} phase` : `${verb} ${c.bold(plan.workflow_id ?? "")} at ${c.bold(at.phase)} phase (${at.words})`);
   }
   if (extras.progress) lines.push(...extras.progress);
   if (plan.last_activity) lines.push(`Last activity: ${formatTime(plan.last_activity)} (${plan.last_activity_ago})`);

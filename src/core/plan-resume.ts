@@ -512,7 +512,7 @@ export function skippedSteps(phase: PhaseState): Set<string> {
 }
 
 /** The step an agent at work belongs to: the one whose report it writes (a design or the roundtable: the choose step). */
-function phaseOfRun(state: PhaseState, run: AgentRun): Phase | undefined {
+export function phaseOfRun(state: PhaseState, run: AgentRun): Phase | undefined {
   const flow = flowOf(state);
   if (run.output.startsWith(`${REPORT.designsDir}/`) || run.output === REPORT.roundtable || run.output === REPORT.finalDesign) return flow.steps.find((s) => s.kind === "choose")?.id;
   return (flow.steps.find((s) => s.reports.includes(run.output)) ?? flow.steps.find((s) => stepAgents(s).includes(run.agent)))?.id;

@@ -22,6 +22,7 @@ import type { ExecutionState } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
 import { planJson, type PlanJson } from "./plan-json.js";
 import { planWithDir } from "./decision-dir.js";
+import { standingOf, type StepStanding } from "../core/step-standing.js";
 
 /** `status --json`: the resume plan (as `resume --dry-run`), task counts by status, open ops, and the tasks by worktree (SPEC §19). */
 export type StatusResult = PlanJson & { tasks: Record<string, number>; ops: OpSummary[]; isolation: IsolationRecord | null; worktrees: WorktreeView[] };
@@ -46,6 +47,8 @@ export interface StatusView {
   readonly tasksStep: string | null;
   readonly phase: PhaseState;
   readonly request: string | null;
+  /** Where the current step stands, from its work (the first line's words; phase_status stays as stored in --json). */
+  readonly standing: StepStanding;
   /** The rows `dotagent tasks` shows, for the same plan. */
   readonly tasks: TaskListResult;
 }
@@ -65,13 +68,13 @@ export async function readStatus(context: Pick<OpContext, "paths" | "now" | "dir
     plan,
     approvedNeeds: approvedNeeds(snapshot, plan),
     get view() {
-      if (view === undefined) view = viewOf(snapshot, execution, tasks, owners);
+      if (view === undefined) view = viewOf(snapshot, execution, tasks, owners, plan);
       return view;
     },
   };
 }
 
-function viewOf(snapshot: Awaited<ReturnType<typeof loadSnapshot>>, execution: ExecutionState | undefined, counts: Record<string, number>, owners: OwnerVerdicts): StatusView | null {
+function viewOf(snapshot: Awaited<ReturnType<typeof loadSnapshot>>, execution: ExecutionState | undefined, counts: Record<string, number>, owners: OwnerVerdicts, plan: ResumePlan): StatusView | null {
   if (snapshot.phase.kind !== "ok") return null;
   const phase = snapshot.phase.value;
   const flow = flowOf(phase);
@@ -81,6 +84,7 @@ function viewOf(snapshot: Awaited<ReturnType<typeof loadSnapshot>>, execution: E
     tasksStep: flow.steps.find((s) => s.kind === "tasks")?.id ?? null,
     phase,
     request: phase.request ?? null,
+    standing: standingOf({ phase, execution, owners, plan }),
     tasks: { workflow_id: phase.workflow_id, phase: phase.current_phase, round: currentRound(phase), total: rows.length, counts: counts as TaskListResult["counts"], filter: null, tasks: rows },
   };
 }

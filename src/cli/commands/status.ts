@@ -2,6 +2,7 @@ import { leftOutNote } from "../../core/worktrees.js";
 import { readStatus, type StatusResult, type StatusView } from "../../ops/status.js";
 import { escapeControls } from "../../core/words.js";
 import { phaseBar } from "../phase-bar.js";
+import { standingWords } from "../../core/step-standing.js";
 import { personGoOn, personNext, personReading } from "../person-next.js";
 import { outputWidth } from "../table.js";
 import { listLines } from "../task-table.js";
@@ -41,10 +42,12 @@ function viewExtras(view: StatusView): PlanExtras {
   const done = (tasks.counts.complete ?? 0) + (tasks.counts.skipped ?? 0);
   const bar = phaseBar({ steps: view.steps, current: phase.current_phase, status: phase.phase_status, completed: phase.completed_phases, tasks: view.tasksStep === null ? undefined : { step: view.tasksStep, done, total: tasks.total } });
   const progress = [bar, ...(view.request === null ? [] : [`Request: ${oneLine(view.request)}`])];
-  if (tasks.total === 0) return { progress };
+  // The first line tells the bar's story: the step as stored and what its work is doing (what resume would repair is listed below it).
+  const at = { phase: phase.current_phase, words: standingWords(view.standing) };
+  if (tasks.total === 0) return { progress, at };
   // listLines' first line repeats the counts the Tasks line already gives.
   const taskTable = tasks.total <= STATUS_TABLE_MAX ? listLines(tasks, outputWidth() - 2).slice(1).map((l) => `  ${l}`) : ["  (`dotagent tasks` lists them)"];
-  return { progress, taskTable };
+  return { progress, taskTable, at };
 }
 
 /** The request on one line, cut at 100 characters (the whole text is phase.json's `request`). */

@@ -1,0 +1,80 @@
+// Where the current step stands, told from the work itself, for the first line of `status` for
+// people (SPEC §10 "status for people"). phase.json's `phase_status` is what the machine recorded
+// — `pending` until something runs `phase start` — and the planner's phase is where `resume`
+// *would* be after its repairs; neither is what a person sees under it (the bar and the task
+// table show the files as they are). Right after a kill, IMPLEMENTATION read `VERIFICATION phase
+// (pending)` above `IMPL 2/3` and a task `running … (gone)`. So the words come from the same
+// facts as the bar and the table: the running tasks and agents at work, the verdicts on their
+// owners, and whether the planner moves past the step. `--json` keeps `phase_status` as stored. Pure.
+import type { PhaseState } from "../schema/phase.js";
+import type { ExecutionState } from "../schema/execution.js";
+import { agentOwnerKey, isInFlight, type OwnerVerdicts } from "./ownership.js";
+import { flowOf } from "./flow-of.js";
+import { phaseOfRun } from "./plan-resume.js";
+
+export type StepStanding =
+  | { readonly kind: "failed" }
+  /** Running work whose session ended (tasks by id, agents by name): nobody carries it on until the workflow is resumed. */
+  | { readonly kind: "interrupted"; readonly tasks: readonly string[]; readonly agents: readonly string[] }
+  /** Tasks running or agents at work, their sessions alive. */
+  | { readonly kind: "at_work" }
+  /** The step's output is there: the planner moves past it, which `resume` records. */
+  | { readonly kind: "done_unrecorded" }
+  | { readonly kind: "complete" }
+  | { readonly kind: "awaiting_approval" }
+  /** Started (`phase start`, or tasks of the tasks step done or failed), nothing running now. */
+  | { readonly kind: "started" }
+  | { readonly kind: "not_started" };
+
+export interface StandingFacts {
+  /** phase.json as stored. */
+  readonly phase: PhaseState;
+  readonly execution: ExecutionState | undefined;
+  readonly owners: OwnerVerdicts;
+  /** The resume plan's phase and next action (after the repairs it would make). */
+  readonly plan: { readonly phase: string | null; readonly next: { readonly action: string } };
+}
+
+/** The current step's standing; the first of the table's rows that holds, in this order. */
+export function standingOf(facts: StandingFacts): StepStanding {
+  const { phase, execution, owners, plan } = facts;
+  const current = phase.current_phase;
+  const running = (execution?.tasks ?? []).filter((t) => t.status === "running");
+  const agents = (phase.agents ?? []).filter((a) => phaseOfRun(phase, a) === current);
+  const goneTasks = running.filter((t) => !isInFlight(owners, t.id)).map((t) => t.id);
+  const goneAgents = agents.filter((a) => a.owner === undefined || !isInFlight(owners, agentOwnerKey(a.output))).map((a) => (a.design ? `${a.agent} (${a.design})` : a.agent));
+  if (phase.phase_status === "failed") return { kind: "failed" };
+  if (goneTasks.length > 0 || goneAgents.length > 0) return { kind: "interrupted", tasks: goneTasks, agents: goneAgents };
+  if (running.length > 0 || agents.length > 0) return { kind: "at_work" };
+  if (plan.phase !== null && plan.phase !== current) return { kind: "done_unrecorded" };
+  if (phase.phase_status === "complete") return { kind: "complete" };
+  if (plan.next.action === "await_approval") return { kind: "awaiting_approval" };
+  if (phase.phase_status === "in_progress") return { kind: "started" };
+  const tasksStep = flowOf(phase).steps.find((s) => s.id === current)?.kind === "tasks";
+  if (tasksStep && (execution?.tasks ?? []).some((t) => t.status !== "pending")) return { kind: "started" };
+  return { kind: "not_started" };
+}
+
+/** The standing in a person's words: `in progress`, `interrupted: the session running task-003 ended`. */
+export function standingWords(standing: StepStanding): string {
+  switch (standing.kind) {
+    case "failed":
+      return "failed";
+    case "interrupted": {
+      const work = [...standing.tasks, ...standing.agents.map((a) => `the ${a} agent`)];
+      const shown = work.length > 5 ? `${work.slice(0, 5).join(", ")} and ${work.length - 5} more` : work.join(", ");
+      return `interrupted: the ${work.length === 1 ? "session" : "sessions"} running ${shown} ended`;
+    }
+    case "at_work":
+    case "started":
+      return "in progress";
+    case "done_unrecorded":
+      return "done, not yet recorded";
+    case "complete":
+      return "complete";
+    case "awaiting_approval":
+      return "waiting for approval";
+    case "not_started":
+      return "not started";
+  }
+}
