@@ -235,6 +235,43 @@ describe("a project workflow, end to end from the CLI", () => {
     expect(dotagent(p, ["validate"]).code).toBe(0);
   });
 
+  it("show tells a definition's story as develop's (issue 42): the check's command reports, any step the error lists, a task by its id", () => {
+    const p = project();
+    dotagent(p, ["init", "--workflow", "review", "--request", "add x"]);
+    walkToImplementation(p);
+    finishTasks(p, ["t1"]);
+    writeJson(p, "memory/reports/verification.json", { passed: true });
+    // Not run yet: the step is known, it has no report yet (one line, exit 1).
+    const before = dotagent(p, ["show", "TESTS"]);
+    expect([before.code, before.stderr.trim()]).toEqual([1, "dotagent: step TESTS has no report yet (memory/reports/steps/TESTS.json); `dotagent status` says where the workflow is"]);
+    dotagent(p, ["step", "run", "TESTS", "--yes"]);
+    writeJson(p, "memory/reports/plan.rework-1.json", [{ id: "t2", title: "make ok.txt" }]);
+    expect(dotagent(p, ["task", "import", "memory/reports/plan.rework-1.json"]).code).toBe(0);
+    finishTasks(p, ["t2"]);
+    writeJson(p, "memory/reports/verification.json", { passed: true });
+    writeFileSync(join(p, "ok.txt"), "");
+    expect(dotagent(p, ["step", "run", "TESTS", "--json"]).json.passed).toBe(true);
+    writeFileSync(join(p, "memory/reports/notes.md"), "# Notes\nall good\n");
+    // Every report, in the definition's order: the check's two results after qa's, the notes last.
+    const all = dotagent(p, ["show", "--json"]).json;
+    expect(all.reports.slice(-5)).toEqual(["memory/reports/verification.json", "memory/reports/verification.rework-1.json", "memory/reports/steps/TESTS.json", "memory/reports/steps/TESTS.rework-1.json", "memory/reports/notes.md"]);
+    expect(all.markdown).toContain("## Step: TESTS\n\n<sub>memory/reports/steps/TESTS.rework-1.json</sub>\n\n**Failed.**");
+    // Each step the refusal lists is taken: the check's command, its failure and its output's last lines.
+    const tests = dotagent(p, ["show", "TESTS"]);
+    expect(tests.code).toBe(0);
+    expect(tests.stdout).toMatch(/^# Workflow wf-add-x: TESTS\n\n## Step: TESTS\n\n<sub>memory\/reports\/steps\/TESTS\.json<\/sub>\n\n\*\*Passed\.\*\*/);
+    expect(tests.stdout).toContain("### Command\n\ntest -f ok.txt");
+    expect(tests.stdout).toContain("### Output (its last lines)\n\nFAIL: ok.txt is missing  \n");
+    for (const step of ["REQUIREMENTS", "ARCHITECTURE", "IMPLEMENTATION", "VERIFICATION", "TESTS", "NOTES"]) expect(dotagent(p, ["show", step]).code, step).toBe(0);
+    // A task by its id, as `dotagent tasks` names it.
+    const task = dotagent(p, ["show", "t2", "--json"]);
+    expect([task.code, task.json.reports]).toEqual([0, ["memory/reports/tasks/t2.json"]]);
+    const unknown = dotagent(p, ["show", "t9"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^dotagent: no report for "t9" in memory\/reports\/; .*a step \(REQUIREMENTS, ARCHITECTURE, IMPLEMENTATION, VERIFICATION, TESTS, NOTES\), a task id or a path/);
+    expectNoStack(unknown.stderr);
+  });
+
   it("a check that fails more than max_rounds ends the workflow with the reason", () => {
     const p = project();
     dotagent(p, ["init", "--workflow", "review", "--request", "x"]);

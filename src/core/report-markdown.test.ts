@@ -102,4 +102,30 @@ describe("renderReportsMarkdown", () => {
   });
 
   it("says when there is nothing yet", () => expect(renderReportsMarkdown("Workflow wf", [])).toContain("No reports yet."));
+
+  it("follows a definition's steps when it names them: a check after qa's verification, unowned reports last", () => {
+    const md = renderReportsMarkdown("Workflow wf", [
+      { path: "memory/reports/notes.json", data: { summary: "n" } },
+      { path: "memory/reports/steps/TESTS.json", data: { step: "TESTS", passed: true }, kind: "command", step: 4 },
+      { path: "memory/reports/verification.json", data: { passed: true }, step: 3 },
+      { path: "memory/reports/review.json", data: { summary: "r" }, step: 5 },
+    ]);
+    const at = ["## Verification", "## Step: TESTS", "<sub>memory/reports/review.json", "<sub>memory/reports/notes.json"].map((h) => md.indexOf(h));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+  });
+});
+
+describe("a check or shell step's command report (issue 42)", () => {
+  const report = { step: "TESTS", command: "npm test", passed: false, exit_code: 1, signal: null, timed_out: false, attempts: 1, output_tail: "FAIL a.test.ts\n<img src=x onerror=alert(1)>\n# Approved\n", failures: [{ problem: "`npm test` failed (exit 1): FAIL a.test.ts" }] };
+
+  it("says Failed. first, names the step, and keeps the output's lines, each escaped", () => {
+    const md = renderReportMarkdown("memory/reports/steps/TESTS.json", report, "command");
+    expect(md).toMatch(/^## Step: TESTS\n\n<sub>memory\/reports\/steps\/TESTS\.json<\/sub>\n\n\*\*Failed\.\*\*\n\n### Command\n\nnpm test\n/);
+    expect(md).toContain("### Output (its last lines)\n\nFAIL a.test.ts  \n&lt;img src=x onerror=alert(1)&gt;  \n\\# Approved\n");
+    expect(md).not.toMatch(/<img|^# Approved/m);
+    expect(md.indexOf("### Failures")).toBeLessThan(md.indexOf("### Output"));
+  });
+
+  it("without the step's word it is a report like any other", () => expect(renderReportMarkdown("memory/reports/steps/TESTS.json", report)).toMatch(/^## Report\n/));
 });

@@ -9,7 +9,7 @@
 // ones. Pure.
 
 /** The kinds of report, each with its title and the fields it shows first, in this order. */
-export type ReportMarkdownKind = "demand" | "design" | "roundtable" | "final_design" | "plan" | "task" | "verification" | "reflection" | "other";
+export type ReportMarkdownKind = "demand" | "design" | "roundtable" | "final_design" | "plan" | "task" | "verification" | "command" | "reflection" | "other";
 
 interface KindSpec {
   readonly title: string;
@@ -46,6 +46,12 @@ const KINDS: Readonly<Record<ReportMarkdownKind, KindSpec>> = {
   verification: {
     title: "Verification",
     fields: [["passed", "Passed"], ["summary", "Summary"], ["failures", "Failures"], ["checks", "Checks"], ["commands", "Commands"]],
+  },
+  // A check or shell step's command, as `dotagent step run` records it (SPEC §20).
+  command: {
+    title: "Step",
+    nameField: "step",
+    fields: [["command", "Command"], ["exit_code", "Exit code"], ["signal", "Signal"], ["timed_out", "Timed out"], ["attempts", "Attempts"], ["failures", "Failures"], ["output_tail", "Output (its last lines)"], ["started_at", "Started"], ["ended_at", "Ended"]],
   },
   reflection: {
     title: "Reflection",
@@ -137,8 +143,8 @@ function block(value: unknown): string[] {
  * field as a level-3 heading and its text. `data` is the parsed report (anything: a string
  * report, reflection.md, is shown as text, escaped); `path` names the file in the heading.
  */
-export function renderReportMarkdown(path: string, data: unknown): string {
-  const kind = markdownKindOf(path);
+export function renderReportMarkdown(path: string, data: unknown, kindOf: ReportMarkdownKind = markdownKindOf(path)): string {
+  const kind = kindOf;
   const spec = KINDS[kind];
   const lines: string[] = [];
   const name = isRecord(data) && spec.nameField !== undefined && typeof data[spec.nameField] === "string" ? `: ${escapeMarkdown(data[spec.nameField] as string)}` : "";
@@ -149,13 +155,17 @@ export function renderReportMarkdown(path: string, data: unknown): string {
     return `${lines.join("\n").trimEnd()}\n`;
   }
   if (!isRecord(data)) return `${[...lines, inline(data)].join("\n")}\n`;
-  if (kind === "verification" && typeof data.passed === "boolean") lines.push(data.passed ? "**Passed.**" : "**Failed.**", "");
+  const verdict = kind === "verification" || kind === "command";
+  if (verdict && typeof data.passed === "boolean") lines.push(data.passed ? "**Passed.**" : "**Failed.**", "");
   const shown = new Set<string>(spec.nameField === undefined ? [] : [spec.nameField]);
-  if (kind === "verification") shown.add("passed");
+  if (verdict) shown.add("passed");
   for (const [key, heading] of spec.fields) {
     if (shown.has(key) || !(key in data)) continue;
     shown.add(key);
-    lines.push(`### ${heading}`, "", ...block(data[key]), "");
+    // A command's output keeps its lines (each escaped, as reflection.md's), so the failure reads as the terminal showed it.
+    const text = data[key];
+    const body = key === "output_tail" && typeof text === "string" ? text.replace(/\s+$/, "").split(/\r\n?|\n/).map((line) => (line.trim() === "" ? "" : `${escapeMarkdown(line)}  `)) : block(text);
+    lines.push(`### ${heading}`, "", ...body, "");
   }
   for (const [key, value] of Object.entries(data)) {
     if (shown.has(key)) continue;
@@ -165,17 +175,35 @@ export function renderReportMarkdown(path: string, data: unknown): string {
 }
 
 /** The order reports read in a document of the whole workflow: requirements first, reflection last. */
-export function reportOrder(path: string): number {
-  const order: Record<ReportMarkdownKind, number> = { demand: 0, design: 1, roundtable: 2, final_design: 3, plan: 4, task: 5, verification: 6, reflection: 7, other: 8 };
+export function reportOrder(path: string, kind: ReportMarkdownKind = markdownKindOf(path)): number {
+  const order: Record<ReportMarkdownKind, number> = { demand: 0, design: 1, roundtable: 2, final_design: 3, plan: 4, task: 5, verification: 6, command: 6, reflection: 7, other: 8 };
   const name = path.replace(/^memory\/reports\//, "");
-  return name === "reflection.md" ? 7 : order[markdownKindOf(path)];
+  return name === "reflection.md" ? 7 : order[kind];
+}
+
+/**
+ * A report to render: `kind` when the workflow's step says what it is (a check's command report
+ * lies anywhere its definition puts it), `step` the index of the step that writes it, so a
+ * definition's reports read in its own order.
+ */
+export interface ReportToRender {
+  readonly path: string;
+  readonly data: unknown;
+  readonly kind?: ReportMarkdownKind | undefined;
+  readonly step?: number | undefined;
+}
+
+/** Reports in workflow order: by the step that writes them (none: last), then by kind (develop's order), then by path. */
+export function compareReports(a: ReportToRender, b: ReportToRender): number {
+  const step = (a.step ?? Number.MAX_SAFE_INTEGER) - (b.step ?? Number.MAX_SAFE_INTEGER);
+  return step || reportOrder(a.path, a.kind) - reportOrder(b.path, b.kind) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 }
 
 /** Several reports as one document: a title, then each report in workflow order. */
-export function renderReportsMarkdown(title: string, reports: readonly { readonly path: string; readonly data: unknown }[]): string {
-  const sorted = [...reports].sort((a, b) => reportOrder(a.path) - reportOrder(b.path) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+export function renderReportsMarkdown(title: string, reports: readonly ReportToRender[]): string {
+  const sorted = [...reports].sort(compareReports);
   const parts = [`# ${escapeMarkdown(title)}\n`];
   if (sorted.length === 0) parts.push("No reports yet.\n");
-  for (const report of sorted) parts.push(renderReportMarkdown(report.path, report.data));
+  for (const report of sorted) parts.push(renderReportMarkdown(report.path, report.data, report.kind));
   return parts.join("\n");
 }

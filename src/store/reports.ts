@@ -156,17 +156,26 @@ export function designFiles(root: string): string[] {
 
 /**
  * Every report file a person may read (`dotagent show`): the JSON and Markdown files directly in
- * memory/reports/, designs/ and tasks/, project-relative and sorted; `unowned/` and other folders
- * are not reports. A folder the disk refuses is `state_unreadable`, never an empty list.
+ * memory/reports/, designs/ and tasks/, and `stepReports` (the workflow's steps' own reports, a
+ * check's `steps/<ID>.json` say) with their rework copies wherever they lie; project-relative and
+ * sorted; `unowned/` and other files in other folders are not reports. A folder the disk refuses is
+ * `state_unreadable`, never an empty list.
  */
-export function listReportFiles(root: string): string[] {
-  const found: string[] = [];
+export function listReportFiles(root: string, stepReports: readonly string[] = []): string[] {
+  const found = new Set<string>();
   for (const dir of [REPORTS_ROOT, REPORT.designsDir, REPORT.tasksDir]) {
     for (const name of listRegularFiles(root, join(root, dir))) {
-      if (name.endsWith(".json") || (dir === REPORTS_ROOT && name.endsWith(".md"))) found.push(`${dir}/${name}`);
+      if (name.endsWith(".json") || (dir === REPORTS_ROOT && name.endsWith(".md"))) found.add(`${dir}/${name}`);
     }
   }
-  return found.sort();
+  for (const report of stepReports) {
+    const dir = dirname(report);
+    if (dir === REPORTS_ROOT || !report.startsWith(`${REPORTS_ROOT}/`) || !checkProjectPath(report).ok || report.split("/").includes("..")) continue;
+    const base = report.slice(dir.length + 1);
+    const copy = new RegExp(`^${base.replace(/\.(json|md)$/, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.rework-\\d+\\.(json|md)$`);
+    for (const name of listRegularFiles(root, join(root, dir))) if (name === base || copy.test(name)) found.add(`${dir}/${name}`);
+  }
+  return [...found].sort();
 }
 
 const REPORTS_ROOT = "memory/reports";

@@ -1,23 +1,25 @@
-// `dotagent show [REPORT|STEP]`: the reports as Markdown for people and pull requests (src/ops/show.ts).
+// `dotagent show [REPORT|STEP|TASK]`: the reports as Markdown for people and pull requests (src/ops/show.ts).
 // Read-only; the renderers sit in the cold half (src/cli/cold.ts). Not in the hook's allow grammar: the model reads the JSON reports themselves.
 import { usageError } from "../../core/errors.js";
 import { loadCold } from "../load-cold.js";
 import type { Command } from "../context.js";
 
 export const command: Command = {
-  summary: "the reports as Markdown (requirements, designs, the pick, tasks, verification, reflection); never writes",
-  usage: "dotagent show [REPORT|STEP] [--json]",
+  summary: "the reports as Markdown (requirements, designs, the pick, tasks, checks and steps, reflection); never writes",
+  usage: "dotagent show [REPORT|STEP|TASK] [--json]",
   options: {},
   examples: [
     "dotagent show                             every report, in workflow order, as one Markdown document",
     "dotagent show > docs/workflow.md          ...to commit beside the code, so the pull request reads it",
     "dotagent show ARCHITECTURE                a step's reports: the designs, the roundtable, the pick",
     "dotagent show demand                      one report by name (demand, designs, roundtable, final_design, plan, tasks, verification, reflection)",
+    "dotagent show TESTS                       a check or shell step's command: passed, exit code, its output's last lines",
+    "dotagent show task-002                    one task's report, by the task's id",
     "dotagent show designs/minimal.json        one report by its path under memory/reports/",
   ],
   async run(context) {
     const [target, ...rest] = context.args;
-    if (rest.length > 0) throw usageError(`show takes one report or step, not "${rest[0]}" too; see \`dotagent show --help\``);
+    if (rest.length > 0) throw usageError(`show takes one report, step or task, not "${rest[0]}" too; see \`dotagent show --help\``);
     // The renderers live in the cold half of the bundle: no other command pays to load them.
     const result = await (await loadCold()).showReports(context, target);
     context.out.result(result, () => [result.markdown.trimEnd()]);
