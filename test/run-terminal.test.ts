@@ -244,3 +244,20 @@ describe("checks before anything starts (built CLI)", () => {
     expect(calls(log)).toEqual([]);
   });
 });
+
+describe("a new request after a complete workflow (built CLI, issue 42)", () => {
+  it("dotagent run --workflow NAME \"<request>\" archives it and starts the new one without asking, as /develop does", async () => {
+    const { root, cli, log } = project();
+    mkdirSync(join(root, ".dotagent/workflows"), { recursive: true });
+    writeFileSync(join(root, ".dotagent/workflows/one.json"), JSON.stringify({ steps: [{ id: "ONLY", kind: "agent", agent: "pm", report: "demand.json" }] }));
+    const agents = ["--agents", join(REPO, "agents")];
+    expect((await runPiped(root, [cli, "run", "--workflow", "one", "first", ...agents], { FAKE_SDK_LOG: log, FAKE_SDK_DELAY_MS: "0" })).status).toBe(0);
+    const second = await runPiped(root, [cli, "run", "--workflow", "one", "login fails with +", ...agents], { FAKE_SDK_LOG: log, FAKE_SDK_DELAY_MS: "0" });
+    expect([second.status, second.stdout]).toEqual([0, expect.stringMatching(/^Workflow wf-login-fails-with complete in /)]);
+    expect(second.stderr).toMatch(/the previous workflow is archived as wf-first_\d{8}T\d{6}Z\.tar\.gz/);
+    expect(second.stderr).not.toContain("a person must decide");
+    const phase = JSON.parse(readFileSync(join(root, "memory/state/phase.json"), "utf8"));
+    expect([phase.request, phase.workflow.name]).toEqual(["login fails with +", "one"]);
+    expect(calls(log)).toHaveLength(2);
+  }, 60_000);
+});

@@ -145,6 +145,43 @@ describe.skipIf(!hasScript)("Next for a person at a terminal", () => {
     expect(out).toContain("Next: read memory/reports/demand.json, then type approve in Claude Code (or what to change)");
   });
 
+  it("no workflow: workflows, tasks and report say what starts one, as status does (issue 42)", () => {
+    const root = tempProject();
+    const shown = () => onTerminal(root, ["workflows"]) + onTerminal(root, ["tasks"]) + onTerminal(root, ["report"]);
+    const headless = shown();
+    expect(headless).toContain('Start one: dotagent run --workflow NAME "<what to build>"\n');
+    expect(headless).toContain('No workflow here; start one: dotagent run "<what to build>"\n');
+    expect(headless).toContain('dotagent: no workflow here (memory/state holds no phase.json, execution.json or events.jsonl); start one: dotagent run "<what to build>" (or pass --dir)\n');
+    installed(root);
+    const claude = shown();
+    expect(claude).toContain("Start one: type /develop --workflow NAME <what to build> in Claude Code\n");
+    expect(claude).toContain("No workflow here; start one: type /develop <what to build> in Claude Code\n");
+    expect(claude).toContain("start one: type /develop <what to build> in Claude Code (or pass --dir)\n");
+    expect(headless + claude).not.toContain("dotagent init");
+    // The model and programs keep the commands they run.
+    expect(dotagent(root, ["tasks"]).stdout).toBe("No workflow here; `dotagent init --request …` starts one.\n");
+    expect(dotagent(root, ["workflows"]).stdout).toContain("Start one: dotagent init --workflow NAME --request '…' (in Claude Code: /develop --workflow NAME …)\n");
+    expect(onTerminal(root, ["tasks"], { CLAUDECODE: "1" }, true)).toContain("`dotagent init --request …` starts one");
+  });
+
+  it("phase approve: the person is told what they type next, as status would; piped and --json unchanged (issue 42)", () => {
+    const approved = (install: boolean) => {
+      const root = tempProject();
+      if (install) installed(root);
+      dotagent(root, ["init", "--request", "add login"]);
+      writeJson(root, "memory/reports/demand.json", { status: "complete", summary: "login", requirements: ["a form"], acceptance_criteria: ["it logs in"] });
+      return root;
+    };
+    expect(onTerminal(approved(false), ["phase", "approve"])).toBe("approve: wf-add-login is now at ARCHITECTURE (pending)\nNext: dotagent run goes on (the architect agent is next)\n");
+    const root = approved(true);
+    expect(onTerminal(root, ["phase", "approve"])).toBe("approve: wf-add-login is now at ARCHITECTURE (pending)\nNext: type /develop in Claude Code to go on (the architect agent is next)\n");
+    expect(onTerminal(root, ["status"])).toContain("\nNext: type /develop in Claude Code to go on (the architect agent is next)\n");
+    const piped = approved(false);
+    expect(dotagent(piped, ["phase", "approve"]).stdout).toBe("approve: wf-add-login is now at ARCHITECTURE (pending)\n");
+    const json = approved(false);
+    expect(Object.keys(dotagent(json, ["phase", "approve", "--json"]).json).sort()).toEqual(["agents_in_flight", "changed", "in_flight", "next", "ok", "phase", "phase_status"]);
+  });
+
   it("the model keeps its line: Claude Code's Bash tool, and --json on a terminal", () => {
     const root = tempProject();
     installed(root);

@@ -515,5 +515,23 @@ describe("a project workflow, end to end from the CLI", () => {
     const asked = dotagent(p, ["resume", "--json", "--start", "--request=third"], { env: { CLAUDECODE: "1" } });
     expect([asked.code, asked.json.situation]).toEqual([5, "request_changed"]);
   });
+
+  it("a decision that starts a workflow names it: its yes, run as printed, starts the workflow the question meant (issue 42)", () => {
+    const p = project({ one: { steps: [{ id: "ONLY", kind: "agent", agent: "pm", report: "demand.json" }] } });
+    /** The decision's command as a person pastes it into a shell (`dotagent` being this build). */
+    const asPrinted = (command: string) => spawnSync("sh", ["-c", `dotagent() { "$NODE" "$CLI" "$@"; }; ${command}`], { cwd: p, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", NODE: process.execPath, CLI } });
+    dotagent(p, ["init", "--workflow", "one", "--request", "first"]);
+    // resume with a new request for the same definition (what `dotagent run --workflow one "…"` asks).
+    const changed = dotagent(p, ["resume", "--json", "--workflow", "one", "--request", "login fails with +"]);
+    expect([changed.code, changed.json.decision.yes]).toEqual([5, "dotagent init --request 'login fails with +' --workflow one --yes"]);
+    expect(asPrinted(changed.json.decision.yes).status).toBe(0);
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ request: "login fails with +", workflow: { name: "one" } });
+    // init over an open workflow: the same.
+    const over = dotagent(p, ["init", "--json", "--workflow", "one", "--request", "it's slow"]);
+    expect([over.code, over.json.decision.yes]).toEqual([5, "dotagent init --request 'it'\\''s slow' --workflow one --yes"]);
+    expect(asPrinted(over.json.decision.yes).status).toBe(0);
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ request: "it's slow", workflow: { name: "one" } });
+    expect(readdirSync(join(p, "memory/state/.archive"))).toHaveLength(2);
+  });
 });
 

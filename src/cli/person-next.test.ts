@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { NextAction } from "../core/plan-resume.js";
 import { MANIFEST } from "../claude/install-manifest.js";
-import { INSTALL_MANIFEST, personNext, type Driver } from "./person-next.js";
+import { howToStart, INSTALL_MANIFEST, personNext, personNextOf, type Driver } from "./person-next.js";
 
 const next = (action: NextAction["action"], more: Partial<NextAction> = {}): NextAction => ({ action, agent: null, tasks: [], reason: "why", ...more });
 
@@ -26,6 +26,18 @@ describe("personNext", () => {
     [next("workflow_complete"), "claude", null],
   ];
   it.each(cases)("%j for %s", (n, driver, line) => expect(personNext(n, driver)).toBe(line));
+
+  it.each([
+    ["claude", undefined, "type /develop <what to build> in Claude Code"],
+    ["headless", undefined, 'dotagent run "<what to build>"'],
+    ["claude", "NAME", "type /develop --workflow NAME <what to build> in Claude Code"],
+    ["headless", "fix", 'dotagent run --workflow fix "<what to build>"'],
+  ] as const)("howToStart(%s, %s): %s", (driver, workflow, line) => expect(howToStart(driver, workflow)).toBe(line));
+
+  it.each([
+    [next("spawn_agent", { agent: "architect" }), null, "headless", "Next: dotagent run goes on (the architect agent is next)"],
+    [next("await_approval", { gate: "pick_design" }), "write final_design.json — …", "claude", "Next: type /develop in Claude Code to go on (the approved step still needs its output written)"],
+  ] as const)("personNextOf %j, approvedNeeds %s, %s", (n, needs, driver, line) => expect(personNextOf(n, needs, driver)).toBe(line));
 
   it("looks for the manifest install writes", () => expect(INSTALL_MANIFEST).toBe(`.claude/${MANIFEST}`));
 });

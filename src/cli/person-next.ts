@@ -21,13 +21,23 @@ export function personReading(context: CommandContext): Driver | null {
   return existsSync(join(context.paths.root, INSTALL_MANIFEST)) ? "claude" : "headless";
 }
 
+/**
+ * What the person types to start a workflow (of the definition `workflow`, when one is named):
+ * the one source for every line that tells a person how (status, init, resume, workflows, tasks,
+ * report), so none sends them to `dotagent init`, which starts no agent.
+ */
+export function howToStart(driver: Driver, workflow?: string): string {
+  const named = workflow === undefined ? "" : `--workflow ${workflow} `;
+  return driver === "claude" ? `type /develop ${named}<what to build> in Claude Code` : `dotagent run ${named}"<what to build>"`;
+}
+
 const goOn = (driver: Driver, what: string) => (driver === "claude" ? `Next: type /develop in Claude Code to go on (${what})` : `Next: dotagent run goes on (${what})`);
 
 /** What the person does next, as one line; null where the model's line already speaks to a person (decisions, dead tasks, waiting, the end). */
 export function personNext(next: NextAction, driver: Driver): string | null {
   switch (next.action) {
     case "start_workflow":
-      return driver === "claude" ? "Next: type /develop <what to build> in Claude Code, e.g. /develop add login" : 'Next: dotagent run "<what to build>", e.g. dotagent run "add login"';
+      return `Next: ${howToStart(driver)}, e.g. ${driver === "claude" ? "/develop add login" : 'dotagent run "add login"'}`;
     case "await_approval": {
       if (next.gate === "pick_design") return driver === "claude" ? "Next: pick a design in Claude Code (memory/reports/roundtable.json compares them)" : "Next: dotagent run asks you to pick a design (memory/reports/roundtable.json compares them)";
       const file = next.gate === "approve_requirements" ? "memory/reports/demand.json" : next.gate === "approve_design" ? "memory/reports/final_design.json" : (next.output ?? "the report");
@@ -51,4 +61,9 @@ export function personNext(next: NextAction, driver: Driver): string | null {
 /** A gate approved before its output exists: the model still writes it, so the person lets the session go on. */
 export function personGoOn(driver: Driver): string {
   return goOn(driver, "the approved step still needs its output written");
+}
+
+/** status's Next line for a person: go on after an approval whose output is still to be written (approvedNeeds), else personNext. */
+export function personNextOf(next: NextAction, approvedNeeds: string | null, driver: Driver): string | null {
+  return approvedNeeds !== null ? personGoOn(driver) : personNext(next, driver);
 }

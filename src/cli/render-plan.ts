@@ -48,6 +48,12 @@ export function describeNext(plan: ResumePlan): { label: string; detail: string 
   }
 }
 
+/** The model's Next line: `Next: <label> — <detail>`. */
+export function nextLine(plan: ResumePlan, c: Colors): string {
+  const { label, detail } = describeNext(plan);
+  return `Next: ${c.cyan(label)}${detail ? ` — ${detail}` : ""}`;
+}
+
 /** What a caller adds to the plan's lines: `status`'s task counts and, for people, the bar and table that replace the Completed line; a Next line for a person. */
 export interface PlanExtras {
   readonly taskCounts?: Record<string, number>;
@@ -93,8 +99,7 @@ export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status"
     for (const r of plan.repairs) lines.push(`  ${c.yellow("•")} ${r.message}`);
   }
   for (const w of plan.warnings) lines.push(`${c.yellow("warning:")} ${formatProblem(w)}`);
-  const { label, detail } = describeNext(plan);
-  lines.push(extras.next ?? `Next: ${c.cyan(label)}${detail ? ` — ${detail}` : ""}`);
+  lines.push(extras.next ?? nextLine(plan, c));
   if (plan.decision) lines.push(`Decide: ${plan.decision.question}`, `  yes: ${plan.decision.yes}`, `  no:  ${plan.decision.no}`);
   return lines;
 }

@@ -8,9 +8,13 @@ import { table } from "./table.js";
 
 const shown = (text: string | null) => escapeControls(text ?? "");
 
-/** The plain list: a line about the workflow, the table, then what a person must read (errors, skip reasons). */
-export function listLines(result: TaskListResult, width = Number.POSITIVE_INFINITY): string[] {
-  if (result.workflow_id === null) return ["No workflow here; `dotagent init --request …` starts one."];
+/**
+ * The plain list: a line about the workflow, the table, then what a person must read (errors, skip
+ * reasons). `start`: what starts a workflow, for the person reading (person-next.ts howToStart);
+ * absent: the command the model runs.
+ */
+export function listLines(result: TaskListResult, width = Number.POSITIVE_INFINITY, start?: string): string[] {
+  if (result.workflow_id === null) return [start === undefined ? "No workflow here; `dotagent init --request …` starts one." : `No workflow here; start one: ${start}`];
   const counts = Object.entries(result.counts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
   const round = result.round > 0 ? ` (rework round ${result.round})` : "";
   const head = `${result.workflow_id} at ${result.phase}${round}: ${count(result.total, "task")}${counts.length > 0 ? `, ${counts.join(", ")}` : ""}`;

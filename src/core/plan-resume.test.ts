@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { needsRecoveryPoint, planResume, type ResumePlan } from "./plan-resume.js";
+import { needsRecoveryPoint, planResume, replacesComplete, type ResumePlan } from "./plan-resume.js";
 import { REPORT, type Phase } from "./phases.js";
 import { NOW, atPhase, execution, phaseState, reports, reportsBefore, snapshot, task } from "./fixtures.test-support.js";
 import type { StateSnapshot } from "./snapshot.js";
@@ -234,6 +234,22 @@ describe("planResume: situations", () => {
     expect(plan.decision?.yes).toBe("dotagent init --request 'add signup' --yes");
     expect(plan.writes).toEqual({ moves: [], events: [] });
   });
+
+  it.each([
+    [undefined, "dotagent init --request 'add signup' --yes"],
+    ["develop", "dotagent init --request 'add signup' --yes"],
+    ["fix", "dotagent init --request 'add signup' --workflow fix --yes"],
+  ])("a changed request's yes, for a new workflow of %s, starts that workflow as printed (issue 42)", (newWorkflow, yes) => {
+    const state = phaseState({ request: "add login", inputs_hash: inputsHash("add login") });
+    expect(planResume(snapshot(state), NOW, { request: "add signup", newWorkflow }).decision?.yes).toBe(yes);
+  });
+
+  it.each([
+    ["request_changed", "complete", true],
+    ["request_changed", "in_progress", false],
+    ["complete", "complete", false],
+    ["stale", "complete", false],
+  ] as const)("replacesComplete: %s at %s → %s", (situation, phase_status, replaces) => expect(replacesComplete({ situation, phase_status })).toBe(replaces));
 
   it("inputs_hash is the first 16 hex chars of sha256 of the canonical JSON", () => {
     // sha256('{"request":"add login"}')

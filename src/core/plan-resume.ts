@@ -185,6 +185,22 @@ export interface ResumeOptions {
    * person kept going with this version; undefined: not looked at). The shell looks.
    */
   definitionChanged?: { name: string; source: string; hash: string } | null | undefined;
+  /** The definition a workflow started for a changed request walks (`--workflow NAME`); absent: develop. */
+  newWorkflow?: string | undefined;
+}
+
+/** ` --workflow NAME` for a command that starts a workflow of NAME; nothing for develop, the default. */
+export function workflowFlag(name: string | undefined): string {
+  return name === undefined || name === "develop" ? "" : ` --workflow ${shellQuote(name)}`;
+}
+
+/**
+ * A new request over a complete workflow: the person's start command (`/develop <request>`,
+ * `dotagent run "<request>"`) archives it and starts the new one without asking, as `init` does
+ * (a complete workflow is never resumed, and the archive keeps it).
+ */
+export function replacesComplete(plan: { readonly situation: string; readonly phase_status: PhaseStatus | null }): boolean {
+  return plan.situation === "request_changed" && plan.phase_status === "complete";
 }
 
 /** Whether a plan wants the newest valid checkpoint (`recovery`) before it is final: corrupt or hand-edited state. */
@@ -316,7 +332,8 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
       decision: {
         question: `Workflow ${phase.workflow_id} was started for ${JSON.stringify(phase.request ?? "another request")}, not ${JSON.stringify(options.request)}. Archive it and start a new workflow for the new request?`,
         default: false,
-        yes: `dotagent init --request ${shellQuote(options.request)} --yes`,
+        // Run as printed, it starts what the question means: the workflow named with the request too.
+        yes: `dotagent init --request ${shellQuote(options.request)}${workflowFlag(options.newWorkflow)} --yes`,
         no: "dotagent resume",
       },
       decisionKind: "request_changed",
@@ -333,7 +350,7 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
         question: `${changed.source} changed since workflow ${phase.workflow_id} started with it. Keep walking the steps it started with? (No: archive it and start the workflow again with the new definition.)`,
         default: true,
         yes: "dotagent resume --keep-definition",
-        no: `dotagent init --workflow ${changed.name}${request} --yes`,
+        no: `dotagent init --workflow ${shellQuote(changed.name)}${request} --yes`,
       },
       decisionKind: "definition_changed",
     };

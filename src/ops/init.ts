@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { Phase, PhaseStatus } from "../core/phases.js";
 import type { Flow } from "../core/flow.js";
-import { shellQuote, type Decision } from "../core/plan-resume.js";
+import { shellQuote, workflowFlag, type Decision } from "../core/plan-resume.js";
 import { createWorkflow, isWorkflowComplete, suggestWorkflowId } from "../core/transitions.js";
 import type { PhaseState } from "../schema/phase.js";
 import { hasState, type ProjectPaths } from "../store/project.js";
@@ -48,7 +48,7 @@ export async function initWorkflow(paths: ProjectPaths, request: string | undefi
 
 export async function startWorkflow(context: OpContext, input: InitInput): Promise<InitResult> {
   const { request, workflowId } = input;
-  const named = input.workflow && input.workflow.name !== "develop" ? ` --workflow ${input.workflow.name}` : "";
+  const named = workflowFlag(input.workflow?.name);
   const now = context.now();
   if (hasState(context.paths)) {
     const snapshot = await loadSnapshot(context.paths);

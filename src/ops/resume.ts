@@ -5,7 +5,7 @@
 // start as `status` (a write loads node:crypto for its temp file's name: write-file.ts).
 import type { Flow } from "../core/flow.js";
 import { existsSync } from "node:fs";
-import type { Decision, ResumeOptions, ResumePlan } from "../core/plan-resume.js";
+import { replacesComplete, type Decision, type ResumeOptions, type ResumePlan } from "../core/plan-resume.js";
 import { planWithRecovery } from "./recovery.js";
 import { loadSnapshot } from "../store/session.js";
 import { appendEvents } from "../store/events.js";
@@ -52,7 +52,7 @@ export interface ResumeOutcome {
 /** The outcome, or undefined when three rounds of answers did not settle the plan (the CLI exits 1). */
 export async function resumeWorkflow(context: OpContext, input: ResumeInput): Promise<ResumeOutcome | undefined> {
   let now = context.now();
-  let options: ResumeOptions = { request: input.request, staleAfterMs: input.staleAfterMs, maxParallel: input.maxParallel, keepEdits: input.keepEdits };
+  let options: ResumeOptions = { request: input.request, staleAfterMs: input.staleAfterMs, maxParallel: input.maxParallel, keepEdits: input.keepEdits, newWorkflow: input.workflow?.name };
   /** What was done between rounds (a rollback the person chose), told with the final plan. */
   const done: Repair[] = [];
   /** Whether this call started a new workflow (a changed request answered yes, or after a complete one). */
@@ -114,7 +114,7 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
     }
     // `/develop <a new request>` after a complete workflow: archived without asking, as `init` does
     // (a complete workflow is never resumed; nothing of it is lost: the archive keeps it).
-    const finished = plan.decisionKind === "request_changed" && input.start === true && plan.phase_status === "complete";
+    const finished = input.start === true && replacesComplete(plan);
     const answer = finished ? true : input.decide ? await input.decide(plan.decision) : "no-terminal";
     if (answer === "no-terminal") return { result: planJson(plan, plan.decisionKind === "isolation"), plan, mode: "resume", exitCode: 5 };
     if (plan.decisionKind === "isolation") {

@@ -65,14 +65,16 @@ function readRunCost(file: string): { cost: number; sessions: number } | undefin
   }
 }
 
-export async function writeRunReport(context: Pick<OpContext, "paths" | "now">, out: string | undefined, cwd: string): Promise<RunReportResult> {
+/** `start`: what starts a workflow, said when there is none (the CLI's words for a person); absent: `dotagent init --request …`. */
+export async function writeRunReport(context: Pick<OpContext, "paths" | "now">, out: string | undefined, cwd: string, start?: string): Promise<RunReportResult> {
   const snapshot = await loadSnapshot(context.paths);
   const now = context.now();
   const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
   const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
   // Nothing to draw: said, and no empty page written (a corrupt phase.json still has a log and tasks to draw).
   if (snapshot.phase.kind === "missing" && snapshot.execution.kind === "missing" && !existsSync(context.paths.eventsFile)) {
-    throw new DotagentError("no_workflow", "no workflow here (memory/state holds no phase.json, execution.json or events.jsonl); start one with `dotagent init --request …` or pass --dir", EXIT.refused);
+    const remedy = start === undefined ? "start one with `dotagent init --request …` or pass --dir" : `start one: ${start} (or pass --dir)`;
+    throw new DotagentError("no_workflow", `no workflow here (memory/state holds no phase.json, execution.json or events.jsonl); ${remedy}`, EXIT.refused);
   }
   const events = existsSync(context.paths.eventsFile) ? readEvents(context.paths.eventsFile) : [];
   const workflowId = phase?.workflow_id ?? execution?.workflow_id ?? null;

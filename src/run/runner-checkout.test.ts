@@ -69,6 +69,9 @@ describe("dotagent run: the checkout is settled before the first agent runs", ()
     expect(h.sessions).toEqual([]);
     expect(existsSync(join(h.root, "memory/state/phase.json"))).toBe(false);
     expect(git(h.root, "status", "--porcelain", "notes.txt")).toBe("?? notes.txt");
+    // The command that starts it again names the workflow it was asked for (issue 42).
+    const fix = personSaying("Stop and let me handle it");
+    await expect(runWorkflow(h.options({ ask: fix.asker, workflow: "fix", request: "login fails with +" }))).rejects.toMatchObject({ message: "stopped, as you chose: commit or stash your changes, then `dotagent run --workflow fix 'login fails with +'` starts the workflow" });
   });
 
   test("no terminal: nothing asked at the start; the tasks step stops with the decision (exit 5), as before", async () => {

@@ -3,7 +3,7 @@
 // agent) end to end; the built-in fix workflow with a rework round; a definition of its own
 // (a choose step with other agents, a shell step); the gates and the command asked, or a decision;
 // a failed workflow in one line. Kill -9 of the built CLI inside each step kind: test/run-kill-steps.test.ts.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { good, harness, personSaying, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
@@ -149,6 +149,35 @@ describe("dotagent run --workflow fix", () => {
     expect(refused!.message).toContain(".dotagent/workflows/broken.json");
     expect(existsSync(join(bad.root, "memory"))).toBe(false);
     expect(bad.sessions).toHaveLength(0);
+  });
+});
+
+describe("issue 42: dotagent run with a new request", () => {
+  test("after a complete workflow: archived and the new one started without asking, --workflow fix walked", async () => {
+    const h = harness(good);
+    expect(await runWorkflow(h.options())).toMatchObject({ outcome: "complete", workflow_id: "wf-add-login" });
+    // A terminal that would say no to any question: none is asked.
+    const asked: string[] = [];
+    const ask = { interactive: true, confirm: async (q: string) => (asked.push(q), false), choose: async (q: string) => (asked.push(q), undefined), text: async () => undefined };
+    const outcome = await runWorkflow(h.options({ workflow: "fix", request: "login fails with +", ask }));
+    expect(asked).toEqual([]);
+    expect(outcome).toMatchObject({ outcome: "complete", workflow_id: "wf-login-fails-with" });
+    expect(readJson(join(h.root, "memory/state/phase.json"))).toMatchObject({ request: "login fails with +", workflow: { name: "fix" } });
+    const archived = readdirSync(join(h.root, "memory/state/.archive"));
+    expect(archived).toEqual([expect.stringMatching(/^wf-add-login_.*\.tar\.gz$/)]);
+    expect(h.lines).toContain(`  · the previous workflow is archived as ${archived[0]}`);
+    // Without --workflow the same: develop again, no decision (no terminal at all here).
+    expect(await runWorkflow(h.options({ request: "add logout" }))).toMatchObject({ outcome: "complete", workflow_id: "wf-add-logout" });
+    expect(readdirSync(join(h.root, "memory/state/.archive"))).toHaveLength(2);
+    // The same request as the complete workflow's: nothing to start, nothing asked.
+    expect(await runWorkflow(h.options({ request: "add logout" }))).toMatchObject({ outcome: "complete", agents: 0 });
+  });
+
+  test("over an open workflow the person decides, and the printed yes names the workflow, so it starts what was asked", async () => {
+    const h = harness(good);
+    await runWorkflow(h.options({ workflow: "fix", request: "login fails with +", approve: "ask" })); // fix, stopped at its first gate
+    const outcome = await runWorkflow(h.options({ workflow: "fix", request: "signup fails with é", approve: "ask" }));
+    expect(outcome).toMatchObject({ outcome: "decision", decision: { yes: "dotagent init --request 'signup fails with é' --workflow fix --yes", no: "dotagent resume" } });
   });
 });
 

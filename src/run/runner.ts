@@ -15,7 +15,7 @@ import { skippedSteps } from "../core/plan-resume.js";
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
-import { shellQuote, type Decision } from "../core/plan-resume.js";
+import { replacesComplete, shellQuote, workflowFlag, type Decision } from "../core/plan-resume.js";
 import { reworkCopyPath, REPORT, type Phase } from "../core/phases.js";
 import { nextRunStep, tasksToPlan, type AgentJob, type RunFacts, type RunStep } from "../core/run-step.js";
 import { revisionJobs, withFeedback, type FeedbackGate } from "../core/revision.js";
@@ -335,6 +335,15 @@ async function loop(run: Run): Promise<RunOutcome> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     throwIfInterrupted(run);
     if (options.maxCostUsd !== undefined && run.spent >= options.maxCostUsd) throw budgetReached(run);
+    // A new request over a complete workflow: started in its place without asking, by the run's own
+    // start (init archives a complete workflow, as /develop does), never put to the person.
+    if (request !== undefined && replacesComplete(await run.wf.resume({ request, dryRun: true }))) {
+      request = undefined;
+      const started = await carryOut(run, { kind: "init" }, { workflowId: "", phase: null, request: options.request ?? "", approved: [] });
+      if (started !== undefined) return started;
+      run.steps++;
+      continue;
+    }
     // --workflow goes with the request: a changed request's new workflow walks it too.
     const plan = await run.wf.resume({ ...(request !== undefined ? { request, ...(options.workflow !== undefined ? { workflow: options.workflow } : {}) } : {}), ...(options.maxParallel !== undefined ? { maxParallel: options.maxParallel } : {}), ...(options.ask.interactive ? { decide: (d: Decision) => askDecision(run, d) } : {}) });
     request = undefined; // checked once; the workflow holds it from here on
@@ -442,12 +451,13 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
     case "init": {
       if (!options.request) throw new DotagentError("usage", 'no workflow here to continue; give the feature request: dotagent run "add login"', EXIT.usage);
       const checkout = await settleCheckoutAtStart(run);
-      if (checkout === "stop") throw stoppedForCheckout(`\`dotagent run ${shellQuote(options.request)}\` starts the workflow`);
+      if (checkout === "stop") throw stoppedForCheckout(`\`dotagent run${workflowFlag(options.workflow)} ${shellQuote(options.request)}\` starts the workflow`);
       const started = options.workflow === undefined ? await wf.init(options.request) : await wf.init(options.request, { workflow: options.workflow });
       if (!started.created) return decisionOutcome(run, at, started.decision);
       // A definition's first step starts when its work does (a step whose `when` fails is skipped, never started).
       if (started.workflow === "develop") await wf.phase.start("REQUIREMENTS");
       await introduce(run, started.workflow_id, await readFacts(options.root), started.phase, true);
+      if (started.archived !== null) say(`the previous workflow is archived as ${started.archived}`);
       if (checkout === "shared") await run.memory?.change((m) => ({ ...m, isolation: "shared" }));
       return undefined;
     }

@@ -1,7 +1,11 @@
 import { EXIT, usageError } from "../../core/errors.js";
 import { checkDesigns } from "../../ops/inputs.js";
 import { changePhase, PHASE_ACTIONS } from "../../ops/phase-change.js";
-import { opContext, outputOption, stringOption, subcommand, type Command } from "../context.js";
+import { opContext, outputOption, stringOption, subcommand, type Command, type CommandContext } from "../context.js";
+import { readStatus } from "../../ops/status.js";
+import { personNextOf, personReading } from "../person-next.js";
+import { nextLine } from "../render-plan.js";
+import { resumeOptions } from "../resume-options.js";
 
 /** `--designs minimal,robust`: design names, in order, once each. */
 function designsOption(text: string | undefined, action: string): string[] | undefined {
@@ -32,7 +36,17 @@ export const command: Command = {
     if (pickName !== undefined && !/^[a-z][a-z0-9-]{0,39}$/i.test(pickName)) throw usageError(`"${pickName.slice(0, 50)}" is not a design name`);
     const pick = pickName === undefined ? undefined : { design: pickName, words: stringOption(context, "notes") };
     const { state: s, result } = await changePhase(opContext(context), { action, phase, output, error: stringOption(context, "error"), designs, pick });
-    context.out.result(result, () => [result.changed ? `${action}: ${s.workflow_id} is now at ${s.current_phase} (${s.phase_status})` : `${action}: nothing to change (${s.current_phase} ${s.phase_status})`]);
+    // An approval is the person's: at a terminal they are told what they type next, as status tells them.
+    const next = action === "approve" && !context.out.json ? await personNextLine(context) : [];
+    context.out.result(result, () => [result.changed ? `${action}: ${s.workflow_id} is now at ${s.current_phase} (${s.phase_status})` : `${action}: nothing to change (${s.current_phase} ${s.phase_status})`, ...next]);
     return EXIT.ok;
   },
 };
+
+/** status's Next line for a person at a terminal (person-next.ts; the model's line where theirs has none); none for the model or a program. */
+async function personNextLine(context: CommandContext): Promise<string[]> {
+  const driver = personReading(context);
+  if (driver === null) return [];
+  const { plan, approvedNeeds } = await readStatus(opContext(context), resumeOptions(context).staleAfterMs);
+  return [personNextOf(plan.next, approvedNeeds, driver) ?? nextLine(plan, context.out.color)];
+}

@@ -4,6 +4,7 @@ import { count } from "../../core/words.js";
 import { usageError } from "../../core/errors.js";
 import { loadCold } from "../load-cold.js";
 import { stringOption, type Command } from "../context.js";
+import { howToStart, personReading } from "../person-next.js";
 
 export const command: Command = {
   summary: "write one self-contained HTML page of the run: timeline, task graph, interruptions, cost",
@@ -17,7 +18,8 @@ export const command: Command = {
     if (context.args.length > 0) throw usageError(`report takes no argument, not "${context.args[0]}"; give the file with --out`);
     const out = stringOption(context, "out");
     if (out === "") throw usageError("--out needs a file path");
-    const result = await (await loadCold()).writeRunReport(context, out, process.cwd());
+    const driver = personReading(context);
+    const result = await (await loadCold()).writeRunReport(context, out, process.cwd(), driver === null ? undefined : howToStart(driver));
     context.out.result(result, () => [`Wrote ${result.path} (${result.bytes} bytes): ${count(result.tasks, "task")}, ${count(result.interruptions, "interruption or repair event")}; cost ${result.cost_recorded ? "included" : "not recorded"}.`]);
     return 0;
   },

@@ -3,7 +3,7 @@ import { readStatus, type StatusResult, type StatusView } from "../../ops/status
 import { escapeControls } from "../../core/words.js";
 import { phaseBar } from "../phase-bar.js";
 import { standingWords } from "../../core/step-standing.js";
-import { personGoOn, personNext, personReading } from "../person-next.js";
+import { personNextOf, personReading } from "../person-next.js";
 import { outputWidth } from "../table.js";
 import { listLines } from "../task-table.js";
 import type { OpSummary } from "../../store/op-records.js";
@@ -22,7 +22,7 @@ export const command: Command = {
     context.out.result(result, () => {
       const view = outcome.view;
       const driver = personReading(context);
-      const person = driver === null ? null : approvedNeeds !== null ? personGoOn(driver) : personNext(plan.next, driver);
+      const person = driver === null ? null : personNextOf(plan.next, approvedNeeds, driver);
       const lines = planLines(plan, context.out.color, "status", { taskCounts: result.tasks, ...(view ? viewExtras(view) : {}), next: person });
       // An approval given before the gate's output was written: say what is still missing instead.
       const next = lines.findIndex((l) => l.startsWith("Next: "));

@@ -11,6 +11,7 @@ import { stringOption, type Command, type CommandContext } from "../context.js";
 import { formatTime } from "../time.js";
 import { outputWidth, table } from "../table.js";
 import { listLines } from "../task-table.js";
+import { howToStart, personReading } from "../person-next.js";
 
 export const command: Command = {
   summary: "the task plan: status, attempts, dependencies, owner, worktree or merge commit; never writes",
@@ -43,10 +44,16 @@ export const command: Command = {
     }
     if (watch) return watchTasks(context, statuses);
     const result = await listTasks(context, statuses);
-    context.out.result(result, () => listLines(result, outputWidth()));
+    context.out.result(result, () => listLines(result, outputWidth(), startFor(context)));
     return EXIT.ok;
   },
 };
+
+/** What starts a workflow, for a person reading (none for the model or a program: they keep init's line). */
+function startFor(context: CommandContext): string | undefined {
+  const driver = personReading(context);
+  return driver === null ? undefined : howToStart(driver);
+}
 
 async function watchTasks(context: CommandContext, statuses: TaskStatus[] | undefined): Promise<number> {
   if (context.out.json) throw usageError("--watch redraws a terminal; --json prints the list once: drop one of them");
@@ -61,7 +68,7 @@ async function watchTasks(context: CommandContext, statuses: TaskStatus[] | unde
   const draw = async (): Promise<string> => {
     const footer = context.out.color.dim("Watching memory/state; Ctrl-C to stop.");
     try {
-      return [...listLines(await listTasks(context, statuses), outputWidth()), footer].join("\n");
+      return [...listLines(await listTasks(context, statuses), outputWidth(), startFor(context)), footer].join("\n");
     } catch (error) {
       // Corrupt or half-cleared state while watching: said, and the watch goes on.
       if (error instanceof DotagentError) return [`dotagent: ${error.message}`, footer].join("\n");

@@ -4,6 +4,7 @@ import { workflowHash } from "../../core/flow-of.js";
 import { stepAgents, type Flow, type Step } from "../../core/flow.js";
 import { escapeControls } from "../../core/words.js";
 import type { Command } from "../context.js";
+import { howToStart, personReading } from "../person-next.js";
 import { outputWidth, table } from "../table.js";
 
 /** One step for people: `VERIFY check npm test → rework IMPLEMENT (max 2)`. */
@@ -41,7 +42,10 @@ export const command: Command = {
       const broken = catalog.problems.filter((p) => !rows.some((r) => p.source.endsWith(`/${r.name}.json`))).map(describeDefProblem);
       context.out.result({ workflows: rows, problems: broken }, () => {
         const lines = table(["NAME", "FROM", "STEPS"], rows.map((r) => [r.name, r.source, r.ok ? r.steps.join(" → ") : `invalid: ${r.problem}`].map(escapeControls)), outputWidth());
-        return [...lines, ...broken.map((p) => `invalid: ${escapeControls(p)}`), "", "Start one: dotagent init --workflow NAME --request '…' (in Claude Code: /develop --workflow NAME …)"];
+        // A person is told what starts one with its agents; the model and programs keep the commands they run.
+        const driver = personReading(context);
+        const start = driver === null ? "dotagent init --workflow NAME --request '…' (in Claude Code: /develop --workflow NAME …)" : howToStart(driver, "NAME");
+        return [...lines, ...broken.map((p) => `invalid: ${escapeControls(p)}`), "", `Start one: ${start}`];
       });
       return rows.some((r) => !r.ok) || broken.length > 0 ? EXIT.invalid : EXIT.ok;
     }
