@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO, dotagent } from "./support/cli.js";
 import { ACTIONS, SITUATIONS } from "../src/core/plan-resume.js";
+import { ERROR_CODES } from "../src/core/error-codes.js";
 
 type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; items?: JsonSchema; anyOf?: JsonSchema[] };
 
@@ -32,6 +33,33 @@ export function specFields(spec: string, name: string): Map<string, boolean> {
     if (row) rows.set(row[1]!, row[2] === "required");
   }
   return rows;
+}
+
+/** §10.1's table between `<!-- error-codes -->` and `<!-- /error-codes -->`: code → its exit codes and meaning, as written. */
+export function specErrorCodes(spec: string): Map<string, { exit: string; when: string }> {
+  const start = spec.indexOf("<!-- error-codes -->");
+  if (start < 0) throw new Error("SPEC.md has no <!-- error-codes --> table");
+  const end = spec.indexOf("<!-- /error-codes -->", start);
+  const rows = new Map<string, { exit: string; when: string }>();
+  for (const line of spec.slice(start, end).split("\n")) {
+    const row = /^\| `([^`]+)` \| ([^|]*) \| (.*) \|$/.exec(line);
+    if (row) rows.set(row[1]!, { exit: row[2]!.trim(), when: row[3]!.trim() });
+  }
+  return rows;
+}
+
+/** What tells SPEC's table from the catalogue: codes only one of them has, and codes whose exit codes or meaning differ. */
+export function errorCodeDrift(table: Map<string, { exit: string; when: string }>, catalogue: Record<string, { exit: readonly number[]; when: string }>): string[] {
+  const drift: string[] = [];
+  for (const [code, { exit, when }] of Object.entries(catalogue)) {
+    const want = [...exit].sort((a, b) => a - b).join(", ");
+    const row = table.get(code);
+    if (row === undefined) drift.push(`${code}: in the catalogue, not in SPEC`);
+    else if (row.exit !== want) drift.push(`${code}: exit ${want} in the catalogue, ${row.exit} in SPEC`);
+    else if (row.when !== when) drift.push(`${code}: meaning differs`);
+  }
+  for (const code of table.keys()) if (!(code in catalogue)) drift.push(`${code}: in SPEC, not in the catalogue`);
+  return drift;
 }
 
 const spec = readFileSync(join(REPO, "SPEC.md"), "utf8");
@@ -61,5 +89,25 @@ describe("SPEC.md matches `dotagent schema`", () => {
     expect(commands.length).toBeGreaterThan(5);
     for (const command of commands) expect(spec).toContain(`dotagent ${command}`);
     for (const word of [...ACTIONS, ...SITUATIONS]) expect(spec).toContain(word);
+  });
+});
+
+describe("SPEC.md §10.1 is the catalogue of error codes (src/core/error-codes.ts)", () => {
+  it("every code, and no other, with the same exit codes and meaning", () => {
+    const table = specErrorCodes(spec);
+    expect(table.size).toBeGreaterThan(50);
+    expect(errorCodeDrift(table, ERROR_CODES)).toEqual([]);
+  });
+
+  it("a table that drops a code, adds one, or gets an exit code or a meaning wrong is caught", () => {
+    const row = (code: string) => new RegExp(`^\\| \`${code}\` \\|.*\\n`, "m");
+    const dropped = spec.replace(row("archive_not_found"), "");
+    expect(errorCodeDrift(specErrorCodes(dropped), ERROR_CODES)).toEqual(["archive_not_found: in the catalogue, not in SPEC"]);
+    const added = spec.replace("| `usage` |", "| `usgae` | 2 | a misspelt code |\n| `usage` |");
+    expect(errorCodeDrift(specErrorCodes(added), ERROR_CODES)).toEqual(["usgae: in SPEC, not in the catalogue"]);
+    const wrongExit = spec.replace("| `locked` | 4 |", "| `locked` | 1 |").replace("| `no_workflow` | 1, 3 |", "| `no_workflow` | 1 |");
+    expect(errorCodeDrift(specErrorCodes(wrongExit), ERROR_CODES)).toEqual(["locked: exit 4 in the catalogue, 1 in SPEC", "no_workflow: exit 1, 3 in the catalogue, 1 in SPEC"]);
+    const reworded = spec.replace("| `locked` | 4 | the lock is held by another process |", "| `locked` | 4 | the lock is held |");
+    expect(errorCodeDrift(specErrorCodes(reworded), ERROR_CODES)).toEqual(["locked: meaning differs"]);
   });
 });

@@ -3,6 +3,7 @@
 // prompts.
 import { parseArgs } from "node:util";
 import { DotagentError, EXIT } from "../core/errors.js";
+import type { ErrorCode } from "../core/error-codes.js";
 import { createOutput, withAnswers } from "./output.js";
 import { findProjectRoot, projectPaths } from "../store/project.js";
 import { GLOBAL_OPTIONS, type Command, type OptionSpec } from "./context.js";
@@ -141,7 +142,7 @@ function report(error: unknown, json: boolean, debug: boolean): number {
   }
   const err = error as NodeJS.ErrnoException;
   const message = err?.code && err.path ? `${err.code} on ${err.path}: ${err.message}` : String(err?.message ?? error);
-  if (json) writeStd("stdout", `${JSON.stringify({ error: { code: "internal", message, exit_code: 1 } })}\n`);
+  if (json) writeStd("stdout", `${JSON.stringify({ error: { code: "internal" satisfies ErrorCode, message, exit_code: 1 } })}\n`);
   else writeStd("stderr", `dotagent: unexpected error: ${message}\n`);
   if (debug) writeStd("stderr", `${err?.stack ?? ""}\n`);
   else writeStd("stderr", "Run again with --debug for the stack, and please report it.\n");

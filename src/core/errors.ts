@@ -1,6 +1,9 @@
 // Expected failures are values of this one class: a stable code, the exit code of CONTRACT §10,
 // a one-line message naming the file and what to do. The CLI entry turns them into one line and
-// an exit code; anything else is a bug and is reported as such.
+// an exit code; anything else is a bug and is reported as such. The codes are a closed set, each
+// with its exit code and meaning: error-codes.ts.
+
+import type { ErrorCode } from "./error-codes.js";
 
 export const EXIT = {
   ok: 0,
@@ -17,7 +20,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export class DotagentError extends Error {
   override readonly name = "DotagentError";
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly exitCode: ExitCode = EXIT.refused,
     readonly details: Record<string, unknown> = {},
@@ -30,6 +33,6 @@ export function usageError(message: string): DotagentError {
   return new DotagentError("usage", message, EXIT.usage);
 }
 
-export function refused(code: string, message: string, details: Record<string, unknown> = {}): DotagentError {
+export function refused(code: ErrorCode, message: string, details: Record<string, unknown> = {}): DotagentError {
   return new DotagentError(code, message, EXIT.refused, details);
 }

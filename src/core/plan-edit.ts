@@ -5,6 +5,7 @@
 // rewritten, and every change is an event in the log.
 import type { ExecutionState, Task } from "../schema/execution.js";
 import { findCycle, findTask, type TaskEvent } from "./tasks.js";
+import type { ErrorCode } from "./error-codes.js";
 
 export type PlanEdit =
   | { readonly kind: "edit"; readonly id: string; readonly title?: string | undefined; readonly dependsOn?: readonly string[] | undefined }
@@ -25,9 +26,9 @@ export type PlanEditOutcome =
       /** The tasks that depend on it. */
       dependants: string[];
     }
-  | { ok: false; code: string; message: string };
+  | { ok: false; code: ErrorCode; message: string };
 
-const refuse = (code: string, message: string): PlanEditOutcome => ({ ok: false, code, message });
+const refuse = (code: ErrorCode, message: string): PlanEditOutcome => ({ ok: false, code, message });
 
 /** The tasks whose depends_on names `id`, in file order. */
 export function dependantsOf(tasks: readonly Task[], id: string): string[] {

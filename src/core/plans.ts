@@ -10,6 +10,7 @@ import type { ExecutionState, PlanRecord, Task } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
 import { reworkCopyPath } from "./phases.js";
 import { flowOf } from "./flow-of.js";
+import type { ErrorCode } from "./error-codes.js";
 import { addTasks, startTask, type NewTask, type TaskResult } from "./tasks.js";
 import type { Owner, OwnerVerdict } from "./ownership.js";
 
@@ -85,7 +86,7 @@ function shortList(ids: readonly string[]): string {
 
 export type ImportResult =
   | { ok: true; state: ExecutionState; events: PlanEvent[]; added: string[]; skipped: string[]; plan: PlanRecord | null }
-  | { ok: false; code: string; message: string };
+  | { ok: false; code: ErrorCode; message: string };
 
 function sameTask(task: Task, add: NewTask): boolean {
   const deps = add.depends_on ?? [];

@@ -7,6 +7,7 @@ import { PHASES, phaseIndexIn, REPORT, REPORTS_DIR, specOf, type Phase } from ".
 import { DEVELOP, type Flow } from "./flow.js";
 import { flowOf } from "./flow-of.js";
 import { PLAN_FILE } from "./plans.js";
+import type { ErrorCode } from "./error-codes.js";
 import { isOwned } from "./report-owners.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
@@ -28,7 +29,7 @@ export interface RollbackPlan {
   describe: string;
 }
 
-export type RollbackResult = { ok: true; plan: RollbackPlan } | { ok: false; code: string; message: string };
+export type RollbackResult = { ok: true; plan: RollbackPlan } | { ok: false; code: ErrorCode; message: string };
 
 interface Owner {
   phase: Phase;

@@ -9,8 +9,9 @@ import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
 import { taskOutputPath } from "./phases.js";
 import { describeOwner, isInFlight, type Owner, type OwnerVerdict, type OwnerVerdicts } from "./ownership.js";
 import { oneLine } from "./words.js";
+import type { ErrorCode } from "./error-codes.js";
 
-export type TaskResult = { ok: true; state: ExecutionState; events: TaskEvent[] } | { ok: false; code: string; message: string };
+export type TaskResult = { ok: true; state: ExecutionState; events: TaskEvent[] } | { ok: false; code: ErrorCode; message: string };
 export interface TaskEvent {
   type: string;
   task_id: string;
@@ -59,7 +60,7 @@ export function findTask(state: Pick<ExecutionState, "tasks">, id: string): Task
   return i === undefined ? undefined : state.tasks[i];
 }
 
-function refuse(code: string, message: string): TaskResult {
+function refuse(code: ErrorCode, message: string): TaskResult {
   return { ok: false, code, message };
 }
 

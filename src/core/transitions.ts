@@ -10,6 +10,7 @@ import { isSettled, outputOf } from "./tasks.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import { count } from "./words.js";
+import type { ErrorCode } from "./error-codes.js";
 
 export { reworkCopyPath } from "./phases.js";
 
@@ -41,7 +42,7 @@ export interface MachineEvent {
 
 export type TransitionResult =
   | { ok: true; state: PhaseState; events: MachineEvent[]; effects: MoveEffect[] }
-  | { ok: false; code: string; message: string };
+  | { ok: false; code: ErrorCode; message: string };
 
 export function inputsHash(request: string): string {
   // Loaded on use: node:crypto costs a few milliseconds at start-up and most commands never hash.
@@ -188,7 +189,7 @@ export function designPath(name: string): string {
   return `${REPORT.designsDir}/${name}.json`;
 }
 
-function refuse(code: string, message: string): TransitionResult {
+function refuse(code: ErrorCode, message: string): TransitionResult {
   return { ok: false, code, message };
 }
 

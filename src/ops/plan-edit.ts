@@ -4,6 +4,7 @@
 // decision (SPEC §10): `planEditDecision` is the question the CLI hands back, checked against the
 // plan first so nobody is asked about an edit that would be refused.
 import { DotagentError, EXIT } from "../core/errors.js";
+import type { ErrorCode } from "../core/error-codes.js";
 import { applyPlanEdit, planEditQuestion, type PlanEdit } from "../core/plan-edit.js";
 import { shellQuote, type Decision } from "../core/plan-resume.js";
 import { taskRow, type TaskRow } from "../core/task-list.js";
@@ -29,7 +30,7 @@ export interface PlanEditResult extends NextFields {
   total: number;
 }
 
-function refusal(result: { code: string; message: string }): DotagentError {
+function refusal(result: { code: ErrorCode; message: string }): DotagentError {
   return new DotagentError(result.code, result.message, EXIT.refused);
 }
 

@@ -3,6 +3,7 @@
 // `rollBack`; `prepareRollback` only reads (the CLI uses it to ask the question first).
 import { PHASES, phasesOf } from "../core/phases.js";
 import { DotagentError, EXIT } from "../core/errors.js";
+import type { ErrorCode } from "../core/error-codes.js";
 import { parseRollbackTarget, planRollback, revisionProblem, type RollbackPlan, type RollbackTarget } from "../core/rollback.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import { validateState } from "../core/validate.js";
@@ -17,7 +18,7 @@ export interface PreparedRollback {
   journal: RollbackJournal;
 }
 
-function refused(code: string, message: string): DotagentError {
+function refused(code: ErrorCode, message: string): DotagentError {
   return new DotagentError(code, message, EXIT.refused);
 }
 
