@@ -428,10 +428,10 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
         if (answer === null) return [{ calls: [read(ctx, "memory/reports/demand.json")] }, { end: "The requirements are in memory/reports/demand.json: approve, or what should change?" }];
         return [{ calls: [run(ctx, "phase approve REQUIREMENTS")] }];
       }
-      // A gate of a workflow definition's step (SPEC §20): as the requirements, with the report the reason names.
+      // A gate of a workflow definition's step (SPEC §20): as the requirements, with the report next.output names.
       if (next.gate === "approve_report") {
-        const shown = /^(\S+) awaits/.exec(next.reason ?? "")?.[1] ?? "the report";
-        if (answer === null) return [{ calls: [read(ctx, `memory/reports/${shown}`)] }, { end: `${next.step} wrote memory/reports/${shown}: approve, or what should change?` }];
+        const shown = next.output ?? "the report";
+        if (answer === null) return [{ calls: [read(ctx, shown)] }, { end: `${next.step} wrote ${shown}: approve, or what should change?` }];
         return [{ calls: [run(ctx, `phase approve ${next.step}`)] }];
       }
       if (next.gate === "approve_design") {
