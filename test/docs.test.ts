@@ -115,3 +115,41 @@ describe("figures the docs quote come from scripts", () => {
     expect(inReadme).toContain("$ claude -r");
   });
 });
+
+describe("docs/architecture.md's map", () => {
+  // Issue 41: the map had fallen 69 files behind the tree by a grep of the whole doc, 101 counted
+  // folder by folder. Walked with node:fs, not git, so a clean clone or an unpacked tarball checks
+  // the same. A file is looked for in the block of the longest folder heading that holds it
+  // (src/cli/commands/ before src/cli/), so a name two folders share (history.ts, install.ts) is
+  // written in each folder's own block; a name counts only whole (context.ts is not op-context.ts).
+  const map = /^## The map\n([\s\S]*?)^## /m.exec(read("docs/architecture.md"))?.[1] ?? "";
+  const code = /```\n([\s\S]*?)\n```/.exec(map)?.[1] ?? "";
+  const walk = (dir: string, keep: (name: string) => boolean): string[] =>
+    readdirSync(join(REPO, dir), { recursive: true, encoding: "utf8" })
+      .map((rel) => `${dir}/${rel.split("\\").join("/")}`)
+      .filter((rel) => keep(rel.slice(rel.lastIndexOf("/") + 1)) && statSync(join(REPO, rel)).isFile());
+  const isSource = (name: string) => name.endsWith(".ts") && !/\.(test|test-support|d)\.ts$/.test(name) && name !== "test-support.ts";
+  const names = (text: string) => [...text.matchAll(/(?<![\w.*-])[\w./-]*[\w-]\.ts\b/g)].map((m) => m[0]);
+
+  it("names every source file under src/ in its folder's block, and no .ts file that is gone", () => {
+    expect(code).toContain("src/core/");
+    // The blocks: a line at the left margin opens one, headed by its first word (src/core/, src/index.ts).
+    const blocks: { heading: string; text: string }[] = [];
+    for (const line of code.split("\n")) {
+      if (/^\S/.test(line)) blocks.push({ heading: line.split(/\s/)[0]!, text: line });
+      else if (blocks.length > 0) blocks[blocks.length - 1]!.text += `\n${line}`;
+    }
+    const missing: string[] = [];
+    for (const file of walk("src", isSource)) {
+      const block = blocks.filter((b) => file.startsWith(b.heading)).sort((a, b) => b.heading.length - a.heading.length)[0];
+      if (!block || !names(block.text).some((name) => `/${file}`.endsWith(`/${name}`))) missing.push(file);
+    }
+
+    const known = new Set([...walk("src", (n) => n.endsWith(".ts")), ...walk("test", (n) => n.endsWith(".ts"))].map((rel) => rel.slice(rel.lastIndexOf("/") + 1)));
+    const stale = names(code).filter((name) =>
+      name.includes("/") ? !existsSync(join(REPO, name)) && !existsSync(join(REPO, "src", name)) : !known.has(name),
+    );
+    // Both lists in one failure: the source files the map does not name, the names it keeps of files that are gone.
+    expect({ missing, stale }).toEqual({ missing: [], stale: [] });
+  });
+});
