@@ -15,6 +15,7 @@ import { startScriptedModel, type LogEntry } from "../claude/scripted-model/serv
 import type { PolicyOptions } from "../claude/scripted-model/policy.js";
 import { decideCopilot } from "./copilot-model.js";
 import { answerTo } from "../claude/scripted-model/journey.js";
+import { repliesSettled } from "../support/replies-settled.js";
 
 export interface CopilotRun {
   prompt: string;
@@ -199,6 +200,8 @@ export async function runCopilotJourney(options: CopilotJourneyOptions): Promise
   } finally {
     await model.close();
   }
+  // The last reply (a final gate's approval) may still be on its way to the state.
+  await repliesSettled(project);
   const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
   return { work, project, home, session, runs, log: readLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events: readEvents(project) };
 }

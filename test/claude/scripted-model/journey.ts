@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { killClaude, runClaude, type ClaudeRun } from "./client.js";
 import { startScriptedModel, type LogEntry } from "./server.js";
 import type { PolicyOptions, Reply } from "./policy.js";
+import { repliesSettled } from "../../support/replies-settled.js";
 
 export interface JourneyOptions {
   root: string;
@@ -150,6 +151,8 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
   } finally {
     await model.close();
   }
+  // The last reply (a final gate's approval) may still be on its way to the state.
+  await repliesSettled(project);
   const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
   const eventsFile = join(project, "memory/state/events.jsonl");
   const events = existsSync(eventsFile) ? readFileSync(eventsFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as JourneyResult["events"][number]) : [];

@@ -12,6 +12,7 @@ import { startScriptedModel, type LogEntry } from "./server.js";
 import type { PolicyOptions, Reply } from "./policy.js";
 import { mainTurnText, playPerson } from "./person-loop.js";
 import { startTerminal, type Terminal } from "./terminal.js";
+import { repliesSettled } from "../../support/replies-settled.js";
 
 export const TERMINAL_KEY = "sk-ant-dummy-key-0123456789abcdefghij";
 
@@ -184,6 +185,8 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
     terminal.close();
     await model.close();
   }
+  // The last reply (a final gate's approval) may still be on its way to the state.
+  await repliesSettled(project);
   const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
   const eventsFile = join(project, "memory/state/events.jsonl");
   const events = existsSync(eventsFile) ? readFileSync(eventsFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as TerminalJourneyResult["events"][number]) : [];

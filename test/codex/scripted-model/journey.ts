@@ -12,6 +12,7 @@ import type { PolicyOptions } from "../../claude/scripted-model/policy.js";
 import { startCodexModel } from "./server.js";
 import type { ResponsesItem, ResponsesRequest } from "./translate.js";
 import { answerTo } from "../../claude/scripted-model/journey.js";
+import { repliesSettled } from "../../support/replies-settled.js";
 
 export interface CodexJourneyOptions {
   root: string;
@@ -208,6 +209,8 @@ export async function runCodexJourney(options: CodexJourneyOptions): Promise<Cod
   } finally {
     await model.close();
   }
+  // The last reply (a final gate's approval) may still be on its way to the state.
+  await repliesSettled(project);
   const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
   return { work, project, runs, log: readCodexLog(logFile), killed, complete, validateExit: validate.status, events: readCodexEvents(project), session };
 }

@@ -14,6 +14,7 @@ import { startClientTerminal, type Terminal } from "../../claude/scripted-model/
 import { answerTo, codexEnv, prepareCodexProject, readCodexEvents, readCodexLog, writeCodexConfig, type CodexJourneyResult, type LogEntry } from "./journey.js";
 import { startCodexModel } from "./server.js";
 import type { ResponsesItem } from "./translate.js";
+import { repliesSettled } from "../../support/replies-settled.js";
 
 export interface CodexTerminalOptions {
   root: string;
@@ -177,6 +178,8 @@ export async function runCodexTerminalJourney(options: CodexTerminalOptions): Pr
     killCodexDaemons(codexHome);
     await model.close();
   }
+  // The last reply (a final gate's approval) may still be on its way to the state.
+  await repliesSettled(project);
   const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
   return { work, project, session, log: readCodexLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events: readCodexEvents(project), typed, hookReviews, screen, screenAtKill };
 }
