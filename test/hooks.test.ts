@@ -178,6 +178,34 @@ describe("the end of an executor: recorded from its report; no report: sent back
     // Written here by hand (dotagent notices: hand_edit), so kept explicitly before resume plans on.
     expect(dotagent(p, ["resume", "--json", "--keep-edit"]).json).toMatchObject({ repairs: [{ code: "hand_edit_kept" }, { code: "task_completed_from_output" }], next: { action: "run_tasks", tasks: ["t2"] } });
   });
+
+  it("`claude -r` after a kill: the person reads one line on what happened and what to type; the model gets the briefing", async () => {
+    const { p, helper } = installed();
+    dotagent(p, ["resume", "--json", "--start", "--request", "add login"]);
+    writeJson(p, "memory/reports/demand.json", { stories: ["x"] });
+    dotagent(p, ["phase", "approve", "REQUIREMENTS"]);
+    writeJson(p, "memory/reports/designs/minimal.json", { name: "minimal" });
+    writeJson(p, "memory/reports/designs/robust.json", { name: "robust" });
+    writeJson(p, "memory/reports/roundtable.json", { recommendation: "minimal" });
+    writeJson(p, "memory/reports/final_design.json", { chosen: "minimal", tasks: [{ id: "t1", title: "one" }, { id: "t2", title: "two" }] });
+    dotagent(p, ["phase", "approve", "ARCHITECTURE"]);
+    // Both executors spawned by a session that is killed then; t1 wrote its report first.
+    const session = spawn("sleep", ["60"], { stdio: "ignore" });
+    for (const id of ["t1", "t2"]) {
+      const prompt = ["Feature request: add login", "Phase: IMPLEMENTATION", `Task: ${id}`, `Output file: memory/reports/tasks/${id}.json`].join("\n");
+      expect(hook(p, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "executor", prompt } }, { CLAUDE_PID: String(session.pid) }).out?.hookSpecificOutput).toMatchObject({ permissionDecision: "allow" });
+    }
+    writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" });
+    session.kill("SIGKILL");
+    await new Promise((done) => session.once("exit", done));
+    const resumed = hook(p, helper, "session-start", { hook_event_name: "SessionStart", source: "resume" }).out!;
+    expect(resumed.systemMessage).toBe("dotagent: the last session ended during workflow wf-add-login: t1 had finished; t2 was cut off and runs again. Type continue (or /develop) to go on.");
+    expect(resumed.hookSpecificOutput.additionalContext).toMatch(/^dotagent: workflow wf-add-login is open \(this session was resumed\)/);
+    // Only a look: nothing was written (the model's `resume` carries the repairs out).
+    expect(readJson(p, "memory/state/execution.json").tasks.map((t: { status: string }) => t.status)).toEqual(["running", "running"]);
+    // After compaction the person was there: the model is briefed, the person is told nothing.
+    expect(hook(p, helper, "session-start", { hook_event_name: "SessionStart", source: "compact" }).out!.systemMessage).toBeUndefined();
+  });
 });
 
 describe("the end of a phase agent", () => {

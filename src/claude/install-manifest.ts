@@ -28,6 +28,8 @@ export interface InstallManifest {
   permission_rule?: string | null;
   settings_created: boolean;
   settings_original: string | null;
+  /** Install set `bashEditDiffEnabled: false` in settings.json (settings.ts BASH_DIFF_SETTING); absent: it did not. Never set again once the person took it out. */
+  bash_diffs_off?: boolean;
   /** The project's .gitignore lines install added (path relative to the .claude folder); absent: none. */
   gitignore?: { path: string; lines: string[]; created: boolean } | null;
 }
@@ -138,6 +140,7 @@ export function parseInstallManifest(value: unknown): ManifestRead | null {
     settings_created: value.settings_created === true,
     settings_original: original,
     ...(gitignore === null ? {} : { gitignore }),
+    ...(value.bash_diffs_off === true ? { bash_diffs_off: true } : {}),
   };
   return { manifest, ignored };
 }

@@ -46,6 +46,41 @@ const helper = Buffer.from("#!/usr/bin/env node\n// cli\n");
 const run = (target: string, src: string, dryRun = false) => install({ target, scope: "project", sourceRoot: src, helperScript: helper, dryRun, version: "1.0.0" });
 
 describe("install", () => {
+  it("turns Claude Code's Bash diff view off in the project once, leaves a person's own value, and uninstall takes its false out", () => {
+    const settingsOf = (target: string) => JSON.parse(readFileSync(join(target, "settings.json"), "utf8")) as Record<string, unknown>;
+    const src = source();
+    // A fresh project: off, said; a second install changes nothing; uninstall removes it with the file.
+    const target = join(temp(), ".claude");
+    expect(run(target, src).bash_diffs).toBe("turned off");
+    expect(settingsOf(target).bashEditDiffEnabled).toBe(false);
+    const again = run(target, src);
+    expect([again.bash_diffs, again.changes.every((c) => c.action === "unchanged")]).toEqual(["off", true]);
+    expect(uninstall({ target, scope: "project", dryRun: false }).bash_diffs).toBe("removed");
+    expect(existsSync(join(target, "settings.json"))).toBe(false);
+    // The person's own value (either way) is theirs: never set, never removed.
+    for (const own of [true, false]) {
+      const mine = join(temp(), ".claude");
+      mkdirSync(mine, { recursive: true });
+      writeFileSync(join(mine, "settings.json"), `${JSON.stringify({ bashEditDiffEnabled: own })}\n`);
+      expect(run(mine, src).bash_diffs).toBe("untouched");
+      expect(settingsOf(mine).bashEditDiffEnabled).toBe(own);
+      uninstall({ target: mine, scope: "project", dryRun: false });
+      expect(settingsOf(mine)).toEqual({ bashEditDiffEnabled: own });
+    }
+    // Taken out by the person after install: the next install does not put it back.
+    const removed = join(temp(), ".claude");
+    run(removed, src);
+    const edited = settingsOf(removed);
+    delete edited.bashEditDiffEnabled;
+    writeFileSync(join(removed, "settings.json"), `${JSON.stringify(edited, null, 2)}\n`);
+    expect(run(removed, src).bash_diffs).toBe("untouched");
+    expect(settingsOf(removed).bashEditDiffEnabled).toBeUndefined();
+    // A user-scope install never changes every project's view.
+    const user = join(temp(), ".claude");
+    expect(install({ target: user, scope: "user", sourceRoot: src, helperScript: helper, dryRun: false, version: "1.0.0" }).bash_diffs).toBe("untouched");
+    expect(settingsOf(user).bashEditDiffEnabled).toBeUndefined();
+  });
+
   it("installs skills, helper, agents and the hook; twice changes nothing; uninstall removes it all", () => {
     const project = temp();
     const target = join(project, ".claude");

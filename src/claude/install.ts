@@ -27,7 +27,7 @@ import { mkdirInside, writeFileInside, type InsideOptions } from "../store/write
 import { isInside } from "../store/read-file.js";
 import { emptyManifest, MANIFEST, readInstallManifest, type InstallManifest } from "./install-manifest.js";
 import { applyFilePlan, applyGitignore, ignoredChanges, listFiles, planFolderRemoval, planGitignoreMerge, planGitignoreUnmerge, planInstallFiles, planUninstallFiles, removeEmptyFolders, type GitignorePlan, type InstallPlanEntry, type SourceFile } from "../install/plan-files.js";
-import { allowList, HOOK_MATCHER, hookCommand, hookEntries, missingHooks, PERMISSION_RULE, readSettings, withHooks, withoutHooks, withoutRule, type Scope, type Settings } from "./settings.js";
+import { allowList, BASH_DIFF_SETTING, hasBashDiffSetting, HOOK_MATCHER, hookCommand, hookEntries, missingHooks, PERMISSION_RULE, readSettings, withBashDiffsOff, withHooks, withoutBashDiffsOff, withoutHooks, withoutRule, type Scope, type Settings } from "./settings.js";
 
 export { HOOK_MATCHER, hookCommand, PERMISSION_RULE, type Scope } from "./settings.js";
 
@@ -40,6 +40,8 @@ export interface InstallResult {
   changes: InstallPlanEntry[];
   settings: "hook added" | "hook updated" | "hook already there" | "hook removed" | "restored" | "untouched";
   permission: "rule added" | "rule already there" | "rule removed" | "untouched";
+  /** Claude Code's diff view under Bash commands (settings.ts BASH_DIFF_SETTING): `turned off` by this install, `off` (install's false is there), `removed` (uninstall took its false out), `untouched`. */
+  bash_diffs: "turned off" | "off" | "removed" | "untouched";
   /** The project's .gitignore (project scope): dotagent's lines for memory/'s machine-local files. */
   gitignore: GitignorePlan["outcome"];
 }
@@ -152,7 +154,10 @@ export function install(options: InstallOptions): InstallResult {
   const dropRule = manifest.permission_rule != null && allowList(settings.value).includes(manifest.permission_rule);
   const settingsOutcome: InstallResult["settings"] = !addHooks && !oldGone ? "hook already there" : oldGone || installed.length > 0 ? "hook updated" : "hook added";
   const permissionOutcome: InstallResult["permission"] = dropRule ? "rule removed" : "untouched";
-  if (addHooks || oldGone || dropRule) {
+  // A project's Bash diff view off, once (a person who takes the false out again keeps the view).
+  const quietDiffs = scope === "project" && manifest.bash_diffs_off !== true && !hasBashDiffSetting(settings.value);
+  const diffsOutcome: InstallResult["bash_diffs"] = quietDiffs ? "turned off" : manifest.bash_diffs_off === true && settings.value[BASH_DIFF_SETTING] === false ? "off" : "untouched";
+  if (addHooks || oldGone || dropRule || quietDiffs) {
     changes.push({ action: settings.text === null ? "create" : "update", path: "settings.json" });
     writes.push(() => {
       if (settings.text === null) manifest.settings_created = true;
@@ -163,6 +168,10 @@ export function install(options: InstallOptions): InstallResult {
       const ours = commands.filter((c) => installed.includes(c));
       let next = withHooks(addHooks && ours.length > 0 ? withoutHooks(stripped, ours) : stripped, entries);
       if (dropRule) next = withoutRule(next, manifest.permission_rule!);
+      if (quietDiffs) {
+        next = withBashDiffsOff(next);
+        manifest.bash_diffs_off = true;
+      }
       manifest.hook_command = hookCommand(scope, target);
       manifest.hook_commands = commands;
       delete manifest.permission_rule;
@@ -197,7 +206,7 @@ export function install(options: InstallOptions): InstallResult {
     manifest.files = files.owned;
     writeFileInside(root, join(target, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, inside);
   }
-  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome, gitignore: gitignoreOutcome };
+  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome, bash_diffs: diffsOutcome, gitignore: gitignoreOutcome };
 }
 
 /**
@@ -220,6 +229,7 @@ function installedSettings(before: Settings, manifest: InstallManifest, scope: S
       next = { ...next, permissions: { ...permissions, allow: [...allowList(next), rule] } };
     }
   }
+  if (manifest.bash_diffs_off === true && scope === "project") next = withBashDiffsOff(next);
   return `${JSON.stringify(next, null, 2)}\n`;
 }
 
@@ -251,9 +261,11 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
   const hadHook = JSON.stringify(withoutOurs) !== JSON.stringify(settings.value);
   const hadRule = rule !== null && allowList(settings.value).includes(rule);
   const permissionOutcome: InstallResult["permission"] = hadRule ? "rule removed" : "untouched";
-  if (settings.text !== null && (hadHook || hadRule)) {
+  const hadDiffsOff = manifest.bash_diffs_off === true && settings.value[BASH_DIFF_SETTING] === false;
+  if (settings.text !== null && (hadHook || hadRule || hadDiffsOff)) {
     let stripped = withoutOurs;
     if (hadRule) stripped = withoutRule(stripped, rule);
+    if (hadDiffsOff) stripped = withoutBashDiffsOff(stripped);
     const hookOutcome = hadHook ? "hook removed" : "untouched";
     const original = manifest.settings_original;
     const before = manifest.settings_created ? {} : original === null ? null : parseObject(original);
@@ -286,5 +298,5 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
     unlinkSync(join(target, MANIFEST));
     removeEmptyFolders(folders.folders);
   }
-  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome, gitignore: gitignore.outcome };
+  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome, bash_diffs: hadDiffsOff ? "removed" : "untouched", gitignore: gitignore.outcome };
 }

@@ -221,3 +221,28 @@ export function withoutRule(settings: Settings, rule: string): Settings {
   if (Object.keys(permissions).length === 0) delete next.permissions;
   return next;
 }
+
+/**
+ * Claude Code 2.1.332 shows, under a Bash command in auto and bypassPermissions modes, a diff of
+ * every file the command changed in the repository (`bashEditDiffEnabled`, test/claude/NOTES.md).
+ * dotagent's helper changes memory/state at each step, so after `claude -r` and "continue" most of
+ * the screen was diffs of phase.json, execution.json and events.jsonl. A project install turns the
+ * view off (`false`) where the person has not set it; `.claude/settings.local.json` with `true`
+ * brings it back for one person (local settings outrank the project's).
+ */
+export const BASH_DIFF_SETTING = "bashEditDiffEnabled";
+
+/** Whether the person (or anyone but install) has set the view either way. */
+export const hasBashDiffSetting = (settings: Settings): boolean => Object.prototype.hasOwnProperty.call(settings, BASH_DIFF_SETTING);
+
+export function withBashDiffsOff(settings: Settings): Settings {
+  return hasBashDiffSetting(settings) ? settings : { ...settings, [BASH_DIFF_SETTING]: false };
+}
+
+/** Takes install's `false` out again; a value the person changed since (true) stays. */
+export function withoutBashDiffsOff(settings: Settings): Settings {
+  if (settings[BASH_DIFF_SETTING] !== false) return settings;
+  const next: Settings = { ...settings };
+  delete next[BASH_DIFF_SETTING];
+  return next;
+}

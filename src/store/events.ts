@@ -76,6 +76,40 @@ export function appendEvents(root: string, file: string, events: ReadonlyArray<{
   return records;
 }
 
+/** The complete events in the last `maxBytes` of the log, oldest first (a cut first line and torn or garbled ones skipped); none when it cannot be read. */
+export function readEventsTail(file: string, maxBytes = TAIL_BYTES): EventRecord[] {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | SAFE);
+  } catch {
+    return [];
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size === 0) return [];
+    const length = Math.min(stat.size, maxBytes);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, stat.size - length);
+    const lines = buffer.toString("utf8").split("\n");
+    if (length < stat.size) lines.shift();
+    const out: EventRecord[] = [];
+    for (const line of lines) {
+      if (line.trim() === "") continue;
+      try {
+        const value = JSON.parse(line) as EventRecord;
+        if (value !== null && typeof value === "object" && typeof value.type === "string") out.push(value);
+      } catch {
+        // torn or garbled: skipped, as readEvents does
+      }
+    }
+    return out;
+  } catch {
+    return [];
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Every complete event, oldest first; torn or garbled lines are skipped. */
 export function readEvents(file: string): EventRecord[] {
   const read = readProjectText(file, { maxBytes: MAX_STATE_BYTES, links: "refuse" });

@@ -122,6 +122,11 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive term
     expectSound(result);
     expect(result.typed.slice(0, 3)).toEqual(["/develop add login", "approve", "minimal"]);
     expect(result.typed).toContain("continue");
+    // After `claude -r` the person reads what happened and what to type (the hook's systemMessage),
+    // and dotagent's state changes never fill the screen as diffs (install turned them off).
+    const resumed = result.screens.find((s) => s.before === "continue")?.screen.replace(/\s+/g, " ") ?? "";
+    expect(resumed, resumed).toMatch(/SessionStart:resume says: dotagent: the last session ended during workflow wf-add-login: .*Type continue \(or \/develop\) to go on\./);
+    for (const s of result.screens) expect(s.screen, `before ${s.before}`).not.toContain("files that changed while this command ran");
     // Each executor once, plus once more for a task in flight at the kill without its report.
     const executors = toolCalls(result.log).filter((c) => c.name === "Agent" && /executor$/.test(String(c.input.subagent_type)));
     const perTask = new Map<string, number>();

@@ -15,6 +15,8 @@ import { readHookStdin } from "../../store/read-file.js";
 import { checkoutKey } from "../../store/checkout-key.js";
 import { findProjectRoot, projectPaths } from "../../store/project.js";
 import { briefingFor } from "../../claude/briefing.js";
+import { sessionLine } from "../../core/session-line.js";
+import { readEventsTail } from "../../store/events.js";
 import { worktreeViews } from "../../core/worktrees.js";
 import { checkoutFactsFor } from "../../store/worktrees.js";
 import { opContext, stringOption, warn, type Command, type CommandContext } from "../context.js";
@@ -84,6 +86,11 @@ export function withWarnings(output: Record<string, unknown> | null, warnings: r
 
 /** The SessionStart briefing on the open workflow, or null (none, or nothing to say). Never throws. */
 export async function sessionStartContext(context: CommandContext, input: SessionStartInput): Promise<string | null> {
+  return (await sessionStartTold(context, input)).briefing;
+}
+
+/** The briefing for the model and the one line for the person (src/core/session-line.ts), each null when there is nothing to say. Never throws. */
+export async function sessionStartTold(context: CommandContext, input: SessionStartInput, command = "/develop"): Promise<{ briefing: string | null; line: string | null }> {
   try {
     const paths = context.options.dir === undefined && typeof input.cwd === "string" ? projectPaths(findProjectRoot(undefined, input.cwd)) : context.paths;
     const snapshot = await loadSnapshot(paths);
@@ -96,15 +103,19 @@ export async function sessionStartContext(context: CommandContext, input: Sessio
     const plan = await planWithRecovery(paths, snapshot, now, { owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(paths.root, snapshot) });
     const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
     const request = snapshot.phase.kind === "ok" ? snapshot.phase.value.request : null;
-    return briefingFor(plan, input.source, process.argv[1], { isolation: execution?.isolation ?? null, worktrees: worktreeViews(execution) }, request);
+    return {
+      briefing: briefingFor(plan, input.source, process.argv[1], { isolation: execution?.isolation ?? null, worktrees: worktreeViews(execution) }, request),
+      line: sessionLine({ plan, source: input.source, command, recorded: readEventsTail(paths.eventsFile) }),
+    };
   } catch (error) {
     // A hook must never break the session; say so on stderr (Claude Code shows it in verbose mode).
     process.stderr.write(`dotagent hook: ${(error as Error).message}\n`);
     // State that is there but cannot be read is news for the session, not silence.
     if ((error as Error).name === "DotagentError" && /^(state_|rollback_journal_invalid$)/.test((error as { code?: string }).code ?? "")) {
-      return `dotagent: the workflow state in memory/ cannot be read, so where the workflow stands is unknown: ${(error as Error).message}`;
+      const briefing = `dotagent: the workflow state in memory/ cannot be read, so where the workflow stands is unknown: ${(error as Error).message}`;
+      return { briefing, line: `dotagent: the workflow state in memory/ cannot be read (${(error as Error).message}). Type ${command} to choose what to do.` };
     }
-    return null;
+    return { briefing: null, line: null };
   }
 }
 
@@ -175,10 +186,16 @@ export const command: Command = {
       }
       return 0;
     }
-    const told = await sessionStartContext(context, readHookInput());
+    const codex = stringOption(context, "client") === "codex";
+    const told = await sessionStartTold(context, readHookInput(), codex ? "$develop" : "/develop");
     // In Codex the person invokes the skill as `$develop` (the word only: a path may hold "/develop").
-    const briefing = told !== null && stringOption(context, "client") === "codex" ? told.replace(/(^|\s)\/develop\b/g, "$1$$develop") : told;
-    if (briefing !== null) process.stdout.write(`${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } })}\n`);
+    const briefing = told.briefing !== null && codex ? told.briefing.replace(/(^|\s)\/develop\b/g, "$1$$develop") : told.briefing;
+    // The person's line: Claude Code shows `systemMessage` under the session ("SessionStart:resume
+    // says: …"; test/claude/NOTES.md). Codex's display of it is unverified, so Claude Code only.
+    const line = codex ? null : told.line;
+    if (briefing !== null || line !== null) {
+      process.stdout.write(`${JSON.stringify({ ...(line === null ? {} : { systemMessage: line }), ...(briefing === null ? {} : { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } }) })}\n`);
+    }
     return 0;
   },
 };

@@ -65,6 +65,7 @@ export const command: Command = {
     context.out.result(result, () => [
       ...planLines(context, scope, target, result.changes),
       ...(context.options.uninstall || dryRun ? [] : [`Hook: ${result.settings}; helper permission: ${result.permission}; .gitignore: ${result.gitignore}. In Claude Code, type /develop <feature> to start; after \`claude -r\` the session is briefed at once.`]),
+      ...(result.bash_diffs === "turned off" && !dryRun ? ['Bash diffs: off in this project (Claude Code showed each of dotagent\'s state changes as a diff under its commands); "bashEditDiffEnabled": true in .claude/settings.local.json brings them back for you.'] : []),
       ...(context.options.uninstall || dryRun || scope !== "project" ? [] : otherClientsSeen(context.paths.root).map((c) => `${c.name} too (${c.why}): \`dotagent install --client ${c.client}\` adds dotagent to it.`)),
     ]);
     return 0;

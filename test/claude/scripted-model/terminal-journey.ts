@@ -170,6 +170,9 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
         await sleep(500);
         terminal!.press("Enter");
         await terminal!.waitFor(/auto mode on/, 30_000);
+        // The person reads dotagent's line first (the SessionStart hook's systemMessage, shown once
+        // the hook has answered: a second or more on a loaded machine); a test asserts it is there.
+        await terminal!.waitFor(/SessionStart:resume says/, 30_000).catch(() => undefined);
         await sleep(1000);
         return options.afterKill ?? "continue";
       },
