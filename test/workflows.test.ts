@@ -90,14 +90,14 @@ describe("dotagent workflows", () => {
 
   // Each: the definition, and what its one line must say. Nothing is written by any of them.
   const hostile: Array<[string, unknown, RegExp]> = [
-    ["a rework cycle without max_rounds", { extends: "develop", insert: [{ after: "VERIFICATION", steps: [{ id: "T", kind: "check", run: "npm test", rework: "IMPLEMENTATION" }] }] }, /insert|steps\[\d\]\.max_rounds: a rework cycle needs max_rounds/],
+    ["a rework cycle without max_rounds", { extends: "develop", insert: [{ after: "VERIFICATION", steps: [{ id: "T", kind: "check", run: "npm test", rework: "IMPLEMENTATION" }] }] }, /hostile\.json: insert\[0\]\.steps\[0\]\.max_rounds: a rework cycle needs max_rounds/],
     ["an unknown agent", { steps: [{ id: "A", kind: "agent", agent: "ghost", report: "a.json" }] }, /steps\[0\]\.agent: unknown agent "ghost": write \.claude\/agents\/ghost\.md/],
     ["a report outside memory/reports/", { steps: [{ id: "A", kind: "agent", agent: "pm", report: "../../etc/passwd.json" }] }, /steps\[0\]\.report: .*not a report under memory\/reports\//],
     ["duplicate ids", { steps: [{ id: "A", kind: "agent", agent: "pm", report: "a.json" }, { id: "A", kind: "agent", agent: "qa", report: "b.json" }] }, /steps\[1\]\.id: A is also steps\[0\]\.id/],
     ["10,000 steps", { steps: Array.from({ length: 10_000 }, (_, i) => ({ id: `S${i}`, kind: "shell", run: "true" })) }, /limit 64 KiB|at most/],
     ["rework forward", { steps: [{ id: "C", kind: "check", run: "true", rework: "D", max_rounds: 1 }, { id: "D", kind: "agent", agent: "pm", report: "d.json" }] }, /steps\[0\]\.rework: D is not before C/],
     ["an extends cycle", { extends: "hostile", remove: [] }, /extends form a cycle/],
-    ["an unknown field", { steps: [], sneaky: true }, /unknown keys sneaky/],
+    ["an unknown field", { steps: [], sneaky: true }, /hostile\.json: sneaky: unknown key sneaky; remove it/],
     ["not JSON", "{ steps: ", /hostile\.json: .*JSON/],
     ["a backreference in a pattern", { steps: [{ id: "A", kind: "agent", agent: "pm", report: "a.json" }, { id: "B", kind: "shell", run: "true", when: { report: "request", matches: "(a)\\1" } }] }, /steps\[1\]\.when\.matches: "\(a\)\\\\1" cannot be used: a backreference: patterns run in linear time/],
     ["a lookahead in a pattern", { steps: [{ id: "B", kind: "shell", run: "true", when: { report: "request", matches: "^(?=.*x)" } }] }, /steps\[0\]\.when\.matches: .* cannot be used: a lookahead/],
@@ -122,6 +122,59 @@ describe("dotagent workflows", () => {
       expect(dotagent(p, ["workflows", "validate", "hostile"]).code).toBe(3);
     });
   }
+
+  // Issue 42: one broken file made `workflows` exit 3 for all, and an error pointed into the expanded list.
+  it("one bad file beside a good one: every good workflow listed, the bad file told in one line, exit 0; starting it still refuses", () => {
+    const bad = { extends: "develop", insert: [{ after: "VERIFICATION", steps: [{ id: "TESTS", kind: "check", run: "npm test", rework: "IMPLEMENTATION" }] }] };
+    const p = project({ bad, good: { extends: "develop", remove: ["REFLECTION"] } });
+    const told = "a rework cycle needs max_rounds (how many times TESTS may send the work back before the workflow fails), e.g. 3";
+    const text = dotagent(p, ["workflows"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout.split("\n").slice(0, 9)).toEqual([
+      "NAME     FROM                           STEPS",
+      "develop  built-in                       REQUIREMENTS → ARCHITECTURE → IMPLEMENTATION → VERIFICATION → REFLECTION",
+      "fix      built-in                       REPRODUCE → FIX → TEST → REFLECTION",
+      "good     .dotagent/workflows/good.json  REQUIREMENTS → ARCHITECTURE → IMPLEMENTATION → VERIFICATION",
+      "",
+      `invalid: .dotagent/workflows/bad.json: insert[0].steps[0].max_rounds: ${told}`,
+      "`dotagent workflows validate` lists every problem.",
+      "",
+      "Start one: dotagent init --workflow NAME --request '…' (in Claude Code: /develop --workflow NAME …)",
+    ]);
+    const json = dotagent(p, ["workflows", "--json"]);
+    expect(json.code).toBe(0);
+    expect(json.json.workflows.map((w: { name: string; ok: boolean }) => [w.name, w.ok])).toEqual([["develop", true], ["fix", true], ["bad", false], ["good", true]]);
+    expect(json.json.workflows[2]).toMatchObject({
+      source: ".dotagent/workflows/bad.json",
+      problem: `.dotagent/workflows/bad.json: insert[0].steps[0].max_rounds: ${told}`,
+      problem_details: [{ source: ".dotagent/workflows/bad.json", path: "steps[4].max_rounds", written_path: "insert[0].steps[0].max_rounds", message: told }],
+    });
+    expect([json.json.problems, json.json.problem_details]).toEqual([[], []]);
+    // Starting it refuses with the same line and exit 3; --json carries the written path as a field.
+    const init = dotagent(p, ["init", "--workflow", "bad", "--request", "x"]);
+    expect([init.code, init.stderr]).toEqual([3, `dotagent: .dotagent/workflows/bad.json: insert[0].steps[0].max_rounds: ${told}\n`]);
+    const initJson = dotagent(p, ["init", "--workflow", "bad", "--request", "x", "--json"]).json.error;
+    expect(initJson).toMatchObject({ code: "workflow_invalid", exit_code: 3, problems: [{ path: "steps[4].max_rounds", written_path: "insert[0].steps[0].max_rounds" }] });
+    expect(existsSync(join(p, "memory", "state"))).toBe(false);
+    expect(dotagent(p, ["workflows", "validate"]).code).toBe(3);
+  });
+
+  it("a file that is no definition at all (not JSON, unknown keys) is told once, with every problem in --json; a definition extending it says so", () => {
+    const p = project({ good: { extends: "develop", remove: ["REFLECTION"] }, notjson: "{ steps: ", keys: { steps: [{ id: "S", kind: "shell", run: "true", sneaky: 1, other: 2 }], also: 1 }, child: { extends: "keys", remove: [] } });
+    const text = dotagent(p, ["workflows"]);
+    expect(text.code).toBe(0);
+    const told = text.stdout.split("\n").filter((l) => l.startsWith("invalid: "));
+    expect(told).toEqual([
+      "invalid: .dotagent/workflows/child.json: extends: extends \"keys\", whose definition .dotagent/workflows/keys.json is invalid: fix it first (`dotagent workflows validate keys`)",
+      "invalid: .dotagent/workflows/keys.json: steps[0]: unknown keys sneaky, other; remove them (`dotagent schema workflow` lists the fields a definition takes)",
+      expect.stringMatching(/^invalid: \.dotagent\/workflows\/notjson\.json: not valid JSON \(.*\); fix the JSON/),
+    ]);
+    expect(text.stdout).toMatch(/^good {5}\.dotagent\/workflows\/good\.json {2}REQUIREMENTS → /m);
+    const json = dotagent(p, ["workflows", "--json"]).json;
+    expect(json.workflows.map((w: { name: string }) => w.name)).toEqual(["develop", "fix", "child", "good"]);
+    expect(json.problems).toHaveLength(2);
+    expect(json.problem_details.map((d: { source: string; written_path: string }) => `${d.source}: ${d.written_path}`)).toEqual([".dotagent/workflows/keys.json: steps[0]", ".dotagent/workflows/keys.json: also", ".dotagent/workflows/notjson.json: "]);
+  });
 
   it("a tab and a line feed in a command are its own: the definition is valid", () => {
     const p = project({ lines: { steps: [{ id: "S", kind: "shell", run: "echo a\techo b\necho c" }] } });

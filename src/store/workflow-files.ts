@@ -7,7 +7,7 @@ import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { decodeJson } from "../schema/json.js";
 import { BUILTIN_AGENTS, BUILTIN_WORKFLOWS, type SourcedDef } from "../core/workflow-defs.js";
-import { WORKFLOW_NAME_PATTERN, resolveWorkflow, type DefProblem, type Resolved } from "../core/resolve-workflow.js";
+import { WORKFLOW_NAME_PATTERN, defProblem, resolveWorkflow, type DefProblem, type Resolved } from "../core/resolve-workflow.js";
 import { readProjectText } from "./read-file.js";
 
 export const WORKFLOWS_DIR = ".dotagent/workflows";
@@ -16,7 +16,7 @@ export const MAX_DEF_FILES = 100;
 
 export interface ProjectDefs {
   readonly defs: readonly SourcedDef[];
-  /** Files that could not be read or parsed (each file's first problem); their names are not offered. */
+  /** Every problem of the files that could not be read or parsed, file by file; their names are not offered. */
   readonly problems: readonly DefProblem[];
 }
 
@@ -36,28 +36,28 @@ export function readProjectDefs(root: string, parse: ParseDef): ProjectDefs {
     } catch {
       return { defs: [], problems: [] };
     }
-    if (!stat.isDirectory()) return { defs: [], problems: [{ source: rel, path: "", message: `${rel} is ${stat.isSymbolicLink() ? "a link" : "not a folder"}; workflow definitions live in a real folder ${WORKFLOWS_DIR}/ inside the project` }] };
+    if (!stat.isDirectory()) return { defs: [], problems: [defProblem(rel, "", `${rel} is ${stat.isSymbolicLink() ? "a link" : "not a folder"}; workflow definitions live in a real folder ${WORKFLOWS_DIR}/ inside the project`)] };
   }
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => n.endsWith(".json")).sort();
   } catch (error) {
-    return { defs: [], problems: [{ source: WORKFLOWS_DIR, path: "", message: `${WORKFLOWS_DIR} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); check its permissions` }] };
+    return { defs: [], problems: [defProblem(WORKFLOWS_DIR, "", `${WORKFLOWS_DIR} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); check its permissions`)] };
   }
-  if (names.length > MAX_DEF_FILES) return { defs: [], problems: [{ source: WORKFLOWS_DIR, path: "", message: `${WORKFLOWS_DIR} holds ${names.length} definitions: at most ${MAX_DEF_FILES}; remove the ones you do not use` }] };
+  if (names.length > MAX_DEF_FILES) return { defs: [], problems: [defProblem(WORKFLOWS_DIR, "", `${WORKFLOWS_DIR} holds ${names.length} definitions: at most ${MAX_DEF_FILES}; remove the ones you do not use`)] };
   const defs: SourcedDef[] = [];
   for (const file of names) {
     const read = readDefFile(root, file, parse);
-    if ("problem" in read) problems.push(read.problem);
+    if ("problems" in read) problems.push(...read.problems);
     else defs.push(read.def);
   }
   return { defs, problems };
 }
 
-function readDefFile(root: string, file: string, parse: ParseDef): { def: SourcedDef } | { problem: DefProblem } {
+function readDefFile(root: string, file: string, parse: ParseDef): { def: SourcedDef } | { problems: DefProblem[] } {
   const source = `${WORKFLOWS_DIR}/${file}`;
   const name = file.slice(0, -".json".length);
-  const problem = (path: string, message: string) => ({ problem: { source, path, message } });
+  const problem = (path: string, message: string) => ({ problems: [defProblem(source, path, message)] });
   if (!WORKFLOW_NAME_PATTERN.test(name)) return problem("", `${JSON.stringify(name.slice(0, 50))} is not a workflow name: rename the file to lowercase letters, digits and '-' (e.g. review-first.json)`);
   if (name in BUILTIN_WORKFLOWS) return problem("", `${name} is a built-in workflow; name yours otherwise and write \`"extends": "${name}"\` to build on it`);
   const read = readProjectText(join(root, source), { maxBytes: MAX_DEF_BYTES, links: "inside", root });
@@ -70,13 +70,22 @@ function readDefFile(root: string, file: string, parse: ParseDef): { def: Source
 
 type ParseDef = typeof import("../schema/workflow.js").parseWorkflowDef;
 
-function parseDef(source: string, name: string, data: unknown, parse: ParseDef): { def: SourcedDef } | { problem: DefProblem } {
+function parseDef(source: string, name: string, data: unknown, parse: ParseDef): { def: SourcedDef } | { problems: DefProblem[] } {
   const parsed = parse(data);
-  if (!parsed.ok) {
-    const first = parsed.problems[0]!;
-    return { problem: { source, path: first.path, message: first.message } };
-  }
+  if (!parsed.ok) return { problems: parsed.problems.map((p) => schemaProblem(source, p.path, p.message)) };
   return { def: { name, source, def: parsed.value } };
+}
+
+/**
+ * A field the schema refused, with what to do (its words say what is wrong, not what to write).
+ * One unknown key is told at the key itself (`steps[0].sneaky`), where the person deletes it.
+ */
+function schemaProblem(source: string, path: string, message: string): DefProblem {
+  const unknown = /^unknown keys (.+)$/.exec(message)?.[1];
+  if (unknown === undefined) return defProblem(source, path, `${message}; \`dotagent schema workflow\` describes the field (SPEC §20)`);
+  const fields = "(`dotagent schema workflow` lists the fields a definition takes)";
+  if (unknown.includes(",")) return defProblem(source, path, `${message}; remove them ${fields}`);
+  return { source, path, written_path: path === "" ? unknown : `${path}.${unknown}`, message: `unknown key ${unknown}; remove it ${fields}` };
 }
 
 /** The agents a definition may name: the built-in ones and the project's .claude/agents/<name>.md. */
@@ -94,6 +103,7 @@ export function knownAgents(root: string): Set<string> {
 
 export interface WorkflowCatalog {
   readonly all: readonly SourcedDef[];
+  /** Every problem of the files that could not be read (readProjectDefs). */
   readonly problems: readonly DefProblem[];
   resolve(name: string): Resolved;
 }
@@ -106,18 +116,29 @@ export async function workflowCatalog(root: string): Promise<WorkflowCatalog> {
   const all = [...builtinDefs(), ...project.defs];
   const agents = knownAgents(root);
   const byName = new Map(all.map((d) => [d.name, d]));
+  const unreadable = (name: string) => {
+    const broken = project.problems.filter((p) => p.source === `${WORKFLOWS_DIR}/${name}.json`);
+    return broken.length > 0 ? broken : undefined;
+  };
   return {
     all,
     problems: project.problems,
     resolve(name) {
-      const broken = project.problems.find((p) => p.source === `${WORKFLOWS_DIR}/${name}.json`);
-      if (broken !== undefined) return { ok: false, problems: [broken] };
-      return resolveWorkflow(name, (n) => byName.get(n), { knownAgents: agents });
+      const broken = unreadable(name);
+      if (broken !== undefined) return { ok: false, problems: broken };
+      return resolveWorkflow(name, (n) => byName.get(n), { knownAgents: agents, unreadable });
     },
   };
 }
 
-/** One line for a definition problem: `<file>: <path>: <message>`. */
+/** One line for a definition problem: `<file>: <place as written>: <message>`. */
 export function describeDefProblem(problem: DefProblem): string {
-  return `${problem.source === "" ? "" : `${problem.source}: `}${problem.path === "" ? "" : `${problem.path}: `}${problem.message}`;
+  return `${problem.source === "" ? "" : `${problem.source}: `}${problem.written_path === "" ? "" : `${problem.written_path}: `}${problem.message}`;
+}
+
+/** Problems grouped by file, in their order: one entry per file the person edits. */
+export function problemsByFile(problems: readonly DefProblem[]): Array<{ source: string; problems: DefProblem[] }> {
+  const files = new Map<string, DefProblem[]>();
+  for (const p of problems) files.set(p.source, [...(files.get(p.source) ?? []), p]);
+  return [...files].map(([source, of]) => ({ source, problems: of }));
 }

@@ -1,5 +1,5 @@
 import { DotagentError, EXIT, usageError } from "../../core/errors.js";
-import { describeDefProblem, workflowCatalog } from "../../store/workflow-files.js";
+import { describeDefProblem, problemsByFile, workflowCatalog } from "../../store/workflow-files.js";
 import { workflowHash } from "../../core/flow-of.js";
 import { stepAgents, type Flow, type Step } from "../../core/flow.js";
 import { escapeControls } from "../../core/words.js";
@@ -36,18 +36,24 @@ export const command: Command = {
       const rows = catalog.all.map((d) => {
         const resolved = catalog.resolve(d.name);
         return resolved.ok
-          ? { name: d.name, source: d.source, ok: true, description: resolved.flow.description, steps: resolved.flow.steps.map((s) => s.id), problem: null }
-          : { name: d.name, source: d.source, ok: false, description: d.def.description ?? "", steps: [], problem: describeDefProblem(resolved.problems[0]!) };
+          ? { name: d.name, source: d.source, ok: true, description: resolved.flow.description, steps: resolved.flow.steps.map((s) => s.id), problem: null, problem_details: [] }
+          : { name: d.name, source: d.source, ok: false, description: d.def.description ?? "", steps: [], problem: describeDefProblem(resolved.problems[0]!), problem_details: resolved.problems };
       });
-      const broken = catalog.problems.filter((p) => !rows.some((r) => p.source.endsWith(`/${r.name}.json`))).map(describeDefProblem);
-      context.out.result({ workflows: rows, problems: broken }, () => {
-        const lines = table(["NAME", "FROM", "STEPS"], rows.map((r) => [r.name, r.source, r.ok ? r.steps.join(" → ") : `invalid: ${r.problem}`].map(escapeControls)), outputWidth());
+      // Files that could not be read at all (not JSON, unknown keys, a link): no workflow row, one entry per file.
+      const unread = problemsByFile(catalog.problems);
+      context.out.result({ workflows: rows, problems: unread.map((f) => describeDefProblem(f.problems[0]!)), problem_details: unread.flatMap((f) => f.problems) }, () => {
+        const good = rows.filter((r) => r.ok);
+        const lines = table(["NAME", "FROM", "STEPS"], good.map((r) => [r.name, r.source, r.steps.join(" → ")].map(escapeControls)), outputWidth());
+        // One line per bad file, its first problem: the list is still the answer, and the person is told what is broken.
+        const bad = [...rows.flatMap((r) => (r.problem === null ? [] : [r.problem])), ...unread.map((f) => describeDefProblem(f.problems[0]!))];
+        const told = bad.length === 0 ? [] : ["", ...bad.map((p) => `invalid: ${escapeControls(p)}`), "`dotagent workflows validate` lists every problem."];
         // A person is told what starts one with its agents; the model and programs keep the commands they run.
         const driver = personReading(context);
         const start = driver === null ? "dotagent init --workflow NAME --request '…' (in Claude Code: /develop --workflow NAME …)" : howToStart(driver, "NAME");
-        return [...lines, ...broken.map((p) => `invalid: ${escapeControls(p)}`), "", `Start one: ${start}`];
+        return [...lines, ...told, "", `Start one: ${start}`];
       });
-      return rows.some((r) => !r.ok) || broken.length > 0 ? EXIT.invalid : EXIT.ok;
+      // Listed, bad files told: a listing succeeded (validate is the check that fails on them).
+      return EXIT.ok;
     }
     if (action === "show") {
       if (names.length !== 1) throw usageError("workflows show needs one workflow name; `dotagent workflows` lists them");
@@ -66,8 +72,8 @@ export const command: Command = {
       const unread = names.length > 0 ? [] : catalog.problems.filter((p) => !targets.some((t) => p.source.endsWith(`/${t}.json`)));
       const ok = results.every((r) => r.ok) && unread.length === 0;
       context.out.result({ ok, workflows: results, problems: unread }, () => [
-        ...results.flatMap((r) => (r.ok ? [`${r.name}: valid`] : r.problems.map((p) => escapeControls(describeDefProblem(p))))),
-        ...unread.map((p) => escapeControls(describeDefProblem(p))),
+        // A definition that extends an invalid one repeats its problems: each told once.
+        ...new Set([...results.flatMap((r) => (r.ok ? [`${r.name}: valid`] : r.problems.map((p) => escapeControls(describeDefProblem(p))))), ...unread.map((p) => escapeControls(describeDefProblem(p)))]),
         ...(results.length === 0 && unread.length === 0 ? ["No workflow definitions in .dotagent/workflows/ (the built-ins are always valid)."] : []),
       ]);
       return ok ? EXIT.ok : EXIT.invalid;
