@@ -14,6 +14,7 @@ afterEach(removeTemps);
 
 interface Check {
   name: string;
+  client?: string;
   status: "ok" | "warn" | "fail";
   message: string;
   fix: string | null;
@@ -29,11 +30,17 @@ function doctor(project: string, home: string, args: string[] = [], options: { e
   return { ...run, checks, byName: (name: string) => checks.filter((c) => c.name === name) };
 }
 
-/** A project with dotagent installed (project scope) and a workflow started. */
+/** What Claude Code writes to `file` (its .claude.json) when the person trusts `folder`. */
+function trustFolder(file: string, folder: string): void {
+  writeFileSync(file, JSON.stringify({ numStartups: 3, projects: { [folder]: { allowedTools: [], hasTrustDialogAccepted: true } } }));
+}
+
+/** A project with dotagent installed (project scope), opened and trusted in Claude Code once, and a workflow started. */
 function installedProject(): { project: string; home: string } {
   const project = tempProject();
   const home = tempProject();
   expect(dotagent(project, ["install"], { env: { HOME: home } }).code).toBe(0);
+  trustFolder(join(home, ".claude.json"), project);
   expect(dotagent(project, ["init", "--request", "add login"]).code).toBe(0);
   return { project, home };
 }
@@ -72,7 +79,9 @@ describe("dotagent doctor", () => {
     const run = doctor(project, home);
     expect(run.code).toBe(0);
     expect(run.json).toMatchObject({ ok: true, version: expect.any(String) });
-    expect(run.checks.map((c) => c.name)).toEqual(["node", "install", "helper", "hook", "settings", "state", "lock", "writable", "sdk", "login"]);
+    expect(run.checks.map((c) => c.name)).toEqual(["node", "install", "helper", "hook", "trust", "settings", "state", "lock", "writable", "sdk", "login"]);
+    expect(run.json.clients).toEqual(["claude"]);
+    expect(run.checks.filter((c) => c.client === "claude").map((c) => c.name)).toEqual(["install", "helper", "hook", "trust", "settings"]);
     expect(run.checks.every((c) => c.status === "ok" && c.fix === null)).toBe(true);
     expect(run.byName("sdk")[0]!.message).toMatch(/^the Claude Agent SDK 0\.3\.\d+ beside dotagent \(for `dotagent run`\)$/);
     expect(run.byName("login")[0]!.message).toBe("ANTHROPIC_API_KEY is set; not tried: doctor calls no API; `dotagent run` asks Claude Code before it starts");
@@ -375,5 +384,133 @@ describe("doctor's verdict and --headless", () => {
     expect(headless.json.checks.find((c: { name: string }) => c.name === "login").status).toBe("fail");
     const ready = dotagent(p, ["doctor", "--headless"], { env: { ANTHROPIC_API_KEY: "sk-ant-test" } });
     expect([ready.code, ready.stdout.trim().split("\n").at(-1)]).toEqual([0, "All good for `dotagent run`."]);
+  });
+});
+
+describe("doctor checks the clients installed here, and whether each trusts the folder (issue 42)", () => {
+  const TRUST_LINE = "dotagent's hooks do not run and nothing is recorded";
+
+  it("Claude Code, folder not trusted: a trust failure that says how to trust it (exit 1, not All good); trusted: All good", () => {
+    const project = tempProject();
+    const home = tempProject();
+    expect(dotagent(project, ["install"], { env: { HOME: home } }).code).toBe(0);
+    const untrusted = doctor(project, home);
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.byName("trust")).toEqual([
+      {
+        name: "trust",
+        client: "claude",
+        status: "fail",
+        message: `Claude Code does not trust ${project} yet (no hasTrustDialogAccepted for it in ${join(home, ".claude.json")}): until it does, it ignores .claude/settings.json, so ${TRUST_LINE}`,
+        fix: `run \`claude\` in ${project} and answer yes when it asks whether you trust the folder`,
+      },
+    ]);
+    const plain = dotagent(project, ["doctor"], { env: { HOME: home, CLAUDE_CONFIG_DIR: "", ...WITH_KEY } });
+    expect(plain.stdout).toMatch(/^✗ trust +Claude Code does not trust /m);
+    expect(plain.stdout.trim().split("\n").at(-1)).toBe("1 problem to fix.");
+    // Another folder trusted, or the trust recorded as false: still not trusted.
+    writeFileSync(join(home, ".claude.json"), JSON.stringify({ projects: { [tempProject()]: { hasTrustDialogAccepted: true }, [project]: { hasTrustDialogAccepted: false } } }));
+    expect(doctor(project, home).code).toBe(1);
+    writeFileSync(join(home, ".claude.json"), "{not json");
+    expect(doctor(project, home).byName("trust")[0]?.status).toBe("fail");
+    trustFolder(join(home, ".claude.json"), project);
+    const trusted = doctor(project, home);
+    expect([trusted.code, trusted.byName("trust")[0]]).toEqual([0, { name: "trust", client: "claude", status: "ok", message: `Claude Code trusts ${project} (${join(home, ".claude.json")})`, fix: null }]);
+    // doctor only reads Claude Code's file.
+    expect(readJson(home, ".claude.json").projects[project]).toEqual({ allowedTools: [], hasTrustDialogAccepted: true });
+  });
+
+  it("reads the trust where Claude Code does: $CLAUDE_CONFIG_DIR/.claude.json when that is set (~/.claude.json then counts for nothing)", () => {
+    const project = tempProject();
+    const home = tempProject();
+    const config = tempProject();
+    expect(dotagent(project, ["install"], { env: { HOME: home } }).code).toBe(0);
+    trustFolder(join(home, ".claude.json"), project);
+    const elsewhere = doctor(project, home, [], { env: { CLAUDE_CONFIG_DIR: config } });
+    expect(elsewhere.byName("trust")[0]).toMatchObject({ status: "fail", message: expect.stringContaining(join(config, ".claude.json")) });
+    trustFolder(join(config, ".claude.json"), project);
+    expect(doctor(project, home, [], { env: { CLAUDE_CONFIG_DIR: config } }).byName("trust")[0]).toMatchObject({ status: "ok" });
+  });
+
+  it("a project inside a trusted git root or a trusted parent folder counts as trusted, and says through which", () => {
+    const repo = tempProject();
+    const home = tempProject();
+    mkdirSync(join(repo, ".git"));
+    const project = join(repo, "app");
+    mkdirSync(project);
+    expect(dotagent(project, ["install"], { env: { HOME: home } }).code).toBe(0);
+    trustFolder(join(home, ".claude.json"), repo);
+    expect(doctor(project, home).byName("trust")[0]).toMatchObject({ status: "ok", message: `Claude Code trusts ${project} (through ${repo}) (${join(home, ".claude.json")})` });
+  });
+
+  it("a user-scope install has no trust line (Claude Code applies the user's own settings everywhere)", () => {
+    const project = tempProject();
+    const config = tempProject();
+    expect(dotagent(project, ["install", "--scope", "user"], { env: { CLAUDE_CONFIG_DIR: config } }).code).toBe(0);
+    const run = doctor(project, tempProject(), [], { env: { CLAUDE_CONFIG_DIR: config } });
+    expect(run.byName("trust")).toEqual([]);
+    expect(run.code).toBe(0);
+  });
+
+  it.each([
+    ["copilot", ["install", "trust"]],
+    ["codex", ["install", "trust", "hooks"]],
+  ])("after install --client %s, doctor checks that client alone: no Claude Code line, no 'not installed for Claude Code', and the untrusted folder fails", (client, names) => {
+    const project = tempProject();
+    const home = tempProject();
+    const env = { HOME: home, CODEX_HOME: join(home, ".codex"), COPILOT_HOME: "" };
+    expect(dotagent(project, ["install", "--client", client], { env }).code).toBe(0);
+    const run = doctor(project, home, [], { env });
+    expect(run.code).toBe(1);
+    expect(run.json.clients).toEqual([client]);
+    expect(run.stdout).not.toContain("Claude Code");
+    expect(run.checks.filter((c) => c.client !== undefined).every((c) => c.client === client)).toBe(true);
+    expect(run.checks.map((c) => c.name)).not.toContain("sdk");
+    for (const name of names) expect(run.byName(name), name).toHaveLength(1);
+    expect(run.byName("install")[0]?.status).toBe("ok");
+    expect(run.checks.filter((c) => c.status === "fail").map((c) => c.name)).toEqual(names.slice(1));
+    const plain = dotagent(project, ["doctor"], { env: { ...env, CLAUDE_CONFIG_DIR: "" } });
+    expect(plain.stdout).not.toContain("Claude Code");
+    expect(plain.stdout).toMatch(/^✗ trust /m);
+  });
+
+  it("codex: trusted (the project, then its hooks reviewed, as Codex records them in config.toml): All good", () => {
+    const project = tempProject();
+    const home = tempProject();
+    const codexHome = join(home, ".codex");
+    const env = { HOME: home, CODEX_HOME: codexHome };
+    expect(dotagent(project, ["install", "--client", "codex"], { env }).code).toBe(0);
+    mkdirSync(codexHome, { recursive: true });
+    writeFileSync(join(codexHome, "config.toml"), `model = "gpt-5"\n\n[projects.${JSON.stringify(project)}]\ntrust_level = "trusted"\n`);
+    const projectOnly = doctor(project, home, [], { env });
+    expect(projectOnly.checks.filter((c) => c.status === "fail").map((c) => c.name)).toEqual(["hooks"]);
+    writeFileSync(join(codexHome, "config.toml"), `${readFileSync(join(codexHome, "config.toml"), "utf8")}\n[hooks.state.${JSON.stringify(`${project}/.codex/hooks.json:session_start:0:0`)}]\ntrusted_hash = "sha256:00"\n`);
+    const trusted = doctor(project, home, [], { env });
+    expect(trusted.checks.filter((c) => c.status !== "ok")).toEqual([]);
+    expect(trusted.code).toBe(0);
+  });
+
+  it("Claude Code and Copilot CLI both installed: each client's checks, under its name in the plain output", () => {
+    const project = tempProject();
+    const home = tempProject();
+    const env = { HOME: home, COPILOT_HOME: "" };
+    expect(dotagent(project, ["install"], { env }).code).toBe(0);
+    expect(dotagent(project, ["install", "--client", "copilot"], { env }).code).toBe(0);
+    trustFolder(join(home, ".claude.json"), project);
+    const run = doctor(project, home, [], { env });
+    expect(run.json.clients).toEqual(["claude", "copilot"]);
+    expect(run.byName("trust").map((c) => [c.client, c.status])).toEqual([["claude", "ok"], ["copilot", "fail"]]);
+    const plain = dotagent(project, ["doctor"], { env: { ...env, CLAUDE_CONFIG_DIR: "", ...WITH_KEY } }).stdout;
+    expect(plain).toMatch(/^Claude Code:\n  ✓ install /m);
+    expect(plain).toMatch(/^Copilot CLI:\n  ✓ install /m);
+    // --client names one: only that one is checked.
+    expect(doctor(project, home, ["--client", "claude"], { env }).json.clients).toEqual(["claude"]);
+  });
+
+  it("nothing installed: one install failure naming every client's install command", () => {
+    const run = doctor(tempProject(), tempProject());
+    expect(run.code).toBe(1);
+    expect(run.byName("install")).toEqual([expect.objectContaining({ client: "claude", status: "fail", message: expect.stringContaining("dotagent is not installed here for any client"), fix: "run `dotagent install` in the project for Claude Code (`dotagent install --client copilot` for Copilot CLI, `--client codex` for Codex CLI)" })]);
+    expect(run.byName("trust")).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@
 export * as archive from "../archive/index.js";
 export { askDecision } from "./ask.js";
 export { findSourceRoot, install, uninstall, type Scope } from "../claude/install.js";
+export { commitPaths, installClosing, uncommittedPaths } from "../install/next-steps.js";
 export { installCopilot, uninstallCopilot } from "../clients/copilot/install.js";
 export { copilotChecks, gatherCopilotFacts } from "../clients/copilot/doctor.js";
 export * as codex from "../clients/codex/index.js";

@@ -1,6 +1,7 @@
 // Which other clients a person seems to use here, for one line after a Claude Code install
 // (SPEC §22): a client's command on PATH or its project folder. Detection only suggests: it never
-// installs anything, and a client dotagent is already installed for is not named.
+// installs anything, and a client dotagent is already installed for is not named. Doctor reads the
+// same manifests to know which clients to check.
 import { existsSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 
@@ -25,6 +26,11 @@ function onPath(command: string, path: string): boolean {
       return false;
     }
   });
+}
+
+/** The clients other than Claude Code that dotagent is installed for in this project (their install manifests), for doctor. */
+export function otherClientsInstalled(root: string): Array<Seen["client"]> {
+  return CLIENTS.filter((c) => existsSync(join(root, c.manifest))).map((c) => c.client);
 }
 
 export function otherClientsSeen(root: string, path = process.env.PATH ?? ""): Seen[] {

@@ -5,12 +5,14 @@
 export type CheckStatus = "ok" | "warn" | "fail";
 
 export interface Check {
-  /** Short, stable name: node, install, helper, hook, settings, state, lock, writable, sdk, login. */
+  /** Short, stable name: node, install, helper, hook, trust, settings, state, lock, writable, sdk, login (and each client's own). */
   readonly name: string;
   readonly status: CheckStatus;
   readonly message: string;
   /** What to do; null when nothing needs doing. */
   readonly fix: string | null;
+  /** The client a check is about (claude, copilot, codex); absent for the checks every client shares. */
+  readonly client?: string;
 }
 
 /** The engines range of package.json (`>=20.19`), as the oldest Node.js dotagent runs on. */

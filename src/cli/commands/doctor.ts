@@ -6,6 +6,8 @@ import { findAgentSdk, sdkInstallHint, sdkVersionFits, SDK_RANGE } from "../agen
 import { DEFAULT_STALE_AFTER_MS, formatProblem, validateState } from "../../core/validate.js";
 import { inspectInstall, inspectPlugins } from "../../claude/inspect-install.js";
 import { installTarget } from "../../claude/settings.js";
+import { claudeStateFile, claudeTrustCheck } from "../../claude/trust.js";
+import { otherClientsInstalled } from "../../clients/detect.js";
 import { DEFAULT_LEASE_MS, judgeLock, readLock } from "../../store/lock.js";
 import { loadSnapshot } from "../../store/session.js";
 import { readProjectText } from "../../store/read-file.js";
@@ -16,25 +18,29 @@ import { homedir } from "node:os";
 import { resumeOptions } from "../resume-options.js";
 import { VERSION } from "../version.js";
 import type { Command, CommandContext } from "../context.js";
-import { clientOption } from "../client-option.js";
+import { clientOption, type Client } from "../client-option.js";
 import { loadCold } from "../load-cold.js";
 import { count } from "../../core/words.js";
 import { dotagentSkillLines, skillShellHooks } from "../../claude/skill-shell-hooks.js";
 import { formatTime } from "../time.js";
 
-function installChecks(paths: ProjectPaths): Check[] {
+/**
+ * Claude Code's install checks (project, user, plugin) and, for a project install, whether Claude
+ * Code trusts the folder (it runs no project hook until then); [] when there is no install.
+ */
+function claudeInstallChecks(paths: ProjectPaths): Check[] {
   const project = installTarget("project", paths.root);
   const user = installTarget("user", paths.root);
-  const checks = [...inspectInstall("project", project, VERSION), ...(user === project ? [] : inspectInstall("user", user, VERSION)), ...inspectPlugins(user, VERSION)];
-  if (checks.length > 0) return checks;
-  return [
-    {
-      name: "install",
-      status: "fail",
-      message: `dotagent is not installed for Claude Code: no install in ${project} or ${user}, and no dotagent plugin`,
-      fix: "run `dotagent install` in the project (or `dotagent install --scope user`, or install the plugin)",
-    },
-  ];
+  const here = inspectInstall("project", project, VERSION);
+  return [...here, ...(here.length > 0 ? [claudeTrustCheck(paths.root)] : []), ...(user === project ? [] : inspectInstall("user", user, VERSION)), ...inspectPlugins(user, VERSION)];
+}
+
+/** No install found: for Claude Code (`--client claude`), or for any client. */
+function notInstalled(paths: ProjectPaths, anyClient: boolean): Check {
+  const where = `no install in ${installTarget("project", paths.root)} or ${installTarget("user", paths.root)}, and no dotagent plugin`;
+  return anyClient
+    ? { name: "install", status: "fail", message: `dotagent is not installed here for any client: for Claude Code ${where}; no .github/.dotagent-copilot-install.json (Copilot CLI), no .codex/.dotagent-install.json (Codex CLI)`, fix: "run `dotagent install` in the project for Claude Code (`dotagent install --client copilot` for Copilot CLI, `--client codex` for Codex CLI)" }
+    : { name: "install", status: "fail", message: `dotagent is not installed for Claude Code: ${where}`, fix: "run `dotagent install` in the project (or `dotagent install --scope user`, or install the plugin)" };
 }
 
 /**
@@ -165,7 +171,7 @@ function loginCheck(): Check {
   const home = env.HOME || homedir();
   const configDir = env.CLAUDE_CONFIG_DIR || join(home, ".claude");
   const credentials = join(configDir, ".credentials.json");
-  const state = env.CLAUDE_CONFIG_DIR ? join(env.CLAUDE_CONFIG_DIR, ".claude.json") : join(home, ".claude.json");
+  const state = claudeStateFile(env);
   const facts: LoginFacts = {
     envKeys: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"].filter(set),
     provider,
@@ -229,32 +235,46 @@ function summaryLine(checks: readonly Check[], code: number, headless: boolean):
   return code === 0 ? `All good${scope}${also}.` : `${count(checks.filter((x) => x.status === "fail").length, "problem")} to fix${scope}${also}.`;
 }
 
+const CLIENT_NAMES: Record<Client, string> = { claude: "Claude Code", copilot: "Copilot CLI", codex: "Codex CLI" };
+
 export const command: Command = {
   summary: "check the set-up: Node.js, the install, settings.json, the state, the lock, the Agent SDK and a login; each with its fix",
   usage: "dotagent doctor [--client claude|copilot|codex] [--headless] [--stale-after 7d|never] [--json]",
   options: { "stale-after": { type: "string" }, headless: { type: "boolean" }, client: { type: "string" } },
-  examples: ["dotagent doctor", "dotagent doctor --headless      a project that only uses `dotagent run`: no Claude Code install needed; the SDK and a login are", "dotagent doctor --json          {ok, version, checks:[{name, status: ok|warn|fail, message, fix}]}"],
+  examples: ["dotagent doctor                 the clients installed here (--client names one): install, hooks, trust, the state", "dotagent doctor --headless      a project that only uses `dotagent run`: no Claude Code install needed; the SDK and a login are", "dotagent doctor --json          {ok, version, clients, checks:[{name, status: ok|warn|fail, message, fix, client?}]}"],
   async run(context) {
     assertProjectRoot(context.paths); // --dir not a folder: exit 3 like every command (§2), not a check line
     // --headless: `dotagent run` needs no Claude Code install, but it cannot run without the SDK and a login.
     const headless = context.options.headless === true;
     const required = (check: Check): Check => (headless && check.status === "warn" ? { ...check, status: "fail" } : check);
-    const client = clientOption(context);
-    // Another client's install in place of Claude Code's install and settings checks, from the
-    // cold half (src/clients/*/doctor.ts): Claude Code's doctor stays as fast as `status`.
-    const cold = client === "claude" ? undefined : await loadCold();
-    const clientChecks = headless ? [] : client === "copilot" ? cold!.copilotChecks(cold!.gatherCopilotFacts(context.paths.root), VERSION) : client === "codex" ? cold!.codex.codexChecks(context.paths.root) : [...installChecks(context.paths), ...settingsChecks(context.paths), ...skillShellChecks(context.paths)];
-    // `sdk` and `login` are about `dotagent run` (Claude's Agent SDK): Claude Code's doctor only.
-    const checks: Check[] = [checkNode(process.version), ...clientChecks, await stateCheck(context), lockCheck(context), writableCheck(context.paths), ...(client === "claude" ? [required(sdkCheck(context.paths)), required(loginCheck())] : [])];
+    // The clients to check: the one --client names, else each installed here (its install's
+    // files); none installed: Claude Code's checks, whose install line says how to install any.
+    const claudeInstall = headless ? [] : claudeInstallChecks(context.paths);
+    const found: Client[] = [...(claudeInstall.length > 0 ? ["claude" as const] : []), ...otherClientsInstalled(context.paths.root)];
+    const named = context.options.client === undefined ? undefined : clientOption(context);
+    const clients: Client[] = headless ? [] : named !== undefined ? [named] : found.length > 0 ? found : ["claude"];
+    // Another client's checks come from the cold half (src/clients/*/doctor.ts): Claude Code's
+    // doctor stays as fast as `status`.
+    const cold = clients.some((c) => c !== "claude") ? await loadCold() : undefined;
+    const checksOf = (client: Client): Check[] =>
+      client === "copilot"
+        ? cold!.copilotChecks(cold!.gatherCopilotFacts(context.paths.root), VERSION)
+        : client === "codex"
+          ? cold!.codex.codexChecks(context.paths.root)
+          : [...(claudeInstall.length > 0 ? claudeInstall : [notInstalled(context.paths, named === undefined)]), ...settingsChecks(context.paths), ...skillShellChecks(context.paths)];
+    const clientChecks = clients.flatMap((client) => checksOf(client).map((check) => ({ ...check, client })));
+    // `sdk` and `login` are about `dotagent run` (Claude's Agent SDK): with Claude Code's checks only.
+    const runChecks = headless || clients.includes("claude") ? [required(sdkCheck(context.paths)), required(loginCheck())] : [];
+    const checks: Check[] = [checkNode(process.version), ...clientChecks, await stateCheck(context), lockCheck(context), writableCheck(context.paths), ...runChecks];
     const code = doctorExitCode(checks);
-    context.out.result({ ok: code === 0, version: VERSION, checks }, () => {
+    context.out.result({ ok: code === 0, version: VERSION, clients, checks }, () => {
       const c = context.out.color;
       const mark = { ok: c.green("✓"), warn: c.yellow("!"), fail: c.red("✗") };
-      return [
-        `dotagent ${VERSION} doctor in ${context.paths.root}`,
-        ...checks.map((check) => `${mark[check.status]} ${check.name.padEnd(8)} ${check.message}${check.fix ? ` — fix: ${check.fix}` : ""}`),
-        summaryLine(checks, code, headless),
-      ];
+      const line = (check: Check) => `${mark[check.status]} ${check.name.padEnd(8)} ${check.message}${check.fix ? ` — fix: ${check.fix}` : ""}`;
+      // Several clients: each client's checks under its name.
+      const grouped = clients.length < 2 ? clientChecks.map(line) : clients.flatMap((client) => [`${CLIENT_NAMES[client]}:`, ...clientChecks.filter((x) => x.client === client).map((x) => `  ${line(x)}`)]);
+      const shared = checks.filter((x) => !clientChecks.includes(x as (typeof clientChecks)[number]));
+      return [`dotagent ${VERSION} doctor in ${context.paths.root}`, line(shared[0]!), ...grouped, ...shared.slice(1).map(line), summaryLine(checks, code, headless)];
     });
     return code;
   },

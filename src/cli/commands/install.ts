@@ -10,6 +10,7 @@ import { loadCold } from "../load-cold.js";
 import { clientOption } from "../client-option.js";
 import { otherClientsSeen } from "../../clients/detect.js";
 import { stringOption, type Command, type CommandContext } from "../context.js";
+import type { InstallDone } from "../../install/next-steps.js";
 
 /** Folders of memory-template/ (relative, like memory/state), or the two every project needs. */
 function memoryLayout(sourceRoot: string): string[] {
@@ -62,13 +63,9 @@ export const command: Command = {
       // The empty memory/ layout (memory-template/), so the hook and the skills find the project.
       if (scope === "project" && !dryRun) for (const dir of memoryLayout(findSourceRoot(dirname(self)))) mkdirInside(context.paths.root, join(context.paths.root, dir));
     }
-    context.out.result(result, () => [
-      ...planLines(context, scope, target, result.changes),
-      ...(context.options.uninstall || dryRun ? [] : [`Hook: ${result.settings}; helper permission: ${result.permission}; .gitignore: ${result.gitignore}. In Claude Code, type /develop <feature> to start; after \`claude -r\` the session is briefed at once.`]),
-      ...(result.bash_diffs === "turned off" && !dryRun ? ['Bash diffs: off in this project (Claude Code showed each of dotagent\'s state changes as a diff under its commands); "bashEditDiffEnabled": true in .claude/settings.local.json brings them back for you.'] : []),
-      ...(context.options.uninstall || dryRun || scope !== "project" ? [] : otherClientsSeen(context.paths.root).map((c) => `${c.name} too (${c.why}): \`dotagent install --client ${c.client}\` adds dotagent to it.`)),
-    ]);
-    return 0;
+    const diffs = result.bash_diffs === "turned off" && !dryRun ? ['Bash diffs: off in this project (Claude Code showed each of dotagent\'s state changes as a diff under its commands); "bashEditDiffEnabled": true in .claude/settings.local.json brings them back for you.'] : [];
+    const others = context.options.uninstall || dryRun || scope !== "project" ? [] : otherClientsSeen(context.paths.root).map((c) => `${c.name} too (${c.why}): \`dotagent install --client ${c.client}\` adds dotagent to it.`);
+    return done(context, { client: "claude", ...result, root: context.paths.root }, () => planLines(context, scope, target, result.changes), [...diffs, ...others]);
   },
 };
 
@@ -79,6 +76,19 @@ function planLines(context: CommandContext, what: string, where: string, changes
     `${context.options.uninstall ? "Uninstall" : "Install"} (${what}) in ${where}${context.options["dry-run"] === true ? " — dry run, nothing written" : ""}:`,
     ...(changed.length === 0 ? ["  nothing to change"] : changed.map((c) => `  ${c.action.padEnd(9)} ${c.path}${c.reason ? `  (${c.reason})` : ""}`)),
   ];
+}
+
+/**
+ * Prints an install's result: `--json` with `client` and `commit_paths` added (the paths to commit,
+ * relative to the project; [] for a user install, a dry run or --uninstall); plain, the plan's
+ * lines, then (an install that wrote) what was done in plain words and what to do next.
+ */
+async function done(context: CommandContext, result: InstallDone & Record<string, unknown>, plan: () => string[], others: string[] = []): Promise<number> {
+  const { commitPaths, installClosing, uncommittedPaths } = await loadCold();
+  const closing = !context.options.uninstall && context.options["dry-run"] !== true;
+  const paths = closing ? commitPaths(result) : [];
+  context.out.result({ ...result, root: undefined, commit_paths: paths }, () => [...plan(), ...others, ...(closing ? installClosing(result, uncommittedPaths(result.root, paths), process.cwd()) : [])]);
+  return 0;
 }
 
 /** `--client copilot`: the project's .github/ (src/clients/copilot/install.ts). */
@@ -94,11 +104,7 @@ async function installForCopilot(context: CommandContext): Promise<number> {
     ? uninstallCopilot({ root: context.paths.root, dryRun })
     : installCopilot({ root: context.paths.root, sourceRoot, helperScript: readFileSync(self), dryRun, version: VERSION });
   if (!context.options.uninstall && !dryRun) for (const dir of memoryLayout(sourceRoot)) mkdirInside(context.paths.root, join(context.paths.root, dir));
-  context.out.result(result, () => [
-    ...planLines(context, "copilot", result.target, result.changes),
-    ...(context.options.uninstall || dryRun ? [] : [`Hooks: ${result.hooks}; .gitignore: ${result.gitignore}. Copilot runs the hooks only in a trusted folder (\`dotagent doctor --client copilot\` checks). In Copilot CLI, type /develop <feature> to start; \`copilot --resume\` goes on after a stop.`]),
-    ]);
-  return 0;
+  return done(context, { ...result, root: context.paths.root }, () => planLines(context, "copilot", result.target, result.changes));
 }
 
 /** `--client codex`: the project's .agents/skills/ and .codex/ (src/clients/codex/install.ts). */
@@ -117,9 +123,5 @@ async function installForCodex(context: CommandContext): Promise<number> {
     result = codex.installCodex({ root, dryRun, sourceRoot: findSourceRoot(dirname(self)), helperScript: readFileSync(self), version: VERSION });
     if (!dryRun) for (const dir of memoryLayout(findSourceRoot(dirname(self)))) mkdirInside(root, join(root, dir));
   }
-  context.out.result(result, () => [
-    ...planLines(context, "codex", root, result.changes),
-    ...(context.options.uninstall || dryRun ? [] : [`Hooks: ${result.hooks}; .gitignore: ${result.gitignore}. Codex loads a project's .codex/ only when the project is trusted, and asks once to trust its hooks; then type $develop <feature> in Codex.`]),
-  ]);
-  return 0;
+  return done(context, { ...result, scope: "project", root }, () => planLines(context, "codex", root, result.changes));
 }

@@ -2,11 +2,13 @@
 // The judgement is pure (checkCodex, tested with tables); readCodexFacts gathers what it judges:
 // the manifest and its files, the hook lines in .codex/hooks.json, whether Codex trusts the
 // project (it loads a project's .codex/ — agents and hooks — only then: test/codex/NOTES.md) and
-// whether its config records a trust for hooks, and whether `node` runs (every hook line starts it).
+// whether its config records this project's hooks as reviewed (it runs them only then), and
+// whether `node` runs (every hook line starts it). Either trust missing: nothing is recorded, a failure.
 import { spawnSync } from "node:child_process";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { checkCodexMode, type Check } from "../../core/doctor.js";
+import { gitRootOf } from "../../claude/trust.js";
 import { readProjectText } from "../../store/read-file.js";
 import { CODEX_HOOK_EVENTS } from "./hooks-json.js";
 import { codexInstallState } from "./install.js";
@@ -18,6 +20,8 @@ export interface CodexFacts {
   readonly changed: readonly string[];
   /** The dotagent hook lines found in .codex/hooks.json. */
   readonly hooks: readonly string[];
+  /** The git repository's root holding the project (Codex may record the trust there), or null. */
+  readonly gitRoot: string | null;
   /** The Codex config read for trust (null: none there). */
   readonly config: string | null;
   readonly configText: string | null;
@@ -25,13 +29,25 @@ export interface CodexFacts {
   readonly node: string | null;
 }
 
-/** Whether config.toml trusts this project: a `[projects."<root>"]` table with trust_level = "trusted". */
-export function projectTrusted(configText: string, root: string): boolean {
-  const header = `[projects.${JSON.stringify(root)}]`;
-  const at = configText.indexOf(header);
-  if (at === -1) return false;
-  const table = configText.slice(at + header.length).split(/\n\s*\[/)[0] ?? "";
-  return /^\s*trust_level\s*=\s*"trusted"\s*$/m.test(table);
+/**
+ * Whether config.toml trusts this project: a `[projects."<folder>"]` table with trust_level =
+ * "trusted" for the project or its git root (Codex records the trust of a folder inside a
+ * repository at the repository's root).
+ */
+export function projectTrusted(configText: string, root: string, gitRoot: string | null = null): boolean {
+  return [root, ...(gitRoot === null ? [] : [gitRoot])].some((folder) => {
+    const header = `[projects.${JSON.stringify(folder)}]`;
+    const at = configText.indexOf(header);
+    if (at === -1) return false;
+    const table = configText.slice(at + header.length).split(/\n\s*\[/)[0] ?? "";
+    return /^\s*trust_level\s*=\s*"trusted"\s*$/m.test(table);
+  });
+}
+
+/** Whether config.toml records a reviewed (trusted) hook of this project's .codex/hooks.json (`[hooks.state."<root>/.codex/hooks.json:<event>:…"] trusted_hash`). */
+export function hooksTrusted(configText: string, root: string): boolean {
+  const prefix = `[hooks.state.${JSON.stringify(`${root}/.codex/hooks.json:`).slice(0, -1)}`;
+  return configText.split(/\n(?=\s*\[)/).some((table) => table.trimStart().startsWith(prefix) && /^\s*trusted_hash\s*=/m.test(table));
 }
 
 export function checkCodex(facts: CodexFacts): Check[] {
@@ -50,17 +66,17 @@ export function checkCodex(facts: CodexFacts): Check[] {
       ? { name: "hook", status: "ok", message: `.codex/hooks.json has dotagent's ${CODEX_HOOK_EVENTS.length} hooks`, fix: null }
       : { name: "hook", status: "fail", message: `.codex/hooks.json lacks dotagent's hook for ${missingEvents.join(", ")}`, fix: reinstall },
   );
-  const trusted = facts.configText !== null && projectTrusted(facts.configText, facts.root);
+  const trusted = facts.configText !== null && projectTrusted(facts.configText, facts.root, facts.gitRoot);
+  const config = facts.config ?? "its config.toml";
   checks.push(
     trusted
       ? { name: "trust", status: "ok", message: `Codex trusts ${facts.root} (${facts.config})`, fix: null }
-      : { name: "trust", status: "warn", message: `Codex does not trust ${facts.root}${facts.config ? ` (${facts.config})` : ""}: it loads no .codex/ there (no agents, no hooks), only the skills`, fix: "open the project in `codex` once and trust it (or `codex exec --trust …`)" },
+      : { name: "trust", status: "fail", message: `Codex does not trust ${facts.root} (no trust_level = "trusted" for it in ${config}): it loads no .codex/ there, so no agent of dotagent's and none of its hooks run, and nothing is recorded`, fix: `run \`codex\` in ${facts.root} and answer yes when it asks whether you trust the folder (or \`codex exec --trust …\`)` },
   );
-  const hookTrust = facts.configText !== null && /\[hooks\.state\./.test(facts.configText) && /trusted_hash/.test(facts.configText);
   checks.push(
-    hookTrust
-      ? { name: "hooks", status: "ok", message: "Codex's config records trusted hooks (hooks.state)", fix: null }
-      : { name: "hooks", status: "warn", message: "Codex's config records no trusted hooks: until the person reviews them, Codex runs none of dotagent's hooks (`codex exec` says nothing)", fix: "open the project in `codex` and trust its hooks once; automation in a vetted folder: `codex exec --dangerously-bypass-hook-trust`" },
+    facts.configText !== null && hooksTrusted(facts.configText, facts.root)
+      ? { name: "hooks", status: "ok", message: `Codex has trusted this project's hooks (${facts.config})`, fix: null }
+      : { name: "hooks", status: "fail", message: `Codex has not trusted this project's .codex/hooks.json (no trusted_hash for it in ${config}): it runs none of dotagent's hooks until the person reviews them (\`codex exec\` says nothing), so nothing is recorded`, fix: `run \`codex\` in ${facts.root} and choose "Trust all and continue" when it shows "Hooks need review"; automation in a vetted folder: \`codex exec --dangerously-bypass-hook-trust\`` },
   );
   if (facts.config !== null) checks.push(...checkCodexMode(facts.configText, facts.config));
   checks.push(facts.node !== null ? { name: "hook-node", status: "ok", message: `the hooks' \`node\` runs (${facts.node})`, fix: null } : { name: "hook-node", status: "fail", message: "`node` does not run from this environment: Codex starts each dotagent hook with it", fix: "put Node.js 20.19 or later on the PATH Codex gets" });
@@ -72,5 +88,5 @@ export function readCodexFacts(root: string): CodexFacts {
   const config = join(process.env.CODEX_HOME || join(homedir(), ".codex"), "config.toml");
   const read = readProjectText(config, { maxBytes: 16 * 1024 * 1024, links: "follow" });
   const node = spawnSync("node", ["--version"], { encoding: "utf8", timeout: 10_000 });
-  return { root, ...state, config: read.kind === "ok" ? config : null, configText: read.kind === "ok" ? read.text : null, node: node.status === 0 ? node.stdout.trim() : null };
+  return { root, gitRoot: gitRootOf(root), ...state, config: read.kind === "ok" ? config : null, configText: read.kind === "ok" ? read.text : null, node: node.status === 0 ? node.stdout.trim() : null };
 }

@@ -11,8 +11,8 @@ describe("copilotChecks", () => {
     ["a file edited", { edited: ["skills/develop/SKILL.md"] }, { install: "warn" }],
     ["the project moved: hooks run another helper", { wrongHooks: ["preToolUse"] }, { hook: "fail" }],
     ["an older helper", { helperVersion: "0.9.0" }, { helper: "fail" }],
-    ["not trusted", { trustedFolders: ["/q"] }, { trust: "warn" }],
-    ["no config file", { trustedFolders: null }, { trust: "warn" }],
+    ["not trusted", { trustedFolders: ["/q"] }, { trust: "fail" }],
+    ["no config file", { trustedFolders: null }, { trust: "fail" }],
     ["COPILOT_ALLOW_ALL=true", { trustedFolders: null, allowAll: true }, { trust: "ok" }],
     ["no node on PATH", { node: null }, { path: "fail" }],
   ])("%s", (_, facts, expected) => {

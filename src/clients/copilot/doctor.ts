@@ -1,6 +1,6 @@
 // `dotagent doctor --client copilot`: the Copilot install is complete (the manifest's files there
 // and unchanged, the hooks pointing at this project's helper), the folder is trusted (Copilot runs
-// a repository's hooks only in a trusted folder: untrusted, nothing is recorded), and `node`, which
+// a repository's hooks only in a trusted folder: untrusted, nothing is recorded, a failure), and `node`, which
 // every hook line runs, is on PATH. The judgement is pure (copilotChecks); gatherCopilotFacts reads.
 import { spawnSync } from "node:child_process";
 import { homedir } from "node:os";
@@ -71,9 +71,9 @@ export function copilotChecks(facts: CopilotFacts, cli: string): Check[] {
   else
     checks.push({
       name: "trust",
-      status: "warn",
-      message: `${facts.root} is not a trusted folder in ${facts.configFile}: Copilot CLI will not run the repository's hooks, so dotagent records nothing`,
-      fix: "start `copilot` in the project once and trust the folder (or add it to trusted_folders)",
+      status: "fail",
+      message: `Copilot CLI does not trust ${facts.root} (not among the trusted folders in ${facts.configFile}): it runs none of the repository's hooks there, so dotagent records nothing`,
+      fix: `run \`copilot\` in ${facts.root} and answer yes when it asks whether you trust the folder`,
     });
   checks.push(facts.node === null ? { name: "path", status: "fail", message: "`node` is not on PATH: Copilot runs every dotagent hook line with it", fix: "install Node.js 20.19 or later and put it on PATH" } : { name: "path", status: "ok", message: `the hooks' \`node\` is ${facts.node}`, fix: null });
   return checks;
