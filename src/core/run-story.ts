@@ -7,9 +7,11 @@
 // never cut off read "11 interruption or repair events"; a failed check's rework and a task's
 // retry are the run's own course, not an interruption either. So:
 // - an **interruption** is work a session left cut off and dotagent found afterwards: an agent
-//   gone without its end (`agent_gone`), a task running with no owner (`task_reset`, `task_dead`
-//   with `orphaned`), a task's or merge's end finished for it (`recovered`), a change cut off
-//   between its files (`transition_recovered`), a task given back by a stopped run (`task_released`);
+//   gone without its end (`agent_gone`) or its session continued by the next `dotagent run`
+//   (`agent_continued`), a task running with no owner (`task_reset`, `task_dead` with `orphaned`),
+//   a task's or merge's end finished for it (`recovered`), a change cut off between its files
+//   (`transition_recovered`), a task given back by a stopped run (`task_released`), a step's
+//   command started again while its last start has no end (`step_run_started`, read in order);
 // - a **repair** is the state set right: a rollback, a hand edit kept, a report set aside, a task
 //   worktree moved or mended, and a `resumed` whose `repair_codes` hold one of RESUME_REPAIR_CODES
 //   (a log written before that field: a `resumed` with `repairs` > 0 right after an event that is
@@ -39,6 +41,7 @@ export const RESUME_REPAIR_CODES: ReadonlySet<string> = new Set([
 /** Each event type's kind, read from its fields; absent: neither (the run's course, or bookkeeping). */
 const KINDS: Readonly<Record<string, (ev: RunEvent) => EventKind | null>> = {
   agent_gone: () => "interruption",
+  agent_continued: () => "interruption",
   task_reset: () => "interruption",
   task_released: () => "interruption",
   transition_recovered: () => "interruption",
@@ -76,8 +79,14 @@ export interface StoryEvent {
 /** The events that are an interruption, a repair or a failure, in log order, with their kind. */
 export function classifyEvents(events: readonly RunEvent[]): StoryEvent[] {
   const out: StoryEvent[] = [];
+  /** Steps whose command started and has not ended yet: a second start means the first was cut off. */
+  const running = new Set<unknown>();
   events.forEach((event, i) => {
-    const kind = kindOfEvent(event, i > 0 ? events[i - 1] : undefined);
+    let kind = kindOfEvent(event, i > 0 ? events[i - 1] : undefined);
+    if (event.type === "step_run_started") {
+      if (running.has(event.step)) kind = "interruption";
+      running.add(event.step);
+    } else if (event.type === "step_run_ended") running.delete(event.step);
     if (kind !== null) out.push({ event, kind });
   });
   return out;

@@ -1,6 +1,7 @@
 // `dotagent report [--out PATH]`: the picture of the run as one self-contained HTML page
-// (src/core/run-report-html.ts). Reads phase.json, execution.json, events.jsonl and what
-// `dotagent run` keeps under memory/runs/; takes no lock and writes only the page (atomically,
+// (src/core/run-report-html.ts). Reads phase.json, execution.json, events.jsonl, the check steps'
+// reports (whether verification passed: src/core/run-story.ts) and what `dotagent run` keeps under
+// memory/runs/; takes no lock and writes only the page (atomically,
 // never through a link: write-file.ts; a page outside the project is written in the folder --out names).
 // State that does not parse is drawn from what does (a corrupt execution.json: no tasks), since
 // a picture of a broken run is what a person asks for most.
@@ -108,7 +109,7 @@ export async function writeRunReport(context: Pick<OpContext, "paths" | "now">, 
     approvals: phase?.user_checkpoints ?? [],
     tasks: taskRows(execution, execution === undefined ? undefined : judgeRunningTasks(snapshot, now)),
     events,
-    checks: phase === undefined ? [] : checkOutcomes(steps, snapshot.reports, events, skipped),
+    checks: checkOutcomes(steps, snapshot.reports, events, skipped),
     cost: costOf(context.paths.root, workflowId),
     generatedAt: now.toISOString(),
   };
