@@ -88,7 +88,8 @@ describe("the run report page", () => {
     expect(html.match(/class="break"/g)).toHaveLength(3);
     expect(html).toContain("<td>interruption</td><td>task_reset</td><td>task_id=t2 attempts=1</td>");
     expect(html).toContain("<td>repair</td><td>resumed</td>");
-    expect(html).toContain("3 interruption or repair events · verification not done yet (VERIFICATION no report yet) · 42 min so far");
+    expect(html).toContain("at IMPLEMENTATION (in progress) · 3 tasks, 1 complete, 1 running, 1 dead · 3 interruption or repair events · verification not done yet (VERIFICATION no report yet) · 42 min so far");
+    expect(renderRunReportHtml({ ...interrupted(), phaseStatus: "pending" })).toContain("at IMPLEMENTATION (in progress)"); // as the step table says it, not phase.json's word
   });
 
   it("is self-contained: no script, no link or image from the network, a policy that forbids them", () => {

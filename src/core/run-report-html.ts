@@ -258,7 +258,9 @@ export function renderRunReportHtml(input: RunReportInput): string {
   const failures = facts.story.filter((s) => s.kind === "failure");
   const counts = new Map<string, number>();
   for (const t of input.tasks) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
-  const state = input.workflowId === null ? "no workflow" : run.complete ? "complete" : `at ${input.currentPhase ?? "?"} (${input.phaseStatus ?? "?"})`;
+  // The current step in the step table's words (phase.json's `pending` under a step at work is not what a person sees).
+  const current = spans.find((sp) => sp.step === input.currentPhase);
+  const state = input.workflowId === null ? "no workflow" : run.complete ? "complete" : `at ${input.currentPhase ?? "?"} (${current === undefined ? input.phaseStatus ?? "?" : STEP_WORDS[current.status]})`;
   const verdict = verificationWords(facts.verification);
   const merged = input.tasks.filter((t) => t.merge?.state === "merged" && t.merge.commit !== null);
   const legend = ["complete", "running", "pending", "failed", "dead", "skipped"].map((s) => `<span><i class="swatch" style="background:${STATUS_COLOUR[s]}"></i>${s}</span>`).join("");
