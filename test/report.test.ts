@@ -1,12 +1,19 @@
 // `dotagent show` and `dotagent report` through the built CLI (SPEC §10): a workflow driven to the
-// end and one cut off mid-IMPLEMENTATION, their Markdown and their HTML page; hostile reports.
-import { afterEach, describe, expect, it } from "vitest";
+// end and one cut off mid-IMPLEMENTATION, their Markdown and their HTML page; hostile reports;
+// `dotagent run` (a stand-in Agent SDK) to the end, never interrupted: what the report says of it.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { dotagent, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { dotagent, readJson, REPO, removeTemps, standInSdkProject, tempProject, writeJson } from "./support/cli.js";
+import { startApiStandIn, type ApiStandIn } from "./support/api-stand-in.js";
 
 afterEach(removeTemps);
+let api: ApiStandIn;
+beforeAll(async () => {
+  api = await startApiStandIn();
+});
+afterAll(() => api.stop());
 
 function ok(p: string, args: string[]) {
   const run = dotagent(p, args);
@@ -86,7 +93,8 @@ describe("dotagent report", () => {
     const p = atImplementation();
     finish(p);
     const run = ok(p, ["report", "--json"]);
-    expect(run.json).toMatchObject({ path: "memory/report.html", workflow_id: "wf-add-login", phase: "REFLECTION", tasks: 2, cost_recorded: false });
+    expect(run.json).toMatchObject({ path: "memory/report.html", workflow_id: "wf-add-login", phase: "REFLECTION", tasks: 2, cost_recorded: false, interruptions: 0, complete: true });
+    expect(run.json.verification).toEqual({ passed: true, checks: [{ step: "VERIFICATION", kind: "agent", report: "memory/reports/verification.json", outcome: "passed", rework_rounds: 0, detail: "every criterion met" }] });
     const html = readFileSync(join(p, "memory/report.html"), "utf8");
     expect(run.json.bytes).toBe(Buffer.byteLength(html));
     expect(html.match(/<rect [^>]*fill="#2e7d32"/g)).toHaveLength(5 + 2);
@@ -100,12 +108,13 @@ describe("dotagent report", () => {
     interrupt(p);
     const out = join(tempProject(), "run.html");
     const run = ok(p, ["report", "--out", out]);
-    expect(run.stdout).toMatch(/^Wrote .*run\.html \(\d+ bytes\): 2 tasks, 2 interruption or repair events; cost not recorded\.\n$/);
+    expect(run.stdout).toMatch(/^Wrote .*run\.html \(\d+ bytes\): 2 tasks, 2 interruption or repair events, verification not done yet \(VERIFICATION no report yet\), \d+ s so far; cost not recorded\.\n$/);
     const html = readFileSync(out, "utf8");
     expect(html).toContain('class="open"');
-    expect(html).toMatch(/<td>task_reset<\/td><td>task_id=t2 attempts=\d/);
-    expect(html).toMatch(/<td>resumed<\/td><td>situation=\w+ next=\w+ repairs=1<\/td>/);
+    expect(html).toMatch(/<td>interruption<\/td><td>task_reset<\/td><td>task_id=t2 attempts=\d/);
+    expect(html).toMatch(/<td>repair<\/td><td>resumed<\/td><td>situation=\w+ next=\w+ repairs=1 repair_codes=\[&quot;task_reset&quot;\]<\/td>/);
     expect(html.match(/class="break"/g)).toHaveLength(2);
+    expect(ok(p, ["report", "--json"]).json).toMatchObject({ interruptions: 2, interruption_events: 1, repair_events: 1, complete: false, verification: { passed: null } });
   });
 
   it("escapes a hostile request (task titles, errors and events: src/core/run-report-html.test.ts)", () => {
@@ -143,4 +152,95 @@ describe("dotagent report, a write the disk refuses", () => {
     expect(run.json.error).toMatchObject({ code: "write_failed", errno: "ENOENT" });
     expect(run.json.error.message).toContain("give --out a path in a folder that exists");
   });
+});
+
+/** A stand-in Agent SDK: every agent writes its report at once; qa fails its first check; a rework task's executor makes ok.txt. */
+const FAKE_SDK = `
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+const TASKS = [{ id: "task-001", title: "model", depends_on: [] }, { id: "task-002", title: "route", depends_on: ["task-001"] }];
+function reportFor(cwd, output, prompt) {
+  if (output.endsWith("/demand.json")) return { summary: "sign in", acceptance_criteria: [{ id: "AC-1", text: "works" }] };
+  if (output.includes("/designs/")) return { name: /^Design name: (.*)$/m.exec(prompt)[1], tasks: TASKS };
+  if (output.endsWith("/roundtable.json")) return { recommendation: "minimal", options_for_user: [{ name: "minimal", one_line: "small" }, { name: "robust", one_line: "big" }] };
+  if (output.includes("/tasks/")) {
+    const task = /^Task: (.*)$/m.exec(prompt)[1];
+    if (task.startsWith("rework-")) writeFileSync(join(cwd, "ok.txt"), "");
+    return { task_id: task, status: "complete" };
+  }
+  if (output.endsWith("/verification.json")) {
+    if (existsSync(join(cwd, "qa-fails-once"))) return existsSync(join(cwd, "ok.txt")) ? { passed: true, summary: "every criterion met", failures: [] } : { passed: false, failures: [{ problem: "AC-1: wrong password accepted", suggested_fix: "check the hash" }] };
+    return { passed: true, summary: "every criterion met", failures: [] };
+  }
+  return { summary: "shipped", lessons: [] };
+}
+export function query({ prompt, options }) {
+  return (async function* () {
+    const output = /^Output file: (\\S+)$/m.exec(prompt)[1];
+    const session_id = "fake-" + Math.random().toString(36).slice(2);
+    yield { type: "system", subtype: "init", session_id };
+    mkdirSync(dirname(join(options.cwd, output)), { recursive: true });
+    writeFileSync(join(options.cwd, output), JSON.stringify(reportFor(options.cwd, output, prompt)));
+    yield { type: "result", subtype: "success", session_id, result: "wrote " + output };
+  })();
+}
+`;
+
+/** develop, then the project's tests as a check command that fails until a rework task makes ok.txt. */
+const TESTED = {
+  description: "develop with the project's tests",
+  extends: "develop",
+  insert: [{ after: "VERIFICATION", steps: [{ id: "TESTS", kind: "check", run: "test -f ok.txt", rework: "IMPLEMENTATION", max_rounds: 2 }] }],
+};
+
+/** `dotagent run --approve auto` to the end, in one go: never interrupted. */
+function runToTheEnd(setup: (root: string) => void, workflow?: string): { root: string; cli: string } {
+  const { root, cli } = standInSdkProject(FAKE_SDK);
+  setup(root);
+  const env = { ...process.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: api.url };
+  const run = spawnSync(process.execPath, [cli, "run", "--agents", join(REPO, "agents"), "--approve", "auto", "--json", ...(workflow === undefined ? [] : ["--workflow", workflow]), "add login"], { cwd: root, env, encoding: "utf8", timeout: 300_000 });
+  expect(run.status, run.stdout + run.stderr).toBe(0);
+  expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, outcome: "complete" });
+  return { root, cli };
+}
+
+const events = (root: string) => readFileSync(join(root, "memory/state/events.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { seq: number; at: string; type: string; [k: string]: unknown });
+
+describe("dotagent report of a dotagent run never interrupted", () => {
+  it("develop, qa failing once: 0 interruptions, the axis ending at the completion, verification passed after 1 rework round", () => {
+    const { root } = runToTheEnd((r) => writeFileSync(join(r, "qa-fails-once"), ""));
+    const log = events(root);
+    // The runner planned every step through resume: bookkeeping that must not read as interruptions.
+    const resumes = log.filter((e) => e.type === "resumed");
+    expect(resumes.length).toBeGreaterThan(5);
+    expect(resumes.every((e) => Array.isArray(e.repair_codes))).toBe(true);
+    const run = dotagent(root, ["report", "--json"]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const completedAt = log.filter((e) => e.type === "phase_completed" && e.phase === "REFLECTION").pop()!.at;
+    expect(run.json).toMatchObject({ tasks: 3, interruptions: 0, interruption_events: 0, repair_events: 0, bookkeeping_resumes: resumes.length, complete: true, started_at: log[0]!.at, ended_at: completedAt });
+    expect(run.json.failure_events).toBeGreaterThanOrEqual(1); // the rework, shown as the run's course
+    expect(run.json.verification).toEqual({ passed: true, checks: [{ step: "VERIFICATION", kind: "agent", report: "memory/reports/verification.json", outcome: "passed", rework_rounds: 1, detail: "every criterion met" }] });
+    const plain = dotagent(root, ["report"]);
+    expect(plain.stdout).toMatch(/^Wrote memory\/report\.html \(\d+ bytes\): 3 tasks, 0 interruption or repair events, verification passed after 1 rework round, \d+ s in all; cost not recorded\.\n$/);
+    const html = readFileSync(join(root, "memory/report.html"), "utf8");
+    expect(html).toContain("None: no work was cut off and nothing was repaired.");
+    expect(html).not.toContain('class="break"');
+    expect(html).toContain(`${completedAt.replace("T", " ").replace(/\.\d+Z$/, " UTC")} (complete)`);
+    expect(html).toContain("<td>failure</td><td>phase_rework</td>");
+  }, 600_000);
+
+  it("a definition with a command check failing once: each check's outcome, from its own report", () => {
+    const { root } = runToTheEnd((r) => {
+      mkdirSync(join(r, ".dotagent/workflows"), { recursive: true });
+      writeFileSync(join(r, ".dotagent/workflows/tested.json"), JSON.stringify(TESTED));
+    }, "tested");
+    const run = dotagent(root, ["report", "--json"]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.json).toMatchObject({ interruptions: 0, complete: true, verification: { passed: true } });
+    expect(run.json.verification.checks).toEqual([
+      { step: "VERIFICATION", kind: "agent", report: "memory/reports/verification.json", outcome: "passed", rework_rounds: 0, detail: "every criterion met" },
+      { step: "TESTS", kind: "command", report: "memory/reports/steps/TESTS.json", outcome: "passed", rework_rounds: 1, detail: "exit 0" },
+    ]);
+    expect(dotagent(root, ["report"]).stdout).toContain(": 3 tasks, 0 interruption or repair events, verification passed after 1 rework round, ");
+  }, 600_000);
 });

@@ -160,5 +160,14 @@ describe("kill -9 of dotagent run inside each step kind of a definition, then do
     expect(readJson(root, "memory/state/execution.json").tasks.map((t: { id: string; status: string }) => [t.id, t.status])).toEqual([["task-001", "complete"], ["task-002", "complete"]]);
     expect(readdirSync(join(root, "memory/reports/steps")).sort()).toEqual(["SHIP.json", "TESTS.json"]);
     expect(spawnSync(process.execPath, [cli, "validate"], { cwd: root, env, encoding: "utf8" }).status).toBe(0);
+    // The report counts what the five kills cut off, and only that: the runs' resumes that repaired nothing are bookkeeping (SPEC §10 report).
+    const report = spawnSync(process.execPath, [cli, "report", "--json"], { cwd: root, env, encoding: "utf8" });
+    expect(report.status, report.stderr).toBe(0);
+    const told = JSON.parse(report.stdout);
+    const log = logLines(join(root, "memory/state/events.jsonl")).map((l) => JSON.parse(l) as { type: string; [k: string]: unknown });
+    expect(log.filter((e) => e.type === "agent_continued").map((e) => e.output)).toEqual(["memory/reports/demand.json", "memory/reports/designs/robust.json", "memory/reports/tasks/task-002.json"]);
+    // The three agents continued, task-002 reset, the two commands started again; one resume repaired (task-002).
+    expect(told).toMatchObject({ complete: true, interruption_events: 6, repair_events: 1, verification: { passed: true } });
+    expect(told.bookkeeping_resumes).toBe(log.filter((e) => e.type === "resumed").length - 1);
   }, 600_000);
 });

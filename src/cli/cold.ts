@@ -16,4 +16,4 @@ export { findAgentsDir, loadAgentFiles } from "../run/agent-files.js";
 export { createProgress } from "../run/progress.js";
 export { apiEndpoint } from "../run/login-check.js";
 export { showReports } from "../ops/show.js";
-export { writeRunReport } from "../ops/run-report.js";
+export { runReportLine, writeRunReport } from "../ops/run-report.js";

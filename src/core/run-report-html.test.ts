@@ -30,7 +30,8 @@ function finished(): RunReportInput {
     completed: STEPS.map((phase, i) => ({ phase, completed_at: at([10, 30, 50, 55, 58][i]!) })),
     approvals: [{ phase: "REQUIREMENTS", approved_at: at(9) }, { phase: "ARCHITECTURE", approved_at: at(29) }],
     tasks: [task("t1", "complete", { merge: merged("34e1dc7aaaa") }), task("t2", "complete", { depends_on: ["t1"], merge: merged("89c9222bbbb") })],
-    events, cost: { recorded: false, why: "no dotagent run sessions" }, generatedAt: at(59),
+    events, checks: [{ step: "VERIFICATION", kind: "agent", report: "memory/reports/verification.json", outcome: "passed", rework_rounds: 0, detail: "every criterion met" }],
+    cost: { recorded: false, why: "no dotagent run sessions" }, generatedAt: at(59),
   };
 }
 
@@ -43,10 +44,12 @@ function interrupted(): RunReportInput {
       ...base.events.slice(0, 6),
       { seq: 7, at: at(35), type: "task_started", task_id: "t2" },
       { seq: 8, at: at(41), type: "task_reset", task_id: "t2", attempts: 1 },
-      { seq: 9, at: at(41), type: "resumed", situation: "interrupted", repairs: 1 },
+      { seq: 9, at: at(41), type: "resumed", situation: "interrupted", next: "run_tasks", repairs: 1, repair_codes: ["task_reset"] },
       { seq: 10, at: at(42), type: "agent_gone", agent: "qa", output: "memory/reports/verification.json" },
     ],
     tasks: [task("t1", "complete", { merge: merged("34e1dc7aaaa") }), task("t2", "running", { depends_on: ["t1"], attempts: 1 }), task("t3", "dead", { depends_on: ["t2"], attempts: 3, error: "tests fail" })],
+    checks: [{ step: "VERIFICATION", kind: "agent", report: "memory/reports/verification.json", outcome: "none", rework_rounds: 0, detail: null }],
+    generatedAt: at(59 + 24 * 60),
   };
 }
 
@@ -59,19 +62,34 @@ describe("the run report page", () => {
     expect(html).toContain("merged into main as 34e1dc7");
     expect(html).toContain("2 merge commits");
     expect(html).toContain('<path d="M210 39'); // the edge t1 → t2
-    expect(html).toContain("None recorded");
+    expect(html).toContain("None: no work was cut off and nothing was repaired.");
     expect(html).toContain("Not recorded: no dotagent run sessions");
+    expect(html).toContain("complete · 2 tasks, 2 complete · 0 interruption or repair events · verification passed · 58 min in all");
+    expect(html).toContain("2026-11-20 09:58:00 UTC (complete)"); // the axis ends at the completion, not at the page's making (09:59)
+    expect(html).toMatch(/<td>VERIFICATION<\/td><td>its agent<\/td><td><span class="badge" style="background:#2e7d32">passed<\/span><\/td><td>0<\/td>/);
+  });
+
+  it("of a run that was never interrupted, planned step by step: its bookkeeping resumes are neither counted nor drawn", () => {
+    const base = finished();
+    const resumed = (seq: number, minute: number) => ({ seq, at: at(minute), type: "resumed", situation: "interrupted", next: "spawn_agent", repairs: 0, repair_codes: [] });
+    const html = renderRunReportHtml({ ...base, events: [...base.events, resumed(12, 11), resumed(13, 31), { seq: 14, at: at(58), type: "resumed", situation: "complete", next: "workflow_complete", repairs: 0 }] });
+    expect(html).toContain("0 interruption or repair events");
+    expect(html).not.toContain('class="break"');
+    expect(html).toContain("3 resumed events that repaired nothing and followed no interruption are dotagent planning the next step, not listed.");
   });
 
   it("of an interrupted one: the open step so far, the running and dead tasks, what resume repaired", () => {
     const html = renderRunReportHtml(interrupted());
     expect(html).toContain('class="open"');
-    expect(html).toMatch(/IMPLEMENTATION<\/td><td><span class="badge" style="background:#1565c0">in_progress/);
-    expect(html).toMatch(/>\d+ min so far</);
+    expect(html).toMatch(/IMPLEMENTATION<\/td><td><span class="badge" style="background:#1565c0">in progress/);
+    expect(html).toMatch(/>12 min so far</); // 09:30 to the last event (09:42), not to the page's making a day later
+    expect(html).toContain("2026-11-20 09:42:00 UTC (last event)");
     expect(html).toMatch(/fill="#c62828"\/>\n<text[^>]*>t3 title of t3/);
     expect(html.match(/class="break"/g)).toHaveLength(3);
-    expect(html).toContain("<td>task_reset</td><td>task_id=t2 attempts=1</td>");
-    expect(html).toContain("3 interruption or repair events, 1 resume");
+    expect(html).toContain("<td>interruption</td><td>task_reset</td><td>task_id=t2 attempts=1</td>");
+    expect(html).toContain("<td>repair</td><td>resumed</td>");
+    expect(html).toContain("at IMPLEMENTATION (in progress) · 3 tasks, 1 complete, 1 running, 1 dead · 3 interruption or repair events · verification not done yet (VERIFICATION no report yet) · 42 min so far");
+    expect(renderRunReportHtml({ ...interrupted(), phaseStatus: "pending" })).toContain("at IMPLEMENTATION (in progress)"); // as the step table says it, not phase.json's word
   });
 
   it("is self-contained: no script, no link or image from the network, a policy that forbids them", () => {
@@ -94,7 +112,7 @@ describe("the run report page", () => {
   });
 
   it("tolerates a state with no workflow, no events and no tasks", () => {
-    const html = renderRunReportHtml({ workflowId: null, request: null, currentPhase: null, phaseStatus: null, steps: STEPS, completed: [], approvals: [], tasks: [], events: [], cost: { recorded: false, why: "nothing" }, generatedAt: at(0) });
+    const html = renderRunReportHtml({ workflowId: null, request: null, currentPhase: null, phaseStatus: null, steps: STEPS, completed: [], approvals: [], tasks: [], events: [], checks: [], cost: { recorded: false, why: "nothing" }, generatedAt: at(0) });
     expect(html).toContain("No workflow");
     expect(html).toContain("No task planned yet.");
   });

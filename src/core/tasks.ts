@@ -343,7 +343,8 @@ export function recoverTasks(state: ExecutionState, reports: ReportSnapshot, ver
           code: next.status === "dead" ? "task_dead" : "task_reset",
           message: next.status === "dead" ? `${next.id} was running with no output: attempt ${attempts} of ${max} used, now dead` : `${next.id} was running with no output: attempt ${attempts + 1} of ${max}`,
         });
-        events.push({ type: next.status === "dead" ? "task_dead" : "task_reset", task_id: next.id, attempts });
+        // `orphaned`: this death is an interruption's (the session ended), not a failure the agent reported (SPEC §7).
+        events.push(next.status === "dead" ? { type: "task_dead", task_id: next.id, attempts, orphaned: true } : { type: "task_reset", task_id: next.id, attempts });
       }
     }
     if (next.status === "failed" || next.status === "pending") {

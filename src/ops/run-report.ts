@@ -1,6 +1,7 @@
 // `dotagent report [--out PATH]`: the picture of the run as one self-contained HTML page
-// (src/core/run-report-html.ts). Reads phase.json, execution.json, events.jsonl and what
-// `dotagent run` keeps under memory/runs/; takes no lock and writes only the page (atomically,
+// (src/core/run-report-html.ts). Reads phase.json, execution.json, events.jsonl, the check steps'
+// reports (whether verification passed: src/core/run-story.ts) and what `dotagent run` keeps under
+// memory/runs/; takes no lock and writes only the page (atomically,
 // never through a link: write-file.ts; a page outside the project is written in the folder --out names).
 // State that does not parse is drawn from what does (a corrupt execution.json: no tasks), since
 // a picture of a broken run is what a person asks for most.
@@ -9,7 +10,10 @@ import { existsSync, lstatSync, readdirSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { phasesOf } from "../core/phases.js";
-import { renderRunReportHtml, INTERRUPTION_EVENTS, type RunReportInput } from "../core/run-report-html.js";
+import { formatDuration, renderRunReportHtml, runReportFacts, type RunReportInput } from "../core/run-report-html.js";
+import { checkOutcomes, verificationOf, verificationWords, type CheckOutcome } from "../core/run-story.js";
+import { count } from "../core/words.js";
+import { flowOf } from "../core/flow-of.js";
 import { taskRows } from "../core/task-list.js";
 import { writeFileInside } from "../store/write-file.js";
 import { readEvents } from "../store/events.js";
@@ -26,8 +30,23 @@ export interface RunReportResult {
   workflow_id: string | null;
   phase: string | null;
   tasks: number;
-  /** Events that tell of an interruption or a repair (the page's table). */
+  /** Events that tell of an interruption or a repair (the page's table; run-story.ts decides, from their fields). */
   interruptions: number;
+  /** The interruptions among them: work a session left cut off (an agent gone, a task orphaned or given back, …). */
+  interruption_events: number;
+  /** The repairs among them: a rollback, a hand edit kept, a resume that set right what was cut off, …. */
+  repair_events: number;
+  /** `resumed` events not counted: they repaired nothing and followed no interruption (dotagent planning the next step). */
+  bookkeeping_resumes: number;
+  /** Failures and reworks (a task failed or dead, a check sent back, a step failed, a merge conflict): the run's course, not interruptions. */
+  failure_events: number;
+  /** Whether the workflow is complete. */
+  complete: boolean;
+  /** The run's first and last moment (ISO): the last is its completion, or its last event while it is open; null: nothing recorded. */
+  started_at: string | null;
+  ended_at: string | null;
+  /** Whether verification passed: true every check that ran passed, false one failed, null none yet (or no check step); each check's outcome. */
+  verification: { passed: boolean | null; checks: CheckOutcome[] };
   /** Whether any cost was recorded (false: the page says why not). */
   cost_recorded: boolean;
 }
@@ -78,6 +97,8 @@ export async function writeRunReport(context: Pick<OpContext, "paths" | "now">, 
   }
   const events = existsSync(context.paths.eventsFile) ? readEvents(context.paths.eventsFile) : [];
   const workflowId = phase?.workflow_id ?? execution?.workflow_id ?? null;
+  const steps = flowOf(phase ?? {}).steps;
+  const skipped = new Set((phase?.completed_phases ?? []).filter((c) => c.skipped === true).map((c) => c.phase));
   const input: RunReportInput = {
     workflowId,
     request: typeof phase?.request === "string" ? phase.request : null,
@@ -88,6 +109,7 @@ export async function writeRunReport(context: Pick<OpContext, "paths" | "now">, 
     approvals: phase?.user_checkpoints ?? [],
     tasks: taskRows(execution, execution === undefined ? undefined : judgeRunningTasks(snapshot, now)),
     events,
+    checks: checkOutcomes(steps, snapshot.reports, events, skipped),
     cost: costOf(context.paths.root, workflowId),
     generatedAt: now.toISOString(),
   };
@@ -110,15 +132,33 @@ export async function writeRunReport(context: Pick<OpContext, "paths" | "now">, 
     throw new DotagentError("write_failed", `could not write ${file} (${code}); give --out a path in a folder that exists and you may write to`, EXIT.refused, { path: file, errno: code });
   }
   const rel = relative(context.paths.root, file);
+  const facts = runReportFacts(input);
+  const iso = (t: number | undefined) => (t === undefined ? null : new Date(t).toISOString());
   return {
     path: rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file,
     bytes: Buffer.byteLength(html),
     workflow_id: workflowId,
     phase: phase?.current_phase ?? null,
     tasks: input.tasks.length,
-    interruptions: events.filter((ev) => INTERRUPTION_EVENTS.has(ev.type)).length,
+    interruptions: facts.interruptions.length,
+    interruption_events: facts.interruptions.filter((s) => s.kind === "interruption").length,
+    repair_events: facts.interruptions.filter((s) => s.kind === "repair").length,
+    bookkeeping_resumes: facts.bookkeeping,
+    failure_events: facts.story.filter((s) => s.kind === "failure").length,
     cost_recorded: input.cost.recorded,
+    complete: facts.run.complete,
+    started_at: iso(facts.run.start),
+    ended_at: iso(facts.run.end),
+    verification: { passed: facts.verification.passed, checks: [...facts.verification.checks] },
   };
+}
+
+/** The one line `dotagent report` prints for a person: `Wrote memory/report.html (N bytes): 3 tasks, 0 interruption or repair events, verification passed, 3 min in all; cost not recorded.` */
+export function runReportLine(result: RunReportResult): string {
+  const verdict = verificationWords(verificationOf(result.verification.checks));
+  const took = result.started_at === null || result.ended_at === null ? null : `${formatDuration(Date.parse(result.ended_at) - Date.parse(result.started_at))} ${result.complete ? "in all" : "so far"}`;
+  const told = [count(result.tasks, "task"), count(result.interruptions, "interruption or repair event"), verdict, took].filter((p) => p !== null).join(", ");
+  return `Wrote ${result.path} (${result.bytes} bytes): ${told}; cost ${result.cost_recorded ? "included" : "not recorded"}.`;
 }
 
 /** Whether `file` lies below `root` by its path alone (links are write-file.ts's to judge). */

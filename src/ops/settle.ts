@@ -56,7 +56,8 @@ export async function applyPlan(context: OpContext, snapshot: StateSnapshot, pla
     phase = written.phase ?? phase;
     execution = written.execution ?? execution;
   }
-  if (options.logResumed) writer.appendEvents([{ type: "resumed", situation: plan.situation, next: plan.next.action, repairs: plan.repairs.length }]);
+  // `repair_codes` tells a resume that set something right from one that only planned the next step (run-story.ts, SPEC §7).
+  if (options.logResumed) writer.appendEvents([{ type: "resumed", situation: plan.situation, next: plan.next.action, repairs: plan.repairs.length, repair_codes: plan.repairs.map((r) => r.code) }]);
   return { phase, execution };
 }
 

@@ -37,7 +37,8 @@ import { assertStatePaths } from "../store/state-paths.js";
 import { workflowAt, type Workflow } from "../api/workflow.js";
 import { addDirToCommands, decisionWithDir } from "../ops/decision-dir.js";
 import { changeTask } from "../ops/task-change.js";
-import type { OpContext } from "../ops/op-context.js";
+import { locked, type OpContext } from "../ops/op-context.js";
+import { appendEvents } from "../store/events.js";
 import { acquireLock, readLock } from "../store/lock.js";
 import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
 import { runAgentJob, runsDir, type AgentOutcome, type AgentRunContext } from "./agent-session.js";
@@ -849,6 +850,8 @@ async function session(run: Run, job: AgentJob, context: AgentRunContext, label:
       },
     });
     if (!outcome.interrupted) run.agents++;
+    // A session an interruption cut off, continued to its end: logged, so `dotagent report` counts the interruption (SPEC §7 `agent_continued`).
+    if (outcome.resumed && outcome.interrupted !== true) await logContinued(run, job, outcome.sessionId);
     run.spent += outcome.costUsd ?? 0;
     // The workflow's cost over its runs, for `dotagent report` (an estimate the SDK gives, not a bill).
     if (outcome.costUsd !== undefined && run.memory !== undefined) {
@@ -990,6 +993,16 @@ async function commandStep(run: Run, id: string, at: StepContext): Promise<RunOu
   options.progress.line(`${id}: \`${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown}\` ${result.passed ? "passed" : `failed (${why}${result.attempts > 1 ? `, ${result.attempts} attempts` : ""})${last ? `: ${last.slice(0, 120)}` : ""}`}`, { mark: result.passed ? "done" : "failed", ...(ms === undefined ? {} : { elapsedMs: ms }) });
   if (!result.passed && step?.kind === "check" && step.rework !== undefined && result.next.action !== "workflow_failed") options.progress.line(`back to ${step.rework} to fix what ${id} found`);
   return undefined;
+}
+
+/** `agent_continued`: the log's only trace of an agent the runner lost (the hooks' `agent_gone` needs a session that recorded its agents). */
+async function logContinued(run: Run, job: AgentJob, session: string | null): Promise<void> {
+  const context = opContext(run);
+  try {
+    await locked(context, "run", () => appendEvents(context.paths.root, context.paths.eventsFile, [{ type: "agent_continued", agent: job.agent, output: job.output, session }], context.now()));
+  } catch (error) {
+    context.warn(`the event log could not say that ${labelOf(job)} continued a cut-off session (${(error as Error).message})`);
+  }
 }
 
 function opContext(run: Run): OpContext {

@@ -1,13 +1,12 @@
 // `dotagent report [--out PATH]`: one self-contained HTML page of the run (src/ops/run-report.ts).
 // For people: not in the hook's allow grammar, and it prints one line.
-import { count } from "../../core/words.js";
 import { usageError } from "../../core/errors.js";
 import { loadCold } from "../load-cold.js";
 import { stringOption, type Command } from "../context.js";
 import { howToStart, personReading } from "../person-next.js";
 
 export const command: Command = {
-  summary: "write one self-contained HTML page of the run: timeline, task graph, interruptions, cost",
+  summary: "write one self-contained HTML page of the run: timeline, verification, task graph, interruptions, cost",
   usage: "dotagent report [--out PATH] [--json]",
   options: { out: { type: "string", short: "o" } },
   examples: [
@@ -19,8 +18,9 @@ export const command: Command = {
     const out = stringOption(context, "out");
     if (out === "") throw usageError("--out needs a file path");
     const driver = personReading(context);
-    const result = await (await loadCold()).writeRunReport(context, out, process.cwd(), driver === null ? undefined : howToStart(driver));
-    context.out.result(result, () => [`Wrote ${result.path} (${result.bytes} bytes): ${count(result.tasks, "task")}, ${count(result.interruptions, "interruption or repair event")}; cost ${result.cost_recorded ? "included" : "not recorded"}.`]);
+    const cold = await loadCold();
+    const result = await cold.writeRunReport(context, out, process.cwd(), driver === null ? undefined : howToStart(driver));
+    context.out.result(result, () => [cold.runReportLine(result)]);
     return 0;
   },
 };
