@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   empty_plan: { exit: [refused], when: "a task plan with no tasks, or removing the plan's only task" },
   git_failed: { exit: [refused], when: "a git command failed, or the workflow's branch is gone" },
   git_locked: { exit: [locked], when: "a git lock file in a checkout is held, or cannot be told free" },
+  git_sandboxed: { exit: [refused], when: "git could not be run from this shell (the system refused it: a sandbox), or cannot write the repository's .git from it; run the command outside the sandbox, or commit yourself" },
   gitignore_invalid: { exit: [refused], when: "the project's .gitignore cannot be read for an install" },
   hooks_invalid: { exit: [refused], when: "Codex's hooks file is not valid JSON; dotagent changed nothing" },
   import_invalid: { exit: [usage], when: "a task plan to import is not the plan's shape" },

@@ -37,7 +37,7 @@ import type { StateSnapshot } from "./snapshot.js";
 import type { AgentRun, PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import { count, oneLine as errorLine } from "./words.js";
-import { isolationOf, isolationQuestion, type CheckoutFacts } from "./worktrees.js";
+import { gitRefusedQuestion, isolationOf, isolationQuestion, type CheckoutFacts } from "./worktrees.js";
 
 /** `started`: this very call started the workflow (`resume --start` with a request and no workflow). */
 /** `hand_edit`: a state file holds bytes dotagent did not write (SPEC §15 Hand edits). */
@@ -80,6 +80,8 @@ export interface NextAction {
   gate?: Gate;
   /** IMPLEMENTATION: the planning round (0 = the first plan, N = rework round N). */
   round?: number;
+  /** confirm_isolation: why the person decides: the main checkout has `uncommitted` changes, or git could not be run from this shell (`git_refused`: a sandbox). */
+  checkout?: "uncommitted" | "git_refused";
   /** plan_tasks: the file to write the round's plan to, then `dotagent task import` it. */
   plan_file?: string;
   /** plan_tasks: the report the round's tasks come from (round 0 the design, round N the failed check's copy, with its `failures`). */
@@ -493,11 +495,17 @@ function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, executi
   const maxParallel = options.maxParallel ?? execution?.max_parallel ?? DEFAULT_MAX_PARALLEL;
   let next = failedAgentAsked(phase, decideNext(phase, execution, reports, inFlight, agentsInFlight, maxParallel));
   let decision: Decision | null = null;
-  // A round's first tasks and a main checkout with uncommitted changes: the person decides first.
+  // A round's first tasks and a main checkout with uncommitted changes, or one git could not look
+  // at from this shell (a sandbox refused it: never "no git", the hook outside would see it): the person decides first.
   const checkout = options.checkout;
-  if (next.action === "run_tasks" && checkout?.git === true && checkout.dirty.length > 0 && isolationOf(execution, currentRound(phase)) === undefined) {
-    next = { action: "confirm_isolation", agent: null, tasks: [], reason: `the main checkout has uncommitted changes (${checkout.dirty.slice(0, 3).join(", ")}${checkout.dirty.length > 3 ? ", …" : ""}): ask the person whether to commit them or to run the tasks without worktrees (\`dotagent resume --json\` shows the decision)`, round: currentRound(phase) };
-    decision = { question: isolationQuestion(checkout), default: false, yes: "dotagent resume --isolation commit", no: "dotagent resume --isolation shared" };
+  if (next.action === "run_tasks" && isolationOf(execution, currentRound(phase)) === undefined) {
+    if (checkout?.git === true && checkout.dirty.length > 0) {
+      next = { action: "confirm_isolation", agent: null, tasks: [], reason: `the main checkout has uncommitted changes (${checkout.dirty.slice(0, 3).join(", ")}${checkout.dirty.length > 3 ? ", …" : ""}): ask the person whether to commit them or to run the tasks without worktrees (\`dotagent resume --json\` shows the decision)`, round: currentRound(phase), checkout: "uncommitted" };
+      decision = { question: isolationQuestion(checkout), default: false, yes: "dotagent resume --isolation commit", no: "dotagent resume --isolation shared" };
+    } else if (checkout?.git === "refused") {
+      next = { action: "confirm_isolation", agent: null, tasks: [], reason: `${checkout.reason}, so the main checkout cannot be looked at before the tasks start: ask the person whether to commit what is uncommitted (outside the sandbox) or to run the tasks without worktrees (\`dotagent resume --json\` shows the decision)`, round: currentRound(phase), checkout: "git_refused" };
+      decision = { question: gitRefusedQuestion(checkout), default: false, yes: "dotagent resume --isolation commit", no: "dotagent resume --isolation shared" };
+    }
   }
   const changedPhase = phase !== phase0;
   const changedExecution = execution !== execution0;

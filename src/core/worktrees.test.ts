@@ -28,6 +28,7 @@ describe("the isolation of a round", () => {
     ["a clean branch: worktrees merged into it", clean, { mode: "worktree", branch: "main", reason: null }],
   ])("%s", (_name, facts, expected) => expect(isolationFromFacts(facts, 2, NOW)).toMatchObject({ round: 2, decided_at: NOW.toISOString(), ...expected }));
   it("uncommitted changes: a person decides", () => expect(isolationFromFacts({ ...clean, dirty: ["a.txt"] }, 0, NOW)).toBe("decide"));
+  it("git refused here (a sandbox): nothing decided, never shared", () => expect(isolationFromFacts({ git: "refused", reason: "git could not be run from this shell" }, 0, NOW)).toBe("refused"));
 });
 
 describe("the executor's prompt", () => {
@@ -107,7 +108,21 @@ describe("the planner and the main checkout's uncommitted changes", () => {
     expect(plan.decision).toMatchObject({ default: false, yes: "dotagent resume --isolation commit", no: "dotagent resume --isolation shared" });
     expect(plan.decisionKind).toBe("isolation");
   });
+  it("git refused from this shell (a sandbox): confirm_isolation saying so, never run_tasks", () => {
+    const plan = planResume(snap(), NOW, { checkout: { git: "refused", reason: "git could not be run from this shell (the system refused it: EPERM)" } });
+    expect(plan.next).toMatchObject({ action: "confirm_isolation", round: 0, checkout: "git_refused", tasks: [] });
+    expect(plan.decision).toMatchObject({ default: false, yes: "dotagent resume --isolation commit", no: "dotagent resume --isolation shared" });
+    expect(plan.decision?.question).toMatch(/^dotagent could not look at the main checkout before the tasks start: git could not be run from this shell \(the system refused it: EPERM\)\..*has to run outside the sandbox/);
+    expect(plan.decisionKind).toBe("isolation");
+  });
+  it("a dirty checkout whose .git this shell cannot write: the question says to commit outside the sandbox", () => {
+    const plan = planResume(snap(), NOW, { checkout: { ...dirty, writable: false } });
+    expect(plan.next).toMatchObject({ action: "confirm_isolation", checkout: "uncommitted" });
+    expect(plan.decision?.question).toContain("Commit them now (yes: this shell cannot write the repository's .git, a sandbox, so commit them yourself first, or let that command run outside the sandbox)");
+    expect(planResume(snap(), NOW, { checkout: dirty }).decision?.question).toContain("Commit them now (yes), run the tasks");
+  });
   it.each([
+    ["the round's isolation is decided (git refused)", snap({ isolation: { round: 0, mode: "shared", reason: "x", decided_at: NOW.toISOString() } }), { git: "refused", reason: "r" } as CheckoutFacts],
     ["the round's isolation is decided", snap({ isolation: { round: 0, mode: "shared", reason: "x", decided_at: NOW.toISOString() } }), dirty],
     ["the checkout is clean", snap(), { ...dirty, dirty: [] }],
     ["there is no git", snap(), { git: false, reason: "no git" } as CheckoutFacts],

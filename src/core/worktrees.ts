@@ -33,10 +33,16 @@ export interface MergeFields {
   at: string;
 }
 
-/** What the shell found about the main checkout, for the decision at a round's first task. */
+/**
+ * What the shell found about the main checkout, for the decision at a round's first task.
+ * `git: "refused"`: the system would not let git run here (a sandbox), so nothing is known: never
+ * read as "no git" (SPEC §19 "Git in a sandbox"). `writable: false`: git runs, but this shell
+ * cannot write the repository's git folder (a sandbox keeps `.git` read-only), so it cannot commit.
+ */
 export type CheckoutFacts =
   | { readonly git: false; readonly reason: string }
-  | { readonly git: true; readonly branch: string; readonly head: string; readonly dirty: readonly string[] };
+  | { readonly git: "refused"; readonly reason: string }
+  | { readonly git: true; readonly branch: string; readonly head: string; readonly dirty: readonly string[]; readonly writable?: boolean };
 
 /** One component of a branch name from an id: git refuses `..`, a trailing `.` and `.lock`. */
 function refComponent(id: string): string {
@@ -70,9 +76,10 @@ export function isolationOf(execution: ExecutionState | undefined, round: number
   return record != null && record.round === round ? record : undefined;
 }
 
-/** The record a round gets from the facts, or "decide" when the main checkout has uncommitted changes. */
-export function isolationFromFacts(facts: CheckoutFacts, round: number, now: Date): IsolationRecord | "decide" {
+/** The record a round gets from the facts, "decide" when the main checkout has uncommitted changes, "refused" when git could not be run here. */
+export function isolationFromFacts(facts: CheckoutFacts, round: number, now: Date): IsolationRecord | "decide" | "refused" {
   const at = now.toISOString();
+  if (facts.git === "refused") return "refused";
   if (!facts.git) return { round, mode: "shared", branch: null, reason: facts.reason, decided_at: at };
   if (facts.dirty.length > 0) return "decide";
   return { round, mode: "worktree", branch: facts.branch, reason: null, decided_at: at };
@@ -96,7 +103,14 @@ export function leftOutNote(files: readonly string[], commit: string | null | un
 
 /** The decision a round needs when the main checkout has uncommitted changes (SPEC §19): the three answers in plain words. */
 export function isolationQuestion(facts: Extract<CheckoutFacts, { git: true }>): string {
-  return `The main checkout has uncommitted changes (${fileList(facts.dirty)}). Each task works in its own git worktree made from the last commit of ${facts.branch}, so the tasks would not see them. Commit them now (yes), run the tasks without worktrees, all in the one checkout (no), or stop and let me handle it (neither)?`;
+  // Asked from a shell that cannot write .git (a sandbox): the yes cannot commit from there.
+  const commit = facts.writable === false ? "Commit them now (yes: this shell cannot write the repository's .git, a sandbox, so commit them yourself first, or let that command run outside the sandbox)" : "Commit them now (yes)";
+  return `The main checkout has uncommitted changes (${fileList(facts.dirty)}). Each task works in its own git worktree made from the last commit of ${facts.branch}, so the tasks would not see them. ${commit}, run the tasks without worktrees, all in the one checkout (no), or stop and let me handle it (neither)?`;
+}
+
+/** The decision a round needs when git could not be run from this shell (SPEC §19 "Git in a sandbox"): the same three answers, the checkout unseen. */
+export function gitRefusedQuestion(facts: Extract<CheckoutFacts, { git: "refused" }>): string {
+  return `dotagent could not look at the main checkout before the tasks start: ${facts.reason}. Each task would work in its own git worktree made from the last commit, so uncommitted changes would not reach the tasks. Commit whatever is uncommitted and give each task its own worktree (yes: that command has to run outside the sandbox, so approve it when asked, or run \`dotagent resume\` in your own terminal), run the tasks without worktrees, all in the one checkout (no), or stop and let me handle it (neither)?`;
 }
 
 /** The same question as a workflow starts, before its first agent runs (`dotagent run` on a terminal). */

@@ -104,7 +104,7 @@ async function startUnderLock(context: OpContext, job: AgentJob, now: Date): Pro
     try {
       isolated = isolateStart(context, phase, execution, started.state, job.task, owner, now, checkout);
     } catch (error) {
-      if (error instanceof DotagentError && (error.code === "isolation_undecided" || error.code === "git_failed" || error.code === "worktree_busy" || error.code === "worktree_off_branch")) return { start: { ok: false, reason: error.message } };
+      if (error instanceof DotagentError && (error.code === "isolation_undecided" || error.code === "git_failed" || error.code === "git_sandboxed" || error.code === "worktree_busy" || error.code === "worktree_off_branch")) return { start: { ok: false, reason: error.message } };
       throw error;
     }
     const outcome = { state: isolated.state, events: [...isolated.events, ...started.events] };

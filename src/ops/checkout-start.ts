@@ -5,10 +5,10 @@
 import type { CheckoutFacts } from "../core/worktrees.js";
 import { checkoutFacts, commitCheckout } from "../store/worktrees.js";
 
-/** The checkout's facts when it is a git repository with the person's uncommitted changes; else null (nothing to ask). */
+/** The checkout's facts when it is a git repository with the person's uncommitted changes; else null (nothing to ask; git refused here: the tasks step asks). */
 export function dirtyCheckoutAtStart(root: string): Extract<CheckoutFacts, { git: true }> | null {
   const facts = checkoutFacts(root);
-  return facts.git && facts.dirty.length > 0 ? facts : null;
+  return facts.git === true && facts.dirty.length > 0 ? facts : null;
 }
 
 /** "Commit them now": one commit of the person's changes (dotagent's folders stay out); the files committed. */

@@ -31,6 +31,7 @@ import { readEvents, type EventRecord } from "../store/events.js";
 import { MAX_STATE_BYTES, readProjectText } from "../store/read-file.js";
 import { designFiles, reportTimes } from "../store/reports.js";
 import { loadSnapshot } from "../store/session.js";
+import { checkoutFacts } from "../store/worktrees.js";
 import { appendAuthority, authorityEvents } from "./person-gate.js";
 import type { PhaseResult } from "./phase-change.js";
 import { locked, type OpContext } from "./op-context.js";
@@ -123,7 +124,7 @@ export async function recordPrompt(context: OpContext, prompt: TypedPrompt): Pro
     writeFileInside(context.paths.root, join(context.paths.stateDir, PENDING_REPLY), `${JSON.stringify({ seq, effect })}\n`);
     const done = await carryOutPendingReply(context);
     if (done.kind !== "pending") return done;
-    return { kind: "pending", effect, plan: planAssuming(snapshot, effect, context.now()) };
+    return { kind: "pending", effect, plan: planAssuming(snapshot, effect, context.now(), context.paths.root) };
   });
 }
 
@@ -226,9 +227,11 @@ export function hasPendingReply(stateDir: string): boolean {
 /**
  * The plan as it will be once the pending reply is carried out (the hook's answer to the model
  * meanwhile): the approval (or the pick, or the restart) applied to the state as read, nothing
- * written. Undefined when the machine refuses it (then the model gets the plan as it is).
+ * written. Undefined when the machine refuses it (then the model gets the plan as it is). Where
+ * that plan starts a round's tasks, the main checkout is looked at as resume does, so the model is
+ * told the isolation question rather than a run_tasks the spawn hook would refuse.
  */
-function planAssuming(snapshot: StateSnapshot, effect: Effect, now: Date): ResumePlan | undefined {
+function planAssuming(snapshot: StateSnapshot, effect: Effect, now: Date, root: string): ResumePlan | undefined {
   if (snapshot.phase.kind !== "ok") return undefined;
   let reports = snapshot.reports;
   if (effect.kind === "pick") {
@@ -241,7 +244,9 @@ function planAssuming(snapshot: StateSnapshot, effect: Effect, now: Date): Resum
   const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
   const moved = transition(snapshot.phase.value, event, { reports, execution, now });
   if (!moved.ok) return undefined;
-  return planResume({ ...snapshot, reports, phase: { ...snapshot.phase, value: moved.state } }, now);
+  const assumed: StateSnapshot = { ...snapshot, reports, phase: { ...snapshot.phase, value: moved.state } };
+  const plan = planResume(assumed, now);
+  return plan.next.action === "run_tasks" ? planResume(assumed, now, { checkout: checkoutFacts(root) }) : plan;
 }
 
 /**

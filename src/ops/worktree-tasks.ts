@@ -84,8 +84,10 @@ export function isolationForStart(context: OpContext, phase: PhaseState, executi
   if (recorded !== undefined) return { record: recorded, fresh: false };
   const facts = known ?? checkoutFacts(context.paths.root);
   const decided = isolationFromFacts(facts, round, now);
+  // Never read as "no git": the start is refused until git can look (outside the sandbox) or the person chose.
+  if (decided === "refused") throw new DotagentError("git_sandboxed", `${facts.git === "refused" ? facts.reason : "git could not be run from this shell"}, so this round cannot decide whether its tasks get worktrees: a person decides first: commit what is uncommitted, running \`dotagent resume --isolation commit\` outside the sandbox, or run the tasks without worktrees (\`dotagent resume --isolation shared\`)`, EXIT.refused);
   if (decided === "decide") {
-    const files = facts.git ? facts.dirty : [];
+    const files = facts.git === true ? facts.dirty : [];
     throw new DotagentError(
       "isolation_undecided",
       `the main checkout has uncommitted changes (${files.slice(0, 5).join(", ")}${files.length > 5 ? ", …" : ""}) and each task would work in a worktree made from the last commit: a person decides first: commit them (\`dotagent resume --isolation commit\`), or run the tasks without worktrees (\`dotagent resume --isolation shared\`)`,
@@ -733,7 +735,8 @@ export async function chooseIsolation(context: OpContext, choice: "commit" | "sh
     const files = commitCheckout(context.paths.root, `dotagent: work in progress, committed before the tasks of ${execution.workflow_id} start`);
     const facts = checkoutFacts(context.paths.root);
     const decided = isolationFromFacts(facts, round, now);
-    if (decided === "decide") throw new DotagentError("isolation_undecided", `the main checkout still has uncommitted changes after committing: ${facts.git ? facts.dirty.slice(0, 5).join(", ") : ""}. for the person: commit them by hand, then \`dotagent resume\``, EXIT.refused);
+    if (decided === "refused") throw new DotagentError("git_sandboxed", `the main checkout cannot be looked at after committing: ${facts.git === "refused" ? facts.reason : "git refused"}. for the person: run \`dotagent resume --isolation commit\` outside the sandbox`, EXIT.refused);
+    if (decided === "decide") throw new DotagentError("isolation_undecided", `the main checkout still has uncommitted changes after committing: ${facts.git === true ? facts.dirty.slice(0, 5).join(", ") : ""}. for the person: commit them by hand, then \`dotagent resume\``, EXIT.refused);
     record = decided;
     note = files.length > 0 ? `committed ${files.length} uncommitted file(s) of the main checkout; tasks get worktrees` : "the main checkout is clean; tasks get worktrees";
   } else {

@@ -4,13 +4,23 @@
 // repository has none. A failure is a DotagentError `git_failed` naming the command and git's
 // first line of complaint, never a stack.
 //
+// Every call goes through `spawnGit`, which gives git no stdin pipe: a sandbox that refuses
+// `shutdown()` (Codex's default one, test/codex/NOTES.md) makes Node report EPERM for a git that
+// ran, and leaves a git reading its input waiting forever. Input goes in through a temp file. What
+// a result means (ran, missing, refused by the system, failed) is src/core/git-run.ts's call; a
+// refusal is `git_sandboxed`, never "git is not installed" (SPEC §19 "Git in a sandbox").
+//
 // The git environment rule of the landing guard (src/core/landing-guard.ts, where the threat is
 // stated): every call runs with GIT_SAFETY_CONFIG (no hooks, no fsmonitor, no submodule
 // recursion), and a call in a task's worktree names its git folder and work tree itself
 // (`dirs`: GIT_DIR, GIT_WORK_TREE, the ones dotagent checked), never what the worktree's own
 // `.git` file says.
-import { spawnSync } from "node:child_process";
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
+import { classifyGitRun, gitRunProblem, type GitRun } from "../core/git-run.js";
 import { GIT_SAFETY_CONFIG } from "../core/landing-guard.js";
 import { mark } from "./trace.js";
 
@@ -61,34 +71,76 @@ function baseEnv(cwd: string, command?: string, dirs?: GitDirs, safety = true): 
 
 /** dotagent's own commits need an author: the repository's, else `dotagent <dotagent@localhost>`. */
 function identityFallback(cwd: string, env: NodeJS.ProcessEnv): Record<string, string> {
-  const probe = spawnSync("git", ["var", "GIT_COMMITTER_IDENT"], { cwd, env, encoding: "utf8" });
-  if (probe.status === 0) return {};
+  const probe = spawnGit(["var", "GIT_COMMITTER_IDENT"], { cwd, env });
+  if (probe.run.kind === "ran" && probe.run.status === 0) return {};
   return { GIT_AUTHOR_NAME: env.GIT_AUTHOR_NAME || "dotagent", GIT_AUTHOR_EMAIL: env.GIT_AUTHOR_EMAIL || "dotagent@localhost", GIT_COMMITTER_NAME: env.GIT_COMMITTER_NAME || "dotagent", GIT_COMMITTER_EMAIL: env.GIT_COMMITTER_EMAIL || "dotagent@localhost" };
 }
 
-/** Runs git in `cwd`; throws `git_failed` unless it exits 0 (or with one of `ok`). */
+/** One git call's outcome and output (stdout as bytes: `gitBytes` reads blobs). */
+interface Spawned {
+  readonly run: GitRun;
+  readonly stdout: Buffer;
+  readonly stderr: string;
+}
+
+/** Runs git with no stdin pipe (see the header): stdin is /dev/null, or a temp file holding `input`. */
+function spawnGit(args: readonly string[], options: { cwd?: string; env: NodeJS.ProcessEnv; input?: string; maxBuffer?: number }): Spawned {
+  const base = { ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), env: options.env, maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024 };
+  let result: SpawnSyncReturns<Buffer>;
+  if (options.input === undefined) result = spawnSync("git", args, { ...base, stdio: ["ignore", "pipe", "pipe"] });
+  else {
+    let dir: string | undefined;
+    let fd: number | undefined;
+    try {
+      dir = mkdtempSync(join(tmpdir(), "dotagent-git-"));
+      const file = join(dir, "stdin");
+      writeFileSync(file, options.input, { flag: "wx", mode: 0o600 });
+      fd = openSync(file, "r");
+    } catch {
+      // No temp folder to write: a pipe, as Node gives it (fine outside a sandbox).
+      fd = undefined;
+    }
+    try {
+      result = fd === undefined ? spawnSync("git", args, { ...base, input: options.input }) : spawnSync("git", args, { ...base, stdio: [fd, "pipe", "pipe"] });
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const error = result.error as (Error & { code?: string }) | undefined;
+  return { run: classifyGitRun({ status: result.status, signal: result.signal, error: error === undefined ? undefined : { code: error.code, message: error.message } }), stdout: result.stdout ?? Buffer.alloc(0), stderr: result.stderr?.toString("utf8") ?? "" };
+}
+
+/** The error for a call that gave no answer of git's: refused by the system (`git_sandboxed`), or not run (`git_failed`). */
+function notRun(run: Exclude<GitRun, { kind: "ran" }>, cwd: string, args: readonly string[]): DotagentError {
+  const what = `git ${args[0] ?? ""} could not run in ${cwd}: ${gitRunProblem(run)}`;
+  return run.kind === "refused" ? new DotagentError("git_sandboxed", what, EXIT.refused, { args: [...args], errno: run.code }) : new DotagentError("git_failed", what, EXIT.refused, { args: [...args], git: run.kind });
+}
+
+/** Runs git in `cwd`; throws `git_failed` unless it exits 0 (or with one of `ok`), `git_sandboxed` when the system refused the call. */
 export function git(cwd: string, args: readonly string[], options: GitOptions = {}): GitResult {
   const env = baseEnv(cwd, args[0], options.dirs);
   if (options.readOnly) env.GIT_OPTIONAL_LOCKS = "0";
   if (options.indexFile !== undefined) env.GIT_INDEX_FILE = options.indexFile;
   const started = performance.now();
-  const run = spawnSync("git", args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...(options.input !== undefined ? { input: options.input } : {}) });
+  const spawned = spawnGit(args, { cwd, env, ...(options.input !== undefined ? { input: options.input } : {}) });
   mark(`git ${args[0] ?? ""}`, performance.now() - started);
-  if (run.error) throw new DotagentError("git_failed", `git ${args[0] ?? ""} could not run in ${cwd}: ${run.error.message}`, EXIT.refused, { args: [...args] });
-  const status = run.status ?? 128;
+  if (spawned.run.kind !== "ran") throw notRun(spawned.run, cwd, args);
+  const status = spawned.run.status;
+  const stdout = spawned.stdout.toString("utf8");
   if (status !== 0 && !(options.ok ?? []).includes(status)) {
-    const why = (run.stderr || run.stdout).trim().split("\n").find((l) => l.trim() !== "") ?? `exit ${status}`;
+    const why = (spawned.stderr || stdout).trim().split("\n").find((l) => l.trim() !== "") ?? `exit ${status}`;
     throw new DotagentError("git_failed", `git ${args.filter((a) => !a.includes("\n")).slice(0, 4).join(" ")} failed in ${cwd}: ${why}`, EXIT.refused, { args: [...args], status });
   }
-  return { status, stdout: run.stdout, stderr: run.stderr };
+  return { status, stdout, stderr: spawned.stderr };
 }
 
 /** A read-only call's raw output (a blob), or undefined when git says no. */
 export function gitBytes(cwd: string, args: readonly string[]): Buffer | undefined {
   const env = baseEnv(cwd, undefined);
   env.GIT_OPTIONAL_LOCKS = "0";
-  const run = spawnSync("git", args, { cwd, env, maxBuffer: 256 * 1024 * 1024 });
-  return run.status === 0 && Buffer.isBuffer(run.stdout) ? run.stdout : undefined;
+  const spawned = spawnGit(args, { cwd, env, maxBuffer: 256 * 1024 * 1024 });
+  return spawned.run.kind === "ran" && spawned.run.status === 0 ? spawned.stdout : undefined;
 }
 
 /** The output's first line, trimmed. */
@@ -101,14 +153,21 @@ export function splitZ(text: string): string[] {
   return text.split("\0").filter((s) => s !== "");
 }
 
-let version: { major: number; minor: number; text: string } | null | undefined;
+export interface GitVersion {
+  readonly major: number;
+  readonly minor: number;
+  readonly text: string;
+}
 
-/** git's version, or null when there is no git to run. */
-export function gitVersion(): { major: number; minor: number; text: string } | null {
+let version: GitVersion | Exclude<GitRun, { kind: "ran" }> | undefined;
+
+/** git's version, or why there is none: no git (`missing`), the system refused the call (`refused`: a sandbox), or it failed. */
+export function gitVersion(): GitVersion | Exclude<GitRun, { kind: "ran" }> {
   if (version !== undefined) return version;
-  const run = spawnSync("git", ["--version"], { encoding: "utf8", env: { ...process.env, LC_ALL: "C" } });
-  const match = run.status === 0 ? /(\d+)\.(\d+)(?:\.\d+)?/.exec(run.stdout) : null;
-  version = match ? { major: Number(match[1]), minor: Number(match[2]), text: match[0] } : null;
+  const spawned = spawnGit(["--version"], { env: { ...process.env, LC_ALL: "C" } });
+  if (spawned.run.kind !== "ran") return (version = spawned.run);
+  const match = spawned.run.status === 0 ? /(\d+)\.(\d+)(?:\.\d+)?/.exec(spawned.stdout.toString("utf8")) : null;
+  version = match ? { major: Number(match[1]), minor: Number(match[2]), text: match[0] } : { kind: "failed", why: "`git --version` gave no version" };
   return version;
 }
 
@@ -145,7 +204,7 @@ export function resolveRef(cwd: string, ref: string): string | undefined {
  * Reading config runs no program.
  */
 export function personConfig(cwd: string, key: string): string | undefined {
-  const run = spawnSync("git", ["config", "--get", key], { cwd, env: baseEnv(cwd, undefined, undefined, false), encoding: "utf8" });
-  const value = run.status === 0 ? run.stdout.trim() : "";
+  const spawned = spawnGit(["config", "--get", key], { cwd, env: baseEnv(cwd, undefined, undefined, false) });
+  const value = spawned.run.kind === "ran" && spawned.run.status === 0 ? spawned.stdout.toString("utf8").trim() : "";
   return value === "" ? undefined : value;
 }

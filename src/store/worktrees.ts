@@ -6,7 +6,7 @@
 // that goes is committed onto its branch first, and a branch with commits that are not merged
 // anywhere is kept. What runs in a worktree (its `.git` checked first) and what the sweep may
 // delete are the landing guard's rules (src/core/landing-guard.ts).
-import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
+import { accessSync, constants as fsConstants, existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { BRANCH_PREFIX, isolationOf, MIN_GIT, WORKTREES_DIR, type CheckoutFacts } from "../core/worktrees.js";
 import { currentRound, tasksStepOf } from "../core/plans.js";
@@ -28,26 +28,39 @@ export interface Repo {
   readonly commonDir: string;
 }
 
-/** The repository the project root is in, or why there is none to use (no git, too old, not a repository). */
-export function repoAt(root: string, options: { checkVersion?: boolean } = {}): Repo | { reason: string } {
+/** Why there is no repository to use. `refused`: the system refused to run git here (a sandbox), so whether there is one is unknown. */
+export interface NoRepo {
+  readonly reason: string;
+  readonly refused?: true;
+}
+
+/** The reason a refused git call gives (SPEC §19 "Git in a sandbox"): never "git is not installed". */
+const refusedReason = (code: string) => `git could not be run from this shell (the system refused it: ${code}; a sandbox such as Codex's keeps the model's commands from running it)`;
+
+/** The repository the project root is in, or why there is none to use (no git, too old, not a repository, git refused here). */
+export function repoAt(root: string, options: { checkVersion?: boolean } = {}): Repo | NoRepo {
   // The version is judged when a round decides its isolation; later calls trust that decision.
   if (options.checkVersion) {
     const version = gitVersion();
-    if (version === null) return { reason: "git is not installed" };
+    if (!("major" in version)) {
+      if (version.kind === "refused") return { reason: refusedReason(version.code), refused: true };
+      return { reason: version.kind === "missing" ? "git is not installed" : `git could not run: ${version.why}` };
+    }
     if (version.major < MIN_GIT[0] || (version.major === MIN_GIT[0] && version.minor < MIN_GIT[1])) return { reason: `git ${version.text} is older than ${MIN_GIT.join(".")}, which the conflict check (git merge-tree --write-tree) needs` };
   }
   let run;
   try {
     run = git(root, ["rev-parse", "--show-toplevel", "--show-prefix", "--git-common-dir"], { ok: [128], readOnly: true });
-  } catch {
-    return { reason: "git is not installed" };
+  } catch (error) {
+    if (error instanceof DotagentError && error.code === "git_sandboxed") return { reason: refusedReason(String(error.details.errno ?? "EPERM")), refused: true };
+    return { reason: error instanceof DotagentError && error.details.git === "missing" ? "git is not installed" : `git could not run: ${(error as Error).message}` };
   }
   if (run.status !== 0) return { reason: "the project is not in a git repository" };
   const [top = "", prefix = "", common = ""] = run.stdout.split("\n");
   return { top, prefix, commonDir: isAbsolute(common) ? common : resolve(root, common) };
 }
 
-export const isRepo = (r: Repo | { reason: string }): r is Repo => "top" in r;
+export const isRepo = (r: Repo | NoRepo): r is Repo => "top" in r;
 
 /** Paths dotagent itself writes in the main checkout: never a person's uncommitted work, never merged. */
 export function ownPaths(repo: Repo): string[] {
@@ -67,10 +80,19 @@ export function changedFiles(dir: string, pathspecs: readonly string[] = [], dir
   return tokens.map((t) => t.slice(3));
 }
 
-/** The main checkout as a round's first task finds it (SPEC §19). */
+/** The main checkout as a round's first task finds it (SPEC §19); `git: "refused"` when the system would not let git run here. */
 export function checkoutFacts(root: string): CheckoutFacts {
+  try {
+    return lookAtCheckout(root);
+  } catch (error) {
+    if (error instanceof DotagentError && error.code === "git_sandboxed") return { git: "refused", reason: refusedReason(String(error.details.errno ?? "EPERM")) };
+    throw error;
+  }
+}
+
+function lookAtCheckout(root: string): CheckoutFacts {
   const repo = repoAt(root, { checkVersion: true });
-  if (!isRepo(repo)) return { git: false, reason: repo.reason };
+  if (!isRepo(repo)) return repo.refused ? { git: "refused", reason: repo.reason } : { git: false, reason: repo.reason };
   const ref = git(repo.top, ["symbolic-ref", "-q", "HEAD"], { ok: [1], readOnly: true });
   if (ref.status !== 0) return { git: false, reason: "the main checkout is on a detached HEAD, not a branch, so there is no branch to merge the tasks into" };
   const head = resolveRef(repo.top, "HEAD");
@@ -80,7 +102,20 @@ export function checkoutFacts(root: string): CheckoutFacts {
   const own = ownPaths(repo);
   // dotagent's own lines in a .gitignore (install writes them) are not the person's changes.
   const dirty = changedFiles(repo.top).filter((p) => !under(p, own) && !onlyDotagentIgnoreLines(repo.top, p)).sort();
-  return { git: true, branch: ref.stdout.trim().replace(/^refs\/heads\//, ""), head, dirty };
+  return { git: true, branch: ref.stdout.trim().replace(/^refs\/heads\//, ""), head, dirty, writable: gitFolderWritable(repo) === undefined };
+}
+
+/**
+ * Why this shell cannot write the repository's git folder (EROFS, EACCES: a sandbox such as
+ * Codex's workspace-write mounts `.git` read-only for the model's commands), or undefined when it can.
+ */
+export function gitFolderWritable(repo: Repo): string | undefined {
+  try {
+    accessSync(repo.commonDir, fsConstants.W_OK);
+    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? "EACCES";
+  }
 }
 
 /** A changed `.gitignore` whose only difference from HEAD's is lines dotagent's install adds (and blank lines). */
@@ -117,16 +152,24 @@ export function checkoutFactsFor(root: string, snapshot: StateSnapshot): Checkou
   return checkoutFacts(root);
 }
 
+/** What to do when git cannot run or write from inside a sandbox (SPEC §19 "Git in a sandbox"). */
+const OUTSIDE_SANDBOX = "for the person: commit them yourself (`git add -A && git commit`) and run `dotagent resume --isolation commit` again, or let this command run outside the sandbox (approve it when asked), or run the tasks without worktrees (`dotagent resume --isolation shared`)";
+
 /** Commits the main checkout's uncommitted changes (the person's "yes": SPEC §19); dotagent's own folders and .gitignore lines stay out. */
 export function commitCheckout(root: string, message: string): string[] {
   const repo = repoAt(root);
-  if (!isRepo(repo)) return [];
+  if (!isRepo(repo)) {
+    if (repo.refused) throw new DotagentError("git_sandboxed", `the main checkout's changes cannot be committed: ${repo.reason}. ${OUTSIDE_SANDBOX}`, EXIT.refused);
+    return [];
+  }
   const own = ownPaths(repo);
   const changed = changedFiles(repo.top).filter((p) => !under(p, own));
   // A .gitignore that differs only by install's lines is dotagent's, as checkoutFacts counts it: not in the person's commit.
   const ours = changed.filter((p) => onlyDotagentIgnoreLines(repo.top, p));
   const files = changed.filter((p) => !ours.includes(p));
   if (files.length === 0) return [];
+  const readOnly = gitFolderWritable(repo);
+  if (readOnly !== undefined) throw new DotagentError("git_sandboxed", `the main checkout's changes (${files.slice(0, 3).join(", ")}${files.length > 3 ? ", …" : ""}) cannot be committed from this shell: ${repo.commonDir} cannot be written here (${readOnly}; a sandbox such as Codex's keeps .git read-only for the model's commands). ${OUTSIDE_SANDBOX}`, EXIT.refused, { files });
   git(repo.top, ["add", "-A", "--", ".", ...[...own, ...ours].map((p) => `:(exclude)${p}`)]);
   git(repo.top, ["commit", "--no-verify", "-q", "-m", message]);
   return files;

@@ -26,12 +26,16 @@ export interface CodexJourneyOptions {
   prompt?: string;
   /** true: a git project (install committed, so each task gets its worktree, SPEC §19). Default false. */
   git?: boolean;
+  /** In a git project: false leaves what the install wrote uncommitted (the person did not commit it). Default true. */
+  commitInstall?: boolean;
+  /** "workspace-write": Codex's default sandbox for the model's commands (hooks still run outside it). Default: no sandbox, no approvals. */
+  sandbox?: "workspace-write";
   /** Runs after the install (committed in a git project), before codex: a test's own starting state. */
   prepare?: (project: string, cli: string) => void;
   /** Kill codex when this says so (once): the request's number, who asks, what it would get. */
   killWhen?: (k: number, who: string, items: ResponsesItem[]) => boolean;
-  /** What the person types instead of the scripted answer, when it says so (e.g. a plain no). */
-  beforeAnswer?: (project: string, answer: string) => string | undefined | void;
+  /** What the person types instead of the scripted answer, when it says so (e.g. a plain no); `said`: the model's last words. */
+  beforeAnswer?: (project: string, answer: string, said: string) => string | undefined | void;
 }
 
 export interface CodexRun {
@@ -101,7 +105,7 @@ export interface CodexProject {
 }
 
 /** A temp project with dotagent installed for Codex (and committed in a git project), an isolated HOME and CODEX_HOME. */
-export function prepareCodexProject(options: Pick<CodexJourneyOptions, "root" | "git" | "prepare">): CodexProject {
+export function prepareCodexProject(options: Pick<CodexJourneyOptions, "root" | "git" | "commitInstall" | "prepare">): CodexProject {
   const work = mkdtempSync(join(tmpdir(), "dotagent-codex-journey-"));
   const home = join(work, "home");
   const codexHome = join(work, "codex-home");
@@ -118,7 +122,7 @@ export function prepareCodexProject(options: Pick<CodexJourneyOptions, "root" | 
   const installed = spawnSync(process.execPath, [cli, "install", "--client", "codex", "--json"], { cwd: project, encoding: "utf8", env: { ...process.env, HOME: home } });
   if (installed.status !== 0) throw new Error(`dotagent install --client codex failed: ${installed.stdout}${installed.stderr}`);
   // The person commits what the install wrote: the checkout is clean when the tasks start.
-  if (options.git === true) {
+  if (options.git === true && options.commitInstall !== false) {
     git("add", "-A");
     git("commit", "-qm", "dotagent install --client codex");
   }
@@ -178,8 +182,10 @@ export async function runCodexJourney(options: CodexJourneyOptions): Promise<Cod
   });
   writeCodexConfig(codexHome, project, model.url, options.model);
   const env = codexEnv(home, codexHome);
-  // Inside the test's temp folder only: no sandbox, no approvals, the project's hooks run untrusted-by-review.
-  const flags = ["--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "--skip-git-repo-check"];
+  // Inside the test's temp folder only: no sandbox (or the one asked for; `exec` never asks for an
+  // approval), the project's hooks run untrusted-by-review.
+  const sandbox = options.sandbox === undefined ? ["--dangerously-bypass-approvals-and-sandbox"] : ["-c", `sandbox_mode="${options.sandbox}"`];
+  const flags = [...sandbox, "--dangerously-bypass-hook-trust", "--skip-git-repo-check"];
   const runs: CodexRun[] = [];
   let complete = false;
   let session: string | undefined;
@@ -204,7 +210,7 @@ export async function runCodexJourney(options: CodexJourneyOptions): Promise<Cod
       }
       const answer = answerTo(said);
       if (answer === null) break;
-      prompt = options.beforeAnswer?.(project, answer) || answer;
+      prompt = options.beforeAnswer?.(project, answer, said) || answer;
     }
   } finally {
     await model.close();
