@@ -9,6 +9,7 @@ import { defineConfig } from "vitest/config";
  */
 const LONGEST_FIRST = [
   "test/codex/journey.test.ts",
+  "test/codex/sandbox-git-journey.test.ts",
   "test/tasks.test.ts",
   "test/claude/misbehaving-journey.test.ts",
   "test/copilot/journey.test.ts",
