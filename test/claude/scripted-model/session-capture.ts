@@ -7,12 +7,35 @@ import { readFileSync, writeFileSync } from "node:fs";
 /** A line cut to 100 characters (the docs are read in narrower windows than the terminal). */
 const clip = (line: string) => (line.length > 100 ? `${line.slice(0, 99)}…` : line);
 
+/** Words into lines of at most `width` characters. */
+function wrap(text: string, width: number): string[] {
+  const out: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/)) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      out.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  if (line !== "") out.push(line);
+  return out;
+}
+
 /** The conversation lines of one screen: no status bar, no side panel, no file diffs. */
 export function conversation(screen: string, project: string): string[] {
   const out: string[] = [];
   let inTool = false;
-  for (const raw of screen.split("\n")) {
-    const line = raw.split("│")[0]!.trimEnd().replaceAll(project, "~/my-project").replace(/\/tmp\/dotagent-terminal-\w+\/home/g, "~");
+  const lines = screen.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.split("│")[0]!.trimEnd().replaceAll(project, "~/my-project").replace(/\/tmp\/dotagent-terminal-\w+\/home/g, "~");
+    // dotagent's line after `claude -r` (the SessionStart hook's systemMessage) is the person's
+    // news: whole, its wrapped rest joined, then wrapped again at the docs' width.
+    if (/^\s+⎿\s+SessionStart:\w+ says:/.test(line)) {
+      let text = line.trim();
+      while (i + 1 < lines.length && /^\s{3,}[^\s⎿●❯›✻─]/.test(lines[i + 1]!)) text += ` ${lines[++i]!.trim()}`;
+      out.push(...wrap(text.replace(/^⎿\s+/, ""), 96).map((part, n) => `  ${n === 0 ? "⎿  " : "   "}${part}`));
+      continue;
+    }
     if (line.trim() === "" || /^[─━]+$/.test(line.trim()) || /⏵⏵|◐ medium|Claude Code v|Opus|API Usage|▐▛|▝▜|▝▝|^▎/.test(line)) continue;
     // An indented ● is the agents panel of a killed screen, not the conversation.
     if (/^\s+●/.test(line)) continue;
