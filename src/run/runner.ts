@@ -1,7 +1,8 @@
 // The headless runner behind `dotagent run`: the /develop loop without an interactive session.
 // Each round reads the resume plan from disk (openWorkflow().resume), turns its `next` into one
-// step (core/run-step.ts), carries the step out (agents through the Claude Agent SDK, gates asked
-// or answered by --approve auto, plans recorded whole, task batches in parallel) and records it
+// step (core/run-step.ts), carries the step out (agents through the Claude Agent SDK, gates asked,
+// answered by --approve auto or --change, or without a terminal handed back as a GateDecision,
+// plans recorded whole, task batches in parallel) and records it
 // with the same operations the CLI uses. Everything it knows is on disk after every step, so a
 // runner killed anywhere is continued by running it again: finished steps are never redone, and
 // an agent cut off mid-session continues its own SDK session (agent-session.ts). Ctrl-C (the
