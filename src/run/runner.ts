@@ -673,7 +673,7 @@ async function gateStep(run: Run, step: Extract<RunStep, { kind: "gate" }>, at: 
     const answer = await gateAnswer(run, step, what).catch((error: unknown) => {
       throw isInterrupted(error) ? interruptedAtGate(`the ${step.phase} gate`, "nothing approved") : error;
     });
-    if (answer === undefined) return gateDecision(run, step, at, what);
+    if (answer === undefined) return gateDecision(run, step, at);
     // "Stop here" is the person's calm choice, not an error: as Ctrl-C, nothing approved, nothing lost.
     if (answer.kind === "stop") throw new DotagentError("interrupted", `stopped at the ${step.phase} gate, as you chose: nothing approved; edit ${step.output} if you like, then \`dotagent run\` asks again`, EXIT.interrupted, { sessions_kept: [] });
     if (answer.kind === "change") {
@@ -705,11 +705,6 @@ function runCommand(run: Run, rest: string): string {
 
 const changeCommand = (run: Run): string => runCommand(run, ` --change "${CHANGE_PLACEHOLDER}"`);
 
-/** The agent a gate's "change" goes back to, and the file it revises: develop's pm, or the step's agent. */
-function gateReviser(step: Extract<RunStep, { kind: "gate" }>): string {
-  return step.agent ?? "pm";
-}
-
 /** What a gate shows of its report: the lines a terminal shows before the question (gate-view.ts). */
 function gateLines(run: Run, step: Extract<RunStep, { kind: "gate" }>): string[] {
   const { root } = run.options;
@@ -723,7 +718,7 @@ function gateLines(run: Run, step: Extract<RunStep, { kind: "gate" }>): string[]
  * A gate without a terminal (SPEC §17): the run stops (exit 5) with the gate as fields and, for a
  * person, once: which gate, the report's substance, and the commands that answer it.
  */
-function gateDecision(run: Run, step: Extract<RunStep, { kind: "gate" }>, at: StepContext, what: string): RunOutcome {
+function gateDecision(run: Run, step: Extract<RunStep, { kind: "gate" }>, at: StepContext): RunOutcome {
   const feedback = gateView(step) !== "design";
   const yes = `dotagent phase approve ${step.phase}`;
   const change = feedback ? changeCommand(run) : null;
@@ -749,7 +744,7 @@ async function gateAnswer(run: Run, step: Extract<RunStep, { kind: "gate" }>, wh
   options.progress.show(["", `  ${what[0]!.toUpperCase()}${what.slice(1)} (${step.output}):`, ...gateLines(run, step), ""]);
   const feedback = view !== "design";
   // develop's words as they were; a definition's gate names its own agent and the step that follows.
-  const agent = gateReviser(step);
+  const agent = step.agent ?? "pm";
   const after = step.view === undefined ? (step.phase === "REQUIREMENTS" ? "the designs" : "the tasks") : (nextStepId(run.flow, step.phase) ?? "the end");
   const changeHint = step.view === undefined ? "say what; the pm revises demand.json, then you are asked again" : `say what; the ${agent} revises ${step.output.replace("memory/reports/", "")}, then you are asked again`;
   const choices: Choice[] = [
