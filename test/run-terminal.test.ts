@@ -10,7 +10,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, REPO, removeTemps, tempProject } from "./support/cli.js";
+import { CLI, REPO, removeTemps, tempProject, treeBytes } from "./support/cli.js";
 import { startApiStandIn, type ApiStandIn } from "./support/api-stand-in.js";
 import { screenLines } from "../scripts/terminal-screen.mjs";
 
@@ -94,8 +94,8 @@ function answers(...steps: Array<{ when: RegExp; keys: string }>): (raw: string)
 }
 
 /** The CLI without a terminal; asynchronous, so this process's API stand-in keeps answering. */
-function runPiped(cwd: string, args: string[], env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: apiUrl, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+function runPiped(cwd: string, args: string[], env: Record<string, string>, program = process.execPath): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(program, args, { cwd, env: { ...process.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: apiUrl, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -184,6 +184,35 @@ describe.skipIf(!hasScript)("dotagent run on a terminal", () => {
     expect(JSON.parse(readFileSync(join(root, "memory/reports/final_design.json"), "utf8"))).toMatchObject({ chosen: "robust", approved_by: "user" });
   }, 600_000);
 
+  it("Ctrl-C at a gate: one plain line (nothing approved, the workflow as it was, what to type), no prompt left drawn, exit 130, the state byte for byte", async () => {
+    const { root, cli, log } = project();
+    const agents = ["--agents", join(REPO, "agents")];
+    expect((await runPiped(root, [cli, "run", "add login", ...agents], { FAKE_SDK_LOG: log })).status).toBe(5);
+    const phaseBefore = readFileSync(join(root, "memory/state/phase.json"));
+    // What is on disk while the gate asks (the run's lock aside, released as it ends): Ctrl-C must leave it so.
+    const onDisk = () => Object.fromEntries(Object.entries(treeBytes(join(root, "memory"))).filter(([file]) => file !== "runs/.lock"));
+    let asking: Record<string, string> | undefined;
+    const ask = answers({ when: /Approve the requirements\?/, keys: "\u0003" });
+    const screen = await onTerminal(root, [cli, "run", ...agents], { FAKE_SDK_LOG: log }, (raw) => {
+      const keys = ask(raw);
+      if (keys !== undefined) asking = onDisk();
+      return keys;
+    });
+    expect(screen.code, screen.raw).toBe(130);
+    const lines = screen.scrollback().filter((l) => l !== "");
+    // The gate was shown, then the question erased: no `✖ Approve the requirements? › Approve`.
+    expect(lines).toContain("  The requirements (memory/reports/demand.json):");
+    expect(lines.join("\n")).not.toMatch(/✖|›|Approve the requirements\?/);
+    expect(lines.filter((l) => l.startsWith("dotagent: "))).toEqual(["dotagent: interrupted at the REQUIREMENTS gate: nothing approved, the workflow is as it was; `dotagent run` asks again"]);
+    expect(lines.at(-1)).toMatch(/^dotagent: interrupted at the REQUIREMENTS gate/);
+    expect(screen.raw.slice(screen.raw.lastIndexOf("\u001b[?25l"))).toContain("\u001b[?25h"); // the cursor shown again
+    expect(asking).toBeDefined();
+    expect(onDisk()).toEqual(asking);
+    expect(readFileSync(join(root, "memory/state/phase.json"))).toEqual(phaseBefore);
+    expect(existsSync(join(root, "memory/runs/.lock"))).toBe(false);
+    expect(calls(log)).toHaveLength(1);
+  }, 600_000);
+
   it("Ctrl-C while an architect works: 'interrupted; `dotagent run` continues', exit 130, the runner lock released, the session kept; the next run continues it", async () => {
     const { root, cli, log } = project();
     const args = [cli, "run", "add login", "--approve", "auto", "--agents", join(REPO, "agents")];
@@ -211,23 +240,105 @@ describe.skipIf(!hasScript)("dotagent run on a terminal", () => {
   }, 600_000);
 });
 
+/** A shell command as a person pastes it, with `dotagent` on PATH the project's copy of the CLI. */
+function inShell(root: string, cli: string, command: string, env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const bin = join(root, "path-bin");
+  if (!existsSync(bin)) {
+    mkdirSync(bin);
+    writeFileSync(join(bin, "dotagent"), `#!/bin/sh\nexec '${process.execPath}' '${cli}' "$@"\n`, { mode: 0o755 });
+  }
+  return runPiped(root, ["-c", command], { PATH: `${bin}:${process.env.PATH ?? ""}`, ...env }, "sh");
+}
+
 describe("without a terminal (built CLI)", () => {
-  it("the design pick's decision lists every design with the command that picks it, and what the run did so far", async () => {
-    const { root, cli } = project();
+  it("a gate is said once: which gate, what it approves (as a terminal shows it), the commands that answer it; each one, pasted, does what it says", async () => {
+    const { root, cli, log } = project();
     const agents = ["--agents", join(REPO, "agents")];
-    const first = await runPiped(root, [cli, "run", "add login", ...agents], {});
+    const first = await runPiped(root, [cli, "run", "add login", ...agents], { FAKE_SDK_LOG: log });
     expect(first.status, first.stderr).toBe(5);
-    expect(first.stdout).toMatch(/^Approve memory\/reports\/demand\.json\?\n  yes: dotagent phase approve REQUIREMENTS\n  no:  edit memory\/reports\/demand\.json, then dotagent run\nThen run dotagent run again\.\nThis run: \d+\.\ds, 1 agent session, 1 report written:\n  memory\/reports\/demand\.json\n$/);
-    expect((await runPiped(root, [cli, "phase", "approve", "REQUIREMENTS"], {})).status).toBe(0);
-    const pick = await runPiped(root, [cli, "run", ...agents], {});
-    expect(pick.status, pick.stderr).toBe(5);
-    expect(pick.stdout.split("\n").slice(0, 4)).toEqual([
-      "Which design? Options: minimal, robust; the roundtable recommends minimal.",
-      "  dotagent run --design minimal  Signed cookie, one route, one middleware. (recommended)",
-      "  dotagent run --design robust   Session table; revocation possible later; three times the work.",
-      "Then run dotagent run again.",
+    const approve = `dotagent phase approve REQUIREMENTS && dotagent run --agents ${REPO}/agents`;
+    const change = `dotagent run --agents ${REPO}/agents --change "<what should change>"`;
+    expect(first.stdout.split("\n").slice(0, 13)).toEqual([
+      "The REQUIREMENTS gate waits for you: approve memory/reports/demand.json?",
+      "  Users sign in with email and password.",
+      "  Stories",
+      "    US-1  as a registered user, I want to sign in with my email and password, so that I can reach my account",
+      "  Acceptance criteria",
+      "    AC-1  A correct email and password open the dashboard.",
+      "    AC-2  A wrong password shows an error and creates no session.",
+      "  Open questions",
+      "    -  Should sessions end when the password changes?",
+      "",
+      `  Approve:          ${approve}`,
+      `  Ask for changes:  ${change}   (your words in place of <what should change>)`,
+      "Nothing is approved until you answer.",
     ]);
+    // Once: the question and the report are not said again on stderr.
+    const both = first.stdout + first.stderr;
+    expect(both.match(/demand\.json\?/g)).toHaveLength(1);
+    expect(both.match(/Users sign in with email and password\./g)).toHaveLength(1);
+    expect(first.stderr).toContain("! stopped at the REQUIREMENTS gate for your answer");
+    // --json: the gate as fields.
+    const json = await runPiped(root, [cli, "run", ...agents, "--json"], { FAKE_SDK_LOG: log });
+    expect(json.status).toBe(5);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      outcome: "decision",
+      decision: { question: "Approve memory/reports/demand.json?", default: false, yes: "dotagent phase approve REQUIREMENTS", no: change },
+      gate: { step: "REQUIREMENTS", report: "memory/reports/demand.json", shown: first.stdout.split("\n").slice(1, 9), approve, change },
+    });
+    // "Ask for changes", the person's words in place of the placeholder: the pm revises demand.json with them, the gate again.
+    const changed = await inShell(root, cli, change.replace("<what should change>", "sessions last 7 days"), { FAKE_SDK_LOG: log });
+    expect(changed.status, changed.stderr).toBe(5);
+    expect(changed.stdout).toMatch(/^The REQUIREMENTS gate waits for you: approve memory\/reports\/demand\.json\?\n  Users sign in with email and password; sessions last 7 days\.\n/);
+    expect(changed.stderr).toMatch(/✓ pm revised memory\/reports\/demand\.json/);
+    expect(calls(log).filter((c) => c.output === "memory/reports/demand.json").map((c) => c.feedback)).toEqual([null, "sessions last 7 days"]);
+    expect(JSON.parse(readFileSync(join(root, "memory/state/phase.json"), "utf8")).user_checkpoints).toEqual([]);
+    // The placeholder pasted as it is: refused, nothing sent.
+    const literal = await inShell(root, cli, change, { FAKE_SDK_LOG: log });
+    expect([literal.status, literal.stderr]).toEqual([2, 'dotagent: --change: put what should change in place of <what should change>, e.g. dotagent run --change "sessions last 7 days"\n']);
+    // "Approve": the requirements approved, and the run goes on to the next gate, the design pick.
+    const approved = await inShell(root, cli, approve, { FAKE_SDK_LOG: log });
+    expect(approved.status, approved.stderr).toBe(5);
+    expect(JSON.parse(readFileSync(join(root, "memory/state/phase.json"), "utf8")).user_checkpoints).toEqual([expect.objectContaining({ phase: "REQUIREMENTS" })]);
+    const pick = approved.stdout.split("\n");
+    expect(pick.slice(pick.indexOf("Which design? Options: minimal, robust; the roundtable recommends minimal."), pick.indexOf("Which design? Options: minimal, robust; the roundtable recommends minimal.") + 4)).toEqual([
+      "Which design? Options: minimal, robust; the roundtable recommends minimal.",
+      `  dotagent run --agents ${REPO}/agents --design minimal                 Signed cookie, one route, one middleware. (recommended)`,
+      `  dotagent run --agents ${REPO}/agents --design robust                  Session table; revocation possible later; three times the work.`,
+      `  ${change}  the designs revised with your words, then the pick again (your words in place of <what should change>)`,
+    ]);
+    // --change at the pick: every architect revises with the words, the roundtable compares again.
+    const redesigned = await inShell(root, cli, change.replace("<what should change>", "use OAuth"), { FAKE_SDK_LOG: log });
+    expect(redesigned.status, redesigned.stderr).toBe(5);
+    expect(calls(log).filter((c) => c.feedback === "use OAuth").map((c) => c.output).sort()).toEqual(["memory/reports/designs/minimal.json", "memory/reports/designs/robust.json", "memory/reports/roundtable.json"]);
   }, 600_000);
+
+  it("--change where no gate waits: one line, exit 2, nothing run", async () => {
+    const { root, cli, log } = project();
+    expect((await runPiped(root, [cli, "init", "--request", "add login"], {})).status).toBe(0);
+    const before = treeBytes(join(root, "memory"));
+    const none = await runPiped(root, [cli, "run", "--change", "more", "--agents", join(REPO, "agents")], { FAKE_SDK_LOG: log });
+    expect([none.status, none.stderr]).toEqual([2, "dotagent: --change answers the gate a workflow waits at, and workflow wf-add-login is at REQUIREMENTS, not at a gate that takes changes; run dotagent run without --change\n"]);
+    expect(treeBytes(join(root, "memory"))).toEqual(before);
+    expect(calls(log)).toEqual([]);
+  });
+});
+
+describe("run --help (built CLI)", () => {
+  it("each option in a line, what it needs (the SDK, a key or a login), three examples; short", () => {
+    const help = spawnSync(process.execPath, [CLI, "run", "--help"], { encoding: "utf8" }).stdout;
+    const lines = help.trimEnd().split("\n");
+    const usage = lines.find((l) => l.startsWith("Usage: "))!;
+    const flags = [...usage.matchAll(/\[(-{1,2}[a-z-]+)/g)].map((m) => m[1]!);
+    expect(flags).toEqual(["--workflow", "--approve", "--change", "--design", "--max-parallel", "--max-cost", "--agents", "-q", "--json"]);
+    for (const flag of flags.filter((f) => f !== "--json")) expect(lines.filter((l) => new RegExp(`^  (-q, )?${flag}\\b`).test(l)), flag).toHaveLength(1);
+    expect(help).toContain("npm install @anthropic-ai/claude-agent-sdk");
+    expect(help).toContain("ANTHROPIC_API_KEY");
+    expect(help).toContain("/login");
+    expect(lines.filter((l) => /^  dotagent run\b/.test(l))).toHaveLength(3);
+    expect(lines.length).toBeLessThanOrEqual(30);
+    expect(Math.max(...lines.filter((l) => l !== usage).map((l) => l.length))).toBeLessThanOrEqual(120);
+  });
 });
 
 describe("checks before anything starts (built CLI)", () => {

@@ -21,6 +21,20 @@ export async function askDecision(decision: Decision, assumeYes: boolean): Promi
 }
 
 /**
+ * A question cancelled with Ctrl-C or Esc leaves nothing on the screen: prompts erases the question,
+ * then would draw it again as `✖ question › choice`, the choice under the cursor looking taken.
+ * On that last drawing (its `onRender` hook, called with the prompt, after the erase) the prompt's
+ * output is swapped for one that only lets the cursor be shown again; the caller says in one line
+ * what happened (runner.ts: nothing approved, `dotagent run` asks again).
+ */
+function quietWhenCancelled(this: { aborted?: boolean; out: NodeJS.WritableStream & { columns?: number } }): void {
+  if (this.aborted !== true) return;
+  const screen = this.out;
+  const showCursor = "\u001b[?25h";
+  this.out = Object.assign(Object.create(screen) as typeof screen, { write: (text: string) => (text.includes(showCursor) ? screen.write(showCursor) : true) });
+}
+
+/**
  * The questions `dotagent run` asks: a yes/no, a pick from a list, free text; `undefined` without a
  * terminal. A question the person cancels (Ctrl-C, Esc: the terminal is in raw mode, so no SIGINT)
  * stops the run: `interrupted`, as Ctrl-C anywhere else.
@@ -30,7 +44,7 @@ export function terminalAsker(): Asker {
   const ask = async <T>(question: PromptObject): Promise<T> => {
     const prompts = await loadPrompts();
     let cancelled = false;
-    const answer = await prompts(question, { onCancel: () => (cancelled = true) });
+    const answer = await prompts({ ...question, onRender: quietWhenCancelled }, { onCancel: () => (cancelled = true) });
     if (cancelled) throw interruptedError();
     return answer.value as T;
   };

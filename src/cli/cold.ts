@@ -11,9 +11,7 @@ export { copilotChecks, gatherCopilotFacts } from "../clients/copilot/doctor.js"
 export * as codex from "../clients/codex/index.js";
 export { exportJsonSchema, SCHEMA_NAMES } from "../schema/json-schema.js";
 export { terminalAsker } from "./ask.js";
-export { runWorkflow } from "../run/runner.js";
-export { findAgentsDir, loadAgentFiles } from "../run/agent-files.js";
-export { createProgress } from "../run/progress.js";
-export { apiEndpoint } from "../run/login-check.js";
+export { runCommand } from "./run-command.js";
+export { RUN_HELP } from "../run/run-words.js";
 export { showReports } from "../ops/show.js";
 export { runReportLine, writeRunReport } from "../ops/run-report.js";

@@ -23,6 +23,8 @@ export interface Command {
   readonly usage: string;
   readonly options: OptionSpec;
   readonly examples: readonly string[];
+  /** More of `--help` after the usage line (options, what the command needs, examples), loaded when asked (the cold half). */
+  readonly moreHelp?: () => Promise<readonly string[]>;
   /** Unknown options are ignored instead of a usage error (the hook: it must never fail a session). */
   readonly lenientOptions?: boolean;
   /** Returns the exit code (0 unless the command's outcome says otherwise). */

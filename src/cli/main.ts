@@ -62,15 +62,15 @@ function mainHelp(): string {
   ].join("\n");
 }
 
-function commandHelp(name: string, command: Command): string {
+async function commandHelp(name: string, command: Command): Promise<string> {
+  const more = command.moreHelp ? [...(await command.moreHelp()), ""] : [];
   return [
     `dotagent ${name} — ${command.summary}`,
     "",
     `Usage: ${command.usage}`,
     "",
-    "Examples:",
-    ...command.examples.map((e) => `  ${e}`),
-    "",
+    ...more,
+    ...(command.examples.length > 0 ? ["Examples:", ...command.examples.map((e) => `  ${e}`), ""] : []),
     "Options for every command: --dir DIR, --json, --help",
   ].join("\n");
 }
@@ -100,7 +100,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const options = parsed.values as Record<string, string | boolean | string[] | undefined>;
   if (options.help) {
-    writeStd("stdout", `${commandHelp(name, command)}\n`);
+    writeStd("stdout", `${await commandHelp(name, command)}\n`);
     return EXIT.ok;
   }
   if (options.version) {

@@ -67,13 +67,15 @@ describe("Ctrl-C: interrupted; `dotagent run` continues", () => {
   test("at a gate (the question cancelled): exit 130, nothing approved, the lock released; the next run asks again", async () => {
     const h = harness(good);
     const first = personSaying(); // no answer: Ctrl-C at the first question
-    await expect(runWorkflow(h.options({ approve: "ask", ask: first.asker }))).rejects.toMatchObject({ code: "interrupted" });
+    await expect(runWorkflow(h.options({ approve: "ask", ask: first.asker }))).rejects.toMatchObject({ code: "interrupted", exitCode: 130, message: "interrupted at the REQUIREMENTS gate: nothing approved, the workflow is as it was; `dotagent run` asks again" });
     expect(first.asked).toEqual(["Approve the requirements?"]);
     expect(existsSync(join(h.root, "memory/runs/.lock"))).toBe(false);
     expect(readJson(join(h.root, "memory/state/phase.json")).user_checkpoints).toEqual([]);
-    const second = personSaying("approve", "minimal");
+    // At the pick the same, in its words.
+    await expect(runWorkflow(h.options({ request: undefined, approve: "ask", ask: personSaying("approve").asker }))).rejects.toMatchObject({ code: "interrupted", exitCode: 130, message: "interrupted at the design pick: nothing picked, the workflow is as it was; `dotagent run` asks again" });
+    const second = personSaying("minimal");
     expect(await runWorkflow(h.options({ request: undefined, approve: "ask", ask: second.asker }))).toMatchObject({ outcome: "complete" });
-    expect(second.asked).toEqual(["Approve the requirements?", "Which design?"]);
+    expect(second.asked).toEqual(["Which design?"]);
   });
 
   test("before anything starts (during the checks): interrupted, nothing created", async () => {
@@ -162,6 +164,39 @@ describe("gates that show the substance and take feedback", () => {
     await expect(runWorkflow(h.options({ approve: "ask", ask: personSaying("Stop here").asker }))).rejects.toMatchObject({ code: "interrupted", exitCode: 130, message: expect.stringContaining("stopped at the REQUIREMENTS gate, as you chose: nothing approved") });
     const again = await runWorkflow(h.options({ request: undefined, approve: "auto" }));
     expect(again.outcome).toBe("complete");
+  });
+
+  test("no terminal: the gate as fields (the lines a terminal shows, the commands); --change sends the report back to the pm, then the gate again; nothing approved", async () => {
+    const h = harness(pm);
+    const first = await runWorkflow(h.options({ approve: "ask" }));
+    expect(first).toMatchObject({
+      outcome: "decision",
+      decision: { question: "Approve memory/reports/demand.json?", default: false, yes: "dotagent phase approve REQUIREMENTS", no: 'dotagent run --change "<what should change>"' },
+      gate: { step: "REQUIREMENTS", report: "memory/reports/demand.json", approve: "dotagent phase approve REQUIREMENTS && dotagent run", change: 'dotagent run --change "<what should change>"' },
+    });
+    const shown = (first as { gate: { shown: string[] } }).gate.shown;
+    expect(shown).toEqual(["  sign in", "  Stories", "    US-1  as a registered user, I want to sign in, so that I reach my account", "  Acceptance criteria", "    AC-1  a right password signs in", "    AC-2  a wrong one does not", "  Open questions", "    -  Should sessions end when the password changes?"]);
+    // Said once: the question is not repeated among the lines a person reads on stderr.
+    expect(h.lines.filter((l) => l.includes("demand.json?"))).toEqual([]);
+    expect(h.lines).toContain("  ! stopped at the REQUIREMENTS gate for your answer");
+    const again = await runWorkflow(h.options({ request: undefined, approve: "ask", change: "sessions last 7 days" }));
+    expect(again).toMatchObject({ outcome: "decision", gate: { step: "REQUIREMENTS", shown: expect.arrayContaining(["  sign in; sessions last 7 days"]) } });
+    expect(h.sessions.filter((s) => s.agent === "pm")[1]!.prompt.split("\n")).toEqual(["Feature request: add login", "Phase: REQUIREMENTS", "Revise: memory/reports/demand.json", "Feedback from the person: sessions last 7 days", "Output file: memory/reports/demand.json"]);
+    expect(readJson(join(h.root, "memory/state/phase.json")).user_checkpoints).toEqual([]);
+    expect(await checkpointStore(join(h.root, "memory/runs"), "wf-add-login").load("run")).toMatchObject({ feedback: [{ gate: "REQUIREMENTS", text: "sessions last 7 days" }], pending: null });
+    // Used once: the next run without it stops at the gate again, nothing revised.
+    expect(await runWorkflow(h.options({ request: undefined, approve: "ask" }))).toMatchObject({ outcome: "decision" });
+    expect(h.sessions.filter((s) => s.agent === "pm")).toHaveLength(2);
+  });
+
+  test("--change where no gate waits (an agent still to write, a complete workflow): usage, exit 2, nothing started", async () => {
+    const h = harness(good);
+    const { openWorkflow } = await import("../api/workflow.js");
+    await openWorkflow(h.root).init("add login");
+    await expect(runWorkflow(h.options({ request: undefined, approve: "ask", change: "more" }))).rejects.toMatchObject({ code: "usage", exitCode: 2, message: "--change answers the gate a workflow waits at, and workflow wf-add-login is at REQUIREMENTS, not at a gate that takes changes; run dotagent run without --change" });
+    expect(h.sessions).toHaveLength(0);
+    expect(await runWorkflow(h.options({ request: undefined, approve: "auto" }))).toMatchObject({ outcome: "complete" });
+    await expect(runWorkflow(h.options({ request: undefined, change: "more" }))).rejects.toMatchObject({ code: "usage", exitCode: 2 });
   });
 
   test("no terminal at the pick: the decision lists every design with the command that picks it", async () => {

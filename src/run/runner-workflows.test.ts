@@ -114,7 +114,11 @@ describe("dotagent run --workflow: a project definition end to end", () => {
     expect(lines(join(root, "runs.log"))).toHaveLength(2);
     // A gated agent step without a terminal: the decision names `phase approve STEP`.
     const gated = harness(good, (r) => project(r, { gated: { steps: [{ id: "NOTES", kind: "agent", agent: "reviewer", report: "notes.md", gate: "approve" }] } }));
-    expect(await runWorkflow(gated.options({ workflow: "gated", approve: "ask" }))).toMatchObject({ outcome: "decision", decision: { question: "Approve memory/reports/notes.md?", yes: "dotagent phase approve NOTES" } });
+    expect(await runWorkflow(gated.options({ workflow: "gated", approve: "ask" }))).toMatchObject({ outcome: "decision", decision: { question: "Approve memory/reports/notes.md?", yes: "dotagent phase approve NOTES" }, gate: { step: "NOTES", report: "memory/reports/notes.md", approve: "dotagent phase approve NOTES && dotagent run", change: 'dotagent run --change "<what should change>"' } });
+    // --change: the step's own agent revises its report with the person's words, then the gate again.
+    expect(await runWorkflow(gated.options({ request: undefined, approve: "ask", change: "shorter" }))).toMatchObject({ outcome: "decision", gate: { step: "NOTES" } });
+    expect(gated.sessions.map((s) => s.agent)).toEqual(["reviewer", "reviewer"]);
+    expect(gated.sessions[1]!.prompt).toMatch(/^Revise: memory\/reports\/notes\.md\nFeedback from the person: shorter$/m);
   });
 });
 

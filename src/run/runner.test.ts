@@ -124,9 +124,13 @@ describe("runWorkflow with a stand-in SDK", () => {
     const h = harness(good);
     const dirArg = "../my 'proj'";
     const q = shellQuote(dirArg);
-    expect(await runWorkflow(h.options({ approve: "ask", dirArg }))).toMatchObject({ outcome: "decision", decision: { yes: `dotagent phase --dir ${q} approve REQUIREMENTS`, no: `edit memory/reports/demand.json, then dotagent run --dir ${q}` } });
+    expect(await runWorkflow(h.options({ approve: "ask", dirArg }))).toMatchObject({
+      outcome: "decision",
+      decision: { yes: `dotagent phase --dir ${q} approve REQUIREMENTS`, no: `dotagent run --dir ${q} --change "<what should change>"` },
+      gate: { approve: `dotagent phase --dir ${q} approve REQUIREMENTS && dotagent run --dir ${q}`, change: `dotagent run --dir ${q} --change "<what should change>"` },
+    });
     const pick = await runWorkflow(h.options({ approve: "ask", request: undefined, dirArg, ask: person() }));
-    expect(pick).toMatchObject({ decision: { yes: `dotagent run --dir ${q} --design minimal`, no: `dotagent run --dir ${q} --design robust` } });
+    expect(pick).toMatchObject({ decision: { yes: `dotagent run --dir ${q} --design minimal`, no: `dotagent run --dir ${q} --design robust` }, gate: { approve: `dotagent run --dir ${q} --design minimal`, change: `dotagent run --dir ${q} --change "<what should change>"` } });
     const changed = await runWorkflow(h.options({ request: "add logout", dirArg }));
     expect(changed).toMatchObject({ outcome: "decision", decision: { yes: `dotagent init --dir ${q} --request 'add logout' --yes`, no: `dotagent resume --dir ${q}` } });
     const dead = harness((agent, prompt, output) => (agent === "executor" ? { task_id: /Task: (\S+)/.exec(prompt)?.[1], status: "failed", error: "no" } : good(agent, prompt, output)));

@@ -1,7 +1,8 @@
 // The headless runner behind `dotagent run`: the /develop loop without an interactive session.
 // Each round reads the resume plan from disk (openWorkflow().resume), turns its `next` into one
-// step (core/run-step.ts), carries the step out (agents through the Claude Agent SDK, gates asked
-// or answered by --approve auto, plans recorded whole, task batches in parallel) and records it
+// step (core/run-step.ts), carries the step out (agents through the Claude Agent SDK, gates asked,
+// answered by --approve auto or --change, or without a terminal handed back as a GateDecision,
+// plans recorded whole, task batches in parallel) and records it
 // with the same operations the CLI uses. Everything it knows is on disk after every step, so a
 // runner killed anywhere is continued by running it again: finished steps are never redone, and
 // an agent cut off mid-session continues its own SDK session (agent-session.ts). Ctrl-C (the
@@ -45,7 +46,7 @@ import { runAgentJob, runsDir, type AgentOutcome, type AgentRunContext } from ".
 import { describeActivity } from "./activity.js";
 import { findLiveAgents, type LiveAgent } from "./live-agents.js";
 import { checkLogin, checkReachable } from "./login-check.js";
-import { interruptedError } from "./interrupt.js";
+import { interruptedError, isInterrupted } from "./interrupt.js";
 import { RunMemoryStore, type PendingFeedback, type RunMemory } from "./run-memory.js";
 import { agentsForFlow, readProjectInstructions, type AgentFile } from "./agent-files.js";
 import { taskBar, type Progress } from "./progress.js";
@@ -107,6 +108,14 @@ export interface RunOptions {
   readonly clock?: () => number;
   /** The --dir the run was given, repeated in every decision's commands. */
   readonly dirArg?: string | undefined;
+  /** The --agents the run was given, repeated in every `dotagent run` a decision prints (the same agents go on). */
+  readonly agentsArg?: string | undefined;
+  /**
+   * `--change TEXT`: the person's answer to the gate the workflow waits at (no terminal needed):
+   * the report goes back to its agent with these words, as "Change something" at a terminal
+   * sends it, then the gate is asked again. Refused (usage) where the workflow waits at no such gate.
+   */
+  readonly change?: string | undefined;
   /** Aborted by Ctrl-C: the run stops what it does and throws `interrupted`. */
   readonly signal?: AbortSignal;
   /** The API address Claude Code will call, asked once before anything starts (login-check.ts); absent: not asked. */
@@ -121,6 +130,24 @@ export interface DesignChoice {
   command: string;
 }
 
+/**
+ * A gate met without a terminal, as fields (SPEC §17): which step, the report it approves, what the
+ * terminal gate would show of it (gate-view.ts, the same lines), and the commands that answer it.
+ */
+export interface GateDecision {
+  step: string;
+  report: string;
+  /** The report's substance as the terminal gate shows it. */
+  shown: string[];
+  /** Approves and goes on (at the pick: the recommended design's command; every design's is in `choices`). */
+  approve: string;
+  /** Sends the report back to its agent with what should change (the placeholder replaced); null where the gate takes none. */
+  change: string | null;
+}
+
+/** The text a printed `--change` command holds until the person puts their words there. */
+export const CHANGE_PLACEHOLDER = "<what should change>";
+
 interface Summary {
   /** Wall time of this run. */
   elapsed_ms: number;
@@ -130,7 +157,7 @@ interface Summary {
 
 export type RunOutcome =
   | ({ outcome: "complete"; workflow_id: string; steps: number; agents: number } & Summary)
-  | ({ outcome: "decision"; workflow_id: string | null; steps: number; agents: number; decision: Decision; choices?: DesignChoice[] } & Summary)
+  | ({ outcome: "decision"; workflow_id: string | null; steps: number; agents: number; decision: Decision; choices?: DesignChoice[]; gate?: GateDecision } & Summary)
   | ({ outcome: "waiting"; workflow_id: string; steps: number; agents: number; in_flight: readonly string[] } & Summary);
 
 /** Rounds without a finished workflow before the runner gives up: far more than any real workflow takes. */
@@ -167,6 +194,8 @@ interface Run {
   working: number;
   /** The flow the workflow walks (read afresh each round): develop, or its pinned definition. */
   flow: Flow;
+  /** `--change TEXT` not yet given to the gate it answers (once per run). */
+  change: string | undefined;
 }
 
 /**
@@ -180,6 +209,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
   if (!existsSync(paths.stateDir) && !options.request) throw new DotagentError("usage", 'no workflow here to continue; give the feature request: dotagent run "add login"', EXIT.usage);
   // A definition that does not resolve is one line (exit 3) before anything is asked or written.
   if (options.workflow !== undefined) await resolveWorkflowName(options.root, options.workflow);
+  await checkChange(options);
   await checkBeforeStart(options);
   if (options.signal?.aborted) throw interruptedError();
   const dir = runsDir(options.root);
@@ -203,6 +233,23 @@ export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
     options.progress.end();
     lock.release();
   }
+}
+
+/** The gates a `--change` answers: a report its agent revises, or the designs (every architect revises). */
+const CHANGEABLE_GATES: ReadonlySet<string> = new Set(["approve_requirements", "approve_report", "pick_design"]);
+
+/**
+ * `--change TEXT` answers the gate the workflow waits at now; anywhere else it would be carried to
+ * a gate the person has not seen yet. Refused (usage, exit 2) before anything is asked or written.
+ */
+async function checkChange(options: RunOptions): Promise<void> {
+  if (options.change === undefined) return;
+  // The words themselves (empty, the printed placeholder, with a request or --design) are checked by the CLI (run.ts).
+  const plan = await workflowAt(options.root, { ...(options.now ? { now: options.now } : {}), onWarning: () => {} }, options.dirArg).resume({ dryRun: true });
+  const gate = plan.next.action === "await_approval" ? plan.next.gate : undefined;
+  if (gate !== undefined && CHANGEABLE_GATES.has(gate)) return;
+  const where = plan.workflow_id === null ? "there is no workflow here" : `workflow ${plan.workflow_id} is at ${plan.phase ?? "?"}, not at a gate that takes changes${gate === "approve_design" ? " (its design is chosen: approve it, or go back with dotagent rollback)" : ""}`;
+  throw new DotagentError("usage", `--change answers the gate a workflow waits at, and ${where}; run dotagent run without --change`, EXIT.usage, { action: plan.next.action, ...(gate ? { gate } : {}) });
 }
 
 /**
@@ -316,6 +363,7 @@ async function drive(options: RunOptions): Promise<RunOutcome> {
     introduced: false,
     working: 0,
     flow: DEVELOP,
+    change: options.change,
   };
   // Ctrl-C: said at once; stopping the agents takes the SDK about two seconds.
   const stopping = () => {
@@ -402,7 +450,7 @@ async function introduce(run: Run, workflowId: string, facts: Facts, phase: Phas
         : "gates approved automatically: --approve auto is remembered for this workflow (`dotagent run --approve ask` asks again)"
       : options.ask.interactive
         ? "gates asked here: approve, or say what to change"
-        : "no terminal: the run stops at each gate with the decision (exit 5)";
+        : "no terminal: the run stops at each gate with the commands that answer it (exit 5)";
   options.progress.line(gates);
   if (options.projectContext === true) sayProjectContext(run);
 }
@@ -511,9 +559,14 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
   }
 }
 
-function decisionOutcome(run: Run, at: StepContext, decision: Decision, choices?: DesignChoice[]): RunOutcome {
+function decisionOutcome(run: Run, at: StepContext, decision: Decision): RunOutcome {
   run.options.progress.line(`a person must decide: ${decision.question}`, { mark: "warning" });
-  return { outcome: "decision", workflow_id: at.workflowId, steps: run.steps, agents: run.agents, decision: decisionWithDir(decision, run.options.dirArg), ...(choices ? { choices } : {}), ...summary(run) };
+  return decisionResult(run, at, decision);
+}
+
+/** The run's stop for a person's answer (exit 5); a gate's is said once, in the result (gateDecision). */
+function decisionResult(run: Run, at: StepContext, decision: Decision, extra: { choices?: DesignChoice[]; gate?: GateDecision } = {}): RunOutcome {
+  return { outcome: "decision", workflow_id: at.workflowId, steps: run.steps, agents: run.agents, decision: decisionWithDir(decision, run.options.dirArg), ...extra, ...summary(run) };
 }
 
 /**
@@ -611,8 +664,17 @@ async function gateStep(run: Run, step: Extract<RunStep, { kind: "gate" }>, at: 
       await revise(run, pending, at, step.output);
       return undefined;
     }
-    const answer = await gateAnswer(run, step, what);
-    if (answer === undefined) return decisionOutcome(run, at, { question: `Approve ${step.output}?`, default: false, yes: `dotagent phase approve ${step.phase}`, no: `edit ${step.output}, then dotagent run` });
+    // --change: the person's answer given with the command, as "Change something" at a terminal.
+    if (run.change !== undefined && view !== "design") {
+      const feedback = await recordFeedback(run, step.phase, run.change.trim());
+      run.change = undefined;
+      await revise(run, feedback, at, step.output);
+      return undefined;
+    }
+    const answer = await gateAnswer(run, step, what).catch((error: unknown) => {
+      throw isInterrupted(error) ? interruptedAtGate(`the ${step.phase} gate`, "nothing approved") : error;
+    });
+    if (answer === undefined) return gateDecision(run, step, at);
     // "Stop here" is the person's calm choice, not an error: as Ctrl-C, nothing approved, nothing lost.
     if (answer.kind === "stop") throw new DotagentError("interrupted", `stopped at the ${step.phase} gate, as you chose: nothing approved; edit ${step.output} if you like, then \`dotagent run\` asks again`, EXIT.interrupted, { sessions_kept: [] });
     if (answer.kind === "change") {
@@ -628,17 +690,59 @@ async function gateStep(run: Run, step: Extract<RunStep, { kind: "gate" }>, at: 
   return undefined;
 }
 
+/**
+ * Ctrl-C (or Esc) at a question of a gate: one plain line, exit 130. Nothing was written since the
+ * gate was shown, so nothing is lost; the next run shows the gate again.
+ */
+function interruptedAtGate(where: string, nothing: string): DotagentError {
+  return new DotagentError("interrupted", `interrupted at ${where}: ${nothing}, the workflow is as it was; \`dotagent run\` asks again`, EXIT.interrupted, { sessions_kept: [] });
+}
+
+/** `dotagent run` with the run's --agents, as a decision prints it (--dir is added with the rest: decisionWithDir). */
+function runCommand(run: Run, rest: string): string {
+  const agents = run.options.agentsArg === undefined ? "" : ` --agents ${shellQuote(run.options.agentsArg)}`;
+  return `dotagent run${agents}${rest}`;
+}
+
+const changeCommand = (run: Run): string => runCommand(run, ` --change "${CHANGE_PLACEHOLDER}"`);
+
+/** What a gate shows of its report: the lines a terminal shows before the question (gate-view.ts). */
+function gateLines(run: Run, step: Extract<RunStep, { kind: "gate" }>): string[] {
+  const { root } = run.options;
+  const view = gateView(step);
+  if (view === "report") return reportView(readText(root, step.output) ?? "", step.output);
+  const report = readReport(root, step.output) ?? {};
+  return view === "requirements" ? requirementsView(report, step.output) : designSummary(report);
+}
+
+/**
+ * A gate without a terminal (SPEC §17): the run stops (exit 5) with the gate as fields and, for a
+ * person, once: which gate, the report's substance, and the commands that answer it.
+ */
+function gateDecision(run: Run, step: Extract<RunStep, { kind: "gate" }>, at: StepContext): RunOutcome {
+  const feedback = gateView(step) !== "design";
+  const yes = `dotagent phase approve ${step.phase}`;
+  const change = feedback ? changeCommand(run) : null;
+  const gate: GateDecision = { step: step.phase, report: step.output, shown: gateLines(run, step), approve: `${yes} && ${runCommand(run, "")}`, change };
+  run.options.progress.line(`stopped at the ${step.phase} gate for your answer`, { mark: "warning" });
+  const decision: Decision = { question: `Approve ${step.output}?`, default: false, yes, no: change ?? "leave it unapproved; nothing is written until you approve" };
+  return decisionResult(run, at, decision, { gate: gateWithDir(gate, run.options.dirArg) });
+}
+
+function gateWithDir(gate: GateDecision, dir: string | undefined): GateDecision {
+  return { ...gate, approve: addDirToCommands(gate.approve, dir), change: gate.change && addDirToCommands(gate.change, dir) };
+}
+
 async function gateAnswer(run: Run, step: Extract<RunStep, { kind: "gate" }>, what: string): Promise<GateAnswer> {
   const { options } = run;
-  const report = readReport(options.root, step.output) ?? {};
   if (run.approve === "auto") {
+    const report = readReport(options.root, step.output) ?? {};
     const summaryText = typeof report.summary === "string" ? `: ${report.summary.replace(/\s+/g, " ").slice(0, 200)}` : "";
     return { kind: "approve", note: ` (--approve auto)${summaryText}` };
   }
   if (!options.ask.interactive) return undefined;
   const view = gateView(step);
-  const lines = view === "requirements" ? requirementsView(report, step.output) : view === "design" ? designSummary(report) : reportView(readText(options.root, step.output) ?? "", step.output);
-  options.progress.show(["", `  ${what[0]!.toUpperCase()}${what.slice(1)} (${step.output}):`, ...lines, ""]);
+  options.progress.show(["", `  ${what[0]!.toUpperCase()}${what.slice(1)} (${step.output}):`, ...gateLines(run, step), ""]);
   const feedback = view !== "design";
   // develop's words as they were; a definition's gate names its own agent and the step that follows.
   const agent = step.agent ?? "pm";
@@ -721,6 +825,13 @@ async function chooseDesign(run: Run, at: StepContext, phase: Phase): Promise<Ru
   }
   // The roundtable compared the revised designs: the feedback is acted on.
   if (pending?.gate === phase) await run.memory!.change((m) => ({ ...m, pending: null }));
+  // --change: every design goes back to its writer with the person's words, as "Change something" sends it.
+  if (run.change !== undefined) {
+    const feedback = await recordFeedback(run, phase, run.change.trim());
+    run.change = undefined;
+    await revise(run, feedback, at);
+    return undefined;
+  }
   const roundtable = readReport(options.root, REPORT.roundtable) ?? {};
   // Only a design whose file is there can be chosen: final_design.json holds it, never a made-up one.
   const written = new Set(listDesignFiles(options.root));
@@ -750,7 +861,9 @@ async function chooseDesign(run: Run, at: StepContext, phase: Phase): Promise<Ru
       { name: CHANGE, title: "Change something", hint: `say what; every ${writer} revises its design, the ${reducer} compares them again` },
       { name: STOP, title: "Stop here", hint: "decide later: dotagent run --design NAME" },
     ];
-    const picked = await askGate(run, "Which design?", choices, recommended, `What should the ${writer}s change?`);
+    const picked = await askGate(run, "Which design?", choices, recommended, `What should the ${writer}s change?`).catch((error: unknown) => {
+      throw isInterrupted(error) ? interruptedAtGate("the design pick", "nothing picked") : error;
+    });
     if (typeof picked === "object") {
       const feedback = await recordFeedback(run, phase, picked.change);
       await revise(run, feedback, at);
@@ -761,8 +874,12 @@ async function chooseDesign(run: Run, at: StepContext, phase: Phase): Promise<Ru
   }
   if (chosen === undefined) {
     const others = designs.filter((d) => d.name !== recommended).map((d) => d.name);
-    const choices = designs.map((d) => ({ design: d.name, one_line: d.oneLine, recommended: d.name === recommended, command: addDirToCommands(`dotagent run --design ${d.name}`, options.dirArg) }));
-    return decisionOutcome(run, at, { question: `Which design? Options: ${designs.map((d) => d.name).join(", ")}; the roundtable recommends ${recommended}.`, default: true, yes: `dotagent run --design ${recommended}`, no: others.length > 0 ? `dotagent run --design ${others[0]}` : "stop here" }, choices);
+    const pickCommand = (name: string) => runCommand(run, ` --design ${name}`);
+    const choices = designs.map((d) => ({ design: d.name, one_line: d.oneLine, recommended: d.name === recommended, command: addDirToCommands(pickCommand(d.name), options.dirArg) }));
+    const gate: GateDecision = { step: phase, report: REPORT.roundtable, shown: designsView(designs, recommended, roundtable), approve: pickCommand(recommended), change: changeCommand(run) };
+    options.progress.line(`stopped at the ${phase} pick for your answer`, { mark: "warning" });
+    const decision: Decision = { question: `Which design? Options: ${designs.map((d) => d.name).join(", ")}; the roundtable recommends ${recommended}.`, default: true, yes: pickCommand(recommended), no: others.length > 0 ? pickCommand(others[0]!) : "stop here" };
+    return decisionResult(run, at, decision, { choices, gate: gateWithDir(gate, options.dirArg) });
   }
   const source = `${REPORT.designsDir}/${chosen}.json`;
   const design = readReport(options.root, source);

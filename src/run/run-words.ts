@@ -1,0 +1,61 @@
+// What `dotagent run` says on stdout and in `run --help`, in the cold half with the runner (the
+// hot helper every hook starts stays small). The result: what happened, how long it took, what
+// it wrote; at a gate without a terminal, the gate once: which gate, what it approves (the lines
+// the terminal gate shows) and the commands that answer it, each runnable as printed.
+import { count, formatDuration } from "../core/words.js";
+import { CHANGE_PLACEHOLDER, type RunOutcome } from "./runner.js";
+
+/** The lines of the result for people (stdout). */
+export function runResultLines(outcome: RunOutcome): string[] {
+  const took = `${formatDuration(outcome.elapsed_ms)}, ${count(outcome.agents, "agent session")}, ${count(outcome.reports.length, "report")} written`;
+  const reports = outcome.reports.map((r) => `  ${r}`);
+  if (outcome.outcome === "complete") return [`Workflow ${outcome.workflow_id} complete in ${took}${reports.length > 0 ? ":" : "."}`, ...reports];
+  const sofar = [`This run: ${took}${reports.length > 0 ? ":" : "."}`, ...reports];
+  if (outcome.outcome === "waiting") return [`Waiting for tasks in another session: ${outcome.in_flight.join(", ")}.`, ...sofar];
+  const { decision, gate } = outcome;
+  const yours = `(your words in place of ${CHANGE_PLACEHOLDER})`;
+  // The design pick: every design with the command that picks it, and the one that sends them back.
+  const choices = outcome.choices ?? [];
+  if (choices.length > 0) {
+    const rows: Array<readonly [string, string]> = choices.map((c) => [c.command, `${c.one_line}${c.recommended ? " (recommended)" : ""}`]);
+    if (gate?.change) rows.push([gate.change, `the designs revised with your words, then the pick again ${yours}`]);
+    const width = Math.max(0, ...rows.map(([command]) => command.length));
+    return [decision.question, ...rows.map(([command, what]) => `  ${command.padEnd(width)}  ${what}`), ...sofar];
+  }
+  // An approval gate: what it approves, as the terminal shows it, and the commands that answer it.
+  if (gate !== undefined) {
+    return [
+      `The ${gate.step} gate waits for you: approve ${gate.report}?`,
+      ...gate.shown,
+      "",
+      `  Approve:          ${gate.approve}`,
+      ...(gate.change ? [`  Ask for changes:  ${gate.change}   ${yours}`] : []),
+      "Nothing is approved until you answer.",
+      ...sofar,
+    ];
+  }
+  return [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`, "Then run dotagent run again.", ...sofar];
+}
+
+/** `run --help` after the usage line: each option in a line, what the command needs, examples. */
+export const RUN_HELP: readonly string[] = [
+  "Options:",
+  "  --workflow NAME     a new workflow of that definition (dotagent workflows); default develop",
+  "  --approve ask|auto  ask at each gate (default), or approve them all; kept for the workflow",
+  "  --change TEXT       at the gate waiting now: the report's agent revises it with TEXT",
+  "  --design NAME       answer the design pick up front",
+  "  --max-parallel N    at most N agents or tasks at once (default 3)",
+  "  --max-cost USD      stop cleanly once the sessions cost about USD (an estimate)",
+  "  --agents DIR        the agent files in DIR, not .claude/agents/ and dotagent's own",
+  "  -q, --quiet         no progress on stderr (a gate and the result still show)",
+  "",
+  "Needs the Claude Agent SDK (npm install @anthropic-ai/claude-agent-sdk, in the project or",
+  "beside a global dotagent) and ANTHROPIC_API_KEY or a Claude Code login (claude, then",
+  "/login); both checked first. No terminal: a gate stops the run (exit 5) with the",
+  "commands that answer it.",
+  "",
+  "Examples:",
+  '  dotagent run "add login"                 asks at each gate: approve, or say what to change',
+  '  dotagent run "add login" --approve auto  unattended (CI): approves every gate',
+  "  dotagent run                             goes on after a gate, Ctrl-C or a kill",
+];
