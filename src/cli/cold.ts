@@ -12,6 +12,7 @@ export * as codex from "../clients/codex/index.js";
 export { exportJsonSchema, SCHEMA_NAMES } from "../schema/json-schema.js";
 export { terminalAsker } from "./ask.js";
 export { runCommand } from "./run-command.js";
+export { runDoctor } from "./doctor-command.js";
 export { RUN_HELP } from "../run/run-words.js";
 export { showReports } from "../ops/show.js";
 export { runReportLine, writeRunReport } from "../ops/run-report.js";
