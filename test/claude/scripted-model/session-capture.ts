@@ -31,8 +31,10 @@ export function conversation(screen: string, project: string): string[] {
     // dotagent's line after `claude -r` (the SessionStart hook's systemMessage) is the person's
     // news: whole, its wrapped rest joined, then wrapped again at the docs' width.
     if (/^\s+⎿\s+SessionStart:\w+ says:/.test(line)) {
-      let text = line.trim();
-      while (i + 1 < lines.length && /^\s{3,}[^\s⎿●❯›✻─]/.test(lines[i + 1]!)) text += ` ${lines[++i]!.trim()}`;
+      // A right-aligned status item (`◐ medium · /effort`) shares a wrapped line: cut at a wide gap.
+      const words = (raw: string) => raw.split("│")[0]!.trim().split(/\s{3,}/)[0]!;
+      let text = words(line);
+      while (i + 1 < lines.length && /^\s{3,}[^\s⎿●❯›✻─◐]/.test(lines[i + 1]!)) text += ` ${words(lines[++i]!)}`;
       out.push(...wrap(text.replace(/^⎿\s+/, ""), 96).map((part, n) => `  ${n === 0 ? "⎿  " : "   "}${part}`));
       continue;
     }
