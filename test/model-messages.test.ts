@@ -38,7 +38,7 @@ const NOT_FOR_THE_MODEL: ReadonlyArray<{ file: string; contains: string; why: st
   { file: "src/claude/install.ts", contains: "move it out of the way and run", why: "`install` is the person's command; the allow grammar never lets the model run it" },
   { file: "src/clients/codex/install.ts", contains: "move it out of the way and run", why: "`install` is the person's command" },
   { file: "src/claude/inspect-install.ts", contains: "move ", why: "doctor's `fix` lines: the person's checklist" },
-  { file: "src/cli/commands/doctor.ts", contains: "move it out of the way", why: "doctor's `fix` lines: the person's checklist" },
+  { file: "src/cli/doctor-command.ts", contains: "move it out of the way", why: "doctor's `fix` lines: the person's checklist" },
   { file: "src/clients/copilot/doctor.ts", contains: "move them away", why: "doctor's `fix` lines: the person's checklist" },
   { file: "src/claude/briefing.ts", contains: "never edit or remove them by hand", why: "a prohibition, not an instruction" },
 ];

@@ -97,7 +97,7 @@ describe("dotagent workflows", () => {
     ["10,000 steps", { steps: Array.from({ length: 10_000 }, (_, i) => ({ id: `S${i}`, kind: "shell", run: "true" })) }, /limit 64 KiB|at most/],
     ["rework forward", { steps: [{ id: "C", kind: "check", run: "true", rework: "D", max_rounds: 1 }, { id: "D", kind: "agent", agent: "pm", report: "d.json" }] }, /steps\[0\]\.rework: D is not before C/],
     ["an extends cycle", { extends: "hostile", remove: [] }, /extends form a cycle/],
-    ["an unknown field", { steps: [], sneaky: true }, /hostile\.json: sneaky: unknown key sneaky; remove it/],
+    ["an unknown field", { steps: [], sneaky: true }, /hostile\.json: sneaky: unknown key sneaky; take it out/],
     ["not JSON", "{ steps: ", /hostile\.json: .*JSON/],
     ["a backreference in a pattern", { steps: [{ id: "A", kind: "agent", agent: "pm", report: "a.json" }, { id: "B", kind: "shell", run: "true", when: { report: "request", matches: "(a)\\1" } }] }, /steps\[1\]\.when\.matches: "\(a\)\\\\1" cannot be used: a backreference: patterns run in linear time/],
     ["a lookahead in a pattern", { steps: [{ id: "B", kind: "shell", run: "true", when: { report: "request", matches: "^(?=.*x)" } }] }, /steps\[0\]\.when\.matches: .* cannot be used: a lookahead/],
@@ -166,7 +166,7 @@ describe("dotagent workflows", () => {
     const told = text.stdout.split("\n").filter((l) => l.startsWith("invalid: "));
     expect(told).toEqual([
       "invalid: .dotagent/workflows/child.json: extends: extends \"keys\", whose definition .dotagent/workflows/keys.json is invalid: fix it first (`dotagent workflows validate keys`)",
-      "invalid: .dotagent/workflows/keys.json: steps[0]: unknown keys sneaky, other; remove them (`dotagent schema workflow` lists the fields a definition takes)",
+      "invalid: .dotagent/workflows/keys.json: steps[0]: unknown keys sneaky, other; take them out (`dotagent schema workflow` lists the fields a definition takes)",
       expect.stringMatching(/^invalid: \.dotagent\/workflows\/notjson\.json: not valid JSON \(.*\); fix the JSON/),
     ]);
     expect(text.stdout).toMatch(/^good {5}\.dotagent\/workflows\/good\.json {2}REQUIREMENTS → /m);

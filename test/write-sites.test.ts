@@ -92,7 +92,8 @@ const SITES: Record<string, [string, string]> = {
   "src/store/write-file.ts": ["copyFileSync linkSync mkdirSync×3 openSync×2 renameSync×2", "the primitive itself: every other write calls it"],
   "src/store/fsync-dir.ts": ["openSync", "opens a folder read-only ('r') to fsync it; writes nothing"],
   "src/store/read-file.ts": ["openSync", "the one reader: O_RDONLY | O_NONBLOCK, never a write flag"],
-  "src/store/events.ts": ["openSync", "reads the log's tail: O_RDONLY | O_NOFOLLOW | O_NONBLOCK (the append is appendFileInside)"],
+  "src/store/events.ts": ["openSync×2", "reads the log's tail (the append's next seq, and readEventsTail for the SessionStart line): O_RDONLY | O_NOFOLLOW | O_NONBLOCK (the append is appendFileInside)"],
+  "src/store/git.ts": ["mkdtempSync openSync writeFileSync", "git's stdin when a call has input (Codex's sandbox refuses a pipe's shutdown, SPEC §19): a fresh mkdtemp folder in the OS temp dir, never the project; the file written with 'wx' (O_CREAT|O_EXCL: never through a link), opened read-only for git, then removed"],
   "src/store/lock.ts": [
     "linkSync openSync renameSync writeFileSync",
     "lock: the temp lock is created with 'wx' (O_CREAT|O_EXCL: a link there fails with EEXIST, never followed), written through that descriptor, then link()ed into place (link never follows its target and fails when the name exists) or rename()d over a stale lock (a rename replaces a link itself); memory/state is checked to be a real folder (state-paths.ts) before any lock is taken",

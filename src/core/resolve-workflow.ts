@@ -415,9 +415,9 @@ function checkStep(def: StepDef, at: string, report: Problem, options: ResolveOp
       step = { ...common, kind: "shell", run: command(), reports: reports(`steps/${def.id}.json`, true) };
       break;
   }
-  if (def.kind !== "check" && def.max_rounds !== undefined) problem(`${at}.max_rounds`, "only a check step with `rework` has max_rounds; remove it");
+  if (def.kind !== "check" && def.max_rounds !== undefined) problem(`${at}.max_rounds`, "only a check step with `rework` has max_rounds; take it out of this step");
   if ((def.kind === "agent" || def.kind === "choose" || def.kind === "tasks" || (def.kind === "check" && def.agent !== undefined)) && (def.retries !== undefined || def.timeout !== undefined)) {
-    problem(`${at}.${def.retries !== undefined ? "retries" : "timeout"}`, "retries and timeout apply to the commands of shell and check steps; an agent's attempts are counted by dotagent (tasks: max_attempts); remove it");
+    problem(`${at}.${def.retries !== undefined ? "retries" : "timeout"}`, "retries and timeout apply to the commands of shell and check steps; an agent's attempts are counted by dotagent (tasks: max_attempts); take it out of this step");
   }
   return failed ? undefined : step;
 }

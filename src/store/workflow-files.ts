@@ -84,8 +84,8 @@ function schemaProblem(source: string, path: string, message: string): DefProble
   const unknown = /^unknown keys (.+)$/.exec(message)?.[1];
   if (unknown === undefined) return defProblem(source, path, `${message}; \`dotagent schema workflow\` describes the field (SPEC §20)`);
   const fields = "(`dotagent schema workflow` lists the fields a definition takes)";
-  if (unknown.includes(",")) return defProblem(source, path, `${message}; remove them ${fields}`);
-  return { source, path, written_path: path === "" ? unknown : `${path}.${unknown}`, message: `unknown key ${unknown}; remove it ${fields}` };
+  if (unknown.includes(",")) return defProblem(source, path, `${message}; take them out ${fields}`);
+  return { source, path, written_path: path === "" ? unknown : `${path}.${unknown}`, message: `unknown key ${unknown}; take it out ${fields}` };
 }
 
 /** The agents a definition may name: the built-in ones and the project's .claude/agents/<name>.md. */
