@@ -80,7 +80,8 @@ function transcript(p: string, agentId: string, type: string, prompt: string): s
 }
 
 describe("the end of an executor: recorded from its report; no report: sent back, twice at most", () => {
-  function running(): { p: string; helper: string; prompt: string } {
+  /** An installed project at IMPLEMENTATION with the design's `tasks` planned; the approval's answer. */
+  function atImplementation(tasks: object[]): { p: string; helper: string; approved: any } {
     const { p, helper } = installed();
     dotagent(p, ["resume", "--json", "--start", "--request", "add login"]);
     writeJson(p, "memory/reports/demand.json", { stories: ["x"] });
@@ -88,8 +89,13 @@ describe("the end of an executor: recorded from its report; no report: sent back
     writeJson(p, "memory/reports/designs/minimal.json", { name: "minimal" });
     writeJson(p, "memory/reports/designs/robust.json", { name: "robust" });
     writeJson(p, "memory/reports/roundtable.json", { recommendation: "minimal" });
-    writeJson(p, "memory/reports/final_design.json", { chosen: "minimal", tasks: [{ id: "t1", title: "one" }, { id: "t2", title: "two", depends_on: ["t1"] }] });
-    expect(dotagent(p, ["phase", "approve", "ARCHITECTURE", "--json"]).json).toMatchObject({ phase: "IMPLEMENTATION", next: { action: "run_tasks", tasks: ["t1"], round: 0 } });
+    writeJson(p, "memory/reports/final_design.json", { chosen: "minimal", tasks });
+    return { p, helper, approved: dotagent(p, ["phase", "approve", "ARCHITECTURE", "--json"]).json };
+  }
+
+  function running(): { p: string; helper: string; prompt: string } {
+    const { p, helper, approved } = atImplementation([{ id: "t1", title: "one" }, { id: "t2", title: "two", depends_on: ["t1"] }]);
+    expect(approved).toMatchObject({ phase: "IMPLEMENTATION", next: { action: "run_tasks", tasks: ["t1"], round: 0 } });
     const prompt = ["Feature request: add login", "Phase: IMPLEMENTATION", "Task: t1", "Title: one", "Output file: memory/reports/tasks/t1.json"].join("\n");
     expect(hook(p, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "executor", prompt } }).out?.hookSpecificOutput).toMatchObject({ permissionDecision: "allow" });
     expect(readJson(p, "memory/state/execution.json").tasks[0]).toMatchObject({ id: "t1", status: "running", owner: { pid: process.pid } });
@@ -180,15 +186,7 @@ describe("the end of an executor: recorded from its report; no report: sent back
   });
 
   it("`claude -r` after a kill: the person reads one line on what happened and what to type; the model gets the briefing", async () => {
-    const { p, helper } = installed();
-    dotagent(p, ["resume", "--json", "--start", "--request", "add login"]);
-    writeJson(p, "memory/reports/demand.json", { stories: ["x"] });
-    dotagent(p, ["phase", "approve", "REQUIREMENTS"]);
-    writeJson(p, "memory/reports/designs/minimal.json", { name: "minimal" });
-    writeJson(p, "memory/reports/designs/robust.json", { name: "robust" });
-    writeJson(p, "memory/reports/roundtable.json", { recommendation: "minimal" });
-    writeJson(p, "memory/reports/final_design.json", { chosen: "minimal", tasks: [{ id: "t1", title: "one" }, { id: "t2", title: "two" }] });
-    dotagent(p, ["phase", "approve", "ARCHITECTURE"]);
+    const { p, helper } = atImplementation([{ id: "t1", title: "one" }, { id: "t2", title: "two" }]);
     // Both executors spawned by a session that is killed then; t1 wrote its report first.
     const session = spawn("sleep", ["60"], { stdio: "ignore" });
     for (const id of ["t1", "t2"]) {

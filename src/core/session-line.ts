@@ -71,9 +71,12 @@ function whatToType(plan: SessionLineFacts["plan"], command: string): string {
 }
 
 /** The sentence, or null: no open workflow, or a start the person needs no news of. */
+/** Whether a session start of this source gets the person's line (the shell reads the log's tail only then). */
+export const tellsPerson = (source: string | undefined): boolean => source === "startup" || source === "resume";
+
 export function sessionLine(facts: SessionLineFacts): string | null {
   const { plan, source, command } = facts;
-  if (source !== "startup" && source !== "resume") return null;
+  if (!tellsPerson(source)) return null;
   if (plan.situation === "none" || plan.situation === "complete") return null;
   const id = plan.workflow_id ?? "the workflow";
   if (plan.situation === "corrupt") return `dotagent: the state of ${id} in memory/state is damaged. Type ${command} to choose: go back to the last good copy, or archive it and start again.`;

@@ -92,17 +92,7 @@ export function readEventsTail(file: string, maxBytes = TAIL_BYTES): EventRecord
     readSync(fd, buffer, 0, length, stat.size - length);
     const lines = buffer.toString("utf8").split("\n");
     if (length < stat.size) lines.shift();
-    const out: EventRecord[] = [];
-    for (const line of lines) {
-      if (line.trim() === "") continue;
-      try {
-        const value = JSON.parse(line) as EventRecord;
-        if (value !== null && typeof value === "object" && typeof value.type === "string") out.push(value);
-      } catch {
-        // torn or garbled: skipped, as readEvents does
-      }
-    }
-    return out;
+    return parseEventLines(lines);
   } catch {
     return [];
   } finally {
@@ -118,9 +108,13 @@ export function readEvents(file: string): EventRecord[] {
     const rel = `memory/state/${basename(file)}`;
     throw new DotagentError("state_unreadable", `${rel} ${read.reason}; ${read.errno === undefined ? "for the person: archive the workflow (`dotagent archive`) or move the file away" : "check the permissions of memory/state/"}`, EXIT.invalid, { path: rel });
   }
-  const text = read.text;
+  return parseEventLines(read.text.split("\n"));
+}
+
+/** The events among `lines`, in order; blank, torn (a crash mid-append) or garbled lines are skipped. */
+function parseEventLines(lines: readonly string[]): EventRecord[] {
   const out: EventRecord[] = [];
-  for (const line of text.split("\n")) {
+  for (const line of lines) {
     if (line.trim() === "") continue;
     try {
       const value = JSON.parse(line) as EventRecord;

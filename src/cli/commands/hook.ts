@@ -15,7 +15,7 @@ import { readHookStdin } from "../../store/read-file.js";
 import { checkoutKey } from "../../store/checkout-key.js";
 import { findProjectRoot, projectPaths } from "../../store/project.js";
 import { briefingFor } from "../../claude/briefing.js";
-import { sessionLine } from "../../core/session-line.js";
+import { sessionLine, tellsPerson } from "../../core/session-line.js";
 import { readEventsTail } from "../../store/events.js";
 import { worktreeViews } from "../../core/worktrees.js";
 import { checkoutFactsFor } from "../../store/worktrees.js";
@@ -105,7 +105,7 @@ export async function sessionStartTold(context: CommandContext, input: SessionSt
     const request = snapshot.phase.kind === "ok" ? snapshot.phase.value.request : null;
     return {
       briefing: briefingFor(plan, input.source, process.argv[1], { isolation: execution?.isolation ?? null, worktrees: worktreeViews(execution) }, request),
-      line: sessionLine({ plan, source: input.source, command, recorded: readEventsTail(paths.eventsFile) }),
+      line: sessionLine({ plan, source: input.source, command, recorded: tellsPerson(input.source) ? readEventsTail(paths.eventsFile) : [] }),
     };
   } catch (error) {
     // A hook must never break the session; say so on stderr (Claude Code shows it in verbose mode).
