@@ -54,8 +54,8 @@ const calls = (log: string) => (existsSync(log) ? readFileSync(log, "utf8").trim
 /** The agent's process once its session is under way (the process and the session id both recorded). */
 function recorded(root: string): { pid: number } | undefined {
   const dir = join(root, "memory/runs/wf-add-login");
-  if (!existsSync(join(dir, "pm.s1.checkpoint.json"))) return undefined;
-  const data = (JSON.parse(readFileSync(join(dir, "pm.s1.checkpoint.json"), "utf8")) as { data: { process?: { pid: number }; session_id?: string | null } }).data;
+  if (!existsSync(join(dir, "pm.REQUIREMENTS.s1.checkpoint.json"))) return undefined;
+  const data = (JSON.parse(readFileSync(join(dir, "pm.REQUIREMENTS.s1.checkpoint.json"), "utf8")) as { data: { process?: { pid: number }; session_id?: string | null } }).data;
   return data.session_id ? data.process : undefined;
 }
 
@@ -88,7 +88,7 @@ describe("issue 21, case 4: kill -9 of dotagent run, its Claude Code child still
       expect(again.status).toBe(4);
       const error = JSON.parse(again.stdout).error;
       expect(error.code).toBe("agent_running");
-      expect(error.message).toContain(`pm.s1 (Claude Code pid ${child!.pid}`);
+      expect(error.message).toContain(`pm.REQUIREMENTS.s1 (Claude Code pid ${child!.pid}`);
       expect(error.message).toContain(`kill ${child!.pid}`);
       expect(calls(log)).toHaveLength(1); // no second agent on the job
     } finally {

@@ -1,49 +1,62 @@
 import { describe, expect, test } from "vitest";
-import { nextRunStep, tasksToPlan, type PlanView } from "./run-step.js";
+import { nextRunStep, tasksToPlan, type PlanView, type RunFacts } from "./run-step.js";
+import { DEVELOP, stepOf } from "./flow.js";
 import { resolveWorkflow } from "./resolve-workflow.js";
 
 const plan = (phase: PlanView["phase"], action: string, extra: Partial<PlanView["next"]> = {}, inFlight: string[] = []): PlanView => ({ phase, next: { action, ...extra }, in_flight: inFlight });
 
-describe("nextRunStep: the /develop loop's moves for each next.action", () => {
+// develop is walked by the same code as any definition: its facts are its current step (flowOf of a
+// phase.json without a pin) and the earlier dotagent's session keys.
+const dev = (phase: string | null, more: RunFacts = {}): RunFacts => ({ ...(phase === null ? {} : { step: stepOf(DEVELOP, phase) }), keyedByAgent: true, ...more });
+const D = "memory/reports/final_design.json";
+
+describe("nextRunStep: develop's moves for each next.action, from its steps' kinds", () => {
   test.each([
     ["start_workflow", plan(null, "start_workflow"), { kind: "init" }],
     ["workflow_complete", plan("REFLECTION", "workflow_complete"), { kind: "complete" }],
     // The gate and the round are fields: the reason's wording never steers the runner.
-    ["requirements gate", plan("REQUIREMENTS", "await_approval", { gate: "approve_requirements", reason: "anything" }), { kind: "gate", phase: "REQUIREMENTS", output: "memory/reports/demand.json" }],
-    ["design pick", plan("ARCHITECTURE", "await_approval", { gate: "pick_design", reason: "final_design.json is mentioned here" }), { kind: "choose_design" }],
-    ["final design gate", plan("ARCHITECTURE", "await_approval", { gate: "approve_design", reason: "" }), { kind: "gate", phase: "ARCHITECTURE", output: "memory/reports/final_design.json" }],
+    ["requirements gate", plan("REQUIREMENTS", "await_approval", { gate: "approve_requirements", reason: "anything" }), { kind: "gate", phase: "REQUIREMENTS", output: "memory/reports/demand.json", agent: "pm", view: "requirements" }],
+    ["design pick", plan("ARCHITECTURE", "await_approval", { gate: "pick_design", reason: "final_design.json is mentioned here" }), { kind: "choose_design", phase: "ARCHITECTURE" }],
+    ["final design gate", plan("ARCHITECTURE", "await_approval", { gate: "approve_design", reason: "" }), { kind: "gate", phase: "ARCHITECTURE", output: D, view: "design" }],
     ["an unknown gate", plan("ARCHITECTURE", "await_approval", { gate: "teleport", reason: "?" }), { kind: "stuck", reason: "an approval this dotagent does not know (teleport): ?" }],
-    ["plan round 0", plan("IMPLEMENTATION", "plan_tasks", { round: 0, plan_file: "memory/reports/plan.json", reason: "rework round 7 in the words" }), { kind: "plan_tasks", round: 0, file: "memory/reports/plan.json" }],
-    ["plan rework 2", plan("IMPLEMENTATION", "plan_tasks", { round: 2, plan_file: "memory/reports/plan.rework-2.json", reason: "" }), { kind: "plan_tasks", round: 2, file: "memory/reports/plan.rework-2.json" }],
+    ["plan round 0", plan("IMPLEMENTATION", "plan_tasks", { round: 0, plan_file: "memory/reports/plan.json", reason: "rework round 7 in the words" }), { kind: "plan_tasks", round: 0, file: "memory/reports/plan.json", source: D }],
+    ["plan rework 2", plan("IMPLEMENTATION", "plan_tasks", { round: 2, plan_file: "memory/reports/plan.rework-2.json", reason: "" }), { kind: "plan_tasks", round: 2, file: "memory/reports/plan.rework-2.json", source: "memory/reports/verification.rework-2.json" }],
     ["agents at work", plan("ARCHITECTURE", "await_agents", { reason: "1 agent is at work" }, []), { kind: "wait", inFlight: [] }],
     ["a batch", plan("IMPLEMENTATION", "run_tasks", { tasks: ["t1", "t2"] }), { kind: "run_tasks", tasks: ["t1", "t2"] }],
     ["nothing to start", plan("IMPLEMENTATION", "run_tasks", { tasks: [] }, ["t3"]), { kind: "wait", inFlight: ["t3"] }],
     ["dead tasks", plan("IMPLEMENTATION", "resolve_dead_tasks", { tasks: ["t4"] }), { kind: "dead_tasks", tasks: ["t4"] }],
     // Running `dotagent run` again is the person's decision: the failed phase's agent runs (the runner starts the phase first).
-    ["a failed phase's agent", plan("REQUIREMENTS", "resolve_failed_agent", { agent: "pm", reason: "REQUIREMENTS failed" }), { kind: "agents", phase: "REQUIREMENTS", agent: "pm", jobs: [{ key: "pm", agent: "pm", output: "memory/reports/demand.json", lines: [] }], then: "resume" }],
-    ["legacy rework executor (round from the runner's facts)", plan("IMPLEMENTATION", "spawn_agent", { agent: "executor", reason: "verification failed: fix what memory/reports/verification.rework-1.json lists" }), { kind: "plan_tasks", round: 0, file: "memory/reports/plan.json" }],
+    ["a failed phase's agent", plan("REQUIREMENTS", "resolve_failed_agent", { agent: "pm", reason: "REQUIREMENTS failed" }), { kind: "agents", phase: "REQUIREMENTS", agent: "pm", jobs: [{ key: "pm.REQUIREMENTS", formerKey: "pm", agent: "pm", output: "memory/reports/demand.json", lines: [] }], then: "resume", outputs: ["memory/reports/demand.json"] }],
+    ["legacy rework executor (round from the runner's facts)", plan("IMPLEMENTATION", "spawn_agent", { agent: "executor", reason: "verification failed: fix what memory/reports/verification.rework-1.json lists" }), { kind: "plan_tasks", round: 0, file: "memory/reports/plan.json", source: D }],
+    ["an agent no step of develop runs", plan("VERIFICATION", "spawn_agent", { agent: "pm" }), { kind: "stuck", reason: 'VERIFICATION (a check step) does not spawn "pm"' }],
     ["unknown action", plan("IMPLEMENTATION", "teleport", { reason: "?" }), { kind: "stuck", reason: "teleport: ?" }],
   ])("%s", (_name, input, expected) => {
-    expect(nextRunStep(input)).toEqual(expected);
+    expect(nextRunStep(input, dev(input.phase))).toEqual(expected);
+  });
+
+  test("no current step: an approval or an agent is stuck, never guessed from names", () => {
+    expect(nextRunStep(plan("REQUIREMENTS", "spawn_agent", { agent: "pm" }))).toEqual({ kind: "stuck", reason: "no current phase" });
+    expect(nextRunStep(plan("REQUIREMENTS", "await_approval", { gate: "approve_requirements", reason: "r" }))).toMatchObject({ kind: "stuck" });
   });
 
   test("a legacy rework executor plans the runner's open round", () => {
-    expect(nextRunStep(plan("IMPLEMENTATION", "spawn_agent", { agent: "executor", reason: "" }), { reworkRound: 1 })).toEqual({ kind: "plan_tasks", round: 1, file: "memory/reports/plan.rework-1.json" });
+    expect(nextRunStep(plan("IMPLEMENTATION", "spawn_agent", { agent: "executor", reason: "" }), dev("IMPLEMENTATION", { reworkRound: 1 }))).toEqual({ kind: "plan_tasks", round: 1, file: "memory/reports/plan.rework-1.json", source: "memory/reports/verification.rework-1.json" });
   });
 
-  test("pm, roundtable, qa, reflector: one agent with its output and what follows", () => {
-    const pm = nextRunStep(plan("REQUIREMENTS", "spawn_agent", { agent: "pm" }));
-    expect(pm).toMatchObject({ kind: "agents", agent: "pm", then: "resume", jobs: [{ key: "pm", output: "memory/reports/demand.json" }] });
-    expect(nextRunStep(plan("ARCHITECTURE", "spawn_agent", { agent: "roundtable" }))).toMatchObject({ jobs: [{ output: "memory/reports/roundtable.json" }] });
-    expect(nextRunStep(plan("VERIFICATION", "spawn_agent", { agent: "qa" }))).toMatchObject({ then: "verdict", jobs: [{ output: "memory/reports/verification.json" }] });
-    expect(nextRunStep(plan("REFLECTION", "spawn_agent", { agent: "reflector" }))).toMatchObject({ then: "complete", jobs: [{ output: "memory/reports/reflection.json" }] });
+  test("pm, roundtable, qa, reflector: one agent with its output and what follows; each rework round's qa a job of its own", () => {
+    const pm = nextRunStep(plan("REQUIREMENTS", "spawn_agent", { agent: "pm" }), dev("REQUIREMENTS"));
+    expect(pm).toMatchObject({ kind: "agents", agent: "pm", then: "resume", jobs: [{ key: "pm.REQUIREMENTS", formerKey: "pm", output: "memory/reports/demand.json" }] });
+    expect(nextRunStep(plan("ARCHITECTURE", "spawn_agent", { agent: "roundtable" }), dev("ARCHITECTURE"))).toMatchObject({ jobs: [{ key: "roundtable", output: "memory/reports/roundtable.json" }] });
+    expect(nextRunStep(plan("VERIFICATION", "spawn_agent", { agent: "qa" }), dev("VERIFICATION"))).toMatchObject({ then: "verdict", rework: "IMPLEMENTATION", jobs: [{ key: "qa.VERIFICATION", formerKey: "qa", output: "memory/reports/verification.json" }] });
+    expect(nextRunStep(plan("VERIFICATION", "spawn_agent", { agent: "qa" }), dev("VERIFICATION", { latestRound: 2 }))).toMatchObject({ jobs: [{ key: "qa.VERIFICATION.r2", formerKey: "qa" }] });
+    expect(nextRunStep(plan("REFLECTION", "spawn_agent", { agent: "reflector" }), dev("REFLECTION"))).toMatchObject({ then: "complete", outputs: ["memory/reports/reflection.json", "memory/reports/reflection.md"], jobs: [{ output: "memory/reports/reflection.json" }] });
   });
 
   test("architects: the runner's pair is recorded; designs already asked for are written as named, no others", () => {
-    const fresh = nextRunStep(plan("ARCHITECTURE", "spawn_agent", { agent: "architect" }));
+    const fresh = nextRunStep(plan("ARCHITECTURE", "spawn_agent", { agent: "architect" }), dev("ARCHITECTURE"));
     expect(fresh).toMatchObject({ kind: "agents", designs: ["minimal", "robust"] });
     expect(fresh.kind === "agents" && fresh.jobs.map((j) => j.output)).toEqual(["memory/reports/designs/minimal.json", "memory/reports/designs/robust.json"]);
-    const missing = nextRunStep(plan("ARCHITECTURE", "spawn_agent", { agent: "architect", designs: ["robust"] }));
+    const missing = nextRunStep(plan("ARCHITECTURE", "spawn_agent", { agent: "architect", designs: ["robust"] }), dev("ARCHITECTURE"));
     expect(missing).not.toHaveProperty("designs");
     expect(missing.kind === "agents" && missing.jobs.map((j) => [j.key, ...j.lines])).toEqual([["architect.robust", "Design name: robust", "Angle: a design that holds up as the feature grows"]]);
   });
@@ -69,7 +82,7 @@ describe("tasksToPlan", () => {
   });
 });
 
-describe("nextRunStep in a workflow with a pinned definition: by the step's kind, never its agent's name", () => {
+describe("nextRunStep in a workflow with a pinned definition: the same code, by the step's kind, never its agent's name", () => {
   const flow = resolveWorkflow("own", (name) =>
     name === "own"
       ? {
@@ -102,7 +115,7 @@ describe("nextRunStep in a workflow with a pinned definition: by the step's kind
 
   test("a choose step: the designs by its own agent and angles, the comparison by its reducer; the pick and the gate name the step", () => {
     const designs = nextRunStep(plan("SKETCH", "spawn_agent", { agent: "designer", designs: ["small"] }), { step: step("SKETCH") });
-    expect(designs).toEqual({ kind: "agents", phase: "SKETCH", agent: "designer", jobs: [{ key: "designer.small", agent: "designer", output: "memory/reports/designs/small.json", lines: ["Design name: small", "Angle: fewest lines"] }], then: "resume" });
+    expect(designs).toEqual({ kind: "agents", phase: "SKETCH", agent: "designer", jobs: [{ key: "designer.small", agent: "designer", output: "memory/reports/designs/small.json", lines: ["Design name: small", "Angle: fewest lines"] }], then: "resume", outputs: ["memory/reports/designs/small.json"] });
     expect(nextRunStep(plan("SKETCH", "spawn_agent", { agent: "judge" }), { step: step("SKETCH") })).toMatchObject({ agent: "judge", jobs: [{ key: "judge", output: "memory/reports/roundtable.json" }] });
     expect(nextRunStep(plan("SKETCH", "await_approval", { gate: "pick_design" }), { step: step("SKETCH") })).toEqual({ kind: "choose_design", phase: "SKETCH" });
     expect(nextRunStep(plan("SKETCH", "await_approval", { gate: "approve_design" }), { step: step("SKETCH") })).toEqual({ kind: "gate", phase: "SKETCH", output: "memory/reports/final_design.json", view: "design" });

@@ -1,34 +1,39 @@
 // What `dotagent run` does next, as a value: the resume plan's `next` turned into one step the
 // headless runner carries out (agents to run, a gate to ask, a plan to record, a batch of tasks).
 // It is the /develop skill's loop (skills/develop/SKILL.md) written as code, so the headless
-// runner and an interactive session make the same moves from the same state. A workflow with a
-// pinned definition (SPEC §20) is walked by its steps' kinds, never by their agents' names: the
-// runner is told the current step (RunFacts.step) and reads the agent, reports and rework from it.
+// runner and an interactive session make the same moves from the same state. Every workflow,
+// develop included, is walked by its steps' kinds, never by their agents' names: the runner is
+// told the current step (RunFacts.step) and reads the agent, reports and rework from it.
 import { tellingLine } from "./telling-line.js";
 import { DEFAULT_DESIGNS, REPORT, reworkCopyPath, type Phase } from "./phases.js";
 export { DEFAULT_DESIGNS } from "./phases.js";
 import { planFileOf } from "./plans.js";
 import type { Step } from "./flow.js";
 
-/** One agent session: its checkpoint key, agent file name, exact output file, and prompt lines. */
+/**
+ * One agent session: its checkpoint key, agent file name, exact output file, and prompt lines.
+ * `formerKey`: the key an earlier dotagent gave the same job (agent and check steps were keyed by
+ * the agent's name alone): a session it left cut off under that key is continued, not restarted.
+ */
 export interface AgentJob {
   readonly key: string;
   readonly agent: string;
   readonly output: string;
   readonly lines: readonly string[];
+  readonly formerKey?: string;
 }
 
 /**
- * A step of a pinned definition also carries what develop's agents are known by: `outputs` (the
- * step's reports, any one of which does), `rework` (a check's target), the gate's `agent` and
- * `view`, the pick's `phase`, the plan's `source`. Absent for develop, whose steps are as before.
+ * What the runner carries out next. `outputs` are the step's reports (any one of which does),
+ * `rework` a check's target; a gate's `agent` revises its report on feedback, `view` says how the
+ * report is shown; a plan's `source` is the report it is planned from.
  */
 export type RunStep =
   | { kind: "init" }
-  | { kind: "agents"; phase: Phase; agent: string; designs?: readonly string[]; jobs: readonly AgentJob[]; then: "resume" | "verdict" | "complete"; outputs?: readonly string[]; rework?: string }
-  | { kind: "gate"; phase: Phase; output: string; agent?: string; view?: "requirements" | "design" | "report" }
-  | { kind: "choose_design"; phase?: Phase }
-  | { kind: "plan_tasks"; round: number; file: string; source?: string }
+  | { kind: "agents"; phase: Phase; agent: string; designs?: readonly string[]; jobs: readonly AgentJob[]; then: "resume" | "verdict" | "complete"; outputs: readonly string[]; rework?: string }
+  | { kind: "gate"; phase: Phase; output: string; agent?: string; view: "requirements" | "design" | "report" }
+  | { kind: "choose_design"; phase: Phase }
+  | { kind: "plan_tasks"; round: number; file: string; source: string }
   | { kind: "run_tasks"; tasks: readonly string[] }
   /** A shell or check step's command, run by `step run` (SPEC §20). */
   | { kind: "command"; step: Phase }
@@ -46,29 +51,39 @@ export interface PlanView {
   in_flight?: readonly string[];
 }
 
-/** What the runner knows beyond the plan: the open rework round, if any (older plans carry no round). */
+/** What the runner knows beyond the plan, read from the workflow's state and its flow. */
 export interface RunFacts {
-  reworkRound?: number | undefined;
-  /** A workflow with a pinned definition: its current step (absent: develop). */
+  /** The current step of the flow the workflow walks (develop's or a definition's). */
   step?: Step | undefined;
-  /** Pinned: where round 0's plan comes from (planSourceOf: final_design.json, or fix's reproduction.json). */
+  /** The open rework round, if any (older plans carry no round). */
+  reworkRound?: number | undefined;
+  /** Where round 0's plan comes from (planSourceOf: final_design.json, or fix's reproduction.json). */
   planSource?: string | undefined;
   /** The open rework round's failed report (phase.json `rework.verification`). */
   reworkReport?: string | undefined;
-  /** Pinned: the newest rework round (0: none yet), so each round's check agent is a job of its own. */
+  /** The newest rework round (0: none yet), so each round's check agent is a job of its own. */
   latestRound?: number | undefined;
+  /**
+   * The workflow pins no definition (develop's phase.json, as every dotagent wrote it): an earlier
+   * dotagent keyed its agent and check steps' sessions by the agent alone (`formerKey`).
+   */
+  keyedByAgent?: boolean | undefined;
 }
 
 const angleOf = (name: string) => DEFAULT_DESIGNS.find((d) => d.name === name)?.angle ?? `the ${name} approach`;
 const job = (key: string, agent: string, output: string, lines: string[] = []): AgentJob => ({ key, agent, output, lines });
 
+/**
+ * The step's move for the plan's `next`, by the step's kind, never its agents' names: develop is
+ * walked by the same code as any definition (SPEC §20).
+ */
 export function nextRunStep(plan: PlanView, facts: RunFacts = {}): RunStep {
   const next = plan.next;
   const phase = plan.phase;
   const round = next.round ?? facts.reworkRound ?? 0;
-  const pinned = facts.step;
+  const step = facts.step;
   const source = round > 0 ? (facts.reworkReport ?? reworkCopyPath(round)) : (facts.planSource ?? REPORT.finalDesign);
-  const planTasks = (): RunStep => ({ kind: "plan_tasks", round, file: next.plan_file ?? planFileOf(round), ...(pinned ? { source } : {}) });
+  const planTasks = (): RunStep => ({ kind: "plan_tasks", round, file: next.plan_file ?? planFileOf(round), source });
   switch (next.action) {
     case "start_workflow":
       return { kind: "init" };
@@ -89,50 +104,20 @@ export function nextRunStep(plan: PlanView, facts: RunFacts = {}): RunStep {
     case "workflow_failed":
       return { kind: "failed", reason: next.reason ?? "the workflow failed" };
     case "await_approval":
-      if (pinned && phase !== null) return pinnedGate(next, phase, pinned);
-      switch (next.gate) {
-        case "approve_requirements":
-          return { kind: "gate", phase: "REQUIREMENTS", output: REPORT.demand };
-        case "approve_design":
-          return { kind: "gate", phase: "ARCHITECTURE", output: REPORT.finalDesign };
-        case "pick_design":
-          return { kind: "choose_design" };
-        default:
-          return { kind: "stuck", reason: `an approval this dotagent does not know (${String(next.gate)}): ${next.reason ?? ""}` };
-      }
+      if (phase === null || step === undefined) return { kind: "stuck", reason: `an approval, but no current step: ${next.reason ?? ""}` };
+      return gate(next, phase, step);
     // The person who runs `dotagent run` again has decided: the failed phase's agent runs again.
     case "resolve_failed_agent":
     case "spawn_agent":
-      if (phase === null) return { kind: "stuck", reason: "no current phase" };
-      if (pinned) return pinnedAgents(next, phase, pinned, facts.latestRound ?? 0, planTasks);
-      switch (next.agent) {
-        case "pm":
-          return { kind: "agents", phase, agent: "pm", jobs: [job("pm", "pm", REPORT.demand)], then: "resume" };
-        case "architect": {
-          // The designs are recorded by the planner; a plan without them (older) asks for the pair.
-          const names = next.designs && next.designs.length > 0 ? next.designs : DEFAULT_DESIGNS.map((d) => d.name);
-          const jobs = names.map((n) => job(`architect.${n}`, "architect", `${REPORT.designsDir}/${n}.json`, [`Design name: ${n}`, `Angle: ${angleOf(n)}`]));
-          return { kind: "agents", phase, agent: "architect", ...(next.designs && next.designs.length > 0 ? {} : { designs: names }), jobs, then: "resume" };
-        }
-        case "roundtable":
-          return { kind: "agents", phase, agent: "roundtable", jobs: [job("roundtable", "roundtable", REPORT.roundtable, [`Designs: ${REPORT.designsDir}/*.json`])], then: "resume" };
-        case "qa":
-          return { kind: "agents", phase, agent: "qa", jobs: [job("qa", "qa", REPORT.verification)], then: "verdict" };
-        case "reflector":
-          return { kind: "agents", phase, agent: "reflector", jobs: [job("reflector", "reflector", REPORT.reflectionJson)], then: "complete" };
-        case "executor":
-          // Only a workflow from an older dotagent asks for a bare rework executor: plan the round.
-          return planTasks();
-        default:
-          return { kind: "stuck", reason: `no agent "${String(next.agent)}" in this dotagent` };
-      }
+      if (phase === null || step === undefined) return { kind: "stuck", reason: "no current phase" };
+      return agents(next, phase, step, facts, planTasks);
     default:
       return { kind: "stuck", reason: `${next.action}: ${next.reason ?? ""}` };
   }
 }
 
-/** An approval in a pinned workflow: the step's report shown (its agent revises it on feedback), or the pick. */
-function pinnedGate(next: PlanView["next"], phase: Phase, step: Step): RunStep {
+/** An approval: the step's report shown (its agent revises it on feedback), or the pick. */
+function gate(next: PlanView["next"], phase: Phase, step: Step): RunStep {
   const agent = step.kind === "agent" ? step.agent : undefined;
   switch (next.gate) {
     case "approve_requirements":
@@ -152,22 +137,23 @@ function pinnedGate(next: PlanView["next"], phase: Phase, step: Step): RunStep {
 }
 
 /**
- * The agents a pinned step spawns, by the step's kind: a choose step's design writers (one job a
- * design) or its reducer; an agent or check step's one agent writing `next.output`. Keys name the
- * step (two steps may share an agent) and, after a rework, the round (each round's check is a
- * fresh job, not a third session of the first one's).
+ * The agents a step spawns, by the step's kind: a choose step's design writers (one job a design)
+ * or its reducer; an agent or check step's one agent writing `next.output`. Keys name the step (two
+ * steps may share an agent) and, after a rework, the round (each round's check is a fresh job, not
+ * a third session of the first one's).
  */
-function pinnedAgents(next: PlanView["next"], phase: Phase, step: Step, latestRound: number, planTasks: () => RunStep): RunStep {
+function agents(next: PlanView["next"], phase: Phase, step: Step, facts: RunFacts, planTasks: () => RunStep): RunStep {
   const agent = next.agent ?? "";
+  const latestRound = facts.latestRound ?? 0;
   switch (step.kind) {
     case "choose": {
       if (agent === step.agent) {
         const names = next.designs && next.designs.length > 0 ? next.designs : step.designs.map((d) => d.name);
         const angle = (name: string) => step.designs.find((d) => d.name === name)?.angle ?? angleOf(name);
         const jobs = names.map((n) => job(`${agent}.${n}`, agent, `${REPORT.designsDir}/${n}.json`, [`Design name: ${n}`, `Angle: ${angle(n)}`]));
-        return { kind: "agents", phase, agent, ...(next.designs && next.designs.length > 0 ? {} : { designs: names }), jobs, then: "resume" };
+        return { kind: "agents", phase, agent, ...(next.designs && next.designs.length > 0 ? {} : { designs: names }), jobs, then: "resume", outputs: jobs.map((j) => j.output) };
       }
-      if (agent === step.reducer) return { kind: "agents", phase, agent, jobs: [job(agent, agent, REPORT.roundtable, [`Designs: ${REPORT.designsDir}/*.json`])], then: "resume" };
+      if (agent === step.reducer) return { kind: "agents", phase, agent, jobs: [job(agent, agent, REPORT.roundtable, [`Designs: ${REPORT.designsDir}/*.json`])], then: "resume", outputs: [REPORT.roundtable] };
       break;
     }
     case "agent":
@@ -176,7 +162,7 @@ function pinnedAgents(next: PlanView["next"], phase: Phase, step: Step, latestRo
       const key = `${agent}.${step.id}${latestRound > 0 ? `.r${latestRound}` : ""}`;
       const output = next.output ?? step.reports[0]!;
       const then = step.kind === "check" ? "verdict" : step.gate === "approve" ? "resume" : "complete";
-      return { kind: "agents", phase, agent, jobs: [job(key, agent, output)], then, outputs: step.reports, ...(step.kind === "check" && step.rework ? { rework: step.rework } : {}) };
+      return { kind: "agents", phase, agent, jobs: [{ ...job(key, agent, output), ...(facts.keyedByAgent ? { formerKey: agent } : {}) }], then, outputs: step.reports, ...(step.kind === "check" && step.rework ? { rework: step.rework } : {}) };
     }
     case "tasks":
       // Only a workflow from an older dotagent asks for a bare rework executor: plan the round.

@@ -2,7 +2,7 @@
 // prompt and its tools pre-approved, run through recoverableQuery so a runner killed mid-agent
 // continues that agent's own conversation on the next `dotagent run` instead of starting over.
 // Sessions are recorded in memory/runs/<workflow-id>/ under the job's key and a session
-// number (pm.s1, executor.task-002.s2): a session that finished but whose report the workflow still asks for (rolled back,
+// number (pm.REQUIREMENTS.s1, executor.task-002.s2): a session that finished but whose report the workflow still asks for (rolled back,
 // invalid report) is not replayed; the next generation starts fresh.
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
@@ -79,20 +79,32 @@ export function agentPrompt(job: AgentJob, request: string, phase: string): stri
   return [`Feature request: ${request}`, `Phase: ${phase}`, ...job.lines, `Output file: ${job.output}`].join("\n");
 }
 
-/** The key of this job's current session: the newest generation unless it finished. */
-async function sessionKey(store: CheckpointStore<Record<string, unknown>>, base: string): Promise<string> {
-  const generations = (await store.list()).map((c) => /^(.*)\.s(\d+)$/.exec(c.id)).filter((m): m is RegExpExecArray => m !== null && m[1] === base).map((m) => Number(m[2]));
-  const newest = generations.length > 0 ? Math.max(...generations) : 0;
+/**
+ * The key of this job's current session: the newest generation unless it finished. A job with a
+ * `formerKey` and no session yet continues a session an earlier dotagent cut off under that key.
+ */
+async function sessionKey(store: CheckpointStore<Record<string, unknown>>, base: string, former?: string): Promise<string> {
+  const ids = (await store.list()).map((c) => c.id);
+  const newest = newestGeneration(ids, base);
+  if (newest === 0 && former !== undefined) {
+    const cut = newestGeneration(ids, former);
+    if (cut > 0 && (await store.load(`${former}.s${cut}`))?.status !== "complete") return `${former}.s${cut}`;
+  }
   if (newest === 0) return `${base}.s1`;
   const record = await store.load(`${base}.s${newest}`);
   return record?.status === "complete" ? `${base}.s${newest + 1}` : `${base}.s${newest}`;
+}
+
+function newestGeneration(ids: readonly string[], base: string): number {
+  const generations = ids.map((id) => /^(.*)\.s(\d+)$/.exec(id)).filter((m): m is RegExpExecArray => m !== null && m[1] === base).map((m) => Number(m[2]));
+  return generations.length > 0 ? Math.max(...generations) : 0;
 }
 
 export async function runAgentJob(job: AgentJob, context: AgentRunContext, controls: SessionControls = {}): Promise<AgentOutcome> {
   const agent = context.agents.get(job.agent);
   if (!agent) throw new DotagentError("agents_missing", `no ${job.agent}.md among the agent files; pass --agents DIR with all six`, EXIT.refused);
   const store = checkpointStore<Record<string, unknown>>(runsDir(context.root), context.workflowId);
-  const key = await sessionKey(store, job.key);
+  const key = await sessionKey(store, job.key, job.formerKey);
   // The SDK's own way to stop a session; recoverableQuery keeps the record running, so the next
   // run continues this SDK session.
   const abort = new AbortController();

@@ -5,7 +5,7 @@
 // test/run-terminal.test.ts, with the real SDK in test/claude/run-journey.test.ts.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { checkpointStore } from "../api/checkpoint-store.js";
@@ -30,16 +30,32 @@ describe("Ctrl-C: interrupted; `dotagent run` continues", () => {
     let stop = true;
     const h = harness((a, p, o) => (stop ? hangs("pm", interrupt)(a, p, o) : good(a, p, o)));
     const error = await errorOf(runWorkflow(h.options({ signal: interrupt.signal })));
-    expect(error).toMatchObject({ code: "interrupted", exitCode: 130, details: { sessions_kept: ["pm.s1"] } });
-    expect(error?.message).toBe("interrupted; `dotagent run` continues (the session of pm.s1 is kept; nothing was marked failed)");
+    expect(error).toMatchObject({ code: "interrupted", exitCode: 130, details: { sessions_kept: ["pm.REQUIREMENTS.s1"] } });
+    expect(error?.message).toBe("interrupted; `dotagent run` continues (the session of pm.REQUIREMENTS.s1 is kept; nothing was marked failed)");
     // Said at once, before the agents are stopped.
     expect(h.lines).toContain("  ! interrupted: stopping 1 agent; its session is kept for the next run (Ctrl-C again stops at once)");
     expect(existsSync(join(h.root, "memory/runs/.lock"))).toBe(false);
     expect(readJson(join(h.root, "memory/state/phase.json"))).toMatchObject({ current_phase: "REQUIREMENTS", phase_status: "in_progress" });
-    expect(await checkpointStore(join(h.root, "memory/runs"), "wf-add-login").load("pm.s1")).toMatchObject({ session_id: "s-1", status: "running" });
+    expect(await checkpointStore(join(h.root, "memory/runs"), "wf-add-login").load("pm.REQUIREMENTS.s1")).toMatchObject({ session_id: "s-1", status: "running" });
     stop = false;
     expect(await runWorkflow(h.options({ request: undefined }))).toMatchObject({ outcome: "complete" });
     expect(h.sessions.filter((s) => s.agent === "pm").map((s) => s.resumed)).toEqual([false, true]);
+  });
+
+  test("a session an earlier dotagent cut off under its former key (develop's agents were keyed by name alone) is continued, not started again", async () => {
+    const interrupt = new AbortController();
+    let stop = true;
+    const h = harness((a, p, o) => (stop ? hangs("pm", interrupt)(a, p, o) : good(a, p, o)));
+    await errorOf(runWorkflow(h.options({ signal: interrupt.signal })));
+    // As dotagent 0.1 left it: the same record under "pm.s1".
+    const store = checkpointStore<Record<string, unknown>>(join(h.root, "memory/runs"), "wf-add-login");
+    await store.save("pm.s1", (await store.load("pm.REQUIREMENTS.s1"))!);
+    rmSync(join(store.path, "pm.REQUIREMENTS.s1.checkpoint.json"));
+    stop = false;
+    expect(await runWorkflow(h.options({ request: undefined }))).toMatchObject({ outcome: "complete" });
+    expect(h.sessions.filter((s) => s.agent === "pm").map((s) => s.resumed)).toEqual([false, true]);
+    expect(await store.load("pm.s1")).toMatchObject({ status: "complete" });
+    expect(await store.load("pm.REQUIREMENTS.s1")).toBeUndefined();
   });
 
   test("executors at work: their tasks given back (pending, no attempt counted, no error), the next run continues their sessions", async () => {
@@ -151,7 +167,7 @@ describe("gates that show the substance and take feedback", () => {
     const interrupt = new AbortController();
     const h = harness((a, p, o) => (/^Revise: /m.test(p) && !interrupt.signal.aborted ? hangs("pm", interrupt)(a, p, o) : pm(a, p, o)));
     const person = personSaying("Change something", "sessions last 7 days");
-    await expect(runWorkflow(h.options({ approve: "ask", ask: person.asker, signal: interrupt.signal }))).rejects.toMatchObject({ code: "interrupted", details: { sessions_kept: ["pm.revise-1.s1"] } });
+    await expect(runWorkflow(h.options({ approve: "ask", ask: person.asker, signal: interrupt.signal }))).rejects.toMatchObject({ code: "interrupted", details: { sessions_kept: ["pm.REQUIREMENTS.revise-1.s1"] } });
     const next = await runWorkflow(h.options({ request: undefined, approve: "ask" }));
     expect(next).toMatchObject({ outcome: "decision", decision: { yes: "dotagent phase approve REQUIREMENTS" } });
     const revision = h.sessions.filter((s) => /^Revise: /m.test(s.prompt));

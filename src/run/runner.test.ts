@@ -80,8 +80,19 @@ describe("runWorkflow with a stand-in SDK", () => {
     const fix = h.sessions.find((s) => /Task: rework-1-1/.test(s.prompt))!.prompt;
     expect(fix).toMatch(/^Fixes: memory\/reports\/verification\.rework-1\.json$/m);
     expect(agentsRun(h).filter((a) => a === "qa")).toHaveLength(2);
-    expect(h.lines).toContainEqual(expect.stringMatching(/✗ qa wrote memory\/reports\/verification\.json: verification failed \(1 failure\) +\d/));
-    expect(h.lines).toContain("  · back to IMPLEMENTATION to fix what verification found");
+    expect(h.lines).toContainEqual(expect.stringMatching(/✗ qa wrote memory\/reports\/verification\.json: VERIFICATION failed \(1 failure\) +\d/));
+    expect(h.lines).toContain("  · back to IMPLEMENTATION to fix what VERIFICATION found");
+  });
+
+  test("verification failing twice in one run: each round's qa is a session of its own, not a third try of one job (which failed the phase)", async () => {
+    let verifications = 0;
+    const h = harness((agent, prompt, output) => {
+      if (agent !== "qa") return good(agent, prompt, output);
+      return ++verifications <= 2 ? { passed: false, failures: [{ criterion: `AC-${verifications}`, problem: "not yet", where: "src/login.ts" }] } : { passed: true, failures: [] };
+    });
+    expect(await runWorkflow(h.options())).toMatchObject({ outcome: "complete" });
+    expect(agentsRun(h).filter((a) => a === "qa")).toHaveLength(3);
+    expect(existsSync(join(h.root, "memory/reports/plan.rework-2.json"))).toBe(true);
   });
 
   test("an agent that writes nothing: asked twice, then its phase fails with its last words; run again, the person's decision, it runs once more", async () => {

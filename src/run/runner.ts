@@ -192,8 +192,10 @@ interface Run {
   introduced: boolean;
   /** Agent sessions at work now. */
   working: number;
-  /** The flow the workflow walks (read afresh each round): develop, or its pinned definition. */
+  /** The flow the workflow walks (read afresh each round): its pinned definition, else develop. */
   flow: Flow;
+  /** Whether phase.json pins a definition: else (develop's phase.json, as every dotagent wrote it) the sessions of earlier dotagents were keyed by agent alone, and the library's agent files are used as given. */
+  pinned: boolean;
   /** `--change TEXT` not yet given to the gate it answers (once per run). */
   change: string | undefined;
 }
@@ -363,6 +365,7 @@ async function drive(options: RunOptions): Promise<RunOutcome> {
     introduced: false,
     working: 0,
     flow: DEVELOP,
+    pinned: false,
     change: options.change,
   };
   // Ctrl-C: said at once; stopping the agents takes the SDK about two seconds.
@@ -399,6 +402,7 @@ async function loop(run: Run): Promise<RunOutcome> {
     if (plan.decision) return { outcome: "decision", workflow_id: plan.workflow_id, steps: run.steps, agents: run.agents, decision: plan.decision, ...summary(run) };
     const facts = await readFacts(options.root);
     run.flow = facts.flow;
+    run.pinned = facts.pinned;
     if (plan.workflow_id) await introduce(run, plan.workflow_id, facts, plan.phase, false);
     // What resume did on the way (a cut-off task queued again, a phase found done): said as it happened.
     for (const repair of plan.repairs ?? []) options.progress.line(repair.message);
@@ -441,7 +445,7 @@ async function introduce(run: Run, workflowId: string, facts: Facts, phase: Phas
   run.approve = options.approve ?? remembered ?? "ask";
   const request = facts.request ? ` "${facts.request}"` : "";
   const where = created ? "started" : `continues at ${phase ?? "?"}`;
-  const definition = facts.flow === DEVELOP ? "" : ` (${facts.flow.name})`;
+  const definition = facts.pinned ? ` (${facts.flow.name})` : "";
   options.progress.heading(`dotagent run: workflow ${workflowId}${definition}${request} ${where}`);
   const gates =
     run.approve === "auto"
@@ -468,7 +472,7 @@ function sayProjectContext(run: Run): void {
   const added = addGitignoreLines(options.root);
   if (added > 0) say(`.gitignore: added ${count(added, "line")} for dotagent's machine-local files (as \`dotagent install\` does)`);
   if (run.approve === "auto") {
-    const shells = names.filter((n) => (run.flow === DEVELOP || own.length === 0 ? options.agents : agentsForFlow(options.root, [n], options.agents)).get(n)?.tools.includes("Bash"));
+    const shells = names.filter((n) => (!run.pinned || own.length === 0 ? options.agents : agentsForFlow(options.root, [n], options.agents)).get(n)?.tools.includes("Bash"));
     if (shells.length > 0) say(`unattended: ${shells.join(" and ")} run shell commands (Bash) with your user's rights, nobody asked`);
   }
 }
@@ -503,9 +507,11 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
       if (checkout === "stop") throw stoppedForCheckout(`\`dotagent run${workflowFlag(options.workflow)} ${shellQuote(options.request)}\` starts the workflow`);
       const started = options.workflow === undefined ? await wf.init(options.request) : await wf.init(options.request, { workflow: options.workflow });
       if (!started.created) return decisionOutcome(run, at, started.decision);
-      // A definition's first step starts when its work does (a step whose `when` fails is skipped, never started).
-      if (started.workflow === "develop") await wf.phase.start("REQUIREMENTS");
-      await introduce(run, started.workflow_id, await readFacts(options.root), started.phase, true);
+      // A first agent step starts at once; any other first step when its work does (a step whose `when` fails is skipped, never started).
+      const facts = await readFacts(options.root);
+      const first = facts.flow.steps[0];
+      if (first?.kind === "agent" && first.when === undefined) await wf.phase.start(first.id);
+      await introduce(run, started.workflow_id, facts, started.phase, true);
       if (started.archived !== null) say(`the previous workflow is archived as ${started.archived}`);
       if (checkout === "shared") await run.memory?.change((m) => ({ ...m, isolation: "shared" }));
       return undefined;
@@ -522,15 +528,14 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
     case "gate":
       return gateStep(run, step, at);
     case "choose_design":
-      return chooseDesign(run, at, step.phase ?? "ARCHITECTURE");
+      return chooseDesign(run, at, step.phase);
     case "command":
       return commandStep(run, step.step, at);
     case "failed":
       throw new DotagentError("workflow_failed", `the workflow failed: ${step.reason.replace(/\s+/g, " ")}`, EXIT.refused);
     case "plan_tasks": {
-      // Round 0 from the design (a definition: the report planSourceOf names); round N from the failed check's report.
-      const source = step.source ?? (step.round > 0 ? reworkCopyPath(step.round) : REPORT.finalDesign);
-      const tasks = tasksToPlan(step.round, readReport(options.root, source) ?? {}, at.request);
+      // Round 0 from the report planSourceOf names (develop: final_design.json); round N from the failed check's report.
+      const tasks = tasksToPlan(step.round, readReport(options.root, step.source) ?? {}, at.request);
       writeJsonInside(options.root, join(options.root, step.file), { tasks });
       wrote(run, step.file);
       const imported = await wf.tasks.import({ tasks });
@@ -647,14 +652,9 @@ async function askGate(run: Run, question: string, choices: readonly Choice[], i
   }
 }
 
-/** What a gate shows: develop's requirements or design, or (a definition's agent step) the report. */
-function gateView(step: Extract<RunStep, { kind: "gate" }>): "requirements" | "design" | "report" {
-  return step.view ?? (step.phase === "REQUIREMENTS" ? "requirements" : "design");
-}
-
 async function gateStep(run: Run, step: Extract<RunStep, { kind: "gate" }>, at: StepContext): Promise<RunOutcome | undefined> {
   const { wf, options } = run;
-  const view = gateView(step);
+  const view = step.view;
   const what = view === "requirements" ? "the requirements" : view === "design" ? "the design" : `${step.phase}'s report`;
   let how = "";
   if (!at.approved.includes(step.phase)) {
@@ -709,7 +709,7 @@ const changeCommand = (run: Run): string => runCommand(run, ` --change "${CHANGE
 /** What a gate shows of its report: the lines a terminal shows before the question (gate-view.ts). */
 function gateLines(run: Run, step: Extract<RunStep, { kind: "gate" }>): string[] {
   const { root } = run.options;
-  const view = gateView(step);
+  const view = step.view;
   if (view === "report") return reportView(readText(root, step.output) ?? "", step.output);
   const report = readReport(root, step.output) ?? {};
   return view === "requirements" ? requirementsView(report, step.output) : designSummary(report);
@@ -720,7 +720,7 @@ function gateLines(run: Run, step: Extract<RunStep, { kind: "gate" }>): string[]
  * person, once: which gate, the report's substance, and the commands that answer it.
  */
 function gateDecision(run: Run, step: Extract<RunStep, { kind: "gate" }>, at: StepContext): RunOutcome {
-  const feedback = gateView(step) !== "design";
+  const feedback = step.view !== "design";
   const yes = `dotagent phase approve ${step.phase}`;
   const change = feedback ? changeCommand(run) : null;
   const gate: GateDecision = { step: step.phase, report: step.output, shown: gateLines(run, step), approve: `${yes} && ${runCommand(run, "")}`, change };
@@ -741,13 +741,13 @@ async function gateAnswer(run: Run, step: Extract<RunStep, { kind: "gate" }>, wh
     return { kind: "approve", note: ` (--approve auto)${summaryText}` };
   }
   if (!options.ask.interactive) return undefined;
-  const view = gateView(step);
+  const view = step.view;
   options.progress.show(["", `  ${what[0]!.toUpperCase()}${what.slice(1)} (${step.output}):`, ...gateLines(run, step), ""]);
   const feedback = view !== "design";
-  // develop's words as they were; a definition's gate names its own agent and the step that follows.
-  const agent = step.agent ?? "pm";
-  const after = step.view === undefined ? (step.phase === "REQUIREMENTS" ? "the designs" : "the tasks") : (nextStepId(run.flow, step.phase) ?? "the end");
-  const changeHint = step.view === undefined ? "say what; the pm revises demand.json, then you are asked again" : `say what; the ${agent} revises ${step.output.replace("memory/reports/", "")}, then you are asked again`;
+  // The gate names its step's own agent and what follows it (develop: "the designs", then "the tasks").
+  const agent = step.agent ?? "agent";
+  const after = followingWork(run.flow, step.phase);
+  const changeHint = `say what; the ${agent} revises ${step.output.replace("memory/reports/", "")}, then you are asked again`;
   const choices: Choice[] = [
     { name: "approve", title: "Approve", hint: `go on to ${after}` },
     ...(feedback ? [{ name: CHANGE, title: "Change something", hint: changeHint }] : []),
@@ -757,6 +757,13 @@ async function gateAnswer(run: Run, step: Extract<RunStep, { kind: "gate" }>, wh
   if (picked === undefined) return undefined;
   if (typeof picked === "object") return { kind: "change", text: picked.change };
   return picked === "approve" ? { kind: "approve" } : { kind: "stop" };
+}
+
+/** What the person goes on to after approving step `id`: the next step's work by its kind, else its id. */
+function followingWork(flow: Flow, id: Phase): string {
+  const next = stepOf(flow, nextStepId(flow, id) ?? "");
+  if (next === undefined) return "the end";
+  return next.kind === "choose" ? "the designs" : next.kind === "tasks" ? "the tasks" : next.id;
 }
 
 /** final_design.json in a few lines, for the rare approve_design gate (written outside dotagent run). */
@@ -786,11 +793,11 @@ async function recordFeedback(run: Run, gate: FeedbackGate, text: string): Promi
 async function revise(run: Run, pending: PendingFeedback, at: StepContext, output?: string): Promise<void> {
   const { options } = run;
   const memory = run.memory!;
-  // A definition's gate is revised by its step's own agent; develop's by the pm or the architects.
-  const step = run.flow === DEVELOP ? undefined : stepOf(run.flow, pending.gate);
-  const choose = step === undefined ? pending.gate === "ARCHITECTURE" : step.kind === "choose";
+  // A gate is revised by its step's own agent: an agent step's its report, a choose step's writer each design.
+  const step = stepOf(run.flow, pending.gate);
+  const choose = step?.kind === "choose";
   const designs = choose ? listDesignFiles(options.root) : [];
-  const jobs = revisionJobs(pending.gate, pending.round, pending.text, designs, step, output).filter((j) => !pending.revised.includes(j.key));
+  const jobs = step === undefined ? [] : revisionJobs(step, pending.round, pending.text, designs, output, !run.pinned).filter((j) => !pending.revised.includes(j.key));
   const before = new Map(jobs.map((j) => [j.output, readText(options.root, j.output)]));
   await runSessions(run, jobs, agentContext(run, at, pending.gate), "revises", async (job, outcome, ms) => {
     const after = readText(options.root, job.output);
@@ -814,10 +821,11 @@ async function revise(run: Run, pending: PendingFeedback, at: StepContext, outpu
 
 async function chooseDesign(run: Run, at: StepContext, phase: Phase): Promise<RunOutcome | undefined> {
   const { wf, options } = run;
-  // develop's architects and roundtable, or a definition's choose step's agent and reducer.
-  const chooser = run.flow === DEVELOP ? undefined : stepOf(run.flow, phase);
-  const writer = chooser?.kind === "choose" ? chooser.agent : "architect";
-  const reducer = chooser?.kind === "choose" ? chooser.reducer : "roundtable";
+  // The choose step's design writer and reducer (develop: the architects and the roundtable).
+  const chooser = stepOf(run.flow, phase);
+  if (chooser?.kind !== "choose") throw new DotagentError("run_stuck", `dotagent run cannot continue: a pick at ${phase}, which is no choose step of workflow ${run.flow.name}; run \`dotagent resume\` to see where the workflow stands`, EXIT.refused);
+  const writer = chooser.agent;
+  const reducer = chooser.reducer;
   const pending = await pendingFeedback(run);
   if (pending?.gate === phase && pending.stage === "revise") {
     await revise(run, pending, at);
@@ -997,42 +1005,6 @@ async function runAgents(run: Run, step: Extract<RunStep, { kind: "agents" }>, a
       throw new DotagentError("agent_failed", `${error}; the phase is marked failed: look at the agent's output, then run dotagent run again`, EXIT.refused);
     }
   }
-  if (step.outputs !== undefined) return pinnedAgents(run, step as PinnedAgents, at);
-  await runSessions(run, step.jobs, agentContext(run, at, step.phase), "writes", (job, outcome, ms) => {
-    run.said.set(job.key, outcome.said);
-    const report = job.agent === "reflector" ? readReport(options.root, job.output) ?? (readText(options.root, REPORT.reflectionMd) !== undefined ? {} : undefined) : readReport(options.root, job.output);
-    if (report === undefined) {
-      const said = outcome.said.replace(/\s+/g, " ").trim().slice(0, 160);
-      options.progress.line(`${labelOf(job)} ended without a valid ${job.output}${outcome.error ? ` (${outcome.error})` : said ? ` (it said: "${said}")` : ""}`, { mark: "failed", elapsedMs: ms });
-      return;
-    }
-    wrote(run, job.agent === "reflector" && readReport(options.root, job.output) === undefined ? REPORT.reflectionMd : job.output);
-    const verdict = job.agent === "qa" ? (report.passed === true ? ": verification passed" : report.passed === false ? `: verification failed (${count(Array.isArray(report.failures) ? report.failures.length : 0, "failure")})` : "") : "";
-    options.progress.line(`${labelOf(job)} wrote ${job.output}${verdict}`, { mark: job.agent === "qa" && report.passed === false ? "failed" : "done", elapsedMs: ms });
-  });
-  if (step.then === "verdict") {
-    const report = readReport(options.root, REPORT.verification);
-    if (report?.passed === true) await wf.phase.complete("VERIFICATION", { output: REPORT.verification });
-    else if (report?.passed === false) {
-      options.progress.line("back to IMPLEMENTATION to fix what verification found");
-      await wf.phase.rework();
-    }
-  } else if (step.then === "complete") {
-    const output = readReport(options.root, REPORT.reflectionJson) ? REPORT.reflectionJson : REPORT.reflectionMd;
-    if (readProjectText(join(options.root, output), { maxBytes: 64 * 1024 * 1024, links: "inside", root: options.root }).kind === "ok") await wf.phase.complete(step.phase, { output });
-  }
-}
-
-type PinnedAgents = Extract<RunStep, { kind: "agents" }> & { outputs: readonly string[] };
-
-/**
- * The one agent of a definition's agent or check step (SPEC §20): its report is any of the step's
- * (`outputs`); then the step completes (no gate), the gate is asked (the loop), or the check's
- * verdict is recorded: passed completes it, failed sends the work back to its `rework` step (or,
- * with none, fails the workflow).
- */
-async function pinnedAgents(run: Run, step: PinnedAgents, at: StepContext): Promise<void> {
-  const { wf, options } = run;
   const found = () => step.outputs.find((p) => reportThere(options.root, p));
   const verdict = (report: Record<string, unknown> | undefined) => (report?.passed === true ? `: ${step.phase} passed` : report?.passed === false ? `: ${step.phase} failed (${count(Array.isArray(report.failures) ? report.failures.length : 0, "failure")})` : "");
   await runSessions(run, step.jobs, agentContext(run, at, step.phase), "writes", (job, outcome, ms) => {
@@ -1048,6 +1020,8 @@ async function pinnedAgents(run: Run, step: PinnedAgents, at: StepContext): Prom
     const checked = step.then === "verdict" ? verdict(report) : "";
     options.progress.line(`${labelOf(job)} wrote ${output}${checked}`, { mark: step.then === "verdict" && report?.passed === false ? "failed" : "done", elapsedMs: ms });
   });
+  // A step of several jobs (the designs) needs each job's report; the loop's next round asks for the missing ones.
+  if (step.jobs.length > 1) return;
   const output = found();
   if (output === undefined) return; // the loop asks again (a second session), then fails the step
   if (step.then === "complete") await wf.phase.complete(step.phase, { output });
@@ -1143,12 +1117,13 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
     }
   }
   const facts = await readFacts(options.root);
-  // develop's executors on IMPLEMENTATION; a definition's tasks step names its agent, and its plan's source is the design they read (fix: reproduction.json).
-  const tasksStep = run.flow === DEVELOP ? undefined : run.flow.steps.find((s) => s.kind === "tasks");
-  const agent = tasksStep?.kind === "tasks" ? tasksStep.agent : "executor";
-  const design = tasksStep ? planSourceOf(run.flow, tasksStep.id, facts.skipped) : REPORT.finalDesign;
-  const fixes = facts.reworkRound ? (tasksStep ? (facts.reworkReport ?? reworkCopyPath(facts.reworkRound)) : reworkCopyPath(facts.reworkRound)) : undefined;
-  const context = agentContext(run, at, tasksStep?.id ?? "IMPLEMENTATION");
+  // The tasks step names its agent, and its plan's source is the design the agents read (develop: final_design.json; fix: reproduction.json).
+  const tasksStep = run.flow.steps.find((s) => s.kind === "tasks");
+  if (tasksStep?.kind !== "tasks") throw new DotagentError("run_stuck", `dotagent run cannot continue: tasks to run, but workflow ${run.flow.name} has no tasks step; run \`dotagent resume\` to see where the workflow stands`, EXIT.refused);
+  const agent = tasksStep.agent;
+  const design = planSourceOf(run.flow, tasksStep.id, facts.skipped);
+  const fixes = facts.reworkRound ? (facts.reworkReport ?? reworkCopyPath(facts.reworkRound)) : undefined;
+  const context = agentContext(run, at, tasksStep.id);
   // The bar counts the whole plan: every task of execution.json, done as they complete.
   let done = facts.tasksComplete;
   const total = facts.tasksTotal;
@@ -1231,7 +1206,7 @@ function agentContext(run: Run, at: StepContext, phase: string): AgentRunContext
   const { options } = run;
   // The project's .claude/agents/<name>.md first: a definition's own agents (SPEC §20), and from the
   // CLI develop's too (installed, maybe edited); else the agent files as given.
-  const agents = run.flow === DEVELOP && options.projectContext !== true ? options.agents : agentsForFlow(options.root, new Set(run.flow.steps.flatMap(stepAgents)), options.agents);
+  const agents = !run.pinned && options.projectContext !== true ? options.agents : agentsForFlow(options.root, new Set(run.flow.steps.flatMap(stepAgents)), options.agents);
   return { root: options.root, workflowId: at.workflowId, request: at.request, phase, agents, ...(run.instructions ? { instructions: run.instructions } : {}), ...(options.sdk ? { sdk: options.sdk } : {}), ...(options.sdkOptions ? { sdkOptions: options.sdkOptions } : {}) };
 }
 
@@ -1273,8 +1248,10 @@ interface Facts {
   titles: Map<string, string>;
   tasksTotal: number;
   tasksComplete: number;
-  /** The flow the workflow walks: develop (the DEVELOP object itself), or its pinned definition. */
+  /** The flow the workflow walks: its pinned definition, else develop. */
   flow: Flow;
+  /** Whether phase.json pins a definition (develop's does not). */
+  pinned: boolean;
   /** The open rework round's failed report (phase.json `rework.verification`). */
   reworkReport?: string;
   /** The newest rework round, open or closed (0: none). */
@@ -1299,18 +1276,25 @@ async function readFacts(root: string): Promise<Facts> {
     tasksTotal: tasks.length,
     tasksComplete: tasks.filter((t) => t.status === "complete").length,
     flow: phase ? flowOf(phase) : DEVELOP,
+    pinned: phase?.workflow !== undefined,
     ...(typeof rework?.verification === "string" ? { reworkReport: rework.verification } : {}),
     latestRound: phase?.rework?.round ?? 0,
     skipped: phase ? skippedSteps(phase) : new Set(),
   };
 }
 
-/** What nextRunStep needs beyond the plan: develop's open round; for a definition also its current step and where plans come from. */
+/** What nextRunStep needs beyond the plan: the current step of the flow, the open round, where plans come from. */
 function runFacts(facts: Facts, phase: Phase | null): RunFacts {
-  const step = facts.flow === DEVELOP || phase === null ? undefined : stepOf(facts.flow, phase);
-  if (step === undefined) return { reworkRound: facts.reworkRound };
+  const step = phase === null ? undefined : stepOf(facts.flow, phase);
   const tasks = facts.flow.steps.find((s) => s.kind === "tasks");
-  return { reworkRound: facts.reworkRound, step, latestRound: facts.latestRound, ...(tasks ? { planSource: planSourceOf(facts.flow, tasks.id, facts.skipped) } : {}), ...(facts.reworkReport ? { reworkReport: facts.reworkReport } : {}) };
+  return {
+    reworkRound: facts.reworkRound,
+    ...(step ? { step } : {}),
+    latestRound: facts.latestRound,
+    keyedByAgent: !facts.pinned,
+    ...(tasks ? { planSource: planSourceOf(facts.flow, tasks.id, facts.skipped) } : {}),
+    ...(facts.reworkReport ? { reworkReport: facts.reworkReport } : {}),
+  };
 }
 
 /**
