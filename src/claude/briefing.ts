@@ -12,7 +12,7 @@ export const BRIEFING_LIMIT = 2000;
  * on, so a person who types "continue" instead of /develop (which the model cannot invoke) gets
  * a model that can resume the loop itself (install's permission rule allows that line).
  */
-export function briefingFor(plan: ResumePlan, source: string | undefined, helper?: string, trees?: { isolation: IsolationRecord | null; worktrees: readonly WorktreeView[] }, request?: string | null): string | null {
+export function briefingFor(plan: ResumePlan, source: string | undefined, helper?: string, trees?: { isolation: IsolationRecord | null; worktrees: readonly WorktreeView[]; tasksStep?: string | undefined }, request?: string | null): string | null {
   if (plan.situation === "none" || plan.situation === "complete") return null;
   const lines: string[] = [];
   if (plan.situation === "corrupt") {
@@ -34,7 +34,7 @@ export function briefingFor(plan: ResumePlan, source: string | undefined, helper
     if (trees?.isolation?.mode === "worktree" && open.length > 0) {
       const shown = open.slice(0, 8).map((w) => `${w.task} ${w.path} (${w.status}${w.merge === "conflict" ? `, conflict in ${(w.files ?? []).slice(0, 3).join(", ")}` : ""})`);
       lines.push(`Task worktrees (dotagent makes them and merges each into ${trees.isolation.branch} when its task completes; never edit or remove them by hand): ${shown.join("; ")}${open.length > 8 ? "; …" : ""}.`);
-    } else if (trees?.isolation?.mode === "shared" && plan.phase === "IMPLEMENTATION") lines.push(`Tasks share one checkout this round (no worktrees): ${trees.isolation.reason ?? "shared"}.`);
+    } else if (trees?.isolation?.mode === "shared" && plan.phase !== null && plan.phase === trees.tasksStep) lines.push(`Tasks share one checkout this round (no worktrees): ${trees.isolation.reason ?? "shared"}.`);
     if (plan.repairs.length > 0) lines.push(`On resume dotagent will repair: ${plan.repairs.slice(0, 3).map((r) => r.message).join("; ")}${plan.repairs.length > 3 ? "; …" : ""}.`);
     if (plan.decision) lines.push(`A person must decide: ${plan.decision.question}`);
     const resume = helper ? `\`node "${helper}" resume --json\`` : "`dotagent resume --json`";

@@ -78,9 +78,9 @@ export function unclearMessage(phase: Phase, gateReport: string, pick: boolean):
     : `the person's reply at the ${phase} gate did not approve: do what it asks, or show ${gateReport} again and ask "approve, or what should change?"; dotagent takes a reply that says approve (or yes, lgtm, looks good)`;
 }
 
-/** The line a model gets when it approves before the person answered. */
-export function notAnsweredMessage(phase: Phase, gateReport: string): string {
-  const ask = phase === "ARCHITECTURE" || gateReport.endsWith("roundtable.json") ? "which design (or what should change)" : '"approve, or what should change?"';
+/** The line a model gets when it approves before the person answered (`pick`: the gate of a choose step). */
+export function notAnsweredMessage(phase: Phase, gateReport: string, pick: boolean): string {
+  const ask = pick ? "which design (or what should change)" : '"approve, or what should change?"';
   return `the person has not answered the ${phase} gate yet: show ${gateReport}, ask ${ask} and end your turn; dotagent records their answer when they reply, then approve`;
 }
 

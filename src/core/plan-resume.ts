@@ -4,7 +4,7 @@
 // the resume command writes them, `--dry-run` and `status` only print the plan.
 import { formatDistanceStrict } from "date-fns";
 import { REPORT, REPORTS_DIR, specOf, type Phase, type PhaseStatus } from "./phases.js";
-import { planSourceOf, stepAgents, type StepCondition } from "./flow.js";
+import { DEVELOP, planSourceOf, stepAgent, stepAgents, type StepCondition } from "./flow.js";
 import { flowOf } from "./flow-of.js";
 import { compilePattern, MAX_SUBJECT, runPattern, type Pattern } from "./linear-pattern.js";
 import { ownedReports, phaseAgentOf, unownedNote } from "./report-owners.js";
@@ -222,6 +222,9 @@ export function shellQuote(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The agent a new workflow starts with: the first of the default workflow (develop) a plain `init` starts. */
+const FIRST_AGENT = stepAgent(DEVELOP.steps[0]!);
+
 const FRESH_START_YES = (reason: string) => `dotagent archive --reason ${shellQuote(reason)}`;
 
 function describePoint(point: RecoveryPoint, now: Date): string {
@@ -265,7 +268,7 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
       phase_status: null,
       completed_phases: [],
       situation: "none",
-      next: { action: "start_workflow", agent: "pm", tasks: [], reason: "no workflow: the last one was archived; run `dotagent init --request …`, then spawn the pm agent" },
+      next: { action: "start_workflow", agent: FIRST_AGENT, tasks: [], reason: "no workflow: the last one was archived; run `dotagent init --request …`, then spawn the pm agent" },
       repairs: [{ code: "clear_finished", message: `a fresh start was cut off after archiving the old state as ${archive}: finished clearing it` }],
       writes: { moves: [], events: [], finishClear: archive },
     };
@@ -305,7 +308,7 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
     return {
       ...base,
       situation: "none",
-      next: { action: "start_workflow", agent: "pm", tasks: [], reason: "no workflow yet" },
+      next: { action: "start_workflow", agent: FIRST_AGENT, tasks: [], reason: "no workflow yet" },
     };
   }
   const edited = snapshot.handEdits ?? [];
@@ -450,7 +453,7 @@ function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, executi
       const copy = reworkMoved[0]!.to;
       journal = { type: "rework", started_at: now.toISOString(), round, moves: reworkMoved.map((m) => ({ from: m.from, to: m.to })) };
       moves.push(...reworkMoved);
-      phase = applyRework(phase, round, copy, now, reworkMoved);
+      phase = applyRework(phase, check, round, copy, now, reworkMoved);
       repairs.push({ code: "rework", message: `${check.id === "VERIFICATION" ? "verification" : check.id} failed: back to ${check.rework} for rework round ${round} (report kept as ${copy.replace("memory/reports/", "")})` });
       events.push({ type: "phase_rework", phase: check.rework, round, verification: copy });
       break;
@@ -581,9 +584,10 @@ function rollTransition(phase: PhaseState, reports: ReportSnapshot, now: Date): 
   const what = `${pending.type}${pending.task_id ? ` of ${pending.task_id}` : ""}`;
   if (done.length === moves.length) {
     let next = cleared;
-    if (pending.type === "rework" && reworkingCheck(phase) !== undefined) {
+    const check = pending.type === "rework" ? reworkingCheck(phase) : undefined;
+    if (check !== undefined) {
       const round = typeof pending.round === "number" ? pending.round : nextReworkRound(phase);
-      next = applyRework(cleared, round, moves[0]?.to ?? reworkCopyPath(round), now, moves.map((m) => ({ type: "move" as const, from: m.from, to: m.to })));
+      next = applyRework(cleared, check, round, moves[0]?.to ?? reworkCopyPath(round), now, moves.map((m) => ({ type: "move" as const, from: m.from, to: m.to })));
     }
     return { phase: next, moves: [], repair: { code: "transition_rolled_forward", message: `${what} was cut off after its files were moved: finished it` } };
   }

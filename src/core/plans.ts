@@ -32,9 +32,9 @@ export function currentRound(phase: PhaseState | undefined): number {
   return phase !== undefined && phase.current_phase === tasksStepOf(phase) && rework != null && !rework.closed_at ? rework.round : 0;
 }
 
-/** The workflow's tasks step: develop's IMPLEMENTATION, a definition's one `tasks` step (fix: FIX), if it has one. */
+/** The workflow's one `tasks` step (develop: IMPLEMENTATION; fix: FIX), if it has one. */
 export function tasksStepOf(phase: PhaseState): string | undefined {
-  return phase.workflow === undefined ? "IMPLEMENTATION" : flowOf(phase).steps.find((s) => s.kind === "tasks")?.id;
+  return flowOf(phase).steps.find((s) => s.kind === "tasks")?.id;
 }
 
 /** A file written before plan records existed (or by hand per the contract's example). */

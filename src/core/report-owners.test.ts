@@ -5,6 +5,9 @@ import { atPhase, reports, reportsBefore, snapshot } from "./fixtures.test-suppo
 import { NOW } from "./fixtures.test-support.js";
 import { ownedReports, unownedCopyPath } from "./report-owners.js";
 import { applyRework } from "./transitions.js";
+import { DEVELOP, stepOf, type CheckStep } from "./flow.js";
+
+const VERIFICATION = stepOf(DEVELOP, "VERIFICATION") as CheckStep & { rework: string };
 
 describe("a phase agent's report counts only when a hook recorded its agent at work (agent_reports)", () => {
   const passed = { [REPORT.verification]: { passed: true } };
@@ -43,9 +46,9 @@ describe("a phase agent's report counts only when a hook recorded its agent at w
   });
 
   it("a rework round forgets qa's record: the next verification.json is the next qa's", () => {
-    const state = applyRework(atPhase("VERIFICATION", { agent_reports: [REPORT.demand, REPORT.verification] }), 1, "memory/reports/verification.rework-1.json", NOW);
+    const state = applyRework(atPhase("VERIFICATION", { agent_reports: [REPORT.demand, REPORT.verification] }), VERIFICATION, 1, "memory/reports/verification.rework-1.json", NOW);
     expect(state.agent_reports).toEqual([REPORT.demand]);
-    expect(applyRework(atPhase("VERIFICATION"), 1, "x", NOW).agent_reports).toBeUndefined();
+    expect(applyRework(atPhase("VERIFICATION"), VERIFICATION, 1, "x", NOW).agent_reports).toBeUndefined();
   });
 
   it("unownedCopyPath keeps the folder and numbers the taken", () => {

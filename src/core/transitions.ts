@@ -3,7 +3,7 @@
 // clock: the reports on disk and the time come in through the context.
 import { REPORT, nextPhaseIn, phaseIndexIn, phasesOf, reworkCopyPath, specOf, type Phase } from "./phases.js";
 import { flowOf, pinFlow } from "./flow-of.js";
-import { stepOf, type CheckStep, type Flow, type Step } from "./flow.js";
+import { DEVELOP, stepOf, type CheckStep, type Flow, type Step } from "./flow.js";
 import { isValidReport, presentReport, reportAt, type ReportSnapshot, type ReportState } from "./reports.js";
 import { missingPlan } from "./plans.js";
 import { isSettled, outputOf } from "./tasks.js";
@@ -57,7 +57,7 @@ export function createWorkflow(workflowId: string, request: string | undefined, 
     workflow_id: workflowId,
     started_at: at,
     last_updated: at,
-    current_phase: flow?.steps[0]?.id ?? "REQUIREMENTS",
+    current_phase: (flow ?? DEVELOP).steps[0]!.id,
     phase_status: "pending",
     completed_phases: [],
     user_checkpoints: [],
@@ -206,22 +206,21 @@ export function advance(state: PhaseState, output: string | null, now: Date, ext
 }
 
 /**
- * Sends the workflow from a failed check (develop: VERIFICATION) back to the step it names
+ * Sends the workflow from the failed `check` (develop: VERIFICATION) back to the step it names
  * (develop: IMPLEMENTATION), round n. `moves` are the reports moved aside (reworkMoves); the first
  * is the failed report's copy. develop's record stays as it was (no `step`/`to`).
  */
-export function applyRework(state: PhaseState, round: number, verificationCopy: string, now: Date, moves: readonly MoveEffect[] = []): PhaseState {
-  const check = reworkingCheck(state) ?? reworkingCheck(state, "VERIFICATION");
-  const target = check?.rework ?? "IMPLEMENTATION";
+export function applyRework(state: PhaseState, check: CheckStep & { rework: string }, round: number, verificationCopy: string, now: Date, moves: readonly MoveEffect[] = []): PhaseState {
+  const target = check.rework;
   const at = phaseIndexIn(state, target);
-  const moved = new Set([check?.reports[0] ?? REPORT.verification, ...moves.map((m) => m.from)]);
+  const moved = new Set([check.reports[0]!, ...moves.map((m) => m.from)]);
   const pinned = state.workflow !== undefined;
   return {
     ...state,
     current_phase: target,
     phase_status: "in_progress",
     completed_phases: state.completed_phases.filter((c) => phaseIndexIn(state, c.phase) < at),
-    rework: { round, verification: verificationCopy, started_at: now.toISOString(), ...(pinned && check ? { step: check.id, to: target } : {}) },
+    rework: { round, verification: verificationCopy, started_at: now.toISOString(), ...(pinned ? { step: check.id, to: target } : {}) },
     error: null,
     // The next report is the next agent's: the moved ones' records go with them.
     ...(state.agent_reports === undefined ? {} : { agent_reports: state.agent_reports.filter((p) => !moved.has(p)) }),
@@ -321,7 +320,7 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
       const copy = moves[0]!.to;
       return {
         ok: true,
-        state: applyRework(state, round, copy, context.now, moves),
+        state: applyRework(state, check, round, copy, context.now, moves),
         events: [{ type: "phase_rework", phase: check.rework, round, verification: copy }],
         effects: moves,
       };

@@ -81,7 +81,7 @@ function unansweredMessage(phase: Phase, answer: GateAnswer & { shown: string },
   if (answer.answered) return "";
   if (answer.declined) return declinedMessage(phase, answer.shown, gateAgents(flowOf(state), phase) ?? []);
   if (answer.unclear) return unclearMessage(phase, answer.shown, isPick(state, phase));
-  return notAnsweredMessage(phase, answer.shown);
+  return notAnsweredMessage(phase, answer.shown, isPick(state, phase));
 }
 
 /**

@@ -80,9 +80,9 @@ export async function settle(context: OpContext, now: Date, started: readonly st
   // The isolation question leaves the rest of the plan to carry out (a phase reached, a plan recorded).
   if (plan.decision !== null && plan.decisionKind !== "isolation") return { plan, phase: snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined, execution: snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined, ...(checkout ? { checkout } : {}) };
   const applied = await applyPlan(context, snapshot, plan, now, { logResumed: false });
-  // The tasks step (IMPLEMENTATION) just completed: every task is merged, so no task branch or worktree is left (SPEC §19).
-  const tasksStep = snapshot.phase.kind === "ok" ? tasksStepOf(snapshot.phase.value) : "IMPLEMENTATION";
-  if (plan.writes.events.some((e) => e.type === "phase_completed" && e.phase === tasksStep) && applied.execution?.tasks.some((t) => t.worktree != null)) {
+  // The tasks step (develop: IMPLEMENTATION) just completed: every task is merged, so no task branch or worktree is left (SPEC §19).
+  const tasksStep = snapshot.phase.kind === "ok" ? tasksStepOf(snapshot.phase.value) : undefined;
+  if (tasksStep !== undefined && plan.writes.events.some((e) => e.type === "phase_completed" && e.phase === tasksStep) && applied.execution?.tasks.some((t) => t.worktree != null)) {
     const { sweepWorktrees } = await import("./worktree-tasks.js");
     try {
       sweepWorktrees(context.paths.root, now, { branches: true, execution: applied.execution });

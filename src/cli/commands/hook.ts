@@ -5,6 +5,7 @@
 // - pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit: the loop's bookkeeping
 //   (src/claude/hooks.ts); they take the state lock, waiting longer for it than a command;
 // - subagent-start: Codex's only (`--client codex`: a multi-agent v2 executor's worktree lines).
+import { tasksStepOf } from "../../core/plans.js";
 import { planWithRecovery } from "../../ops/recovery.js";
 import { loadSnapshot } from "../../store/session.js";
 import { judgeRunningTasks } from "../../store/process-facts.js";
@@ -102,9 +103,9 @@ export async function sessionStartTold(context: CommandContext, input: SessionSt
     // so the briefing names the isolation question instead of a run_tasks the spawn hook refuses.
     const plan = await planWithRecovery(paths, snapshot, now, { owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(paths.root, snapshot) });
     const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
-    const request = snapshot.phase.kind === "ok" ? snapshot.phase.value.request : null;
+    const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
     return {
-      briefing: briefingFor(plan, input.source, process.argv[1], { isolation: execution?.isolation ?? null, worktrees: worktreeViews(execution) }, request),
+      briefing: briefingFor(plan, input.source, process.argv[1], { isolation: execution?.isolation ?? null, worktrees: worktreeViews(execution), tasksStep: phase && tasksStepOf(phase) }, phase?.request ?? null),
       line: sessionLine({ plan, source: input.source, command, recorded: tellsPerson(input.source) ? readEventsTail(paths.eventsFile) : [] }),
     };
   } catch (error) {
