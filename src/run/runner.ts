@@ -329,6 +329,21 @@ function budgetReached(run: Run): DotagentError {
   return new DotagentError("budget_reached", `the cost cap of $${cap.toFixed(2)} is reached: about $${run.spent.toFixed(2)} spent in this run (the SDK's estimate); nothing was marked failed; dotagent run goes on from here (--max-cost for another budget)`, EXIT.refused, { cap, spent: Math.round(run.spent * 10_000) / 10_000 });
 }
 
+/**
+ * A session ended on an account, API or budget problem (`outcome.blocked`): thrown by the batch
+ * that met it to end the step, and read by the loop as data (a usage limit is waited for; the
+ * rest become blockedFailure's one line), never recognised from an error's code.
+ */
+class Blocked {
+  constructor(readonly outcome: AgentOutcome) {}
+
+  /** A usage or rate limit: its reset is waited for, then the cut-off session resumes. */
+  get limit(): { resetsAt: number | undefined } | undefined {
+    const blocked = this.outcome.blocked;
+    return blocked?.kind === "service" && blocked.error === "rate_limit" ? { resetsAt: blocked.resetsAt } : undefined;
+  }
+}
+
 /** A session ended on an account or API problem: the run stops, and nothing is marked failed for it. */
 function blockedFailure(outcome: AgentOutcome, run?: Run): DotagentError {
   const said = outcome.said.replace(/\s+/g, " ").trim().slice(0, 200);
@@ -412,9 +427,11 @@ async function loop(run: Run): Promise<RunOutcome> {
     try {
       outcome = await carryOut(run, step, { workflowId: plan.workflow_id ?? "", phase: plan.phase, request: facts.request ?? options.request ?? "", approved: facts.approved });
     } catch (error) {
+      if (!(error instanceof Blocked)) throw error;
       // A usage or rate limit is never an agent's failure: wait for its reset, then go on (the cut-off session resumes).
-      if (!(error instanceof DotagentError) || error.code !== "api_unavailable" || error.details.error !== "rate_limit" || run.limitWaits >= MAX_LIMIT_WAITS) throw error;
-      await waitForLimit(run, typeof error.details.resetsAt === "number" ? error.details.resetsAt : undefined);
+      const limit = error.limit;
+      if (limit === undefined || run.limitWaits >= MAX_LIMIT_WAITS) throw blockedFailure(error.outcome, run);
+      await waitForLimit(run, limit.resetsAt);
       continue;
     }
     if (outcome !== undefined) return outcome;
@@ -957,7 +974,7 @@ async function runSessions(run: Run, jobs: readonly AgentJob[], context: AgentRu
     else await ended(job, outcome, ms);
   });
   throwIfInterrupted(run, kept);
-  if (blocked) throw blockedFailure(blocked, run);
+  if (blocked) throw new Blocked(blocked);
 }
 
 async function session(run: Run, job: AgentJob, context: AgentRunContext, label: string): Promise<{ outcome: AgentOutcome; ms: number }> {
@@ -1179,7 +1196,7 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
   );
   if (released.length > 0) options.progress.line(`${released.length === 1 ? "task" : "tasks"} ${released.join(", ")} given back: ${released.length === 1 ? "it starts" : "they start"} again on the next run, no attempt counted`);
   throwIfInterrupted(run, kept);
-  if (blocked) throw blockedFailure(blocked, run);
+  if (blocked) throw new Blocked(blocked);
 }
 
 async function completeTask(run: Run, id: string, output: string, label: string, done: number, total: number, ms: number): Promise<void> {
