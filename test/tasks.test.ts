@@ -15,7 +15,7 @@ afterAll(async () => stopOwner());
 
 const AS_MODEL = { CLAUDECODE: "1" };
 const CHAIN = [{ id: "t1", title: "Login form" }, { id: "t2", title: "Session store", depends_on: ["t1"] }, { id: "t3", title: "Logout", depends_on: ["t2"] }];
-const ROW_FIELDS = ["id", "title", "status", "attempts", "max_attempts", "depends_on", "waiting_on", "owner", "started_at", "completed_at", "error", "worktree", "merge", "skipped"];
+const ROW_FIELDS = ["id", "title", "status", "attempts", "cut_off", "max_attempts", "depends_on", "waiting_on", "owner", "started_at", "completed_at", "error", "worktree", "merge", "skipped"];
 const events = (p: string) => dotagent(p, ["log", "-n", "1000", "--json"]).json.events as Array<{ type: string; [k: string]: unknown }>;
 const stateBytes = (p: string) => treeBytes(join(p, "memory/state"));
 

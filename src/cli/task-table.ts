@@ -21,8 +21,13 @@ export function listLines(result: TaskListResult, width = Number.POSITIVE_INFINI
   if (result.total === 0) return [`${head}; none planned yet.`];
   const filter = result.filter === null ? "" : `; showing ${result.filter.join(", ")}: ${result.tasks.length}`;
   if (result.tasks.length === 0) return [`${head}${filter}`];
-  const rows = result.tasks.map((t) => [t.id, t.status, `${t.attempts}/${t.max_attempts}`, t.depends_on.join(","), rowTime(t) === null ? "" : formatTime(rowTime(t)), shown(whereText(t)), shown(t.title)]);
+  const rows = result.tasks.map((t) => [t.id, t.status, attemptsCell(t), t.depends_on.join(","), rowTime(t) === null ? "" : formatTime(rowTime(t)), shown(whereText(t)), shown(t.title)]);
   return [`${head}${filter}`, ...table(["ID", "STATUS", "FAILED", "DEPENDS ON", "TIME", "WHERE", "TITLE"], rows, width), ...noteLines(result.tasks, width)];
+}
+
+/** FAILED: the attempts used of the most it may use, and how many of them were cut off rather than failed ("1/3 (1 cut off)"). */
+function attemptsCell(t: TaskRow): string {
+  return `${t.attempts}/${t.max_attempts}${t.cut_off > 0 ? ` (${t.cut_off} cut off)` : ""}`;
 }
 
 /** A line under the table for each task whose last error or skip reason a person should read. */

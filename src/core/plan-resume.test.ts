@@ -97,8 +97,10 @@ describe("planResume: recovery cases", () => {
   it("orphan: a running task with no output goes back to pending with attempts + 1", () => {
     const plan = planResume(snapshot(atPhase("IMPLEMENTATION"), execution([t("task-001", "running", { attempts: 1 })]), reportsBefore("IMPLEMENTATION")), NOW);
     expect(plan.repairs).toEqual([{ code: "task_reset", message: "task-001 was running with no output: attempt 3 of 3" }]);
-    expect(plan.writes.execution?.tasks[0]).toMatchObject({ status: "pending", attempts: 2 });
+    expect(plan.writes.execution?.tasks[0]).toMatchObject({ status: "pending", attempts: 2, cut_off: 1 });
     expect(plan.next).toMatchObject({ action: "run_tasks", tasks: ["task-001"] });
+    const again = planResume(snapshot(atPhase("IMPLEMENTATION"), execution([t("task-001", "running", { attempts: 1, cut_off: 1 })]), reportsBefore("IMPLEMENTATION")), NOW);
+    expect(again.writes.execution?.tasks[0]).toMatchObject({ attempts: 2, cut_off: 2 });
   });
 
   it("orphan past max_attempts is dead and blocks", () => {

@@ -6,7 +6,7 @@ const STEPS = ["REQUIREMENTS", "ARCHITECTURE", "IMPLEMENTATION", "VERIFICATION",
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 20, 9, minute)).toISOString();
 
 function task(id: string, status: TaskRow["status"], extra: Partial<TaskRow> = {}): TaskRow {
-  return { id, title: `title of ${id}`, status, attempts: 0, max_attempts: 3, depends_on: [], waiting_on: [], owner: null, started_at: null, completed_at: null, error: null, worktree: null, merge: null, skipped: null, ...extra };
+  return { id, title: `title of ${id}`, status, attempts: 0, cut_off: 0, max_attempts: 3, depends_on: [], waiting_on: [], owner: null, started_at: null, completed_at: null, error: null, worktree: null, merge: null, skipped: null, ...extra };
 }
 
 const merged = (commit: string): TaskRow["merge"] => ({ state: "merged", into: "main", commit, at: at(40), files: [], reason: null });

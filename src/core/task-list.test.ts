@@ -12,11 +12,16 @@ describe("one row per task", () => {
   it("a running task: who holds it, which attempt, its worktree", () => {
     const state = execution([task("a", { status: "running", attempts: 1, started_at: "2026-11-20T11:10:00Z", owner: OWNER, worktree: tree() })]);
     expect(taskRow(state.tasks[0]!, state, new Map([["a", "live"]]))).toEqual({
-      id: "a", title: null, status: "running", attempts: 1, max_attempts: 3, depends_on: [], waiting_on: [],
+      id: "a", title: null, status: "running", attempts: 1, cut_off: 0, max_attempts: 3, depends_on: [], waiting_on: [],
       owner: { session: "s-1", pid: 4242, host: "dev", at: "2026-11-20T11:10:00Z", verdict: "live", attempt: 2 },
       started_at: "2026-11-20T11:10:00Z", completed_at: null, error: null,
       worktree: { path: ".dotagent/worktrees/a", branch: "dotagent/wf/a", into: "main", base: BASE }, merge: null, skipped: null,
     });
+  });
+
+  it("cut_off: how many of its attempts were cut off, never more than its attempts (a hand-edited count)", () => {
+    const state = execution([task("a", { status: "pending", attempts: 2, cut_off: 1 }), task("b", { status: "pending", attempts: 1, cut_off: 5 }), task("c", { status: "pending" })]);
+    expect(state.tasks.map((t) => taskRow(t, state, undefined).cut_off)).toEqual([1, 1, 0]);
   });
 
   it("a complete task keeps no holder; its merge says where it landed", () => {

@@ -39,6 +39,8 @@ export interface TaskRow {
   status: TaskStatus;
   /** Attempts that did not succeed, and how many it may use. */
   attempts: number;
+  /** Of `attempts`, those cut off (the session ended while it ran), not failures the task reported. */
+  cut_off: number;
   max_attempts: number;
   depends_on: string[];
   /** The dependencies not complete or skipped yet. */
@@ -66,6 +68,7 @@ export function taskRow(task: Task, state: ExecutionState, verdicts: OwnerVerdic
     title: task.title ?? null,
     status: task.status,
     attempts: task.attempts,
+    cut_off: Math.min(task.cut_off ?? 0, task.attempts),
     max_attempts: maxAttemptsOf(task, state),
     depends_on: [...(task.depends_on ?? [])],
     waiting_on: task.status === "pending" || task.status === "failed" || task.status === "dead" ? unmetDependencies(state, task) : [],

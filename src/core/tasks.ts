@@ -338,7 +338,7 @@ export function recoverTasks(state: ExecutionState, reports: ReportSnapshot, ver
       } else {
         const attempts = next.attempts + 1;
         const max = maxAttemptsOf(next, state);
-        next = { ...next, attempts, status: attempts >= max ? "dead" : "pending", error: "orphaned: the session ended while it ran" };
+        next = { ...next, attempts, cut_off: (next.cut_off ?? 0) + 1, status: attempts >= max ? "dead" : "pending", error: "orphaned: the session ended while it ran" };
         repairs.push({
           code: next.status === "dead" ? "task_dead" : "task_reset",
           message: next.status === "dead" ? `${next.id} was running with no output: attempt ${attempts} of ${max} used, now dead` : `${next.id} was running with no output: attempt ${attempts + 1} of ${max}`,

@@ -64,6 +64,8 @@ export const taskSchema = z.looseObject({
   status: z.enum(TASK_STATUSES),
   depends_on: z._default(z.array(idString), []),
   attempts: z._default(nonNegativeInt, 0),
+  /** Of `attempts`, those cut off: the session ended while the task ran (recovered as orphaned), no failure it reported. */
+  cut_off: z.optional(nonNegativeInt),
   /** Per-task override of the file's max_attempts, raised by `task retry --extra-attempts`. */
   max_attempts: z.optional(z.int().check(z.minimum(1))),
   started_at: z.optional(z.nullable(isoDateTime)),
