@@ -5,18 +5,25 @@ import type { Decision } from "../core/plan-resume.js";
 import { interruptedError } from "../run/interrupt.js";
 import type { Asker } from "../run/runner.js";
 import { colorWanted, isInteractive } from "./output.js";
+import { DotagentError, EXIT } from "../core/errors.js";
 
 // prompts colours through kleur, which knows FORCE_COLOR and TERM=dumb but not NO_COLOR. prompts
 // colours some symbols when it loads, so it loads after this line (below, on first use).
 kleur.enabled = kleur.enabled && colorWanted();
 const loadPrompts = async () => (await import("prompts")).default;
 
-/** yes/no answer, or "no-terminal" when nobody can be asked. */
+/**
+ * yes/no answer, or "no-terminal" when nobody can be asked. A question cancelled (Ctrl-C, Esc) is
+ * no answer: nothing is drawn as taken, the command ends `interrupted` (exit 130) having changed
+ * nothing, and asks again when run again.
+ */
 export async function askDecision(decision: Decision, assumeYes: boolean): Promise<boolean | "no-terminal"> {
   if (assumeYes) return true;
   if (!isInteractive()) return "no-terminal";
   const prompts = await loadPrompts();
-  const answer = await prompts({ type: "confirm", name: "ok", message: decision.question, initial: decision.default }, { onCancel: () => true });
+  let cancelled = false;
+  const answer = await prompts({ type: "confirm", name: "ok", message: decision.question, initial: decision.default, onRender: quietWhenCancelled }, { onCancel: () => (cancelled = true) });
+  if (cancelled) throw new DotagentError("interrupted", "interrupted at the question: nothing changed; run the command again to be asked again", EXIT.interrupted);
   return answer.ok === true;
 }
 
@@ -25,7 +32,7 @@ export async function askDecision(decision: Decision, assumeYes: boolean): Promi
  * then would draw it again as `✖ question › choice`, the choice under the cursor looking taken.
  * On that last drawing (its `onRender` hook, called with the prompt, after the erase) the prompt's
  * output is swapped for one that only lets the cursor be shown again; the caller says in one line
- * what happened (runner.ts: nothing approved, `dotagent run` asks again).
+ * what happened (runner.ts: nothing approved, `dotagent run` asks again; askDecision: nothing changed).
  */
 function quietWhenCancelled(this: { aborted?: boolean; out: NodeJS.WritableStream & { columns?: number } }): void {
   if (this.aborted !== true) return;

@@ -58,7 +58,7 @@ function mainHelp(): string {
     "  dotagent init --request 'add login'",
     "  dotagent status --dir ../other-project  where the workflow there stands",
     "",
-    "Exit codes: 0 ok · 1 refused · 2 usage · 3 state invalid · 4 locked · 5 a person must decide · 130 interrupted (run)",
+    "Exit codes: 0 ok · 1 refused · 2 usage · 3 state invalid · 4 locked · 5 a person must decide · 130 interrupted",
   ].join("\n");
 }
 

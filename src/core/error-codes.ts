@@ -52,7 +52,7 @@ export const ERROR_CODES = {
   install_source_missing: { exit: [refused], when: "dotagent's own skills/ and agents/ are not found to install" },
   install_target_invalid: { exit: [refused], when: "where dotagent installs is a file, a link out of the project, or unreadable" },
   internal: { exit: [refused], when: "an unexpected error (a bug): run again with `--debug` for the stack, and report it" },
-  interrupted: { exit: [interrupted], when: "`dotagent run` was stopped: Ctrl-C, or the person chose to stop at a question" },
+  interrupted: { exit: [interrupted], when: "`dotagent run` was stopped: Ctrl-C, or the person chose to stop at a question; any command's question on a terminal cancelled (Ctrl-C, Esc)" },
   io_failed: { exit: [refused], when: "a disk step (a move, a folder, the lock, an archive) failed with an errno; the state is still valid" },
   isolation_undecided: { exit: [refused, decide], when: "the main checkout has uncommitted changes: a person decides whether to commit them (5); still there after committing (1)" },
   locked: { exit: [locked], when: "the lock is held by another process" },
