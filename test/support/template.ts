@@ -33,9 +33,26 @@ export function copyOfTemplate(key: string, make: (dir: string) => void): string
     home ??= mkdtempSync(join(tmpdir(), "dotagent-templates-"));
     template = mkdtempSync(join(home, "t-"));
     make(template);
+    expectNoFileNames(template);
     templates.set(key, template);
   }
   return copyProject(template);
+}
+
+/** No file of the template names its folder (a copy would point back at the template), but git's worktree records, which a copy rewrites. */
+function expectNoFileNames(template: string): void {
+  const names = [template, realpathSync(template)];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile() && !(entry.name === ".git" || (entry.name === "gitdir" && dir.includes("/.git/worktrees/")))) {
+        const text = readFileSync(path, "latin1");
+        if (names.some((name) => text.includes(name))) throw new Error(`${path} names its template's folder: a copy of it would point back at the template`);
+      }
+    }
+  };
+  walk(template);
 }
 
 /** `from` copied into a fresh temp folder (links kept as links), its git worktrees pointed at the copy. */
