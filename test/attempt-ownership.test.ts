@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dotagent, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { copyOfTemplate } from "./support/template.js";
 
 afterEach(removeTemps);
 
@@ -28,19 +29,23 @@ function transcript(p: string, agentId: string, prompt: string, startedAt: Date)
 }
 
 /** t1 running: its executor spawned through the hook by this (live) session. */
+// Made once per file and copied: the executor's owner is this process (alive until the file ends)
+// and the attempt's start time is the state's, which each test reads from its copy.
 function running() {
-  const p = tempProject();
-  expect(dotagent(p, ["install", "--json"], { env: { HOME: join(p, "home") } }).code).toBe(0);
-  const helper = join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs");
-  dotagent(p, ["resume", "--json", "--start", "--request", "add login"]);
-  writeJson(p, "memory/reports/demand.json", { stories: ["x"] });
-  dotagent(p, ["phase", "approve", "REQUIREMENTS"]);
-  for (const name of ["minimal", "robust"]) writeJson(p, `memory/reports/designs/${name}.json`, { name });
-  writeJson(p, "memory/reports/roundtable.json", { recommendation: "minimal" });
-  writeJson(p, "memory/reports/final_design.json", { chosen: "minimal", tasks: [{ id: "t1", title: "one" }] });
-  expect(dotagent(p, ["phase", "approve", "ARCHITECTURE", "--json"]).json).toMatchObject({ phase: "IMPLEMENTATION" });
   const prompt = ["Feature request: add login", "Phase: IMPLEMENTATION", "Task: t1", "Title: one", "Output file: memory/reports/tasks/t1.json"].join("\n");
-  expect(hook(p, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "executor", prompt } })?.hookSpecificOutput).toMatchObject({ permissionDecision: "allow" });
+  const p = copyOfTemplate("running", (dir) => {
+    expect(dotagent(dir, ["install", "--json"], { env: { HOME: join(dir, "home") } }).code).toBe(0);
+    dotagent(dir, ["resume", "--json", "--start", "--request", "add login"]);
+    writeJson(dir, "memory/reports/demand.json", { stories: ["x"] });
+    dotagent(dir, ["phase", "approve", "REQUIREMENTS"]);
+    for (const name of ["minimal", "robust"]) writeJson(dir, `memory/reports/designs/${name}.json`, { name });
+    writeJson(dir, "memory/reports/roundtable.json", { recommendation: "minimal" });
+    writeJson(dir, "memory/reports/final_design.json", { chosen: "minimal", tasks: [{ id: "t1", title: "one" }] });
+    expect(dotagent(dir, ["phase", "approve", "ARCHITECTURE", "--json"]).json).toMatchObject({ phase: "IMPLEMENTATION" });
+    const helper = join(dir, ".claude/skills/checkpoint/scripts/dotagent.mjs");
+    expect(hook(dir, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "executor", prompt } })?.hookSpecificOutput).toMatchObject({ permissionDecision: "allow" });
+  });
+  const helper = join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs");
   const task = () => readJson(p, "memory/state/execution.json").tasks[0];
   expect(task()).toMatchObject({ status: "running", attempts: 0 });
   return { p, helper, prompt, task, startedAt: Date.parse(task().started_at) };

@@ -1,10 +1,11 @@
 // End-to-end tests of the built CLI: exit codes, stdout JSON, files on disk.
 import { afterEach, describe, expect, it } from "vitest";
-import { existsSync, readFileSync, writeFileSync, readdirSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, writeFileSync, readdirSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { hostname } from "node:os";
 import { dotagent, exampleProject, expectNoStack, readJson, removeTemps, tempProject, treeBytes, writeJson } from "./support/cli.js";
+import { copyOfTemplate } from "./support/template.js";
 
 afterEach(removeTemps);
 const NEVER = ["--stale-after", "never"];
@@ -83,24 +84,26 @@ describe("a workflow from init to the end, through the CLI", () => {
   });
 });
 
-/** A new workflow with REQUIREMENTS approved and complete: at ARCHITECTURE. */
+/** A new workflow with REQUIREMENTS approved and complete: at ARCHITECTURE (made once per file, a copy per test). */
 function atArchitecture(): string {
-  const p = tempProject();
-  dotagent(p, ["init", "--request", "add login"]);
-  writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
-  dotagent(p, ["phase", "approve", "REQUIREMENTS"]);
-  dotagent(p, ["phase", "complete"]);
-  return p;
+  return copyOfTemplate("atArchitecture", (p) => {
+    dotagent(p, ["init", "--request", "add login"]);
+    writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
+    dotagent(p, ["phase", "approve", "REQUIREMENTS"]);
+    dotagent(p, ["phase", "complete"]);
+  });
 }
 
 describe("task plans recorded whole (task import)", () => {
+  /** At IMPLEMENTATION with no plan recorded yet (made once per file, a copy per test). */
   function atImplementation(): string {
-    const p = atArchitecture();
-    // A design without its own task list: the plan is the model's to write (plan_tasks).
-    writeJson(p, "memory/reports/final_design.json", { chosen: "a" });
-    dotagent(p, ["phase", "approve", "ARCHITECTURE"]);
-    writeJson(p, "memory/reports/final_design.tasks.json", { chosen: "a", tasks: [{ id: "task-001", title: "form" }, { id: "task-002", title: "api", depends_on: ["task-001"] }] });
-    return p;
+    return copyOfTemplate("atImplementation", (p) => {
+      cpSync(atArchitecture(), p, { recursive: true });
+      // A design without its own task list: the plan is the model's to write (plan_tasks).
+      writeJson(p, "memory/reports/final_design.json", { chosen: "a" });
+      dotagent(p, ["phase", "approve", "ARCHITECTURE"]);
+      writeJson(p, "memory/reports/final_design.tasks.json", { chosen: "a", tasks: [{ id: "task-001", title: "form" }, { id: "task-002", title: "api", depends_on: ["task-001"] }] });
+    });
   }
 
   it("imports a JSON array, and an object with a tasks array", () => {

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { copyOfTemplate } from "./support/template.js";
 import { unprivileged } from "./support/unprivileged.js";
 
 afterEach(removeTemps);
@@ -37,11 +38,14 @@ function trustFolder(file: string, folder: string): void {
 
 /** A project with dotagent installed (project scope), opened and trusted in Claude Code once, and a workflow started. */
 function installedProject(): { project: string; home: string } {
-  const project = tempProject();
+  // The project is made once per file and copied (install writes nothing under HOME and no file
+  // names the project's folder); the trust names each copy's own folder.
+  const project = copyOfTemplate("installed", (dir) => {
+    expect(dotagent(dir, ["install"], { env: { HOME: tempProject() } }).code).toBe(0);
+    expect(dotagent(dir, ["init", "--request", "add login"]).code).toBe(0);
+  });
   const home = tempProject();
-  expect(dotagent(project, ["install"], { env: { HOME: home } }).code).toBe(0);
   trustFolder(join(home, ".claude.json"), project);
-  expect(dotagent(project, ["init", "--request", "add login"]).code).toBe(0);
   return { project, home };
 }
 

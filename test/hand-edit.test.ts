@@ -3,10 +3,11 @@
 // (`hand_edit`, or corrupt), the checkpoints stay usable with phase.json unreadable, the first way
 // out offered is the newest checkpoint, and going back restores what dotagent last kept, exactly.
 import { afterEach, describe, expect, it } from "vitest";
-import { closeSync, ftruncateSync, openSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, cpSync, ftruncateSync, openSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { copyOfTemplate } from "./support/template.js";
 import { typedPrompt } from "./support/typed-prompt.js";
 
 afterEach(removeTemps);
@@ -20,28 +21,29 @@ function ok(p: string, args: string[]) {
   return r;
 }
 
-/** A workflow at ARCHITECTURE (REQUIREMENTS approved and complete): the design not yet picked. */
+/** A workflow at ARCHITECTURE (REQUIREMENTS approved and complete): the design not yet picked. Made once per file, a copy per test. */
 function atArchitecture(): string {
-  const p = tempProject();
-  ok(p, ["init", "--request", "add login"]);
-  writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
-  ok(p, ["phase", "approve"]); // demand.json is there: REQUIREMENTS completes with the approval
-  expect(readJson(p, PHASE).current_phase).toBe("ARCHITECTURE");
-  return p;
+  return copyOfTemplate("atArchitecture", (p) => {
+    ok(p, ["init", "--request", "add login"]);
+    writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
+    ok(p, ["phase", "approve"]); // demand.json is there: REQUIREMENTS completes with the approval
+    expect(readJson(p, PHASE).current_phase).toBe("ARCHITECTURE");
+  });
 }
 
-/** A workflow in IMPLEMENTATION with tasks t1, t2 planned and t2 started. */
+/** A workflow in IMPLEMENTATION with tasks t1, t2 planned and t2 started. Made once per file, a copy per test. */
 function atImplementation(): string {
-  const p = atArchitecture();
-  writeJson(p, "memory/reports/designs/a.json", { name: "a" });
-  writeJson(p, "memory/reports/roundtable.json", { pick: "a" });
-  writeJson(p, "memory/reports/final_design.json", { chosen: "a" });
-  ok(p, ["phase", "approve"]);
-  expect(readJson(p, PHASE).current_phase).toBe("IMPLEMENTATION");
-  writeJson(p, "tasks.json", [{ id: "t1" }, { id: "t2" }]);
-  ok(p, ["task", "import", "tasks.json"]);
-  ok(p, ["task", "start", "t2"]);
-  return p;
+  return copyOfTemplate("atImplementation", (p) => {
+    cpSync(atArchitecture(), p, { recursive: true });
+    writeJson(p, "memory/reports/designs/a.json", { name: "a" });
+    writeJson(p, "memory/reports/roundtable.json", { pick: "a" });
+    writeJson(p, "memory/reports/final_design.json", { chosen: "a" });
+    ok(p, ["phase", "approve"]);
+    expect(readJson(p, PHASE).current_phase).toBe("IMPLEMENTATION");
+    writeJson(p, "tasks.json", [{ id: "t1" }, { id: "t2" }]);
+    ok(p, ["task", "import", "tasks.json"]);
+    ok(p, ["task", "start", "t2"]);
+  });
 }
 
 const newestRev = (p: string): number => ok(p, ["history", "--json"]).json.checkpoints.at(-1).rev;

@@ -5,13 +5,17 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { copyOfTemplate } from "./support/template.js";
 
 afterEach(removeTemps);
 const PRELOAD = join(CLI, "../../test/torture/kill-at.mjs");
 
-/** A workflow through REQUIREMENTS and ARCHITECTURE, with `tasks` tasks planned. */
+/** A workflow through REQUIREMENTS and ARCHITECTURE, with `tasks` tasks planned: made once per file and `tasks`, a copy per test. */
 function toImplementation(tasks: number): string {
-  const p = tempProject();
+  return copyOfTemplate(`toImplementation ${tasks}`, (p) => makeImplementation(p, tasks));
+}
+
+function makeImplementation(p: string, tasks: number): void {
   dotagent(p, ["init", "--request", "add login"]);
   writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
   dotagent(p, ["phase", "approve"]);
@@ -25,7 +29,6 @@ function toImplementation(tasks: number): string {
     writeJson(p, "tasks.json", Array.from({ length: tasks }, (_, i) => ({ id: `t${i + 1}` })));
     expect(dotagent(p, ["task", "import", "tasks.json"]).code).toBe(0);
   }
-  return p;
 }
 
 function completeTask(p: string, id: string): void {

@@ -1,10 +1,11 @@
 // The loop's hooks through the built CLI, fed the JSON Claude Code sends (test/claude/NOTES.md):
 // what each answers, and what it records. The real client runs them in test/claude/.
 import { afterEach, describe, expect, it } from "vitest";
-import { mkdirSync, readFileSync, utimesSync, writeFileSync, existsSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, utimesSync, writeFileSync, existsSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { dotagent, installedProject, readJson, removeTemps, runHook, tempProject, writeJson } from "./support/cli.js";
+import { copyOfTemplate } from "./support/template.js";
 import { typedPrompt } from "./support/typed-prompt.js";
 
 afterEach(removeTemps);
@@ -32,12 +33,18 @@ describe("pre-tool-use on Bash: exactly the helper's own lines are allowed", () 
   });
 });
 
+const helperOf = (p: string) => join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs");
+
+/** Installed, the workflow started at REQUIREMENTS (`resume --start`): made once per file, a copy per test. */
+function atRequirements(): { p: string; helper: string } {
+  const p = copyOfTemplate("atRequirements", (dir) => {
+    cpSync(installed().p, dir, { recursive: true });
+    expect(dotagent(dir, ["resume", "--json", "--start", "--request", "add login"]).json).toMatchObject({ situation: "started", next: { action: "spawn_agent", agent: "pm" } });
+  });
+  return { p, helper: helperOf(p) };
+}
+
 describe("pre-tool-use on Agent: a dotagent agent's start is recorded, or refused with why", () => {
-  function atRequirements() {
-    const { p, helper } = installed();
-    expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).json).toMatchObject({ situation: "started", next: { action: "spawn_agent", agent: "pm" } });
-    return { p, helper };
-  }
 
   it("pm: allowed, REQUIREMENTS started, the pm recorded at work; a second pm is refused while it works", () => {
     const { p, helper } = atRequirements();
@@ -80,26 +87,34 @@ function transcript(p: string, agentId: string, type: string, prompt: string): s
 }
 
 describe("the end of an executor: recorded from its report; no report: sent back, twice at most", () => {
-  /** An installed project at IMPLEMENTATION with the design's `tasks` planned; the approval's answer. */
+  /** An installed project at IMPLEMENTATION with the design's `tasks` planned: made once per file and `tasks`, a copy per test; the approval's answer. */
+  const approvals = new Map<string, any>();
   function atImplementation(tasks: object[]): { p: string; helper: string; approved: any } {
-    const { p, helper } = installed();
-    dotagent(p, ["resume", "--json", "--start", "--request", "add login"]);
-    writeJson(p, "memory/reports/demand.json", { stories: ["x"] });
-    dotagent(p, ["phase", "approve", "REQUIREMENTS"]);
-    writeJson(p, "memory/reports/designs/minimal.json", { name: "minimal" });
-    writeJson(p, "memory/reports/designs/robust.json", { name: "robust" });
-    writeJson(p, "memory/reports/roundtable.json", { recommendation: "minimal" });
-    writeJson(p, "memory/reports/final_design.json", { chosen: "minimal", tasks });
-    return { p, helper, approved: dotagent(p, ["phase", "approve", "ARCHITECTURE", "--json"]).json };
+    const key = JSON.stringify(tasks);
+    const p = copyOfTemplate(`atImplementation ${key}`, (dir) => {
+      cpSync(atRequirements().p, dir, { recursive: true });
+      writeJson(dir, "memory/reports/demand.json", { stories: ["x"] });
+      dotagent(dir, ["phase", "approve", "REQUIREMENTS"]);
+      writeJson(dir, "memory/reports/designs/minimal.json", { name: "minimal" });
+      writeJson(dir, "memory/reports/designs/robust.json", { name: "robust" });
+      writeJson(dir, "memory/reports/roundtable.json", { recommendation: "minimal" });
+      writeJson(dir, "memory/reports/final_design.json", { chosen: "minimal", tasks });
+      approvals.set(key, dotagent(dir, ["phase", "approve", "ARCHITECTURE", "--json"]).json);
+    });
+    return { p, helper: helperOf(p), approved: approvals.get(key) };
   }
 
+  const PROMPT = ["Feature request: add login", "Phase: IMPLEMENTATION", "Task: t1", "Title: one", "Output file: memory/reports/tasks/t1.json"].join("\n");
+  /** t1's executor started by this session (CLAUDE_PID: this process, alive until the file ends): made once per file, a copy per test. */
   function running(): { p: string; helper: string; prompt: string } {
-    const { p, helper, approved } = atImplementation([{ id: "t1", title: "one" }, { id: "t2", title: "two", depends_on: ["t1"] }]);
-    expect(approved).toMatchObject({ phase: "IMPLEMENTATION", next: { action: "run_tasks", tasks: ["t1"], round: 0 } });
-    const prompt = ["Feature request: add login", "Phase: IMPLEMENTATION", "Task: t1", "Title: one", "Output file: memory/reports/tasks/t1.json"].join("\n");
-    expect(hook(p, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "executor", prompt } }).out?.hookSpecificOutput).toMatchObject({ permissionDecision: "allow" });
-    expect(readJson(p, "memory/state/execution.json").tasks[0]).toMatchObject({ id: "t1", status: "running", owner: { pid: process.pid } });
-    return { p, helper, prompt };
+    const p = copyOfTemplate("running", (dir) => {
+      const { p: at, approved } = atImplementation([{ id: "t1", title: "one" }, { id: "t2", title: "two", depends_on: ["t1"] }]);
+      expect(approved).toMatchObject({ phase: "IMPLEMENTATION", next: { action: "run_tasks", tasks: ["t1"], round: 0 } });
+      cpSync(at, dir, { recursive: true });
+      expect(hook(dir, helperOf(dir), "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "executor", prompt: PROMPT } }).out?.hookSpecificOutput).toMatchObject({ permissionDecision: "allow" });
+      expect(readJson(dir, "memory/state/execution.json").tasks[0]).toMatchObject({ id: "t1", status: "running", owner: { pid: process.pid } });
+    });
+    return { p, helper: helperOf(p), prompt: PROMPT };
   }
 
   it("a report that says complete: SubagentStop completes the task; PostToolUse gives the next step", () => {
@@ -208,8 +223,7 @@ describe("the end of an executor: recorded from its report; no report: sent back
 
 describe("the end of a phase agent", () => {
   it("no report after two reminders: its phase fails with the reason; it runs again only after the person replies", () => {
-    const { p, helper } = installed();
-    dotagent(p, ["resume", "--json", "--start", "--request", "add login"]);
+    const { p, helper } = atRequirements();
     const prompt = ["Feature request: add login", "Phase: REQUIREMENTS", "Output file: memory/reports/demand.json"].join("\n");
     expect(hook(p, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "pm", prompt } }).out?.hookSpecificOutput.permissionDecision).toBe("allow");
     const file = transcript(p, "pm1", "pm", prompt);
@@ -238,8 +252,7 @@ describe("the end of a phase agent", () => {
   });
 
   it("a typed reply starts the failed phase again too, once; a phase that did not fail is not touched", () => {
-    const { p, helper } = installed();
-    dotagent(p, ["resume", "--json", "--start", "--request", "add login"]);
+    const { p, helper } = atRequirements();
     expect(dotagent(p, ["phase", "start", "REQUIREMENTS"]).code).toBe(0);
     const before = readFileSync(join(p, "memory/state/phase.json"), "utf8");
     expect(hook(p, helper, "user-prompt-submit", typedPrompt("try again").input).out).toBeNull();
@@ -318,8 +331,7 @@ describe("hooks read their whole input (issue: a 400 KB input in parts was read 
 
 describe("the person's request reaches every agent (issue 29, case 10)", () => {
   it("a spawn whose Feature request: line is empty gets the workflow's request (updatedInput); the briefing names it", () => {
-    const { p, helper } = installed();
-    expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
+    const { p, helper } = atRequirements();
     const prompt = ["Feature request: ", "Phase: REQUIREMENTS", "Output file: memory/reports/demand.json"].join("\n");
     const out = hook(p, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "pm", prompt, description: "pm" } }).out;
     expect(out?.hookSpecificOutput).toMatchObject({ permissionDecision: "allow", updatedInput: { subagent_type: "pm", description: "pm", prompt: prompt.replace("Feature request: ", "Feature request: add login") } });

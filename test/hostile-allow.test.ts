@@ -3,10 +3,11 @@
 // its variants. The landing and the sweep have theirs in test/hostile-landing.test.ts; the grammar
 // against the real shells is test/allow-grammar-shells.test.ts.
 import { afterEach, describe, expect, it } from "vitest";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { dotagent, installedProject, removeTemps, tempProject } from "./support/cli.js";
+import { copyOfTemplate } from "./support/template.js";
 
 afterEach(removeTemps);
 
@@ -53,10 +54,13 @@ describe("5. task import: the file is the positional the option table leaves", (
 });
 
 describe("6. a spawn is allowed only with the fields /develop gives it", () => {
+  /** Installed, the workflow started: made once per file, a copy per test. */
   function atRequirements() {
-    const { p, helper } = installed();
-    expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
-    return { p, helper };
+    const p = copyOfTemplate("atRequirements", (dir) => {
+      cpSync(installed().p, dir, { recursive: true });
+      expect(dotagent(dir, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
+    });
+    return { p, helper: join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs") };
   }
   const pm = { subagent_type: "pm", description: "pm for REQUIREMENTS", prompt: "Feature request: add login\nPhase: REQUIREMENTS\nOutput file: memory/reports/demand.json", run_in_background: false };
 

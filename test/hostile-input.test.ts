@@ -6,9 +6,15 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, 
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { CLI, REPO, dotagent, expectNoStack, readJson, removeTemps, tempProject, treeBytes, writeJson } from "./support/cli.js";
+import { copyOfTemplate } from "./support/template.js";
 import { unprivileged } from "./support/unprivileged.js";
 
 afterEach(removeTemps);
+
+/** A workflow started (`init --request x`): made once per file, a copy per test. */
+function initialized(): string {
+  return copyOfTemplate("init x", (p) => expect(dotagent(p, ["init", "--request", "x"]).code).toBe(0));
+}
 
 /** A workflow at IMPLEMENTATION, gates passed through the CLI. */
 function atImplementation(): string {
@@ -56,8 +62,7 @@ describe("issue 15, case 1: a stray memory/state/.clearing never clears unarchiv
     ["a missing archive", '{"archive":"missing.tar.gz"}\n'],
     ["a path, not a name", '{"archive":"../../x.tar.gz"}\n'],
   ])("a marker with %s: resume asks (exit 5), validate names the marker (exit 3), nothing is removed", (_, marker) => {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "x"]);
+    const p = initialized();
     writeJson(p, "memory/reports/demand.json", { a: 1 });
     writeFileSync(join(p, "memory/state/.clearing"), marker);
     const before = treeBytes(p);
@@ -78,8 +83,7 @@ describe("issue 15, case 1: a stray memory/state/.clearing never clears unarchiv
   });
 
   it("a marker naming a real archive whose content was altered is corrupt state, not a clear", () => {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "x"]);
+    const p = initialized();
     writeJson(p, "memory/reports/demand.json", { a: 1 });
     const archived = dotagent(p, ["archive", "--json"]).json.archived as string;
     dotagent(p, ["init", "--request", "y"]);
@@ -98,8 +102,7 @@ describe("issue 15, case 1: a stray memory/state/.clearing never clears unarchiv
   });
 
   it("finishing a real cut-off clear keeps a report written since (not in the archive), and the marker", () => {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "x"]);
+    const p = initialized();
     writeJson(p, "memory/reports/demand.json", { a: 1 });
     const archived = dotagent(p, ["archive", "--json"]).json.archived as string;
     // As if the clear of that archive had been cut off: the archived files are back, and one more.
@@ -119,8 +122,7 @@ describe("issue 15, case 1: a stray memory/state/.clearing never clears unarchiv
   });
 
   it("a marker that is a folder is reported, not an internal error", () => {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "x"]);
+    const p = initialized();
     mkdirSync(join(p, "memory/state/.clearing"));
     const resumed = dotagent(p, ["resume"]);
     expect(resumed.code).toBe(3);
@@ -132,8 +134,7 @@ describe("issue 15, case 1: a stray memory/state/.clearing never clears unarchiv
 
 describe("issue 15, case 2: archive and fresh starts never delete what they did not archive", () => {
   it("a report over 64 MiB: archive refuses, naming it, and changes nothing", () => {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "x"]);
+    const p = initialized();
     writeFileSync(join(p, "memory/reports/big.bin"), Buffer.alloc(64 * 1024 * 1024 + 1));
     const result = dotagent(p, ["archive", "--json"]);
     expect(result.code).toBe(1);
@@ -144,8 +145,7 @@ describe("issue 15, case 2: archive and fresh starts never delete what they did 
   });
 
   it("a path deeper than 32 levels stays, and so does everything else", () => {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "x"]);
+    const p = initialized();
     const deep = join(p, "memory/reports", ...Array.from({ length: 32 }, (_, i) => `d${i}`));
     mkdirSync(deep, { recursive: true });
     writeFileSync(join(deep, "deep.json"), "{}");
@@ -157,8 +157,7 @@ describe("issue 15, case 2: archive and fresh starts never delete what they did 
   });
 
   it("a folder named phase.json is refused as state, never removed", () => {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "x"]);
+    const p = initialized();
     rmSync(join(p, "memory/state/phase.json"));
     mkdirSync(join(p, "memory/state/phase.json"));
     writeFileSync(join(p, "memory/state/phase.json/keep.txt"), "mine");
@@ -182,8 +181,7 @@ function bounded(cwd: string, args: string[], options: { input?: string; env?: R
 
 describe("issue 15, case 4: a report that is a link to a FIFO never hangs anything", () => {
   it("status, resume, phase complete, validate and the hook answer at once", () => {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "x"]);
+    const p = initialized();
     execFileSync("mkfifo", [join(p, "memory/reports/f")]);
     symlinkSync("f", join(p, "memory/reports/demand.json"));
     for (const args of [["status", "--json"], ["resume", "--json"], ["validate", "--json"], ["phase", "complete"], ["hook", "session-start"]]) {
@@ -198,8 +196,7 @@ describe("issue 15, case 4: a report that is a link to a FIFO never hangs anythi
 
 describe("issue 15, case 5: a dangling symlink at the lock never spins", () => {
   it("the next locking command takes it over, within the wait", () => {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "x"]);
+    const p = initialized();
     symlinkSync("nowhere", join(p, "memory/state/.lock"));
     const result = bounded(p, ["task", "add", "t1"]);
     expect(result.signal).toBeNull();
@@ -211,8 +208,7 @@ describe("issue 15, case 5: a dangling symlink at the lock never spins", () => {
 
 describe("issue 15, case 7: task import reads a bounded amount", () => {
   it("task import /dev/zero is refused at once, naming the kind of file", () => {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "x"]);
+    const p = initialized();
     const result = bounded(p, ["task", "import", "/dev/zero"]);
     expect(result.signal).toBeNull();
     expect(result.code).toBe(1);
@@ -220,8 +216,7 @@ describe("issue 15, case 7: task import reads a bounded amount", () => {
   });
 
   it("endless standard input is refused at the 64 MiB limit", () => {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "x"]);
+    const p = initialized();
     const result = spawnSync("sh", ["-c", `head -c 100000000 /dev/zero | "${process.execPath}" "${CLI}" task import -`], { cwd: p, encoding: "utf8", timeout: 20_000 });
     expect(result.signal).toBeNull();
     expect(result.status).toBe(1);
@@ -254,8 +249,7 @@ describe("issue 15, case 8: unreadable state is not missing state", () => {
 
   it("phase.json that the disk refuses to read (EACCES; skipped as root, where permissions are moot) is an error naming it", () => {
     if (process.getuid?.() === 0) return; // root reads mode-000 files: the case cannot be provoked here
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "x"]);
+    const p = initialized();
     chmodSync(join(p, "memory/state/phase.json"), 0);
     const result = dotagent(p, ["status"]);
     chmodSync(join(p, "memory/state/phase.json"), 0o644);
@@ -270,9 +264,8 @@ describe("issue 15, case 9: state paths are real files and folders inside the pr
     ["memory/state/phase.json", "file"],
     ["memory/state", "folder"],
   ])("%s as a link out of the project: refused, nothing written outside, validate names it", (rel, kind) => {
-    const p = tempProject();
+    const p = initialized();
     const outside = tempProject();
-    dotagent(p, ["init", "--request", "x"]);
     const target = join(outside, "target");
     renameSync(join(p, rel), target);
     symlinkSync(target, join(p, rel));
@@ -343,8 +336,7 @@ describe("issue 15, case 12: smaller wrong answers", () => {
   });
 
   it("a lock from another host with a future acquired_at is taken over, not waited on forever", () => {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "x"]);
+    const p = initialized();
     writeFileSync(join(p, "memory/state/.lock"), JSON.stringify({ pid: 1, hostname: "elsewhere", acquired_at: "2999-01-01T00:00:00Z", command: "x", token: "t" }));
     const result = dotagent(p, ["task", "add", "t1"]);
     expect(result.code).toBe(0);
@@ -357,8 +349,7 @@ describe("issue 15, case 12: smaller wrong answers", () => {
   });
 
   it("a 10 KB id is refused naming the 128-character limit, not echoed whole", () => {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "x"]);
+    const p = initialized();
     const result = dotagent(p, ["task", "add", "a".repeat(10_000)]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("128 characters");
@@ -425,8 +416,7 @@ describe("issue 21, case 1: a crafted .claude/.dotagent-install.json never delet
 
 describe("issue 21, case 13: an unreadable memory/reports reads as unreadable, never as missing or corrupt", () => {
   it("status, validate and resume --dry-run exit 3 naming the report (run as nobody when the tests run as root)", (context) => {
-    const p = tempProject();
-    dotagent(p, ["init", "--request", "x"]);
+    const p = initialized();
     writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
     const run = unprivileged(p);
     if (run === null) return context.skip("root without setpriv: nobody to run as who cannot read past chmod 000");

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { DotagentError, openWorkflow } from "../src/index.js";
 import { unprivileged } from "./support/unprivileged.js";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject } from "./support/cli.js";
+import { copyOfTemplate } from "./support/template.js";
 import { endProcessesIn, HAS_PROC, processesIn } from "../src/store/processes.test-support.js";
 
 afterEach(removeTemps);
@@ -15,10 +16,9 @@ const PRELOAD = join(CLI, "../../test/torture/kill-at.mjs");
 /** A command with a visible side effect: one line appended to effects.txt per run. */
 const EFFECT = [process.execPath, "-e", "require('fs').appendFileSync('effects.txt','x\\n'); console.log('made it')"];
 
+/** A workflow started (`init --request t`): made once per file, a copy per test. */
 function project(): string {
-  const p = tempProject();
-  expect(dotagent(p, ["init", "--request", "t"]).code).toBe(0);
-  return p;
+  return copyOfTemplate("init", (p) => expect(dotagent(p, ["init", "--request", "t"]).code).toBe(0));
 }
 
 function runs(p: string): number {

@@ -7,6 +7,7 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileS
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { CLI, dotagent, readJson, removeTemps, tempProject } from "./support/cli.js";
+import { copyOfTemplate } from "./support/template.js";
 import { typedPrompt } from "./support/typed-prompt.js";
 
 afterEach(removeTemps);
@@ -14,14 +15,25 @@ afterEach(removeTemps);
 const AS_MODEL = { CLAUDECODE: "1" };
 const DEMAND = { feature: "add login", user_stories: ["sign in"], acceptance: ["wrong password shows an error"] };
 
+const helperOf = (p: string) => join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs");
+
+/** Installed, a workflow started at REQUIREMENTS (no gate open yet): made once per file, a copy per test. */
+function started(): string {
+  return copyOfTemplate("started", (p) => {
+    expect(dotagent(p, ["install", "--json"], { env: { HOME: join(p, "home") } }).code).toBe(0);
+    expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
+  });
+}
+
+/** The demand written, the REQUIREMENTS gate open, nobody answered: made once per file (no record sealed with the checkout's key), a copy per test. */
 function atRequirementsGate(): { p: string; helper: string } {
-  const p = tempProject();
-  expect(dotagent(p, ["install", "--json"], { env: { HOME: join(p, "home") } }).code).toBe(0);
-  expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
-  mkdirSync(join(p, "memory/reports"), { recursive: true });
-  writeFileSync(join(p, "memory/reports/demand.json"), JSON.stringify(DEMAND));
-  expect(dotagent(p, ["status", "--json"]).json).toMatchObject({ next: { action: "await_approval", gate: "approve_requirements" } });
-  return { p, helper: join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs") };
+  const p = copyOfTemplate("atRequirementsGate", (dir) => {
+    cpSync(started(), dir, { recursive: true });
+    mkdirSync(join(dir, "memory/reports"), { recursive: true });
+    writeFileSync(join(dir, "memory/reports/demand.json"), JSON.stringify(DEMAND));
+    expect(dotagent(dir, ["status", "--json"]).json).toMatchObject({ next: { action: "await_approval", gate: "approve_requirements" } });
+  });
+  return { p, helper: helperOf(p) };
 }
 
 function hook(p: string, helper: string, event: string, input: Record<string, unknown>) {
@@ -103,10 +115,8 @@ describe("approving a gate before the person answered", () => {
   });
 
   it("a prompt while no gate is open records nothing", () => {
-    const p = tempProject();
-    expect(dotagent(p, ["install", "--json"], { env: { HOME: join(p, "home") } }).code).toBe(0);
-    expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
-    personSays(p, join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs"), "approve");
+    const p = started();
+    personSays(p, helperOf(p), "approve");
     expect(replies(p)).toEqual([]);
   });
 
@@ -157,10 +167,13 @@ describe("approving a gate before the person answered", () => {
 });
 
 describe("a person's decision taken by the model (issue 29, case 2)", () => {
+  /** REQUIREMENTS approved by the person at a terminal, ARCHITECTURE under way: made once per file, a copy per test. */
   function midWorkflow() {
-    const { p, helper } = atRequirementsGate();
-    expect(dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"]).code).toBe(0);
-    return { p, helper };
+    const p = copyOfTemplate("midWorkflow", (dir) => {
+      cpSync(atRequirementsGate().p, dir, { recursive: true });
+      expect(dotagent(dir, ["phase", "approve", "REQUIREMENTS", "--json"]).code).toBe(0);
+    });
+    return { p, helper: helperOf(p) };
   }
   const asked = (p: string) => dotagent(p, ["log", "--json"]).json.events.filter((e: { type: string }) => e.type === "decision_asked");
 

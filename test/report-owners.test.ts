@@ -4,9 +4,10 @@
 // hooks, fed the JSON Claude Code sends; the real client runs the same in
 // test/claude/misbehaving-journey.test.ts (`report_by_bash`).
 import { afterEach, describe, expect, it } from "vitest";
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dotagent, installedProject, readJson, removeTemps, runHook, tempProject, writeJson } from "./support/cli.js";
+import { copyOfTemplate } from "./support/template.js";
 
 afterEach(removeTemps);
 
@@ -27,16 +28,26 @@ const ARCHITECT = (name: string) => ["Phase: ARCHITECTURE", `Design name: ${name
 const denyReason = (out: Record<string, any> | null): string | null => (out?.hookSpecificOutput?.permissionDecision === "deny" ? String(out.hookSpecificOutput.permissionDecisionReason) : null);
 
 /** A workflow at ARCHITECTURE whose pm a hook recorded (so the workflow has `agent_reports`). */
+// Made once per file and copied: no record in it is sealed with the checkout's key (the approval is
+// the person's terminal command), and the pm's owner is this process, alive until the file ends.
 function atArchitecture() {
-  const { p, helper } = installed();
-  expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
-  expect(denyReason(hook(p, helper, "pre-tool-use", agentCall("pm", PM)))).toBeNull();
-  writeJson(p, "memory/reports/demand.json", { request: "add login", acceptance_criteria: [{ id: "AC-1", text: "signs in" }] });
-  hook(p, helper, "post-tool-use", agentDone("pm", PM));
-  expect(readJson(p, "memory/state/phase.json").agent_reports).toEqual(["memory/reports/demand.json"]);
-  // The person approves in their terminal (no CLAUDECODE: the person's own command).
-  expect(dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"]).code).toBe(0);
-  return { p, helper };
+  const p = copyOfTemplate("atArchitecture", (dir) => {
+    const { p: installedDir } = installed();
+    cpSync(installedDir, dir, { recursive: true });
+    const helper = helperOf(dir);
+    expect(dotagent(dir, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
+    expect(denyReason(hook(dir, helper, "pre-tool-use", agentCall("pm", PM)))).toBeNull();
+    writeJson(dir, "memory/reports/demand.json", { request: "add login", acceptance_criteria: [{ id: "AC-1", text: "signs in" }] });
+    hook(dir, helper, "post-tool-use", agentDone("pm", PM));
+    expect(readJson(dir, "memory/state/phase.json").agent_reports).toEqual(["memory/reports/demand.json"]);
+    // The person approves in their terminal (no CLAUDECODE: the person's own command).
+    expect(dotagent(dir, ["phase", "approve", "REQUIREMENTS", "--json"]).code).toBe(0);
+  });
+  return { p, helper: helperOf(p) };
+}
+
+function helperOf(p: string): string {
+  return join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs");
 }
 
 describe("a phase agent's report written by someone else does not count", () => {

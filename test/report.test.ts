@@ -3,10 +3,11 @@
 // `dotagent run` (a stand-in Agent SDK) to the end, never interrupted: what the report says of it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dotagent, readJson, REPO, removeTemps, standInSdkProject, tempProject, writeJson } from "./support/cli.js";
 import { startApiStandIn, type ApiStandIn } from "./support/api-stand-in.js";
+import { copyOfTemplate } from "./support/template.js";
 
 afterEach(removeTemps);
 let api: ApiStandIn;
@@ -21,9 +22,20 @@ function ok(p: string, args: string[]) {
   return run;
 }
 
-/** init → both gates → two tasks planned, the first complete. */
+/** init → both gates → two tasks planned, the first complete: made once per file, a copy per test. */
 function atImplementation(): string {
-  const p = tempProject();
+  return copyOfTemplate("atImplementation", makeImplementation);
+}
+
+/** The whole workflow, complete (atImplementation, then finish): made once per file, a copy per test. */
+function finished(): string {
+  return copyOfTemplate("finished", (p) => {
+    cpSync(atImplementation(), p, { recursive: true });
+    finish(p);
+  });
+}
+
+function makeImplementation(p: string): void {
   ok(p, ["init", "--request", "add login"]);
   writeJson(p, "memory/reports/demand.json", { request: "add login", user_stories: [{ id: "US-1", as_a: "user", i_want: "to sign in" }], acceptance_criteria: [{ id: "AC-1", text: "wrong password: error" }] });
   ok(p, ["phase", "approve", "REQUIREMENTS"]);
@@ -35,7 +47,6 @@ function atImplementation(): string {
   ok(p, ["task", "start", "t1"]);
   writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete", summary: "the form" });
   ok(p, ["task", "complete", "t1"]);
-  return p;
 }
 
 function finish(p: string): void {
@@ -57,8 +68,7 @@ function interrupt(p: string): void {
 
 describe("dotagent show", () => {
   it("renders every report of a finished workflow as one Markdown document, in workflow order", () => {
-    const p = atImplementation();
-    finish(p);
+    const p = finished();
     const run = ok(p, ["show"]);
     const order = ["## Requirements", "## Design: minimal", "## Design: robust", "## Design roundtable", "## Chosen design", "## Task: t1", "## Task: t2", "## Verification", "## Reflection"].map((h) => run.stdout.indexOf(h));
     expect(order.every((i) => i >= 0)).toBe(true);
@@ -90,8 +100,7 @@ describe("dotagent show", () => {
 
 describe("dotagent report", () => {
   it("writes one page for a finished workflow: five complete steps, the gates, the tasks", () => {
-    const p = atImplementation();
-    finish(p);
+    const p = finished();
     const run = ok(p, ["report", "--json"]);
     expect(run.json).toMatchObject({ path: "memory/report.html", workflow_id: "wf-add-login", phase: "REFLECTION", tasks: 2, cost_recorded: false, interruptions: 0, complete: true });
     expect(run.json.verification).toEqual({ passed: true, checks: [{ step: "VERIFICATION", kind: "agent", report: "memory/reports/verification.json", outcome: "passed", rework_rounds: 0, detail: "every criterion met" }] });

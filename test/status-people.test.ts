@@ -4,10 +4,11 @@
 // line and the same JSON: piped output, --json, and Claude Code's Bash tool (CLAUDECODE=1 with
 // no terminal on stdin) are checked beside the terminal.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLI, dotagent, exampleProject, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { copyOfTemplate } from "./support/template.js";
 import { deadPid, executorWork, ok, projectAtImplementation, startTask, stopOwner } from "./support/worktree-project.js";
 
 afterEach(async () => {
@@ -77,12 +78,15 @@ describe("status for people", () => {
 
 /** Three tasks in worktrees: two done and merged, the third started by a session that is gone (issue 42's kill). */
 function killedAtLastTask(options: { reportWritten: boolean }): string {
-  const root = projectAtImplementation([{ id: "task-001" }, { id: "task-002" }, { id: "task-003" }]);
-  for (const id of ["task-001", "task-002"]) {
-    const { dir } = startTask(root, id);
-    executorWork(root, id, dir!, { [`${id}.txt`]: `${id}\n` });
-    ok(dotagent(root, ["task", "complete", id, "--json"]));
-  }
+  // The two merged tasks are made once per file and copied (no worktree is left to point at the copy).
+  const root = copyOfTemplate("twoMerged", (dir) => {
+    cpSync(projectAtImplementation([{ id: "task-001" }, { id: "task-002" }, { id: "task-003" }]), dir, { recursive: true, verbatimSymlinks: true });
+    for (const id of ["task-001", "task-002"]) {
+      const started = startTask(dir, id);
+      executorWork(dir, id, started.dir!, { [`${id}.txt`]: `${id}\n` });
+      ok(dotagent(dir, ["task", "complete", id, "--json"]));
+    }
+  });
   const { dir } = startTask(root, "task-003", deadPid());
   if (options.reportWritten) executorWork(root, "task-003", dir!, { "task-003.txt": "3\n" });
   return root;

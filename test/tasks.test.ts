@@ -2,11 +2,12 @@
 // screen, `show`, `--watch`), the plan edits `task edit|remove|skip` and who may make them, and the
 // git effects `task start`, `task complete` and `rollback` say.
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { openWorkflow } from "../src/index.js";
 import { CLI, dotagent, readJson, removeTemps, tempProject, treeBytes, writeJson } from "./support/cli.js";
+import { copyOfTemplate } from "./support/template.js";
 import { typedPrompt } from "./support/typed-prompt.js";
 import { executorWork, git, liveOwner, ok, projectAtImplementation, startTask, stopOwner } from "./support/worktree-project.js";
 
@@ -19,16 +20,17 @@ const ROW_FIELDS = ["id", "title", "status", "attempts", "cut_off", "max_attempt
 const events = (p: string) => dotagent(p, ["log", "-n", "1000", "--json"]).json.events as Array<{ type: string; [k: string]: unknown }>;
 const stateBytes = (p: string) => treeBytes(join(p, "memory/state"));
 
-/** t1 complete (merged when in git), t2 running for a live owner, t3 pending. */
+/** t1 complete (merged when in git), t2 running for a live owner, t3 pending: made once per file, a copy per test. */
 function midRound(options: { git?: boolean } = {}): string {
-  const p = projectAtImplementation(CHAIN, options);
-  const first = startTask(p, "t1");
-  ok(first.run);
-  if (first.dir) executorWork(p, "t1", first.dir, { "form.txt": "form\n" });
-  else writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" });
-  ok(dotagent(p, ["task", "complete", "t1"]));
-  ok(startTask(p, "t2").run);
-  return p;
+  return copyOfTemplate(`midRound ${JSON.stringify(options)}`, (dir) => {
+    cpSync(projectAtImplementation(CHAIN, options), dir, { recursive: true, verbatimSymlinks: true });
+    const first = startTask(dir, "t1");
+    ok(first.run);
+    if (first.dir) executorWork(dir, "t1", first.dir, { "form.txt": "form\n" });
+    else writeJson(dir, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" });
+    ok(dotagent(dir, ["task", "complete", "t1"]));
+    ok(startTask(dir, "t2").run);
+  });
 }
 
 describe("dotagent tasks: the plan on one screen", () => {
@@ -208,15 +210,16 @@ describe("plan edits: task edit, remove, skip", () => {
 });
 
 describe("task retry: more attempts are the person's to give", () => {
-  /** t1 dead after its 3 attempts ("tests fail"), t2 and t3 waiting on it. */
+  /** t1 dead after its 3 attempts ("tests fail"), t2 and t3 waiting on it: made once per file, a copy per test. */
   function deadTask(): string {
-    const p = projectAtImplementation(CHAIN, { git: false });
-    for (let i = 0; i < 3; i++) {
-      ok(dotagent(p, ["task", "start", "t1", "--owner", String(liveOwner())]));
-      ok(dotagent(p, ["task", "fail", "t1", "--error", "tests fail"]));
-    }
-    expect(readJson(p, "memory/state/execution.json").tasks[0]).toMatchObject({ status: "dead", attempts: 3 });
-    return p;
+    return copyOfTemplate("deadTask", (dir) => {
+      cpSync(projectAtImplementation(CHAIN, { git: false }), dir, { recursive: true });
+      for (let i = 0; i < 3; i++) {
+        ok(dotagent(dir, ["task", "start", "t1", "--owner", String(liveOwner())]));
+        ok(dotagent(dir, ["task", "fail", "t1", "--error", "tests fail"]));
+      }
+      expect(readJson(dir, "memory/state/execution.json").tasks[0]).toMatchObject({ status: "dead", attempts: 3 });
+    });
   }
   const QUESTION = 'Give t1 ("Login form", dead after 3 of 3 attempts: tests fail) 2 more attempts? It runs again.';
 

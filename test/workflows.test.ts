@@ -2,11 +2,12 @@
 // project definition that extends develop walked end to end with a shell check that sends the
 // work back once; max_rounds ending the workflow; hostile definitions refused in one line with
 // nothing written; every state file of today's develop still read the same.
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync, existsSync, readdirSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson, REPO } from "./support/cli.js";
+import { copyOfTemplate } from "./support/template.js";
 import { resolveWorkflow } from "../src/core/resolve-workflow.js";
 import { builtinDefs } from "../src/store/workflow-files.js";
 import { DEVELOP } from "../src/core/flow.js";
@@ -49,6 +50,20 @@ function walkToImplementation(p: string): void {
   writeJson(p, "memory/reports/roundtable.json", { recommendation: "minimal" });
   writeJson(p, "memory/reports/final_design.json", { chosen: "minimal", tasks: [{ id: "t1", title: "a" }] });
   expect(dotagent(p, ["phase", "approve", "ARCHITECTURE"]).code).toBe(0);
+}
+
+/**
+ * The workflow `name` of `defs` started, walked through IMPLEMENTATION (t1 done) and qa's report
+ * written: at the step after VERIFICATION. Made once per file and definition, a copy per test.
+ */
+function pastVerification(name: string, defs: Record<string, unknown>, request = "x"): string {
+  return copyOfTemplate(`pastVerification ${name} ${JSON.stringify([defs, request])}`, (dir) => {
+    cpSync(project(defs), dir, { recursive: true });
+    expect(dotagent(dir, ["init", "--workflow", name, "--request", request]).code).toBe(0);
+    walkToImplementation(dir);
+    finishTasks(dir, ["t1"]);
+    writeJson(dir, "memory/reports/verification.json", { passed: true });
+  });
 }
 
 function finishTasks(p: string, ids: string[]): void {
@@ -289,11 +304,7 @@ describe("a project workflow, end to end from the CLI", () => {
   });
 
   it("show tells a definition's story as develop's (issue 42): the check's command reports, any step the error lists, a task by its id", () => {
-    const p = project();
-    dotagent(p, ["init", "--workflow", "review", "--request", "add x"]);
-    walkToImplementation(p);
-    finishTasks(p, ["t1"]);
-    writeJson(p, "memory/reports/verification.json", { passed: true });
+    const p = pastVerification("review", { review: REVIEW }, "add x");
     // Not run yet: the step is known, it has no report yet (one line, exit 1).
     const before = dotagent(p, ["show", "TESTS"]);
     expect([before.code, before.stderr.trim()]).toEqual([1, "dotagent: step TESTS has no report yet (memory/reports/steps/TESTS.json); `dotagent status` says where the workflow is"]);
@@ -326,11 +337,7 @@ describe("a project workflow, end to end from the CLI", () => {
   });
 
   it("a check that fails more than max_rounds ends the workflow with the reason", () => {
-    const p = project();
-    dotagent(p, ["init", "--workflow", "review", "--request", "x"]);
-    walkToImplementation(p);
-    finishTasks(p, ["t1"]);
-    writeJson(p, "memory/reports/verification.json", { passed: true });
+    const p = pastVerification("review", { review: REVIEW }, "add x");
     dotagent(p, ["step", "run", "TESTS", "--yes"]);
     writeJson(p, "memory/reports/plan.rework-1.json", [{ id: "t2" }]);
     dotagent(p, ["task", "import", "memory/reports/plan.rework-1.json"]);
@@ -353,11 +360,7 @@ describe("a project workflow, end to end from the CLI", () => {
   });
 
   it("kill -9 of `step run` while its command runs: no result recorded, the state valid, the next `step run` runs it (once)", async () => {
-    const p = project({ slow: { extends: "develop", remove: ["REFLECTION"], insert: [{ after: "VERIFICATION", steps: [{ id: "SLOW", kind: "shell", run: "echo started >> runs.txt; test -f fast || sleep 30" }] }] } });
-    dotagent(p, ["init", "--workflow", "slow", "--request", "x"]);
-    walkToImplementation(p);
-    finishTasks(p, ["t1"]);
-    writeJson(p, "memory/reports/verification.json", { passed: true });
+    const p = pastVerification("slow", { slow: { extends: "develop", remove: ["REFLECTION"], insert: [{ after: "VERIFICATION", steps: [{ id: "SLOW", kind: "shell", run: "echo started >> runs.txt; test -f fast || sleep 30" }] }] } });
     const child = spawn(process.execPath, [CLI, "step", "run", "SLOW", "--yes", "--json"], { cwd: p, stdio: "ignore", detached: true });
     const started = Date.now();
     while (!existsSync(join(p, "runs.txt")) && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 50));
@@ -392,11 +395,7 @@ describe("a project workflow, end to end from the CLI", () => {
   }, 600_000);
 
   it("four `step run`s of one step at the same moment: the command runs once; the others are refused while it runs (step_running), then answer its result", async () => {
-    const p = project({ slow: { extends: "develop", remove: ["REFLECTION"], insert: [{ after: "VERIFICATION", steps: [{ id: "SLOW", kind: "shell", run: "echo started >> runs.txt; sleep 3" }] }] } });
-    dotagent(p, ["init", "--workflow", "slow", "--request", "x"]);
-    walkToImplementation(p);
-    finishTasks(p, ["t1"]);
-    writeJson(p, "memory/reports/verification.json", { passed: true });
+    const p = pastVerification("slow", { slow: { extends: "develop", remove: ["REFLECTION"], insert: [{ after: "VERIFICATION", steps: [{ id: "SLOW", kind: "shell", run: "echo started >> runs.txt; sleep 3" }] }] } });
     const runs = await Promise.all(
       Array.from({ length: 4 }, () => new Promise<{ code: number | null; out: string }>((resolve) => {
         const child = spawn(process.execPath, [CLI, "step", "run", "SLOW", "--yes", "--json"], { cwd: p, stdio: ["ignore", "pipe", "pipe"] });
@@ -419,11 +418,7 @@ describe("a project workflow, end to end from the CLI", () => {
   }, 600_000);
 
   it("a `step run` whose command is not running yet (starting, or between retries) is seen: refused, nothing runs; once it has ended, the record is stale", async () => {
-    const p = project({ slow: { extends: "develop", remove: ["REFLECTION"], insert: [{ after: "VERIFICATION", steps: [{ id: "SLOW", kind: "shell", run: "echo started >> runs.txt" }] }] } });
-    dotagent(p, ["init", "--workflow", "slow", "--request", "x"]);
-    walkToImplementation(p);
-    finishTasks(p, ["t1"]);
-    writeJson(p, "memory/reports/verification.json", { passed: true });
+    const p = pastVerification("slow", { slow: { extends: "develop", remove: ["REFLECTION"], insert: [{ after: "VERIFICATION", steps: [{ id: "SLOW", kind: "shell", run: "echo started >> runs.txt" }] }] } });
     // The owner: a live process on this host, its command not started (pid null).
     const owner = spawn("sleep", ["30"], { stdio: "ignore" });
     const record = { step: "SLOW", owner: owner.pid, owner_start: processStartTime(owner.pid!), pid: null, pid_start: null, host: currentHost(), started_at: new Date().toISOString() };
@@ -442,11 +437,7 @@ describe("a project workflow, end to end from the CLI", () => {
   });
 
   it("a command whose running record cannot be written never starts: the shell waits for the record (a kill before it leaves nothing running unrecorded)", () => {
-    const p = project({ slow: { extends: "develop", remove: ["REFLECTION"], insert: [{ after: "VERIFICATION", steps: [{ id: "SLOW", kind: "shell", run: "echo started >> runs.txt" }] }] } });
-    dotagent(p, ["init", "--workflow", "slow", "--request", "x"]);
-    walkToImplementation(p);
-    finishTasks(p, ["t1"]);
-    writeJson(p, "memory/reports/verification.json", { passed: true });
+    const p = pastVerification("slow", { slow: { extends: "develop", remove: ["REFLECTION"], insert: [{ after: "VERIFICATION", steps: [{ id: "SLOW", kind: "shell", run: "echo started >> runs.txt" }] }] } });
     // A folder where the record goes: writing it fails, as a full disk or a kill at that moment would stop it.
     mkdirSync(join(p, "memory/state/.step-running.json"));
     const run = dotagent(p, ["step", "run", "SLOW", "--yes", "--json"]);

@@ -5,10 +5,11 @@
 // what dotagent cannot do alone refuses the start with the line for the person; an executor's end
 // whose report lists files its worktree does not hold fails its attempt (SPEC §11 Reminders),
 // never complete with nothing merged.
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { dotagent, readJson, removeTemps, writeJson } from "./support/cli.js";
+import { copyOfTemplate } from "./support/template.js";
 import { executorWork, expectFsckClean, git, gitStatus, liveOwner, ok, projectAtImplementation, startTask, stopOwner, taskOf } from "./support/worktree-project.js";
 
 afterEach(removeTemps);
@@ -34,13 +35,17 @@ function transcript(root: string, agentId: string, prompt: string): string {
 }
 
 /** t1 started (dotagent installed, so the hooks run as in a session), its worktree made. */
+// Made once per file and copied (its worktree's records pointed at each copy): t1's owner is
+// liveOwner, alive until the file ends.
 function started() {
-  const root = projectAtImplementation([{ id: "t1" }]);
-  expect(dotagent(root, ["install", "--json"], { env: { HOME: join(root, "home") } }).code).toBe(0);
-  const helper = join(root, ".claude/skills/checkpoint/scripts/dotagent.mjs");
-  const start = startTask(root, "t1");
-  expect(start.run.code, start.run.stderr).toBe(0);
-  return { root, helper, dir: start.dir! };
+  const root = copyOfTemplate("started", (dir) => {
+    cpSync(projectAtImplementation([{ id: "t1" }]), dir, { recursive: true, verbatimSymlinks: true });
+    expect(dotagent(dir, ["install", "--json"], { env: { HOME: join(dir, "home") } }).code).toBe(0);
+    const start = startTask(dir, "t1");
+    expect(start.run.code, start.run.stderr).toBe(0);
+    expect(start.dir).toBe(join(dir, ".dotagent/worktrees/t1"));
+  });
+  return { root, helper: join(root, ".claude/skills/checkpoint/scripts/dotagent.mjs"), dir: join(root, ".dotagent/worktrees/t1") };
 }
 
 const headOf = (dir: string) => git(dir, "symbolic-ref", "-q", "HEAD");

@@ -3,11 +3,12 @@
 // uncommitted-changes decision; no git: the shared checkout as before; leftovers found from git's
 // own lists, never by age; status, the briefing and the hook show and hand out the worktrees.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { CLI, dotagent, removeTemps, writeJson } from "./support/cli.js";
+import { copyOfTemplate } from "./support/template.js";
 import { deadPid, executorWork, exists, expectFsckClean, git, liveOwner, ok, projectAtImplementation, readExecution, startTask, stopOwner, taskBranches, taskOf, taskWorktrees, timesMerged } from "./support/worktree-project.js";
 
 afterEach(() => removeTemps());
@@ -345,14 +346,17 @@ describe("a hand-edited worktree record never reaches outside dotagent's worktre
     ["a path that climbs out", { path: ".dotagent/worktrees/../../src" }],
     ["a branch that is not dotagent's", { branch: "main" }],
   ])("%s: the state is invalid (exit 3), the folder and the branch are still there", (_name, edit) => {
-    const root = projectAtImplementation([{ id: "t1" }]);
-    mkdirSync(join(root, "src"));
-    writeFileSync(join(root, "src/keep.txt"), "keep me\n");
-    git(root, "add", "src/keep.txt");
-    git(root, "commit", "-qm", "keep");
-    const start = startTask(root, "t1");
-    ok(start.run);
-    executorWork(root, "t1", start.dir!, { "t1.txt": "t1\n" });
+    // src/keep.txt committed, t1 started in its worktree and its work done: made once per file, a copy per case.
+    const root = copyOfTemplate("keep, t1 done", (dir) => {
+      cpSync(projectAtImplementation([{ id: "t1" }]), dir, { recursive: true, verbatimSymlinks: true });
+      mkdirSync(join(dir, "src"));
+      writeFileSync(join(dir, "src/keep.txt"), "keep me\n");
+      git(dir, "add", "src/keep.txt");
+      git(dir, "commit", "-qm", "keep");
+      const start = startTask(dir, "t1");
+      ok(start.run);
+      executorWork(dir, "t1", start.dir!, { "t1.txt": "t1\n" });
+    });
     const file = join(root, "memory/state/execution.json");
     const state = JSON.parse(readFileSync(file, "utf8"));
     const task = state.tasks.find((t: { id: string }) => t.id === "t1");

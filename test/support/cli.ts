@@ -4,6 +4,7 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, write
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { copyOfTemplate } from "./template.js";
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const CLI = join(REPO, "dist", "dotagent.mjs");
@@ -80,11 +81,15 @@ export function expectNoStack(text: string): void {
   if (/^\s+at .+\(.+:\d+:\d+\)$/m.test(text) || /^\s+at /m.test(text)) throw new Error(`output has a stack trace:\n${text}`);
 }
 
-/** A temp project with `dotagent install` done: the hooks run the installed helper, as Claude Code does. */
+/**
+ * A temp project with `dotagent install` done: the hooks run the installed helper, as Claude Code
+ * does. Installed once per test file and copied (install names no folder in what it writes).
+ */
 export function installedProject(): { p: string; helper: string } {
-  const p = tempProject();
-  const r = dotagent(p, ["install", "--json"], { env: { HOME: join(p, "home") } });
-  if (r.code !== 0) throw new Error(`dotagent install failed (exit ${r.code}): ${r.stdout}${r.stderr}`);
+  const p = copyOfTemplate("installedProject", (dir) => {
+    const r = dotagent(dir, ["install", "--json"], { env: { HOME: join(dir, "home") } });
+    if (r.code !== 0) throw new Error(`dotagent install failed (exit ${r.code}): ${r.stdout}${r.stderr}`);
+  });
   return { p, helper: join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs") };
 }
 

@@ -1,10 +1,11 @@
 // Projects in a git repository at IMPLEMENTATION, for the task-worktree tests (SPEC §19): the
 // built CLI drives the workflow; a "person" and "executors" run git as they would.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { expect } from "vitest";
-import { dotagent, tempProject, writeJson, type RunResult } from "./cli.js";
+import { dotagent, writeJson, type RunResult } from "./cli.js";
+import { copyOfTemplate } from "./template.js";
 
 export const IDENT = ["-c", "user.name=tester", "-c", "user.email=tester@example.com"];
 
@@ -46,27 +47,16 @@ export interface Plan {
   depends_on?: string[];
 }
 
-const templates = new Map<string, string>();
-
 /**
  * A git repository (files committed on main), a workflow at IMPLEMENTATION with `tasks` planned.
- * Made once per set of arguments through the CLI, then copied (a copy costs far less than the
- * commands that make one).
+ * Made once per set of arguments (per test file) through the CLI, then copied (a copy costs far
+ * less than the commands that make one).
  */
 export function projectAtImplementation(tasks: Plan[], options: { git?: boolean; files?: Record<string, string> } = {}): string {
-  const key = JSON.stringify([tasks, options]);
-  let template = templates.get(key);
-  if (template === undefined || !existsSync(template)) {
-    template = makeProject(tasks, options);
-    templates.set(key, template);
-  }
-  const root = tempProject();
-  cpSync(template, root, { recursive: true, verbatimSymlinks: true });
-  return root;
+  return copyOfTemplate(`projectAtImplementation ${JSON.stringify([tasks, options])}`, (dir) => makeProject(dir, tasks, options));
 }
 
-function makeProject(tasks: Plan[], options: { git?: boolean; files?: Record<string, string> }): string {
-  const root = tempProject();
+function makeProject(root: string, tasks: Plan[], options: { git?: boolean; files?: Record<string, string> }): void {
   const files = options.files ?? { "README.md": "# app\n", "shared.txt": "one\ntwo\nthree\n" };
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(dirname(join(root, name)), { recursive: true });
@@ -82,7 +72,6 @@ function makeProject(tasks: Plan[], options: { git?: boolean; files?: Record<str
   ok(dotagent(root, ["phase", "approve", "REQUIREMENTS", "--json"]));
   writeJson(root, "memory/reports/final_design.json", { chosen: "minimal", design: {}, tasks: tasks.map((t) => ({ title: t.id, depends_on: [], ...t })) });
   ok(dotagent(root, ["phase", "approve", "ARCHITECTURE", "--json"]));
-  return root;
 }
 
 export function ok(run: RunResult): RunResult {
