@@ -190,9 +190,9 @@ export const command: Command = {
     const told = await sessionStartTold(context, readHookInput(), codex ? "$develop" : "/develop");
     // In Codex the person invokes the skill as `$develop` (the word only: a path may hold "/develop").
     const briefing = told.briefing !== null && codex ? told.briefing.replace(/(^|\s)\/develop\b/g, "$1$$develop") : told.briefing;
-    // The person's line: Claude Code shows `systemMessage` under the session ("SessionStart:resume
-    // says: …"; test/claude/NOTES.md). Codex's display of it is unverified, so Claude Code only.
-    const line = codex ? null : told.line;
+    // The person's line as `systemMessage`: Claude Code shows it under the session ("SessionStart:resume
+    // says: …"), Codex under the person's first prompt ("↳ Hook · …"; test/*/NOTES.md).
+    const line = told.line;
     if (briefing !== null || line !== null) {
       process.stdout.write(`${JSON.stringify({ ...(line === null ? {} : { systemMessage: line }), ...(briefing === null ? {} : { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } }) })}\n`);
     }
