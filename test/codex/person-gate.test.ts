@@ -98,6 +98,26 @@ describe("the person's gates in Codex", () => {
     expect(text).not.toMatch(/(^|[^$\w])\/develop/);
   });
 
+  it("tells the person one line at startup and resume (`systemMessage`, shown as `↳ Hook · …`), none after compaction", () => {
+    const { p, helper } = atRequirementsGate();
+    const start = (source: string) => {
+      const r = dotagent(p, ["hook", "session-start", "--client", "codex"], { input: JSON.stringify({ session_id: "s-1", cwd: p, hook_event_name: "SessionStart", source }), script: helper });
+      expect(r.code).toBe(0);
+      return JSON.parse(r.stdout) as { systemMessage?: string; hookSpecificOutput: { additionalContext: string } };
+    };
+    const line = "dotagent: workflow wf-add-login is open at REQUIREMENTS. It waits for your approval of memory/reports/demand.json: type approve, or what should change.";
+    expect(start("resume").systemMessage).toBe(line);
+    expect(start("startup").systemMessage).toBe(line);
+    expect(start("compact").systemMessage).toBeUndefined();
+    expect(start("compact").hookSpecificOutput.additionalContext).toContain("workflow wf-add-login is open");
+    // What to type names the skill as Codex's person types it.
+    const fresh = tempProject();
+    expect(dotagent(fresh, ["install", "--client", "codex", "--json"]).code).toBe(0);
+    expect(dotagent(fresh, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
+    const r = dotagent(fresh, ["hook", "session-start", "--client", "codex"], { input: JSON.stringify({ session_id: "s-1", cwd: fresh, hook_event_name: "SessionStart", source: "resume" }), script: join(fresh, ".agents/skills/checkpoint/scripts/dotagent.mjs") });
+    expect(JSON.parse(r.stdout).systemMessage).toBe("dotagent: workflow wf-add-login is open at REQUIREMENTS. Type continue (or $develop) to go on.");
+  });
+
   it("leaves a project path that holds /develop as it is (the helper line still runs)", () => {
     const { p, helper } = atRequirementsGate("develop/app");
     const r = dotagent(p, ["hook", "session-start", "--client", "codex"], { input: JSON.stringify({ session_id: "s-1", cwd: p, hook_event_name: "SessionStart", source: "resume" }), script: helper });

@@ -70,7 +70,8 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive Code
   it.runIf(ALL)("kill -9 of the client mid task batch, `codex resume <id>`, `continue`: completes, no complete task runs again", async () => {
     const started = Date.now();
     // The executor of task-002 asks for its first step: codex (and every process of its group) dies.
-    const result = await runCodexTerminalJourney({ root: ROOT, codex, killWhen: (_k, who, items) => who === "executor" && JSON.stringify(items).includes("task-002.json") });
+    const told = /› continue ↳ Hook · dotagent: the last session ended during workflow wf-add-login: task-002 was cut off and runs again\. Type continue \(or \$develop\) to go on\./;
+    const result = await runCodexTerminalJourney({ root: ROOT, codex, watchAfterResume: told, killWhen: (_k, who, items) => who === "executor" && JSON.stringify(items).includes("task-002.json") });
     const info = `${detail(result)}\nscreen at the kill:\n${result.screenAtKill.split("\n").filter((l) => l.trim() !== "").slice(-15).join("\n")}`;
     expect(result.killed, info).toBe(true);
     expect(result.complete, info).toBe(true);
@@ -82,6 +83,10 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive Code
     expect(spawnCounts(result.log).perTask, info).toEqual({ "task-001": 1, "task-002": 2, "task-003": 1 });
     expect(result.events.filter((e) => e.type === "task_completed").map((e) => e.task_id)).toEqual(["task-001", "task-002", "task-003"]);
     expect(gateTrail(result)).toEqual(["person_replied REQUIREMENTS", "phase_approved REQUIREMENTS", "person_replied ARCHITECTURE", "phase_approved ARCHITECTURE"]);
+    // Under their first prompt after `codex resume` the person read what happened and what to type:
+    // the SessionStart hook's systemMessage, which Codex shows as `↳ Hook · …` (NOTES.md).
+    expect(result.screenAfterResume.replace(/\s+/g, " "), result.screenAfterResume).toMatch(told);
+    process.stdout.write(`after the resumed prompt the screen showed:\n${result.screenAfterResume.split("\n").filter((l) => /dotagent:|[›❯] (continue|\/develop)/.test(l)).join("\n")}\n`);
     process.stdout.write(`codex terminal crash journey: ${Date.now() - started} ms, ${requests(result)} model requests\n`);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
   }, 600_000);

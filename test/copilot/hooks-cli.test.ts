@@ -100,6 +100,21 @@ describe("hook --client copilot", () => {
     expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "ARCHITECTURE" });
   });
 
+  it("session-start on an open workflow: the briefing for the model on stdout; the person's line on stderr with exit status 2 (the one Copilot shows, as `! …`)", () => {
+    const { p, helper } = atRequirementsGate();
+    const start = (source: string) => dotagent(p, ["hook", "session-start", "--client", "copilot"], { input: JSON.stringify({ sessionId: "s-1", timestamp: 1, cwd: p, source }), env: { ...UNDER_COPILOT, COPILOT_PROJECT_DIR: p, COPILOT_HOME: copilotHome(p) }, script: helper });
+    const resumed = start("resume");
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toBe("dotagent: workflow wf-add-login is open at REQUIREMENTS. It waits for your approval of memory/reports/demand.json: type approve, or what should change.\n");
+    expect(Object.keys(JSON.parse(resumed.stdout))).toEqual(["additionalContext"]);
+    expect(JSON.parse(resumed.stdout).additionalContext).toMatch(/^dotagent: workflow wf-add-login is open \(this session was resumed\)/);
+    // Copilot's `new` is a startup: told too. No workflow: nothing at all, exit 0.
+    expect(start("new").code).toBe(2);
+    const bare = installed();
+    const none = dotagent(bare.p, ["hook", "session-start", "--client", "copilot"], { input: JSON.stringify({ sessionId: "s-1", timestamp: 1, cwd: bare.p, source: "resume" }), env: { ...UNDER_COPILOT, COPILOT_PROJECT_DIR: bare.p }, script: bare.helper });
+    expect(none).toMatchObject({ code: 0, stdout: "", stderr: "" });
+  });
+
   it("a background agent's notification (Copilot's <system_notification> prompt, no agentId) is not the person's reply", () => {
     const { p, helper } = atRequirementsGate();
     // What Copilot 1.0.102 sends when an agent started with mode "background" goes idle (test/copilot/NOTES.md).

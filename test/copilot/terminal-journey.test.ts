@@ -69,7 +69,8 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive Copi
 
   it.runIf(ALL)("kill -9 of the client mid task batch, `copilot --resume <id>`, `/develop`: completes, no complete task runs again", async () => {
     // The kill: task-002's executor has written its report and asks the model again (not returned yet).
-    const result = await runCopilotTerminalJourney({ root: ROOT, copilot, allowAllTools: true, killAt: (_k, who, last) => who === "executor" && /task-002\.json/.test(last) && /created/i.test(last) });
+    const told = /! dotagent: the last session ended during workflow wf-add-login: .*task-002 had finished.*Type continue \(or \/develop\) to go on\./;
+    const result = await runCopilotTerminalJourney({ root: ROOT, copilot, allowAllTools: true, watchAfterResume: told, killAt: (_k, who, last) => who === "executor" && /task-002\.json/.test(last) && /created/i.test(last) });
     const info = `${detail(result)}\nscreen at the kill:\n${result.screenAtKill.split("\n").filter((l) => l.trim() !== "").slice(-15).join("\n")}`;
     expect(result.killed, info).toBe(true);
     expect(result.complete, info).toBe(true);
@@ -86,6 +87,11 @@ describe.skipIf(!ENABLED || !TMUX)("the /develop journey in the interactive Copi
     expect(result.events.filter((e) => e.type === "person_replied").length).toBe(2);
     // The resumed session was briefed by the sessionStart hook.
     expect(sessionText(result)).toMatch(/dotagent: workflow wf-add-login is open \(this session was resumed\)/);
+    // And the person read, under their first prompt after `copilot --resume`, what happened and what
+    // to type: the hook's stderr with exit status 2, which Copilot shows as a `!` line (NOTES.md).
+    expect(result.screenAfterResume.replace(/\s+/g, " "), result.screenAfterResume).toMatch(told);
+    process.stdout.write(`after the resumed prompt the screen showed:\n${result.screenAfterResume.split("\n").filter((l) => /dotagent:|[›❯] (continue|\/develop)/.test(l)).join("\n")}\n`);
+    expect(sessionText(result)).toMatch(/"type":"session.warning","data":\{"warningType":"hook","message":"dotagent: the last session ended during workflow wf-add-login: /);
     expect(denials(result)).toEqual([]);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
   }, 600_000);

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { startScriptedModel } from "../claude/scripted-model/server.js";
 import { mainTurnText, playPerson } from "../claude/scripted-model/person-loop.js";
-import { startClientTerminal, type Terminal } from "../claude/scripted-model/terminal.js";
+import { startClientTerminal, watchScreen, type Terminal } from "../claude/scripted-model/terminal.js";
 import { decideCopilot } from "./copilot-model.js";
 import { answerTo, copilotEnv, prepareCopilotProject, readEvents, readLog, type CopilotJourneyResult } from "./journey.js";
 
@@ -23,6 +23,8 @@ export interface CopilotTerminalOptions {
   killAt?: (k: number, who: string, lastResult: string) => boolean;
   /** The model starts every agent with `mode: "background"` (the skill asks for "sync"). */
   background?: boolean;
+  /** After the kill: watch the screen from the person's first prompt after `--resume` until this shows (or 60 s pass). */
+  watchAfterResume?: RegExp;
   timeoutMs?: number;
 }
 
@@ -34,6 +36,8 @@ export interface CopilotTerminalResult extends Omit<CopilotJourneyResult, "runs"
   /** The whole pane (scrollback included) at the end, and just before the kill. */
   screen: string;
   screenAtKill: string;
+  /** The first screen after the resumed prompt that showed `watchAfterResume` (else the last one watched). */
+  screenAfterResume: string;
 }
 
 /** The prompt is ready: the status line under the input box names the mode. */
@@ -77,8 +81,11 @@ export async function runCopilotTerminalJourney(options: CopilotTerminalOptions)
   let permissionBoxes = 0;
   let complete = false;
   let screen = "";
+  // The client draws its own scrolling view (tmux keeps only its last screen): what the resumed
+  // prompt brought is read while it is on screen.
+  let watch: ReturnType<typeof watchScreen> | undefined;
   try {
-    await terminal.waitFor(READY, 30_000);
+    await terminal.waitFor(READY, 120_000);
     type("/develop add login");
     complete = await playPerson({
       terminal,
@@ -91,8 +98,9 @@ export async function runCopilotTerminalJourney(options: CopilotTerminalOptions)
       // The person comes back: `copilot --resume <id>`, then `/develop` to go on.
       comeBack: async () => {
         terminal!.restart(["--resume", session, ...flags]);
-        await terminal!.waitFor(READY, 30_000);
+        await terminal!.waitFor(READY, 120_000);
         await sleep(1000);
+        if (options.watchAfterResume !== undefined) watch = watchScreen(terminal!, options.watchAfterResume);
         return "/develop";
       },
       box: async () => {
@@ -107,13 +115,14 @@ export async function runCopilotTerminalJourney(options: CopilotTerminalOptions)
       quietMs: 1000,
       // "They are working in the background": their notifications come by themselves (under load, later than a second).
       waitForAgentsMs: 30_000,
-      deadline: Date.now() + (options.timeoutMs ?? 120_000),
+      deadline: Date.now() + (options.timeoutMs ?? 360_000),
     });
   } finally {
+    watch?.stop();
     screen = terminal.history();
     terminal.close();
     await model.close();
   }
   const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
-  return { work, project, home, session, log: readLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events: readEvents(project), typed, permissionBoxes, screen, screenAtKill };
+  return { work, project, home, session, log: readLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events: readEvents(project), typed, permissionBoxes, screen, screenAtKill, screenAfterResume: watch?.seen() ?? "" };
 }

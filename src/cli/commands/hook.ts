@@ -109,13 +109,14 @@ export async function sessionStartTold(context: CommandContext, input: SessionSt
       line: sessionLine({ plan, source: input.source, command, recorded: tellsPerson(input.source) ? readEventsTail(paths.eventsFile) : [] }),
     };
   } catch (error) {
-    // A hook must never break the session; say so on stderr (Claude Code shows it in verbose mode).
-    process.stderr.write(`dotagent hook: ${(error as Error).message}\n`);
-    // State that is there but cannot be read is news for the session, not silence.
+    // State that is there but cannot be read is news for the session, not silence. (Its line says
+    // so: stderr is where Copilot shows that line, so it carries nothing else then.)
     if ((error as Error).name === "DotagentError" && /^(state_|rollback_journal_invalid$)/.test((error as { code?: string }).code ?? "")) {
       const briefing = `dotagent: the workflow state in memory/ cannot be read, so where the workflow stands is unknown: ${(error as Error).message}`;
       return { briefing, line: `dotagent: the workflow state in memory/ cannot be read (${(error as Error).message}). Type ${command} to choose what to do.` };
     }
+    // A hook must never break the session; say so on stderr (Claude Code shows it in verbose mode).
+    process.stderr.write(`dotagent hook: ${(error as Error).message}\n`);
     return { briefing: null, line: null };
   }
 }
@@ -156,7 +157,8 @@ export const command: Command = {
         return 0;
       }
       try {
-        await copilot.runCopilotHook(context, event, (c, input) => sessionStartContext(c, input as SessionStartInput));
+        // 2 only from session-start with a line for the person (Copilot shows that hook's stderr then).
+        return await copilot.runCopilotHook(context, event, (c, input) => sessionStartTold(c, input as SessionStartInput));
       } catch (error) {
         process.stderr.write(`dotagent hook ${event}: ${(error as Error).message}\n`);
       }
@@ -191,9 +193,9 @@ export const command: Command = {
     const told = await sessionStartTold(context, readHookInput(), codex ? "$develop" : "/develop");
     // In Codex the person invokes the skill as `$develop` (the word only: a path may hold "/develop").
     const briefing = told.briefing !== null && codex ? told.briefing.replace(/(^|\s)\/develop\b/g, "$1$$develop") : told.briefing;
-    // The person's line: Claude Code shows `systemMessage` under the session ("SessionStart:resume
-    // says: …"; test/claude/NOTES.md). Codex's display of it is unverified, so Claude Code only.
-    const line = codex ? null : told.line;
+    // The person's line as `systemMessage`: Claude Code shows it under the session ("SessionStart:resume
+    // says: …"), Codex under the person's first prompt ("↳ Hook · …"; test/*/NOTES.md).
+    const line = told.line;
     if (briefing !== null || line !== null) {
       process.stdout.write(`${JSON.stringify({ ...(line === null ? {} : { systemMessage: line }), ...(briefing === null ? {} : { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } }) })}\n`);
     }

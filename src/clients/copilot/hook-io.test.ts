@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { claudeToolInput, isSubAgentEvent, toClaudeInput, toCopilotOutput } from "./hook-io.js";
+import { claudeToolInput, copilotSessionStartAnswer, isSubAgentEvent, toClaudeInput, toCopilotOutput } from "./hook-io.js";
 import { developRequest, startContext } from "./develop-prompt.js";
 
 // The payloads as Copilot CLI 1.0.102 sends them (test/copilot/NOTES.md).
@@ -40,6 +40,19 @@ describe("toClaudeInput", () => {
   it("a prompt with agentId is a sub-agent's, never the person's", () => {
     expect(isSubAgentEvent({ ...session, prompt: "approve", agentId: "a-1", agentType: "pm" })).toBe(true);
     expect(isSubAgentEvent({ ...session, prompt: "approve" })).toBe(false);
+  });
+});
+
+describe("copilotSessionStartAnswer", () => {
+  // Copilot 1.0.102 shows a sessionStart hook's stderr only with exit status 2, and reads its stdout then too.
+  it.each([
+    [{ briefing: "B", line: "L" }, { stdout: { additionalContext: "B" }, stderr: "L\n", exitCode: 2 }],
+    [{ briefing: "B", line: null }, { stdout: { additionalContext: "B" }, stderr: null, exitCode: 0 }],
+    [{ briefing: null, line: "L" }, { stdout: null, stderr: "L\n", exitCode: 2 }],
+    [{ briefing: null, line: null }, { stdout: null, stderr: null, exitCode: 0 }],
+    [{ briefing: "B", line: "one\n  two" }, { stdout: { additionalContext: "B" }, stderr: "one two\n", exitCode: 2 }],
+  ])("%j → %j", (told, answer) => {
+    expect(copilotSessionStartAnswer(told)).toEqual(answer);
   });
 });
 

@@ -9,6 +9,9 @@
 //   output  TOP-LEVEL fields: `permissionDecision` / `permissionDecisionReason` / `modifiedArgs`
 //           (preToolUse), `additionalContext` (sessionStart, userPromptSubmitted, postToolUse),
 //           `decision: "block"` / `reason` (subagentStop). Claude's `hookSpecificOutput` is ignored.
+//           No field is shown to the person (`systemMessage` neither): the one channel to them is
+//           exit status 2, whose stderr Copilot shows in the conversation as `! <text>` and whose
+//           stdout it still reads (sessionStart; measured, NOTES.md "What the person sees").
 import type { HookInput, HookOutput } from "../../claude/hooks.js";
 
 /** The events dotagent installs for Copilot, by the name `dotagent hook <event>` takes. */
@@ -118,4 +121,23 @@ export function toCopilotOutput(output: HookOutput, toolArgs: Record<string, unk
   if (context !== undefined) return { additionalContext: context };
   if (output.decision === "block") return defined({ decision: "block", reason: str(output.reason) });
   return null;
+}
+
+/** What the sessionStart hook prints and the status it exits with. */
+export interface CopilotSessionStartAnswer {
+  readonly stdout: Record<string, unknown> | null;
+  readonly stderr: string | null;
+  readonly exitCode: 0 | 2;
+}
+
+/**
+ * The briefing for the model and the person's line (src/core/session-line.ts) as Copilot takes them:
+ * the briefing as `additionalContext`; the line on stderr with exit status 2, which Copilot 1.0.102
+ * shows in the conversation as `! <line>` (a `session.warning` of type `hook`; the hook still counts
+ * as succeeded and its `additionalContext` still reaches the model). Exit 1 shows nothing; neither
+ * does `systemMessage` nor stderr with exit 0.
+ */
+export function copilotSessionStartAnswer(told: { readonly briefing: string | null; readonly line: string | null }): CopilotSessionStartAnswer {
+  const stdout = told.briefing === null ? null : { additionalContext: told.briefing };
+  return told.line === null ? { stdout, stderr: null, exitCode: 0 } : { stdout, stderr: `${told.line.replace(/\s*\n\s*/g, " ")}\n`, exitCode: 2 };
 }

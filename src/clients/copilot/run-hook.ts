@@ -1,8 +1,10 @@
 // `dotagent hook <event> --client copilot`: Copilot CLI's hooks (installed in
 // .github/hooks/dotagent.json) answered by the same code as Claude Code's (src/claude/hooks.ts),
-// through the adapter in hook-io.ts. Like every hook it exits 0 and never breaks the session.
+// through the adapter in hook-io.ts. Like every hook it never breaks the session: it exits 0, but
+// for sessionStart's line for the person (exit 2, the status whose stderr Copilot shows).
 //
-//   sessionStart          the briefing on an open workflow (as Claude Code's SessionStart)
+//   sessionStart          the briefing on an open workflow (as Claude Code's SessionStart), and the
+//                         person's line on stderr with exit status 2 (the one thing Copilot shows)
 //   userPromptSubmitted   the person's `/develop …` (as typed in print mode, or the skill the
 //                         interactive terminal expanded): dotagent runs `resume --json --start` itself
 //                         and gives the model its answer (Copilot runs no `!` shell line of a
@@ -17,7 +19,7 @@ import { readHookStdin } from "../../store/read-file.js";
 import { findProjectRoot, projectPaths } from "../../store/project.js";
 import { mark } from "../../store/trace.js";
 import { opContext, type CommandContext } from "../../cli/context.js";
-import { COPILOT_EVENTS, isSubAgentEvent, toClaudeInput, toCopilotOutput, type CopilotHookEvent } from "./hook-io.js";
+import { COPILOT_EVENTS, copilotSessionStartAnswer, isSubAgentEvent, toClaudeInput, toCopilotOutput, type CopilotHookEvent } from "./hook-io.js";
 import { developRequest, startContext } from "./develop-prompt.js";
 import { copilotRecord, readAgentPrompt } from "./session-events.js";
 import { textDigest, type ReplyEvidence } from "../../store/authority.js";
@@ -55,7 +57,11 @@ function hookPaths(context: CommandContext, input: Record<string, unknown>) {
   return from === undefined ? context.paths : projectPaths(findProjectRoot(undefined, from));
 }
 
-export async function runCopilotHook(context: CommandContext, event: CopilotHookEvent, sessionStartContext: (context: CommandContext, input: Record<string, unknown>) => Promise<string | null>): Promise<void> {
+/** The session-start hook's two answers (src/cli/commands/hook.ts `sessionStartTold`). */
+type SessionStartTold = (context: CommandContext, input: Record<string, unknown>) => Promise<{ briefing: string | null; line: string | null }>;
+
+/** Answers one hook; resolves with its exit status (2: the sessionStart line for the person is on stderr). */
+export async function runCopilotHook(context: CommandContext, event: CopilotHookEvent, sessionStartTold: SessionStartTold): Promise<0 | 2> {
   const raw = readHookStdin();
   const input: Record<string, unknown> = { ...toClaudeInput(event, raw), ...(event === "user-prompt-submit" ? promptEvidence(raw) : {}) };
   mark(`hook ${event} copilot ${typeof input.tool_name === "string" ? input.tool_name : ""}`);
@@ -64,12 +70,13 @@ export async function runCopilotHook(context: CommandContext, event: CopilotHook
     if (output !== null) process.stdout.write(`${JSON.stringify(output)}\n`);
   };
   if (event === "session-start") {
-    const text = await sessionStartContext(context, input);
-    say(text === null ? null : { additionalContext: text });
-    return;
+    const answer = copilotSessionStartAnswer(await sessionStartTold(context, input));
+    say(answer.stdout);
+    if (answer.stderr !== null) process.stderr.write(answer.stderr);
+    return answer.exitCode;
   }
   // A sub-agent's first prompt is the model's words, never the person's reply at a gate.
-  if (event === "user-prompt-submit" && isSubAgentEvent(raw)) return;
+  if (event === "user-prompt-submit" && isSubAgentEvent(raw)) return 0;
   process.env.DOTAGENT_LOCK_WAIT_MS ??= "20000";
   const paths = hookPaths(context, input);
   if (event === "user-prompt-submit") {
@@ -82,7 +89,7 @@ export async function runCopilotHook(context: CommandContext, event: CopilotHook
       // person through the model (recorded, so their reply can answer it), never taken as answered.
       const run = spawnSync(process.execPath, [helper, "resume", "--json", "--start", `--request=${request}`], { cwd: paths.root, encoding: "utf8", timeout: 25_000 });
       say({ additionalContext: startContext(run.stdout ?? "", helper) });
-      return;
+      return 0;
     }
   }
   const op = opContext(context, { paths, byModel: false });
@@ -95,7 +102,7 @@ export async function runCopilotHook(context: CommandContext, event: CopilotHook
   }
   if (event === "subagent-stop") {
     say(await (await import("./subagent-stop.js")).onCopilotSubagentStop(op, raw));
-    return;
+    return 0;
   }
   const output =
     event === "pre-tool-use"
@@ -105,4 +112,5 @@ export async function runCopilotHook(context: CommandContext, event: CopilotHook
         : await hooks.onPostToolUse(op, input);
   const args = raw.toolArgs !== null && typeof raw.toolArgs === "object" ? (raw.toolArgs as Record<string, unknown>) : {};
   say(toCopilotOutput(output, args));
+  return 0;
 }

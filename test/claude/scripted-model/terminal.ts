@@ -24,6 +24,21 @@ export interface Terminal {
   close(): void;
 }
 
+/**
+ * Watches the screen (every 250 ms) until `pattern` shows on it, whitespace folded, or `timeoutMs`
+ * pass: for what a client shows only for a while (Copilot and Codex redraw their conversation, so
+ * the pane's history does not keep it). `seen()`: the first screen that matched, else the last one.
+ */
+export function watchScreen(terminal: Pick<Terminal, "screen">, pattern: RegExp, timeoutMs = 60_000): { seen(): string; stop(): void } {
+  const until = Date.now() + timeoutMs;
+  let seen = "";
+  const timer = setInterval(() => {
+    seen = terminal.screen();
+    if (pattern.test(seen.replace(/\s+/g, " ")) || Date.now() > until) clearInterval(timer);
+  }, 250);
+  return { seen: () => seen, stop: () => clearInterval(timer) };
+}
+
 /** Whether tmux is there to drive (the test skips the interactive journey otherwise, saying so). */
 export function tmuxAvailable(): boolean {
   return spawnSync("tmux", ["-V"], { encoding: "utf8" }).status === 0;

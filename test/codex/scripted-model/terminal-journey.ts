@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PolicyOptions } from "../../claude/scripted-model/policy.js";
 import { playPerson } from "../../claude/scripted-model/person-loop.js";
-import { startClientTerminal, type Terminal } from "../../claude/scripted-model/terminal.js";
+import { startClientTerminal, watchScreen, type Terminal } from "../../claude/scripted-model/terminal.js";
 import { answerTo, codexEnv, prepareCodexProject, readCodexEvents, readCodexLog, writeCodexConfig, type CodexJourneyResult, type LogEntry } from "./journey.js";
 import { startCodexModel } from "./server.js";
 import type { ResponsesItem } from "./translate.js";
@@ -22,6 +22,8 @@ export interface CodexTerminalOptions {
   policy?: PolicyOptions;
   /** Kill the client (-9) when this returns true for a request (once): its number, who asks, what it would get. */
   killWhen?: (k: number, who: string, items: ResponsesItem[]) => boolean;
+  /** After the kill: watch the screen from the person's first prompt after `codex resume` until this shows (or 60 s pass). */
+  watchAfterResume?: RegExp;
   timeoutMs?: number;
 }
 
@@ -33,6 +35,8 @@ export interface CodexTerminalResult extends Omit<CodexJourneyResult, "runs"> {
   /** The whole pane (scrollback included) at the end, and just before the kill. */
   screen: string;
   screenAtKill: string;
+  /** The first screen after the resumed prompt that showed `watchAfterResume` (else the last one watched). */
+  screenAfterResume: string;
   eventsAtKill: CodexJourneyResult["events"];
 }
 
@@ -122,6 +126,9 @@ export async function runCodexTerminalJourney(options: CodexTerminalOptions): Pr
   let complete = false;
   let screen = "";
   let session: string | undefined;
+  // After `codex resume` the pane keeps no history of the conversation (Codex redraws it): what the
+  // resumed prompt brought is read while it is on screen.
+  let watch: ReturnType<typeof watchScreen> | undefined;
   /** Answers the hook review box if it shows. */
   const answerHookReview = async (): Promise<boolean> => {
     if (!HOOK_REVIEW.test(terminal!.screen())) return false;
@@ -138,10 +145,10 @@ export async function runCodexTerminalJourney(options: CodexTerminalOptions): Pr
    */
   const untilReady = async (hookReviewDue: boolean) => {
     if (hookReviewDue) {
-      await terminal!.waitFor(HOOK_REVIEW, 30_000);
+      await terminal!.waitFor(HOOK_REVIEW, 120_000);
       await answerHookReview();
     }
-    await terminal!.waitFor(READY, 30_000);
+    await terminal!.waitFor(READY, 120_000);
     await sleep(500);
   };
   try {
@@ -165,14 +172,16 @@ export async function runCodexTerminalJourney(options: CodexTerminalOptions): Pr
         terminal!.restart(["resume", session]);
         await untilReady(false);
         await sleep(1000);
+        if (options.watchAfterResume !== undefined) watch = watchScreen(terminal!, options.watchAfterResume);
         return "continue";
       },
       box: answerHookReview,
       ready: READY,
       quietMs: 1000,
-      deadline: Date.now() + (options.timeoutMs ?? 120_000),
+      deadline: Date.now() + (options.timeoutMs ?? 360_000),
     });
   } finally {
+    watch?.stop();
     screen = terminal.history();
     terminal.close();
     killCodexDaemons(codexHome);
@@ -181,5 +190,5 @@ export async function runCodexTerminalJourney(options: CodexTerminalOptions): Pr
   // The last reply (a final gate's approval) may still be on its way to the state.
   await repliesSettled(project);
   const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
-  return { work, project, session, log: readCodexLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events: readCodexEvents(project), typed, hookReviews, screen, screenAtKill };
+  return { work, project, session, log: readCodexLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events: readCodexEvents(project), typed, hookReviews, screen, screenAtKill, screenAfterResume: watch?.seen() ?? "" };
 }
