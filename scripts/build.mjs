@@ -10,6 +10,7 @@ import { build } from "esbuild";
 import { readFileSync, readdirSync, mkdirSync, copyFileSync, chmodSync } from "node:fs";
 import { brotliCompressSync, constants as zlib } from "node:zlib";
 import { dirname, join } from "node:path";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
@@ -42,6 +43,9 @@ const dataBanner = "import { createRequire as __cr } from 'node:module'; const r
  * module would copy all of the built-in's properties into a wrapper of its own at start-up and
  * reach each through a getter (esbuild's __toESM: ~30 modules × ~100 properties for fs alone).
  * A dynamic import() or a package's require() of a built-in keeps the CommonJS form.
+ *
+ * The built-ins in LAZY_BUILTINS are not loaded until first used: each name is a function that
+ * requires the built-in at its first call (see there).
  */
 function builtinsViaRequire({ named = false } = {}) {
   const used = named ? namedBuiltinImports() : new Map();
@@ -57,10 +61,32 @@ function builtinsViaRequire({ named = false } = {}) {
       b.onLoad({ filter: /.*/, namespace: "builtin-cjs" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
       b.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => {
         const names = [...used.get(args.path)].sort();
-        return { contents: `const m = require(${JSON.stringify(args.path)});\n${names.map((n) => `export const ${n} = m.${n};`).join("\n")}\n`, loader: "js" };
+        const id = JSON.stringify(args.path);
+        if (LAZY_BUILTINS.has(args.path)) {
+          const lazy = names.map((n) => `export function ${lazyName(args.path, n)}(...args) { return load().${n}(...args); }`);
+          return { contents: `let m;\nconst load = () => (m ??= require(${id}));\n${lazy.join("\n")}\n`, loader: "js" };
+        }
+        return { contents: `const m = require(${id});\n${names.map((n) => `export const ${n} = m.${n};`).join("\n")}\n`, loader: "js" };
       });
     },
   };
+}
+
+/**
+ * Built-ins that a bare `node` has not loaded and that most runs of the CLI never call, so a
+ * `status` or a hook that needs none of them does not pay to load them: child_process (with net,
+ * dgram and the stream wrappers, ~20 internal modules: only when git or a command is spawned), os
+ * (hostname, homedir, tmpdir) and crypto (install's hash; the state's digests use
+ * process.getBuiltinModule at their call). Only a function can stand in for its built-in's export
+ * so, hence the check.
+ */
+const LAZY_BUILTINS = new Set(["node:child_process", "node:crypto", "node:os"]);
+
+/** The name itself, once checked to be a plain function of the built-in (not a class, not a value). */
+function lazyName(builtin, name) {
+  const value = createRequire(import.meta.url)(builtin)[name];
+  if (typeof value !== "function" || /^class\b/.test(Function.prototype.toString.call(value))) throw new Error(`build: ${builtin}'s ${name} is not a plain function, so it cannot be loaded lazily; import it through process.getBuiltinModule("${builtin}") where it is used, or take ${builtin} out of LAZY_BUILTINS`);
+  return name;
 }
 
 /** node:X → the names src/ imports from it (`import { a, b as c } from "node:X"`). */
@@ -121,6 +147,13 @@ await build({ ...common, entryPoints: ["src/index.ts"], outfile: "dist/index.mjs
 // library nor the CLI carries any of it.
 await build({ ...common, entryPoints: ["src/langgraph/index.ts"], outfile: "dist/langgraph.mjs", banner: { js: fileBanner }, external: [...common.external, "@langchain/*"] });
 chmodSync("dist/dotagent.mjs", 0o755);
+// Node decodes the CLI's source before V8 compiles it; one character past ASCII (esbuild escapes
+// them in strings, not in a regular expression) makes the whole file a two-byte string, which costs
+// every start-up several milliseconds to decode and to scan. Write such a character as \uXXXX.
+// (Unminified, for profiles, the file keeps comments, which may hold any character.)
+const hotCode = readFileSync("dist/dotagent.mjs", "latin1");
+const wide = common.minify ? hotCode.search(/[^\x00-\x7f]/) : -1;
+if (wide >= 0) throw new Error(`build: dist/dotagent.mjs has a non-ASCII character near "${hotCode.slice(Math.max(0, wide - 60), wide + 20)}"; write it as a \\u escape in src/`);
 
 // The checkpoint skill carries the CLI beside it so it works without a global install.
 mkdirSync("skills/checkpoint/scripts", { recursive: true });

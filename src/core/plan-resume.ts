@@ -2,8 +2,8 @@
 // finishes or undoes a cut-off change, recovers tasks, moves forward through every phase whose
 // output already exists, and names the one next action. The plan carries the new state files;
 // the resume command writes them, `--dry-run` and `status` only print the plan.
-import { formatDistanceStrict } from "date-fns";
 import { REPORT, REPORTS_DIR, specOf, type Phase, type PhaseStatus } from "./phases.js";
+import { timeAgo } from "./time-ago.js";
 import { DEVELOP, planSourceOf, stepAgent, stepAgents, type StepCondition } from "./flow.js";
 import { flowOf } from "./flow-of.js";
 import { compilePattern, MAX_SUBJECT, runPattern, type Pattern } from "./linear-pattern.js";
@@ -214,7 +214,7 @@ export function needsRecoveryPoint(plan: ResumePlan, options: ResumeOptions): bo
 }
 
 export function describeAgo(iso: string, now: Date): string {
-  return formatDistanceStrict(new Date(iso), now, { addSuffix: true });
+  return timeAgo(new Date(iso), now);
 }
 
 /** Quotes an argument for a POSIX shell, for the commands a decision names. */

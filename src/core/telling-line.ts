@@ -14,8 +14,8 @@ const EPILOGUE = [
   /^\s*(?:Duration|Start at|Time|Ran all test suites|Done in|Test Files|Tests|Test Suites|Snapshots)\b/i,
 ];
 
-/** A line that names a failure. */
-const FAILING = /\b(?:FAIL(?:ED|URE|S)?|ERROR|Error|Exception|Assertion|assert(?:ion)?|expected|not ok|panic(?:ked)?|Traceback)\b|[✗✘×]|^\s*E\s{2,}/;
+/** A line that names a failure (✗ ✘ × as escapes: the built CLI stays ASCII, see scripts/build.mjs). */
+const FAILING = /\b(?:FAIL(?:ED|URE|S)?|ERROR|Error|Exception|Assertion|assert(?:ion)?|expected|not ok|panic(?:ked)?|Traceback)\b|[\u2717\u2718\u00d7]|^\s*E\s{2,}/;
 
 const MAX = 160;
 

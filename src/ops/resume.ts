@@ -10,7 +10,7 @@ import { planWithRecovery } from "./recovery.js";
 import { loadSnapshot } from "../store/session.js";
 import { appendEvents } from "../store/events.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
-import { checkoutFactsFor, needsWorktreeRecovery, worktreeFolders } from "../store/worktrees.js";
+import { checkoutFactsFor, checkoutQuestionFor, needsWorktreeRecovery, worktreeFolders } from "../store/worktrees.js";
 import type { Repair } from "../core/tasks.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import { locked, type OpContext } from "./op-context.js";
@@ -61,7 +61,7 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
   const starting = input.start === true && (options.request?.trim() ?? "") !== "";
   if (input.dryRun || (!existsSync(context.paths.stateDir) && !starting)) {
     const snapshot = await loadSnapshot(context.paths);
-    const plan = planWithDir(await planWithRecovery(context.paths, snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(context.paths.root, snapshot) }), context.dirArg);
+    const plan = planWithDir(await planWithRecovery(context.paths, snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now), checkout: checkoutQuestionFor(context.paths.root, snapshot) }), context.dirArg);
     return { result: planJson(plan, false), plan, mode: "status", exitCode: plan.decision ? 5 : 0 };
   }
   let isolation = input.isolation;

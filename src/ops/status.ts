@@ -7,7 +7,7 @@ import { provePhase } from "../core/transitions.js";
 import { countByStatus } from "../core/tasks.js";
 import { worktreeViews, type WorktreeView } from "../core/worktrees.js";
 import type { IsolationRecord } from "../schema/execution.js";
-import { checkoutFactsFor } from "../store/worktrees.js";
+import { checkoutQuestionFor } from "../store/worktrees.js";
 import { loadSnapshot } from "../store/session.js";
 import { listOpenOps, type OpSummary } from "../store/op-records.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
@@ -57,7 +57,7 @@ export async function readStatus(context: Pick<OpContext, "paths" | "now" | "dir
   const snapshot = await loadSnapshot(context.paths);
   const now = context.now();
   const owners = judgeRunningTasks(snapshot, now);
-  const plan = planWithDir(await planWithRecovery(context.paths, snapshot, now, { staleAfterMs, owners, checkout: checkoutFactsFor(context.paths.root, snapshot) }), context.dirArg);
+  const plan = planWithDir(await planWithRecovery(context.paths, snapshot, now, { staleAfterMs, owners, checkout: checkoutQuestionFor(context.paths.root, snapshot) }), context.dirArg);
   const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
   const tasks = countByStatus(execution);
   const ops = listOpenOps(context.paths, now);

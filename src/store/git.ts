@@ -22,7 +22,7 @@ import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { classifyGitRun, gitRunProblem, type GitRun } from "../core/git-run.js";
 import { GIT_SAFETY_CONFIG } from "../core/landing-guard.js";
-import { mark } from "./trace.js";
+import { timed } from "./trace.js";
 
 export interface GitResult {
   readonly status: number;
@@ -122,9 +122,7 @@ export function git(cwd: string, args: readonly string[], options: GitOptions = 
   const env = baseEnv(cwd, args[0], options.dirs);
   if (options.readOnly) env.GIT_OPTIONAL_LOCKS = "0";
   if (options.indexFile !== undefined) env.GIT_INDEX_FILE = options.indexFile;
-  const started = performance.now();
-  const spawned = spawnGit(args, { cwd, env, ...(options.input !== undefined ? { input: options.input } : {}) });
-  mark(`git ${args[0] ?? ""}`, performance.now() - started);
+  const spawned = timed(`git ${args[0] ?? ""}`, () => spawnGit(args, { cwd, env, ...(options.input !== undefined ? { input: options.input } : {}) }));
   if (spawned.run.kind !== "ran") throw notRun(spawned.run, cwd, args);
   const status = spawned.run.status;
   const stdout = spawned.stdout.toString("utf8");

@@ -86,11 +86,20 @@ export function readProjectText(file: string, options: ReadOptions): { kind: "ok
 export function readAll(fd: number, maxBytes: number, sizeHint = 64 * 1024): FileBytes {
   const chunks: Buffer[] = [];
   let total = 0;
-  let chunk = Buffer.alloc(Math.min(Math.max(sizeHint + 1, 4096), maxBytes + 1));
+  // A regular file fits its first chunk (its size and one byte, to see the end): the read that
+  // finds the end goes into that chunk's free room, so no second buffer is made. Only the bytes
+  // read are ever handed out, so the chunks need no zero-filling.
+  let chunk = Buffer.allocUnsafe(Math.min(Math.max(sizeHint + 1, 4096), maxBytes + 1));
+  let used = 0;
   for (;;) {
+    if (used === chunk.length) {
+      chunks.push(chunk);
+      chunk = Buffer.allocUnsafe(Math.min(MiB, maxBytes + 1 - total));
+      used = 0;
+    }
     let n: number;
     try {
-      n = readSync(fd, chunk, 0, chunk.length, null);
+      n = readSync(fd, chunk, used, chunk.length - used, null);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "EAGAIN") {
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
@@ -99,11 +108,11 @@ export function readAll(fd: number, maxBytes: number, sizeHint = 64 * 1024): Fil
       throw error;
     }
     if (n === 0) break;
-    chunks.push(chunk.subarray(0, n));
+    used += n;
     total += n;
     if (total > maxBytes) return { kind: "refused", reason: tooBig(total, maxBytes, true) };
-    chunk = Buffer.alloc(Math.min(1024 * 1024, maxBytes + 1 - total));
   }
+  if (used > 0) chunks.push(chunk.subarray(0, used));
   return { kind: "ok", bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total) };
 }
 
@@ -217,6 +226,19 @@ export const MAX_HOOK_INPUT_BYTES = 10 * 1024 * 1024;
  * input over 10 MiB yields {}. Waits for the whole object however it arrives (readJsonObject).
  */
 export function readHookStdin(): Record<string, unknown> {
-  if (process.stdin.isTTY) return {};
+  if (stdinIsDevice()) return {};
   return readJsonObject(0, MAX_HOOK_INPUT_BYTES) ?? {};
+}
+
+/**
+ * A terminal, or another device (/dev/null: no input; /dev/zero: no JSON object): nothing to read
+ * as a hook's input. Asked of the descriptor, not of `process.stdin`, whose first use builds a
+ * stream (a net.Socket on a pipe: ~30 internal modules) that a hook would make only to ask this.
+ */
+function stdinIsDevice(): boolean {
+  try {
+    return fstatSync(0).isCharacterDevice();
+  } catch {
+    return false;
+  }
 }

@@ -17,6 +17,19 @@ export function mark(name: string, ms?: number): void {
   if (process.env.DOTAGENT_TRACE) marks.push(ms === undefined ? [name, now()] : [name, now(), Math.round(ms * 10) / 10]);
 }
 
+/**
+ * Runs `work`, noting how long it took under `name` when tracing. Unset, the clock is not read:
+ * the first use of `performance` loads perf_hooks (about ten internal modules) into a process
+ * that would otherwise never need them.
+ */
+export function timed<T>(name: string, work: () => T): T {
+  if (!process.env.DOTAGENT_TRACE) return work();
+  const started = performance.now();
+  const result = work();
+  mark(name, performance.now() - started);
+  return result;
+}
+
 /** Appends this process's line; never fails the command. */
 export function writeTrace(args: readonly string[], code: number): void {
   const file = process.env.DOTAGENT_TRACE;

@@ -99,10 +99,13 @@ function lookAtCheckout(root: string): CheckoutFacts {
   if (head === undefined) return { git: false, reason: "the repository has no commit yet to make worktrees from" };
   const linked = linkedWorktreesDir(root);
   if (linked !== undefined) return { git: false, reason: `${linked} is a link or not a folder, and dotagent makes and removes task worktrees only in a folder of the project's own` };
+  return { git: true, branch: ref.stdout.trim().replace(/^refs\/heads\//, ""), head, dirty: personChanges(repo), writable: gitFolderWritable(repo) === undefined };
+}
+
+/** The main checkout's uncommitted paths that are the person's (sorted): dotagent's own folders, and its own lines in a .gitignore (install writes them), are not. */
+function personChanges(repo: Repo): string[] {
   const own = ownPaths(repo);
-  // dotagent's own lines in a .gitignore (install writes them) are not the person's changes.
-  const dirty = changedFiles(repo.top).filter((p) => !under(p, own) && !onlyDotagentIgnoreLines(repo.top, p)).sort();
-  return { git: true, branch: ref.stdout.trim().replace(/^refs\/heads\//, ""), head, dirty, writable: gitFolderWritable(repo) === undefined };
+  return changedFiles(repo.top).filter((p) => !under(p, own) && !onlyDotagentIgnoreLines(repo.top, p)).sort();
 }
 
 /**
@@ -140,16 +143,50 @@ function onlyDotagentIgnoreLines(top: string, rel: string): boolean {
 }
 
 /**
- * The main checkout's facts for the planner, looked at only when they can matter: IMPLEMENTATION,
- * tasks ready to start, and the round's isolation not decided yet. Otherwise undefined: no git runs.
+ * The main checkout's facts for the planner, looked at only when they can matter (checkoutMatters).
+ * Otherwise undefined: no git runs.
  */
 export function checkoutFactsFor(root: string, snapshot: StateSnapshot): CheckoutFacts | undefined {
-  if (snapshot.phase.kind !== "ok" || snapshot.execution.kind !== "ok") return undefined;
+  return checkoutMatters(snapshot) ? checkoutFacts(root) : undefined;
+}
+
+/** IMPLEMENTATION, tasks ready to start, and the round's isolation not decided yet. */
+function checkoutMatters(snapshot: StateSnapshot): boolean {
+  if (snapshot.phase.kind !== "ok" || snapshot.execution.kind !== "ok") return false;
   const phase = snapshot.phase.value;
-  if (phase.current_phase !== tasksStepOf(phase)) return undefined;
+  if (phase.current_phase !== tasksStepOf(phase)) return false;
   const execution = snapshot.execution.value;
-  if (isolationOf(execution, currentRound(phase)) !== undefined || readyTasks(execution).length === 0) return undefined;
-  return checkoutFacts(root);
+  return isolationOf(execution, currentRound(phase)) === undefined && readyTasks(execution).length > 0;
+}
+
+/**
+ * The same facts, for a reader's plan: given only when they make the person decide before the
+ * round's tasks start (uncommitted changes, or git refused here: the planner reads nothing else,
+ * plan-resume.ts), else undefined. On the start-up path of `status`, `resume --dry-run` and the
+ * SessionStart hook, so a checkout with nothing to decide costs `git rev-parse` and `git status`
+ * (outside a repository `git rev-parse` alone) instead of checkoutFacts' five calls; anything else
+ * is looked at in full, so the answer is always checkoutFacts' own.
+ */
+export function checkoutQuestionFor(root: string, snapshot: StateSnapshot): CheckoutFacts | undefined {
+  if (!checkoutMatters(snapshot) || nothingToDecide(root)) return undefined;
+  const facts = checkoutFacts(root);
+  return facts.git === "refused" || (facts.git === true && facts.dirty.length > 0) ? facts : undefined;
+}
+
+/**
+ * True when the checkout surely gives the person nothing to decide; false when unsure. No git,
+ * no repository, or a git that failed makes checkoutFacts say `git: false` whatever
+ * `git --version` says (a git that ran, or was not found, was not refused); a repository with
+ * none of the person's changes has nothing to commit, whatever its branch, HEAD or git's version.
+ */
+function nothingToDecide(root: string): boolean {
+  try {
+    const repo = repoAt(root);
+    if (!isRepo(repo)) return repo.refused !== true;
+    return personChanges(repo).length === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** What to do when git cannot run or write from inside a sandbox (SPEC §19 "Git in a sandbox"). */

@@ -19,8 +19,9 @@ import { briefingFor } from "../../claude/briefing.js";
 import { sessionLine, tellsPerson } from "../../core/session-line.js";
 import { readEventsTail } from "../../store/events.js";
 import { worktreeViews } from "../../core/worktrees.js";
-import { checkoutFactsFor } from "../../store/worktrees.js";
+import { checkoutQuestionFor } from "../../store/worktrees.js";
 import { opContext, stringOption, warn, type Command, type CommandContext } from "../context.js";
+import { writeStd } from "../std-write.js";
 
 interface SessionStartInput {
   source?: string;
@@ -66,13 +67,13 @@ async function runLoopHook(context: CommandContext, event: string): Promise<void
   if (stringOption(context, "client") === "codex") {
     const codex = await import("../../clients/codex/hook-io.js");
     const output = withWarnings(await codex.answerCodexHook(op, event as Parameters<typeof codex.answerCodexHook>[1], input, answer), told);
-    if (output !== null) process.stdout.write(`${JSON.stringify(output)}\n`);
+    if (output !== null) writeStd("stdout", `${JSON.stringify(output)}\n`);
     return;
   }
   // Claude Code's own agents get their lines in their prompt (updatedInput): nothing to say at their start.
   if (event === "subagent-start") return;
   const output = withWarnings(await answer(event, input), told);
-  if (output !== null) process.stdout.write(`${JSON.stringify(output)}\n`);
+  if (output !== null) writeStd("stdout", `${JSON.stringify(output)}\n`);
 }
 
 /** A hook's answer with what it warned of added to the words the model reads (a denial's reason, a context); other answers as they are. */
@@ -101,7 +102,7 @@ export async function sessionStartTold(context: CommandContext, input: SessionSt
     if (snapshot.phase.kind !== "missing") checkoutKey(paths.root, { create: true });
     // The checkout is looked at only when a round's tasks are about to start (git runs then alone),
     // so the briefing names the isolation question instead of a run_tasks the spawn hook refuses.
-    const plan = await planWithRecovery(paths, snapshot, now, { owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(paths.root, snapshot) });
+    const plan = await planWithRecovery(paths, snapshot, now, { owners: judgeRunningTasks(snapshot, now), checkout: checkoutQuestionFor(paths.root, snapshot) });
     const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
     const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
     return {
@@ -116,7 +117,7 @@ export async function sessionStartTold(context: CommandContext, input: SessionSt
       return { briefing, line: `dotagent: the workflow state in memory/ cannot be read (${(error as Error).message}). Type ${command} to choose what to do.` };
     }
     // A hook must never break the session; say so on stderr (Claude Code shows it in verbose mode).
-    process.stderr.write(`dotagent hook: ${(error as Error).message}\n`);
+    writeStd("stderr", `dotagent hook: ${(error as Error).message}\n`);
     return { briefing: null, line: null };
   }
 }
@@ -153,14 +154,14 @@ export const command: Command = {
       // GitHub Copilot CLI's hooks (.github/hooks/dotagent.json): src/clients/copilot/.
       const copilot = await import("../../clients/copilot/run-hook.js");
       if (event === undefined || !copilot.isCopilotEvent(event)) {
-        process.stderr.write(`dotagent: hook --client copilot takes one event: ${Object.keys(copilot.COPILOT_HOOK_EVENTS).join(", ")}\n`);
+        writeStd("stderr", `dotagent: hook --client copilot takes one event: ${Object.keys(copilot.COPILOT_HOOK_EVENTS).join(", ")}\n`);
         return 0;
       }
       try {
         // 2 only from session-start with a line for the person (Copilot shows that hook's stderr then).
         return await copilot.runCopilotHook(context, event, (c, input) => sessionStartTold(c, input as SessionStartInput));
       } catch (error) {
-        process.stderr.write(`dotagent hook ${event}: ${(error as Error).message}\n`);
+        writeStd("stderr", `dotagent hook ${event}: ${(error as Error).message}\n`);
       }
       return 0;
     }
@@ -173,19 +174,19 @@ export const command: Command = {
     if (process.env.COPILOT_CLI === "1" && process.env.COPILOT_HOOK_DIR !== undefined) {
       if (event === "session-start") {
         const text = copilotInstallMissing(context, readHookInput());
-        if (text !== null) process.stdout.write(`${JSON.stringify({ additionalContext: text })}\n`);
+        if (text !== null) writeStd("stdout", `${JSON.stringify({ additionalContext: text })}\n`);
       }
       return 0;
     }
     if (event === undefined || !(EVENTS as readonly string[]).includes(event)) {
-      process.stderr.write(`dotagent: hook takes one event: ${EVENTS.join(", ")}\n`);
+      writeStd("stderr", `dotagent: hook takes one event: ${EVENTS.join(", ")}\n`);
       return 0;
     }
     if (event !== "session-start") {
       try {
         await runLoopHook(context, event);
       } catch (error) {
-        process.stderr.write(`dotagent hook ${event}: ${(error as Error).message}\n`);
+        writeStd("stderr", `dotagent hook ${event}: ${(error as Error).message}\n`);
       }
       return 0;
     }
@@ -197,7 +198,7 @@ export const command: Command = {
     // says: …"), Codex under the person's first prompt ("↳ Hook · …"; test/*/NOTES.md).
     const line = told.line;
     if (briefing !== null || line !== null) {
-      process.stdout.write(`${JSON.stringify({ ...(line === null ? {} : { systemMessage: line }), ...(briefing === null ? {} : { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } }) })}\n`);
+      writeStd("stdout", `${JSON.stringify({ ...(line === null ? {} : { systemMessage: line }), ...(briefing === null ? {} : { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } }) })}\n`);
     }
     return 0;
   },
