@@ -19,6 +19,7 @@ import { readHookStdin } from "../../store/read-file.js";
 import { findProjectRoot, projectPaths } from "../../store/project.js";
 import { mark } from "../../store/trace.js";
 import { opContext, type CommandContext } from "../../cli/context.js";
+import { writeStd } from "../../cli/std-write.js";
 import { COPILOT_EVENTS, copilotSessionStartAnswer, isSubAgentEvent, toClaudeInput, toCopilotOutput, type CopilotHookEvent } from "./hook-io.js";
 import { developRequest, startContext } from "./develop-prompt.js";
 import { copilotRecord, readAgentPrompt } from "./session-events.js";
@@ -67,12 +68,12 @@ export async function runCopilotHook(context: CommandContext, event: CopilotHook
   mark(`hook ${event} copilot ${typeof input.tool_name === "string" ? input.tool_name : ""}`);
   const helper = process.argv[1] ?? "";
   const say = (output: Record<string, unknown> | null) => {
-    if (output !== null) process.stdout.write(`${JSON.stringify(output)}\n`);
+    if (output !== null) writeStd("stdout", `${JSON.stringify(output)}\n`);
   };
   if (event === "session-start") {
     const answer = copilotSessionStartAnswer(await sessionStartTold(context, input));
     say(answer.stdout);
-    if (answer.stderr !== null) process.stderr.write(answer.stderr);
+    if (answer.stderr !== null) writeStd("stderr", answer.stderr);
     return answer.exitCode;
   }
   // A sub-agent's first prompt is the model's words, never the person's reply at a gate.
