@@ -1037,8 +1037,6 @@ async function runAgents(run: Run, step: Extract<RunStep, { kind: "agents" }>, a
     const checked = step.then === "verdict" ? verdict(report) : "";
     options.progress.line(`${labelOf(job)} wrote ${output}${checked}`, { mark: step.then === "verdict" && report?.passed === false ? "failed" : "done", elapsedMs: ms });
   });
-  // A step of several jobs (the designs) needs each job's report; the loop's next round asks for the missing ones.
-  if (step.jobs.length > 1) return;
   const output = found();
   if (output === undefined) return; // the loop asks again (a second session), then fails the step
   if (step.then === "complete") await wf.phase.complete(step.phase, { output });
