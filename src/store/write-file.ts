@@ -36,7 +36,7 @@
 // a replace gives the name a new file, so a hard link is safe there; an append writes the one
 // file all its names share (a clone cannot carry a hard link, and whoever can make one to a file
 // can already write that file). Removals (unlink, rm) are not writes and are not checked here.
-import { closeSync, constants, copyFileSync, fchmodSync, fchownSync, fstatSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, copyFileSync, fchmodSync, fchownSync, fdatasyncSync, fstatSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { escapeControls } from "../core/words.js";
@@ -230,10 +230,19 @@ export function writeJsonInside(root: string, file: string, value: unknown, opti
 
 /**
  * Appends `data` to `file` (created when missing) with one write() on an O_APPEND descriptor;
- * `fsync: true` makes it durable. Never through a link (`path_is_link`), never blocking on a FIFO
- * (ENXIO), only to a regular file (EINVAL otherwise).
+ * `fsync: true` makes it durable (`"data"`: fdatasync, the bytes and the length, not the times).
+ * Never through a link (`path_is_link`), never blocking on a FIFO (ENXIO), only to a regular file
+ * (EINVAL otherwise). `whole: true`: a write the disk cuts short (ENOSPC) throws instead of writing
+ * the rest with a second write(), so the appended bytes are always one write's, never split around
+ * another process's append. Returns which file it wrote (device and inode, from the descriptor) and
+ * its length right after the write.
  */
-export function appendFileInside(root: string, file: string, data: string | Uint8Array, options: InsideOptions & { readonly fsync?: boolean; readonly mode?: number } = {}): void {
+export function appendFileInside(
+  root: string,
+  file: string,
+  data: string | Uint8Array,
+  options: InsideOptions & { readonly fsync?: boolean | "data"; readonly mode?: number; readonly whole?: boolean } = {},
+): { readonly dev: number; readonly ino: number; readonly size: number } {
   const placed = placeInside(root, file, options);
   let fd: number;
   try {
@@ -244,9 +253,17 @@ export function appendFileInside(root: string, file: string, data: string | Uint
     throw new DotagentError("path_is_link", `${rel} is a link; dotagent appends only to the file itself, never through a link; for the person: replace the link with the file, then run the command again`, EXIT.invalid, { path: rel });
   }
   try {
-    if (!fstatSync(fd).isFile()) throw Object.assign(new Error(`${placed.abs} is not a regular file`), { code: "EINVAL", syscall: "open", path: placed.abs });
-    writeAll(fd, data);
-    if (options.fsync === true) fsyncSync(fd);
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw Object.assign(new Error(`${placed.abs} is not a regular file`), { code: "EINVAL", syscall: "open", path: placed.abs });
+    if (options.whole === true) {
+      const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+      if (writeSync(fd, bytes) !== bytes.length) throw Object.assign(new Error(`${placed.abs}: the disk took only part of an append`), { code: "ENOSPC", syscall: "write", path: placed.abs });
+    } else {
+      writeAll(fd, data);
+    }
+    if (options.fsync === "data") fdatasyncSync(fd);
+    else if (options.fsync === true) fsyncSync(fd);
+    return { dev: stat.dev, ino: stat.ino, size: fstatSync(fd).size };
   } finally {
     closeSync(fd);
   }
