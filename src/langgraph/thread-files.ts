@@ -52,12 +52,12 @@ export interface CheckpointFile {
   readonly sources: Readonly<Record<string, ValueSource>>;
 }
 
-export interface StoredWrite {
+export interface StoredWrite<V = StoredValue> {
   readonly task_id: string;
   readonly task_path: string;
   readonly idx: number;
   readonly channel: string;
-  readonly value: StoredValue;
+  readonly value: V;
 }
 
 export interface WritesFile {
@@ -135,14 +135,12 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 /** A serializer's output as stored: its exact bytes, readable when they are text. */
 export function storeValue(type: string, data: Uint8Array | string): StoredValue {
   if (typeof data === "string") return { type, text: data };
-  let text: string | undefined;
+  // A fatal decoder that keeps a BOM decodes only valid UTF-8, and valid UTF-8 encodes back to the same bytes.
   try {
-    text = UTF8.decode(data);
+    return { type, text: UTF8.decode(data) };
   } catch {
-    text = undefined;
+    return { type, base64: Buffer.from(data).toString("base64") };
   }
-  if (text !== undefined && Buffer.from(text, "utf8").equals(data)) return { type, text };
-  return { type, base64: Buffer.from(data).toString("base64") };
 }
 
 /** The bytes a serializer made, as it made them (a Uint8Array, as `loadsTyped` takes it). */
@@ -194,8 +192,8 @@ export function valueSources(
  * the special ones (errors, interrupts, … at negative idx) replace what the task wrote there
  * before, as LangGraph's own savers do. In writesSortKey order.
  */
-export function mergeWrites(existing: readonly StoredWrite[], incoming: readonly StoredWrite[]): StoredWrite[] {
-  const byKey = new Map<string, StoredWrite>();
+export function mergeWrites<W extends Pick<StoredWrite, "task_id" | "idx" | "task_path">>(existing: readonly W[], incoming: readonly W[]): W[] {
+  const byKey = new Map<string, W>();
   for (const write of existing) byKey.set(JSON.stringify([write.task_id, write.idx]), write);
   for (const write of incoming) {
     const key = JSON.stringify([write.task_id, write.idx]);
