@@ -13,14 +13,15 @@
 // Workloads (a thread whose state is a window of the last 50 chat messages, ~18 kB serialized):
 //   put                  1,000 checkpoints in a chain, each changing the window and a step counter
 //   getTuple (newest)    the newest checkpoint of that thread, 300 times
-//   list (whole thread)  every checkpoint of that thread, with its values
+//   list (whole thread)  every checkpoint of that thread, with its values, 5 times
 //   putWrites            300 calls of one task's 2 writes against the newest checkpoint
 //   getTuple at 200 / 2,000 checkpoints: how the newest read changes as a thread grows
 //   StateGraph           a 20-node graph (each node adds a message) invoked 50 times on one thread
 // Method: every round runs each workload for every saver, in chunks that alternate between the
 // savers (the order rotated each round), each saver on a fresh folder per round; a saver's rate in
-// a round is its calls over its summed time; the table shows the median over the rounds. So load
-// from other processes falls on all savers alike, and the ratios stay steady when the rates move.
+// a round is its calls over its summed time; the table shows each rate's median over the rounds,
+// and each ratio as the median of the rounds' ratios. So load from other processes falls on all
+// savers alike, and the ratios stay steady when the rates move.
 //
 //   node scripts/langgraph-bench.mjs [--rounds N]      measure, print the table
 //   node scripts/langgraph-bench.mjs ... --write       also record docs/figures/langgraph-bench.json
@@ -56,14 +57,14 @@ const median = (xs) => {
 
 /** The table docs/evidence.md quotes, from the recorded figures. */
 export function benchTable(recorded = JSON.parse(readFileSync(FIGURES, "utf8"))) {
-  const { rates, flat } = recorded;
-  const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
+  const { rates, ratios, flat } = recorded;
+  const ratio = (key, other) => `${ratios[other][key].toFixed(2)}×`;
   const lines = [
     "| median of the rounds | DotagentSaver | SqliteSaver, synchronous=FULL | ratio | SqliteSaver as shipped (NORMAL) | ratio |",
     "|---|---|---|---|---|---|",
     ...ROWS.map(([key, label, unit]) => {
       const [d, f, n] = [rates.dotagent[key], rates.sqlite_full[key], rates.sqlite_normal[key]];
-      return `| ${label} | ${fmt(d)}${unit} | ${fmt(f)}${unit} | ${ratio(d, f)} | ${fmt(n)}${unit} | ${ratio(d, n)} |`;
+      return `| ${label} | ${fmt(d)}${unit} | ${fmt(f)}${unit} | ${ratio(key, "sqlite_full")} | ${fmt(n)}${unit} | ${ratio(key, "sqlite_normal")} |`;
     }),
     `| getTuple (newest) at 200 → 2,000 checkpoints | ${fmt(flat.dotagent[0])} → ${fmt(flat.dotagent[1])}/s | ${fmt(flat.sqlite_full[0])} → ${fmt(flat.sqlite_full[1])}/s | | ${fmt(flat.sqlite_normal[0])} → ${fmt(flat.sqlite_normal[1])}/s | |`,
     "",
@@ -154,7 +155,7 @@ async function round(makers, lib, order) {
   try {
     // put: a chain of 1,000 checkpoints on one thread.
     const parents = savers.map(() => undefined);
-    fill("put", await alternate(savers.map((s) => s.saver), 1000, 50, async (saver, i, s) => {
+    fill("put", await alternate(savers.map((s) => s.saver), 1000, 25, async (saver, i, s) => {
       const config = await saver.put(at("bench", parents[s]), checkpointAt(i, uuid6), { source: "loop", step: i, parents: {} }, { messages: i + 1, step: i + 1 });
       parents[s] = config.configurable.checkpoint_id;
     }));
@@ -162,13 +163,13 @@ async function round(makers, lib, order) {
       if ((await saver.getTuple(at("bench")))?.checkpoint.channel_values.messages.length !== WINDOW) throw new Error("getTuple read back the wrong checkpoint");
     }));
     // list: one whole-thread listing per chunk; the rate is tuples per second.
-    const listed = await alternate(savers.map((s) => s.saver), 3, 1, async (saver) => {
+    const listed = await alternate(savers.map((s) => s.saver), 5, 1, async (saver) => {
       let n = 0;
       for await (const tuple of saver.list(at("bench"))) n += tuple.checkpoint.channel_values.step === undefined ? 0 : 1;
       if (n !== 1000) throw new Error(`list read ${n} checkpoints, not 1000`);
     });
     fill("list", listed.map((r) => r * 1000));
-    fill("putWrites", await alternate(savers.map((s) => s.saver), 300, 30, async (saver, i, s) => {
+    fill("putWrites", await alternate(savers.map((s) => s.saver), 300, 25, async (saver, i, s) => {
       await saver.putWrites(at("bench", parents[s]), [["messages", [message(5000 + i)]], ["step", 1]], `task-${i}`, `~task-${i}`);
     }));
     // getTuple as a thread grows: the newest of a thread of 200, then of 2,000 checkpoints.
@@ -205,7 +206,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     console.log(benchTable());
     process.exit(0);
   }
-  const rounds = Number(values.rounds ?? 3);
+  const rounds = Number(values.rounds ?? 5);
   if (!Number.isInteger(rounds) || rounds < 1) {
     console.error("langgraph-bench: --rounds takes a whole number ≥ 1");
     process.exit(2);
@@ -267,6 +268,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     minutes: Number(((Date.now() - started) / 60_000).toFixed(1)),
     load: `${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`,
     rates: Object.fromEntries(names.map((n) => [n, Object.fromEntries(ROWS.map(([k]) => [k, rates[n][k]]))])),
+    // A ratio is the median of the rounds' ratios: both savers of a round ran under the same load.
+    ratios: Object.fromEntries(["sqlite_full", "sqlite_normal"].map((n) => [n, Object.fromEntries(ROWS.map(([k]) => [k, median(perRound.map((p) => p.dotagent[k] / p[n][k]))]))])),
     flat: Object.fromEntries(names.map((n) => [n, [rates[n].getTuple_at_200, rates[n].getTuple_at_2000]])),
     rounds_measured: perRound,
   };

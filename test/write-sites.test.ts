@@ -89,7 +89,7 @@ function sourceFiles(): string[] {
  * else writes through src/store/write-file.ts.
  */
 const SITES: Record<string, [string, string]> = {
-  "src/store/write-file.ts": ["copyFileSync linkSync mkdirSync×3 openSync×2 renameSync×2", "the primitive itself: every other write calls it"],
+  "src/store/write-file.ts": ["copyFileSync linkSync mkdirSync×3 openSync×3 renameSync×2", "the primitive itself: every other write calls it"],
   "src/store/fsync-dir.ts": ["openSync", "opens a folder read-only ('r') to fsync it; writes nothing"],
   "src/store/read-file.ts": ["openSync", "the one reader: O_RDONLY | O_NONBLOCK, never a write flag"],
   "src/store/events.ts": ["openSync×2", "reads the log's tail (the append's next seq, and readEventsTail for the SessionStart line): O_RDONLY | O_NOFOLLOW | O_NONBLOCK (the append is appendFileInside)"],

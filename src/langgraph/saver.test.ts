@@ -13,6 +13,8 @@ import { LOG_FILE, encodeAppend, parseRecordLine, type LogRecord } from "./threa
 import { threadFolderName } from "./thread-names.js";
 
 const fresh = tempFolders("dotagent-lg-");
+/** A write's lease on its thread ends 10 ms after the writes pause: a later timer fires after it. */
+const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
 const META: CheckpointMetadata = { source: "loop", step: 0, parents: {} };
 
 function checkpoint(id: string, values: Record<string, unknown>, versions: Record<string, number>): Checkpoint {
@@ -29,13 +31,15 @@ const records = (file: string): LogRecord[] =>
     .filter((r): r is LogRecord => typeof r !== "string");
 
 describe("DotagentSaver on disk", () => {
-  it("one folder per thread holding its log: a record per put and per putWrites, every value in its checkpoint's record; no lock", async () => {
+  it("one folder per thread holding its log: a record per put and per putWrites, every value in its checkpoint's record; no lock once writes pause", async () => {
     const dir = join(fresh(), "lg");
     const saver = new DotagentSaver(dir);
     const c1 = await saver.put(at("t1"), checkpoint("c1", { a: "A", big: "B" }, { a: 1, big: 1 }), META, { a: 1, big: 1 });
     const c2 = await saver.put(c1, checkpoint("c2", { a: "A2", big: "B" }, { a: 2, big: 1 }), { ...META, step: 1 }, { a: 2 });
     await saver.putWrites(c2, [["a", "next"]], "task-1", "~path");
     await saver.put(at("t1", undefined, "sub:1"), checkpoint("s1", {}, {}), META, {});
+    expect(readdirSync(join(dir, "t1"))).toContain(".lock"); // held while writes follow one another
+    await pause();
     expect(readdirSync(dir)).toEqual(["t1"]);
     expect(readdirSync(join(dir, "t1"))).toEqual([LOG_FILE]);
     const log = records(join(dir, "t1", LOG_FILE));
@@ -378,6 +382,7 @@ describe("DotagentSaver confines damage to what is damaged", () => {
     mkdirSync(join(dir, "real"));
     symlinkSync(join(dir, "real"), join(dir, "lg"));
     await new DotagentSaver(join(dir, "lg")).put(at("t"), checkpoint("c1", {}, {}), META, {});
+    await pause();
     expect(readdirSync(join(dir, "real", "t"))).toEqual([LOG_FILE]);
   });
 });
@@ -469,6 +474,7 @@ describe("DotagentSaver.deleteThread", () => {
     const w1 = await saver.put(at("writes"), checkpoint("w1", {}, {}), META, {});
     await saver.putWrites(w1, [["x", 1]], "task");
     const whole = { carried: { big: "B", n: 1 }, writes: {} };
+    await pause(); // another process's deleteThread waits for this one's lease on the thread to end
     for (const thread of ["carried", "writes"] as const) {
       midRead = () => renameSync(join(dir, thread), join(dir, `.deleting.1.ab.${thread}`));
       const tuple = await saver.getTuple(at(thread));

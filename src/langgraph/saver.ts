@@ -1,29 +1,35 @@
 // A LangGraph checkpointer (BaseCheckpointSaver) on dotagent's store: one folder per thread under
 // the folder the caller names (thread-names.ts), holding the thread's log (thread-log.ts; SPEC §21).
 // Guarantees:
-// - each put and each putWrites is one record appended with one write() and made durable with
-//   fdatasync before the call returns (a new log's entry in its folder is fsynced too); so a call
-//   that returned is on disk whole, and one cut off by kill -9 or a power loss is whole or a
-//   damaged line that every reader skips (its checksum fails), never a record read wrong;
-// - several processes may write one thread at once without a lock: every call is one append on an
-//   O_APPEND descriptor, which the kernel makes whole and puts in one order that every reader
-//   sees; what a call decides from earlier ones (a parent's values, insert-or-ignore of pending
-//   writes) is decided from that order, so no call is lost to another's;
+// - each put and each putWrites is one record written where the log's written part ends and made
+//   durable with fdatasync before the call returns (a new log's entry in its folder is fsynced
+//   too); so a call that returned is on disk whole, and one cut off by kill -9 or a power loss is
+//   whole or a damaged line that every reader skips (its checksum fails), never a record read
+//   wrong. The log is grown ahead with zero bytes, so most records change no file length and cost
+//   one data flush;
+// - writes to one thread from any number of processes are serialised by the thread's `.lock` (the
+//   state lock's mechanism: a dead holder's lock is taken over), waited for without blocking the
+//   event loop. A process keeps the lock while its writes follow one another (a lease: given up
+//   10 ms after its last write, after a second at most, and at exit), so a run of writes pays for
+//   it once. Inside one process calls on a thread take turns. What a call decides from earlier ones
+//   (a parent's values, insert-or-ignore of pending writes) is decided from the log's order;
+//   writes of tasks finishing at once all keep;
 // - no write leaves the saver's folder: folder names come from thread-names.ts (any thread id, no
-//   `..`, no clash), the log is appended through write-file.ts (never through a link), and a thread
+//   `..`, no clash), the log is opened through write-file.ts (never through a link), and a thread
 //   folder that is a link or a file is refused;
-// - a checkpoint's record holds all its values, so a read is one record and its writes, whatever
-//   the thread's length (the index of a log is kept in memory and read on from where it stopped),
-//   and a damaged record loses only itself;
-// - deleteThread renames the thread's folder away in one step (the commit point), then removes it;
-//   a put racing it in another process checks after its write that its log is still the thread's,
-//   and writes again if not; reads see the thread whole or not at all;
+// - reads take no lock: a record is read only once its line is whole and its checksum right. A
+//   checkpoint's record holds all its values, so a read is one record and its writes whatever the
+//   thread's length (the index of a log is kept in memory and read on from where it stopped), and
+//   a damaged record loses only itself;
+// - deleteThread takes the lock, renames the thread's folder away in one step (the commit point),
+//   then removes it; reads see the thread whole or not at all;
 // - threads written by format 1 (legacy-thread.ts) keep reading; their new checkpoints go to the log;
+// - values go through the saver's `serde` and are stored as the exact bytes it made;
 // - anything unreadable is a DotagentError naming the file and a way out that works
 //   (`checkpoint_invalid`, exit 3); listing every thread passes a damaged one by with a warning
 //   naming it; never a stack trace.
-import { lstatSync, readdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync, fdatasyncSync, lstatSync, readdirSync, rmSync, writeSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
@@ -42,7 +48,9 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { ID_PATTERN } from "../schema/json.js";
-import { appendFileInside, fsyncDir, mkdirInside, renameInside } from "../store/write-file.js";
+import { inTurn, sweepTemps } from "../api/checkpoint-store.js";
+import { acquireLockAsync, type LockHandle } from "../store/lock.js";
+import { fsyncDir, mkdirInside, openFileInside, renameInside } from "../store/write-file.js";
 import { writeFailure } from "../store/io-error.js";
 import { isPidAlive } from "../store/process-facts.js";
 import { MAX_STATE_BYTES, formatBytes, readProjectParts } from "../store/read-file.js";
@@ -55,7 +63,7 @@ import { isThreadFolderName, threadFolderName, threadIdOfFolderName } from "./th
 export interface DotagentSaverOptions {
   /** The serializer for checkpoints, metadata and values (LangGraph's JsonPlusSerializer by default). */
   serde?: SerializerProtocol;
-  /** Accepted for compatibility; writes take no lock since the log (issue 44), so nothing waits. */
+  /** How long a write waits for another process's turn on the thread (default 10 s, or DOTAGENT_LOCK_WAIT_MS). */
   lockWaitMs?: number;
 }
 
@@ -68,7 +76,71 @@ interface LogState {
   readonly ino: number;
   readonly dev: number;
   consumed: number;
+  /** Where the written part ends (the first zero byte, or the file's end). */
+  end: number;
   readonly index: ThreadIndex<Located>;
+}
+
+/** A thread's lock this process holds while its writes follow one another, and its log open. */
+interface Lease {
+  readonly key: string;
+  readonly file: string;
+  readonly fd: number;
+  readonly lock: LockHandle;
+  readonly ino: number;
+  readonly dev: number;
+  /** Where the next record goes: the end of the written part. */
+  end: number;
+  /** The log's length: written part and zeros ahead. */
+  room: number;
+  readonly since: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** Leases by thread folder (resolved): one per process, whichever saver took it. */
+const leases = new Map<string, Lease>();
+let releaseAtExit = false;
+
+function holdLease(lease: Lease): void {
+  leases.set(lease.key, lease);
+  if (releaseAtExit) return;
+  releaseAtExit = true;
+  process.once("exit", () => {
+    for (const key of [...leases.keys()]) endLease(key);
+  });
+}
+
+function endLease(key: string): void {
+  const lease = leases.get(key);
+  if (lease === undefined) return;
+  leases.delete(key);
+  clearTimeout(lease.timer);
+  try {
+    closeSync(lease.fd);
+  } finally {
+    lease.lock.release();
+  }
+}
+
+/**
+ * Writes a record at the end of the log's written part, then fdatasync. Room is made ahead with
+ * zero bytes (a quarter of the log, 64 KiB to 8 MiB at a time), so most records change no file
+ * length and their fdatasync flushes their data alone.
+ */
+function writeAt(lease: Lease, bytes: Buffer): void {
+  const end = lease.end + bytes.length;
+  if (end > lease.room) {
+    const room = end + Math.min(ROOM_MAX, Math.max(ROOM_MIN, end >> 2));
+    writeFully(lease.fd, Buffer.alloc(room - lease.room), lease.room);
+    lease.room = room;
+  }
+  writeFully(lease.fd, bytes, lease.end);
+  fdatasyncSync(lease.fd);
+  lease.end = end;
+}
+
+function writeFully(fd: number, bytes: Buffer, at: number): void {
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, at + done);
 }
 
 /** Everything that holds one thread: its log and, for a thread from before the log, its format-1 files. */
@@ -87,6 +159,14 @@ const DELETING = /^\.deleting\.(\d+)\.[0-9a-f]+\./;
 const MAX_RECORD = MAX_STATE_BYTES;
 /** Parsed records kept for the next read (a put's parent is mostly the record it just wrote). */
 const RECENT = 32;
+/** How long a lease outlives its last write, and how long it is held at most while writes keep coming. */
+const LEASE_IDLE_MS = 10;
+const LEASE_HOLD_MS = 1000;
+/** The zero bytes made ahead at a time. */
+const ROOM_MIN = 64 * 1024;
+const ROOM_MAX = 8 * 1024 * 1024;
+/** A read of a log reads this much at first (mostly it finds the zero byte where the written part ends at once), four times more each time on. */
+const READ_AHEAD = 4096;
 /** Checkpoints whose lines list reads through one open of their log. */
 const PREFETCH = 64;
 
@@ -97,11 +177,13 @@ const PREFETCH = 64;
 export class DotagentSaver extends BaseCheckpointSaver {
   /** The folder holding one folder per thread, as given. */
   readonly dir: string;
+  readonly #waitMs: number;
   readonly #logs = new Map<string, LogState>();
   readonly #legacy = new Map<string, LegacyThread | undefined>();
   /** Thread folders this process has checked (a real folder) and made durable, with the log file it made durable in them. */
   readonly #ready = new Map<string, string>();
   readonly #recent = new Map<string, PutRecord>();
+  readonly #swept = new Set<string>();
 
   constructor(dir: string, options: DotagentSaverOptions = {}) {
     if (typeof dir !== "string" || dir === "") throw usage(`new DotagentSaver(dir) takes the folder as a non-empty string, not ${describe(dir)}`);
@@ -110,6 +192,8 @@ export class DotagentSaver extends BaseCheckpointSaver {
     if (wait !== undefined && (typeof wait !== "number" || !Number.isFinite(wait) || wait < 0)) throw usage(`lockWaitMs takes a number of milliseconds ≥ 0, not ${describe(wait)}`);
     super(options.serde);
     this.dir = dir;
+    const env = Number(process.env.DOTAGENT_LOCK_WAIT_MS);
+    this.#waitMs = (wait as number | undefined) ?? (process.env.DOTAGENT_LOCK_WAIT_MS !== undefined && Number.isFinite(env) && env >= 0 ? env : 10_000);
   }
 
   // --- reading --------------------------------------------------------------------------------
@@ -278,7 +362,7 @@ export class DotagentSaver extends BaseCheckpointSaver {
       metadata: storedMetadata,
       values,
     };
-    this.#append(view, record);
+    await this.#write(view, record, `put ${checkpoint.id}`);
     return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -302,32 +386,43 @@ export class DotagentSaver extends BaseCheckpointSaver {
       stored.push({ idx, channel, value: typed(await this.serde.dumpsTyped(value)) });
     }
     // Insert-or-ignore (and the special writes' replace) is decided by readers from the log's order.
-    this.#append(undefined, { kind: "writes", thread, ns, id, task_id: taskId, task_path: taskPath, writes: stored });
+    await this.#write(undefined, { kind: "writes", thread, ns, id, task_id: taskId, task_path: taskPath, writes: stored }, `putWrites ${id}`);
   }
 
   override async deleteThread(threadId: string): Promise<void> {
     const thread = threadIdOf(threadId, "deleteThread");
     for (const folder of foldersOf(this.dir, thread)) {
-      let stat;
-      try {
-        stat = lstatSync(folder.path);
-      } catch {
-        continue;
-      }
-      // A format-1 folder named by the id holds another thread's when its thread.json says so (case).
-      if (folder.legacyOnly && stat.isDirectory() && this.#legacyThread(folder.path, thread) === undefined) continue;
-      // One rename takes the whole thread away (the commit point): a link or a file where the
-      // folder belongs goes the same way (the link itself, never what it points to).
-      const away = join(this.dir, `.deleting.${process.pid}.${Math.random().toString(16).slice(2, 10)}.${folder.name.slice(0, 100)}`);
-      try {
-        renameInside(this.dir, folder.path, away, WITHIN);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
-        throw writeFailure(folder.path, error);
-      }
-      fsyncDir(this.dir);
-      this.#forget(folder.path);
-      removeTree(away);
+      const key = resolve(folder.path);
+      await inTurn(key, async () => {
+        endLease(key);
+        let stat;
+        try {
+          stat = lstatSync(folder.path);
+        } catch {
+          return;
+        }
+        // A format-1 folder named by the id holds another thread's when its thread.json says so (case).
+        if (folder.legacyOnly && stat.isDirectory() && this.#legacyThread(folder.path, thread) === undefined) return;
+        // A link or a file where the folder belongs has no lock to take: it goes as it is (the link itself, never what it points to).
+        const lock = stat.isDirectory() ? await this.#lock(folder.path, thread, `deleteThread ${JSON.stringify(thread).slice(0, 60)}`, false) : undefined;
+        if (stat.isDirectory() && lock === undefined) return;
+        // One rename takes the whole thread away (the commit point); a kill after it leaves a
+        // .deleting.* folder that no read looks at and the next deleteThread removes.
+        const away = join(this.dir, `.deleting.${process.pid}.${Math.random().toString(16).slice(2, 10)}.${folder.name.slice(0, 100)}`);
+        try {
+          try {
+            renameInside(this.dir, folder.path, away, WITHIN);
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+            throw writeFailure(folder.path, error);
+          }
+          fsyncDir(this.dir);
+        } finally {
+          lock?.release(); // the lock went with the folder; release() leaves a newcomer's lock alone
+        }
+        this.#forget(folder.path);
+        removeTree(away);
+      });
     }
     let names: string[] = [];
     try {
@@ -344,60 +439,78 @@ export class DotagentSaver extends BaseCheckpointSaver {
   // --- the log --------------------------------------------------------------------------------
 
   /**
-   * Appends one record to its thread's log, durably. Then checks that the log it wrote is still the
-   * thread's: a deleteThread elsewhere may have renamed the folder away between the open and the
-   * write, taking the record with it; then it writes it again, to the new log.
+   * Writes one record where the thread's log's written part ends, durably, under the thread's
+   * lock: taken by this process's first write (a lease), kept while its writes follow one another,
+   * given up when they pause or after a while (so other processes get their turn), and at exit.
    */
-  #append(view: ThreadView | undefined, record: LogRecord): void {
+  async #write(view: ThreadView | undefined, record: LogRecord, command: string): Promise<void> {
     const bytes = encodeAppend(record);
     const folder = view?.folder ?? join(this.dir, threadFolderName(record.thread));
     const file = join(folder, LOG_FILE);
     if (bytes.length > MAX_RECORD) throw new DotagentError("data_invalid", `${file}: a record of ${formatBytes(bytes.length)} would be over ${formatBytes(MAX_RECORD)}; keep less in the graph's state`, EXIT.refused, { file });
-    for (let attempt = 1; ; attempt++) {
-      this.#makeFolder(folder, record.thread);
-      let written: { dev: number; ino: number; size: number };
+    const key = resolve(folder);
+    await inTurn(key, async () => {
+      const lease = leases.get(key) ?? (await this.#takeLease(key, folder, record.thread, command));
+      const at = lease.end;
       try {
-        written = appendFileInside(this.dir, file, bytes, { ...WITHIN, fsync: "data", whole: true });
+        writeAt(lease, bytes);
       } catch (error) {
+        endLease(key);
         if (error instanceof DotagentError) throw error;
-        if ((error as NodeJS.ErrnoException).code === "ENOENT" && attempt < 10) {
-          this.#forget(folder);
-          continue;
-        }
         throw writeFailure(file, error);
       }
-      const identity = `${written.dev}:${written.ino}`;
+      this.#indexOwn(file, record, lease, at, bytes.length);
+      if (Date.now() - lease.since >= LEASE_HOLD_MS) endLease(key);
+      else if (lease.timer === undefined) lease.timer = setTimeout(() => endLease(key), LEASE_IDLE_MS).unref();
+      else lease.timer.refresh();
+    });
+  }
+
+  /** The thread's lock, its log opened, and where the log's written part ends (read on to its first zero byte). */
+  async #takeLease(key: string, folder: string, thread: string, command: string): Promise<Lease> {
+    const file = join(folder, LOG_FILE);
+    this.#makeFolder(folder, thread);
+    const lock = (await this.#lock(folder, thread, command, true))!;
+    try {
+      // What killed writers left (a half-made lock file), removed under the lock, once per process.
+      if (!this.#swept.has(folder)) {
+        sweepTemps(folder);
+        this.#swept.add(folder);
+      }
+      let opened;
+      try {
+        opened = openFileInside(this.dir, file, WITHIN);
+      } catch (error) {
+        if (error instanceof DotagentError) throw error;
+        throw writeFailure(file, error);
+      }
+      const identity = `${opened.dev}:${opened.ino}`;
       if (this.#ready.get(folder) !== identity) {
         fsyncDir(folder); // the log's entry in its folder, once per log and process
         this.#ready.set(folder, identity);
       }
-      let now;
-      try {
-        now = lstatSync(file);
-      } catch {
-        now = undefined;
-      }
-      if (now !== undefined && now.ino === written.ino && now.dev === written.dev) {
-        this.#indexOwn(file, record, written, bytes.length);
-        return;
-      }
-      if (attempt >= 10) throw writeFailure(file, Object.assign(new Error("the thread was deleted at every try"), { code: "EAGAIN" }));
-      this.#forget(folder);
+      const state = this.#readLog(file, thread);
+      const end = state !== undefined && state.ino === opened.ino && state.dev === opened.dev ? state.end : 0;
+      const lease: Lease = { key, file, fd: opened.fd, lock, ino: opened.ino, dev: opened.dev, end, room: opened.size, since: Date.now(), timer: undefined };
+      holdLease(lease);
+      return lease;
+    } catch (error) {
+      lock.release();
+      throw error;
     }
   }
 
   /**
-   * The record just appended, indexed without reading it back when nothing else was appended
-   * since this process last read the log (the log's length after the write says so); the next
-   * read reads on otherwise.
+   * The record just written, indexed without reading it back when this process had read the log
+   * up to where it was written (else the next read reads on).
    */
-  #indexOwn(file: string, record: LogRecord, written: { dev: number; ino: number; size: number }, length: number): void {
+  #indexOwn(file: string, record: LogRecord, lease: Lease, at: number, length: number): void {
     const state = this.#logs.get(file);
-    if (state === undefined || state.ino !== written.ino || state.dev !== written.dev || written.size - length !== state.consumed) return;
-    const at = { offset: state.consumed + 1, length: length - 2 };
-    state.index.add(record, at);
-    state.consumed = written.size;
-    if (record.kind === "put") this.#remember(`${file}@${state.dev}:${state.ino}@${at.offset}`, record);
+    if (state === undefined || state.ino !== lease.ino || state.dev !== lease.dev || state.end !== at) return;
+    const located = { offset: at + 1, length: length - 2 };
+    state.index.add(record, located);
+    state.consumed = state.end = at + length;
+    if (record.kind === "put") this.#remember(`${file}@${state.dev}:${state.ino}@${located.offset}`, record);
   }
 
   /** The thread's folder, made (with the saver's folder) and its entry made durable, once per process; a link or a file there is refused. */
@@ -425,21 +538,45 @@ export class DotagentSaver extends BaseCheckpointSaver {
     this.#ready.set(folder, "");
   }
 
-  /** A log read on from where this process stopped (from the start when it is another file now); undefined when there is none. */
+  /**
+   * The lock of a thread's folder (the state lock's mechanism: a dead holder's lock is taken over),
+   * waited for without blocking the event loop; undefined when the folder is gone and not to be
+   * made. A deleteThread in another process may rename the folder away while this one waits: the
+   * wait then starts again on the new folder.
+   */
+  async #lock(folder: string, thread: string, command: string, create: boolean): Promise<LockHandle | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      if (!create && !isFolder(folder)) return undefined;
+      if (create && !isFolder(folder)) {
+        this.#forget(folder);
+        this.#makeFolder(folder, thread);
+      }
+      try {
+        return await acquireLockAsync(folder, { command: `langgraph ${command}`, waitMs: this.#waitMs });
+      } catch (error) {
+        if (!(error instanceof DotagentError)) throw error;
+        const lockFile = join(folder, ".lock");
+        if (error.code === "write_failed" && error.details.errno === "ENOENT" && attempt < 20) continue;
+        if (error.code === "write_failed") throw writeFailure(lockFile, { code: error.details.errno });
+        if (error.code !== "locked") throw error;
+        const holder = error.details.holder as { pid: number; hostname: string } | undefined;
+        throw new DotagentError(
+          "locked",
+          `${lockFile} is held by ${holder ? `pid ${holder.pid} on ${holder.hostname}` : "another process"}; wait for it to finish, or if that process is gone remove the lock file`,
+          EXIT.locked,
+          { path: lockFile, ...(holder ? { holder } : {}) },
+        );
+      }
+    }
+  }
+
+  /** A log read on from where this process stopped (from the start when it is another file now), to its first zero byte; undefined when there is none. */
   #readLog(file: string, thread?: string): LogState | undefined {
     let state = this.#logs.get(file);
-    if (state !== undefined) {
-      // The common case, one system call: the same file, nothing appended since.
-      let stat;
-      try {
-        stat = lstatSync(file);
-      } catch {
-        stat = undefined;
-      }
-      if (stat?.isFile() && stat.ino === state.ino && stat.dev === state.dev && stat.size === state.consumed) return state;
-    }
+    let want = READ_AHEAD;
     for (;;) {
-      const read = readProjectParts(file, [], { from: state?.consumed ?? 0, maxBytes: MAX_RECORD + 1 });
+      const from = state?.consumed ?? 0;
+      const read = readProjectParts(file, [], { from, maxBytes: want });
       if (read.kind === "missing") {
         this.#logs.delete(file);
         return undefined;
@@ -450,13 +587,16 @@ export class DotagentSaver extends BaseCheckpointSaver {
         state = undefined; // deleted and begun again: read anew
         continue;
       }
-      state ??= { file, ino, dev, consumed: 0, index: new ThreadIndex<Located>() };
-      const scan = scanLog(read.tail, state.consumed);
+      state ??= { file, ino, dev, consumed: 0, end: 0, index: new ThreadIndex<Located>() };
+      const scan = scanLog(read.tail, from);
       for (const { head, at } of scan.records) state.index.add(head, at);
-      const progressed = scan.consumed > state.consumed;
       state.consumed = scan.consumed;
+      state.end = scan.end;
       this.#logs.set(file, state);
-      if (!progressed || read.tail.length < MAX_RECORD + 1) return state;
+      // Done at the first zero byte or the file's end; else on, reading more at a time.
+      if (scan.end < from + read.tail.length || read.tail.length < want) return state;
+      if (scan.consumed === from && want > MAX_RECORD) return state; // a line longer than any record: left unread
+      want = Math.min(want * 4, MAX_RECORD + 1);
     }
   }
 
@@ -478,6 +618,7 @@ export class DotagentSaver extends BaseCheckpointSaver {
   /** Everything this process knows of a folder, dropped (the folder was deleted or replaced). */
   #forget(folder: string): void {
     this.#ready.delete(folder);
+    this.#swept.delete(folder);
     this.#logs.delete(join(folder, LOG_FILE));
     for (const key of this.#legacy.keys()) if (key.startsWith(`${folder}\0`)) this.#legacy.delete(key);
   }
@@ -497,7 +638,10 @@ export class DotagentSaver extends BaseCheckpointSaver {
     const file = join(folder, LOG_FILE);
     let log: LogState | undefined;
     try {
-      log = this.#readLog(file, thread);
+      // While this process holds the thread's lease no one else writes it: what it indexed is all there is.
+      const lease = leases.get(resolve(folder));
+      const known = this.#logs.get(file);
+      log = lease !== undefined && known !== undefined && known.ino === lease.ino && known.dev === lease.dev && known.end === lease.end ? known : this.#readLog(file, thread);
     } catch (error) {
       // A log that cannot be read because its folder is not one: named as the folder.
       this.#checkFolder(folder, thread);
@@ -657,6 +801,14 @@ function newestOf(view: ThreadView, ns: string): string | undefined {
   const a = view.log?.index.namespace(view.thread, ns)?.newest;
   const b = view.legacy?.index.namespace(view.thread, ns)?.newest;
   return a === undefined ? b : b === undefined || a > b ? a : b;
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function removeTree(folder: string): void {

@@ -1,18 +1,21 @@
 // The log of a DotagentSaver thread (saver.ts; SPEC §21) as values: its records, how they are
 // framed, and the index a reader builds of them. Nothing here touches the disk.
 //
-// <dir>/<thread folder>/checkpoints.log (thread-names.ts names the folder) only ever grows. Each
-// put and each putWrites appends one record with one write(): a line
+// <dir>/<thread folder>/checkpoints.log (thread-names.ts names the folder) only ever grows: its
+// written part, then zero bytes its writer filled ahead (so that a record written there changes
+// no file length, and its fdatasync flushes data alone). Each put and each putWrites writes one
+// record where the written part ends: a line
 //
 //   <crc32 of the rest, 8 hex digits> <head JSON>\t<the serializer's bytes, one part after another>\n
 //
-// and every append starts with a line break of its own. The head says what the record is (kind,
-// thread, namespace, ids) and how long each part is; a part is the serializer's bytes as it made
-// them, or their base64 when they hold a line break (JSON never does). So a line is one record,
-// and a record a writer killed mid-write left cut short is a line that fails its checksum (or has
-// no line break yet): it is skipped, and the next append starts a line of its own after it, so
-// nothing written later is lost with it. An index reads only heads; a record's bytes are handed to
-// the serializer as they are, never parsed or copied on the way.
+// and every record starts with a line break of its own. The head says what the record is (kind,
+// thread, namespace, ids) and how long each part is; a part is the serializer's bytes as they are,
+// or their base64 when they hold a line break or a zero byte (JSON holds neither). So a line is one
+// record, the first zero byte is where the written part ends, and a record a writer killed
+// mid-write left cut short is a line that fails its checksum (or has no line break yet): it is
+// skipped, and the next record starts a line of its own after it, so nothing written later is
+// lost with it. An index reads only heads; a record's bytes are handed to the serializer as they
+// are, never parsed or copied on the way.
 //
 // A checkpoint's record holds every value it has: those of the channels it changed
 // (newVersions) and those it carries over from its parent (saver.ts: when the parent has the
@@ -79,10 +82,10 @@ export interface Located {
 
 // --- framing --------------------------------------------------------------------------------------
 
-/** A part as written: raw (0) unless its bytes hold a line break, then base64 (1). */
+/** A part as written: raw (0) unless its bytes hold a line break or a zero byte, then base64 (1). */
 function framed(bytes: Uint8Array): { enc: 0 | 1; bytes: Buffer } {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return buffer.indexOf(0x0a) < 0 ? { enc: 0, bytes: buffer } : { enc: 1, bytes: Buffer.from(buffer.toString("base64"), "latin1") };
+  return buffer.indexOf(0x0a) < 0 && buffer.indexOf(0x00) < 0 ? { enc: 0, bytes: buffer } : { enc: 1, bytes: Buffer.from(buffer.toString("base64"), "latin1") };
 }
 
 /** One append of one record: a line break, then the record's line and its line break. */
@@ -155,16 +158,20 @@ export interface Scan {
   readonly damaged: number[];
   /** The offset after the last whole line: where the next scan starts (a line still being written is left for it). */
   readonly consumed: number;
+  /** Where the written bytes end: the first zero byte (the room the writer filled ahead), or the end of what was read. */
+  readonly end: number;
 }
 
-/** The records of `bytes`, read from offset `base` of the log. */
+/** The records of `bytes`, read from offset `base` of the log, up to the first zero byte (no record holds one). */
 export function scanLog(bytes: Buffer, base: number): Scan {
   const records: Scan["records"] = [];
   const damaged: number[] = [];
+  const zero = bytes.indexOf(0x00);
+  const limit = zero < 0 ? bytes.length : zero;
   let start = 0;
   for (;;) {
     const end = bytes.indexOf(0x0a, start);
-    if (end < 0) break;
+    if (end < 0 || end >= limit) break;
     if (end > start) {
       const checked = checkLine(bytes.subarray(start, end));
       if (checked === undefined) damaged.push(base + start);
@@ -172,7 +179,7 @@ export function scanLog(bytes: Buffer, base: number): Scan {
     }
     start = end + 1;
   }
-  return { records, damaged, consumed: base + start };
+  return { records, damaged, consumed: base + start, end: base + limit };
 }
 
 /** A record's line read back whole: the record (its parts are views of the line's bytes), or what is wrong with it. */

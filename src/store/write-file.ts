@@ -36,7 +36,7 @@
 // a replace gives the name a new file, so a hard link is safe there; an append writes the one
 // file all its names share (a clone cannot carry a hard link, and whoever can make one to a file
 // can already write that file). Removals (unlink, rm) are not writes and are not checked here.
-import { closeSync, constants, copyFileSync, fchmodSync, fchownSync, fdatasyncSync, fstatSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, copyFileSync, fchmodSync, fchownSync, fstatSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { escapeControls } from "../core/words.js";
@@ -65,6 +65,7 @@ const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const NOCTTY = constants.O_NOCTTY ?? 0;
 const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW | NOCTTY;
 const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW | constants.O_NONBLOCK | NOCTTY;
+const OPEN_RW_FLAGS = constants.O_RDWR | constants.O_CREAT | NOFOLLOW | constants.O_NONBLOCK | NOCTTY;
 /** A name taken by someone else is tried again under another; past this many, the error stands. */
 const TEMP_ATTEMPTS = 16;
 
@@ -230,19 +231,10 @@ export function writeJsonInside(root: string, file: string, value: unknown, opti
 
 /**
  * Appends `data` to `file` (created when missing) with one write() on an O_APPEND descriptor;
- * `fsync: true` makes it durable (`"data"`: fdatasync, the bytes and the length, not the times).
- * Never through a link (`path_is_link`), never blocking on a FIFO (ENXIO), only to a regular file
- * (EINVAL otherwise). `whole: true`: a write the disk cuts short (ENOSPC) throws instead of writing
- * the rest with a second write(), so the appended bytes are always one write's, never split around
- * another process's append. Returns which file it wrote (device and inode, from the descriptor) and
- * its length right after the write.
+ * `fsync: true` makes it durable. Never through a link (`path_is_link`), never blocking on a FIFO
+ * (ENXIO), only to a regular file (EINVAL otherwise).
  */
-export function appendFileInside(
-  root: string,
-  file: string,
-  data: string | Uint8Array,
-  options: InsideOptions & { readonly fsync?: boolean | "data"; readonly mode?: number; readonly whole?: boolean } = {},
-): { readonly dev: number; readonly ino: number; readonly size: number } {
+export function appendFileInside(root: string, file: string, data: string | Uint8Array, options: InsideOptions & { readonly fsync?: boolean; readonly mode?: number } = {}): void {
   const placed = placeInside(root, file, options);
   let fd: number;
   try {
@@ -253,19 +245,37 @@ export function appendFileInside(
     throw new DotagentError("path_is_link", `${rel} is a link; dotagent appends only to the file itself, never through a link; for the person: replace the link with the file, then run the command again`, EXIT.invalid, { path: rel });
   }
   try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw Object.assign(new Error(`${placed.abs} is not a regular file`), { code: "EINVAL", syscall: "open", path: placed.abs });
-    if (options.whole === true) {
-      const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-      if (writeSync(fd, bytes) !== bytes.length) throw Object.assign(new Error(`${placed.abs}: the disk took only part of an append`), { code: "ENOSPC", syscall: "write", path: placed.abs });
-    } else {
-      writeAll(fd, data);
-    }
-    if (options.fsync === "data") fdatasyncSync(fd);
-    else if (options.fsync === true) fsyncSync(fd);
-    return { dev: stat.dev, ino: stat.ino, size: fstatSync(fd).size };
+    if (!fstatSync(fd).isFile()) throw Object.assign(new Error(`${placed.abs} is not a regular file`), { code: "EINVAL", syscall: "open", path: placed.abs });
+    writeAll(fd, data);
+    if (options.fsync === true) fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Opens `file` (created when missing) for reading and writing at chosen offsets, for a caller that
+ * alone writes it while it holds the file's lock (a log that grows into space it filled with
+ * zeros). Never through a link (`path_is_link`), never blocking on a FIFO, only a regular file.
+ * Returns the descriptor (the caller closes it), which file it is and its length.
+ */
+export function openFileInside(root: string, file: string, options: InsideOptions & { readonly mode?: number } = {}): { readonly fd: number; readonly dev: number; readonly ino: number; readonly size: number } {
+  const placed = placeInside(root, file, options);
+  let fd: number;
+  try {
+    fd = openSync(placed.abs, OPEN_RW_FLAGS, options.mode ?? 0o644);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ELOOP") throw error;
+    const rel = escapeControls(relative(placed.top, placed.abs).split(sep).join("/"));
+    throw new DotagentError("path_is_link", `${rel} is a link; dotagent writes only to the file itself, never through a link; for the person: replace the link with the file, then run the command again`, EXIT.invalid, { path: rel });
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw Object.assign(new Error(`${placed.abs} is not a regular file`), { code: "EINVAL", syscall: "open", path: placed.abs });
+    return { fd, dev: stat.dev, ino: stat.ino, size: stat.size };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
   }
 }
 
