@@ -58,6 +58,15 @@ describe("DotagentSaver on disk", () => {
     expect(tuple?.pendingWrites).toEqual([["task-1", "a", "next"]]);
   });
 
+  it("list reads a long thread in batches through one buffer: every tuple it gave keeps its own values after later batches", async () => {
+    const saver = new DotagentSaver(fresh());
+    let config = at("long");
+    for (let n = 0; n < 150; n++) config = await saver.put(config, checkpoint(`c${String(n).padStart(3, "0")}`, { text: `value ${n} `.repeat(50), n }, { text: n + 1, n: n + 1 }), { ...META, step: n }, { text: n + 1, n: n + 1 });
+    const tuples = [];
+    for await (const t of new DotagentSaver(saver.dir).list(at("long"))) tuples.push(t);
+    expect(tuples.map((t) => t.checkpoint.channel_values)).toEqual(Array.from({ length: 150 }, (_, k) => ({ text: `value ${149 - k} `.repeat(50), n: 149 - k })));
+  });
+
   it("reads create nothing; a missing folder, thread or checkpoint reads as nothing", async () => {
     const dir = join(fresh(), "none");
     const saver = new DotagentSaver(dir);

@@ -178,6 +178,8 @@ export class DotagentSaver extends BaseCheckpointSaver {
   /** The folder holding one folder per thread, as given. */
   readonly dir: string;
   readonly #waitMs: number;
+  /** The serializer is LangGraph's JsonPlusSerializer, made by the base class (none was passed). */
+  readonly #ownSerde: boolean;
   readonly #logs = new Map<string, LogState>();
   readonly #legacy = new Map<string, LegacyThread | undefined>();
   /** Thread folders this process has checked (a real folder) and made durable, with the log file it made durable in them. */
@@ -191,6 +193,7 @@ export class DotagentSaver extends BaseCheckpointSaver {
     const wait: unknown = options.lockWaitMs;
     if (wait !== undefined && (typeof wait !== "number" || !Number.isFinite(wait) || wait < 0)) throw usage(`lockWaitMs takes a number of milliseconds ≥ 0, not ${describe(wait)}`);
     super(options.serde);
+    this.#ownSerde = options.serde === undefined;
     this.dir = dir;
     const env = Number(process.env.DOTAGENT_LOCK_WAIT_MS);
     this.#waitMs = (wait as number | undefined) ?? (process.env.DOTAGENT_LOCK_WAIT_MS !== undefined && Number.isFinite(env) && env >= 0 ? env : 10_000);
@@ -251,16 +254,18 @@ export class DotagentSaver extends BaseCheckpointSaver {
 
     let left = limit ?? Infinity;
     const lines = new Map<Entry, Buffer | undefined>();
+    let scratch: { buffer: Buffer } | undefined;
     for (const [i, entry] of found.entries()) {
       if (left <= 0) return;
       // The lines of the next log entries are read together, through one open of their log.
       if ("log" in entry && !lines.has(entry)) {
         const batch = found.slice(i, i + PREFETCH).filter((e): e is Entry & { log: Located } => "log" in e && e.view === entry.view);
-        for (const [k, line] of this.#lines(entry.view.log!, batch.map((e) => e.log)).entries()) lines.set(batch[k]!, line);
+        // One buffer for every batch: each tuple is built whole (its values decoded) before the next batch is read into it.
+        for (const [k, line] of this.#lines(entry.view.log!, batch.map((e) => e.log), (scratch ??= { buffer: Buffer.alloc(0) })).entries()) lines.set(batch[k]!, line);
       }
       let tuple: CheckpointTuple | undefined;
       try {
-        const record = this.#readPut(entry, lines.get(entry));
+        const record = this.#readPut(entry, lines.get(entry), false);
         lines.delete(entry);
         if (record === undefined) continue;
         const metadata = (await this.#load(record.metadata, entry, "metadata")) as CheckpointMetadata;
@@ -708,7 +713,7 @@ export class DotagentSaver extends BaseCheckpointSaver {
   // --- records ----------------------------------------------------------------------------------
 
   /** A checkpoint's record; undefined when it is gone (its thread deleted meanwhile). */
-  #readPut(entry: Entry, read?: Buffer): PutRecord | undefined {
+  #readPut(entry: Entry, read?: Buffer, keep = true): PutRecord | undefined {
     if ("file" in entry) return readLegacyPut(entry.file, entry.view.thread, entry.ns, entry.id);
     const log = entry.view.log!;
     const key = `${log.file}@${log.dev}:${log.ino}@${entry.log.offset}`;
@@ -718,7 +723,7 @@ export class DotagentSaver extends BaseCheckpointSaver {
     if (line === undefined) return undefined;
     const record = parseRecordLine(line);
     if (typeof record === "string" || record.kind !== "put") throw invalid(log.file, `the record of checkpoint ${JSON.stringify(entry.id)} at byte ${entry.log.offset} ${typeof record === "string" ? record : "is not a checkpoint"}`, entry.view.thread, true);
-    this.#remember(key, record);
+    if (keep) this.#remember(key, record);
     return record;
   }
 
@@ -739,7 +744,7 @@ export class DotagentSaver extends BaseCheckpointSaver {
   }
 
   /** The lines at `at` of a log, as this process indexed it; undefined entries when the log is gone or another file now. */
-  #lines(log: LogState, at: readonly Located[]): Array<Buffer | undefined> {
+  #lines(log: LogState, at: readonly Located[], scratch?: { buffer: Buffer }): Array<Buffer | undefined> {
     if (at.length === 0) return [];
     // Lines close together (a listing reads a log's checkpoints in a row) are read as one span, into one buffer.
     let [first, end, total] = [Infinity, 0, 0];
@@ -749,7 +754,8 @@ export class DotagentSaver extends BaseCheckpointSaver {
       total += a.length;
     }
     const span = at.length > 1 && end - first <= 2 * total;
-    const read = readProjectParts(log.file, span ? [{ offset: first, length: end - first }] : at);
+    if (span && scratch !== undefined && scratch.buffer.length < end - first) scratch.buffer = Buffer.allocUnsafe(end - first);
+    const read = readProjectParts(log.file, span ? [{ offset: first, length: end - first }] : at, span && scratch !== undefined ? { into: scratch.buffer } : {});
     if (read.kind === "missing") return at.map(() => undefined);
     if (read.kind === "refused") throw invalid(log.file, read.reason, undefined);
     if (read.file.ino !== log.ino || read.file.dev !== log.dev) return at.map(() => undefined);
@@ -761,8 +767,9 @@ export class DotagentSaver extends BaseCheckpointSaver {
   /** The serializer's value back; a stored value it cannot load is its record's fault, named. */
   async #load(value: Typed, entry: Entry, path: string): Promise<unknown> {
     try {
-      // JSON is decoded from the record's bytes where they are; other bytes are handed over as a copy of their own.
-      return await this.serde.loadsTyped(value.type, value.type === "json" ? value.bytes : new Uint8Array(value.bytes));
+      // LangGraph's own serializer decodes JSON from the record's bytes where they are (it keeps no
+      // reference to them); any other bytes, or any other serializer, get a copy of their own.
+      return await this.serde.loadsTyped(value.type, value.type === "json" && this.#ownSerde ? value.bytes : new Uint8Array(value.bytes));
     } catch (error) {
       throw invalid(where(entry), `${path}: the serializer cannot load it (${String((error as Error)?.message ?? error).split("\n")[0]})`, entry.view.thread, true);
     }

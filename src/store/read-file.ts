@@ -85,13 +85,13 @@ export interface GrowingFile {
 /**
  * Parts of a regular file, each `{ offset, length }` (a part past the end comes back shorter),
  * read through one descriptor, with the file's identity and size; `from` alone reads from there
- * to the end, at most `maxBytes`. The same guarantees as readProjectFile: never blocks, never
+ * to the end, at most `maxBytes`; `into`, a buffer the parts are read into while they fit. The same guarantees as readProjectFile: never blocks, never
  * follows a link, only a regular file.
  */
 export function readProjectParts(
   file: string,
   parts: ReadonlyArray<{ readonly offset: number; readonly length: number }>,
-  options: { readonly from?: number; readonly maxBytes?: number } = {},
+  options: { readonly from?: number; readonly maxBytes?: number; readonly into?: Buffer } = {},
 ): { readonly kind: "ok"; readonly parts: Buffer[]; readonly tail: Buffer; readonly file: GrowingFile } | Exclude<FileBytes, { kind: "ok" }> {
   const opened = openRegular(file, { links: "refuse" }, true);
   if (typeof opened !== "number") return opened;
@@ -99,8 +99,12 @@ export function readProjectParts(
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return { kind: "refused", reason: `is ${describeType(stat)}, not a regular file` };
+    // The parts go into `into` one after another while they fit (a caller reading batch after batch reuses one buffer).
+    let used = 0;
     const read = (offset: number, length: number) => {
-      const buffer = Buffer.allocUnsafe(Math.max(0, length));
+      const fits = options.into !== undefined && used + length <= options.into.length;
+      const buffer = fits ? options.into!.subarray(used, used + length) : Buffer.allocUnsafe(Math.max(0, length));
+      if (fits) used += length;
       let total = 0;
       while (total < length) {
         const n = readSync(fd, buffer, total, length - total, offset + total);
