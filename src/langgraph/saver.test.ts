@@ -60,7 +60,7 @@ describe("DotagentSaver on disk", () => {
 
   it("list reads a long thread in batches through one buffer: every tuple it gave keeps its own values after later batches", async () => {
     const saver = new DotagentSaver(fresh());
-    let config = at("long");
+    let config: RunnableConfig = at("long");
     for (let n = 0; n < 150; n++) config = await saver.put(config, checkpoint(`c${String(n).padStart(3, "0")}`, { text: `value ${n} `.repeat(50), n }, { text: n + 1, n: n + 1 }), { ...META, step: n }, { text: n + 1, n: n + 1 });
     const tuples = [];
     for await (const t of new DotagentSaver(saver.dir).list(at("long"))) tuples.push(t);

@@ -157,7 +157,7 @@ function record(findings, acked, run) {
   if (run.killed) {
     findings.figures.kills += 1;
     if (run.landed !== "before exit") findings.figures.kills_mid_write += 1;
-    const what = `${run.landed} ${/checkpoints\.log/.test(run.landedOn) ? "(log)" : "(folder)"}`;
+    const what = `${run.landed} ${/checkpoints\.log/.test(run.landedOn) ? "(log)" : /\.lock/.test(run.landedOn) ? "(lock)" : "(folder)"}`;
     findings.landed[what] = (findings.landed[what] ?? 0) + 1;
   } else if (run.code !== 0) {
     const why = run.stderr.split("\n").filter((l) => /^\w*Error\b/.test(l.trim())).map((l) => l.trim().slice(0, 300));
