@@ -199,6 +199,7 @@ process.stdout.write("ready\\n");
 for (let i = 0; i < Number(count); i++) {
   await store.update("log", (log) => [...(log ?? []), tag + i]);
   await store.save(tag, { i, payload, check: payload.length + i });
+  process.stdout.write("saved " + (i + 1) + "\\n");
 }
 process.stdout.write("done\\n");
 `;
@@ -217,15 +218,20 @@ process.stdout.write("done\\n");
     });
     return outfile;
   }
-  function run(script: string, args: string[], killAfterMs?: number): Promise<{ done: boolean; stderr: string }> {
+  /** Runs the child; with `kill`, kills it `kill.ms` after it reports its `kill.saves`-th save (counted, not timed, so a loaded machine kills it at the same point in its work). */
+  function run(script: string, args: string[], kill?: { saves: number; ms: number }): Promise<{ done: boolean; stderr: string }> {
     return new Promise((resolve) => {
       const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
       let stderr = "";
+      let armed = false;
       child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
       child.stdout.on("data", (c: Buffer) => {
         out += c.toString();
-        if (killAfterMs !== undefined && out.includes("ready")) setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+        if (kill !== undefined && !armed && out.includes(`saved ${kill.saves}\n`)) {
+          armed = true;
+          setTimeout(() => child.kill("SIGKILL"), kill.ms);
+        }
       });
       child.on("close", () => resolve({ done: out.includes("done"), stderr }));
     });
@@ -249,8 +255,8 @@ process.stdout.write("done\\n");
     const dir = fresh();
     const script = bundle(dir);
     let before = 0;
-    for (const killAfter of [5, 20, 45, 80, 130]) {
-      const r = await run(script, [dir, `k`, "100000", "300000"], killAfter);
+    for (const [saves, ms] of [[1, 0], [2, 3], [4, 7], [6, 1], [9, 5]] as const) {
+      const r = await run(script, [dir, `k`, "100000", "300000"], { saves, ms });
       expect(r.done).toBe(false);
       const store = checkpointStore<{ i: number; payload: string; check: number }>(dir, "shared");
       const latest = await store.loadLatest();
