@@ -59,9 +59,10 @@ interface Case {
   afterInstall?: (project: string) => void;
   beforeAnswer?: () => (project: string, answer: string) => string | undefined | void;
   /**
-   * Run in npm test (print mode) too: the three the model is most apt to do (approve for the
-   * person, write a report by hand, spawn twice). Every other case's refusal is in the CLI tests
-   * without the binary (test/hooks.test.ts, test/person-gate.test.ts), and all run in `npm run journey`.
+   * Run in npm test (print mode) too: the one that matters most, the model approving for the person
+   * (CI's time is bounded). Every case's refusal is also in the CLI tests without the binary
+   * (test/hooks.test.ts, test/person-gate.test.ts, test/hostile-state-writes.test.ts), and all run in
+   * the real client in `npm run journey`.
    */
   ci?: boolean;
   /** Print mode only: in the terminal the point does not arise the same way. */
@@ -111,7 +112,6 @@ const CASES: Case[] = [
     error: false,
     event: "report_set_aside",
     afterInstall: nodeAllowed,
-    ci: true,
   },
   { deviation: "complete_unasked", told: /dotagent completes phases itself from their agents' reports/ },
   { deviation: "state_by_hand", told: /memory\/state\/phase\.json is dotagent's workflow state/ },
@@ -120,7 +120,7 @@ const CASES: Case[] = [
     deviation: "spawn_early",
     told: /the workflow is at REQUIREMENTS; ARCHITECTURE has not started, so the architect agent cannot run yet/,
   },
-  { deviation: "double_spawn", told: /task-001/, ci: true },
+  { deviation: "double_spawn", told: /task-001/ },
   { deviation: "spawn_ahead", told: /task-002/ },
   { deviation: "spawn_done", told: /task-001/ },
   { deviation: "spawn_unknown", told: /task-009/ },

@@ -167,40 +167,45 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Codex CLI", () => {
     cleanUp(result);
   }, 600_000);
 
-  it("in a git project each executor works in its own worktree (its lines told by a hook), and dotagent merges each task's work", async () => {
-    const started = Date.now();
-    const result = await runCodexJourney({ root: ROOT, codex, git: true, policy: { executorWrites: "own" } });
-    const ms = Date.now() - started;
-    expect(result.complete, diagnose(result)).toBe(true);
-    expect(result.validateExit).toBe(0);
-    expect(counts(result).perTask).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
-    expect(counts(result).perType).toEqual({ pm: 1, architect: 2, roundtable: 1, executor: 3, qa: 1, reflector: 1 });
-    // The person's words pass each gate (their prompt, recorded by the hook), never the model.
-    expect(result.runs.map((r) => r.prompt)).toEqual(["$develop add login", "approve", "minimal"]);
-    const gates = result.events
-      .filter((e) => e.type === "phase_approved" || e.type === "person_replied")
-      .map((e) => `${e.type} ${e.phase}`);
-    expect(gates).toEqual([
-      "person_replied REQUIREMENTS",
-      "phase_approved REQUIREMENTS",
-      "person_replied ARCHITECTURE",
-      "phase_approved ARCHITECTURE",
-    ]);
-    // Each executor wrote its file in its worktree; the landing merged it into the checkout.
-    const model = readFileSync(join(result.work, "model.jsonl"), "utf8");
-    for (const task of ["task-001", "task-002", "task-003"]) {
-      expect(model).toContain(`cat > '${join(result.project, ".dotagent/worktrees", task, `${task}.txt`)}'`);
-      expect(readFileSync(join(result.project, `${task}.txt`), "utf8")).toBe(`done by ${task}\n`);
-    }
-    const merges = spawnSync("git", ["log", "--format=%s"], { cwd: result.project, encoding: "utf8" }).stdout;
-    expect(merges).toMatch(/Merge task task-001[\s\S]*/);
-    const isolation = result.events.filter((e) => e.type === "isolation_decided").map((e) => e.mode);
-    expect(isolation).toEqual(["worktree"]);
-    process.stdout.write(
-      `codex git journey: ${ms} ms, ${result.log.filter((e) => e.kind === "request").length} model requests\n`,
-    );
-    cleanUp(result);
-  }, 600_000);
+  // In CI test/codex/sandbox-git-journey.test.ts runs a git project's tasks in worktrees under the default sandbox.
+  it.runIf(ALL)(
+    "in a git project each executor works in its own worktree (its lines told by a hook), and dotagent merges each task's work",
+    async () => {
+      const started = Date.now();
+      const result = await runCodexJourney({ root: ROOT, codex, git: true, policy: { executorWrites: "own" } });
+      const ms = Date.now() - started;
+      expect(result.complete, diagnose(result)).toBe(true);
+      expect(result.validateExit).toBe(0);
+      expect(counts(result).perTask).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
+      expect(counts(result).perType).toEqual({ pm: 1, architect: 2, roundtable: 1, executor: 3, qa: 1, reflector: 1 });
+      // The person's words pass each gate (their prompt, recorded by the hook), never the model.
+      expect(result.runs.map((r) => r.prompt)).toEqual(["$develop add login", "approve", "minimal"]);
+      const gates = result.events
+        .filter((e) => e.type === "phase_approved" || e.type === "person_replied")
+        .map((e) => `${e.type} ${e.phase}`);
+      expect(gates).toEqual([
+        "person_replied REQUIREMENTS",
+        "phase_approved REQUIREMENTS",
+        "person_replied ARCHITECTURE",
+        "phase_approved ARCHITECTURE",
+      ]);
+      // Each executor wrote its file in its worktree; the landing merged it into the checkout.
+      const model = readFileSync(join(result.work, "model.jsonl"), "utf8");
+      for (const task of ["task-001", "task-002", "task-003"]) {
+        expect(model).toContain(`cat > '${join(result.project, ".dotagent/worktrees", task, `${task}.txt`)}'`);
+        expect(readFileSync(join(result.project, `${task}.txt`), "utf8")).toBe(`done by ${task}\n`);
+      }
+      const merges = spawnSync("git", ["log", "--format=%s"], { cwd: result.project, encoding: "utf8" }).stdout;
+      expect(merges).toMatch(/Merge task task-001[\s\S]*/);
+      const isolation = result.events.filter((e) => e.type === "isolation_decided").map((e) => e.mode);
+      expect(isolation).toEqual(["worktree"]);
+      process.stdout.write(
+        `codex git journey: ${ms} ms, ${result.log.filter((e) => e.kind === "request").length} model requests\n`,
+      );
+      cleanUp(result);
+    },
+    600_000,
+  );
 
   it("multi-agent v2 (a model Codex knows): the executor gets its worktree lines from SubagentStart, its patch of the main checkout is refused, its patch of the worktree runs and is merged", async () => {
     let executorPrompt = "";

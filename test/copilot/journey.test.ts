@@ -45,39 +45,45 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Copilot CLI (DOTAGEN
     copilot = fetchCopilotBinary();
   }, 600_000);
 
-  it("runs from `/develop add login` through both gates (answered by the person) to workflow_complete", async () => {
-    const result = await runCopilotJourney({ root: ROOT, copilot });
-    const info = summary(result);
-    if (process.env.DOTAGENT_JOURNEY_COST) console.log(info);
-    expect(
-      result.runs.map((r) => r.prompt),
-      info,
-    ).toEqual(["/develop add login", "approve", "minimal"]);
-    expect(result.complete, info).toBe(true);
-    const phase = readJson(join(result.project, "memory/state/phase.json"));
-    expect(phase.phase_status ?? phase.status, info).toBe("complete");
-    const { byTask, byAgent } = spawnCounts(result);
-    expect(byTask).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
-    expect(byAgent).toEqual({ pm: 1, architect: 2, roundtable: 1, executor: 3, qa: 1, reflector: 1 });
-    expect(denials(result)).toEqual([]);
-    expect(result.validateExit).toBe(0);
-    // Both gates: approved from the person's own prompt (the hook), never by a helper call of the model.
-    expect(gateTrail(result)).toEqual([
-      "replied REQUIREMENTS",
-      "approved REQUIREMENTS",
-      "replied ARCHITECTURE",
-      "approved ARCHITECTURE",
-    ]);
-    const helperApprovals = result.log.filter(
-      (e) => e.kind === "response" && JSON.stringify(e.blocks).includes("phase approve"),
-    );
-    expect(helperApprovals).toEqual([]);
-    expect(readJson(join(result.project, "memory/reports/final_design.json"))).toMatchObject({
-      chosen: "minimal",
-      approved_by: "user",
-    });
-    if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 600_000);
+  // CI runs the kill journey (which also walks both gates to workflow_complete); the clean run, with its
+  // exact spawn counts, is in `npm run journey`.
+  it.runIf(ALL)(
+    "runs from `/develop add login` through both gates (answered by the person) to workflow_complete",
+    async () => {
+      const result = await runCopilotJourney({ root: ROOT, copilot });
+      const info = summary(result);
+      if (process.env.DOTAGENT_JOURNEY_COST) console.log(info);
+      expect(
+        result.runs.map((r) => r.prompt),
+        info,
+      ).toEqual(["/develop add login", "approve", "minimal"]);
+      expect(result.complete, info).toBe(true);
+      const phase = readJson(join(result.project, "memory/state/phase.json"));
+      expect(phase.phase_status ?? phase.status, info).toBe("complete");
+      const { byTask, byAgent } = spawnCounts(result);
+      expect(byTask).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
+      expect(byAgent).toEqual({ pm: 1, architect: 2, roundtable: 1, executor: 3, qa: 1, reflector: 1 });
+      expect(denials(result)).toEqual([]);
+      expect(result.validateExit).toBe(0);
+      // Both gates: approved from the person's own prompt (the hook), never by a helper call of the model.
+      expect(gateTrail(result)).toEqual([
+        "replied REQUIREMENTS",
+        "approved REQUIREMENTS",
+        "replied ARCHITECTURE",
+        "approved ARCHITECTURE",
+      ]);
+      const helperApprovals = result.log.filter(
+        (e) => e.kind === "response" && JSON.stringify(e.blocks).includes("phase approve"),
+      );
+      expect(helperApprovals).toEqual([]);
+      expect(readJson(join(result.project, "memory/reports/final_design.json"))).toMatchObject({
+        chosen: "minimal",
+        approved_by: "user",
+      });
+      if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
+    },
+    600_000,
+  );
 
   it("kill -9 of copilot mid task batch, `copilot --resume`: the workflow completes, no complete task runs again", async () => {
     // The kill: task-002's executor has written its report and asks the model again (not returned yet).
