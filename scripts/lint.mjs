@@ -5,6 +5,7 @@
 // - layers import downwards only: src/ops (the operations) never imports src/cli (argv, printing,
 //   prompts); src/api (the library) builds on src/ops, src/store, src/core, src/schema and never
 //   on src/cli or src/claude; src/core, src/schema and src/store never import src/ops or src/api;
+//   src/clients (the other clients' adapters) never import src/cli or src/api;
 // - src/langgraph/ (its own bundle, dist/langgraph.mjs) is the only code that imports LangGraph's
 //   packages, and nothing else imports it: the library and the CLI stay free of them.
 import { readFileSync, readdirSync, statSync } from "node:fs";
@@ -30,6 +31,9 @@ const FORBIDDEN_LAYERS = {
   "src/schema/": ["src/ops/", "src/api/", "src/cli/"],
   "src/store/": ["src/ops/", "src/api/", "src/cli/"],
   "src/langgraph/": ["src/cli/", "src/claude/", "src/ops/", "src/run/"],
+  // The clients are adapters under the CLI (install, doctor, hook input and output, skill text):
+  // the commands that run them live in src/cli/commands.
+  "src/clients/": ["src/cli/", "src/api/"],
 };
 const HEAVY = { tar: ["src/archive/"], prompts: ["src/cli/ask.ts"], globby: ["src/install/plan-files.ts"] };
 for (const file of files) {

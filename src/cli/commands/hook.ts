@@ -219,7 +219,7 @@ export const command: Command = {
     const client = stringOption(context, "client");
     if (client === "copilot") {
       // GitHub Copilot CLI's hooks (.github/hooks/dotagent.json): src/clients/copilot/.
-      const copilot = await import("../../clients/copilot/run-hook.js");
+      const copilot = await import("./copilot-hook.js");
       if (event === undefined || !copilot.isCopilotEvent(event)) {
         writeStd(
           "stderr",

@@ -1,6 +1,6 @@
 // `dotagent hook <event> --client copilot`: Copilot CLI's hooks (installed in
 // .github/hooks/dotagent.json) answered by the same code as Claude Code's (src/claude/hooks.ts),
-// through the adapter in hook-io.ts. Like every hook it never breaks the session: it exits 0, but
+// through the adapter in src/clients/copilot/hook-io.ts. Like every hook it never breaks the session: it exits 0, but
 // for sessionStart's line for the person (exit 2, the status whose stderr Copilot shows).
 //
 //   sessionStart          the briefing on an open workflow (as Claude Code's SessionStart), and the
@@ -18,8 +18,8 @@ import { spawnSync } from "node:child_process";
 import { readHookStdin } from "../../store/read-file.js";
 import { findProjectRoot, projectPaths } from "../../store/project.js";
 import { mark } from "../../store/trace.js";
-import { opContext, type CommandContext } from "../../cli/context.js";
-import { writeStd } from "../../cli/std-write.js";
+import { opContext, type CommandContext } from "../context.js";
+import { writeStd } from "../std-write.js";
 import {
   COPILOT_EVENTS,
   copilotSessionStartAnswer,
@@ -27,9 +27,9 @@ import {
   toClaudeInput,
   toCopilotOutput,
   type CopilotHookEvent,
-} from "./hook-io.js";
-import { developRequest, startContext } from "./develop-prompt.js";
-import { copilotRecord, readAgentPrompt } from "./session-events.js";
+} from "../../clients/copilot/hook-io.js";
+import { developRequest, startContext } from "../../clients/copilot/develop-prompt.js";
+import { copilotRecord, readAgentPrompt } from "../../clients/copilot/session-events.js";
 import { textDigest, type ReplyEvidence } from "../../store/authority.js";
 
 /** Where Copilot records the person's prompt (its session's events.jsonl), to check that they typed it: the hook's time names it. */
@@ -55,7 +55,7 @@ function waitForAgentPrompt(sessionId: string, agentId: string): string | undefi
   }
 }
 
-export { COPILOT_EVENTS as COPILOT_HOOK_EVENTS } from "./hook-io.js";
+export { COPILOT_EVENTS as COPILOT_HOOK_EVENTS } from "../../clients/copilot/hook-io.js";
 export const isCopilotEvent = (event: string): event is CopilotHookEvent => Object.hasOwn(COPILOT_EVENTS, event);
 
 /** The project: --dir, else Copilot's project folder, else the hook's cwd. */
@@ -134,7 +134,7 @@ export async function runCopilotHook(
     if (prompt !== undefined) input.agent_prompt = prompt;
   }
   if (event === "subagent-stop") {
-    say(await (await import("./subagent-stop.js")).onCopilotSubagentStop(op, raw));
+    say(await (await import("../../clients/copilot/subagent-stop.js")).onCopilotSubagentStop(op, raw));
     return 0;
   }
   const output =
