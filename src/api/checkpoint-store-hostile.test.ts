@@ -14,7 +14,7 @@ const fresh = tempFolders("dotagent-cp21-");
 
 describe("issue 21, case 11: lockWaitMs is a finite number ≥ 0, else a usage error at once", () => {
   it.each([NaN, Infinity, -1, "abc", "100", null, {}])("lockWaitMs %j", (lockWaitMs) => {
-    const started = Date.now();
+    // "At once": checkpointStore() throws synchronously, before any lock is asked for.
     let thrown: unknown;
     try {
       checkpointStore(fresh(), "s", { lockWaitMs: lockWaitMs as number });
@@ -24,7 +24,6 @@ describe("issue 21, case 11: lockWaitMs is a finite number ≥ 0, else a usage e
     expect(thrown).toBeInstanceOf(DotagentError);
     expect(thrown).toMatchObject({ code: "usage", exitCode: 2 });
     expect((thrown as Error).message).toContain("lockWaitMs takes a number of milliseconds ≥ 0");
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it("0 and a finite wait are accepted", () => {
@@ -74,7 +73,9 @@ describe("issue 21, case 11: a call on the same store inside update()'s change i
   ])(
     "%s inside change: the update rejects with usage naming it, nothing is saved, the host does not crash",
     async (call, inner) => {
-      const store = checkpointStore<number>(fresh(), "s", { lockWaitMs: 10_000 });
+      // Were the inner call to wait for the lock its own update holds, it would wait the full
+      // 5 minutes given here: the bound below holds on a loaded machine and still tells the two apart.
+      const store = checkpointStore<number>(fresh(), "s", { lockWaitMs: 300_000 });
       await store.save("x", 1);
       const started = Date.now();
       const err = await failure(
@@ -83,7 +84,7 @@ describe("issue 21, case 11: a call on the same store inside update()'s change i
           return (current ?? 0) + 1;
         }),
       );
-      expect(Date.now() - started).toBeLessThan(2000);
+      expect(Date.now() - started).toBeLessThan(120_000);
       expect([err.code, err.exitCode]).toEqual(["usage", 2]);
       expect(err.message).toContain(`${call.replace("()", "")}(`);
       expect(err.message).toContain('inside update("x", change)');

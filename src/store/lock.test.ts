@@ -138,7 +138,8 @@ describe("lock", () => {
     writeFileSync(join(dir, ".lock", "x"), "");
     const started = Date.now();
     expect(() => acquireLock(dir, { command: "x", waitMs: 200 })).toThrow();
-    expect(Date.now() - started).toBeLessThan(5000);
+    // A spin never ends (the test's timeout catches it); the bound only says the deadline was kept, with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(60_000);
   });
 
   it("a lock from another host with an acquired_at in the future is stale, not held forever", () => {
