@@ -3,40 +3,41 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
 
 /**
- * The longest test files, longest first (from the CI log of a full run on a quiet machine): a
+ * The longest test files, longest first (from a full run's vitest JSON report, scripts/test-times.mjs): a
  * clean clone has no timing cache, and a long file started last would end the run alone. Files
  * not listed follow in vitest's own order.
  */
 const LONGEST_FIRST = [
+  "test/worktree-kill.test.ts",
+  "test/hostile-input-21b.test.ts",
+  "test/cli.test.ts",
+  "test/rollback.test.ts",
+  "test/workflows.test.ts",
   "test/codex/journey.test.ts",
-  "test/codex/sandbox-git-journey.test.ts",
+  "test/once.test.ts",
+  "test/worktrees.test.ts",
+  "test/hostile-landing.test.ts",
+  "test/torture/kill.test.ts",
   "test/tasks.test.ts",
+  "test/person-gate.test.ts",
+  "test/doctor.test.ts",
+  "test/hostile-state-writes.test.ts",
+  "test/torture/fault-injection.test.ts",
   "test/claude/misbehaving-journey.test.ts",
   "test/copilot/journey.test.ts",
-  "test/rollback.test.ts",
-  "test/claude/terminal-journey.test.ts",
-  "test/once.test.ts",
-  "test/cli.test.ts",
-  "test/worktrees.test.ts",
-  "test/person-gate.test.ts",
-  "test/hostile-input-21b.test.ts",
-  "test/hostile-landing.test.ts",
+  "test/codex/sandbox-git-journey.test.ts",
   "test/claude/journey.test.ts",
-  "test/claude/workflow-journey.test.ts",
-  "test/workflows.test.ts",
-  "test/torture/fault-injection.test.ts",
+  "test/demo.test.ts",
   "test/hostile-input.test.ts",
-  "test/hooks.test.ts",
-  "test/run-terminal.test.ts",
-  "test/hand-edit.test.ts",
-  "test/doctor.test.ts",
   "test/copilot/hooks-cli.test.ts",
-  "test/attempt-ownership.test.ts",
-  "test/worktree-kill.test.ts",
+  "test/claude/workflow-journey.test.ts",
+  "test/torture/properties.test.ts",
+  "test/report.test.ts",
+  "test/api-workflow.test.ts",
+  "test/copilot/install-cli.test.ts",
+  "test/output.test.ts",
+  "src/run/runner-person.test.ts",
   "src/run/runner.test.ts",
-  "test/torture/kill.test.ts",
-  "test/report-owners.test.ts",
-  "test/hostile-state-writes.test.ts",
 ];
 
 class LongestFirst extends BaseSequencer {
@@ -46,7 +47,10 @@ class LongestFirst extends BaseSequencer {
       const i = LONGEST_FIRST.findIndex((name) => f.moduleId.endsWith(name));
       return i < 0 ? LONGEST_FIRST.length : i;
     };
-    return sorted.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
+    return sorted
+      .map((f, i) => ({ f, i }))
+      .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+      .map(({ f }) => f);
   }
 }
 

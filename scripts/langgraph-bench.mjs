@@ -29,7 +29,16 @@
 //   node scripts/langgraph-bench.mjs --table           print the recorded table (what the docs test checks)
 // Environment: BENCH_SAVER (another build of the saver to measure, e.g. the one before a change).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg, platform, release, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -80,9 +89,14 @@ function installSqliteSaver() {
   const ready = join(SCRATCH, "ready");
   if (!existsSync(ready)) {
     mkdirSync(SCRATCH, { recursive: true });
-    writeFileSync(join(SCRATCH, "package.json"), `${JSON.stringify({ name: "dotagent-langgraph-bench", private: true }, null, 2)}\n`);
+    writeFileSync(
+      join(SCRATCH, "package.json"),
+      `${JSON.stringify({ name: "dotagent-langgraph-bench", private: true }, null, 2)}\n`,
+    );
     const nodedir = dirname(dirname(process.execPath));
-    console.error(`installing ${SQLITE_SAVER} into ${SCRATCH} (better-sqlite3 builds from source: a few minutes, once)`);
+    console.error(
+      `installing ${SQLITE_SAVER} into ${SCRATCH} (better-sqlite3 builds from source: a few minutes, once)`,
+    );
     execFileSync("npm", ["install", "--no-audit", "--no-fund", "--no-save", "--legacy-peer-deps", SQLITE_SAVER], {
       cwd: SCRATCH,
       stdio: ["ignore", "inherit", "inherit"],
@@ -116,19 +130,32 @@ function installSqliteSaver() {
 // --- workloads --------------------------------------------------------------------------------
 
 const WINDOW = 50;
-const words = "the plan calls for a careful change to the parser so that every branch keeps its own values and the build stays green while tests run".split(" ");
+const words =
+  "the plan calls for a careful change to the parser so that every branch keeps its own values and the build stays green while tests run".split(
+    " ",
+  );
 function message(i) {
   let content = "";
   for (let k = 0; content.length < 320; k++) content += `${words[(i * 7 + k) % words.length]} `;
   return { id: `msg-${i}`, type: i % 2 === 0 ? "human" : "ai", content: `${i}: ${content.trim()}` };
 }
-const windowAt = (n) => Array.from({ length: Math.min(WINDOW, n + 1) }, (_, k) => message(Math.max(0, n + 1 - WINDOW) + k));
+const windowAt = (n) =>
+  Array.from({ length: Math.min(WINDOW, n + 1) }, (_, k) => message(Math.max(0, n + 1 - WINDOW) + k));
 
 function checkpointAt(n, uuid6) {
-  return { v: 4, id: uuid6(-3), ts: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString(), channel_values: { messages: windowAt(n), step: n }, channel_versions: { messages: n + 1, step: n + 1 }, versions_seen: { agent: { messages: n } } };
+  return {
+    v: 4,
+    id: uuid6(-3),
+    ts: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString(),
+    channel_values: { messages: windowAt(n), step: n },
+    channel_versions: { messages: n + 1, step: n + 1 },
+    versions_seen: { agent: { messages: n } },
+  };
 }
 
-const at = (thread, id) => ({ configurable: { thread_id: thread, checkpoint_ns: "", ...(id === undefined ? {} : { checkpoint_id: id }) } });
+const at = (thread, id) => ({
+  configurable: { thread_id: thread, checkpoint_ns: "", ...(id === undefined ? {} : { checkpoint_id: id }) },
+});
 
 /** Times `count` calls of `call(i)` in chunks, alternating between the savers; returns each saver's calls per second. */
 async function alternate(savers, count, chunk, call) {
@@ -155,45 +182,115 @@ async function round(makers, lib, order) {
   try {
     // put: a chain of 1,000 checkpoints on one thread.
     const parents = savers.map(() => undefined);
-    fill("put", await alternate(savers.map((s) => s.saver), 1000, 25, async (saver, i, s) => {
-      const config = await saver.put(at("bench", parents[s]), checkpointAt(i, uuid6), { source: "loop", step: i, parents: {} }, { messages: i + 1, step: i + 1 });
-      parents[s] = config.configurable.checkpoint_id;
-    }));
-    fill("getTuple", await alternate(savers.map((s) => s.saver), 300, 30, async (saver) => {
-      if ((await saver.getTuple(at("bench")))?.checkpoint.channel_values.messages.length !== WINDOW) throw new Error("getTuple read back the wrong checkpoint");
-    }));
+    fill(
+      "put",
+      await alternate(
+        savers.map((s) => s.saver),
+        1000,
+        25,
+        async (saver, i, s) => {
+          const config = await saver.put(
+            at("bench", parents[s]),
+            checkpointAt(i, uuid6),
+            { source: "loop", step: i, parents: {} },
+            { messages: i + 1, step: i + 1 },
+          );
+          parents[s] = config.configurable.checkpoint_id;
+        },
+      ),
+    );
+    fill(
+      "getTuple",
+      await alternate(
+        savers.map((s) => s.saver),
+        300,
+        30,
+        async (saver) => {
+          if ((await saver.getTuple(at("bench")))?.checkpoint.channel_values.messages.length !== WINDOW)
+            throw new Error("getTuple read back the wrong checkpoint");
+        },
+      ),
+    );
     // list: one whole-thread listing per chunk; the rate is tuples per second.
-    const listed = await alternate(savers.map((s) => s.saver), 5, 1, async (saver) => {
-      let n = 0;
-      for await (const tuple of saver.list(at("bench"))) n += tuple.checkpoint.channel_values.step === undefined ? 0 : 1;
-      if (n !== 1000) throw new Error(`list read ${n} checkpoints, not 1000`);
-    });
-    fill("list", listed.map((r) => r * 1000));
-    fill("putWrites", await alternate(savers.map((s) => s.saver), 300, 25, async (saver, i, s) => {
-      await saver.putWrites(at("bench", parents[s]), [["messages", [message(5000 + i)]], ["step", 1]], `task-${i}`, `~task-${i}`);
-    }));
+    const listed = await alternate(
+      savers.map((s) => s.saver),
+      5,
+      1,
+      async (saver) => {
+        let n = 0;
+        for await (const tuple of saver.list(at("bench")))
+          n += tuple.checkpoint.channel_values.step === undefined ? 0 : 1;
+        if (n !== 1000) throw new Error(`list read ${n} checkpoints, not 1000`);
+      },
+    );
+    fill(
+      "list",
+      listed.map((r) => r * 1000),
+    );
+    fill(
+      "putWrites",
+      await alternate(
+        savers.map((s) => s.saver),
+        300,
+        25,
+        async (saver, i, s) => {
+          await saver.putWrites(
+            at("bench", parents[s]),
+            [
+              ["messages", [message(5000 + i)]],
+              ["step", 1],
+            ],
+            `task-${i}`,
+            `~task-${i}`,
+          );
+        },
+      ),
+    );
     // getTuple as a thread grows: the newest of a thread of 200, then of 2,000 checkpoints.
     const grown = savers.map(() => undefined);
     for (const size of [200, 2000]) {
       for (const [s, { saver }] of savers.entries()) {
-        for (let i = size === 200 ? 0 : 200; i < size; i++) grown[s] = (await saver.put(at(`grow`, grown[s]), checkpointAt(i, uuid6), { source: "loop", step: i, parents: {} }, { messages: i + 1, step: i + 1 })).configurable.checkpoint_id;
+        for (let i = size === 200 ? 0 : 200; i < size; i++)
+          grown[s] = (
+            await saver.put(
+              at(`grow`, grown[s]),
+              checkpointAt(i, uuid6),
+              { source: "loop", step: i, parents: {} },
+              { messages: i + 1, step: i + 1 },
+            )
+          ).configurable.checkpoint_id;
       }
-      fill(`getTuple_at_${size}`, await alternate(savers.map((s) => s.saver), 200, 20, async (saver) => {
-        if ((await saver.getTuple(at("grow")))?.checkpoint.channel_values.step !== size - 1) throw new Error("getTuple read back the wrong checkpoint");
-      }));
+      fill(
+        `getTuple_at_${size}`,
+        await alternate(
+          savers.map((s) => s.saver),
+          200,
+          20,
+          async (saver) => {
+            if ((await saver.getTuple(at("grow")))?.checkpoint.channel_values.step !== size - 1)
+              throw new Error("getTuple read back the wrong checkpoint");
+          },
+        ),
+      );
     }
     // A real graph: 20 nodes in a row, each adding a message to a window of 50; 50 invokes on one thread.
-    const State = Annotation.Root({ messages: Annotation({ reducer: (all, more) => [...all, ...more].slice(-WINDOW), default: () => [] }) });
+    const State = Annotation.Root({
+      messages: Annotation({ reducer: (all, more) => [...all, ...more].slice(-WINDOW), default: () => [] }),
+    });
     const graphs = savers.map(({ saver }) => {
       let builder = new StateGraph(State);
-      for (let n = 0; n < 20; n++) builder = builder.addNode(`n${n}`, (state) => ({ messages: [message(state.messages.length + n)] }));
+      for (let n = 0; n < 20; n++)
+        builder = builder.addNode(`n${n}`, (state) => ({ messages: [message(state.messages.length + n)] }));
       builder = builder.addEdge(START, "n0");
       for (let n = 1; n < 20; n++) builder = builder.addEdge(`n${n - 1}`, `n${n}`);
       return builder.addEdge("n19", END).compile({ checkpointer: saver });
     });
-    fill("graph", await alternate(graphs, 50, 5, async (graph) => {
-      await graph.invoke({ messages: [message(0)] }, { configurable: { thread_id: "graph" } });
-    }));
+    fill(
+      "graph",
+      await alternate(graphs, 50, 5, async (graph) => {
+        await graph.invoke({ messages: [message(0)] }, { configurable: { thread_id: "graph" } });
+      }),
+    );
   } finally {
     for (const s of savers) s.close();
   }
@@ -201,7 +298,9 @@ async function round(makers, lib, order) {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { rounds: { type: "string" }, write: { type: "boolean" }, table: { type: "boolean" } } });
+  const { values } = parseArgs({
+    options: { rounds: { type: "string" }, write: { type: "boolean" }, table: { type: "boolean" } },
+  });
   if (values.table) {
     console.log(benchTable());
     process.exit(0);
@@ -213,7 +312,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   }
   const saverPath = resolve(process.env.BENCH_SAVER ?? join(root, "dist/langgraph.mjs"));
   if (!existsSync(saverPath)) {
-    console.error(`langgraph-bench: ${saverPath} does not exist; run \`npm run build\` (npm run bench:langgraph builds first)`);
+    console.error(
+      `langgraph-bench: ${saverPath} does not exist; run \`npm run build\` (npm run bench:langgraph builds first)`,
+    );
     process.exit(2);
   }
   const sqlite = installSqliteSaver();
@@ -241,7 +342,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const sync = facts.journal.saver.db.pragma("synchronous", { simple: true });
   facts.journal.close();
   probe.close();
-  if (journal !== "wal" || sync !== 2) throw new Error(`SqliteSaver runs journal_mode=${journal}, synchronous=${sync}: expected wal and 2 (FULL)`);
+  if (journal !== "wal" || sync !== 2)
+    throw new Error(`SqliteSaver runs journal_mode=${journal}, synchronous=${sync}: expected wal and 2 (FULL)`);
 
   const started = Date.now();
   const loads = [];
@@ -253,12 +355,19 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       const order = names.map((_, k) => names[(k + r) % names.length]);
       const result = await round(makers, { uuid6, StateGraph, Annotation, START, END }, order);
       perRound.push(result);
-      console.error(`round ${r + 1}/${rounds}: ${ROWS.map(([key]) => `${key} ${(result.dotagent[key] / result.sqlite_full[key]).toFixed(2)}×`).join(", ")}`);
+      console.error(
+        `round ${r + 1}/${rounds}: ${ROWS.map(([key]) => `${key} ${(result.dotagent[key] / result.sqlite_full[key]).toFixed(2)}×`).join(", ")}`,
+      );
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  const rates = Object.fromEntries(names.map((n) => [n, Object.fromEntries(Object.keys(perRound[0][n]).map((k) => [k, median(perRound.map((p) => p[n][k]))]))]));
+  const rates = Object.fromEntries(
+    names.map((n) => [
+      n,
+      Object.fromEntries(Object.keys(perRound[0][n]).map((k) => [k, median(perRound.map((p) => p[n][k]))])),
+    ]),
+  );
   const recorded = {
     measured_with: `Node.js ${process.version}, ${platform()} ${release()}`,
     sqlite_saver: SQLITE_SAVER.split("@").pop(),
@@ -269,7 +378,12 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     load: `${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`,
     rates: Object.fromEntries(names.map((n) => [n, Object.fromEntries(ROWS.map(([k]) => [k, rates[n][k]]))])),
     // A ratio is the median of the rounds' ratios: both savers of a round ran under the same load.
-    ratios: Object.fromEntries(["sqlite_full", "sqlite_normal"].map((n) => [n, Object.fromEntries(ROWS.map(([k]) => [k, median(perRound.map((p) => p.dotagent[k] / p[n][k]))]))])),
+    ratios: Object.fromEntries(
+      ["sqlite_full", "sqlite_normal"].map((n) => [
+        n,
+        Object.fromEntries(ROWS.map(([k]) => [k, median(perRound.map((p) => p.dotagent[k] / p[n][k]))])),
+      ]),
+    ),
     flat: Object.fromEntries(names.map((n) => [n, [rates[n].getTuple_at_200, rates[n].getTuple_at_2000]])),
     rounds_measured: perRound,
   };

@@ -3,20 +3,54 @@ import type { NextAction } from "../core/plan-resume.js";
 import { MANIFEST } from "../claude/install-manifest.js";
 import { howToStart, INSTALL_MANIFEST, personNext, personNextOf, type Driver } from "./person-next.js";
 
-const next = (action: NextAction["action"], more: Partial<NextAction> = {}): NextAction => ({ action, agent: null, tasks: [], reason: "why", ...more });
+const next = (action: NextAction["action"], more: Partial<NextAction> = {}): NextAction => ({
+  action,
+  agent: null,
+  tasks: [],
+  reason: "why",
+  ...more,
+});
 
 describe("personNext", () => {
   const cases: Array<[NextAction, Driver, string | null]> = [
     [next("start_workflow"), "claude", "Next: type /develop <what to build> in Claude Code, e.g. /develop add login"],
     [next("start_workflow"), "headless", 'Next: dotagent run "<what to build>", e.g. dotagent run "add login"'],
-    [next("await_approval", { gate: "approve_requirements" }), "claude", "Next: read memory/reports/demand.json, then type approve in Claude Code (or what to change)"],
-    [next("await_approval", { gate: "approve_requirements" }), "headless", "Next: dotagent run asks you to approve memory/reports/demand.json (or say what to change)"],
-    [next("await_approval", { gate: "pick_design" }), "claude", "Next: pick a design in Claude Code (memory/reports/roundtable.json compares them)"],
-    [next("await_approval", { gate: "approve_design" }), "claude", "Next: read memory/reports/final_design.json, then type approve in Claude Code (or what to change)"],
-    [next("await_approval", { gate: "approve_report", output: "memory/reports/plan.json" }), "headless", "Next: dotagent run asks you to approve memory/reports/plan.json (or say what to change)"],
-    [next("spawn_agent", { agent: "pm" }), "claude", "Next: type /develop in Claude Code to go on (the pm agent is next)"],
+    [
+      next("await_approval", { gate: "approve_requirements" }),
+      "claude",
+      "Next: read memory/reports/demand.json, then type approve in Claude Code (or what to change)",
+    ],
+    [
+      next("await_approval", { gate: "approve_requirements" }),
+      "headless",
+      "Next: dotagent run asks you to approve memory/reports/demand.json (or say what to change)",
+    ],
+    [
+      next("await_approval", { gate: "pick_design" }),
+      "claude",
+      "Next: pick a design in Claude Code (memory/reports/roundtable.json compares them)",
+    ],
+    [
+      next("await_approval", { gate: "approve_design" }),
+      "claude",
+      "Next: read memory/reports/final_design.json, then type approve in Claude Code (or what to change)",
+    ],
+    [
+      next("await_approval", { gate: "approve_report", output: "memory/reports/plan.json" }),
+      "headless",
+      "Next: dotagent run asks you to approve memory/reports/plan.json (or say what to change)",
+    ],
+    [
+      next("spawn_agent", { agent: "pm" }),
+      "claude",
+      "Next: type /develop in Claude Code to go on (the pm agent is next)",
+    ],
     [next("spawn_agent", { agent: "pm" }), "headless", "Next: dotagent run goes on (the pm agent is next)"],
-    [next("run_tasks", { tasks: ["task-001", "task-002"] }), "claude", "Next: type /develop in Claude Code to go on (tasks task-001, task-002 next)"],
+    [
+      next("run_tasks", { tasks: ["task-001", "task-002"] }),
+      "claude",
+      "Next: type /develop in Claude Code to go on (tasks task-001, task-002 next)",
+    ],
     [next("run_step", { step: "TEST" }), "headless", "Next: dotagent run goes on (step TEST is next)"],
     // The model's line already speaks to a person, or there is nothing for them to type.
     [next("run_tasks"), "claude", null],
@@ -35,9 +69,21 @@ describe("personNext", () => {
   ] as const)("howToStart(%s, %s): %s", (driver, workflow, line) => expect(howToStart(driver, workflow)).toBe(line));
 
   it.each([
-    [next("spawn_agent", { agent: "architect" }), null, "headless", "Next: dotagent run goes on (the architect agent is next)"],
-    [next("await_approval", { gate: "pick_design" }), "write final_design.json — …", "claude", "Next: type /develop in Claude Code to go on (the approved step still needs its output written)"],
-  ] as const)("personNextOf %j, approvedNeeds %s, %s", (n, needs, driver, line) => expect(personNextOf(n, needs, driver)).toBe(line));
+    [
+      next("spawn_agent", { agent: "architect" }),
+      null,
+      "headless",
+      "Next: dotagent run goes on (the architect agent is next)",
+    ],
+    [
+      next("await_approval", { gate: "pick_design" }),
+      "write final_design.json — …",
+      "claude",
+      "Next: type /develop in Claude Code to go on (the approved step still needs its output written)",
+    ],
+  ] as const)("personNextOf %j, approvedNeeds %s, %s", (n, needs, driver, line) =>
+    expect(personNextOf(n, needs, driver)).toBe(line),
+  );
 
   it("looks for the manifest install writes", () => expect(INSTALL_MANIFEST).toBe(`.claude/${MANIFEST}`));
 });

@@ -28,10 +28,15 @@ export function personReading(context: CommandContext): Driver | null {
  */
 export function howToStart(driver: Driver, workflow?: string): string {
   const named = workflow === undefined ? "" : `--workflow ${workflow} `;
-  return driver === "claude" ? `type /develop ${named}<what to build> in Claude Code` : `dotagent run ${named}"<what to build>"`;
+  return driver === "claude"
+    ? `type /develop ${named}<what to build> in Claude Code`
+    : `dotagent run ${named}"<what to build>"`;
 }
 
-const goOn = (driver: Driver, what: string) => (driver === "claude" ? `Next: type /develop in Claude Code to go on (${what})` : `Next: dotagent run goes on (${what})`);
+const goOn = (driver: Driver, what: string) =>
+  driver === "claude"
+    ? `Next: type /develop in Claude Code to go on (${what})`
+    : `Next: dotagent run goes on (${what})`;
 
 /** What the person does next, as one line; null where the model's line already speaks to a person (decisions, dead tasks, waiting, the end). */
 export function personNext(next: NextAction, driver: Driver): string | null {
@@ -39,9 +44,19 @@ export function personNext(next: NextAction, driver: Driver): string | null {
     case "start_workflow":
       return `Next: ${howToStart(driver)}, e.g. ${driver === "claude" ? "/develop add login" : 'dotagent run "add login"'}`;
     case "await_approval": {
-      if (next.gate === "pick_design") return driver === "claude" ? "Next: pick a design in Claude Code (memory/reports/roundtable.json compares them)" : "Next: dotagent run asks you to pick a design (memory/reports/roundtable.json compares them)";
-      const file = next.gate === "approve_requirements" ? "memory/reports/demand.json" : next.gate === "approve_design" ? "memory/reports/final_design.json" : (next.output ?? "the report");
-      return driver === "claude" ? `Next: read ${file}, then type approve in Claude Code (or what to change)` : `Next: dotagent run asks you to approve ${file} (or say what to change)`;
+      if (next.gate === "pick_design")
+        return driver === "claude"
+          ? "Next: pick a design in Claude Code (memory/reports/roundtable.json compares them)"
+          : "Next: dotagent run asks you to pick a design (memory/reports/roundtable.json compares them)";
+      const file =
+        next.gate === "approve_requirements"
+          ? "memory/reports/demand.json"
+          : next.gate === "approve_design"
+            ? "memory/reports/final_design.json"
+            : (next.output ?? "the report");
+      return driver === "claude"
+        ? `Next: read ${file}, then type approve in Claude Code (or what to change)`
+        : `Next: dotagent run asks you to approve ${file} (or say what to change)`;
     }
     case "spawn_agent":
       return goOn(driver, `the ${next.agent ?? "next"} agent is next`);
@@ -50,7 +65,12 @@ export function personNext(next: NextAction, driver: Driver): string | null {
     case "plan_tasks":
       return goOn(driver, "the tasks are planned next");
     case "run_tasks":
-      return next.tasks.length > 0 ? goOn(driver, `${next.tasks.length === 1 ? "task" : "tasks"} ${next.tasks.slice(0, 5).join(", ")}${next.tasks.length > 5 ? ", …" : ""} next`) : null;
+      return next.tasks.length > 0
+        ? goOn(
+            driver,
+            `${next.tasks.length === 1 ? "task" : "tasks"} ${next.tasks.slice(0, 5).join(", ")}${next.tasks.length > 5 ? ", …" : ""} next`,
+          )
+        : null;
     case "run_step":
       return goOn(driver, `step ${next.step ?? "?"} is next`);
     default:

@@ -70,7 +70,11 @@ export function readLegacyThread(folder: string, thread: string): LegacyThread |
   if (raw !== undefined) {
     const parsed = parseThreadFile(raw, thread);
     if (typeof parsed === "string") {
-      if (typeof (raw as { thread_id?: unknown })?.thread_id === "string" && (raw as { thread_id: string }).thread_id !== thread) return undefined;
+      if (
+        typeof (raw as { thread_id?: unknown })?.thread_id === "string" &&
+        (raw as { thread_id: string }).thread_id !== thread
+      )
+        return undefined;
       throw invalid(threadFile, parsed, thread);
     }
   }
@@ -82,7 +86,8 @@ export function readLegacyThread(folder: string, thread: string): LegacyThread |
     for (const name of files) {
       if (ns !== undefined || !name.endsWith(CHECKPOINT_SUFFIX)) continue;
       try {
-        const said = (readJson(join(folder, space, name), thread) as { checkpoint_ns?: unknown } | undefined)?.checkpoint_ns;
+        const said = (readJson(join(folder, space, name), thread) as { checkpoint_ns?: unknown } | undefined)
+          ?.checkpoint_ns;
         if (typeof said === "string" && namespaceFolder(said) === space) ns = said;
       } catch {
         // a damaged file: another one says it
@@ -94,7 +99,10 @@ export function readLegacyThread(folder: string, thread: string): LegacyThread |
         const id = name.slice(0, -CHECKPOINT_SUFFIX.length);
         index.add({ kind: "put", thread, ns, id, parent: null }, join(folder, space, name));
       } else if (name.endsWith(WRITES_SUFFIX)) {
-        index.add({ kind: "writes", thread, ns, id: name.slice(0, -WRITES_SUFFIX.length), task_id: "", task_path: "" }, join(folder, space, name));
+        index.add(
+          { kind: "writes", thread, ns, id: name.slice(0, -WRITES_SUFFIX.length), task_id: "", task_path: "" },
+          join(folder, space, name),
+        );
       }
     }
   }
@@ -122,14 +130,44 @@ export function readLegacyPut(file: string, thread: string, ns: string, id: stri
   for (const [channel, source] of Object.entries(own.sources)) {
     const holderFile = join(file, "..", checkpointFileName(source.checkpoint_id));
     const holder = source.checkpoint_id === id ? own : load(holderFile, source.checkpoint_id);
-    if (holder === undefined) throw invalid(file, `sources[${JSON.stringify(channel)}] names checkpoint ${source.checkpoint_id}, which is not in ${join(file, "..")}`, thread, true);
+    if (holder === undefined)
+      throw invalid(
+        file,
+        `sources[${JSON.stringify(channel)}] names checkpoint ${source.checkpoint_id}, which is not in ${join(file, "..")}`,
+        thread,
+        true,
+      );
     const value = Object.hasOwn(holder.values, channel) ? holder.values[channel] : undefined;
-    if (value === undefined || !Object.hasOwn(holder.sources, channel) || holder.sources[channel]!.version !== source.version) {
-      throw invalid(holderFile, `values has no ${JSON.stringify(channel)} at version ${JSON.stringify(source.version)}, which ${checkpointFileName(id)} takes from it`, thread, true);
+    if (
+      value === undefined ||
+      !Object.hasOwn(holder.sources, channel) ||
+      holder.sources[channel]!.version !== source.version
+    ) {
+      throw invalid(
+        holderFile,
+        `values has no ${JSON.stringify(channel)} at version ${JSON.stringify(source.version)}, which ${checkpointFileName(id)} takes from it`,
+        thread,
+        true,
+      );
     }
-    Object.defineProperty(values, channel, { value: { version: source.version, value: typed(value) }, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(values, channel, {
+      value: { version: source.version, value: typed(value) },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
-  return { kind: "put", thread, ns, id, parent: own.parent_checkpoint_id, saved_at: own.saved_at, checkpoint: typed(own.checkpoint), metadata: typed(own.metadata), values };
+  return {
+    kind: "put",
+    thread,
+    ns,
+    id,
+    parent: own.parent_checkpoint_id,
+    saved_at: own.saved_at,
+    checkpoint: typed(own.checkpoint),
+    metadata: typed(own.metadata),
+    values,
+  };
 }
 
 /** A format-1 writes file as log records: one per write (they were merged when written). */
@@ -138,5 +176,13 @@ export function readLegacyWrites(file: string, thread: string, ns: string, id: s
   if (raw === undefined) return [];
   const parsed = parseWritesFile(raw, { thread_id: thread, checkpoint_ns: ns, checkpoint_id: id });
   if (typeof parsed === "string") throw invalid(file, parsed, thread, true);
-  return parsed.writes.map((w) => ({ kind: "writes", thread, ns, id, task_id: w.task_id, task_path: w.task_path, writes: [{ idx: w.idx, channel: w.channel, value: typed(w.value) }] }));
+  return parsed.writes.map((w) => ({
+    kind: "writes",
+    thread,
+    ns,
+    id,
+    task_id: w.task_id,
+    task_path: w.task_path,
+    writes: [{ idx: w.idx, channel: w.channel, value: typed(w.value) }],
+  }));
 }

@@ -1,8 +1,26 @@
 import { execFileSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { Annotation, END, MemorySaver, Send, START, StateGraph, interrupt, Command } from "@langchain/langgraph";
-import { ERROR, JsonPlusSerializer, compareWritesSortKeys, emptyCheckpoint, uuid6, type Checkpoint, type CheckpointMetadata } from "@langchain/langgraph-checkpoint";
+import {
+  ERROR,
+  JsonPlusSerializer,
+  compareWritesSortKeys,
+  emptyCheckpoint,
+  uuid6,
+  type Checkpoint,
+  type CheckpointMetadata,
+} from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -18,9 +36,18 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
 const META: CheckpointMetadata = { source: "loop", step: 0, parents: {} };
 
 function checkpoint(id: string, values: Record<string, unknown>, versions: Record<string, number>): Checkpoint {
-  return { v: 4, id, ts: "2026-01-01T00:00:00.000Z", channel_values: values, channel_versions: versions, versions_seen: {} };
+  return {
+    v: 4,
+    id,
+    ts: "2026-01-01T00:00:00.000Z",
+    channel_values: values,
+    channel_versions: versions,
+    versions_seen: {},
+  };
 }
-const at = (thread: string, id?: string, ns = "") => ({ configurable: { thread_id: thread, checkpoint_ns: ns, ...(id === undefined ? {} : { checkpoint_id: id }) } });
+const at = (thread: string, id?: string, ns = "") => ({
+  configurable: { thread_id: thread, checkpoint_ns: ns, ...(id === undefined ? {} : { checkpoint_id: id }) },
+});
 /** The records of a log, in order (damaged lines left out). */
 const records = (file: string): LogRecord[] =>
   readFileSync(file)
@@ -34,8 +61,16 @@ describe("DotagentSaver on disk", () => {
   it("one folder per thread holding its log: a record per put and per putWrites, every value in its checkpoint's record; no lock once writes pause", async () => {
     const dir = join(fresh(), "lg");
     const saver = new DotagentSaver(dir);
-    const c1 = await saver.put(at("t1"), checkpoint("c1", { a: "A", big: "B" }, { a: 1, big: 1 }), META, { a: 1, big: 1 });
-    const c2 = await saver.put(c1, checkpoint("c2", { a: "A2", big: "B" }, { a: 2, big: 1 }), { ...META, step: 1 }, { a: 2 });
+    const c1 = await saver.put(at("t1"), checkpoint("c1", { a: "A", big: "B" }, { a: 1, big: 1 }), META, {
+      a: 1,
+      big: 1,
+    });
+    const c2 = await saver.put(
+      c1,
+      checkpoint("c2", { a: "A2", big: "B" }, { a: 2, big: 1 }),
+      { ...META, step: 1 },
+      { a: 2 },
+    );
     await saver.putWrites(c2, [["a", "next"]], "task-1", "~path");
     await saver.put(at("t1", undefined, "sub:1"), checkpoint("s1", {}, {}), META, {});
     expect(readdirSync(join(dir, "t1"))).toContain(".lock"); // held while writes follow one another
@@ -43,14 +78,26 @@ describe("DotagentSaver on disk", () => {
     expect(readdirSync(dir)).toEqual(["t1"]);
     expect(readdirSync(join(dir, "t1"))).toEqual([LOG_FILE]);
     const log = records(join(dir, "t1", LOG_FILE));
-    expect(log.map((r) => [r.kind, r.ns, r.id])).toEqual([["put", "", "c1"], ["put", "", "c2"], ["writes", "", "c2"], ["put", "sub:1", "s1"]]);
+    expect(log.map((r) => [r.kind, r.ns, r.id])).toEqual([
+      ["put", "", "c1"],
+      ["put", "", "c2"],
+      ["writes", "", "c2"],
+      ["put", "sub:1", "s1"],
+    ]);
     // c2 holds the value it carries over from c1 too: a read is one record.
     const c2Record = log[1] as Extract<LogRecord, { kind: "put" }>;
     expect(c2Record.parent).toBe("c1");
     const text = (v: { type: string; bytes: Uint8Array }) => [v.type, Buffer.from(v.bytes).toString("utf8")];
-    expect(Object.entries(c2Record.values).map(([c, v]) => [c, v.version, ...text(v.value)])).toEqual([["a", 2, "json", '"A2"'], ["big", 1, "json", '"B"']]);
+    expect(Object.entries(c2Record.values).map(([c, v]) => [c, v.version, ...text(v.value)])).toEqual([
+      ["a", 2, "json", '"A2"'],
+      ["big", 1, "json", '"B"'],
+    ]);
     const w = log[2] as Extract<LogRecord, { kind: "writes" }>;
-    expect([w.task_id, w.task_path, w.writes.map((x) => [x.idx, x.channel, ...text(x.value)])]).toEqual(["task-1", "~path", [[0, "a", "json", '"next"']]]);
+    expect([w.task_id, w.task_path, w.writes.map((x) => [x.idx, x.channel, ...text(x.value)])]).toEqual([
+      "task-1",
+      "~path",
+      [[0, "a", "json", '"next"']],
+    ]);
     // The serializer's bytes are in the line as they are (JSON holds no line break), not escaped.
     expect(readFileSync(join(dir, "t1", LOG_FILE), "utf8")).toContain('\t{"v":4,"id":"c2"');
     const tuple = await saver.getTuple(at("t1"));
@@ -61,10 +108,18 @@ describe("DotagentSaver on disk", () => {
   it("list reads a long thread in batches through one buffer: every tuple it gave keeps its own values after later batches", async () => {
     const saver = new DotagentSaver(fresh());
     let config: RunnableConfig = at("long");
-    for (let n = 0; n < 150; n++) config = await saver.put(config, checkpoint(`c${String(n).padStart(3, "0")}`, { text: `value ${n} `.repeat(50), n }, { text: n + 1, n: n + 1 }), { ...META, step: n }, { text: n + 1, n: n + 1 });
+    for (let n = 0; n < 150; n++)
+      config = await saver.put(
+        config,
+        checkpoint(`c${String(n).padStart(3, "0")}`, { text: `value ${n} `.repeat(50), n }, { text: n + 1, n: n + 1 }),
+        { ...META, step: n },
+        { text: n + 1, n: n + 1 },
+      );
     const tuples = [];
     for await (const t of new DotagentSaver(saver.dir).list(at("long"))) tuples.push(t);
-    expect(tuples.map((t) => t.checkpoint.channel_values)).toEqual(Array.from({ length: 150 }, (_, k) => ({ text: `value ${149 - k} `.repeat(50), n: 149 - k })));
+    expect(tuples.map((t) => t.checkpoint.channel_values)).toEqual(
+      Array.from({ length: 150 }, (_, k) => ({ text: `value ${149 - k} `.repeat(50), n: 149 - k })),
+    );
   });
 
   it("reads create nothing; a missing folder, thread or checkpoint reads as nothing", async () => {
@@ -93,8 +148,22 @@ describe("DotagentSaver on disk", () => {
   it("a channel named __proto__ or constructor is a channel like any other", async () => {
     const saver = new DotagentSaver(fresh());
     const values = JSON.parse('{"__proto__": {"polluted": true}, "constructor": 2, "a": 3}') as Record<string, unknown>;
-    const c1 = await saver.put(at("t"), checkpoint("c1", values, { ["__proto__"]: 1, constructor: 1, a: 1 }), META, JSON.parse('{"__proto__": 1, "constructor": 1, "a": 1}') as Record<string, number>);
-    const c2 = await saver.put(c1, checkpoint("c2", { ...values, a: 4 }, JSON.parse('{"__proto__": 1, "constructor": 1, "a": 2}') as Record<string, number>), META, { a: 2 });
+    const c1 = await saver.put(
+      at("t"),
+      checkpoint("c1", values, { ["__proto__"]: 1, constructor: 1, a: 1 }),
+      META,
+      JSON.parse('{"__proto__": 1, "constructor": 1, "a": 1}') as Record<string, number>,
+    );
+    const c2 = await saver.put(
+      c1,
+      checkpoint(
+        "c2",
+        { ...values, a: 4 },
+        JSON.parse('{"__proto__": 1, "constructor": 1, "a": 2}') as Record<string, number>,
+      ),
+      META,
+      { a: 2 },
+    );
     const read = (await saver.getTuple(c2))!.checkpoint.channel_values;
     expect(Object.keys(read).sort()).toEqual(["__proto__", "a", "constructor"]);
     expect(Object.getOwnPropertyDescriptor(read, "__proto__")?.value).toEqual({ polluted: true });
@@ -104,20 +173,37 @@ describe("DotagentSaver on disk", () => {
 
   it("keeps a serializer's bytes exactly, binary ones too", async () => {
     const serde = {
-      dumpsTyped: async (value: unknown): Promise<[string, Uint8Array]> => (value instanceof Uint8Array ? ["bytes", value] : ["json", new TextEncoder().encode(JSON.stringify(value))]),
-      loadsTyped: async (type: string, data: Uint8Array | string) => (type === "bytes" ? new Uint8Array(data as Uint8Array) : JSON.parse(new TextDecoder().decode(data as Uint8Array))),
+      dumpsTyped: async (value: unknown): Promise<[string, Uint8Array]> =>
+        value instanceof Uint8Array ? ["bytes", value] : ["json", new TextEncoder().encode(JSON.stringify(value))],
+      loadsTyped: async (type: string, data: Uint8Array | string) =>
+        type === "bytes"
+          ? new Uint8Array(data as Uint8Array)
+          : JSON.parse(new TextDecoder().decode(data as Uint8Array)),
     };
     const dir = fresh();
     const saver = new DotagentSaver(dir, { serde });
     const blob = new Uint8Array([0xff, 0x00, 0xfe, 0x80]);
-    const config = await saver.put(at("t"), checkpoint("c1", { blob, text: "héllo \u{1F600}" }, { blob: 1, text: 1 }), META, { blob: 1, text: 1 });
+    const config = await saver.put(
+      at("t"),
+      checkpoint("c1", { blob, text: "héllo \u{1F600}" }, { blob: 1, text: 1 }),
+      META,
+      { blob: 1, text: 1 },
+    );
     expect((await saver.getTuple(config))?.checkpoint.channel_values).toEqual({ blob, text: "héllo \u{1F600}" });
     const blobValue = (records(join(dir, "t", LOG_FILE))[0] as Extract<LogRecord, { kind: "put" }>).values.blob!;
     expect([blobValue.value.type, [...blobValue.value.bytes]]).toEqual(["bytes", [0xff, 0x00, 0xfe, 0x80]]);
     // Bytes holding a line break go in as base64, so a line stays one record.
     const withBreak = new Uint8Array([0x0a, 0x0d, 0x0a]);
-    const c2 = await saver.put(config, checkpoint("c2", { blob: withBreak, text: "héllo \u{1F600}" }, { blob: 2, text: 1 }), META, { blob: 2 });
-    expect((await new DotagentSaver(dir, { serde }).getTuple(c2))?.checkpoint.channel_values).toEqual({ blob: withBreak, text: "héllo \u{1F600}" });
+    const c2 = await saver.put(
+      config,
+      checkpoint("c2", { blob: withBreak, text: "héllo \u{1F600}" }, { blob: 2, text: 1 }),
+      META,
+      { blob: 2 },
+    );
+    expect((await new DotagentSaver(dir, { serde }).getTuple(c2))?.checkpoint.channel_values).toEqual({
+      blob: withBreak,
+      text: "héllo \u{1F600}",
+    });
   });
 });
 
@@ -125,26 +211,49 @@ describe("DotagentSaver's pending writes", () => {
   it("writes of 20 tasks at once in one process: none lost; ordinary writes are insert-or-ignore, special ones replace", async () => {
     const saver = new DotagentSaver(fresh());
     const config = await saver.put(at("t"), checkpoint("c1", {}, {}), META, {});
-    await Promise.all(Array.from({ length: 20 }, (_, i) => saver.putWrites(config, [["x", i], ["y", `y${i}`]], `task-${String(i).padStart(2, "0")}`)));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        saver.putWrites(
+          config,
+          [
+            ["x", i],
+            ["y", `y${i}`],
+          ],
+          `task-${String(i).padStart(2, "0")}`,
+        ),
+      ),
+    );
     await saver.putWrites(config, [["x", "again"]], "task-00"); // the same (task, idx): ignored
     await saver.putWrites(config, [[ERROR, "first"]], "task-01");
     await saver.putWrites(config, [[ERROR, "second"]], "task-01"); // a task's error: replaced
     const writes = (await saver.getTuple(config))!.pendingWrites!;
     expect(writes.length).toBe(41);
-    expect(writes.slice(0, 2)).toEqual([["task-00", "x", 0], ["task-00", "y", "y0"]]);
-    expect(writes.filter(([task, channel]) => task === "task-01" && channel === ERROR)).toEqual([["task-01", ERROR, "second"]]);
+    expect(writes.slice(0, 2)).toEqual([
+      ["task-00", "x", 0],
+      ["task-00", "y", "y0"],
+    ]);
+    expect(writes.filter(([task, channel]) => task === "task-01" && channel === ERROR)).toEqual([
+      ["task-01", ERROR, "second"],
+    ]);
     // (task_path, task_id, idx) order: the error (idx -1) before the task's ordinary writes.
     expect(writes.filter(([task]) => task === "task-01").map(([, channel]) => channel)).toEqual([ERROR, "x", "y"]);
   });
 
   it("orders writes as LangGraph's compareWritesSortKeys does, astral characters included", () => {
-    const text = fc.string({ unit: fc.constantFrom("a", "b", "é", "\u{1F600}", "\uFFFF", "\uD800") , maxLength: 4 });
+    const text = fc.string({ unit: fc.constantFrom("a", "b", "é", "\u{1F600}", "\uFFFF", "\uD800"), maxLength: 4 });
     fc.assert(
-      fc.property(fc.array(fc.record({ task_path: text, task_id: text, idx: fc.integer({ min: -4, max: 4 }) }), { maxLength: 12 }), (writes) => {
-        const ours = sortWrites(writes);
-        const theirs = [...writes].sort((a, b) => compareWritesSortKeys([a.task_path, a.task_id, a.idx], [b.task_path, b.task_id, b.idx]));
-        expect(ours).toEqual(theirs);
-      }),
+      fc.property(
+        fc.array(fc.record({ task_path: text, task_id: text, idx: fc.integer({ min: -4, max: 4 }) }), {
+          maxLength: 12,
+        }),
+        (writes) => {
+          const ours = sortWrites(writes);
+          const theirs = [...writes].sort((a, b) =>
+            compareWritesSortKeys([a.task_path, a.task_id, a.idx], [b.task_path, b.task_id, b.idx]),
+          );
+          expect(ours).toEqual(theirs);
+        },
+      ),
     );
     expect(compareCodePoints("\uFFFF", "\u{1F600}")).toBe(-1); // UTF-16 order would say the opposite
   });
@@ -211,11 +320,31 @@ describe("DotagentSaver with a real LangGraph graph", () => {
 });
 
 describe("DotagentSaver takes any string as a thread id", () => {
-  const ids = ["user@example.com", "user:42", "a b", "../x", "..", "", "-rf", "con", "Run", "run", "RUN", "a/b\\c", "\u00e9t\u00e9", "e\u0301te\u0301", "\u{1F600}", "x".repeat(5000), `${"x".repeat(150)}1`, `${"x".repeat(150)}2`];
+  const ids = [
+    "user@example.com",
+    "user:42",
+    "a b",
+    "../x",
+    "..",
+    "",
+    "-rf",
+    "con",
+    "Run",
+    "run",
+    "RUN",
+    "a/b\\c",
+    "\u00e9t\u00e9",
+    "e\u0301te\u0301",
+    "\u{1F600}",
+    "x".repeat(5000),
+    `${"x".repeat(150)}1`,
+    `${"x".repeat(150)}2`,
+  ];
   it("each id its own folder inside the saver's folder, its checkpoints apart from every other's, listed and deleted by its id", async () => {
     const dir = fresh();
     const saver = new DotagentSaver(join(dir, "lg"));
-    for (const [n, id] of ids.entries()) await saver.put(at(id), checkpoint(`c${n}`, { who: id }, { who: 1 }), META, { who: 1 });
+    for (const [n, id] of ids.entries())
+      await saver.put(at(id), checkpoint(`c${n}`, { who: id }, { who: 1 }), META, { who: 1 });
     expect(readdirSync(dir)).toEqual(["lg"]);
     const folders = readdirSync(join(dir, "lg"));
     expect(folders.length).toBe(ids.length);
@@ -224,7 +353,11 @@ describe("DotagentSaver takes any string as a thread id", () => {
     for (const f of folders) expect(f).toMatch(/^[a-z0-9_%~][A-Za-z0-9_%~-]{0,99}$/);
     for (const [n, id] of ids.entries()) {
       const tuple = await saver.getTuple(at(id));
-      expect([tuple?.checkpoint.id, tuple?.checkpoint.channel_values.who, tuple?.config.configurable?.thread_id]).toEqual([`c${n}`, id, id]);
+      expect([
+        tuple?.checkpoint.id,
+        tuple?.checkpoint.channel_values.who,
+        tuple?.config.configurable?.thread_id,
+      ]).toEqual([`c${n}`, id, id]);
     }
     const listed = [];
     for await (const t of saver.list({})) listed.push(t.config.configurable?.thread_id);
@@ -259,11 +392,31 @@ describe("DotagentSaver takes any string as a thread id", () => {
 
 describe("DotagentSaver refuses what it cannot keep, with one line", () => {
   it.each<[string, () => Promise<unknown>, string]>([
-    ["a numeric thread id", () => new DotagentSaver(fresh()).put({ configurable: { thread_id: 7 } }, checkpoint("c1", {}, {}), META, {}), "thread_id must be a string, not 7"],
-    ["a numeric thread id to deleteThread", () => new DotagentSaver(fresh()).deleteThread(7 as unknown as string), "thread_id must be a string, not 7"],
-    ["a checkpoint without an id", () => new DotagentSaver(fresh()).put(at("t"), checkpoint("", {}, {}), META, {}), "checkpoint.id must be a non-empty string"],
-    ["putWrites without a checkpoint id", () => new DotagentSaver(fresh()).putWrites(at("t"), [["a", 1]], "task"), "checkpoint_id is missing"],
-    ["put without configurable", () => new DotagentSaver(fresh()).put({}, checkpoint("c1", {}, {}), META, {}), "config.configurable is missing"],
+    [
+      "a numeric thread id",
+      () => new DotagentSaver(fresh()).put({ configurable: { thread_id: 7 } }, checkpoint("c1", {}, {}), META, {}),
+      "thread_id must be a string, not 7",
+    ],
+    [
+      "a numeric thread id to deleteThread",
+      () => new DotagentSaver(fresh()).deleteThread(7 as unknown as string),
+      "thread_id must be a string, not 7",
+    ],
+    [
+      "a checkpoint without an id",
+      () => new DotagentSaver(fresh()).put(at("t"), checkpoint("", {}, {}), META, {}),
+      "checkpoint.id must be a non-empty string",
+    ],
+    [
+      "putWrites without a checkpoint id",
+      () => new DotagentSaver(fresh()).putWrites(at("t"), [["a", 1]], "task"),
+      "checkpoint_id is missing",
+    ],
+    [
+      "put without configurable",
+      () => new DotagentSaver(fresh()).put({}, checkpoint("c1", {}, {}), META, {}),
+      "config.configurable is missing",
+    ],
   ])("%s: usage (exit 2)", async (_what, call, words) => {
     const err = await failure(Promise.resolve().then(call));
     expect([err.code, err.exitCode]).toEqual(["usage", 2]);
@@ -273,7 +426,9 @@ describe("DotagentSaver refuses what it cannot keep, with one line", () => {
 
   it("bad constructor arguments: usage at once", () => {
     expect(() => new DotagentSaver("")).toThrowError(/non-empty string/);
-    expect(() => new DotagentSaver("x", { lockWaitMs: Number.NaN })).toThrowError(/lockWaitMs takes a number of milliseconds/);
+    expect(() => new DotagentSaver("x", { lockWaitMs: Number.NaN })).toThrowError(
+      /lockWaitMs takes a number of milliseconds/,
+    );
   });
 });
 
@@ -310,7 +465,17 @@ describe("DotagentSaver confines damage to what is damaged", () => {
   it("a record cut short by a kill (a torn tail): skipped; what came before reads, and the next put starts a line of its own", async () => {
     const { dir, log } = await saved();
     const empty = { type: "json", bytes: Buffer.from("{}") };
-    const whole = encodeAppend({ kind: "put", thread: "t", ns: "", id: "c4", parent: "c3", saved_at: new Date().toISOString(), checkpoint: empty, metadata: empty, values: {} });
+    const whole = encodeAppend({
+      kind: "put",
+      thread: "t",
+      ns: "",
+      id: "c4",
+      parent: "c3",
+      saved_at: new Date().toISOString(),
+      checkpoint: empty,
+      metadata: empty,
+      values: {},
+    });
     appendFileSync(log, whole.subarray(0, whole.length - 30));
     const saver = new DotagentSaver(dir);
     expect((await saver.getTuple(at("t")))?.checkpoint.id).toBe("c3");
@@ -338,7 +503,10 @@ describe("DotagentSaver confines damage to what is damaged", () => {
     const c2 = text.findIndex((l) => l.startsWith("") && l.includes('"put","t","","c2"'));
     const record = parseRecordLine(Buffer.from(text[c2]!, "latin1"));
     if (typeof record === "string" || record.kind !== "put") throw new Error(record as string);
-    const broken = encodeAppend({ ...record, values: { ...record.values, a: { version: 2, value: { type: "json", bytes: Buffer.from("{3") } } } });
+    const broken = encodeAppend({
+      ...record,
+      values: { ...record.values, a: { version: 2, value: { type: "json", bytes: Buffer.from("{3") } } },
+    });
     text[c2] = broken.toString("latin1").trim();
     writeFileSync(log, text.join("\n"), "latin1");
     const saver = new DotagentSaver(dir);
@@ -350,7 +518,7 @@ describe("DotagentSaver confines damage to what is damaged", () => {
     expect(err.message).not.toContain("\n");
     const [listed, seen] = await warnings(() => ids(saver));
     expect(listed).toEqual(["c3", "c1"]);
-    expect(seen).toEqual([expect.stringContaining('list passed by a checkpoint it cannot read: ' + log)]);
+    expect(seen).toEqual([expect.stringContaining("list passed by a checkpoint it cannot read: " + log)]);
     expect((await saver.getTuple(at("t")))?.checkpoint.channel_values).toEqual({ a: 5, b: 2 });
     // A put whose parent is that checkpoint keeps the values LangGraph passed.
     await saver.put(at("t", "c2"), checkpoint("c4", { a: 3, b: 2, c: 1 }, { a: 2, b: 1, c: 1 }), META, { c: 1 });
@@ -358,33 +526,77 @@ describe("DotagentSaver confines damage to what is damaged", () => {
   });
 
   it.each<[string, (dir: string) => void, string, string]>([
-    ["the log is a link", (dir) => { writeFileSync(join(dir, "..", "victim.txt"), "the victim's bytes"); rmSync(join(dir, "t", LOG_FILE)); symlinkSync(join(dir, "..", "victim.txt"), join(dir, "t", LOG_FILE)); }, join("t", LOG_FILE), "is a symbolic link"],
-    ["the log is a folder", (dir) => { rmSync(join(dir, "t", LOG_FILE)); mkdirSync(join(dir, "t", LOG_FILE)); }, join("t", LOG_FILE), "is a folder"],
-    ["the thread's folder is a file", (dir) => { rmSync(join(dir, "t"), { recursive: true }); writeFileSync(join(dir, "t"), "{}"); }, "t", "is not a real folder (a file)"],
-    ["the thread's folder is a link", (dir) => { mkdirSync(join(dir, "..", "elsewhere"), { recursive: true }); rmSync(join(dir, "t"), { recursive: true }); symlinkSync(join(dir, "..", "elsewhere"), join(dir, "t")); }, "t", "is not a real folder (a link)"],
-  ])("%s: reads and writes name it (exit 3), deleteThread (the way out named) works, listing every thread passes it by", async (_what, damage, name, words) => {
-    const { dir, saver } = await saved();
-    await saver.put(at("other"), checkpoint("o1", {}, {}), META, {});
-    damage(dir);
-    const fresh = new DotagentSaver(dir);
-    for (const call of [() => fresh.getTuple(at("t")), () => fresh.put(at("t"), checkpoint("c9", {}, {}), META, {})]) {
-      const err = await failure(call());
-      expect([err.code, err.exitCode], err.message).toEqual([err.code === "path_is_link" ? "path_is_link" : "checkpoint_invalid", 3]);
-      expect(err.message).toContain(err.code === "path_is_link" ? LOG_FILE : `${join(dir, name)}: ${words}`);
-      expect(err.message).not.toContain("\n");
-    }
-    if (existsSync(join(dir, "..", "victim.txt"))) expect(readFileSync(join(dir, "..", "victim.txt"), "utf8")).toBe("the victim's bytes");
-    const [listed, seen] = await warnings(() => ids(fresh, {}));
-    expect(listed).toEqual(["o1"]);
-    expect(seen.length).toBe(1);
-    expect(seen[0]).toContain(join(dir, name));
-    await fresh.deleteThread("t");
-    expect(readdirSync(dir)).toEqual(["other"]);
-    // The link went, never what it pointed to.
-    if (name === "t" && words.includes("link")) expect(readdirSync(join(dir, "..", "elsewhere"))).toEqual([]);
-    await fresh.put(at("t"), checkpoint("c9", { a: 1 }, { a: 1 }), META, { a: 1 });
-    expect((await fresh.getTuple(at("t")))?.checkpoint.channel_values).toEqual({ a: 1 });
-  });
+    [
+      "the log is a link",
+      (dir) => {
+        writeFileSync(join(dir, "..", "victim.txt"), "the victim's bytes");
+        rmSync(join(dir, "t", LOG_FILE));
+        symlinkSync(join(dir, "..", "victim.txt"), join(dir, "t", LOG_FILE));
+      },
+      join("t", LOG_FILE),
+      "is a symbolic link",
+    ],
+    [
+      "the log is a folder",
+      (dir) => {
+        rmSync(join(dir, "t", LOG_FILE));
+        mkdirSync(join(dir, "t", LOG_FILE));
+      },
+      join("t", LOG_FILE),
+      "is a folder",
+    ],
+    [
+      "the thread's folder is a file",
+      (dir) => {
+        rmSync(join(dir, "t"), { recursive: true });
+        writeFileSync(join(dir, "t"), "{}");
+      },
+      "t",
+      "is not a real folder (a file)",
+    ],
+    [
+      "the thread's folder is a link",
+      (dir) => {
+        mkdirSync(join(dir, "..", "elsewhere"), { recursive: true });
+        rmSync(join(dir, "t"), { recursive: true });
+        symlinkSync(join(dir, "..", "elsewhere"), join(dir, "t"));
+      },
+      "t",
+      "is not a real folder (a link)",
+    ],
+  ])(
+    "%s: reads and writes name it (exit 3), deleteThread (the way out named) works, listing every thread passes it by",
+    async (_what, damage, name, words) => {
+      const { dir, saver } = await saved();
+      await saver.put(at("other"), checkpoint("o1", {}, {}), META, {});
+      damage(dir);
+      const fresh = new DotagentSaver(dir);
+      for (const call of [
+        () => fresh.getTuple(at("t")),
+        () => fresh.put(at("t"), checkpoint("c9", {}, {}), META, {}),
+      ]) {
+        const err = await failure(call());
+        expect([err.code, err.exitCode], err.message).toEqual([
+          err.code === "path_is_link" ? "path_is_link" : "checkpoint_invalid",
+          3,
+        ]);
+        expect(err.message).toContain(err.code === "path_is_link" ? LOG_FILE : `${join(dir, name)}: ${words}`);
+        expect(err.message).not.toContain("\n");
+      }
+      if (existsSync(join(dir, "..", "victim.txt")))
+        expect(readFileSync(join(dir, "..", "victim.txt"), "utf8")).toBe("the victim's bytes");
+      const [listed, seen] = await warnings(() => ids(fresh, {}));
+      expect(listed).toEqual(["o1"]);
+      expect(seen.length).toBe(1);
+      expect(seen[0]).toContain(join(dir, name));
+      await fresh.deleteThread("t");
+      expect(readdirSync(dir)).toEqual(["other"]);
+      // The link went, never what it pointed to.
+      if (name === "t" && words.includes("link")) expect(readdirSync(join(dir, "..", "elsewhere"))).toEqual([]);
+      await fresh.put(at("t"), checkpoint("c9", { a: 1 }, { a: 1 }), META, { a: 1 });
+      expect((await fresh.getTuple(at("t")))?.checkpoint.channel_values).toEqual({ a: 1 });
+    },
+  );
 
   it("the saver's own folder may be a link (to another disk, say)", async () => {
     const dir = fresh();
@@ -409,7 +621,10 @@ describe("DotagentSaver with several writers on one thread (several processes ta
     for (const saver of [a, b]) {
       const tuple = await saver.getTuple(at("t"));
       expect(tuple?.checkpoint.channel_values).toEqual({ big: "B", n: 1 });
-      expect(tuple?.pendingWrites).toEqual([["task-1", "x", "from a"], ["task-2", ERROR, "second"]]);
+      expect(tuple?.pendingWrites).toEqual([
+        ["task-1", "x", "from a"],
+        ["task-2", ERROR, "second"],
+      ]);
     }
   });
 });
@@ -419,33 +634,77 @@ describe("DotagentSaver reads threads written before the log (format 1)", () => 
   function legacyThread(dir: string, thread: string): void {
     const root = join(dir, thread, "root");
     mkdirSync(root, { recursive: true });
-    const file = (name: string, value: unknown) => writeFileSync(join(root, name), `${JSON.stringify(value, null, 1)}\n`);
-    writeFileSync(join(dir, thread, "thread.json"), JSON.stringify({ format: 1, thread_id: thread, created_at: "2026-01-01T00:00:00.000Z" }));
-    const base = { format: 1, thread_id: thread, checkpoint_ns: "", saved_at: "2026-01-01T00:00:00.000Z", metadata: { type: "json", text: JSON.stringify(META) } };
-    const cp = (id: string, versions: Record<string, number>) => ({ type: "json", text: JSON.stringify({ v: 4, id, ts: "2026-01-01T00:00:00.000Z", channel_versions: versions, versions_seen: {} }) });
-    file("c1.checkpoint.json", { ...base, checkpoint_id: "c1", parent_checkpoint_id: null, checkpoint: cp("c1", { a: 1, b: 1 }), values: { a: { type: "json", text: "1" }, b: { type: "json", text: '"big"' } }, sources: { a: { version: 1, checkpoint_id: "c1" }, b: { version: 1, checkpoint_id: "c1" } } });
-    file("c2.checkpoint.json", { ...base, checkpoint_id: "c2", parent_checkpoint_id: "c1", checkpoint: cp("c2", { a: 2, b: 1 }), values: { a: { type: "json", text: "2" } }, sources: { a: { version: 2, checkpoint_id: "c2" }, b: { version: 1, checkpoint_id: "c1" } } });
-    file("c2.writes.json", { format: 1, thread_id: thread, checkpoint_ns: "", checkpoint_id: "c2", writes: [{ task_id: "task", task_path: "", idx: 0, channel: "a", value: { type: "json", text: "3" } }] });
+    const file = (name: string, value: unknown) =>
+      writeFileSync(join(root, name), `${JSON.stringify(value, null, 1)}\n`);
+    writeFileSync(
+      join(dir, thread, "thread.json"),
+      JSON.stringify({ format: 1, thread_id: thread, created_at: "2026-01-01T00:00:00.000Z" }),
+    );
+    const base = {
+      format: 1,
+      thread_id: thread,
+      checkpoint_ns: "",
+      saved_at: "2026-01-01T00:00:00.000Z",
+      metadata: { type: "json", text: JSON.stringify(META) },
+    };
+    const cp = (id: string, versions: Record<string, number>) => ({
+      type: "json",
+      text: JSON.stringify({ v: 4, id, ts: "2026-01-01T00:00:00.000Z", channel_versions: versions, versions_seen: {} }),
+    });
+    file("c1.checkpoint.json", {
+      ...base,
+      checkpoint_id: "c1",
+      parent_checkpoint_id: null,
+      checkpoint: cp("c1", { a: 1, b: 1 }),
+      values: { a: { type: "json", text: "1" }, b: { type: "json", text: '"big"' } },
+      sources: { a: { version: 1, checkpoint_id: "c1" }, b: { version: 1, checkpoint_id: "c1" } },
+    });
+    file("c2.checkpoint.json", {
+      ...base,
+      checkpoint_id: "c2",
+      parent_checkpoint_id: "c1",
+      checkpoint: cp("c2", { a: 2, b: 1 }),
+      values: { a: { type: "json", text: "2" } },
+      sources: { a: { version: 2, checkpoint_id: "c2" }, b: { version: 1, checkpoint_id: "c1" } },
+    });
+    file("c2.writes.json", {
+      format: 1,
+      thread_id: thread,
+      checkpoint_ns: "",
+      checkpoint_id: "c2",
+      writes: [{ task_id: "task", task_path: "", idx: 0, channel: "a", value: { type: "json", text: "3" } }],
+    });
   }
 
-  it.each(["old-thread", "Old.Thread"])("%s: its checkpoints and writes read; a new put carries its values on into the log; list shows both; deleteThread removes both", async (thread) => {
-    const dir = fresh();
-    legacyThread(dir, thread);
-    const saver = new DotagentSaver(dir);
-    const c2 = await saver.getTuple(at(thread));
-    expect([c2?.checkpoint.id, c2?.checkpoint.channel_values, c2?.pendingWrites, c2?.parentConfig?.configurable?.checkpoint_id]).toEqual(["c2", { a: 2, b: "big" }, [["task", "a", 3]], "c1"]);
-    await saver.put(at(thread, "c2"), checkpoint("c3", { a: 4, b: "big" }, { a: 3, b: 1 }), META, { a: 3 });
-    await saver.putWrites(at(thread, "c2"), [["a", 5]], "task-2");
-    const again = new DotagentSaver(dir);
-    expect((await again.getTuple(at(thread)))?.checkpoint.channel_values).toEqual({ a: 4, b: "big" });
-    expect((await again.getTuple(at(thread, "c2")))?.pendingWrites).toEqual([["task", "a", 3], ["task-2", "a", 5]]);
-    const listed = [];
-    for await (const t of again.list({})) listed.push(`${t.config.configurable?.thread_id} ${t.checkpoint.id}`);
-    expect(listed).toEqual([`${thread} c3`, `${thread} c2`, `${thread} c1`]);
-    await again.deleteThread(thread);
-    expect(readdirSync(dir)).toEqual([]);
-    expect(await again.getTuple(at(thread))).toBeUndefined();
-  });
+  it.each(["old-thread", "Old.Thread"])(
+    "%s: its checkpoints and writes read; a new put carries its values on into the log; list shows both; deleteThread removes both",
+    async (thread) => {
+      const dir = fresh();
+      legacyThread(dir, thread);
+      const saver = new DotagentSaver(dir);
+      const c2 = await saver.getTuple(at(thread));
+      expect([
+        c2?.checkpoint.id,
+        c2?.checkpoint.channel_values,
+        c2?.pendingWrites,
+        c2?.parentConfig?.configurable?.checkpoint_id,
+      ]).toEqual(["c2", { a: 2, b: "big" }, [["task", "a", 3]], "c1"]);
+      await saver.put(at(thread, "c2"), checkpoint("c3", { a: 4, b: "big" }, { a: 3, b: 1 }), META, { a: 3 });
+      await saver.putWrites(at(thread, "c2"), [["a", 5]], "task-2");
+      const again = new DotagentSaver(dir);
+      expect((await again.getTuple(at(thread)))?.checkpoint.channel_values).toEqual({ a: 4, b: "big" });
+      expect((await again.getTuple(at(thread, "c2")))?.pendingWrites).toEqual([
+        ["task", "a", 3],
+        ["task-2", "a", 5],
+      ]);
+      const listed = [];
+      for await (const t of again.list({})) listed.push(`${t.config.configurable?.thread_id} ${t.checkpoint.id}`);
+      expect(listed).toEqual([`${thread} c3`, `${thread} c2`, `${thread} c1`]);
+      await again.deleteThread(thread);
+      expect(readdirSync(dir)).toEqual([]);
+      expect(await again.getTuple(at(thread))).toBeUndefined();
+    },
+  );
 
   it("a garbage thread.json: reads name it and deleteThread, the way out named, works", async () => {
     const dir = fresh();

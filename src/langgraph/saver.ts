@@ -57,7 +57,20 @@ import { MAX_STATE_BYTES, formatBytes, readProjectParts } from "../store/read-fi
 import { describe, invalid, usage } from "./saver-errors.js";
 import { readLegacyPut, readLegacyThread, readLegacyWrites, type LegacyThread } from "./legacy-thread.js";
 import { setOwn, sortWrites } from "./thread-files.js";
-import { LOG_FILE, ThreadIndex, encodeAppend, foldWrites, parseRecordLine, scanLog, type Located, type LogRecord, type PutRecord, type Typed, type VersionedValue, type WritesRecord } from "./thread-log.js";
+import {
+  LOG_FILE,
+  ThreadIndex,
+  encodeAppend,
+  foldWrites,
+  parseRecordLine,
+  scanLog,
+  type Located,
+  type LogRecord,
+  type PutRecord,
+  type Typed,
+  type VersionedValue,
+  type WritesRecord,
+} from "./thread-log.js";
 import { isThreadFolderName, threadFolderName, threadIdOfFolderName } from "./thread-names.js";
 
 export interface DotagentSaverOptions {
@@ -140,7 +153,7 @@ function writeAt(lease: Lease, bytes: Buffer): void {
 }
 
 function writeFully(fd: number, bytes: Buffer, at: number): void {
-  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, at + done);
+  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, at + done);
 }
 
 /** Everything that holds one thread: its log and, for a thread from before the log, its format-1 files. */
@@ -152,7 +165,9 @@ interface ThreadView {
 }
 
 /** Where a checkpoint's record is: in the log, or in a format-1 file. */
-type Entry = { readonly view: ThreadView; readonly ns: string; readonly id: string } & ({ readonly log: Located } | { readonly file: string });
+type Entry = { readonly view: ThreadView; readonly ns: string; readonly id: string } & (
+  { readonly log: Located } | { readonly file: string }
+);
 
 const DELETING = /^\.deleting\.(\d+)\.[0-9a-f]+\./;
 /** A record over this is refused (`data_invalid`): the state a graph keeps should be far smaller. */
@@ -188,15 +203,22 @@ export class DotagentSaver extends BaseCheckpointSaver {
   readonly #swept = new Set<string>();
 
   constructor(dir: string, options: DotagentSaverOptions = {}) {
-    if (typeof dir !== "string" || dir === "") throw usage(`new DotagentSaver(dir) takes the folder as a non-empty string, not ${describe(dir)}`);
-    if (options === null || typeof options !== "object") throw usage(`new DotagentSaver(dir, options): options must be an object ({ serde?, lockWaitMs? }), not ${describe(options)}`);
+    if (typeof dir !== "string" || dir === "")
+      throw usage(`new DotagentSaver(dir) takes the folder as a non-empty string, not ${describe(dir)}`);
+    if (options === null || typeof options !== "object")
+      throw usage(
+        `new DotagentSaver(dir, options): options must be an object ({ serde?, lockWaitMs? }), not ${describe(options)}`,
+      );
     const wait: unknown = options.lockWaitMs;
-    if (wait !== undefined && (typeof wait !== "number" || !Number.isFinite(wait) || wait < 0)) throw usage(`lockWaitMs takes a number of milliseconds ≥ 0, not ${describe(wait)}`);
+    if (wait !== undefined && (typeof wait !== "number" || !Number.isFinite(wait) || wait < 0))
+      throw usage(`lockWaitMs takes a number of milliseconds ≥ 0, not ${describe(wait)}`);
     super(options.serde);
     this.#ownSerde = options.serde === undefined;
     this.dir = dir;
     const env = Number(process.env.DOTAGENT_LOCK_WAIT_MS);
-    this.#waitMs = (wait as number | undefined) ?? (process.env.DOTAGENT_LOCK_WAIT_MS !== undefined && Number.isFinite(env) && env >= 0 ? env : 10_000);
+    this.#waitMs =
+      (wait as number | undefined) ??
+      (process.env.DOTAGENT_LOCK_WAIT_MS !== undefined && Number.isFinite(env) && env >= 0 ? env : 10_000);
   }
 
   // --- reading --------------------------------------------------------------------------------
@@ -227,8 +249,10 @@ export class DotagentSaver extends BaseCheckpointSaver {
     const ns = rawNs === undefined || rawNs === null ? undefined : namespaceOf(rawNs, "list");
     const only = checkpointIdOf(config ?? {}, "list");
     const beforeId = before === undefined ? undefined : checkpointIdOf(before, "list (before)");
-    if (limit !== undefined && (typeof limit !== "number" || Number.isNaN(limit))) throw usage(`list(config, { limit }): limit must be a number, not ${describe(limit)}`);
-    if (filter !== undefined && (filter === null || typeof filter !== "object")) throw usage(`list(config, { filter }): filter must be an object of metadata fields, not ${describe(filter)}`);
+    if (limit !== undefined && (typeof limit !== "number" || Number.isNaN(limit)))
+      throw usage(`list(config, { limit }): limit must be a number, not ${describe(limit)}`);
+    if (filter !== undefined && (filter === null || typeof filter !== "object"))
+      throw usage(`list(config, { filter }): filter must be an object of metadata fields, not ${describe(filter)}`);
     if (limit !== undefined && limit <= 0) return;
 
     const views = thread === undefined ? this.#everyThread() : [this.#view(threadIdOf(thread, "list"))];
@@ -236,7 +260,10 @@ export class DotagentSaver extends BaseCheckpointSaver {
     for (const view of views) {
       const seen = new Set<string>();
       // The log first: a checkpoint in both (none is) would read as the log has it.
-      for (const [source, index] of [["log", view.log?.index], ["file", view.legacy?.index]] as const) {
+      for (const [source, index] of [
+        ["log", view.log?.index],
+        ["file", view.legacy?.index],
+      ] as const) {
         for (const [space, entries] of index?.threads.get(view.thread) ?? []) {
           if (ns !== undefined && space !== ns) continue;
           for (const [id, { at }] of entries.puts) {
@@ -244,13 +271,31 @@ export class DotagentSaver extends BaseCheckpointSaver {
             const key = `${space}\0${id}`;
             if (seen.has(key)) continue;
             seen.add(key);
-            found.push(source === "log" ? { view, ns: space, id, log: at as Located } : { view, ns: space, id, file: at as string });
+            found.push(
+              source === "log"
+                ? { view, ns: space, id, log: at as Located }
+                : { view, ns: space, id, file: at as string },
+            );
           }
         }
       }
     }
     // Every saver lists newest first, across threads and namespaces (checkpoint ids sort by time).
-    found.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : a.view.thread < b.view.thread ? -1 : a.view.thread > b.view.thread ? 1 : a.ns < b.ns ? -1 : a.ns > b.ns ? 1 : 0));
+    found.sort((a, b) =>
+      a.id < b.id
+        ? 1
+        : a.id > b.id
+          ? -1
+          : a.view.thread < b.view.thread
+            ? -1
+            : a.view.thread > b.view.thread
+              ? 1
+              : a.ns < b.ns
+                ? -1
+                : a.ns > b.ns
+                  ? 1
+                  : 0,
+    );
 
     let left = limit ?? Infinity;
     const lines = new Map<Entry, Buffer | undefined>();
@@ -259,9 +304,16 @@ export class DotagentSaver extends BaseCheckpointSaver {
       if (left <= 0) return;
       // The lines of the next log entries are read together, through one open of their log.
       if ("log" in entry && !lines.has(entry)) {
-        const batch = found.slice(i, i + PREFETCH).filter((e): e is Entry & { log: Located } => "log" in e && e.view === entry.view);
+        const batch = found
+          .slice(i, i + PREFETCH)
+          .filter((e): e is Entry & { log: Located } => "log" in e && e.view === entry.view);
         // One buffer for every batch: each tuple is built whole (its values decoded) before the next batch is read into it.
-        for (const [k, line] of this.#lines(entry.view.log!, batch.map((e) => e.log), (scratch ??= { buffer: Buffer.alloc(0) })).entries()) lines.set(batch[k]!, line);
+        for (const [k, line] of this.#lines(
+          entry.view.log!,
+          batch.map((e) => e.log),
+          (scratch ??= { buffer: Buffer.alloc(0) }),
+        ).entries())
+          lines.set(batch[k]!, line);
       }
       let tuple: CheckpointTuple | undefined;
       try {
@@ -275,7 +327,9 @@ export class DotagentSaver extends BaseCheckpointSaver {
         if (error instanceof ThreadGone) continue;
         // One damaged checkpoint, or thread, does not hide the others: it is passed by, named.
         if (error instanceof DotagentError && error.code === "checkpoint_invalid") {
-          process.emitWarning(`list passed by a checkpoint it cannot read: ${error.message}`, { code: "DOTAGENT_CHECKPOINT_INVALID" });
+          process.emitWarning(`list passed by a checkpoint it cannot read: ${error.message}`, {
+            code: "DOTAGENT_CHECKPOINT_INVALID",
+          });
           continue;
         }
         throw error;
@@ -291,19 +345,26 @@ export class DotagentSaver extends BaseCheckpointSaver {
     const { view, ns } = entry;
     const writes = this.#writesOf(view, ns, record.id);
     const saved = (await this.#load(record.checkpoint, entry, "checkpoint")) as Omit<Checkpoint, "channel_values">;
-    if (saved === null || typeof saved !== "object") throw invalid(where(entry), "checkpoint: expected an object once loaded", view.thread, true);
+    if (saved === null || typeof saved !== "object")
+      throw invalid(where(entry), "checkpoint: expected an object once loaded", view.thread, true);
     const channelValues: Record<string, unknown> = {};
-    for (const [channel, { value }] of Object.entries(record.values)) setOwn(channelValues, channel, await this.#load(value, entry, `values[${JSON.stringify(channel)}]`));
+    for (const [channel, { value }] of Object.entries(record.values))
+      setOwn(channelValues, channel, await this.#load(value, entry, `values[${JSON.stringify(channel)}]`));
     const checkpoint = { ...saved, channel_values: channelValues } as Checkpoint;
     if (checkpoint.v < 4 && record.parent !== null) await this.#migratePendingSends(checkpoint, entry, record.parent);
     const config = { configurable: { thread_id: view.thread, checkpoint_ns: ns, checkpoint_id: record.id } };
     const pendingWrites: CheckpointPendingWrite[] = [];
-    for (const [i, write] of sortWrites(foldWrites(writes)).entries()) pendingWrites.push([write.task_id, write.channel, await this.#load(write.value, entry, `writes[${i}].value`)]);
+    for (const [i, write] of sortWrites(foldWrites(writes)).entries())
+      pendingWrites.push([write.task_id, write.channel, await this.#load(write.value, entry, `writes[${i}].value`)]);
     return {
       config,
       checkpoint,
       metadata: metadata ?? ((await this.#load(record.metadata, entry, "metadata")) as CheckpointMetadata),
-      ...(record.parent === null ? {} : { parentConfig: { configurable: { thread_id: view.thread, checkpoint_ns: ns, checkpoint_id: record.parent } } }),
+      ...(record.parent === null
+        ? {}
+        : {
+            parentConfig: { configurable: { thread_id: view.thread, checkpoint_ns: ns, checkpoint_id: record.parent } },
+          }),
       pendingWrites,
     };
   }
@@ -311,26 +372,42 @@ export class DotagentSaver extends BaseCheckpointSaver {
   /** A checkpoint saved before format 4 gets the sends its parent's tasks wrote, as a TASKS channel (LangGraph's migration). */
   async #migratePendingSends(checkpoint: Checkpoint, entry: Entry, parent: string): Promise<void> {
     const sends: unknown[] = [];
-    for (const write of sortWrites(foldWrites(this.#writesOf(entry.view, entry.ns, parent)))) if (write.channel === TASKS) sends.push(await this.#load(write.value, entry, "writes"));
+    for (const write of sortWrites(foldWrites(this.#writesOf(entry.view, entry.ns, parent))))
+      if (write.channel === TASKS) sends.push(await this.#load(write.value, entry, "writes"));
     const versions = Object.values(checkpoint.channel_versions ?? {});
     checkpoint.channel_values[TASKS] = sends;
-    checkpoint.channel_versions = { ...checkpoint.channel_versions, [TASKS]: versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined) };
+    checkpoint.channel_versions = {
+      ...checkpoint.channel_versions,
+      [TASKS]: versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined),
+    };
   }
 
   // --- writing --------------------------------------------------------------------------------
 
-  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
-    if (config?.configurable === undefined) throw usage("put(config, …): config.configurable is missing; pass { configurable: { thread_id } }");
+  override async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
+    if (config?.configurable === undefined)
+      throw usage("put(config, …): config.configurable is missing; pass { configurable: { thread_id } }");
     const rawThread: unknown = config.configurable.thread_id;
-    if (rawThread === undefined || rawThread === null) throw usage("put(config, …): config.configurable.thread_id is missing; every checkpoint belongs to a thread");
+    if (rawThread === undefined || rawThread === null)
+      throw usage("put(config, …): config.configurable.thread_id is missing; every checkpoint belongs to a thread");
     const thread = threadIdOf(rawThread, "put");
     const ns = namespaceOf(config.configurable.checkpoint_ns, "put");
-    if (checkpoint === null || typeof checkpoint !== "object") throw usage(`put(config, checkpoint, …): checkpoint must be an object, not ${describe(checkpoint)}`);
-    if (typeof checkpoint.id !== "string" || checkpoint.id === "") throw usage(`put: checkpoint.id must be a non-empty string, not ${describe(checkpoint.id)}`);
+    if (checkpoint === null || typeof checkpoint !== "object")
+      throw usage(`put(config, checkpoint, …): checkpoint must be an object, not ${describe(checkpoint)}`);
+    if (typeof checkpoint.id !== "string" || checkpoint.id === "")
+      throw usage(`put: checkpoint.id must be a non-empty string, not ${describe(checkpoint.id)}`);
     const parent = checkpointIdOf(config, "put");
     const versions = (checkpoint.channel_versions ?? {}) as ChannelVersions;
     for (const [channel, version] of Object.entries(versions)) {
-      if (typeof version !== "number" && typeof version !== "string") throw usage(`put: checkpoint.channel_versions[${JSON.stringify(channel)}] must be a number or a string, not ${describe(version)}`);
+      if (typeof version !== "number" && typeof version !== "string")
+        throw usage(
+          `put: checkpoint.channel_versions[${JSON.stringify(channel)}] must be a number or a string, not ${describe(version)}`,
+        );
     }
     const changed = (newVersions ?? {}) as ChannelVersions;
 
@@ -350,7 +427,10 @@ export class DotagentSaver extends BaseCheckpointSaver {
     const values: Record<string, VersionedValue> = {};
     for (const [channel, version] of Object.entries(versions)) {
       if (!Object.hasOwn(channelValues, channel) || channelValues[channel] === undefined) continue;
-      const carried = parentEntry !== undefined && (parentRecord === undefined || (Object.hasOwn(parentRecord.values, channel) && parentRecord.values[channel]!.version === version));
+      const carried =
+        parentEntry !== undefined &&
+        (parentRecord === undefined ||
+          (Object.hasOwn(parentRecord.values, channel) && parentRecord.values[channel]!.version === version));
       if (!Object.hasOwn(changed, channel) && !carried) continue;
       setOwn(values, channel, { version, value: typed(await this.serde.dumpsTyped(channelValues[channel])) });
     }
@@ -371,27 +451,44 @@ export class DotagentSaver extends BaseCheckpointSaver {
     return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
-  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ""): Promise<void> {
+  override async putWrites(
+    config: RunnableConfig,
+    writes: PendingWrite[],
+    taskId: string,
+    taskPath = "",
+  ): Promise<void> {
     const rawThread: unknown = config?.configurable?.thread_id;
-    if (rawThread === undefined || rawThread === null) throw usage("putWrites(config, …): config.configurable.thread_id is missing; writes belong to a thread's checkpoint");
+    if (rawThread === undefined || rawThread === null)
+      throw usage(
+        "putWrites(config, …): config.configurable.thread_id is missing; writes belong to a thread's checkpoint",
+      );
     const thread = threadIdOf(rawThread, "putWrites");
     const ns = namespaceOf(config.configurable?.checkpoint_ns, "putWrites");
     const id = checkpointIdOf(config, "putWrites");
-    if (id === undefined) throw usage("putWrites(config, …): config.configurable.checkpoint_id is missing; writes belong to a checkpoint");
-    if (typeof taskId !== "string") throw usage(`putWrites(config, writes, taskId): taskId must be a string, not ${describe(taskId)}`);
-    if (typeof taskPath !== "string") throw usage(`putWrites(…, taskPath): taskPath must be a string, not ${describe(taskPath)}`);
-    if (!Array.isArray(writes)) throw usage(`putWrites(config, writes, …): writes must be an array of [channel, value], not ${describe(writes)}`);
+    if (id === undefined)
+      throw usage("putWrites(config, …): config.configurable.checkpoint_id is missing; writes belong to a checkpoint");
+    if (typeof taskId !== "string")
+      throw usage(`putWrites(config, writes, taskId): taskId must be a string, not ${describe(taskId)}`);
+    if (typeof taskPath !== "string")
+      throw usage(`putWrites(…, taskPath): taskPath must be a string, not ${describe(taskPath)}`);
+    if (!Array.isArray(writes))
+      throw usage(`putWrites(config, writes, …): writes must be an array of [channel, value], not ${describe(writes)}`);
     if (writes.length === 0) return;
 
     const stored: Array<WritesRecord["writes"][number]> = [];
     for (const [i, write] of writes.entries()) {
-      if (!Array.isArray(write) || typeof write[0] !== "string") throw usage(`putWrites: writes[${i}] must be [channel, value] with a string channel`);
+      if (!Array.isArray(write) || typeof write[0] !== "string")
+        throw usage(`putWrites: writes[${i}] must be [channel, value] with a string channel`);
       const [channel, value] = write;
       const idx = Object.hasOwn(WRITES_IDX_MAP, channel) ? WRITES_IDX_MAP[channel]! : i;
       stored.push({ idx, channel, value: typed(await this.serde.dumpsTyped(value)) });
     }
     // Insert-or-ignore (and the special writes' replace) is decided by readers from the log's order.
-    await this.#write(undefined, { kind: "writes", thread, ns, id, task_id: taskId, task_path: taskPath, writes: stored }, `putWrites ${id}`);
+    await this.#write(
+      undefined,
+      { kind: "writes", thread, ns, id, task_id: taskId, task_path: taskPath, writes: stored },
+      `putWrites ${id}`,
+    );
   }
 
   override async deleteThread(threadId: string): Promise<void> {
@@ -409,11 +506,16 @@ export class DotagentSaver extends BaseCheckpointSaver {
         // A format-1 folder named by the id holds another thread's when its thread.json says so (case).
         if (folder.legacyOnly && stat.isDirectory() && this.#legacyThread(folder.path, thread) === undefined) return;
         // A link or a file where the folder belongs has no lock to take: it goes as it is (the link itself, never what it points to).
-        const lock = stat.isDirectory() ? await this.#lock(folder.path, thread, `deleteThread ${JSON.stringify(thread).slice(0, 60)}`, false) : undefined;
+        const lock = stat.isDirectory()
+          ? await this.#lock(folder.path, thread, `deleteThread ${JSON.stringify(thread).slice(0, 60)}`, false)
+          : undefined;
         if (stat.isDirectory() && lock === undefined) return;
         // One rename takes the whole thread away (the commit point); a kill after it leaves a
         // .deleting.* folder that no read looks at and the next deleteThread removes.
-        const away = join(this.dir, `.deleting.${process.pid}.${Math.random().toString(16).slice(2, 10)}.${folder.name.slice(0, 100)}`);
+        const away = join(
+          this.dir,
+          `.deleting.${process.pid}.${Math.random().toString(16).slice(2, 10)}.${folder.name.slice(0, 100)}`,
+        );
         try {
           try {
             renameInside(this.dir, folder.path, away, WITHIN);
@@ -452,7 +554,13 @@ export class DotagentSaver extends BaseCheckpointSaver {
     const bytes = encodeAppend(record);
     const folder = view?.folder ?? join(this.dir, threadFolderName(record.thread));
     const file = join(folder, LOG_FILE);
-    if (bytes.length > MAX_RECORD) throw new DotagentError("data_invalid", `${file}: a record of ${formatBytes(bytes.length)} would be over ${formatBytes(MAX_RECORD)}; keep less in the graph's state`, EXIT.refused, { file });
+    if (bytes.length > MAX_RECORD)
+      throw new DotagentError(
+        "data_invalid",
+        `${file}: a record of ${formatBytes(bytes.length)} would be over ${formatBytes(MAX_RECORD)}; keep less in the graph's state`,
+        EXIT.refused,
+        { file },
+      );
     const key = resolve(folder);
     await inTurn(key, async () => {
       const lease = leases.get(key) ?? (await this.#takeLease(key, folder, record.thread, command));
@@ -496,7 +604,18 @@ export class DotagentSaver extends BaseCheckpointSaver {
       }
       const state = this.#readLog(file, thread);
       const end = state !== undefined && state.ino === opened.ino && state.dev === opened.dev ? state.end : 0;
-      const lease: Lease = { key, file, fd: opened.fd, lock, ino: opened.ino, dev: opened.dev, end, room: opened.size, since: Date.now(), timer: undefined };
+      const lease: Lease = {
+        key,
+        file,
+        fd: opened.fd,
+        lock,
+        ino: opened.ino,
+        dev: opened.dev,
+        end,
+        room: opened.size,
+        since: Date.now(),
+        timer: undefined,
+      };
       holdLease(lease);
       return lease;
     } catch (error) {
@@ -524,7 +643,8 @@ export class DotagentSaver extends BaseCheckpointSaver {
     let exists = false;
     try {
       const stat = lstatSync(folder);
-      if (!stat.isDirectory()) throw invalid(folder, `is not a real folder (${stat.isSymbolicLink() ? "a link" : "a file"})`, thread);
+      if (!stat.isDirectory())
+        throw invalid(folder, `is not a real folder (${stat.isSymbolicLink() ? "a link" : "a file"})`, thread);
       exists = true;
     } catch (error) {
       if (error instanceof DotagentError) throw error;
@@ -646,7 +766,14 @@ export class DotagentSaver extends BaseCheckpointSaver {
       // While this process holds the thread's lease no one else writes it: what it indexed is all there is.
       const lease = leases.get(resolve(folder));
       const known = this.#logs.get(file);
-      log = lease !== undefined && known !== undefined && known.ino === lease.ino && known.dev === lease.dev && known.end === lease.end ? known : this.#readLog(file, thread);
+      log =
+        lease !== undefined &&
+        known !== undefined &&
+        known.ino === lease.ino &&
+        known.dev === lease.dev &&
+        known.end === lease.end
+          ? known
+          : this.#readLog(file, thread);
     } catch (error) {
       // A log that cannot be read because its folder is not one: named as the folder.
       this.#checkFolder(folder, thread);
@@ -669,7 +796,8 @@ export class DotagentSaver extends BaseCheckpointSaver {
     } catch {
       return;
     }
-    if (!stat.isDirectory()) throw invalid(folder, `is not a real folder (${stat.isSymbolicLink() ? "a link" : "a file"})`, thread);
+    if (!stat.isDirectory())
+      throw invalid(folder, `is not a real folder (${stat.isSymbolicLink() ? "a link" : "a file"})`, thread);
   }
 
   /** Every thread in the saver's folder; one that cannot be read is passed by with a warning naming it. */
@@ -689,13 +817,16 @@ export class DotagentSaver extends BaseCheckpointSaver {
       const named = threadIdOfFolderName(name) ?? (ID_PATTERN.test(name) ? name : undefined);
       try {
         const stat = lstatSync(folder);
-        if (!stat.isDirectory()) throw invalid(folder, `is not a real folder (${stat.isSymbolicLink() ? "a link" : "a file"})`, named);
+        if (!stat.isDirectory())
+          throw invalid(folder, `is not a real folder (${stat.isSymbolicLink() ? "a link" : "a file"})`, named);
         for (const t of this.#readLog(join(folder, LOG_FILE), named)?.index.threads.keys() ?? []) threads.add(t);
         // A format-1 folder is named by its thread id.
         if (ID_PATTERN.test(name) && this.#legacyThread(folder, name) !== undefined) threads.add(name);
       } catch (error) {
         if (!(error instanceof DotagentError)) throw error;
-        process.emitWarning(`list passed by a thread it cannot read: ${error.message}`, { code: "DOTAGENT_CHECKPOINT_INVALID" });
+        process.emitWarning(`list passed by a thread it cannot read: ${error.message}`, {
+          code: "DOTAGENT_CHECKPOINT_INVALID",
+        });
       }
     }
     const views: ThreadView[] = [];
@@ -704,7 +835,9 @@ export class DotagentSaver extends BaseCheckpointSaver {
         views.push(this.#view(thread));
       } catch (error) {
         if (!(error instanceof DotagentError)) throw error;
-        process.emitWarning(`list passed by a thread it cannot read: ${error.message}`, { code: "DOTAGENT_CHECKPOINT_INVALID" });
+        process.emitWarning(`list passed by a thread it cannot read: ${error.message}`, {
+          code: "DOTAGENT_CHECKPOINT_INVALID",
+        });
       }
     }
     return views;
@@ -722,7 +855,13 @@ export class DotagentSaver extends BaseCheckpointSaver {
     const line = read ?? this.#lines(log, [entry.log])[0];
     if (line === undefined) return undefined;
     const record = parseRecordLine(line);
-    if (typeof record === "string" || record.kind !== "put") throw invalid(log.file, `the record of checkpoint ${JSON.stringify(entry.id)} at byte ${entry.log.offset} ${typeof record === "string" ? record : "is not a checkpoint"}`, entry.view.thread, true);
+    if (typeof record === "string" || record.kind !== "put")
+      throw invalid(
+        log.file,
+        `the record of checkpoint ${JSON.stringify(entry.id)} at byte ${entry.log.offset} ${typeof record === "string" ? record : "is not a checkpoint"}`,
+        entry.view.thread,
+        true,
+      );
     if (keep) this.#remember(key, record);
     return record;
   }
@@ -730,14 +869,21 @@ export class DotagentSaver extends BaseCheckpointSaver {
   /** The writes records of a checkpoint, format-1 ones first, then the log's in its order. */
   #writesOf(view: ThreadView, ns: string, id: string): WritesRecord[] {
     const out: WritesRecord[] = [];
-    for (const file of view.legacy?.index.namespace(view.thread, ns)?.writes.get(id) ?? []) out.push(...readLegacyWrites(file, view.thread, ns, id));
+    for (const file of view.legacy?.index.namespace(view.thread, ns)?.writes.get(id) ?? [])
+      out.push(...readLegacyWrites(file, view.thread, ns, id));
     const at = view.log?.index.namespace(view.thread, ns)?.writes.get(id) ?? [];
     if (at.length === 0) return out;
     const lines = this.#lines(view.log!, at);
     for (const [i, line] of lines.entries()) {
       if (line === undefined) throw new ThreadGone();
       const record = parseRecordLine(line);
-      if (typeof record === "string" || record.kind !== "writes") throw invalid(view.log!.file, `the record of writes of ${JSON.stringify(id)} at byte ${at[i]!.offset} ${typeof record === "string" ? record : "is not writes"}`, view.thread, true);
+      if (typeof record === "string" || record.kind !== "writes")
+        throw invalid(
+          view.log!.file,
+          `the record of writes of ${JSON.stringify(id)} at byte ${at[i]!.offset} ${typeof record === "string" ? record : "is not writes"}`,
+          view.thread,
+          true,
+        );
       out.push(record);
     }
     return out;
@@ -754,14 +900,23 @@ export class DotagentSaver extends BaseCheckpointSaver {
       total += a.length;
     }
     const span = at.length > 1 && end - first <= 2 * total;
-    if (span && scratch !== undefined && scratch.buffer.length < end - first) scratch.buffer = Buffer.allocUnsafe(end - first);
-    const read = readProjectParts(log.file, span ? [{ offset: first, length: end - first }] : at, span && scratch !== undefined ? { into: scratch.buffer } : {});
+    if (span && scratch !== undefined && scratch.buffer.length < end - first)
+      scratch.buffer = Buffer.allocUnsafe(end - first);
+    const read = readProjectParts(
+      log.file,
+      span ? [{ offset: first, length: end - first }] : at,
+      span && scratch !== undefined ? { into: scratch.buffer } : {},
+    );
     if (read.kind === "missing") return at.map(() => undefined);
     if (read.kind === "refused") throw invalid(log.file, read.reason, undefined);
     if (read.file.ino !== log.ino || read.file.dev !== log.dev) return at.map(() => undefined);
     if (!span) return read.parts;
     const whole = read.parts[0]!;
-    return at.map((a) => (a.offset + a.length - first <= whole.length ? whole.subarray(a.offset - first, a.offset - first + a.length) : undefined));
+    return at.map((a) =>
+      a.offset + a.length - first <= whole.length
+        ? whole.subarray(a.offset - first, a.offset - first + a.length)
+        : undefined,
+    );
   }
 
   /** The serializer's value back; a stored value it cannot load is its record's fault, named. */
@@ -769,9 +924,17 @@ export class DotagentSaver extends BaseCheckpointSaver {
     try {
       // LangGraph's own serializer decodes JSON from the record's bytes where they are (it keeps no
       // reference to them); any other bytes, or any other serializer, get a copy of their own.
-      return await this.serde.loadsTyped(value.type, value.type === "json" && this.#ownSerde ? value.bytes : new Uint8Array(value.bytes));
+      return await this.serde.loadsTyped(
+        value.type,
+        value.type === "json" && this.#ownSerde ? value.bytes : new Uint8Array(value.bytes),
+      );
     } catch (error) {
-      throw invalid(where(entry), `${path}: the serializer cannot load it (${String((error as Error)?.message ?? error).split("\n")[0]})`, entry.view.thread, true);
+      throw invalid(
+        where(entry),
+        `${path}: the serializer cannot load it (${String((error as Error)?.message ?? error).split("\n")[0]})`,
+        entry.view.thread,
+        true,
+      );
     }
   }
 }
@@ -788,13 +951,16 @@ const WITHIN = { within: "the checkpointer's folder" };
 function foldersOf(dir: string, thread: string): Array<{ name: string; path: string; legacyOnly: boolean }> {
   const name = threadFolderName(thread);
   const folders = [{ name, path: join(dir, name), legacyOnly: false }];
-  if (ID_PATTERN.test(thread) && thread !== name) folders.push({ name: thread, path: join(dir, thread), legacyOnly: true });
+  if (ID_PATTERN.test(thread) && thread !== name)
+    folders.push({ name: thread, path: join(dir, thread), legacyOnly: true });
   return folders;
 }
 
 /** Where a checkpoint is, for a message: its log and record, or its format-1 file. */
 function where(entry: Entry): string {
-  return "file" in entry ? entry.file : `${entry.view.log!.file} (checkpoint ${JSON.stringify(entry.id)} at byte ${entry.log.offset})`;
+  return "file" in entry
+    ? entry.file
+    : `${entry.view.log!.file} (checkpoint ${JSON.stringify(entry.id)} at byte ${entry.log.offset})`;
 }
 
 function entryOf(view: ThreadView, ns: string, id: string): Entry | undefined {
@@ -849,6 +1015,7 @@ function checkpointIdOf(config: RunnableConfig, call: string): string | undefine
 /** Metadata matches a filter when every field the filter names is deeply equal. */
 function matches(metadata: CheckpointMetadata, filter: Record<string, unknown>): boolean {
   const fields = (metadata ?? {}) as Record<string, unknown>;
-  return Object.entries(filter).every(([key, value]) => isDeepStrictEqual(Object.hasOwn(fields, key) ? fields[key] : undefined, value));
+  return Object.entries(filter).every(([key, value]) =>
+    isDeepStrictEqual(Object.hasOwn(fields, key) ? fields[key] : undefined, value),
+  );
 }
-

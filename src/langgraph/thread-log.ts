@@ -72,7 +72,9 @@ export interface WritesRecord {
 export type LogRecord = PutRecord | WritesRecord;
 
 /** What the index keeps of a record: its head. */
-export type RecordHead = Pick<PutRecord, "kind" | "thread" | "ns" | "id" | "parent"> | Pick<WritesRecord, "kind" | "thread" | "ns" | "id" | "task_id" | "task_path">;
+export type RecordHead =
+  | Pick<PutRecord, "kind" | "thread" | "ns" | "id" | "parent">
+  | Pick<WritesRecord, "kind" | "thread" | "ns" | "id" | "task_id" | "task_path">;
 
 /** Where a record's line is in the log: its first byte and its length without the line break. */
 export interface Located {
@@ -85,7 +87,9 @@ export interface Located {
 /** A part as written: raw (0) unless its bytes hold a line break or a zero byte, then base64 (1). */
 function framed(bytes: Uint8Array): { enc: 0 | 1; bytes: Buffer } {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return buffer.indexOf(0x0a) < 0 && buffer.indexOf(0x00) < 0 ? { enc: 0, bytes: buffer } : { enc: 1, bytes: Buffer.from(buffer.toString("base64"), "latin1") };
+  return buffer.indexOf(0x0a) < 0 && buffer.indexOf(0x00) < 0
+    ? { enc: 0, bytes: buffer }
+    : { enc: 1, bytes: Buffer.from(buffer.toString("base64"), "latin1") };
 }
 
 /** One append of one record: a line break, then the record's line and its line break. */
@@ -98,8 +102,26 @@ export function encodeAppend(record: LogRecord): Buffer {
   };
   const head =
     record.kind === "put"
-      ? ["put", record.thread, record.ns, record.id, record.parent, record.saved_at, part(record.checkpoint), part(record.metadata), Object.entries(record.values).map(([channel, { version, value }]) => [channel, version, ...part(value)])]
-      : ["writes", record.thread, record.ns, record.id, record.task_id, record.task_path, record.writes.map((w) => [w.idx, w.channel, ...part(w.value)])];
+      ? [
+          "put",
+          record.thread,
+          record.ns,
+          record.id,
+          record.parent,
+          record.saved_at,
+          part(record.checkpoint),
+          part(record.metadata),
+          Object.entries(record.values).map(([channel, { version, value }]) => [channel, version, ...part(value)]),
+        ]
+      : [
+          "writes",
+          record.thread,
+          record.ns,
+          record.id,
+          record.task_id,
+          record.task_path,
+          record.writes.map((w) => [w.idx, w.channel, ...part(w.value)]),
+        ];
   const headBytes = Buffer.from(JSON.stringify(head), "utf8");
   let length = 1 + 9 + headBytes.length + 1;
   for (const p of parts) length += p.length;
@@ -117,21 +139,43 @@ export function encodeAppend(record: LogRecord): Buffer {
 const isString = (v: unknown): v is string => typeof v === "string";
 const isVersion = (v: unknown): v is ChannelVersion => typeof v === "number" || typeof v === "string";
 /** A part's description in a head: [type, enc, length]. */
-const isPart = (p: unknown[], at: number) => isString(p[at]) && p[at] !== "" && (p[at + 1] === 0 || p[at + 1] === 1) && Number.isSafeInteger(p[at + 2]) && (p[at + 2] as number) >= 0;
+const isPart = (p: unknown[], at: number) =>
+  isString(p[at]) &&
+  p[at] !== "" &&
+  (p[at + 1] === 0 || p[at + 1] === 1) &&
+  Number.isSafeInteger(p[at + 2]) &&
+  (p[at + 2] as number) >= 0;
 
 /** The head of a record, or undefined when it is not one. */
 function parseHead(raw: unknown): { head: RecordHead; raw: unknown[] } | undefined {
   if (!Array.isArray(raw)) return undefined;
   const [kind, thread, ns, id] = raw as unknown[];
   if (!isString(thread) || !isString(ns) || !isString(id) || id === "") return undefined;
-  if (kind === "put" && raw.length === 9 && (raw[4] === null || (isString(raw[4]) && raw[4] !== "")) && isString(raw[5])) {
+  if (
+    kind === "put" &&
+    raw.length === 9 &&
+    (raw[4] === null || (isString(raw[4]) && raw[4] !== "")) &&
+    isString(raw[5])
+  ) {
     const [, , , , , , checkpoint, metadata, values] = raw as unknown[];
-    if (!Array.isArray(checkpoint) || !isPart(checkpoint, 0) || !Array.isArray(metadata) || !isPart(metadata, 0) || !Array.isArray(values)) return undefined;
+    if (
+      !Array.isArray(checkpoint) ||
+      !isPart(checkpoint, 0) ||
+      !Array.isArray(metadata) ||
+      !isPart(metadata, 0) ||
+      !Array.isArray(values)
+    )
+      return undefined;
     if (!values.every((v) => Array.isArray(v) && isString(v[0]) && isVersion(v[1]) && isPart(v, 2))) return undefined;
     return { head: { kind, thread, ns, id, parent: raw[4] as string | null }, raw };
   }
   if (kind === "writes" && raw.length === 7 && isString(raw[4]) && isString(raw[5]) && Array.isArray(raw[6])) {
-    if (!(raw[6] as unknown[]).every((w) => Array.isArray(w) && Number.isSafeInteger(w[0]) && isString(w[1]) && isPart(w, 2))) return undefined;
+    if (
+      !(raw[6] as unknown[]).every(
+        (w) => Array.isArray(w) && Number.isSafeInteger(w[0]) && isString(w[1]) && isPart(w, 2),
+      )
+    )
+      return undefined;
     return { head: { kind, thread, ns, id, task_id: raw[4], task_path: raw[5] }, raw };
   }
   return undefined;
@@ -201,10 +245,19 @@ export function parseRecordLine(line: Buffer): LogRecord | string {
     const checkpoint = take(raw[6] as unknown[], 0);
     const metadata = take(raw[7] as unknown[], 0);
     const values: Record<string, VersionedValue> = {};
-    for (const v of raw[8] as unknown[][]) Object.defineProperty(values, v[0] as string, { value: { version: v[1] as ChannelVersion, value: take(v, 2) }, enumerable: true, writable: true, configurable: true });
+    for (const v of raw[8] as unknown[][])
+      Object.defineProperty(values, v[0] as string, {
+        value: { version: v[1] as ChannelVersion, value: take(v, 2) },
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     record = { ...head, saved_at: raw[5] as string, checkpoint, metadata, values };
   } else {
-    record = { ...head, writes: (raw[6] as unknown[][]).map((w) => ({ idx: w[0] as number, channel: w[1] as string, value: take(w, 2) })) };
+    record = {
+      ...head,
+      writes: (raw[6] as unknown[][]).map((w) => ({ idx: w[0] as number, channel: w[1] as string, value: take(w, 2) })),
+    };
   }
   if (short || at !== line.length) return "its parts are not the lengths its head says";
   return record;
@@ -249,7 +302,16 @@ export class ThreadIndex<L> {
 export function foldWrites(records: readonly WritesRecord[]): Array<StoredWrite<Typed>> {
   let merged: Array<StoredWrite<Typed>> = [];
   for (const record of records) {
-    merged = mergeWrites(merged, record.writes.map((w) => ({ task_id: record.task_id, task_path: record.task_path, idx: w.idx, channel: w.channel, value: w.value })));
+    merged = mergeWrites(
+      merged,
+      record.writes.map((w) => ({
+        task_id: record.task_id,
+        task_path: record.task_path,
+        idx: w.idx,
+        channel: w.channel,
+        value: w.value,
+      })),
+    );
   }
   return merged;
 }

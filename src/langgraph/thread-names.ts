@@ -34,7 +34,8 @@ export function threadFolderName(id: string): string {
     name += kept ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
     if (name.length > MAX_NAME) break;
   }
-  if (name.length > MAX_NAME) name = `${name.slice(0, 40)}~${createHash("sha256").update(id, "utf8").digest("hex").slice(0, 32)}`;
+  if (name.length > MAX_NAME)
+    name = `${name.slice(0, 40)}~${createHash("sha256").update(id, "utf8").digest("hex").slice(0, 32)}`;
   return name;
 }
 

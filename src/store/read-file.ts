@@ -55,8 +55,15 @@ export function readProjectFile(file: string, options: ReadOptions & { readonly 
  * `noFollowOnly`: a link is refused by O_NOFOLLOW alone (ELOOP), where the system has it, saving an
  * lstat per read (the log's readers read it on every call).
  */
-function openRegular(file: string, options: Omit<ReadOptions, "maxBytes">, noFollowOnly = false): number | Exclude<FileBytes, { kind: "ok" }> {
-  if (options.links !== "follow" && !(noFollowOnly && options.links === "refuse" && constants.O_NOFOLLOW !== undefined)) {
+function openRegular(
+  file: string,
+  options: Omit<ReadOptions, "maxBytes">,
+  noFollowOnly = false,
+): number | Exclude<FileBytes, { kind: "ok" }> {
+  if (
+    options.links !== "follow" &&
+    !(noFollowOnly && options.links === "refuse" && constants.O_NOFOLLOW !== undefined)
+  ) {
     let link = false;
     try {
       link = lstatSync(file).isSymbolicLink();
@@ -64,7 +71,8 @@ function openRegular(file: string, options: Omit<ReadOptions, "maxBytes">, noFol
       return failed(error);
     }
     if (link) {
-      if (options.links === "refuse") return { kind: "refused", reason: "is a symbolic link; replace it with the file itself" };
+      if (options.links === "refuse")
+        return { kind: "refused", reason: "is a symbolic link; replace it with the file itself" };
       if (!isInside(file, options.root!)) return { kind: "refused", reason: "is a link that leads out of the project" };
     }
   }
@@ -92,7 +100,9 @@ export function readProjectParts(
   file: string,
   parts: ReadonlyArray<{ readonly offset: number; readonly length: number }>,
   options: { readonly from?: number; readonly maxBytes?: number; readonly into?: Buffer } = {},
-): { readonly kind: "ok"; readonly parts: Buffer[]; readonly tail: Buffer; readonly file: GrowingFile } | Exclude<FileBytes, { kind: "ok" }> {
+):
+  | { readonly kind: "ok"; readonly parts: Buffer[]; readonly tail: Buffer; readonly file: GrowingFile }
+  | Exclude<FileBytes, { kind: "ok" }> {
   const opened = openRegular(file, { links: "refuse" }, true);
   if (typeof opened !== "number") return opened;
   const fd = opened;
@@ -114,8 +124,16 @@ export function readProjectParts(
       return buffer.subarray(0, total);
     };
     const from = options.from;
-    const tail = from === undefined ? Buffer.alloc(0) : read(from, Math.min(Math.max(0, stat.size - from), options.maxBytes ?? MAX_STATE_BYTES));
-    return { kind: "ok", parts: parts.map((p) => read(p.offset, p.length)), tail, file: { ino: stat.ino, dev: stat.dev, size: stat.size } };
+    const tail =
+      from === undefined
+        ? Buffer.alloc(0)
+        : read(from, Math.min(Math.max(0, stat.size - from), options.maxBytes ?? MAX_STATE_BYTES));
+    return {
+      kind: "ok",
+      parts: parts.map((p) => read(p.offset, p.length)),
+      tail,
+      file: { ino: stat.ino, dev: stat.dev, size: stat.size },
+    };
   } catch (error) {
     return failed(error);
   } finally {
@@ -132,7 +150,10 @@ export function readProjectHead(file: string, bytes: number, options: Omit<ReadO
 }
 
 /** The same, as text; `refused` and `missing` as they are. */
-export function readProjectText(file: string, options: ReadOptions): { kind: "ok"; text: string } | Exclude<FileBytes, { kind: "ok" }> {
+export function readProjectText(
+  file: string,
+  options: ReadOptions,
+): { kind: "ok"; text: string } | Exclude<FileBytes, { kind: "ok" }> {
   const read = readProjectFile(file, options);
   return read.kind === "ok" ? { kind: "ok", text: read.bytes.toString("utf8") } : read;
 }
@@ -191,7 +212,9 @@ export function readJsonObject(fd: number, maxBytes: number, idleMs = 3000): Rec
   const parse = (): Record<string, unknown> | undefined => {
     try {
       const value = JSON.parse(Buffer.concat(chunks, total).toString("utf8")) as unknown;
-      return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+      return value !== null && typeof value === "object" && !Array.isArray(value)
+        ? (value as Record<string, unknown>)
+        : undefined;
     } catch {
       return undefined;
     }
@@ -248,7 +271,13 @@ export function formatBytes(n: number): string {
   return n >= MiB && n % MiB === 0 ? `${n / MiB} MiB` : n >= 1024 && n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`;
 }
 
-function describeType(stat: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+function describeType(stat: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): string {
   if (stat.isDirectory()) return "a folder";
   if (stat.isFIFO()) return "a FIFO";
   if (stat.isSocket()) return "a socket";
@@ -259,7 +288,8 @@ function describeType(stat: { isDirectory(): boolean; isFIFO(): boolean; isSocke
 function failed(error: unknown): Exclude<FileBytes, { kind: "ok" }> {
   const code = (error as NodeJS.ErrnoException).code ?? "error";
   if (code === "ENOENT") return { kind: "missing" };
-  if (code === "ELOOP") return { kind: "refused", reason: "is a symbolic link; replace it with the file itself", errno: code };
+  if (code === "ELOOP")
+    return { kind: "refused", reason: "is a symbolic link; replace it with the file itself", errno: code };
   if (code === "ENXIO") return { kind: "refused", reason: "is a socket, not a regular file", errno: code };
   if (code === "EISDIR") return { kind: "refused", reason: "is a folder, not a regular file", errno: code };
   return { kind: "refused", reason: `cannot be read (${code})`, errno: code };

@@ -1,7 +1,7 @@
 // The person's `/develop …` prompt in Copilot CLI. Copilot sends a skill's slash command in print
 // mode to the model as plain text and runs no `!` shell line of a skill, so the plan the Claude
 // skill gets from its `!` line (`dotagent resume --json --start`) comes from the
-// userPromptSubmitted hook instead (run-hook.ts). Pure.
+// userPromptSubmitted hook instead (src/cli/commands/copilot-hook.ts). Pure.
 //
 // The two shapes the hook gets (test/copilot/NOTES.md):
 //   print mode (`copilot -p "/develop add login"`)   the text as typed
@@ -9,7 +9,8 @@
 //     The user explicitly invoked the "/develop" skill. Follow its instructions now.\n\n
 //     <skill-context name="develop">\n…the skill…\n\nARGUMENTS: add login\n</skill-context>
 
-const EXPANDED = /^The user explicitly invoked the "\/(?:dotagent:)?develop" skill\.[^\n]*\n\s*<skill-context name="(?:dotagent:)?develop">\n[\s\S]*<\/skill-context>$/;
+const EXPANDED =
+  /^The user explicitly invoked the "\/(?:dotagent:)?develop" skill\.[^\n]*\n\s*<skill-context name="(?:dotagent:)?develop">\n[\s\S]*<\/skill-context>$/;
 
 /** The request of a `/develop [text]` prompt ("" for `/develop` alone), or undefined for any other prompt. */
 export function developRequest(prompt: string): string | undefined {
