@@ -132,6 +132,15 @@ describe("figures the docs quote come from scripts", () => {
     expect(block).toMatch(/\| acknowledged calls lost · checkpoints unreadable \| 0 · 0 \| 0 · 0 \|/);
   });
 
+  it("docs/evidence.md's LangGraph bench table is what scripts/langgraph-bench.mjs prints from docs/figures/", async () => {
+    const { benchTable } = (await import(join(REPO, "scripts/langgraph-bench.mjs"))) as { benchTable: () => string };
+    const block = /<!-- langgraph-bench -->\n([\s\S]*?)\n<!-- \/langgraph-bench -->/.exec(
+      read("docs/evidence.md"),
+    )?.[1];
+    expect(block).toBe(benchTable());
+    expect(block).toMatch(/\| put \| [\d,.]+\/s \| [\d,.]+\/s \| \d+\.\d\d× \|/);
+  });
+
   it("the README's captured session is the one npm run capture-session wrote into docs/terminal-session.md", () => {
     const inReadme = /<!-- terminal-session -->\n```text\n([\s\S]*?)\n```\n<!-- \/terminal-session -->/.exec(
       README,

@@ -64,7 +64,7 @@ describe("docs/api.md's LangGraph example", () => {
     const killed = await run(project, { on: "build…", ms: 500 });
     expect(killed.signal, killed.stderr).toBe("SIGKILL");
     expect(killed.stdout).toBe("plan…\nbuild…\n");
-    expect(existsSync(join(project, ".checkpoints", "langgraph", "release-1", "thread.json"))).toBe(true);
+    expect(existsSync(join(project, ".checkpoints", "langgraph", "release-1", "checkpoints.log"))).toBe(true);
 
     const resumed = await run(project);
     expect(resumed.code, resumed.stderr).toBe(0);

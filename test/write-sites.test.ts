@@ -135,7 +135,7 @@ function sourceFiles(): string[] {
  */
 const SITES: Record<string, [string, string]> = {
   "src/store/write-file.ts": [
-    "copyFileSync linkSync mkdirSync×3 openSync×2 renameSync×2",
+    "copyFileSync linkSync mkdirSync×3 openSync×3 renameSync×2",
     "the primitive itself: every other write calls it",
   ],
   "src/store/fsync-dir.ts": ["openSync", "opens a folder read-only ('r') to fsync it; writes nothing"],

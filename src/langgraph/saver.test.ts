@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import {
+  appendFileSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -20,14 +21,18 @@ import {
   type Checkpoint,
   type CheckpointMetadata,
 } from "@langchain/langgraph-checkpoint";
+import type { RunnableConfig } from "@langchain/core/runnables";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { failure, tempFolders } from "../api/test-support.js";
-import { acquireLock } from "../store/lock.js";
 import { DotagentSaver } from "./saver.js";
 import { compareCodePoints, namespaceFolder, sortWrites } from "./thread-files.js";
+import { LOG_FILE, encodeAppend, parseRecordLine, type LogRecord } from "./thread-log.js";
+import { threadFolderName } from "./thread-names.js";
 
 const fresh = tempFolders("dotagent-lg-");
+/** A write's lease on its thread ends 10 ms after the writes pause: a later timer fires after it. */
+const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
 const META: CheckpointMetadata = { source: "loop", step: 0, parents: {} };
 
 function checkpoint(id: string, values: Record<string, unknown>, versions: Record<string, number>): Checkpoint {
@@ -43,10 +48,17 @@ function checkpoint(id: string, values: Record<string, unknown>, versions: Recor
 const at = (thread: string, id?: string, ns = "") => ({
   configurable: { thread_id: thread, checkpoint_ns: ns, ...(id === undefined ? {} : { checkpoint_id: id }) },
 });
-const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+/** The records of a log, in order (damaged lines left out). */
+const records = (file: string): LogRecord[] =>
+  readFileSync(file)
+    .toString("latin1")
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => parseRecordLine(Buffer.from(l, "latin1")))
+    .filter((r): r is LogRecord => typeof r !== "string");
 
 describe("DotagentSaver on disk", () => {
-  it("one folder per thread: thread.json, a folder per namespace, a file per checkpoint and per checkpoint's writes; no lock left", async () => {
+  it("one folder per thread holding its log: a record per put and per putWrites, every value in its checkpoint's record; no lock once writes pause", async () => {
     const dir = join(fresh(), "lg");
     const saver = new DotagentSaver(dir);
     const c1 = await saver.put(at("t1"), checkpoint("c1", { a: "A", big: "B" }, { a: 1, big: 1 }), META, {
@@ -61,34 +73,53 @@ describe("DotagentSaver on disk", () => {
     );
     await saver.putWrites(c2, [["a", "next"]], "task-1", "~path");
     await saver.put(at("t1", undefined, "sub:1"), checkpoint("s1", {}, {}), META, {});
+    expect(readdirSync(join(dir, "t1"))).toContain(".lock"); // held while writes follow one another
+    await pause();
     expect(readdirSync(dir)).toEqual(["t1"]);
-    expect(readdirSync(join(dir, "t1")).sort()).toEqual(["ns-sub%3A1", "root", "thread.json"]);
-    expect(readdirSync(join(dir, "t1", "root")).sort()).toEqual([
-      "c1.checkpoint.json",
-      "c2.checkpoint.json",
-      "c2.writes.json",
+    expect(readdirSync(join(dir, "t1"))).toEqual([LOG_FILE]);
+    const log = records(join(dir, "t1", LOG_FILE));
+    expect(log.map((r) => [r.kind, r.ns, r.id])).toEqual([
+      ["put", "", "c1"],
+      ["put", "", "c2"],
+      ["writes", "", "c2"],
+      ["put", "sub:1", "s1"],
     ]);
-    expect(readJson(join(dir, "t1", "thread.json"))).toMatchObject({ format: 1, thread_id: "t1" });
-    // c2 stores only what it changed; the big value stays in c1, where c2 says it is.
-    const file = readJson(join(dir, "t1", "root", "c2.checkpoint.json"));
-    expect(file).toMatchObject({
-      format: 1,
-      thread_id: "t1",
-      checkpoint_ns: "",
-      checkpoint_id: "c2",
-      parent_checkpoint_id: "c1",
-    });
-    expect(Object.keys(file.values as object)).toEqual(["a"]);
-    expect(file.sources).toEqual({ a: { version: 2, checkpoint_id: "c2" }, big: { version: 1, checkpoint_id: "c1" } });
-    expect((file.values as Record<string, unknown>).a).toEqual({ type: "json", text: '"A2"' });
-    expect(readJson(join(dir, "t1", "root", "c2.writes.json"))).toMatchObject({
-      writes: [
-        { task_id: "task-1", task_path: "~path", idx: 0, channel: "a", value: { type: "json", text: '"next"' } },
-      ],
-    });
+    // c2 holds the value it carries over from c1 too: a read is one record.
+    const c2Record = log[1] as Extract<LogRecord, { kind: "put" }>;
+    expect(c2Record.parent).toBe("c1");
+    const text = (v: { type: string; bytes: Uint8Array }) => [v.type, Buffer.from(v.bytes).toString("utf8")];
+    expect(Object.entries(c2Record.values).map(([c, v]) => [c, v.version, ...text(v.value)])).toEqual([
+      ["a", 2, "json", '"A2"'],
+      ["big", 1, "json", '"B"'],
+    ]);
+    const w = log[2] as Extract<LogRecord, { kind: "writes" }>;
+    expect([w.task_id, w.task_path, w.writes.map((x) => [x.idx, x.channel, ...text(x.value)])]).toEqual([
+      "task-1",
+      "~path",
+      [[0, "a", "json", '"next"']],
+    ]);
+    // The serializer's bytes are in the line as they are (JSON holds no line break), not escaped.
+    expect(readFileSync(join(dir, "t1", LOG_FILE), "utf8")).toContain('\t{"v":4,"id":"c2"');
     const tuple = await saver.getTuple(at("t1"));
     expect(tuple?.checkpoint.channel_values).toEqual({ a: "A2", big: "B" });
     expect(tuple?.pendingWrites).toEqual([["task-1", "a", "next"]]);
+  });
+
+  it("list reads a long thread in batches through one buffer: every tuple it gave keeps its own values after later batches", async () => {
+    const saver = new DotagentSaver(fresh());
+    let config: RunnableConfig = at("long");
+    for (let n = 0; n < 150; n++)
+      config = await saver.put(
+        config,
+        checkpoint(`c${String(n).padStart(3, "0")}`, { text: `value ${n} `.repeat(50), n }, { text: n + 1, n: n + 1 }),
+        { ...META, step: n },
+        { text: n + 1, n: n + 1 },
+      );
+    const tuples = [];
+    for await (const t of new DotagentSaver(saver.dir).list(at("long"))) tuples.push(t);
+    expect(tuples.map((t) => t.checkpoint.channel_values)).toEqual(
+      Array.from({ length: 150 }, (_, k) => ({ text: `value ${149 - k} `.repeat(50), n: 149 - k })),
+    );
   });
 
   it("reads create nothing; a missing folder, thread or checkpoint reads as nothing", async () => {
@@ -159,9 +190,19 @@ describe("DotagentSaver on disk", () => {
       { blob: 1, text: 1 },
     );
     expect((await saver.getTuple(config))?.checkpoint.channel_values).toEqual({ blob, text: "héllo \u{1F600}" });
-    expect((readJson(join(dir, "t", "root", "c1.checkpoint.json")).values as Record<string, unknown>).blob).toEqual({
-      type: "bytes",
-      base64: "/wD+gA==",
+    const blobValue = (records(join(dir, "t", LOG_FILE))[0] as Extract<LogRecord, { kind: "put" }>).values.blob!;
+    expect([blobValue.value.type, [...blobValue.value.bytes]]).toEqual(["bytes", [0xff, 0x00, 0xfe, 0x80]]);
+    // Bytes holding a line break go in as base64, so a line stays one record.
+    const withBreak = new Uint8Array([0x0a, 0x0d, 0x0a]);
+    const c2 = await saver.put(
+      config,
+      checkpoint("c2", { blob: withBreak, text: "héllo \u{1F600}" }, { blob: 2, text: 1 }),
+      META,
+      { blob: 2 },
+    );
+    expect((await new DotagentSaver(dir, { serde }).getTuple(c2))?.checkpoint.channel_values).toEqual({
+      blob: withBreak,
+      text: "héllo \u{1F600}",
     });
   });
 });
@@ -278,39 +319,93 @@ describe("DotagentSaver with a real LangGraph graph", () => {
   });
 });
 
-describe("DotagentSaver refuses what it cannot keep, with one line naming the file", () => {
+describe("DotagentSaver takes any string as a thread id", () => {
+  const ids = [
+    "user@example.com",
+    "user:42",
+    "a b",
+    "../x",
+    "..",
+    "",
+    "-rf",
+    "con",
+    "Run",
+    "run",
+    "RUN",
+    "a/b\\c",
+    "\u00e9t\u00e9",
+    "e\u0301te\u0301",
+    "\u{1F600}",
+    "x".repeat(5000),
+    `${"x".repeat(150)}1`,
+    `${"x".repeat(150)}2`,
+  ];
+  it("each id its own folder inside the saver's folder, its checkpoints apart from every other's, listed and deleted by its id", async () => {
+    const dir = fresh();
+    const saver = new DotagentSaver(join(dir, "lg"));
+    for (const [n, id] of ids.entries())
+      await saver.put(at(id), checkpoint(`c${n}`, { who: id }, { who: 1 }), META, { who: 1 });
+    expect(readdirSync(dir)).toEqual(["lg"]);
+    const folders = readdirSync(join(dir, "lg"));
+    expect(folders.length).toBe(ids.length);
+    // No two names differ only in case (a case-insensitive disk keeps them apart too), all plain ASCII, none hidden.
+    expect(new Set(folders.map((f) => f.toLowerCase())).size).toBe(ids.length);
+    for (const f of folders) expect(f).toMatch(/^[a-z0-9_%~][A-Za-z0-9_%~-]{0,99}$/);
+    for (const [n, id] of ids.entries()) {
+      const tuple = await saver.getTuple(at(id));
+      expect([
+        tuple?.checkpoint.id,
+        tuple?.checkpoint.channel_values.who,
+        tuple?.config.configurable?.thread_id,
+      ]).toEqual([`c${n}`, id, id]);
+    }
+    const listed = [];
+    for await (const t of saver.list({})) listed.push(t.config.configurable?.thread_id);
+    expect(listed.sort()).toEqual([...ids].sort());
+    await saver.deleteThread("../x");
+    await saver.deleteThread("");
+    expect(await saver.getTuple(at("../x"))).toBeUndefined();
+    expect(await saver.getTuple(at(""))).toBeUndefined();
+    expect((await saver.getTuple(at("..")))?.checkpoint.id).toBe("c4");
+    expect(readdirSync(join(dir, "lg")).length).toBe(ids.length - 2);
+  });
+
+  it.each([
+    ["abc-123_x", "abc-123_x"],
+    ["1ef6a9c0-0b8e-6d3e-8000-0123456789ab", "1ef6a9c0-0b8e-6d3e-8000-0123456789ab"],
+    ["Run", "%52un"],
+    ["user@example.com", "user%40example%2Ecom"],
+    ["a b", "a%20b"],
+    ["../x", "%2E%2E%2Fx"],
+    ["", "%"],
+    ["-rf", "%2Drf"],
+    ["con", "%63on"],
+    ["é", "%C3%A9"],
+  ])("%j → %s", (id, name) => expect(threadFolderName(id)).toBe(name));
+
+  it("a very long id: cut, completed by its hash, two such ids apart", () => {
+    const [a, b] = [threadFolderName(`${"x".repeat(150)}1`), threadFolderName(`${"x".repeat(150)}2`)];
+    expect(a.length).toBeLessThanOrEqual(100);
+    expect(a).not.toBe(b);
+  });
+});
+
+describe("DotagentSaver refuses what it cannot keep, with one line", () => {
   it.each<[string, () => Promise<unknown>, string]>([
-    [
-      "a thread id with ../",
-      () => new DotagentSaver(fresh()).put(at("../x"), checkpoint("c1", {}, {}), META, {}),
-      'thread_id "../x" cannot name a file',
-    ],
-    [
-      "a thread id with ../ to getTuple",
-      () => new DotagentSaver(fresh()).getTuple(at("../x")),
-      'thread_id "../x" cannot name a file',
-    ],
-    [
-      "a thread id with ../ to deleteThread",
-      () => new DotagentSaver(fresh()).deleteThread("../x"),
-      'thread_id "../x" cannot name a file',
-    ],
-    [
-      "a thread id with a slash to list",
-      async () => {
-        for await (const _ of new DotagentSaver(fresh()).list(at("a/b"))) void _;
-      },
-      'thread_id "a/b" cannot name a file',
-    ],
     [
       "a numeric thread id",
       () => new DotagentSaver(fresh()).put({ configurable: { thread_id: 7 } }, checkpoint("c1", {}, {}), META, {}),
       "thread_id must be a string, not 7",
     ],
     [
-      "a checkpoint id with ../",
-      () => new DotagentSaver(fresh()).put(at("t"), checkpoint("../../c", {}, {}), META, {}),
-      'checkpoint.id "../../c" cannot name a file',
+      "a numeric thread id to deleteThread",
+      () => new DotagentSaver(fresh()).deleteThread(7 as unknown as string),
+      "thread_id must be a string, not 7",
+    ],
+    [
+      "a checkpoint without an id",
+      () => new DotagentSaver(fresh()).put(at("t"), checkpoint("", {}, {}), META, {}),
+      "checkpoint.id must be a non-empty string",
     ],
     [
       "putWrites without a checkpoint id",
@@ -335,201 +430,300 @@ describe("DotagentSaver refuses what it cannot keep, with one line naming the fi
       /lockWaitMs takes a number of milliseconds/,
     );
   });
+});
 
-  it("a namespace with ../ stays inside its thread's folder", async () => {
-    const dir = fresh();
-    const saver = new DotagentSaver(join(dir, "lg"));
-    const config = await saver.put(at("t", undefined, "../../escape"), checkpoint("c1", { a: 1 }, { a: 1 }), META, {
-      a: 1,
-    });
-    expect(readdirSync(dir)).toEqual(["lg"]);
-    expect(readdirSync(join(dir, "lg", "t"))).toContain("ns-%2E%2E%2F%2E%2E%2Fescape");
-    expect((await saver.getTuple(config))?.checkpoint.channel_values).toEqual({ a: 1 });
-  });
-
-  async function saved(): Promise<{ dir: string; root: string }> {
-    const dir = fresh();
+describe("DotagentSaver confines damage to what is damaged", () => {
+  async function saved(): Promise<{ dir: string; log: string; saver: DotagentSaver }> {
+    const dir = join(fresh(), "lg"); // what a test plants beside the saver's folder stays in the test's own
     const saver = new DotagentSaver(dir);
     const c1 = await saver.put(at("t"), checkpoint("c1", { a: 1, b: 2 }, { a: 1, b: 1 }), META, { a: 1, b: 1 });
     const c2 = await saver.put(c1, checkpoint("c2", { a: 3, b: 2 }, { a: 2, b: 1 }), META, { a: 2 });
     await saver.putWrites(c2, [["a", 4]], "task");
-    return { dir, root: join(dir, "t", "root") };
+    const c3 = await saver.put(c2, checkpoint("c3", { a: 5, b: 2 }, { a: 3, b: 1 }), META, { a: 3 });
+    await saver.putWrites(c3, [["a", 6]], "task");
+    return { dir, log: join(dir, "t", LOG_FILE), saver };
   }
-  const edit = (file: string, change: (text: string) => string) =>
-    writeFileSync(file, change(readFileSync(file, "utf8")));
-  const cases: Array<[string, (root: string) => void, string, string]> = [
+  const lines = (log: string) => readFileSync(log, "latin1").split("\n");
+  const ids = async (saver: DotagentSaver, config: RunnableConfig = at("t")) => {
+    const out = [];
+    for await (const t of saver.list(config)) out.push(t.checkpoint.id);
+    return out;
+  };
+  const warnings = async <T>(body: () => Promise<T>): Promise<[T, string[]]> => {
+    const seen: string[] = [];
+    const on = (w: Error) => seen.push(w.message);
+    process.on("warning", on);
+    try {
+      const result = await body();
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+      return [result, seen];
+    } finally {
+      process.off("warning", on);
+    }
+  };
+
+  it("a record cut short by a kill (a torn tail): skipped; what came before reads, and the next put starts a line of its own", async () => {
+    const { dir, log } = await saved();
+    const empty = { type: "json", bytes: Buffer.from("{}") };
+    const whole = encodeAppend({
+      kind: "put",
+      thread: "t",
+      ns: "",
+      id: "c4",
+      parent: "c3",
+      saved_at: new Date().toISOString(),
+      checkpoint: empty,
+      metadata: empty,
+      values: {},
+    });
+    appendFileSync(log, whole.subarray(0, whole.length - 30));
+    const saver = new DotagentSaver(dir);
+    expect((await saver.getTuple(at("t")))?.checkpoint.id).toBe("c3");
+    await saver.put(at("t", "c3"), checkpoint("c5", { a: 7, b: 2 }, { a: 4, b: 1 }), META, { a: 4 });
+    const again = new DotagentSaver(dir);
+    expect(await ids(again)).toEqual(["c5", "c3", "c2", "c1"]);
+    expect((await again.getTuple(at("t")))?.checkpoint.channel_values).toEqual({ a: 7, b: 2 });
+  });
+
+  it("a damaged record in the middle (a byte changed): only its checkpoint is gone; later ones that carry its values read whole", async () => {
+    const { dir, log } = await saved();
+    const text = lines(log);
+    const c1 = text.findIndex((l) => l.includes('"c1"'));
+    text[c1] = text[c1]!.replace('\\"b\\"', '\\"B\\"').replace('"b"', '"B"');
+    writeFileSync(log, text.join("\n"), "latin1");
+    const saver = new DotagentSaver(dir);
+    expect(await ids(saver)).toEqual(["c3", "c2"]);
+    expect((await saver.getTuple(at("t", "c3")))?.checkpoint.channel_values).toEqual({ a: 5, b: 2 });
+    expect(await saver.getTuple(at("t", "c1"))).toBeUndefined();
+  });
+
+  it("a value the serializer cannot load: reading that checkpoint names the log, the checkpoint and a way out; list passes it by with a warning; the others read", async () => {
+    const { dir, log } = await saved();
+    const text = lines(log);
+    const c2 = text.findIndex((l) => l.startsWith("") && l.includes('"put","t","","c2"'));
+    const record = parseRecordLine(Buffer.from(text[c2]!, "latin1"));
+    if (typeof record === "string" || record.kind !== "put") throw new Error(record as string);
+    const broken = encodeAppend({
+      ...record,
+      values: { ...record.values, a: { version: 2, value: { type: "json", bytes: Buffer.from("{3") } } },
+    });
+    text[c2] = broken.toString("latin1").trim();
+    writeFileSync(log, text.join("\n"), "latin1");
+    const saver = new DotagentSaver(dir);
+    const err = await failure(saver.getTuple(at("t", "c2")));
+    expect([err.code, err.exitCode]).toEqual(["checkpoint_invalid", 3]);
+    expect(err.message).toContain(`${log} (checkpoint "c2" at byte `);
+    expect(err.message).toContain('values["a"]: the serializer cannot load it');
+    expect(err.message).toContain('read an earlier checkpoint (getTuple with its checkpoint_id), or deleteThread("t")');
+    expect(err.message).not.toContain("\n");
+    const [listed, seen] = await warnings(() => ids(saver));
+    expect(listed).toEqual(["c3", "c1"]);
+    expect(seen).toEqual([expect.stringContaining("list passed by a checkpoint it cannot read: " + log)]);
+    expect((await saver.getTuple(at("t")))?.checkpoint.channel_values).toEqual({ a: 5, b: 2 });
+    // A put whose parent is that checkpoint keeps the values LangGraph passed.
+    await saver.put(at("t", "c2"), checkpoint("c4", { a: 3, b: 2, c: 1 }, { a: 2, b: 1, c: 1 }), META, { c: 1 });
+    expect((await saver.getTuple(at("t", "c4")))?.checkpoint.channel_values).toEqual({ a: 3, b: 2, c: 1 });
+  });
+
+  it.each<[string, (dir: string) => void, string, string]>([
     [
-      "a checkpoint cut short",
-      (r) => edit(join(r, "c2.checkpoint.json"), (t) => t.slice(0, 40)),
-      "c2.checkpoint.json",
-      "not valid JSON",
-    ],
-    [
-      "an empty checkpoint",
-      (r) => writeFileSync(join(r, "c2.checkpoint.json"), ""),
-      "c2.checkpoint.json",
-      "file is empty",
-    ],
-    [
-      "a checkpoint renamed by hand",
-      (r) => renameSync(join(r, "c1.checkpoint.json"), join(r, "c9.checkpoint.json")),
-      "c9.checkpoint.json",
-      'checkpoint_id: expected "c9" (the file\'s name)',
-    ],
-    [
-      "a checkpoint copied from another thread",
-      (r) => edit(join(r, "c2.checkpoint.json"), (t) => t.replace('"thread_id": "t"', '"thread_id": "u"')),
-      "c2.checkpoint.json",
-      'thread_id: expected "t"',
-    ],
-    [
-      "the ancestor holding a carried value removed",
-      (r) => rmSync(join(r, "c1.checkpoint.json")),
-      "c2.checkpoint.json",
-      'sources["b"] names checkpoint c1, which is not in',
-    ],
-    [
-      "a carried value taken out of its ancestor",
-      (r) =>
-        edit(join(r, "c1.checkpoint.json"), (t) => {
-          const f = JSON.parse(t);
-          delete f.values.b;
-          return JSON.stringify(f);
-        }),
-      "c1.checkpoint.json",
-      'sources["b"]: names this checkpoint, whose values have no "b"',
-    ],
-    [
-      "a value the serializer cannot load",
-      (r) => edit(join(r, "c2.checkpoint.json"), (t) => t.replace('"text": "3"', '"text": "{3"')),
-      "c2.checkpoint.json",
-      'values["a"]: the serializer cannot load it',
-    ],
-    [
-      "pending writes with a bad idx",
-      (r) => edit(join(r, "c2.writes.json"), (t) => t.replace('"idx": 0', '"idx": "zero"')),
-      "c2.writes.json",
-      "writes[0].idx: expected a whole number",
-    ],
-    [
-      "a checkpoint that is a symbolic link",
-      (r) => {
-        rmSync(join(r, "c2.checkpoint.json"));
-        symlinkSync(join(r, "c1.checkpoint.json"), join(r, "c2.checkpoint.json"));
+      "the log is a link",
+      (dir) => {
+        writeFileSync(join(dir, "..", "victim.txt"), "the victim's bytes");
+        rmSync(join(dir, "t", LOG_FILE));
+        symlinkSync(join(dir, "..", "victim.txt"), join(dir, "t", LOG_FILE));
       },
-      "c2.checkpoint.json",
+      join("t", LOG_FILE),
       "is a symbolic link",
     ],
     [
-      "a checkpoint that is a FIFO",
-      (r) => {
-        rmSync(join(r, "c2.checkpoint.json"));
-        execFileSync("mkfifo", [join(r, "c2.checkpoint.json")]);
+      "the log is a folder",
+      (dir) => {
+        rmSync(join(dir, "t", LOG_FILE));
+        mkdirSync(join(dir, "t", LOG_FILE));
       },
-      "c2.checkpoint.json",
-      "is a FIFO",
+      join("t", LOG_FILE),
+      "is a folder",
     ],
     [
-      "a namespace folder that is a file",
-      (r) => {
-        rmSync(r, { recursive: true });
-        writeFileSync(r, "{}");
+      "the thread's folder is a file",
+      (dir) => {
+        rmSync(join(dir, "t"), { recursive: true });
+        writeFileSync(join(dir, "t"), "{}");
       },
-      "root",
+      "t",
       "is not a real folder (a file)",
     ],
-  ];
-  it.each(cases)("%s: checkpoint_invalid (exit 3) naming the file", async (_what, damage, name, words) => {
-    const { dir, root } = await saved();
-    damage(root);
-    const saver = new DotagentSaver(dir);
-    const err = await failure(
-      (async () => {
-        await saver.getTuple(at("t"));
-        await saver.getTuple(at("t", "c2"));
-        for await (const _ of saver.list(at("t"))) void _;
-      })(),
-    );
-    expect([err.code, err.exitCode]).toEqual(["checkpoint_invalid", 3]);
-    expect(err.message).toContain(join(name === "root" ? join(dir, "t") : root, name));
-    expect(err.message).toContain(words);
-    expect(err.message).toContain('deleteThread("t")');
-    expect(err.message).not.toContain("\n");
-    await saver.deleteThread("t"); // the way out works whatever the damage
-    expect(await saver.getTuple(at("t"))).toBeUndefined();
-  });
+    [
+      "the thread's folder is a link",
+      (dir) => {
+        mkdirSync(join(dir, "..", "elsewhere"), { recursive: true });
+        rmSync(join(dir, "t"), { recursive: true });
+        symlinkSync(join(dir, "..", "elsewhere"), join(dir, "t"));
+      },
+      "t",
+      "is not a real folder (a link)",
+    ],
+  ])(
+    "%s: reads and writes name it (exit 3), deleteThread (the way out named) works, listing every thread passes it by",
+    async (_what, damage, name, words) => {
+      const { dir, saver } = await saved();
+      await saver.put(at("other"), checkpoint("o1", {}, {}), META, {});
+      damage(dir);
+      const fresh = new DotagentSaver(dir);
+      for (const call of [
+        () => fresh.getTuple(at("t")),
+        () => fresh.put(at("t"), checkpoint("c9", {}, {}), META, {}),
+      ]) {
+        const err = await failure(call());
+        expect([err.code, err.exitCode], err.message).toEqual([
+          err.code === "path_is_link" ? "path_is_link" : "checkpoint_invalid",
+          3,
+        ]);
+        expect(err.message).toContain(err.code === "path_is_link" ? LOG_FILE : `${join(dir, name)}: ${words}`);
+        expect(err.message).not.toContain("\n");
+      }
+      if (existsSync(join(dir, "..", "victim.txt")))
+        expect(readFileSync(join(dir, "..", "victim.txt"), "utf8")).toBe("the victim's bytes");
+      const [listed, seen] = await warnings(() => ids(fresh, {}));
+      expect(listed).toEqual(["o1"]);
+      expect(seen.length).toBe(1);
+      expect(seen[0]).toContain(join(dir, name));
+      await fresh.deleteThread("t");
+      expect(readdirSync(dir)).toEqual(["other"]);
+      // The link went, never what it pointed to.
+      if (name === "t" && words.includes("link")) expect(readdirSync(join(dir, "..", "elsewhere"))).toEqual([]);
+      await fresh.put(at("t"), checkpoint("c9", { a: 1 }, { a: 1 }), META, { a: 1 });
+      expect((await fresh.getTuple(at("t")))?.checkpoint.channel_values).toEqual({ a: 1 });
+    },
+  );
 
-  it("a thread folder that is a link is refused, and nothing is written through it", async () => {
-    const dir = fresh();
-    mkdirSync(join(dir, "elsewhere"));
-    mkdirSync(join(dir, "lg"));
-    symlinkSync(join(dir, "elsewhere"), join(dir, "lg", "t"));
-    const err = await failure(new DotagentSaver(join(dir, "lg")).put(at("t"), checkpoint("c1", {}, {}), META, {}));
-    expect([err.code, err.exitCode]).toEqual(["checkpoint_invalid", 3]);
-    expect(err.message).toContain(`${join(dir, "lg", "t")}: is not a real folder (a link)`);
-    expect(readdirSync(join(dir, "elsewhere"))).toEqual([]);
-  });
-
-  it("a checkpoint file planted as a link to a file outside the saver's folder: put replaces the link, the file it pointed to keeps its bytes", async () => {
-    const dir = fresh();
-    const saver = new DotagentSaver(join(dir, "lg"));
-    const c1 = await saver.put(at("t"), checkpoint("c1", { a: 1 }, { a: 1 }), META, { a: 1 });
-    writeFileSync(join(dir, "victim.txt"), "the victim's bytes");
-    symlinkSync(join(dir, "victim.txt"), join(dir, "lg", "t", "root", "c2.checkpoint.json"));
-    await saver.put(c1, checkpoint("c2", { a: 2 }, { a: 2 }), META, { a: 2 });
-    expect(readFileSync(join(dir, "victim.txt"), "utf8")).toBe("the victim's bytes");
-    expect((await saver.getTuple(at("t", "c2")))?.checkpoint.channel_values).toEqual({ a: 2 });
-  });
-
-  it("a namespace's parent, the thread folder, reached through the saver's own folder as a link: allowed (the folder the caller names may be a link)", async () => {
+  it("the saver's own folder may be a link (to another disk, say)", async () => {
     const dir = fresh();
     mkdirSync(join(dir, "real"));
     symlinkSync(join(dir, "real"), join(dir, "lg"));
     await new DotagentSaver(join(dir, "lg")).put(at("t"), checkpoint("c1", {}, {}), META, {});
-    expect(readdirSync(join(dir, "real", "t", "root"))).toEqual(["c1.checkpoint.json"]);
+    await pause();
+    expect(readdirSync(join(dir, "real", "t"))).toEqual([LOG_FILE]);
   });
+});
 
-  it("a thread folder whose thread.json names another thread (ids differing in case, on a case-insensitive disk) is not written to", async () => {
+describe("DotagentSaver with several writers on one thread (several processes take the same path: one append each)", () => {
+  it("two savers on one folder interleave puts and writes; each reads what the other wrote; insert-or-ignore holds across them", async () => {
     const dir = fresh();
-    const saver = new DotagentSaver(dir);
-    await saver.put(at("Run"), checkpoint("c1", {}, {}), META, {});
-    renameSync(join(dir, "Run"), join(dir, "run")); // what a case-insensitive file system would show for "run"
-    const err = await failure(saver.put(at("run"), checkpoint("c2", {}, {}), META, {}));
-    expect([err.code, err.exitCode]).toEqual(["checkpoint_invalid", 3]);
-    expect(err.message).toContain(
-      `${join(dir, "run", "thread.json")}: holds thread "Run", not "run": thread ids that differ only in case share one file`,
-    );
-    expect(readdirSync(join(dir, "run", "root"))).toEqual(["c1.checkpoint.json"]);
-  });
-
-  it("a live writer's lock: locked (exit 4) naming the lock file after lockWaitMs; a dead one's is taken over", async () => {
-    const dir = fresh();
-    const saver = new DotagentSaver(dir, { lockWaitMs: 50 });
-    await saver.put(at("t"), checkpoint("c1", {}, {}), META, {});
-    const held = acquireLock(join(dir, "t"), { command: "test" });
-    try {
-      const err = await failure(saver.put(at("t"), checkpoint("c2", {}, {}), META, {}));
-      expect([err.code, err.exitCode]).toEqual(["locked", 4]);
-      expect(err.message).toContain(`${join(dir, "t", ".lock")} is held by pid ${process.pid}`);
-    } finally {
-      held.release();
+    const [a, b] = [new DotagentSaver(dir), new DotagentSaver(dir)];
+    const c1 = await a.put(at("t"), checkpoint("c1", { big: "B" }, { big: 1 }), META, { big: 1 });
+    const c2 = await b.put(c1, checkpoint("c2", { big: "B", n: 1 }, { big: 1, n: 1 }), META, { n: 1 });
+    await a.putWrites(c2, [["x", "from a"]], "task-1");
+    await b.putWrites(c2, [["x", "from b"]], "task-1"); // the same (task, idx): ignored
+    await b.putWrites(c2, [[ERROR, "first"]], "task-2");
+    await a.putWrites(c2, [[ERROR, "second"]], "task-2"); // an error: replaced
+    for (const saver of [a, b]) {
+      const tuple = await saver.getTuple(at("t"));
+      expect(tuple?.checkpoint.channel_values).toEqual({ big: "B", n: 1 });
+      expect(tuple?.pendingWrites).toEqual([
+        ["task-1", "x", "from a"],
+        ["task-2", ERROR, "second"],
+      ]);
     }
+  });
+});
+
+describe("DotagentSaver reads threads written before the log (format 1)", () => {
+  /** A format-1 thread as dotagent 0.1.0 wrote it: c2 carries b from c1; c2's pending writes. */
+  function legacyThread(dir: string, thread: string): void {
+    const root = join(dir, thread, "root");
+    mkdirSync(root, { recursive: true });
+    const file = (name: string, value: unknown) =>
+      writeFileSync(join(root, name), `${JSON.stringify(value, null, 1)}\n`);
     writeFileSync(
-      join(dir, "t", ".lock"),
-      JSON.stringify({
-        pid: 2 ** 22 + 12345,
-        hostname: (await import("node:os")).hostname(),
-        acquired_at: new Date().toISOString(),
-        command: "dead",
-      }),
+      join(dir, thread, "thread.json"),
+      JSON.stringify({ format: 1, thread_id: thread, created_at: "2026-01-01T00:00:00.000Z" }),
     );
-    await saver.put(at("t"), checkpoint("c2", {}, {}), META, {});
-    expect(existsSync(join(dir, "t", ".lock"))).toBe(false);
+    const base = {
+      format: 1,
+      thread_id: thread,
+      checkpoint_ns: "",
+      saved_at: "2026-01-01T00:00:00.000Z",
+      metadata: { type: "json", text: JSON.stringify(META) },
+    };
+    const cp = (id: string, versions: Record<string, number>) => ({
+      type: "json",
+      text: JSON.stringify({ v: 4, id, ts: "2026-01-01T00:00:00.000Z", channel_versions: versions, versions_seen: {} }),
+    });
+    file("c1.checkpoint.json", {
+      ...base,
+      checkpoint_id: "c1",
+      parent_checkpoint_id: null,
+      checkpoint: cp("c1", { a: 1, b: 1 }),
+      values: { a: { type: "json", text: "1" }, b: { type: "json", text: '"big"' } },
+      sources: { a: { version: 1, checkpoint_id: "c1" }, b: { version: 1, checkpoint_id: "c1" } },
+    });
+    file("c2.checkpoint.json", {
+      ...base,
+      checkpoint_id: "c2",
+      parent_checkpoint_id: "c1",
+      checkpoint: cp("c2", { a: 2, b: 1 }),
+      values: { a: { type: "json", text: "2" } },
+      sources: { a: { version: 2, checkpoint_id: "c2" }, b: { version: 1, checkpoint_id: "c1" } },
+    });
+    file("c2.writes.json", {
+      format: 1,
+      thread_id: thread,
+      checkpoint_ns: "",
+      checkpoint_id: "c2",
+      writes: [{ task_id: "task", task_path: "", idx: 0, channel: "a", value: { type: "json", text: "3" } }],
+    });
+  }
+
+  it.each(["old-thread", "Old.Thread"])(
+    "%s: its checkpoints and writes read; a new put carries its values on into the log; list shows both; deleteThread removes both",
+    async (thread) => {
+      const dir = fresh();
+      legacyThread(dir, thread);
+      const saver = new DotagentSaver(dir);
+      const c2 = await saver.getTuple(at(thread));
+      expect([
+        c2?.checkpoint.id,
+        c2?.checkpoint.channel_values,
+        c2?.pendingWrites,
+        c2?.parentConfig?.configurable?.checkpoint_id,
+      ]).toEqual(["c2", { a: 2, b: "big" }, [["task", "a", 3]], "c1"]);
+      await saver.put(at(thread, "c2"), checkpoint("c3", { a: 4, b: "big" }, { a: 3, b: 1 }), META, { a: 3 });
+      await saver.putWrites(at(thread, "c2"), [["a", 5]], "task-2");
+      const again = new DotagentSaver(dir);
+      expect((await again.getTuple(at(thread)))?.checkpoint.channel_values).toEqual({ a: 4, b: "big" });
+      expect((await again.getTuple(at(thread, "c2")))?.pendingWrites).toEqual([
+        ["task", "a", 3],
+        ["task-2", "a", 5],
+      ]);
+      const listed = [];
+      for await (const t of again.list({})) listed.push(`${t.config.configurable?.thread_id} ${t.checkpoint.id}`);
+      expect(listed).toEqual([`${thread} c3`, `${thread} c2`, `${thread} c1`]);
+      await again.deleteThread(thread);
+      expect(readdirSync(dir)).toEqual([]);
+      expect(await again.getTuple(at(thread))).toBeUndefined();
+    },
+  );
+
+  it("a garbage thread.json: reads name it and deleteThread, the way out named, works", async () => {
+    const dir = fresh();
+    legacyThread(dir, "t");
+    writeFileSync(join(dir, "t", "thread.json"), "garbage");
+    const saver = new DotagentSaver(dir);
+    const err = await failure(saver.getTuple(at("t")));
+    expect([err.code, err.exitCode]).toEqual(["checkpoint_invalid", 3]);
+    expect(err.message).toContain(`${join(dir, "t", "thread.json")}: `);
+    expect(err.message).toContain('deleteThread("t")');
+    await saver.deleteThread("t");
+    expect(readdirSync(dir)).toEqual([]);
+    await saver.put(at("t"), emptyCheckpoint(), META, {});
+    expect(await saver.getTuple(at("t"))).toBeDefined();
   });
 });
 
 describe("DotagentSaver.deleteThread", () => {
-  it("a thread deleted while it is read (another process's deleteThread) reads as absent, never as a checkpoint with values or writes missing", async () => {
+  it("a thread deleted while it is read (another process's deleteThread) reads whole or not at all, never with values or writes missing", async () => {
     const base = new JsonPlusSerializer();
     let midRead: (() => void) | undefined;
     const serde = {
@@ -547,13 +741,27 @@ describe("DotagentSaver.deleteThread", () => {
     await saver.put(c1, checkpoint("c2", { big: "B", n: 1 }, { big: 1, n: 1 }), META, { n: 1 });
     const w1 = await saver.put(at("writes"), checkpoint("w1", {}, {}), META, {});
     await saver.putWrites(w1, [["x", 1]], "task");
-    for (const thread of ["carried", "writes"]) {
-      expect((await saver.getTuple(at(thread)))?.checkpoint).toBeDefined();
-      // The rename deleteThread commits with, landing between the reads of one getTuple.
+    const whole = { carried: { big: "B", n: 1 }, writes: {} };
+    await pause(); // another process's deleteThread waits for this one's lease on the thread to end
+    for (const thread of ["carried", "writes"] as const) {
       midRead = () => renameSync(join(dir, thread), join(dir, `.deleting.1.ab.${thread}`));
-      expect(await saver.getTuple(at(thread))).toBeUndefined();
+      const tuple = await saver.getTuple(at(thread));
       expect(midRead).toBeUndefined();
+      if (tuple !== undefined) {
+        expect(tuple.checkpoint.channel_values).toEqual(whole[thread]);
+        expect(tuple.pendingWrites).toEqual(thread === "writes" ? [["task", "x", 1]] : []);
+      }
+      expect(await saver.getTuple(at(thread))).toBeUndefined();
     }
+  });
+
+  it("a put racing a deleteThread that renamed the folder away lands in the thread's new log, not in the deleted one", async () => {
+    const dir = fresh();
+    const [writer, deleter] = [new DotagentSaver(dir), new DotagentSaver(dir)];
+    await writer.put(at("t"), checkpoint("c1", {}, {}), META, {}); // the writer knows the folder now
+    await deleter.deleteThread("t");
+    await writer.put(at("t"), checkpoint("c2", { a: 1 }, { a: 1 }), META, { a: 1 });
+    expect((await new DotagentSaver(dir).getTuple(at("t")))?.checkpoint.id).toBe("c2");
   });
 
   it("removes the thread's folder in one rename, keeps the other threads, and sweeps what a killed delete left", async () => {

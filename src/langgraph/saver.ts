@@ -1,25 +1,34 @@
 // A LangGraph checkpointer (BaseCheckpointSaver) on dotagent's store: one folder per thread under
-// the folder the caller names (file layout: thread-files.ts; SPEC §21). Guarantees:
-// - every write is atomic and durable (temp file, fsync, rename, folder fsync: src/store/
-//   write-file.ts), so a kill -9 at any moment leaves each file its previous content or its new
-//   one; a put is one file, a putWrites one file, so an acknowledged call is on disk whole and an
-//   unacknowledged one either whole or not at all;
-// - no write leaves the saver's folder: a link at a file is replaced, never followed, and a folder
-//   on the way that leads out of it is refused (`path_outside_project`);
-// - a checkpoint file only names files written before it (its parent's values), and files are
-//   never removed one by one: deleteThread renames the thread's folder away in one step, then
-//   removes it; so every checkpoint a reader finds can be read whole;
-// - writes to one thread from any number of processes are serialised by the thread's `.lock`
-//   (the state lock's mechanism: a dead holder's lock is taken over), waited for without blocking
-//   the event loop; inside one process calls on a thread take turns, and each runs its read,
-//   decide and write without yielding, so putWrites of tasks finishing at once lose nothing;
-// - reads take no lock (each file they read is whole); a thread deleted while it is read reads
-//   as absent, never as a checkpoint with channels missing;
+// the folder the caller names (thread-names.ts), holding the thread's log (thread-log.ts; SPEC §21).
+// Guarantees:
+// - each put and each putWrites is one record written where the log's written part ends and made
+//   durable with fdatasync before the call returns (a new log's entry in its folder is fsynced
+//   too); so a call that returned is on disk whole, and one cut off by kill -9 or a power loss is
+//   whole or a damaged line that every reader skips (its checksum fails), never a record read
+//   wrong. The log is grown ahead with zero bytes, so most records change no file length and cost
+//   one data flush;
+// - writes to one thread from any number of processes are serialised by the thread's `.lock` (the
+//   state lock's mechanism: a dead holder's lock is taken over), waited for without blocking the
+//   event loop. A process keeps the lock while its writes follow one another (a lease: given up
+//   10 ms after its last write, after a second at most, and at exit), so a run of writes pays for
+//   it once. Inside one process calls on a thread take turns. What a call decides from earlier ones
+//   (a parent's values, insert-or-ignore of pending writes) is decided from the log's order;
+//   writes of tasks finishing at once all keep;
+// - no write leaves the saver's folder: folder names come from thread-names.ts (any thread id, no
+//   `..`, no clash), the log is opened through write-file.ts (never through a link), and a thread
+//   folder that is a link or a file is refused;
+// - reads take no lock: a record is read only once its line is whole and its checksum right. A
+//   checkpoint's record holds all its values, so a read is one record and its writes whatever the
+//   thread's length (the index of a log is kept in memory and read on from where it stopped), and
+//   a damaged record loses only itself;
+// - deleteThread takes the lock, renames the thread's folder away in one step (the commit point),
+//   then removes it; reads see the thread whole or not at all;
+// - threads written by format 1 (legacy-thread.ts) keep reading; their new checkpoints go to the log;
 // - values go through the saver's `serde` and are stored as the exact bytes it made;
-// - anything unreadable or hand-edited is a DotagentError naming the file (`checkpoint_invalid`,
-//   exit 3), a thread or checkpoint id that cannot name a file (`../x`) is `usage` (exit 2); never
-//   a stack trace.
-import { lstatSync, readdirSync, rmSync, statSync } from "node:fs";
+// - anything unreadable is a DotagentError naming the file and a way out that works
+//   (`checkpoint_invalid`, exit 3); listing every thread passes a damaged one by with a warning
+//   naming it; never a stack trace.
+import { closeSync, fdatasyncSync, lstatSync, readdirSync, rmSync, writeSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -37,68 +46,160 @@ import {
   type PendingWrite,
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
-import { inTurn, sweepTemps } from "../api/checkpoint-store.js";
 import { DotagentError, EXIT } from "../core/errors.js";
-import { decodeJson } from "../schema/json.js";
-import { fsyncDir, mkdirInside, renameInside, writeFileInside } from "../store/write-file.js";
-import { writeFailure } from "../store/io-error.js";
+import { ID_PATTERN } from "../schema/json.js";
+import { inTurn, sweepTemps } from "../api/checkpoint-store.js";
 import { acquireLockAsync, type LockHandle } from "../store/lock.js";
+import { fsyncDir, mkdirInside, openFileInside, renameInside } from "../store/write-file.js";
+import { writeFailure } from "../store/io-error.js";
 import { isPidAlive } from "../store/process-facts.js";
-import { MAX_STATE_BYTES, formatBytes, readProjectText } from "../store/read-file.js";
+import { MAX_STATE_BYTES, formatBytes, readProjectParts } from "../store/read-file.js";
+import { describe, invalid, usage } from "./saver-errors.js";
+import { readLegacyPut, readLegacyThread, readLegacyWrites, type LegacyThread } from "./legacy-thread.js";
+import { setOwn, sortWrites } from "./thread-files.js";
 import {
-  FORMAT,
-  THREAD_FILE,
-  checkpointFileName,
-  checkpointIdsIn,
-  isNamespaceFolder,
-  mergeWrites,
-  nameProblem,
-  namespaceFolder,
-  newestFirst,
-  parseCheckpointFile,
-  parseThreadFile,
-  parseWritesFile,
-  setOwn,
-  sortWrites,
-  storeValue,
-  storedBytes,
-  valueSources,
-  writesFileName,
-  type CheckpointFile,
-  type FilePlace,
-  type StoredValue,
-  type StoredWrite,
-  type WritesFile,
-} from "./thread-files.js";
+  LOG_FILE,
+  ThreadIndex,
+  encodeAppend,
+  foldWrites,
+  parseRecordLine,
+  scanLog,
+  type Located,
+  type LogRecord,
+  type PutRecord,
+  type Typed,
+  type VersionedValue,
+  type WritesRecord,
+} from "./thread-log.js";
+import { isThreadFolderName, threadFolderName, threadIdOfFolderName } from "./thread-names.js";
 
 export interface DotagentSaverOptions {
   /** The serializer for checkpoints, metadata and values (LangGraph's JsonPlusSerializer by default). */
   serde?: SerializerProtocol;
-  /** How long a write waits for another process's (default 10 s, or DOTAGENT_LOCK_WAIT_MS). */
+  /** How long a write waits for another process's turn on the thread (default 10 s, or DOTAGENT_LOCK_WAIT_MS). */
   lockWaitMs?: number;
 }
 
 /** A thread deleted while it was being read: the read finds nothing, as it would a moment later. */
 class ThreadGone extends Error {}
 
-/** Where one namespace of one thread lives. */
-interface Place {
-  readonly thread: string;
-  readonly ns: string;
-  readonly folder: string;
+/** A log as this process has read it: which file, how far, and the index of what it read. */
+interface LogState {
+  readonly file: string;
+  readonly ino: number;
+  readonly dev: number;
+  consumed: number;
+  /** Where the written part ends (the first zero byte, or the file's end). */
+  end: number;
+  readonly index: ThreadIndex<Located>;
 }
 
-const DELETING = /^\.deleting\.(\d+)\.[0-9a-f]+\./;
+/** A thread's lock this process holds while its writes follow one another, and its log open. */
+interface Lease {
+  readonly key: string;
+  readonly file: string;
+  readonly fd: number;
+  readonly lock: LockHandle;
+  readonly ino: number;
+  readonly dev: number;
+  /** Where the next record goes: the end of the written part. */
+  end: number;
+  /** The log's length: written part and zeros ahead. */
+  room: number;
+  readonly since: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** Leases by thread folder (resolved): one per process, whichever saver took it. */
+const leases = new Map<string, Lease>();
+let releaseAtExit = false;
+
+function holdLease(lease: Lease): void {
+  leases.set(lease.key, lease);
+  if (releaseAtExit) return;
+  releaseAtExit = true;
+  process.once("exit", () => {
+    for (const key of [...leases.keys()]) endLease(key);
+  });
+}
+
+function endLease(key: string): void {
+  const lease = leases.get(key);
+  if (lease === undefined) return;
+  leases.delete(key);
+  clearTimeout(lease.timer);
+  try {
+    closeSync(lease.fd);
+  } finally {
+    lease.lock.release();
+  }
+}
 
 /**
- * A LangGraph checkpointer whose every write is dotagent's atomic, locked, fsynced write:
+ * Writes a record at the end of the log's written part, then fdatasync. Room is made ahead with
+ * zero bytes (a quarter of the log, 64 KiB to 8 MiB at a time), so most records change no file
+ * length and their fdatasync flushes their data alone.
+ */
+function writeAt(lease: Lease, bytes: Buffer): void {
+  const end = lease.end + bytes.length;
+  if (end > lease.room) {
+    const room = end + Math.min(ROOM_MAX, Math.max(ROOM_MIN, end >> 2));
+    writeFully(lease.fd, Buffer.alloc(room - lease.room), lease.room);
+    lease.room = room;
+  }
+  writeFully(lease.fd, bytes, lease.end);
+  fdatasyncSync(lease.fd);
+  lease.end = end;
+}
+
+function writeFully(fd: number, bytes: Buffer, at: number): void {
+  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, at + done);
+}
+
+/** Everything that holds one thread: its log and, for a thread from before the log, its format-1 files. */
+interface ThreadView {
+  readonly thread: string;
+  readonly folder: string;
+  readonly log: LogState | undefined;
+  readonly legacy: LegacyThread | undefined;
+}
+
+/** Where a checkpoint's record is: in the log, or in a format-1 file. */
+type Entry = { readonly view: ThreadView; readonly ns: string; readonly id: string } & (
+  { readonly log: Located } | { readonly file: string }
+);
+
+const DELETING = /^\.deleting\.(\d+)\.[0-9a-f]+\./;
+/** A record over this is refused (`data_invalid`): the state a graph keeps should be far smaller. */
+const MAX_RECORD = MAX_STATE_BYTES;
+/** Parsed records kept for the next read (a put's parent is mostly the record it just wrote). */
+const RECENT = 32;
+/** How long a lease outlives its last write, and how long it is held at most while writes keep coming. */
+const LEASE_IDLE_MS = 10;
+const LEASE_HOLD_MS = 1000;
+/** The zero bytes made ahead at a time. */
+const ROOM_MIN = 64 * 1024;
+const ROOM_MAX = 8 * 1024 * 1024;
+/** A read of a log reads this much at first (mostly it finds the zero byte where the written part ends at once), four times more each time on. */
+const READ_AHEAD = 4096;
+/** Checkpoints whose lines list reads through one open of their log. */
+const PREFETCH = 64;
+
+/**
+ * A LangGraph checkpointer whose every call is one durable append to its thread's log:
  * `new DotagentSaver(".checkpoints/langgraph")`, then `graph.compile({ checkpointer })`.
  */
 export class DotagentSaver extends BaseCheckpointSaver {
   /** The folder holding one folder per thread, as given. */
   readonly dir: string;
   readonly #waitMs: number;
-  /** Thread folders whose killed writers' temp files this process has swept already. */
+  /** The serializer is LangGraph's JsonPlusSerializer, made by the base class (none was passed). */
+  readonly #ownSerde: boolean;
+  readonly #logs = new Map<string, LogState>();
+  readonly #legacy = new Map<string, LegacyThread | undefined>();
+  /** Thread folders this process has checked (a real folder) and made durable, with the log file it made durable in them. */
+  readonly #ready = new Map<string, string>();
+  readonly #recent = new Map<string, PutRecord>();
   readonly #swept = new Set<string>();
 
   constructor(dir: string, options: DotagentSaverOptions = {}) {
@@ -112,6 +213,7 @@ export class DotagentSaver extends BaseCheckpointSaver {
     if (wait !== undefined && (typeof wait !== "number" || !Number.isFinite(wait) || wait < 0))
       throw usage(`lockWaitMs takes a number of milliseconds ≥ 0, not ${describe(wait)}`);
     super(options.serde);
+    this.#ownSerde = options.serde === undefined;
     this.dir = dir;
     const env = Number(process.env.DOTAGENT_LOCK_WAIT_MS);
     this.#waitMs =
@@ -123,14 +225,16 @@ export class DotagentSaver extends BaseCheckpointSaver {
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     const thread: unknown = config?.configurable?.thread_id;
-    if (thread === undefined) return undefined;
-    const place = this.#place(thread, config.configurable?.checkpoint_ns, "getTuple");
-    const wanted = checkpointIdOf(config, "getTuple");
-    const id = wanted ?? checkpointIdsIn(this.#listFolder(place.folder, place.thread))[0];
+    if (thread === undefined || thread === null) return undefined;
+    const view = this.#view(threadIdOf(thread, "getTuple"));
+    const ns = namespaceOf(config.configurable?.checkpoint_ns, "getTuple");
+    const id = checkpointIdOf(config, "getTuple") ?? newestOf(view, ns);
     if (id === undefined) return undefined;
+    const entry = entryOf(view, ns, id);
+    if (entry === undefined) return undefined;
     try {
-      const file = this.#readCheckpoint(place, id);
-      return file === undefined ? undefined : await this.#tuple(place, file, new Map());
+      const record = this.#readPut(entry);
+      return record === undefined ? undefined : await this.#tuple(entry, record);
     } catch (error) {
       if (error instanceof ThreadGone) return undefined;
       throw error;
@@ -141,7 +245,8 @@ export class DotagentSaver extends BaseCheckpointSaver {
     const { limit, before, filter } = options ?? {};
     // No thread (undefined or null, as LangGraph's savers take it): every thread.
     const thread: unknown = config?.configurable?.thread_id ?? undefined;
-    const ns: unknown = config?.configurable?.checkpoint_ns;
+    const rawNs: unknown = config?.configurable?.checkpoint_ns;
+    const ns = rawNs === undefined || rawNs === null ? undefined : namespaceOf(rawNs, "list");
     const only = checkpointIdOf(config ?? {}, "list");
     const beforeId = before === undefined ? undefined : checkpointIdOf(before, "list (before)");
     if (limit !== undefined && (typeof limit !== "number" || Number.isNaN(limit)))
@@ -150,136 +255,131 @@ export class DotagentSaver extends BaseCheckpointSaver {
       throw usage(`list(config, { filter }): filter must be an object of metadata fields, not ${describe(filter)}`);
     if (limit !== undefined && limit <= 0) return;
 
-    const places: Place[] = [];
-    for (const t of thread === undefined ? this.#threads() : [thread]) {
-      const place = this.#place(t, ns, "list");
-      if (ns !== undefined) places.push(place);
-      else
-        for (const name of this.#listFolder(this.#threadFolder(place.thread), place.thread).filter(isNamespaceFolder))
-          places.push({ ...place, folder: join(this.#threadFolder(place.thread), name) });
+    const views = thread === undefined ? this.#everyThread() : [this.#view(threadIdOf(thread, "list"))];
+    const found: Entry[] = [];
+    for (const view of views) {
+      const seen = new Set<string>();
+      // The log first: a checkpoint in both (none is) would read as the log has it.
+      for (const [source, index] of [
+        ["log", view.log?.index],
+        ["file", view.legacy?.index],
+      ] as const) {
+        for (const [space, entries] of index?.threads.get(view.thread) ?? []) {
+          if (ns !== undefined && space !== ns) continue;
+          for (const [id, { at }] of entries.puts) {
+            if ((only !== undefined && id !== only) || (beforeId !== undefined && !(id < beforeId))) continue;
+            const key = `${space}\0${id}`;
+            if (seen.has(key)) continue;
+            seen.add(key);
+            found.push(
+              source === "log"
+                ? { view, ns: space, id, log: at as Located }
+                : { view, ns: space, id, file: at as string },
+            );
+          }
+        }
+      }
     }
     // Every saver lists newest first, across threads and namespaces (checkpoint ids sort by time).
-    const found = places
-      .flatMap((place) => checkpointIdsIn(this.#listFolder(place.folder, place.thread)).map((id) => ({ place, id })))
-      .filter(({ id }) => (only === undefined || id === only) && (beforeId === undefined || id < beforeId))
-      .sort((a, b) => newestFirst(a.id, b.id) || (a.place.folder < b.place.folder ? -1 : 1));
+    found.sort((a, b) =>
+      a.id < b.id
+        ? 1
+        : a.id > b.id
+          ? -1
+          : a.view.thread < b.view.thread
+            ? -1
+            : a.view.thread > b.view.thread
+              ? 1
+              : a.ns < b.ns
+                ? -1
+                : a.ns > b.ns
+                  ? 1
+                  : 0,
+    );
 
     let left = limit ?? Infinity;
-    for (const { place, id } of found) {
+    const lines = new Map<Entry, Buffer | undefined>();
+    let scratch: { buffer: Buffer } | undefined;
+    for (const [i, entry] of found.entries()) {
       if (left <= 0) return;
+      // The lines of the next log entries are read together, through one open of their log.
+      if ("log" in entry && !lines.has(entry)) {
+        const batch = found
+          .slice(i, i + PREFETCH)
+          .filter((e): e is Entry & { log: Located } => "log" in e && e.view === entry.view);
+        // One buffer for every batch: each tuple is built whole (its values decoded) before the next batch is read into it.
+        for (const [k, line] of this.#lines(
+          entry.view.log!,
+          batch.map((e) => e.log),
+          (scratch ??= { buffer: Buffer.alloc(0) }),
+        ).entries())
+          lines.set(batch[k]!, line);
+      }
       let tuple: CheckpointTuple | undefined;
       try {
-        // A namespace folder listed without knowing its namespace: its files say which it is.
-        const file = this.#readCheckpoint(place, id, ns === undefined);
-        if (file === undefined) continue;
-        const metadata = (await this.#load(
-          file.metadata,
-          place,
-          checkpointFileName(id),
-          "metadata",
-        )) as CheckpointMetadata;
+        const record = this.#readPut(entry, lines.get(entry), false);
+        lines.delete(entry);
+        if (record === undefined) continue;
+        const metadata = (await this.#load(record.metadata, entry, "metadata")) as CheckpointMetadata;
         if (filter !== undefined && !matches(metadata, filter)) continue;
-        tuple = await this.#tuple({ ...place, ns: file.checkpoint_ns }, file, new Map(), metadata);
+        tuple = await this.#tuple(entry, record, metadata);
       } catch (error) {
         if (error instanceof ThreadGone) continue;
+        // One damaged checkpoint, or thread, does not hide the others: it is passed by, named.
+        if (error instanceof DotagentError && error.code === "checkpoint_invalid") {
+          process.emitWarning(`list passed by a checkpoint it cannot read: ${error.message}`, {
+            code: "DOTAGENT_CHECKPOINT_INVALID",
+          });
+          continue;
+        }
         throw error;
       }
+      if (tuple === undefined) continue;
       left -= 1;
       yield tuple;
     }
   }
 
-  /** The tuple a checkpoint file stands for: its values gathered, its writes, its parent. */
-  async #tuple(
-    place: Place,
-    file: CheckpointFile,
-    read: Map<string, CheckpointFile | undefined>,
-    metadata?: CheckpointMetadata,
-  ): Promise<CheckpointTuple> {
-    const name = checkpointFileName(file.checkpoint_id);
-    const saved = (await this.#load(file.checkpoint, place, name, "checkpoint")) as Omit<Checkpoint, "channel_values">;
+  /** The tuple of a checkpoint record: its values loaded, its pending writes, its parent. */
+  async #tuple(entry: Entry, record: PutRecord, metadata?: CheckpointMetadata): Promise<CheckpointTuple> {
+    const { view, ns } = entry;
+    const writes = this.#writesOf(view, ns, record.id);
+    const saved = (await this.#load(record.checkpoint, entry, "checkpoint")) as Omit<Checkpoint, "channel_values">;
     if (saved === null || typeof saved !== "object")
-      throw invalid(join(place.folder, name), "checkpoint: expected an object once loaded", place.thread);
+      throw invalid(where(entry), "checkpoint: expected an object once loaded", view.thread, true);
     const channelValues: Record<string, unknown> = {};
-    for (const [channel, source] of Object.entries(file.sources)) {
-      let holder: CheckpointFile | undefined = file;
-      if (source.checkpoint_id !== file.checkpoint_id) {
-        if (!read.has(source.checkpoint_id))
-          read.set(source.checkpoint_id, this.#readCheckpoint(place, source.checkpoint_id));
-        holder = read.get(source.checkpoint_id);
-        if (holder === undefined) {
-          // Gone: the thread was deleted while read (this file is gone too), else the folder was edited by hand.
-          if (this.#readCheckpoint(place, file.checkpoint_id) === undefined) throw new ThreadGone();
-          throw invalid(
-            join(place.folder, name),
-            `sources[${JSON.stringify(channel)}] names checkpoint ${source.checkpoint_id}, which is not in ${place.folder}`,
-            place.thread,
-          );
-        }
-      }
-      const value = Object.hasOwn(holder.values, channel) ? holder.values[channel] : undefined;
-      const holderName = checkpointFileName(holder.checkpoint_id);
-      if (
-        value === undefined ||
-        !Object.hasOwn(holder.sources, channel) ||
-        holder.sources[channel]!.version !== source.version
-      ) {
-        throw invalid(
-          join(place.folder, holderName),
-          `values has no ${JSON.stringify(channel)} at version ${JSON.stringify(source.version)}, which ${name} takes from it`,
-          place.thread,
-        );
-      }
-      setOwn(channelValues, channel, await this.#load(value, place, holderName, `values[${JSON.stringify(channel)}]`));
-    }
+    for (const [channel, { value }] of Object.entries(record.values))
+      setOwn(channelValues, channel, await this.#load(value, entry, `values[${JSON.stringify(channel)}]`));
     const checkpoint = { ...saved, channel_values: channelValues } as Checkpoint;
-    const parent = file.parent_checkpoint_id;
-    if (checkpoint.v < 4 && parent !== null) await this.#migratePendingSends(checkpoint, place, parent);
-    const config = {
-      configurable: { thread_id: place.thread, checkpoint_ns: place.ns, checkpoint_id: file.checkpoint_id },
-    };
-    const tuple: CheckpointTuple = {
+    if (checkpoint.v < 4 && record.parent !== null) await this.#migratePendingSends(checkpoint, entry, record.parent);
+    const config = { configurable: { thread_id: view.thread, checkpoint_ns: ns, checkpoint_id: record.id } };
+    const pendingWrites: CheckpointPendingWrite[] = [];
+    for (const [i, write] of sortWrites(foldWrites(writes)).entries())
+      pendingWrites.push([write.task_id, write.channel, await this.#load(write.value, entry, `writes[${i}].value`)]);
+    return {
       config,
       checkpoint,
-      metadata: metadata ?? ((await this.#load(file.metadata, place, name, "metadata")) as CheckpointMetadata),
-      ...(parent === null
+      metadata: metadata ?? ((await this.#load(record.metadata, entry, "metadata")) as CheckpointMetadata),
+      ...(record.parent === null
         ? {}
         : {
-            parentConfig: { configurable: { thread_id: place.thread, checkpoint_ns: place.ns, checkpoint_id: parent } },
+            parentConfig: { configurable: { thread_id: view.thread, checkpoint_ns: ns, checkpoint_id: record.parent } },
           }),
-      pendingWrites: await this.#pendingWrites(place, file.checkpoint_id),
+      pendingWrites,
     };
-    // Writes missing because the thread was deleted meanwhile: the checkpoint went with them.
-    if (!fileExists(join(place.folder, name))) throw new ThreadGone();
-    return tuple;
   }
 
   /** A checkpoint saved before format 4 gets the sends its parent's tasks wrote, as a TASKS channel (LangGraph's migration). */
-  async #migratePendingSends(checkpoint: Checkpoint, place: Place, parent: string): Promise<void> {
-    const writes = this.#readWrites(place, parent)?.writes ?? [];
+  async #migratePendingSends(checkpoint: Checkpoint, entry: Entry, parent: string): Promise<void> {
     const sends: unknown[] = [];
-    for (const write of sortWrites(writes))
-      if (write.channel === TASKS) sends.push(await this.#load(write.value, place, writesFileName(parent), "writes"));
+    for (const write of sortWrites(foldWrites(this.#writesOf(entry.view, entry.ns, parent))))
+      if (write.channel === TASKS) sends.push(await this.#load(write.value, entry, "writes"));
     const versions = Object.values(checkpoint.channel_versions ?? {});
     checkpoint.channel_values[TASKS] = sends;
     checkpoint.channel_versions = {
       ...checkpoint.channel_versions,
       [TASKS]: versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined),
     };
-  }
-
-  async #pendingWrites(place: Place, id: string): Promise<CheckpointPendingWrite[]> {
-    const file = this.#readWrites(place, id);
-    if (file === undefined) return [];
-    const out: CheckpointPendingWrite[] = [];
-    for (const [i, write] of sortWrites(file.writes).entries()) {
-      out.push([
-        write.task_id,
-        write.channel,
-        await this.#load(write.value, place, writesFileName(id), `writes[${i}].value`),
-      ]);
-    }
-    return out;
   }
 
   // --- writing --------------------------------------------------------------------------------
@@ -292,14 +392,15 @@ export class DotagentSaver extends BaseCheckpointSaver {
   ): Promise<RunnableConfig> {
     if (config?.configurable === undefined)
       throw usage("put(config, …): config.configurable is missing; pass { configurable: { thread_id } }");
-    const thread: unknown = config.configurable.thread_id;
-    if (thread === undefined)
+    const rawThread: unknown = config.configurable.thread_id;
+    if (rawThread === undefined || rawThread === null)
       throw usage("put(config, …): config.configurable.thread_id is missing; every checkpoint belongs to a thread");
-    const place = this.#place(thread, config.configurable.checkpoint_ns, "put");
+    const thread = threadIdOf(rawThread, "put");
+    const ns = namespaceOf(config.configurable.checkpoint_ns, "put");
     if (checkpoint === null || typeof checkpoint !== "object")
       throw usage(`put(config, checkpoint, …): checkpoint must be an object, not ${describe(checkpoint)}`);
-    const problem = nameProblem(checkpoint.id, "checkpoint.id");
-    if (problem !== null) throw usage(`put: ${problem}`);
+    if (typeof checkpoint.id !== "string" || checkpoint.id === "")
+      throw usage(`put: checkpoint.id must be a non-empty string, not ${describe(checkpoint.id)}`);
     const parent = checkpointIdOf(config, "put");
     const versions = (checkpoint.channel_versions ?? {}) as ChannelVersions;
     for (const [channel, version] of Object.entries(versions)) {
@@ -310,39 +411,44 @@ export class DotagentSaver extends BaseCheckpointSaver {
     }
     const changed = (newVersions ?? {}) as ChannelVersions;
 
-    // Serialise first (the serializer is async); the locked step below then runs without a pause.
-    const { channel_values: channelValues = {}, ...rest } = checkpoint;
-    const values: Record<string, StoredValue> = {};
-    for (const channel of Object.keys(versions)) {
-      if (
-        !Object.hasOwn(changed, channel) ||
-        !Object.hasOwn(channelValues, channel) ||
-        channelValues[channel] === undefined
-      )
-        continue;
-      setOwn(values, channel, storeValue(...(await this.serde.dumpsTyped(channelValues[channel]))));
+    // The parent's record says which channels it has a value for, at which version: a channel this
+    // checkpoint did not change has a value when its parent has it at the same version. The value
+    // stored is the one LangGraph passes (the same, by LangGraph's versions), so a damaged parent
+    // passes no damage on.
+    const view = this.#view(thread);
+    const parentEntry = parent === undefined ? undefined : entryOf(view, ns, parent);
+    let parentRecord: PutRecord | undefined;
+    try {
+      parentRecord = parentEntry === undefined ? undefined : this.#readPut(parentEntry);
+    } catch (error) {
+      if (!(error instanceof DotagentError) || error.code !== "checkpoint_invalid") throw error;
     }
-    const storedCheckpoint = storeValue(...(await this.serde.dumpsTyped(rest)));
-    const storedMetadata = storeValue(...(await this.serde.dumpsTyped(metadata)));
-
-    await this.#locked(place, `put ${checkpoint.id}`, () => {
-      // The parent is read under the lock: the values this checkpoint shares with it are where it says.
-      const parentFile = parent === undefined ? undefined : this.#readCheckpoint(place, parent);
-      const file: CheckpointFile = {
-        format: FORMAT,
-        thread_id: place.thread,
-        checkpoint_ns: place.ns,
-        checkpoint_id: checkpoint.id,
-        parent_checkpoint_id: parent ?? null,
-        saved_at: new Date().toISOString(),
-        checkpoint: storedCheckpoint,
-        metadata: storedMetadata,
-        values,
-        sources: valueSources(checkpoint.id, versions, changed, new Set(Object.keys(values)), parentFile),
-      };
-      this.#write(place, checkpointFileName(checkpoint.id), file);
-    });
-    return { configurable: { thread_id: place.thread, checkpoint_ns: place.ns, checkpoint_id: checkpoint.id } };
+    const { channel_values: channelValues = {}, ...rest } = checkpoint;
+    const values: Record<string, VersionedValue> = {};
+    for (const [channel, version] of Object.entries(versions)) {
+      if (!Object.hasOwn(channelValues, channel) || channelValues[channel] === undefined) continue;
+      const carried =
+        parentEntry !== undefined &&
+        (parentRecord === undefined ||
+          (Object.hasOwn(parentRecord.values, channel) && parentRecord.values[channel]!.version === version));
+      if (!Object.hasOwn(changed, channel) && !carried) continue;
+      setOwn(values, channel, { version, value: typed(await this.serde.dumpsTyped(channelValues[channel])) });
+    }
+    const storedCheckpoint = typed(await this.serde.dumpsTyped(rest));
+    const storedMetadata = typed(await this.serde.dumpsTyped(metadata));
+    const record: PutRecord = {
+      kind: "put",
+      thread,
+      ns,
+      id: checkpoint.id,
+      parent: parent ?? null,
+      saved_at: new Date().toISOString(),
+      checkpoint: storedCheckpoint,
+      metadata: storedMetadata,
+      values,
+    };
+    await this.#write(view, record, `put ${checkpoint.id}`);
+    return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
   override async putWrites(
@@ -351,12 +457,13 @@ export class DotagentSaver extends BaseCheckpointSaver {
     taskId: string,
     taskPath = "",
   ): Promise<void> {
-    const thread: unknown = config?.configurable?.thread_id;
-    if (thread === undefined)
+    const rawThread: unknown = config?.configurable?.thread_id;
+    if (rawThread === undefined || rawThread === null)
       throw usage(
         "putWrites(config, …): config.configurable.thread_id is missing; writes belong to a thread's checkpoint",
       );
-    const place = this.#place(thread, config.configurable?.checkpoint_ns, "putWrites");
+    const thread = threadIdOf(rawThread, "putWrites");
+    const ns = namespaceOf(config.configurable?.checkpoint_ns, "putWrites");
     const id = checkpointIdOf(config, "putWrites");
     if (id === undefined)
       throw usage("putWrites(config, …): config.configurable.checkpoint_id is missing; writes belong to a checkpoint");
@@ -368,260 +475,206 @@ export class DotagentSaver extends BaseCheckpointSaver {
       throw usage(`putWrites(config, writes, …): writes must be an array of [channel, value], not ${describe(writes)}`);
     if (writes.length === 0) return;
 
-    const incoming: StoredWrite[] = [];
+    const stored: Array<WritesRecord["writes"][number]> = [];
     for (const [i, write] of writes.entries()) {
       if (!Array.isArray(write) || typeof write[0] !== "string")
         throw usage(`putWrites: writes[${i}] must be [channel, value] with a string channel`);
       const [channel, value] = write;
       const idx = Object.hasOwn(WRITES_IDX_MAP, channel) ? WRITES_IDX_MAP[channel]! : i;
-      incoming.push({
-        task_id: taskId,
-        task_path: taskPath,
-        idx,
-        channel,
-        value: storeValue(...(await this.serde.dumpsTyped(value))),
-      });
+      stored.push({ idx, channel, value: typed(await this.serde.dumpsTyped(value)) });
     }
-    await this.#locked(place, `putWrites ${id}`, () => {
-      const existing = this.#readWrites(place, id);
-      const merged = mergeWrites(existing?.writes ?? [], incoming);
-      if (existing !== undefined && isDeepStrictEqual(merged, sortWrites(existing.writes))) return;
-      const file: WritesFile = {
-        format: FORMAT,
-        thread_id: place.thread,
-        checkpoint_ns: place.ns,
-        checkpoint_id: id,
-        writes: merged,
-      };
-      this.#write(place, writesFileName(id), file);
-    });
+    // Insert-or-ignore (and the special writes' replace) is decided by readers from the log's order.
+    await this.#write(
+      undefined,
+      { kind: "writes", thread, ns, id, task_id: taskId, task_path: taskPath, writes: stored },
+      `putWrites ${id}`,
+    );
   }
 
   override async deleteThread(threadId: string): Promise<void> {
-    const problem = nameProblem(threadId, "thread_id");
-    if (problem !== null) throw usage(`deleteThread: ${problem}`);
-    const folder = this.#threadFolder(threadId);
-    await inTurn(resolve(folder), async () => {
-      if (!this.#folderExists(folder)) return;
-      const lock = await this.#lock(folder, threadId, `deleteThread ${threadId}`, false);
-      if (lock === undefined) return;
-      // One rename takes the whole thread away (the commit point); a kill after it leaves a
-      // .deleting.* folder that no read looks at and the next deleteThread removes.
-      const away = join(this.dir, `.deleting.${process.pid}.${Math.random().toString(16).slice(2, 10)}.${threadId}`);
-      try {
-        this.#checkThreadFile(folder, threadId);
+    const thread = threadIdOf(threadId, "deleteThread");
+    for (const folder of foldersOf(this.dir, thread)) {
+      const key = resolve(folder.path);
+      await inTurn(key, async () => {
+        endLease(key);
+        let stat;
         try {
-          renameInside(this.dir, folder, away, WITHIN);
-        } catch (error) {
-          throw writeFailure(folder, error);
+          stat = lstatSync(folder.path);
+        } catch {
+          return;
         }
-        fsyncDir(this.dir);
-      } finally {
-        lock.release(); // the lock went with the folder; release() leaves a newcomer's lock alone
-      }
-      this.#swept.delete(folder);
-      removeTree(away);
-    });
-    for (const name of this.#listFolder(this.dir)) {
+        // A format-1 folder named by the id holds another thread's when its thread.json says so (case).
+        if (folder.legacyOnly && stat.isDirectory() && this.#legacyThread(folder.path, thread) === undefined) return;
+        // A link or a file where the folder belongs has no lock to take: it goes as it is (the link itself, never what it points to).
+        const lock = stat.isDirectory()
+          ? await this.#lock(folder.path, thread, `deleteThread ${JSON.stringify(thread).slice(0, 60)}`, false)
+          : undefined;
+        if (stat.isDirectory() && lock === undefined) return;
+        // One rename takes the whole thread away (the commit point); a kill after it leaves a
+        // .deleting.* folder that no read looks at and the next deleteThread removes.
+        const away = join(
+          this.dir,
+          `.deleting.${process.pid}.${Math.random().toString(16).slice(2, 10)}.${folder.name.slice(0, 100)}`,
+        );
+        try {
+          try {
+            renameInside(this.dir, folder.path, away, WITHIN);
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+            throw writeFailure(folder.path, error);
+          }
+          fsyncDir(this.dir);
+        } finally {
+          lock?.release(); // the lock went with the folder; release() leaves a newcomer's lock alone
+        }
+        this.#forget(folder.path);
+        removeTree(away);
+      });
+    }
+    let names: string[] = [];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      // no folder: nothing left over
+    }
+    for (const name of names) {
       const pid = DELETING.exec(name)?.[1];
       if (pid !== undefined && !isPidAlive(Number(pid))) removeTree(join(this.dir, name));
     }
   }
 
-  // --- the folders ------------------------------------------------------------------------------
-
-  #threadFolder(thread: string): string {
-    return join(this.dir, thread);
-  }
-
-  /** The place a call names; `usage` for a thread id or namespace that cannot name a folder. */
-  #place(thread: unknown, ns: unknown, call: string): Place {
-    const problem = nameProblem(thread, "thread_id");
-    if (problem !== null) throw usage(`${call}: ${problem}`);
-    if (ns !== undefined && typeof ns !== "string")
-      throw usage(`${call}: checkpoint_ns must be a string, not ${describe(ns)}`);
-    const namespace = ns ?? "";
-    return {
-      thread: thread as string,
-      ns: namespace,
-      folder: join(this.#threadFolder(thread as string), namespaceFolder(namespace)),
-    };
-  }
+  // --- the log --------------------------------------------------------------------------------
 
   /**
-   * The thread ids under the folder: every real folder named like an id. Anything else (a
-   * .deleting.* folder, a file or link put there) is not a thread, and listing every thread
-   * passes it by; naming it as a thread is refused.
+   * Writes one record where the thread's log's written part ends, durably, under the thread's
+   * lock: taken by this process's first write (a lease), kept while its writes follow one another,
+   * given up when they pause or after a while (so other processes get their turn), and at exit.
    */
-  #threads(): string[] {
-    return this.#listFolder(this.dir).filter((name) => {
-      if (nameProblem(name, "") !== null) return false;
-      try {
-        return lstatSync(join(this.dir, name)).isDirectory();
-      } catch {
-        return false;
-      }
-    });
-  }
-
-  /** A folder's names, [] when it does not exist; a link or a file where a folder belongs is refused. */
-  #listFolder(folder: string, thread?: string): string[] {
-    if (!this.#folderExists(folder, thread)) return [];
-    try {
-      return readdirSync(folder);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOENT") return [];
-      throw invalid(folder, `cannot be read (${code})`, thread);
-    }
-  }
-
-  /**
-   * True for a real folder, false when nothing is there; anything else (a link, a file) is
-   * refused. The folder the caller names may be a link (to another disk, say); the thread and
-   * namespace folders inside it may not.
-   */
-  #folderExists(folder: string, thread?: string): boolean {
-    let stat;
-    try {
-      stat = folder === this.dir ? statSync(folder) : lstatSync(folder);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-      throw invalid(folder, `cannot be read (${(error as NodeJS.ErrnoException).code})`, thread);
-    }
-    if (stat.isDirectory()) return true;
-    throw invalid(
-      folder,
-      `is not a${folder === this.dir ? "" : " real"} folder (${stat.isSymbolicLink() ? "a link" : "a file"})`,
-      thread,
-    );
-  }
-
-  #readJson(file: string, thread: string): unknown {
-    const read = readProjectText(file, { maxBytes: MAX_STATE_BYTES, links: "refuse" });
-    if (read.kind === "missing") return undefined;
-    if (read.kind === "refused") throw invalid(file, read.reason, thread);
-    const decoded = decodeJson(read.text);
-    if (!decoded.ok) throw invalid(file, decoded.message, thread);
-    return decoded.value;
-  }
-
-  #readCheckpoint(place: Place, id: string, anyNamespace = false): CheckpointFile | undefined {
-    const file = join(place.folder, checkpointFileName(id));
-    const raw = this.#readJson(file, place.thread);
-    if (raw === undefined) return undefined;
-    // Listing every namespace, the folder's namespace is the one its file names (checked to lead to this folder).
-    const ns =
-      anyNamespace && typeof (raw as { checkpoint_ns?: unknown }).checkpoint_ns === "string"
-        ? (raw as { checkpoint_ns: string }).checkpoint_ns
-        : place.ns;
-    if (anyNamespace && join(this.#threadFolder(place.thread), namespaceFolder(ns)) !== place.folder)
-      throw invalid(
-        file,
-        `checkpoint_ns: ${JSON.stringify(ns)} belongs in ${namespaceFolder(ns)}/, not here`,
-        place.thread,
-      );
-    const parsed = parseCheckpointFile(raw, { thread_id: place.thread, checkpoint_ns: ns, checkpoint_id: id });
-    if (typeof parsed === "string") throw invalid(file, parsed, place.thread);
-    return parsed;
-  }
-
-  #readWrites(place: Place, id: string): WritesFile | undefined {
-    const file = join(place.folder, writesFileName(id));
-    const raw = this.#readJson(file, place.thread);
-    if (raw === undefined) return undefined;
-    const parsed = parseWritesFile(raw, {
-      thread_id: place.thread,
-      checkpoint_ns: place.ns,
-      checkpoint_id: id,
-    } satisfies FilePlace);
-    if (typeof parsed === "string") throw invalid(file, parsed, place.thread);
-    return parsed;
-  }
-
-  /** thread.json says this folder is `thread`'s (a folder made for "A" is "a"'s too where case does not count); true when it exists. */
-  #checkThreadFile(folder: string, thread: string): boolean {
-    const file = join(folder, THREAD_FILE);
-    const raw = this.#readJson(file, thread);
-    if (raw === undefined) return false;
-    const parsed = parseThreadFile(raw, thread);
-    if (typeof parsed === "string") throw invalid(file, parsed, thread);
-    return true;
-  }
-
-  /** The serializer's value back; a stored value it cannot load is the file's fault, named. */
-  async #load(value: StoredValue, place: Place, fileName: string, path: string): Promise<unknown> {
-    try {
-      return await this.serde.loadsTyped(value.type, storedBytes(value));
-    } catch (error) {
-      throw invalid(
-        join(place.folder, fileName),
-        `${path}: the serializer cannot load it (${String((error as Error)?.message ?? error).split("\n")[0]})`,
-        place.thread,
-      );
-    }
-  }
-
-  #write(place: Place, name: string, value: CheckpointFile | WritesFile): void {
-    const text = `${JSON.stringify(value, null, 1)}\n`;
-    const file = join(place.folder, name);
-    if (text.length > MAX_STATE_BYTES)
+  async #write(view: ThreadView | undefined, record: LogRecord, command: string): Promise<void> {
+    const bytes = encodeAppend(record);
+    const folder = view?.folder ?? join(this.dir, threadFolderName(record.thread));
+    const file = join(folder, LOG_FILE);
+    if (bytes.length > MAX_RECORD)
       throw new DotagentError(
         "data_invalid",
-        `${file} would be over ${formatBytes(MAX_STATE_BYTES)}; keep less in the graph's state`,
+        `${file}: a record of ${formatBytes(bytes.length)} would be over ${formatBytes(MAX_RECORD)}; keep less in the graph's state`,
         EXIT.refused,
         { file },
       );
+    const key = resolve(folder);
+    await inTurn(key, async () => {
+      const lease = leases.get(key) ?? (await this.#takeLease(key, folder, record.thread, command));
+      const at = lease.end;
+      try {
+        writeAt(lease, bytes);
+      } catch (error) {
+        endLease(key);
+        if (error instanceof DotagentError) throw error;
+        throw writeFailure(file, error);
+      }
+      this.#indexOwn(file, record, lease, at, bytes.length);
+      if (Date.now() - lease.since >= LEASE_HOLD_MS) endLease(key);
+      else if (lease.timer === undefined) lease.timer = setTimeout(() => endLease(key), LEASE_IDLE_MS).unref();
+      else lease.timer.refresh();
+    });
+  }
+
+  /** The thread's lock, its log opened, and where the log's written part ends (read on to its first zero byte). */
+  async #takeLease(key: string, folder: string, thread: string, command: string): Promise<Lease> {
+    const file = join(folder, LOG_FILE);
+    this.#makeFolder(folder, thread);
+    const lock = (await this.#lock(folder, thread, command, true))!;
     try {
-      writeFileInside(this.dir, file, text, WITHIN);
+      // What killed writers left (a half-made lock file), removed under the lock, once per process.
+      if (!this.#swept.has(folder)) {
+        sweepTemps(folder);
+        this.#swept.add(folder);
+      }
+      let opened;
+      try {
+        opened = openFileInside(this.dir, file, WITHIN);
+      } catch (error) {
+        if (error instanceof DotagentError) throw error;
+        throw writeFailure(file, error);
+      }
+      const identity = `${opened.dev}:${opened.ino}`;
+      if (this.#ready.get(folder) !== identity) {
+        fsyncDir(folder); // the log's entry in its folder, once per log and process
+        this.#ready.set(folder, identity);
+      }
+      const state = this.#readLog(file, thread);
+      const end = state !== undefined && state.ino === opened.ino && state.dev === opened.dev ? state.end : 0;
+      const lease: Lease = {
+        key,
+        file,
+        fd: opened.fd,
+        lock,
+        ino: opened.ino,
+        dev: opened.dev,
+        end,
+        room: opened.size,
+        since: Date.now(),
+        timer: undefined,
+      };
+      holdLease(lease);
+      return lease;
     } catch (error) {
-      throw writeFailure(file, error);
+      lock.release();
+      throw error;
     }
   }
 
   /**
-   * Runs `body` under the thread's lock, in turn with this process's other calls on the thread,
-   * with the thread's folders made: thread.json (checked to be this thread's), the namespace folder.
+   * The record just written, indexed without reading it back when this process had read the log
+   * up to where it was written (else the next read reads on).
    */
-  #locked(place: Place, command: string, body: () => void): Promise<void> {
-    const folder = this.#threadFolder(place.thread);
-    return inTurn(resolve(folder), async () => {
-      const lock = (await this.#lock(folder, place.thread, command, true))!;
+  #indexOwn(file: string, record: LogRecord, lease: Lease, at: number, length: number): void {
+    const state = this.#logs.get(file);
+    if (state === undefined || state.ino !== lease.ino || state.dev !== lease.dev || state.end !== at) return;
+    const located = { offset: at + 1, length: length - 2 };
+    state.index.add(record, located);
+    state.consumed = state.end = at + length;
+    if (record.kind === "put") this.#remember(`${file}@${state.dev}:${state.ino}@${located.offset}`, record);
+  }
+
+  /** The thread's folder, made (with the saver's folder) and its entry made durable, once per process; a link or a file there is refused. */
+  #makeFolder(folder: string, thread: string): void {
+    if (this.#ready.has(folder)) return;
+    let exists = false;
+    try {
+      const stat = lstatSync(folder);
+      if (!stat.isDirectory())
+        throw invalid(folder, `is not a real folder (${stat.isSymbolicLink() ? "a link" : "a file"})`, thread);
+      exists = true;
+    } catch (error) {
+      if (error instanceof DotagentError) throw error;
+    }
+    if (!exists) {
       try {
-        if (!this.#swept.has(folder)) {
-          sweepTemps(folder);
-          for (const name of readdirSync(folder).filter(isNamespaceFolder))
-            if (this.#folderExists(join(folder, name), place.thread)) sweepTemps(join(folder, name));
-          this.#swept.add(folder);
-        }
-        if (!this.#checkThreadFile(folder, place.thread)) {
-          const thread = { format: FORMAT, thread_id: place.thread, created_at: new Date().toISOString() };
-          try {
-            writeFileInside(this.dir, join(folder, THREAD_FILE), `${JSON.stringify(thread, null, 1)}\n`, WITHIN);
-          } catch (error) {
-            throw writeFailure(join(folder, THREAD_FILE), error);
-          }
-        }
-        makeFolder(this.dir, place.folder, this.#folderExists(place.folder, place.thread));
-        body();
-      } finally {
-        lock.release();
+        mkdirInside(this.dir, folder, WITHIN);
+      } catch (error) {
+        if (error instanceof DotagentError) throw error;
+        throw writeFailure(folder, error);
       }
-    });
+    }
+    // Whoever made them, their entries are made durable before this process's first record.
+    fsyncDir(folder);
+    fsyncDir(this.dir);
+    this.#ready.set(folder, "");
   }
 
   /**
-   * The lock of a thread's folder, made first when `create`; undefined when the folder is gone
-   * and not to be made. A deleteThread in another process may rename the folder away while this
-   * one waits: the wait then starts again on the new folder.
+   * The lock of a thread's folder (the state lock's mechanism: a dead holder's lock is taken over),
+   * waited for without blocking the event loop; undefined when the folder is gone and not to be
+   * made. A deleteThread in another process may rename the folder away while this one waits: the
+   * wait then starts again on the new folder.
    */
   async #lock(folder: string, thread: string, command: string, create: boolean): Promise<LockHandle | undefined> {
     for (let attempt = 0; ; attempt++) {
-      const exists = this.#folderExists(folder, thread);
-      if (!exists && !create) return undefined;
-      if (!exists) {
-        makeFolder(this.dir, this.dir, this.#folderExists(this.dir));
-        makeFolder(this.dir, folder, false);
+      if (!create && !isFolder(folder)) return undefined;
+      if (create && !isFolder(folder)) {
+        this.#forget(folder);
+        this.#makeFolder(folder, thread);
       }
       try {
         return await acquireLockAsync(folder, { command: `langgraph ${command}`, waitMs: this.#waitMs });
@@ -641,26 +694,291 @@ export class DotagentSaver extends BaseCheckpointSaver {
       }
     }
   }
+
+  /** A log read on from where this process stopped (from the start when it is another file now), to its first zero byte; undefined when there is none. */
+  #readLog(file: string, thread?: string): LogState | undefined {
+    let state = this.#logs.get(file);
+    let want = READ_AHEAD;
+    for (;;) {
+      const from = state?.consumed ?? 0;
+      const read = readProjectParts(file, [], { from, maxBytes: want });
+      if (read.kind === "missing") {
+        this.#logs.delete(file);
+        return undefined;
+      }
+      if (read.kind === "refused") throw invalid(file, read.reason, thread);
+      const { ino, dev, size } = read.file;
+      if (state !== undefined && (state.ino !== ino || state.dev !== dev || size < state.consumed)) {
+        state = undefined; // deleted and begun again: read anew
+        continue;
+      }
+      state ??= { file, ino, dev, consumed: 0, end: 0, index: new ThreadIndex<Located>() };
+      const scan = scanLog(read.tail, from);
+      for (const { head, at } of scan.records) state.index.add(head, at);
+      state.consumed = scan.consumed;
+      state.end = scan.end;
+      this.#logs.set(file, state);
+      // Done at the first zero byte or the file's end; else on, reading more at a time.
+      if (scan.end < from + read.tail.length || read.tail.length < want) return state;
+      if (scan.consumed === from && want > MAX_RECORD) return state; // a line longer than any record: left unread
+      want = Math.min(want * 4, MAX_RECORD + 1);
+    }
+  }
+
+  /** The format-1 thread in a folder, read once per process (such folders are never written again) until the folder is forgotten. */
+  #legacyThread(folder: string, thread: string): LegacyThread | undefined {
+    const key = `${folder}\0${thread}`;
+    if (this.#legacy.has(key)) return this.#legacy.get(key);
+    let legacy: LegacyThread | undefined;
+    try {
+      legacy = lstatSync(folder).isDirectory() ? readLegacyThread(folder, thread) : undefined;
+    } catch (error) {
+      if (error instanceof DotagentError) throw error;
+      legacy = undefined;
+    }
+    this.#legacy.set(key, legacy);
+    return legacy;
+  }
+
+  /** Everything this process knows of a folder, dropped (the folder was deleted or replaced). */
+  #forget(folder: string): void {
+    this.#ready.delete(folder);
+    this.#swept.delete(folder);
+    this.#logs.delete(join(folder, LOG_FILE));
+    for (const key of this.#legacy.keys()) if (key.startsWith(`${folder}\0`)) this.#legacy.delete(key);
+  }
+
+  #remember(key: string, record: PutRecord): void {
+    this.#recent.delete(key);
+    this.#recent.set(key, record);
+    if (this.#recent.size > RECENT) this.#recent.delete(this.#recent.keys().next().value!);
+  }
+
+  // --- threads ----------------------------------------------------------------------------------
+
+  /** A thread as this process can read it now: its log read on, its format-1 files listed. */
+  #view(thread: string): ThreadView {
+    const folders = foldersOf(this.dir, thread);
+    const folder = folders[0]!.path;
+    const file = join(folder, LOG_FILE);
+    let log: LogState | undefined;
+    try {
+      // While this process holds the thread's lease no one else writes it: what it indexed is all there is.
+      const lease = leases.get(resolve(folder));
+      const known = this.#logs.get(file);
+      log =
+        lease !== undefined &&
+        known !== undefined &&
+        known.ino === lease.ino &&
+        known.dev === lease.dev &&
+        known.end === lease.end
+          ? known
+          : this.#readLog(file, thread);
+    } catch (error) {
+      // A log that cannot be read because its folder is not one: named as the folder.
+      this.#checkFolder(folder, thread);
+      throw error;
+    }
+    if (log === undefined) {
+      this.#checkFolder(folder, thread);
+      this.#forget(folder); // not there (deleted): nothing to read
+    }
+    let legacy: LegacyThread | undefined;
+    for (const f of folders) legacy ??= this.#legacyThread(f.path, thread);
+    return { thread, folder, log, legacy };
+  }
+
+  /** A thread's folder is a real folder, or nothing: a link or a file there is refused, named. */
+  #checkFolder(folder: string, thread: string): void {
+    let stat;
+    try {
+      stat = lstatSync(folder);
+    } catch {
+      return;
+    }
+    if (!stat.isDirectory())
+      throw invalid(folder, `is not a real folder (${stat.isSymbolicLink() ? "a link" : "a file"})`, thread);
+  }
+
+  /** Every thread in the saver's folder; one that cannot be read is passed by with a warning naming it. */
+  #everyThread(): ThreadView[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw invalid(this.dir, `cannot be read (${(error as NodeJS.ErrnoException).code})`);
+    }
+    const threads = new Set<string>();
+    for (const name of names.sort()) {
+      if (!isThreadFolderName(name)) continue;
+      const folder = join(this.dir, name);
+      // The thread a folder's name says (a cut name says none): the way out a warning names.
+      const named = threadIdOfFolderName(name) ?? (ID_PATTERN.test(name) ? name : undefined);
+      try {
+        const stat = lstatSync(folder);
+        if (!stat.isDirectory())
+          throw invalid(folder, `is not a real folder (${stat.isSymbolicLink() ? "a link" : "a file"})`, named);
+        for (const t of this.#readLog(join(folder, LOG_FILE), named)?.index.threads.keys() ?? []) threads.add(t);
+        // A format-1 folder is named by its thread id.
+        if (ID_PATTERN.test(name) && this.#legacyThread(folder, name) !== undefined) threads.add(name);
+      } catch (error) {
+        if (!(error instanceof DotagentError)) throw error;
+        process.emitWarning(`list passed by a thread it cannot read: ${error.message}`, {
+          code: "DOTAGENT_CHECKPOINT_INVALID",
+        });
+      }
+    }
+    const views: ThreadView[] = [];
+    for (const thread of threads) {
+      try {
+        views.push(this.#view(thread));
+      } catch (error) {
+        if (!(error instanceof DotagentError)) throw error;
+        process.emitWarning(`list passed by a thread it cannot read: ${error.message}`, {
+          code: "DOTAGENT_CHECKPOINT_INVALID",
+        });
+      }
+    }
+    return views;
+  }
+
+  // --- records ----------------------------------------------------------------------------------
+
+  /** A checkpoint's record; undefined when it is gone (its thread deleted meanwhile). */
+  #readPut(entry: Entry, read?: Buffer, keep = true): PutRecord | undefined {
+    if ("file" in entry) return readLegacyPut(entry.file, entry.view.thread, entry.ns, entry.id);
+    const log = entry.view.log!;
+    const key = `${log.file}@${log.dev}:${log.ino}@${entry.log.offset}`;
+    const recent = this.#recent.get(key);
+    if (recent !== undefined) return recent;
+    const line = read ?? this.#lines(log, [entry.log])[0];
+    if (line === undefined) return undefined;
+    const record = parseRecordLine(line);
+    if (typeof record === "string" || record.kind !== "put")
+      throw invalid(
+        log.file,
+        `the record of checkpoint ${JSON.stringify(entry.id)} at byte ${entry.log.offset} ${typeof record === "string" ? record : "is not a checkpoint"}`,
+        entry.view.thread,
+        true,
+      );
+    if (keep) this.#remember(key, record);
+    return record;
+  }
+
+  /** The writes records of a checkpoint, format-1 ones first, then the log's in its order. */
+  #writesOf(view: ThreadView, ns: string, id: string): WritesRecord[] {
+    const out: WritesRecord[] = [];
+    for (const file of view.legacy?.index.namespace(view.thread, ns)?.writes.get(id) ?? [])
+      out.push(...readLegacyWrites(file, view.thread, ns, id));
+    const at = view.log?.index.namespace(view.thread, ns)?.writes.get(id) ?? [];
+    if (at.length === 0) return out;
+    const lines = this.#lines(view.log!, at);
+    for (const [i, line] of lines.entries()) {
+      if (line === undefined) throw new ThreadGone();
+      const record = parseRecordLine(line);
+      if (typeof record === "string" || record.kind !== "writes")
+        throw invalid(
+          view.log!.file,
+          `the record of writes of ${JSON.stringify(id)} at byte ${at[i]!.offset} ${typeof record === "string" ? record : "is not writes"}`,
+          view.thread,
+          true,
+        );
+      out.push(record);
+    }
+    return out;
+  }
+
+  /** The lines at `at` of a log, as this process indexed it; undefined entries when the log is gone or another file now. */
+  #lines(log: LogState, at: readonly Located[], scratch?: { buffer: Buffer }): Array<Buffer | undefined> {
+    if (at.length === 0) return [];
+    // Lines close together (a listing reads a log's checkpoints in a row) are read as one span, into one buffer.
+    let [first, end, total] = [Infinity, 0, 0];
+    for (const a of at) {
+      first = Math.min(first, a.offset);
+      end = Math.max(end, a.offset + a.length);
+      total += a.length;
+    }
+    const span = at.length > 1 && end - first <= 2 * total;
+    if (span && scratch !== undefined && scratch.buffer.length < end - first)
+      scratch.buffer = Buffer.allocUnsafe(end - first);
+    const read = readProjectParts(
+      log.file,
+      span ? [{ offset: first, length: end - first }] : at,
+      span && scratch !== undefined ? { into: scratch.buffer } : {},
+    );
+    if (read.kind === "missing") return at.map(() => undefined);
+    if (read.kind === "refused") throw invalid(log.file, read.reason, undefined);
+    if (read.file.ino !== log.ino || read.file.dev !== log.dev) return at.map(() => undefined);
+    if (!span) return read.parts;
+    const whole = read.parts[0]!;
+    return at.map((a) =>
+      a.offset + a.length - first <= whole.length
+        ? whole.subarray(a.offset - first, a.offset - first + a.length)
+        : undefined,
+    );
+  }
+
+  /** The serializer's value back; a stored value it cannot load is its record's fault, named. */
+  async #load(value: Typed, entry: Entry, path: string): Promise<unknown> {
+    try {
+      // LangGraph's own serializer decodes JSON from the record's bytes where they are (it keeps no
+      // reference to them); any other bytes, or any other serializer, get a copy of their own.
+      return await this.serde.loadsTyped(
+        value.type,
+        value.type === "json" && this.#ownSerde ? value.bytes : new Uint8Array(value.bytes),
+      );
+    } catch (error) {
+      throw invalid(
+        where(entry),
+        `${path}: the serializer cannot load it (${String((error as Error)?.message ?? error).split("\n")[0]})`,
+        entry.view.thread,
+        true,
+      );
+    }
+  }
+}
+
+/** A serializer's output as a record keeps it: its bytes as made (a string, from a serializer that makes one, as UTF-8). */
+function typed([type, data]: [string, Uint8Array | string]): Typed {
+  return { type, bytes: typeof data === "string" ? Buffer.from(data, "utf8") : data };
 }
 
 /** What the saver's folder is called in a refusal (write-file.ts). */
 const WITHIN = { within: "the checkpointer's folder" };
 
-/** Makes `folder` (and its parents, up to and with `dir`) unless it exists, and makes its entry in the parent durable. */
-function makeFolder(dir: string, folder: string, exists: boolean): void {
-  if (exists) return;
-  try {
-    mkdirInside(dir, folder, WITHIN);
-  } catch (error) {
-    throw writeFailure(folder, error);
-  }
-  fsyncDir(join(folder, ".."));
+/** The folders that may hold a thread: its own, and for an id format 1 took, the folder named by the id (when another). */
+function foldersOf(dir: string, thread: string): Array<{ name: string; path: string; legacyOnly: boolean }> {
+  const name = threadFolderName(thread);
+  const folders = [{ name, path: join(dir, name), legacyOnly: false }];
+  if (ID_PATTERN.test(thread) && thread !== name)
+    folders.push({ name: thread, path: join(dir, thread), legacyOnly: true });
+  return folders;
 }
 
-function fileExists(file: string): boolean {
+/** Where a checkpoint is, for a message: its log and record, or its format-1 file. */
+function where(entry: Entry): string {
+  return "file" in entry
+    ? entry.file
+    : `${entry.view.log!.file} (checkpoint ${JSON.stringify(entry.id)} at byte ${entry.log.offset})`;
+}
+
+function entryOf(view: ThreadView, ns: string, id: string): Entry | undefined {
+  const inLog = view.log?.index.namespace(view.thread, ns)?.puts.get(id);
+  if (inLog !== undefined) return { view, ns, id, log: inLog.at };
+  const inFile = view.legacy?.index.namespace(view.thread, ns)?.puts.get(id);
+  return inFile === undefined ? undefined : { view, ns, id, file: inFile.at };
+}
+
+function newestOf(view: ThreadView, ns: string): string | undefined {
+  const a = view.log?.index.namespace(view.thread, ns)?.newest;
+  const b = view.legacy?.index.namespace(view.thread, ns)?.newest;
+  return a === undefined ? b : b === undefined || a > b ? a : b;
+}
+
+function isFolder(path: string): boolean {
   try {
-    lstatSync(file);
-    return true;
+    return lstatSync(path).isDirectory();
   } catch {
     return false;
   }
@@ -674,13 +992,24 @@ function removeTree(folder: string): void {
   }
 }
 
+/** A thread id: any string (LangGraph takes any); thread-names.ts makes it a folder name. */
+function threadIdOf(thread: unknown, call: string): string {
+  if (typeof thread !== "string") throw usage(`${call}: thread_id must be a string, not ${describe(thread)}`);
+  return thread;
+}
+
+function namespaceOf(ns: unknown, call: string): string {
+  if (ns === undefined) return "";
+  if (typeof ns !== "string") throw usage(`${call}: checkpoint_ns must be a string, not ${describe(ns)}`);
+  return ns;
+}
+
 /** The checkpoint id a config names (LangGraph's getCheckpointId: checkpoint_id, or the old thread_ts), undefined for none. */
 function checkpointIdOf(config: RunnableConfig, call: string): string | undefined {
   const id: unknown = config?.configurable?.checkpoint_id || config?.configurable?.thread_ts;
   if (id === undefined || id === null || id === "") return undefined;
-  const problem = nameProblem(id, "checkpoint_id");
-  if (problem !== null) throw usage(`${call}: ${problem}`);
-  return id as string;
+  if (typeof id !== "string") throw usage(`${call}: checkpoint_id must be a string, not ${describe(id)}`);
+  return id;
 }
 
 /** Metadata matches a filter when every field the filter names is deeply equal. */
@@ -689,25 +1018,4 @@ function matches(metadata: CheckpointMetadata, filter: Record<string, unknown>):
   return Object.entries(filter).every(([key, value]) =>
     isDeepStrictEqual(Object.hasOwn(fields, key) ? fields[key] : undefined, value),
   );
-}
-
-function usage(message: string): DotagentError {
-  return new DotagentError("usage", message, EXIT.usage);
-}
-
-/** A file or folder the saver cannot read as its own; the way out: fix it, or start its thread over. */
-function invalid(file: string, why: string, thread?: string): DotagentError {
-  const way =
-    thread === undefined
-      ? "move it away (each thread of a DotagentSaver is a folder of its own)"
-      : `fix or remove it, or deleteThread(${JSON.stringify(thread)}) to start that thread over`;
-  return new DotagentError("checkpoint_invalid", `${file}: ${why}; ${way}`, EXIT.invalid, { file });
-}
-
-function describe(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (value === null || value === undefined || typeof value === "number" || typeof value === "boolean")
-    return String(value);
-  if (typeof value === "function") return "a function";
-  return Array.isArray(value) ? "an array" : `a ${typeof value}`;
 }

@@ -1,6 +1,7 @@
-// The files of a DotagentSaver (saver.ts) as values: their names, their JSON shapes, and the checks
-// that turn a cut, hand-edited or misplaced file into one line naming what is wrong. Nothing here
-// touches the disk; saver.ts reads and writes.
+// The files of a DotagentSaver before its log (format 1, dotagent 0.1.0; read by legacy-thread.ts,
+// never written again) as values: their names, their JSON shapes, and the checks that turn a cut,
+// hand-edited or misplaced file into one line naming what is wrong; and the order of pending writes
+// both formats share. Nothing here touches the disk.
 //
 // <dir>/<thread_id>/                    one folder per thread (thread ids follow the id rule)
 //   thread.json                         { format: 1, thread_id, created_at }
@@ -53,12 +54,12 @@ export interface CheckpointFile {
   readonly sources: Readonly<Record<string, ValueSource>>;
 }
 
-export interface StoredWrite {
+export interface StoredWrite<V = StoredValue> {
   readonly task_id: string;
   readonly task_path: string;
   readonly idx: number;
   readonly channel: string;
-  readonly value: StoredValue;
+  readonly value: V;
 }
 
 export interface WritesFile {
@@ -84,14 +85,6 @@ export interface FilePlace {
 
 // --- names ---------------------------------------------------------------------------------
 
-/** Why `id` cannot be a thread id (it names a folder) or a checkpoint id (it names files), or null. */
-export function nameProblem(id: unknown, what: string): string | null {
-  if (typeof id !== "string") return `${what} must be a string, not ${describe(id)}`;
-  if (ID_PATTERN.test(id)) return null;
-  const shown = JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id);
-  return `${what} ${shown} cannot name a file: use 1–128 letters, digits, '.', '_' or '-', not starting with '.' or '-' (a uuid will do)`;
-}
-
 /**
  * The folder of a checkpoint namespace: `root` for "", else `ns-` and the namespace with every
  * byte outside [a-z0-9_-] written %XX (so names differ on case-insensitive and Windows file
@@ -116,38 +109,8 @@ export function isNamespaceFolder(name: string): boolean {
 }
 
 export const checkpointFileName = (id: string) => `${id}${CHECKPOINT_SUFFIX}`;
-export const writesFileName = (id: string) => `${id}${WRITES_SUFFIX}`;
-
-/** The checkpoint ids a namespace folder's listing holds, newest first (ids sort as uuid6 ids do: by time). */
-export function checkpointIdsIn(names: readonly string[]): string[] {
-  return names
-    .filter((name) => name.endsWith(CHECKPOINT_SUFFIX))
-    .map((name) => name.slice(0, -CHECKPOINT_SUFFIX.length))
-    .filter((id) => ID_PATTERN.test(id))
-    .sort(newestFirst);
-}
-
-/** Checkpoint ids newest first, as every LangGraph saver orders them (string order, uuid6: time). */
-export function newestFirst(a: string, b: string): number {
-  return a < b ? 1 : a > b ? -1 : 0;
-}
 
 // --- values ---------------------------------------------------------------------------------
-
-const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-/** A serializer's output as stored: its exact bytes, readable when they are text. */
-export function storeValue(type: string, data: Uint8Array | string): StoredValue {
-  if (typeof data === "string") return { type, text: data };
-  let text: string | undefined;
-  try {
-    text = UTF8.decode(data);
-  } catch {
-    text = undefined;
-  }
-  if (text !== undefined && Buffer.from(text, "utf8").equals(data)) return { type, text };
-  return { type, base64: Buffer.from(data).toString("base64") };
-}
 
 /** The bytes a serializer made, as it made them (a Uint8Array, as `loadsTyped` takes it). */
 export function storedBytes(value: StoredValue): Uint8Array {
@@ -163,35 +126,6 @@ export function setOwn<T>(record: Record<string, T>, key: string, value: T): voi
   Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-// --- what a put stores -----------------------------------------------------------------------
-
-/**
- * Where each channel of a new checkpoint finds its value: the channels in `newVersions` that have
- * a value are stored in the checkpoint itself (`own`); every other channel keeps its parent's
- * value when the parent has one at the same version; a channel without either has no value (as
- * a database saver's missing blob). Following the parent, not a thread-wide table keyed by
- * version, keeps a fork's values apart from the branch it forked from.
- */
-export function valueSources(
-  checkpointId: string,
-  channelVersions: Readonly<Record<string, ChannelVersion>>,
-  newVersions: Readonly<Record<string, ChannelVersion>>,
-  own: ReadonlySet<string>,
-  parent: Pick<CheckpointFile, "sources"> | undefined,
-): Record<string, ValueSource> {
-  const sources: Record<string, ValueSource> = {};
-  for (const [channel, version] of Object.entries(channelVersions)) {
-    if (Object.hasOwn(newVersions, channel)) {
-      if (own.has(channel)) setOwn(sources, channel, { version, checkpoint_id: checkpointId });
-      continue;
-    }
-    const inherited =
-      parent !== undefined && Object.hasOwn(parent.sources, channel) ? parent.sources[channel] : undefined;
-    if (inherited !== undefined && inherited.version === version) setOwn(sources, channel, inherited);
-  }
-  return sources;
-}
-
 // --- pending writes -----------------------------------------------------------------------------
 
 /**
@@ -199,8 +133,11 @@ export function valueSources(
  * the special ones (errors, interrupts, … at negative idx) replace what the task wrote there
  * before, as LangGraph's own savers do. In writesSortKey order.
  */
-export function mergeWrites(existing: readonly StoredWrite[], incoming: readonly StoredWrite[]): StoredWrite[] {
-  const byKey = new Map<string, StoredWrite>();
+export function mergeWrites<W extends Pick<StoredWrite, "task_id" | "idx" | "task_path">>(
+  existing: readonly W[],
+  incoming: readonly W[],
+): W[] {
+  const byKey = new Map<string, W>();
   for (const write of existing) byKey.set(JSON.stringify([write.task_id, write.idx]), write);
   for (const write of incoming) {
     const key = JSON.stringify([write.task_id, write.idx]);

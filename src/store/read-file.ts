@@ -34,7 +34,36 @@ export const MAX_STATE_BYTES = 64 * MiB;
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0);
 
 export function readProjectFile(file: string, options: ReadOptions & { readonly head?: boolean }): FileBytes {
-  if (options.links !== "follow") {
+  const opened = openRegular(file, options);
+  if (typeof opened !== "number") return opened;
+  const fd = opened;
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { kind: "refused", reason: `is ${describeType(stat)}, not a regular file` };
+    if (options.head) return readHead(fd, options.maxBytes);
+    if (stat.size > options.maxBytes) return { kind: "refused", reason: tooBig(stat.size, options.maxBytes) };
+    return readAll(fd, options.maxBytes, stat.size);
+  } catch (error) {
+    return failed(error);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A file opened read-only by the rules of the header (a link refused or checked), or why not.
+ * `noFollowOnly`: a link is refused by O_NOFOLLOW alone (ELOOP), where the system has it, saving an
+ * lstat per read (the log's readers read it on every call).
+ */
+function openRegular(
+  file: string,
+  options: Omit<ReadOptions, "maxBytes">,
+  noFollowOnly = false,
+): number | Exclude<FileBytes, { kind: "ok" }> {
+  if (
+    options.links !== "follow" &&
+    !(noFollowOnly && options.links === "refuse" && constants.O_NOFOLLOW !== undefined)
+  ) {
     let link = false;
     try {
       link = lstatSync(file).isSymbolicLink();
@@ -47,18 +76,64 @@ export function readProjectFile(file: string, options: ReadOptions & { readonly 
       if (!isInside(file, options.root!)) return { kind: "refused", reason: "is a link that leads out of the project" };
     }
   }
-  let fd: number;
   try {
-    fd = openSync(file, OPEN_FLAGS | (options.links === "refuse" ? (constants.O_NOFOLLOW ?? 0) : 0));
+    return openSync(file, OPEN_FLAGS | (options.links === "refuse" ? (constants.O_NOFOLLOW ?? 0) : 0));
   } catch (error) {
     return failed(error);
   }
+}
+
+/** A regular file that only grows (an append-only log), as one reader sees it: which file it is, how long. */
+export interface GrowingFile {
+  readonly ino: number;
+  readonly dev: number;
+  readonly size: number;
+}
+
+/**
+ * Parts of a regular file, each `{ offset, length }` (a part past the end comes back shorter),
+ * read through one descriptor, with the file's identity and size; `from` alone reads from there
+ * to the end, at most `maxBytes`; `into`, a buffer the parts are read into while they fit. The same guarantees as readProjectFile: never blocks, never
+ * follows a link, only a regular file.
+ */
+export function readProjectParts(
+  file: string,
+  parts: ReadonlyArray<{ readonly offset: number; readonly length: number }>,
+  options: { readonly from?: number; readonly maxBytes?: number; readonly into?: Buffer } = {},
+):
+  | { readonly kind: "ok"; readonly parts: Buffer[]; readonly tail: Buffer; readonly file: GrowingFile }
+  | Exclude<FileBytes, { kind: "ok" }> {
+  const opened = openRegular(file, { links: "refuse" }, true);
+  if (typeof opened !== "number") return opened;
+  const fd = opened;
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return { kind: "refused", reason: `is ${describeType(stat)}, not a regular file` };
-    if (options.head) return readHead(fd, options.maxBytes);
-    if (stat.size > options.maxBytes) return { kind: "refused", reason: tooBig(stat.size, options.maxBytes) };
-    return readAll(fd, options.maxBytes, stat.size);
+    // The parts go into `into` one after another while they fit (a caller reading batch after batch reuses one buffer).
+    let used = 0;
+    const read = (offset: number, length: number) => {
+      const fits = options.into !== undefined && used + length <= options.into.length;
+      const buffer = fits ? options.into!.subarray(used, used + length) : Buffer.allocUnsafe(Math.max(0, length));
+      if (fits) used += length;
+      let total = 0;
+      while (total < length) {
+        const n = readSync(fd, buffer, total, length - total, offset + total);
+        if (n === 0) break;
+        total += n;
+      }
+      return buffer.subarray(0, total);
+    };
+    const from = options.from;
+    const tail =
+      from === undefined
+        ? Buffer.alloc(0)
+        : read(from, Math.min(Math.max(0, stat.size - from), options.maxBytes ?? MAX_STATE_BYTES));
+    return {
+      kind: "ok",
+      parts: parts.map((p) => read(p.offset, p.length)),
+      tail,
+      file: { ino: stat.ino, dev: stat.dev, size: stat.size },
+    };
   } catch (error) {
     return failed(error);
   } finally {
@@ -210,7 +285,7 @@ function describeType(stat: {
   return "not a regular file";
 }
 
-function failed(error: unknown): FileBytes {
+function failed(error: unknown): Exclude<FileBytes, { kind: "ok" }> {
   const code = (error as NodeJS.ErrnoException).code ?? "error";
   if (code === "ENOENT") return { kind: "missing" };
   if (code === "ELOOP")

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import {
   chmodSync,
+  closeSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -24,6 +25,7 @@ import {
   copyFileInside,
   linkInside,
   mkdirInside,
+  openFileInside,
   placeInside,
   renameInside,
   writeFileInside,
@@ -96,6 +98,7 @@ describe("a folder on the way that is a link out of the root: refused, nothing w
   const cases: Array<[string, (root: string, file: string) => void]> = [
     ["writeFileInside", (root, file) => writeFileInside(root, file, "x")],
     ["appendFileInside", (root, file) => appendFileInside(root, file, "x")],
+    ["openFileInside", (root, file) => closeSync(openFileInside(root, file).fd)],
     ["mkdirInside", (root, file) => mkdirInside(root, join(file, "..", "deeper"))],
     ["renameInside (to)", (root, file) => renameInside(root, join(root, "memory", "state", "a"), file)],
     ["linkInside (to)", (root, file) => linkInside(root, join(root, "memory", "state", "a"), file)],
@@ -243,6 +246,39 @@ describe("appends: never through a link, never blocking", () => {
     appendFileInside(root, join(root, "memory/state/events.jsonl"), "a\n", { fsync: true });
     appendFileInside(root, join(root, "memory/state/events.jsonl"), "b\n");
     expect(readFileSync(join(root, "memory", "state", "events.jsonl"), "utf8")).toBe("a\nb\n");
+  });
+});
+
+describe("a file opened to write at offsets (the LangGraph saver's log): never through a link, never a FIFO", () => {
+  it("a link at the file is refused (path_is_link), the victim unchanged", () => {
+    const { root, victim } = setup();
+    symlinkSync(victim, join(root, "memory", "state", "checkpoints.log"));
+    expectOneLine(
+      refusal(() => openFileInside(root, join(root, "memory/state/checkpoints.log"))),
+      "path_is_link",
+      "memory/state/checkpoints.log",
+    );
+    expect(readFileSync(victim, "utf8")).toBe("the victim's bytes\n");
+  });
+
+  it("a FIFO is refused at once (EINVAL), never blocks", () => {
+    const { root } = setup();
+    execFileSync("mkfifo", [join(root, "checkpoints.log")]);
+    expect(() => openFileInside(root, join(root, "checkpoints.log"))).toThrowError(
+      expect.objectContaining({ code: "EINVAL" }),
+    );
+  });
+
+  it("opens a regular file, creating it when missing, and says which file it is and how long", () => {
+    const { root } = setup();
+    const file = join(root, "memory", "state", "checkpoints.log");
+    const first = openFileInside(root, file);
+    closeSync(first.fd);
+    expect([first.size, statSync(file).ino]).toEqual([0, first.ino]);
+    writeFileSync(file, "abc");
+    const again = openFileInside(root, file);
+    closeSync(again.fd);
+    expect([again.size, again.ino]).toEqual([3, first.ino]);
   });
 });
 

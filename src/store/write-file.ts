@@ -83,6 +83,7 @@ const NOCTTY = constants.O_NOCTTY ?? 0;
 const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW | NOCTTY;
 const APPEND_FLAGS =
   constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW | constants.O_NONBLOCK | NOCTTY;
+const OPEN_RW_FLAGS = constants.O_RDWR | constants.O_CREAT | NOFOLLOW | constants.O_NONBLOCK | NOCTTY;
 /** A name taken by someone else is tried again under another; past this many, the error stands. */
 const TEMP_ATTEMPTS = 16;
 
@@ -301,6 +302,46 @@ export function appendFileInside(
     if (options.fsync === true) fsyncSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Opens `file` (created when missing) for reading and writing at chosen offsets, for a caller that
+ * alone writes it while it holds the file's lock (a log that grows into space it filled with
+ * zeros). Never through a link (`path_is_link`), never blocking on a FIFO, only a regular file.
+ * Returns the descriptor (the caller closes it), which file it is and its length.
+ */
+export function openFileInside(
+  root: string,
+  file: string,
+  options: InsideOptions & { readonly mode?: number } = {},
+): { readonly fd: number; readonly dev: number; readonly ino: number; readonly size: number } {
+  const placed = placeInside(root, file, options);
+  let fd: number;
+  try {
+    fd = openSync(placed.abs, OPEN_RW_FLAGS, options.mode ?? 0o644);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ELOOP") throw error;
+    const rel = escapeControls(relative(placed.top, placed.abs).split(sep).join("/"));
+    throw new DotagentError(
+      "path_is_link",
+      `${rel} is a link; dotagent writes only to the file itself, never through a link; for the person: replace the link with the file, then run the command again`,
+      EXIT.invalid,
+      { path: rel },
+    );
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile())
+      throw Object.assign(new Error(`${placed.abs} is not a regular file`), {
+        code: "EINVAL",
+        syscall: "open",
+        path: placed.abs,
+      });
+    return { fd, dev: stat.dev, ino: stat.ino, size: stat.size };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
   }
 }
 

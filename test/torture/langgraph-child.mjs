@@ -7,7 +7,7 @@
 //   node [--import kill-at.mjs] langgraph-child.mjs <saver.mjs> <dir> <thread> <chain> <steps> <bytes> [shared-checkpoint]
 // <chain> prefixes this process's checkpoint ids; the run continues its chain from the newest
 // checkpoint on disk. With a shared checkpoint, each step also writes one task's writes to it
-// (the read-modify-write other processes do at the same time).
+// (what the other processes do to the same checkpoint at the same time).
 import { writeSync } from "node:fs";
 import { expectedValues, pendingWritesOf, stepId, versionsAt } from "./langgraph-model.mjs";
 

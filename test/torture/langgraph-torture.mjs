@@ -1,7 +1,7 @@
 // The LangGraph saver's torture (issue 33): writers (langgraph-child.mjs) killed with SIGKILL right
-// before a random disk change of theirs (kill-at.mjs: every open-for-write, write, fsync, rename,
-// link and unlink of a put, a putWrites or the lock is a candidate), and 8 writers on one thread at
-// once, some of them killed. After every run a fresh saver in this process reads back every call a
+// before a random disk change of theirs (kill-at.mjs: every open-for-write, write, fdatasync and
+// mkdir of a put's or a putWrites' append to the thread's log is a candidate), and 8 writers on one
+// thread at once, some of them killed. After every run a fresh saver in this process reads back every call a
 // writer acknowledged: the checkpoint with its values (carried ones included) and metadata, its
 // pending writes, and the whole thread through list(). Used by test/torture/langgraph.test.ts (a
 // bounded run in npm test) and scripts/langgraph-torture.mjs (the long run and its figures).
@@ -154,7 +154,7 @@ function leftovers(dir) {
     for (const name of readdirSync(d)) {
       const path = join(d, name);
       if (statSync(path).isDirectory()) walk(path);
-      else if (/\.json\.\d+$/.test(name) || name === ".lock" || /^\.lock\./.test(name))
+      else if (/\.json\.\d+$/.test(name) || name === ".lock" || /^\.lock\./.test(name) || name.startsWith(".deleting."))
         out.push(path.slice(dir.length + 1));
     }
   };
@@ -203,7 +203,7 @@ function record(findings, acked, run) {
   if (run.killed) {
     findings.figures.kills += 1;
     if (run.landed !== "before exit") findings.figures.kills_mid_write += 1;
-    const what = `${run.landed} ${/\.lock/.test(run.landedOn) ? "(lock)" : /checkpoint\.json/.test(run.landedOn) ? "(put)" : /writes\.json/.test(run.landedOn) ? "(putWrites)" : "(folder)"}`;
+    const what = `${run.landed} ${/checkpoints\.log/.test(run.landedOn) ? "(log)" : /\.lock/.test(run.landedOn) ? "(lock)" : "(folder)"}`;
     findings.landed[what] = (findings.landed[what] ?? 0) + 1;
   } else if (run.code !== 0) {
     const why = run.stderr
@@ -247,9 +247,9 @@ export async function killTorture({ saverPath, dir, kills, steps, bytes, seed })
 
 /**
  * `processes` writers on one thread at once, `rounds` times: each puts its own chain of
- * checkpoints and writes one task's writes to a checkpoint they all share (a read-modify-write of
- * one file under the lock); in each round `kills` of them are killed right before a random disk
- * change. Every acknowledged put and write must be read back.
+ * checkpoints and writes one task's writes to a checkpoint they all share; in each round `kills` of them are killed right before a random disk
+ * change. Every acknowledged put and write must be read back. (They share no lock: each call is
+ * one append to the thread's log, and their writes to the shared checkpoint are merged on reading.)
  */
 export async function crowdTorture({ saverPath, dir, processes, rounds, steps, kills, bytes, seed }) {
   const random = rng(seed);

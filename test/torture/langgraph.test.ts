@@ -20,7 +20,7 @@ const temp = () => {
 afterAll(() => temps.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 describe("DotagentSaver under kill -9 and 8 processes on one thread", () => {
-  it("a writer killed right before random disk changes of put/putWrites/the lock loses no acknowledged call", async () => {
+  it("a writer killed right before random disk changes of its put/putWrites appends loses no acknowledged call", async () => {
     const seed = seedFor("langgraph-kills");
     onTestFailed(() => console.error(`replay with TORTURE_SEED=${seed}`));
     const result = await killTorture({
