@@ -503,10 +503,10 @@ function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, executi
   const checkout = options.checkout;
   if (next.action === "run_tasks" && isolationOf(execution, currentRound(phase)) === undefined) {
     if (checkout?.git === true && checkout.dirty.length > 0) {
-      next = { action: "confirm_isolation", agent: null, tasks: [], reason: `the main checkout has uncommitted changes (${checkout.dirty.slice(0, 3).join(", ")}${checkout.dirty.length > 3 ? ", …" : ""}): ask the person whether to commit them or to run the tasks without worktrees (\`dotagent resume --json\` shows the decision)`, round: currentRound(phase), checkout: "uncommitted" };
+      next = { action: "confirm_isolation", agent: null, tasks: [], reason: `the main checkout has uncommitted changes (${checkout.dirty.slice(0, 3).join(", ")}${checkout.dirty.length > 3 ? ", …" : ""}): ask the person the decision's question (beside this next, or in \`dotagent resume --json\`): commit them, or run the tasks without worktrees`, round: currentRound(phase), checkout: "uncommitted" };
       decision = { question: isolationQuestion(checkout), default: false, yes: "dotagent resume --isolation commit", no: "dotagent resume --isolation shared" };
     } else if (checkout?.git === "refused") {
-      next = { action: "confirm_isolation", agent: null, tasks: [], reason: `${checkout.reason}, so the main checkout cannot be looked at before the tasks start: ask the person whether to commit what is uncommitted (outside the sandbox) or to run the tasks without worktrees (\`dotagent resume --json\` shows the decision)`, round: currentRound(phase), checkout: "git_refused" };
+      next = { action: "confirm_isolation", agent: null, tasks: [], reason: `${checkout.reason}, so the main checkout cannot be looked at before the tasks start: ask the person the decision's question (beside this next, or in \`dotagent resume --json\`): commit what is uncommitted (outside the sandbox), or run the tasks without worktrees`, round: currentRound(phase), checkout: "git_refused" };
       decision = { question: gitRefusedQuestion(checkout), default: false, yes: "dotagent resume --isolation commit", no: "dotagent resume --isolation shared" };
     }
   }

@@ -25,6 +25,10 @@ export interface CopilotTerminalOptions {
   background?: boolean;
   /** After the kill: watch the screen from the person's first prompt after `--resume` until this shows (or 60 s pass). */
   watchAfterResume?: RegExp;
+  /** false: the install is left uncommitted (the person did not commit it): the tasks start with the isolation question. */
+  commitInstall?: boolean;
+  /** Watch the screen from the start until this shows (the client redraws: what scrolled away is gone). */
+  watchFor?: RegExp;
   timeoutMs?: number;
 }
 
@@ -38,6 +42,10 @@ export interface CopilotTerminalResult extends Omit<CopilotJourneyResult, "runs"
   screenAtKill: string;
   /** The first screen after the resumed prompt that showed `watchAfterResume` (else the last one watched). */
   screenAfterResume: string;
+  /** The screen each time the person was about to type an answer (what they read before answering). */
+  screensAtAnswers: string[];
+  /** The first screen that showed `watchFor` (whitespace folded), else the last one watched ("" without it). */
+  screenWatched: string;
 }
 
 /** The prompt is ready: the status line under the input box names the mode. */
@@ -48,7 +56,7 @@ const PERMISSION_BOX = /Do you want to [\s\S]*2\. Yes, and don't ask again/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runCopilotTerminalJourney(options: CopilotTerminalOptions): Promise<CopilotTerminalResult> {
-  const { work, home, project, cli } = prepareCopilotProject(options.root);
+  const { work, home, project, cli } = prepareCopilotProject(options.root, options.commitInstall === false ? { commitInstall: false } : {});
   const logFile = join(work, "model.jsonl");
   const agentsDir = join(options.root, "agents");
   let killed = false;
@@ -78,15 +86,18 @@ export async function runCopilotTerminalJourney(options: CopilotTerminalOptions)
     typed.push(text);
     terminal!.type(text);
   };
+  const screensAtAnswers: string[] = [];
   let permissionBoxes = 0;
   let complete = false;
   let screen = "";
   // The client draws its own scrolling view (tmux keeps only its last screen): what the resumed
   // prompt brought is read while it is on screen.
   let watch: ReturnType<typeof watchScreen> | undefined;
+  let watched: ReturnType<typeof watchScreen> | undefined;
   try {
     await terminal.waitFor(READY, 120_000);
     type("/develop add login");
+    if (options.watchFor !== undefined) watched = watchScreen(terminal, options.watchFor, options.timeoutMs ?? 360_000);
     complete = await playPerson({
       terminal,
       log: () => readLog(logFile),
@@ -112,6 +123,9 @@ export async function runCopilotTerminalJourney(options: CopilotTerminalOptions)
         await sleep(500);
         return true;
       },
+      beforeAnswer: () => {
+        screensAtAnswers.push(terminal!.screen());
+      },
       quietMs: 1000,
       // "They are working in the background": their notifications come by themselves (under load, later than a second).
       waitForAgentsMs: 30_000,
@@ -119,10 +133,11 @@ export async function runCopilotTerminalJourney(options: CopilotTerminalOptions)
     });
   } finally {
     watch?.stop();
+    watched?.stop();
     screen = terminal.history();
     terminal.close();
     await model.close();
   }
   const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
-  return { work, project, home, session, log: readLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events: readEvents(project), typed, permissionBoxes, screen, screenAtKill, screenAfterResume: watch?.seen() ?? "" };
+  return { work, project, home, session, log: readLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events: readEvents(project), typed, permissionBoxes, screen, screenAtKill, screenAfterResume: watch?.seen() ?? "", screensAtAnswers, screenWatched: watched?.seen() ?? "" };
 }

@@ -24,6 +24,13 @@ export interface CodexTerminalOptions {
   killWhen?: (k: number, who: string, items: ResponsesItem[]) => boolean;
   /** After the kill: watch the screen from the person's first prompt after `codex resume` until this shows (or 60 s pass). */
   watchAfterResume?: RegExp;
+  /** A git project (each task in its own worktree); `commitInstall: false` leaves the install uncommitted (prepareCodexProject). */
+  git?: boolean;
+  commitInstall?: boolean;
+  /** Before the person types `answer` (the model's last words `said`): a string returned is typed instead. */
+  beforeAnswer?: (project: string, answer: string, said: string) => string | undefined | void;
+  /** Watch the screen from the start until this shows (the client redraws: what scrolled away is gone). */
+  watchFor?: RegExp;
   timeoutMs?: number;
 }
 
@@ -38,6 +45,10 @@ export interface CodexTerminalResult extends Omit<CodexJourneyResult, "runs"> {
   /** The first screen after the resumed prompt that showed `watchAfterResume` (else the last one watched). */
   screenAfterResume: string;
   eventsAtKill: CodexJourneyResult["events"];
+  /** The screen each time the person was about to type an answer (what they read before answering). */
+  screensAtAnswers: string[];
+  /** The first screen that showed `watchFor` (whitespace folded), else the last one watched ("" without it). */
+  screenWatched: string;
 }
 
 /** The prompt is ready for the person's words: the composer's hint line under it. */
@@ -122,6 +133,7 @@ export async function runCodexTerminalJourney(options: CodexTerminalOptions): Pr
     typed.push(text);
     terminal!.type(text);
   };
+  const screensAtAnswers: string[] = [];
   let hookReviews = 0;
   let complete = false;
   let screen = "";
@@ -129,6 +141,7 @@ export async function runCodexTerminalJourney(options: CodexTerminalOptions): Pr
   // After `codex resume` the pane keeps no history of the conversation (Codex redraws it): what the
   // resumed prompt brought is read while it is on screen.
   let watch: ReturnType<typeof watchScreen> | undefined;
+  let watched: ReturnType<typeof watchScreen> | undefined;
   /** Answers the hook review box if it shows. */
   const answerHookReview = async (): Promise<boolean> => {
     if (!HOOK_REVIEW.test(terminal!.screen())) return false;
@@ -154,6 +167,7 @@ export async function runCodexTerminalJourney(options: CodexTerminalOptions): Pr
   try {
     await untilReady(true);
     type("$develop add login");
+    if (options.watchFor !== undefined) watched = watchScreen(terminal, options.watchFor, options.timeoutMs ?? 360_000);
     complete = await playPerson({
       terminal,
       log: () => {
@@ -177,11 +191,16 @@ export async function runCodexTerminalJourney(options: CodexTerminalOptions): Pr
       },
       box: answerHookReview,
       ready: READY,
+      beforeAnswer: (answer) => {
+        screensAtAnswers.push(terminal!.screen());
+        return options.beforeAnswer?.(project, answer, endedTurn(readCodexLog(logFile)) ?? "");
+      },
       quietMs: 1000,
       deadline: Date.now() + (options.timeoutMs ?? 360_000),
     });
   } finally {
     watch?.stop();
+    watched?.stop();
     screen = terminal.history();
     terminal.close();
     killCodexDaemons(codexHome);
@@ -190,5 +209,5 @@ export async function runCodexTerminalJourney(options: CodexTerminalOptions): Pr
   // The last reply (a final gate's approval) may still be on its way to the state.
   await repliesSettled(project);
   const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
-  return { work, project, session, log: readCodexLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events: readCodexEvents(project), typed, hookReviews, screen, screenAtKill, screenAfterResume: watch?.seen() ?? "" };
+  return { work, project, session, log: readCodexLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events: readCodexEvents(project), typed, hookReviews, screen, screenAtKill, screenAfterResume: watch?.seen() ?? "", screensAtAnswers, screenWatched: watched?.seen() ?? "" };
 }
