@@ -14,4 +14,9 @@ export interface Fixture {
 
 export function taskId(i: number): string;
 export function taskMix(n: number, share?: number): Fixture["mix"];
-export function buildFixture(root: string, n: number, now?: Date, options?: { shape?: FixtureShape; complete?: number }): Fixture;
+export function buildFixture(
+  root: string,
+  n: number,
+  now?: Date,
+  options?: { shape?: FixtureShape; complete?: number },
+): Fixture;

@@ -51,21 +51,49 @@ export function taskMix(n, share = 0.9) {
  * the first ready task (for `task start`) and the counts.
  */
 export function buildFixture(root, n, now = new Date(), { shape = "mixed", complete = 0.9 } = {}) {
-  if (!["mixed", "chain", "wide", "chain+wide"].includes(shape)) throw new Error(`unknown fixture shape ${shape}: mixed, chain, wide or chain+wide`);
+  if (!["mixed", "chain", "wide", "chain+wide"].includes(shape))
+    throw new Error(`unknown fixture shape ${shape}: mixed, chain, wide or chain+wide`);
   const t0 = now.getTime() - 48 * HOUR;
   const at = (ms) => new Date(ms).toISOString();
   const stateDir = join(root, "memory/state");
   const reportsDir = join(root, "memory/reports");
-  for (const dir of [stateDir, join(reportsDir, "designs"), join(reportsDir, "tasks")]) mkdirSync(dir, { recursive: true });
+  for (const dir of [stateDir, join(reportsDir, "designs"), join(reportsDir, "tasks")])
+    mkdirSync(dir, { recursive: true });
 
   // Phase reports, a few KiB each like the agents write them.
-  const requirement = (i) => ({ id: `R${i + 1}`, text: `The user can ${["sign in", "sign out", "reset a password", "stay signed in", "see a session list"][i % 5]} (requirement ${i + 1}).`, priority: i % 3 === 0 ? "must" : "should" });
-  writeJson(join(reportsDir, "demand.json"), { request: REQUEST, summary: "Email/password login with server-side sessions.", requirements: Array.from({ length: 12 }, (_, i) => requirement(i)), out_of_scope: ["OAuth", "2FA"] });
+  const requirement = (i) => ({
+    id: `R${i + 1}`,
+    text: `The user can ${["sign in", "sign out", "reset a password", "stay signed in", "see a session list"][i % 5]} (requirement ${i + 1}).`,
+    priority: i % 3 === 0 ? "must" : "should",
+  });
+  writeJson(join(reportsDir, "demand.json"), {
+    request: REQUEST,
+    summary: "Email/password login with server-side sessions.",
+    requirements: Array.from({ length: 12 }, (_, i) => requirement(i)),
+    out_of_scope: ["OAuth", "2FA"],
+  });
   for (const name of ["design-a", "design-b", "design-c"]) {
-    writeJson(join(reportsDir, "designs", `${name}.json`), { name, summary: `Architecture option ${name}`, components: Array.from({ length: 8 }, (_, i) => ({ name: `component-${i}`, responsibility: "handles one part of the login flow", interfaces: ["POST /login", "POST /logout"] })), risks: ["session fixation", "timing attacks"] });
+    writeJson(join(reportsDir, "designs", `${name}.json`), {
+      name,
+      summary: `Architecture option ${name}`,
+      components: Array.from({ length: 8 }, (_, i) => ({
+        name: `component-${i}`,
+        responsibility: "handles one part of the login flow",
+        interfaces: ["POST /login", "POST /logout"],
+      })),
+      risks: ["session fixation", "timing attacks"],
+    });
   }
-  writeJson(join(reportsDir, "roundtable.json"), { options: ["design-a", "design-b", "design-c"], recommendation: "design-b", notes: "b balances simplicity and security" });
-  writeJson(join(reportsDir, "final_design.json"), { chosen: "design-b", modules: Array.from({ length: 10 }, (_, i) => ({ name: `module-${i}`, files: [`src/auth/module-${i}.ts`] })), decisions: ["argon2id for hashes", "httpOnly cookies"] });
+  writeJson(join(reportsDir, "roundtable.json"), {
+    options: ["design-a", "design-b", "design-c"],
+    recommendation: "design-b",
+    notes: "b balances simplicity and security",
+  });
+  writeJson(join(reportsDir, "final_design.json"), {
+    chosen: "design-b",
+    modules: Array.from({ length: 10 }, (_, i) => ({ name: `module-${i}`, files: [`src/auth/module-${i}.ts`] })),
+    decisions: ["argon2id for hashes", "httpOnly cookies"],
+  });
 
   const phase = {
     workflow_id: WORKFLOW_ID,
@@ -85,7 +113,10 @@ export function buildFixture(root, n, now = new Date(), { shape = "mixed", compl
     schema_version: 1,
     revision: 7,
     request: REQUEST,
-    inputs_hash: createHash("sha256").update(JSON.stringify({ request: REQUEST })).digest("hex").slice(0, 16),
+    inputs_hash: createHash("sha256")
+      .update(JSON.stringify({ request: REQUEST }))
+      .digest("hex")
+      .slice(0, 16),
     pending_transition: null,
   };
 
@@ -104,7 +135,12 @@ export function buildFixture(root, n, now = new Date(), { shape = "mixed", compl
     { type: "phase_approved", phase: "REQUIREMENTS", at: at(t0 + 2 * HOUR - 60_000) },
     { type: "phase_completed", phase: "REQUIREMENTS", output: "memory/reports/demand.json", at: at(t0 + 2 * HOUR) },
     { type: "phase_approved", phase: "ARCHITECTURE", at: at(t0 + 8 * HOUR - 60_000) },
-    { type: "phase_completed", phase: "ARCHITECTURE", output: "memory/reports/final_design.json", at: at(t0 + 8 * HOUR) },
+    {
+      type: "phase_completed",
+      phase: "ARCHITECTURE",
+      output: "memory/reports/final_design.json",
+      at: at(t0 + 8 * HOUR),
+    },
     { type: "phase_started", phase: "IMPLEMENTATION", at: at(t0 + 9 * HOUR) },
   ];
   for (let i = 0; i < n; i++) events.push({ type: "task_added", task_id: taskId(i), at: at(t0 + 9 * HOUR) });
@@ -119,7 +155,8 @@ export function buildFixture(root, n, now = new Date(), { shape = "mixed", compl
     if (i >= wideFrom) {
       // The first task; the last one also every pending task before it from here.
       if (i > 0) deps.add(taskId(0));
-      if (i === n - 1 && status === "pending") for (let k = Math.max(wideFrom, firstPending); k < i; k++) deps.add(taskId(k));
+      if (i === n - 1 && status === "pending")
+        for (let k = Math.max(wideFrom, firstPending); k < i; k++) deps.add(taskId(k));
     } else if (shape === "chain" || shape === "chain+wide") {
       // The task before it; a running task and the first pending one: the last complete task.
       if (i > 0) deps.add(taskId(status === "complete" || i > firstPending ? i - 1 : mix.complete - 1));
@@ -131,14 +168,27 @@ export function buildFixture(root, n, now = new Date(), { shape = "mixed", compl
         deps.add(taskId(Math.max(0, Math.min(pool, i) - back)));
       }
     }
-    const task = { id, title: `Implement part ${i + 1} of module-${i % 10}`, status, depends_on: [...deps], attempts: 0, started_at: null, completed_at: null, output: `memory/reports/tasks/${id}.json`, error: null };
+    const task = {
+      id,
+      title: `Implement part ${i + 1} of module-${i % 10}`,
+      status,
+      depends_on: [...deps],
+      attempts: 0,
+      started_at: null,
+      completed_at: null,
+      output: `memory/reports/tasks/${id}.json`,
+      error: null,
+    };
     if (status === "complete") {
       const started = implStart + i * step;
       task.started_at = at(started);
       task.completed_at = at(started + step * 0.8);
       // A task that needed a second attempt now and then.
       if (i % 17 === 5) task.attempts = 1;
-      events.push({ type: "task_started", task_id: id, attempt: task.attempts + 1, at: task.started_at }, { type: "task_completed", task_id: id, at: task.completed_at });
+      events.push(
+        { type: "task_started", task_id: id, attempt: task.attempts + 1, at: task.started_at },
+        { type: "task_completed", task_id: id, at: task.completed_at },
+      );
       writeOutput(reportsDir, id, i);
     } else if (status === "running") {
       task.started_at = at(now.getTime() - 30 * 60_000);
@@ -150,13 +200,23 @@ export function buildFixture(root, n, now = new Date(), { shape = "mixed", compl
     }
     tasks.push(task);
   }
-  const execution = { workflow_id: WORKFLOW_ID, updated_at: at(now.getTime() - 10 * 60_000), interruption_safe: true, max_attempts: 3, revision: events.length, tasks };
+  const execution = {
+    workflow_id: WORKFLOW_ID,
+    updated_at: at(now.getTime() - 10 * 60_000),
+    interruption_safe: true,
+    max_attempts: 3,
+    revision: events.length,
+    tasks,
+  };
   phase.last_updated = at(now.getTime() - 10 * 60_000);
 
   writeJson(join(stateDir, "phase.json"), phase);
   writeJson(join(stateDir, "execution.json"), execution);
   writeLastWrite(stateDir);
-  writeFileSync(join(stateDir, "events.jsonl"), events.map(({ at: when, ...e }, i) => JSON.stringify({ seq: i + 1, at: when, ...e })).join("\n") + "\n");
+  writeFileSync(
+    join(stateDir, "events.jsonl"),
+    events.map(({ at: when, ...e }, i) => JSON.stringify({ seq: i + 1, at: when, ...e })).join("\n") + "\n",
+  );
   const done = new Set(tasks.filter((t) => t.status === "complete").map((t) => t.id));
   const ready = tasks.find((t) => t.status === "pending" && t.depends_on.every((d) => done.has(d)))?.id;
   return { root, tasks: n, mix, runningWithOutput, ready, events: events.length };
@@ -171,7 +231,10 @@ function writeLastWrite(stateDir) {
   for (const name of ["phase.json", "execution.json"]) {
     const file = join(stateDir, name);
     const s = statSync(file, { bigint: true });
-    files[name] = { sha256: [createHash("sha256").update(readFileSync(file)).digest("hex")], stamp: `${s.ino}:${s.size}:${s.mtimeNs}` };
+    files[name] = {
+      sha256: [createHash("sha256").update(readFileSync(file)).digest("hex")],
+      stamp: `${s.ino}:${s.size}:${s.mtimeNs}`,
+    };
   }
   writeFileSync(join(stateDir, ".last-write.json"), `${JSON.stringify({ format: 1, files })}\n`);
 }

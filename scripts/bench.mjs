@@ -33,7 +33,9 @@ for (const a of args) {
   }
 }
 if (args.has("--help") || args.has("-h")) {
-  process.stdout.write("Usage: node scripts/bench.mjs [--quick] [--json]\nEnvironment: BENCH_RUNS, BENCH_MEM_RUNS, BENCH_SIZES, BENCH_CLI, BENCH_RSS=preload\n");
+  process.stdout.write(
+    "Usage: node scripts/bench.mjs [--quick] [--json]\nEnvironment: BENCH_RUNS, BENCH_MEM_RUNS, BENCH_SIZES, BENCH_CLI, BENCH_RSS=preload\n",
+  );
   process.exit(0);
 }
 const quick = args.has("--quick");
@@ -42,7 +44,8 @@ const RUNS = positiveInt(process.env.BENCH_RUNS, quick ? 5 : 15);
 const MEM_RUNS = positiveInt(process.env.BENCH_MEM_RUNS, quick ? 1 : 2);
 const WARMUP = 1;
 const SIZES = (process.env.BENCH_SIZES ?? "20,1000,10000").split(",").map((s) => positiveInt(s.trim(), NaN));
-if (SIZES.some((n) => !Number.isInteger(n) || n < 5)) fail("BENCH_SIZES takes task counts of at least 5, like 20,1000,10000");
+if (SIZES.some((n) => !Number.isInteger(n) || n < 5))
+  fail("BENCH_SIZES takes task counts of at least 5, like 20,1000,10000");
 const CLI = resolve(process.env.BENCH_CLI ?? fileURLToPath(new URL("../dist/dotagent.mjs", import.meta.url)));
 if (!existsSync(CLI)) fail(`${CLI} does not exist; run \`npm run build\` (or \`npm run bench\`, which builds first)`);
 
@@ -50,11 +53,41 @@ if (!existsSync(CLI)) fail(`${CLI} does not exist; run \`npm run build\` (or \`n
 const TYPICAL = 20;
 const LARGE = 10000;
 const GOALS = [
-  { id: "status_typical", text: `status within 1.5× of node -e 0 at ${TYPICAL} tasks`, applies: (c) => c.command === "status" && c.tasks === TYPICAL, check: (r) => r.ratio <= 1.5, show: (r) => `${r.ratio.toFixed(2)}× (goal ≤ 1.5×)` },
-  { id: "hook_typical", text: `hook session-start within 1.5× of node -e 0 at ${TYPICAL} tasks`, applies: (c) => c.command === "hook" && c.tasks === TYPICAL, check: (r) => r.ratio <= 1.5, show: (r) => `${r.ratio.toFixed(2)}× (goal ≤ 1.5×)` },
-  { id: "resume_typical", text: `resume --dry-run within 1.6× of node -e 0 at ${TYPICAL} tasks`, applies: (c) => c.command === "resume" && c.tasks === TYPICAL, check: (r) => r.ratio <= 1.6, show: (r) => `${r.ratio.toFixed(2)}× (goal ≤ 1.6×)` },
-  { id: "large_time", text: `every command within 3× of node -e 0 at ${LARGE} tasks`, applies: (c) => c.tasks === LARGE, check: (r) => r.ratio <= 3, show: (r) => `${r.ratio.toFixed(2)}× (goal ≤ 3×)` },
-  { id: "large_memory", text: `peak memory under 100 MiB at ${LARGE} tasks`, applies: (c) => c.tasks === LARGE, check: (r) => r.rssMiB !== null && r.rssMiB < 100, show: (r) => `${r.rssMiB === null ? "?" : r.rssMiB.toFixed(1)} MiB (goal < 100)` },
+  {
+    id: "status_typical",
+    text: `status within 1.5× of node -e 0 at ${TYPICAL} tasks`,
+    applies: (c) => c.command === "status" && c.tasks === TYPICAL,
+    check: (r) => r.ratio <= 1.5,
+    show: (r) => `${r.ratio.toFixed(2)}× (goal ≤ 1.5×)`,
+  },
+  {
+    id: "hook_typical",
+    text: `hook session-start within 1.5× of node -e 0 at ${TYPICAL} tasks`,
+    applies: (c) => c.command === "hook" && c.tasks === TYPICAL,
+    check: (r) => r.ratio <= 1.5,
+    show: (r) => `${r.ratio.toFixed(2)}× (goal ≤ 1.5×)`,
+  },
+  {
+    id: "resume_typical",
+    text: `resume --dry-run within 1.6× of node -e 0 at ${TYPICAL} tasks`,
+    applies: (c) => c.command === "resume" && c.tasks === TYPICAL,
+    check: (r) => r.ratio <= 1.6,
+    show: (r) => `${r.ratio.toFixed(2)}× (goal ≤ 1.6×)`,
+  },
+  {
+    id: "large_time",
+    text: `every command within 3× of node -e 0 at ${LARGE} tasks`,
+    applies: (c) => c.tasks === LARGE,
+    check: (r) => r.ratio <= 3,
+    show: (r) => `${r.ratio.toFixed(2)}× (goal ≤ 3×)`,
+  },
+  {
+    id: "large_memory",
+    text: `peak memory under 100 MiB at ${LARGE} tasks`,
+    applies: (c) => c.tasks === LARGE,
+    check: (r) => r.rssMiB !== null && r.rssMiB < 100,
+    show: (r) => `${r.rssMiB === null ? "?" : r.rssMiB.toFixed(1)} MiB (goal < 100)`,
+  },
 ];
 
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -65,8 +98,12 @@ process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
 
 const machine = describeMachine();
-print(`dotagent benchmark — ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load ${machine.load.join(" ")}`);
-print(`CLI ${CLI} (${(statSync(CLI).size / 1024).toFixed(0)} KiB); ${RUNS} timed rounds (+${WARMUP} warm-up), ${MEM_RUNS} memory round(s)`);
+print(
+  `dotagent benchmark — ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load ${machine.load.join(" ")}`,
+);
+print(
+  `CLI ${CLI} (${(statSync(CLI).size / 1024).toFixed(0)} KiB); ${RUNS} timed rounds (+${WARMUP} warm-up), ${MEM_RUNS} memory round(s)`,
+);
 
 // ---- fixtures ------------------------------------------------------------------------------
 const now = new Date();
@@ -78,20 +115,89 @@ for (const n of SIZES) {
   // before every run (outside the timed part).
   const write = buildFixture(join(work, `write-${n}`), n, now);
   for (const fixture of [read, write]) checkFixture(fixture);
-  const mutable = ["memory/state/execution.json", "memory/state/events.jsonl", "memory/state/phase.json", "memory/state/.last-write.json"].map((rel) => ({ file: join(write.root, rel), bytes: readFileSync(join(write.root, rel)) }));
+  const mutable = [
+    "memory/state/execution.json",
+    "memory/state/events.jsonl",
+    "memory/state/phase.json",
+    "memory/state/.last-write.json",
+  ].map((rel) => ({ file: join(write.root, rel), bytes: readFileSync(join(write.root, rel)) }));
   const restore = () => {
     for (const { file, bytes } of mutable) writeFileSync(file, bytes);
     rmSync(join(write.root, "memory/state/.lock"), { force: true });
   };
-  log(`fixture ${n} tasks (${read.mix.complete} complete, ${read.mix.running} running, ${read.mix.pending} pending): built and validated in ${ms(started).toFixed(0)} ms`);
+  log(
+    `fixture ${n} tasks (${read.mix.complete} complete, ${read.mix.running} running, ${read.mix.pending} pending): built and validated in ${ms(started).toFixed(0)} ms`,
+  );
   cases.push(
     { command: "status", label: "status --json", tasks: n, argv: [CLI, "status", "--json"], cwd: read.root },
-    { command: "resume", label: "resume --json --dry-run", tasks: n, argv: [CLI, "resume", "--json", "--dry-run"], cwd: read.root },
-    { command: "hook", label: "hook session-start", tasks: n, argv: [CLI, "hook", "session-start"], cwd: read.root, input: JSON.stringify({ session_id: "bench", hook_event_name: "SessionStart", source: "resume", cwd: read.root }), expectOutput: "additionalContext" },
-    { command: "hook pre-tool-use", label: "hook pre-tool-use (a helper line)", tasks: n, argv: [CLI, "hook", "pre-tool-use"], cwd: read.root, input: JSON.stringify({ session_id: "bench", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: `node "${CLI}" status --json` }, cwd: read.root }), expectOutput: "allow" },
-    { command: "hook pre-tool-use", label: "hook pre-tool-use (a Write let through)", tasks: n, argv: [CLI, "hook", "pre-tool-use"], cwd: read.root, input: JSON.stringify({ session_id: "bench", hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: join(read.root, "src/app.ts"), content: "export {};\n" }, cwd: read.root }) },
-    { command: "hook pre-tool-use", label: "hook pre-tool-use (a Write into memory/state denied)", tasks: n, argv: [CLI, "hook", "pre-tool-use"], cwd: read.root, input: JSON.stringify({ session_id: "bench", hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: join(read.root, "memory/state/phase.json"), content: "{}\n" }, cwd: read.root }), expectOutput: "deny" },
-    { command: "task complete", label: "task complete <id>", tasks: n, argv: [CLI, "task", "complete", write.runningWithOutput, "--json"], cwd: write.root, prepare: restore },
+    {
+      command: "resume",
+      label: "resume --json --dry-run",
+      tasks: n,
+      argv: [CLI, "resume", "--json", "--dry-run"],
+      cwd: read.root,
+    },
+    {
+      command: "hook",
+      label: "hook session-start",
+      tasks: n,
+      argv: [CLI, "hook", "session-start"],
+      cwd: read.root,
+      input: JSON.stringify({ session_id: "bench", hook_event_name: "SessionStart", source: "resume", cwd: read.root }),
+      expectOutput: "additionalContext",
+    },
+    {
+      command: "hook pre-tool-use",
+      label: "hook pre-tool-use (a helper line)",
+      tasks: n,
+      argv: [CLI, "hook", "pre-tool-use"],
+      cwd: read.root,
+      input: JSON.stringify({
+        session_id: "bench",
+        hook_event_name: "PreToolUse",
+        tool_name: "Bash",
+        tool_input: { command: `node "${CLI}" status --json` },
+        cwd: read.root,
+      }),
+      expectOutput: "allow",
+    },
+    {
+      command: "hook pre-tool-use",
+      label: "hook pre-tool-use (a Write let through)",
+      tasks: n,
+      argv: [CLI, "hook", "pre-tool-use"],
+      cwd: read.root,
+      input: JSON.stringify({
+        session_id: "bench",
+        hook_event_name: "PreToolUse",
+        tool_name: "Write",
+        tool_input: { file_path: join(read.root, "src/app.ts"), content: "export {};\n" },
+        cwd: read.root,
+      }),
+    },
+    {
+      command: "hook pre-tool-use",
+      label: "hook pre-tool-use (a Write into memory/state denied)",
+      tasks: n,
+      argv: [CLI, "hook", "pre-tool-use"],
+      cwd: read.root,
+      input: JSON.stringify({
+        session_id: "bench",
+        hook_event_name: "PreToolUse",
+        tool_name: "Write",
+        tool_input: { file_path: join(read.root, "memory/state/phase.json"), content: "{}\n" },
+        cwd: read.root,
+      }),
+      expectOutput: "deny",
+    },
+    {
+      command: "task complete",
+      label: "task complete <id>",
+      tasks: n,
+      argv: [CLI, "task", "complete", write.runningWithOutput, "--json"],
+      cwd: write.root,
+      prepare: restore,
+    },
     { command: "validate", label: "validate --json", tasks: n, argv: [CLI, "validate", "--json"], cwd: read.root },
   );
 }
@@ -121,7 +227,9 @@ for (let round = 0; round < WARMUP + RUNS; round++) {
     check(c, result);
     if (round >= WARMUP) c.times.push(elapsed);
   }
-  log(`round ${round + 1}/${WARMUP + RUNS}${round < WARMUP ? " (warm-up)" : ""} done, ${(ms(benchStart) / 1000).toFixed(1)} s`);
+  log(
+    `round ${round + 1}/${WARMUP + RUNS}${round < WARMUP ? " (warm-up)" : ""} done, ${(ms(benchStart) / 1000).toFixed(1)} s`,
+  );
 }
 
 // ---- results -------------------------------------------------------------------------------
@@ -129,9 +237,19 @@ const baseline = median(cases[0].times);
 const rows = cases.map((c) => {
   const med = median(c.times);
   const rssKiB = c.rss.length > 0 && c.rss.every((v) => v !== null) ? Math.max(...c.rss) : null;
-  const row = { command: c.label, tasks: c.tasks, median_ms: round2(med), ratio: round2(med / baseline), p90_ms: round2(percentile(c.times, 0.9)), min_ms: round2(Math.min(...c.times)), rssMiB: rssKiB === null ? null : round2(rssKiB / 1024), goals: [] };
+  const row = {
+    command: c.label,
+    tasks: c.tasks,
+    median_ms: round2(med),
+    ratio: round2(med / baseline),
+    p90_ms: round2(percentile(c.times, 0.9)),
+    min_ms: round2(Math.min(...c.times)),
+    rssMiB: rssKiB === null ? null : round2(rssKiB / 1024),
+    goals: [],
+  };
   if (c.tasks !== null) {
-    for (const goal of GOALS) if (goal.applies(c)) row.goals.push({ id: goal.id, pass: goal.check(row), detail: goal.show(row) });
+    for (const goal of GOALS)
+      if (goal.applies(c)) row.goals.push({ id: goal.id, pass: goal.check(row), detail: goal.show(row) });
   }
   return row;
 });
@@ -148,7 +266,11 @@ const table = rows.map((r) => [
   r.goals.map((g) => `${g.pass ? "PASS" : "FAIL"} ${g.detail}`).join("; "),
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
-const line = (cells) => cells.map((cell, i) => (i === 0 || i === cells.length - 1 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join("  ").trimEnd();
+const line = (cells) =>
+  cells
+    .map((cell, i) => (i === 0 || i === cells.length - 1 ? cell.padEnd(widths[i]) : cell.padStart(widths[i])))
+    .join("  ")
+    .trimEnd();
 print(line(header));
 print(widths.map((w) => "-".repeat(w)).join("  "));
 for (const row of table) print(line(row));
@@ -156,16 +278,24 @@ for (const row of table) print(line(row));
 print("");
 print("Goals:");
 const goalResults = GOALS.map((goal) => {
-  const judged = rows.flatMap((r) => r.goals.filter((g) => g.id === goal.id).map((g) => ({ ...g, command: r.command })));
+  const judged = rows.flatMap((r) =>
+    r.goals.filter((g) => g.id === goal.id).map((g) => ({ ...g, command: r.command })),
+  );
   const status = judged.length === 0 ? "not measured" : judged.every((g) => g.pass) ? "PASS" : "FAIL";
   const failing = judged.filter((g) => !g.pass).map((g) => `${g.command}: ${g.detail}`);
   print(`  ${status.padEnd(12)} ${goal.text}${failing.length > 0 ? ` — ${failing.join("; ")}` : ""}`);
   return { id: goal.id, goal: goal.text, status, failing };
 });
-print(`\nnode -e 0 median ${baseline.toFixed(1)} ms; total ${(ms(benchStart) / 1000).toFixed(0)} s of timed rounds; load now ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+print(
+  `\nnode -e 0 median ${baseline.toFixed(1)} ms; total ${(ms(benchStart) / 1000).toFixed(0)} s of timed rounds; load now ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
 
 if (asJson) {
-  process.stdout.write(`${JSON.stringify({ machine, cli: CLI, runs: RUNS, memory_runs: MEM_RUNS, memory_probe: memory.how, baseline_ms: round2(baseline), rows, goals: goalResults, samples: Object.fromEntries(cases.map((c) => [`${c.label}@${c.tasks ?? "-"}`, c.times.map(round2)])) }, null, 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ machine, cli: CLI, runs: RUNS, memory_runs: MEM_RUNS, memory_probe: memory.how, baseline_ms: round2(baseline), rows, goals: goalResults, samples: Object.fromEntries(cases.map((c) => [`${c.label}@${c.tasks ?? "-"}`, c.times.map(round2)])) }, null, 2)}\n`,
+  );
 }
 
 // ---- helpers -------------------------------------------------------------------------------
@@ -181,21 +311,38 @@ function run(c, argv = [process.execPath, ...c.argv]) {
 }
 
 function check(c, result) {
-  const why = result.error ? result.error.message : result.status !== 0 ? `exit ${result.status}${result.signal ? ` (${result.signal})` : ""}` : c.expectOutput && !result.stdout.toString().includes(c.expectOutput) ? `no "${c.expectOutput}" in its output` : null;
-  if (why !== null) fail(`${c.label} at ${c.tasks ?? "-"} tasks failed: ${why}\n${result.stderr?.toString().trim() ?? ""}\n${result.stdout?.toString().slice(0, 2000) ?? ""}`);
+  const why = result.error
+    ? result.error.message
+    : result.status !== 0
+      ? `exit ${result.status}${result.signal ? ` (${result.signal})` : ""}`
+      : c.expectOutput && !result.stdout.toString().includes(c.expectOutput)
+        ? `no "${c.expectOutput}" in its output`
+        : null;
+  if (why !== null)
+    fail(
+      `${c.label} at ${c.tasks ?? "-"} tasks failed: ${why}\n${result.stderr?.toString().trim() ?? ""}\n${result.stdout?.toString().slice(0, 2000) ?? ""}`,
+    );
 }
 
 /** A fixture must be valid before anything is timed on it. */
 function checkFixture(fixture) {
-  const result = spawnSync(process.execPath, [CLI, "validate", "--json"], { cwd: fixture.root, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+  const result = spawnSync(process.execPath, [CLI, "validate", "--json"], {
+    cwd: fixture.root,
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+  });
   let report;
   try {
     report = JSON.parse(result.stdout);
   } catch {
-    fail(`validate --json in the ${fixture.tasks}-task fixture printed no JSON (exit ${result.status}): ${result.stderr}`);
+    fail(
+      `validate --json in the ${fixture.tasks}-task fixture printed no JSON (exit ${result.status}): ${result.stderr}`,
+    );
   }
   if (result.status !== 0 || report.valid !== true || report.errors.length > 0) {
-    fail(`the ${fixture.tasks}-task fixture is not valid (exit ${result.status}): ${JSON.stringify(report.errors.slice(0, 5))}`);
+    fail(
+      `the ${fixture.tasks}-task fixture is not valid (exit ${result.status}): ${JSON.stringify(report.errors.slice(0, 5))}`,
+    );
   }
 }
 
@@ -217,7 +364,10 @@ function chooseMemoryProbe() {
     }
   }
   const preload = join(work, "report-rss.mjs");
-  writeFileSync(preload, `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(${JSON.stringify(out)}, String(process.resourceUsage().maxRSS)));\n`);
+  writeFileSync(
+    preload,
+    `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(${JSON.stringify(out)}, String(process.resourceUsage().maxRSS)));\n`,
+  );
   return {
     how: "process.resourceUsage().maxRSS written by a preloaded module in the child itself",
     measure(c) {
@@ -236,7 +386,13 @@ function describeMachine() {
   } catch {
     // not Linux: os.cpus() it is
   }
-  return { cpu, cores: availableParallelism(), node: process.versions.node, platform: `${process.platform}-${process.arch}`, load: loadavg().map((l) => Number(l.toFixed(2))) };
+  return {
+    cpu,
+    cores: availableParallelism(),
+    node: process.versions.node,
+    platform: `${process.platform}-${process.arch}`,
+    load: loadavg().map((l) => Number(l.toFixed(2))),
+  };
 }
 
 function rotate(list, by) {

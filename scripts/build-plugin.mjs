@@ -18,7 +18,10 @@ export function buildPlugin(out = join(ROOT, "plugin")) {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(join(out, ".claude-plugin"), { recursive: true });
   // The plugin's version is the package's, so an update of the marketplace is an update of the plugin.
-  const manifest = { ...JSON.parse(readFileSync(join(ROOT, ".claude-plugin", "plugin.json"), "utf8")), version: pkg.version };
+  const manifest = {
+    ...JSON.parse(readFileSync(join(ROOT, ".claude-plugin", "plugin.json"), "utf8")),
+    version: pkg.version,
+  };
   writeFileSync(join(out, ".claude-plugin", "plugin.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   // Hidden files and editor leftovers are not part of the plugin.
   const keep = (src) => !/(^|[\\/])\.[^\\/]*$|~$|\.swp$/.test(src.slice(ROOT.length));

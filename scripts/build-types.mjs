@@ -16,12 +16,27 @@ const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const out = join(root, "dist", "types");
 rmSync(out, { recursive: true, force: true });
 // One program for tsc's declarations and for writing the state types out (below).
-const config = ts.getParsedCommandLineOfConfigFile(join(root, "tsconfig.build.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n")); } });
+const config = ts.getParsedCommandLineOfConfigFile(
+  join(root, "tsconfig.build.json"),
+  {},
+  {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => {
+      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    },
+  },
+);
 const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
 const checker = program.getTypeChecker();
 const diagnostics = [...ts.getPreEmitDiagnostics(program), ...program.emit().diagnostics];
 if (diagnostics.length > 0) {
-  process.stderr.write(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => "\n" }));
+  process.stderr.write(
+    ts.formatDiagnostics(diagnostics, {
+      getCanonicalFileName: (f) => f,
+      getCurrentDirectory: () => root,
+      getNewLine: () => "\n",
+    }),
+  );
   process.exit(1);
 }
 
@@ -87,17 +102,21 @@ function print(type, indent) {
     // Written as a person would: the value first, then null, then undefined.
     const rank = (p) => (p === "undefined" ? 2 : p === "null" ? 1 : 0);
     return parts
-      .sort((a, b) => rank(a) - rank(b)).map((p) => (p.includes("=>") ? `(${p})` : p)).join(" | ");
+      .sort((a, b) => rank(a) - rank(b))
+      .map((p) => (p.includes("=>") ? `(${p})` : p))
+      .join(" | ");
   }
   if (checker.isArrayType(type)) {
     const element = print(checker.getTypeArguments(type)[0], indent);
     return /^[\w"]+$/.test(element) ? `${element}[]` : `Array<${element}>`;
   }
   if (type.flags & (F.Object | F.Intersection)) {
-    if (type.getCallSignatures().length > 0 || type.getConstructSignatures().length > 0) throw new Error(`build-types: a function type in a state type (${checker.typeToString(type)})`);
+    if (type.getCallSignatures().length > 0 || type.getConstructSignatures().length > 0)
+      throw new Error(`build-types: a function type in a state type (${checker.typeToString(type)})`);
     const inner = `${indent}  `;
     const lines = [];
-    for (const info of checker.getIndexInfosOfType(type)) lines.push(`${inner}[key: ${print(info.keyType, inner)}]: ${print(info.type, inner)};`);
+    for (const info of checker.getIndexInfosOfType(type))
+      lines.push(`${inner}[key: ${print(info.keyType, inner)}]: ${print(info.type, inner)};`);
     for (const prop of checker.getPropertiesOfType(type)) {
       const doc = ts.displayPartsToString(prop.getDocumentationComment(checker));
       if (doc) lines.push(`${inner}/** ${doc.replace(/\s*\n\s*/g, " ")} */`);
@@ -149,7 +168,10 @@ for (const file of order) {
     const full = statement.getFullText(declaration);
     const own = statement.getText(declaration);
     if (ts.isImportDeclaration(statement) && ZOD_IMPORT.test(own)) continue;
-    const expanded = ts.isTypeAliasDeclaration(statement) && /\bz\./.test(own) ? expandAlias(sourcePath, statement.name.text) : undefined;
+    const expanded =
+      ts.isTypeAliasDeclaration(statement) && /\bz\./.test(own)
+        ? expandAlias(sourcePath, statement.name.text)
+        : undefined;
     if (expanded !== undefined) {
       const comment = full.slice(0, full.length - own.length);
       kept.push({ statement, text: `${comment}export type ${statement.name.text} = ${expanded};` });
@@ -161,34 +183,62 @@ for (const file of order) {
     } else if (ts.isFunctionDeclaration(statement) && statement.name) {
       gone.push(statement.name.text);
     } else {
-      throw new Error(`build-types: ${file} names zod in a declaration this script cannot leave out: ${own.slice(0, 120)}`);
+      throw new Error(
+        `build-types: ${file} names zod in a declaration this script cannot leave out: ${own.slice(0, 120)}`,
+      );
     }
   }
   // Imports and re-exports of names left out (here or in the file they come from) go too.
   const importedGone = new Set();
-  const specifiersOf = (node) => node.elements.map((e) => ({ name: (e.propertyName ?? e.name).text, local: e.name.text, text: e.getText(declaration) }));
-  const body = kept.map((k) => (ts.isImportDeclaration(k.statement) || (ts.isExportDeclaration(k.statement) && k.statement.moduleSpecifier) ? "" : k.text)).join("\n");
+  const specifiersOf = (node) =>
+    node.elements.map((e) => ({
+      name: (e.propertyName ?? e.name).text,
+      local: e.name.text,
+      text: e.getText(declaration),
+    }));
+  const body = kept
+    .map((k) =>
+      ts.isImportDeclaration(k.statement) || (ts.isExportDeclaration(k.statement) && k.statement.moduleSpecifier)
+        ? ""
+        : k.text,
+    )
+    .join("\n");
   const lines = [];
   for (const { statement, text: full } of kept) {
-    const from = statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier) ? statement.moduleSpecifier.text : null;
+    const from =
+      statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)
+        ? statement.moduleSpecifier.text
+        : null;
     const goneThere = from?.startsWith(".") ? (dropped.get(targetOf(file, from)) ?? []) : [];
-    if (ts.isImportDeclaration(statement) && statement.importClause?.namedBindings && ts.isNamedImports(statement.importClause.namedBindings)) {
+    if (
+      ts.isImportDeclaration(statement) &&
+      statement.importClause?.namedBindings &&
+      ts.isNamedImports(statement.importClause.namedBindings)
+    ) {
       const specs = specifiersOf(statement.importClause.namedBindings);
       for (const s of specs) if (goneThere.includes(s.name)) importedGone.add(s.local);
       const used = specs.filter((s) => !goneThere.includes(s.name) && new RegExp(`\\b${s.local}\\b`).test(body));
       if (used.length > 0) lines.push(`import { ${used.map((s) => s.text).join(", ")} } from ${JSON.stringify(from)};`);
-    } else if (ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause)) {
+    } else if (
+      ts.isExportDeclaration(statement) &&
+      statement.exportClause &&
+      ts.isNamedExports(statement.exportClause)
+    ) {
       const specs = specifiersOf(statement.exportClause);
       const keep = specs.filter((s) => !(from === null ? importedGone.has(s.name) : goneThere.includes(s.name)));
       gone.push(...specs.filter((s) => !keep.includes(s)).map((s) => s.local));
       const typeOnly = statement.isTypeOnly ? "type " : "";
-      if (keep.length > 0) lines.push(`export ${typeOnly}{ ${keep.map((s) => s.text).join(", ")} }${from === null ? "" : ` from ${JSON.stringify(from)}`};`);
+      if (keep.length > 0)
+        lines.push(
+          `export ${typeOnly}{ ${keep.map((s) => s.text).join(", ")} }${from === null ? "" : ` from ${JSON.stringify(from)}`};`,
+        );
     } else {
       lines.push(full.replace(/^\n+/, ""));
     }
   }
   const next = `${lines.join("\n").trim()}\n`;
-  if (/zod|\bz\./.test(next.replace(/\/\*\*[\s\S]*?\*\//g, ""))) throw new Error(`build-types: ${file} still names zod`);
+  if (/zod|\bz\./.test(next.replace(/\/\*\*[\s\S]*?\*\//g, "")))
+    throw new Error(`build-types: ${file} still names zod`);
   writeFileSync(file, next);
   dropped.set(file, gone);
   rewritten++;
@@ -200,8 +250,15 @@ for (const file of reached) {
   for (const match of text.matchAll(/import(?: type)? \{([^}]*)\} from ["'](\.[^"']+)["']/g)) {
     const target = resolve(dirname(file), match[2].replace(/\.js$/, ".d.ts"));
     const gone = dropped.get(target) ?? [];
-    for (const name of match[1].split(",").map((n) => n.trim().replace(/^type\s+/, "").split(/\s+as\s+/)[0])) {
-      if (gone.includes(name)) throw new Error(`build-types: ${file} imports ${name} from ${match[2]}, which names zod and was left out`);
+    for (const name of match[1].split(",").map(
+      (n) =>
+        n
+          .trim()
+          .replace(/^type\s+/, "")
+          .split(/\s+as\s+/)[0],
+    )) {
+      if (gone.includes(name))
+        throw new Error(`build-types: ${file} imports ${name} from ${match[2]}, which names zod and was left out`);
     }
   }
   for (const bare of text.matchAll(/from\s+["']([^."'][^"']*)["']/g)) {
@@ -209,4 +266,6 @@ for (const file of reached) {
     throw new Error(`build-types: ${file} still imports the package ${bare[1]}`);
   }
 }
-console.log(`dist/types: ${reached.size} declaration files (${pruned} the API does not reach left out), ${rewritten} rewritten without zod's types (${[...dropped.values()].flat().length} schema declarations left out)`);
+console.log(
+  `dist/types: ${reached.size} declaration files (${pruned} the API does not reach left out), ${rewritten} rewritten without zod's types (${[...dropped.values()].flat().length} schema declarations left out)`,
+);

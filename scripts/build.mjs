@@ -28,9 +28,11 @@ const common = {
 };
 // CommonJS dependencies call require() for node built-ins (and may read __filename): an ESM
 // bundle must provide both.
-const fileBanner = "import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; const require = __cr(import.meta.url); const __filename = __fu(import.meta.url);";
+const fileBanner =
+  "import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; const require = __cr(import.meta.url); const __filename = __fu(import.meta.url);";
 // A data: URL module has no file URL; built-ins resolve from any base, and __filename only seeds a hash.
-const dataBanner = "import { createRequire as __cr } from 'node:module'; const require = __cr(process.execPath); const __filename = process.execPath;";
+const dataBanner =
+  "import { createRequire as __cr } from 'node:module'; const require = __cr(process.execPath); const __filename = process.execPath;";
 
 /**
  * `import … from "node:fs"` in an ES module makes Node build the whole namespace, running every
@@ -53,20 +55,29 @@ function builtinsViaRequire({ named = false } = {}) {
     name: "builtins-via-require",
     setup(b) {
       b.onResolve({ filter: /^node:/ }, (args) => {
-        if (args.namespace === "builtin" || args.namespace === "builtin-cjs") return { path: args.path, external: true };
+        if (args.namespace === "builtin" || args.namespace === "builtin-cjs")
+          return { path: args.path, external: true };
         // Only static imports bind by name; a dynamic import() or a require() gets the whole module.
         const esm = named && args.kind === "import-statement" && used.has(args.path);
         return { path: args.path, namespace: esm ? "builtin" : "builtin-cjs" };
       });
-      b.onLoad({ filter: /.*/, namespace: "builtin-cjs" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
+      b.onLoad({ filter: /.*/, namespace: "builtin-cjs" }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(args.path)});`,
+        loader: "js",
+      }));
       b.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => {
         const names = [...used.get(args.path)].sort();
         const id = JSON.stringify(args.path);
         if (LAZY_BUILTINS.has(args.path)) {
-          const lazy = names.map((n) => `export function ${lazyName(args.path, n)}(...args) { return load().${n}(...args); }`);
+          const lazy = names.map(
+            (n) => `export function ${lazyName(args.path, n)}(...args) { return load().${n}(...args); }`,
+          );
           return { contents: `let m;\nconst load = () => (m ??= require(${id}));\n${lazy.join("\n")}\n`, loader: "js" };
         }
-        return { contents: `const m = require(${id});\n${names.map((n) => `export const ${n} = m.${n};`).join("\n")}\n`, loader: "js" };
+        return {
+          contents: `const m = require(${id});\n${names.map((n) => `export const ${n} = m.${n};`).join("\n")}\n`,
+          loader: "js",
+        };
       });
     },
   };
@@ -85,7 +96,10 @@ const LAZY_BUILTINS = new Set(["node:child_process", "node:crypto", "node:os"]);
 /** The name itself, once checked to be a plain function of the built-in (not a class, not a value). */
 function lazyName(builtin, name) {
   const value = createRequire(import.meta.url)(builtin)[name];
-  if (typeof value !== "function" || /^class\b/.test(Function.prototype.toString.call(value))) throw new Error(`build: ${builtin}'s ${name} is not a plain function, so it cannot be loaded lazily; import it through process.getBuiltinModule("${builtin}") where it is used, or take ${builtin} out of LAZY_BUILTINS`);
+  if (typeof value !== "function" || /^class\b/.test(Function.prototype.toString.call(value)))
+    throw new Error(
+      `build: ${builtin}'s ${name} is not a plain function, so it cannot be loaded lazily; import it through process.getBuiltinModule("${builtin}") where it is used, or take ${builtin} out of LAZY_BUILTINS`,
+    );
   return name;
 }
 
@@ -98,15 +112,26 @@ function namedBuiltinImports() {
       // src/langgraph/ is its own bundle (below): its imports must not widen the CLI's.
       if (entry.isDirectory()) {
         if (entry.name !== "langgraph") walk(path);
-      } else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") && !entry.name.includes("test-support")) {
+      } else if (
+        entry.name.endsWith(".ts") &&
+        !entry.name.endsWith(".test.ts") &&
+        !entry.name.includes("test-support")
+      ) {
         const text = readFileSync(path, "utf8");
         for (const m of text.matchAll(/import\s*(type\s*)?\{([^}]*)\}\s*from\s*"(node:[^"]+)"/g)) {
           if (m[1]) continue;
           const names = used.get(m[3]) ?? new Set();
-          for (const spec of m[2].split(",").map((x) => x.trim()).filter((x) => x && !x.startsWith("type "))) names.add(spec.split(/\s+as\s+/)[0]);
+          for (const spec of m[2]
+            .split(",")
+            .map((x) => x.trim())
+            .filter((x) => x && !x.startsWith("type ")))
+            names.add(spec.split(/\s+as\s+/)[0]);
           used.set(m[3], names);
         }
-        if (/import\s*(\*|[A-Za-z_$][\w$]*)\s*(as\s+\w+\s*)?from\s*"node:/.test(text)) throw new Error(`build: ${path} imports a built-in without naming what it uses; write import { … } from "node:…"`);
+        if (/import\s*(\*|[A-Za-z_$][\w$]*)\s*(as\s+\w+\s*)?from\s*"node:/.test(text))
+          throw new Error(
+            `build: ${path} imports a built-in without naming what it uses; write import { … } from "node:…"`,
+          );
       }
     }
   };
@@ -117,7 +142,9 @@ common.plugins = [builtinsViaRequire()];
 
 const cold = await build({ ...common, entryPoints: ["src/cli/cold.ts"], write: false, banner: { js: dataBanner } });
 const coldCode = cold.outputFiles[0].contents;
-const coldPacked = brotliCompressSync(coldCode, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: coldCode.length } });
+const coldPacked = brotliCompressSync(coldCode, {
+  params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: coldCode.length },
+});
 
 /**
  * In the hot half, the source fallbacks `import("./cold.js")` and the library's
@@ -128,7 +155,10 @@ const coldPacked = brotliCompressSync(coldCode, { params: { [zlib.BROTLI_PARAM_Q
 const coldExternal = {
   name: "cold-external",
   setup(b) {
-    b.onResolve({ filter: /^(\.\/cold\.js|\.\.\/archive\/index\.js|data:.*)$/ }, (args) => ({ path: args.path, external: true }));
+    b.onResolve({ filter: /^(\.\/cold\.js|\.\.\/archive\/index\.js|data:.*)$/ }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
   },
 };
 
@@ -145,7 +175,13 @@ await build({ ...common, entryPoints: ["src/index.ts"], outfile: "dist/index.mjs
 // The LangGraph checkpointer (`dotagent-workflow/langgraph`), a bundle of its own: LangGraph's
 // packages are the user's (optional peer dependencies), so they stay imports, and neither the
 // library nor the CLI carries any of it.
-await build({ ...common, entryPoints: ["src/langgraph/index.ts"], outfile: "dist/langgraph.mjs", banner: { js: fileBanner }, external: [...common.external, "@langchain/*"] });
+await build({
+  ...common,
+  entryPoints: ["src/langgraph/index.ts"],
+  outfile: "dist/langgraph.mjs",
+  banner: { js: fileBanner },
+  external: [...common.external, "@langchain/*"],
+});
 chmodSync("dist/dotagent.mjs", 0o755);
 // Node decodes the CLI's source before V8 compiles it; one character past ASCII (esbuild escapes
 // them in strings, not in a regular expression) makes the whole file a two-byte string, which costs
@@ -153,7 +189,10 @@ chmodSync("dist/dotagent.mjs", 0o755);
 // (Unminified, for profiles, the file keeps comments, which may hold any character.)
 const hotCode = readFileSync("dist/dotagent.mjs", "latin1");
 const wide = common.minify ? hotCode.search(/[^\x00-\x7f]/) : -1;
-if (wide >= 0) throw new Error(`build: dist/dotagent.mjs has a non-ASCII character near "${hotCode.slice(Math.max(0, wide - 60), wide + 20)}"; write it as a \\u escape in src/`);
+if (wide >= 0)
+  throw new Error(
+    `build: dist/dotagent.mjs has a non-ASCII character near "${hotCode.slice(Math.max(0, wide - 60), wide + 20)}"; write it as a \\u escape in src/`,
+  );
 
 // The checkpoint skill carries the CLI beside it so it works without a global install.
 mkdirSync("skills/checkpoint/scripts", { recursive: true });

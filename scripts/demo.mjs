@@ -23,16 +23,28 @@ const say = (line) => process.stderr.write(`${line}\n`);
 // The scripted model is TypeScript (the tests'): bundled here with esbuild, a devDependency.
 const { build } = await import("esbuild");
 const work = mkdtempSync(join(tmpdir(), "dotagent-demo-model-"));
-await build({ entryPoints: [join(repo, "test", "claude", "scripted-model", "server.ts")], bundle: true, platform: "node", format: "esm", outfile: join(work, "server.mjs"), logLevel: "error" });
+await build({
+  entryPoints: [join(repo, "test", "claude", "scripted-model", "server.ts")],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  outfile: join(work, "server.mjs"),
+  logLevel: "error",
+});
 const { startScriptedModel } = await import(pathToFileURL(join(work, "server.mjs")).href);
 // Its executors change code (a file each), so each task lands as a merge commit you can look at.
-const model = await startScriptedModel({ logFile: join(work, "model.jsonl"), agentsDir: join(repo, "agents"), policyOptions: { executorWrites: "own" } });
+const model = await startScriptedModel({
+  logFile: join(work, "model.jsonl"),
+  agentsDir: join(repo, "agents"),
+  policyOptions: { executorWrites: "own" },
+});
 
 // A new git project, kept for you to look at.
 const project = mkdtempSync(join(tmpdir(), "dotagent-demo-"));
 const home = join(project, ".demo-home");
 mkdirSync(home);
-const git = (...args) => spawnSync("git", ["-c", "user.name=demo", "-c", "user.email=demo@example.invalid", ...args], { cwd: project });
+const git = (...args) =>
+  spawnSync("git", ["-c", "user.name=demo", "-c", "user.email=demo@example.invalid", ...args], { cwd: project });
 writeFileSync(join(project, "README.md"), "# demo app\n");
 writeFileSync(join(project, ".gitignore"), ".demo-home/\n");
 git("init", "-q");
@@ -40,8 +52,17 @@ git("add", "-A");
 git("commit", "-qm", "a demo app");
 
 const env = {};
-for (const [key, value] of Object.entries(process.env)) if (!/^(CLAUDE|ANTHROPIC|CLAUDECODE)/.test(key)) env[key] = value;
-Object.assign(env, { HOME: home, ANTHROPIC_API_KEY: "demo", ANTHROPIC_BASE_URL: model.url, CLAUDE_CODE_MAX_RETRIES: "0", DISABLE_AUTOUPDATER: "1", DISABLE_TELEMETRY: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" });
+for (const [key, value] of Object.entries(process.env))
+  if (!/^(CLAUDE|ANTHROPIC|CLAUDECODE)/.test(key)) env[key] = value;
+Object.assign(env, {
+  HOME: home,
+  ANTHROPIC_API_KEY: "demo",
+  ANTHROPIC_BASE_URL: model.url,
+  CLAUDE_CODE_MAX_RETRIES: "0",
+  DISABLE_AUTOUPDATER: "1",
+  DISABLE_TELEMETRY: "1",
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+});
 
 // The person at a terminal answers the gates; anything else gets them approved.
 const person = process.stdin.isTTY === true && process.stderr.isTTY === true;
@@ -50,16 +71,26 @@ const dotagent = `node ${cli}`;
 const started = Date.now();
 say(`A new git project: ${project}`);
 say(`The model: a scripted one on ${model.url} (no account, no network).`);
-say(person ? "The two gates are yours: read the requirements and approve them, then pick a design.\n" : "No terminal: the gates are approved for you (--approve auto).\n");
+say(
+  person
+    ? "The two gates are yours: read the requirements and approve them, then pick a design.\n"
+    : "No terminal: the gates are approved for you (--approve auto).\n",
+);
 say(`$ dotagent run "add login" --approve ${approve}\n`);
 const code = await new Promise((resolve) => {
-  const child = spawn(process.execPath, [cli, "run", "add login", "--approve", approve], { cwd: project, env, stdio: [person ? "inherit" : "ignore", "inherit", "inherit"] });
+  const child = spawn(process.execPath, [cli, "run", "add login", "--approve", approve], {
+    cwd: project,
+    env,
+    stdio: [person ? "inherit" : "ignore", "inherit", "inherit"],
+  });
   child.on("close", (c) => resolve(c ?? 1));
 });
 await model.close();
 rmSync(work, { recursive: true, force: true });
 say(`\n$ dotagent tasks`);
 spawnSync(process.execPath, [cli, "tasks"], { cwd: project, stdio: "inherit" });
-say(`\nThe demo took ${Math.round((Date.now() - started) / 1000)} s. From this checkout dotagent is \`${dotagent}\`; look around:`);
+say(
+  `\nThe demo took ${Math.round((Date.now() - started) / 1000)} s. From this checkout dotagent is \`${dotagent}\`; look around:`,
+);
 say(`  cd ${project} && ${dotagent} status && ${dotagent} log && git log --oneline`);
 process.exit(code);

@@ -25,14 +25,20 @@ const PLATFORM_PACKAGES = {
   "darwin-arm64": "@anthropic-ai/claude-code-darwin-arm64",
 };
 
-
 function works(binary) {
-  const run = spawnSync(binary, ["--version"], { encoding: "utf8", timeout: 30_000, env: { ...process.env, DISABLE_AUTOUPDATER: "1" } });
+  const run = spawnSync(binary, ["--version"], {
+    encoding: "utf8",
+    timeout: 30_000,
+    env: { ...process.env, DISABLE_AUTOUPDATER: "1" },
+  });
   return run.status === 0 && /Claude Code/.test(run.stdout);
 }
 
 /** Returns the path of a working `claude` binary, installing it into the cache when needed. */
-export function fetchClaude({ version = process.env.DOTAGENT_CLAUDE_VERSION || DEFAULT_CLAUDE_VERSION, cacheDir = process.env.DOTAGENT_CLAUDE_CACHE || join(tmpdir(), "dotagent-claude") } = {}) {
+export function fetchClaude({
+  version = process.env.DOTAGENT_CLAUDE_VERSION || DEFAULT_CLAUDE_VERSION,
+  cacheDir = process.env.DOTAGENT_CLAUDE_CACHE || join(tmpdir(), "dotagent-claude"),
+} = {}) {
   const pkg = PLATFORM_PACKAGES[platformKey()];
   if (pkg === undefined) throw new Error(`no Claude Code binary package for ${platformKey()}`);
   return fetchNpmBinary({ pkg, version, cacheDir, binary: "claude", works });

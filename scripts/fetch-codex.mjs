@@ -30,12 +30,21 @@ function works(binary) {
 }
 
 /** Returns the path of a working `codex` binary, installing it into the cache when needed. */
-export function fetchCodex({ version = process.env.DOTAGENT_CODEX_VERSION || DEFAULT_CODEX_VERSION, cacheDir = process.env.DOTAGENT_CODEX_CACHE || join(tmpdir(), "dotagent-codex") } = {}) {
+export function fetchCodex({
+  version = process.env.DOTAGENT_CODEX_VERSION || DEFAULT_CODEX_VERSION,
+  cacheDir = process.env.DOTAGENT_CODEX_CACHE || join(tmpdir(), "dotagent-codex"),
+} = {}) {
   const key = `${process.platform}-${process.arch}`;
   const build = PLATFORM_BUILDS[key];
   if (build === undefined) throw new Error(`no Codex binary build for ${key}`);
   const [suffix, triple] = build;
-  return fetchNpmBinary({ pkg: "@openai/codex", version: `${version}-${suffix}`, cacheDir, binary: `vendor/${triple}/bin/codex`, works });
+  return fetchNpmBinary({
+    pkg: "@openai/codex",
+    version: `${version}-${suffix}`,
+    cacheDir,
+    binary: `vendor/${triple}/bin/codex`,
+    works,
+  });
 }
 
 printWhenRun(import.meta.url, "fetch-codex", () => fetchCodex());

@@ -24,14 +24,20 @@ const PLATFORM_PACKAGES = {
   "darwin-arm64": "@github/copilot-darwin-arm64",
 };
 
-
 function works(binary) {
-  const run = spawnSync(binary, ["--version"], { encoding: "utf8", timeout: 30_000, env: { ...process.env, COPILOT_OFFLINE: "true" } });
+  const run = spawnSync(binary, ["--version"], {
+    encoding: "utf8",
+    timeout: 30_000,
+    env: { ...process.env, COPILOT_OFFLINE: "true" },
+  });
   return run.status === 0 && /\d+\.\d+\.\d+/.test(run.stdout);
 }
 
 /** Returns the path of a working `copilot` binary, installing it into the cache when needed. */
-export function fetchCopilot({ version = process.env.DOTAGENT_COPILOT_VERSION || DEFAULT_COPILOT_VERSION, cacheDir = process.env.DOTAGENT_COPILOT_CACHE || join(tmpdir(), "dotagent-copilot") } = {}) {
+export function fetchCopilot({
+  version = process.env.DOTAGENT_COPILOT_VERSION || DEFAULT_COPILOT_VERSION,
+  cacheDir = process.env.DOTAGENT_COPILOT_CACHE || join(tmpdir(), "dotagent-copilot"),
+} = {}) {
   const pkg = PLATFORM_PACKAGES[platformKey()];
   if (pkg === undefined) throw new Error(`no Copilot CLI binary package for ${platformKey()}`);
   return fetchNpmBinary({ pkg, version, cacheDir, binary: "copilot", works });

@@ -12,14 +12,23 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { fetchNpmBinary } from "./fetch-npm-binary.mjs";
 
-export function fetchNode(version, { cacheDir = process.env.DOTAGENT_NODE_CACHE || join(tmpdir(), "dotagent-node") } = {}) {
+export function fetchNode(
+  version,
+  { cacheDir = process.env.DOTAGENT_NODE_CACHE || join(tmpdir(), "dotagent-node") } = {},
+) {
   if (!/^\d+(\.\d+){0,2}$/.test(version)) throw new Error(`"${version}" is not a Node.js version like 22 or 24.1.0`);
   const major = version.split(".")[0];
   const works = (binary) => {
     const run = spawnSync(binary, ["--version"], { encoding: "utf8", timeout: 30_000 });
     return run.status === 0 && run.stdout.startsWith(`v${major}.`);
   };
-  return fetchNpmBinary({ pkg: `node-${process.platform}-${process.arch}`, version, cacheDir, binary: "bin/node", works });
+  return fetchNpmBinary({
+    pkg: `node-${process.platform}-${process.arch}`,
+    version,
+    cacheDir,
+    binary: "bin/node",
+    works,
+  });
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -21,13 +21,32 @@ export function fetchNpmBinary({ pkg, version, cacheDir, binary, works }) {
   mkdirSync(cacheDir, { recursive: true });
   const staging = join(cacheDir, `.${version}.${process.pid}.${Date.now()}`);
   try {
-    const npm = spawnSync("npm", ["install", "--prefix", staging, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--loglevel=error", `${pkg}@${version}`], {
-      encoding: "utf8",
-      timeout: 600_000,
-      // The test workers drop NODE_EXTRA_CA_CERTS (test/support/isolated-env.ts); npm may need it.
-      ...(process.env.DOTAGENT_NODE_EXTRA_CA_CERTS ? { env: { ...process.env, NODE_EXTRA_CA_CERTS: process.env.DOTAGENT_NODE_EXTRA_CA_CERTS } } : {}),
-    });
-    if (npm.status !== 0) throw new Error(`npm install ${pkg}@${version} failed (exit ${npm.status ?? npm.signal}): ${(npm.stderr || npm.error?.message || "").trim()}`);
+    const npm = spawnSync(
+      "npm",
+      [
+        "install",
+        "--prefix",
+        staging,
+        "--no-save",
+        "--no-package-lock",
+        "--no-audit",
+        "--no-fund",
+        "--loglevel=error",
+        `${pkg}@${version}`,
+      ],
+      {
+        encoding: "utf8",
+        timeout: 600_000,
+        // The test workers drop NODE_EXTRA_CA_CERTS (test/support/isolated-env.ts); npm may need it.
+        ...(process.env.DOTAGENT_NODE_EXTRA_CA_CERTS
+          ? { env: { ...process.env, NODE_EXTRA_CA_CERTS: process.env.DOTAGENT_NODE_EXTRA_CA_CERTS } }
+          : {}),
+      },
+    );
+    if (npm.status !== 0)
+      throw new Error(
+        `npm install ${pkg}@${version} failed (exit ${npm.status ?? npm.signal}): ${(npm.stderr || npm.error?.message || "").trim()}`,
+      );
     const fresh = binaryIn(staging);
     if (!existsSync(fresh) || !works(fresh)) throw new Error(`${fresh} does not run`);
     rmSync(target, { recursive: true, force: true });

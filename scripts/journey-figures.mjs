@@ -21,13 +21,26 @@ export function journeyTable() {
   const print = read("journey-print.json");
   const terminal = read("journey-terminal.json");
   const mb = (n) => `${(n / 1e6).toFixed(2)} MB`;
-  const phases = (f) => Object.entries(f.helper_calls_by_phase).map(([p, n]) => `${p} ${n}`).join(", ") || "none";
-  const about = (f) => (f.monitor_requests === 0 ? "0" : `${f.monitor_requests} (${Object.entries(f.monitor_about).map(([k, n]) => `${k} ${n}`).join(", ")})`);
+  const phases = (f) =>
+    Object.entries(f.helper_calls_by_phase)
+      .map(([p, n]) => `${p} ${n}`)
+      .join(", ") || "none";
+  const about = (f) =>
+    f.monitor_requests === 0
+      ? "0"
+      : `${f.monitor_requests} (${Object.entries(f.monitor_about)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(", ")})`;
   const rows = [
     ["main-agent model requests", BEFORE.main_requests, print.figures.main_requests, terminal.figures.main_requests],
     ["bytes the main agent sent", mb(BEFORE.main_bytes), mb(print.figures.main_bytes), mb(terminal.figures.main_bytes)],
     ["sub-agent model requests", BEFORE.sub_requests, print.figures.sub_requests, terminal.figures.sub_requests],
-    ["helper calls by the model", `${BEFORE.helper_calls} (${phases(BEFORE)})`, `${print.figures.helper_calls} (${phases(print.figures)})`, `${terminal.figures.helper_calls} (${phases(terminal.figures)})`],
+    [
+      "helper calls by the model",
+      `${BEFORE.helper_calls} (${phases(BEFORE)})`,
+      `${print.figures.helper_calls} (${phases(print.figures)})`,
+      `${terminal.figures.helper_calls} (${phases(terminal.figures)})`,
+    ],
     ["auto mode's monitor asked", "n/a", about(print.figures), about(terminal.figures)],
   ];
   return [
@@ -63,7 +76,10 @@ export function matrixTables() {
       "",
       "| point | killed in | then | recovered | re-runs | forbidden re-runs | denials | helper failures | briefed |",
       "|---|---|---|---|---|---|---|---|---|",
-      ...m.rows.map((r) => `| ${r.point} | ${r.where} | ${r.then} | ${yes(r.recovered)} | ${r.reruns} | ${r.forbidden.length} | ${r.denials} | ${r.helperFailures.length} | ${yes(r.briefed)} |`),
+      ...m.rows.map(
+        (r) =>
+          `| ${r.point} | ${r.where} | ${r.then} | ${yes(r.recovered)} | ${r.reruns} | ${r.forbidden.length} | ${r.denials} | ${r.helperFailures.length} | ${yes(r.briefed)} |`,
+      ),
       `| **${m.rows.length} points** | | | **${sum((r) => (r.recovered ? 1 : 0))}** | **${sum((r) => r.reruns)}** | **${sum((r) => r.forbidden.length)}** | **${sum((r) => r.denials)}** | **${sum((r) => r.helperFailures.length)}** | **${sum((r) => (r.briefed ? 1 : 0))}** |`,
     );
   }
@@ -75,7 +91,10 @@ export function matrixTables() {
       "",
       "| killed when | tasks complete at the kill | executor spawns (3 clean) | complete tasks run again | recovered |",
       "|---|---|---|---|---|",
-      ...m.rows.map((r) => `| ${r.point} | ${r.completed_at_kill.join(", ") || "none"} | ${r.executors} | ${r.forbidden.length} | ${r.recovered ? "yes" : "NO"} |`),
+      ...m.rows.map(
+        (r) =>
+          `| ${r.point} | ${r.completed_at_kill.join(", ") || "none"} | ${r.executors} | ${r.forbidden.length} | ${r.recovered ? "yes" : "NO"} |`,
+      ),
     );
   }
   return out.join("\n");
@@ -104,12 +123,21 @@ export function misbehavingTable() {
     return r === undefined ? "—" : `${r.safe ? "safe" : "**NOT SAFE**"} (${r.seconds} s)`;
   };
   // The line as the model read it, without the JSON around it; a different first word per client said as such.
-  const clean = (t) => (t ?? "").replace(/"[,}].*$/, "").replace(/\/tmp\/[\w.-]+\/project\//g, "<project>/").replace(/\b[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b/g, "<session>");
+  const clean = (t) =>
+    (t ?? "")
+      .replace(/"[,}].*$/, "")
+      .replace(/\/tmp\/[\w.-]+\/project\//g, "<project>/")
+      .replace(/\b[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b/g, "<session>");
   const told = (name) => {
     // Claude Code's words (the other clients get the same reasons in their own wrapping).
-    const lines = modes.filter(([mode]) => mode === "print" || mode === "terminal").map(([mode, m]) => [mode, clean(m.rows.find((x) => x.deviation === name)?.told)]).filter(([, t]) => t !== "");
+    const lines = modes
+      .filter(([mode]) => mode === "print" || mode === "terminal")
+      .map(([mode, m]) => [mode, clean(m.rows.find((x) => x.deviation === name)?.told)])
+      .filter(([, t]) => t !== "");
     const differ = lines.length > 1 && lines[0][1].slice(0, 40) !== lines[1][1].slice(0, 40);
-    return differ ? lines.map(([mode, t]) => `${mode === "print" ? "print" : "terminal"}: ${t}`).join("<br>") : (lines[0]?.[1] ?? "");
+    return differ
+      ? lines.map(([mode, t]) => `${mode === "print" ? "print" : "terminal"}: ${t}`).join("<br>")
+      : (lines[0]?.[1] ?? "");
   };
   const safe = (m) => m.rows.filter((r) => r.safe).length;
   // The cases run one after another: their seconds add up to the matrix's time.
@@ -119,8 +147,15 @@ export function misbehavingTable() {
     "",
     `| deviation | what the model was told (first words) | ${modes.map(([mode]) => label(mode, false)).join(" | ")} |`,
     `|---|---|${modes.map(() => "---").join("|")}|`,
-    ...names.map((n) => `| \`${n}\` | ${told(n).replaceAll("|", "\\|")} | ${modes.map(([, m]) => cell(m, n)).join(" | ")} |`),
-    ...(modes.some(([, m]) => names.some((n) => !m.rows.some((r) => r.deviation === n))) ? ["", "— : not in that client's matrix: `hand_edit` (the person's edit in their own shell, not the model's) runs in Claude Code only, and test/codex/misbehaving-journey.test.ts says why Codex leaves out two."] : []),
+    ...names.map(
+      (n) => `| \`${n}\` | ${told(n).replaceAll("|", "\\|")} | ${modes.map(([, m]) => cell(m, n)).join(" | ")} |`,
+    ),
+    ...(modes.some(([, m]) => names.some((n) => !m.rows.some((r) => r.deviation === n)))
+      ? [
+          "",
+          "— : not in that client's matrix: `hand_edit` (the person's edit in their own shell, not the model's) runs in Claude Code only, and test/codex/misbehaving-journey.test.ts says why Codex leaves out two.",
+        ]
+      : []),
   ].join("\n");
 }
 
@@ -135,13 +170,21 @@ export function parallelLine() {
 export function worktreeTable() {
   const w = read("worktree-wall-time.json");
   const modes = ["shared", "shared, git repository", "worktree", "worktree, the executor commits"];
-  const LABELS = { shared: "one shared checkout, no git", "shared, git repository": "one shared checkout, git repository", worktree: "worktrees, dotagent commits", "worktree, the executor commits": "worktrees, the executor commits" };
+  const LABELS = {
+    shared: "one shared checkout, no git",
+    "shared, git repository": "one shared checkout, git repository",
+    worktree: "worktrees, dotagent commits",
+    "worktree, the executor commits": "worktrees, the executor commits",
+  };
   const median = (xs) => {
     const sorted = [...xs].sort((a, b) => a - b);
     const mid = Math.floor(sorted.length / 2);
     return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   };
-  const cell = (xs) => (xs?.length ? `${xs.map((x) => x.toFixed(2)).join(" / ")}${xs.length > 1 ? ` (median ${median(xs).toFixed(2)})` : ""}` : "—");
+  const cell = (xs) =>
+    xs?.length
+      ? `${xs.map((x) => x.toFixed(2)).join(" / ")}${xs.length > 1 ? ` (median ${median(xs).toFixed(2)})` : ""}`
+      : "—";
   const clients = ["terminal", "print"].filter((c) => w[c]);
   return [
     `${w.tasks} independent tasks in one batch, executors of ${w.executor_ms / 1000} s each: from the first \`task_started\` until VERIFICATION starts (the last landing included), in seconds (${w.measured_with}):`,
@@ -171,6 +214,28 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const readme = join(root, "README.md");
     writeFileSync(readme, fill(readFileSync(readme, "utf8"), "turns", readmeLine()));
     const file = join(root, "docs/evidence.md");
-    writeFileSync(file, fill(fill(fill(fill(fill(fill(readFileSync(file, "utf8"), "journey-figures", journeyTable()), "crash-matrix", matrixTables()), "reading-cost", readingCostTable()), "parallel", parallelLine()), "worktree-wall-time", worktreeTable()), "misbehaving", misbehavingTable()));
-  } else process.stdout.write(`${journeyTable()}\n\n${matrixTables()}\n\n${readingCostTable()}\n\n${parallelLine()}\n\n${worktreeTable()}\n\n${misbehavingTable()}\n`);
+    writeFileSync(
+      file,
+      fill(
+        fill(
+          fill(
+            fill(
+              fill(fill(readFileSync(file, "utf8"), "journey-figures", journeyTable()), "crash-matrix", matrixTables()),
+              "reading-cost",
+              readingCostTable(),
+            ),
+            "parallel",
+            parallelLine(),
+          ),
+          "worktree-wall-time",
+          worktreeTable(),
+        ),
+        "misbehaving",
+        misbehavingTable(),
+      ),
+    );
+  } else
+    process.stdout.write(
+      `${journeyTable()}\n\n${matrixTables()}\n\n${readingCostTable()}\n\n${parallelLine()}\n\n${worktreeTable()}\n\n${misbehavingTable()}\n`,
+    );
 }

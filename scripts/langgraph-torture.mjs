@@ -21,15 +21,35 @@ export function langgraphTable(recorded = JSON.parse(readFileSync(FIGURES, "utf8
   const { kill, crowd } = recorded;
   const f = (r, key) => r.figures[key] ?? 0;
   const rows = [
-    ["writer runs (killed right before a disk change)", `${f(kill, "runs")} (${f(kill, "kills")})`, `${f(crowd, "runs")} (${f(crowd, "kills")})`],
-    ["acknowledged puts · putWrites", `${f(kill, "acknowledged_puts")} · ${f(kill, "acknowledged_writes")}`, `${f(crowd, "acknowledged_puts")} · ${f(crowd, "acknowledged_writes")}`],
+    [
+      "writer runs (killed right before a disk change)",
+      `${f(kill, "runs")} (${f(kill, "kills")})`,
+      `${f(crowd, "runs")} (${f(crowd, "kills")})`,
+    ],
+    [
+      "acknowledged puts · putWrites",
+      `${f(kill, "acknowledged_puts")} · ${f(kill, "acknowledged_writes")}`,
+      `${f(crowd, "acknowledged_puts")} · ${f(crowd, "acknowledged_writes")}`,
+    ],
     ["checkpoints listed and read back whole", f(kill, "checkpoints_read"), f(crowd, "checkpoints_read")],
-    ["acknowledged calls lost · checkpoints unreadable", `${f(kill, "lost_updates")} · ${f(kill, "corrupt_after_kill")}`, `${f(crowd, "lost_updates")} · ${f(crowd, "corrupt_after_kill")}`],
-    ["writers failing unkilled · temp files or locks left", `${f(kill, "next_command_failed")} · ${f(kill, "temp_files_left") + f(kill, "stale_locks_left")}`, `${f(crowd, "next_command_failed")} · ${f(crowd, "temp_files_left") + f(crowd, "stale_locks_left")}`],
+    [
+      "acknowledged calls lost · checkpoints unreadable",
+      `${f(kill, "lost_updates")} · ${f(kill, "corrupt_after_kill")}`,
+      `${f(crowd, "lost_updates")} · ${f(crowd, "corrupt_after_kill")}`,
+    ],
+    [
+      "writers failing unkilled · temp files or locks left",
+      `${f(kill, "next_command_failed")} · ${f(kill, "temp_files_left") + f(kill, "stale_locks_left")}`,
+      `${f(crowd, "next_command_failed")} · ${f(crowd, "temp_files_left") + f(crowd, "stale_locks_left")}`,
+    ],
   ];
   const landed = {};
-  for (const r of [kill, crowd]) for (const [where, n] of Object.entries(r.landed)) landed[where] = (landed[where] ?? 0) + n;
-  const where = Object.entries(landed).sort(([a, x], [b, y]) => y - x || a.localeCompare(b)).map(([w, n]) => `${w.replace(/^before /, "")} ${n}`).join(", ");
+  for (const r of [kill, crowd])
+    for (const [where, n] of Object.entries(r.landed)) landed[where] = (landed[where] ?? 0) + n;
+  const where = Object.entries(landed)
+    .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
+    .map(([w, n]) => `${w.replace(/^before /, "")} ${n}`)
+    .join(", ");
   return [
     `| \`npm run torture:langgraph\` | one writer, killed | ${crowd.options.processes} writers on one thread |`,
     "|---|---|---|",
@@ -40,14 +60,22 @@ export function langgraphTable(recorded = JSON.parse(readFileSync(FIGURES, "utf8
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { kills: { type: "string" }, rounds: { type: "string" }, seed: { type: "string" }, write: { type: "boolean" }, table: { type: "boolean" } } });
+  const { values } = parseArgs({
+    options: {
+      kills: { type: "string" },
+      rounds: { type: "string" },
+      seed: { type: "string" },
+      write: { type: "boolean" },
+      table: { type: "boolean" },
+    },
+  });
   if (values.table) {
     console.log(langgraphTable());
     process.exit(0);
   }
   const { crowdTorture, killTorture } = await import("../test/torture/langgraph-torture.mjs");
   const saverPath = join(root, "dist/langgraph.mjs");
-  const seed = Number(values.seed ?? (Date.now() >>> 0));
+  const seed = Number(values.seed ?? Date.now() >>> 0);
   const killOptions = { kills: Number(values.kills ?? 300), steps: 12, bytes: 20_000 };
   const crowdOptions = { processes: 8, rounds: Number(values.rounds ?? 20), steps: 8, kills: 2, bytes: 4000 };
   const work = mkdtempSync(join(tmpdir(), "dotagent-lg-torture-"));

@@ -39,21 +39,34 @@ for (const file of files) {
   lines.forEach((line, i) => {
     const where = `${rel}:${i + 1}`;
     if (rel.startsWith("src/core/")) {
-      if (/from "node:fs"|require\("node:fs"\)/.test(line)) problems.push(`${where}: src/core is pure; move file access to src/store`);
+      if (/from "node:fs"|require\("node:fs"\)/.test(line))
+        problems.push(`${where}: src/core is pure; move file access to src/store`);
       if (/\bconsole\./.test(line)) problems.push(`${where}: no console in src/core`);
-      if (/new Date\(\)|Date\.now\(\)/.test(line)) problems.push(`${where}: the clock is passed in to src/core, not read`);
+      if (/new Date\(\)|Date\.now\(\)/.test(line))
+        problems.push(`${where}: the clock is passed in to src/core, not read`);
     }
-    if (/process\.exit\(/.test(line) && rel !== "src/cli/main.ts") problems.push(`${where}: only src/cli/main.ts calls process.exit`);
+    if (/process\.exit\(/.test(line) && rel !== "src/cli/main.ts")
+      problems.push(`${where}: only src/cli/main.ts calls process.exit`);
     for (const match of line.matchAll(/(?:from |import\()"(\.[^"]+)"/g)) {
       const target = relative(root, join(file, "..", match[1]));
       const layer = Object.keys(FORBIDDEN_LAYERS).find((l) => rel.startsWith(l));
       const bad = layer && FORBIDDEN_LAYERS[layer].find((f) => target.startsWith(f));
-      if (bad) problems.push(`${where}: ${layer} must not import ${bad} (${target}); see the layer rules at the top of scripts/lint.mjs`);
-      if (target.startsWith("src/langgraph/") && !rel.startsWith("src/langgraph/")) problems.push(`${where}: only src/langgraph/ imports src/langgraph/ (its own bundle); the library and the CLI must not carry it`);
+      if (bad)
+        problems.push(
+          `${where}: ${layer} must not import ${bad} (${target}); see the layer rules at the top of scripts/lint.mjs`,
+        );
+      if (target.startsWith("src/langgraph/") && !rel.startsWith("src/langgraph/"))
+        problems.push(
+          `${where}: only src/langgraph/ imports src/langgraph/ (its own bundle); the library and the CLI must not carry it`,
+        );
     }
-    if (/(?:from |import\()"@langchain\//.test(line) && !rel.startsWith("src/langgraph/")) problems.push(`${where}: LangGraph's packages are optional peer dependencies; import them in src/langgraph/ only`);
+    if (/(?:from |import\()"@langchain\//.test(line) && !rel.startsWith("src/langgraph/"))
+      problems.push(
+        `${where}: LangGraph's packages are optional peer dependencies; import them in src/langgraph/ only`,
+      );
     const imported = /^import .* from "([^"]+)";/.exec(line)?.[1];
-    if (imported && imported in HEAVY && !HEAVY[imported].some((allowed) => rel.startsWith(allowed))) problems.push(`${where}: ${imported} is heavy; import it only in ${HEAVY[imported].join(", ")}`);
+    if (imported && imported in HEAVY && !HEAVY[imported].some((allowed) => rel.startsWith(allowed)))
+      problems.push(`${where}: ${imported} is heavy; import it only in ${HEAVY[imported].join(", ")}`);
   });
 }
 if (problems.length > 0) {

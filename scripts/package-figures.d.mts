@@ -38,7 +38,11 @@ export function diskUsage(path: string): DiskUsage;
 export function pack(packDir: string): Packed;
 export function installGlobal(tarball: string, prefix: string): Installed;
 export function pluginFigures(): { plugin: DiskUsage; helper: number };
-export function figuresFrom(packed: Packed, installed: Installed, plugin: { plugin: DiskUsage; helper: number }): Figures;
+export function figuresFrom(
+  packed: Packed,
+  installed: Installed,
+  plugin: { plugin: DiskUsage; helper: number },
+): Figures;
 export function quotedFigures(root?: string): Quote[];
 export function staleQuotes(figures: Figures, quotes: Quote[]): Array<Quote & { measured: number }>;
 export function kB(bytes: number): string;

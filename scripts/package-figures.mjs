@@ -18,9 +18,17 @@ export const QUOTING_FILES = ["README.md", "SPEC.md", "CONTRIBUTING.md", "docs/a
 export const TOLERANCE = 0.1;
 
 function npm(args, cwd = ROOT) {
-  const result = spawnSync("npm", args, { cwd, encoding: "utf8", shell: process.platform === "win32", env: { ...process.env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" } });
+  const result = spawnSync("npm", args, {
+    cwd,
+    encoding: "utf8",
+    shell: process.platform === "win32",
+    env: { ...process.env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" },
+  });
   if (result.error) throw result.error;
-  if (result.status !== 0) throw new Error(`npm ${args.join(" ")} failed (exit ${result.status}): ${result.stderr.trim().split("\n").slice(-3).join(" ")}`);
+  if (result.status !== 0)
+    throw new Error(
+      `npm ${args.join(" ")} failed (exit ${result.status}): ${result.stderr.trim().split("\n").slice(-3).join(" ")}`,
+    );
   return result.stdout;
 }
 
@@ -44,7 +52,14 @@ export function diskUsage(path) {
 /** `npm pack` of the built files into packDir (no prepack: build first): the tarball and npm's figures. */
 export function pack(packDir) {
   const info = JSON.parse(npm(["pack", "--json", "--ignore-scripts", "--pack-destination", packDir]))[0];
-  return { tarball: join(packDir, info.filename), packed: info.size, unpacked: info.unpackedSize, files: info.entryCount, name: info.name, version: info.version };
+  return {
+    tarball: join(packDir, info.filename),
+    packed: info.size,
+    unpacked: info.unpackedSize,
+    files: info.entryCount,
+    name: info.name,
+    version: info.version,
+  };
 }
 
 /** `npm install -g` of the tarball into prefix, offline: what lands on disk. */
@@ -60,12 +75,20 @@ export function installGlobal(tarball, prefix) {
 }
 
 export function pluginFigures() {
-  return { plugin: diskUsage(join(ROOT, "plugin")), helper: lstatSync(join(ROOT, "plugin", "skills", "checkpoint", "scripts", "dotagent.mjs")).size };
+  return {
+    plugin: diskUsage(join(ROOT, "plugin")),
+    helper: lstatSync(join(ROOT, "plugin", "skills", "checkpoint", "scripts", "dotagent.mjs")).size,
+  };
 }
 
 /** The figures the docs may quote, in bytes (installed: on disk). */
 export function figuresFrom(packed, installed, plugin) {
-  return { packed: packed.packed, unpacked: packed.unpacked, installed: installed.disk, plugin: plugin.plugin.apparent };
+  return {
+    packed: packed.packed,
+    unpacked: packed.unpacked,
+    installed: installed.disk,
+    plugin: plugin.plugin.apparent,
+  };
 }
 
 const UNIT = { kB: 1e3, MB: 1e6 };
@@ -83,7 +106,12 @@ export function quotedFigures(root = ROOT) {
     }
     for (const m of text.matchAll(QUOTE)) {
       const line = text.slice(0, m.index).split("\n").length;
-      quotes.push({ where: `${file}:${line}`, text: m[0], kind: m[3] === "plugin folder" ? "plugin" : m[3], bytes: Number(m[1]) * UNIT[m[2]] });
+      quotes.push({
+        where: `${file}:${line}`,
+        text: m[0],
+        kind: m[3] === "plugin folder" ? "plugin" : m[3],
+        bytes: Number(m[1]) * UNIT[m[2]],
+      });
     }
   }
   return quotes;
@@ -91,7 +119,9 @@ export function quotedFigures(root = ROOT) {
 
 /** Quotes more than TOLERANCE away from the measured figure. */
 export function staleQuotes(figures, quotes) {
-  return quotes.filter((q) => Math.abs(q.bytes - figures[q.kind]) > TOLERANCE * figures[q.kind]).map((q) => ({ ...q, measured: figures[q.kind] }));
+  return quotes
+    .filter((q) => Math.abs(q.bytes - figures[q.kind]) > TOLERANCE * figures[q.kind])
+    .map((q) => ({ ...q, measured: figures[q.kind] }));
 }
 
 export const kB = (bytes) => `${Math.round(bytes / 1e3)} kB`;
@@ -106,12 +136,25 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const plugin = pluginFigures();
     const figures = figuresFrom(packed, installed, plugin);
     if (process.argv.includes("--json")) {
-      console.log(JSON.stringify({ ...figures, files: packed.files, installed_apparent: installed.apparent, packages: installed.packages.length, helper: plugin.helper, install_ms: installed.ms }));
+      console.log(
+        JSON.stringify({
+          ...figures,
+          files: packed.files,
+          installed_apparent: installed.apparent,
+          packages: installed.packages.length,
+          helper: plugin.helper,
+          install_ms: installed.ms,
+        }),
+      );
     } else {
       console.log(`${packed.name}@${packed.version} (node scripts/package-figures.mjs; k = 1,000)`);
       console.log(`  ${kB(figures.packed)} packed (npm pack), ${kB(figures.unpacked)} unpacked, ${packed.files} files`);
-      console.log(`  ${MB(figures.installed)} installed (npm install -g, on disk as du counts it; ${kB(installed.apparent)} of file contents), ${installed.packages.length} package, ${installed.ms} ms offline`);
-      console.log(`  ${kB(figures.plugin)} plugin folder (plugin/, ${plugin.plugin.files} files; the helper ${kB(plugin.helper)})`);
+      console.log(
+        `  ${MB(figures.installed)} installed (npm install -g, on disk as du counts it; ${kB(installed.apparent)} of file contents), ${installed.packages.length} package, ${installed.ms} ms offline`,
+      );
+      console.log(
+        `  ${kB(figures.plugin)} plugin folder (plugin/, ${plugin.plugin.files} files; the helper ${kB(plugin.helper)})`,
+      );
       const stale = staleQuotes(figures, quotedFigures());
       for (const q of stale) console.log(`  stale: ${q.where} says "${q.text}", measured ${kB(q.measured)}`);
     }

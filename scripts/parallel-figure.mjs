@@ -21,7 +21,10 @@ const TASKS = option("tasks", 6);
 const EXECUTOR_MS = option("executor-ms", 2000);
 
 function dotagent(dir, args, env = {}) {
-  const out = spawnSync(process.execPath, [cli, ...args, "--dir", dir, "--json"], { encoding: "utf8", env: { ...process.env, ...env } });
+  const out = spawnSync(process.execPath, [cli, ...args, "--dir", dir, "--json"], {
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
   if (out.status !== 0) throw new Error(`dotagent ${args.join(" ")} exited ${out.status}: ${out.stderr}`);
   return JSON.parse(out.stdout);
 }
@@ -40,7 +43,11 @@ function project() {
   write(dir, "memory/reports/final_design.json", { chosen: "a" });
   dotagent(dir, ["phase", "approve", "ARCHITECTURE"]);
   dotagent(dir, ["phase", "complete", "ARCHITECTURE"]);
-  write(dir, "tasks.json", Array.from({ length: TASKS }, (_, i) => ({ id: `t${i + 1}`, depends_on: [] })));
+  write(
+    dir,
+    "tasks.json",
+    Array.from({ length: TASKS }, (_, i) => ({ id: `t${i + 1}`, depends_on: [] })),
+  );
   dotagent(dir, ["task", "import", join(dir, "tasks.json")]);
   return dir;
 }
@@ -77,7 +84,8 @@ async function drive(dir, maxParallel, killAfterCompletions) {
   const started = Date.now();
   let plan = dotagent(dir, ["resume", "--max-parallel", String(maxParallel)], owner.env);
   while (plan.phase === "IMPLEMENTATION") {
-    if (plan.next.action !== "run_tasks" || plan.next.tasks.length === 0) throw new Error(`unexpected: ${JSON.stringify(plan.next)}`);
+    if (plan.next.action !== "run_tasks" || plan.next.tasks.length === 0)
+      throw new Error(`unexpected: ${JSON.stringify(plan.next)}`);
     for (const id of plan.next.tasks) dotagent(dir, ["task", "start", id], owner.env);
     const killed = await new Promise((resolve) => {
       let left = plan.next.tasks.length;
@@ -100,7 +108,9 @@ async function drive(dir, maxParallel, killAfterCompletions) {
       });
     });
     if (killed) {
-      await new Promise((r) => (owner.child.exitCode !== null || owner.child.signalCode !== null ? r() : owner.child.once("exit", r)));
+      await new Promise((r) =>
+        owner.child.exitCode !== null || owner.child.signalCode !== null ? r() : owner.child.once("exit", r),
+      );
       owner = session();
     }
     plan = dotagent(dir, ["resume"], owner.env);
@@ -123,7 +133,10 @@ const crash = await drive(crashDir, 3, 1);
 for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 
 console.log(`${TASKS} independent tasks, each executor ${EXECUTOR_MS} ms, through the built CLI:`);
-for (const r of results) console.log(`  max_parallel ${r.maxParallel}: IMPLEMENTATION ${r.seconds.toFixed(1)} s, ${r.runs} executor runs`);
+for (const r of results)
+  console.log(`  max_parallel ${r.maxParallel}: IMPLEMENTATION ${r.seconds.toFixed(1)} s, ${r.runs} executor runs`);
 console.log(`  speed-up: ${(results[0].seconds / results[1].seconds).toFixed(2)}×`);
-console.log(`  kill -9 of the session after the first task of a batch of 3 was recorded: ${crash.runs} executor runs in all (${TASKS} tasks), re-run: ${crash.repairs.length}`);
+console.log(
+  `  kill -9 of the session after the first task of a batch of 3 was recorded: ${crash.runs} executor runs in all (${TASKS} tasks), re-run: ${crash.repairs.length}`,
+);
 for (const message of crash.repairs) console.log(`    ${message}`);

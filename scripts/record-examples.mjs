@@ -9,11 +9,23 @@ import { join } from "node:path";
 import { tmpdir } from "node:os";
 const [cli, examples] = process.argv.slice(2);
 const out = {};
-const normal = (text) => JSON.parse(text.replace(/"last_activity_ago":"[^"]*"/g, '"last_activity_ago":"…"').replace(/last active [^.?]*(ago)/g, "last active … ago"));
+const normal = (text) =>
+  JSON.parse(
+    text
+      .replace(/"last_activity_ago":"[^"]*"/g, '"last_activity_ago":"…"')
+      .replace(/last active [^.?]*(ago)/g, "last active … ago"),
+  );
 for (const name of readdirSync(examples).sort()) {
   const dir = mkdtempSync(join(tmpdir(), "golden-"));
   cpSync(join(examples, name), dir, { recursive: true });
-  const run = (args) => { const r = spawnSync(process.execPath, [cli, ...args, "--stale-after", "never"], { cwd: dir, encoding: "utf8", env: { ...process.env, CLAUDECODE: "" } }); return { code: r.status, json: r.stdout.trim() ? normal(r.stdout) : null }; };
+  const run = (args) => {
+    const r = spawnSync(process.execPath, [cli, ...args, "--stale-after", "never"], {
+      cwd: dir,
+      encoding: "utf8",
+      env: { ...process.env, CLAUDECODE: "" },
+    });
+    return { code: r.status, json: r.stdout.trim() ? normal(r.stdout) : null };
+  };
   out[name] = { resume: run(["resume", "--json", "--dry-run"]), status: run(["status", "--json"]) };
   rmSync(dir, { recursive: true, force: true });
 }

@@ -13,13 +13,18 @@ import { fileURLToPath } from "node:url";
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = join(REPO, "dist", "dotagent.mjs");
-const browser = process.argv[2] ?? ["chromium", "chromium-browser", "google-chrome"].find((b) => spawnSync("which", [b]).status === 0);
+const browser =
+  process.argv[2] ??
+  ["chromium", "chromium-browser", "google-chrome"].find((b) => spawnSync("which", [b]).status === 0);
 if (!existsSync(CLI)) throw new Error("dist/dotagent.mjs is missing: npm run build first");
 if (browser === undefined) throw new Error("no Chromium found: apt-get install -y chromium, or give its path");
 
 const pause = (seconds) => spawnSync("sleep", [String(seconds)]);
 function dotagent(dir, ...args) {
-  const r = spawnSync(process.execPath, [CLI, ...args, "--dir", dir], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1", CLAUDECODE: "" } });
+  const r = spawnSync(process.execPath, [CLI, ...args, "--dir", dir], {
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", CLAUDECODE: "" },
+  });
   if (r.status !== 0) throw new Error(`dotagent ${args.join(" ")}: exit ${r.status}\n${r.stderr}`);
   return r.stdout;
 }
@@ -51,7 +56,10 @@ function planned(dir) {
   git(dir, "commit", "-qm", "initial");
   dotagent(dir, "init", "--request", "add login with email and password");
   pause(2);
-  write(dir, "memory/reports/demand.json", { request: "add login", summary: "Users sign in with email and password and stay signed in for 30 days." });
+  write(dir, "memory/reports/demand.json", {
+    request: "add login",
+    summary: "Users sign in with email and password and stay signed in for 30 days.",
+  });
   pause(1);
   dotagent(dir, "phase", "approve", "REQUIREMENTS");
   pause(2);
@@ -87,7 +95,10 @@ function finished(dir) {
   planned(dir);
   for (const id of ["task-001", "task-002", "task-003", "task-004", "task-005"]) land(dir, id);
   pause(2);
-  write(dir, "memory/reports/verification.json", { passed: false, failures: [{ criterion: "AC-4", problem: "cookie not HttpOnly" }] });
+  write(dir, "memory/reports/verification.json", {
+    passed: false,
+    failures: [{ criterion: "AC-4", problem: "cookie not HttpOnly" }],
+  });
   dotagent(dir, "phase", "rework");
   write(dir, "memory/reports/plan.rework-1.json", { tasks: [{ id: "rework-1-1", title: "HttpOnly session cookie" }] });
   dotagent(dir, "task", "import", "memory/reports/plan.rework-1.json");
@@ -121,7 +132,10 @@ function interrupted(dir) {
 }
 
 const outputs = [];
-for (const [name, drive] of [["finished", finished], ["interrupted", interrupted]]) {
+for (const [name, drive] of [
+  ["finished", finished],
+  ["interrupted", interrupted],
+]) {
   const dir = mkdtempSync(join(tmpdir(), `dotagent-report-${name}-`));
   drive(dir);
   const page = join(dir, "report.html");
@@ -129,11 +143,25 @@ for (const [name, drive] of [["finished", finished], ["interrupted", interrupted
   const written = JSON.parse(dotagent(dir, "report", "--out", page, "--json"));
   const ms = Number(process.hrtime.bigint() - began) / 1e6;
   const png = join(REPO, "docs", `report-${name}.png`);
-  const shot = spawnSync(browser, ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1100,1700", `--screenshot=${png}`, `file://${page}`], { encoding: "utf8" });
+  const shot = spawnSync(
+    browser,
+    [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--hide-scrollbars",
+      "--window-size=1100,1700",
+      `--screenshot=${png}`,
+      `file://${page}`,
+    ],
+    { encoding: "utf8" },
+  );
   if (shot.status !== 0 || !existsSync(png)) throw new Error(`${browser} failed (exit ${shot.status}): ${shot.stderr}`);
   outputs.push({ name, page, png, written, ms });
 }
 for (const o of outputs) {
   console.log(`${o.name}: ${o.page} -> ${o.png}`);
-  console.log(`  ${o.written.bytes} bytes, ${o.written.tasks} tasks, ${o.written.interruptions} interruption or repair events, cost recorded: ${o.written.cost_recorded}; \`dotagent report\` took ${o.ms.toFixed(0)} ms (the process included)`);
+  console.log(
+    `  ${o.written.bytes} bytes, ${o.written.tasks} tasks, ${o.written.interruptions} interruption or repair events, cost recorded: ${o.written.cost_recorded}; \`dotagent report\` took ${o.ms.toFixed(0)} ms (the process included)`,
+  );
 }

@@ -29,7 +29,12 @@ process.on("exit", () => require("fs").writeSync(3, JSON.stringify({ modules: pr
   const empty = join(work, "empty.mjs");
   writeFileSync(empty, "export {};\n");
   const measure = (argv, input = "") => {
-    const run = spawnSync(process.execPath, ["-r", probe, ...argv], { cwd: fixture.root, input, encoding: "utf8", stdio: ["pipe", "pipe", "pipe", "pipe"] });
+    const run = spawnSync(process.execPath, ["-r", probe, ...argv], {
+      cwd: fixture.root,
+      input,
+      encoding: "utf8",
+      stdio: ["pipe", "pipe", "pipe", "pipe"],
+    });
     return JSON.parse(run.output[3]);
   };
   const cases = [
@@ -45,16 +50,27 @@ process.on("exit", () => require("fs").writeSync(3, JSON.stringify({ modules: pr
   const compile = [];
   for (let i = 0; i < 5; i++) {
     const code = `const vm = require("vm"); const src = require("fs").readFileSync(${JSON.stringify(cli)}, "utf8").replace(/^#!.*\\n/, ""); const t = process.hrtime.bigint(); new vm.SourceTextModule(src); console.log(Number(process.hrtime.bigint() - t) / 1e6);`;
-    compile.push(Number(spawnSync(process.execPath, ["--experimental-vm-modules", "--no-warnings", "-e", code], { encoding: "utf8" }).stdout));
+    compile.push(
+      Number(
+        spawnSync(process.execPath, ["--experimental-vm-modules", "--no-warnings", "-e", code], { encoding: "utf8" })
+          .stdout,
+      ),
+    );
   }
   compile.sort((a, b) => a - b);
   const result = { cli, bytes: readFileSync(cli).length, compile_ms: compile[2], commands: rows };
   if (values.json) console.log(JSON.stringify(result));
   else {
-    console.log(`${cli} (${Math.round(result.bytes / 1000)} kB): compiled in ${result.compile_ms.toFixed(1)} ms (median of 5) — node scripts/startup-profile.mjs`);
+    console.log(
+      `${cli} (${Math.round(result.bytes / 1000)} kB): compiled in ${result.compile_ms.toFixed(1)} ms (median of 5) — node scripts/startup-profile.mjs`,
+    );
     for (const r of rows) {
-      const builtins = r.required.filter((q) => !q.request.startsWith("/")).map((q) => `${q.request.replace(/^node:/, "")} ${q.ms.toFixed(1)}`);
-      console.log(`  ${r.label.padEnd(24)} ${String(r.modules).padStart(4)} internal modules${builtins.length > 0 ? `; requires (ms): ${builtins.join(", ")}` : ""}`);
+      const builtins = r.required
+        .filter((q) => !q.request.startsWith("/"))
+        .map((q) => `${q.request.replace(/^node:/, "")} ${q.ms.toFixed(1)}`);
+      console.log(
+        `  ${r.label.padEnd(24)} ${String(r.modules).padStart(4)} internal modules${builtins.length > 0 ? `; requires (ms): ${builtins.join(", ")}` : ""}`,
+      );
     }
   }
 } finally {

@@ -16,7 +16,7 @@ export function screenLines(raw) {
     while (rows.length <= row) rows.push([]);
     return rows[row];
   };
-  for (let i = 0; i < raw.length; ) {
+  for (let i = 0; i < raw.length;) {
     const ch = raw[i];
     if (ch === "\u001b") {
       const m = CSI.exec(raw.slice(i, i + 32));

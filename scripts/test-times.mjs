@@ -22,7 +22,14 @@ export function testTimes(report) {
   const start = Math.min(...report.testResults.map((f) => f.startTime ?? Infinity), report.startTime ?? Infinity);
   const end = Math.max(...report.testResults.map((f) => f.endTime ?? 0));
   const summed = files.reduce((sum, f) => sum + f.ms, 0);
-  return { wall_ms: end - start, summed_ms: summed, files: files.sort((a, b) => b.ms - a.ms), tests: report.numTotalTests, failed: report.numFailedTests, passed: report.success === true };
+  return {
+    wall_ms: end - start,
+    summed_ms: summed,
+    files: files.sort((a, b) => b.ms - a.ms),
+    tests: report.numTotalTests,
+    failed: report.numFailedTests,
+    passed: report.success === true,
+  };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -38,8 +45,15 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     console.log(JSON.stringify(times));
   } else {
     const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
-    console.log(`${times.files.length} test files, ${times.tests} tests${times.failed ? `, ${times.failed} failed` : ""} (node scripts/test-times.mjs)`);
-    console.log(`wall ${s(times.wall_ms)}; test files summed ${s(times.summed_ms)} (${(times.summed_ms / times.wall_ms).toFixed(2)} files at a time on average)`);
-    for (const f of times.files.slice(0, top)) console.log(`  ${s(f.ms).padStart(8)}  ${f.file}  (${f.tests} tests${f.skipped ? `, ${f.skipped} skipped` : ""})`);
+    console.log(
+      `${times.files.length} test files, ${times.tests} tests${times.failed ? `, ${times.failed} failed` : ""} (node scripts/test-times.mjs)`,
+    );
+    console.log(
+      `wall ${s(times.wall_ms)}; test files summed ${s(times.summed_ms)} (${(times.summed_ms / times.wall_ms).toFixed(2)} files at a time on average)`,
+    );
+    for (const f of times.files.slice(0, top))
+      console.log(
+        `  ${s(f.ms).padStart(8)}  ${f.file}  (${f.tests} tests${f.skipped ? `, ${f.skipped} skipped` : ""})`,
+      );
   }
 }

@@ -26,7 +26,8 @@ function walkFiles(dir) {
 function mapTimes(value, fn) {
   if (typeof value === "string" && ISO.test(value)) return fn(value);
   if (Array.isArray(value)) return value.map((v) => mapTimes(v, fn));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapTimes(v, fn)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapTimes(v, fn)]));
   return value;
 }
 
@@ -45,18 +46,34 @@ function freshen(dir) {
     }
   }
   const shift = Date.now() - 3600_000 - latest;
-  for (const [file, value] of parsed) writeFileSync(file, `${JSON.stringify(mapTimes(value, (t) => new Date(Date.parse(t) + shift).toISOString().replace(/\.000Z$/, "Z")), null, 1)}\n`);
+  for (const [file, value] of parsed)
+    writeFileSync(
+      file,
+      `${JSON.stringify(
+        mapTimes(value, (t) => new Date(Date.parse(t) + shift).toISOString().replace(/\.000Z$/, "Z")),
+        null,
+        1,
+      )}\n`,
+    );
 }
 
 function run(dir, args) {
-  const result = spawnSync(process.execPath, [cli, ...args, "--dir", dir], { encoding: "utf8", env: { ...process.env, NO_COLOR: process.env.NO_COLOR ?? "" } });
+  const result = spawnSync(process.execPath, [cli, ...args, "--dir", dir], {
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: process.env.NO_COLOR ?? "" },
+  });
   process.stdout.write(result.stdout);
   process.stdout.write(result.stderr);
   return result.status;
 }
 
 const wanted = process.argv.slice(2);
-const names = wanted.length > 0 ? wanted : readdirSync(examples).filter((n) => statSync(join(examples, n)).isDirectory() && existsSync(join(examples, n, "memory"))).sort(); // agent-sdk/ is a program, not a workflow
+const names =
+  wanted.length > 0
+    ? wanted
+    : readdirSync(examples)
+        .filter((n) => statSync(join(examples, n)).isDirectory() && existsSync(join(examples, n, "memory")))
+        .sort(); // agent-sdk/ is a program, not a workflow
 for (const name of names) {
   const work = mkdtempSync(join(tmpdir(), `dotagent-${name}-`));
   try {

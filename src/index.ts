@@ -44,6 +44,23 @@ export { parsePhaseState, type PhaseState } from "./schema/phase.js";
 export { parseExecutionState, type ExecutionState, type Task } from "./schema/execution.js";
 export type { ParseResult } from "./schema/common.js";
 // Checkpoints for programs that call a model in a loop (docs/api.md).
-export { checkpointStore, type CheckpointStore, type CheckpointStoreOptions, type SavedCheckpoint, type CheckpointInfo, type Completion, type StoreStatus } from "./api/checkpoint-store.js";
+export {
+  checkpointStore,
+  type CheckpointStore,
+  type CheckpointStoreOptions,
+  type SavedCheckpoint,
+  type CheckpointInfo,
+  type Completion,
+  type StoreStatus,
+} from "./api/checkpoint-store.js";
 export { coordinator, type Coordinator, type Manifest, type PlannedItem } from "./api/coordinator.js";
-export { recoverableQuery, resumePromptFor, type RecoverableQueryParams, type RecoverableResult, type QueryRecord, type QueryMessage, type QueryParams, type QuerySdk } from "./api/recoverable-query.js";
+export {
+  recoverableQuery,
+  resumePromptFor,
+  type RecoverableQueryParams,
+  type RecoverableResult,
+  type QueryRecord,
+  type QueryMessage,
+  type QueryParams,
+  type QuerySdk,
+} from "./api/recoverable-query.js";

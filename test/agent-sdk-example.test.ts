@@ -46,7 +46,14 @@ async function scenario(): Promise<Scenario> {
   const home = temp("dotagent-sdk-home-");
   const logFile = join(project, "..", `${project.split("/").pop()}.server.jsonl`);
   temps.push(logFile);
-  const s: Scenario = { project, home, logFile, server: undefined as unknown as ScriptedModel, killWhen: null, kill: () => {} };
+  const s: Scenario = {
+    project,
+    home,
+    logFile,
+    server: undefined as unknown as ScriptedModel,
+    killWhen: null,
+    kill: () => {},
+  };
   s.server = await startScriptedModel({
     logFile,
     agentsDir: join(ROOT, "agents"),
@@ -90,13 +97,18 @@ function runExample(s: Scenario, killWhen: ((k: number) => boolean) | null = nul
 }
 
 function serverLog(s: Scenario): LogEntry[] {
-  return readFileSync(s.logFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as LogEntry);
+  return readFileSync(s.logFile, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as LogEntry);
 }
 
 const checkpoints = (s: Scenario) => join(s.project, ".checkpoints", "agent-sdk-example");
 function record(s: Scenario, file: string): Record<string, unknown> | undefined {
   const path = join(checkpoints(s), `${file}.checkpoint.json`);
-  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as { data: Record<string, unknown> }).data : undefined;
+  return existsSync(path)
+    ? (JSON.parse(readFileSync(path, "utf8")) as { data: Record<string, unknown> }).data
+    : undefined;
 }
 const completedJobs = (s: Scenario) => Object.keys((record(s, "coordinator")?.completed ?? {}) as object);
 const sessionOf = (s: Scenario, job: string) => record(s, `job-${job}`)?.session_id as string | null | undefined;
@@ -117,7 +129,11 @@ describe.skipIf(!ENABLED)("examples/agent-sdk with the real Claude Agent SDK (DO
       expectReports(s);
       expect(run.stderr).toContain("0 of 3 jobs done before; running 3, 2 at a time");
       expect(run.stderr).toContain("all 3 jobs done");
-      const sessions = new Set(serverLog(s).filter((e) => e.kind === "request" && e.who === "pm").map((e) => e.session));
+      const sessions = new Set(
+        serverLog(s)
+          .filter((e) => e.kind === "request" && e.who === "pm")
+          .map((e) => e.session),
+      );
       expect(sessions.size).toBe(3);
       expect(new Set(JOBS.map((j) => sessionOf(s, j)))).toEqual(sessions);
       const again = await runExample(s);
@@ -156,7 +172,9 @@ describe.skipIf(!ENABLED)("examples/agent-sdk with the real Claude Agent SDK (DO
       const log = serverLog(s).filter((e) => e.kind === "request" && e.who === "pm");
       let resumedSessions = 0;
       for (const run of runs) {
-        const asked = new Set(log.filter((e) => e.k >= run.requests[0] && e.k <= run.requests[1]).map((e) => e.session));
+        const asked = new Set(
+          log.filter((e) => e.k >= run.requests[0] && e.k <= run.requests[1]).map((e) => e.session),
+        );
         // A job completed before this run: its session is never asked again.
         for (const job of run.doneBefore) expect(asked.has(sessionOf(s, job)!), `${job} re-run`).toBe(false);
         // A job interrupted with a session: that same session continues.
@@ -166,13 +184,20 @@ describe.skipIf(!ENABLED)("examples/agent-sdk with the real Claude Agent SDK (DO
         }
       }
       expect(resumedSessions).toBeGreaterThan(0);
-      expect(runs.some((r) => r.doneBefore.length > 0), "no run started with a job done: the kills came too early to test skipping").toBe(true);
-      const manifest = record(s, "coordinator") as { completed: Record<string, { resumed: boolean; session_id: string }> };
+      expect(
+        runs.some((r) => r.doneBefore.length > 0),
+        "no run started with a job done: the kills came too early to test skipping",
+      ).toBe(true);
+      const manifest = record(s, "coordinator") as {
+        completed: Record<string, { resumed: boolean; session_id: string }>;
+      };
       expect(Object.keys(manifest.completed).sort()).toEqual([...JOBS].sort());
       expect(Object.values(manifest.completed).some((r) => r.resumed)).toBe(true);
       // Every job's report was written by one session: its own, continued across kills.
       for (const job of JOBS) expect(manifest.completed[job]!.session_id).toBe(sessionOf(s, job));
-      console.log(`kill runs: ${runs.map((r) => `[${r.requests.join("-")}] ${r.signal ?? r.code}`).join(", ")}; resumed sessions seen ${resumedSessions}`);
+      console.log(
+        `kill runs: ${runs.map((r) => `[${r.requests.join("-")}] ${r.signal ?? r.code}`).join(", ")}; resumed sessions seen ${resumedSessions}`,
+      );
     } finally {
       await s.server.close();
     }
@@ -189,6 +214,10 @@ try { for await (const m of recoverableQuery({ prompt: "p", store })) {} } catch
     const { spawnSync } = await import("node:child_process");
     const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: dir, encoding: "utf8" });
     expect(run.stderr).toBe("");
-    expect(JSON.parse(run.stdout)).toEqual({ code: "sdk_missing", exit: 1, message: "recoverableQuery needs the Claude Agent SDK: npm install @anthropic-ai/claude-agent-sdk" });
+    expect(JSON.parse(run.stdout)).toEqual({
+      code: "sdk_missing",
+      exit: 1,
+      message: "recoverableQuery needs the Claude Agent SDK: npm install @anthropic-ai/claude-agent-sdk",
+    });
   });
 });

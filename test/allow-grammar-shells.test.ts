@@ -9,15 +9,23 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ALLOWED_SUBCOMMANDS, COMMAND_RULES, GLOBAL_OPTION_RULES, judgeHelperCommand, type HelperContext } from "../src/core/helper-command.js";
+import {
+  ALLOWED_SUBCOMMANDS,
+  COMMAND_RULES,
+  GLOBAL_OPTION_RULES,
+  judgeHelperCommand,
+  type HelperContext,
+} from "../src/core/helper-command.js";
 import { GLOBAL_OPTIONS } from "../src/cli/context.js";
 
 const SHELLS = ["bash", "dash", "zsh"] as const;
 const has = (shell: string) => spawnSync(shell, ["-c", "exit 0"]).status === 0;
 const missing = SHELLS.filter((s) => !has(s));
 // CI installs zsh (.ci/run); on a developer's machine without it the shell runs are skipped, and say so.
-if (missing.length > 0 && process.env.CI) throw new Error(`the allow grammar's shell test needs ${missing.join(", ")} (apt-get install ${missing.join(" ")})`);
-if (missing.length > 0) console.warn(`allow-grammar-shells: ${missing.join(", ")} not installed; those runs are skipped`);
+if (missing.length > 0 && process.env.CI)
+  throw new Error(`the allow grammar's shell test needs ${missing.join(", ")} (apt-get install ${missing.join(" ")})`);
+if (missing.length > 0)
+  console.warn(`allow-grammar-shells: ${missing.join(", ")} not installed; those runs are skipped`);
 
 let root: string;
 let helper: string;
@@ -50,7 +58,12 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 /** What `node` got when `shell` ran the line, or the shell's complaint. */
 function runIn(shell: string, line: string): { argv?: string[]; error?: string } {
   rmSync(marker(), { force: true });
-  const run = spawnSync(shell, ["-c", line], { cwd: root, encoding: "utf8", env: { PATH: `${bin}:/usr/bin:/bin`, HOME: root, LC_ALL: "C.UTF-8" }, timeout: 10_000 });
+  const run = spawnSync(shell, ["-c", line], {
+    cwd: root,
+    encoding: "utf8",
+    env: { PATH: `${bin}:/usr/bin:/bin`, HOME: root, LC_ALL: "C.UTF-8" },
+    timeout: 10_000,
+  });
   if (existsSync(marker())) return { error: `${shell} ran a command: ${marker()} exists` };
   if (run.status !== 0) return { error: `${shell} exit ${run.status}: ${run.stderr}` };
   return { argv: run.stdout.split("\0").slice(0, -1) };
@@ -60,7 +73,8 @@ function runIn(shell: string, line: string): { argv?: string[]; error?: string }
 function expectSameArgv(line: string): void {
   const verdict = judgeHelperCommand(line, ctx);
   if (!verdict.allow) throw new Error(`refused: ${verdict.why}`);
-  for (const shell of SHELLS.filter(has)) expect({ shell, ...runIn(shell, line) }).toEqual({ shell, argv: verdict.argv });
+  for (const shell of SHELLS.filter(has))
+    expect({ shell, ...runIn(shell, line) }).toEqual({ shell, argv: verdict.argv });
 }
 
 const H = () => `node "${helper}"`;
@@ -69,9 +83,16 @@ const doc = (delimiter: string, body: string) => `"$(cat <<'${delimiter}'\n${bod
 describe("every documented form means the same argv in bash, dash and zsh", () => {
   const forms: Array<[string, () => string]> = [
     ["status --json", () => `${H()} status --json`],
-    ["resume with a here-document request", () => `${H()} resume --json --start --request ${doc("EOF", `add "login" for $HOME; it's \`id\` $(touch ${marker()}) & | done`)}`],
+    [
+      "resume with a here-document request",
+      () =>
+        `${H()} resume --json --start --request ${doc("EOF", `add "login" for $HOME; it's \`id\` $(touch ${marker()}) & | done`)}`,
+    ],
     ["a here-document line that ends in EOF", () => `${H()} task fail t1 --error ${doc("EOF", "x EOF)\n) EOF\n)")}`],
-    ["a here-document whose lines hold quotes and parentheses", () => `${H()} init --request ${doc("EOF", `"(\n'\n)")`)}`],
+    [
+      "a here-document whose lines hold quotes and parentheses",
+      () => `${H()} init --request ${doc("EOF", `"(\n'\n)")`)}`,
+    ],
     ["an empty here-document", () => `${H()} init --request "$(cat <<'EOF'\nEOF\n)"`],
     ["quoted and unquoted pieces in one word", () => `${H()} task fail t1 --error a'b c'"d e"f`],
     ["tabs between words", () => `${H()}\tstatus\t--json`],
@@ -98,41 +119,99 @@ describe("the here-document forms the grammar refuses really run a command in ba
 
 describe("random lines: whatever the grammar allows means the same argv in every shell", () => {
   // npm test: 150 lines each, seed 28. A longer search: ALLOW_FUZZ_RUNS=5000 ALLOW_FUZZ_SEED=random.
-  const runs = { numRuns: Number(process.env.ALLOW_FUZZ_RUNS ?? 150), seed: process.env.ALLOW_FUZZ_SEED === "random" ? Date.now() : 28 };
+  const runs = {
+    numRuns: Number(process.env.ALLOW_FUZZ_RUNS ?? 150),
+    seed: process.env.ALLOW_FUZZ_SEED === "random" ? Date.now() : 28,
+  };
   // Pieces chosen to break shells: quotes, expansions, operators, the delimiter, blanks.
   const piece = () =>
-    fc.constantFrom("EOF", "EOF)", ")", "(", '"', "'", "$", "$(touch M)", "`touch M`", "\\", "!", "#", "&", ";", "|", ">", "<", "*", "?", "[", "]", "{a,b}", "~", "=", "=x", "%", "@", "+", ",", ":", "-", "--", "\t", " ", "\n", "x", "é", "$HOME", "${x}");
+    fc.constantFrom(
+      "EOF",
+      "EOF)",
+      ")",
+      "(",
+      '"',
+      "'",
+      "$",
+      "$(touch M)",
+      "`touch M`",
+      "\\",
+      "!",
+      "#",
+      "&",
+      ";",
+      "|",
+      ">",
+      "<",
+      "*",
+      "?",
+      "[",
+      "]",
+      "{a,b}",
+      "~",
+      "=",
+      "=x",
+      "%",
+      "@",
+      "+",
+      ",",
+      ":",
+      "-",
+      "--",
+      "\t",
+      " ",
+      "\n",
+      "x",
+      "é",
+      "$HOME",
+      "${x}",
+    );
   const text = () => fc.array(piece(), { maxLength: 8 }).map((ps) => ps.join("").replaceAll("M", "MARKER"));
   const withMarker = (line: string) => line.replaceAll("MARKER", marker());
 
-  it("in a here-document", () => {
-    fc.assert(
-      fc.property(text(), (body) => {
-        const line = withMarker(`${H()} task fail t1 --error ${doc("EOF", body)}`);
-        if (judgeHelperCommand(line, ctx).allow) expectSameArgv(line);
-      }),
-      runs,
-    );
-  }, 600_000 + runs.numRuns * 60);
+  it(
+    "in a here-document",
+    () => {
+      fc.assert(
+        fc.property(text(), (body) => {
+          const line = withMarker(`${H()} task fail t1 --error ${doc("EOF", body)}`);
+          if (judgeHelperCommand(line, ctx).allow) expectSameArgv(line);
+        }),
+        runs,
+      );
+    },
+    600_000 + runs.numRuns * 60,
+  );
 
-  it("as words after --error", () => {
-    fc.assert(
-      fc.property(text(), fc.constantFrom("", "'", '"'), (word, quote) => {
-        const line = withMarker(`${H()} task fail t1 --error ${quote}${word}${quote}`);
-        if (judgeHelperCommand(line, ctx).allow) expectSameArgv(line);
-      }),
-      runs,
-    );
-  }, 600_000 + runs.numRuns * 60);
+  it(
+    "as words after --error",
+    () => {
+      fc.assert(
+        fc.property(text(), fc.constantFrom("", "'", '"'), (word, quote) => {
+          const line = withMarker(`${H()} task fail t1 --error ${quote}${word}${quote}`);
+          if (judgeHelperCommand(line, ctx).allow) expectSameArgv(line);
+        }),
+        runs,
+      );
+    },
+    600_000 + runs.numRuns * 60,
+  );
 });
 
 describe("the grammar's option tables are the CLI's", () => {
-  const shape = (options: Record<string, { type: string; short?: string }>) => Object.fromEntries(Object.entries(options).map(([name, o]) => [name, { type: o.type, short: o.short }]).sort());
+  const shape = (options: Record<string, { type: string; short?: string }>) =>
+    Object.fromEntries(
+      Object.entries(options)
+        .map(([name, o]) => [name, { type: o.type, short: o.short }])
+        .sort(),
+    );
   it("the options every command takes", () => {
     expect(shape(GLOBAL_OPTION_RULES)).toEqual(shape(GLOBAL_OPTIONS as never));
   });
   it.each(ALLOWED_SUBCOMMANDS.map((name) => [name]))("%s", async (name) => {
-    const { command } = (await import(`../src/cli/commands/${name}.ts`)) as { command: { options: Record<string, { type: string; short?: string }> } };
+    const { command } = (await import(`../src/cli/commands/${name}.ts`)) as {
+      command: { options: Record<string, { type: string; short?: string }> };
+    };
     expect(shape(COMMAND_RULES[name].options)).toEqual(shape(command.options));
   });
 });

@@ -10,7 +10,9 @@ import { ROOT } from "./claude/harness.js";
 
 it("a TypeScript consumer of the checkpoint API compiles, and its misuses are refused", () => {
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-  const run = spawnSync(process.execPath, [tsc, "-p", join(ROOT, "test", "api-types", "tsconfig.json")], { encoding: "utf8" });
+  const run = spawnSync(process.execPath, [tsc, "-p", join(ROOT, "test", "api-types", "tsconfig.json")], {
+    encoding: "utf8",
+  });
   expect(run.stdout + run.stderr).toBe("");
   expect(run.status).toBe(0);
 });

@@ -44,15 +44,30 @@ const WHOLE_WORKFLOW: Step[] = [
   report("memory/reports/demand.json", { stories: ["sign in"] }),
   { cli: ["phase", "approve", "REQUIREMENTS"], api: (w) => w.phase.approve("REQUIREMENTS") },
   { cli: ["phase", "complete", "REQUIREMENTS"], api: (w) => w.phase.complete("REQUIREMENTS") },
-  { cli: ["phase", "start", "ARCHITECTURE", "--designs", "a,b"], api: (w) => w.phase.start("ARCHITECTURE", { designs: ["a", "b"] }) },
+  {
+    cli: ["phase", "start", "ARCHITECTURE", "--designs", "a,b"],
+    api: (w) => w.phase.start("ARCHITECTURE", { designs: ["a", "b"] }),
+  },
   report("memory/reports/designs/a.json", { name: "a" }),
   report("memory/reports/designs/b.json", { name: "b" }),
   report("memory/reports/roundtable.json", { recommend: "a" }),
-  report("memory/reports/final_design.json", { chosen: "a", tasks: [{ id: "t1", title: "form" }, { id: "t2", title: "api", depends_on: ["t1"] }] }),
+  report("memory/reports/final_design.json", {
+    chosen: "a",
+    tasks: [
+      { id: "t1", title: "form" },
+      { id: "t2", title: "api", depends_on: ["t1"] },
+    ],
+  }),
   { cli: ["phase", "approve", "ARCHITECTURE"], api: (w) => w.phase.approve("ARCHITECTURE") },
   { cli: ["phase", "complete", "ARCHITECTURE"], api: (w) => w.phase.complete("ARCHITECTURE") },
-  { cli: ["task", "import", "memory/reports/final_design.json"], api: (w) => w.tasks.import(JSON.parse(readFileSync(join(w.root, "memory/reports/final_design.json"), "utf8"))) },
-  { cli: ["task", "add", "t3", "--title", "docs", "--depends-on", "t1"], api: (w) => w.tasks.add("t3", { title: "docs", dependsOn: ["t1"] }) },
+  {
+    cli: ["task", "import", "memory/reports/final_design.json"],
+    api: (w) => w.tasks.import(JSON.parse(readFileSync(join(w.root, "memory/reports/final_design.json"), "utf8"))),
+  },
+  {
+    cli: ["task", "add", "t3", "--title", "docs", "--depends-on", "t1"],
+    api: (w) => w.tasks.add("t3", { title: "docs", dependsOn: ["t1"] }),
+  },
   { cli: ["task", "next"], api: (w) => w.tasks.next() },
   { cli: ["task", "start", "t1", "--owner", String(process.pid)], api: (w) => w.tasks.start("t1") },
   { cli: ["task", "fail", "t1", "--error", "tests fail"], api: (w) => w.tasks.fail("t1", { error: "tests fail" }) },
@@ -60,12 +75,18 @@ const WHOLE_WORKFLOW: Step[] = [
   { cli: ["task", "start", "t1", "--owner", String(process.pid)], api: (w) => w.tasks.start("t1") },
   report("memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" }),
   { cli: ["task", "complete", "t1"], api: (w) => w.tasks.complete("t1") },
-  { cli: ["task", "start", "t2", "--owner", String(process.pid)], api: (w) => w.tasks.start("t2", { owner: process.pid }) },
+  {
+    cli: ["task", "start", "t2", "--owner", String(process.pid)],
+    api: (w) => w.tasks.start("t2", { owner: process.pid }),
+  },
   { cli: ["task", "start", "t3", "--owner", String(process.pid)], api: (w) => w.tasks.start("t3") },
   report("memory/reports/tasks/t2.json", { task_id: "t2", status: "complete" }),
   report("memory/reports/tasks/t3-done.json", { task_id: "t3", status: "complete" }),
   { cli: ["task", "complete", "t2"], api: (w) => w.tasks.complete("t2") },
-  { cli: ["task", "complete", "t3", "--output", "memory/reports/tasks/t3-done.json"], api: (w) => w.tasks.complete("t3", { output: "memory/reports/tasks/t3-done.json" }) },
+  {
+    cli: ["task", "complete", "t3", "--output", "memory/reports/tasks/t3-done.json"],
+    api: (w) => w.tasks.complete("t3", { output: "memory/reports/tasks/t3-done.json" }),
+  },
   { cli: ["phase", "complete", "IMPLEMENTATION"], api: (w) => w.phase.complete("IMPLEMENTATION") },
   report("memory/reports/verification.json", { passed: true }),
   { cli: ["phase", "complete", "VERIFICATION"], api: (w) => w.phase.complete("VERIFICATION") },
@@ -76,11 +97,18 @@ const WHOLE_WORKFLOW: Step[] = [
 
 /** A value without what differs between two runs a moment apart: every time becomes "<time>". */
 function timeless(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value ?? null, (_key, v: unknown) => (typeof v === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v) ? "<time>" : v)));
+  return JSON.parse(
+    JSON.stringify(value ?? null, (_key, v: unknown) =>
+      typeof v === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v) ? "<time>" : v,
+    ),
+  );
 }
 
 function events(dir: string): unknown[] {
-  return readFileSync(join(dir, "memory/state/events.jsonl"), "utf8").trim().split("\n").map((line) => timeless(JSON.parse(line)));
+  return readFileSync(join(dir, "memory/state/events.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => timeless(JSON.parse(line)));
 }
 
 describe("openWorkflow does what the CLI does", () => {
@@ -107,11 +135,30 @@ describe("openWorkflow does what the CLI does", () => {
     expect(stderr).not.toHaveBeenCalled();
     expect(stdout).not.toHaveBeenCalled();
     // The one warning of a round whose tasks share the checkout (a temp folder is no git repository: SPEC §19).
-    expect(warnings).toEqual([expect.stringMatching(/share one checkout \(no worktrees\): the project is not in a git repository/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/share one checkout \(no worktrees\): the project is not in a git repository/),
+    ]);
     expect(events(viaApi)).toEqual(events(viaCli));
-    expect(events(viaApi).map((e) => (e as { type: string }).type)).toEqual(expect.arrayContaining(["workflow_started", "phase_approved", "phase_completed", "designs_requested", "plan_recorded", "task_started", "task_failed", "task_retried", "task_completed"]));
+    expect(events(viaApi).map((e) => (e as { type: string }).type)).toEqual(
+      expect.arrayContaining([
+        "workflow_started",
+        "phase_approved",
+        "phase_completed",
+        "designs_requested",
+        "plan_recorded",
+        "task_started",
+        "task_failed",
+        "task_retried",
+        "task_completed",
+      ]),
+    );
     const status = await workflow.status();
-    expect(status).toMatchObject({ situation: "complete", next: { action: "workflow_complete" }, tasks: { complete: 3 }, ops: [] });
+    expect(status).toMatchObject({
+      situation: "complete",
+      next: { action: "workflow_complete" },
+      tasks: { complete: 3 },
+      ops: [],
+    });
     expect((await workflow.resume()).applied).toBe(true);
     const history = await workflow.history();
     expect(history.workflow_id).toBe("wf-add-login");
@@ -135,7 +182,10 @@ describe("openWorkflow does what the CLI does", () => {
     await w.tasks.start("a");
     await w.tasks.start("b", { owner: 4242 });
     const tasks = readJson(dir, "memory/state/execution.json").tasks as Array<{ id: string; owner: { pid: number } }>;
-    expect(tasks.map((t) => [t.id, t.owner.pid])).toEqual([["a", process.pid], ["b", 4242]]);
+    expect(tasks.map((t) => [t.id, t.owner.pid])).toEqual([
+      ["a", process.pid],
+      ["b", 4242],
+    ]);
   });
 });
 
@@ -159,12 +209,16 @@ describe("refusals are the CLI's errors", () => {
       [["phase", "approve", "REQUIREMENTS"], (x) => x.phase.approve("REQUIREMENTS")], // no workflow
       [["task", "start", "t1"], (x) => x.tasks.start("t1")],
     ];
-    for (const [args, call] of cases) expect(await refusal(call(w)), args.join(" ")).toEqual(dotagent(dir, [...args, "--json"]).json.error);
+    for (const [args, call] of cases)
+      expect(await refusal(call(w)), args.join(" ")).toEqual(dotagent(dir, [...args, "--json"]).json.error);
     await w.init("add login");
     const more: Array<[string[], (w: Workflow) => Promise<unknown>]> = [
       [["phase", "complete", "REQUIREMENTS"], (x) => x.phase.complete("REQUIREMENTS")], // demand.json missing
       [["phase", "start", "DEPLOYMENT"], (x) => x.phase.start("DEPLOYMENT" as never)], // usage, exit 2
-      [["phase", "complete", "REQUIREMENTS", "--output", "../outside.json"], (x) => x.phase.complete("REQUIREMENTS", { output: "../outside.json" })],
+      [
+        ["phase", "complete", "REQUIREMENTS", "--output", "../outside.json"],
+        (x) => x.phase.complete("REQUIREMENTS", { output: "../outside.json" }),
+      ],
       [["phase", "start", "REQUIREMENTS", "--designs", ","], (x) => x.phase.start("REQUIREMENTS", { designs: [] })],
       [["task", "start", "nope"], (x) => x.tasks.start("nope")],
       [["task", "add", "../bad"], (x) => x.tasks.add("../bad")],
@@ -194,8 +248,15 @@ describe("hostile input to the library", () => {
     writeFileSync(join(dir, "memory/state/phase.json"), '{"workflow_id": "wf-corrupt", "current_ph');
     const before = treeBytes(dir);
     // The first choice: back to the checkpoint `init` took (§5), before a fresh start.
-    expect(await w.status()).toMatchObject({ situation: "corrupt", next: { action: "confirm_rollback", rev: 1 }, decision: { yes: `dotagent rollback --dir ${dir} --to 1 --yes` } });
-    expect(await w.validate()).toMatchObject({ valid: false, errors: [expect.objectContaining({ file: "memory/state/phase.json" })] });
+    expect(await w.status()).toMatchObject({
+      situation: "corrupt",
+      next: { action: "confirm_rollback", rev: 1 },
+      decision: { yes: `dotagent rollback --dir ${dir} --to 1 --yes` },
+    });
+    expect(await w.validate()).toMatchObject({
+      valid: false,
+      errors: [expect.objectContaining({ file: "memory/state/phase.json" })],
+    });
     const error = (await w.phase.approve("REQUIREMENTS").catch((e: unknown) => e)) as DotagentError;
     const cli = dotagent(dir, ["phase", "approve", "REQUIREMENTS", "--json"]).json.error;
     expect({ code: error.code, message: error.message, exit_code: error.exitCode, ...error.details }).toEqual(cli);
@@ -226,7 +287,9 @@ describe("hostile input to the library", () => {
       () => untyped.rollback(undefined),
       () => untyped.once("wf.x", "git push"),
     ]) {
-      const error = await Promise.resolve().then(call).catch((e: unknown) => e);
+      const error = await Promise.resolve()
+        .then(call)
+        .catch((e: unknown) => e);
       expect(error, String(call)).toBeInstanceOf(DotagentError);
       expect(["usage", "import_invalid"]).toContain((error as DotagentError).code);
       expect((error as DotagentError).exitCode).toBe(EXIT.usage);
@@ -239,8 +302,15 @@ describe("resume({ start: true })", () => {
     const dir = tempProject();
     const w = openWorkflow(dir);
     expect(await w.resume({ start: true, request: "" })).toMatchObject({ situation: "none" });
-    expect(await w.resume({ start: true, request: "add login" })).toMatchObject({ situation: "started", workflow_id: "wf-add-login", next: { action: "spawn_agent", agent: "pm" } });
-    expect(await w.resume({ start: true, request: "add login" })).toMatchObject({ situation: "interrupted", next: { action: "spawn_agent", agent: "pm" } });
+    expect(await w.resume({ start: true, request: "add login" })).toMatchObject({
+      situation: "started",
+      workflow_id: "wf-add-login",
+      next: { action: "spawn_agent", agent: "pm" },
+    });
+    expect(await w.resume({ start: true, request: "add login" })).toMatchObject({
+      situation: "interrupted",
+      next: { action: "spawn_agent", agent: "pm" },
+    });
   });
 });
 
@@ -249,19 +319,35 @@ describe("workflow: NAME (SPEC §20)", () => {
     const viaApi = tempProject();
     const viaCli = tempProject();
     const started = await openWorkflow(viaApi).init("login fails with +", { workflow: "fix" });
-    expect(started).toEqual(dotagent(viaCli, ["init", "--request", "login fails with +", "--workflow", "fix", "--json"]).json);
-    expect(started).toMatchObject({ workflow: "fix", phase: "REPRODUCE", next: { action: "spawn_agent", agent: "reproducer", output: "memory/reports/reproduction.json" } });
-    expect(readJson(viaApi, "memory/state/phase.json").workflow).toEqual(readJson(viaCli, "memory/state/phase.json").workflow);
+    expect(started).toEqual(
+      dotagent(viaCli, ["init", "--request", "login fails with +", "--workflow", "fix", "--json"]).json,
+    );
+    expect(started).toMatchObject({
+      workflow: "fix",
+      phase: "REPRODUCE",
+      next: { action: "spawn_agent", agent: "reproducer", output: "memory/reports/reproduction.json" },
+    });
+    expect(readJson(viaApi, "memory/state/phase.json").workflow).toEqual(
+      readJson(viaCli, "memory/state/phase.json").workflow,
+    );
     const fresh = tempProject();
-    expect(await openWorkflow(fresh).resume({ start: true, request: "login fails", workflow: "fix" })).toMatchObject({ situation: "started", phase: "REPRODUCE" });
+    expect(await openWorkflow(fresh).resume({ start: true, request: "login fails", workflow: "fix" })).toMatchObject({
+      situation: "started",
+      phase: "REPRODUCE",
+    });
     const broken = tempProject();
     writeJson(broken, ".dotagent/workflows/broken.json", { extends: "develop", remove: ["NOPE"] });
-    const error = await openWorkflow(broken).init("x", { workflow: "broken" }).catch((e: unknown) => e);
+    const error = await openWorkflow(broken)
+      .init("x", { workflow: "broken" })
+      .catch((e: unknown) => e);
     const cli = dotagent(broken, ["init", "--request", "x", "--workflow", "broken", "--json"]);
     expect(error).toBeInstanceOf(DotagentError);
     expect(cli.code).toBe(EXIT.invalid);
     expect(error).toMatchObject({ code: "workflow_invalid", exitCode: EXIT.invalid, message: cli.json.error.message });
-    await expect(openWorkflow(broken).init("x", { workflow: 7 as unknown as string })).rejects.toMatchObject({ code: "usage", exitCode: 2 });
+    await expect(openWorkflow(broken).init("x", { workflow: 7 as unknown as string })).rejects.toMatchObject({
+      code: "usage",
+      exitCode: 2,
+    });
     expect(readJson(broken, ".dotagent/workflows/broken.json")).toEqual({ extends: "develop", remove: ["NOPE"] });
     expect(() => readJson(broken, "memory/state/phase.json")).toThrow();
   });
@@ -275,8 +361,17 @@ describe("a program and the CLI on one project", () => {
     writeJson(dir, "memory/reports/demand.json", { stories: ["x"] });
     await w.phase.approve("REQUIREMENTS");
     // The program's approval completed REQUIREMENTS (its report is there): the CLI's complete is a no-op.
-    expect(dotagent(dir, ["phase", "complete", "REQUIREMENTS", "--json"]).json).toMatchObject({ changed: false, phase: "ARCHITECTURE" });
-    expect(await w.phase.start("ARCHITECTURE")).toMatchObject({ ok: true, changed: true, phase: "ARCHITECTURE", phase_status: "in_progress", next: { action: "spawn_agent", agent: "architect" } });
+    expect(dotagent(dir, ["phase", "complete", "REQUIREMENTS", "--json"]).json).toMatchObject({
+      changed: false,
+      phase: "ARCHITECTURE",
+    });
+    expect(await w.phase.start("ARCHITECTURE")).toMatchObject({
+      ok: true,
+      changed: true,
+      phase: "ARCHITECTURE",
+      phase_status: "in_progress",
+      next: { action: "spawn_agent", agent: "architect" },
+    });
     writeJson(dir, "memory/reports/final_design.json", { chosen: "a" });
     expect(dotagent(dir, ["phase", "approve", "ARCHITECTURE"]).code).toBe(0);
     await w.phase.complete("ARCHITECTURE");
@@ -299,7 +394,16 @@ describe("a program and the CLI on one project", () => {
     const holder: ChildProcess = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30000)"], { stdio: "ignore" });
     await new Promise((resolve) => holder.once("spawn", resolve));
     try {
-      writeFileSync(join(dir, "memory/state/.lock"), JSON.stringify({ pid: holder.pid, hostname: hostname(), acquired_at: new Date().toISOString(), command: "task add", token: "feedface00000003" }));
+      writeFileSync(
+        join(dir, "memory/state/.lock"),
+        JSON.stringify({
+          pid: holder.pid,
+          hostname: hostname(),
+          acquired_at: new Date().toISOString(),
+          command: "task add",
+          token: "feedface00000003",
+        }),
+      );
       const before = treeBytes(join(dir, "memory/state"));
       const started = Date.now();
       const error = await w.tasks.add("t1").catch((e: unknown) => e);
@@ -307,7 +411,10 @@ describe("a program and the CLI on one project", () => {
       expect(error).toBeInstanceOf(DotagentError);
       const cli = dotagent(dir, ["task", "add", "t1", "--json"]).json.error;
       expect(cli.exit_code).toBe(EXIT.locked);
-      expect({ code: (error as DotagentError).code, exit_code: (error as DotagentError).exitCode }).toEqual({ code: cli.code, exit_code: EXIT.locked });
+      expect({ code: (error as DotagentError).code, exit_code: (error as DotagentError).exitCode }).toEqual({
+        code: cli.code,
+        exit_code: EXIT.locked,
+      });
       expect((error as DotagentError).message).toContain(`pid ${holder.pid}`);
       expect(waited).toBeGreaterThanOrEqual(250);
       expect(treeBytes(join(dir, "memory/state"))).toEqual(before);
@@ -358,9 +465,14 @@ describe("decisions are data, never a prompt", () => {
     expect(await w.init("second")).toMatchObject({ created: false, decision: { no: `dotagent resume --dir ${dir}` } });
     const rollback = await w.rollback("REQUIREMENTS");
     expect(rollback).toMatchObject({ rolled_back: false, archive: null, decision: { default: false } });
-    expect(rollback).toEqual(libraryShape(dotagent(dir, ["rollback", "--to", "REQUIREMENTS", "--json", "--dir", dir]).json));
+    expect(rollback).toEqual(
+      libraryShape(dotagent(dir, ["rollback", "--to", "REQUIREMENTS", "--json", "--dir", dir]).json),
+    );
     expect(treeBytes(dir)).toEqual(before);
-    await expect(w.init("second", { decide: () => false })).rejects.toMatchObject({ code: "init_declined", exitCode: EXIT.refused });
+    await expect(w.init("second", { decide: () => false })).rejects.toMatchObject({
+      code: "init_declined",
+      exitCode: EXIT.refused,
+    });
     const done = await w.rollback("REQUIREMENTS", { decide: () => true });
     expect(done).toMatchObject({ rolled_back: true, to: { phase: "REQUIREMENTS" }, decision: null });
     expect((await w.status()).phase).toBe("REQUIREMENTS");

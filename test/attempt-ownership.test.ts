@@ -13,7 +13,11 @@ afterEach(removeTemps);
 const AS_MODEL = { CLAUDECODE: "1" };
 
 function hook(p: string, helper: string, event: string, input: Record<string, unknown>) {
-  const r = dotagent(p, ["hook", event], { input: JSON.stringify({ session_id: "s-1", cwd: p, ...input }), env: { CLAUDE_PID: String(process.pid), CLAUDE_CODE_SESSION_ID: "s-1", CLAUDE_PROJECT_DIR: p }, script: helper });
+  const r = dotagent(p, ["hook", event], {
+    input: JSON.stringify({ session_id: "s-1", cwd: p, ...input }),
+    env: { CLAUDE_PID: String(process.pid), CLAUDE_CODE_SESSION_ID: "s-1", CLAUDE_PROJECT_DIR: p },
+    script: helper,
+  });
   expect(r.code).toBe(0);
   return r.stdout.trim() === "" ? null : (JSON.parse(r.stdout) as Record<string, any>);
 }
@@ -23,7 +27,10 @@ function transcript(p: string, agentId: string, prompt: string, startedAt: Date)
   const dir = join(p, "home/.claude/projects/x/s-1/subagents");
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `agent-${agentId}.jsonl`);
-  writeFileSync(file, `${JSON.stringify({ type: "user", agentId, timestamp: startedAt.toISOString(), message: { role: "user", content: prompt } })}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ type: "user", agentId, timestamp: startedAt.toISOString(), message: { role: "user", content: prompt } })}\n`,
+  );
   writeFileSync(join(dir, `agent-${agentId}.meta.json`), JSON.stringify({ agentType: "executor" }));
   return file;
 }
@@ -32,7 +39,13 @@ function transcript(p: string, agentId: string, prompt: string, startedAt: Date)
 // Made once per file and copied: the executor's owner is this process (alive until the file ends)
 // and the attempt's start time is the state's, which each test reads from its copy.
 function running() {
-  const prompt = ["Feature request: add login", "Phase: IMPLEMENTATION", "Task: t1", "Title: one", "Output file: memory/reports/tasks/t1.json"].join("\n");
+  const prompt = [
+    "Feature request: add login",
+    "Phase: IMPLEMENTATION",
+    "Task: t1",
+    "Title: one",
+    "Output file: memory/reports/tasks/t1.json",
+  ].join("\n");
   const p = copyOfTemplate("running", (dir) => {
     expect(dotagent(dir, ["install", "--json"], { env: { HOME: join(dir, "home") } }).code).toBe(0);
     dotagent(dir, ["resume", "--json", "--start", "--request", "add login"]);
@@ -41,9 +54,14 @@ function running() {
     for (const name of ["minimal", "robust"]) writeJson(dir, `memory/reports/designs/${name}.json`, { name });
     writeJson(dir, "memory/reports/roundtable.json", { recommendation: "minimal" });
     writeJson(dir, "memory/reports/final_design.json", { chosen: "minimal", tasks: [{ id: "t1", title: "one" }] });
-    expect(dotagent(dir, ["phase", "approve", "ARCHITECTURE", "--json"]).json).toMatchObject({ phase: "IMPLEMENTATION" });
+    expect(dotagent(dir, ["phase", "approve", "ARCHITECTURE", "--json"]).json).toMatchObject({
+      phase: "IMPLEMENTATION",
+    });
     const helper = join(dir, ".claude/skills/checkpoint/scripts/dotagent.mjs");
-    expect(hook(dir, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "executor", prompt } })?.hookSpecificOutput).toMatchObject({ permissionDecision: "allow" });
+    expect(
+      hook(dir, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "executor", prompt } })
+        ?.hookSpecificOutput,
+    ).toMatchObject({ permissionDecision: "allow" });
   });
   const helper = join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs");
   const task = () => readJson(p, "memory/state/execution.json").tasks[0];
@@ -52,15 +70,18 @@ function running() {
 }
 
 describe("the model's task fail or complete while the executor is at work", () => {
-  it.each([["fail"], ["complete"]])("`task %s t1` from an agent's shell: refused (agent_at_work), nothing burned", (action) => {
-    const { p, task } = running();
-    writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" });
-    const r = dotagent(p, ["task", action, "t1", "--json"], { env: AS_MODEL });
-    expect(r.code).toBe(1);
-    expect(r.json.error).toMatchObject({ code: "agent_at_work", task: "t1" });
-    expect(r.json.error.message).toContain("t1's executor is at work; its result is recorded when it stops");
-    expect(task()).toMatchObject({ status: "running", attempts: 0 });
-  });
+  it.each([["fail"], ["complete"]])(
+    "`task %s t1` from an agent's shell: refused (agent_at_work), nothing burned",
+    (action) => {
+      const { p, task } = running();
+      writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" });
+      const r = dotagent(p, ["task", action, "t1", "--json"], { env: AS_MODEL });
+      expect(r.code).toBe(1);
+      expect(r.json.error).toMatchObject({ code: "agent_at_work", task: "t1" });
+      expect(r.json.error.message).toContain("t1's executor is at work; its result is recorded when it stops");
+      expect(task()).toMatchObject({ status: "running", attempts: 0 });
+    },
+  );
 
   it("a person (no CLAUDECODE) still can", () => {
     const { p, task } = running();
@@ -73,10 +94,23 @@ describe("an end that belongs to another attempt", () => {
   it("an earlier attempt's executor stopping later: not recorded, not sent back, the attempt at work untouched", () => {
     const { p, helper, prompt, task, startedAt } = running();
     const old = transcript(p, "old1", prompt, new Date(startedAt - 60_000));
-    expect(hook(p, helper, "subagent-stop", { hook_event_name: "SubagentStop", agent_id: "old1", agent_type: "executor", agent_transcript_path: old })).toBeNull();
+    expect(
+      hook(p, helper, "subagent-stop", {
+        hook_event_name: "SubagentStop",
+        agent_id: "old1",
+        agent_type: "executor",
+        agent_transcript_path: old,
+      }),
+    ).toBeNull();
     expect(task()).toMatchObject({ status: "running", attempts: 0 });
     // Its notification neither.
-    expect(hook(p, helper, "user-prompt-submit", { hook_event_name: "UserPromptSubmit", transcript_path: join(p, "home/.claude/projects/x/s-1.jsonl"), prompt: "<task-notification><task-id>old1</task-id><status>completed</status></task-notification>" })).toBeNull();
+    expect(
+      hook(p, helper, "user-prompt-submit", {
+        hook_event_name: "UserPromptSubmit",
+        transcript_path: join(p, "home/.claude/projects/x/s-1.jsonl"),
+        prompt: "<task-notification><task-id>old1</task-id><status>completed</status></task-notification>",
+      }),
+    ).toBeNull();
     expect(task()).toMatchObject({ status: "running", attempts: 0 });
   });
 
@@ -84,7 +118,14 @@ describe("an end that belongs to another attempt", () => {
     const { p, helper, prompt, task, startedAt } = running();
     const now = transcript(p, "cur1", prompt, new Date(startedAt + 50));
     writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" });
-    expect(hook(p, helper, "subagent-stop", { hook_event_name: "SubagentStop", agent_id: "cur1", agent_type: "executor", agent_transcript_path: now })).toBeNull();
+    expect(
+      hook(p, helper, "subagent-stop", {
+        hook_event_name: "SubagentStop",
+        agent_id: "cur1",
+        agent_type: "executor",
+        agent_transcript_path: now,
+      }),
+    ).toBeNull();
     expect(task()).toMatchObject({ status: "complete" });
   });
 
@@ -94,8 +135,16 @@ describe("an end that belongs to another attempt", () => {
     writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" });
     const before = new Date(startedAt - 3_600_000);
     utimesSync(join(p, "memory/reports/tasks/t1.json"), before, before);
-    const out = hook(p, helper, "subagent-stop", { hook_event_name: "SubagentStop", agent_id: "cur2", agent_type: "executor", agent_transcript_path: now });
-    expect(out).toMatchObject({ decision: "block", reason: expect.stringContaining("was written before this attempt started") });
+    const out = hook(p, helper, "subagent-stop", {
+      hook_event_name: "SubagentStop",
+      agent_id: "cur2",
+      agent_type: "executor",
+      agent_transcript_path: now,
+    });
+    expect(out).toMatchObject({
+      decision: "block",
+      reason: expect.stringContaining("was written before this attempt started"),
+    });
     expect(task()).toMatchObject({ status: "running" });
   });
 });
@@ -146,9 +195,21 @@ describe("the landing checks the worktree (issue 29, case 7)", () => {
     const helper = join(root, ".claude/skills/checkpoint/scripts/dotagent.mjs");
     const started = startTask(root, "t1", liveOwner());
     expect(started.run.code).toBe(0);
-    const prompt = ["Feature request: add parts", "Phase: IMPLEMENTATION", "Task: t1", "Title: t1", "Output file: memory/reports/tasks/t1.json"].join("\n");
+    const prompt = [
+      "Feature request: add parts",
+      "Phase: IMPLEMENTATION",
+      "Task: t1",
+      "Title: t1",
+      "Output file: memory/reports/tasks/t1.json",
+    ].join("\n");
     const agent = transcript(root, "ex1", prompt, new Date(Date.now() + 5));
-    const stop = () => hook(root, helper, "subagent-stop", { hook_event_name: "SubagentStop", agent_id: "ex1", agent_type: "executor", agent_transcript_path: agent });
+    const stop = () =>
+      hook(root, helper, "subagent-stop", {
+        hook_event_name: "SubagentStop",
+        agent_id: "ex1",
+        agent_type: "executor",
+        agent_transcript_path: agent,
+      });
     return { root, dir: started.dir!, gitIn, stop, task: () => readJson(root, "memory/state/execution.json").tasks[0] };
   }
 
@@ -160,11 +221,18 @@ describe("the landing checks the worktree (issue 29, case 7)", () => {
     gitIn(dir, "add", "-A");
     gitIn(dir, "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "work");
     writeJson(root, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete", files_changed: ["t1.txt"] });
-    expect(stop()).toMatchObject({ decision: "block", reason: expect.stringContaining("is on branch feature/t1, not on dotagent/") });
+    expect(stop()).toMatchObject({
+      decision: "block",
+      reason: expect.stringContaining("is on branch feature/t1, not on dotagent/"),
+    });
     expect(task()).toMatchObject({ status: "running" });
     const landed = dotagent(root, ["task", "complete", "t1", "--json"]);
     expect(landed.code, landed.stderr).toBe(0);
-    expect(task()).toMatchObject({ status: "pending", attempts: 1, worktree: { merge: { state: "conflict", reason: "wrong_branch" } } });
+    expect(task()).toMatchObject({
+      status: "pending",
+      attempts: 1,
+      worktree: { merge: { state: "conflict", reason: "wrong_branch" } },
+    });
     expect(gitIn(root, "rev-parse", "main")).toBe(main);
     expect(gitIn(root, "rev-parse", "feature/t1")).toMatch(/^[0-9a-f]{40}$/);
   });
@@ -173,7 +241,10 @@ describe("the landing checks the worktree (issue 29, case 7)", () => {
     const { root, stop, task } = await landingSetup();
     writeFileSync(join(root, "t1.txt"), "written in the main checkout\n");
     writeJson(root, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete", files_changed: ["t1.txt"] });
-    expect(stop()).toMatchObject({ decision: "block", reason: expect.stringContaining("holds no change: write them there") });
+    expect(stop()).toMatchObject({
+      decision: "block",
+      reason: expect.stringContaining("holds no change: write them there"),
+    });
     expect(task()).toMatchObject({ status: "running" });
   });
 });
@@ -182,7 +253,11 @@ describe("a phase report written by the main agent (issue 29, case 4)", () => {
   it("`phase complete VERIFICATION` (or fail, rework) from an agent's shell: refused (not_yours); the write guard denies the report's Write", () => {
     const { p } = running();
     writeJson(p, "memory/reports/verification.json", { passed: true, summary: "I reviewed the changes myself" });
-    for (const args of [["phase", "complete", "VERIFICATION"], ["phase", "fail", "IMPLEMENTATION", "--error", "x"], ["phase", "rework"]]) {
+    for (const args of [
+      ["phase", "complete", "VERIFICATION"],
+      ["phase", "fail", "IMPLEMENTATION", "--error", "x"],
+      ["phase", "rework"],
+    ]) {
       const r = dotagent(p, [...args, "--json"], { env: AS_MODEL });
       expect(r.code, args.join(" ")).toBe(1);
       expect(r.json.error, args.join(" ")).toMatchObject({ code: "not_yours" });

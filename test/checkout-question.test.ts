@@ -43,10 +43,16 @@ function countingGit(): void {
   gitOnPath(`echo "$1" >> "${log}"\nexec "${realGit}" "$@"`);
 }
 
-const calls = (): string[] => readFileSync(log, "utf8").trim().split("\n").filter((l) => l !== "");
+const calls = (): string[] =>
+  readFileSync(log, "utf8")
+    .trim()
+    .split("\n")
+    .filter((l) => l !== "");
 
 /** Both looks at `root`, each from fresh modules (git's version is remembered per process). */
-async function looks(root: string): Promise<{ question: CheckoutFacts | undefined; full: CheckoutFacts | undefined; questionCalls?: string[] }> {
+async function looks(
+  root: string,
+): Promise<{ question: CheckoutFacts | undefined; full: CheckoutFacts | undefined; questionCalls?: string[] }> {
   const load = async () => {
     vi.resetModules();
     const { loadSnapshot } = await import("../src/store/session.js");
@@ -62,7 +68,8 @@ async function looks(root: string): Promise<{ question: CheckoutFacts | undefine
 }
 
 /** What the planner reads of the full look: the facts when they ask the person, else nothing. */
-const asks = (facts: CheckoutFacts | undefined) => (facts?.git === "refused" || (facts?.git === true && facts.dirty.length > 0) ? facts : undefined);
+const asks = (facts: CheckoutFacts | undefined) =>
+  facts?.git === "refused" || (facts?.git === true && facts.dirty.length > 0) ? facts : undefined;
 
 describe("the readers' look at the main checkout is the full look, where it can matter", () => {
   it.each([
@@ -70,7 +77,11 @@ describe("the readers' look at the main checkout is the full look, where it can 
     ["the person's uncommitted changes", (root: string) => writeFileSync(join(root, "shared.txt"), "changed\n"), true],
     ["a new file of the person's", (root: string) => writeFileSync(join(root, "new.txt"), "new\n"), true],
     ["only dotagent's own files", (root: string) => writeFileSync(join(root, "memory", "notes.txt"), "x\n"), false],
-    ["a detached HEAD with changes", (root: string) => (git(root, "checkout", "-q", "--detach"), writeFileSync(join(root, "new.txt"), "new\n")), false],
+    [
+      "a detached HEAD with changes",
+      (root: string) => (git(root, "checkout", "-q", "--detach"), writeFileSync(join(root, "new.txt"), "new\n")),
+      false,
+    ],
   ])("%s", async (_name, change, asked) => {
     const root = projectAtImplementation([{ id: "t1" }]);
     change(root);

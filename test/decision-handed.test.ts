@@ -29,7 +29,8 @@ function atPickWithChange(): string {
   ok(dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"]));
   mkdirSync(join(p, "memory/reports/designs"), { recursive: true });
   const tasks = [{ id: "task-001", title: "one", depends_on: [] }];
-  for (const name of ["minimal", "robust"]) writeJson(p, `memory/reports/designs/${name}.json`, { name, summary: name, tasks });
+  for (const name of ["minimal", "robust"])
+    writeJson(p, `memory/reports/designs/${name}.json`, { name, summary: name, tasks });
   writeJson(p, "memory/reports/roundtable.json", { recommendation: "minimal" });
   writeFileSync(join(p, "README.md"), "# app, edited by the person\n");
   expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ gate: "pick_design" });
@@ -37,7 +38,11 @@ function atPickWithChange(): string {
 }
 
 function personSays(p: string, prompt: ReturnType<typeof typedPrompt>): string {
-  const r = dotagent(p, ["hook", "user-prompt-submit"], { input: JSON.stringify({ session_id: "s-1", cwd: p, ...prompt.input }), env: { CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: p }, script: helperOf(p) });
+  const r = dotagent(p, ["hook", "user-prompt-submit"], {
+    input: JSON.stringify({ session_id: "s-1", cwd: p, ...prompt.input }),
+    env: { CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: p },
+    script: helperOf(p),
+  });
   expect(r.code).toBe(0);
   return r.stdout.trim() === "" ? "" : String(JSON.parse(r.stdout).hookSpecificOutput.additionalContext);
 }
@@ -49,17 +54,25 @@ function nextLine(context: string): Record<string, any> {
   return JSON.parse(line![1]!) as Record<string, any>;
 }
 
-const asked = (p: string) => dotagent(p, ["log", "--json"]).json.events.filter((e: { type: string }) => e.type === "decision_asked");
+const asked = (p: string) =>
+  dotagent(p, ["log", "--json"]).json.events.filter((e: { type: string }) => e.type === "decision_asked");
 
 describe("the uncommitted-changes question is handed to the model with its words", () => {
   it("the person's pick: the hook's next line carries the question, recorded as asked; their yes answers it, no exit 5 on the way", () => {
     const p = atPickWithChange();
     const next = nextLine(personSays(p, typedPrompt("minimal")));
     expect(next.next).toMatchObject({ action: "confirm_isolation", checkout: "uncommitted" });
-    expect(next.decision).toMatchObject({ yes: "dotagent resume --isolation commit", no: "dotagent resume --isolation shared", default: false, answers: 'Reply "yes" or "no"; any other reply is not taken as an answer.' });
+    expect(next.decision).toMatchObject({
+      yes: "dotagent resume --isolation commit",
+      no: "dotagent resume --isolation shared",
+      default: false,
+      answers: 'Reply "yes" or "no"; any other reply is not taken as an answer.',
+    });
     expect(next.decision.question).toContain("The main checkout has uncommitted changes (README.md)");
     expect(next.decision.question).toContain("Commit them now (yes)");
-    expect(asked(p)).toEqual([expect.objectContaining({ key: "isolation", yes: "dotagent resume --isolation commit" })]);
+    expect(asked(p)).toEqual([
+      expect.objectContaining({ key: "isolation", yes: "dotagent resume --isolation commit" }),
+    ]);
     // The person's yes, then the model runs the decision's yes: nothing else in between.
     personSays(p, typedPrompt("yes"));
     const commit = dotagent(p, ["resume", "--isolation", "commit", "--json"], { env: AS_MODEL });
@@ -75,22 +88,36 @@ describe("the uncommitted-changes question is handed to the model with its words
     expect(next.decision.question).toContain("uncommitted changes (README.md)");
     typed.record();
     // The model's next step carries the pick out (here: a reader would not; a locked command does).
-    expect(dotagent(p, ["resume", "--isolation", "commit", "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered" });
-    expect(dotagent(p, ["status", "--json"]).json).toMatchObject({ phase: "IMPLEMENTATION", next: { action: "confirm_isolation" } });
+    expect(dotagent(p, ["resume", "--isolation", "commit", "--json"], { env: AS_MODEL }).json.error).toMatchObject({
+      code: "person_not_answered",
+    });
+    expect(dotagent(p, ["status", "--json"]).json).toMatchObject({
+      phase: "IMPLEMENTATION",
+      next: { action: "confirm_isolation" },
+    });
     personSays(p, typedPrompt("yes"));
-    expect(ok(dotagent(p, ["resume", "--isolation", "commit", "--json"], { env: AS_MODEL })).json.next).toMatchObject({ action: "run_tasks" });
+    expect(ok(dotagent(p, ["resume", "--isolation", "commit", "--json"], { env: AS_MODEL })).json.next).toMatchObject({
+      action: "run_tasks",
+    });
   });
 
   it("the model's own `phase approve ARCHITECTURE --pick` (a pick with notes): its answer carries the question (exit 0), recorded as asked", () => {
     const p = atPickWithChange();
     expect(personSays(p, typedPrompt("minimal, and keep it small"))).toBe("");
-    const approved = dotagent(p, ["phase", "approve", "ARCHITECTURE", "--pick", "minimal", "--json"], { env: AS_MODEL });
+    const approved = dotagent(p, ["phase", "approve", "ARCHITECTURE", "--pick", "minimal", "--json"], {
+      env: AS_MODEL,
+    });
     expect(approved.code, approved.stdout).toBe(0);
     expect(approved.json.next).toMatchObject({ action: "confirm_isolation" });
-    expect(approved.json.decision).toMatchObject({ yes: "dotagent resume --isolation commit", answers: expect.stringContaining("yes") });
+    expect(approved.json.decision).toMatchObject({
+      yes: "dotagent resume --isolation commit",
+      answers: expect.stringContaining("yes"),
+    });
     expect(asked(p)).toHaveLength(1);
     personSays(p, typedPrompt("no"));
-    expect(ok(dotagent(p, ["resume", "--isolation", "shared", "--json"], { env: AS_MODEL })).json.next).toMatchObject({ action: "run_tasks" });
+    expect(ok(dotagent(p, ["resume", "--isolation", "shared", "--json"], { env: AS_MODEL })).json.next).toMatchObject({
+      action: "run_tasks",
+    });
   });
 
   it("a person at a terminal approving gets the question beside the next step too, and nothing is recorded as asked of a model", () => {

@@ -7,7 +7,15 @@ import { REPO } from "./support/cli.js";
 
 const read = (rel: string) => readFileSync(join(REPO, rel), "utf8");
 const README = read("README.md");
-const DOCS = ["README.md", "SPEC.md", "CONTRIBUTING.md", "CHANGELOG.md", ...readdirSync(join(REPO, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const DOCS = [
+  "README.md",
+  "SPEC.md",
+  "CONTRIBUTING.md",
+  "CHANGELOG.md",
+  ...readdirSync(join(REPO, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 
 /** Every file under src/ and scripts/ (what users see in messages and what contributors run). */
 function sources(): string[] {
@@ -62,8 +70,12 @@ describe("the package's name everywhere", () => {
 
 describe("figures the docs quote come from scripts", () => {
   it("docs/evidence.md's model-turns table is what scripts/journey-figures.mjs prints from docs/figures/", async () => {
-    const { journeyTable } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as { journeyTable: () => string };
-    const block = /<!-- journey-figures -->\n([\s\S]*?)\n<!-- \/journey-figures -->/.exec(read("docs/evidence.md"))?.[1];
+    const { journeyTable } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as {
+      journeyTable: () => string;
+    };
+    const block = /<!-- journey-figures -->\n([\s\S]*?)\n<!-- \/journey-figures -->/.exec(
+      read("docs/evidence.md"),
+    )?.[1];
     expect(block).toBe(journeyTable());
   });
 
@@ -74,40 +86,56 @@ describe("figures the docs quote come from scripts", () => {
   });
 
   it("docs/evidence.md's crash matrices are what scripts/journey-figures.mjs prints from docs/figures/", async () => {
-    const { matrixTables } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as { matrixTables: () => string };
+    const { matrixTables } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as {
+      matrixTables: () => string;
+    };
     const block = /<!-- crash-matrix -->\n([\s\S]*?)\n<!-- \/crash-matrix -->/.exec(read("docs/evidence.md"))?.[1];
     expect(block).toBe(matrixTables());
     expect(matrixTables()).toMatch(/kill points/);
   });
 
   it("docs/evidence.md's reading cost is the one the print journey recorded", async () => {
-    const { readingCostTable } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as { readingCostTable: () => string };
+    const { readingCostTable } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as {
+      readingCostTable: () => string;
+    };
     const block = /<!-- reading-cost -->\n([\s\S]*?)\n<!-- \/reading-cost -->/.exec(read("docs/evidence.md"))?.[1];
     expect(block).toBe(readingCostTable());
   });
 
   it("docs/evidence.md's parallel figure is the one the parallel journey recorded", async () => {
-    const { parallelLine } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as { parallelLine: () => string };
+    const { parallelLine } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as {
+      parallelLine: () => string;
+    };
     const block = /<!-- parallel -->\n([\s\S]*?)\n<!-- \/parallel -->/.exec(read("docs/evidence.md"))?.[1];
     expect(block).toBe(parallelLine());
   });
 
   it("docs/evidence.md's worktree wall times are the ones the worktree journey recorded", async () => {
-    const { worktreeTable } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as { worktreeTable: () => string };
-    const block = /<!-- worktree-wall-time -->\n([\s\S]*?)\n<!-- \/worktree-wall-time -->/.exec(read("docs/evidence.md"))?.[1];
+    const { worktreeTable } = (await import(join(REPO, "scripts/journey-figures.mjs"))) as {
+      worktreeTable: () => string;
+    };
+    const block = /<!-- worktree-wall-time -->\n([\s\S]*?)\n<!-- \/worktree-wall-time -->/.exec(
+      read("docs/evidence.md"),
+    )?.[1];
     expect(block).toBe(worktreeTable());
     expect(block).toMatch(/\| worktrees, dotagent commits \| \d/);
   });
 
   it("docs/evidence.md's LangGraph torture table is what scripts/langgraph-torture.mjs prints from docs/figures/", async () => {
-    const { langgraphTable } = (await import(join(REPO, "scripts/langgraph-torture.mjs"))) as { langgraphTable: () => string };
-    const block = /<!-- langgraph-torture -->\n([\s\S]*?)\n<!-- \/langgraph-torture -->/.exec(read("docs/evidence.md"))?.[1];
+    const { langgraphTable } = (await import(join(REPO, "scripts/langgraph-torture.mjs"))) as {
+      langgraphTable: () => string;
+    };
+    const block = /<!-- langgraph-torture -->\n([\s\S]*?)\n<!-- \/langgraph-torture -->/.exec(
+      read("docs/evidence.md"),
+    )?.[1];
     expect(block).toBe(langgraphTable());
     expect(block).toMatch(/\| acknowledged calls lost · checkpoints unreadable \| 0 · 0 \| 0 · 0 \|/);
   });
 
   it("the README's captured session is the one npm run capture-session wrote into docs/terminal-session.md", () => {
-    const inReadme = /<!-- terminal-session -->\n```text\n([\s\S]*?)\n```\n<!-- \/terminal-session -->/.exec(README)?.[1];
+    const inReadme = /<!-- terminal-session -->\n```text\n([\s\S]*?)\n```\n<!-- \/terminal-session -->/.exec(
+      README,
+    )?.[1];
     const inDocs = /```text\n([\s\S]*?)\n```/.exec(read("docs/terminal-session.md"))?.[1];
     expect(inReadme).toBeDefined();
     expect(inReadme).toBe(inDocs);
@@ -128,7 +156,8 @@ describe("docs/architecture.md's map", () => {
     readdirSync(join(REPO, dir), { recursive: true, encoding: "utf8" })
       .map((rel) => `${dir}/${rel.split("\\").join("/")}`)
       .filter((rel) => keep(rel.slice(rel.lastIndexOf("/") + 1)) && statSync(join(REPO, rel)).isFile());
-  const isSource = (name: string) => name.endsWith(".ts") && !/\.(test|test-support|d)\.ts$/.test(name) && name !== "test-support.ts";
+  const isSource = (name: string) =>
+    name.endsWith(".ts") && !/\.(test|test-support|d)\.ts$/.test(name) && name !== "test-support.ts";
   const names = (text: string) => [...text.matchAll(/(?<![\w.*-])[\w./-]*[\w-]\.ts\b/g)].map((m) => m[0]);
 
   it("names every source file under src/ in its folder's block, and no .ts file that is gone", () => {
@@ -141,11 +170,17 @@ describe("docs/architecture.md's map", () => {
     }
     const missing: string[] = [];
     for (const file of walk("src", isSource)) {
-      const block = blocks.filter((b) => file.startsWith(b.heading)).sort((a, b) => b.heading.length - a.heading.length)[0];
+      const block = blocks
+        .filter((b) => file.startsWith(b.heading))
+        .sort((a, b) => b.heading.length - a.heading.length)[0];
       if (!block || !names(block.text).some((name) => `/${file}`.endsWith(`/${name}`))) missing.push(file);
     }
 
-    const known = new Set([...walk("src", (n) => n.endsWith(".ts")), ...walk("test", (n) => n.endsWith(".ts"))].map((rel) => rel.slice(rel.lastIndexOf("/") + 1)));
+    const known = new Set(
+      [...walk("src", (n) => n.endsWith(".ts")), ...walk("test", (n) => n.endsWith(".ts"))].map((rel) =>
+        rel.slice(rel.lastIndexOf("/") + 1),
+      ),
+    );
     const stale = names(code).filter((name) =>
       name.includes("/") ? !existsSync(join(REPO, name)) && !existsSync(join(REPO, "src", name)) : !known.has(name),
     );

@@ -3,7 +3,16 @@
 // the machine's own ~/.claude never counts.
 import { afterEach, describe, expect, it } from "vitest";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -22,18 +31,36 @@ interface Check {
 }
 
 /** No credentials from the machine running the tests: a key unless a test says otherwise. */
-const NO_LOGIN = { ANTHROPIC_API_KEY: "", ANTHROPIC_AUTH_TOKEN: "", CLAUDE_CODE_OAUTH_TOKEN: "", CLAUDE_CODE_USE_BEDROCK: "", CLAUDE_CODE_USE_VERTEX: "", CLAUDE_CODE_USE_FOUNDRY: "" };
+const NO_LOGIN = {
+  ANTHROPIC_API_KEY: "",
+  ANTHROPIC_AUTH_TOKEN: "",
+  CLAUDE_CODE_OAUTH_TOKEN: "",
+  CLAUDE_CODE_USE_BEDROCK: "",
+  CLAUDE_CODE_USE_VERTEX: "",
+  CLAUDE_CODE_USE_FOUNDRY: "",
+};
 const WITH_KEY = { ...NO_LOGIN, ANTHROPIC_API_KEY: "sk-test" };
 
-function doctor(project: string, home: string, args: string[] = [], options: { env?: Record<string, string>; script?: string } = {}) {
-  const run = dotagent(project, ["doctor", "--json", ...args], { env: { HOME: home, CLAUDE_CONFIG_DIR: "", ...WITH_KEY, ...options.env }, ...(options.script ? { script: options.script } : {}) });
+function doctor(
+  project: string,
+  home: string,
+  args: string[] = [],
+  options: { env?: Record<string, string>; script?: string } = {},
+) {
+  const run = dotagent(project, ["doctor", "--json", ...args], {
+    env: { HOME: home, CLAUDE_CONFIG_DIR: "", ...WITH_KEY, ...options.env },
+    ...(options.script ? { script: options.script } : {}),
+  });
   const checks = (run.json?.checks ?? []) as Check[];
   return { ...run, checks, byName: (name: string) => checks.filter((c) => c.name === name) };
 }
 
 /** What Claude Code writes to `file` (its .claude.json) when the person trusts `folder`. */
 function trustFolder(file: string, folder: string): void {
-  writeFileSync(file, JSON.stringify({ numStartups: 3, projects: { [folder]: { allowedTools: [], hasTrustDialogAccepted: true } } }));
+  writeFileSync(
+    file,
+    JSON.stringify({ numStartups: 3, projects: { [folder]: { allowedTools: [], hasTrustDialogAccepted: true } } }),
+  );
 }
 
 /** A project with dotagent installed (project scope), opened and trusted in Claude Code once, and a workflow started. */
@@ -59,21 +86,44 @@ describe("dotagent doctor: what `dotagent run` needs (issue 24)", () => {
     copyFileSync(CLI, cli);
     const run = doctor(project, home, [], { env: NO_LOGIN, script: cli });
     expect(run.code).toBe(0);
-    expect(run.byName("sdk")[0]).toMatchObject({ status: "warn", message: expect.stringContaining("`dotagent run` needs it (the skills in Claude Code do not)"), fix: expect.stringContaining("npm install @anthropic-ai/claude-agent-sdk") });
-    expect(run.byName("login")[0]).toMatchObject({ status: "warn", message: `no ANTHROPIC_API_KEY and no Claude Code login (looked in ${join(home, ".claude/.credentials.json")}, ${join(home, ".claude.json")})`, fix: expect.stringContaining("/login") });
+    expect(run.byName("sdk")[0]).toMatchObject({
+      status: "warn",
+      message: expect.stringContaining("`dotagent run` needs it (the skills in Claude Code do not)"),
+      fix: expect.stringContaining("npm install @anthropic-ai/claude-agent-sdk"),
+    });
+    expect(run.byName("login")[0]).toMatchObject({
+      status: "warn",
+      message: `no ANTHROPIC_API_KEY and no Claude Code login (looked in ${join(home, ".claude/.credentials.json")}, ${join(home, ".claude.json")})`,
+      fix: expect.stringContaining("/login"),
+    });
   });
 
   it("Claude Code's own login (.credentials.json under CLAUDE_CONFIG_DIR, or a /login key in .claude.json) counts; a file that is not JSON does not", () => {
     const { project, home } = installedProject();
     const config = join(home, "config");
     mkdirSync(config);
-    writeFileSync(join(config, ".credentials.json"), JSON.stringify({ claudeAiOauth: { accessToken: "sk-ant-oat01-x", expiresAt: 1 } }));
-    expect(doctor(project, home, [], { env: { ...NO_LOGIN, CLAUDE_CONFIG_DIR: config } }).byName("login")[0]).toMatchObject({ status: "ok", message: expect.stringContaining(`Claude Code is logged in (${join(config, ".credentials.json")})`) });
+    writeFileSync(
+      join(config, ".credentials.json"),
+      JSON.stringify({ claudeAiOauth: { accessToken: "sk-ant-oat01-x", expiresAt: 1 } }),
+    );
+    expect(
+      doctor(project, home, [], { env: { ...NO_LOGIN, CLAUDE_CONFIG_DIR: config } }).byName("login")[0],
+    ).toMatchObject({
+      status: "ok",
+      message: expect.stringContaining(`Claude Code is logged in (${join(config, ".credentials.json")})`),
+    });
     writeFileSync(join(config, ".credentials.json"), "{not json");
     writeFileSync(join(config, ".claude.json"), JSON.stringify({ primaryApiKey: "sk-ant-x" }));
-    expect(doctor(project, home, [], { env: { ...NO_LOGIN, CLAUDE_CONFIG_DIR: config } }).byName("login")[0]).toMatchObject({ status: "ok", message: expect.stringContaining(`a key from /login (${join(config, ".claude.json")})`) });
+    expect(
+      doctor(project, home, [], { env: { ...NO_LOGIN, CLAUDE_CONFIG_DIR: config } }).byName("login")[0],
+    ).toMatchObject({
+      status: "ok",
+      message: expect.stringContaining(`a key from /login (${join(config, ".claude.json")})`),
+    });
     rmSync(join(config, ".claude.json"));
-    expect(doctor(project, home, [], { env: { ...NO_LOGIN, CLAUDE_CONFIG_DIR: config } }).byName("login")[0]).toMatchObject({ status: "warn" });
+    expect(
+      doctor(project, home, [], { env: { ...NO_LOGIN, CLAUDE_CONFIG_DIR: config } }).byName("login")[0],
+    ).toMatchObject({ status: "warn" });
   });
 });
 
@@ -83,12 +133,34 @@ describe("dotagent doctor", () => {
     const run = doctor(project, home);
     expect(run.code).toBe(0);
     expect(run.json).toMatchObject({ ok: true, version: expect.any(String) });
-    expect(run.checks.map((c) => c.name)).toEqual(["node", "install", "helper", "hook", "trust", "settings", "state", "lock", "writable", "sdk", "login"]);
+    expect(run.checks.map((c) => c.name)).toEqual([
+      "node",
+      "install",
+      "helper",
+      "hook",
+      "trust",
+      "settings",
+      "state",
+      "lock",
+      "writable",
+      "sdk",
+      "login",
+    ]);
     expect(run.json.clients).toEqual(["claude"]);
-    expect(run.checks.filter((c) => c.client === "claude").map((c) => c.name)).toEqual(["install", "helper", "hook", "trust", "settings"]);
+    expect(run.checks.filter((c) => c.client === "claude").map((c) => c.name)).toEqual([
+      "install",
+      "helper",
+      "hook",
+      "trust",
+      "settings",
+    ]);
     expect(run.checks.every((c) => c.status === "ok" && c.fix === null)).toBe(true);
-    expect(run.byName("sdk")[0]!.message).toMatch(/^the Claude Agent SDK 0\.3\.\d+ beside dotagent \(for `dotagent run`\)$/);
-    expect(run.byName("login")[0]!.message).toBe("ANTHROPIC_API_KEY is set; not tried: doctor calls no API; `dotagent run` asks Claude Code before it starts");
+    expect(run.byName("sdk")[0]!.message).toMatch(
+      /^the Claude Agent SDK 0\.3\.\d+ beside dotagent \(for `dotagent run`\)$/,
+    );
+    expect(run.byName("login")[0]!.message).toBe(
+      "ANTHROPIC_API_KEY is set; not tried: doctor calls no API; `dotagent run` asks Claude Code before it starts",
+    );
     const plain = dotagent(project, ["doctor"], { env: { HOME: home, CLAUDE_CONFIG_DIR: "", ...WITH_KEY } });
     expect(plain.stdout.trim().split("\n")).toHaveLength(run.checks.length + 2);
     expect(plain.stdout).toContain("All good.");
@@ -98,8 +170,14 @@ describe("dotagent doctor", () => {
     const project = tempProject();
     const run = doctor(project, tempProject());
     expect(run.code).toBe(1);
-    expect(run.byName("install")[0]).toMatchObject({ status: "fail", fix: expect.stringContaining("dotagent install") });
-    expect(run.byName("state")[0]).toMatchObject({ status: "ok", message: expect.stringContaining("no workflow here yet") });
+    expect(run.byName("install")[0]).toMatchObject({
+      status: "fail",
+      fix: expect.stringContaining("dotagent install"),
+    });
+    expect(run.byName("state")[0]).toMatchObject({
+      status: "ok",
+      message: expect.stringContaining("no workflow here yet"),
+    });
   });
 
   it("finds a settings.json that does not parse, and a missing hook entry", () => {
@@ -109,7 +187,10 @@ describe("dotagent doctor", () => {
     writeFileSync(settings, "{ not json");
     let run = doctor(project, home);
     expect(run.code).toBe(1);
-    expect(run.byName("settings")[0]).toMatchObject({ status: "fail", message: expect.stringContaining(`${settings} does not parse`) });
+    expect(run.byName("settings")[0]).toMatchObject({
+      status: "fail",
+      message: expect.stringContaining(`${settings} does not parse`),
+    });
     writeFileSync(settings, JSON.stringify({ ...JSON.parse(good), hooks: {} }));
     run = doctor(project, home);
     expect(run.code).toBe(1);
@@ -120,13 +201,18 @@ describe("dotagent doctor", () => {
     const { project, home } = installedProject();
     const settings = join(project, ".claude", "settings.json");
     const value = JSON.parse(readFileSync(settings, "utf8"));
-    value.hooks.PreToolUse = value.hooks.PreToolUse.filter((g: { matcher: string; hooks: Array<{ if?: string }> }) => g.matcher !== "Write|Edit|MultiEdit|NotebookEdit" && g.hooks[0]!.if !== "Bash(*memory/state*)");
+    value.hooks.PreToolUse = value.hooks.PreToolUse.filter(
+      (g: { matcher: string; hooks: Array<{ if?: string }> }) =>
+        g.matcher !== "Write|Edit|MultiEdit|NotebookEdit" && g.hooks[0]!.if !== "Bash(*memory/state*)",
+    );
     writeFileSync(settings, JSON.stringify(value));
     const run = doctor(project, home);
     expect(run.code).toBe(1);
     const hook = run.byName("hook")[0];
     expect(hook).toMatchObject({ status: "fail", fix: "run `dotagent install`" });
-    expect(hook?.message).toContain("lacks dotagent's PreToolUse hooks, so the model's writes into memory/state/ and agents' reports are not stopped");
+    expect(hook?.message).toContain(
+      "lacks dotagent's PreToolUse hooks, so the model's writes into memory/state/ and agents' reports are not stopped",
+    );
     expect(hook?.message).not.toContain("starts and results");
   });
 
@@ -135,7 +221,10 @@ describe("dotagent doctor", () => {
     rmSync(join(project, ".claude", "skills", "develop", "SKILL.md"));
     const run = doctor(project, home);
     expect(run.code).toBe(1);
-    expect(run.byName("install")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("skills/develop/SKILL.md") });
+    expect(run.byName("install")[0]).toMatchObject({
+      status: "fail",
+      message: expect.stringContaining("skills/develop/SKILL.md"),
+    });
   });
 
   it("corrupt state fails with the commands that help", () => {
@@ -143,21 +232,38 @@ describe("dotagent doctor", () => {
     writeFileSync(join(project, "memory/state/phase.json"), '{"workflow_id": "wf", "current_phase": "NOPE"');
     const run = doctor(project, home);
     expect(run.code).toBe(1);
-    expect(run.byName("state")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("memory/state/phase.json"), fix: expect.stringContaining("dotagent validate") });
+    expect(run.byName("state")[0]).toMatchObject({
+      status: "fail",
+      message: expect.stringContaining("memory/state/phase.json"),
+      fix: expect.stringContaining("dotagent validate"),
+    });
   });
 
   it("a stale lock is a warning (exit 0); a live one is reported as held", async () => {
     const { project, home } = installedProject();
     const lock = join(project, "memory/state/.lock");
-    writeJson(project, "memory/state/.lock", { pid: 999_999_999, hostname: hostname(), acquired_at: new Date().toISOString(), command: "task start" });
+    writeJson(project, "memory/state/.lock", {
+      pid: 999_999_999,
+      hostname: hostname(),
+      acquired_at: new Date().toISOString(),
+      command: "task start",
+    });
     let run = doctor(project, home);
     expect(run.code).toBe(0);
     expect(run.byName("lock")[0]).toMatchObject({ status: "warn", message: expect.stringContaining("stale") });
     const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 20000)"]);
     try {
-      writeJson(project, "memory/state/.lock", { pid: holder.pid, hostname: hostname(), acquired_at: new Date().toISOString(), command: "resume" });
+      writeJson(project, "memory/state/.lock", {
+        pid: holder.pid,
+        hostname: hostname(),
+        acquired_at: new Date().toISOString(),
+        command: "resume",
+      });
       run = doctor(project, home);
-      expect(run.byName("lock")[0]).toMatchObject({ status: "ok", message: expect.stringContaining(`held by pid ${holder.pid}`) });
+      expect(run.byName("lock")[0]).toMatchObject({
+        status: "ok",
+        message: expect.stringContaining(`held by pid ${holder.pid}`),
+      });
     } finally {
       holder.kill();
       rmSync(lock, { force: true });
@@ -168,14 +274,20 @@ describe("dotagent doctor", () => {
     const project = tempProject();
     const run = dotagent(project, ["doctor", "--dir", "no/such/folder", "--json"]);
     expect(run.code).toBe(3);
-    expect(run.json.error).toMatchObject({ code: "state_path_invalid", message: expect.stringContaining("no/such/folder does not exist") });
+    expect(run.json.error).toMatchObject({
+      code: "state_path_invalid",
+      message: expect.stringContaining("no/such/folder does not exist"),
+    });
   });
 
   it.skipIf(process.getuid?.() === 0)("a read-only memory/state fails the writable check", () => {
     const { project, home } = installedProject();
     chmodSync(join(project, "memory/state"), 0o555);
     try {
-      expect(doctor(project, home).byName("writable")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("not writable") });
+      expect(doctor(project, home).byName("writable")[0]).toMatchObject({
+        status: "fail",
+        message: expect.stringContaining("not writable"),
+      });
     } finally {
       chmodSync(join(project, "memory/state"), 0o755);
     }
@@ -204,8 +316,14 @@ describe("upgrade from a copy installed by an older build", () => {
     const manifestFile = join(target, ".dotagent-install.json");
     const manifest = readJson(target, ".dotagent-install.json");
     manifest.dotagent_version = "0.0.9";
-    manifest.files = manifest.files.map((f: { path: string }) => ({ path: f.path, sha256: sha(readFileSync(join(target, f.path))) }));
-    manifest.files.push({ path: "skills/checkpoint/retired.md", sha256: sha("a file the new version no longer ships") });
+    manifest.files = manifest.files.map((f: { path: string }) => ({
+      path: f.path,
+      sha256: sha(readFileSync(join(target, f.path))),
+    }));
+    manifest.files.push({
+      path: "skills/checkpoint/retired.md",
+      sha256: sha("a file the new version no longer ships"),
+    });
     writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
   }
 
@@ -217,16 +335,33 @@ describe("upgrade from a copy installed by an older build", () => {
 
     const before = doctor(project, home);
     expect(before.code).toBe(1);
-    expect(before.byName("helper")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("helper 0.0.9 is older than this CLI"), fix: expect.stringContaining("dotagent install") });
-    expect(before.byName("install")[0]?.message).toContain("by dotagent 0.0.9; 1 edited by you (kept on upgrade): agents/qa.md");
+    expect(before.byName("helper")[0]).toMatchObject({
+      status: "fail",
+      message: expect.stringContaining("helper 0.0.9 is older than this CLI"),
+      fix: expect.stringContaining("dotagent install"),
+    });
+    expect(before.byName("install")[0]?.message).toContain(
+      "by dotagent 0.0.9; 1 edited by you (kept on upgrade): agents/qa.md",
+    );
 
     const upgrade = dotagent(project, ["install", "--json"], { env: { HOME: home } });
     expect(upgrade.code).toBe(0);
-    const actions = Object.fromEntries((upgrade.json.changes as Array<{ action: string; path: string }>).filter((c) => c.action !== "unchanged").map((c) => [c.path, c.action]));
-    expect(actions).toEqual({ "skills/checkpoint/scripts/dotagent.mjs": "update", "skills/checkpoint/SKILL.md": "update", "skills/checkpoint/retired.md": "remove", "agents/qa.md": "keep" });
+    const actions = Object.fromEntries(
+      (upgrade.json.changes as Array<{ action: string; path: string }>)
+        .filter((c) => c.action !== "unchanged")
+        .map((c) => [c.path, c.action]),
+    );
+    expect(actions).toEqual({
+      "skills/checkpoint/scripts/dotagent.mjs": "update",
+      "skills/checkpoint/SKILL.md": "update",
+      "skills/checkpoint/retired.md": "remove",
+      "agents/qa.md": "keep",
+    });
     // Again: nothing to write; the kept file is named again so the note is not lost.
     const again = dotagent(project, ["install", "--json"], { env: { HOME: home } });
-    expect((again.json.changes as Array<{ action: string; path: string }>).filter((c) => c.action !== "unchanged")).toEqual([expect.objectContaining({ action: "keep", path: "agents/qa.md" })]);
+    expect(
+      (again.json.changes as Array<{ action: string; path: string }>).filter((c) => c.action !== "unchanged"),
+    ).toEqual([expect.objectContaining({ action: "keep", path: "agents/qa.md" })]);
 
     expect(readFileSync(join(target, "agents/qa.md"), "utf8")).toBe("my own qa agent, edited after install\n");
     expect(existsSync(join(target, "skills/checkpoint/retired.md"))).toBe(false);
@@ -242,14 +377,21 @@ describe("upgrade from a copy installed by an older build", () => {
     makeOlder(project);
     writeFileSync(join(project, ".claude", "agents/pm.md"), "mine\n");
     const run = dotagent(project, ["install"], { env: { HOME: home } });
-    expect(run.stdout).toMatch(/keep +agents\/pm\.md +\(edited since dotagent installed it: kept; to take this version's copy, move yours away and run `dotagent install` again\)/);
+    expect(run.stdout).toMatch(
+      /keep +agents\/pm\.md +\(edited since dotagent installed it: kept; to take this version's copy, move yours away and run `dotagent install` again\)/,
+    );
   });
 });
 
 describe("issue 21: doctor never hangs, never crashes, and names what it finds", () => {
   /** doctor --json, killed if it has not returned in 20 s (a hang fails the test instead of stalling it). */
   function boundedDoctor(project: string, home: string) {
-    const result = spawnSync(process.execPath, [CLI, "doctor", "--json"], { cwd: project, encoding: "utf8", timeout: 20_000, env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: "", NO_COLOR: "1" } });
+    const result = spawnSync(process.execPath, [CLI, "doctor", "--json"], {
+      cwd: project,
+      encoding: "utf8",
+      timeout: 20_000,
+      env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: "", NO_COLOR: "1" },
+    });
     expect(result.signal, "doctor did not return").toBeNull();
     expectNoStack(result.stderr);
     const checks = (JSON.parse(result.stdout).checks ?? []) as Check[];
@@ -266,7 +408,10 @@ describe("issue 21: doctor never hangs, never crashes, and names what it finds",
     fifo(join(project, ".claude/settings.json"));
     const run = boundedDoctor(project, home);
     expect(run.code).toBe(1);
-    expect(run.byName("settings")[0]).toMatchObject({ status: "fail", message: `${join(project, ".claude/settings.json")} is a FIFO, not a regular file` });
+    expect(run.byName("settings")[0]).toMatchObject({
+      status: "fail",
+      message: `${join(project, ".claude/settings.json")} is a FIFO, not a regular file`,
+    });
   });
 
   it("case 11: a FIFO helper is a fail line, not a hang", () => {
@@ -274,8 +419,16 @@ describe("issue 21: doctor never hangs, never crashes, and names what it finds",
     fifo(join(project, HELPER));
     const run = boundedDoctor(project, home);
     expect(run.code).toBe(1);
-    expect(run.byName("install")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("skills/checkpoint/scripts/dotagent.mjs (is a FIFO, not a regular file)") });
-    expect(run.byName("helper")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("the helper skills/checkpoint/scripts/dotagent.mjs is a FIFO, not a regular file") });
+    expect(run.byName("install")[0]).toMatchObject({
+      status: "fail",
+      message: expect.stringContaining("skills/checkpoint/scripts/dotagent.mjs (is a FIFO, not a regular file)"),
+    });
+    expect(run.byName("helper")[0]).toMatchObject({
+      status: "fail",
+      message: expect.stringContaining(
+        "the helper skills/checkpoint/scripts/dotagent.mjs is a FIFO, not a regular file",
+      ),
+    });
   });
 
   it("case 11: a FIFO plugins/installed_plugins.json in the user folder is a fail line, not a hang", () => {
@@ -283,24 +436,38 @@ describe("issue 21: doctor never hangs, never crashes, and names what it finds",
     mkdirSync(join(home, ".claude/plugins"), { recursive: true });
     fifo(join(home, ".claude/plugins/installed_plugins.json"));
     const run = boundedDoctor(project, home);
-    expect(run.byName("install")).toContainEqual(expect.objectContaining({ status: "fail", message: expect.stringContaining("installed_plugins.json is a FIFO") }));
+    expect(run.byName("install")).toContainEqual(
+      expect.objectContaining({ status: "fail", message: expect.stringContaining("installed_plugins.json is a FIFO") }),
+    );
   });
 
   it.each([
-    ["a folder", (path: string) => {
-      rmSync(path);
-      mkdirSync(path);
-    }, "is a folder, not a regular file"],
-    ["a link to nothing", (path: string) => {
-      rmSync(path);
-      symlinkSync(join(path, "..", "gone.mjs"), path);
-    }, "is a link to nothing"],
+    [
+      "a folder",
+      (path: string) => {
+        rmSync(path);
+        mkdirSync(path);
+      },
+      "is a folder, not a regular file",
+    ],
+    [
+      "a link to nothing",
+      (path: string) => {
+        rmSync(path);
+        symlinkSync(join(path, "..", "gone.mjs"), path);
+      },
+      "is a link to nothing",
+    ],
   ])("case 12: a helper that is %s is a fail line, not an internal error", (_, make, reason) => {
     const { project, home } = installedProject();
     make(join(project, HELPER));
     const run = boundedDoctor(project, home);
     expect(run.code).toBe(1);
-    expect(run.byName("helper")[0]).toMatchObject({ status: "fail", message: expect.stringContaining(`the helper skills/checkpoint/scripts/dotagent.mjs ${reason}`), fix: expect.stringContaining("dotagent install") });
+    expect(run.byName("helper")[0]).toMatchObject({
+      status: "fail",
+      message: expect.stringContaining(`the helper skills/checkpoint/scripts/dotagent.mjs ${reason}`),
+      fix: expect.stringContaining("dotagent install"),
+    });
   });
 
   it("case 12: an unreadable helper (chmod 000) is a fail line (run as nobody when the tests run as root)", (context) => {
@@ -311,7 +478,11 @@ describe("issue 21: doctor never hangs, never crashes, and names what it finds",
     const r = run(["doctor", "--json"]);
     expectNoStack(r.stderr);
     expect(r.code).toBe(1);
-    expect((r.json.checks as Check[]).find((c) => c.name === "helper")).toMatchObject({ status: "fail", message: expect.stringContaining("the helper skills/checkpoint/scripts/dotagent.mjs cannot be read (EACCES)"), fix: expect.stringContaining("chmod") });
+    expect((r.json.checks as Check[]).find((c) => c.name === "helper")).toMatchObject({
+      status: "fail",
+      message: expect.stringContaining("the helper skills/checkpoint/scripts/dotagent.mjs cannot be read (EACCES)"),
+      fix: expect.stringContaining("chmod"),
+    });
   });
 
   it("case 13: an unreadable memory/reports stops doctor with state_unreadable (exit 3), not 'N errors … start fresh' (run as nobody when the tests run as root)", (context) => {
@@ -323,7 +494,11 @@ describe("issue 21: doctor never hangs, never crashes, and names what it finds",
     try {
       const r = run(["doctor", "--json"]);
       expect(r.code).toBe(3);
-      expect(r.json.error).toMatchObject({ code: "state_unreadable", path: "memory/reports/demand.json", errno: "EACCES" });
+      expect(r.json.error).toMatchObject({
+        code: "state_unreadable",
+        path: "memory/reports/demand.json",
+        errno: "EACCES",
+      });
     } finally {
       chmodSync(join(project, "memory/reports"), 0o755);
     }
@@ -337,8 +512,14 @@ describe("issue 21: doctor never hangs, never crashes, and names what it finds",
     writeFileSync(join(project, "memory"), "");
     const run = boundedDoctor(project, home);
     expect(run.code).toBe(1);
-    expect(run.byName("writable")[0]).toMatchObject({ status: "fail", message: `${join(project, "memory")} is a file, where dotagent needs a folder: nothing can be written there` });
-    expect(run.byName("state")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("memory is a file, where dotagent keeps a folder") });
+    expect(run.byName("writable")[0]).toMatchObject({
+      status: "fail",
+      message: `${join(project, "memory")} is a file, where dotagent needs a folder: nothing can be written there`,
+    });
+    expect(run.byName("state")[0]).toMatchObject({
+      status: "fail",
+      message: expect.stringContaining("memory is a file, where dotagent keeps a folder"),
+    });
   });
 
   it("case 13: a .lock folder is a failure to fix (no command can take the lock), not a stale lock", () => {
@@ -346,7 +527,11 @@ describe("issue 21: doctor never hangs, never crashes, and names what it finds",
     mkdirSync(join(project, "memory/state/.lock"));
     const run = boundedDoctor(project, home);
     expect(run.code).toBe(1);
-    expect(run.byName("lock")[0]).toMatchObject({ status: "fail", message: expect.stringContaining("memory/state/.lock is a folder"), fix: expect.stringContaining("rmdir memory/state/.lock") });
+    expect(run.byName("lock")[0]).toMatchObject({
+      status: "fail",
+      message: expect.stringContaining("memory/state/.lock is a folder"),
+      fix: expect.stringContaining("rmdir memory/state/.lock"),
+    });
     // What it predicts: a command that locks fails on it (exit 1, one line naming the lock).
     const resumed = dotagent(project, ["resume"]);
     expect(resumed.code).toBe(1);
@@ -361,7 +546,10 @@ describe("issue 21: doctor never hangs, never crashes, and names what it finds",
     symlinkSync(join(project, "nowhere.json"), settings);
     const run = boundedDoctor(project, home);
     expect(run.code).toBe(1);
-    expect(run.byName("settings")[0]).toMatchObject({ status: "fail", message: `${settings} is a symbolic link to a file that does not exist` });
+    expect(run.byName("settings")[0]).toMatchObject({
+      status: "fail",
+      message: `${settings} is a symbolic link to a file that does not exist`,
+    });
   });
 
   it("case 1: doctor never reads outside .claude/ for a crafted manifest (an entry naming a FIFO outside)", () => {
@@ -369,10 +557,18 @@ describe("issue 21: doctor never hangs, never crashes, and names what it finds",
     const outside = tempProject();
     execFileSync("mkfifo", [join(outside, "pipe")]);
     const manifest = readJson(project, ".claude/.dotagent-install.json");
-    manifest.files.push({ path: join(outside, "pipe"), sha256: sha("") }, { path: `../../../../../../../../..${join(outside, "pipe")}`, sha256: sha("") });
+    manifest.files.push(
+      { path: join(outside, "pipe"), sha256: sha("") },
+      { path: `../../../../../../../../..${join(outside, "pipe")}`, sha256: sha("") },
+    );
     writeJson(project, ".claude/.dotagent-install.json", manifest);
     const run = boundedDoctor(project, home);
-    expect(run.byName("install")).toContainEqual(expect.objectContaining({ status: "warn", message: expect.stringContaining("2 entries of .dotagent-install.json ignored") }));
+    expect(run.byName("install")).toContainEqual(
+      expect.objectContaining({
+        status: "warn",
+        message: expect.stringContaining("2 entries of .dotagent-install.json ignored"),
+      }),
+    );
   });
 });
 
@@ -413,15 +609,32 @@ describe("doctor checks the clients installed here, and whether each trusts the 
     expect(plain.stdout).toMatch(/^✗ trust +Claude Code does not trust /m);
     expect(plain.stdout.trim().split("\n").at(-1)).toBe("1 problem to fix.");
     // Another folder trusted, or the trust recorded as false: still not trusted.
-    writeFileSync(join(home, ".claude.json"), JSON.stringify({ projects: { [tempProject()]: { hasTrustDialogAccepted: true }, [project]: { hasTrustDialogAccepted: false } } }));
+    writeFileSync(
+      join(home, ".claude.json"),
+      JSON.stringify({
+        projects: { [tempProject()]: { hasTrustDialogAccepted: true }, [project]: { hasTrustDialogAccepted: false } },
+      }),
+    );
     expect(doctor(project, home).code).toBe(1);
     writeFileSync(join(home, ".claude.json"), "{not json");
     expect(doctor(project, home).byName("trust")[0]?.status).toBe("fail");
     trustFolder(join(home, ".claude.json"), project);
     const trusted = doctor(project, home);
-    expect([trusted.code, trusted.byName("trust")[0]]).toEqual([0, { name: "trust", client: "claude", status: "ok", message: `Claude Code trusts ${project} (${join(home, ".claude.json")})`, fix: null }]);
+    expect([trusted.code, trusted.byName("trust")[0]]).toEqual([
+      0,
+      {
+        name: "trust",
+        client: "claude",
+        status: "ok",
+        message: `Claude Code trusts ${project} (${join(home, ".claude.json")})`,
+        fix: null,
+      },
+    ]);
     // doctor only reads Claude Code's file.
-    expect(readJson(home, ".claude.json").projects[project]).toEqual({ allowedTools: [], hasTrustDialogAccepted: true });
+    expect(readJson(home, ".claude.json").projects[project]).toEqual({
+      allowedTools: [],
+      hasTrustDialogAccepted: true,
+    });
   });
 
   it("reads the trust where Claude Code does: $CLAUDE_CONFIG_DIR/.claude.json when that is set (~/.claude.json then counts for nothing)", () => {
@@ -431,9 +644,14 @@ describe("doctor checks the clients installed here, and whether each trusts the 
     expect(dotagent(project, ["install"], { env: { HOME: home } }).code).toBe(0);
     trustFolder(join(home, ".claude.json"), project);
     const elsewhere = doctor(project, home, [], { env: { CLAUDE_CONFIG_DIR: config } });
-    expect(elsewhere.byName("trust")[0]).toMatchObject({ status: "fail", message: expect.stringContaining(join(config, ".claude.json")) });
+    expect(elsewhere.byName("trust")[0]).toMatchObject({
+      status: "fail",
+      message: expect.stringContaining(join(config, ".claude.json")),
+    });
     trustFolder(join(config, ".claude.json"), project);
-    expect(doctor(project, home, [], { env: { CLAUDE_CONFIG_DIR: config } }).byName("trust")[0]).toMatchObject({ status: "ok" });
+    expect(doctor(project, home, [], { env: { CLAUDE_CONFIG_DIR: config } }).byName("trust")[0]).toMatchObject({
+      status: "ok",
+    });
   });
 
   it("a project inside a trusted git root or a trusted parent folder counts as trusted, and says through which", () => {
@@ -444,7 +662,10 @@ describe("doctor checks the clients installed here, and whether each trusts the 
     mkdirSync(project);
     expect(dotagent(project, ["install"], { env: { HOME: home } }).code).toBe(0);
     trustFolder(join(home, ".claude.json"), repo);
-    expect(doctor(project, home).byName("trust")[0]).toMatchObject({ status: "ok", message: `Claude Code trusts ${project} (through ${repo}) (${join(home, ".claude.json")})` });
+    expect(doctor(project, home).byName("trust")[0]).toMatchObject({
+      status: "ok",
+      message: `Claude Code trusts ${project} (through ${repo}) (${join(home, ".claude.json")})`,
+    });
   });
 
   it("a user-scope install has no trust line (Claude Code applies the user's own settings everywhere)", () => {
@@ -459,27 +680,33 @@ describe("doctor checks the clients installed here, and whether each trusts the 
   it.each([
     ["copilot", ["install", "trust"]],
     ["codex", ["install", "trust", "hooks"]],
-  ])("after install --client %s, doctor checks that client alone: no Claude Code line, no 'not installed for Claude Code', and the untrusted folder fails", (client, names) => {
-    const project = tempProject();
-    const home = tempProject();
-    const env = { HOME: home, CODEX_HOME: join(home, ".codex"), COPILOT_HOME: "" };
-    expect(dotagent(project, ["install", "--client", client], { env }).code).toBe(0);
-    const run = doctor(project, home, [], { env });
-    expect(run.code).toBe(1);
-    expect(run.json.clients).toEqual([client]);
-    expect(run.stdout).not.toContain("Claude Code");
-    expect(run.checks.filter((c) => c.client !== undefined).every((c) => c.client === client)).toBe(true);
-    expect(run.checks.map((c) => c.name)).not.toContain("sdk");
-    for (const name of names) expect(run.byName(name), name).toHaveLength(1);
-    expect(run.byName("install")[0]?.status).toBe("ok");
-    expect(run.checks.filter((c) => c.status === "fail").map((c) => c.name)).toEqual(names.slice(1));
-    const plain = dotagent(project, ["doctor"], { env: { ...env, CLAUDE_CONFIG_DIR: "" } });
-    expect(plain.stdout).not.toContain("Claude Code");
-    expect(plain.stdout).toMatch(/^✗ trust /m);
-    // Every message starts in one column (Codex's `hook-node` is longer than the others' names).
-    const columns = plain.stdout.split("\n").filter((l) => /^[✓✗!] /.test(l)).map((l) => /^[✓✗!] \S+ +/.exec(l)![0].length);
-    expect(new Set(columns).size, plain.stdout).toBe(1);
-  });
+  ])(
+    "after install --client %s, doctor checks that client alone: no Claude Code line, no 'not installed for Claude Code', and the untrusted folder fails",
+    (client, names) => {
+      const project = tempProject();
+      const home = tempProject();
+      const env = { HOME: home, CODEX_HOME: join(home, ".codex"), COPILOT_HOME: "" };
+      expect(dotagent(project, ["install", "--client", client], { env }).code).toBe(0);
+      const run = doctor(project, home, [], { env });
+      expect(run.code).toBe(1);
+      expect(run.json.clients).toEqual([client]);
+      expect(run.stdout).not.toContain("Claude Code");
+      expect(run.checks.filter((c) => c.client !== undefined).every((c) => c.client === client)).toBe(true);
+      expect(run.checks.map((c) => c.name)).not.toContain("sdk");
+      for (const name of names) expect(run.byName(name), name).toHaveLength(1);
+      expect(run.byName("install")[0]?.status).toBe("ok");
+      expect(run.checks.filter((c) => c.status === "fail").map((c) => c.name)).toEqual(names.slice(1));
+      const plain = dotagent(project, ["doctor"], { env: { ...env, CLAUDE_CONFIG_DIR: "" } });
+      expect(plain.stdout).not.toContain("Claude Code");
+      expect(plain.stdout).toMatch(/^✗ trust /m);
+      // Every message starts in one column (Codex's `hook-node` is longer than the others' names).
+      const columns = plain.stdout
+        .split("\n")
+        .filter((l) => /^[✓✗!] /.test(l))
+        .map((l) => /^[✓✗!] \S+ +/.exec(l)![0].length);
+      expect(new Set(columns).size, plain.stdout).toBe(1);
+    },
+  );
 
   it("codex: trusted (the project, then its hooks reviewed, as Codex records them in config.toml): All good", () => {
     const project = tempProject();
@@ -488,10 +715,16 @@ describe("doctor checks the clients installed here, and whether each trusts the 
     const env = { HOME: home, CODEX_HOME: codexHome };
     expect(dotagent(project, ["install", "--client", "codex"], { env }).code).toBe(0);
     mkdirSync(codexHome, { recursive: true });
-    writeFileSync(join(codexHome, "config.toml"), `model = "gpt-5"\n\n[projects.${JSON.stringify(project)}]\ntrust_level = "trusted"\n`);
+    writeFileSync(
+      join(codexHome, "config.toml"),
+      `model = "gpt-5"\n\n[projects.${JSON.stringify(project)}]\ntrust_level = "trusted"\n`,
+    );
     const projectOnly = doctor(project, home, [], { env });
     expect(projectOnly.checks.filter((c) => c.status === "fail").map((c) => c.name)).toEqual(["hooks"]);
-    writeFileSync(join(codexHome, "config.toml"), `${readFileSync(join(codexHome, "config.toml"), "utf8")}\n[hooks.state.${JSON.stringify(`${project}/.codex/hooks.json:session_start:0:0`)}]\ntrusted_hash = "sha256:00"\n`);
+    writeFileSync(
+      join(codexHome, "config.toml"),
+      `${readFileSync(join(codexHome, "config.toml"), "utf8")}\n[hooks.state.${JSON.stringify(`${project}/.codex/hooks.json:session_start:0:0`)}]\ntrusted_hash = "sha256:00"\n`,
+    );
     const trusted = doctor(project, home, [], { env });
     expect(trusted.checks.filter((c) => c.status !== "ok")).toEqual([]);
     expect(trusted.code).toBe(0);
@@ -506,7 +739,10 @@ describe("doctor checks the clients installed here, and whether each trusts the 
     trustFolder(join(home, ".claude.json"), project);
     const run = doctor(project, home, [], { env });
     expect(run.json.clients).toEqual(["claude", "copilot"]);
-    expect(run.byName("trust").map((c) => [c.client, c.status])).toEqual([["claude", "ok"], ["copilot", "fail"]]);
+    expect(run.byName("trust").map((c) => [c.client, c.status])).toEqual([
+      ["claude", "ok"],
+      ["copilot", "fail"],
+    ]);
     const plain = dotagent(project, ["doctor"], { env: { ...env, CLAUDE_CONFIG_DIR: "", ...WITH_KEY } }).stdout;
     expect(plain).toMatch(/^Claude Code:\n  ✓ install /m);
     expect(plain).toMatch(/^Copilot CLI:\n  ✓ install /m);
@@ -517,7 +753,14 @@ describe("doctor checks the clients installed here, and whether each trusts the 
   it("nothing installed: one install failure naming every client's install command", () => {
     const run = doctor(tempProject(), tempProject());
     expect(run.code).toBe(1);
-    expect(run.byName("install")).toEqual([expect.objectContaining({ client: "claude", status: "fail", message: expect.stringContaining("dotagent is not installed here for any client"), fix: "run `dotagent install` in the project for Claude Code (`dotagent install --client copilot` for Copilot CLI, `--client codex` for Codex CLI)" })]);
+    expect(run.byName("install")).toEqual([
+      expect.objectContaining({
+        client: "claude",
+        status: "fail",
+        message: expect.stringContaining("dotagent is not installed here for any client"),
+        fix: "run `dotagent install` in the project for Claude Code (`dotagent install --client copilot` for Copilot CLI, `--client codex` for Codex CLI)",
+      }),
+    ]);
     expect(run.byName("trust")).toEqual([]);
   });
 });

@@ -29,21 +29,31 @@ describe("git refused by the system (a sandbox)", () => {
     const plan = dotagent(root, ["resume", "--json"], { env });
     expect(plan.code, plan.stdout + plan.stderr).toBe(5);
     expect(plan.json.next).toMatchObject({ action: "confirm_isolation", round: 0, checkout: "git_refused", tasks: [] });
-    expect(plan.json.decision).toMatchObject({ default: false, yes: "dotagent resume --isolation commit", no: "dotagent resume --isolation shared" });
-    expect(plan.json.decision.question).toMatch(/^dotagent could not look at the main checkout before the tasks start: git could not be run from this shell \(the system refused it: EACCES; /);
+    expect(plan.json.decision).toMatchObject({
+      default: false,
+      yes: "dotagent resume --isolation commit",
+      no: "dotagent resume --isolation shared",
+    });
+    expect(plan.json.decision.question).toMatch(
+      /^dotagent could not look at the main checkout before the tasks start: git could not be run from this shell \(the system refused it: EACCES; /,
+    );
     expect(plan.json.decision.question).not.toMatch(/not installed/);
 
     const start = dotagent(root, ["task", "start", "t1", "--owner", String(liveOwner()), "--json"], { env });
     expect(start.code).toBe(1);
     expect(start.json.error.code).toBe("git_sandboxed");
-    expect(start.json.error.message).toMatch(/the system refused it: EACCES.*a person decides first: commit what is uncommitted, running `dotagent resume --isolation commit` outside the sandbox, or run the tasks without worktrees/);
+    expect(start.json.error.message).toMatch(
+      /the system refused it: EACCES.*a person decides first: commit what is uncommitted, running `dotagent resume --isolation commit` outside the sandbox, or run the tasks without worktrees/,
+    );
     expect(readExecution(root).isolation ?? null).toBeNull();
 
     // The person's yes, run where git is still refused: what to do, nothing recorded.
     const commit = dotagent(root, ["resume", "--isolation", "commit"], { env });
     expect(commit.code).toBe(1);
     expect(commit.stderr.trim().split("\n")).toHaveLength(1);
-    expect(commit.stderr).toMatch(/git could not be run from this shell.*commit them yourself \(`git add -A && git commit`\).*outside the sandbox.*--isolation shared/);
+    expect(commit.stderr).toMatch(
+      /git could not be run from this shell.*commit them yourself \(`git add -A && git commit`\).*outside the sandbox.*--isolation shared/,
+    );
     expectNoStack(commit.stderr);
     expect(readExecution(root).isolation ?? null).toBeNull();
 

@@ -3,7 +3,18 @@
 // (`hand_edit`, or corrupt), the checkpoints stay usable with phase.json unreadable, the first way
 // out offered is the newest checkpoint, and going back restores what dotagent last kept, exactly.
 import { afterEach, describe, expect, it } from "vitest";
-import { closeSync, cpSync, ftruncateSync, openSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  cpSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
@@ -47,7 +58,8 @@ function atImplementation(): string {
 }
 
 const newestRev = (p: string): number => ok(p, ["history", "--json"]).json.checkpoints.at(-1).rev;
-const held = (p: string, rev: number, name: string) => JSON.parse(readFileSync(join(p, `memory/state/.history/${String(rev).padStart(8, "0")}/${name}`), "utf8"));
+const held = (p: string, rev: number, name: string) =>
+  JSON.parse(readFileSync(join(p, `memory/state/.history/${String(rev).padStart(8, "0")}/${name}`), "utf8"));
 /** A state file without what every write changes (revision, time): what it says. */
 const content = (value: Record<string, unknown>) => {
   const { revision: _r, last_updated: _l, updated_at: _u, ...rest } = value;
@@ -84,7 +96,10 @@ function rewriteUnseen(file: string, text: string): void {
   writeSync(fd, bytes, 0, bytes.length, 0);
   closeSync(fd);
   const ns = before.mtimeNs;
-  expect(spawnSync("touch", ["-m", "-d", `@${ns / 1_000_000_000n}.${String(ns % 1_000_000_000n).padStart(9, "0")}`, file]).status).toBe(0);
+  expect(
+    spawnSync("touch", ["-m", "-d", `@${ns / 1_000_000_000n}.${String(ns % 1_000_000_000n).padStart(9, "0")}`, file])
+      .status,
+  ).toBe(0);
   const after = statSync(file, { bigint: true });
   expect([after.ino, after.size, after.mtimeNs]).toEqual([before.ino, before.size, before.mtimeNs]);
 }
@@ -97,7 +112,11 @@ describe("hand edits: detected and named", () => {
     const original = readFileSync(file, "utf8");
     const execution = JSON.parse(original);
     for (const task of execution.tasks) {
-      Object.assign(task, { status: "complete", started_at: task.started_at ?? execution.updated_at, completed_at: execution.updated_at });
+      Object.assign(task, {
+        status: "complete",
+        started_at: task.started_at ?? execution.updated_at,
+        completed_at: execution.updated_at,
+      });
       writeJson(p, `memory/reports/tasks/${task.id}.json`, { task_id: task.id, status: "complete" });
     }
     const compact = JSON.stringify(execution);
@@ -109,10 +128,14 @@ describe("hand edits: detected and named", () => {
     expect(status.json.warnings).toContainEqual(expect.objectContaining({ code: "hand_edit", file: EXECUTION }));
     const resumed = dotagent(p, ["resume", "--json"]);
     expect(resumed.code).toBe(5);
-    expect(resumed.json).toMatchObject({ situation: "hand_edit", decision: { yes: `dotagent rollback --to ${rev} --yes`, no: "dotagent resume --keep-edit" } });
-    expect(ok(p, ["validate", "--json"]).json.warnings).toContainEqual(expect.objectContaining({ code: "hand_edit", file: EXECUTION }));
+    expect(resumed.json).toMatchObject({
+      situation: "hand_edit",
+      decision: { yes: `dotagent rollback --to ${rev} --yes`, no: "dotagent resume --keep-edit" },
+    });
+    expect(ok(p, ["validate", "--json"]).json.warnings).toContainEqual(
+      expect.objectContaining({ code: "hand_edit", file: EXECUTION }),
+    );
   });
-
 
   it("hand edit: phase.json rewritten valid, marking ARCHITECTURE complete: validate and status warn hand_edit; resume asks to go back first (exit 5), nothing written", () => {
     const p = atArchitecture();
@@ -125,8 +148,15 @@ describe("hand edits: detected and named", () => {
     expect(status.json).toMatchObject({ situation: "hand_edit", next: { action: "confirm_rollback", rev } });
     const resumed = dotagent(p, ["resume", "--json"]);
     expect(resumed.code).toBe(5);
-    expect(resumed.json).toMatchObject({ situation: "hand_edit", applied: false, next: { action: "confirm_rollback", rev }, decision: { default: false, yes: `dotagent rollback --to ${rev} --yes`, no: "dotagent resume --keep-edit" } });
-    expect(resumed.json.decision.question).toContain(`checkpoint ${rev} (REQUIREMENTS completed, at ARCHITECTURE pending`);
+    expect(resumed.json).toMatchObject({
+      situation: "hand_edit",
+      applied: false,
+      next: { action: "confirm_rollback", rev },
+      decision: { default: false, yes: `dotagent rollback --to ${rev} --yes`, no: "dotagent resume --keep-edit" },
+    });
+    expect(resumed.json.decision.question).toContain(
+      `checkpoint ${rev} (REQUIREMENTS completed, at ARCHITECTURE pending`,
+    );
     expect(resumed.json.decision.question).toContain(": what dotagent last wrote)");
     expect(readFileSync(join(p, PHASE))).toEqual(before);
   });
@@ -153,7 +183,10 @@ describe("hand edits: detected and named", () => {
     expect(resumed.json).toMatchObject({ situation: "interrupted", phase: "IMPLEMENTATION" });
     const log = ok(p, ["log", "--json"]).json.events as Array<{ type: string; files?: string[] }>;
     expect(log.find((e) => e.type === "hand_edit_kept")).toMatchObject({ files: [PHASE] });
-    expect(ok(p, ["history", "--json"]).json.checkpoints.at(-1)).toMatchObject({ event: "hand_edit_kept", phase: "IMPLEMENTATION" });
+    expect(ok(p, ["history", "--json"]).json.checkpoints.at(-1)).toMatchObject({
+      event: "hand_edit_kept",
+      phase: "IMPLEMENTATION",
+    });
     expect(ok(p, ["validate", "--json"]).json.warnings.map((w: { code: string }) => w.code)).not.toContain("hand_edit");
     expect(ok(p, ["resume", "--json"]).json.repairs).toEqual([]);
   });
@@ -169,14 +202,20 @@ describe("hand edits: detected and named", () => {
     const resumed = dotagent(p, ["resume", "--json"]);
     expect(resumed.code).toBe(5);
     expect(resumed.json.warnings).toContainEqual(expect.objectContaining({ code: "hand_edit", file: EXECUTION }));
-    expect(resumed.json).toMatchObject({ next: { action: "confirm_rollback", rev }, decision: { yes: `dotagent rollback --to ${rev} --yes` } });
+    expect(resumed.json).toMatchObject({
+      next: { action: "confirm_rollback", rev },
+      decision: { yes: `dotagent rollback --to ${rev} --yes` },
+    });
     // The task import and start after the newest checkpoint are dotagent's writes no checkpoint holds: said so.
     expect(resumed.json.decision.question).toContain("it wrote after it, and that is not kept");
     const back = ok(p, ["resume", "--yes", "--json"]);
     expect(back.json.repairs[0]).toMatchObject({ code: "rolled_back" });
     expect(content(readJson(p, PHASE))).toEqual(content(held(p, rev, "phase.json")));
     // The newest checkpoint is the task plan's: both tasks planned, neither started nor complete.
-    expect(readJson(p, EXECUTION).tasks.map((t: { id: string; status: string }) => [t.id, t.status])).toEqual([["t1", "pending"], ["t2", "pending"]]);
+    expect(readJson(p, EXECUTION).tasks.map((t: { id: string; status: string }) => [t.id, t.status])).toEqual([
+      ["t1", "pending"],
+      ["t2", "pending"],
+    ]);
     expect(ok(p, ["validate", "--json"]).json.valid).toBe(true);
     expect(ok(p, ["validate", "--json"]).json.warnings.map((w: { code: string }) => w.code)).not.toContain("hand_edit");
   });
@@ -227,7 +266,15 @@ describe("hand edits: phase.json truncated (head -c 100), recovered from the che
     const before = readFileSync(join(p, PHASE));
     const resumed = dotagent(p, ["resume", "--json"]);
     expect(resumed.code).toBe(5);
-    expect(resumed.json).toMatchObject({ situation: "corrupt", next: { action: "confirm_rollback", rev }, decision: { default: false, yes: `dotagent rollback --to ${rev} --yes`, no: "dotagent archive --reason 'corrupt state'" } });
+    expect(resumed.json).toMatchObject({
+      situation: "corrupt",
+      next: { action: "confirm_rollback", rev },
+      decision: {
+        default: false,
+        yes: `dotagent rollback --to ${rev} --yes`,
+        no: "dotagent archive --reason 'corrupt state'",
+      },
+    });
     expect(readFileSync(join(p, PHASE))).toEqual(before);
     expect(readdirSync(join(p, "memory/state")).includes(".archive")).toBe(false);
   });
@@ -241,7 +288,11 @@ describe("hand edits: phase.json truncated (head -c 100), recovered from the che
     expect(asked.code).toBe(5);
     expect(asked.json.decision.question).toContain("back from its corrupt state to checkpoint");
     const rolled = ok(p, ["rollback", "--to", String(rev), "--yes", "--json"]);
-    expect(rolled.json).toMatchObject({ rolled_back: true, from: { phase_status: "corrupt" }, to: { phase: "ARCHITECTURE" } });
+    expect(rolled.json).toMatchObject({
+      rolled_back: true,
+      from: { phase_status: "corrupt" },
+      to: { phase: "ARCHITECTURE" },
+    });
     expect(content(readJson(p, PHASE))).toEqual(content(kept));
     expect(rolled.json.archive).toMatch(/\.tar\.gz$/);
     const listed = ok(p, ["archive", "list", "--json"]).json;
@@ -267,10 +318,22 @@ describe("hand edits through the library", () => {
     const rev = newestRev(p);
     markArchitectureComplete(p);
     const w = openWorkflow(p);
-    expect(await w.resume()).toMatchObject({ situation: "hand_edit", applied: false, next: { action: "confirm_rollback", rev } });
-    expect(await w.resume({ decide: () => true })).toMatchObject({ situation: "interrupted", phase: "ARCHITECTURE", repairs: [{ code: "rolled_back" }] });
+    expect(await w.resume()).toMatchObject({
+      situation: "hand_edit",
+      applied: false,
+      next: { action: "confirm_rollback", rev },
+    });
+    expect(await w.resume({ decide: () => true })).toMatchObject({
+      situation: "interrupted",
+      phase: "ARCHITECTURE",
+      repairs: [{ code: "rolled_back" }],
+    });
     markArchitectureComplete(p);
-    expect(await w.resume({ keepEdit: true })).toMatchObject({ situation: "interrupted", phase: "IMPLEMENTATION", repairs: [{ code: "hand_edit_kept" }] });
+    expect(await w.resume({ keepEdit: true })).toMatchObject({
+      situation: "interrupted",
+      phase: "IMPLEMENTATION",
+      repairs: [{ code: "hand_edit_kept" }],
+    });
   });
 });
 
@@ -285,7 +348,10 @@ describe("hand edits: dotagent's own write cut off is never one", () => {
     const p = tempProject();
     ok(p, ["init", "--request", "add login"]);
     writeJson(p, "memory/reports/demand.json", { stories: ["sign in"] });
-    const killed = spawnSync(process.execPath, ["--import", PRELOAD, CLI, "phase", "approve"], { cwd: p, env: { ...process.env, TORTURE_KILL_AT: at } });
+    const killed = spawnSync(process.execPath, ["--import", PRELOAD, CLI, "phase", "approve"], {
+      cwd: p,
+      env: { ...process.env, TORTURE_KILL_AT: at },
+    });
     expect(killed.signal).toBe("SIGKILL");
     const validate = dotagent(p, ["validate", "--json"]);
     expect(validate.code).toBe(0);
@@ -298,18 +364,27 @@ describe("hand edits: dotagent's own write cut off is never one", () => {
 
 describe("hand edits from an agent's shell: the way out is the person's (issue 29)", () => {
   const AS_MODEL = { CLAUDECODE: "1" };
-  const personSays = (p: string, prompt: string) => dotagent(p, ["hook", "user-prompt-submit"], { input: JSON.stringify({ cwd: p, ...typedPrompt(prompt).input }), env: { CLAUDE_PROJECT_DIR: p } });
+  const personSays = (p: string, prompt: string) =>
+    dotagent(p, ["hook", "user-prompt-submit"], {
+      input: JSON.stringify({ cwd: p, ...typedPrompt(prompt).input }),
+      env: { CLAUDE_PROJECT_DIR: p },
+    });
 
   it("the model's `resume --keep-edit` of its own edit: refused; going back after the person's yes: done", () => {
     const p = atArchitecture();
     markArchitectureComplete(p);
-    expect(dotagent(p, ["resume", "--keep-edit", "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered", decision: "hand_edit" });
+    expect(dotagent(p, ["resume", "--keep-edit", "--json"], { env: AS_MODEL }).json.error).toMatchObject({
+      code: "person_not_answered",
+      decision: "hand_edit",
+    });
     const asked = dotagent(p, ["resume", "--json"], { env: AS_MODEL });
     expect(asked.code).toBe(5);
     const yes = asked.json.decision.yes as string;
     expect(yes).toMatch(/^dotagent rollback --to \d+ --yes$/);
     const args = yes.replace(/^dotagent /, "").split(" ");
-    expect(dotagent(p, [...args, "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered" });
+    expect(dotagent(p, [...args, "--json"], { env: AS_MODEL }).json.error).toMatchObject({
+      code: "person_not_answered",
+    });
     personSays(p, "yes, go back");
     const back = dotagent(p, [...args, "--json"], { env: AS_MODEL });
     expect(back.code, back.stdout).toBe(0);

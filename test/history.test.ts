@@ -26,7 +26,11 @@ function makeImplementation(p: string, tasks: number): void {
   dotagent(p, ["phase", "approve"]);
   dotagent(p, ["phase", "complete"]);
   if (tasks > 0) {
-    writeJson(p, "tasks.json", Array.from({ length: tasks }, (_, i) => ({ id: `t${i + 1}` })));
+    writeJson(
+      p,
+      "tasks.json",
+      Array.from({ length: tasks }, (_, i) => ({ id: `t${i + 1}` })),
+    );
     expect(dotagent(p, ["task", "import", "tasks.json"]).code).toBe(0);
   }
 }
@@ -44,11 +48,28 @@ describe("history", () => {
     const { json, code } = dotagent(p, ["history", "--json"]);
     expect(code).toBe(0);
     expect(json.workflow_id).toBe("wf-add-login");
-    expect(json.checkpoints.map((c: { what: string }) => c.what)).toEqual(["workflow started", "REQUIREMENTS approved", "REQUIREMENTS completed", "ARCHITECTURE approved", "ARCHITECTURE completed", "task plan recorded", "task t1 completed"]);
-    const events = dotagent(p, ["log", "-n", "100", "--json"]).json.events as Array<{ seq: number; type: string; task_id?: string }>;
+    expect(json.checkpoints.map((c: { what: string }) => c.what)).toEqual([
+      "workflow started",
+      "REQUIREMENTS approved",
+      "REQUIREMENTS completed",
+      "ARCHITECTURE approved",
+      "ARCHITECTURE completed",
+      "task plan recorded",
+      "task t1 completed",
+    ]);
+    const events = dotagent(p, ["log", "-n", "100", "--json"]).json.events as Array<{
+      seq: number;
+      type: string;
+      task_id?: string;
+    }>;
     const last = json.checkpoints.at(-1);
     expect(events.find((e) => e.seq === last.rev)).toMatchObject({ type: "task_completed", task_id: "t1" });
-    expect(last).toMatchObject({ phase: "IMPLEMENTATION", kind: "task", task_id: "t1", completed_phases: ["REQUIREMENTS", "ARCHITECTURE"] });
+    expect(last).toMatchObject({
+      phase: "IMPLEMENTATION",
+      kind: "task",
+      task_id: "t1",
+      completed_phases: ["REQUIREMENTS", "ARCHITECTURE"],
+    });
     const plain = dotagent(p, ["history"]).stdout;
     expect(plain).toContain("ARCHITECTURE approved");
   });
@@ -62,7 +83,11 @@ describe("history", () => {
     expect(shown.json.execution).toEqual(readJson(p, "memory/state/execution.json"));
     completeTask(p, "t2");
     // Still the old revision's files, though both state files were rewritten since.
-    expect(dotagent(p, ["history", "show", String(rev), "--json"]).json.execution.tasks.map((t: { status: string }) => t.status)).toEqual(["complete", "pending"]);
+    expect(
+      dotagent(p, ["history", "show", String(rev), "--json"]).json.execution.tasks.map(
+        (t: { status: string }) => t.status,
+      ),
+    ).toEqual(["complete", "pending"]);
     expect(dotagent(p, ["history", "show", String(rev)]).stdout).toContain("Tasks: t1 complete, t2 pending");
   });
 
@@ -72,21 +97,28 @@ describe("history", () => {
       [["history", "show"], 2, "needs a revision number"],
       [["history", "show", "x"], 2, "is not a checkpoint revision"],
       [["history", "show", "999"], 1, "there is no checkpoint 999"],
-      [["history", "shw", "1"], 2, "not \"shw\""],
+      [["history", "shw", "1"], 2, 'not "shw"'],
     ] as const) {
       const r = dotagent(p, [...args]);
       expect(r.code).toBe(code);
       expect(r.stderr).toContain(text);
       expectNoStack(r.stderr);
     }
-    expect(dotagent(tempProject(), ["history", "--json"]).json).toEqual({ workflow_id: null, listed_for: null, checkpoints: [] });
+    expect(dotagent(tempProject(), ["history", "--json"]).json).toEqual({
+      workflow_id: null,
+      listed_for: null,
+      checkpoints: [],
+    });
   });
 
   it("hand edit: phase.json changed in place (written through the file) leaves the checkpoint intact; a checkpoint file changed itself is damaged, never shown as good", () => {
     const p = toImplementation(0);
     const rev = dotagent(p, ["history", "--json"]).json.checkpoints.at(-1).rev;
     // Writing in place, as some editors do: the checkpoint is a copy, so it keeps what dotagent wrote.
-    writeFileSync(join(p, "memory/state/phase.json"), JSON.stringify(readJson(p, "memory/state/phase.json")).replace("add login", "add logout"));
+    writeFileSync(
+      join(p, "memory/state/phase.json"),
+      JSON.stringify(readJson(p, "memory/state/phase.json")).replace("add login", "add logout"),
+    );
     const intact = dotagent(p, ["history", "show", String(rev), "--json"]);
     expect(intact.code).toBe(0);
     expect(intact.json.phase_state.request).toBe("add login");
@@ -110,17 +142,26 @@ describe("history", () => {
     const p = toImplementation(2);
     dotagent(p, ["task", "start", "t1"]);
     writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" });
-    const killed = spawnSync(process.execPath, ["--import", PRELOAD, CLI, "task", "complete", "t1"], { cwd: p, env: { ...process.env, TORTURE_KILL_AT: "renameSync:/.history/" } });
+    const killed = spawnSync(process.execPath, ["--import", PRELOAD, CLI, "task", "complete", "t1"], {
+      cwd: p,
+      env: { ...process.env, TORTURE_KILL_AT: "renameSync:/.history/" },
+    });
     expect(killed.signal).toBe("SIGKILL");
     expect(dotagent(p, ["validate"]).code).toBe(0);
     expect(readJson(p, "memory/state/execution.json").tasks[0].status).toBe("complete");
-    expect(dotagent(p, ["history", "--json"]).json.checkpoints.map((c: { what: string }) => c.what)).not.toContain("task t1 completed");
+    expect(dotagent(p, ["history", "--json"]).json.checkpoints.map((c: { what: string }) => c.what)).not.toContain(
+      "task t1 completed",
+    );
     expect(readdirSync(join(p, "memory/state/.history")).some((n) => n.startsWith(".tmp-"))).toBe(true);
     dotagent(p, ["task", "start", "t2"]); // any command under the lock sweeps it
     expect(readdirSync(join(p, "memory/state/.history")).some((n) => n.startsWith(".tmp-"))).toBe(false);
     writeJson(p, "memory/reports/tasks/t2.json", { task_id: "t2", status: "complete" });
     dotagent(p, ["task", "complete", "t2"]);
     // The last task's completion also completes IMPLEMENTATION: both are checkpoints.
-    expect(dotagent(p, ["history", "--json"]).json.checkpoints.slice(-2).map((c: { what: string }) => c.what)).toEqual(["task t2 completed", "IMPLEMENTATION completed"]);
+    expect(
+      dotagent(p, ["history", "--json"])
+        .json.checkpoints.slice(-2)
+        .map((c: { what: string }) => c.what),
+    ).toEqual(["task t2 completed", "IMPLEMENTATION completed"]);
   });
 });

@@ -11,7 +11,12 @@ afterAll(removeTemps);
 
 /** The hook with `stdin` as its standard input (a descriptor), its stdout. */
 function hookWith(cwd: string, stdin: number): string {
-  const run = spawnSync(process.execPath, [CLI, "hook", "session-start"], { cwd, stdio: [stdin, "pipe", "pipe"], encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  const run = spawnSync(process.execPath, [CLI, "hook", "session-start"], {
+    cwd,
+    stdio: [stdin, "pipe", "pipe"],
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   expect(run.status, run.stderr).toBe(0);
   return sameMoment(run.stdout);
 }

@@ -14,9 +14,23 @@ afterEach(removeTemps);
 const installed = installedProject;
 
 function preToolUse(p: string, helper: string, toolName: string, toolInput: Record<string, unknown>) {
-  const r = dotagent(p, ["hook", "pre-tool-use"], { input: JSON.stringify({ session_id: "s-1", cwd: p, hook_event_name: "PreToolUse", tool_name: toolName, tool_input: toolInput }), env: { CLAUDE_PID: String(process.pid), CLAUDE_CODE_SESSION_ID: "s-1", CLAUDE_PROJECT_DIR: p }, script: helper });
+  const r = dotagent(p, ["hook", "pre-tool-use"], {
+    input: JSON.stringify({
+      session_id: "s-1",
+      cwd: p,
+      hook_event_name: "PreToolUse",
+      tool_name: toolName,
+      tool_input: toolInput,
+    }),
+    env: { CLAUDE_PID: String(process.pid), CLAUDE_CODE_SESSION_ID: "s-1", CLAUDE_PROJECT_DIR: p },
+    script: helper,
+  });
   expect(r.code).toBe(0);
-  return r.stdout.trim() === "" ? null : (JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string; updatedInput?: unknown } });
+  return r.stdout.trim() === ""
+    ? null
+    : (JSON.parse(r.stdout) as {
+        hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string; updatedInput?: unknown };
+      });
 }
 
 describe("1. a here-document that bash closes early is never allowed", () => {
@@ -46,10 +60,18 @@ describe("5. task import: the file is the positional the option table leaves", (
     const { p, helper } = installed();
     mkdirSync(join(p, "memory/reports"), { recursive: true });
     writeFileSync(join(p, "memory/reports/plan.json"), "[]");
-    for (const line of [`task import --title memory/reports/plan.json /etc/passwd`, `task import --output memory/reports/plan.json /etc/passwd --json`, `task import memory/reports/plan.json /etc/passwd`, `task import -- /etc/passwd`]) {
+    for (const line of [
+      `task import --title memory/reports/plan.json /etc/passwd`,
+      `task import --output memory/reports/plan.json /etc/passwd --json`,
+      `task import memory/reports/plan.json /etc/passwd`,
+      `task import -- /etc/passwd`,
+    ]) {
       expect(preToolUse(p, helper, "Bash", { command: `node "${helper}" ${line}` }), line).toBeNull();
     }
-    expect(preToolUse(p, helper, "Bash", { command: `node "${helper}" task import memory/reports/plan.json --json` })?.hookSpecificOutput.permissionDecision).toBe("allow");
+    expect(
+      preToolUse(p, helper, "Bash", { command: `node "${helper}" task import memory/reports/plan.json --json` })
+        ?.hookSpecificOutput.permissionDecision,
+    ).toBe("allow");
   });
 });
 
@@ -62,7 +84,12 @@ describe("6. a spawn is allowed only with the fields /develop gives it", () => {
     });
     return { p, helper: join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs") };
   }
-  const pm = { subagent_type: "pm", description: "pm for REQUIREMENTS", prompt: "Feature request: add login\nPhase: REQUIREMENTS\nOutput file: memory/reports/demand.json", run_in_background: false };
+  const pm = {
+    subagent_type: "pm",
+    description: "pm for REQUIREMENTS",
+    prompt: "Feature request: add login\nPhase: REQUIREMENTS\nOutput file: memory/reports/demand.json",
+    run_in_background: false,
+  };
 
   it.each([
     ["isolation: remote (a cloud environment)", { isolation: "remote" }],
@@ -81,7 +108,10 @@ describe("6. a spawn is allowed only with the fields /develop gives it", () => {
 
   it("the same spawn without them is allowed and recorded", () => {
     const { p, helper } = atRequirements();
-    expect(preToolUse(p, helper, "Agent", pm)?.hookSpecificOutput).toMatchObject({ permissionDecision: "allow", permissionDecisionReason: "dotagent recorded: pm started" });
+    expect(preToolUse(p, helper, "Agent", pm)?.hookSpecificOutput).toMatchObject({
+      permissionDecision: "allow",
+      permissionDecisionReason: "dotagent recorded: pm started",
+    });
     expect(dotagent(p, ["status", "--json"]).json.agents_in_flight).toHaveLength(1);
   });
 });

@@ -3,10 +3,32 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CLI, REPO, dotagent, expectNoStack, readJson, removeTemps, tempProject, treeBytes, writeJson } from "./support/cli.js";
+import {
+  CLI,
+  REPO,
+  dotagent,
+  expectNoStack,
+  readJson,
+  removeTemps,
+  tempProject,
+  treeBytes,
+  writeJson,
+} from "./support/cli.js";
 
 afterEach(removeTemps);
 const NEVER = ["--stale-after", "never"];
@@ -68,7 +90,8 @@ function finished(p: string, id = "wf-a"): void {
   });
 }
 
-const revs = (p: string) => dotagent(p, ["history", "--json"]).json.checkpoints.map((c: { rev: number; what: string }) => `${c.rev} ${c.what}`);
+const revs = (p: string) =>
+  dotagent(p, ["history", "--json"]).json.checkpoints.map((c: { rev: number; what: string }) => `${c.rev} ${c.what}`);
 
 describe("issue 21, case 2: a reused workflow id never brings back the old run's checkpoints", () => {
   it("init --workflow-id wf-a --yes over a finished wf-a: history lists only the new run; rollback --to an old rev is refused and changes nothing", () => {
@@ -90,13 +113,16 @@ describe("issue 21, case 2: a reused workflow id never brings back the old run's
   it("variant: the old run's checkpoints still on disk (not yet pruned) are never listed nor restored", () => {
     const p = tempProject();
     toImplementation(p);
-    const approved = (dotagent(p, ["history", "--json"]).json.checkpoints as Array<{ rev: number; what: string }>).find((c) => c.what === "ARCHITECTURE approved")!.rev;
+    const approved = (dotagent(p, ["history", "--json"]).json.checkpoints as Array<{ rev: number; what: string }>).find(
+      (c) => c.what === "ARCHITECTURE approved",
+    )!.rev;
     const held = join(p, "memory/state/.history");
     const keep = join(p, "kept-history");
     renameSync(held, keep);
     ok(p, ["init", "--request", "add login", "--workflow-id", "wf-a", "--yes"]);
     // The old folders come back beside the new run's (as if written by a crash-free older run).
-    for (const name of readdirSync(keep)) if (!existsSync(join(held, name))) renameSync(join(keep, name), join(held, name));
+    for (const name of readdirSync(keep))
+      if (!existsSync(join(held, name))) renameSync(join(keep, name), join(held, name));
     expect(revs(p)).toEqual(["1 workflow started"]);
     const before = treeBytes(join(p, "memory"));
     const r = dotagent(p, ["rollback", "--to", String(approved), "--yes", "--json"]);
@@ -118,17 +144,22 @@ describe("issue 21, case 2: a reused workflow id never brings back the old run's
 });
 
 describe("issue 21, case 7: rollback to a phase up to IMPLEMENTATION takes the task plans along", () => {
-  it.each(["REQUIREMENTS", "ARCHITECTURE", "IMPLEMENTATION"])("rollback --to %s moves plan.json and plan.rework-N.json into the archive", (to) => {
-    const p = tempProject();
-    toImplementation(p);
-    writeJson(p, "memory/reports/plan.rework-1.json", { tasks: [{ id: "r1" }] }); // a later round's plan left by an earlier rollback
-    const r = dotagent(p, ["rollback", "--to", to, "--yes", "--json"]);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.json.moves).toEqual(expect.arrayContaining(["memory/reports/plan.json", "memory/reports/plan.rework-1.json"]));
-    expect(existsSync(join(p, "memory/reports/plan.json"))).toBe(false);
-    expect(existsSync(join(p, "memory/reports/plan.rework-1.json"))).toBe(false);
-    expect(ok(p, ["status", "--json", ...NEVER]).json.warnings).toEqual([]);
-  });
+  it.each(["REQUIREMENTS", "ARCHITECTURE", "IMPLEMENTATION"])(
+    "rollback --to %s moves plan.json and plan.rework-N.json into the archive",
+    (to) => {
+      const p = tempProject();
+      toImplementation(p);
+      writeJson(p, "memory/reports/plan.rework-1.json", { tasks: [{ id: "r1" }] }); // a later round's plan left by an earlier rollback
+      const r = dotagent(p, ["rollback", "--to", to, "--yes", "--json"]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json.moves).toEqual(
+        expect.arrayContaining(["memory/reports/plan.json", "memory/reports/plan.rework-1.json"]),
+      );
+      expect(existsSync(join(p, "memory/reports/plan.json"))).toBe(false);
+      expect(existsSync(join(p, "memory/reports/plan.rework-1.json"))).toBe(false);
+      expect(ok(p, ["status", "--json", ...NEVER]).json.warnings).toEqual([]);
+    },
+  );
 
   it("rollback --to VERIFICATION keeps the plan of the round that completed", () => {
     const p = tempProject();
@@ -155,28 +186,45 @@ function forgeCheckpoint(p: string, rev: number, text: string): void {
 
 describe("issue 21, case 8: a checkpoint is judged like the live state before it is listed or restored", () => {
   it.each([
-    ["a phase completed twice", (held: Record<string, unknown>) => JSON.stringify({ ...held, completed_phases: [...(held.completed_phases as unknown[]), ...(held.completed_phases as unknown[])] }), "not valid"],
-    ["the current phase not after the completed ones", (held: Record<string, unknown>) => JSON.stringify({ ...held, current_phase: "REFLECTION" }), "not valid"],
-    ["not JSON", () => "{\"workflow_id\": ", "is not JSON"],
+    [
+      "a phase completed twice",
+      (held: Record<string, unknown>) =>
+        JSON.stringify({
+          ...held,
+          completed_phases: [...(held.completed_phases as unknown[]), ...(held.completed_phases as unknown[])],
+        }),
+      "not valid",
+    ],
+    [
+      "the current phase not after the completed ones",
+      (held: Record<string, unknown>) => JSON.stringify({ ...held, current_phase: "REFLECTION" }),
+      "not valid",
+    ],
+    ["not JSON", () => '{"workflow_id": ', "is not JSON"],
     ["a JSON array", () => "[]", "not valid"],
-  ])("checksums match but %s: not listed, rollback --to REV refused (checkpoint_invalid, exit 1), history show exit 1, no internal error", (_name, forge, reason) => {
-    const p = tempProject();
-    toImplementation(p, "wf-a", false);
-    const rev = (dotagent(p, ["history", "--json"]).json.checkpoints as Array<{ rev: number; what: string }>).find((c) => c.what === "ARCHITECTURE approved")!.rev;
-    const folder = join(p, "memory/state/.history", String(rev).padStart(8, "0"));
-    forgeCheckpoint(p, rev, forge(JSON.parse(readFileSync(join(folder, "phase.json"), "utf8"))));
-    expect(revs(p)).not.toContain(`${rev} ARCHITECTURE approved`);
-    const before = treeBytes(join(p, "memory"));
-    const r = dotagent(p, ["rollback", "--to", String(rev), "--yes", "--json"]);
-    expect([r.code, r.json.error.code]).toEqual([1, "checkpoint_invalid"]);
-    expect(r.json.error.message).toContain(reason);
-    expect(treeBytes(join(p, "memory"))).toEqual(before);
-    const shown = dotagent(p, ["history", "show", String(rev)]);
-    expect(shown.code).toBe(1);
-    expect(shown.stderr).toContain(`checkpoint ${rev} is damaged`);
-    expect(shown.stderr).not.toContain("unexpected error");
-    expectNoStack(shown.stderr);
-  });
+  ])(
+    "checksums match but %s: not listed, rollback --to REV refused (checkpoint_invalid, exit 1), history show exit 1, no internal error",
+    (_name, forge, reason) => {
+      const p = tempProject();
+      toImplementation(p, "wf-a", false);
+      const rev = (dotagent(p, ["history", "--json"]).json.checkpoints as Array<{ rev: number; what: string }>).find(
+        (c) => c.what === "ARCHITECTURE approved",
+      )!.rev;
+      const folder = join(p, "memory/state/.history", String(rev).padStart(8, "0"));
+      forgeCheckpoint(p, rev, forge(JSON.parse(readFileSync(join(folder, "phase.json"), "utf8"))));
+      expect(revs(p)).not.toContain(`${rev} ARCHITECTURE approved`);
+      const before = treeBytes(join(p, "memory"));
+      const r = dotagent(p, ["rollback", "--to", String(rev), "--yes", "--json"]);
+      expect([r.code, r.json.error.code]).toEqual([1, "checkpoint_invalid"]);
+      expect(r.json.error.message).toContain(reason);
+      expect(treeBytes(join(p, "memory"))).toEqual(before);
+      const shown = dotagent(p, ["history", "show", String(rev)]);
+      expect(shown.code).toBe(1);
+      expect(shown.stderr).toContain(`checkpoint ${rev} is damaged`);
+      expect(shown.stderr).not.toContain("unexpected error");
+      expectNoStack(shown.stderr);
+    },
+  );
 
   it("a checkpoint.json that is not JSON (or a folder where it belongs) is ignored, never an internal error", () => {
     const p = tempProject();
@@ -192,48 +240,71 @@ describe("issue 21, case 8: a checkpoint is judged like the live state before it
   });
 
   it.each([
-    ["a link out of the project", (p: string, outside: string) => symlinkSync(outside, join(p, "memory/state/.history"))],
-    ["a link inside the project", (p: string) => symlinkSync(join(p, "memory/reports"), join(p, "memory/state/.history"))],
+    [
+      "a link out of the project",
+      (p: string, outside: string) => symlinkSync(outside, join(p, "memory/state/.history")),
+    ],
+    [
+      "a link inside the project",
+      (p: string) => symlinkSync(join(p, "memory/reports"), join(p, "memory/state/.history")),
+    ],
     ["a file", (p: string) => writeFileSync(join(p, "memory/state/.history"), "x")],
-  ])(".history that is %s: history, history show, rollback and status refuse it (state_path_invalid, exit 3); nothing is read from it", (_name, plant) => {
-    const p = tempProject();
-    toImplementation(p, "wf-a", false);
-    const outside = tempProject();
-    renameSync(join(p, "memory/state/.history"), join(outside, "held"));
-    rmSync(outside, { recursive: true });
-    mkdirSync(outside);
-    plant(p, outside);
-    const before = treeBytes(join(p, "memory"));
-    for (const args of [["history"], ["history", "show", "1"], ["rollback", "--to", "1", "--yes"], ["rollback", "--to", "ARCHITECTURE", "--yes"], ["status"]]) {
-      const r = dotagent(p, [...args, "--json"]);
-      expect([r.code, r.json.error.code], args.join(" ")).toEqual([3, "state_path_invalid"]);
-      expect(r.json.error.path).toBe("memory/state/.history");
-    }
-    expect(treeBytes(join(p, "memory"))).toEqual(before);
-  });
+  ])(
+    ".history that is %s: history, history show, rollback and status refuse it (state_path_invalid, exit 3); nothing is read from it",
+    (_name, plant) => {
+      const p = tempProject();
+      toImplementation(p, "wf-a", false);
+      const outside = tempProject();
+      renameSync(join(p, "memory/state/.history"), join(outside, "held"));
+      rmSync(outside, { recursive: true });
+      mkdirSync(outside);
+      plant(p, outside);
+      const before = treeBytes(join(p, "memory"));
+      for (const args of [
+        ["history"],
+        ["history", "show", "1"],
+        ["rollback", "--to", "1", "--yes"],
+        ["rollback", "--to", "ARCHITECTURE", "--yes"],
+        ["status"],
+      ]) {
+        const r = dotagent(p, [...args, "--json"]);
+        expect([r.code, r.json.error.code], args.join(" ")).toEqual([3, "state_path_invalid"]);
+        expect(r.json.error.path).toBe("memory/state/.history");
+      }
+      expect(treeBytes(join(p, "memory"))).toEqual(before);
+    },
+  );
 });
 
 describe("issue 21, case 14: one REV parser for history show and rollback", () => {
-  it.each(["0", "1e3", "0x10", " 12", "12.0", "+3", "１２", "1000000000", "NaN", "Infinity", ""])("%j: the same usage error (exit 2) from both", (rev) => {
-    const p = tempProject();
-    toImplementation(p, "wf-a", false);
-    const shown = dotagent(p, ["history", "show", rev, "--json"]);
-    const rolled = dotagent(p, ["rollback", "--to", rev, "--yes", "--json"]);
-    expect([shown.code, shown.json.error.code]).toEqual([2, "usage"]);
-    expect([rolled.code, rolled.json.error.code]).toEqual([2, "usage"]);
-    expect(shown.json.error.message).toContain("is not a checkpoint revision");
-    expect(rolled.json.error.message).toContain(shown.json.error.message.replace(/^.*?(is not a checkpoint revision)/, "$1"));
-  });
+  it.each(["0", "1e3", "0x10", " 12", "12.0", "+3", "１２", "1000000000", "NaN", "Infinity", ""])(
+    "%j: the same usage error (exit 2) from both",
+    (rev) => {
+      const p = tempProject();
+      toImplementation(p, "wf-a", false);
+      const shown = dotagent(p, ["history", "show", rev, "--json"]);
+      const rolled = dotagent(p, ["rollback", "--to", rev, "--yes", "--json"]);
+      expect([shown.code, shown.json.error.code]).toEqual([2, "usage"]);
+      expect([rolled.code, rolled.json.error.code]).toEqual([2, "usage"]);
+      expect(shown.json.error.message).toContain("is not a checkpoint revision");
+      expect(rolled.json.error.message).toContain(
+        shown.json.error.message.replace(/^.*?(is not a checkpoint revision)/, "$1"),
+      );
+    },
+  );
 
   it.each(["1", "01", "00000001"])("%j: accepted by both", (rev) => {
     const p = tempProject();
     toImplementation(p, "wf-a", false);
     expect(dotagent(p, ["history", "show", rev, "--json"]).json.rev).toBe(1);
-    expect(dotagent(p, ["rollback", "--to", rev, "--json"]).json).toMatchObject({ rolled_back: false, to: { phase: "REQUIREMENTS" } });
+    expect(dotagent(p, ["rollback", "--to", rev, "--json"]).json).toMatchObject({
+      rolled_back: false,
+      to: { phase: "REQUIREMENTS" },
+    });
   });
 });
 
-describe("issue 21, case 14: --dir that does not exist is state_path_invalid (exit 3), never \"no workflow\"", () => {
+describe('issue 21, case 14: --dir that does not exist is state_path_invalid (exit 3), never "no workflow"', () => {
   const commands: string[][] = [
     ["status"],
     ["resume", "--dry-run"],
@@ -277,7 +348,11 @@ describe("issue 21, case 3: a rollback cut off after its commit point reads as a
     for (let n = 1; ; n += stride) {
       const p = tempProject();
       cpSync(base, p, { recursive: true });
-      const killed = spawnSync(process.execPath, ["--import", PRELOAD, CLI, "rollback", "--to", "ARCHITECTURE", "--yes"], { cwd: p, env: { ...process.env, TORTURE_KILL_AT: String(n), NO_COLOR: "1" } });
+      const killed = spawnSync(
+        process.execPath,
+        ["--import", PRELOAD, CLI, "rollback", "--to", "ARCHITECTURE", "--yes"],
+        { cwd: p, env: { ...process.env, TORTURE_KILL_AT: String(n), NO_COLOR: "1" } },
+      );
       if (killed.signal !== "SIGKILL") break;
       if (!existsSync(join(p, "memory/state/.rollback/journal.json"))) continue; // before the commit point (or after the end)
       checked++;
@@ -303,7 +378,8 @@ describe("issue 21, case 3: a rollback cut off after its commit point reads as a
       // What they showed is what resume does.
       const resumed = dotagent(p, ["resume", "--json", ...NEVER]);
       expect(resumed.code, resumed.stderr).toBe(0);
-      for (const key of ["situation", "phase", "phase_status", "completed_phases", "next"]) expect(resumed.json[key], key).toEqual(status.json[key]);
+      for (const key of ["situation", "phase", "phase_status", "completed_phases", "next"])
+        expect(resumed.json[key], key).toEqual(status.json[key]);
       expect(existsSync(join(p, "memory/state/.rollback"))).toBe(false);
       expect(dotagent(p, ["validate", ...NEVER]).code).toBe(0);
     }
@@ -312,20 +388,35 @@ describe("issue 21, case 3: a rollback cut off after its commit point reads as a
 
   it.each([
     ["not JSON", "{"],
-    ["a move out of the reports", JSON.stringify({ format: 1, started_at: "2026-11-20T10:00:00Z", workflow_id: "wf-a", reason: "x", moves: ["../../victim.txt"], phase: {}, execution: null, event: { type: "rolled_back" } })],
-  ])("a journal that is %s: readers and resume say rollback_journal_invalid (exit 3), never corrupt/fresh start; nothing moves", (_name, text) => {
-    const p = tempProject();
-    toImplementation(p, "wf-a", false);
-    writeFileSync(join(p, "victim.txt"), "keep me");
-    mkdirSync(join(p, "memory/state/.rollback"));
-    writeFileSync(join(p, "memory/state/.rollback/journal.json"), text);
-    const before = treeBytes(p);
-    for (const args of [["status"], ["resume", "--dry-run"], ["validate"], ["resume"], ["doctor"]]) {
-      const r = dotagent(p, [...args, "--json", ...NEVER]);
-      expect([r.code, r.json?.error?.code], args.join(" ")).toEqual([3, "rollback_journal_invalid"]);
-    }
-    expect(treeBytes(p)).toEqual(before);
-  });
+    [
+      "a move out of the reports",
+      JSON.stringify({
+        format: 1,
+        started_at: "2026-11-20T10:00:00Z",
+        workflow_id: "wf-a",
+        reason: "x",
+        moves: ["../../victim.txt"],
+        phase: {},
+        execution: null,
+        event: { type: "rolled_back" },
+      }),
+    ],
+  ])(
+    "a journal that is %s: readers and resume say rollback_journal_invalid (exit 3), never corrupt/fresh start; nothing moves",
+    (_name, text) => {
+      const p = tempProject();
+      toImplementation(p, "wf-a", false);
+      writeFileSync(join(p, "victim.txt"), "keep me");
+      mkdirSync(join(p, "memory/state/.rollback"));
+      writeFileSync(join(p, "memory/state/.rollback/journal.json"), text);
+      const before = treeBytes(p);
+      for (const args of [["status"], ["resume", "--dry-run"], ["validate"], ["resume"], ["doctor"]]) {
+        const r = dotagent(p, [...args, "--json", ...NEVER]);
+        expect([r.code, r.json?.error?.code], args.join(" ")).toEqual([3, "rollback_journal_invalid"]);
+      }
+      expect(treeBytes(p)).toEqual(before);
+    },
+  );
 });
 
 describe("issue 21, case 10: the yes/no commands of a decision keep --dir", () => {
@@ -333,7 +424,12 @@ describe("issue 21, case 10: the yes/no commands of a decision keep --dir", () =
   function paste(command: string, cwd: string): number {
     const bin = tempProject();
     writeFileSync(join(bin, "dotagent"), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
-    return spawnSync("/bin/sh", ["-c", `${command} >/dev/null 2>&1 </dev/null`], { cwd, env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, DOTAGENT_LOCK_WAIT_MS: "300" } }).status ?? -1;
+    return (
+      spawnSync("/bin/sh", ["-c", `${command} >/dev/null 2>&1 </dev/null`], {
+        cwd,
+        env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, DOTAGENT_LOCK_WAIT_MS: "300" },
+      }).status ?? -1
+    );
   }
   /** The project a decision is about (its folder has a space and a quote), and another one the person stands in. */
   function twoProjects(): { target: string; elsewhere: string } {
@@ -351,8 +447,12 @@ describe("issue 21, case 10: the yes/no commands of a decision keep --dir", () =
     // The first choice is the checkpoint `init` took (§5); no is the fresh start.
     for (const args of [["status"], ["resume", "--dry-run"], ["resume"]]) {
       const r = dotagent(elsewhere, [...args, "--dir", target, "--json"]);
-      expect(r.json.decision.yes, args.join(" ")).toBe(`dotagent rollback --dir '${target.replace(/'/g, "'\\''")}' --to 1 --yes`);
-      expect(r.json.decision.no).toBe(`dotagent archive --dir '${target.replace(/'/g, "'\\''")}' --reason 'corrupt state'`);
+      expect(r.json.decision.yes, args.join(" ")).toBe(
+        `dotagent rollback --dir '${target.replace(/'/g, "'\\''")}' --to 1 --yes`,
+      );
+      expect(r.json.decision.no).toBe(
+        `dotagent archive --dir '${target.replace(/'/g, "'\\''")}' --reason 'corrupt state'`,
+      );
     }
     const elsewhereBefore = treeBytes(join(elsewhere, "memory"));
     const decision = dotagent(elsewhere, ["resume", "--dir", target, "--json"]).json.decision;
@@ -387,7 +487,11 @@ describe("issue 21, case 10: the yes/no commands of a decision keep --dir", () =
     const { target, elsewhere } = twoProjects();
     ok(target, ["init", "--request", "add login"]);
     // Killed after the command ran, before its result was recorded: the op is left `running`.
-    const killed = spawnSync(process.execPath, ["--import", join(REPO, "test/torture/kill-at.mjs"), CLI, "once", "op-1", "--", "true"], { cwd: target, env: { ...process.env, TORTURE_KILL_AT: "renameSync:op.json:2" } });
+    const killed = spawnSync(
+      process.execPath,
+      ["--import", join(REPO, "test/torture/kill-at.mjs"), CLI, "once", "op-1", "--", "true"],
+      { cwd: target, env: { ...process.env, TORTURE_KILL_AT: "renameSync:op.json:2" } },
+    );
     expect(killed.signal).toBe("SIGKILL");
     const asked = dotagent(elsewhere, ["once", "op-1", "--dir", target, "--json", "--", "true"]);
     expect(asked.code).toBe(5);
@@ -402,7 +506,10 @@ describe("issue 21, case 10: the yes/no commands of a decision keep --dir", () =
     const p = tempProject();
     ok(p, ["init", "--request", "add login"]);
     writeFileSync(join(p, "memory/state/phase.json"), "{garbage");
-    expect(dotagent(p, ["status", "--json"]).json.decision).toMatchObject({ yes: "dotagent rollback --to 1 --yes", no: "dotagent archive --reason 'corrupt state'" });
+    expect(dotagent(p, ["status", "--json"]).json.decision).toMatchObject({
+      yes: "dotagent rollback --to 1 --yes",
+      no: "dotagent archive --reason 'corrupt state'",
+    });
   });
 });
 
@@ -412,9 +519,14 @@ describe("issue 21, case 10 (library): openWorkflow(dir) decisions name that dir
     const p = tempProject();
     toImplementation(p, "wf-a", false);
     const wf = openWorkflow(p);
-    expect((await wf.rollback("ARCHITECTURE")).decision).toMatchObject({ yes: `dotagent rollback --dir ${p} --to ARCHITECTURE --yes`, no: `dotagent resume --dir ${p}` });
+    expect((await wf.rollback("ARCHITECTURE")).decision).toMatchObject({
+      yes: `dotagent rollback --dir ${p} --to ARCHITECTURE --yes`,
+      no: `dotagent resume --dir ${p}`,
+    });
     writeFileSync(join(p, "memory/state/phase.json"), "{garbage");
-    expect((await wf.status()).decision).toMatchObject({ yes: expect.stringMatching(new RegExp(`^dotagent rollback --dir ${p} --to \\d+ --yes$`)) });
+    expect((await wf.status()).decision).toMatchObject({
+      yes: expect.stringMatching(new RegExp(`^dotagent rollback --dir ${p} --to \\d+ --yes$`)),
+    });
     expect((await wf.resume()).decision).toMatchObject({ no: `dotagent archive --dir ${p} --reason 'corrupt state'` });
   });
 });
@@ -425,11 +537,25 @@ describe("issue 21, case 12 (library): a bad callback or clock is a DotagentErro
     const p = tempProject();
     ok(p, ["init", "--request", "x"]);
     const wf = openWorkflow(p);
-    const command = [process.execPath, "-e", "process.stdout.write('one'); setTimeout(() => process.stdout.write('two'), 50)"];
-    const error = await wf.once("op-1", command, { onStdout: () => { throw new Error("boom"); } }).catch((e: unknown) => e);
+    const command = [
+      process.execPath,
+      "-e",
+      "process.stdout.write('one'); setTimeout(() => process.stdout.write('two'), 50)",
+    ];
+    const error = await wf
+      .once("op-1", command, {
+        onStdout: () => {
+          throw new Error("boom");
+        },
+      })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ name: "DotagentError", code: "usage", exitCode: 2 });
     expect((error as Error).message).toContain("onStdout threw (boom)");
-    expect(readJson(p, "memory/state/once/op-1/op.json")).toMatchObject({ status: "done", exit_code: 0, stdout: "onetwo" });
+    expect(readJson(p, "memory/state/once/op-1/op.json")).toMatchObject({
+      status: "done",
+      exit_code: 0,
+      stdout: "onetwo",
+    });
     expect(await wf.once("op-1", command)).toMatchObject({ outcome: "replayed", stdout: "onetwo" });
   });
 
@@ -443,15 +569,26 @@ describe("issue 21, case 12 (library): a bad callback or clock is a DotagentErro
     const p = tempProject();
     const wf = openWorkflow(p, { now: now as unknown as () => Date });
     for (const call of [() => wf.init("x"), () => wf.status(), () => wf.resume()]) {
-      await expect(call()).rejects.toMatchObject({ name: "DotagentError", code: "usage", exitCode: 2, message: expect.stringContaining("options.now() must return a valid Date") });
+      await expect(call()).rejects.toMatchObject({
+        name: "DotagentError",
+        code: "usage",
+        exitCode: 2,
+        message: expect.stringContaining("options.now() must return a valid Date"),
+      });
     }
     expect(existsSync(join(p, "memory"))).toBe(false);
   });
 
-  it.each([["now", 5], ["onWarning", "loud"], ["options", null]])("openWorkflow with %s = %j: usage at once", async (name, value) => {
+  it.each([
+    ["now", 5],
+    ["onWarning", "loud"],
+    ["options", null],
+  ])("openWorkflow with %s = %j: usage at once", async (name, value) => {
     const { openWorkflow } = await import("../src/api/workflow.js");
     const options = name === "options" ? value : { [name]: value };
-    expect(() => openWorkflow(tempProject(), options as never)).toThrow(expect.objectContaining({ code: "usage", exitCode: 2 }));
+    expect(() => openWorkflow(tempProject(), options as never)).toThrow(
+      expect.objectContaining({ code: "usage", exitCode: 2 }),
+    );
   });
 });
 
@@ -478,21 +615,24 @@ describe("issue 21, case 11 (library): openWorkflow's lock wait does not block t
   });
 });
 
-describe("issue 21, case 13 (history part): an unreadable .history is unreadable, never \"no checkpoints\"", () => {
+describe('issue 21, case 13 (history part): an unreadable .history is unreadable, never "no checkpoints"', () => {
   // As root the disk refuses nothing; src/store/checkpoints-unreadable.test.ts makes the same refusal with a wrapped node:fs.
-  it.skipIf(process.getuid?.() === 0)("history, history show and rollback --to REV: state_unreadable (exit 3) naming the folder", () => {
-    const p = tempProject();
-    toImplementation(p, "wf-a", false);
-    const history = join(p, "memory/state/.history");
-    chmodSync(history, 0o000);
-    try {
-      for (const args of [["history"], ["history", "show", "1"], ["rollback", "--to", "1", "--yes"]]) {
-        const r = dotagent(p, [...args, "--json"]);
-        expect([r.code, r.json.error.code], args.join(" ")).toEqual([3, "state_unreadable"]);
-        expect(r.json.error.path).toBe("memory/state/.history");
+  it.skipIf(process.getuid?.() === 0)(
+    "history, history show and rollback --to REV: state_unreadable (exit 3) naming the folder",
+    () => {
+      const p = tempProject();
+      toImplementation(p, "wf-a", false);
+      const history = join(p, "memory/state/.history");
+      chmodSync(history, 0o000);
+      try {
+        for (const args of [["history"], ["history", "show", "1"], ["rollback", "--to", "1", "--yes"]]) {
+          const r = dotagent(p, [...args, "--json"]);
+          expect([r.code, r.json.error.code], args.join(" ")).toEqual([3, "state_unreadable"]);
+          expect(r.json.error.path).toBe("memory/state/.history");
+        }
+      } finally {
+        chmodSync(history, 0o755);
       }
-    } finally {
-      chmodSync(history, 0o755);
-    }
-  });
+    },
+  );
 });

@@ -2,10 +2,31 @@
 // case, run against the built CLI the way a user or an agent would (through pipes).
 import { afterEach, describe, expect, it } from "vitest";
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { CLI, REPO, dotagent, expectNoStack, readJson, removeTemps, tempProject, treeBytes, writeJson } from "./support/cli.js";
+import {
+  CLI,
+  REPO,
+  dotagent,
+  expectNoStack,
+  readJson,
+  removeTemps,
+  tempProject,
+  treeBytes,
+  writeJson,
+} from "./support/cli.js";
 import { copyOfTemplate } from "./support/template.js";
 import { unprivileged } from "./support/unprivileged.js";
 
@@ -32,7 +53,12 @@ function atImplementation(): string {
 
 /** Runs the CLI with stdout on a pipe and a large buffer: what an agent reads. */
 function throughPipe(cwd: string, args: string[]): { code: number; bytes: number; stdout: string } {
-  const result = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1" } });
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   return { code: result.status ?? -1, bytes: Buffer.byteLength(result.stdout), stdout: result.stdout };
 }
 
@@ -47,7 +73,9 @@ describe("issue 15, case 3: output over 64 KiB through a pipe arrives whole", ()
     expect(next.bytes).toBeGreaterThan(256 * 1024);
     expect(JSON.parse(next.stdout).tasks).toHaveLength(5000);
 
-    const events = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ seq: 100 + i, at: "2026-11-20T10:00:00.000Z", type: "note", text: "x".repeat(40) }));
+    const events = Array.from({ length: 3000 }, (_, i) =>
+      JSON.stringify({ seq: 100 + i, at: "2026-11-20T10:00:00.000Z", type: "note", text: "x".repeat(40) }),
+    );
     writeFileSync(join(p, "memory/state/events.jsonl"), `${events.join("\n")}\n`, { flag: "a" });
     const log = throughPipe(p, ["log", "-n", "5000", "--json"]);
     expect(log.code).toBe(0);
@@ -79,7 +107,9 @@ describe("issue 15, case 1: a stray memory/state/.clearing never clears unarchiv
     const archived = dotagent(p, ["archive", "--json"]);
     expect(archived.code).toBe(0);
     expect(existsSync(join(p, "memory/state/.clearing"))).toBe(false);
-    expect(listTar(p, archived.json.archived)).toEqual(expect.arrayContaining(["memory/reports/demand.json", "memory/state/phase.json"]));
+    expect(listTar(p, archived.json.archived)).toEqual(
+      expect.arrayContaining(["memory/reports/demand.json", "memory/state/phase.json"]),
+    );
   });
 
   it("a marker naming a real archive whose content was altered is corrupt state, not a clear", () => {
@@ -116,7 +146,10 @@ describe("issue 15, case 1: a stray memory/state/.clearing never clears unarchiv
     expect(readJson(p, "memory/reports/demand.json")).toEqual({ a: 1 });
     expect(existsSync(join(p, "memory/state/.clearing"))).toBe(true);
     rmSync(join(p, "memory/reports/new.json"));
-    expect(dotagent(p, ["resume", "--json"]).json).toMatchObject({ situation: "none", repairs: [{ code: "clear_finished" }] });
+    expect(dotagent(p, ["resume", "--json"]).json).toMatchObject({
+      situation: "none",
+      repairs: [{ code: "clear_finished" }],
+    });
     expect(existsSync(join(p, "memory/reports/demand.json"))).toBe(false);
     expect(existsSync(join(p, "memory/state/.clearing"))).toBe(false);
   });
@@ -170,12 +203,26 @@ describe("issue 15, case 2: archive and fresh starts never delete what they did 
 
 function listTar(root: string, name: string): string[] {
   const out = spawnSync("tar", ["-tzf", join(root, "memory/state/.archive", name)], { encoding: "utf8" });
-  return out.stdout.split("\n").filter(Boolean).map((line) => line.replace(/\/$/, ""));
+  return out.stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => line.replace(/\/$/, ""));
 }
 
 /** Runs the CLI with a hard time limit: a hang is a failure, not a stuck test run. */
-function bounded(cwd: string, args: string[], options: { input?: string; env?: Record<string, string> } = {}): { code: number | null; stdout: string; stderr: string; signal: string | null } {
-  const result = spawnSync(process.execPath, [CLI, ...args], { cwd, input: options.input ?? "", encoding: "utf8", timeout: 10_000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "300", ...options.env } });
+function bounded(
+  cwd: string,
+  args: string[],
+  options: { input?: string; env?: Record<string, string> } = {},
+): { code: number | null; stdout: string; stderr: string; signal: string | null } {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    input: options.input ?? "",
+    encoding: "utf8",
+    timeout: 10_000,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "300", ...options.env },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr, signal: result.signal };
 }
 
@@ -184,13 +231,21 @@ describe("issue 15, case 4: a report that is a link to a FIFO never hangs anythi
     const p = initialized();
     execFileSync("mkfifo", [join(p, "memory/reports/f")]);
     symlinkSync("f", join(p, "memory/reports/demand.json"));
-    for (const args of [["status", "--json"], ["resume", "--json"], ["validate", "--json"], ["phase", "complete"], ["hook", "session-start"]]) {
+    for (const args of [
+      ["status", "--json"],
+      ["resume", "--json"],
+      ["validate", "--json"],
+      ["phase", "complete"],
+      ["hook", "session-start"],
+    ]) {
       const result = bounded(p, args);
       expect(result.signal, args.join(" ")).toBeNull();
       expectNoStack(result.stderr);
     }
     expect(bounded(p, ["phase", "complete"]).stderr).toContain("not a regular file");
-    expect(JSON.parse(bounded(p, ["validate", "--json"]).stdout).warnings).toContainEqual(expect.objectContaining({ code: "report_invalid", file: "memory/reports/demand.json" }));
+    expect(JSON.parse(bounded(p, ["validate", "--json"]).stdout).warnings).toContainEqual(
+      expect.objectContaining({ code: "report_invalid", file: "memory/reports/demand.json" }),
+    );
   });
 });
 
@@ -217,7 +272,11 @@ describe("issue 15, case 7: task import reads a bounded amount", () => {
 
   it("endless standard input is refused at the 64 MiB limit", () => {
     const p = initialized();
-    const result = spawnSync("sh", ["-c", `head -c 100000000 /dev/zero | "${process.execPath}" "${CLI}" task import -`], { cwd: p, encoding: "utf8", timeout: 20_000 });
+    const result = spawnSync(
+      "sh",
+      ["-c", `head -c 100000000 /dev/zero | "${process.execPath}" "${CLI}" task import -`],
+      { cwd: p, encoding: "utf8", timeout: 20_000 },
+    );
     expect(result.signal).toBeNull();
     expect(result.status).toBe(1);
     expect(result.stderr).toContain("standard input is over the 64 MiB limit");
@@ -228,7 +287,15 @@ describe("issue 15, case 8: unreadable state is not missing state", () => {
   it("memory a file: every command names it (exit 3), the hook says the state cannot be read", () => {
     const p = tempProject();
     writeFileSync(join(p, "memory"), "not a folder");
-    for (const args of [["status", "--json"], ["resume"], ["validate"], ["log"], ["init", "--request", "x"], ["archive", "list"], ["install"]]) {
+    for (const args of [
+      ["status", "--json"],
+      ["resume"],
+      ["validate"],
+      ["log"],
+      ["init", "--request", "x"],
+      ["archive", "list"],
+      ["install"],
+    ]) {
       const result = dotagent(p, args);
       expect(result.code, args.join(" ")).toBe(3);
       expect(`${result.stdout}${result.stderr}`, args.join(" ")).toContain("memory is a file");
@@ -314,10 +381,29 @@ describe("issue 15, case 10: install refuses settings it does not understand, ch
 
 describe("issue 15, case 11: expected conditions are not internal errors", () => {
   it.each([
-    ["settings.json a folder", (p: string) => mkdirSync(join(p, ".claude/settings.json"), { recursive: true }), ["install"], "settings.json is a folder"],
+    [
+      "settings.json a folder",
+      (p: string) => mkdirSync(join(p, ".claude/settings.json"), { recursive: true }),
+      ["install"],
+      "settings.json is a folder",
+    ],
     [".claude a file", (p: string) => writeFileSync(join(p, ".claude"), ""), ["install"], ".claude is a file"],
-    [".archive a file", (p: string) => (dotagent(p, ["init", "--request", "x"]), writeFileSync(join(p, "memory/state/.archive"), "")), ["archive", "list"], "memory/state/.archive is a file"],
-    ["events.jsonl a folder", (p: string) => (dotagent(p, ["init", "--request", "x"]), rmSync(join(p, "memory/state/events.jsonl")), mkdirSync(join(p, "memory/state/events.jsonl"))), ["log"], "memory/state/events.jsonl is a folder"],
+    [
+      ".archive a file",
+      (p: string) => (dotagent(p, ["init", "--request", "x"]), writeFileSync(join(p, "memory/state/.archive"), "")),
+      ["archive", "list"],
+      "memory/state/.archive is a file",
+    ],
+    [
+      "events.jsonl a folder",
+      (p: string) => (
+        dotagent(p, ["init", "--request", "x"]),
+        rmSync(join(p, "memory/state/events.jsonl")),
+        mkdirSync(join(p, "memory/state/events.jsonl"))
+      ),
+      ["log"],
+      "memory/state/events.jsonl is a folder",
+    ],
   ])("%s", (_, setUp, args, named) => {
     const p = tempProject();
     setUp(p);
@@ -337,7 +423,10 @@ describe("issue 15, case 12: smaller wrong answers", () => {
 
   it("a lock from another host with a future acquired_at is taken over, not waited on forever", () => {
     const p = initialized();
-    writeFileSync(join(p, "memory/state/.lock"), JSON.stringify({ pid: 1, hostname: "elsewhere", acquired_at: "2999-01-01T00:00:00Z", command: "x", token: "t" }));
+    writeFileSync(
+      join(p, "memory/state/.lock"),
+      JSON.stringify({ pid: 1, hostname: "elsewhere", acquired_at: "2999-01-01T00:00:00Z", command: "x", token: "t" }),
+    );
     const result = dotagent(p, ["task", "add", "t1"]);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain("in the future");
@@ -345,7 +434,8 @@ describe("issue 15, case 12: smaller wrong answers", () => {
 
   it("resume --help names only examples that exist", () => {
     const help = dotagent(tempProject(), ["resume", "--help"]).stdout;
-    for (const [, name] of help.matchAll(/examples\/([\w-]+)/g)) expect(existsSync(join(REPO, "examples", name!)), name).toBe(true);
+    for (const [, name] of help.matchAll(/examples\/([\w-]+)/g))
+      expect(existsSync(join(REPO, "examples", name!)), name).toBe(true);
   });
 
   it("a 10 KB id is refused naming the 128-character limit, not echoed whole", () => {
@@ -380,11 +470,21 @@ describe("issue 21, case 1: a crafted .claude/.dotagent-install.json never delet
     craft(p, (m) => m.files.push({ path: "../../victim.txt", sha256: sha("keep me") }));
     const plain = dotagent(p, ["install"], { env: { HOME: outside } });
     expect(plain.code).toBe(0);
-    expect(plain.stdout).toContain("skip      ../../victim.txt  (manifest entry climbs out of the install folder with ..: ignored, nothing done to it)");
+    expect(plain.stdout).toContain(
+      "skip      ../../victim.txt  (manifest entry climbs out of the install folder with ..: ignored, nothing done to it)",
+    );
     const removed = dotagent(p, ["install", "--uninstall", "--json"], { env: { HOME: outside } });
     expect(removed.code).toBe(0);
-    expect(removed.json.changes).toContainEqual({ action: "skip", path: "../../victim.txt", reason: "manifest entry climbs out of the install folder with ..: ignored, nothing done to it" });
-    expect(removed.json.changes.filter((c: { action: string }) => c.action === "remove").map((c: { path: string }) => c.path)).not.toContain("../../victim.txt");
+    expect(removed.json.changes).toContainEqual({
+      action: "skip",
+      path: "../../victim.txt",
+      reason: "manifest entry climbs out of the install folder with ..: ignored, nothing done to it",
+    });
+    expect(
+      removed.json.changes
+        .filter((c: { action: string }) => c.action === "remove")
+        .map((c: { path: string }) => c.path),
+    ).not.toContain("../../victim.txt");
     expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("keep me");
     expect(existsSync(join(p, ".claude/skills"))).toBe(false);
   });
@@ -408,7 +508,11 @@ describe("issue 21, case 1: a crafted .claude/.dotagent-install.json never delet
     });
     const removed = dotagent(p, ["install", "--uninstall", "--json"], { env: { HOME: outside } });
     expect(removed.code).toBe(0);
-    expect(removed.json.changes).toContainEqual({ action: "skip", path: "out/victim.txt", reason: "is inside out, a link that leads out of the install folder: left alone" });
+    expect(removed.json.changes).toContainEqual({
+      action: "skip",
+      path: "out/victim.txt",
+      reason: "is inside out, a link that leads out of the install folder: left alone",
+    });
     expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("keep me");
     expect(statSync(join(outside, "x")).isDirectory()).toBe(true);
   });
@@ -422,13 +526,23 @@ describe("issue 21, case 13: an unreadable memory/reports reads as unreadable, n
     if (run === null) return context.skip("root without setpriv: nobody to run as who cannot read past chmod 000");
     chmodSync(join(p, "memory/reports"), 0o000);
     try {
-      for (const args of [["status", "--json"], ["validate", "--json"], ["resume", "--dry-run", "--json"]]) {
+      for (const args of [
+        ["status", "--json"],
+        ["validate", "--json"],
+        ["resume", "--dry-run", "--json"],
+      ]) {
         const r = run(args);
         expect(r.code, args[0]).toBe(3);
-        expect(r.json.error, args[0]).toMatchObject({ code: "state_unreadable", path: "memory/reports/demand.json", errno: "EACCES" });
+        expect(r.json.error, args[0]).toMatchObject({
+          code: "state_unreadable",
+          path: "memory/reports/demand.json",
+          errno: "EACCES",
+        });
       }
       const plain = run(["status"]);
-      expect(plain.stderr.trim()).toBe("dotagent: memory/reports/demand.json cannot be read (EACCES); the reports are there but unreadable: check the permissions of memory/reports/ and its folders");
+      expect(plain.stderr.trim()).toBe(
+        "dotagent: memory/reports/demand.json cannot be read (EACCES); the reports are there but unreadable: check the permissions of memory/reports/ and its folders",
+      );
     } finally {
       chmodSync(join(p, "memory/reports"), 0o755);
     }

@@ -4,12 +4,33 @@
 // real git repositories in temp folders, the built CLI driving the workflow. Each asserts that
 // the program the attack plants never ran (a marker file outside the project never appears) and
 // that nothing was deleted.
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { dotagent, removeTemps, writeJson, type RunResult } from "./support/cli.js";
-import { deadPid, executorWork, git, liveOwner, ok, projectAtImplementation, startTask, stopOwner, taskOf, taskWorktrees } from "./support/worktree-project.js";
+import {
+  deadPid,
+  executorWork,
+  git,
+  liveOwner,
+  ok,
+  projectAtImplementation,
+  startTask,
+  stopOwner,
+  taskOf,
+  taskWorktrees,
+} from "./support/worktree-project.js";
 
 let markers = "";
 beforeEach(() => {
@@ -24,7 +45,13 @@ afterAll(async () => stopOwner());
 const TWO = [{ id: "t1" }, { id: "t2" }];
 const SETTINGS = `${JSON.stringify({ permissions: { allow: ["Bash(npm test)"] } }, null, 2)}\n`;
 const HELPER = "// dotagent helper (the session's copy)\n";
-const FILES = { "README.md": "# app\n", "shared.txt": "one\ntwo\nthree\n", ".claude/settings.json": SETTINGS, ".claude/skills/checkpoint/scripts/dotagent.mjs": HELPER, ".githooks/pre-push": "#!/bin/sh\nexit 0\n" };
+const FILES = {
+  "README.md": "# app\n",
+  "shared.txt": "one\ntwo\nthree\n",
+  ".claude/settings.json": SETTINGS,
+  ".claude/skills/checkpoint/scripts/dotagent.mjs": HELPER,
+  ".githooks/pre-push": "#!/bin/sh\nexit 0\n",
+};
 
 /** A shell script that leaves `name` in the markers folder when it runs (and, as a filter, passes its input through). */
 function planted(name: string): string {
@@ -41,13 +68,30 @@ const ran = (name: string) => existsSync(join(markers, name));
 
 /** The SubagentStop hook for the executor of `id` (its transcript names the task), as Claude Code runs it when the executor ends. */
 function subagentStop(root: string, id: string): RunResult {
-  const prompt = ["Feature request: add parts", "Phase: IMPLEMENTATION", `Task: ${id}`, `Output file: memory/reports/tasks/${id}.json`].join("\n");
+  const prompt = [
+    "Feature request: add parts",
+    "Phase: IMPLEMENTATION",
+    `Task: ${id}`,
+    `Output file: memory/reports/tasks/${id}.json`,
+  ].join("\n");
   const agents = join(root, "home/.claude/projects/x/s-1/subagents");
   mkdirSync(agents, { recursive: true });
-  writeFileSync(join(agents, "agent-a1.jsonl"), `${JSON.stringify({ type: "user", agentId: "a1", message: { role: "user", content: prompt } })}\n`);
+  writeFileSync(
+    join(agents, "agent-a1.jsonl"),
+    `${JSON.stringify({ type: "user", agentId: "a1", message: { role: "user", content: prompt } })}\n`,
+  );
   writeFileSync(join(agents, "agent-a1.meta.json"), JSON.stringify({ agentType: "executor" }));
-  const input = { hook_event_name: "SubagentStop", agent_id: "a1", agent_type: "executor", agent_transcript_path: join(agents, "agent-a1.jsonl"), cwd: root };
-  return dotagent(root, ["hook", "subagent-stop"], { input: JSON.stringify(input), env: { CLAUDE_PROJECT_DIR: root, CLAUDE_PID: String(liveOwner()) } });
+  const input = {
+    hook_event_name: "SubagentStop",
+    agent_id: "a1",
+    agent_type: "executor",
+    agent_transcript_path: join(agents, "agent-a1.jsonl"),
+    cwd: root,
+  };
+  return dotagent(root, ["hook", "subagent-stop"], {
+    input: JSON.stringify(input),
+    env: { CLAUDE_PROJECT_DIR: root, CLAUDE_PID: String(liveOwner()) },
+  });
 }
 
 /** `task complete --json`: the task, and what the landing said on stderr. */
@@ -68,7 +112,10 @@ describe("git hooks written by the executor never run in the landing", () => {
   it("husky v9 (core.hooksPath=.husky/_): a .husky/post-merge the executor writes neither runs on the fast-forward the SubagentStop hook makes nor lands", () => {
     const root = projectAtImplementation(TWO, { files: FILES });
     // husky v9's layout: .husky/_ (ignored) holds one wrapper per hook that runs .husky/<hook>.
-    writeExecutable(join(root, ".husky/_/post-merge"), `#!/bin/sh\n[ -f .husky/post-merge ] && sh .husky/post-merge\nexit 0\n`);
+    writeExecutable(
+      join(root, ".husky/_/post-merge"),
+      `#!/bin/sh\n[ -f .husky/post-merge ] && sh .husky/post-merge\nexit 0\n`,
+    );
     writeFileSync(join(root, ".husky/_/.gitignore"), "*\n");
     git(root, "config", "core.hooksPath", ".husky/_");
     const { dir } = startTask(root, "t1");
@@ -83,14 +130,36 @@ describe("git hooks written by the executor never run in the landing", () => {
     expect(readFileSync(join(root, "t1.txt"), "utf8")).toBe("t1\n");
     expect(existsSync(join(root, ".husky/post-merge"))).toBe(false);
     // SubagentStop answers nothing; the Agent call's result (PostToolUse) and status tell what was left out.
-    const prompt = ["Feature request: add parts", "Phase: IMPLEMENTATION", "Task: t1", "Output file: memory/reports/tasks/t1.json"].join("\n");
-    const post = dotagent(root, ["hook", "post-tool-use"], { input: JSON.stringify({ hook_event_name: "PostToolUse", tool_name: "Agent", cwd: root, tool_input: { subagent_type: "executor", prompt }, tool_response: { status: "completed" } }), env: { CLAUDE_PROJECT_DIR: root } });
-    expect(post.stdout).toMatch(/executor for t1: already recorded \(complete; its landing left out its changes to \.husky\/post-merge: a landing never merges/);
+    const prompt = [
+      "Feature request: add parts",
+      "Phase: IMPLEMENTATION",
+      "Task: t1",
+      "Output file: memory/reports/tasks/t1.json",
+    ].join("\n");
+    const post = dotagent(root, ["hook", "post-tool-use"], {
+      input: JSON.stringify({
+        hook_event_name: "PostToolUse",
+        tool_name: "Agent",
+        cwd: root,
+        tool_input: { subagent_type: "executor", prompt },
+        tool_response: { status: "completed" },
+      }),
+      env: { CLAUDE_PROJECT_DIR: root },
+    });
+    expect(post.stdout).toMatch(
+      /executor for t1: already recorded \(complete; its landing left out its changes to \.husky\/post-merge: a landing never merges/,
+    );
     const status = ok(dotagent(root, ["status"])).stdout;
-    expect(status).toMatch(/^ {2}t1 merged; its landing left out its changes to \.husky\/post-merge: .*commit [0-9a-f]{7} still holds them/m);
+    expect(status).toMatch(
+      /^ {2}t1 merged; its landing left out its changes to \.husky\/post-merge: .*commit [0-9a-f]{7} still holds them/m,
+    );
     const sha = /commit ([0-9a-f]{7}) still holds them/.exec(status)?.[1];
     expect(git(root, "show", `${sha}:.husky/post-merge`)).toContain("post-merge");
-    expect(ok(dotagent(root, ["status", "--json"])).json.worktrees[0]).toMatchObject({ task: "t1", merge: "merged", left_out: { files: [".husky/post-merge"] } });
+    expect(ok(dotagent(root, ["status", "--json"])).json.worktrees[0]).toMatchObject({
+      task: "t1",
+      merge: "merged",
+      left_out: { files: [".husky/post-merge"] },
+    });
   });
 
   it("core.hooksPath=.githooks with a tracked folder: an uncommitted post-commit never runs on dotagent's commit and never lands", () => {
@@ -169,7 +238,9 @@ describe("the worktree's own .git never decides which git folder or config runs"
     expect(ran("clean-filter")).toBe(false);
     expect(done.task).toMatchObject({ worktree: { merge: { state: "conflict", reason: "untrusted_worktree" } } });
     expect(done.task.status).not.toBe("complete");
-    expect(done.task.error).toMatch(/not the one dotagent made \(its \.git file names .*\.cache\/g, not a folder in this repository's .*worktrees\)/);
+    expect(done.task.error).toMatch(
+      /not the one dotagent made \(its \.git file names .*\.cache\/g, not a folder in this repository's .*worktrees\)/,
+    );
     expect(git(root, "rev-parse", "main")).toBe(before);
     // Nothing deleted: the folder with the executor's work, and its branch.
     expect(readFileSync(join(dir!, "t1.txt"), "utf8")).toBe("t1\n");
@@ -181,7 +252,9 @@ describe("the worktree's own .git never decides which git folder or config runs"
     // Its next start is refused in that worktree, naming it; still nothing runs, nothing goes.
     const again = startTask(root, "t1");
     expect(again.run.code).toBe(1);
-    expect(`${again.run.stdout}${again.run.stderr}`).toMatch(/\.dotagent\/worktrees\/t1 is not the worktree dotagent made: its \.git file names/);
+    expect(`${again.run.stdout}${again.run.stderr}`).toMatch(
+      /\.dotagent\/worktrees\/t1 is not the worktree dotagent made: its \.git file names/,
+    );
     expect(ran("fsmonitor") || ran("clean-filter")).toBe(false);
     expect(readFileSync(join(dir!, "t1.txt"), "utf8")).toBe("t1\n");
   });
@@ -195,7 +268,9 @@ describe("the worktree's .git removed or made a link", () => {
     rmSync(join(dir!, ".git"));
     const before = git(root, "rev-parse", "main");
     const done = complete(root, "t1");
-    expect(done.task).toMatchObject({ worktree: { merge: { state: "conflict", reason: "untrusted_worktree", detail: "it has no .git file" } } });
+    expect(done.task).toMatchObject({
+      worktree: { merge: { state: "conflict", reason: "untrusted_worktree", detail: "it has no .git file" } },
+    });
     expect(git(root, "rev-parse", "main")).toBe(before);
     expect(readFileSync(join(dir!, "t1.txt"), "utf8")).toBe("t1\n");
     ok(dotagent(root, ["resume", "--json"]));
@@ -211,7 +286,15 @@ describe("the worktree's .git removed or made a link", () => {
     rmSync(join(dir!, ".git"));
     symlinkSync(copy, join(dir!, ".git"));
     const done = complete(root, "t1");
-    expect(done.task).toMatchObject({ worktree: { merge: { state: "conflict", reason: "untrusted_worktree", detail: "its .git is not the file git writes (a folder or a link)" } } });
+    expect(done.task).toMatchObject({
+      worktree: {
+        merge: {
+          state: "conflict",
+          reason: "untrusted_worktree",
+          detail: "its .git is not the file git writes (a folder or a link)",
+        },
+      },
+    });
     expect(readFileSync(join(dir!, "t1.txt"), "utf8")).toBe("t1\n");
   });
 });
@@ -249,22 +332,38 @@ describe("a task's changes to what the session runs next are never merged", () =
     const root = projectAtImplementation(TWO, { files: FILES });
     const settings = readFileSync(join(root, ".claude/settings.json"), "utf8");
     const { dir } = startTask(root, "t1");
-    executorWork(root, "t1", dir!, { "t1.txt": "t1\n", ".claude/settings.json": JSON.stringify({ permissions: { allow: ["Bash(*)"] } }) }, { commit: false });
+    executorWork(
+      root,
+      "t1",
+      dir!,
+      { "t1.txt": "t1\n", ".claude/settings.json": JSON.stringify({ permissions: { allow: ["Bash(*)"] } }) },
+      { commit: false },
+    );
     const done = complete(root, "t1");
     expect(done.task.status).toBe("complete");
     expect(readFileSync(join(root, ".claude/settings.json"), "utf8")).toBe(settings);
     expect(git(root, "show", "main:.claude/settings.json")).toBe(settings.trim());
     expect(readFileSync(join(root, "t1.txt"), "utf8")).toBe("t1\n");
-    expect(done.what).toMatch(/left out its changes to \.claude\/settings\.json: a landing never merges memory\/, \.dotagent\/, \.claude\/, git hooks or \.gitmodules; commit [0-9a-f]{7} still holds them \(git show [0-9a-f]{7} -- \.claude\/settings\.json\)/);
+    expect(done.what).toMatch(
+      /left out its changes to \.claude\/settings\.json: a landing never merges memory\/, \.dotagent\/, \.claude\/, git hooks or \.gitmodules; commit [0-9a-f]{7} still holds them \(git show [0-9a-f]{7} -- \.claude\/settings\.json\)/,
+    );
     expect(git(root, "show", `${keptIn(done)}:.claude/settings.json`)).toContain("Bash(*)");
-    const events = readFileSync(join(root, "memory/state/events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    expect(events.find((e) => e.type === "task_merged")).toMatchObject({ left_out: { files: [".claude/settings.json"] } });
+    const events = readFileSync(join(root, "memory/state/events.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(events.find((e) => e.type === "task_merged")).toMatchObject({
+      left_out: { files: [".claude/settings.json"] },
+    });
   });
 
   it("the helper copy .claude/skills/checkpoint/scripts/dotagent.mjs, edited and committed by the executor itself: left out", () => {
     const root = projectAtImplementation(TWO, { files: FILES });
     const { dir } = startTask(root, "t1");
-    executorWork(root, "t1", dir!, { "t1.txt": "t1\n", ".claude/skills/checkpoint/scripts/dotagent.mjs": `require("child_process").execSync("touch ${join(markers, "helper")}");\n` });
+    executorWork(root, "t1", dir!, {
+      "t1.txt": "t1\n",
+      ".claude/skills/checkpoint/scripts/dotagent.mjs": `require("child_process").execSync("touch ${join(markers, "helper")}");\n`,
+    });
     const done = complete(root, "t1");
     expect(done.task.status).toBe("complete");
     expect(readFileSync(join(root, ".claude/skills/checkpoint/scripts/dotagent.mjs"), "utf8")).toBe(HELPER);
@@ -276,11 +375,16 @@ describe("a task's changes to what the session runs next are never merged", () =
     const root = projectAtImplementation(TWO, { files: FILES });
     const phase = readFileSync(join(root, "memory/state/phase.json"), "utf8");
     const { dir } = startTask(root, "t1");
-    executorWork(root, "t1", dir!, { "t1.txt": "t1\n", "memory/state/phase.json": JSON.stringify({ current_phase: "COMPLETE", hostile: true }) });
+    executorWork(root, "t1", dir!, {
+      "t1.txt": "t1\n",
+      "memory/state/phase.json": JSON.stringify({ current_phase: "COMPLETE", hostile: true }),
+    });
     const done = complete(root, "t1");
     expect(done.task.status).toBe("complete");
     expect(readFileSync(join(root, "memory/state/phase.json"), "utf8")).not.toContain("hostile");
-    expect(JSON.parse(readFileSync(join(root, "memory/state/phase.json"), "utf8")).current_phase).toBe(JSON.parse(phase).current_phase);
+    expect(JSON.parse(readFileSync(join(root, "memory/state/phase.json"), "utf8")).current_phase).toBe(
+      JSON.parse(phase).current_phase,
+    );
     expect(git(root, "ls-tree", "-r", "--name-only", "main", "--", "memory")).toBe("");
     expect(done.task.worktree.merge.left_out.files).toEqual(["memory/state/phase.json"]);
   });
@@ -289,29 +393,48 @@ describe("a task's changes to what the session runs next are never merged", () =
     const root = projectAtImplementation(TWO, { files: FILES });
     const { dir } = startTask(root, "t1", deadPid());
     // .dotagent/ is in the repository's info/exclude: the executor forces it into its commit.
-    executorWork(root, "t1", dir!, { "t1.txt": "t1\n", ".dotagent/worktrees/evil/notes.txt": "planted\n", ".dotagent/config.json": "{}\n" }, { commit: false });
+    executorWork(
+      root,
+      "t1",
+      dir!,
+      { "t1.txt": "t1\n", ".dotagent/worktrees/evil/notes.txt": "planted\n", ".dotagent/config.json": "{}\n" },
+      { commit: false },
+    );
     git(dir!, "add", "-A");
     git(dir!, "add", "-f", ".dotagent");
     git(dir!, "commit", "-qm", "t1 and a .dotagent of its own");
-    expect(git(root, "ls-tree", "-r", "--name-only", "dotagent/wf-add-parts/t1", "--", ".dotagent")).toContain(".dotagent/config.json");
+    expect(git(root, "ls-tree", "-r", "--name-only", "dotagent/wf-add-parts/t1", "--", ".dotagent")).toContain(
+      ".dotagent/config.json",
+    );
     const resumed = ok(dotagent(root, ["resume", "--json"])).json;
     expect(taskOf(root, "t1")).toMatchObject({ status: "complete", worktree: { merge: { state: "merged" } } });
     expect(git(root, "ls-tree", "-r", "--name-only", "main", "--", ".dotagent")).toBe("");
     expect(existsSync(join(root, ".dotagent/worktrees/evil"))).toBe(false);
     expect(existsSync(join(root, ".dotagent/config.json"))).toBe(false);
     expect(readFileSync(join(root, "t1.txt"), "utf8")).toBe("t1\n");
-    expect(JSON.stringify(resumed.repairs)).toMatch(/left out its changes to \.dotagent\/config\.json, \.dotagent\/worktrees\/evil\/notes\.txt/);
+    expect(JSON.stringify(resumed.repairs)).toMatch(
+      /left out its changes to \.dotagent\/config\.json, \.dotagent\/worktrees\/evil\/notes\.txt/,
+    );
   });
 
   it("the executor commits a .claude/settings.json edit, then deletes its own worktree folder: the merge's tree leaves it out all the same", () => {
     const root = projectAtImplementation(TWO, { files: FILES });
     const settings = readFileSync(join(root, ".claude/settings.json"), "utf8");
     const { dir } = startTask(root, "t1", deadPid());
-    executorWork(root, "t1", dir!, { "t1.txt": "t1\n", ".claude/settings.json": JSON.stringify({ permissions: { allow: ["Bash(*)"] } }), ".husky/post-merge": planted("post-merge") });
+    executorWork(root, "t1", dir!, {
+      "t1.txt": "t1\n",
+      ".claude/settings.json": JSON.stringify({ permissions: { allow: ["Bash(*)"] } }),
+      ".husky/post-merge": planted("post-merge"),
+    });
     const tip = git(root, "rev-parse", "dotagent/wf-add-parts/t1");
     rmSync(dir!, { recursive: true, force: true });
     const resumed = ok(dotagent(root, ["resume", "--json"]));
-    expect(taskOf(root, "t1")).toMatchObject({ status: "complete", worktree: { merge: { state: "merged", left_out: { files: [".claude/settings.json", ".husky/post-merge"], commit: tip } } } });
+    expect(taskOf(root, "t1")).toMatchObject({
+      status: "complete",
+      worktree: {
+        merge: { state: "merged", left_out: { files: [".claude/settings.json", ".husky/post-merge"], commit: tip } },
+      },
+    });
     // A file onto does not have is removed from the merge's tree, one it has keeps onto's version.
     expect(existsSync(join(root, ".husky/post-merge"))).toBe(false);
     expect(git(root, "ls-tree", "-r", "--name-only", "main", "--", ".husky")).toBe("");
@@ -327,7 +450,10 @@ describe("a task's changes to what the session runs next are never merged", () =
   it(".gitmodules added by the executor: left out", () => {
     const root = projectAtImplementation(TWO, { files: FILES });
     const { dir } = startTask(root, "t1");
-    executorWork(root, "t1", dir!, { "t1.txt": "t1\n", ".gitmodules": '[submodule "x"]\n\tpath = x\n\turl = https://example.invalid/x.git\n' });
+    executorWork(root, "t1", dir!, {
+      "t1.txt": "t1\n",
+      ".gitmodules": '[submodule "x"]\n\tpath = x\n\turl = https://example.invalid/x.git\n',
+    });
     const done = complete(root, "t1");
     expect(done.task.status).toBe("complete");
     expect(existsSync(join(root, ".gitmodules"))).toBe(false);
@@ -351,7 +477,10 @@ describe("the sweep removes only what dotagent made", () => {
       const resumed = ok(dotagent(root, ["resume", "--json"])).json;
       expect(readFileSync(join(foreign, "uncommitted.txt"), "utf8")).toBe("their work\n");
       expect(git(foreign, "status", "--porcelain")).toBe("?? uncommitted.txt");
-      expect(resumed.repairs).toContainEqual({ code: "worktree_kept", message: expect.stringMatching(/^\.dotagent\/worktrees\/theirs kept: it is not a worktree of this repository/) });
+      expect(resumed.repairs).toContainEqual({
+        code: "worktree_kept",
+        message: expect.stringMatching(/^\.dotagent\/worktrees\/theirs kept: it is not a worktree of this repository/),
+      });
       // A start goes on beside it.
       ok(startTask(root, "t1").run);
       expect(readFileSync(join(foreign, "uncommitted.txt"), "utf8")).toBe("their work\n");
@@ -364,7 +493,10 @@ describe("the sweep removes only what dotagent made", () => {
     const root = projectAtImplementation(TWO, { files: FILES });
     writeJson(root, ".dotagent/worktrees/notes/precious.txt", "keep me\n");
     const resumed = ok(dotagent(root, ["resume", "--json"])).json;
-    expect(resumed.repairs).toContainEqual({ code: "worktree_kept", message: expect.stringContaining(".dotagent/worktrees/notes kept") });
+    expect(resumed.repairs).toContainEqual({
+      code: "worktree_kept",
+      message: expect.stringContaining(".dotagent/worktrees/notes kept"),
+    });
     ok(startTask(root, "t1").run);
     expect(readFileSync(join(root, ".dotagent/worktrees/notes/precious.txt"), "utf8")).toBe("keep me\n");
   });
@@ -377,7 +509,12 @@ describe("the sweep removes only what dotagent made", () => {
     writeFileSync(join(mine, "draft.txt"), "draft\n");
     const resumed = ok(dotagent(root, ["resume", "--json"])).json;
     expect(readFileSync(join(mine, "draft.txt"), "utf8")).toBe("draft\n");
-    expect(resumed.repairs).toContainEqual({ code: "worktree_kept", message: expect.stringMatching(/^\.dotagent\/worktrees\/mine kept: it is a worktree of this repository that dotagent did not make/) });
+    expect(resumed.repairs).toContainEqual({
+      code: "worktree_kept",
+      message: expect.stringMatching(
+        /^\.dotagent\/worktrees\/mine kept: it is a worktree of this repository that dotagent did not make/,
+      ),
+    });
     expect(git(mine, "log", "-1", "--format=%s")).toBe("initial");
   });
 
@@ -406,7 +543,10 @@ describe("the sweep removes only what dotagent made", () => {
     const again = startTask(root, "t1", liveOwner());
     ok(again.run);
     expect(again.dir).toBe(join(root, ".dotagent/worktrees/t1-2"));
-    expect(taskOf(root, "t1").worktree).toMatchObject({ path: ".dotagent/worktrees/t1-2", branch: "dotagent/wf-add-parts/t1" });
+    expect(taskOf(root, "t1").worktree).toMatchObject({
+      path: ".dotagent/worktrees/t1-2",
+      branch: "dotagent/wf-add-parts/t1",
+    });
     expect(readFileSync(join(root, ".dotagent/worktrees/t1/precious.txt"), "utf8")).toBe("keep me\n");
   });
 });

@@ -5,7 +5,16 @@
 // one line with its exit code. Every link points to a "victim" file in this test's own temp
 // folders (outside the project, never a system file).
 import { afterEach, describe, expect, it } from "vitest";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
 import { typedPrompt } from "./support/typed-prompt.js";
@@ -28,7 +37,12 @@ const expectUntouched = (v: { file: string; folder: string }) => {
 };
 
 /** A refusal: one line on stderr (plain) or the error JSON alone (--json), with its code and exit code. */
-function expectRefused(r: { code: number; stdout: string; stderr: string; json: any }, exit: number, code: string, words: RegExp): void {
+function expectRefused(
+  r: { code: number; stdout: string; stderr: string; json: any },
+  exit: number,
+  code: string,
+  words: RegExp,
+): void {
   expect(r.code, r.stdout + r.stderr).toBe(exit);
   expect(r.json.error).toMatchObject({ code, message: expect.stringMatching(words) });
   expect(r.json.error.message).not.toContain("\n");
@@ -39,7 +53,10 @@ function expectRefused(r: { code: number; stdout: string; stderr: string; json: 
 /** A project on a one-step workflow whose step is a shell command (`step run S` runs it). */
 function atShellStep(): string {
   const p = tempProject();
-  writeJson(p, ".dotagent/workflows/one.json", { description: "one shell step", steps: [{ id: "S", kind: "shell", run: "echo ran >> runs.txt" }] });
+  writeJson(p, ".dotagent/workflows/one.json", {
+    description: "one shell step",
+    steps: [{ id: "S", kind: "shell", run: "echo ran >> runs.txt" }],
+  });
   expect(dotagent(p, ["init", "--workflow", "one", "--request", "x", "--json"]).code).toBe(0);
   return p;
 }
@@ -60,7 +77,12 @@ describe("step run", () => {
     const v = victim();
     symlinkSync(v.folder, join(p, "memory/reports/steps"));
     const run = dotagent(p, ["step", "run", "S", "--yes", "--json"]);
-    expectRefused(run, 3, "path_outside_project", /^memory\/reports\/steps is a link that leads out of the project \(to .+\); for the person: remove the link, then run the command again$/);
+    expectRefused(
+      run,
+      3,
+      "path_outside_project",
+      /^memory\/reports\/steps is a link that leads out of the project \(to .+\); for the person: remove the link, then run the command again$/,
+    );
     expect(run.json.error.path).toBe("memory/reports/steps");
     expectUntouched(v);
   });
@@ -82,16 +104,25 @@ describe("the person's pick (the UserPromptSubmit hook writes final_design.json)
     expect(dotagent(p, ["install", "--json"], { env: { HOME: join(p, "home") } }).code).toBe(0);
     expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
     const helper = join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs");
-    writeJson(p, "memory/reports/demand.json", { feature: "add login", user_stories: ["sign in"], acceptance: ["an error"] });
+    writeJson(p, "memory/reports/demand.json", {
+      feature: "add login",
+      user_stories: ["sign in"],
+      acceptance: ["an error"],
+    });
     personSays(p, helper, "approve");
     const tasks = [{ id: "task-001", title: "one", depends_on: [] }];
-    for (const name of ["minimal", "robust"]) writeJson(p, `memory/reports/designs/${name}.json`, { name, summary: name, tasks });
+    for (const name of ["minimal", "robust"])
+      writeJson(p, `memory/reports/designs/${name}.json`, { name, summary: name, tasks });
     writeJson(p, "memory/reports/roundtable.json", { recommendation: "minimal" });
     expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ gate: "pick_design" });
     return { p, helper };
   }
   function personSays(p: string, helper: string, prompt: string): string {
-    const r = dotagent(p, ["hook", "user-prompt-submit"], { input: JSON.stringify({ session_id: "s-1", cwd: p, ...typedPrompt(prompt).input }), env: { CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: p }, script: helper });
+    const r = dotagent(p, ["hook", "user-prompt-submit"], {
+      input: JSON.stringify({ session_id: "s-1", cwd: p, ...typedPrompt(prompt).input }),
+      env: { CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: p },
+      script: helper,
+    });
     expect(r.code).toBe(0);
     return r.stdout;
   }
@@ -122,7 +153,12 @@ describe("dotagent report", () => {
     const p = atShellStep();
     const v = victim();
     symlinkSync(v.folder, join(p, "pages"));
-    expectRefused(dotagent(p, ["report", "--out", "pages/run.html", "--json"]), 3, "path_outside_project", /^pages is a link that leads out of the project/);
+    expectRefused(
+      dotagent(p, ["report", "--out", "pages/run.html", "--json"]),
+      3,
+      "path_outside_project",
+      /^pages is a link that leads out of the project/,
+    );
     expectUntouched(v);
   });
 });
@@ -134,25 +170,40 @@ describe("install's .gitignore, for every client", () => {
     ["codex", ["--client", "codex"], ".codex"],
   ];
 
-  it.each(clients)("%s: a .gitignore that is a link out of the project is refused (gitignore_invalid, exit 1), nothing installed", (_client, args, folder) => {
-    const p = tempProject();
-    const v = victim();
-    symlinkSync(v.file, join(p, ".gitignore"));
-    const run = dotagent(p, ["install", ...args, "--json"], { env: { HOME: join(p, "home") } });
-    expectRefused(run, 1, "gitignore_invalid", /\.gitignore is a link that leads out of the project; fix it \(dotagent changed nothing\)/);
-    expectUntouched(v);
-    expect(existsSync(join(p, folder))).toBe(false);
-    expect(lstatSync(join(p, ".gitignore")).isSymbolicLink()).toBe(true);
-  });
+  it.each(clients)(
+    "%s: a .gitignore that is a link out of the project is refused (gitignore_invalid, exit 1), nothing installed",
+    (_client, args, folder) => {
+      const p = tempProject();
+      const v = victim();
+      symlinkSync(v.file, join(p, ".gitignore"));
+      const run = dotagent(p, ["install", ...args, "--json"], { env: { HOME: join(p, "home") } });
+      expectRefused(
+        run,
+        1,
+        "gitignore_invalid",
+        /\.gitignore is a link that leads out of the project; fix it \(dotagent changed nothing\)/,
+      );
+      expectUntouched(v);
+      expect(existsSync(join(p, folder))).toBe(false);
+      expect(lstatSync(join(p, ".gitignore")).isSymbolicLink()).toBe(true);
+    },
+  );
 
-  it.each(clients)("%s: a .gitignore that is a link to a file inside the project is followed: the lines land in that file", (_client, args) => {
-    const p = tempProject();
-    writeFileSync(join(p, "shared.gitignore"), "node_modules/\n");
-    symlinkSync(join(p, "shared.gitignore"), join(p, ".gitignore"));
-    expect(dotagent(p, ["install", ...args, "--json"], { env: { HOME: join(p, "home") } }).json.gitignore).toBe("lines added");
-    expect(lstatSync(join(p, ".gitignore")).isSymbolicLink()).toBe(true);
-    expect(readFileSync(join(p, "shared.gitignore"), "utf8")).toMatch(/^node_modules\/\n\n# dotagent: [^\n]*\n\/memory\/runs\/\n[\s\S]*\/memory\/state\/\.step-running\.json\*\n\/memory\/state\/\.pending-reply\.json\*\n\/memory\/report\.html\n/);
-  });
+  it.each(clients)(
+    "%s: a .gitignore that is a link to a file inside the project is followed: the lines land in that file",
+    (_client, args) => {
+      const p = tempProject();
+      writeFileSync(join(p, "shared.gitignore"), "node_modules/\n");
+      symlinkSync(join(p, "shared.gitignore"), join(p, ".gitignore"));
+      expect(dotagent(p, ["install", ...args, "--json"], { env: { HOME: join(p, "home") } }).json.gitignore).toBe(
+        "lines added",
+      );
+      expect(lstatSync(join(p, ".gitignore")).isSymbolicLink()).toBe(true);
+      expect(readFileSync(join(p, "shared.gitignore"), "utf8")).toMatch(
+        /^node_modules\/\n\n# dotagent: [^\n]*\n\/memory\/runs\/\n[\s\S]*\/memory\/state\/\.step-running\.json\*\n\/memory\/state\/\.pending-reply\.json\*\n\/memory\/report\.html\n/,
+      );
+    },
+  );
 });
 
 describe("the state files themselves", () => {
@@ -164,7 +215,10 @@ describe("the state files themselves", () => {
     const before = readFileSync(v.file, "utf8");
     rmSync(phase);
     symlinkSync(v.file, phase);
-    for (const args of [["step", "run", "S", "--yes", "--json"], ["resume", "--json"]]) {
+    for (const args of [
+      ["step", "run", "S", "--yes", "--json"],
+      ["resume", "--json"],
+    ]) {
       expectRefused(dotagent(p, args), 3, "state_path_invalid", /^memory\/state\/phase\.json is a symbolic link/);
     }
     expect(readFileSync(v.file, "utf8")).toBe(before);
@@ -175,7 +229,12 @@ describe("the state files themselves", () => {
     const v = victim();
     mkdirSync(join(p, "memory"));
     symlinkSync(v.folder, join(p, "memory/state"));
-    expectRefused(dotagent(p, ["init", "--request", "x", "--json"]), 3, "state_path_invalid", /^memory\/state is a symbolic link/);
+    expectRefused(
+      dotagent(p, ["init", "--request", "x", "--json"]),
+      3,
+      "state_path_invalid",
+      /^memory\/state is a symbolic link/,
+    );
     expectUntouched(v);
   });
 });

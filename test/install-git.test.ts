@@ -11,7 +11,11 @@ import { dotagent, removeTemps, tempProject, writeJson } from "./support/cli.js"
 afterEach(removeTemps);
 
 function git(cwd: string, ...args: string[]): string {
-  const result = spawnSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", HOME: cwd } });
+  const result = spawnSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", HOME: cwd },
+  });
   if (result.status !== 0 && args[0] !== "check-ignore") throw new Error(`git ${args.join(" ")}: ${result.stderr}`);
   return result.stdout;
 }
@@ -39,12 +43,44 @@ describe("install and git", () => {
     expect(dotagent(p, ["init", "--request", "add search", "--yes"]).code).toBe(0);
     writeJson(p, "memory/reports/demand.json", { stories: ["search"] });
 
-    const offered = git(p, "status", "--porcelain", "--untracked-files=all").split("\n").filter(Boolean).map((l) => l.slice(3));
-    expect(offered).toEqual(expect.arrayContaining([".gitignore", ".claude/settings.json", ".claude/skills/checkpoint/scripts/dotagent.mjs", "memory/reports/demand.json", "memory/state/phase.json", "memory/state/events.jsonl"]));
-    const machineLocal = offered.filter((f) => /^memory\/(runs|state\/(\.history|\.archive|once|\.lock|phase\.json\.))/.test(f));
+    const offered = git(p, "status", "--porcelain", "--untracked-files=all")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.slice(3));
+    expect(offered).toEqual(
+      expect.arrayContaining([
+        ".gitignore",
+        ".claude/settings.json",
+        ".claude/skills/checkpoint/scripts/dotagent.mjs",
+        "memory/reports/demand.json",
+        "memory/state/phase.json",
+        "memory/state/events.jsonl",
+      ]),
+    );
+    const machineLocal = offered.filter((f) =>
+      /^memory\/(runs|state\/(\.history|\.archive|once|\.lock|phase\.json\.))/.test(f),
+    );
     expect(machineLocal).toEqual([]);
-    const ignored = git(p, "check-ignore", "memory/runs/wf-add-login/pm.json", "memory/state/.lock", "memory/state/phase.json.12345", "memory/state/once/x/op.json", "memory/state/.history/3/phase.json", "memory/state/.archive/a.tar.gz", "memory/state/phase.json", "memory/reports/demand.json");
-    expect(ignored.split("\n").filter(Boolean)).toEqual(["memory/runs/wf-add-login/pm.json", "memory/state/.lock", "memory/state/phase.json.12345", "memory/state/once/x/op.json", "memory/state/.history/3/phase.json", "memory/state/.archive/a.tar.gz"]);
+    const ignored = git(
+      p,
+      "check-ignore",
+      "memory/runs/wf-add-login/pm.json",
+      "memory/state/.lock",
+      "memory/state/phase.json.12345",
+      "memory/state/once/x/op.json",
+      "memory/state/.history/3/phase.json",
+      "memory/state/.archive/a.tar.gz",
+      "memory/state/phase.json",
+      "memory/reports/demand.json",
+    );
+    expect(ignored.split("\n").filter(Boolean)).toEqual([
+      "memory/runs/wf-add-login/pm.json",
+      "memory/state/.lock",
+      "memory/state/phase.json.12345",
+      "memory/state/once/x/op.json",
+      "memory/state/.history/3/phase.json",
+      "memory/state/.archive/a.tar.gz",
+    ]);
 
     const uninstall = dotagent(p, ["install", "--uninstall", "--json"], { env: { HOME: home } });
     expect(uninstall.json.gitignore).toBe("lines removed");

@@ -21,7 +21,10 @@ function example(): string {
 }
 
 /** Runs the program; with `killAfter`, SIGKILLs it that many ms after it prints `killAfter.on`. */
-function run(project: string, killAfter?: { on: string; ms: number }): Promise<{ stdout: string; stderr: string; signal: string | null; code: number | null }> {
+function run(
+  project: string,
+  killAfter?: { on: string; ms: number },
+): Promise<{ stdout: string; stderr: string; signal: string | null; code: number | null }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["example.mjs"], { cwd: project, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -43,7 +46,9 @@ function run(project: string, killAfter?: { on: string; ms: number }): Promise<{
 describe("docs/api.md's LangGraph example", () => {
   it("is a dozen lines or so, uses the saver as a user imports it, and survives kill -9 mid-run", async () => {
     const code = example();
-    expect(code.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("import ")).length).toBeLessThanOrEqual(14);
+    expect(
+      code.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("import ")).length,
+    ).toBeLessThanOrEqual(14);
     expect(code).toContain('from "dotagent-workflow/langgraph"');
 
     // As `npm install dotagent-workflow @langchain/langgraph` would lay it out (the package by its exports).

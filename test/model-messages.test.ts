@@ -32,15 +32,43 @@ const FORBIDDEN: ReadonlyArray<readonly [string, RegExp]> = [
  * model's to act on. Keyed by file and a piece of the literal's text.
  */
 const NOT_FOR_THE_MODEL: ReadonlyArray<{ file: string; contains: string; why: string }> = [
-  { file: "src/api/checkpoint-store.ts", contains: "", why: "the library's errors go to a program's author (docs/api.md), never through the helper" },
+  {
+    file: "src/api/checkpoint-store.ts",
+    contains: "",
+    why: "the library's errors go to a program's author (docs/api.md), never through the helper",
+  },
   { file: "src/langgraph/saver.ts", contains: "", why: "the LangGraph saver's errors go to a program's author" },
-  { file: "src/run/runner.ts", contains: "delete it to have the roundtable run again", why: "`dotagent run` is the person's terminal; the allow grammar never lets the model run it" },
-  { file: "src/claude/install.ts", contains: "move it out of the way and run", why: "`install` is the person's command; the allow grammar never lets the model run it" },
-  { file: "src/clients/codex/install.ts", contains: "move it out of the way and run", why: "`install` is the person's command" },
+  {
+    file: "src/run/runner.ts",
+    contains: "delete it to have the roundtable run again",
+    why: "`dotagent run` is the person's terminal; the allow grammar never lets the model run it",
+  },
+  {
+    file: "src/claude/install.ts",
+    contains: "move it out of the way and run",
+    why: "`install` is the person's command; the allow grammar never lets the model run it",
+  },
+  {
+    file: "src/clients/codex/install.ts",
+    contains: "move it out of the way and run",
+    why: "`install` is the person's command",
+  },
   { file: "src/claude/inspect-install.ts", contains: "move ", why: "doctor's `fix` lines: the person's checklist" },
-  { file: "src/cli/doctor-command.ts", contains: "move it out of the way", why: "doctor's `fix` lines: the person's checklist" },
-  { file: "src/clients/copilot/doctor.ts", contains: "move them away", why: "doctor's `fix` lines: the person's checklist" },
-  { file: "src/claude/briefing.ts", contains: "never edit or remove them by hand", why: "a prohibition, not an instruction" },
+  {
+    file: "src/cli/doctor-command.ts",
+    contains: "move it out of the way",
+    why: "doctor's `fix` lines: the person's checklist",
+  },
+  {
+    file: "src/clients/copilot/doctor.ts",
+    contains: "move them away",
+    why: "doctor's `fix` lines: the person's checklist",
+  },
+  {
+    file: "src/claude/briefing.ts",
+    contains: "never edit or remove them by hand",
+    why: "a prohibition, not an instruction",
+  },
 ];
 
 /** Every .ts file under src/ but tests and test support. */
@@ -71,8 +99,16 @@ function literals(file: string): Literal[] {
   const visit = (node: ts.Node) => {
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node)) {
       // Imports, and keys of objects, are not messages.
-      if (!ts.isImportDeclaration(node.parent) && !ts.isExportDeclaration(node.parent) && !ts.isLiteralTypeNode(node.parent)) {
-        out.push({ file, line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1, text: node.getText(source) });
+      if (
+        !ts.isImportDeclaration(node.parent) &&
+        !ts.isExportDeclaration(node.parent) &&
+        !ts.isLiteralTypeNode(node.parent)
+      ) {
+        out.push({
+          file,
+          line: source.getLineAndCharacterOfPosition(node.getStart()).line + 1,
+          text: node.getText(source),
+        });
       }
       return; // nested literals are part of this one
     }
@@ -97,15 +133,33 @@ function judge(literal: Literal): string | undefined {
 
 describe("messages to the model", () => {
   it("never ask it for what its skills forbid: such steps are marked for the person", () => {
-    const problems = sources().flatMap(literals).flatMap((l) => judge(l) ?? []);
+    const problems = sources()
+      .flatMap(literals)
+      .flatMap((l) => judge(l) ?? []);
     expect(problems).toEqual([]);
   });
 
   it.each([
-    ["the finding's refusal (issue 40)", "`${want.path} is a git worktree of ${there.branch}, not of ${want.branch}; remove it (git worktree remove ${abs}) and start the task again`", "a worktree command"],
-    ["the lock", "`memory/state/.lock is held by pid ${lock.pid}; wait for it to finish, or if that process is gone remove the lock file`", "removing or deleting something"],
-    ["an op record", "`${opRel(opId)}: ${parsed.invalid}; fix it by hand, or remove memory/state/${ONCE_DIR}/${opId}/`", "a repair by hand"],
-    ["a branch", "`kept its branch ${branch}; git branch -D ${branch} once you no longer need them`", "deleting a branch"],
+    [
+      "the finding's refusal (issue 40)",
+      "`${want.path} is a git worktree of ${there.branch}, not of ${want.branch}; remove it (git worktree remove ${abs}) and start the task again`",
+      "a worktree command",
+    ],
+    [
+      "the lock",
+      "`memory/state/.lock is held by pid ${lock.pid}; wait for it to finish, or if that process is gone remove the lock file`",
+      "removing or deleting something",
+    ],
+    [
+      "an op record",
+      "`${opRel(opId)}: ${parsed.invalid}; fix it by hand, or remove memory/state/${ONCE_DIR}/${opId}/`",
+      "a repair by hand",
+    ],
+    [
+      "a branch",
+      "`kept its branch ${branch}; git branch -D ${branch} once you no longer need them`",
+      "deleting a branch",
+    ],
   ])("catches a message that asks the model for such a step: %s", (_what, text, kind) => {
     expect(judge({ file: "src/x.ts", line: 1, text })).toContain(kind);
     expect(judge({ file: "src/x.ts", line: 1, text: text.replace(/; /, "; for the person: ") })).toBeUndefined();

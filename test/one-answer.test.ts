@@ -21,7 +21,11 @@ function installedNotCommitted(): string {
   ok(dotagent(p, ["init", "--request", "add parts", "--json"]));
   writeJson(p, "memory/reports/demand.json", { summary: "parts" });
   ok(dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"]));
-  writeJson(p, "memory/reports/final_design.json", { chosen: "minimal", design: {}, tasks: [{ id: "t1", title: "one", depends_on: [] }] });
+  writeJson(p, "memory/reports/final_design.json", {
+    chosen: "minimal",
+    design: {},
+    tasks: [{ id: "t1", title: "one", depends_on: [] }],
+  });
   return p;
 }
 
@@ -31,7 +35,9 @@ describe("the approval's next step and the hook agree", () => {
     expect(git(p, "status", "--porcelain")).toContain(".gitignore");
     const approved = ok(dotagent(p, ["phase", "approve", "ARCHITECTURE", "--json"]));
     expect(approved.json.next).toMatchObject({ action: "run_tasks", tasks: ["t1"] });
-    expect(ok(dotagent(p, ["task", "start", "t1", "--json"])).json.task.worktree).toMatchObject({ branch: expect.stringMatching(/^dotagent\//) });
+    expect(ok(dotagent(p, ["task", "start", "t1", "--json"])).json.task.worktree).toMatchObject({
+      branch: expect.stringMatching(/^dotagent\//),
+    });
   });
 
   it("the person's own uncommitted change: the approval answers with confirm_isolation and its decision", () => {
@@ -46,7 +52,9 @@ describe("the approval's next step and the hook agree", () => {
   it("a .gitignore line of the person's own, uncommitted, still counts as their change", () => {
     const p = installedNotCommitted();
     writeFileSync(join(p, ".gitignore"), `node_modules/\n${readFileSync(join(p, ".gitignore"), "utf8")}`);
-    expect(ok(dotagent(p, ["phase", "approve", "ARCHITECTURE", "--json"])).json.next).toMatchObject({ action: "confirm_isolation" });
+    expect(ok(dotagent(p, ["phase", "approve", "ARCHITECTURE", "--json"])).json.next).toMatchObject({
+      action: "confirm_isolation",
+    });
   });
 });
 
@@ -56,7 +64,10 @@ describe("the briefing agrees too", () => {
     writeFileSync(join(p, "README.md"), "# app, edited\n");
     ok(dotagent(p, ["phase", "approve", "ARCHITECTURE", "--json"]));
     const helper = join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs");
-    const r = dotagent(p, ["hook", "session-start"], { input: JSON.stringify({ source: "resume", cwd: p }), script: helper });
+    const r = dotagent(p, ["hook", "session-start"], {
+      input: JSON.stringify({ source: "resume", cwd: p }),
+      script: helper,
+    });
     const text = JSON.parse(r.stdout).hookSpecificOutput.additionalContext as string;
     expect(text).toContain("Next action: confirm_isolation");
     expect(text).toContain("A person must decide:");

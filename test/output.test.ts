@@ -17,9 +17,19 @@ const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d/;
 const hasScript = spawnSync("script", ["--version"]).status === 0;
 
 /** The CLI on a terminal of `cols` columns (util-linux `script`), with `input` typed in. */
-function onTerminal(cwd: string, args: string[], options: { cols?: number; env?: Record<string, string>; input?: string } = {}): string {
+function onTerminal(
+  cwd: string,
+  args: string[],
+  options: { cols?: number; env?: Record<string, string>; input?: string } = {},
+): string {
   const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
-  const result = spawnSync("script", ["-qefc", `stty cols ${options.cols ?? 80} rows 40; ${quoted}`, "/dev/null"], { cwd, input: options.input ?? "", encoding: "utf8", timeout: 30_000, env: { ...process.env, TERM: "xterm", ...options.env } });
+  const result = spawnSync("script", ["-qefc", `stty cols ${options.cols ?? 80} rows 40; ${quoted}`, "/dev/null"], {
+    cwd,
+    input: options.input ?? "",
+    encoding: "utf8",
+    timeout: 30_000,
+    env: { ...process.env, TERM: "xterm", ...options.env },
+  });
   return result.stdout;
 }
 
@@ -36,7 +46,11 @@ function busyProject(): string {
   dotagent(p, ["phase", "complete"]);
   const ids = ["task-001-login-form", "t2", "task-003-a-much-longer-name-than-most"];
   // One more task left to do, so the workflow stays at IMPLEMENTATION.
-  writeJson(p, "plan.json", [...ids, "t4"].map((id) => ({ id })));
+  writeJson(
+    p,
+    "plan.json",
+    [...ids, "t4"].map((id) => ({ id })),
+  );
   imported = dotagent(p, ["task", "import", "plan.json"]).stdout;
   for (const id of ids) {
     dotagent(p, ["task", "start", id]);
@@ -84,7 +98,10 @@ describe("tables: history, log, archive list", () => {
 
 describe("the next step, said once", () => {
   it.each([
-    ["interrupted-requirements", /^Next: ask the person — approve memory\/reports\/demand\.json, or say what to change$/m],
+    [
+      "interrupted-requirements",
+      /^Next: ask the person — approve memory\/reports\/demand\.json, or say what to change$/m,
+    ],
     ["interrupted-architecture", /^Next: spawn the roundtable agent — designs exist but roundtable\.json does not$/m],
     ["orphaned-tasks", /^Next: run tasks? task-\S+/m],
     ["failed-verification", /^Next: /m],
@@ -131,7 +148,11 @@ describe("a mistyped option or command", () => {
 
   it("with --json the suggestion is in the error object", () => {
     const out = dotagent(tempProject(), ["status", "--json", "--jsn"]);
-    expect(out.json.error).toMatchObject({ code: "usage", exit_code: 2, message: expect.stringContaining("did you mean --json?") });
+    expect(out.json.error).toMatchObject({
+      code: "usage",
+      exit_code: 2,
+      message: expect.stringContaining("did you mean --json?"),
+    });
   });
 });
 
@@ -163,10 +184,16 @@ describe("the gates", () => {
     dotagent(p, ["init", "--request", "add login"]);
     const out = dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"]);
     expect(out.code).toBe(1);
-    expect(out.json.error).toMatchObject({ code: "phase_incomplete", exit_code: 1, message: expect.stringContaining("memory/reports/demand.json does not exist") });
+    expect(out.json.error).toMatchObject({
+      code: "phase_incomplete",
+      exit_code: 1,
+      message: expect.stringContaining("memory/reports/demand.json does not exist"),
+    });
     expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ action: "spawn_agent", agent: "pm" });
     const plain = dotagent(p, ["phase", "approve"]);
-    expect(plain.stderr).toMatch(/^dotagent: REQUIREMENTS cannot be approved yet: memory\/reports\/demand\.json does not exist; /);
+    expect(plain.stderr).toMatch(
+      /^dotagent: REQUIREMENTS cannot be approved yet: memory\/reports\/demand\.json does not exist; /,
+    );
   });
 
   it("status after ARCHITECTURE is approved without final_design.json says what it still needs", () => {
@@ -174,10 +201,14 @@ describe("the gates", () => {
     writeJson(p, "memory/reports/roundtable.json", { recommend: "jwt" });
     expect(dotagent(p, ["phase", "approve", "ARCHITECTURE"]).code).toBe(0);
     const out = dotagent(p, ["status", "--stale-after", "never"]).stdout;
-    expect(out).toMatch(/^Next: write memory\/reports\/final_design\.json — ARCHITECTURE is approved, but final_design\.json does not exist; it holds the pick: \{chosen, design, tasks: .*\}.*; then `dotagent phase complete ARCHITECTURE`$/m);
+    expect(out).toMatch(
+      /^Next: write memory\/reports\/final_design\.json — ARCHITECTURE is approved, but final_design\.json does not exist; it holds the pick: \{chosen, design, tasks: .*\}.*; then `dotagent phase complete ARCHITECTURE`$/m,
+    );
     // Before the approval it is the pick, as before.
     const before = exampleProject("interrupted-architecture");
     writeJson(before, "memory/reports/roundtable.json", { recommend: "jwt" });
-    expect(dotagent(before, ["status", "--stale-after", "never"]).stdout).toMatch(/^Next: ask the person — pick one of the designs/m);
+    expect(dotagent(before, ["status", "--stale-after", "never"]).stdout).toMatch(
+      /^Next: ask the person — pick one of the designs/m,
+    );
   });
 });

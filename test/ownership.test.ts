@@ -22,10 +22,11 @@ function session(): { pid: number; env: Record<string, string>; kill: () => Prom
   return {
     pid,
     env: { CLAUDE_PID: String(pid), CLAUDE_CODE_SESSION_ID: `session-${pid}` },
-    kill: () => new Promise((done) => {
-      child.once("exit", () => done());
-      child.kill("SIGKILL");
-    }),
+    kill: () =>
+      new Promise((done) => {
+        child.once("exit", () => done());
+        child.kill("SIGKILL");
+      }),
   };
 }
 
@@ -41,14 +42,41 @@ function implementation(n: number, extra: Record<string, unknown> = {}): string 
   const p = tempProject();
   const now = new Date().toISOString();
   writeJson(p, "memory/state/phase.json", {
-    workflow_id: "wf-par", started_at: now, last_updated: now, current_phase: "IMPLEMENTATION", phase_status: "in_progress",
-    completed_phases: [{ phase: "REQUIREMENTS", completed_at: now, output: "memory/reports/demand.json" }, { phase: "ARCHITECTURE", completed_at: now, output: "memory/reports/final_design.json" }],
-    user_checkpoints: [{ phase: "REQUIREMENTS", approved_at: now }, { phase: "ARCHITECTURE", approved_at: now }], interruption_safe: true,
+    workflow_id: "wf-par",
+    started_at: now,
+    last_updated: now,
+    current_phase: "IMPLEMENTATION",
+    phase_status: "in_progress",
+    completed_phases: [
+      { phase: "REQUIREMENTS", completed_at: now, output: "memory/reports/demand.json" },
+      { phase: "ARCHITECTURE", completed_at: now, output: "memory/reports/final_design.json" },
+    ],
+    user_checkpoints: [
+      { phase: "REQUIREMENTS", approved_at: now },
+      { phase: "ARCHITECTURE", approved_at: now },
+    ],
+    interruption_safe: true,
   });
   writeJson(p, "memory/reports/demand.json", { goal: "x" });
   writeJson(p, "memory/reports/final_design.json", { chosen: "a" });
-  const tasks = Array.from({ length: n }, (_, i) => ({ id: `t${i + 1}`, status: "pending", depends_on: [], attempts: 0, started_at: null, completed_at: null, output: `memory/reports/tasks/t${i + 1}.json`, error: null }));
-  writeJson(p, EXEC, { workflow_id: "wf-par", updated_at: now, interruption_safe: true, max_attempts: 3, tasks, ...extra });
+  const tasks = Array.from({ length: n }, (_, i) => ({
+    id: `t${i + 1}`,
+    status: "pending",
+    depends_on: [],
+    attempts: 0,
+    started_at: null,
+    completed_at: null,
+    output: `memory/reports/tasks/t${i + 1}.json`,
+    error: null,
+  }));
+  writeJson(p, EXEC, {
+    workflow_id: "wf-par",
+    updated_at: now,
+    interruption_safe: true,
+    max_attempts: 3,
+    tasks,
+    ...extra,
+  });
   return p;
 }
 
@@ -59,12 +87,25 @@ function setOwner(p: string, id: string, owner: Record<string, unknown>): void {
   writeJson(p, EXEC, exec);
 }
 
-const statusOf = (p: string) => Object.fromEntries(readJson(p, EXEC).tasks.map((t: { id: string; status: string }) => [t.id, t.status]));
-const finish = (p: string, id: string) => writeJson(p, `memory/reports/tasks/${id}.json`, { task_id: id, status: "complete" });
+const statusOf = (p: string) =>
+  Object.fromEntries(readJson(p, EXEC).tasks.map((t: { id: string; status: string }) => [t.id, t.status]));
+const finish = (p: string, id: string) =>
+  writeJson(p, `memory/reports/tasks/${id}.json`, { task_id: id, status: "complete" });
 
-function run(args: string[], p: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  p: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [new URL("../dist/dotagent.mjs", import.meta.url).pathname, ...args, "--dir", p], { env: { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "20000", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [new URL("../dist/dotagent.mjs", import.meta.url).pathname, ...args, "--dir", p],
+      {
+        env: { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "20000", ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
@@ -95,14 +136,20 @@ describe("task start records its owner", () => {
     expect(readJson(p, EXEC).tasks[1].owner.pid).toBe(process.pid);
   });
 
-  it.runIf(process.platform === "linux")("run through short-lived shells (as the Bash tool does), the owner is the process above them", () => {
-    const p = implementation(1);
-    const cli = new URL("../dist/dotagent.mjs", import.meta.url).pathname;
-    const env = { ...process.env, CLAUDE_PID: "", CLAUDE_CODE_SESSION_ID: "" };
-    const out = spawnSync("sh", ["-c", `bash -c '"${process.execPath}" "${cli}" task start t1 --dir "${p}"; true'`], { env, encoding: "utf8" });
-    expect(out.status).toBe(0);
-    expect(readJson(p, EXEC).tasks[0].owner.pid).toBe(process.pid);
-  });
+  it.runIf(process.platform === "linux")(
+    "run through short-lived shells (as the Bash tool does), the owner is the process above them",
+    () => {
+      const p = implementation(1);
+      const cli = new URL("../dist/dotagent.mjs", import.meta.url).pathname;
+      const env = { ...process.env, CLAUDE_PID: "", CLAUDE_CODE_SESSION_ID: "" };
+      const out = spawnSync("sh", ["-c", `bash -c '"${process.execPath}" "${cli}" task start t1 --dir "${p}"; true'`], {
+        env,
+        encoding: "utf8",
+      });
+      expect(out.status).toBe(0);
+      expect(readJson(p, EXEC).tasks[0].owner.pid).toBe(process.pid);
+    },
+  );
 
   it.each([["abc"], ["1"], ["0"], ["2.5"]])("--owner %s is a usage error, nothing written", (value) => {
     const p = implementation(1);
@@ -127,7 +174,9 @@ describe("resume judges each running task's owner", () => {
     expect(status.stdout).toContain("In flight (a live session runs them; not repaired): t1");
     expect(dotagent(p, ["status", "--json"]).json.in_flight).toEqual(["t1"]);
     const hook = dotagent(p, ["hook", "session-start"], { input: JSON.stringify({ source: "resume", cwd: p }) });
-    expect(hook.json.hookSpecificOutput.additionalContext).toContain("In flight (a live session runs them; do not start them again): t1.");
+    expect(hook.json.hookSpecificOutput.additionalContext).toContain(
+      "In flight (a live session runs them; do not start them again): t1.",
+    );
   });
 
   it("the owner's process is killed: the next resume orphans the task", async () => {
@@ -143,10 +192,26 @@ describe("resume judges each running task's owner", () => {
 
   it.each([
     ["a dead pid", "orphaned", () => ({ pid: deadPid(), pid_start: null, host: hostname() })],
-    ["a reused pid (alive, but started at another time)", "orphaned", (live: number) => ({ pid: live, pid_start: "1", host: hostname() })],
-    ["the same pid and start time", "in flight", (live: number) => ({ pid: live, pid_start: startTimeOf(live), host: hostname() })],
-    ["another host, started a minute ago (within the 2-hour lease)", "in flight", () => ({ pid: 4242, host: "elsewhere.example", at: new Date(Date.now() - 60_000).toISOString() })],
-    ["another host, started three hours ago (past the lease)", "orphaned", () => ({ pid: 4242, host: "elsewhere.example", at: new Date(Date.now() - 3 * 3600_000).toISOString() })],
+    [
+      "a reused pid (alive, but started at another time)",
+      "orphaned",
+      (live: number) => ({ pid: live, pid_start: "1", host: hostname() }),
+    ],
+    [
+      "the same pid and start time",
+      "in flight",
+      (live: number) => ({ pid: live, pid_start: startTimeOf(live), host: hostname() }),
+    ],
+    [
+      "another host, started a minute ago (within the 2-hour lease)",
+      "in flight",
+      () => ({ pid: 4242, host: "elsewhere.example", at: new Date(Date.now() - 60_000).toISOString() }),
+    ],
+    [
+      "another host, started three hours ago (past the lease)",
+      "orphaned",
+      () => ({ pid: 4242, host: "elsewhere.example", at: new Date(Date.now() - 3 * 3600_000).toISOString() }),
+    ],
     ["no owner (a file from an older version)", "orphaned", () => null],
   ] as const)("a hand-written owner: %s → %s", (_name, expected, make) => {
     const p = implementation(1);
@@ -195,7 +260,11 @@ describe("two sessions on one project never run the same task", () => {
     dotagent(p, ["task", "start", "t1"], { env: a.env });
     const refused = dotagent(p, ["task", "start", "t1"], { env: b.env });
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim()).toMatch(new RegExp(`^dotagent: task t1 is already running, owned by session session-${a.pid} \\(pid ${a.pid} on host .+, since .+\\); it is in flight, so it is not started twice$`));
+    expect(refused.stderr.trim()).toMatch(
+      new RegExp(
+        `^dotagent: task t1 is already running, owned by session session-${a.pid} \\(pid ${a.pid} on host .+, since .+\\); it is in flight, so it is not started twice$`,
+      ),
+    );
     expect(dotagent(p, ["resume", "--json"], { env: b.env }).json.next.tasks).toEqual(["t2"]);
   });
 });
@@ -207,7 +276,13 @@ describe("parallel batches", () => {
     expect(dotagent(p, ["resume", "--json", "--max-parallel", "1"]).json.next.tasks).toEqual(["t1"]);
     expect(readJson(p, EXEC).max_parallel).toBe(1);
     expect(dotagent(p, ["resume", "--json"]).json.next.tasks).toEqual(["t1"]);
-    expect(dotagent(p, ["resume", "--json", "--max-parallel", "5"]).json.next.tasks).toEqual(["t1", "t2", "t3", "t4", "t5"]);
+    expect(dotagent(p, ["resume", "--json", "--max-parallel", "5"]).json.next.tasks).toEqual([
+      "t1",
+      "t2",
+      "t3",
+      "t4",
+      "t5",
+    ]);
     for (const bad of ["0", "33", "x", "1.5"]) {
       const out = dotagent(p, ["resume", "--max-parallel", bad]);
       expect(out.code).toBe(2);
@@ -222,10 +297,21 @@ describe("parallel batches", () => {
     const starts = await Promise.all(ids.map((id) => run(["task", "start", id], p, s.env)));
     expect(starts.map((r) => r.code)).toEqual([0, 0, 0, 0, 0, 0]);
     for (const id of ids.slice(0, 4)) finish(p, id);
-    const ends = await Promise.all(ids.map((id, i) => run(i < 4 ? ["task", "complete", id] : ["task", "fail", id, "--error", "tests fail"], p, s.env)));
+    const ends = await Promise.all(
+      ids.map((id, i) =>
+        run(i < 4 ? ["task", "complete", id] : ["task", "fail", id, "--error", "tests fail"], p, s.env),
+      ),
+    );
     expect(ends.map((r) => r.code)).toEqual([0, 0, 0, 0, 0, 0]);
     // A failure with attempts left is requeued by the same command (its answer's next lists it again).
-    expect(statusOf(p)).toEqual({ t1: "complete", t2: "complete", t3: "complete", t4: "complete", t5: "pending", t6: "pending" });
+    expect(statusOf(p)).toEqual({
+      t1: "complete",
+      t2: "complete",
+      t3: "complete",
+      t4: "complete",
+      t5: "pending",
+      t6: "pending",
+    });
   });
 
   it("kill -9 of the session mid-batch: a new session's resume orphans exactly the unfinished tasks and keeps the finished ones", async () => {
@@ -239,7 +325,10 @@ describe("parallel batches", () => {
     await old.kill();
     const fresh = session();
     const after = dotagent(p, ["resume", "--json"], { env: fresh.env }).json;
-    expect(after.repairs.map((r: { message: string }) => r.message)).toEqual(["t1 was running with no output: attempt 2 of 3", "t3 was running with no output: attempt 2 of 3"]);
+    expect(after.repairs.map((r: { message: string }) => r.message)).toEqual([
+      "t1 was running with no output: attempt 2 of 3",
+      "t3 was running with no output: attempt 2 of 3",
+    ]);
     expect(after.in_flight).toEqual([]);
     expect(statusOf(p)).toEqual({ t1: "pending", t2: "complete", t3: "pending", t4: "pending", t5: "pending" });
     expect(after.next.tasks).toEqual(["t1", "t3", "t4"]);

@@ -10,14 +10,50 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, 
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { figuresFrom, installGlobal, kB, pack, pluginFigures, quotedFigures, staleQuotes, type Figures, type Installed, type Packed } from "../scripts/package-figures.mjs";
+import {
+  figuresFrom,
+  installGlobal,
+  kB,
+  pack,
+  pluginFigures,
+  quotedFigures,
+  staleQuotes,
+  type Figures,
+  type Installed,
+  type Packed,
+} from "../scripts/package-figures.mjs";
 import { REPO, removeTemps, tempProject } from "./support/cli.js";
 
-const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { name: string; version: string; dependencies?: Record<string, string>; repository?: { url: string }; homepage?: string; bugs?: { url: string }; license?: string };
+const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as {
+  name: string;
+  version: string;
+  dependencies?: Record<string, string>;
+  repository?: { url: string };
+  homepage?: string;
+  bugs?: { url: string };
+  license?: string;
+};
 const isWindows = process.platform === "win32";
 
-function run(command: string, args: string[], options: { cwd?: string; input?: string; env?: Record<string, string> } = {}): SpawnSyncReturns<string> {
-  const result = spawnSync(command, args, { cwd: options.cwd ?? REPO, input: options.input ?? "", encoding: "utf8", env: { ...process.env, NO_COLOR: "1", npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false", ...options.env }, shell: isWindows });
+function run(
+  command: string,
+  args: string[],
+  options: { cwd?: string; input?: string; env?: Record<string, string> } = {},
+): SpawnSyncReturns<string> {
+  const result = spawnSync(command, args, {
+    cwd: options.cwd ?? REPO,
+    input: options.input ?? "",
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      NO_COLOR: "1",
+      npm_config_update_notifier: "false",
+      npm_config_fund: "false",
+      npm_config_audit: "false",
+      ...options.env,
+    },
+    shell: isWindows,
+  });
   if (result.error) throw result.error;
   return result;
 }
@@ -57,7 +93,9 @@ describe("the package's name and metadata", () => {
     expect(pkg.homepage).toContain("github.com/dotagent-workflow/dotagent");
     expect(pkg.bugs?.url).toBe("https://github.com/dotagent-workflow/dotagent/issues");
     expect(pkg.license).toBe("MIT");
-    expect(readFileSync(join(installed, "LICENSE"), "utf8")).toMatch(/^MIT License\n\nCopyright \(c\) 2026 dotagent contributors/);
+    expect(readFileSync(join(installed, "LICENSE"), "utf8")).toMatch(
+      /^MIT License\n\nCopyright \(c\) 2026 dotagent contributors/,
+    );
     expect(readFileSync(join(installed, "CHANGELOG.md"), "utf8")).toContain(`## [${pkg.version}]`);
   });
 });
@@ -74,17 +112,41 @@ describe("npm install -g of the packed tarball", () => {
   });
 
   it("ships what the commands and the library read, the CLI once, and nothing of the sources or tests", () => {
-    for (const file of ["dist/dotagent.mjs", "dist/index.mjs", "dist/langgraph.mjs", "dist/types/index.d.ts", "dist/types/langgraph/index.d.ts", "skills/checkpoint/SKILL.md", "skills/develop/SKILL.md", "agents/pm.md", "hooks/hooks.json", ".claude-plugin/plugin.json", "memory-template/memory/state/.gitkeep", "SPEC.md", "README.md"]) {
+    for (const file of [
+      "dist/dotagent.mjs",
+      "dist/index.mjs",
+      "dist/langgraph.mjs",
+      "dist/types/index.d.ts",
+      "dist/types/langgraph/index.d.ts",
+      "skills/checkpoint/SKILL.md",
+      "skills/develop/SKILL.md",
+      "agents/pm.md",
+      "hooks/hooks.json",
+      ".claude-plugin/plugin.json",
+      "memory-template/memory/state/.gitkeep",
+      "SPEC.md",
+      "README.md",
+    ]) {
       expect(existsSync(join(installed, file)), file).toBe(true);
     }
     // install writes the skill's helper from the running CLI, so the package holds the CLI once.
-    for (const absent of ["skills/checkpoint/scripts", "src", "test", "scripts", "plugin", "package-lock.json", "tsconfig.json"]) expect(existsSync(join(installed, absent)), absent).toBe(false);
+    for (const absent of [
+      "skills/checkpoint/scripts",
+      "src",
+      "test",
+      "scripts",
+      "plugin",
+      "package-lock.json",
+      "tsconfig.json",
+    ])
+      expect(existsSync(join(installed, absent)), absent).toBe(false);
   });
 
   it("ships only the type declarations the API reaches, none of zod's", () => {
     const types: string[] = [];
     const walk = (dir: string): void => {
-      for (const entry of readdirSync(dir, { withFileTypes: true })) entry.isDirectory() ? walk(join(dir, entry.name)) : types.push(join(dir, entry.name));
+      for (const entry of readdirSync(dir, { withFileTypes: true }))
+        entry.isDirectory() ? walk(join(dir, entry.name)) : types.push(join(dir, entry.name));
     };
     walk(join(installed, "dist", "types"));
     expect(types.every((f) => f.endsWith(".d.ts"))).toBe(true);
@@ -92,7 +154,10 @@ describe("npm install -g of the packed tarball", () => {
     // Only the LangGraph saver's declarations import packages: LangGraph's, its optional peers.
     for (const file of types) {
       const imports = [...readFileSync(file, "utf8").matchAll(/from ["']([^."'][^"']*)["']/g)].map((m) => m[1]);
-      expect(imports.filter((name) => !(file.includes(`${join("types", "langgraph")}`) && name!.startsWith("@langchain/"))), file).toEqual([]);
+      expect(
+        imports.filter((name) => !(file.includes(`${join("types", "langgraph")}`) && name!.startsWith("@langchain/"))),
+        file,
+      ).toEqual([]);
     }
     expect(types.length).toBeLessThan(60);
   });
@@ -112,7 +177,10 @@ describe("npm install -g of the packed tarball", () => {
   it("a quote more than 10% off is found (the check can fail)", () => {
     const docs = tempProject();
     mkdirSync(join(docs, "docs"));
-    writeFileSync(join(docs, "README.md"), `about ${((figures.packed * 1.2) / 1e3).toFixed(1)} kB packed, ${((figures.plugin * 0.95) / 1e3).toFixed(1)} kB plugin folder\n`);
+    writeFileSync(
+      join(docs, "README.md"),
+      `about ${((figures.packed * 1.2) / 1e3).toFixed(1)} kB packed, ${((figures.plugin * 0.95) / 1e3).toFixed(1)} kB plugin folder\n`,
+    );
     expect(staleQuotes(figures, quotedFigures(docs)).map((q) => q.kind)).toEqual(["packed"]);
   });
 
@@ -127,19 +195,36 @@ describe("npm install -g of the packed tarball", () => {
     expect(readFileSync(helper)).toEqual(readFileSync(join(installed, "dist", "dotagent.mjs")));
     // The person has opened the project in Claude Code and trusted it (doctor fails until then).
     const config = tempProject();
-    writeFileSync(join(config, ".claude.json"), JSON.stringify({ projects: { [project]: { hasTrustDialogAccepted: true } } }));
-    const doctor = run(bin, ["doctor", "--json"], { cwd: project, env: { CLAUDE_CONFIG_DIR: config, ANTHROPIC_API_KEY: "sk-test" } });
+    writeFileSync(
+      join(config, ".claude.json"),
+      JSON.stringify({ projects: { [project]: { hasTrustDialogAccepted: true } } }),
+    );
+    const doctor = run(bin, ["doctor", "--json"], {
+      cwd: project,
+      env: { CLAUDE_CONFIG_DIR: config, ANTHROPIC_API_KEY: "sk-test" },
+    });
     expect(doctor.status, doctor.stdout).toBe(0);
     // A fresh install has no Agent SDK beside it: only `dotagent run` needs one, so a warning.
-    expect(JSON.parse(doctor.stdout).checks.filter((c: { status: string }) => c.status !== "ok")).toEqual([expect.objectContaining({ name: "sdk", status: "warn" })]);
+    expect(JSON.parse(doctor.stdout).checks.filter((c: { status: string }) => c.status !== "ok")).toEqual([
+      expect.objectContaining({ name: "sdk", status: "warn" }),
+    ]);
 
     expect(run(bin, ["init", "--request", "add login"], { cwd: project }).status).toBe(0);
-    const hook = run(process.execPath, [helper, "hook", "session-start"], { cwd: project, input: JSON.stringify({ source: "resume", cwd: project }) });
+    const hook = run(process.execPath, [helper, "hook", "session-start"], {
+      cwd: project,
+      input: JSON.stringify({ source: "resume", cwd: project }),
+    });
     expect(hook.status).toBe(0);
-    expect(JSON.parse(hook.stdout).hookSpecificOutput.additionalContext).toContain("workflow wf-add-login is open (this session was resumed)");
+    expect(JSON.parse(hook.stdout).hookSpecificOutput.additionalContext).toContain(
+      "workflow wf-add-login is open (this session was resumed)",
+    );
     const resume = run(bin, ["resume", "--json"], { cwd: project });
     expect(resume.status, resume.stderr).toBe(0);
-    expect(JSON.parse(resume.stdout)).toMatchObject({ situation: "interrupted", next: { action: "spawn_agent", agent: "pm" }, applied: true });
+    expect(JSON.parse(resume.stdout)).toMatchObject({
+      situation: "interrupted",
+      next: { action: "spawn_agent", agent: "pm" },
+      applied: true,
+    });
   });
 
   it("gives a TypeScript consumer the library's types with no other package installed", () => {
@@ -147,27 +232,72 @@ describe("npm install -g of the packed tarball", () => {
     mkdirSync(join(consumer, "node_modules"));
     symlinkSync(installed, join(consumer, "node_modules", pkg.name), "dir");
     writeFileSync(join(consumer, "package.json"), JSON.stringify({ type: "module" }));
-    writeFileSync(join(consumer, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, skipLibCheck: false, types: [] }, files: ["good.ts"] }));
+    writeFileSync(
+      join(consumer, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          target: "es2022",
+          noEmit: true,
+          skipLibCheck: false,
+          types: [],
+        },
+        files: ["good.ts"],
+      }),
+    );
     // The consumer of the public API (openWorkflow and its result types), as a user writes it.
     writeFileSync(join(consumer, "good.ts"), readFileSync(join(REPO, "test", "api-types", "consumer.ts")));
-    writeFileSync(join(consumer, "bad.ts"), ['import type { PhaseState } from "dotagent-workflow";', 'const wrong: PhaseState["phase_status"] = "DEPLOYING";', 'const step: PhaseState["current_phase"] = 42;', "export { wrong, step };"].join("\n"));
-    writeFileSync(join(consumer, "internal.ts"), ['import { StateWriter, planResume, acquireLock } from "dotagent-workflow";', "export { StateWriter, planResume, acquireLock };"].join("\n"));
-    writeFileSync(join(consumer, "wrong-call.ts"), ['import { openWorkflow } from "dotagent-workflow";', 'export const p = openWorkflow(".").phase.start(42);'].join("\n"));
+    writeFileSync(
+      join(consumer, "bad.ts"),
+      [
+        'import type { PhaseState } from "dotagent-workflow";',
+        'const wrong: PhaseState["phase_status"] = "DEPLOYING";',
+        'const step: PhaseState["current_phase"] = 42;',
+        "export { wrong, step };",
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(consumer, "internal.ts"),
+      [
+        'import { StateWriter, planResume, acquireLock } from "dotagent-workflow";',
+        "export { StateWriter, planResume, acquireLock };",
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(consumer, "wrong-call.ts"),
+      ['import { openWorkflow } from "dotagent-workflow";', 'export const p = openWorkflow(".").phase.start(42);'].join(
+        "\n",
+      ),
+    );
     // One tsc over all four files (a tsc start is seconds): good.ts must have no error, each
     // other file exactly its own.
-    writeFileSync(join(consumer, "tsconfig.all.json"), JSON.stringify({ extends: "./tsconfig.json", files: ["good.ts", "bad.ts", "internal.ts", "wrong-call.ts"] }));
+    writeFileSync(
+      join(consumer, "tsconfig.all.json"),
+      JSON.stringify({ extends: "./tsconfig.json", files: ["good.ts", "bad.ts", "internal.ts", "wrong-call.ts"] }),
+    );
     const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
     const all = run(process.execPath, [tsc, "-p", "tsconfig.all.json", "--pretty", "false"], { cwd: consumer });
-    const errorsIn = (file: string): string => all.stdout.split("\n").filter((line) => line.startsWith(`${file}(`)).join("\n");
+    const errorsIn = (file: string): string =>
+      all.stdout
+        .split("\n")
+        .filter((line) => line.startsWith(`${file}(`))
+        .join("\n");
     expect(all.stderr).toBe("");
-    expect(all.stdout.split("\n").filter((line) => /^\S+\(\d+,\d+\): error/.test(line) && !/^(bad|internal|wrong-call)\.ts\(/.test(line))).toEqual([]);
+    expect(
+      all.stdout
+        .split("\n")
+        .filter((line) => /^\S+\(\d+,\d+\): error/.test(line) && !/^(bad|internal|wrong-call)\.ts\(/.test(line)),
+    ).toEqual([]);
     expect(errorsIn("good.ts")).toBe("");
     // The types are real, not `any`: a status that does not exist is refused, and a step id is a
     // string (a workflow's steps are its definition's, SPEC §20).
     expect(errorsIn("bad.ts")).toContain("DEPLOYING");
     expect(errorsIn("bad.ts")).toContain("'number' is not assignable to type 'string'");
     // Internals are not part of the API: the store's writer and the planner are not exported.
-    for (const name of ["StateWriter", "planResume", "acquireLock"]) expect(errorsIn("internal.ts")).toContain(`has no exported member '${name}'`);
+    for (const name of ["StateWriter", "planResume", "acquireLock"])
+      expect(errorsIn("internal.ts")).toContain(`has no exported member '${name}'`);
     expect(errorsIn("wrong-call.ts")).toContain("'number' is not assignable");
     expect(all.status).not.toBe(0);
   });
@@ -180,14 +310,49 @@ describe("npm install -g of the packed tarball", () => {
     cpSync(installed, join(consumer, "node_modules", pkg.name), { recursive: true });
     symlinkSync(join(REPO, "node_modules", "@langchain"), join(consumer, "node_modules", "@langchain"), "dir");
     writeFileSync(join(consumer, "package.json"), JSON.stringify({ type: "module" }));
-    writeFileSync(join(consumer, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, skipLibCheck: true, types: [] }, files: ["saver.ts", "wrong.ts"] }));
-    writeFileSync(join(consumer, "saver.ts"), ['import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";', 'import { DotagentSaver } from "dotagent-workflow/langgraph";', 'export const saver: BaseCheckpointSaver = new DotagentSaver(".checkpoints", { lockWaitMs: 5000 });'].join("\n"));
-    writeFileSync(join(consumer, "wrong.ts"), ['import { DotagentSaver } from "dotagent-workflow/langgraph";', "export const saver = new DotagentSaver(42);"].join("\n"));
+    writeFileSync(
+      join(consumer, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          target: "es2022",
+          noEmit: true,
+          skipLibCheck: true,
+          types: [],
+        },
+        files: ["saver.ts", "wrong.ts"],
+      }),
+    );
+    writeFileSync(
+      join(consumer, "saver.ts"),
+      [
+        'import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";',
+        'import { DotagentSaver } from "dotagent-workflow/langgraph";',
+        'export const saver: BaseCheckpointSaver = new DotagentSaver(".checkpoints", { lockWaitMs: 5000 });',
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(consumer, "wrong.ts"),
+      [
+        'import { DotagentSaver } from "dotagent-workflow/langgraph";',
+        "export const saver = new DotagentSaver(42);",
+      ].join("\n"),
+    );
     const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
     const checked = run(process.execPath, [tsc, "-p", "tsconfig.json", "--pretty", "false"], { cwd: consumer });
-    expect(checked.stdout.split("\n").filter((line) => /error/.test(line) && !line.startsWith("wrong.ts("))).toEqual([]);
+    expect(checked.stdout.split("\n").filter((line) => /error/.test(line) && !line.startsWith("wrong.ts("))).toEqual(
+      [],
+    );
     expect(checked.stdout).toMatch(/^wrong\.ts\(2,\d+\): error TS2345/m);
-    const script = ['import { DotagentSaver } from "dotagent-workflow/langgraph";', 'import { emptyCheckpoint } from "@langchain/langgraph-checkpoint";', 'const saver = new DotagentSaver("threads");', 'await saver.put({ configurable: { thread_id: "t" } }, emptyCheckpoint(), { source: "input", step: -1, parents: {} }, {});', 'console.log((await saver.getTuple({ configurable: { thread_id: "t" } })).config.configurable.thread_id);'].join("\n");
+    const script = [
+      'import { DotagentSaver } from "dotagent-workflow/langgraph";',
+      'import { emptyCheckpoint } from "@langchain/langgraph-checkpoint";',
+      'const saver = new DotagentSaver("threads");',
+      'await saver.put({ configurable: { thread_id: "t" } }, emptyCheckpoint(), { source: "input", step: -1, parents: {} }, {});',
+      'console.log((await saver.getTuple({ configurable: { thread_id: "t" } })).config.configurable.thread_id);',
+    ].join("\n");
     writeFileSync(join(consumer, "run.mjs"), script);
     const ran = run(process.execPath, ["run.mjs"], { cwd: consumer });
     expect(ran.stderr).toBe("");

@@ -31,21 +31,37 @@ function atRequirementsGate(): { p: string; helper: string } {
     cpSync(started(), dir, { recursive: true });
     mkdirSync(join(dir, "memory/reports"), { recursive: true });
     writeFileSync(join(dir, "memory/reports/demand.json"), JSON.stringify(DEMAND));
-    expect(dotagent(dir, ["status", "--json"]).json).toMatchObject({ next: { action: "await_approval", gate: "approve_requirements" } });
+    expect(dotagent(dir, ["status", "--json"]).json).toMatchObject({
+      next: { action: "await_approval", gate: "approve_requirements" },
+    });
   });
   return { p, helper: helperOf(p) };
 }
 
 function hook(p: string, helper: string, event: string, input: Record<string, unknown>) {
-  const r = dotagent(p, ["hook", event], { input: JSON.stringify({ session_id: "s-1", cwd: p, ...input }), env: { CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: p }, script: helper });
+  const r = dotagent(p, ["hook", event], {
+    input: JSON.stringify({ session_id: "s-1", cwd: p, ...input }),
+    env: { CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: p },
+    script: helper,
+  });
   expect(r.code).toBe(0);
-  return r.stdout.trim() === "" ? null : (JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } });
+  return r.stdout.trim() === ""
+    ? null
+    : (JSON.parse(r.stdout) as {
+        hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string };
+      });
 }
 
-const approveLine = (helper: string, phase: string) => ({ hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: `node "${helper}" phase approve ${phase} --json` } });
+const approveLine = (helper: string, phase: string) => ({
+  hook_event_name: "PreToolUse",
+  tool_name: "Bash",
+  tool_input: { command: `node "${helper}" phase approve ${phase} --json` },
+});
 // The person types it: Claude Code's transcript records the prompt as typed (test/support/typed-prompt.ts).
-const personSays = (p: string, helper: string, prompt: string) => hook(p, helper, "user-prompt-submit", typedPrompt(prompt).input);
-const replies = (p: string) => dotagent(p, ["log", "--json"]).json.events.filter((e: { type: string }) => e.type === "person_replied");
+const personSays = (p: string, helper: string, prompt: string) =>
+  hook(p, helper, "user-prompt-submit", typedPrompt(prompt).input);
+const replies = (p: string) =>
+  dotagent(p, ["log", "--json"]).json.events.filter((e: { type: string }) => e.type === "person_replied");
 
 describe("approving a gate before the person answered", () => {
   it("the model's `phase approve REQUIREMENTS`: refused through the CLI (exit 1) and denied by the hook, with what to do", () => {
@@ -54,28 +70,45 @@ describe("approving a gate before the person answered", () => {
     expect(cli.code).toBe(1);
     expect(cli.json.error).toMatchObject({ code: "person_not_answered", phase: "REQUIREMENTS" });
     expect(cli.json.error.message).toContain("show memory/reports/demand.json");
-    expect(hook(p, helper, "pre-tool-use", approveLine(helper, "REQUIREMENTS"))?.hookSpecificOutput).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("the person has not answered the REQUIREMENTS gate yet") });
+    expect(hook(p, helper, "pre-tool-use", approveLine(helper, "REQUIREMENTS"))?.hookSpecificOutput).toMatchObject({
+      permissionDecision: "deny",
+      permissionDecisionReason: expect.stringContaining("the person has not answered the REQUIREMENTS gate yet"),
+    });
     // Without the phase named, the current one.
-    expect(hook(p, helper, "pre-tool-use", { ...approveLine(helper, ""), tool_input: { command: `node "${helper}" phase approve --json` } })?.hookSpecificOutput.permissionDecision).toBe("deny");
-    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "REQUIREMENTS", user_checkpoints: [] });
+    expect(
+      hook(p, helper, "pre-tool-use", {
+        ...approveLine(helper, ""),
+        tool_input: { command: `node "${helper}" phase approve --json` },
+      })?.hookSpecificOutput.permissionDecision,
+    ).toBe("deny");
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({
+      current_phase: "REQUIREMENTS",
+      user_checkpoints: [],
+    });
   });
 
   it("after the person's reply at the gate: allowed by the hook and accepted by the CLI", () => {
     const { p, helper } = atRequirementsGate();
     expect(personSays(p, helper, "looks good, approve")).toBeNull();
     expect(replies(p)).toEqual([expect.objectContaining({ phase: "REQUIREMENTS", gate: "approve_requirements" })]);
-    expect(hook(p, helper, "pre-tool-use", approveLine(helper, "REQUIREMENTS"))?.hookSpecificOutput.permissionDecision).toBe("allow");
+    expect(
+      hook(p, helper, "pre-tool-use", approveLine(helper, "REQUIREMENTS"))?.hookSpecificOutput.permissionDecision,
+    ).toBe("allow");
     const cli = dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL });
     expect(cli.code).toBe(0);
     expect(cli.json).toMatchObject({ phase: "ARCHITECTURE" });
   });
 
-  it("the person said no (\"no, add remember-me\"): the model's approval is refused by the hook and the CLI, told to do what they asked; their next reply lets it through", () => {
+  it('the person said no ("no, add remember-me"): the model\'s approval is refused by the hook and the CLI, told to do what they asked; their next reply lets it through', () => {
     const { p, helper } = atRequirementsGate();
     expect(personSays(p, helper, "no, add remember-me")).toBeNull();
     expect(replies(p)).toEqual([expect.objectContaining({ phase: "REQUIREMENTS", declined: true })]);
     const denied = hook(p, helper, "pre-tool-use", approveLine(helper, "REQUIREMENTS"))?.hookSpecificOutput;
-    expect(denied).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: "dotagent: the person said no at the REQUIREMENTS gate: do what they asked (spawn pm again with their feedback, then show memory/reports/demand.json again) and ask again; dotagent records their next answer" });
+    expect(denied).toMatchObject({
+      permissionDecision: "deny",
+      permissionDecisionReason:
+        "dotagent: the person said no at the REQUIREMENTS gate: do what they asked (spawn pm again with their feedback, then show memory/reports/demand.json again) and ask again; dotagent records their next answer",
+    });
     const cli = dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL });
     expect([cli.code, cli.json.error.code, cli.json.error.declined]).toEqual([1, "person_not_answered", true]);
     expect(readJson(p, "memory/state/phase.json")).toMatchObject({ user_checkpoints: [] });
@@ -86,7 +119,7 @@ describe("approving a gate before the person answered", () => {
 
   it("an agent's notification is not the person's reply", () => {
     const { p, helper } = atRequirementsGate();
-    personSays(p, helper, '<task-notification><task-id>a1</task-id><status>completed</status></task-notification>');
+    personSays(p, helper, "<task-notification><task-id>a1</task-id><status>completed</status></task-notification>");
     personSays(p, helper, '<agent-message from="a1">done</agent-message>');
     expect(replies(p)).toEqual([]);
     expect(dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL }).code).toBe(1);
@@ -102,16 +135,30 @@ describe("approving a gate before the person answered", () => {
   it("a reply to an older question does not approve a demand written after it", () => {
     const { p, helper } = atRequirementsGate();
     personSays(p, helper, "add remember-me, then show me again");
-    writeFileSync(join(p, "memory/reports/demand.json"), JSON.stringify({ ...DEMAND, user_stories: ["sign in", "remember me"] }));
-    expect(dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered" });
+    writeFileSync(
+      join(p, "memory/reports/demand.json"),
+      JSON.stringify({ ...DEMAND, user_stories: ["sign in", "remember me"] }),
+    );
+    expect(dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL }).json.error).toMatchObject({
+      code: "person_not_answered",
+    });
   });
 
   it("a reply, then the pm run again: the person has not seen its demand", () => {
     const { p, helper } = atRequirementsGate();
     personSays(p, helper, "add remember-me");
-    const pm = { subagent_type: "pm", description: "pm", prompt: "Feature request: add login\nPhase: REQUIREMENTS\nOutput file: memory/reports/demand.json" };
-    expect(hook(p, helper, "pre-tool-use", { hook_event_name: "PreToolUse", tool_name: "Agent", tool_input: pm })?.hookSpecificOutput.permissionDecision).toBe("allow");
-    expect(hook(p, helper, "pre-tool-use", approveLine(helper, "REQUIREMENTS"))?.hookSpecificOutput.permissionDecision).toBe("deny");
+    const pm = {
+      subagent_type: "pm",
+      description: "pm",
+      prompt: "Feature request: add login\nPhase: REQUIREMENTS\nOutput file: memory/reports/demand.json",
+    };
+    expect(
+      hook(p, helper, "pre-tool-use", { hook_event_name: "PreToolUse", tool_name: "Agent", tool_input: pm })
+        ?.hookSpecificOutput.permissionDecision,
+    ).toBe("allow");
+    expect(
+      hook(p, helper, "pre-tool-use", approveLine(helper, "REQUIREMENTS"))?.hookSpecificOutput.permissionDecision,
+    ).toBe("deny");
   });
 
   it("a prompt while no gate is open records nothing", () => {
@@ -134,35 +181,86 @@ describe("approving a gate before the person answered", () => {
       writeFileSync(join(p, `memory/reports/designs/${name}.json`), JSON.stringify({ name, summary: name }));
     }
     writeFileSync(join(p, "memory/reports/roundtable.json"), JSON.stringify({ recommendation: "minimal" }));
-    expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ action: "await_approval", gate: "pick_design" });
-    writeFileSync(join(p, "memory/reports/final_design.json"), JSON.stringify({ chosen: "minimal", approved_by: "user", design: {}, tasks: [{ id: "task-001", title: "x", depends_on: [] }] }));
+    expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({
+      action: "await_approval",
+      gate: "pick_design",
+    });
+    writeFileSync(
+      join(p, "memory/reports/final_design.json"),
+      JSON.stringify({
+        chosen: "minimal",
+        approved_by: "user",
+        design: {},
+        tasks: [{ id: "task-001", title: "x", depends_on: [] }],
+      }),
+    );
     const refused = dotagent(p, ["phase", "approve", "ARCHITECTURE", "--json"], { env: AS_MODEL });
     expect(refused.json.error).toMatchObject({ code: "person_not_answered", phase: "ARCHITECTURE" });
     expect(refused.json.error.message).toContain("show memory/reports/roundtable.json");
-    expect(hook(p, helper, "pre-tool-use", approveLine(helper, "ARCHITECTURE"))?.hookSpecificOutput.permissionDecision).toBe("deny");
+    expect(
+      hook(p, helper, "pre-tool-use", approveLine(helper, "ARCHITECTURE"))?.hookSpecificOutput.permissionDecision,
+    ).toBe("deny");
   });
 
   it("the design: the person's pick with notes, then the model's `phase approve ARCHITECTURE --pick NAME`: dotagent writes final_design.json from it; the model's own final_design.json never counts", () => {
     const { p, helper } = atRequirementsGate();
     personSays(p, helper, "approve");
     mkdirSync(join(p, "memory/reports/designs"), { recursive: true });
-    for (const name of ["minimal", "robust"]) writeFileSync(join(p, `memory/reports/designs/${name}.json`), JSON.stringify({ name, summary: name }));
+    for (const name of ["minimal", "robust"])
+      writeFileSync(join(p, `memory/reports/designs/${name}.json`), JSON.stringify({ name, summary: name }));
     writeFileSync(join(p, "memory/reports/roundtable.json"), JSON.stringify({ recommendation: "minimal" }));
     expect(personSays(p, helper, "minimal, but keep the old API")).toBeNull();
-    expect(replies(p).map((e: { gate: string; design?: string }) => [e.gate, e.design])).toEqual([["approve_requirements", undefined], ["pick_design", "minimal"]]);
+    expect(replies(p).map((e: { gate: string; design?: string }) => [e.gate, e.design])).toEqual([
+      ["approve_requirements", undefined],
+      ["pick_design", "minimal"],
+    ]);
     // The model writes the file itself (any tool): it is not dotagent's, so the pick is asked again with its options.
-    const write = hook(p, helper, "pre-tool-use", { hook_event_name: "PreToolUse", tool_name: "Write", tool_input: { file_path: join(p, "memory/reports/final_design.json"), content: "{}" } })?.hookSpecificOutput;
-    expect(write).toMatchObject({ permissionDecision: "deny", permissionDecisionReason: expect.stringContaining("--pick <name>") });
-    writeFileSync(join(p, "memory/reports/final_design.json"), JSON.stringify({ chosen: "robust", approved_by: "user", design: {}, tasks: [{ id: "task-001", title: "x", depends_on: [] }] }));
-    expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ action: "await_approval", gate: "pick_design", reason: expect.stringContaining("was not written by dotagent from the person's pick") });
+    const write = hook(p, helper, "pre-tool-use", {
+      hook_event_name: "PreToolUse",
+      tool_name: "Write",
+      tool_input: { file_path: join(p, "memory/reports/final_design.json"), content: "{}" },
+    })?.hookSpecificOutput;
+    expect(write).toMatchObject({
+      permissionDecision: "deny",
+      permissionDecisionReason: expect.stringContaining("--pick <name>"),
+    });
+    writeFileSync(
+      join(p, "memory/reports/final_design.json"),
+      JSON.stringify({
+        chosen: "robust",
+        approved_by: "user",
+        design: {},
+        tasks: [{ id: "task-001", title: "x", depends_on: [] }],
+      }),
+    );
+    expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({
+      action: "await_approval",
+      gate: "pick_design",
+      reason: expect.stringContaining("was not written by dotagent from the person's pick"),
+    });
     const plain = dotagent(p, ["phase", "approve", "ARCHITECTURE", "--json"], { env: AS_MODEL });
     expect([plain.code, plain.json.error.code]).toEqual([1, "person_not_answered"]);
     expect(plain.json.error.message).toContain("--pick minimal");
-    expect(dotagent(p, ["phase", "approve", "ARCHITECTURE", "--pick", "robust", "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered", design: "minimal" });
-    const picked = dotagent(p, ["phase", "approve", "ARCHITECTURE", "--pick", "minimal", "--notes", "the model's words", "--json"], { env: AS_MODEL });
+    expect(
+      dotagent(p, ["phase", "approve", "ARCHITECTURE", "--pick", "robust", "--json"], { env: AS_MODEL }).json.error,
+    ).toMatchObject({ code: "person_not_answered", design: "minimal" });
+    const picked = dotagent(
+      p,
+      ["phase", "approve", "ARCHITECTURE", "--pick", "minimal", "--notes", "the model's words", "--json"],
+      { env: AS_MODEL },
+    );
     expect(picked.code).toBe(0);
-    expect(readJson(p, "memory/reports/final_design.json")).toMatchObject({ chosen: "minimal", source: "memory/reports/designs/minimal.json", approved_by: "user", user_notes: "minimal, but keep the old API", design: { name: "minimal" } });
-    expect(readJson(p, "memory/state/phase.json").user_checkpoints.map((c: { phase: string }) => c.phase)).toEqual(["REQUIREMENTS", "ARCHITECTURE"]);
+    expect(readJson(p, "memory/reports/final_design.json")).toMatchObject({
+      chosen: "minimal",
+      source: "memory/reports/designs/minimal.json",
+      approved_by: "user",
+      user_notes: "minimal, but keep the old API",
+      design: { name: "minimal" },
+    });
+    expect(readJson(p, "memory/state/phase.json").user_checkpoints.map((c: { phase: string }) => c.phase)).toEqual([
+      "REQUIREMENTS",
+      "ARCHITECTURE",
+    ]);
   });
 });
 
@@ -175,7 +273,8 @@ describe("a person's decision taken by the model (issue 29, case 2)", () => {
     });
     return { p, helper: helperOf(p) };
   }
-  const asked = (p: string) => dotagent(p, ["log", "--json"]).json.events.filter((e: { type: string }) => e.type === "decision_asked");
+  const asked = (p: string) =>
+    dotagent(p, ["log", "--json"]).json.events.filter((e: { type: string }) => e.type === "decision_asked");
 
   it("`init --request … --yes` mid-workflow, nobody asked: refused, the workflow kept", () => {
     const { p } = midWorkflow();
@@ -201,7 +300,11 @@ describe("a person's decision taken by the model (issue 29, case 2)", () => {
     const { p, helper } = midWorkflow();
     expect(dotagent(p, ["init", "--request", "add signup", "--json"], { env: AS_MODEL }).code).toBe(5);
     personSays(p, helper, "yes, start over");
-    expect(replies(p)).toEqual(expect.arrayContaining([expect.objectContaining({ decision: expect.stringContaining("Archive it and start a new one?") })]));
+    expect(replies(p)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ decision: expect.stringContaining("Archive it and start a new one?") }),
+      ]),
+    );
     const r = dotagent(p, ["init", "--request", "add signup", "--yes", "--json"], { env: AS_MODEL });
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ created: true, phase: "REQUIREMENTS" });
@@ -213,15 +316,25 @@ describe("a person's decision taken by the model (issue 29, case 2)", () => {
     personSays(p, helper, "no, keep going");
     const r = dotagent(p, ["init", "--request", "add signup", "--yes", "--json"], { env: AS_MODEL });
     expect(r.code).toBe(1);
-    expect(r.json.error).toMatchObject({ code: "person_not_answered", message: expect.stringMatching(/^the person said no to this: .*Archive it and start a new one\? Run its no instead \(`dotagent /) });
-    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "ARCHITECTURE", request: "add login" });
+    expect(r.json.error).toMatchObject({
+      code: "person_not_answered",
+      message: expect.stringMatching(
+        /^the person said no to this: .*Archive it and start a new one\? Run its no instead \(`dotagent /,
+      ),
+    });
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({
+      current_phase: "ARCHITECTURE",
+      request: "add login",
+    });
   });
 
   it("a reply to another question does not answer this one", () => {
     const { p, helper } = midWorkflow();
     expect(dotagent(p, ["init", "--request", "add signup", "--json"], { env: AS_MODEL }).code).toBe(5);
     personSays(p, helper, "no, keep it");
-    expect(dotagent(p, ["rollback", "--to", "REQUIREMENTS", "--yes", "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered" });
+    expect(
+      dotagent(p, ["rollback", "--to", "REQUIREMENTS", "--yes", "--json"], { env: AS_MODEL }).json.error,
+    ).toMatchObject({ code: "person_not_answered" });
   });
 
   it("`rollback --to … --yes` nobody asked: refused; asked and answered: done", () => {
@@ -250,7 +363,9 @@ describe("a person's decision taken by the model (issue 29, case 2)", () => {
 describe("archiving the live workflow from an agent's shell", () => {
   it("`archive`: handed back as a decision (exit 5), its --yes refused until the person replied, then done", () => {
     const { p, helper } = atRequirementsGate();
-    expect(dotagent(p, ["archive", "--yes", "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered" });
+    expect(dotagent(p, ["archive", "--yes", "--json"], { env: AS_MODEL }).json.error).toMatchObject({
+      code: "person_not_answered",
+    });
     const asked = dotagent(p, ["archive", "--json"], { env: AS_MODEL });
     expect(asked.code).toBe(5);
     expect(asked.json.decision).toMatchObject({ yes: "dotagent archive --yes" });
@@ -265,23 +380,33 @@ describe("archiving the live workflow from an agent's shell", () => {
     const { p } = atRequirementsGate();
     const name = dotagent(p, ["archive", "--json"]).json.archived as string;
     expect(dotagent(p, ["init", "--request", "add signup", "--json"]).code).toBe(0);
-    expect(dotagent(p, ["archive", "restore", name, "--yes", "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered" });
+    expect(dotagent(p, ["archive", "restore", name, "--yes", "--json"], { env: AS_MODEL }).json.error).toMatchObject({
+      code: "person_not_answered",
+    });
     expect(readJson(p, "memory/state/phase.json").request).toBe("add signup");
   });
 });
 
 describe("the person's plain answer is recorded by dotagent itself (no helper call by the model)", () => {
-  it("\"approve\" at the REQUIREMENTS gate: approved and completed by the hook, with the next step for the model", () => {
+  it('"approve" at the REQUIREMENTS gate: approved and completed by the hook, with the next step for the model', () => {
     const { p, helper } = atRequirementsGate();
     const out = personSays(p, helper, "approve") as unknown as { hookSpecificOutput: { additionalContext: string } };
-    expect(out.hookSpecificOutput.additionalContext).toMatch(/^dotagent recorded: the person approved REQUIREMENTS \(their prompt\); do not run phase approve\.\ndotagent next: \{"phase":"ARCHITECTURE"/);
-    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "ARCHITECTURE", user_checkpoints: [expect.objectContaining({ phase: "REQUIREMENTS" })] });
+    expect(out.hookSpecificOutput.additionalContext).toMatch(
+      /^dotagent recorded: the person approved REQUIREMENTS \(their prompt\); do not run phase approve\.\ndotagent next: \{"phase":"ARCHITECTURE"/,
+    );
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({
+      current_phase: "ARCHITECTURE",
+      user_checkpoints: [expect.objectContaining({ phase: "REQUIREMENTS" })],
+    });
   });
 
-  it("\"yes, but add remember-me\": a reply for the model, nothing approved", () => {
+  it('"yes, but add remember-me": a reply for the model, nothing approved', () => {
     const { p, helper } = atRequirementsGate();
     expect(personSays(p, helper, "yes, but add remember-me")).toBeNull();
-    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "REQUIREMENTS", user_checkpoints: [] });
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({
+      current_phase: "REQUIREMENTS",
+      user_checkpoints: [],
+    });
   });
 
   function atPick() {
@@ -289,7 +414,8 @@ describe("the person's plain answer is recorded by dotagent itself (no helper ca
     personSays(p, helper, "approve");
     mkdirSync(join(p, "memory/reports/designs"), { recursive: true });
     const tasks = [{ id: "task-001", title: "one", depends_on: [] }];
-    for (const name of ["minimal", "robust"]) writeFileSync(join(p, `memory/reports/designs/${name}.json`), JSON.stringify({ name, summary: name, tasks }));
+    for (const name of ["minimal", "robust"])
+      writeFileSync(join(p, `memory/reports/designs/${name}.json`), JSON.stringify({ name, summary: name, tasks }));
     writeFileSync(join(p, "memory/reports/roundtable.json"), JSON.stringify({ recommendation: "minimal" }));
     expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ gate: "pick_design" });
     return { p, helper };
@@ -299,8 +425,17 @@ describe("the person's plain answer is recorded by dotagent itself (no helper ca
     const { p, helper } = atPick();
     const out = personSays(p, helper, "Robust.") as unknown as { hookSpecificOutput: { additionalContext: string } };
     expect(out.hookSpecificOutput.additionalContext).toContain("the person picked robust");
-    expect(readJson(p, "memory/reports/final_design.json")).toMatchObject({ chosen: "robust", source: "memory/reports/designs/robust.json", approved_by: "user", user_notes: "Robust.", tasks: [{ id: "task-001" }] });
-    expect(dotagent(p, ["status", "--json"]).json).toMatchObject({ phase: "IMPLEMENTATION", next: { action: "run_tasks", tasks: ["task-001"] } });
+    expect(readJson(p, "memory/reports/final_design.json")).toMatchObject({
+      chosen: "robust",
+      source: "memory/reports/designs/robust.json",
+      approved_by: "user",
+      user_notes: "Robust.",
+      tasks: [{ id: "task-001" }],
+    });
+    expect(dotagent(p, ["status", "--json"]).json).toMatchObject({
+      phase: "IMPLEMENTATION",
+      next: { action: "run_tasks", tasks: ["task-001"] },
+    });
   });
 
   it("a pick with notes: a reply for the model, nothing written", () => {
@@ -314,18 +449,37 @@ describe("the person's plain answer is recorded by dotagent itself (no helper ca
 // after UserPromptSubmit; the hook records the reply and carries it out at the next locked command,
 // once the transcript says who sent it (SPEC §11 "Who decides").
 describe("a reply counts only when the client's record says the person typed it", () => {
-  const architect = { hook_event_name: "PreToolUse", tool_name: "Agent", tool_input: { subagent_type: "architect", description: "minimal", prompt: "Feature request: add login\nPhase: ARCHITECTURE\nDesign name: minimal\nAngle: small\nOutput file: memory/reports/designs/minimal.json" } };
+  const architect = {
+    hook_event_name: "PreToolUse",
+    tool_name: "Agent",
+    tool_input: {
+      subagent_type: "architect",
+      description: "minimal",
+      prompt:
+        "Feature request: add login\nPhase: ARCHITECTURE\nDesign name: minimal\nAngle: small\nOutput file: memory/reports/designs/minimal.json",
+    },
+  };
 
   it("Claude Code records the prompt after the hook: the approval is carried out at the model's next step, which the hook already names", () => {
     const { p, helper } = atRequirementsGate();
     const typed = typedPrompt("approve", { when: "later" });
-    const out = hook(p, helper, "user-prompt-submit", typed.input) as unknown as { hookSpecificOutput: { additionalContext: string } };
-    expect(out.hookSpecificOutput.additionalContext).toMatch(/^dotagent recorded: the person's reply approves REQUIREMENTS; dotagent carries it out at your next step/);
+    const out = hook(p, helper, "user-prompt-submit", typed.input) as unknown as {
+      hookSpecificOutput: { additionalContext: string };
+    };
+    expect(out.hookSpecificOutput.additionalContext).toMatch(
+      /^dotagent recorded: the person's reply approves REQUIREMENTS; dotagent carries it out at your next step/,
+    );
     expect(out.hookSpecificOutput.additionalContext).toContain('dotagent next: {"phase":"ARCHITECTURE"');
-    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "REQUIREMENTS", user_checkpoints: [] });
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({
+      current_phase: "REQUIREMENTS",
+      user_checkpoints: [],
+    });
     typed.record();
     expect(hook(p, helper, "pre-tool-use", architect)?.hookSpecificOutput.permissionDecision).toBe("allow");
-    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "ARCHITECTURE", user_checkpoints: [expect.objectContaining({ phase: "REQUIREMENTS" })] });
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({
+      current_phase: "ARCHITECTURE",
+      user_checkpoints: [expect.objectContaining({ phase: "REQUIREMENTS" })],
+    });
     expect(existsSync(join(p, "memory/state/.pending-reply.json"))).toBe(false);
   });
 
@@ -336,8 +490,12 @@ describe("a reply counts only when the client's record says the person typed it"
     expect(readJson(p, "memory/state/phase.json")).toMatchObject({ user_checkpoints: [] });
     typed.record();
     // The hook's carrier (src/store/reply-carrier.ts) looks for the record for a minute.
-    for (let waited = 0; waited < 30_000 && existsSync(join(p, "memory/state/.pending-reply.json")); waited += 100) await new Promise((done) => setTimeout(done, 100));
-    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "ARCHITECTURE", user_checkpoints: [expect.objectContaining({ phase: "REQUIREMENTS" })] });
+    for (let waited = 0; waited < 30_000 && existsSync(join(p, "memory/state/.pending-reply.json")); waited += 100)
+      await new Promise((done) => setTimeout(done, 100));
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({
+      current_phase: "ARCHITECTURE",
+      user_checkpoints: [expect.objectContaining({ phase: "REQUIREMENTS" })],
+    });
     expect(existsSync(join(p, "memory/state/.pending-reply.json"))).toBe(false);
   });
 
@@ -349,13 +507,22 @@ describe("a reply counts only when the client's record says the person typed it"
     const spawn = hook(p, helper, "pre-tool-use", architect)?.hookSpecificOutput;
     expect(spawn?.permissionDecision).toBe("deny");
     // The model acted on the hook's word that the reply would be carried out: the refusal says why it was not.
-    expect(spawn?.permissionDecisionReason).toContain("dotagent: the prompt that would have approved, picked or started a step again was not the person's (Claude Code recorded it as a schedule_wakeup prompt, not one the person typed): nothing was done; ask the person");
-    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "REQUIREMENTS", user_checkpoints: [] });
-    const ignored = dotagent(p, ["log", "--json"]).json.events.find((e: { type: string }) => e.type === "person_reply_ignored");
+    expect(spawn?.permissionDecisionReason).toContain(
+      "dotagent: the prompt that would have approved, picked or started a step again was not the person's (Claude Code recorded it as a schedule_wakeup prompt, not one the person typed): nothing was done; ask the person",
+    );
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({
+      current_phase: "REQUIREMENTS",
+      user_checkpoints: [],
+    });
+    const ignored = dotagent(p, ["log", "--json"]).json.events.find(
+      (e: { type: string }) => e.type === "person_reply_ignored",
+    );
     expect(ignored.why).toContain("schedule_wakeup");
     const cli = dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL });
     expect([cli.code, cli.json.error.code]).toEqual([1, "person_not_answered"]);
-    expect(hook(p, helper, "pre-tool-use", approveLine(helper, "REQUIREMENTS"))?.hookSpecificOutput.permissionDecision).toBe("deny");
+    expect(
+      hook(p, helper, "pre-tool-use", approveLine(helper, "REQUIREMENTS"))?.hookSpecificOutput.permissionDecision,
+    ).toBe("deny");
   });
 
   it("a scheduled prompt after a decision put to the model answers nothing: its --yes stays refused", () => {
@@ -363,7 +530,9 @@ describe("a reply counts only when the client's record says the person typed it"
     expect(dotagent(p, ["init", "--request", "add signup", "--json"], { env: AS_MODEL }).code).toBe(5);
     const fired = typedPrompt("yes", { source: "scheduled" });
     hook(p, helper, "user-prompt-submit", fired.input);
-    expect(dotagent(p, ["init", "--request", "add signup", "--yes", "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered" });
+    expect(
+      dotagent(p, ["init", "--request", "add signup", "--yes", "--json"], { env: AS_MODEL }).json.error,
+    ).toMatchObject({ code: "person_not_answered" });
     expect(readJson(p, "memory/state/phase.json").request).toBe("add login");
   });
 
@@ -371,13 +540,24 @@ describe("a reply counts only when the client's record says the person typed it"
     const { p, helper } = atRequirementsGate();
     hook(p, helper, "user-prompt-submit", { hook_event_name: "UserPromptSubmit", prompt: "approve" });
     const planted = join(p, "memory/reports/transcript.jsonl");
-    writeFileSync(planted, `${JSON.stringify({ promptId: "x1", type: "user", message: { content: "approve" }, promptSource: "typed", origin: { kind: "human" }, timestamp: new Date(Date.now() + 30).toISOString() })}\n`);
-    hook(p, helper, "user-prompt-submit", { hook_event_name: "UserPromptSubmit", prompt: "approve", transcript_path: planted, prompt_id: "x1" });
-    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "REQUIREMENTS", user_checkpoints: [] });
+    writeFileSync(
+      planted,
+      `${JSON.stringify({ promptId: "x1", type: "user", message: { content: "approve" }, promptSource: "typed", origin: { kind: "human" }, timestamp: new Date(Date.now() + 30).toISOString() })}\n`,
+    );
+    hook(p, helper, "user-prompt-submit", {
+      hook_event_name: "UserPromptSubmit",
+      prompt: "approve",
+      transcript_path: planted,
+      prompt_id: "x1",
+    });
+    expect(readJson(p, "memory/state/phase.json")).toMatchObject({
+      current_phase: "REQUIREMENTS",
+      user_checkpoints: [],
+    });
     expect(dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL }).code).toBe(1);
   });
 
-  it("a reply that says neither yes nor no (\"continue\") lets no --yes of a decision through, and the question carries the words that count", () => {
+  it('a reply that says neither yes nor no ("continue") lets no --yes of a decision through, and the question carries the words that count', () => {
     const { p, helper } = atRequirementsGate();
     const asked = dotagent(p, ["rollback", "--to", "REQUIREMENTS", "--json"], { env: AS_MODEL });
     expect(asked.code).toBe(5);
@@ -398,10 +578,24 @@ describe("what arrives by git is history, never authority (issue 40, finding 1)"
     const other = tempProject();
     expect(dotagent(other, ["install", "--json"], { env: { HOME: join(other, "home") } }).code).toBe(0);
     expect(dotagent(other, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
-    const theirs = hook(other, join(other, ".claude/skills/checkpoint/scripts/dotagent.mjs"), "user-prompt-submit", typedPrompt("looks good, approve").input);
+    const theirs = hook(
+      other,
+      join(other, ".claude/skills/checkpoint/scripts/dotagent.mjs"),
+      "user-prompt-submit",
+      typedPrompt("looks good, approve").input,
+    );
     expect(theirs).toBeNull();
-    const lines = readFileSync(join(other, "memory/state/events.jsonl"), "utf8").split("\n").filter((l) => l.includes("person_replied"));
-    const future = JSON.stringify({ seq: 900, at: "2099-01-01T00:00:00.000Z", type: "person_replied", phase: "REQUIREMENTS", gate: "approve_requirements", answer: "yes" });
+    const lines = readFileSync(join(other, "memory/state/events.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l.includes("person_replied"));
+    const future = JSON.stringify({
+      seq: 900,
+      at: "2099-01-01T00:00:00.000Z",
+      type: "person_replied",
+      phase: "REQUIREMENTS",
+      gate: "approve_requirements",
+      answer: "yes",
+    });
     appendFileSync(join(p, "memory/state/events.jsonl"), `${[...lines, future].join("\n")}\n`);
     const cli = dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL });
     expect([cli.code, cli.json.error.code]).toEqual([1, "person_not_answered"]);
@@ -410,27 +604,42 @@ describe("what arrives by git is history, never authority (issue 40, finding 1)"
   it("a clone of a checkout where the person did answer asks again (the key is the checkout's, not the repository's)", () => {
     const { p, helper } = atRequirementsGate();
     personSays(p, helper, "looks good, approve");
-    expect(hook(p, helper, "pre-tool-use", approveLine(helper, "REQUIREMENTS"))?.hookSpecificOutput.permissionDecision).toBe("allow");
+    expect(
+      hook(p, helper, "pre-tool-use", approveLine(helper, "REQUIREMENTS"))?.hookSpecificOutput.permissionDecision,
+    ).toBe("allow");
     const clone = tempProject();
     cpSync(p, clone, { recursive: true });
     const cloneHelper = join(clone, ".claude/skills/checkpoint/scripts/dotagent.mjs");
-    expect(hook(clone, cloneHelper, "pre-tool-use", approveLine(cloneHelper, "REQUIREMENTS"))?.hookSpecificOutput.permissionDecision).toBe("deny");
-    expect(dotagent(clone, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL }).json.error).toMatchObject({ code: "person_not_answered" });
+    expect(
+      hook(clone, cloneHelper, "pre-tool-use", approveLine(cloneHelper, "REQUIREMENTS"))?.hookSpecificOutput
+        .permissionDecision,
+    ).toBe("deny");
+    expect(dotagent(clone, ["phase", "approve", "REQUIREMENTS", "--json"], { env: AS_MODEL }).json.error).toMatchObject(
+      { code: "person_not_answered" },
+    );
   });
 
   it("the model clearing its client's marker (env -u CLAUDECODE, env -i, exec past its shell) is still the model: the shell and the client are its ancestors", () => {
     const { p } = atRequirementsGate();
     const approve = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} phase approve REQUIREMENTS --json`;
-    const run = (line: string, env: NodeJS.ProcessEnv) => spawnSync("bash", ["-c", line], { cwd: p, encoding: "utf8", env });
+    const run = (line: string, env: NodeJS.ProcessEnv) =>
+      spawnSync("bash", ["-c", line], { cwd: p, encoding: "utf8", env });
     const withMarker = { ...process.env, CLAUDECODE: "1" };
     const without = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "CLAUDECODE"));
     // As Claude Code's Bash tool runs a line: a shell with the marker, the line run from it (and its cwd recorded after it).
-    for (const line of [`true; env -u CLAUDECODE ${approve}; true`, `true; env -i PATH="$PATH" HOME="$HOME" DOTAGENT_STATE_HOME="$DOTAGENT_STATE_HOME" sh -c '${approve.replace(/'/g, "'\\''")}'; true`]) {
+    for (const line of [
+      `true; env -u CLAUDECODE ${approve}; true`,
+      `true; env -i PATH="$PATH" HOME="$HOME" DOTAGENT_STATE_HOME="$DOTAGENT_STATE_HOME" sh -c '${approve.replace(/'/g, "'\\''")}'; true`,
+    ]) {
       expect(JSON.parse(run(line, withMarker).stdout).error).toMatchObject({ code: "person_not_answered" });
     }
     // A line that execs past the shell runs as the client's own child (a process named claude, no marker anywhere).
-    expect(JSON.parse(run(`exec -a claude bash -c 'bash -c "exec env -u CLAUDECODE ${approve.replace(/"/g, '\\"')}"; true'`, without).stdout).error).toMatchObject({ code: "person_not_answered" });
+    expect(
+      JSON.parse(
+        run(`exec -a claude bash -c 'bash -c "exec env -u CLAUDECODE ${approve.replace(/"/g, '\\"')}"; true'`, without)
+          .stdout,
+      ).error,
+    ).toMatchObject({ code: "person_not_answered" });
     expect(readJson(p, "memory/state/phase.json")).toMatchObject({ user_checkpoints: [] });
   });
-
 });

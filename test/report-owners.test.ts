@@ -20,12 +20,27 @@ function hook(p: string, helper: string, event: string, input: Record<string, un
 }
 
 const prompt = (lines: string[]) => ["Feature request: add login", ...lines].join("\n");
-const agentCall = (type: string, lines: string[]) => ({ tool_name: "Agent", tool_input: { subagent_type: type, prompt: prompt(lines), description: "x" } });
+const agentCall = (type: string, lines: string[]) => ({
+  tool_name: "Agent",
+  tool_input: { subagent_type: type, prompt: prompt(lines), description: "x" },
+});
 /** The agent's foreground result: its end, recorded from its report. */
-const agentDone = (type: string, lines: string[]) => ({ hook_event_name: "PostToolUse", ...agentCall(type, lines), tool_response: { status: "completed" } });
+const agentDone = (type: string, lines: string[]) => ({
+  hook_event_name: "PostToolUse",
+  ...agentCall(type, lines),
+  tool_response: { status: "completed" },
+});
 const PM = ["Phase: REQUIREMENTS", "Output file: memory/reports/demand.json"];
-const ARCHITECT = (name: string) => ["Phase: ARCHITECTURE", `Design name: ${name}`, `Angle: ${name}`, `Output file: memory/reports/designs/${name}.json`];
-const denyReason = (out: Record<string, any> | null): string | null => (out?.hookSpecificOutput?.permissionDecision === "deny" ? String(out.hookSpecificOutput.permissionDecisionReason) : null);
+const ARCHITECT = (name: string) => [
+  "Phase: ARCHITECTURE",
+  `Design name: ${name}`,
+  `Angle: ${name}`,
+  `Output file: memory/reports/designs/${name}.json`,
+];
+const denyReason = (out: Record<string, any> | null): string | null =>
+  out?.hookSpecificOutput?.permissionDecision === "deny"
+    ? String(out.hookSpecificOutput.permissionDecisionReason)
+    : null;
 
 /** A workflow at ARCHITECTURE whose pm a hook recorded (so the workflow has `agent_reports`). */
 // Made once per file and copied: no record in it is sealed with the checkout's key (the approval is
@@ -37,7 +52,10 @@ function atArchitecture() {
     const helper = helperOf(dir);
     expect(dotagent(dir, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
     expect(denyReason(hook(dir, helper, "pre-tool-use", agentCall("pm", PM)))).toBeNull();
-    writeJson(dir, "memory/reports/demand.json", { request: "add login", acceptance_criteria: [{ id: "AC-1", text: "signs in" }] });
+    writeJson(dir, "memory/reports/demand.json", {
+      request: "add login",
+      acceptance_criteria: [{ id: "AC-1", text: "signs in" }],
+    });
     hook(dir, helper, "post-tool-use", agentDone("pm", PM));
     expect(readJson(dir, "memory/state/phase.json").agent_reports).toEqual(["memory/reports/demand.json"]);
     // The person approves in their terminal (no CLAUDECODE: the person's own command).
@@ -53,18 +71,37 @@ function helperOf(p: string): string {
 describe("a phase agent's report written by someone else does not count", () => {
   it("designs the main agent wrote: resume asks for the architects; their start moves the files aside, kept", () => {
     const { p, helper } = atArchitecture();
-    for (const name of ["minimal", "robust"]) writeJson(p, `memory/reports/designs/${name}.json`, { name, summary: "written by the main agent", tasks: [] });
+    for (const name of ["minimal", "robust"])
+      writeJson(p, `memory/reports/designs/${name}.json`, { name, summary: "written by the main agent", tasks: [] });
     const plan = dotagent(p, ["resume", "--json"]).json;
-    expect(plan).toMatchObject({ phase: "ARCHITECTURE", next: { action: "spawn_agent", agent: "architect", designs: ["minimal", "robust"] } });
+    expect(plan).toMatchObject({
+      phase: "ARCHITECTURE",
+      next: { action: "spawn_agent", agent: "architect", designs: ["minimal", "robust"] },
+    });
     const started = hook(p, helper, "pre-tool-use", agentCall("architect", ARCHITECT("minimal")));
     expect(started?.hookSpecificOutput).toMatchObject({ permissionDecision: "allow" });
-    expect(String(started?.hookSpecificOutput.permissionDecisionReason)).toContain("designs/minimal.json there was not written by an architect agent (dotagent recorded none at work on it): moved to memory/reports/unowned/designs/minimal.json");
+    expect(String(started?.hookSpecificOutput.permissionDecisionReason)).toContain(
+      "designs/minimal.json there was not written by an architect agent (dotagent recorded none at work on it): moved to memory/reports/unowned/designs/minimal.json",
+    );
     expect(existsSync(join(p, "memory/reports/designs/minimal.json"))).toBe(false);
-    expect(readJson(p, "memory/reports/unowned/designs/minimal.json")).toMatchObject({ summary: "written by the main agent" });
-    const events = readFileSync(join(p, "memory/state/events.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    expect(events.find((e) => e.type === "report_set_aside")).toMatchObject({ agent: "architect", output: "memory/reports/designs/minimal.json", to: "memory/reports/unowned/designs/minimal.json" });
+    expect(readJson(p, "memory/reports/unowned/designs/minimal.json")).toMatchObject({
+      summary: "written by the main agent",
+    });
+    const events = readFileSync(join(p, "memory/state/events.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(events.find((e) => e.type === "report_set_aside")).toMatchObject({
+      agent: "architect",
+      output: "memory/reports/designs/minimal.json",
+      to: "memory/reports/unowned/designs/minimal.json",
+    });
     // robust is still the main agent's: not a design yet, the roundtable is not asked for.
-    expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ action: "spawn_agent", agent: "architect", designs: ["robust"] });
+    expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({
+      action: "spawn_agent",
+      agent: "architect",
+      designs: ["robust"],
+    });
   });
 
   it("the roundtable's report the main agent wrote: resume says whose it is and asks for the roundtable", () => {
@@ -75,7 +112,12 @@ describe("a phase agent's report written by someone else does not count", () => 
       hook(p, helper, "post-tool-use", agentDone("architect", ARCHITECT(name)));
     }
     writeJson(p, "memory/reports/roundtable.json", { recommendation: "minimal", options_for_user: [] });
-    expect(dotagent(p, ["resume", "--json"]).json.next).toMatchObject({ action: "spawn_agent", agent: "roundtable", reason: "roundtable.json was not written by a roundtable agent (dotagent recorded none at work on it): spawn roundtable" });
+    expect(dotagent(p, ["resume", "--json"]).json.next).toMatchObject({
+      action: "spawn_agent",
+      agent: "roundtable",
+      reason:
+        "roundtable.json was not written by a roundtable agent (dotagent recorded none at work on it): spawn roundtable",
+    });
   });
 
   it("a second unowned copy gets its own name; nothing is overwritten", () => {
@@ -95,7 +137,9 @@ describe("a phase agent's report written by someone else does not count", () => 
     symlinkSync(outside, join(p, "memory/reports/unowned"));
     writeJson(p, "memory/reports/designs/minimal.json", { name: "minimal" });
     // Refused before any folder is made through the link (write-file.ts): nothing lands outside.
-    expect(denyReason(hook(p, helper, "pre-tool-use", agentCall("architect", ARCHITECT("minimal"))))).toMatch(/memory\/reports\/unowned is a link that leads out of the project \(to .*\); for the person: remove the link/);
+    expect(denyReason(hook(p, helper, "pre-tool-use", agentCall("architect", ARCHITECT("minimal"))))).toMatch(
+      /memory\/reports\/unowned is a link that leads out of the project \(to .*\); for the person: remove the link/,
+    );
     expect(readJson(p, "memory/reports/designs/minimal.json")).toEqual({ name: "minimal" });
     expect(readdirSync(outside)).toEqual([]);
   });
@@ -105,7 +149,10 @@ describe("a phase agent's report written by someone else does not count", () => 
     expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
     writeJson(p, "memory/reports/demand.json", { request: "add login" });
     expect(readJson(p, "memory/state/phase.json").agent_reports).toBeUndefined();
-    expect(dotagent(p, ["resume", "--json"]).json.next).toMatchObject({ action: "await_approval", gate: "approve_requirements" });
+    expect(dotagent(p, ["resume", "--json"]).json.next).toMatchObject({
+      action: "await_approval",
+      gate: "approve_requirements",
+    });
   });
 });
 
@@ -120,13 +167,23 @@ describe("the main agent's Bash lines into another agent's report are denied", (
   it.each(cases)("%s", (_name, command) => {
     const { p, helper } = installed();
     expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
-    expect(denyReason(hook(p, helper, "pre-tool-use", { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command } }))).toMatch(/is not yours to write: .*A report counts only from the agent at work/);
+    expect(
+      denyReason(
+        hook(p, helper, "pre-tool-use", { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command } }),
+      ),
+    ).toMatch(/is not yours to write: .*A report counts only from the agent at work/);
   });
 
   it("the skill's own files (the plan, final_design.json) and a sub-agent's lines pass", () => {
     const { p, helper } = installed();
     expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
-    const bash = (command: string, extra: Record<string, unknown> = {}) => hook(p, helper, "pre-tool-use", { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command }, ...extra });
+    const bash = (command: string, extra: Record<string, unknown> = {}) =>
+      hook(p, helper, "pre-tool-use", {
+        hook_event_name: "PreToolUse",
+        tool_name: "Bash",
+        tool_input: { command },
+        ...extra,
+      });
     expect(bash("cat > memory/reports/plan.json <<'EOF'\n{}\nEOF")).toBeNull();
     expect(bash("cat memory/reports/verification.json")).toBeNull();
     expect(bash("echo '{}' > memory/reports/verification.json", { agent_id: "q1", agent_type: "qa" })).toBeNull();

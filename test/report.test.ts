@@ -37,12 +37,22 @@ function finished(): string {
 
 function makeImplementation(p: string): void {
   ok(p, ["init", "--request", "add login"]);
-  writeJson(p, "memory/reports/demand.json", { request: "add login", user_stories: [{ id: "US-1", as_a: "user", i_want: "to sign in" }], acceptance_criteria: [{ id: "AC-1", text: "wrong password: error" }] });
+  writeJson(p, "memory/reports/demand.json", {
+    request: "add login",
+    user_stories: [{ id: "US-1", as_a: "user", i_want: "to sign in" }],
+    acceptance_criteria: [{ id: "AC-1", text: "wrong password: error" }],
+  });
   ok(p, ["phase", "approve", "REQUIREMENTS"]);
   writeJson(p, "memory/reports/designs/minimal.json", { name: "minimal", summary: "signed cookie" });
   writeJson(p, "memory/reports/designs/robust.json", { name: "robust", summary: "session table" });
   writeJson(p, "memory/reports/roundtable.json", { recommendation: "minimal", rationale: "a third of the work" });
-  writeJson(p, "memory/reports/final_design.json", { chosen: "minimal", tasks: [{ id: "t1", title: "form" }, { id: "t2", title: "route", depends_on: ["t1"] }] });
+  writeJson(p, "memory/reports/final_design.json", {
+    chosen: "minimal",
+    tasks: [
+      { id: "t1", title: "form" },
+      { id: "t2", title: "route", depends_on: ["t1"] },
+    ],
+  });
   ok(p, ["phase", "approve", "ARCHITECTURE"]);
   ok(p, ["task", "start", "t1"]);
   writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete", summary: "the form" });
@@ -70,13 +80,30 @@ describe("dotagent show", () => {
   it("renders every report of a finished workflow as one Markdown document, in workflow order", () => {
     const p = finished();
     const run = ok(p, ["show"]);
-    const order = ["## Requirements", "## Design: minimal", "## Design: robust", "## Design roundtable", "## Chosen design", "## Task: t1", "## Task: t2", "## Verification", "## Reflection"].map((h) => run.stdout.indexOf(h));
+    const order = [
+      "## Requirements",
+      "## Design: minimal",
+      "## Design: robust",
+      "## Design roundtable",
+      "## Chosen design",
+      "## Task: t1",
+      "## Task: t2",
+      "## Verification",
+      "## Reflection",
+    ].map((h) => run.stdout.indexOf(h));
     expect(order.every((i) => i >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(run.stdout).toContain("- **US-1** As user, I want to sign in");
     const json = ok(p, ["show", "ARCHITECTURE", "--json"]).json;
-    expect(json.reports).toEqual(["memory/reports/designs/minimal.json", "memory/reports/designs/robust.json", "memory/reports/roundtable.json", "memory/reports/final_design.json"]);
-    expect(ok(p, ["show", "verification"]).stdout).toMatch(/^# Workflow wf-add-login: verification\n\n## Verification[\s\S]*\*\*Passed\.\*\*/);
+    expect(json.reports).toEqual([
+      "memory/reports/designs/minimal.json",
+      "memory/reports/designs/robust.json",
+      "memory/reports/roundtable.json",
+      "memory/reports/final_design.json",
+    ]);
+    expect(ok(p, ["show", "verification"]).stdout).toMatch(
+      /^# Workflow wf-add-login: verification\n\n## Verification[\s\S]*\*\*Passed\.\*\*/,
+    );
   });
 
   it("escapes a hostile report and names one that does not parse instead of guessing", () => {
@@ -102,8 +129,28 @@ describe("dotagent report", () => {
   it("writes one page for a finished workflow: five complete steps, the gates, the tasks", () => {
     const p = finished();
     const run = ok(p, ["report", "--json"]);
-    expect(run.json).toMatchObject({ path: "memory/report.html", workflow_id: "wf-add-login", phase: "REFLECTION", tasks: 2, cost_recorded: false, interruptions: 0, complete: true });
-    expect(run.json.verification).toEqual({ passed: true, checks: [{ step: "VERIFICATION", kind: "agent", report: "memory/reports/verification.json", outcome: "passed", rework_rounds: 0, detail: "every criterion met" }] });
+    expect(run.json).toMatchObject({
+      path: "memory/report.html",
+      workflow_id: "wf-add-login",
+      phase: "REFLECTION",
+      tasks: 2,
+      cost_recorded: false,
+      interruptions: 0,
+      complete: true,
+    });
+    expect(run.json.verification).toEqual({
+      passed: true,
+      checks: [
+        {
+          step: "VERIFICATION",
+          kind: "agent",
+          report: "memory/reports/verification.json",
+          outcome: "passed",
+          rework_rounds: 0,
+          detail: "every criterion met",
+        },
+      ],
+    });
     const html = readFileSync(join(p, "memory/report.html"), "utf8");
     expect(run.json.bytes).toBe(Buffer.byteLength(html));
     expect(html.match(/<rect [^>]*fill="#2e7d32"/g)).toHaveLength(5 + 2);
@@ -117,13 +164,23 @@ describe("dotagent report", () => {
     interrupt(p);
     const out = join(tempProject(), "run.html");
     const run = ok(p, ["report", "--out", out]);
-    expect(run.stdout).toMatch(/^Wrote .*run\.html \(\d+ bytes\): 2 tasks, 2 interruption or repair events, verification not done yet \(VERIFICATION no report yet\), \d+ s so far; cost not recorded\.\n$/);
+    expect(run.stdout).toMatch(
+      /^Wrote .*run\.html \(\d+ bytes\): 2 tasks, 2 interruption or repair events, verification not done yet \(VERIFICATION no report yet\), \d+ s so far; cost not recorded\.\n$/,
+    );
     const html = readFileSync(out, "utf8");
     expect(html).toContain('class="open"');
     expect(html).toMatch(/<td>interruption<\/td><td>task_reset<\/td><td>task_id=t2 attempts=\d/);
-    expect(html).toMatch(/<td>repair<\/td><td>resumed<\/td><td>situation=\w+ next=\w+ repairs=1 repair_codes=\[&quot;task_reset&quot;\]<\/td>/);
+    expect(html).toMatch(
+      /<td>repair<\/td><td>resumed<\/td><td>situation=\w+ next=\w+ repairs=1 repair_codes=\[&quot;task_reset&quot;\]<\/td>/,
+    );
     expect(html.match(/class="break"/g)).toHaveLength(2);
-    expect(ok(p, ["report", "--json"]).json).toMatchObject({ interruptions: 2, interruption_events: 1, repair_events: 1, complete: false, verification: { passed: null } });
+    expect(ok(p, ["report", "--json"]).json).toMatchObject({
+      interruptions: 2,
+      interruption_events: 1,
+      repair_events: 1,
+      complete: false,
+      verification: { passed: null },
+    });
   });
 
   it("escapes a hostile request (task titles, errors and events: src/core/run-report-html.test.ts)", () => {
@@ -199,7 +256,12 @@ export function query({ prompt, options }) {
 const TESTED = {
   description: "develop with the project's tests",
   extends: "develop",
-  insert: [{ after: "VERIFICATION", steps: [{ id: "TESTS", kind: "check", run: "test -f ok.txt", rework: "IMPLEMENTATION", max_rounds: 2 }] }],
+  insert: [
+    {
+      after: "VERIFICATION",
+      steps: [{ id: "TESTS", kind: "check", run: "test -f ok.txt", rework: "IMPLEMENTATION", max_rounds: 2 }],
+    },
+  ],
 };
 
 /** `dotagent run --approve auto` to the end, in one go: never interrupted. */
@@ -207,13 +269,31 @@ function runToTheEnd(setup: (root: string) => void, workflow?: string): { root: 
   const { root, cli } = standInSdkProject(FAKE_SDK);
   setup(root);
   const env = { ...process.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: api.url };
-  const run = spawnSync(process.execPath, [cli, "run", "--agents", join(REPO, "agents"), "--approve", "auto", "--json", ...(workflow === undefined ? [] : ["--workflow", workflow]), "add login"], { cwd: root, env, encoding: "utf8", timeout: 300_000 });
+  const run = spawnSync(
+    process.execPath,
+    [
+      cli,
+      "run",
+      "--agents",
+      join(REPO, "agents"),
+      "--approve",
+      "auto",
+      "--json",
+      ...(workflow === undefined ? [] : ["--workflow", workflow]),
+      "add login",
+    ],
+    { cwd: root, env, encoding: "utf8", timeout: 300_000 },
+  );
   expect(run.status, run.stdout + run.stderr).toBe(0);
   expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, outcome: "complete" });
   return { root, cli };
 }
 
-const events = (root: string) => readFileSync(join(root, "memory/state/events.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { seq: number; at: string; type: string; [k: string]: unknown });
+const events = (root: string) =>
+  readFileSync(join(root, "memory/state/events.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { seq: number; at: string; type: string; [k: string]: unknown });
 
 describe("dotagent report of a dotagent run never interrupted", () => {
   it("develop, qa failing once: 0 interruptions, the axis ending at the completion, verification passed after 1 rework round", () => {
@@ -226,11 +306,34 @@ describe("dotagent report of a dotagent run never interrupted", () => {
     const run = dotagent(root, ["report", "--json"]);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const completedAt = log.filter((e) => e.type === "phase_completed" && e.phase === "REFLECTION").pop()!.at;
-    expect(run.json).toMatchObject({ tasks: 3, interruptions: 0, interruption_events: 0, repair_events: 0, bookkeeping_resumes: resumes.length, complete: true, started_at: log[0]!.at, ended_at: completedAt });
+    expect(run.json).toMatchObject({
+      tasks: 3,
+      interruptions: 0,
+      interruption_events: 0,
+      repair_events: 0,
+      bookkeeping_resumes: resumes.length,
+      complete: true,
+      started_at: log[0]!.at,
+      ended_at: completedAt,
+    });
     expect(run.json.failure_events).toBeGreaterThanOrEqual(1); // the rework, shown as the run's course
-    expect(run.json.verification).toEqual({ passed: true, checks: [{ step: "VERIFICATION", kind: "agent", report: "memory/reports/verification.json", outcome: "passed", rework_rounds: 1, detail: "every criterion met" }] });
+    expect(run.json.verification).toEqual({
+      passed: true,
+      checks: [
+        {
+          step: "VERIFICATION",
+          kind: "agent",
+          report: "memory/reports/verification.json",
+          outcome: "passed",
+          rework_rounds: 1,
+          detail: "every criterion met",
+        },
+      ],
+    });
     const plain = dotagent(root, ["report"]);
-    expect(plain.stdout).toMatch(/^Wrote memory\/report\.html \(\d+ bytes\): 3 tasks, 0 interruption or repair events, verification passed after 1 rework round, \d+ s in all; cost not recorded\.\n$/);
+    expect(plain.stdout).toMatch(
+      /^Wrote memory\/report\.html \(\d+ bytes\): 3 tasks, 0 interruption or repair events, verification passed after 1 rework round, \d+ s in all; cost not recorded\.\n$/,
+    );
     const html = readFileSync(join(root, "memory/report.html"), "utf8");
     expect(html).toContain("None: no work was cut off and nothing was repaired.");
     expect(html).not.toContain('class="break"');
@@ -247,9 +350,25 @@ describe("dotagent report of a dotagent run never interrupted", () => {
     expect(run.code, run.stdout + run.stderr).toBe(0);
     expect(run.json).toMatchObject({ interruptions: 0, complete: true, verification: { passed: true } });
     expect(run.json.verification.checks).toEqual([
-      { step: "VERIFICATION", kind: "agent", report: "memory/reports/verification.json", outcome: "passed", rework_rounds: 0, detail: "every criterion met" },
-      { step: "TESTS", kind: "command", report: "memory/reports/steps/TESTS.json", outcome: "passed", rework_rounds: 1, detail: "exit 0" },
+      {
+        step: "VERIFICATION",
+        kind: "agent",
+        report: "memory/reports/verification.json",
+        outcome: "passed",
+        rework_rounds: 0,
+        detail: "every criterion met",
+      },
+      {
+        step: "TESTS",
+        kind: "command",
+        report: "memory/reports/steps/TESTS.json",
+        outcome: "passed",
+        rework_rounds: 1,
+        detail: "exit 0",
+      },
     ]);
-    expect(dotagent(root, ["report"]).stdout).toContain(": 3 tasks, 0 interruption or repair events, verification passed after 1 rework round, ");
+    expect(dotagent(root, ["report"]).stdout).toContain(
+      ": 3 tasks, 0 interruption or repair events, verification passed after 1 rework round, ",
+    );
   }, 600_000);
 });

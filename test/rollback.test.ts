@@ -6,7 +6,16 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlin
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PHASE_TABLE, PHASES, type Phase } from "../src/core/phases.js";
-import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, treeBytes, writeJson } from "./support/cli.js";
+import {
+  CLI,
+  dotagent,
+  expectNoStack,
+  readJson,
+  removeTemps,
+  tempProject,
+  treeBytes,
+  writeJson,
+} from "./support/cli.js";
 
 afterEach(removeTemps);
 const NEVER = ["--stale-after", "never"];
@@ -68,10 +77,13 @@ function copyOf(stage: Stage): string {
 const ORDER: Stage[] = [...PHASES, "COMPLETE"];
 const reportFiles = (p: string) => Object.keys(treeBytes(join(p, "memory/reports"))).sort();
 /** The next action the phase table names for a phase started afresh. */
-const expectedNext = (phase: Phase) => (phase === "IMPLEMENTATION" ? { action: "plan_tasks" } : { action: "spawn_agent", agent: PHASE_TABLE[phase]!.agent });
+const expectedNext = (phase: Phase) =>
+  phase === "IMPLEMENTATION" ? { action: "plan_tasks" } : { action: "spawn_agent", agent: PHASE_TABLE[phase]!.agent };
 
 describe("rollback from every phase to every earlier phase", () => {
-  const pairs = ORDER.flatMap((from, i) => PHASES.filter((_, j) => j <= Math.min(i, PHASES.length - 1)).map((to) => [from, to] as const));
+  const pairs = ORDER.flatMap((from, i) =>
+    PHASES.filter((_, j) => j <= Math.min(i, PHASES.length - 1)).map((to) => [from, to] as const),
+  );
 
   it.each(pairs)("from %s to the start of %s", (from, to) => {
     const p = copyOf(from);
@@ -85,19 +97,38 @@ describe("rollback from every phase to every earlier phase", () => {
     expect(after.every((f) => before.includes(f))).toBe(true);
     const laterPhase = PHASES.slice(PHASES.indexOf(to));
     const owned = (f: string, phase: Phase) =>
-      ({ REQUIREMENTS: /^demand/, ARCHITECTURE: /^(designs\/|roundtable|final_design)/, IMPLEMENTATION: /^tasks\//, VERIFICATION: /^verification/, REFLECTION: /^reflection/ } as Record<string, RegExp>)[phase]!.test(f);
+      (
+        ({
+          REQUIREMENTS: /^demand/,
+          ARCHITECTURE: /^(designs\/|roundtable|final_design)/,
+          IMPLEMENTATION: /^tasks\//,
+          VERIFICATION: /^verification/,
+          REFLECTION: /^reflection/,
+        }) as Record<string, RegExp>
+      )[phase]!.test(f);
     expect(after.filter((f) => laterPhase.some((ph) => owned(f, ph)))).toEqual([]);
     expect(before.filter((f) => !laterPhase.some((ph) => owned(f, ph)))).toEqual(after);
-    expect(existsSync(join(p, "memory/state/execution.json"))).toBe(PHASES.indexOf(to) > PHASES.indexOf("IMPLEMENTATION"));
+    expect(existsSync(join(p, "memory/state/execution.json"))).toBe(
+      PHASES.indexOf(to) > PHASES.indexOf("IMPLEMENTATION"),
+    );
     // The state is valid and the next action is what the phase table says.
     expect(dotagent(p, ["validate", ...NEVER]).code).toBe(0);
     const status = dotagent(p, ["status", "--json", ...NEVER]).json;
-    expect(status).toMatchObject({ phase: to, completed_phases: PHASES.slice(0, PHASES.indexOf(to)), next: expectedNext(to) });
+    expect(status).toMatchObject({
+      phase: to,
+      completed_phases: PHASES.slice(0, PHASES.indexOf(to)),
+      next: expectedNext(to),
+    });
     const phase = readJson(p, "memory/state/phase.json");
-    expect(phase.user_checkpoints.map((c: { phase: string }) => c.phase)).toEqual(["REQUIREMENTS", "ARCHITECTURE"].filter((ph) => PHASES.indexOf(ph as Phase) < PHASES.indexOf(to)));
+    expect(phase.user_checkpoints.map((c: { phase: string }) => c.phase)).toEqual(
+      ["REQUIREMENTS", "ARCHITECTURE"].filter((ph) => PHASES.indexOf(ph as Phase) < PHASES.indexOf(to)),
+    );
     expect(phase.revision).toBe(readJson(stages.get(from)!, "memory/state/phase.json").revision + 1);
     if (r.json.moves.length > 0) expect(r.json.archive).toMatch(/^wf-add-login_\d{8}T\d{6}Z(-\d+)?\.tar\.gz$/);
-    expect(dotagent(p, ["history", "--json"]).json.checkpoints.at(-1)).toMatchObject({ event: "rolled_back", phase: to });
+    expect(dotagent(p, ["history", "--json"]).json.checkpoints.at(-1)).toMatchObject({
+      event: "rolled_back",
+      phase: to,
+    });
   });
 });
 
@@ -107,8 +138,12 @@ describe("rollback: nothing is deleted", () => {
     const r = dotagent(p, ["rollback", "--to", "ARCHITECTURE", "--yes", "--json"]);
     expect(dotagent(p, ["archive", "restore", r.json.archive]).code).toBe(0);
     expect(treeBytes(join(p, "memory/reports"))).toEqual(treeBytes(join(stages.get("COMPLETE")!, "memory/reports")));
-    expect(readJson(p, "memory/state/phase.json")).toEqual(readJson(stages.get("COMPLETE")!, "memory/state/phase.json"));
-    expect(readJson(p, "memory/state/execution.json")).toEqual(readJson(stages.get("COMPLETE")!, "memory/state/execution.json"));
+    expect(readJson(p, "memory/state/phase.json")).toEqual(
+      readJson(stages.get("COMPLETE")!, "memory/state/phase.json"),
+    );
+    expect(readJson(p, "memory/state/execution.json")).toEqual(
+      readJson(stages.get("COMPLETE")!, "memory/state/execution.json"),
+    );
   });
 
   it("keeps the same retention as every archive: newest five", () => {
@@ -140,7 +175,9 @@ describe("rollback to a checkpoint", () => {
 
   it("refuses a checkpoint whose reports an earlier rollback archived, and changes nothing", () => {
     const p = copyOf("VERIFICATION");
-    const rev = (dotagent(p, ["history", "--json"]).json.checkpoints as Array<{ rev: number; what: string }>).find((c) => c.what === "ARCHITECTURE completed")!.rev;
+    const rev = (dotagent(p, ["history", "--json"]).json.checkpoints as Array<{ rev: number; what: string }>).find(
+      (c) => c.what === "ARCHITECTURE completed",
+    )!.rev;
     ok(p, ["rollback", "--to", "REQUIREMENTS", "--yes"]);
     const tree = treeBytes(join(p, "memory"));
     const r = dotagent(p, ["rollback", "--to", String(rev), "--yes"]);
@@ -156,8 +193,13 @@ describe("rollback: a decision, and bad input", () => {
     const tree = treeBytes(join(p, "memory"));
     const r = dotagent(p, ["rollback", "--to", "ARCHITECTURE", "--json"]);
     expect(r.code).toBe(5);
-    expect(r.json).toMatchObject({ rolled_back: false, decision: { default: false, yes: "dotagent rollback --to ARCHITECTURE --yes", no: "dotagent resume" } });
-    expect(r.json.decision.question).toContain("back from IMPLEMENTATION (pending) to the start of ARCHITECTURE? 5 report files move into an archive");
+    expect(r.json).toMatchObject({
+      rolled_back: false,
+      decision: { default: false, yes: "dotagent rollback --to ARCHITECTURE --yes", no: "dotagent resume" },
+    });
+    expect(r.json.decision.question).toContain(
+      "back from IMPLEMENTATION (pending) to the start of ARCHITECTURE? 5 report files move into an archive",
+    );
     expect(treeBytes(join(p, "memory"))).toEqual(tree);
   });
 
@@ -167,7 +209,9 @@ describe("rollback: a decision, and bad input", () => {
     const tree = treeBytes(join(p, "memory/state"));
     const r = dotagent(p, ["rollback", "--to", "REQUIREMENTS", "--yes"]);
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toBe("dotagent: memory/reports/designs/link.json cannot be archived (a link, a special file or over 64 MiB), and a rollback keeps what it moves only in an archive; nothing was changed. for the person: move it out of memory/reports, then run the command again");
+    expect(r.stderr.trim()).toBe(
+      "dotagent: memory/reports/designs/link.json cannot be archived (a link, a special file or over 64 MiB), and a rollback keeps what it moves only in an archive; nothing was changed. for the person: move it out of memory/reports, then run the command again",
+    );
     expect(treeBytes(join(p, "memory/state"))).toEqual(tree);
     expect(existsSync(join(p, "memory/reports/demand.json"))).toBe(true);
   });
@@ -176,7 +220,11 @@ describe("rollback: a decision, and bad input", () => {
     [["rollback"], 2, "needs --to"],
     [["rollback", "--to", "LATER"], 2, "--to takes a phase"],
     [["rollback", "--to", "0"], 2, "--to takes a phase"],
-    [["rollback", "--to", "VERIFICATION", "--yes"], 1, "rollback only goes back: VERIFICATION comes after the current phase IMPLEMENTATION"],
+    [
+      ["rollback", "--to", "VERIFICATION", "--yes"],
+      1,
+      "rollback only goes back: VERIFICATION comes after the current phase IMPLEMENTATION",
+    ],
     [["rollback", "--to", "999", "--yes"], 1, "there is no checkpoint 999"],
   ])("%j → exit %i", (args, code, text) => {
     const p = copyOf("IMPLEMENTATION");
@@ -195,7 +243,12 @@ describe("rollback: kill -9 at every step leaves the old state or the new one", 
     // Each kill point works on its own copy, so three run at once (the steps wait on child processes).
     const checkPoint = async (n: number): Promise<"killed" | "finished"> => {
       const p = copyOf("COMPLETE");
-      const killed = await run(process.execPath, ["--import", PRELOAD, CLI, "rollback", "--to", "ARCHITECTURE", "--yes"], p, { TORTURE_KILL_AT: String(n) });
+      const killed = await run(
+        process.execPath,
+        ["--import", PRELOAD, CLI, "rollback", "--to", "ARCHITECTURE", "--yes"],
+        p,
+        { TORTURE_KILL_AT: String(n) },
+      );
       if (killed.signal !== "SIGKILL") {
         expect(killed.code, killed.stderr).toBe(0);
         return "finished";
@@ -236,9 +289,18 @@ describe("rollback: kill -9 at every step leaves the old state or the new one", 
 });
 
 /** A child process, awaited without blocking the other lanes. */
-function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "300", ...env }, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "300", ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
     child.on("error", reject);

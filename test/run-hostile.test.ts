@@ -49,13 +49,24 @@ function project(): { root: string; cli: string; log: string } {
   return { root, cli, log: join(root, "sdk-calls.log") };
 }
 
-const calls = (log: string) => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as { resume: string | null }) : []);
+const calls = (log: string) =>
+  existsSync(log)
+    ? readFileSync(log, "utf8")
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { resume: string | null })
+    : [];
 
 /** The agent's process once its session is under way (the process and the session id both recorded). */
 function recorded(root: string): { pid: number } | undefined {
   const dir = join(root, "memory/runs/wf-add-login");
   if (!existsSync(join(dir, "pm.REQUIREMENTS.s1.checkpoint.json"))) return undefined;
-  const data = (JSON.parse(readFileSync(join(dir, "pm.REQUIREMENTS.s1.checkpoint.json"), "utf8")) as { data: { process?: { pid: number }; session_id?: string | null } }).data;
+  const data = (
+    JSON.parse(readFileSync(join(dir, "pm.REQUIREMENTS.s1.checkpoint.json"), "utf8")) as {
+      data: { process?: { pid: number }; session_id?: string | null };
+    }
+  ).data;
   return data.session_id ? data.process : undefined;
 }
 
@@ -73,7 +84,11 @@ describe("issue 21, case 4: kill -9 of dotagent run, its Claude Code child still
     const { root, cli, log } = project();
     const env = { ...process.env, NO_COLOR: "1", FAKE_SDK_LOG: log };
     const args = [cli, "run", "add login", "--agents", join(REPO, "agents"), "--json"];
-    const runner = spawn(process.execPath, args, { cwd: root, env: { ...env, FAKE_SDK_MODE: "hang" }, stdio: "ignore" });
+    const runner = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...env, FAKE_SDK_MODE: "hang" },
+      stdio: "ignore",
+    });
     let child: { pid: number } | undefined;
     for (let i = 0; i < 400 && child === undefined; i++) {
       await new Promise((resolve) => setTimeout(resolve, 25));
@@ -84,7 +99,12 @@ describe("issue 21, case 4: kill -9 of dotagent run, its Claude Code child still
     await new Promise((resolve) => runner.once("exit", resolve));
     try {
       expect(alive(child!.pid)).toBe(true);
-      const again = spawnSync(process.execPath, args, { cwd: root, env: { ...env, FAKE_SDK_MODE: "hang" }, encoding: "utf8", timeout: 30_000 });
+      const again = spawnSync(process.execPath, args, {
+        cwd: root,
+        env: { ...env, FAKE_SDK_MODE: "hang" },
+        encoding: "utf8",
+        timeout: 30_000,
+      });
       expect(again.status).toBe(4);
       const error = JSON.parse(again.stdout).error;
       expect(error.code).toBe("agent_running");
@@ -106,9 +126,20 @@ describe("issue 21, case 4: kill -9 of dotagent run, its Claude Code child still
 describe("issue 21, case 9: dotagent run without credentials", () => {
   it("says so in one line (auth_failed, exit 1) before anything is written; no agent, no workflow", () => {
     const { root, cli, log } = project();
-    const r = spawnSync(process.execPath, [cli, "run", "add login", "--agents", join(REPO, "agents"), "--approve", "auto"], { cwd: root, env: { ...process.env, NO_COLOR: "1", FAKE_SDK_LOG: log, FAKE_SDK_MODE: "logged-out" }, encoding: "utf8", timeout: 30_000 });
+    const r = spawnSync(
+      process.execPath,
+      [cli, "run", "add login", "--agents", join(REPO, "agents"), "--approve", "auto"],
+      {
+        cwd: root,
+        env: { ...process.env, NO_COLOR: "1", FAKE_SDK_LOG: log, FAKE_SDK_MODE: "logged-out" },
+        encoding: "utf8",
+        timeout: 30_000,
+      },
+    );
     expect(r.status).toBe(1);
-    expect(r.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^dotagent: Claude Code is not logged in: no API key \(ANTHROPIC_API_KEY\) and no login/)]);
+    expect(r.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(/^dotagent: Claude Code is not logged in: no API key \(ANTHROPIC_API_KEY\) and no login/),
+    ]);
     expect(existsSync(join(root, "memory"))).toBe(false);
     expect(calls(log)).toEqual([]);
   });

@@ -53,8 +53,22 @@ const GUARDED = {
   description: "develop with a check command and a shell step",
   extends: "develop",
   insert: [
-    { after: "VERIFICATION", steps: [{ id: "TESTS", kind: "check", run: "echo run >> tests.log; while [ -f hold-tests ]; do sleep 0.05; done", rework: "IMPLEMENTATION", max_rounds: 1 }] },
-    { after: "REFLECTION", steps: [{ id: "SHIP", kind: "shell", run: "echo run >> ship.log; while [ -f hold-ship ]; do sleep 0.05; done" }] },
+    {
+      after: "VERIFICATION",
+      steps: [
+        {
+          id: "TESTS",
+          kind: "check",
+          run: "echo run >> tests.log; while [ -f hold-tests ]; do sleep 0.05; done",
+          rework: "IMPLEMENTATION",
+          max_rounds: 1,
+        },
+      ],
+    },
+    {
+      after: "REFLECTION",
+      steps: [{ id: "SHIP", kind: "shell", run: "echo run >> ship.log; while [ -f hold-ship ]; do sleep 0.05; done" }],
+    },
   ],
 };
 
@@ -66,14 +80,16 @@ function project(): { root: string; cli: string } {
 }
 
 const logLines = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : []);
-const calls = (root: string) => logLines(join(root, "sdk-calls.log")).map((l) => JSON.parse(l) as { output: string; resume: string | null });
+const calls = (root: string) =>
+  logLines(join(root, "sdk-calls.log")).map((l) => JSON.parse(l) as { output: string; resume: string | null });
 
 /** The session of a job at work: recorded with its SDK session id, not finished. */
 function atWork(root: string, key: string): boolean {
   const file = join(root, "memory/runs/wf-add-login", `${key}.checkpoint.json`);
   if (!existsSync(file)) return false;
   try {
-    const data = (JSON.parse(readFileSync(file, "utf8")) as { data: { session_id?: string | null; status?: string } }).data;
+    const data = (JSON.parse(readFileSync(file, "utf8")) as { data: { session_id?: string | null; status?: string } })
+      .data;
     return typeof data.session_id === "string" && data.status !== "complete";
   } catch {
     return false; // being written
@@ -83,7 +99,8 @@ function atWork(root: string, key: string): boolean {
 async function until(what: string, ok: () => boolean, runner: ChildProcess, output: () => string): Promise<void> {
   for (let i = 0; i < 600; i++) {
     if (ok()) return;
-    if (runner.exitCode !== null) throw new Error(`the run ended (exit ${runner.exitCode}) before ${what}: ${output()}`);
+    if (runner.exitCode !== null)
+      throw new Error(`the run ended (exit ${runner.exitCode}) before ${what}: ${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`timed out waiting for ${what}: ${output()}`);
@@ -98,7 +115,11 @@ describe("kill -9 of dotagent run inside each step kind of a definition, then do
     /** Starts a run, waits until `ready`, then kill -9. */
     const killInside = async (what: string, ready: () => boolean, first = false) => {
       runs++;
-      const runner = spawn(process.execPath, first ? [...args, "--workflow", "guarded", "add login"] : args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+      const runner = spawn(process.execPath, first ? [...args, "--workflow", "guarded", "add login"] : args, {
+        cwd: root,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let said = "";
       runner.stdout!.on("data", (d: Buffer) => (said += d.toString()));
       runner.stderr!.on("data", (d: Buffer) => (said += d.toString()));
@@ -114,11 +135,17 @@ describe("kill -9 of dotagent run inside each step kind of a definition, then do
     await killInside("the pm at work", () => atWork(root, "pm.REQUIREMENTS.s1"), true);
     // 2. A choose step: minimal written, robust at work.
     writeFileSync(join(root, "hang-on"), "memory/reports/designs/robust.json");
-    await killInside("robust at work after minimal", () => existsSync(join(root, "memory/reports/designs/minimal.json")) && atWork(root, "architect.robust.s1"));
+    await killInside(
+      "robust at work after minimal",
+      () => existsSync(join(root, "memory/reports/designs/minimal.json")) && atWork(root, "architect.robust.s1"),
+    );
     // 3. A tasks step: task-001 complete, task-002 at work.
     writeFileSync(join(root, "hang-on"), "memory/reports/tasks/task-002.json");
     await killInside("task-002 at work", () => atWork(root, "executor.task-002.s1"));
-    expect(readJson(root, "memory/state/execution.json").tasks.map((t: { status: string }) => t.status)).toEqual(["complete", "running"]);
+    expect(readJson(root, "memory/state/execution.json").tasks.map((t: { status: string }) => t.status)).toEqual([
+      "complete",
+      "running",
+    ]);
     // 4. A check step's command, running.
     rmSync(join(root, "hang-on"));
     writeFileSync(join(root, "hold-tests"), "");
@@ -138,7 +165,12 @@ describe("kill -9 of dotagent run inside each step kind of a definition, then do
     // Each job had one session, the killed ones a second that continued the first (resume).
     const byOutput = new Map<string, Array<string | null>>();
     for (const c of calls(root)) byOutput.set(c.output, [...(byOutput.get(c.output) ?? []), c.resume]);
-    const sessions = Object.fromEntries([...byOutput].map(([output, resumes]) => [output.replace("memory/reports/", ""), resumes.map((r) => (r === null ? "new" : "resumed"))]));
+    const sessions = Object.fromEntries(
+      [...byOutput].map(([output, resumes]) => [
+        output.replace("memory/reports/", ""),
+        resumes.map((r) => (r === null ? "new" : "resumed")),
+      ]),
+    );
     expect(sessions).toEqual({
       "demand.json": ["new", "resumed"],
       "designs/minimal.json": ["new"],
@@ -155,19 +187,43 @@ describe("kill -9 of dotagent run inside each step kind of a definition, then do
     expect(runs).toBe(6);
     const phase = readJson(root, "memory/state/phase.json");
     expect(phase).toMatchObject({ current_phase: "SHIP", phase_status: "complete" });
-    expect(phase.completed_phases.map((c: { phase: string }) => c.phase)).toEqual(["REQUIREMENTS", "ARCHITECTURE", "IMPLEMENTATION", "VERIFICATION", "TESTS", "REFLECTION", "SHIP"]);
+    expect(phase.completed_phases.map((c: { phase: string }) => c.phase)).toEqual([
+      "REQUIREMENTS",
+      "ARCHITECTURE",
+      "IMPLEMENTATION",
+      "VERIFICATION",
+      "TESTS",
+      "REFLECTION",
+      "SHIP",
+    ]);
     expect(phase.rework ?? null).toBeNull();
-    expect(readJson(root, "memory/state/execution.json").tasks.map((t: { id: string; status: string }) => [t.id, t.status])).toEqual([["task-001", "complete"], ["task-002", "complete"]]);
+    expect(
+      readJson(root, "memory/state/execution.json").tasks.map((t: { id: string; status: string }) => [t.id, t.status]),
+    ).toEqual([
+      ["task-001", "complete"],
+      ["task-002", "complete"],
+    ]);
     expect(readdirSync(join(root, "memory/reports/steps")).sort()).toEqual(["SHIP.json", "TESTS.json"]);
     expect(spawnSync(process.execPath, [cli, "validate"], { cwd: root, env, encoding: "utf8" }).status).toBe(0);
     // The report counts what the five kills cut off, and only that: the runs' resumes that repaired nothing are bookkeeping (SPEC §10 report).
     const report = spawnSync(process.execPath, [cli, "report", "--json"], { cwd: root, env, encoding: "utf8" });
     expect(report.status, report.stderr).toBe(0);
     const told = JSON.parse(report.stdout);
-    const log = logLines(join(root, "memory/state/events.jsonl")).map((l) => JSON.parse(l) as { type: string; [k: string]: unknown });
-    expect(log.filter((e) => e.type === "agent_continued").map((e) => e.output)).toEqual(["memory/reports/demand.json", "memory/reports/designs/robust.json", "memory/reports/tasks/task-002.json"]);
+    const log = logLines(join(root, "memory/state/events.jsonl")).map(
+      (l) => JSON.parse(l) as { type: string; [k: string]: unknown },
+    );
+    expect(log.filter((e) => e.type === "agent_continued").map((e) => e.output)).toEqual([
+      "memory/reports/demand.json",
+      "memory/reports/designs/robust.json",
+      "memory/reports/tasks/task-002.json",
+    ]);
     // The three agents continued, task-002 reset, the two commands started again; one resume repaired (task-002).
-    expect(told).toMatchObject({ complete: true, interruption_events: 6, repair_events: 1, verification: { passed: true } });
+    expect(told).toMatchObject({
+      complete: true,
+      interruption_events: 6,
+      repair_events: 1,
+      verification: { passed: true },
+    });
     expect(told.bookkeeping_resumes).toBe(log.filter((e) => e.type === "resumed").length - 1);
   }, 600_000);
 });

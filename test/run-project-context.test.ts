@@ -45,11 +45,15 @@ function project(): { root: string; cli: string } {
   const { root, cli } = standInSdkProject(FAKE_SDK);
   writeFileSync(join(root, "CLAUDE.md"), "# House rules\nAlways write tests first.\n");
   mkdirSync(join(root, ".claude/agents"), { recursive: true });
-  const pm = readFileSync(join(REPO, "agents/pm.md"), "utf8").replace("You are the product manager", "You are this project's own product manager");
+  const pm = readFileSync(join(REPO, "agents/pm.md"), "utf8").replace(
+    "You are the product manager",
+    "You are this project's own product manager",
+  );
   writeFileSync(join(root, ".claude/agents/pm.md"), pm);
   // The stand-in's files and the copied CLI stay out of the checkout's changes (its tasks get worktrees).
   writeFileSync(join(root, ".gitignore"), IGNORED);
-  const git = (...args: string[]) => spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: root });
+  const git = (...args: string[]) =>
+    spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: root });
   git("init", "-q");
   git("add", "-A");
   git("commit", "-qm", "init");
@@ -59,21 +63,36 @@ function project(): { root: string; cli: string } {
 }
 
 const IGNORED = "node_modules/\nbin/\nagents/\nsdk-calls.log\n";
-const calls = (root: string) => readFileSync(join(root, "sdk-calls.log"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { output: string; system: string });
+const calls = (root: string) =>
+  readFileSync(join(root, "sdk-calls.log"), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { output: string; system: string });
 
 describe("dotagent run with the project's context", () => {
   it("the project's edited pm, CLAUDE.md in every agent's prompt, the .gitignore lines, what runs unattended: said once", () => {
     const { root, cli } = project();
-    const run = spawnSync(process.execPath, [cli, "run", "add login", "--approve", "auto", "--json"], { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: api.url } });
+    const run = spawnSync(process.execPath, [cli, "run", "add login", "--approve", "auto", "--json"], {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: api.url },
+    });
     expect(run.status, run.stderr).toBe(0);
     const sessions = calls(root);
-    expect(sessions.find((c) => c.output.endsWith("demand.json"))?.system).toContain("You are this project's own product manager");
+    expect(sessions.find((c) => c.output.endsWith("demand.json"))?.system).toContain(
+      "You are this project's own product manager",
+    );
     expect(sessions.find((c) => c.output.endsWith("verification.json"))?.system).not.toContain("this project's own");
-    for (const s of sessions) expect(s.system).toContain("# The project's instructions (CLAUDE.md)\n\n# House rules\nAlways write tests first.");
+    for (const s of sessions)
+      expect(s.system).toContain(
+        "# The project's instructions (CLAUDE.md)\n\n# House rules\nAlways write tests first.",
+      );
     expect(run.stderr).toContain("agents: the project's .claude/agents/ (pm), dotagent's for the rest");
     expect(run.stderr).toContain("the agents read the project's CLAUDE.md");
     expect(run.stderr).toMatch(/\.gitignore: added \d+ lines for dotagent's machine-local files/);
-    expect(run.stderr).toContain("unattended: executor and qa run shell commands (Bash) with your user's rights, nobody asked");
+    expect(run.stderr).toContain(
+      "unattended: executor and qa run shell commands (Bash) with your user's rights, nobody asked",
+    );
     expect(run.stderr.match(/the agents read the project's CLAUDE\.md/g)).toHaveLength(1);
     const ignored = readFileSync(join(root, ".gitignore"), "utf8");
     expect(ignored.startsWith(IGNORED)).toBe(true);
@@ -82,7 +101,11 @@ describe("dotagent run with the project's context", () => {
 
   it("--agents DIR: those agent files only, no CLAUDE.md, nothing said about the project", () => {
     const { root, cli } = project();
-    const run = spawnSync(process.execPath, [cli, "run", "add login", "--approve", "auto", "--agents", join(REPO, "agents"), "--json"], { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: api.url } });
+    const run = spawnSync(
+      process.execPath,
+      [cli, "run", "add login", "--approve", "auto", "--agents", join(REPO, "agents"), "--json"],
+      { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: api.url } },
+    );
     expect(run.status, run.stderr).toBe(0);
     for (const s of calls(root)) expect(s.system).not.toContain("CLAUDE.md");
     expect(calls(root).find((c) => c.output.endsWith("demand.json"))?.system).not.toContain("this project's own");

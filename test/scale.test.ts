@@ -81,7 +81,12 @@ interface Ran {
 }
 
 /** A command run as the CLI runs it: options parsed, output captured instead of printed. */
-async function runCommand(command: Command, root: string, args: string[], options: Record<string, string | boolean>): Promise<Ran> {
+async function runCommand(
+  command: Command,
+  root: string,
+  args: string[],
+  options: Record<string, string | boolean>,
+): Promise<Ran> {
   let out = "";
   const plain = (s: string) => s;
   const context: CommandContext = {
@@ -99,16 +104,34 @@ async function runCommand(command: Command, root: string, args: string[], option
   return { code: await command.run(context), out };
 }
 
-const op = (root: string): OpContext => ({ paths: projectPaths(root), now: () => NOW, warn: () => undefined, note: () => undefined, byModel: false });
+const op = (root: string): OpContext => ({
+  paths: projectPaths(root),
+  now: () => NOW,
+  warn: () => undefined,
+  note: () => undefined,
+  byModel: false,
+});
 const hookRan = (output: unknown): Ran => ({ code: 0, out: JSON.stringify(output) });
 
-const executor = (id: string) => ({ subagent_type: "executor", prompt: ["Feature request: add login", "Phase: IMPLEMENTATION", `Task: ${id}`, `Output file: memory/reports/tasks/${id}.json`].join("\n"), description: `task ${id}` });
+const executor = (id: string) => ({
+  subagent_type: "executor",
+  prompt: [
+    "Feature request: add login",
+    "Phase: IMPLEMENTATION",
+    `Task: ${id}`,
+    `Output file: memory/reports/tasks/${id}.json`,
+  ].join("\n"),
+  description: `task ${id}`,
+});
 
 /** An executor's transcript as Claude Code writes it (its prompt is the first user message), for SubagentStop. */
 function transcript(root: string, id: string): string {
   const file = join(root, "transcripts", "agent-scale.jsonl");
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify({ type: "user", timestamp: new Date(NOW.getTime() - 20 * 60_000).toISOString(), message: { role: "user", content: executor(id).prompt } })}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ type: "user", timestamp: new Date(NOW.getTime() - 20 * 60_000).toISOString(), message: { role: "user", content: executor(id).prompt } })}\n`,
+  );
   return file;
 }
 
@@ -122,20 +145,116 @@ interface Path {
 }
 
 const PATHS: readonly Path[] = [
-  { name: "status --json", run: (r) => runCommand(status.command, r, [], { json: true }), says: /"action":"run_tasks"/ },
+  {
+    name: "status --json",
+    run: (r) => runCommand(status.command, r, [], { json: true }),
+    says: /"action":"run_tasks"/,
+  },
   { name: "status", run: (r) => runCommand(status.command, r, [], {}), says: /Next: run tasks? task-/ },
-  { name: "resume --json --dry-run", run: (r) => runCommand(resume.command, r, [], { json: true, "dry-run": true }), says: /"action":"run_tasks"/ },
+  {
+    name: "resume --json --dry-run",
+    run: (r) => runCommand(resume.command, r, [], { json: true, "dry-run": true }),
+    says: /"action":"run_tasks"/,
+  },
   { name: "validate --json", run: (r) => runCommand(validate.command, r, [], { json: true }), says: /"valid":true/ },
   { name: "tasks --json", run: (r) => runCommand(tasks.command, r, [], { json: true }), says: /"waiting_on":\["task-/ },
   { name: "tasks", run: (r) => runCommand(tasks.command, r, [], {}), says: /waits for task-/ },
-  { name: "task next --json", run: (r) => runCommand(task.command, r, ["next"], { json: true }), says: /"tasks":\[\{"id":"task-/ },
-  { name: "hook session-start", run: async (r) => hookRan(await hookCommand.sessionStartContext({ args: [], options: {}, paths: projectPaths(r), now: () => NOW, out: { json: false, color: { bold: String, dim: String, green: String, yellow: String, red: String, cyan: String }, result: () => undefined, note: () => undefined } }, { source: "resume", cwd: r })), says: /workflow wf-add-login-and-sessions is open/ },
-  { name: "resume --json", writes: true, run: (r) => runCommand(resume.command, r, [], { json: true }), says: /"repairs":\[\{"code":"task_completed_from_output"/ },
-  { name: "task start", writes: true, run: (r, f) => runCommand(task.command, r, ["start", f.ready!], { json: true }), says: /"status":"running"/ },
-  { name: "task complete", writes: true, run: (r, f) => runCommand(task.command, r, ["complete", f.runningWithOutput], { json: true }), says: /"status":"complete"/ },
-  { name: "hook pre-tool-use (an executor's spawn)", writes: true, run: async (r, f) => hookRan(await hooks.onPreToolUse(op(r), { session_id: "scale", cwd: r, hook_event_name: "PreToolUse", tool_name: "Agent", tool_input: executor(f.ready!) }, join(r, "dotagent.mjs"))), says: /"permissionDecision":"allow"/ },
-  { name: "hook post-tool-use (an executor's end)", writes: true, run: async (r, f) => hookRan(await hooks.onPostToolUse(op(r), { session_id: "scale", cwd: r, hook_event_name: "PostToolUse", tool_name: "Agent", tool_input: executor(f.runningWithOutput), tool_response: { status: "completed" } })), says: /dotagent recorded: executor for task-\d+: complete/ },
-  { name: "hook subagent-stop (an executor's end)", writes: true, run: async (r, f) => hookRan(await hooks.onSubagentStop(op(r), { session_id: "scale", cwd: r, hook_event_name: "SubagentStop", agent_id: "scale", agent_type: "executor", agent_transcript_path: transcript(r, f.runningWithOutput) })), says: /^null$/ },
+  {
+    name: "task next --json",
+    run: (r) => runCommand(task.command, r, ["next"], { json: true }),
+    says: /"tasks":\[\{"id":"task-/,
+  },
+  {
+    name: "hook session-start",
+    run: async (r) =>
+      hookRan(
+        await hookCommand.sessionStartContext(
+          {
+            args: [],
+            options: {},
+            paths: projectPaths(r),
+            now: () => NOW,
+            out: {
+              json: false,
+              color: { bold: String, dim: String, green: String, yellow: String, red: String, cyan: String },
+              result: () => undefined,
+              note: () => undefined,
+            },
+          },
+          { source: "resume", cwd: r },
+        ),
+      ),
+    says: /workflow wf-add-login-and-sessions is open/,
+  },
+  {
+    name: "resume --json",
+    writes: true,
+    run: (r) => runCommand(resume.command, r, [], { json: true }),
+    says: /"repairs":\[\{"code":"task_completed_from_output"/,
+  },
+  {
+    name: "task start",
+    writes: true,
+    run: (r, f) => runCommand(task.command, r, ["start", f.ready!], { json: true }),
+    says: /"status":"running"/,
+  },
+  {
+    name: "task complete",
+    writes: true,
+    run: (r, f) => runCommand(task.command, r, ["complete", f.runningWithOutput], { json: true }),
+    says: /"status":"complete"/,
+  },
+  {
+    name: "hook pre-tool-use (an executor's spawn)",
+    writes: true,
+    run: async (r, f) =>
+      hookRan(
+        await hooks.onPreToolUse(
+          op(r),
+          {
+            session_id: "scale",
+            cwd: r,
+            hook_event_name: "PreToolUse",
+            tool_name: "Agent",
+            tool_input: executor(f.ready!),
+          },
+          join(r, "dotagent.mjs"),
+        ),
+      ),
+    says: /"permissionDecision":"allow"/,
+  },
+  {
+    name: "hook post-tool-use (an executor's end)",
+    writes: true,
+    run: async (r, f) =>
+      hookRan(
+        await hooks.onPostToolUse(op(r), {
+          session_id: "scale",
+          cwd: r,
+          hook_event_name: "PostToolUse",
+          tool_name: "Agent",
+          tool_input: executor(f.runningWithOutput),
+          tool_response: { status: "completed" },
+        }),
+      ),
+    says: /dotagent recorded: executor for task-\d+: complete/,
+  },
+  {
+    name: "hook subagent-stop (an executor's end)",
+    writes: true,
+    run: async (r, f) =>
+      hookRan(
+        await hooks.onSubagentStop(op(r), {
+          session_id: "scale",
+          cwd: r,
+          hook_event_name: "SubagentStop",
+          agent_id: "scale",
+          agent_type: "executor",
+          agent_transcript_path: transcript(r, f.runningWithOutput),
+        }),
+      ),
+    says: /^null$/,
+  },
 ];
 
 /** A plan of `size` tasks, written once and copied for each path that writes. */
@@ -168,13 +287,18 @@ describe("scale: the work of every path grows with the plan, not faster (counted
         const ran = await path.run(root, p.fixture);
         const counted = await takeWork();
         // The path meant, to its end: a refusal would count other work.
-        expect([ran.code, ran.out], `${path.name} on a plan of ${p.fixture.tasks} tasks`).toEqual([0, expect.stringMatching(path.says)]);
+        expect([ran.code, ran.out], `${path.name} on a plan of ${p.fixture.tasks} tasks`).toEqual([
+          0,
+          expect.stringMatching(path.says),
+        ]);
         if (i > 0) work.push(counted); // the first run loads the path's modules
       }
       const [w1, w2, w4] = work as [number, number, number];
       const before = Math.max(w2 - w1, N);
       if (w4 - w2 > GROWTH * 2 * before) {
-        failures.push(`${path.name}: work ${w1}, ${w2}, ${w4} at ${SIZES.join(", ")} tasks: each of the last ${2 * N} tasks cost ${((w4 - w2) / (2 * before)).toFixed(2)}× what each of the ${N} before them did (at most ${GROWTH}×)`);
+        failures.push(
+          `${path.name}: work ${w1}, ${w2}, ${w4} at ${SIZES.join(", ")} tasks: each of the last ${2 * N} tasks cost ${((w4 - w2) / (2 * before)).toFixed(2)}× what each of the ${N} before them did (at most ${GROWTH}×)`,
+        );
       }
     }
     expect(failures, "work that grows faster than the plan").toEqual([]);

@@ -8,7 +8,13 @@ import { REPO, dotagent } from "./support/cli.js";
 import { ACTIONS, SITUATIONS } from "../src/core/plan-resume.js";
 import { ERROR_CODES } from "../src/core/error-codes.js";
 
-type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; items?: JsonSchema; anyOf?: JsonSchema[] };
+type JsonSchema = {
+  type?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+};
 
 /** Field paths like `tasks[].depends_on` → required?, walking nested objects, arrays and nullables. */
 export function schemaFields(schema: JsonSchema, prefix = "", out = new Map<string, boolean>()): Map<string, boolean> {
@@ -49,7 +55,10 @@ export function specErrorCodes(spec: string): Map<string, { exit: string; when: 
 }
 
 /** What tells SPEC's table from the catalogue: codes only one of them has, and codes whose exit codes or meaning differ. */
-export function errorCodeDrift(table: Map<string, { exit: string; when: string }>, catalogue: Record<string, { exit: readonly number[]; when: string }>): string[] {
+export function errorCodeDrift(
+  table: Map<string, { exit: string; when: string }>,
+  catalogue: Record<string, { exit: readonly number[]; when: string }>,
+): string[] {
   const drift: string[] = [];
   for (const [code, { exit, when }] of Object.entries(catalogue)) {
     const want = [...exit].sort((a, b) => a - b).join(", ");
@@ -76,14 +85,24 @@ describe("SPEC.md matches `dotagent schema`", () => {
   }
 
   it("a spec table that drops a field or gets `required` wrong is caught", () => {
-    const tampered = spec.replace("| `tasks[].title` | optional |", "| `tasks[].titel` | optional |").replace("| `updated_at` | required |", "| `updated_at` | optional |");
+    const tampered = spec
+      .replace("| `tasks[].title` | optional |", "| `tasks[].titel` | optional |")
+      .replace("| `updated_at` | required |", "| `updated_at` | optional |");
     const fields = specFields(tampered, "execution");
     expect(fields.has("tasks[].title")).toBe(false);
     expect(fields.get("updated_at")).toBe(false);
   });
 
   it("names every exit code, next action and situation the CLI uses", () => {
-    for (const code of ["**0** ok", "**1** refused", "**2** usage", "**3** state invalid", "**4** locked", "**5** a person must decide"]) expect(spec).toContain(code);
+    for (const code of [
+      "**0** ok",
+      "**1** refused",
+      "**2** usage",
+      "**3** state invalid",
+      "**4** locked",
+      "**5** a person must decide",
+    ])
+      expect(spec).toContain(code);
     const help = dotagent(REPO, ["--help"]).stdout;
     const commands = [...help.matchAll(/^ {2}(\w+) {2,}/gm)].map((m) => m[1]!);
     expect(commands.length).toBeGreaterThan(5);
@@ -102,12 +121,22 @@ describe("SPEC.md §10.1 is the catalogue of error codes (src/core/error-codes.t
   it("a table that drops a code, adds one, or gets an exit code or a meaning wrong is caught", () => {
     const row = (code: string) => new RegExp(`^\\| \`${code}\` \\|.*\\n`, "m");
     const dropped = spec.replace(row("archive_not_found"), "");
-    expect(errorCodeDrift(specErrorCodes(dropped), ERROR_CODES)).toEqual(["archive_not_found: in the catalogue, not in SPEC"]);
+    expect(errorCodeDrift(specErrorCodes(dropped), ERROR_CODES)).toEqual([
+      "archive_not_found: in the catalogue, not in SPEC",
+    ]);
     const added = spec.replace("| `usage` |", "| `usgae` | 2 | a misspelt code |\n| `usage` |");
     expect(errorCodeDrift(specErrorCodes(added), ERROR_CODES)).toEqual(["usgae: in SPEC, not in the catalogue"]);
-    const wrongExit = spec.replace("| `locked` | 4 |", "| `locked` | 1 |").replace("| `no_workflow` | 1, 3 |", "| `no_workflow` | 1 |");
-    expect(errorCodeDrift(specErrorCodes(wrongExit), ERROR_CODES)).toEqual(["locked: exit 4 in the catalogue, 1 in SPEC", "no_workflow: exit 1, 3 in the catalogue, 1 in SPEC"]);
-    const reworded = spec.replace("| `locked` | 4 | the lock is held by another process |", "| `locked` | 4 | the lock is held |");
+    const wrongExit = spec
+      .replace("| `locked` | 4 |", "| `locked` | 1 |")
+      .replace("| `no_workflow` | 1, 3 |", "| `no_workflow` | 1 |");
+    expect(errorCodeDrift(specErrorCodes(wrongExit), ERROR_CODES)).toEqual([
+      "locked: exit 4 in the catalogue, 1 in SPEC",
+      "no_workflow: exit 1, 3 in the catalogue, 1 in SPEC",
+    ]);
+    const reworded = spec.replace(
+      "| `locked` | 4 | the lock is held by another process |",
+      "| `locked` | 4 | the lock is held |",
+    );
     expect(errorCodeDrift(specErrorCodes(reworded), ERROR_CODES)).toEqual(["locked: meaning differs"]);
   });
 });

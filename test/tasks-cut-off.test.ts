@@ -13,9 +13,17 @@ describe("a cut-off attempt in dotagent tasks", () => {
     const p = projectAtImplementation([{ id: "t1", title: "Login form" }], { git: false });
     ok(startTask(p, "t1", deadPid()).run);
     ok(dotagent(p, ["resume", "--json"]));
-    const row = ok(dotagent(p, ["tasks"])).stdout.split("\n").find((l) => l.startsWith("t1 "));
+    const row = ok(dotagent(p, ["tasks"]))
+      .stdout.split("\n")
+      .find((l) => l.startsWith("t1 "));
     expect(row).toMatch(/^t1 +pending +1\/3 \(1 cut off\) +/);
-    expect(ok(dotagent(p, ["tasks", "--json"])).json.tasks[0]).toMatchObject({ id: "t1", attempts: 1, cut_off: 1, max_attempts: 3, error: "orphaned: the session ended while it ran" });
+    expect(ok(dotagent(p, ["tasks", "--json"])).json.tasks[0]).toMatchObject({
+      id: "t1",
+      attempts: 1,
+      cut_off: 1,
+      max_attempts: 3,
+      error: "orphaned: the session ended while it ran",
+    });
     ok(startTask(p, "t1").run);
     ok(dotagent(p, ["task", "fail", "t1", "--error", "tests fail"]));
     expect(ok(dotagent(p, ["tasks", "--json"])).json.tasks[0]).toMatchObject({ attempts: 2, cut_off: 1 });

@@ -16,19 +16,38 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, REPO, dotagent, removeTemps } from "./support/cli.js";
-import { deadPid, executorWork, expectFsckClean, git, projectAtImplementation, taskBranches, taskOf, taskWorktrees, timesMerged } from "./support/worktree-project.js";
+import {
+  deadPid,
+  executorWork,
+  expectFsckClean,
+  git,
+  projectAtImplementation,
+  taskBranches,
+  taskOf,
+  taskWorktrees,
+  timesMerged,
+} from "./support/worktree-project.js";
 
 const PRELOAD = join(REPO, "test/torture/git-kill-at.mjs");
 const ALL = process.env.WORKTREE_KILLS === "all";
 /** Git commands that change something (the rest only read). */
-const MUTATING = /^(worktree (add|remove|lock|unlock|prune)|commit |commit-tree |add |update-index |restore |merge --ff-only|update-ref |checkout |rm |symbolic-ref |switch )/;
+const MUTATING =
+  /^(worktree (add|remove|lock|unlock|prune)|commit |commit-tree |add |update-index |restore |merge --ff-only|update-ref |checkout |rm |symbolic-ref |switch )/;
 
 let work = "";
 const templates: Record<string, string> = {};
 
 /** The CLI with the kill preload: killed before/after its n-th git command, or logging them all. */
-function killedCli(cwd: string, args: string[], env: Record<string, string>): { code: number | null; signal: NodeJS.Signals | null; stdout: string } {
-  const run = spawnSync(process.execPath, ["--import", PRELOAD, CLI, ...args], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "2000", ...env } });
+function killedCli(
+  cwd: string,
+  args: string[],
+  env: Record<string, string>,
+): { code: number | null; signal: NodeJS.Signals | null; stdout: string } {
+  const run = spawnSync(process.execPath, ["--import", PRELOAD, CLI, ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "2000", ...env },
+  });
   return { code: run.status, signal: run.signal, stdout: run.stdout };
 }
 
@@ -52,7 +71,10 @@ function gitCalls(template: string, args: string[]): string[] {
   const log = join(copy, "..", `${copy.split("/").at(-1)}.git-log`);
   const run = killedCli(copy, args, { GIT_KILL_LOG: log });
   expect(run.code, run.stdout).toBe(0);
-  return readFileSync(log, "utf8").trim().split("\n").map((l) => l.slice(l.indexOf(" ") + 1));
+  return readFileSync(log, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => l.slice(l.indexOf(" ") + 1));
 }
 
 /**
@@ -106,7 +128,8 @@ beforeAll(() => {
   // Mending: t1's executor left its worktree on feature/t1, made from the task's branch (a commit
   // and an uncommitted file there), and its attempt was given up.
   const forward = projectAtImplementation([{ id: "t1" }]);
-  const forwardDir = dotagent(forward, ["task", "start", "t1", "--owner", String(deadPid()), "--json"]).json.task.worktree.dir;
+  const forwardDir = dotagent(forward, ["task", "start", "t1", "--owner", String(deadPid()), "--json"]).json.task
+    .worktree.dir;
   git(forwardDir, "checkout", "-q", "-b", "feature/t1");
   executorWork(forward, "t1", forwardDir, { "t1.txt": "t1\n" });
   writeFileSync(join(forwardDir, "t1-notes.txt"), "notes\n");
@@ -114,7 +137,8 @@ beforeAll(() => {
   templates.mendForward = forward;
   // … or on a branch made from the base after an earlier attempt's commit (diverged: a merge).
   const diverged = projectAtImplementation([{ id: "t1" }]);
-  const divergedDir = dotagent(diverged, ["task", "start", "t1", "--owner", String(deadPid()), "--json"]).json.task.worktree.dir;
+  const divergedDir = dotagent(diverged, ["task", "start", "t1", "--owner", String(deadPid()), "--json"]).json.task
+    .worktree.dir;
   executorWork(diverged, "t1", divergedDir, { "t1-earlier.txt": "earlier\n" });
   git(divergedDir, "checkout", "-q", "-b", "feature/t1", "HEAD~1");
   executorWork(diverged, "t1", divergedDir, { "t1.txt": "t1\n" });
@@ -123,7 +147,8 @@ beforeAll(() => {
   templates.mendDiverged = diverged;
   // … diverged with a conflict: the work is carried for the next executor to merge.
   const conflicting = projectAtImplementation([{ id: "t1" }]);
-  const conflictingDir = dotagent(conflicting, ["task", "start", "t1", "--owner", String(deadPid()), "--json"]).json.task.worktree.dir;
+  const conflictingDir = dotagent(conflicting, ["task", "start", "t1", "--owner", String(deadPid()), "--json"]).json
+    .task.worktree.dir;
   executorWork(conflicting, "t1", conflictingDir, { "shared.txt": "one\nearlier\nthree\n" });
   git(conflictingDir, "checkout", "-q", "-b", "feature/t1", "HEAD~1");
   executorWork(conflicting, "t1", conflictingDir, { "shared.txt": "one\nfeature\nthree\n" });
@@ -148,7 +173,10 @@ describe("kill -9 at each git step of a task's landing, then `dotagent resume`",
       const killed = killedCli(root, ["task", "complete", "t1", "--json"], { GIT_KILL_AT: `${point.n}:${point.when}` });
       expect(killed.signal, `${point.when} ${point.call}`).toBe("SIGKILL");
       // Whatever the kill left: merged once or not at all, never twice.
-      const tip = spawnSync("git", ["rev-parse", "--verify", "-q", "dotagent/wf-add-parts/t1"], { cwd: root, encoding: "utf8" }).stdout.trim();
+      const tip = spawnSync("git", ["rev-parse", "--verify", "-q", "dotagent/wf-add-parts/t1"], {
+        cwd: root,
+        encoding: "utf8",
+      }).stdout.trim();
       if (tip !== "") expect(timesMerged(root, "main", tip)).toBeLessThanOrEqual(1);
       const resumed = dotagent(root, ["resume", "--json"]);
       expect(resumed.code, `${point.when} ${point.call}: ${resumed.stdout}${resumed.stderr}`).toBe(0);
@@ -159,14 +187,26 @@ describe("kill -9 at each git step of a task's landing, then `dotagent resume`",
       rmSync(root, { recursive: true, force: true });
     }
     console.log(`worktree kill matrix (landing): ${points.length} kills of ${calls.length} git commands`);
-    for (const step of ["after commit ", "after commit-tree", "after merge --ff-only", "after worktree remove", "after update-ref -d"]) expect(seen.some((s) => s.startsWith(step)), step).toBe(true);
+    for (const step of [
+      "after commit ",
+      "after commit-tree",
+      "after merge --ff-only",
+      "after worktree remove",
+      "after update-ref -d",
+    ])
+      expect(
+        seen.some((s) => s.startsWith(step)),
+        step,
+      ).toBe(true);
   }, 600_000);
 
   it("… its session still live (the task's owner): the session's next `task complete` finishes it, even the worktree it owns", () => {
     const calls = gitCalls(templates.live!, ["task", "complete", "t1", "--json"]);
     for (const point of killPoints(calls)) {
       const root = cloneProject(templates.live!);
-      expect(killedCli(root, ["task", "complete", "t1", "--json"], { GIT_KILL_AT: `${point.n}:${point.when}` }).signal).toBe("SIGKILL");
+      expect(
+        killedCli(root, ["task", "complete", "t1", "--json"], { GIT_KILL_AT: `${point.n}:${point.when}` }).signal,
+      ).toBe("SIGKILL");
       const again = dotagent(root, ["task", "complete", "t1", "--json"]);
       expect(again.code, `${point.when} ${point.call}: ${again.stdout}${again.stderr}`).toBe(0);
       expectLandedOnce(root, git(root, "rev-parse", "main^2"), { notes: true });
@@ -178,13 +218,18 @@ describe("kill -9 at each git step of a task's landing, then `dotagent resume`",
     const root = cloneProject(templates.landing!);
     const calls = gitCalls(templates.landing!, ["task", "complete", "t1", "--json"]);
     const ff = calls.findIndex((c) => c.startsWith("merge --ff-only")) + 1;
-    expect(killedCli(root, ["task", "complete", "t1", "--json"], { GIT_KILL_AT: `${ff}:before` }).signal).toBe("SIGKILL");
+    expect(killedCli(root, ["task", "complete", "t1", "--json"], { GIT_KILL_AT: `${ff}:before` }).signal).toBe(
+      "SIGKILL",
+    );
     expect(taskOf(root, "t1").worktree.merge.state).toBe("merging");
     writeFileSync(join(root, ".git", "index.lock"), "");
     writeFileSync(join(root, "t1.txt"), "t"); // the first byte of "t1\n"
     const resumed = dotagent(root, ["resume", "--json"]);
     expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
-    expect(resumed.json.repairs[0]).toMatchObject({ code: "task_merged", message: expect.stringMatching(/^t1 was being merged when it was cut off/) });
+    expect(resumed.json.repairs[0]).toMatchObject({
+      code: "task_merged",
+      message: expect.stringMatching(/^t1 was being merged when it was cut off/),
+    });
     expectLandedOnce(root, git(root, "rev-parse", "main^2"), { notes: true });
   });
 
@@ -193,7 +238,9 @@ describe("kill -9 at each git step of a task's landing, then `dotagent resume`",
     const calls = gitCalls(templates.landing!, ["task", "complete", "t1", "--json"]);
     const ff = calls.findIndex((c) => c.startsWith("merge --ff-only")) + 1;
     const before = git(root, "rev-parse", "main");
-    expect(killedCli(root, ["task", "complete", "t1", "--json"], { GIT_KILL_AT: `${ff}:before` }).signal).toBe("SIGKILL");
+    expect(killedCli(root, ["task", "complete", "t1", "--json"], { GIT_KILL_AT: `${ff}:before` }).signal).toBe(
+      "SIGKILL",
+    );
     writeFileSync(join(root, ".git", "index.lock"), "");
     writeFileSync(join(root, "t1.txt"), "the person's own t1.txt\n");
     const resumed = dotagent(root, ["resume", "--json"]);
@@ -211,7 +258,9 @@ describe("kill -9 at each git step of a task's start, then the start again", () 
     const points = killPoints(calls);
     for (const point of points) {
       const root = cloneProject(templates.start!);
-      const killed = killedCli(root, ["task", "start", "t1", "--owner", String(process.pid), "--json"], { GIT_KILL_AT: `${point.n}:${point.when}` });
+      const killed = killedCli(root, ["task", "start", "t1", "--owner", String(process.pid), "--json"], {
+        GIT_KILL_AT: `${point.n}:${point.when}`,
+      });
       expect(killed.signal, `${point.when} ${point.call}`).toBe("SIGKILL");
       // The session starts it again (or finds it started: its owner, this test, lives).
       const again = dotagent(root, ["task", "start", "t1", "--owner", String(process.pid), "--json"]);
@@ -232,32 +281,49 @@ describe("kill -9 at each git step of a task's start, then the start again", () 
 describe("kill -9 at each git step of a start that mends a worktree left on another branch, then the start again", () => {
   it.each([
     ["made from the task's branch (the branch moves, HEAD follows)", "mendForward", ["update-ref ", "symbolic-ref "]],
-    ["diverged (its leftovers committed, a merge, the switch)", "mendDiverged", ["commit ", "commit-tree ", "update-ref ", "switch "]],
-  ])("%s: the next start finishes the mend; the work lands whole, fsck clean, nothing left", (_what, template, steps) => {
-    const args = ["task", "start", "t1", "--owner", String(process.pid), "--json"];
-    const calls = gitCalls(templates[template as string]!, args);
-    for (const step of steps as string[]) expect(calls.some((c) => c.startsWith(step)), step).toBe(true);
-    const points = killPoints(calls);
-    for (const point of points) {
-      const root = cloneProject(templates[template as string]!);
-      const killed = killedCli(root, args, { GIT_KILL_AT: `${point.n}:${point.when}` });
-      expect(killed.signal, `${point.when} ${point.call}`).toBe("SIGKILL");
-      // The work is never lost: in a commit on a branch, or in the worktree.
-      const dir = join(root, ".dotagent/worktrees/t1");
-      expect(readFileSync(join(dir, "t1-notes.txt"), "utf8"), `${point.when} ${point.call}`).toBe("notes\n");
-      // The session starts it again (or finds it started: its owner, this test, lives).
-      const again = dotagent(root, args);
-      expect([0, 1], `${point.when} ${point.call}: ${again.stdout}${again.stderr}`).toContain(again.code);
-      expect(git(dir, "symbolic-ref", "HEAD"), `${point.when} ${point.call}`).toBe("refs/heads/dotagent/wf-add-parts/t1");
-      writeFileSync(join(root, "memory/reports/tasks/t1.json"), JSON.stringify({ task_id: "t1", status: "complete", summary: "t1" }));
-      const done = dotagent(root, ["task", "complete", "t1", "--json"]);
-      expect(done.code, `${point.when} ${point.call}: ${done.stdout}${done.stderr}`).toBe(0);
-      expectLandedOnce(root, git(root, "rev-parse", "main^2"), { notes: true });
-      if (template === "mendDiverged") expect(readFileSync(join(root, "t1-earlier.txt"), "utf8")).toBe("earlier\n");
-      rmSync(root, { recursive: true, force: true });
-    }
-    console.log(`worktree kill matrix (mend, ${template}): ${points.length} kills of ${calls.length} git commands`);
-  }, 600_000);
+    [
+      "diverged (its leftovers committed, a merge, the switch)",
+      "mendDiverged",
+      ["commit ", "commit-tree ", "update-ref ", "switch "],
+    ],
+  ])(
+    "%s: the next start finishes the mend; the work lands whole, fsck clean, nothing left",
+    (_what, template, steps) => {
+      const args = ["task", "start", "t1", "--owner", String(process.pid), "--json"];
+      const calls = gitCalls(templates[template as string]!, args);
+      for (const step of steps as string[])
+        expect(
+          calls.some((c) => c.startsWith(step)),
+          step,
+        ).toBe(true);
+      const points = killPoints(calls);
+      for (const point of points) {
+        const root = cloneProject(templates[template as string]!);
+        const killed = killedCli(root, args, { GIT_KILL_AT: `${point.n}:${point.when}` });
+        expect(killed.signal, `${point.when} ${point.call}`).toBe("SIGKILL");
+        // The work is never lost: in a commit on a branch, or in the worktree.
+        const dir = join(root, ".dotagent/worktrees/t1");
+        expect(readFileSync(join(dir, "t1-notes.txt"), "utf8"), `${point.when} ${point.call}`).toBe("notes\n");
+        // The session starts it again (or finds it started: its owner, this test, lives).
+        const again = dotagent(root, args);
+        expect([0, 1], `${point.when} ${point.call}: ${again.stdout}${again.stderr}`).toContain(again.code);
+        expect(git(dir, "symbolic-ref", "HEAD"), `${point.when} ${point.call}`).toBe(
+          "refs/heads/dotagent/wf-add-parts/t1",
+        );
+        writeFileSync(
+          join(root, "memory/reports/tasks/t1.json"),
+          JSON.stringify({ task_id: "t1", status: "complete", summary: "t1" }),
+        );
+        const done = dotagent(root, ["task", "complete", "t1", "--json"]);
+        expect(done.code, `${point.when} ${point.call}: ${done.stdout}${done.stderr}`).toBe(0);
+        expectLandedOnce(root, git(root, "rev-parse", "main^2"), { notes: true });
+        if (template === "mendDiverged") expect(readFileSync(join(root, "t1-earlier.txt"), "utf8")).toBe("earlier\n");
+        rmSync(root, { recursive: true, force: true });
+      }
+      console.log(`worktree kill matrix (mend, ${template}): ${points.length} kills of ${calls.length} git commands`);
+    },
+    600_000,
+  );
 
   it("diverged with a conflict: after any kill the next start still tells the executor to merge the carried work, which then lands", () => {
     const args = ["task", "start", "t1", "--owner", String(process.pid), "--json"];
@@ -266,19 +332,33 @@ describe("kill -9 at each git step of a start that mends a worktree left on anot
     const points = killPoints(calls);
     for (const point of points) {
       const root = cloneProject(templates.mendConflict!);
-      expect(killedCli(root, args, { GIT_KILL_AT: `${point.n}:${point.when}` }).signal, `${point.when} ${point.call}`).toBe("SIGKILL");
+      expect(
+        killedCli(root, args, { GIT_KILL_AT: `${point.n}:${point.when}` }).signal,
+        `${point.when} ${point.call}`,
+      ).toBe("SIGKILL");
       const again = dotagent(root, args);
       expect([0, 1], `${point.when} ${point.call}: ${again.stdout}${again.stderr}`).toContain(again.code);
       const dir = join(root, ".dotagent/worktrees/t1");
-      expect(git(dir, "symbolic-ref", "HEAD"), `${point.when} ${point.call}`).toBe("refs/heads/dotagent/wf-add-parts/t1");
+      expect(git(dir, "symbolic-ref", "HEAD"), `${point.when} ${point.call}`).toBe(
+        "refs/heads/dotagent/wf-add-parts/t1",
+      );
       // The record the executor's lines come from says to merge the carried work (a kill before the start was recorded: said again).
-      if (again.code === 0) expect(again.json.task.worktree.prompt_lines, `${point.when} ${point.call}`).toContain("Merge conflict: dotagent/wf-add-parts/t1-carried (shared.txt)");
-      expect(taskOf(root, "t1").worktree.merge, `${point.when} ${point.call}`).toMatchObject({ reason: "carried", detail: "dotagent/wf-add-parts/t1-carried" });
+      if (again.code === 0)
+        expect(again.json.task.worktree.prompt_lines, `${point.when} ${point.call}`).toContain(
+          "Merge conflict: dotagent/wf-add-parts/t1-carried (shared.txt)",
+        );
+      expect(taskOf(root, "t1").worktree.merge, `${point.when} ${point.call}`).toMatchObject({
+        reason: "carried",
+        detail: "dotagent/wf-add-parts/t1-carried",
+      });
       expect(spawnSync("git", ["merge", "-q", "dotagent/wf-add-parts/t1-carried"], { cwd: dir }).status).not.toBe(0);
       writeFileSync(join(dir, "shared.txt"), "one\nearlier and feature\nthree\n");
       git(dir, "add", "-A");
       git(dir, "commit", "-q", "--no-edit");
-      writeFileSync(join(root, "memory/reports/tasks/t1.json"), JSON.stringify({ task_id: "t1", status: "complete", summary: "t1" }));
+      writeFileSync(
+        join(root, "memory/reports/tasks/t1.json"),
+        JSON.stringify({ task_id: "t1", status: "complete", summary: "t1" }),
+      );
       const done = dotagent(root, ["task", "complete", "t1", "--json"]);
       expect(done.code, `${point.when} ${point.call}: ${done.stdout}${done.stderr}`).toBe(0);
       expect(readFileSync(join(root, "shared.txt"), "utf8")).toBe("one\nearlier and feature\nthree\n");
@@ -302,7 +382,10 @@ describe("kill -9 at each git step of a start that mends a worktree left on anot
     const again = dotagent(root, args);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(git(dir, "symbolic-ref", "HEAD")).toBe("refs/heads/dotagent/wf-add-parts/t1");
-    writeFileSync(join(root, "memory/reports/tasks/t1.json"), JSON.stringify({ task_id: "t1", status: "complete", summary: "t1" }));
+    writeFileSync(
+      join(root, "memory/reports/tasks/t1.json"),
+      JSON.stringify({ task_id: "t1", status: "complete", summary: "t1" }),
+    );
     expect(dotagent(root, ["task", "complete", "t1", "--json"]).code).toBe(0);
     expectLandedOnce(root, git(root, "rev-parse", "main^2"), { notes: true });
     expect(readFileSync(join(root, "t1-earlier.txt"), "utf8")).toBe("earlier\n");

@@ -9,7 +9,23 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { CLI, dotagent, removeTemps, writeJson } from "./support/cli.js";
 import { copyOfTemplate } from "./support/template.js";
-import { deadPid, executorWork, exists, expectFsckClean, git, liveOwner, ok, projectAtImplementation, readExecution, startTask, stopOwner, taskBranches, taskOf, taskWorktrees, timesMerged } from "./support/worktree-project.js";
+import {
+  deadPid,
+  executorWork,
+  exists,
+  expectFsckClean,
+  git,
+  liveOwner,
+  ok,
+  projectAtImplementation,
+  readExecution,
+  startTask,
+  stopOwner,
+  taskBranches,
+  taskOf,
+  taskWorktrees,
+  timesMerged,
+} from "./support/worktree-project.js";
 
 afterEach(() => removeTemps());
 afterAll(async () => stopOwner());
@@ -34,7 +50,11 @@ describe("three independent tasks in their own worktrees", () => {
     const heads = THREE.map((t) => git(root, "rev-parse", `dotagent/wf-add-parts/${t.id}`));
     for (const t of THREE) {
       const done = ok(dotagent(root, ["task", "complete", t.id, "--json"]));
-      expect(done.json.task).toMatchObject({ id: t.id, status: "complete", worktree: { merge: { state: "merged", into: "main" } } });
+      expect(done.json.task).toMatchObject({
+        id: t.id,
+        status: "complete",
+        worktree: { merge: { state: "merged", into: "main" } },
+      });
     }
     for (const [i, t] of THREE.entries()) {
       expect(readFileSync(join(root, `${t.id}.txt`), "utf8")).toBe(`${t.id}\n`);
@@ -49,7 +69,11 @@ describe("three independent tasks in their own worktrees", () => {
     const status = ok(dotagent(root, ["status", "--json"])).json;
     expect(status.phase).toBe("VERIFICATION");
     expect(status.isolation).toMatchObject({ mode: "worktree", branch: "main", round: 0 });
-    expect(status.worktrees.map((w: { task: string; merge: string }) => [w.task, w.merge])).toEqual([["t1", "merged"], ["t2", "merged"], ["t3", "merged"]]);
+    expect(status.worktrees.map((w: { task: string; merge: string }) => [w.task, w.merge])).toEqual([
+      ["t1", "merged"],
+      ["t2", "merged"],
+      ["t3", "merged"],
+    ]);
     const events = readFileSync(join(root, "memory/state/events.jsonl"), "utf8");
     expect(events.match(/"type":"task_merged"/g)).toHaveLength(3);
     expect(events.match(/"type":"worktree_created"/g)).toHaveLength(3);
@@ -78,7 +102,12 @@ describe("conflicts never lose a side", () => {
     ok(dotagent(root, ["task", "complete", "t1", "--json"]));
     const second = ok(dotagent(root, ["task", "complete", "t2", "--json"])).json;
     // Failed by the conflict, requeued (attempts left): the next step runs it again.
-    expect(second.task).toMatchObject({ id: "t2", status: "pending", attempts: 1, worktree: { merge: { state: "conflict", files: ["shared.txt"], reason: "conflict" } } });
+    expect(second.task).toMatchObject({
+      id: "t2",
+      status: "pending",
+      attempts: 1,
+      worktree: { merge: { state: "conflict", files: ["shared.txt"], reason: "conflict" } },
+    });
     expect(second.task.error).toMatch(/merge conflict: .*shared\.txt/);
     expect(second.next).toMatchObject({ action: "run_tasks", tasks: ["t2"] });
     expect(readFileSync(join(root, "shared.txt"), "utf8")).toBe("one\nTWO from t1\nthree\n");
@@ -90,7 +119,9 @@ describe("conflicts never lose a side", () => {
     const events = readFileSync(join(root, "memory/state/events.jsonl"), "utf8");
     expect(events).toMatch(/"type":"task_conflict","task_id":"t2","into":"main","files":\["shared.txt"\]/);
     const status = ok(dotagent(root, ["status"]));
-    expect(status.stdout).toMatch(/t2 +pending +\.dotagent\/worktrees\/t2 +dotagent\/wf-add-parts\/t2 +conflict: shared\.txt/);
+    expect(status.stdout).toMatch(
+      /t2 +pending +\.dotagent\/worktrees\/t2 +dotagent\/wf-add-parts\/t2 +conflict: shared\.txt/,
+    );
 
     // The retry works in the same worktree and is told to merge main first; resolved, it lands.
     const retry = startTask(root, "t2");
@@ -114,7 +145,11 @@ describe("conflicts never lose a side", () => {
     executorWork(root, "t1", a.dir!, { "shared.txt": "one\nt1\nthree\n" });
     writeFileSync(join(root, "shared.txt"), "a person's edit\n");
     const done = ok(dotagent(root, ["task", "complete", "t1", "--json"])).json;
-    expect(done.task.worktree.merge).toMatchObject({ state: "conflict", reason: "local_changes", files: ["shared.txt"] });
+    expect(done.task.worktree.merge).toMatchObject({
+      state: "conflict",
+      reason: "local_changes",
+      files: ["shared.txt"],
+    });
     expect(readFileSync(join(root, "shared.txt"), "utf8")).toBe("a person's edit\n");
     expect(git(root, "rev-parse", "main")).toBe(taskOf(root, "t1").worktree.base);
   });
@@ -136,7 +171,9 @@ describe("a task recovered while its executor still finished", () => {
 
 describe("what an executor leaves behind", () => {
   it("uncommitted work is committed on its branch by dotagent and merged; its memory/ changes are not merged", () => {
-    const root = projectAtImplementation([{ id: "t1" }], { files: { "README.md": "# app\n", "memory/reports/old.json": "{}\n" } });
+    const root = projectAtImplementation([{ id: "t1" }], {
+      files: { "README.md": "# app\n", "memory/reports/old.json": "{}\n" },
+    });
     const a = startTask(root, "t1");
     // A commit that touches memory/ (the worktree's copy), then work left uncommitted.
     writeFileSync(join(a.dir!, "memory/reports/old.json"), '{"changed": true}\n');
@@ -169,11 +206,17 @@ describe("what the project needs", () => {
     const first = startTask(root, "t1");
     ok(first.run);
     expect(first.dir).toBeUndefined();
-    expect(first.run.stderr).toMatch(/^dotagent: warning: the tasks of this round share one checkout \(no worktrees\): the project is not in a git repository/);
+    expect(first.run.stderr).toMatch(
+      /^dotagent: warning: the tasks of this round share one checkout \(no worktrees\): the project is not in a git repository/,
+    );
     const second = startTask(root, "t2");
     expect(second.run.stderr).toBe("");
     expect(second.run.json.next).toMatchObject({ action: "await_agents" });
-    expect(readExecution(root).isolation).toMatchObject({ mode: "shared", round: 0, reason: "the project is not in a git repository" });
+    expect(readExecution(root).isolation).toMatchObject({
+      mode: "shared",
+      round: 0,
+      reason: "the project is not in a git repository",
+    });
     writeJson(root, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" });
     expect(ok(dotagent(root, ["task", "complete", "t1", "--json"])).json.task.status).toBe("complete");
   });
@@ -183,7 +226,10 @@ describe("what the project needs", () => {
     git(root, "checkout", "-q", "--detach");
     const first = startTask(root, "t1");
     ok(first.run);
-    expect(readExecution(root).isolation).toMatchObject({ mode: "shared", reason: expect.stringMatching(/detached HEAD/) });
+    expect(readExecution(root).isolation).toMatchObject({
+      mode: "shared",
+      reason: expect.stringMatching(/detached HEAD/),
+    });
   });
 
   it("uncommitted changes at the start of IMPLEMENTATION are a decision: yes commits them, then worktrees", () => {
@@ -193,14 +239,21 @@ describe("what the project needs", () => {
     const plan = dotagent(root, ["resume", "--json"]);
     expect(plan.code).toBe(5);
     expect(plan.json.next).toMatchObject({ action: "confirm_isolation", round: 0 });
-    expect(plan.json.decision).toMatchObject({ default: false, yes: "dotagent resume --isolation commit", no: "dotagent resume --isolation shared" });
+    expect(plan.json.decision).toMatchObject({
+      default: false,
+      yes: "dotagent resume --isolation commit",
+      no: "dotagent resume --isolation shared",
+    });
     expect(plan.json.decision.question).toMatch(/uncommitted changes \(new\.txt, shared\.txt\)/);
     const refused = startTask(root, "t1");
     expect(refused.run.code).toBe(5);
     expect(refused.run.json.error.code).toBe("isolation_undecided");
     const yes = ok(dotagent(root, ["resume", "--isolation", "commit", "--json"])).json;
     expect(yes.next).toMatchObject({ action: "run_tasks", tasks: ["t1"] });
-    expect(yes.repairs[0]).toMatchObject({ code: "isolation_decided", message: expect.stringMatching(/committed 2 uncommitted file/) });
+    expect(yes.repairs[0]).toMatchObject({
+      code: "isolation_decided",
+      message: expect.stringMatching(/committed 2 uncommitted file/),
+    });
     expect(git(root, "show", "main:shared.txt")).toBe("half-done edit");
     expect(git(root, "status", "--porcelain")).toBe("?? memory/");
     const started = startTask(root, "t1");
@@ -248,7 +301,10 @@ describe("leftovers", () => {
     const a = startTask(root, "t1", deadPid());
     executorWork(root, "t1", a.dir!, { "a.txt": "a\n" });
     const resumed = ok(dotagent(root, ["resume", "--json"])).json;
-    expect(resumed.repairs[0]).toMatchObject({ code: "task_merged", message: expect.stringMatching(/^t1 was running and its output says complete: complete, merged into main/) });
+    expect(resumed.repairs[0]).toMatchObject({
+      code: "task_merged",
+      message: expect.stringMatching(/^t1 was running and its output says complete: complete, merged into main/),
+    });
     expect(resumed.phase).toBe("VERIFICATION");
     expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("a\n");
     expect(taskWorktrees(root)).toEqual([]);
@@ -258,29 +314,71 @@ describe("leftovers", () => {
 describe("the executor learns its worktree", () => {
   it("the PreToolUse hook records the start and rewrites the Agent call's prompt (updatedInput)", () => {
     const root = projectAtImplementation([{ id: "t1" }]);
-    const prompt = ["Feature request: add parts", "Phase: IMPLEMENTATION", "Task: t1", "Title: t1", "Workflow: wf-add-parts", "Output file: memory/reports/tasks/t1.json"].join("\n");
-    const input = { hook_event_name: "PreToolUse", tool_name: "Agent", cwd: root, tool_input: { subagent_type: "executor", description: "t1", prompt, run_in_background: false } };
-    const hook = dotagent(root, ["hook", "pre-tool-use"], { input: JSON.stringify(input), env: { CLAUDE_PID: String(liveOwner()), CLAUDE_PROJECT_DIR: root } });
+    const prompt = [
+      "Feature request: add parts",
+      "Phase: IMPLEMENTATION",
+      "Task: t1",
+      "Title: t1",
+      "Workflow: wf-add-parts",
+      "Output file: memory/reports/tasks/t1.json",
+    ].join("\n");
+    const input = {
+      hook_event_name: "PreToolUse",
+      tool_name: "Agent",
+      cwd: root,
+      tool_input: { subagent_type: "executor", description: "t1", prompt, run_in_background: false },
+    };
+    const hook = dotagent(root, ["hook", "pre-tool-use"], {
+      input: JSON.stringify(input),
+      env: { CLAUDE_PID: String(liveOwner()), CLAUDE_PROJECT_DIR: root },
+    });
     const out = JSON.parse(hook.stdout).hookSpecificOutput;
     expect(out.permissionDecision).toBe("allow");
     expect(out.permissionDecisionReason).toMatch(/executor for t1 started in its worktree \.dotagent\/worktrees\/t1/);
     expect(out.updatedInput).toMatchObject({ subagent_type: "executor", description: "t1", run_in_background: false });
     const lines = String(out.updatedInput.prompt).split("\n");
-    expect(lines.slice(-4)).toEqual([`Worktree: ${join(root, ".dotagent/worktrees/t1")}`, "Branch: dotagent/wf-add-parts/t1 (dotagent merges it into main when you finish)", `Report file: ${join(root, "memory/reports/tasks/t1.json")}`, "Output file: memory/reports/tasks/t1.json"]);
+    expect(lines.slice(-4)).toEqual([
+      `Worktree: ${join(root, ".dotagent/worktrees/t1")}`,
+      "Branch: dotagent/wf-add-parts/t1 (dotagent merges it into main when you finish)",
+      `Report file: ${join(root, "memory/reports/tasks/t1.json")}`,
+      "Output file: memory/reports/tasks/t1.json",
+    ]);
     expect(taskWorktrees(root)).toEqual([join(root, ".dotagent/worktrees/t1")]);
   });
 
   it("an executor that stops without its report is sent back to the main checkout's memory/, not its worktree's copy", () => {
     const root = projectAtImplementation([{ id: "t1" }]);
     ok(startTask(root, "t1").run);
-    const prompt = ["Feature request: add parts", "Phase: IMPLEMENTATION", "Task: t1", "Output file: memory/reports/tasks/t1.json"].join("\n");
+    const prompt = [
+      "Feature request: add parts",
+      "Phase: IMPLEMENTATION",
+      "Task: t1",
+      "Output file: memory/reports/tasks/t1.json",
+    ].join("\n");
     const dir = join(root, "home/.claude/projects/x/s-1/subagents");
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "agent-a1.jsonl"), `${JSON.stringify({ type: "user", agentId: "a1", message: { role: "user", content: prompt } })}\n`);
+    writeFileSync(
+      join(dir, "agent-a1.jsonl"),
+      `${JSON.stringify({ type: "user", agentId: "a1", message: { role: "user", content: prompt } })}\n`,
+    );
     writeFileSync(join(dir, "agent-a1.meta.json"), JSON.stringify({ agentType: "executor" }));
-    const input = { hook_event_name: "SubagentStop", agent_id: "a1", agent_type: "executor", agent_transcript_path: join(dir, "agent-a1.jsonl"), cwd: root };
-    const stop = dotagent(root, ["hook", "subagent-stop"], { input: JSON.stringify(input), env: { CLAUDE_PROJECT_DIR: root } });
-    expect(JSON.parse(stop.stdout)).toMatchObject({ decision: "block", reason: expect.stringContaining(`Write memory/reports/tasks/t1.json (the main checkout's: ${join(root, "memory/reports/tasks/t1.json")}, not your worktree's copy) now`) });
+    const input = {
+      hook_event_name: "SubagentStop",
+      agent_id: "a1",
+      agent_type: "executor",
+      agent_transcript_path: join(dir, "agent-a1.jsonl"),
+      cwd: root,
+    };
+    const stop = dotagent(root, ["hook", "subagent-stop"], {
+      input: JSON.stringify(input),
+      env: { CLAUDE_PROJECT_DIR: root },
+    });
+    expect(JSON.parse(stop.stdout)).toMatchObject({
+      decision: "block",
+      reason: expect.stringContaining(
+        `Write memory/reports/tasks/t1.json (the main checkout's: ${join(root, "memory/reports/tasks/t1.json")}, not your worktree's copy) now`,
+      ),
+    });
   });
 
   it("status and the SessionStart briefing show the tasks by worktree", () => {
@@ -290,9 +388,23 @@ describe("the executor learns its worktree", () => {
     expect(plain).toMatch(/^Isolation: each task in its own git worktree, merged into main \(round 0\)$/m);
     expect(plain).toMatch(/^ {2}t1 +running +\.dotagent\/worktrees\/t1 +dotagent\/wf-add-parts\/t1$/m);
     const json = ok(dotagent(root, ["status", "--json"])).json;
-    expect(json.worktrees).toEqual([{ task: "t1", status: "running", path: ".dotagent/worktrees/t1", branch: "dotagent/wf-add-parts/t1", into: "main", base: git(root, "rev-parse", "main"), merge: null }]);
-    const briefing = dotagent(root, ["hook", "session-start"], { input: JSON.stringify({ source: "resume", cwd: root }) });
-    expect(JSON.parse(briefing.stdout).hookSpecificOutput.additionalContext).toMatch(/Task worktrees \(dotagent makes them and merges each into main when its task completes; never edit or remove them by hand\): t1 \.dotagent\/worktrees\/t1 \(running\)/);
+    expect(json.worktrees).toEqual([
+      {
+        task: "t1",
+        status: "running",
+        path: ".dotagent/worktrees/t1",
+        branch: "dotagent/wf-add-parts/t1",
+        into: "main",
+        base: git(root, "rev-parse", "main"),
+        merge: null,
+      },
+    ]);
+    const briefing = dotagent(root, ["hook", "session-start"], {
+      input: JSON.stringify({ source: "resume", cwd: root }),
+    });
+    expect(JSON.parse(briefing.stdout).hookSpecificOutput.additionalContext).toMatch(
+      /Task worktrees \(dotagent makes them and merges each into main when its task completes; never edit or remove them by hand\): t1 \.dotagent\/worktrees\/t1 \(running\)/,
+    );
   });
 });
 
@@ -323,7 +435,11 @@ describe("a merge in a linked worktree (found with git rev-parse --git-path MERG
     const { root, b } = mergeStartedInT2();
     writeJson(root, "memory/reports/tasks/t2.json", { task_id: "t2", status: "complete" });
     const done = ok(dotagent(root, ["task", "complete", "t2", "--json"])).json;
-    expect(done.task.worktree.merge).toMatchObject({ state: "conflict", reason: "unfinished_merge", files: ["shared.txt"] });
+    expect(done.task.worktree.merge).toMatchObject({
+      state: "conflict",
+      reason: "unfinished_merge",
+      files: ["shared.txt"],
+    });
     expect(done.task.error).toMatch(/left a merge unfinished in its worktree \(unmerged: shared\.txt\)/);
     expect(git(b.dir!, "rev-parse", "--verify", "MERGE_HEAD")).toMatch(/^[0-9a-f]{40}$/);
   });
@@ -390,7 +506,8 @@ describe("a .dotagent that is a link never leads dotagent's worktrees outside th
       expect(start.code, start.stderr).toBe(0);
       expect(start.json.task.worktree).toBeUndefined();
       expect(start.stderr).toMatch(/\.dotagent is a link/);
-      for (const args of [["resume"], ["status"], ["validate"]]) expect(dotagent(root, [...args, "--json"]).code, args.join(" ")).toBe(0);
+      for (const args of [["resume"], ["status"], ["validate"]])
+        expect(dotagent(root, [...args, "--json"]).code, args.join(" ")).toBe(0);
       expect(readFileSync(join(elsewhere, "worktrees/keep/precious.txt"), "utf8")).toBe("keep me\n");
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
@@ -400,10 +517,15 @@ describe("a .dotagent that is a link never leads dotagent's worktrees outside th
 
 describe("the lock is held for the merge alone (issue 23: a batch's starts and landings side by side)", () => {
   /** The git commands a command ran, each as before or inside the state lock or after it (DOTAGENT_TRACE). */
-  function traced(root: string, args: string[]): { run: ReturnType<typeof dotagent>; before: string[]; locked: string[]; after: string[] } {
+  function traced(
+    root: string,
+    args: string[],
+  ): { run: ReturnType<typeof dotagent>; before: string[]; locked: string[]; after: string[] } {
     const file = join(mkdtempSync(join(tmpdir(), "dotagent-trace-")), "trace.jsonl");
     const run = dotagent(root, args, { env: { DOTAGENT_TRACE: file } });
-    const line = JSON.parse(readFileSync(file, "utf8").trim().split("\n").at(-1)!) as { marks: Array<[string, number, number?]> };
+    const line = JSON.parse(readFileSync(file, "utf8").trim().split("\n").at(-1)!) as {
+      marks: Array<[string, number, number?]>;
+    };
     rmSync(join(file, ".."), { recursive: true, force: true });
     const parts = { before: [] as string[], locked: [] as string[], after: [] as string[] };
     let where: keyof typeof parts = "before";
@@ -424,7 +546,9 @@ describe("the lock is held for the merge alone (issue 23: a batch's starts and l
     expect(second.after[0]).toBe("worktree");
     expect(second.locked.length, second.locked.join(", ")).toBeLessThanOrEqual(2);
     expect(taskWorktrees(root)).toEqual([join(root, ".dotagent/worktrees/t1"), join(root, ".dotagent/worktrees/t2")]);
-    expect(git(join(root, ".dotagent/worktrees/t2"), "rev-parse", "--abbrev-ref", "HEAD")).toBe("dotagent/wf-add-parts/t2");
+    expect(git(join(root, ".dotagent/worktrees/t2"), "rev-parse", "--abbrev-ref", "HEAD")).toBe(
+      "dotagent/wf-add-parts/t2",
+    );
   });
 
   it("a landing commits the executor's work before the lock and merges under it", () => {
@@ -448,14 +572,25 @@ describe("the lock is held for the merge alone (issue 23: a batch's starts and l
     const root = projectAtImplementation([{ id: "t1" }, { id: "t2" }]);
     const { dir } = startTask(root, "t1");
     executorWork(root, "t1", dir!, { "t1.txt": "t1\n" }, { commit: false });
-    const prompt = ["Feature request: add parts", "Phase: IMPLEMENTATION", "Task: t1", "Output file: memory/reports/tasks/t1.json"].join("\n");
+    const prompt = [
+      "Feature request: add parts",
+      "Phase: IMPLEMENTATION",
+      "Task: t1",
+      "Output file: memory/reports/tasks/t1.json",
+    ].join("\n");
     const agents = join(root, "home/.claude/projects/x/s-1/subagents");
     mkdirSync(agents, { recursive: true });
-    writeFileSync(join(agents, "agent-a1.jsonl"), `${JSON.stringify({ type: "user", agentId: "a1", message: { role: "user", content: prompt } })}\n`);
+    writeFileSync(
+      join(agents, "agent-a1.jsonl"),
+      `${JSON.stringify({ type: "user", agentId: "a1", message: { role: "user", content: prompt } })}\n`,
+    );
     writeFileSync(join(agents, "agent-a1.meta.json"), JSON.stringify({ agentType: "executor" }));
     const hookRun = (event: string, input: Record<string, unknown>) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [CLI, "hook", event], { cwd: root, env: { ...process.env, NO_COLOR: "1", CLAUDE_PROJECT_DIR: root, CLAUDE_PID: String(liveOwner()) } });
+        const child = spawn(process.execPath, [CLI, "hook", event], {
+          cwd: root,
+          env: { ...process.env, NO_COLOR: "1", CLAUDE_PROJECT_DIR: root, CLAUDE_PID: String(liveOwner()) },
+        });
         let stdout = "";
         let stderr = "";
         child.stdout.on("data", (d) => (stdout += d));
@@ -464,15 +599,30 @@ describe("the lock is held for the merge alone (issue 23: a batch's starts and l
         child.stdin.end(JSON.stringify({ session_id: "s-1", cwd: root, ...input }));
       });
     const [stop, note] = await Promise.all([
-      hookRun("subagent-stop", { hook_event_name: "SubagentStop", agent_id: "a1", agent_type: "executor", agent_transcript_path: join(agents, "agent-a1.jsonl") }),
-      hookRun("user-prompt-submit", { hook_event_name: "UserPromptSubmit", transcript_path: join(root, "home/.claude/projects/x/s-1.jsonl"), prompt: "<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n</task-notification>" }),
+      hookRun("subagent-stop", {
+        hook_event_name: "SubagentStop",
+        agent_id: "a1",
+        agent_type: "executor",
+        agent_transcript_path: join(agents, "agent-a1.jsonl"),
+      }),
+      hookRun("user-prompt-submit", {
+        hook_event_name: "UserPromptSubmit",
+        transcript_path: join(root, "home/.claude/projects/x/s-1.jsonl"),
+        prompt: "<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n</task-notification>",
+      }),
     ]);
     expect([stop.code, note.code]).toEqual([0, 0]);
     expect(`${stop.stderr}${note.stderr}`).toBe("");
-    expect(JSON.parse(note.stdout).hookSpecificOutput.additionalContext).toMatch(/executor for t1: (complete|already recorded)/);
+    expect(JSON.parse(note.stdout).hookSpecificOutput.additionalContext).toMatch(
+      /executor for t1: (complete|already recorded)/,
+    );
     expect(taskOf(root, "t1")).toMatchObject({ status: "complete", worktree: { merge: { state: "merged" } } });
     expect(readFileSync(join(root, "t1.txt"), "utf8")).toBe("t1\n");
-    expect(git(root, "log", "--format=%s", "main").split("\n").filter((l) => l.startsWith("Task t1"))).toEqual(["Task t1: t1"]);
+    expect(
+      git(root, "log", "--format=%s", "main")
+        .split("\n")
+        .filter((l) => l.startsWith("Task t1")),
+    ).toEqual(["Task t1: t1"]);
     expect(taskWorktrees(root)).toEqual([]);
     expect(taskBranches(root)).toEqual([]);
   });
@@ -486,8 +636,13 @@ describe("the lock is held for the merge alone (issue 23: a batch's starts and l
     const failed = startTask(root, "t1");
     expect(failed.run.code).toBe(1);
     expect(failed.run.json.error).toMatchObject({ code: "git_failed" });
-    expect(taskOf(root, "t1")).toMatchObject({ status: "pending", worktree: { path: ".dotagent/worktrees/t1", branch: "dotagent/wf-add-parts/t1" } });
-    expect(readFileSync(join(root, "memory/state/events.jsonl"), "utf8")).toMatch(/"type":"worktree_failed","task_id":"t1"/);
+    expect(taskOf(root, "t1")).toMatchObject({
+      status: "pending",
+      worktree: { path: ".dotagent/worktrees/t1", branch: "dotagent/wf-add-parts/t1" },
+    });
+    expect(readFileSync(join(root, "memory/state/events.jsonl"), "utf8")).toMatch(
+      /"type":"worktree_failed","task_id":"t1"/,
+    );
     rmSync(refLock);
     const again = startTask(root, "t1");
     ok(again.run);

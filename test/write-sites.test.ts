@@ -16,10 +16,42 @@ import { join, relative } from "node:path";
 import { REPO } from "./support/cli.js";
 
 const FS_WRITES = [
-  "writeFileSync", "appendFileSync", "openSync", "renameSync", "mkdirSync", "mkdtempSync", "copyFileSync", "cpSync", "linkSync",
-  "symlinkSync", "truncateSync", "chmodSync", "lchmodSync", "chownSync", "lchownSync", "utimesSync", "lutimesSync", "createWriteStream",
-  "writeFile", "appendFile", "open", "rename", "mkdir", "mkdtemp", "copyFile", "cp", "link", "symlink", "truncate", "chmod", "lchmod",
-  "chown", "lchown", "utimes", "lutimes", "promises",
+  "writeFileSync",
+  "appendFileSync",
+  "openSync",
+  "renameSync",
+  "mkdirSync",
+  "mkdtempSync",
+  "copyFileSync",
+  "cpSync",
+  "linkSync",
+  "symlinkSync",
+  "truncateSync",
+  "chmodSync",
+  "lchmodSync",
+  "chownSync",
+  "lchownSync",
+  "utimesSync",
+  "lutimesSync",
+  "createWriteStream",
+  "writeFile",
+  "appendFile",
+  "open",
+  "rename",
+  "mkdir",
+  "mkdtemp",
+  "copyFile",
+  "cp",
+  "link",
+  "symlink",
+  "truncate",
+  "chmod",
+  "lchmod",
+  "chown",
+  "lchown",
+  "utimes",
+  "lutimes",
+  "promises",
 ];
 /** The modules whose named imports write, and which of their names do. */
 const WRITERS: Record<string, readonly string[]> = {
@@ -55,10 +87,16 @@ export function rawWrites(source: string): string {
     const names = WRITERS[module];
     if (names === undefined) continue;
     const named = /\{([^}]*)\}/.exec(clause)?.[1] ?? "";
-    const whole = clause.replace(/\{[^}]*\}/, "").replace(/,/g, "").trim();
+    const whole = clause
+      .replace(/\{[^}]*\}/, "")
+      .replace(/,/g, "")
+      .trim();
     // A namespace or default import of node:fs reaches every function: a site of its own.
     if (whole !== "") add(`${module} as ${whole.replace(/^\*\s*as\s*/, "")}`);
-    for (const spec of named.split(",").map((s) => s.trim()).filter((s) => s !== "" && !s.startsWith("type "))) {
+    for (const spec of named
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "" && !s.startsWith("type "))) {
       const [name, alias = name] = spec.split(/\s+as\s+/) as [string, string?];
       if (!names.includes(name)) continue;
       const uses = body.match(new RegExp(`(?<![\\w$.])${alias!.replace(/\$/g, "\\$")}(?![\\w$])`, "g"))?.length ?? 0;
@@ -66,8 +104,14 @@ export function rawWrites(source: string): string {
     }
   }
   // node:fs reached without a static import.
-  for (const m of text.matchAll(/\b(require|import|getBuiltinModule)\(\s*["'](?:node:)?(fs|fs\/promises|write-file-atomic|tar)["']\s*\)/g)) add(`${m[1]}("${m[2]}")`);
-  return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([name, n]) => (n === 1 ? name : `${name}×${n}`)).join(" ");
+  for (const m of text.matchAll(
+    /\b(require|import|getBuiltinModule)\(\s*["'](?:node:)?(fs|fs\/promises|write-file-atomic|tar)["']\s*\)/g,
+  ))
+    add(`${m[1]}("${m[2]}")`);
+  return [...counts]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, n]) => (n === 1 ? name : `${name}×${n}`))
+    .join(" ");
 }
 
 /** Every source file of src/ (not tests, not test support), relative to the repository, `/`-separated. */
@@ -77,7 +121,8 @@ function sourceFiles(): string[] {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) walk(path);
-      else if (path.endsWith(".ts") && !path.endsWith(".test.ts") && !path.includes("test-support")) out.push(relative(REPO, path).split("\\").join("/"));
+      else if (path.endsWith(".ts") && !path.endsWith(".test.ts") && !path.includes("test-support"))
+        out.push(relative(REPO, path).split("\\").join("/"));
     }
   };
   walk(join(REPO, "src"));
@@ -89,11 +134,20 @@ function sourceFiles(): string[] {
  * else writes through src/store/write-file.ts.
  */
 const SITES: Record<string, [string, string]> = {
-  "src/store/write-file.ts": ["copyFileSync linkSync mkdirSync×3 openSync×2 renameSync×2", "the primitive itself: every other write calls it"],
+  "src/store/write-file.ts": [
+    "copyFileSync linkSync mkdirSync×3 openSync×2 renameSync×2",
+    "the primitive itself: every other write calls it",
+  ],
   "src/store/fsync-dir.ts": ["openSync", "opens a folder read-only ('r') to fsync it; writes nothing"],
   "src/store/read-file.ts": ["openSync", "the one reader: O_RDONLY | O_NONBLOCK, never a write flag"],
-  "src/store/events.ts": ["openSync×2", "reads the log's tail (the append's next seq, and readEventsTail for the SessionStart line): O_RDONLY | O_NOFOLLOW | O_NONBLOCK (the append is appendFileInside)"],
-  "src/store/git.ts": ["mkdtempSync openSync writeFileSync", "git's stdin when a call has input (Codex's sandbox refuses a pipe's shutdown, SPEC §19): a fresh mkdtemp folder in the OS temp dir, never the project; the file written with 'wx' (O_CREAT|O_EXCL: never through a link), opened read-only for git, then removed"],
+  "src/store/events.ts": [
+    "openSync×2",
+    "reads the log's tail (the append's next seq, and readEventsTail for the SessionStart line): O_RDONLY | O_NOFOLLOW | O_NONBLOCK (the append is appendFileInside)",
+  ],
+  "src/store/git.ts": [
+    "mkdtempSync openSync writeFileSync",
+    "git's stdin when a call has input (Codex's sandbox refuses a pipe's shutdown, SPEC §19): a fresh mkdtemp folder in the OS temp dir, never the project; the file written with 'wx' (O_CREAT|O_EXCL: never through a link), opened read-only for git, then removed",
+  ],
   "src/store/lock.ts": [
     "linkSync openSync renameSync writeFileSync",
     "lock: the temp lock is created with 'wx' (O_CREAT|O_EXCL: a link there fails with EEXIST, never followed), written through that descriptor, then link()ed into place (link never follows its target and fails when the name exists) or rename()d over a stale lock (a rename replaces a link itself); memory/state is checked to be a real folder (state-paths.ts) before any lock is taken",
@@ -110,8 +164,14 @@ const SITES: Record<string, [string, string]> = {
     "mkdir×3 mkdtemp rename×2",
     "archive clear: after archive-layout.ts refused linked memory/ folders, moves the live files the archive verifiably holds (walked with lstat: a link in memory/reports/ refuses the clear) into a trash folder mkdtemp just made under .archive/, and back to where they were if the clear fails",
   ],
-  "src/archive/file-tree.ts": ["open", "opens a file this module just wrote with 'r+' only to fsync it (never creates, never writes)"],
-  "src/store/authority.ts": ["openSync", "reads a client's record of the session (Claude Code's transcript, …): O_RDONLY | O_NOFOLLOW | O_NONBLOCK, never a write flag"],
+  "src/archive/file-tree.ts": [
+    "open",
+    "opens a file this module just wrote with 'r+' only to fsync it (never creates, never writes)",
+  ],
+  "src/store/authority.ts": [
+    "openSync",
+    "reads a client's record of the session (Claude Code's transcript, …): O_RDONLY | O_NOFOLLOW | O_NONBLOCK, never a write flag",
+  ],
   "src/store/checkout-key.ts": [
     "linkSync mkdirSync openSync×2",
     "the checkout's key, in the user's state folder (never inside a project): the folder made 0700, the key read O_RDONLY | O_NOFOLLOW, written once into a temp created O_CREAT|O_EXCL|O_NOFOLLOW under an unpredictable name, then link()ed into place (link never follows its target and fails when the name exists, so two makers agree on one key)",
@@ -145,7 +205,11 @@ describe("every file write goes through src/store/write-file.ts", () => {
 describe("the scan finds a raw write however it is written (so the list cannot pass by not looking)", () => {
   const cases: Array<[string, string, string]> = [
     ["a named import, called", 'import { writeFileSync } from "node:fs";\nwriteFileSync(p, "x");', "writeFileSync"],
-    ["an alias, called twice", 'import { writeFileSync as w, readFileSync } from "fs";\nw(a, ""); w(b, readFileSync(c));', "writeFileSync×2"],
+    [
+      "an alias, called twice",
+      'import { writeFileSync as w, readFileSync } from "fs";\nw(a, ""); w(b, readFileSync(c));',
+      "writeFileSync×2",
+    ],
     ["fs/promises", 'import { rename, readFile } from "node:fs/promises";\nawait rename(a, b);', "rename"],
     ["open, whatever its flags", 'import { openSync } from "node:fs";\nopenSync(f, "a");', "openSync"],
     ["a function passed, not called", 'import { mkdirSync } from "node:fs";\n[a, b].forEach(mkdirSync);', "mkdirSync"],
@@ -158,7 +222,11 @@ describe("the scan finds a raw write however it is written (so the list cannot p
     ["tar's writer", 'import { create as createTar } from "tar";\nawait createTar({ file }, ["a"]);', "create"],
     ["reads only", 'import { readFileSync, lstatSync } from "node:fs";\nreadFileSync(p); lstatSync(p);', ""],
     ["a type import", 'import type { WriteStream } from "node:fs";', ""],
-    ["the name in a comment or another object's method", 'import { rename } from "node:fs/promises";\n// rename(a, b)\nobj.rename(a);', ""],
+    [
+      "the name in a comment or another object's method",
+      'import { rename } from "node:fs/promises";\n// rename(a, b)\nobj.rename(a);',
+      "",
+    ],
     ["the primitive", 'import { writeFileInside } from "./write-file.js";\nwriteFileInside(root, f, "x");', ""],
   ];
   it.each(cases)("%s", (_name, source, expected) => {

@@ -71,23 +71,28 @@ describe("issue 21, case 11: a call on the same store inside update()'s change i
     ["update()", (s: ReturnType<typeof checkpointStore<number>>) => void s.update("y", () => 1)],
     ["complete()", (s: ReturnType<typeof checkpointStore<number>>) => void s.complete()],
     ["clear()", (s: ReturnType<typeof checkpointStore<number>>) => void s.clear()],
-  ])("%s inside change: the update rejects with usage naming it, nothing is saved, the host does not crash", async (call, inner) => {
-    const store = checkpointStore<number>(fresh(), "s", { lockWaitMs: 10_000 });
-    await store.save("x", 1);
-    const started = Date.now();
-    const err = await failure(store.update("x", (current) => {
-      inner(store); // not awaited, as a synchronous change would do: its refusal is handled, never an unhandled rejection
-      return (current ?? 0) + 1;
-    }));
-    expect(Date.now() - started).toBeLessThan(2000);
-    expect([err.code, err.exitCode]).toEqual(["usage", 2]);
-    expect(err.message).toContain(`${call.replace("()", "")}(`);
-    expect(err.message).toContain("inside update(\"x\", change)");
-    expect(await store.load("x")).toBe(1);
-    expect(await store.load("y")).toBeUndefined();
-    // The store works on afterwards.
-    expect(await store.update("x", (c) => (c ?? 0) + 1)).toBe(2);
-  });
+  ])(
+    "%s inside change: the update rejects with usage naming it, nothing is saved, the host does not crash",
+    async (call, inner) => {
+      const store = checkpointStore<number>(fresh(), "s", { lockWaitMs: 10_000 });
+      await store.save("x", 1);
+      const started = Date.now();
+      const err = await failure(
+        store.update("x", (current) => {
+          inner(store); // not awaited, as a synchronous change would do: its refusal is handled, never an unhandled rejection
+          return (current ?? 0) + 1;
+        }),
+      );
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect([err.code, err.exitCode]).toEqual(["usage", 2]);
+      expect(err.message).toContain(`${call.replace("()", "")}(`);
+      expect(err.message).toContain('inside update("x", change)');
+      expect(await store.load("x")).toBe(1);
+      expect(await store.load("y")).toBeUndefined();
+      // The store works on afterwards.
+      expect(await store.update("x", (c) => (c ?? 0) + 1)).toBe(2);
+    },
+  );
 
   it("awaited inside the change it rejects at once too; a different store's save inside a change is fine", async () => {
     const dir = fresh();
@@ -135,16 +140,25 @@ describe("issue 21, case 12: bad arguments are DotagentErrors, never a TypeError
     ["planned not an array", { planned: 3, completed: {}, failed: {} }],
     ["a planned item without an id", { planned: [{ input: 1 }], completed: {}, failed: {} }],
     ["completed an array", { planned: [{ id: "a" }], completed: [], failed: {} }],
-  ])("a coordinator over a checkpoint of another shape (%s): checkpoint_invalid, exit 3, naming the file", async (_name, value) => {
-    const store = checkpointStore(fresh(), "s");
-    await store.save("coordinator", value);
-    const c = coordinator(store);
-    for (const call of [() => c.plan([{ id: "a" }]), () => c.complete("a"), () => c.fail("a", "x"), () => c.pending(), () => c.manifest()]) {
-      const err = await failure(call());
-      expect([err.code, err.exitCode]).toEqual(["checkpoint_invalid", 3]);
-      expect(err.message).toContain("coordinator.checkpoint.json");
-    }
-  });
+  ])(
+    "a coordinator over a checkpoint of another shape (%s): checkpoint_invalid, exit 3, naming the file",
+    async (_name, value) => {
+      const store = checkpointStore(fresh(), "s");
+      await store.save("coordinator", value);
+      const c = coordinator(store);
+      for (const call of [
+        () => c.plan([{ id: "a" }]),
+        () => c.complete("a"),
+        () => c.fail("a", "x"),
+        () => c.pending(),
+        () => c.manifest(),
+      ]) {
+        const err = await failure(call());
+        expect([err.code, err.exitCode]).toEqual(["checkpoint_invalid", 3]);
+        expect(err.message).toContain("coordinator.checkpoint.json");
+      }
+    },
+  );
 
   it.each([[42], [null], [{}], [{ path: "x" }]])("coordinator(%j): usage, exit 2", (store) => {
     expect(() => coordinator(store as never)).toThrow(expect.objectContaining({ code: "usage", exitCode: 2 }));
@@ -162,7 +176,15 @@ describe("issue 21, case 14: data that would load back changed is refused with d
     ["a hole in an array", { list: [1, , 3] }, "data.list[1] is undefined"],
     ["a BigInt", { n: 10n }, "data.n is a BigInt"],
     ["a Date", { at: new Date(0) }, "data.at is a Date"],
-    ["a class instance", { x: new (class Point { y = 1 })() }, "data.x is a Point"],
+    [
+      "a class instance",
+      {
+        x: new (class Point {
+          y = 1;
+        })(),
+      },
+      "data.x is a Point",
+    ],
     ["a function value", { f: () => 1 }, "data.f is a function"],
     ["an odd key", { "a b": NaN }, 'data["a b"] is NaN'],
   ])("%s", async (_name, data, words) => {
@@ -170,19 +192,27 @@ describe("issue 21, case 14: data that would load back changed is refused with d
     for (const call of [() => store.save("x", data), () => store.update("x", () => data), () => store.complete(data)]) {
       const err = await failure(call());
       expect([err.code, err.exitCode]).toEqual(["data_invalid", 1]);
-      expect(err.message.replace("the result", "data")).toContain(words.replace(/^data/, err.message.includes("result") ? "data" : "data"));
+      expect(err.message.replace("the result", "data")).toContain(
+        words.replace(/^data/, err.message.includes("result") ? "data" : "data"),
+      );
       expect(err.details.path).toBe(words.slice(0, words.indexOf(" is ")));
     }
     expect(await store.status()).toBe("new");
   });
 
   it("inputs with NaN are refused too (NaN and null would hash alike)", () => {
-    expect(() => checkpointStore(fresh(), "s", { inputs: { temperature: NaN } })).toThrow(expect.objectContaining({ code: "data_invalid", details: { path: "inputs.temperature" } }));
+    expect(() => checkpointStore(fresh(), "s", { inputs: { temperature: NaN } })).toThrow(
+      expect.objectContaining({ code: "data_invalid", details: { path: "inputs.temperature" } }),
+    );
   });
 
   it("plain data still round-trips, an undefined object member is dropped as JSON does", async () => {
     const store = checkpointStore<unknown>(fresh(), "s");
-    const data = { a: [1, "x", null, true, { b: -0.5 }], c: Object.assign(Object.create(null) as object, { d: 1 }), e: undefined };
+    const data = {
+      a: [1, "x", null, true, { b: -0.5 }],
+      c: Object.assign(Object.create(null) as object, { d: 1 }),
+      e: undefined,
+    };
     await store.save("x", data);
     expect(await store.load("x")).toEqual({ a: [1, "x", null, true, { b: -0.5 }], c: { d: 1 } });
   });

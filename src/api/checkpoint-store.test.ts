@@ -10,7 +10,6 @@ import { checkpointStore } from "./checkpoint-store.js";
 
 const fresh = tempFolders("dotagent-cp-");
 
-
 describe("checkpointStore", () => {
   it("saves, loads, lists and finds the latest; seq grows with every save", async () => {
     const dir = fresh();
@@ -28,9 +27,16 @@ describe("checkpointStore", () => {
     expect(await store.load("c")).toBeUndefined();
     expect(await store.loadLatest()).toMatchObject({ id: "a", seq: 3, data: { step: 3 } });
     const list = await store.list();
-    expect(list.map((c) => [c.id, c.seq])).toEqual([["b", 2], ["a", 3]]);
+    expect(list.map((c) => [c.id, c.seq])).toEqual([
+      ["b", 2],
+      ["a", 3],
+    ]);
     expect(list[0]).not.toHaveProperty("data");
-    expect(readdirSync(join(dir, "runs", "job-1")).sort()).toEqual(["a.checkpoint.json", "b.checkpoint.json", "store.json"]);
+    expect(readdirSync(join(dir, "runs", "job-1")).sort()).toEqual([
+      "a.checkpoint.json",
+      "b.checkpoint.json",
+      "store.json",
+    ]);
     // A second handle (a restarted program) sees the same.
     expect(await checkpointStore(join(dir, "runs"), "job-1").loadLatest()).toMatchObject({ id: "a", seq: 3 });
   });
@@ -47,7 +53,9 @@ describe("checkpointStore", () => {
     const err = await failure(store.update("x", async () => 1));
     expect([err.code, err.exitCode]).toEqual(["usage", 2]);
     expect(await store.load("x")).toBeUndefined();
-    expect(() => checkpointStore(fresh(), "s", { inputs: { n: 1n } })).toThrowError(/inputs of a checkpoint store must be JSON/);
+    expect(() => checkpointStore(fresh(), "s", { inputs: { n: 1n } })).toThrowError(
+      /inputs of a checkpoint store must be JSON/,
+    );
   });
 
   it("concurrent updates in one process lose nothing", async () => {
@@ -96,9 +104,21 @@ describe("checkpointStore", () => {
     await checkpointStore(dir, "r", { inputs: { model: "m", files: ["a", "b"] } }).save("x", 1);
     expect(await checkpointStore(dir, "r", { inputs: { files: ["a", "b"], model: "m" } }).load("x")).toBe(1);
     const other = checkpointStore(dir, "r", { inputs: { model: "m", files: ["a"] } });
-    for (const call of [() => other.save("x", 2), () => other.load("x"), () => other.loadLatest(), () => other.list(), () => other.status(), () => other.complete(), () => other.update("x", () => 3)]) {
+    for (const call of [
+      () => other.save("x", 2),
+      () => other.load("x"),
+      () => other.loadLatest(),
+      () => other.list(),
+      () => other.status(),
+      () => other.complete(),
+      () => other.update("x", () => 3),
+    ]) {
       const err = await failure(call());
-      expect([err.code, err.exitCode, err.message]).toEqual(["inputs_changed", 1, `${join(dir, "r")} was saved for other inputs; clear() it or use another name`]);
+      expect([err.code, err.exitCode, err.message]).toEqual([
+        "inputs_changed",
+        1,
+        `${join(dir, "r")} was saved for other inputs; clear() it or use another name`,
+      ]);
     }
     expect((await failure(checkpointStore(dir, "r").status())).code).toBe("inputs_changed"); // no inputs is an input too
     await other.clear();
@@ -121,7 +141,15 @@ describe("checkpointStore", () => {
     ["undefined", undefined, "is undefined"],
     ["a function", () => 1, "data is a function"],
     ["a BigInt", { n: 1n }, "cannot be saved as JSON"],
-    ["a cycle", (() => { const o: Record<string, unknown> = {}; o.self = o; return o; })(), "cannot be saved as JSON"],
+    [
+      "a cycle",
+      (() => {
+        const o: Record<string, unknown> = {};
+        o.self = o;
+        return o;
+      })(),
+      "cannot be saved as JSON",
+    ],
   ])("refuses data that is not JSON: %s", async (_what, data, words) => {
     const store = checkpointStore<unknown>(fresh(), "r");
     const err = await failure(store.save("x", data));
@@ -140,16 +168,78 @@ describe("checkpointStore on hostile or corrupt files: exit 3 naming the file", 
     return { dir, folder: join(dir, "r") };
   }
   const cases: Array<[string, (folder: string) => void, string]> = [
-    ["truncated store.json", (f) => writeFileSync(join(f, "store.json"), readFileSync(join(f, "store.json"), "utf8").slice(0, 20)), "store.json: not valid JSON"],
+    [
+      "truncated store.json",
+      (f) => writeFileSync(join(f, "store.json"), readFileSync(join(f, "store.json"), "utf8").slice(0, 20)),
+      "store.json: not valid JSON",
+    ],
     ["empty store.json", (f) => writeFileSync(join(f, "store.json"), ""), "store.json: file is empty"],
-    ["store.json with a bad status", (f) => writeFileSync(join(f, "store.json"), readFileSync(join(f, "store.json"), "utf8").replace('"running"', '"paused"')), "store.json: status: expected"],
-    ["store.json with a negative seq", (f) => writeFileSync(join(f, "store.json"), readFileSync(join(f, "store.json"), "utf8").replace('"seq": 1', '"seq": -1')), "store.json: seq:"],
-    ["a checkpoint truncated", (f) => writeFileSync(join(f, "x.checkpoint.json"), '{"id":"x","seq":1,'), "x.checkpoint.json: not valid JSON"],
-    ["a checkpoint renamed by hand", (f) => writeFileSync(join(f, "x.checkpoint.json"), JSON.stringify({ id: "y", seq: 1, saved_at: "2026-11-20T10:00:00Z", data: 1 })), 'x.checkpoint.json: id: expected "x"'],
-    ["a checkpoint without data", (f) => writeFileSync(join(f, "x.checkpoint.json"), JSON.stringify({ id: "x", seq: 1, saved_at: "2026-11-20T10:00:00Z" })), "x.checkpoint.json: data: required"],
-    ["a checkpoint that is a symbolic link", (f) => { writeFileSync(join(f, "..", "elsewhere"), "{}"); rmSync(join(f, "x.checkpoint.json")); symlinkSync(join(f, "..", "elsewhere"), join(f, "x.checkpoint.json")); }, "x.checkpoint.json: is a symbolic link"],
-    ["a checkpoint that is a FIFO", (f) => { rmSync(join(f, "x.checkpoint.json")); execFileSync("mkfifo", [join(f, "x.checkpoint.json")]); }, "x.checkpoint.json: is a FIFO"],
-    ["a checkpoint that is a folder", (f) => { rmSync(join(f, "x.checkpoint.json")); mkdirSync(join(f, "x.checkpoint.json")); }, "x.checkpoint.json: is a folder"],
+    [
+      "store.json with a bad status",
+      (f) =>
+        writeFileSync(
+          join(f, "store.json"),
+          readFileSync(join(f, "store.json"), "utf8").replace('"running"', '"paused"'),
+        ),
+      "store.json: status: expected",
+    ],
+    [
+      "store.json with a negative seq",
+      (f) =>
+        writeFileSync(
+          join(f, "store.json"),
+          readFileSync(join(f, "store.json"), "utf8").replace('"seq": 1', '"seq": -1'),
+        ),
+      "store.json: seq:",
+    ],
+    [
+      "a checkpoint truncated",
+      (f) => writeFileSync(join(f, "x.checkpoint.json"), '{"id":"x","seq":1,'),
+      "x.checkpoint.json: not valid JSON",
+    ],
+    [
+      "a checkpoint renamed by hand",
+      (f) =>
+        writeFileSync(
+          join(f, "x.checkpoint.json"),
+          JSON.stringify({ id: "y", seq: 1, saved_at: "2026-11-20T10:00:00Z", data: 1 }),
+        ),
+      'x.checkpoint.json: id: expected "x"',
+    ],
+    [
+      "a checkpoint without data",
+      (f) =>
+        writeFileSync(
+          join(f, "x.checkpoint.json"),
+          JSON.stringify({ id: "x", seq: 1, saved_at: "2026-11-20T10:00:00Z" }),
+        ),
+      "x.checkpoint.json: data: required",
+    ],
+    [
+      "a checkpoint that is a symbolic link",
+      (f) => {
+        writeFileSync(join(f, "..", "elsewhere"), "{}");
+        rmSync(join(f, "x.checkpoint.json"));
+        symlinkSync(join(f, "..", "elsewhere"), join(f, "x.checkpoint.json"));
+      },
+      "x.checkpoint.json: is a symbolic link",
+    ],
+    [
+      "a checkpoint that is a FIFO",
+      (f) => {
+        rmSync(join(f, "x.checkpoint.json"));
+        execFileSync("mkfifo", [join(f, "x.checkpoint.json")]);
+      },
+      "x.checkpoint.json: is a FIFO",
+    ],
+    [
+      "a checkpoint that is a folder",
+      (f) => {
+        rmSync(join(f, "x.checkpoint.json"));
+        mkdirSync(join(f, "x.checkpoint.json"));
+      },
+      "x.checkpoint.json: is a folder",
+    ],
   ];
   it.each(cases)("%s", async (_what, damage, words) => {
     const { dir, folder } = await saved();
@@ -212,7 +302,9 @@ process.stdout.write("done\\n");
       target: "node20",
       outfile,
       // A CommonJS dependency would require() built-ins and read __filename: the bundle provides both.
-      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url); const __filename = process.argv[1];" },
+      banner: {
+        js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url); const __filename = process.argv[1];",
+      },
       logLevel: "silent",
     });
     return outfile;
@@ -266,7 +358,9 @@ process.stdout.write("done\\n");
     }
     const store = checkpointStore(dir, "shared");
     await store.save("after", 1); // a dead holder's lock is taken over; leftover temp files are swept
-    expect(readdirSync(join(dir, "shared")).filter((n) => !n.endsWith(".checkpoint.json") && n !== "store.json")).toEqual([]);
+    expect(
+      readdirSync(join(dir, "shared")).filter((n) => !n.endsWith(".checkpoint.json") && n !== "store.json"),
+    ).toEqual([]);
     expect(before).toBeGreaterThan(0);
   });
 });

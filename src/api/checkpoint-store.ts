@@ -109,7 +109,10 @@ const changing = new Map<string, { id: string; reentered?: DotagentError }>();
 export function inTurn<R>(folder: string, body: () => Promise<R>): Promise<R> {
   const before = queues.get(folder) ?? Promise.resolve();
   const mine = before.then(body, body);
-  const tail = mine.then(() => undefined, () => undefined);
+  const tail = mine.then(
+    () => undefined,
+    () => undefined,
+  );
   queues.set(folder, tail);
   void tail.then(() => {
     if (queues.get(folder) === tail) queues.delete(folder);
@@ -117,20 +120,42 @@ export function inTurn<R>(folder: string, body: () => Promise<R>): Promise<R> {
   return mine;
 }
 
-export function checkpointStore<T = unknown>(dir: string, name: string, options: CheckpointStoreOptions = {}): CheckpointStore<T> {
-  if (typeof dir !== "string" || dir === "") throw new DotagentError("usage", `checkpointStore(dir, name) takes the folder as a non-empty string, not ${describeValue(dir)}`, EXIT.usage);
+export function checkpointStore<T = unknown>(
+  dir: string,
+  name: string,
+  options: CheckpointStoreOptions = {},
+): CheckpointStore<T> {
+  if (typeof dir !== "string" || dir === "")
+    throw new DotagentError(
+      "usage",
+      `checkpointStore(dir, name) takes the folder as a non-empty string, not ${describeValue(dir)}`,
+      EXIT.usage,
+    );
   checkId(name, "store name");
-  if (options === null || typeof options !== "object") throw new DotagentError("usage", `checkpointStore's options must be an object ({ inputs?, lockWaitMs? }), not ${describeValue(options)}`, EXIT.usage);
+  if (options === null || typeof options !== "object")
+    throw new DotagentError(
+      "usage",
+      `checkpointStore's options must be an object ({ inputs?, lockWaitMs? }), not ${describeValue(options)}`,
+      EXIT.usage,
+    );
   const lockWaitMs: unknown = options.lockWaitMs;
   if (lockWaitMs !== undefined && (typeof lockWaitMs !== "number" || !Number.isFinite(lockWaitMs) || lockWaitMs < 0)) {
-    throw new DotagentError("usage", `lockWaitMs takes a number of milliseconds ≥ 0, not ${describeValue(lockWaitMs)}`, EXIT.usage);
+    throw new DotagentError(
+      "usage",
+      `lockWaitMs takes a number of milliseconds ≥ 0, not ${describeValue(lockWaitMs)}`,
+      EXIT.usage,
+    );
   }
   const folder = join(dir, name);
   /** The folder's identity in this process (two handles on one store share its queue). */
   const key = resolve(folder);
   const hash = hashOf(options.inputs);
   const envWait = Number(process.env.DOTAGENT_LOCK_WAIT_MS);
-  const waitMs = lockWaitMs ?? (process.env.DOTAGENT_LOCK_WAIT_MS !== undefined && Number.isFinite(envWait) && envWait >= 0 ? envWait : DEFAULT_WAIT_MS);
+  const waitMs =
+    lockWaitMs ??
+    (process.env.DOTAGENT_LOCK_WAIT_MS !== undefined && Number.isFinite(envWait) && envWait >= 0
+      ? envWait
+      : DEFAULT_WAIT_MS);
   let swept = false;
 
   const rel = (file: string) => join(folder, file);
@@ -145,7 +170,12 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
     const meta = parseMeta(raw);
     if (typeof meta === "string") throw invalid(rel(META), meta);
     if (meta.inputs_hash !== hash) {
-      throw new DotagentError("inputs_changed", `${folder} was saved for other inputs; clear() it or use another name`, EXIT.refused, { path: folder });
+      throw new DotagentError(
+        "inputs_changed",
+        `${folder} was saved for other inputs; clear() it or use another name`,
+        EXIT.refused,
+        { path: folder },
+      );
     }
     return meta;
   }
@@ -229,7 +259,12 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
   function readOpenMeta(): StoreMeta | undefined {
     const meta = readMeta();
     if (meta?.status === "complete") {
-      throw new DotagentError("run_complete", `${folder} is complete; clear() it to start a new run, or use another name`, EXIT.refused, { path: folder });
+      throw new DotagentError(
+        "run_complete",
+        `${folder} is complete; clear() it to start a new run, or use another name`,
+        EXIT.refused,
+        { path: folder },
+      );
     }
     return meta;
   }
@@ -238,7 +273,10 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
     const seq = (meta?.seq ?? 0) + 1;
     const at = now.toISOString();
     write(META, { ...(meta ?? { format: 1, name, inputs_hash: hash, created_at: at, status: "running" }), seq });
-    writeRaw(`${id}${SUFFIX}`, `{"id":${JSON.stringify(id)},"seq":${seq},"saved_at":${JSON.stringify(at)},"data":${text}}\n`);
+    writeRaw(
+      `${id}${SUFFIX}`,
+      `{"id":${JSON.stringify(id)},"seq":${seq},"saved_at":${JSON.stringify(at)},"data":${text}}\n`,
+    );
     return seq;
   }
 
@@ -266,7 +304,11 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
   const reentered = (call: string): Promise<never> | undefined => {
     const inside = changing.get(key);
     if (inside === undefined) return undefined;
-    const error = new DotagentError("usage", `${call} was called inside update(${JSON.stringify(inside.id)}, change) on the same store (${folder}): change must only compute and return the new data; call ${call.replace(/\(.*$/, "")}() after update() has resolved`, EXIT.usage);
+    const error = new DotagentError(
+      "usage",
+      `${call} was called inside update(${JSON.stringify(inside.id)}, change) on the same store (${folder}): change must only compute and return the new data; call ${call.replace(/\(.*$/, "")}() after update() has resolved`,
+      EXIT.usage,
+    );
     inside.reentered ??= error;
     const refused = Promise.reject(error);
     refused.catch(() => {});
@@ -286,7 +328,12 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
       reentered(`update(${JSON.stringify(id)})`) ??
       run(() => {
         checkId(id, "checkpoint id");
-        if (typeof change !== "function") throw new DotagentError("usage", `update(${JSON.stringify(id)}, change): change must be a function (current) => next data, not ${describeValue(change)}`, EXIT.usage);
+        if (typeof change !== "function")
+          throw new DotagentError(
+            "usage",
+            `update(${JSON.stringify(id)}, change): change must be a function (current) => next data, not ${describeValue(change)}`,
+            EXIT.usage,
+          );
         return locked(`update ${id}`, () => {
           const meta = readOpenMeta();
           const current = readCheckpoint(id)?.data;
@@ -301,7 +348,11 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
           if (inside.reentered) throw inside.reentered;
           if (typeof (next as { then?: unknown } | null)?.then === "function") {
             // Awaiting here would let another call in between the read and the write.
-            throw new DotagentError("usage", `update(${JSON.stringify(id)}, change): change must be synchronous and return the data, not a promise`, EXIT.usage);
+            throw new DotagentError(
+              "usage",
+              `update(${JSON.stringify(id)}, change): change must be synchronous and return the data, not a promise`,
+              EXIT.usage,
+            );
           }
           saveLocked(id, serialise(next, id), meta, new Date());
           return next;
@@ -332,7 +383,12 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
           if (meta?.status === "complete") return;
           const at = new Date().toISOString();
           const base = meta ?? { format: 1 as const, name, inputs_hash: hash, created_at: at, seq: 0 };
-          write(META, { ...base, status: "complete", completed_at: at, ...(text === undefined ? {} : { result: JSON.parse(text) as unknown }) });
+          write(META, {
+            ...base,
+            status: "complete",
+            completed_at: at,
+            ...(text === undefined ? {} : { result: JSON.parse(text) as unknown }),
+          });
         });
       }),
     completion: () =>
@@ -364,18 +420,29 @@ export function checkpointStore<T = unknown>(dir: string, name: string, options:
 
 function hashOf(inputs: unknown): string {
   const problem = inputs === undefined ? null : jsonProblem(inputs, "inputs");
-  if (problem !== null) throw new DotagentError("data_invalid", `the inputs of a checkpoint store must be JSON: ${problem.message}`, EXIT.refused, { path: problem.path });
+  if (problem !== null)
+    throw new DotagentError(
+      "data_invalid",
+      `the inputs of a checkpoint store must be JSON: ${problem.message}`,
+      EXIT.refused,
+      { path: problem.path },
+    );
   try {
     return hashInputs(inputs);
   } catch (error) {
-    throw new DotagentError("data_invalid", `the inputs of a checkpoint store must be JSON (${(error as Error).message.split("\n")[0]})`, EXIT.refused);
+    throw new DotagentError(
+      "data_invalid",
+      `the inputs of a checkpoint store must be JSON (${(error as Error).message.split("\n")[0]})`,
+      EXIT.refused,
+    );
   }
 }
 
 /** A value in a message: short, whatever it is. */
 function describeValue(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (typeof value === "number" || typeof value === "boolean" || value === null || value === undefined) return String(value);
+  if (typeof value === "number" || typeof value === "boolean" || value === null || value === undefined)
+    return String(value);
   if (typeof value === "bigint") return `${value}n`;
   if (typeof value === "function") return "a function";
   return Array.isArray(value) ? "an array" : `a ${typeof value}`;
@@ -394,7 +461,8 @@ function jsonProblem(value: unknown, root: string): { path: string; message: str
 }
 
 function checkId(id: string, what: string): void {
-  if (typeof id !== "string") throw new DotagentError("usage", `a ${what} must be a string, not ${describeValue(id)}`, EXIT.usage);
+  if (typeof id !== "string")
+    throw new DotagentError("usage", `a ${what} must be a string, not ${describeValue(id)}`, EXIT.usage);
   const problem = idProblem(id, what);
   if (problem !== null) throw new DotagentError("usage", problem, EXIT.usage);
 }
@@ -408,12 +476,21 @@ function folderExists(folder: string): boolean {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
     throw invalid(folder, `cannot be read (${(error as NodeJS.ErrnoException).code})`);
   }
-  if (!stat.isDirectory()) throw invalid(folder, `is not a real folder (${stat.isSymbolicLink() ? "a link" : "a file"}); a checkpoint store is a folder of its own: move it away`);
+  if (!stat.isDirectory())
+    throw invalid(
+      folder,
+      `is not a real folder (${stat.isSymbolicLink() ? "a link" : "a file"}); a checkpoint store is a folder of its own: move it away`,
+    );
   return true;
 }
 
 function invalid(file: string, why: string): DotagentError {
-  return new DotagentError("checkpoint_invalid", `${file}: ${why}; fix or remove it, or clear() the store to start over`, EXIT.invalid, { file });
+  return new DotagentError(
+    "checkpoint_invalid",
+    `${file}: ${why}; fix or remove it, or clear() the store to start over`,
+    EXIT.invalid,
+    { file },
+  );
 }
 
 function readJson(file: string): unknown {
@@ -430,12 +507,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 const isSeq = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
-const isTime = (value: unknown): value is string => typeof value === "string" && ISO.test(value) && !Number.isNaN(Date.parse(value));
+const isTime = (value: unknown): value is string =>
+  typeof value === "string" && ISO.test(value) && !Number.isNaN(Date.parse(value));
 
 function parseMeta(raw: unknown): StoreMeta | string {
   if (!isRecord(raw)) return "expected a JSON object";
   if (raw.format !== 1) return "format: expected 1";
-  if (typeof raw.inputs_hash !== "string" || !/^[0-9a-f]{64}$/.test(raw.inputs_hash)) return "inputs_hash: expected a sha256 in hex";
+  if (typeof raw.inputs_hash !== "string" || !/^[0-9a-f]{64}$/.test(raw.inputs_hash))
+    return "inputs_hash: expected a sha256 in hex";
   if (!isSeq(raw.seq)) return "seq: expected a whole number ≥ 0";
   if (!isTime(raw.created_at)) return "created_at: expected an ISO 8601 date-time";
   if (raw.status !== "running" && raw.status !== "complete") return 'status: expected "running" or "complete"';
@@ -455,15 +534,35 @@ function parseCheckpoint(raw: unknown, id: string): SavedCheckpoint<unknown> | s
 /** JSON text of `data`, or a one-line refusal: a checkpoint must load back as it was saved. */
 function serialise(data: unknown, what: string): string {
   const problem = jsonProblem(data, "data");
-  if (problem !== null) throw new DotagentError("data_invalid", `the data for ${what} cannot be saved as JSON: ${problem.message}; save plain JSON data (objects, arrays, strings, finite numbers, booleans, null)`, EXIT.refused, { path: problem.path });
+  if (problem !== null)
+    throw new DotagentError(
+      "data_invalid",
+      `the data for ${what} cannot be saved as JSON: ${problem.message}; save plain JSON data (objects, arrays, strings, finite numbers, booleans, null)`,
+      EXIT.refused,
+      { path: problem.path },
+    );
   let text: string | undefined;
   try {
     text = JSON.stringify(data);
   } catch (error) {
-    throw new DotagentError("data_invalid", `the data for ${what} cannot be saved as JSON (${(error as Error).message.split("\n")[0]})`, EXIT.refused);
+    throw new DotagentError(
+      "data_invalid",
+      `the data for ${what} cannot be saved as JSON (${(error as Error).message.split("\n")[0]})`,
+      EXIT.refused,
+    );
   }
-  if (text === undefined) throw new DotagentError("data_invalid", `the data for ${what} is ${typeof data}; save JSON data (objects, arrays, strings, numbers, booleans, null)`, EXIT.refused);
-  if (text.length > MAX_STATE_BYTES) throw new DotagentError("data_invalid", `the data for ${what} is over ${formatBytes(MAX_STATE_BYTES)} as JSON; save less`, EXIT.refused);
+  if (text === undefined)
+    throw new DotagentError(
+      "data_invalid",
+      `the data for ${what} is ${typeof data}; save JSON data (objects, arrays, strings, numbers, booleans, null)`,
+      EXIT.refused,
+    );
+  if (text.length > MAX_STATE_BYTES)
+    throw new DotagentError(
+      "data_invalid",
+      `the data for ${what} is over ${formatBytes(MAX_STATE_BYTES)} as JSON; save less`,
+      EXIT.refused,
+    );
   return text;
 }
 

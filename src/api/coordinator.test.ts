@@ -17,7 +17,11 @@ describe("coordinator", () => {
     await c.complete("b", { report: "b.md" });
     await c.fail("c", new Error("rate limited"));
     expect((await c.pending()).map((i) => i.id)).toEqual(["a", "c"]);
-    expect(await c.manifest()).toEqual({ planned: ITEMS, completed: { b: { report: "b.md" } }, failed: { c: "rate limited" } });
+    expect(await c.manifest()).toEqual({
+      planned: ITEMS,
+      completed: { b: { report: "b.md" } },
+      failed: { c: "rate limited" },
+    });
     await c.complete("c", "done");
     expect((await c.manifest()).failed).toEqual({});
 
@@ -36,7 +40,9 @@ describe("coordinator", () => {
     expect(changed.message).toContain("(fan-out) was planned with a, b, c, not a, b; clear() the store to plan again");
     expect((await failure(c.complete("zzz", 1))).code).toBe("not_planned");
     expect((await failure(c.plan([]))).code).toBe("usage");
-    expect((await failure(coordinator(checkpointStore(fresh(), "r")).plan([{ id: "x" }, { id: "x" }]))).message).toContain("planned twice");
+    expect(
+      (await failure(coordinator(checkpointStore(fresh(), "r")).plan([{ id: "x" }, { id: "x" }]))).message,
+    ).toContain("planned twice");
     expect((await failure(coordinator(checkpointStore(fresh(), "r")).plan([{ id: "../x" }]))).exitCode).toBe(2);
   });
 
@@ -45,10 +51,12 @@ describe("coordinator", () => {
     const c = coordinator(store);
     const items = Array.from({ length: 12 }, (_, i) => ({ id: `job-${i}` }));
     await c.plan(items);
-    await Promise.all(items.map(async (item, i) => {
-      await new Promise((r) => setTimeout(r, (i * 7) % 5));
-      await c.complete(item.id, { n: i });
-    }));
+    await Promise.all(
+      items.map(async (item, i) => {
+        await new Promise((r) => setTimeout(r, (i * 7) % 5));
+        await c.complete(item.id, { n: i });
+      }),
+    );
     expect(Object.keys((await c.manifest()).completed).length).toBe(12);
     expect(await c.pending()).toEqual([]);
   });

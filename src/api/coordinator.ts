@@ -36,10 +36,25 @@ export interface Coordinator {
 
 export function coordinator(store: CheckpointStore<unknown>, id = "coordinator"): Coordinator {
   const s = store as Partial<CheckpointStore<unknown>> | null;
-  if (typeof s !== "object" || s === null || typeof s.path !== "string" || typeof s.load !== "function" || typeof s.update !== "function") {
-    throw new DotagentError("usage", "coordinator(store, id?) takes a checkpoint store made by checkpointStore(dir, name)", EXIT.usage);
+  if (
+    typeof s !== "object" ||
+    s === null ||
+    typeof s.path !== "string" ||
+    typeof s.load !== "function" ||
+    typeof s.update !== "function"
+  ) {
+    throw new DotagentError(
+      "usage",
+      "coordinator(store, id?) takes a checkpoint store made by checkpointStore(dir, name)",
+      EXIT.usage,
+    );
   }
-  if (typeof id !== "string" || idProblem(id, "coordinator id") !== null) throw new DotagentError("usage", idProblem(String(id), "coordinator id") ?? "a coordinator id must be a string", EXIT.usage);
+  if (typeof id !== "string" || idProblem(id, "coordinator id") !== null)
+    throw new DotagentError(
+      "usage",
+      idProblem(String(id), "coordinator id") ?? "a coordinator id must be a string",
+      EXIT.usage,
+    );
   const raw = store;
   const where = () => `${store.path} (${id})`;
   const file = `${store.path}/${id}.checkpoint.json`;
@@ -47,18 +62,30 @@ export function coordinator(store: CheckpointStore<unknown>, id = "coordinator")
   const checked = (value: unknown): Manifest | undefined => {
     if (value === undefined) return undefined;
     const problem = manifestProblem(value);
-    if (problem !== null) throw new DotagentError("checkpoint_invalid", `${file}: not a coordinator manifest ({ planned: [{ id, input? }], completed: {}, failed: {} }): ${problem}; use another id, or clear() the store`, EXIT.invalid, { file });
+    if (problem !== null)
+      throw new DotagentError(
+        "checkpoint_invalid",
+        `${file}: not a coordinator manifest ({ planned: [{ id, input? }], completed: {}, failed: {} }): ${problem}; use another id, or clear() the store`,
+        EXIT.invalid,
+        { file },
+      );
     return value as Manifest;
   };
   const checkpoint = {
     load: async (key: string) => checked(await raw.load(key)),
-    update: (key: string, change: (current: Manifest | undefined) => Manifest) => raw.update(key, (current) => change(checked(current))) as Promise<Manifest>,
+    update: (key: string, change: (current: Manifest | undefined) => Manifest) =>
+      raw.update(key, (current) => change(checked(current))) as Promise<Manifest>,
   };
 
   function planned(manifest: Manifest | undefined, itemId: string): Manifest {
-    if (manifest === undefined) throw new DotagentError("not_planned", `${where()} has no plan yet; call plan() first`, EXIT.refused);
+    if (manifest === undefined)
+      throw new DotagentError("not_planned", `${where()} has no plan yet; call plan() first`, EXIT.refused);
     if (!manifest.planned.some((item) => item.id === itemId)) {
-      throw new DotagentError("not_planned", `${JSON.stringify(itemId)} is not in the plan of ${where()}; plan it first`, EXIT.refused);
+      throw new DotagentError(
+        "not_planned",
+        `${JSON.stringify(itemId)} is not in the plan of ${where()}; plan it first`,
+        EXIT.refused,
+      );
     }
     return manifest;
   }
@@ -69,7 +96,12 @@ export function coordinator(store: CheckpointStore<unknown>, id = "coordinator")
       const same = (current: Manifest) => {
         const recorded = current.planned.map((item) => item.id);
         if (canonicalJson(recorded) !== canonicalJson(ids)) {
-          throw new DotagentError("plan_changed", `${where()} was planned with ${describeIds(recorded)}, not ${describeIds(ids)}; clear() the store to plan again`, EXIT.refused, { planned: recorded });
+          throw new DotagentError(
+            "plan_changed",
+            `${where()} was planned with ${describeIds(recorded)}, not ${describeIds(ids)}; clear() the store to plan again`,
+            EXIT.refused,
+            { planned: recorded },
+          );
         }
         return current;
       };
@@ -78,7 +110,11 @@ export function coordinator(store: CheckpointStore<unknown>, id = "coordinator")
       if (recorded !== undefined) return same(recorded).planned;
       const manifest = await checkpoint.update(id, (current) => {
         if (current === undefined) {
-          return { planned: items.map((item) => ({ id: item.id, ...(item.input === undefined ? {} : { input: item.input }) })), completed: {}, failed: {} };
+          return {
+            planned: items.map((item) => ({ id: item.id, ...(item.input === undefined ? {} : { input: item.input }) })),
+            completed: {},
+            failed: {},
+          };
         }
         return same(current);
       });
@@ -94,12 +130,17 @@ export function coordinator(store: CheckpointStore<unknown>, id = "coordinator")
     async fail(itemId, error) {
       await checkpoint.update(id, (current) => {
         const manifest = planned(current, itemId);
-        return { ...manifest, failed: { ...manifest.failed, [itemId]: error instanceof Error ? error.message : (error ?? null) } };
+        return {
+          ...manifest,
+          failed: { ...manifest.failed, [itemId]: error instanceof Error ? error.message : (error ?? null) },
+        };
       });
     },
     async pending() {
       const manifest = await checkpoint.load(id);
-      return manifest === undefined ? [] : manifest.planned.filter((item) => !Object.hasOwn(manifest.completed, item.id));
+      return manifest === undefined
+        ? []
+        : manifest.planned.filter((item) => !Object.hasOwn(manifest.completed, item.id));
     },
     async manifest() {
       return (await checkpoint.load(id)) ?? { planned: [], completed: {}, failed: {} };
@@ -113,7 +154,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** What is wrong with a manifest read back, or null. */
 function manifestProblem(value: unknown): string | null {
-  if (!isRecord(value)) return `it is ${Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`}`;
+  if (!isRecord(value))
+    return `it is ${Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`}`;
   if (!Array.isArray(value.planned)) return "planned: expected an array";
   const bad = value.planned.findIndex((item) => !isRecord(item) || typeof item.id !== "string");
   if (bad >= 0) return `planned[${bad}]: expected { id, input? } with a string id`;
@@ -123,14 +165,16 @@ function manifestProblem(value: unknown): string | null {
 }
 
 function checkItems(items: ReadonlyArray<PlannedItem>): string[] {
-  if (!Array.isArray(items) || items.length === 0) throw new DotagentError("usage", "plan() takes a non-empty array of { id, input? }", EXIT.usage);
+  if (!Array.isArray(items) || items.length === 0)
+    throw new DotagentError("usage", "plan() takes a non-empty array of { id, input? }", EXIT.usage);
   const ids = items.map((item) => (item as PlannedItem | null)?.id);
   for (const itemId of ids) {
     const problem = typeof itemId === "string" ? idProblem(itemId, "item id") : "every planned item needs a string id";
     if (problem !== null) throw new DotagentError("usage", problem, EXIT.usage);
   }
   const twice = ids.find((itemId, i) => ids.indexOf(itemId) !== i);
-  if (twice !== undefined) throw new DotagentError("usage", `item id ${JSON.stringify(twice)} is planned twice`, EXIT.usage);
+  if (twice !== undefined)
+    throw new DotagentError("usage", `item id ${JSON.stringify(twice)} is planned twice`, EXIT.usage);
   return ids as string[];
 }
 

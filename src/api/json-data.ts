@@ -30,18 +30,23 @@ export function findJsonDataProblem(value: unknown, root: string): JsonDataProbl
       case "boolean":
         return null;
       case "number":
-        return Number.isFinite(v) ? null : { path, problem: `is ${String(v)}, which JSON has no number for (it would load back as null)` };
+        return Number.isFinite(v)
+          ? null
+          : { path, problem: `is ${String(v)}, which JSON has no number for (it would load back as null)` };
       case "bigint":
         return { path, problem: "is a BigInt, which JSON cannot hold; save it as a string" };
       case "undefined":
-        return inArray || path === root ? { path, problem: `is undefined${inArray ? " (in an array it would load back as null)" : ""}` } : null;
+        return inArray || path === root
+          ? { path, problem: `is undefined${inArray ? " (in an array it would load back as null)" : ""}` }
+          : null;
       case "function":
       case "symbol":
         return { path, problem: `is a ${typeof v}, which JSON drops` };
     }
     if (v === null) return null;
     const object = v as object;
-    if (ancestors.has(object)) return { path, problem: "refers back to an object that holds it (a cycle), which JSON cannot hold" };
+    if (ancestors.has(object))
+      return { path, problem: "refers back to an object that holds it (a cycle), which JSON cannot hold" };
     ancestors.add(object);
     try {
       if (Array.isArray(object)) {
@@ -53,7 +58,10 @@ export function findJsonDataProblem(value: unknown, root: string): JsonDataProbl
       }
       const proto = Object.getPrototypeOf(object) as unknown;
       if (proto !== Object.prototype && proto !== null) {
-        return { path, problem: `is a ${describeObject(object)}, which would not load back as one (JSON keeps plain objects and arrays only); convert it to plain data first` };
+        return {
+          path,
+          problem: `is a ${describeObject(object)}, which would not load back as one (JSON keeps plain objects and arrays only); convert it to plain data first`,
+        };
       }
       for (const key of Object.keys(object)) {
         const found = visit((object as Record<string, unknown>)[key], formatKey(path, key), false);

@@ -93,12 +93,23 @@ export function resumePromptFor(prompt: string): string {
   return `This session was interrupted before you finished; continue the original task from where it stopped, without redoing finished work.\n\nThe original task:\n${prompt}`;
 }
 
-export async function* recoverableQuery<M extends QueryMessage = QueryMessage>(params: RecoverableQueryParams<M>): AsyncGenerator<M, RecoverableResult> {
+export async function* recoverableQuery<M extends QueryMessage = QueryMessage>(
+  params: RecoverableQueryParams<M>,
+): AsyncGenerator<M, RecoverableResult> {
   const { prompt, options = {}, store, key = "query", sdk } = params;
   const records = store as CheckpointStore<QueryRecord>;
   const saved = readRecord(await records.load(key), store.path, key);
   if (saved?.status === "complete") {
-    return { session_id: saved.session_id, iterations: saved.iteration, result: saved.result ?? null, subtype: "success", resumed: false, replayed: true, is_error: false, error: null };
+    return {
+      session_id: saved.session_id,
+      iterations: saved.iteration,
+      result: saved.result ?? null,
+      subtype: "success",
+      resumed: false,
+      replayed: true,
+      is_error: false,
+      error: null,
+    };
   }
   const survivor = saved?.process === undefined ? undefined : liveProcess(saved.process);
   if (survivor !== undefined) {
@@ -111,19 +122,29 @@ export async function* recoverableQuery<M extends QueryMessage = QueryMessage>(p
   }
   const query = sdk ? (p: QueryParams) => sdk.query(p) : await loadSdkQuery<M>();
   let resumed = typeof saved?.session_id === "string";
-  let record: QueryRecord = { session_id: saved?.session_id ?? null, iteration: saved?.iteration ?? 0, status: "running" };
+  let record: QueryRecord = {
+    session_id: saved?.session_id ?? null,
+    iteration: saved?.iteration ?? 0,
+    status: "running",
+  };
   const save = async (next: QueryRecord) => {
     record = next;
     await records.save(key, next);
   };
   // The Claude Code process, recorded as soon as it is spawned (the save is awaited before the next message).
   let pendingSave: Promise<void> = Promise.resolve();
-  const tracked = { ...options, spawnClaudeCodeProcess: trackingSpawner(options, (process) => {
-    pendingSave = pendingSave.then(() => save({ ...record, process }));
-  }) };
+  const tracked = {
+    ...options,
+    spawnClaudeCodeProcess: trackingSpawner(options, (process) => {
+      pendingSave = pendingSave.then(() => save({ ...record, process }));
+    }),
+  };
   const start = () =>
     (resumed
-      ? query({ prompt: params.resumePrompt ?? resumePromptFor(prompt), options: { ...tracked, resume: record.session_id } })
+      ? query({
+          prompt: params.resumePrompt ?? resumePromptFor(prompt),
+          options: { ...tracked, resume: record.session_id },
+        })
       : query({ prompt, options: tracked }))[Symbol.asyncIterator]();
 
   let messages = start();
@@ -136,7 +157,8 @@ export async function* recoverableQuery<M extends QueryMessage = QueryMessage>(p
    * session the caller aborted (the SDK's abortController) keeps its session id: its end says
    * nothing about the resume, and the next start resumes it.
    */
-  const callerAborted = () => (options.abortController as { signal?: { aborted?: unknown } } | undefined)?.signal?.aborted === true;
+  const callerAborted = () =>
+    (options.abortController as { signal?: { aborted?: unknown } } | undefined)?.signal?.aborted === true;
   const cannotResume = () => resumed && !sawInit && !callerAborted();
   const startAfresh = async () => {
     await messages.return?.(undefined);
@@ -154,7 +176,21 @@ export async function* recoverableQuery<M extends QueryMessage = QueryMessage>(p
   };
   /** The error code of the last top-level assistant message that carried one (an API or login error). */
   let turnError: string | null = null;
-  const finish = (sessionId: string | null, result: string | null, subtype: string, isError: boolean): RecoverableResult => ({ session_id: sessionId, iterations: record.iteration, result, subtype, resumed, replayed: false, is_error: isError, error: isError ? turnError : null });
+  const finish = (
+    sessionId: string | null,
+    result: string | null,
+    subtype: string,
+    isError: boolean,
+  ): RecoverableResult => ({
+    session_id: sessionId,
+    iterations: record.iteration,
+    result,
+    subtype,
+    resumed,
+    replayed: false,
+    is_error: isError,
+    error: isError ? turnError : null,
+  });
   /** The record once the query ended: its process is no longer this query's. */
   const ended = (next: QueryRecord): QueryRecord => {
     const { process: _ended, ...rest } = next;
@@ -226,7 +262,13 @@ export function liveProcess(recorded: QueryProcess): QueryProcess | undefined {
 }
 
 /** The SDK's spawner, as its options name it (a structural type: the SDK is not loaded here). */
-type Spawner = (options: { command: string; args: string[]; cwd?: string; env: Record<string, string | undefined>; signal?: AbortSignal }) => unknown;
+type Spawner = (options: {
+  command: string;
+  args: string[];
+  cwd?: string;
+  env: Record<string, string | undefined>;
+  signal?: AbortSignal;
+}) => unknown;
 
 /**
  * `spawnClaudeCodeProcess` that reports the process it starts: the caller's own spawner (a VM, a
@@ -234,7 +276,8 @@ type Spawner = (options: { command: string; args: string[]; cwd?: string; env: R
  * option when one is given) so a chatty process never blocks on a full pipe.
  */
 function trackingSpawner(options: Record<string, unknown>, onSpawned: (process: QueryProcess) => void): Spawner {
-  const own = typeof options.spawnClaudeCodeProcess === "function" ? (options.spawnClaudeCodeProcess as Spawner) : undefined;
+  const own =
+    typeof options.spawnClaudeCodeProcess === "function" ? (options.spawnClaudeCodeProcess as Spawner) : undefined;
   const onStderr = typeof options.stderr === "function" ? (options.stderr as (text: string) => void) : undefined;
   return (spawnOptions) => {
     const child = own ? own(spawnOptions) : spawnLocal(spawnOptions, onStderr);
@@ -248,7 +291,13 @@ function trackingSpawner(options: Record<string, unknown>, onSpawned: (process: 
 
 function spawnLocal(options: Parameters<Spawner>[0], onStderr: ((text: string) => void) | undefined): ChildProcess {
   const { spawn } = process.getBuiltinModule("node:child_process");
-  const spawnOptions: NodeSpawnOptions = { cwd: options.cwd, env: options.env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"], windowsHide: true, ...(options.signal ? { signal: options.signal } : {}) };
+  const spawnOptions: NodeSpawnOptions = {
+    cwd: options.cwd,
+    env: options.env as NodeJS.ProcessEnv,
+    stdio: ["pipe", "pipe", "pipe"],
+    windowsHide: true,
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
   const child = spawn(options.command, options.args, spawnOptions);
   child.stderr?.setEncoding("utf8");
   child.stderr?.on("data", (text: string) => {
@@ -267,21 +316,35 @@ function readRecord(raw: unknown, path: string, key: string): QueryRecord | unde
   if (raw === undefined) return undefined;
   const r = raw as Partial<QueryRecord> | null;
   const ok =
-    typeof r === "object" && r !== null &&
+    typeof r === "object" &&
+    r !== null &&
     (r.session_id === null || typeof r.session_id === "string") &&
-    Number.isSafeInteger(r.iteration) && (r.iteration as number) >= 0 &&
+    Number.isSafeInteger(r.iteration) &&
+    (r.iteration as number) >= 0 &&
     (r.status === "running" || r.status === "complete") &&
     (r.result === undefined || typeof r.result === "string") &&
     (r.process === undefined || isProcess(r.process));
   if (!ok) {
-    throw new DotagentError("checkpoint_invalid", `${path}/${key}.checkpoint.json: not a query record ({ session_id, iteration, status, result?, process? }); use another key, or clear() the store`, EXIT.invalid);
+    throw new DotagentError(
+      "checkpoint_invalid",
+      `${path}/${key}.checkpoint.json: not a query record ({ session_id, iteration, status, result?, process? }); use another key, or clear() the store`,
+      EXIT.invalid,
+    );
   }
   return r as QueryRecord;
 }
 
 export function isProcess(value: unknown): value is QueryProcess {
   const p = value as Partial<QueryProcess> | null;
-  return typeof p === "object" && p !== null && Number.isSafeInteger(p.pid) && (p.pid as number) > 0 && (p.pid_start === null || typeof p.pid_start === "string") && typeof p.host === "string" && typeof p.started_at === "string";
+  return (
+    typeof p === "object" &&
+    p !== null &&
+    Number.isSafeInteger(p.pid) &&
+    (p.pid as number) > 0 &&
+    (p.pid_start === null || typeof p.pid_start === "string") &&
+    typeof p.host === "string" &&
+    typeof p.started_at === "string"
+  );
 }
 
 async function loadSdkQuery<M extends QueryMessage>(): Promise<(p: QueryParams) => AsyncIterable<M>> {
@@ -291,11 +354,23 @@ async function loadSdkQuery<M extends QueryMessage>(): Promise<(p: QueryParams) 
     sdk = (await import("@anthropic-ai/claude-agent-sdk")) as { query?: unknown };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if ((code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") && String((error as Error).message).includes(SDK_PACKAGE)) {
-      throw new DotagentError("sdk_missing", `recoverableQuery needs the Claude Agent SDK: npm install ${SDK_PACKAGE}`, EXIT.refused);
+    if (
+      (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") &&
+      String((error as Error).message).includes(SDK_PACKAGE)
+    ) {
+      throw new DotagentError(
+        "sdk_missing",
+        `recoverableQuery needs the Claude Agent SDK: npm install ${SDK_PACKAGE}`,
+        EXIT.refused,
+      );
     }
     throw error;
   }
-  if (typeof sdk.query !== "function") throw new DotagentError("sdk_missing", `${SDK_PACKAGE} has no query(); npm install ${SDK_PACKAGE}@0.3`, EXIT.refused);
+  if (typeof sdk.query !== "function")
+    throw new DotagentError(
+      "sdk_missing",
+      `${SDK_PACKAGE} has no query(); npm install ${SDK_PACKAGE}@0.3`,
+      EXIT.refused,
+    );
   return sdk.query as (p: QueryParams) => AsyncIterable<M>;
 }

@@ -13,7 +13,15 @@ import { findProjectRoot, projectPaths } from "../store/project.js";
 import { checkOpId } from "../store/op-records.js";
 import { listHistory, showCheckpoint, type CheckpointResult, type HistoryResult } from "../ops/history.js";
 import { startWorkflow, type InitResult } from "../ops/init.js";
-import { checkRevision, checkDesigns, checkExtraAttempts, checkMaxParallel, checkOutputPath, checkOwner, checkTaskId } from "../ops/inputs.js";
+import {
+  checkRevision,
+  checkDesigns,
+  checkExtraAttempts,
+  checkMaxParallel,
+  checkOutputPath,
+  checkOwner,
+  checkTaskId,
+} from "../ops/inputs.js";
 import { runOnceOp, type OnceResult } from "../ops/once.js";
 import type { OpContext } from "../ops/op-context.js";
 import { changePhase, type PhaseAction, type PhaseChange, type PhaseResult } from "../ops/phase-change.js";
@@ -23,7 +31,15 @@ import { resumeWorkflow, type Decide, type ResumeResult } from "../ops/resume.js
 import { rollBackWorkflow, type RollbackResult } from "../ops/rollback.js";
 import { staleAfterMs } from "../ops/stale-after.js";
 import { readStatus, type StatusResult } from "../ops/status.js";
-import { changeTask, nextTasks, parseTaskPlan, type NextResult, type TaskChange, type TaskResult, type TasksAddedResult } from "../ops/task-change.js";
+import {
+  changeTask,
+  nextTasks,
+  parseTaskPlan,
+  type NextResult,
+  type TaskChange,
+  type TaskResult,
+  type TasksAddedResult,
+} from "../ops/task-change.js";
 import { validateWorkflow, type ValidateResult } from "../ops/validate.js";
 import { listTasks, showTask, type TaskListResult, type TaskShowResult } from "../ops/task-list.js";
 import { editPlan, type PlanEditResult } from "../ops/plan-edit.js";
@@ -106,7 +122,10 @@ export interface WorkflowPhases {
    * written from designs/<pick>.json (with `notes`, and `tasks` as the plan when given), then the
    * step is approved. `auto`: approved by a program's own rule (`dotagent run --approve auto`), not a person.
    */
-  approve(phase: Phase, options?: { pick?: string; notes?: string; tasks?: readonly PlannedTask[]; auto?: boolean }): Promise<PhaseResult>;
+  approve(
+    phase: Phase,
+    options?: { pick?: string; notes?: string; tasks?: readonly PlannedTask[]; auto?: boolean },
+  ): Promise<PhaseResult>;
   /** Refused unless the phase's report is there, valid and (where needed) approved. */
   complete(phase: Phase, options?: { output?: string }): Promise<PhaseResult>;
   fail(phase: Phase, options?: { error?: string }): Promise<PhaseResult>;
@@ -188,7 +207,9 @@ function describe(value: unknown): string {
 /** The caller's clock, checked at every reading: a time that is not a valid Date is a usage error (exit 2), never written. */
 function checkedTime(value: unknown): Date {
   if (value instanceof Date && !Number.isNaN(value.getTime())) return value;
-  throw usageError(`options.now() must return a valid Date, not ${value instanceof Date ? "an Invalid Date" : describe(value)}`);
+  throw usageError(
+    `options.now() must return a valid Date, not ${value instanceof Date ? "an Invalid Date" : describe(value)}`,
+  );
 }
 
 /** A warning for the caller; its onWarning failing never fails the operation. */
@@ -223,7 +244,8 @@ function texts(value: unknown, name: string): string[] | undefined {
 function phaseArg(phase: string): Phase {
   const name = text(phase, "phase") ?? "";
   // Checked against the workflow's own steps (develop's five, or its definition's) when it is used.
-  if (!/^[A-Za-z][A-Za-z0-9_-]{0,39}$/.test(name)) throw usageError(`"${name.slice(0, 50)}" is not a step name; develop's are ${PHASES.join(", ")}`);
+  if (!/^[A-Za-z][A-Za-z0-9_-]{0,39}$/.test(name))
+    throw usageError(`"${name.slice(0, 50)}" is not a step name; develop's are ${PHASES.join(", ")}`);
   return name;
 }
 
@@ -246,7 +268,8 @@ function requestArg(request: string | undefined): string | undefined {
  * can work on one project, serialised by the state lock.
  */
 export function openWorkflow(dir?: string, options: WorkflowOptions = {}): Workflow {
-  if (dir !== undefined && typeof dir !== "string") throw usageError(`openWorkflow takes the project folder as a string, not ${typeof dir}`);
+  if (dir !== undefined && typeof dir !== "string")
+    throw usageError(`openWorkflow takes the project folder as a string, not ${typeof dir}`);
   return workflowAt(findProjectRoot(dir), options, dir);
 }
 
@@ -255,7 +278,8 @@ export function openWorkflow(dir?: string, options: WorkflowOptions = {}): Workf
  * every decision's yes/no command repeats. For dotagent's own callers (the headless runner).
  */
 export function workflowAt(root: string, options: WorkflowOptions, dirArg: string | undefined): Workflow {
-  if (options === null || typeof options !== "object") throw usageError(`openWorkflow's options must be an object ({ now?, onWarning? }), not ${describe(options)}`);
+  if (options === null || typeof options !== "object")
+    throw usageError(`openWorkflow's options must be an object ({ now?, onWarning? }), not ${describe(options)}`);
   const paths = projectPaths(root);
   const onWarning = callback(options.onWarning, "onWarning");
   const clock = callback(options.now, "now");
@@ -269,11 +293,24 @@ export function workflowAt(root: string, options: WorkflowOptions, dirArg: strin
     // A program run from a model's shell is the model's, as the CLI is (src/core/authority.ts).
     ...(judgeCaller(callerFacts()).kind === "agent_shell" ? { byModel: true } : {}),
   };
-  const phase = async (action: PhaseAction, p: Phase | undefined, extra: { output?: string; error?: string; designs?: string[]; pick?: PhaseChange["pick"] } = {}): Promise<PhaseResult> => {
+  const phase = async (
+    action: PhaseAction,
+    p: Phase | undefined,
+    extra: { output?: string; error?: string; designs?: string[]; pick?: PhaseChange["pick"] } = {},
+  ): Promise<PhaseResult> => {
     const checked = p === undefined ? undefined : phaseArg(p);
     const output = checkOutputPath(text(extra.output, "output"));
     const designs = checkDesigns(texts(extra.designs, "designs"), action);
-    return (await changePhase(context, { action, phase: checked, output, error: text(extra.error, "error"), designs, pick: extra.pick })).result;
+    return (
+      await changePhase(context, {
+        action,
+        phase: checked,
+        output,
+        error: text(extra.error, "error"),
+        designs,
+        pick: extra.pick,
+      })
+    ).result;
   };
   // Async throughout, so a bad argument is a rejected promise like every other refusal.
   const task = async <R>(change: TaskChange): Promise<R> => {
@@ -300,10 +337,26 @@ export function workflowAt(root: string, options: WorkflowOptions, dirArg: strin
     },
     async resume(o = {}) {
       const maxParallel = o.maxParallel === undefined ? undefined : checkMaxParallel(o.maxParallel);
-      if (o.isolation !== undefined && o.isolation !== "commit" && o.isolation !== "shared") throw usageError(`isolation must be "commit" or "shared", not ${JSON.stringify(o.isolation)}`);
+      if (o.isolation !== undefined && o.isolation !== "commit" && o.isolation !== "shared")
+        throw usageError(`isolation must be "commit" or "shared", not ${JSON.stringify(o.isolation)}`);
       const workflow = await workflowArg(paths.root, o.workflow);
-      const outcome = await resumeWorkflow(context, { request: requestArg(o.request), staleAfterMs: staleAfterMs(text(o.staleAfter, "staleAfter")), maxParallel, dryRun: o.dryRun === true, start: o.start === true, decide: asDecide(o.decide), isolation: o.isolation, keepEdits: o.keepEdit === true, workflow });
-      if (outcome === undefined) throw new DotagentError("resume_unsettled", "the answers did not settle the plan after three rounds; call resume again", EXIT.refused);
+      const outcome = await resumeWorkflow(context, {
+        request: requestArg(o.request),
+        staleAfterMs: staleAfterMs(text(o.staleAfter, "staleAfter")),
+        maxParallel,
+        dryRun: o.dryRun === true,
+        start: o.start === true,
+        decide: asDecide(o.decide),
+        isolation: o.isolation,
+        keepEdits: o.keepEdit === true,
+        workflow,
+      });
+      if (outcome === undefined)
+        throw new DotagentError(
+          "resume_unsettled",
+          "the answers did not settle the plan after three rounds; call resume again",
+          EXIT.refused,
+        );
       return outcome.result;
     },
     async init(request, o = {}) {
@@ -311,13 +364,31 @@ export function workflowAt(root: string, options: WorkflowOptions, dirArg: strin
       const idError = workflowId === undefined ? null : idProblem(workflowId, "workflow id");
       if (idError !== null) throw usageError(`--workflow-id: ${idError}`);
       const workflow = await workflowArg(paths.root, o.workflow);
-      return startWorkflow(context, { request: requestArg(request), workflowId: o.workflowId, decide: asDecide(o.decide), workflow });
+      return startWorkflow(context, {
+        request: requestArg(request),
+        workflowId: o.workflowId,
+        decide: asDecide(o.decide),
+        workflow,
+      });
     },
     phase: {
       start: (p, o = {}) => phase("start", p, o.designs === undefined ? {} : { designs: o.designs }),
       approve: (p, o = {}) => {
         const pick = text(o.pick, "pick");
-        return phase("approve", p, pick === undefined ? {} : { pick: { design: pick, words: text(o.notes, "notes") ?? "", via: o.auto === true ? "auto" : "program", ...(o.tasks === undefined ? {} : { tasks: o.tasks }) } });
+        return phase(
+          "approve",
+          p,
+          pick === undefined
+            ? {}
+            : {
+                pick: {
+                  design: pick,
+                  words: text(o.notes, "notes") ?? "",
+                  via: o.auto === true ? "auto" : "program",
+                  ...(o.tasks === undefined ? {} : { tasks: o.tasks }),
+                },
+              },
+        );
       },
       complete: (p, o = {}) => phase("complete", p, o.output === undefined ? {} : { output: o.output }),
       fail: (p, o = {}) => phase("fail", p, o.error === undefined ? {} : { error: o.error }),
@@ -347,11 +418,13 @@ export function workflowAt(root: string, options: WorkflowOptions, dirArg: strin
       },
       async edit(id, changes) {
         checkTaskId(text(id, "id"), "edit");
-        if (changes === null || typeof changes !== "object") throw usageError(`tasks.edit takes { title?, dependsOn? }, not ${describe(changes)}`);
+        if (changes === null || typeof changes !== "object")
+          throw usageError(`tasks.edit takes { title?, dependsOn? }, not ${describe(changes)}`);
         const title = text(changes.title, "title");
         const dependsOn = texts(changes.dependsOn, "dependsOn");
         for (const dep of dependsOn ?? []) checkTaskId(dep, "edit");
-        if (title === undefined && dependsOn === undefined) throw usageError(`tasks.edit(${JSON.stringify(id)}) needs title or dependsOn`);
+        if (title === undefined && dependsOn === undefined)
+          throw usageError(`tasks.edit(${JSON.stringify(id)}) needs title or dependsOn`);
         return editPlan(context, { kind: "edit", id, title, dependsOn });
       },
       async remove(id) {
@@ -369,31 +442,50 @@ export function workflowAt(root: string, options: WorkflowOptions, dirArg: strin
       return showCheckpoint(context, checkRevision(rev));
     },
     async rollback(to, o = {}) {
-      if (typeof to !== "string") throw usageError("rollback needs --to PHASE or --to REV (from `dotagent history`), and nothing else");
+      if (typeof to !== "string")
+        throw usageError("rollback needs --to PHASE or --to REV (from `dotagent history`), and nothing else");
       return (await rollBackWorkflow(context, to, asDecide(o.decide, o.yes === true))).result;
     },
     async once(opId, command, o = {}) {
       if (o.markDone && o.redo) throw usageError("--mark-done and --redo answer the same question two ways; give one");
-      if (typeof opId !== "string") throw usageError("once needs an op id, then `--` and the command; see `dotagent once --help`");
+      if (typeof opId !== "string")
+        throw usageError("once needs an op id, then `--` and the command; see `dotagent once --help`");
       checkOpId(opId); // before any message echoes it
       texts(command, "command");
       text(o.check, "check");
-      if (!o.markDone && command.length === 0) throw usageError(`once ${opId} needs the command to run after \`--\`, e.g. \`dotagent once ${opId} -- git push\``);
+      if (!o.markDone && command.length === 0)
+        throw usageError(
+          `once ${opId} needs the command to run after \`--\`, e.g. \`dotagent once ${opId} -- git push\``,
+        );
       // The caller's onStdout runs inside the child's output events: one that throws would take
       // the host process down. It stops being called instead; the run and its record go on.
       const forward = callback(o.onStdout, "onStdout");
       let forwardError: unknown;
-      const onStdout = forward === undefined ? undefined : (chunk: Uint8Array) => {
-        if (forwardError !== undefined) return;
-        try {
-          forward(chunk);
-        } catch (error) {
-          forwardError = error ?? new Error(String(error));
-        }
-      };
-      const done = await runOnceOp(context, opId, command, { check: o.check, markDone: o.markDone, redo: o.redo, onStdout, decide: asDecide(o.decide) });
+      const onStdout =
+        forward === undefined
+          ? undefined
+          : (chunk: Uint8Array) => {
+              if (forwardError !== undefined) return;
+              try {
+                forward(chunk);
+              } catch (error) {
+                forwardError = error ?? new Error(String(error));
+              }
+            };
+      const done = await runOnceOp(context, opId, command, {
+        check: o.check,
+        markDone: o.markDone,
+        redo: o.redo,
+        onStdout,
+        decide: asDecide(o.decide),
+      });
       if (forwardError !== undefined) {
-        throw new DotagentError("usage", `once ${opId}: onStdout threw (${String((forwardError as Error)?.message ?? forwardError).split("\n")[0]}), so the output stopped being passed on; the command ran to its end and its result is recorded: call once() again to get it`, EXIT.usage, { op_id: opId, outcome: done.result.outcome, exit_code: done.result.exit_code });
+        throw new DotagentError(
+          "usage",
+          `once ${opId}: onStdout threw (${String((forwardError as Error)?.message ?? forwardError).split("\n")[0]}), so the output stopped being passed on; the command ran to its end and its result is recorded: call once() again to get it`,
+          EXIT.usage,
+          { op_id: opId, outcome: done.result.outcome, exit_code: done.result.exit_code },
+        );
       }
       return done.result;
     },

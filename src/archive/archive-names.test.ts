@@ -104,5 +104,6 @@ test("temp names are recognised as leftovers and never as archives", () => {
   expect(partial.endsWith(".tar.gz")).toBe(false);
   expect(isPlainArchiveFileName(partial)).toBe(false);
   for (const name of [".staging-Ab12", ".restore-Ab12", ".clear-Ab12"]) expect(isLeftoverTempName(name)).toBe(true);
-  for (const name of ["wf_20261120T093005Z.tar.gz", "notes.txt", ".gitkeep"]) expect(isLeftoverTempName(name)).toBe(false);
+  for (const name of ["wf_20261120T093005Z.tar.gz", "notes.txt", ".gitkeep"])
+    expect(isLeftoverTempName(name)).toBe(false);
 });

@@ -19,7 +19,10 @@ export interface ArchiveName {
 /** `20261120T093000Z` for 2026-11-20T09:30:00.xxxZ, always in UTC. */
 export function formatArchiveTimestamp(now: Date): string {
   if (Number.isNaN(now.getTime())) throw new TypeError("formatArchiveTimestamp: invalid date");
-  return now.toISOString().replace(/\.\d{3}Z$/, "Z").replace(/[-:]/g, "");
+  return now
+    .toISOString()
+    .replace(/\.\d{3}Z$/, "Z")
+    .replace(/[-:]/g, "");
 }
 
 /** Makes any workflow id safe as the first part of a file name: `[A-Za-z0-9._-]`, no leading dot. */
@@ -88,5 +91,7 @@ export function partialFileName(name: string, random: string): string {
 /** True for anything a killed createArchive, restoreArchive or clearLiveState may leave behind. */
 export function isLeftoverTempName(name: string): boolean {
   if (name.startsWith(TEMP_PREFIX.partial) && name.endsWith(".partial")) return true;
-  return name.startsWith(TEMP_PREFIX.staging) || name.startsWith(TEMP_PREFIX.restore) || name.startsWith(TEMP_PREFIX.clear);
+  return (
+    name.startsWith(TEMP_PREFIX.staging) || name.startsWith(TEMP_PREFIX.restore) || name.startsWith(TEMP_PREFIX.clear)
+  );
 }

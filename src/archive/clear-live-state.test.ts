@@ -3,7 +3,14 @@ import { join } from "node:path";
 import { afterEach, beforeEach, expect, test } from "vitest";
 import { clearLiveState } from "./clear-live-state.js";
 import { createArchive } from "./create-archive.js";
-import { makeSandbox, sampleExecution, samplePhase, snapshotTree, writeLiveState, type Sandbox } from "./test-support.js";
+import {
+  makeSandbox,
+  sampleExecution,
+  samplePhase,
+  snapshotTree,
+  writeLiveState,
+  type Sandbox,
+} from "./test-support.js";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -52,16 +59,23 @@ test("a report the archive does not hold stops the clear and everything stays", 
   const created = await archiveNow();
   writeFileSync(join(box.root, "memory/reports/late.json"), "written after the archive");
   const before = snapshotTree(join(box.root, "memory"));
-  await expect(clearLiveState(box.root, created.manifest.files, created.name)).rejects.toMatchObject({ code: "clear_refused", details: { path: "memory/reports/late.json" } });
+  await expect(clearLiveState(box.root, created.manifest.files, created.name)).rejects.toMatchObject({
+    code: "clear_refused",
+    details: { path: "memory/reports/late.json" },
+  });
   const after = snapshotTree(join(box.root, "memory"));
-  for (const [path, bytes] of Object.entries(before)) if (!path.includes(".archive")) expect(after[path], path).toEqual(bytes);
+  for (const [path, bytes] of Object.entries(before))
+    if (!path.includes(".archive")) expect(after[path], path).toEqual(bytes);
 });
 
 test("a report changed after it was archived is put back, with everything moved before it", async () => {
   writeLiveState(box.root, { phase: samplePhase(), reports: { "a.json": "{}", "b.json": '{"v":1}' } });
   const created = await archiveNow();
   writeFileSync(join(box.root, "memory/reports/b.json"), '{"v":2}');
-  await expect(clearLiveState(box.root, created.manifest.files, created.name)).rejects.toMatchObject({ code: "clear_refused", details: { path: "memory/reports/b.json" } });
+  await expect(clearLiveState(box.root, created.manifest.files, created.name)).rejects.toMatchObject({
+    code: "clear_refused",
+    details: { path: "memory/reports/b.json" },
+  });
   expect(readFileSync(join(box.root, "memory/reports/a.json"), "utf8")).toBe("{}");
   expect(readFileSync(join(box.root, "memory/reports/b.json"), "utf8")).toBe('{"v":2}');
   expect(existsSync(join(box.root, "memory/state/phase.json"))).toBe(true);
@@ -72,7 +86,9 @@ test("a link in the reports is never removed (an archive cannot hold it)", async
   mkdirSync(join(box.root, "memory/reports/sub"));
   symlinkSync("../a.json", join(box.root, "memory/reports/sub/link.json"));
   const created = await archiveNow();
-  await expect(clearLiveState(box.root, created.manifest.files, created.name)).rejects.toMatchObject({ code: "clear_refused" });
+  await expect(clearLiveState(box.root, created.manifest.files, created.name)).rejects.toMatchObject({
+    code: "clear_refused",
+  });
   expect(readFileSync(join(box.root, "memory/reports/sub/link.json"), "utf8")).toBe("{}");
   expect(existsSync(join(box.root, "memory/reports/a.json"))).toBe(true);
 });

@@ -26,7 +26,11 @@ import type { ManifestFile } from "./manifest.js";
  * Clears what `archived` (the manifest's files of the archive that holds the live state) proves
  * is safe; throws `clear_refused` (exit 1), having changed nothing, if anything live is not in it.
  */
-export async function clearLiveState(root: string, archived: ReadonlyArray<Pick<ManifestFile, "path" | "sha256">>, archiveName: string): Promise<void> {
+export async function clearLiveState(
+  root: string,
+  archived: ReadonlyArray<Pick<ManifestFile, "path" | "sha256">>,
+  archiveName: string,
+): Promise<void> {
   const paths = resolveArchivePaths(root);
   assertRealFolders(paths);
   const expected = new Map(archived.map((file) => [file.path, file.sha256]));
@@ -35,7 +39,12 @@ export async function clearLiveState(root: string, archived: ReadonlyArray<Pick<
   const moved: Array<[from: string, to: string]> = [];
   const folders: string[] = [];
   const refuse = (path: string, why: string): DotagentError =>
-    new DotagentError("clear_refused", `${path} ${why}, so nothing was cleared (only what the archive ${archiveName} holds is ever removed); for the person: move it out of memory/, then run the command again`, EXIT.refused, { path, archive: archiveName });
+    new DotagentError(
+      "clear_refused",
+      `${path} ${why}, so nothing was cleared (only what the archive ${archiveName} holds is ever removed); for the person: move it out of memory/, then run the command again`,
+      EXIT.refused,
+      { path, archive: archiveName },
+    );
   const clearFile = async (rel: string, abs: string): Promise<void> => {
     const aside = join(trash, rel);
     await mkdir(dirname(aside), { recursive: true });
@@ -55,7 +64,11 @@ export async function clearLiveState(root: string, archived: ReadonlyArray<Pick<
       const rel = `${REPORTS_DIR}/${item.rel}`;
       if (item.kind === "directory") folders.push(item.abs);
       else if (item.kind === "file") await clearFile(rel, item.abs);
-      else throw refuse(rel, `is a ${item.kind === "symlink" ? "symbolic link" : "special file"}, which an archive does not hold`);
+      else
+        throw refuse(
+          rel,
+          `is a ${item.kind === "symlink" ? "symbolic link" : "special file"}, which an archive does not hold`,
+        );
     }
     fsyncDir(paths.reportsDir);
     for (const name of STATE_FILES) await clearFile(`${STATE_DIR}/${name}`, join(paths.stateDir, name));

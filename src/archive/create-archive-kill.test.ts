@@ -12,7 +12,14 @@ import { afterEach, beforeEach, expect, test } from "vitest";
 import { listArchives } from "./list-archives.js";
 import { pruneArchives } from "./prune-archives.js";
 import { restoreArchive } from "./restore-archive.js";
-import { makeSandbox, sampleExecution, samplePhase, snapshotTree, writeLiveState, type Sandbox } from "./test-support.js";
+import {
+  makeSandbox,
+  sampleExecution,
+  samplePhase,
+  snapshotTree,
+  writeLiveState,
+  type Sandbox,
+} from "./test-support.js";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -78,7 +85,12 @@ test("kill -9 during createArchive never leaves an archive that does not list an
   // Random bytes do not compress: big enough that a run takes a while, small enough for a unit test.
   const reports: Record<string, Buffer> = { "big.bin": randomBytes(3 * 1024 * 1024) };
   for (let i = 0; i < 150; i += 1) reports[`tasks/task-${String(i).padStart(3, "0")}.json`] = randomBytes(8 * 1024);
-  writeLiveState(box.root, { phase: samplePhase("wf-kill"), execution: sampleExecution("wf-kill"), events: '{"seq":1}\n', reports });
+  writeLiveState(box.root, {
+    phase: samplePhase("wf-kill"),
+    execution: sampleExecution("wf-kill"),
+    events: '{"seq":1}\n',
+    reports,
+  });
   const original = snapshotTree(join(box.root, "memory"));
   const script = join(box.base, "kill-child.mjs");
   bundleChild(script);
@@ -99,7 +111,11 @@ test("kill -9 during createArchive never leaves an archive that does not list an
   }
   // A loaded machine can make the measured run slow and the later ones fast, so that every kill
   // lands after the end: then kill earlier and earlier until one lands mid-archive.
-  for (let delay = Math.round(0.05 * duration), i = fractions.length; leftoversSeen.size === 0 && i < fractions.length + 12; delay = Math.floor(delay / 2), i += 1) {
+  for (
+    let delay = Math.round(0.05 * duration), i = fractions.length;
+    leftoversSeen.size === 0 && i < fractions.length + 12;
+    delay = Math.floor(delay / 2), i += 1
+  ) {
     await runChild(script, base + (i + 1) * 1000, delay);
     for (const name of readdirSync(archiveDir)) if (name.startsWith(".")) leftoversSeen.add(name);
   }

@@ -4,7 +4,14 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { list as listTar, type ReadEntry } from "tar";
 import { createArchive } from "./create-archive.js";
-import { makeSandbox, sampleExecution, samplePhase, snapshotTree, writeLiveState, type Sandbox } from "./test-support.js";
+import {
+  makeSandbox,
+  sampleExecution,
+  samplePhase,
+  snapshotTree,
+  writeLiveState,
+  type Sandbox,
+} from "./test-support.js";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -67,17 +74,32 @@ describe("createArchive", () => {
       "memory/reports/tasks/",
       "memory/reports/tasks/task-001.json",
     ]);
-    const manifest = JSON.parse(entries[0]!.body.toString("utf8")) as { files: Array<{ path: string; size: number; sha256: string }> };
-    expect(manifest).toMatchObject({ format: 1, name: info!.name, workflow_id: "wf-login", reason: "done", skipped: [] });
+    const manifest = JSON.parse(entries[0]!.body.toString("utf8")) as {
+      files: Array<{ path: string; size: number; sha256: string }>;
+    };
+    expect(manifest).toMatchObject({
+      format: 1,
+      name: info!.name,
+      workflow_id: "wf-login",
+      reason: "done",
+      skipped: [],
+    });
     for (const file of manifest.files) {
       const bytes = readFileSync(join(box.root, file.path));
-      expect(file).toEqual({ path: file.path, size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") });
+      expect(file).toEqual({
+        path: file.path,
+        size: bytes.length,
+        sha256: createHash("sha256").update(bytes).digest("hex"),
+      });
       expect(entries.find((e) => e.path === file.path)!.body.equals(bytes)).toBe(true);
     }
     expect(manifest.files).toHaveLength(5);
     // createArchive only reads the live state; the only new thing is the archive.
     const after = snapshotTree(join(box.root, "memory"));
-    expect(Object.keys(after).filter((k) => !(k in before))).toEqual(["state/.archive", `state/.archive/${info!.name}`]);
+    expect(Object.keys(after).filter((k) => !(k in before))).toEqual([
+      "state/.archive",
+      `state/.archive/${info!.name}`,
+    ]);
     for (const [k, v] of Object.entries(before)) expect(after[k]).toBe(v);
   });
 
@@ -90,12 +112,25 @@ describe("createArchive", () => {
   test("archives corrupt state too, naming it after execution.json's workflow id", async () => {
     writeLiveState(box.root, { phase: "{ not json", execution: sampleExecution("wf-exec") });
     const info = await createArchive(box.root, { now: NOW });
-    expect(info).toMatchObject({ name: "wf-exec_20261120T123456Z.tar.gz", workflow_id: "wf-exec", phase: null, phase_status: null, reason: null });
+    expect(info).toMatchObject({
+      name: "wf-exec_20261120T123456Z.tar.gz",
+      workflow_id: "wf-exec",
+      phase: null,
+      phase_status: null,
+      reason: null,
+    });
   });
 
   test("a phase.json cut short (head -c 100) still names the archive after its workflow", async () => {
-    writeLiveState(box.root, { phase: '{\n  "workflow_id": "wf-add-login",\n  "started_at": "2026-11-2', execution: "" });
-    expect(await createArchive(box.root, { now: NOW })).toMatchObject({ name: "wf-add-login_20261120T123456Z.tar.gz", workflow_id: "wf-add-login", phase: null });
+    writeLiveState(box.root, {
+      phase: '{\n  "workflow_id": "wf-add-login",\n  "started_at": "2026-11-2',
+      execution: "",
+    });
+    expect(await createArchive(box.root, { now: NOW })).toMatchObject({
+      name: "wf-add-login_20261120T123456Z.tar.gz",
+      workflow_id: "wf-add-login",
+      phase: null,
+    });
   });
 
   test("uses `unknown` when no state file names the workflow", async () => {
@@ -117,7 +152,11 @@ describe("createArchive", () => {
       writeLiveState(box.root, { events: `run ${i}\n` });
       names.push((await createArchive(box.root, { now: NOW }))!.name);
     }
-    expect(names).toEqual(["wf_20261120T123456Z.tar.gz", "wf_20261120T123456Z-2.tar.gz", "wf_20261120T123456Z-3.tar.gz"]);
+    expect(names).toEqual([
+      "wf_20261120T123456Z.tar.gz",
+      "wf_20261120T123456Z-2.tar.gz",
+      "wf_20261120T123456Z-3.tar.gz",
+    ]);
     expect(readdirSync(archiveDir()).sort()).toEqual([...names].sort());
     // Each kept its own content.
     for (const [i, name] of names.entries()) {
@@ -130,7 +169,12 @@ describe("createArchive", () => {
     writeLiveState(box.root, { phase: samplePhase("wf"), reports: { "demand.json": "{}" } });
     const infos = await Promise.all([1, 2, 3, 4].map(() => createArchive(box.root, { now: NOW })));
     const names = infos.map((info) => info!.name).sort();
-    expect(names).toEqual(["wf_20261120T123456Z-2.tar.gz", "wf_20261120T123456Z-3.tar.gz", "wf_20261120T123456Z-4.tar.gz", "wf_20261120T123456Z.tar.gz"]);
+    expect(names).toEqual([
+      "wf_20261120T123456Z-2.tar.gz",
+      "wf_20261120T123456Z-3.tar.gz",
+      "wf_20261120T123456Z-4.tar.gz",
+      "wf_20261120T123456Z.tar.gz",
+    ]);
     expect(readdirSync(archiveDir()).sort()).toEqual(names);
     // Each archive's manifest carries the name it ended up with.
     for (const name of names) {
@@ -148,7 +192,9 @@ describe("createArchive", () => {
     expect(entries.map((e) => e.path)).not.toContain("memory/reports/leak.json");
     expect(entries.some((e) => e.body.toString() === "secret")).toBe(false);
     const manifest = JSON.parse(entries[0]!.body.toString()) as { skipped: unknown };
-    expect(manifest.skipped).toEqual([{ path: "memory/reports/leak.json", reason: expect.stringContaining("symbolic link") }]);
+    expect(manifest.skipped).toEqual([
+      { path: "memory/reports/leak.json", reason: expect.stringContaining("symbolic link") },
+    ]);
   });
 
   test("refuses when memory/reports is a link out of the project", async () => {

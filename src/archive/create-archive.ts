@@ -21,9 +21,21 @@ import { isPhase, PHASE_STATUSES, REPORTS_DIR, STATE_DIR } from "../core/phases.
 import { DotagentError, EXIT } from "../core/errors.js";
 import { decodeJson } from "../schema/common.js";
 import { fsyncDir } from "../store/fsync-dir.js";
-import { assertRealFolders, MANIFEST_NAME, resolveArchivePaths, STATE_FILES, type ArchivePaths } from "./archive-layout.js";
+import {
+  assertRealFolders,
+  MANIFEST_NAME,
+  resolveArchivePaths,
+  STATE_FILES,
+  type ArchivePaths,
+} from "./archive-layout.js";
 import { describeArchive, type ArchiveInfo } from "./archive-info.js";
-import { formatArchiveName, formatArchiveTimestamp, partialFileName, sanitizeWorkflowId, TEMP_PREFIX } from "./archive-names.js";
+import {
+  formatArchiveName,
+  formatArchiveTimestamp,
+  partialFileName,
+  sanitizeWorkflowId,
+  TEMP_PREFIX,
+} from "./archive-names.js";
 import { checkEntry, DEFAULT_LIMITS } from "./entry-policy.js";
 import { fsyncFile, isMissing, removeQuietly, sha256File, walkTree } from "./file-tree.js";
 import { MANIFEST_FORMAT, type Manifest, type ManifestFile } from "./manifest.js";
@@ -103,10 +115,10 @@ export async function createArchive(root: string, options: CreateArchiveOptions)
       };
       await writeFile(join(staging, MANIFEST_NAME), `${JSON.stringify(manifest, null, 2)}\n`);
       partial = join(paths.archiveDir, partialFileName(name, random));
-      await createTar(
-        { file: partial, cwd: staging, gzip: true, portable: true, noDirRecurse: true, strict: true },
-        [MANIFEST_NAME, ...staged.paths],
-      );
+      await createTar({ file: partial, cwd: staging, gzip: true, portable: true, noDirRecurse: true, strict: true }, [
+        MANIFEST_NAME,
+        ...staged.paths,
+      ]);
       await fsyncFile(partial);
       if (await linkWithoutReplacing(partial, final)) {
         await rm(partial, { force: true }); // gone already if linkWithoutReplacing fell back to rename
@@ -118,7 +130,10 @@ export async function createArchive(root: string, options: CreateArchiveOptions)
       await rm(partial, { force: true });
       partial = null;
     }
-    throw new DotagentError("archive_name_exhausted", `More than ${MAX_SEQ} archives named ${facts.idForName}_${timestamp}; for the person: remove some from memory/state/.archive`);
+    throw new DotagentError(
+      "archive_name_exhausted",
+      `More than ${MAX_SEQ} archives named ${facts.idForName}_${timestamp}; for the person: remove some from memory/state/.archive`,
+    );
   } finally {
     if (partial !== null) await removeQuietly(partial);
     await removeQuietly(staging);
@@ -162,7 +177,13 @@ const TYPE_OF_KIND = { file: "File", directory: "Directory", symlink: "SymbolicL
 async function lstatOrNull(path: string): Promise<{ type: string; size: number } | null> {
   try {
     const item = await lstat(path);
-    const kind = item.isFile() ? "file" : item.isDirectory() ? "directory" : item.isSymbolicLink() ? "symlink" : "other";
+    const kind = item.isFile()
+      ? "file"
+      : item.isDirectory()
+        ? "directory"
+        : item.isSymbolicLink()
+          ? "symlink"
+          : "other";
     return { type: TYPE_OF_KIND[kind], size: item.size };
   } catch (error) {
     if (isMissing(error)) return null;
@@ -175,7 +196,11 @@ async function lstatOrNull(path: string): Promise<{ type: string; size: number }
  * copies, so the manifest describes exactly the bytes that get packed. Entries removed since
  * they were listed are dropped.
  */
-async function stageEntries(root: string, staging: string, entries: readonly LiveEntry[]): Promise<{ paths: string[]; files: ManifestFile[] }> {
+async function stageEntries(
+  root: string,
+  staging: string,
+  entries: readonly LiveEntry[],
+): Promise<{ paths: string[]; files: ManifestFile[] }> {
   const paths: string[] = [];
   const files: ManifestFile[] = [];
   for (const entry of entries) {
@@ -247,7 +272,8 @@ async function readJsonObject(file: string): Promise<Record<string, unknown> | n
     return null;
   }
   const decoded = decodeJson(text);
-  if (!decoded.ok || typeof decoded.value !== "object" || decoded.value === null || Array.isArray(decoded.value)) return null;
+  if (!decoded.ok || typeof decoded.value !== "object" || decoded.value === null || Array.isArray(decoded.value))
+    return null;
   return decoded.value as Record<string, unknown>;
 }
 

@@ -59,7 +59,8 @@ export function checkEntry(facts: EntryFacts, limits: ArchiveLimits): EntryVerdi
   const path = raw.endsWith("/") ? raw.slice(0, -1) : raw;
   const segments = path.split("/");
   if (segments.includes("..")) return refuse("contains '..'");
-  if (segments.some((segment) => segment === "" || segment === ".")) return refuse("is not a plain relative path (empty or '.' segment)");
+  if (segments.some((segment) => segment === "" || segment === "."))
+    return refuse("is not a plain relative path (empty or '.' segment)");
   if (segments.length > limits.maxDepth) return refuse(`is ${segments.length} folders deep (limit ${limits.maxDepth})`);
 
   const kind = classifyEntryType(facts);

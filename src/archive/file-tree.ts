@@ -44,7 +44,13 @@ async function walkInto(dir: string, prefix: string, items: TreeItem[]): Promise
       if (isMissing(error)) continue; // removed while we walked
       throw error;
     }
-    const kind = stat.isFile() ? "file" : stat.isDirectory() ? "directory" : stat.isSymbolicLink() ? "symlink" : "other";
+    const kind = stat.isFile()
+      ? "file"
+      : stat.isDirectory()
+        ? "directory"
+        : stat.isSymbolicLink()
+          ? "symlink"
+          : "other";
     items.push({ rel, abs, kind, size: stat.size, mode: stat.mode });
     if (kind === "directory") await walkInto(abs, rel, items);
   }

@@ -58,12 +58,27 @@ test("garbage, truncated and manifest-less archives are listed with an error, ne
   writeLiveState(box.root, { phase: samplePhase("wf") });
   const good = await createArchive(box.root, { now: new Date("2026-11-20T09:00:00Z") });
   mkdirSync(archiveDir(), { recursive: true });
-  writeFileSync(join(archiveDir(), "garbage.tar.gz"), "this is not an archive at all, just some text that goes on\n".repeat(20));
+  writeFileSync(
+    join(archiveDir(), "garbage.tar.gz"),
+    "this is not an archive at all, just some text that goes on\n".repeat(20),
+  );
   writeFileSync(join(archiveDir(), "empty_20261101T000000Z.tar.gz"), "");
-  writeFileSync(join(archiveDir(), "cut_20261102T000000Z.tar.gz"), readFileSync(join(archiveDir(), good!.name)).subarray(0, 40));
-  writeFileSync(join(archiveDir(), "plain_20261103T000000Z.tar.gz"), buildTarGz([{ path: "memory/state/phase.json", data: "{}" }]));
-  writeFileSync(join(archiveDir(), "badjson_20261104T000000Z.tar.gz"), buildTarGz([{ path: "dotagent-archive.json", data: "{oops" }]));
-  writeFileSync(join(archiveDir(), "badshape_20261105T000000Z.tar.gz"), buildTarGz([{ path: "dotagent-archive.json", data: '{"format":2}' }]));
+  writeFileSync(
+    join(archiveDir(), "cut_20261102T000000Z.tar.gz"),
+    readFileSync(join(archiveDir(), good!.name)).subarray(0, 40),
+  );
+  writeFileSync(
+    join(archiveDir(), "plain_20261103T000000Z.tar.gz"),
+    buildTarGz([{ path: "memory/state/phase.json", data: "{}" }]),
+  );
+  writeFileSync(
+    join(archiveDir(), "badjson_20261104T000000Z.tar.gz"),
+    buildTarGz([{ path: "dotagent-archive.json", data: "{oops" }]),
+  );
+  writeFileSync(
+    join(archiveDir(), "badshape_20261105T000000Z.tar.gz"),
+    buildTarGz([{ path: "dotagent-archive.json", data: '{"format":2}' }]),
+  );
   writeFileSync(join(archiveDir(), "gzgarbage_20261106T000000Z.tar.gz"), gzipSync(Buffer.from("x".repeat(3000))));
 
   const listed = await listArchives(box.root);

@@ -18,7 +18,9 @@ export async function listArchives(root: string): Promise<ArchiveInfo[]> {
     if (isMissing(error)) return [];
     throw error;
   }
-  const archives = names.filter((name) => name.endsWith(ARCHIVE_EXTENSION) && !name.startsWith(".")).sort(compareArchiveNamesNewestFirst);
+  const archives = names
+    .filter((name) => name.endsWith(ARCHIVE_EXTENSION) && !name.startsWith("."))
+    .sort(compareArchiveNamesNewestFirst);
   const infos = await Promise.all(archives.map((name) => inspectArchive(archiveDir, name)));
   return infos.filter((info): info is ArchiveInfo => info !== null);
 }
@@ -29,7 +31,12 @@ async function inspectArchive(archiveDir: string, name: string): Promise<Archive
   let size: number;
   try {
     const item = await lstat(file);
-    if (!item.isFile()) return describeArchiveWithoutManifest(name, 0, item.isSymbolicLink() ? "is a symbolic link, not an archive file" : "is not a regular file");
+    if (!item.isFile())
+      return describeArchiveWithoutManifest(
+        name,
+        0,
+        item.isSymbolicLink() ? "is a symbolic link, not an archive file" : "is not a regular file",
+      );
     size = item.size;
   } catch (error) {
     if (isMissing(error)) return null;

@@ -24,9 +24,17 @@ test("retention: of 8 archives exactly the five newest remain", async () => {
 
   const result = await pruneArchives(box.root);
 
-  expect(result.removed).toEqual(["wf_20261103T090000Z.tar.gz", "wf_20261102T090000Z.tar.gz", "wf_20261101T090000Z.tar.gz"]);
-  expect(readdirSync(archiveDir()).sort()).toEqual([4, 5, 6, 7, 8].map((d) => `wf_202611${String(d).padStart(2, "0")}T090000Z.tar.gz`));
-  expect((await listArchives(box.root)).map((a) => a.created_at)).toEqual([8, 7, 6, 5, 4].map((d) => at(d).toISOString().replace(".000Z", "Z")));
+  expect(result.removed).toEqual([
+    "wf_20261103T090000Z.tar.gz",
+    "wf_20261102T090000Z.tar.gz",
+    "wf_20261101T090000Z.tar.gz",
+  ]);
+  expect(readdirSync(archiveDir()).sort()).toEqual(
+    [4, 5, 6, 7, 8].map((d) => `wf_202611${String(d).padStart(2, "0")}T090000Z.tar.gz`),
+  );
+  expect((await listArchives(box.root)).map((a) => a.created_at)).toEqual(
+    [8, 7, 6, 5, 4].map((d) => at(d).toISOString().replace(".000Z", "Z")),
+  );
 });
 
 test("retention: same-second archives are kept apart and ordered by their -N suffix", async () => {
@@ -47,7 +55,12 @@ test("removes leftovers of killed archivers, restorers and clears", async () => 
 
   const result = await pruneArchives(box.root);
 
-  expect([...result.leftovers].sort()).toEqual([".clear-x3", ".partial-abc-wf_20261102T090000Z.tar.gz.partial", ".restore-x2", ".staging-x1"]);
+  expect([...result.leftovers].sort()).toEqual([
+    ".clear-x3",
+    ".partial-abc-wf_20261102T090000Z.tar.gz.partial",
+    ".restore-x2",
+    ".staging-x1",
+  ]);
   expect(readdirSync(archiveDir())).toEqual(["wf_20261101T090000Z.tar.gz"]);
 });
 

@@ -24,7 +24,8 @@ export interface PruneResult {
 }
 
 export async function pruneArchives(root: string, keep: number = DEFAULT_KEEP): Promise<PruneResult> {
-  if (!Number.isInteger(keep) || keep < 0) throw usageError(`keep must be a whole number of archives, 0 or more (got ${keep})`);
+  if (!Number.isInteger(keep) || keep < 0)
+    throw usageError(`keep must be a whole number of archives, 0 or more (got ${keep})`);
   const paths = resolveArchivePaths(root);
   assertRealFolders(paths);
   let names: string[];
@@ -37,7 +38,8 @@ export async function pruneArchives(root: string, keep: number = DEFAULT_KEEP): 
   const archives = names.filter((name) => parseArchiveName(name) !== null).sort(compareArchiveNamesNewestFirst);
   const removed = archives.slice(keep);
   const leftovers = names.filter(isLeftoverTempName);
-  for (const name of [...removed, ...leftovers]) await rm(join(paths.archiveDir, name), { recursive: true, force: true });
+  for (const name of [...removed, ...leftovers])
+    await rm(join(paths.archiveDir, name), { recursive: true, force: true });
   if (removed.length + leftovers.length > 0) fsyncDir(paths.archiveDir);
   return { removed, leftovers };
 }

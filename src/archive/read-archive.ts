@@ -9,7 +9,8 @@ import { checkEntry, DEFAULT_LIMITS, type ArchiveLimits } from "./entry-policy.j
 import { maxInflatedBytes, pumpTarGz } from "./pump-tar.js";
 import { describeManifestProblems, MAX_MANIFEST_SIZE, parseManifest, type Manifest } from "./manifest.js";
 
-export type ManifestRead = { readonly ok: true; readonly manifest: Manifest } | { readonly ok: false; readonly error: string };
+export type ManifestRead =
+  { readonly ok: true; readonly manifest: Manifest } | { readonly ok: false; readonly error: string };
 
 export interface ScannedEntry {
   /** Without a trailing slash. */
@@ -35,7 +36,10 @@ export function readManifest(file: string): Promise<ManifestRead> {
         if (seenFirst) return;
         seenFirst = true;
         if (entry.path !== MANIFEST_NAME) {
-          feed.stop({ ok: false, error: `no manifest: first entry is ${JSON.stringify(entry.path)}, not ${MANIFEST_NAME}` });
+          feed.stop({
+            ok: false,
+            error: `no manifest: first entry is ${JSON.stringify(entry.path)}, not ${MANIFEST_NAME}`,
+          });
         } else if (entry.size > MAX_MANIFEST_SIZE) {
           feed.stop({ ok: false, error: `manifest is ${entry.size} bytes (limit ${MAX_MANIFEST_SIZE})` });
         } else {
@@ -55,7 +59,11 @@ export function readManifest(file: string): Promise<ManifestRead> {
  * refuses entries node-tar would skip silently (unknown types, oversized extended headers), paths
  * that appear twice, and archives over the entry-count or total-size limits.
  */
-export function scanArchive(file: string, limits: ArchiveLimits, options: { hash?: boolean } = {}): Promise<ScanResult> {
+export function scanArchive(
+  file: string,
+  limits: ArchiveLimits,
+  options: { hash?: boolean } = {},
+): Promise<ScanResult> {
   return new Promise((resolve) => {
     const entries: ScannedEntry[] = [];
     const seen = new Set<string>();
@@ -82,14 +90,21 @@ export function scanArchive(file: string, limits: ArchiveLimits, options: { hash
         // A file and a folder at one path would make extraction write through or over one of them.
         const parents = listAncestors(verdict.path);
         const fileParent = parents.find((parent) => files.has(parent));
-        if (fileParent !== undefined) return refuse(entry.path, `lies inside ${JSON.stringify(fileParent)}, which is a file in the archive`);
-        if (verdict.kind === "file" && folders.has(verdict.path)) return refuse(entry.path, "is a file where the archive has a folder");
+        if (fileParent !== undefined)
+          return refuse(entry.path, `lies inside ${JSON.stringify(fileParent)}, which is a file in the archive`);
+        if (verdict.kind === "file" && folders.has(verdict.path))
+          return refuse(entry.path, "is a file where the archive has a folder");
         seen.add(verdict.path);
         (verdict.kind === "file" ? files : folders).add(verdict.path);
         for (const parent of parents) folders.add(parent);
         total += verdict.kind === "file" ? entry.size : 0;
-        if (total > limits.maxTotalSize) return refuse(entry.path, `brings the content to ${total} bytes (limit ${limits.maxTotalSize})`);
-        const scanned: { path: string; kind: "file" | "directory"; size: number; sha256?: string } = { path: verdict.path, kind: verdict.kind, size: entry.size };
+        if (total > limits.maxTotalSize)
+          return refuse(entry.path, `brings the content to ${total} bytes (limit ${limits.maxTotalSize})`);
+        const scanned: { path: string; kind: "file" | "directory"; size: number; sha256?: string } = {
+          path: verdict.path,
+          kind: verdict.kind,
+          size: entry.size,
+        };
         entries.push(scanned);
         if (verdict.path === MANIFEST_NAME) collectBody(entry, (body) => (manifestBody = body));
         else if (options.hash && verdict.kind === "file") {
@@ -103,19 +118,31 @@ export function scanArchive(file: string, limits: ArchiveLimits, options: { hash
     // event instead of onReadEntry; extraction would skip them, we refuse the archive.
     parser.on("ignoredEntry", (entry: ReadEntry) => {
       if (feed.stopped || !countEntry(entry.path)) return;
-      refuse(entry.path, entry.meta ? "has an extended header larger than node-tar reads" : `has an entry type dotagent does not restore (${entry.type})`);
+      refuse(
+        entry.path,
+        entry.meta
+          ? "has an extended header larger than node-tar reads"
+          : `has an entry type dotagent does not restore (${entry.type})`,
+      );
     });
     parser.on("meta", () => {
       if (!feed.stopped) countEntry("(extended header)");
     });
-    const feed = feedFile<ScanResult>(file, parser, resolve, {
-      onError: (message) => ({ ok: false, problem: "unreadable", reason: message }),
-      onEnd: () => ({ ok: true, entries, manifest: manifestBody === null ? null : decodeManifest(manifestBody) }),
-    }, maxInflatedBytes(limits));
+    const feed = feedFile<ScanResult>(
+      file,
+      parser,
+      resolve,
+      {
+        onError: (message) => ({ ok: false, problem: "unreadable", reason: message }),
+        onEnd: () => ({ ok: true, entries, manifest: manifestBody === null ? null : decodeManifest(manifestBody) }),
+      },
+      maxInflatedBytes(limits),
+    );
   });
 }
 
-export type VerifyResult = { readonly ok: true; readonly manifest: Manifest } | { readonly ok: false; readonly reason: string };
+export type VerifyResult =
+  { readonly ok: true; readonly manifest: Manifest } | { readonly ok: false; readonly reason: string };
 
 /**
  * Proves an archive holds what its manifest lists: every listed file present with the listed
@@ -123,14 +150,22 @@ export type VerifyResult = { readonly ok: true; readonly manifest: Manifest } | 
  */
 export async function verifyArchive(file: string, limits: ArchiveLimits = DEFAULT_LIMITS): Promise<VerifyResult> {
   const scan = await scanArchive(file, limits, { hash: true });
-  if (!scan.ok) return { ok: false, reason: scan.problem === "unsafe" ? `entry ${JSON.stringify(scan.entry)} ${scan.reason}` : `cannot be read (${scan.reason})` };
+  if (!scan.ok)
+    return {
+      ok: false,
+      reason:
+        scan.problem === "unsafe"
+          ? `entry ${JSON.stringify(scan.entry)} ${scan.reason}`
+          : `cannot be read (${scan.reason})`,
+    };
   if (scan.manifest === null) return { ok: false, reason: "has no manifest" };
   if (!scan.manifest.ok) return { ok: false, reason: scan.manifest.error };
   const held = new Map(scan.entries.map((entry) => [entry.path, entry]));
   for (const expected of scan.manifest.manifest.files) {
     const entry = held.get(expected.path);
     if (entry === undefined) return { ok: false, reason: `${expected.path} is in the manifest but not in the archive` };
-    if (entry.size !== expected.size || entry.sha256 !== expected.sha256) return { ok: false, reason: `${expected.path} does not match its checksum in the manifest` };
+    if (entry.size !== expected.size || entry.sha256 !== expected.sha256)
+      return { ok: false, reason: `${expected.path} does not match its checksum in the manifest` };
   }
   return { ok: true, manifest: scan.manifest.manifest };
 }

@@ -7,7 +7,15 @@ import { clearLiveState } from "./clear-live-state.js";
 import { createArchive } from "./create-archive.js";
 import { listArchives } from "./list-archives.js";
 import { restoreArchive } from "./restore-archive.js";
-import { buildTarGz, makeSandbox, sampleExecution, samplePhase, snapshotTree, writeLiveState, type Sandbox } from "./test-support.js";
+import {
+  buildTarGz,
+  makeSandbox,
+  sampleExecution,
+  samplePhase,
+  snapshotTree,
+  writeLiveState,
+  type Sandbox,
+} from "./test-support.js";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -52,7 +60,8 @@ describe("round trip", () => {
     writeLiveState(box.root, {
       phase: samplePhase("wf-login"),
       execution: sampleExecution("wf-login"),
-      events: '{"seq":1,"at":"2026-11-20T09:00:00Z","type":"init"}\n{"seq":2,"at":"2026-11-20T09:01:00Z","type":"phase_started"}\n',
+      events:
+        '{"seq":1,"at":"2026-11-20T09:00:00Z","type":"init"}\n{"seq":2,"at":"2026-11-20T09:01:00Z","type":"phase_started"}\n',
       reports: ORIGINAL_REPORTS,
     });
     mkdirSync(join(box.root, "memory/reports/empty-folder"));
@@ -109,18 +118,22 @@ describe("refusals change nothing", () => {
   };
   const expectUnchanged = (): void => expect(snapshotTree(box.root)).toEqual(snapshot);
 
-  test.each([["nope.tar.gz"], ["../nope.tar.gz"], ["memory/state/.archive/x.tar.gz"], [".partial-x.tar.gz"], [""], ["wf.tar"]])(
-    "an unknown or path-like name %j is archive_not_found",
-    async (name) => {
-      setUp();
-      await createArchive(box.root, { now: T1 });
-      snap();
-      const error = await expectRejection(restoreArchive(box.root, name, { now: T2 }));
-      expect(error).toMatchObject({ code: "archive_not_found", exitCode: 1 });
-      expect(error.message).toContain("dotagent archive list");
-      expectUnchanged();
-    },
-  );
+  test.each([
+    ["nope.tar.gz"],
+    ["../nope.tar.gz"],
+    ["memory/state/.archive/x.tar.gz"],
+    [".partial-x.tar.gz"],
+    [""],
+    ["wf.tar"],
+  ])("an unknown or path-like name %j is archive_not_found", async (name) => {
+    setUp();
+    await createArchive(box.root, { now: T1 });
+    snap();
+    const error = await expectRejection(restoreArchive(box.root, name, { now: T2 }));
+    expect(error).toMatchObject({ code: "archive_not_found", exitCode: 1 });
+    expect(error.message).toContain("dotagent archive list");
+    expectUnchanged();
+  });
 
   test("a schema-invalid phase.json in the archive is archive_invalid, naming the file and JSON path", async () => {
     writeLiveState(box.root, { phase: samplePhase("wf-old", { current_phase: "DEPLOYMENT" }) });
@@ -129,7 +142,11 @@ describe("refusals change nothing", () => {
     setUp();
     snap();
     const error = await expectRejection(restoreArchive(box.root, archived!.name, { now: T2 }));
-    expect(error).toMatchObject({ code: "archive_invalid", exitCode: 3, details: { file: "memory/state/phase.json", json_path: "current_phase" } });
+    expect(error).toMatchObject({
+      code: "archive_invalid",
+      exitCode: 3,
+      details: { file: "memory/state/phase.json", json_path: "current_phase" },
+    });
     expect(error.message).toContain(archived!.name);
     expect(error.message).toContain("memory/state/phase.json: current_phase: expected one of");
     expectUnchanged();
@@ -150,12 +167,21 @@ describe("refusals change nothing", () => {
   test("an archive whose bytes do not match its manifest is archive_invalid", async () => {
     setUp();
     const manifest = {
-      format: 1, name: "x", workflow_id: "wf", phase: null, phase_status: null, created_at: "2026-11-20T09:00:00Z", reason: null,
+      format: 1,
+      name: "x",
+      workflow_id: "wf",
+      phase: null,
+      phase_status: null,
+      created_at: "2026-11-20T09:00:00Z",
+      reason: null,
       files: [{ path: "memory/reports/demand.json", size: 2, sha256: "0".repeat(64) }],
     };
     writeFileSync(
       join(archiveDir(), "tampered_20261120T090000Z.tar.gz"),
-      buildTarGz([{ path: "dotagent-archive.json", data: JSON.stringify(manifest) }, { path: "memory/reports/demand.json", data: "{}" }]),
+      buildTarGz([
+        { path: "dotagent-archive.json", data: JSON.stringify(manifest) },
+        { path: "memory/reports/demand.json", data: "{}" },
+      ]),
     );
     snap();
     const error = await expectRejection(restoreArchive(box.root, "tampered_20261120T090000Z.tar.gz", { now: T2 }));
@@ -166,10 +192,22 @@ describe("refusals change nothing", () => {
 
   test("a file the manifest does not list is archive_invalid", async () => {
     setUp();
-    const manifest = { format: 1, name: "x", workflow_id: "wf", phase: null, phase_status: null, created_at: "2026-11-20T09:00:00Z", reason: null, files: [] };
+    const manifest = {
+      format: 1,
+      name: "x",
+      workflow_id: "wf",
+      phase: null,
+      phase_status: null,
+      created_at: "2026-11-20T09:00:00Z",
+      reason: null,
+      files: [],
+    };
     writeFileSync(
       join(archiveDir(), "extra_20261120T090000Z.tar.gz"),
-      buildTarGz([{ path: "dotagent-archive.json", data: JSON.stringify(manifest) }, { path: "memory/reports/smuggled.json", data: "{}" }]),
+      buildTarGz([
+        { path: "dotagent-archive.json", data: JSON.stringify(manifest) },
+        { path: "memory/reports/smuggled.json", data: "{}" },
+      ]),
     );
     snap();
     const error = await expectRejection(restoreArchive(box.root, "extra_20261120T090000Z.tar.gz", { now: T2 }));

@@ -21,7 +21,14 @@ import { parseExecutionState } from "../schema/execution.js";
 import { parsePhaseState } from "../schema/phase.js";
 import { fsyncDir } from "../store/fsync-dir.js";
 import { forget } from "../store/last-write.js";
-import { ARCHIVE_DIR, assertRealFolders, MANIFEST_NAME, resolveArchivePaths, STATE_FILES, type ArchivePaths } from "./archive-layout.js";
+import {
+  ARCHIVE_DIR,
+  assertRealFolders,
+  MANIFEST_NAME,
+  resolveArchivePaths,
+  STATE_FILES,
+  type ArchivePaths,
+} from "./archive-layout.js";
 import { describeArchive, describeArchiveWithoutManifest, type ArchiveInfo } from "./archive-info.js";
 import { isPlainArchiveFileName, TEMP_PREFIX } from "./archive-names.js";
 import { clearLiveState } from "./clear-live-state.js";
@@ -45,7 +52,11 @@ export interface RestoreResult {
   readonly archivedLive: ArchiveInfo | null;
 }
 
-export async function restoreArchive(root: string, name: string, options: RestoreArchiveOptions): Promise<RestoreResult> {
+export async function restoreArchive(
+  root: string,
+  name: string,
+  options: RestoreArchiveOptions,
+): Promise<RestoreResult> {
   const paths = resolveArchivePaths(root);
   const limits = resolveLimits(options.limits);
   assertRealFolders(paths);
@@ -54,7 +65,9 @@ export async function restoreArchive(root: string, name: string, options: Restor
 
   const scan = await scanArchive(file, limits);
   if (!scan.ok) {
-    throw scan.problem === "unsafe" ? unsafeArchive(name, scan.entry, scan.reason) : invalidArchive(name, `cannot be read (${scan.reason})`);
+    throw scan.problem === "unsafe"
+      ? unsafeArchive(name, scan.entry, scan.reason)
+      : invalidArchive(name, `cannot be read (${scan.reason})`);
   }
   if (scan.manifest !== null && !scan.manifest.ok) throw invalidArchive(name, scan.manifest.error);
   const manifest = scan.manifest?.manifest ?? null;
@@ -67,18 +80,29 @@ export async function restoreArchive(root: string, name: string, options: Restor
     await validateStateFiles(staging, name);
     await prepareForMove(staging);
 
-    const archivedLive = await createArchive(root, { reason: `before restore of ${name}`, now: options.now, complete: true });
+    const archivedLive = await createArchive(root, {
+      reason: `before restore of ${name}`,
+      now: options.now,
+      complete: true,
+    });
     try {
       if (archivedLive !== null) await clearLiveState(root, archivedLive.manifest.files, archivedLive.name);
       await moveIntoPlace(staging, paths);
     } catch (error) {
-      const saved = archivedLive === null ? "there was no live state to save" : `the state from before is in ${archivedLive.path}`;
-      throw new DotagentError("restore_incomplete", `Restore of ${name} stopped part-way (${(error as Error).message}); ${saved}; run \`dotagent archive restore\` again`, EXIT.refused, {
-        name,
-        archived_live: archivedLive?.name ?? null,
-      });
+      const saved =
+        archivedLive === null ? "there was no live state to save" : `the state from before is in ${archivedLive.path}`;
+      throw new DotagentError(
+        "restore_incomplete",
+        `Restore of ${name} stopped part-way (${(error as Error).message}); ${saved}; run \`dotagent archive restore\` again`,
+        EXIT.refused,
+        {
+          name,
+          archived_live: archivedLive?.name ?? null,
+        },
+      );
     }
-    const restored = manifest === null ? describeArchiveWithoutManifest(name, size, null) : describeArchive(name, size, manifest);
+    const restored =
+      manifest === null ? describeArchiveWithoutManifest(name, size, null) : describeArchive(name, size, manifest);
     return { restored, archivedLive };
   } finally {
     await removeQuietly(staging);
@@ -88,7 +112,12 @@ export async function restoreArchive(root: string, name: string, options: Restor
 
 async function findArchive(paths: ArchivePaths, name: string): Promise<string> {
   const notFound = (): DotagentError =>
-    new DotagentError("archive_not_found", `No archive named ${JSON.stringify(name)} in ${ARCHIVE_DIR}; run \`dotagent archive list\` to see the names`, EXIT.refused, { name });
+    new DotagentError(
+      "archive_not_found",
+      `No archive named ${JSON.stringify(name)} in ${ARCHIVE_DIR}; run \`dotagent archive list\` to see the names`,
+      EXIT.refused,
+      { name },
+    );
   if (!isPlainArchiveFileName(name)) throw notFound();
   const file = join(paths.archiveDir, name);
   try {
@@ -110,7 +139,10 @@ function unsafeArchive(name: string, entry: string, reason: string): DotagentErr
 }
 
 function invalidArchive(name: string, problem: string, details: Record<string, unknown> = {}): DotagentError {
-  return new DotagentError("archive_invalid", `Archive ${name}: ${problem}; nothing was restored`, EXIT.invalid, { name, ...details });
+  return new DotagentError("archive_invalid", `Archive ${name}: ${problem}; nothing was restored`, EXIT.invalid, {
+    name,
+    ...details,
+  });
 }
 
 /**
@@ -156,14 +188,20 @@ async function extractChecked(file: string, staging: string, limits: ArchiveLimi
  * The extracted tree must hold exactly what the scan saw (only files and folders, same sizes),
  * and, when the archive has a manifest, exactly the files it lists with the same SHA-256.
  */
-async function verifyExtractedTree(staging: string, entries: readonly ScannedEntry[], manifest: Manifest | null, name: string): Promise<void> {
+async function verifyExtractedTree(
+  staging: string,
+  entries: readonly ScannedEntry[],
+  manifest: Manifest | null,
+  name: string,
+): Promise<void> {
   const files = new Map(entries.filter((e) => e.kind === "file").map((e) => [e.path, e.size]));
   const folders = new Set<string>();
   for (const entry of entries) {
     if (entry.kind === "directory") folders.add(entry.path);
     for (const parent of listAncestors(entry.path)) folders.add(parent);
   }
-  const mismatch = (path: string, problem: string): DotagentError => invalidArchive(name, `extracted ${JSON.stringify(path)} ${problem}`, { entry: path });
+  const mismatch = (path: string, problem: string): DotagentError =>
+    invalidArchive(name, `extracted ${JSON.stringify(path)} ${problem}`, { entry: path });
   const found = new Map<string, string>();
   for (const item of await walkTree(staging)) {
     if (item.kind === "directory") {
@@ -182,13 +220,21 @@ async function verifyExtractedTree(staging: string, entries: readonly ScannedEnt
   for (const expected of manifest.files) {
     listed.add(expected.path);
     const abs = found.get(expected.path);
-    if (abs === undefined) throw invalidArchive(name, `${expected.path} is in the manifest but not in the archive`, { entry: expected.path });
+    if (abs === undefined)
+      throw invalidArchive(name, `${expected.path} is in the manifest but not in the archive`, {
+        entry: expected.path,
+      });
     if (files.get(expected.path) !== expected.size || (await sha256File(abs)) !== expected.sha256) {
-      throw invalidArchive(name, `${expected.path} does not match its checksum in the manifest (damaged or altered archive)`, { entry: expected.path });
+      throw invalidArchive(
+        name,
+        `${expected.path} does not match its checksum in the manifest (damaged or altered archive)`,
+        { entry: expected.path },
+      );
     }
   }
   for (const path of found.keys()) {
-    if (path !== MANIFEST_NAME && !listed.has(path)) throw invalidArchive(name, `${path} is in the archive but not in its manifest`, { entry: path });
+    if (path !== MANIFEST_NAME && !listed.has(path))
+      throw invalidArchive(name, `${path} is in the archive but not in its manifest`, { entry: path });
   }
 }
 

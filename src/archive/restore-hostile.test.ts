@@ -11,12 +11,25 @@ import { DotagentError } from "../core/errors.js";
 import { createArchive } from "./create-archive.js";
 import type { ArchiveLimits } from "./entry-policy.js";
 import { restoreArchive } from "./restore-archive.js";
-import { buildTarGz, listRawEntries, makeSandbox, samplePhase, snapshotTree, writeLiveState, type RawEntry, type Sandbox } from "./test-support.js";
+import {
+  buildTarGz,
+  listRawEntries,
+  makeSandbox,
+  samplePhase,
+  snapshotTree,
+  writeLiveState,
+  type RawEntry,
+  type Sandbox,
+} from "./test-support.js";
 
 let box: Sandbox;
 beforeEach(async () => {
   box = makeSandbox();
-  writeLiveState(box.root, { phase: samplePhase("wf-live"), events: "{}\n", reports: { "demand.json": '{"live":true}' } });
+  writeLiveState(box.root, {
+    phase: samplePhase("wf-live"),
+    events: "{}\n",
+    reports: { "demand.json": '{"live":true}' },
+  });
   await createArchive(box.root, { now: new Date("2026-11-19T09:00:00Z") }); // an archive that must survive untouched
   writeFileSync(join(box.outside, "target"), "outside file");
 });
@@ -31,7 +44,9 @@ const BENIGN: RawEntry[] = [
   { path: "memory/reports/demand.json", data: "{}" },
 ];
 
-async function writeHostile(entries: RawEntry[]): Promise<Array<{ path: string; type: string; linkpath: string | undefined }>> {
+async function writeHostile(
+  entries: RawEntry[],
+): Promise<Array<{ path: string; type: string; linkpath: string | undefined }>> {
   writeFileSync(join(archiveDir(), NAME), buildTarGz([...BENIGN, ...entries]));
   return (await listRawEntries(join(archiveDir(), NAME))).map(({ path, type, linkpath }) => ({ path, type, linkpath }));
 }
@@ -39,7 +54,10 @@ async function writeHostile(entries: RawEntry[]): Promise<Array<{ path: string; 
 async function expectRefused(reason: string, limits?: Partial<ArchiveLimits>): Promise<DotagentError> {
   const project = snapshotTree(box.root);
   const outside = snapshotTree(box.outside);
-  const error: unknown = await restoreArchive(box.root, NAME, { now: new Date("2026-11-21T09:00:00Z"), ...(limits ? { limits } : {}) }).then(
+  const error: unknown = await restoreArchive(box.root, NAME, {
+    now: new Date("2026-11-21T09:00:00Z"),
+    ...(limits ? { limits } : {}),
+  }).then(
     () => new Error("restore was expected to refuse"),
     (e: unknown) => e,
   );
@@ -55,14 +73,20 @@ async function expectRefused(reason: string, limits?: Partial<ArchiveLimits>): P
 }
 
 test("`..` in a path (memory/state/../../evil) is refused, not rewritten", async () => {
-  expect(await writeHostile([{ path: "memory/state/../../evil", data: "pwned" }])).toContainEqual({ path: "memory/state/../../evil", type: "File", linkpath: undefined });
+  expect(await writeHostile([{ path: "memory/state/../../evil", data: "pwned" }])).toContainEqual({
+    path: "memory/state/../../evil",
+    type: "File",
+    linkpath: undefined,
+  });
   const error = await expectRefused("contains '..'");
   expect(error.details).toMatchObject({ entry: "memory/state/../../evil" });
   expect(existsSync(join(box.root, "evil"))).toBe(false);
 });
 
 test("`..` climbing out of the project (memory/reports/../../../outside/evil) is refused", async () => {
-  expect((await writeHostile([{ path: "memory/reports/../../../outside/evil", data: "pwned" }])).map((e) => e.path)).toContain("memory/reports/../../../outside/evil");
+  expect(
+    (await writeHostile([{ path: "memory/reports/../../../outside/evil", data: "pwned" }])).map((e) => e.path),
+  ).toContain("memory/reports/../../../outside/evil");
   await expectRefused("contains '..'");
   expect(existsSync(join(box.outside, "evil"))).toBe(false);
 });
@@ -75,7 +99,9 @@ test("an absolute path is refused, not stripped", async () => {
 });
 
 test("a symlink pointing outside the project is refused", async () => {
-  expect(await writeHostile([{ path: "memory/reports/link", type: "SymbolicLink", linkpath: box.outside }])).toContainEqual({
+  expect(
+    await writeHostile([{ path: "memory/reports/link", type: "SymbolicLink", linkpath: box.outside }]),
+  ).toContainEqual({
     path: "memory/reports/link",
     type: "SymbolicLink",
     linkpath: box.outside,
@@ -85,7 +111,11 @@ test("a symlink pointing outside the project is refused", async () => {
 
 test("a hard link to a file outside the project is refused", async () => {
   const target = join(box.outside, "target");
-  expect(await writeHostile([{ path: "memory/reports/hard", type: "Link", linkpath: target }])).toContainEqual({ path: "memory/reports/hard", type: "Link", linkpath: target });
+  expect(await writeHostile([{ path: "memory/reports/hard", type: "Link", linkpath: target }])).toContainEqual({
+    path: "memory/reports/hard",
+    type: "Link",
+    linkpath: target,
+  });
   await expectRefused("is a hard link");
   expect(lstatSync(target).nlink).toBe(1);
 });
@@ -101,7 +131,9 @@ test("a symlink and then a file written through it (memory/reports/l -> outside,
 });
 
 test("a character device entry is refused", async () => {
-  expect((await writeHostile([{ path: "memory/reports/null", type: "CharacterDevice" }])).map((e) => e.type)).toContain("CharacterDevice");
+  expect((await writeHostile([{ path: "memory/reports/null", type: "CharacterDevice" }])).map((e) => e.type)).toContain(
+    "CharacterDevice",
+  );
   await expectRefused("is a device");
 });
 
@@ -116,7 +148,11 @@ test("an entry type node-tar would silently skip is refused", async () => {
 });
 
 test("an oversized entry is refused before it is extracted", async () => {
-  expect(await writeHostile([{ path: "memory/reports/huge.json", data: Buffer.alloc(4096, 0x20) }])).toContainEqual({ path: "memory/reports/huge.json", type: "File", linkpath: undefined });
+  expect(await writeHostile([{ path: "memory/reports/huge.json", data: Buffer.alloc(4096, 0x20) }])).toContainEqual({
+    path: "memory/reports/huge.json",
+    type: "File",
+    linkpath: undefined,
+  });
   await expectRefused("is 4096 bytes (limit 1024)", { maxEntrySize: 1024 });
 });
 
@@ -132,7 +168,11 @@ test("too many entries are refused", async () => {
 });
 
 test("an entry outside memory/ (a git hook) is refused", async () => {
-  expect((await writeHostile([{ path: ".git/hooks/pre-commit", data: "#!/bin/sh\nrm -rf ~\n", mode: 0o755 }])).map((e) => e.path)).toContain(".git/hooks/pre-commit");
+  expect(
+    (await writeHostile([{ path: ".git/hooks/pre-commit", data: "#!/bin/sh\nrm -rf ~\n", mode: 0o755 }])).map(
+      (e) => e.path,
+    ),
+  ).toContain(".git/hooks/pre-commit");
   await expectRefused("is outside what an archive may hold");
 });
 
@@ -160,7 +200,10 @@ test("a symlink already on disk is never written through nor removed unarchived:
   writeFileSync(join(archiveDir(), NAME), buildTarGz([...BENIGN, { path: "memory/reports/l/pwned", data: "pwned" }]));
   const outside = snapshotTree(box.outside);
 
-  await expect(restoreArchive(box.root, NAME, { now: new Date("2026-11-21T09:00:00Z") })).rejects.toMatchObject({ code: "not_archivable", details: { path: "memory/reports/l" } });
+  await expect(restoreArchive(box.root, NAME, { now: new Date("2026-11-21T09:00:00Z") })).rejects.toMatchObject({
+    code: "not_archivable",
+    details: { path: "memory/reports/l" },
+  });
 
   expect(snapshotTree(box.outside)).toEqual(outside);
   expect(lstatSync(join(box.root, "memory/reports/l")).isSymbolicLink()).toBe(true);
@@ -190,7 +233,9 @@ describe("archives that inflate far beyond their size", () => {
     const zeros = gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 });
     writeFileSync(join(archiveDir(), NAME), Buffer.concat(Array.from({ length: 32 }, () => zeros)));
     const project = snapshotTree(box.root);
-    await expect(restoreArchive(box.root, NAME, { now: new Date("2026-11-21T09:00:00Z") })).rejects.toMatchObject({ code: "archive_invalid" });
+    await expect(restoreArchive(box.root, NAME, { now: new Date("2026-11-21T09:00:00Z") })).rejects.toMatchObject({
+      code: "archive_invalid",
+    });
     expect(snapshotTree(box.root)).toEqual(project);
   }, 600_000);
 });

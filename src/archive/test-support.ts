@@ -2,7 +2,16 @@
 // folder, sample state, byte-level snapshots, and a raw tar writer that produces the hostile
 // entries node-tar's own Pack would sanitize away.
 import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -37,7 +46,9 @@ export function samplePhase(workflowId = "wf-login", overrides: Record<string, u
     last_updated: "2026-11-20T10:30:00Z",
     current_phase: "ARCHITECTURE",
     phase_status: "in_progress",
-    completed_phases: [{ phase: "REQUIREMENTS", completed_at: "2026-11-20T10:00:00Z", output: "memory/reports/demand.json" }],
+    completed_phases: [
+      { phase: "REQUIREMENTS", completed_at: "2026-11-20T10:00:00Z", output: "memory/reports/demand.json" },
+    ],
     user_checkpoints: [{ phase: "REQUIREMENTS", approved_at: "2026-11-20T09:58:00Z" }],
     interruption_safe: true,
     ...overrides,
@@ -50,7 +61,19 @@ export function sampleExecution(workflowId = "wf-login"): Record<string, unknown
     updated_at: "2026-11-20T11:00:00Z",
     interruption_safe: true,
     max_attempts: 3,
-    tasks: [{ id: "task-001", title: "Login form", status: "running", depends_on: [], attempts: 1, started_at: "2026-11-20T10:40:00Z", completed_at: null, output: "memory/reports/tasks/task-001.json", error: null }],
+    tasks: [
+      {
+        id: "task-001",
+        title: "Login form",
+        status: "running",
+        depends_on: [],
+        attempts: 1,
+        started_at: "2026-11-20T10:40:00Z",
+        completed_at: null,
+        output: "memory/reports/tasks/task-001.json",
+        error: null,
+      },
+    ],
   };
 }
 
@@ -65,7 +88,8 @@ export interface LiveState {
 
 export function writeLiveState(root: string, state: LiveState): void {
   const stateDir = join(root, "memory", "state");
-  const asText = (value: Record<string, unknown> | string): string => (typeof value === "string" ? value : `${JSON.stringify(value, null, 2)}\n`);
+  const asText = (value: Record<string, unknown> | string): string =>
+    typeof value === "string" ? value : `${JSON.stringify(value, null, 2)}\n`;
   if (state.phase !== undefined) writeFileSync(join(stateDir, "phase.json"), asText(state.phase));
   if (state.execution !== undefined) writeFileSync(join(stateDir, "execution.json"), asText(state.execution));
   if (state.events !== undefined) writeFileSync(join(stateDir, "events.jsonl"), state.events);

@@ -15,7 +15,15 @@ const plan = (phase: string): ResumePlan =>
     decision: null,
     errors: [],
   }) as unknown as ResumePlan;
-const shared = { isolation: { round: 0, mode: "shared" as const, reason: "not a git repository", decided_at: "2026-11-29T10:00:00.000Z" }, worktrees: [] };
+const shared = {
+  isolation: {
+    round: 0,
+    mode: "shared" as const,
+    reason: "not a git repository",
+    decided_at: "2026-11-29T10:00:00.000Z",
+  },
+  worktrees: [],
+};
 
 describe("briefingFor: a round's shared checkout is told at the workflow's tasks step, whatever its id", () => {
   test.each([

@@ -7,7 +7,12 @@ describe("mergeGitignore", () => {
   it.each([
     ["no .gitignore: the file is dotagent's lines", null, [], `${ours}\n`],
     ["an empty .gitignore", "", [], `${ours}\n`],
-    ["the person's lines stay first, a blank line, then dotagent's", "node_modules/\ndist/\n", [], `node_modules/\ndist/\n\n${ours}\n`],
+    [
+      "the person's lines stay first, a blank line, then dotagent's",
+      "node_modules/\ndist/\n",
+      [],
+      `node_modules/\ndist/\n\n${ours}\n`,
+    ],
     ["no final newline in the person's file", "node_modules/", [], `node_modules/\n\n${ours}\n`],
     ["CRLF files stay CRLF", "node_modules/\r\n", [], `node_modules/\r\n\r\n${GITIGNORE_LINES.join("\r\n")}\r\n`],
   ] as const)("%s", (_name, text, owned, expected) => {

@@ -12,7 +12,8 @@
 // nothing else is left. Pure text in, text out: install.ts does the reading and writing.
 
 /** The heading line install writes above its lines (one of the lines it owns). */
-export const GITIGNORE_HEADING = "# dotagent: machine-local workflow files (commit memory/reports/ and memory/state/*.json, events.jsonl)";
+export const GITIGNORE_HEADING =
+  "# dotagent: machine-local workflow files (commit memory/reports/ and memory/state/*.json, events.jsonl)";
 
 export const GITIGNORE_LINES: readonly string[] = [
   GITIGNORE_HEADING,
@@ -63,13 +64,18 @@ export interface GitignoreMerge {
  * now was removed by the person and stays removed; owned lines no longer wanted (an older
  * version's) are taken out. The person's own lines are left as they are.
  */
-export function mergeGitignore(text: string | null, wanted: readonly string[], owned: readonly string[]): GitignoreMerge {
+export function mergeGitignore(
+  text: string | null,
+  wanted: readonly string[],
+  owned: readonly string[],
+): GitignoreMerge {
   const old = text ?? "";
   const retired = owned.filter((line) => !wanted.includes(line));
   let lines = retired.length > 0 ? withoutLines(linesOf(old), retired) : linesOf(old);
   const present = new Set(lines.map((l) => l.trim()));
   const missing = wanted.filter((line) => !present.has(line) && !owned.includes(line));
-  if (retired.length === 0 && missing.length === 0) return { text: old, owned: owned.filter((line) => present.has(line)), changed: false };
+  if (retired.length === 0 && missing.length === 0)
+    return { text: old, owned: owned.filter((line) => present.has(line)), changed: false };
   if (missing.length > 0) lines = [...lines, ...(lines.length > 0 ? [""] : []), ...missing];
   const nl = eol(old);
   const next = lines.length === 0 ? "" : `${lines.join(nl)}${nl}`;

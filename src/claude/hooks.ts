@@ -30,7 +30,13 @@ import { isValidReport, reportAt } from "../core/reports.js";
 import type { Decision, ResumePlan } from "../core/plan-resume.js";
 import { YES_OR_NO } from "../core/authority.js";
 import type { OpContext } from "../ops/op-context.js";
-import { agentTranscriptPath, readAgentPrompt, readAgentStartedAt, readAgentType, remindersSent } from "../store/agent-transcript.js";
+import {
+  agentTranscriptPath,
+  readAgentPrompt,
+  readAgentStartedAt,
+  readAgentType,
+  remindersSent,
+} from "../store/agent-transcript.js";
 import { loadSnapshot } from "../store/session.js";
 import { textDigest, type ReplyEvidence } from "../store/authority.js";
 import { startReplyCarrier } from "../store/reply-carrier.js";
@@ -47,7 +53,8 @@ export type HookOutput = Record<string, unknown> | null;
 export const MAX_REMINDERS = 2;
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 function realpath(path: string): string | undefined {
   try {
@@ -57,10 +64,21 @@ function realpath(path: string): string | undefined {
   }
 }
 
-const preToolUse = (decision: "allow" | "deny", reason: string, updatedInput?: Record<string, unknown>) => ({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: decision, permissionDecisionReason: reason, ...(updatedInput ? { updatedInput } : {}) } });
-const context = (event: string, text: string) => ({ hookSpecificOutput: { hookEventName: event, additionalContext: text } });
+const preToolUse = (decision: "allow" | "deny", reason: string, updatedInput?: Record<string, unknown>) => ({
+  hookSpecificOutput: {
+    hookEventName: "PreToolUse",
+    permissionDecision: decision,
+    permissionDecisionReason: reason,
+    ...(updatedInput ? { updatedInput } : {}),
+  },
+});
+const context = (event: string, text: string) => ({
+  hookSpecificOutput: { hookEventName: event, additionalContext: text },
+});
 
-type NextPlan = Pick<ResumePlan, "phase" | "phase_status" | "next" | "in_flight" | "agents_in_flight"> & { decision?: Decision | null | undefined };
+type NextPlan = Pick<ResumePlan, "phase" | "phase_status" | "next" | "in_flight" | "agents_in_flight"> & {
+  decision?: Decision | null | undefined;
+};
 
 /**
  * What the model reads after an agent's end: what was recorded, then the next step as JSON. A
@@ -69,12 +87,24 @@ type NextPlan = Pick<ResumePlan, "phase" | "phase_status" | "next" | "in_flight"
  */
 export function nextContext(recorded: readonly string[], plan: NextPlan): string {
   const decision = plan.decision ? { decision: { ...plan.decision, answers: YES_OR_NO } } : {};
-  const next = { phase: plan.phase, phase_status: plan.phase_status, next: plan.next, in_flight: plan.in_flight, agents_in_flight: plan.agents_in_flight, ...decision };
+  const next = {
+    phase: plan.phase,
+    phase_status: plan.phase_status,
+    next: plan.next,
+    in_flight: plan.in_flight,
+    agents_in_flight: plan.agents_in_flight,
+    ...decision,
+  };
   return `${recorded.length > 0 ? `dotagent recorded: ${recorded.join("; ")}.\n` : ""}dotagent next: ${JSON.stringify(next)}`;
 }
 
 /** nextContext as a hook hands it to the model; a question in it is recorded as asked first, so the person's reply answers it. */
-async function handNext(op: OpContext, event: string, recorded: readonly string[], plan: NextPlan): Promise<HookOutput> {
+async function handNext(
+  op: OpContext,
+  event: string,
+  recorded: readonly string[],
+  plan: NextPlan,
+): Promise<HookOutput> {
   if (plan.decision) await (await personGate()).recordAsked(op, plan.decision);
   return context(event, nextContext(recorded, plan));
 }
@@ -149,7 +179,11 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
     const fields = judgeSpawnInput(toolInput);
     if (fields !== undefined) return preToolUse("deny", `dotagent: ${fields}, then spawn it again.`);
     const reading = readAgentJob(name, str(toolInput.prompt) ?? "", flow);
-    if (!reading.ok) return preToolUse("deny", `dotagent: ${reading.reason}. Give the agent the prompt lines /develop shows (Feature request:, Phase:, … , Output file:), then spawn it again.`);
+    if (!reading.ok)
+      return preToolUse(
+        "deny",
+        `dotagent: ${reading.reason}. Give the agent the prompt lines /develop shows (Feature request:, Phase:, … , Output file:), then spawn it again.`,
+      );
     try {
       const started = await (await agentRun()).startAgentJob(op, reading.job);
       if (!started.ok) return preToolUse("deny", `dotagent: ${started.reason}`);
@@ -164,7 +198,10 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
       return preToolUse("allow", `dotagent recorded: ${started.what}`, updated);
     } catch (error) {
       // Unrecorded, an agent could run twice: better not started now than not recorded.
-      return preToolUse("deny", `dotagent could not record the start of the ${describeJob(reading.job)} agent (${(error as Error).message}); try again in a moment`);
+      return preToolUse(
+        "deny",
+        `dotagent could not record the start of the ${describeJob(reading.job)} agent (${(error as Error).message}); try again in a moment`,
+      );
     }
   }
   if (tool === "SubagentHandback") {
@@ -173,10 +210,19 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
     if (job === undefined || transcript === undefined) return null;
     const snapshot = await loadSnapshot(op.paths, [{ path: job.output, mode: "parse" }]);
     const report = reportAt(snapshot.reports, job.output);
-    const fine = isValidReport(report) && (job.task === undefined || (report as { data: Record<string, unknown> }).data.task_id === job.task);
+    const fine =
+      isValidReport(report) &&
+      (job.task === undefined || (report as { data: Record<string, unknown> }).data.task_id === job.task);
     // A task's report older than its attempt is an earlier attempt's (a retried task's): sent back
     // now, while the agent can still write this one (its end would fail the attempt instead).
-    const stale = fine && job.task !== undefined && snapshot.execution.kind === "ok" ? (await agentRun()).staleReport(op.paths.root, job.output, snapshot.execution.value.tasks.find((t) => t.id === job.task && t.status === "running")) : undefined;
+    const stale =
+      fine && job.task !== undefined && snapshot.execution.kind === "ok"
+        ? (await agentRun()).staleReport(
+            op.paths.root,
+            job.output,
+            snapshot.execution.value.tasks.find((t) => t.id === job.task && t.status === "running"),
+          )
+        : undefined;
     if (fine && stale === undefined) return null;
     const sent = remindersSent(transcript, MAX_REMINDERS);
     if (sent >= MAX_REMINDERS) return null;
@@ -185,12 +231,12 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
       stale !== undefined
         ? stale
         : report.status === "missing"
-        ? `${job.output} does not exist`
-        : report.status === "invalid" || report.status === "outside"
-          ? `${job.output} ${report.reason}`
-          : report.status === "valid"
-            ? `${job.output} has task_id ${JSON.stringify((report.data as Record<string, unknown>).task_id)}, not "${job.task}"`
-            : `${job.output} is not a valid report`;
+          ? `${job.output} does not exist`
+          : report.status === "invalid" || report.status === "outside"
+            ? `${job.output} ${report.reason}`
+            : report.status === "valid"
+              ? `${job.output} has task_id ${JSON.stringify((report.data as Record<string, unknown>).task_id)}, not "${job.task}"`
+              : `${job.output} is not a valid report`;
     return preToolUse("deny", reminder(job, why, sent + 1, worktreeReport(op, snapshot, job)));
   }
   return null;
@@ -201,8 +247,14 @@ export async function onSubagentStop(op: OpContext, input: HookInput): Promise<H
   const job = jobFromTranscript(transcript, input.agent_type, await flowFor(op, input.agent_type));
   if (job === undefined || transcript === undefined || !hasWorkflowFolder(op)) return null;
   const sent = remindersSent(transcript, MAX_REMINDERS);
-  const end = await (await agentRun()).endAgentJob(op, job, { final: sent >= MAX_REMINDERS, ended: true, agentStartedAt: readAgentStartedAt(transcript) });
-  if (end.kind === "send_back") return { decision: "block", reason: reminder(job, end.why, sent + 1, worktreeReport(op, await loadSnapshot(op.paths), job)) };
+  const end = await (
+    await agentRun()
+  ).endAgentJob(op, job, { final: sent >= MAX_REMINDERS, ended: true, agentStartedAt: readAgentStartedAt(transcript) });
+  if (end.kind === "send_back")
+    return {
+      decision: "block",
+      reason: reminder(job, end.why, sent + 1, worktreeReport(op, await loadSnapshot(op.paths), job)),
+    };
   return null;
 }
 
@@ -246,18 +298,47 @@ export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promi
   // person's reply, if the client's own record says they typed it (src/ops/person-replies.ts); a
   // /command such as /develop asks to go on, not to approve, but does start a failed phase again.
   if (ids.length === 0 && !isNotification(prompt)) {
-    const done = await (await personReplies()).recordPrompt(op, { text: prompt, evidence: promptEvidence(input, prompt), command: prompt.trimStart().startsWith("/") });
+    const done = await (
+      await personReplies()
+    ).recordPrompt(op, {
+      text: prompt,
+      evidence: promptEvidence(input, prompt),
+      command: prompt.trimStart().startsWith("/"),
+    });
     if (done.kind === "pending") {
       startReplyCarrier(op.paths.root, process.argv[1]);
-      const what = done.effect.kind === "restart" ? `starts ${done.effect.phase} again` : done.effect.kind === "pick" ? `picks ${done.effect.design} (dotagent writes final_design.json from it and approves ${done.effect.phase})` : `approves ${done.effect.phase}`;
+      const what =
+        done.effect.kind === "restart"
+          ? `starts ${done.effect.phase} again`
+          : done.effect.kind === "pick"
+            ? `picks ${done.effect.design} (dotagent writes final_design.json from it and approves ${done.effect.phase})`
+            : `approves ${done.effect.phase}`;
       const told = `the person's reply ${what}; dotagent carries it out at your next step, once the client has recorded the prompt as the person's; do not run phase approve or write final_design.json`;
-      return done.plan === undefined ? context("UserPromptSubmit", `dotagent recorded: ${told}.`) : handNext(op, "UserPromptSubmit", [told], done.plan);
+      return done.plan === undefined
+        ? context("UserPromptSubmit", `dotagent recorded: ${told}.`)
+        : handNext(op, "UserPromptSubmit", [told], done.plan);
     }
-    if (done.kind === "ignored") return context("UserPromptSubmit", `dotagent: this prompt was not the person's (${done.why}); it answers nothing: ask the person.`);
+    if (done.kind === "ignored")
+      return context(
+        "UserPromptSubmit",
+        `dotagent: this prompt was not the person's (${done.why}); it answers nothing: ask the person.`,
+      );
     if (done.kind !== "approved" && done.kind !== "restarted") return null;
     const { result } = done;
-    const what = done.kind === "restarted" ? `the person replied after ${done.phase} failed: ${done.phase} started again; do what they said (their prompt) and the next step` : done.picked ? `the person picked ${done.picked}: final_design.json written from it and ${done.phase} approved (their prompt); do not write it or run phase approve` : `the person approved ${done.phase} (their prompt); do not run phase approve`;
-    return handNext(op, "UserPromptSubmit", [what], { phase: result.phase, phase_status: result.phase_status, next: result.next, in_flight: result.in_flight, agents_in_flight: result.agents_in_flight, decision: result.decision });
+    const what =
+      done.kind === "restarted"
+        ? `the person replied after ${done.phase} failed: ${done.phase} started again; do what they said (their prompt) and the next step`
+        : done.picked
+          ? `the person picked ${done.picked}: final_design.json written from it and ${done.phase} approved (their prompt); do not write it or run phase approve`
+          : `the person approved ${done.phase} (their prompt); do not run phase approve`;
+    return handNext(op, "UserPromptSubmit", [what], {
+      phase: result.phase,
+      phase_status: result.phase_status,
+      next: result.next,
+      in_flight: result.in_flight,
+      agents_in_flight: result.agents_in_flight,
+      decision: result.decision,
+    });
   }
   const recorded: string[] = [];
   let plan: ResumePlan | undefined;
@@ -267,7 +348,12 @@ export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promi
     const transcript = session && sessionId ? agentTranscriptPath(session, sessionId, id) : undefined;
     const job = jobFromTranscript(transcript, undefined, await flowFor(op));
     if (job === undefined) continue;
-    const end = await (await agentRun()).endAgentJob(op, job, { final: true, agentStartedAt: transcript === undefined ? undefined : readAgentStartedAt(transcript) });
+    const end = await (
+      await agentRun()
+    ).endAgentJob(op, job, {
+      final: true,
+      agentStartedAt: transcript === undefined ? undefined : readAgentStartedAt(transcript),
+    });
     if (end.kind === "recorded") {
       recorded.push(end.what);
       plan = end.plan;
@@ -284,14 +370,26 @@ export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promi
 function promptEvidence(input: HookInput, prompt: string): ReplyEvidence | undefined {
   // Another client's adapter says where its record is (src/clients/*/hook-io.ts).
   const given = obj(input.dotagent_evidence);
-  if (Object.keys(given).length > 0) return typeof given.client === "string" && typeof given.record === "string" && typeof given.id === "string" && typeof given.sha === "string" ? (given as unknown as ReplyEvidence) : undefined;
+  if (Object.keys(given).length > 0)
+    return typeof given.client === "string" &&
+      typeof given.record === "string" &&
+      typeof given.id === "string" &&
+      typeof given.sha === "string"
+      ? (given as unknown as ReplyEvidence)
+      : undefined;
   const record = str(input.transcript_path);
   const id = str(input.prompt_id);
-  return record === undefined || id === undefined ? undefined : { client: "claude", record, id, sha: textDigest(prompt) };
+  return record === undefined || id === undefined
+    ? undefined
+    : { client: "claude", record, id, sha: textDigest(prompt) };
 }
 
 /** An executor whose task has a worktree is told the report's absolute path (its worktree holds a copy of memory/). */
-function worktreeReport(op: OpContext, snapshot: Awaited<ReturnType<typeof loadSnapshot>>, job: AgentJob): string | undefined {
+function worktreeReport(
+  op: OpContext,
+  snapshot: Awaited<ReturnType<typeof loadSnapshot>>,
+  job: AgentJob,
+): string | undefined {
   if (job.task === undefined || snapshot.execution.kind !== "ok") return undefined;
   const task = snapshot.execution.value.tasks.find((t) => t.id === job.task);
   return task?.worktree != null ? join(op.paths.root, job.output) : undefined;
@@ -300,7 +398,12 @@ function worktreeReport(op: OpContext, snapshot: Awaited<ReturnType<typeof loadS
 // ---- Who writes what (src/core/write-guard.ts has the rules and the threat) ----
 
 /** The tools that write a file, and the input field naming it. */
-const WRITE_TOOLS: Readonly<Record<string, string>> = { Write: "file_path", Edit: "file_path", MultiEdit: "file_path", NotebookEdit: "notebook_path" };
+const WRITE_TOOLS: Readonly<Record<string, string>> = {
+  Write: "file_path",
+  Edit: "file_path",
+  MultiEdit: "file_path",
+  NotebookEdit: "notebook_path",
+};
 
 function guardContext(op: OpContext, input: HookInput, helper: string, flow: Flow): GuardContext {
   return { root: op.paths.root, cwd: str(input.cwd) ?? op.paths.root, realpath, helper: `node "${helper}"`, flow };
@@ -317,8 +420,18 @@ async function writerOf(op: OpContext, input: HookInput, flow: Flow): Promise<Wr
   if (prompt === undefined) return { kind: "agent", agent: name };
   const reading = readAgentJob(name, prompt, flow);
   // dotagent puts a worktree task's lines last into the executor's prompt (promptWithLines).
-  const worktree = reading.ok && reading.job.task !== undefined ? prompt.split(/\r?\n/).findLast((l) => l.startsWith("Worktree: "))?.slice("Worktree: ".length).trim() : undefined;
-  const recorded = !worktree && reading.ok && reading.job.task !== undefined ? await recordedWorktree(op, prompt, reading.job.task) : undefined;
+  const worktree =
+    reading.ok && reading.job.task !== undefined
+      ? prompt
+          .split(/\r?\n/)
+          .findLast((l) => l.startsWith("Worktree: "))
+          ?.slice("Worktree: ".length)
+          .trim()
+      : undefined;
+  const recorded =
+    !worktree && reading.ok && reading.job.task !== undefined
+      ? await recordedWorktree(op, prompt, reading.job.task)
+      : undefined;
   return { kind: "agent", agent: name, job: reading.ok ? reading.job : undefined, worktree: worktree || recorded };
 }
 
@@ -329,13 +442,20 @@ async function writerOf(op: OpContext, input: HookInput, flow: Flow): Promise<Wr
  * instead of writing into the main checkout unseen (an empty merge, its code outside any commit).
  */
 async function recordedWorktree(op: OpContext, prompt: string, taskId: string): Promise<string | undefined> {
-  const workflow = prompt.split(/\r?\n/).findLast((l) => l.startsWith("Workflow: "))?.slice("Workflow: ".length).trim();
+  const workflow = prompt
+    .split(/\r?\n/)
+    .findLast((l) => l.startsWith("Workflow: "))
+    ?.slice("Workflow: ".length)
+    .trim();
   if (!workflow) return undefined;
   const read = await readExecutionFile(op.paths);
   if (read.kind !== "ok" || read.value.workflow_id !== workflow) return undefined;
   const record = read.value.tasks.find((t) => t.id === taskId)?.worktree;
   if (record == null) return undefined;
-  const [{ isRepo, repoAt }, { worktreeAt }] = await Promise.all([import("../store/worktrees.js"), import("../ops/worktree-tasks.js")]);
+  const [{ isRepo, repoAt }, { worktreeAt }] = await Promise.all([
+    import("../store/worktrees.js"),
+    import("../ops/worktree-tasks.js"),
+  ]);
   const repo = repoAt(op.paths.root);
   return isRepo(repo) ? worktreeAt(op.paths.root, repo, record).dir : join(op.paths.root, record.path);
 }
@@ -348,7 +468,13 @@ async function guardFileWrite(op: OpContext, input: HookInput, helper: string, f
   return verdict.deny ? preToolUse("deny", verdict.reason) : null;
 }
 
-async function guardBash(op: OpContext, input: HookInput, command: string, helper: string, flow: Flow): Promise<HookOutput> {
+async function guardBash(
+  op: OpContext,
+  input: HookInput,
+  command: string,
+  helper: string,
+  flow: Flow,
+): Promise<HookOutput> {
   const verdict = judgeBashWrite(command, guardContext(op, input, helper, flow), await writerOf(op, input, flow));
   return verdict.deny ? preToolUse("deny", verdict.reason) : null;
 }

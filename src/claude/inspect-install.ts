@@ -7,7 +7,15 @@ import { checkHelperVersion, type Check } from "../core/doctor.js";
 import { readProjectHead, readProjectText } from "../store/read-file.js";
 import { helperVersion, readInstallManifest } from "./install-manifest.js";
 import { lookAt, type Found } from "./install-paths.js";
-import { hookEntries, missingHooks, readSettings, REPORTS_BASH_RULE, STATE_BASH_RULE, WRITE_MATCHER, type Scope } from "./settings.js";
+import {
+  hookEntries,
+  missingHooks,
+  readSettings,
+  REPORTS_BASH_RULE,
+  STATE_BASH_RULE,
+  WRITE_MATCHER,
+  type Scope,
+} from "./settings.js";
 import { count } from "../core/words.js";
 import { BUILTIN_AGENTS } from "../core/workflow-defs.js";
 
@@ -54,18 +62,35 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
     const f = at(p);
     return f.kind === "refused" ? [`${p} (${f.reason})`] : [];
   });
-  const edited = manifest.files.filter((f) => {
-    const here = at(f.path);
-    return here.kind === "file" && here.hash !== f.sha256;
-  }).map((f) => f.path);
+  const edited = manifest.files
+    .filter((f) => {
+      const here = at(f.path);
+      return here.kind === "file" && here.hash !== f.sha256;
+    })
+    .map((f) => f.path);
   const by = manifest.dotagent_version ? ` by dotagent ${manifest.dotagent_version}` : "";
   if (missing.length > 0) {
-    checks.push({ name: "install", status: "fail", message: `${where}: ${count(missing.length, "file")} missing: ${list(missing)}`, fix: install });
+    checks.push({
+      name: "install",
+      status: "fail",
+      message: `${where}: ${count(missing.length, "file")} missing: ${list(missing)}`,
+      fix: install,
+    });
   } else if (unusable.length > 0) {
-    checks.push({ name: "install", status: "fail", message: `${where}: ${count(unusable.length, "file")} not usable: ${list(unusable)}`, fix: `move them out of the way, then ${install}` });
+    checks.push({
+      name: "install",
+      status: "fail",
+      message: `${where}: ${count(unusable.length, "file")} not usable: ${list(unusable)}`,
+      fix: `move them out of the way, then ${install}`,
+    });
   } else {
     const note = edited.length > 0 ? `; ${edited.length} edited by you (kept on upgrade): ${list(edited)}` : "";
-    checks.push({ name: "install", status: "ok", message: `${where}: skills and agents installed${by}${note}`, fix: null });
+    checks.push({
+      name: "install",
+      status: "ok",
+      message: `${where}: skills and agents installed${by}${note}`,
+      fix: null,
+    });
   }
   if (ignored.length > 0) {
     const first = ignored[0]!;
@@ -79,7 +104,16 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
   const helper = at(HELPER);
   if (helper.kind === "file") {
     const head = readHelperHead(helper.path);
-    checks.push("head" in head ? checkHelperVersion(where, helperVersion(head.head), cliVersion, `${install} (it updates the files you did not change)`) : helperUnreadable(where, head.problem, install));
+    checks.push(
+      "head" in head
+        ? checkHelperVersion(
+            where,
+            helperVersion(head.head),
+            cliVersion,
+            `${install} (it updates the files you did not change)`,
+          )
+        : helperUnreadable(where, head.problem, install),
+    );
   } else if (helper.kind === "refused") {
     checks.push(helperUnreadable(where, helper.reason, install));
   }
@@ -93,7 +127,9 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
   const absent = missingHooks(settings.value, hookEntries(scope, target));
   const events = [...new Set(absent.map((e) => e.event))];
   // The write guard's entries (SPEC §11 "Who writes what") are missing from installs before it.
-  const guard = absent.filter((e) => e.matcher === WRITE_MATCHER || e.if === STATE_BASH_RULE || e.if === REPORTS_BASH_RULE);
+  const guard = absent.filter(
+    (e) => e.matcher === WRITE_MATCHER || e.if === STATE_BASH_RULE || e.if === REPORTS_BASH_RULE,
+  );
   const consequences = [
     ...(events.includes("SessionStart") ? ["resumed sessions are not briefed"] : []),
     ...(absent.length > guard.length ? ["agents' starts and results are not recorded"] : []),
@@ -113,8 +149,15 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
 }
 
 function helperUnreadable(where: string, problem: string, fix: string): Check {
-  const remedy = problem.startsWith("cannot be read") ? "make it readable (`chmod a+r` it)" : `move it out of the way, then ${fix}`;
-  return { name: "helper", status: "fail", message: `${where}: the helper ${HELPER} ${problem}, so the skills cannot run it`, fix: remedy };
+  const remedy = problem.startsWith("cannot be read")
+    ? "make it readable (`chmod a+r` it)"
+    : `move it out of the way, then ${fix}`;
+  return {
+    name: "helper",
+    status: "fail",
+    message: `${where}: the helper ${HELPER} ${problem}, so the skills cannot run it`,
+    fix: remedy,
+  };
 }
 
 interface PluginEntry {
@@ -127,7 +170,15 @@ export function inspectPlugins(claudeDir: string, cliVersion: string): Check[] {
   const file = join(claudeDir, "plugins", "installed_plugins.json");
   const read = readProjectText(file, { maxBytes: 16 * 1024 * 1024, links: "follow" });
   if (read.kind === "missing") return [];
-  if (read.kind === "refused") return [{ name: "install", status: "fail", message: `${file} ${read.reason}, so Claude Code's plugins cannot be listed`, fix: `move it out of the way; Claude Code writes it again when a plugin is installed` }];
+  if (read.kind === "refused")
+    return [
+      {
+        name: "install",
+        status: "fail",
+        message: `${file} ${read.reason}, so Claude Code's plugins cannot be listed`,
+        fix: `move it out of the way; Claude Code writes it again when a plugin is installed`,
+      },
+    ];
   let registry: { plugins?: Record<string, unknown> };
   try {
     registry = JSON.parse(read.text) as typeof registry;
@@ -141,15 +192,26 @@ export function inspectPlugins(claudeDir: string, cliVersion: string): Check[] {
     for (const entry of (Array.isArray(value) ? value : [value]) as PluginEntry[]) {
       if (typeof entry?.installPath !== "string") continue;
       const where = `plugin ${id} (${entry.installPath})`;
-      const missing = [...REQUIRED_FILES, "hooks/hooks.json"].filter((f) => !existsSync(join(entry.installPath as string, f)));
+      const missing = [...REQUIRED_FILES, "hooks/hooks.json"].filter(
+        (f) => !existsSync(join(entry.installPath as string, f)),
+      );
       checks.push(
         missing.length === 0
           ? { name: "install", status: "ok", message: `${where}: skills, agents and hook installed`, fix: null }
-          : { name: "install", status: "fail", message: `${where}: ${count(missing.length, "file")} missing: ${missing.slice(0, 3).join(", ")}`, fix: `run \`claude plugin update ${id}\`, or uninstall and install it again` },
+          : {
+              name: "install",
+              status: "fail",
+              message: `${where}: ${count(missing.length, "file")} missing: ${missing.slice(0, 3).join(", ")}`,
+              fix: `run \`claude plugin update ${id}\`, or uninstall and install it again`,
+            },
       );
       const head = readHelperHead(join(entry.installPath, HELPER));
-      if ("head" in head) checks.push(checkHelperVersion(where, helperVersion(head.head), cliVersion, `run \`claude plugin update ${id}\``));
-      else if (!missing.includes(HELPER)) checks.push(helperUnreadable(where, head.problem, `run \`claude plugin update ${id}\``));
+      if ("head" in head)
+        checks.push(
+          checkHelperVersion(where, helperVersion(head.head), cliVersion, `run \`claude plugin update ${id}\``),
+        );
+      else if (!missing.includes(HELPER))
+        checks.push(helperUnreadable(where, head.problem, `run \`claude plugin update ${id}\``));
     }
   }
   return checks;

@@ -47,7 +47,8 @@ export interface ManifestRead {
 
 /** Every hook line dotagent has installed: node running a dotagent.mjs helper with `hook <event>`. */
 const HOOK_SHAPE = /^node "[^\n]*\/dotagent\.mjs" hook session-start$/;
-const ANY_HOOK_SHAPE = /^node "[^\n]*\/dotagent\.mjs" hook (?:session-start|pre-tool-use|post-tool-use|subagent-stop|user-prompt-submit)$/;
+const ANY_HOOK_SHAPE =
+  /^node "[^\n]*\/dotagent\.mjs" hook (?:session-start|pre-tool-use|post-tool-use|subagent-stop|user-prompt-submit)$/;
 /** Every permission rule dotagent has added (the first, tighter one was replaced before 0.1.0). */
 const KNOWN_RULES: readonly string[] = [PERMISSION_RULE, 'Bash(node "*/checkpoint/scripts/dotagent.mjs" *)'];
 
@@ -74,15 +75,20 @@ export function readInstallManifest(target: string): ManifestRead | null {
  * (plain paths inside the target; `allowed`, when given, narrows them further and says why not),
  * and the others as entries ignored, with the reason.
  */
-export function parseOwnedEntries(value: Record<string, unknown>, allowed?: (path: string) => string | null): { files: InstallManifest["files"]; dirs: string[]; ignored: IgnoredEntry[] } {
+export function parseOwnedEntries(
+  value: Record<string, unknown>,
+  allowed?: (path: string) => string | null,
+): { files: InstallManifest["files"]; dirs: string[]; ignored: IgnoredEntry[] } {
   const ignored: IgnoredEntry[] = [];
-  const ignore = (path: string, reason: string) => ignored.push({ path, reason: `manifest entry ${reason}: ignored, nothing done to it` });
+  const ignore = (path: string, reason: string) =>
+    ignored.push({ path, reason: `manifest entry ${reason}: ignored, nothing done to it` });
   const files: InstallManifest["files"] = [];
   (Array.isArray(value.files) ? value.files : []).forEach((entry: unknown, i: number) => {
     if (!isObject(entry) || typeof entry.path !== "string") return ignore(`files[${i}]`, "has no path");
     const problem = entryPathProblem(entry.path, "file") ?? allowed?.(entry.path) ?? null;
     if (problem !== null) return ignore(showEntry(entry.path), problem);
-    if (typeof entry.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(entry.sha256)) return ignore(showEntry(entry.path), "has no sha256");
+    if (typeof entry.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(entry.sha256))
+      return ignore(showEntry(entry.path), "has no sha256");
     files.push({ path: entry.path, sha256: entry.sha256 });
   });
   const dirs: string[] = [];
@@ -100,17 +106,22 @@ export function parseOwnedEntries(value: Record<string, unknown>, allowed?: (pat
 /** Pure: a Copilot or Codex manifest's `gitignore` ({lines, created}), only the lines install could have added. */
 export function parseGitignoreOwned(value: unknown): { lines: string[]; created: boolean } | null {
   if (!isObject(value) || !Array.isArray(value.lines)) return null;
-  return { lines: value.lines.filter((l): l is string => typeof l === "string" && GITIGNORE_LINES.includes(l)), created: value.created === true };
+  return {
+    lines: value.lines.filter((l): l is string => typeof l === "string" && GITIGNORE_LINES.includes(l)),
+    created: value.created === true,
+  };
 }
 
 /** Pure: the entries install could have written, and the others with the reason they are ignored. */
 export function parseInstallManifest(value: unknown): ManifestRead | null {
   if (!isObject(value) || !Array.isArray(value.files)) return null;
   const { files, dirs, ignored } = parseOwnedEntries(value);
-  const ignoreField = (field: string, reason: string) => ignored.push({ path: field, reason: `manifest ${field} ${reason}: ignored` });
+  const ignoreField = (field: string, reason: string) =>
+    ignored.push({ path: field, reason: `manifest ${field} ${reason}: ignored` });
   let hook: string | null = null;
   if (typeof value.hook_command === "string" && HOOK_SHAPE.test(value.hook_command)) hook = value.hook_command;
-  else if (value.hook_command != null) ignoreField("hook_command", "is not a dotagent hook command, so that hook is left alone");
+  else if (value.hook_command != null)
+    ignoreField("hook_command", "is not a dotagent hook command, so that hook is left alone");
   const commands: string[] = [];
   if (Array.isArray(value.hook_commands)) {
     value.hook_commands.forEach((c: unknown, i: number) => {
@@ -119,16 +130,26 @@ export function parseInstallManifest(value: unknown): ManifestRead | null {
     });
   } else if (value.hook_commands !== undefined) ignoreField("hook_commands", "is not a list");
   let rule: string | null = null;
-  if (typeof value.permission_rule === "string" && KNOWN_RULES.includes(value.permission_rule)) rule = value.permission_rule;
-  else if (value.permission_rule != null) ignoreField("permission_rule", "is not a rule dotagent adds, so that rule is left alone");
+  if (typeof value.permission_rule === "string" && KNOWN_RULES.includes(value.permission_rule))
+    rule = value.permission_rule;
+  else if (value.permission_rule != null)
+    ignoreField("permission_rule", "is not a rule dotagent adds, so that rule is left alone");
   let gitignore: InstallManifest["gitignore"] = null;
   const g = value.gitignore;
-  if (isObject(g) && typeof g.path === "string" && /^(?:\.\.\/)?\.gitignore$/.test(g.path) && Array.isArray(g.lines) && g.lines.every((l) => typeof l === "string" && !l.includes("\n")) && typeof g.created === "boolean") {
+  if (
+    isObject(g) &&
+    typeof g.path === "string" &&
+    /^(?:\.\.\/)?\.gitignore$/.test(g.path) &&
+    Array.isArray(g.lines) &&
+    g.lines.every((l) => typeof l === "string" && !l.includes("\n")) &&
+    typeof g.created === "boolean"
+  ) {
     gitignore = { path: g.path, lines: g.lines as string[], created: g.created };
   } else if (g != null) ignoreField("gitignore", "is not the project .gitignore's lines, so .gitignore is left alone");
   let original: string | null = null;
   if (typeof value.settings_original === "string") original = value.settings_original;
-  else if (value.settings_original != null) ignoreField("settings_original", "is not text, so settings.json is never replaced by it");
+  else if (value.settings_original != null)
+    ignoreField("settings_original", "is not text, so settings.json is never replaced by it");
   const manifest: InstallManifest = {
     version: 1,
     ...(typeof value.dotagent_version === "string" ? { dotagent_version: value.dotagent_version } : {}),

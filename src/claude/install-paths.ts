@@ -29,7 +29,8 @@ export function entryPathProblem(rel: string, kind: "file" | "dir"): string | nu
   if (rel === "") return "is empty";
   if (rel.length > 1024) return "is longer than any path install writes";
   if (rel.includes("\0")) return "holds a NUL byte";
-  if (rel.startsWith("/") || rel.includes("\\") || /^[A-Za-z]:/.test(rel)) return "is not a relative path inside the install folder";
+  if (rel.startsWith("/") || rel.includes("\\") || /^[A-Za-z]:/.test(rel))
+    return "is not a relative path inside the install folder";
   if (kind === "dir" && rel === ".") return null;
   const parts = rel.split("/");
   if (parts.includes("..")) return "climbs out of the install folder with ..";
@@ -67,11 +68,19 @@ export function placeInTarget(target: string, rel: string): Placed {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT") break;
-      return { ok: false, reason: last ? `cannot be looked at (${code ?? "error"})` : `is inside ${folder}, which cannot be looked at (${code ?? "error"})` };
+      return {
+        ok: false,
+        reason: last
+          ? `cannot be looked at (${code ?? "error"})`
+          : `is inside ${folder}, which cannot be looked at (${code ?? "error"})`,
+      };
     }
     if (!isLink) continue;
     const real = realPath(current);
-    const inside = real !== null && realTarget !== null && (real === realTarget || real.startsWith(realTarget.endsWith(sep) ? realTarget : realTarget + sep));
+    const inside =
+      real !== null &&
+      realTarget !== null &&
+      (real === realTarget || real.startsWith(realTarget.endsWith(sep) ? realTarget : realTarget + sep));
     if (inside) continue;
     const link = real === null ? "a link to nothing" : "a link that leads out of the install folder";
     return { ok: false, reason: last ? `is ${link}` : `is inside ${folder}, ${link}` };

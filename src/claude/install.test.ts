@@ -1,7 +1,18 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, existsSync, lstatSync, symlinkSync } from "node:fs";
+import {
+  mkdtempSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  existsSync,
+  lstatSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -43,11 +54,13 @@ function tree(root: string): Record<string, string> {
 }
 
 const helper = Buffer.from("#!/usr/bin/env node\n// cli\n");
-const run = (target: string, src: string, dryRun = false) => install({ target, scope: "project", sourceRoot: src, helperScript: helper, dryRun, version: "1.0.0" });
+const run = (target: string, src: string, dryRun = false) =>
+  install({ target, scope: "project", sourceRoot: src, helperScript: helper, dryRun, version: "1.0.0" });
 
 describe("install", () => {
   it("turns Claude Code's Bash diff view off in the project once, leaves a person's own value, and uninstall takes its false out", () => {
-    const settingsOf = (target: string) => JSON.parse(readFileSync(join(target, "settings.json"), "utf8")) as Record<string, unknown>;
+    const settingsOf = (target: string) =>
+      JSON.parse(readFileSync(join(target, "settings.json"), "utf8")) as Record<string, unknown>;
     const src = source();
     // A fresh project: off, said; a second install changes nothing; uninstall removes it with the file.
     const target = join(temp(), ".claude");
@@ -77,7 +90,10 @@ describe("install", () => {
     expect(settingsOf(removed).bashEditDiffEnabled).toBeUndefined();
     // A user-scope install never changes every project's view.
     const user = join(temp(), ".claude");
-    expect(install({ target: user, scope: "user", sourceRoot: src, helperScript: helper, dryRun: false, version: "1.0.0" }).bash_diffs).toBe("untouched");
+    expect(
+      install({ target: user, scope: "user", sourceRoot: src, helperScript: helper, dryRun: false, version: "1.0.0" })
+        .bash_diffs,
+    ).toBe("untouched");
     expect(settingsOf(user).bashEditDiffEnabled).toBeUndefined();
   });
 
@@ -95,10 +111,19 @@ describe("install", () => {
     ]);
     expect(statSync(join(target, "skills/checkpoint/scripts/dotagent.mjs")).mode & 0o111).not.toBe(0);
     const settings = JSON.parse(readFileSync(join(target, "settings.json"), "utf8"));
-    expect(settings.hooks.SessionStart).toEqual([{ matcher: HOOK_MATCHER, hooks: [{ type: "command", command: hookCommand("project"), timeout: 10 }] }]);
+    expect(settings.hooks.SessionStart).toEqual([
+      { matcher: HOOK_MATCHER, hooks: [{ type: "command", command: hookCommand("project"), timeout: 10 }] },
+    ]);
     // Every hook of SPEC §11, and no permission rule: the PreToolUse hook allows the helper's lines.
     expect(settings.hooks).toEqual(hooksObject(hookEntries("project")));
-    expect(Object.keys(settings.hooks)).toEqual(["SessionStart", "PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStop", "UserPromptSubmit"]);
+    expect(Object.keys(settings.hooks)).toEqual([
+      "SessionStart",
+      "PreToolUse",
+      "PostToolUse",
+      "PostToolUseFailure",
+      "SubagentStop",
+      "UserPromptSubmit",
+    ]);
     expect(settings.permissions).toBeUndefined();
     expect(first.permission).toBe("untouched");
     const after = tree(project);
@@ -114,7 +139,8 @@ describe("install", () => {
     const project = temp();
     const target = join(project, ".claude");
     mkdirSync(target);
-    const original = '{\n    "permissions": {"allow": ["Bash(npm test)"]},\n    "hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}],\n              "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}]}\n}\n';
+    const original =
+      '{\n    "permissions": {"allow": ["Bash(npm test)"]},\n    "hooks": {"SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}],\n              "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}]}\n}\n';
     writeFileSync(join(target, "settings.json"), original);
     writeFileSync(join(target, "notes.md"), "mine");
     run(target, source());
@@ -123,7 +149,10 @@ describe("install", () => {
     expect(merged.hooks.PreToolUse[0]).toEqual({ matcher: "Bash", hooks: [{ type: "command", command: "guard" }] });
     expect(merged.hooks.PreToolUse).toHaveLength(6);
     expect(merged.hooks.SessionStart).toHaveLength(2);
-    expect(merged.hooks.SessionStart[0]).toEqual({ matcher: "startup", hooks: [{ type: "command", command: "echo hi" }] });
+    expect(merged.hooks.SessionStart[0]).toEqual({
+      matcher: "startup",
+      hooks: [{ type: "command", command: "echo hi" }],
+    });
     uninstall({ target, scope: "project", dryRun: false });
     expect(readFileSync(join(target, "settings.json"), "utf8")).toBe(original);
     expect(tree(project)).toEqual({ ".claude/settings.json": original, ".claude/notes.md": "mine" });
@@ -137,10 +166,16 @@ describe("install", () => {
     writeFileSync(settingsFile, JSON.stringify({ permissions: { allow: [PERMISSION_RULE], deny: ["Bash(rm *)"] } }));
     const first = run(target, source());
     expect(first.permission).toBe("untouched");
-    expect(JSON.parse(readFileSync(settingsFile, "utf8")).permissions).toEqual({ allow: [PERMISSION_RULE], deny: ["Bash(rm *)"] });
+    expect(JSON.parse(readFileSync(settingsFile, "utf8")).permissions).toEqual({
+      allow: [PERMISSION_RULE],
+      deny: ["Bash(rm *)"],
+    });
     uninstall({ target, scope: "project", dryRun: false });
     // The rule was the user's before dotagent came: it stays.
-    expect(JSON.parse(readFileSync(settingsFile, "utf8")).permissions).toEqual({ allow: [PERMISSION_RULE], deny: ["Bash(rm *)"] });
+    expect(JSON.parse(readFileSync(settingsFile, "utf8")).permissions).toEqual({
+      allow: [PERMISSION_RULE],
+      deny: ["Bash(rm *)"],
+    });
   });
 
   it("leaves a settings.json that does not parse alone and installs nothing", () => {
@@ -171,7 +206,14 @@ describe("install", () => {
     const settingsFile = join(target, "settings.json");
     const manifestFile = join(target, ".dotagent-install.json");
     // As 0.1 left it: the SessionStart hook alone and the rule, both recorded in the manifest.
-    const old = { hooks: { SessionStart: [{ matcher: HOOK_MATCHER, hooks: [{ type: "command", command: hookCommand("project"), timeout: 10 }] }] }, permissions: { allow: ["Bash(npm test)", PERMISSION_RULE] } };
+    const old = {
+      hooks: {
+        SessionStart: [
+          { matcher: HOOK_MATCHER, hooks: [{ type: "command", command: hookCommand("project"), timeout: 10 }] },
+        ],
+      },
+      permissions: { allow: ["Bash(npm test)", PERMISSION_RULE] },
+    };
     writeFileSync(settingsFile, JSON.stringify(old));
     const manifest = JSON.parse(readFileSync(manifestFile, "utf8"));
     delete manifest.hook_commands;
@@ -209,11 +251,24 @@ describe("install by a newer version (upgrade)", () => {
     rmSync(join(src, "skills/checkpoint/old-notes.md"));
     rmSync(join(src, "skills/develop/gone.md"));
     const v2helper = Buffer.from("#!/usr/bin/env node\n// dotagent 2.0.0\n");
-    const upgrade = install({ target, scope: "project", sourceRoot: src, helperScript: v2helper, dryRun: false, version: "2.0.0" });
-    const by = (action: string) => upgrade.changes.filter((c) => c.action === action).map((c) => c.path).sort();
+    const upgrade = install({
+      target,
+      scope: "project",
+      sourceRoot: src,
+      helperScript: v2helper,
+      dryRun: false,
+      version: "2.0.0",
+    });
+    const by = (action: string) =>
+      upgrade.changes
+        .filter((c) => c.action === action)
+        .map((c) => c.path)
+        .sort();
     expect(by("update")).toEqual(["skills/checkpoint/SKILL.md", "skills/checkpoint/scripts/dotagent.mjs"]);
     expect(by("keep")).toEqual(["agents/pm.md", "skills/develop/gone.md"]);
-    expect(upgrade.changes.find((c) => c.path === "agents/pm.md")?.reason).toContain("edited since dotagent installed it");
+    expect(upgrade.changes.find((c) => c.path === "agents/pm.md")?.reason).toContain(
+      "edited since dotagent installed it",
+    );
     expect(by("remove")).toEqual(["skills/checkpoint/old-notes.md"]);
     expect(readFileSync(join(target, "skills/checkpoint/SKILL.md"), "utf8")).toContain("v2");
     expect(readFileSync(join(target, "skills/checkpoint/scripts/dotagent.mjs"))).toEqual(v2helper);
@@ -223,7 +278,10 @@ describe("install by a newer version (upgrade)", () => {
     expect(manifest.dotagent_version).toBe("2.0.0");
     // Uninstall still removes what dotagent owns and keeps what the user changed.
     uninstall({ target, scope: "project", dryRun: false });
-    expect(tree(project)).toEqual({ ".claude/agents/pm.md": "my own pm", ".claude/skills/develop/gone.md": "mine now" });
+    expect(tree(project)).toEqual({
+      ".claude/agents/pm.md": "my own pm",
+      ".claude/skills/develop/gone.md": "mine now",
+    });
   });
 
   it("replaces an older version's hook line instead of adding a second one", () => {
@@ -236,17 +294,24 @@ describe("install by a newer version (upgrade)", () => {
     before.hooks.SessionStart[0].hooks[0].command = oldCommand;
     writeFileSync(settingsFile, JSON.stringify(before));
     const manifestFile = join(target, ".dotagent-install.json");
-    writeFileSync(manifestFile, JSON.stringify({ ...JSON.parse(readFileSync(manifestFile, "utf8")), hook_command: oldCommand }));
+    writeFileSync(
+      manifestFile,
+      JSON.stringify({ ...JSON.parse(readFileSync(manifestFile, "utf8")), hook_command: oldCommand }),
+    );
     const result = run(target, source());
     expect(result.settings).toBe("hook updated");
     const settings = JSON.parse(readFileSync(settingsFile, "utf8"));
-    expect(settings.hooks.SessionStart).toEqual([{ matcher: HOOK_MATCHER, hooks: [{ type: "command", command: hookCommand("project"), timeout: 10 }] }]);
+    expect(settings.hooks.SessionStart).toEqual([
+      { matcher: HOOK_MATCHER, hooks: [{ type: "command", command: hookCommand("project"), timeout: 10 }] },
+    ]);
     expect(run(target, source()).changes.every((c) => c.action === "unchanged")).toBe(true);
   });
 });
 
 describe("upgrade: entries that share one command (pre-tool-use on Bash, the file tools, Agent)", () => {
-  const preToolUse = (settings: { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ if?: string }> }>> }) => settings.hooks.PreToolUse!.map((g) => `${g.matcher} ${g.hooks[0]!.if ?? ""}`.trim());
+  const preToolUse = (settings: {
+    hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ if?: string }> }>>;
+  }) => settings.hooks.PreToolUse!.map((g) => `${g.matcher} ${g.hooks[0]!.if ?? ""}`.trim());
 
   it("an install from before the write guard (PreToolUse on Bash and Agent only) gets the new entries, each once", () => {
     const project = temp();
@@ -255,13 +320,22 @@ describe("upgrade: entries that share one command (pre-tool-use on Bash, the fil
     const settingsFile = join(target, "settings.json");
     const before = JSON.parse(readFileSync(settingsFile, "utf8"));
     // As the version before left it: the helper-line Bash entry and the Agent entry, same command.
-    before.hooks.PreToolUse = before.hooks.PreToolUse.filter((g: { matcher: string; hooks: Array<{ if?: string }> }) => g.matcher === "Agent|Task|SubagentHandback" || g.hooks[0]!.if === "Bash(node *dotagent.mjs*)");
+    before.hooks.PreToolUse = before.hooks.PreToolUse.filter(
+      (g: { matcher: string; hooks: Array<{ if?: string }> }) =>
+        g.matcher === "Agent|Task|SubagentHandback" || g.hooks[0]!.if === "Bash(node *dotagent.mjs*)",
+    );
     writeFileSync(settingsFile, JSON.stringify(before));
     expect(preToolUse(before)).toEqual(["Bash Bash(node *dotagent.mjs*)", "Agent|Task|SubagentHandback"]);
     expect(run(target, source()).settings).toBe("hook updated");
     const now = JSON.parse(readFileSync(settingsFile, "utf8"));
     expect(now.hooks).toEqual(hooksObject(hookEntries("project")));
-    expect(preToolUse(now)).toEqual(["Bash Bash(node *dotagent.mjs*)", "Bash Bash(*memory/state*)", "Bash Bash(*memory/reports*)", "Write|Edit|MultiEdit|NotebookEdit", "Agent|Task|SubagentHandback"]);
+    expect(preToolUse(now)).toEqual([
+      "Bash Bash(node *dotagent.mjs*)",
+      "Bash Bash(*memory/state*)",
+      "Bash Bash(*memory/reports*)",
+      "Write|Edit|MultiEdit|NotebookEdit",
+      "Agent|Task|SubagentHandback",
+    ]);
     expect(run(target, source()).settings).toBe("hook already there");
   });
 
@@ -276,7 +350,14 @@ describe("upgrade: entries that share one command (pre-tool-use on Bash, the fil
     writeFileSync(settingsFile, JSON.stringify(before));
     expect(run(target, source()).settings).toBe("hook updated");
     const now = JSON.parse(readFileSync(settingsFile, "utf8"));
-    expect(preToolUse(now)).toEqual(["Bash", "Bash Bash(node *dotagent.mjs*)", "Bash Bash(*memory/state*)", "Bash Bash(*memory/reports*)", "Write|Edit|MultiEdit|NotebookEdit", "Agent|Task|SubagentHandback"]);
+    expect(preToolUse(now)).toEqual([
+      "Bash",
+      "Bash Bash(node *dotagent.mjs*)",
+      "Bash Bash(*memory/state*)",
+      "Bash Bash(*memory/reports*)",
+      "Write|Edit|MultiEdit|NotebookEdit",
+      "Agent|Task|SubagentHandback",
+    ]);
     expect(now.hooks.PreToolUse[0]).toEqual({ matcher: "Bash", hooks: [{ type: "command", command: "my-guard" }] });
   });
 });
@@ -314,19 +395,26 @@ describe("issue 21, case 1: a crafted manifest never reaches outside the install
     const path = entry === "ABSOLUTE" ? join(outside, "victim.txt") : entry;
     craft(target, (m) => m.files.push({ path, sha256: sha("the user's file") }));
     for (const result of [run(target, source()), uninstall({ target, scope: "project", dryRun: false })]) {
-      expect(result.changes).toContainEqual({ action: "skip", path, reason: expect.stringMatching(/^manifest entry (climbs out|is not a).*: ignored, nothing done to it$/) });
+      expect(result.changes).toContainEqual({
+        action: "skip",
+        path,
+        reason: expect.stringMatching(/^manifest entry (climbs out|is not a).*: ignored, nothing done to it$/),
+      });
       expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("the user's file");
     }
   });
 
-  it.each([["../../x"], ["/ABS"], ["skills/../../../x"], [".."], [""]])("a dirs entry %s: uninstall leaves the folder outside, and says so", (entry) => {
-    const { outside, target } = installed();
-    const dir = entry === "/ABS" ? join(outside, "x") : entry;
-    craft(target, (m) => m.dirs.push(dir));
-    const result = uninstall({ target, scope: "project", dryRun: false });
-    expect(result.changes).toContainEqual({ action: "skip", path: dir, reason: expect.stringContaining("ignored") });
-    expect(statSync(join(outside, "x")).isDirectory()).toBe(true);
-  });
+  it.each([["../../x"], ["/ABS"], ["skills/../../../x"], [".."], [""]])(
+    "a dirs entry %s: uninstall leaves the folder outside, and says so",
+    (entry) => {
+      const { outside, target } = installed();
+      const dir = entry === "/ABS" ? join(outside, "x") : entry;
+      craft(target, (m) => m.dirs.push(dir));
+      const result = uninstall({ target, scope: "project", dryRun: false });
+      expect(result.changes).toContainEqual({ action: "skip", path: dir, reason: expect.stringContaining("ignored") });
+      expect(statSync(join(outside, "x")).isDirectory()).toBe(true);
+    },
+  );
 
   it("a folder of .claude that is a link out: entries through it are neither removed, overwritten nor read", () => {
     const { outside, target } = installed();
@@ -342,14 +430,38 @@ describe("issue 21, case 1: a crafted manifest never reaches outside the install
     // an upgrade would overwrite it ("update") if the link were followed.
     rmSync(join(target, "skills"), { recursive: true });
     symlinkSync(join(outside, "elsewhere"), join(target, "skills"));
-    craft(target, (m) => m.files.forEach((f: { path: string; sha256: string }) => f.path === "skills/checkpoint/SKILL.md" && (f.sha256 = sha("the user's other file"))));
+    craft(target, (m) =>
+      m.files.forEach(
+        (f: { path: string; sha256: string }) =>
+          f.path === "skills/checkpoint/SKILL.md" && (f.sha256 = sha("the user's other file")),
+      ),
+    );
     const upgrade = run(target, source());
-    expect(upgrade.changes).toContainEqual({ action: "skip", path: "skills/checkpoint/SKILL.md", reason: "is inside skills, a link that leads out of the install folder: left alone" });
-    expect(upgrade.changes).toContainEqual({ action: "skip", path: "evil/victim.md", reason: "is inside evil, a link that leads out of the install folder: left alone" });
+    expect(upgrade.changes).toContainEqual({
+      action: "skip",
+      path: "skills/checkpoint/SKILL.md",
+      reason: "is inside skills, a link that leads out of the install folder: left alone",
+    });
+    expect(upgrade.changes).toContainEqual({
+      action: "skip",
+      path: "evil/victim.md",
+      reason: "is inside evil, a link that leads out of the install folder: left alone",
+    });
     const removed = uninstall({ target, scope: "project", dryRun: false });
-    expect(removed.changes).toContainEqual({ action: "skip", path: "evil/checkpoint", reason: "is inside evil, a link that leads out of the install folder: left alone" });
-    expect(removed.changes).toContainEqual({ action: "skip", path: "evil", reason: "is a link that leads out of the install folder: left alone" });
-    expect(tree(join(outside, "elsewhere"))).toEqual({ "victim.md": "the user's file", "checkpoint/SKILL.md": "the user's other file" });
+    expect(removed.changes).toContainEqual({
+      action: "skip",
+      path: "evil/checkpoint",
+      reason: "is inside evil, a link that leads out of the install folder: left alone",
+    });
+    expect(removed.changes).toContainEqual({
+      action: "skip",
+      path: "evil",
+      reason: "is a link that leads out of the install folder: left alone",
+    });
+    expect(tree(join(outside, "elsewhere"))).toEqual({
+      "victim.md": "the user's file",
+      "checkpoint/SKILL.md": "the user's other file",
+    });
   });
 
   it("an entry that is itself a link out (or to nothing) is left alone; a link that stays inside is followed", () => {
@@ -358,10 +470,24 @@ describe("issue 21, case 1: a crafted manifest never reaches outside the install
     symlinkSync(join(outside, "gone.txt"), join(target, "dangling.md"));
     writeFileSync(join(target, "real.md"), "inside");
     symlinkSync(join(target, "real.md"), join(target, "inner.md"));
-    craft(target, (m) => m.files.push({ path: "link.md", sha256: sha("the user's file") }, { path: "dangling.md", sha256: sha("") }, { path: "inner.md", sha256: sha("inside") }));
+    craft(target, (m) =>
+      m.files.push(
+        { path: "link.md", sha256: sha("the user's file") },
+        { path: "dangling.md", sha256: sha("") },
+        { path: "inner.md", sha256: sha("inside") },
+      ),
+    );
     const result = uninstall({ target, scope: "project", dryRun: false });
-    expect(result.changes).toContainEqual({ action: "skip", path: "link.md", reason: "is a link that leads out of the install folder: left alone" });
-    expect(result.changes).toContainEqual({ action: "skip", path: "dangling.md", reason: "is a link to nothing: left alone" });
+    expect(result.changes).toContainEqual({
+      action: "skip",
+      path: "link.md",
+      reason: "is a link that leads out of the install folder: left alone",
+    });
+    expect(result.changes).toContainEqual({
+      action: "skip",
+      path: "dangling.md",
+      reason: "is a link to nothing: left alone",
+    });
     expect(result.changes).toContainEqual({ action: "remove", path: "inner.md" });
     expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("the user's file");
     expect(lstatSync(join(target, "link.md")).isSymbolicLink()).toBe(true);
@@ -371,14 +497,25 @@ describe("issue 21, case 1: a crafted manifest never reaches outside the install
     const { target } = installed();
     execFileSync("mkfifo", [join(target, "pipe.md")]);
     craft(target, (m) => m.files.push({ path: "pipe.md", sha256: sha("") }));
-    expect(uninstall({ target, scope: "project", dryRun: false }).changes).toContainEqual({ action: "skip", path: "pipe.md", reason: "is a FIFO, not a regular file: left alone" });
+    expect(uninstall({ target, scope: "project", dryRun: false }).changes).toContainEqual({
+      action: "skip",
+      path: "pipe.md",
+      reason: "is a FIFO, not a regular file: left alone",
+    });
   });
 
   it("entries without a path or a hash, the manifest itself or settings.json as an entry: ignored, named", () => {
     const { target } = installed();
     const settingsBefore = readFileSync(join(target, "settings.json"), "utf8");
     craft(target, (m) => {
-      m.files.push(null, { path: 5 }, { path: "agents/x.md" }, { path: "settings.json", sha256: sha(settingsBefore) }, { path: ".dotagent-install.json", sha256: sha("x") }, { path: "a".repeat(5000), sha256: sha("") });
+      m.files.push(
+        null,
+        { path: 5 },
+        { path: "agents/x.md" },
+        { path: "settings.json", sha256: sha(settingsBefore) },
+        { path: ".dotagent-install.json", sha256: sha("x") },
+        { path: "a".repeat(5000), sha256: sha("") },
+      );
       m.dirs.push(7);
     });
     const result = uninstall({ target, scope: "project", dryRun: true });
@@ -387,9 +524,21 @@ describe("issue 21, case 1: a crafted manifest never reaches outside the install
       { action: "skip", path: "files[4]", reason: "manifest entry has no path: ignored, nothing done to it" },
       { action: "skip", path: "files[5]", reason: "manifest entry has no path: ignored, nothing done to it" },
       { action: "skip", path: "agents/x.md", reason: "manifest entry has no sha256: ignored, nothing done to it" },
-      { action: "skip", path: "settings.json", reason: "manifest entry names a file install manages by its own rules: ignored, nothing done to it" },
-      { action: "skip", path: ".dotagent-install.json", reason: "manifest entry names a file install manages by its own rules: ignored, nothing done to it" },
-      { action: "skip", path: `${"a".repeat(40)}… (5000 characters)`, reason: "manifest entry is longer than any path install writes: ignored, nothing done to it" },
+      {
+        action: "skip",
+        path: "settings.json",
+        reason: "manifest entry names a file install manages by its own rules: ignored, nothing done to it",
+      },
+      {
+        action: "skip",
+        path: ".dotagent-install.json",
+        reason: "manifest entry names a file install manages by its own rules: ignored, nothing done to it",
+      },
+      {
+        action: "skip",
+        path: `${"a".repeat(40)}… (5000 characters)`,
+        reason: "manifest entry is longer than any path install writes: ignored, nothing done to it",
+      },
       { action: "skip", path: "dirs[6]", reason: "manifest entry is not a path: ignored, nothing done to it" },
     ]);
     expect(readFileSync(join(target, "settings.json"), "utf8")).toBe(settingsBefore);
@@ -400,7 +549,13 @@ describe("issue 21, case 1: a crafted manifest never reaches outside the install
     const target = join(project, ".claude");
     mkdirSync(target);
     const settingsFile = join(target, "settings.json");
-    writeFileSync(settingsFile, JSON.stringify({ permissions: { allow: ["Bash(npm test)"] }, hooks: { SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: "echo mine" }] }] } }));
+    writeFileSync(
+      settingsFile,
+      JSON.stringify({
+        permissions: { allow: ["Bash(npm test)"] },
+        hooks: { SessionStart: [{ matcher: "startup", hooks: [{ type: "command", command: "echo mine" }] }] },
+      }),
+    );
     run(target, source());
     craft(target, (m) => {
       m.hook_command = "echo mine";
@@ -408,9 +563,17 @@ describe("issue 21, case 1: a crafted manifest never reaches outside the install
     });
     const again = run(target, source());
     expect(again.settings).toBe("hook already there");
-    expect(again.changes).toContainEqual({ action: "skip", path: "hook_command", reason: "manifest hook_command is not a dotagent hook command, so that hook is left alone: ignored" });
+    expect(again.changes).toContainEqual({
+      action: "skip",
+      path: "hook_command",
+      reason: "manifest hook_command is not a dotagent hook command, so that hook is left alone: ignored",
+    });
     const removed = uninstall({ target, scope: "project", dryRun: false });
-    expect(removed.changes).toContainEqual({ action: "skip", path: "permission_rule", reason: "manifest permission_rule is not a rule dotagent adds, so that rule is left alone: ignored" });
+    expect(removed.changes).toContainEqual({
+      action: "skip",
+      path: "permission_rule",
+      reason: "manifest permission_rule is not a rule dotagent adds, so that rule is left alone: ignored",
+    });
     const after = JSON.parse(readFileSync(settingsFile, "utf8"));
     expect(after.permissions.allow).toContain("Bash(npm test)");
     expect(after.hooks.SessionStart[0].hooks[0].command).toBe("echo mine");
@@ -460,14 +623,31 @@ describe("issue 21, case 1: a crafted manifest never reaches outside the install
     run(join(elsewhere, ".claude"), source()); // someone's real install, e.g. their ~/.claude
     const before = tree(elsewhere);
     symlinkSync(join(elsewhere, ".claude"), join(project, ".claude"));
-    for (const act of [() => run(join(project, ".claude"), source()), () => uninstall({ target: join(project, ".claude"), scope: "project", dryRun: false })]) {
-      expect(act).toThrowError(expect.objectContaining({ code: "install_target_invalid", message: expect.stringContaining("is a symbolic link that leads out of the project") }));
+    for (const act of [
+      () => run(join(project, ".claude"), source()),
+      () => uninstall({ target: join(project, ".claude"), scope: "project", dryRun: false }),
+    ]) {
+      expect(act).toThrowError(
+        expect.objectContaining({
+          code: "install_target_invalid",
+          message: expect.stringContaining("is a symbolic link that leads out of the project"),
+        }),
+      );
     }
     expect(tree(elsewhere)).toEqual(before);
     // The user's own folder may be a link (dotfiles): user scope follows it.
     const linked = join(temp(), "claude-link");
     symlinkSync(join(elsewhere, ".claude"), linked);
-    expect(() => install({ target: linked, scope: "user", sourceRoot: source(), helperScript: helper, dryRun: true, version: "1.0.0" })).not.toThrow();
+    expect(() =>
+      install({
+        target: linked,
+        scope: "user",
+        sourceRoot: source(),
+        helperScript: helper,
+        dryRun: true,
+        version: "1.0.0",
+      }),
+    ).not.toThrow();
   });
 
   it("a project's settings.json that is a link out of the project is refused; one inside is followed", () => {
@@ -477,7 +657,12 @@ describe("issue 21, case 1: a crafted manifest never reaches outside the install
     mkdirSync(target);
     writeFileSync(join(elsewhere, "settings.json"), '{"model": "theirs"}');
     symlinkSync(join(elsewhere, "settings.json"), join(target, "settings.json"));
-    expect(() => run(target, source())).toThrowError(expect.objectContaining({ code: "settings_invalid", message: expect.stringContaining("is a symbolic link that leads out of the project") }));
+    expect(() => run(target, source())).toThrowError(
+      expect.objectContaining({
+        code: "settings_invalid",
+        message: expect.stringContaining("is a symbolic link that leads out of the project"),
+      }),
+    );
     expect(readFileSync(join(elsewhere, "settings.json"), "utf8")).toBe('{"model": "theirs"}');
     expect(existsSync(join(target, "skills"))).toBe(false);
     rmSync(join(target, "settings.json"));
@@ -499,7 +684,16 @@ describe("issue 21, case 1: a crafted manifest never reaches outside the install
 });
 
 describe("the project's .gitignore (memory/'s machine-local files)", () => {
-  const withGitignore = (project: string, src: string, dryRun = false) => install({ target: join(project, ".claude"), scope: "project", sourceRoot: src, helperScript: helper, dryRun, version: "1.0.0", gitignore: join(project, ".gitignore") });
+  const withGitignore = (project: string, src: string, dryRun = false) =>
+    install({
+      target: join(project, ".claude"),
+      scope: "project",
+      sourceRoot: src,
+      helperScript: helper,
+      dryRun,
+      version: "1.0.0",
+      gitignore: join(project, ".gitignore"),
+    });
 
   it("merges its lines into an existing .gitignore; twice changes nothing; uninstall leaves the person's lines byte for byte", () => {
     const project = temp();
@@ -511,7 +705,14 @@ describe("the project's .gitignore (memory/'s machine-local files)", () => {
     expect(first.changes).toContainEqual({ action: "update", path: "../.gitignore" });
     const text = readFileSync(join(project, ".gitignore"), "utf8");
     expect(text.startsWith(`${mine}\n# dotagent:`)).toBe(true);
-    for (const line of ["/memory/runs/", "/memory/state/.history/", "/memory/state/.archive/", "/memory/state/once/", "/memory/state/.lock*"]) expect(text.split("\n")).toContain(line);
+    for (const line of [
+      "/memory/runs/",
+      "/memory/state/.history/",
+      "/memory/state/.archive/",
+      "/memory/state/once/",
+      "/memory/state/.lock*",
+    ])
+      expect(text.split("\n")).toContain(line);
     const second = withGitignore(project, src);
     expect(second.gitignore).toBe("lines already there");
     expect(second.changes.every((c) => c.action === "unchanged")).toBe(true);
@@ -549,7 +750,9 @@ describe("the project's .gitignore (memory/'s machine-local files)", () => {
   it("a .gitignore that is a folder is refused before anything is written", () => {
     const project = temp();
     mkdirSync(join(project, ".gitignore"));
-    expect(() => withGitignore(project, source())).toThrowError(expect.objectContaining({ code: "gitignore_invalid", exitCode: 1 }));
+    expect(() => withGitignore(project, source())).toThrowError(
+      expect.objectContaining({ code: "gitignore_invalid", exitCode: 1 }),
+    );
     expect(existsSync(join(project, ".claude"))).toBe(false);
   });
 });

@@ -26,8 +26,39 @@ import { DotagentError, EXIT } from "../core/errors.js";
 import { mkdirInside, writeFileInside, type InsideOptions } from "../store/write-file.js";
 import { isInside } from "../store/read-file.js";
 import { emptyManifest, MANIFEST, readInstallManifest, type InstallManifest } from "./install-manifest.js";
-import { applyFilePlan, applyGitignore, ignoredChanges, listFiles, planFolderRemoval, planGitignoreMerge, planGitignoreUnmerge, planInstallFiles, planUninstallFiles, removeEmptyFolders, type GitignorePlan, type InstallPlanEntry, type SourceFile } from "../install/plan-files.js";
-import { allowList, BASH_DIFF_SETTING, hasBashDiffSetting, HOOK_MATCHER, hookCommand, hookEntries, missingHooks, PERMISSION_RULE, readSettings, withBashDiffsOff, withHooks, withoutBashDiffsOff, withoutHooks, withoutRule, type Scope, type Settings } from "./settings.js";
+import {
+  applyFilePlan,
+  applyGitignore,
+  ignoredChanges,
+  listFiles,
+  planFolderRemoval,
+  planGitignoreMerge,
+  planGitignoreUnmerge,
+  planInstallFiles,
+  planUninstallFiles,
+  removeEmptyFolders,
+  type GitignorePlan,
+  type InstallPlanEntry,
+  type SourceFile,
+} from "../install/plan-files.js";
+import {
+  allowList,
+  BASH_DIFF_SETTING,
+  hasBashDiffSetting,
+  HOOK_MATCHER,
+  hookCommand,
+  hookEntries,
+  missingHooks,
+  PERMISSION_RULE,
+  readSettings,
+  withBashDiffsOff,
+  withHooks,
+  withoutBashDiffsOff,
+  withoutHooks,
+  withoutRule,
+  type Scope,
+  type Settings,
+} from "./settings.js";
 
 export { HOOK_MATCHER, hookCommand, PERMISSION_RULE, type Scope } from "./settings.js";
 
@@ -52,7 +83,12 @@ export function findSourceRoot(start: string): string {
   for (;;) {
     if (existsSync(join(dir, "skills", "checkpoint", "SKILL.md")) && existsSync(join(dir, "agents"))) return dir;
     const parent = dirname(dir);
-    if (parent === dir) throw new DotagentError("install_source_missing", `cannot find dotagent's skills/ and agents/ above ${start}; reinstall the dotagent package`, EXIT.refused);
+    if (parent === dir)
+      throw new DotagentError(
+        "install_source_missing",
+        `cannot find dotagent's skills/ and agents/ above ${start}; reinstall the dotagent package`,
+        EXIT.refused,
+      );
     dir = parent;
   }
 }
@@ -65,7 +101,8 @@ function collectSources(sourceRoot: string, helperScript: Buffer): SourceFile[] 
   }
   files.push({ dest: "skills/checkpoint/scripts/dotagent.mjs", bytes: helperScript, mode: 0o755 });
   for (const rel of listFiles(join(sourceRoot, "agents"))) {
-    if (rel.endsWith(".md")) files.push({ dest: `agents/${rel}`, bytes: readFileSync(join(sourceRoot, "agents", rel)) });
+    if (rel.endsWith(".md"))
+      files.push({ dest: `agents/${rel}`, bytes: readFileSync(join(sourceRoot, "agents", rel)) });
   }
   return files;
 }
@@ -78,16 +115,40 @@ function collectSources(sourceRoot: string, helperScript: Buffer): SourceFile[] 
  */
 function assertTarget(target: string, scope: Scope): void {
   try {
-    if (!statSync(target).isDirectory()) throw new DotagentError("install_target_invalid", `${target} is a file, where Claude Code keeps a folder; move it out of the way and run \`dotagent install\` again`, EXIT.refused, { path: target });
+    if (!statSync(target).isDirectory())
+      throw new DotagentError(
+        "install_target_invalid",
+        `${target} is a file, where Claude Code keeps a folder; move it out of the way and run \`dotagent install\` again`,
+        EXIT.refused,
+        { path: target },
+      );
   } catch (error) {
     if (error instanceof DotagentError) throw error;
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw new DotagentError("install_target_invalid", `${target} cannot be read (${(error as NodeJS.ErrnoException).code}); check its permissions`, EXIT.refused, { path: target });
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+      throw new DotagentError(
+        "install_target_invalid",
+        `${target} cannot be read (${(error as NodeJS.ErrnoException).code}); check its permissions`,
+        EXIT.refused,
+        { path: target },
+      );
   }
   if (scope !== "project") return;
   const root = dirname(target);
   const settingsFile = join(target, "settings.json");
-  if (leadsOut(target, root)) throw new DotagentError("install_target_invalid", `${target} is a symbolic link that leads out of the project; dotagent installs only into the project's own .claude folder: replace the link with a folder`, EXIT.refused, { path: target });
-  if (leadsOut(settingsFile, root)) throw new DotagentError("settings_invalid", `${settingsFile} is a symbolic link that leads out of the project; dotagent changes settings only inside the project: replace the link with the file (dotagent changed nothing)`, EXIT.refused, { file: settingsFile });
+  if (leadsOut(target, root))
+    throw new DotagentError(
+      "install_target_invalid",
+      `${target} is a symbolic link that leads out of the project; dotagent installs only into the project's own .claude folder: replace the link with a folder`,
+      EXIT.refused,
+      { path: target },
+    );
+  if (leadsOut(settingsFile, root))
+    throw new DotagentError(
+      "settings_invalid",
+      `${settingsFile} is a symbolic link that leads out of the project; dotagent changes settings only inside the project: replace the link with the file (dotagent changed nothing)`,
+      EXIT.refused,
+      { file: settingsFile },
+    );
 }
 
 /** A link whose target exists outside `root` (a dangling one is left to the reader, which names it). */
@@ -111,7 +172,9 @@ const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringif
 function writeRoot(target: string, scope: Scope): [string, InsideOptions] {
   if (scope === "project") return [dirname(target), { within: "the project" }];
   const home = process.env.HOME || homedir();
-  return isInside(target, home) ? [home, { within: "your home folder" }] : [target, { within: "the Claude Code folder" }];
+  return isInside(target, home)
+    ? [home, { within: "your home folder" }]
+    : [target, { within: "the Claude Code folder" }];
 }
 
 export interface InstallOptions {
@@ -134,7 +197,12 @@ export function install(options: InstallOptions): InstallResult {
   const settings = readSettings(settingsFile); // refuses before anything is written
   const read = readInstallManifest(target);
   const manifest = read?.manifest ?? emptyManifest();
-  const files = planInstallFiles(target, collectSources(options.sourceRoot, options.helperScript), manifest.files, "dotagent install");
+  const files = planInstallFiles(
+    target,
+    collectSources(options.sourceRoot, options.helperScript),
+    manifest.files,
+    "dotagent install",
+  );
   const changes: InstallPlanEntry[] = [...ignoredChanges(read?.ignored), ...files.changes];
   const writes: Array<() => void> = [
     () => {
@@ -152,11 +220,16 @@ export function install(options: InstallOptions): InstallResult {
   const addHooks = missingHooks(stripped, entries).length > 0;
   // The rule an older install added (the hook allows the helper's lines now), where it still is.
   const dropRule = manifest.permission_rule != null && allowList(settings.value).includes(manifest.permission_rule);
-  const settingsOutcome: InstallResult["settings"] = !addHooks && !oldGone ? "hook already there" : oldGone || installed.length > 0 ? "hook updated" : "hook added";
+  const settingsOutcome: InstallResult["settings"] =
+    !addHooks && !oldGone ? "hook already there" : oldGone || installed.length > 0 ? "hook updated" : "hook added";
   const permissionOutcome: InstallResult["permission"] = dropRule ? "rule removed" : "untouched";
   // A project's Bash diff view off, once (a person who takes the false out again keeps the view).
   const quietDiffs = scope === "project" && manifest.bash_diffs_off !== true && !hasBashDiffSetting(settings.value);
-  const diffsOutcome: InstallResult["bash_diffs"] = quietDiffs ? "turned off" : manifest.bash_diffs_off === true && settings.value[BASH_DIFF_SETTING] === false ? "off" : "untouched";
+  const diffsOutcome: InstallResult["bash_diffs"] = quietDiffs
+    ? "turned off"
+    : manifest.bash_diffs_off === true && settings.value[BASH_DIFF_SETTING] === false
+      ? "off"
+      : "untouched";
   if (addHooks || oldGone || dropRule || quietDiffs) {
     changes.push({ action: settings.text === null ? "create" : "update", path: "settings.json" });
     writes.push(() => {
@@ -206,7 +279,16 @@ export function install(options: InstallOptions): InstallResult {
     manifest.files = files.owned;
     writeFileInside(root, join(target, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, inside);
   }
-  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome, bash_diffs: diffsOutcome, gitignore: gitignoreOutcome };
+  return {
+    scope,
+    target,
+    dry_run: dryRun,
+    changes,
+    settings: settingsOutcome,
+    permission: permissionOutcome,
+    bash_diffs: diffsOutcome,
+    gitignore: gitignoreOutcome,
+  };
 }
 
 /**
@@ -222,10 +304,18 @@ function installedSettings(before: Settings, manifest: InstallManifest, scope: S
     next = withHooks(before, entries);
   } else {
     // A manifest of an install before 0.2: one SessionStart hook and the permission rule.
-    next = manifest.hook_command === null ? before : withHooks(before, [{ event: "SessionStart", matcher: HOOK_MATCHER, command: manifest.hook_command, timeout: 10 }]);
+    next =
+      manifest.hook_command === null
+        ? before
+        : withHooks(before, [
+            { event: "SessionStart", matcher: HOOK_MATCHER, command: manifest.hook_command, timeout: 10 },
+          ]);
     const rule = manifest.permission_rule ?? null;
     if (rule !== null && !allowList(next).includes(rule)) {
-      const permissions = (next.permissions && typeof next.permissions === "object" ? next.permissions : {}) as Record<string, unknown>;
+      const permissions = (next.permissions && typeof next.permissions === "object" ? next.permissions : {}) as Record<
+        string,
+        unknown
+      >;
       next = { ...next, permissions: { ...permissions, allow: [...allowList(next), rule] } };
     }
   }
@@ -247,7 +337,12 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
   assertTarget(target, scope);
   const [root, inside] = writeRoot(target, scope);
   const read = readInstallManifest(target);
-  if (read === null) throw new DotagentError("not_installed", `dotagent is not installed in ${target} (no ${MANIFEST}); nothing to remove`, EXIT.refused);
+  if (read === null)
+    throw new DotagentError(
+      "not_installed",
+      `dotagent is not installed in ${target} (no ${MANIFEST}); nothing to remove`,
+      EXIT.refused,
+    );
   const { manifest } = read;
   const settingsFile = join(target, "settings.json");
   const settings = readSettings(settingsFile);
@@ -256,7 +351,9 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
   const removals: Array<() => void> = [() => applyFilePlan(target, files)];
   let settingsOutcome: InstallResult["settings"] = "untouched";
   const rule = manifest.permission_rule ?? null;
-  const commands = [...new Set([...(manifest.hook_commands ?? []), ...(manifest.hook_command ? [manifest.hook_command] : [])])];
+  const commands = [
+    ...new Set([...(manifest.hook_commands ?? []), ...(manifest.hook_command ? [manifest.hook_command] : [])]),
+  ];
   const withoutOurs = withoutHooks(settings.value, commands);
   const hadHook = JSON.stringify(withoutOurs) !== JSON.stringify(settings.value);
   const hadRule = rule !== null && allowList(settings.value).includes(rule);
@@ -281,7 +378,9 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
     } else {
       settingsOutcome = hookOutcome;
       changes.push({ action: "update", path: "settings.json" });
-      removals.push(() => writeFileInside(root, settingsFile, `${JSON.stringify(stripped, null, 2)}\n`, { ...inside, link: "inside" }));
+      removals.push(() =>
+        writeFileInside(root, settingsFile, `${JSON.stringify(stripped, null, 2)}\n`, { ...inside, link: "inside" }),
+      );
     }
   }
   const ignored = manifest.gitignore ?? null;
@@ -298,5 +397,14 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
     unlinkSync(join(target, MANIFEST));
     removeEmptyFolders(folders.folders);
   }
-  return { scope, target, dry_run: dryRun, changes, settings: settingsOutcome, permission: permissionOutcome, bash_diffs: hadDiffsOff ? "removed" : "untouched", gitignore: gitignore.outcome };
+  return {
+    scope,
+    target,
+    dry_run: dryRun,
+    changes,
+    settings: settingsOutcome,
+    permission: permissionOutcome,
+    bash_diffs: hadDiffsOff ? "removed" : "untouched",
+    gitignore: gitignore.outcome,
+  };
 }

@@ -17,7 +17,14 @@ interface HookGroup {
 }
 
 /** The events dotagent hooks into (SPEC §11). */
-export const HOOK_EVENTS = ["SessionStart", "PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStop", "UserPromptSubmit"] as const;
+export const HOOK_EVENTS = [
+  "SessionStart",
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "SubagentStop",
+  "UserPromptSubmit",
+] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 /** One hook dotagent installs: an event, which calls (matcher, `if`), and the helper's command. */
@@ -74,7 +81,13 @@ export function hookEntries(scope: Scope | "plugin", target?: string): HookEntry
   const run = (event: string) => `${helperInvocation(scope, target)} hook ${event}`;
   return [
     { event: "SessionStart", matcher: HOOK_MATCHER, command: run("session-start"), timeout: 10 },
-    { event: "PreToolUse", matcher: "Bash", if: "Bash(node *dotagent.mjs*)", command: run("pre-tool-use"), timeout: 10 },
+    {
+      event: "PreToolUse",
+      matcher: "Bash",
+      if: "Bash(node *dotagent.mjs*)",
+      command: run("pre-tool-use"),
+      timeout: 10,
+    },
     { event: "PreToolUse", matcher: "Bash", if: STATE_BASH_RULE, command: run("pre-tool-use"), timeout: 10 },
     { event: "PreToolUse", matcher: "Bash", if: REPORTS_BASH_RULE, command: run("pre-tool-use"), timeout: 10 },
     { event: "PreToolUse", matcher: WRITE_MATCHER, command: run("pre-tool-use"), timeout: 10 },
@@ -97,12 +110,21 @@ export function hooksObject(entries: readonly HookEntry[]): Record<string, HookG
 }
 
 function groupOf(entry: HookEntry): HookGroup {
-  return { ...(entry.matcher === undefined ? {} : { matcher: entry.matcher }), hooks: [{ type: "command", command: entry.command, timeout: entry.timeout, ...(entry.if === undefined ? {} : { if: entry.if }) }] };
+  return {
+    ...(entry.matcher === undefined ? {} : { matcher: entry.matcher }),
+    hooks: [
+      {
+        type: "command",
+        command: entry.command,
+        timeout: entry.timeout,
+        ...(entry.if === undefined ? {} : { if: entry.if }),
+      },
+    ],
+  };
 }
 
 /** settings.json as an object ({} when absent), and its text (null when absent). */
 const MAX_SETTINGS_BYTES = 16 * 1024 * 1024;
-
 
 /**
  * settings.json as it is, or a refusal before anything is written: dotagent merges only into the
@@ -111,7 +133,12 @@ const MAX_SETTINGS_BYTES = 16 * 1024 * 1024;
  */
 export function readSettings(file: string): { value: Settings; text: string | null } {
   const refuse = (why: string) =>
-    new DotagentError("settings_invalid", `${file} ${why}; fix it (dotagent changed nothing) and run \`dotagent install\` again`, EXIT.refused, { file });
+    new DotagentError(
+      "settings_invalid",
+      `${file} ${why}; fix it (dotagent changed nothing) and run \`dotagent install\` again`,
+      EXIT.refused,
+      { file },
+    );
   let isLink = false;
   try {
     isLink = lstatSync(file).isSymbolicLink();
@@ -132,15 +159,22 @@ export function readSettings(file: string): { value: Settings; text: string | nu
   }
   if (!isPlainObject(value)) throw refuse("is not a JSON object");
   const hooks = value.hooks;
-  if (hooks !== undefined && !isPlainObject(hooks)) throw refuse(`has "hooks": ${describeJson(hooks)}, where Claude Code expects an object of events`);
+  if (hooks !== undefined && !isPlainObject(hooks))
+    throw refuse(`has "hooks": ${describeJson(hooks)}, where Claude Code expects an object of events`);
   const permissions = value.permissions;
-  if (permissions !== undefined && !isPlainObject(permissions)) throw refuse(`has "permissions": ${describeJson(permissions)}, where Claude Code expects an object`);
-  if (permissions?.allow !== undefined && !Array.isArray(permissions.allow)) throw refuse(`has "permissions.allow": ${describeJson(permissions.allow)}, where Claude Code expects an array of rules`);
+  if (permissions !== undefined && !isPlainObject(permissions))
+    throw refuse(`has "permissions": ${describeJson(permissions)}, where Claude Code expects an object`);
+  if (permissions?.allow !== undefined && !Array.isArray(permissions.allow))
+    throw refuse(
+      `has "permissions.allow": ${describeJson(permissions.allow)}, where Claude Code expects an array of rules`,
+    );
   for (const event of HOOK_EVENTS) {
     const groups = hooks?.[event];
-    if (groups !== undefined && !Array.isArray(groups)) throw refuse(`has "hooks.${event}": ${describeJson(groups)}, where Claude Code expects an array of hook groups`);
+    if (groups !== undefined && !Array.isArray(groups))
+      throw refuse(`has "hooks.${event}": ${describeJson(groups)}, where Claude Code expects an array of hook groups`);
     (groups ?? []).forEach((group: unknown, i: number) => {
-      if (!isPlainObject(group) || (group.hooks !== undefined && !Array.isArray(group.hooks))) throw refuse(`has "hooks.${event}[${i}]" that is not a hook group ({"matcher": …, "hooks": [ … ]})`);
+      if (!isPlainObject(group) || (group.hooks !== undefined && !Array.isArray(group.hooks)))
+        throw refuse(`has "hooks.${event}[${i}]" that is not a hook group ({"matcher": …, "hooks": [ … ]})`);
     });
   }
   return { value: value as Settings, text: read.text };
@@ -151,7 +185,13 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function describeJson(value: unknown): string {
-  return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`;
+  return value === null
+    ? "null"
+    : Array.isArray(value)
+      ? "an array"
+      : typeof value === "object"
+        ? "an object"
+        : `a ${typeof value}`;
 }
 
 function groupsOf(settings: Settings, event: string): HookGroup[] {
@@ -162,7 +202,9 @@ function groupsOf(settings: Settings, event: string): HookGroup[] {
 
 /** Whether settings.json has this very entry: its event, matcher, `if` and command (the timeout is the person's to tune). */
 export function hasEntry(settings: Settings, entry: HookEntry): boolean {
-  return groupsOf(settings, entry.event).some((g) => g.matcher === entry.matcher && g.hooks?.some((h) => h.command === entry.command && h.if === entry.if));
+  return groupsOf(settings, entry.event).some(
+    (g) => g.matcher === entry.matcher && g.hooks?.some((h) => h.command === entry.command && h.if === entry.if),
+  );
 }
 
 /**
@@ -175,8 +217,11 @@ export function missingHooks(settings: Settings, entries: readonly HookEntry[]):
 
 /** Adds each entry not there yet as a group of its own; everything else stays as it was. */
 export function withHooks(settings: Settings, entries: readonly HookEntry[]): Settings {
-  const hooks = { ...((settings.hooks && typeof settings.hooks === "object" ? settings.hooks : {}) as Record<string, unknown>) };
-  for (const entry of missingHooks(settings, entries)) hooks[entry.event] = [...groupsOf({ hooks } as Settings, entry.event), groupOf(entry)];
+  const hooks = {
+    ...((settings.hooks && typeof settings.hooks === "object" ? settings.hooks : {}) as Record<string, unknown>),
+  };
+  for (const entry of missingHooks(settings, entries))
+    hooks[entry.event] = [...groupsOf({ hooks } as Settings, entry.event), groupOf(entry)];
   return { ...settings, hooks };
 }
 
@@ -186,7 +231,11 @@ export function withoutHooks(settings: Settings, commands: readonly string[]): S
   const hooks = { ...(settings.hooks as Record<string, unknown>) };
   for (const [event, list] of Object.entries(hooks)) {
     if (!Array.isArray(list)) continue;
-    const groups = (list as HookGroup[]).map((g) => (Array.isArray(g?.hooks) ? { ...g, hooks: g.hooks.filter((h) => !commands.includes(h?.command ?? "")) } : g)).filter((g) => !Array.isArray(g?.hooks) || g.hooks.length > 0);
+    const groups = (list as HookGroup[])
+      .map((g) =>
+        Array.isArray(g?.hooks) ? { ...g, hooks: g.hooks.filter((h) => !commands.includes(h?.command ?? "")) } : g,
+      )
+      .filter((g) => !Array.isArray(g?.hooks) || g.hooks.length > 0);
     if (groups.length > 0) hooks[event] = groups;
     else delete hooks[event];
   }
@@ -204,18 +253,24 @@ export const PERMISSION_RULE = "Bash(node *dotagent.mjs*)";
 
 export function allowList(settings: Settings): unknown[] {
   const permissions = settings.permissions;
-  const allow = permissions && typeof permissions === "object" ? (permissions as Record<string, unknown>).allow : undefined;
+  const allow =
+    permissions && typeof permissions === "object" ? (permissions as Record<string, unknown>).allow : undefined;
   return Array.isArray(allow) ? allow : [];
 }
 
 export function withRule(settings: Settings, rule: string): Settings {
-  const permissions = (settings.permissions && typeof settings.permissions === "object" ? settings.permissions : {}) as Record<string, unknown>;
+  const permissions = (
+    settings.permissions && typeof settings.permissions === "object" ? settings.permissions : {}
+  ) as Record<string, unknown>;
   return { ...settings, permissions: { ...permissions, allow: [...allowList(settings), rule] } };
 }
 
 export function withoutRule(settings: Settings, rule: string): Settings {
   if (!allowList(settings).includes(rule)) return settings;
-  const permissions: Record<string, unknown> = { ...(settings.permissions as Record<string, unknown>), allow: allowList(settings).filter((r) => r !== rule) };
+  const permissions: Record<string, unknown> = {
+    ...(settings.permissions as Record<string, unknown>),
+    allow: allowList(settings).filter((r) => r !== rule),
+  };
   if ((permissions.allow as unknown[]).length === 0) delete permissions.allow;
   const next: Settings = { ...settings, permissions };
   if (Object.keys(permissions).length === 0) delete next.permissions;
@@ -233,7 +288,8 @@ export function withoutRule(settings: Settings, rule: string): Settings {
 export const BASH_DIFF_SETTING = "bashEditDiffEnabled";
 
 /** Whether the person (or anyone but install) has set the view either way. */
-export const hasBashDiffSetting = (settings: Settings): boolean => Object.prototype.hasOwnProperty.call(settings, BASH_DIFF_SETTING);
+export const hasBashDiffSetting = (settings: Settings): boolean =>
+  Object.prototype.hasOwnProperty.call(settings, BASH_DIFF_SETTING);
 
 export function withBashDiffsOff(settings: Settings): Settings {
   return hasBashDiffSetting(settings) ? settings : { ...settings, [BASH_DIFF_SETTING]: false };

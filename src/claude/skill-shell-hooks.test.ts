@@ -6,8 +6,20 @@ const settings = (groups: unknown[]) => ({ hooks: { PreSkillShellCommand: groups
 
 describe("PreSkillShellCommand hooks that apply to dotagent's skill lines", () => {
   it("matchers: all, names, regular expressions", () => {
-    expect([undefined, "", "*", "Bash", "Read|Bash", "^Ba"].map((m) => matcherApplies(m, "Bash"))).toEqual([true, true, true, true, true, true]);
-    expect(["Read", "Bashful|Edit", "^Read$", 7].map((m) => matcherApplies(m, "Bash"))).toEqual([false, false, false, false]);
+    expect([undefined, "", "*", "Bash", "Read|Bash", "^Ba"].map((m) => matcherApplies(m, "Bash"))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(["Read", "Bashful|Edit", "^Read$", 7].map((m) => matcherApplies(m, "Bash"))).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it("if rules: globs, the prefix form, another tool", () => {
@@ -26,9 +38,20 @@ describe("PreSkillShellCommand hooks that apply to dotagent's skill lines", () =
   it("finds each applying hook with where it is; prompt and agent hooks refuse", () => {
     const found = skillShellHooks(
       settings([
-        { matcher: "Bash", hooks: [{ type: "command", command: "/org/check.sh" }, { type: "prompt", prompt: "is it safe?" }] },
+        {
+          matcher: "Bash",
+          hooks: [
+            { type: "command", command: "/org/check.sh" },
+            { type: "prompt", prompt: "is it safe?" },
+          ],
+        },
         { matcher: "Read", hooks: [{ type: "command", command: "/never" }] },
-        { hooks: [{ type: "command", command: "/git-only", if: "Bash(git *)" }, { type: "agent", if: "Bash(node *)" }] },
+        {
+          hooks: [
+            { type: "command", command: "/git-only", if: "Bash(git *)" },
+            { type: "agent", if: "Bash(node *)" },
+          ],
+        },
       ]),
       LINES,
     );
@@ -40,7 +63,15 @@ describe("PreSkillShellCommand hooks that apply to dotagent's skill lines", () =
   });
 
   it("nothing for no hooks, other events, disableAllHooks, or nonsense", () => {
-    for (const s of [null, 3, "x", {}, { hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "x" }] }] } }, { ...settings([{ hooks: [{ type: "command", command: "x" }] }]), disableAllHooks: true }, settings(["x", null, { hooks: "x" }, { hooks: [null, 4] }])]) {
+    for (const s of [
+      null,
+      3,
+      "x",
+      {},
+      { hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "x" }] }] } },
+      { ...settings([{ hooks: [{ type: "command", command: "x" }] }]), disableAllHooks: true },
+      settings(["x", null, { hooks: "x" }, { hooks: [null, 4] }]),
+    ]) {
       expect(skillShellHooks(s, LINES)).toEqual([]);
     }
   });

@@ -45,7 +45,12 @@ export function ruleApplies(rule: unknown, tool: string, command: string): boole
   if (pattern === undefined || pattern === "" || pattern === "*") return true;
   // `prefix:*` is the older prefix form; `*` anywhere else matches any run of characters.
   const glob = pattern.endsWith(":*") ? `${pattern.slice(0, -2)}*` : pattern;
-  const re = new RegExp(`^${glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join("[\\s\\S]*")}$`);
+  const re = new RegExp(
+    `^${glob
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join("[\\s\\S]*")}$`,
+  );
   // Claude Code matches a compound line part by part: the whole line or its first command.
   const first = command.split(/\s(?:\|\||&&|;)\s/)[0] ?? command;
   return re.test(command) || re.test(first);
@@ -69,7 +74,12 @@ export function skillShellHooks(settings: unknown, lines: readonly string[]): Sk
       if (!lines.some((line) => ruleApplies(rule, SKILL_SHELL_TOOL, line))) return;
       const kind = typeof type === "string" ? type : "command";
       const refuses = kind === "prompt" || kind === "agent";
-      found.push({ at: `hooks.PreSkillShellCommand[${g}].hooks[${h}]`, type: kind, verdict: refuses ? "refuses" : "may refuse", shown: typeof command === "string" ? command.slice(0, 80) : kind });
+      found.push({
+        at: `hooks.PreSkillShellCommand[${g}].hooks[${h}]`,
+        type: kind,
+        verdict: refuses ? "refuses" : "may refuse",
+        shown: typeof command === "string" ? command.slice(0, 80) : kind,
+      });
     });
   });
   return found;
@@ -77,5 +87,8 @@ export function skillShellHooks(settings: unknown, lines: readonly string[]): Sk
 
 /** The `!` lines dotagent's skills run, as Claude Code hands them to the hook (the request left empty). */
 export function dotagentSkillLines(helper: string): string[] {
-  return [`node "${helper}" resume --json --start --request="$(cat <<'DOTAGENT_REQUEST'\n\nDOTAGENT_REQUEST\n)" || true`, `node "${helper}" status 2>&1 || true`];
+  return [
+    `node "${helper}" resume --json --start --request="$(cat <<'DOTAGENT_REQUEST'\n\nDOTAGENT_REQUEST\n)" || true`,
+    `node "${helper}" status 2>&1 || true`,
+  ];
 }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { trustedEntry } from "./trust.js";
 
-const trusted = (...folders: string[]) => ({ projects: Object.fromEntries(folders.map((f) => [f, { hasTrustDialogAccepted: true }])) });
+const trusted = (...folders: string[]) => ({
+  projects: Object.fromEntries(folders.map((f) => [f, { hasTrustDialogAccepted: true }])),
+});
 
 describe("trustedEntry", () => {
   it.each<[string, unknown, string[], string | null]>([

@@ -21,20 +21,25 @@ export function gitRootOf(dir: string): string | null {
 
 /** Claude Code's state file: `$CLAUDE_CONFIG_DIR/.claude.json` (an empty value is unset), else `~/.claude.json`. */
 export function claudeStateFile(env: NodeJS.ProcessEnv = process.env): string {
-  return env.CLAUDE_CONFIG_DIR ? join(env.CLAUDE_CONFIG_DIR, ".claude.json") : join(env.HOME || homedir(), ".claude.json");
+  return env.CLAUDE_CONFIG_DIR
+    ? join(env.CLAUDE_CONFIG_DIR, ".claude.json")
+    : join(env.HOME || homedir(), ".claude.json");
 }
 
 /** The trusted folder that covers `folders[0]` (the project, then its other names), or null. Pure. */
 export function trustedEntry(state: unknown, folders: readonly string[]): string | null {
   const projects = (state as { projects?: unknown } | null)?.projects;
   if (projects === null || typeof projects !== "object") return null;
-  const trusted = (key: string) => (projects as Record<string, { hasTrustDialogAccepted?: unknown } | undefined>)[key]?.hasTrustDialogAccepted === true;
+  const trusted = (key: string) =>
+    (projects as Record<string, { hasTrustDialogAccepted?: unknown } | undefined>)[key]?.hasTrustDialogAccepted ===
+    true;
   for (const folder of folders) if (trusted(folder)) return folder;
   // A trusted parent folder: Claude Code walks up and asks nothing here.
-  for (const folder of folders) for (let at = dirname(folder); ; at = dirname(at)) {
-    if (trusted(at)) return at;
-    if (dirname(at) === at) break;
-  }
+  for (const folder of folders)
+    for (let at = dirname(folder); ; at = dirname(at)) {
+      if (trusted(at)) return at;
+      if (dirname(at) === at) break;
+    }
   return null;
 }
 
@@ -56,7 +61,13 @@ export function claudeTrustCheck(root: string, env: NodeJS.ProcessEnv = process.
   }
   const git = gitRootOf(real);
   const entry = trustedEntry(state, [...new Set([root, real, ...(git === null ? [] : [git])])]);
-  if (entry !== null) return { name: "trust", status: "ok", message: `Claude Code trusts ${entry === root ? root : `${root} (through ${entry})`} (${file})`, fix: null };
+  if (entry !== null)
+    return {
+      name: "trust",
+      status: "ok",
+      message: `Claude Code trusts ${entry === root ? root : `${root} (through ${entry})`} (${file})`,
+      fix: null,
+    };
   return {
     name: "trust",
     status: "fail",

@@ -65,7 +65,11 @@ export async function loadAgentSdk(root: string, cliUrl: string): Promise<QueryS
     const sdk = (await import(pathToFileURL(found.file).href)) as Partial<QuerySdk<QueryMessage>>;
     if (typeof sdk.query === "function") return sdk as QuerySdk<QueryMessage>;
   }
-  throw new DotagentError("sdk_missing", `dotagent run needs the Claude Agent SDK: npm install ${SDK} (in the project or beside dotagent)`, EXIT.refused);
+  throw new DotagentError(
+    "sdk_missing",
+    `dotagent run needs the Claude Agent SDK: npm install ${SDK} (in the project or beside dotagent)`,
+    EXIT.refused,
+  );
 }
 
 /** How to install it, for doctor's fix and the error: beside a global dotagent, or in the project. */

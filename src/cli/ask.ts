@@ -22,8 +22,22 @@ export async function askDecision(decision: Decision, assumeYes: boolean): Promi
   if (!isInteractive()) return "no-terminal";
   const prompts = await loadPrompts();
   let cancelled = false;
-  const answer = await prompts({ type: "confirm", name: "ok", message: decision.question, initial: decision.default, onRender: quietWhenCancelled }, { onCancel: () => (cancelled = true) });
-  if (cancelled) throw new DotagentError("interrupted", "interrupted at the question: nothing changed; run the command again to be asked again", EXIT.interrupted);
+  const answer = await prompts(
+    {
+      type: "confirm",
+      name: "ok",
+      message: decision.question,
+      initial: decision.default,
+      onRender: quietWhenCancelled,
+    },
+    { onCancel: () => (cancelled = true) },
+  );
+  if (cancelled)
+    throw new DotagentError(
+      "interrupted",
+      "interrupted at the question: nothing changed; run the command again to be asked again",
+      EXIT.interrupted,
+    );
   return answer.ok === true;
 }
 
@@ -38,7 +52,9 @@ function quietWhenCancelled(this: { aborted?: boolean; out: NodeJS.WritableStrea
   if (this.aborted !== true) return;
   const screen = this.out;
   const showCursor = "\u001b[?25h";
-  this.out = Object.assign(Object.create(screen) as typeof screen, { write: (text: string) => (text.includes(showCursor) ? screen.write(showCursor) : true) });
+  this.out = Object.assign(Object.create(screen) as typeof screen, {
+    write: (text: string) => (text.includes(showCursor) ? screen.write(showCursor) : true),
+  });
 }
 
 /**
@@ -63,8 +79,17 @@ export function terminalAsker(): Asker {
     },
     async choose(question, choices, initial) {
       if (!interactive) return undefined;
-      const index = Math.max(0, choices.findIndex((c) => c.name === initial));
-      const pick = await ask<unknown>({ type: "select", name: "value", message: question, choices: choices.map((c) => ({ title: c.title ?? c.name, description: c.hint, value: c.name })), initial: index });
+      const index = Math.max(
+        0,
+        choices.findIndex((c) => c.name === initial),
+      );
+      const pick = await ask<unknown>({
+        type: "select",
+        name: "value",
+        message: question,
+        choices: choices.map((c) => ({ title: c.title ?? c.name, description: c.hint, value: c.name })),
+        initial: index,
+      });
       return typeof pick === "string" ? pick : undefined;
     },
     async text(question) {

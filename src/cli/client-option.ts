@@ -6,7 +6,8 @@ import { stringOption, type CommandContext } from "./context.js";
 export const CLIENTS = ["claude", "copilot", "codex"] as const;
 export type Client = (typeof CLIENTS)[number];
 
-export const isClient = (value: unknown): value is Client => typeof value === "string" && (CLIENTS as readonly string[]).includes(value);
+export const isClient = (value: unknown): value is Client =>
+  typeof value === "string" && (CLIENTS as readonly string[]).includes(value);
 
 /** The --client option; an unknown one is a usage error (exit 2). */
 export function clientOption(context: CommandContext): Client {

@@ -53,20 +53,36 @@ export function warn(context: CommandContext): (message: string) => void {
  */
 export function opContext(context: CommandContext, overrides: Partial<OpContext> = {}): OpContext {
   const dir = context.options.dir;
-  const op: OpContext = { paths: context.paths, now: context.now, warn: warn(context), note: (line) => context.out.note(line), ...(typeof dir === "string" ? { dirArg: dir } : {}), ...overrides };
+  const op: OpContext = {
+    paths: context.paths,
+    now: context.now,
+    warn: warn(context),
+    note: (line) => context.out.note(line),
+    ...(typeof dir === "string" ? { dirArg: dir } : {}),
+    ...overrides,
+  };
   if ("byModel" in overrides) return op;
   // Who runs this command is judged in one place (src/core/authority.ts), and only when asked
   // (reading the ancestors costs a few /proc reads): a client's marker in this process's
   // environment or an ancestor's, or the client among its ancestors, is a model's shell.
   let judged: boolean | undefined;
-  Object.defineProperty(op, "byModel", { enumerable: true, configurable: true, get: () => (judged ??= judgeCaller(callerFacts()).kind === "agent_shell") });
+  Object.defineProperty(op, "byModel", {
+    enumerable: true,
+    configurable: true,
+    get: () => (judged ??= judgeCaller(callerFacts()).kind === "agent_shell"),
+  });
   return op;
 }
 
 /** The sub-command (first argument) and at most one more argument, or a usage error. */
-export function subcommand<A extends string>(context: CommandContext, command: string, actions: readonly A[]): [A, string | undefined] {
+export function subcommand<A extends string>(
+  context: CommandContext,
+  command: string,
+  actions: readonly A[],
+): [A, string | undefined] {
   const [action, arg, ...rest] = context.args;
-  if (action === undefined || !(actions as readonly string[]).includes(action)) throw usageError(`${command} needs one of ${actions.join(", ")}; see \`dotagent ${command} --help\``);
+  if (action === undefined || !(actions as readonly string[]).includes(action))
+    throw usageError(`${command} needs one of ${actions.join(", ")}; see \`dotagent ${command} --help\``);
   if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
   return [action as A, arg];
 }

@@ -14,31 +14,78 @@ import { usedStreams, watchStdStreams, writeStd } from "./std-write.js";
 import { nearest } from "./suggest.js";
 import { writeTrace } from "../store/trace.js";
 
-
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
   init: { summary: "start a workflow (archives an old one after asking)", load: () => import("./commands/init.js") },
-  resume: { summary: "decide where to continue after an interruption (the main job)", load: () => import("./commands/resume.js") },
+  resume: {
+    summary: "decide where to continue after an interruption (the main job)",
+    load: () => import("./commands/resume.js"),
+  },
   status: { summary: "show where the workflow is; never writes", load: () => import("./commands/status.js") },
   validate: { summary: "check the state files; exit 3 on errors", load: () => import("./commands/validate.js") },
   phase: { summary: "start|complete|fail|approve|rework a phase", load: () => import("./commands/phase.js") },
-  task: { summary: "add|import|start|complete|fail|retry|next tasks; edit|remove|skip the plan", load: () => import("./commands/task.js") },
-  tasks: { summary: "the task plan: status, attempts, owner, worktree or merge commit (--watch)", load: () => import("./commands/tasks.js") },
-  show: { summary: "the reports as Markdown, for people and pull requests; never writes", load: () => import("./commands/show.js") },
-  report: { summary: "write one self-contained HTML page of the run: timeline, task graph, interruptions", load: () => import("./commands/report.js") },
-  archive: { summary: "archive the state | archive list | archive restore NAME", load: () => import("./commands/archive.js") },
-  once: { summary: "run a side effect at most once per op id (commits, pushes, PRs)", load: () => import("./commands/once.js") },
-  history: { summary: "list the checkpoints rollback can return to | history show REV", load: () => import("./commands/history.js") },
-  rollback: { summary: "go back to the start of an earlier phase or to a checkpoint", load: () => import("./commands/rollback.js") },
-  run: { summary: "run the whole workflow headless through the Claude Agent SDK; rerun to continue", load: () => import("./commands/run.js") },
+  task: {
+    summary: "add|import|start|complete|fail|retry|next tasks; edit|remove|skip the plan",
+    load: () => import("./commands/task.js"),
+  },
+  tasks: {
+    summary: "the task plan: status, attempts, owner, worktree or merge commit (--watch)",
+    load: () => import("./commands/tasks.js"),
+  },
+  show: {
+    summary: "the reports as Markdown, for people and pull requests; never writes",
+    load: () => import("./commands/show.js"),
+  },
+  report: {
+    summary: "write one self-contained HTML page of the run: timeline, task graph, interruptions",
+    load: () => import("./commands/report.js"),
+  },
+  archive: {
+    summary: "archive the state | archive list | archive restore NAME",
+    load: () => import("./commands/archive.js"),
+  },
+  once: {
+    summary: "run a side effect at most once per op id (commits, pushes, PRs)",
+    load: () => import("./commands/once.js"),
+  },
+  history: {
+    summary: "list the checkpoints rollback can return to | history show REV",
+    load: () => import("./commands/history.js"),
+  },
+  rollback: {
+    summary: "go back to the start of an earlier phase or to a checkpoint",
+    load: () => import("./commands/rollback.js"),
+  },
+  run: {
+    summary: "run the whole workflow headless through the Claude Agent SDK; rerun to continue",
+    load: () => import("./commands/run.js"),
+  },
   log: { summary: "show the event log", load: () => import("./commands/log.js") },
-  install: { summary: "install the skills, agents and hook into .claude/", load: () => import("./commands/install.js") },
-  hook: { summary: "hook <event>: Claude Code's hooks (session-start, pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit; subagent-start with --client codex; JSON on stdin)", load: () => import("./commands/hook.js") },
-  doctor: { summary: "check the set-up (Node.js, install, settings, state, lock, Agent SDK, login), each with its fix", load: () => import("./commands/doctor.js") },
-  step: { summary: "step run STEP: run the current shell or check step's command and record it", load: () => import("./commands/step.js") },
-  workflows: { summary: "list the workflows (built-in and .dotagent/workflows/), show or validate one", load: () => import("./commands/workflows.js") },
-  schema: { summary: "print the JSON Schema of phase|execution|task-output|workflow", load: () => import("./commands/schema.js") },
+  install: {
+    summary: "install the skills, agents and hook into .claude/",
+    load: () => import("./commands/install.js"),
+  },
+  hook: {
+    summary:
+      "hook <event>: Claude Code's hooks (session-start, pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit; subagent-start with --client codex; JSON on stdin)",
+    load: () => import("./commands/hook.js"),
+  },
+  doctor: {
+    summary: "check the set-up (Node.js, install, settings, state, lock, Agent SDK, login), each with its fix",
+    load: () => import("./commands/doctor.js"),
+  },
+  step: {
+    summary: "step run STEP: run the current shell or check step's command and record it",
+    load: () => import("./commands/step.js"),
+  },
+  workflows: {
+    summary: "list the workflows (built-in and .dotagent/workflows/), show or validate one",
+    load: () => import("./commands/workflows.js"),
+  },
+  schema: {
+    summary: "print the JSON Schema of phase|execution|task-output|workflow",
+    load: () => import("./commands/schema.js"),
+  },
 };
-
 
 function mainHelp(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
@@ -89,14 +136,27 @@ async function main(argv: string[]): Promise<number> {
   const entry = COMMANDS[name];
   if (entry === undefined) {
     const guess = nearest(name, Object.keys(COMMANDS));
-    throw new DotagentError("usage", `unknown command "${name}"${guess ? ` (did you mean \`dotagent ${guess}\`?)` : ""}; run \`dotagent --help\` for the list`, EXIT.usage);
+    throw new DotagentError(
+      "usage",
+      `unknown command "${name}"${guess ? ` (did you mean \`dotagent ${guess}\`?)` : ""}; run \`dotagent --help\` for the list`,
+      EXIT.usage,
+    );
   }
   const { command } = await entry.load();
   let parsed;
   try {
-    parsed = parseArgs({ args: argv.slice(1), options: { ...GLOBAL_OPTIONS, ...command.options }, allowPositionals: true, strict: command.lenientOptions !== true });
+    parsed = parseArgs({
+      args: argv.slice(1),
+      options: { ...GLOBAL_OPTIONS, ...command.options },
+      allowPositionals: true,
+      strict: command.lenientOptions !== true,
+    });
   } catch (error) {
-    throw new DotagentError("usage", `${parseError(error, { ...GLOBAL_OPTIONS, ...command.options })}; see \`dotagent ${name} --help\``, EXIT.usage);
+    throw new DotagentError(
+      "usage",
+      `${parseError(error, { ...GLOBAL_OPTIONS, ...command.options })}; see \`dotagent ${name} --help\``,
+      EXIT.usage,
+    );
   }
   const options = parsed.values as Record<string, string | boolean | string[] | undefined>;
   if (options.help) {
@@ -129,20 +189,31 @@ function parseError(error: unknown, options: OptionSpec): string {
 
 /** The cold half of the bundle has its own copy of the class, so match by shape, not identity. */
 function isDotagentError(error: unknown): error is DotagentError {
-  return error instanceof DotagentError || (error instanceof Error && error.name === "DotagentError" && typeof (error as DotagentError).exitCode === "number");
+  return (
+    error instanceof DotagentError ||
+    (error instanceof Error && error.name === "DotagentError" && typeof (error as DotagentError).exitCode === "number")
+  );
 }
 
 function report(error: unknown, json: boolean, debug: boolean): number {
   if (isDotagentError(error)) {
     // Once: with --json the object carries the message, so stderr stays quiet.
-    if (json) writeStd("stdout", `${JSON.stringify({ error: { code: error.code, message: error.message, exit_code: error.exitCode, ...error.details } }, withAnswers)}\n`);
+    if (json)
+      writeStd(
+        "stdout",
+        `${JSON.stringify({ error: { code: error.code, message: error.message, exit_code: error.exitCode, ...error.details } }, withAnswers)}\n`,
+      );
     else writeStd("stderr", `dotagent: ${error.message}\n`);
     if (debug) writeStd("stderr", `${error.stack ?? ""}\n`);
     return error.exitCode;
   }
   const err = error as NodeJS.ErrnoException;
   const message = err?.code && err.path ? `${err.code} on ${err.path}: ${err.message}` : String(err?.message ?? error);
-  if (json) writeStd("stdout", `${JSON.stringify({ error: { code: "internal" satisfies ErrorCode, message, exit_code: 1 } })}\n`);
+  if (json)
+    writeStd(
+      "stdout",
+      `${JSON.stringify({ error: { code: "internal" satisfies ErrorCode, message, exit_code: 1 } })}\n`,
+    );
   else writeStd("stderr", `dotagent: unexpected error: ${message}\n`);
   if (debug) writeStd("stderr", `${err?.stack ?? ""}\n`);
   else writeStd("stderr", "Run again with --debug for the stack, and please report it.\n");
@@ -172,4 +243,8 @@ function exitAfterOutput(code: number): void {
 
 watchStdStreams();
 const argv = process.argv.slice(2);
-main(argv).then(exitAfterOutput, (error: unknown) => exitAfterOutput(report(error, argv.includes("--json"), argv.includes("--debug") || process.env.DOTAGENT_DEBUG === "1")));
+main(argv).then(exitAfterOutput, (error: unknown) =>
+  exitAfterOutput(
+    report(error, argv.includes("--json"), argv.includes("--debug") || process.env.DOTAGENT_DEBUG === "1"),
+  ),
+);

@@ -34,14 +34,28 @@ export function colorWanted(env: NodeJS.ProcessEnv = process.env): boolean {
 
 export function colorsFor(stream: NodeJS.WriteStream): Colors {
   const on = stream.isTTY === true && colorWanted();
-  return { bold: wrap(1, 22, on), dim: wrap(2, 22, on), green: wrap(32, 39, on), yellow: wrap(33, 39, on), red: wrap(31, 39, on), cyan: wrap(36, 39, on) };
+  return {
+    bold: wrap(1, 22, on),
+    dim: wrap(2, 22, on),
+    green: wrap(32, 39, on),
+    yellow: wrap(33, 39, on),
+    red: wrap(31, 39, on),
+    cyan: wrap(36, 39, on),
+  };
 }
 
 /** Colours for stdout, decided on first use (asking whether stdout is a terminal builds its stream). */
 function lazyColors(): Colors {
   let colors: Colors | undefined;
   const get = (): Colors => (colors ??= colorsFor(process.stdout));
-  return { bold: (s) => get().bold(s), dim: (s) => get().dim(s), green: (s) => get().green(s), yellow: (s) => get().yellow(s), red: (s) => get().red(s), cyan: (s) => get().cyan(s) };
+  return {
+    bold: (s) => get().bold(s),
+    dim: (s) => get().dim(s),
+    green: (s) => get().green(s),
+    yellow: (s) => get().yellow(s),
+    red: (s) => get().red(s),
+    cyan: (s) => get().cyan(s),
+  };
 }
 
 /**
@@ -51,7 +65,12 @@ function lazyColors(): Colors {
 export function withAnswers(key: string, value: unknown): unknown {
   if (key !== "decision" || value === null || typeof value !== "object") return value;
   const d = value as Record<string, unknown>;
-  return typeof d.question === "string" && typeof d.yes === "string" && typeof d.no === "string" && d.answers === undefined ? { ...d, answers: YES_OR_NO } : value;
+  return typeof d.question === "string" &&
+    typeof d.yes === "string" &&
+    typeof d.no === "string" &&
+    d.answers === undefined
+    ? { ...d, answers: YES_OR_NO }
+    : value;
 }
 
 export function createOutput(json: boolean): Output {

@@ -42,12 +42,16 @@ export function personReading(context: CommandContext): Driver | null {
 export function howToStart(driver: Driver, workflow?: string): string {
   const named = workflow === undefined ? "" : `--workflow ${workflow} `;
   const client = clientOf(driver);
-  return client !== undefined ? `type ${client.command} ${named}<what to build> in ${client.client}` : `dotagent run ${named}"<what to build>"`;
+  return client !== undefined
+    ? `type ${client.command} ${named}<what to build> in ${client.client}`
+    : `dotagent run ${named}"<what to build>"`;
 }
 
 function goOn(driver: Driver, what: string): string {
   const client = clientOf(driver);
-  return client !== undefined ? `Next: type ${client.command} in ${client.client} to go on (${what})` : `Next: dotagent run goes on (${what})`;
+  return client !== undefined
+    ? `Next: type ${client.command} in ${client.client} to go on (${what})`
+    : `Next: dotagent run goes on (${what})`;
 }
 
 /** What the person does next, as one line; null where the model's line already speaks to a person (decisions, dead tasks, waiting, the end). */
@@ -57,9 +61,19 @@ export function personNext(next: NextAction, driver: Driver): string | null {
     case "start_workflow":
       return `Next: ${howToStart(driver)}, e.g. ${client !== undefined ? `${client.command} add login` : 'dotagent run "add login"'}`;
     case "await_approval": {
-      if (next.gate === "pick_design") return client !== undefined ? `Next: pick a design in ${client.client} (memory/reports/roundtable.json compares them)` : "Next: dotagent run asks you to pick a design (memory/reports/roundtable.json compares them)";
-      const file = next.gate === "approve_requirements" ? "memory/reports/demand.json" : next.gate === "approve_design" ? "memory/reports/final_design.json" : (next.output ?? "the report");
-      return client !== undefined ? `Next: read ${file}, then type approve in ${client.client} (or what to change)` : `Next: dotagent run asks you to approve ${file} (or say what to change)`;
+      if (next.gate === "pick_design")
+        return client !== undefined
+          ? `Next: pick a design in ${client.client} (memory/reports/roundtable.json compares them)`
+          : "Next: dotagent run asks you to pick a design (memory/reports/roundtable.json compares them)";
+      const file =
+        next.gate === "approve_requirements"
+          ? "memory/reports/demand.json"
+          : next.gate === "approve_design"
+            ? "memory/reports/final_design.json"
+            : (next.output ?? "the report");
+      return client !== undefined
+        ? `Next: read ${file}, then type approve in ${client.client} (or what to change)`
+        : `Next: dotagent run asks you to approve ${file} (or say what to change)`;
     }
     case "spawn_agent":
       return goOn(driver, `the ${next.agent ?? "next"} agent is next`);
@@ -68,7 +82,12 @@ export function personNext(next: NextAction, driver: Driver): string | null {
     case "plan_tasks":
       return goOn(driver, "the tasks are planned next");
     case "run_tasks":
-      return next.tasks.length > 0 ? goOn(driver, `${next.tasks.length === 1 ? "task" : "tasks"} ${next.tasks.slice(0, 5).join(", ")}${next.tasks.length > 5 ? ", …" : ""} next`) : null;
+      return next.tasks.length > 0
+        ? goOn(
+            driver,
+            `${next.tasks.length === 1 ? "task" : "tasks"} ${next.tasks.slice(0, 5).join(", ")}${next.tasks.length > 5 ? ", …" : ""} next`,
+          )
+        : null;
     case "run_step":
       return goOn(driver, `step ${next.step ?? "?"} is next`);
     default:

@@ -3,7 +3,13 @@
 // so a definition's workflow shows its steps; develop's five get their short names. Pure.
 
 /** develop's phases as people say them; any other step id is shortened by shortId. */
-const SHORT: Readonly<Record<string, string>> = { REQUIREMENTS: "REQ", ARCHITECTURE: "ARCH", IMPLEMENTATION: "IMPL", VERIFICATION: "VERIF", REFLECTION: "REFL" };
+const SHORT: Readonly<Record<string, string>> = {
+  REQUIREMENTS: "REQ",
+  ARCHITECTURE: "ARCH",
+  IMPLEMENTATION: "IMPL",
+  VERIFICATION: "VERIF",
+  REFLECTION: "REFL",
+};
 
 /** A step id in at most 6 characters: develop's table, or the id cut (ids that would then clash keep their full text). */
 function shortIds(ids: readonly string[]): string[] {
@@ -33,7 +39,8 @@ export function phaseBar(input: BarInput): string {
       if (id === input.current) {
         if (input.status === "complete") return `${name} ✓`;
         if (input.status === "failed") return `${name} ✗`;
-        if (input.tasks?.step === id && input.tasks.total > 0) return `${name} ${input.tasks.done}/${input.tasks.total}`;
+        if (input.tasks?.step === id && input.tasks.total > 0)
+          return `${name} ${input.tasks.done}/${input.tasks.total}`;
         return `${name} …`;
       }
       // After the current step: not reached (a rework round went back to it), whatever earlier rounds did.

@@ -20,16 +20,29 @@ export function describeNext(plan: ResumePlan): { label: string; detail: string 
     case "start_workflow":
       return { label: "start a workflow", detail: "`dotagent init --request …`, then the pm agent writes the demand" };
     case "spawn_agent":
-      return { label: `spawn the ${next.agent} agent${next.designs ? ` for ${next.designs.join(", ")}` : ""}`, detail: next.reason };
+      return {
+        label: `spawn the ${next.agent} agent${next.designs ? ` for ${next.designs.join(", ")}` : ""}`,
+        detail: next.reason,
+      };
     case "run_tasks":
-      return next.tasks.length > 0 ? { label: `run ${next.tasks.length === 1 ? "task" : "tasks"} ${listIds(next.tasks)}${next.tasks.length > 1 ? " at once" : ""}`, detail: "" } : { label: "wait", detail: next.reason };
+      return next.tasks.length > 0
+        ? {
+            label: `run ${next.tasks.length === 1 ? "task" : "tasks"} ${listIds(next.tasks)}${next.tasks.length > 1 ? " at once" : ""}`,
+            detail: "",
+          }
+        : { label: "wait", detail: next.reason };
     case "resolve_failed_agent":
       return { label: `decide whether the ${next.agent} agent runs again`, detail: next.reason };
     case "resolve_dead_tasks":
-      return { label: `decide about ${next.tasks.length === 1 ? "dead task" : "dead tasks"} ${listIds(next.tasks)}`, detail: "a person decides: `dotagent task retry ID --extra-attempts N`" };
+      return {
+        label: `decide about ${next.tasks.length === 1 ? "dead task" : "dead tasks"} ${listIds(next.tasks)}`,
+        detail: "a person decides: `dotagent task retry ID --extra-attempts N`",
+      };
     case "await_approval":
-      if (next.gate === "approve_requirements") return { label: "ask the person", detail: "approve memory/reports/demand.json, or say what to change" };
-      if (next.gate === "approve_design") return { label: "ask the person", detail: "approve memory/reports/final_design.json, or say what to change" };
+      if (next.gate === "approve_requirements")
+        return { label: "ask the person", detail: "approve memory/reports/demand.json, or say what to change" };
+      if (next.gate === "approve_design")
+        return { label: "ask the person", detail: "approve memory/reports/final_design.json, or say what to change" };
       return { label: "ask the person", detail: "pick one of the designs (do not run the architects again)" };
     case "await_agents":
       return { label: "wait for the agents at work", detail: next.reason };
@@ -77,29 +90,53 @@ export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status"
     for (const e of plan.errors.slice(0, 8)) lines.push(`  ${c.red("✗")} ${formatProblem(e)}`);
     if (plan.errors.length > 8) lines.push(`  … and ${plan.errors.length - 8} more (\`dotagent validate\`)`);
   } else if (plan.situation === "hand_edit") {
-    lines.push(c.yellow(`The workflow state was changed outside dotagent${plan.workflow_id ? ` (${plan.workflow_id}, at ${plan.phase ?? "?"})` : ""}.`));
+    lines.push(
+      c.yellow(
+        `The workflow state was changed outside dotagent${plan.workflow_id ? ` (${plan.workflow_id}, at ${plan.phase ?? "?"})` : ""}.`,
+      ),
+    );
   } else if (plan.situation === "complete") {
     lines.push(`Workflow ${c.bold(plan.workflow_id ?? "")} is complete.`);
   } else {
-    const verb = plan.situation === "started" ? "Started workflow" : mode === "resume" && plan.situation === "interrupted" ? "Resuming workflow" : "Workflow";
+    const verb =
+      plan.situation === "started"
+        ? "Started workflow"
+        : mode === "resume" && plan.situation === "interrupted"
+          ? "Resuming workflow"
+          : "Workflow";
     const at = mode === "status" ? (extras.at ?? { phase: plan.phase ?? "", words: plan.phase_status ?? "" }) : null;
-    lines.push(at === null ? `${verb} ${c.bold(plan.workflow_id ?? "")} from ${c.bold(plan.phase ?? "")} phase` : `${verb} ${c.bold(plan.workflow_id ?? "")} at ${c.bold(at.phase)} phase (${at.words})`);
+    lines.push(
+      at === null
+        ? `${verb} ${c.bold(plan.workflow_id ?? "")} from ${c.bold(plan.phase ?? "")} phase`
+        : `${verb} ${c.bold(plan.workflow_id ?? "")} at ${c.bold(at.phase)} phase (${at.words})`,
+    );
   }
   if (extras.progress) lines.push(...extras.progress);
   if (plan.last_activity) lines.push(`Last activity: ${formatTime(plan.last_activity)} (${plan.last_activity_ago})`);
-  if (!extras.progress && plan.situation !== "none" && plan.situation !== "corrupt") lines.push(`Completed: ${plan.completed_phases.length > 0 ? plan.completed_phases.join(", ") : "none yet"}`);
+  if (!extras.progress && plan.situation !== "none" && plan.situation !== "corrupt")
+    lines.push(`Completed: ${plan.completed_phases.length > 0 ? plan.completed_phases.join(", ") : "none yet"}`);
   if (taskCounts && Object.values(taskCounts).some((n) => n > 0)) {
-    lines.push(`Tasks: ${Object.entries(taskCounts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`).join(", ")}`);
+    lines.push(
+      `Tasks: ${Object.entries(taskCounts)
+        .filter(([, n]) => n > 0)
+        .map(([s, n]) => `${n} ${s}`)
+        .join(", ")}`,
+    );
     if (extras.taskTable) lines.push(...extras.taskTable);
   }
-  if (plan.in_flight.length > 0) lines.push(`In flight (a live session runs them; not repaired): ${listIds(plan.in_flight)}`);
-  if (plan.agents_in_flight.length > 0) lines.push(`Agents at work: ${listIds(plan.agents_in_flight.map((a) => (a.design ? `${a.agent} (${a.design})` : a.agent)))}`);
+  if (plan.in_flight.length > 0)
+    lines.push(`In flight (a live session runs them; not repaired): ${listIds(plan.in_flight)}`);
+  if (plan.agents_in_flight.length > 0)
+    lines.push(
+      `Agents at work: ${listIds(plan.agents_in_flight.map((a) => (a.design ? `${a.agent} (${a.design})` : a.agent)))}`,
+    );
   if (plan.repairs.length > 0) {
     lines.push(mode === "resume" ? "Repaired:" : "Would repair:");
     for (const r of plan.repairs) lines.push(`  ${c.yellow("•")} ${r.message}`);
   }
   for (const w of plan.warnings) lines.push(`${c.yellow("warning:")} ${formatProblem(w)}`);
   lines.push(extras.next ?? nextLine(plan, c));
-  if (plan.decision) lines.push(`Decide: ${plan.decision.question}`, `  yes: ${plan.decision.yes}`, `  no:  ${plan.decision.no}`);
+  if (plan.decision)
+    lines.push(`Decide: ${plan.decision.question}`, `  yes: ${plan.decision.yes}`, `  no:  ${plan.decision.no}`);
   return lines;
 }

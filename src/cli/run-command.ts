@@ -36,8 +36,10 @@ function changeOption(context: CommandContext, request: string | undefined): str
   const example = 'e.g. dotagent run --change "sessions last 7 days"';
   if (text === "") throw usageError(`--change needs what should change, ${example}`);
   if (/^<[^<>]*>$/.test(text)) throw usageError(`--change: put what should change in place of ${text}, ${example}`);
-  if (request !== undefined) throw usageError("--change answers the gate the workflow waits at: give it without a request");
-  if (stringOption(context, "design") !== undefined) throw usageError("--change and --design answer the same pick: give one of them");
+  if (request !== undefined)
+    throw usageError("--change answers the gate the workflow waits at: give it without a request");
+  if (stringOption(context, "design") !== undefined)
+    throw usageError("--change and --design answer the same pick: give one of them");
   return text;
 }
 
@@ -45,21 +47,31 @@ function changeOption(context: CommandContext, request: string | undefined): str
  * `dotagent run`. `selfUrl` is the running dotagent's own file (commands/run.ts's import.meta.url),
  * beside which agents/ is looked for; `loadSdk` finds the SDK from there (agent-sdk.ts, in the hot half for doctor too).
  */
-export async function runCommand(context: CommandContext, selfUrl: string, loadSdk: () => Promise<QuerySdk<QueryMessage>>): Promise<number> {
-  if (context.args.length > 1) throw usageError(`dotagent run takes one request; quote it: dotagent run "${context.args.join(" ")}"`);
+export async function runCommand(
+  context: CommandContext,
+  selfUrl: string,
+  loadSdk: () => Promise<QuerySdk<QueryMessage>>,
+): Promise<number> {
+  if (context.args.length > 1)
+    throw usageError(`dotagent run takes one request; quote it: dotagent run "${context.args.join(" ")}"`);
   const request = context.args[0]?.trim() || undefined;
   const approve = stringOption(context, "approve");
-  if (approve !== undefined && approve !== "ask" && approve !== "auto") throw usageError(`--approve takes ask or auto, not "${approve}"`);
+  if (approve !== undefined && approve !== "ask" && approve !== "auto")
+    throw usageError(`--approve takes ask or auto, not "${approve}"`);
   const maxParallel = maxParallelOption(context);
   const costText = stringOption(context, "max-cost");
   const maxCostUsd = costText === undefined ? undefined : Number(costText.replace(/^\$/, ""));
-  if (maxCostUsd !== undefined && !(Number.isFinite(maxCostUsd) && maxCostUsd > 0)) throw usageError(`--max-cost takes a positive amount in US dollars (e.g. 5 or 2.50), not "${costText}"`);
+  if (maxCostUsd !== undefined && !(Number.isFinite(maxCostUsd) && maxCostUsd > 0))
+    throw usageError(`--max-cost takes a positive amount in US dollars (e.g. 5 or 2.50), not "${costText}"`);
   const change = changeOption(context, request);
   assertStatePaths(context.paths); // before the SDK is looked for: a wrong --dir is the first thing to say
   const sdk = await loadSdk();
   const agents = loadAgentFiles(findAgentsDir(stringOption(context, "agents"), fileURLToPath(selfUrl)));
   const helper = `node "${process.argv[1] ?? "dotagent"}"`;
-  const progress = createProgress(process.stderr, { quiet: context.options.quiet === true, colors: colorsFor(process.stderr) });
+  const progress = createProgress(process.stderr, {
+    quiet: context.options.quiet === true,
+    colors: colorsFor(process.stderr),
+  });
   const interrupt = new AbortController();
   const forget = onInterrupt(() => interrupt.abort());
   let outcome: RunOutcome;

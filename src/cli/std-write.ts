@@ -44,8 +44,10 @@ function writeAllSync(fd: number, bytes: Buffer): void {
       offset += writeSync(fd, bytes, offset, bytes.length - offset);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === "EAGAIN") Atomics.wait(pause, 0, 0, 1); // a full non-blocking pipe: wait for the reader
-      else if (code === "EPIPE" || code === "EBADF") return; // nobody reads any more
+      if (code === "EAGAIN")
+        Atomics.wait(pause, 0, 0, 1); // a full non-blocking pipe: wait for the reader
+      else if (code === "EPIPE" || code === "EBADF")
+        return; // nobody reads any more
       else throw error;
     }
   }

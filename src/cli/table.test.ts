@@ -3,7 +3,15 @@ import { outputWidth, table } from "./table.js";
 
 describe("table", () => {
   it("pads every column but the last to its widest cell, under a header", () => {
-    expect(table(["REV", "TIME", "WHAT"], [["1", "2026-11-20 10:30 UTC", "workflow started"], ["12", "2026-11-20 10:31 UTC", "REQUIREMENTS approved"]])).toEqual([
+    expect(
+      table(
+        ["REV", "TIME", "WHAT"],
+        [
+          ["1", "2026-11-20 10:30 UTC", "workflow started"],
+          ["12", "2026-11-20 10:31 UTC", "REQUIREMENTS approved"],
+        ],
+      ),
+    ).toEqual([
       "REV  TIME                  WHAT",
       "1    2026-11-20 10:30 UTC  workflow started",
       "12   2026-11-20 10:31 UTC  REQUIREMENTS approved",

@@ -14,15 +14,34 @@ const shown = (text: string | null) => escapeControls(text ?? "");
  * absent: the command the model runs.
  */
 export function listLines(result: TaskListResult, width = Number.POSITIVE_INFINITY, start?: string): string[] {
-  if (result.workflow_id === null) return [start === undefined ? "No workflow here; `dotagent init --request …` starts one." : `No workflow here; start one: ${start}`];
-  const counts = Object.entries(result.counts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
+  if (result.workflow_id === null)
+    return [
+      start === undefined
+        ? "No workflow here; `dotagent init --request …` starts one."
+        : `No workflow here; start one: ${start}`,
+    ];
+  const counts = Object.entries(result.counts)
+    .filter(([, n]) => n > 0)
+    .map(([s, n]) => `${n} ${s}`);
   const round = result.round > 0 ? ` (rework round ${result.round})` : "";
   const head = `${result.workflow_id} at ${result.phase}${round}: ${count(result.total, "task")}${counts.length > 0 ? `, ${counts.join(", ")}` : ""}`;
   if (result.total === 0) return [`${head}; none planned yet.`];
   const filter = result.filter === null ? "" : `; showing ${result.filter.join(", ")}: ${result.tasks.length}`;
   if (result.tasks.length === 0) return [`${head}${filter}`];
-  const rows = result.tasks.map((t) => [t.id, t.status, attemptsCell(t), t.depends_on.join(","), rowTime(t) === null ? "" : formatTime(rowTime(t)), shown(whereText(t)), shown(t.title)]);
-  return [`${head}${filter}`, ...table(["ID", "STATUS", "FAILED", "DEPENDS ON", "TIME", "WHERE", "TITLE"], rows, width), ...noteLines(result.tasks, width)];
+  const rows = result.tasks.map((t) => [
+    t.id,
+    t.status,
+    attemptsCell(t),
+    t.depends_on.join(","),
+    rowTime(t) === null ? "" : formatTime(rowTime(t)),
+    shown(whereText(t)),
+    shown(t.title),
+  ]);
+  return [
+    `${head}${filter}`,
+    ...table(["ID", "STATUS", "FAILED", "DEPENDS ON", "TIME", "WHERE", "TITLE"], rows, width),
+    ...noteLines(result.tasks, width),
+  ];
 }
 
 /** FAILED: the attempts used of the most it may use, and how many of them were cut off rather than failed ("1/3 (1 cut off)"). */
@@ -35,7 +54,8 @@ function noteLines(rows: readonly TaskRow[], width: number): string[] {
   const lines: string[] = [];
   for (const t of rows) {
     if (t.status === "skipped" && t.skipped !== null) lines.push(`${t.id} skipped: ${shown(t.skipped.reason)}`);
-    else if (t.error !== null && t.status !== "complete" && t.status !== "running") lines.push(`${t.id} ${t.status === "pending" ? "last error" : t.status}: ${shown(t.error)}`);
+    else if (t.error !== null && t.status !== "complete" && t.status !== "running")
+      lines.push(`${t.id} ${t.status === "pending" ? "last error" : t.status}: ${shown(t.error)}`);
   }
   return lines.map((l) => (l.length > width ? `${l.slice(0, Math.max(0, width - 1))}…` : l));
 }

@@ -32,7 +32,14 @@ describe("watchScreen", () => {
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     // A poll far slower than the test: the redraw comes from the folder's change.
-    const done = watchScreen({ draw: async () => (draws++, readFileSync(join(folder, "state"), "utf8")), folder, write: (t) => written.push(t), until: stopped, pollMs: 60_000, debounceMs: 5 });
+    const done = watchScreen({
+      draw: async () => (draws++, readFileSync(join(folder, "state"), "utf8")),
+      folder,
+      write: (t) => written.push(t),
+      until: stopped,
+      pollMs: 60_000,
+      debounceMs: 5,
+    });
     await until(() => written.length === 1);
     expect(written[0]).toBe(`${CLEAR_SCREEN}one\n`);
     writeFileSync(join(folder, "other"), "x"); // a change that shows nothing new
@@ -53,7 +60,13 @@ describe("watchScreen", () => {
     const written: string[] = [];
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
-    const done = watchScreen({ draw: async () => `draw ${Math.min(++n, 3)}`, folder: join(tmpdir(), "dotagent-no-such-folder", String(process.pid)), write: (t) => written.push(t), until: stopped, pollMs: 5 });
+    const done = watchScreen({
+      draw: async () => `draw ${Math.min(++n, 3)}`,
+      folder: join(tmpdir(), "dotagent-no-such-folder", String(process.pid)),
+      write: (t) => written.push(t),
+      until: stopped,
+      pollMs: 5,
+    });
     await until(() => written.length === 3);
     stop();
     await done;

@@ -13,7 +13,13 @@ interface Seen {
 }
 
 const CLIENTS = [
-  { client: "copilot", name: "GitHub Copilot CLI", command: "copilot", folder: ".github/copilot-instructions.md", manifest: ".github/.dotagent-copilot-install.json" },
+  {
+    client: "copilot",
+    name: "GitHub Copilot CLI",
+    command: "copilot",
+    folder: ".github/copilot-instructions.md",
+    manifest: ".github/.dotagent-copilot-install.json",
+  },
   { client: "codex", name: "Codex CLI", command: "codex", folder: ".codex", manifest: ".codex/.dotagent-install.json" },
 ] as const;
 
@@ -37,7 +43,11 @@ export function otherClientsSeen(root: string, path = process.env.PATH ?? ""): S
   const seen: Seen[] = [];
   for (const c of CLIENTS) {
     if (existsSync(join(root, c.manifest))) continue;
-    const why = existsSync(join(root, c.folder)) ? c.folder : onPath(c.command, path) ? `\`${c.command}\` on PATH` : null;
+    const why = existsSync(join(root, c.folder))
+      ? c.folder
+      : onPath(c.command, path)
+        ? `\`${c.command}\` on PATH`
+        : null;
     if (why !== null) seen.push({ client: c.client, name: c.name, why });
   }
   return seen;

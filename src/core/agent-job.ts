@@ -57,7 +57,11 @@ function field(prompt: string, name: string): string | undefined {
 }
 
 /** The outputs a job of `agent` in `step` may name (a tasks step: its task's; a choose step's agent: its design's). */
-export function expectedOutput(step: Step, agent: AgentName, key: { task?: string | undefined; design?: string | undefined }): readonly string[] {
+export function expectedOutput(
+  step: Step,
+  agent: AgentName,
+  key: { task?: string | undefined; design?: string | undefined },
+): readonly string[] {
   switch (step.kind) {
     case "choose":
       if (agent === step.reducer) return [REPORT.roundtable];
@@ -82,20 +86,37 @@ export function readAgentJob(agent: AgentName, prompt: string, flow: Flow = DEVE
   if (steps.length === 0) return { ok: false, reason: `no step of workflow ${flow.name} runs the ${agent} agent` };
   if (phaseLine === undefined) return { ok: false, reason: `the prompt has no "Phase: ${steps[0]!.id}" line` };
   const step = steps.find((s) => s.id === phaseLine);
-  if (step === undefined) return { ok: false, reason: `the ${agent} agent works in ${steps.map((s) => s.id).join(" or ")}, but the prompt says "Phase: ${phaseLine}"` };
+  if (step === undefined)
+    return {
+      ok: false,
+      reason: `the ${agent} agent works in ${steps.map((s) => s.id).join(" or ")}, but the prompt says "Phase: ${phaseLine}"`,
+    };
   const phase = step.id;
   const needsTask = step.kind === "tasks";
   const needsDesign = step.kind === "choose" && agent === step.agent;
   const task = needsTask ? field(prompt, "Task") : undefined;
   const design = needsDesign ? field(prompt, "Design name") : undefined;
-  if (needsTask && (task === undefined || !ID_PATTERN.test(task))) return { ok: false, reason: 'the prompt has no "Task: <task id>" line' };
-  if (needsDesign && (design === undefined || !ID_PATTERN.test(design))) return { ok: false, reason: 'the prompt has no "Design name: <name>" line (letters, digits, . _ -)' };
+  if (needsTask && (task === undefined || !ID_PATTERN.test(task)))
+    return { ok: false, reason: 'the prompt has no "Task: <task id>" line' };
+  if (needsDesign && (design === undefined || !ID_PATTERN.test(design)))
+    return { ok: false, reason: 'the prompt has no "Design name: <name>" line (letters, digits, . _ -)' };
   const output = field(prompt, "Output file");
   const allowed = expectedOutput(step, agent, { task, design });
   if (output === undefined) return { ok: false, reason: `the prompt has no "Output file: ${allowed[0]}" line` };
   const normal = output.replace(/^\.\//, "");
-  if (!allowed.includes(normal)) return { ok: false, reason: `the ${agent} agent's output file must be ${allowed.join(" or ")}, not ${output}` };
-  return { ok: true, job: { agent, phase, output: normal, ...(task ? { task } : {}), ...(design ? { design } : {}), ...(step.kind === "check" ? { check: true } : {}) } };
+  if (!allowed.includes(normal))
+    return { ok: false, reason: `the ${agent} agent's output file must be ${allowed.join(" or ")}, not ${output}` };
+  return {
+    ok: true,
+    job: {
+      agent,
+      phase,
+      output: normal,
+      ...(task ? { task } : {}),
+      ...(design ? { design } : {}),
+      ...(step.kind === "check" ? { check: true } : {}),
+    },
+  };
 }
 
 /** "executor for task-002", "architect (design robust)", "qa": for messages. */

@@ -30,7 +30,13 @@
 // A client dotagent does not know sets no marker: its model's shell looks like a program.
 
 /** Events that carry the person's authority: counted only when sealed by this checkout (and, for replies, confirmed by the client's record). */
-export const AUTHORITY_EVENTS = ["person_replied", "decision_asked", "command_approved", "definition_kept", "design_picked"] as const;
+export const AUTHORITY_EVENTS = [
+  "person_replied",
+  "decision_asked",
+  "command_approved",
+  "definition_kept",
+  "design_picked",
+] as const;
 export type AuthorityEvent = (typeof AUTHORITY_EVENTS)[number];
 
 export function isAuthorityEvent(type: string): type is AuthorityEvent {
@@ -51,7 +57,9 @@ export type Client = "claude" | "copilot" | "codex";
 
 /** The clients whose model-shell markers an environment carries. */
 export function markersIn(env: Readonly<Record<string, string | undefined>>): Client[] {
-  return [...new Set(MARKERS.filter((m) => typeof env[m.name] === "string" && m.test(env[m.name]!)).map((m) => m.client))];
+  return [
+    ...new Set(MARKERS.filter((m) => typeof env[m.name] === "string" && m.test(env[m.name]!)).map((m) => m.client)),
+  ];
 }
 
 /**
@@ -64,7 +72,8 @@ export function clientIn(argv: readonly string[]): Client | undefined {
   const script = argv.slice(1, 3).join(" ");
   if (base === "claude" || /@anthropic-ai\/claude-code[^/]*\//.test(`${argv[0] ?? ""} ${script}`)) return "claude";
   if (base === "copilot" || /@github\/copilot[^/]*\//.test(`${argv[0] ?? ""} ${script}`)) return "copilot";
-  if (base === "codex" || base === "codex-linux-sandbox" || /@openai\/codex[^/]*\//.test(`${argv[0] ?? ""} ${script}`)) return "codex";
+  if (base === "codex" || base === "codex-linux-sandbox" || /@openai\/codex[^/]*\//.test(`${argv[0] ?? ""} ${script}`))
+    return "codex";
   return undefined;
 }
 
@@ -111,15 +120,19 @@ export function sealText(instance: string, record: Readonly<Record<string, unkno
 }
 
 /** The instance a seal binds to: phase.json's instance_id, else (older state) its workflow id and start. */
-export function sealInstance(state: { workflow_id: string; started_at: string; instance_id?: string | undefined } | undefined): string {
+export function sealInstance(
+  state: { workflow_id: string; started_at: string; instance_id?: string | undefined } | undefined,
+): string {
   if (state === undefined) return "no-workflow";
   return state.instance_id ?? `${state.workflow_id}@${state.started_at}`;
 }
 
 // ---- What a reply says ----
 
-const YES = /^(yes|y|yeah|yep|yup|sure|ok|okay|approve[ds]?|approve it|go ahead|do it|confirm(ed)?|lgtm|ship it|looks good( to me)?)\b/i;
-const NO_START = /^(no|nope|nah|not yet|reject(ed)?|decline[ds]?|wait|stop|hold on|cancel)\b(?!-)|^(please )?(don'?t|do not)\b|^not approved\b/i;
+const YES =
+  /^(yes|y|yeah|yep|yup|sure|ok|okay|approve[ds]?|approve it|go ahead|do it|confirm(ed)?|lgtm|ship it|looks good( to me)?)\b/i;
+const NO_START =
+  /^(no|nope|nah|not yet|reject(ed)?|decline[ds]?|wait|stop|hold on|cancel)\b(?!-)|^(please )?(don'?t|do not)\b|^not approved\b/i;
 const YES_ANYWHERE = /\b(approve[ds]?|lgtm|looks good|go ahead|ship it|yes)\b/i;
 
 /**
@@ -136,7 +149,8 @@ export function replyAnswer(text: string): "yes" | "no" | null {
 }
 
 /** Why a final_design.json does not count before the pick is approved: dotagent did not write it from the person's pick. */
-export const NOT_PICKED = "was not written by dotagent from the person's pick (only dotagent writes final_design.json, from the design the person names)";
+export const NOT_PICKED =
+  "was not written by dotagent from the person's pick (only dotagent writes final_design.json, from the design the person names)";
 
 /** The line shown with every yes-or-no question put to the person. */
 export const YES_OR_NO = 'Reply "yes" or "no"; any other reply is not taken as an answer.';
@@ -147,14 +161,22 @@ export const YES_OR_NO = 'Reply "yes" or "no"; any other reply is not taken as a
  * one ("not minimal, robust" is asked again: dotagent does not guess which).
  */
 export function namedDesign(text: string, names: readonly string[]): string | null {
-  const words = new Set(text.toLowerCase().split(/[^a-z0-9_-]+/).filter(Boolean));
+  const words = new Set(
+    text
+      .toLowerCase()
+      .split(/[^a-z0-9_-]+/)
+      .filter(Boolean),
+  );
   const named = names.filter((n) => words.has(n.toLowerCase()));
   return named.length === 1 ? named[0]! : null;
 }
 
 // ---- A prompt's origin, from the client's own record ----
 
-export type PromptOrigin = { kind: "person"; at: string; text: string } | { kind: "not_person"; why: string } | { kind: "unconfirmed"; why: string };
+export type PromptOrigin =
+  | { kind: "person"; at: string; text: string }
+  | { kind: "not_person"; why: string }
+  | { kind: "unconfirmed"; why: string };
 
 /** Claude Code's promptSource of a person's prompt: typed (also queued while busy, a suggestion taken) or sent by `claude -p` / the Agent SDK. */
 const CLAUDE_PERSON_SOURCES = new Set(["typed", "queued", "suggestion_accepted", "sdk"]);
@@ -172,19 +194,31 @@ export function claudePromptOrigin(entry: Readonly<Record<string, unknown>>): Pr
   const content = message?.content;
   const at = typeof entry.timestamp === "string" ? entry.timestamp : undefined;
   if (typeof content !== "string") return { kind: "not_person", why: "the prompt is not text a person typed" };
-  if (entry.isMeta === true || entry.wakeupSource !== undefined || entry.scheduledTaskId !== undefined) return { kind: "not_person", why: `Claude Code recorded it as a ${String(entry.wakeupSource ?? "scheduled")} prompt, not one the person typed` };
+  if (entry.isMeta === true || entry.wakeupSource !== undefined || entry.scheduledTaskId !== undefined)
+    return {
+      kind: "not_person",
+      why: `Claude Code recorded it as a ${String(entry.wakeupSource ?? "scheduled")} prompt, not one the person typed`,
+    };
   // A /command the person typed is recorded as its parts (and, in 2.1.332, without promptSource).
-  const command = /^<command-message>[^<]*<\/command-message>\n<command-name>(\/[^<]*)<\/command-name>(?:\n<command-args>([\s\S]*)<\/command-args>)?/.exec(content);
+  const command =
+    /^<command-message>[^<]*<\/command-message>\n<command-name>(\/[^<]*)<\/command-name>(?:\n<command-args>([\s\S]*)<\/command-args>)?/.exec(
+      content,
+    );
   const text = command === null ? content : `${command[1]}${command[2] ? ` ${command[2]}` : ""}`;
   const source = entry.promptSource;
   const turn = entry.turnOrigin;
   if (typeof source === "string") {
-    if (!CLAUDE_PERSON_SOURCES.has(source)) return { kind: "not_person", why: `Claude Code recorded it as sent by "${source}", not typed by the person` };
-  } else if (command === null || (turn !== "human" && turn !== "sdk")) return { kind: "not_person", why: "Claude Code did not record who sent it (no promptSource)" };
+    if (!CLAUDE_PERSON_SOURCES.has(source))
+      return { kind: "not_person", why: `Claude Code recorded it as sent by "${source}", not typed by the person` };
+  } else if (command === null || (turn !== "human" && turn !== "sdk"))
+    return { kind: "not_person", why: "Claude Code did not record who sent it (no promptSource)" };
   const origin = (entry.origin as { kind?: unknown } | undefined)?.kind;
-  if (origin !== undefined && origin !== "human") return { kind: "not_person", why: `Claude Code recorded its origin as "${String(origin)}"` };
-  if (turn !== undefined && turn !== "human" && turn !== "sdk") return { kind: "not_person", why: `Claude Code recorded its turn as "${String(turn)}"` };
-  if (at === undefined || !Number.isFinite(Date.parse(at))) return { kind: "unconfirmed", why: "the transcript line has no time" };
+  if (origin !== undefined && origin !== "human")
+    return { kind: "not_person", why: `Claude Code recorded its origin as "${String(origin)}"` };
+  if (turn !== undefined && turn !== "human" && turn !== "sdk")
+    return { kind: "not_person", why: `Claude Code recorded its turn as "${String(turn)}"` };
+  if (at === undefined || !Number.isFinite(Date.parse(at)))
+    return { kind: "unconfirmed", why: "the transcript line has no time" };
   return { kind: "person", at, text };
 }
 
@@ -197,14 +231,22 @@ export function claudePromptOrigin(entry: Readonly<Record<string, unknown>>): Pr
 export function codexPromptOrigin(entry: Readonly<Record<string, unknown>>, turn: string): PromptOrigin | undefined {
   const payload = entry.payload as Record<string, unknown> | undefined;
   if (entry.type !== "response_item" || payload?.type !== "message" || payload.role !== "user") return undefined;
-  const meta = payload.internal_chat_message_metadata_passthrough as { turn_id?: unknown; content_item_metadata?: unknown } | undefined;
+  const meta = payload.internal_chat_message_metadata_passthrough as
+    { turn_id?: unknown; content_item_metadata?: unknown } | undefined;
   if (meta?.turn_id !== turn) return undefined;
   const content = Array.isArray(payload.content) ? (payload.content as Array<Record<string, unknown>>) : [];
   const text = content.map((c) => (typeof c.text === "string" ? c.text : "")).join("\n");
-  const items = Array.isArray(meta.content_item_metadata) ? (meta.content_item_metadata as Array<{ provenance?: { type?: unknown } }>) : [];
+  const items = Array.isArray(meta.content_item_metadata)
+    ? (meta.content_item_metadata as Array<{ provenance?: { type?: unknown } }>)
+    : [];
   const at = typeof entry.timestamp === "string" ? entry.timestamp : undefined;
-  if (items.length === 0 || items.some((i) => i.provenance?.type !== "user")) return { kind: "not_person", why: `Codex recorded it as ${String(items.find((i) => i.provenance?.type !== "user")?.provenance?.type ?? "unmarked")} input, not the person's` };
-  if (at === undefined || !Number.isFinite(Date.parse(at))) return { kind: "unconfirmed", why: "the rollout line has no time" };
+  if (items.length === 0 || items.some((i) => i.provenance?.type !== "user"))
+    return {
+      kind: "not_person",
+      why: `Codex recorded it as ${String(items.find((i) => i.provenance?.type !== "user")?.provenance?.type ?? "unmarked")} input, not the person's`,
+    };
+  if (at === undefined || !Number.isFinite(Date.parse(at)))
+    return { kind: "unconfirmed", why: "the rollout line has no time" };
   return { kind: "person", at, text };
 }
 
@@ -213,7 +255,10 @@ export function codexRolloutIsMain(meta: Readonly<Record<string, unknown>> | und
   const payload = meta?.payload as { source?: unknown; thread_source?: unknown } | undefined;
   if (meta?.type !== "session_meta" || payload === undefined) return false;
   const source = payload.source as { subagent?: unknown } | string | undefined;
-  return !(typeof source === "object" && source !== null && source.subagent !== undefined) && payload.thread_source !== "subagent";
+  return (
+    !(typeof source === "object" && source !== null && source.subagent !== undefined) &&
+    payload.thread_source !== "subagent"
+  );
 }
 
 /**
@@ -225,10 +270,17 @@ export function codexRolloutIsMain(meta: Readonly<Record<string, unknown>> | und
 export function copilotPromptOrigin(entry: Readonly<Record<string, unknown>>): PromptOrigin {
   const data = (entry.data ?? {}) as Record<string, unknown>;
   const at = typeof entry.timestamp === "string" ? entry.timestamp : undefined;
-  if (entry.type !== "user.message") return { kind: "not_person", why: `Copilot recorded it as a ${String(entry.type)}, not the person's message` };
-  if (entry.agentId !== undefined || data.agentId !== undefined) return { kind: "not_person", why: "Copilot recorded it as a sub-agent's prompt" };
-  if (data.source !== undefined && data.source !== "user") return { kind: "not_person", why: `Copilot recorded it as sent by "${String(data.source)}", not typed by the person` };
+  if (entry.type !== "user.message")
+    return { kind: "not_person", why: `Copilot recorded it as a ${String(entry.type)}, not the person's message` };
+  if (entry.agentId !== undefined || data.agentId !== undefined)
+    return { kind: "not_person", why: "Copilot recorded it as a sub-agent's prompt" };
+  if (data.source !== undefined && data.source !== "user")
+    return {
+      kind: "not_person",
+      why: `Copilot recorded it as sent by "${String(data.source)}", not typed by the person`,
+    };
   if (typeof data.content !== "string") return { kind: "not_person", why: "the message is not text" };
-  if (at === undefined || !Number.isFinite(Date.parse(at))) return { kind: "unconfirmed", why: "the record line has no time" };
+  if (at === undefined || !Number.isFinite(Date.parse(at)))
+    return { kind: "unconfirmed", why: "the record line has no time" };
   return { kind: "person", at, text: data.content };
 }

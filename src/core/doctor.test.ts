@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { checkClaudeMode, checkCodexMode, checkHelperVersion, checkLogin, checkNode, checkSdk, compareVersions, doctorExitCode, MIN_NODE, type Check } from "./doctor.js";
+import {
+  checkClaudeMode,
+  checkCodexMode,
+  checkHelperVersion,
+  checkLogin,
+  checkNode,
+  checkSdk,
+  compareVersions,
+  doctorExitCode,
+  MIN_NODE,
+  type Check,
+} from "./doctor.js";
 
 describe("compareVersions", () => {
   it.each([
@@ -22,11 +33,15 @@ describe("checkNode", () => {
   ])("%s → %s", (version, status) => expect(checkNode(version).status).toBe(status));
 
   it("names the minimum and the fix when too old", () => {
-    expect(checkNode("v18.0.0")).toMatchObject({ message: "Node.js 18.0.0 is older than 20.19, which dotagent needs", fix: expect.stringContaining("20.19 or later") });
+    expect(checkNode("v18.0.0")).toMatchObject({
+      message: "Node.js 18.0.0 is older than 20.19, which dotagent needs",
+      fix: expect.stringContaining("20.19 or later"),
+    });
   });
 
   it("MIN_NODE is package.json's engines range", () => {
-    const engines = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).engines.node as string;
+    const engines = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).engines
+      .node as string;
     expect(`>=${MIN_NODE.replace(/\.0$/, "")}`).toBe(engines);
   });
 });
@@ -62,20 +77,59 @@ describe("doctorExitCode", () => {
 describe("checkSdk: only dotagent run needs it", () => {
   const install = "npm install @anthropic-ai/claude-agent-sdk";
   it.each([
-    ["found", { version: "0.3.329", where: "beside dotagent", fits: true }, "ok", "the Claude Agent SDK 0.3.329 beside dotagent (for `dotagent run`)"],
-    ["another version", { version: "0.4.0", where: "in the project", fits: false }, "warn", "the Claude Agent SDK 0.4.0 in the project is not one this dotagent was built for (>=0.3.0 <0.4.0); `dotagent run` may fail"],
-    ["missing", undefined, "warn", "the Claude Agent SDK is not installed beside dotagent or in the project: `dotagent run` needs it (the skills in Claude Code do not)"],
-  ] as const)("%s → %s", (_name, found, status, message) => expect(checkSdk(found, ">=0.3.0 <0.4.0", install)).toMatchObject({ name: "sdk", status, message }));
+    [
+      "found",
+      { version: "0.3.329", where: "beside dotagent", fits: true },
+      "ok",
+      "the Claude Agent SDK 0.3.329 beside dotagent (for `dotagent run`)",
+    ],
+    [
+      "another version",
+      { version: "0.4.0", where: "in the project", fits: false },
+      "warn",
+      "the Claude Agent SDK 0.4.0 in the project is not one this dotagent was built for (>=0.3.0 <0.4.0); `dotagent run` may fail",
+    ],
+    [
+      "missing",
+      undefined,
+      "warn",
+      "the Claude Agent SDK is not installed beside dotagent or in the project: `dotagent run` needs it (the skills in Claude Code do not)",
+    ],
+  ] as const)("%s → %s", (_name, found, status, message) =>
+    expect(checkSdk(found, ">=0.3.0 <0.4.0", install)).toMatchObject({ name: "sdk", status, message }),
+  );
 });
 
 describe("checkLogin: a key or a login, seen without a network call", () => {
-  const none = { envKeys: [], provider: null, credentialsFile: null, loginKeyFile: null, looked: ["/h/.claude/.credentials.json", "/h/.claude.json"], platform: "linux" };
+  const none = {
+    envKeys: [],
+    provider: null,
+    credentialsFile: null,
+    loginKeyFile: null,
+    looked: ["/h/.claude/.credentials.json", "/h/.claude.json"],
+    platform: "linux",
+  };
   it.each([
-    ["an API key", { ...none, envKeys: ["ANTHROPIC_API_KEY"] }, "ok", /^ANTHROPIC_API_KEY is set; not tried: doctor calls no API/],
-    ["a Claude Code login", { ...none, credentialsFile: "/h/.claude/.credentials.json" }, "ok", /^Claude Code is logged in \(\/h\/\.claude\/\.credentials\.json\)/],
+    [
+      "an API key",
+      { ...none, envKeys: ["ANTHROPIC_API_KEY"] },
+      "ok",
+      /^ANTHROPIC_API_KEY is set; not tried: doctor calls no API/,
+    ],
+    [
+      "a Claude Code login",
+      { ...none, credentialsFile: "/h/.claude/.credentials.json" },
+      "ok",
+      /^Claude Code is logged in \(\/h\/\.claude\/\.credentials\.json\)/,
+    ],
     ["a /login key", { ...none, loginKeyFile: "/h/.claude.json" }, "ok", /^Claude Code has a key from \/login/],
     ["Bedrock", { ...none, provider: "Bedrock" }, "ok", /^Claude Code uses Bedrock/],
-    ["nothing", none, "warn", /^no ANTHROPIC_API_KEY and no Claude Code login \(looked in \/h\/\.claude\/\.credentials\.json, \/h\/\.claude\.json\)$/],
+    [
+      "nothing",
+      none,
+      "warn",
+      /^no ANTHROPIC_API_KEY and no Claude Code login \(looked in \/h\/\.claude\/\.credentials\.json, \/h\/\.claude\.json\)$/,
+    ],
     ["nothing on macOS", { ...none, platform: "darwin" }, "warn", /in the Keychain, which doctor does not read/],
   ] as const)("%s → %s", (_name, facts, status, message) => {
     const check = checkLogin(facts);

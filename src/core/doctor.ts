@@ -36,20 +36,39 @@ export function checkNode(running: string, minimum: string = MIN_NODE): Check {
   const ok = compareVersions(running, minimum) >= 0;
   const shown = minimum.replace(/\.0$/, "");
   return ok
-    ? { name: "node", status: "ok", message: `Node.js ${running.replace(/^v/, "")} (dotagent needs ${shown} or later)`, fix: null }
-    : { name: "node", status: "fail", message: `Node.js ${running.replace(/^v/, "")} is older than ${shown}, which dotagent needs`, fix: `install Node.js ${shown} or later (22 or 24 LTS)` };
+    ? {
+        name: "node",
+        status: "ok",
+        message: `Node.js ${running.replace(/^v/, "")} (dotagent needs ${shown} or later)`,
+        fix: null,
+      }
+    : {
+        name: "node",
+        status: "fail",
+        message: `Node.js ${running.replace(/^v/, "")} is older than ${shown}, which dotagent needs`,
+        fix: `install Node.js ${shown} or later (22 or 24 LTS)`,
+      };
 }
 
 /** The installed helper against the running CLI: equal is fine, anything else means run install. */
-export function checkHelperVersion(where: string, installed: string | null, cli: string, upgradeFix = "run `dotagent install` (it updates the files you did not change)"): Check {
-  if (installed === cli) return { name: "helper", status: "ok", message: `${where}: helper ${installed}, the same as this CLI`, fix: null };
+export function checkHelperVersion(
+  where: string,
+  installed: string | null,
+  cli: string,
+  upgradeFix = "run `dotagent install` (it updates the files you did not change)",
+): Check {
+  if (installed === cli)
+    return { name: "helper", status: "ok", message: `${where}: helper ${installed}, the same as this CLI`, fix: null };
   const what = installed === null ? "built before 0.1.0" : installed;
   const direction = installed !== null && compareVersions(installed, cli) > 0 ? "newer than" : "older than";
   return {
     name: "helper",
     status: "fail",
     message: `${where}: helper ${what} is ${direction} this CLI (${cli}): an upgrade is due`,
-    fix: direction === "older than" ? upgradeFix : "upgrade the dotagent CLI (`npm install -g dotagent-workflow`), or run `dotagent install` with the CLI you mean to use",
+    fix:
+      direction === "older than"
+        ? upgradeFix
+        : "upgrade the dotagent CLI (`npm install -g dotagent-workflow`), or run `dotagent install` with the CLI you mean to use",
   };
 }
 
@@ -63,10 +82,28 @@ export interface SdkFacts {
 
 /** Only `dotagent run` needs the SDK: missing or another version is a warning, never a failure. */
 export function checkSdk(found: SdkFacts | undefined, range: string, install: string): Check {
-  if (found === undefined) return { name: "sdk", status: "warn", message: "the Claude Agent SDK is not installed beside dotagent or in the project: `dotagent run` needs it (the skills in Claude Code do not)", fix: install };
+  if (found === undefined)
+    return {
+      name: "sdk",
+      status: "warn",
+      message:
+        "the Claude Agent SDK is not installed beside dotagent or in the project: `dotagent run` needs it (the skills in Claude Code do not)",
+      fix: install,
+    };
   const version = found.version ?? "of unknown version";
-  if (!found.fits) return { name: "sdk", status: "warn", message: `the Claude Agent SDK ${version} ${found.where} is not one this dotagent was built for (${range}); \`dotagent run\` may fail`, fix: `${install.replace(/claude-agent-sdk/g, "claude-agent-sdk@0.3")}` };
-  return { name: "sdk", status: "ok", message: `the Claude Agent SDK ${version} ${found.where} (for \`dotagent run\`)`, fix: null };
+  if (!found.fits)
+    return {
+      name: "sdk",
+      status: "warn",
+      message: `the Claude Agent SDK ${version} ${found.where} is not one this dotagent was built for (${range}); \`dotagent run\` may fail`,
+      fix: `${install.replace(/claude-agent-sdk/g, "claude-agent-sdk@0.3")}`,
+    };
+  return {
+    name: "sdk",
+    status: "ok",
+    message: `the Claude Agent SDK ${version} ${found.where} (for \`dotagent run\`)`,
+    fix: null,
+  };
 }
 
 /** What doctor can see of Claude Code's credentials without a network call or the macOS Keychain. */
@@ -88,17 +125,21 @@ const NOT_TRIED = "not tried: doctor calls no API; `dotagent run` asks Claude Co
 
 /** A key or a login Claude Code will use; none is a warning (Claude Code asks for a login itself). */
 export function checkLogin(facts: LoginFacts): Check {
-  const found = facts.provider !== null
-    ? `Claude Code uses ${facts.provider} (its own credentials)`
-    : facts.envKeys.length > 0
-      ? `${facts.envKeys.join(", ")} ${facts.envKeys.length === 1 ? "is" : "are"} set`
-      : facts.credentialsFile !== null
-        ? `Claude Code is logged in (${facts.credentialsFile})`
-        : facts.loginKeyFile !== null
-          ? `Claude Code has a key from /login (${facts.loginKeyFile})`
-          : null;
+  const found =
+    facts.provider !== null
+      ? `Claude Code uses ${facts.provider} (its own credentials)`
+      : facts.envKeys.length > 0
+        ? `${facts.envKeys.join(", ")} ${facts.envKeys.length === 1 ? "is" : "are"} set`
+        : facts.credentialsFile !== null
+          ? `Claude Code is logged in (${facts.credentialsFile})`
+          : facts.loginKeyFile !== null
+            ? `Claude Code has a key from /login (${facts.loginKeyFile})`
+            : null;
   if (found !== null) return { name: "login", status: "ok", message: `${found}; ${NOT_TRIED}`, fix: null };
-  const keychain = facts.platform === "darwin" ? "; on macOS a login is kept in the Keychain, which doctor does not read (`dotagent run` checks it)" : "";
+  const keychain =
+    facts.platform === "darwin"
+      ? "; on macOS a login is kept in the Keychain, which doctor does not read (`dotagent run` checks it)"
+      : "";
   return {
     name: "login",
     status: "warn",
@@ -123,22 +164,60 @@ export function checkClaudeMode(settings: unknown, file: string): Check[] {
   const permissions = (settings as { permissions?: unknown }).permissions;
   if (permissions === null || typeof permissions !== "object" || Array.isArray(permissions)) return [];
   const { defaultMode, allow } = permissions as { defaultMode?: unknown; allow?: unknown };
-  const broad = Array.isArray(allow) ? allow.filter((r): r is string => typeof r === "string" && /^Bash(\((\*|\*\*|:\*|\s*)\))?$/.test(r.trim())) : [];
+  const broad = Array.isArray(allow)
+    ? allow.filter((r): r is string => typeof r === "string" && /^Bash(\((\*|\*\*|:\*|\s*)\))?$/.test(r.trim()))
+    : [];
   const checks: Check[] = [];
-  const fix = "keep the modes that ask before a command (default, acceptEdits, plan), and allow only the commands you mean; dotagent's own helper lines need no rule";
-  if (defaultMode === "bypassPermissions") checks.push({ name: "mode", status: "warn", message: `${file} sets permissions.defaultMode "bypassPermissions": the model runs any command without the person, so it can do what you can, answering for you included (SPEC §11)`, fix });
-  else if (defaultMode === "auto") checks.push({ name: "mode", status: "warn", message: `${file} sets permissions.defaultMode "auto": Claude Code's own check, not the person, lets the model's commands run; one that forges the person's answer may get through (SPEC §11)`, fix });
-  if (broad.length > 0) checks.push({ name: "mode", status: "warn", message: `${file} allows every Bash command (${broad.map((r) => JSON.stringify(r)).join(", ")}): the model runs any command without the person, answering for you included (SPEC §11)`, fix });
+  const fix =
+    "keep the modes that ask before a command (default, acceptEdits, plan), and allow only the commands you mean; dotagent's own helper lines need no rule";
+  if (defaultMode === "bypassPermissions")
+    checks.push({
+      name: "mode",
+      status: "warn",
+      message: `${file} sets permissions.defaultMode "bypassPermissions": the model runs any command without the person, so it can do what you can, answering for you included (SPEC §11)`,
+      fix,
+    });
+  else if (defaultMode === "auto")
+    checks.push({
+      name: "mode",
+      status: "warn",
+      message: `${file} sets permissions.defaultMode "auto": Claude Code's own check, not the person, lets the model's commands run; one that forges the person's answer may get through (SPEC §11)`,
+      fix,
+    });
+  if (broad.length > 0)
+    checks.push({
+      name: "mode",
+      status: "warn",
+      message: `${file} allows every Bash command (${broad.map((r) => JSON.stringify(r)).join(", ")}): the model runs any command without the person, answering for you included (SPEC §11)`,
+      fix,
+    });
   return checks;
 }
 
 /** Codex's config letting the model run anything, anywhere, without asking: approvals off and no sandbox. */
 export function checkCodexMode(configText: string | null, file: string): Check[] {
   if (configText === null) return [];
-  const value = (key: string) => new RegExp(`^\\s*${key}\\s*=\\s*"([^"]*)"`, "m").exec(configText.split(/\n\s*\[/)[0] ?? "")?.[1];
+  const value = (key: string) =>
+    new RegExp(`^\\s*${key}\\s*=\\s*"([^"]*)"`, "m").exec(configText.split(/\n\s*\[/)[0] ?? "")?.[1];
   const approvals = value("approval_policy");
   const sandbox = value("sandbox_mode");
-  if (sandbox === "danger-full-access" && approvals === "never") return [{ name: "mode", status: "warn", message: `${file} sets sandbox_mode "danger-full-access" and approval_policy "never": the model runs any command anywhere without the person, answering for you included (SPEC §11)`, fix: "keep Codex's sandbox (workspace-write) or its approvals on" }];
-  if (sandbox === "danger-full-access") return [{ name: "mode", status: "warn", message: `${file} sets sandbox_mode "danger-full-access": a command the model runs unasked can write outside the project (the client's records and dotagent's key included)`, fix: "keep Codex's sandbox (workspace-write)" }];
+  if (sandbox === "danger-full-access" && approvals === "never")
+    return [
+      {
+        name: "mode",
+        status: "warn",
+        message: `${file} sets sandbox_mode "danger-full-access" and approval_policy "never": the model runs any command anywhere without the person, answering for you included (SPEC §11)`,
+        fix: "keep Codex's sandbox (workspace-write) or its approvals on",
+      },
+    ];
+  if (sandbox === "danger-full-access")
+    return [
+      {
+        name: "mode",
+        status: "warn",
+        message: `${file} sets sandbox_mode "danger-full-access": a command the model runs unasked can write outside the project (the client's records and dotagent's key included)`,
+        fix: "keep Codex's sandbox (workspace-write)",
+      },
+    ];
   return [];
 }

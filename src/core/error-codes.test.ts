@@ -16,7 +16,13 @@ function sourceText(): string {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith(".ts") && !name.endsWith(".test.ts") && !name.includes("test-support") && name !== "error-codes.ts") texts.push(readFileSync(path, "utf8"));
+      else if (
+        name.endsWith(".ts") &&
+        !name.endsWith(".test.ts") &&
+        !name.includes("test-support") &&
+        name !== "error-codes.ts"
+      )
+        texts.push(readFileSync(path, "utf8"));
     }
   };
   walk(SRC);
@@ -29,7 +35,9 @@ function sourceText(): string {
  * `code: "…"` field. A bare string would not do: "locked" and "interrupted" are words of other sets too.
  */
 function unusedCodes(catalogue: Record<string, unknown>, source: string): string[] {
-  return Object.keys(catalogue).filter((code) => !new RegExp(`(?:\\b(?:DotagentError|refused?|super)\\(\\s*|\\bcode: )"${code}"`).test(source));
+  return Object.keys(catalogue).filter(
+    (code) => !new RegExp(`(?:\\b(?:DotagentError|refused?|super)\\(\\s*|\\bcode: )"${code}"`).test(source),
+  );
 }
 
 describe("the error-code catalogue", () => {
@@ -56,7 +64,14 @@ describe("the error-code catalogue", () => {
 
   it("a code nothing throws is caught, even where its word appears", () => {
     expect(unusedCodes({ ...ERROR_CODES, never_thrown: {} }, sourceText())).toEqual(["never_thrown"]);
-    expect(unusedCodes({ locked: {} }, 'if (error.code === "locked") return; const verdict = "locked";')).toEqual(["locked"]);
-    expect(unusedCodes({ locked: {}, empty_plan: {} }, 'throw new DotagentError(\n  "locked", m); return { ok: false, code: "empty_plan", message };')).toEqual([]);
+    expect(unusedCodes({ locked: {} }, 'if (error.code === "locked") return; const verdict = "locked";')).toEqual([
+      "locked",
+    ]);
+    expect(
+      unusedCodes(
+        { locked: {}, empty_plan: {} },
+        'throw new DotagentError(\n  "locked", m); return { ok: false, code: "empty_plan", message };',
+      ),
+    ).toEqual([]);
   });
 });

@@ -22,7 +22,10 @@ export function flowOf(state: { readonly workflow?: Pinned | undefined }): Flow 
   if (flow === undefined) {
     const result = resolvePinned(pinned);
     // parsePhaseState refuses a phase.json whose pinned steps do not resolve: reaching this is a bug.
-    if (!result.ok) throw new Error(`phase.json's workflow does not resolve: ${result.problems[0]!.path}: ${result.problems[0]!.message}`);
+    if (!result.ok)
+      throw new Error(
+        `phase.json's workflow does not resolve: ${result.problems[0]!.path}: ${result.problems[0]!.message}`,
+      );
     flow = result.flow;
     resolved.set(pinned, flow);
   }
@@ -31,13 +34,22 @@ export function flowOf(state: { readonly workflow?: Pinned | undefined }): Flow 
 
 /** Re-checks a pinned definition with every rule a definition file meets (a hand-edited phase.json is input too). */
 export function resolvePinned(pinned: Pinned): { ok: true; flow: Flow } | { ok: false; problems: DefProblem[] } {
-  return resolveWorkflow(pinned.name, (name) => (name === pinned.name ? { name, source: "memory/state/phase.json", def: { steps: pinned.steps, description: pinned.description } } : undefined));
+  return resolveWorkflow(pinned.name, (name) =>
+    name === pinned.name
+      ? { name, source: "memory/state/phase.json", def: { steps: pinned.steps, description: pinned.description } }
+      : undefined,
+  );
 }
 
 /** The pin a workflow started with `flow` records (none for develop: its phase.json stays as before). */
 export function pinFlow(flow: Flow): Pinned | undefined {
   if (flow === DEVELOP || (flow.name === "develop" && workflowHash(flow) === workflowHash(DEVELOP))) return undefined;
-  return { name: flow.name, hash: workflowHash(flow), ...(flow.description ? { description: flow.description } : {}), steps: pinnedSteps(flow) };
+  return {
+    name: flow.name,
+    hash: workflowHash(flow),
+    ...(flow.description ? { description: flow.description } : {}),
+    steps: pinnedSteps(flow),
+  };
 }
 
 /** 16 hex digits of the SHA-256 of the resolved steps: equal definitions, equal hashes. */

@@ -114,9 +114,24 @@ export const DEVELOP: Flow = {
   description: "requirements → a design the person picks → tasks in worktrees → verification → reflection",
   steps: [
     { id: "REQUIREMENTS", kind: "agent", agent: "pm", reports: [REPORT.demand], gate: "approve" },
-    { id: "ARCHITECTURE", kind: "choose", agent: "architect", reducer: "roundtable", designs: DEFAULT_DESIGNS, gate: "choose", reports: [REPORT.finalDesign] },
+    {
+      id: "ARCHITECTURE",
+      kind: "choose",
+      agent: "architect",
+      reducer: "roundtable",
+      designs: DEFAULT_DESIGNS,
+      gate: "choose",
+      reports: [REPORT.finalDesign],
+    },
     { id: "IMPLEMENTATION", kind: "tasks", agent: "executor", reports: [REPORT.execution] },
-    { id: "VERIFICATION", kind: "check", agent: "qa", reports: [REPORT.verification], rework: "IMPLEMENTATION", max_rounds: DEVELOP_MAX_ROUNDS },
+    {
+      id: "VERIFICATION",
+      kind: "check",
+      agent: "qa",
+      reports: [REPORT.verification],
+      rework: "IMPLEMENTATION",
+      max_rounds: DEVELOP_MAX_ROUNDS,
+    },
     { id: "REFLECTION", kind: "agent", agent: "reflector", reports: [REPORT.reflectionJson, REPORT.reflectionMd] },
   ],
 };
@@ -183,4 +198,3 @@ export function planSourceOf(flow: Flow, tasksStep: string, skipped: ReadonlySet
   }
   return REPORT.finalDesign;
 }
-

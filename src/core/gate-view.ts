@@ -28,14 +28,20 @@ function section(title: string, items: unknown[], texts: (o: Json) => string, fi
   const lines = items.map((i) => itemLine(i, texts)).filter((l): l is { id: string; text: string } => l !== undefined);
   if (lines.length === 0) return [];
   const idWidth = Math.max(0, ...lines.map((l) => l.id.length));
-  const shown = lines.slice(0, MAX_ITEMS).map((l) => `    ${(l.id === "" ? "-" : l.id).padEnd(idWidth)}  ${clip(l.text)}`);
+  const shown = lines
+    .slice(0, MAX_ITEMS)
+    .map((l) => `    ${(l.id === "" ? "-" : l.id).padEnd(idWidth)}  ${clip(l.text)}`);
   const more = lines.length > MAX_ITEMS ? [`    … ${lines.length - MAX_ITEMS} more in ${file}`] : [];
   return [`  ${title}`, ...shown, ...more];
 }
 
 function storyText(o: Json): string {
   const who = str(o.as_a);
-  const parts = [who && `as ${/^(a|an|the|my|our) /i.test(who) ? who : `${/^[aeio]/i.test(who) ? "an" : "a"} ${who}`}`, str(o.i_want) && `I want ${str(o.i_want)}`, str(o.so_that) && `so that ${str(o.so_that)}`].filter((p) => p !== "");
+  const parts = [
+    who && `as ${/^(a|an|the|my|our) /i.test(who) ? who : `${/^[aeio]/i.test(who) ? "an" : "a"} ${who}`}`,
+    str(o.i_want) && `I want ${str(o.i_want)}`,
+    str(o.so_that) && `so that ${str(o.so_that)}`,
+  ].filter((p) => p !== "");
   if (parts.length > 0) return parts.join(", ");
   return str(o.text) || str(o.story) || str(o.title) || str(o.description);
 }
@@ -64,13 +70,21 @@ export interface DesignOption {
 /** The design pick: each design in a line (the recommended one marked), then why. */
 export function designsView(options: readonly DesignOption[], recommended: string, roundtable: Json): string[] {
   const width = Math.max(...options.map((o) => o.name.length));
-  const lines = options.map((o) => `    ${o.name.padEnd(width)}  ${o.oneLine ? clip(o.oneLine) : "(no summary)"}${o.name === recommended ? "  ← recommended" : ""}`);
+  const lines = options.map(
+    (o) =>
+      `    ${o.name.padEnd(width)}  ${o.oneLine ? clip(o.oneLine) : "(no summary)"}${o.name === recommended ? "  ← recommended" : ""}`,
+  );
   const rationale = str(roundtable.rationale) || str(roundtable.comparison);
   return [
     "  Designs",
     ...lines,
     `  The roundtable recommends ${recommended}${rationale ? `: ${clip(rationale)}` : "."}`,
-    ...section("Questions for you", list(roundtable.questions_for_user), questionText, "memory/reports/roundtable.json"),
+    ...section(
+      "Questions for you",
+      list(roundtable.questions_for_user),
+      questionText,
+      "memory/reports/roundtable.json",
+    ),
   ];
 }
 
@@ -97,7 +111,13 @@ export function reportView(text: string, file: string): string[] {
   const report = data as Json;
   const first = Object.entries(report).find(([, v]) => typeof v === "string" && str(v) !== "");
   const summary = str(report.summary) || (first ? `${first[0]}: ${str(first[1])}` : "");
-  const itemText = (o: Json): string => str(o.text) || str(o.title) || str(o.description) || str(o.summary) || str(o.problem) || str(o.name);
+  const itemText = (o: Json): string =>
+    str(o.text) || str(o.title) || str(o.description) || str(o.summary) || str(o.problem) || str(o.name);
   const lists = Object.entries(report).filter(([, v]) => Array.isArray(v) && v.length > 0);
-  return [...(summary ? [`  ${clip(summary)}`] : []), ...lists.flatMap(([key, v]) => section(`${key[0]!.toUpperCase()}${key.slice(1).replace(/_/g, " ")}`, v as unknown[], itemText, file))];
+  return [
+    ...(summary ? [`  ${clip(summary)}`] : []),
+    ...lists.flatMap(([key, v]) =>
+      section(`${key[0]!.toUpperCase()}${key.slice(1).replace(/_/g, " ")}`, v as unknown[], itemText, file),
+    ),
+  ];
 }

@@ -9,7 +9,8 @@ import { parseExecutionState, type ExecutionState } from "../schema/execution.js
 import type { StateSnapshot } from "./snapshot.js";
 import { formatProblem, validateState } from "./validate.js";
 
-export type HeldState = { ok: true; phase: PhaseState; execution: ExecutionState | null } | { ok: false; problem: string };
+export type HeldState =
+  { ok: true; phase: PhaseState; execution: ExecutionState | null } | { ok: false; problem: string };
 
 /** The instance a phase.json belongs to: its `instance_id`, or (written before instance ids) its start time. */
 export function instanceKey(phase: Pick<PhaseState, "instance_id" | "started_at">): string {
@@ -18,17 +19,25 @@ export function instanceKey(phase: Pick<PhaseState, "instance_id" | "started_at"
 
 export function judgeHeldState(phase: unknown, execution: unknown | null, now: Date): HeldState {
   const parsedPhase = parsePhaseState(phase);
-  if (!parsedPhase.ok) return { ok: false, problem: formatProblem({ file: "phase.json", ...parsedPhase.problems[0]! }) };
+  if (!parsedPhase.ok)
+    return { ok: false, problem: formatProblem({ file: "phase.json", ...parsedPhase.problems[0]! }) };
   const parsedExecution = execution === null ? null : parseExecutionState(execution);
-  if (parsedExecution !== null && !parsedExecution.ok) return { ok: false, problem: formatProblem({ file: "execution.json", ...parsedExecution.problems[0]! }) };
+  if (parsedExecution !== null && !parsedExecution.ok)
+    return { ok: false, problem: formatProblem({ file: "execution.json", ...parsedExecution.problems[0]! }) };
   const snapshot: StateSnapshot = {
     phase: { kind: "ok", file: "memory/state/phase.json", value: parsedPhase.value, stamp: "held" },
-    execution: parsedExecution === null ? { kind: "missing", file: "memory/state/execution.json" } : { kind: "ok", file: "memory/state/execution.json", value: parsedExecution.value, stamp: "held" },
+    execution:
+      parsedExecution === null
+        ? { kind: "missing", file: "memory/state/execution.json" }
+        : { kind: "ok", file: "memory/state/execution.json", value: parsedExecution.value, stamp: "held" },
     reports: { files: new Map(), designs: [] },
     tempFiles: [],
   };
-  const errors = validateState(snapshot, now, { staleAfterMs: Number.POSITIVE_INFINITY }).errors.filter((e) => e.code !== "output_missing");
+  const errors = validateState(snapshot, now, { staleAfterMs: Number.POSITIVE_INFINITY }).errors.filter(
+    (e) => e.code !== "output_missing",
+  );
   const first = errors[0];
-  if (first !== undefined) return { ok: false, problem: formatProblem({ ...first, file: first.file.replace("memory/state/", "") }) };
+  if (first !== undefined)
+    return { ok: false, problem: formatProblem({ ...first, file: first.file.replace("memory/state/", "") }) };
   return { ok: true, phase: parsedPhase.value, execution: parsedExecution === null ? null : parsedExecution.value };
 }

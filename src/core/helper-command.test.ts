@@ -4,7 +4,17 @@ import { judgeHelperCommand, scanWords, type HelperContext } from "./helper-comm
 
 // A project at /p with the helper installed in .claude/; /p/evil.mjs and a look-alike exist too.
 const HELPER = "/p/.claude/skills/checkpoint/scripts/dotagent.mjs";
-const FILES = new Set(["/p", "/p/memory/reports", HELPER, "/p/memory/reports/plan.json", "/p/.claude/skills/develop", "/elsewhere/dotagent.mjs", "/p/x/dotagent.mjs", "/etc/passwd", "/tmp"]);
+const FILES = new Set([
+  "/p",
+  "/p/memory/reports",
+  HELPER,
+  "/p/memory/reports/plan.json",
+  "/p/.claude/skills/develop",
+  "/elsewhere/dotagent.mjs",
+  "/p/x/dotagent.mjs",
+  "/etc/passwd",
+  "/tmp",
+]);
 const LINKS: Record<string, string> = { "/p/link-to-helper.mjs": HELPER, "/p/memory/reports/out": "/tmp" };
 // realpath as the kernel sees it: a link's `..` is its target's parent (here: /p/.claude/skills/evil → /elsewhere/a).
 const ctx: HelperContext = {
@@ -34,7 +44,9 @@ describe("the helper's own command lines are allowed", () => {
     [`${H} rollback --to ARCHITECTURE --yes --json`],
     [`node ${HELPER} validate`],
     [`node '${HELPER}' log -n 5`],
-    [`${viaDevelop} init --json --request "$(cat <<'EOF'\nadd "login" for $HOME; it's \`id\` $(touch x) & | done\nEOF\n)"`],
+    [
+      `${viaDevelop} init --json --request "$(cat <<'EOF'\nadd "login" for $HOME; it's \`id\` $(touch x) & | done\nEOF\n)"`,
+    ],
     [`${H} task fail t1 --json --error "$(cat <<'DOTAGENT_ERROR'\nline one\nEOF\nline three\nDOTAGENT_ERROR\n)"`],
     [`  ${H} status  `],
     [`${H} task import --json memory/reports/plan.json`],
@@ -60,7 +72,11 @@ describe("the helper's own command lines are allowed", () => {
   });
 
   it("says which argv the shell hands to node", () => {
-    expect(judgeHelperCommand(`${H} task fail t1 --error "$(cat <<'EOF'\na 'b' "c"\nEOF\n)" --json`, ctx)).toEqual({ allow: true, subcommand: "task", argv: [HELPER, "task", "fail", "t1", "--error", `a 'b' "c"`, "--json"] });
+    expect(judgeHelperCommand(`${H} task fail t1 --error "$(cat <<'EOF'\na 'b' "c"\nEOF\n)" --json`, ctx)).toEqual({
+      allow: true,
+      subcommand: "task",
+      argv: [HELPER, "task", "fail", "t1", "--error", `a 'b' "c"`, "--json"],
+    });
   });
 });
 
@@ -109,7 +125,10 @@ describe("anything else is left to Claude Code's permission check (hostile lines
     ["task skip of two tasks", `${H} task skip t1 t2 --reason x`],
     ["a link whose .. leads elsewhere", 'node "/p/.claude/skills/evil/../dotagent.mjs" status'],
     // Issue 28, case 1: bash 5.1/5.2 ends the here-document (and the $( … )) at a line that starts with its end word.
-    ["a here-document line EOF) (bash ends it early)", `${H} status --json --request "$(cat <<'EOF'\nEOF)"; touch /tmp/x; echo "\nEOF\n)"`],
+    [
+      "a here-document line EOF) (bash ends it early)",
+      `${H} status --json --request "$(cat <<'EOF'\nEOF)"; touch /tmp/x; echo "\nEOF\n)"`,
+    ],
     ["a here-document line EOF )", `${H} status --request "$(cat <<'EOF'\nEOF )\nEOF\n)"`],
     ["a here-document line EOF<TAB>)", `${H} status --request "$(cat <<'EOF'\nEOF\t)\nEOF\n)"`],
     ["a here-document line EOF)$(…)", `${H} status --request "$(cat <<'EOF'\nEOF)$(touch /tmp/x)\nEOF\n)"`],
@@ -128,8 +147,14 @@ describe("anything else is left to Claude Code's permission check (hostile lines
     ["=word (zsh expands it to a path)", `${H} status --dir =node`],
     ["=word as the subcommand", `${H} =status`],
     // Issue 28, case 5: positionals found with the command's own option table.
-    ["task import with the file after --title's value", `${H} task import --title memory/reports/plan.json /etc/passwd`],
-    ["task import with the file after --output's value", `${H} task import --output memory/reports/plan.json /etc/passwd --json`],
+    [
+      "task import with the file after --title's value",
+      `${H} task import --title memory/reports/plan.json /etc/passwd`,
+    ],
+    [
+      "task import with the file after --output's value",
+      `${H} task import --output memory/reports/plan.json /etc/passwd --json`,
+    ],
     ["task import of two files", `${H} task import memory/reports/plan.json /etc/passwd`],
     ["task import with --", `${H} task import -- /etc/passwd`],
     ["--output out of the project", `${H} phase complete REQUIREMENTS --output /etc/passwd`],
@@ -156,7 +181,10 @@ describe("anything else is left to Claude Code's permission check (hostile lines
 
 describe("scanWords", () => {
   it("reads quotes and the here-document into plain words", () => {
-    expect(scanWords(`node 'a b' "c d" e"f"'g' "$(cat <<'X'\nline $1\nX\n)"`)).toEqual({ ok: true, words: ["node", "a b", "c d", "efg", "line $1"] });
+    expect(scanWords(`node 'a b' "c d" e"f"'g' "$(cat <<'X'\nline $1\nX\n)"`)).toEqual({
+      ok: true,
+      words: ["node", "a b", "c d", "efg", "line $1"],
+    });
   });
   it("an empty here-document is an empty word", () => {
     expect(scanWords(`x "$(cat <<'EOF'\nEOF\n)"`)).toEqual({ ok: true, words: ["x", ""] });

@@ -31,7 +31,23 @@
 // answered: Claude Code's normal permission flow decides. Pure: realpath comes in.
 
 /** Subcommands the hook allows: they read or change only the workflow state under memory/. */
-export const ALLOWED_SUBCOMMANDS = ["init", "resume", "status", "validate", "phase", "task", "tasks", "archive", "log", "history", "rollback", "schema", "doctor", "step", "workflows"] as const;
+export const ALLOWED_SUBCOMMANDS = [
+  "init",
+  "resume",
+  "status",
+  "validate",
+  "phase",
+  "task",
+  "tasks",
+  "archive",
+  "log",
+  "history",
+  "rollback",
+  "schema",
+  "doctor",
+  "step",
+  "workflows",
+] as const;
 export type AllowedSubcommand = (typeof ALLOWED_SUBCOMMANDS)[number];
 
 export type HelperVerdict = { allow: true; subcommand: string; argv: string[] } | { allow: false; why: string };
@@ -70,49 +86,121 @@ interface CommandRule {
   readonly positionals: (words: readonly string[]) => { why?: string; files?: string[] };
 }
 
-const none = (words: readonly string[]) => (words.length === 0 ? {} : { why: `an unexpected argument ${JSON.stringify(words[0])}` });
+const none = (words: readonly string[]) =>
+  words.length === 0 ? {} : { why: `an unexpected argument ${JSON.stringify(words[0])}` };
 /** `<action> [args]` with each action's exact number of arguments; `bare`: no action at all is a form too. */
-const oneOf = (forms: Readonly<Record<string, number>>, bare = false) => (words: readonly string[]) => {
-  if (words.length === 0) return bare ? {} : { why: "no action" };
-  const arity = forms[words[0]!];
-  if (arity === undefined) return { why: `the action ${JSON.stringify(words[0])}` };
-  return words.length - 1 === arity ? {} : { why: `${words[0]} takes ${arity} argument(s)` };
-};
+const oneOf =
+  (forms: Readonly<Record<string, number>>, bare = false) =>
+  (words: readonly string[]) => {
+    if (words.length === 0) return bare ? {} : { why: "no action" };
+    const arity = forms[words[0]!];
+    if (arity === undefined) return { why: `the action ${JSON.stringify(words[0])}` };
+    return words.length - 1 === arity ? {} : { why: `${words[0]} takes ${arity} argument(s)` };
+  };
 
 export const COMMAND_RULES: Readonly<Record<AllowedSubcommand, CommandRule>> = {
-  init: { options: { request: { type: "string" }, workflow: { type: "string" }, "workflow-id": { type: "string" }, yes: { type: "boolean", short: "y" } }, positionals: none },
+  init: {
+    options: {
+      request: { type: "string" },
+      workflow: { type: "string" },
+      "workflow-id": { type: "string" },
+      yes: { type: "boolean", short: "y" },
+    },
+    positionals: none,
+  },
   resume: {
-    options: { "max-parallel": { type: "string" }, request: { type: "string" }, "dry-run": { type: "boolean" }, start: { type: "boolean" }, workflow: { type: "string" }, yes: { type: "boolean", short: "y" }, "stale-after": { type: "string" }, isolation: { type: "string" }, "keep-edit": { type: "boolean" }, "keep-definition": { type: "boolean" } },
+    options: {
+      "max-parallel": { type: "string" },
+      request: { type: "string" },
+      "dry-run": { type: "boolean" },
+      start: { type: "boolean" },
+      workflow: { type: "string" },
+      yes: { type: "boolean", short: "y" },
+      "stale-after": { type: "string" },
+      isolation: { type: "string" },
+      "keep-edit": { type: "boolean" },
+      "keep-definition": { type: "boolean" },
+    },
     positionals: none,
   },
   status: { options: { "stale-after": { type: "string" } }, positionals: none },
   validate: { options: { "stale-after": { type: "string" } }, positionals: none },
-  doctor: { options: { "stale-after": { type: "string" }, headless: { type: "boolean" }, client: { type: "string" } }, positionals: none },
+  doctor: {
+    options: { "stale-after": { type: "string" }, headless: { type: "boolean" }, client: { type: "string" } },
+    positionals: none,
+  },
   phase: {
-    options: { output: { type: "string", path: true }, error: { type: "string" }, designs: { type: "string" }, pick: { type: "string" }, notes: { type: "string" } },
+    options: {
+      output: { type: "string", path: true },
+      error: { type: "string" },
+      designs: { type: "string" },
+      pick: { type: "string" },
+      notes: { type: "string" },
+    },
     // `phase <action> [PHASE]`
-    positionals: (words) => (words.length === 0 ? { why: "no action" } : !["start", "complete", "fail", "approve", "rework"].includes(words[0]!) ? { why: `the action ${JSON.stringify(words[0])}` } : words.length > 2 ? { why: `an unexpected argument ${JSON.stringify(words[2])}` } : {}),
+    positionals: (words) =>
+      words.length === 0
+        ? { why: "no action" }
+        : !["start", "complete", "fail", "approve", "rework"].includes(words[0]!)
+          ? { why: `the action ${JSON.stringify(words[0])}` }
+          : words.length > 2
+            ? { why: `an unexpected argument ${JSON.stringify(words[2])}` }
+            : {},
   },
   task: {
-    options: { title: { type: "string" }, "depends-on": { type: "string" }, output: { type: "string", path: true }, error: { type: "string" }, "extra-attempts": { type: "string" }, owner: { type: "string" }, reason: { type: "string" }, yes: { type: "boolean", short: "y" } },
+    options: {
+      title: { type: "string" },
+      "depends-on": { type: "string" },
+      output: { type: "string", path: true },
+      error: { type: "string" },
+      "extra-attempts": { type: "string" },
+      owner: { type: "string" },
+      reason: { type: "string" },
+      yes: { type: "boolean", short: "y" },
+    },
     positionals: (words) => {
       const [action, ...rest] = words;
       if (action === "next") return none(rest);
       if (action === "import") return rest.length === 1 ? { files: [rest[0]!] } : { why: "task import takes one FILE" };
       // edit, remove, skip: the person's decision from an agent's shell (the CLI asks it, SPEC §10).
-      if (action !== undefined && ["add", "start", "complete", "fail", "retry", "edit", "remove", "skip"].includes(action)) return rest.length === 1 ? {} : { why: `task ${action} takes one task id` };
+      if (
+        action !== undefined &&
+        ["add", "start", "complete", "fail", "retry", "edit", "remove", "skip"].includes(action)
+      )
+        return rest.length === 1 ? {} : { why: `task ${action} takes one task id` };
       return { why: action === undefined ? "no action" : `the action ${JSON.stringify(action)}` };
     },
   },
   tasks: { options: { status: { type: "string" }, watch: { type: "boolean" } }, positionals: oneOf({ show: 1 }, true) },
-  archive: { options: { reason: { type: "string" }, yes: { type: "boolean", short: "y" } }, positionals: oneOf({ list: 0, restore: 1 }, true) },
+  archive: {
+    options: { reason: { type: "string" }, yes: { type: "boolean", short: "y" } },
+    positionals: oneOf({ list: 0, restore: 1 }, true),
+  },
   log: { options: { n: { type: "string", short: "n" } }, positionals: none },
   history: { options: {}, positionals: oneOf({ show: 1 }, true) },
   rollback: { options: { to: { type: "string" }, yes: { type: "boolean", short: "y" } }, positionals: none },
-  schema: { options: {}, positionals: (words) => (words.length === 1 && ["phase", "execution", "task-output", "workflow"].includes(words[0]!) ? {} : { why: "schema takes one of phase, execution, task-output, workflow" }) },
+  schema: {
+    options: {},
+    positionals: (words) =>
+      words.length === 1 && ["phase", "execution", "task-output", "workflow"].includes(words[0]!)
+        ? {}
+        : { why: "schema takes one of phase, execution, task-output, workflow" },
+  },
   // `step run STEP`: the command runs only after the person approved it (dotagent asks them, SPEC §20).
-  step: { options: { again: { type: "boolean" }, yes: { type: "boolean", short: "y" } }, positionals: (words) => (words.length === 2 && words[0] === "run" ? {} : { why: "step takes run STEP" }) },
-  workflows: { options: {}, positionals: (words) => (words.length === 0 || (words[0] === "list" && words.length === 1) || (words[0] === "show" && words.length === 2) || words[0] === "validate" ? {} : { why: "workflows takes list, show NAME or validate [NAME…]" }) },
+  step: {
+    options: { again: { type: "boolean" }, yes: { type: "boolean", short: "y" } },
+    positionals: (words) => (words.length === 2 && words[0] === "run" ? {} : { why: "step takes run STEP" }),
+  },
+  workflows: {
+    options: {},
+    positionals: (words) =>
+      words.length === 0 ||
+      (words[0] === "list" && words.length === 1) ||
+      (words[0] === "show" && words.length === 2) ||
+      words[0] === "validate"
+        ? {}
+        : { why: "workflows takes list, show NAME or validate [NAME…]" },
+  },
 };
 
 /** A path as the shell hands it to the kernel: relative to cwd, `..` not folded lexically (a link's `..` is its target's parent). */
@@ -125,7 +213,10 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/;
 
 type Scan = { ok: true; words: string[] } | { ok: false; why: string };
 
-const describeChar = (ch: string) => (ch.length === 1 && (ch < " " || ch === "\u007f") ? `U+${ch.charCodeAt(0).toString(16).padStart(4, "0").toUpperCase()}` : JSON.stringify(ch));
+const describeChar = (ch: string) =>
+  ch.length === 1 && (ch < " " || ch === "\u007f")
+    ? `U+${ch.charCodeAt(0).toString(16).padStart(4, "0").toUpperCase()}`
+    : JSON.stringify(ch);
 
 /** Splits a command line into words, or says which character it cannot read. */
 export function scanWords(line: string): Scan {
@@ -161,7 +252,8 @@ export function scanWords(line: string): Scan {
           if (end === -1) return { ok: false, why: `a here-document not closed by a "${delimiter}" line and )"` };
           const body = end < bodyStart ? "" : line.slice(bodyStart, end);
           // bash ends the here-document at a line that only starts with the delimiter (`EOF)`).
-          if (body.split("\n").some((l) => l.replace(/^[ \t]+/, "").startsWith(delimiter))) return { ok: false, why: `a here-document text line that starts with its end word ${delimiter}` };
+          if (body.split("\n").some((l) => l.replace(/^[ \t]+/, "").startsWith(delimiter)))
+            return { ok: false, why: `a here-document text line that starts with its end word ${delimiter}` };
           // $( … ) drops every trailing line break of cat's output.
           word += body.replace(/\n+$/, "");
           i = end + close.length;
@@ -170,7 +262,11 @@ export function scanWords(line: string): Scan {
           if (end === -1) return { ok: false, why: 'an unterminated " quote' };
           const inner = line.slice(i + 1, end);
           const bad = /[$`\\!\n]/.exec(inner);
-          if (bad) return { ok: false, why: bad[0] === "\n" ? 'a line break inside "…"' : `${JSON.stringify(bad[0])} inside "…" (it expands)` };
+          if (bad)
+            return {
+              ok: false,
+              why: bad[0] === "\n" ? 'a line break inside "…"' : `${JSON.stringify(bad[0])} inside "…" (it expands)`,
+            };
           word += inner;
           i = end + 1;
         }
@@ -188,12 +284,15 @@ export function scanWords(line: string): Scan {
   return { ok: true, words };
 }
 
-type Parsed = { ok: true; positionals: string[]; paths: string[]; values: Record<string, string> } | { ok: false; why: string };
+type Parsed =
+  { ok: true; positionals: string[]; paths: string[]; values: Record<string, string> } | { ok: false; why: string };
 
 /** Reads the words after the subcommand as the CLI's strict parseArgs does, with the command's own table. */
 export function readOptions(words: readonly string[], options: Readonly<Record<string, OptionRule>>): Parsed {
   const all: Record<string, OptionRule> = { ...GLOBAL_OPTION_RULES, ...options };
-  const byShort = new Map(Object.entries(all).flatMap(([name, rule]) => (rule.short ? [[rule.short, name] as const] : [])));
+  const byShort = new Map(
+    Object.entries(all).flatMap(([name, rule]) => (rule.short ? [[rule.short, name] as const] : [])),
+  );
   const positionals: string[] = [];
   const paths: string[] = [];
   const values: Record<string, string> = {};
@@ -210,7 +309,8 @@ export function readOptions(words: readonly string[], options: Readonly<Record<s
         continue;
       }
       const value: string | undefined = eq === -1 ? words[++i] : word.slice(eq + 1);
-      if (value === undefined || (eq === -1 && value.startsWith("-"))) return { ok: false, why: `--${name} without its value` };
+      if (value === undefined || (eq === -1 && value.startsWith("-")))
+        return { ok: false, why: `--${name} without its value` };
       if (rule.path) paths.push(value);
       values[name] = value;
       continue;
@@ -222,7 +322,8 @@ export function readOptions(words: readonly string[], options: Readonly<Record<s
         if (name === undefined) return { ok: false, why: `the option -${word[k]}` };
         if (all[name]!.type === "string") {
           const value = k + 1 < word.length ? word.slice(k + 1) : words[++i];
-          if (value === undefined || (k + 1 === word.length && value.startsWith("-"))) return { ok: false, why: `-${word[k]} without its value` };
+          if (value === undefined || (k + 1 === word.length && value.startsWith("-")))
+            return { ok: false, why: `-${word[k]} without its value` };
           if (all[name]!.path) paths.push(value);
           values[name] = value;
           break;
@@ -241,44 +342,69 @@ function insideProject(path: string, ctx: HelperContext): boolean {
   // A file not written yet: its folder must be inside (its own name cannot climb out).
   const slash = full.lastIndexOf("/");
   const name = full.slice(slash + 1);
-  const real = ctx.realpath(full) ?? (name !== "" && name !== "." && name !== ".." ? withName(ctx.realpath(full.slice(0, slash) || "/"), name) : undefined);
+  const real =
+    ctx.realpath(full) ??
+    (name !== "" && name !== "." && name !== ".."
+      ? withName(ctx.realpath(full.slice(0, slash) || "/"), name)
+      : undefined);
   const root = ctx.realpath(ctx.root) ?? ctx.root;
   return real !== undefined && (real === root || real.startsWith(`${root}/`));
 }
 
-const withName = (folder: string | undefined, name: string) => (folder === undefined ? undefined : `${folder === "/" ? "" : folder}/${name}`);
+const withName = (folder: string | undefined, name: string) =>
+  folder === undefined ? undefined : `${folder === "/" ? "" : folder}/${name}`;
 
 export function judgeHelperCommand(command: string, ctx: HelperContext): HelperVerdict {
   const scan = scanWords(command.replace(/^[ \t]+|[ \t]+$/g, ""));
   if (!scan.ok) return { allow: false, why: scan.why };
   const [program, helper, subcommand, ...args] = scan.words;
   if (program !== "node") return { allow: false, why: "it does not start with node" };
-  if (helper === undefined || !/dotagent\.mjs$/.test(helper)) return { allow: false, why: "it does not run the dotagent helper" };
+  if (helper === undefined || !/dotagent\.mjs$/.test(helper))
+    return { allow: false, why: "it does not run the dotagent helper" };
   const real = ctx.realpath(atCwd(ctx.cwd, helper));
-  if (real === undefined || real !== ctx.helper) return { allow: false, why: `${helper} is not this project's installed helper` };
+  if (real === undefined || real !== ctx.helper)
+    return { allow: false, why: `${helper} is not this project's installed helper` };
   if (subcommand === undefined) return { allow: false, why: "no subcommand" };
   const argv = scan.words.slice(1);
-  if (["--help", "--version", "-h", "-v"].includes(subcommand)) return args.length === 0 ? { allow: true, subcommand, argv } : { allow: false, why: `an argument after ${subcommand}` };
+  if (["--help", "--version", "-h", "-v"].includes(subcommand))
+    return args.length === 0
+      ? { allow: true, subcommand, argv }
+      : { allow: false, why: `an argument after ${subcommand}` };
   const rule = (COMMAND_RULES as Readonly<Record<string, CommandRule>>)[subcommand];
-  if (rule === undefined) return { allow: false, why: `the subcommand ${JSON.stringify(subcommand)} is left to Claude Code's permission check` };
+  if (rule === undefined)
+    return {
+      allow: false,
+      why: `the subcommand ${JSON.stringify(subcommand)} is left to Claude Code's permission check`,
+    };
   const parsed = readOptions(args, rule.options);
   if (!parsed.ok) return { allow: false, why: `${parsed.why} is not what \`${subcommand}\` reads` };
   const shape = rule.positionals(parsed.positionals);
   if (shape.why !== undefined) return { allow: false, why: `${shape.why} is not what \`${subcommand}\` reads` };
-  for (const path of parsed.paths) if (!insideProject(path, ctx)) return { allow: false, why: `the path ${JSON.stringify(path)} leads out of the project` };
+  for (const path of parsed.paths)
+    if (!insideProject(path, ctx))
+      return { allow: false, why: `the path ${JSON.stringify(path)} leads out of the project` };
   for (const file of shape.files ?? []) {
-    if (file === "-" || !insideProject(file, ctx)) return { allow: false, why: `${subcommand} of a file outside the project (or standard input)` };
+    if (file === "-" || !insideProject(file, ctx))
+      return { allow: false, why: `${subcommand} of a file outside the project (or standard input)` };
   }
   return { allow: true, subcommand, argv };
 }
 
 /** The fields /develop gives a dotagent agent's spawn (SPEC §11); anything else (`isolation: "remote"`, `model`, `cwd`) is not allowed with it. */
-const SPAWN_FIELDS: Readonly<Record<string, "string" | "boolean">> = { subagent_type: "string", description: "string", prompt: "string", run_in_background: "boolean" };
+const SPAWN_FIELDS: Readonly<Record<string, "string" | "boolean">> = {
+  subagent_type: "string",
+  description: "string",
+  prompt: "string",
+  run_in_background: "boolean",
+};
 
 /** Why an Agent call's input is not a spawn as /develop makes it, or undefined when it is. */
 export function judgeSpawnInput(input: Readonly<Record<string, unknown>>): string | undefined {
   const extra = Object.keys(input).filter((key) => !Object.hasOwn(SPAWN_FIELDS, key));
-  if (extra.length > 0) return `a dotagent agent is spawned with ${Object.keys(SPAWN_FIELDS).join(", ")} only; leave out ${extra.map((k) => JSON.stringify(k.slice(0, 40))).join(", ")}`;
-  const wrong = Object.entries(SPAWN_FIELDS).find(([key, type]) => input[key] !== undefined && typeof input[key] !== type);
+  if (extra.length > 0)
+    return `a dotagent agent is spawned with ${Object.keys(SPAWN_FIELDS).join(", ")} only; leave out ${extra.map((k) => JSON.stringify(k.slice(0, 40))).join(", ")}`;
+  const wrong = Object.entries(SPAWN_FIELDS).find(
+    ([key, type]) => input[key] !== undefined && typeof input[key] !== type,
+  );
   return wrong ? `${wrong[0]} must be a ${wrong[1]}` : undefined;
 }

@@ -56,7 +56,8 @@ export interface WorktreeGitFacts {
   readonly commonMatches?: boolean;
 }
 
-export type WorktreeGitVerdict = { readonly ok: true; readonly gitDir: string } | { readonly ok: false; readonly reason: string };
+export type WorktreeGitVerdict =
+  { readonly ok: true; readonly gitDir: string } | { readonly ok: false; readonly reason: string };
 
 /**
  * A worktree's `.git` is trusted only when it is the file git wrote for THIS repository: its
@@ -68,9 +69,15 @@ export function judgeWorktreeGit(facts: WorktreeGitFacts): WorktreeGitVerdict {
   if (facts.kind === "missing") return { ok: false, reason: "it has no .git file" };
   if (facts.kind === "other") return { ok: false, reason: "its .git is not the file git writes (a folder or a link)" };
   if (facts.named === undefined) return { ok: false, reason: "its .git file has no gitdir: line" };
-  if (parentOf(facts.named) !== facts.adminRoot) return { ok: false, reason: `its .git file names ${facts.named}, not a folder in this repository's ${facts.adminRoot}` };
-  if (facts.pointsBack !== `${facts.worktree}/.git`) return { ok: false, reason: `${facts.named}/gitdir does not name this worktree back` };
-  if (facts.commonMatches !== true) return { ok: false, reason: `${facts.named}/commondir is not this repository's git folder` };
+  if (parentOf(facts.named) !== facts.adminRoot)
+    return {
+      ok: false,
+      reason: `its .git file names ${facts.named}, not a folder in this repository's ${facts.adminRoot}`,
+    };
+  if (facts.pointsBack !== `${facts.worktree}/.git`)
+    return { ok: false, reason: `${facts.named}/gitdir does not name this worktree back` };
+  if (facts.commonMatches !== true)
+    return { ok: false, reason: `${facts.named}/commondir is not this repository's git folder` };
   return { ok: true, gitDir: facts.named };
 }
 
@@ -144,8 +151,18 @@ export type SweepVerdict = { readonly action: "remove" } | { readonly action: "k
  */
 export function judgeSweptFolder(folder: SweptFolder): SweepVerdict {
   if (folder.empty) return { action: "remove" };
-  if (!folder.registered) return { action: "keep", reason: "it is not a worktree of this repository (another repository's worktree or a person's folder), so dotagent did not make it" };
-  if (!folder.dotagents) return { action: "keep", reason: "it is a worktree of this repository that dotagent did not make (no dotagent lock, no task records it)" };
-  if (folder.gitFile !== undefined && !folder.gitFile.ok) return { action: "keep", reason: `its .git is not the one git made for it (${folder.gitFile.reason})` };
+  if (!folder.registered)
+    return {
+      action: "keep",
+      reason:
+        "it is not a worktree of this repository (another repository's worktree or a person's folder), so dotagent did not make it",
+    };
+  if (!folder.dotagents)
+    return {
+      action: "keep",
+      reason: "it is a worktree of this repository that dotagent did not make (no dotagent lock, no task records it)",
+    };
+  if (folder.gitFile !== undefined && !folder.gitFile.ok)
+    return { action: "keep", reason: `its .git is not the one git made for it (${folder.gitFile.reason})` };
   return { action: "remove" };
 }

@@ -78,7 +78,10 @@ const MAX_CODE_POINT = 0x10ffff;
 const DIGITS = [0x30, 0x39];
 const WORD = [0x30, 0x39, 0x41, 0x5a, 0x5f, 0x5f, 0x61, 0x7a];
 // WhiteSpace and LineTerminator of ECMA-262 (what `\s` means).
-const SPACE = [0x09, 0x0d, 0x20, 0x20, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f, 0x3000, 0x3000, 0xfeff, 0xfeff];
+const SPACE = [
+  0x09, 0x0d, 0x20, 0x20, 0xa0, 0xa0, 0x1680, 0x1680, 0x2000, 0x200a, 0x2028, 0x2029, 0x202f, 0x202f, 0x205f, 0x205f,
+  0x3000, 0x3000, 0xfeff, 0xfeff,
+];
 const LINE_TERMINATORS = [0x0a, 0x0a, 0x0d, 0x0d, 0x2028, 0x2029];
 const SYNTAX = "^$\\.*+?()[]{}|/";
 
@@ -87,7 +90,8 @@ export function compilePattern(source: string): Compiled {
   try {
     const node = parse(source);
     const size = sizeOf(node) + 1;
-    if (size > MAX_PROGRAM) return { ok: false, reason: `its counts expand it to ${size} steps, over ${MAX_PROGRAM}: make them smaller` };
+    if (size > MAX_PROGRAM)
+      return { ok: false, reason: `its counts expand it to ${size} steps, over ${MAX_PROGRAM}: make them smaller` };
     return { ok: true, pattern: emit(node, size) };
   } catch (error) {
     if (error instanceof Refused) return { ok: false, reason: error.reason };
@@ -126,7 +130,15 @@ function parse(s: string): Node {
     return items.length === 1 ? items[0]! : { t: "seq", items };
   };
   const term = (): Node => {
-    const kind = eat("^") ? AT_START : eat("$") ? AT_END : eat("\\b") ? AT_WORD_BOUNDARY : eat("\\B") ? AT_NOT_WORD_BOUNDARY : -1;
+    const kind = eat("^")
+      ? AT_START
+      : eat("$")
+        ? AT_END
+        : eat("\\b")
+          ? AT_WORD_BOUNDARY
+          : eat("\\B")
+            ? AT_NOT_WORD_BOUNDARY
+            : -1;
     if (kind < 0) return quantified(atom());
     if (quantifierNext()) refuse(INVALID); // an anchor repeats nothing
     return { t: "assert", kind };
@@ -146,9 +158,11 @@ function parse(s: string): Node {
   };
   const group = (): Node => {
     if (eat("?")) {
-      if (eat("=") || eat("!") || eat("<=") || eat("<!")) refuse(`a lookahead or lookbehind: ${LINEAR} do not look around`);
+      if (eat("=") || eat("!") || eat("<=") || eat("<!"))
+        refuse(`a lookahead or lookbehind: ${LINEAR} do not look around`);
       if (eat("<")) {
-        const name = /^[A-Za-z_$][\w$]*>/.exec(s.slice(i, i + 80)) ?? refuse("a group name other than letters, digits, _ and $");
+        const name =
+          /^[A-Za-z_$][\w$]*>/.exec(s.slice(i, i + 80)) ?? refuse("a group name other than letters, digits, _ and $");
         i += name[0].length;
       } else if (!eat(":")) refuse("(?…) other than (?:…) or (?<name>…): patterns take no flags");
     }
@@ -165,7 +179,8 @@ function parse(s: string): Node {
       const count = /^\{(\d+)(,(\d*))?\}/.exec(s.slice(i, i + 40)) ?? refuse(INVALID);
       min = Number(count[1]);
       max = count[2] === undefined ? min : count[3] === "" ? Infinity : Number(count[3]);
-      if (min > MAX_COUNT || (max !== Infinity && max > MAX_COUNT)) refuse(`the count ${count[0]} is over ${MAX_COUNT}: use + or * for "many"`);
+      if (min > MAX_COUNT || (max !== Infinity && max > MAX_COUNT))
+        refuse(`the count ${count[0]} is over ${MAX_COUNT}: use + or * for "many"`);
       if (min > max) refuse(INVALID);
       i += count[0].length;
     } else if (!eat("*")) return node;
@@ -204,7 +219,9 @@ function parse(s: string): Node {
     if (known !== undefined) return known;
     if (ch === "0") return /\d/.test(s[i] ?? "") ? refuse(INVALID) : 0;
     if (ch === "x" || ch === "u") {
-      const hex = (ch === "x" ? /^[0-9A-Fa-f]{2}/ : /^(?:[0-9A-Fa-f]{4}|\{[0-9A-Fa-f]{1,6}\})/).exec(s.slice(i, i + 8)) ?? refuse(INVALID);
+      const hex =
+        (ch === "x" ? /^[0-9A-Fa-f]{2}/ : /^(?:[0-9A-Fa-f]{4}|\{[0-9A-Fa-f]{1,6}\})/).exec(s.slice(i, i + 8)) ??
+        refuse(INVALID);
       const v = parseInt(hex[0].replace(/[{}]/g, ""), 16);
       if (v > MAX_CODE_POINT) refuse(INVALID);
       if (v >= 0xd800 && v <= 0xdfff) refuse("an escaped surrogate: write the character, or \\u{…}");
@@ -223,7 +240,14 @@ function parse(s: string): Node {
   return node;
 }
 
-const CLASS_ESCAPES: Record<string, number[]> = { d: DIGITS, D: complement(DIGITS), w: WORD, W: complement(WORD), s: SPACE, S: complement(SPACE) };
+const CLASS_ESCAPES: Record<string, number[]> = {
+  d: DIGITS,
+  D: complement(DIGITS),
+  w: WORD,
+  W: complement(WORD),
+  s: SPACE,
+  S: complement(SPACE),
+};
 const CONTROL_ESCAPES: Record<string, number> = { t: 9, n: 10, v: 11, f: 12, r: 13 };
 
 /** Sorted disjoint ranges: `a` ∪ `b` (both flat [lo, hi, …] lists). */
@@ -353,7 +377,8 @@ function inSet(ranges: Int32Array, c: number): boolean {
   return false;
 }
 
-const isWord = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || (c >= 0x61 && c <= 0x7a);
+const isWord = (c: number) =>
+  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || (c >= 0x61 && c <= 0x7a);
 
 /** The states the automaton is in at one position: a sparse set of instruction numbers. */
 interface StateSet {
@@ -394,7 +419,14 @@ export function runPattern(pattern: Pattern, text: string): { matched: boolean; 
         case ASSERT: {
           const kind = x[pc];
           const boundary = (before >= 0 && isWord(before)) !== (after >= 0 && isWord(after));
-          const holds = kind === AT_START ? before < 0 : kind === AT_END ? after < 0 : kind === AT_WORD_BOUNDARY ? boundary : !boundary;
+          const holds =
+            kind === AT_START
+              ? before < 0
+              : kind === AT_END
+                ? after < 0
+                : kind === AT_WORD_BOUNDARY
+                  ? boundary
+                  : !boundary;
           if (holds) stack[top++] = pc + 1;
           break;
         }

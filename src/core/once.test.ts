@@ -1,7 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { capOutput, commandProblem, decodeOutput, encodeOutput, MAX_COMMAND_BYTES, parseOpRecord, planOnce, type OpRecord } from "./once.js";
+import {
+  capOutput,
+  commandProblem,
+  decodeOutput,
+  encodeOutput,
+  MAX_COMMAND_BYTES,
+  parseOpRecord,
+  planOnce,
+  type OpRecord,
+} from "./once.js";
 
-const base: OpRecord = { op_id: "op", command: ["git", "push"], status: "running", started_at: "2026-11-20T10:00:00Z", runner: { pid: 42, hostname: "h" }, runs: 1 };
+const base: OpRecord = {
+  op_id: "op",
+  command: ["git", "push"],
+  status: "running",
+  started_at: "2026-11-20T10:00:00Z",
+  runner: { pid: 42, hostname: "h" },
+  runs: 1,
+};
 const done: OpRecord = { ...base, status: "done", exit_code: 0, how: "ran" };
 const failed: OpRecord = { ...base, status: "failed", exit_code: 1, how: "ran" };
 
@@ -28,17 +44,31 @@ describe("planOnce: what the holder of an op's lock does with the record found",
     ["intent, command still running, --mark-done", base, { markDone: true }],
     ["intent, command still running, --check", base, { check: "true" }],
   ] as const)("%s → running (no question, nothing run beside it)", (_name, record, request) => {
-    expect(planOnce("op", { ...record, child: { pid: 7, start: "1" } }, ["git", "push"], request, { commandRunning: true })).toMatchObject({ action: "running", pid: 7 });
+    expect(
+      planOnce("op", { ...record, child: { pid: 7, start: "1" } }, ["git", "push"], request, { commandRunning: true }),
+    ).toMatchObject({ action: "running", pid: 7 });
   });
 
   it("a done record is replayed even if its pid is alive again (reused)", () => {
-    expect(planOnce("op", { ...done, child: { pid: 7, start: "1" } }, [], {}, { commandRunning: true }).action).toBe("replay");
+    expect(planOnce("op", { ...done, child: { pid: 7, start: "1" } }, [], {}, { commandRunning: true }).action).toBe(
+      "replay",
+    );
   });
 
   it("names the exact yes and no commands, default no", () => {
     const plan = planOnce("wf.pr", { ...base, command: ["gh", "pr", "create", "--title", "a b"] }, [], {});
-    expect(plan).toMatchObject({ action: "decide", decision: { default: false, yes: "dotagent once wf.pr --mark-done", no: "dotagent once wf.pr --redo -- gh pr create --title 'a b'" } });
-    if (plan.action === "decide") expect(plan.decision.question).toContain("`gh pr create --title 'a b'` (op wf.pr) was started at 2026-11-20T10:00:00Z by pid 42");
+    expect(plan).toMatchObject({
+      action: "decide",
+      decision: {
+        default: false,
+        yes: "dotagent once wf.pr --mark-done",
+        no: "dotagent once wf.pr --redo -- gh pr create --title 'a b'",
+      },
+    });
+    if (plan.action === "decide")
+      expect(plan.decision.question).toContain(
+        "`gh pr create --title 'a b'` (op wf.pr) was started at 2026-11-20T10:00:00Z by pid 42",
+      );
   });
 });
 
@@ -138,7 +168,17 @@ describe("commandProblem: what cannot be run and recorded is refused before anyt
     while (commandProblem(["x", arg]) !== null) arg = arg.slice(0, -1);
     // Worst case stdout: 16 KiB of control characters, each escaped as \u00XX in the JSON.
     const stdout = String.fromCharCode(1).repeat(16 * 1024);
-    const record = { ...done, op_id: "o".repeat(128), command: ["x", arg], child: { pid: 2 ** 31, start: "9".repeat(20) }, stdout, stdout_encoding: "utf8", stdout_truncated: true, start_error: "argument list too long for the system", finished_at: base.started_at };
+    const record = {
+      ...done,
+      op_id: "o".repeat(128),
+      command: ["x", arg],
+      child: { pid: 2 ** 31, start: "9".repeat(20) },
+      stdout,
+      stdout_encoding: "utf8",
+      stdout_truncated: true,
+      start_error: "argument list too long for the system",
+      finished_at: base.started_at,
+    };
     expect(Buffer.byteLength(JSON.stringify(record, null, 2))).toBeLessThan(1024 * 1024);
   });
 });

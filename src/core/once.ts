@@ -74,10 +74,17 @@ export type OncePlan =
  * Decides, for a caller holding the op's lock, what to do with the record found. A "running"
  * record seen under the lock is a crash mid-effect (the runner held the lock until its result).
  */
-export function planOnce(opId: string, record: OpRecord | null, command: readonly string[], request: OnceRequest, facts: OnceFacts = { commandRunning: false }): OncePlan {
+export function planOnce(
+  opId: string,
+  record: OpRecord | null,
+  command: readonly string[],
+  request: OnceRequest,
+  facts: OnceFacts = { commandRunning: false },
+): OncePlan {
   if (record?.status === "done") return { action: "replay", record };
   // Asking "did it take effect?" (or running it again beside it) while it still runs would be a guess.
-  if (record?.status === "running" && facts.commandRunning && record.child) return { action: "running", record, pid: record.child.pid };
+  if (record?.status === "running" && facts.commandRunning && record.child)
+    return { action: "running", record, pid: record.child.pid };
   if (request.markDone) return { action: "mark_done", record };
   if (record === null) return { action: "run", reason: "new" };
   if (record.status === "failed") return { action: "run", reason: "retry_after_failure" };
@@ -120,7 +127,11 @@ function asUtf8(bytes: Uint8Array): string | null {
  * (a multi-byte character cut by the limit is dropped), else base64, so replay gives back every
  * kept byte as it was.
  */
-export function encodeOutput(bytes: Uint8Array, limit: number, seenMore = false): { stdout: string; stdout_encoding: OutputEncoding; stdout_truncated: boolean } {
+export function encodeOutput(
+  bytes: Uint8Array,
+  limit: number,
+  seenMore = false,
+): { stdout: string; stdout_encoding: OutputEncoding; stdout_truncated: boolean } {
   const kept = bytes.subarray(0, limit);
   const truncated = seenMore || bytes.length > limit;
   const text = asUtf8(kept);
@@ -161,9 +172,11 @@ export function commandProblem(command: readonly string[]): string | null {
   if (command.length === 0) return null;
   if (command[0] === "") return "the program name is empty";
   const nul = command.findIndex((arg) => arg.includes("\0"));
-  if (nul >= 0) return `${nul === 0 ? "the program name" : `argument ${nul}`} holds a NUL byte, which no program can receive`;
+  if (nul >= 0)
+    return `${nul === 0 ? "the program name" : `argument ${nul}`} holds a NUL byte, which no program can receive`;
   const bytes = commandRecordBytes(command);
-  if (bytes > MAX_COMMAND_BYTES) return `the command takes ${formatKiB(bytes)} in its record, over the ${formatKiB(MAX_COMMAND_BYTES)} a record keeps: put it in a script and run that`;
+  if (bytes > MAX_COMMAND_BYTES)
+    return `the command takes ${formatKiB(bytes)} in its record, over the ${formatKiB(MAX_COMMAND_BYTES)} a record keeps: put it in a script and run that`;
   return null;
 }
 
@@ -171,7 +184,8 @@ function formatKiB(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
 }
 
-const isInt = (v: unknown, min: number, max: number): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= min && v <= max;
+const isInt = (v: unknown, min: number, max: number): v is number =>
+  typeof v === "number" && Number.isSafeInteger(v) && v >= min && v <= max;
 const optional = (v: unknown, ok: (v: unknown) => boolean) => v === undefined || v === null || ok(v);
 const isString = (v: unknown): v is string => typeof v === "string";
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -192,26 +206,58 @@ export function parseOpRecord(text: string, opId?: string): OpRecord | { invalid
   if (typeof value !== "object" || value === null || Array.isArray(value)) return { invalid: "not a JSON object" };
   const r = value as Record<string, unknown>;
   if (typeof r.op_id !== "string") return { invalid: "op_id: expected a string" };
-  if (opId !== undefined && r.op_id !== opId) return { invalid: `op_id: ${JSON.stringify(r.op_id.slice(0, 40))}${r.op_id.length > 40 ? "…" : ""} is another op's record, not ${opId}'s` };
-  if (!Array.isArray(r.command) || !r.command.every(isString)) return { invalid: "command: expected an array of strings" };
-  if (!(OP_STATUSES as readonly unknown[]).includes(r.status)) return { invalid: `status: expected one of ${OP_STATUSES.join(", ")}` };
+  if (opId !== undefined && r.op_id !== opId)
+    return {
+      invalid: `op_id: ${JSON.stringify(r.op_id.slice(0, 40))}${r.op_id.length > 40 ? "…" : ""} is another op's record, not ${opId}'s`,
+    };
+  if (!Array.isArray(r.command) || !r.command.every(isString))
+    return { invalid: "command: expected an array of strings" };
+  if (!(OP_STATUSES as readonly unknown[]).includes(r.status))
+    return { invalid: `status: expected one of ${OP_STATUSES.join(", ")}` };
   if (typeof r.started_at !== "string") return { invalid: "started_at: expected a string" };
   const runner = r.runner as Record<string, unknown> | undefined;
-  if (typeof runner !== "object" || runner === null || !isInt(runner.pid, 1, 2 ** 31) || typeof runner.hostname !== "string") return { invalid: "runner: expected {pid: a positive integer, hostname}" };
+  if (
+    typeof runner !== "object" ||
+    runner === null ||
+    !isInt(runner.pid, 1, 2 ** 31) ||
+    typeof runner.hostname !== "string"
+  )
+    return { invalid: "runner: expected {pid: a positive integer, hostname}" };
   const child = r.child as Record<string, unknown> | null | undefined;
-  if (child !== undefined && child !== null && (typeof child !== "object" || !isInt(child.pid, 1, 2 ** 31) || !optional(child.start, (s) => typeof s === "string" && /^\d+$/.test(s)))) return { invalid: "child: expected {pid: a positive integer, start: digits or null}" };
-  if (r.runs !== undefined && !isInt(r.runs, 0, Number.MAX_SAFE_INTEGER)) return { invalid: "runs: expected a whole number" };
+  if (
+    child !== undefined &&
+    child !== null &&
+    (typeof child !== "object" ||
+      !isInt(child.pid, 1, 2 ** 31) ||
+      !optional(child.start, (s) => typeof s === "string" && /^\d+$/.test(s)))
+  )
+    return { invalid: "child: expected {pid: a positive integer, start: digits or null}" };
+  if (r.runs !== undefined && !isInt(r.runs, 0, Number.MAX_SAFE_INTEGER))
+    return { invalid: "runs: expected a whole number" };
   const exit = r.exit_code;
-  if (r.status === "running" && exit !== undefined && exit !== null) return { invalid: `exit_code: ${JSON.stringify(exit)} on a running record, which has none yet` };
-  if (r.status === "done" && exit !== 0) return { invalid: `exit_code: ${JSON.stringify(exit) ?? "missing"} with status done, which means exit 0` };
-  if (r.status === "failed" && !isInt(exit, 1, 255)) return { invalid: `exit_code: ${JSON.stringify(exit) ?? "missing"} with status failed: expected a whole number from 1 to 255` };
+  if (r.status === "running" && exit !== undefined && exit !== null)
+    return { invalid: `exit_code: ${JSON.stringify(exit)} on a running record, which has none yet` };
+  if (r.status === "done" && exit !== 0)
+    return { invalid: `exit_code: ${JSON.stringify(exit) ?? "missing"} with status done, which means exit 0` };
+  if (r.status === "failed" && !isInt(exit, 1, 255))
+    return {
+      invalid: `exit_code: ${JSON.stringify(exit) ?? "missing"} with status failed: expected a whole number from 1 to 255`,
+    };
   if (!optional(r.finished_at, isString)) return { invalid: "finished_at: expected a string or null" };
-  if (!optional(r.stdout_encoding, (e) => e === "utf8" || e === "base64")) return { invalid: "stdout_encoding: expected utf8 or base64" };
+  if (!optional(r.stdout_encoding, (e) => e === "utf8" || e === "base64"))
+    return { invalid: "stdout_encoding: expected utf8 or base64" };
   if (!optional(r.stdout, isString)) return { invalid: "stdout: expected a string or null" };
-  if (r.stdout_encoding === "base64" && typeof r.stdout === "string" && (r.stdout.length % 4 !== 0 || !BASE64.test(r.stdout))) return { invalid: "stdout: not base64, as stdout_encoding says" };
-  if (!optional(r.stdout_truncated, (b) => typeof b === "boolean")) return { invalid: "stdout_truncated: expected true or false" };
+  if (
+    r.stdout_encoding === "base64" &&
+    typeof r.stdout === "string" &&
+    (r.stdout.length % 4 !== 0 || !BASE64.test(r.stdout))
+  )
+    return { invalid: "stdout: not base64, as stdout_encoding says" };
+  if (!optional(r.stdout_truncated, (b) => typeof b === "boolean"))
+    return { invalid: "stdout_truncated: expected true or false" };
   if (!optional(r.start_error, isString)) return { invalid: "start_error: expected a string or null" };
-  if (!optional(r.how, (h) => h === "ran" || h === "checked" || h === "marked_done")) return { invalid: "how: expected ran, checked or marked_done" };
+  if (!optional(r.how, (h) => h === "ran" || h === "checked" || h === "marked_done"))
+    return { invalid: "how: expected ran, checked or marked_done" };
   const record = r as unknown as OpRecord;
   return typeof record.runs === "number" ? record : { ...record, runs: 1 };
 }

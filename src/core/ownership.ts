@@ -51,8 +51,15 @@ export function judgeOwner(owner: Owner | null | undefined, facts: OwnerFacts): 
   if (owner.host !== facts.host) {
     const leaseMs = facts.leaseMs ?? TASK_LEASE_MS;
     const age = facts.now.getTime() - Date.parse(owner.at);
-    if (!(age <= leaseMs)) return { verdict: "gone", why: `it was started on host ${owner.host} more than ${Math.round(leaseMs / 60000)} minutes ago (the lease)` };
-    return { verdict: "unknown", why: `it runs on host ${owner.host}, started ${Math.round(age / 60000)} minutes ago (within the lease)` };
+    if (!(age <= leaseMs))
+      return {
+        verdict: "gone",
+        why: `it was started on host ${owner.host} more than ${Math.round(leaseMs / 60000)} minutes ago (the lease)`,
+      };
+    return {
+      verdict: "unknown",
+      why: `it runs on host ${owner.host}, started ${Math.round(age / 60000)} minutes ago (within the lease)`,
+    };
   }
   if (!facts.process.alive) return { verdict: "gone", why: `its process ${owner.pid} is gone` };
   if (owner.pid_start != null && facts.process.start !== null && owner.pid_start !== facts.process.start) {

@@ -31,14 +31,21 @@ export interface LoggedEvent {
   readonly [key: string]: unknown;
 }
 
-export type GateAnswer = { answered: true; at: string; design?: string; said?: string } | { answered: false; since: string | null; declined?: true; unclear?: true };
+export type GateAnswer =
+  | { answered: true; at: string; design?: string; said?: string }
+  | { answered: false; since: string | null; declined?: true; unclear?: true };
 
 /**
  * Whether a `person_replied` for `phase` came after the gate's question was last put: after
  * `reportTimes` (ms: when the gate's reports were written) and the newest event that changed
  * what the gate asks about. `since` is when the question was put (null: never asked).
  */
-export function gateAnswer(events: readonly LoggedEvent[], phase: Phase, reportTimes: readonly number[], flow: Flow = DEVELOP): GateAnswer {
+export function gateAnswer(
+  events: readonly LoggedEvent[],
+  phase: Phase,
+  reportTimes: readonly number[],
+  flow: Flow = DEVELOP,
+): GateAnswer {
   const agents = gateAgents(flow, phase) ?? [];
   // A file's time comes from the kernel's coarse clock, up to a tick (4–10 ms) behind the clock
   // events are stamped with: a report counts as written that much later (no person replies faster).
@@ -51,7 +58,10 @@ export function gateAnswer(events: readonly LoggedEvent[], phase: Phase, reportT
       if (event.phase === phase && event.failed !== true) reply = event;
       continue;
     }
-    const reopens = event.type === "workflow_started" || event.type === "rolled_back" || (event.type.startsWith("agent_") && typeof event.agent === "string" && agents.includes(event.agent));
+    const reopens =
+      event.type === "workflow_started" ||
+      event.type === "rolled_back" ||
+      (event.type.startsWith("agent_") && typeof event.agent === "string" && agents.includes(event.agent));
     if (reopens && at > putAt) putAt = at;
   }
   const since = putAt > 0 ? new Date(putAt).toISOString() : null;
@@ -94,7 +104,12 @@ export function pendingAsked(events: readonly LoggedEvent[]): LoggedEvent | unde
   for (let i = events.length - 1; i >= 0; i--) {
     const event = events[i]!;
     // Answered once the person said yes or no; a reply that said neither leaves it open (asked again).
-    if (event.type === "person_replied" && typeof event.decision === "string" && (event.answer === "yes" || event.answer === "no" || event.declined === true)) return undefined;
+    if (
+      event.type === "person_replied" &&
+      typeof event.decision === "string" &&
+      (event.answer === "yes" || event.answer === "no" || event.declined === true)
+    )
+      return undefined;
     if (event.type === "decision_asked" && typeof event.key === "string") return event;
   }
   return undefined;
@@ -125,7 +140,10 @@ export function decisionAnswered(events: readonly LoggedEvent[], key: string): P
   events.forEach((e, i) => {
     if (e.type === "decision_asked" && e.key === key) asked = i;
   });
-  const reply = asked === -1 ? undefined : events.findLast((e, i) => i > asked && e.type === "person_replied" && e.decision === key);
+  const reply =
+    asked === -1
+      ? undefined
+      : events.findLast((e, i) => i > asked && e.type === "person_replied" && e.decision === key);
   if (reply === undefined) return NO_REPLY;
   // Only a yes answers yes ("continue" answers nothing): SPEC §11.
   if (reply.answer === "no" || reply.declined === true) return { ok: false, saidNo: true };
@@ -138,11 +156,18 @@ export function decisionAnswered(events: readonly LoggedEvent[], key: string): P
  * --keep-edit`) that the person replied to after it was last asked.
  */
 export function commandAnswered(events: readonly LoggedEvent[], command: string): PersonReply {
-  const asked = events.filter((e) => e.type === "decision_asked" && (e.yes === command || e.no === command) && typeof e.key === "string").at(-1);
+  const asked = events
+    .filter((e) => e.type === "decision_asked" && (e.yes === command || e.no === command) && typeof e.key === "string")
+    .at(-1);
   if (asked === undefined) return NO_REPLY;
   const answered = decisionAnswered(events, asked.key as string);
   // A no lets the decision's no command through, never its yes; a yes only the yes.
-  if (asked.no === command && asked.yes !== command) return answered.saidNo ? { ok: true, saidNo: false } : answered.ok ? { ok: false, saidNo: false, unclear: true } : answered;
+  if (asked.no === command && asked.yes !== command)
+    return answered.saidNo
+      ? { ok: true, saidNo: false }
+      : answered.ok
+        ? { ok: false, saidNo: false, unclear: true }
+        : answered;
   return answered;
 }
 
@@ -164,5 +189,8 @@ const APPROVE = /^(approve[ds]?|yes|y|lgtm|ok|okay|looks good( to me)?|go ahead|
 export function saysNo(prompt: string): boolean {
   const text = prompt.trim();
   if (/^(please )?(don'?t|do not) approve\b|^not approved\b/i.test(text)) return true;
-  return /^(no|nope|nah|not yet|reject(ed)?|decline[ds]?|wait|stop|hold on)\b(?!-)/i.test(text) && !/\b(approve[ds]?|lgtm|looks good|go ahead|ship it|yes)\b/i.test(text);
+  return (
+    /^(no|nope|nah|not yet|reject(ed)?|decline[ds]?|wait|stop|hold on)\b(?!-)/i.test(text) &&
+    !/\b(approve[ds]?|lgtm|looks good|go ahead|ship it|yes)\b/i.test(text)
+  );
 }

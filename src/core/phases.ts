@@ -30,7 +30,12 @@ export interface PhaseSpec {
 
 /** The phase table of a flow: each step's agent, gate, outputs, keyed by step id. */
 export function phaseTable(flow: Flow): Readonly<Record<Phase, PhaseSpec>> {
-  return Object.fromEntries(flow.steps.map((s) => [s.id, { phase: s.id, agent: stepAgent(s), gate: hasGate(s), outputs: s.reports, produces: stepProduces(s) }]));
+  return Object.fromEntries(
+    flow.steps.map((s) => [
+      s.id,
+      { phase: s.id, agent: stepAgent(s), gate: hasGate(s), outputs: s.reports, produces: stepProduces(s) },
+    ]),
+  );
 }
 
 export const PHASE_TABLE: Readonly<Record<Phase, PhaseSpec>> = phaseTable(DEVELOP);

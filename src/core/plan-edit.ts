@@ -8,7 +8,12 @@ import { findCycle, findTask, type TaskEvent } from "./tasks.js";
 import type { ErrorCode } from "./error-codes.js";
 
 export type PlanEdit =
-  | { readonly kind: "edit"; readonly id: string; readonly title?: string | undefined; readonly dependsOn?: readonly string[] | undefined }
+  | {
+      readonly kind: "edit";
+      readonly id: string;
+      readonly title?: string | undefined;
+      readonly dependsOn?: readonly string[] | undefined;
+    }
   | { readonly kind: "remove"; readonly id: string }
   | { readonly kind: "skip"; readonly id: string; readonly reason: string };
 
@@ -37,8 +42,10 @@ export function dependantsOf(tasks: readonly Task[], id: string): string[] {
 
 /** Why a task cannot be changed any more, or undefined. A running task's executor works from the plan as it is; a finished one is history. */
 function frozen(task: Task, verb: string): string | undefined {
-  if (task.status === "running") return `task ${task.id} is running: its executor works from the plan as it is; ${verb} it after this attempt ends`;
-  if (task.status === "complete") return `task ${task.id} is complete: its work is done${task.worktree?.merge?.state === "merged" ? ` and merged into ${task.worktree.merge.into}` : ""}, and the plan keeps it as it ran`;
+  if (task.status === "running")
+    return `task ${task.id} is running: its executor works from the plan as it is; ${verb} it after this attempt ends`;
+  if (task.status === "complete")
+    return `task ${task.id} is complete: its work is done${task.worktree?.merge?.state === "merged" ? ` and merged into ${task.worktree.merge.into}` : ""}, and the plan keeps it as it ran`;
   return undefined;
 }
 
@@ -48,20 +55,45 @@ const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.
 export function applyPlanEdit(state: ExecutionState, edit: PlanEdit, now: Date): PlanEditOutcome {
   const index = state.tasks.findIndex((t) => t.id === edit.id);
   const task = state.tasks[index];
-  if (task === undefined) return refuse("unknown_task", `task ${edit.id} does not exist; \`dotagent tasks\` lists the plan`);
+  if (task === undefined)
+    return refuse("unknown_task", `task ${edit.id} does not exist; \`dotagent tasks\` lists the plan`);
   const dependants = dependantsOf(state.tasks, task.id);
   const at = now.toISOString();
-  const done = (tasks: Task[], after: Task | null, event: TaskEvent): PlanEditOutcome => ({ ok: true, state: { ...state, tasks, updated_at: at }, events: [event], changed: true, before: task, after, dependants });
-  const unchanged: PlanEditOutcome = { ok: true, state, events: [], changed: false, before: task, after: task, dependants };
+  const done = (tasks: Task[], after: Task | null, event: TaskEvent): PlanEditOutcome => ({
+    ok: true,
+    state: { ...state, tasks, updated_at: at },
+    events: [event],
+    changed: true,
+    before: task,
+    after,
+    dependants,
+  });
+  const unchanged: PlanEditOutcome = {
+    ok: true,
+    state,
+    events: [],
+    changed: false,
+    before: task,
+    after: task,
+    dependants,
+  };
   switch (edit.kind) {
     case "edit": {
-      if (task.status === "skipped") return refuse("task_not_editable", `task ${task.id} was skipped (${task.skipped?.reason ?? "no reason given"}); the plan keeps it as the record of that`);
+      if (task.status === "skipped")
+        return refuse(
+          "task_not_editable",
+          `task ${task.id} was skipped (${task.skipped?.reason ?? "no reason given"}); the plan keeps it as the record of that`,
+        );
       const why = frozen(task, "change");
       if (why !== undefined) return refuse("task_not_editable", why);
       const title = edit.title === undefined ? task.title : edit.title === "" ? undefined : edit.title;
       const deps = edit.dependsOn === undefined ? [...(task.depends_on ?? [])] : [...new Set(edit.dependsOn)];
       for (const dep of deps) {
-        if (findTask(state, dep) === undefined) return refuse("unknown_dependency", `task ${task.id} cannot depend on ${dep}, which does not exist; \`dotagent tasks\` lists the plan`);
+        if (findTask(state, dep) === undefined)
+          return refuse(
+            "unknown_dependency",
+            `task ${task.id} cannot depend on ${dep}, which does not exist; \`dotagent tasks\` lists the plan`,
+          );
       }
       const titleChanged = (task.title ?? undefined) !== title;
       const depsChanged = !sameList(task.depends_on ?? [], deps);
@@ -71,7 +103,11 @@ export function applyPlanEdit(state: ExecutionState, edit: PlanEdit, now: Date):
       const tasks = state.tasks.slice();
       tasks[index] = after;
       const cycle = depsChanged ? findCycle(tasks) : undefined;
-      if (cycle !== undefined) return refuse("dependency_cycle", `task ${task.id} cannot depend on ${listOf(deps)}: the dependencies would form a cycle: ${cycle.join(" → ")}`);
+      if (cycle !== undefined)
+        return refuse(
+          "dependency_cycle",
+          `task ${task.id} cannot depend on ${listOf(deps)}: the dependencies would form a cycle: ${cycle.join(" → ")}`,
+        );
       return done(tasks, after, {
         type: "task_edited",
         task_id: task.id,
@@ -80,7 +116,11 @@ export function applyPlanEdit(state: ExecutionState, edit: PlanEdit, now: Date):
       });
     }
     case "remove": {
-      if (task.status === "skipped") return refuse("task_not_editable", `task ${task.id} was skipped (${task.skipped?.reason ?? "no reason given"}); the plan keeps it as the record of that`);
+      if (task.status === "skipped")
+        return refuse(
+          "task_not_editable",
+          `task ${task.id} was skipped (${task.skipped?.reason ?? "no reason given"}); the plan keeps it as the record of that`,
+        );
       const why = frozen(task, "remove");
       if (why !== undefined) return refuse("task_not_editable", why);
       if (dependants.length > 0) {
@@ -92,11 +132,24 @@ export function applyPlanEdit(state: ExecutionState, edit: PlanEdit, now: Date):
         );
       }
       if (task.worktree != null) {
-        return refuse("task_has_worktree", `task ${task.id} has a worktree (${task.worktree.path}, branch ${task.worktree.branch}) from its earlier attempts; skip it instead (\`dotagent task skip ${task.id} --reason …\`), which keeps that work where it is`);
+        return refuse(
+          "task_has_worktree",
+          `task ${task.id} has a worktree (${task.worktree.path}, branch ${task.worktree.branch}) from its earlier attempts; skip it instead (\`dotagent task skip ${task.id} --reason …\`), which keeps that work where it is`,
+        );
       }
-      if (state.tasks.length === 1) return refuse("empty_plan", `task ${task.id} is the plan's only task; skip it instead (\`dotagent task skip ${task.id} --reason …\`)`);
+      if (state.tasks.length === 1)
+        return refuse(
+          "empty_plan",
+          `task ${task.id} is the plan's only task; skip it instead (\`dotagent task skip ${task.id} --reason …\`)`,
+        );
       const tasks = state.tasks.filter((_, i) => i !== index);
-      return done(tasks, null, { type: "task_removed", task_id: task.id, status: task.status, attempts: task.attempts, ...(task.title === undefined ? {} : { title: task.title }) });
+      return done(tasks, null, {
+        type: "task_removed",
+        task_id: task.id,
+        status: task.status,
+        attempts: task.attempts,
+        ...(task.title === undefined ? {} : { title: task.title }),
+      });
     }
     case "skip": {
       if (task.status === "skipped") return unchanged;
@@ -105,7 +158,13 @@ export function applyPlanEdit(state: ExecutionState, edit: PlanEdit, now: Date):
       const after: Task = { ...task, status: "skipped", skipped: { reason: edit.reason, at } };
       const tasks = state.tasks.slice();
       tasks[index] = after;
-      return done(tasks, after, { type: "task_skipped", task_id: task.id, reason: edit.reason, from: task.status, ...(dependants.length > 0 ? { dependants } : {}) });
+      return done(tasks, after, {
+        type: "task_skipped",
+        task_id: task.id,
+        reason: edit.reason,
+        from: task.status,
+        ...(dependants.length > 0 ? { dependants } : {}),
+      });
     }
   }
 }
@@ -122,7 +181,9 @@ export function planEditQuestion(state: ExecutionState, edit: PlanEdit): string 
     case "edit": {
       const changes = [
         ...(edit.title === undefined ? [] : [edit.title === "" ? "no title" : `title ${JSON.stringify(edit.title)}`]),
-        ...(edit.dependsOn === undefined ? [] : [`depends on ${listOf([...new Set(edit.dependsOn)])} (was ${listOf(task?.depends_on ?? [])})`]),
+        ...(edit.dependsOn === undefined
+          ? []
+          : [`depends on ${listOf([...new Set(edit.dependsOn)])} (was ${listOf(task?.depends_on ?? [])})`]),
       ];
       return `Change ${named()} of the plan: ${changes.join(", ")}?`;
     }
@@ -130,7 +191,8 @@ export function planEditQuestion(state: ExecutionState, edit: PlanEdit): string 
       return `Remove ${named(task?.status ?? "?", `${task?.attempts ?? 0} failed attempts`)} from the plan?`;
     case "skip": {
       const dependants = dependantsOf(state.tasks, edit.id);
-      const then = dependants.length === 0 ? "" : ` It then counts as done for ${listOf(dependants)}, which may start without it.`;
+      const then =
+        dependants.length === 0 ? "" : ` It then counts as done for ${listOf(dependants)}, which may start without it.`;
       return `Skip ${named(task?.status ?? "?")} because ${JSON.stringify(edit.reason)}?${then}`;
     }
   }

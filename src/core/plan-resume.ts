@@ -10,7 +10,15 @@ import { compilePattern, MAX_SUBJECT, runPattern, type Pattern } from "./linear-
 import { ownedReports, phaseAgentOf, unownedNote } from "./report-owners.js";
 import { NOT_PICKED } from "./authority.js";
 import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
-import { currentRound, importPlan, isLegacyExecution, planFileOf, planFrom, planStatus, planTasksReason } from "./plans.js";
+import {
+  currentRound,
+  importPlan,
+  isLegacyExecution,
+  planFileOf,
+  planFrom,
+  planStatus,
+  planTasksReason,
+} from "./plans.js";
 import { countByStatus, emptyExecution, readyTasks, recoverTasks, type Repair } from "./tasks.js";
 import { agentOwnerKey, isInFlight, type OwnerVerdicts } from "./ownership.js";
 import { DEFAULT_MAX_PARALLEL, ID_PATTERN } from "../schema/json.js";
@@ -41,7 +49,17 @@ import { gitRefusedQuestion, isolationOf, isolationQuestion, type CheckoutFacts 
 
 /** `started`: this very call started the workflow (`resume --start` with a request and no workflow). */
 /** `hand_edit`: a state file holds bytes dotagent did not write (SPEC §15 Hand edits). */
-export const SITUATIONS = ["none", "started", "interrupted", "complete", "corrupt", "stale", "request_changed", "hand_edit", "definition_changed"] as const;
+export const SITUATIONS = [
+  "none",
+  "started",
+  "interrupted",
+  "complete",
+  "corrupt",
+  "stale",
+  "request_changed",
+  "hand_edit",
+  "definition_changed",
+] as const;
 export type Situation = (typeof SITUATIONS)[number];
 
 export const ACTIONS = [
@@ -101,12 +119,12 @@ export interface AgentInFlight {
   design?: string;
 }
 
-
 /**
  * `isolation`: the main checkout has uncommitted changes as a round's tasks are about to start (SPEC §19).
  * `corrupt_rollback`, `hand_edit`: go back to the newest checkpoint (yes), or not (SPEC §5).
  */
-export type DecisionKind = "corrupt" | "corrupt_rollback" | "hand_edit" | "stale" | "request_changed" | "isolation" | "definition_changed";
+export type DecisionKind =
+  "corrupt" | "corrupt_rollback" | "hand_edit" | "stale" | "request_changed" | "isolation" | "definition_changed";
 
 export interface Decision {
   question: string;
@@ -201,7 +219,10 @@ export function workflowFlag(name: string | undefined): string {
  * `dotagent run "<request>"`) archives it and starts the new one without asking, as `init` does
  * (a complete workflow is never resumed, and the archive keeps it).
  */
-export function replacesComplete(plan: { readonly situation: string; readonly phase_status: PhaseStatus | null }): boolean {
+export function replacesComplete(plan: {
+  readonly situation: string;
+  readonly phase_status: PhaseStatus | null;
+}): boolean {
   return plan.situation === "request_changed" && plan.phase_status === "complete";
 }
 
@@ -228,7 +249,12 @@ const FIRST_AGENT = stepAgent(DEVELOP.steps[0]!);
 const FRESH_START_YES = (reason: string) => `dotagent archive --reason ${shellQuote(reason)}`;
 
 function describePoint(point: RecoveryPoint, now: Date): string {
-  const last = point.last_write === true ? "what dotagent last wrote" : point.last_write === false ? "the newest state dotagent kept; it wrote after it, and that is not kept" : "the newest state dotagent kept";
+  const last =
+    point.last_write === true
+      ? "what dotagent last wrote"
+      : point.last_write === false
+        ? "the newest state dotagent kept; it wrote after it, and that is not kept"
+        : "the newest state dotagent kept";
   return `checkpoint ${point.rev} (${point.what}, at ${point.phase} ${point.phase_status}, ${describeAgo(point.at, now)}: ${last})`;
 }
 
@@ -268,8 +294,18 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
       phase_status: null,
       completed_phases: [],
       situation: "none",
-      next: { action: "start_workflow", agent: FIRST_AGENT, tasks: [], reason: "no workflow: the last one was archived; run `dotagent init --request …`, then spawn the pm agent" },
-      repairs: [{ code: "clear_finished", message: `a fresh start was cut off after archiving the old state as ${archive}: finished clearing it` }],
+      next: {
+        action: "start_workflow",
+        agent: FIRST_AGENT,
+        tasks: [],
+        reason: "no workflow: the last one was archived; run `dotagent init --request …`, then spawn the pm agent",
+      },
+      repairs: [
+        {
+          code: "clear_finished",
+          message: `a fresh start was cut off after archiving the old state as ${archive}: finished clearing it`,
+        },
+      ],
       writes: { moves: [], events: [], finishClear: archive },
     };
   }
@@ -281,7 +317,10 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
       return {
         ...base,
         situation: "corrupt",
-        next: rollbackNext(point, `the state is not valid: ${first.file}${first.path ? `: ${first.path}` : ""}: ${first.message}`),
+        next: rollbackNext(
+          point,
+          `the state is not valid: ${first.file}${first.path ? `: ${first.path}` : ""}: ${first.message}`,
+        ),
         decision: {
           question: `The workflow state is corrupt (${validation.errors.length} error${validation.errors.length === 1 ? "" : "s"}). Go back to ${describePoint(point, now)}? The current files go into an archive. (No: archive it all and start fresh.)`,
           default: false,
@@ -294,7 +333,12 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
     return {
       ...base,
       situation: "corrupt",
-      next: { action: "confirm_fresh_start", agent: null, tasks: [], reason: `the state is not valid: ${first.file}${first.path ? `: ${first.path}` : ""}: ${first.message}` },
+      next: {
+        action: "confirm_fresh_start",
+        agent: null,
+        tasks: [],
+        reason: `the state is not valid: ${first.file}${first.path ? `: ${first.path}` : ""}: ${first.message}`,
+      },
       decision: {
         question: `The workflow state is corrupt (${validation.errors.length} error${validation.errors.length === 1 ? "" : "s"}). Archive it and start fresh?`,
         default: false,
@@ -333,7 +377,12 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
     return {
       ...base,
       situation: "request_changed",
-      next: { action: "confirm_request_change", agent: null, tasks: [], reason: `workflow ${phase.workflow_id} was started for a different request` },
+      next: {
+        action: "confirm_request_change",
+        agent: null,
+        tasks: [],
+        reason: `workflow ${phase.workflow_id} was started for a different request`,
+      },
       decision: {
         question: `Workflow ${phase.workflow_id} was started for ${JSON.stringify(phase.request ?? "another request")}, not ${JSON.stringify(options.request)}. Archive it and start a new workflow for the new request?`,
         default: false,
@@ -350,7 +399,12 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
     return {
       ...base,
       situation: "definition_changed",
-      next: { action: "confirm_definition_change", agent: null, tasks: [], reason: `${changed.source} changed since workflow ${phase.workflow_id} started with it (its steps are pinned)` },
+      next: {
+        action: "confirm_definition_change",
+        agent: null,
+        tasks: [],
+        reason: `${changed.source} changed since workflow ${phase.workflow_id} started with it (its steps are pinned)`,
+      },
       decision: {
         question: `${changed.source} changed since workflow ${phase.workflow_id} started with it. Keep walking the steps it started with? (No: archive it and start the workflow again with the new definition.)`,
         default: true,
@@ -361,13 +415,30 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
     };
   }
   if (isWorkflowComplete(phase)) {
-    return adopting({ ...base, situation: "complete", next: { action: "workflow_complete", agent: null, tasks: [], reason: `workflow ${phase.workflow_id} is complete` } }, adopt);
+    return adopting(
+      {
+        ...base,
+        situation: "complete",
+        next: {
+          action: "workflow_complete",
+          agent: null,
+          tasks: [],
+          reason: `workflow ${phase.workflow_id} is complete`,
+        },
+      },
+      adopt,
+    );
   }
   if (validation.warnings.some((w) => w.code === "stale")) {
     return {
       ...base,
       situation: "stale",
-      next: { action: "confirm_fresh_start", agent: null, tasks: [], reason: `the last activity was ${base.last_activity_ago}` },
+      next: {
+        action: "confirm_fresh_start",
+        agent: null,
+        tasks: [],
+        reason: `the last activity was ${base.last_activity_ago}`,
+      },
       decision: {
         question: `Workflow ${phase.workflow_id} was last active ${base.last_activity_ago}. Archive it and start fresh?`,
         default: false,
@@ -384,12 +455,26 @@ export function planResume(snapshot: StateSnapshot, now: Date, options: ResumeOp
 function adopting(plan: ResumePlan, files: readonly string[]): ResumePlan {
   if (files.length === 0) return plan;
   const names = files.map((f) => f.replace("memory/state/", "")).join(" and ");
-  return { ...plan, repairs: [{ code: "hand_edit_kept", message: `${names}: changed outside dotagent, kept as it is (dotagent adopts it)` }, ...plan.repairs], writes: { ...plan.writes, adoptEdits: [...files] } };
+  return {
+    ...plan,
+    repairs: [
+      { code: "hand_edit_kept", message: `${names}: changed outside dotagent, kept as it is (dotagent adopts it)` },
+      ...plan.repairs,
+    ],
+    writes: { ...plan.writes, adoptEdits: [...files] },
+  };
 }
 
 type Base = Omit<ResumePlan, "situation" | "next">;
 
-function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, execution0: ExecutionState | undefined, now: Date, base: Base, options: ResumeOptions): ResumePlan {
+function planInterrupted(
+  allReports: ReportSnapshot,
+  phase0: PhaseState,
+  execution0: ExecutionState | undefined,
+  now: Date,
+  base: Base,
+  options: ResumeOptions,
+): ResumePlan {
   // A phase agent's report counts only when a hook saw its agent at work (core/report-owners.ts).
   const reports = ownedReports(allReports, phase0);
   const repairs: Repair[] = [];
@@ -415,17 +500,28 @@ function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, executi
     events.push(...recovered.events);
     if (!execution.interruption_safe) {
       execution = { ...execution, interruption_safe: true, updated_at: now.toISOString() };
-      repairs.push({ code: "execution_marked_safe", message: "execution.json had interruption_safe: false: tasks recovered, marked safe" });
+      repairs.push({
+        code: "execution_marked_safe",
+        message: "execution.json had interruption_safe: false: tasks recovered, marked safe",
+      });
     }
     if (options.maxParallel !== undefined && execution.max_parallel !== options.maxParallel) {
       execution = { ...execution, max_parallel: options.maxParallel, updated_at: now.toISOString() };
     }
   }
   // 2b. Phase agents whose session died, or whose phase is over: their records go.
-  const kept = (phase.agents ?? []).filter((a) => a.owner !== undefined && isInFlight(options.owners, agentOwnerKey(a.output)) && phaseOfRun(phase, a) === phase.current_phase);
+  const kept = (phase.agents ?? []).filter(
+    (a) =>
+      a.owner !== undefined &&
+      isInFlight(options.owners, agentOwnerKey(a.output)) &&
+      phaseOfRun(phase, a) === phase.current_phase,
+  );
   if (kept.length !== (phase.agents ?? []).length) {
     for (const gone of (phase.agents ?? []).filter((a) => !kept.includes(a))) {
-      repairs.push({ code: "agent_gone", message: `the ${describeRun(gone)} agent stopped without a recorded end (its session ended or its phase is over)` });
+      repairs.push({
+        code: "agent_gone",
+        message: `the ${describeRun(gone)} agent stopped without a recorded end (its session ended or its phase is over)`,
+      });
       events.push({ type: "agent_gone", agent: gone.agent, output: gone.output });
     }
     phase = { ...phase, agents: kept };
@@ -451,18 +547,33 @@ function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, executi
       }
       const reworkMoved = reworkMoves(flowOf(phase), check, round, reports);
       const copy = reworkMoved[0]!.to;
-      journal = { type: "rework", started_at: now.toISOString(), round, moves: reworkMoved.map((m) => ({ from: m.from, to: m.to })) };
+      journal = {
+        type: "rework",
+        started_at: now.toISOString(),
+        round,
+        moves: reworkMoved.map((m) => ({ from: m.from, to: m.to })),
+      };
       moves.push(...reworkMoved);
       phase = applyRework(phase, check, round, copy, now, reworkMoved);
-      repairs.push({ code: "rework", message: `${check.id === "VERIFICATION" ? "verification" : check.id} failed: back to ${check.rework} for rework round ${round} (report kept as ${copy.replace("memory/reports/", "")})` });
+      repairs.push({
+        code: "rework",
+        message: `${check.id === "VERIFICATION" ? "verification" : check.id} failed: back to ${check.rework} for rework round ${round} (report kept as ${copy.replace("memory/reports/", "")})`,
+      });
       events.push({ type: "phase_rework", phase: check.rework, round, verification: copy });
       break;
     }
     // A step whose condition does not hold is passed over (recorded as skipped), never run.
-    if (step.when !== undefined && phase.phase_status !== "in_progress" && !conditionHolds(step.when, reports, phase.request ?? "")) {
+    if (
+      step.when !== undefined &&
+      phase.phase_status !== "in_progress" &&
+      !conditionHolds(step.when, reports, phase.request ?? "")
+    ) {
       phase = advance(phase, null, now, { skipped: true });
       const to = isWorkflowComplete(phase) ? "the end: workflow complete" : phase.current_phase;
-      repairs.push({ code: "step_skipped", message: `${current} was skipped (${describeCondition(step.when)} does not hold): advanced to ${to}` });
+      repairs.push({
+        code: "step_skipped",
+        message: `${current} was skipped (${describeCondition(step.when)} does not hold): advanced to ${to}`,
+      });
       events.push({ type: "phase_skipped", phase: current, by: "plan" });
       continue;
     }
@@ -472,7 +583,10 @@ function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, executi
       const imported = importDesignTasks(phase, execution, reports, now, source);
       if (imported !== undefined) {
         execution = imported.state;
-        repairs.push({ code: "plan_recorded", message: `recorded the task plan of ${source.replace("memory/reports/", "")} (${imported.state.tasks.length} tasks)` });
+        repairs.push({
+          code: "plan_recorded",
+          message: `recorded the task plan of ${source.replace("memory/reports/", "")} (${imported.state.tasks.length} tasks)`,
+        });
         events.push(...(imported.events as MachineEvent[]));
       }
     }
@@ -480,21 +594,36 @@ function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, executi
     if (!proof.done || (specOf(phase, current).gate && !isApproved(phase, current))) break;
     phase = advance(phase, proof.output, now);
     const to = isWorkflowComplete(phase) ? "the end: workflow complete" : phase.current_phase;
-    repairs.push({ code: "phase_advanced", message: `${current} was done (${proof.output.replace("memory/reports/", "").replace("memory/state/", "")} is there): advanced to ${to}` });
+    repairs.push({
+      code: "phase_advanced",
+      message: `${current} was done (${proof.output.replace("memory/reports/", "").replace("memory/state/", "")} is there): advanced to ${to}`,
+    });
     events.push({ type: "phase_completed", phase: current, output: proof.output, by: "plan" });
   }
 
   // 4. ARCHITECTURE with nothing asked for and nothing written yet: the default designs are
   // recorded, so every reader (the skill, the runner, a hook) spawns the same architects.
   const currentStep = stepIn(phase, phase.current_phase);
-  if (currentStep.kind === "choose" && !isWorkflowComplete(phase) && (phase.designs_requested ?? []).length === 0 && reports.designs.length === 0 && !isValidReport(reportAt(reports, REPORT.finalDesign))) {
+  if (
+    currentStep.kind === "choose" &&
+    !isWorkflowComplete(phase) &&
+    (phase.designs_requested ?? []).length === 0 &&
+    reports.designs.length === 0 &&
+    !isValidReport(reportAt(reports, REPORT.finalDesign))
+  ) {
     const designs = currentStep.designs.map((d) => d.name);
     phase = { ...phase, designs_requested: designs };
     events.push({ type: "designs_requested", phase: currentStep.id, designs, proposed: true });
   }
 
-  const inFlight = (execution?.tasks ?? []).filter((t) => t.status === "running" && isInFlight(options.owners, t.id)).map((t) => t.id);
-  const agentsInFlight: AgentInFlight[] = (phase.agents ?? []).map((a) => ({ agent: a.agent, output: a.output, ...(a.design ? { design: a.design } : {}) }));
+  const inFlight = (execution?.tasks ?? [])
+    .filter((t) => t.status === "running" && isInFlight(options.owners, t.id))
+    .map((t) => t.id);
+  const agentsInFlight: AgentInFlight[] = (phase.agents ?? []).map((a) => ({
+    agent: a.agent,
+    output: a.output,
+    ...(a.design ? { design: a.design } : {}),
+  }));
   const maxParallel = options.maxParallel ?? execution?.max_parallel ?? DEFAULT_MAX_PARALLEL;
   let next = failedAgentAsked(phase, decideNext(phase, execution, reports, inFlight, agentsInFlight, maxParallel));
   let decision: Decision | null = null;
@@ -503,11 +632,35 @@ function planInterrupted(allReports: ReportSnapshot, phase0: PhaseState, executi
   const checkout = options.checkout;
   if (next.action === "run_tasks" && isolationOf(execution, currentRound(phase)) === undefined) {
     if (checkout?.git === true && checkout.dirty.length > 0) {
-      next = { action: "confirm_isolation", agent: null, tasks: [], reason: `the main checkout has uncommitted changes (${checkout.dirty.slice(0, 3).join(", ")}${checkout.dirty.length > 3 ? ", …" : ""}): ask the person the decision's question (beside this next, or in \`dotagent resume --json\`): commit them, or run the tasks without worktrees`, round: currentRound(phase), checkout: "uncommitted" };
-      decision = { question: isolationQuestion(checkout), default: false, yes: "dotagent resume --isolation commit", no: "dotagent resume --isolation shared" };
+      next = {
+        action: "confirm_isolation",
+        agent: null,
+        tasks: [],
+        reason: `the main checkout has uncommitted changes (${checkout.dirty.slice(0, 3).join(", ")}${checkout.dirty.length > 3 ? ", …" : ""}): ask the person the decision's question (beside this next, or in \`dotagent resume --json\`): commit them, or run the tasks without worktrees`,
+        round: currentRound(phase),
+        checkout: "uncommitted",
+      };
+      decision = {
+        question: isolationQuestion(checkout),
+        default: false,
+        yes: "dotagent resume --isolation commit",
+        no: "dotagent resume --isolation shared",
+      };
     } else if (checkout?.git === "refused") {
-      next = { action: "confirm_isolation", agent: null, tasks: [], reason: `${checkout.reason}, so the main checkout cannot be looked at before the tasks start: ask the person the decision's question (beside this next, or in \`dotagent resume --json\`): commit what is uncommitted (outside the sandbox), or run the tasks without worktrees`, round: currentRound(phase), checkout: "git_refused" };
-      decision = { question: gitRefusedQuestion(checkout), default: false, yes: "dotagent resume --isolation commit", no: "dotagent resume --isolation shared" };
+      next = {
+        action: "confirm_isolation",
+        agent: null,
+        tasks: [],
+        reason: `${checkout.reason}, so the main checkout cannot be looked at before the tasks start: ask the person the decision's question (beside this next, or in \`dotagent resume --json\`): commit what is uncommitted (outside the sandbox), or run the tasks without worktrees`,
+        round: currentRound(phase),
+        checkout: "git_refused",
+      };
+      decision = {
+        question: gitRefusedQuestion(checkout),
+        default: false,
+        yes: "dotagent resume --isolation commit",
+        no: "dotagent resume --isolation shared",
+      };
     }
   }
   const changedPhase = phase !== phase0;
@@ -542,17 +695,31 @@ export function skippedSteps(phase: PhaseState): Set<string> {
 /** The step an agent at work belongs to: the one whose report it writes (a design or the roundtable: the choose step). */
 export function phaseOfRun(state: PhaseState, run: AgentRun): Phase | undefined {
   const flow = flowOf(state);
-  if (run.output.startsWith(`${REPORT.designsDir}/`) || run.output === REPORT.roundtable || run.output === REPORT.finalDesign) return flow.steps.find((s) => s.kind === "choose")?.id;
-  return (flow.steps.find((s) => s.reports.includes(run.output)) ?? flow.steps.find((s) => stepAgents(s).includes(run.agent)))?.id;
+  if (
+    run.output.startsWith(`${REPORT.designsDir}/`) ||
+    run.output === REPORT.roundtable ||
+    run.output === REPORT.finalDesign
+  )
+    return flow.steps.find((s) => s.kind === "choose")?.id;
+  return (
+    flow.steps.find((s) => s.reports.includes(run.output)) ?? flow.steps.find((s) => stepAgents(s).includes(run.agent))
+  )?.id;
 }
-const describeRun = (run: { agent: string; design?: string | undefined }) => (run.design ? `${run.agent} (design ${run.design})` : run.agent);
+const describeRun = (run: { agent: string; design?: string | undefined }) =>
+  run.design ? `${run.agent} (design ${run.design})` : run.agent;
 
 /**
  * Round 0's plan from final_design.json's `tasks`, when the design lists them and nothing else
  * was planned yet (no execution.json tasks, no plan record): the same import `task import` does.
  * A list that does not import (a bad id, an unknown dependency, a cycle) is left to plan_tasks.
  */
-function importDesignTasks(phase: PhaseState, execution: ExecutionState | undefined, reports: ReportSnapshot, now: Date, source: string) {
+function importDesignTasks(
+  phase: PhaseState,
+  execution: ExecutionState | undefined,
+  reports: ReportSnapshot,
+  now: Date,
+  source: string,
+) {
   if (currentRound(phase) !== 0 || isLegacyExecution(execution) || (execution?.tasks.length ?? 0) > 0) return undefined;
   if (planStatus(phase, execution).kind !== "unrecorded") return undefined;
   const design = reportAt(reports, source);
@@ -564,17 +731,37 @@ function importDesignTasks(phase: PhaseState, execution: ExecutionState | undefi
     const { id, title, depends_on } = t as Record<string, unknown>;
     if (typeof id !== "string" || !ID_PATTERN.test(id)) return undefined;
     if (title !== undefined && typeof title !== "string") return undefined;
-    if (depends_on !== undefined && !(Array.isArray(depends_on) && depends_on.every((d) => typeof d === "string" && ID_PATTERN.test(d)))) return undefined;
-    plan.push({ id, ...(title === undefined ? {} : { title }), depends_on: (depends_on as string[] | undefined) ?? [] });
+    if (
+      depends_on !== undefined &&
+      !(Array.isArray(depends_on) && depends_on.every((d) => typeof d === "string" && ID_PATTERN.test(d)))
+    )
+      return undefined;
+    plan.push({
+      id,
+      ...(title === undefined ? {} : { title }),
+      depends_on: (depends_on as string[] | undefined) ?? [],
+    });
   }
   const imported = importPlan(execution ?? emptyExecution(phase.workflow_id, now), phase, plan, now);
   return imported.ok ? imported : undefined;
 }
 
-function rollTransition(phase: PhaseState, reports: ReportSnapshot, now: Date): { phase: PhaseState; repair: Repair; moves: MoveEffect[] } {
+function rollTransition(
+  phase: PhaseState,
+  reports: ReportSnapshot,
+  now: Date,
+): { phase: PhaseState; repair: Repair; moves: MoveEffect[] } {
   const pending = phase.pending_transition;
   const cleared: PhaseState = { ...phase, pending_transition: null, interruption_safe: true };
-  if (!pending) return { phase: cleared, moves: [], repair: { code: "marked_safe", message: "phase.json had interruption_safe: false but no change recorded: marked safe" } };
+  if (!pending)
+    return {
+      phase: cleared,
+      moves: [],
+      repair: {
+        code: "marked_safe",
+        message: "phase.json had interruption_safe: false but no change recorded: marked safe",
+      },
+    };
   const present = (path: string) => {
     const s = reportAt(reports, path).status;
     return s !== "missing" && s !== "outside";
@@ -587,13 +774,31 @@ function rollTransition(phase: PhaseState, reports: ReportSnapshot, now: Date): 
     const check = pending.type === "rework" ? reworkingCheck(phase) : undefined;
     if (check !== undefined) {
       const round = typeof pending.round === "number" ? pending.round : nextReworkRound(phase);
-      next = applyRework(cleared, check, round, moves[0]?.to ?? reworkCopyPath(round), now, moves.map((m) => ({ type: "move" as const, from: m.from, to: m.to })));
+      next = applyRework(
+        cleared,
+        check,
+        round,
+        moves[0]?.to ?? reworkCopyPath(round),
+        now,
+        moves.map((m) => ({ type: "move" as const, from: m.from, to: m.to })),
+      );
     }
-    return { phase: next, moves: [], repair: { code: "transition_rolled_forward", message: `${what} was cut off after its files were moved: finished it` } };
+    return {
+      phase: next,
+      moves: [],
+      repair: {
+        code: "transition_rolled_forward",
+        message: `${what} was cut off after its files were moved: finished it`,
+      },
+    };
   }
   // Undo the moves that happened; the state files were not yet written for this change.
   const undo: MoveEffect[] = done.map((m) => ({ type: "move", from: m.to, to: m.from }));
-  return { phase: cleared, moves: undo, repair: { code: "transition_rolled_back", message: `${what} was cut off before its files were moved: undone` } };
+  return {
+    phase: cleared,
+    moves: undo,
+    repair: { code: "transition_rolled_back", message: `${what} was cut off before its files were moved: undone` },
+  };
 }
 
 /**
@@ -606,7 +811,11 @@ function failedAgentAsked(phase: PhaseState, next: NextAction): NextAction {
   if (next.action !== "spawn_agent" || phase.phase_status !== "failed") return next;
   const error = errorLine(phase.error ?? "", 300);
   const why = error === "" ? `${phase.current_phase} failed` : `${phase.current_phase} failed: ${error}`;
-  return { ...next, action: "resolve_failed_agent", reason: `${why}. Tell the person and end your turn: their reply starts ${phase.current_phase} again, and the ${next.agent} agent may then run (not before)` };
+  return {
+    ...next,
+    action: "resolve_failed_agent",
+    reason: `${why}. Tell the person and end your turn: their reply starts ${phase.current_phase} again, and the ${next.agent} agent may then run (not before)`,
+  };
 }
 
 function spawn(agent: string, reason: string): NextAction {
@@ -615,30 +824,57 @@ function spawn(agent: string, reason: string): NextAction {
 
 /** `step` is said only where the gate does not name it (approve_report: any agent step of a definition). */
 function approval(gate: Gate, reason: string, step: string): NextAction {
-  return { action: "await_approval", agent: null, tasks: [], reason, gate, ...(gate === "approve_report" ? { step } : {}) };
+  return {
+    action: "await_approval",
+    agent: null,
+    tasks: [],
+    reason,
+    gate,
+    ...(gate === "approve_report" ? { step } : {}),
+  };
 }
 
 /** Nothing to start while agents work: wait for their results (a notification, or the Agent call's return). */
 function awaitAgents(tasks: readonly string[], agents: readonly AgentInFlight[]): NextAction {
   const names = [...agents.map(describeRun), ...tasks.map((t) => `executor ${t}`)];
   const list = names.length <= 5 ? names.join(", ") : `${names.slice(0, 5).join(", ")} and ${names.length - 5} more`;
-  return { action: "await_agents", agent: null, tasks: [], reason: `${names.length === 1 ? "1 agent is" : `${names.length} agents are`} at work (${list}): wait for their results` };
+  return {
+    action: "await_agents",
+    agent: null,
+    tasks: [],
+    reason: `${names.length === 1 ? "1 agent is" : `${names.length} agents are`} at work (${list}): wait for their results`,
+  };
 }
 
-function decideNext(phase: PhaseState, execution: ExecutionState | undefined, reports: ReportSnapshot, inFlight: readonly string[], agents: readonly AgentInFlight[], maxParallel: number): NextAction {
-  if (isWorkflowComplete(phase)) return { action: "workflow_complete", agent: null, tasks: [], reason: `workflow ${phase.workflow_id} is complete` };
+function decideNext(
+  phase: PhaseState,
+  execution: ExecutionState | undefined,
+  reports: ReportSnapshot,
+  inFlight: readonly string[],
+  agents: readonly AgentInFlight[],
+  maxParallel: number,
+): NextAction {
+  if (isWorkflowComplete(phase))
+    return { action: "workflow_complete", agent: null, tasks: [], reason: `workflow ${phase.workflow_id} is complete` };
   const valid = (path: string) => isValidReport(reportAt(reports, path));
   const busy = (agent: string) => agents.filter((a) => a.agent === agent);
   // "verification.json was not written by a qa agent (…): spawn qa"
   const unowned = (path: string) => {
     const note = unownedNote(reportAt(reports, path));
-    return note === undefined ? undefined : `${path.replace(`${REPORTS_DIR}/`, "")} ${note}: spawn ${phaseAgentOf(path, flowOf(phase)) ?? "its agent"}`;
+    return note === undefined
+      ? undefined
+      : `${path.replace(`${REPORTS_DIR}/`, "")} ${note}: spawn ${phaseAgentOf(path, flowOf(phase)) ?? "its agent"}`;
   };
   const step = stepIn(phase, phase.current_phase);
   // develop's agents know their reports (the skill lists them); a definition's are said.
   const outputOf = (path: string) => (phase.workflow === undefined ? {} : { output: path });
   const names = (paths: readonly string[]) => paths.map((p) => p.replace(`${REPORTS_DIR}/`, "")).join(" or ");
-  if (phase.phase_status === "failed" && reworkingCheck(phase) !== undefined && phase.error && (phase.rework?.round ?? 0) >= (reworkingCheck(phase)?.max_rounds ?? Infinity)) {
+  if (
+    phase.phase_status === "failed" &&
+    reworkingCheck(phase) !== undefined &&
+    phase.error &&
+    (phase.rework?.round ?? 0) >= (reworkingCheck(phase)?.max_rounds ?? Infinity)
+  ) {
     return { action: "workflow_failed", agent: null, tasks: [], reason: phase.error };
   }
   switch (step.kind) {
@@ -649,55 +885,123 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
         // develop's demand is named as its skill names it; a definition's report with its folder, the path to read.
         const requirements = step.id === "REQUIREMENTS";
         const awaiting = step.reports.filter(valid);
-        return { ...approval(requirements ? "approve_requirements" : "approve_report", `${requirements ? names(awaiting) : awaiting.join(" or ")} awaits the user's approval`, step.id), ...outputOf(awaiting[0]!) };
+        return {
+          ...approval(
+            requirements ? "approve_requirements" : "approve_report",
+            `${requirements ? names(awaiting) : awaiting.join(" or ")} awaits the user's approval`,
+            step.id,
+          ),
+          ...outputOf(awaiting[0]!),
+        };
       }
-      return { ...spawn(step.agent, step.reports.map(unowned).find((u) => u !== undefined) ?? (step.reports.length === 1 ? `no valid ${names(step.reports)} yet` : `no ${names(step.reports)} yet`)), ...outputOf(step.reports[0]!) };
+      return {
+        ...spawn(
+          step.agent,
+          step.reports.map(unowned).find((u) => u !== undefined) ??
+            (step.reports.length === 1 ? `no valid ${names(step.reports)} yet` : `no ${names(step.reports)} yet`),
+        ),
+        ...outputOf(step.reports[0]!),
+      };
     }
     case "choose": {
-      if (valid(REPORT.finalDesign)) return approval("approve_design", "final_design.json awaits the user's approval", step.id);
+      if (valid(REPORT.finalDesign))
+        return approval("approve_design", "final_design.json awaits the user's approval", step.id);
       const working = new Set(busy(step.agent).map((a) => a.design));
       const asked = phase.designs_requested ?? [];
       const missing = missingDesigns(phase, reports).filter((d) => !working.has(d));
       if (missing.length > 0) {
-        const reason = missing.length === asked.length ? `write the designs asked for: ${missing.join(", ")}` : `designs ${missing.join(", ")} of ${asked.join(", ")} are missing (do not re-run the others)`;
+        const reason =
+          missing.length === asked.length
+            ? `write the designs asked for: ${missing.join(", ")}`
+            : `designs ${missing.join(", ")} of ${asked.join(", ")} are missing (do not re-run the others)`;
         return { ...spawn(step.agent, reason), designs: missing };
       }
       if (agents.length > 0) return awaitAgents([], agents);
       if (reports.designs.length > 0 && valid(REPORT.roundtable)) {
         const final = reportAt(reports, REPORT.finalDesign);
         const notPicked = final.status === "invalid" && final.reason === NOT_PICKED;
-        return approval("pick_design", notPicked ? `final_design.json ${NOT_PICKED}: show the options in roundtable.json and ask the user which one (do not write final_design.json)` : "the user picks a design (do not re-run the architects)", step.id);
+        return approval(
+          "pick_design",
+          notPicked
+            ? `final_design.json ${NOT_PICKED}: show the options in roundtable.json and ask the user which one (do not write final_design.json)`
+            : "the user picks a design (do not re-run the architects)",
+          step.id,
+        );
       }
-      if (reports.designs.length > 0) return spawn(step.reducer, unowned(REPORT.roundtable) ?? "designs exist but roundtable.json does not");
+      if (reports.designs.length > 0)
+        return spawn(step.reducer, unowned(REPORT.roundtable) ?? "designs exist but roundtable.json does not");
       const defaults = step.designs.map((d) => d.name);
-      return { ...spawn(step.agent, `no designs yet: ask for ${defaults.join(" and ")} (or record others first with \`dotagent phase start ${step.id} --designs a,b\`)`), designs: defaults };
+      return {
+        ...spawn(
+          step.agent,
+          `no designs yet: ask for ${defaults.join(" and ")} (or record others first with \`dotagent phase start ${step.id} --designs a,b\`)`,
+        ),
+        designs: defaults,
+      };
     }
     case "tasks": {
       const rework = isReworkOpen(phase) ? phase.rework : undefined;
       const plan = planStatus(phase, execution);
       const round = currentRound(phase);
-      const reworkExecutor = () => spawn(step.agent, `verification failed: fix what ${rework?.verification} lists, then \`dotagent phase complete ${step.id}\``);
+      const reworkExecutor = () =>
+        spawn(
+          step.agent,
+          `verification failed: fix what ${rework?.verification} lists, then \`dotagent phase complete ${step.id}\``,
+        );
       if (plan.kind === "unrecorded") {
         const source = planSourceOf(flowOf(phase), step.id, skippedSteps(phase));
-        return { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason(plan, phase.rework?.verification, source), round, plan_file: planFileOf(round), plan_from: planFrom(plan.round, phase.rework?.verification, source) };
+        return {
+          action: "plan_tasks",
+          agent: null,
+          tasks: [],
+          reason: planTasksReason(plan, phase.rework?.verification, source),
+          round,
+          plan_file: planFileOf(round),
+          plan_from: planFrom(plan.round, phase.rework?.verification, source),
+        };
       }
       if (execution === undefined || execution.tasks.length === 0) {
         // Legacy only: new-format files reach here with a recorded plan, which has tasks.
-        return rework ? reworkExecutor() : { action: "plan_tasks", agent: null, tasks: [], reason: planTasksReason({ kind: "unrecorded", round: 0, loose: [] }), round: 0, plan_file: planFileOf(0), plan_from: planFrom(0) };
+        return rework
+          ? reworkExecutor()
+          : {
+              action: "plan_tasks",
+              agent: null,
+              tasks: [],
+              reason: planTasksReason({ kind: "unrecorded", round: 0, loose: [] }),
+              round: 0,
+              plan_file: planFileOf(0),
+              plan_from: planFrom(0),
+            };
       }
       // At most max_parallel tasks run at once, those in flight included.
       const ready = readyTasks(execution);
       const slots = Math.max(0, maxParallel - inFlight.length);
-      const flying = inFlight.length > 0 ? `; ${inFlight.length} in flight (${inFlight.slice(0, 5).join(", ")}${inFlight.length > 5 ? ", …" : ""})` : "";
+      const flying =
+        inFlight.length > 0
+          ? `; ${inFlight.length} in flight (${inFlight.slice(0, 5).join(", ")}${inFlight.length > 5 ? ", …" : ""})`
+          : "";
       if (ready.length > 0 && slots > 0) {
         const batch = ready.slice(0, slots).map((t) => t.id);
-        return { action: "run_tasks", agent: null, tasks: batch, reason: `${count(ready.length, "task")} ready, ${batch.length} to run now (at most ${maxParallel} at once)${flying}`, round };
+        return {
+          action: "run_tasks",
+          agent: null,
+          tasks: batch,
+          reason: `${count(ready.length, "task")} ready, ${batch.length} to run now (at most ${maxParallel} at once)${flying}`,
+          round,
+        };
       }
       const counts = countByStatus(execution);
       if (inFlight.length > 0) return { ...awaitAgents(inFlight, []), round };
       if ((counts.dead ?? 0) > 0) {
         const dead = execution.tasks.filter((t) => t.status === "dead").map((t) => t.id);
-        return { action: "resolve_dead_tasks", agent: null, tasks: dead, reason: `${count(dead.length, "dead task")} block${dead.length === 1 ? "s" : ""} progress: \`dotagent task retry ID --extra-attempts N\` (no --yes) gives the person's decision: show it, end your turn, run its yes only after they say yes`, round };
+        return {
+          action: "resolve_dead_tasks",
+          agent: null,
+          tasks: dead,
+          reason: `${count(dead.length, "dead task")} block${dead.length === 1 ? "s" : ""} progress: \`dotagent task retry ID --extra-attempts N\` (no --yes) gives the person's decision: show it, end your turn, run its yes only after they say yes`,
+          round,
+        };
       }
       if (rework && plan.kind === "legacy") return reworkExecutor();
       return { action: "await_agents", agent: null, tasks: [], reason: "tasks are running", round };
@@ -710,13 +1014,26 @@ function decideNext(phase: PhaseState, execution: ExecutionState | undefined, re
         return { ...spawn(step.agent, unowned(report) ?? `no valid ${names([report])} yet`), ...outputOf(report) };
       }
       const state = reportAt(reports, report);
-      if (isValidReport(state) && step.kind === "shell") return { action: "workflow_failed", agent: null, tasks: [], reason: `${step.id}: \`${step.run}\` failed (${names([report])} says passed: false); fix the cause, then \`dotagent step run ${step.id} --again\`` };
-      return { action: "run_step", agent: null, tasks: [], reason: `run ${step.id}'s command (\`${oneLine(step.run ?? "")}\`): \`dotagent step run ${step.id}\``, step: step.id };
+      if (isValidReport(state) && step.kind === "shell")
+        return {
+          action: "workflow_failed",
+          agent: null,
+          tasks: [],
+          reason: `${step.id}: \`${step.run}\` failed (${names([report])} says passed: false); fix the cause, then \`dotagent step run ${step.id} --again\``,
+        };
+      return {
+        action: "run_step",
+        agent: null,
+        tasks: [],
+        reason: `run ${step.id}'s command (\`${oneLine(step.run ?? "")}\`): \`dotagent step run ${step.id}\``,
+        step: step.id,
+      };
     }
   }
 }
 
-const oneLine = (text: string) => (text.length > 80 || text.includes("\n") ? `${text.replace(/\s+/g, " ").slice(0, 77)}…` : text);
+const oneLine = (text: string) =>
+  text.length > 80 || text.includes("\n") ? `${text.replace(/\s+/g, " ").slice(0, 77)}…` : text;
 
 /** Whether a step's `when` holds, read from the reports on disk (or the request). A missing report or field is `undefined`. */
 export function conditionHolds(when: StepCondition, reports: ReportSnapshot, request: string): boolean {
@@ -724,12 +1041,26 @@ export function conditionHolds(when: StepCondition, reports: ReportSnapshot, req
   if (when.report === "request") value = request;
   else {
     const state = reportAt(reports, when.report);
-    value = state.status === "valid" ? (when.field ?? "").split(".").reduce<unknown>((v, key) => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>)[key] : undefined), state.data) : undefined;
+    value =
+      state.status === "valid"
+        ? (when.field ?? "")
+            .split(".")
+            .reduce<unknown>(
+              (v, key) =>
+                v !== null && typeof v === "object" && !Array.isArray(v)
+                  ? (v as Record<string, unknown>)[key]
+                  : undefined,
+              state.data,
+            )
+        : undefined;
     if (when.field === undefined) value = state.status === "valid" ? state.data : undefined;
   }
   if (when.equals !== undefined) return value === when.equals;
   if (when.not_equals !== undefined) return value !== when.not_equals;
-  if (when.matches !== undefined) return typeof value === "string" && value.length <= MAX_SUBJECT && runPattern(patternOf(when.matches), value).matched;
+  if (when.matches !== undefined)
+    return (
+      typeof value === "string" && value.length <= MAX_SUBJECT && runPattern(patternOf(when.matches), value).matched
+    );
   return true;
 }
 
@@ -740,7 +1071,8 @@ function patternOf(source: string): Pattern {
   if (pattern === undefined) {
     const compiled = compilePattern(source);
     // Every Flow was checked (resolve-workflow.ts refuses a pattern that does not compile): reaching this is a bug.
-    if (!compiled.ok) throw new Error(`a workflow's when.matches ${JSON.stringify(source)} does not compile: ${compiled.reason}`);
+    if (!compiled.ok)
+      throw new Error(`a workflow's when.matches ${JSON.stringify(source)} does not compile: ${compiled.reason}`);
     pattern = compiled.pattern;
     patterns.set(source, pattern);
   }
@@ -748,7 +1080,10 @@ function patternOf(source: string): Pattern {
 }
 
 export function describeCondition(when: StepCondition): string {
-  const what = when.report === "request" ? "the request" : `${when.report.replace(`${REPORTS_DIR}/`, "")}${when.field ? ` ${when.field}` : ""}`;
+  const what =
+    when.report === "request"
+      ? "the request"
+      : `${when.report.replace(`${REPORTS_DIR}/`, "")}${when.field ? ` ${when.field}` : ""}`;
   if (when.equals !== undefined) return `${what} = ${JSON.stringify(when.equals)}`;
   if (when.not_equals !== undefined) return `${what} ≠ ${JSON.stringify(when.not_equals)}`;
   return `${what} matches /${when.matches ?? ""}/`;

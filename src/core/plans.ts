@@ -29,7 +29,9 @@ export function planFileOf(round: number): string {
 /** The planning round the workflow is in: the open rework round, else 0. */
 export function currentRound(phase: PhaseState | undefined): number {
   const rework = phase?.rework;
-  return phase !== undefined && phase.current_phase === tasksStepOf(phase) && rework != null && !rework.closed_at ? rework.round : 0;
+  return phase !== undefined && phase.current_phase === tasksStepOf(phase) && rework != null && !rework.closed_at
+    ? rework.round
+    : 0;
 }
 
 /** The workflow's one `tasks` step (develop: IMPLEMENTATION; fix: FIX), if it has one. */
@@ -63,16 +65,26 @@ export function planStatus(phase: PhaseState | undefined, execution: ExecutionSt
 export function missingPlan(phase: PhaseState | undefined, execution: ExecutionState | undefined): string | undefined {
   const status = planStatus(phase, execution);
   if (status.kind !== "unrecorded") return undefined;
-  return status.round === 0 ? "no task plan is recorded (`dotagent task import FILE`)" : `rework round ${status.round} has no task plan recorded (\`dotagent task import FILE\`)`;
+  return status.round === 0
+    ? "no task plan is recorded (`dotagent task import FILE`)"
+    : `rework round ${status.round} has no task plan recorded (\`dotagent task import FILE\`)`;
 }
 
 /** The `plan_tasks` reason: where to plan from, where to write the plan, what is already there. */
 /** The report a round's tasks come from (project-relative): round 0 the plan's source, round N the failed check's copy. */
-export function planFrom(round: number, failedReport?: string | null, source = "memory/reports/final_design.json"): string {
+export function planFrom(
+  round: number,
+  failedReport?: string | null,
+  source = "memory/reports/final_design.json",
+): string {
   return round === 0 ? source : (failedReport ?? reworkCopyPath(round));
 }
 
-export function planTasksReason(status: Extract<PlanStatus, { kind: "unrecorded" }>, failedReport?: string | null, source = "memory/reports/final_design.json"): string {
+export function planTasksReason(
+  status: Extract<PlanStatus, { kind: "unrecorded" }>,
+  failedReport?: string | null,
+  source = "memory/reports/final_design.json",
+): string {
   const file = planFileOf(status.round);
   const from = planFrom(status.round, failedReport, source).replace("memory/reports/", "");
   const loose = status.loose.length === 0 ? "" : `; include ${shortList(status.loose)}, added one by one`;
@@ -85,13 +97,24 @@ function shortList(ids: readonly string[]): string {
 }
 
 export type ImportResult =
-  | { ok: true; state: ExecutionState; events: PlanEvent[]; added: string[]; skipped: string[]; plan: PlanRecord | null }
+  | {
+      ok: true;
+      state: ExecutionState;
+      events: PlanEvent[];
+      added: string[];
+      skipped: string[];
+      plan: PlanRecord | null;
+    }
   | { ok: false; code: ErrorCode; message: string };
 
 function sameTask(task: Task, add: NewTask): boolean {
   const deps = add.depends_on ?? [];
   const have = task.depends_on ?? [];
-  return (task.title ?? undefined) === (add.title ?? undefined) && have.length === deps.length && have.every((d, i) => d === deps[i]);
+  return (
+    (task.title ?? undefined) === (add.title ?? undefined) &&
+    have.length === deps.length &&
+    have.every((d, i) => d === deps[i])
+  );
 }
 
 /**
@@ -100,8 +123,18 @@ function sameTask(task: Task, add: NewTask): boolean {
  * after a crash is harmless; the same id with other content is refused. When the round's plan is
  * already recorded, the import only adds tasks (extra tasks after a plan).
  */
-export function importPlan(state: ExecutionState, phase: PhaseState | undefined, tasks: readonly NewTask[], now: Date): ImportResult {
-  if (tasks.length === 0) return { ok: false, code: "empty_plan", message: "the plan has no tasks; list every task as {\"id\": …, \"title\": …, \"depends_on\": […]}" };
+export function importPlan(
+  state: ExecutionState,
+  phase: PhaseState | undefined,
+  tasks: readonly NewTask[],
+  now: Date,
+): ImportResult {
+  if (tasks.length === 0)
+    return {
+      ok: false,
+      code: "empty_plan",
+      message: 'the plan has no tasks; list every task as {"id": …, "title": …, "depends_on": […]}',
+    };
   const byId = new Map(state.tasks.map((t) => [t.id, t]));
   const fresh: NewTask[] = [];
   const skipped: string[] = [];
@@ -109,22 +142,42 @@ export function importPlan(state: ExecutionState, phase: PhaseState | undefined,
     const have = byId.get(add.id);
     if (have === undefined) fresh.push(add);
     else if (sameTask(have, add)) skipped.push(add.id);
-    else return { ok: false, code: "task_conflict", message: `task ${add.id} already exists with another title or depends_on; give the new task another id, or import the same content` };
+    else
+      return {
+        ok: false,
+        code: "task_conflict",
+        message: `task ${add.id} already exists with another title or depends_on; give the new task another id, or import the same content`,
+      };
   }
   const added = addTasks(state, fresh, now);
   if (!added.ok) return added;
   const status = planStatus(phase, state);
   const round = currentRound(phase);
   const plan = status.kind === "recorded" ? null : { round, recorded_at: now.toISOString(), tasks: tasks.length };
-  const next = plan === null ? added.state : { ...added.state, updated_at: now.toISOString(), plans: [...(state.plans ?? []), plan] };
-  const events: PlanEvent[] = plan === null ? added.events : [...added.events, { type: "plan_recorded", round, tasks: plan.tasks }];
+  const next =
+    plan === null
+      ? added.state
+      : { ...added.state, updated_at: now.toISOString(), plans: [...(state.plans ?? []), plan] };
+  const events: PlanEvent[] =
+    plan === null ? added.events : [...added.events, { type: "plan_recorded", round, tasks: plan.tasks }];
   return { ok: true, state: next, events, added: fresh.map((t) => t.id), skipped, plan };
 }
 
 /** `task start`, refused while the current round's plan is not recorded (how tasks were lost). */
-export function startPlannedTask(state: ExecutionState, phase: PhaseState | undefined, id: string, now: Date, owner?: Owner, runningVerdict?: OwnerVerdict): TaskResult {
+export function startPlannedTask(
+  state: ExecutionState,
+  phase: PhaseState | undefined,
+  id: string,
+  now: Date,
+  owner?: Owner,
+  runningVerdict?: OwnerVerdict,
+): TaskResult {
   const started = startTask(state, id, now, owner, runningVerdict);
   const plan = planStatus(phase, state);
   if (!started.ok || plan.kind !== "unrecorded") return started;
-  return { ok: false, code: "plan_not_recorded", message: `task ${id} cannot start before the task plan is recorded: ${planTasksReason(plan)}` };
+  return {
+    ok: false,
+    code: "plan_not_recorded",
+    message: `task ${id} cannot start before the task plan is recorded: ${planTasksReason(plan)}`,
+  };
 }

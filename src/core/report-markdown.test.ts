@@ -51,17 +51,28 @@ describe("renderReportMarkdown", () => {
   });
 
   it("says whether verification passed before its failures", () => {
-    const md = renderReportMarkdown("memory/reports/verification.json", { passed: false, failures: [{ criterion: "AC-4", problem: "cookie readable", passed: false }] });
-    expect(md).toMatch(/## Verification[\s\S]*\*\*Failed\.\*\*[\s\S]*### Failures\n\n- ❌ \*\*AC-4\*\* — problem: cookie readable/);
+    const md = renderReportMarkdown("memory/reports/verification.json", {
+      passed: false,
+      failures: [{ criterion: "AC-4", problem: "cookie readable", passed: false }],
+    });
+    expect(md).toMatch(
+      /## Verification[\s\S]*\*\*Failed\.\*\*[\s\S]*### Failures\n\n- ❌ \*\*AC-4\*\* — problem: cookie readable/,
+    );
   });
 
   it("says none for an empty list inside an item, never a dangling label", () => {
-    expect(renderReportMarkdown("memory/reports/designs/a.json", { tasks: [{ id: "t1", depends_on: [] }] })).toContain("- **t1** — depends_on: none");
+    expect(renderReportMarkdown("memory/reports/designs/a.json", { tasks: [{ id: "t1", depends_on: [] }] })).toContain(
+      "- **t1** — depends_on: none",
+    );
   });
 
   it("names a design and a task in its heading", () => {
-    expect(renderReportMarkdown("memory/reports/designs/jwt.json", { name: "jwt", risks: ["revocation is hard"] })).toContain("## Design: jwt");
-    expect(renderReportMarkdown("memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" })).toContain("## Task: t1");
+    expect(
+      renderReportMarkdown("memory/reports/designs/jwt.json", { name: "jwt", risks: ["revocation is hard"] }),
+    ).toContain("## Design: jwt");
+    expect(renderReportMarkdown("memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" })).toContain(
+      "## Task: t1",
+    );
   });
 
   it.each([
@@ -70,7 +81,9 @@ describe("renderReportMarkdown", () => {
     ["null fields", { summary: null, went_well: [], outcome: {} }],
     ["nested odd values", { summary: { deep: [{ x: [1, { y: 2 }] }] }, tasks: [null, 7, "x"] }],
     ["a non-finite number", { estimate: Number.NaN }],
-  ])("does not throw on %s", (_name, data) => expect(renderReportMarkdown("memory/reports/final_design.json", data)).toMatch(/^## Chosen design/));
+  ])("does not throw on %s", (_name, data) =>
+    expect(renderReportMarkdown("memory/reports/final_design.json", data)).toMatch(/^## Chosen design/),
+  );
 
   it("shows a Markdown report (reflection.md) as escaped lines: the agent's headings do not become markup", () => {
     const md = renderReportMarkdown("memory/reports/reflection.md", "# went well\n<script>alert(1)</script>\n\n- item");
@@ -81,10 +94,19 @@ describe("renderReportMarkdown", () => {
   });
 
   it("keeps every line of a hostile report inside its field: no heading, HTML or link of the agent's", () => {
-    const hostile = "x\n# Approved by security\n<a href=\"javascript:alert(1)\">ok</a> [y](javascript:z)";
-    const md = renderReportMarkdown("memory/reports/roundtable.json", { recommendation: hostile, [hostile]: hostile, designs: [{ name: hostile }] });
+    const hostile = 'x\n# Approved by security\n<a href="javascript:alert(1)">ok</a> [y](javascript:z)';
+    const md = renderReportMarkdown("memory/reports/roundtable.json", {
+      recommendation: hostile,
+      [hostile]: hostile,
+      designs: [{ name: hostile }],
+    });
     // The headings are this module's four; the agent's "# Approved by security" starts no line.
-    expect(md.split("\n").filter((l) => l.startsWith("#")).map((l) => l.slice(0, 4))).toEqual(["## D", "### ", "### ", "### "]);
+    expect(
+      md
+        .split("\n")
+        .filter((l) => l.startsWith("#"))
+        .map((l) => l.slice(0, 4)),
+    ).toEqual(["## D", "### ", "### ", "### "]);
     expect(md).not.toMatch(/^#+ Approved/m);
     expect(md).not.toMatch(/<a |(?<!\\)\]\(javascript/);
   });
@@ -101,7 +123,8 @@ describe("renderReportsMarkdown", () => {
     expect(md.indexOf("## Chosen design")).toBeLessThan(md.indexOf("## Verification"));
   });
 
-  it("says when there is nothing yet", () => expect(renderReportsMarkdown("Workflow wf", [])).toContain("No reports yet."));
+  it("says when there is nothing yet", () =>
+    expect(renderReportsMarkdown("Workflow wf", [])).toContain("No reports yet."));
 
   it("follows a definition's steps when it names them: a check after qa's verification, unowned reports last", () => {
     const md = renderReportsMarkdown("Workflow wf", [
@@ -110,22 +133,42 @@ describe("renderReportsMarkdown", () => {
       { path: "memory/reports/verification.json", data: { passed: true }, step: 3 },
       { path: "memory/reports/review.json", data: { summary: "r" }, step: 5 },
     ]);
-    const at = ["## Verification", "## Step: TESTS", "<sub>memory/reports/review.json", "<sub>memory/reports/notes.json"].map((h) => md.indexOf(h));
+    const at = [
+      "## Verification",
+      "## Step: TESTS",
+      "<sub>memory/reports/review.json",
+      "<sub>memory/reports/notes.json",
+    ].map((h) => md.indexOf(h));
     expect(at.every((i) => i >= 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
   });
 });
 
 describe("a check or shell step's command report (issue 42)", () => {
-  const report = { step: "TESTS", command: "npm test", passed: false, exit_code: 1, signal: null, timed_out: false, attempts: 1, output_tail: "FAIL a.test.ts\n<img src=x onerror=alert(1)>\n# Approved\n", failures: [{ problem: "`npm test` failed (exit 1): FAIL a.test.ts" }] };
+  const report = {
+    step: "TESTS",
+    command: "npm test",
+    passed: false,
+    exit_code: 1,
+    signal: null,
+    timed_out: false,
+    attempts: 1,
+    output_tail: "FAIL a.test.ts\n<img src=x onerror=alert(1)>\n# Approved\n",
+    failures: [{ problem: "`npm test` failed (exit 1): FAIL a.test.ts" }],
+  };
 
   it("says Failed. first, names the step, and keeps the output's lines, each escaped", () => {
     const md = renderReportMarkdown("memory/reports/steps/TESTS.json", report, "command");
-    expect(md).toMatch(/^## Step: TESTS\n\n<sub>memory\/reports\/steps\/TESTS\.json<\/sub>\n\n\*\*Failed\.\*\*\n\n### Command\n\nnpm test\n/);
-    expect(md).toContain("### Output (its last lines)\n\nFAIL a.test.ts  \n&lt;img src=x onerror=alert(1)&gt;  \n\\# Approved\n");
+    expect(md).toMatch(
+      /^## Step: TESTS\n\n<sub>memory\/reports\/steps\/TESTS\.json<\/sub>\n\n\*\*Failed\.\*\*\n\n### Command\n\nnpm test\n/,
+    );
+    expect(md).toContain(
+      "### Output (its last lines)\n\nFAIL a.test.ts  \n&lt;img src=x onerror=alert(1)&gt;  \n\\# Approved\n",
+    );
     expect(md).not.toMatch(/<img|^# Approved/m);
     expect(md.indexOf("### Failures")).toBeLessThan(md.indexOf("### Output"));
   });
 
-  it("without the step's word it is a report like any other", () => expect(renderReportMarkdown("memory/reports/steps/TESTS.json", report)).toMatch(/^## Report\n/));
+  it("without the step's word it is a report like any other", () =>
+    expect(renderReportMarkdown("memory/reports/steps/TESTS.json", report)).toMatch(/^## Report\n/));
 });

@@ -9,7 +9,17 @@
 // ones. Pure.
 
 /** The kinds of report, each with its title and the fields it shows first, in this order. */
-export type ReportMarkdownKind = "demand" | "design" | "roundtable" | "final_design" | "plan" | "task" | "verification" | "command" | "reflection" | "other";
+export type ReportMarkdownKind =
+  | "demand"
+  | "design"
+  | "roundtable"
+  | "final_design"
+  | "plan"
+  | "task"
+  | "verification"
+  | "command"
+  | "reflection"
+  | "other";
 
 interface KindSpec {
   readonly title: string;
@@ -22,40 +32,109 @@ interface KindSpec {
 const KINDS: Readonly<Record<ReportMarkdownKind, KindSpec>> = {
   demand: {
     title: "Requirements",
-    fields: [["request", "Request"], ["feature", "Feature"], ["summary", "Summary"], ["user_stories", "User stories"], ["acceptance_criteria", "Acceptance criteria"], ["acceptance", "Acceptance criteria"], ["constraints", "Constraints"], ["out_of_scope", "Out of scope"], ["open_questions", "Open questions"], ["context", "Context"]],
+    fields: [
+      ["request", "Request"],
+      ["feature", "Feature"],
+      ["summary", "Summary"],
+      ["user_stories", "User stories"],
+      ["acceptance_criteria", "Acceptance criteria"],
+      ["acceptance", "Acceptance criteria"],
+      ["constraints", "Constraints"],
+      ["out_of_scope", "Out of scope"],
+      ["open_questions", "Open questions"],
+      ["context", "Context"],
+    ],
   },
   design: {
     title: "Design",
     nameField: "name",
-    fields: [["angle", "Angle"], ["summary", "Summary"], ["components", "Components"], ["data_flow", "Data flow"], ["data_model", "Data model"], ["interfaces", "Interfaces"], ["acceptance_coverage", "Acceptance coverage"], ["tradeoffs", "Trade-offs"], ["risks", "Risks"], ["tasks", "Tasks"], ["estimate", "Estimate"]],
+    fields: [
+      ["angle", "Angle"],
+      ["summary", "Summary"],
+      ["components", "Components"],
+      ["data_flow", "Data flow"],
+      ["data_model", "Data model"],
+      ["interfaces", "Interfaces"],
+      ["acceptance_coverage", "Acceptance coverage"],
+      ["tradeoffs", "Trade-offs"],
+      ["risks", "Risks"],
+      ["tasks", "Tasks"],
+      ["estimate", "Estimate"],
+    ],
   },
   roundtable: {
     title: "Design roundtable",
-    fields: [["recommendation", "Recommendation"], ["rationale", "Rationale"], ["comparison", "Comparison"], ["designs", "Designs compared"], ["options_for_user", "Options"], ["questions_for_user", "Questions"], ["unreadable", "Unreadable designs"]],
+    fields: [
+      ["recommendation", "Recommendation"],
+      ["rationale", "Rationale"],
+      ["comparison", "Comparison"],
+      ["designs", "Designs compared"],
+      ["options_for_user", "Options"],
+      ["questions_for_user", "Questions"],
+      ["unreadable", "Unreadable designs"],
+    ],
   },
   final_design: {
     title: "Chosen design",
-    fields: [["chosen", "Chosen"], ["summary", "Summary"], ["why", "Why"], ["rationale", "Why"], ["design", "Design"], ["components", "Components"], ["tasks", "Tasks"]],
+    fields: [
+      ["chosen", "Chosen"],
+      ["summary", "Summary"],
+      ["why", "Why"],
+      ["rationale", "Why"],
+      ["design", "Design"],
+      ["components", "Components"],
+      ["tasks", "Tasks"],
+    ],
   },
   plan: { title: "Task plan", fields: [["tasks", "Tasks"]] },
   task: {
     title: "Task",
     nameField: "task_id",
-    fields: [["status", "Status"], ["summary", "Summary"], ["files_changed", "Files changed"], ["tests", "Tests"], ["notes", "Notes"], ["error", "Error"]],
+    fields: [
+      ["status", "Status"],
+      ["summary", "Summary"],
+      ["files_changed", "Files changed"],
+      ["tests", "Tests"],
+      ["notes", "Notes"],
+      ["error", "Error"],
+    ],
   },
   verification: {
     title: "Verification",
-    fields: [["passed", "Passed"], ["summary", "Summary"], ["failures", "Failures"], ["checks", "Checks"], ["commands", "Commands"]],
+    fields: [
+      ["passed", "Passed"],
+      ["summary", "Summary"],
+      ["failures", "Failures"],
+      ["checks", "Checks"],
+      ["commands", "Commands"],
+    ],
   },
   // A check or shell step's command, as `dotagent step run` records it (SPEC §20).
   command: {
     title: "Step",
     nameField: "step",
-    fields: [["command", "Command"], ["exit_code", "Exit code"], ["signal", "Signal"], ["timed_out", "Timed out"], ["attempts", "Attempts"], ["failures", "Failures"], ["output_tail", "Output (its last lines)"], ["started_at", "Started"], ["ended_at", "Ended"]],
+    fields: [
+      ["command", "Command"],
+      ["exit_code", "Exit code"],
+      ["signal", "Signal"],
+      ["timed_out", "Timed out"],
+      ["attempts", "Attempts"],
+      ["failures", "Failures"],
+      ["output_tail", "Output (its last lines)"],
+      ["started_at", "Started"],
+      ["ended_at", "Ended"],
+    ],
   },
   reflection: {
     title: "Reflection",
-    fields: [["summary", "Summary"], ["outcome", "Outcome"], ["went_well", "Went well"], ["went_badly", "Went badly"], ["lessons", "Lessons"], ["follow_ups", "Follow-ups"]],
+    fields: [
+      ["summary", "Summary"],
+      ["outcome", "Outcome"],
+      ["went_well", "Went well"],
+      ["went_badly", "Went badly"],
+      ["lessons", "Lessons"],
+      ["follow_ups", "Follow-ups"],
+    ],
   },
   other: { title: "Report", fields: [] },
 };
@@ -94,10 +173,13 @@ export function escapeMarkdown(text: string): string {
     .replace(/>/g, "&gt;")
     .replace(/"/g, "&quot;")
     .replace(MD_PUNCTUATION, (c) => `\\${c}`)
-    .replace(LINE_START, (_all, space: string, mark: string) => (/\d/.test(mark) ? `${space}${mark}\\` : `${space}\\${mark}`));
+    .replace(LINE_START, (_all, space: string, mark: string) =>
+      /\d/.test(mark) ? `${space}${mark}\\` : `${space}\\${mark}`,
+    );
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** A scalar as inline text: strings escaped, booleans as yes/no, null as "none". */
 function inline(value: unknown): string {
@@ -106,7 +188,9 @@ function inline(value: unknown): string {
   if (typeof value === "number") return Number.isFinite(value) ? String(value) : "—";
   if (value === null || value === undefined) return "none";
   if (Array.isArray(value)) return value.length === 0 ? "none" : value.map(inline).join(", ");
-  return Object.entries(value as Record<string, unknown>).map(([k, v]) => `${escapeMarkdown(k)}: ${inline(v)}`).join("; ");
+  return Object.entries(value as Record<string, unknown>)
+    .map(([k, v]) => `${escapeMarkdown(k)}: ${inline(v)}`)
+    .join("; ");
 }
 
 /** Fields that name an item in a list (its bold lead). */
@@ -124,7 +208,12 @@ function item(value: unknown): string {
   const rest = Object.entries(value).filter(([key]) => key !== lead);
   const passed = typeof value.passed === "boolean" ? (value.passed ? "✅ " : "❌ ") : "";
   const head = lead === undefined ? "" : `**${inline(value[lead])}**`;
-  const body = rest.filter(([key]) => key !== "passed").map(([key, v]) => (key === "text" || key === "summary" || key === "one_line" ? inline(v) : `${escapeMarkdown(key)}: ${inline(v)}`)).join("; ");
+  const body = rest
+    .filter(([key]) => key !== "passed")
+    .map(([key, v]) =>
+      key === "text" || key === "summary" || key === "one_line" ? inline(v) : `${escapeMarkdown(key)}: ${inline(v)}`,
+    )
+    .join("; ");
   return `${passed}${head}${head !== "" && body !== "" ? " — " : ""}${body}`;
 }
 
@@ -133,7 +222,11 @@ function block(value: unknown): string[] {
   if (Array.isArray(value)) return value.length === 0 ? ["none"] : value.map((v) => `- ${item(v)}`);
   if (isRecord(value)) {
     const entries = Object.entries(value);
-    return entries.length === 0 ? ["none"] : entries.map(([key, v]) => `- ${escapeMarkdown(key)}: ${Array.isArray(v) ? v.map(inline).join(", ") : inline(v)}`);
+    return entries.length === 0
+      ? ["none"]
+      : entries.map(
+          ([key, v]) => `- ${escapeMarkdown(key)}: ${Array.isArray(v) ? v.map(inline).join(", ") : inline(v)}`,
+        );
   }
   return [inline(value)];
 }
@@ -143,11 +236,18 @@ function block(value: unknown): string[] {
  * field as a level-3 heading and its text. `data` is the parsed report (anything: a string
  * report, reflection.md, is shown as text, escaped); `path` names the file in the heading.
  */
-export function renderReportMarkdown(path: string, data: unknown, kindOf: ReportMarkdownKind = markdownKindOf(path)): string {
+export function renderReportMarkdown(
+  path: string,
+  data: unknown,
+  kindOf: ReportMarkdownKind = markdownKindOf(path),
+): string {
   const kind = kindOf;
   const spec = KINDS[kind];
   const lines: string[] = [];
-  const name = isRecord(data) && spec.nameField !== undefined && typeof data[spec.nameField] === "string" ? `: ${escapeMarkdown(data[spec.nameField] as string)}` : "";
+  const name =
+    isRecord(data) && spec.nameField !== undefined && typeof data[spec.nameField] === "string"
+      ? `: ${escapeMarkdown(data[spec.nameField] as string)}`
+      : "";
   lines.push(`## ${spec.title}${name}`, "", `<sub>${escapeMarkdown(path)}</sub>`, "");
   if (typeof data === "string") {
     // A Markdown report (reflection.md) is the agent's own text: shown as lines, every one escaped.
@@ -164,7 +264,13 @@ export function renderReportMarkdown(path: string, data: unknown, kindOf: Report
     shown.add(key);
     // A command's output keeps its lines (each escaped, as reflection.md's), so the failure reads as the terminal showed it.
     const text = data[key];
-    const body = key === "output_tail" && typeof text === "string" ? text.replace(/\s+$/, "").split(/\r\n?|\n/).map((line) => (line.trim() === "" ? "" : `${escapeMarkdown(line)}  `)) : block(text);
+    const body =
+      key === "output_tail" && typeof text === "string"
+        ? text
+            .replace(/\s+$/, "")
+            .split(/\r\n?|\n/)
+            .map((line) => (line.trim() === "" ? "" : `${escapeMarkdown(line)}  `))
+        : block(text);
     lines.push(`### ${heading}`, "", ...body, "");
   }
   for (const [key, value] of Object.entries(data)) {
@@ -176,7 +282,18 @@ export function renderReportMarkdown(path: string, data: unknown, kindOf: Report
 
 /** The order reports read in a document of the whole workflow: requirements first, reflection last. */
 export function reportOrder(path: string, kind: ReportMarkdownKind = markdownKindOf(path)): number {
-  const order: Record<ReportMarkdownKind, number> = { demand: 0, design: 1, roundtable: 2, final_design: 3, plan: 4, task: 5, verification: 6, command: 6, reflection: 7, other: 8 };
+  const order: Record<ReportMarkdownKind, number> = {
+    demand: 0,
+    design: 1,
+    roundtable: 2,
+    final_design: 3,
+    plan: 4,
+    task: 5,
+    verification: 6,
+    command: 6,
+    reflection: 7,
+    other: 8,
+  };
   const name = path.replace(/^memory\/reports\//, "");
   return name === "reflection.md" ? 7 : order[kind];
 }
@@ -196,7 +313,11 @@ export interface ReportToRender {
 /** Reports in workflow order: by the step that writes them (none: last), then by kind (develop's order), then by path. */
 export function compareReports(a: ReportToRender, b: ReportToRender): number {
   const step = (a.step ?? Number.MAX_SAFE_INTEGER) - (b.step ?? Number.MAX_SAFE_INTEGER);
-  return step || reportOrder(a.path, a.kind) - reportOrder(b.path, b.kind) || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  return (
+    step ||
+    reportOrder(a.path, a.kind) - reportOrder(b.path, b.kind) ||
+    (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+  );
 }
 
 /** Several reports as one document: a title, then each report in workflow order. */

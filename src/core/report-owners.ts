@@ -26,14 +26,20 @@ export function phaseAgentOf(path: string, flow: Flow = DEVELOP): string | undef
   for (const step of flow.steps) {
     if (step.kind === "choose") {
       if (path === REPORT.roundtable) return step.reducer;
-      if (path.startsWith(`${REPORT.designsDir}/`) && /^[^/]+\.json$/.test(path.slice(REPORT.designsDir.length + 1))) return step.agent;
-    } else if ((step.kind === "agent" || (step.kind === "check" && step.agent !== undefined)) && step.reports.includes(path)) return step.agent;
+      if (path.startsWith(`${REPORT.designsDir}/`) && /^[^/]+\.json$/.test(path.slice(REPORT.designsDir.length + 1)))
+        return step.agent;
+    } else if (
+      (step.kind === "agent" || (step.kind === "check" && step.agent !== undefined)) &&
+      step.reports.includes(path)
+    )
+      return step.agent;
   }
   return undefined;
 }
 
 /** A step with several reports (the reflection: JSON or Markdown): an agent recorded at work on one owns them all. */
-const twins = (path: string, flow: Flow): readonly string[] => flow.steps.find((s) => s.kind === "agent" && s.reports.includes(path))?.reports ?? [path];
+const twins = (path: string, flow: Flow): readonly string[] =>
+  flow.steps.find((s) => s.kind === "agent" && s.reports.includes(path))?.reports ?? [path];
 
 /** Whether `owned` (phase.json `agent_reports`) covers `path`. */
 export function isOwned(owned: readonly string[], path: string, flow: Flow = DEVELOP): boolean {
@@ -73,7 +79,9 @@ export function ownedReports(reports: ReportSnapshot, phase: PhaseState): Report
 
 /** The phase agents' reports there now: the list a workflow starts from when its first recorded agent starts (an upgraded workflow keeps what its agents wrote). */
 export function presentAgentReports(reports: ReportSnapshot, flow: Flow = DEVELOP): string[] {
-  return [...reports.files].filter(([path, state]) => state.status !== "missing" && phaseAgentOf(path, flow) !== undefined).map(([path]) => path);
+  return [...reports.files]
+    .filter(([path, state]) => state.status !== "missing" && phaseAgentOf(path, flow) !== undefined)
+    .map(([path]) => path);
 }
 
 /** Where an unrecorded report goes when its agent starts: `memory/reports/unowned/<path under reports>`, numbered when taken. */

@@ -46,20 +46,25 @@ export function reportKind(path: string): ReportKind {
  * verification.json must also hold a boolean `passed`, a task output `task_id` and `status`.
  */
 export function judgeReport(kind: ReportKind, text: string): ReportState {
-  if (kind === "markdown") return text.trim() === "" ? { status: "invalid", reason: "is empty" } : { status: "valid", data: text };
+  if (kind === "markdown")
+    return text.trim() === "" ? { status: "invalid", reason: "is empty" } : { status: "valid", data: text };
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch {
     return { status: "invalid", reason: text.trim() === "" ? "is empty" : "is not valid JSON" };
   }
-  if (data === null || typeof data !== "object" || Array.isArray(data)) return { status: "invalid", reason: "is not a JSON object" };
+  if (data === null || typeof data !== "object" || Array.isArray(data))
+    return { status: "invalid", reason: "is not a JSON object" };
   const record = data as Record<string, unknown>;
   if (Object.keys(record).length === 0) return { status: "invalid", reason: "is an empty JSON object" };
-  if (kind === "verification" && typeof record.passed !== "boolean") return { status: "invalid", reason: "has no boolean `passed`" };
+  if (kind === "verification" && typeof record.passed !== "boolean")
+    return { status: "invalid", reason: "has no boolean `passed`" };
   if (kind === "task") {
-    if (typeof record.task_id !== "string" || record.task_id === "") return { status: "invalid", reason: "has no `task_id`" };
-    if (record.status !== "complete" && record.status !== "failed") return { status: "invalid", reason: "has no `status` of complete or failed" };
+    if (typeof record.task_id !== "string" || record.task_id === "")
+      return { status: "invalid", reason: "has no `task_id`" };
+    if (record.status !== "complete" && record.status !== "failed")
+      return { status: "invalid", reason: "has no `status` of complete or failed" };
   }
   return { status: "valid", data };
 }
@@ -75,7 +80,8 @@ export function checkProjectPath(path: string): { ok: true; path: string } | { o
   // Most paths are plain, like memory/reports/tasks/t-1.json: no normalising needed.
   if (PLAIN_RELATIVE.test(path)) return { ok: true, path };
   if (path === "") return { ok: false, reason: "is empty" };
-  if (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\")) return { ok: false, reason: "is absolute; use a path relative to the project root" };
+  if (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\"))
+    return { ok: false, reason: "is absolute; use a path relative to the project root" };
   const normal = posix.normalize(path.replace(/\\/g, "/"));
   if (normal === ".." || normal.startsWith("../")) return { ok: false, reason: "leaves the project" };
   return { ok: true, path: normal.replace(/^\.\//, "") };

@@ -29,7 +29,15 @@ export const STEP_ID_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,39}$/;
 export const AGENT_NAME_PATTERN = /^[a-z][a-z0-9-]{0,63}$/;
 const REPORT_NAME_PATTERN = /^[A-Za-z0-9][\w.-]*(?:\/[A-Za-z0-9][\w.-]*)*\.(?:json|md)$/;
 /** Report names dotagent itself writes or reads a fixed way: no step may claim them. */
-const RESERVED_REPORTS = [/^designs\//, /^tasks\//, /^unowned\//, /^roundtable\.json$/, /^final_design\.json$/, /^plan(?:-\d+)?\.json$/, /\.rework-\d+\.json$/];
+const RESERVED_REPORTS = [
+  /^designs\//,
+  /^tasks\//,
+  /^unowned\//,
+  /^roundtable\.json$/,
+  /^final_design\.json$/,
+  /^plan(?:-\d+)?\.json$/,
+  /\.rework-\d+\.json$/,
+];
 
 export interface DefProblem {
   /** "built-in" or the project-relative file to edit (where `written_path` is). */
@@ -74,28 +82,56 @@ interface Expansion {
 }
 
 /** Resolves the definition `name`, looked up with `lookup` (built-ins and the project's files). */
-export function resolveWorkflow(name: string, lookup: (name: string) => SourcedDef | undefined, options: ResolveOptions = {}): Resolved {
+export function resolveWorkflow(
+  name: string,
+  lookup: (name: string) => SourcedDef | undefined,
+  options: ResolveOptions = {},
+): Resolved {
   const problems: DefProblem[] = [];
   const chain: SourcedDef[] = [];
   let current = lookup(name);
-  if (current === undefined) return fail("", "", `no workflow named ${JSON.stringify(name)}; \`dotagent workflows\` lists them`);
+  if (current === undefined)
+    return fail("", "", `no workflow named ${JSON.stringify(name)}; \`dotagent workflows\` lists them`);
   while (current !== undefined) {
     if (chain.some((c) => c.name === current!.name)) {
-      const loop = [...chain.slice(chain.findIndex((c) => c.name === current!.name)).map((c) => c.name), current.name].join(" → ");
-      return fail(chain.at(-1)!.source, "extends", `extends form a cycle: ${loop}; remove this extends or another one in the cycle`);
+      const loop = [
+        ...chain.slice(chain.findIndex((c) => c.name === current!.name)).map((c) => c.name),
+        current.name,
+      ].join(" → ");
+      return fail(
+        chain.at(-1)!.source,
+        "extends",
+        `extends form a cycle: ${loop}; remove this extends or another one in the cycle`,
+      );
     }
     chain.push(current);
-    if (chain.length > MAX_EXTENDS_DEPTH) return fail(current.source, "extends", `more than ${MAX_EXTENDS_DEPTH} definitions extend each other; extend one nearer the base (flatten the chain)`);
+    if (chain.length > MAX_EXTENDS_DEPTH)
+      return fail(
+        current.source,
+        "extends",
+        `more than ${MAX_EXTENDS_DEPTH} definitions extend each other; extend one nearer the base (flatten the chain)`,
+      );
     const parent: string | undefined = current.def.extends;
     if (parent === undefined) break;
     const next = lookup(parent);
     if (next === undefined) {
       const unreadable = options.unreadable?.(parent);
       if (unreadable !== undefined && unreadable.length > 0) {
-        problems.push(defProblem(current.source, "extends", `extends ${JSON.stringify(parent)}, whose definition ${unreadable[0]!.source} is invalid: fix it first (\`dotagent workflows validate ${parent}\`)`), ...unreadable);
+        problems.push(
+          defProblem(
+            current.source,
+            "extends",
+            `extends ${JSON.stringify(parent)}, whose definition ${unreadable[0]!.source} is invalid: fix it first (\`dotagent workflows validate ${parent}\`)`,
+          ),
+          ...unreadable,
+        );
         return { ok: false, problems };
       }
-      return fail(current.source, "extends", `extends ${JSON.stringify(parent)}, which is no workflow; name one \`dotagent workflows\` lists`);
+      return fail(
+        current.source,
+        "extends",
+        `extends ${JSON.stringify(parent)}, which is no workflow; name one \`dotagent workflows\` lists`,
+      );
     }
     current = next;
   }
@@ -105,7 +141,10 @@ export function resolveWorkflow(name: string, lookup: (name: string) => SourcedD
   const expansion: Expansion = { steps: [], removed: new Map() };
   for (let layer = chain.length - 1; layer >= 0; layer--) {
     const written = chain[layer]!;
-    const edited = written.def.extends === undefined ? fullSteps(written, layer, problems) : applyEdits(written, layer, expansion, problems);
+    const edited =
+      written.def.extends === undefined
+        ? fullSteps(written, layer, problems)
+        : applyEdits(written, layer, expansion, problems);
     if (edited === undefined) return failed();
     expansion.steps.splice(0, expansion.steps.length, ...edited);
   }
@@ -127,7 +166,13 @@ export function resolveWorkflow(name: string, lookup: (name: string) => SourcedD
     if (chain.length > 1 && problems.some((p) => p.source !== top.source)) {
       const parent = chain[1]!;
       const where = parent.source === "built-in" ? `the built-in ${parent.name}` : parent.source;
-      problems.unshift(defProblem(top.source, "extends", `extends ${JSON.stringify(parent.name)}, which is invalid itself: fix ${where} first (\`dotagent workflows validate ${parent.name}\`)`));
+      problems.unshift(
+        defProblem(
+          top.source,
+          "extends",
+          `extends ${JSON.stringify(parent.name)}, which is invalid itself: fix ${where} first (\`dotagent workflows validate ${parent.name}\`)`,
+        ),
+      );
     }
     return { ok: false, problems };
   }
@@ -142,27 +187,57 @@ function refuseControls(source: string, def: WorkflowDef, problems: DefProblem[]
   const walk = (value: unknown, path: string): void => {
     if (typeof value === "string") {
       const found = controlCharacterIn(value);
-      if (found !== null) problems.push(defProblem(source, path, `holds a control character (${found}): no text of a definition may (tab and line feed aside), as it could rewrite what a terminal shows or cut a command short; write the text without it`));
+      if (found !== null)
+        problems.push(
+          defProblem(
+            source,
+            path,
+            `holds a control character (${found}): no text of a definition may (tab and line feed aside), as it could rewrite what a terminal shows or cut a command short; write the text without it`,
+          ),
+        );
     } else if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
-    else if (value !== null && typeof value === "object") for (const [key, item] of Object.entries(value)) walk(item, path === "" ? key : `${path}.${key}`);
+    else if (value !== null && typeof value === "object")
+      for (const [key, item] of Object.entries(value)) walk(item, path === "" ? key : `${path}.${key}`);
   };
   walk(def, "");
 }
 
 function fullSteps({ name, source, def }: SourcedDef, layer: number, problems: DefProblem[]): Placed[] | undefined {
   for (const key of ["insert", "replace", "remove"] as const) {
-    if (def[key] !== undefined) problems.push(defProblem(source, key, `only a definition that extends another may ${key} steps; add \`"extends": "develop"\` or write the steps out`));
+    if (def[key] !== undefined)
+      problems.push(
+        defProblem(
+          source,
+          key,
+          `only a definition that extends another may ${key} steps; add \`"extends": "develop"\` or write the steps out`,
+        ),
+      );
   }
   if (def.steps === undefined || def.steps.length === 0) {
-    problems.push(defProblem(source, "steps", "a workflow needs steps (or `extends` another workflow); list at least one step"));
+    problems.push(
+      defProblem(source, "steps", "a workflow needs steps (or `extends` another workflow); list at least one step"),
+    );
     return undefined;
   }
-  return problems.length > 0 ? undefined : def.steps.map((step, i) => ({ def: step, layer, name, source, at: `steps[${i}]` }));
+  return problems.length > 0
+    ? undefined
+    : def.steps.map((step, i) => ({ def: step, layer, name, source, at: `steps[${i}]` }));
 }
 
-function applyEdits({ name, source, def }: SourcedDef, layer: number, expansion: Expansion, problems: DefProblem[]): Placed[] | undefined {
+function applyEdits(
+  { name, source, def }: SourcedDef,
+  layer: number,
+  expansion: Expansion,
+  problems: DefProblem[],
+): Placed[] | undefined {
   if (def.steps !== undefined) {
-    problems.push(defProblem(source, "steps", `a definition that extends another edits its steps with insert, replace and remove; it cannot list steps too: drop \`extends\` or turn the steps into edits`));
+    problems.push(
+      defProblem(
+        source,
+        "steps",
+        `a definition that extends another edits its steps with insert, replace and remove; it cannot list steps too: drop \`extends\` or turn the steps into edits`,
+      ),
+    );
     return undefined;
   }
   const placed = (step: StepDef, at: string): Placed => ({ def: step, layer, name, source, at });
@@ -175,54 +250,111 @@ function applyEdits({ name, source, def }: SourcedDef, layer: number, expansion:
   };
   (def.remove ?? []).forEach((id, i) => {
     const step = steps.find((s) => s.def.id === id);
-    if (step === undefined) problems.push(defProblem(source, `remove[${i}]`, `no step ${JSON.stringify(id)} to remove${removedHere(id)}; name one of ${ids()}`));
+    if (step === undefined)
+      problems.push(
+        defProblem(
+          source,
+          `remove[${i}]`,
+          `no step ${JSON.stringify(id)} to remove${removedHere(id)}; name one of ${ids()}`,
+        ),
+      );
     else expansion.removed.set(id, placed(step.def, `remove[${i}]`));
     steps = steps.filter((s) => s.def.id !== id);
   });
   (def.replace ?? []).forEach((step, i) => {
     const at = steps.findIndex((s) => s.def.id === step.id);
-    if (at < 0) problems.push(defProblem(source, `replace[${i}].id`, `no step ${JSON.stringify(step.id)} to replace${removedHere(step.id)}; name one of ${ids()}, or use insert to add a step`));
+    if (at < 0)
+      problems.push(
+        defProblem(
+          source,
+          `replace[${i}].id`,
+          `no step ${JSON.stringify(step.id)} to replace${removedHere(step.id)}; name one of ${ids()}, or use insert to add a step`,
+        ),
+      );
     else steps[at] = placed(step, `replace[${i}]`);
   });
   (def.insert ?? []).forEach((insert, i) => {
     const anchor = insert.after ?? insert.before;
     if ((insert.after === undefined) === (insert.before === undefined)) {
-      problems.push(defProblem(source, `insert[${i}]`, "name exactly one of `after` or `before`: the step id to insert next to"));
+      problems.push(
+        defProblem(source, `insert[${i}]`, "name exactly one of `after` or `before`: the step id to insert next to"),
+      );
       return;
     }
     const side = insert.after !== undefined ? "after" : "before";
     const at = steps.findIndex((s) => s.def.id === anchor);
     if (at < 0) {
-      problems.push(defProblem(source, `insert[${i}].${side}`, `no step ${JSON.stringify(anchor)} to insert ${side}${removedHere(anchor!)}; name one of ${ids()}`));
+      problems.push(
+        defProblem(
+          source,
+          `insert[${i}].${side}`,
+          `no step ${JSON.stringify(anchor)} to insert ${side}${removedHere(anchor!)}; name one of ${ids()}`,
+        ),
+      );
       return;
     }
-    steps.splice(side === "after" ? at + 1 : at, 0, ...insert.steps.map((step, j) => placed(step, `insert[${i}].steps[${j}]`)));
+    steps.splice(
+      side === "after" ? at + 1 : at,
+      0,
+      ...insert.steps.map((step, j) => placed(step, `insert[${i}].steps[${j}]`)),
+    );
   });
   return problems.length > 0 ? undefined : steps;
 }
 
 /** Checks the expanded steps and fills their defaults; problems are pushed (told where written), the Flow returned when there are none. */
-function checkSteps(chain: readonly SourcedDef[], name: string, description: string, expansion: Expansion, options: ResolveOptions, problems: DefProblem[]): Flow | undefined {
+function checkSteps(
+  chain: readonly SourcedDef[],
+  name: string,
+  description: string,
+  expansion: Expansion,
+  options: ResolveOptions,
+  problems: DefProblem[],
+): Flow | undefined {
   const placed = expansion.steps;
   const defs = placed.map((p) => p.def);
   const top = chain[0]!;
   /** The definition nearest the one resolved that writes `field`: the edit that caused a problem of the whole list. */
   const cause = (field: "remove" | "insert"): SourcedDef => chain.find((c) => (c.def[field]?.length ?? 0) > 0) ?? top;
   /** A problem in step i's own fields (`sub`: ".run", ""), told where the step was written. */
-  const inStep = (i: number, sub: string, message: string) => problems.push({ source: placed[i]!.source, path: `steps[${i}]${sub}`, written_path: `${placed[i]!.at}${sub}`, message });
+  const inStep = (i: number, sub: string, message: string) =>
+    problems.push({
+      source: placed[i]!.source,
+      path: `steps[${i}]${sub}`,
+      written_path: `${placed[i]!.at}${sub}`,
+      message,
+    });
   /** How step k is named from where `from` was written: `steps[0]` in the same file, else `develop's steps[3]`. */
-  const place = (k: number, from: Written) => (placed[k]!.source === from.source ? placed[k]!.at : `${placed[k]!.name}'s ${placed[k]!.at}`);
+  const place = (k: number, from: Written) =>
+    placed[k]!.source === from.source ? placed[k]!.at : `${placed[k]!.name}'s ${placed[k]!.at}`;
   /** Of two steps a problem lies between, the one written last in the chain (`i` on a tie): the edit that broke it. */
   const blamed = (i: number, j: number) => (placed[j]!.layer < placed[i]!.layer ? j : i);
 
-  if (!WORKFLOW_NAME_PATTERN.test(name)) problems.push(defProblem(top.source, "", `${JSON.stringify(name.slice(0, 50))} is not a workflow name: lowercase letters, digits and '-', starting with a letter, at most 40`));
+  if (!WORKFLOW_NAME_PATTERN.test(name))
+    problems.push(
+      defProblem(
+        top.source,
+        "",
+        `${JSON.stringify(name.slice(0, 50))} is not a workflow name: lowercase letters, digits and '-', starting with a letter, at most 40`,
+      ),
+    );
   if (defs.length === 0) {
     const by = cause("remove");
-    problems.push({ source: by.source, path: "steps", written_path: "remove", message: "removes every step, and a workflow needs at least one: keep a step or insert one" });
+    problems.push({
+      source: by.source,
+      path: "steps",
+      written_path: "remove",
+      message: "removes every step, and a workflow needs at least one: keep a step or insert one",
+    });
   }
   if (defs.length > MAX_STEPS) {
     const by = cause("insert");
-    problems.push({ source: by.source, path: "steps", written_path: by.def.insert === undefined ? "steps" : "insert", message: `${defs.length} steps once expanded: at most ${MAX_STEPS}; insert fewer` });
+    problems.push({
+      source: by.source,
+      path: "steps",
+      written_path: by.def.insert === undefined ? "steps" : "insert",
+      message: `${defs.length} steps once expanded: at most ${MAX_STEPS}; insert fewer`,
+    });
     return undefined;
   }
   const seen = new Map<string, number>();
@@ -231,7 +363,11 @@ function checkSteps(chain: readonly SourcedDef[], name: string, description: str
   defs.forEach((def, i) => {
     const at = `steps[${i}]`;
     if (!STEP_ID_PATTERN.test(def.id)) {
-      inStep(i, ".id", `${JSON.stringify(def.id.slice(0, 50))} is not a step id: a letter, then letters, digits, '_' or '-', at most 40`);
+      inStep(
+        i,
+        ".id",
+        `${JSON.stringify(def.id.slice(0, 50))} is not a step id: a letter, then letters, digits, '_' or '-', at most 40`,
+      );
       return;
     }
     const first = seen.get(def.id);
@@ -239,7 +375,11 @@ function checkSteps(chain: readonly SourcedDef[], name: string, description: str
       const by = blamed(i, first);
       const other = by === i ? first : i;
       const parent = placed[other]!.source !== placed[by]!.source;
-      inStep(by, ".id", `${def.id} is also ${place(other, placed[by]!)}.id; step ids must be unique: ${parent ? `rename this step, or use replace to change ${placed[other]!.name}'s` : "rename one of them"}`);
+      inStep(
+        by,
+        ".id",
+        `${def.id} is also ${place(other, placed[by]!)}.id; step ids must be unique: ${parent ? `rename this step, or use replace to change ${placed[other]!.name}'s` : "rename one of them"}`,
+      );
     } else seen.set(def.id, i);
     const step = checkStep(def, at, (path, message) => inStep(i, path.slice(at.length), message), options);
     checkRework(i);
@@ -249,7 +389,11 @@ function checkSteps(chain: readonly SourcedDef[], name: string, description: str
       if (owner !== undefined) {
         const by = blamed(i, owner);
         const other = by === i ? owner : i;
-        inStep(by, ".report", `${report.replace(`${REPORTS_DIR}/`, "")} is also the report of step ${defs[other]!.id} (${place(other, placed[by]!)}); each step writes its own: name another report`);
+        inStep(
+          by,
+          ".report",
+          `${report.replace(`${REPORTS_DIR}/`, "")} is also the report of step ${defs[other]!.id} (${place(other, placed[by]!)}); each step writes its own: name another report`,
+        );
       } else reportOwner.set(report, i);
     }
     steps.push(step);
@@ -259,7 +403,11 @@ function checkSteps(chain: readonly SourcedDef[], name: string, description: str
     if (of.length > 1) {
       const by = blamed(of[1]!, of[0]!);
       const other = by === of[1] ? of[0]! : of[1]!;
-      inStep(by, ".kind", `only one ${kind} step per workflow, and step ${defs[other]!.id} (${place(other, placed[by]!)}) is one: its reports have fixed places; keep one of them`);
+      inStep(
+        by,
+        ".kind",
+        `only one ${kind} step per workflow, and step ${defs[other]!.id} (${place(other, placed[by]!)}) is one: its reports have fixed places; keep one of them`,
+      );
     }
   }
   defs.forEach((_, i) => checkCondition(i));
@@ -274,10 +422,19 @@ function checkSteps(chain: readonly SourcedDef[], name: string, description: str
     if (target < 0) {
       const removal = expansion.removed.get(rework);
       if (removal !== undefined && removal.layer < placed[i]!.layer) {
-        problems.push({ source: removal.source, path: `steps[${i}].rework`, written_path: removal.at, message: `removes ${rework}, the step ${def.id} (${place(i, removal)}) sends the work back to; remove or replace ${def.id} too, or keep ${rework}` });
+        problems.push({
+          source: removal.source,
+          path: `steps[${i}].rework`,
+          written_path: removal.at,
+          message: `removes ${rework}, the step ${def.id} (${place(i, removal)}) sends the work back to; remove or replace ${def.id} too, or keep ${rework}`,
+        });
       } else {
         const why = removal === undefined ? "" : ` (${removal.at} removes it)`;
-        inStep(i, ".rework", `no step ${JSON.stringify(rework)} to send the work back to${why}; name an earlier tasks or agent step${candidates(i)}`);
+        inStep(
+          i,
+          ".rework",
+          `no step ${JSON.stringify(rework)} to send the work back to${why}; name an earlier tasks or agent step${candidates(i)}`,
+        );
       }
       return;
     }
@@ -285,15 +442,31 @@ function checkSteps(chain: readonly SourcedDef[], name: string, description: str
     if (target < i && (kind === "tasks" || kind === "agent")) return;
     const by = blamed(i, target);
     if (by === i) {
-      const message = target > i ? `${rework} is not before ${def.id}: rework goes back to an earlier step; name one${candidates(i)}` : `${rework} is a ${kind} step: rework goes back to a tasks or an agent step; name one${candidates(i)}`;
+      const message =
+        target > i
+          ? `${rework} is not before ${def.id}: rework goes back to an earlier step; name one${candidates(i)}`
+          : `${rework} is a ${kind} step: rework goes back to a tasks or an agent step; name one${candidates(i)}`;
       inStep(i, ".rework", message);
-    } else if (target > i) inStep(target, "", `puts ${rework} after ${def.id} (${place(i, placed[target]!)}), which sends the work back to it: rework goes back to an earlier step; put ${rework} before ${def.id}`);
-    else inStep(target, ".kind", `${rework} is a ${kind} step, but ${def.id} (${place(i, placed[target]!)}) sends the work back to it: rework goes back to a tasks or an agent step; keep ${rework} one, or replace ${def.id} too`);
+    } else if (target > i)
+      inStep(
+        target,
+        "",
+        `puts ${rework} after ${def.id} (${place(i, placed[target]!)}), which sends the work back to it: rework goes back to an earlier step; put ${rework} before ${def.id}`,
+      );
+    else
+      inStep(
+        target,
+        ".kind",
+        `${rework} is a ${kind} step, but ${def.id} (${place(i, placed[target]!)}) sends the work back to it: rework goes back to a tasks or an agent step; keep ${rework} one, or replace ${def.id} too`,
+      );
   }
 
   /** ": IMPLEMENTATION, NOTES": the steps before i a rework may name. */
   function candidates(i: number): string {
-    const ids = defs.slice(0, i).filter((d) => d.kind === "tasks" || d.kind === "agent").map((d) => d.id);
+    const ids = defs
+      .slice(0, i)
+      .filter((d) => d.kind === "tasks" || d.kind === "agent")
+      .map((d) => d.id);
     return ids.length === 0 ? " (there is none before it: add one, or drop rework)" : ` (${ids.join(", ")})`;
   }
 
@@ -305,17 +478,31 @@ function checkSteps(chain: readonly SourcedDef[], name: string, description: str
     const path = reportPath(report);
     const writes = (d: StepDef) => path !== undefined && writtenReports(d).includes(path);
     const writer = defs.findIndex(writes);
-    const removal = writer < 0 ? [...expansion.removed.values()].find((r) => writes(r.def) && r.layer < placed[i]!.layer) : undefined;
+    const removal =
+      writer < 0 ? [...expansion.removed.values()].find((r) => writes(r.def) && r.layer < placed[i]!.layer) : undefined;
     if (removal !== undefined) {
-      problems.push({ source: removal.source, path: `steps[${i}].when.report`, written_path: removal.at, message: `removes ${removal.def.id}, whose report ${report} step ${def.id} (${place(i, removal)}) reads in its when; remove or replace ${def.id} too, or keep ${removal.def.id}` });
+      problems.push({
+        source: removal.source,
+        path: `steps[${i}].when.report`,
+        written_path: removal.at,
+        message: `removes ${removal.def.id}, whose report ${report} step ${def.id} (${place(i, removal)}) reads in its when; remove or replace ${def.id} too, or keep ${removal.def.id}`,
+      });
       return;
     }
     if (writer >= 0 && writer < i) return;
     if (writer > i && blamed(i, writer) === writer) {
-      inStep(writer, "", `puts ${defs[writer]!.id} (it writes ${report}) after ${def.id} (${place(i, placed[writer]!)}), whose when reads that report: put ${defs[writer]!.id} before ${def.id}`);
+      inStep(
+        writer,
+        "",
+        `puts ${defs[writer]!.id} (it writes ${report}) after ${def.id} (${place(i, placed[writer]!)}), whose when reads that report: put ${defs[writer]!.id} before ${def.id}`,
+      );
       return;
     }
-    inStep(i, ".when.report", `${report} is not a report of an earlier step; a condition reads what an earlier step wrote, or "request": name one of those`);
+    inStep(
+      i,
+      ".when.report",
+      `${report} is not a report of an earlier step; a condition reads what an earlier step wrote, or "request": name one of those`,
+    );
   }
 }
 
@@ -323,7 +510,14 @@ function checkSteps(chain: readonly SourcedDef[], name: string, description: str
 function writtenReports(def: StepDef): string[] {
   if (def.kind === "choose") return [REPORT.finalDesign];
   if (def.kind === "tasks") return [];
-  const names = def.report === undefined ? (def.kind === "agent" || def.agent !== undefined ? [] : [`steps/${def.id}.json`]) : typeof def.report === "string" ? [def.report] : [...def.report];
+  const names =
+    def.report === undefined
+      ? def.kind === "agent" || def.agent !== undefined
+        ? []
+        : [`steps/${def.id}.json`]
+      : typeof def.report === "string"
+        ? [def.report]
+        : [...def.report];
   return names.flatMap((n) => reportPath(n) ?? []);
 }
 
@@ -345,33 +539,70 @@ function checkStep(def: StepDef, at: string, report: Problem, options: ResolveOp
   const agent = (field: "agent" | "reducer", fallback?: string): string => {
     const value = def[field] ?? fallback;
     if (value === undefined) {
-      problem(`${at}.${field}`, `a ${def.kind} step needs ${field === "agent" ? "an agent" : "a reducer agent"} (the name of its agent file, e.g. ${field === "agent" ? "\"pm\"" : "\"roundtable\""})`);
+      problem(
+        `${at}.${field}`,
+        `a ${def.kind} step needs ${field === "agent" ? "an agent" : "a reducer agent"} (the name of its agent file, e.g. ${field === "agent" ? '"pm"' : '"roundtable"'})`,
+      );
       return "";
     }
-    if (!AGENT_NAME_PATTERN.test(value)) problem(`${at}.${field}`, `${JSON.stringify(value.slice(0, 50))} is not an agent name: lowercase letters, digits and '-'; name its agent file without .md`);
-    else if (options.knownAgents !== undefined && !options.knownAgents.has(value)) problem(`${at}.${field}`, `unknown agent ${JSON.stringify(value)}: write .claude/agents/${value}.md (or name a built-in agent)`);
+    if (!AGENT_NAME_PATTERN.test(value))
+      problem(
+        `${at}.${field}`,
+        `${JSON.stringify(value.slice(0, 50))} is not an agent name: lowercase letters, digits and '-'; name its agent file without .md`,
+      );
+    else if (options.knownAgents !== undefined && !options.knownAgents.has(value))
+      problem(
+        `${at}.${field}`,
+        `unknown agent ${JSON.stringify(value)}: write .claude/agents/${value}.md (or name a built-in agent)`,
+      );
     return value;
   };
   const reports = (fallback: string | undefined, json: boolean): string[] => {
-    const given = def.report === undefined ? (fallback === undefined ? [] : [fallback]) : typeof def.report === "string" ? [def.report] : [...def.report];
-    if (given.length === 0) problem(`${at}.report`, `a ${def.kind} step needs a report: the file under memory/reports/ its agent writes, e.g. "${def.id.toLowerCase()}.json"`);
+    const given =
+      def.report === undefined
+        ? fallback === undefined
+          ? []
+          : [fallback]
+        : typeof def.report === "string"
+          ? [def.report]
+          : [...def.report];
+    if (given.length === 0)
+      problem(
+        `${at}.report`,
+        `a ${def.kind} step needs a report: the file under memory/reports/ its agent writes, e.g. "${def.id.toLowerCase()}.json"`,
+      );
     return given.flatMap((name, j) => {
       const path = reportPath(name);
       const where = def.report === undefined || typeof def.report === "string" ? `${at}.report` : `${at}.report[${j}]`;
       if (path === undefined) {
-        problem(where, `${JSON.stringify(name.slice(0, 80))} is not a report under memory/reports/: a relative name like "review.json" or "security/review.md", no '..'`);
+        problem(
+          where,
+          `${JSON.stringify(name.slice(0, 80))} is not a report under memory/reports/: a relative name like "review.json" or "security/review.md", no '..'`,
+        );
         return [];
       }
       const rel = path.slice(REPORTS_DIR.length + 1);
-      if (RESERVED_REPORTS.some((r) => r.test(rel))) problem(where, `${rel} is dotagent's own (designs, tasks, plans, rework copies); name the report something else`);
-      if (json && !rel.endsWith(".json")) problem(where, `${rel}: a ${def.kind} step's report is JSON (it holds a boolean \`passed\`); name a .json report`);
+      if (RESERVED_REPORTS.some((r) => r.test(rel)))
+        problem(
+          where,
+          `${rel} is dotagent's own (designs, tasks, plans, rework copies); name the report something else`,
+        );
+      if (json && !rel.endsWith(".json"))
+        problem(
+          where,
+          `${rel}: a ${def.kind} step's report is JSON (it holds a boolean \`passed\`); name a .json report`,
+        );
       return [path];
     });
   };
   const command = (): string => {
     const run = def.run ?? "";
     if (run.trim() === "") problem(`${at}.run`, `a ${def.kind} step needs the shell command to run, e.g. "npm test"`);
-    else if (run.length > MAX_COMMAND_LENGTH) problem(`${at}.run`, `the command is ${run.length} characters: at most ${MAX_COMMAND_LENGTH}; put it in a script and run that`);
+    else if (run.length > MAX_COMMAND_LENGTH)
+      problem(
+        `${at}.run`,
+        `the command is ${run.length} characters: at most ${MAX_COMMAND_LENGTH}; put it in a script and run that`,
+      );
     return run;
   };
   const reject = (field: keyof StepDef, why: string) => {
@@ -383,22 +614,46 @@ function checkStep(def: StepDef, at: string, report: Problem, options: ResolveOp
       reject("run", "an agent step runs an agent, not a command (a shell step runs one)");
       reject("reducer", "only a choose step has a reducer");
       reject("rework", "only a check step sends work back");
-      if (def.gate !== undefined && def.gate !== "approve") problem(`${at}.gate`, `an agent step's gate is "approve" (or none): write "approve" or remove \`gate\``);
-      step = { ...common, kind: "agent", agent: agent("agent"), reports: reports(undefined, false), ...(def.gate === "approve" ? { gate: "approve" as const } : {}) };
+      if (def.gate !== undefined && def.gate !== "approve")
+        problem(`${at}.gate`, `an agent step's gate is "approve" (or none): write "approve" or remove \`gate\``);
+      step = {
+        ...common,
+        kind: "agent",
+        agent: agent("agent"),
+        reports: reports(undefined, false),
+        ...(def.gate === "approve" ? { gate: "approve" as const } : {}),
+      };
       break;
     case "choose":
       reject("run", "a choose step runs agents, not a command");
       reject("report", "a choose step's reports are fixed: designs/<name>.json, roundtable.json and final_design.json");
-      if (def.gate !== undefined && def.gate !== "choose") problem(`${at}.gate`, `a choose step's gate is "choose" (the person picks): write "choose" or remove \`gate\``);
-      step = { ...common, kind: "choose", agent: agent("agent"), reducer: agent("reducer"), designs: checkDesigns(def, at, problem), gate: "choose", reports: [REPORT.finalDesign] };
+      if (def.gate !== undefined && def.gate !== "choose")
+        problem(`${at}.gate`, `a choose step's gate is "choose" (the person picks): write "choose" or remove \`gate\``);
+      step = {
+        ...common,
+        kind: "choose",
+        agent: agent("agent"),
+        reducer: agent("reducer"),
+        designs: checkDesigns(def, at, problem),
+        gate: "choose",
+        reports: [REPORT.finalDesign],
+      };
       break;
     case "tasks":
-      for (const field of ["run", "report", "gate", "reducer", "rework"] as const) reject(field, `a tasks step takes no ${field}: its plan is the design's tasks, each run by its agent in a worktree`);
+      for (const field of ["run", "report", "gate", "reducer", "rework"] as const)
+        reject(
+          field,
+          `a tasks step takes no ${field}: its plan is the design's tasks, each run by its agent in a worktree`,
+        );
       step = { ...common, kind: "tasks", agent: agent("agent", "executor"), reports: [REPORT.execution] };
       break;
     case "check": {
       reject("gate", "a check step has no gate: it passes or sends the work back");
-      if ((def.agent === undefined) === (def.run === undefined)) problem(at, "a check step names exactly one of `agent` (an agent writes a report with a boolean `passed`) or `run` (a shell command; exit 0 passes): keep one of them");
+      if ((def.agent === undefined) === (def.run === undefined))
+        problem(
+          at,
+          "a check step names exactly one of `agent` (an agent writes a report with a boolean `passed`) or `run` (a shell command; exit 0 passes): keep one of them",
+        );
       const byAgent = def.agent !== undefined;
       const rework = reworkFields(def, at, problem);
       step = {
@@ -411,13 +666,24 @@ function checkStep(def: StepDef, at: string, report: Problem, options: ResolveOp
       break;
     }
     case "shell":
-      for (const field of ["agent", "gate", "reducer", "rework"] as const) reject(field, `a shell step runs its command and takes no ${field}`);
+      for (const field of ["agent", "gate", "reducer", "rework"] as const)
+        reject(field, `a shell step runs its command and takes no ${field}`);
       step = { ...common, kind: "shell", run: command(), reports: reports(`steps/${def.id}.json`, true) };
       break;
   }
-  if (def.kind !== "check" && def.max_rounds !== undefined) problem(`${at}.max_rounds`, "only a check step with `rework` has max_rounds; take it out of this step");
-  if ((def.kind === "agent" || def.kind === "choose" || def.kind === "tasks" || (def.kind === "check" && def.agent !== undefined)) && (def.retries !== undefined || def.timeout !== undefined)) {
-    problem(`${at}.${def.retries !== undefined ? "retries" : "timeout"}`, "retries and timeout apply to the commands of shell and check steps; an agent's attempts are counted by dotagent (tasks: max_attempts); take it out of this step");
+  if (def.kind !== "check" && def.max_rounds !== undefined)
+    problem(`${at}.max_rounds`, "only a check step with `rework` has max_rounds; take it out of this step");
+  if (
+    (def.kind === "agent" ||
+      def.kind === "choose" ||
+      def.kind === "tasks" ||
+      (def.kind === "check" && def.agent !== undefined)) &&
+    (def.retries !== undefined || def.timeout !== undefined)
+  ) {
+    problem(
+      `${at}.${def.retries !== undefined ? "retries" : "timeout"}`,
+      "retries and timeout apply to the commands of shell and check steps; an agent's attempts are counted by dotagent (tasks: max_attempts); take it out of this step",
+    );
   }
   return failed ? undefined : step;
 }
@@ -425,17 +691,30 @@ function checkStep(def: StepDef, at: string, report: Problem, options: ResolveOp
 /** A rework's own fields (where it goes back to is checked against the other steps, checkSteps). */
 function reworkFields(def: StepDef, at: string, problem: Problem): { rework?: string; max_rounds?: number } {
   if (def.rework === undefined) return {};
-  if (def.max_rounds === undefined) problem(`${at}.max_rounds`, `a rework cycle needs max_rounds (how many times ${def.id} may send the work back before the workflow fails), e.g. 3`);
+  if (def.max_rounds === undefined)
+    problem(
+      `${at}.max_rounds`,
+      `a rework cycle needs max_rounds (how many times ${def.id} may send the work back before the workflow fails), e.g. 3`,
+    );
   return { rework: def.rework, ...(def.max_rounds === undefined ? {} : { max_rounds: def.max_rounds }) };
 }
 
 function checkDesigns(def: StepDef, at: string, problem: Problem): readonly { name: string; angle: string }[] {
   if (def.designs === undefined) return DEFAULT_DESIGNS;
-  if (def.designs.length === 0) problem(`${at}.designs`, "a choose step asks for at least one design: list one, or remove `designs` for the default two");
+  if (def.designs.length === 0)
+    problem(
+      `${at}.designs`,
+      "a choose step asks for at least one design: list one, or remove `designs` for the default two",
+    );
   const names = new Set<string>();
   def.designs.forEach((d, i) => {
-    if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/.test(d.name)) problem(`${at}.designs[${i}].name`, `${JSON.stringify(d.name.slice(0, 50))} is not a design name: letters, digits, '_' or '-'; rename it`);
-    if (names.has(d.name)) problem(`${at}.designs[${i}].name`, `design ${d.name} is listed twice; rename or remove one`);
+    if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/.test(d.name))
+      problem(
+        `${at}.designs[${i}].name`,
+        `${JSON.stringify(d.name.slice(0, 50))} is not a design name: letters, digits, '_' or '-'; rename it`,
+      );
+    if (names.has(d.name))
+      problem(`${at}.designs[${i}].name`, `design ${d.name} is listed twice; rename or remove one`);
     names.add(d.name);
   });
   return def.designs;
@@ -444,7 +723,8 @@ function checkDesigns(def: StepDef, at: string, problem: Problem): readonly { na
 function checkCondition(when: StepCondition, at: string, problem: Problem): StepCondition {
   const tests = (["equals", "not_equals", "matches"] as const).filter((k) => when[k] !== undefined);
   if (tests.length !== 1) problem(at, "a condition has exactly one of equals, not_equals or matches: keep one");
-  if (when.report !== "request" && when.field === undefined) problem(`${at}.field`, "name the report's field to test, e.g. \"size\" or \"scope.kind\"");
+  if (when.report !== "request" && when.field === undefined)
+    problem(`${at}.field`, 'name the report\'s field to test, e.g. "size" or "scope.kind"');
   if (when.matches !== undefined) {
     if (when.matches.length > 200) problem(`${at}.matches`, "the pattern is longer than 200 characters; shorten it");
     else {
@@ -457,7 +737,11 @@ function checkCondition(when: StepCondition, at: string, problem: Problem): Step
         problem(`${at}.matches`, `${JSON.stringify(when.matches)} is not a regular expression; fix its syntax`);
       }
       const compiled = valid ? compilePattern(when.matches) : undefined;
-      if (compiled !== undefined && !compiled.ok) problem(`${at}.matches`, `${JSON.stringify(when.matches)} cannot be used: ${compiled.reason} (SPEC §20, Patterns)`);
+      if (compiled !== undefined && !compiled.ok)
+        problem(
+          `${at}.matches`,
+          `${JSON.stringify(when.matches)} cannot be used: ${compiled.reason} (SPEC §20, Patterns)`,
+        );
     }
   }
   return when.report === "request" ? when : { ...when, report: reportPath(when.report) ?? when.report };
@@ -480,7 +764,13 @@ export function pinnedSteps(flow: Flow): StepDef[] {
       case "choose":
         return { ...s, reports: undefined, designs: s.designs } as StepDef;
       case "tasks":
-        return { id: s.id, kind: s.kind, agent: s.agent, ...(s.title ? { title: s.title } : {}), ...(s.when ? { when: s.when } : {}) };
+        return {
+          id: s.id,
+          kind: s.kind,
+          agent: s.agent,
+          ...(s.title ? { title: s.title } : {}),
+          ...(s.when ? { when: s.when } : {}),
+        };
       default: {
         const { reports, ...rest } = s;
         return { ...rest, report: reports.length === 1 ? name(reports[0]!) : reports.map(name) } as StepDef;

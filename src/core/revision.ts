@@ -24,17 +24,37 @@ const angleOf = (name: string) => DEFAULT_DESIGNS.find((d) => d.name === name)?.
  * `designs`. `keyedByAgent`: a workflow whose earlier dotagent keyed an agent step's revision by
  * the agent alone (`formerKey`, as run-step.ts says).
  */
-export function revisionJobs(step: Step, round: number, text: string, designs: readonly string[] = [], output?: string, keyedByAgent = false): AgentJob[] {
+export function revisionJobs(
+  step: Step,
+  round: number,
+  text: string,
+  designs: readonly string[] = [],
+  output?: string,
+  keyedByAgent = false,
+): AgentJob[] {
   if (step.kind === "choose") {
     const angle = (name: string) => step.designs.find((d) => d.name === name)?.angle ?? angleOf(name);
     return designs.map((name) => {
       const file = `${REPORT.designsDir}/${name}.json`;
-      return { key: `${step.agent}.${name}.revise-${round}`, agent: step.agent, output: file, lines: [`Design name: ${name}`, `Angle: ${angle(name)}`, `Revise: ${file}`, feedbackLine(text)] };
+      return {
+        key: `${step.agent}.${name}.revise-${round}`,
+        agent: step.agent,
+        output: file,
+        lines: [`Design name: ${name}`, `Angle: ${angle(name)}`, `Revise: ${file}`, feedbackLine(text)],
+      };
     });
   }
   if (step.kind === "agent") {
     const file = output ?? step.reports[0]!;
-    return [{ key: `${step.agent}.${step.id}.revise-${round}`, agent: step.agent, output: file, lines: [`Revise: ${file}`, feedbackLine(text)], ...(keyedByAgent ? { formerKey: `${step.agent}.revise-${round}` } : {}) }];
+    return [
+      {
+        key: `${step.agent}.${step.id}.revise-${round}`,
+        agent: step.agent,
+        output: file,
+        lines: [`Revise: ${file}`, feedbackLine(text)],
+        ...(keyedByAgent ? { formerKey: `${step.agent}.revise-${round}` } : {}),
+      },
+    ];
   }
   return [];
 }

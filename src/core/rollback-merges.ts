@@ -21,7 +21,11 @@ export interface KeptMerge {
  * merged (the same commit), oldest first. `target` null: execution.json goes with the rollback.
  */
 export function mergesTakenBack(live: ExecutionState | undefined, target: ExecutionState | null): KeptMerge[] {
-  const kept = new Set((target?.tasks ?? []).flatMap((t) => (t.worktree?.merge?.state === "merged" && t.worktree.merge.commit ? [t.worktree.merge.commit] : [])));
+  const kept = new Set(
+    (target?.tasks ?? []).flatMap((t) =>
+      t.worktree?.merge?.state === "merged" && t.worktree.merge.commit ? [t.worktree.merge.commit] : [],
+    ),
+  );
   const merges: KeptMerge[] = [];
   for (const task of live?.tasks ?? []) {
     const merge = task.worktree?.merge;
@@ -48,7 +52,10 @@ export function undoCommand(merges: readonly KeptMerge[], checkedOut: string | n
   for (const branch of branches) {
     if (branch !== on) parts.push(`git switch ${shellQuote(branch)}`);
     on = branch;
-    const shas = merges.filter((m) => m.into === branch).map((m) => abbrev(m.commit)).reverse();
+    const shas = merges
+      .filter((m) => m.into === branch)
+      .map((m) => abbrev(m.commit))
+      .reverse();
     parts.push(`git revert -m 1 --no-edit ${shas.join(" ")}`);
   }
   if (checkedOut !== null && on !== checkedOut) parts.push(`git switch ${shellQuote(checkedOut)}`);

@@ -4,7 +4,23 @@ import { atPhase } from "./fixtures.test-support.js";
 import type { ExecutionState } from "../schema/execution.js";
 
 const execution = (tasks: Array<[string, string, string?]>): ExecutionState =>
-  ({ workflow_id: "wf-login", updated_at: "2026-11-20T11:00:00Z", interruption_safe: true, max_attempts: 3, tasks: tasks.map(([id, status, output]) => ({ id, title: id, status, depends_on: [], attempts: 0, started_at: null, completed_at: null, output: output ?? `memory/reports/tasks/${id}.json`, error: null })) }) as ExecutionState;
+  ({
+    workflow_id: "wf-login",
+    updated_at: "2026-11-20T11:00:00Z",
+    interruption_safe: true,
+    max_attempts: 3,
+    tasks: tasks.map(([id, status, output]) => ({
+      id,
+      title: id,
+      status,
+      depends_on: [],
+      attempts: 0,
+      started_at: null,
+      completed_at: null,
+      output: output ?? `memory/reports/tasks/${id}.json`,
+      error: null,
+    })),
+  }) as ExecutionState;
 
 describe("reportOwner: which phase a report belongs to", () => {
   const outputs = new Map([["memory/reports/custom/t9.json", "t9"]]);
@@ -23,14 +39,50 @@ describe("reportOwner: which phase a report belongs to", () => {
 });
 
 describe("planRollback", () => {
-  const files = ["memory/reports/demand.json", "memory/reports/final_design.json", "memory/reports/tasks/t1.json", "memory/reports/tasks/t2.json", "memory/reports/verification.rework-1.json", "memory/reports/verification.json", "memory/reports/notes.txt"];
-  const live = atPhase("VERIFICATION", { rework: { round: 1, verification: "memory/reports/verification.rework-1.json", started_at: "2026-11-20T10:40:00Z", closed_at: "2026-11-20T10:50:00Z" } });
-  const tasks = execution([["t1", "complete"], ["t2", "complete"]]);
+  const files = [
+    "memory/reports/demand.json",
+    "memory/reports/final_design.json",
+    "memory/reports/tasks/t1.json",
+    "memory/reports/tasks/t2.json",
+    "memory/reports/verification.rework-1.json",
+    "memory/reports/verification.json",
+    "memory/reports/notes.txt",
+  ];
+  const live = atPhase("VERIFICATION", {
+    rework: {
+      round: 1,
+      verification: "memory/reports/verification.rework-1.json",
+      started_at: "2026-11-20T10:40:00Z",
+      closed_at: "2026-11-20T10:50:00Z",
+    },
+  });
+  const tasks = execution([
+    ["t1", "complete"],
+    ["t2", "complete"],
+  ]);
 
   it.each([
     ["VERIFICATION", ["memory/reports/verification.json"]],
-    ["IMPLEMENTATION", ["memory/reports/tasks/t1.json", "memory/reports/tasks/t2.json", "memory/reports/verification.json", "memory/reports/verification.rework-1.json"]],
-    ["REQUIREMENTS", ["memory/reports/demand.json", "memory/reports/final_design.json", "memory/reports/tasks/t1.json", "memory/reports/tasks/t2.json", "memory/reports/verification.json", "memory/reports/verification.rework-1.json"]],
+    [
+      "IMPLEMENTATION",
+      [
+        "memory/reports/tasks/t1.json",
+        "memory/reports/tasks/t2.json",
+        "memory/reports/verification.json",
+        "memory/reports/verification.rework-1.json",
+      ],
+    ],
+    [
+      "REQUIREMENTS",
+      [
+        "memory/reports/demand.json",
+        "memory/reports/final_design.json",
+        "memory/reports/tasks/t1.json",
+        "memory/reports/tasks/t2.json",
+        "memory/reports/verification.json",
+        "memory/reports/verification.rework-1.json",
+      ],
+    ],
   ] as const)("to the start of %s moves %j (a report that is not the workflow's stays)", (phase, moves) => {
     const result = planRollback(live, tasks, files, { kind: "phase", phase });
     expect(result.ok && result.plan.moves).toEqual(moves);
@@ -38,7 +90,13 @@ describe("planRollback", () => {
 
   describe("issue 21, case 7: the task plans leave with the rest", () => {
     const plans = ["memory/reports/plan.json", "memory/reports/plan.rework-1.json"];
-    const recorded = { ...tasks, plans: [{ round: 0, recorded_at: "2026-11-20T10:35:00Z", tasks: 2 }, { round: 1, recorded_at: "2026-11-20T10:41:00Z", tasks: 1 }] } as ExecutionState;
+    const recorded = {
+      ...tasks,
+      plans: [
+        { round: 0, recorded_at: "2026-11-20T10:35:00Z", tasks: 2 },
+        { round: 1, recorded_at: "2026-11-20T10:41:00Z", tasks: 1 },
+      ],
+    } as ExecutionState;
     it.each([
       ["REQUIREMENTS", plans],
       ["ARCHITECTURE", plans],
@@ -49,27 +107,66 @@ describe("planRollback", () => {
       expect(result.ok && result.plan.moves.filter((m) => m.includes("/plan"))).toEqual(moved);
     });
     it("to a checkpoint in rework round 1 before its plan: plan.json stays, plan.rework-1.json goes", () => {
-      const at = atPhase("IMPLEMENTATION", { rework: { round: 1, verification: "memory/reports/verification.rework-1.json", started_at: "2026-11-20T10:40:00Z", closed_at: null } });
+      const at = atPhase("IMPLEMENTATION", {
+        rework: {
+          round: 1,
+          verification: "memory/reports/verification.rework-1.json",
+          started_at: "2026-11-20T10:40:00Z",
+          closed_at: null,
+        },
+      });
       const held = { ...tasks, plans: [{ round: 0, recorded_at: "2026-11-20T10:35:00Z", tasks: 2 }] } as ExecutionState;
-      const result = planRollback(live, recorded, [...files, ...plans], { kind: "checkpoint", rev: 9, phase: at, execution: held });
-      expect(result.ok && result.plan.moves.filter((m) => m.includes("/plan"))).toEqual(["memory/reports/plan.rework-1.json"]);
+      const result = planRollback(live, recorded, [...files, ...plans], {
+        kind: "checkpoint",
+        rev: 9,
+        phase: at,
+        execution: held,
+      });
+      expect(result.ok && result.plan.moves.filter((m) => m.includes("/plan"))).toEqual([
+        "memory/reports/plan.rework-1.json",
+      ]);
     });
     it("to a checkpoint of round 0 before the plan was recorded: plan.json goes", () => {
-      const result = planRollback(live, recorded, [...files, ...plans], { kind: "checkpoint", rev: 9, phase: atPhase("IMPLEMENTATION"), execution: { ...execution([]), plans: [] } as ExecutionState });
+      const result = planRollback(live, recorded, [...files, ...plans], {
+        kind: "checkpoint",
+        rev: 9,
+        phase: atPhase("IMPLEMENTATION"),
+        execution: { ...execution([]), plans: [] } as ExecutionState,
+      });
       expect(result.ok && result.plan.moves.filter((m) => m.includes("/plan"))).toEqual(plans);
     });
   });
 
   it("to a checkpoint mid-IMPLEMENTATION: the outputs of tasks not complete then move", () => {
     const at = atPhase("IMPLEMENTATION");
-    const result = planRollback(live, tasks, files, { kind: "checkpoint", rev: 9, phase: at, execution: execution([["t1", "complete"], ["t2", "running"]]) });
-    expect(result.ok && result.plan.moves).toEqual(["memory/reports/tasks/t2.json", "memory/reports/verification.json", "memory/reports/verification.rework-1.json"]);
+    const result = planRollback(live, tasks, files, {
+      kind: "checkpoint",
+      rev: 9,
+      phase: at,
+      execution: execution([
+        ["t1", "complete"],
+        ["t2", "running"],
+      ]),
+    });
+    expect(result.ok && result.plan.moves).toEqual([
+      "memory/reports/tasks/t2.json",
+      "memory/reports/verification.json",
+      "memory/reports/verification.rework-1.json",
+    ]);
   });
 
   it.each([
     ["a later phase", { kind: "phase", phase: "REFLECTION" }, "rollback_forward"],
-    ["another workflow's checkpoint", { kind: "checkpoint", rev: 3, phase: atPhase("ARCHITECTURE", { workflow_id: "wf-other" }), execution: null }, "rollback_other_workflow"],
-    ["a checkpoint whose outputs are gone", { kind: "checkpoint", rev: 3, phase: atPhase("VERIFICATION"), execution: execution([["t3", "complete"]]) }, "rollback_outputs_missing"],
+    [
+      "another workflow's checkpoint",
+      { kind: "checkpoint", rev: 3, phase: atPhase("ARCHITECTURE", { workflow_id: "wf-other" }), execution: null },
+      "rollback_other_workflow",
+    ],
+    [
+      "a checkpoint whose outputs are gone",
+      { kind: "checkpoint", rev: 3, phase: atPhase("VERIFICATION"), execution: execution([["t3", "complete"]]) },
+      "rollback_outputs_missing",
+    ],
   ] as const)("refuses %s", (_name, target, code) => {
     const result = planRollback(live, tasks, files, target as never);
     expect(result.ok === false && result.code).toBe(code);
@@ -98,7 +195,11 @@ describe("planRollback and the agents' records (agent_reports)", () => {
   });
 
   it("a checkpoint while the pm was still at work: its report goes, and leaves the record", () => {
-    const at = atPhase("REQUIREMENTS", { phase_status: "in_progress", agent_reports: [demand], agents: [{ agent: "pm", output: demand, owner }] });
+    const at = atPhase("REQUIREMENTS", {
+      phase_status: "in_progress",
+      agent_reports: [demand],
+      agents: [{ agent: "pm", output: demand, owner }],
+    });
     const result = planRollback(live, undefined, files, { kind: "checkpoint", rev: 5, phase: at, execution: null });
     expect(result.ok && result.plan.moves).toEqual([demand, "memory/reports/designs/a.json"]);
     expect(result.ok && result.plan.phase.agent_reports).toEqual([]);

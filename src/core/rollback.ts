@@ -45,12 +45,20 @@ interface Owner {
  * reports and plans IMPLEMENTATION, verification.json and its rework copies VERIFICATION, the
  * reflection REFLECTION; a definition's steps the same way by kind (SPEC §20).
  */
-export function reportOwner(path: string, taskOutputs: ReadonlyMap<string, string>, flow: Flow = DEVELOP): Owner | null {
+export function reportOwner(
+  path: string,
+  taskOutputs: ReadonlyMap<string, string>,
+  flow: Flow = DEVELOP,
+): Owner | null {
   const tasksStep = flow.steps.find((s) => s.kind === "tasks")?.id;
   const chooseStep = flow.steps.find((s) => s.kind === "choose")?.id;
   const own = flow.steps.find((s) => s.kind !== "tasks" && s.kind !== "choose" && s.reports.includes(path));
   if (own !== undefined) return { phase: own.id };
-  if (chooseStep !== undefined && (path === REPORT.roundtable || path === REPORT.finalDesign || path.startsWith(`${REPORT.designsDir}/`))) return { phase: chooseStep };
+  if (
+    chooseStep !== undefined &&
+    (path === REPORT.roundtable || path === REPORT.finalDesign || path.startsWith(`${REPORT.designsDir}/`))
+  )
+    return { phase: chooseStep };
   const taskId = taskOutputs.get(path);
   if (tasksStep !== undefined && taskId !== undefined) return { phase: tasksStep, taskId };
   if (tasksStep !== undefined && path.startsWith(`${REPORT.tasksDir}/`)) return { phase: tasksStep };
@@ -78,9 +86,19 @@ function keeps(owner: Owner, target: PhaseState, execution: ExecutionState | nul
   if (of > at) return false;
   if (of < at) return true; // an earlier phase not recorded complete: not rollback's to judge
   if (owner.planRound !== undefined) return planKept(owner.planRound, execution);
-  if (flowOf(target).steps.find((s) => s.id === owner.phase)?.kind === "tasks") return owner.taskId !== undefined && execution?.tasks.some((t) => t.id === owner.taskId && t.status === "complete") === true;
+  if (flowOf(target).steps.find((s) => s.id === owner.phase)?.kind === "tasks")
+    return (
+      owner.taskId !== undefined &&
+      execution?.tasks.some((t) => t.id === owner.taskId && t.status === "complete") === true
+    );
   // A phase agent that had ended by then (a checkpoint after `agent_ended`): its report is part of that state.
-  if (path !== undefined && target.agent_reports !== undefined && isOwned(target.agent_reports, path, flowOf(target)) && !(target.agents ?? []).some((a) => a.output === path)) return true;
+  if (
+    path !== undefined &&
+    target.agent_reports !== undefined &&
+    isOwned(target.agent_reports, path, flowOf(target)) &&
+    !(target.agents ?? []).some((a) => a.output === path)
+  )
+    return true;
   return target.user_checkpoints.some((c) => c.phase === owner.phase);
 }
 
@@ -100,9 +118,14 @@ function taskOutputsOf(...executions: Array<ExecutionState | null | undefined>):
 }
 
 /** The state at the start of `phase`: later phases undone, their approvals dropped. */
-function startOf(before: PhaseState, execution: ExecutionState | undefined, phase: Phase): { phase: PhaseState; execution: ExecutionState | null } {
+function startOf(
+  before: PhaseState,
+  execution: ExecutionState | undefined,
+  phase: Phase,
+): { phase: PhaseState; execution: ExecutionState | null } {
   const index = (p: Phase) => phaseIndexIn(before, p);
-  const earlier = <T extends { phase: Phase }>(items: readonly T[]) => items.filter((c) => index(c.phase) < index(phase));
+  const earlier = <T extends { phase: Phase }>(items: readonly T[]) =>
+    items.filter((c) => index(c.phase) < index(phase));
   const tasksStep = flowOf(before).steps.find((s) => s.kind === "tasks")?.id;
   const keepsTasks = tasksStep !== undefined && index(phase) > index(tasksStep);
   return {
@@ -117,31 +140,57 @@ function startOf(before: PhaseState, execution: ExecutionState | undefined, phas
       interruption_safe: true,
       rework: keepsTasks ? (before.rework ?? null) : null,
       // The phases undone take their agents' records with them.
-      ...(before.agent_reports === undefined ? {} : { agent_reports: before.agent_reports.filter((p) => index(reportOwner(p, new Map(), flowOf(before))?.phase ?? phase) < index(phase)) }),
+      ...(before.agent_reports === undefined
+        ? {}
+        : {
+            agent_reports: before.agent_reports.filter(
+              (p) => index(reportOwner(p, new Map(), flowOf(before))?.phase ?? phase) < index(phase),
+            ),
+          }),
     },
     execution: keepsTasks ? (execution ?? null) : null,
   };
 }
 
-export function planRollback(before: PhaseState, execution: ExecutionState | undefined, reportFiles: readonly string[], target: RollbackTarget): RollbackResult {
+export function planRollback(
+  before: PhaseState,
+  execution: ExecutionState | undefined,
+  reportFiles: readonly string[],
+  target: RollbackTarget,
+): RollbackResult {
   let next: { phase: PhaseState; execution: ExecutionState | null };
   let describe: string;
   if (target.kind === "phase") {
     if (phaseIndexIn(before, target.phase) > phaseIndexIn(before, before.current_phase)) {
-      return { ok: false, code: "rollback_forward", message: `rollback only goes back: ${target.phase} comes after the current phase ${before.current_phase}` };
+      return {
+        ok: false,
+        code: "rollback_forward",
+        message: `rollback only goes back: ${target.phase} comes after the current phase ${before.current_phase}`,
+      };
     }
     next = startOf(before, execution, target.phase);
     describe = `the start of ${target.phase}`;
   } else {
     if (target.phase.workflow_id !== before.workflow_id) {
-      return { ok: false, code: "rollback_other_workflow", message: `checkpoint ${target.rev} belongs to workflow ${target.phase.workflow_id}, not the live ${before.workflow_id}` };
+      return {
+        ok: false,
+        code: "rollback_other_workflow",
+        message: `checkpoint ${target.rev} belongs to workflow ${target.phase.workflow_id}, not the live ${before.workflow_id}`,
+      };
     }
-    next = { phase: { ...target.phase, pending_transition: null, interruption_safe: true }, execution: target.execution };
+    next = {
+      phase: { ...target.phase, pending_transition: null, interruption_safe: true },
+      execution: target.execution,
+    };
     describe = `checkpoint ${target.rev} (${next.phase.current_phase} ${next.phase.phase_status})`;
   }
   const missing = missingOutputs(next.phase, next.execution, reportFiles);
   if (missing.length > 0) {
-    return { ok: false, code: "rollback_outputs_missing", message: `${describe} needs ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ` (and ${missing.length - 3} more)` : ""}, not in the live tree (an earlier rollback archived it?); restore that archive first (\`dotagent archive list\`), or roll back to a phase` };
+    return {
+      ok: false,
+      code: "rollback_outputs_missing",
+      message: `${describe} needs ${missing.slice(0, 3).join(", ")}${missing.length > 3 ? ` (and ${missing.length - 3} more)` : ""}, not in the live tree (an earlier rollback archived it?); restore that archive first (\`dotagent archive list\`), or roll back to a phase`,
+    };
   }
   const owners = taskOutputsOf(execution, next.execution);
   const moves = reportFiles.filter((path) => {
@@ -150,7 +199,11 @@ export function planRollback(before: PhaseState, execution: ExecutionState | und
     return owner !== null && !keeps(owner, next.phase, next.execution, path);
   });
   // What leaves the live tree leaves the record of whose it was (a copy written later is nobody's).
-  if (next.phase.agent_reports !== undefined && moves.length > 0) next = { ...next, phase: { ...next.phase, agent_reports: next.phase.agent_reports.filter((p) => !moves.includes(p)) } };
+  if (next.phase.agent_reports !== undefined && moves.length > 0)
+    next = {
+      ...next,
+      phase: { ...next.phase, agent_reports: next.phase.agent_reports.filter((p) => !moves.includes(p)) },
+    };
   return {
     ok: true,
     plan: {
@@ -199,7 +252,10 @@ export function revisionProblem(shown: string): string {
 }
 
 /** `--to` as a step of the workflow's flow (any case; develop: a phase) or a checkpoint revision; null when it is neither. */
-export function parseRollbackTarget(text: string, phases: readonly Phase[] = PHASES): { kind: "phase"; phase: Phase } | { kind: "rev"; rev: number } | null {
+export function parseRollbackTarget(
+  text: string,
+  phases: readonly Phase[] = PHASES,
+): { kind: "phase"; phase: Phase } | { kind: "rev"; rev: number } | null {
   const step = phases.find((p) => p.toUpperCase() === text.toUpperCase());
   if (step !== undefined) return { kind: "phase", phase: step };
   const rev = parseRevision(text);

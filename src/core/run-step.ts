@@ -30,7 +30,16 @@ export interface AgentJob {
  */
 export type RunStep =
   | { kind: "init" }
-  | { kind: "agents"; phase: Phase; agent: string; designs?: readonly string[]; jobs: readonly AgentJob[]; then: "resume" | "verdict" | "complete"; outputs: readonly string[]; rework?: string }
+  | {
+      kind: "agents";
+      phase: Phase;
+      agent: string;
+      designs?: readonly string[];
+      jobs: readonly AgentJob[];
+      then: "resume" | "verdict" | "complete";
+      outputs: readonly string[];
+      rework?: string;
+    }
   | { kind: "gate"; phase: Phase; output: string; agent?: string; view: "requirements" | "design" | "report" }
   | { kind: "choose_design"; phase: Phase }
   | { kind: "plan_tasks"; round: number; file: string; source: string }
@@ -47,7 +56,18 @@ export type RunStep =
 /** The parts of the resume JSON (SPEC §5) a step depends on: fields, never the reason's text. */
 export interface PlanView {
   phase: Phase | null;
-  next: { action: string; agent?: string | null; tasks?: readonly string[]; reason?: string; designs?: readonly string[]; gate?: string; round?: number; plan_file?: string; output?: string; step?: string };
+  next: {
+    action: string;
+    agent?: string | null;
+    tasks?: readonly string[];
+    reason?: string;
+    designs?: readonly string[];
+    gate?: string;
+    round?: number;
+    plan_file?: string;
+    output?: string;
+    step?: string;
+  };
   in_flight?: readonly string[];
 }
 
@@ -71,7 +91,12 @@ export interface RunFacts {
 }
 
 const angleOf = (name: string) => DEFAULT_DESIGNS.find((d) => d.name === name)?.angle ?? `the ${name} approach`;
-const job = (key: string, agent: string, output: string, lines: string[] = []): AgentJob => ({ key, agent, output, lines });
+const job = (key: string, agent: string, output: string, lines: string[] = []): AgentJob => ({
+  key,
+  agent,
+  output,
+  lines,
+});
 
 /**
  * The step's move for the plan's `next`, by the step's kind, never its agents' names: develop is
@@ -92,7 +117,9 @@ export function nextRunStep(plan: PlanView, facts: RunFacts = {}): RunStep {
     case "plan_tasks":
       return planTasks();
     case "run_tasks":
-      return next.tasks && next.tasks.length > 0 ? { kind: "run_tasks", tasks: next.tasks } : { kind: "wait", inFlight: plan.in_flight ?? [] };
+      return next.tasks && next.tasks.length > 0
+        ? { kind: "run_tasks", tasks: next.tasks }
+        : { kind: "wait", inFlight: plan.in_flight ?? [] };
     case "await_agents":
       return { kind: "wait", inFlight: plan.in_flight ?? [] };
     case "resolve_dead_tasks":
@@ -104,7 +131,8 @@ export function nextRunStep(plan: PlanView, facts: RunFacts = {}): RunStep {
     case "workflow_failed":
       return { kind: "failed", reason: next.reason ?? "the workflow failed" };
     case "await_approval":
-      if (phase === null || step === undefined) return { kind: "stuck", reason: `an approval, but no current step: ${next.reason ?? ""}` };
+      if (phase === null || step === undefined)
+        return { kind: "stuck", reason: `an approval, but no current step: ${next.reason ?? ""}` };
       return gate(next, phase, step);
     // The person who runs `dotagent run` again has decided: the failed phase's agent runs again.
     case "resolve_failed_agent":
@@ -124,15 +152,25 @@ function gate(next: PlanView["next"], phase: Phase, step: Step): RunStep {
     case "approve_report": {
       const at = next.step ?? phase;
       const output = next.output ?? (step.kind === "agent" ? step.reports[0] : undefined);
-      if (output === undefined) return { kind: "stuck", reason: `an approval of ${at} without its report: ${next.reason ?? ""}` };
-      return { kind: "gate", phase: at, output, ...(agent ? { agent } : {}), view: next.gate === "approve_requirements" ? "requirements" : "report" };
+      if (output === undefined)
+        return { kind: "stuck", reason: `an approval of ${at} without its report: ${next.reason ?? ""}` };
+      return {
+        kind: "gate",
+        phase: at,
+        output,
+        ...(agent ? { agent } : {}),
+        view: next.gate === "approve_requirements" ? "requirements" : "report",
+      };
     }
     case "approve_design":
       return { kind: "gate", phase, output: REPORT.finalDesign, view: "design" };
     case "pick_design":
       return { kind: "choose_design", phase };
     default:
-      return { kind: "stuck", reason: `an approval this dotagent does not know (${String(next.gate)}): ${next.reason ?? ""}` };
+      return {
+        kind: "stuck",
+        reason: `an approval this dotagent does not know (${String(next.gate)}): ${next.reason ?? ""}`,
+      };
   }
 }
 
@@ -150,10 +188,28 @@ function agents(next: PlanView["next"], phase: Phase, step: Step, facts: RunFact
       if (agent === step.agent) {
         const names = next.designs && next.designs.length > 0 ? next.designs : step.designs.map((d) => d.name);
         const angle = (name: string) => step.designs.find((d) => d.name === name)?.angle ?? angleOf(name);
-        const jobs = names.map((n) => job(`${agent}.${n}`, agent, `${REPORT.designsDir}/${n}.json`, [`Design name: ${n}`, `Angle: ${angle(n)}`]));
-        return { kind: "agents", phase, agent, ...(next.designs && next.designs.length > 0 ? {} : { designs: names }), jobs, then: "resume", outputs: jobs.map((j) => j.output) };
+        const jobs = names.map((n) =>
+          job(`${agent}.${n}`, agent, `${REPORT.designsDir}/${n}.json`, [`Design name: ${n}`, `Angle: ${angle(n)}`]),
+        );
+        return {
+          kind: "agents",
+          phase,
+          agent,
+          ...(next.designs && next.designs.length > 0 ? {} : { designs: names }),
+          jobs,
+          then: "resume",
+          outputs: jobs.map((j) => j.output),
+        };
       }
-      if (agent === step.reducer) return { kind: "agents", phase, agent, jobs: [job(agent, agent, REPORT.roundtable, [`Designs: ${REPORT.designsDir}/*.json`])], then: "resume", outputs: [REPORT.roundtable] };
+      if (agent === step.reducer)
+        return {
+          kind: "agents",
+          phase,
+          agent,
+          jobs: [job(agent, agent, REPORT.roundtable, [`Designs: ${REPORT.designsDir}/*.json`])],
+          then: "resume",
+          outputs: [REPORT.roundtable],
+        };
       break;
     }
     case "agent":
@@ -162,7 +218,15 @@ function agents(next: PlanView["next"], phase: Phase, step: Step, facts: RunFact
       const key = `${agent}.${step.id}${latestRound > 0 ? `.r${latestRound}` : ""}`;
       const output = next.output ?? step.reports[0]!;
       const then = step.kind === "check" ? "verdict" : step.gate === "approve" ? "resume" : "complete";
-      return { kind: "agents", phase, agent, jobs: [{ ...job(key, agent, output), ...(facts.keyedByAgent ? { formerKey: agent } : {}) }], then, outputs: step.reports, ...(step.kind === "check" && step.rework ? { rework: step.rework } : {}) };
+      return {
+        kind: "agents",
+        phase,
+        agent,
+        jobs: [{ ...job(key, agent, output), ...(facts.keyedByAgent ? { formerKey: agent } : {}) }],
+        then,
+        outputs: step.reports,
+        ...(step.kind === "check" && step.rework ? { rework: step.rework } : {}),
+      };
     }
     case "tasks":
       // Only a workflow from an older dotagent asks for a bare rework executor: plan the round.
@@ -195,7 +259,12 @@ export function tasksToPlan(round: number, source: Record<string, unknown>, requ
     return list.map((title, i) => ({ id: `rework-${round}-${i + 1}`, title, depends_on: [] }));
   }
   const design = source.design && typeof source.design === "object" ? (source.design as Record<string, unknown>) : {};
-  const raw = Array.isArray(source.tasks) && source.tasks.length > 0 ? source.tasks : Array.isArray(design.tasks) ? design.tasks : [];
+  const raw =
+    Array.isArray(source.tasks) && source.tasks.length > 0
+      ? source.tasks
+      : Array.isArray(design.tasks)
+        ? design.tasks
+        : [];
   const tasks = raw.flatMap((t): PlannedTask[] => {
     if (!t || typeof t !== "object") return [];
     const o = t as Record<string, unknown>;
@@ -203,15 +272,25 @@ export function tasksToPlan(round: number, source: Record<string, unknown>, requ
     const deps = Array.isArray(o.depends_on) ? o.depends_on.filter((d): d is string => typeof d === "string") : [];
     return [{ id: o.id, title: typeof o.title === "string" ? o.title : o.id, depends_on: deps }];
   });
-  return tasks.length > 0 ? tasks : [{ id: "task-001", title: request || "Implement the chosen design", depends_on: [] }];
+  return tasks.length > 0
+    ? tasks
+    : [{ id: "task-001", title: request || "Implement the chosen design", depends_on: [] }];
 }
 
 /** A check's command that failed (`step run`'s report): what the task must make pass. */
 function describeCommand(report: Record<string, unknown>): string {
   const command = String(report.command).replace(/\s+/g, " ").trim();
-  const exit = typeof report.exit_code === "number" ? `exit ${report.exit_code}` : report.timed_out === true ? "timed out" : "failed";
+  const exit =
+    typeof report.exit_code === "number"
+      ? `exit ${report.exit_code}`
+      : report.timed_out === true
+        ? "timed out"
+        : "failed";
   const last = typeof report.output_tail === "string" ? tellingLine(report.output_tail) : "";
-  return `Make \`${command.length > 100 ? `${command.slice(0, 99)}…` : command}\` pass (${exit}${last ? `: ${last.slice(0, 80)}` : ""})`.slice(0, 200);
+  return `Make \`${command.length > 100 ? `${command.slice(0, 99)}…` : command}\` pass (${exit}${last ? `: ${last.slice(0, 80)}` : ""})`.slice(
+    0,
+    200,
+  );
 }
 
 function describeFailure(failure: unknown): string {

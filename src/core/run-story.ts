@@ -34,8 +34,17 @@ export type EventKind = "interruption" | "repair" | "failure";
 
 /** The repair codes of a resume plan (SPEC §5 `repairs[].code`) that set right what an interruption or a hand edit left. */
 export const RESUME_REPAIR_CODES: ReadonlySet<string> = new Set([
-  "transition_rolled_forward", "transition_rolled_back", "marked_safe", "execution_marked_safe", "task_completed_from_output",
-  "task_failed_from_output", "task_reset", "agent_gone", "clear_finished", "hand_edit_kept", "rolled_back",
+  "transition_rolled_forward",
+  "transition_rolled_back",
+  "marked_safe",
+  "execution_marked_safe",
+  "task_completed_from_output",
+  "task_failed_from_output",
+  "task_reset",
+  "agent_gone",
+  "clear_finished",
+  "hand_edit_kept",
+  "rolled_back",
 ]);
 
 /** Each event type's kind, read from its fields; absent: neither (the run's course, or bookkeeping). */
@@ -63,7 +72,10 @@ const KINDS: Readonly<Record<string, (ev: RunEvent) => EventKind | null>> = {
 /** `ev`'s kind; `before` is the event logged just before it (an old log's `resumed` is judged by it). */
 export function kindOfEvent(ev: RunEvent, before?: RunEvent): EventKind | null {
   if (ev.type === "resumed") {
-    if (Array.isArray(ev.repair_codes)) return ev.repair_codes.some((code) => typeof code === "string" && RESUME_REPAIR_CODES.has(code)) ? "repair" : null;
+    if (Array.isArray(ev.repair_codes))
+      return ev.repair_codes.some((code) => typeof code === "string" && RESUME_REPAIR_CODES.has(code))
+        ? "repair"
+        : null;
     const repaired = typeof ev.repairs === "number" && ev.repairs > 0;
     const kind = before === undefined ? null : kindOfEvent(before);
     return repaired && (kind === "interruption" || kind === "repair") ? "repair" : null;
@@ -118,11 +130,17 @@ export interface RunSpan {
 export function runSpan(input: RunSpanInput): RunSpan {
   const last = input.steps[input.steps.length - 1];
   const complete = last !== undefined && input.currentPhase === last && input.phaseStatus === "complete";
-  const recorded = [...input.events.map((ev) => ms(ev.at)), ...input.completed.map((c) => ms(c.completed_at)), ...input.approvals.map((a) => ms(a.approved_at))].filter((t): t is number => t !== undefined);
+  const recorded = [
+    ...input.events.map((ev) => ms(ev.at)),
+    ...input.completed.map((c) => ms(c.completed_at)),
+    ...input.approvals.map((a) => ms(a.approved_at)),
+  ].filter((t): t is number => t !== undefined);
   const start = recorded.length === 0 ? undefined : Math.min(...recorded);
   if (complete) {
     const ends = [
-      ...input.events.filter((ev) => (ev.type === "phase_completed" || ev.type === "phase_skipped") && ev.phase === last).map((ev) => ms(ev.at)),
+      ...input.events
+        .filter((ev) => (ev.type === "phase_completed" || ev.type === "phase_skipped") && ev.phase === last)
+        .map((ev) => ms(ev.at)),
       ...input.completed.filter((c) => c.phase === last).map((c) => ms(c.completed_at)),
     ].filter((t): t is number => t !== undefined);
     if (ends.length > 0) return { start, end: Math.max(...ends), complete };
@@ -145,22 +163,51 @@ export interface CheckOutcome {
   readonly detail: string | null;
 }
 
-const reworkCopyOf = (report: string) => new RegExp(`^${report.replace(/\.(json|md)$/, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.rework-\\d+\\.(json|md)$`);
+const reworkCopyOf = (report: string) =>
+  new RegExp(
+    `^${report.replace(/\.(json|md)$/, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.rework-\\d+\\.(json|md)$`,
+  );
 
 /** Each check step's outcome: the report as read, the rework rounds it caused (from the log), whether its `when` passed it over. */
-export function checkOutcomes(steps: readonly Step[], reports: ReportSnapshot, events: readonly RunEvent[], skipped: ReadonlySet<string>): CheckOutcome[] {
+export function checkOutcomes(
+  steps: readonly Step[],
+  reports: ReportSnapshot,
+  events: readonly RunEvent[],
+  skipped: ReadonlySet<string>,
+): CheckOutcome[] {
   return steps.flatMap((step): CheckOutcome[] => {
     if (step.kind !== "check") return [];
     const report = step.reports[0]!;
     const copy = reworkCopyOf(report);
-    const rework_rounds = events.filter((ev) => ev.type === "phase_rework" && typeof ev.verification === "string" && copy.test(ev.verification)).length;
+    const rework_rounds = events.filter(
+      (ev) => ev.type === "phase_rework" && typeof ev.verification === "string" && copy.test(ev.verification),
+    ).length;
     const read = reportAt(reports, report);
-    const data = read.status === "valid" && typeof read.data === "object" && read.data !== null ? (read.data as Record<string, unknown>) : undefined;
-    const outcome: CheckVerdict = data !== undefined && typeof data.passed === "boolean" ? (data.passed ? "passed" : "failed")
-      : read.status === "invalid" || read.status === "outside" || read.status === "valid" ? "invalid"
-      : skipped.has(step.id) ? "skipped" : "none";
-    const detail = data === undefined ? null : typeof data.exit_code === "number" ? `exit ${data.exit_code}` : typeof data.summary === "string" ? data.summary : null;
-    return [{ step: step.id, kind: step.run !== undefined ? "command" : "agent", report, outcome, rework_rounds, detail }];
+    const data =
+      read.status === "valid" && typeof read.data === "object" && read.data !== null
+        ? (read.data as Record<string, unknown>)
+        : undefined;
+    const outcome: CheckVerdict =
+      data !== undefined && typeof data.passed === "boolean"
+        ? data.passed
+          ? "passed"
+          : "failed"
+        : read.status === "invalid" || read.status === "outside" || read.status === "valid"
+          ? "invalid"
+          : skipped.has(step.id)
+            ? "skipped"
+            : "none";
+    const detail =
+      data === undefined
+        ? null
+        : typeof data.exit_code === "number"
+          ? `exit ${data.exit_code}`
+          : typeof data.summary === "string"
+            ? data.summary
+            : null;
+    return [
+      { step: step.id, kind: step.run !== undefined ? "command" : "agent", report, outcome, rework_rounds, detail },
+    ];
   });
 }
 
@@ -172,17 +219,32 @@ export interface VerificationOutcome {
 
 export function verificationOf(checks: readonly CheckOutcome[]): VerificationOutcome {
   const decided = checks.filter((c) => c.outcome !== "skipped");
-  const passed = decided.length === 0 ? null
-    : decided.some((c) => c.outcome === "failed") ? false
-    : decided.every((c) => c.outcome === "passed") ? true
-    : null;
+  const passed =
+    decided.length === 0
+      ? null
+      : decided.some((c) => c.outcome === "failed")
+        ? false
+        : decided.every((c) => c.outcome === "passed")
+          ? true
+          : null;
   return { passed, checks };
 }
 
 /** One check in a person's words, as `show` says a verdict: `VERIFICATION passed after 1 rework round`. */
 export function checkWords(check: CheckOutcome): string {
-  const verdict = { passed: "passed", failed: "failed", none: "no report yet", invalid: "report not valid", skipped: "skipped" }[check.outcome];
-  const rounds = check.rework_rounds === 0 ? "" : check.outcome === "passed" ? ` after ${count(check.rework_rounds, "rework round")}` : `, ${count(check.rework_rounds, "rework round")} so far`;
+  const verdict = {
+    passed: "passed",
+    failed: "failed",
+    none: "no report yet",
+    invalid: "report not valid",
+    skipped: "skipped",
+  }[check.outcome];
+  const rounds =
+    check.rework_rounds === 0
+      ? ""
+      : check.outcome === "passed"
+        ? ` after ${count(check.rework_rounds, "rework round")}`
+        : `, ${count(check.rework_rounds, "rework round")} so far`;
   return `${check.step} ${verdict}${rounds}`;
 }
 
@@ -193,6 +255,13 @@ export function verificationWords(verification: VerificationOutcome): string | n
   if (checks.every((c) => c.outcome === "skipped")) return "verification skipped";
   const rounds = checks.reduce((n, c) => n + c.rework_rounds, 0);
   if (passed === true) return `verification passed${rounds === 0 ? "" : ` after ${count(rounds, "rework round")}`}`;
-  if (passed === false) return `verification failed (${checks.filter((c) => c.outcome === "failed").map((c) => c.step).join(", ")})`;
-  return `verification not done yet (${checks.filter((c) => c.outcome !== "passed" && c.outcome !== "skipped").map(checkWords).join("; ")})`;
+  if (passed === false)
+    return `verification failed (${checks
+      .filter((c) => c.outcome === "failed")
+      .map((c) => c.step)
+      .join(", ")})`;
+  return `verification not done yet (${checks
+    .filter((c) => c.outcome !== "passed" && c.outcome !== "skipped")
+    .map(checkWords)
+    .join("; ")})`;
 }

@@ -19,40 +19,115 @@ const plan = (over: Partial<Plan> & { events?: Array<Record<string, unknown>> } 
 const cases: Array<[string, SessionLineFacts, string | null]> = [
   [
     "a task finished while the session died, the step done: said, and what to type",
-    { source: "resume", command: "/develop", plan: plan({ phase: "VERIFICATION", next: { action: "spawn_agent", agent: "qa", tasks: [], reason: "r" }, events: [{ type: "task_completed", task_id: "task-002", recovered: true }, { type: "phase_completed", phase: "IMPLEMENTATION", by: "plan" }] }) },
+    {
+      source: "resume",
+      command: "/develop",
+      plan: plan({
+        phase: "VERIFICATION",
+        next: { action: "spawn_agent", agent: "qa", tasks: [], reason: "r" },
+        events: [
+          { type: "task_completed", task_id: "task-002", recovered: true },
+          { type: "phase_completed", phase: "IMPLEMENTATION", by: "plan" },
+        ],
+      }),
+    },
     "dotagent: the last session ended during workflow wf-add-login: task-002 had finished; IMPLEMENTATION is done, now VERIFICATION. Type continue (or /develop) to go on.",
   ],
   [
     "tasks cut off run again; one still running in another session",
-    { source: "resume", command: "/develop", plan: plan({ in_flight: ["task-004"], events: [{ type: "task_reset", task_id: "task-002" }, { type: "task_reset", task_id: "task-003" }] }) },
+    {
+      source: "resume",
+      command: "/develop",
+      plan: plan({
+        in_flight: ["task-004"],
+        events: [
+          { type: "task_reset", task_id: "task-002" },
+          { type: "task_reset", task_id: "task-003" },
+        ],
+      }),
+    },
     "dotagent: the last session ended during workflow wf-add-login: task-002 and task-003 were cut off and run again; task-004 still runs in another session. Type continue (or /develop) to go on.",
   ],
   [
     "an agent cut off, a task out of attempts",
-    { source: "startup", command: "/develop", plan: plan({ events: [{ type: "agent_gone", agent: "architect", output: "x" }, { type: "task_dead", task_id: "task-001" }], next: { action: "resolve_dead_tasks", agent: null, tasks: ["task-001"], reason: "r" } }) },
+    {
+      source: "startup",
+      command: "/develop",
+      plan: plan({
+        events: [
+          { type: "agent_gone", agent: "architect", output: "x" },
+          { type: "task_dead", task_id: "task-001" },
+        ],
+        next: { action: "resolve_dead_tasks", agent: null, tasks: ["task-001"], reason: "r" },
+      }),
+    },
     "dotagent: the last session ended during workflow wf-add-login: task-001 was cut off with no attempts left; the architect agent was cut off and runs again. It stopped and needs you: type /develop to see why and choose.",
   ],
   [
     "at a gate, nothing cut off: the report to read and the words to type",
-    { source: "resume", command: "/develop", plan: plan({ phase: "REQUIREMENTS", next: { action: "await_approval", agent: null, tasks: [], reason: "r", gate: "approve_requirements" } }) },
+    {
+      source: "resume",
+      command: "/develop",
+      plan: plan({
+        phase: "REQUIREMENTS",
+        next: { action: "await_approval", agent: null, tasks: [], reason: "r", gate: "approve_requirements" },
+      }),
+    },
     "dotagent: workflow wf-add-login is open at REQUIREMENTS. It waits for your approval of memory/reports/demand.json: type approve, or what should change.",
   ],
   [
     "a definition's gate names its report",
-    { source: "startup", command: "/develop", plan: plan({ phase: "NOTES", next: { action: "await_approval", agent: null, tasks: [], reason: "r", gate: "approve_report", output: "memory/reports/notes.md", step: "NOTES" } }) },
+    {
+      source: "startup",
+      command: "/develop",
+      plan: plan({
+        phase: "NOTES",
+        next: {
+          action: "await_approval",
+          agent: null,
+          tasks: [],
+          reason: "r",
+          gate: "approve_report",
+          output: "memory/reports/notes.md",
+          step: "NOTES",
+        },
+      }),
+    },
     "dotagent: workflow wf-add-login is open at NOTES. It waits for your approval of memory/reports/notes.md: type approve, or what should change.",
   ],
   [
     "the pick",
-    { source: "resume", command: "/develop", plan: plan({ phase: "ARCHITECTURE", next: { action: "await_approval", agent: null, tasks: [], reason: "r", gate: "pick_design" } }) },
+    {
+      source: "resume",
+      command: "/develop",
+      plan: plan({
+        phase: "ARCHITECTURE",
+        next: { action: "await_approval", agent: null, tasks: [], reason: "r", gate: "pick_design" },
+      }),
+    },
     "dotagent: workflow wf-add-login is open at ARCHITECTURE. It waits for you to pick a design (memory/reports/roundtable.json compares them): type its name.",
   ],
   [
     "a question for the person",
-    { source: "resume", command: "/develop", plan: plan({ decision: { question: "The main checkout has uncommitted changes. Commit them first?", default: false, yes: "y", no: "n" } }) },
+    {
+      source: "resume",
+      command: "/develop",
+      plan: plan({
+        decision: {
+          question: "The main checkout has uncommitted changes. Commit them first?",
+          default: false,
+          yes: "y",
+          no: "n",
+        },
+      }),
+    },
     "dotagent: workflow wf-add-login is open at IMPLEMENTATION. It waits for your answer: The main checkout has uncommitted changes. Commit them first? Type yes or no.",
   ],
-  ["Codex's command", { source: "resume", command: "$develop", plan: plan({ situation: "corrupt" }) }, "dotagent: the state of wf-add-login in memory/state is damaged. Type $develop to choose: go back to the last good copy, or archive it and start again."],
+  [
+    "Codex's command",
+    { source: "resume", command: "$develop", plan: plan({ situation: "corrupt" }) },
+    "dotagent: the state of wf-add-login in memory/state is damaged. Type $develop to choose: go back to the last good copy, or archive it and start again.",
+  ],
   [
     "recovery a hook of the dying session already recorded (kill -9 while its SubagentStop hook ran): told from the log",
     {
@@ -71,12 +146,28 @@ const cases: Array<[string, SessionLineFacts, string | null]> = [
   ],
   [
     "recovery a session already took up (its resume came after): old news",
-    { source: "resume", command: "/develop", plan: plan(), recorded: [{ type: "task_reset", task_id: "task-003" }, { type: "resumed", situation: "interrupted" }] },
+    {
+      source: "resume",
+      command: "/develop",
+      plan: plan(),
+      recorded: [
+        { type: "task_reset", task_id: "task-003" },
+        { type: "resumed", situation: "interrupted" },
+      ],
+    },
     "dotagent: workflow wf-add-login is open at IMPLEMENTATION. Type continue (or /develop) to go on.",
   ],
   [
     "recovery before a later session's starts: old news",
-    { source: "resume", command: "/develop", plan: plan(), recorded: [{ type: "task_reset", task_id: "task-003" }, { type: "task_started", task_id: "task-003", session: "s-2" }] },
+    {
+      source: "resume",
+      command: "/develop",
+      plan: plan(),
+      recorded: [
+        { type: "task_reset", task_id: "task-003" },
+        { type: "task_started", task_id: "task-003", session: "s-2" },
+      ],
+    },
     "dotagent: workflow wf-add-login is open at IMPLEMENTATION. Type continue (or /develop) to go on.",
   ],
   ["after compaction the person was there", { source: "compact", command: "/develop", plan: plan() }, null],

@@ -29,7 +29,8 @@ function unseenRecovery(recorded: readonly EventLike[]): EventLike[] {
   recorded.forEach((e, i) => {
     if (e.type === "resumed" || typeof e.session === "string") from = i + 1;
   });
-  const recovery = (e: EventLike) => e.recovered === true || e.type === "task_reset" || e.type === "task_dead" || e.type === "agent_gone";
+  const recovery = (e: EventLike) =>
+    e.recovered === true || e.type === "task_reset" || e.type === "task_dead" || e.type === "agent_gone";
   return recorded.slice(from).filter(recovery);
 }
 
@@ -41,32 +42,56 @@ const list = (ids: readonly string[]): string => {
 /** What the session's end left behind, from the events carrying out the plan would record. */
 function whatHappened(plan: SessionLineFacts["plan"], recorded: readonly EventLike[]): string[] {
   const events: EventLike[] = [...unseenRecovery(recorded), ...(plan.writes.events as readonly EventLike[])];
-  const ids = (type: string, field = "task_id") => [...new Set(events.filter((e) => e.type === type).map((e) => String(e[field] ?? "?")))];
-  const finished = [...new Set(events.filter((e) => e.type === "task_completed" && e.recovered === true).map((e) => String(e.task_id)))];
+  const ids = (type: string, field = "task_id") => [
+    ...new Set(events.filter((e) => e.type === type).map((e) => String(e[field] ?? "?"))),
+  ];
+  const finished = [
+    ...new Set(events.filter((e) => e.type === "task_completed" && e.recovered === true).map((e) => String(e.task_id))),
+  ];
   const again = ids("task_reset");
   const dead = ids("task_dead");
   const agents = ids("agent_gone", "agent");
   const advanced = ids("phase_completed", "phase");
   const parts: string[] = [];
   if (finished.length > 0) parts.push(`${list(finished)} had finished`);
-  if (advanced.length > 0 && plan.phase !== null) parts.push(`${list(advanced)} ${advanced.length === 1 ? "is" : "are"} done, now ${plan.phase}`);
-  if (again.length > 0) parts.push(`${list(again)} ${again.length === 1 ? "was" : "were"} cut off and ${again.length === 1 ? "runs" : "run"} again`);
+  if (advanced.length > 0 && plan.phase !== null)
+    parts.push(`${list(advanced)} ${advanced.length === 1 ? "is" : "are"} done, now ${plan.phase}`);
+  if (again.length > 0)
+    parts.push(
+      `${list(again)} ${again.length === 1 ? "was" : "were"} cut off and ${again.length === 1 ? "runs" : "run"} again`,
+    );
   if (dead.length > 0) parts.push(`${list(dead)} ${dead.length === 1 ? "was" : "were"} cut off with no attempts left`);
-  if (agents.length > 0) parts.push(`the ${list(agents)} ${agents.length === 1 ? "agent was" : "agents were"} cut off and ${agents.length === 1 ? "runs" : "run"} again`);
-  if (plan.in_flight.length > 0) parts.push(`${list(plan.in_flight)} still ${plan.in_flight.length === 1 ? "runs" : "run"} in another session`);
+  if (agents.length > 0)
+    parts.push(
+      `the ${list(agents)} ${agents.length === 1 ? "agent was" : "agents were"} cut off and ${agents.length === 1 ? "runs" : "run"} again`,
+    );
+  if (plan.in_flight.length > 0)
+    parts.push(`${list(plan.in_flight)} still ${plan.in_flight.length === 1 ? "runs" : "run"} in another session`);
   return parts;
 }
 
 /** What the person types now. */
 function whatToType(plan: SessionLineFacts["plan"], command: string): string {
-  if (plan.decision !== null) return `It waits for your answer: ${plan.decision.question.replace(/\s*$/, "")} Type yes or no.`;
+  if (plan.decision !== null)
+    return `It waits for your answer: ${plan.decision.question.replace(/\s*$/, "")} Type yes or no.`;
   const next = plan.next;
   if (next.action === "await_approval") {
-    if (next.gate === "pick_design") return "It waits for you to pick a design (memory/reports/roundtable.json compares them): type its name.";
-    const file = next.gate === "approve_requirements" ? "memory/reports/demand.json" : next.gate === "approve_design" ? "memory/reports/final_design.json" : (next.output ?? "the report");
+    if (next.gate === "pick_design")
+      return "It waits for you to pick a design (memory/reports/roundtable.json compares them): type its name.";
+    const file =
+      next.gate === "approve_requirements"
+        ? "memory/reports/demand.json"
+        : next.gate === "approve_design"
+          ? "memory/reports/final_design.json"
+          : (next.output ?? "the report");
     return `It waits for your approval of ${file}: type approve, or what should change.`;
   }
-  if (next.action === "workflow_failed" || next.action === "resolve_dead_tasks" || next.action === "resolve_failed_agent") return `It stopped and needs you: type ${command} to see why and choose.`;
+  if (
+    next.action === "workflow_failed" ||
+    next.action === "resolve_dead_tasks" ||
+    next.action === "resolve_failed_agent"
+  )
+    return `It stopped and needs you: type ${command} to see why and choose.`;
   return `Type continue (or ${command}) to go on.`;
 }
 
@@ -79,11 +104,17 @@ export function sessionLine(facts: SessionLineFacts): string | null {
   if (!tellsPerson(source)) return null;
   if (plan.situation === "none" || plan.situation === "complete") return null;
   const id = plan.workflow_id ?? "the workflow";
-  if (plan.situation === "corrupt") return `dotagent: the state of ${id} in memory/state is damaged. Type ${command} to choose: go back to the last good copy, or archive it and start again.`;
-  if (plan.situation === "hand_edit") return `dotagent: the state of ${id} in memory/state was edited outside dotagent. Type ${command} to choose whether to keep the edit.`;
-  if (plan.situation === "request_changed" || plan.situation === "definition_changed") return `dotagent: workflow ${id} is open, but its request or definition changed since it started. Type ${command} to choose what to do.`;
+  if (plan.situation === "corrupt")
+    return `dotagent: the state of ${id} in memory/state is damaged. Type ${command} to choose: go back to the last good copy, or archive it and start again.`;
+  if (plan.situation === "hand_edit")
+    return `dotagent: the state of ${id} in memory/state was edited outside dotagent. Type ${command} to choose whether to keep the edit.`;
+  if (plan.situation === "request_changed" || plan.situation === "definition_changed")
+    return `dotagent: workflow ${id} is open, but its request or definition changed since it started. Type ${command} to choose what to do.`;
   const happened = whatHappened(plan, facts.recorded ?? []);
   const where = plan.phase === null ? "" : ` at ${plan.phase}`;
-  const head = happened.length > 0 ? `dotagent: the last session ended during workflow ${id}: ${happened.join("; ")}.` : `dotagent: workflow ${id} is open${where}.`;
+  const head =
+    happened.length > 0
+      ? `dotagent: the last session ended during workflow ${id}: ${happened.join("; ")}.`
+      : `dotagent: workflow ${id} is open${where}.`;
   return `${head} ${whatToType(plan, command)}`;
 }

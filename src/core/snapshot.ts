@@ -21,8 +21,20 @@ export interface FileProblem extends SchemaProblem {
  */
 export type FileRead<T> =
   | { readonly kind: "missing"; readonly file: string }
-  | { readonly kind: "ok"; readonly file: string; readonly value: T; readonly stamp: string; readonly sha256?: string | null }
-  | { readonly kind: "corrupt"; readonly file: string; readonly problems: FileProblem[]; readonly stamp: string; readonly sha256?: string | null };
+  | {
+      readonly kind: "ok";
+      readonly file: string;
+      readonly value: T;
+      readonly stamp: string;
+      readonly sha256?: string | null;
+    }
+  | {
+      readonly kind: "corrupt";
+      readonly file: string;
+      readonly problems: FileProblem[];
+      readonly stamp: string;
+      readonly sha256?: string | null;
+    };
 
 /**
  * memory/state/.clearing as read: the archive it names and, when the marker proves nothing (it
@@ -70,7 +82,14 @@ export interface ReportRequest {
   readonly check?: boolean;
 }
 
-const PHASE_OUTPUTS = [REPORT.demand, REPORT.roundtable, REPORT.finalDesign, REPORT.verification, REPORT.reflectionJson, REPORT.reflectionMd];
+const PHASE_OUTPUTS = [
+  REPORT.demand,
+  REPORT.roundtable,
+  REPORT.finalDesign,
+  REPORT.verification,
+  REPORT.reflectionJson,
+  REPORT.reflectionMd,
+];
 
 /**
  * The report files the planner and validation look at for this state: the phase outputs, the
@@ -82,11 +101,19 @@ export function reportRequests(phase: PhaseState | undefined, execution: Executi
   // A pinned workflow's own reports (its agent, check and shell steps'): read like develop's.
   if (phase?.workflow !== undefined) {
     for (const step of flowOf(phase).steps) {
-      for (const path of step.reports) if (path.startsWith("memory/reports/") && !PHASE_OUTPUTS.includes(path as never)) requests.push({ path, mode: "parse", ...(step.kind === "check" || step.kind === "shell" ? { check: true } : {}) });
+      for (const path of step.reports)
+        if (path.startsWith("memory/reports/") && !PHASE_OUTPUTS.includes(path as never))
+          requests.push({
+            path,
+            mode: "parse",
+            ...(step.kind === "check" || step.kind === "shell" ? { check: true } : {}),
+          });
     }
   }
-  for (const completed of phase?.completed_phases ?? []) if (completed.output) requests.push({ path: completed.output, mode: "exists" });
-  for (const move of phase?.pending_transition?.moves ?? []) requests.push({ path: move.from, mode: "exists" }, { path: move.to, mode: "exists" });
+  for (const completed of phase?.completed_phases ?? [])
+    if (completed.output) requests.push({ path: completed.output, mode: "exists" });
+  for (const move of phase?.pending_transition?.moves ?? [])
+    requests.push({ path: move.from, mode: "exists" }, { path: move.to, mode: "exists" });
   if (phase?.rework?.verification) requests.push({ path: phase.rework.verification, mode: "exists" });
   for (const task of execution?.tasks ?? []) {
     if (task.status === "running") requests.push({ path: outputOf(task), mode: "parse" });

@@ -13,19 +13,136 @@ const qa = { agent: "qa", output: "memory/reports/verification.json", owner };
 // One line per case: the stored state, the owners' verdicts and the plan → the first line's words.
 const cases: Array<[string, StandingFacts, string]> = [
   // issue 42: right after a kill, tasks running under a gone session read interrupted, whatever phase_status and the plan say.
-  ["tasks step pending, a task's session gone, the plan past it", { phase: atPhase("IMPLEMENTATION", { phase_status: "pending" }), execution: execution([done("t1"), done("t2"), running("t3")]), owners: verdicts({ t3: "gone" }), plan: plan("VERIFICATION", "spawn_agent") }, "interrupted: the session running t3 ended"],
-  ["two tasks gone", { phase: atPhase("IMPLEMENTATION", { phase_status: "pending" }), execution: execution([running("t1"), running("t2")]), owners: verdicts({ t1: "gone", t2: "gone" }), plan: plan("IMPLEMENTATION") }, "interrupted: the sessions running t1, t2 ended"],
-  ["tasks step pending, a task running live", { phase: atPhase("IMPLEMENTATION", { phase_status: "pending" }), execution: execution([running("t1"), task("t2")]), owners: verdicts({ t1: "live" }), plan: plan("IMPLEMENTATION") }, "in progress"],
-  ["a task on another host within its lease", { phase: atPhase("IMPLEMENTATION", { phase_status: "pending" }), execution: execution([running("t1")]), owners: verdicts({ t1: "unknown" }), plan: plan("IMPLEMENTATION") }, "in progress"],
-  ["tasks step pending, one done, none running", { phase: atPhase("IMPLEMENTATION", { phase_status: "pending" }), execution: execution([done("t1"), task("t2")]), owners: verdicts({}), plan: plan("IMPLEMENTATION") }, "in progress"],
-  ["tasks step pending, nothing started", { phase: atPhase("IMPLEMENTATION", { phase_status: "pending" }), execution: execution([task("t1")]), owners: verdicts({}), plan: plan("IMPLEMENTATION") }, "not started"],
-  ["an agent at work, pending", { phase: atPhase("VERIFICATION", { phase_status: "pending", agents: [qa] }), execution: undefined, owners: verdicts({ "agent:memory/reports/verification.json": "live" }), plan: plan("VERIFICATION", "await_agents") }, "in progress"],
-  ["an agent whose session ended", { phase: atPhase("VERIFICATION", { phase_status: "in_progress", agents: [qa] }), execution: undefined, owners: verdicts({ "agent:memory/reports/verification.json": "gone" }), plan: plan("VERIFICATION", "spawn_agent") }, "interrupted: the session running the qa agent ended"],
-  ["the output is there, the plan moves on", { phase: atPhase("REQUIREMENTS", { phase_status: "pending" }), execution: undefined, owners: verdicts({}), plan: plan("ARCHITECTURE", "spawn_agent") }, "done, not yet recorded"],
-  ["a gate waits for the person", { phase: atPhase("REQUIREMENTS", { phase_status: "pending" }), execution: undefined, owners: verdicts({}), plan: plan("REQUIREMENTS", "await_approval") }, "waiting for approval"],
-  ["phase start ran", { phase: atPhase("REQUIREMENTS", { phase_status: "in_progress" }), execution: undefined, owners: verdicts({}), plan: plan("REQUIREMENTS", "spawn_agent") }, "in progress"],
-  ["nothing yet", { phase: atPhase("VERIFICATION", { phase_status: "pending" }), execution: execution([done("t1")]), owners: verdicts({}), plan: plan("VERIFICATION", "spawn_agent") }, "not started"],
-  ["failed stays failed", { phase: atPhase("VERIFICATION", { phase_status: "failed" }), execution: undefined, owners: verdicts({}), plan: plan("VERIFICATION", "resolve_failed_agent") }, "failed"],
+  [
+    "tasks step pending, a task's session gone, the plan past it",
+    {
+      phase: atPhase("IMPLEMENTATION", { phase_status: "pending" }),
+      execution: execution([done("t1"), done("t2"), running("t3")]),
+      owners: verdicts({ t3: "gone" }),
+      plan: plan("VERIFICATION", "spawn_agent"),
+    },
+    "interrupted: the session running t3 ended",
+  ],
+  [
+    "two tasks gone",
+    {
+      phase: atPhase("IMPLEMENTATION", { phase_status: "pending" }),
+      execution: execution([running("t1"), running("t2")]),
+      owners: verdicts({ t1: "gone", t2: "gone" }),
+      plan: plan("IMPLEMENTATION"),
+    },
+    "interrupted: the sessions running t1, t2 ended",
+  ],
+  [
+    "tasks step pending, a task running live",
+    {
+      phase: atPhase("IMPLEMENTATION", { phase_status: "pending" }),
+      execution: execution([running("t1"), task("t2")]),
+      owners: verdicts({ t1: "live" }),
+      plan: plan("IMPLEMENTATION"),
+    },
+    "in progress",
+  ],
+  [
+    "a task on another host within its lease",
+    {
+      phase: atPhase("IMPLEMENTATION", { phase_status: "pending" }),
+      execution: execution([running("t1")]),
+      owners: verdicts({ t1: "unknown" }),
+      plan: plan("IMPLEMENTATION"),
+    },
+    "in progress",
+  ],
+  [
+    "tasks step pending, one done, none running",
+    {
+      phase: atPhase("IMPLEMENTATION", { phase_status: "pending" }),
+      execution: execution([done("t1"), task("t2")]),
+      owners: verdicts({}),
+      plan: plan("IMPLEMENTATION"),
+    },
+    "in progress",
+  ],
+  [
+    "tasks step pending, nothing started",
+    {
+      phase: atPhase("IMPLEMENTATION", { phase_status: "pending" }),
+      execution: execution([task("t1")]),
+      owners: verdicts({}),
+      plan: plan("IMPLEMENTATION"),
+    },
+    "not started",
+  ],
+  [
+    "an agent at work, pending",
+    {
+      phase: atPhase("VERIFICATION", { phase_status: "pending", agents: [qa] }),
+      execution: undefined,
+      owners: verdicts({ "agent:memory/reports/verification.json": "live" }),
+      plan: plan("VERIFICATION", "await_agents"),
+    },
+    "in progress",
+  ],
+  [
+    "an agent whose session ended",
+    {
+      phase: atPhase("VERIFICATION", { phase_status: "in_progress", agents: [qa] }),
+      execution: undefined,
+      owners: verdicts({ "agent:memory/reports/verification.json": "gone" }),
+      plan: plan("VERIFICATION", "spawn_agent"),
+    },
+    "interrupted: the session running the qa agent ended",
+  ],
+  [
+    "the output is there, the plan moves on",
+    {
+      phase: atPhase("REQUIREMENTS", { phase_status: "pending" }),
+      execution: undefined,
+      owners: verdicts({}),
+      plan: plan("ARCHITECTURE", "spawn_agent"),
+    },
+    "done, not yet recorded",
+  ],
+  [
+    "a gate waits for the person",
+    {
+      phase: atPhase("REQUIREMENTS", { phase_status: "pending" }),
+      execution: undefined,
+      owners: verdicts({}),
+      plan: plan("REQUIREMENTS", "await_approval"),
+    },
+    "waiting for approval",
+  ],
+  [
+    "phase start ran",
+    {
+      phase: atPhase("REQUIREMENTS", { phase_status: "in_progress" }),
+      execution: undefined,
+      owners: verdicts({}),
+      plan: plan("REQUIREMENTS", "spawn_agent"),
+    },
+    "in progress",
+  ],
+  [
+    "nothing yet",
+    {
+      phase: atPhase("VERIFICATION", { phase_status: "pending" }),
+      execution: execution([done("t1")]),
+      owners: verdicts({}),
+      plan: plan("VERIFICATION", "spawn_agent"),
+    },
+    "not started",
+  ],
+  [
+    "failed stays failed",
+    {
+      phase: atPhase("VERIFICATION", { phase_status: "failed" }),
+      execution: undefined,
+      owners: verdicts({}),
+      plan: plan("VERIFICATION", "resolve_failed_agent"),
+    },
+    "failed",
+  ],
 ];
 
 describe("standingOf / standingWords", () => {
@@ -34,6 +151,8 @@ describe("standingOf / standingWords", () => {
   });
 
   it("names at most five pieces of interrupted work", () => {
-    expect(standingWords({ kind: "interrupted", tasks: ["a", "b", "c", "d", "e", "f", "g"], agents: [] })).toBe("interrupted: the sessions running a, b, c, d, e and 2 more ended");
+    expect(standingWords({ kind: "interrupted", tasks: ["a", "b", "c", "d", "e", "f", "g"], agents: [] })).toBe(
+      "interrupted: the sessions running a, b, c, d, e and 2 more ended",
+    );
   });
 });

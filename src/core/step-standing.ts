@@ -42,9 +42,12 @@ export function standingOf(facts: StandingFacts): StepStanding {
   const running = (execution?.tasks ?? []).filter((t) => t.status === "running");
   const agents = (phase.agents ?? []).filter((a) => phaseOfRun(phase, a) === current);
   const goneTasks = running.filter((t) => !isInFlight(owners, t.id)).map((t) => t.id);
-  const goneAgents = agents.filter((a) => a.owner === undefined || !isInFlight(owners, agentOwnerKey(a.output))).map((a) => (a.design ? `${a.agent} (${a.design})` : a.agent));
+  const goneAgents = agents
+    .filter((a) => a.owner === undefined || !isInFlight(owners, agentOwnerKey(a.output)))
+    .map((a) => (a.design ? `${a.agent} (${a.design})` : a.agent));
   if (phase.phase_status === "failed") return { kind: "failed" };
-  if (goneTasks.length > 0 || goneAgents.length > 0) return { kind: "interrupted", tasks: goneTasks, agents: goneAgents };
+  if (goneTasks.length > 0 || goneAgents.length > 0)
+    return { kind: "interrupted", tasks: goneTasks, agents: goneAgents };
   if (running.length > 0 || agents.length > 0) return { kind: "at_work" };
   if (plan.phase !== null && plan.phase !== current) return { kind: "done_unrecorded" };
   if (phase.phase_status === "complete") return { kind: "complete" };

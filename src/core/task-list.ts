@@ -60,9 +60,17 @@ export interface TaskRow {
 export function taskRow(task: Task, state: ExecutionState, verdicts: OwnerVerdicts | undefined): TaskRow {
   const w = task.worktree ?? null;
   const m = w?.merge ?? null;
-  const owner = task.status === "running" && task.owner != null
-    ? { session: task.owner.session ?? null, pid: task.owner.pid, host: task.owner.host, at: task.started_at ?? task.owner.at, verdict: verdicts?.get(task.id) ?? "gone", attempt: task.attempts + 1 }
-    : null;
+  const owner =
+    task.status === "running" && task.owner != null
+      ? {
+          session: task.owner.session ?? null,
+          pid: task.owner.pid,
+          host: task.owner.host,
+          at: task.started_at ?? task.owner.at,
+          verdict: verdicts?.get(task.id) ?? "gone",
+          attempt: task.attempts + 1,
+        }
+      : null;
   return {
     id: task.id,
     title: task.title ?? null,
@@ -71,32 +79,59 @@ export function taskRow(task: Task, state: ExecutionState, verdicts: OwnerVerdic
     cut_off: Math.min(task.cut_off ?? 0, task.attempts),
     max_attempts: maxAttemptsOf(task, state),
     depends_on: [...(task.depends_on ?? [])],
-    waiting_on: task.status === "pending" || task.status === "failed" || task.status === "dead" ? unmetDependencies(state, task) : [],
+    waiting_on:
+      task.status === "pending" || task.status === "failed" || task.status === "dead"
+        ? unmetDependencies(state, task)
+        : [],
     owner,
     started_at: task.started_at ?? null,
     completed_at: task.completed_at ?? null,
     error: task.error ?? null,
     worktree: w === null ? null : { path: w.path, branch: w.branch, into: w.into, base: w.base },
-    merge: m === null ? null : { state: m.state, into: m.into, commit: m.state === "conflict" ? null : (m.commit ?? null), at: m.at, files: m.state === "conflict" ? [...(m.files ?? [])] : [], reason: m.state === "conflict" ? (m.reason ?? "conflict") : null },
+    merge:
+      m === null
+        ? null
+        : {
+            state: m.state,
+            into: m.into,
+            commit: m.state === "conflict" ? null : (m.commit ?? null),
+            at: m.at,
+            files: m.state === "conflict" ? [...(m.files ?? [])] : [],
+            reason: m.state === "conflict" ? (m.reason ?? "conflict") : null,
+          },
     skipped: task.skipped == null ? null : { reason: task.skipped.reason, at: task.skipped.at },
   };
 }
 
 /** `--status running,failed` → the statuses, or why not (a usage error). */
 export function parseStatusFilter(text: string): { ok: true; statuses: TaskStatus[] } | { ok: false; message: string } {
-  const words = text.split(",").map((s) => s.trim()).filter((s) => s !== "");
-  if (words.length === 0) return { ok: false, message: `--status needs one or more of ${TASK_STATUSES.join(", ")}, comma-separated` };
+  const words = text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  if (words.length === 0)
+    return { ok: false, message: `--status needs one or more of ${TASK_STATUSES.join(", ")}, comma-separated` };
   for (const word of words) {
-    if (!(TASK_STATUSES as readonly string[]).includes(word)) return { ok: false, message: `--status: "${word.length > 20 ? `${word.slice(0, 20)}…` : word}" is not a task status; give one or more of ${TASK_STATUSES.join(", ")}` };
+    if (!(TASK_STATUSES as readonly string[]).includes(word))
+      return {
+        ok: false,
+        message: `--status: "${word.length > 20 ? `${word.slice(0, 20)}…` : word}" is not a task status; give one or more of ${TASK_STATUSES.join(", ")}`,
+      };
   }
   return { ok: true, statuses: [...new Set(words)] as TaskStatus[] };
 }
 
 /** The rows of the tasks whose status is in `statuses` (all when undefined), in file order. */
-export function taskRows(state: ExecutionState | undefined, verdicts: OwnerVerdicts | undefined, statuses?: readonly TaskStatus[]): TaskRow[] {
+export function taskRows(
+  state: ExecutionState | undefined,
+  verdicts: OwnerVerdicts | undefined,
+  statuses?: readonly TaskStatus[],
+): TaskRow[] {
   if (state === undefined) return [];
   const wanted = statuses === undefined ? undefined : new Set<string>(statuses);
-  return state.tasks.filter((t) => wanted === undefined || wanted.has(t.status)).map((t) => taskRow(t, state, verdicts));
+  return state.tasks
+    .filter((t) => wanted === undefined || wanted.has(t.status))
+    .map((t) => taskRow(t, state, verdicts));
 }
 
 const short = (sha: string | null) => (sha === null ? "" : sha.slice(0, 7));
@@ -108,13 +143,20 @@ const short = (sha: string | null) => (sha === null ? "" : sha.slice(0, 7));
 export function whereText(row: TaskRow): string {
   const tree = row.worktree?.path;
   if (row.status === "running") {
-    const holder = row.owner === null ? "no owner recorded" : `pid ${row.owner.pid}${row.owner.verdict === "live" ? "" : row.owner.verdict === "gone" ? " (gone)" : ` on ${row.owner.host}`}`;
+    const holder =
+      row.owner === null
+        ? "no owner recorded"
+        : `pid ${row.owner.pid}${row.owner.verdict === "live" ? "" : row.owner.verdict === "gone" ? " (gone)" : ` on ${row.owner.host}`}`;
     return tree ? `${holder}, ${tree}` : holder;
   }
-  if (row.merge?.state === "merged") return row.merge.commit === null ? `nothing to merge into ${row.merge.into}` : `merged into ${row.merge.into} as ${short(row.merge.commit)}`;
+  if (row.merge?.state === "merged")
+    return row.merge.commit === null
+      ? `nothing to merge into ${row.merge.into}`
+      : `merged into ${row.merge.into} as ${short(row.merge.commit)}`;
   if (row.merge?.state === "merging") return `merging into ${row.merge.into}`;
   if (row.status === "pending") return row.waiting_on.length > 0 ? `waits for ${row.waiting_on.join(", ")}` : "ready";
-  if (row.merge?.state === "conflict") return `not merged: ${row.merge.reason === "conflict" ? `conflict in ${row.merge.files.slice(0, 3).join(", ")}${row.merge.files.length > 3 ? ", …" : ""}` : row.merge.reason}; ${row.worktree?.branch ?? "its branch"} kept`;
+  if (row.merge?.state === "conflict")
+    return `not merged: ${row.merge.reason === "conflict" ? `conflict in ${row.merge.files.slice(0, 3).join(", ")}${row.merge.files.length > 3 ? ", …" : ""}` : row.merge.reason}; ${row.worktree?.branch ?? "its branch"} kept`;
   if (tree && row.status !== "complete") return tree;
   return "";
 }
@@ -126,4 +168,3 @@ export function rowTime(row: TaskRow): string | null {
   if (row.status === "pending") return null;
   return row.started_at;
 }
-

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { addTasks, completeTask, failTask, findCycle, readyTasks, releaseTask, retryQuestion, retryTask, startTask } from "./tasks.js";
+import {
+  addTasks,
+  completeTask,
+  failTask,
+  findCycle,
+  readyTasks,
+  releaseTask,
+  retryQuestion,
+  retryTask,
+  startTask,
+} from "./tasks.js";
 import { NOW, execution, reports, task } from "./fixtures.test-support.js";
 
 const ok = <T extends { ok: boolean }>(r: T) => {
@@ -12,19 +22,87 @@ const OWNER = { session: "s-1", pid: 4242, pid_start: "1000", host: "dev", at: "
 describe("task operations", () => {
   it.each([
     ["add a duplicate", () => addTasks(execution([task("a")]), [{ id: "a" }], NOW), "duplicate_task"],
-    ["add with an unknown dependency", () => addTasks(execution([]), [{ id: "a", depends_on: ["zz"] }], NOW), "unknown_dependency"],
-    ["import a cycle", () => addTasks(execution([]), [{ id: "a", depends_on: ["b"] }, { id: "b", depends_on: ["a"] }], NOW), "dependency_cycle"],
-    ["start a task with unmet dependencies", () => startTask(execution([task("a"), task("b", { depends_on: ["a"] })]), "b", NOW), "task_refused"],
-    ["start a dead task", () => startTask(execution([task("a", { status: "dead", attempts: 3 })]), "a", NOW), "task_refused"],
+    [
+      "add with an unknown dependency",
+      () => addTasks(execution([]), [{ id: "a", depends_on: ["zz"] }], NOW),
+      "unknown_dependency",
+    ],
+    [
+      "import a cycle",
+      () =>
+        addTasks(
+          execution([]),
+          [
+            { id: "a", depends_on: ["b"] },
+            { id: "b", depends_on: ["a"] },
+          ],
+          NOW,
+        ),
+      "dependency_cycle",
+    ],
+    [
+      "start a task with unmet dependencies",
+      () => startTask(execution([task("a"), task("b", { depends_on: ["a"] })]), "b", NOW),
+      "task_refused",
+    ],
+    [
+      "start a dead task",
+      () => startTask(execution([task("a", { status: "dead", attempts: 3 })]), "a", NOW),
+      "task_refused",
+    ],
     ["start an unknown task", () => startTask(execution([]), "a", NOW), "unknown_task"],
-    ["start a task that is running with a live owner", () => startTask(execution([task("a", { status: "running", owner: OWNER })]), "a", NOW, OWNER, "live"), "task_refused"],
-    ["start a task that is running with a gone owner (resume recovers it first)", () => startTask(execution([task("a", { status: "running", owner: OWNER })]), "a", NOW, OWNER, "gone"), "task_refused"],
-    ["complete without output", () => completeTask(execution([task("a", { status: "running" })]), "a", reports(), NOW), "task_refused"],
-    ["complete with an output for another task", () => completeTask(execution([task("a", { status: "running" })]), "a", reports({ "memory/reports/tasks/a.json": { task_id: "b", status: "complete" } }), NOW), "task_refused"],
-    ["complete with a failed output", () => completeTask(execution([task("a", { status: "running" })]), "a", reports({ "memory/reports/tasks/a.json": { task_id: "a", status: "failed" } }), NOW), "task_refused"],
-    ["release a task that is not running", () => releaseTask(execution([task("a", { status: "pending" })]), "a", NOW), "task_refused"],
-    ["release a task another process owns", () => releaseTask(execution([task("a", { status: "running", owner: OWNER })]), "a", NOW, 999), "task_refused"],
-    ["retry dead without more attempts", () => retryTask(execution([task("a", { status: "dead", attempts: 3 })]), "a", 0, NOW), "task_refused"],
+    [
+      "start a task that is running with a live owner",
+      () => startTask(execution([task("a", { status: "running", owner: OWNER })]), "a", NOW, OWNER, "live"),
+      "task_refused",
+    ],
+    [
+      "start a task that is running with a gone owner (resume recovers it first)",
+      () => startTask(execution([task("a", { status: "running", owner: OWNER })]), "a", NOW, OWNER, "gone"),
+      "task_refused",
+    ],
+    [
+      "complete without output",
+      () => completeTask(execution([task("a", { status: "running" })]), "a", reports(), NOW),
+      "task_refused",
+    ],
+    [
+      "complete with an output for another task",
+      () =>
+        completeTask(
+          execution([task("a", { status: "running" })]),
+          "a",
+          reports({ "memory/reports/tasks/a.json": { task_id: "b", status: "complete" } }),
+          NOW,
+        ),
+      "task_refused",
+    ],
+    [
+      "complete with a failed output",
+      () =>
+        completeTask(
+          execution([task("a", { status: "running" })]),
+          "a",
+          reports({ "memory/reports/tasks/a.json": { task_id: "a", status: "failed" } }),
+          NOW,
+        ),
+      "task_refused",
+    ],
+    [
+      "release a task that is not running",
+      () => releaseTask(execution([task("a", { status: "pending" })]), "a", NOW),
+      "task_refused",
+    ],
+    [
+      "release a task another process owns",
+      () => releaseTask(execution([task("a", { status: "running", owner: OWNER })]), "a", NOW, 999),
+      "task_refused",
+    ],
+    [
+      "retry dead without more attempts",
+      () => retryTask(execution([task("a", { status: "dead", attempts: 3 })]), "a", 0, NOW),
+      "task_refused",
+    ],
   ])("refuses: %s", (_name, run, code) => {
     const result = run();
     expect(result.ok).toBe(false);
@@ -68,20 +146,44 @@ describe("task operations", () => {
   });
 
   it.each<[string, Parameters<typeof task>[1], number, string]>([
-    ["dead, titled, its error", { title: "Login form", status: "dead", attempts: 3, error: "tests fail" }, 2, 'Give a ("Login form", dead after 3 of 3 attempts: tests fail) 2 more attempts? It runs again.'],
-    ["failed, no title, no error, one attempt", { status: "failed", attempts: 1, max_attempts: 4 }, 1, "Give a (failed after 1 of 4 attempts) 1 more attempt? It runs again."],
-    ["a long error on one line, cut, its controls shown", { status: "dead", attempts: 3, error: `line one\n\u001b[2J${"x".repeat(200)}` }, 2, `Give a (dead after 3 of 3 attempts: line one \\u001b[2J${"x".repeat(101)}…) 2 more attempts? It runs again.`],
+    [
+      "dead, titled, its error",
+      { title: "Login form", status: "dead", attempts: 3, error: "tests fail" },
+      2,
+      'Give a ("Login form", dead after 3 of 3 attempts: tests fail) 2 more attempts? It runs again.',
+    ],
+    [
+      "failed, no title, no error, one attempt",
+      { status: "failed", attempts: 1, max_attempts: 4 },
+      1,
+      "Give a (failed after 1 of 4 attempts) 1 more attempt? It runs again.",
+    ],
+    [
+      "a long error on one line, cut, its controls shown",
+      { status: "dead", attempts: 3, error: `line one\n\u001b[2J${"x".repeat(200)}` },
+      2,
+      `Give a (dead after 3 of 3 attempts: line one \\u001b[2J${"x".repeat(101)}…) 2 more attempts? It runs again.`,
+    ],
   ])("retry's question: %s", (_name, overrides, extra, question) => {
     expect(retryQuestion(execution([task("a", overrides)]), "a", extra)).toBe(question);
   });
 
   it("complete takes a valid output", () => {
-    const state = ok(completeTask(execution([task("a", { status: "running" })]), "a", reports({ "memory/reports/tasks/a.json": { task_id: "a", status: "complete" } }), NOW)).state;
+    const state = ok(
+      completeTask(
+        execution([task("a", { status: "running" })]),
+        "a",
+        reports({ "memory/reports/tasks/a.json": { task_id: "a", status: "complete" } }),
+        NOW,
+      ),
+    ).state;
     expect(state.tasks[0]).toMatchObject({ status: "complete", completed_at: NOW.toISOString() });
   });
 
   it("finds no cycle in a chain of 10,000 tasks, and the whole cycle when the chain is closed", () => {
-    const chain = Array.from({ length: 10_000 }, (_, i) => task(`t${i}`, { depends_on: i === 0 ? [] : [`t${i - 1}`] })).reverse();
+    const chain = Array.from({ length: 10_000 }, (_, i) =>
+      task(`t${i}`, { depends_on: i === 0 ? [] : [`t${i - 1}`] }),
+    ).reverse();
     expect(findCycle(chain)).toBeUndefined();
     const closed = chain.map((t) => (t.id === "t0" ? { ...t, depends_on: ["t9999"] } : t));
     expect(findCycle(closed)?.length).toBe(10_001);

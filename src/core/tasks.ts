@@ -11,7 +11,8 @@ import { describeOwner, isInFlight, type Owner, type OwnerVerdict, type OwnerVer
 import { oneLine } from "./words.js";
 import type { ErrorCode } from "./error-codes.js";
 
-export type TaskResult = { ok: true; state: ExecutionState; events: TaskEvent[] } | { ok: false; code: ErrorCode; message: string };
+export type TaskResult =
+  { ok: true; state: ExecutionState; events: TaskEvent[] } | { ok: false; code: ErrorCode; message: string };
 export interface TaskEvent {
   type: string;
   task_id: string;
@@ -25,7 +26,14 @@ export interface NewTask {
 }
 
 export function emptyExecution(workflowId: string, now: Date): ExecutionState {
-  return { workflow_id: workflowId, updated_at: now.toISOString(), interruption_safe: true, max_attempts: DEFAULT_MAX_ATTEMPTS, tasks: [], plans: [] };
+  return {
+    workflow_id: workflowId,
+    updated_at: now.toISOString(),
+    interruption_safe: true,
+    max_attempts: DEFAULT_MAX_ATTEMPTS,
+    tasks: [],
+    plans: [],
+  };
 }
 
 export function maxAttemptsOf(task: Task, state: ExecutionState): number {
@@ -108,12 +116,17 @@ export function addTasks(state: ExecutionState, additions: readonly NewTask[], n
   const index = indexTasks(state.tasks);
   const batch = new Set<string>();
   for (const add of additions) {
-    if (index.has(add.id) || batch.has(add.id)) return refuse("duplicate_task", `task ${add.id} already exists; pick another id`);
+    if (index.has(add.id) || batch.has(add.id))
+      return refuse("duplicate_task", `task ${add.id} already exists; pick another id`);
     batch.add(add.id);
   }
   for (const add of additions) {
     for (const dep of add.depends_on ?? []) {
-      if (!index.has(dep) && !batch.has(dep)) return refuse("unknown_dependency", `task ${add.id} depends on ${dep}, which does not exist; add ${dep} first or fix --depends-on`);
+      if (!index.has(dep) && !batch.has(dep))
+        return refuse(
+          "unknown_dependency",
+          `task ${add.id} depends on ${dep}, which does not exist; add ${dep} first or fix --depends-on`,
+        );
     }
   }
   const created: Task[] = additions.map((add) => ({
@@ -130,12 +143,23 @@ export function addTasks(state: ExecutionState, additions: readonly NewTask[], n
   const tasks = [...state.tasks, ...created];
   const cycle = findCycle(tasks);
   if (cycle !== undefined) return refuse("dependency_cycle", `dependencies would form a cycle: ${cycle.join(" → ")}`);
-  return { ok: true, state: touched(state, tasks, now), events: created.map((t) => ({ type: "task_added", task_id: t.id })) };
+  return {
+    ok: true,
+    state: touched(state, tasks, now),
+    events: created.map((t) => ({ type: "task_added", task_id: t.id })),
+  };
 }
 
-function withTask(state: ExecutionState, id: string, change: (task: Task) => Task | string, now: Date, event: (task: Task) => TaskEvent): TaskResult {
+function withTask(
+  state: ExecutionState,
+  id: string,
+  change: (task: Task) => Task | string,
+  now: Date,
+  event: (task: Task) => TaskEvent,
+): TaskResult {
   const i = state.tasks.findIndex((t) => t.id === id);
-  if (i < 0) return refuse("unknown_task", `task ${id} does not exist; see \`dotagent task next\` or \`dotagent status\``);
+  if (i < 0)
+    return refuse("unknown_task", `task ${id} does not exist; see \`dotagent task next\` or \`dotagent status\``);
   const result = change(state.tasks[i]!);
   if (typeof result === "string") return refuse("task_refused", result);
   const tasks = state.tasks.slice();
@@ -159,13 +183,20 @@ export function unmetDependencies(state: Pick<ExecutionState, "tasks">, task: Pi
   });
 }
 
-const skippedRefusal = (task: Task) => `task ${task.id} was skipped (${task.skipped?.reason ?? "no reason given"}); it is not run`;
+const skippedRefusal = (task: Task) =>
+  `task ${task.id} was skipped (${task.skipped?.reason ?? "no reason given"}); it is not run`;
 
 /**
  * Starts a task for `owner`. A running task is never started again: with a live owner the refusal
  * names it (two sessions never run the same task); with a gone one, `resume` recovers it first.
  */
-export function startTask(state: ExecutionState, id: string, now: Date, owner?: Owner, runningVerdict?: OwnerVerdict): TaskResult {
+export function startTask(
+  state: ExecutionState,
+  id: string,
+  now: Date,
+  owner?: Owner,
+  runningVerdict?: OwnerVerdict,
+): TaskResult {
   return withTask(
     state,
     id,
@@ -173,37 +204,64 @@ export function startTask(state: ExecutionState, id: string, now: Date, owner?: 
       if (task.status === "complete") return `task ${id} is already complete`;
       if (task.status === "skipped") return skippedRefusal(task);
       if (task.status === "running") {
-        if (task.owner != null && runningVerdict !== undefined && runningVerdict !== "gone") return `task ${id} is already running, owned by ${describeOwner(task.owner)}; it is in flight, so it is not started twice`;
+        if (task.owner != null && runningVerdict !== undefined && runningVerdict !== "gone")
+          return `task ${id} is already running, owned by ${describeOwner(task.owner)}; it is in flight, so it is not started twice`;
         return `task ${id} is already running (since ${task.started_at ?? "an unknown time"})${runningVerdict === "gone" ? " and its owner is gone" : ""}; if its executor died, run \`dotagent resume\` to recover it`;
       }
-      if (task.status === "dead") return `task ${id} is dead after ${task.attempts} failed attempts; a person can run \`dotagent task retry ${id} --extra-attempts 1\``;
+      if (task.status === "dead")
+        return `task ${id} is dead after ${task.attempts} failed attempts; a person can run \`dotagent task retry ${id} --extra-attempts 1\``;
       const unmet = unmetDependencies(state, task);
       if (unmet.length > 0) return `task ${id} cannot start: it depends on ${unmet.join(", ")}, not complete yet`;
-      return { ...task, status: "running", started_at: now.toISOString(), completed_at: null, error: null, ...(owner === undefined ? {} : { owner }) };
+      return {
+        ...task,
+        status: "running",
+        started_at: now.toISOString(),
+        completed_at: null,
+        error: null,
+        ...(owner === undefined ? {} : { owner }),
+      };
     },
     now,
-    (task) => ({ type: "task_started", task_id: task.id, attempt: task.attempts + 1, ...(owner === undefined ? {} : { session: owner.session ?? null, pid: owner.pid }) }),
+    (task) => ({
+      type: "task_started",
+      task_id: task.id,
+      attempt: task.attempts + 1,
+      ...(owner === undefined ? {} : { session: owner.session ?? null, pid: owner.pid }),
+    }),
   );
 }
 
-export function completeTask(state: ExecutionState, id: string, reports: ReportSnapshot, now: Date, output?: string): TaskResult {
+export function completeTask(
+  state: ExecutionState,
+  id: string,
+  reports: ReportSnapshot,
+  now: Date,
+  output?: string,
+): TaskResult {
   // Done already (recorded by a hook, or by resume from its report): a repeat changes nothing.
   if (state.tasks.some((t) => t.id === id && t.status === "complete")) return { ok: true, state, events: [] };
   return withTask(
     state,
     id,
     (task) => {
-      if (task.status === "dead") return `task ${id} is dead; a person must retry it first (\`dotagent task retry ${id} --extra-attempts 1\`)`;
+      if (task.status === "dead")
+        return `task ${id} is dead; a person must retry it first (\`dotagent task retry ${id} --extra-attempts 1\`)`;
       if (task.status === "skipped") return skippedRefusal(task);
       const path = output ?? outputOf(task);
       const report = reportAt(reports, path);
       if (!isValidReport(report)) {
-        const why = report.status === "missing" ? "does not exist" : report.status === "invalid" || report.status === "outside" ? report.reason : "is not valid";
+        const why =
+          report.status === "missing"
+            ? "does not exist"
+            : report.status === "invalid" || report.status === "outside"
+              ? report.reason
+              : "is not valid";
         return `task ${id} cannot complete: ${path} ${why}; the executor writes {"task_id": "${id}", "status": "complete", …} there first`;
       }
       const data = (report as { data: Record<string, unknown> }).data;
       if (data.task_id !== id) return `task ${id} cannot complete: ${path} is for task ${String(data.task_id)}`;
-      if (data.status !== "complete") return `task ${id} cannot complete: ${path} says status "${String(data.status)}"; use \`dotagent task fail ${id}\``;
+      if (data.status !== "complete")
+        return `task ${id} cannot complete: ${path} says status "${String(data.status)}"; use \`dotagent task fail ${id}\``;
       return { ...task, status: "complete", completed_at: now.toISOString(), output: path, error: null };
     },
     now,
@@ -223,7 +281,8 @@ export function releaseTask(state: ExecutionState, id: string, now: Date, ownerP
     id,
     (task) => {
       if (task.status !== "running") return `task ${id} is ${task.status}, not running; there is nothing to give back`;
-      if (ownerPid !== undefined && task.owner != null && task.owner.pid !== ownerPid) return `task ${id} is owned by ${describeOwner(task.owner)}, not by pid ${ownerPid}; only its owner gives it back`;
+      if (ownerPid !== undefined && task.owner != null && task.owner.pid !== ownerPid)
+        return `task ${id} is owned by ${describeOwner(task.owner)}, not by pid ${ownerPid}; only its owner gives it back`;
       const { owner: _owner, ...rest } = task;
       return { ...rest, status: "pending", started_at: null, error: null };
     },
@@ -250,7 +309,12 @@ export function failTask(state: ExecutionState, id: string, error: string | unde
       return countFailure(task, state, error ?? task.error ?? "failed");
     },
     now,
-    (task) => ({ type: task.status === "dead" ? "task_dead" : "task_failed", task_id: task.id, attempts: task.attempts, error: task.error }),
+    (task) => ({
+      type: task.status === "dead" ? "task_dead" : "task_failed",
+      task_id: task.id,
+      attempts: task.attempts,
+      error: task.error,
+    }),
   );
 }
 
@@ -262,9 +326,11 @@ export function retryTask(state: ExecutionState, id: string, extra: number, now:
     (task) => {
       // A failed task with attempts left is requeued (pending) at once: more attempts may still be given.
       const requeued = task.status === "pending" && task.attempts > 0;
-      if (task.status !== "failed" && task.status !== "dead" && !requeued) return `task ${id} is ${task.status}; only failed or dead tasks can be retried`;
+      if (task.status !== "failed" && task.status !== "dead" && !requeued)
+        return `task ${id} is ${task.status}; only failed or dead tasks can be retried`;
       const max = maxAttemptsOf(task, state) + extra;
-      if (task.attempts >= max) return `task ${id} has used ${task.attempts} of ${maxAttemptsOf(task, state)} attempts; give it more with --extra-attempts N`;
+      if (task.attempts >= max)
+        return `task ${id} has used ${task.attempts} of ${maxAttemptsOf(task, state)} attempts; give it more with --extra-attempts N`;
       return { ...task, status: "pending", max_attempts: max, error: null };
     },
     now,
@@ -284,7 +350,10 @@ export function retryQuestion(state: ExecutionState, id: string, extra: number):
   const max = task === undefined ? state.max_attempts : maxAttemptsOf(task, state);
   // The error is the executor's words: one line, control characters shown, not obeyed.
   const cut = oneLine(task?.error ?? "", ERROR_IN_QUESTION);
-  const facts = [...(task?.title ? [JSON.stringify(task.title)] : []), `${task?.status === "dead" ? "dead" : "failed"} after ${task?.attempts ?? 0} of ${max} attempts${cut ? `: ${cut}` : ""}`];
+  const facts = [
+    ...(task?.title ? [JSON.stringify(task.title)] : []),
+    `${task?.status === "dead" ? "dead" : "failed"} after ${task?.attempts ?? 0} of ${max} attempts${cut ? `: ${cut}` : ""}`,
+  ];
   return `Give ${id} (${facts.join(", ")}) ${extra} more ${extra === 1 ? "attempt" : "attempts"}? It runs again.`;
 }
 
@@ -296,7 +365,9 @@ export function retryQuestion(state: ExecutionState, id: string, extra: number):
 export function readyTasks(state: ExecutionState): Task[] {
   const settled = new Set<string>();
   for (const task of state.tasks) if (isSettled(task)) settled.add(task.id);
-  return state.tasks.filter((task) => task.status === "pending" && (task.depends_on ?? []).every((dep) => settled.has(dep)));
+  return state.tasks.filter(
+    (task) => task.status === "pending" && (task.depends_on ?? []).every((dep) => settled.has(dep)),
+  );
 }
 
 export function countByStatus(state: ExecutionState | undefined): Record<string, number> {
@@ -317,7 +388,11 @@ export interface Repair {
  * (`verdicts`, judged by the caller) is in flight and left exactly as it is; without verdicts
  * every running task counts as orphaned.
  */
-export function recoverTasks(state: ExecutionState, reports: ReportSnapshot, verdicts?: OwnerVerdicts): { state: ExecutionState; repairs: Repair[]; events: TaskEvent[] } {
+export function recoverTasks(
+  state: ExecutionState,
+  reports: ReportSnapshot,
+  verdicts?: OwnerVerdicts,
+): { state: ExecutionState; repairs: Repair[]; events: TaskEvent[] } {
   const repairs: Repair[] = [];
   const events: TaskEvent[] = [];
   let changed = false;
@@ -329,33 +404,58 @@ export function recoverTasks(state: ExecutionState, reports: ReportSnapshot, ver
       const data = report.status === "valid" ? (report.data as Record<string, unknown>) : undefined;
       if (data !== undefined && data.task_id === next.id && data.status === "complete") {
         next = { ...next, status: "complete", completed_at: next.completed_at ?? null, error: null };
-        repairs.push({ code: "task_completed_from_output", message: `${next.id} was running and its output says complete: marked complete` });
+        repairs.push({
+          code: "task_completed_from_output",
+          message: `${next.id} was running and its output says complete: marked complete`,
+        });
         events.push({ type: "task_completed", task_id: next.id, recovered: true });
       } else if (data !== undefined && data.task_id === next.id && data.status === "failed") {
         next = countFailure(next, state, typeof data.error === "string" ? data.error : "failed (from its output)");
-        repairs.push({ code: "task_failed_from_output", message: `${next.id} was running and its output says failed: attempt ${next.attempts} of ${maxAttemptsOf(next, state)} failed` });
+        repairs.push({
+          code: "task_failed_from_output",
+          message: `${next.id} was running and its output says failed: attempt ${next.attempts} of ${maxAttemptsOf(next, state)} failed`,
+        });
         events.push({ type: "task_failed", task_id: next.id, recovered: true, attempts: next.attempts });
       } else {
         const attempts = next.attempts + 1;
         const max = maxAttemptsOf(next, state);
-        next = { ...next, attempts, cut_off: (next.cut_off ?? 0) + 1, status: attempts >= max ? "dead" : "pending", error: "orphaned: the session ended while it ran" };
+        next = {
+          ...next,
+          attempts,
+          cut_off: (next.cut_off ?? 0) + 1,
+          status: attempts >= max ? "dead" : "pending",
+          error: "orphaned: the session ended while it ran",
+        };
         repairs.push({
           code: next.status === "dead" ? "task_dead" : "task_reset",
-          message: next.status === "dead" ? `${next.id} was running with no output: attempt ${attempts} of ${max} used, now dead` : `${next.id} was running with no output: attempt ${attempts + 1} of ${max}`,
+          message:
+            next.status === "dead"
+              ? `${next.id} was running with no output: attempt ${attempts} of ${max} used, now dead`
+              : `${next.id} was running with no output: attempt ${attempts + 1} of ${max}`,
         });
         // `orphaned`: this death is an interruption's (the session ended), not a failure the agent reported (SPEC §7).
-        events.push(next.status === "dead" ? { type: "task_dead", task_id: next.id, attempts, orphaned: true } : { type: "task_reset", task_id: next.id, attempts });
+        events.push(
+          next.status === "dead"
+            ? { type: "task_dead", task_id: next.id, attempts, orphaned: true }
+            : { type: "task_reset", task_id: next.id, attempts },
+        );
       }
     }
     if (next.status === "failed" || next.status === "pending") {
       const max = maxAttemptsOf(next, state);
       if (next.attempts >= max) {
         next = { ...next, status: "dead" };
-        repairs.push({ code: "task_dead", message: `${next.id} has failed ${next.attempts} of ${max} attempts: dead until a person retries it` });
+        repairs.push({
+          code: "task_dead",
+          message: `${next.id} has failed ${next.attempts} of ${max} attempts: dead until a person retries it`,
+        });
         events.push({ type: "task_dead", task_id: next.id, attempts: next.attempts });
       } else if (next.status === "failed") {
         next = { ...next, status: "pending" };
-        repairs.push({ code: "task_requeued", message: `${next.id} failed before: attempt ${next.attempts + 1} of ${max} queued` });
+        repairs.push({
+          code: "task_requeued",
+          message: `${next.id} failed before: attempt ${next.attempts + 1} of ${max} queued`,
+        });
         events.push({ type: "task_requeued", task_id: next.id, attempts: next.attempts });
       }
     }

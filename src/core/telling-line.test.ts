@@ -18,11 +18,27 @@ describe("tellingLine: the line of a failed command's output that says what fail
       " FAIL  test/login.test.ts > login > returns 200\nAssertionError: expected 500 to be 200\n\n Test Files  1 failed (1)\n      Tests  1 failed | 3 passed (4)\n   Start at  12:00:01\n   Duration  420ms\n",
       "AssertionError: expected 500 to be 200",
     ],
-    ["pytest", "test_login.py F\n=== FAILURES ===\nFAILED test_login.py::test_plus - assert 500 == 200\n=== 1 failed in 0.03s ===\n", "FAILED test_login.py::test_plus - assert 500 == 200"],
+    [
+      "pytest",
+      "test_login.py F\n=== FAILURES ===\nFAILED test_login.py::test_plus - assert 500 == 200\n=== 1 failed in 0.03s ===\n",
+      "FAILED test_login.py::test_plus - assert 500 == 200",
+    ],
     ["TAP", "ok 1 - form\nnot ok 2 - login with +\n# tests 2\n# fail 1\n", "not ok 2 - login with +"],
-    ["no failure word: the last line", "building…\nsrc/a.ts(3,1): cannot find name 'x'\n", "src/a.ts(3,1): cannot find name 'x'"],
-    ["colours and progress redraws are what stays on screen", "\u001b[31m✗ login\u001b[0m\nprogress 10%\rprogress 100%\n", "✗ login"],
-    ["only an epilogue: that is what there is", "npm notice\nnpm notice New minor version\n", "npm notice New minor version"],
+    [
+      "no failure word: the last line",
+      "building…\nsrc/a.ts(3,1): cannot find name 'x'\n",
+      "src/a.ts(3,1): cannot find name 'x'",
+    ],
+    [
+      "colours and progress redraws are what stays on screen",
+      "\u001b[31m✗ login\u001b[0m\nprogress 10%\rprogress 100%\n",
+      "✗ login",
+    ],
+    [
+      "only an epilogue: that is what there is",
+      "npm notice\nnpm notice New minor version\n",
+      "npm notice New minor version",
+    ],
     ["nothing", "\n\n", ""],
   ])("%s", (_name, tail, expected) => expect(tellingLine(tail)).toBe(expected));
 

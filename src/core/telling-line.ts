@@ -15,7 +15,8 @@ const EPILOGUE = [
 ];
 
 /** A line that names a failure (✗ ✘ × as escapes: the built CLI stays ASCII, see scripts/build.mjs). */
-const FAILING = /\b(?:FAIL(?:ED|URE|S)?|ERROR|Error|Exception|Assertion|assert(?:ion)?|expected|not ok|panic(?:ked)?|Traceback)\b|[\u2717\u2718\u00d7]|^\s*E\s{2,}/;
+const FAILING =
+  /\b(?:FAIL(?:ED|URE|S)?|ERROR|Error|Exception|Assertion|assert(?:ion)?|expected|not ok|panic(?:ked)?|Traceback)\b|[\u2717\u2718\u00d7]|^\s*E\s{2,}/;
 
 const MAX = 160;
 

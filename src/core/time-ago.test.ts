@@ -13,7 +13,13 @@ const NOW = new Date("2026-11-29T12:00:00.000Z");
 const ago = (ms: number) => timeAgo(new Date(NOW.getTime() - ms), NOW);
 const MIN = 60_000;
 const DAY = 1_440 * MIN;
-const JULY_OFFSET: Record<string, number> = { UTC: 0, "Europe/Berlin": -120, "America/New_York": 240, "Australia/Lord_Howe": -630, "Asia/Kolkata": -330 };
+const JULY_OFFSET: Record<string, number> = {
+  UTC: 0,
+  "Europe/Berlin": -120,
+  "America/New_York": 240,
+  "Australia/Lord_Howe": -630,
+  "Asia/Kolkata": -330,
+};
 
 describe("timeAgo: the words status and the briefing print", () => {
   it.each([
@@ -45,23 +51,36 @@ describe("timeAgo: the words status and the briefing print", () => {
   });
 
   // Days, months and years across a daylight saving change, and zones that shift by 30 minutes.
-  it.each(["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata"])("says what date-fns's formatDistanceStrict says, in %s", (zone) => {
-    process.env.TZ = zone;
-    // The zone is in force (Node reads TZ again when it is set).
-    expect(new Date(Date.UTC(2026, 6, 1)).getTimezoneOffset()).toBe(JULY_OFFSET[zone]);
-    const moment = fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2200, 0, 1) });
-    const near = fc.tuple(moment, fc.integer({ min: -400 * DAY, max: 400 * DAY })).map(([a, d]) => [a, a + d] as const);
-    // Halfway between two whole days (months, years), give or take the hour a clock change moves:
-    // where taking daylight saving out decides the rounding.
-    const unit = fc.constantFrom(DAY, 43_200 * MIN, 525_600 * MIN);
-    const halfway = fc
-      .tuple(moment, unit, fc.integer({ min: 1, max: 28 }), fc.integer({ min: -3 * 60 * MIN, max: 3 * 60 * MIN }), fc.boolean())
-      .map(([a, u, n, e, later]) => [a, a + (later ? 1 : -1) * (n * u + u / 2 + e)] as const);
-    fc.assert(
-      fc.property(fc.oneof(fc.tuple(moment, moment), near, halfway), ([at, now]) => {
-        expect(timeAgo(new Date(at), new Date(now))).toBe(formatDistanceStrict(new Date(at), new Date(now), { addSuffix: true }));
-      }),
-      { numRuns: 2000 },
-    );
-  });
+  it.each(["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata"])(
+    "says what date-fns's formatDistanceStrict says, in %s",
+    (zone) => {
+      process.env.TZ = zone;
+      // The zone is in force (Node reads TZ again when it is set).
+      expect(new Date(Date.UTC(2026, 6, 1)).getTimezoneOffset()).toBe(JULY_OFFSET[zone]);
+      const moment = fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2200, 0, 1) });
+      const near = fc
+        .tuple(moment, fc.integer({ min: -400 * DAY, max: 400 * DAY }))
+        .map(([a, d]) => [a, a + d] as const);
+      // Halfway between two whole days (months, years), give or take the hour a clock change moves:
+      // where taking daylight saving out decides the rounding.
+      const unit = fc.constantFrom(DAY, 43_200 * MIN, 525_600 * MIN);
+      const halfway = fc
+        .tuple(
+          moment,
+          unit,
+          fc.integer({ min: 1, max: 28 }),
+          fc.integer({ min: -3 * 60 * MIN, max: 3 * 60 * MIN }),
+          fc.boolean(),
+        )
+        .map(([a, u, n, e, later]) => [a, a + (later ? 1 : -1) * (n * u + u / 2 + e)] as const);
+      fc.assert(
+        fc.property(fc.oneof(fc.tuple(moment, moment), near, halfway), ([at, now]) => {
+          expect(timeAgo(new Date(at), new Date(now))).toBe(
+            formatDistanceStrict(new Date(at), new Date(now), { addSuffix: true }),
+          );
+        }),
+        { numRuns: 2000 },
+      );
+    },
+  );
 });

@@ -40,7 +40,15 @@ const count = (n: number, unit: string) => (n === 1 ? `1 ${unit}` : `${n} ${unit
 /** The local time zone's offset from UTC at `date`, in ms (as date-fns counts it: local wall time read as UTC). */
 function zoneOffsetMs(date: Date): number {
   const wall = new Date(
-    Date.UTC(date.getFullYear(), date.getMonth(), date.getDate(), date.getHours(), date.getMinutes(), date.getSeconds(), date.getMilliseconds()),
+    Date.UTC(
+      date.getFullYear(),
+      date.getMonth(),
+      date.getDate(),
+      date.getHours(),
+      date.getMinutes(),
+      date.getSeconds(),
+      date.getMilliseconds(),
+    ),
   );
   // Date.UTC reads years 0–99 as 1900–1999.
   wall.setUTCFullYear(date.getFullYear());

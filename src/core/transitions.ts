@@ -46,7 +46,12 @@ export type TransitionResult =
 
 export function inputsHash(request: string): string {
   // Loaded on use: node:crypto costs a few milliseconds at start-up and most commands never hash.
-  return process.getBuiltinModule("node:crypto").createHash("sha256").update(JSON.stringify({ request })).digest("hex").slice(0, 16);
+  return process
+    .getBuiltinModule("node:crypto")
+    .createHash("sha256")
+    .update(JSON.stringify({ request }))
+    .digest("hex")
+    .slice(0, 16);
 }
 
 export function createWorkflow(workflowId: string, request: string | undefined, now: Date, flow?: Flow): PhaseState {
@@ -114,7 +119,12 @@ function describe(path: string, state: ReportState): string {
 }
 
 /** Whether the files that prove a phase done are on disk and valid (CONTRACT §1 table). */
-export function provePhase(phase: Phase, reports: ReportSnapshot, execution: ExecutionState | undefined, state?: PhaseState): Proof {
+export function provePhase(
+  phase: Phase,
+  reports: ReportSnapshot,
+  execution: ExecutionState | undefined,
+  state?: PhaseState,
+): Proof {
   const step = stepIn(state, phase);
   if (step.kind === "tasks") {
     if (execution === undefined) return { done: false, missing: "execution.json does not exist" };
@@ -122,9 +132,19 @@ export function provePhase(phase: Phase, reports: ReportSnapshot, execution: Exe
     if (noPlan !== undefined) return { done: false, missing: noPlan };
     if (execution.tasks.length === 0) return { done: false, missing: "execution.json has no tasks" };
     const open = execution.tasks.filter((t) => !isSettled(t));
-    if (open.length > 0) return { done: false, missing: `${count(open.length, "task")} not complete (${open.slice(0, 5).map((t) => `${t.id}: ${t.status}`).join(", ")}${open.length > 5 ? ", …" : ""})` };
-    const noOutput = execution.tasks.find((t) => t.status === "complete" && !presentReport(reportAt(reports, outputOf(t))));
-    if (noOutput !== undefined) return { done: false, missing: `${outputOf(noOutput)} of task ${noOutput.id} does not exist` };
+    if (open.length > 0)
+      return {
+        done: false,
+        missing: `${count(open.length, "task")} not complete (${open
+          .slice(0, 5)
+          .map((t) => `${t.id}: ${t.status}`)
+          .join(", ")}${open.length > 5 ? ", …" : ""})`,
+      };
+    const noOutput = execution.tasks.find(
+      (t) => t.status === "complete" && !presentReport(reportAt(reports, outputOf(t))),
+    );
+    if (noOutput !== undefined)
+      return { done: false, missing: `${outputOf(noOutput)} of task ${noOutput.id} does not exist` };
     return { done: true, output: REPORT.execution };
   }
   if (step.kind === "check" || step.kind === "shell") {
@@ -132,7 +152,14 @@ export function provePhase(phase: Phase, reports: ReportSnapshot, execution: Exe
     const report = reportAt(reports, path);
     if (!isValidReport(report)) return { done: false, missing: describe(path, report) };
     const name = path.replace(/^memory\/reports\//, "");
-    if ((report as { data: { passed: boolean } }).data.passed !== true) return { done: false, missing: step.kind === "check" && step.rework !== undefined ? `${name} says passed: false (run \`dotagent phase rework\`)` : `${name} says passed: false` };
+    if ((report as { data: { passed: boolean } }).data.passed !== true)
+      return {
+        done: false,
+        missing:
+          step.kind === "check" && step.rework !== undefined
+            ? `${name} says passed: false (run \`dotagent phase rework\`)`
+            : `${name} says passed: false`,
+      };
     return { done: true, output: path };
   }
   const outputs = step.reports;
@@ -148,9 +175,14 @@ export function verificationFailed(reports: ReportSnapshot, path: string = REPOR
 }
 
 /** The check step `phase` is, when it can send work back. */
-export function reworkingCheck(state: PhaseState, phase: Phase = state.current_phase): (CheckStep & { rework: string; max_rounds: number }) | undefined {
+export function reworkingCheck(
+  state: PhaseState,
+  phase: Phase = state.current_phase,
+): (CheckStep & { rework: string; max_rounds: number }) | undefined {
   const step = stepIn(state, phase);
-  return step.kind === "check" && step.rework !== undefined && step.max_rounds !== undefined ? (step as CheckStep & { rework: string; max_rounds: number }) : undefined;
+  return step.kind === "check" && step.rework !== undefined && step.max_rounds !== undefined
+    ? (step as CheckStep & { rework: string; max_rounds: number })
+    : undefined;
 }
 
 /** The step a rework round went back to: its record's `to`, else the workflow's tasks step (develop's IMPLEMENTATION). */
@@ -165,13 +197,20 @@ export function reworkTarget(state: PhaseState): Phase | undefined {
  * then, when it goes back to an agent step, that step's and those of every step between whose
  * reports exist, so each runs again instead of counting as done.
  */
-export function reworkMoves(flow: Flow, check: CheckStep & { rework: string }, round: number, reports: ReportSnapshot): MoveEffect[] {
+export function reworkMoves(
+  flow: Flow,
+  check: CheckStep & { rework: string },
+  round: number,
+  reports: ReportSnapshot,
+): MoveEffect[] {
   const moves: MoveEffect[] = [{ type: "move", from: check.reports[0]!, to: reworkCopyPath(round, check.reports[0]!) }];
   const from = flow.steps.findIndex((s) => s.id === check.rework);
   const to = flow.steps.findIndex((s) => s.id === check.id);
   for (const step of flow.steps.slice(from, to)) {
     if (step.kind === "tasks" || step.kind === "choose") continue;
-    for (const path of step.reports) if (presentReport(reportAt(reports, path)) || reportAt(reports, path).status === "invalid") moves.push({ type: "move", from: path, to: reworkCopyPath(round, path) });
+    for (const path of step.reports)
+      if (presentReport(reportAt(reports, path)) || reportAt(reports, path).status === "invalid")
+        moves.push({ type: "move", from: path, to: reworkCopyPath(round, path) });
   }
   return moves;
 }
@@ -194,13 +233,22 @@ function refuse(code: ErrorCode, message: string): TransitionResult {
 }
 
 /** Completes the current phase: append it, move on (or finish the workflow after REFLECTION). */
-export function advance(state: PhaseState, output: string | null, now: Date, extra: { skipped?: boolean } = {}): PhaseState {
+export function advance(
+  state: PhaseState,
+  output: string | null,
+  now: Date,
+  extra: { skipped?: boolean } = {},
+): PhaseState {
   const phase = state.current_phase;
-  const completed = [...state.completed_phases, { phase, completed_at: now.toISOString(), output, ...(extra.skipped ? { skipped: true } : {}) }];
+  const completed = [
+    ...state.completed_phases,
+    { phase, completed_at: now.toISOString(), output, ...(extra.skipped ? { skipped: true } : {}) },
+  ];
   const next = nextPhaseIn(state, phase);
   const { error: _error, ...rest } = state;
   // A rework round ends when the step it went back to completes; its record stays so round numbers go on.
-  if (rest.rework && phase === reworkTarget(state) && !rest.rework.closed_at) rest.rework = { ...rest.rework, closed_at: now.toISOString() };
+  if (rest.rework && phase === reworkTarget(state) && !rest.rework.closed_at)
+    rest.rework = { ...rest.rework, closed_at: now.toISOString() };
   if (next === undefined) return { ...rest, completed_phases: completed, phase_status: "complete" };
   return { ...rest, completed_phases: completed, current_phase: next, phase_status: "pending" };
 }
@@ -210,7 +258,14 @@ export function advance(state: PhaseState, output: string | null, now: Date, ext
  * (develop: IMPLEMENTATION), round n. `moves` are the reports moved aside (reworkMoves); the first
  * is the failed report's copy. develop's record stays as it was (no `step`/`to`).
  */
-export function applyRework(state: PhaseState, check: CheckStep & { rework: string }, round: number, verificationCopy: string, now: Date, moves: readonly MoveEffect[] = []): PhaseState {
+export function applyRework(
+  state: PhaseState,
+  check: CheckStep & { rework: string },
+  round: number,
+  verificationCopy: string,
+  now: Date,
+  moves: readonly MoveEffect[] = [],
+): PhaseState {
   const target = check.rework;
   const at = phaseIndexIn(state, target);
   const moved = new Set([check.reports[0]!, ...moves.map((m) => m.from)]);
@@ -220,7 +275,12 @@ export function applyRework(state: PhaseState, check: CheckStep & { rework: stri
     current_phase: target,
     phase_status: "in_progress",
     completed_phases: state.completed_phases.filter((c) => phaseIndexIn(state, c.phase) < at),
-    rework: { round, verification: verificationCopy, started_at: now.toISOString(), ...(pinned ? { step: check.id, to: target } : {}) },
+    rework: {
+      round,
+      verification: verificationCopy,
+      started_at: now.toISOString(),
+      ...(pinned ? { step: check.id, to: target } : {}),
+    },
     error: null,
     // The next report is the next agent's: the moved ones' records go with them.
     ...(state.agent_reports === undefined ? {} : { agent_reports: state.agent_reports.filter((p) => !moved.has(p)) }),
@@ -239,20 +299,38 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
   const current = state.current_phase;
   const at = context.now.toISOString();
   const checks = flowOf(state).steps.filter((s): s is CheckStep => s.kind === "check" && s.rework !== undefined);
-  const reworkFrom = checks.find((c) => c.id === current) ?? checks.find((c) => state.rework?.step === c.id) ?? checks[0];
+  const reworkFrom =
+    checks.find((c) => c.id === current) ?? checks.find((c) => state.rework?.step === c.id) ?? checks[0];
   const phase = event.type === "rework" ? (reworkFrom?.id ?? current) : (event.phase ?? current);
   // Done already (a command that records a step also advances, so this is often a repeat): a no-op.
   const unchanged: TransitionResult = { ok: true, state, events: [], effects: [] };
   if (event.type === "complete" && state.completed_phases.some((c) => c.phase === phase)) return unchanged;
-  if (event.type === "rework" && reworkFrom !== undefined && isReworkOpen(state) && reportAt(context.reports, reworkFrom.reports[0]!).status === "missing") return unchanged;
-  if (isWorkflowComplete(state) && event.type !== "approve") return refuse("workflow_complete", `workflow ${state.workflow_id} is complete; start a new one with \`dotagent init --request …\``);
+  if (
+    event.type === "rework" &&
+    reworkFrom !== undefined &&
+    isReworkOpen(state) &&
+    reportAt(context.reports, reworkFrom.reports[0]!).status === "missing"
+  )
+    return unchanged;
+  if (isWorkflowComplete(state) && event.type !== "approve")
+    return refuse(
+      "workflow_complete",
+      `workflow ${state.workflow_id} is complete; start a new one with \`dotagent init --request …\``,
+    );
   if (event.type !== "approve" && phase !== current) {
-    return refuse("wrong_phase", `${phase} cannot ${event.type}: the current phase is ${current} (${state.phase_status})`);
+    return refuse(
+      "wrong_phase",
+      `${phase} cannot ${event.type}: the current phase is ${current} (${state.phase_status})`,
+    );
   }
   switch (event.type) {
     case "start": {
       const designs = event.designs;
-      if (designs !== undefined && stepIn(state, phase).kind !== "choose") return refuse("no_designs", `only a choose step (${flowOf(state).steps.find((s) => s.kind === "choose")?.id ?? "none in this workflow"}) asks for designs; ${phase} takes no --designs`);
+      if (designs !== undefined && stepIn(state, phase).kind !== "choose")
+        return refuse(
+          "no_designs",
+          `only a choose step (${flowOf(state).steps.find((s) => s.kind === "choose")?.id ?? "none in this workflow"}) asks for designs; ${phase} takes no --designs`,
+        );
       const sameDesigns = designs === undefined || sameList(designs, state.designs_requested ?? []);
       if (state.phase_status === "in_progress" && sameDesigns) return { ok: true, state, events: [], effects: [] };
       let next = state;
@@ -275,15 +353,25 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
         effects: [],
       };
     case "approve": {
-      if (!specOf(state, phase).gate) return refuse("no_gate", `${phase} has no approval gate; only ${phasesOf(state).filter((p) => specOf(state, p).gate).join(" and ")} need approval`);
-      if (phaseIndexIn(state, phase) > phaseIndexIn(state, current)) return refuse("wrong_phase", `${phase} cannot be approved yet: the current phase is ${current}`);
+      if (!specOf(state, phase).gate)
+        return refuse(
+          "no_gate",
+          `${phase} has no approval gate; only ${phasesOf(state)
+            .filter((p) => specOf(state, p).gate)
+            .join(" and ")} need approval`,
+        );
+      if (phaseIndexIn(state, phase) > phaseIndexIn(state, current))
+        return refuse("wrong_phase", `${phase} cannot be approved yet: the current phase is ${current}`);
       if (isApproved(state, phase)) return { ok: true, state, events: [], effects: [] };
       // The person approves the report they were shown (develop: the demand): there must be one to show.
       const gated = stepIn(state, phase);
       if (gated.kind === "agent" && !gated.reports.some((p) => isValidReport(reportAt(context.reports, p)))) {
         const path = gated.reports[0]!;
         const name = path.replace(/^memory\/reports\//, "");
-        return refuse("phase_incomplete", `${phase} cannot be approved yet: ${describe(path, reportAt(context.reports, path)).replace(name, path)}; the ${gated.agent} agent writes it first, then the person approves what it says`);
+        return refuse(
+          "phase_incomplete",
+          `${phase} cannot be approved yet: ${describe(path, reportAt(context.reports, path)).replace(name, path)}; the ${gated.agent} agent writes it first, then the person approves what it says`,
+        );
       }
       return {
         ok: true,
@@ -295,18 +383,32 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
     case "complete": {
       const proof = provePhase(phase, context.reports, context.execution, state);
       if (!proof.done) return refuse("phase_incomplete", `${phase} cannot complete: ${proof.missing}`);
-      if (event.output !== undefined && event.output !== proof.output && !isValidReport(reportAt(context.reports, event.output)) && stepIn(state, phase).kind !== "tasks") {
+      if (
+        event.output !== undefined &&
+        event.output !== proof.output &&
+        !isValidReport(reportAt(context.reports, event.output)) &&
+        stepIn(state, phase).kind !== "tasks"
+      ) {
         return refuse("phase_incomplete", `${phase} cannot complete: ${event.output} is not a valid report`);
       }
       if (specOf(state, phase).gate && !isApproved(state, phase)) {
-        return refuse("not_approved", `${phase} cannot complete: the user has not approved it yet; show them ${specOf(state, phase).produces} and run \`dotagent phase approve ${phase}\``);
+        return refuse(
+          "not_approved",
+          `${phase} cannot complete: the user has not approved it yet; show them ${specOf(state, phase).produces} and run \`dotagent phase approve ${phase}\``,
+        );
       }
       const next = advance(state, event.output ?? proof.output, context.now);
-      return { ok: true, state: next, events: [{ type: "phase_completed", phase, output: event.output ?? proof.output }], effects: [] };
+      return {
+        ok: true,
+        state: next,
+        events: [{ type: "phase_completed", phase, output: event.output ?? proof.output }],
+        effects: [],
+      };
     }
     case "rework": {
       const check = reworkFrom === undefined ? undefined : reworkingCheck(state, reworkFrom.id);
-      if (check === undefined) return refuse("no_rework", `workflow ${flowOf(state).name} has no check step that sends work back`);
+      if (check === undefined)
+        return refuse("no_rework", `workflow ${flowOf(state).name} has no check step that sends work back`);
       const name = check.reports[0]!.replace(/^memory\/reports\//, "");
       if (!verificationFailed(context.reports, check.reports[0]!)) {
         return refuse("no_rework", `${check.id} cannot go back to ${check.rework}: ${name} does not say passed: false`);
@@ -314,7 +416,12 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
       const round = nextReworkRound(state);
       if (round > check.max_rounds) {
         const error = `${check.id} failed ${count(check.max_rounds, "rework round")} (max_rounds ${check.max_rounds}); the last report is ${name}`;
-        return { ok: true, state: { ...state, phase_status: "failed", error }, events: [{ type: "phase_failed", phase: check.id, error, rounds: check.max_rounds }], effects: [] };
+        return {
+          ok: true,
+          state: { ...state, phase_status: "failed", error },
+          events: [{ type: "phase_failed", phase: check.id, error, rounds: check.max_rounds }],
+          effects: [],
+        };
       }
       const moves = reworkMoves(flowOf(state), check, round, context.reports);
       const copy = moves[0]!.to;

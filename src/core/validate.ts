@@ -45,17 +45,39 @@ export function validateState(snapshot: StateSnapshot, now: Date, options: Valid
   if (snapshot.clearing) {
     const { archive, problem } = snapshot.clearing;
     if (problem !== null) {
-      errors.push({ code: "clearing_invalid", file: CLEARING_FILE, path: "", message: `${problem}: nothing proves the state was archived, so it is not cleared; archive it with \`dotagent archive\` (or remove the marker if the state is to be kept)` });
+      errors.push({
+        code: "clearing_invalid",
+        file: CLEARING_FILE,
+        path: "",
+        message: `${problem}: nothing proves the state was archived, so it is not cleared; archive it with \`dotagent archive\` (or remove the marker if the state is to be kept)`,
+      });
     } else {
       // What is left is being discarded (it is safe in the archive): nothing to check but that.
-      return { errors, warnings: [{ code: "clear_interrupted", file: CLEARING_FILE, path: "", message: `clearing the live state after archiving it as ${archive} was cut off; \`dotagent resume\` finishes it` }] };
+      return {
+        errors,
+        warnings: [
+          {
+            code: "clear_interrupted",
+            file: CLEARING_FILE,
+            path: "",
+            message: `clearing the live state after archiving it as ${archive} was cut off; \`dotagent resume\` finishes it`,
+          },
+        ],
+      };
     }
   }
-  const error = (code: string, file: string, path: string, message: string) => errors.push({ code, file, path, message });
-  const warn = (code: string, file: string, path: string, message: string) => warnings.push({ code, file, path, message });
+  const error = (code: string, file: string, path: string, message: string) =>
+    errors.push({ code, file, path, message });
+  const warn = (code: string, file: string, path: string, message: string) =>
+    warnings.push({ code, file, path, message });
   if (snapshot.rollback) {
     // The snapshot is already the state the rollback leaves: validated as such below.
-    warn("rollback_interrupted", ROLLBACK_JOURNAL_FILE, "", `a rollback to ${snapshot.rollback.to} (started ${snapshot.rollback.started_at}) was cut off after its commit point; \`dotagent resume\` (or any command that changes state) finishes it first; shown here as it will be`);
+    warn(
+      "rollback_interrupted",
+      ROLLBACK_JOURNAL_FILE,
+      "",
+      `a rollback to ${snapshot.rollback.to} (started ${snapshot.rollback.started_at}) was cut off after its commit point; \`dotagent resume\` (or any command that changes state) finishes it first; shown here as it will be`,
+    );
   }
 
   for (const read of [snapshot.phase, snapshot.execution]) {
@@ -67,46 +89,99 @@ export function validateState(snapshot: StateSnapshot, now: Date, options: Valid
   const checkTime = (file: string, path: string, value: string | null | undefined): number | undefined => {
     if (typeof value !== "string") return undefined;
     const t = Date.parse(value);
-    if (t > limit) error("future_timestamp", file, path, `${value} is in the future (more than 5 minutes ahead of this machine's clock); fix the time or the clock`);
+    if (t > limit)
+      error(
+        "future_timestamp",
+        file,
+        path,
+        `${value} is in the future (more than 5 minutes ahead of this machine's clock); fix the time or the clock`,
+      );
     return t;
   };
-  const checkPath = (file: string, path: string, value: string | null | undefined, reports: ReportSnapshot, mustExist: boolean) => {
+  const checkPath = (
+    file: string,
+    path: string,
+    value: string | null | undefined,
+    reports: ReportSnapshot,
+    mustExist: boolean,
+  ) => {
     if (typeof value !== "string") return;
     const lexical = checkProjectPath(value);
     if (!lexical.ok) return error("path_outside", file, path, `${value} ${lexical.reason}`);
     const state = reportAt(reports, lexical.path);
     if (state.status === "outside") return error("path_outside", file, path, `${value} ${state.reason}`);
-    if (mustExist && state.status === "missing") error("output_missing", file, path, `${value} does not exist; restore it, or archive this state with \`dotagent archive\``);
+    if (mustExist && state.status === "missing")
+      error(
+        "output_missing",
+        file,
+        path,
+        `${value} does not exist; restore it, or archive this state with \`dotagent archive\``,
+      );
   };
 
   if (phase !== undefined) validatePhase(phase, snapshot.reports, checkTime, checkPath, error, warn);
   if (execution !== undefined) validateExecution(execution, snapshot.reports, checkTime, checkPath, error, warn);
   if (snapshot.phase.kind === "missing" && execution !== undefined) {
-    error("no_phase_state", EXECUTION_FILE, "", "execution.json exists but phase.json does not; restore phase.json or archive with `dotagent archive`");
+    error(
+      "no_phase_state",
+      EXECUTION_FILE,
+      "",
+      "execution.json exists but phase.json does not; restore phase.json or archive with `dotagent archive`",
+    );
   }
   if (phase !== undefined && execution !== undefined && phase.workflow_id !== execution.workflow_id) {
-    error("workflow_mismatch", EXECUTION_FILE, "workflow_id", `is ${execution.workflow_id} but phase.json says ${phase.workflow_id}; the files belong to different workflows`);
+    error(
+      "workflow_mismatch",
+      EXECUTION_FILE,
+      "workflow_id",
+      `is ${execution.workflow_id} but phase.json says ${phase.workflow_id}; the files belong to different workflows`,
+    );
   }
   const last = lastActivity(phase, execution);
   if (last !== undefined && now.getTime() - Date.parse(last) > options.staleAfterMs) {
     warn("stale", PHASE_FILE, "last_updated", `last activity ${last} is older than the stale limit`);
   }
   for (const file of snapshot.handEdits ?? []) {
-    warn("hand_edit", file, "", "changed outside dotagent: its bytes differ from what dotagent last wrote (an edit by hand or by the model); `dotagent resume` asks whether to keep it or go back to the newest checkpoint (`dotagent history`)");
+    warn(
+      "hand_edit",
+      file,
+      "",
+      "changed outside dotagent: its bytes differ from what dotagent last wrote (an edit by hand or by the model); `dotagent resume` asks whether to keep it or go back to the newest checkpoint (`dotagent history`)",
+    );
   }
-  for (const name of snapshot.tempFiles) warn("temp_file", `memory/state/${name}`, "", "leftover temp file of a killed process (removed by the next command that takes the lock)");
+  for (const name of snapshot.tempFiles)
+    warn(
+      "temp_file",
+      `memory/state/${name}`,
+      "",
+      "leftover temp file of a killed process (removed by the next command that takes the lock)",
+    );
   return { errors, warnings };
 }
 
 type TimeCheck = (file: string, path: string, value: string | null | undefined) => number | undefined;
-type PathCheck = (file: string, path: string, value: string | null | undefined, reports: ReportSnapshot, mustExist: boolean) => void;
+type PathCheck = (
+  file: string,
+  path: string,
+  value: string | null | undefined,
+  reports: ReportSnapshot,
+  mustExist: boolean,
+) => void;
 type Report = (code: string, file: string, path: string, message: string) => void;
 
-function validatePhase(phase: PhaseState, reports: ReportSnapshot, checkTime: TimeCheck, checkPath: PathCheck, error: Report, warn: Report): void {
+function validatePhase(
+  phase: PhaseState,
+  reports: ReportSnapshot,
+  checkTime: TimeCheck,
+  checkPath: PathCheck,
+  error: Report,
+  warn: Report,
+): void {
   const f = PHASE_FILE;
   const started = checkTime(f, "started_at", phase.started_at);
   const updated = checkTime(f, "last_updated", phase.last_updated);
-  if (started !== undefined && updated !== undefined && updated < started) error("time_order", f, "last_updated", `${phase.last_updated} is before started_at ${phase.started_at}`);
+  if (started !== undefined && updated !== undefined && updated < started)
+    error("time_order", f, "last_updated", `${phase.last_updated} is before started_at ${phase.started_at}`);
   let previous = started;
   const PHASES = phasesOf(phase);
   const last = PHASES[PHASES.length - 1]!;
@@ -115,13 +190,30 @@ function validatePhase(phase: PhaseState, reports: ReportSnapshot, checkTime: Ti
     const expected = PHASES[i];
     if (completed.phase !== expected) {
       const seen = phase.completed_phases.slice(0, i).some((c) => c.phase === completed.phase);
-      error("phase_order", f, `${path}.phase`, seen ? `${completed.phase} is listed twice` : `is ${completed.phase} but phases complete in order: expected ${expected ?? `nothing after ${last}`}`);
+      error(
+        "phase_order",
+        f,
+        `${path}.phase`,
+        seen
+          ? `${completed.phase} is listed twice`
+          : `is ${completed.phase} but phases complete in order: expected ${expected ?? `nothing after ${last}`}`,
+      );
     }
     const at = checkTime(f, `${path}.completed_at`, completed.completed_at);
-    if (at !== undefined && previous !== undefined && at < previous) error("time_order", f, `${path}.completed_at`, `${completed.completed_at} is before the ${i === 0 ? "workflow started" : "previous phase completed"}`);
+    if (at !== undefined && previous !== undefined && at < previous)
+      error(
+        "time_order",
+        f,
+        `${path}.completed_at`,
+        `${completed.completed_at} is before the ${i === 0 ? "workflow started" : "previous phase completed"}`,
+      );
     if (at !== undefined) previous = at;
     checkPath(f, `${path}.output`, completed.output, reports, true);
-    if (specOf(phase, completed.phase).gate && !completed.skipped && !phase.user_checkpoints.some((c) => c.phase === completed.phase)) {
+    if (
+      specOf(phase, completed.phase).gate &&
+      !completed.skipped &&
+      !phase.user_checkpoints.some((c) => c.phase === completed.phase)
+    ) {
       warn("not_approved", f, `${path}.phase`, `${completed.phase} was completed without a user approval`);
     }
   });
@@ -129,12 +221,28 @@ function validatePhase(phase: PhaseState, reports: ReportSnapshot, checkTime: Ti
   const current = phaseIndexIn(phase, phase.current_phase);
   const complete = done === PHASES.length && current === PHASES.length - 1 && phase.phase_status === "complete";
   if (!complete && done <= PHASES.length && current !== done && done < PHASES.length) {
-    error("phase_order", f, "current_phase", `is ${phase.current_phase} but after ${done === 0 ? "no completed phase" : PHASES[done - 1]} the current phase must be ${PHASES[done]}`);
+    error(
+      "phase_order",
+      f,
+      "current_phase",
+      `is ${phase.current_phase} but after ${done === 0 ? "no completed phase" : PHASES[done - 1]} the current phase must be ${PHASES[done]}`,
+    );
   } else if (done === PHASES.length && !complete) {
-    error("phase_order", f, "phase_status", `every phase is complete, so phase_status must be complete with current_phase ${last}`);
+    error(
+      "phase_order",
+      f,
+      "phase_status",
+      `every phase is complete, so phase_status must be complete with current_phase ${last}`,
+    );
   }
   phase.user_checkpoints.forEach((c, i) => checkTime(f, `user_checkpoints[${i}].approved_at`, c.approved_at));
-  if (!phase.interruption_safe) warn("interruption_unsafe", f, "interruption_safe", "is false: a change was cut off; `dotagent resume` finishes or undoes it");
+  if (!phase.interruption_safe)
+    warn(
+      "interruption_unsafe",
+      f,
+      "interruption_safe",
+      "is false: a change was cut off; `dotagent resume` finishes or undoes it",
+    );
   const pending = phase.pending_transition;
   if (pending) {
     checkTime(f, "pending_transition.started_at", pending.started_at);
@@ -149,30 +257,52 @@ function validatePhase(phase: PhaseState, reports: ReportSnapshot, checkTime: Ti
   if (phase.phase_status !== "complete") {
     for (const output of specOf(phase, phase.current_phase).outputs) {
       const state = reportAt(reports, output);
-      if (state.status === "invalid" || state.status === "outside") warn("report_invalid", output, "", `${output} ${state.reason}; the ${phase.current_phase} phase cannot complete until it is fixed`);
+      if (state.status === "invalid" || state.status === "outside")
+        warn(
+          "report_invalid",
+          output,
+          "",
+          `${output} ${state.reason}; the ${phase.current_phase} phase cannot complete until it is fixed`,
+        );
     }
   }
 }
 
-function validateExecution(execution: ExecutionState, reports: ReportSnapshot, checkTime: TimeCheck, checkPath: PathCheck, error: Report, warn: Report): void {
+function validateExecution(
+  execution: ExecutionState,
+  reports: ReportSnapshot,
+  checkTime: TimeCheck,
+  checkPath: PathCheck,
+  error: Report,
+  warn: Report,
+): void {
   const f = EXECUTION_FILE;
   checkTime(f, "updated_at", execution.updated_at);
   const seen = new Map<string, number>();
   execution.tasks.forEach((task, i) => {
     const first = seen.get(task.id);
-    if (first !== undefined) error("duplicate_task", f, `tasks[${i}].id`, `${task.id} is also tasks[${first}].id; task ids must be unique`);
+    if (first !== undefined)
+      error("duplicate_task", f, `tasks[${i}].id`, `${task.id} is also tasks[${first}].id; task ids must be unique`);
     else seen.set(task.id, i);
   });
   execution.tasks.forEach((task, i) => {
     const path = `tasks[${i}]`;
     (task.depends_on ?? []).forEach((dep, j) => {
-      if (!seen.has(dep)) error("unknown_dependency", f, `${path}.depends_on[${j}]`, `${task.id} depends on ${dep}, which is not a task`);
+      if (!seen.has(dep))
+        error("unknown_dependency", f, `${path}.depends_on[${j}]`, `${task.id} depends on ${dep}, which is not a task`);
       if (dep === task.id) error("dependency_cycle", f, `${path}.depends_on[${j}]`, `${task.id} depends on itself`);
     });
     const started = checkTime(f, `${path}.started_at`, task.started_at);
     const completed = checkTime(f, `${path}.completed_at`, task.completed_at);
-    if (started !== undefined && completed !== undefined && completed < started) error("time_order", f, `${path}.completed_at`, `${task.completed_at} is before started_at ${task.started_at}`);
-    checkPath(f, `${path}.output`, task.status === "complete" ? outputOf(task) : task.output, reports, task.status === "complete");
+    if (started !== undefined && completed !== undefined && completed < started)
+      error("time_order", f, `${path}.completed_at`, `${task.completed_at} is before started_at ${task.started_at}`);
+    checkPath(
+      f,
+      `${path}.output`,
+      task.status === "complete" ? outputOf(task) : task.output,
+      reports,
+      task.status === "complete",
+    );
   });
   (execution.plans ?? []).forEach((plan, i) => checkTime(f, `plans[${i}].recorded_at`, plan.recorded_at));
   const cycle = findCycle(execution.tasks);
@@ -180,5 +310,11 @@ function validateExecution(execution: ExecutionState, reports: ReportSnapshot, c
     const i = seen.get(cycle[0]!) ?? 0;
     error("dependency_cycle", f, `tasks[${i}].depends_on`, `dependencies form a cycle: ${cycle.join(" → ")}`);
   }
-  if (!execution.interruption_safe) warn("interruption_unsafe", f, "interruption_safe", "is false: a change was cut off; `dotagent resume` finishes or undoes it");
+  if (!execution.interruption_safe)
+    warn(
+      "interruption_unsafe",
+      f,
+      "interruption_safe",
+      "is false: a change was cut off; `dotagent resume` finishes or undoes it",
+    );
 }

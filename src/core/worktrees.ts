@@ -42,11 +42,20 @@ export interface MergeFields {
 export type CheckoutFacts =
   | { readonly git: false; readonly reason: string }
   | { readonly git: "refused"; readonly reason: string }
-  | { readonly git: true; readonly branch: string; readonly head: string; readonly dirty: readonly string[]; readonly writable?: boolean };
+  | {
+      readonly git: true;
+      readonly branch: string;
+      readonly head: string;
+      readonly dirty: readonly string[];
+      readonly writable?: boolean;
+    };
 
 /** One component of a branch name from an id: git refuses `..`, a trailing `.` and `.lock`. */
 function refComponent(id: string): string {
-  return id.replace(/\.{2,}/g, (dots) => "_".repeat(dots.length)).replace(/\.lock$/i, "_lock").replace(/\.$/, "_");
+  return id
+    .replace(/\.{2,}/g, (dots) => "_".repeat(dots.length))
+    .replace(/\.lock$/i, "_lock")
+    .replace(/\.$/, "_");
 }
 
 /** `dotagent/<workflow>/<task>`: one branch per task and workflow. */
@@ -59,7 +68,8 @@ export const CARRIED_SUFFIX = "-carried";
 
 /** Whether `branch` is a carried branch of one of `taskBranches` (kept while its task still needs it). */
 export function isCarriedOf(branch: string, taskBranches: Iterable<string>): boolean {
-  for (const b of taskBranches) if (branch === `${b}${CARRIED_SUFFIX}` || branch.startsWith(`${b}${CARRIED_SUFFIX}-`)) return true;
+  for (const b of taskBranches)
+    if (branch === `${b}${CARRIED_SUFFIX}` || branch.startsWith(`${b}${CARRIED_SUFFIX}-`)) return true;
   return false;
 }
 
@@ -77,7 +87,11 @@ export function isolationOf(execution: ExecutionState | undefined, round: number
 }
 
 /** The record a round gets from the facts, "decide" when the main checkout has uncommitted changes, "refused" when git could not be run here. */
-export function isolationFromFacts(facts: CheckoutFacts, round: number, now: Date): IsolationRecord | "decide" | "refused" {
+export function isolationFromFacts(
+  facts: CheckoutFacts,
+  round: number,
+  now: Date,
+): IsolationRecord | "decide" | "refused" {
   const at = now.toISOString();
   if (facts.git === "refused") return "refused";
   if (!facts.git) return { round, mode: "shared", branch: null, reason: facts.reason, decided_at: at };
@@ -104,7 +118,10 @@ export function leftOutNote(files: readonly string[], commit: string | null | un
 /** The decision a round needs when the main checkout has uncommitted changes (SPEC §19): the three answers in plain words. */
 export function isolationQuestion(facts: Extract<CheckoutFacts, { git: true }>): string {
   // Asked from a shell that cannot write .git (a sandbox): the yes cannot commit from there.
-  const commit = facts.writable === false ? "Commit them now (yes: this shell cannot write the repository's .git, a sandbox, so commit them yourself first, or let that command run outside the sandbox)" : "Commit them now (yes)";
+  const commit =
+    facts.writable === false
+      ? "Commit them now (yes: this shell cannot write the repository's .git, a sandbox, so commit them yourself first, or let that command run outside the sandbox)"
+      : "Commit them now (yes)";
   return `The main checkout has uncommitted changes (${fileList(facts.dirty)}). Each task works in its own git worktree made from the last commit of ${facts.branch}, so the tasks would not see them. ${commit}, run the tasks without worktrees, all in the one checkout (no), or stop and let me handle it (neither)?`;
 }
 
@@ -120,9 +137,21 @@ export function startIsolationQuestion(facts: Extract<CheckoutFacts, { git: true
 
 /** The three answers, labelled for people: commit (then worktrees), shared (no worktrees), stop. */
 export const ISOLATION_CHOICES = [
-  { name: "commit", title: "Commit them now", hint: "one commit of your changes on the branch; each task then gets its own worktree" },
-  { name: "shared", title: "Run the tasks without worktrees", hint: "the tasks work in this checkout, beside your changes, one batch at a time" },
-  { name: "stop", title: "Stop and let me handle it", hint: "nothing runs; commit or stash them yourself, then run again" },
+  {
+    name: "commit",
+    title: "Commit them now",
+    hint: "one commit of your changes on the branch; each task then gets its own worktree",
+  },
+  {
+    name: "shared",
+    title: "Run the tasks without worktrees",
+    hint: "the tasks work in this checkout, beside your changes, one batch at a time",
+  },
+  {
+    name: "stop",
+    title: "Stop and let me handle it",
+    hint: "nothing runs; commit or stash them yourself, then run again",
+  },
 ] as const;
 export type IsolationChoice = (typeof ISOLATION_CHOICES)[number]["name"];
 
@@ -136,7 +165,12 @@ export function mergeIntent(state: ExecutionState, task: Task, merge: MergeField
 }
 
 /** An attempt whose branch did not merge: failed (it counts), the files named, the branch kept. */
-export function conflictFailure(state: ExecutionState, taskId: string, merge: MergeFields, now: Date): { state: ExecutionState; events: Array<{ type: string; task_id: string; [key: string]: unknown }> } {
+export function conflictFailure(
+  state: ExecutionState,
+  taskId: string,
+  merge: MergeFields,
+  now: Date,
+): { state: ExecutionState; events: Array<{ type: string; task_id: string; [key: string]: unknown }> } {
   const files = merge.files ?? [];
   const tasks = state.tasks.map((t) => {
     if (t.id !== taskId) return t;
@@ -148,11 +182,11 @@ export function conflictFailure(state: ExecutionState, taskId: string, merge: Me
           ? `its executor left a merge unfinished in its worktree (unmerged: ${fileList(files)}); the branch ${branch} is kept, and the next attempt finishes it`
           : merge.reason === "wrong_branch"
             ? `${merge.detail ?? "its worktree is on another branch"}: its work is not there, so nothing was merged; when the task starts again, dotagent puts its worktree back on ${branch} with that work`
-          : merge.reason === "nothing_landed"
-            ? `its executor's report lists ${fileList(files)} as changed, but its worktree held no change and its branch ${branch} no commit of its own: nothing of its work landed, so the attempt failed; the next attempt writes them in its worktree`
-          : merge.reason === "untrusted_worktree"
-            ? `its worktree ${t.worktree?.path ?? ""} is not the one dotagent made (${merge.detail ?? "its .git was changed"}): dotagent ran nothing there and merged nothing; the folder and the branch ${branch} are kept. for the person: look at the folder, keep what you need, then \`git worktree remove --force ${t.worktree?.path ?? ""}\` and \`dotagent resume\``
-            : `merge conflict: its branch ${branch} and ${merge.into} both changed ${fileList(files)}; the branch is kept, and the next attempt merges ${merge.into} into it in its worktree and resolves ${count(files.length, "file")}`;
+            : merge.reason === "nothing_landed"
+              ? `its executor's report lists ${fileList(files)} as changed, but its worktree held no change and its branch ${branch} no commit of its own: nothing of its work landed, so the attempt failed; the next attempt writes them in its worktree`
+              : merge.reason === "untrusted_worktree"
+                ? `its worktree ${t.worktree?.path ?? ""} is not the one dotagent made (${merge.detail ?? "its .git was changed"}): dotagent ran nothing there and merged nothing; the folder and the branch ${branch} are kept. for the person: look at the folder, keep what you need, then \`git worktree remove --force ${t.worktree?.path ?? ""}\` and \`dotagent resume\``
+                : `merge conflict: its branch ${branch} and ${merge.into} both changed ${fileList(files)}; the branch is kept, and the next attempt merges ${merge.into} into it in its worktree and resolves ${count(files.length, "file")}`;
     const failed = countFailure(t, state, error);
     return { ...failed, worktree: { ...t.worktree!, merge: { ...merge, state: "conflict" as const } } };
   });
@@ -160,8 +194,19 @@ export function conflictFailure(state: ExecutionState, taskId: string, merge: Me
   return {
     state: { ...state, tasks, updated_at: now.toISOString() },
     events: [
-      { type: "task_conflict", task_id: taskId, into: merge.into, files: [...files], reason: merge.reason ?? "conflict" },
-      { type: task.status === "dead" ? "task_dead" : "task_failed", task_id: taskId, attempts: task.attempts, error: task.error },
+      {
+        type: "task_conflict",
+        task_id: taskId,
+        into: merge.into,
+        files: [...files],
+        reason: merge.reason ?? "conflict",
+      },
+      {
+        type: task.status === "dead" ? "task_dead" : "task_failed",
+        task_id: taskId,
+        attempts: task.attempts,
+        error: task.error,
+      },
     ],
   };
 }
@@ -181,7 +226,11 @@ export interface WorktreeAt {
  * root's memory/, never the worktree's copy), and, after a conflict, what to merge first.
  */
 export function executorLines(at: WorktreeAt, reportPath: string): string[] {
-  const lines = [`Worktree: ${at.dir}`, `Branch: ${at.branch} (dotagent merges it into ${at.into} when you finish)`, `Report file: ${reportPath}`];
+  const lines = [
+    `Worktree: ${at.dir}`,
+    `Branch: ${at.branch} (dotagent merges it into ${at.into} when you finish)`,
+    `Report file: ${reportPath}`,
+  ];
   const line = at.merge?.state === "conflict" ? attemptLine(at.merge, at.branch) : undefined;
   if (line !== undefined) lines.push(line);
   return lines;
@@ -232,7 +281,9 @@ export interface WorktreeView {
 }
 
 /** A merge record's `left_out`, when it names files. */
-export function leftOutOf(merge: MergeRecord | null | undefined): { files: string[]; commit: string | null } | undefined {
+export function leftOutOf(
+  merge: MergeRecord | null | undefined,
+): { files: string[]; commit: string | null } | undefined {
   const value = merge?.left_out;
   return value !== undefined && value.files.length > 0 ? { files: [...value.files], commit: value.commit } : undefined;
 }
@@ -243,7 +294,18 @@ export function worktreeViews(execution: ExecutionState | undefined): WorktreeVi
     .map((t) => {
       const w = t.worktree!;
       const merge = w.merge ?? null;
-      return { task: t.id, status: t.status, path: w.path, branch: w.branch, into: w.into, base: w.base, merge: merge?.state ?? null, ...(merge?.state === "merged" ? { commit: merge.commit ?? null } : {}), ...(merge?.state === "merged" && leftOutOf(merge) ? { left_out: leftOutOf(merge)! } : {}), ...(merge?.state === "conflict" ? { files: [...(merge.files ?? [])] } : {}) };
+      return {
+        task: t.id,
+        status: t.status,
+        path: w.path,
+        branch: w.branch,
+        into: w.into,
+        base: w.base,
+        merge: merge?.state ?? null,
+        ...(merge?.state === "merged" ? { commit: merge.commit ?? null } : {}),
+        ...(merge?.state === "merged" && leftOutOf(merge) ? { left_out: leftOutOf(merge)! } : {}),
+        ...(merge?.state === "conflict" ? { files: [...(merge.files ?? [])] } : {}),
+      };
     });
 }
 

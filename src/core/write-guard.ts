@@ -43,7 +43,12 @@ export interface GuardContext {
 /** Who makes the call: the main agent (no agent_id), one of dotagent's agents, or anyone else. */
 export type Writer =
   | { readonly kind: "main" }
-  | { readonly kind: "agent"; readonly agent: AgentName; readonly job?: AgentJob | undefined; readonly worktree?: string | undefined }
+  | {
+      readonly kind: "agent";
+      readonly agent: AgentName;
+      readonly job?: AgentJob | undefined;
+      readonly worktree?: string | undefined;
+    }
   | { readonly kind: "other" };
 
 export type GuardVerdict = { readonly deny: false } | { readonly deny: true; readonly reason: string };
@@ -116,7 +121,8 @@ export function reportWriter(rel: string, flow: Flow = DEVELOP): AgentName | "ma
         break;
       case "check":
       case "shell":
-        if (step.reports.includes(rel)) return step.kind === "check" && step.agent !== undefined ? step.agent : "dotagent";
+        if (step.reports.includes(rel))
+          return step.kind === "check" && step.agent !== undefined ? step.agent : "dotagent";
         break;
     }
   }
@@ -138,7 +144,8 @@ function stateReason(rel: string, helper: string): string {
 }
 
 function ownerPhrase(owner: ReturnType<typeof reportWriter>, flow: Flow): string {
-  if (owner !== undefined && owner === taskAgentOf(flow)) return `it is a task's report, by the ${owner} agent: spawn ${owner} for that task`;
+  if (owner !== undefined && owner === taskAgentOf(flow))
+    return `it is a task's report, by the ${owner} agent: spawn ${owner} for that task`;
   switch (owner) {
     case undefined:
       return `no agent of the ${flow.name} workflow writes it`;
@@ -165,23 +172,30 @@ export function judgeFileWrite(path: string, writer: Writer, ctx: GuardContext):
   if (writer.kind === "agent" && writer.worktree !== undefined) {
     const worktree = physicalPath(writer.worktree, ctx.cwd, ctx.realpath);
     // The worktree holds a copy of memory/; its state copy is dotagent's too.
-    if (inside(target, `${worktree}/${STATE_DIR}`)) return deny(stateReason(STATE_DIR + target.slice(`${worktree}/${STATE_DIR}`.length), ctx.helper));
+    if (inside(target, `${worktree}/${STATE_DIR}`))
+      return deny(stateReason(STATE_DIR + target.slice(`${worktree}/${STATE_DIR}`.length), ctx.helper));
     const report = writer.job ? `${places.root}/${writer.job.output}` : undefined;
     if (inside(target, worktree) || target === report) return PASS;
     const there = rel !== undefined ? ` (this file there: ${worktree}/${rel})` : "";
-    return deny(`dotagent: you are the ${writer.job ? describeJob(writer.job) : "executor"} and your task works in its own worktree, ${worktree}: write your changes there${there}, not into ${target}. Your report goes to ${report ?? "your Output file"}.`);
+    return deny(
+      `dotagent: you are the ${writer.job ? describeJob(writer.job) : "executor"} and your task works in its own worktree, ${worktree}: write your changes there${there}, not into ${target}. Your report goes to ${report ?? "your Output file"}.`,
+    );
   }
   if (rel === undefined || !inside(target, places.reports)) return PASS;
   const flow = ctx.flow ?? DEVELOP;
   const owner = reportWriter(rel, flow);
   if (writer.kind === "main") {
     if (owner === "main") return PASS;
-    return deny(`dotagent: ${rel} is not yours to write: ${ownerPhrase(owner, flow)}. A report counts only from the agent at work; you write only the plan file next.plan_file names.`);
+    return deny(
+      `dotagent: ${rel} is not yours to write: ${ownerPhrase(owner, flow)}. A report counts only from the agent at work; you write only the plan file next.plan_file names.`,
+    );
   }
   const own = writer.job ? target === `${places.root}/${writer.job.output}` : owner === writer.agent;
   if (own) return PASS;
   const yours = writer.job ? `your report is ${writer.job.output}` : `you write only ${writer.agent}'s report`;
-  return deny(`dotagent: ${rel} is not your report (${ownerPhrase(owner, flow)}); you are the ${writer.job ? describeJob(writer.job) : writer.agent} agent and ${yours}.`);
+  return deny(
+    `dotagent: ${rel} is not your report (${ownerPhrase(owner, flow)}); you are the ${writer.job ? describeJob(writer.job) : writer.agent} agent and ${yours}.`,
+  );
 }
 
 // ---- Bash: the redirections and file commands a line shows ----
@@ -364,24 +378,34 @@ export function judgeBashWrite(line: string, ctx: GuardContext, writer: Writer =
     const command = commandTargets(segment.words);
     for (const target of [...segment.writes, ...command.targets]) {
       if (DYNAMIC.test(target)) {
-        if (/memory\/+state/.test(target)) return deny(`dotagent: this line writes to ${target}, which names memory/state/: only dotagent writes memory/state/. ${stateReason(STATE_DIR, ctx.helper).split(". ").slice(1).join(". ")}`);
+        if (/memory\/+state/.test(target))
+          return deny(
+            `dotagent: this line writes to ${target}, which names memory/state/: only dotagent writes memory/state/. ${stateReason(STATE_DIR, ctx.helper).split(". ").slice(1).join(". ")}`,
+          );
         continue;
       }
       const path = physicalPath(target, cwd, ctx.realpath);
       if (inside(path, places.state)) {
         const rel = path.slice(places.root.length + 1);
-        return deny(stateReason(rel, ctx.helper).replace(`dotagent: ${rel} is`, `dotagent: this line writes ${rel}, which is`));
+        return deny(
+          stateReason(rel, ctx.helper).replace(`dotagent: ${rel} is`, `dotagent: this line writes ${rel}, which is`),
+        );
       }
       // The main agent's redirection or copy into a phase agent's report (a heredoc into verification.json).
       if (writer.kind === "main" && inside(path, places.reports)) {
         const rel = path.slice(places.root.length + 1);
         const flow = ctx.flow ?? DEVELOP;
         const owner = reportWriter(rel, flow);
-        if (owner !== "main" && owner !== undefined) return deny(`dotagent: this line writes ${rel}, which is not yours to write: ${ownerPhrase(owner, flow)}. A report counts only from the agent at work.`);
+        if (owner !== "main" && owner !== undefined)
+          return deny(
+            `dotagent: this line writes ${rel}, which is not yours to write: ${ownerPhrase(owner, flow)}. A report counts only from the agent at work.`,
+          );
       }
       // `rm -rf memory`, `git checkout .`: the folder holds dotagent's state.
       if (command.whole && command.targets.includes(target) && inside(places.state, path)) {
-        return deny(`dotagent: this line removes, moves or restores ${target}, which holds memory/state/, dotagent's workflow state: ${stateReason(STATE_DIR, ctx.helper).split(": ").slice(2).join(": ")}`);
+        return deny(
+          `dotagent: this line removes, moves or restores ${target}, which holds memory/state/, dotagent's workflow state: ${stateReason(STATE_DIR, ctx.helper).split(": ").slice(2).join(": ")}`,
+        );
       }
     }
   }

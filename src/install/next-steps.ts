@@ -21,13 +21,32 @@ export interface InstallDone {
 }
 
 const CLIENT = {
-  claude: { name: "Claude Code", program: "claude", command: "/develop", manifest: ".claude/.dotagent-install.json", trust: "answer yes when it asks whether you trust the folder" },
-  copilot: { name: "Copilot CLI", program: "copilot", command: "/develop", manifest: ".github/.dotagent-copilot-install.json", trust: "answer yes when it asks whether you trust the folder" },
-  codex: { name: "Codex CLI", program: "codex", command: "$develop", manifest: ".codex/.dotagent-install.json", trust: 'answer yes when it asks whether you trust the folder and choose "Trust all and continue" for its hooks' },
+  claude: {
+    name: "Claude Code",
+    program: "claude",
+    command: "/develop",
+    manifest: ".claude/.dotagent-install.json",
+    trust: "answer yes when it asks whether you trust the folder",
+  },
+  copilot: {
+    name: "Copilot CLI",
+    program: "copilot",
+    command: "/develop",
+    manifest: ".github/.dotagent-copilot-install.json",
+    trust: "answer yes when it asks whether you trust the folder",
+  },
+  codex: {
+    name: "Codex CLI",
+    program: "codex",
+    command: "$develop",
+    manifest: ".codex/.dotagent-install.json",
+    trust: 'answer yes when it asks whether you trust the folder and choose "Trust all and continue" for its hooks',
+  },
 } as const;
 
 /** A change's path relative to the project root, `/`-separated. */
-const fromRoot = (done: InstallDone, path: string) => relative(done.root, resolve(done.target, path)).split(sep).join("/");
+const fromRoot = (done: InstallDone, path: string) =>
+  relative(done.root, resolve(done.target, path)).split(sep).join("/");
 
 /**
  * The paths (relative to the project root) a project install wrote, to commit: a folder of
@@ -46,7 +65,13 @@ export function commitPaths(done: InstallDone): string[] {
   for (const file of files) sizes.set(group(file), (sizes.get(group(file)) ?? 0) + 1);
   const paths = files.map((file) => ((sizes.get(group(file)) ?? 0) > 1 ? group(file) : file));
   // .gitignore last: the client's own files first, as a person reads them.
-  return [...new Set([...paths.filter((p) => p !== ".gitignore"), CLIENT[done.client].manifest, ...paths.filter((p) => p === ".gitignore")])];
+  return [
+    ...new Set([
+      ...paths.filter((p) => p !== ".gitignore"),
+      CLIENT[done.client].manifest,
+      ...paths.filter((p) => p === ".gitignore"),
+    ]),
+  ];
 }
 
 /** A word for a POSIX shell: as it is when plain, else single-quoted. */
@@ -61,10 +86,15 @@ function shellWord(word: string): string {
  */
 export function installClosing(done: InstallDone, pending: readonly string[] | null, cwd: string): string[] {
   const client = CLIENT[done.client];
-  const agents = done.changes.filter((c) => c.action !== "skip" && c.action !== "remove" && /(^|\/)agents\/[^/]+$/.test(c.path)).length;
-  const ignoring = done.gitignore === "lines added" || done.gitignore === "lines updated" || done.gitignore === "lines already there";
+  const agents = done.changes.filter(
+    (c) => c.action !== "skip" && c.action !== "remove" && /(^|\/)agents\/[^/]+$/.test(c.path),
+  ).length;
+  const ignoring =
+    done.gitignore === "lines added" || done.gitignore === "lines updated" || done.gitignore === "lines already there";
   const where = done.scope === "user" ? ` in ${done.target} (every project)` : "";
-  const lines = [`Installed for ${client.name}${where}: the ${client.command} command, ${count(agents, "agent")} and the hooks${ignoring ? "; .gitignore keeps memory/'s machine-local files out of git" : ""}.`];
+  const lines = [
+    `Installed for ${client.name}${where}: the ${client.command} command, ${count(agents, "agent")} and the hooks${ignoring ? "; .gitignore keeps memory/'s machine-local files out of git" : ""}.`,
+  ];
   const here = cwd === done.root ? "here" : `in ${done.root}`;
   const open = `run \`${client.program}\` ${done.scope === "user" ? "in a project" : here}, ${client.trust}, and type ${client.command} <what to build>.`;
   if (pending === null || pending.length === 0) return [...lines, `Next: ${open}`];

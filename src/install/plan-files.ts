@@ -73,7 +73,12 @@ function look(target: string, rel: string): Found {
  * Plans an install or upgrade. `command` is how the person runs this install again
  * (`dotagent install --client copilot`), for the reason of an edited file.
  */
-export function planInstallFiles(target: string, sources: readonly SourceFile[], ownedBefore: readonly OwnedFile[], command: string): FilePlan {
+export function planInstallFiles(
+  target: string,
+  sources: readonly SourceFile[],
+  ownedBefore: readonly OwnedFile[],
+  command: string,
+): FilePlan {
   const owned = new Map(ownedBefore.map((f) => [f.path, f.sha256]));
   const changes: InstallPlanEntry[] = [];
   const writes: SourceFile[] = [];
@@ -94,11 +99,19 @@ export function planInstallFiles(target: string, sources: readonly SourceFile[],
       // An upgrade replaces only what dotagent wrote and nobody changed since (the manifest's hash).
       const before = owned.get(file.dest);
       if (before === undefined) {
-        changes.push({ action: "skip", path: file.dest, reason: "exists and was not installed by dotagent: left alone" });
+        changes.push({
+          action: "skip",
+          path: file.dest,
+          reason: "exists and was not installed by dotagent: left alone",
+        });
         continue;
       }
       if (before !== found.hash) {
-        changes.push({ action: "keep", path: file.dest, reason: `edited since dotagent installed it: kept; to take this version's copy, move yours away and run \`${command}\` again` });
+        changes.push({
+          action: "keep",
+          path: file.dest,
+          reason: `edited since dotagent installed it: kept; to take this version's copy, move yours away and run \`${command}\` again`,
+        });
         continue;
       }
     }
@@ -120,21 +133,34 @@ export function planInstallFiles(target: string, sources: readonly SourceFile[],
       owned.delete(path);
       removals.push(found.path);
     } else {
-      changes.push({ action: "keep", path, reason: "no longer part of dotagent, but edited since it was installed: kept" });
+      changes.push({
+        action: "keep",
+        path,
+        reason: "no longer part of dotagent, but edited since it was installed: kept",
+      });
     }
   }
-  return { changes, writes, removals, owned: [...owned].map(([path, sha]) => ({ path, sha256: sha })).sort((a, b) => a.path.localeCompare(b.path)) };
+  return {
+    changes,
+    writes,
+    removals,
+    owned: [...owned].map(([path, sha]) => ({ path, sha256: sha })).sort((a, b) => a.path.localeCompare(b.path)),
+  };
 }
 
 /** Plans `--uninstall`: the owned files nobody changed since are removed; edited ones kept. */
-export function planUninstallFiles(target: string, owned: readonly OwnedFile[]): Pick<FilePlan, "changes" | "removals"> {
+export function planUninstallFiles(
+  target: string,
+  owned: readonly OwnedFile[],
+): Pick<FilePlan, "changes" | "removals"> {
   const changes: InstallPlanEntry[] = [];
   const removals: string[] = [];
   for (const file of owned) {
     const found = look(target, file.path);
     if (found.kind === "missing") continue;
     if (found.kind === "refused") changes.push({ action: "skip", path: showEntry(file.path), reason: found.reason });
-    else if (found.hash !== file.sha256) changes.push({ action: "keep", path: file.path, reason: "edited since dotagent installed it: left alone" });
+    else if (found.hash !== file.sha256)
+      changes.push({ action: "keep", path: file.path, reason: "edited since dotagent installed it: left alone" });
     else {
       changes.push({ action: "remove", path: file.path });
       removals.push(found.path);
@@ -151,20 +177,31 @@ const WITHIN = { within: "the install folder" };
  * manifest's `dirs`. Every file and folder is written inside the target (a link that stays inside
  * it is followed, as planning placed it).
  */
-export function applyFilePlan(target: string, plan: { readonly writes?: readonly SourceFile[]; readonly removals: readonly string[] }): string[] {
+export function applyFilePlan(
+  target: string,
+  plan: { readonly writes?: readonly SourceFile[]; readonly removals: readonly string[] },
+): string[] {
   const created: string[] = [];
   for (const file of plan.writes ?? []) {
     const dest = join(target, file.dest);
-    for (let dir = dirname(dest); dir !== target && dir.startsWith(target) && !existsSync(dir); dir = dirname(dir)) created.push(relative(target, dir).split(sep).join("/"));
+    for (let dir = dirname(dest); dir !== target && dir.startsWith(target) && !existsSync(dir); dir = dirname(dir))
+      created.push(relative(target, dir).split(sep).join("/"));
     mkdirInside(target, dirname(dest), WITHIN);
-    writeFileInside(target, dest, file.bytes, { ...WITHIN, link: "inside", ...(file.mode === undefined ? {} : { mode: file.mode }) });
+    writeFileInside(target, dest, file.bytes, {
+      ...WITHIN,
+      link: "inside",
+      ...(file.mode === undefined ? {} : { mode: file.mode }),
+    });
   }
   for (const path of plan.removals) unlinkSync(path);
   return created;
 }
 
 /** The folders to try removing after an uninstall, deepest first, each placed inside the target; the others reported. */
-export function planFolderRemoval(target: string, dirs: readonly string[]): { changes: InstallPlanEntry[]; folders: string[] } {
+export function planFolderRemoval(
+  target: string,
+  dirs: readonly string[],
+): { changes: InstallPlanEntry[]; folders: string[] } {
   const depth = (d: string) => (d === "." ? 0 : d.split("/").length);
   const changes: InstallPlanEntry[] = [];
   const folders: string[] = [];
@@ -210,29 +247,56 @@ export interface GitignorePlan {
 export function readGitignore(file: string, command: string): string | null {
   const read = readProjectText(file, { maxBytes: 16 * 1024 * 1024, links: "inside", root: dirname(file) });
   if (read.kind === "missing") return null;
-  if (read.kind === "refused") throw new DotagentError("gitignore_invalid", `${file} ${read.reason}; fix it (dotagent changed nothing) and run \`${command}\` again`, EXIT.refused, { file });
+  if (read.kind === "refused")
+    throw new DotagentError(
+      "gitignore_invalid",
+      `${file} ${read.reason}; fix it (dotagent changed nothing) and run \`${command}\` again`,
+      EXIT.refused,
+      { file },
+    );
   return read.text;
 }
 
 /** Plans merging dotagent's lines into the .gitignore at `file` (its change path relative to `target`). */
-export function planGitignoreMerge(target: string, file: string, before: GitignoreOwned | null, command: string): GitignorePlan {
+export function planGitignoreMerge(
+  target: string,
+  file: string,
+  before: GitignoreOwned | null,
+  command: string,
+): GitignorePlan {
   const text = readGitignore(file, command);
   const path = relative(target, file).split(sep).join("/");
   const merge = mergeGitignore(text, GITIGNORE_LINES, before?.lines ?? []);
   const owned = merge.owned.length === 0 ? null : { lines: merge.owned, created: before?.created ?? text === null };
-  if (!merge.changed) return { outcome: "lines already there", change: { action: "unchanged", path }, text: undefined, owned };
-  return { outcome: (before?.lines.length ?? 0) > 0 ? "lines updated" : "lines added", change: { action: text === null ? "create" : "update", path }, text: merge.text, owned };
+  if (!merge.changed)
+    return { outcome: "lines already there", change: { action: "unchanged", path }, text: undefined, owned };
+  return {
+    outcome: (before?.lines.length ?? 0) > 0 ? "lines updated" : "lines added",
+    change: { action: text === null ? "create" : "update", path },
+    text: merge.text,
+    owned,
+  };
 }
 
 /** Plans taking dotagent's lines out of the .gitignore at `file` again (the file too when install created it and nothing is left). */
-export function planGitignoreUnmerge(target: string, file: string, before: GitignoreOwned | null, command: string): GitignorePlan {
+export function planGitignoreUnmerge(
+  target: string,
+  file: string,
+  before: GitignoreOwned | null,
+  command: string,
+): GitignorePlan {
   const untouched: GitignorePlan = { outcome: "untouched", change: null, text: undefined, owned: before };
   if (before === null || before.lines.length === 0) return untouched;
   const text = readGitignore(file, command);
   if (text === null) return untouched;
   const next = unmergeGitignore(text, before.lines, before.created);
   if (next === text) return untouched;
-  return { outcome: "lines removed", change: { action: next === null ? "remove" : "update", path: relative(target, file).split(sep).join("/") }, text: next, owned: null };
+  return {
+    outcome: "lines removed",
+    change: { action: next === null ? "remove" : "update", path: relative(target, file).split(sep).join("/") },
+    text: next,
+    owned: null,
+  };
 }
 
 export function applyGitignore(file: string, plan: GitignorePlan): void {

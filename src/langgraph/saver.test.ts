@@ -1,8 +1,25 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { Annotation, END, MemorySaver, Send, START, StateGraph, interrupt, Command } from "@langchain/langgraph";
-import { ERROR, JsonPlusSerializer, compareWritesSortKeys, emptyCheckpoint, uuid6, type Checkpoint, type CheckpointMetadata } from "@langchain/langgraph-checkpoint";
+import {
+  ERROR,
+  JsonPlusSerializer,
+  compareWritesSortKeys,
+  emptyCheckpoint,
+  uuid6,
+  type Checkpoint,
+  type CheckpointMetadata,
+} from "@langchain/langgraph-checkpoint";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { failure, tempFolders } from "../api/test-support.js";
@@ -14,30 +31,61 @@ const fresh = tempFolders("dotagent-lg-");
 const META: CheckpointMetadata = { source: "loop", step: 0, parents: {} };
 
 function checkpoint(id: string, values: Record<string, unknown>, versions: Record<string, number>): Checkpoint {
-  return { v: 4, id, ts: "2026-01-01T00:00:00.000Z", channel_values: values, channel_versions: versions, versions_seen: {} };
+  return {
+    v: 4,
+    id,
+    ts: "2026-01-01T00:00:00.000Z",
+    channel_values: values,
+    channel_versions: versions,
+    versions_seen: {},
+  };
 }
-const at = (thread: string, id?: string, ns = "") => ({ configurable: { thread_id: thread, checkpoint_ns: ns, ...(id === undefined ? {} : { checkpoint_id: id }) } });
+const at = (thread: string, id?: string, ns = "") => ({
+  configurable: { thread_id: thread, checkpoint_ns: ns, ...(id === undefined ? {} : { checkpoint_id: id }) },
+});
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
 
 describe("DotagentSaver on disk", () => {
   it("one folder per thread: thread.json, a folder per namespace, a file per checkpoint and per checkpoint's writes; no lock left", async () => {
     const dir = join(fresh(), "lg");
     const saver = new DotagentSaver(dir);
-    const c1 = await saver.put(at("t1"), checkpoint("c1", { a: "A", big: "B" }, { a: 1, big: 1 }), META, { a: 1, big: 1 });
-    const c2 = await saver.put(c1, checkpoint("c2", { a: "A2", big: "B" }, { a: 2, big: 1 }), { ...META, step: 1 }, { a: 2 });
+    const c1 = await saver.put(at("t1"), checkpoint("c1", { a: "A", big: "B" }, { a: 1, big: 1 }), META, {
+      a: 1,
+      big: 1,
+    });
+    const c2 = await saver.put(
+      c1,
+      checkpoint("c2", { a: "A2", big: "B" }, { a: 2, big: 1 }),
+      { ...META, step: 1 },
+      { a: 2 },
+    );
     await saver.putWrites(c2, [["a", "next"]], "task-1", "~path");
     await saver.put(at("t1", undefined, "sub:1"), checkpoint("s1", {}, {}), META, {});
     expect(readdirSync(dir)).toEqual(["t1"]);
     expect(readdirSync(join(dir, "t1")).sort()).toEqual(["ns-sub%3A1", "root", "thread.json"]);
-    expect(readdirSync(join(dir, "t1", "root")).sort()).toEqual(["c1.checkpoint.json", "c2.checkpoint.json", "c2.writes.json"]);
+    expect(readdirSync(join(dir, "t1", "root")).sort()).toEqual([
+      "c1.checkpoint.json",
+      "c2.checkpoint.json",
+      "c2.writes.json",
+    ]);
     expect(readJson(join(dir, "t1", "thread.json"))).toMatchObject({ format: 1, thread_id: "t1" });
     // c2 stores only what it changed; the big value stays in c1, where c2 says it is.
     const file = readJson(join(dir, "t1", "root", "c2.checkpoint.json"));
-    expect(file).toMatchObject({ format: 1, thread_id: "t1", checkpoint_ns: "", checkpoint_id: "c2", parent_checkpoint_id: "c1" });
+    expect(file).toMatchObject({
+      format: 1,
+      thread_id: "t1",
+      checkpoint_ns: "",
+      checkpoint_id: "c2",
+      parent_checkpoint_id: "c1",
+    });
     expect(Object.keys(file.values as object)).toEqual(["a"]);
     expect(file.sources).toEqual({ a: { version: 2, checkpoint_id: "c2" }, big: { version: 1, checkpoint_id: "c1" } });
     expect((file.values as Record<string, unknown>).a).toEqual({ type: "json", text: '"A2"' });
-    expect(readJson(join(dir, "t1", "root", "c2.writes.json"))).toMatchObject({ writes: [{ task_id: "task-1", task_path: "~path", idx: 0, channel: "a", value: { type: "json", text: '"next"' } }] });
+    expect(readJson(join(dir, "t1", "root", "c2.writes.json"))).toMatchObject({
+      writes: [
+        { task_id: "task-1", task_path: "~path", idx: 0, channel: "a", value: { type: "json", text: '"next"' } },
+      ],
+    });
     const tuple = await saver.getTuple(at("t1"));
     expect(tuple?.checkpoint.channel_values).toEqual({ a: "A2", big: "B" });
     expect(tuple?.pendingWrites).toEqual([["task-1", "a", "next"]]);
@@ -69,8 +117,22 @@ describe("DotagentSaver on disk", () => {
   it("a channel named __proto__ or constructor is a channel like any other", async () => {
     const saver = new DotagentSaver(fresh());
     const values = JSON.parse('{"__proto__": {"polluted": true}, "constructor": 2, "a": 3}') as Record<string, unknown>;
-    const c1 = await saver.put(at("t"), checkpoint("c1", values, { ["__proto__"]: 1, constructor: 1, a: 1 }), META, JSON.parse('{"__proto__": 1, "constructor": 1, "a": 1}') as Record<string, number>);
-    const c2 = await saver.put(c1, checkpoint("c2", { ...values, a: 4 }, JSON.parse('{"__proto__": 1, "constructor": 1, "a": 2}') as Record<string, number>), META, { a: 2 });
+    const c1 = await saver.put(
+      at("t"),
+      checkpoint("c1", values, { ["__proto__"]: 1, constructor: 1, a: 1 }),
+      META,
+      JSON.parse('{"__proto__": 1, "constructor": 1, "a": 1}') as Record<string, number>,
+    );
+    const c2 = await saver.put(
+      c1,
+      checkpoint(
+        "c2",
+        { ...values, a: 4 },
+        JSON.parse('{"__proto__": 1, "constructor": 1, "a": 2}') as Record<string, number>,
+      ),
+      META,
+      { a: 2 },
+    );
     const read = (await saver.getTuple(c2))!.checkpoint.channel_values;
     expect(Object.keys(read).sort()).toEqual(["__proto__", "a", "constructor"]);
     expect(Object.getOwnPropertyDescriptor(read, "__proto__")?.value).toEqual({ polluted: true });
@@ -80,15 +142,27 @@ describe("DotagentSaver on disk", () => {
 
   it("keeps a serializer's bytes exactly, binary ones too", async () => {
     const serde = {
-      dumpsTyped: async (value: unknown): Promise<[string, Uint8Array]> => (value instanceof Uint8Array ? ["bytes", value] : ["json", new TextEncoder().encode(JSON.stringify(value))]),
-      loadsTyped: async (type: string, data: Uint8Array | string) => (type === "bytes" ? new Uint8Array(data as Uint8Array) : JSON.parse(new TextDecoder().decode(data as Uint8Array))),
+      dumpsTyped: async (value: unknown): Promise<[string, Uint8Array]> =>
+        value instanceof Uint8Array ? ["bytes", value] : ["json", new TextEncoder().encode(JSON.stringify(value))],
+      loadsTyped: async (type: string, data: Uint8Array | string) =>
+        type === "bytes"
+          ? new Uint8Array(data as Uint8Array)
+          : JSON.parse(new TextDecoder().decode(data as Uint8Array)),
     };
     const dir = fresh();
     const saver = new DotagentSaver(dir, { serde });
     const blob = new Uint8Array([0xff, 0x00, 0xfe, 0x80]);
-    const config = await saver.put(at("t"), checkpoint("c1", { blob, text: "héllo \u{1F600}" }, { blob: 1, text: 1 }), META, { blob: 1, text: 1 });
+    const config = await saver.put(
+      at("t"),
+      checkpoint("c1", { blob, text: "héllo \u{1F600}" }, { blob: 1, text: 1 }),
+      META,
+      { blob: 1, text: 1 },
+    );
     expect((await saver.getTuple(config))?.checkpoint.channel_values).toEqual({ blob, text: "héllo \u{1F600}" });
-    expect((readJson(join(dir, "t", "root", "c1.checkpoint.json")).values as Record<string, unknown>).blob).toEqual({ type: "bytes", base64: "/wD+gA==" });
+    expect((readJson(join(dir, "t", "root", "c1.checkpoint.json")).values as Record<string, unknown>).blob).toEqual({
+      type: "bytes",
+      base64: "/wD+gA==",
+    });
   });
 });
 
@@ -96,26 +170,49 @@ describe("DotagentSaver's pending writes", () => {
   it("writes of 20 tasks at once in one process: none lost; ordinary writes are insert-or-ignore, special ones replace", async () => {
     const saver = new DotagentSaver(fresh());
     const config = await saver.put(at("t"), checkpoint("c1", {}, {}), META, {});
-    await Promise.all(Array.from({ length: 20 }, (_, i) => saver.putWrites(config, [["x", i], ["y", `y${i}`]], `task-${String(i).padStart(2, "0")}`)));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        saver.putWrites(
+          config,
+          [
+            ["x", i],
+            ["y", `y${i}`],
+          ],
+          `task-${String(i).padStart(2, "0")}`,
+        ),
+      ),
+    );
     await saver.putWrites(config, [["x", "again"]], "task-00"); // the same (task, idx): ignored
     await saver.putWrites(config, [[ERROR, "first"]], "task-01");
     await saver.putWrites(config, [[ERROR, "second"]], "task-01"); // a task's error: replaced
     const writes = (await saver.getTuple(config))!.pendingWrites!;
     expect(writes.length).toBe(41);
-    expect(writes.slice(0, 2)).toEqual([["task-00", "x", 0], ["task-00", "y", "y0"]]);
-    expect(writes.filter(([task, channel]) => task === "task-01" && channel === ERROR)).toEqual([["task-01", ERROR, "second"]]);
+    expect(writes.slice(0, 2)).toEqual([
+      ["task-00", "x", 0],
+      ["task-00", "y", "y0"],
+    ]);
+    expect(writes.filter(([task, channel]) => task === "task-01" && channel === ERROR)).toEqual([
+      ["task-01", ERROR, "second"],
+    ]);
     // (task_path, task_id, idx) order: the error (idx -1) before the task's ordinary writes.
     expect(writes.filter(([task]) => task === "task-01").map(([, channel]) => channel)).toEqual([ERROR, "x", "y"]);
   });
 
   it("orders writes as LangGraph's compareWritesSortKeys does, astral characters included", () => {
-    const text = fc.string({ unit: fc.constantFrom("a", "b", "é", "\u{1F600}", "\uFFFF", "\uD800") , maxLength: 4 });
+    const text = fc.string({ unit: fc.constantFrom("a", "b", "é", "\u{1F600}", "\uFFFF", "\uD800"), maxLength: 4 });
     fc.assert(
-      fc.property(fc.array(fc.record({ task_path: text, task_id: text, idx: fc.integer({ min: -4, max: 4 }) }), { maxLength: 12 }), (writes) => {
-        const ours = sortWrites(writes);
-        const theirs = [...writes].sort((a, b) => compareWritesSortKeys([a.task_path, a.task_id, a.idx], [b.task_path, b.task_id, b.idx]));
-        expect(ours).toEqual(theirs);
-      }),
+      fc.property(
+        fc.array(fc.record({ task_path: text, task_id: text, idx: fc.integer({ min: -4, max: 4 }) }), {
+          maxLength: 12,
+        }),
+        (writes) => {
+          const ours = sortWrites(writes);
+          const theirs = [...writes].sort((a, b) =>
+            compareWritesSortKeys([a.task_path, a.task_id, a.idx], [b.task_path, b.task_id, b.idx]),
+          );
+          expect(ours).toEqual(theirs);
+        },
+      ),
     );
     expect(compareCodePoints("\uFFFF", "\u{1F600}")).toBe(-1); // UTF-16 order would say the opposite
   });
@@ -183,14 +280,48 @@ describe("DotagentSaver with a real LangGraph graph", () => {
 
 describe("DotagentSaver refuses what it cannot keep, with one line naming the file", () => {
   it.each<[string, () => Promise<unknown>, string]>([
-    ["a thread id with ../", () => new DotagentSaver(fresh()).put(at("../x"), checkpoint("c1", {}, {}), META, {}), 'thread_id "../x" cannot name a file'],
-    ["a thread id with ../ to getTuple", () => new DotagentSaver(fresh()).getTuple(at("../x")), 'thread_id "../x" cannot name a file'],
-    ["a thread id with ../ to deleteThread", () => new DotagentSaver(fresh()).deleteThread("../x"), 'thread_id "../x" cannot name a file'],
-    ["a thread id with a slash to list", async () => { for await (const _ of new DotagentSaver(fresh()).list(at("a/b"))) void _; }, 'thread_id "a/b" cannot name a file'],
-    ["a numeric thread id", () => new DotagentSaver(fresh()).put({ configurable: { thread_id: 7 } }, checkpoint("c1", {}, {}), META, {}), "thread_id must be a string, not 7"],
-    ["a checkpoint id with ../", () => new DotagentSaver(fresh()).put(at("t"), checkpoint("../../c", {}, {}), META, {}), 'checkpoint.id "../../c" cannot name a file'],
-    ["putWrites without a checkpoint id", () => new DotagentSaver(fresh()).putWrites(at("t"), [["a", 1]], "task"), "checkpoint_id is missing"],
-    ["put without configurable", () => new DotagentSaver(fresh()).put({}, checkpoint("c1", {}, {}), META, {}), "config.configurable is missing"],
+    [
+      "a thread id with ../",
+      () => new DotagentSaver(fresh()).put(at("../x"), checkpoint("c1", {}, {}), META, {}),
+      'thread_id "../x" cannot name a file',
+    ],
+    [
+      "a thread id with ../ to getTuple",
+      () => new DotagentSaver(fresh()).getTuple(at("../x")),
+      'thread_id "../x" cannot name a file',
+    ],
+    [
+      "a thread id with ../ to deleteThread",
+      () => new DotagentSaver(fresh()).deleteThread("../x"),
+      'thread_id "../x" cannot name a file',
+    ],
+    [
+      "a thread id with a slash to list",
+      async () => {
+        for await (const _ of new DotagentSaver(fresh()).list(at("a/b"))) void _;
+      },
+      'thread_id "a/b" cannot name a file',
+    ],
+    [
+      "a numeric thread id",
+      () => new DotagentSaver(fresh()).put({ configurable: { thread_id: 7 } }, checkpoint("c1", {}, {}), META, {}),
+      "thread_id must be a string, not 7",
+    ],
+    [
+      "a checkpoint id with ../",
+      () => new DotagentSaver(fresh()).put(at("t"), checkpoint("../../c", {}, {}), META, {}),
+      'checkpoint.id "../../c" cannot name a file',
+    ],
+    [
+      "putWrites without a checkpoint id",
+      () => new DotagentSaver(fresh()).putWrites(at("t"), [["a", 1]], "task"),
+      "checkpoint_id is missing",
+    ],
+    [
+      "put without configurable",
+      () => new DotagentSaver(fresh()).put({}, checkpoint("c1", {}, {}), META, {}),
+      "config.configurable is missing",
+    ],
   ])("%s: usage (exit 2)", async (_what, call, words) => {
     const err = await failure(Promise.resolve().then(call));
     expect([err.code, err.exitCode]).toEqual(["usage", 2]);
@@ -200,13 +331,17 @@ describe("DotagentSaver refuses what it cannot keep, with one line naming the fi
 
   it("bad constructor arguments: usage at once", () => {
     expect(() => new DotagentSaver("")).toThrowError(/non-empty string/);
-    expect(() => new DotagentSaver("x", { lockWaitMs: Number.NaN })).toThrowError(/lockWaitMs takes a number of milliseconds/);
+    expect(() => new DotagentSaver("x", { lockWaitMs: Number.NaN })).toThrowError(
+      /lockWaitMs takes a number of milliseconds/,
+    );
   });
 
   it("a namespace with ../ stays inside its thread's folder", async () => {
     const dir = fresh();
     const saver = new DotagentSaver(join(dir, "lg"));
-    const config = await saver.put(at("t", undefined, "../../escape"), checkpoint("c1", { a: 1 }, { a: 1 }), META, { a: 1 });
+    const config = await saver.put(at("t", undefined, "../../escape"), checkpoint("c1", { a: 1 }, { a: 1 }), META, {
+      a: 1,
+    });
     expect(readdirSync(dir)).toEqual(["lg"]);
     expect(readdirSync(join(dir, "lg", "t"))).toContain("ns-%2E%2E%2F%2E%2E%2Fescape");
     expect((await saver.getTuple(config))?.checkpoint.channel_values).toEqual({ a: 1 });
@@ -220,29 +355,101 @@ describe("DotagentSaver refuses what it cannot keep, with one line naming the fi
     await saver.putWrites(c2, [["a", 4]], "task");
     return { dir, root: join(dir, "t", "root") };
   }
-  const edit = (file: string, change: (text: string) => string) => writeFileSync(file, change(readFileSync(file, "utf8")));
+  const edit = (file: string, change: (text: string) => string) =>
+    writeFileSync(file, change(readFileSync(file, "utf8")));
   const cases: Array<[string, (root: string) => void, string, string]> = [
-    ["a checkpoint cut short", (r) => edit(join(r, "c2.checkpoint.json"), (t) => t.slice(0, 40)), "c2.checkpoint.json", "not valid JSON"],
-    ["an empty checkpoint", (r) => writeFileSync(join(r, "c2.checkpoint.json"), ""), "c2.checkpoint.json", "file is empty"],
-    ["a checkpoint renamed by hand", (r) => renameSync(join(r, "c1.checkpoint.json"), join(r, "c9.checkpoint.json")), "c9.checkpoint.json", 'checkpoint_id: expected "c9" (the file\'s name)'],
-    ["a checkpoint copied from another thread", (r) => edit(join(r, "c2.checkpoint.json"), (t) => t.replace('"thread_id": "t"', '"thread_id": "u"')), "c2.checkpoint.json", 'thread_id: expected "t"'],
-    ["the ancestor holding a carried value removed", (r) => rmSync(join(r, "c1.checkpoint.json")), "c2.checkpoint.json", 'sources["b"] names checkpoint c1, which is not in'],
-    ["a carried value taken out of its ancestor", (r) => edit(join(r, "c1.checkpoint.json"), (t) => { const f = JSON.parse(t); delete f.values.b; return JSON.stringify(f); }), "c1.checkpoint.json", 'sources["b"]: names this checkpoint, whose values have no "b"'],
-    ["a value the serializer cannot load", (r) => edit(join(r, "c2.checkpoint.json"), (t) => t.replace('"text": "3"', '"text": "{3"')), "c2.checkpoint.json", 'values["a"]: the serializer cannot load it'],
-    ["pending writes with a bad idx", (r) => edit(join(r, "c2.writes.json"), (t) => t.replace('"idx": 0', '"idx": "zero"')), "c2.writes.json", "writes[0].idx: expected a whole number"],
-    ["a checkpoint that is a symbolic link", (r) => { rmSync(join(r, "c2.checkpoint.json")); symlinkSync(join(r, "c1.checkpoint.json"), join(r, "c2.checkpoint.json")); }, "c2.checkpoint.json", "is a symbolic link"],
-    ["a checkpoint that is a FIFO", (r) => { rmSync(join(r, "c2.checkpoint.json")); execFileSync("mkfifo", [join(r, "c2.checkpoint.json")]); }, "c2.checkpoint.json", "is a FIFO"],
-    ["a namespace folder that is a file", (r) => { rmSync(r, { recursive: true }); writeFileSync(r, "{}"); }, "root", "is not a real folder (a file)"],
+    [
+      "a checkpoint cut short",
+      (r) => edit(join(r, "c2.checkpoint.json"), (t) => t.slice(0, 40)),
+      "c2.checkpoint.json",
+      "not valid JSON",
+    ],
+    [
+      "an empty checkpoint",
+      (r) => writeFileSync(join(r, "c2.checkpoint.json"), ""),
+      "c2.checkpoint.json",
+      "file is empty",
+    ],
+    [
+      "a checkpoint renamed by hand",
+      (r) => renameSync(join(r, "c1.checkpoint.json"), join(r, "c9.checkpoint.json")),
+      "c9.checkpoint.json",
+      'checkpoint_id: expected "c9" (the file\'s name)',
+    ],
+    [
+      "a checkpoint copied from another thread",
+      (r) => edit(join(r, "c2.checkpoint.json"), (t) => t.replace('"thread_id": "t"', '"thread_id": "u"')),
+      "c2.checkpoint.json",
+      'thread_id: expected "t"',
+    ],
+    [
+      "the ancestor holding a carried value removed",
+      (r) => rmSync(join(r, "c1.checkpoint.json")),
+      "c2.checkpoint.json",
+      'sources["b"] names checkpoint c1, which is not in',
+    ],
+    [
+      "a carried value taken out of its ancestor",
+      (r) =>
+        edit(join(r, "c1.checkpoint.json"), (t) => {
+          const f = JSON.parse(t);
+          delete f.values.b;
+          return JSON.stringify(f);
+        }),
+      "c1.checkpoint.json",
+      'sources["b"]: names this checkpoint, whose values have no "b"',
+    ],
+    [
+      "a value the serializer cannot load",
+      (r) => edit(join(r, "c2.checkpoint.json"), (t) => t.replace('"text": "3"', '"text": "{3"')),
+      "c2.checkpoint.json",
+      'values["a"]: the serializer cannot load it',
+    ],
+    [
+      "pending writes with a bad idx",
+      (r) => edit(join(r, "c2.writes.json"), (t) => t.replace('"idx": 0', '"idx": "zero"')),
+      "c2.writes.json",
+      "writes[0].idx: expected a whole number",
+    ],
+    [
+      "a checkpoint that is a symbolic link",
+      (r) => {
+        rmSync(join(r, "c2.checkpoint.json"));
+        symlinkSync(join(r, "c1.checkpoint.json"), join(r, "c2.checkpoint.json"));
+      },
+      "c2.checkpoint.json",
+      "is a symbolic link",
+    ],
+    [
+      "a checkpoint that is a FIFO",
+      (r) => {
+        rmSync(join(r, "c2.checkpoint.json"));
+        execFileSync("mkfifo", [join(r, "c2.checkpoint.json")]);
+      },
+      "c2.checkpoint.json",
+      "is a FIFO",
+    ],
+    [
+      "a namespace folder that is a file",
+      (r) => {
+        rmSync(r, { recursive: true });
+        writeFileSync(r, "{}");
+      },
+      "root",
+      "is not a real folder (a file)",
+    ],
   ];
   it.each(cases)("%s: checkpoint_invalid (exit 3) naming the file", async (_what, damage, name, words) => {
     const { dir, root } = await saved();
     damage(root);
     const saver = new DotagentSaver(dir);
-    const err = await failure((async () => {
-      await saver.getTuple(at("t"));
-      await saver.getTuple(at("t", "c2"));
-      for await (const _ of saver.list(at("t"))) void _;
-    })());
+    const err = await failure(
+      (async () => {
+        await saver.getTuple(at("t"));
+        await saver.getTuple(at("t", "c2"));
+        for await (const _ of saver.list(at("t"))) void _;
+      })(),
+    );
     expect([err.code, err.exitCode]).toEqual(["checkpoint_invalid", 3]);
     expect(err.message).toContain(join(name === "root" ? join(dir, "t") : root, name));
     expect(err.message).toContain(words);
@@ -289,7 +496,9 @@ describe("DotagentSaver refuses what it cannot keep, with one line naming the fi
     renameSync(join(dir, "Run"), join(dir, "run")); // what a case-insensitive file system would show for "run"
     const err = await failure(saver.put(at("run"), checkpoint("c2", {}, {}), META, {}));
     expect([err.code, err.exitCode]).toEqual(["checkpoint_invalid", 3]);
-    expect(err.message).toContain(`${join(dir, "run", "thread.json")}: holds thread "Run", not "run": thread ids that differ only in case share one file`);
+    expect(err.message).toContain(
+      `${join(dir, "run", "thread.json")}: holds thread "Run", not "run": thread ids that differ only in case share one file`,
+    );
     expect(readdirSync(join(dir, "run", "root"))).toEqual(["c1.checkpoint.json"]);
   });
 
@@ -305,7 +514,15 @@ describe("DotagentSaver refuses what it cannot keep, with one line naming the fi
     } finally {
       held.release();
     }
-    writeFileSync(join(dir, "t", ".lock"), JSON.stringify({ pid: 2 ** 22 + 12345, hostname: (await import("node:os")).hostname(), acquired_at: new Date().toISOString(), command: "dead" }));
+    writeFileSync(
+      join(dir, "t", ".lock"),
+      JSON.stringify({
+        pid: 2 ** 22 + 12345,
+        hostname: (await import("node:os")).hostname(),
+        acquired_at: new Date().toISOString(),
+        command: "dead",
+      }),
+    );
     await saver.put(at("t"), checkpoint("c2", {}, {}), META, {});
     expect(existsSync(join(dir, "t", ".lock"))).toBe(false);
   });

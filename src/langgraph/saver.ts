@@ -102,14 +102,21 @@ export class DotagentSaver extends BaseCheckpointSaver {
   readonly #swept = new Set<string>();
 
   constructor(dir: string, options: DotagentSaverOptions = {}) {
-    if (typeof dir !== "string" || dir === "") throw usage(`new DotagentSaver(dir) takes the folder as a non-empty string, not ${describe(dir)}`);
-    if (options === null || typeof options !== "object") throw usage(`new DotagentSaver(dir, options): options must be an object ({ serde?, lockWaitMs? }), not ${describe(options)}`);
+    if (typeof dir !== "string" || dir === "")
+      throw usage(`new DotagentSaver(dir) takes the folder as a non-empty string, not ${describe(dir)}`);
+    if (options === null || typeof options !== "object")
+      throw usage(
+        `new DotagentSaver(dir, options): options must be an object ({ serde?, lockWaitMs? }), not ${describe(options)}`,
+      );
     const wait: unknown = options.lockWaitMs;
-    if (wait !== undefined && (typeof wait !== "number" || !Number.isFinite(wait) || wait < 0)) throw usage(`lockWaitMs takes a number of milliseconds ≥ 0, not ${describe(wait)}`);
+    if (wait !== undefined && (typeof wait !== "number" || !Number.isFinite(wait) || wait < 0))
+      throw usage(`lockWaitMs takes a number of milliseconds ≥ 0, not ${describe(wait)}`);
     super(options.serde);
     this.dir = dir;
     const env = Number(process.env.DOTAGENT_LOCK_WAIT_MS);
-    this.#waitMs = (wait as number | undefined) ?? (process.env.DOTAGENT_LOCK_WAIT_MS !== undefined && Number.isFinite(env) && env >= 0 ? env : 10_000);
+    this.#waitMs =
+      (wait as number | undefined) ??
+      (process.env.DOTAGENT_LOCK_WAIT_MS !== undefined && Number.isFinite(env) && env >= 0 ? env : 10_000);
   }
 
   // --- reading --------------------------------------------------------------------------------
@@ -137,15 +144,19 @@ export class DotagentSaver extends BaseCheckpointSaver {
     const ns: unknown = config?.configurable?.checkpoint_ns;
     const only = checkpointIdOf(config ?? {}, "list");
     const beforeId = before === undefined ? undefined : checkpointIdOf(before, "list (before)");
-    if (limit !== undefined && (typeof limit !== "number" || Number.isNaN(limit))) throw usage(`list(config, { limit }): limit must be a number, not ${describe(limit)}`);
-    if (filter !== undefined && (filter === null || typeof filter !== "object")) throw usage(`list(config, { filter }): filter must be an object of metadata fields, not ${describe(filter)}`);
+    if (limit !== undefined && (typeof limit !== "number" || Number.isNaN(limit)))
+      throw usage(`list(config, { limit }): limit must be a number, not ${describe(limit)}`);
+    if (filter !== undefined && (filter === null || typeof filter !== "object"))
+      throw usage(`list(config, { filter }): filter must be an object of metadata fields, not ${describe(filter)}`);
     if (limit !== undefined && limit <= 0) return;
 
     const places: Place[] = [];
     for (const t of thread === undefined ? this.#threads() : [thread]) {
       const place = this.#place(t, ns, "list");
       if (ns !== undefined) places.push(place);
-      else for (const name of this.#listFolder(this.#threadFolder(place.thread), place.thread).filter(isNamespaceFolder)) places.push({ ...place, folder: join(this.#threadFolder(place.thread), name) });
+      else
+        for (const name of this.#listFolder(this.#threadFolder(place.thread), place.thread).filter(isNamespaceFolder))
+          places.push({ ...place, folder: join(this.#threadFolder(place.thread), name) });
     }
     // Every saver lists newest first, across threads and namespaces (checkpoint ids sort by time).
     const found = places
@@ -161,7 +172,12 @@ export class DotagentSaver extends BaseCheckpointSaver {
         // A namespace folder listed without knowing its namespace: its files say which it is.
         const file = this.#readCheckpoint(place, id, ns === undefined);
         if (file === undefined) continue;
-        const metadata = (await this.#load(file.metadata, place, checkpointFileName(id), "metadata")) as CheckpointMetadata;
+        const metadata = (await this.#load(
+          file.metadata,
+          place,
+          checkpointFileName(id),
+          "metadata",
+        )) as CheckpointMetadata;
         if (filter !== undefined && !matches(metadata, filter)) continue;
         tuple = await this.#tuple({ ...place, ns: file.checkpoint_ns }, file, new Map(), metadata);
       } catch (error) {
@@ -174,38 +190,63 @@ export class DotagentSaver extends BaseCheckpointSaver {
   }
 
   /** The tuple a checkpoint file stands for: its values gathered, its writes, its parent. */
-  async #tuple(place: Place, file: CheckpointFile, read: Map<string, CheckpointFile | undefined>, metadata?: CheckpointMetadata): Promise<CheckpointTuple> {
+  async #tuple(
+    place: Place,
+    file: CheckpointFile,
+    read: Map<string, CheckpointFile | undefined>,
+    metadata?: CheckpointMetadata,
+  ): Promise<CheckpointTuple> {
     const name = checkpointFileName(file.checkpoint_id);
     const saved = (await this.#load(file.checkpoint, place, name, "checkpoint")) as Omit<Checkpoint, "channel_values">;
-    if (saved === null || typeof saved !== "object") throw invalid(join(place.folder, name), "checkpoint: expected an object once loaded", place.thread);
+    if (saved === null || typeof saved !== "object")
+      throw invalid(join(place.folder, name), "checkpoint: expected an object once loaded", place.thread);
     const channelValues: Record<string, unknown> = {};
     for (const [channel, source] of Object.entries(file.sources)) {
       let holder: CheckpointFile | undefined = file;
       if (source.checkpoint_id !== file.checkpoint_id) {
-        if (!read.has(source.checkpoint_id)) read.set(source.checkpoint_id, this.#readCheckpoint(place, source.checkpoint_id));
+        if (!read.has(source.checkpoint_id))
+          read.set(source.checkpoint_id, this.#readCheckpoint(place, source.checkpoint_id));
         holder = read.get(source.checkpoint_id);
         if (holder === undefined) {
           // Gone: the thread was deleted while read (this file is gone too), else the folder was edited by hand.
           if (this.#readCheckpoint(place, file.checkpoint_id) === undefined) throw new ThreadGone();
-          throw invalid(join(place.folder, name), `sources[${JSON.stringify(channel)}] names checkpoint ${source.checkpoint_id}, which is not in ${place.folder}`, place.thread);
+          throw invalid(
+            join(place.folder, name),
+            `sources[${JSON.stringify(channel)}] names checkpoint ${source.checkpoint_id}, which is not in ${place.folder}`,
+            place.thread,
+          );
         }
       }
       const value = Object.hasOwn(holder.values, channel) ? holder.values[channel] : undefined;
       const holderName = checkpointFileName(holder.checkpoint_id);
-      if (value === undefined || !Object.hasOwn(holder.sources, channel) || holder.sources[channel]!.version !== source.version) {
-        throw invalid(join(place.folder, holderName), `values has no ${JSON.stringify(channel)} at version ${JSON.stringify(source.version)}, which ${name} takes from it`, place.thread);
+      if (
+        value === undefined ||
+        !Object.hasOwn(holder.sources, channel) ||
+        holder.sources[channel]!.version !== source.version
+      ) {
+        throw invalid(
+          join(place.folder, holderName),
+          `values has no ${JSON.stringify(channel)} at version ${JSON.stringify(source.version)}, which ${name} takes from it`,
+          place.thread,
+        );
       }
       setOwn(channelValues, channel, await this.#load(value, place, holderName, `values[${JSON.stringify(channel)}]`));
     }
     const checkpoint = { ...saved, channel_values: channelValues } as Checkpoint;
     const parent = file.parent_checkpoint_id;
     if (checkpoint.v < 4 && parent !== null) await this.#migratePendingSends(checkpoint, place, parent);
-    const config = { configurable: { thread_id: place.thread, checkpoint_ns: place.ns, checkpoint_id: file.checkpoint_id } };
+    const config = {
+      configurable: { thread_id: place.thread, checkpoint_ns: place.ns, checkpoint_id: file.checkpoint_id },
+    };
     const tuple: CheckpointTuple = {
       config,
       checkpoint,
       metadata: metadata ?? ((await this.#load(file.metadata, place, name, "metadata")) as CheckpointMetadata),
-      ...(parent === null ? {} : { parentConfig: { configurable: { thread_id: place.thread, checkpoint_ns: place.ns, checkpoint_id: parent } } }),
+      ...(parent === null
+        ? {}
+        : {
+            parentConfig: { configurable: { thread_id: place.thread, checkpoint_ns: place.ns, checkpoint_id: parent } },
+          }),
       pendingWrites: await this.#pendingWrites(place, file.checkpoint_id),
     };
     // Writes missing because the thread was deleted meanwhile: the checkpoint went with them.
@@ -217,10 +258,14 @@ export class DotagentSaver extends BaseCheckpointSaver {
   async #migratePendingSends(checkpoint: Checkpoint, place: Place, parent: string): Promise<void> {
     const writes = this.#readWrites(place, parent)?.writes ?? [];
     const sends: unknown[] = [];
-    for (const write of sortWrites(writes)) if (write.channel === TASKS) sends.push(await this.#load(write.value, place, writesFileName(parent), "writes"));
+    for (const write of sortWrites(writes))
+      if (write.channel === TASKS) sends.push(await this.#load(write.value, place, writesFileName(parent), "writes"));
     const versions = Object.values(checkpoint.channel_versions ?? {});
     checkpoint.channel_values[TASKS] = sends;
-    checkpoint.channel_versions = { ...checkpoint.channel_versions, [TASKS]: versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined) };
+    checkpoint.channel_versions = {
+      ...checkpoint.channel_versions,
+      [TASKS]: versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined),
+    };
   }
 
   async #pendingWrites(place: Place, id: string): Promise<CheckpointPendingWrite[]> {
@@ -228,25 +273,40 @@ export class DotagentSaver extends BaseCheckpointSaver {
     if (file === undefined) return [];
     const out: CheckpointPendingWrite[] = [];
     for (const [i, write] of sortWrites(file.writes).entries()) {
-      out.push([write.task_id, write.channel, await this.#load(write.value, place, writesFileName(id), `writes[${i}].value`)]);
+      out.push([
+        write.task_id,
+        write.channel,
+        await this.#load(write.value, place, writesFileName(id), `writes[${i}].value`),
+      ]);
     }
     return out;
   }
 
   // --- writing --------------------------------------------------------------------------------
 
-  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
-    if (config?.configurable === undefined) throw usage("put(config, …): config.configurable is missing; pass { configurable: { thread_id } }");
+  override async put(
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
+    if (config?.configurable === undefined)
+      throw usage("put(config, …): config.configurable is missing; pass { configurable: { thread_id } }");
     const thread: unknown = config.configurable.thread_id;
-    if (thread === undefined) throw usage("put(config, …): config.configurable.thread_id is missing; every checkpoint belongs to a thread");
+    if (thread === undefined)
+      throw usage("put(config, …): config.configurable.thread_id is missing; every checkpoint belongs to a thread");
     const place = this.#place(thread, config.configurable.checkpoint_ns, "put");
-    if (checkpoint === null || typeof checkpoint !== "object") throw usage(`put(config, checkpoint, …): checkpoint must be an object, not ${describe(checkpoint)}`);
+    if (checkpoint === null || typeof checkpoint !== "object")
+      throw usage(`put(config, checkpoint, …): checkpoint must be an object, not ${describe(checkpoint)}`);
     const problem = nameProblem(checkpoint.id, "checkpoint.id");
     if (problem !== null) throw usage(`put: ${problem}`);
     const parent = checkpointIdOf(config, "put");
     const versions = (checkpoint.channel_versions ?? {}) as ChannelVersions;
     for (const [channel, version] of Object.entries(versions)) {
-      if (typeof version !== "number" && typeof version !== "string") throw usage(`put: checkpoint.channel_versions[${JSON.stringify(channel)}] must be a number or a string, not ${describe(version)}`);
+      if (typeof version !== "number" && typeof version !== "string")
+        throw usage(
+          `put: checkpoint.channel_versions[${JSON.stringify(channel)}] must be a number or a string, not ${describe(version)}`,
+        );
     }
     const changed = (newVersions ?? {}) as ChannelVersions;
 
@@ -254,7 +314,12 @@ export class DotagentSaver extends BaseCheckpointSaver {
     const { channel_values: channelValues = {}, ...rest } = checkpoint;
     const values: Record<string, StoredValue> = {};
     for (const channel of Object.keys(versions)) {
-      if (!Object.hasOwn(changed, channel) || !Object.hasOwn(channelValues, channel) || channelValues[channel] === undefined) continue;
+      if (
+        !Object.hasOwn(changed, channel) ||
+        !Object.hasOwn(channelValues, channel) ||
+        channelValues[channel] === undefined
+      )
+        continue;
       setOwn(values, channel, storeValue(...(await this.serde.dumpsTyped(channelValues[channel]))));
     }
     const storedCheckpoint = storeValue(...(await this.serde.dumpsTyped(rest)));
@@ -280,29 +345,54 @@ export class DotagentSaver extends BaseCheckpointSaver {
     return { configurable: { thread_id: place.thread, checkpoint_ns: place.ns, checkpoint_id: checkpoint.id } };
   }
 
-  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ""): Promise<void> {
+  override async putWrites(
+    config: RunnableConfig,
+    writes: PendingWrite[],
+    taskId: string,
+    taskPath = "",
+  ): Promise<void> {
     const thread: unknown = config?.configurable?.thread_id;
-    if (thread === undefined) throw usage("putWrites(config, …): config.configurable.thread_id is missing; writes belong to a thread's checkpoint");
+    if (thread === undefined)
+      throw usage(
+        "putWrites(config, …): config.configurable.thread_id is missing; writes belong to a thread's checkpoint",
+      );
     const place = this.#place(thread, config.configurable?.checkpoint_ns, "putWrites");
     const id = checkpointIdOf(config, "putWrites");
-    if (id === undefined) throw usage("putWrites(config, …): config.configurable.checkpoint_id is missing; writes belong to a checkpoint");
-    if (typeof taskId !== "string") throw usage(`putWrites(config, writes, taskId): taskId must be a string, not ${describe(taskId)}`);
-    if (typeof taskPath !== "string") throw usage(`putWrites(…, taskPath): taskPath must be a string, not ${describe(taskPath)}`);
-    if (!Array.isArray(writes)) throw usage(`putWrites(config, writes, …): writes must be an array of [channel, value], not ${describe(writes)}`);
+    if (id === undefined)
+      throw usage("putWrites(config, …): config.configurable.checkpoint_id is missing; writes belong to a checkpoint");
+    if (typeof taskId !== "string")
+      throw usage(`putWrites(config, writes, taskId): taskId must be a string, not ${describe(taskId)}`);
+    if (typeof taskPath !== "string")
+      throw usage(`putWrites(…, taskPath): taskPath must be a string, not ${describe(taskPath)}`);
+    if (!Array.isArray(writes))
+      throw usage(`putWrites(config, writes, …): writes must be an array of [channel, value], not ${describe(writes)}`);
     if (writes.length === 0) return;
 
     const incoming: StoredWrite[] = [];
     for (const [i, write] of writes.entries()) {
-      if (!Array.isArray(write) || typeof write[0] !== "string") throw usage(`putWrites: writes[${i}] must be [channel, value] with a string channel`);
+      if (!Array.isArray(write) || typeof write[0] !== "string")
+        throw usage(`putWrites: writes[${i}] must be [channel, value] with a string channel`);
       const [channel, value] = write;
       const idx = Object.hasOwn(WRITES_IDX_MAP, channel) ? WRITES_IDX_MAP[channel]! : i;
-      incoming.push({ task_id: taskId, task_path: taskPath, idx, channel, value: storeValue(...(await this.serde.dumpsTyped(value))) });
+      incoming.push({
+        task_id: taskId,
+        task_path: taskPath,
+        idx,
+        channel,
+        value: storeValue(...(await this.serde.dumpsTyped(value))),
+      });
     }
     await this.#locked(place, `putWrites ${id}`, () => {
       const existing = this.#readWrites(place, id);
       const merged = mergeWrites(existing?.writes ?? [], incoming);
       if (existing !== undefined && isDeepStrictEqual(merged, sortWrites(existing.writes))) return;
-      const file: WritesFile = { format: FORMAT, thread_id: place.thread, checkpoint_ns: place.ns, checkpoint_id: id, writes: merged };
+      const file: WritesFile = {
+        format: FORMAT,
+        thread_id: place.thread,
+        checkpoint_ns: place.ns,
+        checkpoint_id: id,
+        writes: merged,
+      };
       this.#write(place, writesFileName(id), file);
     });
   }
@@ -348,9 +438,14 @@ export class DotagentSaver extends BaseCheckpointSaver {
   #place(thread: unknown, ns: unknown, call: string): Place {
     const problem = nameProblem(thread, "thread_id");
     if (problem !== null) throw usage(`${call}: ${problem}`);
-    if (ns !== undefined && typeof ns !== "string") throw usage(`${call}: checkpoint_ns must be a string, not ${describe(ns)}`);
+    if (ns !== undefined && typeof ns !== "string")
+      throw usage(`${call}: checkpoint_ns must be a string, not ${describe(ns)}`);
     const namespace = ns ?? "";
-    return { thread: thread as string, ns: namespace, folder: join(this.#threadFolder(thread as string), namespaceFolder(namespace)) };
+    return {
+      thread: thread as string,
+      ns: namespace,
+      folder: join(this.#threadFolder(thread as string), namespaceFolder(namespace)),
+    };
   }
 
   /**
@@ -395,7 +490,11 @@ export class DotagentSaver extends BaseCheckpointSaver {
       throw invalid(folder, `cannot be read (${(error as NodeJS.ErrnoException).code})`, thread);
     }
     if (stat.isDirectory()) return true;
-    throw invalid(folder, `is not a${folder === this.dir ? "" : " real"} folder (${stat.isSymbolicLink() ? "a link" : "a file"})`, thread);
+    throw invalid(
+      folder,
+      `is not a${folder === this.dir ? "" : " real"} folder (${stat.isSymbolicLink() ? "a link" : "a file"})`,
+      thread,
+    );
   }
 
   #readJson(file: string, thread: string): unknown {
@@ -412,8 +511,16 @@ export class DotagentSaver extends BaseCheckpointSaver {
     const raw = this.#readJson(file, place.thread);
     if (raw === undefined) return undefined;
     // Listing every namespace, the folder's namespace is the one its file names (checked to lead to this folder).
-    const ns = anyNamespace && typeof (raw as { checkpoint_ns?: unknown }).checkpoint_ns === "string" ? (raw as { checkpoint_ns: string }).checkpoint_ns : place.ns;
-    if (anyNamespace && join(this.#threadFolder(place.thread), namespaceFolder(ns)) !== place.folder) throw invalid(file, `checkpoint_ns: ${JSON.stringify(ns)} belongs in ${namespaceFolder(ns)}/, not here`, place.thread);
+    const ns =
+      anyNamespace && typeof (raw as { checkpoint_ns?: unknown }).checkpoint_ns === "string"
+        ? (raw as { checkpoint_ns: string }).checkpoint_ns
+        : place.ns;
+    if (anyNamespace && join(this.#threadFolder(place.thread), namespaceFolder(ns)) !== place.folder)
+      throw invalid(
+        file,
+        `checkpoint_ns: ${JSON.stringify(ns)} belongs in ${namespaceFolder(ns)}/, not here`,
+        place.thread,
+      );
     const parsed = parseCheckpointFile(raw, { thread_id: place.thread, checkpoint_ns: ns, checkpoint_id: id });
     if (typeof parsed === "string") throw invalid(file, parsed, place.thread);
     return parsed;
@@ -423,7 +530,11 @@ export class DotagentSaver extends BaseCheckpointSaver {
     const file = join(place.folder, writesFileName(id));
     const raw = this.#readJson(file, place.thread);
     if (raw === undefined) return undefined;
-    const parsed = parseWritesFile(raw, { thread_id: place.thread, checkpoint_ns: place.ns, checkpoint_id: id } satisfies FilePlace);
+    const parsed = parseWritesFile(raw, {
+      thread_id: place.thread,
+      checkpoint_ns: place.ns,
+      checkpoint_id: id,
+    } satisfies FilePlace);
     if (typeof parsed === "string") throw invalid(file, parsed, place.thread);
     return parsed;
   }
@@ -443,14 +554,24 @@ export class DotagentSaver extends BaseCheckpointSaver {
     try {
       return await this.serde.loadsTyped(value.type, storedBytes(value));
     } catch (error) {
-      throw invalid(join(place.folder, fileName), `${path}: the serializer cannot load it (${String((error as Error)?.message ?? error).split("\n")[0]})`, place.thread);
+      throw invalid(
+        join(place.folder, fileName),
+        `${path}: the serializer cannot load it (${String((error as Error)?.message ?? error).split("\n")[0]})`,
+        place.thread,
+      );
     }
   }
 
   #write(place: Place, name: string, value: CheckpointFile | WritesFile): void {
     const text = `${JSON.stringify(value, null, 1)}\n`;
     const file = join(place.folder, name);
-    if (text.length > MAX_STATE_BYTES) throw new DotagentError("data_invalid", `${file} would be over ${formatBytes(MAX_STATE_BYTES)}; keep less in the graph's state`, EXIT.refused, { file });
+    if (text.length > MAX_STATE_BYTES)
+      throw new DotagentError(
+        "data_invalid",
+        `${file} would be over ${formatBytes(MAX_STATE_BYTES)}; keep less in the graph's state`,
+        EXIT.refused,
+        { file },
+      );
     try {
       writeFileInside(this.dir, file, text, WITHIN);
     } catch (error) {
@@ -469,7 +590,8 @@ export class DotagentSaver extends BaseCheckpointSaver {
       try {
         if (!this.#swept.has(folder)) {
           sweepTemps(folder);
-          for (const name of readdirSync(folder).filter(isNamespaceFolder)) if (this.#folderExists(join(folder, name), place.thread)) sweepTemps(join(folder, name));
+          for (const name of readdirSync(folder).filter(isNamespaceFolder))
+            if (this.#folderExists(join(folder, name), place.thread)) sweepTemps(join(folder, name));
           this.#swept.add(folder);
         }
         if (!this.#checkThreadFile(folder, place.thread)) {
@@ -564,7 +686,9 @@ function checkpointIdOf(config: RunnableConfig, call: string): string | undefine
 /** Metadata matches a filter when every field the filter names is deeply equal. */
 function matches(metadata: CheckpointMetadata, filter: Record<string, unknown>): boolean {
   const fields = (metadata ?? {}) as Record<string, unknown>;
-  return Object.entries(filter).every(([key, value]) => isDeepStrictEqual(Object.hasOwn(fields, key) ? fields[key] : undefined, value));
+  return Object.entries(filter).every(([key, value]) =>
+    isDeepStrictEqual(Object.hasOwn(fields, key) ? fields[key] : undefined, value),
+  );
 }
 
 function usage(message: string): DotagentError {
@@ -573,13 +697,17 @@ function usage(message: string): DotagentError {
 
 /** A file or folder the saver cannot read as its own; the way out: fix it, or start its thread over. */
 function invalid(file: string, why: string, thread?: string): DotagentError {
-  const way = thread === undefined ? "move it away (each thread of a DotagentSaver is a folder of its own)" : `fix or remove it, or deleteThread(${JSON.stringify(thread)}) to start that thread over`;
+  const way =
+    thread === undefined
+      ? "move it away (each thread of a DotagentSaver is a folder of its own)"
+      : `fix or remove it, or deleteThread(${JSON.stringify(thread)}) to start that thread over`;
   return new DotagentError("checkpoint_invalid", `${file}: ${why}; ${way}`, EXIT.invalid, { file });
 }
 
 function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (value === null || value === undefined || typeof value === "number" || typeof value === "boolean") return String(value);
+  if (value === null || value === undefined || typeof value === "number" || typeof value === "boolean")
+    return String(value);
   if (typeof value === "function") return "a function";
   return Array.isArray(value) ? "an array" : `a ${typeof value}`;
 }

@@ -26,7 +26,8 @@ const NAMESPACE_PREFIX = "ns-";
 const MAX_KEY = 100;
 
 /** What a serializer made of a value, kept byte for byte: as text when it is UTF-8, else base64. */
-export type StoredValue = { readonly type: string; readonly text: string } | { readonly type: string; readonly base64: string };
+export type StoredValue =
+  { readonly type: string; readonly text: string } | { readonly type: string; readonly base64: string };
 
 export type ChannelVersion = number | string;
 
@@ -101,7 +102,10 @@ export function namespaceFolder(ns: string): string {
   if (ns === "") return ROOT_NAMESPACE_FOLDER;
   let key = "";
   for (const byte of Buffer.from(ns, "utf8")) {
-    key += (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39) || byte === 0x5f || byte === 0x2d ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+    key +=
+      (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x30 && byte <= 0x39) || byte === 0x5f || byte === 0x2d
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   }
   if (key.length > MAX_KEY) key = `${key.slice(0, 40)}~${createHash("sha256").update(ns).digest("hex").slice(0, 32)}`;
   return `${NAMESPACE_PREFIX}${key}`;
@@ -181,7 +185,8 @@ export function valueSources(
       if (own.has(channel)) setOwn(sources, channel, { version, checkpoint_id: checkpointId });
       continue;
     }
-    const inherited = parent !== undefined && Object.hasOwn(parent.sources, channel) ? parent.sources[channel] : undefined;
+    const inherited =
+      parent !== undefined && Object.hasOwn(parent.sources, channel) ? parent.sources[channel] : undefined;
     if (inherited !== undefined && inherited.version === version) setOwn(sources, channel, inherited);
   }
   return sources;
@@ -207,7 +212,12 @@ export function mergeWrites(existing: readonly StoredWrite[], incoming: readonly
 
 /** `(task_path, task_id, idx)` order: strings by code point (as LangGraph's compareWritesSortKeys), idx numerically. */
 export function sortWrites<W extends Pick<StoredWrite, "task_path" | "task_id" | "idx">>(writes: readonly W[]): W[] {
-  return [...writes].sort((a, b) => compareCodePoints(a.task_path, b.task_path) || compareCodePoints(a.task_id, b.task_id) || Math.sign(a.idx - b.idx));
+  return [...writes].sort(
+    (a, b) =>
+      compareCodePoints(a.task_path, b.task_path) ||
+      compareCodePoints(a.task_id, b.task_id) ||
+      Math.sign(a.idx - b.idx),
+  );
 }
 
 /** Strings by Unicode code point (an astral character after every BMP one), not by UTF-16 unit. */
@@ -233,18 +243,24 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-const isTime = (value: unknown): value is string => typeof value === "string" && ISO.test(value) && !Number.isNaN(Date.parse(value));
+const isTime = (value: unknown): value is string =>
+  typeof value === "string" && ISO.test(value) && !Number.isNaN(Date.parse(value));
 
 function describe(value: unknown): string {
-  if (value === null || value === undefined || typeof value === "number" || typeof value === "boolean") return String(value);
+  if (value === null || value === undefined || typeof value === "number" || typeof value === "boolean")
+    return String(value);
   return Array.isArray(value) ? "an array" : `a ${typeof value}`;
 }
 
 /** The problem with a stored value, or null. */
 function storedProblem(value: unknown, path: string): string | null {
-  if (!isRecord(value) || typeof value.type !== "string" || value.type === "") return `${path}: expected { type, text } or { type, base64 }`;
+  if (!isRecord(value) || typeof value.type !== "string" || value.type === "")
+    return `${path}: expected { type, text } or { type, base64 }`;
   if ("text" in value) return typeof value.text === "string" ? null : `${path}.text: expected a string`;
-  if ("base64" in value) return typeof value.base64 === "string" && value.base64.length % 4 === 0 && BASE64.test(value.base64) ? null : `${path}.base64: expected base64 text`;
+  if ("base64" in value)
+    return typeof value.base64 === "string" && value.base64.length % 4 === 0 && BASE64.test(value.base64)
+      ? null
+      : `${path}.base64: expected base64 text`;
   return `${path}: expected { type, text } or { type, base64 }`;
 }
 
@@ -252,12 +268,15 @@ function storedProblem(value: unknown, path: string): string | null {
 function placeProblem(raw: Record<string, unknown>, place: FilePlace): string | null {
   if (raw.format !== FORMAT) return `format: expected ${FORMAT}`;
   if (raw.thread_id !== place.thread_id) {
-    if (typeof raw.thread_id === "string" && raw.thread_id.toLowerCase() === place.thread_id.toLowerCase()) return caseClash("thread", raw.thread_id, place.thread_id);
+    if (typeof raw.thread_id === "string" && raw.thread_id.toLowerCase() === place.thread_id.toLowerCase())
+      return caseClash("thread", raw.thread_id, place.thread_id);
     return `thread_id: expected ${JSON.stringify(place.thread_id)} (the folder's name)`;
   }
-  if (raw.checkpoint_ns !== place.checkpoint_ns) return `checkpoint_ns: expected ${JSON.stringify(place.checkpoint_ns)} (the namespace its folder is for)`;
+  if (raw.checkpoint_ns !== place.checkpoint_ns)
+    return `checkpoint_ns: expected ${JSON.stringify(place.checkpoint_ns)} (the namespace its folder is for)`;
   if (raw.checkpoint_id !== place.checkpoint_id) {
-    if (typeof raw.checkpoint_id === "string" && raw.checkpoint_id.toLowerCase() === place.checkpoint_id.toLowerCase()) return caseClash("checkpoint", raw.checkpoint_id, place.checkpoint_id);
+    if (typeof raw.checkpoint_id === "string" && raw.checkpoint_id.toLowerCase() === place.checkpoint_id.toLowerCase())
+      return caseClash("checkpoint", raw.checkpoint_id, place.checkpoint_id);
     return `checkpoint_id: expected ${JSON.stringify(place.checkpoint_id)} (the file's name)`;
   }
   return null;
@@ -271,7 +290,11 @@ export function parseCheckpointFile(raw: unknown, place: FilePlace): CheckpointF
   if (!isRecord(raw)) return "expected a JSON object";
   const misplaced = placeProblem(raw, place);
   if (misplaced !== null) return misplaced;
-  if (raw.parent_checkpoint_id !== null && (typeof raw.parent_checkpoint_id !== "string" || !ID_PATTERN.test(raw.parent_checkpoint_id))) return "parent_checkpoint_id: expected a checkpoint id or null";
+  if (
+    raw.parent_checkpoint_id !== null &&
+    (typeof raw.parent_checkpoint_id !== "string" || !ID_PATTERN.test(raw.parent_checkpoint_id))
+  )
+    return "parent_checkpoint_id: expected a checkpoint id or null";
   if (!isTime(raw.saved_at)) return "saved_at: expected an ISO 8601 date-time";
   const problem = storedProblem(raw.checkpoint, "checkpoint") ?? storedProblem(raw.metadata, "metadata");
   if (problem !== null) return problem;
@@ -283,9 +306,12 @@ export function parseCheckpointFile(raw: unknown, place: FilePlace): CheckpointF
   if (!isRecord(raw.sources)) return "sources: expected an object";
   for (const [channel, source] of Object.entries(raw.sources)) {
     const at = `sources[${JSON.stringify(channel)}]`;
-    if (!isRecord(source) || (typeof source.version !== "number" && typeof source.version !== "string")) return `${at}.version: expected a number or a string`;
-    if (typeof source.checkpoint_id !== "string" || !ID_PATTERN.test(source.checkpoint_id)) return `${at}.checkpoint_id: expected a checkpoint id`;
-    if (source.checkpoint_id === place.checkpoint_id && !Object.hasOwn(raw.values, channel)) return `${at}: names this checkpoint, whose values have no ${JSON.stringify(channel)}`;
+    if (!isRecord(source) || (typeof source.version !== "number" && typeof source.version !== "string"))
+      return `${at}.version: expected a number or a string`;
+    if (typeof source.checkpoint_id !== "string" || !ID_PATTERN.test(source.checkpoint_id))
+      return `${at}.checkpoint_id: expected a checkpoint id`;
+    if (source.checkpoint_id === place.checkpoint_id && !Object.hasOwn(raw.values, channel))
+      return `${at}: names this checkpoint, whose values have no ${JSON.stringify(channel)}`;
   }
   return raw as unknown as CheckpointFile;
 }
@@ -312,7 +338,8 @@ export function parseThreadFile(raw: unknown, threadId: string): ThreadFile | st
   if (!isRecord(raw)) return "expected a JSON object";
   if (raw.format !== FORMAT) return `format: expected ${FORMAT}`;
   if (raw.thread_id !== threadId) {
-    if (typeof raw.thread_id === "string" && raw.thread_id.toLowerCase() === threadId.toLowerCase()) return caseClash("thread", raw.thread_id, threadId);
+    if (typeof raw.thread_id === "string" && raw.thread_id.toLowerCase() === threadId.toLowerCase())
+      return caseClash("thread", raw.thread_id, threadId);
     return `thread_id: expected ${JSON.stringify(threadId)} (the folder's name)`;
   }
   if (!isTime(raw.created_at)) return "created_at: expected an ISO 8601 date-time";

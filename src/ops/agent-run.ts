@@ -34,7 +34,16 @@ import { locked, type OpContext } from "./op-context.js";
 import { settle } from "./settle.js";
 import { requireWorkflow } from "./state-guard.js";
 import { writeTaskChange } from "./task-change.js";
-import { awaitLanding, isolateStart, landingProblem, landTask, makeStartedWorktree, prepareLanding, unfinishedStart, type StartedWorktree } from "./worktree-tasks.js";
+import {
+  awaitLanding,
+  isolateStart,
+  landingProblem,
+  landTask,
+  makeStartedWorktree,
+  prepareLanding,
+  unfinishedStart,
+  type StartedWorktree,
+} from "./worktree-tasks.js";
 
 /** `lines`: what the executor's prompt gets besides the model's (its worktree: SPEC §19). */
 export type AgentStart = { ok: true; what: string; lines?: string[] } | { ok: false; reason: string };
@@ -58,7 +67,9 @@ function phaseRefusal(phase: PhaseState, job: AgentJob): string | undefined {
 
 export async function startAgentJob(context: OpContext, job: AgentJob): Promise<AgentStart> {
   const now = context.now();
-  const { start, worktree } = await locked(context, `hook: start ${describeJob(job)}`, () => startUnderLock(context, job, now));
+  const { start, worktree } = await locked(context, `hook: start ${describeJob(job)}`, () =>
+    startUnderLock(context, job, now),
+  );
   // Its worktree is made after the lock, beside the other starts of its batch.
   if (start.ok && worktree !== undefined && job.task !== undefined) {
     try {
@@ -77,12 +88,17 @@ export async function startAgentJob(context: OpContext, job: AgentJob): Promise<
  */
 function worktreeNotMade(task: string, error: unknown): string {
   const why = (error as Error).message;
-  if (error instanceof DotagentError && error.code === "git_locked") return `the worktree of task ${task} could not be made yet (${why}); the task is released: spawn it again in a moment`;
+  if (error instanceof DotagentError && error.code === "git_locked")
+    return `the worktree of task ${task} could not be made yet (${why}); the task is released: spawn it again in a moment`;
   return `the worktree of task ${task} could not be made (${why}); the task is released and waits: tell the person this and end your turn`;
 }
 
 /** The start recorded (the caller holds the lock); `worktree`: to be made once the lock is let go. */
-async function startUnderLock(context: OpContext, job: AgentJob, now: Date): Promise<{ start: AgentStart; worktree?: StartedWorktree }> {
+async function startUnderLock(
+  context: OpContext,
+  job: AgentJob,
+  now: Date,
+): Promise<{ start: AgentStart; worktree?: StartedWorktree }> {
   // A step done but not recorded yet (a report written, an approval given) counts first.
   const { checkout } = await settle(context, now);
   const snapshot = await loadSnapshot(context.paths);
@@ -92,42 +108,95 @@ async function startUnderLock(context: OpContext, job: AgentJob, now: Date): Pro
   const writer = new StateWriter(context.paths, snapshot, now, context.warn);
   const owner = currentOwner(now);
   if (job.task !== undefined) {
-    const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
-    const started = startPlannedTask(execution, phase, job.task, now, owner, judgeRunningTasks(snapshot, now).get(job.task));
+    const execution =
+      snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
+    const started = startPlannedTask(
+      execution,
+      phase,
+      job.task,
+      now,
+      owner,
+      judgeRunningTasks(snapshot, now).get(job.task),
+    );
     if (!started.ok) {
       const unfinished = unfinishedStart(context.paths.root, phase, execution, job.task, owner);
       if (unfinished === undefined) return { start: { ok: false, reason: started.message } };
       markStart(context.paths.root, context.paths.stateDir, job.task);
-      return { start: { ok: true, what: `${describeJob(job)} started (its start, cut off, finished: worktree ${unfinished.record.path})`, lines: unfinished.lines }, worktree: unfinished };
+      return {
+        start: {
+          ok: true,
+          what: `${describeJob(job)} started (its start, cut off, finished: worktree ${unfinished.record.path})`,
+          lines: unfinished.lines,
+        },
+        worktree: unfinished,
+      };
     }
     let isolated;
     try {
       isolated = isolateStart(context, phase, execution, started.state, job.task, owner, now, checkout);
     } catch (error) {
-      if (error instanceof DotagentError && (error.code === "isolation_undecided" || error.code === "git_failed" || error.code === "git_sandboxed" || error.code === "worktree_busy" || error.code === "worktree_off_branch")) return { start: { ok: false, reason: error.message } };
+      if (
+        error instanceof DotagentError &&
+        (error.code === "isolation_undecided" ||
+          error.code === "git_failed" ||
+          error.code === "git_sandboxed" ||
+          error.code === "worktree_busy" ||
+          error.code === "worktree_off_branch")
+      )
+        return { start: { ok: false, reason: error.message } };
       throw error;
     }
     const outcome = { state: isolated.state, events: [...isolated.events, ...started.events] };
-    writeTaskChange(writer, snapshot, phase, outcome, isolated.state.tasks.find((t) => t.id === job.task), now);
+    writeTaskChange(
+      writer,
+      snapshot,
+      phase,
+      outcome,
+      isolated.state.tasks.find((t) => t.id === job.task),
+      now,
+    );
     if (isolated.worktree) markStart(context.paths.root, context.paths.stateDir, job.task);
-    const where = isolated.worktree ? ` in its worktree ${isolated.worktree.record.path} (branch ${isolated.worktree.record.branch}${isolated.mended ? `; ${isolated.mended}` : ""})` : "";
+    const where = isolated.worktree
+      ? ` in its worktree ${isolated.worktree.record.path} (branch ${isolated.worktree.record.branch}${isolated.mended ? `; ${isolated.mended}` : ""})`
+      : "";
     const shared = isolated.warning ? ` (${isolated.warning})` : "";
-    return { start: { ok: true, what: `${describeJob(job)} started${where}${shared}`, ...(isolated.worktree ? { lines: isolated.worktree.lines } : {}) }, ...(isolated.worktree ? { worktree: isolated.worktree } : {}) };
+    return {
+      start: {
+        ok: true,
+        what: `${describeJob(job)} started${where}${shared}`,
+        ...(isolated.worktree ? { lines: isolated.worktree.lines } : {}),
+      },
+      ...(isolated.worktree ? { worktree: isolated.worktree } : {}),
+    };
   }
   // A failed phase's agent runs again only once the person replied (their prompt starts the phase again, SPEC §5).
   if (phase.phase_status === "failed" && job.phase === phase.current_phase) {
-    return { start: { ok: false, reason: `${phase.current_phase} failed (${oneLine(phase.error ?? "no reason recorded", 200)}); the person decides whether the ${job.agent} agent runs again: tell them and end your turn, and spawn it after they reply` } };
+    return {
+      start: {
+        ok: false,
+        reason: `${phase.current_phase} failed (${oneLine(phase.error ?? "no reason recorded", 200)}); the person decides whether the ${job.agent} agent runs again: tell them and end your turn, and spawn it after they reply`,
+      },
+    };
   }
   const verdicts = judgeRunningTasks(snapshot, now);
   const runs = phase.agents ?? [];
   const same = runs.find((r) => r.output === job.output);
   if (same !== undefined && isInFlight(verdicts, agentOwnerKey(same.output))) {
-    return { start: { ok: false, reason: `a ${describeJob(job)} agent is already at work on ${job.output} (${describeOwner(same.owner)}); wait for its result instead of starting another` } };
+    return {
+      start: {
+        ok: false,
+        reason: `a ${describeJob(job)} agent is already at work on ${job.output} (${describeOwner(same.owner)}); wait for its result instead of starting another`,
+      },
+    };
   }
   const events: MachineEvent[] = [];
   let next = phase;
   if (phase.phase_status !== "in_progress") {
-    const started = transition(phase, { type: "start", phase: job.phase }, { reports: snapshot.reports, execution: undefined, now });
+    const started = transition(
+      phase,
+      { type: "start", phase: job.phase },
+      { reports: snapshot.reports, execution: undefined, now },
+    );
     if (!started.ok) return { start: { ok: false, reason: started.message } };
     next = started.state;
     events.push(...started.events);
@@ -148,11 +217,32 @@ async function startUnderLock(context: OpContext, job: AgentJob, now: Date): Pro
     if (error instanceof DotagentError) return { start: { ok: false, reason: error.message } };
     throw error;
   }
-  next = { ...next, agents: [...runs.filter((r) => r.output !== job.output), run], agent_reports: owned.includes(job.output) ? owned : [...owned, job.output] };
-  if (aside !== undefined) events.push({ type: "report_set_aside", agent: job.agent, output: job.output, to: aside, reason: unownedReason(job.output, flow) });
-  events.push({ type: "agent_started", agent: job.agent, output: job.output, ...(job.design ? { design: job.design } : {}), session: owner.session ?? null, pid: owner.pid });
+  next = {
+    ...next,
+    agents: [...runs.filter((r) => r.output !== job.output), run],
+    agent_reports: owned.includes(job.output) ? owned : [...owned, job.output],
+  };
+  if (aside !== undefined)
+    events.push({
+      type: "report_set_aside",
+      agent: job.agent,
+      output: job.output,
+      to: aside,
+      reason: unownedReason(job.output, flow),
+    });
+  events.push({
+    type: "agent_started",
+    agent: job.agent,
+    output: job.output,
+    ...(job.design ? { design: job.design } : {}),
+    session: owner.session ?? null,
+    pid: owner.pid,
+  });
   writer.applyChange({ phaseBefore: phase, moves: [], phase: next, events });
-  const note = aside === undefined ? "" : ` (the ${job.output.replace("memory/reports/", "")} there ${unownedReason(job.output, flow)}: moved to ${aside})`;
+  const note =
+    aside === undefined
+      ? ""
+      : ` (the ${job.output.replace("memory/reports/", "")} there ${unownedReason(job.output, flow)}: moved to ${aside})`;
   return { start: { ok: true, what: `${describeJob(job)} started${note}` } };
 }
 
@@ -160,10 +250,16 @@ async function startUnderLock(context: OpContext, job: AgentJob, now: Date): Pro
  * Why a task's report is not this attempt's work: its file is older than the attempt's start (an
  * earlier attempt's, or a copy), or undefined. The hand-back check and the end of an executor ask it.
  */
-export function staleReport(root: string, output: string, task: { started_at?: string | null | undefined } | undefined): string | undefined {
+export function staleReport(
+  root: string,
+  output: string,
+  task: { started_at?: string | null | undefined } | undefined,
+): string | undefined {
   const attemptAt = task?.started_at ? Date.parse(task.started_at) : Number.NaN;
   if (!Number.isFinite(attemptAt)) return undefined;
-  return (reportTimes(root, [output])[0] ?? attemptAt) + FILE_CLOCK_SLACK_MS < attemptAt ? `${output} was written before this attempt started (${task!.started_at}); write this attempt's report` : undefined;
+  return (reportTimes(root, [output])[0] ?? attemptAt) + FILE_CLOCK_SLACK_MS < attemptAt
+    ? `${output} was written before this attempt started (${task!.started_at}); write this attempt's report`
+    : undefined;
 }
 
 /** Why a report does not count for its job, or undefined when it does. */
@@ -174,7 +270,8 @@ function reportProblem(job: AgentJob, state: ReturnType<typeof reportAt>): strin
   if (state.status !== "valid") return `${job.output} could not be read`;
   if (job.task !== undefined) {
     const data = state.data as Record<string, unknown>;
-    if (data.task_id !== job.task) return `${job.output} has task_id ${JSON.stringify(data.task_id)}, not "${job.task}"`;
+    if (data.task_id !== job.task)
+      return `${job.output} has task_id ${JSON.stringify(data.task_id)}, not "${job.task}"`;
   }
   return undefined;
 }
@@ -184,7 +281,11 @@ function reportProblem(job: AgentJob, state: ReturnType<typeof reportAt>): strin
  * notification about it. `agentStartedAt` (ms, from its transcript): an executor that started
  * before its task's current attempt belongs to an earlier one, and its end is not this attempt's.
  */
-export async function endAgentJob(context: OpContext, job: AgentJob, options: { final: boolean; ended?: boolean; agentStartedAt?: number | undefined }): Promise<AgentEnd> {
+export async function endAgentJob(
+  context: OpContext,
+  job: AgentJob,
+  options: { final: boolean; ended?: boolean; agentStartedAt?: number | undefined },
+): Promise<AgentEnd> {
   const now = context.now();
   // An executor's work in its worktree is committed before the lock, by the one call its end
   // makes (a notification about it, which may come meanwhile, leaves that alone): the lock is then
@@ -193,14 +294,19 @@ export async function endAgentJob(context: OpContext, job: AgentJob, options: { 
     // An earlier attempt's executor touches nothing of the attempt at work, not even its worktree.
     const task = (await loadSnapshot(context.paths)).execution;
     const current = task.kind === "ok" ? task.value.tasks.find((t) => t.id === job.task) : undefined;
-    if (current?.status === "running" && current.started_at && options.agentStartedAt < Date.parse(current.started_at)) return { kind: "ignored", why: `an executor of an earlier attempt of ${current.id} ended; attempt ${current.attempts + 1} is at work` };
+    if (current?.status === "running" && current.started_at && options.agentStartedAt < Date.parse(current.started_at))
+      return {
+        kind: "ignored",
+        why: `an executor of an earlier attempt of ${current.id} ended; attempt ${current.attempts + 1} is at work`,
+      };
   }
   // What the executor can still fix in its worktree (on another branch, its files written elsewhere): sent back.
   if (job.task !== undefined && options.ended === true && !options.final) {
     const problem = await landingProblem(context, job.task, job.output);
     if (problem !== undefined) return { kind: "send_back", why: problem };
   }
-  const prepared = job.task !== undefined && options.ended === true ? await prepareLanding(context, job.task, job.output) : undefined;
+  const prepared =
+    job.task !== undefined && options.ended === true ? await prepareLanding(context, job.task, job.output) : undefined;
   // A notification about it meanwhile lets that call land it rather than race it in its worktree.
   if (job.task !== undefined && options.ended !== true) await awaitLanding(context, job.task, job.output);
   return locked(context, `hook: end of ${describeJob(job)}`, async () => {
@@ -220,19 +326,36 @@ export async function endAgentJob(context: OpContext, job: AgentJob, options: { 
         // A landing the agent's own end made (SubagentStop says nothing back): what it left out is told here.
         const left = leftOutOf(task?.worktree?.merge);
         what = `${describeJob(job)}: already recorded (${task?.status ?? "no such task"}${left ? `; its landing ${leftOutNote(left.files, left.commit)}` : ""})`;
-      } else if (options.agentStartedAt !== undefined && Number.isFinite(attemptAt) && options.agentStartedAt < attemptAt) {
-        return { kind: "ignored", why: `an executor of an earlier attempt of ${task.id} ended; attempt ${task.attempts + 1} is at work` };
+      } else if (
+        options.agentStartedAt !== undefined &&
+        Number.isFinite(attemptAt) &&
+        options.agentStartedAt < attemptAt
+      ) {
+        return {
+          kind: "ignored",
+          why: `an executor of an earlier attempt of ${task.id} ended; attempt ${task.attempts + 1} is at work`,
+        };
       } else if (stale !== undefined && !options.final) {
         return { kind: "send_back", why: stale };
       } else if (problem !== undefined && !options.final) {
         return { kind: "send_back", why: problem };
       } else {
-        const data = problem === undefined && stale === undefined ? (report as { data: Record<string, unknown> }).data : undefined;
+        const data =
+          problem === undefined && stale === undefined ? (report as { data: Record<string, unknown> }).data : undefined;
         if (data?.status === "complete") {
           // Merged into the workflow's branch first (a task with a worktree), then recorded complete.
           what = (await landTask(context, task.id, now, job.output, { prepared })).what;
         } else {
-          const outcome = failTask(execution, task.id, data !== undefined ? (typeof data.error === "string" && data.error !== "" ? data.error : "the executor reported failed") : `the executor stopped without a valid report: ${problem ?? stale}`, now);
+          const outcome = failTask(
+            execution,
+            task.id,
+            data !== undefined
+              ? typeof data.error === "string" && data.error !== ""
+                ? data.error
+                : "the executor reported failed"
+              : `the executor stopped without a valid report: ${problem ?? stale}`,
+            now,
+          );
           if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
           writeTaskChange(writer, snapshot, phase, outcome, undefined, now);
           what = `${describeJob(job)}: failed`;
@@ -243,7 +366,14 @@ export async function endAgentJob(context: OpContext, job: AgentJob, options: { 
       const runs = phase.agents ?? [];
       if (runs.some((r) => r.output === job.output)) {
         let next: PhaseState = { ...phase, agents: runs.filter((r) => r.output !== job.output) };
-        const events: MachineEvent[] = [{ type: "agent_ended", agent: job.agent, output: job.output, report: problem === undefined ? "valid" : problem }];
+        const events: MachineEvent[] = [
+          {
+            type: "agent_ended",
+            agent: job.agent,
+            output: job.output,
+            report: problem === undefined ? "valid" : problem,
+          },
+        ];
         // Reminded and still without its report: the phase fails, saying why (a person decides
         // whether to run it again); a report there, however old, stands.
         if (problem !== undefined && phase.current_phase === job.phase && phase.phase_status !== "complete") {

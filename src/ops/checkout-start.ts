@@ -13,5 +13,8 @@ export function dirtyCheckoutAtStart(root: string): Extract<CheckoutFacts, { git
 
 /** "Commit them now": one commit of the person's changes (dotagent's folders stay out); the files committed. */
 export function commitAtStart(root: string, request: string): string[] {
-  return commitCheckout(root, `dotagent: work in progress, committed before the workflow for "${request.slice(0, 60)}" starts`);
+  return commitCheckout(
+    root,
+    `dotagent: work in progress, committed before the workflow for "${request.slice(0, 60)}" starts`,
+  );
 }

@@ -24,5 +24,7 @@ export function decisionWithDir<D extends Decision | null>(decision: D, dir: str
 }
 
 export function planWithDir(plan: ResumePlan, dir: string | undefined): ResumePlan {
-  return plan.decision === null || dir === undefined ? plan : { ...plan, decision: decisionWithDir(plan.decision, dir) };
+  return plan.decision === null || dir === undefined
+    ? plan
+    : { ...plan, decision: decisionWithDir(plan.decision, dir) };
 }

@@ -16,7 +16,12 @@ interface ArchivedFile {
 }
 
 /** Archives the live state, then clears it; refuses (changing nothing) what it cannot archive. */
-export async function archiveLiveState(paths: ProjectPaths, reason: string, now: Date, note?: (line: string) => void): Promise<string | null> {
+export async function archiveLiveState(
+  paths: ProjectPaths,
+  reason: string,
+  now: Date,
+  note?: (line: string) => void,
+): Promise<string | null> {
   const archive = await loadArchive();
   const created = await archive.createArchive(paths.root, { reason, now, complete: true });
   if (created === null) {
@@ -39,24 +44,49 @@ export async function archiveLiveState(paths: ProjectPaths, reason: string, now:
  * When it does not, the snapshot's clearing gets the problem, so the planner calls the state
  * corrupt and asks (never clears); when it does, the manifest's files are returned for the clear.
  */
-export async function proveClearing(paths: ProjectPaths, snapshot: StateSnapshot): Promise<{ snapshot: StateSnapshot; files?: readonly ArchivedFile[] }> {
+export async function proveClearing(
+  paths: ProjectPaths,
+  snapshot: StateSnapshot,
+): Promise<{ snapshot: StateSnapshot; files?: readonly ArchivedFile[] }> {
   const clearing = snapshot.clearing;
   if (!clearing || clearing.problem !== null || clearing.archive === null) return { snapshot };
   const archive = await loadArchive();
   const verified = await archive.verifyArchive(join(paths.archiveDir, clearing.archive));
   if (verified.ok) return { snapshot, files: verified.manifest.files };
-  return { snapshot: { ...snapshot, clearing: { archive: clearing.archive, problem: `names the archive ${clearing.archive}, which does not verify (${verified.reason})` } } };
+  return {
+    snapshot: {
+      ...snapshot,
+      clearing: {
+        archive: clearing.archive,
+        problem: `names the archive ${clearing.archive}, which does not verify (${verified.reason})`,
+      },
+    },
+  };
 }
 
 /** Finishes a cut-off clear with the files proveClearing verified. */
-export async function finishClear(paths: ProjectPaths, archiveName: string, files: readonly ArchivedFile[] | undefined): Promise<void> {
-  if (files === undefined) throw new DotagentError("clearing_invalid", `memory/state/.clearing: the archive ${archiveName} was not verified; run \`dotagent validate\``, EXIT.invalid);
+export async function finishClear(
+  paths: ProjectPaths,
+  archiveName: string,
+  files: readonly ArchivedFile[] | undefined,
+): Promise<void> {
+  if (files === undefined)
+    throw new DotagentError(
+      "clearing_invalid",
+      `memory/state/.clearing: the archive ${archiveName} was not verified; run \`dotagent validate\``,
+      EXIT.invalid,
+    );
   // A refusal here keeps the marker: part of the state is gone already, and the next try (once
   // the file it names is moved away) must still know which archive holds the rest.
   await clearAndUnmark(paths, archiveName, files, false);
 }
 
-async function clearAndUnmark(paths: ProjectPaths, archiveName: string, files: readonly ArchivedFile[], unmarkOnRefusal: boolean): Promise<void> {
+async function clearAndUnmark(
+  paths: ProjectPaths,
+  archiveName: string,
+  files: readonly ArchivedFile[],
+  unmarkOnRefusal: boolean,
+): Promise<void> {
   const archive = await loadArchive();
   try {
     await archive.clearLiveState(paths.root, files, archiveName);

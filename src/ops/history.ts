@@ -6,7 +6,10 @@ import { loadSnapshot } from "../store/session.js";
 import type { OpContext } from "./op-context.js";
 
 /** One checkpoint as `history --json` lists it: its meta with the event spelled out. */
-export type CheckpointSummary = Pick<CheckpointMeta, "rev" | "at" | "workflow_id" | "phase" | "phase_status" | "completed_phases" | "kind"> & {
+export type CheckpointSummary = Pick<
+  CheckpointMeta,
+  "rev" | "at" | "workflow_id" | "phase" | "phase_status" | "completed_phases" | "kind"
+> & {
   event: string;
   event_phase: string | null;
   task_id: string | null;
@@ -28,18 +31,47 @@ export async function listHistory(context: Pick<OpContext, "paths" | "now">): Pr
   const snapshot = await loadSnapshot(context.paths);
   const owner = checkpointOwner(context.paths, snapshot.phase, context.now());
   const checkpoints = listCheckpoints(context.paths, owner?.instance, context.now());
-  return { workflow_id: owner?.workflow_id ?? null, listed_for: owner?.from ?? null, checkpoints: checkpoints.map((c) => summarizeCheckpoint(c.meta)) };
+  return {
+    workflow_id: owner?.workflow_id ?? null,
+    listed_for: owner?.from ?? null,
+    checkpoints: checkpoints.map((c) => summarizeCheckpoint(c.meta)),
+  };
 }
 
-export async function showCheckpoint(context: Pick<OpContext, "paths" | "now">, rev: number): Promise<CheckpointResult> {
+export async function showCheckpoint(
+  context: Pick<OpContext, "paths" | "now">,
+  rev: number,
+): Promise<CheckpointResult> {
   const snapshot = await loadSnapshot(context.paths); // refuses a hostile state folder the same way as the listing
-  const found = readCheckpoint(context.paths, rev, checkpointOwner(context.paths, snapshot.phase, context.now())?.instance, context.now());
-  if ("missing" in found) throw new DotagentError("no_checkpoint", `memory/state/.history: ${found.missing}; \`dotagent history\` lists the ones there are`, EXIT.refused);
+  const found = readCheckpoint(
+    context.paths,
+    rev,
+    checkpointOwner(context.paths, snapshot.phase, context.now())?.instance,
+    context.now(),
+  );
+  if ("missing" in found)
+    throw new DotagentError(
+      "no_checkpoint",
+      `memory/state/.history: ${found.missing}; \`dotagent history\` lists the ones there are`,
+      EXIT.refused,
+    );
   return { ...summarizeCheckpoint(found.meta), phase_state: found.held.phase, execution: found.held.execution };
 }
 
 export function summarizeCheckpoint(c: CheckpointMeta): CheckpointSummary {
-  return { rev: c.rev, at: c.at, workflow_id: c.workflow_id, phase: c.phase, phase_status: c.phase_status, completed_phases: c.completed_phases, kind: c.kind, event: c.event.type, event_phase: c.event.phase ?? null, task_id: c.event.task_id ?? null, what: describeCheckpoint(c) };
+  return {
+    rev: c.rev,
+    at: c.at,
+    workflow_id: c.workflow_id,
+    phase: c.phase,
+    phase_status: c.phase_status,
+    completed_phases: c.completed_phases,
+    kind: c.kind,
+    event: c.event.type,
+    event_phase: c.event.phase ?? null,
+    task_id: c.event.task_id ?? null,
+    what: describeCheckpoint(c),
+  };
 }
 
 const WHAT: Record<string, (c: CheckpointMeta) => string> = {

@@ -21,7 +21,10 @@ export function checkDesigns(names: readonly string[] | undefined, action: strin
   const unique = [...new Set(names.map((s) => s.trim()).filter((s) => s !== ""))];
   if (unique.length === 0) throw usageError("--designs needs at least one design name, like --designs minimal,robust");
   const bad = unique.find((n) => !ID_PATTERN.test(n));
-  if (bad !== undefined) throw usageError(`"${bad}" is not a valid design name: letters, digits, '.', '_' or '-', not starting with '.' or '-'`);
+  if (bad !== undefined)
+    throw usageError(
+      `"${bad}" is not a valid design name: letters, digits, '.', '_' or '-', not starting with '.' or '-'`,
+    );
   return unique;
 }
 
@@ -33,19 +36,22 @@ export function checkTaskId(id: string | undefined, action: string): string {
 }
 
 export function checkExtraAttempts(extra: number, text: string | undefined = String(extra)): number {
-  if (typeof extra !== "number" || !Number.isInteger(extra) || extra < 0 || extra > 1000) throw usageError(`--extra-attempts takes a whole number from 0 to 1000, not "${text}"`);
+  if (typeof extra !== "number" || !Number.isInteger(extra) || extra < 0 || extra > 1000)
+    throw usageError(`--extra-attempts takes a whole number from 0 to 1000, not "${text}"`);
   return extra;
 }
 
 /** A task's owner: the pid of the process that runs it. */
 export function checkOwner(owner: number, text: string = String(owner)): number {
-  if (typeof owner !== "number" || !/^\d+$/.test(text) || owner < 2 || !Number.isSafeInteger(owner)) throw usageError(`--owner takes the pid of the process that runs the task, not "${text}"`);
+  if (typeof owner !== "number" || !/^\d+$/.test(text) || owner < 2 || !Number.isSafeInteger(owner))
+    throw usageError(`--owner takes the pid of the process that runs the task, not "${text}"`);
   return owner;
 }
 
 /** How many tasks run at once: a whole number from 1 to MAX_PARALLEL_LIMIT. */
 export function checkMaxParallel(value: number, text: string = String(value)): number {
-  if (typeof value !== "number" || !/^\d+$/.test(text) || value < 1 || value > MAX_PARALLEL_LIMIT) throw usageError(`--max-parallel takes a whole number from 1 to ${MAX_PARALLEL_LIMIT}, not "${text}"`);
+  if (typeof value !== "number" || !/^\d+$/.test(text) || value < 1 || value > MAX_PARALLEL_LIMIT)
+    throw usageError(`--max-parallel takes a whole number from 1 to ${MAX_PARALLEL_LIMIT}, not "${text}"`);
   return value;
 }
 
@@ -59,6 +65,11 @@ export function checkRevision(value: unknown): number {
 
 /** A value in a message: a string quoted, anything else as JSON, at most 40 characters. */
 function shownValue(value: unknown): string {
-  const text = typeof value === "string" ? JSON.stringify(value) : (typeof value === "bigint" ? `${value}n` : (JSON.stringify(value) ?? String(value)));
+  const text =
+    typeof value === "string"
+      ? JSON.stringify(value)
+      : typeof value === "bigint"
+        ? `${value}n`
+        : (JSON.stringify(value) ?? String(value));
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }

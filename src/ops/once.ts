@@ -44,15 +44,33 @@ export interface OnceRun {
   readonly outcome: OnceOutcome;
 }
 
-export async function runOnceOp(context: Pick<OpContext, "paths" | "now" | "dirArg">, opId: string, argv: readonly string[], input: OnceInput): Promise<OnceRun> {
+export async function runOnceOp(
+  context: Pick<OpContext, "paths" | "now" | "dirArg">,
+  opId: string,
+  argv: readonly string[],
+  input: OnceInput,
+): Promise<OnceRun> {
   assertProjectRoot(context.paths); // a --dir that is not there is never "no project" (§2)
-  const options = { check: input.check, markDone: input.markDone === true, redo: input.redo === true, now: context.now, ...(input.onStdout ? { onStdout: input.onStdout } : {}) };
+  const options = {
+    check: input.check,
+    markDone: input.markDone === true,
+    redo: input.redo === true,
+    now: context.now,
+    ...(input.onStdout ? { onStdout: input.onStdout } : {}),
+  };
   let outcome = await runOnce(context.paths, opId, argv, options);
-  if (outcome.outcome === "decide") outcome = { ...outcome, decision: decisionWithDir(outcome.decision, context.dirArg) };
+  if (outcome.outcome === "decide")
+    outcome = { ...outcome, decision: decisionWithDir(outcome.decision, context.dirArg) };
   if (outcome.outcome === "decide") {
     const answer = input.decide ? await input.decide(outcome.decision) : "no-terminal";
-    if (answer === "no-terminal") return { result: { ...onceJson("decide", outcome.record), decision: outcome.decision }, outcome };
-    outcome = await runOnce(context.paths, opId, argv, answer ? { ...options, markDone: true } : { ...options, redo: true });
+    if (answer === "no-terminal")
+      return { result: { ...onceJson("decide", outcome.record), decision: outcome.decision }, outcome };
+    outcome = await runOnce(
+      context.paths,
+      opId,
+      argv,
+      answer ? { ...options, markDone: true } : { ...options, redo: true },
+    );
     // An answer (--mark-done or --redo) always settles the question.
     if (outcome.outcome === "decide") throw new Error(`op ${opId}: still undecided after an answer`);
   }

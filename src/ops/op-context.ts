@@ -30,21 +30,34 @@ export interface OpContext {
  * If a state file changed on disk while `fn` ran (someone wrote without the lock), its write is
  * refused and `fn` runs again from a fresh read, up to three times, so no update is lost.
  */
-export async function locked<T>(context: OpContext, command: string, fn: (locked: Locked) => T | Promise<T>): Promise<T> {
+export async function locked<T>(
+  context: OpContext,
+  command: string,
+  fn: (locked: Locked) => T | Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await withLock(context.paths, command, async (l) => {
-        if (rollbackCutOff(context.paths)) await finishRollbackFirst(context);
-        // A reply of the person's that asks dotagent to act, waiting for the client's record of it.
-        if (existsSync(join(context.paths.stateDir, ".pending-reply.json"))) {
-          const done = await (await import("./person-replies.js")).carryOutPendingReply(context);
-          // The model acted on the hook's word that the person's reply would be carried out: it was not theirs.
-          if (done.kind === "ignored") context.warn(`the prompt that would have approved, picked or started a step again was not the person's (${done.why}): nothing was done; ask the person`);
-        }
-        return fn(l);
-      }, context.warn);
+      return await withLock(
+        context.paths,
+        command,
+        async (l) => {
+          if (rollbackCutOff(context.paths)) await finishRollbackFirst(context);
+          // A reply of the person's that asks dotagent to act, waiting for the client's record of it.
+          if (existsSync(join(context.paths.stateDir, ".pending-reply.json"))) {
+            const done = await (await import("./person-replies.js")).carryOutPendingReply(context);
+            // The model acted on the hook's word that the person's reply would be carried out: it was not theirs.
+            if (done.kind === "ignored")
+              context.warn(
+                `the prompt that would have approved, picked or started a step again was not the person's (${done.why}): nothing was done; ask the person`,
+              );
+          }
+          return fn(l);
+        },
+        context.warn,
+      );
     } catch (error) {
-      if (attempt >= 3 || (error as { code?: unknown }).code !== "concurrent_write") throw ioFailure(error, context.paths.root) ?? error;
+      if (attempt >= 3 || (error as { code?: unknown }).code !== "concurrent_write")
+        throw ioFailure(error, context.paths.root) ?? error;
     }
   }
 }

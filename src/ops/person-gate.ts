@@ -9,7 +9,19 @@ import { DotagentError, EXIT } from "../core/errors.js";
 import { flowOf } from "../core/flow-of.js";
 import type { Flow } from "../core/flow.js";
 import { sealInstance, YES_OR_NO } from "../core/authority.js";
-import { commandAnswered, decisionAnswered, decisionKey, declinedMessage, gateAgents, gateAnswer, notAnsweredMessage, pendingAsked, unclearMessage, type GateAnswer, type PersonReply } from "../core/person-answer.js";
+import {
+  commandAnswered,
+  decisionAnswered,
+  decisionKey,
+  declinedMessage,
+  gateAgents,
+  gateAnswer,
+  notAnsweredMessage,
+  pendingAsked,
+  unclearMessage,
+  type GateAnswer,
+  type PersonReply,
+} from "../core/person-answer.js";
 import { REPORT, type Phase } from "../core/phases.js";
 import type { Decision } from "../core/plan-resume.js";
 import { phasesOf } from "../core/phases.js";
@@ -35,22 +47,36 @@ async function currentState(paths: ProjectPaths): Promise<PhaseState | undefined
 }
 
 /** The event log as the person's authority reads it (src/store/authority.ts): everything else is history. */
-export function authorityEvents(paths: ProjectPaths, state: PhaseState | undefined, events: readonly EventRecord[] = readEvents(paths.eventsFile)): EventRecord[] {
+export function authorityEvents(
+  paths: ProjectPaths,
+  state: PhaseState | undefined,
+  events: readonly EventRecord[] = readEvents(paths.eventsFile),
+): EventRecord[] {
   return authorityView(paths, sealInstance(state), events);
 }
 
 /** Appends events, sealing those that carry authority for this workflow instance; the caller holds the lock. */
-export function appendAuthority(context: OpContext, state: PhaseState | undefined, events: ReadonlyArray<{ type: string; [key: string]: unknown }>): EventRecord[] {
+export function appendAuthority(
+  context: OpContext,
+  state: PhaseState | undefined,
+  events: ReadonlyArray<{ type: string; [key: string]: unknown }>,
+): EventRecord[] {
   return appendWithSeals(context.paths, sealInstance(state), events, context.now(), context.warn);
 }
 
 /** The report the person is shown at a phase's gate, and every report whose writing puts the question again. */
 function gateReports(root: string, phase: Phase, flow: Flow): { shown: string; reports: string[] } {
   const step = flow.steps.find((s) => s.id === phase);
-  if (step !== undefined && step.kind === "agent") return { shown: step.reports.find((p) => existsSync(join(root, p))) ?? step.reports[0]!, reports: [...step.reports] };
+  if (step !== undefined && step.kind === "agent")
+    return {
+      shown: step.reports.find((p) => existsSync(join(root, p))) ?? step.reports[0]!,
+      reports: [...step.reports],
+    };
   // The pick is asked from the roundtable (final_design.json is dotagent's, written from the pick).
   const roundtable = existsSync(join(root, REPORT.roundtable));
-  return roundtable ? { shown: REPORT.roundtable, reports: [REPORT.roundtable, ...designFiles(root)] } : { shown: REPORT.finalDesign, reports: designFiles(root) };
+  return roundtable
+    ? { shown: REPORT.roundtable, reports: [REPORT.roundtable, ...designFiles(root)] }
+    : { shown: REPORT.finalDesign, reports: designFiles(root) };
 }
 
 /** Whether the person answered `phase`'s gate (always true for a phase without one). */
@@ -64,13 +90,27 @@ export function personAnswered(paths: ProjectPaths, phase: Phase, state: PhaseSt
 const isPick = (state: PhaseState, phase: Phase) => flowOf(state).steps.find((s) => s.id === phase)?.kind === "choose";
 
 /** Refuses an approval the person has not given (`person_not_answered`, exit 1); at the pick, the design they named. */
-export function requirePersonAnswer(paths: ProjectPaths, phase: Phase, state: PhaseState, pick?: string): Extract<GateAnswer, { answered: true }> & { shown: string } {
+export function requirePersonAnswer(
+  paths: ProjectPaths,
+  phase: Phase,
+  state: PhaseState,
+  pick?: string,
+): Extract<GateAnswer, { answered: true }> & { shown: string } {
   const answer = personAnswered(paths, phase, state);
-  if (!answer.answered) throw new DotagentError("person_not_answered", unansweredMessage(phase, answer, state), EXIT.refused, { phase, ...(answer.declined ? { declined: true } : {}) });
+  if (!answer.answered)
+    throw new DotagentError("person_not_answered", unansweredMessage(phase, answer, state), EXIT.refused, {
+      phase,
+      ...(answer.declined ? { declined: true } : {}),
+    });
   if (isPick(state, phase)) {
     if (answer.design === undefined || pick === undefined || pick.toLowerCase() !== answer.design.toLowerCase()) {
       const named = answer.design === undefined ? "names no one design" : `names ${answer.design}`;
-      throw new DotagentError("person_not_answered", `the person's pick ${named}: run \`dotagent phase approve ${phase} --pick ${answer.design ?? "<the design they named>"}\` (dotagent writes final_design.json from their pick), or ask them again`, EXIT.refused, { phase, ...(answer.design ? { design: answer.design } : {}) });
+      throw new DotagentError(
+        "person_not_answered",
+        `the person's pick ${named}: run \`dotagent phase approve ${phase} --pick ${answer.design ?? "<the design they named>"}\` (dotagent writes final_design.json from their pick), or ask them again`,
+        EXIT.refused,
+        { phase, ...(answer.design ? { design: answer.design } : {}) },
+      );
     }
   }
   return answer;
@@ -90,7 +130,11 @@ function unansweredMessage(phase: Phase, answer: GateAnswer & { shown: string },
  * back unanswered (exit 5: the model relays it, with the words that count); answered with `--yes`,
  * it counts only when the person's reply after it says yes.
  */
-export async function decideAsModel(context: OpContext, decision: Decision, yes: boolean): Promise<boolean | "no-terminal"> {
+export async function decideAsModel(
+  context: OpContext,
+  decision: Decision,
+  yes: boolean,
+): Promise<boolean | "no-terminal"> {
   const state = await currentState(context.paths);
   if (!yes) {
     await locked(context, "decision asked", () => recordAskedLocked(context, state, decision));
@@ -112,17 +156,30 @@ export async function decideAsModel(context: OpContext, decision: Decision, yes:
  */
 export function recordAskedLocked(context: OpContext, state: PhaseState | undefined, decision: Decision): void {
   // Asked again before the person spoke: once in the log.
-  if (pendingAsked(authorityEvents(context.paths, state))?.yes !== decision.yes) appendAuthority(context, state, [{ type: "decision_asked", key: decisionKey(decision), question: decision.question, yes: decision.yes, no: decision.no }]);
+  if (pendingAsked(authorityEvents(context.paths, state))?.yes !== decision.yes)
+    appendAuthority(context, state, [
+      {
+        type: "decision_asked",
+        key: decisionKey(decision),
+        question: decision.question,
+        yes: decision.yes,
+        no: decision.no,
+      },
+    ]);
 }
 
 /** recordAskedLocked under the state lock (a hook handing the model a plan with a decision). */
 export async function recordAsked(context: OpContext, decision: Decision): Promise<void> {
-  await locked(context, "decision asked", async () => recordAskedLocked(context, await currentState(context.paths), decision));
+  await locked(context, "decision asked", async () =>
+    recordAskedLocked(context, await currentState(context.paths), decision),
+  );
 }
 
 /** The question as the person is shown it: with the words that count as an answer. */
 export function withReplyWords(decision: Decision): Decision {
-  return decision.question.endsWith(YES_OR_NO) ? decision : { ...decision, question: `${decision.question} ${YES_OR_NO}` };
+  return decision.question.endsWith(YES_OR_NO)
+    ? decision
+    : { ...decision, question: `${decision.question} ${YES_OR_NO}` };
 }
 
 /** Whether the person approved `command` (a decision's yes they replied yes to), for a caller that checks without asking. */
@@ -134,14 +191,24 @@ export async function commandApprovedByReply(paths: ProjectPaths, command: strin
 export async function requireKeepDefinitionAnswer(paths: ProjectPaths): Promise<void> {
   const answered = await commandApprovedByReply(paths, "dotagent resume --keep-definition");
   if (answered.ok) return;
-  throw new DotagentError("person_not_answered", `${answered.unclear ? "the person's reply to the changed-definition question said neither yes nor no" : "the person has not answered the changed-definition question yet"}: run \`dotagent resume --json\`, show them its decision, end your turn, and keep the pinned steps only if they say so`, EXIT.refused, { decision: "definition_changed" });
+  throw new DotagentError(
+    "person_not_answered",
+    `${answered.unclear ? "the person's reply to the changed-definition question said neither yes nor no" : "the person has not answered the changed-definition question yet"}: run \`dotagent resume --json\`, show them its decision, end your turn, and keep the pinned steps only if they say so`,
+    EXIT.refused,
+    { decision: "definition_changed" },
+  );
 }
 
 /** `resume --keep-edit` from an agent's shell: adopting a hand edit is the person's answer to the hand-edit question. */
 export async function requireKeepEditAnswer(paths: ProjectPaths): Promise<void> {
   const answered = await commandApprovedByReply(paths, "dotagent resume --keep-edit");
   if (answered.ok) return;
-  throw new DotagentError("person_not_answered", `${answered.unclear ? "the person's reply to the hand-edit question said neither yes nor no" : "the person has not answered the hand-edit question yet"}: run \`dotagent resume --json\`, show them its decision, end your turn, and keep the edit only if they say so`, EXIT.refused, { decision: "hand_edit" });
+  throw new DotagentError(
+    "person_not_answered",
+    `${answered.unclear ? "the person's reply to the hand-edit question said neither yes nor no" : "the person has not answered the hand-edit question yet"}: run \`dotagent resume --json\`, show them its decision, end your turn, and keep the edit only if they say so`,
+    EXIT.refused,
+    { decision: "hand_edit" },
+  );
 }
 
 /** `resume --isolation commit|shared` from an agent's shell: the person must have answered the isolation question. */
@@ -149,14 +216,42 @@ export async function requireIsolationAnswer(paths: ProjectPaths, mode: "commit"
   const answered = decisionAnswered(authorityEvents(paths, await currentState(paths)), "isolation");
   // Their no is the question's no (run without worktrees), never a commit of their changes.
   if (answered.ok || (answered.saidNo && mode === "shared")) return;
-  if (answered.saidNo) throw new DotagentError("person_not_answered", "the person said no to committing their uncommitted changes: run `dotagent resume --isolation shared --json` (the tasks run without worktrees), or ask them again", EXIT.refused, { decision: "isolation" });
-  throw new DotagentError("person_not_answered", `${answered.unclear ? "the person's reply to the uncommitted-changes question said neither yes nor no" : "the person has not answered the uncommitted-changes question yet"}: run \`dotagent resume --json\`, show them its decision, end your turn, and run the command for their answer after they reply`, EXIT.refused, { decision: "isolation" });
+  if (answered.saidNo)
+    throw new DotagentError(
+      "person_not_answered",
+      "the person said no to committing their uncommitted changes: run `dotagent resume --isolation shared --json` (the tasks run without worktrees), or ask them again",
+      EXIT.refused,
+      { decision: "isolation" },
+    );
+  throw new DotagentError(
+    "person_not_answered",
+    `${answered.unclear ? "the person's reply to the uncommitted-changes question said neither yes nor no" : "the person has not answered the uncommitted-changes question yet"}: run \`dotagent resume --json\`, show them its decision, end your turn, and run the command for their answer after they reply`,
+    EXIT.refused,
+    { decision: "isolation" },
+  );
 }
 
 function refusal(answered: PersonReply, decision: Decision): DotagentError {
-  if (answered.saidNo) return new DotagentError("person_not_answered", `the person said no to this: ${decision.question} Run its no instead (\`${decision.no}\`), or ask them again`, EXIT.refused, { decision });
-  if (answered.unclear) return new DotagentError("person_not_answered", `the person's reply said neither yes nor no to this: ${decision.question} Ask them again (${YES_OR_NO}); run \`${decision.yes}\` only after they say yes`, EXIT.refused, { decision });
-  return new DotagentError("person_not_answered", `the person has not answered this yet: ${decision.question} Run the command without --yes to get the decision, show it to them and end your turn; run \`${decision.yes}\` only after they say yes`, EXIT.refused, { decision });
+  if (answered.saidNo)
+    return new DotagentError(
+      "person_not_answered",
+      `the person said no to this: ${decision.question} Run its no instead (\`${decision.no}\`), or ask them again`,
+      EXIT.refused,
+      { decision },
+    );
+  if (answered.unclear)
+    return new DotagentError(
+      "person_not_answered",
+      `the person's reply said neither yes nor no to this: ${decision.question} Ask them again (${YES_OR_NO}); run \`${decision.yes}\` only after they say yes`,
+      EXIT.refused,
+      { decision },
+    );
+  return new DotagentError(
+    "person_not_answered",
+    `the person has not answered this yet: ${decision.question} Run the command without --yes to get the decision, show it to them and end your turn; run \`${decision.yes}\` only after they say yes`,
+    EXIT.refused,
+    { decision },
+  );
 }
 
 /**
@@ -164,12 +259,19 @@ function refusal(answered: PersonReply, decision: Decision): DotagentError {
  * (the person has not answered that gate, or at the pick named another design), or undefined.
  * `argv` is the line as the grammar read it.
  */
-export async function unansweredApproval(context: OpContext, argv: readonly string[], cwd: string): Promise<string | undefined> {
+export async function unansweredApproval(
+  context: OpContext,
+  argv: readonly string[],
+  cwd: string,
+): Promise<string | undefined> {
   const [, subcommand, action, ...rest] = argv;
   if (subcommand !== "phase" || action !== "approve") return undefined;
   const dirAt = rest.findIndex((w) => w === "--dir" || w.startsWith("--dir="));
   const dir = dirAt === -1 ? undefined : rest[dirAt]!.startsWith("--dir=") ? rest[dirAt]!.slice(6) : rest[dirAt + 1];
-  const paths = dir === undefined ? context.paths : projectPaths(findProjectRoot(undefined, isAbsolute(dir) ? dir : resolve(cwd, dir)));
+  const paths =
+    dir === undefined
+      ? context.paths
+      : projectPaths(findProjectRoot(undefined, isAbsolute(dir) ? dir : resolve(cwd, dir)));
   const snapshot = await loadSnapshot(paths);
   if (snapshot.phase.kind !== "ok") return undefined;
   const state = snapshot.phase.value;

@@ -51,7 +51,10 @@ export interface TypedPrompt {
 }
 
 /** What a plain reply asks dotagent to do. */
-type Effect = { kind: "approve"; phase: Phase } | { kind: "pick"; phase: Phase; design: string } | { kind: "restart"; phase: Phase };
+type Effect =
+  | { kind: "approve"; phase: Phase }
+  | { kind: "pick"; phase: Phase; design: string }
+  | { kind: "restart"; phase: Phase };
 
 /** What the person's prompt did. `pending`: recorded, carried out once the client's record confirms it (`plan`: the next step then). */
 export type PersonPrompt =
@@ -69,7 +72,9 @@ function designNames(root: string): string[] {
 
 /** Whether the words approve a yes-or-no gate: an approval word anywhere, and no leading no ("looks good, approve", "fine, approve it"). */
 function gateYes(text: string): boolean {
-  return !saysNo(text) && (replyAnswer(text) === "yes" || /\b(approve[ds]?|lgtm|looks good|go ahead|ship it)\b/i.test(text));
+  return (
+    !saysNo(text) && (replyAnswer(text) === "yes" || /\b(approve[ds]?|lgtm|looks good|go ahead|ship it)\b/i.test(text))
+  );
 }
 
 /**
@@ -91,7 +96,15 @@ export async function recordPrompt(context: OpContext, prompt: TypedPrompt): Pro
     const asked = prompt.command === true ? undefined : pendingAsked(authorityEvents(context.paths, state));
     if (asked !== undefined) {
       const answer = replyAnswer(prompt.text);
-      appendAuthority(context, state, [{ type: "person_replied", decision: asked.key, answer, ...(answer === "no" ? { declined: true } : {}), ...evidence }]);
+      appendAuthority(context, state, [
+        {
+          type: "person_replied",
+          decision: asked.key,
+          answer,
+          ...(answer === "no" ? { declined: true } : {}),
+          ...evidence,
+        },
+      ]);
       replied = true;
     }
     if (state === undefined) return replied ? { kind: "reply" } : { kind: "none" };
@@ -102,7 +115,12 @@ export async function recordPrompt(context: OpContext, prompt: TypedPrompt): Pro
       // Any reply of the person (a /command too) starts the failed phase again.
       appendAuthority(context, state, [{ type: "person_replied", phase, gate: null, failed: true, ...evidence }]);
       effect = { kind: "restart", phase };
-    } else if (prompt.command !== true && plan.next.action === "await_approval" && phase !== null && gateAgents(flowOf(state), phase) !== undefined) {
+    } else if (
+      prompt.command !== true &&
+      plan.next.action === "await_approval" &&
+      phase !== null &&
+      gateAgents(flowOf(state), phase) !== undefined
+    ) {
       const gate = plan.next.gate ?? null;
       const text = prompt.text;
       if (gate === "pick_design") {
@@ -110,19 +128,45 @@ export async function recordPrompt(context: OpContext, prompt: TypedPrompt): Pro
         const design = namedDesign(text, designNames(context.paths.root));
         const alone = design !== null && text.trim().replace(/[.!]$/, "").toLowerCase() === design.toLowerCase();
         const answer = design === null && saysNo(text) ? "no" : null;
-        appendAuthority(context, state, [{ type: "person_replied", phase, gate, answer, ...(answer === "no" ? { declined: true } : {}), ...(design !== null ? { design } : {}), ...(alone ? { picks: true } : {}), ...evidence }]);
+        appendAuthority(context, state, [
+          {
+            type: "person_replied",
+            phase,
+            gate,
+            answer,
+            ...(answer === "no" ? { declined: true } : {}),
+            ...(design !== null ? { design } : {}),
+            ...(alone ? { picks: true } : {}),
+            ...evidence,
+          },
+        ]);
         if (alone) effect = { kind: "pick", phase, design: design! };
       } else {
         const answer = saysNo(text) ? "no" : gateYes(text) ? "yes" : null;
         const plain = answer === "yes" && saysApprove(text);
-        appendAuthority(context, state, [{ type: "person_replied", phase, gate, answer, ...(answer === "no" ? { declined: true } : {}), ...(plain ? { approves: true } : {}), ...evidence }]);
+        appendAuthority(context, state, [
+          {
+            type: "person_replied",
+            phase,
+            gate,
+            answer,
+            ...(answer === "no" ? { declined: true } : {}),
+            ...(plain ? { approves: true } : {}),
+            ...evidence,
+          },
+        ]);
         if (plain) effect = { kind: "approve", phase };
       }
       replied = true;
     }
-    if (effect === undefined) return replied || plan.next.action === "resolve_failed_agent" ? { kind: "reply" } : { kind: "none" };
+    if (effect === undefined)
+      return replied || plan.next.action === "resolve_failed_agent" ? { kind: "reply" } : { kind: "none" };
     const seq = readEvents(context.paths.eventsFile).at(-1)?.seq;
-    writeFileInside(context.paths.root, join(context.paths.stateDir, PENDING_REPLY), `${JSON.stringify({ seq, effect })}\n`);
+    writeFileInside(
+      context.paths.root,
+      join(context.paths.stateDir, PENDING_REPLY),
+      `${JSON.stringify({ seq, effect })}\n`,
+    );
     const done = await carryOutPendingReply(context);
     if (done.kind !== "pending") return done;
     return { kind: "pending", effect, plan: planAssuming(context, snapshot, effect) };
@@ -135,7 +179,10 @@ export async function recordPrompt(context: OpContext, prompt: TypedPrompt): Pro
  * dropped (event `person_reply_ignored {reply: its seq, why}`). Returns `pending` while the record does not
  * have it yet; with `personOnly`, a reply that was not the person's is left as it is (`none`).
  */
-export async function carryOutPendingReply(context: OpContext, options: { personOnly?: boolean } = {}): Promise<PersonPrompt> {
+export async function carryOutPendingReply(
+  context: OpContext,
+  options: { personOnly?: boolean } = {},
+): Promise<PersonPrompt> {
   const marker = join(context.paths.stateDir, PENDING_REPLY);
   const read = readProjectText(marker, { maxBytes: 4096, links: "refuse" });
   const clear = () => rmSync(marker, { force: true });
@@ -165,7 +212,10 @@ export async function carryOutPendingReply(context: OpContext, options: { person
     return { kind: "none" };
   }
   const evidence = reply.evidence as ReplyEvidence | undefined;
-  const origin = evidence === undefined ? { kind: "not_person" as const, why: "the client gave no record of the prompt" } : promptOrigin(context.paths, evidence);
+  const origin =
+    evidence === undefined
+      ? { kind: "not_person" as const, why: "the client gave no record of the prompt" }
+      : promptOrigin(context.paths, evidence);
   // The carrier (src/ops/reply-carrier.ts) carries out only what the record confirms; a reply that
   // was not the person's is left for the next locked command, whose caller is told why.
   if (options.personOnly === true && origin.kind === "not_person") return { kind: "none" };
@@ -174,7 +224,9 @@ export async function carryOutPendingReply(context: OpContext, options: { person
   const stale = Date.parse(reply.at) < context.now().getTime() - PENDING_FOR_MS;
   if (origin.kind === "unconfirmed" && !stale) return { kind: "pending", effect, plan: undefined };
   if (origin.kind === "unconfirmed") {
-    appendAuthority(context, state, [{ type: "person_reply_ignored", reply: reply.seq, why: `the client never recorded it (${origin.why})` }]);
+    appendAuthority(context, state, [
+      { type: "person_reply_ignored", reply: reply.seq, why: `the client never recorded it (${origin.why})` },
+    ]);
     clear();
     return { kind: "ignored", why: `the client never recorded it (${origin.why})` };
   }
@@ -198,7 +250,14 @@ export async function carryOutPendingReply(context: OpContext, options: { person
   }
 }
 
-async function carryOut(context: OpContext, snapshot: StateSnapshot, state: PhaseState, effect: Effect, reply: EventRecord, words: string): Promise<PersonPrompt> {
+async function carryOut(
+  context: OpContext,
+  snapshot: StateSnapshot,
+  state: PhaseState,
+  effect: Effect,
+  reply: EventRecord,
+  words: string,
+): Promise<PersonPrompt> {
   const { changePhaseLocked } = await import("./phase-change.js");
   const person = { ...context, byModel: false };
   if (effect.kind === "restart") {
@@ -206,14 +265,31 @@ async function carryOut(context: OpContext, snapshot: StateSnapshot, state: Phas
     const { result } = await changePhaseLocked(person, { action: "start", phase: effect.phase });
     return { kind: "restarted", phase: effect.phase, result };
   }
-  if (state.user_checkpoints.some((c) => c.phase === effect.phase) || state.current_phase !== effect.phase) return { kind: "reply" };
+  if (state.user_checkpoints.some((c) => c.phase === effect.phase) || state.current_phase !== effect.phase)
+    return { kind: "reply" };
   // Still the newest answer to the gate's question (no report written or agent run since).
   const flow = flowOf(state);
-  const shown = effect.kind === "pick" ? [REPORT.roundtable, ...designFiles(context.paths.root)] : (flow.steps.find((s) => s.id === effect.phase)?.reports ?? []);
-  const answer = gateAnswer(authorityEvents(context.paths, state), effect.phase, reportTimes(context.paths.root, shown), flow);
-  if (!answer.answered || answer.at !== (authorityEvents(context.paths, state).find((e) => e.seq === reply.seq)?.at ?? "")) return { kind: "reply" };
+  const shown =
+    effect.kind === "pick"
+      ? [REPORT.roundtable, ...designFiles(context.paths.root)]
+      : (flow.steps.find((s) => s.id === effect.phase)?.reports ?? []);
+  const answer = gateAnswer(
+    authorityEvents(context.paths, state),
+    effect.phase,
+    reportTimes(context.paths.root, shown),
+    flow,
+  );
+  if (
+    !answer.answered ||
+    answer.at !== (authorityEvents(context.paths, state).find((e) => e.seq === reply.seq)?.at ?? "")
+  )
+    return { kind: "reply" };
   if (effect.kind === "pick") {
-    const { result } = await changePhaseLocked(person, { action: "approve", phase: effect.phase, pick: { design: effect.design, words, via: "reply" } });
+    const { result } = await changePhaseLocked(person, {
+      action: "approve",
+      phase: effect.phase,
+      pick: { design: effect.design, words, via: "reply" },
+    });
     return { kind: "approved", phase: effect.phase, result, picked: effect.design };
   }
   const { result } = await changePhaseLocked(person, { action: "approve", phase: effect.phase });
@@ -239,7 +315,15 @@ function planAssuming(context: OpContext, snapshot: StateSnapshot, effect: Effec
   if (effect.kind === "pick") {
     const design = reportAt(snapshot.reports, `${REPORT.designsDir}/${effect.design}.json`);
     const data = design.status === "valid" ? (design.data as Record<string, unknown>) : {};
-    const final: ReportState = { status: "valid", data: { chosen: effect.design, approved_by: "user", design: data, ...(Array.isArray(data.tasks) ? { tasks: data.tasks } : {}) } };
+    const final: ReportState = {
+      status: "valid",
+      data: {
+        chosen: effect.design,
+        approved_by: "user",
+        design: data,
+        ...(Array.isArray(data.tasks) ? { tasks: data.tasks } : {}),
+      },
+    };
     reports = { ...snapshot.reports, files: new Map([...snapshot.reports.files, [REPORT.finalDesign, final]]) };
   }
   const event = { type: effect.kind === "restart" ? "start" : "approve", phase: effect.phase } as PhaseEvent;
@@ -248,7 +332,9 @@ function planAssuming(context: OpContext, snapshot: StateSnapshot, effect: Effec
   if (!moved.ok) return undefined;
   const assumed: StateSnapshot = { ...snapshot, reports, phase: { ...snapshot.phase, value: moved.state } };
   const plan = planResume(assumed, now);
-  return plan.next.action === "run_tasks" ? planResume(assumed, now, { checkout: checkoutAsModelSees(context, checkoutFacts(context.paths.root)) }) : plan;
+  return plan.next.action === "run_tasks"
+    ? planResume(assumed, now, { checkout: checkoutAsModelSees(context, checkoutFacts(context.paths.root)) })
+    : plan;
 }
 
 /**
@@ -256,11 +342,25 @@ function planAssuming(context: OpContext, snapshot: StateSnapshot, effect: Effec
  * words, the design's tasks; then `design_picked` (sealed) names its digest, so the file counts
  * only while its bytes are these (a model's write of it is seen, src/store/session.ts).
  */
-export function writePick(context: OpContext, state: PhaseState, pick: { design: string; words: string; via: "reply" | "terminal" | "program" | "auto"; tasks?: readonly unknown[] }): void {
+export function writePick(
+  context: OpContext,
+  state: PhaseState,
+  pick: { design: string; words: string; via: "reply" | "terminal" | "program" | "auto"; tasks?: readonly unknown[] },
+): void {
   const name = designNames(context.paths.root).find((n) => n.toLowerCase() === pick.design.toLowerCase());
-  if (name === undefined) throw new DotagentError("unknown_design", `no design named "${pick.design}" (designs: ${designNames(context.paths.root).join(", ") || "none yet"})`, EXIT.refused, { design: pick.design });
+  if (name === undefined)
+    throw new DotagentError(
+      "unknown_design",
+      `no design named "${pick.design}" (designs: ${designNames(context.paths.root).join(", ") || "none yet"})`,
+      EXIT.refused,
+      { design: pick.design },
+    );
   const source = `${REPORT.designsDir}/${name}.json`;
-  const read = readProjectText(join(context.paths.root, source), { maxBytes: MAX_STATE_BYTES, links: "inside", root: context.paths.root });
+  const read = readProjectText(join(context.paths.root, source), {
+    maxBytes: MAX_STATE_BYTES,
+    links: "inside",
+    root: context.paths.root,
+  });
   let design: Record<string, unknown> | undefined;
   try {
     const value = read.kind === "ok" ? (JSON.parse(read.text) as unknown) : undefined;
@@ -268,10 +368,26 @@ export function writePick(context: OpContext, state: PhaseState, pick: { design:
   } catch {
     design = undefined;
   }
-  if (design === undefined) throw new DotagentError("unknown_design", `${source} is not a valid design (a JSON object): spawn its architect again`, EXIT.refused, { design: name });
+  if (design === undefined)
+    throw new DotagentError(
+      "unknown_design",
+      `${source} is not a valid design (a JSON object): spawn its architect again`,
+      EXIT.refused,
+      { design: name },
+    );
   const now = context.now();
-  const final = { chosen: name, source, approved_by: pick.via === "auto" ? "dotagent run --approve auto" : "user", decided_at: now.toISOString(), user_notes: pick.words.trim(), design, ...(pick.tasks !== undefined ? { tasks: pick.tasks } : Array.isArray(design.tasks) ? { tasks: design.tasks } : {}) };
+  const final = {
+    chosen: name,
+    source,
+    approved_by: pick.via === "auto" ? "dotagent run --approve auto" : "user",
+    decided_at: now.toISOString(),
+    user_notes: pick.words.trim(),
+    design,
+    ...(pick.tasks !== undefined ? { tasks: pick.tasks } : Array.isArray(design.tasks) ? { tasks: design.tasks } : {}),
+  };
   const text = `${JSON.stringify(final, null, 2)}\n`;
   writeFileInside(context.paths.root, join(context.paths.root, REPORT.finalDesign), text);
-  appendAuthority(context, state, [{ type: "design_picked", phase: state.current_phase, name, digest: fileDigest(text), via: pick.via }]);
+  appendAuthority(context, state, [
+    { type: "design_picked", phase: state.current_phase, name, digest: fileDigest(text), via: pick.via },
+  ]);
 }

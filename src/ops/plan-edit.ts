@@ -35,7 +35,12 @@ function refusal(result: { code: ErrorCode; message: string }): DotagentError {
 }
 
 function planOf(execution: ExecutionState | undefined, id: string): ExecutionState {
-  if (execution === undefined) throw new DotagentError("unknown_task", `task ${id} does not exist: no task is planned yet (memory/state/execution.json does not exist)`, EXIT.refused);
+  if (execution === undefined)
+    throw new DotagentError(
+      "unknown_task",
+      `task ${id} does not exist: no task is planned yet (memory/state/execution.json does not exist)`,
+      EXIT.refused,
+    );
   return execution;
 }
 
@@ -62,7 +67,10 @@ export async function planEditDecision(context: OpContext, edit: PlanEdit): Prom
   const execution = planOf(snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined, edit.id);
   const checked = applyPlanEdit(execution, edit, now);
   if (!checked.ok) throw refusal(checked);
-  return decisionWithDir({ question: planEditQuestion(execution, edit), default: false, yes: planEditCommand(edit), no: "dotagent resume" }, context.dirArg);
+  return decisionWithDir(
+    { question: planEditQuestion(execution, edit), default: false, yes: planEditCommand(edit), no: "dotagent resume" },
+    context.dirArg,
+  );
 }
 
 export async function editPlan(context: OpContext, edit: PlanEdit): Promise<PlanEditResult> {
@@ -82,7 +90,18 @@ export async function editPlan(context: OpContext, edit: PlanEdit): Promise<Plan
     const settled = await settle(context, now);
     const after = settled.execution ?? outcome.state;
     const task = after.tasks.find((t) => t.id === edit.id);
-    const row = task !== undefined ? taskRow(task, after, judgeRunningTasks(snapshot, now)) : taskRow(outcome.before, execution, undefined);
-    return { ok: true, action: edit.kind, changed: outcome.changed, task: row, dependants: outcome.dependants, total: after.tasks.length, ...nextFields(settled.plan) };
+    const row =
+      task !== undefined
+        ? taskRow(task, after, judgeRunningTasks(snapshot, now))
+        : taskRow(outcome.before, execution, undefined);
+    return {
+      ok: true,
+      action: edit.kind,
+      changed: outcome.changed,
+      task: row,
+      dependants: outcome.dependants,
+      total: after.tasks.length,
+      ...nextFields(settled.plan),
+    };
   });
 }

@@ -12,14 +12,23 @@ export interface CarrierClock {
 }
 
 /** What became of the reply: carried out (its kind), left to the next locked command (`pending`, or `none` when it was not the person's), or gone (`none`). */
-export async function carryWhenRecorded(context: OpContext, clock: CarrierClock, forMs = 60_000): Promise<PersonPrompt["kind"]> {
+export async function carryWhenRecorded(
+  context: OpContext,
+  clock: CarrierClock,
+  forMs = 60_000,
+): Promise<PersonPrompt["kind"]> {
   const { carryOutPendingReply, hasPendingReply } = await import("./person-replies.js");
   const { withLock } = await import("../store/session.js");
   const until = clock.now() + forMs;
   for (let wait = 25; ; wait = Math.min(wait * 2, 2_000)) {
     if (!hasPendingReply(context.paths.stateDir)) return "none";
     try {
-      const done = await withLock(context.paths, "carry the person's reply", () => carryOutPendingReply(context, { personOnly: true }), context.warn);
+      const done = await withLock(
+        context.paths,
+        "carry the person's reply",
+        () => carryOutPendingReply(context, { personOnly: true }),
+        context.warn,
+      );
       if (done.kind !== "pending") return done.kind;
     } catch (error) {
       // Busy (another command holds the lock, and carries the reply out itself): look again.

@@ -52,7 +52,13 @@ export interface ResumeOutcome {
 /** The outcome, or undefined when three rounds of answers did not settle the plan (the CLI exits 1). */
 export async function resumeWorkflow(context: OpContext, input: ResumeInput): Promise<ResumeOutcome | undefined> {
   let now = context.now();
-  let options: ResumeOptions = { request: input.request, staleAfterMs: input.staleAfterMs, maxParallel: input.maxParallel, keepEdits: input.keepEdits, newWorkflow: input.workflow?.name };
+  let options: ResumeOptions = {
+    request: input.request,
+    staleAfterMs: input.staleAfterMs,
+    maxParallel: input.maxParallel,
+    keepEdits: input.keepEdits,
+    newWorkflow: input.workflow?.name,
+  };
   /** What was done between rounds (a rollback the person chose), told with the final plan. */
   const done: Repair[] = [];
   /** Whether this call started a new workflow (a changed request answered yes, or after a complete one). */
@@ -61,14 +67,23 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
   const starting = input.start === true && (options.request?.trim() ?? "") !== "";
   if (input.dryRun || (!existsSync(context.paths.stateDir) && !starting)) {
     const snapshot = await loadSnapshot(context.paths);
-    const plan = planWithDir(await planWithRecovery(context.paths, snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now), checkout: checkoutQuestionFor(context.paths.root, snapshot) }), context.dirArg);
+    const plan = planWithDir(
+      await planWithRecovery(context.paths, snapshot, now, {
+        ...options,
+        owners: judgeRunningTasks(snapshot, now),
+        checkout: checkoutQuestionFor(context.paths.root, snapshot),
+      }),
+      context.dirArg,
+    );
     return { result: planJson(plan, false), plan, mode: "status", exitCode: plan.decision ? 5 : 0 };
   }
   let isolation = input.isolation;
   // The uncommitted-changes question is the person's (SPEC §19): from an agent's shell, only after their reply.
-  if (isolation !== undefined && context.byModel) await (await import("./person-gate.js")).requireIsolationAnswer(context.paths, isolation);
+  if (isolation !== undefined && context.byModel)
+    await (await import("./person-gate.js")).requireIsolationAnswer(context.paths, isolation);
   // So is keeping a hand edit of the state (most likely the model's own).
-  if (input.keepEdits === true && context.byModel) await (await import("./person-gate.js")).requireKeepEditAnswer(context.paths);
+  if (input.keepEdits === true && context.byModel)
+    await (await import("./person-gate.js")).requireKeepEditAnswer(context.paths);
   // And going on with a definition that changed under the workflow.
   if (input.keepDefinition === true) {
     if (context.byModel) await (await import("./person-gate.js")).requireKeepDefinitionAnswer(context.paths);
@@ -88,10 +103,15 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
           if (note !== undefined) worktreeRepairs.push({ code: "isolation_decided", message: note });
           isolation = undefined;
         }
-        if (needsWorktreeRecovery(context.paths.root, first) || hasTaskWorktreeHistory(context.paths.root, first)) worktreeRepairs.push(...(await recoverWorktrees(context, now, { branches: true })));
+        if (needsWorktreeRecovery(context.paths.root, first) || hasTaskWorktreeHistory(context.paths.root, first))
+          worktreeRepairs.push(...(await recoverWorktrees(context, now, { branches: true })));
       }
       const { snapshot, files } = await proveClearing(context.paths, await loadSnapshot(context.paths));
-      const planned0 = await planWithRecovery(context.paths, snapshot, now, { ...options, owners: judgeRunningTasks(snapshot, now), checkout: checkoutFactsFor(context.paths.root, snapshot) });
+      const planned0 = await planWithRecovery(context.paths, snapshot, now, {
+        ...options,
+        owners: judgeRunningTasks(snapshot, now),
+        checkout: checkoutFactsFor(context.paths.root, snapshot),
+      });
       const before = [...done, ...worktreeRepairs];
       const planned = before.length > 0 ? { ...planned0, repairs: [...before, ...planned0.repairs] } : planned0;
       if (planned.decision === null || planned.decisionKind === "isolation") {
@@ -103,7 +123,20 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
         const [{ initWorkflow }, { settle }] = await Promise.all([import("./init.js"), import("./settle.js")]);
         const state = await initWorkflow(context.paths, options.request, undefined, now, context.warn, input.workflow);
         const started = (await settle(context, now)).plan;
-        return planWithDir({ ...started, situation: "started" as const, repairs: [{ code: "workflow_started", message: `started workflow ${state.workflow_id} for ${JSON.stringify(options.request)}` }, ...started.repairs] }, context.dirArg);
+        return planWithDir(
+          {
+            ...started,
+            situation: "started" as const,
+            repairs: [
+              {
+                code: "workflow_started",
+                message: `started workflow ${state.workflow_id} for ${JSON.stringify(options.request)}`,
+              },
+              ...started.repairs,
+            ],
+          },
+          context.dirArg,
+        );
       }
       return planWithDir(planned, context.dirArg);
     });
@@ -116,7 +149,8 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
     // (a complete workflow is never resumed; nothing of it is lost: the archive keeps it).
     const finished = input.start === true && replacesComplete(plan);
     const answer = finished ? true : input.decide ? await input.decide(plan.decision) : "no-terminal";
-    if (answer === "no-terminal") return { result: planJson(plan, plan.decisionKind === "isolation"), plan, mode: "resume", exitCode: 5 };
+    if (answer === "no-terminal")
+      return { result: planJson(plan, plan.decisionKind === "isolation"), plan, mode: "resume", exitCode: 5 };
     if (plan.decisionKind === "isolation") {
       isolation = answer ? "commit" : "shared";
       continue;
@@ -125,13 +159,21 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
       if (answer) await keepDefinition(context);
       else {
         // A fresh start with the new definition: the old workflow goes into an archive first.
-        const [{ archiveLiveState }, { resolveWorkflowName }, { initWorkflow }] = await Promise.all([import("./fresh-start.js"), import("./workflow-name.js"), import("./init.js")]);
+        const [{ archiveLiveState }, { resolveWorkflowName }, { initWorkflow }] = await Promise.all([
+          import("./fresh-start.js"),
+          import("./workflow-name.js"),
+          import("./init.js"),
+        ]);
         const state = (await loadSnapshot(context.paths)).phase;
         const pinned = state.kind === "ok" ? state.value : undefined;
         const flow = await resolveWorkflowName(context.paths.root, pinned?.workflow?.name ?? "develop");
-        const name = await locked(context, "resume", () => archiveLiveState(context.paths, "definition changed", now, context.note));
+        const name = await locked(context, "resume", () =>
+          archiveLiveState(context.paths, "definition changed", now, context.note),
+        );
         if (name) context.note(`Archived the old state as ${name}`);
-        await locked(context, "resume", () => initWorkflow(context.paths, pinned?.request ?? undefined, undefined, now, context.warn, flow));
+        await locked(context, "resume", () =>
+          initWorkflow(context.paths, pinned?.request ?? undefined, undefined, now, context.warn, flow),
+        );
       }
       continue;
     }
@@ -142,28 +184,44 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
         const { rollBackWorkflow } = await import("./rollback.js");
         const rolled = await rollBackWorkflow(context, String(rev), () => true);
         const archive = rolled.result.archive;
-        done.push({ code: "rolled_back", message: `went back to ${rolled.describe}${archive ? `; the ${plan.decisionKind === "hand_edit" ? "edited" : "corrupt"} files are in ${archive}` : ""}` });
+        done.push({
+          code: "rolled_back",
+          message: `went back to ${rolled.describe}${archive ? `; the ${plan.decisionKind === "hand_edit" ? "edited" : "corrupt"} files are in ${archive}` : ""}`,
+        });
         now = context.now(); // the rollback wrote after this call's first clock reading
       } else if (plan.decisionKind === "hand_edit") options = { ...options, keepEdits: true };
       else options = { ...options, declineRollback: true };
       continue;
     }
     if (answer) {
-      const reason = plan.decisionKind === "stale" ? "stale state" : plan.decisionKind === "corrupt" ? "corrupt state" : "request changed";
+      const reason =
+        plan.decisionKind === "stale"
+          ? "stale state"
+          : plan.decisionKind === "corrupt"
+            ? "corrupt state"
+            : "request changed";
       const { archiveLiveState } = await import("./fresh-start.js");
       const name = await locked(context, "resume", () => archiveLiveState(context.paths, reason, now, context.note));
       if (name) context.note(`Archived the old state as ${name}`);
       if (plan.decisionKind === "request_changed" && options.request !== undefined) {
         const { initWorkflow } = await import("./init.js");
-        const state = await locked(context, "resume", () => initWorkflow(context.paths, options.request, undefined, now, context.warn, input.workflow));
-        done.push({ code: "workflow_started", message: `started workflow ${state.workflow_id} for ${JSON.stringify(options.request)}` });
+        const state = await locked(context, "resume", () =>
+          initWorkflow(context.paths, options.request, undefined, now, context.warn, input.workflow),
+        );
+        done.push({
+          code: "workflow_started",
+          message: `started workflow ${state.workflow_id} for ${JSON.stringify(options.request)}`,
+        });
         startedNew = true;
       }
       options = { ...options, request: undefined };
       continue;
     }
     if (plan.decisionKind === "corrupt") return { result: planJson(plan, false), plan, mode: "resume", exitCode: 3 };
-    options = plan.decisionKind === "stale" ? { ...options, staleAfterMs: Number.POSITIVE_INFINITY } : { ...options, request: undefined };
+    options =
+      plan.decisionKind === "stale"
+        ? { ...options, staleAfterMs: Number.POSITIVE_INFINITY }
+        : { ...options, request: undefined };
   }
   return undefined;
 }
@@ -173,13 +231,20 @@ async function keepDefinition(context: OpContext): Promise<void> {
   const snapshot = await loadSnapshot(context.paths);
   if (snapshot.phase.kind !== "ok" || snapshot.phase.value.workflow === undefined) return;
   const pinned = snapshot.phase.value.workflow;
-  const [{ workflowCatalog }, { workflowHash }] = await Promise.all([import("../store/workflow-files.js"), import("../core/flow-of.js")]);
+  const [{ workflowCatalog }, { workflowHash }] = await Promise.all([
+    import("../store/workflow-files.js"),
+    import("../core/flow-of.js"),
+  ]);
   const resolved = (await workflowCatalog(context.paths.root)).resolve(pinned.name);
   if (!resolved.ok) return;
   const hash = workflowHash(resolved.flow);
   if (hash === pinned.hash) return;
   const { appendAuthority } = await import("./person-gate.js");
-  await locked(context, "resume", () => appendAuthority(context, snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined, [{ type: "definition_kept", workflow: pinned.name, hash, pinned: pinned.hash }]));
+  await locked(context, "resume", () =>
+    appendAuthority(context, snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined, [
+      { type: "definition_kept", workflow: pinned.name, hash, pinned: pinned.hash },
+    ]),
+  );
 }
 
 /** Whether this workflow ever gave a task a worktree, or worktrees are on disk: then `resume` also looks for leftover branches. */

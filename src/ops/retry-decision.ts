@@ -19,8 +19,17 @@ export async function retryDecision(context: OpContext, id: string, extra: numbe
   const snapshot = await loadSnapshot(context.paths);
   const now = context.now();
   const phase = requireWorkflow(snapshot, now);
-  const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
+  const execution =
+    snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
   const checked = retryTask(execution, id, extra, now);
   if (!checked.ok) throw new DotagentError(checked.code, checked.message, EXIT.refused);
-  return decisionWithDir({ question: retryQuestion(execution, id, extra), default: false, yes: `dotagent task retry ${shellQuote(id)} --extra-attempts ${extra} --yes`, no: "dotagent resume" }, context.dirArg);
+  return decisionWithDir(
+    {
+      question: retryQuestion(execution, id, extra),
+      default: false,
+      yes: `dotagent task retry ${shellQuote(id)} --extra-attempts ${extra} --yes`,
+      no: "dotagent resume",
+    },
+    context.dirArg,
+  );
 }

@@ -24,8 +24,24 @@ export interface MergesKept {
 
 /** `rollback --json`: done (decision null), or the question (rolled_back false, nothing changed). */
 export type RollbackResult =
-  | ({ rolled_back: false; from: RollbackPlan["from"]; to: RollbackPlan["to"]; moves: string[]; archive: null; decision: Decision } & MergesKept)
-  | ({ rolled_back: true; workflow_id: string; from: RollbackPlan["from"]; to: RollbackPlan["to"]; revision: number | null; moves: string[]; archive: string | null; decision: null } & MergesKept);
+  | ({
+      rolled_back: false;
+      from: RollbackPlan["from"];
+      to: RollbackPlan["to"];
+      moves: string[];
+      archive: null;
+      decision: Decision;
+    } & MergesKept)
+  | ({
+      rolled_back: true;
+      workflow_id: string;
+      from: RollbackPlan["from"];
+      to: RollbackPlan["to"];
+      revision: number | null;
+      moves: string[];
+      archive: string | null;
+      decision: null;
+    } & MergesKept);
 
 /**
  * The merges of the tasks a rollback takes back that are still on their branches (a branch reset
@@ -53,7 +69,9 @@ function mergesKept(root: string, live: ExecutionState | undefined, target: Exec
 function mergesNote(kept: MergesKept): string {
   const branches = [...new Set(kept.merges_kept.map((m) => m.into))].join(", ");
   const n = kept.merges_kept.length;
-  return n === 0 ? "" : ` ${count(n, "task merge")} on ${branches} ${n === 1 ? "stays" : "stay"}: a rollback does not touch git.`;
+  return n === 0
+    ? ""
+    : ` ${count(n, "task merge")} on ${branches} ${n === 1 ? "stays" : "stay"}: a rollback does not touch git.`;
 }
 
 export interface RollbackOutcome {
@@ -62,22 +80,43 @@ export interface RollbackOutcome {
   readonly describe: string;
 }
 
-export async function rollBackWorkflow(context: OpContext, to: string, decide: Decide | undefined): Promise<RollbackOutcome> {
+export async function rollBackWorkflow(
+  context: OpContext,
+  to: string,
+  decide: Decide | undefined,
+): Promise<RollbackOutcome> {
   const now = context.now();
   const before = await loadSnapshot(context.paths);
   const preview = prepareRollback(context.paths, before, to, now);
   const { plan } = preview;
-  const liveExecution = (snapshot: Awaited<ReturnType<typeof loadSnapshot>>) => (snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined);
+  const liveExecution = (snapshot: Awaited<ReturnType<typeof loadSnapshot>>) =>
+    snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
   const asked = mergesKept(context.paths.root, liveExecution(before), plan.execution);
-  const decision: Decision = decisionWithDir({
-    question: `Roll workflow ${preview.journal.workflow_id} back from ${plan.from.phase_status === "corrupt" ? "its corrupt state" : `${plan.from.phase} (${plan.from.phase_status})`} to ${plan.describe}? ${count(plan.moves.length, "report file")} move into an archive (nothing is deleted).${mergesNote(asked)}`,
-    default: false,
-    yes: `dotagent rollback --to ${shellQuote(to)} --yes`,
-    no: "dotagent resume",
-  }, context.dirArg);
+  const decision: Decision = decisionWithDir(
+    {
+      question: `Roll workflow ${preview.journal.workflow_id} back from ${plan.from.phase_status === "corrupt" ? "its corrupt state" : `${plan.from.phase} (${plan.from.phase_status})`} to ${plan.describe}? ${count(plan.moves.length, "report file")} move into an archive (nothing is deleted).${mergesNote(asked)}`,
+      default: false,
+      yes: `dotagent rollback --to ${shellQuote(to)} --yes`,
+      no: "dotagent resume",
+    },
+    context.dirArg,
+  );
   const answer = decide ? await decide(decision) : "no-terminal";
-  if (answer === "no-terminal") return { result: { rolled_back: false, from: plan.from, to: plan.to, moves: plan.moves, archive: null, decision, ...asked }, describe: plan.describe };
-  if (!answer) throw new DotagentError("rollback_declined", "nothing changed; continue with `dotagent resume`", EXIT.refused);
+  if (answer === "no-terminal")
+    return {
+      result: {
+        rolled_back: false,
+        from: plan.from,
+        to: plan.to,
+        moves: plan.moves,
+        archive: null,
+        decision,
+        ...asked,
+      },
+      describe: plan.describe,
+    };
+  if (!answer)
+    throw new DotagentError("rollback_declined", "nothing changed; continue with `dotagent resume`", EXIT.refused);
   const archiver = await loadArchive();
   const done = await locked(context, "rollback", async () => {
     // Planned again under the lock: the state may have moved since the question.
@@ -93,7 +132,17 @@ export async function rollBackWorkflow(context: OpContext, to: string, decide: D
   });
   const { plan: p, journal } = done.prepared;
   return {
-    result: { rolled_back: true, workflow_id: journal.workflow_id, from: p.from, to: p.to, revision: journal.phase.revision ?? null, moves: p.moves, archive: done.archive, decision: null, ...done.kept },
+    result: {
+      rolled_back: true,
+      workflow_id: journal.workflow_id,
+      from: p.from,
+      to: p.to,
+      revision: journal.phase.revision ?? null,
+      moves: p.moves,
+      archive: done.archive,
+      decision: null,
+      ...done.kept,
+    },
     describe: p.describe,
   };
 }

@@ -64,10 +64,19 @@ function costOf(root: string, workflowId: string | null): RunReportInput["cost"]
   // `dotagent run` keeps the SDK's estimate per workflow in its run memory (memory/runs/<id>/run.checkpoint.json).
   const memory = dir === undefined ? undefined : readRunCost(join(dir, "run.checkpoint.json"));
   if (memory !== undefined) {
-    return { recorded: true, lines: [`about $${memory.cost.toFixed(2)} over ${memory.sessions} dotagent run session${memory.sessions === 1 ? "" : "s"} (the Claude Agent SDK's total_cost_usd: an estimate, not a bill)`, `sessions in Claude Code itself are not counted: ${hooks}`] };
+    return {
+      recorded: true,
+      lines: [
+        `about $${memory.cost.toFixed(2)} over ${memory.sessions} dotagent run session${memory.sessions === 1 ? "" : "s"} (the Claude Agent SDK's total_cost_usd: an estimate, not a bill)`,
+        `sessions in Claude Code itself are not counted: ${hooks}`,
+      ],
+    };
   }
   return sessions > 0
-    ? { recorded: false, why: `dotagent run kept ${sessions} session records under memory/runs/${workflowId}/, but they hold no cost or token counts; ${hooks}` }
+    ? {
+        recorded: false,
+        why: `dotagent run kept ${sessions} session records under memory/runs/${workflowId}/, but they hold no cost or token counts; ${hooks}`,
+      }
     : { recorded: false, why: `no dotagent run sessions under memory/runs/, and ${hooks}` };
 }
 
@@ -78,22 +87,45 @@ function readRunCost(file: string): { cost: number; sessions: number } | undefin
     const data = (JSON.parse(read.text) as { data?: { cost_usd?: unknown; costed_sessions?: unknown } }).data;
     const cost = data?.cost_usd;
     const sessions = data?.costed_sessions;
-    return typeof cost === "number" && Number.isFinite(cost) && cost >= 0 && typeof sessions === "number" && Number.isSafeInteger(sessions) && sessions > 0 ? { cost, sessions } : undefined;
+    return typeof cost === "number" &&
+      Number.isFinite(cost) &&
+      cost >= 0 &&
+      typeof sessions === "number" &&
+      Number.isSafeInteger(sessions) &&
+      sessions > 0
+      ? { cost, sessions }
+      : undefined;
   } catch {
     return undefined;
   }
 }
 
 /** `start`: what starts a workflow, said when there is none (the CLI's words for a person); absent: `dotagent init --request …`. */
-export async function writeRunReport(context: Pick<OpContext, "paths" | "now">, out: string | undefined, cwd: string, start?: string): Promise<RunReportResult> {
+export async function writeRunReport(
+  context: Pick<OpContext, "paths" | "now">,
+  out: string | undefined,
+  cwd: string,
+  start?: string,
+): Promise<RunReportResult> {
   const snapshot = await loadSnapshot(context.paths);
   const now = context.now();
   const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
   const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
   // Nothing to draw: said, and no empty page written (a corrupt phase.json still has a log and tasks to draw).
-  if (snapshot.phase.kind === "missing" && snapshot.execution.kind === "missing" && !existsSync(context.paths.eventsFile)) {
-    const remedy = start === undefined ? "start one with `dotagent init --request …` or pass --dir" : `start one: ${start} (or pass --dir)`;
-    throw new DotagentError("no_workflow", `no workflow here (memory/state holds no phase.json, execution.json or events.jsonl); ${remedy}`, EXIT.refused);
+  if (
+    snapshot.phase.kind === "missing" &&
+    snapshot.execution.kind === "missing" &&
+    !existsSync(context.paths.eventsFile)
+  ) {
+    const remedy =
+      start === undefined
+        ? "start one with `dotagent init --request …` or pass --dir"
+        : `start one: ${start} (or pass --dir)`;
+    throw new DotagentError(
+      "no_workflow",
+      `no workflow here (memory/state holds no phase.json, execution.json or events.jsonl); ${remedy}`,
+      EXIT.refused,
+    );
   }
   const events = existsSync(context.paths.eventsFile) ? readEvents(context.paths.eventsFile) : [];
   const workflowId = phase?.workflow_id ?? execution?.workflow_id ?? null;
@@ -121,15 +153,31 @@ export async function writeRunReport(context: Pick<OpContext, "paths" | "now">, 
   } catch {
     isDir = false;
   }
-  if (isDir) throw new DotagentError("usage", `${out ?? DEFAULT_REPORT_PATH} is a folder; give --out a file path such as report.html`, EXIT.usage, { path: file });
+  if (isDir)
+    throw new DotagentError(
+      "usage",
+      `${out ?? DEFAULT_REPORT_PATH} is a folder; give --out a file path such as report.html`,
+      EXIT.usage,
+      { path: file },
+    );
   // Inside the project, its folders are checked from the root; elsewhere the person named the folder.
   const inProject = isInsideLexically(context.paths.root, file);
   try {
-    writeFileInside(inProject ? context.paths.root : dirname(file), file, html, inProject ? {} : { within: "the folder --out names" });
+    writeFileInside(
+      inProject ? context.paths.root : dirname(file),
+      file,
+      html,
+      inProject ? {} : { within: "the folder --out names" },
+    );
   } catch (error) {
     if (error instanceof DotagentError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? "error";
-    throw new DotagentError("write_failed", `could not write ${file} (${code}); give --out a path in a folder that exists and you may write to`, EXIT.refused, { path: file, errno: code });
+    throw new DotagentError(
+      "write_failed",
+      `could not write ${file} (${code}); give --out a path in a folder that exists and you may write to`,
+      EXIT.refused,
+      { path: file, errno: code },
+    );
   }
   const rel = relative(context.paths.root, file);
   const facts = runReportFacts(input);
@@ -156,8 +204,13 @@ export async function writeRunReport(context: Pick<OpContext, "paths" | "now">, 
 /** The one line `dotagent report` prints for a person: `Wrote memory/report.html (N bytes): 3 tasks, 0 interruption or repair events, verification passed, 3 min in all; cost not recorded.` */
 export function runReportLine(result: RunReportResult): string {
   const verdict = verificationWords(verificationOf(result.verification.checks));
-  const took = result.started_at === null || result.ended_at === null ? null : `${formatDuration(Date.parse(result.ended_at) - Date.parse(result.started_at))} ${result.complete ? "in all" : "so far"}`;
-  const told = [count(result.tasks, "task"), count(result.interruptions, "interruption or repair event"), verdict, took].filter((p) => p !== null).join(", ");
+  const took =
+    result.started_at === null || result.ended_at === null
+      ? null
+      : `${formatDuration(Date.parse(result.ended_at) - Date.parse(result.started_at))} ${result.complete ? "in all" : "so far"}`;
+  const told = [count(result.tasks, "task"), count(result.interruptions, "interruption or repair event"), verdict, took]
+    .filter((p) => p !== null)
+    .join(", ");
   return `Wrote ${result.path} (${result.bytes} bytes): ${told}; cost ${result.cost_recorded ? "included" : "not recorded"}.`;
 }
 

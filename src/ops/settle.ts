@@ -2,7 +2,13 @@
 // what the planner does by itself (advance a phase whose report is there and whose gate is met,
 // record the design's task plan, recover tasks whose owner is gone), so every command that records
 // a step answers with the next one (`next`), the object `resume` would give, without a second call.
-import { planResume, type AgentInFlight, type Decision, type NextAction, type ResumePlan } from "../core/plan-resume.js";
+import {
+  planResume,
+  type AgentInFlight,
+  type Decision,
+  type NextAction,
+  type ResumePlan,
+} from "../core/plan-resume.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
@@ -25,7 +31,12 @@ export interface NextFields {
 }
 
 export function nextFields(plan: ResumePlan): NextFields {
-  return { next: plan.next, in_flight: plan.in_flight, agents_in_flight: plan.agents_in_flight, ...(plan.decision !== null ? { decision: plan.decision } : {}) };
+  return {
+    next: plan.next,
+    in_flight: plan.in_flight,
+    agents_in_flight: plan.agents_in_flight,
+    ...(plan.decision !== null ? { decision: plan.decision } : {}),
+  };
 }
 
 /**
@@ -34,9 +45,20 @@ export function nextFields(plan: ResumePlan): NextFields {
  * then), not writable, so the question says its yes cannot commit from there (SPEC §19).
  */
 export function checkoutAsModelSees(context: Pick<OpContext, "modelGitReadOnly">, facts: CheckoutFacts): CheckoutFacts;
-export function checkoutAsModelSees(context: Pick<OpContext, "modelGitReadOnly">, facts: CheckoutFacts | undefined): CheckoutFacts | undefined;
-export function checkoutAsModelSees(context: Pick<OpContext, "modelGitReadOnly">, facts: CheckoutFacts | undefined): CheckoutFacts | undefined {
-  return facts?.git === true && facts.dirty.length > 0 && facts.writable !== false && context.modelGitReadOnly?.() === true ? { ...facts, writable: false } : facts;
+export function checkoutAsModelSees(
+  context: Pick<OpContext, "modelGitReadOnly">,
+  facts: CheckoutFacts | undefined,
+): CheckoutFacts | undefined;
+export function checkoutAsModelSees(
+  context: Pick<OpContext, "modelGitReadOnly">,
+  facts: CheckoutFacts | undefined,
+): CheckoutFacts | undefined {
+  return facts?.git === true &&
+    facts.dirty.length > 0 &&
+    facts.writable !== false &&
+    context.modelGitReadOnly?.() === true
+    ? { ...facts, writable: false }
+    : facts;
 }
 
 /** The state files after a plan was carried out (undefined: not there). */
@@ -49,7 +71,13 @@ export interface Settled {
 }
 
 /** Carries out a plan's writes: journal, moves, execution.json, phase.json, events (+ `resumed` when asked). */
-export async function applyPlan(context: OpContext, snapshot: StateSnapshot, plan: ResumePlan, now: Date, options: { archivedFiles?: Parameters<typeof finishClear>[2]; logResumed: boolean }): Promise<Omit<Settled, "plan">> {
+export async function applyPlan(
+  context: OpContext,
+  snapshot: StateSnapshot,
+  plan: ResumePlan,
+  now: Date,
+  options: { archivedFiles?: Parameters<typeof finishClear>[2]; logResumed: boolean },
+): Promise<Omit<Settled, "plan">> {
   let phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
   let execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
   if (plan.writes.finishClear) {
@@ -64,12 +92,28 @@ export async function applyPlan(context: OpContext, snapshot: StateSnapshot, pla
     writer.appendEvents([{ type: "hand_edit_kept", files: writes.adoptEdits }]);
   }
   if (phase !== undefined && (writes.phase || writes.execution || writes.moves.length > 0)) {
-    const written = writer.applyChange({ phaseBefore: phase, journal: writes.journal, moves: writes.moves, execution: writes.execution, phase: writes.phase, events: writes.events });
+    const written = writer.applyChange({
+      phaseBefore: phase,
+      journal: writes.journal,
+      moves: writes.moves,
+      execution: writes.execution,
+      phase: writes.phase,
+      events: writes.events,
+    });
     phase = written.phase ?? phase;
     execution = written.execution ?? execution;
   }
   // `repair_codes` tells a resume that set something right from one that only planned the next step (run-story.ts, SPEC §7).
-  if (options.logResumed) writer.appendEvents([{ type: "resumed", situation: plan.situation, next: plan.next.action, repairs: plan.repairs.length, repair_codes: plan.repairs.map((r) => r.code) }]);
+  if (options.logResumed)
+    writer.appendEvents([
+      {
+        type: "resumed",
+        situation: plan.situation,
+        next: plan.next.action,
+        repairs: plan.repairs.length,
+        repair_codes: plan.repairs.map((r) => r.code),
+      },
+    ]);
   return { phase, execution };
 }
 
@@ -82,7 +126,8 @@ export async function settle(context: OpContext, now: Date, started: readonly st
   const settled = await settlePlan(context, now, started);
   // Its answer puts the question to an agent's shell (`decision` beside `next`): asked, so the
   // person's next prompt answers it (person-gate.ts).
-  if (settled.plan.decision !== null && context.byModel === true) (await import("./person-gate.js")).recordAskedLocked(context, settled.phase, settled.plan.decision);
+  if (settled.plan.decision !== null && context.byModel === true)
+    (await import("./person-gate.js")).recordAskedLocked(context, settled.phase, settled.plan.decision);
   return settled;
 }
 
@@ -91,33 +136,55 @@ async function settlePlan(context: OpContext, now: Date, started: readonly strin
   // Merges cut off, tasks done in their worktrees whose session is gone, worktrees nobody needs.
   if (needsWorktreeRecovery(context.paths.root, snapshot)) {
     const { recoverWorktrees } = await import("./worktree-tasks.js");
-    if ((await recoverWorktrees(context, now, { skip: started })).length > 0) snapshot = await loadSnapshot(context.paths);
+    if ((await recoverWorktrees(context, now, { skip: started })).length > 0)
+      snapshot = await loadSnapshot(context.paths);
   }
   const owners = judgeRunningTasks(snapshot, now);
   for (const id of started) owners.set(id, "live");
   const checkout = checkoutAsModelSees(context, checkoutFactsFor(context.paths.root, snapshot));
   const plan = planResume(snapshot, now, { owners, checkout });
   // The isolation question leaves the rest of the plan to carry out (a phase reached, a plan recorded).
-  if (plan.decision !== null && plan.decisionKind !== "isolation") return { plan, phase: snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined, execution: snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined, ...(checkout ? { checkout } : {}) };
+  if (plan.decision !== null && plan.decisionKind !== "isolation")
+    return {
+      plan,
+      phase: snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined,
+      execution: snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined,
+      ...(checkout ? { checkout } : {}),
+    };
   const applied = await applyPlan(context, snapshot, plan, now, { logResumed: false });
   // The tasks step (develop: IMPLEMENTATION) just completed: every task is merged, so no task branch or worktree is left (SPEC §19).
   const tasksStep = snapshot.phase.kind === "ok" ? tasksStepOf(snapshot.phase.value) : undefined;
-  if (tasksStep !== undefined && plan.writes.events.some((e) => e.type === "phase_completed" && e.phase === tasksStep) && applied.execution?.tasks.some((t) => t.worktree != null)) {
+  if (
+    tasksStep !== undefined &&
+    plan.writes.events.some((e) => e.type === "phase_completed" && e.phase === tasksStep) &&
+    applied.execution?.tasks.some((t) => t.worktree != null)
+  ) {
     const { sweepWorktrees } = await import("./worktree-tasks.js");
     try {
       sweepWorktrees(context.paths.root, now, { branches: true, execution: applied.execution });
     } catch (error) {
-      context.warn(`the task worktrees could not be tidied (${(error as Error).message}); \`dotagent resume\` tries again`);
+      context.warn(
+        `the task worktrees could not be tidied (${(error as Error).message}); \`dotagent resume\` tries again`,
+      );
     }
   }
   // The plan this very settle recorded (ARCHITECTURE's approval imports the tasks) asks to run
   // them: the main checkout decides whether they may start, so the answer is the question if it
   // has uncommitted changes, never a run_tasks the hook then refuses (SPEC §19).
-  if (plan.next.action === "run_tasks" && checkout === undefined && plan.writes.events.some((e) => e.type === "plan_recorded")) {
+  if (
+    plan.next.action === "run_tasks" &&
+    checkout === undefined &&
+    plan.writes.events.some((e) => e.type === "plan_recorded")
+  ) {
     const after = await loadSnapshot(context.paths);
     const facts = checkoutAsModelSees(context, checkoutFactsFor(context.paths.root, after));
     const asked = facts === undefined ? undefined : planResume(after, now, { owners, checkout: facts });
-    if (asked?.next.action === "confirm_isolation") return { plan: { ...plan, next: asked.next, decision: asked.decision, decisionKind: asked.decisionKind }, ...applied, checkout: facts! };
+    if (asked?.next.action === "confirm_isolation")
+      return {
+        plan: { ...plan, next: asked.next, decision: asked.decision, decisionKind: asked.decisionKind },
+        ...applied,
+        checkout: facts!,
+      };
   }
   return { plan, ...applied, ...(checkout ? { checkout } : {}) };
 }

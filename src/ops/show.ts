@@ -5,7 +5,13 @@
 import { DotagentError, EXIT } from "../core/errors.js";
 import { flowOf } from "../core/flow-of.js";
 import { REPORT } from "../core/phases.js";
-import { compareReports, escapeMarkdown, renderReportsMarkdown, type ReportMarkdownKind, type ReportToRender } from "../core/report-markdown.js";
+import {
+  compareReports,
+  escapeMarkdown,
+  renderReportsMarkdown,
+  type ReportMarkdownKind,
+  type ReportToRender,
+} from "../core/report-markdown.js";
 import type { Step } from "../core/flow.js";
 import { outputOf } from "../core/tasks.js";
 import type { ExecutionState } from "../schema/execution.js";
@@ -37,7 +43,8 @@ const NAMED: Readonly<Record<string, (path: string) => boolean>> = {
 };
 
 /** A report's rework copies (`steps/TESTS.rework-1.json`, SPEC §20) are its step's too. */
-const isCopyOf = (path: string, report: string) => path.startsWith(report.replace(/\.(json|md)$/, ".rework-")) && /\.rework-\d+\.(json|md)$/.test(path);
+const isCopyOf = (path: string, report: string) =>
+  path.startsWith(report.replace(/\.(json|md)$/, ".rework-")) && /\.rework-\d+\.(json|md)$/.test(path);
 
 /** The reports a step writes: a choose step its designs, roundtable and pick; a tasks step its plans and task reports; any other its reports and their rework copies. */
 function ofStep(step: Step): (path: string) => boolean {
@@ -53,7 +60,10 @@ function kindIn(step: Step | undefined, path: string): ReportMarkdownKind | unde
 }
 
 /** What `target` names: a report name, a step id of the workflow, a task id, or a path under memory/reports/. */
-type Selection = { readonly what: "name" | "path"; readonly select: (path: string) => boolean } | { readonly what: "step"; readonly step: Step; readonly select: (path: string) => boolean } | { readonly what: "task"; readonly output: string; readonly select: (path: string) => boolean };
+type Selection =
+  | { readonly what: "name" | "path"; readonly select: (path: string) => boolean }
+  | { readonly what: "step"; readonly step: Step; readonly select: (path: string) => boolean }
+  | { readonly what: "task"; readonly output: string; readonly select: (path: string) => boolean };
 
 function selectionFor(target: string, steps: readonly Step[], execution: ExecutionState | undefined): Selection {
   const named = NAMED[target.toLowerCase().replace(/\.json$/, "")];
@@ -72,12 +82,33 @@ function selectionFor(target: string, steps: readonly Step[], execution: Executi
 /** Nothing there for the target: a step or task that has not written its report yet says so; anything else lists what show takes. */
 function missing(target: string, selection: Selection, steps: readonly Step[]): DotagentError {
   if (selection.what === "step") {
-    const reports = selection.step.kind === "choose" ? "its designs" : selection.step.kind === "tasks" ? "its plan or task reports" : selection.step.reports.join(" or ");
-    return new DotagentError("report_missing", `step ${selection.step.id} has no report yet (${reports}); \`dotagent status\` says where the workflow is`, EXIT.refused, { target });
+    const reports =
+      selection.step.kind === "choose"
+        ? "its designs"
+        : selection.step.kind === "tasks"
+          ? "its plan or task reports"
+          : selection.step.reports.join(" or ");
+    return new DotagentError(
+      "report_missing",
+      `step ${selection.step.id} has no report yet (${reports}); \`dotagent status\` says where the workflow is`,
+      EXIT.refused,
+      { target },
+    );
   }
-  if (selection.what === "task") return new DotagentError("report_missing", `task ${target} has no report yet (${selection.output}); \`dotagent tasks show ${target}\` shows where it is`, EXIT.refused, { target });
+  if (selection.what === "task")
+    return new DotagentError(
+      "report_missing",
+      `task ${target} has no report yet (${selection.output}); \`dotagent tasks show ${target}\` shows where it is`,
+      EXIT.refused,
+      { target },
+    );
   const ids = steps.map((s) => s.id).join(", ");
-  return new DotagentError("report_missing", `no report for "${target}" in memory/reports/; \`dotagent show\` (no argument) shows every report there; names: ${Object.keys(NAMED).join(", ")}, a step (${ids}), a task id or a path such as designs/minimal.json`, EXIT.refused, { target });
+  return new DotagentError(
+    "report_missing",
+    `no report for "${target}" in memory/reports/; \`dotagent show\` (no argument) shows every report there; names: ${Object.keys(NAMED).join(", ")}, a step (${ids}), a task id or a path such as designs/minimal.json`,
+    EXIT.refused,
+    { target },
+  );
 }
 
 export async function showReports(context: Pick<OpContext, "paths">, target: string | undefined): Promise<ShowResult> {
@@ -85,13 +116,20 @@ export async function showReports(context: Pick<OpContext, "paths">, target: str
   const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
   const flow = flowOf(phase ?? {});
   const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
-  const there = listReportFiles(context.paths.root, flow.steps.flatMap((s) => (s.kind === "choose" || s.kind === "tasks" ? [] : s.reports)));
+  const there = listReportFiles(
+    context.paths.root,
+    flow.steps.flatMap((s) => (s.kind === "choose" || s.kind === "tasks" ? [] : s.reports)),
+  );
   const selection = target === undefined ? undefined : selectionFor(target, flow.steps, execution);
   const chosen = there.filter((p) => selection === undefined || selection.select(p));
-  if (target !== undefined && selection !== undefined && chosen.length === 0) throw missing(target, selection, flow.steps);
+  if (target !== undefined && selection !== undefined && chosen.length === 0)
+    throw missing(target, selection, flow.steps);
   // Each report's step (the first whose reports it is): the document follows the workflow's own order.
   const owners = flow.steps.map(ofStep);
-  const read = readReports(context.paths.root, chosen.map((path) => ({ path, mode: "parse" as const })));
+  const read = readReports(
+    context.paths.root,
+    chosen.map((path) => ({ path, mode: "parse" as const })),
+  );
   const valid: ReportToRender[] = [];
   const invalid: { path: string; reason: string }[] = [];
   for (const path of chosen) {
@@ -99,13 +137,17 @@ export async function showReports(context: Pick<OpContext, "paths">, target: str
     if (state?.status === "valid") {
       const at = owners.findIndex((owns) => owns(path));
       valid.push({ path, data: state.data, kind: kindIn(flow.steps[at], path), step: at < 0 ? undefined : at });
-    }
-    else if (state !== undefined && state.status !== "missing") invalid.push({ path, reason: "reason" in state ? state.reason : state.status });
+    } else if (state !== undefined && state.status !== "missing")
+      invalid.push({ path, reason: "reason" in state ? state.reason : state.status });
   }
   valid.sort(compareReports);
-  const title = phase === undefined ? "Workflow reports" : `Workflow ${phase.workflow_id}${target === undefined ? "" : `: ${target}`}`;
+  const title =
+    phase === undefined
+      ? "Workflow reports"
+      : `Workflow ${phase.workflow_id}${target === undefined ? "" : `: ${target}`}`;
   let markdown = renderReportsMarkdown(title, valid);
-  if (invalid.length > 0) markdown += `\n## Not shown\n\n${invalid.map((i) => `- ${escapeMarkdown(i.path)}: ${escapeMarkdown(i.reason)}`).join("\n")}\n`;
+  if (invalid.length > 0)
+    markdown += `\n## Not shown\n\n${invalid.map((i) => `- ${escapeMarkdown(i.path)}: ${escapeMarkdown(i.reason)}`).join("\n")}\n`;
   const order = valid.map((v) => v.path);
   return { target: target ?? null, reports: order, invalid, markdown };
 }

@@ -8,18 +8,32 @@ import type { PhaseState } from "../schema/phase.js";
 /** Throws exit 3 when the state cannot be trusted (CONTRACT §9 errors). */
 export function requireValid(snapshot: StateSnapshot, now: Date): void {
   if (snapshot.clearing && snapshot.clearing.problem === null) {
-    throw new DotagentError("clear_interrupted", `a fresh start was cut off while clearing the state archived as ${snapshot.clearing.archive}; run \`dotagent resume\` to finish it`, EXIT.invalid);
+    throw new DotagentError(
+      "clear_interrupted",
+      `a fresh start was cut off while clearing the state archived as ${snapshot.clearing.archive}; run \`dotagent resume\` to finish it`,
+      EXIT.invalid,
+    );
   }
   const { errors } = validateState(snapshot, now, { staleAfterMs: Number.POSITIVE_INFINITY });
   const first = errors[0];
   if (first !== undefined) {
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
-    throw new DotagentError("state_invalid", `${formatProblem(first)}${more}; run \`dotagent validate\` for every problem, or \`dotagent resume\` to decide`, EXIT.invalid, { errors });
+    throw new DotagentError(
+      "state_invalid",
+      `${formatProblem(first)}${more}; run \`dotagent validate\` for every problem, or \`dotagent resume\` to decide`,
+      EXIT.invalid,
+      { errors },
+    );
   }
 }
 
 export function requireWorkflow(snapshot: StateSnapshot, now: Date): PhaseState {
   requireValid(snapshot, now);
-  if (snapshot.phase.kind !== "ok") throw new DotagentError("no_workflow", "no workflow here (memory/state/phase.json does not exist); start one with `dotagent init --request …`", EXIT.refused);
+  if (snapshot.phase.kind !== "ok")
+    throw new DotagentError(
+      "no_workflow",
+      "no workflow here (memory/state/phase.json does not exist); start one with `dotagent init --request …`",
+      EXIT.refused,
+    );
   return snapshot.phase.value;
 }

@@ -25,7 +25,12 @@ import { planWithDir } from "./decision-dir.js";
 import { standingOf, type StepStanding } from "../core/step-standing.js";
 
 /** `status --json`: the resume plan (as `resume --dry-run`), task counts by status, open ops, and the tasks by worktree (SPEC §19). */
-export type StatusResult = PlanJson & { tasks: Record<string, number>; ops: OpSummary[]; isolation: IsolationRecord | null; worktrees: WorktreeView[] };
+export type StatusResult = PlanJson & {
+  tasks: Record<string, number>;
+  ops: OpSummary[];
+  isolation: IsolationRecord | null;
+  worktrees: WorktreeView[];
+};
 
 export interface StatusOutcome {
   readonly result: StatusResult;
@@ -53,11 +58,21 @@ export interface StatusView {
   readonly tasks: TaskListResult;
 }
 
-export async function readStatus(context: Pick<OpContext, "paths" | "now" | "dirArg">, staleAfterMs: number | undefined): Promise<StatusOutcome> {
+export async function readStatus(
+  context: Pick<OpContext, "paths" | "now" | "dirArg">,
+  staleAfterMs: number | undefined,
+): Promise<StatusOutcome> {
   const snapshot = await loadSnapshot(context.paths);
   const now = context.now();
   const owners = judgeRunningTasks(snapshot, now);
-  const plan = planWithDir(await planWithRecovery(context.paths, snapshot, now, { staleAfterMs, owners, checkout: checkoutQuestionFor(context.paths.root, snapshot) }), context.dirArg);
+  const plan = planWithDir(
+    await planWithRecovery(context.paths, snapshot, now, {
+      staleAfterMs,
+      owners,
+      checkout: checkoutQuestionFor(context.paths.root, snapshot),
+    }),
+    context.dirArg,
+  );
   const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
   const tasks = countByStatus(execution);
   const ops = listOpenOps(context.paths, now);
@@ -74,7 +89,13 @@ export async function readStatus(context: Pick<OpContext, "paths" | "now" | "dir
   };
 }
 
-function viewOf(snapshot: Awaited<ReturnType<typeof loadSnapshot>>, execution: ExecutionState | undefined, counts: Record<string, number>, owners: OwnerVerdicts, plan: ResumePlan): StatusView | null {
+function viewOf(
+  snapshot: Awaited<ReturnType<typeof loadSnapshot>>,
+  execution: ExecutionState | undefined,
+  counts: Record<string, number>,
+  owners: OwnerVerdicts,
+  plan: ResumePlan,
+): StatusView | null {
   if (snapshot.phase.kind !== "ok") return null;
   const phase = snapshot.phase.value;
   const flow = flowOf(phase);
@@ -85,7 +106,15 @@ function viewOf(snapshot: Awaited<ReturnType<typeof loadSnapshot>>, execution: E
     phase,
     request: phase.request ?? null,
     standing: standingOf({ phase, execution, owners, plan }),
-    tasks: { workflow_id: phase.workflow_id, phase: phase.current_phase, round: currentRound(phase), total: rows.length, counts: counts as TaskListResult["counts"], filter: null, tasks: rows },
+    tasks: {
+      workflow_id: phase.workflow_id,
+      phase: phase.current_phase,
+      round: currentRound(phase),
+      total: rows.length,
+      counts: counts as TaskListResult["counts"],
+      filter: null,
+      tasks: rows,
+    },
   };
 }
 
@@ -95,9 +124,17 @@ function approvedNeeds(snapshot: Awaited<ReturnType<typeof loadSnapshot>>, plan:
   const state = snapshot.phase.value;
   const phase = state.current_phase;
   if (!specOf(state, phase).gate || !state.user_checkpoints.some((c) => c.phase === phase)) return null;
-  const proof = provePhase(phase, snapshot.reports, snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined, state);
+  const proof = provePhase(
+    phase,
+    snapshot.reports,
+    snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined,
+    state,
+  );
   if (proof.done) return null;
   const output = specOf(state, phase).outputs[0]!;
-  const format = output === REPORT.finalDesign ? "; it holds the pick: {chosen, design, tasks: [{id, title, depends_on}]} (SPEC.md §1)" : "";
+  const format =
+    output === REPORT.finalDesign
+      ? "; it holds the pick: {chosen, design, tasks: [{id, title, depends_on}]} (SPEC.md §1)"
+      : "";
   return `write ${output} — ${phase} is approved, but ${proof.missing}${format}; then \`dotagent phase complete ${phase}\``;
 }

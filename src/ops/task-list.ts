@@ -46,7 +46,10 @@ async function readPlan(context: Pick<OpContext, "paths" | "now">) {
   return { phase, execution, verdicts: judgeRunningTasks(snapshot, now) };
 }
 
-export async function listTasks(context: Pick<OpContext, "paths" | "now">, statuses?: readonly TaskStatus[]): Promise<TaskListResult> {
+export async function listTasks(
+  context: Pick<OpContext, "paths" | "now">,
+  statuses?: readonly TaskStatus[],
+): Promise<TaskListResult> {
   const { phase, execution, verdicts } = await readPlan(context);
   return {
     workflow_id: phase?.workflow_id ?? null,
@@ -63,8 +66,21 @@ export async function showTask(context: Pick<OpContext, "paths" | "now">, id: st
   const { phase, execution, verdicts } = await readPlan(context);
   const task = execution?.tasks.find((t) => t.id === id);
   if (phase === undefined || execution === undefined || task === undefined) {
-    throw new DotagentError("unknown_task", `task ${id} does not exist${phase === undefined ? " (no workflow here)" : ""}; \`dotagent tasks\` lists the plan`, EXIT.refused, { task: id });
+    throw new DotagentError(
+      "unknown_task",
+      `task ${id} does not exist${phase === undefined ? " (no workflow here)" : ""}; \`dotagent tasks\` lists the plan`,
+      EXIT.refused,
+      { task: id },
+    );
   }
   const events = readEvents(context.paths.eventsFile).filter((e) => e.task_id === id);
-  return { workflow_id: phase.workflow_id, task: { ...taskRow(task, execution, verdicts), output: outputOf(task), dependants: dependantsOf(execution.tasks, id) }, events };
+  return {
+    workflow_id: phase.workflow_id,
+    task: {
+      ...taskRow(task, execution, verdicts),
+      output: outputOf(task),
+      dependants: dependantsOf(execution.tasks, id),
+    },
+    events,
+  };
 }

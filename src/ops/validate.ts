@@ -16,7 +16,10 @@ export interface ValidateResult {
   removed_temp_files: string[];
 }
 
-export async function validateWorkflow(context: Pick<OpContext, "paths" | "now">, staleAfterMs: number | undefined): Promise<{ result: ValidateResult; snapshot: StateSnapshot }> {
+export async function validateWorkflow(
+  context: Pick<OpContext, "paths" | "now">,
+  staleAfterMs: number | undefined,
+): Promise<{ result: ValidateResult; snapshot: StateSnapshot }> {
   const now = context.now();
   const snapshot = await loadSnapshot(context.paths);
   const report = validateState(snapshot, now, { staleAfterMs: staleAfterMs ?? DEFAULT_STALE_AFTER_MS });
@@ -33,5 +36,13 @@ export async function validateWorkflow(context: Pick<OpContext, "paths" | "now">
       // busy: the next command that takes the lock sweeps them
     }
   }
-  return { result: { valid: report.errors.length === 0, errors: report.errors, warnings: report.warnings, removed_temp_files: removed }, snapshot };
+  return {
+    result: {
+      valid: report.errors.length === 0,
+      errors: report.errors,
+      warnings: report.warnings,
+      removed_temp_files: removed,
+    },
+    snapshot,
+  };
 }

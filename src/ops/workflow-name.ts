@@ -7,6 +7,12 @@ import type { Flow } from "../core/flow.js";
 export async function resolveWorkflowName(root: string, name: string): Promise<Flow> {
   const { workflowCatalog, describeDefProblem } = await import("../store/workflow-files.js");
   const resolved = (await workflowCatalog(root)).resolve(name);
-  if (!resolved.ok) throw new DotagentError("workflow_invalid", `${describeDefProblem(resolved.problems[0]!)}${resolved.problems.length > 1 ? ` (and ${resolved.problems.length - 1} more: \`dotagent workflows validate ${name}\`)` : ""}`, EXIT.invalid, { problems: resolved.problems });
+  if (!resolved.ok)
+    throw new DotagentError(
+      "workflow_invalid",
+      `${describeDefProblem(resolved.problems[0]!)}${resolved.problems.length > 1 ? ` (and ${resolved.problems.length - 1} more: \`dotagent workflows validate ${name}\`)` : ""}`,
+      EXIT.invalid,
+      { problems: resolved.problems },
+    );
   return resolved.flow;
 }

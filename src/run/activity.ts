@@ -41,7 +41,9 @@ function describeCall(name: string, input: Record<string, unknown>, root: string
 export function describeActivity(message: QueryMessage, root: string): string | undefined {
   if (message.type === "assistant" && (message.parent_tool_use_id ?? null) === null) {
     const content = (message.message as { content?: unknown } | undefined)?.content;
-    const blocks = Array.isArray(content) ? (content as Array<{ type?: unknown; name?: unknown; input?: unknown }>) : [];
+    const blocks = Array.isArray(content)
+      ? (content as Array<{ type?: unknown; name?: unknown; input?: unknown }>)
+      : [];
     const calls = blocks.filter((b) => b.type === "tool_use" && typeof b.name === "string");
     if (calls.length > 0) {
       const last = calls.at(-1)!;
@@ -56,7 +58,12 @@ export function describeActivity(message: QueryMessage, root: string): string | 
   if (message.type === "system" && message.subtype === "api_retry") {
     const attempt = typeof message.attempt === "number" ? message.attempt : undefined;
     const max = typeof message.max_retries === "number" ? message.max_retries : undefined;
-    const why = typeof message.error === "string" ? message.error : typeof message.error_status === "number" ? `HTTP ${message.error_status}` : "an API error";
+    const why =
+      typeof message.error === "string"
+        ? message.error
+        : typeof message.error_status === "number"
+          ? `HTTP ${message.error_status}`
+          : "an API error";
     return `the API answered ${why}; retry${attempt !== undefined ? ` ${attempt}${max !== undefined ? ` of ${max}` : ""}` : ""}`;
   }
   if (message.type === "system" && message.subtype === "init") return "started";

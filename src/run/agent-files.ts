@@ -23,7 +23,12 @@ const AGENT_BYTES = 256 * 1024;
 export function findAgentsDir(explicit: string | undefined, besideFile: string): string {
   if (explicit !== undefined) {
     const dir = resolve(explicit);
-    if (!existsSync(join(dir, "pm.md"))) throw new DotagentError("agents_missing", `${explicit} holds no pm.md; give --agents a folder with the six agent files (pm, architect, roundtable, executor, qa, reflector)`, EXIT.usage);
+    if (!existsSync(join(dir, "pm.md")))
+      throw new DotagentError(
+        "agents_missing",
+        `${explicit} holds no pm.md; give --agents a folder with the six agent files (pm, architect, roundtable, executor, qa, reflector)`,
+        EXIT.usage,
+      );
     return dir;
   }
   const here = dirname(besideFile);
@@ -33,18 +38,35 @@ export function findAgentsDir(explicit: string | undefined, besideFile: string):
     const dir = join(here, up, "agents");
     if (existsSync(join(dir, "pm.md"))) return dir;
   }
-  throw new DotagentError("agents_missing", `no agents/ folder beside this dotagent (${here}); reinstall dotagent or pass --agents DIR`, EXIT.refused);
+  throw new DotagentError(
+    "agents_missing",
+    `no agents/ folder beside this dotagent (${here}); reinstall dotagent or pass --agents DIR`,
+    EXIT.refused,
+  );
 }
 
 /** Parses one agent file: `---` front matter with `name:` and `tools: A, B`, then the body. */
 export function parseAgentFile(file: string, text: string): AgentFile {
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n([\s\S]*)$/.exec(text);
-  if (!match) throw new DotagentError("agent_invalid", `${file} has no front matter (--- name: … tools: … ---); restore it from the dotagent package`, EXIT.invalid);
+  if (!match)
+    throw new DotagentError(
+      "agent_invalid",
+      `${file} has no front matter (--- name: … tools: … ---); restore it from the dotagent package`,
+      EXIT.invalid,
+    );
   const field = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, "m").exec(match[1]!)?.[1]?.trim();
   const name = field("name");
   const body = match[2]!.trim();
-  if (!name || body === "") throw new DotagentError("agent_invalid", `${file} needs a name in its front matter and a body; restore it from the dotagent package`, EXIT.invalid);
-  const tools = (field("tools") ?? "").split(",").map((t) => t.trim()).filter((t) => t !== "");
+  if (!name || body === "")
+    throw new DotagentError(
+      "agent_invalid",
+      `${file} needs a name in its front matter and a body; restore it from the dotagent package`,
+      EXIT.invalid,
+    );
+  const tools = (field("tools") ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter((t) => t !== "");
   const model = field("model");
   return { name, tools, ...(model && model !== "inherit" ? { model } : {}), body };
 }
@@ -83,13 +105,22 @@ export function readProjectInstructions(root: string): { text?: string; note: st
  * a built-in one), else the one `dir` holds (`--agents DIR`, else the package's). develop's runs
  * read `dir` only, as before.
  */
-export function agentsForFlow(root: string, names: Iterable<string>, base: ReadonlyMap<string, AgentFile>): Map<string, AgentFile> {
+export function agentsForFlow(
+  root: string,
+  names: Iterable<string>,
+  base: ReadonlyMap<string, AgentFile>,
+): Map<string, AgentFile> {
   const agents = new Map(base);
   for (const name of names) {
     const file = join(root, ".claude", "agents", `${name}.md`);
     const read = readProjectText(file, { maxBytes: AGENT_BYTES, links: "inside", root });
     if (read.kind === "missing") continue;
-    if (read.kind !== "ok") throw new DotagentError("agent_invalid", `.claude/agents/${name}.md ${read.reason}; the workflow's step needs it as the ${name} agent`, EXIT.invalid);
+    if (read.kind !== "ok")
+      throw new DotagentError(
+        "agent_invalid",
+        `.claude/agents/${name}.md ${read.reason}; the workflow's step needs it as the ${name} agent`,
+        EXIT.invalid,
+      );
     // Known by the file's name, as the definition names it.
     agents.set(name, { ...parseAgentFile(`.claude/agents/${name}.md`, read.text), name });
   }

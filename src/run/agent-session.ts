@@ -8,7 +8,12 @@ import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { AgentJob } from "../core/run-step.js";
 import { checkpointStore, type CheckpointStore } from "../api/checkpoint-store.js";
-import { recoverableQuery, type QueryMessage, type QuerySdk, type RecoverableResult } from "../api/recoverable-query.js";
+import {
+  recoverableQuery,
+  type QueryMessage,
+  type QuerySdk,
+  type RecoverableResult,
+} from "../api/recoverable-query.js";
 import type { AgentFile } from "./agent-files.js";
 
 export interface AgentRunContext {
@@ -37,7 +42,11 @@ export interface AgentOutcome {
    * API (unreachable, overloaded, rate limited): the SDK's error code. Not the agent's failure, and
    * no other session would do better until it is fixed or over.
    */
-  readonly blocked?: { readonly kind: "account" | "service" | "budget"; readonly error: string; readonly resetsAt?: number };
+  readonly blocked?: {
+    readonly kind: "account" | "service" | "budget";
+    readonly error: string;
+    readonly resetsAt?: number;
+  };
   /** The session's estimated cost in USD (its last result's `total_cost_usd`), when the SDK said it. */
   readonly costUsd?: number;
   /** Set when the run was interrupted (Ctrl-C) during the session: stopped, its record kept for the next run. */
@@ -53,7 +62,14 @@ export interface SessionControls {
 }
 
 /** The SDK's assistant error codes (SDKAssistantMessageError) that mean the account cannot be used. */
-export const ACCOUNT_ERRORS: ReadonlySet<string> = new Set(["authentication_failed", "oauth_org_not_allowed", "account_on_hold", "verification_required", "billing_error", "cloud_credential_error"]);
+export const ACCOUNT_ERRORS: ReadonlySet<string> = new Set([
+  "authentication_failed",
+  "oauth_org_not_allowed",
+  "account_on_hold",
+  "verification_required",
+  "billing_error",
+  "cloud_credential_error",
+]);
 /** …and those that mean the API cannot be used right now (after Claude Code's own retries). */
 export const SERVICE_ERRORS: ReadonlySet<string> = new Set(["server_error", "overloaded", "rate_limit"]);
 /**
@@ -83,7 +99,11 @@ export function agentPrompt(job: AgentJob, request: string, phase: string): stri
  * The key of this job's current session: the newest generation unless it finished. A job with a
  * `formerKey` and no session yet continues a session an earlier dotagent cut off under that key.
  */
-async function sessionKey(store: CheckpointStore<Record<string, unknown>>, base: string, former?: string): Promise<string> {
+async function sessionKey(
+  store: CheckpointStore<Record<string, unknown>>,
+  base: string,
+  former?: string,
+): Promise<string> {
   const ids = (await store.list()).map((c) => c.id);
   const newest = newestGeneration(ids, base);
   if (newest === 0 && former !== undefined) {
@@ -96,13 +116,25 @@ async function sessionKey(store: CheckpointStore<Record<string, unknown>>, base:
 }
 
 function newestGeneration(ids: readonly string[], base: string): number {
-  const generations = ids.map((id) => /^(.*)\.s(\d+)$/.exec(id)).filter((m): m is RegExpExecArray => m !== null && m[1] === base).map((m) => Number(m[2]));
+  const generations = ids
+    .map((id) => /^(.*)\.s(\d+)$/.exec(id))
+    .filter((m): m is RegExpExecArray => m !== null && m[1] === base)
+    .map((m) => Number(m[2]));
   return generations.length > 0 ? Math.max(...generations) : 0;
 }
 
-export async function runAgentJob(job: AgentJob, context: AgentRunContext, controls: SessionControls = {}): Promise<AgentOutcome> {
+export async function runAgentJob(
+  job: AgentJob,
+  context: AgentRunContext,
+  controls: SessionControls = {},
+): Promise<AgentOutcome> {
   const agent = context.agents.get(job.agent);
-  if (!agent) throw new DotagentError("agents_missing", `no ${job.agent}.md among the agent files; pass --agents DIR with all six`, EXIT.refused);
+  if (!agent)
+    throw new DotagentError(
+      "agents_missing",
+      `no ${job.agent}.md among the agent files; pass --agents DIR with all six`,
+      EXIT.refused,
+    );
   const store = checkpointStore<Record<string, unknown>>(runsDir(context.root), context.workflowId);
   const key = await sessionKey(store, job.key, job.formerKey);
   // The SDK's own way to stop a session; recoverableQuery keeps the record running, so the next
@@ -122,7 +154,13 @@ export async function runAgentJob(job: AgentJob, context: AgentRunContext, contr
     ...context.sdkOptions,
     abortController: abort,
   };
-  const run = recoverableQuery({ prompt: agentPrompt(job, context.request, context.phase), options, store, key, ...(context.sdk ? { sdk: context.sdk } : {}) });
+  const run = recoverableQuery({
+    prompt: agentPrompt(job, context.request, context.phase),
+    options,
+    store,
+    key,
+    ...(context.sdk ? { sdk: context.sdk } : {}),
+  });
   let lastWords: string | undefined;
   let authRetries = 0;
   // A usage limit the API said it refuses until (a `rate_limit_event`), and what the session cost.
@@ -140,7 +178,16 @@ export async function runAgentJob(job: AgentJob, context: AgentRunContext, contr
         throw error;
       }
       if (step.done) break;
-      const message = step.value as { type: string; subtype?: unknown; result?: unknown; errors?: unknown; error?: unknown; error_status?: unknown; session_id?: unknown; total_cost_usd?: unknown };
+      const message = step.value as {
+        type: string;
+        subtype?: unknown;
+        result?: unknown;
+        errors?: unknown;
+        error?: unknown;
+        error_status?: unknown;
+        session_id?: unknown;
+        total_cost_usd?: unknown;
+      };
       if (typeof message.session_id === "string") sessionId = message.session_id;
       try {
         controls.onMessage?.(step.value);
@@ -152,18 +199,37 @@ export async function runAgentJob(job: AgentJob, context: AgentRunContext, contr
         await run.return(undefined as never);
         return interrupted();
       }
-      if (message.type === "result") lastWords = typeof message.result === "string" ? message.result : Array.isArray(message.errors) ? message.errors.join("; ") : undefined;
+      if (message.type === "result")
+        lastWords =
+          typeof message.result === "string"
+            ? message.result
+            : Array.isArray(message.errors)
+              ? message.errors.join("; ")
+              : undefined;
       if (message.type === "result" && typeof message.total_cost_usd === "number") costUsd = message.total_cost_usd;
       if (message.type === "rate_limit_event") {
         const info = (message as { rate_limit_info?: { status?: unknown; resetsAt?: unknown } }).rate_limit_info;
         // resetsAt is in seconds since the epoch (Claude Code's headers); milliseconds accepted too.
-        if (info?.status === "rejected" && typeof info.resetsAt === "number" && Number.isFinite(info.resetsAt)) resetsAt = info.resetsAt < 1e12 ? info.resetsAt * 1000 : info.resetsAt;
+        if (info?.status === "rejected" && typeof info.resetsAt === "number" && Number.isFinite(info.resetsAt))
+          resetsAt = info.resetsAt < 1e12 ? info.resetsAt * 1000 : info.resetsAt;
       }
-      if (message.type === "system" && message.subtype === "api_retry" && message.error === "authentication_failed" && ++authRetries >= AUTH_RETRIES_TO_STOP) {
+      if (
+        message.type === "system" &&
+        message.subtype === "api_retry" &&
+        message.error === "authentication_failed" &&
+        ++authRetries >= AUTH_RETRIES_TO_STOP
+      ) {
         // A key the API refuses: minutes of retries would end the same way. Stop this session now
         // (the record stays running; nothing about the agent is judged).
         await run.return(undefined as never);
-        return { key, sessionId: typeof message.session_id === "string" ? message.session_id : null, resumed: false, said: `the API refused the credentials (HTTP ${String(message.error_status ?? "401")})`, error: `${job.agent} could not authenticate`, blocked: { kind: "account", error: "authentication_failed" } };
+        return {
+          key,
+          sessionId: typeof message.session_id === "string" ? message.session_id : null,
+          resumed: false,
+          said: `the API refused the credentials (HTTP ${String(message.error_status ?? "401")})`,
+          error: `${job.agent} could not authenticate`,
+          blocked: { kind: "account", error: "authentication_failed" },
+        };
       }
     }
     const outcome = finished(job, key, step.value, lastWords);
@@ -180,7 +246,11 @@ export async function runAgentJob(job: AgentJob, context: AgentRunContext, contr
 function finished(job: AgentJob, key: string, result: RecoverableResult, lastWords: string | undefined): AgentOutcome {
   const failed = result.is_error || (result.subtype !== undefined && result.subtype !== "success");
   // The run's cost cap reached inside this session (the SDK's maxBudgetUsd): not the agent's failure.
-  const blocked = failed ? (result.subtype === "error_max_budget_usd" ? { kind: "budget" as const, error: "error_max_budget_usd" } : blockedBy(result.error)) : undefined;
+  const blocked = failed
+    ? result.subtype === "error_max_budget_usd"
+      ? { kind: "budget" as const, error: "error_max_budget_usd" }
+      : blockedBy(result.error)
+    : undefined;
   return {
     key,
     sessionId: result.session_id ?? null,

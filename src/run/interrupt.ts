@@ -5,8 +5,13 @@
 import { DotagentError, EXIT } from "../core/errors.js";
 
 export function interruptedError(sessionsKept: readonly string[] = []): DotagentError {
-  const kept = sessionsKept.length === 0 ? "" : ` (${sessionsKept.length === 1 ? "the session" : "the sessions"} of ${sessionsKept.join(", ")} ${sessionsKept.length === 1 ? "is" : "are"} kept; nothing was marked failed)`;
-  return new DotagentError("interrupted", `interrupted; \`dotagent run\` continues${kept}`, EXIT.interrupted, { sessions_kept: [...sessionsKept] });
+  const kept =
+    sessionsKept.length === 0
+      ? ""
+      : ` (${sessionsKept.length === 1 ? "the session" : "the sessions"} of ${sessionsKept.join(", ")} ${sessionsKept.length === 1 ? "is" : "are"} kept; nothing was marked failed)`;
+  return new DotagentError("interrupted", `interrupted; \`dotagent run\` continues${kept}`, EXIT.interrupted, {
+    sessions_kept: [...sessionsKept],
+  });
 }
 
 export function isInterrupted(error: unknown): boolean {

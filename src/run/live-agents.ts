@@ -33,7 +33,9 @@ export function findLiveAgents(runsDir: string): LiveAgent[] {
       const read = readProjectText(join(runsDir, store, file), { maxBytes: 1024 * 1024, links: "refuse" });
       if (read.kind !== "ok") continue;
       const decoded = decodeJson(read.text);
-      const data = decoded.ok ? (decoded.value as { data?: { status?: unknown; process?: unknown } } | null)?.data : undefined;
+      const data = decoded.ok
+        ? (decoded.value as { data?: { status?: unknown; process?: unknown } } | null)?.data
+        : undefined;
       if (data?.status !== "running" || !isProcess(data.process)) continue;
       const alive = liveProcess(data.process);
       if (alive !== undefined) live.push({ key: file.slice(0, -SUFFIX.length), process: alive });

@@ -50,7 +50,11 @@ interface QueryHandle extends AsyncIterable<QueryMessage> {
 }
 
 /** Asks Claude Code through `sdk` who it is logged in as; the reason it is not, or null. */
-export async function checkLogin(sdk: QuerySdk<QueryMessage>, options: Record<string, unknown>, timeoutMs = 20_000): Promise<string | null> {
+export async function checkLogin(
+  sdk: QuerySdk<QueryMessage>,
+  options: Record<string, unknown>,
+  timeoutMs = 20_000,
+): Promise<string | null> {
   let release: () => void = () => {};
   const held = new Promise<void>((resolve) => (release = resolve));
   // A prompt that sends nothing: the process starts, answers control requests, and ends on close.
@@ -116,7 +120,9 @@ export async function checkReachable(url: string, timeoutMs = 5_000, signal?: Ab
     return "it is not a valid URL";
   }
   if (target.protocol !== "http:" && target.protocol !== "https:") return "it is not an http(s) URL";
-  const { request } = process.getBuiltinModule(target.protocol === "https:" ? "node:https" : "node:http") as typeof import("node:http");
+  const { request } = process.getBuiltinModule(
+    target.protocol === "https:" ? "node:https" : "node:http",
+  ) as typeof import("node:http");
   return new Promise((resolve) => {
     let settled = false;
     const done = (why: string | null) => {

@@ -44,7 +44,14 @@ export interface ProgressOptions {
   readonly tickMs?: number;
 }
 
-const plain: ProgressColors = { bold: (s) => s, dim: (s) => s, green: (s) => s, yellow: (s) => s, red: (s) => s, cyan: (s) => s };
+const plain: ProgressColors = {
+  bold: (s) => s,
+  dim: (s) => s,
+  green: (s) => s,
+  yellow: (s) => s,
+  red: (s) => s,
+  cyan: (s) => s,
+};
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /** Where the elapsed time of a line starts, when the line is shorter. */
 const TEXT_COLUMN = 62;
@@ -62,7 +69,12 @@ export function createProgress(stream: NodeJS.WriteStream, options: ProgressOpti
   // A live line needs a terminal that understands "erase the line".
   const live = stream.isTTY === true && process.env.TERM !== "dumb";
   const tickMs = options.tickMs ?? 1000;
-  const marks: Record<Mark, string> = { done: c.green("✓"), failed: c.red("✗"), info: c.dim("·"), warning: c.yellow("!") };
+  const marks: Record<Mark, string> = {
+    done: c.green("✓"),
+    failed: c.red("✗"),
+    info: c.dim("·"),
+    warning: c.yellow("!"),
+  };
   const working: Array<{ label: string; detail: string; started: number }> = [];
   let shown = false;
   let frame = 0;
@@ -124,7 +136,10 @@ export function createProgress(stream: NodeJS.WriteStream, options: ProgressOpti
     },
     line(text, o = {}) {
       if (quiet) return;
-      const time = o.elapsedMs === undefined ? "" : `${" ".repeat(Math.max(1, TEXT_COLUMN - text.length))}${c.dim(formatDuration(o.elapsedMs).padStart(6))}`;
+      const time =
+        o.elapsedMs === undefined
+          ? ""
+          : `${" ".repeat(Math.max(1, TEXT_COLUMN - text.length))}${c.dim(formatDuration(o.elapsedMs).padStart(6))}`;
       permanent(`  ${marks[o.mark ?? "info"]} ${text}${time}${o.after ? `  ${o.after}` : ""}`);
     },
     show(lines) {

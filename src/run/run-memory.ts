@@ -44,14 +44,37 @@ function parse(value: unknown, startedAt: string): RunMemory {
   if (v.workflow_started_at !== startedAt) return empty;
   // develop's REQUIREMENTS and ARCHITECTURE, or a definition's gated step (SPEC §20 step ids).
   const gate = (g: unknown): g is FeedbackGate => typeof g === "string" && /^[A-Za-z][A-Za-z0-9_-]{0,39}$/.test(g);
-  const feedback = Array.isArray(v.feedback) ? v.feedback.filter((f) => f && gate(f.gate) && typeof f.text === "string" && typeof f.at === "string") : [];
+  const feedback = Array.isArray(v.feedback)
+    ? v.feedback.filter((f) => f && gate(f.gate) && typeof f.text === "string" && typeof f.at === "string")
+    : [];
   const p = v.pending;
   const pending =
-    p && gate(p.gate) && Number.isSafeInteger(p.round) && p.round > 0 && typeof p.text === "string" && (p.stage === "revise" || p.stage === "roundtable") && Array.isArray(p.revised) && p.revised.every((k) => typeof k === "string")
+    p &&
+    gate(p.gate) &&
+    Number.isSafeInteger(p.round) &&
+    p.round > 0 &&
+    typeof p.text === "string" &&
+    (p.stage === "revise" || p.stage === "roundtable") &&
+    Array.isArray(p.revised) &&
+    p.revised.every((k) => typeof k === "string")
       ? p
       : null;
-  const cost = typeof v.cost_usd === "number" && Number.isFinite(v.cost_usd) && v.cost_usd >= 0 && Number.isSafeInteger(v.costed_sessions) && (v.costed_sessions ?? 0) > 0 ? { cost_usd: v.cost_usd, costed_sessions: v.costed_sessions! } : {};
-  return { workflow_started_at: startedAt, ...(v.approve === "auto" || v.approve === "ask" ? { approve: v.approve } : {}), ...(v.isolation === "shared" ? { isolation: "shared" as const } : {}), feedback, pending, ...cost };
+  const cost =
+    typeof v.cost_usd === "number" &&
+    Number.isFinite(v.cost_usd) &&
+    v.cost_usd >= 0 &&
+    Number.isSafeInteger(v.costed_sessions) &&
+    (v.costed_sessions ?? 0) > 0
+      ? { cost_usd: v.cost_usd, costed_sessions: v.costed_sessions! }
+      : {};
+  return {
+    workflow_started_at: startedAt,
+    ...(v.approve === "auto" || v.approve === "ask" ? { approve: v.approve } : {}),
+    ...(v.isolation === "shared" ? { isolation: "shared" as const } : {}),
+    feedback,
+    pending,
+    ...cost,
+  };
 }
 
 export class RunMemoryStore {

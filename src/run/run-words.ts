@@ -9,15 +9,20 @@ import { CHANGE_PLACEHOLDER, type RunOutcome } from "./runner.js";
 export function runResultLines(outcome: RunOutcome): string[] {
   const took = `${formatDuration(outcome.elapsed_ms)}, ${count(outcome.agents, "agent session")}, ${count(outcome.reports.length, "report")} written`;
   const reports = outcome.reports.map((r) => `  ${r}`);
-  if (outcome.outcome === "complete") return [`Workflow ${outcome.workflow_id} complete in ${took}${reports.length > 0 ? ":" : "."}`, ...reports];
+  if (outcome.outcome === "complete")
+    return [`Workflow ${outcome.workflow_id} complete in ${took}${reports.length > 0 ? ":" : "."}`, ...reports];
   const sofar = [`This run: ${took}${reports.length > 0 ? ":" : "."}`, ...reports];
-  if (outcome.outcome === "waiting") return [`Waiting for tasks in another session: ${outcome.in_flight.join(", ")}.`, ...sofar];
+  if (outcome.outcome === "waiting")
+    return [`Waiting for tasks in another session: ${outcome.in_flight.join(", ")}.`, ...sofar];
   const { decision, gate } = outcome;
   const yours = `(your words in place of ${CHANGE_PLACEHOLDER})`;
   // The design pick: every design with the command that picks it, and the one that sends them back.
   const choices = outcome.choices ?? [];
   if (choices.length > 0) {
-    const rows: Array<readonly [string, string]> = choices.map((c) => [c.command, `${c.one_line}${c.recommended ? " (recommended)" : ""}`]);
+    const rows: Array<readonly [string, string]> = choices.map((c) => [
+      c.command,
+      `${c.one_line}${c.recommended ? " (recommended)" : ""}`,
+    ]);
     if (gate?.change) rows.push([gate.change, `the designs revised with your words, then the pick again ${yours}`]);
     const width = Math.max(0, ...rows.map(([command]) => command.length));
     return [decision.question, ...rows.map(([command, what]) => `  ${command.padEnd(width)}  ${what}`), ...sofar];
@@ -34,7 +39,13 @@ export function runResultLines(outcome: RunOutcome): string[] {
       ...sofar,
     ];
   }
-  return [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`, "Then run dotagent run again.", ...sofar];
+  return [
+    decision.question,
+    `  yes: ${decision.yes}`,
+    `  no:  ${decision.no}`,
+    "Then run dotagent run again.",
+    ...sofar,
+  ];
 }
 
 /** `run --help` after the usage line: each option in a line, what the command needs, examples. */

@@ -27,15 +27,37 @@ function sdkFor(root: string, script: Script): QuerySdk<QueryMessage> {
       const output = /^Output file: (\S+)$/m.exec(prompt)?.[1] ?? "";
       const system = String(options?.systemPrompt ?? "");
       const agent = [...AGENTS.values()].find((a) => system.startsWith(a.body))?.name ?? "?";
-      script.sessions.push({ output, resumed: options?.resume !== undefined, budget: options?.maxBudgetUsd, at: Date.now() });
+      script.sessions.push({
+        output,
+        resumed: options?.resume !== undefined,
+        budget: options?.maxBudgetUsd,
+        at: Date.now(),
+      });
       const session_id = typeof options?.resume === "string" ? options.resume : `s-${++n}`;
       yield { type: "system", subtype: "init", session_id };
       if (script.limited.has(output)) {
         const resetsAt = script.limited.get(output);
         script.limited.delete(output);
-        if (resetsAt !== undefined) yield { type: "rate_limit_event", rate_limit_info: { status: "rejected", resetsAt: Math.floor(resetsAt / 1000) }, session_id };
-        yield { type: "assistant", error: "rate_limit", message: { content: [{ type: "text", text: "API Error: usage limit reached" }] }, session_id };
-        yield { type: "result", subtype: "success", is_error: true, result: "API Error: usage limit reached", session_id, total_cost_usd: 0 };
+        if (resetsAt !== undefined)
+          yield {
+            type: "rate_limit_event",
+            rate_limit_info: { status: "rejected", resetsAt: Math.floor(resetsAt / 1000) },
+            session_id,
+          };
+        yield {
+          type: "assistant",
+          error: "rate_limit",
+          message: { content: [{ type: "text", text: "API Error: usage limit reached" }] },
+          session_id,
+        };
+        yield {
+          type: "result",
+          subtype: "success",
+          is_error: true,
+          result: "API Error: usage limit reached",
+          session_id,
+          total_cost_usd: 0,
+        };
         return;
       }
       const report = good(agent, prompt, output);
@@ -61,13 +83,21 @@ describe("dotagent run: usage limits and a cost cap", () => {
     expect(again?.at).toBeGreaterThanOrEqual(resetsAt);
     const pm = script.sessions.filter((s) => s.output.endsWith("demand.json"));
     expect(pm.map((s) => s.resumed)).toEqual([false, true]);
-    expect(h.lines.some((l) => /usage limit reached: waiting until \d\d:\d\d UTC, then going on; Ctrl-C stops cleanly/.test(l))).toBe(true);
+    expect(
+      h.lines.some((l) =>
+        /usage limit reached: waiting until \d\d:\d\d UTC, then going on; Ctrl-C stops cleanly/.test(l),
+      ),
+    ).toBe(true);
     expect(h.lines.some((l) => /failed/.test(l))).toBe(false);
   }, 600_000);
 
   test("a limit with no reset time: a doubling wait; an executor's limit leaves its task as it was, never failed", async () => {
     const h = harness(good);
-    const script: Script = { limited: new Map([["memory/reports/tasks/task-001.json", undefined]]), cost: 0, sessions: [] };
+    const script: Script = {
+      limited: new Map([["memory/reports/tasks/task-001.json", undefined]]),
+      cost: 0,
+      sessions: [],
+    };
     const outcome = await runWorkflow(h.options({ sdk: sdkFor(h.root, script), limitWaitMs: 50 }));
     expect(outcome.outcome).toBe("complete");
     expect(h.lines.some((l) => l.includes("(the API gave no reset time)"))).toBe(true);
@@ -77,10 +107,16 @@ describe("dotagent run: usage limits and a cost cap", () => {
 
   test("Ctrl-C during the wait: a clean stop (interrupted), the state kept; the next run goes on", async () => {
     const h = harness(good);
-    const script: Script = { limited: new Map([["memory/reports/demand.json", Date.now() + 60_000]]), cost: 0, sessions: [] };
+    const script: Script = {
+      limited: new Map([["memory/reports/demand.json", Date.now() + 60_000]]),
+      cost: 0,
+      sessions: [],
+    };
     const stop = new AbortController();
     setTimeout(() => stop.abort(), 500);
-    const error = await runWorkflow(h.options({ sdk: sdkFor(h.root, script), signal: stop.signal })).catch((e: unknown) => e);
+    const error = await runWorkflow(h.options({ sdk: sdkFor(h.root, script), signal: stop.signal })).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(DotagentError);
     expect((error as DotagentError).code).toBe("interrupted");
     const again = await runWorkflow(h.options({ sdk: sdkFor(h.root, script), request: undefined }));
@@ -93,7 +129,9 @@ describe("dotagent run: usage limits and a cost cap", () => {
     const error = await runWorkflow(h.options({ sdk: sdkFor(h.root, script), maxCostUsd: 1 })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DotagentError);
     expect((error as DotagentError).code).toBe("budget_reached");
-    expect((error as DotagentError).message).toMatch(/^the cost cap of \$1\.00 is reached: about \$1\.20 spent in this run/);
+    expect((error as DotagentError).message).toMatch(
+      /^the cost cap of \$1\.00 is reached: about \$1\.20 spent in this run/,
+    );
     // pm (0.4 left of 1 → bounded 1), then the two architects (bounded 0.6 each): 1.2 ≥ 1, nothing more starts.
     expect(script.sessions.map((s) => s.budget)).toEqual([1, 0.6, 0.6]);
     const again = await runWorkflow(h.options({ sdk: sdkFor(h.root, script), request: undefined }));
@@ -104,6 +142,8 @@ describe("dotagent run: usage limits and a cost cap", () => {
     const report = await writeRunReport({ paths: projectPaths(h.root), now: () => new Date() }, undefined, h.root);
     expect(report.cost_recorded).toBe(true);
     const html = readFileSync(join(h.root, report.path), "utf8");
-    expect(html).toContain(`about $${(0.4 * script.sessions.length).toFixed(2)} over ${script.sessions.length} dotagent run sessions`);
+    expect(html).toContain(
+      `about $${(0.4 * script.sessions.length).toFixed(2)} over ${script.sessions.length} dotagent run sessions`,
+    );
   }, 600_000);
 });

@@ -157,8 +157,22 @@ interface Summary {
 
 export type RunOutcome =
   | ({ outcome: "complete"; workflow_id: string; steps: number; agents: number } & Summary)
-  | ({ outcome: "decision"; workflow_id: string | null; steps: number; agents: number; decision: Decision; choices?: DesignChoice[]; gate?: GateDecision } & Summary)
-  | ({ outcome: "waiting"; workflow_id: string; steps: number; agents: number; in_flight: readonly string[] } & Summary);
+  | ({
+      outcome: "decision";
+      workflow_id: string | null;
+      steps: number;
+      agents: number;
+      decision: Decision;
+      choices?: DesignChoice[];
+      gate?: GateDecision;
+    } & Summary)
+  | ({
+      outcome: "waiting";
+      workflow_id: string;
+      steps: number;
+      agents: number;
+      in_flight: readonly string[];
+    } & Summary);
 
 /** Rounds without a finished workflow before the runner gives up: far more than any real workflow takes. */
 const MAX_ROUNDS = 1000;
@@ -208,7 +222,12 @@ interface Run {
 export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
   const paths = projectPaths(options.root);
   assertStatePaths(paths); // nothing is created under a --dir that is not the project's folder
-  if (!existsSync(paths.stateDir) && !options.request) throw new DotagentError("usage", 'no workflow here to continue; give the feature request: dotagent run "add login"', EXIT.usage);
+  if (!existsSync(paths.stateDir) && !options.request)
+    throw new DotagentError(
+      "usage",
+      'no workflow here to continue; give the feature request: dotagent run "add login"',
+      EXIT.usage,
+    );
   // A definition that does not resolve is one line (exit 3) before anything is asked or written.
   if (options.workflow !== undefined) await resolveWorkflowName(options.root, options.workflow);
   await checkChange(options);
@@ -223,7 +242,11 @@ export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
     if (!(error instanceof DotagentError) || error.code !== "locked") throw error;
     const holder = readLock(dir);
     const who = holder && holder !== "unreadable" ? `pid ${holder.pid} on ${holder.hostname}` : "another process";
-    throw new DotagentError("run_locked", `another dotagent run (${who}) drives this workflow (memory/runs/.lock); wait for it, or stop it and run again`, EXIT.locked);
+    throw new DotagentError(
+      "run_locked",
+      `another dotagent run (${who}) drives this workflow (memory/runs/.lock); wait for it, or stop it and run again`,
+      EXIT.locked,
+    );
   }
   for (const warning of lock.warnings) options.progress.line(warning, { mark: "warning" });
   try {
@@ -247,11 +270,23 @@ const CHANGEABLE_GATES: ReadonlySet<string> = new Set(["approve_requirements", "
 async function checkChange(options: RunOptions): Promise<void> {
   if (options.change === undefined) return;
   // The words themselves (empty, the printed placeholder, with a request or --design) are checked by the CLI (run.ts).
-  const plan = await workflowAt(options.root, { ...(options.now ? { now: options.now } : {}), onWarning: () => {} }, options.dirArg).resume({ dryRun: true });
+  const plan = await workflowAt(
+    options.root,
+    { ...(options.now ? { now: options.now } : {}), onWarning: () => {} },
+    options.dirArg,
+  ).resume({ dryRun: true });
   const gate = plan.next.action === "await_approval" ? plan.next.gate : undefined;
   if (gate !== undefined && CHANGEABLE_GATES.has(gate)) return;
-  const where = plan.workflow_id === null ? "there is no workflow here" : `workflow ${plan.workflow_id} is at ${plan.phase ?? "?"}, not at a gate that takes changes${gate === "approve_design" ? " (its design is chosen: approve it, or go back with dotagent rollback)" : ""}`;
-  throw new DotagentError("usage", `--change answers the gate a workflow waits at, and ${where}; run dotagent run without --change`, EXIT.usage, { action: plan.next.action, ...(gate ? { gate } : {}) });
+  const where =
+    plan.workflow_id === null
+      ? "there is no workflow here"
+      : `workflow ${plan.workflow_id} is at ${plan.phase ?? "?"}, not at a gate that takes changes${gate === "approve_design" ? " (its design is chosen: approve it, or go back with dotagent rollback)" : ""}`;
+  throw new DotagentError(
+    "usage",
+    `--change answers the gate a workflow waits at, and ${where}; run dotagent run without --change`,
+    EXIT.usage,
+    { action: plan.next.action, ...(gate ? { gate } : {}) },
+  );
 }
 
 /**
@@ -262,17 +297,34 @@ async function checkChange(options: RunOptions): Promise<void> {
 async function checkBeforeStart(options: RunOptions): Promise<void> {
   const probe = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, probe.signal]) : probe.signal;
-  const reach = typeof options.apiUrl === "string" ? checkReachable(options.apiUrl, 5_000, signal) : Promise.resolve(null);
-  const login = options.sdk ? await checkLogin(options.sdk, { cwd: options.root, settingSources: [], permissionMode: "dontAsk", ...options.sdkOptions }) : null;
+  const reach =
+    typeof options.apiUrl === "string" ? checkReachable(options.apiUrl, 5_000, signal) : Promise.resolve(null);
+  const login = options.sdk
+    ? await checkLogin(options.sdk, {
+        cwd: options.root,
+        settingSources: [],
+        permissionMode: "dontAsk",
+        ...options.sdkOptions,
+      })
+    : null;
   if (login !== null) {
     probe.abort(); // no need to wait for the API: nothing could use it
-    throw new DotagentError("auth_failed", `Claude Code is not logged in: ${login}; log in, then run dotagent run again (nothing was started)`, EXIT.refused);
+    throw new DotagentError(
+      "auth_failed",
+      `Claude Code is not logged in: ${login}; log in, then run dotagent run again (nothing was started)`,
+      EXIT.refused,
+    );
   }
   const why = await reach;
   if (options.signal?.aborted) throw interruptedError();
   if (why !== null) {
     const where = process.env.ANTHROPIC_BASE_URL ? "ANTHROPIC_BASE_URL and the network" : "the network";
-    throw new DotagentError("api_unreachable", `the Claude API at ${options.apiUrl} does not answer (${why}); check ${where}, then run dotagent run again (nothing was started)`, EXIT.refused, { url: options.apiUrl, why });
+    throw new DotagentError(
+      "api_unreachable",
+      `the Claude API at ${options.apiUrl} does not answer (${why}); check ${where}, then run dotagent run again (nothing was started)`,
+      EXIT.refused,
+      { url: options.apiUrl, why },
+    );
   }
 }
 
@@ -300,10 +352,14 @@ async function waitForLimit(run: Run, resetsAt: number | undefined): Promise<voi
   const now = () => (options.now ?? (() => new Date()))().getTime();
   const guess = Math.min(LIMIT_WAIT_CAP_MS, (options.limitWaitMs ?? 60_000) * 2 ** run.limitWaits);
   const margin = Math.min(5_000, options.limitWaitMs ?? 5_000);
-  const until = resetsAt !== undefined && resetsAt > now() ? Math.min(resetsAt + margin, now() + 6 * 60 * 60_000) : now() + guess;
+  const until =
+    resetsAt !== undefined && resetsAt > now() ? Math.min(resetsAt + margin, now() + 6 * 60 * 60_000) : now() + guess;
   run.limitWaits++;
   const at = new Date(until).toISOString().slice(11, 16);
-  options.progress.line(`usage limit reached: waiting until ${at} UTC${resetsAt === undefined ? " (the API gave no reset time)" : ""}, then going on; Ctrl-C stops cleanly`, { mark: "warning" });
+  options.progress.line(
+    `usage limit reached: waiting until ${at} UTC${resetsAt === undefined ? " (the API gave no reset time)" : ""}, then going on; Ctrl-C stops cleanly`,
+    { mark: "warning" },
+  );
   const activity = options.progress.begin("usage limit");
   try {
     while (now() < until) {
@@ -311,10 +367,14 @@ async function waitForLimit(run: Run, resetsAt: number | undefined): Promise<voi
       activity.update(`resets in ${formatDuration(until - now())}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(1000, Math.max(10, until - now())));
-        options.signal?.addEventListener("abort", () => {
-          clearTimeout(timer);
-          resolve();
-        }, { once: true });
+        options.signal?.addEventListener(
+          "abort",
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
       });
     }
     throwIfInterrupted(run);
@@ -326,7 +386,12 @@ async function waitForLimit(run: Run, resetsAt: number | undefined): Promise<voi
 /** The cost cap reached: a clean stop, nothing marked failed; the next run goes on. */
 function budgetReached(run: Run): DotagentError {
   const cap = run.options.maxCostUsd ?? 0;
-  return new DotagentError("budget_reached", `the cost cap of $${cap.toFixed(2)} is reached: about $${run.spent.toFixed(2)} spent in this run (the SDK's estimate); nothing was marked failed; dotagent run goes on from here (--max-cost for another budget)`, EXIT.refused, { cap, spent: Math.round(run.spent * 10_000) / 10_000 });
+  return new DotagentError(
+    "budget_reached",
+    `the cost cap of $${cap.toFixed(2)} is reached: about $${run.spent.toFixed(2)} spent in this run (the SDK's estimate); nothing was marked failed; dotagent run goes on from here (--max-cost for another budget)`,
+    EXIT.refused,
+    { cap, spent: Math.round(run.spent * 10_000) / 10_000 },
+  );
 }
 
 /**
@@ -351,10 +416,23 @@ function blockedFailure(outcome: AgentOutcome, run?: Run): DotagentError {
   const error = outcome.blocked?.error ?? "unknown";
   if (outcome.blocked?.kind === "budget" && run !== undefined) return budgetReached(run);
   if (outcome.blocked?.kind === "service") {
-    return new DotagentError("api_unavailable", `the Claude API cannot be used right now (${error})${quoted}; run dotagent run again later; nothing was marked failed`, EXIT.refused, { error, ...(outcome.blocked.resetsAt !== undefined ? { resetsAt: outcome.blocked.resetsAt } : {}) });
+    return new DotagentError(
+      "api_unavailable",
+      `the Claude API cannot be used right now (${error})${quoted}; run dotagent run again later; nothing was marked failed`,
+      EXIT.refused,
+      { error, ...(outcome.blocked.resetsAt !== undefined ? { resetsAt: outcome.blocked.resetsAt } : {}) },
+    );
   }
-  const what = error === "authentication_failed" ? "Claude Code could not authenticate" : `Claude Code cannot use its account (${error})`;
-  return new DotagentError("auth_failed", `${what}${quoted}; fix that (\`claude\` then /login, or ANTHROPIC_API_KEY), then run dotagent run again; nothing was marked failed`, EXIT.refused, { error });
+  const what =
+    error === "authentication_failed"
+      ? "Claude Code could not authenticate"
+      : `Claude Code cannot use its account (${error})`;
+  return new DotagentError(
+    "auth_failed",
+    `${what}${quoted}; fix that (\`claude\` then /login, or ANTHROPIC_API_KEY), then run dotagent run again; nothing was marked failed`,
+    EXIT.refused,
+    { error },
+  );
 }
 
 function throwIfInterrupted(run: Run, kept: readonly string[] = []): void {
@@ -366,7 +444,11 @@ async function drive(options: RunOptions): Promise<RunOutcome> {
   const clock = options.clock ?? (() => performance.now());
   const run: Run = {
     options,
-    wf: workflowAt(options.root, { now, onWarning: (m) => options.progress.line(m, { mark: "warning" }) }, options.dirArg),
+    wf: workflowAt(
+      options.root,
+      { now, onWarning: (m) => options.progress.line(m, { mark: "warning" }) },
+      options.dirArg,
+    ),
     clock,
     started: clock(),
     steps: 0,
@@ -385,7 +467,11 @@ async function drive(options: RunOptions): Promise<RunOutcome> {
   };
   // Ctrl-C: said at once; stopping the agents takes the SDK about two seconds.
   const stopping = () => {
-    if (run.working > 0) options.progress.line(`interrupted: stopping ${count(run.working, "agent")}; ${run.working === 1 ? "its session is" : "their sessions are"} kept for the next run (Ctrl-C again stops at once)`, { mark: "warning" });
+    if (run.working > 0)
+      options.progress.line(
+        `interrupted: stopping ${count(run.working, "agent")}; ${run.working === 1 ? "its session is" : "their sessions are"} kept for the next run (Ctrl-C again stops at once)`,
+        { mark: "warning" },
+      );
   };
   options.signal?.addEventListener("abort", stopping, { once: true });
   try {
@@ -406,15 +492,33 @@ async function loop(run: Run): Promise<RunOutcome> {
     // start (init archives a complete workflow, as /develop does), never put to the person.
     if (request !== undefined && replacesComplete(await run.wf.resume({ request, dryRun: true }))) {
       request = undefined;
-      const started = await carryOut(run, { kind: "init" }, { workflowId: "", phase: null, request: options.request ?? "", approved: [] });
+      const started = await carryOut(
+        run,
+        { kind: "init" },
+        { workflowId: "", phase: null, request: options.request ?? "", approved: [] },
+      );
       if (started !== undefined) return started;
       run.steps++;
       continue;
     }
     // --workflow goes with the request: a changed request's new workflow walks it too.
-    const plan = await run.wf.resume({ ...(request !== undefined ? { request, ...(options.workflow !== undefined ? { workflow: options.workflow } : {}) } : {}), ...(options.maxParallel !== undefined ? { maxParallel: options.maxParallel } : {}), ...(options.ask.interactive ? { decide: (d: Decision) => askDecision(run, d) } : {}) });
+    const plan = await run.wf.resume({
+      ...(request !== undefined
+        ? { request, ...(options.workflow !== undefined ? { workflow: options.workflow } : {}) }
+        : {}),
+      ...(options.maxParallel !== undefined ? { maxParallel: options.maxParallel } : {}),
+      ...(options.ask.interactive ? { decide: (d: Decision) => askDecision(run, d) } : {}),
+    });
     request = undefined; // checked once; the workflow holds it from here on
-    if (plan.decision) return { outcome: "decision", workflow_id: plan.workflow_id, steps: run.steps, agents: run.agents, decision: plan.decision, ...summary(run) };
+    if (plan.decision)
+      return {
+        outcome: "decision",
+        workflow_id: plan.workflow_id,
+        steps: run.steps,
+        agents: run.agents,
+        decision: plan.decision,
+        ...summary(run),
+      };
     const facts = await readFacts(options.root);
     run.flow = facts.flow;
     run.pinned = facts.pinned;
@@ -425,7 +529,12 @@ async function loop(run: Run): Promise<RunOutcome> {
     if (plan.phase && step.kind !== "complete" && step.kind !== "init") options.progress.phase(plan.phase);
     let outcome: RunOutcome | undefined;
     try {
-      outcome = await carryOut(run, step, { workflowId: plan.workflow_id ?? "", phase: plan.phase, request: facts.request ?? options.request ?? "", approved: facts.approved });
+      outcome = await carryOut(run, step, {
+        workflowId: plan.workflow_id ?? "",
+        phase: plan.phase,
+        request: facts.request ?? options.request ?? "",
+        approved: facts.approved,
+      });
     } catch (error) {
       if (!(error instanceof Blocked)) throw error;
       // A usage or rate limit is never an agent's failure: wait for its reset, then go on (the cut-off session resumes).
@@ -437,7 +546,11 @@ async function loop(run: Run): Promise<RunOutcome> {
     if (outcome !== undefined) return outcome;
     run.steps++;
   }
-  throw new DotagentError("run_stuck", `the workflow did not finish in ${MAX_ROUNDS} steps; run \`dotagent resume\` to see where it stands`, EXIT.refused);
+  throw new DotagentError(
+    "run_stuck",
+    `the workflow did not finish in ${MAX_ROUNDS} steps; run \`dotagent resume\` to see where it stands`,
+    EXIT.refused,
+  );
 }
 
 function summary(run: Run): Summary {
@@ -452,13 +565,20 @@ function wrote(run: Run, path: string): void {
  * The run's first line, once the workflow is known, and the gates' mode: --approve as given
  * (remembered for the workflow when it changes), else what an earlier run of it was given.
  */
-async function introduce(run: Run, workflowId: string, facts: Facts, phase: Phase | null, created: boolean): Promise<void> {
+async function introduce(
+  run: Run,
+  workflowId: string,
+  facts: Facts,
+  phase: Phase | null,
+  created: boolean,
+): Promise<void> {
   if (run.introduced) return;
   run.introduced = true;
   const { options } = run;
   run.memory = new RunMemoryStore(options.root, workflowId, facts.startedAt ?? "");
   const remembered = (await run.memory.read()).approve;
-  if (options.approve !== undefined && options.approve !== (remembered ?? "ask")) await run.memory.change((m) => ({ ...m, approve: options.approve! }));
+  if (options.approve !== undefined && options.approve !== (remembered ?? "ask"))
+    await run.memory.change((m) => ({ ...m, approve: options.approve! }));
   run.approve = options.approve ?? remembered ?? "ask";
   const request = facts.request ? ` "${facts.request}"` : "";
   const where = created ? "started" : `continues at ${phase ?? "?"}`;
@@ -482,15 +602,24 @@ function sayProjectContext(run: Run): void {
   const say = (line: string) => options.progress.line(line);
   const names = [...new Set(run.flow.steps.flatMap(stepAgents))];
   const own = names.filter((n) => existsSync(join(options.root, ".claude", "agents", `${n}.md`)));
-  if (own.length > 0) say(`agents: the project's .claude/agents/ (${own.join(", ")})${own.length < names.length ? `, dotagent's for the rest` : ""}`);
+  if (own.length > 0)
+    say(
+      `agents: the project's .claude/agents/ (${own.join(", ")})${own.length < names.length ? `, dotagent's for the rest` : ""}`,
+    );
   const instructions = readProjectInstructions(options.root);
   run.instructions = instructions.text;
   say(instructions.note);
   const added = addGitignoreLines(options.root);
-  if (added > 0) say(`.gitignore: added ${count(added, "line")} for dotagent's machine-local files (as \`dotagent install\` does)`);
+  if (added > 0)
+    say(`.gitignore: added ${count(added, "line")} for dotagent's machine-local files (as \`dotagent install\` does)`);
   if (run.approve === "auto") {
-    const shells = names.filter((n) => (!run.pinned || own.length === 0 ? options.agents : agentsForFlow(options.root, [n], options.agents)).get(n)?.tools.includes("Bash"));
-    if (shells.length > 0) say(`unattended: ${shells.join(" and ")} run shell commands (Bash) with your user's rights, nobody asked`);
+    const shells = names.filter((n) =>
+      (!run.pinned || own.length === 0 ? options.agents : agentsForFlow(options.root, [n], options.agents))
+        .get(n)
+        ?.tools.includes("Bash"),
+    );
+    if (shells.length > 0)
+      say(`unattended: ${shells.join(" and ")} run shell commands (Bash) with your user's rights, nobody asked`);
   }
 }
 
@@ -519,10 +648,21 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
   const say = options.progress.line;
   switch (step.kind) {
     case "init": {
-      if (!options.request) throw new DotagentError("usage", 'no workflow here to continue; give the feature request: dotagent run "add login"', EXIT.usage);
+      if (!options.request)
+        throw new DotagentError(
+          "usage",
+          'no workflow here to continue; give the feature request: dotagent run "add login"',
+          EXIT.usage,
+        );
       const checkout = await settleCheckoutAtStart(run);
-      if (checkout === "stop") throw stoppedForCheckout(`\`dotagent run${workflowFlag(options.workflow)} ${shellQuote(options.request)}\` starts the workflow`);
-      const started = options.workflow === undefined ? await wf.init(options.request) : await wf.init(options.request, { workflow: options.workflow });
+      if (checkout === "stop")
+        throw stoppedForCheckout(
+          `\`dotagent run${workflowFlag(options.workflow)} ${shellQuote(options.request)}\` starts the workflow`,
+        );
+      const started =
+        options.workflow === undefined
+          ? await wf.init(options.request)
+          : await wf.init(options.request, { workflow: options.workflow });
       if (!started.created) return decisionOutcome(run, at, started.decision);
       // A first agent step starts at once; any other first step when its work does (a step whose `when` fails is skipped, never started).
       const facts = await readFacts(options.root);
@@ -538,7 +678,10 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
     case "agents": {
       const pending = await pendingFeedback(run);
       // The roundtable after the architects revised for the person's feedback is told why.
-      const jobs = step.jobs[0]?.output === REPORT.roundtable && pending?.gate === step.phase && pending.stage === "roundtable" ? step.jobs.map((j) => withFeedback(j, pending.text)) : step.jobs;
+      const jobs =
+        step.jobs[0]?.output === REPORT.roundtable && pending?.gate === step.phase && pending.stage === "roundtable"
+          ? step.jobs.map((j) => withFeedback(j, pending.text))
+          : step.jobs;
       await runAgents(run, { ...step, jobs }, at);
       return undefined;
     }
@@ -549,7 +692,11 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
     case "command":
       return commandStep(run, step.step, at);
     case "failed":
-      throw new DotagentError("workflow_failed", `the workflow failed: ${step.reason.replace(/\s+/g, " ")}`, EXIT.refused);
+      throw new DotagentError(
+        "workflow_failed",
+        `the workflow failed: ${step.reason.replace(/\s+/g, " ")}`,
+        EXIT.refused,
+      );
     case "plan_tasks": {
       // Round 0 from the report planSourceOf names (develop: final_design.json); round N from the failed check's report.
       const tasks = tasksToPlan(step.round, readReport(options.root, step.source) ?? {}, at.request);
@@ -557,27 +704,61 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
       wrote(run, step.file);
       const imported = await wf.tasks.import({ tasks });
       const already = tasks.length - imported.added.length;
-      say(`planned ${count(tasks.length, "task")}${step.round > 0 ? ` for rework round ${step.round}` : ""} in ${step.file}${already > 0 ? ` (${already} already there)` : ""}`, { mark: "done" });
+      say(
+        `planned ${count(tasks.length, "task")}${step.round > 0 ? ` for rework round ${step.round}` : ""} in ${step.file}${already > 0 ? ` (${already} already there)` : ""}`,
+        { mark: "done" },
+      );
       return undefined;
     }
     case "run_tasks":
       await runTasks(run, step.tasks, at);
       return undefined;
     case "wait":
-      say(`${step.inFlight.length === 1 ? "task" : "tasks"} ${step.inFlight.join(", ")} ${step.inFlight.length === 1 ? "is" : "are"} running in another session; run dotagent run again when ${step.inFlight.length === 1 ? "it ends" : "they end"}`, { mark: "warning" });
-      return { outcome: "waiting", workflow_id: at.workflowId, steps: run.steps, agents: run.agents, in_flight: step.inFlight, ...summary(run) };
+      say(
+        `${step.inFlight.length === 1 ? "task" : "tasks"} ${step.inFlight.join(", ")} ${step.inFlight.length === 1 ? "is" : "are"} running in another session; run dotagent run again when ${step.inFlight.length === 1 ? "it ends" : "they end"}`,
+        { mark: "warning" },
+      );
+      return {
+        outcome: "waiting",
+        workflow_id: at.workflowId,
+        steps: run.steps,
+        agents: run.agents,
+        in_flight: step.inFlight,
+        ...summary(run),
+      };
     case "dead_tasks": {
       const retry = step.tasks.map((id) => `dotagent task retry ${id} --extra-attempts 2`).join(" && ");
       const which = `${step.tasks.length === 1 ? "Task" : "Tasks"} ${step.tasks.join(", ")}`;
       options.progress.end();
-      const yes = run.approve === "ask" ? await options.ask.confirm(`${which} failed too often. Give ${step.tasks.length === 1 ? "it" : "each"} 2 more attempts?`, false) : undefined;
-      if (yes === undefined) return decisionOutcome(run, at, { question: `${which} failed too often: retry ${step.tasks.length === 1 ? "it" : "them"}?`, default: false, yes: retry, no: "stop here; the state stays for later" });
-      if (!yes) throw new DotagentError("tasks_dead", `${which.toLowerCase()} failed too often and ${step.tasks.length === 1 ? "was" : "were"} not retried; \`${retry}\` when you want ${step.tasks.length === 1 ? "it" : "them"} again`, EXIT.refused);
+      const yes =
+        run.approve === "ask"
+          ? await options.ask.confirm(
+              `${which} failed too often. Give ${step.tasks.length === 1 ? "it" : "each"} 2 more attempts?`,
+              false,
+            )
+          : undefined;
+      if (yes === undefined)
+        return decisionOutcome(run, at, {
+          question: `${which} failed too often: retry ${step.tasks.length === 1 ? "it" : "them"}?`,
+          default: false,
+          yes: retry,
+          no: "stop here; the state stays for later",
+        });
+      if (!yes)
+        throw new DotagentError(
+          "tasks_dead",
+          `${which.toLowerCase()} failed too often and ${step.tasks.length === 1 ? "was" : "were"} not retried; \`${retry}\` when you want ${step.tasks.length === 1 ? "it" : "them"} again`,
+          EXIT.refused,
+        );
       for (const id of step.tasks) await wf.tasks.retry(id, { extraAttempts: 2 });
       return undefined;
     }
     case "stuck":
-      throw new DotagentError("run_stuck", `dotagent run cannot continue: ${step.reason}; run \`dotagent resume\` to see where the workflow stands`, EXIT.refused);
+      throw new DotagentError(
+        "run_stuck",
+        `dotagent run cannot continue: ${step.reason}; run \`dotagent resume\` to see where the workflow stands`,
+        EXIT.refused,
+      );
   }
 }
 
@@ -587,8 +768,21 @@ function decisionOutcome(run: Run, at: StepContext, decision: Decision): RunOutc
 }
 
 /** The run's stop for a person's answer (exit 5); a gate's is said once, in the result (gateDecision). */
-function decisionResult(run: Run, at: StepContext, decision: Decision, extra: { choices?: DesignChoice[]; gate?: GateDecision } = {}): RunOutcome {
-  return { outcome: "decision", workflow_id: at.workflowId, steps: run.steps, agents: run.agents, decision: decisionWithDir(decision, run.options.dirArg), ...extra, ...summary(run) };
+function decisionResult(
+  run: Run,
+  at: StepContext,
+  decision: Decision,
+  extra: { choices?: DesignChoice[]; gate?: GateDecision } = {},
+): RunOutcome {
+  return {
+    outcome: "decision",
+    workflow_id: at.workflowId,
+    steps: run.steps,
+    agents: run.agents,
+    decision: decisionWithDir(decision, run.options.dirArg),
+    ...extra,
+    ...summary(run),
+  };
 }
 
 /**
@@ -604,7 +798,11 @@ async function askDecision(run: Run, decision: Decision): Promise<boolean> {
       return false;
     }
     options.progress.end();
-    const pick = await options.ask.choose(decision.question.replace(/ Commit them now \(yes\).*$/, ""), ISOLATION_CHOICES, "commit");
+    const pick = await options.ask.choose(
+      decision.question.replace(/ Commit them now \(yes\).*$/, ""),
+      ISOLATION_CHOICES,
+      "commit",
+    );
     if (pick === "stop") throw stoppedForCheckout("`dotagent run` continues");
     return pick === "commit";
   }
@@ -616,12 +814,19 @@ async function askDecision(run: Run, decision: Decision): Promise<boolean> {
 async function workflowMemory(run: Run): Promise<RunMemory | undefined> {
   if (run.memory) return run.memory.read();
   const phase = (await loadSnapshot(projectPaths(run.options.root))).phase;
-  return phase.kind === "ok" ? new RunMemoryStore(run.options.root, phase.value.workflow_id, phase.value.started_at).read() : undefined;
+  return phase.kind === "ok"
+    ? new RunMemoryStore(run.options.root, phase.value.workflow_id, phase.value.started_at).read()
+    : undefined;
 }
 
 /** "Stop and let me handle it": a calm stop (exit 130, as Ctrl-C), nothing started or marked failed. */
 function stoppedForCheckout(then: string): DotagentError {
-  return new DotagentError("interrupted", `stopped, as you chose: commit or stash your changes, then ${then}`, EXIT.interrupted, { sessions_kept: [] });
+  return new DotagentError(
+    "interrupted",
+    `stopped, as you chose: commit or stash your changes, then ${then}`,
+    EXIT.interrupted,
+    { sessions_kept: [] },
+  );
 }
 
 /**
@@ -639,7 +844,9 @@ async function settleCheckoutAtStart(run: Run): Promise<"commit" | "shared" | "s
   const pick = await options.ask.choose(startIsolationQuestion(facts), ISOLATION_CHOICES, "commit");
   if (pick === "commit") {
     const files = commitAtStart(options.root, options.request ?? "");
-    options.progress.line(`committed ${count(files.length, "file")} of yours (${files.slice(0, 3).join(", ")}${files.length > 3 ? ", …" : ""}); each task gets its own worktree`);
+    options.progress.line(
+      `committed ${count(files.length, "file")} of yours (${files.slice(0, 3).join(", ")}${files.length > 3 ? ", …" : ""}); each task gets its own worktree`,
+    );
     return "commit";
   }
   return pick === "shared" ? "shared" : "stop";
@@ -657,7 +864,13 @@ type GateAnswer = { kind: "approve"; note?: string } | { kind: "stop" } | { kind
  * Asks at a gate: approve, change something (free text, sent back to the agents), or stop.
  * `undefined` without a terminal. An empty answer to "what should change" asks again.
  */
-async function askGate(run: Run, question: string, choices: readonly Choice[], initial: string, changeQuestion: string | null): Promise<string | { change: string } | undefined> {
+async function askGate(
+  run: Run,
+  question: string,
+  choices: readonly Choice[],
+  initial: string,
+  changeQuestion: string | null,
+): Promise<string | { change: string } | undefined> {
   const { ask } = run.options;
   for (;;) {
     run.options.progress.end();
@@ -669,10 +882,15 @@ async function askGate(run: Run, question: string, choices: readonly Choice[], i
   }
 }
 
-async function gateStep(run: Run, step: Extract<RunStep, { kind: "gate" }>, at: StepContext): Promise<RunOutcome | undefined> {
+async function gateStep(
+  run: Run,
+  step: Extract<RunStep, { kind: "gate" }>,
+  at: StepContext,
+): Promise<RunOutcome | undefined> {
   const { wf, options } = run;
   const view = step.view;
-  const what = view === "requirements" ? "the requirements" : view === "design" ? "the design" : `${step.phase}'s report`;
+  const what =
+    view === "requirements" ? "the requirements" : view === "design" ? "the design" : `${step.phase}'s report`;
   let how = "";
   if (!at.approved.includes(step.phase)) {
     const pending = await pendingFeedback(run);
@@ -693,7 +911,13 @@ async function gateStep(run: Run, step: Extract<RunStep, { kind: "gate" }>, at: 
     });
     if (answer === undefined) return gateDecision(run, step, at);
     // "Stop here" is the person's calm choice, not an error: as Ctrl-C, nothing approved, nothing lost.
-    if (answer.kind === "stop") throw new DotagentError("interrupted", `stopped at the ${step.phase} gate, as you chose: nothing approved; edit ${step.output} if you like, then \`dotagent run\` asks again`, EXIT.interrupted, { sessions_kept: [] });
+    if (answer.kind === "stop")
+      throw new DotagentError(
+        "interrupted",
+        `stopped at the ${step.phase} gate, as you chose: nothing approved; edit ${step.output} if you like, then \`dotagent run\` asks again`,
+        EXIT.interrupted,
+        { sessions_kept: [] },
+      );
     if (answer.kind === "change") {
       const feedback = await recordFeedback(run, step.phase, answer.text);
       await revise(run, feedback, at, step.output);
@@ -712,7 +936,12 @@ async function gateStep(run: Run, step: Extract<RunStep, { kind: "gate" }>, at: 
  * gate was shown, so nothing is lost; the next run shows the gate again.
  */
 function interruptedAtGate(where: string, nothing: string): DotagentError {
-  return new DotagentError("interrupted", `interrupted at ${where}: ${nothing}, the workflow is as it was; \`dotagent run\` asks again`, EXIT.interrupted, { sessions_kept: [] });
+  return new DotagentError(
+    "interrupted",
+    `interrupted at ${where}: ${nothing}, the workflow is as it was; \`dotagent run\` asks again`,
+    EXIT.interrupted,
+    { sessions_kept: [] },
+  );
 }
 
 /** `dotagent run` with the run's --agents, as a decision prints it (--dir is added with the rest: decisionWithDir). */
@@ -740,26 +969,47 @@ function gateDecision(run: Run, step: Extract<RunStep, { kind: "gate" }>, at: St
   const feedback = step.view !== "design";
   const yes = `dotagent phase approve ${step.phase}`;
   const change = feedback ? changeCommand(run) : null;
-  const gate: GateDecision = { step: step.phase, report: step.output, shown: gateLines(run, step), approve: `${yes} && ${runCommand(run, "")}`, change };
+  const gate: GateDecision = {
+    step: step.phase,
+    report: step.output,
+    shown: gateLines(run, step),
+    approve: `${yes} && ${runCommand(run, "")}`,
+    change,
+  };
   run.options.progress.line(`stopped at the ${step.phase} gate for your answer`, { mark: "warning" });
-  const decision: Decision = { question: `Approve ${step.output}?`, default: false, yes, no: change ?? "leave it unapproved; nothing is written until you approve" };
+  const decision: Decision = {
+    question: `Approve ${step.output}?`,
+    default: false,
+    yes,
+    no: change ?? "leave it unapproved; nothing is written until you approve",
+  };
   return decisionResult(run, at, decision, { gate: gateWithDir(gate, run.options.dirArg) });
 }
 
 function gateWithDir(gate: GateDecision, dir: string | undefined): GateDecision {
-  return { ...gate, approve: addDirToCommands(gate.approve, dir), change: gate.change && addDirToCommands(gate.change, dir) };
+  return {
+    ...gate,
+    approve: addDirToCommands(gate.approve, dir),
+    change: gate.change && addDirToCommands(gate.change, dir),
+  };
 }
 
 async function gateAnswer(run: Run, step: Extract<RunStep, { kind: "gate" }>, what: string): Promise<GateAnswer> {
   const { options } = run;
   if (run.approve === "auto") {
     const report = readReport(options.root, step.output) ?? {};
-    const summaryText = typeof report.summary === "string" ? `: ${report.summary.replace(/\s+/g, " ").slice(0, 200)}` : "";
+    const summaryText =
+      typeof report.summary === "string" ? `: ${report.summary.replace(/\s+/g, " ").slice(0, 200)}` : "";
     return { kind: "approve", note: ` (--approve auto)${summaryText}` };
   }
   if (!options.ask.interactive) return undefined;
   const view = step.view;
-  options.progress.show(["", `  ${what[0]!.toUpperCase()}${what.slice(1)} (${step.output}):`, ...gateLines(run, step), ""]);
+  options.progress.show([
+    "",
+    `  ${what[0]!.toUpperCase()}${what.slice(1)} (${step.output}):`,
+    ...gateLines(run, step),
+    "",
+  ]);
   const feedback = view !== "design";
   // The gate names its step's own agent and what follows it (develop: "the designs", then "the tasks").
   const agent = step.agent ?? "agent";
@@ -770,7 +1020,13 @@ async function gateAnswer(run: Run, step: Extract<RunStep, { kind: "gate" }>, wh
     ...(feedback ? [{ name: CHANGE, title: "Change something", hint: changeHint }] : []),
     { name: STOP, title: "Stop here", hint: `edit ${step.output} yourself, then dotagent run` },
   ];
-  const picked = await askGate(run, `Approve ${what}?`, choices, "approve", feedback ? `What should the ${agent} change?` : null);
+  const picked = await askGate(
+    run,
+    `Approve ${what}?`,
+    choices,
+    "approve",
+    feedback ? `What should the ${agent} change?` : null,
+  );
   if (picked === undefined) return undefined;
   if (typeof picked === "object") return { kind: "change", text: picked.change };
   return picked === "approve" ? { kind: "approve" } : { kind: "stop" };
@@ -786,9 +1042,13 @@ function followingWork(flow: Flow, id: Phase): string {
 /** final_design.json in a few lines, for the rare approve_design gate (written outside dotagent run). */
 function designSummary(report: Record<string, unknown>): string[] {
   const design = report.design && typeof report.design === "object" ? (report.design as Record<string, unknown>) : {};
-  const summaryText = typeof design.summary === "string" ? design.summary : typeof report.summary === "string" ? report.summary : "";
+  const summaryText =
+    typeof design.summary === "string" ? design.summary : typeof report.summary === "string" ? report.summary : "";
   const tasks = Array.isArray(report.tasks) ? report.tasks.length : 0;
-  return [`  ${typeof report.chosen === "string" ? report.chosen : "?"}${summaryText ? `: ${summaryText.replace(/\s+/g, " ").slice(0, 300)}` : ""}`, `  ${count(tasks, "task")} planned`];
+  return [
+    `  ${typeof report.chosen === "string" ? report.chosen : "?"}${summaryText ? `: ${summaryText.replace(/\s+/g, " ").slice(0, 300)}` : ""}`,
+    `  ${count(tasks, "task")} planned`,
+  ];
 }
 
 /** Feedback given at a gate: remembered (a kill loses nothing), the revision pending. */
@@ -797,7 +1057,11 @@ async function recordFeedback(run: Run, gate: FeedbackGate, text: string): Promi
   const memory = run.memory!;
   const next = await memory.change((m) => {
     const round = m.feedback.filter((f) => f.gate === gate).length + 1;
-    return { ...m, feedback: [...m.feedback, { gate, text, at }], pending: { gate, round, text, stage: "revise", revised: [] } };
+    return {
+      ...m,
+      feedback: [...m.feedback, { gate, text, at }],
+      pending: { gate, round, text, stage: "revise", revised: [] },
+    };
   });
   return next.pending!;
 }
@@ -814,7 +1078,12 @@ async function revise(run: Run, pending: PendingFeedback, at: StepContext, outpu
   const step = stepOf(run.flow, pending.gate);
   const choose = step?.kind === "choose";
   const designs = choose ? listDesignFiles(options.root) : [];
-  const jobs = step === undefined ? [] : revisionJobs(step, pending.round, pending.text, designs, output, !run.pinned).filter((j) => !pending.revised.includes(j.key));
+  const jobs =
+    step === undefined
+      ? []
+      : revisionJobs(step, pending.round, pending.text, designs, output, !run.pinned).filter(
+          (j) => !pending.revised.includes(j.key),
+        );
   const before = new Map(jobs.map((j) => [j.output, readText(options.root, j.output)]));
   await runSessions(run, jobs, agentContext(run, at, pending.gate), "revises", async (job, outcome, ms) => {
     const after = readText(options.root, job.output);
@@ -823,9 +1092,14 @@ async function revise(run: Run, pending: PendingFeedback, at: StepContext, outpu
       options.progress.line(`${labelOf(job)} revised ${job.output}`, { mark: "done", elapsedMs: ms });
     } else {
       const said = outcome.said.replace(/\s+/g, " ").trim().slice(0, 160);
-      options.progress.line(`${labelOf(job)} left ${job.output} ${after === undefined ? "missing" : "as it was"}${said ? ` (it said: "${said}")` : ""}`, { mark: "warning", elapsedMs: ms });
+      options.progress.line(
+        `${labelOf(job)} left ${job.output} ${after === undefined ? "missing" : "as it was"}${said ? ` (it said: "${said}")` : ""}`,
+        { mark: "warning", elapsedMs: ms },
+      );
     }
-    await memory.change((m) => (m.pending ? { ...m, pending: { ...m.pending, revised: [...m.pending.revised, job.key] } } : m));
+    await memory.change((m) =>
+      m.pending ? { ...m, pending: { ...m.pending, revised: [...m.pending.revised, job.key] } } : m,
+    );
   });
   if (!choose) {
     await memory.change((m) => ({ ...m, pending: null }));
@@ -840,7 +1114,12 @@ async function chooseDesign(run: Run, at: StepContext, phase: Phase): Promise<Ru
   const { wf, options } = run;
   // The choose step's design writer and reducer (develop: the architects and the roundtable).
   const chooser = stepOf(run.flow, phase);
-  if (chooser?.kind !== "choose") throw new DotagentError("run_stuck", `dotagent run cannot continue: a pick at ${phase}, which is no choose step of workflow ${run.flow.name}; run \`dotagent resume\` to see where the workflow stands`, EXIT.refused);
+  if (chooser?.kind !== "choose")
+    throw new DotagentError(
+      "run_stuck",
+      `dotagent run cannot continue: a pick at ${phase}, which is no choose step of workflow ${run.flow.name}; run \`dotagent resume\` to see where the workflow stands`,
+      EXIT.refused,
+    );
   const writer = chooser.agent;
   const reducer = chooser.reducer;
   const pending = await pendingFeedback(run);
@@ -861,17 +1140,35 @@ async function chooseDesign(run: Run, at: StepContext, phase: Phase): Promise<Ru
   // Only a design whose file is there can be chosen: final_design.json holds it, never a made-up one.
   const written = new Set(listDesignFiles(options.root));
   const offered = listDesigns(roundtable);
-  const designs: DesignOption[] = offered.filter((d) => written.has(d.name)).map((d) => ({ name: d.name, oneLine: d.hint || designSummaryOf(options.root, d.name) }));
+  const designs: DesignOption[] = offered
+    .filter((d) => written.has(d.name))
+    .map((d) => ({ name: d.name, oneLine: d.hint || designSummaryOf(options.root, d.name) }));
   let chosen = options.design;
   if (chosen !== undefined && !designs.some((d) => d.name === chosen)) {
     const there = designs.length > 0 ? designs.map((d) => d.name) : [...written];
-    const why = !written.has(chosen) ? `there is no valid ${REPORT.designsDir}/${chosen}.json` : `${REPORT.roundtable} does not offer it`;
-    throw new DotagentError("usage", `--design ${chosen}: ${why}; the designs to choose from: ${there.length > 0 ? there.join(", ") : "none yet"}`, EXIT.usage, { designs: there });
+    const why = !written.has(chosen)
+      ? `there is no valid ${REPORT.designsDir}/${chosen}.json`
+      : `${REPORT.roundtable} does not offer it`;
+    throw new DotagentError(
+      "usage",
+      `--design ${chosen}: ${why}; the designs to choose from: ${there.length > 0 ? there.join(", ") : "none yet"}`,
+      EXIT.usage,
+      { designs: there },
+    );
   }
-  const recommended = typeof roundtable.recommendation === "string" && designs.some((d) => d.name === roundtable.recommendation) ? roundtable.recommendation : designs[0]?.name;
+  const recommended =
+    typeof roundtable.recommendation === "string" && designs.some((d) => d.name === roundtable.recommendation)
+      ? roundtable.recommendation
+      : designs[0]?.name;
   if (recommended === undefined) {
     const missing = offered.map((d) => `${REPORT.designsDir}/${d.name}.json`);
-    throw new DotagentError("run_stuck", offered.length === 0 ? `${REPORT.roundtable} names no design to choose; delete it to have the roundtable run again` : `${REPORT.roundtable} offers designs whose files are missing or invalid (${missing.join(", ")}); delete it to have the roundtable run again`, EXIT.refused);
+    throw new DotagentError(
+      "run_stuck",
+      offered.length === 0
+        ? `${REPORT.roundtable} names no design to choose; delete it to have the roundtable run again`
+        : `${REPORT.roundtable} offers designs whose files are missing or invalid (${missing.join(", ")}); delete it to have the roundtable run again`,
+      EXIT.refused,
+    );
   }
   const oneLineOf = (name: string) => designs.find((d) => d.name === name)?.oneLine ?? "";
   let how = options.design !== undefined ? " (--design)" : "";
@@ -882,11 +1179,25 @@ async function chooseDesign(run: Run, at: StepContext, phase: Phase): Promise<Ru
   if (chosen === undefined && options.ask.interactive) {
     options.progress.show(["", ...designsView(designs, recommended, roundtable), ""]);
     const choices: Choice[] = [
-      ...designs.map((d) => ({ name: d.name, title: d.name === recommended ? `${d.name} (recommended)` : d.name, hint: d.oneLine })),
-      { name: CHANGE, title: "Change something", hint: `say what; every ${writer} revises its design, the ${reducer} compares them again` },
+      ...designs.map((d) => ({
+        name: d.name,
+        title: d.name === recommended ? `${d.name} (recommended)` : d.name,
+        hint: d.oneLine,
+      })),
+      {
+        name: CHANGE,
+        title: "Change something",
+        hint: `say what; every ${writer} revises its design, the ${reducer} compares them again`,
+      },
       { name: STOP, title: "Stop here", hint: "decide later: dotagent run --design NAME" },
     ];
-    const picked = await askGate(run, "Which design?", choices, recommended, `What should the ${writer}s change?`).catch((error: unknown) => {
+    const picked = await askGate(
+      run,
+      "Which design?",
+      choices,
+      recommended,
+      `What should the ${writer}s change?`,
+    ).catch((error: unknown) => {
       throw isInterrupted(error) ? interruptedAtGate("the design pick", "nothing picked") : error;
     });
     if (typeof picked === "object") {
@@ -894,28 +1205,65 @@ async function chooseDesign(run: Run, at: StepContext, phase: Phase): Promise<Ru
       await revise(run, feedback, at);
       return undefined;
     }
-    if (picked === STOP) throw new DotagentError("interrupted", `stopped at the pick, as you chose: nothing picked; \`dotagent run --design NAME\` picks one, \`dotagent run\` asks again`, EXIT.interrupted, { sessions_kept: [] });
+    if (picked === STOP)
+      throw new DotagentError(
+        "interrupted",
+        `stopped at the pick, as you chose: nothing picked; \`dotagent run --design NAME\` picks one, \`dotagent run\` asks again`,
+        EXIT.interrupted,
+        { sessions_kept: [] },
+      );
     chosen = picked;
   }
   if (chosen === undefined) {
     const others = designs.filter((d) => d.name !== recommended).map((d) => d.name);
     const pickCommand = (name: string) => runCommand(run, ` --design ${name}`);
-    const choices = designs.map((d) => ({ design: d.name, one_line: d.oneLine, recommended: d.name === recommended, command: addDirToCommands(pickCommand(d.name), options.dirArg) }));
-    const gate: GateDecision = { step: phase, report: REPORT.roundtable, shown: designsView(designs, recommended, roundtable), approve: pickCommand(recommended), change: changeCommand(run) };
+    const choices = designs.map((d) => ({
+      design: d.name,
+      one_line: d.oneLine,
+      recommended: d.name === recommended,
+      command: addDirToCommands(pickCommand(d.name), options.dirArg),
+    }));
+    const gate: GateDecision = {
+      step: phase,
+      report: REPORT.roundtable,
+      shown: designsView(designs, recommended, roundtable),
+      approve: pickCommand(recommended),
+      change: changeCommand(run),
+    };
     options.progress.line(`stopped at the ${phase} pick for your answer`, { mark: "warning" });
-    const decision: Decision = { question: `Which design? Options: ${designs.map((d) => d.name).join(", ")}; the roundtable recommends ${recommended}.`, default: true, yes: pickCommand(recommended), no: others.length > 0 ? pickCommand(others[0]!) : "stop here" };
+    const decision: Decision = {
+      question: `Which design? Options: ${designs.map((d) => d.name).join(", ")}; the roundtable recommends ${recommended}.`,
+      default: true,
+      yes: pickCommand(recommended),
+      no: others.length > 0 ? pickCommand(others[0]!) : "stop here",
+    };
     return decisionResult(run, at, decision, { choices, gate: gateWithDir(gate, options.dirArg) });
   }
   const source = `${REPORT.designsDir}/${chosen}.json`;
   const design = readReport(options.root, source);
-  if (design === undefined) throw new DotagentError("usage", `--design ${chosen}: there is no valid ${source}; the designs to choose from: ${designs.map((d) => d.name).join(", ")}`, EXIT.usage);
+  if (design === undefined)
+    throw new DotagentError(
+      "usage",
+      `--design ${chosen}: there is no valid ${source}; the designs to choose from: ${designs.map((d) => d.name).join(", ")}`,
+      EXIT.usage,
+    );
   const decided = (options.now ?? (() => new Date()))().toISOString();
   const tasks = tasksToPlan(0, design, at.request);
   // The person's words at this gate travel with the design to the executors.
-  const notes = run.memory ? (await run.memory.read()).feedback.filter((f) => f.gate === phase).map((f) => f.text).join("\n") : "";
+  const notes = run.memory
+    ? (await run.memory.read()).feedback
+        .filter((f) => f.gate === phase)
+        .map((f) => f.text)
+        .join("\n")
+    : "";
   // The pick is the approval: the person (or --approve auto) chose this design. dotagent writes
   // final_design.json from it (the only writer of that file, SPEC §11), then approves.
-  await wf.phase.approve(phase, { pick: chosen, notes, tasks, auto: !(options.design !== undefined || run.approve === "ask") });
+  await wf.phase.approve(phase, {
+    pick: chosen,
+    notes,
+    tasks,
+    auto: !(options.design !== undefined || run.approve === "ask"),
+  });
   wrote(run, REPORT.finalDesign);
   await wf.phase.complete(phase, { output: REPORT.finalDesign });
   const line = oneLineOf(chosen);
@@ -931,15 +1279,30 @@ function listDesignFiles(root: string): string[] {
   } catch {
     return [];
   }
-  return names.filter((n) => n.endsWith(".json")).map((n) => n.slice(0, -".json".length)).filter((name) => readReport(root, `${REPORT.designsDir}/${name}.json`) !== undefined).sort();
+  return names
+    .filter((n) => n.endsWith(".json"))
+    .map((n) => n.slice(0, -".json".length))
+    .filter((name) => readReport(root, `${REPORT.designsDir}/${name}.json`) !== undefined)
+    .sort();
 }
 
 function listDesigns(roundtable: Record<string, unknown>): Array<{ name: string; hint: string }> {
-  const options = Array.isArray(roundtable.options_for_user) ? roundtable.options_for_user : Array.isArray(roundtable.designs) ? roundtable.designs : [];
+  const options = Array.isArray(roundtable.options_for_user)
+    ? roundtable.options_for_user
+    : Array.isArray(roundtable.designs)
+      ? roundtable.designs
+      : [];
   return options.flatMap((o) => {
     if (!o || typeof o !== "object") return [];
     const r = o as Record<string, unknown>;
-    return typeof r.name === "string" ? [{ name: r.name, hint: typeof r.one_line === "string" ? r.one_line : typeof r.summary === "string" ? r.summary : "" }] : [];
+    return typeof r.name === "string"
+      ? [
+          {
+            name: r.name,
+            hint: typeof r.one_line === "string" ? r.one_line : typeof r.summary === "string" ? r.summary : "",
+          },
+        ]
+      : [];
   });
 }
 
@@ -963,7 +1326,13 @@ function labelOf(job: AgentJob): string {
  * stopped by Ctrl-C keeps its session for the next run; an account or API that is out starts no
  * more; either stops the run once the batch is over.
  */
-async function runSessions(run: Run, jobs: readonly AgentJob[], context: AgentRunContext, verb: string, ended: (job: AgentJob, outcome: AgentOutcome, ms: number) => Promise<void> | void): Promise<void> {
+async function runSessions(
+  run: Run,
+  jobs: readonly AgentJob[],
+  context: AgentRunContext,
+  verb: string,
+  ended: (job: AgentJob, outcome: AgentOutcome, ms: number) => Promise<void> | void,
+): Promise<void> {
   const kept: string[] = [];
   let blocked: AgentOutcome | undefined;
   await inBatches(jobs, Math.max(1, run.options.maxParallel ?? 3), run, async (job) => {
@@ -977,13 +1346,19 @@ async function runSessions(run: Run, jobs: readonly AgentJob[], context: AgentRu
   if (blocked) throw new Blocked(blocked);
 }
 
-async function session(run: Run, job: AgentJob, context: AgentRunContext, label: string): Promise<{ outcome: AgentOutcome; ms: number }> {
+async function session(
+  run: Run,
+  job: AgentJob,
+  context: AgentRunContext,
+  label: string,
+): Promise<{ outcome: AgentOutcome; ms: number }> {
   const activity = run.options.progress.begin(label);
   run.working++;
   try {
     // What is left of the run's cost cap bounds the session too (the SDK stops it there: error_max_budget_usd).
     const left = run.options.maxCostUsd === undefined ? undefined : Math.max(0.01, run.options.maxCostUsd - run.spent);
-    const bounded = left === undefined ? context : { ...context, sdkOptions: { ...context.sdkOptions, maxBudgetUsd: left } };
+    const bounded =
+      left === undefined ? context : { ...context, sdkOptions: { ...context.sdkOptions, maxBudgetUsd: left } };
     const outcome = await runAgentJob(job, bounded, {
       ...(run.options.signal ? { signal: run.options.signal } : {}),
       onMessage: (message) => {
@@ -998,7 +1373,11 @@ async function session(run: Run, job: AgentJob, context: AgentRunContext, label:
     // The workflow's cost over its runs, for `dotagent report` (an estimate the SDK gives, not a bill).
     if (outcome.costUsd !== undefined && run.memory !== undefined) {
       const add = outcome.costUsd;
-      await run.memory.change((m) => ({ ...m, cost_usd: Math.round(((m.cost_usd ?? 0) + add) * 1e6) / 1e6, costed_sessions: (m.costed_sessions ?? 0) + 1 }));
+      await run.memory.change((m) => ({
+        ...m,
+        cost_usd: Math.round(((m.cost_usd ?? 0) + add) * 1e6) / 1e6,
+        costed_sessions: (m.costed_sessions ?? 0) + 1,
+      }));
     }
     return { outcome, ms: activity.end() };
   } catch (error) {
@@ -1019,23 +1398,38 @@ async function runAgents(run: Run, step: Extract<RunStep, { kind: "agents" }>, a
       const said = run.said.get(job.key)?.replace(/\s+/g, " ").slice(0, 200);
       const error = `${job.agent} did not write a valid ${job.output} in ${MAX_AGENT_SESSIONS} sessions${said ? ` (it said: "${said}")` : ""}`;
       await wf.phase.fail(step.phase, { error });
-      throw new DotagentError("agent_failed", `${error}; the phase is marked failed: look at the agent's output, then run dotagent run again`, EXIT.refused);
+      throw new DotagentError(
+        "agent_failed",
+        `${error}; the phase is marked failed: look at the agent's output, then run dotagent run again`,
+        EXIT.refused,
+      );
     }
   }
   const found = () => step.outputs.find((p) => reportThere(options.root, p));
-  const verdict = (report: Record<string, unknown> | undefined) => (report?.passed === true ? `: ${step.phase} passed` : report?.passed === false ? `: ${step.phase} failed (${count(Array.isArray(report.failures) ? report.failures.length : 0, "failure")})` : "");
+  const verdict = (report: Record<string, unknown> | undefined) =>
+    report?.passed === true
+      ? `: ${step.phase} passed`
+      : report?.passed === false
+        ? `: ${step.phase} failed (${count(Array.isArray(report.failures) ? report.failures.length : 0, "failure")})`
+        : "";
   await runSessions(run, step.jobs, agentContext(run, at, step.phase), "writes", (job, outcome, ms) => {
     run.said.set(job.key, outcome.said);
     const output = reportThere(options.root, job.output) ? job.output : found();
     if (output === undefined) {
       const said = outcome.said.replace(/\s+/g, " ").trim().slice(0, 160);
-      options.progress.line(`${labelOf(job)} ended without a valid ${job.output}${outcome.error ? ` (${outcome.error})` : said ? ` (it said: "${said}")` : ""}`, { mark: "failed", elapsedMs: ms });
+      options.progress.line(
+        `${labelOf(job)} ended without a valid ${job.output}${outcome.error ? ` (${outcome.error})` : said ? ` (it said: "${said}")` : ""}`,
+        { mark: "failed", elapsedMs: ms },
+      );
       return;
     }
     wrote(run, output);
     const report = readReport(options.root, output);
     const checked = step.then === "verdict" ? verdict(report) : "";
-    options.progress.line(`${labelOf(job)} wrote ${output}${checked}`, { mark: step.then === "verdict" && report?.passed === false ? "failed" : "done", elapsedMs: ms });
+    options.progress.line(`${labelOf(job)} wrote ${output}${checked}`, {
+      mark: step.then === "verdict" && report?.passed === false ? "failed" : "done",
+      elapsedMs: ms,
+    });
   });
   const output = found();
   if (output === undefined) return; // the loop asks again (a second session), then fails the step
@@ -1045,11 +1439,16 @@ async function runAgents(run: Run, step: Extract<RunStep, { kind: "agents" }>, a
     if (passed === true) await wf.phase.complete(step.phase, { output });
     else if (passed === false && step.rework !== undefined) {
       // Past max_rounds the step fails instead; the loop's next round says so (workflow_failed).
-      if ((await wf.phase.rework()).phase_status !== "failed") options.progress.line(`back to ${step.rework} to fix what ${step.phase} found`);
+      if ((await wf.phase.rework()).phase_status !== "failed")
+        options.progress.line(`back to ${step.rework} to fix what ${step.phase} found`);
     } else if (passed === false) {
       const error = `${step.phase} failed (${output} says passed: false) and sends no work back`;
       await wf.phase.fail(step.phase, { error });
-      throw new DotagentError("workflow_failed", `the workflow failed: ${error}; fix the cause, delete ${output}, then run dotagent run again`, EXIT.refused);
+      throw new DotagentError(
+        "workflow_failed",
+        `the workflow failed: ${error}; fix the cause, delete ${output}, then run dotagent run again`,
+        EXIT.refused,
+      );
     }
   }
 }
@@ -1075,7 +1474,11 @@ async function commandStep(run: Run, id: string, at: StepContext): Promise<RunOu
   let activity: ReturnType<Progress["begin"]> | undefined;
   let outcome;
   try {
-    outcome = await runStep(opContext(run), id, { decide, onStart: () => (activity = options.progress.begin(label)), ...(options.signal ? { signal: options.signal } : {}) });
+    outcome = await runStep(opContext(run), id, {
+      decide,
+      onStart: () => (activity = options.progress.begin(label)),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   } catch (error) {
     activity?.end();
     throw error;
@@ -1090,14 +1493,23 @@ async function commandStep(run: Run, id: string, at: StepContext): Promise<RunOu
   const result = outcome.result;
   if (!result.ran) {
     // Recorded before and the plan still asks for it: a failed check that sends nothing back.
-    if (!result.passed) throw new DotagentError("workflow_failed", `the workflow failed: ${id}: \`${shown}\` failed (${result.report} says passed: false); fix the cause, then \`dotagent step run ${id} --again\` and dotagent run`, EXIT.refused);
+    if (!result.passed)
+      throw new DotagentError(
+        "workflow_failed",
+        `the workflow failed: ${id}: \`${shown}\` failed (${result.report} says passed: false); fix the cause, then \`dotagent step run ${id} --again\` and dotagent run`,
+        EXIT.refused,
+      );
     return undefined;
   }
   wrote(run, result.report);
   const why = result.timed_out ? "timed out" : `exit ${result.exit_code ?? "none"}`;
   const last = tellingLine(result.output_tail ?? "");
-  options.progress.line(`${id}: \`${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown}\` ${result.passed ? "passed" : `failed (${why}${result.attempts > 1 ? `, ${result.attempts} attempts` : ""})${last ? `: ${last.slice(0, 120)}` : ""}`}`, { mark: result.passed ? "done" : "failed", ...(ms === undefined ? {} : { elapsedMs: ms }) });
-  if (!result.passed && step?.kind === "check" && step.rework !== undefined && result.next.action !== "workflow_failed") options.progress.line(`back to ${step.rework} to fix what ${id} found`);
+  options.progress.line(
+    `${id}: \`${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown}\` ${result.passed ? "passed" : `failed (${why}${result.attempts > 1 ? `, ${result.attempts} attempts` : ""})${last ? `: ${last.slice(0, 120)}` : ""}`}`,
+    { mark: result.passed ? "done" : "failed", ...(ms === undefined ? {} : { elapsedMs: ms }) },
+  );
+  if (!result.passed && step?.kind === "check" && step.rework !== undefined && result.next.action !== "workflow_failed")
+    options.progress.line(`back to ${step.rework} to fix what ${id} found`);
   return undefined;
 }
 
@@ -1105,14 +1517,29 @@ async function commandStep(run: Run, id: string, at: StepContext): Promise<RunOu
 async function logContinued(run: Run, job: AgentJob, session: string | null): Promise<void> {
   const context = opContext(run);
   try {
-    await locked(context, "run", () => appendEvents(context.paths.root, context.paths.eventsFile, [{ type: "agent_continued", agent: job.agent, output: job.output, session }], context.now()));
+    await locked(context, "run", () =>
+      appendEvents(
+        context.paths.root,
+        context.paths.eventsFile,
+        [{ type: "agent_continued", agent: job.agent, output: job.output, session }],
+        context.now(),
+      ),
+    );
   } catch (error) {
-    context.warn(`the event log could not say that ${labelOf(job)} continued a cut-off session (${(error as Error).message})`);
+    context.warn(
+      `the event log could not say that ${labelOf(job)} continued a cut-off session (${(error as Error).message})`,
+    );
   }
 }
 
 function opContext(run: Run): OpContext {
-  return { paths: projectPaths(run.options.root), now: run.options.now ?? (() => new Date()), warn: (m) => run.options.progress.line(m, { mark: "warning" }), note: () => {}, ...(run.options.dirArg === undefined ? {} : { dirArg: run.options.dirArg }) };
+  return {
+    paths: projectPaths(run.options.root),
+    now: run.options.now ?? (() => new Date()),
+    warn: (m) => run.options.progress.line(m, { mark: "warning" }),
+    note: () => {},
+    ...(run.options.dirArg === undefined ? {} : { dirArg: run.options.dirArg }),
+  };
 }
 
 async function runTasks(run: Run, ids: readonly string[], at: StepContext): Promise<void> {
@@ -1134,7 +1561,12 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
   const facts = await readFacts(options.root);
   // The tasks step names its agent, and its plan's source is the design the agents read (develop: final_design.json; fix: reproduction.json).
   const tasksStep = run.flow.steps.find((s) => s.kind === "tasks");
-  if (tasksStep?.kind !== "tasks") throw new DotagentError("run_stuck", `dotagent run cannot continue: tasks to run, but workflow ${run.flow.name} has no tasks step; run \`dotagent resume\` to see where the workflow stands`, EXIT.refused);
+  if (tasksStep?.kind !== "tasks")
+    throw new DotagentError(
+      "run_stuck",
+      `dotagent run cannot continue: tasks to run, but workflow ${run.flow.name} has no tasks step; run \`dotagent resume\` to see where the workflow stands`,
+      EXIT.refused,
+    );
   const agent = tasksStep.agent;
   const design = planSourceOf(run.flow, tasksStep.id, facts.skipped);
   const fixes = facts.reworkRound ? (facts.reworkReport ?? reworkCopyPath(facts.reworkRound)) : undefined;
@@ -1149,7 +1581,15 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
     started.map(async (id) => {
       const output = `${REPORT.tasksDir}/${id}.json`;
       const title = facts.titles.get(id) ?? id;
-      const lines = [`Task: ${id}`, `Title: ${title}`, `Design: ${design}`, ...(fixes ? [`Fixes: ${fixes}`] : []), `Workflow: ${at.workflowId}`, `Helper: ${options.helper}`, ...(worktreeLines.get(id) ?? [])];
+      const lines = [
+        `Task: ${id}`,
+        `Title: ${title}`,
+        `Design: ${design}`,
+        ...(fixes ? [`Fixes: ${fixes}`] : []),
+        `Workflow: ${at.workflowId}`,
+        `Helper: ${options.helper}`,
+        ...(worktreeLines.get(id) ?? []),
+      ];
       const job: AgentJob = { key: `${agent}.${id}`, agent, output, lines };
       const label = `${id} ${title}`.slice(0, 60);
       let error: string | undefined;
@@ -1162,7 +1602,8 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
         if (outcome.interrupted) {
           kept.push(outcome.key);
           // Stopped by Ctrl-C: done if its report says so, else given back (no attempt counted).
-          if (readReport(options.root, output)?.status === "complete") await completeTask(run, id, output, label, ++done, total, ms);
+          if (readReport(options.root, output)?.status === "complete")
+            await completeTask(run, id, output, label, ++done, total, ms);
           else {
             await releaseTask(run, id);
             released.push(id);
@@ -1184,31 +1625,57 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
       const report = readReport(options.root, output);
       if (report?.status === "complete") await completeTask(run, id, output, label, ++done, total, ms);
       else {
-        const why = typeof report?.error === "string" && report.error !== "" ? report.error : (error ?? `no valid ${output}`);
+        const why =
+          typeof report?.error === "string" && report.error !== "" ? report.error : (error ?? `no valid ${output}`);
         const failed = await wf.tasks.fail(id, { error: why });
         if (report !== undefined) wrote(run, output);
-        const attempts = failed.task ? ` (attempt ${failed.task.attempts} of ${failed.max_attempts ?? "?"}${failed.task.status === "dead" ? ", no attempts left" : ""})` : "";
-        options.progress.line(`${label}: ${why.replace(/\s+/g, " ").slice(0, 160)}${attempts}`, { mark: "failed", elapsedMs: ms });
+        const attempts = failed.task
+          ? ` (attempt ${failed.task.attempts} of ${failed.max_attempts ?? "?"}${failed.task.status === "dead" ? ", no attempts left" : ""})`
+          : "";
+        options.progress.line(`${label}: ${why.replace(/\s+/g, " ").slice(0, 160)}${attempts}`, {
+          mark: "failed",
+          elapsedMs: ms,
+        });
       }
     }),
   );
-  if (released.length > 0) options.progress.line(`${released.length === 1 ? "task" : "tasks"} ${released.join(", ")} given back: ${released.length === 1 ? "it starts" : "they start"} again on the next run, no attempt counted`);
+  if (released.length > 0)
+    options.progress.line(
+      `${released.length === 1 ? "task" : "tasks"} ${released.join(", ")} given back: ${released.length === 1 ? "it starts" : "they start"} again on the next run, no attempt counted`,
+    );
   throwIfInterrupted(run, kept);
   if (blocked) throw new Blocked(blocked);
 }
 
-async function completeTask(run: Run, id: string, output: string, label: string, done: number, total: number, ms: number): Promise<void> {
+async function completeTask(
+  run: Run,
+  id: string,
+  output: string,
+  label: string,
+  done: number,
+  total: number,
+  ms: number,
+): Promise<void> {
   // A task with a worktree is merged as it completes (SPEC §19); a conflict sends it round again.
   const landed = (await run.wf.tasks.complete(id, { output })).task;
   wrote(run, output);
   const merge = landed?.worktree?.merge;
-  if (merge?.state === "conflict") run.options.progress.line(`${label}: not merged into ${landed?.worktree?.into}: ${landed?.error ?? "conflict"}`, { mark: "failed", elapsedMs: ms });
+  if (merge?.state === "conflict")
+    run.options.progress.line(`${label}: not merged into ${landed?.worktree?.into}: ${landed?.error ?? "conflict"}`, {
+      mark: "failed",
+      elapsedMs: ms,
+    });
   else run.options.progress.line(label, { mark: "done", elapsedMs: ms, after: taskBar(done, Math.max(total, done)) });
 }
 
 /** A task this run started and stopped (Ctrl-C): pending again, no attempt counted. */
 async function releaseTask(run: Run, id: string): Promise<void> {
-  const context: OpContext = { paths: projectPaths(run.options.root), now: run.options.now ?? (() => new Date()), warn: (m) => run.options.progress.line(m, { mark: "warning" }), note: () => {} };
+  const context: OpContext = {
+    paths: projectPaths(run.options.root),
+    now: run.options.now ?? (() => new Date()),
+    warn: (m) => run.options.progress.line(m, { mark: "warning" }),
+    note: () => {},
+  };
   try {
     await changeTask(context, { action: "release", id, owner: process.pid });
   } catch (error) {
@@ -1221,16 +1688,36 @@ function agentContext(run: Run, at: StepContext, phase: string): AgentRunContext
   const { options } = run;
   // The project's .claude/agents/<name>.md first: a definition's own agents (SPEC §20), and from the
   // CLI develop's too (installed, maybe edited); else the agent files as given.
-  const agents = !run.pinned && options.projectContext !== true ? options.agents : agentsForFlow(options.root, new Set(run.flow.steps.flatMap(stepAgents)), options.agents);
-  return { root: options.root, workflowId: at.workflowId, request: at.request, phase, agents, ...(run.instructions ? { instructions: run.instructions } : {}), ...(options.sdk ? { sdk: options.sdk } : {}), ...(options.sdkOptions ? { sdkOptions: options.sdkOptions } : {}) };
+  const agents =
+    !run.pinned && options.projectContext !== true
+      ? options.agents
+      : agentsForFlow(options.root, new Set(run.flow.steps.flatMap(stepAgents)), options.agents);
+  return {
+    root: options.root,
+    workflowId: at.workflowId,
+    request: at.request,
+    phase,
+    agents,
+    ...(run.instructions ? { instructions: run.instructions } : {}),
+    ...(options.sdk ? { sdk: options.sdk } : {}),
+    ...(options.sdkOptions ? { sdkOptions: options.sdkOptions } : {}),
+  };
 }
 
 /** At most `limit` at once; after Ctrl-C nothing more starts. */
-async function inBatches<T>(items: readonly T[], limit: number, run: Run, fn: (item: T) => Promise<void>): Promise<void> {
+async function inBatches<T>(
+  items: readonly T[],
+  limit: number,
+  run: Run,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
   const queue = [...items];
-  await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, async () => {
-    for (let item = queue.shift(); item !== undefined && !run.options.signal?.aborted; item = queue.shift()) await fn(item);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, queue.length) }, async () => {
+      for (let item = queue.shift(); item !== undefined && !run.options.signal?.aborted; item = queue.shift())
+        await fn(item);
+    }),
+  );
 }
 
 /** Whether a report is there: a JSON object, or (a .md report) text. */
@@ -1323,5 +1810,9 @@ async function checkWorkflowName(options: RunOptions): Promise<void> {
   const phase = snapshot.phase.value;
   const name = phase.workflow?.name ?? "develop";
   if (name === options.workflow || isWorkflowComplete(phase)) return;
-  throw new DotagentError("usage", `--workflow ${options.workflow}: workflow ${phase.workflow_id} here walks ${name} (at ${phase.current_phase}); continue it with dotagent run, or archive it first (dotagent archive) to start a ${options.workflow} workflow`, EXIT.usage);
+  throw new DotagentError(
+    "usage",
+    `--workflow ${options.workflow}: workflow ${phase.workflow_id} here walks ${name} (at ${phase.current_phase}); continue it with dotagent run, or archive it first (dotagent archive) to start a ${options.workflow} workflow`,
+    EXIT.usage,
+  );
 }

@@ -26,15 +26,32 @@ export const good: Writer = (agent, prompt) => {
     case "pm":
       return { summary: "sign in", acceptance_criteria: [{ id: "AC-1", text: "works" }] };
     case "architect":
-      return { name: field("Design name"), tasks: [{ id: "task-001", title: "model", depends_on: [] }, { id: "task-002", title: "route", depends_on: ["task-001"] }] };
+      return {
+        name: field("Design name"),
+        tasks: [
+          { id: "task-001", title: "model", depends_on: [] },
+          { id: "task-002", title: "route", depends_on: ["task-001"] },
+        ],
+      };
     case "roundtable":
-      return { recommendation: "minimal", options_for_user: [{ name: "minimal", one_line: "small" }, { name: "robust", one_line: "big" }] };
+      return {
+        recommendation: "minimal",
+        options_for_user: [
+          { name: "minimal", one_line: "small" },
+          { name: "robust", one_line: "big" },
+        ],
+      };
     case "executor":
       return { task_id: field("Task"), status: "complete", summary: "done" };
     case "qa":
       return { passed: true, failures: [] };
     case "reproducer":
-      return { request: field("Feature request"), reproduced: true, test: { file: "test/login.test.ts", command: "npm test" }, tasks: [{ id: "fix-decode", title: "decode the body once", depends_on: [] }] };
+      return {
+        request: field("Feature request"),
+        reproduced: true,
+        test: { file: "test/login.test.ts", command: "npm test" },
+        tasks: [{ id: "fix-decode", title: "decode the body once", depends_on: [] }],
+      };
     default:
       return { summary: "shipped", lessons: [] };
   }
@@ -76,18 +93,41 @@ export function harness(writer: Writer, setup?: (root: string) => void): Harness
         mkdirSync(dirname(join(root, output)), { recursive: true });
         writeFileSync(join(root, output), JSON.stringify(report));
       }
-      yield { type: "result", subtype: "success", session_id, result: report ? `Wrote ${output}.` : "I could not do it." };
+      yield {
+        type: "result",
+        subtype: "success",
+        session_id,
+        result: report ? `Wrote ${output}.` : "I could not do it.",
+      };
     },
   };
   // What a person would read (no terminal: no live line, no colour), line by line.
-  const stream = { isTTY: false, write: (text: string) => lines.push(...text.split("\n").filter((l) => l !== "")) } as unknown as NodeJS.WriteStream;
+  const stream = {
+    isTTY: false,
+    write: (text: string) => lines.push(...text.split("\n").filter((l) => l !== "")),
+  } as unknown as NodeJS.WriteStream;
   const progress: Progress = createProgress(stream);
-  const noTerminal: Asker = { interactive: false, confirm: async () => undefined, choose: async () => undefined, text: async () => undefined };
+  const noTerminal: Asker = {
+    interactive: false,
+    confirm: async () => undefined,
+    choose: async () => undefined,
+    text: async () => undefined,
+  };
   return {
     root,
     sessions,
     lines,
-    options: (extra = {}) => ({ root, request: "add login", approve: "auto", agents: AGENTS, helper: "node dotagent.mjs", ask: noTerminal, progress, sdk, ...extra }),
+    options: (extra = {}) => ({
+      root,
+      request: "add login",
+      approve: "auto",
+      agents: AGENTS,
+      helper: "node dotagent.mjs",
+      ask: noTerminal,
+      progress,
+      sdk,
+      ...extra,
+    }),
   };
 }
 
@@ -101,7 +141,9 @@ function projectAgents(root: string): Array<{ name: string; body: string }> {
     return [];
   }
   // Longest body first: a project's edit of a built-in agent wins over the built-in it starts like.
-  return files.map((f) => ({ name: f.slice(0, -3), body: parseAgentFile(f, readFileSync(join(dir, f), "utf8")).body })).sort((a, b) => b.body.length - a.body.length);
+  return files
+    .map((f) => ({ name: f.slice(0, -3), body: parseAgentFile(f, readFileSync(join(dir, f), "utf8")).body }))
+    .sort((a, b) => b.body.length - a.body.length);
 }
 
 /** A person at a terminal: approves the gates, answers the design pick with `design` (undefined: no answer). */
@@ -118,17 +160,20 @@ export function person(design?: string, onApprove: () => void = () => {}): Asker
   };
 }
 
-
 /**
  * A person at a terminal who gives these answers in turn, to every choose() and text() (a
  * function: its value then); `asked` keeps each question. Out of answers: Ctrl-C.
  */
-export function personSaying(...answers: Array<string | ((question: string) => string)>): { asker: Asker; asked: string[] } {
+export function personSaying(...answers: Array<string | ((question: string) => string)>): {
+  asker: Asker;
+  asked: string[];
+} {
   const asked: string[] = [];
   const next = (question: string) => {
     asked.push(question);
     const answer = answers.shift();
-    if (answer === undefined) throw Object.assign(new Error("interrupted; `dotagent run` continues"), { code: "interrupted" });
+    if (answer === undefined)
+      throw Object.assign(new Error("interrupted; `dotagent run` continues"), { code: "interrupted" });
     return typeof answer === "function" ? answer(question) : answer;
   };
   return {
@@ -139,7 +184,10 @@ export function personSaying(...answers: Array<string | ((question: string) => s
       choose: async (question: string, choices: readonly Choice[]) => {
         const answer = next(question);
         const found = choices.find((c) => c.name === answer || c.title === answer || c.name.trim() === answer);
-        if (!found) throw new Error(`"${answer}" is not among the choices of "${question}": ${choices.map((c) => c.name).join(", ")}`);
+        if (!found)
+          throw new Error(
+            `"${answer}" is not among the choices of "${question}": ${choices.map((c) => c.name).join(", ")}`,
+          );
         return found.name;
       },
       text: async (question) => next(question),

@@ -8,18 +8,24 @@ export const isoDateTime = z.iso.datetime({ offset: true });
 export const nonEmptyString = z.string().check(z.minLength(1));
 export const nonNegativeInt = z.int().check(z.minimum(0));
 
-export const idString = z.string().check(z.regex(ID_PATTERN, "an id: letters, digits, '.', '_' or '-', at most 128, not starting with '.' or '-'"));
+export const idString = z
+  .string()
+  .check(z.regex(ID_PATTERN, "an id: letters, digits, '.', '_' or '-', at most 128, not starting with '.' or '-'"));
 
 type Issue = z.core.$ZodIssue;
 
 function describeIssue(issue: Issue): string {
   switch (issue.code) {
     case "invalid_type":
-      return issue.input === undefined ? `required ${issue.expected} is missing` : `expected ${issue.expected}, got ${typeOfJson(issue.input)}`;
+      return issue.input === undefined
+        ? `required ${issue.expected} is missing`
+        : `expected ${issue.expected}, got ${typeOfJson(issue.input)}`;
     case "invalid_value":
       return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "invalid_format":
-      return issue.format === "datetime" ? "expected an ISO 8601 date-time like 2026-11-20T09:00:00Z" : (issue.message ?? `expected ${issue.format}`);
+      return issue.format === "datetime"
+        ? "expected an ISO 8601 date-time like 2026-11-20T09:00:00Z"
+        : (issue.message ?? `expected ${issue.format}`);
     case "too_small":
       return issue.origin === "string" ? "must not be empty" : `must be at least ${String(issue.minimum)}`;
     case "too_big":

@@ -1,9 +1,21 @@
 import * as z from "zod/mini";
 import { idString, isoDateTime, nonEmptyString, nonNegativeInt, parseWith, type ParseResult } from "./common.js";
 
-import { DEFAULT_MAX_ATTEMPTS, MAX_PARALLEL_LIMIT, TASK_BRANCH_PATTERN, TASK_STATUSES, WORKTREE_PATH_PATTERN } from "./json.js";
+import {
+  DEFAULT_MAX_ATTEMPTS,
+  MAX_PARALLEL_LIMIT,
+  TASK_BRANCH_PATTERN,
+  TASK_STATUSES,
+  WORKTREE_PATH_PATTERN,
+} from "./json.js";
 
-export { DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_PARALLEL, MAX_PARALLEL_LIMIT, TASK_STATUSES, type TaskStatus } from "./json.js";
+export {
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_MAX_PARALLEL,
+  MAX_PARALLEL_LIMIT,
+  TASK_STATUSES,
+  type TaskStatus,
+} from "./json.js";
 
 /** Who runs a running task (see core/ownership.ts), recorded by `task start`. */
 export const ownerSchema = z.looseObject({
@@ -40,8 +52,16 @@ export const mergeRecordSchema = z.looseObject({
 /** The git worktree a task runs in (SPEC §19), made by dotagent when the task starts. */
 export const worktreeRecordSchema = z.looseObject({
   /** Project-relative folder of the worktree, e.g. `.dotagent/worktrees/task-001`. */
-  path: z.string().check(z.regex(WORKTREE_PATH_PATTERN, "a folder .dotagent/worktrees/<task> (dotagent removes it when the task lands)")),
-  branch: z.string().check(z.regex(TASK_BRANCH_PATTERN, "a branch dotagent/<workflow>/<task> (dotagent deletes it when the task lands)")),
+  path: z
+    .string()
+    .check(
+      z.regex(WORKTREE_PATH_PATTERN, "a folder .dotagent/worktrees/<task> (dotagent removes it when the task lands)"),
+    ),
+  branch: z
+    .string()
+    .check(
+      z.regex(TASK_BRANCH_PATTERN, "a branch dotagent/<workflow>/<task> (dotagent deletes it when the task lands)"),
+    ),
   /** The workflow's branch it merges into (the main checkout's branch when the round started). */
   into: nonEmptyString,
   /** The commit the worktree was made from: the workflow branch's tip when the task first started. */

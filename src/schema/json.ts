@@ -19,7 +19,8 @@ export const TASK_BRANCH_PATTERN = /^dotagent\/(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._-
 /** Why `id` is not a valid id, in words that fit one line (a 10 KB id is not echoed), or null. */
 export function idProblem(id: string, what: string): string | null {
   if (ID_PATTERN.test(id)) return null;
-  if (id.length > MAX_ID_LENGTH) return `${/^[aeiou]/.test(what) ? "an" : "a"} ${what} of ${id.length} characters (${JSON.stringify(id.slice(0, 20))}…) is too long: at most ${MAX_ID_LENGTH} characters`;
+  if (id.length > MAX_ID_LENGTH)
+    return `${/^[aeiou]/.test(what) ? "an" : "a"} ${what} of ${id.length} characters (${JSON.stringify(id.slice(0, 20))}…) is too long: at most ${MAX_ID_LENGTH} characters`;
   return `${JSON.stringify(id)} is not a valid ${what}: letters, digits, '.', '_' or '-', at most ${MAX_ID_LENGTH}, not starting with '.' or '-'`;
 }
 

@@ -122,8 +122,19 @@ export function parsePhaseState(data: unknown): ParseResult<PhaseState> {
   const raw = data !== null && typeof data === "object" ? (data as { workflow?: unknown }).workflow : undefined;
   if (raw === undefined) return parseWith(phaseStateSchema, data);
   const pinned = parseWith(pinnedWorkflowSchema, raw);
-  if (!pinned.ok) return { ok: false, problems: pinned.problems.map((p) => ({ ...p, path: p.path === "" ? "workflow" : `workflow.${p.path}` })) };
+  if (!pinned.ok)
+    return {
+      ok: false,
+      problems: pinned.problems.map((p) => ({ ...p, path: p.path === "" ? "workflow" : `workflow.${p.path}` })),
+    };
   const resolved = resolvePinned(pinned.value);
-  if (!resolved.ok) return { ok: false, problems: resolved.problems.map((p) => ({ path: p.path === "" ? "workflow" : `workflow.${p.path}`, message: p.message })) };
+  if (!resolved.ok)
+    return {
+      ok: false,
+      problems: resolved.problems.map((p) => ({
+        path: p.path === "" ? "workflow" : `workflow.${p.path}`,
+        message: p.message,
+      })),
+    };
   return parseWith(phaseStateSchemaFor(resolved.flow.steps.map((st) => st.id)), data);
 }

@@ -41,7 +41,11 @@ export const workflowDefSchema = z.strictObject({
   description: z.optional(text(500)),
   extends: z.optional(text(100)),
   steps: z.optional(steps),
-  insert: z.optional(z.array(z.strictObject({ after: z.optional(text(100)), before: z.optional(text(100)), steps })).check(z.maxLength(50))),
+  insert: z.optional(
+    z
+      .array(z.strictObject({ after: z.optional(text(100)), before: z.optional(text(100)), steps }))
+      .check(z.maxLength(50)),
+  ),
   replace: z.optional(steps),
   remove: z.optional(z.array(text(100)).check(z.maxLength(50))),
 });

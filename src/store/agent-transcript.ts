@@ -15,7 +15,13 @@ export function agentTranscriptPath(sessionTranscript: string, sessionId: string
 function textOf(content: unknown): string | undefined {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
-    const texts = content.filter((c): c is { type: string; text: string } => c !== null && typeof c === "object" && (c as { type?: unknown }).type === "text" && typeof (c as { text?: unknown }).text === "string");
+    const texts = content.filter(
+      (c): c is { type: string; text: string } =>
+        c !== null &&
+        typeof c === "object" &&
+        (c as { type?: unknown }).type === "text" &&
+        typeof (c as { text?: unknown }).text === "string",
+    );
     return texts.length > 0 ? texts.map((t) => t.text).join("\n") : undefined;
   }
   return undefined;
@@ -30,7 +36,11 @@ export function readAgentPrompt(transcript: string): string | undefined {
   let linesBefore: string | undefined;
   for (const line of head.bytes.toString("utf8").split("\n").slice(0, 40)) {
     try {
-      const entry = JSON.parse(line) as { type?: unknown; message?: { role?: unknown; content?: unknown }; payload?: { type?: unknown; role?: unknown; content?: unknown } };
+      const entry = JSON.parse(line) as {
+        type?: unknown;
+        message?: { role?: unknown; content?: unknown };
+        payload?: { type?: unknown; role?: unknown; content?: unknown };
+      };
       if (entry.type === "user" && entry.message?.role === "user") {
         const text = textOf(entry.message.content);
         if (text !== undefined) return text;
@@ -42,14 +52,24 @@ export function readAgentPrompt(transcript: string): string | undefined {
       // Multi-agent v2 gives the prompt as an agent_message, its words after "Payload:".
       const v2 = entry.payload.type === "agent_message" ? codexTaskPayload(entry.payload.content) : undefined;
       if (entry.payload.type !== "message" && v2 === undefined) continue;
-      const text = v2 ?? (entry.payload.content as Array<{ text?: unknown }>).map((c) => (typeof c?.text === "string" ? c.text : "")).join("\n");
+      const text =
+        v2 ??
+        (entry.payload.content as Array<{ text?: unknown }>)
+          .map((c) => (typeof c?.text === "string" ? c.text : ""))
+          .join("\n");
       if (codexPrompt === undefined) {
         if (v2 !== undefined && linesBefore !== undefined) return `${v2}\n${linesBefore}`;
-        if (v2 !== undefined || (entry.payload.role === "user" && !text.startsWith("<environment_context>"))) codexPrompt = text;
-        linesBefore = entry.payload.role === "developer" && text.startsWith(CODEX_LINES_OPENING) ? text.slice(CODEX_LINES_OPENING.length).trim() : undefined;
+        if (v2 !== undefined || (entry.payload.role === "user" && !text.startsWith("<environment_context>")))
+          codexPrompt = text;
+        linesBefore =
+          entry.payload.role === "developer" && text.startsWith(CODEX_LINES_OPENING)
+            ? text.slice(CODEX_LINES_OPENING.length).trim()
+            : undefined;
         continue;
       }
-      return entry.payload.role === "developer" && text.startsWith(CODEX_LINES_OPENING) ? `${codexPrompt}\n${text.slice(CODEX_LINES_OPENING.length).trim()}` : codexPrompt;
+      return entry.payload.role === "developer" && text.startsWith(CODEX_LINES_OPENING)
+        ? `${codexPrompt}\n${text.slice(CODEX_LINES_OPENING.length).trim()}`
+        : codexPrompt;
     } catch {
       // a torn or foreign line: look at the next one
     }
@@ -63,7 +83,11 @@ export function readAgentPrompt(transcript: string): string | undefined {
  * offline), or undefined for any other message.
  */
 export function codexTaskPayload(content: unknown[]): string | undefined {
-  const parts = content.map((c) => (c !== null && typeof c === "object" ? (c as { text?: unknown; encrypted_content?: unknown }) : {})).map((c) => (typeof c.text === "string" ? c.text : typeof c.encrypted_content === "string" ? c.encrypted_content : ""));
+  const parts = content
+    .map((c) => (c !== null && typeof c === "object" ? (c as { text?: unknown; encrypted_content?: unknown }) : {}))
+    .map((c) =>
+      typeof c.text === "string" ? c.text : typeof c.encrypted_content === "string" ? c.encrypted_content : "",
+    );
   const all = parts.join("");
   if (!all.startsWith("Message Type: NEW_TASK\n")) return undefined;
   const at = all.indexOf("\nPayload:\n");
@@ -90,7 +114,10 @@ export function readAgentStartedAt(transcript: string): number | undefined {
 
 /** The agent type Claude Code recorded beside the transcript (`agent-<id>.meta.json`). */
 export function readAgentType(transcript: string): string | undefined {
-  const read = readProjectText(transcript.replace(/\.jsonl$/, ".meta.json"), { maxBytes: 1024 * 1024, links: "follow" });
+  const read = readProjectText(transcript.replace(/\.jsonl$/, ".meta.json"), {
+    maxBytes: 1024 * 1024,
+    links: "follow",
+  });
   if (read.kind !== "ok") return undefined;
   try {
     const meta = JSON.parse(read.text) as { agentType?: unknown };
@@ -109,7 +136,7 @@ export function remindersSent(transcript: string, max: number): number {
   if (read.kind === "missing") return 0;
   if (read.kind !== "ok") return max;
   let highest = 0;
-  for (const match of read.text.matchAll(/dotagent reminder (\d+) of \d+/g)) highest = Math.max(highest, Number(match[1]));
+  for (const match of read.text.matchAll(/dotagent reminder (\d+) of \d+/g))
+    highest = Math.max(highest, Number(match[1]));
   return highest;
 }
-

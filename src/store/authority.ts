@@ -8,7 +8,16 @@ import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } fro
 import { homedir } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import { isAbsolute, join, sep } from "node:path";
-import { claudePromptOrigin, codexPromptOrigin, codexRolloutIsMain, copilotPromptOrigin, isAuthorityEvent, sealText, type Client, type PromptOrigin } from "../core/authority.js";
+import {
+  claudePromptOrigin,
+  codexPromptOrigin,
+  codexRolloutIsMain,
+  copilotPromptOrigin,
+  isAuthorityEvent,
+  sealText,
+  type Client,
+  type PromptOrigin,
+} from "../core/authority.js";
 import { checkoutKey, sameSeal, sealWith } from "./checkout-key.js";
 import { appendEvents, type EventRecord } from "./events.js";
 import type { ProjectPaths } from "./project.js";
@@ -22,20 +31,31 @@ export interface ReplyEvidence {
 }
 
 /** The full sha256 of a file dotagent wrote (final_design.json's, in `design_picked`). */
-export const fileDigest = (bytes: string | Buffer) => process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex");
+export const fileDigest = (bytes: string | Buffer) =>
+  process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex");
 
 /** A digest of a prompt's words as the client records them (surrounding blanks aside). */
-export const textDigest = (text: string) => process.getBuiltinModule("node:crypto").createHash("sha256").update(text.trim()).digest("hex").slice(0, 16);
+export const textDigest = (text: string) =>
+  process.getBuiltinModule("node:crypto").createHash("sha256").update(text.trim()).digest("hex").slice(0, 16);
 
 /**
  * Appends events under the lock the caller holds; authority events get this checkout's seal. When
  * no key can be had (a state folder that cannot be written), they are appended unsealed, which
  * counts for nothing: `warn` says why.
  */
-export function appendWithSeals(paths: ProjectPaths, instance: string, events: ReadonlyArray<{ type: string; [key: string]: unknown }>, at: Date, warn?: (message: string) => void): EventRecord[] {
+export function appendWithSeals(
+  paths: ProjectPaths,
+  instance: string,
+  events: ReadonlyArray<{ type: string; [key: string]: unknown }>,
+  at: Date,
+  warn?: (message: string) => void,
+): EventRecord[] {
   if (!events.some((e) => isAuthorityEvent(e.type))) return appendEvents(paths.root, paths.eventsFile, events, at);
   const key = checkoutKey(paths.root, { create: true });
-  if (!key.ok) warn?.(`the person's answers cannot be kept in this checkout: ${key.reason}; set DOTAGENT_STATE_HOME to a folder of yours outside the project`);
+  if (!key.ok)
+    warn?.(
+      `the person's answers cannot be kept in this checkout: ${key.reason}; set DOTAGENT_STATE_HOME to a folder of yours outside the project`,
+    );
   const stamped = events.map((e) => {
     if (!isAuthorityEvent(e.type) || !key.ok) return e;
     const { seal: _ignored, ...rest } = e;
@@ -65,7 +85,12 @@ export interface AuthorityOptions {
  * here for `instance`; a reply only when the client's record says the person typed it (its `at`
  * becomes the record's time, and `said` holds their words as the client recorded them).
  */
-export function authorityView(paths: ProjectPaths, instance: string, events: readonly EventRecord[], options: AuthorityOptions = {}): EventRecord[] {
+export function authorityView(
+  paths: ProjectPaths,
+  instance: string,
+  events: readonly EventRecord[],
+  options: AuthorityOptions = {},
+): EventRecord[] {
   if (!events.some((e) => isAuthorityEvent(e.type))) return [...events];
   const key = checkoutKey(paths.root, { create: false });
   const out: EventRecord[] = [];
@@ -91,16 +116,28 @@ export function authorityView(paths: ProjectPaths, instance: string, events: rea
 function readEvidence(value: unknown): ReplyEvidence | undefined {
   const v = value as Partial<ReplyEvidence> | null | undefined;
   if (v === null || typeof v !== "object") return undefined;
-  return (v.client === "claude" || v.client === "codex" || v.client === "copilot") && typeof v.record === "string" && typeof v.id === "string" && typeof v.sha === "string" ? (v as ReplyEvidence) : undefined;
+  return (v.client === "claude" || v.client === "codex" || v.client === "copilot") &&
+    typeof v.record === "string" &&
+    typeof v.id === "string" &&
+    typeof v.sha === "string"
+    ? (v as ReplyEvidence)
+    : undefined;
 }
 
 /** What the client's own record says of the prompt the evidence names. */
 export function promptOrigin(paths: ProjectPaths, evidence: ReplyEvidence): PromptOrigin {
   const record = recordFile(paths, evidence);
   if (typeof record !== "string") return record;
-  const origin = evidence.client === "claude" ? claudeOrigin(record, evidence.id) : evidence.client === "codex" ? codexOrigin(record, evidence.id, evidence.sha) : copilotOrigin(record, evidence.id);
+  const origin =
+    evidence.client === "claude"
+      ? claudeOrigin(record, evidence.id)
+      : evidence.client === "codex"
+        ? codexOrigin(record, evidence.id, evidence.sha)
+        : copilotOrigin(record, evidence.id);
   if (origin.kind !== "person") return origin;
-  return textDigest(origin.text) === evidence.sha ? origin : { kind: "not_person", why: "the client's record holds other words for that prompt" };
+  return textDigest(origin.text) === evidence.sha
+    ? origin
+    : { kind: "not_person", why: "the client's record holds other words for that prompt" };
 }
 
 /** The client's home, where its records of sessions live (outside any project). */
@@ -113,14 +150,18 @@ function clientRecords(client: Client): string {
 
 /** The record's real path, when it is a regular file in the client's home and outside the project; else why not. */
 function recordFile(paths: ProjectPaths, evidence: ReplyEvidence): string | PromptOrigin {
-  if (!isAbsolute(evidence.record)) return { kind: "unconfirmed", why: "the prompt's record is not named by an absolute path" };
+  if (!isAbsolute(evidence.record))
+    return { kind: "unconfirmed", why: "the prompt's record is not named by an absolute path" };
   let real: string;
   let home: string;
   let project: string;
   try {
     real = realpathSync.native(evidence.record);
   } catch {
-    return { kind: "unconfirmed", why: `the client's record of the session (${evidence.record}) is not on this machine` };
+    return {
+      kind: "unconfirmed",
+      why: `the client's record of the session (${evidence.record}) is not on this machine`,
+    };
   }
   try {
     home = realpathSync.native(clientRecords(evidence.client));
@@ -128,8 +169,10 @@ function recordFile(paths: ProjectPaths, evidence: ReplyEvidence): string | Prom
   } catch {
     return { kind: "unconfirmed", why: `the ${evidence.client} records folder is not on this machine` };
   }
-  if (real === project || real.startsWith(project + sep)) return { kind: "not_person", why: "the prompt's record is a file inside the project, which anyone can write" };
-  if (!real.startsWith(home + sep)) return { kind: "not_person", why: `the prompt's record is not in ${evidence.client}'s own folder (${home})` };
+  if (real === project || real.startsWith(project + sep))
+    return { kind: "not_person", why: "the prompt's record is a file inside the project, which anyone can write" };
+  if (!real.startsWith(home + sep))
+    return { kind: "not_person", why: `the prompt's record is not in ${evidence.client}'s own folder (${home})` };
   return real;
 }
 
@@ -145,7 +188,12 @@ function claudeOrigin(file: string, id: string): PromptOrigin {
     } catch {
       return false;
     }
-    if (entry.type !== "user" || entry.promptId !== id || typeof (entry.message as { content?: unknown } | undefined)?.content !== "string") return false;
+    if (
+      entry.type !== "user" ||
+      entry.promptId !== id ||
+      typeof (entry.message as { content?: unknown } | undefined)?.content !== "string"
+    )
+      return false;
     found = claudePromptOrigin(entry);
     return true;
   });
@@ -186,14 +234,26 @@ function copilotOrigin(file: string, timestamp: string): PromptOrigin {
     if (invocation === undefined) {
       if (!line.includes('"hook.start"') || !line.includes(timestamp)) return false;
       const entry = parseLine(line);
-      const data = entry?.data as { hookType?: unknown; hookInvocationId?: unknown; input?: { timestamp?: unknown } } | undefined;
-      if (entry?.type === "hook.start" && data?.hookType === "userPromptSubmitted" && String(data.input?.timestamp) === timestamp && typeof data.hookInvocationId === "string") invocation = data.hookInvocationId;
+      const data = entry?.data as
+        { hookType?: unknown; hookInvocationId?: unknown; input?: { timestamp?: unknown } } | undefined;
+      if (
+        entry?.type === "hook.start" &&
+        data?.hookType === "userPromptSubmitted" &&
+        String(data.input?.timestamp) === timestamp &&
+        typeof data.hookInvocationId === "string"
+      )
+        invocation = data.hookInvocationId;
       return false;
     }
     if (end === undefined) {
       if (!line.includes(invocation)) return false;
       const entry = parseLine(line);
-      if (entry?.type === "hook.end" && (entry.data as { hookInvocationId?: unknown } | undefined)?.hookInvocationId === invocation && typeof entry.id === "string") end = entry.id;
+      if (
+        entry?.type === "hook.end" &&
+        (entry.data as { hookInvocationId?: unknown } | undefined)?.hookInvocationId === invocation &&
+        typeof entry.id === "string"
+      )
+        end = entry.id;
       return false;
     }
     if (!line.includes(end)) return false;
@@ -208,7 +268,9 @@ function copilotOrigin(file: string, timestamp: string): PromptOrigin {
 function parseLine(line: string): Record<string, unknown> | undefined {
   try {
     const value = JSON.parse(line) as unknown;
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

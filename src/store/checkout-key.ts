@@ -11,7 +11,20 @@
 //   finished temp file; the loser reads the winner's);
 // - never a crash: a state folder that cannot be read or written gives "no key" with the reason,
 //   and nothing is sealed (the person is then asked again, never taken as having answered).
-import { closeSync, constants, fstatSync, linkSync, mkdirSync, openSync, readSync, realpathSync, statSync, unlinkSync, writeSync, fsyncSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  realpathSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  fsyncSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 
@@ -47,7 +60,10 @@ export function checkoutKey(root: string, options: { create: boolean } = { creat
     const s = statSync(real);
     folder = { dev: s.dev, ino: s.ino };
   } catch (error) {
-    return { ok: false, reason: `the project folder cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
+    return {
+      ok: false,
+      reason: `the project folder cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    };
   }
   const cached = cache.get(real);
   if (cached?.ok) return cached;
@@ -60,7 +76,19 @@ export function checkoutKey(root: string, options: { create: boolean } = { creat
     return key;
   }
   if (!options.create) return { ok: false, reason: `this checkout has no key yet (${file})` };
-  const made = makeKeyFile(dir, file, { format: 1, root: real, dev: folder.dev, ino: folder.ino, key: crypto().randomBytes(32).toString("base64"), created_at: new Date().toISOString() }, found !== undefined);
+  const made = makeKeyFile(
+    dir,
+    file,
+    {
+      format: 1,
+      root: real,
+      dev: folder.dev,
+      ino: folder.ino,
+      key: crypto().randomBytes(32).toString("base64"),
+      created_at: new Date().toISOString(),
+    },
+    found !== undefined,
+  );
   if (made.ok) cache.set(real, made);
   return made;
 }
@@ -77,7 +105,14 @@ function readKeyFile(file: string): KeyFile | undefined {
     const buffer = Buffer.alloc(4096);
     const n = readSync(fd, buffer, 0, buffer.length, 0);
     const value = JSON.parse(buffer.subarray(0, n).toString("utf8")) as KeyFile;
-    return value?.format === 1 && typeof value.root === "string" && typeof value.key === "string" && typeof value.dev === "number" && typeof value.ino === "number" && Buffer.from(value.key, "base64").length === 32 ? value : undefined;
+    return value?.format === 1 &&
+      typeof value.root === "string" &&
+      typeof value.key === "string" &&
+      typeof value.dev === "number" &&
+      typeof value.ino === "number" &&
+      Buffer.from(value.key, "base64").length === 32
+      ? value
+      : undefined;
   } catch {
     return undefined;
   } finally {
@@ -110,12 +145,16 @@ function makeKeyFile(dir: string, file: string, content: KeyFile, replaceStale: 
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const other = readKeyFile(file);
-      if (other === undefined || other.root !== content.root || other.dev !== content.dev || other.ino !== content.ino) return { ok: false, reason: `${file} is not this checkout's key` };
+      if (other === undefined || other.root !== content.root || other.dev !== content.dev || other.ino !== content.ino)
+        return { ok: false, reason: `${file} is not this checkout's key` };
       return { ok: true, key: Buffer.from(other.key, "base64"), file };
     }
     return { ok: true, key: Buffer.from(content.key, "base64"), file };
   } catch (error) {
-    return { ok: false, reason: `${dir} cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
+    return {
+      ok: false,
+      reason: `${dir} cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    };
   } finally {
     try {
       unlinkSync(temp);

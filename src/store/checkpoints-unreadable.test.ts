@@ -9,10 +9,13 @@ import { join } from "node:path";
 const refused = new Set<string>();
 vi.mock("node:fs", async (importOriginal) => {
   const fs = await importOriginal<typeof import("node:fs")>();
-  const guard = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A): R => {
-    if (typeof args[0] === "string" && refused.has(args[0])) throw Object.assign(new Error(`EACCES: permission denied, ${args[0]}`), { code: "EACCES" });
-    return fn(...args);
-  };
+  const guard =
+    <A extends unknown[], R>(fn: (...args: A) => R) =>
+    (...args: A): R => {
+      if (typeof args[0] === "string" && refused.has(args[0]))
+        throw Object.assign(new Error(`EACCES: permission denied, ${args[0]}`), { code: "EACCES" });
+      return fn(...args);
+    };
   return { ...fs, default: fs, readdirSync: guard(fs.readdirSync), openSync: guard(fs.openSync) };
 });
 
@@ -31,7 +34,20 @@ function project() {
   const paths = projectPaths(root);
   mkdirSync(paths.stateDir, { recursive: true });
   const at = "2026-11-20T10:00:00Z";
-  writeFileSync(paths.phaseFile, JSON.stringify({ workflow_id: "wf", instance_id: "aaaaaaaaaaaaaaaa", started_at: at, last_updated: at, current_phase: "REQUIREMENTS", phase_status: "pending", completed_phases: [], user_checkpoints: [], interruption_safe: true }));
+  writeFileSync(
+    paths.phaseFile,
+    JSON.stringify({
+      workflow_id: "wf",
+      instance_id: "aaaaaaaaaaaaaaaa",
+      started_at: at,
+      last_updated: at,
+      current_phase: "REQUIREMENTS",
+      phase_status: "pending",
+      completed_phases: [],
+      user_checkpoints: [],
+      interruption_safe: true,
+    }),
+  );
   recordCheckpoint(paths, [{ seq: 1, at, type: "workflow_started" }]);
   return paths;
 }
@@ -43,20 +59,40 @@ describe("issue 21, case 13: unreadable checkpoints are unreadable, not missing"
     const paths = project();
     expect(listCheckpoints(paths, "aaaaaaaaaaaaaaaa", NOW)).toHaveLength(1);
     refused.add(join(paths.stateDir, ".history"));
-    expect(() => listCheckpoints(paths, "aaaaaaaaaaaaaaaa", NOW)).toThrow(expect.objectContaining({ code: "state_unreadable", exitCode: 3, details: { path: "memory/state/.history", errno: "EACCES" } }));
-    expect(() => readCheckpoint(paths, 1, "aaaaaaaaaaaaaaaa", NOW)).toThrow(expect.objectContaining({ code: "state_unreadable" }));
+    expect(() => listCheckpoints(paths, "aaaaaaaaaaaaaaaa", NOW)).toThrow(
+      expect.objectContaining({
+        code: "state_unreadable",
+        exitCode: 3,
+        details: { path: "memory/state/.history", errno: "EACCES" },
+      }),
+    );
+    expect(() => readCheckpoint(paths, 1, "aaaaaaaaaaaaaaaa", NOW)).toThrow(
+      expect.objectContaining({ code: "state_unreadable" }),
+    );
   });
 
   it("a checkpoint whose checkpoint.json the disk refuses: state_unreadable naming the file, not left out", () => {
     const paths = project();
     refused.add(join(paths.stateDir, ".history/00000001/checkpoint.json"));
-    expect(() => listCheckpoints(paths, "aaaaaaaaaaaaaaaa", NOW)).toThrow(expect.objectContaining({ code: "state_unreadable", details: { path: "memory/state/.history/00000001/checkpoint.json", errno: "EACCES" } }));
-    expect(() => readCheckpoint(paths, 1, "aaaaaaaaaaaaaaaa", NOW)).toThrow(/memory\/state\/\.history\/00000001\/checkpoint\.json cannot be read \(EACCES\)/);
+    expect(() => listCheckpoints(paths, "aaaaaaaaaaaaaaaa", NOW)).toThrow(
+      expect.objectContaining({
+        code: "state_unreadable",
+        details: { path: "memory/state/.history/00000001/checkpoint.json", errno: "EACCES" },
+      }),
+    );
+    expect(() => readCheckpoint(paths, 1, "aaaaaaaaaaaaaaaa", NOW)).toThrow(
+      /memory\/state\/\.history\/00000001\/checkpoint\.json cannot be read \(EACCES\)/,
+    );
   });
 
   it("a held phase.json the disk refuses: state_unreadable too", () => {
     const paths = project();
     refused.add(join(paths.stateDir, ".history/00000001/phase.json"));
-    expect(() => readCheckpoint(paths, 1, "aaaaaaaaaaaaaaaa", NOW)).toThrow(expect.objectContaining({ code: "state_unreadable", details: expect.objectContaining({ path: "memory/state/.history/00000001/phase.json" }) }));
+    expect(() => readCheckpoint(paths, 1, "aaaaaaaaaaaaaaaa", NOW)).toThrow(
+      expect.objectContaining({
+        code: "state_unreadable",
+        details: expect.objectContaining({ path: "memory/state/.history/00000001/phase.json" }),
+      }),
+    );
   });
 });

@@ -1,5 +1,19 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { chmodSync, closeSync, ftruncateSync, mkdirSync, openSync, statSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, writeFileSync as fsWriteFileSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  statSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeFileSync as fsWriteFileSync,
+} from "node:fs";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,21 +37,63 @@ function project(): ProjectPaths {
 const NOW = new Date("2026-11-20T12:00:00Z");
 
 /** Valid state files of workflow `workflowId` (instance `instance`), at IMPLEMENTATION. */
-function writeState(paths: ProjectPaths, workflowId: string, tasksDone: number, instance = `${workflowId}`.padEnd(16, "0").replace(/[^0-9a-f]/g, "a").slice(0, 16)): void {
+function writeState(
+  paths: ProjectPaths,
+  workflowId: string,
+  tasksDone: number,
+  instance = `${workflowId}`
+    .padEnd(16, "0")
+    .replace(/[^0-9a-f]/g, "a")
+    .slice(0, 16),
+): void {
   const at = "2026-11-20T10:00:00Z";
   // Replaced by rename, as dotagent writes them.
   const writeFileSync = (file: string, text: string) => {
     fsWriteFileSync(`${file}.new`, text);
     renameSync(`${file}.new`, file);
   };
-  writeFileSync(paths.phaseFile, JSON.stringify({ workflow_id: workflowId, instance_id: instance, started_at: at, last_updated: at, current_phase: "IMPLEMENTATION", phase_status: "in_progress", completed_phases: [{ phase: "REQUIREMENTS", completed_at: at }, { phase: "ARCHITECTURE", completed_at: at }], user_checkpoints: [], interruption_safe: true }));
-  writeFileSync(paths.executionFile, JSON.stringify({ workflow_id: workflowId, updated_at: at, interruption_safe: true, tasks: [{ id: "t", status: "pending", done: tasksDone }] }));
+  writeFileSync(
+    paths.phaseFile,
+    JSON.stringify({
+      workflow_id: workflowId,
+      instance_id: instance,
+      started_at: at,
+      last_updated: at,
+      current_phase: "IMPLEMENTATION",
+      phase_status: "in_progress",
+      completed_phases: [
+        { phase: "REQUIREMENTS", completed_at: at },
+        { phase: "ARCHITECTURE", completed_at: at },
+      ],
+      user_checkpoints: [],
+      interruption_safe: true,
+    }),
+  );
+  writeFileSync(
+    paths.executionFile,
+    JSON.stringify({
+      workflow_id: workflowId,
+      updated_at: at,
+      interruption_safe: true,
+      tasks: [{ id: "t", status: "pending", done: tasksDone }],
+    }),
+  );
 }
 
-const instanceOf = (workflowId: string) => `${workflowId}`.padEnd(16, "0").replace(/[^0-9a-f]/g, "a").slice(0, 16);
-const list = (paths: ProjectPaths, workflowId = "wf") => listCheckpoints(paths, instanceOf(workflowId), NOW).map((c) => c.meta);
+const instanceOf = (workflowId: string) =>
+  `${workflowId}`
+    .padEnd(16, "0")
+    .replace(/[^0-9a-f]/g, "a")
+    .slice(0, 16);
+const list = (paths: ProjectPaths, workflowId = "wf") =>
+  listCheckpoints(paths, instanceOf(workflowId), NOW).map((c) => c.meta);
 
-const event = (seq: number, type: string, extra: Record<string, unknown> = {}): EventRecord => ({ seq, at: `2026-11-20T10:00:${String(seq % 60).padStart(2, "0")}Z`, type, ...extra });
+const event = (seq: number, type: string, extra: Record<string, unknown> = {}): EventRecord => ({
+  seq,
+  at: `2026-11-20T10:00:${String(seq % 60).padStart(2, "0")}Z`,
+  type,
+  ...extra,
+});
 
 describe("recordCheckpoint", () => {
   it("takes one only for events worth returning to, named by the last such event's seq", () => {
@@ -45,7 +101,11 @@ describe("recordCheckpoint", () => {
     writeState(paths, "wf", 0);
     recordCheckpoint(paths, [event(1, "task_started"), event(2, "resumed")]);
     expect(list(paths)).toEqual([]);
-    recordCheckpoint(paths, [event(3, "task_completed", { task_id: "a" }), event(4, "task_completed", { task_id: "b" }), event(5, "task_reset")]);
+    recordCheckpoint(paths, [
+      event(3, "task_completed", { task_id: "a" }),
+      event(4, "task_completed", { task_id: "b" }),
+      event(5, "task_reset"),
+    ]);
     expect(list(paths).map((c) => [c.rev, c.event])).toEqual([[4, { type: "task_completed", task_id: "b" }]]);
   });
 
@@ -55,7 +115,8 @@ describe("recordCheckpoint", () => {
     recordCheckpoint(paths, [event(1, "workflow_started")]);
     writeState(paths, "wf", 0);
     let seq = 1;
-    for (let i = 0; i < KEEP.phase + 3; i++) recordCheckpoint(paths, [event(++seq, "phase_approved", { phase: "ARCHITECTURE" })]);
+    for (let i = 0; i < KEEP.phase + 3; i++)
+      recordCheckpoint(paths, [event(++seq, "phase_approved", { phase: "ARCHITECTURE" })]);
     for (let i = 0; i < KEEP.task + 5; i++) {
       writeState(paths, "wf", i);
       recordCheckpoint(paths, [event(++seq, "task_completed", { task_id: `t${i}` })]);
@@ -63,11 +124,15 @@ describe("recordCheckpoint", () => {
     const metas = list(paths);
     expect(metas.every((c) => c.workflow_id === "wf")).toBe(true);
     expect(metas.filter((c) => c.kind === "phase")).toHaveLength(KEEP.phase);
-    expect(metas.filter((c) => c.kind === "task").map((c) => c.event.task_id)).toEqual(Array.from({ length: KEEP.task }, (_, i) => `t${i + 5}`));
+    expect(metas.filter((c) => c.kind === "task").map((c) => c.event.task_id)).toEqual(
+      Array.from({ length: KEEP.task }, (_, i) => `t${i + 5}`),
+    );
     expect(readdirSync(join(paths.stateDir, ".history"))).toHaveLength(KEEP.phase + KEEP.task);
     // Each holds the state files of its own moment.
     const last = metas.at(-1);
-    expect(readCheckpoint(paths, last!.rev, instanceOf("wf"), NOW)).toMatchObject({ execution: { tasks: [{ id: "t", done: KEEP.task + 4 }] } });
+    expect(readCheckpoint(paths, last!.rev, instanceOf("wf"), NOW)).toMatchObject({
+      execution: { tasks: [{ id: "t", done: KEEP.task + 4 }] },
+    });
   });
 
   it("replaces a checkpoint of the same rev from an earlier workflow (events.jsonl starts again after a fresh start)", () => {
@@ -137,45 +202,79 @@ describe("issue 21: checkpoints belong to one workflow instance and are judged b
   });
 
   it.each([
-    ["phases out of order", (p: Record<string, unknown>) => ({ ...p, completed_phases: [{ phase: "ARCHITECTURE", completed_at: "2026-11-20T10:00:00Z" }, { phase: "REQUIREMENTS", completed_at: "2026-11-20T10:00:00Z" }] }), /not valid: phase\.json: completed_phases\[0\]\.phase/],
+    [
+      "phases out of order",
+      (p: Record<string, unknown>) => ({
+        ...p,
+        completed_phases: [
+          { phase: "ARCHITECTURE", completed_at: "2026-11-20T10:00:00Z" },
+          { phase: "REQUIREMENTS", completed_at: "2026-11-20T10:00:00Z" },
+        ],
+      }),
+      /not valid: phase\.json: completed_phases\[0\]\.phase/,
+    ],
     ["not JSON", () => "{not json", /its phase\.json is not JSON/],
-    ["a schema violation", (p: Record<string, unknown>) => ({ ...p, current_phase: "LATER" }), /not valid: phase\.json: current_phase/],
-  ])("case 8: a checkpoint whose phase.json matches its checksum but is %s is damaged: not listed, never restored", (_name, tamper, reason) => {
-    const paths = project();
-    writeState(paths, "wf", 0);
-    recordCheckpoint(paths, [event(1, "workflow_started")]);
-    const folder = join(paths.stateDir, ".history/00000001");
-    const held = JSON.parse(readFileSync(join(folder, "phase.json"), "utf8")) as Record<string, unknown>;
-    const tampered = tamper(held);
-    const text = typeof tampered === "string" ? tampered : JSON.stringify(tampered);
-    rmSync(join(folder, "phase.json"));
-    writeFileSync(join(folder, "phase.json"), text);
-    const meta = JSON.parse(readFileSync(join(folder, "checkpoint.json"), "utf8")) as { files: Record<string, string> };
-    meta.files["phase.json"] = createHash("sha256").update(text).digest("hex");
-    writeFileSync(join(folder, "checkpoint.json"), JSON.stringify(meta));
-    expect(list(paths)).toEqual([]);
-    const read = readCheckpoint(paths, 1, instanceOf("wf"), NOW);
-    expect(read).toMatchObject({ why: "damaged" });
-    expect((read as { missing: string }).missing).toMatch(reason);
-  });
+    [
+      "a schema violation",
+      (p: Record<string, unknown>) => ({ ...p, current_phase: "LATER" }),
+      /not valid: phase\.json: current_phase/,
+    ],
+  ])(
+    "case 8: a checkpoint whose phase.json matches its checksum but is %s is damaged: not listed, never restored",
+    (_name, tamper, reason) => {
+      const paths = project();
+      writeState(paths, "wf", 0);
+      recordCheckpoint(paths, [event(1, "workflow_started")]);
+      const folder = join(paths.stateDir, ".history/00000001");
+      const held = JSON.parse(readFileSync(join(folder, "phase.json"), "utf8")) as Record<string, unknown>;
+      const tampered = tamper(held);
+      const text = typeof tampered === "string" ? tampered : JSON.stringify(tampered);
+      rmSync(join(folder, "phase.json"));
+      writeFileSync(join(folder, "phase.json"), text);
+      const meta = JSON.parse(readFileSync(join(folder, "checkpoint.json"), "utf8")) as {
+        files: Record<string, string>;
+      };
+      meta.files["phase.json"] = createHash("sha256").update(text).digest("hex");
+      writeFileSync(join(folder, "checkpoint.json"), JSON.stringify(meta));
+      expect(list(paths)).toEqual([]);
+      const read = readCheckpoint(paths, 1, instanceOf("wf"), NOW);
+      expect(read).toMatchObject({ why: "damaged" });
+      expect((read as { missing: string }).missing).toMatch(reason);
+    },
+  );
 
-  it.skipIf(process.getuid?.() === 0)("case 13: an unreadable .history or checkpoint folder is state_unreadable, never \"no checkpoints\"", () => {
-    const paths = project();
-    writeState(paths, "wf", 0);
-    recordCheckpoint(paths, [event(1, "workflow_started")]);
-    const history = join(paths.stateDir, ".history");
-    chmodSync(join(history, "00000001"), 0o000);
-    try {
-      expect(() => list(paths)).toThrow(expect.objectContaining({ code: "state_unreadable", details: expect.objectContaining({ path: "memory/state/.history/00000001/checkpoint.json" }) }));
-    } finally {
-      chmodSync(join(history, "00000001"), 0o755);
-    }
-    chmodSync(history, 0o000);
-    try {
-      expect(() => list(paths)).toThrow(expect.objectContaining({ code: "state_unreadable", details: expect.objectContaining({ path: "memory/state/.history" }) }));
-      expect(() => readCheckpoint(paths, 1, instanceOf("wf"), NOW)).toThrow(expect.objectContaining({ code: "state_unreadable" }));
-    } finally {
-      chmodSync(history, 0o755);
-    }
-  });
+  it.skipIf(process.getuid?.() === 0)(
+    'case 13: an unreadable .history or checkpoint folder is state_unreadable, never "no checkpoints"',
+    () => {
+      const paths = project();
+      writeState(paths, "wf", 0);
+      recordCheckpoint(paths, [event(1, "workflow_started")]);
+      const history = join(paths.stateDir, ".history");
+      chmodSync(join(history, "00000001"), 0o000);
+      try {
+        expect(() => list(paths)).toThrow(
+          expect.objectContaining({
+            code: "state_unreadable",
+            details: expect.objectContaining({ path: "memory/state/.history/00000001/checkpoint.json" }),
+          }),
+        );
+      } finally {
+        chmodSync(join(history, "00000001"), 0o755);
+      }
+      chmodSync(history, 0o000);
+      try {
+        expect(() => list(paths)).toThrow(
+          expect.objectContaining({
+            code: "state_unreadable",
+            details: expect.objectContaining({ path: "memory/state/.history" }),
+          }),
+        );
+        expect(() => readCheckpoint(paths, 1, instanceOf("wf"), NOW)).toThrow(
+          expect.objectContaining({ code: "state_unreadable" }),
+        );
+      } finally {
+        chmodSync(history, 0o755);
+      }
+    },
+  );
 });

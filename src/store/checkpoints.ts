@@ -71,7 +71,8 @@ export interface CheckpointMeta {
   instance?: string;
 }
 
-const sha256 = (bytes: Buffer) => process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex");
+const sha256 = (bytes: Buffer) =>
+  process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex");
 
 function historyDir(paths: ProjectPaths): string {
   return join(paths.stateDir, HISTORY_DIR);
@@ -103,14 +104,20 @@ const NOT_A_FILE = new Set(["ELOOP", "ENXIO", "EISDIR", "ENOTDIR"]);
 
 function unreadable(paths: ProjectPaths, path: string, errno: string): DotagentError {
   const rel = relative(paths.root, path).split("\\").join("/");
-  return new DotagentError("state_unreadable", `${rel} cannot be read (${errno}); the checkpoints are there but unreadable; for the person: check its permissions (or remove it to forget them)`, EXIT.invalid, { path: rel, errno });
+  return new DotagentError(
+    "state_unreadable",
+    `${rel} cannot be read (${errno}); the checkpoints are there but unreadable; for the person: check its permissions (or remove it to forget them)`,
+    EXIT.invalid,
+    { path: rel, errno },
+  );
 }
 
 /** A held file: its bytes, null when missing or not a regular file; throws when the disk refuses. */
 function readHeld(paths: ProjectPaths, file: string): Buffer | null {
   const read = readProjectFile(file, { maxBytes: MAX_STATE_BYTES, links: "refuse" });
   if (read.kind === "ok") return read.bytes;
-  if (read.kind === "refused" && read.errno !== undefined && !NOT_A_FILE.has(read.errno)) throw unreadable(paths, file, read.errno);
+  if (read.kind === "refused" && read.errno !== undefined && !NOT_A_FILE.has(read.errno))
+    throw unreadable(paths, file, read.errno);
   return null;
 }
 
@@ -132,7 +139,10 @@ function writeCopy(paths: ProjectPaths, to: string, bytes: Buffer): void {
 function writeCheckpoint(paths: ProjectPaths, event: EventRecord): void {
   const phaseBytes = readBytes(paths.phaseFile);
   if (phaseBytes === null) return;
-  const phase = JSON.parse(phaseBytes.toString("utf8")) as Pick<PhaseState, "workflow_id" | "current_phase" | "phase_status" | "completed_phases" | "instance_id" | "started_at">;
+  const phase = JSON.parse(phaseBytes.toString("utf8")) as Pick<
+    PhaseState,
+    "workflow_id" | "current_phase" | "phase_status" | "completed_phases" | "instance_id" | "started_at"
+  >;
   const executionBytes = readBytes(paths.executionFile);
   const dir = historyDir(paths);
   mkdirInside(paths.root, dir);
@@ -151,8 +161,15 @@ function writeCheckpoint(paths: ProjectPaths, event: EventRecord): void {
     phase_status: phase.phase_status,
     completed_phases: phase.completed_phases.map((c) => c.phase),
     kind: CHECKPOINT_EVENTS[event.type] ?? "phase",
-    event: { type: event.type, ...(typeof event.phase === "string" ? { phase: event.phase } : {}), ...(typeof event.task_id === "string" ? { task_id: event.task_id } : {}) },
-    files: { "phase.json": sha256(phaseBytes), "execution.json": executionBytes === null ? null : sha256(executionBytes) },
+    event: {
+      type: event.type,
+      ...(typeof event.phase === "string" ? { phase: event.phase } : {}),
+      ...(typeof event.task_id === "string" ? { task_id: event.task_id } : {}),
+    },
+    files: {
+      "phase.json": sha256(phaseBytes),
+      "execution.json": executionBytes === null ? null : sha256(executionBytes),
+    },
     instance: instanceKey(phase),
   };
   writeFileInside(paths.root, join(temp, META), `${JSON.stringify(meta)}\n`);
@@ -209,8 +226,20 @@ function decodeMeta(bytes: Buffer): CheckpointMeta | null {
     return null;
   }
   const files = (meta as Partial<CheckpointMeta> | null)?.files;
-  if (meta?.format !== 1 || !Number.isSafeInteger(meta.rev) || typeof meta.workflow_id !== "string" || (meta.kind !== "phase" && meta.kind !== "task")) return null;
-  if (typeof files !== "object" || files === null || typeof files["phase.json"] !== "string" || (files["execution.json"] !== null && typeof files["execution.json"] !== "string")) return null;
+  if (
+    meta?.format !== 1 ||
+    !Number.isSafeInteger(meta.rev) ||
+    typeof meta.workflow_id !== "string" ||
+    (meta.kind !== "phase" && meta.kind !== "task")
+  )
+    return null;
+  if (
+    typeof files !== "object" ||
+    files === null ||
+    typeof files["phase.json"] !== "string" ||
+    (files["execution.json"] !== null && typeof files["execution.json"] !== "string")
+  )
+    return null;
   if (typeof meta.event !== "object" || meta.event === null || typeof meta.event.type !== "string") return null;
   if (meta.instance !== undefined && typeof meta.instance !== "string") return null;
   return meta;
@@ -228,7 +257,8 @@ export interface Checkpoint {
 }
 
 /** One checkpoint folder, read whole and judged. A disk refusal throws `state_unreadable`. */
-export type CheckpointRead = { kind: "ok"; checkpoint: Checkpoint } | { kind: "missing" } | { kind: "damaged"; reason: string };
+export type CheckpointRead =
+  { kind: "ok"; checkpoint: Checkpoint } | { kind: "missing" } | { kind: "damaged"; reason: string };
 
 /**
  * `.history` as a folder to read: null when it does not exist. A link or a file there is refused
@@ -240,7 +270,12 @@ function historyNames(paths: ProjectPaths): string[] | null {
   try {
     const stat = lstatSync(dir);
     if (!stat.isDirectory()) {
-      throw new DotagentError("state_path_invalid", `memory/state/${HISTORY_DIR} is ${stat.isSymbolicLink() ? "a symbolic link" : "not a folder"}; dotagent's checkpoints must be a real folder inside the project; for the person: remove it (the next checkpoint makes it again)`, EXIT.invalid, { path: `memory/state/${HISTORY_DIR}` });
+      throw new DotagentError(
+        "state_path_invalid",
+        `memory/state/${HISTORY_DIR} is ${stat.isSymbolicLink() ? "a symbolic link" : "not a folder"}; dotagent's checkpoints must be a real folder inside the project; for the person: remove it (the next checkpoint makes it again)`,
+        EXIT.invalid,
+        { path: `memory/state/${HISTORY_DIR}` },
+      );
     }
     names = readdirSync(dir);
   } catch (error) {
@@ -262,7 +297,10 @@ function readFolder(paths: ProjectPaths, rev: number, now: Date): CheckpointRead
     if (code === "ENOENT") return { kind: "missing" };
     throw unreadable(paths, folder, code);
   }
-  const damaged = (why: string): CheckpointRead => ({ kind: "damaged", reason: `checkpoint ${rev} is damaged (${why})` });
+  const damaged = (why: string): CheckpointRead => ({
+    kind: "damaged",
+    reason: `checkpoint ${rev} is damaged (${why})`,
+  });
   if (!stat.isDirectory()) return damaged(stat.isSymbolicLink() ? "its folder is a link" : "it is not a folder");
   const metaBytes = readHeld(paths, join(folder, META));
   if (metaBytes === null) return damaged(`it has no ${META}`);
@@ -270,7 +308,8 @@ function readFolder(paths: ProjectPaths, rev: number, now: Date): CheckpointRead
   if (meta === null || meta.rev !== rev) return damaged(`its ${META} is not a checkpoint record`);
   const held = (name: "phase.json" | "execution.json"): unknown => {
     const bytes = readHeld(paths, join(folder, name));
-    if (bytes === null || sha256(bytes) !== meta.files[name]) throw new HeldFileProblem(`its ${name} does not match its checksum`);
+    if (bytes === null || sha256(bytes) !== meta.files[name])
+      throw new HeldFileProblem(`its ${name} does not match its checksum`);
     try {
       return JSON.parse(bytes.toString("utf8")) as unknown;
     } catch {
@@ -288,10 +327,14 @@ function readFolder(paths: ProjectPaths, rev: number, now: Date): CheckpointRead
   }
   const judged = judgeHeldState(phase, execution, now);
   if (!judged.ok) return damaged(`its state files are not valid: ${judged.problem}`);
-  if (judged.phase.workflow_id !== meta.workflow_id) return damaged(`its phase.json is of workflow ${judged.phase.workflow_id}, not ${meta.workflow_id}`);
+  if (judged.phase.workflow_id !== meta.workflow_id)
+    return damaged(`its phase.json is of workflow ${judged.phase.workflow_id}, not ${meta.workflow_id}`);
   const instance = meta.instance ?? instanceKey(judged.phase);
   if (instance !== instanceKey(judged.phase)) return damaged("its phase.json is of another workflow instance");
-  return { kind: "ok", checkpoint: { meta, instance, phase: judged.phase, execution: judged.execution, held: { phase, execution } } };
+  return {
+    kind: "ok",
+    checkpoint: { meta, instance, phase: judged.phase, execution: judged.execution, held: { phase, execution } },
+  };
 }
 
 class HeldFileProblem extends Error {}
@@ -317,7 +360,10 @@ export function listCheckpoints(paths: ProjectPaths, instance: string | undefine
  * checkpoint names it then (SPEC §15 Recovery).
  */
 export function newestCheckpoint(paths: ProjectPaths, instance: string | undefined, now: Date): Checkpoint | null {
-  const names = (historyNames(paths) ?? []).filter((n) => /^\d{8}$/.test(n)).sort().reverse();
+  const names = (historyNames(paths) ?? [])
+    .filter((n) => /^\d{8}$/.test(n))
+    .sort()
+    .reverse();
   for (const name of names) {
     const read = readFolder(paths, Number(name), now);
     if (read.kind === "ok" && (instance === undefined || read.checkpoint.instance === instance)) return read.checkpoint;
@@ -330,22 +376,37 @@ export function newestCheckpoint(paths: ProjectPaths, instance: string | undefin
  * that of the newest valid checkpoint (the live instance is unknown, and that is the state
  * dotagent last kept); none without a phase.json (no workflow, or one archived).
  */
-export function checkpointOwner(paths: ProjectPaths, phase: FileRead<PhaseState>, now: Date): { instance: string; from: "live" | "newest_checkpoint"; workflow_id: string } | null {
-  if (phase.kind === "ok") return { instance: instanceKey(phase.value), from: "live", workflow_id: phase.value.workflow_id };
+export function checkpointOwner(
+  paths: ProjectPaths,
+  phase: FileRead<PhaseState>,
+  now: Date,
+): { instance: string; from: "live" | "newest_checkpoint"; workflow_id: string } | null {
+  if (phase.kind === "ok")
+    return { instance: instanceKey(phase.value), from: "live", workflow_id: phase.value.workflow_id };
   if (phase.kind === "missing") return null;
   const newest = newestCheckpoint(paths, undefined, now);
-  return newest === null ? null : { instance: newest.instance, from: "newest_checkpoint", workflow_id: newest.meta.workflow_id };
+  return newest === null
+    ? null
+    : { instance: newest.instance, from: "newest_checkpoint", workflow_id: newest.meta.workflow_id };
 }
 
 /** Checkpoint `rev`, verified and judged; a reason when it is missing, damaged or another instance's. */
-export function readCheckpoint(paths: ProjectPaths, rev: number, instance: string | undefined, now: Date): Checkpoint | { missing: string; why: "missing" | "damaged" | "other_instance" } {
+export function readCheckpoint(
+  paths: ProjectPaths,
+  rev: number,
+  instance: string | undefined,
+  now: Date,
+): Checkpoint | { missing: string; why: "missing" | "damaged" | "other_instance" } {
   if (historyNames(paths) === null) return { missing: `there is no checkpoint ${rev}`, why: "missing" };
   const read = readFolder(paths, rev, now);
   if (read.kind === "missing") return { missing: `there is no checkpoint ${rev}`, why: "missing" };
   if (read.kind === "damaged") return { missing: read.reason, why: "damaged" };
   if (instance === undefined || read.checkpoint.instance !== instance) {
     const { meta } = read.checkpoint;
-    return { missing: `checkpoint ${rev} belongs to another run of a workflow (${meta.workflow_id}, started ${read.checkpoint.phase.started_at}), not the live one`, why: "other_instance" };
+    return {
+      missing: `checkpoint ${rev} belongs to another run of a workflow (${meta.workflow_id}, started ${read.checkpoint.phase.started_at}), not the live one`,
+      why: "other_instance",
+    };
   }
   return read.checkpoint;
 }

@@ -23,7 +23,10 @@ export function readClearing(paths: ProjectPaths): Clearing | null {
   if (read.kind === "missing") return null;
   if (read.kind === "refused") return { archive: null, problem: read.reason };
   const decoded = decodeJson(read.text);
-  const archive = decoded.ok && typeof decoded.value === "object" && decoded.value !== null ? (decoded.value as { archive?: unknown }).archive : undefined;
+  const archive =
+    decoded.ok && typeof decoded.value === "object" && decoded.value !== null
+      ? (decoded.value as { archive?: unknown }).archive
+      : undefined;
   if (typeof archive !== "string" || !isPlainArchiveFileName(archive)) {
     return { archive: null, problem: `does not name an archive (expected {"archive": "<name>.tar.gz"})` };
   }

@@ -66,7 +66,12 @@ function scanFor(marks: RunMarks): number[] {
     const ties = processTies(pid);
     if (ties === null) continue;
     children.set(ties.ppid, [...(children.get(ties.ppid) ?? []), pid]);
-    if (pid === marks.root || (marks.ownSession && ties.session === marks.root) || (marks.token !== undefined && carries(pid, marks.token))) found.add(pid);
+    if (
+      pid === marks.root ||
+      (marks.ownSession && ties.session === marks.root) ||
+      (marks.token !== undefined && carries(pid, marks.token))
+    )
+      found.add(pid);
   }
   // Descendants by parent pid, from the root and from every process found.
   const queue = [marks.root, ...found];

@@ -18,7 +18,11 @@ describe("event log", () => {
     const f = file();
     appendEvents(dirname(f), f, [{ type: "a" }, { type: "b", task_id: "t" }], AT);
     appendEvents(dirname(f), f, [{ type: "c" }], AT);
-    expect(readEvents(f).map((e) => [e.seq, e.type])).toEqual([[1, "a"], [2, "b"], [3, "c"]]);
+    expect(readEvents(f).map((e) => [e.seq, e.type])).toEqual([
+      [1, "a"],
+      [2, "b"],
+      [3, "c"],
+    ]);
     expect(readEvents(f)[1]).toEqual({ seq: 2, at: AT.toISOString(), type: "b", task_id: "t" });
   });
 
@@ -28,7 +32,10 @@ describe("event log", () => {
     appendFileSync(f, '{"seq":2,"at":"2026-11-20T12:0');
     expect(readEvents(f).map((e) => e.type)).toEqual(["a"]);
     appendEvents(dirname(f), f, [{ type: "b" }], AT);
-    expect(readEvents(f).map((e) => [e.seq, e.type])).toEqual([[1, "a"], [2, "b"]]);
+    expect(readEvents(f).map((e) => [e.seq, e.type])).toEqual([
+      [1, "a"],
+      [2, "b"],
+    ]);
     expect(readFileSync(f, "utf8").split("\n").filter(Boolean)).toHaveLength(3);
   });
 

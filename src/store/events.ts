@@ -33,7 +33,11 @@ function readTail(file: string): { lastSeq: number; endsWithNewline: boolean } {
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) throw writeFailure(`memory/state/${basename(file)}`, Object.assign(new Error("not a regular file"), { code: "EINVAL" }));
+    if (!stat.isFile())
+      throw writeFailure(
+        `memory/state/${basename(file)}`,
+        Object.assign(new Error("not a regular file"), { code: "EINVAL" }),
+      );
     const size = stat.size;
     if (size === 0) return { lastSeq: 0, endsWithNewline: true };
     const length = Math.min(size, TAIL_BYTES);
@@ -62,7 +66,12 @@ function seqOf(line: string): number | undefined {
 }
 
 /** Appends events to `file` under `root` (the project); the caller holds the state lock, so sequence numbers are unique. */
-export function appendEvents(root: string, file: string, events: ReadonlyArray<{ type: string; [key: string]: unknown }>, at: Date): EventRecord[] {
+export function appendEvents(
+  root: string,
+  file: string,
+  events: ReadonlyArray<{ type: string; [key: string]: unknown }>,
+  at: Date,
+): EventRecord[] {
   if (events.length === 0) return [];
   let records: EventRecord[];
   try {
@@ -106,7 +115,12 @@ export function readEvents(file: string): EventRecord[] {
   if (read.kind === "missing") return [];
   if (read.kind === "refused") {
     const rel = `memory/state/${basename(file)}`;
-    throw new DotagentError("state_unreadable", `${rel} ${read.reason}; ${read.errno === undefined ? "for the person: archive the workflow (`dotagent archive`) or move the file away" : "check the permissions of memory/state/"}`, EXIT.invalid, { path: rel });
+    throw new DotagentError(
+      "state_unreadable",
+      `${rel} ${read.reason}; ${read.errno === undefined ? "for the person: archive the workflow (`dotagent archive`) or move the file away" : "check the permissions of memory/state/"}`,
+      EXIT.invalid,
+      { path: rel },
+    );
   }
   return parseEventLines(read.text.split("\n"));
 }

@@ -20,7 +20,8 @@ import { DotagentError, EXIT } from "../core/errors.js";
 import { git, gitBytes, gitLine, isAncestor, resolveRef, splitZ } from "./git.js";
 import { checkoutHolding, clearStaleIndexLock, type Repo } from "./worktrees.js";
 
-export type MergeCheck = { readonly kind: "clean"; readonly tree: string } | { readonly kind: "conflict"; readonly files: string[] };
+export type MergeCheck =
+  { readonly kind: "clean"; readonly tree: string } | { readonly kind: "conflict"; readonly files: string[] };
 
 /** Step 1: would the branch merge cleanly? (No index, no files, no refs are touched.) */
 export function checkMerge(top: string, onto: string, head: string): MergeCheck {
@@ -36,13 +37,39 @@ export function checkMerge(top: string, onto: string, head: string): MergeCheck 
  * made after the worktree's leftovers were dealt with) takes `onto`'s version in the tree, built
  * in a scratch index (no checkout is touched). The task's tip still holds those files.
  */
-export function guardMergeTree(top: string, onto: string, head: string, tree: string, guarded: readonly string[]): { tree: string; files: string[] } {
-  const files = splitZ(git(top, ["diff", "--name-only", "-z", "--no-renames", `${onto}...${head}`, "--", ...guarded.map((g) => `:(top,icase)${g}`)], { readOnly: true }).stdout);
+export function guardMergeTree(
+  top: string,
+  onto: string,
+  head: string,
+  tree: string,
+  guarded: readonly string[],
+): { tree: string; files: string[] } {
+  const files = splitZ(
+    git(
+      top,
+      [
+        "diff",
+        "--name-only",
+        "-z",
+        "--no-renames",
+        `${onto}...${head}`,
+        "--",
+        ...guarded.map((g) => `:(top,icase)${g}`),
+      ],
+      { readOnly: true },
+    ).stdout,
+  );
   if (files.length === 0) return { tree, files };
   const indexFile = join(tmpdir(), `dotagent-guard-${process.pid}-${Date.now()}.index`);
   try {
     git(top, ["read-tree", tree], { indexFile });
-    const inOnto = new Map(splitZ(git(top, ["ls-tree", "-r", "-z", "--full-tree", onto, "--", ...files.map((f) => `:(top,literal)${f}`)], { readOnly: true }).stdout).map((line) => [line.slice(line.indexOf("\t") + 1), line] as const));
+    const inOnto = new Map(
+      splitZ(
+        git(top, ["ls-tree", "-r", "-z", "--full-tree", onto, "--", ...files.map((f) => `:(top,literal)${f}`)], {
+          readOnly: true,
+        }).stdout,
+      ).map((line) => [line.slice(line.indexOf("\t") + 1), line] as const),
+    );
     // ls-tree's lines as they are; mode 0 removes a file onto does not have.
     const info = files.map((f) => inOnto.get(f) ?? `0 ${"0".repeat(head.length)}\t${f}`);
     git(top, ["update-index", "-z", "--index-info"], { indexFile, input: `${info.join("\0")}\0` });
@@ -63,7 +90,14 @@ export function changedBetween(top: string, a: string, b: string): string[] {
 }
 
 /** Step 4. The caller holds the state lock and has recorded the intent; `checkout`: checkoutHolding(branch). */
-export function applyMerge(repo: Repo, branch: string, onto: string, commit: string, reflog: string, checkout: string | undefined): void {
+export function applyMerge(
+  repo: Repo,
+  branch: string,
+  onto: string,
+  commit: string,
+  reflog: string,
+  checkout: string | undefined,
+): void {
   if (checkout === undefined) {
     git(repo.top, ["update-ref", "-m", reflog, `refs/heads/${branch}`, commit, onto]);
     return;
@@ -74,7 +108,11 @@ export function applyMerge(repo: Repo, branch: string, onto: string, commit: str
 export type MergeOutcome = "merged" | "not_merged" | "moved";
 
 /** Where an intent stands: the branch at the commit (or holding the task's tip), still at `onto`, or moved on by someone else. */
-export function mergeState(top: string, branch: string, intent: { onto: string; head: string; commit: string }): MergeOutcome {
+export function mergeState(
+  top: string,
+  branch: string,
+  intent: { onto: string; head: string; commit: string },
+): MergeOutcome {
   const tip = resolveRef(top, `refs/heads/${branch}`);
   if (tip === undefined) return "moved";
   if (tip === intent.commit || isAncestor(top, intent.head, tip)) return "merged";
@@ -82,7 +120,11 @@ export function mergeState(top: string, branch: string, intent: { onto: string; 
 }
 
 /** A file's state in a checkout, to tell a cut-off write of ours from a person's change. */
-function fileMatches(dir: string, path: string, commits: { old: string; new: string }): "old" | "new" | "partial" | "other" {
+function fileMatches(
+  dir: string,
+  path: string,
+  commits: { old: string; new: string },
+): "old" | "new" | "partial" | "other" {
   const abs = join(dir, path);
   const blob = (commit: string) => gitBytes(dir, ["cat-file", "blob", `${commit}:${path}`]);
   const before = blob(commits.old);
@@ -122,8 +164,16 @@ export function finishMerge(repo: Repo, branch: string, onto: string, commit: st
   }
   const states = paths.map((p) => ({ path: p, state: fileMatches(checkout, p, { old: onto, new: commit }) }));
   const foreign = states.filter((s) => s.state === "other").map((s) => s.path);
-  if (foreign.length > 0) throw new DotagentError("merge_blocked", `the merge into ${branch} was cut off, and ${foreign.slice(0, 5).join(", ")} in ${checkout} now hold(s) changes that are neither side's; look at them (git status), keep what you need, then run dotagent resume`, EXIT.refused, { files: foreign });
-  const inNew = new Set(splitZ(git(repo.top, ["ls-tree", "-r", "-z", "--name-only", commit, "--", ...paths], { readOnly: true }).stdout));
+  if (foreign.length > 0)
+    throw new DotagentError(
+      "merge_blocked",
+      `the merge into ${branch} was cut off, and ${foreign.slice(0, 5).join(", ")} in ${checkout} now hold(s) changes that are neither side's; look at them (git status), keep what you need, then run dotagent resume`,
+      EXIT.refused,
+      { files: foreign },
+    );
+  const inNew = new Set(
+    splitZ(git(repo.top, ["ls-tree", "-r", "-z", "--name-only", commit, "--", ...paths], { readOnly: true }).stdout),
+  );
   const write = paths.filter((p) => inNew.has(p));
   const remove = paths.filter((p) => !inNew.has(p));
   if (write.length > 0) git(checkout, ["checkout", commit, "--", ...write]);
@@ -137,13 +187,37 @@ export function finishMerge(repo: Repo, branch: string, onto: string, commit: st
 /** Whether none of `paths` has a change in the checkout (index or files), so a plain fast-forward can run. */
 function isClean(dir: string, paths: readonly string[]): boolean {
   if (paths.length === 0) return true;
-  const run = git(dir, ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", ...paths.map((p) => `:(literal)${p}`)], { readOnly: true });
+  const run = git(
+    dir,
+    [
+      "status",
+      "--porcelain",
+      "-z",
+      "--untracked-files=all",
+      "--no-renames",
+      "--",
+      ...paths.map((p) => `:(literal)${p}`),
+    ],
+    { readOnly: true },
+  );
   return run.stdout === "";
 }
 
 /** Files among `paths` with uncommitted changes in `checkout` (the one that has the branch: the ff would refuse them). */
 export function localChanges(checkout: string | undefined, paths: readonly string[]): string[] {
   if (checkout === undefined || paths.length === 0) return [];
-  const run = git(checkout, ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", ...paths.map((p) => `:(literal)${p}`)], { readOnly: true });
+  const run = git(
+    checkout,
+    [
+      "status",
+      "--porcelain",
+      "-z",
+      "--untracked-files=all",
+      "--no-renames",
+      "--",
+      ...paths.map((p) => `:(literal)${p}`),
+    ],
+    { readOnly: true },
+  );
   return splitZ(run.stdout).map((t) => t.slice(3));
 }

@@ -48,7 +48,16 @@ export interface GitDirs {
   readonly workTree: string;
 }
 
-const CALLER_GIT = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE"];
+const CALLER_GIT = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_COMMON_DIR",
+  "GIT_PREFIX",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_NAMESPACE",
+];
 
 let identity: Record<string, string> | undefined;
 
@@ -56,14 +65,24 @@ let identity: Record<string, string> | undefined;
 const COMMITTING = new Set(["commit", "commit-tree", "merge"]);
 
 function baseEnv(cwd: string, command?: string, dirs?: GitDirs, safety = true): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: "C", LANG: "C", GIT_TERMINAL_PROMPT: "0", GIT_EDITOR: "true", GIT_MERGE_AUTOEDIT: "no", GIT_PAGER: "cat" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    LC_ALL: "C",
+    LANG: "C",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_EDITOR: "true",
+    GIT_MERGE_AUTOEDIT: "no",
+    GIT_PAGER: "cat",
+  };
   for (const name of CALLER_GIT) delete env[name];
   if (dirs !== undefined) Object.assign(env, { GIT_DIR: dirs.gitDir, GIT_WORK_TREE: dirs.workTree });
   // After the person's own GIT_CONFIG_* entries, so these win over them and over every config file.
   const n = Number(env.GIT_CONFIG_COUNT ?? 0) || 0;
   const safe = safety ? GIT_SAFETY_CONFIG : [];
   env.GIT_CONFIG_COUNT = String(n + safe.length);
-  safe.forEach(([key, value], i) => Object.assign(env, { [`GIT_CONFIG_KEY_${n + i}`]: key, [`GIT_CONFIG_VALUE_${n + i}`]: value }));
+  safe.forEach(([key, value], i) =>
+    Object.assign(env, { [`GIT_CONFIG_KEY_${n + i}`]: key, [`GIT_CONFIG_VALUE_${n + i}`]: value }),
+  );
   if (command === undefined || !COMMITTING.has(command)) return env;
   identity ??= identityFallback(cwd, env);
   return { ...env, ...identity };
@@ -73,7 +92,12 @@ function baseEnv(cwd: string, command?: string, dirs?: GitDirs, safety = true): 
 function identityFallback(cwd: string, env: NodeJS.ProcessEnv): Record<string, string> {
   const probe = spawnGit(["var", "GIT_COMMITTER_IDENT"], { cwd, env });
   if (probe.run.kind === "ran" && probe.run.status === 0) return {};
-  return { GIT_AUTHOR_NAME: env.GIT_AUTHOR_NAME || "dotagent", GIT_AUTHOR_EMAIL: env.GIT_AUTHOR_EMAIL || "dotagent@localhost", GIT_COMMITTER_NAME: env.GIT_COMMITTER_NAME || "dotagent", GIT_COMMITTER_EMAIL: env.GIT_COMMITTER_EMAIL || "dotagent@localhost" };
+  return {
+    GIT_AUTHOR_NAME: env.GIT_AUTHOR_NAME || "dotagent",
+    GIT_AUTHOR_EMAIL: env.GIT_AUTHOR_EMAIL || "dotagent@localhost",
+    GIT_COMMITTER_NAME: env.GIT_COMMITTER_NAME || "dotagent",
+    GIT_COMMITTER_EMAIL: env.GIT_COMMITTER_EMAIL || "dotagent@localhost",
+  };
 }
 
 /** One git call's outcome and output (stdout as bytes: `gitBytes` reads blobs). */
@@ -84,8 +108,15 @@ interface Spawned {
 }
 
 /** Runs git with no stdin pipe (see the header): stdin is /dev/null, or a temp file holding `input`. */
-function spawnGit(args: readonly string[], options: { cwd?: string; env: NodeJS.ProcessEnv; input?: string; maxBuffer?: number }): Spawned {
-  const base = { ...(options.cwd !== undefined ? { cwd: options.cwd } : {}), env: options.env, maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024 };
+function spawnGit(
+  args: readonly string[],
+  options: { cwd?: string; env: NodeJS.ProcessEnv; input?: string; maxBuffer?: number },
+): Spawned {
+  const base = {
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    env: options.env,
+    maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024,
+  };
   let result: SpawnSyncReturns<Buffer>;
   if (options.input === undefined) result = spawnSync("git", args, { ...base, stdio: ["ignore", "pipe", "pipe"] });
   else {
@@ -101,20 +132,33 @@ function spawnGit(args: readonly string[], options: { cwd?: string; env: NodeJS.
       fd = undefined;
     }
     try {
-      result = fd === undefined ? spawnSync("git", args, { ...base, input: options.input }) : spawnSync("git", args, { ...base, stdio: [fd, "pipe", "pipe"] });
+      result =
+        fd === undefined
+          ? spawnSync("git", args, { ...base, input: options.input })
+          : spawnSync("git", args, { ...base, stdio: [fd, "pipe", "pipe"] });
     } finally {
       if (fd !== undefined) closeSync(fd);
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     }
   }
   const error = result.error as (Error & { code?: string }) | undefined;
-  return { run: classifyGitRun({ status: result.status, signal: result.signal, error: error === undefined ? undefined : { code: error.code, message: error.message } }), stdout: result.stdout ?? Buffer.alloc(0), stderr: result.stderr?.toString("utf8") ?? "" };
+  return {
+    run: classifyGitRun({
+      status: result.status,
+      signal: result.signal,
+      error: error === undefined ? undefined : { code: error.code, message: error.message },
+    }),
+    stdout: result.stdout ?? Buffer.alloc(0),
+    stderr: result.stderr?.toString("utf8") ?? "",
+  };
 }
 
 /** The error for a call that gave no answer of git's: refused by the system (`git_sandboxed`), or not run (`git_failed`). */
 function notRun(run: Exclude<GitRun, { kind: "ran" }>, cwd: string, args: readonly string[]): DotagentError {
   const what = `git ${args[0] ?? ""} could not run in ${cwd}: ${gitRunProblem(run)}`;
-  return run.kind === "refused" ? new DotagentError("git_sandboxed", what, EXIT.refused, { args: [...args], errno: run.code }) : new DotagentError("git_failed", what, EXIT.refused, { args: [...args], git: run.kind });
+  return run.kind === "refused"
+    ? new DotagentError("git_sandboxed", what, EXIT.refused, { args: [...args], errno: run.code })
+    : new DotagentError("git_failed", what, EXIT.refused, { args: [...args], git: run.kind });
 }
 
 /** Runs git in `cwd`; throws `git_failed` unless it exits 0 (or with one of `ok`), `git_sandboxed` when the system refused the call. */
@@ -122,13 +166,27 @@ export function git(cwd: string, args: readonly string[], options: GitOptions = 
   const env = baseEnv(cwd, args[0], options.dirs);
   if (options.readOnly) env.GIT_OPTIONAL_LOCKS = "0";
   if (options.indexFile !== undefined) env.GIT_INDEX_FILE = options.indexFile;
-  const spawned = timed(`git ${args[0] ?? ""}`, () => spawnGit(args, { cwd, env, ...(options.input !== undefined ? { input: options.input } : {}) }));
+  const spawned = timed(`git ${args[0] ?? ""}`, () =>
+    spawnGit(args, { cwd, env, ...(options.input !== undefined ? { input: options.input } : {}) }),
+  );
   if (spawned.run.kind !== "ran") throw notRun(spawned.run, cwd, args);
   const status = spawned.run.status;
   const stdout = spawned.stdout.toString("utf8");
   if (status !== 0 && !(options.ok ?? []).includes(status)) {
-    const why = (spawned.stderr || stdout).trim().split("\n").find((l) => l.trim() !== "") ?? `exit ${status}`;
-    throw new DotagentError("git_failed", `git ${args.filter((a) => !a.includes("\n")).slice(0, 4).join(" ")} failed in ${cwd}: ${why}`, EXIT.refused, { args: [...args], status });
+    const why =
+      (spawned.stderr || stdout)
+        .trim()
+        .split("\n")
+        .find((l) => l.trim() !== "") ?? `exit ${status}`;
+    throw new DotagentError(
+      "git_failed",
+      `git ${args
+        .filter((a) => !a.includes("\n"))
+        .slice(0, 4)
+        .join(" ")} failed in ${cwd}: ${why}`,
+      EXIT.refused,
+      { args: [...args], status },
+    );
   }
   return { status, stdout, stderr: spawned.stderr };
 }
@@ -165,7 +223,9 @@ export function gitVersion(): GitVersion | Exclude<GitRun, { kind: "ran" }> {
   const spawned = spawnGit(["--version"], { env: { ...process.env, LC_ALL: "C" } });
   if (spawned.run.kind !== "ran") return (version = spawned.run);
   const match = spawned.run.status === 0 ? /(\d+)\.(\d+)(?:\.\d+)?/.exec(spawned.stdout.toString("utf8")) : null;
-  version = match ? { major: Number(match[1]), minor: Number(match[2]), text: match[0] } : { kind: "failed", why: "`git --version` gave no version" };
+  version = match
+    ? { major: Number(match[1]), minor: Number(match[2]), text: match[0] }
+    : { kind: "failed", why: "`git --version` gave no version" };
   return version;
 }
 
@@ -178,7 +238,9 @@ export function isAncestor(cwd: string, ancestor: string, of: string): boolean {
 export function branchTips(cwd: string, refs: readonly string[]): Map<string, string> {
   const tips = new Map<string, string>();
   if (refs.length === 0) return tips;
-  for (const line of git(cwd, ["for-each-ref", "--format=%(objectname) %(refname)", ...refs], { readOnly: true }).stdout.split("\n")) {
+  for (const line of git(cwd, ["for-each-ref", "--format=%(objectname) %(refname)", ...refs], {
+    readOnly: true,
+  }).stdout.split("\n")) {
     const space = line.indexOf(" ");
     if (space > 0) tips.set(line.slice(space + 1), line.slice(0, space));
   }

@@ -23,7 +23,12 @@ const REMEDY: Record<string, string> = {
 export function writeFailure(file: string, error: unknown): DotagentError {
   if (error instanceof DotagentError) return error;
   const code = (error as NodeJS.ErrnoException).code ?? "error";
-  return new DotagentError("write_failed", `could not write ${file} (${code}); the previous state is intact; ${REMEDY[code] ?? "fix the cause"} and run the command again`, EXIT.refused, { errno: code });
+  return new DotagentError(
+    "write_failed",
+    `could not write ${file} (${code}); the previous state is intact; ${REMEDY[code] ?? "fix the cause"} and run the command again`,
+    EXIT.refused,
+    { errno: code },
+  );
 }
 
 /**

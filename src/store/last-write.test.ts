@@ -1,5 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
@@ -24,11 +34,18 @@ function project(): ProjectPaths {
 
 /** The reads a snapshot holds (kind, stamp and the digest of the bytes read matter here). */
 function reads(paths: ProjectPaths): [StateSnapshot["phase"], StateSnapshot["execution"]] {
-  const read = (file: string, rel: string) => (stampOf(file) === "missing" ? { kind: "missing" as const, file: rel } : { kind: "corrupt" as const, file: rel, stamp: stampOf(file), sha256: sha(readFileSync(file)), problems: [] });
-  return [read(paths.phaseFile, "memory/state/phase.json"), read(paths.executionFile, "memory/state/execution.json")] as never;
+  const read = (file: string, rel: string) =>
+    stampOf(file) === "missing"
+      ? { kind: "missing" as const, file: rel }
+      : { kind: "corrupt" as const, file: rel, stamp: stampOf(file), sha256: sha(readFileSync(file)), problems: [] };
+  return [
+    read(paths.phaseFile, "memory/state/phase.json"),
+    read(paths.executionFile, "memory/state/execution.json"),
+  ] as never;
 }
 const edits = (paths: ProjectPaths) => findHandEdits(paths, ...reads(paths));
-const write = (file: string, text: string) => recordingWrite(join(file, "../../.."), file, text, () => writeFileSync(file, text));
+const write = (file: string, text: string) =>
+  recordingWrite(join(file, "../../.."), file, text, () => writeFileSync(file, text));
 const sha = (bytes: string | Buffer) => createHash("sha256").update(bytes).digest("hex");
 
 /** Rewrites a file through its own descriptor (same inode) and puts its mtime back to the nanosecond (GNU touch): only its bytes differ. */
@@ -39,7 +56,12 @@ function rewriteKeepingStamp(file: string, text: string): void {
   writeSync(fd, text, 0);
   closeSync(fd);
   const ns = before.mtimeNs;
-  const touched = spawnSync("touch", ["-m", "-d", `@${ns / 1_000_000_000n}.${String(ns % 1_000_000_000n).padStart(9, "0")}`, file]);
+  const touched = spawnSync("touch", [
+    "-m",
+    "-d",
+    `@${ns / 1_000_000_000n}.${String(ns % 1_000_000_000n).padStart(9, "0")}`,
+    file,
+  ]);
   expect(touched.status).toBe(0);
   expect(stampOf(file)).toBe(`${before.ino}:${before.size}:${before.mtimeNs}`);
 }
@@ -84,7 +106,11 @@ describe("last write: what dotagent wrote, and what it did not", () => {
     const paths = project();
     write(paths.phaseFile, '{"a":1}\n');
     write(paths.executionFile, '{"b":1}\n');
-    expect(() => recordingWrite(paths.root, paths.phaseFile, '{"a":2}\n', () => { throw new Error("killed"); })).toThrow("killed");
+    expect(() =>
+      recordingWrite(paths.root, paths.phaseFile, '{"a":2}\n', () => {
+        throw new Error("killed");
+      }),
+    ).toThrow("killed");
     expect(edits(paths)).toEqual([]);
     writeFileSync(paths.phaseFile, '{"a":2}\n'); // …or the rename landed and the second record did not
     expect(edits(paths)).toEqual([]);
@@ -97,7 +123,12 @@ describe("last write: what dotagent wrote, and what it did not", () => {
     write(paths.phaseFile, '{"a":1}\n');
     writeFileSync(paths.phaseFile, '{"a":9}\n');
     expect(edits(paths)).toEqual(["memory/state/phase.json"]);
-    for (const record of ["", "{\"format\":1,\"fi", '{"format":2,"files":{}}', '{"format":1,"files":{"phase.json":{"sha256":"x"}}}']) {
+    for (const record of [
+      "",
+      '{"format":1,"fi',
+      '{"format":2,"files":{}}',
+      '{"format":1,"files":{"phase.json":{"sha256":"x"}}}',
+    ]) {
       writeFileSync(join(paths.stateDir, LAST_WRITE), record);
       expect(edits(paths), record).toEqual([]);
     }
@@ -113,7 +144,9 @@ describe("last write: what dotagent wrote, and what it did not", () => {
     writeFileSync(paths.phaseFile, '{"a":5}\n');
     adoptLiveFiles(paths.root, paths.stateDir);
     expect(edits(paths)).toEqual([]);
-    expect(JSON.parse(readFileSync(join(paths.stateDir, LAST_WRITE), "utf8")).files["phase.json"].sha256).toEqual([sha('{"a":5}\n')]);
+    expect(JSON.parse(readFileSync(join(paths.stateDir, LAST_WRITE), "utf8")).files["phase.json"].sha256).toEqual([
+      sha('{"a":5}\n'),
+    ]);
     rmSync(join(paths.stateDir, LAST_WRITE));
     expect(isLastWrite(paths.stateDir, { "phase.json": sha('{"a":5}\n'), "execution.json": null })).toBeNull();
   });

@@ -43,7 +43,8 @@ interface LastWrite {
 }
 
 /** sha256 of bytes as dotagent records them (hex). */
-export const digestOf = (bytes: Buffer | string) => process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex");
+export const digestOf = (bytes: Buffer | string) =>
+  process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex");
 
 function recordPath(stateDir: string): string {
   return join(stateDir, LAST_WRITE);
@@ -54,7 +55,9 @@ function readRecord(stateDir: string): LastWrite | null {
   if (read.kind !== "ok") return null;
   try {
     const value = JSON.parse(read.bytes.toString("utf8")) as LastWrite;
-    return value?.format === 1 && typeof value.files === "object" && value.files !== null && !Array.isArray(value.files) ? value : null;
+    return value?.format === 1 && typeof value.files === "object" && value.files !== null && !Array.isArray(value.files)
+      ? value
+      : null;
   } catch {
     return null;
   }
@@ -62,7 +65,13 @@ function readRecord(stateDir: string): LastWrite | null {
 
 function isFileRecord(value: unknown): value is FileRecord {
   const r = value as FileRecord | null | undefined;
-  return typeof r === "object" && r !== null && Array.isArray(r.sha256) && r.sha256.every((s) => typeof s === "string") && (r.stamp === null || typeof r.stamp === "string");
+  return (
+    typeof r === "object" &&
+    r !== null &&
+    Array.isArray(r.sha256) &&
+    r.sha256.every((s) => typeof s === "string") &&
+    (r.stamp === null || typeof r.stamp === "string")
+  );
 }
 
 /** Replaced by rename, not fsynced (see the header): a torn record reads as unknown. */
@@ -141,14 +150,20 @@ export function forget(stateDir: string): void {
  * Whether a checkpoint's files (their sha256; null: no execution.json) are what dotagent last
  * wrote; null when the record does not tell (missing, torn, a file it does not name).
  */
-export function isLastWrite(stateDir: string, files: { "phase.json": string; "execution.json": string | null }): boolean | null {
+export function isLastWrite(
+  stateDir: string,
+  files: { "phase.json": string; "execution.json": string | null },
+): boolean | null {
   const record = readRecord(stateDir);
   const phase = record?.files["phase.json"];
   if (record === null || !isFileRecord(phase)) return null;
   const execution = record.files["execution.json"];
   if (execution !== undefined && !isFileRecord(execution)) return null;
   const written = (r: FileRecord) => r.sha256[0];
-  return written(phase) === files["phase.json"] && (execution === undefined ? files["execution.json"] === null : written(execution) === files["execution.json"]);
+  return (
+    written(phase) === files["phase.json"] &&
+    (execution === undefined ? files["execution.json"] === null : written(execution) === files["execution.json"])
+  );
 }
 
 /**
@@ -157,11 +172,18 @@ export function isLastWrite(stateDir: string, files: { "phase.json": string; "ex
  * match are confirmed by a second look before they are named (the header: a reader without the
  * lock may have read a file mid-write).
  */
-export function findHandEdits(paths: Pick<ProjectPaths, "stateDir" | "phaseFile" | "executionFile">, phase: StateSnapshot["phase"], execution: StateSnapshot["execution"]): string[] {
+export function findHandEdits(
+  paths: Pick<ProjectPaths, "stateDir" | "phaseFile" | "executionFile">,
+  phase: StateSnapshot["phase"],
+  execution: StateSnapshot["execution"],
+): string[] {
   const record = readRecord(paths.stateDir);
   if (record === null) return [];
   const edited: string[] = [];
-  for (const [read, file] of [[phase, paths.phaseFile], [execution, paths.executionFile]] as const) {
+  for (const [read, file] of [
+    [phase, paths.phaseFile],
+    [execution, paths.executionFile],
+  ] as const) {
     // Not read from disk (held state): nothing to judge.
     if (read.kind === "missing" || read.sha256 === undefined) continue;
     const name = basename(file) as StateName;

@@ -11,5 +11,8 @@ import { assertStatePaths } from "./state-paths.js";
 export function loadSnapshotSync(paths: ProjectPaths, extra: readonly ReportRequest[] = []): StateSnapshot {
   assertStatePaths(paths);
   const phase = readStateFileSync(paths.root, paths.phaseFile, parsePhaseState);
-  return withHandEdits(paths, completeSnapshot(paths, phase, readStateFileSync(paths.root, paths.executionFile, parseExecutionState), extra));
+  return withHandEdits(
+    paths,
+    completeSnapshot(paths, phase, readStateFileSync(paths.root, paths.executionFile, parseExecutionState), extra),
+  );
 }

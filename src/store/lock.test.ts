@@ -1,5 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { execFileSync } from "node:child_process";
 import { tmpdir, hostname } from "node:os";
 import { join } from "node:path";
@@ -44,10 +53,38 @@ describe("lock", () => {
 
   it.each([
     ["unreadable", "{not json", true],
-    ["dead pid on this host", JSON.stringify({ pid: 2 ** 22 + 11, hostname: hostname(), acquired_at: NOW.toISOString(), command: "x", token: "a" }), true],
-    ["live pid on this host", JSON.stringify({ pid: process.pid, hostname: hostname(), acquired_at: "2020-01-01T00:00:00Z", command: "x", token: "a" }), false],
-    ["other host within the lease", JSON.stringify({ pid: 1, hostname: "elsewhere", acquired_at: "2026-11-20T11:59:00Z", command: "x", token: "a" }), false],
-    ["other host past the lease", JSON.stringify({ pid: 1, hostname: "elsewhere", acquired_at: "2026-11-20T11:00:00Z", command: "x", token: "a" }), true],
+    [
+      "dead pid on this host",
+      JSON.stringify({
+        pid: 2 ** 22 + 11,
+        hostname: hostname(),
+        acquired_at: NOW.toISOString(),
+        command: "x",
+        token: "a",
+      }),
+      true,
+    ],
+    [
+      "live pid on this host",
+      JSON.stringify({
+        pid: process.pid,
+        hostname: hostname(),
+        acquired_at: "2020-01-01T00:00:00Z",
+        command: "x",
+        token: "a",
+      }),
+      false,
+    ],
+    [
+      "other host within the lease",
+      JSON.stringify({ pid: 1, hostname: "elsewhere", acquired_at: "2026-11-20T11:59:00Z", command: "x", token: "a" }),
+      false,
+    ],
+    [
+      "other host past the lease",
+      JSON.stringify({ pid: 1, hostname: "elsewhere", acquired_at: "2026-11-20T11:00:00Z", command: "x", token: "a" }),
+      true,
+    ],
   ])("judges %s", (_name, content, stale) => {
     const dir = fresh();
     writeFileSync(join(dir, ".lock"), content);
@@ -58,7 +95,16 @@ describe("lock", () => {
 
   it("takes over a stale lock with a warning and leaves no guard files", () => {
     const dir = fresh();
-    writeFileSync(join(dir, ".lock"), JSON.stringify({ pid: 2 ** 22 + 13, hostname: hostname(), acquired_at: NOW.toISOString(), command: "crashed", token: "old" }));
+    writeFileSync(
+      join(dir, ".lock"),
+      JSON.stringify({
+        pid: 2 ** 22 + 13,
+        hostname: hostname(),
+        acquired_at: NOW.toISOString(),
+        command: "crashed",
+        token: "old",
+      }),
+    );
     const lock = acquireLock(dir, { command: "next" });
     expect(lock.warnings[0]).toContain("process 4194317 is gone");
     expect(readLock(dir)).toMatchObject({ pid: process.pid, command: "next" });
@@ -102,4 +148,3 @@ describe("lock", () => {
     expect(judgeLock(slightlyAhead, NOW, 10 * 60 * 1000)).toEqual({ stale: false });
   });
 });
-

@@ -74,7 +74,8 @@ function seeLock(stateDir: string): LockSeen | null {
   // unreadable lock, hence stale, and the takeover renames a real lock over it.
   const read = readProjectFile(lockPath(stateDir), { maxBytes: MAX_LOCK_BYTES, links: "refuse" });
   if (read.kind === "missing") return null;
-  if (read.kind === "refused") return { holder: "unreadable", fingerprint: `refused-${fingerprintOf(Buffer.from(read.reason))}` };
+  if (read.kind === "refused")
+    return { holder: "unreadable", fingerprint: `refused-${fingerprintOf(Buffer.from(read.reason))}` };
   return { holder: parseLock(read.bytes.toString("utf8")), fingerprint: fingerprintOf(read.bytes) };
 }
 
@@ -87,7 +88,8 @@ function fingerprintOf(bytes: Buffer): string {
 function parseLock(text: string): LockInfo | "unreadable" {
   try {
     const value = JSON.parse(text) as Partial<LockInfo>;
-    if (typeof value.pid !== "number" || typeof value.hostname !== "string" || typeof value.acquired_at !== "string") return "unreadable";
+    if (typeof value.pid !== "number" || typeof value.hostname !== "string" || typeof value.acquired_at !== "string")
+      return "unreadable";
     return { command: "", token: "", ...value } as LockInfo;
   } catch {
     return "unreadable";
@@ -97,7 +99,6 @@ function parseLock(text: string): LockInfo | "unreadable" {
 export function readLock(stateDir: string): LockInfo | "unreadable" | null {
   return seeLock(stateDir)?.holder ?? null;
 }
-
 
 type Staleness = { stale: false } | { stale: true; why: string };
 
@@ -109,8 +110,13 @@ export function judgeLock(lock: LockInfo | "unreadable", now: Date, leaseMs: num
   const age = now.getTime() - Date.parse(lock.acquired_at);
   // A time further ahead than clocks may differ (validation's 5 minutes) would never age into
   // the lease: such a lock is judged stale at once rather than blocking every command forever.
-  if (age < -FUTURE_SKEW_MS) return { stale: true, why: `its acquired_at ${lock.acquired_at} from host ${lock.hostname} is in the future` };
-  if (!(age <= leaseMs)) return { stale: true, why: `it is older than the ${Math.round(leaseMs / 60000)}-minute lease from host ${lock.hostname}` };
+  if (age < -FUTURE_SKEW_MS)
+    return { stale: true, why: `its acquired_at ${lock.acquired_at} from host ${lock.hostname} is in the future` };
+  if (!(age <= leaseMs))
+    return {
+      stale: true,
+      why: `it is older than the ${Math.round(leaseMs / 60000)}-minute lease from host ${lock.hostname}`,
+    };
   return { stale: false };
 }
 
@@ -169,7 +175,13 @@ function guardHolderDead(file: string, now: Date, leaseMs: number): boolean {
 
 /** Takes over the stale lock `seen`; true when this process now holds the lock. */
 function takeOver(stateDir: string, seen: LockSeen, mine: string, now: Date, leaseMs: number): boolean {
-  const guardContent = JSON.stringify({ pid: process.pid, hostname: hostname(), acquired_at: now.toISOString(), command: "takeover", token: "" });
+  const guardContent = JSON.stringify({
+    pid: process.pid,
+    hostname: hostname(),
+    acquired_at: now.toISOString(),
+    command: "takeover",
+    token: "",
+  });
   for (let generation = 0; generation < MAX_GENERATIONS; generation++) {
     const guard = join(stateDir, `${GUARD_PREFIX}${seen.fingerprint}.${generation}`);
     if (!linkExclusive(stateDir, guard, guardContent)) {
@@ -248,7 +260,10 @@ export async function acquireLockAsync(stateDir: string, options: LockOptions): 
 function* acquire(stateDir: string, options: LockOptions): Generator<number, LockHandle, void> {
   const now = options.now ?? (() => new Date());
   // Not a finite number ≥ 0 (NaN would never reach its deadline): the default wait.
-  const waitMs = options.waitMs !== undefined && Number.isFinite(options.waitMs) && options.waitMs >= 0 ? options.waitMs : defaultWaitMs();
+  const waitMs =
+    options.waitMs !== undefined && Number.isFinite(options.waitMs) && options.waitMs >= 0
+      ? options.waitMs
+      : defaultWaitMs();
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const info: LockInfo = {
     pid: process.pid,
@@ -265,14 +280,22 @@ function* acquire(stateDir: string, options: LockOptions): Generator<number, Loc
     const seen = seeLock(stateDir);
     if (seen === null) {
       // Released between our link and our read: try again at once, but within the deadline.
-      if (Date.now() >= deadline) throw new DotagentError("locked", "memory/state/.lock keeps changing (other commands take it in turn); run the command again", EXIT.locked);
+      if (Date.now() >= deadline)
+        throw new DotagentError(
+          "locked",
+          "memory/state/.lock keeps changing (other commands take it in turn); run the command again",
+          EXIT.locked,
+        );
       continue;
     }
     const verdict = judgeLock(seen.holder, now(), leaseMs);
     if (verdict.stale) {
       if (takeOver(stateDir, seen, content, now(), leaseMs)) {
         const holder = seen.holder;
-        const who = holder === "unreadable" ? "an unreadable lock" : `the lock of pid ${holder.pid} on ${holder.hostname} (${holder.command || "unknown command"})`;
+        const who =
+          holder === "unreadable"
+            ? "an unreadable lock"
+            : `the lock of pid ${holder.pid} on ${holder.hostname} (${holder.command || "unknown command"})`;
         const message = `took over ${who}: ${verdict.why}`;
         warnings.push(message);
         options.onWarning?.(message);
@@ -280,7 +303,11 @@ function* acquire(stateDir: string, options: LockOptions): Generator<number, Loc
       }
       // Another taker is replacing it: wait for that to finish, within the same deadline.
       if (Date.now() >= deadline) {
-        throw new DotagentError("locked", "memory/state/.lock is stale and another process is taking it over; run the command again", EXIT.locked);
+        throw new DotagentError(
+          "locked",
+          "memory/state/.lock is stale and another process is taking it over; run the command again",
+          EXIT.locked,
+        );
       }
       yield 2;
       continue;

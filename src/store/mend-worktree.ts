@@ -56,7 +56,14 @@ export type Mend =
       readonly committed: string[];
     }
   /** The work conflicts with the task's branch: it stays on `carried`, which the next executor merges. */
-  | { readonly kind: "carried_conflict"; readonly from: string; readonly carried: string; readonly files: string[]; readonly commit: string; readonly committed: string[] }
+  | {
+      readonly kind: "carried_conflict";
+      readonly from: string;
+      readonly carried: string;
+      readonly files: string[];
+      readonly commit: string;
+      readonly committed: string[];
+    }
   /** dotagent cannot do it alone: why, and the line the person types. */
   | { readonly kind: "person"; readonly from: string; readonly why: string; readonly command: string };
 
@@ -76,7 +83,9 @@ const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/
 /** Where a worktree's HEAD is, read from its git folder: on `branch`, another branch, or a detached commit. */
 export function headOf(gitDir: string): { branch: string } | { detached: string } {
   const head = readFileSync(join(gitDir, "HEAD"), "utf8").trim();
-  return head.startsWith("ref: refs/heads/") ? { branch: head.slice("ref: refs/heads/".length) } : { detached: head.replace(/^ref: /, "") };
+  return head.startsWith("ref: refs/heads/")
+    ? { branch: head.slice("ref: refs/heads/".length) }
+    : { detached: head.replace(/^ref: /, "") };
 }
 
 /** What a worktree's git folder shows half done (git leaves these files while it does it). */
@@ -102,11 +111,28 @@ export function mendWorktree(repo: Repo, want: MendWant): Mend {
   const from = "branch" in head ? `branch ${head.branch}` : `a detached HEAD (${(at ?? head.detached).slice(0, 7)})`;
   if (unfinished !== undefined) {
     const [, what, command] = unfinished;
-    return { kind: "person", from, why: `${what} is half done there`, command: `${c(`${command} --continue`)} to finish it, or ${c(`${command} --abort`)} to drop it` };
+    return {
+      kind: "person",
+      from,
+      why: `${what} is half done there`,
+      command: `${c(`${command} --continue`)} to finish it, or ${c(`${command} --abort`)} to drop it`,
+    };
   }
-  if (at === undefined) return { kind: "person", from, why: "its HEAD has no commit", command: `${c(`switch ${quote(branch)}`)} (the files there stay uncommitted)` };
+  if (at === undefined)
+    return {
+      kind: "person",
+      from,
+      why: "its HEAD has no commit",
+      command: `${c(`switch ${quote(branch)}`)} (the files there stay uncommitted)`,
+    };
   const elsewhere = checkoutHolding(repo, branch);
-  if (elsewhere !== undefined && !samePath(elsewhere, abs)) return { kind: "person", from, why: `${branch} is checked out in ${elsewhere}`, command: `git -C ${quote(elsewhere)} switch --detach` };
+  if (elsewhere !== undefined && !samePath(elsewhere, abs))
+    return {
+      kind: "person",
+      from,
+      why: `${branch} is checked out in ${elsewhere}`,
+      command: `git -C ${quote(elsewhere)} switch --detach`,
+    };
   const ref = `refs/heads/${branch}`;
   const reflog = `dotagent: task ${want.task}'s worktree back on its branch (its work was on ${from})`;
   const tip = resolveRef(repo.top, ref);
@@ -117,8 +143,19 @@ export function mendWorktree(repo: Repo, want: MendWant): Mend {
     return { kind: "mended", how: "fast_forward", from, commit: at, committed: [] };
   }
   // 3. Everything about to move is put in a commit first.
-  const left = commitLeftovers(abs, dirs, repo.prefix, `dotagent: task ${want.task}'s work left uncommitted on ${from}\n\nCommitted before its worktree went back to ${branch}.`);
-  if (left.unmerged.length > 0) return { kind: "person", from, why: `a merge is half done there (${left.unmerged.join(", ")})`, command: `${c("merge --abort")} or finish it (${c("commit")})` };
+  const left = commitLeftovers(
+    abs,
+    dirs,
+    repo.prefix,
+    `dotagent: task ${want.task}'s work left uncommitted on ${from}\n\nCommitted before its worktree went back to ${branch}.`,
+  );
+  if (left.unmerged.length > 0)
+    return {
+      kind: "person",
+      from,
+      why: `a merge is half done there (${left.unmerged.join(", ")})`,
+      command: `${c("merge --abort")} or finish it (${c("commit")})`,
+    };
   const work = gitLine(abs, ["rev-parse", "HEAD"], { readOnly: true, dirs });
   let commit = tip;
   let how: "switched" | "merged" = "switched";
@@ -131,7 +168,13 @@ export function mendWorktree(repo: Repo, want: MendWant): Mend {
       if (switched !== undefined) return { kind: "person", from, why: switched, command: c(`switch ${quote(branch)}`) };
       return { kind: "carried_conflict", from, carried, files: check.files, commit: tip, committed: left.committed };
     }
-    commit = makeMergeCommit(repo.top, check.tree, tip, work, `dotagent: task ${want.task}'s work on ${from} brought back onto ${branch}`);
+    commit = makeMergeCommit(
+      repo.top,
+      check.tree,
+      tip,
+      work,
+      `dotagent: task ${want.task}'s work on ${from} brought back onto ${branch}`,
+    );
     git(repo.top, ["update-ref", "-m", reflog, ref, commit, tip]);
     how = "merged";
   }
@@ -145,7 +188,11 @@ export function mendWorktree(repo: Repo, want: MendWant): Mend {
 function switchTo(abs: string, dirs: GitDirs, branch: string): string | undefined {
   const run = git(abs, ["switch", "-q", "--no-guess", branch], { dirs, ok: [1, 128] });
   if (run.status === 0) return undefined;
-  const why = (run.stderr || run.stdout).trim().split("\n").find((l) => l.trim() !== "") ?? `git switch exited ${run.status}`;
+  const why =
+    (run.stderr || run.stdout)
+      .trim()
+      .split("\n")
+      .find((l) => l.trim() !== "") ?? `git switch exited ${run.status}`;
   return `git would not switch it to ${branch} (${why.replace(/^error: /, "")})`;
 }
 
@@ -157,20 +204,32 @@ function keepCarried(repo: Repo, branch: string, work: string): string {
     const there = taken.get(`refs/heads/${name}`);
     if (there === work) return name;
     if (there !== undefined) continue;
-    git(repo.top, ["update-ref", "-m", `dotagent: work of task branch ${branch}'s worktree, for its executor to merge`, `refs/heads/${name}`, work, ""]);
+    git(repo.top, [
+      "update-ref",
+      "-m",
+      `dotagent: work of task branch ${branch}'s worktree, for its executor to merge`,
+      `refs/heads/${name}`,
+      work,
+      "",
+    ]);
     return name;
   }
 }
 
 /** On its branch: a `-carried` branch whose work the task's branch does not hold yet is still to merge (the first found). */
 function onBranch(repo: Repo, branch: string): Mend {
-  const carried = [...branchTips(repo.top, [`refs/heads/${branch}${CARRIED_SUFFIX}*`])].sort(([a], [b]) => a.localeCompare(b));
+  const carried = [...branchTips(repo.top, [`refs/heads/${branch}${CARRIED_SUFFIX}*`])].sort(([a], [b]) =>
+    a.localeCompare(b),
+  );
   if (carried.length === 0) return { kind: "on_branch" };
   const tip = resolveRef(repo.top, `refs/heads/${branch}`);
   for (const [ref, commit] of carried) {
     if (tip !== undefined && isAncestor(repo.top, commit, tip)) continue;
     const check = tip === undefined ? undefined : checkMerge(repo.top, tip, commit);
-    return { kind: "on_branch", carried: { branch: ref.slice("refs/heads/".length), files: check?.kind === "conflict" ? check.files : [] } };
+    return {
+      kind: "on_branch",
+      carried: { branch: ref.slice("refs/heads/".length), files: check?.kind === "conflict" ? check.files : [] },
+    };
   }
   return { kind: "on_branch" };
 }

@@ -44,11 +44,27 @@ export function guardFolder(paths: ProjectPaths, folder: string): "folder" | "mi
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     if (code === "ENOENT") return "missing";
-    throw new DotagentError("state_unreadable", `${rel} cannot be read (${code}); the op records are there but unreadable: check the permissions of memory/state/${ONCE_DIR}`, EXIT.invalid, { path: rel, errno: code });
+    throw new DotagentError(
+      "state_unreadable",
+      `${rel} cannot be read (${code}); the op records are there but unreadable: check the permissions of memory/state/${ONCE_DIR}`,
+      EXIT.invalid,
+      { path: rel, errno: code },
+    );
   }
   if (stat.isDirectory()) return "folder";
-  const what = stat.isSymbolicLink() ? "a symbolic link" : stat.isFile() ? "a file" : stat.isFIFO() ? "a FIFO" : "not a folder";
-  throw new DotagentError("state_path_invalid", `${rel} is ${what}, where dotagent keeps a folder of op records (never followed): replace it with a real folder`, EXIT.invalid, { path: rel });
+  const what = stat.isSymbolicLink()
+    ? "a symbolic link"
+    : stat.isFile()
+      ? "a file"
+      : stat.isFIFO()
+        ? "a FIFO"
+        : "not a folder";
+  throw new DotagentError(
+    "state_path_invalid",
+    `${rel} is ${what}, where dotagent keeps a folder of op records (never followed): replace it with a real folder`,
+    EXIT.invalid,
+    { path: rel },
+  );
 }
 
 /**
@@ -59,11 +75,21 @@ export function readOpRecord(paths: ProjectPaths, opId: string): OpRecord | null
   const read = readProjectText(join(opDir(paths, opId), RECORD), { maxBytes: MiB, links: "refuse" });
   if (read.kind === "missing") return null;
   if (read.kind === "refused" && read.errno !== undefined && read.errno !== "ELOOP") {
-    throw new DotagentError("state_unreadable", `${opRel(opId)} ${read.reason}; check the permissions of memory/state/${ONCE_DIR}/${opId}/`, EXIT.invalid, { op_id: opId, path: opRel(opId), errno: read.errno });
+    throw new DotagentError(
+      "state_unreadable",
+      `${opRel(opId)} ${read.reason}; check the permissions of memory/state/${ONCE_DIR}/${opId}/`,
+      EXIT.invalid,
+      { op_id: opId, path: opRel(opId), errno: read.errno },
+    );
   }
   const parsed = read.kind === "ok" ? parseOpRecord(read.text, opId) : { invalid: read.reason };
   if ("invalid" in parsed) {
-    throw new DotagentError("op_record_invalid", `${opRel(opId)}: ${parsed.invalid}; for the person: fix it by hand, or remove memory/state/${ONCE_DIR}/${opId}/ to forget the op (it may then run again)`, EXIT.invalid, { op_id: opId, path: opRel(opId) });
+    throw new DotagentError(
+      "op_record_invalid",
+      `${opRel(opId)}: ${parsed.invalid}; for the person: fix it by hand, or remove memory/state/${ONCE_DIR}/${opId}/ to forget the op (it may then run again)`,
+      EXIT.invalid,
+      { op_id: opId, path: opRel(opId) },
+    );
   }
   return parsed;
 }
@@ -95,7 +121,12 @@ export function listOpenOps(paths: ProjectPaths, now: Date): OpSummary[] {
     names = readdirSync(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
-    throw new DotagentError("state_unreadable", `memory/state/${ONCE_DIR} cannot be listed (${code}); the op records are there but unreadable: check its permissions`, EXIT.invalid, { path: `memory/state/${ONCE_DIR}`, errno: code });
+    throw new DotagentError(
+      "state_unreadable",
+      `memory/state/${ONCE_DIR} cannot be listed (${code}); the op records are there but unreadable: check its permissions`,
+      EXIT.invalid,
+      { path: `memory/state/${ONCE_DIR}`, errno: code },
+    );
   }
   const open: OpSummary[] = [];
   for (const opId of names.sort()) {
@@ -110,7 +141,9 @@ export function listOpenOps(paths: ProjectPaths, now: Date): OpSummary[] {
     if (record.status === "failed") open.push({ op_id: opId, status: "failed", started_at: record.started_at });
     else {
       const lock = readLock(opDir(paths, opId));
-      const live = (lock !== null && lock !== "unreadable" && !judgeLock(lock, now, 10 * 60 * 1000).stale) || commandStillRunning(record);
+      const live =
+        (lock !== null && lock !== "unreadable" && !judgeLock(lock, now, 10 * 60 * 1000).stale) ||
+        commandStillRunning(record);
       open.push({ op_id: opId, status: live ? "running" : "unknown", started_at: record.started_at });
     }
   }

@@ -67,20 +67,41 @@ export async function readPendingRollback(paths: ProjectPaths): Promise<PendingR
   const decoded = decodeJson(read.text);
   if (!decoded.ok) throw invalid(decoded.message.split("\n")[0] ?? "not JSON");
   const raw = decoded.value as Partial<Record<keyof RollbackJournal, unknown>> | null;
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw) || raw.format !== 1) throw invalid("it is not a rollback journal (format 1)");
-  if (typeof raw.started_at !== "string" || Number.isNaN(Date.parse(raw.started_at)) || typeof raw.workflow_id !== "string" || typeof raw.reason !== "string") throw invalid("started_at, workflow_id or reason is missing");
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw) || raw.format !== 1)
+    throw invalid("it is not a rollback journal (format 1)");
+  if (
+    typeof raw.started_at !== "string" ||
+    Number.isNaN(Date.parse(raw.started_at)) ||
+    typeof raw.workflow_id !== "string" ||
+    typeof raw.reason !== "string"
+  )
+    throw invalid("started_at, workflow_id or reason is missing");
   if (!Array.isArray(raw.moves)) throw invalid("moves: expected an array of report paths");
   for (const move of raw.moves) {
     const checked = typeof move === "string" ? checkProjectPath(move) : null;
-    if (checked === null || !checked.ok || checked.path !== move || !move.startsWith(`${REPORTS_DIR}/`)) throw invalid(`moves: ${JSON.stringify(move)} is not a report path under ${REPORTS_DIR}/`);
+    if (checked === null || !checked.ok || checked.path !== move || !move.startsWith(`${REPORTS_DIR}/`))
+      throw invalid(`moves: ${JSON.stringify(move)} is not a report path under ${REPORTS_DIR}/`);
   }
   const event = raw.event as { type?: unknown } | null | undefined;
-  if (typeof event !== "object" || event === null || event.type !== "rolled_back") throw invalid("event: expected the rolled_back event");
-  const [{ parsePhaseState }, { parseExecutionState }] = await Promise.all([import("../schema/phase.js"), import("../schema/execution.js")]);
+  if (typeof event !== "object" || event === null || event.type !== "rolled_back")
+    throw invalid("event: expected the rolled_back event");
+  const [{ parsePhaseState }, { parseExecutionState }] = await Promise.all([
+    import("../schema/phase.js"),
+    import("../schema/execution.js"),
+  ]);
   const phase = parsePhaseState(raw.phase);
-  if (!phase.ok) throw invalid(`phase: ${phase.problems[0]?.path ?? ""} ${phase.problems[0]?.message ?? "not a phase.json"}`.trim());
+  if (!phase.ok)
+    throw invalid(`phase: ${phase.problems[0]?.path ?? ""} ${phase.problems[0]?.message ?? "not a phase.json"}`.trim());
   const execution = raw.execution === null ? null : parseExecutionState(raw.execution);
-  if (execution !== null && !execution.ok) throw invalid(`execution: ${execution.problems[0]?.path ?? ""} ${execution.problems[0]?.message ?? "not an execution.json"}`.trim());
-  if (phase.value.workflow_id !== raw.workflow_id) throw invalid(`phase.workflow_id ${phase.value.workflow_id} is not the journal's ${raw.workflow_id}`);
-  return { journal: raw as RollbackJournal, phase: phase.value, execution: execution === null ? null : execution.value };
+  if (execution !== null && !execution.ok)
+    throw invalid(
+      `execution: ${execution.problems[0]?.path ?? ""} ${execution.problems[0]?.message ?? "not an execution.json"}`.trim(),
+    );
+  if (phase.value.workflow_id !== raw.workflow_id)
+    throw invalid(`phase.workflow_id ${phase.value.workflow_id} is not the journal's ${raw.workflow_id}`);
+  return {
+    journal: raw as RollbackJournal,
+    phase: phase.value,
+    execution: execution === null ? null : execution.value,
+  };
 }

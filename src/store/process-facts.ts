@@ -26,7 +26,13 @@ function statFields(pid: number): { comm: string; fields: string[] } | null {
   const open = text.indexOf("(");
   const close = text.lastIndexOf(")");
   if (open < 0 || close < open) return null;
-  return { comm: text.slice(open + 1, close), fields: text.slice(close + 2).trim().split(" ") };
+  return {
+    comm: text.slice(open + 1, close),
+    fields: text
+      .slice(close + 2)
+      .trim()
+      .split(" "),
+  };
 }
 
 /** True when the process has exited and waits to be reaped (state Z in /proc/<pid>/stat): alive for kill(pid, 0), gone for every other purpose. */
@@ -107,7 +113,23 @@ export function currentHost(): string {
 
 // The Bash tool (and scripts) run each command in a short-lived shell; the owner is whoever runs
 // the shell. These names are walked past.
-const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "busybox", "env", "timeout", "nice", "nohup", "xargs", "npm exec", "npx"]);
+const SHELLS = new Set([
+  "sh",
+  "bash",
+  "dash",
+  "zsh",
+  "ksh",
+  "mksh",
+  "fish",
+  "busybox",
+  "env",
+  "timeout",
+  "nice",
+  "nohup",
+  "xargs",
+  "npm exec",
+  "npx",
+]);
 
 /**
  * The nearest long-lived ancestor of this process: the parent, or past it while it is a shell.
@@ -131,10 +153,20 @@ export function longLivedParent(): number {
  * (CLAUDE_CODE_SESSION_ID) when run from its Bash tool; an explicit pid; else the nearest
  * long-lived parent process.
  */
-export function currentOwner(now: Date, explicitPid?: number, env: Readonly<Record<string, string | undefined>> = process.env): Owner {
+export function currentOwner(
+  now: Date,
+  explicitPid?: number,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Owner {
   const fromEnv = Number(env.CLAUDE_PID);
   const pid = explicitPid ?? (Number.isSafeInteger(fromEnv) && fromEnv > 1 ? fromEnv : longLivedParent());
-  return { session: env.CLAUDE_CODE_SESSION_ID || null, pid, pid_start: processStartTime(pid), host: currentHost(), at: now.toISOString() };
+  return {
+    session: env.CLAUDE_CODE_SESSION_ID || null,
+    pid,
+    pid_start: processStartTime(pid),
+    host: currentHost(),
+    at: now.toISOString(),
+  };
 }
 
 /** The verdict on every running task's owner, for the planner (which stays pure). */
@@ -146,7 +178,8 @@ export function judgeRunningTasks(snapshot: StateSnapshot, now: Date): Map<strin
   const lookUp = (pid: number) => {
     let facts = seen.get(pid);
     // A zombie (dead, not yet reaped by its parent) or a process killed a moment ago is gone: kill(pid, 0) alone would call it alive.
-    if (facts === undefined) seen.set(pid, (facts = { alive: isPidAlive(pid) && !hasEnded(pid), start: processStartTime(pid) }));
+    if (facts === undefined)
+      seen.set(pid, (facts = { alive: isPidAlive(pid) && !hasEnded(pid), start: processStartTime(pid) }));
     return facts;
   };
   const judge = (key: string, owner: Owner | null | undefined) => {
@@ -165,6 +198,9 @@ export function judgeRunningTasks(snapshot: StateSnapshot, now: Date): Map<strin
 /** The verdict on one owner (a worktree's lock, say), judged like a running task's. */
 export function judgeOneOwner(owner: Owner | null | undefined, now: Date): OwnerVerdict {
   const host = currentHost();
-  const facts = owner != null && owner.host === host ? { alive: isPidAlive(owner.pid) && !hasEnded(owner.pid), start: processStartTime(owner.pid) } : { alive: false, start: null };
+  const facts =
+    owner != null && owner.host === host
+      ? { alive: isPidAlive(owner.pid) && !hasEnded(owner.pid), start: processStartTime(owner.pid) }
+      : { alive: false, start: null };
   return judgeOwner(owner, { host, now, process: facts }).verdict;
 }

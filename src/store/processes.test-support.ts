@@ -44,4 +44,3 @@ export function endProcessesIn(dir: string): void {
     }
   }
 }
-

@@ -42,7 +42,8 @@ export function readProjectFile(file: string, options: ReadOptions & { readonly 
       return failed(error);
     }
     if (link) {
-      if (options.links === "refuse") return { kind: "refused", reason: "is a symbolic link; replace it with the file itself" };
+      if (options.links === "refuse")
+        return { kind: "refused", reason: "is a symbolic link; replace it with the file itself" };
       if (!isInside(file, options.root!)) return { kind: "refused", reason: "is a link that leads out of the project" };
     }
   }
@@ -74,7 +75,10 @@ export function readProjectHead(file: string, bytes: number, options: Omit<ReadO
 }
 
 /** The same, as text; `refused` and `missing` as they are. */
-export function readProjectText(file: string, options: ReadOptions): { kind: "ok"; text: string } | Exclude<FileBytes, { kind: "ok" }> {
+export function readProjectText(
+  file: string,
+  options: ReadOptions,
+): { kind: "ok"; text: string } | Exclude<FileBytes, { kind: "ok" }> {
   const read = readProjectFile(file, options);
   return read.kind === "ok" ? { kind: "ok", text: read.bytes.toString("utf8") } : read;
 }
@@ -133,7 +137,9 @@ export function readJsonObject(fd: number, maxBytes: number, idleMs = 3000): Rec
   const parse = (): Record<string, unknown> | undefined => {
     try {
       const value = JSON.parse(Buffer.concat(chunks, total).toString("utf8")) as unknown;
-      return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+      return value !== null && typeof value === "object" && !Array.isArray(value)
+        ? (value as Record<string, unknown>)
+        : undefined;
     } catch {
       return undefined;
     }
@@ -190,7 +196,13 @@ export function formatBytes(n: number): string {
   return n >= MiB && n % MiB === 0 ? `${n / MiB} MiB` : n >= 1024 && n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`;
 }
 
-function describeType(stat: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+function describeType(stat: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): string {
   if (stat.isDirectory()) return "a folder";
   if (stat.isFIFO()) return "a FIFO";
   if (stat.isSocket()) return "a socket";
@@ -201,7 +213,8 @@ function describeType(stat: { isDirectory(): boolean; isFIFO(): boolean; isSocke
 function failed(error: unknown): FileBytes {
   const code = (error as NodeJS.ErrnoException).code ?? "error";
   if (code === "ENOENT") return { kind: "missing" };
-  if (code === "ELOOP") return { kind: "refused", reason: "is a symbolic link; replace it with the file itself", errno: code };
+  if (code === "ELOOP")
+    return { kind: "refused", reason: "is a symbolic link; replace it with the file itself", errno: code };
   if (code === "ENXIO") return { kind: "refused", reason: "is a socket, not a regular file", errno: code };
   if (code === "EISDIR") return { kind: "refused", reason: "is a folder, not a regular file", errno: code };
   return { kind: "refused", reason: `cannot be read (${code})`, errno: code };

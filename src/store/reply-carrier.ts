@@ -13,7 +13,11 @@ import { spawn } from "node:child_process";
 export function startReplyCarrier(root: string, script: string | undefined): void {
   if (script === undefined || script === "" || process.env.DOTAGENT_REPLY_CARRIER === "0") return;
   try {
-    const child = spawn(process.execPath, [script, "hook", "carry-reply", "--dir", root], { detached: true, stdio: "ignore", env: { ...process.env, DOTAGENT_LOCK_WAIT_MS: "2000" } });
+    const child = spawn(process.execPath, [script, "hook", "carry-reply", "--dir", root], {
+      detached: true,
+      stdio: "ignore",
+      env: { ...process.env, DOTAGENT_LOCK_WAIT_MS: "2000" },
+    });
     child.on("error", () => undefined);
     child.unref();
   } catch {

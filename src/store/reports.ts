@@ -6,7 +6,14 @@
 // work may be there, and redoing it on that guess is the wrong answer.
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { EXISTS, checkProjectPath, judgeReport, reportKind, type ReportSnapshot, type ReportState } from "../core/reports.js";
+import {
+  EXISTS,
+  checkProjectPath,
+  judgeReport,
+  reportKind,
+  type ReportSnapshot,
+  type ReportState,
+} from "../core/reports.js";
 import { REPORT } from "../core/phases.js";
 import type { ReportRequest } from "../core/snapshot.js";
 import { MAX_STATE_BYTES, readProjectText } from "./read-file.js";
@@ -22,7 +29,12 @@ const refusedBy = (error: unknown) => REFUSED.has((error as NodeJS.ErrnoExceptio
 function unreadable(root: string, path: string, error: unknown): DotagentError {
   const code = (error as NodeJS.ErrnoException).code ?? "error";
   const rel = relative(root, path) || path;
-  return new DotagentError("state_unreadable", `${rel} cannot be read (${code}); the reports are there but unreadable: check the permissions of memory/reports/ and its folders`, EXIT.invalid, { path: rel, errno: code });
+  return new DotagentError(
+    "state_unreadable",
+    `${rel} cannot be read (${code}); the reports are there but unreadable: check the permissions of memory/reports/ and its folders`,
+    EXIT.invalid,
+    { path: rel, errno: code },
+  );
 }
 
 export type { ReportRequest } from "../core/snapshot.js";
@@ -63,7 +75,11 @@ const TASKS_PREFIX = `${REPORT.tasksDir}/`;
 
 function listRegularFiles(root: string, dir: string): Set<string> {
   try {
-    return new Set(readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name));
+    return new Set(
+      readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => e.name),
+    );
   } catch (error) {
     if (refusedBy(error)) throw unreadable(root, dir, error);
     return new Set();
@@ -85,20 +101,25 @@ function readOne(root: string, request: ReportRequest, insideReal: (relDir: stri
     const real = safeRealpath(full);
     const realRoot = safeRealpath(root) ?? root;
     if (real === undefined) return { status: "missing" };
-    if (!(real === realRoot || real.startsWith(realRoot + sep))) return { status: "outside", reason: "is a link that leads out of the project" };
+    if (!(real === realRoot || real.startsWith(realRoot + sep)))
+      return { status: "outside", reason: "is a link that leads out of the project" };
     stat = safeStat(real);
     if (stat === undefined) return { status: "missing" };
   }
   if (!stat.isFile()) {
     return { status: "invalid", reason: "is not a regular file" };
   }
-  if (!insideReal(dirname(checked.path))) return { status: "outside", reason: "is inside a folder linked out of the project" };
+  if (!insideReal(dirname(checked.path)))
+    return { status: "outside", reason: "is inside a folder linked out of the project" };
   if (request.mode === "exists") return { status: "exists" };
   // Never blocks (a FIFO swapped in after the check is refused on the open descriptor), bounded.
   const read = readProjectText(full, { maxBytes: MAX_STATE_BYTES, links: "inside", root });
   if (read.kind === "missing") return { status: "missing" };
   if (read.kind === "refused" && refusedBy({ code: read.errno })) throw unreadable(root, full, { code: read.errno });
-  if (read.kind === "refused") return read.reason.includes("out of the project") ? { status: "outside", reason: read.reason } : { status: "invalid", reason: read.reason };
+  if (read.kind === "refused")
+    return read.reason.includes("out of the project")
+      ? { status: "outside", reason: read.reason }
+      : { status: "invalid", reason: read.reason };
   return judgeReport(request.check ? "verification" : reportKind(checked.path), read.text);
 }
 
@@ -148,7 +169,9 @@ export function reportTimes(root: string, paths: readonly string[]): number[] {
 /** The designs folder's JSON files, project-relative (none when it cannot be read). */
 export function designFiles(root: string): string[] {
   try {
-    return readdirSync(join(root, REPORT.designsDir)).filter((name) => name.endsWith(".json")).map((name) => `${REPORT.designsDir}/${name}`);
+    return readdirSync(join(root, REPORT.designsDir))
+      .filter((name) => name.endsWith(".json"))
+      .map((name) => `${REPORT.designsDir}/${name}`);
   } catch {
     return [];
   }
@@ -170,10 +193,19 @@ export function listReportFiles(root: string, stepReports: readonly string[] = [
   }
   for (const report of stepReports) {
     const dir = dirname(report);
-    if (dir === REPORTS_ROOT || !report.startsWith(`${REPORTS_ROOT}/`) || !checkProjectPath(report).ok || report.split("/").includes("..")) continue;
+    if (
+      dir === REPORTS_ROOT ||
+      !report.startsWith(`${REPORTS_ROOT}/`) ||
+      !checkProjectPath(report).ok ||
+      report.split("/").includes("..")
+    )
+      continue;
     const base = report.slice(dir.length + 1);
-    const copy = new RegExp(`^${base.replace(/\.(json|md)$/, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.rework-\\d+\\.(json|md)$`);
-    for (const name of listRegularFiles(root, join(root, dir))) if (name === base || copy.test(name)) found.add(`${dir}/${name}`);
+    const copy = new RegExp(
+      `^${base.replace(/\.(json|md)$/, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.rework-\\d+\\.(json|md)$`,
+    );
+    for (const name of listRegularFiles(root, join(root, dir)))
+      if (name === base || copy.test(name)) found.add(`${dir}/${name}`);
   }
   return [...found].sort();
 }

@@ -48,7 +48,8 @@ export function commitRollback(paths: ProjectPaths, journal: RollbackJournal): v
   const heldState = join(temp, "memory", "state");
   mkdirInside(paths.root, heldState);
   mkdirInside(paths.root, join(temp, "memory", "reports"));
-  for (const file of [paths.phaseFile, paths.executionFile, paths.eventsFile]) copyIfThere(paths.root, file, join(heldState, relative(paths.stateDir, file)));
+  for (const file of [paths.phaseFile, paths.executionFile, paths.eventsFile])
+    copyIfThere(paths.root, file, join(heldState, relative(paths.stateDir, file)));
   // The reports that stay are linked in too, so the archive holds the whole state from before
   // the rollback and `archive restore` brings it back as it was.
   const moving = new Set(journal.moves);
@@ -64,11 +65,20 @@ export function commitRollback(paths: ProjectPaths, journal: RollbackJournal): v
 }
 
 /** Finishes the committed rollback (idempotent: any step may already be done). Returns what it did. */
-export async function finishRollback(paths: ProjectPaths, archiver: Archiver, now: Date): Promise<{ journal: RollbackJournal; archive: string | null }> {
+export async function finishRollback(
+  paths: ProjectPaths,
+  archiver: Archiver,
+  now: Date,
+): Promise<{ journal: RollbackJournal; archive: string | null }> {
   const dir = join(paths.stateDir, ROLLBACK_DIR);
   // The same checked reader the lock-free commands use: they show what this does.
   const pending = await readPendingRollback(paths);
-  if (pending === null) throw new DotagentError("rollback_journal_invalid", `memory/state/${ROLLBACK_DIR}/${JOURNAL} is missing; the moved reports are in memory/state/${ROLLBACK_DIR}/memory/reports; for the person: put them back by hand, then remove the folder`, EXIT.invalid);
+  if (pending === null)
+    throw new DotagentError(
+      "rollback_journal_invalid",
+      `memory/state/${ROLLBACK_DIR}/${JOURNAL} is missing; the moved reports are in memory/state/${ROLLBACK_DIR}/memory/reports; for the person: put them back by hand, then remove the folder`,
+      EXIT.invalid,
+    );
   const { journal } = pending;
   // 1. The reports move out of the live tree (a move already made is skipped).
   const touched = new Set<string>();
@@ -107,7 +117,10 @@ export async function finishRollback(paths: ProjectPaths, archiver: Archiver, no
   if (archive !== null) await archiver.pruneArchives(paths.root);
   // 4. The event (and the checkpoint of the state rolled back to), logged once.
   if (!existsSync(join(dir, LOGGED))) {
-    recordCheckpoint(paths, appendEvents(paths.root, paths.eventsFile, [{ ...journal.event, ...(archive ? { archive } : {}) }], now));
+    recordCheckpoint(
+      paths,
+      appendEvents(paths.root, paths.eventsFile, [{ ...journal.event, ...(archive ? { archive } : {}) }], now),
+    );
     writeFileInside(paths.root, join(dir, LOGGED), "{}\n");
   }
   // 5. The journal goes, in one step.

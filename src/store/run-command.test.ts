@@ -24,9 +24,22 @@ function folder(): string {
 }
 
 /** Runs a shell line in `cwd` as step run does (its own session), collecting its output. */
-async function sh(cwd: string, line: string, more: Partial<CommandSpec> = {}): Promise<{ outcome: CommandOutcome; output: string }> {
+async function sh(
+  cwd: string,
+  line: string,
+  more: Partial<CommandSpec> = {},
+): Promise<{ outcome: CommandOutcome; output: string }> {
   let output = "";
-  const outcome = await runCommand({ argv: ["sh", "-c", line], cwd, stdin: "ignore", stderr: "pipe", ownSession: true, onOutput: (chunk) => (output += chunk.toString()), recorded: () => {}, ...more });
+  const outcome = await runCommand({
+    argv: ["sh", "-c", line],
+    cwd,
+    stdin: "ignore",
+    stderr: "pipe",
+    ownSession: true,
+    onOutput: (chunk) => (output += chunk.toString()),
+    recorded: () => {},
+    ...more,
+  });
   return { outcome, output };
 }
 
@@ -94,9 +107,23 @@ describe("never waited on past its own end", () => {
 
   it("once: in the caller's process group, its exit code and signal as they are", async () => {
     const dir = folder();
-    const run = await runCommand({ argv: ["sh", "-c", "exit 7"], cwd: dir, stdin: "ignore", stderr: "pipe", ownSession: false, recorded: () => {} });
+    const run = await runCommand({
+      argv: ["sh", "-c", "exit 7"],
+      cwd: dir,
+      stdin: "ignore",
+      stderr: "pipe",
+      ownSession: false,
+      recorded: () => {},
+    });
     expect(run).toEqual({ kind: "exited", code: 7, signal: null, timedOut: false, aborted: false });
-    const killed = await runCommand({ argv: ["sh", "-c", "kill -TERM $$"], cwd: dir, stdin: "ignore", stderr: "pipe", ownSession: false, recorded: () => {} });
+    const killed = await runCommand({
+      argv: ["sh", "-c", "kill -TERM $$"],
+      cwd: dir,
+      stdin: "ignore",
+      stderr: "pipe",
+      ownSession: false,
+      recorded: () => {},
+    });
     expect(killed).toMatchObject({ kind: "exited", code: null, signal: "SIGTERM" });
   });
 });
@@ -123,10 +150,12 @@ describe.runIf(HAS_PROC)("a timeout ends everything the command started (Linux: 
   it("a child that left the session and has no parent left is still found by its token", async () => {
     const dir = folder();
     // Double fork, then setsid: neither the session nor the parent links lead to it.
-    const line = "(setsid sh -c 'echo $$ > far.pid; exec sleep 120' &) ; while [ ! -s far.pid ]; do sleep 0.01; done; sleep 120";
+    const line =
+      "(setsid sh -c 'echo $$ > far.pid; exec sleep 120' &) ; while [ ! -s far.pid ]; do sleep 0.01; done; sleep 120";
     const stop = new AbortController();
     const run = sh(dir, line, { signal: stop.signal });
-    while (!existsSync(join(dir, "far.pid")) || readFileSync(join(dir, "far.pid"), "utf8") === "") await new Promise((r) => setTimeout(r, 10));
+    while (!existsSync(join(dir, "far.pid")) || readFileSync(join(dir, "far.pid"), "utf8") === "")
+      await new Promise((r) => setTimeout(r, 10));
     stop.abort();
     expect((await run).outcome).toMatchObject({ kind: "exited", aborted: true, timedOut: false });
     expect(alive(dir, "far.pid")).toBe(false);
@@ -138,7 +167,11 @@ describe("a command that cannot start is a result, never a throw", () => {
   const cases: Array<[string, string, (dir: string) => string[]]> = [
     ["a program not on PATH", "ENOENT", () => ["no-such-program-dotagent"]],
     ["a path that does not exist", "ENOENT", () => ["./missing/program"]],
-    ["a file that is not executable", "EACCES", (dir) => (writeFileSync(join(dir, "plain"), "echo x\n"), chmodSync(join(dir, "plain"), 0o644), ["./plain"])],
+    [
+      "a file that is not executable",
+      "EACCES",
+      (dir) => (writeFileSync(join(dir, "plain"), "echo x\n"), chmodSync(join(dir, "plain"), 0o644), ["./plain"]),
+    ],
     ["a folder", "EACCES", (dir) => (mkdirSync(join(dir, "sub")), ["./sub"])],
     ["a path through a file", "ENOTDIR", (dir) => (writeFileSync(join(dir, "file"), ""), ["./file/program"])],
     ["a NUL byte in an argument", "ERR_INVALID_ARG_VALUE", () => ["echo", "a\0b"]],
@@ -146,7 +179,14 @@ describe("a command that cannot start is a result, never a throw", () => {
   it.each(cases)("%s: not_started (%s), nothing spawned", async (_name, errno, argv) => {
     const dir = folder();
     let recorded = false;
-    const run = await runCommand({ argv: argv(dir), cwd: dir, stdin: "ignore", stderr: "pipe", ownSession: false, recorded: () => void (recorded = true) });
+    const run = await runCommand({
+      argv: argv(dir),
+      cwd: dir,
+      stdin: "ignore",
+      stderr: "pipe",
+      ownSession: false,
+      recorded: () => void (recorded = true),
+    });
     expect(run).toMatchObject({ kind: "not_started", errno });
     expect(recorded).toBe(false);
   });

@@ -61,17 +61,26 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   const cannot = startProblem(spec.argv, spec.cwd ?? process.cwd(), env.PATH);
   if (cannot !== null) return Promise.resolve(cannot);
-  if (spec.signal?.aborted) return Promise.resolve({ kind: "exited", code: null, signal: null, timedOut: false, aborted: true });
+  if (spec.signal?.aborted)
+    return Promise.resolve({ kind: "exited", code: null, signal: null, timedOut: false, aborted: true });
   // A command that may have to be ended (its own session, a timeout, a stop) carries a token.
   const marked = spec.ownSession || spec.timeoutMs !== undefined || spec.signal !== undefined;
   const token = marked ? process.getBuiltinModule("node:crypto").randomBytes(16).toString("hex") : undefined;
   // Added to an inherited one: a dotagent run by a bounded command keeps its caller's token too.
-  if (token !== undefined) env[RUN_TOKEN_VARIABLE] = env[RUN_TOKEN_VARIABLE] ? `${env[RUN_TOKEN_VARIABLE]}:${token}` : token;
+  if (token !== undefined)
+    env[RUN_TOKEN_VARIABLE] = env[RUN_TOKEN_VARIABLE] ? `${env[RUN_TOKEN_VARIABLE]}:${token}` : token;
   // A program named like an option would be one to the shell's exec: pass the path found for it.
-  const argv = spec.argv[0]!.startsWith("-") ? [resolveProgram(spec.argv[0]!, spec.cwd ?? process.cwd(), env.PATH).path!, ...spec.argv.slice(1)] : spec.argv;
+  const argv = spec.argv[0]!.startsWith("-")
+    ? [resolveProgram(spec.argv[0]!, spec.cwd ?? process.cwd(), env.PATH).path!, ...spec.argv.slice(1)]
+    : spec.argv;
   let child: ChildProcess;
   try {
-    child = spawn("/bin/sh", ["-c", GATE, "sh", ...argv], { cwd: spec.cwd, env, stdio: [spec.stdin, "pipe", spec.stderr, "pipe"], detached: spec.ownSession });
+    child = spawn("/bin/sh", ["-c", GATE, "sh", ...argv], {
+      cwd: spec.cwd,
+      env,
+      stdio: [spec.stdin, "pipe", spec.stderr, "pipe"],
+      detached: spec.ownSession,
+    });
   } catch (error) {
     return Promise.resolve(notStarted(error));
   }
@@ -103,7 +112,8 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       gate.destroy();
       resolvePromise(outcome);
     };
-    const exited = () => finish({ kind: "exited", code: exit?.code ?? null, signal: exit?.signal ?? null, timedOut, aborted });
+    const exited = () =>
+      finish({ kind: "exited", code: exit?.code ?? null, signal: exit?.signal ?? null, timedOut, aborted });
     // After the exit: read while the pipes still bring what was written before it, then stop.
     // Each turn of the event loop polls them; two turns in a row without a byte, and the
     // kernel holds nothing more from before the exit.
@@ -114,7 +124,10 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       setImmediate(() => drain(tick + 1, bytesAfterExit, still));
     };
 
-    for (const [stream, name] of [[child.stdout, "stdout"], [child.stderr, "stderr"]] as const) {
+    for (const [stream, name] of [
+      [child.stdout, "stdout"],
+      [child.stderr, "stderr"],
+    ] as const) {
       stream?.on("data", (chunk: Buffer) => {
         if (exit !== undefined) bytesAfterExit += chunk.length;
         spec.onOutput?.(chunk, name);
@@ -182,7 +195,9 @@ function startProblem(argv: readonly string[], cwd: string, path: string | undef
   const program = argv[0];
   if (!program) return { kind: "not_started", errno: "ENOENT", message: "no program" };
   const found = resolveProgram(program, cwd, path);
-  return found.path === undefined ? { kind: "not_started", errno: found.errno, message: `${program}: ${found.errno}` } : null;
+  return found.path === undefined
+    ? { kind: "not_started", errno: found.errno, message: `${program}: ${found.errno}` }
+    : null;
 }
 
 /**
@@ -193,7 +208,9 @@ function startProblem(argv: readonly string[], cwd: string, path: string | undef
  * that exits 127.
  */
 function resolveProgram(program: string, cwd: string, path: string | undefined): { path?: string; errno: string } {
-  const candidates = program.includes("/") ? [isAbsolute(program) ? program : resolve(cwd, program)] : (path ?? "/bin:/usr/bin").split(delimiter).map((dir) => resolve(cwd, dir || ".", program));
+  const candidates = program.includes("/")
+    ? [isAbsolute(program) ? program : resolve(cwd, program)]
+    : (path ?? "/bin:/usr/bin").split(delimiter).map((dir) => resolve(cwd, dir || ".", program));
   let errno = "ENOENT";
   for (const candidate of candidates) {
     try {

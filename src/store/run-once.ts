@@ -90,7 +90,11 @@ async function lockOp(paths: ProjectPaths, opId: string, options: RunOnceOptions
     guardFolder(paths, folder); // made by another caller meanwhile: still a real folder?
   }
   try {
-    return await acquireLockAsync(dir, { command: `once ${opId}`, ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }), ...(options.now ? { now: options.now } : {}) });
+    return await acquireLockAsync(dir, {
+      command: `once ${opId}`,
+      ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
+      ...(options.now ? { now: options.now } : {}),
+    });
   } catch (error) {
     const holder = (error as DotagentError).details?.holder as { pid: number; hostname: string } | undefined;
     if ((error as DotagentError).code !== "locked") throw error;
@@ -107,22 +111,42 @@ async function lockOp(paths: ProjectPaths, opId: string, options: RunOnceOptions
  * Runs `command` unless the op already ran: the library form of `dotagent once`. The project's
  * memory/state must exist (a guard in the wrong folder would not find earlier runs).
  */
-export async function runOnce(paths: ProjectPaths, opId: string, command: readonly string[], options: RunOnceOptions = {}): Promise<OnceOutcome> {
+export async function runOnce(
+  paths: ProjectPaths,
+  opId: string,
+  command: readonly string[],
+  options: RunOnceOptions = {},
+): Promise<OnceOutcome> {
   checkOpId(opId);
   const problem = commandProblem(command);
-  if (problem !== null) throw new DotagentError("usage", `once ${opId}: ${problem}; nothing was run or recorded`, EXIT.usage, { op_id: opId });
-  if (options.check?.includes("\0")) throw new DotagentError("usage", `once ${opId}: the --check command holds a NUL byte, which no shell can receive; nothing was run or recorded`, EXIT.usage, { op_id: opId });
+  if (problem !== null)
+    throw new DotagentError("usage", `once ${opId}: ${problem}; nothing was run or recorded`, EXIT.usage, {
+      op_id: opId,
+    });
+  if (options.check?.includes("\0"))
+    throw new DotagentError(
+      "usage",
+      `once ${opId}: the --check command holds a NUL byte, which no shell can receive; nothing was run or recorded`,
+      EXIT.usage,
+      { op_id: opId },
+    );
   // The op records live in the state folder: its paths follow §2 (a link or the wrong type is refused).
   assertStatePaths(paths);
   if (!existsSync(paths.stateDir)) {
-    throw new DotagentError("no_project", `no memory/state in ${paths.root}: run dotagent in the project (or pass --dir) so the guard finds earlier runs; \`dotagent init\` starts one`, EXIT.refused);
+    throw new DotagentError(
+      "no_project",
+      `no memory/state in ${paths.root}: run dotagent in the project (or pass --dir) so the guard finds earlier runs; \`dotagent init\` starts one`,
+      EXIT.refused,
+    );
   }
   const now = options.now ?? (() => new Date());
   const lock = await lockOp(paths, opId, options); // waited for without blocking the event loop
   try {
     sweepOpTemps(opDir(paths, opId));
     const found = readOpRecord(paths, opId);
-    const plan = planOnce(opId, found, command, options, { commandRunning: found !== null && commandStillRunning(found) });
+    const plan = planOnce(opId, found, command, options, {
+      commandRunning: found !== null && commandStillRunning(found),
+    });
     switch (plan.action) {
       case "replay":
         return { outcome: "replayed", record: plan.record };
@@ -137,13 +161,37 @@ export async function runOnce(paths: ProjectPaths, opId: string, command: readon
         );
       case "mark_done": {
         const at = now().toISOString();
-        const record: OpRecord = { ...(plan.record ?? { op_id: opId, command: [...command], started_at: at, runner: { pid: process.pid, hostname: hostname() }, runs: 0 }), status: "done", finished_at: at, exit_code: 0, stdout: "", stdout_encoding: "utf8", stdout_truncated: false, how: "marked_done" };
+        const record: OpRecord = {
+          ...(plan.record ?? {
+            op_id: opId,
+            command: [...command],
+            started_at: at,
+            runner: { pid: process.pid, hostname: hostname() },
+            runs: 0,
+          }),
+          status: "done",
+          finished_at: at,
+          exit_code: 0,
+          stdout: "",
+          stdout_encoding: "utf8",
+          stdout_truncated: false,
+          how: "marked_done",
+        };
         writeRecord(paths, record);
         return { outcome: "marked_done", record };
       }
       case "check": {
         if ((await runShell(plan.check)) === 0) {
-          const record: OpRecord = { ...plan.record, status: "done", finished_at: now().toISOString(), exit_code: 0, stdout: "", stdout_encoding: "utf8", stdout_truncated: false, how: "checked" };
+          const record: OpRecord = {
+            ...plan.record,
+            status: "done",
+            finished_at: now().toISOString(),
+            exit_code: 0,
+            stdout: "",
+            stdout_encoding: "utf8",
+            stdout_truncated: false,
+            how: "checked",
+          };
           writeRecord(paths, record);
           return { outcome: "checked", record };
         }
@@ -157,9 +205,25 @@ export async function runOnce(paths: ProjectPaths, opId: string, command: readon
   }
 }
 
-async function runRecorded(paths: ProjectPaths, opId: string, found: OpRecord | null, command: readonly string[], options: RunOnceOptions, now: () => Date): Promise<OpRecord> {
-  if (command.length === 0) throw new DotagentError("usage", `op ${opId} has no command to run: give it after \`--\``, EXIT.usage);
-  const intent: OpRecord = { op_id: opId, command: [...command], status: "running", started_at: now().toISOString(), runner: { pid: process.pid, hostname: hostname() }, child: null, runs: (found?.runs ?? 0) + 1 };
+async function runRecorded(
+  paths: ProjectPaths,
+  opId: string,
+  found: OpRecord | null,
+  command: readonly string[],
+  options: RunOnceOptions,
+  now: () => Date,
+): Promise<OpRecord> {
+  if (command.length === 0)
+    throw new DotagentError("usage", `op ${opId} has no command to run: give it after \`--\``, EXIT.usage);
+  const intent: OpRecord = {
+    op_id: opId,
+    command: [...command],
+    status: "running",
+    started_at: now().toISOString(),
+    runner: { pid: process.pid, hostname: hostname() },
+    child: null,
+    runs: (found?.runs ?? 0) + 1,
+  };
   writeRecord(paths, intent);
   let running = intent;
   // The command starts only once this record of its pid is on disk (run-command.ts's gate): a
@@ -213,7 +277,11 @@ function startFailure(errno: string, message: string): { exitCode: number; start
  * `onStdout` as it comes. Ctrl-C reaches the command (same process group) and is ignored here
  * meanwhile, so its result is still recorded. A command that cannot start is a result too.
  */
-async function runArgv(argv: readonly string[], onStdout: ((chunk: Uint8Array) => void) | undefined, recorded: (pid: number) => void): Promise<CommandResult> {
+async function runArgv(
+  argv: readonly string[],
+  onStdout: ((chunk: Uint8Array) => void) | undefined,
+  recorded: (pid: number) => void,
+): Promise<CommandResult> {
   const ignore = () => undefined;
   process.on("SIGINT", ignore);
   const chunks: Buffer[] = [];
@@ -236,16 +304,24 @@ async function runArgv(argv: readonly string[], onStdout: ((chunk: Uint8Array) =
       },
     });
     const stdout = Buffer.concat(chunks);
-    if (outcome.kind === "not_started") return { ...startFailure(outcome.errno, outcome.message), stdout, seenMore: seen > kept };
+    if (outcome.kind === "not_started")
+      return { ...startFailure(outcome.errno, outcome.message), stdout, seenMore: seen > kept };
     // A signal death is 128 + its number, as in a shell.
-    return { exitCode: outcome.code ?? 128 + signalNumber(outcome.signal), stdout, seenMore: seen > kept, startError: null };
+    return {
+      exitCode: outcome.code ?? 128 + signalNumber(outcome.signal),
+      stdout,
+      seenMore: seen > kept,
+      startError: null,
+    };
   } finally {
     process.off("SIGINT", ignore);
   }
 }
 
 function signalNumber(signal: NodeJS.Signals | null): number {
-  return signal === null ? 0 : ((process.getBuiltinModule("node:os").constants.signals as Record<string, number>)[signal] ?? 0);
+  return signal === null
+    ? 0
+    : ((process.getBuiltinModule("node:os").constants.signals as Record<string, number>)[signal] ?? 0);
 }
 
 /** Runs a probe through the shell (`--check 'git rev-parse --verify feature/login'`); its exit code. */

@@ -29,7 +29,10 @@ export async function loadSnapshot(paths: ProjectPaths, extra: readonly ReportRe
     const pending = await readPendingRollback(paths);
     if (pending !== null) return rolledBackSnapshot(paths, pending, extra);
   }
-  return withHandEdits(paths, completeSnapshot(paths, await readPhaseFile(paths), await readExecutionFile(paths), extra));
+  return withHandEdits(
+    paths,
+    completeSnapshot(paths, await readPhaseFile(paths), await readExecutionFile(paths), extra),
+  );
 }
 
 /** The snapshot with the state files dotagent did not write as they are (last-write.ts). */
@@ -39,27 +42,51 @@ export function withHandEdits(paths: ProjectPaths, snapshot: StateSnapshot): Sta
 }
 
 /** The snapshot as finishing `pending` leaves it: its state files, its reports moved out. */
-function rolledBackSnapshot(paths: ProjectPaths, pending: PendingRollback, extra: readonly ReportRequest[]): StateSnapshot {
+function rolledBackSnapshot(
+  paths: ProjectPaths,
+  pending: PendingRollback,
+  extra: readonly ReportRequest[],
+): StateSnapshot {
   // Stamps no file on disk has: a writer holding such a snapshot starts over from a fresh read.
   const stamp = `rollback:${pending.journal.started_at}`;
   const phase: StateSnapshot["phase"] = { kind: "ok", file: "memory/state/phase.json", value: pending.phase, stamp };
-  const execution: StateSnapshot["execution"] = pending.execution === null ? { kind: "missing", file: "memory/state/execution.json" } : { kind: "ok", file: "memory/state/execution.json", value: pending.execution, stamp };
+  const execution: StateSnapshot["execution"] =
+    pending.execution === null
+      ? { kind: "missing", file: "memory/state/execution.json" }
+      : { kind: "ok", file: "memory/state/execution.json", value: pending.execution, stamp };
   const snapshot = completeSnapshot(paths, phase, execution, extra);
   const moved = new Set(pending.journal.moves);
   const files = new Map(snapshot.reports.files);
   for (const path of files.keys()) if (moved.has(path)) files.set(path, MISSING);
   const designs = snapshot.reports.designs.filter((path) => !moved.has(path));
-  const to = typeof pending.journal.event.to === "string" ? pending.journal.event.to : `the start of ${pending.phase.current_phase}`;
+  const to =
+    typeof pending.journal.event.to === "string"
+      ? pending.journal.event.to
+      : `the start of ${pending.phase.current_phase}`;
   return { ...snapshot, reports: { files, designs }, rollback: { to, started_at: pending.journal.started_at } };
 }
 
 export { CLEARING_MARKER } from "./clearing-marker.js";
 
 /** Adds the reports and temp files a snapshot needs to the two state files as read. */
-export function completeSnapshot(paths: ProjectPaths, phase: StateSnapshot["phase"], execution: StateSnapshot["execution"], extra: readonly ReportRequest[]): StateSnapshot {
-  const requests = reportRequests(phase.kind === "ok" ? phase.value : undefined, execution.kind === "ok" ? execution.value : undefined);
+export function completeSnapshot(
+  paths: ProjectPaths,
+  phase: StateSnapshot["phase"],
+  execution: StateSnapshot["execution"],
+  extra: readonly ReportRequest[],
+): StateSnapshot {
+  const requests = reportRequests(
+    phase.kind === "ok" ? phase.value : undefined,
+    execution.kind === "ok" ? execution.value : undefined,
+  );
   const reports = readReports(paths.root, [...requests, ...extra]);
-  return { phase, execution, reports: phase.kind === "ok" ? withPickChecked(paths, phase.value, reports) : reports, tempFiles: findTempFiles(paths.stateDir), clearing: readClearing(paths) };
+  return {
+    phase,
+    execution,
+    reports: phase.kind === "ok" ? withPickChecked(paths, phase.value, reports) : reports,
+    tempFiles: findTempFiles(paths.stateDir),
+    clearing: readClearing(paths),
+  };
 }
 
 /**
@@ -71,10 +98,22 @@ export function completeSnapshot(paths: ProjectPaths, phase: StateSnapshot["phas
 function withPickChecked(paths: ProjectPaths, state: PhaseState, reports: ReportSnapshot): ReportSnapshot {
   const choose = flowOf(state).steps.find((s) => s.kind === "choose");
   const current = reports.files.get(REPORT.finalDesign);
-  if (choose === undefined || current === undefined || current.status === "missing" || state.user_checkpoints.some((c) => c.phase === choose.id)) return reports;
-  const read = readProjectFile(join(paths.root, REPORT.finalDesign), { maxBytes: MAX_STATE_BYTES, links: "inside", root: paths.root });
+  if (
+    choose === undefined ||
+    current === undefined ||
+    current.status === "missing" ||
+    state.user_checkpoints.some((c) => c.phase === choose.id)
+  )
+    return reports;
+  const read = readProjectFile(join(paths.root, REPORT.finalDesign), {
+    maxBytes: MAX_STATE_BYTES,
+    links: "inside",
+    root: paths.root,
+  });
   const digest = read.kind === "ok" ? fileDigest(read.bytes) : undefined;
-  const picked = authorityView(paths, sealInstance(state), readEvents(paths.eventsFile)).findLast((e) => e.type === "design_picked");
+  const picked = authorityView(paths, sealInstance(state), readEvents(paths.eventsFile)).findLast(
+    (e) => e.type === "design_picked",
+  );
   if (digest !== undefined && picked?.digest === digest) return reports;
   const files = new Map(reports.files);
   files.set(REPORT.finalDesign, { status: "invalid", reason: NOT_PICKED });
@@ -91,7 +130,12 @@ export interface Locked {
  * Runs `fn` holding the state lock, released when its promise settles. A live holder is waited
  * for without blocking the event loop (a library caller's timers and requests go on meanwhile).
  */
-export async function withLock<T>(paths: ProjectPaths, command: string, fn: (locked: Locked) => T | Promise<T>, onWarning?: (message: string) => void): Promise<T> {
+export async function withLock<T>(
+  paths: ProjectPaths,
+  command: string,
+  fn: (locked: Locked) => T | Promise<T>,
+  onWarning?: (message: string) => void,
+): Promise<T> {
   assertStatePaths(paths);
   mkdirInside(paths.root, paths.stateDir);
   const lock = await acquireLockAsync(paths.stateDir, { command, ...(onWarning ? { onWarning } : {}) });

@@ -16,7 +16,12 @@ const markerOf = (stateDir: string, taskId: string) => join(stateDir, `.lock.sta
 /** This process is making `taskId`'s worktree (the caller holds the state lock). */
 export function markStart(root: string, stateDir: string, taskId: string): void {
   try {
-    writeFileInside(root, markerOf(stateDir, taskId), JSON.stringify({ pid: process.pid, start: processStartTime(process.pid) }), { durable: false });
+    writeFileInside(
+      root,
+      markerOf(stateDir, taskId),
+      JSON.stringify({ pid: process.pid, start: processStartTime(process.pid) }),
+      { durable: false },
+    );
   } catch {
     // a start without its marker is judged as before
   }

@@ -36,12 +36,30 @@ function readRaw(root: string, file: string): Raw {
   if (read.kind === "refused") {
     // Unreadable is not corrupt (and never missing): the file may be fine, the disk said no.
     if (read.errno !== undefined && read.errno !== "ELOOP") {
-      throw new DotagentError("state_unreadable", `${rel} ${read.reason}; check the permissions of memory/state/`, EXIT.invalid, { path: rel, errno: read.errno });
+      throw new DotagentError(
+        "state_unreadable",
+        `${rel} ${read.reason}; check the permissions of memory/state/`,
+        EXIT.invalid,
+        { path: rel, errno: read.errno },
+      );
     }
-    return { kind: "corrupt", file: rel, stamp, sha256: null, problems: [{ file: rel, path: "", message: read.reason }] };
+    return {
+      kind: "corrupt",
+      file: rel,
+      stamp,
+      sha256: null,
+      problems: [{ file: rel, path: "", message: read.reason }],
+    };
   }
   const decoded = decodeJson(read.text);
-  if (!decoded.ok) return { kind: "corrupt", file: rel, stamp, sha256: read.sha256, problems: [{ file: rel, path: "", message: decoded.message }] };
+  if (!decoded.ok)
+    return {
+      kind: "corrupt",
+      file: rel,
+      stamp,
+      sha256: read.sha256,
+      problems: [{ file: rel, path: "", message: decoded.message }],
+    };
   return { kind: "decoded", file: rel, value: decoded.value, stamp, sha256: read.sha256 };
 }
 
@@ -55,13 +73,25 @@ function readHashed(file: string): { kind: "ok"; text: string; sha256: string } 
 }
 
 function judged<T>(raw: Extract<Raw, { kind: "decoded" }>, parsed: ParseResult<T>): FileRead<T> {
-  if (!parsed.ok) return { kind: "corrupt", file: raw.file, stamp: raw.stamp, sha256: raw.sha256, problems: parsed.problems.map((p) => ({ ...p, file: raw.file })) };
+  if (!parsed.ok)
+    return {
+      kind: "corrupt",
+      file: raw.file,
+      stamp: raw.stamp,
+      sha256: raw.sha256,
+      problems: parsed.problems.map((p) => ({ ...p, file: raw.file })),
+    };
   return { kind: "ok", file: raw.file, value: parsed.value, stamp: raw.stamp, sha256: raw.sha256 };
 }
 
 type Parse<T> = (data: unknown) => ParseResult<T>;
 
-async function readStateFile<T>(root: string, file: string, quick: (data: unknown) => T | undefined, loadParse: () => Promise<Parse<T>>): Promise<FileRead<T>> {
+async function readStateFile<T>(
+  root: string,
+  file: string,
+  quick: (data: unknown) => T | undefined,
+  loadParse: () => Promise<Parse<T>>,
+): Promise<FileRead<T>> {
   const raw = readRaw(root, file);
   if (raw.kind !== "decoded") return raw;
   const fast = quick(raw.value);
@@ -76,9 +106,19 @@ export function readStateFileSync<T>(root: string, file: string, parse: Parse<T>
 }
 
 export function readPhaseFile(paths: ProjectPaths): Promise<FileRead<PhaseState>> {
-  return readStateFile(paths.root, paths.phaseFile, quickPhaseState, async () => (await import("../schema/phase.js")).parsePhaseState);
+  return readStateFile(
+    paths.root,
+    paths.phaseFile,
+    quickPhaseState,
+    async () => (await import("../schema/phase.js")).parsePhaseState,
+  );
 }
 
 export function readExecutionFile(paths: ProjectPaths): Promise<FileRead<ExecutionState>> {
-  return readStateFile(paths.root, paths.executionFile, quickExecutionState, async () => (await import("../schema/execution.js")).parseExecutionState);
+  return readStateFile(
+    paths.root,
+    paths.executionFile,
+    quickExecutionState,
+    async () => (await import("../schema/execution.js")).parseExecutionState,
+  );
 }

@@ -31,8 +31,13 @@ export function findRootProblem(paths: ProjectPaths): DotagentError | null {
   const root = statOrError(paths.root);
   if (root instanceof DotagentError) return root;
   // A project root that is not there is not "no workflow yet": the path is wrong (§2).
-  if (root === null) return unsafe(paths.root, `${paths.root} does not exist; --dir must name the project's folder (create it first, or run from it)`);
-  if (!root.isDirectory()) return unsafe(paths.root, `${paths.root} is not a folder; --dir must name the project's folder`);
+  if (root === null)
+    return unsafe(
+      paths.root,
+      `${paths.root} does not exist; --dir must name the project's folder (create it first, or run from it)`,
+    );
+  if (!root.isDirectory())
+    return unsafe(paths.root, `${paths.root} is not a folder; --dir must name the project's folder`);
   return null;
 }
 
@@ -52,10 +57,16 @@ export function findStatePathProblem(paths: ProjectPaths): DotagentError | null 
     if (stat instanceof DotagentError) return stat;
     if (stat === null) continue;
     if (stat.isSymbolicLink()) {
-      return unsafe(rel, `${rel} is a symbolic link; dotagent's state must be a real ${want} inside the project; for the person: replace the link with the ${want} itself, then run \`dotagent validate\``);
+      return unsafe(
+        rel,
+        `${rel} is a symbolic link; dotagent's state must be a real ${want} inside the project; for the person: replace the link with the ${want} itself, then run \`dotagent validate\``,
+      );
     }
     if (want === "folder" ? !stat.isDirectory() : !stat.isFile()) {
-      return unsafe(rel, `${rel} is ${stat.isDirectory() ? "a folder" : want === "folder" ? "a file" : "not a regular file"}, where dotagent keeps a ${want}; for the person: move it out of the way, then run \`dotagent validate\``);
+      return unsafe(
+        rel,
+        `${rel} is ${stat.isDirectory() ? "a folder" : want === "folder" ? "a file" : "not a regular file"}, where dotagent keeps a ${want}; for the person: move it out of the way, then run \`dotagent validate\``,
+      );
     }
   }
   return null;
@@ -73,7 +84,12 @@ function statOrError(abs: string, rel: string = abs): Stats | null | DotagentErr
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "error";
     if (code === "ENOENT") return null;
-    return new DotagentError("state_unreadable", `${rel} cannot be read (${code}); the workflow state is there but unreadable: check the permissions and types of memory/ and its folders`, EXIT.invalid, { path: rel, errno: code });
+    return new DotagentError(
+      "state_unreadable",
+      `${rel} cannot be read (${code}); the workflow state is there but unreadable: check the permissions and types of memory/ and its folders`,
+      EXIT.invalid,
+      { path: rel, errno: code },
+    );
   }
 }
 

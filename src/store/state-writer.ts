@@ -22,7 +22,11 @@ import type { ProjectPaths } from "./project.js";
 
 export class ConcurrentWriteError extends DotagentError {
   constructor(file: string) {
-    super("concurrent_write", `${file} changed on disk while this command ran (written without the lock?); run the command again`, EXIT.refused);
+    super(
+      "concurrent_write",
+      `${file} changed on disk while this command ran (written without the lock?); run the command again`,
+      EXIT.refused,
+    );
   }
 }
 
@@ -37,7 +41,8 @@ export function writeStateJson(root: string, file: string, value: unknown): void
  * Returns the new stamp so one command can write the same file twice.
  */
 export function writeStateFile(root: string, file: string, value: unknown, expectedStamp: string | undefined): string {
-  if (expectedStamp !== undefined && fileStamp(file) !== expectedStamp) throw new ConcurrentWriteError(relative(root, file));
+  if (expectedStamp !== undefined && fileStamp(file) !== expectedStamp)
+    throw new ConcurrentWriteError(relative(root, file));
   try {
     writeStateJson(root, file, value);
   } catch (error) {
@@ -45,7 +50,6 @@ export function writeStateFile(root: string, file: string, value: unknown, expec
   }
   return fileStamp(file);
 }
-
 
 function stampOf(read: StateSnapshot["phase"] | StateSnapshot["execution"]): string {
   return read.kind === "missing" ? "missing" : read.stamp;
@@ -67,13 +71,23 @@ export class StateWriter {
   }
 
   writePhase(state: PhaseState): PhaseState {
-    const next: PhaseState = { ...state, schema_version: 1, revision: (state.revision ?? 0) + 1, last_updated: this.now.toISOString() };
+    const next: PhaseState = {
+      ...state,
+      schema_version: 1,
+      revision: (state.revision ?? 0) + 1,
+      last_updated: this.now.toISOString(),
+    };
     this.phaseStamp = writeStateFile(this.paths.root, this.paths.phaseFile, next, this.phaseStamp);
     return next;
   }
 
   writeExecution(state: ExecutionState): ExecutionState {
-    const next: ExecutionState = { ...state, revision: (state.revision ?? 0) + 1, updated_at: this.now.toISOString(), interruption_safe: true };
+    const next: ExecutionState = {
+      ...state,
+      revision: (state.revision ?? 0) + 1,
+      updated_at: this.now.toISOString(),
+      interruption_safe: true,
+    };
     this.executionStamp = writeStateFile(this.paths.root, this.paths.executionFile, next, this.executionStamp);
     return next;
   }
@@ -91,7 +105,9 @@ export class StateWriter {
     } catch (error) {
       if (!(error instanceof DotagentError) || error.code !== "write_failed") throw error;
       const errno = String(error.details.errno ?? "error");
-      this.onWarning(`the change is saved, but memory/state/events.jsonl could not be appended (${errno}): the event log may miss ${events.map((e) => e.type).join(", ")}`);
+      this.onWarning(
+        `the change is saved, but memory/state/events.jsonl could not be appended (${errno}): the event log may miss ${events.map((e) => e.type).join(", ")}`,
+      );
     }
   }
 
@@ -110,13 +126,29 @@ export class StateWriter {
   }): { phase?: PhaseState; execution?: ExecutionState } {
     let phaseAfter = change.phase;
     if (change.moves.length > 0) {
-      const journal = change.journal ?? { type: "move", started_at: this.now.toISOString(), moves: change.moves.map(({ from, to }) => ({ from, to })) };
-      const journaled = this.writePhase({ ...change.phaseBefore, interruption_safe: false, pending_transition: journal });
+      const journal = change.journal ?? {
+        type: "move",
+        started_at: this.now.toISOString(),
+        moves: change.moves.map(({ from, to }) => ({ from, to })),
+      };
+      const journaled = this.writePhase({
+        ...change.phaseBefore,
+        interruption_safe: false,
+        pending_transition: journal,
+      });
       for (const move of change.moves) this.moveFile(move);
       phaseAfter ??= journaled;
     }
     const execution = change.execution === undefined ? undefined : this.writeExecution(change.execution);
-    const phase = phaseAfter === undefined ? undefined : this.writePhase({ ...phaseAfter, interruption_safe: true, pending_transition: null, revision: change.moves.length > 0 ? (phaseAfter.revision ?? 0) + 1 : phaseAfter.revision });
+    const phase =
+      phaseAfter === undefined
+        ? undefined
+        : this.writePhase({
+            ...phaseAfter,
+            interruption_safe: true,
+            pending_transition: null,
+            revision: change.moves.length > 0 ? (phaseAfter.revision ?? 0) + 1 : phaseAfter.revision,
+          });
     this.appendEvents(change.events);
     return { ...(phase ? { phase } : {}), ...(execution ? { execution } : {}) };
   }

@@ -29,7 +29,8 @@ export interface StepRunning {
 }
 
 /** Who still runs `step`: its owner (`step run` at work), its command (outliving a killed owner), or nobody. */
-export type StepRunningVerdict = { kind: "none" } | { kind: "owner"; record: StepRunning } | { kind: "command"; record: StepRunning };
+export type StepRunningVerdict =
+  { kind: "none" } | { kind: "owner"; record: StepRunning } | { kind: "command"; record: StepRunning };
 
 const fileOf = (stateDir: string) => join(stateDir, STEP_RUNNING_FILE);
 
@@ -43,15 +44,28 @@ export function readStepRunning(stateDir: string, step: string): StepRunningVerd
     return { kind: "none" };
   }
   if (record.step !== step || record.host !== currentHost()) return { kind: "none" };
-  const live = (pid: unknown, start: unknown) => typeof pid === "number" && Number.isSafeInteger(pid) && pid > 1 && isProcessRunning(pid, typeof start === "string" ? start : null);
+  const live = (pid: unknown, start: unknown) =>
+    typeof pid === "number" &&
+    Number.isSafeInteger(pid) &&
+    pid > 1 &&
+    isProcessRunning(pid, typeof start === "string" ? start : null);
   if (live(record.owner, record.owner_start)) return { kind: "owner", record: record as StepRunning };
   if (live(record.pid, record.pid_start)) return { kind: "command", record: record as StepRunning };
   return { kind: "none" };
 }
 
 /** Writes the record (durably); a failure is one line (`write_failed`), and no command has started on it. */
-export function writeStepRunning(root: string, stateDir: string, record: Omit<StepRunning, "owner_start" | "pid_start" | "host">): void {
-  const full: StepRunning = { ...record, owner_start: processStartTime(record.owner), pid_start: record.pid === null ? null : processStartTime(record.pid), host: currentHost() };
+export function writeStepRunning(
+  root: string,
+  stateDir: string,
+  record: Omit<StepRunning, "owner_start" | "pid_start" | "host">,
+): void {
+  const full: StepRunning = {
+    ...record,
+    owner_start: processStartTime(record.owner),
+    pid_start: record.pid === null ? null : processStartTime(record.pid),
+    host: currentHost(),
+  };
   try {
     writeFileInside(root, fileOf(stateDir), `${JSON.stringify(full)}\n`);
   } catch (error) {

@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { isLeftoverTempName } from "../archive/archive-names.js";
 import { isPidAlive } from "./process-facts.js";
 
-const STATE_TEMP = /^(phase\.json|execution\.json|events\.jsonl|\.clearing|\.last-write\.json|\.step-running\.json)\.(\d+|tmp)$/;
+const STATE_TEMP =
+  /^(phase\.json|execution\.json|events\.jsonl|\.clearing|\.last-write\.json|\.step-running\.json)\.(\d+|tmp)$/;
 const LOCK_TEMP = /^\.lock\.(\d+)\.[0-9a-f]+\.tmp$/;
 
 export function findTempFiles(stateDir: string): string[] {

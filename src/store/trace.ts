@@ -14,7 +14,8 @@ const now = () => Math.round(performance.now() * 10) / 10;
 
 /** Notes a moment (and a duration, for a call that took some). */
 export function mark(name: string, ms?: number): void {
-  if (process.env.DOTAGENT_TRACE) marks.push(ms === undefined ? [name, now()] : [name, now(), Math.round(ms * 10) / 10]);
+  if (process.env.DOTAGENT_TRACE)
+    marks.push(ms === undefined ? [name, now()] : [name, now(), Math.round(ms * 10) / 10]);
 }
 
 /**
@@ -36,7 +37,12 @@ export function writeTrace(args: readonly string[], code: number): void {
   if (!file) return;
   try {
     const path = resolve(file);
-    appendFileInside(dirname(path), path, `${JSON.stringify({ pid: process.pid, args: args.slice(0, 3), start: Math.round(performance.timeOrigin), marks, end: now(), code })}\n`, { within: "the folder DOTAGENT_TRACE names" });
+    appendFileInside(
+      dirname(path),
+      path,
+      `${JSON.stringify({ pid: process.pid, args: args.slice(0, 3), start: Math.round(performance.timeOrigin), marks, end: now(), code })}\n`,
+      { within: "the folder DOTAGENT_TRACE names" },
+    );
   } catch {
     // a trace that cannot be written is not the command's failure
   }

@@ -20,7 +20,13 @@ export function setAsideUnowned(root: string, output: string): string | undefine
   mkdirInside(root, folder);
   // memory/reports/unowned/ made a link out of the project: nothing moves there.
   const reports = realpathSync(join(root, "memory/reports"));
-  if (!realpathSync(folder).startsWith(reports + sep)) throw new DotagentError("unsafe_path", `${dirname(to)} leads out of memory/reports/; for the person: remove it, then spawn the agent again`, EXIT.invalid, { path: dirname(to) });
+  if (!realpathSync(folder).startsWith(reports + sep))
+    throw new DotagentError(
+      "unsafe_path",
+      `${dirname(to)} leads out of memory/reports/; for the person: remove it, then spawn the agent again`,
+      EXIT.invalid,
+      { path: dirname(to) },
+    );
   renameInside(root, join(root, output), join(root, to));
   return to;
 }

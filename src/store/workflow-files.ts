@@ -7,7 +7,13 @@ import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { decodeJson } from "../schema/json.js";
 import { BUILTIN_AGENTS, BUILTIN_WORKFLOWS, type SourcedDef } from "../core/workflow-defs.js";
-import { WORKFLOW_NAME_PATTERN, defProblem, resolveWorkflow, type DefProblem, type Resolved } from "../core/resolve-workflow.js";
+import {
+  WORKFLOW_NAME_PATTERN,
+  defProblem,
+  resolveWorkflow,
+  type DefProblem,
+  type Resolved,
+} from "../core/resolve-workflow.js";
 import { readProjectText } from "./read-file.js";
 
 export const WORKFLOWS_DIR = ".dotagent/workflows";
@@ -36,15 +42,46 @@ export function readProjectDefs(root: string, parse: ParseDef): ProjectDefs {
     } catch {
       return { defs: [], problems: [] };
     }
-    if (!stat.isDirectory()) return { defs: [], problems: [defProblem(rel, "", `${rel} is ${stat.isSymbolicLink() ? "a link" : "not a folder"}; workflow definitions live in a real folder ${WORKFLOWS_DIR}/ inside the project`)] };
+    if (!stat.isDirectory())
+      return {
+        defs: [],
+        problems: [
+          defProblem(
+            rel,
+            "",
+            `${rel} is ${stat.isSymbolicLink() ? "a link" : "not a folder"}; workflow definitions live in a real folder ${WORKFLOWS_DIR}/ inside the project`,
+          ),
+        ],
+      };
   }
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith(".json")).sort();
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith(".json"))
+      .sort();
   } catch (error) {
-    return { defs: [], problems: [defProblem(WORKFLOWS_DIR, "", `${WORKFLOWS_DIR} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); check its permissions`)] };
+    return {
+      defs: [],
+      problems: [
+        defProblem(
+          WORKFLOWS_DIR,
+          "",
+          `${WORKFLOWS_DIR} cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"}); check its permissions`,
+        ),
+      ],
+    };
   }
-  if (names.length > MAX_DEF_FILES) return { defs: [], problems: [defProblem(WORKFLOWS_DIR, "", `${WORKFLOWS_DIR} holds ${names.length} definitions: at most ${MAX_DEF_FILES}; remove the ones you do not use`)] };
+  if (names.length > MAX_DEF_FILES)
+    return {
+      defs: [],
+      problems: [
+        defProblem(
+          WORKFLOWS_DIR,
+          "",
+          `${WORKFLOWS_DIR} holds ${names.length} definitions: at most ${MAX_DEF_FILES}; remove the ones you do not use`,
+        ),
+      ],
+    };
   const defs: SourcedDef[] = [];
   for (const file of names) {
     const read = readDefFile(root, file, parse);
@@ -58,19 +95,37 @@ function readDefFile(root: string, file: string, parse: ParseDef): { def: Source
   const source = `${WORKFLOWS_DIR}/${file}`;
   const name = file.slice(0, -".json".length);
   const problem = (path: string, message: string) => ({ problems: [defProblem(source, path, message)] });
-  if (!WORKFLOW_NAME_PATTERN.test(name)) return problem("", `${JSON.stringify(name.slice(0, 50))} is not a workflow name: rename the file to lowercase letters, digits and '-' (e.g. review-first.json)`);
-  if (name in BUILTIN_WORKFLOWS) return problem("", `${name} is a built-in workflow; name yours otherwise and write \`"extends": "${name}"\` to build on it`);
+  if (!WORKFLOW_NAME_PATTERN.test(name))
+    return problem(
+      "",
+      `${JSON.stringify(name.slice(0, 50))} is not a workflow name: rename the file to lowercase letters, digits and '-' (e.g. review-first.json)`,
+    );
+  if (name in BUILTIN_WORKFLOWS)
+    return problem(
+      "",
+      `${name} is a built-in workflow; name yours otherwise and write \`"extends": "${name}"\` to build on it`,
+    );
   const read = readProjectText(join(root, source), { maxBytes: MAX_DEF_BYTES, links: "inside", root });
   if (read.kind === "missing") return problem("", "disappeared while it was read; run the command again");
-  if (read.kind === "refused") return problem("", `${read.reason}${/bytes/.test(read.reason) ? "; a definition is a few KB" : ""}`);
+  if (read.kind === "refused")
+    return problem("", `${read.reason}${/bytes/.test(read.reason) ? "; a definition is a few KB" : ""}`);
   const decoded = decodeJson(read.text);
-  if (!decoded.ok) return problem("", `${decoded.message}; fix the JSON (an editor with the schema from \`dotagent schema workflow\` shows where)`);
+  if (!decoded.ok)
+    return problem(
+      "",
+      `${decoded.message}; fix the JSON (an editor with the schema from \`dotagent schema workflow\` shows where)`,
+    );
   return parseDef(source, name, decoded.value, parse);
 }
 
 type ParseDef = typeof import("../schema/workflow.js").parseWorkflowDef;
 
-function parseDef(source: string, name: string, data: unknown, parse: ParseDef): { def: SourcedDef } | { problems: DefProblem[] } {
+function parseDef(
+  source: string,
+  name: string,
+  data: unknown,
+  parse: ParseDef,
+): { def: SourcedDef } | { problems: DefProblem[] } {
   const parsed = parse(data);
   if (!parsed.ok) return { problems: parsed.problems.map((p) => schemaProblem(source, p.path, p.message)) };
   return { def: { name, source, def: parsed.value } };
@@ -82,10 +137,16 @@ function parseDef(source: string, name: string, data: unknown, parse: ParseDef):
  */
 function schemaProblem(source: string, path: string, message: string): DefProblem {
   const unknown = /^unknown keys (.+)$/.exec(message)?.[1];
-  if (unknown === undefined) return defProblem(source, path, `${message}; \`dotagent schema workflow\` describes the field (SPEC §20)`);
+  if (unknown === undefined)
+    return defProblem(source, path, `${message}; \`dotagent schema workflow\` describes the field (SPEC §20)`);
   const fields = "(`dotagent schema workflow` lists the fields a definition takes)";
   if (unknown.includes(",")) return defProblem(source, path, `${message}; take them out ${fields}`);
-  return { source, path, written_path: path === "" ? unknown : `${path}.${unknown}`, message: `unknown key ${unknown}; take it out ${fields}` };
+  return {
+    source,
+    path,
+    written_path: path === "" ? unknown : `${path}.${unknown}`,
+    message: `unknown key ${unknown}; take it out ${fields}`,
+  };
 }
 
 /** The agents a definition may name: the built-in ones and the project's .claude/agents/<name>.md. */

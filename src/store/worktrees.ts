@@ -6,7 +6,19 @@
 // that goes is committed onto its branch first, and a branch with commits that are not merged
 // anywhere is kept. What runs in a worktree (its `.git` checked first) and what the sweep may
 // delete are the landing guard's rules (src/core/landing-guard.ts).
-import { accessSync, constants as fsConstants, existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmdirSync, rmSync, unlinkSync } from "node:fs";
+import {
+  accessSync,
+  constants as fsConstants,
+  existsSync,
+  lstatSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+} from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { BRANCH_PREFIX, isolationOf, MIN_GIT, WORKTREES_DIR, type CheckoutFacts } from "../core/worktrees.js";
 import { currentRound, tasksStepOf } from "../core/plans.js";
@@ -15,7 +27,17 @@ import type { StateSnapshot } from "../core/snapshot.js";
 import type { Owner } from "../core/ownership.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { guardedPaths, hooksFolderIn, judgeWorktreeGit, type WorktreeGitVerdict } from "../core/landing-guard.js";
-import { git, gitBytes, gitLine, gitVersion, isAncestor, personConfig, resolveRef, splitZ, type GitDirs } from "./git.js";
+import {
+  git,
+  gitBytes,
+  gitLine,
+  gitVersion,
+  isAncestor,
+  personConfig,
+  resolveRef,
+  splitZ,
+  type GitDirs,
+} from "./git.js";
 import { GITIGNORE_LINES } from "../claude/gitignore.js";
 import { appendFileInside, mkdirInside } from "./write-file.js";
 
@@ -35,7 +57,8 @@ export interface NoRepo {
 }
 
 /** The reason a refused git call gives (SPEC §19 "Git in a sandbox"): never "git is not installed". */
-const refusedReason = (code: string) => `git could not be run from this shell (the system refused it: ${code}; a sandbox such as Codex's keeps the model's commands from running it)`;
+const refusedReason = (code: string) =>
+  `git could not be run from this shell (the system refused it: ${code}; a sandbox such as Codex's keeps the model's commands from running it)`;
 
 /** The repository the project root is in, or why there is none to use (no git, too old, not a repository, git refused here). */
 export function repoAt(root: string, options: { checkVersion?: boolean } = {}): Repo | NoRepo {
@@ -46,14 +69,26 @@ export function repoAt(root: string, options: { checkVersion?: boolean } = {}): 
       if (version.kind === "refused") return { reason: refusedReason(version.code), refused: true };
       return { reason: version.kind === "missing" ? "git is not installed" : `git could not run: ${version.why}` };
     }
-    if (version.major < MIN_GIT[0] || (version.major === MIN_GIT[0] && version.minor < MIN_GIT[1])) return { reason: `git ${version.text} is older than ${MIN_GIT.join(".")}, which the conflict check (git merge-tree --write-tree) needs` };
+    if (version.major < MIN_GIT[0] || (version.major === MIN_GIT[0] && version.minor < MIN_GIT[1]))
+      return {
+        reason: `git ${version.text} is older than ${MIN_GIT.join(".")}, which the conflict check (git merge-tree --write-tree) needs`,
+      };
   }
   let run;
   try {
-    run = git(root, ["rev-parse", "--show-toplevel", "--show-prefix", "--git-common-dir"], { ok: [128], readOnly: true });
+    run = git(root, ["rev-parse", "--show-toplevel", "--show-prefix", "--git-common-dir"], {
+      ok: [128],
+      readOnly: true,
+    });
   } catch (error) {
-    if (error instanceof DotagentError && error.code === "git_sandboxed") return { reason: refusedReason(String(error.details.errno ?? "EPERM")), refused: true };
-    return { reason: error instanceof DotagentError && error.details.git === "missing" ? "git is not installed" : `git could not run: ${(error as Error).message}` };
+    if (error instanceof DotagentError && error.code === "git_sandboxed")
+      return { reason: refusedReason(String(error.details.errno ?? "EPERM")), refused: true };
+    return {
+      reason:
+        error instanceof DotagentError && error.details.git === "missing"
+          ? "git is not installed"
+          : `git could not run: ${(error as Error).message}`,
+    };
   }
   if (run.status !== 0) return { reason: "the project is not in a git repository" };
   const [top = "", prefix = "", common = ""] = run.stdout.split("\n");
@@ -76,7 +111,21 @@ const under = (path: string, folders: readonly string[]) => folders.some((f) => 
  * dotagent's config does not reach); a new commit in it still shows.
  */
 export function changedFiles(dir: string, pathspecs: readonly string[] = [], dirs?: GitDirs): string[] {
-  const tokens = splitZ(git(dir, ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", ...(dirs ? ["--ignore-submodules=dirty"] : []), ...(pathspecs.length > 0 ? ["--", ...pathspecs] : [])], { readOnly: true, ...(dirs ? { dirs } : {}) }).stdout);
+  const tokens = splitZ(
+    git(
+      dir,
+      [
+        "status",
+        "--porcelain",
+        "-z",
+        "--untracked-files=all",
+        "--no-renames",
+        ...(dirs ? ["--ignore-submodules=dirty"] : []),
+        ...(pathspecs.length > 0 ? ["--", ...pathspecs] : []),
+      ],
+      { readOnly: true, ...(dirs ? { dirs } : {}) },
+    ).stdout,
+  );
   return tokens.map((t) => t.slice(3));
 }
 
@@ -85,27 +134,45 @@ export function checkoutFacts(root: string): CheckoutFacts {
   try {
     return lookAtCheckout(root);
   } catch (error) {
-    if (error instanceof DotagentError && error.code === "git_sandboxed") return { git: "refused", reason: refusedReason(String(error.details.errno ?? "EPERM")) };
+    if (error instanceof DotagentError && error.code === "git_sandboxed")
+      return { git: "refused", reason: refusedReason(String(error.details.errno ?? "EPERM")) };
     throw error;
   }
 }
 
 function lookAtCheckout(root: string): CheckoutFacts {
   const repo = repoAt(root, { checkVersion: true });
-  if (!isRepo(repo)) return repo.refused ? { git: "refused", reason: repo.reason } : { git: false, reason: repo.reason };
+  if (!isRepo(repo))
+    return repo.refused ? { git: "refused", reason: repo.reason } : { git: false, reason: repo.reason };
   const ref = git(repo.top, ["symbolic-ref", "-q", "HEAD"], { ok: [1], readOnly: true });
-  if (ref.status !== 0) return { git: false, reason: "the main checkout is on a detached HEAD, not a branch, so there is no branch to merge the tasks into" };
+  if (ref.status !== 0)
+    return {
+      git: false,
+      reason: "the main checkout is on a detached HEAD, not a branch, so there is no branch to merge the tasks into",
+    };
   const head = resolveRef(repo.top, "HEAD");
   if (head === undefined) return { git: false, reason: "the repository has no commit yet to make worktrees from" };
   const linked = linkedWorktreesDir(root);
-  if (linked !== undefined) return { git: false, reason: `${linked} is a link or not a folder, and dotagent makes and removes task worktrees only in a folder of the project's own` };
-  return { git: true, branch: ref.stdout.trim().replace(/^refs\/heads\//, ""), head, dirty: personChanges(repo), writable: gitFolderWritable(repo) === undefined };
+  if (linked !== undefined)
+    return {
+      git: false,
+      reason: `${linked} is a link or not a folder, and dotagent makes and removes task worktrees only in a folder of the project's own`,
+    };
+  return {
+    git: true,
+    branch: ref.stdout.trim().replace(/^refs\/heads\//, ""),
+    head,
+    dirty: personChanges(repo),
+    writable: gitFolderWritable(repo) === undefined,
+  };
 }
 
 /** The main checkout's uncommitted paths that are the person's (sorted): dotagent's own folders, and its own lines in a .gitignore (install writes them), are not. */
 function personChanges(repo: Repo): string[] {
   const own = ownPaths(repo);
-  return changedFiles(repo.top).filter((p) => !under(p, own) && !onlyDotagentIgnoreLines(repo.top, p)).sort();
+  return changedFiles(repo.top)
+    .filter((p) => !under(p, own) && !onlyDotagentIgnoreLines(repo.top, p))
+    .sort();
 }
 
 /**
@@ -132,7 +199,8 @@ function onlyDotagentIgnoreLines(top: string, rel: string): boolean {
   }
   const lines = (text: string) => text.split(/\r?\n/).filter((l) => l.trim() !== "");
   const before = new Map<string, number>();
-  for (const line of lines(gitBytes(top, ["show", `HEAD:${rel}`])?.toString("utf8") ?? "")) before.set(line, (before.get(line) ?? 0) + 1);
+  for (const line of lines(gitBytes(top, ["show", `HEAD:${rel}`])?.toString("utf8") ?? ""))
+    before.set(line, (before.get(line) ?? 0) + 1);
   for (const line of lines(now)) {
     const left = before.get(line) ?? 0;
     if (left > 0) before.set(line, left - 1);
@@ -190,13 +258,19 @@ function nothingToDecide(root: string): boolean {
 }
 
 /** What to do when git cannot run or write from inside a sandbox (SPEC §19 "Git in a sandbox"). */
-const OUTSIDE_SANDBOX = "for the person: commit them yourself (`git add -A && git commit`) and run `dotagent resume --isolation commit` again, or let this command run outside the sandbox (approve it when asked), or run the tasks without worktrees (`dotagent resume --isolation shared`)";
+const OUTSIDE_SANDBOX =
+  "for the person: commit them yourself (`git add -A && git commit`) and run `dotagent resume --isolation commit` again, or let this command run outside the sandbox (approve it when asked), or run the tasks without worktrees (`dotagent resume --isolation shared`)";
 
 /** Commits the main checkout's uncommitted changes (the person's "yes": SPEC §19); dotagent's own folders and .gitignore lines stay out. */
 export function commitCheckout(root: string, message: string): string[] {
   const repo = repoAt(root);
   if (!isRepo(repo)) {
-    if (repo.refused) throw new DotagentError("git_sandboxed", `the main checkout's changes cannot be committed: ${repo.reason}. ${OUTSIDE_SANDBOX}`, EXIT.refused);
+    if (repo.refused)
+      throw new DotagentError(
+        "git_sandboxed",
+        `the main checkout's changes cannot be committed: ${repo.reason}. ${OUTSIDE_SANDBOX}`,
+        EXIT.refused,
+      );
     return [];
   }
   const own = ownPaths(repo);
@@ -206,7 +280,13 @@ export function commitCheckout(root: string, message: string): string[] {
   const files = changed.filter((p) => !ours.includes(p));
   if (files.length === 0) return [];
   const readOnly = gitFolderWritable(repo);
-  if (readOnly !== undefined) throw new DotagentError("git_sandboxed", `the main checkout's changes (${files.slice(0, 3).join(", ")}${files.length > 3 ? ", …" : ""}) cannot be committed from this shell: ${repo.commonDir} cannot be written here (${readOnly}; a sandbox such as Codex's keeps .git read-only for the model's commands). ${OUTSIDE_SANDBOX}`, EXIT.refused, { files });
+  if (readOnly !== undefined)
+    throw new DotagentError(
+      "git_sandboxed",
+      `the main checkout's changes (${files.slice(0, 3).join(", ")}${files.length > 3 ? ", …" : ""}) cannot be committed from this shell: ${repo.commonDir} cannot be written here (${readOnly}; a sandbox such as Codex's keeps .git read-only for the model's commands). ${OUTSIDE_SANDBOX}`,
+      EXIT.refused,
+      { files },
+    );
   git(repo.top, ["add", "-A", "--", ".", ...[...own, ...ours].map((p) => `:(exclude)${p}`)]);
   git(repo.top, ["commit", "--no-verify", "-q", "-m", message]);
   return files;
@@ -225,7 +305,13 @@ export interface WorktreeEntry {
 export function listWorktrees(top: string): WorktreeEntry[] {
   const tokens = git(top, ["worktree", "list", "--porcelain", "-z"], { readOnly: true }).stdout.split("\0");
   const entries: WorktreeEntry[] = [];
-  let current: { path: string; head: string | null; branch: string | null; locked: string | null; prunable: boolean } | null = null;
+  let current: {
+    path: string;
+    head: string | null;
+    branch: string | null;
+    locked: string | null;
+    prunable: boolean;
+  } | null = null;
   for (const token of tokens) {
     if (token === "") {
       if (current) entries.push(current);
@@ -292,7 +378,12 @@ export function excludeWorktreesFolder(repo: Repo): void {
     mkdirInside(repo.commonDir, dirname(file), { within });
   }
   if (text.split(/\r?\n/).includes(line)) return;
-  appendFileInside(repo.commonDir, file, `${text === "" || text.endsWith("\n") ? "" : "\n"}# dotagent: task worktrees (machine-local)\n${line}\n`, { within, mode: 0o666 });
+  appendFileInside(
+    repo.commonDir,
+    file,
+    `${text === "" || text.endsWith("\n") ? "" : "\n"}# dotagent: task worktrees (machine-local)\n${line}\n`,
+    { within, mode: 0o666 },
+  );
 }
 
 export interface EnsureWorktree {
@@ -309,14 +400,23 @@ export interface EnsureWorktree {
  * owner updated), else a worktree on the branch (kept from an earlier attempt), else a new branch
  * from `base`. Idempotent: a kill anywhere leaves something the next call finishes.
  */
-export function ensureWorktree(root: string, repo: Repo, want: EnsureWorktree, listed?: readonly WorktreeEntry[]): void {
+export function ensureWorktree(
+  root: string,
+  repo: Repo,
+  want: EnsureWorktree,
+  listed?: readonly WorktreeEntry[],
+): void {
   const abs = join(root, want.path);
   excludeWorktreesFolder(repo);
   // A first start (no folder, no branch yet: the caller saw both free): one `git worktree add`;
   // should it fail (a registration git still remembers), the careful way below sorts it out.
   if (want.fresh === true && !existsSync(abs)) {
     mkdirInside(root, dirname(abs));
-    const added = git(repo.top, ["worktree", "add", "-q", "--lock", "--reason", lockReason(want.lock), "-b", want.branch, abs, want.base], { ok: [128, 255] });
+    const added = git(
+      repo.top,
+      ["worktree", "add", "-q", "--lock", "--reason", lockReason(want.lock), "-b", want.branch, abs, want.base],
+      { ok: [128, 255] },
+    );
     if (added.status === 0) return;
   }
   let there = (listed ?? listWorktrees(repo.top)).find((w) => samePath(w.path, abs));
@@ -329,19 +429,45 @@ export function ensureWorktree(root: string, repo: Repo, want: EnsureWorktree, l
   if (there) {
     // The start puts a retry's worktree back on its branch first (mendStart); one still elsewhere
     // is past what dotagent does alone, and nothing of it is deleted.
-    if (there.branch !== `refs/heads/${want.branch}`) throw new DotagentError("worktree_busy", `${want.path} is a git worktree of ${there.branch ?? "a detached HEAD"}, not of ${want.branch}, and it may hold work; the task waits. for the person: bring that work onto ${want.branch} (git -C '${abs}' switch ${want.branch}), then start the task again`, EXIT.refused, { path: want.path });
+    if (there.branch !== `refs/heads/${want.branch}`)
+      throw new DotagentError(
+        "worktree_busy",
+        `${want.path} is a git worktree of ${there.branch ?? "a detached HEAD"}, not of ${want.branch}, and it may hold work; the task waits. for the person: bring that work onto ${want.branch} (git -C '${abs}' switch ${want.branch}), then start the task again`,
+        EXIT.refused,
+        { path: want.path },
+      );
     const trusted = worktreeGitAt(repo, abs);
-    if (!trusted.ok) throw new DotagentError("worktree_untrusted", `${want.path} is not the worktree dotagent made: ${trusted.reason}; dotagent runs nothing there, and the task waits. for the person: look at it, keep what you need, then \`git worktree remove --force ${abs}\` and start the task again`, EXIT.refused, { path: want.path });
+    if (!trusted.ok)
+      throw new DotagentError(
+        "worktree_untrusted",
+        `${want.path} is not the worktree dotagent made: ${trusted.reason}; dotagent runs nothing there, and the task waits. for the person: look at it, keep what you need, then \`git worktree remove --force ${abs}\` and start the task again`,
+        EXIT.refused,
+        { path: want.path },
+      );
     relock(repo.top, abs, want.lock);
     return;
   }
   // A folder a cut-off start left (made, then killed before `git worktree add`) is empty; any
   // other folder there is not dotagent's, and stays.
-  if (!removeIfEmpty(abs) && existsSync(abs)) throw new DotagentError("worktree_busy", `${want.path} holds a folder dotagent did not make, and the task waits. for the person: move it away (out of ${WORKTREES_DIR}), then start the task again`, EXIT.refused, { path: want.path });
+  if (!removeIfEmpty(abs) && existsSync(abs))
+    throw new DotagentError(
+      "worktree_busy",
+      `${want.path} holds a folder dotagent did not make, and the task waits. for the person: move it away (out of ${WORKTREES_DIR}), then start the task again`,
+      EXIT.refused,
+      { path: want.path },
+    );
   mkdirInside(root, dirname(abs));
   const hasBranch = resolveRef(repo.top, `refs/heads/${want.branch}`) !== undefined;
   const reason = lockReason(want.lock);
-  git(repo.top, ["worktree", "add", "-q", "--lock", "--reason", reason, ...(hasBranch ? [abs, want.branch] : ["-b", want.branch, abs, want.base])]);
+  git(repo.top, [
+    "worktree",
+    "add",
+    "-q",
+    "--lock",
+    "--reason",
+    reason,
+    ...(hasBranch ? [abs, want.branch] : ["-b", want.branch, abs, want.base]),
+  ]);
 }
 
 function relock(top: string, abs: string, lock: WorktreeLock): void {
@@ -355,7 +481,9 @@ export function gitPaths(dir: string, names: readonly string[]): string[] {
   // `.git` file names (`gitdir: …`). Read without running git; anything else asks git.
   const own = ownGitDir(dir);
   if (own !== undefined) return names.map((n) => join(own, n));
-  const out = git(dir, ["rev-parse", ...names.flatMap((n) => ["--git-path", n])], { readOnly: true }).stdout.split("\n").slice(0, names.length);
+  const out = git(dir, ["rev-parse", ...names.flatMap((n) => ["--git-path", n])], { readOnly: true })
+    .stdout.split("\n")
+    .slice(0, names.length);
   return out.map((p) => (isAbsolute(p) ? p : resolve(dir, p)));
 }
 
@@ -368,7 +496,9 @@ function ownGitDir(dir: string): string | undefined {
     if (!stat.isFile()) return undefined;
     const match = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, "utf8"));
     const target = match ? resolve(dir, match[1]!.trim()) : undefined;
-    return target !== undefined && basename(dirname(target)) === "worktrees" && existsSync(join(target, "commondir")) ? target : undefined;
+    return target !== undefined && basename(dirname(target)) === "worktrees" && existsSync(join(target, "commondir"))
+      ? target
+      : undefined;
   } catch {
     return undefined;
   }
@@ -411,7 +541,13 @@ export function clearStaleIndexLock(dir: string, lockPath?: string): boolean {
   const lock = lockPath ?? gitPaths(dir, ["index.lock"])[0]!;
   if (!existsSync(lock)) return false;
   const held = heldOpen(lock);
-  if (held !== false) throw new DotagentError("git_locked", `${lock} exists${held === undefined ? " and this system cannot tell whether a git process still holds it" : ": a git process is working in that checkout"}; wait for it, then run the command again; if no git runs there, for the person: rm '${lock}'`, EXIT.locked, { path: lock });
+  if (held !== false)
+    throw new DotagentError(
+      "git_locked",
+      `${lock} exists${held === undefined ? " and this system cannot tell whether a git process still holds it" : ": a git process is working in that checkout"}; wait for it, then run the command again; if no git runs there, for the person: rm '${lock}'`,
+      EXIT.locked,
+      { path: lock },
+    );
   unlinkSync(lock);
   return true;
 }
@@ -434,16 +570,26 @@ export function commitLeftovers(dir: string, dirs: GitDirs, repoPrefix: string, 
   const own = [`${repoPrefix}memory`, `${repoPrefix}.dotagent`];
   const merging = existsSync(join(dirs.gitDir, "MERGE_HEAD"));
   if (merging) {
-    const unmerged = splitZ(git(dir, ["diff", "--name-only", "-z", "--diff-filter=U"], { readOnly: true, dirs }).stdout);
+    const unmerged = splitZ(
+      git(dir, ["diff", "--name-only", "-z", "--diff-filter=U"], { readOnly: true, dirs }).stdout,
+    );
     if (unmerged.length > 0) return { committed: [], unmerged };
   }
   const files = changedFiles(dir, [], dirs).filter((p) => !under(p, own));
   if (files.length === 0 && !merging) return { committed: [], unmerged: [] };
   // Exactly the files status listed, by update-index: `git add -A` would run `git status` inside a
   // nested repository the executor made, with that repository's own config (a clean filter).
-  if (files.length > 0) git(dir, ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { dirs, input: files.map((f) => f.replace(/\/$/, "")).join("\0") });
+  if (files.length > 0)
+    git(dir, ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], {
+      dirs,
+      input: files.map((f) => f.replace(/\/$/, "")).join("\0"),
+    });
   // Empty only to conclude a merge; otherwise nothing staged (another process committed it meanwhile) is no commit.
-  const made = git(dir, ["commit", "--no-verify", "-q", ...(merging ? ["--allow-empty"] : []), "-m", message], merging ? { dirs } : { ok: [1], dirs });
+  const made = git(
+    dir,
+    ["commit", "--no-verify", "-q", ...(merging ? ["--allow-empty"] : []), "-m", message],
+    merging ? { dirs } : { ok: [1], dirs },
+  );
   return { committed: made.status === 0 ? files : [], unmerged: [] };
 }
 
@@ -460,12 +606,28 @@ export interface LeftOut {
  * by dotagent or by the executor itself, are undone by a commit on it. The commit before that one
  * still holds them.
  */
-export function dropGuardedChanges(dir: string, dirs: GitDirs, guarded: readonly string[], onto: string, message: string): LeftOut {
-  const changed = splitZ(git(dir, ["diff", "--name-only", "-z", "--no-renames", `${onto}...HEAD`, "--", ...guarded.map((g) => `:(top,icase)${g}`)], { readOnly: true, dirs }).stdout);
+export function dropGuardedChanges(
+  dir: string,
+  dirs: GitDirs,
+  guarded: readonly string[],
+  onto: string,
+  message: string,
+): LeftOut {
+  const changed = splitZ(
+    git(
+      dir,
+      ["diff", "--name-only", "-z", "--no-renames", `${onto}...HEAD`, "--", ...guarded.map((g) => `:(top,icase)${g}`)],
+      { readOnly: true, dirs },
+    ).stdout,
+  );
   if (changed.length === 0) return { files: [], keptIn: null };
   const keptIn = gitLine(dir, ["rev-parse", "HEAD"], { readOnly: true, dirs });
   const since = gitLine(dir, ["merge-base", onto, "HEAD"], { readOnly: true, dirs });
-  git(dir, ["restore", `--source=${since}`, "--staged", "--worktree", "--", ...changed.map((p) => `:(top,literal)${p}`)], { dirs });
+  git(
+    dir,
+    ["restore", `--source=${since}`, "--staged", "--worktree", "--", ...changed.map((p) => `:(top,literal)${p}`)],
+    { dirs },
+  );
   git(dir, ["commit", "--no-verify", "-q", "-m", message], { dirs });
   return { files: changed, keptIn };
 }
@@ -509,7 +671,14 @@ export function worktreeGitAt(repo: Repo, abs: string): WorktreeGitVerdict {
       return undefined;
     }
   };
-  return judgeWorktreeGit({ worktree, adminRoot, kind: "file", named, pointsBack: readIn("gitdir"), commonMatches: readIn("commondir") === real(repo.commonDir) });
+  return judgeWorktreeGit({
+    worktree,
+    adminRoot,
+    kind: "file",
+    named,
+    pointsBack: readIn("gitdir"),
+    commonMatches: readIn("commondir") === real(repo.commonDir),
+  });
 }
 
 /** The git folder and work tree to name for a task worktree dotagent made, or why it is not one. */
@@ -573,7 +742,16 @@ export function checkoutHolding(repo: Repo, branch: string, options: { prunable?
 export function removeWorktree(repo: Repo, abs: string): string | undefined {
   // Only ever a folder directly in a .dotagent/worktrees (the state's records are checked on
   // read too): never a project folder a hand-edited record names.
-  if (basename(dirname(abs)) !== "worktrees" || basename(dirname(dirname(abs))) !== ".dotagent" || linkedWorktreesDir(dirname(dirname(dirname(abs)))) !== undefined) throw new DotagentError("state_invalid", `dotagent removes only its own worktrees, folders right in the project's .dotagent/worktrees (neither a link), not ${abs}; check memory/state/execution.json and .dotagent`, EXIT.invalid);
+  if (
+    basename(dirname(abs)) !== "worktrees" ||
+    basename(dirname(dirname(abs))) !== ".dotagent" ||
+    linkedWorktreesDir(dirname(dirname(dirname(abs)))) !== undefined
+  )
+    throw new DotagentError(
+      "state_invalid",
+      `dotagent removes only its own worktrees, folders right in the project's .dotagent/worktrees (neither a link), not ${abs}; check memory/state/execution.json and .dotagent`,
+      EXIT.invalid,
+    );
   if (holdsSomething(abs)) {
     const trusted = worktreeGitAt(repo, abs);
     if (!trusted.ok) return trusted.reason;
@@ -594,7 +772,10 @@ export function deleteBranchIfMerged(top: string, branch: string, into?: string)
   if (!branch.startsWith(BRANCH_PREFIX)) return false; // never a branch that is not dotagent's own
   const tip = resolveRef(top, `refs/heads/${branch}`);
   if (tip === undefined) return true;
-  const merged = into !== undefined && resolveRef(top, `refs/heads/${into}`) !== undefined ? isAncestor(top, tip, `refs/heads/${into}`) : containedElsewhere(top, branch, tip);
+  const merged =
+    into !== undefined && resolveRef(top, `refs/heads/${into}`) !== undefined
+      ? isAncestor(top, tip, `refs/heads/${into}`)
+      : containedElsewhere(top, branch, tip);
   if (!merged) return false;
   git(top, ["update-ref", "-d", `refs/heads/${branch}`, tip]);
   return true;
@@ -602,7 +783,11 @@ export function deleteBranchIfMerged(top: string, branch: string, into?: string)
 
 /** Whether a branch's tip is in some local branch that is not one of dotagent's. */
 function containedElsewhere(top: string, branch: string, tip: string): boolean {
-  const holders = git(top, ["for-each-ref", "--format=%(refname)", "--contains", tip, "refs/heads/"], { readOnly: true }).stdout.split("\n").filter((r) => r !== "" && r !== `refs/heads/${branch}` && !r.startsWith(`refs/heads/${BRANCH_PREFIX}`));
+  const holders = git(top, ["for-each-ref", "--format=%(refname)", "--contains", tip, "refs/heads/"], {
+    readOnly: true,
+  })
+    .stdout.split("\n")
+    .filter((r) => r !== "" && r !== `refs/heads/${branch}` && !r.startsWith(`refs/heads/${BRANCH_PREFIX}`));
   return holders.length > 0;
 }
 
@@ -651,10 +836,18 @@ export function needsWorktreeRecovery(root: string, snapshot: StateSnapshot): bo
     const w = task.worktree;
     if (w == null) continue;
     if (w.merge?.state === "merging") return true;
-    if (task.status === "running" && snapshot.reports.files.get(task.output ?? `memory/reports/tasks/${task.id}.json`)?.status === "valid") return true;
+    if (
+      task.status === "running" &&
+      snapshot.reports.files.get(task.output ?? `memory/reports/tasks/${task.id}.json`)?.status === "valid"
+    )
+      return true;
   }
   const folders = worktreeFolders(root);
   if (folders.length === 0) return false;
-  const live = new Set((execution?.tasks ?? []).flatMap((t) => (t.worktree != null && (t.status !== "complete" || t.worktree.merge?.state !== "merged") ? [t.worktree.path] : [])));
+  const live = new Set(
+    (execution?.tasks ?? []).flatMap((t) =>
+      t.worktree != null && (t.status !== "complete" || t.worktree.merge?.state !== "merged") ? [t.worktree.path] : [],
+    ),
+  );
   return folders.some((f) => !live.has(f));
 }

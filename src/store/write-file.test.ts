@@ -3,11 +3,32 @@
 // link points into this test's own temp folder: a "victim" file outside the root, never a system file.
 import { afterEach, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { DotagentError } from "../core/errors.js";
-import { appendFileInside, copyFileInside, linkInside, mkdirInside, placeInside, renameInside, writeFileInside, writeJsonInside } from "./write-file.js";
+import {
+  appendFileInside,
+  copyFileInside,
+  linkInside,
+  mkdirInside,
+  placeInside,
+  renameInside,
+  writeFileInside,
+  writeJsonInside,
+} from "./write-file.js";
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -49,14 +70,17 @@ describe("a link where the write lands: replaced, never followed", () => {
     ["writeFileInside, not durable", (root, file) => writeFileInside(root, file, "x", { durable: false })],
     ["writeFileInside with a mode", (root, file) => writeFileInside(root, file, "x", { mode: 0o755 })],
   ];
-  it.each(writes)("%s: the link to a file outside is replaced by the file; the victim keeps its bytes", (_name, write) => {
-    const { root, victim } = setup();
-    const file = join(root, "memory", "state", ".step-running.json");
-    symlinkSync(victim, file);
-    write(root, file);
-    expect(readFileSync(victim, "utf8")).toBe("the victim's bytes\n");
-    expect(lstatSync(file).isFile()).toBe(true);
-  });
+  it.each(writes)(
+    "%s: the link to a file outside is replaced by the file; the victim keeps its bytes",
+    (_name, write) => {
+      const { root, victim } = setup();
+      const file = join(root, "memory", "state", ".step-running.json");
+      symlinkSync(victim, file);
+      write(root, file);
+      expect(readFileSync(victim, "utf8")).toBe("the victim's bytes\n");
+      expect(lstatSync(file).isFile()).toBe(true);
+    },
+  );
 
   it("a dangling link is replaced too: nothing is created where it pointed", () => {
     const { root, outside } = setup();
@@ -85,7 +109,9 @@ describe("a folder on the way that is a link out of the root: refused, nothing w
     const before = readdirSync(outside);
     const error = refusal(() => act(root, join(root, "memory", "reports", "steps", "check.json")));
     expectOneLine(error, "path_outside_project", "memory/reports/steps");
-    expect(error.message).toMatch(/^memory\/reports\/steps is a link that leads out of the project \(to .*outside\); for the person: remove the link, then run the command again$/);
+    expect(error.message).toMatch(
+      /^memory\/reports\/steps is a link that leads out of the project \(to .*outside\); for the person: remove the link, then run the command again$/,
+    );
     expect(readdirSync(outside)).toEqual(before);
     expect(readFileSync(join(root, "memory", "state", "a"), "utf8")).toBe("a");
   });
@@ -94,20 +120,35 @@ describe("a folder on the way that is a link out of the root: refused, nothing w
     const { root, outside } = setup();
     rmSync(join(root, "memory"), { recursive: true });
     symlinkSync(outside, join(root, "memory"));
-    expectOneLine(refusal(() => writeFileInside(root, join(root, "memory/state/phase.json"), "{}")), "path_outside_project", "memory");
+    expectOneLine(
+      refusal(() => writeFileInside(root, join(root, "memory/state/phase.json"), "{}")),
+      "path_outside_project",
+      "memory",
+    );
     expect(readdirSync(outside)).toEqual(["victim.txt"]);
   });
 
   it("renameInside refuses a source under a link out, so nothing outside is moved in", () => {
     const { root, outside } = setup();
     symlinkSync(outside, join(root, "memory", "reports"));
-    expectOneLine(refusal(() => renameInside(root, join(root, "memory/reports/victim.txt"), join(root, "memory/state/moved.txt"))), "path_outside_project", "memory/reports");
+    expectOneLine(
+      refusal(() => renameInside(root, join(root, "memory/reports/victim.txt"), join(root, "memory/state/moved.txt"))),
+      "path_outside_project",
+      "memory/reports",
+    );
     expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("the victim's bytes\n");
   });
 
   const others: Array<[string, (root: string, outside: string, at: string) => void, string]> = [
     ["a link to nothing", (_root, outside, at) => symlinkSync(join(outside, "gone"), at), "is a link to nothing"],
-    ["a link to a file, where a folder belongs", (root, _outside, at) => { writeFileSync(join(root, "f"), ""); symlinkSync(join(root, "f"), at); }, "is a link to a file, where a folder belongs"],
+    [
+      "a link to a file, where a folder belongs",
+      (root, _outside, at) => {
+        writeFileSync(join(root, "f"), "");
+        symlinkSync(join(root, "f"), at);
+      },
+      "is a link to a file, where a folder belongs",
+    ],
   ];
   it.each(others)("%s is refused the same way", (_name, plant, words) => {
     const { root, outside } = setup();
@@ -120,7 +161,9 @@ describe("a folder on the way that is a link out of the root: refused, nothing w
   it("a path that is not below the root at all is refused", () => {
     const { root, victim } = setup();
     expect(refusal(() => writeFileInside(root, victim, "x")).code).toBe("path_outside_project");
-    expect(refusal(() => writeFileInside(root, join(root, "../outside/victim.txt"), "x")).code).toBe("path_outside_project");
+    expect(refusal(() => writeFileInside(root, join(root, "../outside/victim.txt"), "x")).code).toBe(
+      "path_outside_project",
+    );
     expect(readFileSync(victim, "utf8")).toBe("the victim's bytes\n");
   });
 });
@@ -161,7 +204,10 @@ describe("links that stay inside, and the root itself", () => {
   it("a refusal names the root as the caller calls it", () => {
     const { root, outside } = setup();
     symlinkSync(outside, join(root, "thread"));
-    expect(refusal(() => writeFileInside(root, join(root, "thread/x.json"), "{}", { within: "the checkpointer's folder" })).message).toContain("leads out of the checkpointer's folder");
+    expect(
+      refusal(() => writeFileInside(root, join(root, "thread/x.json"), "{}", { within: "the checkpointer's folder" }))
+        .message,
+    ).toContain("leads out of the checkpointer's folder");
   });
 
   it("a control character in a link's target cannot break the one line", () => {
@@ -176,14 +222,20 @@ describe("appends: never through a link, never blocking", () => {
   it("a link at the file is refused (path_is_link), the victim unchanged", () => {
     const { root, victim } = setup();
     symlinkSync(victim, join(root, "memory", "state", "events.jsonl"));
-    expectOneLine(refusal(() => appendFileInside(root, join(root, "memory/state/events.jsonl"), "{}\n")), "path_is_link", "memory/state/events.jsonl");
+    expectOneLine(
+      refusal(() => appendFileInside(root, join(root, "memory/state/events.jsonl"), "{}\n")),
+      "path_is_link",
+      "memory/state/events.jsonl",
+    );
     expect(readFileSync(victim, "utf8")).toBe("the victim's bytes\n");
   });
 
   it("a FIFO nobody reads fails at once (ENXIO), never blocks", () => {
     const { root } = setup();
     execFileSync("mkfifo", [join(root, "trace.jsonl")]);
-    expect(() => appendFileInside(root, join(root, "trace.jsonl"), "x\n")).toThrowError(expect.objectContaining({ code: "ENXIO" }));
+    expect(() => appendFileInside(root, join(root, "trace.jsonl"), "x\n")).toThrowError(
+      expect.objectContaining({ code: "ENXIO" }),
+    );
   });
 
   it("appends to a regular file, creating it when missing", () => {
@@ -244,7 +296,7 @@ describe("a normal write keeps today's promises", () => {
     expect(mkdirInside(root, join(root, "memory/reports/tasks"))).toBe(join(root, "memory", "reports"));
   });
 
-  it("paths are taken as fs takes them: a relative root and paths joined to it (a library caller's `new DotagentSaver(\"threads\")`)", () => {
+  it('paths are taken as fs takes them: a relative root and paths joined to it (a library caller\'s `new DotagentSaver("threads")`)', () => {
     const { root } = setup();
     const rel = relative(process.cwd(), root);
     mkdirInside(rel, join(rel, "threads", "t"));
@@ -255,7 +307,11 @@ describe("a normal write keeps today's promises", () => {
 
   it("placeInside stops at a folder not there yet: the write then fails as the disk says (ENOENT)", () => {
     const { root } = setup();
-    expect(placeInside(root, join(root, "no/such/folder/x.json")).abs).toBe(join(root, "no", "such", "folder", "x.json"));
-    expect(() => writeFileInside(root, join(root, "no/such/folder/x.json"), "x")).toThrowError(expect.objectContaining({ code: "ENOENT" }));
+    expect(placeInside(root, join(root, "no/such/folder/x.json")).abs).toBe(
+      join(root, "no", "such", "folder", "x.json"),
+    );
+    expect(() => writeFileInside(root, join(root, "no/such/folder/x.json"), "x")).toThrowError(
+      expect.objectContaining({ code: "ENOENT" }),
+    );
   });
 });

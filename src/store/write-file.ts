@@ -36,7 +36,24 @@
 // a replace gives the name a new file, so a hard link is safe there; an append writes the one
 // file all its names share (a clone cannot carry a hard link, and whoever can make one to a file
 // can already write that file). Removals (unlink, rm) are not writes and are not checked here.
-import { closeSync, constants, copyFileSync, fchmodSync, fchownSync, fstatSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  copyFileSync,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { escapeControls } from "../core/words.js";
@@ -64,7 +81,8 @@ export interface WriteOptions extends InsideOptions {
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const NOCTTY = constants.O_NOCTTY ?? 0;
 const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW | NOCTTY;
-const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW | constants.O_NONBLOCK | NOCTTY;
+const APPEND_FLAGS =
+  constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW | constants.O_NONBLOCK | NOCTTY;
 /** A name taken by someone else is tried again under another; past this many, the error stands. */
 const TEMP_ATTEMPTS = 16;
 
@@ -79,10 +97,16 @@ export interface Placed {
 /** The refusal of a path that leads out of root: one line, the root-relative path, what to do. */
 function refusal(placed: Pick<Placed, "top" | "within">, path: string, what: string): DotagentError {
   const rel = escapeControls(relative(placed.top, path).split(sep).join("/") || ".");
-  return new DotagentError("path_outside_project", `${rel} ${what}; for the person: remove the link, then run the command again`, EXIT.invalid, { path: rel });
+  return new DotagentError(
+    "path_outside_project",
+    `${rel} ${what}; for the person: remove the link, then run the command again`,
+    EXIT.invalid,
+    { path: rel },
+  );
 }
 
-const isWithin = (real: string, realRoot: string) => real === realRoot || real.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
+const isWithin = (real: string, realRoot: string) =>
+  real === realRoot || real.startsWith(realRoot.endsWith(sep) ? realRoot : realRoot + sep);
 
 /** A link on the way (a folder, or the file under `link: "inside"`): its real path, when it stays inside root and is of the kind wanted. */
 function followLink(placed: Placed, path: string, want: "folder" | "file"): string {
@@ -92,10 +116,13 @@ function followLink(placed: Placed, path: string, want: "folder" | "file"): stri
   } catch {
     throw refusal(placed, path, "is a link to nothing");
   }
-  if (!isWithin(real, placed.realRoot)) throw refusal(placed, path, `is a link that leads out of ${placed.within} (to ${escapeControls(real)})`);
+  if (!isWithin(real, placed.realRoot))
+    throw refusal(placed, path, `is a link that leads out of ${placed.within} (to ${escapeControls(real)})`);
   const stat = statSync(real);
-  if (want === "folder" && !stat.isDirectory()) throw refusal(placed, path, "is a link to a file, where a folder belongs");
-  if (want === "file" && !stat.isFile()) throw refusal(placed, path, "is a link to something that is not a regular file");
+  if (want === "folder" && !stat.isDirectory())
+    throw refusal(placed, path, "is a link to a file, where a folder belongs");
+  if (want === "file" && !stat.isFile())
+    throw refusal(placed, path, "is a link to something that is not a regular file");
   return real;
 }
 
@@ -113,7 +140,12 @@ function below(top: string, path: string, within: string): string {
   const abs = resolve(path);
   const rel = relative(top, abs);
   if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-    throw new DotagentError("path_outside_project", `${escapeControls(abs)} is not inside ${within} (${escapeControls(top)}); dotagent writes only inside it`, EXIT.invalid, { path: escapeControls(abs) });
+    throw new DotagentError(
+      "path_outside_project",
+      `${escapeControls(abs)} is not inside ${within} (${escapeControls(top)}); dotagent writes only inside it`,
+      EXIT.invalid,
+      { path: escapeControls(abs) },
+    );
   }
   return abs;
 }
@@ -175,7 +207,12 @@ function tryUnlink(path: string): void {
  * Replaces `file` (under `root`) with `data`: atomic, durable unless `durable: false`, never
  * through a link (see the header). Throws `path_outside_project`, or the disk's error as it is.
  */
-export function writeFileInside(root: string, file: string, data: string | Uint8Array, options: WriteOptions = {}): void {
+export function writeFileInside(
+  root: string,
+  file: string,
+  data: string | Uint8Array,
+  options: WriteOptions = {},
+): void {
   const placed = placeInside(root, file, options);
   let target = placed.abs;
   if (options.link === "inside") {
@@ -233,7 +270,12 @@ export function writeJsonInside(root: string, file: string, value: unknown, opti
  * `fsync: true` makes it durable. Never through a link (`path_is_link`), never blocking on a FIFO
  * (ENXIO), only to a regular file (EINVAL otherwise).
  */
-export function appendFileInside(root: string, file: string, data: string | Uint8Array, options: InsideOptions & { readonly fsync?: boolean; readonly mode?: number } = {}): void {
+export function appendFileInside(
+  root: string,
+  file: string,
+  data: string | Uint8Array,
+  options: InsideOptions & { readonly fsync?: boolean; readonly mode?: number } = {},
+): void {
   const placed = placeInside(root, file, options);
   let fd: number;
   try {
@@ -241,10 +283,20 @@ export function appendFileInside(root: string, file: string, data: string | Uint
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ELOOP") throw error;
     const rel = escapeControls(relative(placed.top, placed.abs).split(sep).join("/"));
-    throw new DotagentError("path_is_link", `${rel} is a link; dotagent appends only to the file itself, never through a link; for the person: replace the link with the file, then run the command again`, EXIT.invalid, { path: rel });
+    throw new DotagentError(
+      "path_is_link",
+      `${rel} is a link; dotagent appends only to the file itself, never through a link; for the person: replace the link with the file, then run the command again`,
+      EXIT.invalid,
+      { path: rel },
+    );
   }
   try {
-    if (!fstatSync(fd).isFile()) throw Object.assign(new Error(`${placed.abs} is not a regular file`), { code: "EINVAL", syscall: "open", path: placed.abs });
+    if (!fstatSync(fd).isFile())
+      throw Object.assign(new Error(`${placed.abs} is not a regular file`), {
+        code: "EINVAL",
+        syscall: "open",
+        path: placed.abs,
+      });
     writeAll(fd, data);
     if (options.fsync === true) fsyncSync(fd);
   } finally {

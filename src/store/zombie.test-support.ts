@@ -7,6 +7,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 export async function spawnZombie(parentSeconds: number): Promise<{ parent: ChildProcess; pid: number }> {
   const script = `p=$$; ( while [ "$(cat /proc/$p/comm)" != sleep ]; do sleep 0.02; done ) & echo $!; exec sleep ${parentSeconds}`;
   const parent = spawn("/bin/sh", ["-c", script], { stdio: ["ignore", "pipe", "ignore"] });
-  const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once("data", (d: Buffer) => resolve(d.toString()))));
+  const pid = Number(
+    await new Promise<string>((resolve) => parent.stdout!.once("data", (d: Buffer) => resolve(d.toString()))),
+  );
   return { parent, pid };
 }

@@ -2,7 +2,18 @@
 // test/api-types.test.ts (and `npm run typecheck`). Each @ts-expect-error is a misuse the types
 // must refuse: if a type decayed to `any`, that line would stop being an error and tsc would fail.
 import { query, type SDKMessage } from "@anthropic-ai/claude-agent-sdk";
-import { checkpointStore, coordinator, recoverableQuery, type CheckpointInfo, type CheckpointStore, type Manifest, type PlannedItem, type RecoverableResult, type SavedCheckpoint, type StoreStatus } from "../../src/index.js";
+import {
+  checkpointStore,
+  coordinator,
+  recoverableQuery,
+  type CheckpointInfo,
+  type CheckpointStore,
+  type Manifest,
+  type PlannedItem,
+  type RecoverableResult,
+  type SavedCheckpoint,
+  type StoreStatus,
+} from "../../src/index.js";
 
 interface Step {
   n: number;
@@ -22,7 +33,10 @@ export async function loop(dir: string): Promise<RecoverableResult | undefined> 
   const status: StoreStatus = await store.status();
   // @ts-expect-error a status is "new", "running" or "complete"
   const paused: StoreStatus = "paused";
-  const next: Step = await store.update("step-1", (current) => ({ n: (current?.n ?? 0) + 1, notes: current?.notes ?? [] }));
+  const next: Step = await store.update("step-1", (current) => ({
+    n: (current?.n ?? 0) + 1,
+    notes: current?.notes ?? [],
+  }));
 
   const jobs = coordinator(store);
   const planned: PlannedItem[] = await jobs.plan([{ id: "a", input: { topic: "x" } }, { id: "b" }]);
@@ -33,7 +47,13 @@ export async function loop(dir: string): Promise<RecoverableResult | undefined> 
   const manifest: Manifest = await jobs.manifest();
 
   // The SDK's own query() fits, and the messages come out as the SDK's types.
-  const messages = recoverableQuery({ prompt: "write a.md", store, key: "job-a", sdk: { query }, options: { cwd: dir, permissionMode: "dontAsk", allowedTools: ["Read", "Write"] } });
+  const messages = recoverableQuery({
+    prompt: "write a.md",
+    store,
+    key: "job-a",
+    sdk: { query },
+    options: { cwd: dir, permissionMode: "dontAsk", allowedTools: ["Read", "Write"] },
+  });
   for (let m = await messages.next(); ; m = await messages.next()) {
     if (m.done) {
       const text: string | null = m.value.result;

@@ -1,6 +1,18 @@
 // A program using the library as a user would (`import … from "dotagent-workflow"`): test/package.test.ts
 // compiles it with tsc against the packed dist/types and nothing else installed. Not run.
-import { DotagentError, EXIT, openWorkflow, parsePhaseState, PHASES, type Decision, type Phase, type PhaseState, type ResumeResult, type Task, type Workflow } from "dotagent-workflow";
+import {
+  DotagentError,
+  EXIT,
+  openWorkflow,
+  parsePhaseState,
+  PHASES,
+  type Decision,
+  type Phase,
+  type PhaseState,
+  type ResumeResult,
+  type Task,
+  type Workflow,
+} from "dotagent-workflow";
 
 export async function drive(dir: string): Promise<string> {
   const workflow: Workflow = openWorkflow(dir, { now: () => new Date(), onWarning: (message: string) => void message });
@@ -10,7 +22,12 @@ export async function drive(dir: string): Promise<string> {
   const approved = await workflow.phase.approve(phase);
   const status: Phase = approved.phase;
   await workflow.phase.start("ARCHITECTURE", { designs: ["minimal", "robust"] });
-  const imported = await workflow.tasks.import({ tasks: [{ id: "t1", title: "form" }, { id: "t2", depends_on: ["t1"] }] });
+  const imported = await workflow.tasks.import({
+    tasks: [
+      { id: "t1", title: "form" },
+      { id: "t2", depends_on: ["t1"] },
+    ],
+  });
   const total: number = imported.total;
   const task = (await workflow.tasks.start("t1", { owner: 4242 })).task;
   const next = (await workflow.tasks.next()).tasks.map((t) => t.id);
@@ -28,5 +45,16 @@ export async function drive(dir: string): Promise<string> {
   const parsed = parsePhaseState({});
   const state: PhaseState | undefined = parsed.ok ? parsed.value : undefined;
   const tasks: Task[] = [];
-  return [status, total, task?.status, next.join(), action, valid, once.exit_code, rolled.rolled_back, state?.current_phase, tasks.length].join(" ");
+  return [
+    status,
+    total,
+    task?.status,
+    next.join(),
+    action,
+    valid,
+    once.exit_code,
+    rolled.rolled_back,
+    state?.current_phase,
+    tasks.length,
+  ].join(" ");
 }

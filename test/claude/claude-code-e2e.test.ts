@@ -7,10 +7,21 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeF
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HOOK_MATCHER, hookCommand } from "../../src/claude/install.js";
-import { briefings, developPlan, textOf, ENABLED, fetchClaude, ROOT, runClaude as runClaudeIn, transcript as transcriptIn, type TranscriptLine } from "./harness.js";
+import {
+  briefings,
+  developPlan,
+  textOf,
+  ENABLED,
+  fetchClaude,
+  ROOT,
+  runClaude as runClaudeIn,
+  transcript as transcriptIn,
+  type TranscriptLine,
+} from "./harness.js";
 
 const CLI = join(ROOT, "dist/dotagent.mjs");
-const NOT_BUILT = "dist/dotagent.mjs is missing: run `npm run build` (npm test does) before the Claude Code end-to-end test";
+const NOT_BUILT =
+  "dist/dotagent.mjs is missing: run `npm run build` (npm test does) before the Claude Code end-to-end test";
 
 describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () => {
   const built = existsSync(CLI);
@@ -18,7 +29,11 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
   let work = "";
   let home = "";
 
-  const runClaude = (cwd: string, args: string[]): { run: SpawnSyncReturns<string>; result: { session_id?: string; is_error?: boolean } } => runClaudeIn(claude, home, cwd, args);
+  const runClaude = (
+    cwd: string,
+    args: string[],
+  ): { run: SpawnSyncReturns<string>; result: { session_id?: string; is_error?: boolean } } =>
+    runClaudeIn(claude, home, cwd, args);
   const transcript = (cwd: string, sessionId: string): TranscriptLine[] => transcriptIn(home, cwd, sessionId);
 
   function cli(cwd: string, ...args: string[]): Record<string, unknown> {
@@ -34,7 +49,13 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
     cpSync(join(ROOT, "skills"), join(project, ".claude", "skills"), { recursive: true });
     cpSync(join(ROOT, "agents"), join(project, ".claude", "agents"), { recursive: true });
     cpSync(CLI, join(project, ".claude/skills/checkpoint/scripts/dotagent.mjs"));
-    const settings = { hooks: { SessionStart: [{ matcher: HOOK_MATCHER, hooks: [{ type: "command", command: hookCommand("project"), timeout: 10 }] }] } };
+    const settings = {
+      hooks: {
+        SessionStart: [
+          { matcher: HOOK_MATCHER, hooks: [{ type: "command", command: hookCommand("project"), timeout: 10 }] },
+        ],
+      },
+    };
     writeFileSync(join(project, ".claude", "settings.json"), `${JSON.stringify(settings, null, 2)}\n`);
     return project;
   }
@@ -52,15 +73,33 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
   });
 
   it("claude plugin validate accepts the repository as a plugin and a marketplace", () => {
-    const { status, stdout, stderr } = spawnSync(claude, ["plugin", "validate", ".", "--json"], { cwd: ROOT, encoding: "utf8", env: { ...process.env, HOME: home } });
+    const { status, stdout, stderr } = spawnSync(claude, ["plugin", "validate", ".", "--json"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      env: { ...process.env, HOME: home },
+    });
     expect(status, `${stdout}${stderr}`).toBe(0);
-    const report = JSON.parse(stdout) as { success?: boolean; manifest?: { errors?: unknown[] }; contents?: Array<{ errors?: unknown[] }>; provides?: { skills?: string[]; agents?: string[]; hooks?: Array<{ event?: string }> } };
+    const report = JSON.parse(stdout) as {
+      success?: boolean;
+      manifest?: { errors?: unknown[] };
+      contents?: Array<{ errors?: unknown[] }>;
+      provides?: { skills?: string[]; agents?: string[]; hooks?: Array<{ event?: string }> };
+    };
     expect(report.success).toBe(true);
     expect([report.manifest?.errors ?? [], ...(report.contents ?? []).map((c) => c.errors ?? [])].flat()).toEqual([]);
     expect(report.provides?.skills).toEqual(["dotagent:checkpoint", "dotagent:develop", "dotagent:status"]);
     expect(report.provides?.agents).toHaveLength(7);
     // validate lists the two Bash entries (same command, each its own `if`) as one; both run (write-guard-client.test.ts).
-    expect(report.provides?.hooks?.map((h) => h.event)).toEqual(["SessionStart", "PreToolUse", "PreToolUse", "PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStop", "UserPromptSubmit"]);
+    expect(report.provides?.hooks?.map((h) => h.event)).toEqual([
+      "SessionStart",
+      "PreToolUse",
+      "PreToolUse",
+      "PreToolUse",
+      "PostToolUse",
+      "PostToolUseFailure",
+      "SubagentStop",
+      "UserPromptSubmit",
+    ]);
   });
 
   it("/develop has the resume plan in the prompt before the model's first word; a resumed session gets the briefing", (ctx) => {
@@ -82,7 +121,9 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
     const started = { workflow_id: plan.workflow_id };
     runClaude(project, ["-p", "--resume", sessionId, "continue"]);
     const resumed = transcript(project, sessionId);
-    const hook = resumed.find((l) => l.attachment?.type === "hook_success" && l.attachment.hookName === "SessionStart:resume");
+    const hook = resumed.find(
+      (l) => l.attachment?.type === "hook_success" && l.attachment.hookName === "SessionStart:resume",
+    );
     expect(hook?.attachment?.exitCode).toBe(0);
     const briefing = briefings(resumed);
     expect(briefing).toHaveLength(1);
@@ -99,7 +140,9 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
     const { result } = runClaude(project, ["-p", "/status"]);
     const lines = transcript(project, result.session_id!);
     expect(lines.filter((l) => l.subtype === "local_command" && l.commandOutcome?.kind === "failed")).toEqual([]);
-    const expanded = lines.filter((l) => l.type === "user" && l.isMeta === true && textOf(l).includes("Show the person this"));
+    const expanded = lines.filter(
+      (l) => l.type === "user" && l.isMeta === true && textOf(l).includes("Show the person this"),
+    );
     expect(expanded).toHaveLength(1);
     const text = textOf(expanded[0]!);
     expect(text).toContain("wf-add-login");
@@ -166,6 +209,14 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
     const lines = transcript(project, result.session_id!);
     expect(developPlan(lines).workflow_id).toBe(started.workflow_id);
     expect(briefings(lines)).toHaveLength(1);
-    expect(readdirSync(join(project, ".claude", "agents")).sort()).toEqual(["architect.md", "executor.md", "pm.md", "qa.md", "reflector.md", "reproducer.md", "roundtable.md"]);
+    expect(readdirSync(join(project, ".claude", "agents")).sort()).toEqual([
+      "architect.md",
+      "executor.md",
+      "pm.md",
+      "qa.md",
+      "reflector.md",
+      "reproducer.md",
+      "roundtable.md",
+    ]);
   });
 });

@@ -9,7 +9,13 @@ import { fileURLToPath } from "node:url";
 import { ACTIONS } from "../../src/core/plan-resume.js";
 import { PHASE_TABLE, PHASES, REPORT } from "../../src/core/phases.js";
 import { HOOK_MATCHER } from "../../src/claude/install.js";
-import { bashRuleToRegExp, parseFrontmatter, shellCommandsIn, splitToolList, type FrontmatterValue } from "./frontmatter.js";
+import {
+  bashRuleToRegExp,
+  parseFrontmatter,
+  shellCommandsIn,
+  splitToolList,
+  type FrontmatterValue,
+} from "./frontmatter.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const HELPER = "skills/checkpoint/scripts/dotagent.mjs";
@@ -34,9 +40,35 @@ const agents = readdirSync(join(ROOT, "agents"))
 
 // Keys Claude Code reads in SKILL.md and agent frontmatter; anything else is most likely a typo
 // (allowed_tools, disable-model-invokation) that Claude Code would ignore without a word.
-const SKILL_KEYS = new Set(["name", "description", "allowed-tools", "argument-hint", "disable-model-invocation", "user-invocable", "model", "effort", "context", "agent", "when_to_use", "license", "version"]);
+const SKILL_KEYS = new Set([
+  "name",
+  "description",
+  "allowed-tools",
+  "argument-hint",
+  "disable-model-invocation",
+  "user-invocable",
+  "model",
+  "effort",
+  "context",
+  "agent",
+  "when_to_use",
+  "license",
+  "version",
+]);
 const AGENT_KEYS = new Set(["name", "description", "tools", "disallowedTools", "model", "color", "effort"]);
-const AGENT_TOOLS = new Set(["Read", "Write", "Edit", "MultiEdit", "Bash", "Grep", "Glob", "WebFetch", "WebSearch", "NotebookEdit", "TodoWrite"]);
+const AGENT_TOOLS = new Set([
+  "Read",
+  "Write",
+  "Edit",
+  "MultiEdit",
+  "Bash",
+  "Grep",
+  "Glob",
+  "WebFetch",
+  "WebSearch",
+  "NotebookEdit",
+  "TodoWrite",
+]);
 
 describe("the frontmatter reader", () => {
   it.each([
@@ -56,7 +88,7 @@ describe("the frontmatter reader", () => {
     ["an indented list", "---\ntools:\n  - Read\n---\n"],
     ["a duplicate key", "---\nname: a\nname: b\n---\n"],
     ["a backtick at the start of a value", "---\ndescription: `x` y\n---\n"],
-    ["an unterminated quote", "---\ndescription: \"abc\n---\n"],
+    ["an unterminated quote", '---\ndescription: "abc\n---\n'],
   ])("refuses %s", (_, source) => {
     expect(parseFrontmatter(source).ok).toBe(false);
   });
@@ -70,7 +102,11 @@ describe("the frontmatter reader", () => {
     expect(rule.test("node /p/.claude/skills/develop/../checkpoint/scripts/dotagent.mjs resume --json")).toBe(true);
     expect(rule.test('node "/p/dotagent.mjs" resume --json')).toBe(false);
     expect(rule.test("npm test")).toBe(false);
-    expect(splitToolList("Bash(node *dotagent.mjs*), Read Glob")).toEqual(["Bash(node *dotagent.mjs*)", "Read", "Glob"]);
+    expect(splitToolList("Bash(node *dotagent.mjs*), Read Glob")).toEqual([
+      "Bash(node *dotagent.mjs*)",
+      "Read",
+      "Glob",
+    ]);
   });
 });
 
@@ -90,11 +126,19 @@ describe.each(skills)("skills/%s/SKILL.md", (skill) => {
 
   it("lets the agent run the helper script without a permission prompt", () => {
     const { data } = frontmatterOf(rel);
-    const rules = splitToolList(String(data["allowed-tools"] ?? "")).map(bashRuleToRegExp).filter((r) => r !== null);
+    const rules = splitToolList(String(data["allowed-tools"] ?? ""))
+      .map(bashRuleToRegExp)
+      .filter((r) => r !== null);
     // Claude Code matches a simple command as written (quotes included) and the parts of a
     // compound one (`… || true`) unquoted: the rule must permit both spellings.
-    for (const helperRun of [`node "/project/.claude/skills/${skill}/../checkpoint/scripts/dotagent.mjs" resume --json`, `node /project/.claude/skills/${skill}/../checkpoint/scripts/dotagent.mjs resume --json`]) {
-      expect(rules.some((r) => r.test(helperRun)), `allowed-tools must permit ${helperRun}`).toBe(true);
+    for (const helperRun of [
+      `node "/project/.claude/skills/${skill}/../checkpoint/scripts/dotagent.mjs" resume --json`,
+      `node /project/.claude/skills/${skill}/../checkpoint/scripts/dotagent.mjs resume --json`,
+    ]) {
+      expect(
+        rules.some((r) => r.test(helperRun)),
+        `allowed-tools must permit ${helperRun}`,
+      ).toBe(true);
     }
   });
 
@@ -105,7 +149,8 @@ describe.each(skills)("skills/%s/SKILL.md", (skill) => {
     expect(helperRefs.length).toBeGreaterThan(0);
     for (const ref of helperRefs) expect(posix.normalize(`skills/${skill}${ref}`)).toBe(HELPER);
     // Any other file it names (what only some situations need) is there, beside it.
-    for (const ref of refs.filter((r) => !r.endsWith("dotagent.mjs"))) expect(existsSync(join(ROOT, `skills/${skill}${ref}`)), ref).toBe(true);
+    for (const ref of refs.filter((r) => !r.endsWith("dotagent.mjs")))
+      expect(existsSync(join(ROOT, `skills/${skill}${ref}`)), ref).toBe(true);
     expect(read("scripts/build.mjs")).toContain(HELPER);
   });
 
@@ -151,7 +196,9 @@ describe("skills/develop/SKILL.md", () => {
     const commands = shellCommandsIn(body);
     expect(commands).toHaveLength(1);
     const command = commands[0]!;
-    expect(command).toMatch(/^node "\$\{CLAUDE_SKILL_DIR\}\/\.\.\/checkpoint\/scripts\/dotagent\.mjs" resume --json --start --request=/);
+    expect(command).toMatch(
+      /^node "\$\{CLAUDE_SKILL_DIR\}\/\.\.\/checkpoint\/scripts\/dotagent\.mjs" resume --json --start --request=/,
+    );
     // The request travels in a quoted here-document, so no character of it reaches the shell.
     expect(command).toMatch(/"\$\(cat <<'([A-Z_]+)'\n\$ARGUMENTS\n\1\n\)"/);
     // Claude Code drops the whole skill when a `!` command exits non-zero; resume exits 3 or 5.
@@ -165,14 +212,17 @@ describe("skills/develop/SKILL.md", () => {
 
   it("drives the gates, plans and dead tasks through dotagent; leaves starts and results to the hooks", () => {
     const tasks = read("skills/develop/references/tasks.md");
-    for (const step of ["phase approve REQUIREMENTS --json", "phase approve ARCHITECTURE --pick", "resume --json"]) expect(body, step).toContain(step);
-    for (const step of ["task import <next.plan_file> --json", "task retry <id> --extra-attempts N"]) expect(tasks, step).toContain(step);
+    for (const step of ["phase approve REQUIREMENTS --json", "phase approve ARCHITECTURE --pick", "resume --json"])
+      expect(body, step).toContain(step);
+    for (const step of ["task import <next.plan_file> --json", "task retry <id> --extra-attempts N"])
+      expect(tasks, step).toContain(step);
     expect(body).toContain(REPORT.finalDesign);
     // The model never records an agent's start or result: dotagent's hooks do.
     for (const never of ["task start", "task complete", "phase complete"]) expect(body, never).not.toContain(never);
     expect(body).toMatch(/You never start, complete or fail tasks or phases/);
     // Every agent gets the prompt lines the hooks read.
-    for (const line of ["Feature request:", "Phase:", "Design name:", "Task:", "Output file:"]) expect(body, line).toContain(line);
+    for (const line of ["Feature request:", "Phase:", "Design name:", "Task:", "Output file:"])
+      expect(body, line).toContain(line);
     expect(body.length, "the skill body stays small: it is read on every /develop").toBeLessThan(8000);
   });
 });
@@ -189,7 +239,13 @@ describe("agents", () => {
   };
 
   it("has one agent for every agent a built-in workflow names (develop's phase table, fix)", () => {
-    const needed = new Set([...PHASES.map((p) => PHASE_TABLE[p]!.agent!), "roundtable", ...Object.values(BUILTIN_WORKFLOWS).flatMap((d) => (d.steps ?? []).flatMap((s) => [s.agent, s.reducer]).filter((a): a is string => a !== undefined))]);
+    const needed = new Set([
+      ...PHASES.map((p) => PHASE_TABLE[p]!.agent!),
+      "roundtable",
+      ...Object.values(BUILTIN_WORKFLOWS).flatMap((d) =>
+        (d.steps ?? []).flatMap((s) => [s.agent, s.reducer]).filter((a): a is string => a !== undefined),
+      ),
+    ]);
     expect(agents).toEqual([...needed].sort());
   });
 
@@ -198,7 +254,9 @@ describe("agents", () => {
     expect(data.name).toBe(agent);
     expect(String(data.description ?? "").length).toBeGreaterThan(40);
     for (const key of Object.keys(data)) expect(AGENT_KEYS, `unknown key ${key}`).toContain(key);
-    const tools = String(data.tools ?? "").split(",").map((t) => t.trim());
+    const tools = String(data.tools ?? "")
+      .split(",")
+      .map((t) => t.trim());
     for (const tool of tools) expect(AGENT_TOOLS, `unknown tool ${tool}`).toContain(tool);
     expect(tools).toContain("Write");
     if (data.model !== undefined) expect(["sonnet", "opus", "haiku", "inherit"]).toContain(data.model);
@@ -221,7 +279,12 @@ describe("agents", () => {
 
 describe("the plugin", () => {
   const plugin = readJson(".claude-plugin/plugin.json");
-  const hooks = readJson("hooks/hooks.json") as { hooks?: Record<string, Array<{ matcher?: string; hooks?: Array<{ type?: string; command?: string; timeout?: number }> }>> };
+  const hooks = readJson("hooks/hooks.json") as {
+    hooks?: Record<
+      string,
+      Array<{ matcher?: string; hooks?: Array<{ type?: string; command?: string; timeout?: number }> }>
+    >;
+  };
 
   it("plugin.json names the plugin and keeps the package's version", () => {
     expect(plugin.name).toBe("dotagent");
@@ -230,12 +293,20 @@ describe("the plugin", () => {
     // Component paths, when given, must exist (the default folders are found without them).
     for (const key of ["skills", "agents", "commands", "hooks"]) {
       const value = plugin[key];
-      for (const path of value === undefined ? [] : Array.isArray(value) ? value : [value]) expect(existsSync(join(ROOT, String(path))), `${key}: ${String(path)}`).toBe(true);
+      for (const path of value === undefined ? [] : Array.isArray(value) ? value : [value])
+        expect(existsSync(join(ROOT, String(path))), `${key}: ${String(path)}`).toBe(true);
     }
   });
 
   it("hooks.json runs the helper's session-start hook on every kind of session start, and the loop's hooks", () => {
-    expect(Object.keys(hooks.hooks ?? {})).toEqual(["SessionStart", "PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStop", "UserPromptSubmit"]);
+    expect(Object.keys(hooks.hooks ?? {})).toEqual([
+      "SessionStart",
+      "PreToolUse",
+      "PostToolUse",
+      "PostToolUseFailure",
+      "SubagentStop",
+      "UserPromptSubmit",
+    ]);
     const groups = hooks.hooks?.SessionStart ?? [];
     expect(groups).toHaveLength(1);
     expect(groups[0]!.matcher).toBe(HOOK_MATCHER);
@@ -246,7 +317,11 @@ describe("the plugin", () => {
   });
 
   it("marketplace.json lists the lean plugin folder as the plugin", () => {
-    const market = readJson(".claude-plugin/marketplace.json") as { name?: string; owner?: { name?: string }; plugins?: Array<{ name?: string; source?: string }> };
+    const market = readJson(".claude-plugin/marketplace.json") as {
+      name?: string;
+      owner?: { name?: string };
+      plugins?: Array<{ name?: string; source?: string }>;
+    };
     expect(market.name).toMatch(/^[a-z0-9-]+$/);
     expect(market.owner?.name).toBeTruthy();
     expect(market.plugins).toHaveLength(1);

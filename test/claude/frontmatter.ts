@@ -7,8 +7,7 @@
 export type FrontmatterValue = string | boolean;
 
 export type FrontmatterResult =
-  | { ok: true; data: Record<string, FrontmatterValue>; body: string }
-  | { ok: false; error: string };
+  { ok: true; data: Record<string, FrontmatterValue>; body: string } | { ok: false; error: string };
 
 const KEY = /^[a-z][a-z0-9_-]*$/;
 // Characters that start something other than a plain scalar in YAML.
@@ -27,12 +26,19 @@ function parseValue(raw: string, line: number): { ok: true; value: FrontmatterVa
     return { ok: false, error: `line ${line}: bad double-quoted string ${text}` };
   }
   if (text.startsWith("'")) {
-    if (text.length < 2 || !text.endsWith("'") || /(^|[^'])'($|[^'])/.test(text.slice(1, -1))) return { ok: false, error: `line ${line}: bad single-quoted string ${text}` };
+    if (text.length < 2 || !text.endsWith("'") || /(^|[^'])'($|[^'])/.test(text.slice(1, -1)))
+      return { ok: false, error: `line ${line}: bad single-quoted string ${text}` };
     return { ok: true, value: text.slice(1, -1).replaceAll("''", "'") };
   }
-  if (INDICATOR.test(text)) return { ok: false, error: `line ${line}: a plain value cannot start with ${JSON.stringify(text[0])}; quote it` };
-  if (text.includes(": ") || text.endsWith(":")) return { ok: false, error: `line ${line}: ": " inside a plain value makes YAML read a nested mapping; quote the value or reword it` };
-  if (text.includes(" #")) return { ok: false, error: `line ${line}: " #" starts a YAML comment; quote the value or reword it` };
+  if (INDICATOR.test(text))
+    return { ok: false, error: `line ${line}: a plain value cannot start with ${JSON.stringify(text[0])}; quote it` };
+  if (text.includes(": ") || text.endsWith(":"))
+    return {
+      ok: false,
+      error: `line ${line}: ": " inside a plain value makes YAML read a nested mapping; quote the value or reword it`,
+    };
+  if (text.includes(" #"))
+    return { ok: false, error: `line ${line}: " #" starts a YAML comment; quote the value or reword it` };
   if (text === "true" || text === "false") return { ok: true, value: text === "true" };
   return { ok: true, value: text };
 }
@@ -51,7 +57,8 @@ export function parseFrontmatter(source: string): FrontmatterResult {
   for (const [index, line] of lines.entries()) {
     const number = index + 2;
     if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
-    if (/^\s/.test(line)) return { ok: false, error: `line ${number}: indented lines (lists, continuations) are not supported` };
+    if (/^\s/.test(line))
+      return { ok: false, error: `line ${number}: indented lines (lists, continuations) are not supported` };
     const colon = line.indexOf(":");
     if (colon === -1) return { ok: false, error: `line ${number}: expected "key: value"` };
     const key = line.slice(0, colon);
@@ -79,7 +86,10 @@ export function shellCommandsIn(body: string): string[] {
 export function bashRuleToRegExp(rule: string): RegExp | null {
   const inner = /^Bash\((.*)\)$/.exec(rule.trim())?.[1];
   if (inner === undefined) return null;
-  const escaped = inner.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*");
+  const escaped = inner
+    .split("*")
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+    .join(".*");
   return new RegExp(`^${escaped}$`);
 }
 

@@ -24,18 +24,23 @@ export interface TranscriptLine {
 
 /** The Claude Code binary (fetched from the npm registry once, then cached). */
 export function fetchClaude(): string {
-  const fetched = spawnSync(process.execPath, [join(ROOT, "scripts/fetch-claude.mjs")], { encoding: "utf8", timeout: 600_000 });
+  const fetched = spawnSync(process.execPath, [join(ROOT, "scripts/fetch-claude.mjs")], {
+    encoding: "utf8",
+    timeout: 600_000,
+  });
   if (fetched.status !== 0) throw new Error(`scripts/fetch-claude.mjs failed: ${fetched.stderr}`);
   return fetched.stdout.trim();
 }
 
 /** "2.1.332", from the binary itself. */
-export const clientVersion = (binary: string) => spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout.split(" ")[0] ?? "?";
+export const clientVersion = (binary: string) =>
+  spawnSync(binary, ["--version"], { encoding: "utf8" }).stdout.split(" ")[0] ?? "?";
 
 /** The environment for the binary: nothing of an outer Claude Code session or a real account. */
 export function claudeEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^(CLAUDE|ANTHROPIC|CLAUDECODE)/.test(key)) env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (!/^(CLAUDE|ANTHROPIC|CLAUDECODE)/.test(key)) env[key] = value;
   return {
     ...env,
     HOME: home,
@@ -51,8 +56,20 @@ export function claudeEnv(home: string, extra: Record<string, string> = {}): Nod
 }
 
 /** Runs a session (`-p …`) in `cwd`; the JSON result carries the session id. */
-export function runClaude(claude: string, home: string, cwd: string, args: string[], extraEnv: Record<string, string> = {}): { run: SpawnSyncReturns<string>; result: { session_id?: string; is_error?: boolean } } {
-  const run = spawnSync(claude, [...args, "--output-format", "json"], { cwd, env: claudeEnv(home, extraEnv), encoding: "utf8", timeout: 90_000, input: "" });
+export function runClaude(
+  claude: string,
+  home: string,
+  cwd: string,
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): { run: SpawnSyncReturns<string>; result: { session_id?: string; is_error?: boolean } } {
+  const run = spawnSync(claude, [...args, "--output-format", "json"], {
+    cwd,
+    env: claudeEnv(home, extraEnv),
+    encoding: "utf8",
+    timeout: 90_000,
+    input: "",
+  });
   let result = {};
   try {
     result = JSON.parse(run.stdout) as object;
@@ -78,15 +95,23 @@ import { jsonObjectsIn } from "./scripted-model/policy.js";
 export function textOf(line: TranscriptLine): string {
   const content = line.message?.content;
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((c) => (typeof c === "object" && c !== null && "text" in c ? String((c as { text: unknown }).text) : "")).join("\n");
+  if (Array.isArray(content))
+    return content
+      .map((c) => (typeof c === "object" && c !== null && "text" in c ? String((c as { text: unknown }).text) : ""))
+      .join("\n");
   return "";
 }
 
 /** The resume plan /develop put into the prompt: the JSON object in the expanded skill text. */
 export function developPlan(lines: TranscriptLine[]): Record<string, unknown> {
   const failed = lines.filter((l) => l.subtype === "local_command" && l.commandOutcome?.kind === "failed");
-  expect(failed.map((l) => l.content), "the skill expansion failed").toEqual([]);
-  const expanded = lines.filter((l) => l.type === "user" && l.isMeta === true && textOf(l).includes("# /develop: drive the dotagent workflow"));
+  expect(
+    failed.map((l) => l.content),
+    "the skill expansion failed",
+  ).toEqual([]);
+  const expanded = lines.filter(
+    (l) => l.type === "user" && l.isMeta === true && textOf(l).includes("# /develop: drive the dotagent workflow"),
+  );
   expect(expanded).toHaveLength(1);
   const plans = jsonObjectsIn(textOf(expanded[0]!)).filter((o) => "next" in o && "situation" in o);
   expect(plans).toHaveLength(1);
@@ -94,4 +119,7 @@ export function developPlan(lines: TranscriptLine[]): Record<string, unknown> {
 }
 
 /** The SessionStart briefings Claude Code put into the session's context. */
-export const briefings = (lines: TranscriptLine[]) => lines.filter((l) => l.attachment?.type === "hook_additional_context").map((l) => [l.attachment!.content].flat().join("\n"));
+export const briefings = (lines: TranscriptLine[]) =>
+  lines
+    .filter((l) => l.attachment?.type === "hook_additional_context")
+    .map((l) => [l.attachment!.content].flat().join("\n"));

@@ -10,7 +10,17 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { transcript } from "./scripted-model/client.js";
 import { costTable, readingCost } from "./scripted-model/reading-cost.js";
-import { CLEAN_SPAWNS, isHelper, refused, runJourney, spawns, toolCalls, toolResults, writes, type JourneyResult } from "./scripted-model/journey.js";
+import {
+  CLEAN_SPAWNS,
+  isHelper,
+  refused,
+  runJourney,
+  spawns,
+  toolCalls,
+  toolResults,
+  writes,
+  type JourneyResult,
+} from "./scripted-model/journey.js";
 import { journeyFigures, overBudget, recordedFigures, recordFigures, recordMatrix } from "./scripted-model/figures.js";
 
 /** The clean print-mode journey's cost, as recorded (DOTAGENT_RECORD_FIGURES=1 writes it). */
@@ -54,8 +64,15 @@ const MILESTONES = [
   "phase_started REFLECTION",
   "phase_completed REFLECTION",
 ];
-const milestone = (e: { type: string; phase?: string; task_id?: string }) => [e.type, e.phase ?? e.task_id].filter(Boolean).join(" ");
-const PHASE_OF: Record<string, string> = { pm: "REQUIREMENTS", architect: "ARCHITECTURE", roundtable: "ARCHITECTURE", qa: "VERIFICATION", reflector: "REFLECTION" };
+const milestone = (e: { type: string; phase?: string; task_id?: string }) =>
+  [e.type, e.phase ?? e.task_id].filter(Boolean).join(" ");
+const PHASE_OF: Record<string, string> = {
+  pm: "REQUIREMENTS",
+  architect: "ARCHITECTURE",
+  roundtable: "ARCHITECTURE",
+  qa: "VERIFICATION",
+  reflector: "REFLECTION",
+};
 
 export interface PointOutcome {
   point: number;
@@ -84,7 +101,10 @@ function helperFailures(result: JourneyResult): string[] {
       // A call cut off by the kill gets a synthetic "interrupted" result: not a helper failure.
       return r?.is_error === true && /Exit code [1-4]\b/.test(r.text);
     })
-    .map((c) => `${String(c.input.command).replace(/^node "[^"]*" /, "dotagent ")} → ${results.get(c.id)!.text.slice(0, 200)}`);
+    .map(
+      (c) =>
+        `${String(c.input.command).replace(/^node "[^"]*" /, "dotagent ")} → ${results.get(c.id)!.text.slice(0, 200)}`,
+    );
 }
 
 /** Judges one crash point: recovered, and nothing finished before the kill ran again. */
@@ -101,8 +121,13 @@ function judge(point: number, then: string, result: JourneyResult, killedAtEvent
     })
     .map((c) => `${String(c.input.subagent_type)} at request ${c.k}`);
   const counts = spawns(toolCalls(result.log));
-  const reruns = Object.entries(counts).reduce((n, [type, count]) => n + Math.max(0, count - (CLEAN_SPAWNS[type as keyof typeof CLEAN_SPAWNS] ?? 0)), 0);
-  const killedRun = result.runs.findIndex((r) => r.run.signal === "SIGKILL" || (r.run.result === null && r.run.code !== 0));
+  const reruns = Object.entries(counts).reduce(
+    (n, [type, count]) => n + Math.max(0, count - (CLEAN_SPAWNS[type as keyof typeof CLEAN_SPAWNS] ?? 0)),
+    0,
+  );
+  const killedRun = result.runs.findIndex(
+    (r) => r.run.signal === "SIGKILL" || (r.run.result === null && r.run.code !== 0),
+  );
   // "continue" right after a kill in the first request finds no saved conversation (Claude Code
   // says so and exits 1); the person then types the next prompt, which is the session to judge.
   const resumed = result.runs.slice(killedRun + 1).find((r) => r.run.result?.session_id);
@@ -110,18 +135,28 @@ function judge(point: number, then: string, result: JourneyResult, killedAtEvent
   let briefed = killedAtEvent === 0;
   if (!briefed && resumed?.run.result?.session_id) {
     const lines = transcript(result.home, result.project, resumed.run.result.session_id);
-    const briefings = lines.filter((l) => l.attachment?.type === "hook_additional_context").map((l) => [l.attachment!.content].flat().join("\n"));
+    const briefings = lines
+      .filter((l) => l.attachment?.type === "hook_additional_context")
+      .map((l) => [l.attachment!.content].flat().join("\n"));
     const plan = result.events.length > 0;
-    briefed = !plan || briefings.some((b) => b.includes("wf-add-login") && /Next action: \w+/.test(b)) || done.size === 0;
+    briefed =
+      !plan || briefings.some((b) => b.includes("wf-add-login") && /Next action: \w+/.test(b)) || done.size === 0;
   }
   const who = result.log.find((e) => e.kind === "request" && e.k === point)?.who ?? "?";
-  const reportWritten = who !== "main" && result.log.some((e) => e.kind === "tool_result" && e.k === point && /File created successfully/.test(String(e.text)));
+  const reportWritten =
+    who !== "main" &&
+    result.log.some(
+      (e) => e.kind === "tool_result" && e.k === point && /File created successfully/.test(String(e.text)),
+    );
   const where = reportWritten ? `${who} (report written, not returned)` : who;
   return {
     point,
     then,
     where,
-    recovered: result.complete && result.validateExit === 0 && !MILESTONES.some((m) => !result.events.map(milestone).includes(m)),
+    recovered:
+      result.complete &&
+      result.validateExit === 0 &&
+      !MILESTONES.some((m) => !result.events.map(milestone).includes(m)),
     reruns,
     forbidden,
     denials: denials(result),
@@ -135,7 +170,8 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
   let clean: JourneyResult;
 
   beforeAll(() => {
-    if (!existsSync(join(ROOT, "dist/dotagent.mjs"))) throw new Error("dist/dotagent.mjs is missing: run `npm run build`");
+    if (!existsSync(join(ROOT, "dist/dotagent.mjs")))
+      throw new Error("dist/dotagent.mjs is missing: run `npm run build`");
     claude = fetchClaude();
   }, 600_000);
 
@@ -150,13 +186,19 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
     // Every report once, by its agent; final_design.json by dotagent from the person's plain pick.
     const written = writes(calls, clean.project);
     expect(Object.keys(written).sort()).toEqual(REPORTS.filter((r) => !r.endsWith("final_design.json")).sort());
-    expect(readJson(join(clean.project, "memory/reports/final_design.json"))).toMatchObject({ chosen: "minimal", approved_by: "user", user_notes: "minimal" });
+    expect(readJson(join(clean.project, "memory/reports/final_design.json"))).toMatchObject({
+      chosen: "minimal",
+      approved_by: "user",
+      user_notes: "minimal",
+    });
     expect(Object.values(written).every((n) => n === 1)).toBe(true);
     // Every Agent call ran in the foreground, so the loop saw each report before going on.
     expect(calls.filter((c) => c.name === "Agent").every((c) => c.input.run_in_background === false)).toBe(true);
     // The hooks did the bookkeeping, and the person's plain "approve" and plain pick are recorded
     // by the hook from their own prompt: the model runs the helper not once on the clean path.
-    const helperLines = calls.filter((c) => c.who === "main" && isHelper(c)).map((c) => String(c.input.command).replace(/^node "[^"]*" /, ""));
+    const helperLines = calls
+      .filter((c) => c.who === "main" && isHelper(c))
+      .map((c) => String(c.input.command).replace(/^node "[^"]*" /, ""));
     expect(helperLines).toEqual([]);
     // What it cost (issue 22's bar: ≤ 26 main requests, ≤ 2.4 MB sent by the main agent, ≤ 15
     // helper calls), and no more than 10% over the figures recorded in docs/figures/.
@@ -177,7 +219,8 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
     expect(clean.events.map((e) => (e as { seq?: number }).seq)).toEqual(clean.events.map((_, i) => i + 1));
     const cost = costTable(readingCost(clean.log, join(ROOT, "agents")));
     if (ALL || process.env.DOTAGENT_JOURNEY_COST) console.log(cost);
-    if (process.env.DOTAGENT_RECORD_FIGURES === "1") writeFileSync(join(ROOT, "docs/figures/reading-cost.md"), `${cost}\n`);
+    if (process.env.DOTAGENT_RECORD_FIGURES === "1")
+      writeFileSync(join(ROOT, "docs/figures/reading-cost.md"), `${cost}\n`);
     rmSync(clean.work, { recursive: true, force: true });
   }, 600_000);
 
@@ -188,7 +231,11 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
     if (ALL) {
       // Every boundary of the main agent's loop, and once inside each kind of sub-agent: its
       // report written, not yet returned (the request carrying its Write's result).
-      const written = new Set(clean.log.filter((e) => e.kind === "tool_result" && /File created successfully/.test(String(e.text))).map((e) => e.k));
+      const written = new Set(
+        clean.log
+          .filter((e) => e.kind === "tool_result" && /File created successfully/.test(String(e.text)))
+          .map((e) => e.k),
+      );
       const kinds = new Set<string>();
       return requests
         .filter((e) => {
@@ -207,25 +254,59 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
   /** How the person goes on after the kill: `/develop`, and at every other point "continue". */
   const afterKill = (i: number) => (i % 2 === 0 ? "continue" : "/develop");
 
-  it("recovers from kill -9 at tool-call boundaries: briefed, nothing finished runs again, the workflow completes and validates", async () => {
-    const outcomes: PointOutcome[] = [];
-    const started = Date.now();
-    for (const [i, point] of points().entries()) {
-      const result = await runJourney({ root: ROOT, claude, killAt: point, afterKill: afterKill(i) });
-      outcomes.push(judge(point, afterKill(i), result, result.eventsAtKill));
-      if (ALL || process.env.DOTAGENT_JOURNEY_POINTS) console.log(JSON.stringify(outcomes.at(-1)), JSON.stringify(result.runs.map((r) => [r.prompt, r.run.code, r.run.signal, r.run.result?.session_id ?? null, (r.run.result?.result ?? r.run.stderr).slice(0, 80)])));
-      if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-    }
-    if (ALL) console.log(table(outcomes));
-    if (ALL && process.env.DOTAGENT_RECORD_FIGURES === "1") recordMatrix(join(ROOT, "docs/figures/crash-matrix-print.json"), outcomes, clientVersion(claude), (Date.now() - started) / 60_000);
-    expect(outcomes.filter((o) => !o.recovered || o.forbidden.length > 0 || o.denials > 0 || o.helperFailures.length > 0 || !o.briefed)).toEqual([]);
-  }, ALL ? 3_600_000 : 180_000);
+  it(
+    "recovers from kill -9 at tool-call boundaries: briefed, nothing finished runs again, the workflow completes and validates",
+    async () => {
+      const outcomes: PointOutcome[] = [];
+      const started = Date.now();
+      for (const [i, point] of points().entries()) {
+        const result = await runJourney({ root: ROOT, claude, killAt: point, afterKill: afterKill(i) });
+        outcomes.push(judge(point, afterKill(i), result, result.eventsAtKill));
+        if (ALL || process.env.DOTAGENT_JOURNEY_POINTS)
+          console.log(
+            JSON.stringify(outcomes.at(-1)),
+            JSON.stringify(
+              result.runs.map((r) => [
+                r.prompt,
+                r.run.code,
+                r.run.signal,
+                r.run.result?.session_id ?? null,
+                (r.run.result?.result ?? r.run.stderr).slice(0, 80),
+              ]),
+            ),
+          );
+        if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
+      }
+      if (ALL) console.log(table(outcomes));
+      if (ALL && process.env.DOTAGENT_RECORD_FIGURES === "1")
+        recordMatrix(
+          join(ROOT, "docs/figures/crash-matrix-print.json"),
+          outcomes,
+          clientVersion(claude),
+          (Date.now() - started) / 60_000,
+        );
+      expect(
+        outcomes.filter(
+          (o) => !o.recovered || o.forbidden.length > 0 || o.denials > 0 || o.helperFailures.length > 0 || !o.briefed,
+        ),
+      ).toEqual([]);
+    },
+    ALL ? 3_600_000 : 180_000,
+  );
 });
 
 export function table(outcomes: PointOutcome[]): string {
-  const lines = ["| point | killed in | then | recovered | re-runs | forbidden re-runs | denials | helper failures | briefed |", "|---|---|---|---|---|---|---|---|---|"];
-  for (const o of outcomes) lines.push(`| ${o.point} | ${o.where} | ${o.then} | ${o.recovered ? "yes" : "NO"} | ${o.reruns} | ${o.forbidden.length} | ${o.denials} | ${o.helperFailures.length} | ${o.briefed ? "yes" : "NO"} |`);
+  const lines = [
+    "| point | killed in | then | recovered | re-runs | forbidden re-runs | denials | helper failures | briefed |",
+    "|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const o of outcomes)
+    lines.push(
+      `| ${o.point} | ${o.where} | ${o.then} | ${o.recovered ? "yes" : "NO"} | ${o.reruns} | ${o.forbidden.length} | ${o.denials} | ${o.helperFailures.length} | ${o.briefed ? "yes" : "NO"} |`,
+    );
   const sum = (f: (o: PointOutcome) => number) => outcomes.reduce((n, o) => n + f(o), 0);
-  lines.push(`| **${outcomes.length} points** | | | **${sum((o) => (o.recovered ? 1 : 0))}** | **${sum((o) => o.reruns)}** | **${sum((o) => o.forbidden.length)}** | **${sum((o) => o.denials)}** | **${sum((o) => o.helperFailures.length)}** | **${sum((o) => (o.briefed ? 1 : 0))}** |`);
+  lines.push(
+    `| **${outcomes.length} points** | | | **${sum((o) => (o.recovered ? 1 : 0))}** | **${sum((o) => o.reruns)}** | **${sum((o) => o.forbidden.length)}** | **${sum((o) => o.denials)}** | **${sum((o) => o.helperFailures.length)}** | **${sum((o) => (o.briefed ? 1 : 0))}** |`,
+  );
   return lines.join("\n");
 }

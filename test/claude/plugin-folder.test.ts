@@ -33,13 +33,15 @@ describe("the lean plugin folder", () => {
   it("is exactly what scripts/build-plugin.mjs makes from the repository's files", () => {
     const fresh = files(buildPlugin(join(temp, "plugin")) as string);
     expect([...shipped.keys()].sort()).toEqual([...fresh.keys()].sort());
-    for (const [path, bytes] of fresh) expect(shipped.get(path)?.equals(bytes), `plugin/${path} differs: run \`npm run build\``).toBe(true);
+    for (const [path, bytes] of fresh)
+      expect(shipped.get(path)?.equals(bytes), `plugin/${path} differs: run \`npm run build\``).toBe(true);
   });
 
   it("holds only what the plugin runs: no package.json, lock file or node_modules, under 1 MB", () => {
     const top = new Set([...shipped.keys()].map((p) => p.split("/")[0]));
     expect([...top].sort()).toEqual([".claude-plugin", "README.md", "agents", "hooks", "skills"]);
-    for (const path of shipped.keys()) expect(path).not.toMatch(/(^|\/)(package(-lock)?\.json|node_modules|npm-shrinkwrap\.json)(\/|$)/);
+    for (const path of shipped.keys())
+      expect(path).not.toMatch(/(^|\/)(package(-lock)?\.json|node_modules|npm-shrinkwrap\.json)(\/|$)/);
     const bytes = [...shipped.values()].reduce((sum, b) => sum + b.length, 0);
     expect(bytes).toBeLessThan(1024 * 1024);
   });
@@ -54,7 +56,10 @@ describe("the lean plugin folder", () => {
         const target = resolve(base, `.${match[2]}`);
         found.push(`${path}: ${match[0]}`);
         expect(target.startsWith(PLUGIN + sep), `${path}: ${match[0]} leaves the plugin`).toBe(true);
-        expect(shipped.has(relative(PLUGIN, target).split(sep).join("/")), `${path}: ${match[0]} → ${target} does not exist`).toBe(true);
+        expect(
+          shipped.has(relative(PLUGIN, target).split(sep).join("/")),
+          `${path}: ${match[0]} → ${target} does not exist`,
+        ).toBe(true);
       }
     }
     // The hook and both skills name the helper this way.
@@ -66,6 +71,8 @@ describe("the lean plugin folder", () => {
   it("carries the package's version and the helper built from this source", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
     expect(JSON.parse(shipped.get(".claude-plugin/plugin.json")!.toString()).version).toBe(pkg.version);
-    expect(shipped.get("skills/checkpoint/scripts/dotagent.mjs")!.equals(readFileSync(join(ROOT, "dist/dotagent.mjs")))).toBe(true);
+    expect(
+      shipped.get("skills/checkpoint/scripts/dotagent.mjs")!.equals(readFileSync(join(ROOT, "dist/dotagent.mjs"))),
+    ).toBe(true);
   });
 });

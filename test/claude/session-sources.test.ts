@@ -17,8 +17,17 @@ import { startScriptedModel, type LogEntry, type ScriptedModel } from "./scripte
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENABLED = process.env.DOTAGENT_E2E_CLAUDE === "1";
 
-const hookRan = (lines: TranscriptLine[], source: string) => lines.some((l) => l.attachment?.type === "hook_success" && l.attachment.hookName === `SessionStart:${source}` && l.attachment.exitCode === 0);
-const briefings = (lines: TranscriptLine[]) => lines.filter((l) => l.attachment?.type === "hook_additional_context").map((l) => [l.attachment!.content].flat().join("\n"));
+const hookRan = (lines: TranscriptLine[], source: string) =>
+  lines.some(
+    (l) =>
+      l.attachment?.type === "hook_success" &&
+      l.attachment.hookName === `SessionStart:${source}` &&
+      l.attachment.exitCode === 0,
+  );
+const briefings = (lines: TranscriptLine[]) =>
+  lines
+    .filter((l) => l.attachment?.type === "hook_additional_context")
+    .map((l) => [l.attachment!.content].flat().join("\n"));
 
 describe.skipIf(!ENABLED)("SessionStart compact and clear in print mode (DOTAGENT_E2E_CLAUDE=1)", () => {
   let work = "";
@@ -28,7 +37,11 @@ describe.skipIf(!ENABLED)("SessionStart compact and clear in print mode (DOTAGEN
   let logFile = "";
   let session = "";
   const claude = (args: string[]) => runClaude(client, project, [...args, "--permission-mode", "acceptEdits"]);
-  const log = () => readFileSync(logFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as LogEntry);
+  const log = () =>
+    readFileSync(logFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as LogEntry);
 
   beforeAll(async () => {
     const binary = fetchClaude();
@@ -38,9 +51,15 @@ describe.skipIf(!ENABLED)("SessionStart compact and clear in print mode (DOTAGEN
     mkdirSync(home);
     mkdirSync(project);
     spawnSync("git", ["init", "-q"], { cwd: project });
-    const installed = spawnSync(process.execPath, [join(ROOT, "dist/dotagent.mjs"), "install", "--json"], { cwd: project, encoding: "utf8" });
+    const installed = spawnSync(process.execPath, [join(ROOT, "dist/dotagent.mjs"), "install", "--json"], {
+      cwd: project,
+      encoding: "utf8",
+    });
     if (installed.status !== 0) throw new Error(installed.stdout);
-    writeFileSync(join(home, ".claude.json"), JSON.stringify({ projects: { [project]: { hasTrustDialogAccepted: true } } }));
+    writeFileSync(
+      join(home, ".claude.json"),
+      JSON.stringify({ projects: { [project]: { hasTrustDialogAccepted: true } } }),
+    );
     logFile = join(work, "model.jsonl");
     model = await startScriptedModel({ logFile, agentsDir: join(ROOT, "agents") });
     client = { binary, home, url: model.url };
@@ -73,10 +92,14 @@ describe.skipIf(!ENABLED)("SessionStart compact and clear in print mode (DOTAGEN
     const entries = log().slice(k);
     expect([...toolResults(entries).values()].filter(refused)).toEqual([]);
     // No helper call: the approval was the person's own prompt, the rest is the hooks' bookkeeping.
-    expect(toolCalls(entries).filter(isHelper).map((c) => String(c.input.command).replace(/^node "[^"]*" /, ""))).toEqual([]);
+    expect(
+      toolCalls(entries)
+        .filter(isHelper)
+        .map((c) => String(c.input.command).replace(/^node "[^"]*" /, "")),
+    ).toEqual([]);
   }, 600_000);
 
-  it("/clear: a new session, the hook runs with source clear, and \"continue\" goes on from the briefing alone", async () => {
+  it('/clear: a new session, the hook runs with source clear, and "continue" goes on from the briefing alone', async () => {
     const cleared = await claude(["-p", "--resume", session, "/clear"]);
     const fresh = cleared.result?.session_id;
     expect(fresh).toBeTruthy();

@@ -18,13 +18,30 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENABLED = process.env.DOTAGENT_E2E_CODEX === "1";
 
 function fetchCodex(): string {
-  const fetched = spawnSync(process.execPath, [join(ROOT, "scripts/fetch-codex.mjs")], { encoding: "utf8", timeout: 600_000 });
+  const fetched = spawnSync(process.execPath, [join(ROOT, "scripts/fetch-codex.mjs")], {
+    encoding: "utf8",
+    timeout: 600_000,
+  });
   if (fetched.status !== 0) throw new Error(`scripts/fetch-codex.mjs failed: ${fetched.stderr}`);
   return fetched.stdout.trim();
 }
 
 function diagnose(result: CodexJourneyResult): string {
-  return JSON.stringify({ work: result.work, runs: result.runs.map((r) => ({ prompt: r.prompt, status: r.status, signal: r.signal, ms: r.ms, said: r.stdout.slice(-400) })), events: result.events.map((e) => `${e.type} ${e.phase ?? e.task_id ?? ""}`) }, null, 1);
+  return JSON.stringify(
+    {
+      work: result.work,
+      runs: result.runs.map((r) => ({
+        prompt: r.prompt,
+        status: r.status,
+        signal: r.signal,
+        ms: r.ms,
+        said: r.stdout.slice(-400),
+      })),
+      events: result.events.map((e) => `${e.type} ${e.phase ?? e.task_id ?? ""}`),
+    },
+    null,
+    1,
+  );
 }
 
 describe.skipIf(!ENABLED)("Codex's default sandbox, a git project, the install not committed", () => {
@@ -48,7 +65,10 @@ describe.skipIf(!ENABLED)("Codex's default sandbox, a git project, the install n
         asked.push(said);
         // The second time, the person does what the question says: commits by hand (outside the sandbox), then yes.
         if (asked.length === 2) {
-          for (const args of [["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "dotagent install"]]) {
+          for (const args of [
+            ["add", "-A"],
+            ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "dotagent install"],
+          ]) {
             const run = spawnSync("git", args, { cwd: project, encoding: "utf8" });
             if (run.status !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr}`);
           }
@@ -61,22 +81,36 @@ describe.skipIf(!ENABLED)("Codex's default sandbox, a git project, the install n
     expect(result.validateExit).toBe(0);
     // The question came from inside the sandbox, naming the install's files and the read-only .git.
     expect(asked[0], diagnose(result)).toMatch(/The main checkout has uncommitted changes \(\.agents\/skills\/[^)]*\)/);
-    expect(asked[0]).toContain("this shell cannot write the repository's .git, a sandbox, so commit them yourself first");
+    expect(asked[0]).toContain(
+      "this shell cannot write the repository's .git, a sandbox, so commit them yourself first",
+    );
     expect(result.runs.map((r) => r.prompt)).toEqual(["$develop add login", "approve", "minimal", "yes", "yes"]);
     // The first yes: the commit refused in the sandbox, with what to do; nothing recorded; asked again.
     const model = readFileSync(join(result.work, "model.jsonl"), "utf8");
-    const session = spawnSync("grep", ["-rh", "git_sandboxed", join(result.work, "codex-home/sessions")], { encoding: "utf8" }).stdout;
+    const session = spawnSync("grep", ["-rh", "git_sandboxed", join(result.work, "codex-home/sessions")], {
+      encoding: "utf8",
+    }).stdout;
     expect(session, diagnose(result)).toContain("cannot be committed from this shell");
     expect(session).toContain("commit them yourself (`git add -A && git commit`)");
     // The second: nothing left to commit, the round gets worktrees; each task once, its file merged.
-    expect(result.events.filter((e) => e.type === "isolation_decided").map((e) => `${e.mode} ${e.chosen}`)).toEqual(["worktree commit"]);
+    expect(result.events.filter((e) => e.type === "isolation_decided").map((e) => `${e.mode} ${e.chosen}`)).toEqual([
+      "worktree commit",
+    ]);
     expect(spawnCounts(result.log).perTask).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
-    for (const task of ["task-001", "task-002", "task-003"]) expect(readFileSync(join(result.project, `${task}.txt`), "utf8")).toBe(`done by ${task}\n`);
+    for (const task of ["task-001", "task-002", "task-003"])
+      expect(readFileSync(join(result.project, `${task}.txt`), "utf8")).toBe(`done by ${task}\n`);
     // No loop: no spawn refused (the hook's next after the pick already named the question), and a handful of resumes, not the dozens of the loop.
-    expect(spawnSync("grep", ["-rc", "blocked by PreToolUse hook", join(result.work, "codex-home/sessions")], { encoding: "utf8" }).stdout, diagnose(result)).not.toMatch(/:[1-9]/);
+    expect(
+      spawnSync("grep", ["-rc", "blocked by PreToolUse hook", join(result.work, "codex-home/sessions")], {
+        encoding: "utf8",
+      }).stdout,
+      diagnose(result),
+    ).not.toMatch(/:[1-9]/);
     const resumes = (model.match(/dotagent\.mjs\\\\\\" resume --json\\"/g) ?? []).length;
     expect(resumes, diagnose(result)).toBeLessThan(30);
-    process.stdout.write(`codex sandbox git journey: ${ms} ms (${result.runs.map((r) => r.ms).join(" + ")}), ${result.log.filter((e) => e.kind === "request").length} model requests, ${resumes} resumes\n`);
+    process.stdout.write(
+      `codex sandbox git journey: ${ms} ms (${result.runs.map((r) => r.ms).join(" + ")}), ${result.log.filter((e) => e.kind === "request").length} model requests, ${resumes} resumes\n`,
+    );
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
   }, 600_000);
 });

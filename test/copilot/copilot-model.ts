@@ -14,7 +14,14 @@
 //   <skill-context name="develop">…           the expanded skill ("Base directory for this skill: …")
 //   "Current working directory: X"            "Primary working directory: X"
 import { existsSync, readFileSync } from "node:fs";
-import { decide, type ApiMessage, type ApiRequest, type ContentBlock, type PolicyOptions, type Reply } from "../claude/scripted-model/policy.js";
+import {
+  decide,
+  type ApiMessage,
+  type ApiRequest,
+  type ContentBlock,
+  type PolicyOptions,
+  type Reply,
+} from "../claude/scripted-model/policy.js";
 
 type Input = Record<string, unknown>;
 
@@ -23,7 +30,15 @@ export function claudeCall(name: string, input: Input): { name: string; input: I
     case "bash":
       return { name: "Bash", input: { command: input.command, description: input.description } };
     case "task":
-      return { name: "Agent", input: { description: input.description, prompt: input.prompt, subagent_type: input.agent_type, run_in_background: input.mode === "background" } };
+      return {
+        name: "Agent",
+        input: {
+          description: input.description,
+          prompt: input.prompt,
+          subagent_type: input.agent_type,
+          run_in_background: input.mode === "background",
+        },
+      };
     case "create":
       return { name: "Write", input: { file_path: input.path, content: input.file_text } };
     case "edit":
@@ -38,10 +53,22 @@ export function claudeCall(name: string, input: Input): { name: string; input: I
 export function copilotCall(name: string, input: Input): { name: string; input: Input } {
   switch (name) {
     case "Bash":
-      return { name: "bash", input: { command: input.command, description: String(input.description ?? "run a command").slice(0, 100) } };
+      return {
+        name: "bash",
+        input: { command: input.command, description: String(input.description ?? "run a command").slice(0, 100) },
+      };
     case "Agent": {
       const type = String(input.subagent_type ?? "");
-      return { name: "task", input: { name: type, description: input.description, agent_type: type, prompt: input.prompt, mode: input.run_in_background === true ? "background" : "sync" } };
+      return {
+        name: "task",
+        input: {
+          name: type,
+          description: input.description,
+          agent_type: type,
+          prompt: input.prompt,
+          mode: input.run_in_background === true ? "background" : "sync",
+        },
+      };
     }
     case "Write":
       return { name: "create", input: { path: input.file_path, file_text: input.content } };
@@ -54,12 +81,29 @@ export function copilotCall(name: string, input: Input): { name: string; input: 
   }
 }
 
-const TOOL_NAMES: Record<string, string> = { bash: "Bash", task: "Agent", create: "Write", edit: "Edit", view: "Read", skill: "Skill" };
+const TOOL_NAMES: Record<string, string> = {
+  bash: "Bash",
+  task: "Agent",
+  create: "Write",
+  edit: "Edit",
+  view: "Read",
+  skill: "Skill",
+};
 
-const textOf = (c: unknown): string => (typeof c === "string" ? c : Array.isArray(c) ? c.map((b) => (b && typeof b === "object" && "text" in b ? String((b as { text: unknown }).text) : "")).join("\n") : "");
+const textOf = (c: unknown): string =>
+  typeof c === "string"
+    ? c
+    : Array.isArray(c)
+      ? c
+          .map((b) => (b && typeof b === "object" && "text" in b ? String((b as { text: unknown }).text) : ""))
+          .join("\n")
+      : "";
 
 /** Copilot marks no refusal or failing command with is_error: its words do. */
-const failed = (text: string) => /^Denied by preToolUse hook:/.test(text) || /completed with exit code [1-9]\d*>\s*$/.test(text) || /^Tool '\w+' does not exist/.test(text);
+const failed = (text: string) =>
+  /^Denied by preToolUse hook:/.test(text) ||
+  /completed with exit code [1-9]\d*>\s*$/.test(text) ||
+  /^Tool '\w+' does not exist/.test(text);
 
 /**
  * The interactive terminal expands a skill the person typed (`/develop add login`) itself: "The
@@ -67,27 +111,44 @@ const failed = (text: string) => /^Denied by preToolUse hook:/.test(text) || /co
  * login\n</skill-context>". Read back as what was typed and the skill's text (as Claude Code sends both).
  */
 function expandedSkill(said: string): { command: string; body: string } | undefined {
-  const m = /^The user explicitly invoked the "\/([\w:-]+)" skill\.[^\n]*\n\s*<skill-context name="[^"]*">\n([\s\S]*?)(?:\n\nARGUMENTS: ([\s\S]*?))?\n<\/skill-context>$/.exec(said);
+  const m =
+    /^The user explicitly invoked the "\/([\w:-]+)" skill\.[^\n]*\n\s*<skill-context name="[^"]*">\n([\s\S]*?)(?:\n\nARGUMENTS: ([\s\S]*?))?\n<\/skill-context>$/.exec(
+      said,
+    );
   return m ? { command: `/${m[1]!} ${(m[3] ?? "").trim()}`.trim(), body: m[2]! } : undefined;
 }
 
 /** One user text block of Copilot's, as the blocks Claude Code would have sent. */
 function claudeTexts(raw: string): ContentBlock[] {
   // A background agent gone idle: Copilot's notification, as Claude Code's (the policy waits for it).
-  const t = raw.replace(/<system_notification>\n?([\s\S]*?)\n?<\/system_notification>/g, "<task-notification>\n<status>completed</status>\n<summary>$1</summary>\n</task-notification>");
-  if (t.startsWith("<skill-context")) return [{ type: "text", text: t.replace(/^<skill-context[^>]*>\n?/, "").replace(/\n?<\/skill-context>\s*$/, "") }];
+  const t = raw.replace(
+    /<system_notification>\n?([\s\S]*?)\n?<\/system_notification>/g,
+    "<task-notification>\n<status>completed</status>\n<summary>$1</summary>\n</task-notification>",
+  );
+  if (t.startsWith("<skill-context"))
+    return [{ type: "text", text: t.replace(/^<skill-context[^>]*>\n?/, "").replace(/\n?<\/skill-context>\s*$/, "") }];
   if (!t.includes("<current_datetime>")) return [{ type: "text", text: `<system-reminder>\n${t}\n</system-reminder>` }];
   const reminders = [...t.matchAll(/<system_reminder>\n?([\s\S]*?)\n?<\/system_reminder>/g)].map((m) => m[1]!);
-  const said = t.replace(/<current_datetime>[\s\S]*?<\/current_datetime>\s*/, "").replace(/<system_reminder>[\s\S]*?<\/system_reminder>/g, "").trim();
+  const said = t
+    .replace(/<current_datetime>[\s\S]*?<\/current_datetime>\s*/, "")
+    .replace(/<system_reminder>[\s\S]*?<\/system_reminder>/g, "")
+    .trim();
   const typed = expandedSkill(said);
   const develop = /^\/develop(?:\s+([\s\S]*))?$/.exec(typed?.command ?? said);
-  const person = develop ? `<command-name>/develop</command-name>\n<command-args>${(develop[1] ?? "").trim()}</command-args>` : said;
-  return [...(person === "" ? [] : [{ type: "text", text: person }]), ...(typed ? [{ type: "text", text: typed.body }] : []), ...reminders.map((r) => ({ type: "text", text: `<system-reminder>\n${r}\n</system-reminder>` }))];
+  const person = develop
+    ? `<command-name>/develop</command-name>\n<command-args>${(develop[1] ?? "").trim()}</command-args>`
+    : said;
+  return [
+    ...(person === "" ? [] : [{ type: "text", text: person }]),
+    ...(typed ? [{ type: "text", text: typed.body }] : []),
+    ...reminders.map((r) => ({ type: "text", text: `<system-reminder>\n${r}\n</system-reminder>` })),
+  ];
 }
 
 /** Copilot's request as Claude Code's; the `skill` call (and its result) is the client's, not a step of the plan. */
 export function claudeRequest(body: ApiRequest): ApiRequest {
-  const system = typeof body.system === "string" ? body.system : (body.system ?? []).map((s) => s.text ?? "").join("\n");
+  const system =
+    typeof body.system === "string" ? body.system : (body.system ?? []).map((s) => s.text ?? "").join("\n");
   const cwd = /Current working directory: (\S+)/.exec(system)?.[1];
   const skillCalls = new Set<string>();
   /** Each file's whole text as the model's own `create`/whole-file `edit` calls left it. */
@@ -105,16 +166,28 @@ export function claudeRequest(body: ApiRequest): ApiRequest {
         }
         const input = b.input ?? {};
         // A whole-file `edit` of the model's own file (ownFileAgain) was a Write to Claude's policy.
-        const whole = b.name === "edit" && ((wrote.has(input.path) && wrote.get(input.path) === input.old_str) || WHOLE_EDITS.has(String(b.id)));
-        const call = whole ? { name: "Write", input: { file_path: input.path, content: input.new_str } } : claudeCall(String(b.name), input);
+        const whole =
+          b.name === "edit" &&
+          ((wrote.has(input.path) && wrote.get(input.path) === input.old_str) || WHOLE_EDITS.has(String(b.id)));
+        const call = whole
+          ? { name: "Write", input: { file_path: input.path, content: input.new_str } }
+          : claudeCall(String(b.name), input);
         if (b.name === "create" || whole) wrote.set(input.path, b.name === "create" ? input.file_text : input.new_str);
         out.push({ ...b, name: call.name, input: call.input });
       } else if (b.type === "tool_result") {
         if (skillCalls.has(String(b.tool_use_id))) continue;
         const said = textOf(b.content);
         // A task started in the background returns at once: Claude Code's words for that.
-        const text = said.replace(/^Agent started in background with agent_id: ([\w-]+)\./, "Async agent launched successfully.\nagentId: $1");
-        out.push({ type: "tool_result", tool_use_id: b.tool_use_id, content: text, is_error: b.is_error === true || failed(text) });
+        const text = said.replace(
+          /^Agent started in background with agent_id: ([\w-]+)\./,
+          "Async agent launched successfully.\nagentId: $1",
+        );
+        out.push({
+          type: "tool_result",
+          tool_use_id: b.tool_use_id,
+          content: text,
+          is_error: b.is_error === true || failed(text),
+        });
       } else if (m.role === "user" && b.type === "text") out.push(...claudeTexts(String(b.text ?? "")));
       else out.push(b);
     }
@@ -149,12 +222,27 @@ function resumeAfterParallelResults(body: ApiRequest): Reply | undefined {
   if (!(body.tools ?? []).some((t) => t.name === "task")) return undefined;
   const messages = body.messages ?? [];
   const after = messages.slice(messages.findLastIndex((m) => m.role === "assistant") + 1);
-  const results = after.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((c) => c.type === "tool_result").map((c) => textOf(c.content)) : []));
+  const results = after.flatMap((m) =>
+    Array.isArray(m.content) ? m.content.filter((c) => c.type === "tool_result").map((c) => textOf(c.content)) : [],
+  );
   const lines = new Set(results.flatMap((t) => [...t.matchAll(/^dotagent next: (\{.*\})$/gm)].map((m) => m[1]!)));
   if (lines.size < 2) return undefined;
-  const helper = [...JSON.stringify(messages).matchAll(/node \\"([^"\\]*?\/checkpoint\/scripts\/dotagent\.mjs)\\" <command>/g)].at(-1)?.[1];
+  const helper = [
+    ...JSON.stringify(messages).matchAll(/node \\"([^"\\]*?\/checkpoint\/scripts\/dotagent\.mjs)\\" <command>/g),
+  ].at(-1)?.[1];
   if (helper === undefined) return undefined;
-  return { who: "main", stop: "tool_use", blocks: [{ type: "tool_use", id: `toolu_resume_${process.pid}_${++ids}`, name: "bash", input: { command: `node "${helper}" resume --json`, description: "dotagent resume" } }] };
+  return {
+    who: "main",
+    stop: "tool_use",
+    blocks: [
+      {
+        type: "tool_use",
+        id: `toolu_resume_${process.pid}_${++ids}`,
+        name: "bash",
+        input: { command: `node "${helper}" resume --json`, description: "dotagent resume" },
+      },
+    ],
+  };
 }
 
 /** The whole-file edits of a file that was there before the agent (ownFileAgain): Writes to Claude's policy. */
@@ -165,28 +253,77 @@ const WHOLE_EDITS = new Set<string>();
  * so the model `edit`s its own earlier text into the new one (as a model that reads the refusal
  * or the reminder does).
  */
-function ownFileAgain(body: ApiRequest, c: { name: string; input: Input }): { name: string; input: Input; whole?: true } {
+function ownFileAgain(
+  body: ApiRequest,
+  c: { name: string; input: Input },
+): { name: string; input: Input; whole?: true } {
   if (c.name !== "create") return c;
   const messages = body.messages ?? [];
-  const ok = new Set(messages.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === "tool_result" && /^Created file /.test(textOf(b.content))).map((b) => String(b.tool_use_id)) : [])));
-  const done = new Set(messages.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === "tool_result" && /^(Created file |File .* updated with changes)/.test(textOf(b.content))).map((b) => String(b.tool_use_id)) : [])));
+  const ok = new Set(
+    messages.flatMap((m) =>
+      Array.isArray(m.content)
+        ? m.content
+            .filter((b) => b.type === "tool_result" && /^Created file /.test(textOf(b.content)))
+            .map((b) => String(b.tool_use_id))
+        : [],
+    ),
+  );
+  const done = new Set(
+    messages.flatMap((m) =>
+      Array.isArray(m.content)
+        ? m.content
+            .filter(
+              (b) =>
+                b.type === "tool_result" && /^(Created file |File .* updated with changes)/.test(textOf(b.content)),
+            )
+            .map((b) => String(b.tool_use_id))
+        : [],
+    ),
+  );
   const before = messages
     .flatMap((m) => (m.role === "assistant" && Array.isArray(m.content) ? m.content : []))
-    .filter((b) => b.type === "tool_use" && (b.name === "create" || b.name === "edit") && (ok.has(String(b.id)) || done.has(String(b.id))) && b.input?.path === c.input.path)
+    .filter(
+      (b) =>
+        b.type === "tool_use" &&
+        (b.name === "create" || b.name === "edit") &&
+        (ok.has(String(b.id)) || done.has(String(b.id))) &&
+        b.input?.path === c.input.path,
+    )
     .at(-1);
   if (before === undefined) {
     // A file that was there before this agent (an earlier attempt's report): the model views it
     // and edits it whole (its text read from disk here stands for that view).
     const path = String(c.input.path ?? "");
     if (path === "" || !existsSync(path)) return c;
-    return { name: "edit", input: { path, old_str: readFileSync(path, "utf8"), new_str: c.input.file_text }, whole: true };
+    return {
+      name: "edit",
+      input: { path, old_str: readFileSync(path, "utf8"), new_str: c.input.file_text },
+      whole: true,
+    };
   }
-  return { name: "edit", input: { path: c.input.path, old_str: before.name === "create" ? before.input?.file_text : before.input?.new_str, new_str: c.input.file_text } };
+  return {
+    name: "edit",
+    input: {
+      path: c.input.path,
+      old_str: before.name === "create" ? before.input?.file_text : before.input?.new_str,
+      new_str: c.input.file_text,
+    },
+  };
 }
 
 /** The scripted model's answer to one of Copilot's requests. */
-export function decideCopilot(body: ApiRequest, options: { agentsDir: string; seq: number; policy?: PolicyOptions; background?: boolean }): Reply {
-  if (mustLoadSkill(body)) return { who: "main", stop: "tool_use", blocks: [{ type: "tool_use", id: `toolu_skill_${process.pid}_${++ids}`, name: "skill", input: { skill: "develop" } }] };
+export function decideCopilot(
+  body: ApiRequest,
+  options: { agentsDir: string; seq: number; policy?: PolicyOptions; background?: boolean },
+): Reply {
+  if (mustLoadSkill(body))
+    return {
+      who: "main",
+      stop: "tool_use",
+      blocks: [
+        { type: "tool_use", id: `toolu_skill_${process.pid}_${++ids}`, name: "skill", input: { skill: "develop" } },
+      ],
+    };
   const parallel = resumeAfterParallelResults(body);
   if (parallel) return parallel;
   const reply = decide(claudeRequest(body), options);

@@ -7,25 +7,41 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { denials, gateTrail, runCopilotJourney, sessionText, spawnCounts, type CopilotJourneyResult, fetchCopilotBinary, expectBackgroundSafe } from "./journey.js";
+import {
+  denials,
+  gateTrail,
+  runCopilotJourney,
+  sessionText,
+  spawnCounts,
+  type CopilotJourneyResult,
+  fetchCopilotBinary,
+  expectBackgroundSafe,
+} from "./journey.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENABLED = process.env.DOTAGENT_E2E_COPILOT === "1";
 /** `npm run journey`: every journey; `npm test` (CI): the clean one, the crash and the model starting its agents in the background (the model approving for the person is refused in CI by the CLI tests without the binary: person-gate / hooks-cli). */
 const ALL = process.env.DOTAGENT_JOURNEY_ALL === "1";
 
-
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
 
 function summary(result: CopilotJourneyResult): string {
-  return JSON.stringify({ runs: result.runs.map((r) => [r.prompt, r.code, r.signal, r.ms, r.stderr.slice(0, 200)]), requests: result.log.filter((e) => e.kind === "request").length, phase: existsSync(join(result.project, "memory/state/phase.json")) ? readJson(join(result.project, "memory/state/phase.json")) : null, events: result.events.map((e) => e.type) });
+  return JSON.stringify({
+    runs: result.runs.map((r) => [r.prompt, r.code, r.signal, r.ms, r.stderr.slice(0, 200)]),
+    requests: result.log.filter((e) => e.kind === "request").length,
+    phase: existsSync(join(result.project, "memory/state/phase.json"))
+      ? readJson(join(result.project, "memory/state/phase.json"))
+      : null,
+    events: result.events.map((e) => e.type),
+  });
 }
 
 describe.skipIf(!ENABLED)("the /develop journey in the real Copilot CLI (DOTAGENT_E2E_COPILOT=1)", () => {
   let copilot = "";
 
   beforeAll(() => {
-    if (!existsSync(join(ROOT, "dist/dotagent.mjs"))) throw new Error("dist/dotagent.mjs is missing: run `npm run build`");
+    if (!existsSync(join(ROOT, "dist/dotagent.mjs")))
+      throw new Error("dist/dotagent.mjs is missing: run `npm run build`");
     copilot = fetchCopilotBinary();
   }, 600_000);
 
@@ -33,7 +49,10 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Copilot CLI (DOTAGEN
     const result = await runCopilotJourney({ root: ROOT, copilot });
     const info = summary(result);
     if (process.env.DOTAGENT_JOURNEY_COST) console.log(info);
-    expect(result.runs.map((r) => r.prompt), info).toEqual(["/develop add login", "approve", "minimal"]);
+    expect(
+      result.runs.map((r) => r.prompt),
+      info,
+    ).toEqual(["/develop add login", "approve", "minimal"]);
     expect(result.complete, info).toBe(true);
     const phase = readJson(join(result.project, "memory/state/phase.json"));
     expect(phase.phase_status ?? phase.status, info).toBe("complete");
@@ -43,21 +62,39 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Copilot CLI (DOTAGEN
     expect(denials(result)).toEqual([]);
     expect(result.validateExit).toBe(0);
     // Both gates: approved from the person's own prompt (the hook), never by a helper call of the model.
-    expect(gateTrail(result)).toEqual(["replied REQUIREMENTS", "approved REQUIREMENTS", "replied ARCHITECTURE", "approved ARCHITECTURE"]);
-    const helperApprovals = result.log.filter((e) => e.kind === "response" && JSON.stringify(e.blocks).includes("phase approve"));
+    expect(gateTrail(result)).toEqual([
+      "replied REQUIREMENTS",
+      "approved REQUIREMENTS",
+      "replied ARCHITECTURE",
+      "approved ARCHITECTURE",
+    ]);
+    const helperApprovals = result.log.filter(
+      (e) => e.kind === "response" && JSON.stringify(e.blocks).includes("phase approve"),
+    );
     expect(helperApprovals).toEqual([]);
-    expect(readJson(join(result.project, "memory/reports/final_design.json"))).toMatchObject({ chosen: "minimal", approved_by: "user" });
+    expect(readJson(join(result.project, "memory/reports/final_design.json"))).toMatchObject({
+      chosen: "minimal",
+      approved_by: "user",
+    });
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
   }, 600_000);
 
   it("kill -9 of copilot mid task batch, `copilot --resume`: the workflow completes, no complete task runs again", async () => {
     // The kill: task-002's executor has written its report and asks the model again (not returned yet).
     // The project has both installs (Claude Code's .claude/ too): Copilot runs both sets of hooks.
-    const result = await runCopilotJourney({ root: ROOT, copilot, alsoClaude: true, killAt: (_k, who, last) => who === "executor" && /task-002\.json/.test(last) && /created/i.test(last) });
+    const result = await runCopilotJourney({
+      root: ROOT,
+      copilot,
+      alsoClaude: true,
+      killAt: (_k, who, last) => who === "executor" && /task-002\.json/.test(last) && /created/i.test(last),
+    });
     const info = summary(result);
     if (process.env.DOTAGENT_JOURNEY_COST) console.log(info);
     expect(result.killed, info).toBe(true);
-    expect(result.runs.some((r) => r.signal === "SIGKILL"), info).toBe(true);
+    expect(
+      result.runs.some((r) => r.signal === "SIGKILL"),
+      info,
+    ).toBe(true);
     expect(result.complete, info).toBe(true);
     expect(result.validateExit).toBe(0);
     // Killed mid batch: task-001 complete, task-002 started and its report written, not yet returned.
@@ -67,59 +104,89 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Copilot CLI (DOTAGEN
     // No complete task runs again; task-002's report on disk is taken, not redone.
     const { byTask } = spawnCounts(result);
     expect(byTask).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
-    expect(result.events.filter((e) => e.type === "task_completed").map((e) => e.task_id)).toEqual(["task-001", "task-002", "task-003"]);
-    expect(result.events.filter((e) => e.type === "phase_approved").map((e) => e.phase)).toEqual(["REQUIREMENTS", "ARCHITECTURE"]);
+    expect(result.events.filter((e) => e.type === "task_completed").map((e) => e.task_id)).toEqual([
+      "task-001",
+      "task-002",
+      "task-003",
+    ]);
+    expect(result.events.filter((e) => e.type === "phase_approved").map((e) => e.phase)).toEqual([
+      "REQUIREMENTS",
+      "ARCHITECTURE",
+    ]);
     // Both installs, one set of books: every agent's start recorded once.
     expect(existsSync(join(result.project, ".claude/settings.json"))).toBe(true);
     expect(result.events.filter((e) => e.type === "agent_started").length).toBe(6);
     expect(result.events.filter((e) => e.type === "task_started").length).toBe(3);
     expect(result.events.filter((e) => e.type === "person_replied").length).toBe(2);
     // The resumed session was briefed by the sessionStart hook.
-    expect(sessionText(result)).toMatch(/dotagent: workflow wf-add-login is open \(this session was resumed\)\.\\nFeature request: add login\\nPhase: IMPLEMENTATION/);
+    expect(sessionText(result)).toMatch(
+      /dotagent: workflow wf-add-login is open \(this session was resumed\)\.\\nFeature request: add login\\nPhase: IMPLEMENTATION/,
+    );
     expect(denials(result)).toEqual([]);
     if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
   }, 600_000);
 
   // In `npm run journey`: both of its mechanisms are in the CLI tests without the binary
   // (test/copilot/hooks-cli.test.ts: a background launch is not the agent's end; a notification is not the person).
-  it.runIf(ALL)("the model starts every agent in the background (mode \"background\", against the skill): each agent ends once, at its stop; Copilot's notifications are not the person's; the workflow completes", async () => {
-    const result = await runCopilotJourney({ root: ROOT, copilot, background: true });
-    const info = summary(result);
-    expectBackgroundSafe(result, info);
-    if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 600_000);
+  it.runIf(ALL)(
+    "the model starts every agent in the background (mode \"background\", against the skill): each agent ends once, at its stop; Copilot's notifications are not the person's; the workflow completes",
+    async () => {
+      const result = await runCopilotJourney({ root: ROOT, copilot, background: true });
+      const info = summary(result);
+      expectBackgroundSafe(result, info);
+      if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
+    },
+    600_000,
+  );
 
-  it.runIf(ALL)("the model's own `phase approve` before the person answered is refused by the preToolUse hook; the person's approve counts", async () => {
-    const result = await runCopilotJourney({ root: ROOT, copilot, policy: { deviation: "approve_unasked" } });
-    const info = summary(result);
-    expect(result.complete, info).toBe(true);
-    const refused = denials(result);
-    expect(refused.length, info).toBe(1);
-    expect(refused[0]).toMatch(/^Denied by preToolUse hook: dotagent: /);
-    expect(gateTrail(result)).toEqual(["replied REQUIREMENTS", "approved REQUIREMENTS", "replied ARCHITECTURE", "approved ARCHITECTURE"]);
-    if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 600_000);
+  it.runIf(ALL)(
+    "the model's own `phase approve` before the person answered is refused by the preToolUse hook; the person's approve counts",
+    async () => {
+      const result = await runCopilotJourney({ root: ROOT, copilot, policy: { deviation: "approve_unasked" } });
+      const info = summary(result);
+      expect(result.complete, info).toBe(true);
+      const refused = denials(result);
+      expect(refused.length, info).toBe(1);
+      expect(refused[0]).toMatch(/^Denied by preToolUse hook: dotagent: /);
+      expect(gateTrail(result)).toEqual([
+        "replied REQUIREMENTS",
+        "approved REQUIREMENTS",
+        "replied ARCHITECTURE",
+        "approved ARCHITECTURE",
+      ]);
+      if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
+    },
+    600_000,
+  );
 
-  it.runIf(ALL)("an executor's code into the main checkout is denied (its prompt, from Copilot's session record, names its worktree); it writes there instead, each task once", async () => {
-    const result = await runCopilotJourney({ root: ROOT, copilot, policy: { deviation: "executor_strays" } });
-    const info = summary(result);
-    if (process.env.DOTAGENT_JOURNEY_COST) console.log(info, denials(result));
-    expect(result.complete, info).toBe(true);
-    const refused = denials(result);
-    expect(refused.length, info).toBe(3);
-    for (const text of refused) expect(text).toMatch(/worktree/);
-    expect(spawnCounts(result).byTask).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
-    if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 600_000);
+  it.runIf(ALL)(
+    "an executor's code into the main checkout is denied (its prompt, from Copilot's session record, names its worktree); it writes there instead, each task once",
+    async () => {
+      const result = await runCopilotJourney({ root: ROOT, copilot, policy: { deviation: "executor_strays" } });
+      const info = summary(result);
+      if (process.env.DOTAGENT_JOURNEY_COST) console.log(info, denials(result));
+      expect(result.complete, info).toBe(true);
+      const refused = denials(result);
+      expect(refused.length, info).toBe(3);
+      for (const text of refused) expect(text).toMatch(/worktree/);
+      expect(spawnCounts(result).byTask).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
+      if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
+    },
+    600_000,
+  );
 
-  it.runIf(ALL)("an executor that stops without its report is sent back by the subagentStop hook (a numbered reminder), writes it, and its task completes once", async () => {
-    const result = await runCopilotJourney({ root: ROOT, copilot, policy: { deviation: "no_report" } });
-    const info = summary(result);
-    if (process.env.DOTAGENT_JOURNEY_COST) console.log(info);
-    expect(result.complete, info).toBe(true);
-    expect(sessionText(result)).toMatch(/dotagent reminder 1 of 2: your report is not done/);
-    expect(spawnCounts(result).byTask).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
-    expect(result.events.filter((e) => e.type === "task_failed")).toEqual([]);
-    if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-  }, 600_000);
+  it.runIf(ALL)(
+    "an executor that stops without its report is sent back by the subagentStop hook (a numbered reminder), writes it, and its task completes once",
+    async () => {
+      const result = await runCopilotJourney({ root: ROOT, copilot, policy: { deviation: "no_report" } });
+      const info = summary(result);
+      if (process.env.DOTAGENT_JOURNEY_COST) console.log(info);
+      expect(result.complete, info).toBe(true);
+      expect(sessionText(result)).toMatch(/dotagent reminder 1 of 2: your report is not done/);
+      expect(spawnCounts(result).byTask).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
+      expect(result.events.filter((e) => e.type === "task_failed")).toEqual([]);
+      if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
+    },
+    600_000,
+  );
 });

@@ -58,14 +58,19 @@ export interface CopilotJourneyResult {
 /** The environment of the binary: an isolated HOME, the local model, nothing of an outer session. */
 /** The Copilot CLI binary (scripts/fetch-copilot.mjs: from the npm registry once, then cached). */
 export function fetchCopilotBinary(): string {
-  const fetched = spawnSync(process.execPath, [fileURLToPath(new URL("../../scripts/fetch-copilot.mjs", import.meta.url))], { encoding: "utf8", timeout: 600_000 });
+  const fetched = spawnSync(
+    process.execPath,
+    [fileURLToPath(new URL("../../scripts/fetch-copilot.mjs", import.meta.url))],
+    { encoding: "utf8", timeout: 600_000 },
+  );
   if (fetched.status !== 0) throw new Error(`scripts/fetch-copilot.mjs failed: ${fetched.stderr}`);
   return fetched.stdout.trim();
 }
 
 export function copilotEnv(home: string, url: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^(COPILOT|GH_|GITHUB|CLAUDE|ANTHROPIC)/.test(key)) env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (!/^(COPILOT|GH_|GITHUB|CLAUDE|ANTHROPIC)/.test(key)) env[key] = value;
   return Object.assign(env, {
     HOME: home,
     COPILOT_PROVIDER_BASE_URL: url,
@@ -90,7 +95,13 @@ export function killCopilot(): void {
   }
 }
 
-function runCopilot(binary: string, env: NodeJS.ProcessEnv, cwd: string, args: string[], timeoutMs = 120_000): Promise<Omit<CopilotRun, "prompt">> {
+function runCopilot(
+  binary: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  args: string[],
+  timeoutMs = 120_000,
+): Promise<Omit<CopilotRun, "prompt">> {
   const started = Date.now();
   return new Promise((done) => {
     const child = spawn(binary, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
@@ -113,35 +124,57 @@ export { answerTo };
 
 export function readLog(file: string): LogEntry[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as LogEntry);
+  return readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as LogEntry);
 }
 
 /** The main agent's last words in the log after request `from`: what the person answers. */
 export function lastSaid(log: LogEntry[], from: number): string {
-  const said = log.filter((e) => e.kind === "response" && e.who === "main" && e.k > from && e.stop === "end_turn").at(-1);
-  return ((said?.blocks as Array<{ type: string; text?: string }> | undefined) ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
+  const said = log
+    .filter((e) => e.kind === "response" && e.who === "main" && e.k > from && e.stop === "end_turn")
+    .at(-1);
+  return ((said?.blocks as Array<{ type: string; text?: string }> | undefined) ?? [])
+    .filter((b) => b.type === "text")
+    .map((b) => b.text)
+    .join("\n");
 }
 
 /**
  * A temp git project with dotagent installed for Copilot (committed, unless `commitInstall` is
  * false: the person did not commit it) and a HOME whose Copilot config trusts it.
  */
-export function prepareCopilotProject(root: string, options: { alsoClaude?: boolean; commitInstall?: boolean } = {}): { work: string; home: string; project: string; cli: string } {
+export function prepareCopilotProject(
+  root: string,
+  options: { alsoClaude?: boolean; commitInstall?: boolean } = {},
+): { work: string; home: string; project: string; cli: string } {
   const work = mkdtempSync(join(tmpdir(), "dotagent-copilot-journey-"));
   const home = join(work, "home");
   const project = join(work, "project");
   mkdirSync(join(home, ".copilot"), { recursive: true });
   mkdirSync(project);
   const cli = join(root, "dist/dotagent.mjs");
-  const git = (...args: string[]) => spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: project, encoding: "utf8" });
+  const git = (...args: string[]) =>
+    spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: project, encoding: "utf8" });
   writeFileSync(join(project, "README.md"), "# demo app\n");
   git("init", "-q");
   git("add", ".");
   git("commit", "-qm", "init");
-  const installed = spawnSync(process.execPath, [cli, "install", "--client", "copilot", "--json"], { cwd: project, encoding: "utf8", env: { ...process.env, HOME: home } });
-  if (installed.status !== 0) throw new Error(`dotagent install --client copilot failed: ${installed.stdout}${installed.stderr}`);
+  const installed = spawnSync(process.execPath, [cli, "install", "--client", "copilot", "--json"], {
+    cwd: project,
+    encoding: "utf8",
+    env: { ...process.env, HOME: home },
+  });
+  if (installed.status !== 0)
+    throw new Error(`dotagent install --client copilot failed: ${installed.stdout}${installed.stderr}`);
   if (options.alsoClaude) {
-    const claude = spawnSync(process.execPath, [cli, "install", "--json"], { cwd: project, encoding: "utf8", env: { ...process.env, HOME: home } });
+    const claude = spawnSync(process.execPath, [cli, "install", "--json"], {
+      cwd: project,
+      encoding: "utf8",
+      env: { ...process.env, HOME: home },
+    });
     if (claude.status !== 0) throw new Error(`dotagent install failed: ${claude.stdout}${claude.stderr}`);
   }
   // The person trusted this folder in Copilot once (repository hooks run only there).
@@ -155,7 +188,10 @@ export function prepareCopilotProject(root: string, options: { alsoClaude?: bool
 }
 
 export async function runCopilotJourney(options: CopilotJourneyOptions): Promise<CopilotJourneyResult> {
-  const { work, home, project, cli } = prepareCopilotProject(options.root, options.alsoClaude ? { alsoClaude: true } : {});
+  const { work, home, project, cli } = prepareCopilotProject(
+    options.root,
+    options.alsoClaude ? { alsoClaude: true } : {},
+  );
 
   const logFile = join(work, "model.jsonl");
   let killed = false;
@@ -163,14 +199,21 @@ export async function runCopilotJourney(options: CopilotJourneyOptions): Promise
   const model = await startScriptedModel({
     logFile,
     agentsDir: join(options.root, "agents"),
-    policy: (body, k) => decideCopilot(body, { agentsDir: join(options.root, "agents"), seq: k, ...(options.policy ? { policy: options.policy } : {}), ...(options.background ? { background: true } : {}) }),
+    policy: (body, k) =>
+      decideCopilot(body, {
+        agentsDir: join(options.root, "agents"),
+        seq: k,
+        ...(options.policy ? { policy: options.policy } : {}),
+        ...(options.background ? { background: true } : {}),
+      }),
     onRequest: (k, info) => {
       // A loop (a refusal the script cannot get past) ends the run instead of eating the test's time.
       if (k > 150) {
         setImmediate(killCopilot);
         return "hang";
       }
-      if (killed || options.killAt === undefined || !options.killAt(k, info.who, info.lastToolResult?.text ?? "")) return "answer";
+      if (killed || options.killAt === undefined || !options.killAt(k, info.who, info.lastToolResult?.text ?? ""))
+        return "answer";
       killed = true;
       eventsAtKill = readEvents(project);
       setImmediate(killCopilot);
@@ -185,7 +228,14 @@ export async function runCopilotJourney(options: CopilotJourneyOptions): Promise
     let prompt = "/develop add login";
     for (let turn = 0; turn < 10; turn++) {
       const before = readLog(logFile).at(-1)?.k ?? 0;
-      const args = ["-p", prompt, ...(turn === 0 ? ["--session-id", session] : ["--resume", session]), "--allow-all-tools", "--output-format", "json"];
+      const args = [
+        "-p",
+        prompt,
+        ...(turn === 0 ? ["--session-id", session] : ["--resume", session]),
+        "--allow-all-tools",
+        "--output-format",
+        "json",
+      ];
       const killedBefore = killed;
       const run = await runCopilot(options.copilot, env, project, args);
       runs.push({ prompt, ...run });
@@ -208,12 +258,30 @@ export async function runCopilotJourney(options: CopilotJourneyOptions): Promise
   // The last reply (a final gate's approval) may still be on its way to the state.
   await repliesSettled(project);
   const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
-  return { work, project, home, session, runs, log: readLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events: readEvents(project) };
+  return {
+    work,
+    project,
+    home,
+    session,
+    runs,
+    log: readLog(logFile),
+    killed,
+    eventsAtKill,
+    complete,
+    validateExit: validate.status,
+    events: readEvents(project),
+  };
 }
 
 export function readEvents(project: string): CopilotJourneyResult["events"] {
   const file = join(project, "memory/state/events.jsonl");
-  return existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as CopilotJourneyResult["events"][number]) : [];
+  return existsSync(file)
+    ? readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as CopilotJourneyResult["events"][number])
+    : [];
 }
 
 /** The texts dotagent's hooks put into the session (Copilot's own record of it, ~/.copilot/session-state/<id>/events.jsonl). */
@@ -226,7 +294,15 @@ export function sessionText(result: Pick<CopilotJourneyResult, "home" | "session
 export function taskCalls(log: LogEntry[]): Array<{ k: number; agent: string; task?: string }> {
   return log
     .filter((e) => e.kind === "response")
-    .flatMap((e) => ((e.blocks as Array<{ type: string; name?: string; input?: Record<string, unknown> }>) ?? []).filter((b) => b.type === "tool_use" && b.name === "task").map((b) => ({ k: e.k, agent: String(b.input?.agent_type), task: /^Task: (\S+)$/m.exec(String(b.input?.prompt ?? ""))?.[1] })));
+    .flatMap((e) =>
+      ((e.blocks as Array<{ type: string; name?: string; input?: Record<string, unknown> }>) ?? [])
+        .filter((b) => b.type === "tool_use" && b.name === "task")
+        .map((b) => ({
+          k: e.k,
+          agent: String(b.input?.agent_type),
+          task: /^Task: (\S+)$/m.exec(String(b.input?.prompt ?? ""))?.[1],
+        })),
+    );
 }
 
 type Logged = Pick<CopilotJourneyResult, "log" | "events">;
@@ -244,23 +320,42 @@ export function spawnCounts(result: Logged) {
 }
 
 /** The gates in the event log: the person's reply (their prompt, recorded by the hook), then the approval. */
-export const gateTrail = (result: Logged) => result.events.filter((e) => (e.type === "person_replied" && e.phase !== undefined && e.failed !== true) || e.type === "phase_approved").map((e) => `${e.type === "person_replied" ? "replied" : "approved"} ${String(e.phase)}`);
+export const gateTrail = (result: Logged) =>
+  result.events
+    .filter(
+      (e) => (e.type === "person_replied" && e.phase !== undefined && e.failed !== true) || e.type === "phase_approved",
+    )
+    .map((e) => `${e.type === "person_replied" ? "replied" : "approved"} ${String(e.phase)}`);
 
 /** The calls dotagent's preToolUse hook refused (Copilot's words in the tool result). */
-export const denials = (result: Logged) => result.log.filter((e) => e.kind === "tool_result" && /^Denied by preToolUse hook/.test(String(e.text))).map((e) => String(e.text));
+export const denials = (result: Logged) =>
+  result.log
+    .filter((e) => e.kind === "tool_result" && /^Denied by preToolUse hook/.test(String(e.text)))
+    .map((e) => String(e.text));
 
 /**
  * A journey whose model started every agent in the background ended as the clean one does: every
  * agent once, each start with one end (none at its launch), no phase failed, both gates the person's.
  */
-export function expectBackgroundSafe(result: Pick<CopilotJourneyResult, "log" | "events" | "complete" | "validateExit" | "project">, info: string): void {
+export function expectBackgroundSafe(
+  result: Pick<CopilotJourneyResult, "log" | "events" | "complete" | "validateExit" | "project">,
+  info: string,
+): void {
   expect(result.complete, info).toBe(true);
   const { byTask, byAgent } = spawnCounts(result);
   expect(byTask, info).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
   expect(byAgent, info).toEqual({ pm: 1, architect: 2, roundtable: 1, executor: 3, qa: 1, reflector: 1 });
   const types = result.events.map((e) => e.type);
   expect(types.filter((t) => t === "agent_ended").length, info).toBe(types.filter((t) => t === "agent_started").length);
-  expect(types.filter((t) => t === "phase_failed"), info).toEqual([]);
-  expect(gateTrail(result), info).toEqual(["replied REQUIREMENTS", "approved REQUIREMENTS", "replied ARCHITECTURE", "approved ARCHITECTURE"]);
+  expect(
+    types.filter((t) => t === "phase_failed"),
+    info,
+  ).toEqual([]);
+  expect(gateTrail(result), info).toEqual([
+    "replied REQUIREMENTS",
+    "approved REQUIREMENTS",
+    "replied ARCHITECTURE",
+    "approved ARCHITECTURE",
+  ]);
   expect(result.validateExit).toBe(0);
 }

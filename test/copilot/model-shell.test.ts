@@ -25,7 +25,11 @@ async function probeModel(work: string, out: string): Promise<ScriptedModel> {
     policy: (body) =>
       JSON.stringify(body.messages ?? []).includes("tool_result")
         ? { who: "main", stop: "end_turn", blocks: [{ type: "text", text: "done" }] }
-        : { who: "main", stop: "tool_use", blocks: [{ type: "tool_use", id: "toolu_probe", name: "bash", input: { command, description: "probe" } }] },
+        : {
+            who: "main",
+            stop: "tool_use",
+            blocks: [{ type: "tool_use", id: "toolu_probe", name: "bash", input: { command, description: "probe" } }],
+          },
   });
 }
 
@@ -38,7 +42,7 @@ async function seen(out: string, ms: number): Promise<unknown> {
       return null;
     }
   };
-  for (const end = Date.now() + ms; Date.now() < end && read() === null; ) await sleep(250);
+  for (const end = Date.now() + ms; Date.now() < end && read() === null;) await sleep(250);
   return read();
 }
 
@@ -50,7 +54,11 @@ describe.skipIf(!ENABLED)("the model's shell in the real Copilot CLI", () => {
     const out = join(project, "shell.json");
     const model = await probeModel(work, out);
     try {
-      const child = spawn(fetchCopilotBinary(), ["-p", "probe", "--allow-all-tools"], { cwd: project, env: copilotEnv(home, model.url), stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(fetchCopilotBinary(), ["-p", "probe", "--allow-all-tools"], {
+        cwd: project,
+        env: copilotEnv(home, model.url),
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
       await new Promise((r) => child.on("close", r));
       clearTimeout(timer);
@@ -60,18 +68,24 @@ describe.skipIf(!ENABLED)("the model's shell in the real Copilot CLI", () => {
     }
   }, 600_000);
 
-  it.skipIf(!tmuxAvailable())("the interactive terminal: the same", async () => {
-    const { work, home, project } = prepareCopilotProject(ROOT);
-    const out = join(project, "shell.json");
-    const model = await probeModel(work, out);
-    const terminal = startClientTerminal(fetchCopilotBinary(), copilotEnv(home, model.url), project, ["--allow-all-tools"]);
-    try {
-      await terminal.waitFor(/Interactive · /, 30_000);
-      terminal.type("probe");
-      expect(await seen(out, 30_000), terminal.screen()).toEqual(expected);
-    } finally {
-      terminal.close();
-      await model.close();
-    }
-  }, 600_000);
+  it.skipIf(!tmuxAvailable())(
+    "the interactive terminal: the same",
+    async () => {
+      const { work, home, project } = prepareCopilotProject(ROOT);
+      const out = join(project, "shell.json");
+      const model = await probeModel(work, out);
+      const terminal = startClientTerminal(fetchCopilotBinary(), copilotEnv(home, model.url), project, [
+        "--allow-all-tools",
+      ]);
+      try {
+        await terminal.waitFor(/Interactive · /, 30_000);
+        terminal.type("probe");
+        expect(await seen(out, 30_000), terminal.screen()).toEqual(expected);
+      } finally {
+        terminal.close();
+        await model.close();
+      }
+    },
+    600_000,
+  );
 });

@@ -25,7 +25,10 @@ describe.skipIf(!ENABLED)("dotagent's Claude Code plugin installed into Copilot 
     writeFileSync(join(home, ".copilot/config.json"), JSON.stringify({ trusted_folders: [project] }));
     const copilot = fetchCopilotBinary();
     const env = copilotEnv(home, "http://127.0.0.1:9");
-    for (const args of [["plugin", "marketplace", "add", ROOT], ["plugin", "install", "dotagent@dotagent"]]) {
+    for (const args of [
+      ["plugin", "marketplace", "add", ROOT],
+      ["plugin", "install", "dotagent@dotagent"],
+    ]) {
       const run = spawnSync(copilot, args, { cwd: project, env, encoding: "utf8", timeout: 60_000 });
       expect(run.status, `${run.stdout}${run.stderr}`).toBe(0);
     }
@@ -39,7 +42,11 @@ describe.skipIf(!ENABLED)("dotagent's Claude Code plugin installed into Copilot 
       },
     });
     try {
-      const child = spawn(copilot, ["-p", "hi", "--allow-all-tools"], { cwd: project, env: copilotEnv(home, model.url), stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(copilot, ["-p", "hi", "--allow-all-tools"], {
+        cwd: project,
+        env: copilotEnv(home, model.url),
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
       await new Promise((r) => child.on("close", r));
       clearTimeout(timer);

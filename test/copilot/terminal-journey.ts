@@ -12,7 +12,14 @@ import { startScriptedModel } from "../claude/scripted-model/server.js";
 import { mainTurnText, playPerson } from "../claude/scripted-model/person-loop.js";
 import { startClientTerminal, watchScreen, type Terminal } from "../claude/scripted-model/terminal.js";
 import { decideCopilot } from "./copilot-model.js";
-import { answerTo, copilotEnv, prepareCopilotProject, readEvents, readLog, type CopilotJourneyResult } from "./journey.js";
+import {
+  answerTo,
+  copilotEnv,
+  prepareCopilotProject,
+  readEvents,
+  readLog,
+  type CopilotJourneyResult,
+} from "./journey.js";
 
 export interface CopilotTerminalOptions {
   root: string;
@@ -56,7 +63,10 @@ const PERMISSION_BOX = /Do you want to [\s\S]*2\. Yes, and don't ask again/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runCopilotTerminalJourney(options: CopilotTerminalOptions): Promise<CopilotTerminalResult> {
-  const { work, home, project, cli } = prepareCopilotProject(options.root, options.commitInstall === false ? { commitInstall: false } : {});
+  const { work, home, project, cli } = prepareCopilotProject(
+    options.root,
+    options.commitInstall === false ? { commitInstall: false } : {},
+  );
   const logFile = join(work, "model.jsonl");
   const agentsDir = join(options.root, "agents");
   let killed = false;
@@ -67,9 +77,11 @@ export async function runCopilotTerminalJourney(options: CopilotTerminalOptions)
   const model = await startScriptedModel({
     logFile,
     agentsDir,
-    policy: (body, k) => decideCopilot(body, { agentsDir, seq: k, ...(options.background ? { background: true } : {}) }),
+    policy: (body, k) =>
+      decideCopilot(body, { agentsDir, seq: k, ...(options.background ? { background: true } : {}) }),
     onRequest: (k, info) => {
-      if (killed || options.killAt === undefined || !options.killAt(k, info.who, info.lastToolResult?.text ?? "")) return "answer";
+      if (killed || options.killAt === undefined || !options.killAt(k, info.who, info.lastToolResult?.text ?? ""))
+        return "answer";
       killed = true;
       hung.add(k);
       eventsAtKill = readEvents(project);
@@ -80,7 +92,11 @@ export async function runCopilotTerminalJourney(options: CopilotTerminalOptions)
   });
   const session = randomUUID();
   const flags = options.allowAllTools ? ["--allow-all-tools"] : [];
-  terminal = startClientTerminal(options.copilot, copilotEnv(home, model.url), project, ["--session-id", session, ...flags]);
+  terminal = startClientTerminal(options.copilot, copilotEnv(home, model.url), project, [
+    "--session-id",
+    session,
+    ...flags,
+  ]);
   const typed: string[] = [];
   const type = (text: string) => {
     typed.push(text);
@@ -139,5 +155,23 @@ export async function runCopilotTerminalJourney(options: CopilotTerminalOptions)
     await model.close();
   }
   const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
-  return { work, project, home, session, log: readLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events: readEvents(project), typed, permissionBoxes, screen, screenAtKill, screenAfterResume: watch?.seen() ?? "", screensAtAnswers, screenWatched: watched?.seen() ?? "" };
+  return {
+    work,
+    project,
+    home,
+    session,
+    log: readLog(logFile),
+    killed,
+    eventsAtKill,
+    complete,
+    validateExit: validate.status,
+    events: readEvents(project),
+    typed,
+    permissionBoxes,
+    screen,
+    screenAtKill,
+    screenAfterResume: watch?.seen() ?? "",
+    screensAtAnswers,
+    screenWatched: watched?.seen() ?? "",
+  };
 }

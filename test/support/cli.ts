@@ -1,6 +1,16 @@
 // Runs the BUILT CLI (dist/dotagent.mjs) the way a user or an agent does, in temp projects.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync, existsSync } from "node:fs";
+import {
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  mkdirSync,
+  existsSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,7 +29,11 @@ export interface RunResult {
 }
 
 /** Runs the built CLI (or `script`, e.g. an installed helper) in `cwd` as a user would. */
-export function dotagent(cwd: string, args: string[], options: { input?: string; env?: Record<string, string>; script?: string } = {}): RunResult {
+export function dotagent(
+  cwd: string,
+  args: string[],
+  options: { input?: string; env?: Record<string, string>; script?: string } = {},
+): RunResult {
   const result = spawnSync(process.execPath, [options.script ?? CLI, ...args], {
     cwd,
     input: options.input ?? "",
@@ -78,7 +92,8 @@ export function treeBytes(root: string): Record<string, string> {
 
 /** No line of a stack trace in output meant for people. */
 export function expectNoStack(text: string): void {
-  if (/^\s+at .+\(.+:\d+:\d+\)$/m.test(text) || /^\s+at /m.test(text)) throw new Error(`output has a stack trace:\n${text}`);
+  if (/^\s+at .+\(.+:\d+:\d+\)$/m.test(text) || /^\s+at /m.test(text))
+    throw new Error(`output has a stack trace:\n${text}`);
 }
 
 /**
@@ -94,8 +109,18 @@ export function installedProject(): { p: string; helper: string } {
 }
 
 /** Runs `hook <event>` as Claude Code does: the installed helper, the JSON on stdin, the session's pid; `out` is its answer, or null. */
-export function runHook(p: string, helper: string, event: string, input: Record<string, unknown>, env: Record<string, string> = {}): RunResult & { out: Record<string, any> | null } {
-  const r = dotagent(p, ["hook", event], { input: JSON.stringify({ session_id: "s-1", cwd: p, ...input }), env: { CLAUDE_PID: String(process.pid), CLAUDE_CODE_SESSION_ID: "s-1", CLAUDE_PROJECT_DIR: p, ...env }, script: helper });
+export function runHook(
+  p: string,
+  helper: string,
+  event: string,
+  input: Record<string, unknown>,
+  env: Record<string, string> = {},
+): RunResult & { out: Record<string, any> | null } {
+  const r = dotagent(p, ["hook", event], {
+    input: JSON.stringify({ session_id: "s-1", cwd: p, ...input }),
+    env: { CLAUDE_PID: String(process.pid), CLAUDE_CODE_SESSION_ID: "s-1", CLAUDE_PROJECT_DIR: p, ...env },
+    script: helper,
+  });
   return { ...r, out: r.stdout.trim() === "" ? null : (JSON.parse(r.stdout) as Record<string, any>) };
 }
 
@@ -108,7 +133,16 @@ export function standInSdkProject(sdkSource: string): { root: string; cli: strin
   const root = tempProject();
   const sdk = join(root, "node_modules/@anthropic-ai/claude-agent-sdk");
   mkdirSync(sdk, { recursive: true });
-  writeFileSync(join(sdk, "package.json"), JSON.stringify({ name: "@anthropic-ai/claude-agent-sdk", version: "0.0.0-fake", type: "module", main: "sdk.mjs", exports: { ".": "./sdk.mjs" } }));
+  writeFileSync(
+    join(sdk, "package.json"),
+    JSON.stringify({
+      name: "@anthropic-ai/claude-agent-sdk",
+      version: "0.0.0-fake",
+      type: "module",
+      main: "sdk.mjs",
+      exports: { ".": "./sdk.mjs" },
+    }),
+  );
   writeFileSync(join(sdk, "sdk.mjs"), sdkSource);
   mkdirSync(join(root, "bin"));
   const cli = join(root, "bin/dotagent.mjs");

@@ -22,7 +22,14 @@ function report(output, prompt) {
     return {
       request: field("Feature request"),
       summary: `Users sign in with email and password${feedback ? `; ${feedback}` : ""}.`,
-      user_stories: [{ id: "US-1", as_a: "registered user", i_want: "to sign in with my email and password", so_that: "I can reach my account" }],
+      user_stories: [
+        {
+          id: "US-1",
+          as_a: "registered user",
+          i_want: "to sign in with my email and password",
+          so_that: "I can reach my account",
+        },
+      ],
       acceptance_criteria: [
         { id: "AC-1", story: "US-1", text: "A correct email and password open the dashboard." },
         { id: "AC-2", story: "US-1", text: "A wrong password shows an error and creates no session." },
@@ -30,18 +37,26 @@ function report(output, prompt) {
       open_questions: ["Should sessions end when the password changes?"],
     };
   }
-  if (output.includes("/designs/")) return { name: field("Design name"), summary: `${field("Design name")} login${feedback ? ` (${feedback})` : ""}`, tasks: TASKS };
+  if (output.includes("/designs/"))
+    return {
+      name: field("Design name"),
+      summary: `${field("Design name")} login${feedback ? ` (${feedback})` : ""}`,
+      tasks: TASKS,
+    };
   if (output.endsWith("roundtable.json")) {
     return {
       recommendation: "minimal",
-      rationale: feedback ? `both designs now ${feedback}; minimal is still a third of the work` : "meets every criterion with a third of the change",
+      rationale: feedback
+        ? `both designs now ${feedback}; minimal is still a third of the work`
+        : "meets every criterion with a third of the change",
       options_for_user: [
         { name: "minimal", one_line: "Signed cookie, one route, one middleware." },
         { name: "robust", one_line: "Session table; revocation possible later; three times the work." },
       ],
     };
   }
-  if (output.includes("/tasks/")) return { task_id: field("Task"), status: "complete", summary: `Did ${field("Title")}` };
+  if (output.includes("/tasks/"))
+    return { task_id: field("Task"), status: "complete", summary: `Did ${field("Title")}` };
   if (output.endsWith("verification.json")) return { passed: true, failures: [] };
   return { summary: "Login shipped.", lessons: ["Keep tasks small"] };
 }
@@ -49,7 +64,9 @@ function report(output, prompt) {
 const wait = (ms, signal) =>
   new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(timer), reject(new Error("Operation aborted"))), { once: true });
+    signal?.addEventListener("abort", () => (clearTimeout(timer), reject(new Error("Operation aborted"))), {
+      once: true,
+    });
   });
 
 let sessions = 0;
@@ -59,17 +76,44 @@ export function query({ prompt, options }) {
   const output = /^Output file: (\S+)$/m.exec(String(prompt))?.[1];
   const messages = (async function* () {
     const session_id = options.resume ?? `fake-${process.pid}-${++sessions}`;
-    if (process.env.FAKE_SDK_LOG) appendFileSync(process.env.FAKE_SDK_LOG, `${JSON.stringify({ output, resume: options.resume ?? null, feedback: /^Feedback from the person: (.*)$/m.exec(String(prompt))?.[1] ?? null })}\n`);
-    const child = options.spawnClaudeCodeProcess?.({ command: process.execPath, args: ["-e", "setTimeout(() => {}, 120000)"], env: process.env, cwd: options.cwd, signal: signal ?? new AbortController().signal });
+    if (process.env.FAKE_SDK_LOG)
+      appendFileSync(
+        process.env.FAKE_SDK_LOG,
+        `${JSON.stringify({ output, resume: options.resume ?? null, feedback: /^Feedback from the person: (.*)$/m.exec(String(prompt))?.[1] ?? null })}\n`,
+      );
+    const child = options.spawnClaudeCodeProcess?.({
+      command: process.execPath,
+      args: ["-e", "setTimeout(() => {}, 120000)"],
+      env: process.env,
+      cwd: options.cwd,
+      signal: signal ?? new AbortController().signal,
+    });
     child?.on?.("error", () => {}); // as the real SDK does: an aborted spawn reports AbortError there
     try {
       yield { type: "system", subtype: "init", session_id };
       const delay = Number(process.env.FAKE_SDK_DELAY_MS ?? 0);
       const path = join(options.cwd, output);
-      yield { type: "assistant", parent_tool_use_id: null, session_id, message: { id: `m-${sessions}-1`, content: [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: path } }] } };
+      yield {
+        type: "assistant",
+        parent_tool_use_id: null,
+        session_id,
+        message: {
+          id: `m-${sessions}-1`,
+          content: [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: path } }],
+        },
+      };
       await wait(delay, signal);
-      if (process.env.FAKE_SDK_HANG && output.includes(process.env.FAKE_SDK_HANG) && !options.resume) await wait(600_000, signal);
-      yield { type: "assistant", parent_tool_use_id: null, session_id, message: { id: `m-${sessions}-2`, content: [{ type: "tool_use", id: "t2", name: "Write", input: { file_path: path } }] } };
+      if (process.env.FAKE_SDK_HANG && output.includes(process.env.FAKE_SDK_HANG) && !options.resume)
+        await wait(600_000, signal);
+      yield {
+        type: "assistant",
+        parent_tool_use_id: null,
+        session_id,
+        message: {
+          id: `m-${sessions}-2`,
+          content: [{ type: "tool_use", id: "t2", name: "Write", input: { file_path: path } }],
+        },
+      };
       mkdirSync(dirname(path), { recursive: true });
       writeFileSync(path, JSON.stringify(report(output, String(prompt)), null, 2));
       await wait(delay, signal);
@@ -78,6 +122,9 @@ export function query({ prompt, options }) {
       child?.kill?.();
     }
   })();
-  const account = process.env.FAKE_SDK_ACCOUNT === "logged-out" ? { tokenSource: "none", apiProvider: "firstParty" } : { apiKeySource: "ANTHROPIC_API_KEY", apiProvider: "firstParty" };
+  const account =
+    process.env.FAKE_SDK_ACCOUNT === "logged-out"
+      ? { tokenSource: "none", apiProvider: "firstParty" }
+      : { apiKeySource: "ANTHROPIC_API_KEY", apiProvider: "firstParty" };
   return Object.assign(messages, { accountInfo: async () => account, close() {} });
 }

@@ -11,7 +11,16 @@
 //   must hold no record sealed with it (a person's reply, a decision asked, an approved command);
 //   a copy of one is a clone, whose sealed records are history.
 // - owner pids: the same process for every copy (liveOwner lives until the file's end).
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
@@ -46,9 +55,13 @@ function expectNoFileNames(template: string): void {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (entry.isFile() && !(entry.name === ".git" || (entry.name === "gitdir" && dir.includes("/.git/worktrees/")))) {
+      else if (
+        entry.isFile() &&
+        !(entry.name === ".git" || (entry.name === "gitdir" && dir.includes("/.git/worktrees/")))
+      ) {
         const text = readFileSync(path, "latin1");
-        if (names.some((name) => text.includes(name))) throw new Error(`${path} names its template's folder: a copy of it would point back at the template`);
+        if (names.some((name) => text.includes(name)))
+          throw new Error(`${path} names its template's folder: a copy of it would point back at the template`);
       }
     }
   };
@@ -65,7 +78,8 @@ export function copyProject(from: string): string {
     const record = join(admin, name, "gitdir");
     const dotGit = readFileSync(record, "utf8").trim();
     const prefix = [from, realpathSync(from)].find((dir) => dotGit.startsWith(`${dir}/`));
-    if (prefix === undefined) throw new Error(`worktree ${name} of ${from} is outside it (${dotGit}): a copy cannot keep it`);
+    if (prefix === undefined)
+      throw new Error(`worktree ${name} of ${from} is outside it (${dotGit}): a copy cannot keep it`);
     const moved = `${to}${dotGit.slice(prefix.length)}`;
     writeFileSync(record, `${moved}\n`);
     writeFileSync(moved, `gitdir: ${join(admin, name)}\n`);

@@ -21,17 +21,52 @@ export function transcriptFile(session = "session-1"): string {
 }
 
 /** The transcript line for a prompt: typed at the composer, sent by `claude -p`, or a scheduled task's fire. */
-export function transcriptLine(text: string, promptId: string, source: PromptSource, at = new Date()): Record<string, unknown> {
+export function transcriptLine(
+  text: string,
+  promptId: string,
+  source: PromptSource,
+  at = new Date(),
+): Record<string, unknown> {
   // A /command is recorded as its parts, without promptSource (2.1.332).
   const command = /^\s*(\/\S+)(?:\s+([\s\S]*))?$/.exec(text);
   if (command !== null && source !== "scheduled") {
     const content = `<command-message>${command[1]!.slice(1)}</command-message>\n<command-name>${command[1]}</command-name>${command[2] ? `\n<command-args>${command[2]}</command-args>` : ""}`;
-    return { parentUuid: null, isSidechain: false, promptId, type: "user", message: { role: "user", content }, uuid: randomUUID(), timestamp: at.toISOString(), turnOrigin: source === "typed" ? "human" : "sdk", userType: "external", version: "2.1.332" };
+    return {
+      parentUuid: null,
+      isSidechain: false,
+      promptId,
+      type: "user",
+      message: { role: "user", content },
+      uuid: randomUUID(),
+      timestamp: at.toISOString(),
+      turnOrigin: source === "typed" ? "human" : "sdk",
+      userType: "external",
+      version: "2.1.332",
+    };
   }
-  const base = { parentUuid: null, isSidechain: false, promptId, type: "user", message: { role: "user", content: text }, uuid: randomUUID(), timestamp: at.toISOString(), userType: "external", version: "2.1.332" };
-  if (source === "typed") return { ...base, origin: { kind: "human" }, promptSource: "typed", turnOrigin: "human", entrypoint: "cli" };
+  const base = {
+    parentUuid: null,
+    isSidechain: false,
+    promptId,
+    type: "user",
+    message: { role: "user", content: text },
+    uuid: randomUUID(),
+    timestamp: at.toISOString(),
+    userType: "external",
+    version: "2.1.332",
+  };
+  if (source === "typed")
+    return { ...base, origin: { kind: "human" }, promptSource: "typed", turnOrigin: "human", entrypoint: "cli" };
   if (source === "sdk") return { ...base, promptSource: "sdk", turnOrigin: "sdk", entrypoint: "sdk-cli" };
-  return { ...base, isMeta: true, promptSource: "system", wakeupSource: "schedule_wakeup", scheduledTaskId: "77fd72ab", turnOrigin: "scheduled", entrypoint: "cli" };
+  return {
+    ...base,
+    isMeta: true,
+    promptSource: "system",
+    wakeupSource: "schedule_wakeup",
+    scheduledTaskId: "77fd72ab",
+    turnOrigin: "scheduled",
+    entrypoint: "cli",
+  };
 }
 
 /**
@@ -39,16 +74,32 @@ export function transcriptLine(text: string, promptId: string, source: PromptSou
  * "before"`, as another client's record would be), or left for `record()` to write later (as
  * Claude Code does: after the hook).
  */
-export function typedPrompt(text: string, options: { source?: PromptSource; when?: "before" | "later"; session?: string } = {}): { input: Record<string, unknown>; record: () => void } {
+export function typedPrompt(
+  text: string,
+  options: { source?: PromptSource; when?: "before" | "later"; session?: string } = {},
+): { input: Record<string, unknown>; record: () => void } {
   const file = transcriptFile(options.session);
   const promptId = randomUUID();
   // Claude Code stamps the line as it records the prompt, just after the hook: written ahead of the
   // hook here, it is stamped 30 ms on (a report written just before the prompt is older; anything
   // a later process writes, newer: starting the hook alone takes longer than that).
   const when = options.when ?? "before";
-  const record = () => appendFileSync(file, `${JSON.stringify(transcriptLine(text, promptId, options.source ?? "typed", new Date(Date.now() + (when === "before" ? 30 : 0))))}\n`);
+  const record = () =>
+    appendFileSync(
+      file,
+      `${JSON.stringify(transcriptLine(text, promptId, options.source ?? "typed", new Date(Date.now() + (when === "before" ? 30 : 0))))}\n`,
+    );
   if (when === "before") record();
-  return { input: { hook_event_name: "UserPromptSubmit", prompt: text, transcript_path: file, prompt_id: promptId, session_id: options.session ?? "session-1" }, record };
+  return {
+    input: {
+      hook_event_name: "UserPromptSubmit",
+      prompt: text,
+      transcript_path: file,
+      prompt_id: promptId,
+      session_id: options.session ?? "session-1",
+    },
+    record,
+  };
 }
 
 /**
@@ -56,7 +107,11 @@ export function typedPrompt(text: string, options: { source?: PromptSource; when
  * `hook.start` with its input, `hook.end`, then the message whose parentId is that end), under
  * `home` (COPILOT_HOME); returns the hook's payload. `source`: a scheduled prompt's `schedule-1`, …
  */
-export function copilotTyped(home: string, text: string, options: { session?: string; source?: string; cwd?: string } = {}): Record<string, unknown> {
+export function copilotTyped(
+  home: string,
+  text: string,
+  options: { session?: string; source?: string; cwd?: string } = {},
+): Record<string, unknown> {
   const session = options.session ?? "s-1";
   const file = join(home, "session-state", session, "events.jsonl");
   mkdirSync(join(file, ".."), { recursive: true });
@@ -65,9 +120,30 @@ export function copilotTyped(home: string, text: string, options: { session?: st
   const end = randomUUID();
   const input = { sessionId: session, timestamp, ...(options.cwd ? { cwd: options.cwd } : {}), prompt: text };
   const lines = [
-    { type: "hook.start", data: { hookInvocationId: invocation, hookType: "userPromptSubmitted", input }, id: randomUUID(), timestamp: new Date(timestamp).toISOString() },
-    { type: "hook.end", data: { hookInvocationId: invocation, hookType: "userPromptSubmitted", success: true }, id: end, timestamp: new Date(timestamp + 20).toISOString() },
-    { type: "user.message", data: { content: text, messageId: randomUUID(), delivery: "idle", ...(options.source ? { source: options.source } : {}) }, id: randomUUID(), timestamp: new Date(timestamp + 30).toISOString(), parentId: end },
+    {
+      type: "hook.start",
+      data: { hookInvocationId: invocation, hookType: "userPromptSubmitted", input },
+      id: randomUUID(),
+      timestamp: new Date(timestamp).toISOString(),
+    },
+    {
+      type: "hook.end",
+      data: { hookInvocationId: invocation, hookType: "userPromptSubmitted", success: true },
+      id: end,
+      timestamp: new Date(timestamp + 20).toISOString(),
+    },
+    {
+      type: "user.message",
+      data: {
+        content: text,
+        messageId: randomUUID(),
+        delivery: "idle",
+        ...(options.source ? { source: options.source } : {}),
+      },
+      id: randomUUID(),
+      timestamp: new Date(timestamp + 30).toISOString(),
+      parentId: end,
+    },
   ];
   appendFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
   return input;
@@ -85,8 +161,25 @@ export function codexTyped(home: string, text: string, options: { provenance?: s
   const file = join(dir, `rollout-2026-11-29T00-00-00-${thread}.jsonl`);
   const at = new Date(Date.now() + 30).toISOString();
   const lines = [
-    { timestamp: at, type: "session_meta", payload: { session_id: thread, id: thread, source: "exec", thread_source: "user", originator: "codex_exec" } },
-    { timestamp: at, type: "response_item", payload: { type: "message", role: "user", content: [{ type: "input_text", text }], internal_chat_message_metadata_passthrough: { turn_id: turn, content_item_kinds: ["user.text"], content_item_metadata: [{ provenance: { type: options.provenance ?? "user" } }] } } },
+    {
+      timestamp: at,
+      type: "session_meta",
+      payload: { session_id: thread, id: thread, source: "exec", thread_source: "user", originator: "codex_exec" },
+    },
+    {
+      timestamp: at,
+      type: "response_item",
+      payload: {
+        type: "message",
+        role: "user",
+        content: [{ type: "input_text", text }],
+        internal_chat_message_metadata_passthrough: {
+          turn_id: turn,
+          content_item_kinds: ["user.text"],
+          content_item_metadata: [{ provenance: { type: options.provenance ?? "user" } }],
+        },
+      },
+    },
   ];
   appendFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
   return { transcript_path: file, turn_id: turn, session_id: thread, prompt: text };

@@ -18,7 +18,11 @@ function chownTree(path: string): void {
 /** A runner that cannot read past permissions, for `project`; null when there is none here. */
 export function unprivileged(project: string): ((args: string[]) => RunResult) | null {
   const run = (argv: string[]) => {
-    const result = spawnSync(argv[0]!, argv.slice(1), { cwd: project, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "300", HOME: project } });
+    const result = spawnSync(argv[0]!, argv.slice(1), {
+      cwd: project,
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "300", HOME: project },
+    });
     let json: unknown;
     try {
       json = JSON.parse(result.stdout);
@@ -29,11 +33,24 @@ export function unprivileged(project: string): ((args: string[]) => RunResult) |
   };
   if (process.getuid?.() !== 0) return (args) => run([process.execPath, CLI, ...args]);
   if (SETPRIV === undefined) return null;
-  const asNobody = spawnSync(SETPRIV, [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", process.execPath, "-e", `require("fs").accessSync(${JSON.stringify(CLI)}, ${constants.R_OK})`]);
+  const asNobody = spawnSync(SETPRIV, [
+    `--reuid=${NOBODY}`,
+    `--regid=${NOBODY}`,
+    "--clear-groups",
+    process.execPath,
+    "-e",
+    `require("fs").accessSync(${JSON.stringify(CLI)}, ${constants.R_OK})`,
+  ]);
   if (asNobody.status !== 0) return null;
   chownTree(project);
   // The temp folders above the project are root's (mode 700): let nobody walk through them.
-  for (let dir = dirname(project); dir !== dirname(dir) && statSync(dir).uid === 0 && (statSync(dir).mode & 0o001) === 0; dir = dirname(dir)) chmodSync(dir, statSync(dir).mode | 0o001);
+  for (
+    let dir = dirname(project);
+    dir !== dirname(dir) && statSync(dir).uid === 0 && (statSync(dir).mode & 0o001) === 0;
+    dir = dirname(dir)
+  )
+    chmodSync(dir, statSync(dir).mode | 0o001);
   accessSync(project);
-  return (args) => run([SETPRIV, `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", process.execPath, CLI, ...args]);
+  return (args) =>
+    run([SETPRIV, `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", process.execPath, CLI, ...args]);
 }

@@ -52,8 +52,13 @@ export interface Plan {
  * Made once per set of arguments (per test file) through the CLI, then copied (a copy costs far
  * less than the commands that make one).
  */
-export function projectAtImplementation(tasks: Plan[], options: { git?: boolean; files?: Record<string, string> } = {}): string {
-  return copyOfTemplate(`projectAtImplementation ${JSON.stringify([tasks, options])}`, (dir) => makeProject(dir, tasks, options));
+export function projectAtImplementation(
+  tasks: Plan[],
+  options: { git?: boolean; files?: Record<string, string> } = {},
+): string {
+  return copyOfTemplate(`projectAtImplementation ${JSON.stringify([tasks, options])}`, (dir) =>
+    makeProject(dir, tasks, options),
+  );
 }
 
 function makeProject(root: string, tasks: Plan[], options: { git?: boolean; files?: Record<string, string> }): void {
@@ -70,7 +75,11 @@ function makeProject(root: string, tasks: Plan[], options: { git?: boolean; file
   ok(dotagent(root, ["init", "--request", "add parts", "--json"]));
   writeJson(root, "memory/reports/demand.json", { summary: "parts" });
   ok(dotagent(root, ["phase", "approve", "REQUIREMENTS", "--json"]));
-  writeJson(root, "memory/reports/final_design.json", { chosen: "minimal", design: {}, tasks: tasks.map((t) => ({ title: t.id, depends_on: [], ...t })) });
+  writeJson(root, "memory/reports/final_design.json", {
+    chosen: "minimal",
+    design: {},
+    tasks: tasks.map((t) => ({ title: t.id, depends_on: [], ...t })),
+  });
   ok(dotagent(root, ["phase", "approve", "ARCHITECTURE", "--json"]));
 }
 
@@ -80,13 +89,23 @@ export function ok(run: RunResult): RunResult {
 }
 
 /** `task start ID --owner PID --json`, its worktree folder (where the executor works). */
-export function startTask(root: string, id: string, ownerPid = liveOwner()): { run: RunResult; dir: string | undefined; lines: string[] } {
+export function startTask(
+  root: string,
+  id: string,
+  ownerPid = liveOwner(),
+): { run: RunResult; dir: string | undefined; lines: string[] } {
   const run = dotagent(root, ["task", "start", id, "--owner", String(ownerPid), "--json"]);
   return { run, dir: run.json?.task?.worktree?.dir, lines: run.json?.task?.worktree?.prompt_lines ?? [] };
 }
 
 /** What an executor does: files written in its worktree, committed there (unless `commit: false`), its report in the main checkout. */
-export function executorWork(root: string, id: string, dir: string, files: Record<string, string>, options: { commit?: boolean; status?: "complete" | "failed" } = {}): void {
+export function executorWork(
+  root: string,
+  id: string,
+  dir: string,
+  files: Record<string, string>,
+  options: { commit?: boolean; status?: "complete" | "failed" } = {},
+): void {
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name), text);
@@ -95,7 +114,11 @@ export function executorWork(root: string, id: string, dir: string, files: Recor
     git(dir, "add", "-A");
     git(dir, "commit", "-qm", `task ${id}`);
   }
-  writeJson(root, `memory/reports/tasks/${id}.json`, { task_id: id, status: options.status ?? "complete", summary: `did ${id}` });
+  writeJson(root, `memory/reports/tasks/${id}.json`, {
+    task_id: id,
+    status: options.status ?? "complete",
+    summary: `did ${id}`,
+  });
 }
 
 /** The worktrees git knows, other than the main checkout. */

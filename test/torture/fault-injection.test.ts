@@ -85,9 +85,18 @@ function projectWithState(label: string): ProjectPaths {
   const paths = projectPaths(dir);
   mkdirSync(paths.stateDir, { recursive: true });
   mkdirSync(paths.reportsDir, { recursive: true });
-  writeFileSync(paths.phaseFile, `${JSON.stringify({ workflow_id: "wf-f", started_at: "2026-11-20T09:00:00Z", last_updated: "2026-11-20T09:00:00Z", current_phase: "REQUIREMENTS", phase_status: "pending", completed_phases: [], user_checkpoints: [], interruption_safe: true, revision: 3 }, null, 2)}\n`);
-  writeFileSync(paths.executionFile, `${JSON.stringify({ workflow_id: "wf-f", updated_at: "2026-11-20T09:00:00Z", interruption_safe: true, max_attempts: 3, tasks: [] }, null, 2)}\n`);
-  writeFileSync(paths.eventsFile, `${JSON.stringify({ seq: 1, at: "2026-11-20T09:00:00Z", type: "workflow_started" })}\n`);
+  writeFileSync(
+    paths.phaseFile,
+    `${JSON.stringify({ workflow_id: "wf-f", started_at: "2026-11-20T09:00:00Z", last_updated: "2026-11-20T09:00:00Z", current_phase: "REQUIREMENTS", phase_status: "pending", completed_phases: [], user_checkpoints: [], interruption_safe: true, revision: 3 }, null, 2)}\n`,
+  );
+  writeFileSync(
+    paths.executionFile,
+    `${JSON.stringify({ workflow_id: "wf-f", updated_at: "2026-11-20T09:00:00Z", interruption_safe: true, max_attempts: 3, tasks: [] }, null, 2)}\n`,
+  );
+  writeFileSync(
+    paths.eventsFile,
+    `${JSON.stringify({ seq: 1, at: "2026-11-20T09:00:00Z", type: "workflow_started" })}\n`,
+  );
   return paths;
 }
 
@@ -97,7 +106,9 @@ describe("a failed state write keeps the old file and says so in one line", () =
     ["phase.json", (p: ProjectPaths) => p.phaseFile],
     ["execution.json", (p: ProjectPaths) => p.executionFile],
   ] as const;
-  const cases = calls.flatMap((call) => CODES.flatMap((code) => files.map(([name, pick]) => ({ call, code, name, pick }))));
+  const cases = calls.flatMap((call) =>
+    CODES.flatMap((code) => files.map(([name, pick]) => ({ call, code, name, pick }))),
+  );
   it.each(cases)("$call fails with $code on $name", async ({ call, code, name, pick }) => {
     const paths = projectWithState("write");
     const file = pick(paths);
@@ -113,24 +124,35 @@ describe("a failed state write keeps the old file and says so in one line", () =
 });
 
 describe("the other writes in memory/state fail the same way", () => {
-  it.each(CODES)("appending to events.jsonl fails with %s: a one-line DotagentError naming events.jsonl, the log unchanged", async (code) => {
-    const paths = projectWithState("events");
-    const before = readFileSync(paths.eventsFile);
-    await failWhen(code, (op) => op.name === "writeSync" && op.detail.includes("events.jsonl"));
-    const error = caught(() => appendEvents(paths.root, paths.eventsFile, [{ type: "task_added", task_id: "x" }], FIXED_NOW));
-    stopFaults();
-    expect(readFileSync(paths.eventsFile).equals(before)).toBe(true);
-    expectOneLineDotagentError(error, "events.jsonl", code);
-  });
+  it.each(CODES)(
+    "appending to events.jsonl fails with %s: a one-line DotagentError naming events.jsonl, the log unchanged",
+    async (code) => {
+      const paths = projectWithState("events");
+      const before = readFileSync(paths.eventsFile);
+      await failWhen(code, (op) => op.name === "writeSync" && op.detail.includes("events.jsonl"));
+      const error = caught(() =>
+        appendEvents(paths.root, paths.eventsFile, [{ type: "task_added", task_id: "x" }], FIXED_NOW),
+      );
+      stopFaults();
+      expect(readFileSync(paths.eventsFile).equals(before)).toBe(true);
+      expectOneLineDotagentError(error, "events.jsonl", code);
+    },
+  );
 
-  it.each(CODES)("creating the lock fails with %s: a one-line DotagentError naming the lock, nothing left behind", async (code) => {
-    const paths = projectWithState("lock");
-    await failWhen(code, (op) => (op.name === "writeFileSync" || op.name === "linkSync") && op.detail.includes(".lock"));
-    const error = caught(() => acquireLock(paths.stateDir, { command: "test", waitMs: 0 }));
-    stopFaults();
-    expectOneLineDotagentError(error, ".lock", code);
-    expect(stateLeftovers(paths.root)).toEqual([]);
-  });
+  it.each(CODES)(
+    "creating the lock fails with %s: a one-line DotagentError naming the lock, nothing left behind",
+    async (code) => {
+      const paths = projectWithState("lock");
+      await failWhen(
+        code,
+        (op) => (op.name === "writeFileSync" || op.name === "linkSync") && op.detail.includes(".lock"),
+      );
+      const error = caught(() => acquireLock(paths.stateDir, { command: "test", waitMs: 0 }));
+      stopFaults();
+      expectOneLineDotagentError(error, ".lock", code);
+      expect(stateLeftovers(paths.root)).toEqual([]);
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -153,7 +175,10 @@ function report(dir: string, rel: string, value: unknown): void {
   writeFileSync(join(dir, "memory/reports", rel), JSON.stringify(value));
 }
 
-async function through(dir: string, ...steps: Array<[string, string[], Record<string, string | boolean | undefined>?]>): Promise<void> {
+async function through(
+  dir: string,
+  ...steps: Array<[string, string[], Record<string, string | boolean | undefined>?]>
+): Promise<void> {
   for (const [name, args, options] of steps) {
     const code = await runCommand(name, args, options ?? {}, dir);
     if (code !== 0) throw new Error(`setup ${name} ${args.join(" ")} exited ${code}`);
@@ -166,7 +191,13 @@ async function toImplementation(dir: string): Promise<void> {
   report(dir, "designs/a.json", { a: 1 });
   report(dir, "roundtable.json", { a: 1 });
   report(dir, "final_design.json", { a: 1, tasks: [{ id: "t1" }, { id: "t2", depends_on: ["t1"] }] });
-  await through(dir, ["phase", ["approve", "REQUIREMENTS"]], ["phase", ["complete", "REQUIREMENTS"]], ["phase", ["approve", "ARCHITECTURE"]], ["phase", ["complete", "ARCHITECTURE"]]);
+  await through(
+    dir,
+    ["phase", ["approve", "REQUIREMENTS"]],
+    ["phase", ["complete", "REQUIREMENTS"]],
+    ["phase", ["approve", "ARCHITECTURE"]],
+    ["phase", ["complete", "ARCHITECTURE"]],
+  );
   await through(dir, ["task", ["import", "memory/reports/final_design.json"]]);
 }
 
@@ -222,81 +253,94 @@ const SCENARIOS: Scenario[] = [
 ];
 
 describe("a failure at any one disk-changing call of a command", () => {
-  it.each(SCENARIOS)("$name: every failure is a one-line DotagentError, and the state stays valid and recoverable", async (scenario) => {
-    const template = makeTempDir("fault-template");
-    await scenario.setup(template);
-    // A first run loads every module the command needs (tar, for one) before fs is hooked: a
-    // module that keeps a reference to an fs function at load time must keep the real one.
-    const warmup = makeTempDir("fault-warmup");
-    cpSync(template, warmup, { recursive: true });
-    expect(await runCommand(scenario.command[0], scenario.command[1], scenario.command[2], warmup)).toBe(0);
-    // Count the calls of an unfailed run.
-    const probe = makeTempDir("fault-probe");
-    cpSync(template, probe, { recursive: true });
-    let total = 0;
-    uninstall = await installFsHooks(() => void (total += 1));
-    const [name, args, options] = scenario.command;
-    expect(await runCommand(name, args, options, probe)).toBe(0);
-    stopFaults();
-    expect(total).toBeGreaterThan(0);
-
-    const problems: string[] = [];
-    const figures = { calls: 0, raw_errors: 0, swallowed: 0, invalid_after: 0, unrecoverable: 0 };
-    for (let n = 1; n <= Math.min(total, MAX_CALLS); n++) {
-      figures.calls += 1;
-      const dir = makeTempDir("fault-run");
-      cpSync(template, dir, { recursive: true });
-      let hit: FsOp | undefined;
-      uninstall = await installFsHooks((op) => {
-        if (op.n === n) {
-          hit = op;
-          throw errnoError("ENOSPC", op.name.replace(/^(promises|handle)\./, ""), op.detail.split(" ")[1]);
-        }
-      });
-      let error: unknown;
-      try {
-        await runCommand(name, args, options, dir);
-      } catch (e) {
-        error = e;
-      }
+  it.each(SCENARIOS)(
+    "$name: every failure is a one-line DotagentError, and the state stays valid and recoverable",
+    async (scenario) => {
+      const template = makeTempDir("fault-template");
+      await scenario.setup(template);
+      // A first run loads every module the command needs (tar, for one) before fs is hooked: a
+      // module that keeps a reference to an fs function at load time must keep the real one.
+      const warmup = makeTempDir("fault-warmup");
+      cpSync(template, warmup, { recursive: true });
+      expect(await runCommand(scenario.command[0], scenario.command[1], scenario.command[2], warmup)).toBe(0);
+      // Count the calls of an unfailed run.
+      const probe = makeTempDir("fault-probe");
+      cpSync(template, probe, { recursive: true });
+      let total = 0;
+      uninstall = await installFsHooks(() => void (total += 1));
+      const [name, args, options] = scenario.command;
+      expect(await runCommand(name, args, options, probe)).toBe(0);
       stopFaults();
-      const where = `call ${n} of ${total} (${hit?.detail.replace(dir, "") ?? "not reached"})`;
-      if (error === undefined) figures.swallowed += 1;
-      else if (!(error instanceof DotagentError)) {
-        figures.raw_errors += 1;
-        problems.push(`${where}: not a DotagentError (the CLI would say "unexpected error … please report it"): ${String((error as Error).message ?? error).split("\n")[0]}`);
-      } else if (error.message.includes("\n") || !/ENOSPC/.test(error.message)) {
-        problems.push(`${where}: message is not one line naming the failure: ${error.message}`);
+      expect(total).toBeGreaterThan(0);
+
+      const problems: string[] = [];
+      const figures = { calls: 0, raw_errors: 0, swallowed: 0, invalid_after: 0, unrecoverable: 0 };
+      for (let n = 1; n <= Math.min(total, MAX_CALLS); n++) {
+        figures.calls += 1;
+        const dir = makeTempDir("fault-run");
+        cpSync(template, dir, { recursive: true });
+        let hit: FsOp | undefined;
+        uninstall = await installFsHooks((op) => {
+          if (op.n === n) {
+            hit = op;
+            throw errnoError("ENOSPC", op.name.replace(/^(promises|handle)\./, ""), op.detail.split(" ")[1]);
+          }
+        });
+        let error: unknown;
+        try {
+          await runCommand(name, args, options, dir);
+        } catch (e) {
+          error = e;
+        }
+        stopFaults();
+        const where = `call ${n} of ${total} (${hit?.detail.replace(dir, "") ?? "not reached"})`;
+        if (error === undefined) figures.swallowed += 1;
+        else if (!(error instanceof DotagentError)) {
+          figures.raw_errors += 1;
+          problems.push(
+            `${where}: not a DotagentError (the CLI would say "unexpected error … please report it"): ${String((error as Error).message ?? error).split("\n")[0]}`,
+          );
+        } else if (error.message.includes("\n") || !/ENOSPC/.test(error.message)) {
+          problems.push(`${where}: message is not one line naming the failure: ${error.message}`);
+        }
+        // The CLI process would exit here: a lock, or a lock file in the making, that it could not
+        // remove is then a dead process's, which the next command takes over or sweeps. This
+        // process lives on, so remove them as its exit would make them removable.
+        const stateDir = join(dir, "memory/state");
+        const lock = readBytes(join(stateDir, ".lock"));
+        if (lock !== undefined && JSON.parse(lock.toString("utf8")).pid === process.pid)
+          rmSync(join(stateDir, ".lock"));
+        for (const name of existsSync(stateDir) ? readdirSync(stateDir) : [])
+          if (name.startsWith(`.lock.${process.pid}.`)) rmSync(join(stateDir, name));
+        const parse = readState(dir).problems;
+        const errors = validationErrors(dir);
+        if (parse.length + errors.length > 0) {
+          figures.invalid_after += 1;
+          problems.push(
+            `${where}: state not valid afterwards: ${[...parse, ...errors.map((e) => `${e.file}: ${e.path}: ${e.message}`)].join("; ")}`,
+          );
+        }
+        try {
+          // What the error message tells a person to do: run resume (it also finishes a cut-off clear).
+          const code =
+            existsSync(join(dir, "memory/state/phase.json")) || existsSync(join(dir, "memory/state/.clearing"))
+              ? await runCommand("resume", [], {}, dir)
+              : 0;
+          if (code !== 0) throw new Error(`resume exited ${code}`);
+          const left = stateLeftovers(dir);
+          if (left.length > 0) throw new Error(`left in memory/state: ${left.join(", ")}`);
+          const after = validationErrors(dir);
+          if (after.length > 0) throw new Error(after.map((e) => `${e.file}: ${e.path}: ${e.message}`).join("; "));
+        } catch (e) {
+          figures.unrecoverable += 1;
+          problems.push(`${where}: the next resume did not recover: ${(e as Error).message.split("\n")[0]}`);
+        }
       }
-      // The CLI process would exit here: a lock, or a lock file in the making, that it could not
-      // remove is then a dead process's, which the next command takes over or sweeps. This
-      // process lives on, so remove them as its exit would make them removable.
-      const stateDir = join(dir, "memory/state");
-      const lock = readBytes(join(stateDir, ".lock"));
-      if (lock !== undefined && JSON.parse(lock.toString("utf8")).pid === process.pid) rmSync(join(stateDir, ".lock"));
-      for (const name of existsSync(stateDir) ? readdirSync(stateDir) : []) if (name.startsWith(`.lock.${process.pid}.`)) rmSync(join(stateDir, name));
-      const parse = readState(dir).problems;
-      const errors = validationErrors(dir);
-      if (parse.length + errors.length > 0) {
-        figures.invalid_after += 1;
-        problems.push(`${where}: state not valid afterwards: ${[...parse, ...errors.map((e) => `${e.file}: ${e.path}: ${e.message}`)].join("; ")}`);
-      }
-      try {
-        // What the error message tells a person to do: run resume (it also finishes a cut-off clear).
-        const code = existsSync(join(dir, "memory/state/phase.json")) || existsSync(join(dir, "memory/state/.clearing")) ? await runCommand("resume", [], {}, dir) : 0;
-        if (code !== 0) throw new Error(`resume exited ${code}`);
-        const left = stateLeftovers(dir);
-        if (left.length > 0) throw new Error(`left in memory/state: ${left.join(", ")}`);
-        const after = validationErrors(dir);
-        if (after.length > 0) throw new Error(after.map((e) => `${e.file}: ${e.path}: ${e.message}`).join("; "));
-      } catch (e) {
-        figures.unrecoverable += 1;
-        problems.push(`${where}: the next resume did not recover: ${(e as Error).message.split("\n")[0]}`);
-      }
-    }
-    recordFigures(`fault-calls ${scenario.name}`, figures);
-    expect(problems).toEqual([]);
-  }, 600_000);
+      recordFigures(`fault-calls ${scenario.name}`, figures);
+      expect(problems).toEqual([]);
+    },
+    600_000,
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -311,7 +355,12 @@ async function cliProject(label: string): Promise<string> {
 }
 
 function snapshotFiles(dir: string): Record<string, string | undefined> {
-  return Object.fromEntries(["phase.json", "execution.json", "events.jsonl"].map((n) => [n, readBytes(join(dir, "memory/state", n))?.toString("base64")]));
+  return Object.fromEntries(
+    ["phase.json", "execution.json", "events.jsonl"].map((n) => [
+      n,
+      readBytes(join(dir, "memory/state", n))?.toString("base64"),
+    ]),
+  );
 }
 
 const isRoot = process.getuid?.() === 0;
@@ -346,48 +395,56 @@ describe("at the CLI: a write that fails gives exit 1 and one line on stderr", (
     { what: "memory/state read-only", target: "memory/state", dir: true },
     { what: "execution.json read-only", target: "memory/state/execution.json", dir: false },
   ];
-  it.each(cases)("$what: task add exits 1, one line, no stack trace, the state untouched", async ({ target, dir: isDir }) => {
-    const dir = await cliProject("readonly");
-    const before = snapshotFiles(dir);
-    const undo = makeReadOnly(join(dir, target), isDir);
-    if (undo === undefined) {
-      console.warn(`skipped: running as root and ${target} cannot be made immutable here (no chattr +i); chmod does not bind root`);
-      return;
-    }
-    let run;
-    try {
-      run = await runCli(dir, ["task", "add", "t2"], { plain: true, env: { DOTAGENT_LOCK_WAIT_MS: "0" } });
-    } finally {
-      undo();
-    }
-    expect(run.code, describeRun(run)).toBe(1);
-    expect(stackLines(run.stderr)).toEqual([]);
-    expect(run.stderr.trim().split("\n"), `stderr: ${run.stderr}`).toHaveLength(1);
-    expect(run.stderr).not.toMatch(/unexpected error|please report/);
-    expect(snapshotFiles(dir)).toEqual(before);
-    expect((await runCli(dir, ["validate", "--json"], { plain: true })).code).toBe(0);
-  });
+  it.each(cases)(
+    "$what: task add exits 1, one line, no stack trace, the state untouched",
+    async ({ target, dir: isDir }) => {
+      const dir = await cliProject("readonly");
+      const before = snapshotFiles(dir);
+      const undo = makeReadOnly(join(dir, target), isDir);
+      if (undo === undefined) {
+        console.warn(
+          `skipped: running as root and ${target} cannot be made immutable here (no chattr +i); chmod does not bind root`,
+        );
+        return;
+      }
+      let run;
+      try {
+        run = await runCli(dir, ["task", "add", "t2"], { plain: true, env: { DOTAGENT_LOCK_WAIT_MS: "0" } });
+      } finally {
+        undo();
+      }
+      expect(run.code, describeRun(run)).toBe(1);
+      expect(stackLines(run.stderr)).toEqual([]);
+      expect(run.stderr.trim().split("\n"), `stderr: ${run.stderr}`).toHaveLength(1);
+      expect(run.stderr).not.toMatch(/unexpected error|please report/);
+      expect(snapshotFiles(dir)).toEqual(before);
+      expect((await runCli(dir, ["validate", "--json"], { plain: true })).code).toBe(0);
+    },
+  );
 
   const injected = [
     { fault: "renameSync:ENOSPC:execution.json", file: "execution.json", code: "ENOSPC" },
     { fault: "fsyncSync:EIO:execution.json.", file: "execution.json", code: "EIO" },
     { fault: "writeSync:ENOSPC:execution.json.", file: "execution.json", code: "ENOSPC" },
   ];
-  it.each(injected)("injected $fault: exit 1, one line naming $file, the state untouched", async ({ fault, file, code }) => {
-    const dir = await cliProject("injected");
-    const before = snapshotFiles(dir);
-    const run = await runCli(dir, ["task", "add", "t2"], { fault });
-    expect(run.code, describeRun(run)).toBe(1);
-    const lines = run.stderr.trim().split("\n");
-    expect(lines, run.stderr).toHaveLength(1);
-    expect(lines[0]).toContain(`memory/state/${file}`);
-    expect(lines[0]).toContain(code);
-    expect(stackLines(run.stderr)).toEqual([]);
-    expect(snapshotFiles(dir)).toEqual(before);
-    expect(stateLeftovers(dir)).toEqual([]);
-    const resume = await runCli(dir, ["resume", "--json"], { plain: true });
-    expect(resume.code, describeRun(resume)).toBe(0);
-  });
+  it.each(injected)(
+    "injected $fault: exit 1, one line naming $file, the state untouched",
+    async ({ fault, file, code }) => {
+      const dir = await cliProject("injected");
+      const before = snapshotFiles(dir);
+      const run = await runCli(dir, ["task", "add", "t2"], { fault });
+      expect(run.code, describeRun(run)).toBe(1);
+      const lines = run.stderr.trim().split("\n");
+      expect(lines, run.stderr).toHaveLength(1);
+      expect(lines[0]).toContain(`memory/state/${file}`);
+      expect(lines[0]).toContain(code);
+      expect(stackLines(run.stderr)).toEqual([]);
+      expect(snapshotFiles(dir)).toEqual(before);
+      expect(stateLeftovers(dir)).toEqual([]);
+      const resume = await runCli(dir, ["resume", "--json"], { plain: true });
+      expect(resume.code, describeRun(resume)).toBe(0);
+    },
+  );
 
   it("--json: the error is one JSON object on stdout with code write_failed and exit_code 1", async () => {
     const dir = await cliProject("injected-json");
@@ -407,30 +464,42 @@ describe("at the CLI: the event log cannot be appended after the change was save
     { fault: "openSync:EACCES:events.jsonl", code: "EACCES" },
     { fault: "fsyncSync:EIO:events.jsonl", code: "EIO" },
   ];
-  it.each(faults)("$fault: task start exits 0, the task is running, one warning names memory/state/events.jsonl", async ({ fault, code }) => {
-    const dir = await cliProject("events-fault");
-    const run = await runCli(dir, ["task", "start", "t1", "--json"], { fault });
-    expect(run.code, describeRun(run)).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, task: { id: "t1", status: "running" } });
-    // The round's first start also says, once, that its tasks share the checkout (no git here: SPEC §19).
-    const lines = run.stderr.trim().split("\n").filter((l) => !/share one checkout/.test(l));
-    expect(lines, run.stderr).toHaveLength(1);
-    expect(lines[0]).toBe(`dotagent: warning: the change is saved, but memory/state/events.jsonl could not be appended (${code}): the event log may miss isolation_decided, task_started`);
-    expect(JSON.parse(readFileSync(join(dir, "memory/state/execution.json"), "utf8")).tasks[0].status).toBe("running");
-    // The state is valid and the next command (and its log line) works.
-    expect((await runCli(dir, ["validate", "--json"], { plain: true })).code).toBe(0);
-    const again = await runCli(dir, ["task", "start", "t1"], { plain: true });
-    expect(again.code).toBe(1);
-    expect(again.stderr).toContain("running");
-    expect(stateLeftovers(dir)).toEqual([]);
-  });
+  it.each(faults)(
+    "$fault: task start exits 0, the task is running, one warning names memory/state/events.jsonl",
+    async ({ fault, code }) => {
+      const dir = await cliProject("events-fault");
+      const run = await runCli(dir, ["task", "start", "t1", "--json"], { fault });
+      expect(run.code, describeRun(run)).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, task: { id: "t1", status: "running" } });
+      // The round's first start also says, once, that its tasks share the checkout (no git here: SPEC §19).
+      const lines = run.stderr
+        .trim()
+        .split("\n")
+        .filter((l) => !/share one checkout/.test(l));
+      expect(lines, run.stderr).toHaveLength(1);
+      expect(lines[0]).toBe(
+        `dotagent: warning: the change is saved, but memory/state/events.jsonl could not be appended (${code}): the event log may miss isolation_decided, task_started`,
+      );
+      expect(JSON.parse(readFileSync(join(dir, "memory/state/execution.json"), "utf8")).tasks[0].status).toBe(
+        "running",
+      );
+      // The state is valid and the next command (and its log line) works.
+      expect((await runCli(dir, ["validate", "--json"], { plain: true })).code).toBe(0);
+      const again = await runCli(dir, ["task", "start", "t1"], { plain: true });
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain("running");
+      expect(stateLeftovers(dir)).toEqual([]);
+    },
+  );
 
   it("phase approve with a full disk for the log: exit 0 and the approval is recorded", async () => {
     const dir = await cliProject("events-fault-phase");
     report(dir, "demand.json", { stories: ["sign in"] }); // REQUIREMENTS is approved on a demand
     const run = await runCli(dir, ["phase", "approve", "REQUIREMENTS"], { fault: "writeSync:ENOSPC:events.jsonl" });
     expect(run.code, describeRun(run)).toBe(0);
-    expect(run.stderr).toContain("memory/state/events.jsonl could not be appended (ENOSPC): the event log may miss phase_approved");
+    expect(run.stderr).toContain(
+      "memory/state/events.jsonl could not be appended (ENOSPC): the event log may miss phase_approved",
+    );
     expect(JSON.parse(readFileSync(join(dir, "memory/state/phase.json"), "utf8")).user_checkpoints).toHaveLength(1);
   });
 });

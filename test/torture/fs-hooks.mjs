@@ -9,7 +9,8 @@ import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import { constants as osConstants } from "node:os";
 
-const WRITE_FLAGS = fs.constants.O_WRONLY | fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND | fs.constants.O_TRUNC;
+const WRITE_FLAGS =
+  fs.constants.O_WRONLY | fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND | fs.constants.O_TRUNC;
 
 /** Whether an open() flag argument can change the disk. */
 function writesWith(flags) {
@@ -20,19 +21,80 @@ function writesWith(flags) {
 
 // name → which argument holds the flags (open only), or -1. Only calls that change the disk.
 const SYNC = {
-  openSync: 1, writeSync: -1, writevSync: -1, writeFileSync: -1, appendFileSync: -1, fsyncSync: -1, fdatasyncSync: -1,
-  renameSync: -1, linkSync: -1, symlinkSync: -1, unlinkSync: -1, rmSync: -1, rmdirSync: -1, mkdirSync: -1, mkdtempSync: -1,
-  copyFileSync: -1, cpSync: -1, ftruncateSync: -1, truncateSync: -1, chmodSync: -1, fchmodSync: -1, chownSync: -1, fchownSync: -1,
+  openSync: 1,
+  writeSync: -1,
+  writevSync: -1,
+  writeFileSync: -1,
+  appendFileSync: -1,
+  fsyncSync: -1,
+  fdatasyncSync: -1,
+  renameSync: -1,
+  linkSync: -1,
+  symlinkSync: -1,
+  unlinkSync: -1,
+  rmSync: -1,
+  rmdirSync: -1,
+  mkdirSync: -1,
+  mkdtempSync: -1,
+  copyFileSync: -1,
+  cpSync: -1,
+  ftruncateSync: -1,
+  truncateSync: -1,
+  chmodSync: -1,
+  fchmodSync: -1,
+  chownSync: -1,
+  fchownSync: -1,
 };
 const CALLBACK = {
-  open: 1, write: -1, writev: -1, writeFile: -1, appendFile: -1, fsync: -1, fdatasync: -1, rename: -1, link: -1, symlink: -1,
-  unlink: -1, rm: -1, rmdir: -1, mkdir: -1, mkdtemp: -1, copyFile: -1, cp: -1, ftruncate: -1, truncate: -1, chmod: -1, fchmod: -1,
+  open: 1,
+  write: -1,
+  writev: -1,
+  writeFile: -1,
+  appendFile: -1,
+  fsync: -1,
+  fdatasync: -1,
+  rename: -1,
+  link: -1,
+  symlink: -1,
+  unlink: -1,
+  rm: -1,
+  rmdir: -1,
+  mkdir: -1,
+  mkdtemp: -1,
+  copyFile: -1,
+  cp: -1,
+  ftruncate: -1,
+  truncate: -1,
+  chmod: -1,
+  fchmod: -1,
 };
 const PROMISES = {
-  open: 1, writeFile: -1, appendFile: -1, rename: -1, link: -1, symlink: -1, unlink: -1, rm: -1, rmdir: -1, mkdir: -1,
-  mkdtemp: -1, copyFile: -1, cp: -1, truncate: -1, chmod: -1,
+  open: 1,
+  writeFile: -1,
+  appendFile: -1,
+  rename: -1,
+  link: -1,
+  symlink: -1,
+  unlink: -1,
+  rm: -1,
+  rmdir: -1,
+  mkdir: -1,
+  mkdtemp: -1,
+  copyFile: -1,
+  cp: -1,
+  truncate: -1,
+  chmod: -1,
 };
-const HANDLE = { write: -1, writev: -1, writeFile: -1, appendFile: -1, sync: -1, datasync: -1, truncate: -1, chmod: -1 };
+const HANDLE = {
+  write: -1,
+  writev: -1,
+  writeFile: -1,
+  appendFile: -1,
+  sync: -1,
+  datasync: -1,
+  truncate: -1,
+  chmod: -1,
+};
 
 let installed = null;
 
@@ -49,7 +111,8 @@ function describe(name, args, self) {
   const first = args[0];
   if (typeof first === "string") parts.push(first);
   else if (first instanceof URL) parts.push(first.pathname);
-  else if (typeof first === "number" && !(self && typeof self.fd === "number")) parts.push(fdPaths.get(first) ?? `fd${first}`);
+  else if (typeof first === "number" && !(self && typeof self.fd === "number"))
+    parts.push(fdPaths.get(first) ?? `fd${first}`);
   if (TWO_PATHS.has(base) && typeof args[1] === "string") parts.push(args[1]);
   return `${name} ${parts.join(" ")}`.trim();
 }
@@ -71,7 +134,8 @@ export async function installFsHooks(onOp) {
     onOp({ n, name, args, detail: describe(name, args, self) });
   };
   const remember = (fd, path) => {
-    if (typeof fd === "number" && (typeof path === "string" || path instanceof URL)) fdPaths.set(fd, String(path instanceof URL ? path.pathname : path));
+    if (typeof fd === "number" && (typeof path === "string" || path instanceof URL))
+      fdPaths.set(fd, String(path instanceof URL ? path.pathname : path));
   };
   const patch = (target, table, label, mode) => {
     for (const [name, flagsAt] of Object.entries(table)) {

@@ -16,7 +16,12 @@ if (log || killAt !== undefined) {
   const original = childProcess.spawnSync;
   let calls = 0;
   childProcess.spawnSync = function spawnSync(file, args, options) {
-    if (file !== "git" || (Array.isArray(args) && args[0] === "--version") || (Array.isArray(args) && args[0] === "var")) return original.call(this, file, args, options);
+    if (
+      file !== "git" ||
+      (Array.isArray(args) && args[0] === "--version") ||
+      (Array.isArray(args) && args[0] === "var")
+    )
+      return original.call(this, file, args, options);
     calls++;
     if (log) appendFileSync(log, `${calls} ${(args ?? []).join(" ").replace(/\n/g, "\\n")}\n`);
     if (calls === killAt && when === "before") process.kill(process.pid, "SIGKILL");

@@ -3,7 +3,16 @@
 // what is on disk afterwards, and the figures the long run prints. The bounded vitest suites and
 // run-long.mjs (which runs the same suites with bigger counts) share all of it.
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,7 +41,15 @@ export async function lockLibrary(): Promise<string> {
   if (lockModule === undefined) {
     const { build } = await import("esbuild");
     const out = join(mkdtempSync(join(tmpdir(), "dotagent-lock-")), "lock.mjs");
-    await build({ entryPoints: [join(REPO, "src/store/lock.ts")], bundle: true, platform: "node", format: "esm", target: "node20", outfile: out, logLevel: "warning" });
+    await build({
+      entryPoints: [join(REPO, "src/store/lock.ts")],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      outfile: out,
+      logLevel: "warning",
+    });
     lockModule = out;
   }
   return lockModule;
@@ -55,7 +72,8 @@ export function envInt(name: string, fallback: number): number {
 /** TORTURE_SEED if set (to replay a failure), else a fresh one; always printed with failures. */
 export function seedFor(label: string): number {
   const fixed = process.env.TORTURE_SEED;
-  const seed = fixed !== undefined && fixed !== "" ? Number(fixed) : (Date.now() ^ (process.pid << 8) ^ hash(label)) >>> 0;
+  const seed =
+    fixed !== undefined && fixed !== "" ? Number(fixed) : (Date.now() ^ (process.pid << 8) ^ hash(label)) >>> 0;
   return seed >>> 0;
 }
 
@@ -138,7 +156,13 @@ const COMMAND_MODULES: Record<string, () => Promise<{ command: Command }>> = {
 export type InProcessOptions = Record<string, string | boolean | undefined>;
 
 /** Runs `dotagent <name> <args>` through its command module, as the CLI entry would (no exit). */
-export async function runInProcess(dir: string, name: string, args: string[], options: InProcessOptions = {}, now: () => Date = () => new Date()): Promise<number> {
+export async function runInProcess(
+  dir: string,
+  name: string,
+  args: string[],
+  options: InProcessOptions = {},
+  now: () => Date = () => new Date(),
+): Promise<number> {
   const { command } = await COMMAND_MODULES[name]!();
   return command.run({ args, options, out: quietOutput, paths: projectPaths(dir), now });
 }
@@ -164,7 +188,11 @@ export async function makeProject(label: string, steps: readonly FixtureStep[]):
 }
 
 /** Fixture steps from nothing to IMPLEMENTATION with no tasks yet: every report written (final_design.json lists `tasks`), both gates approved. */
-export function toImplementation(request: string, workflowId: string, tasks: ReadonlyArray<{ id: string; depends_on?: string[] }> = []): FixtureStep[] {
+export function toImplementation(
+  request: string,
+  workflowId: string,
+  tasks: ReadonlyArray<{ id: string; depends_on?: string[] }> = [],
+): FixtureStep[] {
   return [
     ["init", [], { request, "workflow-id": workflowId }],
     (dir) => {
@@ -232,7 +260,12 @@ export interface CliResult {
 export const GONE_SESSION_PID = String(spawnSync("true").pid);
 
 export function runCli(dir: string | undefined, args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
-  const argv = [...(options.plain ? [] : ["--import", PRELOAD]), CLI, ...args, ...(dir === undefined ? [] : ["--dir", dir])];
+  const argv = [
+    ...(options.plain ? [] : ["--import", PRELOAD]),
+    CLI,
+    ...args,
+    ...(dir === undefined ? [] : ["--dir", dir]),
+  ];
   const env: Record<string, string | undefined> = {
     ...process.env,
     CLAUDE_PID: GONE_SESSION_PID,
@@ -246,7 +279,10 @@ export function runCli(dir: string | undefined, args: readonly string[], options
   };
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, argv, { env: env as NodeJS.ProcessEnv, stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, argv, {
+      env: env as NodeJS.ProcessEnv,
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     let report = "";
@@ -285,7 +321,8 @@ export function runCli(dir: string | undefined, args: readonly string[], options
       const killLine = lines.find((l) => l.startsWith("kill "));
       const killed = signal === "SIGKILL" && !timedOut && (killLine !== undefined || killedByTimer);
       let landed: string | null = null;
-      if (killLine !== undefined) landed = killLine === "kill exit" ? "exit" : `before ${killLine.replace(/^kill \d+ /, "").split(" ")[0]}`;
+      if (killLine !== undefined)
+        landed = killLine === "kill exit" ? "exit" : `before ${killLine.replace(/^kill \d+ /, "").split(" ")[0]}`;
       else if (killed) landed = ops.length === 0 ? "before any write" : `after ${ops[ops.length - 1]!.split(" ")[1]}`;
       resolvePromise({
         args,
@@ -305,14 +342,19 @@ export function runCli(dir: string | undefined, args: readonly string[], options
 
 /** One line for a failure message. */
 export function describeRun(run: CliResult): string {
-  const outcome = run.timedOut ? "TIMED OUT" : run.killed ? `killed ${run.landed ?? ""}` : `exit ${run.code}${run.signal ? ` (${run.signal})` : ""}`;
+  const outcome = run.timedOut
+    ? "TIMED OUT"
+    : run.killed
+      ? `killed ${run.landed ?? ""}`
+      : `exit ${run.code}${run.signal ? ` (${run.signal})` : ""}`;
   const err = run.stderr.trim().split("\n").slice(0, 3).join(" | ");
   return `\`dotagent ${run.args.join(" ")}\` → ${outcome}${err ? `; stderr: ${err}` : ""}`;
 }
 
 export function parseStdoutJson(run: CliResult): Record<string, unknown> {
   const decoded = decodeJson(run.stdout);
-  if (!decoded.ok || decoded.value === null || typeof decoded.value !== "object") throw new Error(`stdout is not one JSON object: ${describeRun(run)}\n${run.stdout.slice(0, 500)}`);
+  if (!decoded.ok || decoded.value === null || typeof decoded.value !== "object")
+    throw new Error(`stdout is not one JSON object: ${describeRun(run)}\n${run.stdout.slice(0, 500)}`);
   return decoded.value as Record<string, unknown>;
 }
 
@@ -379,8 +421,18 @@ export const TEMP_FILE = /(\.json|\.jsonl)\.\d+$|\.tmp$/;
 export function stateLeftovers(dir: string): string[] {
   const stateDir = join(dir, STATE);
   if (!existsSync(stateDir)) return [];
-  const history = existsSync(join(stateDir, ".history")) ? readdirSync(join(stateDir, ".history")).filter((name) => name.startsWith(".")).map((name) => `.history/${name}`) : [];
-  return [...readdirSync(stateDir).filter((name) => !["phase.json", "execution.json", "events.jsonl", ".last-write.json", ".archive", ".history"].includes(name)), ...history];
+  const history = existsSync(join(stateDir, ".history"))
+    ? readdirSync(join(stateDir, ".history"))
+        .filter((name) => name.startsWith("."))
+        .map((name) => `.history/${name}`)
+    : [];
+  return [
+    ...readdirSync(stateDir).filter(
+      (name) =>
+        !["phase.json", "execution.json", "events.jsonl", ".last-write.json", ".archive", ".history"].includes(name),
+    ),
+    ...history,
+  ];
 }
 
 export function readBytes(file: string): Buffer | undefined {
@@ -407,27 +459,37 @@ export function readState(dir: string): StateOnDisk {
     const decoded = decodeJson(phaseBytes.toString("utf8"));
     const parsed = decoded.ok ? parsePhaseState(decoded.value) : undefined;
     if (parsed?.ok) out.phase = parsed.value;
-    else out.problems.push(`phase.json: ${decoded.ok ? parsed?.ok === false ? parsed.problems.map((p) => `${p.path}: ${p.message}`).join("; ") : "" : decoded.message}`);
+    else
+      out.problems.push(
+        `phase.json: ${decoded.ok ? (parsed?.ok === false ? parsed.problems.map((p) => `${p.path}: ${p.message}`).join("; ") : "") : decoded.message}`,
+      );
   }
   const executionBytes = readBytes(join(dir, STATE, "execution.json"));
   if (executionBytes !== undefined) {
     const decoded = decodeJson(executionBytes.toString("utf8"));
     const parsed = decoded.ok ? parseExecutionState(decoded.value) : undefined;
     if (parsed?.ok) out.execution = parsed.value;
-    else out.problems.push(`execution.json: ${decoded.ok ? parsed?.ok === false ? parsed.problems.map((p) => `${p.path}: ${p.message}`).join("; ") : "" : decoded.message}`);
+    else
+      out.problems.push(
+        `execution.json: ${decoded.ok ? (parsed?.ok === false ? parsed.problems.map((p) => `${p.path}: ${p.message}`).join("; ") : "") : decoded.message}`,
+      );
   }
   return out;
 }
 
 /** The §9 errors of the state on disk, computed in-process with the library's own rules. */
 export function validationErrors(dir: string): Problem[] {
-  return validateState(loadSnapshotSync(projectPaths(dir)), new Date(), { staleAfterMs: Number.POSITIVE_INFINITY }).errors;
+  return validateState(loadSnapshotSync(projectPaths(dir)), new Date(), { staleAfterMs: Number.POSITIVE_INFINITY })
+    .errors;
 }
 
 export function planOnDisk(dir: string): ResumePlan {
   const snapshot = loadSnapshotSync(projectPaths(dir));
   const now = new Date();
-  return planResume(snapshot, now, { staleAfterMs: Number.POSITIVE_INFINITY, owners: judgeRunningTasks(snapshot, now) });
+  return planResume(snapshot, now, {
+    staleAfterMs: Number.POSITIVE_INFINITY,
+    owners: judgeRunningTasks(snapshot, now),
+  });
 }
 
 export function eventsOnDisk(dir: string): EventRecord[] {
@@ -439,8 +501,10 @@ export function sequenceProblems(events: readonly EventRecord[]): string[] {
   const problems: string[] = [];
   let last = 0;
   for (const event of events) {
-    if (typeof event.seq !== "number" || !Number.isInteger(event.seq)) problems.push(`event without an integer seq: ${JSON.stringify(event)}`);
-    else if (event.seq <= last) problems.push(`seq ${event.seq} (${event.type}) after seq ${last}: not strictly increasing`);
+    if (typeof event.seq !== "number" || !Number.isInteger(event.seq))
+      problems.push(`event without an integer seq: ${JSON.stringify(event)}`);
+    else if (event.seq <= last)
+      problems.push(`seq ${event.seq} (${event.type}) after seq ${last}: not strictly increasing`);
     else last = event.seq;
   }
   return problems;
@@ -450,7 +514,9 @@ export function sequenceProblems(events: readonly EventRecord[]): string[] {
 export function archiveNames(dir: string): string[] {
   const archiveDir = join(dir, STATE, ".archive");
   if (!existsSync(archiveDir)) return [];
-  return readdirSync(archiveDir).filter((name) => name.endsWith(".tar.gz") && !name.startsWith(".")).sort();
+  return readdirSync(archiveDir)
+    .filter((name) => name.endsWith(".tar.gz") && !name.startsWith("."))
+    .sort();
 }
 
 /** Every regular file in an archive, path → bytes; throws if the archive is torn or not a tar.gz. */
@@ -488,7 +554,11 @@ export function recordFigures(suite: string, figures: Figures): void {
 }
 
 /** Runs `fn` over `items` with at most `width` running at once. */
-export async function inLanes<T, R>(items: readonly T[], width: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function inLanes<T, R>(
+  items: readonly T[],
+  width: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let nextIndex = 0;
   const lane = async () => {

@@ -74,12 +74,16 @@ if (reportFd !== undefined || killAt || fault || pause) {
       report(`pause ${op.n} ${op.detail}`);
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pauseMs);
     }
-    if (op.n === killN || (killCall !== undefined && op.name === killCall && op.detail.includes(killPath) && --killNth === 0)) {
+    if (
+      op.n === killN ||
+      (killCall !== undefined && op.name === killCall && op.detail.includes(killPath) && --killNth === 0)
+    ) {
       report(`kill ${op.n} ${op.detail}`);
       process.kill(process.pid, "SIGKILL");
     }
     report(`${op.n} ${op.detail}`);
-    if (faultCalls?.has(op.name) && op.detail.includes(faultPath) && (faultNth === undefined || --faultNth === 0)) throw errnoError(faultCode, op.name, op.detail.split(" ")[1]);
+    if (faultCalls?.has(op.name) && op.detail.includes(faultPath) && (faultNth === undefined || --faultNth === 0))
+      throw errnoError(faultCode, op.name, op.detail.split(" ")[1]);
   });
   if (killAt === "exit") {
     process.on("exit", () => {

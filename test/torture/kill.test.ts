@@ -53,7 +53,20 @@ const MAX_REPORTED = 40;
 afterAll(removeTempDirs);
 
 class Findings {
-  readonly figures: Figures = { workflows_completed: 0, kills: 0, kills_mid_write: 0, kills_at_exit: 0, planned_kills_survived: 0, commands: 0, corrupt_after_kill: 0, lost_updates: 0, stale_locks_left: 0, temp_files_left: 0, next_command_failed: 0, resume_not_idempotent: 0 };
+  readonly figures: Figures = {
+    workflows_completed: 0,
+    kills: 0,
+    kills_mid_write: 0,
+    kills_at_exit: 0,
+    planned_kills_survived: 0,
+    commands: 0,
+    corrupt_after_kill: 0,
+    lost_updates: 0,
+    stale_locks_left: 0,
+    temp_files_left: 0,
+    next_command_failed: 0,
+    resume_not_idempotent: 0,
+  };
   readonly violations: string[] = [];
   readonly landed = new Map<string, number>();
   /** Leftovers already reported (one left file is one finding, however often it is seen again). */
@@ -84,7 +97,10 @@ class Findings {
       const kind = key.split(" before ")[0]!.split(" after ")[0]!.split(" exit")[0]!;
       byKind.set(kind, (byKind.get(kind) ?? 0) + n);
     }
-    return [...byKind].sort().map(([kind, n]) => `${kind}: ${n}`).join(", ");
+    return [...byKind]
+      .sort()
+      .map(([kind, n]) => `${kind}: ${n}`)
+      .join(", ");
   }
 }
 
@@ -106,13 +122,17 @@ async function recoverAfterKill(lane: Lane, dir: string, model: AckModel, where:
   const errors = validationErrors(dir);
   if (parse.length > 0 || errors.length > 0) {
     findings.figures.corrupt_after_kill! += 1;
-    findings.add(where, `state not valid right after the kill: ${[...parse, ...errors.map((e) => `${e.file}: ${e.path}: ${e.message}`)].join("; ")}`);
+    findings.add(
+      where,
+      `state not valid right after the kill: ${[...parse, ...errors.map((e) => `${e.file}: ${e.path}: ${e.message}`)].join("; ")}`,
+    );
   }
   if (findings.figures.kills! % VALIDATE_EVERY === 0) {
     const validate = await runCli(dir, ["validate", "--json"]);
     findings.figures.commands! += 1;
     const json = validate.code === 0 || validate.code === 3 ? parseStdoutJson(validate) : undefined;
-    if (validate.code !== 0 || json?.valid !== true) findings.add(where, `validate after the kill: ${describeRun(validate)} ${JSON.stringify(json?.errors ?? null)}`);
+    if (validate.code !== 0 || json?.valid !== true)
+      findings.add(where, `validate after the kill: ${describeRun(validate)} ${JSON.stringify(json?.errors ?? null)}`);
   }
   // The next command. Sometimes it is killed too: a crash during recovery.
   if (depth < 3 && rng.chance(0.3)) {
@@ -135,7 +155,8 @@ async function recoverAfterKill(lane: Lane, dir: string, model: AckModel, where:
   }
   if (stackLines(resume.stderr).length > 0) findings.add(where, `stack trace from resume: ${resume.stderr}`);
   const plan = parseStdoutJson(resume);
-  if (plan.situation === "corrupt" || plan.decision !== null) findings.add(where, `resume found ${String(plan.situation)}: ${JSON.stringify((plan as { next?: unknown }).next)}`);
+  if (plan.situation === "corrupt" || plan.decision !== null)
+    findings.add(where, `resume found ${String(plan.situation)}: ${JSON.stringify((plan as { next?: unknown }).next)}`);
   const left = stateLeftovers(dir).filter((name) => !findings.seenLeftovers.has(`${dir}/${name}`));
   if (left.length > 0) {
     for (const name of left) findings.seenLeftovers.add(`${dir}/${name}`);
@@ -147,7 +168,10 @@ async function recoverAfterKill(lane: Lane, dir: string, model: AckModel, where:
   const next = (plan.next as { action?: string } | undefined)?.action;
   if (again.repairs.length > 0 || again.next.action !== next) {
     findings.figures.resume_not_idempotent! += 1;
-    findings.add(where, `resume is not idempotent: a second run would repair ${JSON.stringify(again.repairs)} and do ${again.next.action} (first: ${next})`);
+    findings.add(
+      where,
+      `resume is not idempotent: a second run would repair ${JSON.stringify(again.repairs)} and do ${again.next.action} (first: ${next})`,
+    );
   }
   for (const problem of model.check(dir)) findings.add(where, `after resume: ${problem}`);
   model.observe(dir);
@@ -163,21 +187,32 @@ async function runWorkflowLane(lane: Lane, kills: number): Promise<void> {
     const workflowId = `wf-l${lane.id}-c${cycle}`;
     const start = await startingPoint(rng, lane.id, workflowId);
     const dir = start.dir;
-    const driver = new WorkflowDriver(dir, rng, { tasks: rng.int(2, 4), reworks: start.reworks, workflowId, verificationsDone: start.verificationsDone });
+    const driver = new WorkflowDriver(dir, rng, {
+      tasks: rng.int(2, 4),
+      reworks: start.reworks,
+      workflowId,
+      verificationsDone: start.verificationsDone,
+    });
     const model = new AckModel();
     model.observe(dir);
     const history: string[] = [];
     let usable = true;
     for (let stepNo = 0; usable && findings.figures.kills! < kills; stepNo++) {
       if (stepNo > 400) {
-        findings.add(`lane ${lane.id} cycle ${cycle}`, `no progress after 400 steps; last: ${history.slice(-5).join(" ; ")}`);
+        findings.add(
+          `lane ${lane.id} cycle ${cycle}`,
+          `no progress after 400 steps; last: ${history.slice(-5).join(" ; ")}`,
+        );
         break;
       }
       let step: Step | "done";
       try {
         step = driver.decide();
       } catch (error) {
-        findings.add(`lane ${lane.id} cycle ${cycle}`, `the agent cannot go on: ${(error as Error).message}; last: ${history.slice(-5).join(" ; ")}`);
+        findings.add(
+          `lane ${lane.id} cycle ${cycle}`,
+          `the agent cannot go on: ${(error as Error).message}; last: ${history.slice(-5).join(" ; ")}`,
+        );
         break;
       }
       if (step === "done") {
@@ -217,16 +252,26 @@ async function runWorkflowLane(lane: Lane, kills: number): Promise<void> {
  * a bounded run kills commands of the later phases: task runs, a failed verification's rework
  * (resume or `phase rework` moving verification.json aside under the journal), REFLECTION.
  */
-async function startingPoint(rng: Rng, lane: number, workflowId: string): Promise<{ dir: string; reworks: number; verificationsDone: number }> {
+async function startingPoint(
+  rng: Rng,
+  lane: number,
+  workflowId: string,
+): Promise<{ dir: string; reworks: number; verificationsDone: number }> {
   const kind = rng.pick(["fresh", "implementation", "verification failed", "reflection"] as const);
-  if (kind === "fresh") return { dir: makeTempDir(`kill-${lane}`), reworks: rng.chance(0.5) ? 1 : 0, verificationsDone: 0 };
+  if (kind === "fresh")
+    return { dir: makeTempDir(`kill-${lane}`), reworks: rng.chance(0.5) ? 1 : 0, verificationsDone: 0 };
   const steps: FixtureStep[] = [
     ...toImplementation(`torture ${workflowId}`, workflowId, [{ id: "t1" }, { id: "t2", depends_on: ["t1"] }]),
     ["task", ["import", "memory/reports/final_design.json"]],
   ];
-  if (kind === "implementation") return { dir: await makeProject(`kill-${lane}`, steps), reworks: rng.chance(0.5) ? 1 : 0, verificationsDone: 0 };
+  if (kind === "implementation")
+    return { dir: await makeProject(`kill-${lane}`, steps), reworks: rng.chance(0.5) ? 1 : 0, verificationsDone: 0 };
   for (const id of ["t1", "t2"]) {
-    steps.push(["task", ["start", id]], (dir) => writeReport(dir, `tasks/${id}.json`, { task_id: id, status: "complete" }), ["task", ["complete", id]]);
+    steps.push(
+      ["task", ["start", id]],
+      (dir) => writeReport(dir, `tasks/${id}.json`, { task_id: id, status: "complete" }),
+      ["task", ["complete", id]],
+    );
   }
   steps.push(["phase", ["complete", "IMPLEMENTATION"]]);
   if (kind === "verification failed") {
@@ -238,97 +283,134 @@ async function startingPoint(rng: Rng, lane: number, workflowId: string): Promis
 }
 
 describe("kill -9 during writes", () => {
-  it("task add/import/start/complete/fail/retry, phase start/approve/complete/rework and resume repairs leave a valid state", async () => {
-    const seed = seedFor("kill-workflow");
-    onTestFailed(() => console.error(`kill.test.ts workflow: replay with TORTURE_SEED=${seed}`));
-    const findings = new Findings(seed);
-    const root = makeRng(seed);
-    const total = Math.max(1, Math.round(KILLS * (1 - ARCHIVE_SHARE)));
-    const lanes: Lane[] = Array.from({ length: LANES }, (_, id) => ({ id, rng: root.fork(`lane${id}`), calibration: new Calibration(), findings }));
-    await inLanes(lanes, LANES, (lane) => runWorkflowLane(lane, total));
-    console.log(`kill workflow (seed ${seed}): ${JSON.stringify(findings.figures)}\n  killed: ${findings.coverage()}`);
-    recordFigures("kill-workflow", findings.figures);
-    expect(findings.violations, `seed ${seed}`).toEqual([]);
-    expect(findings.figures.kills).toBeGreaterThanOrEqual(total);
-    expect(findings.figures.kills_mid_write, "some kills must land between writes").toBeGreaterThan(0);
-  }, 600_000 + KILLS * 3_000);
+  it(
+    "task add/import/start/complete/fail/retry, phase start/approve/complete/rework and resume repairs leave a valid state",
+    async () => {
+      const seed = seedFor("kill-workflow");
+      onTestFailed(() => console.error(`kill.test.ts workflow: replay with TORTURE_SEED=${seed}`));
+      const findings = new Findings(seed);
+      const root = makeRng(seed);
+      const total = Math.max(1, Math.round(KILLS * (1 - ARCHIVE_SHARE)));
+      const lanes: Lane[] = Array.from({ length: LANES }, (_, id) => ({
+        id,
+        rng: root.fork(`lane${id}`),
+        calibration: new Calibration(),
+        findings,
+      }));
+      await inLanes(lanes, LANES, (lane) => runWorkflowLane(lane, total));
+      console.log(
+        `kill workflow (seed ${seed}): ${JSON.stringify(findings.figures)}\n  killed: ${findings.coverage()}`,
+      );
+      recordFigures("kill-workflow", findings.figures);
+      expect(findings.violations, `seed ${seed}`).toEqual([]);
+      expect(findings.figures.kills).toBeGreaterThanOrEqual(total);
+      expect(findings.figures.kills_mid_write, "some kills must land between writes").toBeGreaterThan(0);
+    },
+    600_000 + KILLS * 3_000,
+  );
 
-  it("archive and init --yes (which archives first) never lose the state: it is live, or in a complete archive", async () => {
-    const seed = seedFor("kill-archive");
-    onTestFailed(() => console.error(`kill.test.ts archive: replay with TORTURE_SEED=${seed}`));
-    const findings = new Findings(seed);
-    const rng = makeRng(seed);
-    const calibration = new Calibration();
-    const template = await makeArchiveTemplate();
-    const livePhase = readBytes(join(template, "memory/state/phase.json"))!;
-    const liveExecution = readBytes(join(template, "memory/state/execution.json"))!;
-    const total = Math.max(1, Math.round(KILLS * ARCHIVE_SHARE));
-    // One unkilled run of each, to learn how many calls they make (kills are spread over them).
-    for (const [kind, args] of [["archive", ["archive"]], ["init --yes", ["init", "--request", "x", "--yes"]]] as const) {
-      const dir = makeTempDir("kill-archive-calibration");
-      cpSync(template, dir, { recursive: true });
-      const run = await runCli(dir, [...args]);
-      if (run.code !== 0) findings.add(`seed ${seed} calibration`, `command failed: ${describeRun(run)}`);
-      calibration.learn(kind, run);
-      removeTempDir(dir);
-    }
-    let iteration = 0;
-    while (findings.figures.kills! < total && iteration < total * 4) {
-      iteration += 1;
-      const dir = makeTempDir("kill-archive");
-      cpSync(template, dir, { recursive: true });
-      const viaInit = rng.chance(0.35);
-      const args = viaInit ? ["init", "--request", "next one", "--workflow-id", "wf-next", "--yes"] : ["archive", "--reason", "torture"];
-      const kind = viaInit ? "init --yes" : "archive";
-      const where = `seed ${seed} iteration ${iteration} (${args.join(" ")})`;
-      const run = await runCli(dir, args, planKill(rng, calibration, kind));
-      findings.figures.commands! += 1;
-      calibration.learn(kind, run);
-      if (!run.killed) {
-        findings.figures.planned_kills_survived! += 1;
-        if (run.code !== 0) findings.add(where, `command failed: ${describeRun(run)}`);
-      } else {
-        findings.countKill(kind, run);
+  it(
+    "archive and init --yes (which archives first) never lose the state: it is live, or in a complete archive",
+    async () => {
+      const seed = seedFor("kill-archive");
+      onTestFailed(() => console.error(`kill.test.ts archive: replay with TORTURE_SEED=${seed}`));
+      const findings = new Findings(seed);
+      const rng = makeRng(seed);
+      const calibration = new Calibration();
+      const template = await makeArchiveTemplate();
+      const livePhase = readBytes(join(template, "memory/state/phase.json"))!;
+      const liveExecution = readBytes(join(template, "memory/state/execution.json"))!;
+      const total = Math.max(1, Math.round(KILLS * ARCHIVE_SHARE));
+      // One unkilled run of each, to learn how many calls they make (kills are spread over them).
+      for (const [kind, args] of [
+        ["archive", ["archive"]],
+        ["init --yes", ["init", "--request", "x", "--yes"]],
+      ] as const) {
+        const dir = makeTempDir("kill-archive-calibration");
+        cpSync(template, dir, { recursive: true });
+        const run = await runCli(dir, [...args]);
+        if (run.code !== 0) findings.add(`seed ${seed} calibration`, `command failed: ${describeRun(run)}`);
+        calibration.learn(kind, run);
+        removeTempDir(dir);
       }
-      // 1. Every archive on disk is complete, and the old workflow is live or archived whole.
-      await checkNothingLost(dir, livePhase, liveExecution, where, findings);
-      // 2. What is live is valid.
-      const errors = [...readState(dir).problems, ...validationErrors(dir).map((e) => `${e.file}: ${e.path}: ${e.message}`)];
-      if (errors.length > 0) {
-        findings.figures.corrupt_after_kill! += 1;
-        findings.add(where, `live state not valid after ${run.killed ? `the kill ${run.landed}` : "the command"}: ${errors.join("; ")}`);
-      }
-      // 3. The next command finishes the job: the same command again, or resume if it had finished.
-      if (run.killed) {
-        const now = readState(dir).phase;
-        const finished = viaInit ? now?.workflow_id === "wf-next" : now === undefined && !existsSync(join(dir, "memory/state/execution.json"));
-        const again = await runCli(dir, finished ? ["resume", "--json"] : args);
+      let iteration = 0;
+      while (findings.figures.kills! < total && iteration < total * 4) {
+        iteration += 1;
+        const dir = makeTempDir("kill-archive");
+        cpSync(template, dir, { recursive: true });
+        const viaInit = rng.chance(0.35);
+        const args = viaInit
+          ? ["init", "--request", "next one", "--workflow-id", "wf-next", "--yes"]
+          : ["archive", "--reason", "torture"];
+        const kind = viaInit ? "init --yes" : "archive";
+        const where = `seed ${seed} iteration ${iteration} (${args.join(" ")})`;
+        const run = await runCli(dir, args, planKill(rng, calibration, kind));
         findings.figures.commands! += 1;
-        if (again.code !== 0) {
-          findings.figures.next_command_failed! += 1;
-          findings.add(where, `the next command failed: ${describeRun(again)}`);
+        calibration.learn(kind, run);
+        if (!run.killed) {
+          findings.figures.planned_kills_survived! += 1;
+          if (run.code !== 0) findings.add(where, `command failed: ${describeRun(run)}`);
+        } else {
+          findings.countKill(kind, run);
         }
+        // 1. Every archive on disk is complete, and the old workflow is live or archived whole.
+        await checkNothingLost(dir, livePhase, liveExecution, where, findings);
+        // 2. What is live is valid.
+        const errors = [
+          ...readState(dir).problems,
+          ...validationErrors(dir).map((e) => `${e.file}: ${e.path}: ${e.message}`),
+        ];
+        if (errors.length > 0) {
+          findings.figures.corrupt_after_kill! += 1;
+          findings.add(
+            where,
+            `live state not valid after ${run.killed ? `the kill ${run.landed}` : "the command"}: ${errors.join("; ")}`,
+          );
+        }
+        // 3. The next command finishes the job: the same command again, or resume if it had finished.
+        if (run.killed) {
+          const now = readState(dir).phase;
+          const finished = viaInit
+            ? now?.workflow_id === "wf-next"
+            : now === undefined && !existsSync(join(dir, "memory/state/execution.json"));
+          const again = await runCli(dir, finished ? ["resume", "--json"] : args);
+          findings.figures.commands! += 1;
+          if (again.code !== 0) {
+            findings.figures.next_command_failed! += 1;
+            findings.add(where, `the next command failed: ${describeRun(again)}`);
+          }
+        }
+        // 4. Done means done: no live state after `archive`; after `init --yes` the new workflow alone.
+        const phase = readState(dir).phase;
+        const what = run.killed ? "after the kill and the next command" : "after it exited 0";
+        if (!viaInit && phase !== undefined)
+          findings.add(where, `${what} the live state is still there (phase.json of ${phase.workflow_id})`);
+        if (viaInit && phase?.workflow_id !== "wf-next")
+          findings.add(
+            where,
+            `${what} phase.json is ${phase ? `still ${phase.workflow_id}` : "missing"}, not the new workflow wf-next`,
+          );
+        if (viaInit && existsSync(join(dir, "memory/reports/demand.json")))
+          findings.add(where, `${what} the old workflow's demand.json is still live beside the new workflow`);
+        await checkNothingLost(dir, livePhase, liveExecution, `${where}, after the next command`, findings);
+        const left = [
+          ...stateLeftovers(dir),
+          ...readdirSafe(join(dir, "memory/state/.archive")).filter((n) => n.startsWith(".")),
+        ];
+        if (left.length > 0) {
+          if (left.includes(".lock")) findings.figures.stale_locks_left! += 1;
+          else findings.figures.temp_files_left! += 1;
+          findings.add(where, `left after the next command: ${left.join(", ")}`);
+        }
+        removeTempDir(dir);
       }
-      // 4. Done means done: no live state after `archive`; after `init --yes` the new workflow alone.
-      const phase = readState(dir).phase;
-      const what = run.killed ? "after the kill and the next command" : "after it exited 0";
-      if (!viaInit && phase !== undefined) findings.add(where, `${what} the live state is still there (phase.json of ${phase.workflow_id})`);
-      if (viaInit && phase?.workflow_id !== "wf-next") findings.add(where, `${what} phase.json is ${phase ? `still ${phase.workflow_id}` : "missing"}, not the new workflow wf-next`);
-      if (viaInit && existsSync(join(dir, "memory/reports/demand.json"))) findings.add(where, `${what} the old workflow's demand.json is still live beside the new workflow`);
-      await checkNothingLost(dir, livePhase, liveExecution, `${where}, after the next command`, findings);
-      const left = [...stateLeftovers(dir), ...readdirSafe(join(dir, "memory/state/.archive")).filter((n) => n.startsWith("."))];
-      if (left.length > 0) {
-        if (left.includes(".lock")) findings.figures.stale_locks_left! += 1;
-        else findings.figures.temp_files_left! += 1;
-        findings.add(where, `left after the next command: ${left.join(", ")}`);
-      }
-      removeTempDir(dir);
-    }
-    console.log(`kill archive (seed ${seed}): ${JSON.stringify(findings.figures)}\n  killed: ${findings.coverage()}`);
-    recordFigures("kill-archive", findings.figures);
-    expect(findings.violations, `seed ${seed}`).toEqual([]);
-    expect(findings.figures.kills).toBeGreaterThanOrEqual(Math.min(total, 1));
-  }, 600_000 + KILLS * 3_000);
+      console.log(`kill archive (seed ${seed}): ${JSON.stringify(findings.figures)}\n  killed: ${findings.coverage()}`);
+      recordFigures("kill-archive", findings.figures);
+      expect(findings.violations, `seed ${seed}`).toEqual([]);
+      expect(findings.figures.kills).toBeGreaterThanOrEqual(Math.min(total, 1));
+    },
+    600_000 + KILLS * 3_000,
+  );
 });
 
 describe("kill -9 at a chosen moment of an archive", () => {
@@ -344,7 +426,10 @@ describe("kill -9 at a chosen moment of an archive", () => {
     const findings = new Findings(0);
     await checkNothingLost(dir, livePhase, liveExecution, "after the kill", findings);
     expect(findings.violations).toEqual([]);
-    const errors = [...readState(dir).problems, ...validationErrors(dir).map((e) => `${e.file}: ${e.path}: ${e.message}`)];
+    const errors = [
+      ...readState(dir).problems,
+      ...validationErrors(dir).map((e) => `${e.file}: ${e.path}: ${e.message}`),
+    ];
     expect(errors, "§9 errors in the state a kill left behind").toEqual([]);
     const resume = await runCli(dir, ["resume", "--json"], { plain: true });
     expect(resume.code, describeRun(resume)).toBe(0);
@@ -382,7 +467,13 @@ function makeArchiveTemplate(): Promise<string> {
 }
 
 /** The workflow being archived is either live (byte for byte) or inside a complete archive. */
-async function checkNothingLost(dir: string, livePhase: Buffer, liveExecution: Buffer, where: string, findings: Findings): Promise<void> {
+async function checkNothingLost(
+  dir: string,
+  livePhase: Buffer,
+  liveExecution: Buffer,
+  where: string,
+  findings: Findings,
+): Promise<void> {
   const archived: Array<Map<string, Buffer>> = [];
   for (const name of archiveNames(dir)) {
     try {
@@ -392,11 +483,18 @@ async function checkNothingLost(dir: string, livePhase: Buffer, liveExecution: B
       findings.add(where, `archive ${name} is not a complete tar.gz: ${(error as Error).message}`);
     }
   }
-  const inArchive = archived.some((files) => files.get("memory/state/phase.json")?.equals(livePhase) && files.get("memory/state/execution.json")?.equals(liveExecution));
+  const inArchive = archived.some(
+    (files) =>
+      files.get("memory/state/phase.json")?.equals(livePhase) &&
+      files.get("memory/state/execution.json")?.equals(liveExecution),
+  );
   const phaseLive = readBytes(join(dir, "memory/state/phase.json"))?.equals(livePhase) === true;
   const executionLive = readBytes(join(dir, "memory/state/execution.json"))?.equals(liveExecution) === true;
   if (!inArchive && !(phaseLive && executionLive)) {
     findings.figures.lost_updates! += 1;
-    findings.add(where, `the archived workflow is neither live (phase.json ${phaseLive ? "intact" : "changed or gone"}, execution.json ${executionLive ? "intact" : "changed or gone"}) nor in an archive (${archiveNames(dir).join(", ") || "none"})`);
+    findings.add(
+      where,
+      `the archived workflow is neither live (phase.json ${phaseLive ? "intact" : "changed or gone"}, execution.json ${executionLive ? "intact" : "changed or gone"}) nor in an archive (${archiveNames(dir).join(", ") || "none"})`,
+    );
   }
 }

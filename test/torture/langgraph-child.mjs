@@ -36,8 +36,20 @@ for (let i = start; i < start + steps; i++) {
   const versions = versionsAt(i);
   const before = i === 0 ? {} : versionsAt(i - 1);
   const newVersions = Object.fromEntries(Object.entries(versions).filter(([channel, v]) => before[channel] !== v));
-  const checkpoint = { v: 4, id, ts: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), channel_values: expectedValues(chain, i, bytes), channel_versions: versions, versions_seen: { node: { step: versions.step } } };
-  const config = await saver.put({ configurable: { thread_id: thread, checkpoint_ns: "", ...(parent ? { checkpoint_id: parent } : {}) } }, checkpoint, { source: "loop", step: i, parents: {}, chain }, newVersions);
+  const checkpoint = {
+    v: 4,
+    id,
+    ts: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+    channel_values: expectedValues(chain, i, bytes),
+    channel_versions: versions,
+    versions_seen: { node: { step: versions.step } },
+  };
+  const config = await saver.put(
+    { configurable: { thread_id: thread, checkpoint_ns: "", ...(parent ? { checkpoint_id: parent } : {}) } },
+    checkpoint,
+    { source: "loop", step: i, parents: {}, chain },
+    newVersions,
+  );
   ack(`put ${id}`);
   for (const [task, writes] of Object.entries(pendingWritesOf(chain, i))) {
     await saver.putWrites(config, writes, task, `~${task}`);
@@ -45,7 +57,11 @@ for (let i = start; i < start + steps; i++) {
   }
   if (shared) {
     const task = `${chain}-t${i}`;
-    await saver.putWrites({ configurable: { thread_id: thread, checkpoint_ns: "", checkpoint_id: shared } }, [["crowd", task]], task);
+    await saver.putWrites(
+      { configurable: { thread_id: thread, checkpoint_ns: "", checkpoint_id: shared } },
+      [["crowd", task]],
+      task,
+    );
     ack(`writes ${shared} ${task}`);
   }
 }

@@ -18,7 +18,10 @@ export function expectedValues(chain, i, bytes) {
 /** The pending writes of step i, by task: what LangGraph's tasks of a superstep would write. */
 export function pendingWritesOf(chain, i) {
   return {
-    [`${chain}-a`]: [["x", `a${i}`], ["y", { n: i, chain }]],
+    [`${chain}-a`]: [
+      ["x", `a${i}`],
+      ["y", { n: i, chain }],
+    ],
     [`${chain}-b`]: [["x", `b${i}`]],
   };
 }

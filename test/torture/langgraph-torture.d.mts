@@ -10,5 +10,21 @@ export interface TortureResult {
 export const THREAD: string;
 export const SHARED: string;
 export function rng(seed: number): { next(): number; int(lo: number, hi: number): number };
-export function killTorture(options: { saverPath: string; dir: string; kills: number; steps: number; bytes: number; seed: number }): Promise<TortureResult>;
-export function crowdTorture(options: { saverPath: string; dir: string; processes: number; rounds: number; steps: number; kills: number; bytes: number; seed: number }): Promise<TortureResult>;
+export function killTorture(options: {
+  saverPath: string;
+  dir: string;
+  kills: number;
+  steps: number;
+  bytes: number;
+  seed: number;
+}): Promise<TortureResult>;
+export function crowdTorture(options: {
+  saverPath: string;
+  dir: string;
+  processes: number;
+  rounds: number;
+  steps: number;
+  kills: number;
+  bytes: number;
+  seed: number;
+}): Promise<TortureResult>;

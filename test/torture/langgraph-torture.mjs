@@ -32,8 +32,21 @@ export function rng(seed) {
 
 /** One writer run: its acknowledgements, whether and where it was killed, how many disk changes it made. */
 function runChild({ saverPath, dir, chain, steps, bytes, shared, killAt, timeoutMs = 60_000 }) {
-  const args = [...(killAt === undefined ? [] : ["--import", PRELOAD]), CHILD, saverPath, dir, THREAD, chain, String(steps), String(bytes), ...(shared ? [shared] : [])];
-  const env = { ...process.env, ...(killAt === undefined ? {} : { TORTURE_REPORT_FD: "3", TORTURE_KILL_AT: String(killAt) }) };
+  const args = [
+    ...(killAt === undefined ? [] : ["--import", PRELOAD]),
+    CHILD,
+    saverPath,
+    dir,
+    THREAD,
+    chain,
+    String(steps),
+    String(bytes),
+    ...(shared ? [shared] : []),
+  ];
+  const env = {
+    ...process.env,
+    ...(killAt === undefined ? {} : { TORTURE_REPORT_FD: "3", TORTURE_KILL_AT: String(killAt) }),
+  };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe", "pipe"] });
     let stdout = "";
@@ -53,7 +66,10 @@ function runChild({ saverPath, dir, chain, steps, bytes, shared, killAt, timeout
         signal,
         stderr,
         done: stdout.includes("\ndone\n") || stdout.startsWith("done\n"),
-        acks: stdout.split("\n").filter((l) => l.startsWith("ack ")).map((l) => l.slice(4).split(" ")),
+        acks: stdout
+          .split("\n")
+          .filter((l) => l.startsWith("ack "))
+          .map((l) => l.slice(4).split(" ")),
         ops: lines.filter((l) => /^\d+ /.test(l)).length,
         killed: signal === "SIGKILL" && kill !== undefined,
         // "before renameSync", "before writeSync", … (the call the kill preceded)
@@ -91,27 +107,43 @@ async function verify(saverPath, dir, acked, bytes, findings, full = true) {
         findings.violation("lost_updates", `put ${id} was acknowledged and is not on disk`);
         continue;
       }
-      if (!isDeepStrictEqual(tuple.checkpoint.channel_values, expectedValues(chain, n, bytes))) findings.violation("corrupt_after_kill", `${id}: channel values differ from what was put`);
-      if (tuple.metadata?.step !== n || tuple.metadata?.chain !== chain) findings.violation("corrupt_after_kill", `${id}: metadata differs from what was put`);
+      if (!isDeepStrictEqual(tuple.checkpoint.channel_values, expectedValues(chain, n, bytes)))
+        findings.violation("corrupt_after_kill", `${id}: channel values differ from what was put`);
+      if (tuple.metadata?.step !== n || tuple.metadata?.chain !== chain)
+        findings.violation("corrupt_after_kill", `${id}: metadata differs from what was put`);
       const parent = n === 0 ? undefined : stepId(chain, n - 1);
-      if (tuple.parentConfig?.configurable?.checkpoint_id !== parent) findings.violation("corrupt_after_kill", `${id}: parent is not ${parent}`);
+      if (tuple.parentConfig?.configurable?.checkpoint_id !== parent)
+        findings.violation("corrupt_after_kill", `${id}: parent is not ${parent}`);
     }
     for (const [id, task] of writes) {
       const tuple = await read(id);
       const chain = id === SHARED ? undefined : id.slice(0, id.lastIndexOf("-"));
-      const expected = chain === undefined ? [["crowd", task]] : pendingWritesOf(chain, Number(id.slice(id.lastIndexOf("-") + 1)))[task];
-      const got = (tuple?.pendingWrites ?? []).filter(([t]) => t === task).map(([, channel, value]) => [channel, value]);
-      if (!isDeepStrictEqual(got, expected)) findings.violation("lost_updates", `writes of ${task} on ${id} were acknowledged and read back as ${JSON.stringify(got)}`);
+      const expected =
+        chain === undefined
+          ? [["crowd", task]]
+          : pendingWritesOf(chain, Number(id.slice(id.lastIndexOf("-") + 1)))[task];
+      const got = (tuple?.pendingWrites ?? [])
+        .filter(([t]) => t === task)
+        .map(([, channel, value]) => [channel, value]);
+      if (!isDeepStrictEqual(got, expected))
+        findings.violation(
+          "lost_updates",
+          `writes of ${task} on ${id} were acknowledged and read back as ${JSON.stringify(got)}`,
+        );
     }
     // The whole thread reads: every checkpoint on disk (acknowledged or not) is whole.
     let listed = 0;
     for await (const tuple of saver.list({ configurable: { thread_id: THREAD } }, full ? {} : { limit: 10 })) {
       listed += 1;
-      if (tuple.checkpoint.id !== SHARED && tuple.checkpoint.channel_values.doc === undefined) findings.violation("corrupt_after_kill", `${tuple.checkpoint.id}: listed without its carried values`);
+      if (tuple.checkpoint.id !== SHARED && tuple.checkpoint.channel_values.doc === undefined)
+        findings.violation("corrupt_after_kill", `${tuple.checkpoint.id}: listed without its carried values`);
     }
     findings.figures.checkpoints_read += listed;
   } catch (error) {
-    findings.violation("corrupt_after_kill", `reading the thread failed: ${error?.code ?? ""} ${String(error?.message ?? error).split("\n")[0]}`);
+    findings.violation(
+      "corrupt_after_kill",
+      `reading the thread failed: ${error?.code ?? ""} ${String(error?.message ?? error).split("\n")[0]}`,
+    );
   }
 }
 
@@ -122,7 +154,8 @@ function leftovers(dir) {
     for (const name of readdirSync(d)) {
       const path = join(d, name);
       if (statSync(path).isDirectory()) walk(path);
-      else if (/\.json\.\d+$/.test(name) || name === ".lock" || /^\.lock\./.test(name)) out.push(path.slice(dir.length + 1));
+      else if (/\.json\.\d+$/.test(name) || name === ".lock" || /^\.lock\./.test(name))
+        out.push(path.slice(dir.length + 1));
     }
   };
   walk(dir);
@@ -131,7 +164,20 @@ function leftovers(dir) {
 
 function newFindings() {
   const violations = [];
-  const figures = { kills: 0, kills_mid_write: 0, runs: 0, runs_not_killed: 0, acknowledged_puts: 0, acknowledged_writes: 0, checkpoints_read: 0, lost_updates: 0, corrupt_after_kill: 0, next_command_failed: 0, temp_files_left: 0, stale_locks_left: 0 };
+  const figures = {
+    kills: 0,
+    kills_mid_write: 0,
+    runs: 0,
+    runs_not_killed: 0,
+    acknowledged_puts: 0,
+    acknowledged_writes: 0,
+    checkpoints_read: 0,
+    lost_updates: 0,
+    corrupt_after_kill: 0,
+    next_command_failed: 0,
+    temp_files_left: 0,
+    stale_locks_left: 0,
+  };
   return {
     figures,
     violations,
@@ -160,8 +206,14 @@ function record(findings, acked, run) {
     const what = `${run.landed} ${/\.lock/.test(run.landedOn) ? "(lock)" : /checkpoint\.json/.test(run.landedOn) ? "(put)" : /writes\.json/.test(run.landedOn) ? "(putWrites)" : "(folder)"}`;
     findings.landed[what] = (findings.landed[what] ?? 0) + 1;
   } else if (run.code !== 0) {
-    const why = run.stderr.split("\n").filter((l) => /^\w*Error\b/.test(l.trim())).map((l) => l.trim().slice(0, 300));
-    findings.violation("next_command_failed", `a writer exited ${run.code ?? run.signal}: ${why.join(" | ") || run.stderr.trim().slice(-300)}`);
+    const why = run.stderr
+      .split("\n")
+      .filter((l) => /^\w*Error\b/.test(l.trim()))
+      .map((l) => l.trim().slice(0, 300));
+    findings.violation(
+      "next_command_failed",
+      `a writer exited ${run.code ?? run.signal}: ${why.join(" | ") || run.stderr.trim().slice(-300)}`,
+    );
   } else {
     findings.figures.runs_not_killed += 1;
   }
@@ -188,7 +240,8 @@ export async function killTorture({ saverPath, dir, kills, steps, bytes, seed })
   const last = await runChild({ saverPath, dir: folder, chain: "w", steps: 2, bytes });
   record(findings, acked, last);
   await verify(saverPath, folder, acked, bytes, findings);
-  for (const file of leftovers(folder)) findings.violation(/\.lock$/.test(file) ? "stale_locks_left" : "temp_files_left", `${file} left after a clean run`);
+  for (const file of leftovers(folder))
+    findings.violation(/\.lock$/.test(file) ? "stale_locks_left" : "temp_files_left", `${file} left after a clean run`);
   return { ...findings, span };
 }
 
@@ -204,16 +257,46 @@ export async function crowdTorture({ saverPath, dir, processes, rounds, steps, k
   const acked = { puts: [], writes: [] };
   const folder = join(dir, "threads");
   const { DotagentSaver } = await import(saverPath);
-  const shared = { v: 4, id: SHARED, ts: new Date(0).toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} };
-  await new DotagentSaver(folder).put({ configurable: { thread_id: THREAD } }, shared, { source: "input", step: -1, parents: {} }, {});
+  const shared = {
+    v: 4,
+    id: SHARED,
+    ts: new Date(0).toISOString(),
+    channel_values: {},
+    channel_versions: {},
+    versions_seen: {},
+  };
+  await new DotagentSaver(folder).put(
+    { configurable: { thread_id: THREAD } },
+    shared,
+    { source: "input", step: -1, parents: {} },
+    {},
+  );
   // A crowd writer's run makes roughly this many disk changes (measured alone).
-  const calibration = await runChild({ saverPath, dir: join(dir, "calibrate"), chain: "c", steps, bytes, shared: undefined, killAt: 1e9 });
+  const calibration = await runChild({
+    saverPath,
+    dir: join(dir, "calibrate"),
+    chain: "c",
+    steps,
+    bytes,
+    shared: undefined,
+    killAt: 1e9,
+  });
   const span = Math.max(1, calibration.ops);
   for (let r = 0; r < rounds; r++) {
     const victims = new Set();
     while (victims.size < Math.min(kills, processes)) victims.add(random.int(0, processes - 1));
     const runs = await Promise.all(
-      Array.from({ length: processes }, (_, p) => runChild({ saverPath, dir: folder, chain: `p${p}`, steps, bytes, shared: SHARED, killAt: victims.has(p) ? random.int(1, span) : undefined })),
+      Array.from({ length: processes }, (_, p) =>
+        runChild({
+          saverPath,
+          dir: folder,
+          chain: `p${p}`,
+          steps,
+          bytes,
+          shared: SHARED,
+          killAt: victims.has(p) ? random.int(1, span) : undefined,
+        }),
+      ),
     );
     for (const run of runs) record(findings, acked, run);
     await verify(saverPath, folder, acked, bytes, findings, (r + 1) % 5 === 0);
@@ -221,6 +304,7 @@ export async function crowdTorture({ saverPath, dir, processes, rounds, steps, k
   const last = await runChild({ saverPath, dir: folder, chain: "p0", steps: 1, bytes, shared: SHARED });
   record(findings, acked, last);
   await verify(saverPath, folder, acked, bytes, findings);
-  for (const file of leftovers(folder)) findings.violation(/\.lock$/.test(file) ? "stale_locks_left" : "temp_files_left", `${file} left after a clean run`);
+  for (const file of leftovers(folder))
+    findings.violation(/\.lock$/.test(file) ? "stale_locks_left" : "temp_files_left", `${file} left after a clean run`);
   return { ...findings, span };
 }

@@ -23,7 +23,14 @@ describe("DotagentSaver under kill -9 and 8 processes on one thread", () => {
   it("a writer killed right before random disk changes of put/putWrites/the lock loses no acknowledged call", async () => {
     const seed = seedFor("langgraph-kills");
     onTestFailed(() => console.error(`replay with TORTURE_SEED=${seed}`));
-    const result = await killTorture({ saverPath: SAVER, dir: temp(), kills: envInt("TORTURE_LANGGRAPH_KILLS", 6), steps: 8, bytes: 4000, seed });
+    const result = await killTorture({
+      saverPath: SAVER,
+      dir: temp(),
+      kills: envInt("TORTURE_LANGGRAPH_KILLS", 6),
+      steps: 8,
+      bytes: 4000,
+      seed,
+    });
     recordFigures("langgraph-kills", result.figures);
     expect(result.violations).toEqual([]);
     expect(result.figures.kills).toBeGreaterThan(0);
@@ -33,7 +40,16 @@ describe("DotagentSaver under kill -9 and 8 processes on one thread", () => {
   it("8 writers on one thread, some killed, lose no acknowledged put and no write to their shared checkpoint", async () => {
     const seed = seedFor("langgraph-crowd");
     onTestFailed(() => console.error(`replay with TORTURE_SEED=${seed}`));
-    const result = await crowdTorture({ saverPath: SAVER, dir: temp(), processes: 8, rounds: envInt("TORTURE_LANGGRAPH_ROUNDS", 1), steps: 5, kills: 2, bytes: 2000, seed });
+    const result = await crowdTorture({
+      saverPath: SAVER,
+      dir: temp(),
+      processes: 8,
+      rounds: envInt("TORTURE_LANGGRAPH_ROUNDS", 1),
+      steps: 5,
+      kills: 2,
+      bytes: 2000,
+      seed,
+    });
     recordFigures("langgraph-crowd", result.figures);
     expect(result.violations).toEqual([]);
     expect(result.figures.acknowledged_writes).toBeGreaterThan(8 * 5);

@@ -11,7 +11,24 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, onTestFailed } from "vitest";
-import { describeRun, envInt, makeProject, makeRng, readState, recordFigures, removeTempDirs, runCli, seedFor, stackLines, toImplementation, validationErrors, writeReport, type CliResult, type FixtureStep, type Rng } from "./helpers.js";
+import {
+  describeRun,
+  envInt,
+  makeProject,
+  makeRng,
+  readState,
+  recordFigures,
+  removeTempDirs,
+  runCli,
+  seedFor,
+  stackLines,
+  toImplementation,
+  validationErrors,
+  writeReport,
+  type CliResult,
+  type FixtureStep,
+  type Rng,
+} from "./helpers.js";
 
 const ROUNDS = Math.max(1, envInt("TORTURE_OWN_ROUNDS", 2));
 const TASKS = 6;
@@ -35,18 +52,26 @@ function session(): Session {
   return {
     pid,
     env: { ...WAIT, CLAUDE_PID: String(pid), CLAUDE_CODE_SESSION_ID: `s-${pid}` },
-    kill: () => new Promise((done) => {
-      if (child.exitCode !== null || child.signalCode !== null) return done();
-      child.once("exit", () => done());
-      child.kill("SIGKILL");
-    }),
+    kill: () =>
+      new Promise((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        child.once("exit", () => done());
+        child.kill("SIGKILL");
+      }),
   };
 }
 
 const ids = Array.from({ length: TASKS }, (_, i) => `t${i + 1}`);
 
 function implementation(): Promise<string> {
-  const steps: FixtureStep[] = [...toImplementation("parallel", "wf-par", ids.map((id) => ({ id }))), ["task", ["import", "memory/reports/final_design.json"]]];
+  const steps: FixtureStep[] = [
+    ...toImplementation(
+      "parallel",
+      "wf-par",
+      ids.map((id) => ({ id })),
+    ),
+    ["task", ["import", "memory/reports/final_design.json"]],
+  ];
   return makeProject("own", steps);
 }
 
@@ -68,7 +93,8 @@ describe("parallel batches with live owners and kills", () => {
     const crashed = (run: CliResult) => {
       figures.commands++;
       if (run.killed) figures.killed++;
-      else if (stackLines(run.stderr).length > 0 || run.timedOut || (run.code !== 0 && run.code !== 1)) problems.push(`unexpected: ${describeRun(run)} ${run.stderr.trim()}`);
+      else if (stackLines(run.stderr).length > 0 || run.timedOut || (run.code !== 0 && run.code !== 1))
+        problems.push(`unexpected: ${describeRun(run)} ${run.stderr.trim()}`);
     };
 
     for (let round = 0; round < ROUNDS; round++) {
@@ -76,26 +102,38 @@ describe("parallel batches with live owners and kills", () => {
       const a = session();
       const b = session();
       // 1. Both sessions start every task at once.
-      const starts = await Promise.all(ids.flatMap((id) => [a, b].map(async (s) => ({ id, s, run: await maybeKilled(rng, dir, ["task", "start", id], s.env) }))));
+      const starts = await Promise.all(
+        ids.flatMap((id) =>
+          [a, b].map(async (s) => ({ id, s, run: await maybeKilled(rng, dir, ["task", "start", id], s.env) })),
+        ),
+      );
       starts.forEach(({ run }) => crashed(run));
       for (const id of ids) {
         const won = starts.filter((x) => x.id === id && x.run.code === 0 && !x.run.killed);
         if (won.length > 1) problems.push(`round ${round}: ${id} started by two sessions`);
-        if (won.length === 1 && ownerOf(dir, id) !== won[0]!.s.pid) problems.push(`round ${round}: ${id} started by ${won[0]!.s.pid} but owned by ${ownerOf(dir, id)}`);
+        if (won.length === 1 && ownerOf(dir, id) !== won[0]!.s.pid)
+          problems.push(`round ${round}: ${id} started by ${won[0]!.s.pid} but owned by ${ownerOf(dir, id)}`);
         if (starts.filter((x) => x.id === id && x.run.code === 1).length > 0) figures.contested_starts++;
       }
       // 2. A resume from each session beside the running tasks: none of them is reset.
-      const runningBefore = tasksOf(dir).filter((t) => t.status === "running").map((t) => t.id);
+      const runningBefore = tasksOf(dir)
+        .filter((t) => t.status === "running")
+        .map((t) => t.id);
       for (const s of [a, b]) {
         const resumed = await runCli(dir, ["resume", "--json"], { env: s.env });
         crashed(resumed);
         const plan = JSON.parse(resumed.stdout) as { in_flight: string[]; repairs: Array<{ code: string }> };
-        if (plan.repairs.some((r) => r.code === "task_reset")) problems.push(`round ${round}: a resume beside live sessions reset a task`);
-        if (JSON.stringify([...plan.in_flight].sort()) !== JSON.stringify([...runningBefore].sort())) problems.push(`round ${round}: in_flight ${plan.in_flight} ≠ running ${runningBefore}`);
+        if (plan.repairs.some((r) => r.code === "task_reset"))
+          problems.push(`round ${round}: a resume beside live sessions reset a task`);
+        if (JSON.stringify([...plan.in_flight].sort()) !== JSON.stringify([...runningBefore].sort()))
+          problems.push(`round ${round}: in_flight ${plan.in_flight} ≠ running ${runningBefore}`);
         figures.in_flight_kept += plan.in_flight.length;
       }
       // 3. Each session finishes some of its tasks at once (complete or fail), with kills.
-      const mine = (s: Session) => tasksOf(dir).filter((t) => t.status === "running" && t.owner?.pid === s.pid).map((t) => t.id);
+      const mine = (s: Session) =>
+        tasksOf(dir)
+          .filter((t) => t.status === "running" && t.owner?.pid === s.pid)
+          .map((t) => t.id);
       const ends = await Promise.all(
         [a, b].flatMap((s) =>
           mine(s)
@@ -103,7 +141,12 @@ describe("parallel batches with live owners and kills", () => {
             .map(async (id) => {
               const complete = rng.chance(0.7);
               if (complete) writeReport(dir, `tasks/${id}.json`, { task_id: id, status: "complete" });
-              const run = await maybeKilled(rng, dir, complete ? ["task", "complete", id] : ["task", "fail", id, "--error", "no"], s.env);
+              const run = await maybeKilled(
+                rng,
+                dir,
+                complete ? ["task", "complete", id] : ["task", "fail", id, "--error", "no"],
+                s.env,
+              );
               return { id, complete, run };
             }),
         ),
@@ -120,16 +163,22 @@ describe("parallel batches with live owners and kills", () => {
       const plan = JSON.parse(after.stdout) as { in_flight: string[] };
       const final = tasksOf(dir);
       const status = (id: string) => final.find((t) => t.id === id)?.status;
-      for (const id of acknowledged) if (status(id) !== "complete") problems.push(`round ${round}: lost: task complete ${id} exited 0, now ${status(id)}`);
+      for (const id of acknowledged)
+        if (status(id) !== "complete")
+          problems.push(`round ${round}: lost: task complete ${id} exited 0, now ${status(id)}`);
       for (const id of aRunning) {
         // Its output says complete when a `task complete` of it was killed: then it is taken from
         // the output; else it is orphaned (back to pending, one attempt counted).
         const expected = existsSync(join(dir, `memory/reports/tasks/${id}.json`)) ? "complete" : "pending";
-        if (status(id) !== expected) problems.push(`round ${round}: ${id} of the dead session is ${status(id)}, expected ${expected}`);
+        if (status(id) !== expected)
+          problems.push(`round ${round}: ${id} of the dead session is ${status(id)}, expected ${expected}`);
         else figures.orphaned += expected === "pending" ? 1 : 0;
       }
-      for (const id of bRunning) if (status(id) !== "running") problems.push(`round ${round}: ${id} of the live session was touched: ${status(id)}`);
-      if (JSON.stringify([...plan.in_flight].sort()) !== JSON.stringify([...bRunning].sort())) problems.push(`round ${round}: in_flight after the kill ${plan.in_flight}, expected ${bRunning}`);
+      for (const id of bRunning)
+        if (status(id) !== "running")
+          problems.push(`round ${round}: ${id} of the live session was touched: ${status(id)}`);
+      if (JSON.stringify([...plan.in_flight].sort()) !== JSON.stringify([...bRunning].sort()))
+        problems.push(`round ${round}: in_flight after the kill ${plan.in_flight}, expected ${bRunning}`);
       const errors = validationErrors(dir);
       if (errors.length > 0) problems.push(`round ${round}: invalid state: ${JSON.stringify(errors)}`);
       figures.rounds++;
@@ -139,6 +188,9 @@ describe("parallel batches with live owners and kills", () => {
     console.log(`ownership (seed ${seed}): ${JSON.stringify(figures)}`);
     recordFigures("ownership", figures);
     expect(problems, `seed ${seed}`).toEqual([]);
-    expect(figures.contested_starts, "some starts were refused because the other session owned the task").toBeGreaterThan(0);
+    expect(
+      figures.contested_starts,
+      "some starts were refused because the other session owned the task",
+    ).toBeGreaterThan(0);
   }, 600_000);
 });

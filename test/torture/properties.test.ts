@@ -14,7 +14,16 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { PHASES, REPORT, type Phase } from "../../src/core/phases.js";
 import { judgeReport, presentReport, reportAt, reportKind, type ReportSnapshot } from "../../src/core/reports.js";
-import { addTasks, completeTask, emptyExecution, failTask, outputOf, retryTask, type NewTask, type TaskResult } from "../../src/core/tasks.js";
+import {
+  addTasks,
+  completeTask,
+  emptyExecution,
+  failTask,
+  outputOf,
+  retryTask,
+  type NewTask,
+  type TaskResult,
+} from "../../src/core/tasks.js";
 import { importPlan, startPlannedTask, type ImportResult } from "../../src/core/plans.js";
 import { createWorkflow, transition, type PhaseEvent } from "../../src/core/transitions.js";
 import { planResume } from "../../src/core/plan-resume.js";
@@ -79,15 +88,54 @@ const REPORT_PATH: Record<ReportName, string> = {
 const taskN = fc.integer({ min: 1, max: 4 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<Op>({ t: "init" }) },
-  { weight: 4, arbitrary: fc.constantFrom<ReportName>("demand", "design", "roundtable", "final", "reflection").map((which): Op => ({ t: "report", which })) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .constantFrom<ReportName>("demand", "design", "roundtable", "final", "reflection")
+      .map((which): Op => ({ t: "report", which })),
+  },
   { weight: 2, arbitrary: fc.boolean().map((passed): Op => ({ t: "verification", passed })) },
-  { weight: 6, arbitrary: fc.record({ action: fc.constantFrom("start", "complete", "complete", "fail", "approve", "approve"), phase: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...PHASES) }) }).map((r): Op => ({ t: "phase", action: r.action as "start", ...(r.phase === undefined ? {} : { phase: r.phase }) })) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .record({
+        action: fc.constantFrom("start", "complete", "complete", "fail", "approve", "approve"),
+        phase: fc.oneof(
+          { weight: 3, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: fc.constantFrom(...PHASES) },
+        ),
+      })
+      .map((r): Op => ({
+        t: "phase",
+        action: r.action as "start",
+        ...(r.phase === undefined ? {} : { phase: r.phase }),
+      })),
+  },
   { weight: 1, arbitrary: fc.constant<Op>({ t: "rework" }) },
-  { weight: 4, arbitrary: fc.record({ n: taskN, dep: fc.option(taskN, { nil: null }) }).map((r): Op => ({ t: "add", ...r })) },
-  { weight: 2, arbitrary: fc.array(fc.record({ n: taskN, dep: fc.option(taskN, { nil: null }) }), { minLength: 1, maxLength: 3 }).map((tasks): Op => ({ t: "import", tasks })) },
-  { weight: 8, arbitrary: fc.record({ t: fc.constantFrom("start", "complete", "fail"), n: taskN }).map((r) => r as Op) },
-  { weight: 5, arbitrary: fc.record({ n: taskN, status: fc.constantFrom("complete", "complete", "failed") }).map((r): Op => ({ t: "output", n: r.n, status: r.status as "complete" })) },
-  { weight: 1, arbitrary: fc.record({ n: taskN, extra: fc.integer({ min: 0, max: 2 }) }).map((r): Op => ({ t: "retry", ...r })) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ n: taskN, dep: fc.option(taskN, { nil: null }) }).map((r): Op => ({ t: "add", ...r })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .array(fc.record({ n: taskN, dep: fc.option(taskN, { nil: null }) }), { minLength: 1, maxLength: 3 })
+      .map((tasks): Op => ({ t: "import", tasks })),
+  },
+  {
+    weight: 8,
+    arbitrary: fc.record({ t: fc.constantFrom("start", "complete", "fail"), n: taskN }).map((r) => r as Op),
+  },
+  {
+    weight: 5,
+    arbitrary: fc
+      .record({ n: taskN, status: fc.constantFrom("complete", "complete", "failed") })
+      .map((r): Op => ({ t: "output", n: r.n, status: r.status as "complete" })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ n: taskN, extra: fc.integer({ min: 0, max: 2 }) }).map((r): Op => ({ t: "retry", ...r })),
+  },
   { weight: 3, arbitrary: fc.constant<Op>({ t: "resume" }) },
   { weight: 12, arbitrary: fc.boolean().map((passed): Op => ({ t: "agent", passed })) },
 );
@@ -119,14 +167,20 @@ class ModelDisk {
     for (const [path, text] of this.reports) files.set(path, judgeReport(reportKind(path), text));
     // execution.json is IMPLEMENTATION's output; the store reports it like any other output file.
     if (this.execution) files.set(REPORT.execution, { status: "exists" });
-    const designs = [...this.reports.keys()].filter((p) => p.startsWith(`${REPORT.designsDir}/`) && p.endsWith(".json") && files.get(p)!.status === "valid").sort();
+    const designs = [...this.reports.keys()]
+      .filter((p) => p.startsWith(`${REPORT.designsDir}/`) && p.endsWith(".json") && files.get(p)!.status === "valid")
+      .sort();
     return { files, designs };
   }
 
   snapshot(): StateSnapshot {
     return {
-      phase: this.phase ? { kind: "ok", file: "memory/state/phase.json", value: this.phase, stamp: "m" } : { kind: "missing", file: "memory/state/phase.json" },
-      execution: this.execution ? { kind: "ok", file: "memory/state/execution.json", value: this.execution, stamp: "m" } : { kind: "missing", file: "memory/state/execution.json" },
+      phase: this.phase
+        ? { kind: "ok", file: "memory/state/phase.json", value: this.phase, stamp: "m" }
+        : { kind: "missing", file: "memory/state/phase.json" },
+      execution: this.execution
+        ? { kind: "ok", file: "memory/state/execution.json", value: this.execution, stamp: "m" }
+        : { kind: "missing", file: "memory/state/execution.json" },
       reports: this.reportSnapshot(),
       tempFiles: [],
     };
@@ -157,7 +211,8 @@ class ModelDisk {
   /** Applies one operation as the CLI would; false when the CLI would refuse it (nothing changes). */
   apply(op: Op): boolean {
     const applied = this.applyOnly(op);
-    if (applied && op.t !== "report" && op.t !== "verification" && op.t !== "output" && op.t !== "resume") this.settle(op.t === "start" ? `t${op.n}` : undefined);
+    if (applied && op.t !== "report" && op.t !== "verification" && op.t !== "output" && op.t !== "resume")
+      this.settle(op.t === "start" ? `t${op.n}` : undefined);
     return applied;
   }
 
@@ -169,19 +224,29 @@ class ModelDisk {
         this.phase = createWorkflow("wf-prop", "property", now);
         return true;
       case "report":
-        this.reports.set(REPORT_PATH[op.which], op.which === "reflection" ? "# done\n" : JSON.stringify({ by: op.which }));
+        this.reports.set(
+          REPORT_PATH[op.which],
+          op.which === "reflection" ? "# done\n" : JSON.stringify({ by: op.which }),
+        );
         return true;
       case "verification":
         this.reports.set(REPORT.verification, JSON.stringify({ passed: op.passed }));
         return true;
       case "output":
-        this.reports.set(`${REPORT.tasksDir}/t${op.n}.json`, JSON.stringify({ task_id: `t${op.n}`, status: op.status }));
+        this.reports.set(
+          `${REPORT.tasksDir}/t${op.n}.json`,
+          JSON.stringify({ task_id: `t${op.n}`, status: op.status }),
+        );
         return true;
       case "phase":
       case "rework": {
         if (!this.phase) return false;
         const event = (op.t === "rework" ? { type: "rework" } : { type: op.action, phase: op.phase }) as PhaseEvent;
-        const outcome = transition(this.phase, event, { reports: this.reportSnapshot(), execution: this.execution, now });
+        const outcome = transition(this.phase, event, {
+          reports: this.reportSnapshot(),
+          execution: this.execution,
+          now,
+        });
         if (!outcome.ok) return false;
         for (const effect of outcome.effects) this.move(effect.from, effect.to);
         this.phase = outcome.state;
@@ -200,7 +265,12 @@ class ModelDisk {
       }
       case "import": {
         if (!this.phase) return false;
-        const result = importPlan(this.execution ?? emptyExecution(this.phase.workflow_id, now), this.phase, planOf(op.tasks), now);
+        const result = importPlan(
+          this.execution ?? emptyExecution(this.phase.workflow_id, now),
+          this.phase,
+          planOf(op.tasks),
+          now,
+        );
         if (!result.ok) return false;
         this.execution = result.state;
         return true;
@@ -224,7 +294,8 @@ class ModelDisk {
           const task = execution.tasks.find((t) => t.id === id)!;
           const stale = outputOf(task);
           const state = reportAt(this.reportSnapshot(), stale);
-          if (presentReport(state) || state.status === "invalid") this.move(stale, stale.replace(/\.json$/, `.attempt-${task.attempts}-${now.getTime()}.json`));
+          if (presentReport(state) || state.status === "invalid")
+            this.move(stale, stale.replace(/\.json$/, `.attempt-${task.attempts}-${now.getTime()}.json`));
         }
         this.execution = result.state;
         return true;
@@ -237,7 +308,9 @@ class ModelDisk {
 function expand(model: ModelDisk, op: Op): Op[] {
   if (op.t !== "agent") return [op];
   if (!model.phase) return [{ t: "init" }];
-  const plan = planResume(model.snapshot(), new Date(Date.parse("2026-11-20T09:00:00Z") + 86400_000), { staleAfterMs: Number.POSITIVE_INFINITY });
+  const plan = planResume(model.snapshot(), new Date(Date.parse("2026-11-20T09:00:00Z") + 86400_000), {
+    staleAfterMs: Number.POSITIVE_INFINITY,
+  });
   if (plan.repairs.length > 0) return [{ t: "resume" }];
   const next = plan.next;
   const ids = model.execution?.tasks.map((t) => t.id) ?? [];
@@ -251,11 +324,15 @@ function expand(model: ModelDisk, op: Op): Op[] {
       if (next.agent === "reflector") return [{ t: "report", which: "reflection" }];
       return [{ t: "phase", action: "complete" }];
     case "await_approval":
-      if (model.phase.current_phase === "ARCHITECTURE" && !model.reports.has(REPORT.finalDesign)) return [{ t: "report", which: "final" }];
+      if (model.phase.current_phase === "ARCHITECTURE" && !model.reports.has(REPORT.finalDesign))
+        return [{ t: "report", which: "final" }];
       return [{ t: "phase", action: "approve" }];
     case "plan_tasks": {
       // The whole plan: the tasks already there (added one by one), verbatim, and a new one.
-      const existing = (model.execution?.tasks ?? []).map((t) => ({ n: Number(t.id.slice(1)), dep: t.depends_on?.[0] === undefined ? null : Number(t.depends_on[0].slice(1)) }));
+      const existing = (model.execution?.tasks ?? []).map((t) => ({
+        n: Number(t.id.slice(1)),
+        dep: t.depends_on?.[0] === undefined ? null : Number(t.depends_on[0].slice(1)),
+      }));
       return [{ t: "import", tasks: free === undefined ? existing : [...existing, { n: free, dep: null }] }];
     }
     case "run_tasks": {
@@ -263,13 +340,20 @@ function expand(model: ModelDisk, op: Op): Op[] {
       if (id === undefined) return [];
       const n = Number(id.slice(1));
       const start: Op[] = next.tasks.length > 0 ? [{ t: "start", n }] : [];
-      return [...start, { t: "output", n, status: op.passed ? "complete" : "failed" }, { t: op.passed ? "complete" : "fail", n }];
+      return [
+        ...start,
+        { t: "output", n, status: op.passed ? "complete" : "failed" },
+        { t: op.passed ? "complete" : "fail", n },
+      ];
     }
     case "await_agents": {
       const id = model.execution?.tasks.find((t) => t.status === "running")?.id;
       if (id === undefined) return [];
       const n = Number(id.slice(1));
-      return [{ t: "output", n, status: op.passed ? "complete" : "failed" }, { t: op.passed ? "complete" : "fail", n }];
+      return [
+        { t: "output", n, status: op.passed ? "complete" : "failed" },
+        { t: op.passed ? "complete" : "fail", n },
+      ];
     }
     case "resolve_dead_tasks":
       return [{ t: "retry", n: Number(next.tasks[0]!.slice(1)), extra: 2 }];
@@ -284,7 +368,16 @@ function expand(model: ModelDisk, op: Op): Op[] {
 /** What must agree between the model and the CLI (no timestamps, no attempt-copy times). */
 function summary(phase: PhaseState | undefined, execution: ExecutionState | undefined, reports: readonly string[]) {
   return {
-    phase: phase ? { current: phase.current_phase, status: phase.phase_status, completed: phase.completed_phases.map((c) => c.phase), approved: phase.user_checkpoints.map((c) => c.phase).sort(), round: phase.rework?.round ?? 0, safe: phase.interruption_safe } : null,
+    phase: phase
+      ? {
+          current: phase.current_phase,
+          status: phase.phase_status,
+          completed: phase.completed_phases.map((c) => c.phase),
+          approved: phase.user_checkpoints.map((c) => c.phase).sort(),
+          round: phase.rework?.round ?? 0,
+          safe: phase.interruption_safe,
+        }
+      : null,
     tasks: (execution?.tasks ?? []).map((t) => `${t.id}:${t.status}:${t.attempts}:${t.max_attempts ?? "-"}`),
     plans: (execution?.plans ?? []).map((p) => `${p.round}:${p.tasks}`),
     reports: reports.map((r) => r.replace(/\.attempt-(\d+)-\d+\.json$/, ".attempt-$1.json")).sort(),
@@ -294,14 +387,18 @@ function summary(phase: PhaseState | undefined, execution: ExecutionState | unde
 function problemsOf(model: ModelDisk): string[] {
   const out: string[] = [];
   const snapshot = model.snapshot();
-  const { errors } = validateState(snapshot, new Date(Date.parse("2026-11-20T09:00:00Z") + 10 * 86400_000), { staleAfterMs: Number.POSITIVE_INFINITY });
+  const { errors } = validateState(snapshot, new Date(Date.parse("2026-11-20T09:00:00Z") + 10 * 86400_000), {
+    staleAfterMs: Number.POSITIVE_INFINITY,
+  });
   out.push(...errors.map((e) => `validate: ${e.file}: ${e.path}: ${e.message}`));
   const phase = model.phase;
   if (phase) {
     const done = phase.completed_phases.map((c) => c.phase);
     if (done.some((p, i) => p !== PHASES[i])) out.push(`completed_phases out of order: ${done.join(",")}`);
-    const complete = done.length === PHASES.length && phase.current_phase === "REFLECTION" && phase.phase_status === "complete";
-    if (!complete && phase.current_phase !== PHASES[done.length]) out.push(`current phase ${phase.current_phase} after ${done.length} completed phases`);
+    const complete =
+      done.length === PHASES.length && phase.current_phase === "REFLECTION" && phase.phase_status === "complete";
+    if (!complete && phase.current_phase !== PHASES[done.length])
+      out.push(`current phase ${phase.current_phase} after ${done.length} completed phases`);
   }
   return out;
 }
@@ -314,18 +411,20 @@ describe("(a) any sequence of valid operations keeps the state valid", () => {
       fc.property(fc.array(opArb, { minLength: 20, maxLength: 80, size: "max" }), (ops) => {
         const model = new ModelDisk();
         model.apply({ t: "init" });
-        for (const op of ops) for (const concrete of expand(model, op)) {
-          model.apply(concrete);
-          steps += 1;
-          furthest = Math.max(furthest, model.phase?.completed_phases.length ?? 0);
-          const problems = problemsOf(model);
-          if (problems.length > 0) throw new Error(`after ${describeOp(concrete)}: ${problems.join("; ")}`);
-          // Resume twice: the second run repairs nothing and names the same next action.
-          if (concrete.t === "resume" && model.phase) {
-            const again = planResume(model.snapshot(), model.now(), { staleAfterMs: Number.POSITIVE_INFINITY });
-            if (again.repairs.length > 0) throw new Error(`resume is not idempotent: ${JSON.stringify(again.repairs)}`);
+        for (const op of ops)
+          for (const concrete of expand(model, op)) {
+            model.apply(concrete);
+            steps += 1;
+            furthest = Math.max(furthest, model.phase?.completed_phases.length ?? 0);
+            const problems = problemsOf(model);
+            if (problems.length > 0) throw new Error(`after ${describeOp(concrete)}: ${problems.join("; ")}`);
+            // Resume twice: the second run repairs nothing and names the same next action.
+            if (concrete.t === "resume" && model.phase) {
+              const again = planResume(model.snapshot(), model.now(), { staleAfterMs: Number.POSITIVE_INFINITY });
+              if (again.repairs.length > 0)
+                throw new Error(`resume is not idempotent: ${JSON.stringify(again.repairs)}`);
+            }
           }
-        }
       }),
       { numRuns: MODEL_RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
     );
@@ -333,55 +432,69 @@ describe("(a) any sequence of valid operations keeps the state valid", () => {
     expect(furthest, `the generator reaches past IMPLEMENTATION (${steps} steps)`).toBeGreaterThanOrEqual(3);
   }, 600_000);
 
-  it(`built CLI, ${CLI_RUNS} sequences: the same operations give the same state as the pure model, and validate stays error-free`, async () => {
-    const progressOps = fc.array(opArb, { minLength: 4, maxLength: 9 });
-    // Start each CLI sequence from a workflow in IMPLEMENTATION so short sequences reach tasks and rework.
-    const prefix: Op[] = [
-      { t: "report", which: "demand" },
-      { t: "phase", action: "approve" },
-      { t: "phase", action: "complete" },
-      { t: "report", which: "design" },
-      { t: "report", which: "roundtable" },
-      { t: "report", which: "final" },
-      { t: "phase", action: "approve" },
-      { t: "resume" },
-      { t: "import", tasks: [{ n: 1, dep: null }, { n: 2, dep: 1 }] },
-    ];
-    let commands = 0;
-    await fc.assert(
-      fc.asyncProperty(progressOps, async (ops) => {
-        const dir = makeTempDir("prop-cli");
-        try {
-          const model = new ModelDisk();
-          const all: Op[] = [{ t: "init" }, ...prefix, ...ops];
-          let i = -1;
-          for (const op of all) for (const concrete of expand(model, op)) {
-            i += 1;
-            const ok = model.apply(concrete);
-            const run = await cliApply(dir, concrete);
-            if (run !== undefined) commands += 1;
-            const code = run?.code ?? 0;
-            if ((code === 0) !== ok) throw new Error(`op ${i} ${describeOp(concrete)}: model ${ok ? "accepts" : "refuses"} but ${run ? describeRun(run) : "no command"}`);
-            if (run && stackLines(run.stderr).length > 0) throw new Error(`op ${i}: stack trace: ${run.stderr}`);
-            const onDisk = readState(dir);
-            const expected = summary(model.phase, model.execution, [...model.reports.keys()]);
-            const actual = summary(onDisk.phase, onDisk.execution, listReports(dir));
-            expect(actual, `after op ${i} ${describeOp(concrete)}`).toEqual(expected);
-            const errors = validationErrors(dir);
-            if (errors.length > 0) throw new Error(`op ${i}: validate: ${JSON.stringify(errors)}`);
+  it(
+    `built CLI, ${CLI_RUNS} sequences: the same operations give the same state as the pure model, and validate stays error-free`,
+    async () => {
+      const progressOps = fc.array(opArb, { minLength: 4, maxLength: 9 });
+      // Start each CLI sequence from a workflow in IMPLEMENTATION so short sequences reach tasks and rework.
+      const prefix: Op[] = [
+        { t: "report", which: "demand" },
+        { t: "phase", action: "approve" },
+        { t: "phase", action: "complete" },
+        { t: "report", which: "design" },
+        { t: "report", which: "roundtable" },
+        { t: "report", which: "final" },
+        { t: "phase", action: "approve" },
+        { t: "resume" },
+        {
+          t: "import",
+          tasks: [
+            { n: 1, dep: null },
+            { n: 2, dep: 1 },
+          ],
+        },
+      ];
+      let commands = 0;
+      await fc.assert(
+        fc.asyncProperty(progressOps, async (ops) => {
+          const dir = makeTempDir("prop-cli");
+          try {
+            const model = new ModelDisk();
+            const all: Op[] = [{ t: "init" }, ...prefix, ...ops];
+            let i = -1;
+            for (const op of all)
+              for (const concrete of expand(model, op)) {
+                i += 1;
+                const ok = model.apply(concrete);
+                const run = await cliApply(dir, concrete);
+                if (run !== undefined) commands += 1;
+                const code = run?.code ?? 0;
+                if ((code === 0) !== ok)
+                  throw new Error(
+                    `op ${i} ${describeOp(concrete)}: model ${ok ? "accepts" : "refuses"} but ${run ? describeRun(run) : "no command"}`,
+                  );
+                if (run && stackLines(run.stderr).length > 0) throw new Error(`op ${i}: stack trace: ${run.stderr}`);
+                const onDisk = readState(dir);
+                const expected = summary(model.phase, model.execution, [...model.reports.keys()]);
+                const actual = summary(onDisk.phase, onDisk.execution, listReports(dir));
+                expect(actual, `after op ${i} ${describeOp(concrete)}`).toEqual(expected);
+                const errors = validationErrors(dir);
+                if (errors.length > 0) throw new Error(`op ${i}: validate: ${JSON.stringify(errors)}`);
+              }
+            const validate = await runCli(dir, ["validate", "--json"], { plain: true });
+            commands += 1;
+            expect(validate.code, describeRun(validate)).toBe(0);
+            expect(stateLeftovers(dir)).toEqual([]);
+          } finally {
+            removeTempDir(dir);
           }
-          const validate = await runCli(dir, ["validate", "--json"], { plain: true });
-          commands += 1;
-          expect(validate.code, describeRun(validate)).toBe(0);
-          expect(stateLeftovers(dir)).toEqual([]);
-        } finally {
-          removeTempDir(dir);
-        }
-      }),
-      { numRuns: CLI_RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
-    );
-    recordFigures("properties-cli", { sequences: CLI_RUNS, commands });
-  }, 600_000 + CLI_RUNS * 40_000);
+        }),
+        { numRuns: CLI_RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
+      );
+      recordFigures("properties-cli", { sequences: CLI_RUNS, commands });
+    },
+    600_000 + CLI_RUNS * 40_000,
+  );
 });
 
 function listReports(dir: string): string[] {
@@ -426,7 +539,18 @@ async function cliApply(dir: string, op: Op) {
       writeFileSync(join(dir, "plan-import.json"), JSON.stringify(planOf(op.tasks)));
       return runCli(dir, ["task", "import", "plan-import.json"], { plain: true });
     case "add":
-      return runCli(dir, ["task", "add", `t${op.n}`, "--title", `task ${op.n}`, ...(op.dep === null ? [] : ["--depends-on", `t${op.dep}`])], { plain: true });
+      return runCli(
+        dir,
+        [
+          "task",
+          "add",
+          `t${op.n}`,
+          "--title",
+          `task ${op.n}`,
+          ...(op.dep === null ? [] : ["--depends-on", `t${op.dep}`]),
+        ],
+        { plain: true },
+      );
     case "start":
     case "complete":
       return runCli(dir, ["task", op.t, `t${op.n}`], { plain: true });
@@ -454,8 +578,12 @@ const corruptionArb: fc.Arbitrary<{ file: "phase.json" | "execution.json"; corru
   file: fc.constantFrom("phase.json" as const, "execution.json" as const),
   corruption: fc.oneof(
     fc.nat().map((at): Corruption => ({ kind: "truncate", at })),
-    fc.record({ at: fc.nat(), mask: fc.integer({ min: 1, max: 255 }) }).map((r): Corruption => ({ kind: "flip", ...r })),
-    fc.record({ at: fc.nat(), garbage: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 12 }) }).map((r): Corruption => ({ kind: "inject", ...r })),
+    fc
+      .record({ at: fc.nat(), mask: fc.integer({ min: 1, max: 255 }) })
+      .map((r): Corruption => ({ kind: "flip", ...r })),
+    fc
+      .record({ at: fc.nat(), garbage: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 12 }) })
+      .map((r): Corruption => ({ kind: "inject", ...r })),
     fc.record({ pick: fc.nat(), variant: fc.nat({ max: 3 }) }).map((r): Corruption => ({ kind: "wrong type", ...r })),
   ),
 });
@@ -464,7 +592,8 @@ const corruptionArb: fc.Arbitrary<{ file: "phase.json" | "execution.json"; corru
 function pathsOf(value: unknown, prefix: Array<string | number> = []): Array<Array<string | number>> {
   const out: Array<Array<string | number>> = [];
   if (Array.isArray(value)) value.forEach((v, i) => out.push([...prefix, i], ...pathsOf(v, [...prefix, i])));
-  else if (value !== null && typeof value === "object") for (const [k, v] of Object.entries(value)) out.push([...prefix, k], ...pathsOf(v, [...prefix, k]));
+  else if (value !== null && typeof value === "object")
+    for (const [k, v] of Object.entries(value)) out.push([...prefix, k], ...pathsOf(v, [...prefix, k]));
   return out;
 }
 
@@ -511,74 +640,95 @@ function corruptionTemplate(): Promise<string> {
     (dir) => writeReport(dir, "demand.json", { a: 1 }),
     ["phase", ["approve", "REQUIREMENTS"]],
     ["phase", ["complete", "REQUIREMENTS"]],
-    (dir) => writeReport(dir, "final_design.json", { tasks: [{ id: "t1", title: "first" }, { id: "t2", depends_on: ["t1"] }] }),
+    (dir) =>
+      writeReport(dir, "final_design.json", {
+        tasks: [
+          { id: "t1", title: "first" },
+          { id: "t2", depends_on: ["t1"] },
+        ],
+      }),
     ["task", ["import", "memory/reports/final_design.json"]],
     ["task", ["start", "t1"]],
   ]);
 }
 
 describe("(b) any corruption of a state file gives a clear error, never a crash or a silent repair", () => {
-  it(`${CORRUPT_RUNS} corruptions: validate exit 3, resume corrupt + exit 5, status --json exit 0 corrupt, file byte-identical`, async () => {
-    const template = await corruptionTemplate();
-    const figures = { corruptions: 0, still_valid: 0, commands: 0 };
-    await fc.assert(
-      fc.asyncProperty(corruptionArb, async ({ file, corruption }) => {
-        const dir = makeTempDir("corrupt");
-        try {
-          cpSync(template, dir, { recursive: true });
-          const target = join(dir, "memory/state", file);
-          const other = join(dir, "memory/state", file === "phase.json" ? "execution.json" : "phase.json");
-          const bytes = corrupt(readBytes(target)!, corruption);
-          writeFileSync(target, bytes);
-          const otherBytes = readBytes(other)!;
-          figures.corruptions += 1;
-          const oracle = [...readState(dir).problems, ...validationErrors(dir).map((e) => e.message)];
-          if (corruption.kind === "truncate" || corruption.kind === "wrong type") {
-            expect(oracle.length, `${corruption.kind} must make ${file} invalid: ${JSON.stringify(corruption)}`).toBeGreaterThan(0);
-          }
-          if (oracle.length === 0) {
-            // Still a valid file (a byte inside a string, say): the CLI must agree.
-            figures.still_valid += 1;
+  it(
+    `${CORRUPT_RUNS} corruptions: validate exit 3, resume corrupt + exit 5, status --json exit 0 corrupt, file byte-identical`,
+    async () => {
+      const template = await corruptionTemplate();
+      const figures = { corruptions: 0, still_valid: 0, commands: 0 };
+      await fc.assert(
+        fc.asyncProperty(corruptionArb, async ({ file, corruption }) => {
+          const dir = makeTempDir("corrupt");
+          try {
+            cpSync(template, dir, { recursive: true });
+            const target = join(dir, "memory/state", file);
+            const other = join(dir, "memory/state", file === "phase.json" ? "execution.json" : "phase.json");
+            const bytes = corrupt(readBytes(target)!, corruption);
+            writeFileSync(target, bytes);
+            const otherBytes = readBytes(other)!;
+            figures.corruptions += 1;
+            const oracle = [...readState(dir).problems, ...validationErrors(dir).map((e) => e.message)];
+            if (corruption.kind === "truncate" || corruption.kind === "wrong type") {
+              expect(
+                oracle.length,
+                `${corruption.kind} must make ${file} invalid: ${JSON.stringify(corruption)}`,
+              ).toBeGreaterThan(0);
+            }
+            if (oracle.length === 0) {
+              // Still a valid file (a byte inside a string, say): the CLI must agree.
+              figures.still_valid += 1;
+              const validate = await runCli(dir, ["validate", "--json"], { plain: true });
+              figures.commands += 1;
+              expect(validate.code, describeRun(validate)).toBe(0);
+              return;
+            }
+            // One after the other: run at once, they would also meet the concurrency bug that
+            // concurrency.test.ts pins down (validate sweeping resume's lock in the making).
             const validate = await runCli(dir, ["validate", "--json"], { plain: true });
-            figures.commands += 1;
-            expect(validate.code, describeRun(validate)).toBe(0);
-            return;
+            const resume = await runCli(dir, ["resume", "--json"], { plain: true });
+            const status = await runCli(dir, ["status", "--json"], { plain: true });
+            figures.commands += 3;
+            const what = `${file} ${JSON.stringify(corruption)}`;
+            for (const run of [validate, resume, status])
+              expect(stackLines(run.stderr), `${what}: ${describeRun(run)}`).toEqual([]);
+            expect(validate.code, `${what}: ${describeRun(validate)}`).toBe(3);
+            const v = parseStdoutJson(validate) as {
+              valid?: boolean;
+              errors?: Array<{ file?: string; message?: string }>;
+            };
+            expect(v.valid).toBe(false);
+            // The error is on the corrupted file, or (a workflow id no longer matching) names it.
+            const named = v.errors?.some((e) => e.file === `memory/state/${file}` || e.message?.includes(file));
+            expect(named, `${what}: validate names ${file}: ${JSON.stringify(v.errors)}`).toBe(true);
+            expect(resume.code, `${what}: ${describeRun(resume)}`).toBe(5);
+            const r = parseStdoutJson(resume) as {
+              situation?: string;
+              decision?: { default?: boolean; yes?: string; no?: string } | null;
+              next?: { action?: string; rev?: number };
+            };
+            expect(r.situation).toBe("corrupt");
+            // The first choice is the newest valid checkpoint when there is one (§5), else a fresh start.
+            if (r.next?.action === "confirm_rollback") {
+              expect(r.decision?.yes).toMatch(new RegExp(`^dotagent rollback (--dir \\S+ )?--to ${r.next.rev} --yes$`));
+              expect(r.decision?.no).toMatch(/^dotagent archive (--dir \S+ )?--reason 'corrupt state'$/);
+            } else expect(r.next?.action).toBe("confirm_fresh_start");
+            expect(r.decision?.default).toBe(false);
+            expect(status.code, `${what}: ${describeRun(status)}`).toBe(0);
+            expect((parseStdoutJson(status) as { situation?: string }).situation).toBe("corrupt");
+            expect(readBytes(target)?.equals(bytes), `${what}: the corrupt file was changed`).toBe(true);
+            expect(readBytes(other)?.equals(otherBytes), `${what}: the other state file was changed`).toBe(true);
+            expect(archiveNames(dir), "nothing archived without a yes").toEqual([]);
+            expect(stateLeftovers(dir)).toEqual([]);
+          } finally {
+            removeTempDir(dir);
           }
-          // One after the other: run at once, they would also meet the concurrency bug that
-          // concurrency.test.ts pins down (validate sweeping resume's lock in the making).
-          const validate = await runCli(dir, ["validate", "--json"], { plain: true });
-          const resume = await runCli(dir, ["resume", "--json"], { plain: true });
-          const status = await runCli(dir, ["status", "--json"], { plain: true });
-          figures.commands += 3;
-          const what = `${file} ${JSON.stringify(corruption)}`;
-          for (const run of [validate, resume, status]) expect(stackLines(run.stderr), `${what}: ${describeRun(run)}`).toEqual([]);
-          expect(validate.code, `${what}: ${describeRun(validate)}`).toBe(3);
-          const v = parseStdoutJson(validate) as { valid?: boolean; errors?: Array<{ file?: string; message?: string }> };
-          expect(v.valid).toBe(false);
-          // The error is on the corrupted file, or (a workflow id no longer matching) names it.
-          const named = v.errors?.some((e) => e.file === `memory/state/${file}` || e.message?.includes(file));
-          expect(named, `${what}: validate names ${file}: ${JSON.stringify(v.errors)}`).toBe(true);
-          expect(resume.code, `${what}: ${describeRun(resume)}`).toBe(5);
-          const r = parseStdoutJson(resume) as { situation?: string; decision?: { default?: boolean; yes?: string; no?: string } | null; next?: { action?: string; rev?: number } };
-          expect(r.situation).toBe("corrupt");
-          // The first choice is the newest valid checkpoint when there is one (§5), else a fresh start.
-          if (r.next?.action === "confirm_rollback") {
-            expect(r.decision?.yes).toMatch(new RegExp(`^dotagent rollback (--dir \\S+ )?--to ${r.next.rev} --yes$`));
-            expect(r.decision?.no).toMatch(/^dotagent archive (--dir \S+ )?--reason 'corrupt state'$/);
-          } else expect(r.next?.action).toBe("confirm_fresh_start");
-          expect(r.decision?.default).toBe(false);
-          expect(status.code, `${what}: ${describeRun(status)}`).toBe(0);
-          expect((parseStdoutJson(status) as { situation?: string }).situation).toBe("corrupt");
-          expect(readBytes(target)?.equals(bytes), `${what}: the corrupt file was changed`).toBe(true);
-          expect(readBytes(other)?.equals(otherBytes), `${what}: the other state file was changed`).toBe(true);
-          expect(archiveNames(dir), "nothing archived without a yes").toEqual([]);
-          expect(stateLeftovers(dir)).toEqual([]);
-        } finally {
-          removeTempDir(dir);
-        }
-      }),
-      { numRuns: CORRUPT_RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
-    );
-    recordFigures("properties-corruption", figures);
-  }, 600_000 + CORRUPT_RUNS * 10_000);
+        }),
+        { numRuns: CORRUPT_RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
+      );
+      recordFigures("properties-corruption", figures);
+    },
+    600_000 + CORRUPT_RUNS * 10_000,
+  );
 });

@@ -46,13 +46,18 @@ const env = {
 };
 
 const vitest = join(repo, "node_modules/vitest/vitest.mjs");
-console.log(`torture: ${kills} kills, counts ×${scale}${seed === undefined ? "" : `, seed ${seed}`}; figures in ${stats}\n`);
+console.log(
+  `torture: ${kills} kills, counts ×${scale}${seed === undefined ? "" : `, seed ${seed}`}; figures in ${stats}\n`,
+);
 const started = Date.now();
 const result = spawnSync(process.execPath, [vitest, "run", ...filters], { cwd: repo, env, stdio: "inherit" });
 const minutes = ((Date.now() - started) / 60000).toFixed(1);
 
 const rows = existsSync(stats)
-  ? readFileSync(stats, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l))
+  ? readFileSync(stats, "utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => JSON.parse(l))
   : [];
 const bySuite = new Map();
 for (const { suite, ...figures } of rows) {
@@ -84,7 +89,11 @@ console.log(`${"-".repeat(width + 12)}`);
 for (const [label, value] of headline) console.log(`${label.padEnd(width)}  ${String(value).padStart(8)}`);
 console.log(`${"-".repeat(width + 12)}\nBy suite:`);
 for (const [suite, figures] of [...bySuite].sort(([a], [b]) => a.localeCompare(b))) {
-  console.log(`  ${suite}: ${Object.entries(figures).map(([k, v]) => `${k}=${v}`).join(" ")}`);
+  console.log(
+    `  ${suite}: ${Object.entries(figures)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ")}`,
+  );
 }
 rmSync(statsDir, { recursive: true, force: true });
 process.exit(result.status ?? 1);

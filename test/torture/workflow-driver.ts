@@ -66,11 +66,16 @@ export class WorkflowDriver {
       const { phase, execution, problems } = readState(this.dir);
       if (problems.length > 0) throw new Error(`cannot drive a corrupt state: ${problems.join("; ")}`);
       if (phase === undefined) {
-        return { kind: "init", args: ["init", "--request", `torture ${this.options.workflowId}`, "--workflow-id", this.options.workflowId], ack: (m) => m.ackWorkflow(this.options.workflowId) };
+        return {
+          kind: "init",
+          args: ["init", "--request", `torture ${this.options.workflowId}`, "--workflow-id", this.options.workflowId],
+          ack: (m) => m.ackWorkflow(this.options.workflowId),
+        };
       }
       const plan = planOnDisk(this.dir);
       if (plan.situation === "complete") return "done";
-      if (plan.situation !== "interrupted") throw new Error(`unexpected situation ${plan.situation}: ${plan.next.reason}`);
+      if (plan.situation !== "interrupted")
+        throw new Error(`unexpected situation ${plan.situation}: ${plan.next.reason}`);
       const current = phase.current_phase;
       // An executor of ours is still on a task: it finishes first. (The plan counts every running
       // task as orphaned, as resume must after a crash; calling resume now would orphan our own.)
@@ -82,7 +87,11 @@ export class WorkflowDriver {
           return { kind: "resume:task_reset", args: ["resume", "--json"] };
         }
         const ok = this.rng.chance(0.75);
-        writeJson(join(this.dir, mine.output ?? `memory/reports/tasks/${mine.id}.json`), { task_id: mine.id, status: ok ? "complete" : "failed", ...(ok ? {} : { error: "tests fail" }) });
+        writeJson(join(this.dir, mine.output ?? `memory/reports/tasks/${mine.id}.json`), {
+          task_id: mine.id,
+          status: ok ? "complete" : "failed",
+          ...(ok ? {} : { error: "tests fail" }),
+        });
         this.owned.delete(mine.id);
         return ok
           ? { kind: "task complete", args: ["task", "complete", mine.id], ack: (m) => m.ackComplete(mine.id) }
@@ -90,16 +99,22 @@ export class WorkflowDriver {
       }
       if (plan.repairs.length > 0) {
         // The state needs repairing or advancing: mostly `resume`, sometimes the explicit command.
-        if (plan.repairs.every((r) => r.code === "phase_advanced") && this.rng.chance(0.5)) return this.completePhase(current, phase.rework?.round ?? 0);
+        if (plan.repairs.every((r) => r.code === "phase_advanced") && this.rng.chance(0.5))
+          return this.completePhase(current, phase.rework?.round ?? 0);
         if (current === "VERIFICATION" && plan.repairs.some((r) => r.code === "rework") && this.rng.chance(0.5)) {
           return { kind: "phase rework", args: ["phase", "rework"], ack: (m) => m.ackRework() };
         }
         // The kind names the repair, so kills are counted (and calibrated) per kind of repair.
-        return { kind: `resume:${[...new Set(plan.repairs.map((r) => r.code))].sort().join("+")}`, args: ["resume", "--json"] };
+        return {
+          kind: `resume:${[...new Set(plan.repairs.map((r) => r.code))].sort().join("+")}`,
+          args: ["resume", "--json"],
+        };
       }
       const next = plan.next;
-      if (phase.phase_status === "pending" && this.rng.chance(0.25)) return { kind: "phase start", args: ["phase", "start", current] };
-      if (phase.phase_status === "in_progress" && this.rng.chance(0.04)) return { kind: "phase fail", args: ["phase", "fail", current, "--error", "agent crashed"] };
+      if (phase.phase_status === "pending" && this.rng.chance(0.25))
+        return { kind: "phase start", args: ["phase", "start", current] };
+      if (phase.phase_status === "in_progress" && this.rng.chance(0.04))
+        return { kind: "phase fail", args: ["phase", "fail", current, "--error", "agent crashed"] };
       if (phase.phase_status === "failed") return { kind: "phase start", args: ["phase", "start", current] };
       switch (next.action) {
         case "spawn_agent":
@@ -113,7 +128,8 @@ export class WorkflowDriver {
                 writeJson(this.report(`designs/${next.designs[0]}.json`), { name: next.designs[0] });
                 continue;
               }
-              if (phase.designs_requested === undefined && this.rng.chance(0.5)) return { kind: "phase start", args: ["phase", "start", "ARCHITECTURE", "--designs", "a,b"] };
+              if (phase.designs_requested === undefined && this.rng.chance(0.5))
+                return { kind: "phase start", args: ["phase", "start", "ARCHITECTURE", "--designs", "a,b"] };
               writeJson(this.report("designs/a.json"), { name: "plan a" });
               continue;
             case "roundtable":
@@ -121,7 +137,10 @@ export class WorkflowDriver {
               continue;
             case "qa":
               this.verifications += 1;
-              writeJson(this.report("verification.json"), { passed: this.verifications > this.options.reworks, notes: `round ${this.verifications}` });
+              writeJson(this.report("verification.json"), {
+                passed: this.verifications > this.options.reworks,
+                notes: `round ${this.verifications}`,
+              });
               continue;
             case "reflector":
               mkdirSync(join(this.dir, "memory/reports"), { recursive: true });
@@ -178,7 +197,10 @@ export class WorkflowDriver {
    * `task import` of a whole plan: every task already on disk, verbatim (skipped as identical),
    * plus new ones — round 0 up to the workflow's task count, a rework round one fix task.
    */
-  private importPlan(existing: ReadonlyArray<{ id: string; title?: string | undefined; depends_on?: string[] | undefined }>, round: number): Step {
+  private importPlan(
+    existing: ReadonlyArray<{ id: string; title?: string | undefined; depends_on?: string[] | undefined }>,
+    round: number,
+  ): Step {
     const ids = existing.map((t) => t.id);
     const count = round === 0 ? Math.max(1, this.options.tasks - ids.length) : 1;
     const fresh: Array<{ id: string; title: string; depends_on: string[] }> = [];
@@ -186,9 +208,20 @@ export class WorkflowDriver {
       const id = round === 0 ? `t${ids.length + k}` : `r${round}-${k}`;
       if (ids.includes(id)) continue;
       const pool = [...ids, ...fresh.map((t) => t.id)];
-      fresh.push({ id, title: `planned ${id}`, depends_on: pool.length > 0 && this.rng.chance(0.4) ? [this.rng.pick(pool)] : [] });
+      fresh.push({
+        id,
+        title: `planned ${id}`,
+        depends_on: pool.length > 0 && this.rng.chance(0.4) ? [this.rng.pick(pool)] : [],
+      });
     }
-    const plan = [...existing.map((t) => ({ id: t.id, ...(t.title === undefined ? {} : { title: t.title }), depends_on: t.depends_on ?? [] })), ...fresh];
+    const plan = [
+      ...existing.map((t) => ({
+        id: t.id,
+        ...(t.title === undefined ? {} : { title: t.title }),
+        depends_on: t.depends_on ?? [],
+      })),
+      ...fresh,
+    ];
     const file = join(this.dir, `plan-${++this.imports}.json`);
     writeFileSync(file, JSON.stringify(this.rng.chance(0.5) ? plan : { tasks: plan }));
     return { kind: "task import", args: ["task", "import", file], ack: (m) => m.ackAdd(...fresh.map((t) => t.id)) };
@@ -206,12 +239,25 @@ export class WorkflowDriver {
       // `task import` of two tasks, the second depending on the first.
       const k2 = fresh(k + 1);
       const file = join(this.dir, `import-${++this.imports}.json`);
-      writeFileSync(file, JSON.stringify([{ id: `t${k}`, title: "imported", depends_on: dependsOn }, { id: `t${k2}`, depends_on: [`t${k}`] }]));
+      writeFileSync(
+        file,
+        JSON.stringify([
+          { id: `t${k}`, title: "imported", depends_on: dependsOn },
+          { id: `t${k2}`, depends_on: [`t${k}`] },
+        ]),
+      );
       return { kind: "task import", args: ["task", "import", file], ack: (m) => m.ackAdd(`t${k}`, `t${k2}`) };
     }
     return {
       kind: "task add",
-      args: ["task", "add", `t${k}`, "--title", `task ${k}`, ...(dependsOn.length > 0 ? ["--depends-on", dependsOn.join(",")] : [])],
+      args: [
+        "task",
+        "add",
+        `t${k}`,
+        "--title",
+        `task ${k}`,
+        ...(dependsOn.length > 0 ? ["--depends-on", dependsOn.join(",")] : []),
+      ],
       ack: (m) => m.ackAdd(`t${k}`),
     };
   }
@@ -276,30 +322,49 @@ export class AckModel {
     const tasks = new Map((execution?.tasks ?? []).map((t) => [t.id, t]));
     if (this.workflowId !== undefined) {
       if (phase === undefined) out.push(`phase.json of ${this.workflowId} is gone`);
-      else if (phase.workflow_id !== this.workflowId) out.push(`workflow id changed from ${this.workflowId} to ${phase.workflow_id}`);
+      else if (phase.workflow_id !== this.workflowId)
+        out.push(`workflow id changed from ${this.workflowId} to ${phase.workflow_id}`);
     }
-    for (const id of this.added) if (!tasks.has(id)) out.push(`lost update: \`task add ${id}\` exited 0 but ${id} is not in execution.json`);
-    for (const id of this.seenTasks) if (!this.added.has(id) && !tasks.has(id)) out.push(`lost update: task ${id} was on disk after a successful command and is gone`);
-    for (const id of this.completed) if (tasks.get(id)?.status !== "complete") out.push(`lost update: \`task complete ${id}\` exited 0 but ${id} is ${tasks.get(id)?.status ?? "missing"}`);
-    for (const id of this.seenComplete) if (!this.completed.has(id) && tasks.get(id)?.status !== "complete") out.push(`lost update: task ${id} was complete and is now ${tasks.get(id)?.status ?? "missing"}`);
+    for (const id of this.added)
+      if (!tasks.has(id)) out.push(`lost update: \`task add ${id}\` exited 0 but ${id} is not in execution.json`);
+    for (const id of this.seenTasks)
+      if (!this.added.has(id) && !tasks.has(id))
+        out.push(`lost update: task ${id} was on disk after a successful command and is gone`);
+    for (const id of this.completed)
+      if (tasks.get(id)?.status !== "complete")
+        out.push(`lost update: \`task complete ${id}\` exited 0 but ${id} is ${tasks.get(id)?.status ?? "missing"}`);
+    for (const id of this.seenComplete)
+      if (!this.completed.has(id) && tasks.get(id)?.status !== "complete")
+        out.push(`lost update: task ${id} was complete and is now ${tasks.get(id)?.status ?? "missing"}`);
     if (phase !== undefined) {
       const approved = new Set(phase.user_checkpoints.map((c) => c.phase));
-      for (const p of this.approvals) if (!approved.has(p)) out.push(`lost update: \`phase approve ${p}\` exited 0 but user_checkpoints has no ${p}`);
+      for (const p of this.approvals)
+        if (!approved.has(p)) out.push(`lost update: \`phase approve ${p}\` exited 0 but user_checkpoints has no ${p}`);
       const done = phase.completed_phases.map((c) => c.phase);
       const round = phase.rework?.round ?? 0;
       for (const ack of this.phases) {
-        if (ack.round === round && !done.includes(ack.phase)) out.push(`lost update: \`phase complete ${ack.phase}\` exited 0 (rework round ${ack.round}) but completed_phases is [${done.join(", ")}]`);
+        if (ack.round === round && !done.includes(ack.phase))
+          out.push(
+            `lost update: \`phase complete ${ack.phase}\` exited 0 (rework round ${ack.round}) but completed_phases is [${done.join(", ")}]`,
+          );
       }
-      if (round === this.seenRound && done.length < this.seenProgress) out.push(`phase progress went back from ${this.seenProgress} to ${done.length} completed phases without a rework`);
+      if (round === this.seenRound && done.length < this.seenProgress)
+        out.push(
+          `phase progress went back from ${this.seenProgress} to ${done.length} completed phases without a rework`,
+        );
       if (round < this.seenRound) out.push(`rework round went back from ${this.seenRound} to ${round}`);
       if (done.some((p, i) => p !== PHASES[i])) out.push(`completed_phases out of order: [${done.join(", ")}]`);
     }
     const events = eventsOnDisk(dir);
     out.push(...sequenceProblems(events));
     const addedEvents = new Map<string, number>();
-    for (const event of events) if (event.type === "task_added") addedEvents.set(String(event.task_id), (addedEvents.get(String(event.task_id)) ?? 0) + 1);
-    for (const [id, count] of addedEvents) if (count > 1) out.push(`events.jsonl has ${count} task_added events for ${id}`);
-    for (const id of this.added) if (!addedEvents.has(id)) out.push(`\`task add ${id}\` exited 0 but events.jsonl has no task_added for it`);
+    for (const event of events)
+      if (event.type === "task_added")
+        addedEvents.set(String(event.task_id), (addedEvents.get(String(event.task_id)) ?? 0) + 1);
+    for (const [id, count] of addedEvents)
+      if (count > 1) out.push(`events.jsonl has ${count} task_added events for ${id}`);
+    for (const id of this.added)
+      if (!addedEvents.has(id)) out.push(`\`task add ${id}\` exited 0 but events.jsonl has no task_added for it`);
     return out;
   }
 }

@@ -13,7 +13,8 @@ import { outputWidth, table } from "../table.js";
 
 export const command: Command = {
   summary: "archive the live state | archive list | archive restore NAME",
-  usage: "dotagent archive [--reason TEXT] [--yes] | dotagent archive list [--json] | dotagent archive restore NAME [--yes]",
+  usage:
+    "dotagent archive [--reason TEXT] [--yes] | dotagent archive list [--json] | dotagent archive restore NAME [--yes]",
   options: { reason: { type: "string" }, yes: { type: "boolean", short: "y" } },
   examples: [
     "dotagent archive --reason 'starting over'     pack state and reports into memory/state/.archive/, then clear them",
@@ -30,19 +31,42 @@ export const command: Command = {
     // handed back (exit 5) and its --yes counts only after the person replied (SPEC §8, §10).
     const replacesLive = sub === undefined || (sub === "restore" && name !== undefined);
     if (replacesLive && opContext(context).byModel) {
-      const question = sub === undefined ? "Archive the live workflow and clear it (the archive keeps every file)?" : `Replace the live workflow with the archive ${name} (the live state is archived first)?`;
-      const decision = { question, default: false, yes: `dotagent archive${sub === undefined ? "" : ` restore ${name}`} --yes`, no: "dotagent resume" };
-      const answer = await (await import("../../ops/person-gate.js")).decideAsModel(opContext(context), decision, context.options.yes === true);
+      const question =
+        sub === undefined
+          ? "Archive the live workflow and clear it (the archive keeps every file)?"
+          : `Replace the live workflow with the archive ${name} (the live state is archived first)?`;
+      const decision = {
+        question,
+        default: false,
+        yes: `dotagent archive${sub === undefined ? "" : ` restore ${name}`} --yes`,
+        no: "dotagent resume",
+      };
+      const answer = await (
+        await import("../../ops/person-gate.js")
+      ).decideAsModel(opContext(context), decision, context.options.yes === true);
       if (answer === "no-terminal") {
-        context.out.result({ ok: false, decision }, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
+        context.out.result({ ok: false, decision }, () => [
+          decision.question,
+          `  yes: ${decision.yes}`,
+          `  no:  ${decision.no}`,
+        ]);
         return EXIT.decide;
       }
     }
     if (sub === undefined) {
-      if (!hasState(context.paths) && !existsSync(clearingPath(context.paths))) throw new DotagentError("nothing_to_archive", "there is no workflow state to archive here (memory/state/phase.json and execution.json do not exist)", EXIT.refused);
+      if (!hasState(context.paths) && !existsSync(clearingPath(context.paths)))
+        throw new DotagentError(
+          "nothing_to_archive",
+          "there is no workflow state to archive here (memory/state/phase.json and execution.json do not exist)",
+          EXIT.refused,
+        );
       const reason = stringOption(context, "reason") ?? "archived by dotagent archive";
-      const archived = await locked(opContext(context), "archive", () => archiveLiveState(context.paths, reason, now, opContext(context).note));
-      context.out.result({ ok: true, archived }, () => [archived ? `Archived as ${archived}; the live state is cleared.` : "Nothing to archive."]);
+      const archived = await locked(opContext(context), "archive", () =>
+        archiveLiveState(context.paths, reason, now, opContext(context).note),
+      );
+      context.out.result({ ok: true, archived }, () => [
+        archived ? `Archived as ${archived}; the live state is cleared.` : "Nothing to archive.",
+      ]);
       return EXIT.ok;
     }
     if (sub === "list") {
@@ -52,7 +76,12 @@ export const command: Command = {
           ? ["No archives."]
           : table(
               ["NAME", "ARCHIVED", "AT PHASE", "REASON"],
-              list.map((a) => [a.name, formatTime(a.created_at), a.phase ?? "?", a.error ? `unreadable: ${a.error}` : (a.reason ?? "")]),
+              list.map((a) => [
+                a.name,
+                formatTime(a.created_at),
+                a.phase ?? "?",
+                a.error ? `unreadable: ${a.error}` : (a.reason ?? ""),
+              ]),
               outputWidth(),
             ),
       );
@@ -65,10 +94,13 @@ export const command: Command = {
         await archive.pruneArchives(context.paths.root);
         return restored;
       });
-      context.out.result({ ok: true, restored: result.restored.name, archived_live: result.archivedLive?.name ?? null }, () => [
-        ...(result.archivedLive ? [`Archived the live state as ${result.archivedLive.name}`] : []),
-        `Restored ${result.restored.name}. Run \`dotagent resume\` to continue it.`,
-      ]);
+      context.out.result(
+        { ok: true, restored: result.restored.name, archived_live: result.archivedLive?.name ?? null },
+        () => [
+          ...(result.archivedLive ? [`Archived the live state as ${result.archivedLive.name}`] : []),
+          `Restored ${result.restored.name}. Run \`dotagent resume\` to continue it.`,
+        ],
+      );
       return EXIT.ok;
     }
     throw usageError(`unknown archive sub-command "${sub}"; use list or restore`);

@@ -10,21 +10,33 @@ export const command: Command = {
   summary: "list the checkpoints rollback can return to | history show REV",
   usage: "dotagent history [--json]  |  dotagent history show REV [--json]",
   options: {},
-  examples: ["dotagent history                 revision, time, phase and what happened", "dotagent history show 12 --json   the state files held by checkpoint 12"],
+  examples: [
+    "dotagent history                 revision, time, phase and what happened",
+    "dotagent history show 12 --json   the state files held by checkpoint 12",
+  ],
   async run(context) {
     const [action, revText, ...rest] = context.args;
     if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
     if (action === undefined) {
       const result = await listHistory(context);
       const { checkpoints } = result;
-      const unreadable = result.listed_for === "newest_checkpoint" ? [`memory/state/phase.json is corrupt: the checkpoints of workflow ${result.workflow_id} (that of the newest checkpoint) are listed.`] : [];
+      const unreadable =
+        result.listed_for === "newest_checkpoint"
+          ? [
+              `memory/state/phase.json is corrupt: the checkpoints of workflow ${result.workflow_id} (that of the newest checkpoint) are listed.`,
+            ]
+          : [];
       context.out.result(result, () =>
         checkpoints.length === 0
           ? ["No checkpoints yet."]
           : [
               ...unreadable,
               // REV, time, the phase it was at, what happened: 80 columns hold a task id of 30.
-              ...table(["REV", "TIME", "AT PHASE", "WHAT"], checkpoints.map((c) => [String(c.rev), formatTime(c.at), c.phase, c.what]), outputWidth()),
+              ...table(
+                ["REV", "TIME", "AT PHASE", "WHAT"],
+                checkpoints.map((c) => [String(c.rev), formatTime(c.at), c.phase, c.what]),
+                outputWidth(),
+              ),
               "Return to one: dotagent rollback --to REV (or --to PHASE)",
             ],
       );
@@ -34,7 +46,10 @@ export const command: Command = {
     if (revText === undefined) throw usageError("history show needs a revision number from `dotagent history`");
     const rev = checkRevision(revText);
     const found = await showCheckpoint(context, rev);
-    const phase = found.phase_state as { completed_phases?: Array<{ phase: string }>; user_checkpoints?: Array<{ phase: string }> };
+    const phase = found.phase_state as {
+      completed_phases?: Array<{ phase: string }>;
+      user_checkpoints?: Array<{ phase: string }>;
+    };
     const tasks = (found.execution as { tasks?: Array<{ id: string; status: string }> } | null)?.tasks ?? [];
     context.out.result(found, () => [
       `Checkpoint ${rev} of ${found.workflow_id}, ${formatTime(found.at)}: ${found.what}`,

@@ -35,7 +35,14 @@ function readHookInput(): SessionStartInput {
   return readHookStdin() as SessionStartInput;
 }
 
-const EVENTS = ["session-start", "pre-tool-use", "post-tool-use", "subagent-start", "subagent-stop", "user-prompt-submit"] as const;
+const EVENTS = [
+  "session-start",
+  "pre-tool-use",
+  "post-tool-use",
+  "subagent-start",
+  "subagent-stop",
+  "user-prompt-submit",
+] as const;
 
 /** The project a hook works on: --dir, else Claude Code's project folder, else the hook's cwd. */
 function hookPaths(context: CommandContext, input: SessionStartInput) {
@@ -55,9 +62,19 @@ async function runLoopHook(context: CommandContext, event: string): Promise<void
   const told: string[] = [];
   const stderr = warn(context);
   // Codex runs the model's commands in a sandbox the hook is outside of: its session's rollout says which.
-  const rollout = stringOption(context, "client") === "codex" && typeof input.transcript_path === "string" && input.agent_id === undefined ? input.transcript_path : undefined;
+  const rollout =
+    stringOption(context, "client") === "codex" &&
+    typeof input.transcript_path === "string" &&
+    input.agent_id === undefined
+      ? input.transcript_path
+      : undefined;
   const modelGitReadOnly = rollout === undefined ? undefined : () => codexSandboxKeepsGit(rollout);
-  const op = opContext(context, { paths, byModel: false, warn: (message: string) => (told.push(message), stderr(message)), modelGitReadOnly });
+  const op = opContext(context, {
+    paths,
+    byModel: false,
+    warn: (message: string) => (told.push(message), stderr(message)),
+    modelGitReadOnly,
+  });
   const hooks = await import("../../claude/hooks.js");
   const answer = (event: string, input: Record<string, unknown>) =>
     event === "pre-tool-use"
@@ -70,7 +87,10 @@ async function runLoopHook(context: CommandContext, event: string): Promise<void
   // Another client's hook: its adapter gives Claude-shaped inputs and reads the answers back.
   if (stringOption(context, "client") === "codex") {
     const codex = await import("../../clients/codex/hook-io.js");
-    const output = withWarnings(await codex.answerCodexHook(op, event as Parameters<typeof codex.answerCodexHook>[1], input, answer), told);
+    const output = withWarnings(
+      await codex.answerCodexHook(op, event as Parameters<typeof codex.answerCodexHook>[1], input, answer),
+      told,
+    );
     if (output !== null) writeStd("stdout", `${JSON.stringify(output)}\n`);
     return;
   }
@@ -81,12 +101,23 @@ async function runLoopHook(context: CommandContext, event: string): Promise<void
 }
 
 /** A hook's answer with what it warned of added to the words the model reads (a denial's reason, a context); other answers as they are. */
-export function withWarnings(output: Record<string, unknown> | null, warnings: readonly string[]): Record<string, unknown> | null {
+export function withWarnings(
+  output: Record<string, unknown> | null,
+  warnings: readonly string[],
+): Record<string, unknown> | null {
   const specific = output?.hookSpecificOutput as Record<string, unknown> | undefined;
   if (warnings.length === 0 || specific === undefined) return output;
   const note = warnings.map((w) => `dotagent: ${w}`).join("\n");
-  if (specific.permissionDecision === "deny" && typeof specific.permissionDecisionReason === "string") return { ...output, hookSpecificOutput: { ...specific, permissionDecisionReason: `${specific.permissionDecisionReason}\n${note}` } };
-  if (typeof specific.additionalContext === "string") return { ...output, hookSpecificOutput: { ...specific, additionalContext: `${specific.additionalContext}\n${note}` } };
+  if (specific.permissionDecision === "deny" && typeof specific.permissionDecisionReason === "string")
+    return {
+      ...output,
+      hookSpecificOutput: { ...specific, permissionDecisionReason: `${specific.permissionDecisionReason}\n${note}` },
+    };
+  if (typeof specific.additionalContext === "string")
+    return {
+      ...output,
+      hookSpecificOutput: { ...specific, additionalContext: `${specific.additionalContext}\n${note}` },
+    };
   return output;
 }
 
@@ -96,9 +127,16 @@ export async function sessionStartContext(context: CommandContext, input: Sessio
 }
 
 /** The briefing for the model and the one line for the person (src/core/session-line.ts), each null when there is nothing to say. Never throws. */
-export async function sessionStartTold(context: CommandContext, input: SessionStartInput, command = "/develop"): Promise<{ briefing: string | null; line: string | null }> {
+export async function sessionStartTold(
+  context: CommandContext,
+  input: SessionStartInput,
+  command = "/develop",
+): Promise<{ briefing: string | null; line: string | null }> {
   try {
-    const paths = context.options.dir === undefined && typeof input.cwd === "string" ? projectPaths(findProjectRoot(undefined, input.cwd)) : context.paths;
+    const paths =
+      context.options.dir === undefined && typeof input.cwd === "string"
+        ? projectPaths(findProjectRoot(undefined, input.cwd))
+        : context.paths;
     const snapshot = await loadSnapshot(paths);
     const now = context.now();
     // The checkout's key made here, outside any sandbox (Codex runs the model's commands where they
@@ -106,19 +144,43 @@ export async function sessionStartTold(context: CommandContext, input: SessionSt
     if (snapshot.phase.kind !== "missing") checkoutKey(paths.root, { create: true });
     // The checkout is looked at only when a round's tasks are about to start (git runs then alone),
     // so the briefing names the isolation question instead of a run_tasks the spawn hook refuses.
-    const plan = await planWithRecovery(paths, snapshot, now, { owners: judgeRunningTasks(snapshot, now), checkout: checkoutQuestionFor(paths.root, snapshot) });
+    const plan = await planWithRecovery(paths, snapshot, now, {
+      owners: judgeRunningTasks(snapshot, now),
+      checkout: checkoutQuestionFor(paths.root, snapshot),
+    });
     const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
     const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
     return {
-      briefing: briefingFor(plan, input.source, process.argv[1], { isolation: execution?.isolation ?? null, worktrees: worktreeViews(execution), tasksStep: phase && tasksStepOf(phase) }, phase?.request ?? null),
-      line: sessionLine({ plan, source: input.source, command, recorded: tellsPerson(input.source) ? readEventsTail(paths.eventsFile) : [] }),
+      briefing: briefingFor(
+        plan,
+        input.source,
+        process.argv[1],
+        {
+          isolation: execution?.isolation ?? null,
+          worktrees: worktreeViews(execution),
+          tasksStep: phase && tasksStepOf(phase),
+        },
+        phase?.request ?? null,
+      ),
+      line: sessionLine({
+        plan,
+        source: input.source,
+        command,
+        recorded: tellsPerson(input.source) ? readEventsTail(paths.eventsFile) : [],
+      }),
     };
   } catch (error) {
     // State that is there but cannot be read is news for the session, not silence. (Its line says
     // so: stderr is where Copilot shows that line, so it carries nothing else then.)
-    if ((error as Error).name === "DotagentError" && /^(state_|rollback_journal_invalid$)/.test((error as { code?: string }).code ?? "")) {
+    if (
+      (error as Error).name === "DotagentError" &&
+      /^(state_|rollback_journal_invalid$)/.test((error as { code?: string }).code ?? "")
+    ) {
       const briefing = `dotagent: the workflow state in memory/ cannot be read, so where the workflow stands is unknown: ${(error as Error).message}`;
-      return { briefing, line: `dotagent: the workflow state in memory/ cannot be read (${(error as Error).message}). Type ${command} to choose what to do.` };
+      return {
+        briefing,
+        line: `dotagent: the workflow state in memory/ cannot be read (${(error as Error).message}). Type ${command} to choose what to do.`,
+      };
     }
     // A hook must never break the session; say so on stderr (Claude Code shows it in verbose mode).
     writeStd("stderr", `dotagent hook: ${(error as Error).message}\n`);
@@ -129,17 +191,25 @@ export async function sessionStartTold(context: CommandContext, input: SessionSt
 /** Copilot CLI ran Claude Code's hooks in a project without dotagent's Copilot install: what to say. */
 function copilotInstallMissing(context: CommandContext, input: SessionStartInput): string | null {
   const from = process.env.COPILOT_PROJECT_DIR || (typeof input.cwd === "string" ? input.cwd : undefined);
-  const paths = context.options.dir !== undefined || from === undefined ? context.paths : projectPaths(findProjectRoot(undefined, from));
+  const paths =
+    context.options.dir !== undefined || from === undefined
+      ? context.paths
+      : projectPaths(findProjectRoot(undefined, from));
   if (existsSync(join(paths.root, ".github", ".dotagent-copilot-install.json"))) return null;
   return `dotagent: these are dotagent's hooks for Claude Code; in Copilot CLI they record nothing, so /develop cannot keep its workflow here. To use it in Copilot CLI, the person runs \`node "${process.argv[1] ?? "dotagent.mjs"}" install --client copilot\` in ${paths.root} (or \`dotagent install --client copilot\`), then starts a new session.`;
 }
 
 export const command: Command = {
-  summary: "hook <event>: Claude Code's hooks (session-start, pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit; subagent-start with --client codex; JSON on stdin)",
-  usage: "dotagent hook session-start|pre-tool-use|post-tool-use|subagent-start|subagent-stop|user-prompt-submit [--client copilot|codex]",
+  summary:
+    "hook <event>: Claude Code's hooks (session-start, pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit; subagent-start with --client codex; JSON on stdin)",
+  usage:
+    "dotagent hook session-start|pre-tool-use|post-tool-use|subagent-start|subagent-stop|user-prompt-submit [--client copilot|codex]",
   options: { client: { type: "string" } },
   lenientOptions: true,
-  examples: ['echo \'{"source":"resume","cwd":"."}\' | dotagent hook session-start', `echo '{"tool_name":"Bash","tool_input":{"command":"node x/dotagent.mjs status"}}' | dotagent hook pre-tool-use`],
+  examples: [
+    'echo \'{"source":"resume","cwd":"."}\' | dotagent hook session-start',
+    `echo '{"tool_name":"Bash","tool_input":{"command":"node x/dotagent.mjs status"}}' | dotagent hook pre-tool-use`,
+  ],
   async run(context) {
     const event = context.args[0];
     // dotagent's own: the carrier a UserPromptSubmit hook starts (src/store/reply-carrier.ts), in
@@ -147,7 +217,10 @@ export const command: Command = {
     if (event === "carry-reply") {
       try {
         const { carryWhenRecorded } = await import("../../ops/reply-carrier.js");
-        await carryWhenRecorded(opContext(context, { byModel: false, warn: () => undefined }), { now: Date.now, sleep: (ms) => new Promise((done) => setTimeout(done, ms)) });
+        await carryWhenRecorded(opContext(context, { byModel: false, warn: () => undefined }), {
+          now: Date.now,
+          sleep: (ms) => new Promise((done) => setTimeout(done, ms)),
+        });
       } catch {
         // The next locked command carries the reply out.
       }
@@ -158,12 +231,17 @@ export const command: Command = {
       // GitHub Copilot CLI's hooks (.github/hooks/dotagent.json): src/clients/copilot/.
       const copilot = await import("../../clients/copilot/run-hook.js");
       if (event === undefined || !copilot.isCopilotEvent(event)) {
-        writeStd("stderr", `dotagent: hook --client copilot takes one event: ${Object.keys(copilot.COPILOT_HOOK_EVENTS).join(", ")}\n`);
+        writeStd(
+          "stderr",
+          `dotagent: hook --client copilot takes one event: ${Object.keys(copilot.COPILOT_HOOK_EVENTS).join(", ")}\n`,
+        );
         return 0;
       }
       try {
         // 2 only from session-start with a line for the person (Copilot shows that hook's stderr then).
-        return await copilot.runCopilotHook(context, event, (c, input) => sessionStartTold(c, input as SessionStartInput));
+        return await copilot.runCopilotHook(context, event, (c, input) =>
+          sessionStartTold(c, input as SessionStartInput),
+        );
       } catch (error) {
         writeStd("stderr", `dotagent hook ${event}: ${(error as Error).message}\n`);
       }
@@ -197,12 +275,16 @@ export const command: Command = {
     const codex = stringOption(context, "client") === "codex";
     const told = await sessionStartTold(context, readHookInput(), codex ? "$develop" : "/develop");
     // In Codex the person invokes the skill as `$develop` (the word only: a path may hold "/develop").
-    const briefing = told.briefing !== null && codex ? told.briefing.replace(/(^|\s)\/develop\b/g, "$1$$develop") : told.briefing;
+    const briefing =
+      told.briefing !== null && codex ? told.briefing.replace(/(^|\s)\/develop\b/g, "$1$$develop") : told.briefing;
     // The person's line as `systemMessage`: Claude Code shows it under the session ("SessionStart:resume
     // says: …"), Codex under the person's first prompt ("↳ Hook · …"; test/*/NOTES.md).
     const line = told.line;
     if (briefing !== null || line !== null) {
-      writeStd("stdout", `${JSON.stringify({ ...(line === null ? {} : { systemMessage: line }), ...(briefing === null ? {} : { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } }) })}\n`);
+      writeStd(
+        "stdout",
+        `${JSON.stringify({ ...(line === null ? {} : { systemMessage: line }), ...(briefing === null ? {} : { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: briefing } }) })}\n`,
+      );
     }
     return 0;
   },

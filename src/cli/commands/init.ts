@@ -9,8 +9,18 @@ import { resolveWorkflowName } from "../../ops/workflow-name.js";
 export const command: Command = {
   summary: "start a workflow (an existing one is archived first, after asking)",
   usage: "dotagent init [--request TEXT] [--workflow NAME] [--workflow-id ID] [--yes] [--json]",
-  options: { request: { type: "string" }, workflow: { type: "string" }, "workflow-id": { type: "string" }, yes: { type: "boolean", short: "y" } },
-  examples: ["dotagent init --request 'add login'            workflow wf-add-login at REQUIREMENTS", "dotagent init --request 'add login' --workflow-id wf-login", "dotagent init --workflow fix --request 'login fails with +'   the fix workflow (dotagent workflows lists them)", "dotagent init --request 'add signup' --yes       archive the current workflow and start anew"],
+  options: {
+    request: { type: "string" },
+    workflow: { type: "string" },
+    "workflow-id": { type: "string" },
+    yes: { type: "boolean", short: "y" },
+  },
+  examples: [
+    "dotagent init --request 'add login'            workflow wf-add-login at REQUIREMENTS",
+    "dotagent init --request 'add login' --workflow-id wf-login",
+    "dotagent init --workflow fix --request 'login fails with +'   the fix workflow (dotagent workflows lists them)",
+    "dotagent init --request 'add signup' --yes       archive the current workflow and start anew",
+  ],
   async run(context) {
     const request = requestOption(context);
     const workflowId = stringOption(context, "workflow-id");
@@ -18,10 +28,19 @@ export const command: Command = {
     if (idError !== null) throw usageError(`--workflow-id: ${idError}`);
     const name = stringOption(context, "workflow");
     const workflow = name === undefined ? undefined : await resolveWorkflowName(context.paths.root, name);
-    const result = await startWorkflow(opContext(context), { request, workflowId, decide: decider(context, context.options.yes === true), workflow });
+    const result = await startWorkflow(opContext(context), {
+      request,
+      workflowId,
+      decide: decider(context, context.options.yes === true),
+      workflow,
+    });
     if (!result.created) {
       const { decision } = result;
-      context.out.result(result, () => [`A workflow already exists. ${decision.question}`, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
+      context.out.result(result, () => [
+        `A workflow already exists. ${decision.question}`,
+        `  yes: ${decision.yes}`,
+        `  no:  ${decision.no}`,
+      ]);
       return EXIT.decide;
     }
     context.out.result(result, () => {

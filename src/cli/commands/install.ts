@@ -31,7 +31,12 @@ function memoryLayout(sourceRoot: string): string[] {
 export const command: Command = {
   summary: "install the skills, agents and SessionStart hook into .claude/",
   usage: "dotagent install [--client claude|copilot|codex] [--scope project|user] [--dry-run] [--uninstall] [--json]",
-  options: { client: { type: "string" }, scope: { type: "string" }, "dry-run": { type: "boolean" }, uninstall: { type: "boolean" } },
+  options: {
+    client: { type: "string" },
+    scope: { type: "string" },
+    "dry-run": { type: "boolean" },
+    uninstall: { type: "boolean" },
+  },
   examples: [
     "dotagent install                      into this project's .claude/ (and create memory/)",
     "dotagent install --scope user         into ~/.claude/ for every project",
@@ -59,22 +64,54 @@ export const command: Command = {
       const self = fileURLToPath(import.meta.url);
       // A project install also keeps memory/'s machine-local files out of git (SPEC §11).
       const gitignore = scope === "project" ? join(context.paths.root, ".gitignore") : undefined;
-      result = install({ target, scope, dryRun, sourceRoot: findSourceRoot(dirname(self)), helperScript: readFileSync(self), version: VERSION, ...(gitignore === undefined ? {} : { gitignore }) });
+      result = install({
+        target,
+        scope,
+        dryRun,
+        sourceRoot: findSourceRoot(dirname(self)),
+        helperScript: readFileSync(self),
+        version: VERSION,
+        ...(gitignore === undefined ? {} : { gitignore }),
+      });
       // The empty memory/ layout (memory-template/), so the hook and the skills find the project.
-      if (scope === "project" && !dryRun) for (const dir of memoryLayout(findSourceRoot(dirname(self)))) mkdirInside(context.paths.root, join(context.paths.root, dir));
+      if (scope === "project" && !dryRun)
+        for (const dir of memoryLayout(findSourceRoot(dirname(self))))
+          mkdirInside(context.paths.root, join(context.paths.root, dir));
     }
-    const diffs = result.bash_diffs === "turned off" && !dryRun ? ['Bash diffs: off in this project (Claude Code showed each of dotagent\'s state changes as a diff under its commands); "bashEditDiffEnabled": true in .claude/settings.local.json brings them back for you.'] : [];
-    const others = context.options.uninstall || dryRun || scope !== "project" ? [] : otherClientsSeen(context.paths.root).map((c) => `${c.name} too (${c.why}): \`dotagent install --client ${c.client}\` adds dotagent to it.`);
-    return done(context, { client: "claude", ...result, root: context.paths.root }, () => planLines(context, scope, target, result.changes), [...diffs, ...others]);
+    const diffs =
+      result.bash_diffs === "turned off" && !dryRun
+        ? [
+            'Bash diffs: off in this project (Claude Code showed each of dotagent\'s state changes as a diff under its commands); "bashEditDiffEnabled": true in .claude/settings.local.json brings them back for you.',
+          ]
+        : [];
+    const others =
+      context.options.uninstall || dryRun || scope !== "project"
+        ? []
+        : otherClientsSeen(context.paths.root).map(
+            (c) => `${c.name} too (${c.why}): \`dotagent install --client ${c.client}\` adds dotagent to it.`,
+          );
+    return done(
+      context,
+      { client: "claude", ...result, root: context.paths.root },
+      () => planLines(context, scope, target, result.changes),
+      [...diffs, ...others],
+    );
   },
 };
 
 /** The plain output's head: what was (or, in a dry run, would be) done, one line per change; unchanged files are not listed. */
-function planLines(context: CommandContext, what: string, where: string, changes: ReadonlyArray<{ action: string; path: string; reason?: string }>): string[] {
+function planLines(
+  context: CommandContext,
+  what: string,
+  where: string,
+  changes: ReadonlyArray<{ action: string; path: string; reason?: string }>,
+): string[] {
   const changed = changes.filter((c) => c.action !== "unchanged");
   return [
     `${context.options.uninstall ? "Uninstall" : "Install"} (${what}) in ${where}${context.options["dry-run"] === true ? " — dry run, nothing written" : ""}:`,
-    ...(changed.length === 0 ? ["  nothing to change"] : changed.map((c) => `  ${c.action.padEnd(9)} ${c.path}${c.reason ? `  (${c.reason})` : ""}`)),
+    ...(changed.length === 0
+      ? ["  nothing to change"]
+      : changed.map((c) => `  ${c.action.padEnd(9)} ${c.path}${c.reason ? `  (${c.reason})` : ""}`)),
   ];
 }
 
@@ -83,18 +120,28 @@ function planLines(context: CommandContext, what: string, where: string, changes
  * relative to the project; [] for a user install, a dry run or --uninstall); plain, the plan's
  * lines, then (an install that wrote) what was done in plain words and what to do next.
  */
-async function done(context: CommandContext, result: InstallDone & Record<string, unknown>, plan: () => string[], others: string[] = []): Promise<number> {
+async function done(
+  context: CommandContext,
+  result: InstallDone & Record<string, unknown>,
+  plan: () => string[],
+  others: string[] = [],
+): Promise<number> {
   const { commitPaths, installClosing, uncommittedPaths } = await loadCold();
   const closing = !context.options.uninstall && context.options["dry-run"] !== true;
   const paths = closing ? commitPaths(result) : [];
-  context.out.result({ ...result, root: undefined, commit_paths: paths }, () => [...plan(), ...others, ...(closing ? installClosing(result, uncommittedPaths(result.root, paths), process.cwd()) : [])]);
+  context.out.result({ ...result, root: undefined, commit_paths: paths }, () => [
+    ...plan(),
+    ...others,
+    ...(closing ? installClosing(result, uncommittedPaths(result.root, paths), process.cwd()) : []),
+  ]);
   return 0;
 }
 
 /** `--client copilot`: the project's .github/ (src/clients/copilot/install.ts). */
 async function installForCopilot(context: CommandContext): Promise<number> {
   const scope = stringOption(context, "scope") ?? "project";
-  if (scope !== "project") throw usageError("--client copilot installs into the project's .github/ only (no --scope user)");
+  if (scope !== "project")
+    throw usageError("--client copilot installs into the project's .github/ only (no --scope user)");
   const { findSourceRoot, installCopilot, uninstallCopilot } = await loadCold();
   const dryRun = context.options["dry-run"] === true;
   assertStatePaths(context.paths);
@@ -102,16 +149,26 @@ async function installForCopilot(context: CommandContext): Promise<number> {
   const sourceRoot = findSourceRoot(dirname(self));
   const result = context.options.uninstall
     ? uninstallCopilot({ root: context.paths.root, dryRun })
-    : installCopilot({ root: context.paths.root, sourceRoot, helperScript: readFileSync(self), dryRun, version: VERSION });
-  if (!context.options.uninstall && !dryRun) for (const dir of memoryLayout(sourceRoot)) mkdirInside(context.paths.root, join(context.paths.root, dir));
-  return done(context, { ...result, root: context.paths.root }, () => planLines(context, "copilot", result.target, result.changes));
+    : installCopilot({
+        root: context.paths.root,
+        sourceRoot,
+        helperScript: readFileSync(self),
+        dryRun,
+        version: VERSION,
+      });
+  if (!context.options.uninstall && !dryRun)
+    for (const dir of memoryLayout(sourceRoot)) mkdirInside(context.paths.root, join(context.paths.root, dir));
+  return done(context, { ...result, root: context.paths.root }, () =>
+    planLines(context, "copilot", result.target, result.changes),
+  );
 }
 
 /** `--client codex`: the project's .agents/skills/ and .codex/ (src/clients/codex/install.ts). */
 async function installForCodex(context: CommandContext): Promise<number> {
   const { findSourceRoot, codex } = await loadCold();
   const scope = stringOption(context, "scope") ?? "project";
-  if (scope !== "project") throw usageError("--client codex installs into the project only (Codex reads .agents/skills and .codex/ there)");
+  if (scope !== "project")
+    throw usageError("--client codex installs into the project only (Codex reads .agents/skills and .codex/ there)");
   const dryRun = context.options["dry-run"] === true;
   assertStatePaths(context.paths);
   const root = context.paths.root;
@@ -120,7 +177,13 @@ async function installForCodex(context: CommandContext): Promise<number> {
     result = codex.uninstallCodex({ root, dryRun });
   } else {
     const self = fileURLToPath(import.meta.url);
-    result = codex.installCodex({ root, dryRun, sourceRoot: findSourceRoot(dirname(self)), helperScript: readFileSync(self), version: VERSION });
+    result = codex.installCodex({
+      root,
+      dryRun,
+      sourceRoot: findSourceRoot(dirname(self)),
+      helperScript: readFileSync(self),
+      version: VERSION,
+    });
     if (!dryRun) for (const dir of memoryLayout(findSourceRoot(dirname(self)))) mkdirInside(root, join(root, dir));
   }
   return done(context, { ...result, scope: "project", root }, () => planLines(context, "codex", root, result.changes));

@@ -21,7 +21,16 @@ export const command: Command = {
     context.out.result({ events, total: all.length }, () => {
       if (events.length === 0) return ["No events yet."];
       // A committed events.jsonl is anyone's text: its control characters are shown, never sent to the terminal.
-      const rows = events.map(({ seq, at, type, ...rest }) => [String(seq), formatTime(at), type, Object.entries(rest).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ")].map(escapeControls));
+      const rows = events.map(({ seq, at, type, ...rest }) =>
+        [
+          String(seq),
+          formatTime(at),
+          type,
+          Object.entries(rest)
+            .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+            .join(" "),
+        ].map(escapeControls),
+      );
       return table(["SEQ", "TIME", "EVENT", "DETAILS"], rows, outputWidth());
     });
     return 0;

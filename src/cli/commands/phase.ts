@@ -14,8 +14,15 @@ function designsOption(text: string | undefined, action: string): string[] | und
 
 export const command: Command = {
   summary: "start|complete|fail|approve|rework a phase",
-  usage: "dotagent phase start|complete|fail|approve|rework [PHASE] [--output PATH] [--error TEXT] [--designs A,B] [--pick NAME [--notes TEXT]] [--json]",
-  options: { output: { type: "string" }, error: { type: "string" }, designs: { type: "string" }, pick: { type: "string" }, notes: { type: "string" } },
+  usage:
+    "dotagent phase start|complete|fail|approve|rework [PHASE] [--output PATH] [--error TEXT] [--designs A,B] [--pick NAME [--notes TEXT]] [--json]",
+  options: {
+    output: { type: "string" },
+    error: { type: "string" },
+    designs: { type: "string" },
+    pick: { type: "string" },
+    notes: { type: "string" },
+  },
   examples: [
     "dotagent phase start REQUIREMENTS",
     "dotagent phase start ARCHITECTURE --designs minimal,robust   records the designs asked for",
@@ -28,17 +35,36 @@ export const command: Command = {
   async run(context) {
     const [action, phaseArg] = subcommand(context, "phase", PHASE_ACTIONS);
     // The step is checked against the workflow's own steps (develop's five, or its definition's) by changePhase.
-    const phase = phaseArg !== undefined && !/^[A-Za-z][A-Za-z0-9_-]{0,39}$/.test(phaseArg) ? (() => { throw usageError(`"${phaseArg.slice(0, 50)}" is not a step name; the steps are in \`dotagent status\``); })() : phaseArg;
+    const phase =
+      phaseArg !== undefined && !/^[A-Za-z][A-Za-z0-9_-]{0,39}$/.test(phaseArg)
+        ? (() => {
+            throw usageError(`"${phaseArg.slice(0, 50)}" is not a step name; the steps are in \`dotagent status\``);
+          })()
+        : phaseArg;
     const output = outputOption(context);
     const designs = designsOption(stringOption(context, "designs"), action);
     const pickName = stringOption(context, "pick");
-    if ((pickName !== undefined || stringOption(context, "notes") !== undefined) && action !== "approve") throw usageError("--pick and --notes go with `phase approve` of the step where the person picks a design");
-    if (pickName !== undefined && !/^[a-z][a-z0-9-]{0,39}$/i.test(pickName)) throw usageError(`"${pickName.slice(0, 50)}" is not a design name`);
+    if ((pickName !== undefined || stringOption(context, "notes") !== undefined) && action !== "approve")
+      throw usageError("--pick and --notes go with `phase approve` of the step where the person picks a design");
+    if (pickName !== undefined && !/^[a-z][a-z0-9-]{0,39}$/i.test(pickName))
+      throw usageError(`"${pickName.slice(0, 50)}" is not a design name`);
     const pick = pickName === undefined ? undefined : { design: pickName, words: stringOption(context, "notes") };
-    const { state: s, result } = await changePhase(opContext(context), { action, phase, output, error: stringOption(context, "error"), designs, pick });
+    const { state: s, result } = await changePhase(opContext(context), {
+      action,
+      phase,
+      output,
+      error: stringOption(context, "error"),
+      designs,
+      pick,
+    });
     // An approval is the person's: at a terminal they are told what they type next, as status tells them.
     const next = action === "approve" && !context.out.json ? await personNextLine(context) : [];
-    context.out.result(result, () => [result.changed ? `${action}: ${s.workflow_id} is now at ${s.current_phase} (${s.phase_status})` : `${action}: nothing to change (${s.current_phase} ${s.phase_status})`, ...next]);
+    context.out.result(result, () => [
+      result.changed
+        ? `${action}: ${s.workflow_id} is now at ${s.current_phase} (${s.phase_status})`
+        : `${action}: nothing to change (${s.current_phase} ${s.phase_status})`,
+      ...next,
+    ]);
     return EXIT.ok;
   },
 };

@@ -14,12 +14,18 @@ export const command: Command = {
     "dotagent report --out run.html          anywhere else",
   ],
   async run(context) {
-    if (context.args.length > 0) throw usageError(`report takes no argument, not "${context.args[0]}"; give the file with --out`);
+    if (context.args.length > 0)
+      throw usageError(`report takes no argument, not "${context.args[0]}"; give the file with --out`);
     const out = stringOption(context, "out");
     if (out === "") throw usageError("--out needs a file path");
     const driver = personReading(context);
     const cold = await loadCold();
-    const result = await cold.writeRunReport(context, out, process.cwd(), driver === null ? undefined : howToStart(driver));
+    const result = await cold.writeRunReport(
+      context,
+      out,
+      process.cwd(),
+      driver === null ? undefined : howToStart(driver),
+    );
     context.out.result(result, () => [cold.runReportLine(result)]);
     return 0;
   },

@@ -10,7 +10,8 @@ import { personNext, personReading } from "../person-next.js";
 
 export const command: Command = {
   summary: "decide where to continue after an interruption (the main job)",
-  usage: "dotagent resume [--request TEXT [--start] [--workflow NAME]] [--dry-run] [--yes] [--stale-after 7d|never] [--max-parallel N] [--isolation commit|shared] [--keep-edit] [--keep-definition] [--json]",
+  usage:
+    "dotagent resume [--request TEXT [--start] [--workflow NAME]] [--dry-run] [--yes] [--stale-after 7d|never] [--max-parallel N] [--isolation commit|shared] [--keep-edit] [--keep-definition] [--json]",
   options: {
     "max-parallel": { type: "string" },
     request: { type: "string" },
@@ -36,13 +37,30 @@ export const command: Command = {
   ],
   async run(context) {
     const isolation = context.options.isolation;
-    if (isolation !== undefined && isolation !== "commit" && isolation !== "shared") throw usageError(`--isolation must be commit or shared, not ${JSON.stringify(isolation)}`);
+    if (isolation !== undefined && isolation !== "commit" && isolation !== "shared")
+      throw usageError(`--isolation must be commit or shared, not ${JSON.stringify(isolation)}`);
     // `/develop --workflow fix …` passes its whole text as the request: a leading --workflow NAME names the definition.
-    const split = context.options.start === true ? splitWorkflowPrefix(resumeOptions(context).request) : { request: resumeOptions(context).request };
+    const split =
+      context.options.start === true
+        ? splitWorkflowPrefix(resumeOptions(context).request)
+        : { request: resumeOptions(context).request };
     const name = stringOption(context, "workflow") ?? split.name;
     const workflow = name === undefined ? undefined : await resolveWorkflowName(context.paths.root, name);
-    const input = { ...resumeOptions(context), request: split.request, workflow, maxParallel: maxParallelOption(context), dryRun: context.options["dry-run"] === true, start: context.options.start === true, keepEdits: context.options["keep-edit"] === true, keepDefinition: context.options["keep-definition"] === true, isolation: isolation as "commit" | "shared" | undefined };
-    const outcome = await resumeWorkflow(opContext(context), { ...input, decide: decider(context, context.options.yes === true) });
+    const input = {
+      ...resumeOptions(context),
+      request: split.request,
+      workflow,
+      maxParallel: maxParallelOption(context),
+      dryRun: context.options["dry-run"] === true,
+      start: context.options.start === true,
+      keepEdits: context.options["keep-edit"] === true,
+      keepDefinition: context.options["keep-definition"] === true,
+      isolation: isolation as "commit" | "shared" | undefined,
+    };
+    const outcome = await resumeWorkflow(opContext(context), {
+      ...input,
+      decide: decider(context, context.options.yes === true),
+    });
     if (outcome === undefined) return EXIT.refused;
     const { plan, result, mode } = outcome;
     context.out.result(result, () => {

@@ -16,8 +16,13 @@ export const command: Command = {
   ],
   async run(context) {
     const to = stringOption(context, "to");
-    if (to === undefined || context.args.length > 0) throw usageError("rollback needs --to PHASE or --to REV (from `dotagent history`), and nothing else");
-    const { result, describe } = await rollBackWorkflow(opContext(context), to, decider(context, context.options.yes === true));
+    if (to === undefined || context.args.length > 0)
+      throw usageError("rollback needs --to PHASE or --to REV (from `dotagent history`), and nothing else");
+    const { result, describe } = await rollBackWorkflow(
+      opContext(context),
+      to,
+      decider(context, context.options.yes === true),
+    );
     if (!result.rolled_back) {
       const { decision } = result;
       context.out.result(result, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
@@ -25,9 +30,15 @@ export const command: Command = {
     }
     context.out.result(result, () => [
       `Rolled ${result.workflow_id} back to ${describe}.`,
-      result.moves.length > 0 ? `${count(result.moves.length, "report file")} moved into ${result.archive} (\`dotagent archive list\`).` : "No report had to move.",
+      result.moves.length > 0
+        ? `${count(result.moves.length, "report file")} moved into ${result.archive} (\`dotagent archive list\`).`
+        : "No report had to move.",
       // Git is not rolled back: the merges of the tasks taken back stay, and the line says how to undo them.
-      ...(result.git_undo === null ? [] : [`${count(result.merges_kept.length, "task merge")} ${result.merges_kept.length === 1 ? "stays" : "stay"} on ${[...new Set(result.merges_kept.map((m) => m.into))].join(", ")}; to undo ${result.merges_kept.length === 1 ? "it" : "them"}: ${result.git_undo}`]),
+      ...(result.git_undo === null
+        ? []
+        : [
+            `${count(result.merges_kept.length, "task merge")} ${result.merges_kept.length === 1 ? "stays" : "stay"} on ${[...new Set(result.merges_kept.map((m) => m.into))].join(", ")}; to undo ${result.merges_kept.length === 1 ? "it" : "them"}: ${result.git_undo}`,
+          ]),
       "Next: dotagent resume",
     ]);
     return EXIT.ok;

@@ -6,11 +6,23 @@ import type { Command } from "../context.js";
 
 export const command: Command = {
   summary: "run the whole workflow headless through the Claude Agent SDK; rerun to continue",
-  usage: 'dotagent run ["<request>"] [--workflow NAME] [--approve ask|auto] [--change TEXT] [--design NAME] [--max-parallel N] [--max-cost USD] [--agents DIR] [-q] [--json]',
-  options: { workflow: { type: "string" }, approve: { type: "string" }, change: { type: "string" }, design: { type: "string" }, "max-parallel": { type: "string" }, "max-cost": { type: "string" }, agents: { type: "string" }, quiet: { type: "boolean", short: "q" } },
+  usage:
+    'dotagent run ["<request>"] [--workflow NAME] [--approve ask|auto] [--change TEXT] [--design NAME] [--max-parallel N] [--max-cost USD] [--agents DIR] [-q] [--json]',
+  options: {
+    workflow: { type: "string" },
+    approve: { type: "string" },
+    change: { type: "string" },
+    design: { type: "string" },
+    "max-parallel": { type: "string" },
+    "max-cost": { type: "string" },
+    agents: { type: "string" },
+    quiet: { type: "boolean", short: "q" },
+  },
   examples: [], // with the options, in the cold half: run-words.ts RUN_HELP
   moreHelp: async () => (await loadCold()).RUN_HELP,
   async run(context) {
-    return (await loadCold()).runCommand(context, import.meta.url, () => loadAgentSdk(context.paths.root, import.meta.url));
+    return (await loadCold()).runCommand(context, import.meta.url, () =>
+      loadAgentSdk(context.paths.root, import.meta.url),
+    );
   },
 };

@@ -10,7 +10,8 @@ export const command: Command = {
   async run(context) {
     const { exportJsonSchema, SCHEMA_NAMES } = await loadCold();
     const name = context.args[0];
-    if (name === undefined || !(SCHEMA_NAMES as readonly string[]).includes(name)) throw usageError(`schema needs one of ${SCHEMA_NAMES.join(", ")}`);
+    if (name === undefined || !(SCHEMA_NAMES as readonly string[]).includes(name))
+      throw usageError(`schema needs one of ${SCHEMA_NAMES.join(", ")}`);
     process.stdout.write(`${JSON.stringify(exportJsonSchema(name as (typeof SCHEMA_NAMES)[number]), null, 2)}\n`);
     return 0;
   },

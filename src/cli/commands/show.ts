@@ -5,7 +5,8 @@ import { loadCold } from "../load-cold.js";
 import type { Command } from "../context.js";
 
 export const command: Command = {
-  summary: "the reports as Markdown (requirements, designs, the pick, tasks, checks and steps, reflection); never writes",
+  summary:
+    "the reports as Markdown (requirements, designs, the pick, tasks, checks and steps, reflection); never writes",
   usage: "dotagent show [REPORT|STEP|TASK] [--json]",
   options: {},
   examples: [
@@ -19,7 +20,8 @@ export const command: Command = {
   ],
   async run(context) {
     const [target, ...rest] = context.args;
-    if (rest.length > 0) throw usageError(`show takes one report, step or task, not "${rest[0]}" too; see \`dotagent show --help\``);
+    if (rest.length > 0)
+      throw usageError(`show takes one report, step or task, not "${rest[0]}" too; see \`dotagent show --help\``);
     // The renderers live in the cold half of the bundle: no other command pays to load them.
     const result = await (await loadCold()).showReports(context, target);
     context.out.result(result, () => [result.markdown.trimEnd()]);

@@ -15,7 +15,11 @@ export const command: Command = {
   summary: "show where the workflow is; takes no lock and never writes",
   usage: "dotagent status [--stale-after 7d|never] [--json]",
   options: { "stale-after": { type: "string" } },
-  examples: ["dotagent status", "dotagent status --json          the resume plan (as resume --dry-run) plus task counts", "dotagent status --dir ../other-project"],
+  examples: [
+    "dotagent status",
+    "dotagent status --json          the resume plan (as resume --dry-run) plus task counts",
+    "dotagent status --dir ../other-project",
+  ],
   async run(context) {
     const outcome = await readStatus(opContext(context), resumeOptions(context).staleAfterMs);
     const { result, plan, approvedNeeds } = outcome;
@@ -23,10 +27,16 @@ export const command: Command = {
       const view = outcome.view;
       const driver = personReading(context);
       const person = driver === null ? null : personNextOf(plan.next, approvedNeeds, driver);
-      const lines = planLines(plan, context.out.color, "status", { taskCounts: result.tasks, ...(view ? viewExtras(view) : {}), next: person });
+      const lines = planLines(plan, context.out.color, "status", {
+        taskCounts: result.tasks,
+        ...(view ? viewExtras(view) : {}),
+        next: person,
+      });
       // An approval given before the gate's output was written: say what is still missing instead.
       const next = lines.findIndex((l) => l.startsWith("Next: "));
-      if (person === null && approvedNeeds !== null && next >= 0) lines[next] = `Next: ${context.out.color.cyan(approvedNeeds.split(" — ")[0]!)} — ${approvedNeeds.split(" — ").slice(1).join(" — ")}`;
+      if (person === null && approvedNeeds !== null && next >= 0)
+        lines[next] =
+          `Next: ${context.out.color.cyan(approvedNeeds.split(" — ")[0]!)} — ${approvedNeeds.split(" — ").slice(1).join(" — ")}`;
       return [...lines, ...worktreeLines(result), ...opLines(result.ops)];
     });
     return 0;
@@ -40,13 +50,24 @@ export const STATUS_TABLE_MAX = 8;
 function viewExtras(view: StatusView): PlanExtras {
   const { phase, tasks } = view;
   const done = (tasks.counts.complete ?? 0) + (tasks.counts.skipped ?? 0);
-  const bar = phaseBar({ steps: view.steps, current: phase.current_phase, status: phase.phase_status, completed: phase.completed_phases, tasks: view.tasksStep === null ? undefined : { step: view.tasksStep, done, total: tasks.total } });
+  const bar = phaseBar({
+    steps: view.steps,
+    current: phase.current_phase,
+    status: phase.phase_status,
+    completed: phase.completed_phases,
+    tasks: view.tasksStep === null ? undefined : { step: view.tasksStep, done, total: tasks.total },
+  });
   const progress = [bar, ...(view.request === null ? [] : [`Request: ${oneLine(view.request)}`])];
   // The first line tells the bar's story: the step as stored and what its work is doing (what resume would repair is listed below it).
   const at = { phase: phase.current_phase, words: standingWords(view.standing) };
   if (tasks.total === 0) return { progress, at };
   // listLines' first line repeats the counts the Tasks line already gives.
-  const taskTable = tasks.total <= STATUS_TABLE_MAX ? listLines(tasks, outputWidth() - 2).slice(1).map((l) => `  ${l}`) : ["  (`dotagent tasks` lists them)"];
+  const taskTable =
+    tasks.total <= STATUS_TABLE_MAX
+      ? listLines(tasks, outputWidth() - 2)
+          .slice(1)
+          .map((l) => `  ${l}`)
+      : ["  (`dotagent tasks` lists them)"];
   return { progress, taskTable, at };
 }
 
@@ -60,19 +81,40 @@ function oneLine(text: string): string {
 function worktreeLines(result: StatusResult): string[] {
   const lines: string[] = [];
   const iso = result.isolation;
-  if (iso) lines.push(iso.mode === "worktree" ? `Isolation: each task in its own git worktree, merged into ${iso.branch} (round ${iso.round})` : `Isolation: none, tasks share the checkout (${iso.reason ?? "shared"})`);
+  if (iso)
+    lines.push(
+      iso.mode === "worktree"
+        ? `Isolation: each task in its own git worktree, merged into ${iso.branch} (round ${iso.round})`
+        : `Isolation: none, tasks share the checkout (${iso.reason ?? "shared"})`,
+    );
   const shown = result.worktrees.filter((w) => w.status !== "complete" || w.merge !== "merged");
   const merged = result.worktrees.length - shown.length;
   if (shown.length === 0 && merged === 0) return lines;
   lines.push(`Worktrees:${merged > 0 ? ` ${merged} merged and removed` : ""}`);
-  const rows = shown.map((w) => [w.task, w.status, w.path, w.branch, w.merge === "conflict" ? `conflict: ${(w.files ?? []).join(", ")}` : w.merge === "merging" ? "merging" : ""]);
+  const rows = shown.map((w) => [
+    w.task,
+    w.status,
+    w.path,
+    w.branch,
+    w.merge === "conflict" ? `conflict: ${(w.files ?? []).join(", ")}` : w.merge === "merging" ? "merging" : "",
+  ]);
   const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) lines.push(`  ${r.map((c, i) => (i < 4 ? c.padEnd(widths[i]!) : c)).join("  ").trimEnd()}`);
-  for (const w of result.worktrees) if (w.left_out) lines.push(`  ${w.task} merged; its landing ${leftOutNote(w.left_out.files, w.left_out.commit)}`);
+  for (const r of rows)
+    lines.push(
+      `  ${r
+        .map((c, i) => (i < 4 ? c.padEnd(widths[i]!) : c))
+        .join("  ")
+        .trimEnd()}`,
+    );
+  for (const w of result.worktrees)
+    if (w.left_out) lines.push(`  ${w.task} merged; its landing ${leftOutNote(w.left_out.files, w.left_out.commit)}`);
   return lines;
 }
 
 /** Side effects (`dotagent once`) that are not done: a person must settle the unknown ones. */
 function opLines(ops: readonly OpSummary[]): string[] {
-  return ops.map((op) => `Op ${op.op_id}: ${op.status === "unknown" ? "cut off mid-run, did it happen? run `dotagent once " + op.op_id + "` to decide" : op.status}`);
+  return ops.map(
+    (op) =>
+      `Op ${op.op_id}: ${op.status === "unknown" ? "cut off mid-run, did it happen? run `dotagent once " + op.op_id + "` to decide" : op.status}`,
+  );
 }

@@ -36,13 +36,20 @@ async function readImport(source: string, root: string): Promise<NewTask[]> {
   // device named as FILE at once (pipe it to `task import -` instead).
   let read;
   try {
-    read = source === "-" ? readAll(0, MAX_IMPORT_BYTES) : readProjectFile(importSource(source, root), { maxBytes: MAX_IMPORT_BYTES, links: "follow" });
+    read =
+      source === "-"
+        ? readAll(0, MAX_IMPORT_BYTES)
+        : readProjectFile(importSource(source, root), { maxBytes: MAX_IMPORT_BYTES, links: "follow" });
   } catch (error) {
     read = { kind: "refused" as const, reason: `cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})` };
   }
   if (read.kind !== "ok") {
     const reason = read.kind === "missing" ? "does not exist" : read.reason;
-    throw new DotagentError("import_unreadable", `${source === "-" ? "standard input" : source} ${reason}; give a JSON file of at most ${formatBytes(MAX_IMPORT_BYTES)}`, EXIT.refused);
+    throw new DotagentError(
+      "import_unreadable",
+      `${source === "-" ? "standard input" : source} ${reason}; give a JSON file of at most ${formatBytes(MAX_IMPORT_BYTES)}`,
+      EXIT.refused,
+    );
   }
   const decoded = decodeJson(read.bytes.toString("utf8"));
   if (!decoded.ok) throw notJsonPlan(where, decoded.message);
@@ -50,17 +57,32 @@ async function readImport(source: string, root: string): Promise<NewTask[]> {
 }
 
 /** `task edit|remove|skip ID`: checked, asked of the person from an agent's shell, then written. */
-async function runPlanEdit(context: CommandContext, action: PlanEditAction, id: string, dependsOn: string[] | undefined): Promise<number> {
+async function runPlanEdit(
+  context: CommandContext,
+  action: PlanEditAction,
+  id: string,
+  dependsOn: string[] | undefined,
+): Promise<number> {
   for (const name of ["output", "error", "extra-attempts", "owner"]) {
     if (context.options[name] !== undefined) throw usageError(`--${name} does not go with \`task ${action}\``);
   }
   const title = stringOption(context, "title");
   const reason = stringOption(context, "reason")?.trim();
-  if (action !== "edit" && (title !== undefined || dependsOn !== undefined)) throw usageError(`--title and --depends-on go with \`task edit\`, not \`task ${action}\``);
+  if (action !== "edit" && (title !== undefined || dependsOn !== undefined))
+    throw usageError(`--title and --depends-on go with \`task edit\`, not \`task ${action}\``);
   if (action !== "skip" && reason !== undefined) throw usageError("--reason goes with `task skip`");
-  if (action === "edit" && title === undefined && dependsOn === undefined) throw usageError(`task edit ${id} needs --title T or --depends-on A,B (--depends-on '' for none)`);
-  if (action === "skip" && !reason) throw usageError(`task skip ${id} needs --reason TEXT: why the task is not done (it is kept in the plan and the log)`);
-  const edit: PlanEdit = action === "edit" ? { kind: "edit", id, title, dependsOn } : action === "skip" ? { kind: "skip", id, reason: reason! } : { kind: "remove", id };
+  if (action === "edit" && title === undefined && dependsOn === undefined)
+    throw usageError(`task edit ${id} needs --title T or --depends-on A,B (--depends-on '' for none)`);
+  if (action === "skip" && !reason)
+    throw usageError(
+      `task skip ${id} needs --reason TEXT: why the task is not done (it is kept in the plan and the log)`,
+    );
+  const edit: PlanEdit =
+    action === "edit"
+      ? { kind: "edit", id, title, dependsOn }
+      : action === "skip"
+        ? { kind: "skip", id, reason: reason! }
+        : { kind: "remove", id };
   const op = opContext(context);
   const { editPlan, planEditDecision } = await import("../../ops/plan-edit.js");
   if (op.byModel) {
@@ -69,7 +91,11 @@ async function runPlanEdit(context: CommandContext, action: PlanEditAction, id: 
     const decision = await planEditDecision(op, edit);
     const { decideAsModel } = await import("../../ops/person-gate.js");
     if ((await decideAsModel(op, decision, context.options.yes === true)) === "no-terminal") {
-      context.out.result({ ok: false, decision }, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
+      context.out.result({ ok: false, decision }, () => [
+        decision.question,
+        `  yes: ${decision.yes}`,
+        `  no:  ${decision.no}`,
+      ]);
       return EXIT.decide;
     }
   }
@@ -80,10 +106,13 @@ async function runPlanEdit(context: CommandContext, action: PlanEditAction, id: 
     if (action === "remove") return [`Removed ${id} from the plan; ${count(result.total, "task")} left.`];
     if (action === "skip") {
       const then = result.dependants.length > 0 ? `; it counts as done for ${result.dependants.join(", ")}` : "";
-      const tree = t.worktree !== null ? `; its worktree ${t.worktree.path} and branch ${t.worktree.branch} stay, not merged` : "";
+      const tree =
+        t.worktree !== null ? `; its worktree ${t.worktree.path} and branch ${t.worktree.branch} stay, not merged` : "";
       return [`Skipped ${id}${then}${tree}.`];
     }
-    return [`Edited ${id}: ${t.title === null ? "no title" : JSON.stringify(t.title)}, depends on ${t.depends_on.length > 0 ? t.depends_on.join(", ") : "nothing"}.`];
+    return [
+      `Edited ${id}: ${t.title === null ? "no title" : JSON.stringify(t.title)}, depends on ${t.depends_on.length > 0 ? t.depends_on.join(", ") : "nothing"}.`,
+    ];
   });
   return EXIT.ok;
 }
@@ -103,29 +132,45 @@ function refuseIgnoredOptions(context: CommandContext, action: (typeof TASK_ACTI
   const takes = ACTION_OPTIONS[action];
   for (const name of Object.keys(command.options ?? {})) {
     if (context.options[name] === undefined || takes.includes(name)) continue;
-    throw usageError(`--${name} does not go with \`task ${action}\`${takes.length > 0 ? ` (it takes ${takes.map((t) => `--${t}`).join(", ")})` : ""}; see \`dotagent task --help\``);
+    throw usageError(
+      `--${name} does not go with \`task ${action}\`${takes.length > 0 ? ` (it takes ${takes.map((t) => `--${t}`).join(", ")})` : ""}; see \`dotagent task --help\``,
+    );
   }
 }
 
 /** What `task start|complete` did in git, in the few words of its plain line (SPEC §10). */
-function taskLine(id: string, task: Task | undefined, max: number | undefined, action: string, landed: string | undefined): string {
+function taskLine(
+  id: string,
+  task: Task | undefined,
+  max: number | undefined,
+  action: string,
+  landed: string | undefined,
+): string {
   const tries = task && task.attempts > 0 ? ` (${task.attempts} of ${max} attempts used)` : "";
-  if (landed !== undefined) return landed.startsWith("complete") ? `${id}: ${landed}` : `${id}: ${landed}; now ${task?.status ?? "?"}${tries}`;
+  if (landed !== undefined)
+    return landed.startsWith("complete") ? `${id}: ${landed}` : `${id}: ${landed}; now ${task?.status ?? "?"}${tries}`;
   const w = task?.worktree;
-  if (action === "start" && task?.status === "running" && w != null) return `${id}: running in ${w.path}, branch ${w.branch} (merges into ${w.into})`;
-  if (action === "complete" && task?.status === "complete" && w?.merge?.state === "merged") return `${id}: complete, ${w.merge.commit ? `merged into ${w.merge.into} (${w.merge.commit.slice(0, 7)})` : `nothing to merge into ${w.merge.into}`}`;
+  if (action === "start" && task?.status === "running" && w != null)
+    return `${id}: running in ${w.path}, branch ${w.branch} (merges into ${w.into})`;
+  if (action === "complete" && task?.status === "complete" && w?.merge?.state === "merged")
+    return `${id}: complete, ${w.merge.commit ? `merged into ${w.merge.into} (${w.merge.commit.slice(0, 7)})` : `nothing to merge into ${w.merge.into}`}`;
   return `${id}: ${task?.status}${tries}`;
 }
 
 async function runNext(context: CommandContext): Promise<number> {
   const result = await nextTasks(opContext(context));
-  context.out.result(result, () => (result.tasks.length === 0 ? ["No task is ready."] : result.tasks.map((t) => `${t.id}${t.title ? `  ${t.title}` : ""}`)));
+  context.out.result(result, () =>
+    result.tasks.length === 0
+      ? ["No task is ready."]
+      : result.tasks.map((t) => `${t.id}${t.title ? `  ${t.title}` : ""}`),
+  );
   return EXIT.ok;
 }
 
 export const command: Command = {
   summary: "add|import|start|complete|fail|retry|next tasks; edit|remove|skip the plan",
-  usage: "dotagent task add ID [--title T] [--depends-on A,B] | task start ID [--owner PID] | task complete ID [--output PATH] | task fail ID [--error TEXT] | task retry ID [--extra-attempts N] | task import FILE|- | task next [--json] | task edit ID [--title T] [--depends-on A,B] | task remove ID | task skip ID --reason TEXT  (edits and retry: [--yes] from an agent's shell)",
+  usage:
+    "dotagent task add ID [--title T] [--depends-on A,B] | task start ID [--owner PID] | task complete ID [--output PATH] | task fail ID [--error TEXT] | task retry ID [--extra-attempts N] | task import FILE|- | task next [--json] | task edit ID [--title T] [--depends-on A,B] | task remove ID | task skip ID --reason TEXT  (edits and retry: [--yes] from an agent's shell)",
   options: {
     title: { type: "string" },
     "depends-on": { type: "string" },
@@ -139,7 +184,7 @@ export const command: Command = {
   examples: [
     "dotagent task add task-001 --title 'Login form'",
     "dotagent task add task-002 --title 'Session API' --depends-on task-001",
-    "dotagent task import memory/reports/plan.json  the whole plan: [{id,title,depends_on}] or {\"tasks\": [...]}",
+    'dotagent task import memory/reports/plan.json  the whole plan: [{id,title,depends_on}] or {"tasks": [...]}',
     "dotagent task next --json                     ready tasks in dependency order",
     "dotagent task start task-001                  owned by this Claude Code session (CLAUDE_PID)",
     "dotagent task start task-001 --owner 4242     owned by process 4242 (outside Claude Code)",
@@ -151,7 +196,10 @@ export const command: Command = {
     "dotagent task remove task-004                 a task nothing depends on, never started in a worktree",
   ],
   async run(context) {
-    if (context.args[0] === "list" || context.args[0] === "show") throw usageError(`the plan is listed by \`dotagent tasks\`${context.args[0] === "show" ? " (one task: `dotagent tasks show ID`)" : ""}; see \`dotagent tasks --help\``);
+    if (context.args[0] === "list" || context.args[0] === "show")
+      throw usageError(
+        `the plan is listed by \`dotagent tasks\`${context.args[0] === "show" ? " (one task: `dotagent tasks show ID`)" : ""}; see \`dotagent tasks --help\``,
+      );
     const [action, idArg] = subcommand(context, "task", [...TASK_ACTIONS, ...PLAN_EDITS]);
     if (action === "next") {
       refuseIgnoredOptions(context, action);
@@ -159,19 +207,27 @@ export const command: Command = {
     }
     if (isPlanEdit(action)) {
       const id = requireId(idArg, action);
-      const dependsOn = stringOption(context, "depends-on")?.split(",").map((s) => s.trim()).filter((s) => s !== "");
+      const dependsOn = stringOption(context, "depends-on")
+        ?.split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "");
       for (const dep of dependsOn ?? []) requireId(dep, action);
       return runPlanEdit(context, action, id, dependsOn);
     }
-    if (context.options.reason !== undefined) throw usageError(`--reason goes with \`task skip\`, not \`task ${action}\``);
-    if (context.options.yes !== undefined && action !== "retry") throw usageError(`--yes goes with \`task edit|remove|skip|retry\`, not \`task ${action}\``);
+    if (context.options.reason !== undefined)
+      throw usageError(`--reason goes with \`task skip\`, not \`task ${action}\``);
+    if (context.options.yes !== undefined && action !== "retry")
+      throw usageError(`--yes goes with \`task edit|remove|skip|retry\`, not \`task ${action}\``);
     refuseIgnoredOptions(context, action);
     const additions = action === "import" ? await readImport(idArg ?? "-", context.paths.root) : undefined;
     const id = action === "import" ? "" : requireId(idArg, action);
     const outputPath = outputOption(context);
     const extraText = stringOption(context, "extra-attempts");
     const extra = checkExtraAttempts(extraText === undefined ? 0 : Number(extraText), extraText);
-    const dependsOn = stringOption(context, "depends-on")?.split(",").map((s) => s.trim()).filter((s) => s !== "");
+    const dependsOn = stringOption(context, "depends-on")
+      ?.split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "");
     for (const dep of dependsOn ?? []) requireId(dep, action);
     const ownerText = stringOption(context, "owner");
     const owner = ownerText === undefined ? undefined : checkOwner(Number(ownerText), ownerText);
@@ -184,13 +240,37 @@ export const command: Command = {
       const decision = await retryDecision(op, id, extra);
       const { decideAsModel } = await import("../../ops/person-gate.js");
       if ((await decideAsModel(op, decision, context.options.yes === true)) === "no-terminal") {
-        context.out.result({ ok: false, decision }, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
+        context.out.result({ ok: false, decision }, () => [
+          decision.question,
+          `  yes: ${decision.yes}`,
+          `  no:  ${decision.no}`,
+        ]);
         return EXIT.decide;
       }
     }
-    const { result, state, task, maxAttempts: max, imported, landed } = await changeTask(op, { action, id, title: stringOption(context, "title"), dependsOn, output: outputPath, error: stringOption(context, "error"), extraAttempts: extra, owner, tasks: additions });
+    const {
+      result,
+      state,
+      task,
+      maxAttempts: max,
+      imported,
+      landed,
+    } = await changeTask(op, {
+      action,
+      id,
+      title: stringOption(context, "title"),
+      dependsOn,
+      output: outputPath,
+      error: stringOption(context, "error"),
+      extraAttempts: extra,
+      owner,
+      tasks: additions,
+    });
     context.out.result(result, () => {
-      if (imported) return [`Imported ${count(imported.added.length, "task")}${imported.skipped.length > 0 ? ` (${imported.skipped.length} already there)` : ""}; ${state.tasks.length} in all.${imported.plan ? ` Plan recorded${imported.plan.round > 0 ? ` for rework round ${imported.plan.round}` : ""}.` : ""}`];
+      if (imported)
+        return [
+          `Imported ${count(imported.added.length, "task")}${imported.skipped.length > 0 ? ` (${imported.skipped.length} already there)` : ""}; ${state.tasks.length} in all.${imported.plan ? ` Plan recorded${imported.plan.round > 0 ? ` for rework round ${imported.plan.round}` : ""}.` : ""}`,
+        ];
       if (action === "add") return [`Added ${id}.`];
       return [taskLine(id, task, max, action, landed)];
     });

@@ -26,7 +26,8 @@ export const command: Command = {
   async run(context) {
     const [action, id, ...rest] = context.args;
     if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
-    if (action !== undefined && action !== "show") throw usageError(`tasks takes no argument or \`show ID\`, not "${action}"; see \`dotagent tasks --help\``);
+    if (action !== undefined && action !== "show")
+      throw usageError(`tasks takes no argument or \`show ID\`, not "${action}"; see \`dotagent tasks --help\``);
     const watch = context.options.watch === true;
     const statusText = stringOption(context, "status");
     if (action === "show") {
@@ -57,7 +58,10 @@ function startFor(context: CommandContext): string | undefined {
 
 async function watchTasks(context: CommandContext, statuses: TaskStatus[] | undefined): Promise<number> {
   if (context.out.json) throw usageError("--watch redraws a terminal; --json prints the list once: drop one of them");
-  if (process.stdout.isTTY !== true) throw usageError("--watch redraws a terminal, and stdout is not one: run `dotagent tasks` (or `--json`) when you need the list");
+  if (process.stdout.isTTY !== true)
+    throw usageError(
+      "--watch redraws a terminal, and stdout is not one: run `dotagent tasks` (or `--json`) when you need the list",
+    );
   const { watchScreen } = await import("../watch.js");
   const { writeStd } = await import("../std-write.js");
   let onInterrupt: (() => void) | undefined;
@@ -88,16 +92,39 @@ const shown = (text: string | null) => escapeControls(text ?? "");
 function showLines(found: TaskShowResult): string[] {
   const t = found.task;
   const lines = [`${t.id}${t.title === null ? "" : `  ${shown(t.title)}`}  (workflow ${found.workflow_id})`];
-  const holder = t.owner === null ? "" : `, attempt ${t.owner.attempt}, pid ${t.owner.pid} on ${t.owner.host} (${t.owner.verdict})${t.owner.session ? `, session ${t.owner.session}` : ""}`;
+  const holder =
+    t.owner === null
+      ? ""
+      : `, attempt ${t.owner.attempt}, pid ${t.owner.pid} on ${t.owner.host} (${t.owner.verdict})${t.owner.session ? `, session ${t.owner.session}` : ""}`;
   lines.push(`Status: ${t.status}${holder}; ${t.attempts} of ${t.max_attempts} attempts used`);
-  if (t.started_at !== null) lines.push(`Started: ${formatTime(t.started_at)}${t.completed_at !== null ? `; completed: ${formatTime(t.completed_at)}` : ""}`);
-  lines.push(`Depends on: ${t.depends_on.length > 0 ? t.depends_on.join(", ") : "nothing"}${t.waiting_on.length > 0 ? ` (waits for ${t.waiting_on.join(", ")})` : ""}; needed by: ${t.dependants.length > 0 ? t.dependants.join(", ") : "nothing"}`);
-  if (t.worktree !== null) lines.push(`Worktree: ${t.worktree.path}, branch ${t.worktree.branch}, from ${t.worktree.base.slice(0, 7)}, merges into ${t.worktree.into}`);
-  if (t.merge !== null) lines.push(`Merge: ${t.merge.state === "merged" ? (t.merge.commit === null ? `nothing to merge into ${t.merge.into}` : `merged into ${t.merge.into} as ${t.merge.commit.slice(0, 7)}`) : t.merge.state === "merging" ? `being merged into ${t.merge.into}` : `not merged (${t.merge.reason}${t.merge.files.length > 0 ? `: ${t.merge.files.join(", ")}` : ""})`}, ${formatTime(t.merge.at)}`);
+  if (t.started_at !== null)
+    lines.push(
+      `Started: ${formatTime(t.started_at)}${t.completed_at !== null ? `; completed: ${formatTime(t.completed_at)}` : ""}`,
+    );
+  lines.push(
+    `Depends on: ${t.depends_on.length > 0 ? t.depends_on.join(", ") : "nothing"}${t.waiting_on.length > 0 ? ` (waits for ${t.waiting_on.join(", ")})` : ""}; needed by: ${t.dependants.length > 0 ? t.dependants.join(", ") : "nothing"}`,
+  );
+  if (t.worktree !== null)
+    lines.push(
+      `Worktree: ${t.worktree.path}, branch ${t.worktree.branch}, from ${t.worktree.base.slice(0, 7)}, merges into ${t.worktree.into}`,
+    );
+  if (t.merge !== null)
+    lines.push(
+      `Merge: ${t.merge.state === "merged" ? (t.merge.commit === null ? `nothing to merge into ${t.merge.into}` : `merged into ${t.merge.into} as ${t.merge.commit.slice(0, 7)}`) : t.merge.state === "merging" ? `being merged into ${t.merge.into}` : `not merged (${t.merge.reason}${t.merge.files.length > 0 ? `: ${t.merge.files.join(", ")}` : ""})`}, ${formatTime(t.merge.at)}`,
+    );
   if (t.skipped !== null) lines.push(`Skipped: ${shown(t.skipped.reason)}, ${formatTime(t.skipped.at)}`);
   if (t.error !== null) lines.push(`Last error: ${shown(t.error)}`);
   lines.push(`Report: ${t.output}`);
   if (found.events.length === 0) return lines;
-  const rows = found.events.map(({ seq, at, type, task_id: _id, ...rest }) => [String(seq), formatTime(at), type, Object.entries(rest).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ")].map(escapeControls));
+  const rows = found.events.map(({ seq, at, type, task_id: _id, ...rest }) =>
+    [
+      String(seq),
+      formatTime(at),
+      type,
+      Object.entries(rest)
+        .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+        .join(" "),
+    ].map(escapeControls),
+  );
   return [...lines, ...table(["SEQ", "TIME", "EVENT", "DETAILS"], rows, outputWidth())];
 }

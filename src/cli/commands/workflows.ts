@@ -20,14 +20,27 @@ function describeStep(step: Step): string {
 }
 
 function stepsJson(flow: Flow) {
-  return flow.steps.map((s) => ({ id: s.id, kind: s.kind, agents: stepAgents(s), ...(s.kind === "shell" || s.kind === "check" ? { run: s.run ?? null } : {}), reports: [...s.reports], gate: s.kind === "choose" ? "choose" : s.kind === "agent" ? (s.gate ?? null) : null, ...(s.kind === "check" && s.rework ? { rework: s.rework, max_rounds: s.max_rounds } : {}), ...(s.when ? { when: s.when } : {}) }));
+  return flow.steps.map((s) => ({
+    id: s.id,
+    kind: s.kind,
+    agents: stepAgents(s),
+    ...(s.kind === "shell" || s.kind === "check" ? { run: s.run ?? null } : {}),
+    reports: [...s.reports],
+    gate: s.kind === "choose" ? "choose" : s.kind === "agent" ? (s.gate ?? null) : null,
+    ...(s.kind === "check" && s.rework ? { rework: s.rework, max_rounds: s.max_rounds } : {}),
+    ...(s.when ? { when: s.when } : {}),
+  }));
 }
 
 export const command: Command = {
   summary: "list the workflows (built-in and .dotagent/workflows/) | workflows show NAME | workflows validate [NAME…]",
   usage: "dotagent workflows [list | show NAME | validate [NAME…]] [--json]",
   options: {},
-  examples: ["dotagent workflows                    the built-in and the project's workflows", "dotagent workflows show fix           its steps, resolved", "dotagent workflows validate review    exit 3 with the file, JSON path and fix of each problem"],
+  examples: [
+    "dotagent workflows                    the built-in and the project's workflows",
+    "dotagent workflows show fix           its steps, resolved",
+    "dotagent workflows validate review    exit 3 with the file, JSON path and fix of each problem",
+  ],
   async run(context) {
     const [action = "list", ...names] = context.args;
     const catalog = await workflowCatalog(context.paths.root);
@@ -36,31 +49,87 @@ export const command: Command = {
       const rows = catalog.all.map((d) => {
         const resolved = catalog.resolve(d.name);
         return resolved.ok
-          ? { name: d.name, source: d.source, ok: true, description: resolved.flow.description, steps: resolved.flow.steps.map((s) => s.id), problem: null, problem_details: [] }
-          : { name: d.name, source: d.source, ok: false, description: d.def.description ?? "", steps: [], problem: describeDefProblem(resolved.problems[0]!), problem_details: resolved.problems };
+          ? {
+              name: d.name,
+              source: d.source,
+              ok: true,
+              description: resolved.flow.description,
+              steps: resolved.flow.steps.map((s) => s.id),
+              problem: null,
+              problem_details: [],
+            }
+          : {
+              name: d.name,
+              source: d.source,
+              ok: false,
+              description: d.def.description ?? "",
+              steps: [],
+              problem: describeDefProblem(resolved.problems[0]!),
+              problem_details: resolved.problems,
+            };
       });
       // Files that could not be read at all (not JSON, unknown keys, a link): no workflow row, one entry per file.
       const unread = problemsByFile(catalog.problems);
-      context.out.result({ workflows: rows, problems: unread.map((f) => describeDefProblem(f.problems[0]!)), problem_details: unread.flatMap((f) => f.problems) }, () => {
-        const good = rows.filter((r) => r.ok);
-        const lines = table(["NAME", "FROM", "STEPS"], good.map((r) => [r.name, r.source, r.steps.join(" → ")].map(escapeControls)), outputWidth());
-        // One line per bad file, its first problem: the list is still the answer, and the person is told what is broken.
-        const bad = [...rows.flatMap((r) => (r.problem === null ? [] : [r.problem])), ...unread.map((f) => describeDefProblem(f.problems[0]!))];
-        const told = bad.length === 0 ? [] : ["", ...bad.map((p) => `invalid: ${escapeControls(p)}`), "`dotagent workflows validate` lists every problem."];
-        // A person is told what starts one with its agents; the model and programs keep the commands they run.
-        const driver = personReading(context);
-        const start = driver === null ? "dotagent init --workflow NAME --request '…' (in Claude Code: /develop --workflow NAME …)" : howToStart(driver, "NAME");
-        return [...lines, ...told, "", `Start one: ${start}`];
-      });
+      context.out.result(
+        {
+          workflows: rows,
+          problems: unread.map((f) => describeDefProblem(f.problems[0]!)),
+          problem_details: unread.flatMap((f) => f.problems),
+        },
+        () => {
+          const good = rows.filter((r) => r.ok);
+          const lines = table(
+            ["NAME", "FROM", "STEPS"],
+            good.map((r) => [r.name, r.source, r.steps.join(" → ")].map(escapeControls)),
+            outputWidth(),
+          );
+          // One line per bad file, its first problem: the list is still the answer, and the person is told what is broken.
+          const bad = [
+            ...rows.flatMap((r) => (r.problem === null ? [] : [r.problem])),
+            ...unread.map((f) => describeDefProblem(f.problems[0]!)),
+          ];
+          const told =
+            bad.length === 0
+              ? []
+              : [
+                  "",
+                  ...bad.map((p) => `invalid: ${escapeControls(p)}`),
+                  "`dotagent workflows validate` lists every problem.",
+                ];
+          // A person is told what starts one with its agents; the model and programs keep the commands they run.
+          const driver = personReading(context);
+          const start =
+            driver === null
+              ? "dotagent init --workflow NAME --request '…' (in Claude Code: /develop --workflow NAME …)"
+              : howToStart(driver, "NAME");
+          return [...lines, ...told, "", `Start one: ${start}`];
+        },
+      );
       // Listed, bad files told: a listing succeeded (validate is the check that fails on them).
       return EXIT.ok;
     }
     if (action === "show") {
-      if (names.length !== 1) throw usageError("workflows show needs one workflow name; `dotagent workflows` lists them");
+      if (names.length !== 1)
+        throw usageError("workflows show needs one workflow name; `dotagent workflows` lists them");
       const resolved = catalog.resolve(names[0]!);
-      if (!resolved.ok) throw new DotagentError("workflow_invalid", describeDefProblem(resolved.problems[0]!), EXIT.invalid, { problems: resolved.problems });
+      if (!resolved.ok)
+        throw new DotagentError("workflow_invalid", describeDefProblem(resolved.problems[0]!), EXIT.invalid, {
+          problems: resolved.problems,
+        });
       const flow = resolved.flow;
-      context.out.result({ name: flow.name, description: flow.description, sources: resolved.sources, hash: workflowHash(flow), steps: stepsJson(flow) }, () => [`${flow.name}: ${escapeControls(flow.description)}`, ...flow.steps.map((s, i) => `  ${i + 1}. ${describeStep(s)}`)]);
+      context.out.result(
+        {
+          name: flow.name,
+          description: flow.description,
+          sources: resolved.sources,
+          hash: workflowHash(flow),
+          steps: stepsJson(flow),
+        },
+        () => [
+          `${flow.name}: ${escapeControls(flow.description)}`,
+          ...flow.steps.map((s, i) => `  ${i + 1}. ${describeStep(s)}`),
+        ],
+      );
       return EXIT.ok;
     }
     if (action === "validate") {
@@ -69,12 +138,20 @@ export const command: Command = {
         const resolved = catalog.resolve(name);
         return { name, ok: resolved.ok, problems: resolved.ok ? [] : resolved.problems };
       });
-      const unread = names.length > 0 ? [] : catalog.problems.filter((p) => !targets.some((t) => p.source.endsWith(`/${t}.json`)));
+      const unread =
+        names.length > 0 ? [] : catalog.problems.filter((p) => !targets.some((t) => p.source.endsWith(`/${t}.json`)));
       const ok = results.every((r) => r.ok) && unread.length === 0;
       context.out.result({ ok, workflows: results, problems: unread }, () => [
         // A definition that extends an invalid one repeats its problems: each told once.
-        ...new Set([...results.flatMap((r) => (r.ok ? [`${r.name}: valid`] : r.problems.map((p) => escapeControls(describeDefProblem(p))))), ...unread.map((p) => escapeControls(describeDefProblem(p)))]),
-        ...(results.length === 0 && unread.length === 0 ? ["No workflow definitions in .dotagent/workflows/ (the built-ins are always valid)."] : []),
+        ...new Set([
+          ...results.flatMap((r) =>
+            r.ok ? [`${r.name}: valid`] : r.problems.map((p) => escapeControls(describeDefProblem(p))),
+          ),
+          ...unread.map((p) => escapeControls(describeDefProblem(p))),
+        ]),
+        ...(results.length === 0 && unread.length === 0
+          ? ["No workflow definitions in .dotagent/workflows/ (the built-ins are always valid)."]
+          : []),
       ]);
       return ok ? EXIT.ok : EXIT.invalid;
     }

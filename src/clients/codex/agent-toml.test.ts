@@ -10,13 +10,18 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 /** Python's tomllib (3.11+) as the reference TOML reader, when this machine has it. */
 const tomllib = spawnSync("python3", ["-c", "import tomllib"]).status === 0;
 function parseWithPython(text: string): Record<string, string> {
-  const run = spawnSync("python3", ["-c", "import json,sys,tomllib; print(json.dumps(tomllib.loads(sys.stdin.read())))"], { input: text, encoding: "utf8" });
+  const run = spawnSync(
+    "python3",
+    ["-c", "import json,sys,tomllib; print(json.dumps(tomllib.loads(sys.stdin.read())))"],
+    { input: text, encoding: "utf8" },
+  );
   if (run.status !== 0) throw new Error(run.stderr);
   return JSON.parse(run.stdout) as Record<string, string>;
 }
 
 /** What TOML can hold of a text: each lone surrogate as U+FFFD, pairs kept. */
-const expected = (text: string) => text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+const expected = (text: string) =>
+  text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 
 // Hostile texts, one per thing TOML forbids raw or treats specially.
 const TEXTS: Array<[string, string]> = [
@@ -30,7 +35,7 @@ const TEXTS: Array<[string, string]> = [
   ["tabs and newlines", "a\tb\n\nc\n"],
   ["a lone surrogate", "x\uD800y"],
   ["unicode", "naïve — 日本 🙂"],
-  ["a TOML table line", "[projects]\nkey = \"value\"\n"],
+  ["a TOML table line", '[projects]\nkey = "value"\n'],
 ];
 
 describe("TOML strings for .codex/agents/*.toml", () => {
@@ -64,7 +69,12 @@ describe("TOML strings for .codex/agents/*.toml", () => {
       const parsed = parseWithPython(toml);
       expect(parsed).toEqual({ name: agent.name, description: agent.description, developer_instructions: agent.body });
       // The scripted model and a reader recognise the agent by its body's first line.
-      expect(parsed.developer_instructions?.split("\n")[0]).toBe(source.replace(/^---[\s\S]*?\n---\n/, "").trim().split("\n")[0]);
+      expect(parsed.developer_instructions?.split("\n")[0]).toBe(
+        source
+          .replace(/^---[\s\S]*?\n---\n/, "")
+          .trim()
+          .split("\n")[0],
+      );
     }
   });
 
@@ -74,6 +84,10 @@ describe("TOML strings for .codex/agents/*.toml", () => {
   });
 
   it("reads quoted frontmatter values", () => {
-    expect(readAgentMarkdown("a.md", "---\nname: 'qa'\ndescription: \"says: \\\"yes\\\"\"\n---\nbody\n")).toEqual({ name: "qa", description: 'says: "yes"', body: "body\n" });
+    expect(readAgentMarkdown("a.md", '---\nname: \'qa\'\ndescription: "says: \\"yes\\""\n---\nbody\n')).toEqual({
+      name: "qa",
+      description: 'says: "yes"',
+      body: "body\n",
+    });
   });
 });

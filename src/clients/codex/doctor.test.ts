@@ -1,9 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { checkCodex, hooksTrusted, projectTrusted, type CodexFacts } from "./doctor.js";
 
-const TRUSTED = '[projects."/p"]\ntrust_level = "trusted"\n\n[hooks.state."/p/.codex/hooks.json:session_start:0:0"]\ntrusted_hash = "sha256:00"\n';
-const fine: CodexFacts = { root: "/p", gitRoot: null, manifest: true, missing: [], changed: [], hooks: [], config: "/h/.codex/config.toml", configText: TRUSTED, node: "v22.0.0" };
-const status = (facts: Partial<CodexFacts>, name: string) => checkCodex({ ...fine, ...facts }).find((c) => c.name === name)?.status;
+const TRUSTED =
+  '[projects."/p"]\ntrust_level = "trusted"\n\n[hooks.state."/p/.codex/hooks.json:session_start:0:0"]\ntrusted_hash = "sha256:00"\n';
+const fine: CodexFacts = {
+  root: "/p",
+  gitRoot: null,
+  manifest: true,
+  missing: [],
+  changed: [],
+  hooks: [],
+  config: "/h/.codex/config.toml",
+  configText: TRUSTED,
+  node: "v22.0.0",
+};
+const status = (facts: Partial<CodexFacts>, name: string) =>
+  checkCodex({ ...fine, ...facts }).find((c) => c.name === name)?.status;
 
 describe("Codex's trust", () => {
   it.each<[string, string, string | null, boolean]>([
@@ -18,8 +30,16 @@ describe("Codex's trust", () => {
 
   it.each<[string, string, boolean]>([
     ["a reviewed hook of this project", TRUSTED, true],
-    ["another project's hooks", '[hooks.state."/q/.codex/hooks.json:session_start:0:0"]\ntrusted_hash = "sha256:00"\n', false],
-    ["this project's entry without a hash", '[hooks.state."/p/.codex/hooks.json:session_start:0:0"]\nenabled = true\n[x]\ntrusted_hash = "sha256:00"\n', false],
+    [
+      "another project's hooks",
+      '[hooks.state."/q/.codex/hooks.json:session_start:0:0"]\ntrusted_hash = "sha256:00"\n',
+      false,
+    ],
+    [
+      "this project's entry without a hash",
+      '[hooks.state."/p/.codex/hooks.json:session_start:0:0"]\nenabled = true\n[x]\ntrusted_hash = "sha256:00"\n',
+      false,
+    ],
     ["nothing", "", false],
   ])("hooksTrusted: %s", (_name, text, expected) => {
     expect(hooksTrusted(text, "/p")).toBe(expected);
@@ -29,7 +49,12 @@ describe("Codex's trust", () => {
     ["all trusted", {}, "trust", "ok"],
     ["no config", { config: null, configText: null }, "trust", "fail"],
     ["no config: hooks", { config: null, configText: null }, "hooks", "fail"],
-    ["project trusted, hooks not reviewed", { configText: '[projects."/p"]\ntrust_level = "trusted"\n' }, "hooks", "fail"],
+    [
+      "project trusted, hooks not reviewed",
+      { configText: '[projects."/p"]\ntrust_level = "trusted"\n' },
+      "hooks",
+      "fail",
+    ],
   ])("checkCodex: %s → %s %s", (_name, facts, name, expected) => {
     expect(status(facts, name)).toBe(expected);
   });

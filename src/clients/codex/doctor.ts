@@ -47,39 +47,93 @@ export function projectTrusted(configText: string, root: string, gitRoot: string
 /** Whether config.toml records a reviewed (trusted) hook of this project's .codex/hooks.json (`[hooks.state."<root>/.codex/hooks.json:<event>:…"] trusted_hash`). */
 export function hooksTrusted(configText: string, root: string): boolean {
   const prefix = `[hooks.state.${JSON.stringify(`${root}/.codex/hooks.json:`).slice(0, -1)}`;
-  return configText.split(/\n(?=\s*\[)/).some((table) => table.trimStart().startsWith(prefix) && /^\s*trusted_hash\s*=/m.test(table));
+  return configText
+    .split(/\n(?=\s*\[)/)
+    .some((table) => table.trimStart().startsWith(prefix) && /^\s*trusted_hash\s*=/m.test(table));
 }
 
 export function checkCodex(facts: CodexFacts): Check[] {
   const checks: Check[] = [];
   const reinstall = "run `dotagent install --client codex`";
   if (!facts.manifest) {
-    checks.push({ name: "install", status: "fail", message: `dotagent is not installed for Codex in ${facts.root} (no .codex/.dotagent-install.json)`, fix: reinstall });
+    checks.push({
+      name: "install",
+      status: "fail",
+      message: `dotagent is not installed for Codex in ${facts.root} (no .codex/.dotagent-install.json)`,
+      fix: reinstall,
+    });
   } else if (facts.missing.length > 0) {
-    checks.push({ name: "install", status: "fail", message: `the Codex install misses ${facts.missing.length} file(s): ${facts.missing.slice(0, 3).join(", ")}`, fix: reinstall });
+    checks.push({
+      name: "install",
+      status: "fail",
+      message: `the Codex install misses ${facts.missing.length} file(s): ${facts.missing.slice(0, 3).join(", ")}`,
+      fix: reinstall,
+    });
   } else {
-    checks.push({ name: "install", status: facts.changed.length > 0 ? "warn" : "ok", message: facts.changed.length > 0 ? `installed for Codex; changed since: ${facts.changed.slice(0, 3).join(", ")}` : "installed for Codex (.agents/skills, .codex/agents)", fix: facts.changed.length > 0 ? "keep your edits, or remove the files and run `dotagent install --client codex`" : null });
+    checks.push({
+      name: "install",
+      status: facts.changed.length > 0 ? "warn" : "ok",
+      message:
+        facts.changed.length > 0
+          ? `installed for Codex; changed since: ${facts.changed.slice(0, 3).join(", ")}`
+          : "installed for Codex (.agents/skills, .codex/agents)",
+      fix:
+        facts.changed.length > 0
+          ? "keep your edits, or remove the files and run `dotagent install --client codex`"
+          : null,
+    });
   }
-  const missingEvents = CODEX_HOOK_EVENTS.filter(([, event]) => !facts.hooks.some((h) => h.includes(` hook ${event} --client codex`))).map(([name]) => name);
+  const missingEvents = CODEX_HOOK_EVENTS.filter(
+    ([, event]) => !facts.hooks.some((h) => h.includes(` hook ${event} --client codex`)),
+  ).map(([name]) => name);
   checks.push(
     missingEvents.length === 0
-      ? { name: "hook", status: "ok", message: `.codex/hooks.json has dotagent's ${CODEX_HOOK_EVENTS.length} hooks`, fix: null }
-      : { name: "hook", status: "fail", message: `.codex/hooks.json lacks dotagent's hook for ${missingEvents.join(", ")}`, fix: reinstall },
+      ? {
+          name: "hook",
+          status: "ok",
+          message: `.codex/hooks.json has dotagent's ${CODEX_HOOK_EVENTS.length} hooks`,
+          fix: null,
+        }
+      : {
+          name: "hook",
+          status: "fail",
+          message: `.codex/hooks.json lacks dotagent's hook for ${missingEvents.join(", ")}`,
+          fix: reinstall,
+        },
   );
   const trusted = facts.configText !== null && projectTrusted(facts.configText, facts.root, facts.gitRoot);
   const config = facts.config ?? "its config.toml";
   checks.push(
     trusted
       ? { name: "trust", status: "ok", message: `Codex trusts ${facts.root} (${facts.config})`, fix: null }
-      : { name: "trust", status: "fail", message: `Codex does not trust ${facts.root} (no trust_level = "trusted" for it in ${config}): it loads no .codex/ there, so no agent of dotagent's and none of its hooks run, and nothing is recorded`, fix: `run \`codex\` in ${facts.root} and answer yes when it asks whether you trust the folder (or \`codex exec --trust …\`)` },
+      : {
+          name: "trust",
+          status: "fail",
+          message: `Codex does not trust ${facts.root} (no trust_level = "trusted" for it in ${config}): it loads no .codex/ there, so no agent of dotagent's and none of its hooks run, and nothing is recorded`,
+          fix: `run \`codex\` in ${facts.root} and answer yes when it asks whether you trust the folder (or \`codex exec --trust …\`)`,
+        },
   );
   checks.push(
     facts.configText !== null && hooksTrusted(facts.configText, facts.root)
       ? { name: "hooks", status: "ok", message: `Codex has trusted this project's hooks (${facts.config})`, fix: null }
-      : { name: "hooks", status: "fail", message: `Codex has not trusted this project's .codex/hooks.json (no trusted_hash for it in ${config}): it runs none of dotagent's hooks until the person reviews them (\`codex exec\` says nothing), so nothing is recorded`, fix: `run \`codex\` in ${facts.root} and choose "Trust all and continue" when it shows "Hooks need review"; automation in a vetted folder: \`codex exec --dangerously-bypass-hook-trust\`` },
+      : {
+          name: "hooks",
+          status: "fail",
+          message: `Codex has not trusted this project's .codex/hooks.json (no trusted_hash for it in ${config}): it runs none of dotagent's hooks until the person reviews them (\`codex exec\` says nothing), so nothing is recorded`,
+          fix: `run \`codex\` in ${facts.root} and choose "Trust all and continue" when it shows "Hooks need review"; automation in a vetted folder: \`codex exec --dangerously-bypass-hook-trust\``,
+        },
   );
   if (facts.config !== null) checks.push(...checkCodexMode(facts.configText, facts.config));
-  checks.push(facts.node !== null ? { name: "hook-node", status: "ok", message: `the hooks' \`node\` runs (${facts.node})`, fix: null } : { name: "hook-node", status: "fail", message: "`node` does not run from this environment: Codex starts each dotagent hook with it", fix: "put Node.js 20.19 or later on the PATH Codex gets" });
+  checks.push(
+    facts.node !== null
+      ? { name: "hook-node", status: "ok", message: `the hooks' \`node\` runs (${facts.node})`, fix: null }
+      : {
+          name: "hook-node",
+          status: "fail",
+          message: "`node` does not run from this environment: Codex starts each dotagent hook with it",
+          fix: "put Node.js 20.19 or later on the PATH Codex gets",
+        },
+  );
   return checks;
 }
 
@@ -88,5 +142,12 @@ export function readCodexFacts(root: string): CodexFacts {
   const config = join(process.env.CODEX_HOME || join(homedir(), ".codex"), "config.toml");
   const read = readProjectText(config, { maxBytes: 16 * 1024 * 1024, links: "follow" });
   const node = spawnSync("node", ["--version"], { encoding: "utf8", timeout: 10_000 });
-  return { root, gitRoot: gitRootOf(root), ...state, config: read.kind === "ok" ? config : null, configText: read.kind === "ok" ? read.text : null, node: node.status === 0 ? node.stdout.trim() : null };
+  return {
+    root,
+    gitRoot: gitRootOf(root),
+    ...state,
+    config: read.kind === "ok" ? config : null,
+    configText: read.kind === "ok" ? read.text : null,
+    node: node.status === 0 ? node.stdout.trim() : null,
+  };
 }

@@ -29,7 +29,10 @@ export async function executorLinesFor(op: OpContext, agentType: unknown, prompt
   if (name === undefined) return undefined;
   const reading = readAgentJob(name, prompt, flow);
   if (!reading.ok || reading.job.task === undefined) return undefined;
-  const task = snapshot.execution.kind === "ok" ? snapshot.execution.value.tasks.find((t) => t.id === reading.job.task) : undefined;
+  const task =
+    snapshot.execution.kind === "ok"
+      ? snapshot.execution.value.tasks.find((t) => t.id === reading.job.task)
+      : undefined;
   if (task?.worktree == null || task.status !== "running") return undefined;
   const repo = repoAt(op.paths.root);
   if (!isRepo(repo)) return undefined;

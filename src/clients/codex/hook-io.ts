@@ -27,7 +27,10 @@ export type HookOutput = Record<string, unknown> | null;
 export type LoopEvent = "pre-tool-use" | "post-tool-use" | "subagent-start" | "subagent-stop" | "user-prompt-submit";
 
 /** What to run for one Codex hook: nothing, or Claude-shaped inputs of dotagent's handlers (several: one per ended agent). */
-export type CodexHookPlan = { kind: "skip" } | { kind: "run"; event: LoopEvent; inputs: HookInput[] } | { kind: "executor_lines"; agentType: unknown; prompt: string; hookEventName: "UserPromptSubmit" | "SubagentStart" };
+export type CodexHookPlan =
+  | { kind: "skip" }
+  | { kind: "run"; event: LoopEvent; inputs: HookInput[] }
+  | { kind: "executor_lines"; agentType: unknown; prompt: string; hookEventName: "UserPromptSubmit" | "SubagentStart" };
 
 /** How a rollout is found and read (a seam for tests). */
 export interface RolloutReader {
@@ -36,20 +39,31 @@ export interface RolloutReader {
   /** A multi-agent v2 agent's spawn message, from its rollout at SubagentStart (undefined for a v1 agent). */
   spawnMessage(agentRollout: string): string | undefined;
 }
-export const diskRollouts: RolloutReader = { find: findRollout, read: readRolloutAgent, spawnMessage: readV2SpawnMessage };
+export const diskRollouts: RolloutReader = {
+  find: findRollout,
+  read: readRolloutAgent,
+  spawnMessage: readV2SpawnMessage,
+};
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 /**
  * Codex names a namespaced tool with its namespace glued in front (`multi_agent_v1wait_agent`,
  * `collaborationspawn_agent`) in some events. Only Codex's own namespaces count: an MCP tool that
  * happens to end in `spawn_agent` is no spawn dotagent records.
  */
-const isTool = (name: unknown, tool: string) => typeof name === "string" && ["", "multi_agent_v1", "collaboration", "functions"].some((ns) => name === `${ns}${tool}`);
+const isTool = (name: unknown, tool: string) =>
+  typeof name === "string" &&
+  ["", "multi_agent_v1", "collaboration", "functions"].some((ns) => name === `${ns}${tool}`);
 
 /** A sub-agent's call: its own rollout is the transcript the handlers read. */
 function withAgentTranscript(input: HookInput): HookInput {
-  return input.agent_id !== undefined && input.agent_transcript_path === undefined && typeof input.transcript_path === "string" ? { ...input, agent_transcript_path: input.transcript_path } : input;
+  return input.agent_id !== undefined &&
+    input.agent_transcript_path === undefined &&
+    typeof input.transcript_path === "string"
+    ? { ...input, agent_transcript_path: input.transcript_path }
+    : input;
 }
 
 /**
@@ -71,7 +85,9 @@ export function agentInput(spawn: Record<string, unknown>): Record<string, unkno
 
 /** The files an apply_patch patch adds, updates, deletes or moves to (its `*** … File:` and `*** Move to:` lines). */
 export function patchTargets(patch: string): string[] {
-  return [...patch.matchAll(/^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/gm)].map((m) => m[1]!.trim()).filter((p) => p !== "");
+  return [...patch.matchAll(/^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/gm)]
+    .map((m) => m[1]!.trim())
+    .filter((p) => p !== "");
 }
 
 /** The agents a wait_agent answer says have ended, by id (any final status: completed, errored, shutdown…). */
@@ -86,34 +102,62 @@ export function endedAgents(toolResponse: unknown): string[] {
   }
   const status = obj(obj(value).status);
   return Object.entries(status)
-    .filter(([id, s]) => /^[\w-]{1,128}$/.test(id) && Object.keys(obj(s)).some((k) => k !== "running" && k !== "pending_init"))
+    .filter(
+      ([id, s]) =>
+        /^[\w-]{1,128}$/.test(id) && Object.keys(obj(s)).some((k) => k !== "running" && k !== "pending_init"),
+    )
     .map(([id]) => id);
 }
 
-export function planCodexHook(event: LoopEvent, input: HookInput, rollouts: RolloutReader = diskRollouts): CodexHookPlan {
+export function planCodexHook(
+  event: LoopEvent,
+  input: HookInput,
+  rollouts: RolloutReader = diskRollouts,
+): CodexHookPlan {
   const run = (inputs: HookInput[]): CodexHookPlan => ({ kind: "run", event, inputs });
   const tool = input.tool_name;
   switch (event) {
     case "user-prompt-submit": {
-      if (input.agent_id !== undefined) return { kind: "executor_lines", agentType: input.agent_type, prompt: str(input.prompt) ?? "", hookEventName: "UserPromptSubmit" };
+      if (input.agent_id !== undefined)
+        return {
+          kind: "executor_lines",
+          agentType: input.agent_type,
+          prompt: str(input.prompt) ?? "",
+          hookEventName: "UserPromptSubmit",
+        };
       const prompt = str(input.prompt) ?? "";
       // Where Codex records the prompt, to check the person typed it: the thread's rollout, by turn.
       const record = str(input.transcript_path);
       const turn = str(input.turn_id);
-      const evidence = record !== undefined && turn !== undefined ? { dotagent_evidence: { client: "codex", record, id: turn, sha: textDigest(prompt) } } : {};
+      const evidence =
+        record !== undefined && turn !== undefined
+          ? { dotagent_evidence: { client: "codex", record, id: turn, sha: textDigest(prompt) } }
+          : {};
       // `$develop add login` is the skill's invocation, as `/develop add login` is in Claude Code.
       return run([{ ...input, ...evidence, prompt: prompt.replace(/^(\s*)\$(develop|status|checkpoint)\b/, "$1/$2") }]);
     }
     case "pre-tool-use":
       if (tool === "Bash") return run([withAgentTranscript(input)]);
-      if (isTool(tool, "spawn_agent")) return run([{ ...withAgentTranscript(input), tool_name: "Agent", tool_input: agentInput(obj(input.tool_input)) }]);
+      if (isTool(tool, "spawn_agent"))
+        return run([
+          { ...withAgentTranscript(input), tool_name: "Agent", tool_input: agentInput(obj(input.tool_input)) },
+        ]);
       // A patch is judged as a Write of each file it touches (the write guard's rules: memory/state is dotagent's).
       if (isTool(tool, "apply_patch")) {
-        const patch = str(obj(input.tool_input).command) ?? str(obj(input.tool_input).input) ?? str(input.tool_input) ?? "";
+        const patch =
+          str(obj(input.tool_input).command) ?? str(obj(input.tool_input).input) ?? str(input.tool_input) ?? "";
         const targets = patchTargets(patch);
         // A patch whose files cannot be read is judged as one that writes memory/state (refused, with the reason).
         const files = targets.length > 0 ? targets : /memory\/state/.test(patch) ? ["memory/state/"] : [];
-        return files.length > 0 ? run(files.map((file_path) => ({ ...withAgentTranscript(input), tool_name: "Write", tool_input: { file_path } }))) : { kind: "skip" };
+        return files.length > 0
+          ? run(
+              files.map((file_path) => ({
+                ...withAgentTranscript(input),
+                tool_name: "Write",
+                tool_input: { file_path },
+              })),
+            )
+          : { kind: "skip" };
       }
       return { kind: "skip" };
     case "post-tool-use": {
@@ -125,7 +169,13 @@ export function planCodexHook(event: LoopEvent, input: HookInput, rollouts: Roll
         const file = rollouts.find(session, id);
         const agent = file === undefined ? undefined : rollouts.read(file);
         if (agent?.prompt === undefined || agent.type === undefined) continue;
-        inputs.push({ ...input, hook_event_name: "PostToolUse", tool_name: "Agent", tool_input: { subagent_type: agent.type, prompt: agent.prompt }, tool_response: { status: "completed" } });
+        inputs.push({
+          ...input,
+          hook_event_name: "PostToolUse",
+          tool_name: "Agent",
+          tool_input: { subagent_type: agent.type, prompt: agent.prompt },
+          tool_response: { status: "completed" },
+        });
       }
       return inputs.length > 0 ? run(inputs) : { kind: "skip" };
     }
@@ -133,7 +183,9 @@ export function planCodexHook(event: LoopEvent, input: HookInput, rollouts: Roll
       // A v1 agent gets its lines with its own first prompt (UserPromptSubmit), not twice.
       const rollout = str(input.transcript_path);
       const prompt = input.agent_id === undefined || rollout === undefined ? undefined : rollouts.spawnMessage(rollout);
-      return prompt === undefined ? { kind: "skip" } : { kind: "executor_lines", agentType: input.agent_type, prompt, hookEventName: "SubagentStart" };
+      return prompt === undefined
+        ? { kind: "skip" }
+        : { kind: "executor_lines", agentType: input.agent_type, prompt, hookEventName: "SubagentStart" };
     }
     case "subagent-stop":
       return run([withAgentTranscript(input)]);
@@ -154,9 +206,18 @@ export function codexOutput(event: LoopEvent, outputs: readonly HookOutput[]): H
   if (deny !== undefined) return deny;
   const block = given.find((o) => o.decision === "block");
   if (block !== undefined) return block;
-  const contexts = given.map((o) => str(obj(o.hookSpecificOutput).additionalContext)).filter((t): t is string => t !== undefined);
+  const contexts = given
+    .map((o) => str(obj(o.hookSpecificOutput).additionalContext))
+    .filter((t): t is string => t !== undefined);
   if (contexts.length > 0) {
-    const eventName = event === "post-tool-use" ? "PostToolUse" : event === "user-prompt-submit" ? "UserPromptSubmit" : event === "subagent-stop" ? "SubagentStop" : "PreToolUse";
+    const eventName =
+      event === "post-tool-use"
+        ? "PostToolUse"
+        : event === "user-prompt-submit"
+          ? "UserPromptSubmit"
+          : event === "subagent-stop"
+            ? "SubagentStop"
+            : "PreToolUse";
     return { hookSpecificOutput: { hookEventName: eventName, additionalContext: contexts.join("\n") } };
   }
   const first = given[0]!;
@@ -173,12 +234,19 @@ export function codexOutput(event: LoopEvent, outputs: readonly HookOutput[]): H
 }
 
 /** Answers one Codex hook: `answer` runs dotagent's handler (src/claude/hooks.ts) for a Claude-shaped input. */
-export async function answerCodexHook(op: OpContext, event: LoopEvent, input: HookInput, answer: (event: LoopEvent, input: HookInput) => Promise<HookOutput>): Promise<HookOutput> {
+export async function answerCodexHook(
+  op: OpContext,
+  event: LoopEvent,
+  input: HookInput,
+  answer: (event: LoopEvent, input: HookInput) => Promise<HookOutput>,
+): Promise<HookOutput> {
   const plan = planCodexHook(event, input);
   if (plan.kind === "skip") return null;
   if (plan.kind === "executor_lines") {
     const lines = await executorLinesFor(op, plan.agentType, plan.prompt);
-    return lines === undefined ? null : { hookSpecificOutput: { hookEventName: plan.hookEventName, additionalContext: lines } };
+    return lines === undefined
+      ? null
+      : { hookSpecificOutput: { hookEventName: plan.hookEventName, additionalContext: lines } };
   }
   const outputs: HookOutput[] = [];
   for (const one of plan.inputs) outputs.push(await answer(plan.event, one));

@@ -1,8 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { codexHookCommand, CODEX_HOOK_SHAPE, dotagentCommandsIn, hasNoHooks, withDotagentHooks, withoutDotagentHooks } from "./hooks-json.js";
+import {
+  codexHookCommand,
+  CODEX_HOOK_SHAPE,
+  dotagentCommandsIn,
+  hasNoHooks,
+  withDotagentHooks,
+  withoutDotagentHooks,
+} from "./hooks-json.js";
 
 const HELPER = "/p/.agents/skills/checkpoint/scripts/dotagent.mjs";
-const USERS = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "my-linter" }] }], Stop: [{ hooks: [{ type: "command", command: "notify-send done" }] }] }, other: 1 };
+const USERS = {
+  hooks: {
+    PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "my-linter" }] }],
+    Stop: [{ hooks: [{ type: "command", command: "notify-send done" }] }],
+  },
+  other: 1,
+};
 
 describe(".codex/hooks.json merge", () => {
   it("adds one entry per event after the person's own, each line with --client codex", () => {
@@ -11,7 +24,11 @@ describe(".codex/hooks.json merge", () => {
     expect(merged.hooks?.PreToolUse).toHaveLength(2);
     expect(merged.hooks?.PreToolUse?.[0]).toEqual(USERS.hooks.PreToolUse[0]);
     expect(merged.hooks?.Stop).toEqual(USERS.hooks.Stop);
-    expect(dotagentCommandsIn(merged).sort()).toEqual(["post-tool-use", "pre-tool-use", "session-start", "subagent-start", "subagent-stop", "user-prompt-submit"].map((e) => codexHookCommand(HELPER, e)));
+    expect(dotagentCommandsIn(merged).sort()).toEqual(
+      ["post-tool-use", "pre-tool-use", "session-start", "subagent-start", "subagent-stop", "user-prompt-submit"].map(
+        (e) => codexHookCommand(HELPER, e),
+      ),
+    );
     for (const c of dotagentCommandsIn(merged)) expect(c).toMatch(CODEX_HOOK_SHAPE);
   });
 
@@ -24,10 +41,32 @@ describe(".codex/hooks.json merge", () => {
   });
 
   it("replaces an older install's five hooks (no SubagentStart) with the six, none doubled", () => {
-    const older = { hooks: Object.fromEntries(["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SubagentStop"].map((e, i) => [e, [{ hooks: [{ type: "command", command: codexHookCommand(HELPER, ["session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use", "subagent-stop"][i]!), timeout: 30 }] }]])) };
+    const older = {
+      hooks: Object.fromEntries(
+        ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SubagentStop"].map((e, i) => [
+          e,
+          [
+            {
+              hooks: [
+                {
+                  type: "command",
+                  command: codexHookCommand(
+                    HELPER,
+                    ["session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use", "subagent-stop"][i]!,
+                  ),
+                  timeout: 30,
+                },
+              ],
+            },
+          ],
+        ]),
+      ),
+    };
     const upgraded = withDotagentHooks(older, HELPER);
     expect(Object.values(upgraded.hooks ?? {}).map((entries) => entries.length)).toEqual([1, 1, 1, 1, 1, 1]);
-    expect(upgraded.hooks?.SubagentStart).toEqual([{ hooks: [{ type: "command", command: codexHookCommand(HELPER, "subagent-start"), timeout: 30 }] }]);
+    expect(upgraded.hooks?.SubagentStart).toEqual([
+      { hooks: [{ type: "command", command: codexHookCommand(HELPER, "subagent-start"), timeout: 30 }] },
+    ]);
     expect(hasNoHooks(withoutDotagentHooks(upgraded))).toBe(true);
   });
 
@@ -38,9 +77,24 @@ describe(".codex/hooks.json merge", () => {
   });
 
   it("never takes an entry that mixes a person's command with dotagent's, nor a look-alike line", () => {
-    const mixed = { hooks: { Stop: [{ hooks: [{ type: "command", command: codexHookCommand(HELPER, "session-start") }, { type: "command", command: "mine" }] }] } };
+    const mixed = {
+      hooks: {
+        Stop: [
+          {
+            hooks: [
+              { type: "command", command: codexHookCommand(HELPER, "session-start") },
+              { type: "command", command: "mine" },
+            ],
+          },
+        ],
+      },
+    };
     expect(withoutDotagentHooks(mixed)).toEqual(mixed);
-    const lookalike = { hooks: { Stop: [{ hooks: [{ type: "command", command: `${codexHookCommand(HELPER, "session-start")}; rm -rf ~` }] }] } };
+    const lookalike = {
+      hooks: {
+        Stop: [{ hooks: [{ type: "command", command: `${codexHookCommand(HELPER, "session-start")}; rm -rf ~` }] }],
+      },
+    };
     expect(withoutDotagentHooks(lookalike)).toEqual(lookalike);
   });
 });

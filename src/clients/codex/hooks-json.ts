@@ -21,13 +21,19 @@ export function codexHookCommand(helper: string, event: string): string {
 }
 
 /** A hook command dotagent installed for Codex (any helper path): what uninstall and a re-install replace. */
-export const CODEX_HOOK_SHAPE = /^node "[^"\n]*\/dotagent\.mjs" hook (?:session-start|user-prompt-submit|pre-tool-use|post-tool-use|subagent-start|subagent-stop) --client codex$/;
+export const CODEX_HOOK_SHAPE =
+  /^node "[^"\n]*\/dotagent\.mjs" hook (?:session-start|user-prompt-submit|pre-tool-use|post-tool-use|subagent-start|subagent-stop) --client codex$/;
 
-const obj = (v: unknown): Record<string, unknown> | undefined => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+const obj = (v: unknown): Record<string, unknown> | undefined =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
 function isDotagentEntry(entry: unknown): boolean {
   const hooks = obj(entry)?.hooks;
-  return Array.isArray(hooks) && hooks.length > 0 && hooks.every((h) => typeof obj(h)?.command === "string" && CODEX_HOOK_SHAPE.test(obj(h)!.command as string));
+  return (
+    Array.isArray(hooks) &&
+    hooks.length > 0 &&
+    hooks.every((h) => typeof obj(h)?.command === "string" && CODEX_HOOK_SHAPE.test(obj(h)!.command as string))
+  );
 }
 
 /** The file without dotagent's entries (events left empty are dropped; the rest as it was). Pure. */
@@ -66,5 +72,11 @@ export function hasNoHooks(file: HooksFile): boolean {
 /** The dotagent commands a hooks file holds. */
 export function dotagentCommandsIn(file: HooksFile): string[] {
   const hooks = obj(file.hooks) ?? {};
-  return Object.values(hooks).flatMap((entries) => (Array.isArray(entries) ? entries.filter(isDotagentEntry).flatMap((e) => (obj(e)!.hooks as Array<{ command: string }>).map((h) => h.command)) : []));
+  return Object.values(hooks).flatMap((entries) =>
+    Array.isArray(entries)
+      ? entries
+          .filter(isDotagentEntry)
+          .flatMap((e) => (obj(e)!.hooks as Array<{ command: string }>).map((h) => h.command))
+      : [],
+  );
 }

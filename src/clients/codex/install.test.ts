@@ -1,4 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,7 +26,8 @@ function project(): string {
   dirs.push(d);
   return d;
 }
-const install = (root: string, dryRun = false) => installCodex({ root, sourceRoot: SOURCE, helperScript: HELPER, dryRun, version: "9.9.9" });
+const install = (root: string, dryRun = false) =>
+  installCodex({ root, sourceRoot: SOURCE, helperScript: HELPER, dryRun, version: "9.9.9" });
 function tree(root: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (d: string) => {
@@ -45,7 +56,9 @@ describe("dotagent install --client codex", () => {
     expect(files).toContain(CODEX_HOOKS);
     expect(files).toContain(CODEX_MANIFEST);
     expect(statSync(join(root, CODEX_HELPER)).mode & 0o111).not.toBe(0);
-    expect(readFileSync(join(root, ".agents/skills/develop/SKILL.md"), "utf8")).toContain(`node "${join(root, CODEX_HELPER)}" <command>`);
+    expect(readFileSync(join(root, ".agents/skills/develop/SKILL.md"), "utf8")).toContain(
+      `node "${join(root, CODEX_HELPER)}" <command>`,
+    );
     const state = codexInstallState(root);
     expect(state).toMatchObject({ manifest: true, missing: [], changed: [] });
     expect(state.hooks).toHaveLength(6);
@@ -76,7 +89,15 @@ describe("dotagent install --client codex", () => {
     install(root);
     const merged = JSON.parse(readFileSync(join(root, CODEX_HOOKS), "utf8")) as { hooks: Record<string, unknown[]> };
     expect(merged.hooks.Stop).toEqual(users.hooks.Stop);
-    expect(Object.keys(merged.hooks).sort()).toEqual(["PostToolUse", "PreToolUse", "SessionStart", "Stop", "SubagentStart", "SubagentStop", "UserPromptSubmit"]);
+    expect(Object.keys(merged.hooks).sort()).toEqual([
+      "PostToolUse",
+      "PreToolUse",
+      "SessionStart",
+      "Stop",
+      "SubagentStart",
+      "SubagentStop",
+      "UserPromptSubmit",
+    ]);
     uninstallCodex({ root, dryRun: false });
     expect(JSON.parse(readFileSync(join(root, CODEX_HOOKS), "utf8"))).toEqual(users);
     expect(existsSync(join(root, ".agents"))).toBe(false);
@@ -139,33 +160,49 @@ describe("dotagent install --client codex", () => {
     const root = project();
     install(root);
     writeFileSync(join(root, "precious.txt"), "keep me\n");
-    const manifest = JSON.parse(readFileSync(join(root, CODEX_MANIFEST), "utf8")) as { files: Array<{ path: string; sha256: string }> };
-    manifest.files.push({ path: "precious.txt", sha256: "x" }, { path: ".agents/skills/develop/../../../precious.txt", sha256: "x" });
+    const manifest = JSON.parse(readFileSync(join(root, CODEX_MANIFEST), "utf8")) as {
+      files: Array<{ path: string; sha256: string }>;
+    };
+    manifest.files.push(
+      { path: "precious.txt", sha256: "x" },
+      { path: ".agents/skills/develop/../../../precious.txt", sha256: "x" },
+    );
     writeFileSync(join(root, CODEX_MANIFEST), JSON.stringify(manifest));
     const removed = uninstallCodex({ root, dryRun: false });
     expect(readFileSync(join(root, "precious.txt"), "utf8")).toBe("keep me\n");
     // Reported, as the other clients report them: never silently dropped.
-    expect(removed.changes).toContainEqual({ action: "skip", path: "precious.txt", reason: "manifest entry is not a file dotagent installs for Codex: ignored, nothing done to it" });
-    expect(removed.changes).toContainEqual({ action: "skip", path: ".agents/skills/develop/../../../precious.txt", reason: "manifest entry climbs out of the install folder with ..: ignored, nothing done to it" });
+    expect(removed.changes).toContainEqual({
+      action: "skip",
+      path: "precious.txt",
+      reason: "manifest entry is not a file dotagent installs for Codex: ignored, nothing done to it",
+    });
+    expect(removed.changes).toContainEqual({
+      action: "skip",
+      path: ".agents/skills/develop/../../../precious.txt",
+      reason: "manifest entry climbs out of the install folder with ..: ignored, nothing done to it",
+    });
   });
 
-  it.each([".codex", ".agents"])("refuses %s as a link that leads out of the project: nothing is written through it, on install or uninstall", (folder) => {
-    const root = project();
-    const outside = project();
-    install(root);
-    rmSync(join(root, folder), { recursive: true });
-    symlinkSync(outside, join(root, folder));
-    for (const run of [() => install(root), () => uninstallCodex({ root, dryRun: false })]) {
-      let error: unknown;
-      try {
-        run();
-      } catch (e) {
-        error = e;
+  it.each([".codex", ".agents"])(
+    "refuses %s as a link that leads out of the project: nothing is written through it, on install or uninstall",
+    (folder) => {
+      const root = project();
+      const outside = project();
+      install(root);
+      rmSync(join(root, folder), { recursive: true });
+      symlinkSync(outside, join(root, folder));
+      for (const run of [() => install(root), () => uninstallCodex({ root, dryRun: false })]) {
+        let error: unknown;
+        try {
+          run();
+        } catch (e) {
+          error = e;
+        }
+        expect(error).toBeInstanceOf(DotagentError);
+        expect((error as DotagentError).code).toBe("install_target_invalid");
+        expect((error as Error).message).toContain(`is inside ${folder}, a link that leads out of the project`);
+        expect(readdirSync(outside)).toEqual([]);
       }
-      expect(error).toBeInstanceOf(DotagentError);
-      expect((error as DotagentError).code).toBe("install_target_invalid");
-      expect((error as Error).message).toContain(`is inside ${folder}, a link that leads out of the project`);
-      expect(readdirSync(outside)).toEqual([]);
-    }
-  });
+    },
+  );
 });

@@ -19,11 +19,33 @@ import { DotagentError, EXIT } from "../../core/errors.js";
 import { mkdirInside, writeFileInside } from "../../store/write-file.js";
 import { readProjectText } from "../../store/read-file.js";
 import { codexAgentToml, readAgentMarkdown } from "./agent-toml.js";
-import { dotagentCommandsIn, hasNoHooks, withDotagentHooks, withoutDotagentHooks, type HooksFile } from "./hooks-json.js";
+import {
+  dotagentCommandsIn,
+  hasNoHooks,
+  withDotagentHooks,
+  withoutDotagentHooks,
+  type HooksFile,
+} from "./hooks-json.js";
 import { codexReferenceText, codexSkillText } from "./skill-text.js";
 import { parseGitignoreOwned, parseOwnedEntries, readManifestJson } from "../../claude/install-manifest.js";
 import { lookAt, placeInTarget } from "../../claude/install-paths.js";
-import { applyFilePlan, applyGitignore, ignoredChanges, listFiles, planFolderRemoval, planGitignoreMerge, planGitignoreUnmerge, planInstallFiles, planUninstallFiles, removeEmptyFolders, type GitignoreOwned, type GitignorePlan, type InstallPlanEntry, type OwnedFile, type SourceFile } from "../../install/plan-files.js";
+import {
+  applyFilePlan,
+  applyGitignore,
+  ignoredChanges,
+  listFiles,
+  planFolderRemoval,
+  planGitignoreMerge,
+  planGitignoreUnmerge,
+  planInstallFiles,
+  planUninstallFiles,
+  removeEmptyFolders,
+  type GitignoreOwned,
+  type GitignorePlan,
+  type InstallPlanEntry,
+  type OwnedFile,
+  type SourceFile,
+} from "../../install/plan-files.js";
 
 export const CODEX_MANIFEST = ".codex/.dotagent-install.json";
 export const CODEX_HOOKS = ".codex/hooks.json";
@@ -62,7 +84,12 @@ export function planCodexFiles(root: string, sourceRoot: string, helperScript: B
     for (const rel of listFiles(join(sourceRoot, "skills", skill))) {
       if (skill === "checkpoint" && rel === "scripts/dotagent.mjs") continue; // the running CLI, below
       const source = readFileSync(join(sourceRoot, "skills", skill, rel), "utf8");
-      const text = rel === "SKILL.md" ? codexSkillText(source, { skillDir }) : rel.endsWith(".md") ? codexReferenceText(source, { skillDir }) : source;
+      const text =
+        rel === "SKILL.md"
+          ? codexSkillText(source, { skillDir })
+          : rel.endsWith(".md")
+            ? codexReferenceText(source, { skillDir })
+            : source;
       files.push({ dest: `.agents/skills/${skill}/${rel}`, bytes: Buffer.from(text) });
     }
   }
@@ -75,17 +102,26 @@ export function planCodexFiles(root: string, sourceRoot: string, helperScript: B
 }
 
 /** The manifest, parsed and not trusted: only entries install could have written are kept, the others reported. */
-function readManifest(root: string, planned: readonly string[]): { manifest: CodexManifest; ignored: InstallPlanEntry[] } | undefined {
+function readManifest(
+  root: string,
+  planned: readonly string[],
+): { manifest: CodexManifest; ignored: InstallPlanEntry[] } | undefined {
   const value = readManifestJson(join(root, CODEX_MANIFEST));
   if (value === null) return undefined;
-  const ours = (p: string) => (planned.includes(p) || /^\.agents\/skills\/(develop|checkpoint|status)\/[\w./-]+$|^\.codex\/agents\/[\w-]+\.toml$/.test(p) ? null : "is not a file dotagent installs for Codex");
+  const ours = (p: string) =>
+    planned.includes(p) ||
+    /^\.agents\/skills\/(develop|checkpoint|status)\/[\w./-]+$|^\.codex\/agents\/[\w-]+\.toml$/.test(p)
+      ? null
+      : "is not a file dotagent installs for Codex";
   const { files, ignored } = parseOwnedEntries({ files: value.files }, ours);
   const manifest: CodexManifest = {
     version: 1,
     client: "codex",
     dotagent_version: String(value.dotagent_version ?? ""),
     files,
-    hook_commands: Array.isArray(value.hook_commands) ? value.hook_commands.filter((c): c is string => typeof c === "string") : [],
+    hook_commands: Array.isArray(value.hook_commands)
+      ? value.hook_commands.filter((c): c is string => typeof c === "string")
+      : [],
     hooks_created: value.hooks_created === true,
     // Only lines install could have added are ever taken out again.
     gitignore: parseGitignoreOwned(value.gitignore),
@@ -101,7 +137,13 @@ function readManifest(root: string, planned: readonly string[]): { manifest: Cod
 function assertInsideProject(root: string): void {
   for (const rel of [CODEX_HOOKS, CODEX_MANIFEST, ".agents/skills"]) {
     const placed = placeInTarget(root, rel);
-    if (!placed.ok) throw new DotagentError("install_target_invalid", `${join(root, rel)} ${placed.reason.replace("install folder", "project")}; dotagent installs for Codex only into the project's own .codex and .agents folders: replace the link with a folder (dotagent changed nothing)`, EXIT.refused, { path: join(root, rel) });
+    if (!placed.ok)
+      throw new DotagentError(
+        "install_target_invalid",
+        `${join(root, rel)} ${placed.reason.replace("install folder", "project")}; dotagent installs for Codex only into the project's own .codex and .agents folders: replace the link with a folder (dotagent changed nothing)`,
+        EXIT.refused,
+        { path: join(root, rel) },
+      );
   }
 }
 
@@ -111,13 +153,24 @@ function readHooksFile(root: string): HooksFile | undefined {
   const file = join(root, CODEX_HOOKS);
   const read = readProjectText(file, { maxBytes: 64 * 1024 * 1024, links: "refuse" });
   if (read.kind === "missing") return undefined;
-  if (read.kind === "refused") throw new DotagentError("install_target_invalid", `${file} ${read.reason}; move it out of the way and run \`${COMMAND}\` again`, EXIT.refused, { path: file });
+  if (read.kind === "refused")
+    throw new DotagentError(
+      "install_target_invalid",
+      `${file} ${read.reason}; move it out of the way and run \`${COMMAND}\` again`,
+      EXIT.refused,
+      { path: file },
+    );
   try {
     const value = JSON.parse(read.text) as unknown;
     if (value === null || typeof value !== "object" || Array.isArray(value)) throw new Error("not a JSON object");
     return value as HooksFile;
   } catch (error) {
-    throw new DotagentError("hooks_invalid", `${file} is not valid JSON (${(error as Error).message}); fix it and run \`${COMMAND}\` again (dotagent changed nothing)`, EXIT.refused, { file });
+    throw new DotagentError(
+      "hooks_invalid",
+      `${file} is not valid JSON (${(error as Error).message}); fix it and run \`${COMMAND}\` again (dotagent changed nothing)`,
+      EXIT.refused,
+      { file },
+    );
   }
 }
 
@@ -140,7 +193,10 @@ export function installCodex(options: CodexInstallOptions): CodexInstallResult {
   const { root, dryRun } = options;
   assertInsideProject(root);
   const planned = planCodexFiles(root, options.sourceRoot, options.helperScript);
-  const read = readManifest(root, planned.map((f) => f.dest));
+  const read = readManifest(
+    root,
+    planned.map((f) => f.dest),
+  );
   const manifest = read?.manifest;
   const hooksBefore = readHooksFile(root);
   const files = planInstallFiles(root, planned, manifest?.files ?? [], COMMAND);
@@ -179,13 +235,15 @@ export function uninstallCodex(options: { root: string; dryRun: boolean }): Code
   const { root, dryRun } = options;
   assertInsideProject(root);
   const read = readManifest(root, []);
-  if (read === undefined) return { client: "codex", target: root, dry_run: dryRun, changes: [], hooks: "untouched", gitignore: "untouched" };
+  if (read === undefined)
+    return { client: "codex", target: root, dry_run: dryRun, changes: [], hooks: "untouched", gitignore: "untouched" };
   const { manifest } = read;
   const files = planUninstallFiles(root, manifest.files);
   const changes: InstallPlanEntry[] = [...read.ignored, ...files.changes];
   let hooks: CodexInstallResult["hooks"] = "untouched";
   const before = readHooksFile(root);
-  const after = before !== undefined && dotagentCommandsIn(before).length > 0 ? withoutDotagentHooks(before) : undefined;
+  const after =
+    before !== undefined && dotagentCommandsIn(before).length > 0 ? withoutDotagentHooks(before) : undefined;
   const dropHooks = after !== undefined && manifest.hooks_created && hasNoHooks(after);
   if (after !== undefined) {
     hooks = "removed";
@@ -197,7 +255,8 @@ export function uninstallCodex(options: { root: string; dryRun: boolean }): Code
   changes.push({ action: "remove", path: CODEX_MANIFEST });
   // Folders install made and left empty now, deepest first; never the project's own.
   const dirs = [".agents/skills", ".codex/agents", ".agents", ".codex"];
-  for (const f of manifest.files) for (let d = dirname(f.path); d !== "." && d !== ".agents" && d !== ".codex"; d = dirname(d)) dirs.push(d);
+  for (const f of manifest.files)
+    for (let d = dirname(f.path); d !== "." && d !== ".agents" && d !== ".codex"; d = dirname(d)) dirs.push(d);
   const folders = planFolderRemoval(root, dirs);
   changes.push(...folders.changes);
   if (!dryRun) {
@@ -212,7 +271,12 @@ export function uninstallCodex(options: { root: string; dryRun: boolean }): Code
 }
 
 /** What `dotagent doctor --client codex` reads: which planned files are there as installed. */
-export function codexInstallState(root: string): { manifest: boolean; missing: string[]; changed: string[]; hooks: string[] } {
+export function codexInstallState(root: string): {
+  manifest: boolean;
+  missing: string[];
+  changed: string[];
+  hooks: string[];
+} {
   const read = readManifest(root, []);
   const missing: string[] = [];
   const changed: string[] = [];

@@ -11,8 +11,13 @@ import { editAgentMeta, layCapturedRollouts } from "../../../test/codex/rollouts
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-const PROMPT = "Feature request: add login\nPhase: IMPLEMENTATION\nTask: task-001\nOutput file: memory/reports/tasks/task-001.json";
-const message = (role: string, text: string) => ({ timestamp: "2026-11-26T15:37:19.697Z", type: "response_item", payload: { type: "message", role, content: [{ type: "input_text", text }] } });
+const PROMPT =
+  "Feature request: add login\nPhase: IMPLEMENTATION\nTask: task-001\nOutput file: memory/reports/tasks/task-001.json";
+const message = (role: string, text: string) => ({
+  timestamp: "2026-11-26T15:37:19.697Z",
+  type: "response_item",
+  payload: { type: "message", role, content: [{ type: "input_text", text }] },
+});
 
 /** A sub-agent's rollout as Codex 0.169.0 writes it (test/codex/NOTES.md), `after` the entries following its prompt. */
 function rollout(after: object[] = []): string {
@@ -21,7 +26,14 @@ function rollout(after: object[] = []): string {
   mkdirSync(day, { recursive: true });
   const file = join(day, "rollout-2026-11-26T15-37-19-agent-1.jsonl");
   const entries = [
-    { timestamp: "2026-11-26T15:37:19.697Z", type: "session_meta", payload: { id: "agent-1", source: { subagent: { thread_spawn: { parent_thread_id: "main", depth: 1, agent_role: "executor" } } } } },
+    {
+      timestamp: "2026-11-26T15:37:19.697Z",
+      type: "session_meta",
+      payload: {
+        id: "agent-1",
+        source: { subagent: { thread_spawn: { parent_thread_id: "main", depth: 1, agent_role: "executor" } } },
+      },
+    },
     { type: "event_msg", payload: { type: "task_started" } },
     message("developer", "You implement exactly one task of an approved design"),
     message("user", "<environment_context>\n  <cwd>/p</cwd>\n</environment_context>"),
@@ -43,23 +55,44 @@ describe("a Codex sub-agent's rollout", () => {
   });
 
   it("the hooks read its prompt with the worktree lines dotagent's hook added right after it (the write guard knows the worktree)", () => {
-    const lines = "Worktree: /p/.dotagent/worktrees/task-001\nBranch: dotagent/wf/task-001 (dotagent merges it into main when you finish)\nReport file: /p/memory/reports/tasks/task-001.json";
-    const file = rollout([message("developer", `${LINES_OPENING}\n${lines}`), { type: "response_item", payload: { type: "function_call", name: "exec_command" } }]);
+    const lines =
+      "Worktree: /p/.dotagent/worktrees/task-001\nBranch: dotagent/wf/task-001 (dotagent merges it into main when you finish)\nReport file: /p/memory/reports/tasks/task-001.json";
+    const file = rollout([
+      message("developer", `${LINES_OPENING}\n${lines}`),
+      { type: "response_item", payload: { type: "function_call", name: "exec_command" } },
+    ]);
     expect(readAgentPrompt(file)).toBe(`${PROMPT}\n${lines}`);
   });
 
   it("takes no other developer message for lines, nor one that does not follow the prompt at once", () => {
     expect(readAgentPrompt(rollout([message("developer", "Worktree: /elsewhere")]))).toBe(PROMPT);
-    expect(readAgentPrompt(rollout([message("assistant", "hi"), message("developer", `${LINES_OPENING}\nWorktree: /late`)]))).toBe(PROMPT);
+    expect(
+      readAgentPrompt(rollout([message("assistant", "hi"), message("developer", `${LINES_OPENING}\nWorktree: /late`)])),
+    ).toBe(PROMPT);
     expect(readAgentPrompt(rollout())).toBe(PROMPT);
   });
 
   it("reads a multi-agent v2 agent's prompt from its NEW_TASK agent_message (the words in an encrypted_content part, plain offline)", () => {
     const file = rollout();
     const v2 = [
-      { type: "session_meta", payload: { source: { subagent: { thread_spawn: { agent_path: "/root/task_001", agent_role: "executor" } } } } },
+      {
+        type: "session_meta",
+        payload: { source: { subagent: { thread_spawn: { agent_path: "/root/task_001", agent_role: "executor" } } } },
+      },
       message("user", "<environment_context>\n</environment_context>"),
-      { type: "response_item", payload: { type: "agent_message", content: [{ type: "input_text", text: "Message Type: NEW_TASK\nTask name: /root/task_001\nSender: /root\nPayload:\n" }, { type: "encrypted_content", encrypted_content: PROMPT }] } },
+      {
+        type: "response_item",
+        payload: {
+          type: "agent_message",
+          content: [
+            {
+              type: "input_text",
+              text: "Message Type: NEW_TASK\nTask name: /root/task_001\nSender: /root\nPayload:\n",
+            },
+            { type: "encrypted_content", encrypted_content: PROMPT },
+          ],
+        },
+      },
     ];
     writeFileSync(file, `${v2.map((e) => JSON.stringify(e)).join("\n")}\n`);
     expect(readRolloutAgent(file)).toMatchObject({ prompt: PROMPT, type: "executor" });
@@ -73,7 +106,8 @@ describe("a multi-agent v2 agent at its SubagentStart (rollouts the real binary 
     dirs.push(dir);
     return dir;
   };
-  const LINES = "Worktree: /p/.dotagent/worktrees/task-001\nBranch: dotagent/wf/task-001 (dotagent merges it into main when you finish)\nReport file: /p/memory/reports/tasks/task-001.json";
+  const LINES =
+    "Worktree: /p/.dotagent/worktrees/task-001\nBranch: dotagent/wf/task-001 (dotagent merges it into main when you finish)\nReport file: /p/memory/reports/tasks/task-001.json";
 
   it("its spawn's message is read from the parent's rollout: agent_path's task_name, the parent thread from session_meta", () => {
     const laid = layCapturedRollouts(home(), { message: PROMPT, agentType: "executor" });
@@ -87,36 +121,70 @@ describe("a multi-agent v2 agent at its SubagentStart (rollouts the real binary 
       delete m.agent_path;
     });
     expect(readV2SpawnMessage(v1.agent)).toBeUndefined();
-    expect(readV2SpawnMessage(layCapturedRollouts(home(), { message: PROMPT, agentType: "executor", taskName: "someone_else" }).agent)).toBeUndefined();
+    expect(
+      readV2SpawnMessage(
+        layCapturedRollouts(home(), { message: PROMPT, agentType: "executor", taskName: "someone_else" }).agent,
+      ),
+    ).toBeUndefined();
     const orphan = layCapturedRollouts(home(), { message: PROMPT, agentType: "executor" });
     rmSync(orphan.parent);
     expect(readV2SpawnMessage(orphan.agent)).toBeUndefined();
   });
 
   it("the write guard reads the lines SubagentStart added, right before its NEW_TASK, as part of its prompt", () => {
-    const laid = layCapturedRollouts(home(), { message: PROMPT, agentType: "executor" }, { startContext: `${LINES_OPENING}\n${LINES}` });
+    const laid = layCapturedRollouts(
+      home(),
+      { message: PROMPT, agentType: "executor" },
+      { startContext: `${LINES_OPENING}\n${LINES}` },
+    );
     expect(readAgentPrompt(laid.agent)).toBe(`${PROMPT}\n${LINES}`);
     expect(readRolloutAgent(laid.agent)).toMatchObject({ prompt: PROMPT, type: "executor" });
   });
 
   it("takes no other developer message before the task for lines (another hook's, or none)", () => {
-    expect(readAgentPrompt(layCapturedRollouts(home(), { message: PROMPT, agentType: "executor" }, { startContext: "Worktree: /elsewhere" }).agent)).toBe(PROMPT);
-    expect(readAgentPrompt(layCapturedRollouts(home(), { message: PROMPT, agentType: "executor" }, { startContext: undefined }).agent)).toBe(PROMPT);
+    expect(
+      readAgentPrompt(
+        layCapturedRollouts(
+          home(),
+          { message: PROMPT, agentType: "executor" },
+          { startContext: "Worktree: /elsewhere" },
+        ).agent,
+      ),
+    ).toBe(PROMPT);
+    expect(
+      readAgentPrompt(
+        layCapturedRollouts(home(), { message: PROMPT, agentType: "executor" }, { startContext: undefined }).agent,
+      ),
+    ).toBe(PROMPT);
   });
 });
 
 describe("the model's sandbox, from the session's newest turn (a question's yes cannot commit from a read-only .git)", () => {
-  const context = (policy: unknown) => ({ type: "turn_context", payload: { cwd: "/p", approval_policy: "on-request", sandbox_policy: policy } });
+  const context = (policy: unknown) => ({
+    type: "turn_context",
+    payload: { cwd: "/p", approval_policy: "on-request", sandbox_policy: policy },
+  });
   it.each([
-    ["workspace-write (Codex's default: .git mounted read-only)", [context({ type: "workspace-write", network_access: false })], true],
+    [
+      "workspace-write (Codex's default: .git mounted read-only)",
+      [context({ type: "workspace-write", network_access: false })],
+      true,
+    ],
     ["read-only", [context({ type: "read-only" })], true],
     ["no sandbox (the bypass flag)", [context({ type: "danger-full-access" })], false],
     ["the newest turn decides", [context({ type: "workspace-write" }), context({ type: "danger-full-access" })], false],
     ["no turn_context at all", [], false],
-    ["a torn last line", [context({ type: "workspace-write" }), '{"type":"turn_context","payload":{"sandbox_policy":{"ty'], true],
+    [
+      "a torn last line",
+      [context({ type: "workspace-write" }), '{"type":"turn_context","payload":{"sandbox_policy":{"ty'],
+      true,
+    ],
   ])("%s", (_name, after, keeps) => {
     const file = rollout();
-    writeFileSync(file, `${readFileSync(file, "utf8")}${(after as unknown[]).map((e) => (typeof e === "string" ? e : JSON.stringify(e))).join("\n")}\n`);
+    writeFileSync(
+      file,
+      `${readFileSync(file, "utf8")}${(after as unknown[]).map((e) => (typeof e === "string" ? e : JSON.stringify(e))).join("\n")}\n`,
+    );
     expect(modelSandboxKeepsGit(file)).toBe(keeps);
   });
 

@@ -32,7 +32,8 @@ function headEntries(file: string): Array<Record<string, unknown>> {
   return entries;
 }
 
-const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 /** The agent a rollout file is about. */
 export function readRolloutAgent(file: string): RolloutAgent {
@@ -42,7 +43,10 @@ export function readRolloutAgent(file: string): RolloutAgent {
   let prompt: string | undefined;
   for (const e of entries) {
     const p = obj(e.payload);
-    const v2 = e.type === "response_item" && p.type === "agent_message" && Array.isArray(p.content) ? codexTaskPayload(p.content) : undefined;
+    const v2 =
+      e.type === "response_item" && p.type === "agent_message" && Array.isArray(p.content)
+        ? codexTaskPayload(p.content)
+        : undefined;
     if (v2 !== undefined) {
       prompt = v2;
       break;
@@ -80,7 +84,10 @@ export function findRollout(sessionTranscript: string, agentId: string): string 
   try {
     for (const year of readdirSync(sessions).sort().reverse().slice(0, 2))
       for (const month of readdirSync(join(sessions, year)).sort().reverse().slice(0, 2))
-        for (const d of readdirSync(join(sessions, year, month)).sort().reverse().slice(0, 3)) {
+        for (const d of readdirSync(join(sessions, year, month))
+          .sort()
+          .reverse()
+          .slice(0, 3)) {
           const hit = inDir(join(sessions, year, month, d));
           if (hit !== undefined) return hit;
         }
@@ -107,13 +114,22 @@ export function readV2SpawnMessage(agentRollout: string): string | undefined {
   const name = typeof path === "string" ? /^\/root(?:\/[^/]+)*\/([^/]+)$/.exec(path)?.[1] : undefined;
   if (name === undefined || typeof parent !== "string") return undefined;
   const parentRollout = findRollout(agentRollout, parent);
-  const read = parentRollout === undefined ? undefined : readProjectText(parentRollout, { maxBytes: MAX_STATE_BYTES, links: "refuse" });
+  const read =
+    parentRollout === undefined
+      ? undefined
+      : readProjectText(parentRollout, { maxBytes: MAX_STATE_BYTES, links: "refuse" });
   if (read?.kind !== "ok") return undefined;
   for (const line of read.text.split("\n").reverse()) {
     if (!line.includes('"spawn_agent"')) continue;
     try {
       const p = obj(obj(JSON.parse(line) as unknown).payload);
-      if (p.type !== "function_call" || p.name !== "spawn_agent" || p.namespace !== "collaboration" || typeof p.arguments !== "string") continue;
+      if (
+        p.type !== "function_call" ||
+        p.name !== "spawn_agent" ||
+        p.namespace !== "collaboration" ||
+        typeof p.arguments !== "string"
+      )
+        continue;
       const args = obj(JSON.parse(p.arguments) as unknown);
       if (args.task_name === name && typeof args.message === "string") return args.message;
     } catch {

@@ -30,9 +30,13 @@ describe("the Codex variant of a skill, generated from the one source", () => {
 
   it("names the helper by its installed path, the resume line the model runs first included", () => {
     expect(develop).toContain(`node "${HELPER}" <command> … --json`);
-    expect(develop).toContain(`node "${HELPER}" resume --json --start --request="$(cat <<'DOTAGENT_REQUEST'\nTHE_REQUEST\nDOTAGENT_REQUEST`);
+    expect(develop).toContain(
+      `node "${HELPER}" resume --json --start --request="$(cat <<'DOTAGENT_REQUEST'\nTHE_REQUEST\nDOTAGENT_REQUEST`,
+    );
     expect(develop).toMatch(/run it yourself first/);
-    expect(develop).toContain("If its answer is empty or refused, run `dotagent resume --json --start --request=<the request>` first.");
+    expect(develop).toContain(
+      "If its answer is empty or refused, run `dotagent resume --json --start --request=<the request>` first.",
+    );
   });
 
   it("says how Codex spawns and waits (spawn_agent with agent_type and message, then wait_agent)", () => {
@@ -40,7 +44,9 @@ describe("the Codex variant of a skill, generated from the one source", () => {
     expect(develop).toMatch(/## In Codex[\s\S]*wait_agent/);
     // An interactive session keeps completed agents open and refuses a 7th: the model closes each one.
     expect(develop).toMatch(/## In Codex[\s\S]*close it: `close_agent` with its id[\s\S]*agent thread limit reached/);
-    expect(codexSkillText(read("skills/status/SKILL.md"), { skillDir: "/p/.agents/skills/status" })).not.toContain("## In Codex");
+    expect(codexSkillText(read("skills/status/SKILL.md"), { skillDir: "/p/.agents/skills/status" })).not.toContain(
+      "## In Codex",
+    );
   });
 
   it("is pure: the same source and folder give the same bytes", () => {
@@ -48,7 +54,9 @@ describe("the Codex variant of a skill, generated from the one source", () => {
   });
 
   it("rewrites a reference's paths and command names the same way", () => {
-    const text = codexReferenceText("Read `${CLAUDE_SKILL_DIR}/references/tasks.md`; then /develop again.", { skillDir: DIR });
+    const text = codexReferenceText("Read `${CLAUDE_SKILL_DIR}/references/tasks.md`; then /develop again.", {
+      skillDir: DIR,
+    });
     expect(text).toBe(`Read \`${DIR}/references/tasks.md\`; then $develop again.`);
   });
 });

@@ -31,7 +31,9 @@ function splitFrontmatter(source: string): { head: string[]; body: string } {
 
 /** The helper path `${CLAUDE_SKILL_DIR}/../checkpoint/scripts/dotagent.mjs` resolved against the installed folder. */
 function withSkillDir(text: string, skillDir: string): string {
-  return text.replace(/\$\{CLAUDE_SKILL_DIR\}((?:\/[^\s"`')]*)?)/g, (_all, rest: string) => posix.normalize(`${skillDir}${rest}`));
+  return text.replace(/\$\{CLAUDE_SKILL_DIR\}((?:\/[^\s"`')]*)?)/g, (_all, rest: string) =>
+    posix.normalize(`${skillDir}${rest}`),
+  );
 }
 
 const RUN_FIRST =
@@ -39,7 +41,10 @@ const RUN_FIRST =
 
 /** A ```! block as a command the model runs itself, with `$ARGUMENTS` as THE_REQUEST. */
 function runFirstBlocks(body: string): string {
-  return body.replace(/```!\s*\n([\s\S]*?)\n```/g, (_all, command: string) => `${RUN_FIRST}\n\n\`\`\`sh\n${command.replaceAll("$ARGUMENTS", "THE_REQUEST")}\n\`\`\``);
+  return body.replace(
+    /```!\s*\n([\s\S]*?)\n```/g,
+    (_all, command: string) => `${RUN_FIRST}\n\n\`\`\`sh\n${command.replaceAll("$ARGUMENTS", "THE_REQUEST")}\n\`\`\``,
+  );
 }
 
 const SPAWNING = `
@@ -68,7 +73,10 @@ export function codexSkillText(source: string, paths: CodexSkillPaths): string {
   let text = runFirstBlocks(withSkillDir(body, paths.skillDir));
   text = dollarCommands(text)
     .replaceAll("$ARGUMENTS", "(the words the person typed after `$develop`)")
-    .replace(/Use the Agent tool with `subagent_type` the agent's name \(a plugin lists it as `dotagent:pm`:\s*use the name the tool lists\)/, "Use the spawn_agent tool with `agent_type` the agent's name (see \"In Codex\" below)");
+    .replace(
+      /Use the Agent tool with `subagent_type` the agent's name \(a plugin lists it as `dotagent:pm`:\s*use the name the tool lists\)/,
+      'Use the spawn_agent tool with `agent_type` the agent\'s name (see "In Codex" below)',
+    );
   const spawns = /\bAgent tool\b|spawn/.test(body) && /^name: develop$/m.test(head.join("\n"));
   return `${kept.length > 0 ? `---\n${kept.join("\n")}\n---\n` : ""}${text.replace(/\n*$/, "\n")}${spawns ? SPAWNING : ""}`;
 }

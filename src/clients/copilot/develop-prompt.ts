@@ -9,7 +9,8 @@
 //     The user explicitly invoked the "/develop" skill. Follow its instructions now.\n\n
 //     <skill-context name="develop">\n…the skill…\n\nARGUMENTS: add login\n</skill-context>
 
-const EXPANDED = /^The user explicitly invoked the "\/(?:dotagent:)?develop" skill\.[^\n]*\n\s*<skill-context name="(?:dotagent:)?develop">\n[\s\S]*<\/skill-context>$/;
+const EXPANDED =
+  /^The user explicitly invoked the "\/(?:dotagent:)?develop" skill\.[^\n]*\n\s*<skill-context name="(?:dotagent:)?develop">\n[\s\S]*<\/skill-context>$/;
 
 /** The request of a `/develop [text]` prompt ("" for `/develop` alone), or undefined for any other prompt. */
 export function developRequest(prompt: string): string | undefined {

@@ -1,8 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { copilotChecks, isTrusted, trustedFoldersIn, type CopilotFacts } from "./doctor.js";
 
-const fine: CopilotFacts = { target: "/p/.github", installed: true, missing: [], edited: [], wrongHooks: [], helperVersion: "1.0.0", trustedFolders: ["/p"], configFile: "/h/.copilot/config.json", allowAll: false, root: "/p", node: "v22.0.0" };
-const statuses = (facts: Partial<CopilotFacts>) => Object.fromEntries(copilotChecks({ ...fine, ...facts }, "1.0.0").map((c) => [c.name, c.status]));
+const fine: CopilotFacts = {
+  target: "/p/.github",
+  installed: true,
+  missing: [],
+  edited: [],
+  wrongHooks: [],
+  helperVersion: "1.0.0",
+  trustedFolders: ["/p"],
+  configFile: "/h/.copilot/config.json",
+  allowAll: false,
+  root: "/p",
+  node: "v22.0.0",
+};
+const statuses = (facts: Partial<CopilotFacts>) =>
+  Object.fromEntries(copilotChecks({ ...fine, ...facts }, "1.0.0").map((c) => [c.name, c.status]));
 
 describe("copilotChecks", () => {
   it.each<[string, Partial<CopilotFacts>, Record<string, string>]>([
@@ -21,7 +34,13 @@ describe("copilotChecks", () => {
 
   it("not installed: one failing line with the install command", () => {
     const checks = copilotChecks({ ...fine, installed: false }, "1.0.0");
-    expect(checks).toEqual([expect.objectContaining({ name: "install", status: "fail", fix: "run `dotagent install --client copilot` in the project" })]);
+    expect(checks).toEqual([
+      expect.objectContaining({
+        name: "install",
+        status: "fail",
+        fix: "run `dotagent install --client copilot` in the project",
+      }),
+    ]);
   });
 });
 
@@ -39,7 +58,10 @@ describe("isTrusted", () => {
 
 describe("trustedFoldersIn", () => {
   it.each([
-    ['// User settings belong in settings.json.\n// This file is managed automatically.\n{\n  "trustedFolders": ["/p"],\n  "firstLaunchAt": "2026-03-11T00:00:00.000Z"\n}\n', ["/p"]],
+    [
+      '// User settings belong in settings.json.\n// This file is managed automatically.\n{\n  "trustedFolders": ["/p"],\n  "firstLaunchAt": "2026-03-11T00:00:00.000Z"\n}\n',
+      ["/p"],
+    ],
     ['{"trusted_folders":["/a"]}', ["/a"]],
     ["{}", []],
     ["not json", null],

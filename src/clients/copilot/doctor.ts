@@ -46,28 +46,81 @@ export function isTrusted(root: string, folders: readonly string[]): boolean {
  */
 export function trustedFoldersIn(text: string): string[] | null {
   try {
-    const value = JSON.parse(text.replace(/^\s*\/\/.*$/gm, "")) as { trustedFolders?: unknown; trusted_folders?: unknown } | null;
+    const value = JSON.parse(text.replace(/^\s*\/\/.*$/gm, "")) as {
+      trustedFolders?: unknown;
+      trusted_folders?: unknown;
+    } | null;
     if (value === null || typeof value !== "object") return null;
-    return [value.trustedFolders, value.trusted_folders].flatMap((list) => (Array.isArray(list) ? list.filter((f): f is string => typeof f === "string") : []));
+    return [value.trustedFolders, value.trusted_folders].flatMap((list) =>
+      Array.isArray(list) ? list.filter((f): f is string => typeof f === "string") : [],
+    );
   } catch {
     return null;
   }
 }
 
 export function copilotChecks(facts: CopilotFacts, cli: string): Check[] {
-  if (!facts.installed) return [{ name: "install", status: "fail", message: `dotagent is not installed for Copilot CLI: no ${COPILOT_MANIFEST} in ${facts.target}`, fix: FIX_INSTALL }];
+  if (!facts.installed)
+    return [
+      {
+        name: "install",
+        status: "fail",
+        message: `dotagent is not installed for Copilot CLI: no ${COPILOT_MANIFEST} in ${facts.target}`,
+        fix: FIX_INSTALL,
+      },
+    ];
   const checks: Check[] = [];
-  if (facts.missing.length > 0) checks.push({ name: "install", status: "fail", message: `${facts.target}: ${facts.missing.length} installed file(s) missing (${facts.missing.slice(0, 3).join(", ")})`, fix: FIX_INSTALL });
-  else if (facts.edited.length > 0) checks.push({ name: "install", status: "warn", message: `${facts.target}: ${facts.edited.length} file(s) edited since install (${facts.edited.slice(0, 3).join(", ")}): kept as they are`, fix: "move them away and run `dotagent install --client copilot` to take this version's copy" });
-  else checks.push({ name: "install", status: "ok", message: `${facts.target}: skills, agents and hooks for Copilot CLI`, fix: null });
+  if (facts.missing.length > 0)
+    checks.push({
+      name: "install",
+      status: "fail",
+      message: `${facts.target}: ${facts.missing.length} installed file(s) missing (${facts.missing.slice(0, 3).join(", ")})`,
+      fix: FIX_INSTALL,
+    });
+  else if (facts.edited.length > 0)
+    checks.push({
+      name: "install",
+      status: "warn",
+      message: `${facts.target}: ${facts.edited.length} file(s) edited since install (${facts.edited.slice(0, 3).join(", ")}): kept as they are`,
+      fix: "move them away and run `dotagent install --client copilot` to take this version's copy",
+    });
+  else
+    checks.push({
+      name: "install",
+      status: "ok",
+      message: `${facts.target}: skills, agents and hooks for Copilot CLI`,
+      fix: null,
+    });
   checks.push(
     facts.wrongHooks.length === 0
-      ? { name: "hook", status: "ok", message: `${HOOKS_FILE}: every dotagent hook runs this project's helper with --client copilot`, fix: null }
-      : { name: "hook", status: "fail", message: `${HOOKS_FILE}: ${facts.wrongHooks.join(", ")} do not run this project's helper (was the project moved?)`, fix: FIX_INSTALL },
+      ? {
+          name: "hook",
+          status: "ok",
+          message: `${HOOKS_FILE}: every dotagent hook runs this project's helper with --client copilot`,
+          fix: null,
+        }
+      : {
+          name: "hook",
+          status: "fail",
+          message: `${HOOKS_FILE}: ${facts.wrongHooks.join(", ")} do not run this project's helper (was the project moved?)`,
+          fix: FIX_INSTALL,
+        },
   );
   checks.push({ ...checkHelperVersion(`${facts.target}`, facts.helperVersion, cli, FIX_INSTALL) });
-  if (facts.allowAll) checks.push({ name: "trust", status: "ok", message: "COPILOT_ALLOW_ALL=true trusts the working folder", fix: null });
-  else if (facts.trustedFolders !== null && isTrusted(facts.root, facts.trustedFolders)) checks.push({ name: "trust", status: "ok", message: `${facts.root} is a trusted folder (${facts.configFile})`, fix: null });
+  if (facts.allowAll)
+    checks.push({
+      name: "trust",
+      status: "ok",
+      message: "COPILOT_ALLOW_ALL=true trusts the working folder",
+      fix: null,
+    });
+  else if (facts.trustedFolders !== null && isTrusted(facts.root, facts.trustedFolders))
+    checks.push({
+      name: "trust",
+      status: "ok",
+      message: `${facts.root} is a trusted folder (${facts.configFile})`,
+      fix: null,
+    });
   else
     checks.push({
       name: "trust",
@@ -75,7 +128,16 @@ export function copilotChecks(facts: CopilotFacts, cli: string): Check[] {
       message: `Copilot CLI does not trust ${facts.root} (not among the trusted folders in ${facts.configFile}): it runs none of the repository's hooks there, so dotagent records nothing`,
       fix: `run \`copilot\` in ${facts.root} and answer yes when it asks whether you trust the folder`,
     });
-  checks.push(facts.node === null ? { name: "path", status: "fail", message: "`node` is not on PATH: Copilot runs every dotagent hook line with it", fix: "install Node.js 20.19 or later and put it on PATH" } : { name: "path", status: "ok", message: `the hooks' \`node\` is ${facts.node}`, fix: null });
+  checks.push(
+    facts.node === null
+      ? {
+          name: "path",
+          status: "fail",
+          message: "`node` is not on PATH: Copilot runs every dotagent hook line with it",
+          fix: "install Node.js 20.19 or later and put it on PATH",
+        }
+      : { name: "path", status: "ok", message: `the hooks' \`node\` is ${facts.node}`, fix: null },
+  );
   return checks;
 }
 
@@ -98,7 +160,8 @@ export function gatherCopilotFacts(root: string, env: NodeJS.ProcessEnv = proces
     // judged below: every event's line is missing
   }
   for (const [event, name] of Object.entries(COPILOT_EVENTS) as Array<[CopilotHookEvent, string]>) {
-    if (!(hooks[name] ?? []).some((h) => h.bash === copilotHookCommand(join(target, HELPER), event))) wrongHooks.push(name);
+    if (!(hooks[name] ?? []).some((h) => h.bash === copilotHookCommand(join(target, HELPER), event)))
+      wrongHooks.push(name);
   }
   const helper = readProjectText(join(target, HELPER), { maxBytes: 64 * 1024 * 1024, links: "follow" });
   const home = env.COPILOT_HOME || join(env.HOME || homedir(), ".copilot");

@@ -35,12 +35,20 @@ const CLAUDE_EVENT: Record<CopilotHookEvent, string> = {
 };
 
 /** Copilot's tool names as Claude Code's (the names dotagent's hooks judge). */
-export const CLAUDE_TOOL: Readonly<Record<string, string>> = { bash: "Bash", task: "Agent", create: "Write", edit: "Edit", view: "Read" };
+export const CLAUDE_TOOL: Readonly<Record<string, string>> = {
+  bash: "Bash",
+  task: "Agent",
+  create: "Write",
+  edit: "Edit",
+  view: "Read",
+};
 
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 /** Only the fields that are there: an absent one stays absent (hooks.ts tells undefined from ""). */
-const defined = (o: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+const defined = (o: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 /** A tool's arguments under Claude Code's names (the fields hooks.ts and the write guard read). */
 export function claudeToolInput(tool: string, args: Record<string, unknown>): Record<string, unknown> {
@@ -55,7 +63,11 @@ export function claudeToolInput(tool: string, args: Record<string, unknown>): Re
       // `name` is the UI label Copilot requires on every call; `mode` is Claude's run_in_background.
       // Anything else (a model or effort override) stays, so the spawn check refuses it as in Claude Code.
       const { agent_type, mode, name: _label, ...rest } = args;
-      return defined({ ...rest, subagent_type: agent_type, run_in_background: mode === undefined ? undefined : mode === "background" });
+      return defined({
+        ...rest,
+        subagent_type: agent_type,
+        run_in_background: mode === undefined ? undefined : mode === "background",
+      });
     }
     default:
       return args;
@@ -67,7 +79,11 @@ export function claudeToolInput(tool: string, args: Record<string, unknown>): Re
  * ("Agent started in background with agent_id: …"): that is Claude Code's `async_launched`, so the
  * agent's end is recorded when it stops (subagentStop), not at its launch.
  */
-function claudeToolResponse(tool: string | undefined, args: Record<string, unknown>, result: Record<string, unknown>): Record<string, unknown> {
+function claudeToolResponse(
+  tool: string | undefined,
+  args: Record<string, unknown>,
+  result: Record<string, unknown>,
+): Record<string, unknown> {
   if (tool !== "task") return result;
   const launched = /^Agent started in background with agent_id: ([\w-]+)/.exec(str(result.textResultForLlm) ?? "");
   if (launched === null && args.mode !== "background") return result;
@@ -104,7 +120,10 @@ export function toClaudeInput(event: CopilotHookEvent, input: Record<string, unk
  * `toolArgs` are the call's own arguments: a changed prompt goes back as `modifiedArgs`, under
  * Copilot's names, with everything else the model gave left as it was.
  */
-export function toCopilotOutput(output: HookOutput, toolArgs: Record<string, unknown> = {}): Record<string, unknown> | null {
+export function toCopilotOutput(
+  output: HookOutput,
+  toolArgs: Record<string, unknown> = {},
+): Record<string, unknown> | null {
   if (output === null) return null;
   const specific = obj(output.hookSpecificOutput);
   const decision = str(specific.permissionDecision);
@@ -137,7 +156,12 @@ export interface CopilotSessionStartAnswer {
  * as succeeded and its `additionalContext` still reaches the model). Exit 1 shows nothing; neither
  * does `systemMessage` nor stderr with exit 0.
  */
-export function copilotSessionStartAnswer(told: { readonly briefing: string | null; readonly line: string | null }): CopilotSessionStartAnswer {
+export function copilotSessionStartAnswer(told: {
+  readonly briefing: string | null;
+  readonly line: string | null;
+}): CopilotSessionStartAnswer {
   const stdout = told.briefing === null ? null : { additionalContext: told.briefing };
-  return told.line === null ? { stdout, stderr: null, exitCode: 0 } : { stdout, stderr: `${told.line.replace(/\s*\n\s*/g, " ")}\n`, exitCode: 2 };
+  return told.line === null
+    ? { stdout, stderr: null, exitCode: 0 }
+    : { stdout, stderr: `${told.line.replace(/\s*\n\s*/g, " ")}\n`, exitCode: 2 };
 }

@@ -9,10 +9,18 @@ import { COPILOT_EVENTS, type CopilotHookEvent } from "./hook-io.js";
 export const HOOKS_FILE = "hooks/dotagent.json";
 
 /** Seconds each hook may take: the briefing reads; the others may wait for the state lock. */
-const TIMEOUT: Record<CopilotHookEvent, number> = { "session-start": 10, "user-prompt-submit": 30, "pre-tool-use": 30, "post-tool-use": 30, "post-tool-use-failure": 30, "subagent-stop": 30 };
+const TIMEOUT: Record<CopilotHookEvent, number> = {
+  "session-start": 10,
+  "user-prompt-submit": 30,
+  "pre-tool-use": 30,
+  "post-tool-use": 30,
+  "post-tool-use-failure": 30,
+  "subagent-stop": 30,
+};
 
 /** The command line of one hook: the installed helper, by its absolute path. */
-export const copilotHookCommand = (helper: string, event: CopilotHookEvent) => `node "${helper}" hook ${event} --client copilot`;
+export const copilotHookCommand = (helper: string, event: CopilotHookEvent) =>
+  `node "${helper}" hook ${event} --client copilot`;
 
 export function copilotHooksFile(helper: string): string {
   const hooks: Record<string, unknown[]> = {};

@@ -9,8 +9,10 @@ const SOURCE = join(import.meta.dirname, "../../..");
 const HELPER = Buffer.from("#!/usr/bin/env node\n// helper\n");
 let root: string;
 
-const install = (dryRun = false) => installCopilot({ root, sourceRoot: SOURCE, helperScript: HELPER, dryRun, version: "9.9.9" });
-const actions = (changes: Array<{ action: string; path: string }>) => Object.fromEntries(changes.map((c) => [c.path, c.action]));
+const install = (dryRun = false) =>
+  installCopilot({ root, sourceRoot: SOURCE, helperScript: HELPER, dryRun, version: "9.9.9" });
+const actions = (changes: Array<{ action: string; path: string }>) =>
+  Object.fromEntries(changes.map((c) => [c.path, c.action]));
 const github = (rel: string) => join(root, ".github", rel);
 
 beforeEach(() => {
@@ -26,13 +28,34 @@ describe("installCopilot", () => {
     expect(claudeOnlyMarkers(develop)).toEqual([]);
     expect(develop).toContain(`node "${github("skills/develop")}/../checkpoint/scripts/dotagent.mjs" <command>`);
     expect(readFileSync(github("skills/checkpoint/scripts/dotagent.mjs"))).toEqual(HELPER);
-    expect(readdirSync(github("agents")).sort()).toEqual(readdirSync(join(SOURCE, "agents")).filter((f) => f.endsWith(".md")).map((f) => f.replace(/\.md$/, ".agent.md")).sort());
+    expect(readdirSync(github("agents")).sort()).toEqual(
+      readdirSync(join(SOURCE, "agents"))
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => f.replace(/\.md$/, ".agent.md"))
+        .sort(),
+    );
     expect(readFileSync(github("agents/pm.agent.md"), "utf8")).toBe(readFileSync(join(SOURCE, "agents/pm.md"), "utf8"));
-    const hooks = JSON.parse(readFileSync(github("hooks/dotagent.json"), "utf8")) as { version: number; hooks: Record<string, Array<{ bash: string }>> };
+    const hooks = JSON.parse(readFileSync(github("hooks/dotagent.json"), "utf8")) as {
+      version: number;
+      hooks: Record<string, Array<{ bash: string }>>;
+    };
     expect(hooks.version).toBe(1);
-    expect(Object.keys(hooks.hooks)).toEqual(["sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure", "subagentStop"]);
-    for (const [event, [entry]] of Object.entries(hooks.hooks)) expect(entry!.bash, event).toMatch(new RegExp(`^node "${github("skills/checkpoint/scripts/dotagent.mjs")}" hook [a-z-]+ --client copilot$`));
-    const manifest = JSON.parse(readFileSync(github(COPILOT_MANIFEST), "utf8")) as { files: Array<{ path: string }>; dotagent_version: string };
+    expect(Object.keys(hooks.hooks)).toEqual([
+      "sessionStart",
+      "userPromptSubmitted",
+      "preToolUse",
+      "postToolUse",
+      "postToolUseFailure",
+      "subagentStop",
+    ]);
+    for (const [event, [entry]] of Object.entries(hooks.hooks))
+      expect(entry!.bash, event).toMatch(
+        new RegExp(`^node "${github("skills/checkpoint/scripts/dotagent.mjs")}" hook [a-z-]+ --client copilot$`),
+      );
+    const manifest = JSON.parse(readFileSync(github(COPILOT_MANIFEST), "utf8")) as {
+      files: Array<{ path: string }>;
+      dotagent_version: string;
+    };
     expect(manifest.dotagent_version).toBe("9.9.9");
     expect(manifest.files.map((f) => f.path)).toContain("hooks/dotagent.json");
     expect(readFileSync(join(root, ".gitignore"), "utf8")).toContain("dotagent");
@@ -71,7 +94,11 @@ describe("installCopilot", () => {
     writeFileSync(github("skills/status/SKILL.md"), "edited\n");
     const result = uninstallCopilot({ root, dryRun: false });
     expect(result.hooks).toBe("removed");
-    expect(actions(result.changes)).toMatchObject({ "skills/status/SKILL.md": "keep", "hooks/dotagent.json": "remove", [COPILOT_MANIFEST]: "remove" });
+    expect(actions(result.changes)).toMatchObject({
+      "skills/status/SKILL.md": "keep",
+      "hooks/dotagent.json": "remove",
+      [COPILOT_MANIFEST]: "remove",
+    });
     expect(readFileSync(github("workflows/ci.yml"), "utf8")).toBe("on: push\n");
     expect(readFileSync(github("skills/status/SKILL.md"), "utf8")).toBe("edited\n");
     expect(existsSync(github("hooks"))).toBe(false);

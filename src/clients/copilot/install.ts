@@ -17,7 +17,23 @@ import { DotagentError, EXIT } from "../../core/errors.js";
 import { mkdirInside, writeFileInside } from "../../store/write-file.js";
 import { parseGitignoreOwned, parseOwnedEntries, readManifestJson } from "../../claude/install-manifest.js";
 import { placeInTarget } from "../../claude/install-paths.js";
-import { applyFilePlan, applyGitignore, ignoredChanges, listFiles, planFolderRemoval, planGitignoreMerge, planGitignoreUnmerge, planInstallFiles, planUninstallFiles, removeEmptyFolders, type GitignoreOwned, type GitignorePlan, type InstallPlanEntry, type OwnedFile, type SourceFile } from "../../install/plan-files.js";
+import {
+  applyFilePlan,
+  applyGitignore,
+  ignoredChanges,
+  listFiles,
+  planFolderRemoval,
+  planGitignoreMerge,
+  planGitignoreUnmerge,
+  planInstallFiles,
+  planUninstallFiles,
+  removeEmptyFolders,
+  type GitignoreOwned,
+  type GitignorePlan,
+  type InstallPlanEntry,
+  type OwnedFile,
+  type SourceFile,
+} from "../../install/plan-files.js";
 import { copilotSkillText } from "./skill-text.js";
 import { copilotHooksFile, HOOKS_FILE } from "./hooks-file.js";
 
@@ -52,11 +68,21 @@ export function copilotSources(sourceRoot: string, helperScript: Buffer, target:
     if (dest === HELPER) continue;
     const bytes = readFileSync(join(sourceRoot, "skills", rel));
     const skill = /^skills\/([^/]+)\/SKILL\.md$/.exec(dest)?.[1];
-    files.push({ dest, bytes: skill === undefined ? bytes : Buffer.from(copilotSkillText(bytes.toString("utf8"), { skillDir: join(target, "skills", skill) })) });
+    files.push({
+      dest,
+      bytes:
+        skill === undefined
+          ? bytes
+          : Buffer.from(copilotSkillText(bytes.toString("utf8"), { skillDir: join(target, "skills", skill) })),
+    });
   }
   files.push({ dest: HELPER, bytes: helperScript, mode: 0o755 });
   for (const rel of listFiles(join(sourceRoot, "agents"))) {
-    if (rel.endsWith(".md") && !rel.includes("/")) files.push({ dest: `agents/${rel.replace(/\.md$/, ".agent.md")}`, bytes: readFileSync(join(sourceRoot, "agents", rel)) });
+    if (rel.endsWith(".md") && !rel.includes("/"))
+      files.push({
+        dest: `agents/${rel.replace(/\.md$/, ".agent.md")}`,
+        bytes: readFileSync(join(sourceRoot, "agents", rel)),
+      });
   }
   files.push({ dest: HOOKS_FILE, bytes: Buffer.from(copilotHooksFile(join(target, HELPER))) });
   return files;
@@ -68,14 +94,30 @@ export function readCopilotManifest(target: string): { manifest: CopilotManifest
   if (value === null || value.version !== 1 || value.client !== "copilot") return null;
   const { files, dirs, ignored } = parseOwnedEntries(value);
   const gitignore = parseGitignoreOwned(value.gitignore);
-  return { manifest: { version: 1, client: "copilot", dotagent_version: String(value.dotagent_version ?? ""), files, dirs, gitignore }, ignored: ignoredChanges(ignored) };
+  return {
+    manifest: {
+      version: 1,
+      client: "copilot",
+      dotagent_version: String(value.dotagent_version ?? ""),
+      files,
+      dirs,
+      gitignore,
+    },
+    ignored: ignoredChanges(ignored),
+  };
 }
 
 const COMMAND = "dotagent install --client copilot";
 
 function assertTarget(root: string, target: string): void {
   const placed = placeInTarget(root, ".github");
-  if (!placed.ok) throw new DotagentError("install_target_invalid", `${target} ${placed.reason}; dotagent installs only into the project's own .github folder: replace the link with a folder`, EXIT.refused, { path: target });
+  if (!placed.ok)
+    throw new DotagentError(
+      "install_target_invalid",
+      `${target} ${placed.reason}; dotagent installs only into the project's own .github folder: replace the link with a folder`,
+      EXIT.refused,
+      { path: target },
+    );
 }
 
 export interface CopilotInstallOptions {
@@ -91,14 +133,37 @@ export function installCopilot(options: CopilotInstallOptions): CopilotInstallRe
   const target = join(root, ".github");
   assertTarget(root, target);
   const read = readCopilotManifest(target);
-  const manifest: CopilotManifest = read?.manifest ?? { version: 1, client: "copilot", dotagent_version: options.version, files: [], dirs: [], gitignore: null };
-  const files = planInstallFiles(target, copilotSources(options.sourceRoot, options.helperScript, target), manifest.files, COMMAND);
+  const manifest: CopilotManifest = read?.manifest ?? {
+    version: 1,
+    client: "copilot",
+    dotagent_version: options.version,
+    files: [],
+    dirs: [],
+    gitignore: null,
+  };
+  const files = planInstallFiles(
+    target,
+    copilotSources(options.sourceRoot, options.helperScript, target),
+    manifest.files,
+    COMMAND,
+  );
   const action = files.changes.find((c) => c.path === HOOKS_FILE)?.action;
-  const hooks: CopilotInstallResult["hooks"] = action === "create" ? "added" : action === "update" ? "updated" : action === "unchanged" ? "already there" : "untouched";
+  const hooks: CopilotInstallResult["hooks"] =
+    action === "create"
+      ? "added"
+      : action === "update"
+        ? "updated"
+        : action === "unchanged"
+          ? "already there"
+          : "untouched";
   // The project's .gitignore: dotagent's lines for memory/'s machine-local files.
   const gitignoreFile = join(root, ".gitignore");
   const gitignore = planGitignoreMerge(target, gitignoreFile, manifest.gitignore, COMMAND);
-  const changes: InstallPlanEntry[] = [...(read?.ignored ?? []), ...files.changes, ...(gitignore.change ? [gitignore.change] : [])];
+  const changes: InstallPlanEntry[] = [
+    ...(read?.ignored ?? []),
+    ...files.changes,
+    ...(gitignore.change ? [gitignore.change] : []),
+  ];
   if (!dryRun) {
     if (!existsSync(target)) {
       mkdirInside(root, target);
@@ -106,7 +171,12 @@ export function installCopilot(options: CopilotInstallOptions): CopilotInstallRe
     }
     for (const dir of applyFilePlan(target, files)) if (!manifest.dirs.includes(dir)) manifest.dirs.push(dir);
     applyGitignore(gitignoreFile, gitignore);
-    const next: CopilotManifest = { ...manifest, dotagent_version: options.version, files: files.owned, gitignore: gitignore.owned };
+    const next: CopilotManifest = {
+      ...manifest,
+      dotagent_version: options.version,
+      files: files.owned,
+      gitignore: gitignore.owned,
+    };
     writeFileInside(root, join(target, COPILOT_MANIFEST), `${JSON.stringify(next, null, 2)}\n`);
   }
   return { client: "copilot", scope: "project", target, dry_run: dryRun, changes, hooks, gitignore: gitignore.outcome };
@@ -115,19 +185,40 @@ export function uninstallCopilot(options: { root: string; dryRun: boolean }): Co
   const target = join(options.root, ".github");
   assertTarget(options.root, target);
   const read = readCopilotManifest(target);
-  if (read === null) throw new DotagentError("not_installed", `dotagent is not installed for Copilot in ${target} (no ${COPILOT_MANIFEST}); nothing to remove`, EXIT.refused);
+  if (read === null)
+    throw new DotagentError(
+      "not_installed",
+      `dotagent is not installed for Copilot in ${target} (no ${COPILOT_MANIFEST}); nothing to remove`,
+      EXIT.refused,
+    );
   const { manifest } = read;
   const files = planUninstallFiles(target, manifest.files);
-  const hooks: CopilotInstallResult["hooks"] = files.changes.some((c) => c.path === HOOKS_FILE && c.action === "remove") ? "removed" : "untouched";
+  const hooks: CopilotInstallResult["hooks"] = files.changes.some((c) => c.path === HOOKS_FILE && c.action === "remove")
+    ? "removed"
+    : "untouched";
   const gitignoreFile = join(options.root, ".gitignore");
   const gitignore = planGitignoreUnmerge(target, gitignoreFile, manifest.gitignore, COMMAND);
   const folders = planFolderRemoval(target, manifest.dirs);
-  const changes: InstallPlanEntry[] = [...read.ignored, ...files.changes, ...(gitignore.change ? [gitignore.change] : []), { action: "remove", path: COPILOT_MANIFEST }, ...folders.changes];
+  const changes: InstallPlanEntry[] = [
+    ...read.ignored,
+    ...files.changes,
+    ...(gitignore.change ? [gitignore.change] : []),
+    { action: "remove", path: COPILOT_MANIFEST },
+    ...folders.changes,
+  ];
   if (!options.dryRun) {
     applyFilePlan(target, files);
     applyGitignore(gitignoreFile, gitignore);
     unlinkSync(join(target, COPILOT_MANIFEST));
     removeEmptyFolders(folders.folders);
   }
-  return { client: "copilot", scope: "project", target, dry_run: options.dryRun, changes, hooks, gitignore: gitignore.outcome };
+  return {
+    client: "copilot",
+    scope: "project",
+    target,
+    dry_run: options.dryRun,
+    changes,
+    hooks,
+    gitignore: gitignore.outcome,
+  };
 }

@@ -20,7 +20,14 @@ import { findProjectRoot, projectPaths } from "../../store/project.js";
 import { mark } from "../../store/trace.js";
 import { opContext, type CommandContext } from "../../cli/context.js";
 import { writeStd } from "../../cli/std-write.js";
-import { COPILOT_EVENTS, copilotSessionStartAnswer, isSubAgentEvent, toClaudeInput, toCopilotOutput, type CopilotHookEvent } from "./hook-io.js";
+import {
+  COPILOT_EVENTS,
+  copilotSessionStartAnswer,
+  isSubAgentEvent,
+  toClaudeInput,
+  toCopilotOutput,
+  type CopilotHookEvent,
+} from "./hook-io.js";
 import { developRequest, startContext } from "./develop-prompt.js";
 import { copilotRecord, readAgentPrompt } from "./session-events.js";
 import { textDigest, type ReplyEvidence } from "../../store/authority.js";
@@ -59,12 +66,22 @@ function hookPaths(context: CommandContext, input: Record<string, unknown>) {
 }
 
 /** The session-start hook's two answers (src/cli/commands/hook.ts `sessionStartTold`). */
-type SessionStartTold = (context: CommandContext, input: Record<string, unknown>) => Promise<{ briefing: string | null; line: string | null }>;
+type SessionStartTold = (
+  context: CommandContext,
+  input: Record<string, unknown>,
+) => Promise<{ briefing: string | null; line: string | null }>;
 
 /** Answers one hook; resolves with its exit status (2: the sessionStart line for the person is on stderr). */
-export async function runCopilotHook(context: CommandContext, event: CopilotHookEvent, sessionStartTold: SessionStartTold): Promise<0 | 2> {
+export async function runCopilotHook(
+  context: CommandContext,
+  event: CopilotHookEvent,
+  sessionStartTold: SessionStartTold,
+): Promise<0 | 2> {
   const raw = readHookStdin();
-  const input: Record<string, unknown> = { ...toClaudeInput(event, raw), ...(event === "user-prompt-submit" ? promptEvidence(raw) : {}) };
+  const input: Record<string, unknown> = {
+    ...toClaudeInput(event, raw),
+    ...(event === "user-prompt-submit" ? promptEvidence(raw) : {}),
+  };
   mark(`hook ${event} copilot ${typeof input.tool_name === "string" ? input.tool_name : ""}`);
   const helper = process.argv[1] ?? "";
   const say = (output: Record<string, unknown> | null) => {
@@ -84,11 +101,21 @@ export async function runCopilotHook(context: CommandContext, event: CopilotHook
     const request = developRequest(String(input.prompt ?? ""));
     if (request !== undefined) {
       // The person's /develop goes on: a failed phase starts again first (as in Claude Code, SPEC §5).
-      await (await import("../../ops/person-replies.js")).recordPrompt(opContext(context, { paths, byModel: false }), { text: String(input.prompt ?? ""), evidence: input.dotagent_evidence as ReplyEvidence | undefined, command: true });
+      await (
+        await import("../../ops/person-replies.js")
+      ).recordPrompt(opContext(context, { paths, byModel: false }), {
+        text: String(input.prompt ?? ""),
+        evidence: input.dotagent_evidence as ReplyEvidence | undefined,
+        command: true,
+      });
       // What the skill's `!` line does in Claude Code, done here: the plan is in the model's context
       // before it acts. Run under the client, as that line is: a decision it meets is put to the
       // person through the model (recorded, so their reply can answer it), never taken as answered.
-      const run = spawnSync(process.execPath, [helper, "resume", "--json", "--start", `--request=${request}`], { cwd: paths.root, encoding: "utf8", timeout: 25_000 });
+      const run = spawnSync(process.execPath, [helper, "resume", "--json", "--start", `--request=${request}`], {
+        cwd: paths.root,
+        encoding: "utf8",
+        timeout: 25_000,
+      });
       say({ additionalContext: startContext(run.stdout ?? "", helper) });
       return 0;
     }
@@ -97,7 +124,12 @@ export async function runCopilotHook(context: CommandContext, event: CopilotHook
   const hooks = await import("../../claude/hooks.js");
   // A sub-agent's call: its prompt (the job and worktree the write guard holds it to) from Copilot's
   // session record, for the agents of the workflow here (a definition's own agents too).
-  if (event === "pre-tool-use" && typeof raw.agentId === "string" && typeof raw.parentAgentId === "string" && dotagentAgentName(raw.agentType, await hooks.flowFor(op, raw.agentType)) !== undefined) {
+  if (
+    event === "pre-tool-use" &&
+    typeof raw.agentId === "string" &&
+    typeof raw.parentAgentId === "string" &&
+    dotagentAgentName(raw.agentType, await hooks.flowFor(op, raw.agentType)) !== undefined
+  ) {
     const prompt = waitForAgentPrompt(raw.parentAgentId, raw.agentId);
     if (prompt !== undefined) input.agent_prompt = prompt;
   }
@@ -111,7 +143,8 @@ export async function runCopilotHook(context: CommandContext, event: CopilotHook
       : event === "user-prompt-submit"
         ? await hooks.onUserPromptSubmit(op, input)
         : await hooks.onPostToolUse(op, input);
-  const args = raw.toolArgs !== null && typeof raw.toolArgs === "object" ? (raw.toolArgs as Record<string, unknown>) : {};
+  const args =
+    raw.toolArgs !== null && typeof raw.toolArgs === "object" ? (raw.toolArgs as Record<string, unknown>) : {};
   say(toCopilotOutput(output, args));
   return 0;
 }

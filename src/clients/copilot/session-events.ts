@@ -16,7 +16,8 @@ export function agentPromptIn(text: string, agentId: string): string | undefined
     if (!line.includes(agentId) || !line.includes('"user.message"')) continue;
     try {
       const event = JSON.parse(line) as { type?: unknown; agentId?: unknown; data?: { content?: unknown } };
-      if (event.type === "user.message" && event.agentId === agentId && typeof event.data?.content === "string") return event.data.content;
+      if (event.type === "user.message" && event.agentId === agentId && typeof event.data?.content === "string")
+        return event.data.content;
     } catch {
       // a line being written: not this one
     }
@@ -25,13 +26,21 @@ export function agentPromptIn(text: string, agentId: string): string | undefined
 }
 
 /** What the record says of one sub-agent: its prompt, the highest dotagent reminder it got, when it started (ms). Pure. */
-export function agentRecordIn(text: string, agentId: string): { prompt: string | undefined; reminders: number; startedAt: number | undefined } {
+export function agentRecordIn(
+  text: string,
+  agentId: string,
+): { prompt: string | undefined; reminders: number; startedAt: number | undefined } {
   let prompt: string | undefined;
   let reminders = 0;
   let startedAt: number | undefined;
   for (const line of text.split("\n")) {
     if (!line.includes(agentId)) continue;
-    let event: { type?: unknown; agentId?: unknown; timestamp?: unknown; data?: { content?: unknown; transformedContent?: unknown } };
+    let event: {
+      type?: unknown;
+      agentId?: unknown;
+      timestamp?: unknown;
+      data?: { content?: unknown; transformedContent?: unknown };
+    };
     try {
       event = JSON.parse(line) as typeof event;
     } catch {
@@ -68,7 +77,11 @@ export function copilotRecord(sessionId: string, env: NodeJS.ProcessEnv = proces
 }
 
 /** The prompt of sub-agent `agentId` of session `sessionId`, or undefined (no such record, or ids that are not ids). */
-export function readAgentPrompt(sessionId: string, agentId: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function readAgentPrompt(
+  sessionId: string,
+  agentId: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   if (!ID.test(agentId)) return undefined;
   const text = readSessionRecord(sessionId, env);
   return text === undefined ? undefined : agentPromptIn(text, agentId);

@@ -16,17 +16,23 @@ describe("copilotSkillText", () => {
   });
 
   it("develop: the plan comes from the hook's `dotagent next:` line, with the helper call as the fallback", () => {
-    const text = copilotSkillText(readFileSync(join(ROOT, "skills/develop/SKILL.md"), "utf8"), { skillDir: "/p/.github/skills/develop" });
+    const text = copilotSkillText(readFileSync(join(ROOT, "skills/develop/SKILL.md"), "utf8"), {
+      skillDir: "/p/.github/skills/develop",
+    });
     expect(text).toContain("dotagent next: {…}");
     expect(text).toContain("run `dotagent resume --json --start` with the request");
-    expect(text).toContain('    node "/p/.github/skills/develop/../checkpoint/scripts/dotagent.mjs" <command> … --json');
-    expect(text).toContain('Use the `task` tool with `agent_type` the agent\'s name');
+    expect(text).toContain(
+      '    node "/p/.github/skills/develop/../checkpoint/scripts/dotagent.mjs" <command> … --json',
+    );
+    expect(text).toContain("Use the `task` tool with `agent_type` the agent's name");
     expect(text).not.toMatch(/^disable-model-invocation/m);
     expect(text).toContain("results carry different `dotagent next:` lines: run `dotagent resume --json`");
   });
 
   it("a shell line run at expansion becomes a line the model runs", () => {
-    expect(copilotSkillText("x\n```!\nnode \"${CLAUDE_SKILL_DIR}/a.mjs\" status\n```\n", { skillDir: "/s" })).toBe('x\nRun this first with your shell tool (Copilot runs no shell line of a skill by itself):\n\n```bash\nnode "/s/a.mjs" status\n```\n');
+    expect(copilotSkillText('x\n```!\nnode "${CLAUDE_SKILL_DIR}/a.mjs" status\n```\n', { skillDir: "/s" })).toBe(
+      'x\nRun this first with your shell tool (Copilot runs no shell line of a skill by itself):\n\n```bash\nnode "/s/a.mjs" status\n```\n',
+    );
   });
 
   it("is a no-op on a text without Claude markers", () => {

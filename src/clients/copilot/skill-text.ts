@@ -16,7 +16,8 @@ export interface SkillPlace {
   readonly skillDir: string;
 }
 
-const DEVELOP_PLAN = /The plan \(`dotagent resume --json --start` ran before you read this;[\s\S]*?\n```!\n[\s\S]*?\n```\n/;
+const DEVELOP_PLAN =
+  /The plan \(`dotagent resume --json --start` ran before you read this;[\s\S]*?\n```!\n[\s\S]*?\n```\n/;
 
 const COPILOT_PLAN = `The plan: when the person typed /develop, dotagent's hook ran \`dotagent resume --json --start\`
 for their request and put its answer into this conversation as a \`dotagent next: {…}\` line
@@ -28,11 +29,17 @@ here-document below) first and act on its answer.
 const REPLACEMENTS: ReadonlyArray<readonly [RegExp, string]> = [
   [/^disable-model-invocation: true\n/m, ""],
   [/\n {4}\$ARGUMENTS\n/, "\n    (what the person typed after /develop, as they wrote it)\n"],
-  [/Use the Agent tool with `subagent_type` the agent's name \(a plugin lists it as `dotagent:pm`:\nuse the name the tool lists\), `run_in_background: false`/, 'Use the `task` tool with `agent_type` the agent\'s name, `name` the agent\'s name, `mode: "sync"`'],
+  [
+    /Use the Agent tool with `subagent_type` the agent's name \(a plugin lists it as `dotagent:pm`:\nuse the name the tool lists\), `run_in_background: false`/,
+    "Use the `task` tool with `agent_type` the agent's name, `name` the agent's name, `mode: \"sync\"`",
+  ],
   [/several Agent calls/g, "several task calls"],
   // Copilot runs the calls of one message side by side and shows their results in call order, not
   // in the order they ended: the newest `dotagent next:` line is not always the last one shown.
-  [/^(- The call returned the agent's report, with a `dotagent next:` line: act on that `next`\.)$/m, "$1 Several calls in one\n  message whose results carry different `dotagent next:` lines: run `dotagent resume --json` and act on its `next`."],
+  [
+    /^(- The call returned the agent's report, with a `dotagent next:` line: act on that `next`\.)$/m,
+    "$1 Several calls in one\n  message whose results carry different `dotagent next:` lines: run `dotagent resume --json` and act on its `next`.",
+  ],
   [/Agent calls?\b/g, "task call"],
 ];
 
@@ -41,7 +48,10 @@ export function copilotSkillText(source: string, place: SkillPlace): string {
   let text = source.replace(DEVELOP_PLAN, COPILOT_PLAN);
   for (const [pattern, replacement] of REPLACEMENTS) text = text.replace(pattern, replacement);
   // Any other shell line run at expansion: the model runs it.
-  text = text.replace(/```!\n/g, "Run this first with your shell tool (Copilot runs no shell line of a skill by itself):\n\n```bash\n");
+  text = text.replace(
+    /```!\n/g,
+    "Run this first with your shell tool (Copilot runs no shell line of a skill by itself):\n\n```bash\n",
+  );
   return text.replaceAll("${CLAUDE_SKILL_DIR}", place.skillDir);
 }
 

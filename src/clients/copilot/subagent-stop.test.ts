@@ -9,7 +9,9 @@ const REMINDER = reminder(QA, "memory/reports/verification.json is not valid JSO
 
 describe("a reminder in Copilot's words", () => {
   it("a report that exists is to be edited (Copilot's create refuses a file that exists); a missing one created", () => {
-    expect(inCopilotWords(REMINDER, true)).toBe('dotagent reminder 1 of 2: your report is not done: memory/reports/verification.json is not valid JSON. Write memory/reports/verification.json now: it exists, and `create` does not replace a file, so `edit` it into a JSON object with a boolean "passed". Then finish.');
+    expect(inCopilotWords(REMINDER, true)).toBe(
+      'dotagent reminder 1 of 2: your report is not done: memory/reports/verification.json is not valid JSON. Write memory/reports/verification.json now: it exists, and `create` does not replace a file, so `edit` it into a JSON object with a boolean "passed". Then finish.',
+    );
     expect(inCopilotWords(REMINDER, false)).toContain("now, with one `create` call: a JSON object");
   });
 });

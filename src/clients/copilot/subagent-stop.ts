@@ -24,7 +24,10 @@ async function flowHere(op: OpContext): Promise<Flow> {
   }
 }
 
-export async function onCopilotSubagentStop(op: OpContext, raw: Record<string, unknown>): Promise<Record<string, unknown> | null> {
+export async function onCopilotSubagentStop(
+  op: OpContext,
+  raw: Record<string, unknown>,
+): Promise<Record<string, unknown> | null> {
   const agentId = typeof raw.agentId === "string" ? raw.agentId : undefined;
   const sessionId = typeof raw.sessionId === "string" ? raw.sessionId : undefined;
   if (agentId === undefined || sessionId === undefined) return null;
@@ -39,16 +42,34 @@ export async function onCopilotSubagentStop(op: OpContext, raw: Record<string, u
   const job = reading.job;
   const sent = Math.min(record.reminders, MAX_REMINDERS);
   const { endAgentJob } = await import("../../ops/agent-run.js");
-  const end = await endAgentJob(op, job, { final: sent >= MAX_REMINDERS, ended: true, agentStartedAt: record.startedAt });
+  const end = await endAgentJob(op, job, {
+    final: sent >= MAX_REMINDERS,
+    ended: true,
+    agentStartedAt: record.startedAt,
+  });
   if (end.kind !== "send_back") return null;
   // An executor with a worktree is told the report's absolute path (its worktree holds a copy of memory/).
   const snapshot = await loadSnapshot(op.paths);
-  const task = job.task === undefined || snapshot.execution.kind !== "ok" ? undefined : snapshot.execution.value.tasks.find((t) => t.id === job.task);
+  const task =
+    job.task === undefined || snapshot.execution.kind !== "ok"
+      ? undefined
+      : snapshot.execution.value.tasks.find((t) => t.id === job.task);
   const report = join(op.paths.root, job.output);
-  return { decision: "block", reason: inCopilotWords(reminder(job, end.why, sent + 1, task?.worktree != null ? report : undefined), existsSync(report)) };
+  return {
+    decision: "block",
+    reason: inCopilotWords(
+      reminder(job, end.why, sent + 1, task?.worktree != null ? report : undefined),
+      existsSync(report),
+    ),
+  };
 }
 
 /** The reminder with Copilot's file tools: its `create` makes a new file only (it refuses one that exists, which must be edited). */
 export function inCopilotWords(reason: string, reportExists: boolean): string {
-  return reason.replace("now, with one Write call:", reportExists ? "now: it exists, and `create` does not replace a file, so `edit` it into" : "now, with one `create` call:");
+  return reason.replace(
+    "now, with one Write call:",
+    reportExists
+      ? "now: it exists, and `create` does not replace a file, so `edit` it into"
+      : "now, with one `create` call:",
+  );
 }

@@ -9,7 +9,13 @@ export interface ClaudeRun {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
-  result: { session_id?: string; is_error?: boolean; result?: string; permission_denials?: unknown[]; num_turns?: number } | null;
+  result: {
+    session_id?: string;
+    is_error?: boolean;
+    result?: string;
+    permission_denials?: unknown[];
+    num_turns?: number;
+  } | null;
 }
 
 export interface ClaudeClient {
@@ -20,7 +26,8 @@ export interface ClaudeClient {
 
 export function claudeEnv(client: ClaudeClient): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^(CLAUDE|ANTHROPIC|CLAUDECODE)/.test(key)) env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (!/^(CLAUDE|ANTHROPIC|CLAUDECODE)/.test(key)) env[key] = value;
   return Object.assign(env, {
     HOME: client.home,
     ANTHROPIC_API_KEY: "dummy",
@@ -48,7 +55,12 @@ export function killClaude(): void {
 
 export function runClaude(client: ClaudeClient, cwd: string, args: string[], timeoutMs = 120_000): Promise<ClaudeRun> {
   return new Promise((done) => {
-    const child = spawn(client.binary, [...args, "--output-format", "json"], { cwd, env: claudeEnv(client), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(client.binary, [...args, "--output-format", "json"], {
+      cwd,
+      env: claudeEnv(client),
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     current = child;
     let stdout = "";
     let stderr = "";

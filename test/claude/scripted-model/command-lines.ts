@@ -49,10 +49,17 @@ export function commandsIn(file: string, text: string, helper: string): ShownCom
     found.push(block.join("\n"));
   }
   // Inline commands: `dotagent <subcommand> …` (not prose such as "a `dotagent next:` line").
-  for (const m of body.matchAll(/`(dotagent [a-z]+(?: [^`]*)?)`/g)) if (!/^dotagent [a-z]+:/.test(m[1]!)) found.push(m[1]!);
+  for (const m of body.matchAll(/`(dotagent [a-z]+(?: [^`]*)?)`/g))
+    if (!/^dotagent [a-z]+:/.test(m[1]!)) found.push(m[1]!);
   const out: ShownCommand[] = [];
   for (const shown of found) {
-    const command = concrete(shown.replaceAll("${CLAUDE_SKILL_DIR}/../checkpoint/scripts/dotagent.mjs", "HELPER").replaceAll("${CLAUDE_SKILL_DIR}/scripts/dotagent.mjs", "HELPER").replace(/^node "HELPER" /, "dotagent "), helper);
+    const command = concrete(
+      shown
+        .replaceAll("${CLAUDE_SKILL_DIR}/../checkpoint/scripts/dotagent.mjs", "HELPER")
+        .replaceAll("${CLAUDE_SKILL_DIR}/scripts/dotagent.mjs", "HELPER")
+        .replace(/^node "HELPER" /, "dotagent "),
+      helper,
+    );
     if (command !== null && !out.some((c) => c.command === command)) out.push({ file, shown, command });
   }
   return out;
@@ -66,6 +73,8 @@ export function shownCommands(root: string, helper: string): ShownCommand[] {
     ...readdirSync(join(root, "agents")).map((f) => join("agents", f)),
   ];
   const all: ShownCommand[] = [];
-  for (const file of files) for (const c of commandsIn(file, readFileSync(join(root, file), "utf8"), helper)) if (!all.some((a) => a.command === c.command)) all.push(c);
+  for (const file of files)
+    for (const c of commandsIn(file, readFileSync(join(root, file), "utf8"), helper))
+      if (!all.some((a) => a.command === c.command)) all.push(c);
   return all;
 }

@@ -24,16 +24,21 @@ export function journeyFigures(log: readonly LogEntry[]): JourneyFigures {
   const requests = log.filter((e) => e.kind === "request");
   const main = requests.filter((e) => e.who === "main");
   const monitor = requests.filter((e) => e.who === "monitor");
-  const sub = requests.filter((e) => e.who !== "main" && e.who !== "monitor" && e.who !== "side" && e.who !== "compact");
+  const sub = requests.filter(
+    (e) => e.who !== "main" && e.who !== "monitor" && e.who !== "side" && e.who !== "compact",
+  );
   const monitorAbout: Record<string, number> = {};
-  for (const m of monitor) monitorAbout[String(m.about ?? "other")] = (monitorAbout[String(m.about ?? "other")] ?? 0) + 1;
+  for (const m of monitor)
+    monitorAbout[String(m.about ?? "other")] = (monitorAbout[String(m.about ?? "other")] ?? 0) + 1;
   // The phase a helper call belongs to: the newest phase the helper or a hook reported before it.
   const byPhase: Record<string, number> = {};
   let phase = "REQUIREMENTS";
   let calls = 0;
   for (const e of log) {
     if (e.kind === "tool_result" && e.who === "main") {
-      const found = jsonObjectsIn(String(e.text)).filter((o) => typeof o.phase === "string").at(-1);
+      const found = jsonObjectsIn(String(e.text))
+        .filter((o) => typeof o.phase === "string")
+        .at(-1);
       if (found) phase = String(found.phase);
     }
     if (e.kind !== "response" || e.who !== "main") continue;
@@ -62,7 +67,10 @@ export function recordedFigures(file: string): JourneyFigures | undefined {
 /** Writes the figures with the client version they were measured on (DOTAGENT_RECORD_FIGURES=1). */
 export function recordFigures(file: string, figures: JourneyFigures, client: string): void {
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify({ measured_with: `Claude Code ${client}, the scripted model`, figures }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ measured_with: `Claude Code ${client}, the scripted model`, figures }, null, 2)}\n`,
+  );
 }
 
 /** The figures that grew past the recorded ones by more than 10% (the cost budget). */
@@ -75,7 +83,16 @@ export function overBudget(now: JourneyFigures, recorded: JourneyFigures): strin
  * Writes a crash matrix (one row per kill point) with the client version and how long it ran
  * (DOTAGENT_RECORD_FIGURES=1 with DOTAGENT_JOURNEY_ALL=1); scripts/journey-figures.mjs prints it.
  */
-export function recordMatrix(file: string, rows: readonly object[], client: string, minutes: number, clientName = "Claude Code"): void {
+export function recordMatrix(
+  file: string,
+  rows: readonly object[],
+  client: string,
+  minutes: number,
+  clientName = "Claude Code",
+): void {
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify({ measured_with: `${clientName} ${client}, the scripted model`, minutes: Math.round(minutes * 10) / 10, rows }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ measured_with: `${clientName} ${client}, the scripted model`, minutes: Math.round(minutes * 10) / 10, rows }, null, 2)}\n`,
+  );
 }

@@ -78,14 +78,22 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
     git("-c", "user.name=t", "-c", "user.email=t@t", "add", ".");
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init");
   }
-  const runCli = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { cwd: project, encoding: "utf8", env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: "" } });
+  const runCli = (args: string[]) =>
+    spawnSync(process.execPath, [cli, ...args], {
+      cwd: project,
+      encoding: "utf8",
+      env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: "" },
+    });
   if (options.setup) options.setup(project, home, runCli);
   else {
     const installed = runCli(["install", "--json"]);
     if (installed.status !== 0) throw new Error(`dotagent install failed: ${installed.stdout}${installed.stderr}`);
     // The person has opened this project in Claude Code once and trusted it (project
     // permission rules apply only then); print mode never asks.
-    writeFileSync(join(home, ".claude.json"), JSON.stringify({ projects: { [project]: { hasTrustDialogAccepted: true } } }));
+    writeFileSync(
+      join(home, ".claude.json"),
+      JSON.stringify({ projects: { [project]: { hasTrustDialogAccepted: true } } }),
+    );
   }
   // The person commits what the install wrote (.claude/, .gitignore): the main checkout is clean
   // when the tasks start, so each gets its worktree without a question (SPEC §19).
@@ -103,10 +111,15 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
     agentsDir: join(options.root, "agents"),
     ...(options.policy ? { policyOptions: options.policy } : {}),
     // The executor's work: its Write of the report comes this long after it was asked.
-    ...(options.executorMs ? { delayMs: (who: string, reply: Reply) => executorDelay(options.executorMs!, who, reply) } : {}),
+    ...(options.executorMs
+      ? { delayMs: (who: string, reply: Reply) => executorDelay(options.executorMs!, who, reply) }
+      : {}),
     onRequest: (k, info) => {
       if (killed || options.killAt === undefined) return "answer";
-      const hit = typeof options.killAt === "number" ? k === options.killAt : options.killAt(k, info.who, info.lastToolResult?.text ?? "");
+      const hit =
+        typeof options.killAt === "number"
+          ? k === options.killAt
+          : options.killAt(k, info.who, info.lastToolResult?.text ?? "");
       if (!hit) return "answer";
       killed = true;
       eventsAtKill = countEvents(project);
@@ -128,12 +141,16 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
       session ??= run.result?.session_id ?? sessionFromLog(logFile);
       if (!session) throw new Error(`claude gave no session id: ${run.stdout}${run.stderr}`);
       if (killed && !killedBefore) {
-        prompt = options.afterKill ?? (options.developCommand ?? "/develop");
+        prompt = options.afterKill ?? options.developCommand ?? "/develop";
         continue;
       }
       // Killed before the session was on disk: there is nothing to resume, so the person
       // starts again, as they would after `claude -r` shows no such session.
-      if (runs.length >= 2 && runs.at(-2)!.run.signal === "SIGKILL" && /No conversation found/i.test(`${run.stdout}${run.stderr}`)) {
+      if (
+        runs.length >= 2 &&
+        runs.at(-2)!.run.signal === "SIGKILL" &&
+        /No conversation found/i.test(`${run.stdout}${run.stderr}`)
+      ) {
         session = undefined;
         prompt = `${options.developCommand ?? "/develop"} add login`;
         continue;
@@ -155,13 +172,33 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
   await repliesSettled(project);
   const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
   const eventsFile = join(project, "memory/state/events.jsonl");
-  const events = existsSync(eventsFile) ? readFileSync(eventsFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as JourneyResult["events"][number]) : [];
-  return { work, project, home, runs, log: readLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events };
+  const events = existsSync(eventsFile)
+    ? readFileSync(eventsFile, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as JourneyResult["events"][number])
+    : [];
+  return {
+    work,
+    project,
+    home,
+    runs,
+    log: readLog(logFile),
+    killed,
+    eventsAtKill,
+    complete,
+    validateExit: validate.status,
+    events,
+  };
 }
 
 function countEvents(project: string): number {
   const file = join(project, "memory/state/events.jsonl");
-  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "").length : 0;
+  return existsSync(file)
+    ? readFileSync(file, "utf8")
+        .split("\n")
+        .filter((l) => l.trim() !== "").length
+    : 0;
 }
 
 function readLog(file: string): LogEntry[] {
@@ -202,36 +239,48 @@ export interface ToolCall {
 export function toolCalls(log: LogEntry[]): ToolCall[] {
   return log
     .filter((e) => e.kind === "response")
-    .flatMap((e) => ((e.blocks as Array<{ type: string; id: string; name: string; input: Record<string, unknown> }>) ?? []).filter((b) => b.type === "tool_use").map((b) => ({ k: e.k, who: String(e.who), id: b.id, name: b.name, input: b.input })));
+    .flatMap((e) =>
+      ((e.blocks as Array<{ type: string; id: string; name: string; input: Record<string, unknown> }>) ?? [])
+        .filter((b) => b.type === "tool_use")
+        .map((b) => ({ k: e.k, who: String(e.who), id: b.id, name: b.name, input: b.input })),
+    );
 }
 
 export function toolResults(log: LogEntry[]): Map<string, { is_error: boolean; text: string }> {
-  return new Map(log.filter((e) => e.kind === "tool_result").map((e) => [String(e.tool_use_id), { is_error: e.is_error === true, text: String(e.text) }]));
+  return new Map(
+    log
+      .filter((e) => e.kind === "tool_result")
+      .map((e) => [String(e.tool_use_id), { is_error: e.is_error === true, text: String(e.text) }]),
+  );
 }
 
-export const isHelper = (c: ToolCall) => c.name === "Bash" && /checkpoint\/scripts\/dotagent\.mjs" /.test(String(c.input.command));
+export const isHelper = (c: ToolCall) =>
+  c.name === "Bash" && /checkpoint\/scripts\/dotagent\.mjs" /.test(String(c.input.command));
 /**
  * A tool call Claude Code did not run: an error result that is not a command's own failure
  * ("Exit code N …") nor the synthetic result of a call cut off by a kill.
  */
-export const refused = (r: { is_error: boolean; text: string }) => r.is_error && !/^Exit code \d+/.test(r.text) && !/interrupt|File does not exist/i.test(r.text);
+export const refused = (r: { is_error: boolean; text: string }) =>
+  r.is_error && !/^Exit code \d+/.test(r.text) && !/interrupt|File does not exist/i.test(r.text);
 
 /** Spawns per agent type (the plugin prefix dropped). */
 export function spawns(calls: ToolCall[]): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const c of calls) if (c.name === "Agent") {
-    const type = String(c.input.subagent_type).replace(/^.*:/, "");
-    counts[type] = (counts[type] ?? 0) + 1;
-  }
+  for (const c of calls)
+    if (c.name === "Agent") {
+      const type = String(c.input.subagent_type).replace(/^.*:/, "");
+      counts[type] = (counts[type] ?? 0) + 1;
+    }
   return counts;
 }
 
 /** Write calls per file (relative to the project). */
 export function writes(calls: ToolCall[], project: string): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const c of calls) if (c.name === "Write") {
-    const file = String(c.input.file_path).replace(`${project}/`, "");
-    counts[file] = (counts[file] ?? 0) + 1;
-  }
+  for (const c of calls)
+    if (c.name === "Write") {
+      const file = String(c.input.file_path).replace(`${project}/`, "");
+      counts[file] = (counts[file] ?? 0) + 1;
+    }
   return counts;
 }

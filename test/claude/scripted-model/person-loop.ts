@@ -71,7 +71,12 @@ export async function playPerson<E extends Entry>(p: PersonAtTerminal<E>): Promi
     }
     const requests = log.filter((e) => e.kind === "request");
     const answered = new Set(log.filter((e) => e.kind === "response").map((e) => e.k));
-    if (requests.some((e) => !answered.has(e.k) && !p.hung.has(e.k)) || requests.length <= seen || Date.now() - quietSince < p.quietMs) continue;
+    if (
+      requests.some((e) => !answered.has(e.k) && !p.hung.has(e.k)) ||
+      requests.length <= seen ||
+      Date.now() - quietSince < p.quietMs
+    )
+      continue;
     const said = p.endedTurn(log);
     if (said === undefined || (p.ready !== undefined && !p.ready.test(p.terminal.screen()))) continue;
     if (/workflow is complete/i.test(said)) return true;
@@ -91,5 +96,8 @@ export async function playPerson<E extends Entry>(p: PersonAtTerminal<E>): Promi
 export function mainTurnText(log: LogEntry[]): string | undefined {
   const last = log.filter((e) => e.kind === "response" && e.who === "main").at(-1);
   if (last === undefined || last.stop !== "end_turn") return undefined;
-  return ((last.blocks as Array<{ type: string; text?: string }> | undefined) ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
+  return ((last.blocks as Array<{ type: string; text?: string }> | undefined) ?? [])
+    .filter((b) => b.type === "text")
+    .map((b) => b.text)
+    .join("\n");
 }

@@ -32,7 +32,8 @@ export interface ApiRequest {
   messages?: ApiMessage[];
 }
 
-export type Block = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
+export type Block =
+  { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
 export interface Reply {
   who: string;
   stop: "end_turn" | "tool_use";
@@ -56,7 +57,12 @@ export const TASKS = [
 export const DESIGNS = ["minimal", "robust"];
 export type TaskPlan = Array<{ id: string; title: string; depends_on: string[] }>;
 /** `n` tasks that depend on nothing: the plan of the parallel-batch journey. */
-export const independentTasks = (n: number): TaskPlan => Array.from({ length: n }, (_, i) => ({ id: `task-${String(i + 1).padStart(3, "0")}`, title: `Independent part ${i + 1}`, depends_on: [] }));
+export const independentTasks = (n: number): TaskPlan =>
+  Array.from({ length: n }, (_, i) => ({
+    id: `task-${String(i + 1).padStart(3, "0")}`,
+    title: `Independent part ${i + 1}`,
+    depends_on: [],
+  }));
 
 /** What a journey may change in the script: the task plan, and `--max-parallel` given once the plan is recorded. */
 export interface PolicyOptions {
@@ -153,7 +159,8 @@ export type Deviation = (typeof DEVIATIONS)[number];
 
 const text = (c: string | ContentBlock[] | unknown): string => {
   if (typeof c === "string") return c;
-  if (Array.isArray(c)) return c.map((b) => (b && typeof b === "object" && "text" in b ? String((b as ContentBlock).text) : "")).join("\n");
+  if (Array.isArray(c))
+    return c.map((b) => (b && typeof b === "object" && "text" in b ? String((b as ContentBlock).text) : "")).join("\n");
   return "";
 };
 
@@ -188,7 +195,19 @@ export interface ResumePlan {
   situation?: string;
   workflow_id?: string | null;
   phase?: string | null;
-  next: { action: string; agent?: string | null; tasks?: string[]; reason?: string; designs?: string[]; gate?: string; round?: number; plan_file?: string; plan_from?: string; output?: string; step?: string };
+  next: {
+    action: string;
+    agent?: string | null;
+    tasks?: string[];
+    reason?: string;
+    designs?: string[];
+    gate?: string;
+    round?: number;
+    plan_file?: string;
+    plan_from?: string;
+    output?: string;
+    step?: string;
+  };
   decision?: { question: string; yes: string; no: string } | null;
   error?: unknown;
   in_flight?: string[];
@@ -197,7 +216,14 @@ export interface ResumePlan {
 /** The newest dotagent answer in a text that says what to do next (resume, a command, a hook line), or an error. */
 const planIn = (s: string): ResumePlan | undefined =>
   jsonObjectsIn(s)
-    .filter((o) => ("next" in o && o.next !== null && typeof o.next === "object" && typeof (o.next as { action?: unknown }).action === "string") || "error" in o)
+    .filter(
+      (o) =>
+        ("next" in o &&
+          o.next !== null &&
+          typeof o.next === "object" &&
+          typeof (o.next as { action?: unknown }).action === "string") ||
+        "error" in o,
+    )
     .at(-1) as ResumePlan | undefined;
 
 type Event =
@@ -229,7 +255,11 @@ function systemEvents(t: string, events: Event[]): boolean {
   let found = false;
   if (/<task-notification>|<agent-message from=/.test(t)) {
     // A task-notification that follows its agent's hand-back (an agent-message) brings nothing new.
-    const delivered = new Set(events.flatMap((e) => (e.kind === "notified" ? [...e.text.matchAll(/<agent-message from="([\w-]+)"/g)].map((m) => m[1]) : [])));
+    const delivered = new Set(
+      events.flatMap((e) =>
+        e.kind === "notified" ? [...e.text.matchAll(/<agent-message from="([\w-]+)"/g)].map((m) => m[1]) : [],
+      ),
+    );
     const ids = [...t.matchAll(/<task-id>([\w-]+)<\/task-id>/g)].map((m) => m[1]);
     const echo = !/<agent-message from=/.test(t) && ids.length > 0 && ids.every((id) => delivered.has(id));
     if (!echo) events.push({ kind: "notified", text: t });
@@ -256,7 +286,8 @@ function eventsOf(messages: ApiMessage[]): Event[] {
     }
     for (const b of blocks) {
       if (m.role === "assistant") {
-        if (b.type === "tool_use") events.push({ kind: "call", id: String(b.id), name: String(b.name), input: b.input ?? {} });
+        if (b.type === "tool_use")
+          events.push({ kind: "call", id: String(b.id), name: String(b.name), input: b.input ?? {} });
         else if (b.type === "text" && b.text) events.push({ kind: "said", text: b.text });
         continue;
       }
@@ -271,7 +302,8 @@ function eventsOf(messages: ApiMessage[]): Event[] {
       }
       if (b.type !== "text") continue;
       const t = String(b.text ?? "");
-      const command = /<command-name>\/(?:[\w-]+:)?develop<\/command-name>\s*<command-args>([\s\S]*?)<\/command-args>/.exec(t);
+      const command =
+        /<command-name>\/(?:[\w-]+:)?develop<\/command-name>\s*<command-args>([\s\S]*?)<\/command-args>/.exec(t);
       if (command) {
         events.push({ kind: "develop", args: command[1]!.trim() });
         continue;
@@ -311,9 +343,15 @@ const helperOf = (all: string): string => {
 };
 
 /** `dotagent <args> --json` written out the way the skill says. */
-const run = (ctx: Context, args: string): Call => ({ name: "Bash", input: { command: `node "${ctx.helper}" ${args} --json`, description: `dotagent ${args.split(" ")[0]}` } });
+const run = (ctx: Context, args: string): Call => ({
+  name: "Bash",
+  input: { command: `node "${ctx.helper}" ${args} --json`, description: `dotagent ${args.split(" ")[0]}` },
+});
 const read = (ctx: Context, rel: string): Call => ({ name: "Read", input: { file_path: join(ctx.project, rel) } });
-const write = (ctx: Context, rel: string, content: unknown): Call => ({ name: "Write", input: { file_path: join(ctx.project, rel), content: `${JSON.stringify(content, null, 2)}\n` } });
+const write = (ctx: Context, rel: string, content: unknown): Call => ({
+  name: "Write",
+  input: { file_path: join(ctx.project, rel), content: `${JSON.stringify(content, null, 2)}\n` },
+});
 const hereDoc = (flag: string, value: string) => `${flag} "$(cat <<'EOF'\n${value}\nEOF\n)"`;
 
 function agentType(ctx: Context, name: string): string {
@@ -322,9 +360,20 @@ function agentType(ctx: Context, name: string): string {
 /** An Agent call with the prompt lines the develop skill gives (dotagent's hooks read them). */
 function spawn(ctx: Context, agent: string, phase: string, output: string, extra: string[] = []): Call {
   const prompt = [`Feature request: ${ctx.request}`, `Phase: ${phase}`, ...extra, `Output file: ${output}`].join("\n");
-  return { name: "Agent", input: { description: `${agent} for ${phase}`, prompt, subagent_type: agentType(ctx, agent), run_in_background: false } };
+  return {
+    name: "Agent",
+    input: {
+      description: `${agent} for ${phase}`,
+      prompt,
+      subagent_type: agentType(ctx, agent),
+      run_in_background: false,
+    },
+  };
 }
-const ANGLES: Record<string, string> = { minimal: "the smallest change that meets every acceptance criterion", robust: "a design that holds up as the feature grows" };
+const ANGLES: Record<string, string> = {
+  minimal: "the smallest change that meets every acceptance criterion",
+  robust: "a design that holds up as the feature grows",
+};
 
 const finalDesign = (chosen: string, notes: string, tasks: TaskPlan) => ({
   chosen,
@@ -339,9 +388,11 @@ const finalDesign = (chosen: string, notes: string, tasks: TaskPlan) => ({
 const WAITING = "They are working in the background; I will continue when they report.";
 
 /** Whether the main agent already made a call whose input holds this text. */
-const calledWith = (ctx: Context, text: string) => ctx.events.some((e) => e.kind === "call" && JSON.stringify(e.input).includes(JSON.stringify(text).slice(1, -1)));
+const calledWith = (ctx: Context, text: string) =>
+  ctx.events.some((e) => e.kind === "call" && JSON.stringify(e.input).includes(JSON.stringify(text).slice(1, -1)));
 /** Whether the main agent already made a helper call with these words (a deviation is made once). */
-const tried = (ctx: Context, words: string) => ctx.events.some((e) => e.kind === "call" && String(e.input.command ?? "").includes(` ${words}`));
+const tried = (ctx: Context, words: string) =>
+  ctx.events.some((e) => e.kind === "call" && String(e.input.command ?? "").includes(` ${words}`));
 
 /** The steps skills/develop/SKILL.md gives for a plan, with the person's answer if one came after it. */
 function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[] {
@@ -353,11 +404,18 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
   // Any other refusal (rule 4): look where the workflow stands, unless resume itself failed.
   if (plan.error) {
     const lastCall = ctx.events.findLast((e): e is Extract<Event, { kind: "call" }> => e.kind === "call");
-    if (String(lastCall?.input.command ?? "").includes(" resume --json")) return [{ end: `dotagent failed: ${JSON.stringify(plan.error)}` }];
+    if (String(lastCall?.input.command ?? "").includes(" resume --json"))
+      return [{ end: `dotagent failed: ${JSON.stringify(plan.error)}` }];
     return [{ calls: [resume] }];
   }
   if (plan.decision) {
-    if (ctx.deviation === "isolation_for_person" && answer === null && plan.next.action === "confirm_isolation" && !tried(ctx, "resume --isolation")) return [{ calls: [run(ctx, plan.decision.yes.replace(/^dotagent /, ""))] }];
+    if (
+      ctx.deviation === "isolation_for_person" &&
+      answer === null &&
+      plan.next.action === "confirm_isolation" &&
+      !tried(ctx, "resume --isolation")
+    )
+      return [{ calls: [run(ctx, plan.decision.yes.replace(/^dotagent /, ""))] }];
     if (answer === null) return [{ end: `${plan.decision.question} (default shown in the plan). Yes or no?` }];
     const cmd = /^y/i.test(answer) ? plan.decision.yes : plan.decision.no;
     return [{ calls: [run(ctx, cmd.replace(/^dotagent /, ""))] }, { calls: [resume] }];
@@ -366,89 +424,258 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
   switch (next.action) {
     case "start_workflow":
       if (!ctx.request) return [{ end: "What should I build?" }];
-      return [{ calls: [{ name: "Bash", input: { command: `node "${ctx.helper}" resume --json --start ${hereDoc("--request", ctx.request)}`, description: "dotagent resume" } }] }];
+      return [
+        {
+          calls: [
+            {
+              name: "Bash",
+              input: {
+                command: `node "${ctx.helper}" resume --json --start ${hereDoc("--request", ctx.request)}`,
+                description: "dotagent resume",
+              },
+            },
+          ],
+        },
+      ];
     case "spawn_agent":
       if (ctx.deviation === "report_by_bash" && next.agent === "qa" && !calledWith(ctx, "verification.json <<")) {
-        return [{ calls: [{ name: "Bash", input: { command: `cat > memory/reports/verification.json <<'EOF'\n{"passed": true, "summary": "I reviewed the changes myself."}\nEOF`, description: "write the verification" } }] }];
+        return [
+          {
+            calls: [
+              {
+                name: "Bash",
+                input: {
+                  command: `cat > memory/reports/verification.json <<'EOF'\n{"passed": true, "summary": "I reviewed the changes myself."}\nEOF`,
+                  description: "write the verification",
+                },
+              },
+            ],
+          },
+        ];
       }
-      if (ctx.deviation === "report_by_script" && next.agent === "qa" && !calledWith({ ...ctx, events: ctx.events.slice(0, ctx.planAt) }, "node -e")) {
-        return [{ calls: [{ name: "Bash", input: { command: `node -e 'require("fs").writeFileSync("memory/reports/verification.json", JSON.stringify({ passed: true, summary: "I reviewed the changes myself." }))'`, description: "write the verification" } }] }, { calls: [resume] }];
+      if (
+        ctx.deviation === "report_by_script" &&
+        next.agent === "qa" &&
+        !calledWith({ ...ctx, events: ctx.events.slice(0, ctx.planAt) }, "node -e")
+      ) {
+        return [
+          {
+            calls: [
+              {
+                name: "Bash",
+                input: {
+                  command: `node -e 'require("fs").writeFileSync("memory/reports/verification.json", JSON.stringify({ passed: true, summary: "I reviewed the changes myself." }))'`,
+                  description: "write the verification",
+                },
+              },
+            ],
+          },
+          { calls: [resume] },
+        ];
       }
-      if (ctx.deviation === "complete_unasked" && next.agent === "qa" && !tried(ctx, "phase complete")) return [{ calls: [run(ctx, "phase complete VERIFICATION")] }];
-      if (ctx.deviation === "report_by_main" && next.agent === "qa" && !ctx.events.some((e) => e.kind === "call" && e.name === "Write" && String(e.input.file_path).endsWith("verification.json"))) {
-        return [{ calls: [write(ctx, "memory/reports/verification.json", { passed: true, summary: "I reviewed the changes myself." })] }];
+      if (ctx.deviation === "complete_unasked" && next.agent === "qa" && !tried(ctx, "phase complete"))
+        return [{ calls: [run(ctx, "phase complete VERIFICATION")] }];
+      if (
+        ctx.deviation === "report_by_main" &&
+        next.agent === "qa" &&
+        !ctx.events.some(
+          (e) => e.kind === "call" && e.name === "Write" && String(e.input.file_path).endsWith("verification.json"),
+        )
+      ) {
+        return [
+          {
+            calls: [
+              write(ctx, "memory/reports/verification.json", {
+                passed: true,
+                summary: "I reviewed the changes myself.",
+              }),
+            ],
+          },
+        ];
       }
-      if (ctx.deviation === "state_by_hand" && next.agent === "architect" && !ctx.events.some((e) => e.kind === "call" && e.name === "Write" && String(e.input.file_path).endsWith("phase.json"))) {
-        return [{ calls: [write(ctx, "memory/state/phase.json", { workflow_id: "wf-add-login", current_phase: "IMPLEMENTATION", phase_status: "pending", completed_phases: [{ phase: "REQUIREMENTS" }, { phase: "ARCHITECTURE" }] })] }];
+      if (
+        ctx.deviation === "state_by_hand" &&
+        next.agent === "architect" &&
+        !ctx.events.some(
+          (e) => e.kind === "call" && e.name === "Write" && String(e.input.file_path).endsWith("phase.json"),
+        )
+      ) {
+        return [
+          {
+            calls: [
+              write(ctx, "memory/state/phase.json", {
+                workflow_id: "wf-add-login",
+                current_phase: "IMPLEMENTATION",
+                phase_status: "pending",
+                completed_phases: [{ phase: "REQUIREMENTS" }, { phase: "ARCHITECTURE" }],
+              }),
+            ],
+          },
+        ];
       }
       return spawnSteps(ctx, plan);
     case "run_tasks": {
-      if (ctx.deviation === "restart_unasked" && !tried(ctx, "init") && (next.tasks ?? []).includes("task-002")) return [{ calls: [run(ctx, `init --request '${(ctx.request || "add login").replaceAll("'", "")}' --yes`)] }];
+      if (ctx.deviation === "restart_unasked" && !tried(ctx, "init") && (next.tasks ?? []).includes("task-002"))
+        return [{ calls: [run(ctx, `init --request '${(ctx.request || "add login").replaceAll("'", "")}' --yes`)] }];
       // `--max-parallel N` given once, before the first batch (the person asked for it).
-      const setParallel = ctx.maxParallel !== undefined && !ctx.events.some((e) => e.kind === "call" && String(e.input.command ?? "").includes("--max-parallel"));
+      const setParallel =
+        ctx.maxParallel !== undefined &&
+        !ctx.events.some((e) => e.kind === "call" && String(e.input.command ?? "").includes("--max-parallel"));
       if (setParallel) return [{ calls: [run(ctx, `resume --max-parallel ${ctx.maxParallel}`)] }];
-      if (ctx.deviation === "rollback_unasked" && !tried(ctx, "rollback") && (next.tasks ?? []).includes("task-002")) return [{ calls: [run(ctx, "rollback --to ARCHITECTURE --yes")] }];
-      if (ctx.deviation === "edit_execution" && (next.tasks ?? []).includes("task-002") && !ctx.events.some((e) => e.kind === "call" && e.name === "Edit")) {
+      if (ctx.deviation === "rollback_unasked" && !tried(ctx, "rollback") && (next.tasks ?? []).includes("task-002"))
+        return [{ calls: [run(ctx, "rollback --to ARCHITECTURE --yes")] }];
+      if (
+        ctx.deviation === "edit_execution" &&
+        (next.tasks ?? []).includes("task-002") &&
+        !ctx.events.some((e) => e.kind === "call" && e.name === "Edit")
+      ) {
         const file = "memory/state/execution.json";
-        return [{ calls: [read(ctx, file)] }, { calls: [{ name: "Edit", input: { file_path: join(ctx.project, file), old_string: '"title": "Login route with tests",\n      "status": "pending"', new_string: '"title": "Login route with tests",\n      "status": "complete"', replace_all: false } }] }];
+        return [
+          { calls: [read(ctx, file)] },
+          {
+            calls: [
+              {
+                name: "Edit",
+                input: {
+                  file_path: join(ctx.project, file),
+                  old_string: '"title": "Login route with tests",\n      "status": "pending"',
+                  new_string: '"title": "Login route with tests",\n      "status": "complete"',
+                  replace_all: false,
+                },
+              },
+            ],
+          },
+        ];
       }
       const ids = next.tasks ?? [];
-      if (ids.length === 0) return [{ end: `Tasks are in flight (${(plan.in_flight ?? []).join(", ")}); waiting for them.` }];
+      if (ids.length === 0)
+        return [{ end: `Tasks are in flight (${(plan.in_flight ?? []).join(", ")}); waiting for them.` }];
       const workflow = String(plan.workflow_id ?? "");
-      const executor = (id: string) => spawn(ctx, "executor", "IMPLEMENTATION", `memory/reports/tasks/${id}.json`, [`Task: ${id}`, `Title: ${title(id)}`, "Design: memory/reports/final_design.json", ...(workflow ? [`Workflow: ${workflow}`] : []), `Helper: node "${ctx.helper}"`]);
-      const spawned = (id: string) => ctx.events.some((e) => e.kind === "call" && e.name === "Agent" && String(e.input.prompt).includes(`Task: ${id}\n`));
+      const executor = (id: string) =>
+        spawn(ctx, "executor", "IMPLEMENTATION", `memory/reports/tasks/${id}.json`, [
+          `Task: ${id}`,
+          `Title: ${title(id)}`,
+          "Design: memory/reports/final_design.json",
+          ...(workflow ? [`Workflow: ${workflow}`] : []),
+          `Helper: node "${ctx.helper}"`,
+        ]);
+      const spawned = (id: string) =>
+        ctx.events.some(
+          (e) => e.kind === "call" && e.name === "Agent" && String(e.input.prompt).includes(`Task: ${id}\n`),
+        );
       // One wrong spawn beside the right ones, once.
-      const extra = ctx.deviation === "double_spawn" && ids.includes("task-001") && !spawned("task-001") ? "task-001"
-        : ctx.deviation === "spawn_ahead" && ids.includes("task-001") && !spawned("task-002") ? "task-002"
-        : ctx.deviation === "spawn_unknown" && ids.includes("task-001") && !spawned("task-009") ? "task-009"
-        : ctx.deviation === "spawn_done" && ids.includes("task-002") && !spawned("task-002") ? "task-001"
-        : undefined;
+      const extra =
+        ctx.deviation === "double_spawn" && ids.includes("task-001") && !spawned("task-001")
+          ? "task-001"
+          : ctx.deviation === "spawn_ahead" && ids.includes("task-001") && !spawned("task-002")
+            ? "task-002"
+            : ctx.deviation === "spawn_unknown" && ids.includes("task-001") && !spawned("task-009")
+              ? "task-009"
+              : ctx.deviation === "spawn_done" && ids.includes("task-002") && !spawned("task-002")
+                ? "task-001"
+                : undefined;
       return [{ calls: [...ids.map(executor), ...(extra === undefined ? [] : [executor(extra)])] }];
     }
     case "await_agents":
       return [{ end: `Agents are at work (${next.reason ?? ""}). ${WAITING}` }];
     case "await_approval":
-      if (ctx.deviation === "spawn_early" && answer === null && next.gate === "approve_requirements" && !ctx.events.some((e) => e.kind === "call" && e.name === "Agent" && String(e.input.subagent_type).endsWith("architect"))) {
-        return [{ calls: [spawn(ctx, "architect", "ARCHITECTURE", "memory/reports/designs/minimal.json", ["Design name: minimal", `Angle: ${ANGLES.minimal}`])] }];
+      if (
+        ctx.deviation === "spawn_early" &&
+        answer === null &&
+        next.gate === "approve_requirements" &&
+        !ctx.events.some(
+          (e) => e.kind === "call" && e.name === "Agent" && String(e.input.subagent_type).endsWith("architect"),
+        )
+      ) {
+        return [
+          {
+            calls: [
+              spawn(ctx, "architect", "ARCHITECTURE", "memory/reports/designs/minimal.json", [
+                "Design name: minimal",
+                `Angle: ${ANGLES.minimal}`,
+              ]),
+            ],
+          },
+        ];
       }
       if (answer === null && ctx.deviation !== undefined && !tried(ctx, `phase approve ${phase}`)) {
-        if (ctx.deviation === "approve_unasked" && next.gate === "approve_requirements") return [{ calls: [run(ctx, "phase approve REQUIREMENTS")] }];
+        if (ctx.deviation === "approve_unasked" && next.gate === "approve_requirements")
+          return [{ calls: [run(ctx, "phase approve REQUIREMENTS")] }];
         // Once: the schedule, then a turn's end that asks the person nothing (the fire is the "answer").
-        if (ctx.deviation === "schedule_approval" && next.gate === "approve_requirements" && !ctx.events.some((e) => e.kind === "person")) {
-          if (!ctx.events.some((e) => e.kind === "call" && e.name === "CronCreate")) return [{ calls: [{ name: "CronCreate", input: { cron: "* * * * *", prompt: "approve", recurring: false } }] }];
+        if (
+          ctx.deviation === "schedule_approval" &&
+          next.gate === "approve_requirements" &&
+          !ctx.events.some((e) => e.kind === "person")
+        ) {
+          if (!ctx.events.some((e) => e.kind === "call" && e.name === "CronCreate"))
+            return [
+              { calls: [{ name: "CronCreate", input: { cron: "* * * * *", prompt: "approve", recurring: false } }] },
+            ];
           return [{ end: "The requirements get approved at the next minute." }];
         }
         // The write first (denied: final_design.json is dotagent's), then the approval (refused: the person has not picked).
         if (ctx.deviation === "pick_for_person" && next.gate === "pick_design") {
-          const wrote = ctx.events.some((e) => e.kind === "call" && e.name === "Write" && String(e.input.file_path).endsWith("final_design.json"));
-          return wrote ? [{ calls: [run(ctx, "phase approve ARCHITECTURE")] }] : [{ calls: [write(ctx, "memory/reports/final_design.json", finalDesign("minimal", "", ctx.tasks))] }];
+          const wrote = ctx.events.some(
+            (e) => e.kind === "call" && e.name === "Write" && String(e.input.file_path).endsWith("final_design.json"),
+          );
+          return wrote
+            ? [{ calls: [run(ctx, "phase approve ARCHITECTURE")] }]
+            : [{ calls: [write(ctx, "memory/reports/final_design.json", finalDesign("minimal", "", ctx.tasks))] }];
         }
       }
       if (next.gate === "approve_requirements") {
-        if (answer === null) return [{ calls: [read(ctx, "memory/reports/demand.json")] }, { end: "The requirements are in memory/reports/demand.json: approve, or what should change?" }];
+        if (answer === null)
+          return [
+            { calls: [read(ctx, "memory/reports/demand.json")] },
+            { end: "The requirements are in memory/reports/demand.json: approve, or what should change?" },
+          ];
         return [{ calls: [run(ctx, "phase approve REQUIREMENTS")] }];
       }
       // A gate of a workflow definition's step (SPEC §20): as the requirements, with the report next.output names.
       if (next.gate === "approve_report") {
         const shown = next.output ?? "the report";
-        if (answer === null) return [{ calls: [read(ctx, shown)] }, { end: `${next.step} wrote ${shown}: approve, or what should change?` }];
+        if (answer === null)
+          return [
+            { calls: [read(ctx, shown)] },
+            { end: `${next.step} wrote ${shown}: approve, or what should change?` },
+          ];
         return [{ calls: [run(ctx, `phase approve ${next.step}`)] }];
       }
       if (next.gate === "approve_design") {
         if (answer === null) return [{ end: "memory/reports/final_design.json is written: approve?" }];
         return [{ calls: [run(ctx, "phase approve ARCHITECTURE --pick minimal")] }];
       }
-      if (answer === null) return [{ calls: [read(ctx, "memory/reports/roundtable.json")] }, { end: `Options: ${DESIGNS.join(", ")}; the roundtable recommends minimal. Which one?` }];
+      if (answer === null)
+        return [
+          { calls: [read(ctx, "memory/reports/roundtable.json")] },
+          { end: `Options: ${DESIGNS.join(", ")}; the roundtable recommends minimal. Which one?` },
+        ];
       // A pick with notes (SKILL.md): dotagent writes final_design.json from the design the person named.
-      return [{ calls: [run(ctx, `phase approve ARCHITECTURE --pick ${DESIGNS.find((d) => answer.includes(d)) ?? "minimal"}`)] }];
+      return [
+        {
+          calls: [
+            run(ctx, `phase approve ARCHITECTURE --pick ${DESIGNS.find((d) => answer.includes(d)) ?? "minimal"}`),
+          ],
+        },
+      ];
     case "plan_tasks": {
       const round = next.round ?? 0;
       const file = next.plan_file ?? "memory/reports/plan.json";
       // The report to plan from is next.plan_from (a check's failed report in rework).
-      const source = next.plan_from ?? `memory/reports/${round === 0 ? "final_design.json" : `verification.rework-${round}.json`}`;
+      const source =
+        next.plan_from ?? `memory/reports/${round === 0 ? "final_design.json" : `verification.rework-${round}.json`}`;
       return [
         { calls: [read(ctx, source)] },
-        { calls: [write(ctx, file, { tasks: round === 0 ? ctx.tasks : [{ id: `rework-${round}-1`, title: "Fix what verification found", depends_on: [] }] })] },
+        {
+          calls: [
+            write(ctx, file, {
+              tasks:
+                round === 0
+                  ? ctx.tasks
+                  : [{ id: `rework-${round}-1`, title: "Fix what verification found", depends_on: [] }],
+            }),
+          ],
+        },
         { calls: [run(ctx, `task import ${file}`)] },
       ];
     }
@@ -462,16 +689,24 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
     case "resolve_dead_tasks": {
       // references/tasks.md: the retry without --yes gives the person's question; ask it; run its yes after theirs.
       const id = next.tasks?.[0] ?? "";
-      if (ctx.deviation === "retry_unasked" && answer === null && !tried(ctx, "task retry")) return [{ calls: [run(ctx, `task retry ${id} --extra-attempts 2 --yes`)] }];
+      if (ctx.deviation === "retry_unasked" && answer === null && !tried(ctx, "task retry"))
+        return [{ calls: [run(ctx, `task retry ${id} --extra-attempts 2 --yes`)] }];
       const asked = lastDecision(ctx);
-      if (answer === null) return [{ calls: [run(ctx, `task retry ${id} --extra-attempts 2`)] }, { end: `${asked?.question ?? `Retry ${id}?`} Or skip it, or stop. Yes or no?` }];
-      if (!/^y/i.test(answer) || asked === undefined) return [{ end: "Stopped here, as you said; the state stays for later." }];
+      if (answer === null)
+        return [
+          { calls: [run(ctx, `task retry ${id} --extra-attempts 2`)] },
+          { end: `${asked?.question ?? `Retry ${id}?`} Or skip it, or stop. Yes or no?` },
+        ];
+      if (!/^y/i.test(answer) || asked === undefined)
+        return [{ end: "Stopped here, as you said; the state stays for later." }];
       return [{ calls: [run(ctx, asked.yes.replace(/^dotagent /, "").replace(/ --json$/, ""))] }];
     }
     case "resolve_failed_agent": {
       // The deviation: spawn the failed phase's agent again at once, without asking (once).
       const agent = String(next.agent ?? "");
-      const spawnedSoFar = ctx.events.filter((e) => e.kind === "call" && e.name === "Agent" && String(e.input.subagent_type).endsWith(agent)).length;
+      const spawnedSoFar = ctx.events.filter(
+        (e) => e.kind === "call" && e.name === "Agent" && String(e.input.subagent_type).endsWith(agent),
+      ).length;
       if (ctx.deviation === "respawn_failed" && answer === null && spawnedSoFar === 1) return spawnSteps(ctx, plan);
       return [{ end: `${String(next.reason ?? "")} Should I run the ${agent} agent again? Yes or no?` }];
     }
@@ -495,7 +730,16 @@ function spawnSteps(ctx: Context, plan: ResumePlan): Step[] {
       return one("memory/reports/demand.json");
     case "architect": {
       const names = plan.next.designs && plan.next.designs.length > 0 ? plan.next.designs : DESIGNS;
-      return [{ calls: names.map((n) => spawn(ctx, "architect", phase, `memory/reports/designs/${n}.json`, [`Design name: ${n}`, `Angle: ${ANGLES[n] ?? `the ${n} approach`}`])) }];
+      return [
+        {
+          calls: names.map((n) =>
+            spawn(ctx, "architect", phase, `memory/reports/designs/${n}.json`, [
+              `Design name: ${n}`,
+              `Angle: ${ANGLES[n] ?? `the ${n} approach`}`,
+            ]),
+          ),
+        },
+      ];
     }
     case "roundtable":
       return one("memory/reports/roundtable.json");
@@ -517,25 +761,44 @@ function mainAgent(body: ApiRequest, all: string, policy: PolicyOptions): Omit<R
     maxParallel: policy.maxParallel,
     helper: helperOf(all),
     project: /Primary working directory: (\S+)/.exec(all)?.[1] ?? process.cwd(),
-    request: [...events].reverse().find((e): e is Extract<Event, { kind: "develop" }> => e.kind === "develop" && e.args !== "")?.args ?? "",
+    request:
+      [...events].reverse().find((e): e is Extract<Event, { kind: "develop" }> => e.kind === "develop" && e.args !== "")
+        ?.args ?? "",
     agentTypes: [...all.matchAll(/^- ([\w:-]+): /gm)].map((m) => m[1]!),
     events,
   };
   const last = events.at(-1);
   // After an error or an interruption: `dotagent resume --json` (rule 4), but never in a loop.
   if (last?.kind === "result" && last.isError && !/"decision":\{"question"/.test(last.text.replace(/\s/g, ""))) {
-    const call = [...events].reverse().find((e): e is Extract<Event, { kind: "call" }> => e.kind === "call" && e.id === last.id);
-    if (call && String(call.input.command ?? "").includes(" resume --json")) return end(`Stopped: dotagent resume failed: ${last.text.slice(0, 300)}`);
+    const call = [...events]
+      .reverse()
+      .find((e): e is Extract<Event, { kind: "call" }> => e.kind === "call" && e.id === last.id);
+    if (call && String(call.input.command ?? "").includes(" resume --json"))
+      return end(`Stopped: dotagent resume failed: ${last.text.slice(0, 300)}`);
     // A spawn dotagent refused (the reason says why): look where the workflow stands.
     return toolUse([run(ctx, "resume")]);
   }
   // fail_early: the executors were just spawned; the model fails task-001 before its result is in.
-  if (ctx.deviation === "fail_early" && !tried(ctx, "task fail") && events.some((e) => e.kind === "call" && e.name === "Agent" && String(e.input.prompt).includes("Task: task-001\n"))) return toolUse([run(ctx, "task fail task-001")]);
+  if (
+    ctx.deviation === "fail_early" &&
+    !tried(ctx, "task fail") &&
+    events.some((e) => e.kind === "call" && e.name === "Agent" && String(e.input.prompt).includes("Task: task-001\n"))
+  )
+    return toolUse([run(ctx, "task fail task-001")]);
   const r = events.map((e) => e.kind).lastIndexOf("resume");
   if (r === -1) {
     if (!ctx.helper) return end("There is no dotagent workflow here. Start one with /develop <feature request>.");
     // The skill's plan line was refused: run the same command (SKILL.md says so), once.
-    if (events.some((e) => e.kind === "plan_not_run") && !tried(ctx, "resume --json --start")) return toolUse([{ name: "Bash", input: { command: `node "${ctx.helper}" resume --json --start ${hereDoc("--request", ctx.request)}`, description: "dotagent resume" } }]);
+    if (events.some((e) => e.kind === "plan_not_run") && !tried(ctx, "resume --json --start"))
+      return toolUse([
+        {
+          name: "Bash",
+          input: {
+            command: `node "${ctx.helper}" resume --json --start ${hereDoc("--request", ctx.request)}`,
+            description: "dotagent resume",
+          },
+        },
+      ]);
     return toolUse([run(ctx, "resume")]);
   }
   const plan = (events[r] as Extract<Event, { kind: "resume" }>).plan;
@@ -575,12 +838,20 @@ function mainAgent(body: ApiRequest, all: string, policy: PolicyOptions): Omit<R
 let ids = 0;
 const toolUse = (calls: Call[]): Omit<Reply, "who"> => ({
   stop: "tool_use",
-  blocks: calls.map((c) => ({ type: "tool_use", id: `toolu_${process.pid}_${Date.now().toString(36)}_${++ids}`, name: c.name, input: c.input })),
+  blocks: calls.map((c) => ({
+    type: "tool_use",
+    id: `toolu_${process.pid}_${Date.now().toString(36)}_${++ids}`,
+    name: c.name,
+    input: c.input,
+  })),
 });
 const end = (t: string): Omit<Reply, "who"> => ({ stop: "end_turn", blocks: [{ type: "text", text: t }] });
 
 /** The roundtable's line per design, as a person reads it at the pick. */
-const ONE_LINES: Record<string, string> = { minimal: "A signed cookie and one login route: the smallest change.", robust: "A session table: sessions can be revoked later; about three times the work." };
+const ONE_LINES: Record<string, string> = {
+  minimal: "A signed cookie and one login route: the smallest change.",
+  robust: "A session table: sessions can be revoked later; about three times the work.",
+};
 
 function report(agent: string, prompt: string, tasks: TaskPlan = TASKS): Record<string, unknown> {
   const field = (name: string) => new RegExp(`^${name}: (.*)$`, "m").exec(prompt)?.[1] ?? "";
@@ -588,15 +859,49 @@ function report(agent: string, prompt: string, tasks: TaskPlan = TASKS): Record<
   const feedback = field("Feedback from the person");
   switch (agent) {
     case "pm":
-      return { request, summary: `Users sign in with email and password${feedback ? `; ${feedback}` : ""}.`, user_stories: [{ id: "US-1", as_a: "user", i_want: "to sign in", so_that: "I reach my account" }], acceptance_criteria: [{ id: "AC-1", story: "US-1", text: "A right password signs in; a wrong one does not." }], open_questions: [] };
+      return {
+        request,
+        summary: `Users sign in with email and password${feedback ? `; ${feedback}` : ""}.`,
+        user_stories: [{ id: "US-1", as_a: "user", i_want: "to sign in", so_that: "I reach my account" }],
+        acceptance_criteria: [{ id: "AC-1", story: "US-1", text: "A right password signs in; a wrong one does not." }],
+        open_questions: [],
+      };
     case "architect":
-      return { name: field("Design name") || "default", angle: field("Angle"), summary: `${field("Design name")} login`, tasks, tradeoffs: { pros: ["small"], cons: [] } };
+      return {
+        name: field("Design name") || "default",
+        angle: field("Angle"),
+        summary: `${field("Design name")} login`,
+        tasks,
+        tradeoffs: { pros: ["small"], cons: [] },
+      };
     case "roundtable":
-      return { designs: DESIGNS.map((name) => ({ name, file: `memory/reports/designs/${name}.json`, covers_all_criteria: true })), unreadable: [], recommendation: "minimal", rationale: "both meet every criterion; minimal is a third of the change", options_for_user: DESIGNS.map((name) => ({ name, one_line: ONE_LINES[name] ?? name })) };
+      return {
+        designs: DESIGNS.map((name) => ({
+          name,
+          file: `memory/reports/designs/${name}.json`,
+          covers_all_criteria: true,
+        })),
+        unreadable: [],
+        recommendation: "minimal",
+        rationale: "both meet every criterion; minimal is a third of the change",
+        options_for_user: DESIGNS.map((name) => ({ name, one_line: ONE_LINES[name] ?? name })),
+      };
     case "executor":
-      return { task_id: field("Task"), status: "complete", summary: `Did ${field("Title")}`, files_changed: [], tests: { command: "true", passed: true }, error: null };
+      return {
+        task_id: field("Task"),
+        status: "complete",
+        summary: `Did ${field("Title")}`,
+        files_changed: [],
+        tests: { command: "true", passed: true },
+        error: null,
+      };
     case "qa":
-      return { passed: true, summary: "Every criterion met.", checks: [{ criterion: "AC-1", passed: true, evidence: "tests" }], failures: [] };
+      return {
+        passed: true,
+        summary: "Every criterion met.",
+        checks: [{ criterion: "AC-1", passed: true, evidence: "tests" }],
+        failures: [],
+      };
     default:
       return { summary: "Login shipped.", lessons: ["Keep tasks small"] };
   }
@@ -607,7 +912,15 @@ function report(agent: string, prompt: string, tasks: TaskPlan = TASKS): Record<
  * (in its worktree when the prompt names one), commit it there with one `git -C` call, Write its
  * report (at `Report file:` when given), hand back. Sent back by a reminder: the report again.
  */
-function codingExecutor(prompt: string, events: Event[], project: string, writes: "own" | "shared", handback: boolean, commits = false, strays = false): Omit<Reply, "who"> {
+function codingExecutor(
+  prompt: string,
+  events: Event[],
+  project: string,
+  writes: "own" | "shared",
+  handback: boolean,
+  commits = false,
+  strays = false,
+): Omit<Reply, "who"> {
   const field = (name: string) => new RegExp(`^${name}: (.*)$`, "m").exec(prompt)?.[1]?.trim();
   const task = field("Task") ?? "task";
   const worktree = field("Worktree");
@@ -617,23 +930,58 @@ function codingExecutor(prompt: string, events: Event[], project: string, writes
   // After a conflict (SPEC §19): merge the workflow's branch first, then write the file resolved.
   const conflict = worktree ? /^Merge conflict: (\S+) \(/m.exec(prompt)?.[1] : undefined;
   const file = writes === "own" ? `${task}.txt` : "shared.txt";
-  const content = writes === "own" ? `done by ${task}\n` : conflict ? `one\nchanged by ${task}, merged with ${conflict}\nthree\n` : `one\nchanged by ${task}\nthree\n`;
-  const report = { task_id: task, status: "complete", summary: `Did ${field("Title") ?? task}`, files_changed: [file], tests: { command: "true", passed: true }, error: null };
+  const content =
+    writes === "own"
+      ? `done by ${task}\n`
+      : conflict
+        ? `one\nchanged by ${task}, merged with ${conflict}\nthree\n`
+        : `one\nchanged by ${task}\nthree\n`;
+  const report = {
+    task_id: task,
+    status: "complete",
+    summary: `Did ${field("Title") ?? task}`,
+    files_changed: [file],
+    tests: { command: "true", passed: true },
+    error: null,
+  };
   const steps: Call[] = [
     { name: "Read", input: { file_path: reportPath } },
-    ...(conflict ? [{ name: "Bash", input: { command: `git -C ${worktree} merge ${conflict}`, description: `merge ${conflict} into the task's branch` } }] : []),
+    ...(conflict
+      ? [
+          {
+            name: "Bash",
+            input: {
+              command: `git -C ${worktree} merge ${conflict}`,
+              description: `merge ${conflict} into the task's branch`,
+            },
+          },
+        ]
+      : []),
     ...(worktree && strays ? [{ name: "Write", input: { file_path: join(project, file), content } }] : []),
     { name: "Write", input: { file_path: join(where, file), content } },
     // The agent file: dotagent commits the work when it lands; the executor commits only the merge it resolves.
-    ...(worktree && (commits || conflict) ? [{ name: "Bash", input: { command: `git -C ${worktree} add -A && git -C ${worktree} commit -q -m "${task}: ${(field("Title") ?? task).replace(/"/g, "'")}"`, description: "commit the task's work on its branch" } }] : []),
+    ...(worktree && (commits || conflict)
+      ? [
+          {
+            name: "Bash",
+            input: {
+              command: `git -C ${worktree} add -A && git -C ${worktree} commit -q -m "${task}: ${(field("Title") ?? task).replace(/"/g, "'")}"`,
+              description: "commit the task's work on its branch",
+            },
+          },
+        ]
+      : []),
     { name: "Write", input: { file_path: reportPath, content: `${JSON.stringify(report, null, 2)}\n` } },
   ];
   const calls = events.filter((e) => e.kind === "call").length;
-  const reminded = events.findLastIndex((e) => (e.kind === "result" || e.kind === "person" || e.kind === "said") && /dotagent reminder \d/.test(e.text));
+  const reminded = events.findLastIndex(
+    (e) => (e.kind === "result" || e.kind === "person" || e.kind === "said") && /dotagent reminder \d/.test(e.text),
+  );
   const lastCall = events.findLastIndex((e) => e.kind === "call");
   if (reminded > lastCall) return toolUse([steps.at(-1)!]);
   if (calls < steps.length) return toolUse([steps[calls]!]);
-  if (events.some((e) => e.kind === "result" && !e.isError && /Report delivered|handed back/i.test(e.text))) return end("Handed back.");
+  if (events.some((e) => e.kind === "result" && !e.isError && /Report delivered|handed back/i.test(e.text)))
+    return end("Handed back.");
   const said = `Wrote ${output}${worktree ? `; changed ${file} in ${worktree}` : ""}.`;
   return handback ? toolUse([{ name: "SubagentHandback", input: { message: said } }]) : end(said);
 }
@@ -646,39 +994,84 @@ function subAgent(agent: string, body: ApiRequest, all: string, policy: PolicyOp
   if (!output) return end("No output file in my prompt.");
   const strays = policy.executorStrays === true || policy.deviation === "executor_strays";
   const writes = policy.executorWrites ?? (strays ? "own" : undefined);
-  if (agent === "executor" && writes) return codingExecutor(prompt, events, project, writes, (body.tools ?? []).some((t) => t.name === "SubagentHandback"), policy.executorCommits === true, strays);
+  if (agent === "executor" && writes)
+    return codingExecutor(
+      prompt,
+      events,
+      project,
+      writes,
+      (body.tools ?? []).some((t) => t.name === "SubagentHandback"),
+      policy.executorCommits === true,
+      strays,
+    );
   const path = join(project, output);
   const calls = events.filter((e) => e.kind === "call").length;
   if (calls === 0) return toolUse([{ name: "Read", input: { file_path: path } }]);
   // Claude Code 2.1.33x gives a sub-agent the SubagentHandback tool: only a call of it reaches
   // the caller as the agent's result (plain text at the end is not delivered).
   const handback = (body.tools ?? []).some((t) => t.name === "SubagentHandback");
-  const finish = (said: string) => (handback ? toolUse([{ name: "SubagentHandback", input: { message: said } }]) : end(said));
+  const finish = (said: string) =>
+    handback ? toolUse([{ name: "SubagentHandback", input: { message: said } }]) : end(said);
   // respawn_failed: the first pm gives up, reminders or not (a pm after its phase failed does its job).
-  if (policy.deviation === "respawn_failed" && agent === "pm" && !logged(project, { type: "phase_failed" })) return finish("I could not work out the requirements.");
+  if (policy.deviation === "respawn_failed" && agent === "pm" && !logged(project, { type: "phase_failed" }))
+    return finish("I could not work out the requirements.");
   // retry_unasked: task-001's tests fail, attempt after attempt (sent back or not), until the task is dead.
-  const failing = policy.deviation === "retry_unasked" && agent === "executor" && /^Task: task-001$/m.test(prompt) && !logged(project, { type: "task_dead", task_id: "task-001" });
-  const theReport = () => (failing ? { ...report(agent, prompt, policy.tasks), status: "failed", error: "tests fail: login rejects a right password" } : report(agent, prompt, policy.tasks));
+  const failing =
+    policy.deviation === "retry_unasked" &&
+    agent === "executor" &&
+    /^Task: task-001$/m.test(prompt) &&
+    !logged(project, { type: "task_dead", task_id: "task-001" });
+  const theReport = () =>
+    failing
+      ? {
+          ...report(agent, prompt, policy.tasks),
+          status: "failed",
+          error: "tests fail: login rejects a right password",
+        }
+      : report(agent, prompt, policy.tasks);
   // Sent back by dotagent (a refused hand-back, or stop-hook feedback): write the report, then finish.
   const lastWrite = events.findLastIndex((e) => e.kind === "call" && e.name === "Write");
-  const reminded = events.findLastIndex((e) => (e.kind === "result" || e.kind === "person" || e.kind === "said") && /dotagent reminder \d/.test(e.text));
+  const reminded = events.findLastIndex(
+    (e) => (e.kind === "result" || e.kind === "person" || e.kind === "said") && /dotagent reminder \d/.test(e.text),
+  );
   if (reminded > lastWrite && events.at(-1)?.kind !== "call") {
-    if (events[reminded - 1]?.kind !== "call" || (events[reminded - 1] as { name?: string }).name !== "Write") return toolUse([{ name: "Write", input: { file_path: path, content: `${JSON.stringify(theReport(), null, 2)}\n` } }]);
+    if (events[reminded - 1]?.kind !== "call" || (events[reminded - 1] as { name?: string }).name !== "Write")
+      return toolUse([
+        { name: "Write", input: { file_path: path, content: `${JSON.stringify(theReport(), null, 2)}\n` } },
+      ]);
   }
-  if (lastWrite !== -1 && reminded > -1 && reminded < lastWrite && events.at(-1)?.kind === "result" && events.findLastIndex((e) => e.kind === "call") === lastWrite) return finish(`Wrote ${output}.`);
-  if (events.some((e) => e.kind === "result" && !e.isError && /Report delivered|handed back/i.test(e.text))) return end("Handed back.");
+  if (
+    lastWrite !== -1 &&
+    reminded > -1 &&
+    reminded < lastWrite &&
+    events.at(-1)?.kind === "result" &&
+    events.findLastIndex((e) => e.kind === "call") === lastWrite
+  )
+    return finish(`Wrote ${output}.`);
+  if (events.some((e) => e.kind === "result" && !e.isError && /Report delivered|handed back/i.test(e.text)))
+    return end("Handed back.");
   if (calls === 1) {
     const result = events.at(-1);
     // Idempotent, as every agent file says: a valid report already there is not redone, unless
     // the prompt asks for a revision (the person's feedback at a gate of `dotagent run`).
     const revise = /^Revise: /m.test(prompt);
-    if (!revise && !failing && result?.kind === "result" && !result.isError && /\{/.test(result.text) && !/does not exist/i.test(result.text)) return finish(`${output} is already done.`);
+    if (
+      !revise &&
+      !failing &&
+      result?.kind === "result" &&
+      !result.isError &&
+      /\{/.test(result.text) &&
+      !/does not exist/i.test(result.text)
+    )
+      return finish(`${output} is already done.`);
     // The agents' deviations (PolicyOptions.deviation), each the first time only: a reminder brings the right report.
     if (policy.forgetsReport?.includes(agent) && reminded === -1) return end("Done; the notes are in my head.");
     const wrong = agentMistake(agent, prompt, policy.deviation, project, path, report(agent, prompt, policy.tasks));
     if (wrong === "handback") return finish("Done.");
     if (wrong !== undefined) return toolUse([wrong]);
-    return toolUse([{ name: "Write", input: { file_path: path, content: `${JSON.stringify(theReport(), null, 2)}\n` } }]);
+    return toolUse([
+      { name: "Write", input: { file_path: path, content: `${JSON.stringify(theReport(), null, 2)}\n` } },
+    ]);
   }
   return finish(`Wrote ${output}.`);
 }
@@ -687,7 +1080,12 @@ function subAgent(agent: string, body: ApiRequest, all: string, policy: PolicyOp
 function lastDecision(ctx: Context): { question: string; yes: string; no: string } | undefined {
   for (const e of [...ctx.events].reverse()) {
     if (e.kind !== "result") continue;
-    const found = jsonObjectsIn(e.text).find((o) => o.decision !== null && typeof o.decision === "object" && typeof (o.decision as { yes?: unknown }).yes === "string");
+    const found = jsonObjectsIn(e.text).find(
+      (o) =>
+        o.decision !== null &&
+        typeof o.decision === "object" &&
+        typeof (o.decision as { yes?: unknown }).yes === "string",
+    );
     if (found) return found.decision as { question: string; yes: string; no: string };
   }
   return undefined;
@@ -701,26 +1099,49 @@ function lastDecision(ctx: Context): { question: string; yes: string; no: string
 function logged(project: string, fields: Record<string, string>): boolean {
   const main = project.replace(/\/\.dotagent\/worktrees\/[^/]+\/?$/, "");
   try {
-    return readFileSync(join(main, "memory/state/events.jsonl"), "utf8").split("\n").some((l) => Object.entries(fields).every(([k, v]) => l.includes(`"${k}":${JSON.stringify(v)}`)));
+    return readFileSync(join(main, "memory/state/events.jsonl"), "utf8")
+      .split("\n")
+      .some((l) => Object.entries(fields).every(([k, v]) => l.includes(`"${k}":${JSON.stringify(v)}`)));
   } catch {
     return false;
   }
 }
 
 /** The agent's one mistake, if the deviation is its: a wrong Write, or "handback" (it stops without a report). */
-function agentMistake(agent: string, prompt: string, deviation: Deviation | undefined, project: string, path: string, right: Record<string, unknown>): Call | "handback" | undefined {
+function agentMistake(
+  agent: string,
+  prompt: string,
+  deviation: Deviation | undefined,
+  project: string,
+  path: string,
+  right: Record<string, unknown>,
+): Call | "handback" | undefined {
   const json = JSON.stringify(right, null, 2);
   switch (deviation) {
     case "no_report":
       return agent === "executor" && /^Task: task-001$/m.test(prompt) ? "handback" : undefined;
     case "wrong_path":
-      return agent === "pm" ? { name: "Write", input: { file_path: join(project, "memory/reports/requirements.json"), content: `${json}\n` } } : undefined;
+      return agent === "pm"
+        ? {
+            name: "Write",
+            input: { file_path: join(project, "memory/reports/requirements.json"), content: `${json}\n` },
+          }
+        : undefined;
     case "fenced_report":
-      return agent === "qa" ? { name: "Write", input: { file_path: path, content: `\`\`\`json\n${json}\n\`\`\`\n` } } : undefined;
+      return agent === "qa"
+        ? { name: "Write", input: { file_path: path, content: `\`\`\`json\n${json}\n\`\`\`\n` } }
+        : undefined;
     case "missing_field":
-      return agent === "qa" ? { name: "Write", input: { file_path: path, content: `${JSON.stringify({ summary: "Every criterion met." }, null, 2)}\n` } } : undefined;
+      return agent === "qa"
+        ? {
+            name: "Write",
+            input: { file_path: path, content: `${JSON.stringify({ summary: "Every criterion met." }, null, 2)}\n` },
+          }
+        : undefined;
     case "markdown_in_json":
-      return agent === "reflector" ? { name: "Write", input: { file_path: path, content: "# Reflection\n\nLogin shipped; keep tasks small.\n" } } : undefined;
+      return agent === "reflector"
+        ? { name: "Write", input: { file_path: path, content: "# Reflection\n\nLogin shipped; keep tasks small.\n" } }
+        : undefined;
     default:
       return undefined;
   }
@@ -734,7 +1155,9 @@ function agentMarkers(dir: string): Array<[string, string]> {
     markers = readdirSync(dir)
       .filter((f) => f.endsWith(".md"))
       .map((f): [string, string] => {
-        const body = readFileSync(join(dir, f), "utf8").replace(/^---[\s\S]*?\n---\n/, "").trim();
+        const body = readFileSync(join(dir, f), "utf8")
+          .replace(/^---[\s\S]*?\n---\n/, "")
+          .trim();
         return [f.replace(/\.md$/, ""), body.split("\n")[0]!.trim()];
       });
     bodies.set(dir, markers);
@@ -743,30 +1166,55 @@ function agentMarkers(dir: string): Array<[string, string]> {
 }
 
 export function decide(body: ApiRequest, options: { agentsDir: string; seq: number; policy?: PolicyOptions }): Reply {
-  const system = typeof body.system === "string" ? body.system : (body.system ?? []).map((s) => s.text ?? "").join("\n");
+  const system =
+    typeof body.system === "string" ? body.system : (body.system ?? []).map((s) => s.text ?? "").join("\n");
   const all = `${system}\n${(body.messages ?? []).map((m) => text(m.content)).join("\n")}`;
   const tools = (body.tools ?? []).map((t) => t.name);
   // The client's compaction request (`/compact`, or the context running full): a summary, as
   // text only. What it keeps of dotagent is what any model would: the newest plan.
   const lastUser = [...(body.messages ?? [])].reverse().find((m) => m.role === "user");
   if (/create a detailed summary of the conversation/.test(text(lastUser?.content))) {
-    const plan = [...eventsOf(body.messages ?? [])].reverse().find((e): e is Extract<Event, { kind: "resume" }> => e.kind === "resume")?.plan;
-    const summary = plan ? `The user runs /develop add login; dotagent workflow ${String(plan.workflow_id)}, phase ${String(plan.phase)}, last next.action ${plan.next.action}.` : "The user asked for /develop add login.";
-    return { who: "compact", stop: "end_turn", blocks: [{ type: "text", text: `<analysis>dotagent workflow in progress.</analysis>\n<summary>${summary} After this summary: run dotagent resume --json first.</summary>` }] };
+    const plan = [...eventsOf(body.messages ?? [])]
+      .reverse()
+      .find((e): e is Extract<Event, { kind: "resume" }> => e.kind === "resume")?.plan;
+    const summary = plan
+      ? `The user runs /develop add login; dotagent workflow ${String(plan.workflow_id)}, phase ${String(plan.phase)}, last next.action ${plan.next.action}.`
+      : "The user asked for /develop add login.";
+    return {
+      who: "compact",
+      stop: "end_turn",
+      blocks: [
+        {
+          type: "text",
+          text: `<analysis>dotagent workflow in progress.</analysis>\n<summary>${summary} After this summary: run dotagent resume --json first.</summary>`,
+        },
+      ],
+    };
   }
   // Auto mode's security monitor (a separate request per tool call it judges): stage 1 grades
   // harm with <severity>N</severity>, stage 2 answers <block>yes|no</block>. It allows everything;
   // the journeys count how often it was asked.
-  if (/^(?:x-anthropic-billing-header:[^\n]*\n)?You are a security monitor/m.test(system) || system.includes("You are a security monitor for autonomous AI coding agents")) {
+  if (
+    /^(?:x-anthropic-billing-header:[^\n]*\n)?You are a security monitor/m.test(system) ||
+    system.includes("You are a security monitor for autonomous AI coding agents")
+  ) {
     const stage1 = /Respond with <severity>N<\/severity>/.test(text(lastUser?.content));
-    return { who: "monitor", stop: "end_turn", blocks: [{ type: "text", text: stage1 ? "<severity>0</severity>" : "<block>no</block>" }] };
+    return {
+      who: "monitor",
+      stop: "end_turn",
+      blocks: [{ type: "text", text: stage1 ? "<severity>0</severity>" : "<block>no</block>" }],
+    };
   }
   // dotagent's agents, then the project's own (.claude/agents/ of the session's folder).
   const folder = /Primary working directory: (\S+)/.exec(all)?.[1]?.replace(/\/\.dotagent\/worktrees\/[^/]+\/?$/, "");
-  const own = folder !== undefined && existsSync(join(folder, ".claude/agents")) ? agentMarkers(join(folder, ".claude/agents")) : [];
+  const own =
+    folder !== undefined && existsSync(join(folder, ".claude/agents"))
+      ? agentMarkers(join(folder, ".claude/agents"))
+      : [];
   const agent = [...agentMarkers(options.agentsDir), ...own].find(([, marker]) => system.includes(marker))?.[0];
   if (agent) return { who: agent, ...subAgent(agent, body, all, options.policy) };
-  if (tools.includes("Agent") && tools.includes("Bash")) return { who: "main", ...mainAgent(body, all, options.policy ?? {}) };
+  if (tools.includes("Agent") && tools.includes("Bash"))
+    return { who: "main", ...mainAgent(body, all, options.policy ?? {}) };
   // A side request (a title, a summary, a topic check): a short text.
   return { who: "side", stop: "end_turn", blocks: [{ type: "text", text: "Add login" }] };
 }

@@ -20,7 +20,8 @@ export interface ReadingCost {
   rows: CostRow[];
 }
 
-const agentBody = (agentsDir: string, type: string) => Buffer.byteLength(readFileSync(join(agentsDir, `${type}.md`), "utf8").replace(/^---[\s\S]*?\n---\n/, ""));
+const agentBody = (agentsDir: string, type: string) =>
+  Buffer.byteLength(readFileSync(join(agentsDir, `${type}.md`), "utf8").replace(/^---[\s\S]*?\n---\n/, ""));
 
 export function readingCost(log: LogEntry[], agentsDir: string): ReadingCost {
   const rows = new Map<string, CostRow>();
@@ -42,11 +43,17 @@ export function readingCost(log: LogEntry[], agentsDir: string): ReadingCost {
   }
   const results = toolResults(log);
   for (const call of toolCalls(log)) {
-    if (call.name === "Agent") add(`agent body: ${String(call.input.subagent_type).replace(/^.*:/, "")}`, agentBody(agentsDir, String(call.input.subagent_type).replace(/^.*:/, "")));
+    if (call.name === "Agent")
+      add(
+        `agent body: ${String(call.input.subagent_type).replace(/^.*:/, "")}`,
+        agentBody(agentsDir, String(call.input.subagent_type).replace(/^.*:/, "")),
+      );
     if (!isHelper(call)) continue;
     const result = results.get(call.id);
     if (!result) continue;
-    const words = String(call.input.command).replace(/^node "[^"]*" /, "").split(/\s+/);
+    const words = String(call.input.command)
+      .replace(/^node "[^"]*" /, "")
+      .split(/\s+/);
     const sub = ["phase", "task"].includes(words[0]!) ? `${words[0]} ${words[1]}` : words[0]!;
     add(`helper: ${sub}`, Buffer.byteLength(result.text));
   }

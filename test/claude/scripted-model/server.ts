@@ -32,7 +32,10 @@ export interface ServerOptions {
    */
   /** Replaces the scripted policy (for probes that play other moves). */
   policy?: (body: ApiRequest, k: number) => Reply;
-  onRequest?: (k: number, info: { who: string; lastToolResult: ToolResultSummary | null; session: string }) => "answer" | "hang";
+  onRequest?: (
+    k: number,
+    info: { who: string; lastToolResult: ToolResultSummary | null; session: string },
+  ) => "answer" | "hang";
   /** The scripted policy's options (task plan, --max-parallel). */
   policyOptions?: PolicyOptions;
   /** Holds an answer back this long, by who asks (an executor that takes a fixed time to work). */
@@ -47,7 +50,10 @@ export interface ToolResultSummary {
 
 function textOfContent(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((c) => (c && typeof c === "object" && "text" in c ? String((c as { text: unknown }).text) : "")).join("\n");
+  if (Array.isArray(content))
+    return content
+      .map((c) => (c && typeof c === "object" && "text" in c ? String((c as { text: unknown }).text) : ""))
+      .join("\n");
   return "";
 }
 
@@ -60,28 +66,56 @@ export function newestToolResults(body: ApiRequest): ToolResultSummary[] {
   return after
     .flatMap((m) => (m.role === "user" && Array.isArray(m.content) ? m.content : []))
     .filter((c) => c.type === "tool_result")
-    .map((c) => ({ tool_use_id: String(c.tool_use_id), is_error: c.is_error === true, text: textOfContent(c.content) }));
+    .map((c) => ({
+      tool_use_id: String(c.tool_use_id),
+      is_error: c.is_error === true,
+      text: textOfContent(c.content),
+    }));
 }
 
 /** Hook feedback in the messages after the newest assistant message (a SubagentStop block's reason). */
 export function newestFeedback(body: ApiRequest): string[] {
   const messages = body.messages ?? [];
   const after = messages.slice(messages.findLastIndex((m) => m.role === "assistant") + 1);
-  const texts = after.flatMap((m) => (m.role === "user" ? (typeof m.content === "string" ? [m.content] : m.content.filter((c) => c.type === "text").map((c) => String(c.text ?? ""))) : []));
+  const texts = after.flatMap((m) =>
+    m.role === "user"
+      ? typeof m.content === "string"
+        ? [m.content]
+        : m.content.filter((c) => c.type === "text").map((c) => String(c.text ?? ""))
+      : [],
+  );
   return [...new Set(texts.flatMap((t) => [...t.matchAll(/^Stop hook feedback:\n(.*)$/gm)].map((m) => m[1]!)))];
 }
 
 function sse(res: ServerResponse, id: string, model: string, reply: Reply): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  const event = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-  event("message_start", { message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } });
+  const event = (type: string, data: object) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  event("message_start", {
+    message: {
+      id,
+      type: "message",
+      role: "assistant",
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 1, output_tokens: 1 },
+    },
+  });
   reply.blocks.forEach((block, index) => {
     if (block.type === "text") {
       event("content_block_start", { index, content_block: { type: "text", text: "" } });
       event("content_block_delta", { index, delta: { type: "text_delta", text: block.text } });
     } else {
-      event("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } });
-      event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
+      event("content_block_start", {
+        index,
+        content_block: { type: "tool_use", id: block.id, name: block.name, input: {} },
+      });
+      event("content_block_delta", {
+        index,
+        delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) },
+      });
     }
     event("content_block_stop", { index });
   });
@@ -115,13 +149,31 @@ export async function startScriptedModel(options: ServerOptions): Promise<Script
     }
     const k = ++count;
     const session = String(req.headers["x-claude-code-session-id"] ?? "");
-    const reply = options.policy?.(body, k) ?? decide(body, { agentsDir: options.agentsDir, seq: k, ...(options.policyOptions ? { policy: options.policyOptions } : {}) });
+    const reply =
+      options.policy?.(body, k) ??
+      decide(body, {
+        agentsDir: options.agentsDir,
+        seq: k,
+        ...(options.policyOptions ? { policy: options.policyOptions } : {}),
+      });
     const results = newestToolResults(body);
-    log({ kind: "request", k, session, who: reply.who, bytes: raw.length, messages: body.messages?.length ?? 0, stream: body.stream === true, dotagent: dotagentTexts(body), ...(reply.who === "monitor" ? { about: monitorSubject(body) } : {}), ...(process.env.DOTAGENT_SCRIPTED_TAIL ? { tail: body.messages?.slice(-4) } : {}) });
+    log({
+      kind: "request",
+      k,
+      session,
+      who: reply.who,
+      bytes: raw.length,
+      messages: body.messages?.length ?? 0,
+      stream: body.stream === true,
+      dotagent: dotagentTexts(body),
+      ...(reply.who === "monitor" ? { about: monitorSubject(body) } : {}),
+      ...(process.env.DOTAGENT_SCRIPTED_TAIL ? { tail: body.messages?.slice(-4) } : {}),
+    });
     for (const r of results) log({ kind: "tool_result", k, session, who: reply.who, ...r });
     // A hook's words to an agent that are no tool result (print mode's "Stop hook feedback"): logged once each.
     for (const text of newestFeedback(body)) log({ kind: "feedback", k, session, who: reply.who, text });
-    const verdict = options.onRequest?.(k, { who: reply.who, lastToolResult: results.at(-1) ?? null, session }) ?? "answer";
+    const verdict =
+      options.onRequest?.(k, { who: reply.who, lastToolResult: results.at(-1) ?? null, session }) ?? "answer";
     if (verdict === "hang") {
       hanging.add(res);
       res.on("close", () => hanging.delete(res));
@@ -135,7 +187,18 @@ export async function startScriptedModel(options: ServerOptions): Promise<Script
       if (body.stream === true) sse(res, id, model, reply);
       else {
         res.setHeader("content-type", "application/json");
-        res.end(JSON.stringify({ id, type: "message", role: "assistant", model, content: reply.blocks, stop_reason: reply.stop, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }));
+        res.end(
+          JSON.stringify({
+            id,
+            type: "message",
+            role: "assistant",
+            model,
+            content: reply.blocks,
+            stop_reason: reply.stop,
+            stop_sequence: null,
+            usage: { input_tokens: 1, output_tokens: 1 },
+          }),
+        );
       }
     };
     const delay = options.delayMs?.(reply.who, reply) ?? 0;
@@ -184,8 +247,13 @@ function dotagentTexts(body: ApiRequest): Array<{ kind: string; sha: string; byt
     if (!Array.isArray(m.content)) continue;
     for (const c of m.content) {
       const t = c.type === "text" ? String(c.text ?? "") : "";
-      const kind = t.startsWith("Base directory for this skill:") ? "skill" : /SessionStart hook additional context: dotagent/.test(t) ? "briefing" : null;
-      if (kind) found.push({ kind, sha: createHash("sha1").update(t).digest("hex").slice(0, 12), bytes: Buffer.byteLength(t) });
+      const kind = t.startsWith("Base directory for this skill:")
+        ? "skill"
+        : /SessionStart hook additional context: dotagent/.test(t)
+          ? "briefing"
+          : null;
+      if (kind)
+        found.push({ kind, sha: createHash("sha1").update(t).digest("hex").slice(0, 12), bytes: Buffer.byteLength(t) });
     }
   }
   return found;
@@ -210,5 +278,7 @@ function monitorSubject(body: ApiRequest): string {
 }
 
 function summarise(block: Block): object {
-  return block.type === "text" ? { type: "text", text: block.text } : { type: "tool_use", id: block.id, name: block.name, input: block.input };
+  return block.type === "text"
+    ? { type: "text", text: block.text }
+    : { type: "tool_use", id: block.id, name: block.name, input: block.input };
 }

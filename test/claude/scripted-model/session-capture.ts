@@ -27,18 +27,30 @@ export function conversation(screen: string, project: string): string[] {
   let inTool = false;
   const lines = screen.split("\n");
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.split("│")[0]!.trimEnd().replaceAll(project, "~/my-project").replace(/\/tmp\/dotagent-terminal-\w+\/home/g, "~");
+    const line = lines[i]!.split("│")[0]!
+      .trimEnd()
+      .replaceAll(project, "~/my-project")
+      .replace(/\/tmp\/dotagent-terminal-\w+\/home/g, "~");
     // dotagent's line after `claude -r` (the SessionStart hook's systemMessage) is the person's
     // news: whole, its wrapped rest joined, then wrapped again at the docs' width.
     if (/^\s+⎿\s+SessionStart:\w+ says:/.test(line)) {
       // A right-aligned status item (`◐ medium · /effort`) shares a wrapped line: cut at a wide gap.
-      const words = (raw: string) => raw.split("│")[0]!.trim().split(/\s{3,}/)[0]!;
+      const words = (raw: string) =>
+        raw
+          .split("│")[0]!
+          .trim()
+          .split(/\s{3,}/)[0]!;
       let text = words(line);
       while (i + 1 < lines.length && /^\s{3,}[^\s⎿●❯›✻─◐]/.test(lines[i + 1]!)) text += ` ${words(lines[++i]!)}`;
       out.push(...wrap(text.replace(/^⎿\s+/, ""), 96).map((part, n) => `  ${n === 0 ? "⎿  " : "   "}${part}`));
       continue;
     }
-    if (line.trim() === "" || /^[─━]+$/.test(line.trim()) || /⏵⏵|◐ medium|Claude Code v|Opus|API Usage|▐▛|▝▜|▝▝|^▎/.test(line)) continue;
+    if (
+      line.trim() === "" ||
+      /^[─━]+$/.test(line.trim()) ||
+      /⏵⏵|◐ medium|Claude Code v|Opus|API Usage|▐▛|▝▜|▝▝|^▎/.test(line)
+    )
+      continue;
     // An indented ● is the agents panel of a killed screen, not the conversation.
     if (/^\s+●/.test(line)) continue;
     if (/^[❯›●✻]/.test(line.trimStart())) {

@@ -66,7 +66,11 @@ function readLog(file: string): LogEntry[] {
 
 function countEvents(project: string): number {
   const file = join(project, "memory/state/events.jsonl");
-  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "").length : 0;
+  return existsSync(file)
+    ? readFileSync(file, "utf8")
+        .split("\n")
+        .filter((l) => l.trim() !== "").length
+    : 0;
 }
 
 /** What the person says to the model's last words (null: nothing to answer). */
@@ -102,12 +106,19 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
   }
   if (options.plugin) {
     const env = claudeEnv({ binary: options.claude, home, url: "http://127.0.0.1:9" });
-    for (const args of [["plugin", "marketplace", "add", options.root], ["plugin", "install", `${options.plugin.name}@${options.plugin.marketplace}`]]) {
+    for (const args of [
+      ["plugin", "marketplace", "add", options.root],
+      ["plugin", "install", `${options.plugin.name}@${options.plugin.marketplace}`],
+    ]) {
       const run = spawnSync(options.claude, args, { cwd: project, env, encoding: "utf8", timeout: 60_000 });
       if (run.status !== 0) throw new Error(`claude ${args.join(" ")}: ${run.stdout}${run.stderr}`);
     }
   } else {
-    const installed = spawnSync(process.execPath, [cli, "install", "--json"], { cwd: project, encoding: "utf8", env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: "" } });
+    const installed = spawnSync(process.execPath, [cli, "install", "--json"], {
+      cwd: project,
+      encoding: "utf8",
+      env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: "" },
+    });
     if (installed.status !== 0) throw new Error(`dotagent install failed: ${installed.stdout}${installed.stderr}`);
   }
   // The person commits what the install wrote: the main checkout is clean when the tasks start (SPEC §19).
@@ -118,8 +129,18 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
   options.afterInstall?.(project, home);
   // A person who has used Claude Code before: onboarding done, this folder trusted, the key approved.
   const configFile = join(home, ".claude.json");
-  const config = existsSync(configFile) ? (JSON.parse(readFileSync(configFile, "utf8")) as Record<string, unknown>) : {};
-  writeFileSync(configFile, JSON.stringify({ ...config, hasCompletedOnboarding: true, customApiKeyResponses: { approved: [TERMINAL_KEY.slice(-20)], rejected: [] }, projects: { [project]: { hasTrustDialogAccepted: true } } }));
+  const config = existsSync(configFile)
+    ? (JSON.parse(readFileSync(configFile, "utf8")) as Record<string, unknown>)
+    : {};
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      ...config,
+      hasCompletedOnboarding: true,
+      customApiKeyResponses: { approved: [TERMINAL_KEY.slice(-20)], rejected: [] },
+      projects: { [project]: { hasTrustDialogAccepted: true } },
+    }),
+  );
 
   const logFile = join(work, "model.jsonl");
   let killed = false;
@@ -130,7 +151,9 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
     logFile,
     agentsDir: join(options.root, "agents"),
     ...(options.policy ? { policyOptions: options.policy } : {}),
-    ...(options.executorMs ? { delayMs: (who: string, reply: Reply) => executorDelay(options.executorMs!, who, reply) } : {}),
+    ...(options.executorMs
+      ? { delayMs: (who: string, reply: Reply) => executorDelay(options.executorMs!, who, reply) }
+      : {}),
     onRequest: (k, info) => {
       if (killed || !options.killWhen || !options.killWhen(k, info.who, readLog(logFile))) return "answer";
       killed = true;
@@ -140,7 +163,11 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
       return "hang";
     },
   });
-  const env = { ANTHROPIC_API_KEY: TERMINAL_KEY, CLAUDE_CODE_AUTO_MODE_SERVER: "0", ...(process.env.DOTAGENT_TRACE ? { DOTAGENT_TRACE: join(work, "trace.jsonl") } : {}) };
+  const env = {
+    ANTHROPIC_API_KEY: TERMINAL_KEY,
+    CLAUDE_CODE_AUTO_MODE_SERVER: "0",
+    ...(process.env.DOTAGENT_TRACE ? { DOTAGENT_TRACE: join(work, "trace.jsonl") } : {}),
+  };
   terminal = startTerminal({ binary: options.claude, home, url: model.url, env }, project);
   const typed: string[] = [];
   const screens: TerminalJourneyResult["screens"] = [];
@@ -192,6 +219,24 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
   await repliesSettled(project);
   const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
   const eventsFile = join(project, "memory/state/events.jsonl");
-  const events = existsSync(eventsFile) ? readFileSync(eventsFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as TerminalJourneyResult["events"][number]) : [];
-  return { work, project, home, log: readLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events, typed, screen, screens };
+  const events = existsSync(eventsFile)
+    ? readFileSync(eventsFile, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as TerminalJourneyResult["events"][number])
+    : [];
+  return {
+    work,
+    project,
+    home,
+    log: readLog(logFile),
+    killed,
+    eventsAtKill,
+    complete,
+    validateExit: validate.status,
+    events,
+    typed,
+    screen,
+    screens,
+  };
 }

@@ -29,7 +29,11 @@ export interface Terminal {
  * pass: for what a client shows only for a while (Copilot and Codex redraw their conversation, so
  * the pane's history does not keep it). `seen()`: the first screen that matched, else the last one.
  */
-export function watchScreen(terminal: Pick<Terminal, "screen">, pattern: RegExp, timeoutMs = 60_000): { seen(): string; stop(): void } {
+export function watchScreen(
+  terminal: Pick<Terminal, "screen">,
+  pattern: RegExp,
+  timeoutMs = 60_000,
+): { seen(): string; stop(): void } {
   const until = Date.now() + timeoutMs;
   let seen = "";
   const timer = setInterval(() => {
@@ -46,17 +50,30 @@ export function tmuxAvailable(): boolean {
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-export function startTerminal(client: ClaudeClient & { env?: Record<string, string> }, cwd: string, args: string[] = []): Terminal {
+export function startTerminal(
+  client: ClaudeClient & { env?: Record<string, string> },
+  cwd: string,
+  args: string[] = [],
+): Terminal {
   return startClientTerminal(client.binary, { ...claudeEnv(client), ...client.env }, cwd, args);
 }
 
 /** Any client binary in a terminal, with exactly this environment (a color terminal's TERM added). */
-export function startClientTerminal(binary: string, clientEnv: NodeJS.ProcessEnv, cwd: string, args: string[] = []): Terminal {
+export function startClientTerminal(
+  binary: string,
+  clientEnv: NodeJS.ProcessEnv,
+  cwd: string,
+  args: string[] = [],
+): Terminal {
   const socket = `dotagent-${process.pid}-${randomBytes(4).toString("hex")}`;
   const tmux = (...a: string[]) => spawnSync("tmux", ["-L", socket, ...a], { encoding: "utf8" });
   const env: Record<string, string | undefined> = { ...clientEnv, TERM: "xterm-256color" };
   delete env.NO_COLOR;
-  const commandLine = (a: string[]) => `exec env -i ${Object.entries(env).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${quote(String(v))}`).join(" ")} ${quote(binary)} ${a.map(quote).join(" ")}`;
+  const commandLine = (a: string[]) =>
+    `exec env -i ${Object.entries(env)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${k}=${quote(String(v))}`)
+      .join(" ")} ${quote(binary)} ${a.map(quote).join(" ")}`;
   const started = tmux("new-session", "-d", "-s", "main", "-x", "160", "-y", "50", "-c", cwd, commandLine(args));
   if (started.status !== 0) throw new Error(`tmux new-session failed: ${started.stderr}`);
   // Keep the pane (and its last screen) when the client exits or is killed.
@@ -83,7 +100,8 @@ export function startClientTerminal(binary: string, clientEnv: NodeJS.ProcessEnv
       for (;;) {
         const shown = screen();
         if (pattern.test(shown)) return shown;
-        if (Date.now() > deadline) throw new Error(`the terminal never showed ${pattern} within ${timeoutMs} ms; it shows:\n${shown}`);
+        if (Date.now() > deadline)
+          throw new Error(`the terminal never showed ${pattern} within ${timeoutMs} ms; it shows:\n${shown}`);
         await new Promise((r) => setTimeout(r, 250));
       }
     },

@@ -11,7 +11,9 @@ const HERE = new URL(".", import.meta.url).pathname;
 export const PARENT_ID = "01a218a9-5559-7390-96d3-b683fbc5ceac";
 export const AGENT_ID = "01a218a9-58ed-7273-acca-bfe3b4c05474";
 /** The hook's stdin at SubagentStart, as captured (its transcript_path is the agent's rollout). */
-export const SUBAGENT_START_INPUT = JSON.parse(readFileSync(join(HERE, "v2-subagent-start-input.json"), "utf8")) as Record<string, unknown>;
+export const SUBAGENT_START_INPUT = JSON.parse(
+  readFileSync(join(HERE, "v2-subagent-start-input.json"), "utf8"),
+) as Record<string, unknown>;
 
 type Entry = { type: string; payload: Record<string, any> };
 const entries = (name: string): Entry[] =>
@@ -31,25 +33,60 @@ export interface Laid {
  * (and agent_type) set to the given ones; `done` lays the agent's rollout as it ends, its
  * SubagentStart developer message `startContext` (undefined: taken out).
  */
-export function layCapturedRollouts(home: string, spawn: { message: string; agentType: string; taskName?: string }, done?: { startContext: string | undefined; payload?: string }): Laid {
+export function layCapturedRollouts(
+  home: string,
+  spawn: { message: string; agentType: string; taskName?: string },
+  done?: { startContext: string | undefined; payload?: string },
+): Laid {
   const day = join(home, "sessions", "2026", "11", "26");
   mkdirSync(day, { recursive: true });
   const parent = entries("v2-start-parent.jsonl").map((e) => {
     if (e.payload.type !== "function_call" || e.payload.name !== "spawn_agent") return e;
-    const args = { ...JSON.parse(e.payload.arguments), message: spawn.message, agent_type: spawn.agentType, ...(spawn.taskName ? { task_name: spawn.taskName } : {}) };
+    const args = {
+      ...JSON.parse(e.payload.arguments),
+      message: spawn.message,
+      agent_type: spawn.agentType,
+      ...(spawn.taskName ? { task_name: spawn.taskName } : {}),
+    };
     return { ...e, payload: { ...e.payload, arguments: JSON.stringify(args) } };
   });
   const agentEntries = (done === undefined ? entries("v2-start-agent.jsonl") : entries("v2-agent-done.jsonl"))
     .map((e) => {
-      if (e.type === "session_meta") return { ...e, payload: { ...e.payload, agent_role: spawn.agentType, source: { subagent: { thread_spawn: { ...e.payload.source.subagent.thread_spawn, agent_role: spawn.agentType } } } } };
+      if (e.type === "session_meta")
+        return {
+          ...e,
+          payload: {
+            ...e.payload,
+            agent_role: spawn.agentType,
+            source: {
+              subagent: { thread_spawn: { ...e.payload.source.subagent.thread_spawn, agent_role: spawn.agentType } },
+            },
+          },
+        };
       if (done === undefined) return e;
       const text = e.payload.content?.[0]?.text;
-      if (e.payload.type === "message" && e.payload.role === "developer" && text === "PROBE-SUBAGENT-START-CONTEXT") return done.startContext === undefined ? undefined : { ...e, payload: { ...e.payload, content: [{ type: "input_text", text: done.startContext }] } };
-      if (e.payload.type === "agent_message") return { ...e, payload: { ...e.payload, content: [e.payload.content[0], { type: "encrypted_content", encrypted_content: done.payload ?? spawn.message }] } };
+      if (e.payload.type === "message" && e.payload.role === "developer" && text === "PROBE-SUBAGENT-START-CONTEXT")
+        return done.startContext === undefined
+          ? undefined
+          : { ...e, payload: { ...e.payload, content: [{ type: "input_text", text: done.startContext }] } };
+      if (e.payload.type === "agent_message")
+        return {
+          ...e,
+          payload: {
+            ...e.payload,
+            content: [
+              e.payload.content[0],
+              { type: "encrypted_content", encrypted_content: done.payload ?? spawn.message },
+            ],
+          },
+        };
       return e;
     })
     .filter((e): e is Entry => e !== undefined);
-  const laid = { parent: join(day, `rollout-2026-11-26T16-21-20-${PARENT_ID}.jsonl`), agent: join(day, `rollout-2026-11-26T16-21-21-${AGENT_ID}.jsonl`) };
+  const laid = {
+    parent: join(day, `rollout-2026-11-26T16-21-20-${PARENT_ID}.jsonl`),
+    agent: join(day, `rollout-2026-11-26T16-21-21-${AGENT_ID}.jsonl`),
+  };
   writeFileSync(laid.parent, lines(parent));
   writeFileSync(laid.agent, lines(agentEntries));
   return laid;

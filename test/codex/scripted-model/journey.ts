@@ -73,12 +73,19 @@ export { answerTo };
 /** The environment for the binary: no real account, no outer session, its own CODEX_HOME. */
 export function codexEnv(home: string, codexHome: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^(CODEX|OPENAI|CLAUDE|ANTHROPIC)/.test(key)) env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (!/^(CODEX|OPENAI|CLAUDE|ANTHROPIC)/.test(key)) env[key] = value;
   return { ...env, HOME: home, CODEX_HOME: codexHome, SCRIPTED_MODEL_KEY: "dummy", NO_COLOR: "1", RUST_LOG: "error" };
 }
 
 /** Runs `codex exec …` in its own process group (so a kill takes its children too). */
-function runCodex(binary: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, onStart: (pid: number) => void): Promise<CodexRun> {
+function runCodex(
+  binary: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  onStart: (pid: number) => void,
+): Promise<CodexRun> {
   const started = Date.now();
   return new Promise((done) => {
     const child = spawn(binary, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
@@ -105,22 +112,30 @@ export interface CodexProject {
 }
 
 /** A temp project with dotagent installed for Codex (and committed in a git project), an isolated HOME and CODEX_HOME. */
-export function prepareCodexProject(options: Pick<CodexJourneyOptions, "root" | "git" | "commitInstall" | "prepare">): CodexProject {
+export function prepareCodexProject(
+  options: Pick<CodexJourneyOptions, "root" | "git" | "commitInstall" | "prepare">,
+): CodexProject {
   const work = mkdtempSync(join(tmpdir(), "dotagent-codex-journey-"));
   const home = join(work, "home");
   const codexHome = join(work, "codex-home");
   const project = join(work, "project");
   for (const dir of [home, codexHome, project]) mkdirSync(dir);
   writeFileSync(join(project, "README.md"), "# demo app\n");
-  const git = (...args: string[]) => spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: project, encoding: "utf8" });
+  const git = (...args: string[]) =>
+    spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: project, encoding: "utf8" });
   if (options.git === true) {
     git("init", "-q");
     git("add", ".");
     git("commit", "-qm", "init");
   }
   const cli = join(options.root, "dist/dotagent.mjs");
-  const installed = spawnSync(process.execPath, [cli, "install", "--client", "codex", "--json"], { cwd: project, encoding: "utf8", env: { ...process.env, HOME: home } });
-  if (installed.status !== 0) throw new Error(`dotagent install --client codex failed: ${installed.stdout}${installed.stderr}`);
+  const installed = spawnSync(process.execPath, [cli, "install", "--client", "codex", "--json"], {
+    cwd: project,
+    encoding: "utf8",
+    env: { ...process.env, HOME: home },
+  });
+  if (installed.status !== 0)
+    throw new Error(`dotagent install --client codex failed: ${installed.stdout}${installed.stderr}`);
   // The person commits what the install wrote: the checkout is clean when the tasks start.
   if (options.git === true && options.commitInstall !== false) {
     git("add", "-A");
@@ -134,7 +149,13 @@ export function prepareCodexProject(options: Pick<CodexJourneyOptions, "root" | 
  * The person's Codex: the scripted model as its provider, and this project trusted (Codex loads
  * a project's .codex/ — agents, hooks — only then). Hook trust is given per run (a flag).
  */
-export function writeCodexConfig(codexHome: string, project: string, modelUrl: string, model = "scripted", extra: string[] = []): void {
+export function writeCodexConfig(
+  codexHome: string,
+  project: string,
+  modelUrl: string,
+  model = "scripted",
+  extra: string[] = [],
+): void {
   writeFileSync(
     join(codexHome, "config.toml"),
     [
@@ -156,12 +177,23 @@ export function writeCodexConfig(codexHome: string, project: string, modelUrl: s
 }
 
 export function readCodexLog(logFile: string): LogEntry[] {
-  return existsSync(logFile) ? readFileSync(logFile, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as LogEntry) : [];
+  return existsSync(logFile)
+    ? readFileSync(logFile, "utf8")
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as LogEntry)
+    : [];
 }
 
 export function readCodexEvents(project: string): CodexJourneyResult["events"] {
   const eventsFile = join(project, "memory/state/events.jsonl");
-  return existsSync(eventsFile) ? readFileSync(eventsFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as CodexJourneyResult["events"][number]) : [];
+  return existsSync(eventsFile)
+    ? readFileSync(eventsFile, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as CodexJourneyResult["events"][number])
+    : [];
 }
 
 export async function runCodexJourney(options: CodexJourneyOptions): Promise<CodexJourneyResult> {
@@ -184,7 +216,10 @@ export async function runCodexJourney(options: CodexJourneyOptions): Promise<Cod
   const env = codexEnv(home, codexHome);
   // Inside the test's temp folder only: no sandbox (or the one asked for; `exec` never asks for an
   // approval), the project's hooks run untrusted-by-review.
-  const sandbox = options.sandbox === undefined ? ["--dangerously-bypass-approvals-and-sandbox"] : ["-c", `sandbox_mode="${options.sandbox}"`];
+  const sandbox =
+    options.sandbox === undefined
+      ? ["--dangerously-bypass-approvals-and-sandbox"]
+      : ["-c", `sandbox_mode="${options.sandbox}"`];
   const flags = [...sandbox, "--dangerously-bypass-hook-trust", "--skip-git-repo-check"];
   const runs: CodexRun[] = [];
   let complete = false;
@@ -197,7 +232,8 @@ export async function runCodexJourney(options: CodexJourneyOptions): Promise<Cod
       const run = await runCodex(options.codex, args, project, env, (p) => (pid = p));
       runs.push(run);
       session ??= /session id: ([0-9a-f-]{36})/.exec(run.stderr)?.[1];
-      if (session === undefined) throw new Error(`codex gave no session id (exit ${run.status ?? run.signal}):\n${run.stdout}\n${run.stderr}`);
+      if (session === undefined)
+        throw new Error(`codex gave no session id (exit ${run.status ?? run.signal}):\n${run.stdout}\n${run.stderr}`);
       if (killed && !killedBefore) {
         prompt = "continue";
         continue;
@@ -218,7 +254,17 @@ export async function runCodexJourney(options: CodexJourneyOptions): Promise<Cod
   // The last reply (a final gate's approval) may still be on its way to the state.
   await repliesSettled(project);
   const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
-  return { work, project, runs, log: readCodexLog(logFile), killed, complete, validateExit: validate.status, events: readCodexEvents(project), session };
+  return {
+    work,
+    project,
+    runs,
+    log: readCodexLog(logFile),
+    killed,
+    complete,
+    validateExit: validate.status,
+    events: readCodexEvents(project),
+    session,
+  };
 }
 
 /** Each spawn_agent call the scripted model made (not the history Codex resends): agent type and task. */
@@ -234,7 +280,10 @@ export function spawnsIn(log: readonly LogEntry[]): Array<{ type: string; task: 
 }
 
 /** Executor spawns per task, and spawns per agent type. */
-export function spawnCounts(log: readonly LogEntry[]): { perTask: Record<string, number>; perType: Record<string, number> } {
+export function spawnCounts(log: readonly LogEntry[]): {
+  perTask: Record<string, number>;
+  perType: Record<string, number>;
+} {
   const perTask: Record<string, number> = {};
   const perType: Record<string, number> = {};
   for (const s of spawnsIn(log)) {

@@ -11,7 +11,16 @@ import { join } from "node:path";
 import type { PolicyOptions } from "../../claude/scripted-model/policy.js";
 import { playPerson } from "../../claude/scripted-model/person-loop.js";
 import { startClientTerminal, watchScreen, type Terminal } from "../../claude/scripted-model/terminal.js";
-import { answerTo, codexEnv, prepareCodexProject, readCodexEvents, readCodexLog, writeCodexConfig, type CodexJourneyResult, type LogEntry } from "./journey.js";
+import {
+  answerTo,
+  codexEnv,
+  prepareCodexProject,
+  readCodexEvents,
+  readCodexLog,
+  writeCodexConfig,
+  type CodexJourneyResult,
+  type LogEntry,
+} from "./journey.js";
 import { startCodexModel } from "./server.js";
 import type { ResponsesItem } from "./translate.js";
 import { repliesSettled } from "../../support/replies-settled.js";
@@ -209,5 +218,22 @@ export async function runCodexTerminalJourney(options: CodexTerminalOptions): Pr
   // The last reply (a final gate's approval) may still be on its way to the state.
   await repliesSettled(project);
   const validate = spawnSync(process.execPath, [cli, "validate", "--json"], { cwd: project, encoding: "utf8" });
-  return { work, project, session, log: readCodexLog(logFile), killed, eventsAtKill, complete, validateExit: validate.status, events: readCodexEvents(project), typed, hookReviews, screen, screenAtKill, screenAfterResume: watch?.seen() ?? "", screensAtAnswers, screenWatched: watched?.seen() ?? "" };
+  return {
+    work,
+    project,
+    session,
+    log: readCodexLog(logFile),
+    killed,
+    eventsAtKill,
+    complete,
+    validateExit: validate.status,
+    events: readCodexEvents(project),
+    typed,
+    hookReviews,
+    screen,
+    screenAtKill,
+    screenAfterResume: watch?.seen() ?? "",
+    screensAtAnswers,
+    screenWatched: watched?.seen() ?? "",
+  };
 }

@@ -40,7 +40,8 @@ const args = (item: ResponsesItem): Record<string, unknown> => {
     return {};
   }
 };
-const outputText = (item: ResponsesItem) => (typeof item.output === "string" ? item.output : JSON.stringify(item.output ?? ""));
+const outputText = (item: ResponsesItem) =>
+  typeof item.output === "string" ? item.output : JSON.stringify(item.output ?? "");
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 const MISSING = "dotagent-scripted: the file does not exist";
@@ -49,7 +50,8 @@ const EOF_MARK = "DOTAGENT_SCRIPTED_EOF";
 /** The shell line a Read or Write of the policy runs as (Codex's model has only its shell). */
 export function shellFor(name: string, input: Record<string, unknown>): string | undefined {
   if (name === "Read") return `cat -- ${quote(String(input.file_path))} 2>/dev/null || echo ${quote(MISSING)}`;
-  if (name === "Write") return `cat > ${quote(String(input.file_path))} <<'${EOF_MARK}'\n${String(input.content).replace(/\n?$/, "\n")}${EOF_MARK}`;
+  if (name === "Write")
+    return `cat > ${quote(String(input.file_path))} <<'${EOF_MARK}'\n${String(input.content).replace(/\n?$/, "\n")}${EOF_MARK}`;
   return undefined;
 }
 
@@ -114,7 +116,8 @@ export function toClaudeRequest(body: ResponsesRequest): Translated {
       if (item.role === "developer") {
         if (!prompted) system.push(text);
         // A sub-agent's hook context right after its prompt (an executor's worktree lines): part of its prompt.
-        else if (!isMain && !acted && promptBlock !== undefined) promptBlock.text = `${promptBlock.text ?? ""}\n${text}`;
+        else if (!isMain && !acted && promptBlock !== undefined)
+          promptBlock.text = `${promptBlock.text ?? ""}\n${text}`;
         else if (pendingIds().length > 0) held.push({ type: "text", text });
         else push("user", { type: "text", text });
         continue;
@@ -133,7 +136,12 @@ export function toClaudeRequest(body: ResponsesRequest): Translated {
       prompted = true;
       // The person wrote again while agents were at work: the session they ran in is gone (a kill).
       for (const id of pendingIds()) {
-        push("user", { type: "tool_result", tool_use_id: spawnOf.get(id)!, content: "The agent was interrupted: the session ended before it finished.", is_error: true });
+        push("user", {
+          type: "tool_result",
+          tool_use_id: spawnOf.get(id)!,
+          content: "The agent was interrupted: the session ended before it finished.",
+          is_error: true,
+        });
         done.add(id);
       }
       flushHeld();
@@ -144,7 +152,10 @@ export function toClaudeRequest(body: ResponsesRequest): Translated {
       }
       const command = /^\s*\$([\w-]+)\b\s*([\s\S]*)$/.exec(text);
       if (command) {
-        push("user", { type: "text", text: `<command-name>/${command[1]}</command-name>\n<command-args>${command[2]!.trim()}</command-args>` });
+        push("user", {
+          type: "text",
+          text: `<command-name>/${command[1]}</command-name>\n<command-args>${command[2]!.trim()}</command-args>`,
+        });
         continue;
       }
       const block: ContentBlock = { type: "text", text };
@@ -166,7 +177,17 @@ export function toClaudeRequest(body: ResponsesRequest): Translated {
         const call = callFromShell(String(a.cmd ?? ""));
         push("assistant", { type: "tool_use", id, name: call.name, input: call.input });
       } else if (item.name === "spawn_agent") {
-        push("assistant", { type: "tool_use", id, name: "Agent", input: { subagent_type: a.agent_type, prompt: a.message, description: String(a.agent_type), run_in_background: false } });
+        push("assistant", {
+          type: "tool_use",
+          id,
+          name: "Agent",
+          input: {
+            subagent_type: a.agent_type,
+            prompt: a.message,
+            description: String(a.agent_type),
+            run_in_background: false,
+          },
+        });
       } else push("assistant", { type: "tool_use", id, name: String(item.name), input: a });
       continue;
     }
@@ -194,36 +215,84 @@ export function toClaudeRequest(body: ResponsesRequest): Translated {
           if (final === undefined) continue;
           done.add(agent);
           completed.add(agent);
-          push("user", { type: "tool_result", tool_use_id: spawn, content: final === "completed" ? String(s.completed ?? "") : `The agent ended: ${final} ${JSON.stringify(s[final])}`, is_error: final !== "completed" });
+          push("user", {
+            type: "tool_result",
+            tool_use_id: spawn,
+            content:
+              final === "completed"
+                ? String(s.completed ?? "")
+                : `The agent ended: ${final} ${JSON.stringify(s[final])}`,
+            is_error: final !== "completed",
+          });
         }
         flushHeld();
         continue;
       }
       const result = call?.name === "exec_command" ? execResult(out) : { text: out, isError: false };
-      push("user", { type: "tool_result", tool_use_id: item.call_id ?? "", content: result.text, is_error: result.isError });
+      push("user", {
+        type: "tool_result",
+        tool_use_id: item.call_id ?? "",
+        content: result.text,
+        is_error: result.isError,
+      });
     }
   }
   const tools = isMain ? ["Agent", "Bash", "Read", "Write"] : ["Bash", "Read", "Write"];
-  return { request: { model: body.model, system: system.join("\n\n"), tools: tools.map((name) => ({ name })), messages }, pending: isMain ? pendingIds() : [], unclosed: isMain ? [...completed].filter((id) => !closed.has(id)) : [], isMain };
+  return {
+    request: { model: body.model, system: system.join("\n\n"), tools: tools.map((name) => ({ name })), messages },
+    pending: isMain ? pendingIds() : [],
+    unclosed: isMain ? [...completed].filter((id) => !closed.has(id)) : [],
+    isMain,
+  };
 }
 
 /** The policy's reply as Responses output items. */
 export function toResponsesItems(reply: Pick<Reply, "blocks">): ResponsesItem[] {
   return reply.blocks.map((block: Block): ResponsesItem => {
-    if (block.type === "text") return { type: "message", role: "assistant", content: [{ type: "output_text", text: block.text }] };
-    if (block.name === "Agent") return { type: "function_call", name: "spawn_agent", namespace: "multi_agent_v1", call_id: block.id, arguments: JSON.stringify({ agent_type: block.input.subagent_type, message: block.input.prompt }) };
+    if (block.type === "text")
+      return { type: "message", role: "assistant", content: [{ type: "output_text", text: block.text }] };
+    if (block.name === "Agent")
+      return {
+        type: "function_call",
+        name: "spawn_agent",
+        namespace: "multi_agent_v1",
+        call_id: block.id,
+        arguments: JSON.stringify({ agent_type: block.input.subagent_type, message: block.input.prompt }),
+      };
     const cmd = block.name === "Bash" ? String(block.input.command) : shellFor(block.name, block.input);
-    if (cmd === undefined) return { type: "message", role: "assistant", content: [{ type: "output_text", text: `I cannot call ${block.name} in Codex.` }] };
-    return { type: "function_call", name: "exec_command", call_id: block.id, arguments: JSON.stringify({ cmd, yield_time_ms: 30000 }) };
+    if (cmd === undefined)
+      return {
+        type: "message",
+        role: "assistant",
+        content: [{ type: "output_text", text: `I cannot call ${block.name} in Codex.` }],
+      };
+    return {
+      type: "function_call",
+      name: "exec_command",
+      call_id: block.id,
+      arguments: JSON.stringify({ cmd, yield_time_ms: 30000 }),
+    };
   });
 }
 
 /** A wait on the agents still at work (Codex's wait_agent; the longest timeout it allows). */
 export function waitItem(ids: readonly string[], n: number): ResponsesItem {
-  return { type: "function_call", name: "wait_agent", namespace: "multi_agent_v1", call_id: `call_wait_${process.pid}_${n}`, arguments: JSON.stringify({ targets: ids, timeout_ms: 3_600_000 }) };
+  return {
+    type: "function_call",
+    name: "wait_agent",
+    namespace: "multi_agent_v1",
+    call_id: `call_wait_${process.pid}_${n}`,
+    arguments: JSON.stringify({ targets: ids, timeout_ms: 3_600_000 }),
+  };
 }
 
 /** Closes an agent that completed (Codex's close_agent), so the session may spawn more. */
 export function closeItem(id: string, n: number, i: number): ResponsesItem {
-  return { type: "function_call", name: "close_agent", namespace: "multi_agent_v1", call_id: `call_close_${process.pid}_${n}_${i}`, arguments: JSON.stringify({ target: id }) };
+  return {
+    type: "function_call",
+    name: "close_agent",
+    namespace: "multi_agent_v1",
+    call_id: `call_close_${process.pid}_${n}_${i}`,
+    arguments: JSON.stringify({ target: id }),
+  };
 }
