@@ -699,6 +699,12 @@ describe("doctor checks the clients installed here, and whether each trusts the 
       const plain = dotagent(project, ["doctor"], { env: { ...env, CLAUDE_CONFIG_DIR: "" } });
       expect(plain.stdout).not.toContain("Claude Code");
       expect(plain.stdout).toMatch(/^✗ trust /m);
+      // Every message starts in one column (Codex's `hook-node` is longer than the others' names).
+      const columns = plain.stdout
+        .split("\n")
+        .filter((l) => /^[✓✗!] /.test(l))
+        .map((l) => /^[✓✗!] \S+ +/.exec(l)![0].length);
+      expect(new Set(columns).size, plain.stdout).toBe(1);
     },
   );
 

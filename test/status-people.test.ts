@@ -190,6 +190,30 @@ describe.skipIf(!hasScript)("Next for a person at a terminal", () => {
     );
   });
 
+  it("installed for Copilot CLI or Codex CLI: status, tasks and a gate name what to type there, not `dotagent run` (which needs the Agent SDK and a key; issue 42)", () => {
+    for (const [client, command, name] of [
+      ["copilot", "/develop", "Copilot CLI"],
+      ["codex", "$develop", "Codex CLI"],
+    ] as const) {
+      const root = tempProject();
+      ok(dotagent(root, ["install", "--client", client, "--json"], { env: { HOME: join(root, "home") } }));
+      const none = onTerminal(root, ["status"]) + onTerminal(root, ["tasks"]);
+      expect(none).toContain(`Next: type ${command} <what to build> in ${name}, e.g. ${command} add login`);
+      expect(none).toContain(`No workflow here; start one: type ${command} <what to build> in ${name}\n`);
+      expect(none).not.toContain("dotagent run");
+      dotagent(root, ["init", "--request", "add login"]);
+      writeJson(root, "memory/reports/demand.json", {
+        status: "complete",
+        summary: "login",
+        requirements: ["a form"],
+        acceptance_criteria: ["it logs in"],
+      });
+      expect(onTerminal(root, ["status"])).toContain(
+        `Next: read memory/reports/demand.json, then type approve in ${name} (or what to change)`,
+      );
+    }
+  });
+
   it("init and a workflow under way: what the person types to go on", () => {
     const root = tempProject();
     installed(root);

@@ -27,7 +27,8 @@ import { judgeHelperCommand, judgeSpawnInput } from "../core/helper-command.js";
 import { judgeBashWrite, judgeFileWrite, type GuardContext, type Writer } from "../core/write-guard.js";
 import { promptWithLines } from "../core/worktrees.js";
 import { isValidReport, reportAt } from "../core/reports.js";
-import type { ResumePlan } from "../core/plan-resume.js";
+import type { Decision, ResumePlan } from "../core/plan-resume.js";
+import { YES_OR_NO } from "../core/authority.js";
 import type { OpContext } from "../ops/op-context.js";
 import {
   agentTranscriptPath,
@@ -75,19 +76,37 @@ const context = (event: string, text: string) => ({
   hookSpecificOutput: { hookEventName: event, additionalContext: text },
 });
 
-/** What the model reads after an agent's end: what was recorded, then the next step as JSON. */
-export function nextContext(
-  recorded: readonly string[],
-  plan: Pick<ResumePlan, "phase" | "phase_status" | "next" | "in_flight" | "agents_in_flight">,
-): string {
+type NextPlan = Pick<ResumePlan, "phase" | "phase_status" | "next" | "in_flight" | "agents_in_flight"> & {
+  decision?: Decision | null | undefined;
+};
+
+/**
+ * What the model reads after an agent's end: what was recorded, then the next step as JSON. A
+ * next step that is the person's question carries it (`decision`, with the words that count as an
+ * answer), so the model relays it at once instead of running a command that exits 5 to learn it.
+ */
+export function nextContext(recorded: readonly string[], plan: NextPlan): string {
+  const decision = plan.decision ? { decision: { ...plan.decision, answers: YES_OR_NO } } : {};
   const next = {
     phase: plan.phase,
     phase_status: plan.phase_status,
     next: plan.next,
     in_flight: plan.in_flight,
     agents_in_flight: plan.agents_in_flight,
+    ...decision,
   };
   return `${recorded.length > 0 ? `dotagent recorded: ${recorded.join("; ")}.\n` : ""}dotagent next: ${JSON.stringify(next)}`;
+}
+
+/** nextContext as a hook hands it to the model; a question in it is recorded as asked first, so the person's reply answers it. */
+async function handNext(
+  op: OpContext,
+  event: string,
+  recorded: readonly string[],
+  plan: NextPlan,
+): Promise<HookOutput> {
+  if (plan.decision) await (await personGate()).recordAsked(op, plan.decision);
+  return context(event, nextContext(recorded, plan));
 }
 
 /** The words an agent without its report is sent back with (numbered: the count lives in its transcript). */
@@ -251,7 +270,7 @@ export async function onPostToolUse(op: OpContext, input: HookInput): Promise<Ho
   if (event === "PostToolUse" && obj(input.tool_response).status === "async_launched") return null;
   const end = await (await agentRun()).endAgentJob(op, reading.job, { final: true, ended: true });
   if (end.kind !== "recorded") return null;
-  return context(event, nextContext([end.what], end.plan));
+  return handNext(op, event, [end.what], end.plan);
 }
 
 /** Claude Code's own messages into the session (an agent's notification or hand-back), never the person's words. */
@@ -297,7 +316,7 @@ export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promi
       const told = `the person's reply ${what}; dotagent carries it out at your next step, once the client has recorded the prompt as the person's; do not run phase approve or write final_design.json`;
       return done.plan === undefined
         ? context("UserPromptSubmit", `dotagent recorded: ${told}.`)
-        : context("UserPromptSubmit", nextContext([told], done.plan));
+        : handNext(op, "UserPromptSubmit", [told], done.plan);
     }
     if (done.kind === "ignored")
       return context(
@@ -312,16 +331,14 @@ export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promi
         : done.picked
           ? `the person picked ${done.picked}: final_design.json written from it and ${done.phase} approved (their prompt); do not write it or run phase approve`
           : `the person approved ${done.phase} (their prompt); do not run phase approve`;
-    return context(
-      "UserPromptSubmit",
-      nextContext([what], {
-        phase: result.phase,
-        phase_status: result.phase_status,
-        next: result.next,
-        in_flight: result.in_flight,
-        agents_in_flight: result.agents_in_flight,
-      }),
-    );
+    return handNext(op, "UserPromptSubmit", [what], {
+      phase: result.phase,
+      phase_status: result.phase_status,
+      next: result.next,
+      in_flight: result.in_flight,
+      agents_in_flight: result.agents_in_flight,
+      decision: result.decision,
+    });
   }
   const recorded: string[] = [];
   let plan: ResumePlan | undefined;
@@ -342,7 +359,7 @@ export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promi
       plan = end.plan;
     }
   }
-  return plan === undefined ? null : context("UserPromptSubmit", nextContext(recorded, plan));
+  return plan === undefined ? null : handNext(op, "UserPromptSubmit", recorded, plan);
 }
 
 /**

@@ -434,8 +434,10 @@ export async function runDoctor(context: CommandContext, cliUrl: string): Promis
   context.out.result({ ok: code === 0, version: VERSION, clients, checks }, () => {
     const c = context.out.color;
     const mark = { ok: c.green("✓"), warn: c.yellow("!"), fail: c.red("✗") };
+    // One column for the messages, however long a check's name (Codex's `hook-node`).
+    const width = Math.max(8, ...checks.map((x) => x.name.length));
     const line = (check: Check) =>
-      `${mark[check.status]} ${check.name.padEnd(8)} ${check.message}${check.fix ? ` — fix: ${check.fix}` : ""}`;
+      `${mark[check.status]} ${check.name.padEnd(width)} ${check.message}${check.fix ? ` — fix: ${check.fix}` : ""}`;
     // Several clients: each client's checks under its name.
     const grouped =
       clients.length < 2

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { NextAction } from "../core/plan-resume.js";
 import { MANIFEST } from "../claude/install-manifest.js";
-import { howToStart, INSTALL_MANIFEST, personNext, personNextOf, type Driver } from "./person-next.js";
+import { CODEX_MANIFEST } from "../clients/codex/install.js";
+import { COPILOT_MANIFEST } from "../clients/copilot/install.js";
+import { CLIENT_DRIVERS, howToStart, INSTALL_MANIFEST, personNext, personNextOf, type Driver } from "./person-next.js";
 
 const next = (action: NextAction["action"], more: Partial<NextAction> = {}): NextAction => ({
   action,
@@ -52,6 +54,25 @@ describe("personNext", () => {
       "Next: type /develop in Claude Code to go on (tasks task-001, task-002 next)",
     ],
     [next("run_step", { step: "TEST" }), "headless", "Next: dotagent run goes on (step TEST is next)"],
+    // Installed for Copilot CLI or Codex CLI: what the person types there, never `dotagent run` (the SDK and a key it needs they may not have).
+    [next("start_workflow"), "copilot", "Next: type /develop <what to build> in Copilot CLI, e.g. /develop add login"],
+    [next("start_workflow"), "codex", "Next: type $develop <what to build> in Codex CLI, e.g. $develop add login"],
+    [
+      next("await_approval", { gate: "approve_requirements" }),
+      "codex",
+      "Next: read memory/reports/demand.json, then type approve in Codex CLI (or what to change)",
+    ],
+    [
+      next("await_approval", { gate: "pick_design" }),
+      "copilot",
+      "Next: pick a design in Copilot CLI (memory/reports/roundtable.json compares them)",
+    ],
+    [next("spawn_agent", { agent: "qa" }), "codex", "Next: type $develop in Codex CLI to go on (the qa agent is next)"],
+    [
+      next("run_tasks", { tasks: ["task-003"] }),
+      "copilot",
+      "Next: type /develop in Copilot CLI to go on (task task-003 next)",
+    ],
     // The model's line already speaks to a person, or there is nothing for them to type.
     [next("run_tasks"), "claude", null],
     [next("await_agents"), "claude", null],
@@ -66,6 +87,8 @@ describe("personNext", () => {
     ["headless", undefined, 'dotagent run "<what to build>"'],
     ["claude", "NAME", "type /develop --workflow NAME <what to build> in Claude Code"],
     ["headless", "fix", 'dotagent run --workflow fix "<what to build>"'],
+    ["copilot", undefined, "type /develop <what to build> in Copilot CLI"],
+    ["codex", "fix", "type $develop --workflow fix <what to build> in Codex CLI"],
   ] as const)("howToStart(%s, %s): %s", (driver, workflow, line) => expect(howToStart(driver, workflow)).toBe(line));
 
   it.each([
@@ -85,5 +108,12 @@ describe("personNext", () => {
     expect(personNextOf(n, needs, driver)).toBe(line),
   );
 
-  it("looks for the manifest install writes", () => expect(INSTALL_MANIFEST).toBe(`.claude/${MANIFEST}`));
+  it("looks for the manifest each client's install writes", () => {
+    expect(INSTALL_MANIFEST).toBe(`.claude/${MANIFEST}`);
+    expect(CLIENT_DRIVERS.map((c) => c.manifest)).toEqual([
+      INSTALL_MANIFEST,
+      `.github/${COPILOT_MANIFEST}`,
+      CODEX_MANIFEST,
+    ]);
+  });
 });

@@ -2,23 +2,36 @@
 // is addressed to the model ("spawn the pm agent"), and stays so in --json and in the hooks,
 // which programs and the model read; a person is told what *they* type: `/develop …` in Claude
 // Code where dotagent is installed into the project, else `dotagent run`, and at a gate what to
-// answer. Only when stdout is a terminal and the caller is not Claude Code's Bash tool (byModel).
+// answer; in Copilot CLI and Codex CLI where dotagent is installed for them (`$develop` in Codex).
+// Only when stdout is a terminal and the caller is not a client's model shell (byModel).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { NextAction } from "../core/plan-resume.js";
 import type { CommandContext } from "./context.js";
 import { opContext } from "./context.js";
 
-/** Where the person drives the workflow from: Claude Code (dotagent installed into the project) or `dotagent run`. */
-export type Driver = "claude" | "headless";
+/**
+ * Where the person drives the workflow from: a client dotagent is installed into in this project
+ * (Claude Code, GitHub Copilot CLI, OpenAI Codex CLI; looked for in that order), or `dotagent run`.
+ */
+export type Driver = "claude" | "copilot" | "codex" | "headless";
 
 /** install's manifest (src/claude/install-manifest.ts MANIFEST; not imported: status is on the start-up path). */
 export const INSTALL_MANIFEST = ".claude/.dotagent-install.json";
 
+/** Each client's install manifest (src/clients/*\/install.ts) and what the person types there. */
+export const CLIENT_DRIVERS = [
+  { driver: "claude", manifest: INSTALL_MANIFEST, client: "Claude Code", command: "/develop" },
+  { driver: "copilot", manifest: ".github/.dotagent-copilot-install.json", client: "Copilot CLI", command: "/develop" },
+  { driver: "codex", manifest: ".codex/.dotagent-install.json", client: "Codex CLI", command: "$develop" },
+] as const;
+
+const clientOf = (driver: Driver) => CLIENT_DRIVERS.find((c) => c.driver === driver);
+
 /** The person reading plain output, and where they drive the workflow from; null when a program or the model reads it. */
 export function personReading(context: CommandContext): Driver | null {
   if (context.out.json || process.stdout.isTTY !== true || opContext(context).byModel === true) return null;
-  return existsSync(join(context.paths.root, INSTALL_MANIFEST)) ? "claude" : "headless";
+  return CLIENT_DRIVERS.find((c) => existsSync(join(context.paths.root, c.manifest)))?.driver ?? "headless";
 }
 
 /**
@@ -28,25 +41,29 @@ export function personReading(context: CommandContext): Driver | null {
  */
 export function howToStart(driver: Driver, workflow?: string): string {
   const named = workflow === undefined ? "" : `--workflow ${workflow} `;
-  return driver === "claude"
-    ? `type /develop ${named}<what to build> in Claude Code`
+  const client = clientOf(driver);
+  return client !== undefined
+    ? `type ${client.command} ${named}<what to build> in ${client.client}`
     : `dotagent run ${named}"<what to build>"`;
 }
 
-const goOn = (driver: Driver, what: string) =>
-  driver === "claude"
-    ? `Next: type /develop in Claude Code to go on (${what})`
+function goOn(driver: Driver, what: string): string {
+  const client = clientOf(driver);
+  return client !== undefined
+    ? `Next: type ${client.command} in ${client.client} to go on (${what})`
     : `Next: dotagent run goes on (${what})`;
+}
 
 /** What the person does next, as one line; null where the model's line already speaks to a person (decisions, dead tasks, waiting, the end). */
 export function personNext(next: NextAction, driver: Driver): string | null {
+  const client = clientOf(driver);
   switch (next.action) {
     case "start_workflow":
-      return `Next: ${howToStart(driver)}, e.g. ${driver === "claude" ? "/develop add login" : 'dotagent run "add login"'}`;
+      return `Next: ${howToStart(driver)}, e.g. ${client !== undefined ? `${client.command} add login` : 'dotagent run "add login"'}`;
     case "await_approval": {
       if (next.gate === "pick_design")
-        return driver === "claude"
-          ? "Next: pick a design in Claude Code (memory/reports/roundtable.json compares them)"
+        return client !== undefined
+          ? `Next: pick a design in ${client.client} (memory/reports/roundtable.json compares them)`
           : "Next: dotagent run asks you to pick a design (memory/reports/roundtable.json compares them)";
       const file =
         next.gate === "approve_requirements"
@@ -54,8 +71,8 @@ export function personNext(next: NextAction, driver: Driver): string | null {
           : next.gate === "approve_design"
             ? "memory/reports/final_design.json"
             : (next.output ?? "the report");
-      return driver === "claude"
-        ? `Next: read ${file}, then type approve in Claude Code (or what to change)`
+      return client !== undefined
+        ? `Next: read ${file}, then type approve in ${client.client} (or what to change)`
         : `Next: dotagent run asks you to approve ${file} (or say what to change)`;
     }
     case "spawn_agent":

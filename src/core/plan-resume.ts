@@ -636,7 +636,7 @@ function planInterrupted(
         action: "confirm_isolation",
         agent: null,
         tasks: [],
-        reason: `the main checkout has uncommitted changes (${checkout.dirty.slice(0, 3).join(", ")}${checkout.dirty.length > 3 ? ", …" : ""}): ask the person whether to commit them or to run the tasks without worktrees (\`dotagent resume --json\` shows the decision)`,
+        reason: `the main checkout has uncommitted changes (${checkout.dirty.slice(0, 3).join(", ")}${checkout.dirty.length > 3 ? ", …" : ""}): ask the person the decision's question (beside this next, or in \`dotagent resume --json\`): commit them, or run the tasks without worktrees`,
         round: currentRound(phase),
         checkout: "uncommitted",
       };
@@ -651,7 +651,7 @@ function planInterrupted(
         action: "confirm_isolation",
         agent: null,
         tasks: [],
-        reason: `${checkout.reason}, so the main checkout cannot be looked at before the tasks start: ask the person whether to commit what is uncommitted (outside the sandbox) or to run the tasks without worktrees (\`dotagent resume --json\` shows the decision)`,
+        reason: `${checkout.reason}, so the main checkout cannot be looked at before the tasks start: ask the person the decision's question (beside this next, or in \`dotagent resume --json\`): commit what is uncommitted (outside the sandbox), or run the tasks without worktrees`,
         round: currentRound(phase),
         checkout: "git_refused",
       };

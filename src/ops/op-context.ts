@@ -17,6 +17,12 @@ export interface OpContext {
   readonly dirArg?: string | undefined;
   /** The call comes from an agent's shell (Claude Code's Bash tool, not a terminal): a gate approval then needs the person's recorded reply (person-gate.ts). */
   readonly byModel?: boolean | undefined;
+  /**
+   * Whether the model's shell cannot write the repository's git folder (a client's sandbox around
+   * the model's commands: Codex's workspace-write). A hook runs outside it and sees a writable
+   * .git, but the question it hands the model must say that its yes cannot commit from there.
+   */
+  readonly modelGitReadOnly?: (() => boolean) | undefined;
 }
 
 /**

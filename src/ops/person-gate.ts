@@ -137,19 +137,7 @@ export async function decideAsModel(
 ): Promise<boolean | "no-terminal"> {
   const state = await currentState(context.paths);
   if (!yes) {
-    await locked(context, "decision asked", () => {
-      // Asked again before the person spoke: once in the log.
-      if (pendingAsked(authorityEvents(context.paths, state))?.yes !== decision.yes)
-        appendAuthority(context, state, [
-          {
-            type: "decision_asked",
-            key: decisionKey(decision),
-            question: decision.question,
-            yes: decision.yes,
-            no: decision.no,
-          },
-        ]);
-    });
+    await locked(context, "decision asked", () => recordAskedLocked(context, state, decision));
     return "no-terminal";
   }
   // A decision is told by what its yes runs, not by its words: a question names times ("last
@@ -158,6 +146,33 @@ export async function decideAsModel(
   const answered = commandAnswered(authorityEvents(context.paths, state), decision.yes);
   if (answered.ok) return true;
   throw refusal(answered, decision);
+}
+
+/**
+ * Records `decision` as put to the person through the model (`decision_asked`, sealed), once while
+ * it is unanswered; the caller holds the lock. Whoever hands a question to the model records it
+ * (a command run from its shell, a hook's `dotagent next:` line), so the person's next prompt
+ * answers it and the model never runs a failing command only to learn the question.
+ */
+export function recordAskedLocked(context: OpContext, state: PhaseState | undefined, decision: Decision): void {
+  // Asked again before the person spoke: once in the log.
+  if (pendingAsked(authorityEvents(context.paths, state))?.yes !== decision.yes)
+    appendAuthority(context, state, [
+      {
+        type: "decision_asked",
+        key: decisionKey(decision),
+        question: decision.question,
+        yes: decision.yes,
+        no: decision.no,
+      },
+    ]);
+}
+
+/** recordAskedLocked under the state lock (a hook handing the model a plan with a decision). */
+export async function recordAsked(context: OpContext, decision: Decision): Promise<void> {
+  await locked(context, "decision asked", async () =>
+    recordAskedLocked(context, await currentState(context.paths), decision),
+  );
 }
 
 /** The question as the person is shown it: with the words that count as an answer. */

@@ -33,6 +33,7 @@ import { designFiles, reportTimes } from "../store/reports.js";
 import { loadSnapshot } from "../store/session.js";
 import { checkoutFacts } from "../store/worktrees.js";
 import { appendAuthority, authorityEvents } from "./person-gate.js";
+import { checkoutAsModelSees } from "./settle.js";
 import type { PhaseResult } from "./phase-change.js";
 import { locked, type OpContext } from "./op-context.js";
 
@@ -168,7 +169,7 @@ export async function recordPrompt(context: OpContext, prompt: TypedPrompt): Pro
     );
     const done = await carryOutPendingReply(context);
     if (done.kind !== "pending") return done;
-    return { kind: "pending", effect, plan: planAssuming(snapshot, effect, context.now(), context.paths.root) };
+    return { kind: "pending", effect, plan: planAssuming(context, snapshot, effect) };
   });
 }
 
@@ -307,7 +308,8 @@ export function hasPendingReply(stateDir: string): boolean {
  * that plan starts a round's tasks, the main checkout is looked at as resume does, so the model is
  * told the isolation question rather than a run_tasks the spawn hook would refuse.
  */
-function planAssuming(snapshot: StateSnapshot, effect: Effect, now: Date, root: string): ResumePlan | undefined {
+function planAssuming(context: OpContext, snapshot: StateSnapshot, effect: Effect): ResumePlan | undefined {
+  const now = context.now();
   if (snapshot.phase.kind !== "ok") return undefined;
   let reports = snapshot.reports;
   if (effect.kind === "pick") {
@@ -330,7 +332,9 @@ function planAssuming(snapshot: StateSnapshot, effect: Effect, now: Date, root: 
   if (!moved.ok) return undefined;
   const assumed: StateSnapshot = { ...snapshot, reports, phase: { ...snapshot.phase, value: moved.state } };
   const plan = planResume(assumed, now);
-  return plan.next.action === "run_tasks" ? planResume(assumed, now, { checkout: checkoutFacts(root) }) : plan;
+  return plan.next.action === "run_tasks"
+    ? planResume(assumed, now, { checkout: checkoutAsModelSees(context, checkoutFacts(context.paths.root)) })
+    : plan;
 }
 
 /**

@@ -2,7 +2,13 @@
 // what the planner does by itself (advance a phase whose report is there and whose gate is met,
 // record the design's task plan, recover tasks whose owner is gone), so every command that records
 // a step answers with the next one (`next`), the object `resume` would give, without a second call.
-import { planResume, type AgentInFlight, type NextAction, type ResumePlan } from "../core/plan-resume.js";
+import {
+  planResume,
+  type AgentInFlight,
+  type Decision,
+  type NextAction,
+  type ResumePlan,
+} from "../core/plan-resume.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
@@ -16,15 +22,43 @@ import { finishClear } from "./fresh-start.js";
 import { tasksStepOf } from "../core/plans.js";
 import type { OpContext } from "./op-context.js";
 
-/** The fields a recording command adds to its --json result. */
+/** The fields a recording command adds to its --json result; `decision` when the next step is the person's question (SPEC §10). */
 export interface NextFields {
   next: NextAction;
   in_flight: string[];
   agents_in_flight: AgentInFlight[];
+  decision?: Decision;
 }
 
 export function nextFields(plan: ResumePlan): NextFields {
-  return { next: plan.next, in_flight: plan.in_flight, agents_in_flight: plan.agents_in_flight };
+  return {
+    next: plan.next,
+    in_flight: plan.in_flight,
+    agents_in_flight: plan.agents_in_flight,
+    ...(plan.decision !== null ? { decision: plan.decision } : {}),
+  };
+}
+
+/**
+ * The main checkout as the model's shell sees it: with the person's changes to decide about, and
+ * a client whose sandbox keeps .git read-only for the model (OpContext.modelGitReadOnly, asked only
+ * then), not writable, so the question says its yes cannot commit from there (SPEC §19).
+ */
+export function checkoutAsModelSees(context: Pick<OpContext, "modelGitReadOnly">, facts: CheckoutFacts): CheckoutFacts;
+export function checkoutAsModelSees(
+  context: Pick<OpContext, "modelGitReadOnly">,
+  facts: CheckoutFacts | undefined,
+): CheckoutFacts | undefined;
+export function checkoutAsModelSees(
+  context: Pick<OpContext, "modelGitReadOnly">,
+  facts: CheckoutFacts | undefined,
+): CheckoutFacts | undefined {
+  return facts?.git === true &&
+    facts.dirty.length > 0 &&
+    facts.writable !== false &&
+    context.modelGitReadOnly?.() === true
+    ? { ...facts, writable: false }
+    : facts;
 }
 
 /** The state files after a plan was carried out (undefined: not there). */
@@ -89,6 +123,15 @@ export async function applyPlan(
  * live even when it is a process already gone, such as an `--owner` given for it).
  */
 export async function settle(context: OpContext, now: Date, started: readonly string[] = []): Promise<Settled> {
+  const settled = await settlePlan(context, now, started);
+  // Its answer puts the question to an agent's shell (`decision` beside `next`): asked, so the
+  // person's next prompt answers it (person-gate.ts).
+  if (settled.plan.decision !== null && context.byModel === true)
+    (await import("./person-gate.js")).recordAskedLocked(context, settled.phase, settled.plan.decision);
+  return settled;
+}
+
+async function settlePlan(context: OpContext, now: Date, started: readonly string[]): Promise<Settled> {
   let snapshot = await loadSnapshot(context.paths);
   // Merges cut off, tasks done in their worktrees whose session is gone, worktrees nobody needs.
   if (needsWorktreeRecovery(context.paths.root, snapshot)) {
@@ -98,7 +141,7 @@ export async function settle(context: OpContext, now: Date, started: readonly st
   }
   const owners = judgeRunningTasks(snapshot, now);
   for (const id of started) owners.set(id, "live");
-  const checkout = checkoutFactsFor(context.paths.root, snapshot);
+  const checkout = checkoutAsModelSees(context, checkoutFactsFor(context.paths.root, snapshot));
   const plan = planResume(snapshot, now, { owners, checkout });
   // The isolation question leaves the rest of the plan to carry out (a phase reached, a plan recorded).
   if (plan.decision !== null && plan.decisionKind !== "isolation")
@@ -134,7 +177,7 @@ export async function settle(context: OpContext, now: Date, started: readonly st
     plan.writes.events.some((e) => e.type === "plan_recorded")
   ) {
     const after = await loadSnapshot(context.paths);
-    const facts = checkoutFactsFor(context.paths.root, after);
+    const facts = checkoutAsModelSees(context, checkoutFactsFor(context.paths.root, after));
     const asked = facts === undefined ? undefined : planResume(after, now, { owners, checkout: facts });
     if (asked?.next.action === "confirm_isolation")
       return {

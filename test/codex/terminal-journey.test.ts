@@ -100,6 +100,65 @@ describe.skipIf(!ENABLED || !TMUX)(
     );
 
     it.runIf(ALL)(
+      "the install left uncommitted in a git project (Codex's default sandbox): the question reaches the person as the model's words, no failed command (exit 5) with raw JSON before it; they commit by hand as it says, say yes, the tasks get worktrees",
+      async () => {
+        const started = Date.now();
+        const question = /› minimal[\s\S]*The main checkout has uncommitted changes[\s\S]*Yes or no\?/;
+        const result = await runCodexTerminalJourney({
+          root: ROOT,
+          codex,
+          git: true,
+          commitInstall: false,
+          watchFor: question,
+          beforeAnswer: (project, answer, said) => {
+            if (!said.includes("uncommitted changes")) return;
+            // The question says this shell (the sandbox) cannot commit: the person commits in their own terminal, then says yes.
+            for (const args of [
+              ["add", "-A"],
+              ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "dotagent install"],
+            ]) {
+              const run = spawnSync("git", args, { cwd: project, encoding: "utf8" });
+              if (run.status !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr}`);
+            }
+            return answer;
+          },
+        });
+        const info = `${detail(result)}\nscreen at the question:\n${result.screenWatched}`;
+        expect(result.complete, info).toBe(true);
+        expect(result.typed).toEqual(["$develop add login", "approve", "minimal", "yes"]);
+        // Before: `• Exited (status 5) node "…/dotagent.mjs" resume --json └ {"situation":"interrupted",…` between the pick and the question.
+        const shown = result.screenWatched.replace(/\s+/g, " ");
+        expect(shown, info).toMatch(question);
+        const between = shown.slice(
+          shown.lastIndexOf("› minimal"),
+          shown.indexOf("The main checkout has uncommitted changes"),
+        );
+        expect(between, info).not.toMatch(/Exited \(status|"situation"|resume --json/);
+        // Handed by the hook, which runs outside the sandbox: the words are still those for the model's sandboxed shell.
+        expect(shown).toContain(
+          "this shell cannot write the repository's .git, a sandbox, so commit them yourself first",
+        );
+        process.stdout.write(
+          `the question on screen:\n${result.screenWatched
+            .split("\n")
+            .filter((l) => /› minimal|uncommitted|Exited|Ran/.test(l))
+            .join("\n")}\n`,
+        );
+        expect(result.events.filter((e) => e.type === "decision_asked").map((e) => e.key)).toEqual(["isolation"]);
+        expect(result.events.filter((e) => e.type === "isolation_decided").map((e) => `${e.mode} ${e.chosen}`)).toEqual(
+          ["worktree commit"],
+        );
+        expect(spawnCounts(result.log).perTask, info).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
+        expect(result.validateExit).toBe(0);
+        process.stdout.write(
+          `codex terminal uncommitted-question journey: ${Date.now() - started} ms, ${requests(result)} model requests\n`,
+        );
+        if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
+      },
+      600_000,
+    );
+
+    it.runIf(ALL)(
       "kill -9 of the client mid task batch, `codex resume <id>`, `continue`: completes, no complete task runs again",
       async () => {
         const started = Date.now();

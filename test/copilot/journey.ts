@@ -142,10 +142,13 @@ export function lastSaid(log: LogEntry[], from: number): string {
     .join("\n");
 }
 
-/** A temp git project with dotagent installed for Copilot (committed) and a HOME whose Copilot config trusts it. */
+/**
+ * A temp git project with dotagent installed for Copilot (committed, unless `commitInstall` is
+ * false: the person did not commit it) and a HOME whose Copilot config trusts it.
+ */
 export function prepareCopilotProject(
   root: string,
-  options: { alsoClaude?: boolean } = {},
+  options: { alsoClaude?: boolean; commitInstall?: boolean } = {},
 ): { work: string; home: string; project: string; cli: string } {
   const work = mkdtempSync(join(tmpdir(), "dotagent-copilot-journey-"));
   const home = join(work, "home");
@@ -177,8 +180,10 @@ export function prepareCopilotProject(
   // The person trusted this folder in Copilot once (repository hooks run only there).
   writeFileSync(join(home, ".copilot", "config.json"), JSON.stringify({ trusted_folders: [project] }));
   // The person commits what the install wrote: the checkout is clean when the tasks start (SPEC §19).
-  git("add", "-A");
-  git("commit", "-qm", "dotagent install --client copilot");
+  if (options.commitInstall !== false) {
+    git("add", "-A");
+    git("commit", "-qm", "dotagent install --client copilot");
+  }
   return { work, home, project, cli };
 }
 

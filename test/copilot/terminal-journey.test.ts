@@ -91,6 +91,54 @@ describe.skipIf(!ENABLED || !TMUX)(
     );
 
     it.runIf(ALL)(
+      "the install left uncommitted: the uncommitted-changes question reaches the person as the model's words, no failed command (✗) with raw JSON before it; their yes commits and the tasks get worktrees",
+      async () => {
+        const question = /❯ minimal[\s\S]*The main checkout has uncommitted changes[\s\S]*Yes or no\?/;
+        const result = await runCopilotTerminalJourney({
+          root: ROOT,
+          copilot,
+          allowAllTools: true,
+          commitInstall: false,
+          watchFor: question,
+        });
+        const info = `${detail(result)}\nscreen at the question:\n${result.screenWatched}`;
+        expect(result.complete, info).toBe(true);
+        expect(result.typed).toEqual(["/develop add login", "approve", "minimal", "yes"]);
+        // What the person read between their pick and the question (before: `✗ Shell  {"situation":"interrupted",…` and
+        // the helper's `resume --json` line, a command that exited 5). Now the hook's next line carried the question.
+        const shown = result.screenWatched.replace(/\s+/g, " ");
+        expect(shown, info).toMatch(question);
+        const between = shown.slice(
+          shown.lastIndexOf("❯ minimal"),
+          shown.indexOf("The main checkout has uncommitted changes"),
+        );
+        expect(between, info).not.toMatch(/✗|"situation"|resume --json/);
+        expect(shown).toContain(
+          "Commit them now (yes), run the tasks without worktrees, all in the one checkout (no), or stop and let me handle it (neither)?",
+        );
+        process.stdout.write(
+          `the question on screen:\n${result.screenWatched
+            .split("\n")
+            .filter((l) => /❯ minimal|uncommitted|✗|Shell/.test(l))
+            .join("\n")}\n`,
+        );
+        // Asked by the hook (once), answered by the person's yes, carried out by the decision's yes: no `resume --json` call needed.
+        expect(result.events.filter((e) => e.type === "decision_asked").map((e) => e.key)).toEqual(["isolation"]);
+        expect(result.events.filter((e) => e.type === "isolation_decided").map((e) => `${e.mode} ${e.chosen}`)).toEqual(
+          ["worktree commit"],
+        );
+        // No helper call exited 5 on the way (Copilot's result text names the exit code: before, `… completed with exit code 5>`).
+        expect(
+          result.log.filter((e) => e.kind === "tool_result" && /exit code 5>/.test(String(e.text))).length,
+          info,
+        ).toBe(0);
+        expect(result.validateExit).toBe(0);
+        if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
+      },
+      600_000,
+    );
+
+    it.runIf(ALL)(
       "kill -9 of the client mid task batch, `copilot --resume <id>`, `/develop`: completes, no complete task runs again",
       async () => {
         // The kill: task-002's executor has written its report and asks the model again (not returned yet).

@@ -32,6 +32,10 @@ export interface CopilotTerminalOptions {
   background?: boolean;
   /** After the kill: watch the screen from the person's first prompt after `--resume` until this shows (or 60 s pass). */
   watchAfterResume?: RegExp;
+  /** false: the install is left uncommitted (the person did not commit it): the tasks start with the isolation question. */
+  commitInstall?: boolean;
+  /** Watch the screen from the start until this shows (the client redraws: what scrolled away is gone). */
+  watchFor?: RegExp;
   timeoutMs?: number;
 }
 
@@ -45,6 +49,10 @@ export interface CopilotTerminalResult extends Omit<CopilotJourneyResult, "runs"
   screenAtKill: string;
   /** The first screen after the resumed prompt that showed `watchAfterResume` (else the last one watched). */
   screenAfterResume: string;
+  /** The screen each time the person was about to type an answer (what they read before answering). */
+  screensAtAnswers: string[];
+  /** The first screen that showed `watchFor` (whitespace folded), else the last one watched ("" without it). */
+  screenWatched: string;
 }
 
 /** The prompt is ready: the status line under the input box names the mode. */
@@ -55,7 +63,10 @@ const PERMISSION_BOX = /Do you want to [\s\S]*2\. Yes, and don't ask again/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runCopilotTerminalJourney(options: CopilotTerminalOptions): Promise<CopilotTerminalResult> {
-  const { work, home, project, cli } = prepareCopilotProject(options.root);
+  const { work, home, project, cli } = prepareCopilotProject(
+    options.root,
+    options.commitInstall === false ? { commitInstall: false } : {},
+  );
   const logFile = join(work, "model.jsonl");
   const agentsDir = join(options.root, "agents");
   let killed = false;
@@ -91,15 +102,18 @@ export async function runCopilotTerminalJourney(options: CopilotTerminalOptions)
     typed.push(text);
     terminal!.type(text);
   };
+  const screensAtAnswers: string[] = [];
   let permissionBoxes = 0;
   let complete = false;
   let screen = "";
   // The client draws its own scrolling view (tmux keeps only its last screen): what the resumed
   // prompt brought is read while it is on screen.
   let watch: ReturnType<typeof watchScreen> | undefined;
+  let watched: ReturnType<typeof watchScreen> | undefined;
   try {
     await terminal.waitFor(READY, 120_000);
     type("/develop add login");
+    if (options.watchFor !== undefined) watched = watchScreen(terminal, options.watchFor, options.timeoutMs ?? 360_000);
     complete = await playPerson({
       terminal,
       log: () => readLog(logFile),
@@ -125,6 +139,9 @@ export async function runCopilotTerminalJourney(options: CopilotTerminalOptions)
         await sleep(500);
         return true;
       },
+      beforeAnswer: () => {
+        screensAtAnswers.push(terminal!.screen());
+      },
       quietMs: 1000,
       // "They are working in the background": their notifications come by themselves (under load, later than a second).
       waitForAgentsMs: 30_000,
@@ -132,6 +149,7 @@ export async function runCopilotTerminalJourney(options: CopilotTerminalOptions)
     });
   } finally {
     watch?.stop();
+    watched?.stop();
     screen = terminal.history();
     terminal.close();
     await model.close();
@@ -153,5 +171,7 @@ export async function runCopilotTerminalJourney(options: CopilotTerminalOptions)
     screen,
     screenAtKill,
     screenAfterResume: watch?.seen() ?? "",
+    screensAtAnswers,
+    screenWatched: watched?.seen() ?? "",
   };
 }

@@ -20,6 +20,7 @@ import { sessionLine, tellsPerson } from "../../core/session-line.js";
 import { readEventsTail } from "../../store/events.js";
 import { worktreeViews } from "../../core/worktrees.js";
 import { checkoutQuestionFor } from "../../store/worktrees.js";
+import { modelSandboxKeepsGit as codexSandboxKeepsGit } from "../../clients/codex/rollout.js";
 import { opContext, stringOption, warn, type Command, type CommandContext } from "../context.js";
 import { writeStd } from "../std-write.js";
 
@@ -60,10 +61,19 @@ async function runLoopHook(context: CommandContext, event: string): Promise<void
   // What it warns of reaches the model with its answer too (a refusal's reason, a context), not stderr alone.
   const told: string[] = [];
   const stderr = warn(context);
+  // Codex runs the model's commands in a sandbox the hook is outside of: its session's rollout says which.
+  const rollout =
+    stringOption(context, "client") === "codex" &&
+    typeof input.transcript_path === "string" &&
+    input.agent_id === undefined
+      ? input.transcript_path
+      : undefined;
+  const modelGitReadOnly = rollout === undefined ? undefined : () => codexSandboxKeepsGit(rollout);
   const op = opContext(context, {
     paths,
     byModel: false,
     warn: (message: string) => (told.push(message), stderr(message)),
+    modelGitReadOnly,
   });
   const hooks = await import("../../claude/hooks.js");
   const answer = (event: string, input: Record<string, unknown>) =>

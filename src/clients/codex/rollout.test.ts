@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readAgentPrompt } from "../../store/agent-transcript.js";
 import { LINES_OPENING } from "./executor-lines.js";
-import { findRollout, readRolloutAgent, readV2SpawnMessage } from "./rollout.js";
+import { findRollout, modelSandboxKeepsGit, readRolloutAgent, readV2SpawnMessage } from "./rollout.js";
+import { checkoutAsModelSees } from "../../ops/settle.js";
 import { editAgentMeta, layCapturedRollouts } from "../../../test/codex/rollouts/captured.js";
 
 const dirs: string[] = [];
@@ -155,5 +156,53 @@ describe("a multi-agent v2 agent at its SubagentStart (rollouts the real binary 
         layCapturedRollouts(home(), { message: PROMPT, agentType: "executor" }, { startContext: undefined }).agent,
       ),
     ).toBe(PROMPT);
+  });
+});
+
+describe("the model's sandbox, from the session's newest turn (a question's yes cannot commit from a read-only .git)", () => {
+  const context = (policy: unknown) => ({
+    type: "turn_context",
+    payload: { cwd: "/p", approval_policy: "on-request", sandbox_policy: policy },
+  });
+  it.each([
+    [
+      "workspace-write (Codex's default: .git mounted read-only)",
+      [context({ type: "workspace-write", network_access: false })],
+      true,
+    ],
+    ["read-only", [context({ type: "read-only" })], true],
+    ["no sandbox (the bypass flag)", [context({ type: "danger-full-access" })], false],
+    ["the newest turn decides", [context({ type: "workspace-write" }), context({ type: "danger-full-access" })], false],
+    ["no turn_context at all", [], false],
+    [
+      "a torn last line",
+      [context({ type: "workspace-write" }), '{"type":"turn_context","payload":{"sandbox_policy":{"ty'],
+      true,
+    ],
+  ])("%s", (_name, after, keeps) => {
+    const file = rollout();
+    writeFileSync(
+      file,
+      `${readFileSync(file, "utf8")}${(after as unknown[]).map((e) => (typeof e === "string" ? e : JSON.stringify(e))).join("\n")}\n`,
+    );
+    expect(modelSandboxKeepsGit(file)).toBe(keeps);
+  });
+
+  it("a missing rollout says nothing", () => {
+    expect(modelSandboxKeepsGit(join(tmpdir(), "no-such-rollout.jsonl"))).toBe(false);
+  });
+
+  it("the checkout as the model sees it: read-only .git only with changes to decide about, and the rollout read only then", () => {
+    let asked = 0;
+    const sandboxed = { modelGitReadOnly: () => (asked++, true) };
+    const dirty = { git: true, branch: "main", head: "abc", dirty: ["README.md"], writable: true } as const;
+    expect(checkoutAsModelSees(sandboxed, dirty)).toEqual({ ...dirty, writable: false });
+    expect(checkoutAsModelSees({}, dirty)).toEqual(dirty);
+    expect(checkoutAsModelSees({ modelGitReadOnly: () => false }, dirty)).toEqual(dirty);
+    expect(asked).toBe(1);
+    expect(checkoutAsModelSees(sandboxed, { ...dirty, dirty: [] })).toEqual({ ...dirty, dirty: [] });
+    expect(checkoutAsModelSees(sandboxed, { git: false, reason: "no git" })).toEqual({ git: false, reason: "no git" });
+    expect(checkoutAsModelSees(sandboxed, undefined)).toBeUndefined();
+    expect(asked).toBe(1);
   });
 });

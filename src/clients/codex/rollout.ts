@@ -138,3 +138,28 @@ export function readV2SpawnMessage(agentRollout: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Whether the session's newest turn ran the model's commands in a sandbox that keeps the
+ * repository's .git read-only: Codex's `workspace-write` (its default; `.git` is mounted read-only
+ * for the model's commands) and `read-only` (the newest `turn_context`'s `sandbox_policy.type`,
+ * test/codex/NOTES.md). False without a sandbox (`danger-full-access`) or when the rollout does not
+ * say. Read only when a question is about to be handed to the model (a rollout can be megabytes).
+ */
+export function modelSandboxKeepsGit(rollout: string): boolean {
+  const read = readProjectText(rollout, { maxBytes: MAX_STATE_BYTES, links: "refuse" });
+  if (read.kind !== "ok") return false;
+  const lines = read.text.split("\n");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (!lines[i]!.includes('"turn_context"')) continue;
+    try {
+      const entry = obj(JSON.parse(lines[i]!) as unknown);
+      if (entry.type !== "turn_context") continue;
+      const type = obj(obj(entry.payload).sandbox_policy).type;
+      return type === "workspace-write" || type === "read-only";
+    } catch {
+      // a torn line (a kill)
+    }
+  }
+  return false;
+}

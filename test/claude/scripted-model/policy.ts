@@ -714,7 +714,7 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
     case "confirm_fresh_start":
     case "confirm_rollback":
     case "confirm_request_change":
-      // A decision named by a hook's next line (decisions.md): `dotagent resume --json` shows its question.
+      // A decision named without its question (decisions.md; a next line carries it, handled above): `dotagent resume --json` shows it.
       return [{ calls: [resume] }];
     default:
       return [{ end: `I need you: ${next.action} (${String(next.reason ?? "")}).` }];

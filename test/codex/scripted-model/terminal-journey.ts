@@ -33,6 +33,13 @@ export interface CodexTerminalOptions {
   killWhen?: (k: number, who: string, items: ResponsesItem[]) => boolean;
   /** After the kill: watch the screen from the person's first prompt after `codex resume` until this shows (or 60 s pass). */
   watchAfterResume?: RegExp;
+  /** A git project (each task in its own worktree); `commitInstall: false` leaves the install uncommitted (prepareCodexProject). */
+  git?: boolean;
+  commitInstall?: boolean;
+  /** Before the person types `answer` (the model's last words `said`): a string returned is typed instead. */
+  beforeAnswer?: (project: string, answer: string, said: string) => string | undefined | void;
+  /** Watch the screen from the start until this shows (the client redraws: what scrolled away is gone). */
+  watchFor?: RegExp;
   timeoutMs?: number;
 }
 
@@ -47,6 +54,10 @@ export interface CodexTerminalResult extends Omit<CodexJourneyResult, "runs"> {
   /** The first screen after the resumed prompt that showed `watchAfterResume` (else the last one watched). */
   screenAfterResume: string;
   eventsAtKill: CodexJourneyResult["events"];
+  /** The screen each time the person was about to type an answer (what they read before answering). */
+  screensAtAnswers: string[];
+  /** The first screen that showed `watchFor` (whitespace folded), else the last one watched ("" without it). */
+  screenWatched: string;
 }
 
 /** The prompt is ready for the person's words: the composer's hint line under it. */
@@ -131,6 +142,7 @@ export async function runCodexTerminalJourney(options: CodexTerminalOptions): Pr
     typed.push(text);
     terminal!.type(text);
   };
+  const screensAtAnswers: string[] = [];
   let hookReviews = 0;
   let complete = false;
   let screen = "";
@@ -138,6 +150,7 @@ export async function runCodexTerminalJourney(options: CodexTerminalOptions): Pr
   // After `codex resume` the pane keeps no history of the conversation (Codex redraws it): what the
   // resumed prompt brought is read while it is on screen.
   let watch: ReturnType<typeof watchScreen> | undefined;
+  let watched: ReturnType<typeof watchScreen> | undefined;
   /** Answers the hook review box if it shows. */
   const answerHookReview = async (): Promise<boolean> => {
     if (!HOOK_REVIEW.test(terminal!.screen())) return false;
@@ -163,6 +176,7 @@ export async function runCodexTerminalJourney(options: CodexTerminalOptions): Pr
   try {
     await untilReady(true);
     type("$develop add login");
+    if (options.watchFor !== undefined) watched = watchScreen(terminal, options.watchFor, options.timeoutMs ?? 360_000);
     complete = await playPerson({
       terminal,
       log: () => {
@@ -186,11 +200,16 @@ export async function runCodexTerminalJourney(options: CodexTerminalOptions): Pr
       },
       box: answerHookReview,
       ready: READY,
+      beforeAnswer: (answer) => {
+        screensAtAnswers.push(terminal!.screen());
+        return options.beforeAnswer?.(project, answer, endedTurn(readCodexLog(logFile)) ?? "");
+      },
       quietMs: 1000,
       deadline: Date.now() + (options.timeoutMs ?? 360_000),
     });
   } finally {
     watch?.stop();
+    watched?.stop();
     screen = terminal.history();
     terminal.close();
     killCodexDaemons(codexHome);
@@ -214,5 +233,7 @@ export async function runCodexTerminalJourney(options: CodexTerminalOptions): Pr
     screen,
     screenAtKill,
     screenAfterResume: watch?.seen() ?? "",
+    screensAtAnswers,
+    screenWatched: watched?.seen() ?? "",
   };
 }

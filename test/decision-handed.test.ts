@@ -1,0 +1,129 @@
+// Issue 42: the uncommitted-changes question reached Copilot CLI and Codex CLI as a failed command
+// (the model ran `dotagent resume --json` to learn it: exit 5, a red ✗ and raw JSON on the
+// person's screen). Now whoever hands the model a next step that is the person's question hands
+// the question with it (`decision` beside `next`, with the words that count as an answer) and
+// records it as asked: the hook's `dotagent next:` line after the person's pick, and the answer of
+// the model's own `phase approve`. The person's reply then answers it; no command exits 5 first.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { dotagent, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { typedPrompt } from "./support/typed-prompt.js";
+import { git, ok } from "./support/worktree-project.js";
+
+afterEach(removeTemps);
+
+const AS_MODEL = { CLAUDECODE: "1" };
+const helperOf = (p: string) => join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs");
+
+/** A git project, installed and committed, at the pick (designs and roundtable written), with the person's own uncommitted change. */
+function atPickWithChange(): string {
+  const p = tempProject();
+  writeFileSync(join(p, "README.md"), "# app\n");
+  git(p, "init", "-q", "-b", "main");
+  ok(dotagent(p, ["install", "--json"], { env: { HOME: join(p, "home") } }));
+  git(p, "add", "-A");
+  git(p, "commit", "-qm", "initial");
+  ok(dotagent(p, ["init", "--request", "add login", "--json"]));
+  writeJson(p, "memory/reports/demand.json", { summary: "login" });
+  ok(dotagent(p, ["phase", "approve", "REQUIREMENTS", "--json"]));
+  mkdirSync(join(p, "memory/reports/designs"), { recursive: true });
+  const tasks = [{ id: "task-001", title: "one", depends_on: [] }];
+  for (const name of ["minimal", "robust"])
+    writeJson(p, `memory/reports/designs/${name}.json`, { name, summary: name, tasks });
+  writeJson(p, "memory/reports/roundtable.json", { recommendation: "minimal" });
+  writeFileSync(join(p, "README.md"), "# app, edited by the person\n");
+  expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ gate: "pick_design" });
+  return p;
+}
+
+function personSays(p: string, prompt: ReturnType<typeof typedPrompt>): string {
+  const r = dotagent(p, ["hook", "user-prompt-submit"], {
+    input: JSON.stringify({ session_id: "s-1", cwd: p, ...prompt.input }),
+    env: { CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: p },
+    script: helperOf(p),
+  });
+  expect(r.code).toBe(0);
+  return r.stdout.trim() === "" ? "" : String(JSON.parse(r.stdout).hookSpecificOutput.additionalContext);
+}
+
+/** The JSON of the `dotagent next:` line a hook handed the model. */
+function nextLine(context: string): Record<string, any> {
+  const line = /dotagent next: (\{.*\})$/m.exec(context);
+  expect(line, context).not.toBeNull();
+  return JSON.parse(line![1]!) as Record<string, any>;
+}
+
+const asked = (p: string) =>
+  dotagent(p, ["log", "--json"]).json.events.filter((e: { type: string }) => e.type === "decision_asked");
+
+describe("the uncommitted-changes question is handed to the model with its words", () => {
+  it("the person's pick: the hook's next line carries the question, recorded as asked; their yes answers it, no exit 5 on the way", () => {
+    const p = atPickWithChange();
+    const next = nextLine(personSays(p, typedPrompt("minimal")));
+    expect(next.next).toMatchObject({ action: "confirm_isolation", checkout: "uncommitted" });
+    expect(next.decision).toMatchObject({
+      yes: "dotagent resume --isolation commit",
+      no: "dotagent resume --isolation shared",
+      default: false,
+      answers: 'Reply "yes" or "no"; any other reply is not taken as an answer.',
+    });
+    expect(next.decision.question).toContain("The main checkout has uncommitted changes (README.md)");
+    expect(next.decision.question).toContain("Commit them now (yes)");
+    expect(asked(p)).toEqual([
+      expect.objectContaining({ key: "isolation", yes: "dotagent resume --isolation commit" }),
+    ]);
+    // The person's yes, then the model runs the decision's yes: nothing else in between.
+    personSays(p, typedPrompt("yes"));
+    const commit = dotagent(p, ["resume", "--isolation", "commit", "--json"], { env: AS_MODEL });
+    expect(commit.code, commit.stdout).toBe(0);
+    expect(commit.json.next).toMatchObject({ action: "run_tasks", tasks: ["task-001"] });
+    expect(git(p, "log", "-1", "--format=%s")).toContain("dotagent");
+  });
+
+  it("a pick Claude Code records after the hook: the question is in the next line at once, asked before the pick is carried out, and the yes still answers it", () => {
+    const p = atPickWithChange();
+    const typed = typedPrompt("minimal", { when: "later" });
+    const next = nextLine(personSays(p, typed));
+    expect(next.decision.question).toContain("uncommitted changes (README.md)");
+    typed.record();
+    // The model's next step carries the pick out (here: a reader would not; a locked command does).
+    expect(dotagent(p, ["resume", "--isolation", "commit", "--json"], { env: AS_MODEL }).json.error).toMatchObject({
+      code: "person_not_answered",
+    });
+    expect(dotagent(p, ["status", "--json"]).json).toMatchObject({
+      phase: "IMPLEMENTATION",
+      next: { action: "confirm_isolation" },
+    });
+    personSays(p, typedPrompt("yes"));
+    expect(ok(dotagent(p, ["resume", "--isolation", "commit", "--json"], { env: AS_MODEL })).json.next).toMatchObject({
+      action: "run_tasks",
+    });
+  });
+
+  it("the model's own `phase approve ARCHITECTURE --pick` (a pick with notes): its answer carries the question (exit 0), recorded as asked", () => {
+    const p = atPickWithChange();
+    expect(personSays(p, typedPrompt("minimal, and keep it small"))).toBe("");
+    const approved = dotagent(p, ["phase", "approve", "ARCHITECTURE", "--pick", "minimal", "--json"], {
+      env: AS_MODEL,
+    });
+    expect(approved.code, approved.stdout).toBe(0);
+    expect(approved.json.next).toMatchObject({ action: "confirm_isolation" });
+    expect(approved.json.decision).toMatchObject({
+      yes: "dotagent resume --isolation commit",
+      answers: expect.stringContaining("yes"),
+    });
+    expect(asked(p)).toHaveLength(1);
+    personSays(p, typedPrompt("no"));
+    expect(ok(dotagent(p, ["resume", "--isolation", "shared", "--json"], { env: AS_MODEL })).json.next).toMatchObject({
+      action: "run_tasks",
+    });
+  });
+
+  it("a person at a terminal approving gets the question beside the next step too, and nothing is recorded as asked of a model", () => {
+    const p = atPickWithChange();
+    const approved = ok(dotagent(p, ["phase", "approve", "ARCHITECTURE", "--pick", "minimal", "--json"]));
+    expect(approved.json.decision.question).toContain("README.md");
+    expect(asked(p)).toEqual([]);
+  });
+});
