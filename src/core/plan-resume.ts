@@ -7,19 +7,13 @@ import { timeAgo } from "./time-ago.js";
 import { DEVELOP, planSourceOf, stepAgent, stepAgents, type StepCondition } from "./flow.js";
 import { flowOf } from "./flow-of.js";
 import { compilePattern, MAX_SUBJECT, runPattern, type Pattern } from "./linear-pattern.js";
-import { ownedReports, phaseAgentOf, unownedNote } from "./report-owners.js";
-import { NOT_PICKED } from "./authority.js";
+import { ownedReports } from "./report-owners.js";
 import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
-import {
-  currentRound,
-  importPlan,
-  isLegacyExecution,
-  planFileOf,
-  planFrom,
-  planStatus,
-  planTasksReason,
-} from "./plans.js";
-import { countByStatus, emptyExecution, readyTasks, recoverTasks, type Repair } from "./tasks.js";
+import { currentRound, importPlan, isLegacyExecution, planStatus } from "./plans.js";
+import { emptyExecution, recoverTasks, type Repair } from "./tasks.js";
+import { kindOf } from "./steps/index.js";
+import { describeRun } from "./steps/shared.js";
+import { skippedSteps } from "./steps/tasks.js";
 import { agentOwnerKey, isInFlight, type OwnerVerdicts } from "./ownership.js";
 import { DEFAULT_MAX_PARALLEL, ID_PATTERN } from "../schema/json.js";
 import {
@@ -29,7 +23,6 @@ import {
   isApproved,
   isReworkOpen,
   isWorkflowComplete,
-  missingDesigns,
   nextReworkRound,
   provePhase,
   reworkCopyPath,
@@ -46,6 +39,8 @@ import type { AgentRun, PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import { count, oneLine as errorLine } from "./words.js";
 import { gitRefusedQuestion, isolationOf, isolationQuestion, type CheckoutFacts } from "./worktrees.js";
+
+export { skippedSteps } from "./steps/tasks.js";
 
 /** `started`: this very call started the workflow (`resume --start` with a request and no workflow). */
 /** `hand_edit`: a state file holds bytes dotagent did not write (SPEC §15 Hand edits). */
@@ -687,11 +682,6 @@ function planInterrupted(
   };
 }
 
-/** The steps passed over because their `when` did not hold. */
-export function skippedSteps(phase: PhaseState): Set<string> {
-  return new Set(phase.completed_phases.filter((c) => c.skipped === true).map((c) => c.phase));
-}
-
 /** The step an agent at work belongs to: the one whose report it writes (a design or the roundtable: the choose step). */
 export function phaseOfRun(state: PhaseState, run: AgentRun): Phase | undefined {
   const flow = flowOf(state);
@@ -705,9 +695,6 @@ export function phaseOfRun(state: PhaseState, run: AgentRun): Phase | undefined 
     flow.steps.find((s) => s.reports.includes(run.output)) ?? flow.steps.find((s) => stepAgents(s).includes(run.agent))
   )?.id;
 }
-const describeRun = (run: { agent: string; design?: string | undefined }) =>
-  run.design ? `${run.agent} (design ${run.design})` : run.agent;
-
 /**
  * Round 0's plan from final_design.json's `tasks`, when the design lists them and nothing else
  * was planned yet (no execution.json tasks, no plan record): the same import `task import` does.
@@ -818,34 +805,6 @@ function failedAgentAsked(phase: PhaseState, next: NextAction): NextAction {
   };
 }
 
-function spawn(agent: string, reason: string): NextAction {
-  return { action: "spawn_agent", agent, tasks: [], reason };
-}
-
-/** `step` is said only where the gate does not name it (approve_report: any agent step of a definition). */
-function approval(gate: Gate, reason: string, step: string): NextAction {
-  return {
-    action: "await_approval",
-    agent: null,
-    tasks: [],
-    reason,
-    gate,
-    ...(gate === "approve_report" ? { step } : {}),
-  };
-}
-
-/** Nothing to start while agents work: wait for their results (a notification, or the Agent call's return). */
-function awaitAgents(tasks: readonly string[], agents: readonly AgentInFlight[]): NextAction {
-  const names = [...agents.map(describeRun), ...tasks.map((t) => `executor ${t}`)];
-  const list = names.length <= 5 ? names.join(", ") : `${names.slice(0, 5).join(", ")} and ${names.length - 5} more`;
-  return {
-    action: "await_agents",
-    agent: null,
-    tasks: [],
-    reason: `${names.length === 1 ? "1 agent is" : `${names.length} agents are`} at work (${list}): wait for their results`,
-  };
-}
-
 function decideNext(
   phase: PhaseState,
   execution: ExecutionState | undefined,
@@ -856,19 +815,6 @@ function decideNext(
 ): NextAction {
   if (isWorkflowComplete(phase))
     return { action: "workflow_complete", agent: null, tasks: [], reason: `workflow ${phase.workflow_id} is complete` };
-  const valid = (path: string) => isValidReport(reportAt(reports, path));
-  const busy = (agent: string) => agents.filter((a) => a.agent === agent);
-  // "verification.json was not written by a qa agent (…): spawn qa"
-  const unowned = (path: string) => {
-    const note = unownedNote(reportAt(reports, path));
-    return note === undefined
-      ? undefined
-      : `${path.replace(`${REPORTS_DIR}/`, "")} ${note}: spawn ${phaseAgentOf(path, flowOf(phase)) ?? "its agent"}`;
-  };
-  const step = stepIn(phase, phase.current_phase);
-  // develop's agents know their reports (the skill lists them); a definition's are said.
-  const outputOf = (path: string) => (phase.workflow === undefined ? {} : { output: path });
-  const names = (paths: readonly string[]) => paths.map((p) => p.replace(`${REPORTS_DIR}/`, "")).join(" or ");
   if (
     phase.phase_status === "failed" &&
     reworkingCheck(phase) !== undefined &&
@@ -877,163 +823,10 @@ function decideNext(
   ) {
     return { action: "workflow_failed", agent: null, tasks: [], reason: phase.error };
   }
-  switch (step.kind) {
-    case "agent": {
-      // An agent at work (revising the report, say) comes first: its report is not final yet.
-      if (busy(step.agent).length > 0) return awaitAgents([], agents);
-      if (step.gate === "approve" && step.reports.some(valid)) {
-        // develop's demand is named as its skill names it; a definition's report with its folder, the path to read.
-        const requirements = step.id === "REQUIREMENTS";
-        const awaiting = step.reports.filter(valid);
-        return {
-          ...approval(
-            requirements ? "approve_requirements" : "approve_report",
-            `${requirements ? names(awaiting) : awaiting.join(" or ")} awaits the user's approval`,
-            step.id,
-          ),
-          ...outputOf(awaiting[0]!),
-        };
-      }
-      return {
-        ...spawn(
-          step.agent,
-          step.reports.map(unowned).find((u) => u !== undefined) ??
-            (step.reports.length === 1 ? `no valid ${names(step.reports)} yet` : `no ${names(step.reports)} yet`),
-        ),
-        ...outputOf(step.reports[0]!),
-      };
-    }
-    case "choose": {
-      if (valid(REPORT.finalDesign))
-        return approval("approve_design", "final_design.json awaits the user's approval", step.id);
-      const working = new Set(busy(step.agent).map((a) => a.design));
-      const asked = phase.designs_requested ?? [];
-      const missing = missingDesigns(phase, reports).filter((d) => !working.has(d));
-      if (missing.length > 0) {
-        const reason =
-          missing.length === asked.length
-            ? `write the designs asked for: ${missing.join(", ")}`
-            : `designs ${missing.join(", ")} of ${asked.join(", ")} are missing (do not re-run the others)`;
-        return { ...spawn(step.agent, reason), designs: missing };
-      }
-      if (agents.length > 0) return awaitAgents([], agents);
-      if (reports.designs.length > 0 && valid(REPORT.roundtable)) {
-        const final = reportAt(reports, REPORT.finalDesign);
-        const notPicked = final.status === "invalid" && final.reason === NOT_PICKED;
-        return approval(
-          "pick_design",
-          notPicked
-            ? `final_design.json ${NOT_PICKED}: show the options in roundtable.json and ask the user which one (do not write final_design.json)`
-            : "the user picks a design (do not re-run the architects)",
-          step.id,
-        );
-      }
-      if (reports.designs.length > 0)
-        return spawn(step.reducer, unowned(REPORT.roundtable) ?? "designs exist but roundtable.json does not");
-      const defaults = step.designs.map((d) => d.name);
-      return {
-        ...spawn(
-          step.agent,
-          `no designs yet: ask for ${defaults.join(" and ")} (or record others first with \`dotagent phase start ${step.id} --designs a,b\`)`,
-        ),
-        designs: defaults,
-      };
-    }
-    case "tasks": {
-      const rework = isReworkOpen(phase) ? phase.rework : undefined;
-      const plan = planStatus(phase, execution);
-      const round = currentRound(phase);
-      const reworkExecutor = () =>
-        spawn(
-          step.agent,
-          `verification failed: fix what ${rework?.verification} lists, then \`dotagent phase complete ${step.id}\``,
-        );
-      if (plan.kind === "unrecorded") {
-        const source = planSourceOf(flowOf(phase), step.id, skippedSteps(phase));
-        return {
-          action: "plan_tasks",
-          agent: null,
-          tasks: [],
-          reason: planTasksReason(plan, phase.rework?.verification, source),
-          round,
-          plan_file: planFileOf(round),
-          plan_from: planFrom(plan.round, phase.rework?.verification, source),
-        };
-      }
-      if (execution === undefined || execution.tasks.length === 0) {
-        // Legacy only: new-format files reach here with a recorded plan, which has tasks.
-        return rework
-          ? reworkExecutor()
-          : {
-              action: "plan_tasks",
-              agent: null,
-              tasks: [],
-              reason: planTasksReason({ kind: "unrecorded", round: 0, loose: [] }),
-              round: 0,
-              plan_file: planFileOf(0),
-              plan_from: planFrom(0),
-            };
-      }
-      // At most max_parallel tasks run at once, those in flight included.
-      const ready = readyTasks(execution);
-      const slots = Math.max(0, maxParallel - inFlight.length);
-      const flying =
-        inFlight.length > 0
-          ? `; ${inFlight.length} in flight (${inFlight.slice(0, 5).join(", ")}${inFlight.length > 5 ? ", …" : ""})`
-          : "";
-      if (ready.length > 0 && slots > 0) {
-        const batch = ready.slice(0, slots).map((t) => t.id);
-        return {
-          action: "run_tasks",
-          agent: null,
-          tasks: batch,
-          reason: `${count(ready.length, "task")} ready, ${batch.length} to run now (at most ${maxParallel} at once)${flying}`,
-          round,
-        };
-      }
-      const counts = countByStatus(execution);
-      if (inFlight.length > 0) return { ...awaitAgents(inFlight, []), round };
-      if ((counts.dead ?? 0) > 0) {
-        const dead = execution.tasks.filter((t) => t.status === "dead").map((t) => t.id);
-        return {
-          action: "resolve_dead_tasks",
-          agent: null,
-          tasks: dead,
-          reason: `${count(dead.length, "dead task")} block${dead.length === 1 ? "s" : ""} progress: \`dotagent task retry ID --extra-attempts N\` (no --yes) gives the person's decision: show it, end your turn, run its yes only after they say yes`,
-          round,
-        };
-      }
-      if (rework && plan.kind === "legacy") return reworkExecutor();
-      return { action: "await_agents", agent: null, tasks: [], reason: "tasks are running", round };
-    }
-    case "check":
-    case "shell": {
-      const report = step.reports[0]!;
-      if (step.kind === "check" && step.agent !== undefined) {
-        if (busy(step.agent).length > 0) return awaitAgents([], agents);
-        return { ...spawn(step.agent, unowned(report) ?? `no valid ${names([report])} yet`), ...outputOf(report) };
-      }
-      const state = reportAt(reports, report);
-      if (isValidReport(state) && step.kind === "shell")
-        return {
-          action: "workflow_failed",
-          agent: null,
-          tasks: [],
-          reason: `${step.id}: \`${step.run}\` failed (${names([report])} says passed: false); fix the cause, then \`dotagent step run ${step.id} --again\``,
-        };
-      return {
-        action: "run_step",
-        agent: null,
-        tasks: [],
-        reason: `run ${step.id}'s command (\`${oneLine(step.run ?? "")}\`): \`dotagent step run ${step.id}\``,
-        step: step.id,
-      };
-    }
-  }
+  // The step's kind decides the rest (src/core/steps/).
+  const step = stepIn(phase, phase.current_phase);
+  return kindOf(step).next(step, { phase, execution, reports, inFlight, agents, maxParallel });
 }
-
-const oneLine = (text: string) =>
-  text.length > 80 || text.includes("\n") ? `${text.replace(/\s+/g, " ").slice(0, 77)}…` : text;
 
 /** Whether a step's `when` holds, read from the reports on disk (or the request). A missing report or field is `undefined`. */
 export function conditionHolds(when: StepCondition, reports: ReportSnapshot, request: string): boolean {

@@ -5,10 +5,11 @@
 // develop included, is walked by its steps' kinds, never by their agents' names: the runner is
 // told the current step (RunFacts.step) and reads the agent, reports and rework from it.
 import { tellingLine } from "./telling-line.js";
-import { DEFAULT_DESIGNS, REPORT, reworkCopyPath, type Phase } from "./phases.js";
+import { REPORT, reworkCopyPath, type Phase } from "./phases.js";
 export { DEFAULT_DESIGNS } from "./phases.js";
 import { planFileOf } from "./plans.js";
 import type { Step } from "./flow.js";
+import { kindOf } from "./steps/index.js";
 
 /**
  * One agent session: its checkpoint key, agent file name, exact output file, and prompt lines.
@@ -90,14 +91,6 @@ export interface RunFacts {
   keyedByAgent?: boolean | undefined;
 }
 
-const angleOf = (name: string) => DEFAULT_DESIGNS.find((d) => d.name === name)?.angle ?? `the ${name} approach`;
-const job = (key: string, agent: string, output: string, lines: string[] = []): AgentJob => ({
-  key,
-  agent,
-  output,
-  lines,
-});
-
 /**
  * The step's move for the plan's `next`, by the step's kind, never its agents' names: develop is
  * walked by the same code as any definition (SPEC §20).
@@ -146,12 +139,13 @@ export function nextRunStep(plan: PlanView, facts: RunFacts = {}): RunStep {
 
 /** An approval: the step's report shown (its agent revises it on feedback), or the pick. */
 function gate(next: PlanView["next"], phase: Phase, step: Step): RunStep {
-  const agent = step.kind === "agent" ? step.agent : undefined;
+  const gated = kindOf(step).gatedReport(step);
+  const agent = gated?.agent;
   switch (next.gate) {
     case "approve_requirements":
     case "approve_report": {
       const at = next.step ?? phase;
-      const output = next.output ?? (step.kind === "agent" ? step.reports[0] : undefined);
+      const output = next.output ?? gated?.output;
       if (output === undefined)
         return { kind: "stuck", reason: `an approval of ${at} without its report: ${next.reason ?? ""}` };
       return {
@@ -175,66 +169,17 @@ function gate(next: PlanView["next"], phase: Phase, step: Step): RunStep {
 }
 
 /**
- * The agents a step spawns, by the step's kind: a choose step's design writers (one job a design)
- * or its reducer; an agent or check step's one agent writing `next.output`. Keys name the step (two
- * steps may share an agent) and, after a rework, the round (each round's check is a fresh job, not
- * a third session of the first one's).
+ * The agents a step spawns, by the step's kind (its module's `spawn`, src/core/steps/): a choose
+ * step's design writers (one job a design) or its reducer; an agent or check step's one agent
+ * writing `next.output`.
  */
 function agents(next: PlanView["next"], phase: Phase, step: Step, facts: RunFacts, planTasks: () => RunStep): RunStep {
-  const agent = next.agent ?? "";
-  const latestRound = facts.latestRound ?? 0;
-  switch (step.kind) {
-    case "choose": {
-      if (agent === step.agent) {
-        const names = next.designs && next.designs.length > 0 ? next.designs : step.designs.map((d) => d.name);
-        const angle = (name: string) => step.designs.find((d) => d.name === name)?.angle ?? angleOf(name);
-        const jobs = names.map((n) =>
-          job(`${agent}.${n}`, agent, `${REPORT.designsDir}/${n}.json`, [`Design name: ${n}`, `Angle: ${angle(n)}`]),
-        );
-        return {
-          kind: "agents",
-          phase,
-          agent,
-          ...(next.designs && next.designs.length > 0 ? {} : { designs: names }),
-          jobs,
-          then: "resume",
-          outputs: jobs.map((j) => j.output),
-        };
-      }
-      if (agent === step.reducer)
-        return {
-          kind: "agents",
-          phase,
-          agent,
-          jobs: [job(agent, agent, REPORT.roundtable, [`Designs: ${REPORT.designsDir}/*.json`])],
-          then: "resume",
-          outputs: [REPORT.roundtable],
-        };
-      break;
+  return (
+    kindOf(step).spawn(step, { next, phase, facts, planTasks }) ?? {
+      kind: "stuck",
+      reason: `${phase} (a ${step.kind} step) does not spawn "${next.agent ?? ""}"`,
     }
-    case "agent":
-    case "check": {
-      if (agent !== step.agent) break;
-      const key = `${agent}.${step.id}${latestRound > 0 ? `.r${latestRound}` : ""}`;
-      const output = next.output ?? step.reports[0]!;
-      const then = step.kind === "check" ? "verdict" : step.gate === "approve" ? "resume" : "complete";
-      return {
-        kind: "agents",
-        phase,
-        agent,
-        jobs: [{ ...job(key, agent, output), ...(facts.keyedByAgent ? { formerKey: agent } : {}) }],
-        then,
-        outputs: step.reports,
-        ...(step.kind === "check" && step.rework ? { rework: step.rework } : {}),
-      };
-    }
-    case "tasks":
-      // Only a workflow from an older dotagent asks for a bare rework executor: plan the round.
-      return planTasks();
-    default:
-      break;
-  }
-  return { kind: "stuck", reason: `${phase} (a ${step.kind} step) does not spawn "${agent}"` };
+  );
 }
 
 export interface PlannedTask {

@@ -4,15 +4,17 @@
 import { REPORT, nextPhaseIn, phaseIndexIn, phasesOf, reworkCopyPath, specOf, type Phase } from "./phases.js";
 import { flowOf, pinFlow } from "./flow-of.js";
 import { DEVELOP, stepOf, type CheckStep, type Flow, type Step } from "./flow.js";
-import { isValidReport, presentReport, reportAt, type ReportSnapshot, type ReportState } from "./reports.js";
-import { missingPlan } from "./plans.js";
-import { isSettled, outputOf } from "./tasks.js";
+import { isValidReport, presentReport, reportAt, type ReportSnapshot } from "./reports.js";
+import { kindOf } from "./steps/index.js";
+import { asReworkingCheck, isReworkOpen, reworkTarget, sendsWorkBack, type ReworkingCheck } from "./steps/check.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import { count } from "./words.js";
 import type { ErrorCode } from "./error-codes.js";
 
 export { reworkCopyPath } from "./phases.js";
+export { designPath, missingDesigns } from "./steps/choose.js";
+export { isReworkOpen, reworkTarget } from "./steps/check.js";
 
 export type PhaseEvent =
   /** `designs`: the designs ARCHITECTURE asks for (recorded as designs_requested). */
@@ -105,19 +107,6 @@ export function stepIn(state: PhaseState | undefined, phase: Phase): Step {
 
 export type Proof = { done: true; output: string } | { done: false; missing: string };
 
-function describe(path: string, state: ReportState): string {
-  const name = path.replace(/^memory\/reports\//, "");
-  switch (state.status) {
-    case "missing":
-      return `${name} does not exist`;
-    case "invalid":
-    case "outside":
-      return `${name} ${state.reason}`;
-    default:
-      return `${name} is not valid`;
-  }
-}
-
 /** Whether the files that prove a phase done are on disk and valid (CONTRACT §1 table). */
 export function provePhase(
   phase: Phase,
@@ -126,46 +115,7 @@ export function provePhase(
   state?: PhaseState,
 ): Proof {
   const step = stepIn(state, phase);
-  if (step.kind === "tasks") {
-    if (execution === undefined) return { done: false, missing: "execution.json does not exist" };
-    const noPlan = missingPlan(state, execution);
-    if (noPlan !== undefined) return { done: false, missing: noPlan };
-    if (execution.tasks.length === 0) return { done: false, missing: "execution.json has no tasks" };
-    const open = execution.tasks.filter((t) => !isSettled(t));
-    if (open.length > 0)
-      return {
-        done: false,
-        missing: `${count(open.length, "task")} not complete (${open
-          .slice(0, 5)
-          .map((t) => `${t.id}: ${t.status}`)
-          .join(", ")}${open.length > 5 ? ", …" : ""})`,
-      };
-    const noOutput = execution.tasks.find(
-      (t) => t.status === "complete" && !presentReport(reportAt(reports, outputOf(t))),
-    );
-    if (noOutput !== undefined)
-      return { done: false, missing: `${outputOf(noOutput)} of task ${noOutput.id} does not exist` };
-    return { done: true, output: REPORT.execution };
-  }
-  if (step.kind === "check" || step.kind === "shell") {
-    const path = step.reports[0]!;
-    const report = reportAt(reports, path);
-    if (!isValidReport(report)) return { done: false, missing: describe(path, report) };
-    const name = path.replace(/^memory\/reports\//, "");
-    if ((report as { data: { passed: boolean } }).data.passed !== true)
-      return {
-        done: false,
-        missing:
-          step.kind === "check" && step.rework !== undefined
-            ? `${name} says passed: false (run \`dotagent phase rework\`)`
-            : `${name} says passed: false`,
-      };
-    return { done: true, output: path };
-  }
-  const outputs = step.reports;
-  const found = outputs.find((path) => isValidReport(reportAt(reports, path)));
-  if (found !== undefined) return { done: true, output: found };
-  return { done: false, missing: outputs.map((path) => describe(path, reportAt(reports, path))).join(" and ") };
+  return kindOf(step).prove(step, { reports, execution, state });
 }
 
 /** Whether a check's report (develop: verification.json) exists, is valid, and says it failed. */
@@ -175,21 +125,8 @@ export function verificationFailed(reports: ReportSnapshot, path: string = REPOR
 }
 
 /** The check step `phase` is, when it can send work back. */
-export function reworkingCheck(
-  state: PhaseState,
-  phase: Phase = state.current_phase,
-): (CheckStep & { rework: string; max_rounds: number }) | undefined {
-  const step = stepIn(state, phase);
-  return step.kind === "check" && step.rework !== undefined && step.max_rounds !== undefined
-    ? (step as CheckStep & { rework: string; max_rounds: number })
-    : undefined;
-}
-
-/** The step a rework round went back to: its record's `to`, else the workflow's tasks step (develop's IMPLEMENTATION). */
-export function reworkTarget(state: PhaseState): Phase | undefined {
-  if (!state.rework) return undefined;
-  if (state.rework.to !== undefined) return state.rework.to;
-  return flowOf(state).steps.find((s) => s.kind === "tasks")?.id;
+export function reworkingCheck(state: PhaseState, phase: Phase = state.current_phase): ReworkingCheck | undefined {
+  return asReworkingCheck(stepIn(state, phase));
 }
 
 /**
@@ -207,7 +144,7 @@ export function reworkMoves(
   const from = flow.steps.findIndex((s) => s.id === check.rework);
   const to = flow.steps.findIndex((s) => s.id === check.id);
   for (const step of flow.steps.slice(from, to)) {
-    if (step.kind === "tasks" || step.kind === "choose") continue;
+    if (!kindOf(step).reworkMovesReports) continue;
     for (const path of step.reports)
       if (presentReport(reportAt(reports, path)) || reportAt(reports, path).status === "invalid")
         moves.push({ type: "move", from: path, to: reworkCopyPath(round, path) });
@@ -217,15 +154,6 @@ export function reworkMoves(
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
-/** The requested designs (phase start ARCHITECTURE --designs) without a valid designs/<name>.json. */
-export function missingDesigns(state: PhaseState, reports: ReportSnapshot): string[] {
-  return (state.designs_requested ?? []).filter((name) => !isValidReport(reportAt(reports, designPath(name))));
-}
-
-export function designPath(name: string): string {
-  return `${REPORT.designsDir}/${name}.json`;
 }
 
 function refuse(code: ErrorCode, message: string): TransitionResult {
@@ -287,10 +215,6 @@ export function applyRework(
   };
 }
 
-export function isReworkOpen(state: PhaseState): boolean {
-  return state.rework != null && !state.rework.closed_at && state.current_phase === reworkTarget(state);
-}
-
 export function nextReworkRound(state: PhaseState): number {
   return (state.rework?.round ?? 0) + 1;
 }
@@ -298,7 +222,7 @@ export function nextReworkRound(state: PhaseState): number {
 export function transition(state: PhaseState, event: PhaseEvent, context: MachineContext): TransitionResult {
   const current = state.current_phase;
   const at = context.now.toISOString();
-  const checks = flowOf(state).steps.filter((s): s is CheckStep => s.kind === "check" && s.rework !== undefined);
+  const checks = flowOf(state).steps.filter(sendsWorkBack);
   const reworkFrom =
     checks.find((c) => c.id === current) ?? checks.find((c) => state.rework?.step === c.id) ?? checks[0];
   const phase = event.type === "rework" ? (reworkFrom?.id ?? current) : (event.phase ?? current);
@@ -326,10 +250,10 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
   switch (event.type) {
     case "start": {
       const designs = event.designs;
-      if (designs !== undefined && stepIn(state, phase).kind !== "choose")
+      if (designs !== undefined && !kindOf(stepIn(state, phase)).takesDesigns)
         return refuse(
           "no_designs",
-          `only a choose step (${flowOf(state).steps.find((s) => s.kind === "choose")?.id ?? "none in this workflow"}) asks for designs; ${phase} takes no --designs`,
+          `only a choose step (${flowOf(state).steps.find((s) => kindOf(s).takesDesigns)?.id ?? "none in this workflow"}) asks for designs; ${phase} takes no --designs`,
         );
       const sameDesigns = designs === undefined || sameList(designs, state.designs_requested ?? []);
       if (state.phase_status === "in_progress" && sameDesigns) return { ok: true, state, events: [], effects: [] };
@@ -363,16 +287,9 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
       if (phaseIndexIn(state, phase) > phaseIndexIn(state, current))
         return refuse("wrong_phase", `${phase} cannot be approved yet: the current phase is ${current}`);
       if (isApproved(state, phase)) return { ok: true, state, events: [], effects: [] };
-      // The person approves the report they were shown (develop: the demand): there must be one to show.
       const gated = stepIn(state, phase);
-      if (gated.kind === "agent" && !gated.reports.some((p) => isValidReport(reportAt(context.reports, p)))) {
-        const path = gated.reports[0]!;
-        const name = path.replace(/^memory\/reports\//, "");
-        return refuse(
-          "phase_incomplete",
-          `${phase} cannot be approved yet: ${describe(path, reportAt(context.reports, path)).replace(name, path)}; the ${gated.agent} agent writes it first, then the person approves what it says`,
-        );
-      }
+      const refusal = kindOf(gated).refuseApproval(gated, context.reports);
+      if (refusal !== undefined) return refuse("phase_incomplete", refusal);
       return {
         ok: true,
         state: { ...state, user_checkpoints: [...state.user_checkpoints, { phase, approved_at: at }] },
@@ -387,7 +304,7 @@ export function transition(state: PhaseState, event: PhaseEvent, context: Machin
         event.output !== undefined &&
         event.output !== proof.output &&
         !isValidReport(reportAt(context.reports, event.output)) &&
-        stepIn(state, phase).kind !== "tasks"
+        kindOf(stepIn(state, phase)).outputIsReport
       ) {
         return refuse("phase_incomplete", `${phase} cannot complete: ${event.output} is not a valid report`);
       }

@@ -1,0 +1,63 @@
+// An agent step (SPEC §20): one agent writes one of the step's reports; with `gate: "approve"` the
+// person approves what it wrote (or sends feedback that runs the agent again).
+import { isValidReport, reportAt } from "../reports.js";
+import type { AgentStep } from "../flow.js";
+import type { StepKind } from "./types.js";
+import {
+  approval,
+  busyAs,
+  awaitAgents,
+  describeReport,
+  isValidAt,
+  oneAgentMove,
+  proveByReports,
+  outputField,
+  reportNames,
+  spawn,
+  unownedReason,
+} from "./shared.js";
+
+export const agentKind: StepKind<AgentStep> = {
+  kind: "agent",
+  next(step, at) {
+    // An agent at work (revising the report, say) comes first: its report is not final yet.
+    if (busyAs(at, step.agent).length > 0) return awaitAgents([], at.agents);
+    const valid = (path: string) => isValidAt(at, path);
+    if (step.gate === "approve" && step.reports.some(valid)) {
+      // develop's demand is named as its skill names it; a definition's report with its folder, the path to read.
+      const requirements = step.id === "REQUIREMENTS";
+      const awaiting = step.reports.filter(valid);
+      return {
+        ...approval(
+          requirements ? "approve_requirements" : "approve_report",
+          `${requirements ? reportNames(awaiting) : awaiting.join(" or ")} awaits the user's approval`,
+          step.id,
+        ),
+        ...outputField(at, awaiting[0]!),
+      };
+    }
+    return {
+      ...spawn(
+        step.agent,
+        step.reports.map((p) => unownedReason(at, p)).find((u) => u !== undefined) ??
+          (step.reports.length === 1
+            ? `no valid ${reportNames(step.reports)} yet`
+            : `no ${reportNames(step.reports)} yet`),
+      ),
+      ...outputField(at, step.reports[0]!),
+    };
+  },
+  prove: (step, at) => proveByReports(step.reports, at.reports),
+  refuseApproval(step, reports) {
+    // The person approves the report they were shown (develop: the demand): there must be one to show.
+    if (step.reports.some((p) => isValidReport(reportAt(reports, p)))) return undefined;
+    const path = step.reports[0]!;
+    const name = path.replace(/^memory\/reports\//, "");
+    return `${step.id} cannot be approved yet: ${describeReport(path, reportAt(reports, path)).replace(name, path)}; the ${step.agent} agent writes it first, then the person approves what it says`;
+  },
+  takesDesigns: false,
+  outputIsReport: true,
+  reworkMovesReports: true,
+  gatedReport: (step) => ({ agent: step.agent, output: step.reports[0] }),
+  spawn: (step, at) => oneAgentMove(step, at, step.gate === "approve" ? "resume" : "complete"),
+};

@@ -1,0 +1,64 @@
+// A check step (SPEC §20): its agent writes a verdict (`passed`), or dotagent runs its command and
+// writes one from the exit code. On a failure with `rework`, the workflow goes back to that earlier
+// step for another round, at most max_rounds times; then it fails.
+import { flowOf } from "../flow-of.js";
+import type { CheckStep, Step } from "../flow.js";
+import type { PhaseState } from "../../schema/phase.js";
+import type { StepKind } from "./types.js";
+import {
+  awaitAgents,
+  busyAs,
+  oneAgentMove,
+  outputField,
+  proveByVerdict,
+  reportNames,
+  runStep,
+  spawn,
+  unownedReason,
+} from "./shared.js";
+
+export type ReworkingCheck = CheckStep & { rework: string; max_rounds: number };
+
+/** A check step that sends work back on a failure (its `rework`). */
+export function sendsWorkBack(step: Step): step is CheckStep & { rework: string } {
+  return step.kind === "check" && step.rework !== undefined;
+}
+
+/** The step, when it is a check that can send work back: its target and its rounds. */
+export function asReworkingCheck(step: Step): ReworkingCheck | undefined {
+  return step.kind === "check" && step.rework !== undefined && step.max_rounds !== undefined
+    ? (step as ReworkingCheck)
+    : undefined;
+}
+
+/** The step a rework round went back to: its record's `to`, else the workflow's tasks step (develop's IMPLEMENTATION). */
+export function reworkTarget(state: PhaseState): string | undefined {
+  if (!state.rework) return undefined;
+  if (state.rework.to !== undefined) return state.rework.to;
+  return flowOf(state).steps.find((s) => s.kind === "tasks")?.id;
+}
+
+export function isReworkOpen(state: PhaseState): boolean {
+  return state.rework != null && !state.rework.closed_at && state.current_phase === reworkTarget(state);
+}
+
+export const checkKind: StepKind<CheckStep> = {
+  kind: "check",
+  next(step, at) {
+    const report = step.reports[0]!;
+    if (step.agent === undefined) return runStep(step);
+    if (busyAs(at, step.agent).length > 0) return awaitAgents([], at.agents);
+    return {
+      ...spawn(step.agent, unownedReason(at, report) ?? `no valid ${reportNames([report])} yet`),
+      ...outputField(at, report),
+    };
+  },
+  prove: (step, at) =>
+    proveByVerdict(step.reports[0]!, at.reports, step.rework !== undefined ? " (run `dotagent phase rework`)" : ""),
+  refuseApproval: () => undefined,
+  takesDesigns: false,
+  outputIsReport: true,
+  reworkMovesReports: true,
+  gatedReport: () => undefined,
+  spawn: (step, at) => oneAgentMove(step, at, "verdict", step.rework),
+};

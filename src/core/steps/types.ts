@@ -1,0 +1,64 @@
+// What a step kind's module owns (SPEC §20's five kinds, one module each): the resume rule (what
+// the planner names next while the workflow stands on such a step), the rules the phase machine
+// applies differently per kind (what proves the step done, what approval needs, what a rework
+// round moves aside), and the headless runner's move when the plan spawns one of its agents.
+// Everything here is pure; the registry (index.ts) maps each kind to its module.
+import type { Phase } from "../phases.js";
+import type { Step } from "../flow.js";
+import type { ReportSnapshot } from "../reports.js";
+import type { AgentInFlight, NextAction } from "../plan-resume.js";
+import type { Proof } from "../transitions.js";
+import type { PlanView, RunFacts, RunStep } from "../run-step.js";
+import type { PhaseState } from "../../schema/phase.js";
+import type { ExecutionState } from "../../schema/execution.js";
+
+/** What the resume rule reads: the state after the planner's repairs, and the work at it. */
+export interface ResumeContext {
+  readonly phase: PhaseState;
+  readonly execution: ExecutionState | undefined;
+  readonly reports: ReportSnapshot;
+  /** Tasks running under a live owner. */
+  readonly inFlight: readonly string[];
+  /** Phase agents at work (phase.json `agents`). */
+  readonly agents: readonly AgentInFlight[];
+  readonly maxParallel: number;
+}
+
+/** What proves a step done: the reports on disk, the tasks, and the state (for the plan's record). */
+export interface ProofContext {
+  readonly reports: ReportSnapshot;
+  readonly execution: ExecutionState | undefined;
+  readonly state: PhaseState | undefined;
+}
+
+/** The runner's view when the plan spawns an agent for the current step. */
+export interface SpawnContext {
+  readonly next: PlanView["next"];
+  readonly phase: Phase;
+  readonly facts: RunFacts;
+  /** The round's plan_tasks move (the runner's reading of the plan's round and source). */
+  readonly planTasks: () => RunStep;
+}
+
+export interface StepKind<S extends Step> {
+  readonly kind: S["kind"];
+  /**
+   * The resume rule: the one next action while the workflow stands on this step (not complete,
+   * not failed past its rework rounds: the planner handles those before asking).
+   */
+  next(step: S, at: ResumeContext): NextAction;
+  /** Whether the files that prove the step done are on disk and valid (CONTRACT §1 table). */
+  prove(step: S, at: ProofContext): Proof;
+  /** `phase approve`: why the step cannot be approved yet (nothing to show the person), else undefined. */
+  refuseApproval(step: S, reports: ReportSnapshot): string | undefined;
+  /** `phase start --designs`: the step asks for designs. */
+  readonly takesDesigns: boolean;
+  /** `phase complete --output`: the output named must be a valid report (a tasks step's is execution.json). */
+  readonly outputIsReport: boolean;
+  /** A rework round that goes back past this step moves its reports aside, so it runs again. */
+  readonly reworkMovesReports: boolean;
+  /** An approval gate's report and the agent that revises it on feedback (an agent step's). */
+  gatedReport(step: S): { agent: string; output: string | undefined } | undefined;
+  /** The runner's move when the plan spawns `next.agent` at this step; undefined: this step does not spawn it. */
+  spawn(step: S, at: SpawnContext): RunStep | undefined;
+}
