@@ -4,18 +4,17 @@
 // the resume command writes them, `--dry-run` and `status` only print the plan.
 import { REPORT, REPORTS_DIR, specOf, type Phase, type PhaseStatus } from "./phases.js";
 import { timeAgo } from "./time-ago.js";
-import { DEVELOP, planSourceOf, stepAgent, stepAgents, type StepCondition } from "./flow.js";
+import { DEVELOP, stepAgent, stepAgents, type StepCondition } from "./flow.js";
 import { flowOf } from "./flow-of.js";
 import { compilePattern, MAX_SUBJECT, runPattern, type Pattern } from "./linear-pattern.js";
 import { ownedReports } from "./report-owners.js";
-import { isValidReport, reportAt, type ReportSnapshot } from "./reports.js";
-import { currentRound, importPlan, isLegacyExecution, planStatus } from "./plans.js";
-import { emptyExecution, recoverTasks, type Repair } from "./tasks.js";
-import { kindOf } from "./steps/index.js";
+import { reportAt, type ReportSnapshot } from "./reports.js";
+import { currentRound, isLegacyExecution } from "./plans.js";
+import { recoverTasks, type Repair } from "./tasks.js";
+import { kindOf, type PlannerRecord } from "./steps/index.js";
 import { describeRun } from "./steps/shared.js";
-import { skippedSteps } from "./steps/tasks.js";
 import { agentOwnerKey, isInFlight, type OwnerVerdicts } from "./ownership.js";
-import { DEFAULT_MAX_PARALLEL, ID_PATTERN } from "../schema/json.js";
+import { DEFAULT_MAX_PARALLEL } from "../schema/json.js";
 import {
   advance,
   applyRework,
@@ -521,6 +520,13 @@ function planInterrupted(
     }
     phase = { ...phase, agents: kept };
   }
+  const record = (step: PlannerRecord | undefined) => {
+    if (step === undefined) return;
+    if (step.phase !== undefined) phase = step.phase;
+    if (step.execution !== undefined) execution = step.execution;
+    if (step.repair !== undefined) repairs.push(step.repair);
+    events.push(...step.events);
+  };
   // 3. Move forward through every phase whose output already exists and whose gate is met.
   for (;;) {
     // A legacy rework round (no plan records) stays open until `phase complete IMPLEMENTATION`.
@@ -572,19 +578,8 @@ function planInterrupted(
       events.push({ type: "phase_skipped", phase: current, by: "plan" });
       continue;
     }
-    // The first plan is the approved design's own task list: recorded as written, in one write.
-    if (step.kind === "tasks") {
-      const source = planSourceOf(flowOf(phase), step.id, skippedSteps(phase));
-      const imported = importDesignTasks(phase, execution, reports, now, source);
-      if (imported !== undefined) {
-        execution = imported.state;
-        repairs.push({
-          code: "plan_recorded",
-          message: `recorded the task plan of ${source.replace("memory/reports/", "")} (${imported.state.tasks.length} tasks)`,
-        });
-        events.push(...(imported.events as MachineEvent[]));
-      }
-    }
+    // What the step records as the planner reaches it (a tasks step: the design's own task list, as its first plan).
+    record(kindOf(step).recordBeforeProof(step, { phase, execution, reports, now }));
     const proof = provePhase(current, reports, execution, phase);
     if (!proof.done || (specOf(phase, current).gate && !isApproved(phase, current))) break;
     phase = advance(phase, proof.output, now);
@@ -596,20 +591,11 @@ function planInterrupted(
     events.push({ type: "phase_completed", phase: current, output: proof.output, by: "plan" });
   }
 
-  // 4. ARCHITECTURE with nothing asked for and nothing written yet: the default designs are
-  // recorded, so every reader (the skill, the runner, a hook) spawns the same architects.
+  // 4. What the step the workflow stops at records (a choose step with nothing asked for and nothing
+  // written yet: the default designs, so every reader spawns the same architects).
   const currentStep = stepIn(phase, phase.current_phase);
-  if (
-    currentStep.kind === "choose" &&
-    !isWorkflowComplete(phase) &&
-    (phase.designs_requested ?? []).length === 0 &&
-    reports.designs.length === 0 &&
-    !isValidReport(reportAt(reports, REPORT.finalDesign))
-  ) {
-    const designs = currentStep.designs.map((d) => d.name);
-    phase = { ...phase, designs_requested: designs };
-    events.push({ type: "designs_requested", phase: currentStep.id, designs, proposed: true });
-  }
+  if (!isWorkflowComplete(phase))
+    record(kindOf(currentStep).recordAtStop(currentStep, { phase, execution, reports, now }));
 
   const inFlight = (execution?.tasks ?? [])
     .filter((t) => t.status === "running" && isInFlight(options.owners, t.id))
@@ -690,49 +676,11 @@ export function phaseOfRun(state: PhaseState, run: AgentRun): Phase | undefined 
     run.output === REPORT.roundtable ||
     run.output === REPORT.finalDesign
   )
-    return flow.steps.find((s) => s.kind === "choose")?.id;
+    return flow.steps.find((s) => kindOf(s).takesDesigns)?.id;
   return (
     flow.steps.find((s) => s.reports.includes(run.output)) ?? flow.steps.find((s) => stepAgents(s).includes(run.agent))
   )?.id;
 }
-/**
- * Round 0's plan from final_design.json's `tasks`, when the design lists them and nothing else
- * was planned yet (no execution.json tasks, no plan record): the same import `task import` does.
- * A list that does not import (a bad id, an unknown dependency, a cycle) is left to plan_tasks.
- */
-function importDesignTasks(
-  phase: PhaseState,
-  execution: ExecutionState | undefined,
-  reports: ReportSnapshot,
-  now: Date,
-  source: string,
-) {
-  if (currentRound(phase) !== 0 || isLegacyExecution(execution) || (execution?.tasks.length ?? 0) > 0) return undefined;
-  if (planStatus(phase, execution).kind !== "unrecorded") return undefined;
-  const design = reportAt(reports, source);
-  const tasks = design.status === "valid" ? (design.data as Record<string, unknown>).tasks : undefined;
-  if (!Array.isArray(tasks) || tasks.length === 0) return undefined;
-  const plan = [];
-  for (const t of tasks) {
-    if (t === null || typeof t !== "object") return undefined;
-    const { id, title, depends_on } = t as Record<string, unknown>;
-    if (typeof id !== "string" || !ID_PATTERN.test(id)) return undefined;
-    if (title !== undefined && typeof title !== "string") return undefined;
-    if (
-      depends_on !== undefined &&
-      !(Array.isArray(depends_on) && depends_on.every((d) => typeof d === "string" && ID_PATTERN.test(d)))
-    )
-      return undefined;
-    plan.push({
-      id,
-      ...(title === undefined ? {} : { title }),
-      depends_on: (depends_on as string[] | undefined) ?? [],
-    });
-  }
-  const imported = importPlan(execution ?? emptyExecution(phase.workflow_id, now), phase, plan, now);
-  return imported.ok ? imported : undefined;
-}
-
 function rollTransition(
   phase: PhaseState,
   reports: ReportSnapshot,

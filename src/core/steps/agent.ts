@@ -48,6 +48,8 @@ export const agentKind: StepKind<AgentStep> = {
     };
   },
   prove: (step, at) => proveByReports(step.reports, at.reports),
+  recordBeforeProof: () => undefined,
+  recordAtStop: () => undefined,
   refuseApproval(step, reports) {
     // The person approves the report they were shown (develop: the demand): there must be one to show.
     if (step.reports.some((p) => isValidReport(reportAt(reports, p)))) return undefined;

@@ -55,6 +55,8 @@ export const checkKind: StepKind<CheckStep> = {
   },
   prove: (step, at) =>
     proveByVerdict(step.reports[0]!, at.reports, step.rework !== undefined ? " (run `dotagent phase rework`)" : ""),
+  recordBeforeProof: () => undefined,
+  recordAtStop: () => undefined,
   refuseApproval: () => undefined,
   takesDesigns: false,
   outputIsReport: true,

@@ -94,6 +94,21 @@ describe("choose step: the resume rule", () => {
     expect(missingDesigns(asked, reports({ [A]: {}, [B]: { status: "invalid", reason: "x" } }))).toEqual(["b"]));
 });
 
+describe("choose step: what the planner records where the workflow stops", () => {
+  const stop = (phase = phaseState({ current_phase: "ARCHITECTURE" }), files = reports()) =>
+    chooseKind.recordAtStop(ARCH, { phase, execution: undefined, reports: files, now: new Date(0) });
+  it("nothing asked, nothing written: the default designs, proposed", () =>
+    expect(stop()).toEqual({
+      phase: { ...phaseState({ current_phase: "ARCHITECTURE" }), designs_requested: ["minimal", "robust"] },
+      events: [{ type: "designs_requested", phase: "ARCHITECTURE", designs: ["minimal", "robust"], proposed: true }],
+    }));
+  it.each([
+    ["designs asked for already", asked, reports()],
+    ["a design written", undefined, reports({ [A]: {} }, ["a"])],
+    ["a final design written", undefined, reports({ [REPORT.finalDesign]: {} })],
+  ] as const)("%s: nothing", (_name, phase, files) => expect(stop(phase, files)).toBeUndefined());
+});
+
 describe("choose step: transitions", () => {
   it("final_design.json proves it", () => {
     const at = (files: Record<string, object>) => ({ reports: reports(files), execution: undefined, state: undefined });

@@ -59,6 +59,22 @@ export const chooseKind: StepKind<ChooseStep> = {
       designs: defaults,
     };
   },
+  recordBeforeProof: () => undefined,
+  // Nothing asked for and nothing written yet: the default designs are recorded, so every reader
+  // (the skill, the runner, a hook) spawns the same architects.
+  recordAtStop(step, { phase, reports }) {
+    if (
+      (phase.designs_requested ?? []).length > 0 ||
+      reports.designs.length > 0 ||
+      isValidReport(reportAt(reports, REPORT.finalDesign))
+    )
+      return undefined;
+    const designs = step.designs.map((d) => d.name);
+    return {
+      phase: { ...phase, designs_requested: designs },
+      events: [{ type: "designs_requested", phase: step.id, designs, proposed: true }],
+    };
+  },
   prove: (step, at) => proveByReports(step.reports, at.reports),
   refuseApproval: () => undefined,
   takesDesigns: true,

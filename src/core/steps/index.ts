@@ -10,7 +10,7 @@ import { tasksKind } from "./tasks.js";
 import { checkKind } from "./check.js";
 import { shellKind } from "./shell.js";
 
-export type { StepKind, ResumeContext, ProofContext, SpawnContext } from "./types.js";
+export type { StepKind, ResumeContext, PlanningContext, PlannerRecord, ProofContext, SpawnContext } from "./types.js";
 
 export type StepModules = { readonly [K in Step["kind"]]: StepKind<Extract<Step, { kind: K }>> };
 

@@ -20,6 +20,8 @@ export const shellKind: StepKind<ShellStep> = {
     return runStep(step);
   },
   prove: (step, at) => proveByVerdict(step.reports[0]!, at.reports),
+  recordBeforeProof: () => undefined,
+  recordAtStop: () => undefined,
   refuseApproval: () => undefined,
   takesDesigns: false,
   outputIsReport: true,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEVELOP, REPORT, type TasksStep } from "../flow.js";
-import { atPhase, execution, reports, task } from "../fixtures.test-support.js";
+import { NOW, atPhase, execution, reports, task } from "../fixtures.test-support.js";
 import type { NextAction } from "../plan-resume.js";
 import type { ExecutionState } from "../../schema/execution.js";
 import { skippedSteps, tasksKind } from "./tasks.js";
@@ -66,6 +66,28 @@ describe("tasks step: the resume rule", () => {
     };
     expect([...skippedSteps(skipped)]).toEqual(["X"]);
   });
+});
+
+describe("tasks step: what the planner records as it reaches the step", () => {
+  const arrive = (files: Record<string, object>, exec?: ExecutionState) =>
+    tasksKind.recordBeforeProof(IMPL, { phase, execution: exec, reports: reports(files), now: NOW });
+  it("the design's own task list becomes round 0's plan, in one write", () => {
+    const record = arrive({ [REPORT.finalDesign]: { tasks: [{ id: "a" }, { id: "b", depends_on: ["a"] }] } });
+    expect(record?.repair).toEqual({
+      code: "plan_recorded",
+      message: "recorded the task plan of final_design.json (2 tasks)",
+    });
+    expect(record?.execution?.tasks.map((x) => [x.id, x.depends_on])).toEqual([
+      ["a", []],
+      ["b", ["a"]],
+    ]);
+    expect(record?.execution?.plans).toEqual([{ round: 0, recorded_at: NOW.toISOString(), tasks: 2 }]);
+  });
+  it.each([
+    ["no tasks in the design", { [REPORT.finalDesign]: { design: "x" } }, undefined],
+    ["a bad id: left to plan_tasks", { [REPORT.finalDesign]: { tasks: [{ id: "../x" }] } }, undefined],
+    ["a plan recorded already", { [REPORT.finalDesign]: { tasks: [{ id: "a" }] } }, planned([t("a", "pending")])],
+  ] as const)("%s: nothing", (_name, files, exec) => expect(arrive(files, exec)).toBeUndefined());
 });
 
 describe("tasks step: transitions", () => {

@@ -2,11 +2,23 @@
 // in its own worktree, at most max_parallel at once; a rework round plans its own tasks.
 import { REPORT, planSourceOf, type TasksStep } from "../flow.js";
 import { flowOf } from "../flow-of.js";
-import { currentRound, missingPlan, planFileOf, planFrom, planStatus, planTasksReason } from "../plans.js";
-import { presentReport, reportAt } from "../reports.js";
-import { countByStatus, isSettled, outputOf, readyTasks } from "../tasks.js";
+import {
+  currentRound,
+  importPlan,
+  isLegacyExecution,
+  missingPlan,
+  planFileOf,
+  planFrom,
+  planStatus,
+  planTasksReason,
+} from "../plans.js";
+import { presentReport, reportAt, type ReportSnapshot } from "../reports.js";
+import { countByStatus, emptyExecution, isSettled, outputOf, readyTasks } from "../tasks.js";
+import { ID_PATTERN } from "../../schema/json.js";
 import { count } from "../words.js";
 import type { PhaseState } from "../../schema/phase.js";
+import type { ExecutionState } from "../../schema/execution.js";
+import type { MachineEvent } from "../transitions.js";
 import type { StepKind } from "./types.js";
 import { isReworkOpen } from "./check.js";
 import { awaitAgents, spawn } from "./shared.js";
@@ -14,6 +26,44 @@ import { awaitAgents, spawn } from "./shared.js";
 /** The steps passed over because their `when` did not hold. */
 export function skippedSteps(phase: PhaseState): Set<string> {
   return new Set(phase.completed_phases.filter((c) => c.skipped === true).map((c) => c.phase));
+}
+
+/**
+ * Round 0's plan from final_design.json's `tasks`, when the design lists them and nothing else
+ * was planned yet (no execution.json tasks, no plan record): the same import `task import` does.
+ * A list that does not import (a bad id, an unknown dependency, a cycle) is left to plan_tasks.
+ */
+function importDesignTasks(
+  phase: PhaseState,
+  execution: ExecutionState | undefined,
+  reports: ReportSnapshot,
+  now: Date,
+  source: string,
+) {
+  if (currentRound(phase) !== 0 || isLegacyExecution(execution) || (execution?.tasks.length ?? 0) > 0) return undefined;
+  if (planStatus(phase, execution).kind !== "unrecorded") return undefined;
+  const design = reportAt(reports, source);
+  const tasks = design.status === "valid" ? (design.data as Record<string, unknown>).tasks : undefined;
+  if (!Array.isArray(tasks) || tasks.length === 0) return undefined;
+  const plan = [];
+  for (const t of tasks) {
+    if (t === null || typeof t !== "object") return undefined;
+    const { id, title, depends_on } = t as Record<string, unknown>;
+    if (typeof id !== "string" || !ID_PATTERN.test(id)) return undefined;
+    if (title !== undefined && typeof title !== "string") return undefined;
+    if (
+      depends_on !== undefined &&
+      !(Array.isArray(depends_on) && depends_on.every((d) => typeof d === "string" && ID_PATTERN.test(d)))
+    )
+      return undefined;
+    plan.push({
+      id,
+      ...(title === undefined ? {} : { title }),
+      depends_on: (depends_on as string[] | undefined) ?? [],
+    });
+  }
+  const imported = importPlan(execution ?? emptyExecution(phase.workflow_id, now), phase, plan, now);
+  return imported.ok ? imported : undefined;
 }
 
 export const tasksKind: StepKind<TasksStep> = {
@@ -86,6 +136,21 @@ export const tasksKind: StepKind<TasksStep> = {
     if (rework && plan.kind === "legacy") return reworkExecutor();
     return { action: "await_agents", agent: null, tasks: [], reason: "tasks are running", round };
   },
+  // The first plan is the approved design's own task list: recorded as written, in one write.
+  recordBeforeProof(step, { phase, execution, reports, now }) {
+    const source = planSourceOf(flowOf(phase), step.id, skippedSteps(phase));
+    const imported = importDesignTasks(phase, execution, reports, now, source);
+    if (imported === undefined) return undefined;
+    return {
+      execution: imported.state,
+      repair: {
+        code: "plan_recorded",
+        message: `recorded the task plan of ${source.replace("memory/reports/", "")} (${imported.state.tasks.length} tasks)`,
+      },
+      events: imported.events as MachineEvent[],
+    };
+  },
+  recordAtStop: () => undefined,
   prove(_step, { reports, execution, state }) {
     if (execution === undefined) return { done: false, missing: "execution.json does not exist" };
     const noPlan = missingPlan(state, execution);

@@ -7,7 +7,8 @@ import type { Phase } from "../phases.js";
 import type { Step } from "../flow.js";
 import type { ReportSnapshot } from "../reports.js";
 import type { AgentInFlight, NextAction } from "../plan-resume.js";
-import type { Proof } from "../transitions.js";
+import type { MachineEvent, Proof } from "../transitions.js";
+import type { Repair } from "../tasks.js";
 import type { PlanView, RunFacts, RunStep } from "../run-step.js";
 import type { PhaseState } from "../../schema/phase.js";
 import type { ExecutionState } from "../../schema/execution.js";
@@ -22,6 +23,22 @@ export interface ResumeContext {
   /** Phase agents at work (phase.json `agents`). */
   readonly agents: readonly AgentInFlight[];
   readonly maxParallel: number;
+}
+
+/** What the planner holds as it walks the steps (plan-resume.ts step 3 and 4). */
+export interface PlanningContext {
+  readonly phase: PhaseState;
+  readonly execution: ExecutionState | undefined;
+  readonly reports: ReportSnapshot;
+  readonly now: Date;
+}
+
+/** What a step records through the planner: the new state, the repair it says, the events it logs. */
+export interface PlannerRecord {
+  readonly phase?: PhaseState;
+  readonly execution?: ExecutionState;
+  readonly repair?: Repair;
+  readonly events: readonly MachineEvent[];
 }
 
 /** What proves a step done: the reports on disk, the tasks, and the state (for the plan's record). */
@@ -47,6 +64,10 @@ export interface StepKind<S extends Step> {
    * not failed past its rework rounds: the planner handles those before asking).
    */
   next(step: S, at: ResumeContext): NextAction;
+  /** What the planner records as it reaches the step, before it proves it (a tasks step: the first plan, from the design). */
+  recordBeforeProof(step: S, at: PlanningContext): PlannerRecord | undefined;
+  /** What the planner records when the workflow stops at the step (a choose step: the default designs asked for). */
+  recordAtStop(step: S, at: PlanningContext): PlannerRecord | undefined;
   /** Whether the files that prove the step done are on disk and valid (CONTRACT §1 table). */
   prove(step: S, at: ProofContext): Proof;
   /** `phase approve`: why the step cannot be approved yet (nothing to show the person), else undefined. */
