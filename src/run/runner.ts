@@ -23,6 +23,8 @@ import { revisionJobs, withFeedback, type FeedbackGate } from "../core/revision.
 import { designsView, reportView, requirementsView, type DesignOption } from "../core/gate-view.js";
 import { DEVELOP, nextStepId, planSourceOf, stepAgents, stepOf, type Flow } from "../core/flow.js";
 import { flowOf } from "../core/flow-of.js";
+import { kindOf } from "../core/steps/index.js";
+import { sendsWorkBack } from "../core/steps/check.js";
 import { runStep } from "../ops/step-run.js";
 import type { Decide } from "../ops/resume.js";
 import { commitAtStart, dirtyCheckoutAtStart } from "../ops/checkout-start.js";
@@ -1462,7 +1464,7 @@ async function runAgents(run: Run, step: Extract<RunStep, { kind: "agents" }>, a
 async function commandStep(run: Run, id: string, at: StepContext): Promise<RunOutcome | undefined> {
   const { options } = run;
   const step = stepOf(run.flow, id);
-  const command = step && (step.kind === "shell" || step.kind === "check") ? (step.run ?? "") : "";
+  const command = (step && kindOf(step).command(step)) ?? "";
   const shown = command.replace(/\s+/g, " ").trim();
   const label = `${id} runs \`${shown.length > 60 ? `${shown.slice(0, 59)}…` : shown}\``;
   const decide: Decide = async (decision) => {
@@ -1508,7 +1510,7 @@ async function commandStep(run: Run, id: string, at: StepContext): Promise<RunOu
     `${id}: \`${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown}\` ${result.passed ? "passed" : `failed (${why}${result.attempts > 1 ? `, ${result.attempts} attempts` : ""})${last ? `: ${last.slice(0, 120)}` : ""}`}`,
     { mark: result.passed ? "done" : "failed", ...(ms === undefined ? {} : { elapsedMs: ms }) },
   );
-  if (!result.passed && step?.kind === "check" && step.rework !== undefined && result.next.action !== "workflow_failed")
+  if (!result.passed && step !== undefined && sendsWorkBack(step) && result.next.action !== "workflow_failed")
     options.progress.line(`back to ${step.rework} to fix what ${id} found`);
   return undefined;
 }

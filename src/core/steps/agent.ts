@@ -60,6 +60,7 @@ export const agentKind: StepKind<AgentStep> = {
   takesDesigns: false,
   outputIsReport: true,
   reworkMovesReports: true,
+  command: () => undefined,
   gatedReport: (step) => ({ agent: step.agent, output: step.reports[0] }),
   spawn: (step, at) => oneAgentMove(step, at, step.gate === "approve" ? "resume" : "complete"),
 };

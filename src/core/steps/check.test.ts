@@ -135,4 +135,8 @@ describe("check step: the runner's move", () => {
     }));
   it("a command check spawns no agent", () =>
     expect(checkKind.spawn(COMMAND, spawnAt({ action: "spawn_agent", agent: "qa" }))).toBeUndefined());
+  it("its command, when it runs one", () => {
+    expect(checkKind.command(COMMAND)).toBe("npm test");
+    expect(checkKind.command(QA)).toBeUndefined();
+  });
 });

@@ -61,6 +61,7 @@ export const checkKind: StepKind<CheckStep> = {
   takesDesigns: false,
   outputIsReport: true,
   reworkMovesReports: true,
+  command: (step) => step.run,
   gatedReport: () => undefined,
   spawn: (step, at) => oneAgentMove(step, at, "verdict", step.rework),
 };

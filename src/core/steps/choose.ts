@@ -80,6 +80,7 @@ export const chooseKind: StepKind<ChooseStep> = {
   takesDesigns: true,
   outputIsReport: true,
   reworkMovesReports: false,
+  command: () => undefined,
   gatedReport: () => undefined,
   /** The design writers (one job a design) or the reducer. */
   spawn(step, at) {

@@ -63,4 +63,5 @@ describe("shell step: transitions and the runner", () => {
     expect(shellKind.spawn(LINT, spawnAt({ action: "spawn_agent", agent: "x" }))).toBeUndefined();
     expect(shellKind.gatedReport(LINT)).toBeUndefined();
   });
+  it("its command", () => expect(shellKind.command(LINT)).toBe("npm run lint"));
 });

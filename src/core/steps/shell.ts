@@ -26,6 +26,7 @@ export const shellKind: StepKind<ShellStep> = {
   takesDesigns: false,
   outputIsReport: true,
   reworkMovesReports: true,
+  command: (step) => step.run,
   gatedReport: () => undefined,
   spawn: () => undefined,
 };

@@ -78,6 +78,8 @@ export interface StepKind<S extends Step> {
   readonly outputIsReport: boolean;
   /** A rework round that goes back past this step moves its reports aside, so it runs again. */
   readonly reworkMovesReports: boolean;
+  /** The shell command dotagent runs for the step (`dotagent step run`), if it runs one. */
+  command(step: S): string | undefined;
   /** An approval gate's report and the agent that revises it on feedback (an agent step's). */
   gatedReport(step: S): { agent: string; output: string | undefined } | undefined;
   /** The runner's move when the plan spawns `next.agent` at this step; undefined: this step does not spawn it. */
