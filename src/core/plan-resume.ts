@@ -39,8 +39,6 @@ import type { ExecutionState } from "../schema/execution.js";
 import { count, oneLine as errorLine } from "./words.js";
 import { gitRefusedQuestion, isolationOf, isolationQuestion, type CheckoutFacts } from "./worktrees.js";
 
-export { skippedSteps } from "./steps/tasks.js";
-
 /** `started`: this very call started the workflow (`resume --start` with a request and no workflow). */
 /** `hand_edit`: a state file holds bytes dotagent did not write (SPEC §15 Hand edits). */
 export const SITUATIONS = [
@@ -773,7 +771,15 @@ function decideNext(
   }
   // The step's kind decides the rest (src/core/steps/).
   const step = stepIn(phase, phase.current_phase);
-  return kindOf(step).next(step, { phase, execution, reports, inFlight, agents, maxParallel });
+  return kindOf(step).next(step, {
+    phase,
+    execution,
+    reports,
+    inFlight,
+    agents,
+    maxParallel,
+    reworkOpen: isReworkOpen(phase),
+  });
 }
 
 /** Whether a step's `when` holds, read from the reports on disk (or the request). A missing report or field is `undefined`. */

@@ -6,15 +6,13 @@ import { flowOf, pinFlow } from "./flow-of.js";
 import { DEVELOP, stepOf, type CheckStep, type Flow, type Step } from "./flow.js";
 import { isValidReport, presentReport, reportAt, type ReportSnapshot } from "./reports.js";
 import { kindOf } from "./steps/index.js";
-import { asReworkingCheck, isReworkOpen, reworkTarget, sendsWorkBack, type ReworkingCheck } from "./steps/check.js";
+import { asReworkingCheck, sendsWorkBack } from "./steps/check.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import { count } from "./words.js";
 import type { ErrorCode } from "./error-codes.js";
 
 export { reworkCopyPath } from "./phases.js";
-export { designPath, missingDesigns } from "./steps/choose.js";
-export { isReworkOpen, reworkTarget } from "./steps/check.js";
 
 export type PhaseEvent =
   /** `designs`: the designs ARCHITECTURE asks for (recorded as designs_requested). */
@@ -125,8 +123,18 @@ export function verificationFailed(reports: ReportSnapshot, path: string = REPOR
 }
 
 /** The check step `phase` is, when it can send work back. */
-export function reworkingCheck(state: PhaseState, phase: Phase = state.current_phase): ReworkingCheck | undefined {
+export function reworkingCheck(
+  state: PhaseState,
+  phase: Phase = state.current_phase,
+): (CheckStep & { rework: string; max_rounds: number }) | undefined {
   return asReworkingCheck(stepIn(state, phase));
+}
+
+/** The step a rework round went back to: its record's `to`, else the workflow's tasks step (develop's IMPLEMENTATION). */
+export function reworkTarget(state: PhaseState): Phase | undefined {
+  if (!state.rework) return undefined;
+  if (state.rework.to !== undefined) return state.rework.to;
+  return flowOf(state).steps.find((s) => s.kind === "tasks")?.id;
 }
 
 /**
@@ -213,6 +221,10 @@ export function applyRework(
     // The next report is the next agent's: the moved ones' records go with them.
     ...(state.agent_reports === undefined ? {} : { agent_reports: state.agent_reports.filter((p) => !moved.has(p)) }),
   };
+}
+
+export function isReworkOpen(state: PhaseState): boolean {
+  return state.rework != null && !state.rework.closed_at && state.current_phase === reworkTarget(state);
 }
 
 export function nextReworkRound(state: PhaseState): number {

@@ -12,7 +12,6 @@
 // project's .claude/agents/ first), gates on any agent step, the step commands run by `step run`.
 import { tellingLine } from "../core/telling-line.js";
 import { GITIGNORE_LINES, mergeGitignore } from "../claude/gitignore.js";
-import { skippedSteps } from "../core/plan-resume.js";
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { DotagentError, EXIT } from "../core/errors.js";
@@ -25,6 +24,7 @@ import { DEVELOP, nextStepId, planSourceOf, stepAgents, stepOf, type Flow } from
 import { flowOf } from "../core/flow-of.js";
 import { kindOf } from "../core/steps/index.js";
 import { sendsWorkBack } from "../core/steps/check.js";
+import { skippedSteps } from "../core/steps/tasks.js";
 import { runStep } from "../ops/step-run.js";
 import type { Decide } from "../ops/resume.js";
 import { commitAtStart, dirtyCheckoutAtStart } from "../ops/checkout-start.js";

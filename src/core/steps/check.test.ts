@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { DEVELOP, REPORT, type CheckStep, type Step } from "../flow.js";
-import { atPhase, reports } from "../fixtures.test-support.js";
+import { reports } from "../fixtures.test-support.js";
 import type { NextAction } from "../plan-resume.js";
-import { asReworkingCheck, checkKind, isReworkOpen, reworkTarget, sendsWorkBack } from "./check.js";
+import { asReworkingCheck, checkKind, sendsWorkBack } from "./check.js";
 import { resumeAt, spawnAt } from "./context.test-support.js";
 import type { ResumeContext } from "./types.js";
 
@@ -101,18 +101,6 @@ describe("check step: transitions", () => {
       expect(sendsWorkBack(step)).toBe(back);
       expect(asReworkingCheck(step) !== undefined).toBe(rounds);
     }
-  });
-  it("a rework round: where it went, open until that step completes", () => {
-    const round = {
-      round: 1,
-      verification: "memory/reports/verification.rework-1.json",
-      started_at: "2026-11-20T11:00:00Z",
-    };
-    const open = atPhase("IMPLEMENTATION", { rework: round });
-    expect([reworkTarget(open), isReworkOpen(open)]).toEqual(["IMPLEMENTATION", true]);
-    const closed = atPhase("VERIFICATION", { rework: { ...round, closed_at: "2026-11-20T11:30:00Z" } });
-    expect([reworkTarget(closed), isReworkOpen(closed)]).toEqual(["IMPLEMENTATION", false]);
-    expect(reworkTarget(atPhase("IMPLEMENTATION"))).toBeUndefined();
   });
   it("its report is moved aside by a rework round that goes back past it", () =>
     expect([checkKind.reworkMovesReports, checkKind.outputIsReport, checkKind.takesDesigns]).toEqual([

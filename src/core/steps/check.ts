@@ -1,9 +1,7 @@
 // A check step (SPEC §20): its agent writes a verdict (`passed`), or dotagent runs its command and
 // writes one from the exit code. On a failure with `rework`, the workflow goes back to that earlier
 // step for another round, at most max_rounds times; then it fails.
-import { flowOf } from "../flow-of.js";
 import type { CheckStep, Step } from "../flow.js";
-import type { PhaseState } from "../../schema/phase.js";
 import type { StepKind } from "./types.js";
 import {
   awaitAgents,
@@ -29,17 +27,6 @@ export function asReworkingCheck(step: Step): ReworkingCheck | undefined {
   return step.kind === "check" && step.rework !== undefined && step.max_rounds !== undefined
     ? (step as ReworkingCheck)
     : undefined;
-}
-
-/** The step a rework round went back to: its record's `to`, else the workflow's tasks step (develop's IMPLEMENTATION). */
-export function reworkTarget(state: PhaseState): string | undefined {
-  if (!state.rework) return undefined;
-  if (state.rework.to !== undefined) return state.rework.to;
-  return flowOf(state).steps.find((s) => s.kind === "tasks")?.id;
-}
-
-export function isReworkOpen(state: PhaseState): boolean {
-  return state.rework != null && !state.rework.closed_at && state.current_phase === reworkTarget(state);
 }
 
 export const checkKind: StepKind<CheckStep> = {

@@ -13,6 +13,7 @@ export function resumeAt(overrides: Partial<ResumeContext> = {}): ResumeContext 
     inFlight: [],
     agents: [],
     maxParallel: 2,
+    reworkOpen: false,
     ...overrides,
   };
 }

@@ -51,6 +51,27 @@ const rows: [string, Partial<ResumeContext>, Partial<NextAction>][] = [
     { action: "await_agents", reason: "tasks are running", round: 0 },
   ],
   [
+    "legacy rework round open, no tasks → the bare rework executor",
+    {
+      execution: execution([]),
+      reworkOpen: true,
+      phase: {
+        ...phase,
+        rework: {
+          round: 1,
+          verification: "memory/reports/verification.rework-1.json",
+          started_at: "2026-11-20T11:00:00Z",
+        },
+      },
+    },
+    {
+      action: "spawn_agent",
+      agent: "executor",
+      reason:
+        "verification failed: fix what memory/reports/verification.rework-1.json lists, then `dotagent phase complete IMPLEMENTATION`",
+    },
+  ],
+  [
     "legacy execution without tasks → plan round 0",
     { execution: execution([]) },
     { action: "plan_tasks", round: 0, plan_from: REPORT.finalDesign },

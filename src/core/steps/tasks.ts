@@ -20,7 +20,6 @@ import type { PhaseState } from "../../schema/phase.js";
 import type { ExecutionState } from "../../schema/execution.js";
 import type { MachineEvent } from "../transitions.js";
 import type { StepKind } from "./types.js";
-import { isReworkOpen } from "./check.js";
 import { awaitAgents, spawn } from "./shared.js";
 
 /** The steps passed over because their `when` did not hold. */
@@ -70,7 +69,7 @@ export const tasksKind: StepKind<TasksStep> = {
   kind: "tasks",
   next(step, at) {
     const { phase, execution, inFlight, maxParallel } = at;
-    const rework = isReworkOpen(phase) ? phase.rework : undefined;
+    const rework = at.reworkOpen ? phase.rework : undefined;
     const plan = planStatus(phase, execution);
     const round = currentRound(phase);
     const reworkExecutor = () =>

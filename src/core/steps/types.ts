@@ -23,6 +23,8 @@ export interface ResumeContext {
   /** Phase agents at work (phase.json `agents`). */
   readonly agents: readonly AgentInFlight[];
   readonly maxParallel: number;
+  /** A rework round is open and the workflow stands at the step it went back to (transitions.ts isReworkOpen). */
+  readonly reworkOpen: boolean;
 }
 
 /** What the planner holds as it walks the steps (plan-resume.ts step 3 and 4). */
