@@ -34,6 +34,7 @@ import { locked, type OpContext } from "./op-context.js";
 import { settle } from "./settle.js";
 import { requireWorkflow } from "./state-guard.js";
 import { writeTaskChange } from "./task-change.js";
+import { staleOutputMove } from "../core/task-plan.js";
 import {
   awaitLanding,
   isolateStart,
@@ -147,14 +148,8 @@ async function startUnderLock(
       throw error;
     }
     const outcome = { state: isolated.state, events: [...isolated.events, ...started.events] };
-    writeTaskChange(
-      writer,
-      snapshot,
-      phase,
-      outcome,
-      isolated.state.tasks.find((t) => t.id === job.task),
-      now,
-    );
+    const begun = isolated.state.tasks.find((t) => t.id === job.task);
+    writeTaskChange(writer, phase, outcome, begun, staleOutputMove(snapshot.reports, begun, now), now);
     if (isolated.worktree) markStart(context.paths.root, context.paths.stateDir, job.task);
     const where = isolated.worktree
       ? ` in its worktree ${isolated.worktree.record.path} (branch ${isolated.worktree.record.branch}${isolated.mended ? `; ${isolated.mended}` : ""})`
@@ -357,7 +352,7 @@ export async function endAgentJob(
             now,
           );
           if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
-          writeTaskChange(writer, snapshot, phase, outcome, undefined, now);
+          writeTaskChange(writer, phase, outcome, undefined, undefined, now);
           what = `${describeJob(job)}: failed`;
         }
       }
