@@ -355,6 +355,13 @@ describe("task changes carried out: the task after, the events", () => {
       [{ type: "task_retried", task_id: "t1", max_attempts: 3 }],
     ],
     [
+      "retry: a failure already requeued (pending after an attempt) runs again, none added",
+      facts(chain({ status: "pending", attempts: 1, error: "tests fail" })),
+      { action: "retry", id: "t1" },
+      { status: "pending", attempts: 1, max_attempts: 3, error: null },
+      [{ type: "task_retried", task_id: "t1", max_attempts: 3 }],
+    ],
+    [
       "release: pending again, no attempt counted, no owner",
       facts(midRound()),
       { action: "release", id: "t2", owner: 4242 },
