@@ -7,6 +7,7 @@ import type { ExecutionState, Task } from "../schema/execution.js";
 import type { Owner, OwnerVerdict } from "./ownership.js";
 import type { PlanEdit } from "./plan-edit.js";
 import {
+  needsVerdicts,
   nextTasksOf,
   planRetryQuestion,
   planTaskChange,
@@ -256,6 +257,21 @@ describe("task changes refused: code, message, exit 1, nothing to write", () => 
         exit: 1,
         details: { task: "t2" },
       });
+  });
+});
+
+describe("the process table is looked at only when the plan needs its owners' verdicts", () => {
+  it.each<[TaskChange["action"], boolean, boolean]>([
+    ["start", false, true], // two sessions never run one task
+    ["complete", true, true], // an executor at work
+    ["fail", true, true],
+    ["release", true, true],
+    ["complete", false, false],
+    ["add", true, false],
+    ["import", true, false],
+    ["retry", true, false],
+  ])("%s, from an agent's shell %s: %s", (action, byModel, needed) => {
+    expect(needsVerdicts(action, byModel)).toBe(needed);
   });
 });
 
