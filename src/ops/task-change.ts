@@ -1,5 +1,8 @@
 // `task add|import|start|complete|fail|retry|next`: task progress in IMPLEMENTATION under the lock,
 // and the plan import's validation (the same schema whether the plan came from a file or a program).
+// What a change does is decided by src/core/task-plan.ts (planTaskChange, pure); this op reads the
+// facts it needs, carries the plan out under the lock, and does what the plan cannot: git (a
+// task's worktree at its start, its landing at its completion) and the step after (settle).
 import { DotagentError, EXIT } from "../core/errors.js";
 import { formatProblem } from "../core/validate.js";
 import { emptyExecution, maxAttemptsOf, outputOf, type NewTask, type TaskEvent } from "../core/tasks.js";
