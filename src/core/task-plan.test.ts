@@ -14,9 +14,9 @@ import {
   planTaskEdit,
   retryIsPersons,
   taskChangeLine,
-  type TaskChange,
   type TaskFacts,
 } from "./task-plan.js";
+import type { TaskChange } from "./tasks.js";
 import { NOW, atPhase, execution, reports, task } from "./fixtures.test-support.js";
 import type { ReportSnapshot } from "./reports.js";
 

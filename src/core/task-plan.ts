@@ -5,12 +5,13 @@
 // events, the output file to set aside. Pure: no file system, no process table, no clock. The op
 // (src/ops/task-change.ts, src/ops/plan-edit.ts) reads the facts, carries the plan out under the
 // lock through src/store/, and settles; what git does (a task's worktree, its landing) stays there.
-// The decisions are tested as tables in task-plan.test.ts, without spawning the CLI.
+// The decisions are tested as tables in task-plan.test.ts, without spawning the CLI. The request
+// and result types (TaskChange, SetAside, NextResult) live in tasks.ts, beside NewTask.
 import { DotagentError, EXIT, type ExitCode } from "./errors.js";
 import type { ErrorCode } from "./error-codes.js";
 import { applyPlanEdit, planEditQuestion, type PlanEdit, type PlanEditOutcome } from "./plan-edit.js";
 import { importPlan, startPlannedTask, type ImportResult } from "./plans.js";
-import { reportAt, type ReportSnapshot } from "./reports.js";
+import type { ReportSnapshot } from "./reports.js";
 import { isInFlight, type Owner, type OwnerVerdicts } from "./ownership.js";
 import {
   addTasks,
@@ -22,30 +23,16 @@ import {
   releaseTask,
   retryQuestion,
   retryTask,
-  type NewTask,
+  staleOutputMove,
+  type NextResult,
+  type SetAside,
+  type TaskAction,
+  type TaskChange,
   type TaskEvent,
   type TaskResult,
 } from "./tasks.js";
 import type { ExecutionState, Task } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
-
-/** The CLI's recording actions, and `release`: the headless runner gives back the tasks it stopped (Ctrl-C). */
-export type TaskAction = "add" | "import" | "start" | "complete" | "fail" | "retry" | "release";
-
-export interface TaskChange {
-  readonly action: TaskAction;
-  /** The task (every action but import), already checked with checkTaskId. */
-  readonly id?: string | undefined;
-  readonly title?: string | undefined;
-  readonly dependsOn?: readonly string[] | undefined;
-  readonly output?: string | undefined;
-  readonly error?: string | undefined;
-  readonly extraAttempts?: number | undefined;
-  /** `start`: the pid that runs the task (default: this Claude Code session or this process); `release`: the pid that owns it. */
-  readonly owner?: number | undefined;
-  /** `import`: the plan, validated by parseTaskPlan. */
-  readonly tasks?: readonly NewTask[] | undefined;
-}
 
 /** What a task change is decided from, read by the op before it plans. */
 export interface TaskFacts {
@@ -75,12 +62,6 @@ export function refusalError(plan: Refusal): DotagentError {
   return new DotagentError(plan.code, plan.message, plan.exit, plan.details);
 }
 
-/** A stale output file moved aside before a start (its name keeps the attempt and the time). */
-export interface SetAside {
-  readonly from: string;
-  readonly to: string;
-}
-
 export type TaskPlan =
   | Refusal
   /** A running task with a worktree completes by landing: its branch merged first (SPEC §19); git decides the rest. */
@@ -108,18 +89,6 @@ const refuse = (
 /** Whether the plan needs the running tasks' owners judged (a look at the process table). */
 export function needsVerdicts(action: TaskAction, byModel: boolean): boolean {
   return action === "start" || (byModel && (action === "fail" || action === "complete" || action === "release"));
-}
-
-/**
- * Where a started task's output, left from an earlier attempt, is set aside, so recovery never
- * mistakes the old output for this attempt's; undefined when there is none to move.
- */
-export function staleOutputMove(reports: ReportSnapshot, started: Task | undefined, now: Date): SetAside | undefined {
-  if (started === undefined) return undefined;
-  const stale = outputOf(started);
-  const found = reportAt(reports, stale).status;
-  if (found === "missing" || found === "outside") return undefined;
-  return { from: stale, to: `${stale.replace(/\.json$/, "")}.attempt-${started.attempts}-${now.getTime()}.json` };
 }
 
 /** The plan of `task add|import|start|complete|fail|retry` and the runner's release. */
@@ -234,11 +203,6 @@ export function planRetryQuestion(
   const checked = retryTask(plan, id, extra, now);
   if (!checked.ok) return refuse(checked.code, checked.message);
   return { kind: "ask", question: retryQuestion(plan, id, extra) };
-}
-
-/** `task next --json`: ready tasks in dependency order. */
-export interface NextResult {
-  tasks: Array<{ id: string; title: string | null; depends_on: string[]; attempts: number; output: string }>;
 }
 
 export function nextTasksOf(execution: ExecutionState | undefined): NextResult {

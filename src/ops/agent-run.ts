@@ -14,7 +14,7 @@ import { DotagentError, EXIT } from "../core/errors.js";
 import { isWorkflowComplete, transition } from "../core/transitions.js";
 import { leftOutNote, leftOutOf } from "../core/worktrees.js";
 import { reportAt } from "../core/reports.js";
-import { emptyExecution, failTask } from "../core/tasks.js";
+import { emptyExecution, failTask, staleOutputMove } from "../core/tasks.js";
 import { startPlannedTask } from "../core/plans.js";
 import { describeOwner, isInFlight, agentOwnerKey } from "../core/ownership.js";
 import { phaseIndexIn } from "../core/phases.js";
@@ -34,7 +34,6 @@ import { locked, type OpContext } from "./op-context.js";
 import { settle } from "./settle.js";
 import { requireWorkflow } from "./state-guard.js";
 import { writeTaskChange } from "./task-change.js";
-import { staleOutputMove } from "../core/task-plan.js";
 import {
   awaitLanding,
   isolateStart,

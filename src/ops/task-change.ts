@@ -5,18 +5,18 @@
 // task's worktree at its start, its landing at its completion) and the step after (settle).
 import { DotagentError, EXIT } from "../core/errors.js";
 import { formatProblem } from "../core/validate.js";
-import { emptyExecution, maxAttemptsOf, outputOf, type NewTask, type TaskEvent } from "../core/tasks.js";
-import type { ImportResult as CoreImportResult } from "../core/plans.js";
 import {
-  needsVerdicts,
-  nextTasksOf,
-  planTaskChange,
+  emptyExecution,
+  maxAttemptsOf,
+  outputOf,
+  type NewTask,
   type NextResult,
-  refusalError,
   type SetAside,
   type TaskChange,
-  type TaskPlan,
-} from "../core/task-plan.js";
+  type TaskEvent,
+} from "../core/tasks.js";
+import type { ImportResult as CoreImportResult } from "../core/plans.js";
+import { needsVerdicts, nextTasksOf, planTaskChange, refusalError, type TaskPlan } from "../core/task-plan.js";
 import type { ExecutionState, MergeRecord, PlanRecord, Task } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { MachineEvent } from "../core/transitions.js";
@@ -38,7 +38,7 @@ import {
 } from "./worktree-tasks.js";
 
 export const TASK_ACTIONS = ["add", "import", "start", "complete", "fail", "retry", "next"] as const;
-export type { NextResult, TaskAction, TaskChange } from "../core/task-plan.js";
+export type { NextResult, TaskAction, TaskChange } from "../core/tasks.js";
 
 /** A task as the next step needs it: execution.json's field names, without empty and bookkeeping ones. */
 export interface TaskView {
