@@ -223,25 +223,8 @@ describe("task plans recorded whole (task import)", () => {
     });
   });
 
-  it("re-importing after a crash is harmless; a conflicting id is refused by name and writes nothing", () => {
-    const p = atImplementation();
-    dotagent(p, ["task", "import", "memory/reports/final_design.tasks.json"]);
-    const before = readFileSync(join(p, "memory/state/execution.json"), "utf8");
-    expect(dotagent(p, ["task", "import", "memory/reports/final_design.tasks.json", "--json"]).json).toMatchObject({
-      added: [],
-      skipped: ["task-001", "task-002"],
-      plan: null,
-      total: 2,
-    });
-    writeJson(p, "memory/reports/plan.json", [{ id: "task-002", title: "other" }]);
-    const conflict = dotagent(p, ["task", "import", "memory/reports/plan.json", "--json"]);
-    expect(conflict.code).toBe(1);
-    expect(conflict.json.error).toMatchObject({
-      code: "task_conflict",
-      message: expect.stringMatching(/^task task-002 already exists/),
-    });
-    expect(readJson(p, "memory/state/execution.json").tasks).toEqual(JSON.parse(before).tasks);
-  });
+  // Importing again after a crash (the same tasks skipped, no second record) and a conflicting id
+  // refused by name are rows of src/core/task-plan.test.ts ("import: …", "import: an id in use …").
 
   it("refuses hostile plan files with one line and exit 2", () => {
     const p = atImplementation();
@@ -260,26 +243,9 @@ describe("task plans recorded whole (task import)", () => {
     expect(dotagent(p, ["task", "import", "missing.json"]).code).toBe(1);
   });
 
-  it("tasks added one by one are not a plan: start is refused with the remedy, resume says plan_tasks naming them", () => {
-    const p = atImplementation();
-    dotagent(p, ["task", "add", "task-001", "--title", "form"]);
-    const start = dotagent(p, ["task", "start", "task-001", "--json"]);
-    expect(start.code).toBe(1);
-    expect(start.json.error).toMatchObject({
-      code: "plan_not_recorded",
-      message: expect.stringContaining("dotagent task import memory/reports/plan.json"),
-    });
-    expect(dotagent(p, ["resume", "--json"]).json.next).toMatchObject({
-      action: "plan_tasks",
-      reason: expect.stringContaining("include task-001"),
-    });
-    expect(dotagent(p, ["task", "import", "memory/reports/final_design.tasks.json", "--json"]).json).toMatchObject({
-      added: ["task-002"],
-      skipped: ["task-001"],
-      plan: { round: 0, tasks: 2 },
-    });
-    expect(dotagent(p, ["task", "start", "task-001"]).code).toBe(0);
-  });
+  // Tasks added one by one are not a plan: `task start` refused with the remedy, then the import
+  // adding the rest: rows of src/core/task-plan.test.ts; resume's plan_tasks naming them:
+  // src/core/plan-resume.test.ts.
 
   it("a legacy execution.json (no plans key) behaves as before", () => {
     const p = atImplementation();

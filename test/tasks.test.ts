@@ -205,7 +205,9 @@ describe("dotagent tasks: the plan on one screen", () => {
 });
 
 describe("plan edits: task edit, remove, skip", () => {
-  it("each is one write and one event; a skip lets its dependant start, and skipping the last open task ends the round", () => {
+  // The rules (refusals, events, dependants, the question) are tables in src/core/task-plan.test.ts;
+  // here the built CLI: the --json shape, the plain lines, the log, and the round ended by a skip.
+  it("each is one write and one event; a skip lets its dependants start, and skipping the last open task ends the round", () => {
     const p = projectAtImplementation([...CHAIN, { id: "t4", title: "Docs" }], { git: false });
     const edited = ok(dotagent(p, ["task", "edit", "t3", "--title", "Sign out", "--depends-on", "t1", "--json"])).json;
     expect(edited).toMatchObject({
@@ -215,37 +217,14 @@ describe("plan edits: task edit, remove, skip", () => {
       task: { id: "t3", title: "Sign out", depends_on: ["t1"], waiting_on: ["t1"] },
       total: 4,
     });
-    expect(events(p).at(-1)).toMatchObject({
-      type: "task_edited",
-      task_id: "t3",
-      title: { from: "Logout", to: "Sign out" },
-      depends_on: { from: ["t2"], to: ["t1"] },
-    });
     expect(ok(dotagent(p, ["task", "remove", "t4"])).stdout).toBe("Removed t4 from the plan; 3 tasks left.\n");
-    expect(events(p).at(-1)).toMatchObject({
-      type: "task_removed",
-      task_id: "t4",
-      status: "pending",
-      attempts: 0,
-      title: "Docs",
-    });
-    // t1 fails for good; skipping it lets t2 and t3 start.
-    for (let i = 0; i < 3; i++) {
-      ok(dotagent(p, ["task", "start", "t1", "--owner", String(liveOwner())]));
-      ok(dotagent(p, ["task", "fail", "t1", "--error", "tests fail"]));
-    }
-    expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ action: "resolve_dead_tasks", tasks: ["t1"] });
     const skipped = ok(dotagent(p, ["task", "skip", "t1", "--reason", "done by hand", "--json"])).json;
     expect(skipped).toMatchObject({
       action: "skip",
-      task: { status: "skipped", skipped: { reason: "done by hand" }, attempts: 3, error: "tests fail" },
+      task: { status: "skipped", skipped: { reason: "done by hand" } },
       dependants: ["t2", "t3"],
       next: { action: "run_tasks", tasks: ["t2", "t3"] },
     });
-    expect(ok(dotagent(p, ["tasks"])).stdout).toContain("t1 skipped: done by hand\n");
-    const start = dotagent(p, ["task", "start", "t1"]);
-    expect(start.code).toBe(1);
-    expect(start.stderr).toBe("dotagent: task t1 was skipped (done by hand); it is not run\n");
     // t2 done, t3 skipped: IMPLEMENTATION completes (no report is asked of a skipped task).
     ok(dotagent(p, ["task", "start", "t2", "--owner", String(liveOwner())]));
     writeJson(p, "memory/reports/tasks/t2.json", { task_id: "t2", status: "complete" });
@@ -254,73 +233,37 @@ describe("plan edits: task edit, remove, skip", () => {
       next: { action: "spawn_agent", agent: "qa" },
     });
     expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "VERIFICATION" });
+    const log = events(p).filter((e) => e.type.startsWith("task_"));
+    expect(log.map((e) => e.type)).toEqual([
+      "task_added",
+      "task_added",
+      "task_added",
+      "task_added",
+      "task_edited",
+      "task_removed",
+      "task_skipped",
+      "task_started",
+      "task_completed",
+      "task_skipped",
+    ]);
+    expect(log[4]).toMatchObject({
+      task_id: "t3",
+      title: { from: "Logout", to: "Sign out" },
+      depends_on: { from: ["t2"], to: ["t1"] },
+    });
+    expect(log[5]).toMatchObject({ task_id: "t4", status: "pending", attempts: 0, title: "Docs" });
     expect(ok(dotagent(p, ["validate", "--json"])).json.valid).toBe(true);
   });
 
-  // Mid-round (t1 complete, t2 running, t3 pending), or "planned": every task pending.
+  // One refusal (exit 1) and one option refused (exit 2) through the built CLI: one line, the state
+  // untouched. Every rule's line is a row of src/core/task-plan.test.ts and src/cli/task-options.test.ts.
   it.each<[string, string[], number, RegExp, ("planned" | "mid")?]>([
-    [
-      "an unknown task",
-      ["task", "edit", "t9", "--title", "x"],
-      1,
-      /^dotagent: task t9 does not exist; `dotagent tasks` lists the plan$/,
-    ],
     [
       "a cycle",
       ["task", "edit", "t1", "--depends-on", "t3"],
       1,
       /^dotagent: task t1 cannot depend on t3: the dependencies would form a cycle: t1 → t3 → t2 → t1$/,
       "planned",
-    ],
-    [
-      "a task depending on itself",
-      ["task", "edit", "t3", "--depends-on", "t3"],
-      1,
-      /^dotagent: task t3 cannot depend on t3: the dependencies would form a cycle: t3 → t3$/,
-    ],
-    [
-      "an unknown dependency",
-      ["task", "edit", "t3", "--depends-on", "t1,t8"],
-      1,
-      /^dotagent: task t3 cannot depend on t8, which does not exist/,
-    ],
-    [
-      "editing a running task",
-      ["task", "edit", "t2", "--title", "x"],
-      1,
-      /^dotagent: task t2 is running: its executor works from the plan as it is; change it after this attempt ends$/,
-    ],
-    [
-      "removing a task another depends on",
-      ["task", "remove", "t2"],
-      1,
-      /^dotagent: task t2 cannot be removed: t3 depends on it; first change that \(`dotagent task edit t3 --depends-on ''`\), or skip t2 instead/,
-      "planned",
-    ],
-    [
-      "removing a running task",
-      ["task", "remove", "t2"],
-      1,
-      /^dotagent: task t2 is running: its executor works from the plan as it is; remove it after this attempt ends$/,
-    ],
-    [
-      "skipping a complete task",
-      ["task", "skip", "t1", "--reason", "x"],
-      1,
-      /^dotagent: task t1 is complete: its work is done, and the plan keeps it as it ran$/,
-    ],
-    ["a skip without a reason", ["task", "skip", "t3"], 2, /^dotagent: task skip t3 needs --reason TEXT/],
-    [
-      "an edit that changes nothing named",
-      ["task", "edit", "t3"],
-      2,
-      /^dotagent: task edit t3 needs --title T or --depends-on A,B/,
-    ],
-    [
-      "--yes with another action",
-      ["task", "start", "t3", "--yes"],
-      2,
-      /^dotagent: --yes goes with `task edit\|remove\|skip\|retry`, not `task start`$/,
     ],
     // An option the action does not read is refused, never ignored (the title would not change).
     [
@@ -329,25 +272,6 @@ describe("plan edits: task edit, remove, skip", () => {
       2,
       /^dotagent: --title does not go with `task retry` \(it takes --extra-attempts, --yes\); see `dotagent task --help`$/,
     ],
-    [
-      "--error with complete",
-      ["task", "complete", "t2", "--error", "x"],
-      2,
-      /^dotagent: --error does not go with `task complete` \(it takes --output\)/,
-    ],
-    [
-      "--output with fail",
-      ["task", "fail", "t2", "--output", "memory/reports/tasks/t2.json"],
-      2,
-      /^dotagent: --output does not go with `task fail` \(it takes --error\)/,
-    ],
-    [
-      "--depends-on with start",
-      ["task", "start", "t3", "--depends-on", "t1"],
-      2,
-      /^dotagent: --depends-on does not go with `task start` \(it takes --owner\)/,
-    ],
-    ["--title with next", ["task", "next", "--title", "x"], 2, /^dotagent: --title does not go with `task next`; see/],
   ])("refused, the state untouched: %s", (_name, args, code, message, at = "mid") => {
     const p = at === "mid" ? midRound({ git: false }) : projectAtImplementation(CHAIN, { git: false });
     const before = stateBytes(p);
@@ -447,13 +371,10 @@ describe("task retry: more attempts are the person's to give", () => {
     expect(early.code).toBe(1);
     expect(early.json.error).toMatchObject({ code: "person_not_answered" });
     expect(plan()).toBe(before);
-    // A retry that would be refused is refused at once, never asked.
+    // A retry that would be refused is refused at once, never asked (the refusals: task-plan.test.ts).
     const unknown = dotagent(p, ["task", "retry", "t9", "--extra-attempts", "2", "--json"], { env: AS_MODEL });
     expect(unknown.code).toBe(1);
     expect(unknown.json.error).toMatchObject({ code: "unknown_task" });
-    const pending = dotagent(p, ["task", "retry", "t2", "--extra-attempts", "2", "--json"], { env: AS_MODEL });
-    expect(pending.code).toBe(1);
-    expect(pending.json.error).toMatchObject({ code: "task_refused" });
     expect(events(p).filter((e) => e.type === "decision_asked")).toHaveLength(1);
     // The person replies (Claude Code's UserPromptSubmit hook records it); the model runs the yes.
     const reply = dotagent(p, ["hook", "user-prompt-submit"], {
@@ -481,26 +402,8 @@ describe("task retry: more attempts are the person's to give", () => {
     expect(asked.code).toBe(5);
     expect(asked.json.decision.yes).toBe(`dotagent task --dir ${p} retry t1 --extra-attempts 1 --yes`);
   });
-
-  it("a requeue within its attempts is not a decision: a failed task runs again at once", () => {
-    const p = projectAtImplementation(CHAIN, { git: false });
-    ok(dotagent(p, ["task", "start", "t1", "--owner", String(liveOwner())]));
-    ok(dotagent(p, ["task", "fail", "t1", "--error", "tests fail"]));
-    const run = dotagent(p, ["task", "retry", "t1", "--json"], { env: AS_MODEL });
-    expect(run.code).toBe(0);
-    expect(run.json).toMatchObject({ ok: true, task: { id: "t1", status: "pending", attempts: 1 }, max_attempts: 3 });
-    expect(events(p).filter((e) => e.type === "decision_asked")).toEqual([]);
-  });
-
-  it("outside an agent's shell: retried at once, --yes accepted and meaningless", () => {
-    for (const yes of [[], ["--yes"]]) {
-      const p = deadTask();
-      const run = dotagent(p, ["task", "retry", "t1", "--extra-attempts", "2", ...yes, "--json"]);
-      expect(run.code).toBe(0);
-      expect(run.json).toMatchObject({ ok: true, task: { id: "t1", status: "pending" }, max_attempts: 5 });
-      expect(events(p).filter((e) => e.type === "decision_asked")).toEqual([]);
-    }
-  });
+  // A requeue within its attempts, and any retry outside an agent's shell, is not the person's
+  // decision and runs at once: rows of src/core/task-plan.test.ts (retryIsPersons, the retry's plan).
 });
 
 describe("git effects, said", () => {

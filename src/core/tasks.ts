@@ -25,6 +25,35 @@ export interface NewTask {
   depends_on?: readonly string[] | undefined;
 }
 
+/** The CLI's recording actions, and `release`: the headless runner gives back the tasks it stopped (Ctrl-C). */
+export type TaskAction = "add" | "import" | "start" | "complete" | "fail" | "retry" | "release";
+
+export interface TaskChange {
+  readonly action: TaskAction;
+  /** The task (every action but import), already checked with checkTaskId. */
+  readonly id?: string | undefined;
+  readonly title?: string | undefined;
+  readonly dependsOn?: readonly string[] | undefined;
+  readonly output?: string | undefined;
+  readonly error?: string | undefined;
+  readonly extraAttempts?: number | undefined;
+  /** `start`: the pid that runs the task (default: this Claude Code session or this process); `release`: the pid that owns it. */
+  readonly owner?: number | undefined;
+  /** `import`: the plan, validated by parseTaskPlan. */
+  readonly tasks?: readonly NewTask[] | undefined;
+}
+
+/** A stale output file moved aside before a start (its name keeps the attempt and the time). */
+export interface SetAside {
+  readonly from: string;
+  readonly to: string;
+}
+
+/** `task next --json`: ready tasks in dependency order. */
+export interface NextResult {
+  tasks: Array<{ id: string; title: string | null; depends_on: string[]; attempts: number; output: string }>;
+}
+
 export function emptyExecution(workflowId: string, now: Date): ExecutionState {
   return {
     workflow_id: workflowId,
@@ -289,6 +318,18 @@ export function releaseTask(state: ExecutionState, id: string, now: Date, ownerP
     now,
     (task) => ({ type: "task_released", task_id: task.id, attempts: task.attempts }),
   );
+}
+
+/**
+ * Where a started task's output, left from an earlier attempt, is set aside, so recovery never
+ * mistakes the old output for this attempt's; undefined when there is none to move.
+ */
+export function staleOutputMove(reports: ReportSnapshot, started: Task | undefined, now: Date): SetAside | undefined {
+  if (started === undefined) return undefined;
+  const stale = outputOf(started);
+  const found = reportAt(reports, stale).status;
+  if (found === "missing" || found === "outside") return undefined;
+  return { from: stale, to: `${stale.replace(/\.json$/, "")}.attempt-${started.attempts}-${now.getTime()}.json` };
 }
 
 /** Counts a failed attempt: back to failed, or dead once attempts reach the limit. */

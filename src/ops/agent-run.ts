@@ -14,7 +14,7 @@ import { DotagentError, EXIT } from "../core/errors.js";
 import { isWorkflowComplete, transition } from "../core/transitions.js";
 import { leftOutNote, leftOutOf } from "../core/worktrees.js";
 import { reportAt } from "../core/reports.js";
-import { emptyExecution, failTask } from "../core/tasks.js";
+import { emptyExecution, failTask, staleOutputMove } from "../core/tasks.js";
 import { startPlannedTask } from "../core/plans.js";
 import { describeOwner, isInFlight, agentOwnerKey } from "../core/ownership.js";
 import { phaseIndexIn } from "../core/phases.js";
@@ -147,14 +147,8 @@ async function startUnderLock(
       throw error;
     }
     const outcome = { state: isolated.state, events: [...isolated.events, ...started.events] };
-    writeTaskChange(
-      writer,
-      snapshot,
-      phase,
-      outcome,
-      isolated.state.tasks.find((t) => t.id === job.task),
-      now,
-    );
+    const begun = isolated.state.tasks.find((t) => t.id === job.task);
+    writeTaskChange(writer, phase, outcome, begun, staleOutputMove(snapshot.reports, begun, now), now);
     if (isolated.worktree) markStart(context.paths.root, context.paths.stateDir, job.task);
     const where = isolated.worktree
       ? ` in its worktree ${isolated.worktree.record.path} (branch ${isolated.worktree.record.branch}${isolated.mended ? `; ${isolated.mended}` : ""})`
@@ -357,7 +351,7 @@ export async function endAgentJob(
             now,
           );
           if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
-          writeTaskChange(writer, snapshot, phase, outcome, undefined, now);
+          writeTaskChange(writer, phase, outcome, undefined, undefined, now);
           what = `${describeJob(job)}: failed`;
         }
       }

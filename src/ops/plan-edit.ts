@@ -3,12 +3,10 @@
 // next step as every recording command gives it. From an agent's shell the edit is the person's
 // decision (SPEC §10): `planEditDecision` is the question the CLI hands back, checked against the
 // plan first so nobody is asked about an edit that would be refused.
-import { DotagentError, EXIT } from "../core/errors.js";
-import type { ErrorCode } from "../core/error-codes.js";
-import { applyPlanEdit, planEditQuestion, type PlanEdit } from "../core/plan-edit.js";
+import type { PlanEdit } from "../core/plan-edit.js";
+import { planTaskEdit, refusalError } from "../core/task-plan.js";
 import { shellQuote, type Decision } from "../core/plan-resume.js";
 import { taskRow, type TaskRow } from "../core/task-list.js";
-import type { ExecutionState } from "../schema/execution.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
 import { loadSnapshot } from "../store/session.js";
 import { StateWriter } from "../store/state-writer.js";
@@ -28,20 +26,6 @@ export interface PlanEditResult extends NextFields {
   dependants: string[];
   /** Tasks in the plan after the edit. */
   total: number;
-}
-
-function refusal(result: { code: ErrorCode; message: string }): DotagentError {
-  return new DotagentError(result.code, result.message, EXIT.refused);
-}
-
-function planOf(execution: ExecutionState | undefined, id: string): ExecutionState {
-  if (execution === undefined)
-    throw new DotagentError(
-      "unknown_task",
-      `task ${id} does not exist: no task is planned yet (memory/state/execution.json does not exist)`,
-      EXIT.refused,
-    );
-  return execution;
 }
 
 /** The command line that carries the edit out, with `--yes`: the decision's yes. */
@@ -64,11 +48,10 @@ export async function planEditDecision(context: OpContext, edit: PlanEdit): Prom
   const snapshot = await loadSnapshot(context.paths);
   const now = context.now();
   requireWorkflow(snapshot, now);
-  const execution = planOf(snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined, edit.id);
-  const checked = applyPlanEdit(execution, edit, now);
-  if (!checked.ok) throw refusal(checked);
+  const planned = planTaskEdit(snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined, edit, now);
+  if (planned.kind === "refuse") throw refusalError(planned);
   return decisionWithDir(
-    { question: planEditQuestion(execution, edit), default: false, yes: planEditCommand(edit), no: "dotagent resume" },
+    { question: planned.question, default: false, yes: planEditCommand(edit), no: "dotagent resume" },
     context.dirArg,
   );
 }
@@ -78,9 +61,9 @@ export async function editPlan(context: OpContext, edit: PlanEdit): Promise<Plan
   return locked(context, `task ${edit.kind}`, async () => {
     const snapshot = await loadSnapshot(context.paths);
     requireWorkflow(snapshot, now);
-    const execution = planOf(snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined, edit.id);
-    const outcome = applyPlanEdit(execution, edit, now);
-    if (!outcome.ok) throw refusal(outcome);
+    const planned = planTaskEdit(snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined, edit, now);
+    if (planned.kind === "refuse") throw refusalError(planned);
+    const { outcome } = planned;
     if (outcome.changed) {
       const writer = new StateWriter(context.paths, snapshot, now, context.warn);
       writer.writeExecution(outcome.state);
@@ -93,7 +76,7 @@ export async function editPlan(context: OpContext, edit: PlanEdit): Promise<Plan
     const row =
       task !== undefined
         ? taskRow(task, after, judgeRunningTasks(snapshot, now))
-        : taskRow(outcome.before, execution, undefined);
+        : taskRow(outcome.before, planned.plan, undefined);
     return {
       ok: true,
       action: edit.kind,

@@ -3,9 +3,8 @@
 // failing run again and again, so the model may not do it alone: `retryDecision` is the question
 // the CLI hands back, checked against the plan first so nobody is asked about a retry that would
 // be refused. A requeue (no extra attempts) spends none the person did not give and stays free.
-import { DotagentError, EXIT } from "../core/errors.js";
 import { shellQuote, type Decision } from "../core/plan-resume.js";
-import { emptyExecution, retryQuestion, retryTask } from "../core/tasks.js";
+import { planRetryQuestion, refusalError } from "../core/task-plan.js";
 import { loadSnapshot } from "../store/session.js";
 import { decisionWithDir } from "./decision-dir.js";
 import type { OpContext } from "./op-context.js";
@@ -19,13 +18,17 @@ export async function retryDecision(context: OpContext, id: string, extra: numbe
   const snapshot = await loadSnapshot(context.paths);
   const now = context.now();
   const phase = requireWorkflow(snapshot, now);
-  const execution =
-    snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
-  const checked = retryTask(execution, id, extra, now);
-  if (!checked.ok) throw new DotagentError(checked.code, checked.message, EXIT.refused);
+  const planned = planRetryQuestion(
+    phase,
+    snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined,
+    id,
+    extra,
+    now,
+  );
+  if (planned.kind === "refuse") throw refusalError(planned);
   return decisionWithDir(
     {
-      question: retryQuestion(execution, id, extra),
+      question: planned.question,
       default: false,
       yes: `dotagent task retry ${shellQuote(id)} --extra-attempts ${extra} --yes`,
       no: "dotagent resume",

@@ -1,29 +1,27 @@
 // `task add|import|start|complete|fail|retry|next`: task progress in IMPLEMENTATION under the lock,
 // and the plan import's validation (the same schema whether the plan came from a file or a program).
+// What a change does is decided by src/core/task-plan.ts (planTaskChange, pure); this op reads the
+// facts it needs, carries the plan out under the lock, and does what the plan cannot: git (a
+// task's worktree at its start, its landing at its completion) and the step after (settle).
 import { DotagentError, EXIT } from "../core/errors.js";
 import { formatProblem } from "../core/validate.js";
-import { reportAt } from "../core/reports.js";
 import {
-  addTasks,
-  completeTask,
   emptyExecution,
-  failTask,
   maxAttemptsOf,
   outputOf,
-  readyTasks,
-  releaseTask,
-  retryTask,
   type NewTask,
-  type TaskResult as CoreTaskResult,
+  type NextResult,
+  type SetAside,
+  type TaskChange,
+  type TaskEvent,
 } from "../core/tasks.js";
-import { importPlan, startPlannedTask, type ImportResult as CoreImportResult } from "../core/plans.js";
+import type { ImportResult as CoreImportResult } from "../core/plans.js";
+import { needsVerdicts, nextTasksOf, planTaskChange, refusalError, type TaskPlan } from "../core/task-plan.js";
 import type { ExecutionState, MergeRecord, PlanRecord, Task } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
-import type { StateSnapshot } from "../core/snapshot.js";
 import type { MachineEvent } from "../core/transitions.js";
 import { loadSnapshot } from "../store/session.js";
 import { currentOwner, judgeRunningTasks } from "../store/process-facts.js";
-import { isInFlight } from "../core/ownership.js";
 import { markStart } from "../store/start-markers.js";
 import { StateWriter } from "../store/state-writer.js";
 import { locked, type OpContext } from "./op-context.js";
@@ -40,23 +38,7 @@ import {
 } from "./worktree-tasks.js";
 
 export const TASK_ACTIONS = ["add", "import", "start", "complete", "fail", "retry", "next"] as const;
-/** The CLI's actions, and `release`: the headless runner gives back the tasks it stopped (Ctrl-C). */
-export type TaskAction = Exclude<(typeof TASK_ACTIONS)[number], "next"> | "release";
-
-export interface TaskChange {
-  readonly action: TaskAction;
-  /** The task (every action but import), already checked with checkTaskId. */
-  readonly id?: string | undefined;
-  readonly title?: string | undefined;
-  readonly dependsOn?: readonly string[] | undefined;
-  readonly output?: string | undefined;
-  readonly error?: string | undefined;
-  readonly extraAttempts?: number | undefined;
-  /** `start`: the pid that runs the task (default: this Claude Code session or this process); `release`: the pid that owns it. */
-  readonly owner?: number | undefined;
-  /** `import`: the plan, validated by parseTaskPlan. */
-  readonly tasks?: readonly NewTask[] | undefined;
-}
+export type { NextResult, TaskAction, TaskChange } from "../core/tasks.js";
 
 /** A task as the next step needs it: execution.json's field names, without empty and bookkeeping ones. */
 export interface TaskView {
@@ -98,11 +80,6 @@ export interface TasksAddedResult extends NextFields {
   skipped?: string[];
   plan?: PlanRecord | null;
   total: number;
-}
-
-/** `task next --json`: ready tasks in dependency order. */
-export interface NextResult {
-  tasks: Array<{ id: string; title: string | null; depends_on: string[]; attempts: number; output: string }>;
 }
 
 export interface TaskOutcome {
@@ -169,26 +146,22 @@ function taskView(task: Task, root: string): TaskView {
 
 /**
  * Writes a task change. Starting a task whose output file is left from an earlier attempt sets
- * that file aside first, so recovery never mistakes the old output for this attempt's. That
- * touches two files, so it goes through the journaled change.
+ * that file aside first (`setAside`: staleOutputMove), so recovery never mistakes the old output
+ * for this attempt's. That touches two files, so it goes through the journaled change.
  */
 export function writeTaskChange(
   writer: StateWriter,
-  snapshot: StateSnapshot,
   phase: PhaseState,
   outcome: { state: ExecutionState; events: ReadonlyArray<{ type: string; [key: string]: unknown }> },
   started: Task | undefined,
+  setAside: SetAside | undefined,
   now: Date,
 ): void {
-  const stale = started === undefined ? undefined : outputOf(started);
-  const found = stale === undefined ? "missing" : reportAt(snapshot.reports, stale).status;
-  if (stale !== undefined && started !== undefined && found !== "missing" && found !== "outside") {
-    const to = `${stale.replace(/\.json$/, "")}.attempt-${started.attempts}-${now.getTime()}.json`;
-    const moves = [{ type: "move" as const, from: stale, to }];
+  if (setAside !== undefined && started !== undefined) {
     writer.applyChange({
       phaseBefore: phase,
-      journal: { type: "task_start", task_id: started.id, started_at: now.toISOString(), moves: [{ from: stale, to }] },
-      moves,
+      journal: { type: "task_start", task_id: started.id, started_at: now.toISOString(), moves: [{ ...setAside }] },
+      moves: [{ type: "move" as const, ...setAside }],
       execution: outcome.state,
       phase,
       events: outcome.events as MachineEvent[],
@@ -213,36 +186,25 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
     ];
     const snapshot = await loadSnapshot(context.paths, extraRequests);
     const phase = requireWorkflow(snapshot, now);
-    const execution: ExecutionState =
-      snapshot.execution.kind === "ok" ? snapshot.execution.value : emptyExecution(phase.workflow_id, now);
-    // A running task with a worktree completes by landing: merged into the workflow's branch first (SPEC §19).
-    const existing = execution.tasks.find((t) => t.id === id);
-    // An attempt is its executor's: from an agent's shell, its end is not the model's to record
-    // while the executor is at work (the hooks record it when it stops).
-    if (
-      context.byModel &&
-      (action === "fail" || action === "complete" || action === "release") &&
-      existing?.status === "running" &&
-      isInFlight(judgeRunningTasks(snapshot, now), id)
-    ) {
-      throw new DotagentError(
-        "agent_at_work",
-        `${id}'s executor is at work; its result is recorded when it stops (its notification or the Agent call's result says so): wait for it`,
-        EXIT.refused,
-        { task: id },
-      );
-    }
-    if (
-      action === "complete" &&
-      existing !== undefined &&
-      existing.status !== "complete" &&
-      existing.worktree != null
-    ) {
-      const check = completeTask(execution, id, snapshot.reports, now, outputPath);
-      if (!check.ok) throw new DotagentError(check.code, check.message, EXIT.refused);
+    const loaded = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+    const byModel = context.byModel === true;
+    const owner = action === "start" ? currentOwner(now, change.owner) : undefined;
+    const plan = planTaskChange(
+      {
+        phase,
+        execution: loaded,
+        reports: snapshot.reports,
+        now,
+        byModel,
+        verdicts: needsVerdicts(action, byModel) ? judgeRunningTasks(snapshot, now) : undefined,
+        owner,
+      },
+      change,
+    );
+    if (plan.kind === "land") {
       const landing = await landTask(context, id, now, outputPath, { prepared });
       const settled = await settle(context, now);
-      const after = settled.execution ?? execution;
+      const after = settled.execution ?? loaded ?? emptyExecution(phase.workflow_id, now);
       return {
         state: after,
         task: after.tasks.find((t) => t.id === id),
@@ -251,54 +213,29 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
         landed: landing.what.replace(/^executor for \S+: /, ""),
       };
     }
-    let outcome: CoreTaskResult | CoreImportResult;
     let isolated: IsolatedStart | undefined;
-    switch (action) {
-      case "add":
-        outcome = addTasks(execution, [{ id, title: change.title, depends_on: change.dependsOn }], now);
-        break;
-      case "import":
-        outcome = importPlan(execution, phase, change.tasks ?? [], now);
-        break;
-      case "start": {
-        const owner = currentOwner(now, change.owner);
-        outcome = startPlannedTask(execution, phase, id, now, owner, judgeRunningTasks(snapshot, now).get(id));
-        const unfinished = outcome.ok ? undefined : unfinishedStart(context.paths.root, phase, execution, id, owner);
-        if (unfinished !== undefined) {
-          // Its own start, cut off while it made the worktree: finished now.
-          isolated = { state: execution, events: [], worktree: unfinished, warning: undefined };
-          outcome = { ok: true, state: execution, events: [] };
-        } else if (outcome.ok) {
-          isolated = isolateStart(context, phase, execution, outcome.state, id, owner, now);
-          outcome = {
-            ...outcome,
-            state: isolated.state,
-            events: [...isolated.events, ...outcome.events] as typeof outcome.events,
-          };
-        }
-        break;
-      }
-      case "complete":
-        outcome = completeTask(execution, id, snapshot.reports, now, outputPath);
-        break;
-      case "fail":
-        outcome = failTask(execution, id, change.error, now);
-        break;
-      case "release":
-        outcome = releaseTask(execution, id, now, change.owner);
-        break;
-      default:
-        outcome = retryTask(execution, id, change.extraAttempts ?? 0, now);
-    }
-    if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
-    const task = outcome.state.tasks.find((t) => t.id === id);
-    if (outcome.state !== execution)
+    let carried: Extract<TaskPlan, { kind: "write" }>;
+    if (plan.kind === "refuse") {
+      const unfinished =
+        action === "start" && loaded !== undefined
+          ? unfinishedStart(context.paths.root, phase, loaded, id, owner)
+          : undefined;
+      if (loaded === undefined || unfinished === undefined) throw refusalError(plan);
+      // Its own start, cut off while it made the worktree: finished now.
+      isolated = { state: loaded, events: [], worktree: unfinished, warning: undefined };
+      carried = { kind: "write", before: loaded, state: loaded, events: [] };
+    } else if (action === "start") {
+      isolated = isolateStart(context, phase, plan.before, plan.state, id, owner, now);
+      carried = { ...plan, state: isolated.state, events: [...isolated.events, ...plan.events] as TaskEvent[] };
+    } else carried = plan;
+    const task = carried.state.tasks.find((t) => t.id === id);
+    if (carried.state !== carried.before)
       writeTaskChange(
         new StateWriter(context.paths, snapshot, now, context.warn),
-        snapshot,
         phase,
-        outcome,
-        action === "start" ? task : undefined,
+        carried,
+        task,
+        carried.setAside,
         now,
       );
     if (isolated?.warning) context.warn(isolated.warning);
@@ -307,11 +244,11 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
     if (isolated?.worktree?.make !== undefined) markStart(context.paths.root, context.paths.stateDir, id);
     // The step after this one: the last task's completion also completes IMPLEMENTATION.
     const settled = await settle(context, now, action === "start" ? [id] : []);
-    const after = settled.execution ?? outcome.state;
+    const after = settled.execution ?? carried.state;
     return {
       state: after,
       task: after.tasks.find((t) => t.id === id) ?? task,
-      imported: "plan" in outcome ? outcome : undefined,
+      imported: carried.imported,
       plan: settled.plan,
       worktree: isolated?.worktree,
     };
@@ -342,15 +279,5 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
 export async function nextTasks(context: OpContext): Promise<NextResult> {
   const snapshot = await loadSnapshot(context.paths);
   requireValid(snapshot, context.now());
-  const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
-  const ready = execution ? readyTasks(execution) : [];
-  return {
-    tasks: ready.map((t) => ({
-      id: t.id,
-      title: t.title ?? null,
-      depends_on: [...(t.depends_on ?? [])],
-      attempts: t.attempts,
-      output: outputOf(t),
-    })),
-  };
+  return nextTasksOf(snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined);
 }

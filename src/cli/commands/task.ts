@@ -9,7 +9,8 @@ import { checkExtraAttempts, checkOwner, checkTaskId as requireId } from "../../
 import { opContext, outputOption, stringOption, subcommand, type Command, type CommandContext } from "../context.js";
 import { count } from "../../core/words.js";
 import type { PlanEdit } from "../../core/plan-edit.js";
-import type { Task } from "../../schema/execution.js";
+import { retryIsPersons, taskChangeLine } from "../../core/task-plan.js";
+import { taskOptionProblem } from "../task-options.js";
 
 /** The plan edits (SPEC §4 "Plan edits"): a person's decision from an agent's shell. */
 const PLAN_EDITS = ["edit", "remove", "skip"] as const;
@@ -63,20 +64,10 @@ async function runPlanEdit(
   id: string,
   dependsOn: string[] | undefined,
 ): Promise<number> {
-  for (const name of ["output", "error", "extra-attempts", "owner"]) {
-    if (context.options[name] !== undefined) throw usageError(`--${name} does not go with \`task ${action}\``);
-  }
+  const problem = taskOptionProblem(action, id, context.options);
+  if (problem !== undefined) throw usageError(problem);
   const title = stringOption(context, "title");
   const reason = stringOption(context, "reason")?.trim();
-  if (action !== "edit" && (title !== undefined || dependsOn !== undefined))
-    throw usageError(`--title and --depends-on go with \`task edit\`, not \`task ${action}\``);
-  if (action !== "skip" && reason !== undefined) throw usageError("--reason goes with `task skip`");
-  if (action === "edit" && title === undefined && dependsOn === undefined)
-    throw usageError(`task edit ${id} needs --title T or --depends-on A,B (--depends-on '' for none)`);
-  if (action === "skip" && !reason)
-    throw usageError(
-      `task skip ${id} needs --reason TEXT: why the task is not done (it is kept in the plan and the log)`,
-    );
   const edit: PlanEdit =
     action === "edit"
       ? { kind: "edit", id, title, dependsOn }
@@ -117,44 +108,10 @@ async function runPlanEdit(
   return EXIT.ok;
 }
 
-/** The options each action reads (SPEC §10): any other is refused, never silently ignored. */
-const ACTION_OPTIONS: Readonly<Record<(typeof TASK_ACTIONS)[number], readonly string[]>> = {
-  add: ["title", "depends-on"],
-  import: [],
-  start: ["owner"],
-  complete: ["output"],
-  fail: ["error"],
-  retry: ["extra-attempts", "yes"],
-  next: [],
-};
-
+/** Refuses an option `task ACTION` does not read (exit 2), never ignoring it. */
 function refuseIgnoredOptions(context: CommandContext, action: (typeof TASK_ACTIONS)[number]): void {
-  const takes = ACTION_OPTIONS[action];
-  for (const name of Object.keys(command.options ?? {})) {
-    if (context.options[name] === undefined || takes.includes(name)) continue;
-    throw usageError(
-      `--${name} does not go with \`task ${action}\`${takes.length > 0 ? ` (it takes ${takes.map((t) => `--${t}`).join(", ")})` : ""}; see \`dotagent task --help\``,
-    );
-  }
-}
-
-/** What `task start|complete` did in git, in the few words of its plain line (SPEC §10). */
-function taskLine(
-  id: string,
-  task: Task | undefined,
-  max: number | undefined,
-  action: string,
-  landed: string | undefined,
-): string {
-  const tries = task && task.attempts > 0 ? ` (${task.attempts} of ${max} attempts used)` : "";
-  if (landed !== undefined)
-    return landed.startsWith("complete") ? `${id}: ${landed}` : `${id}: ${landed}; now ${task?.status ?? "?"}${tries}`;
-  const w = task?.worktree;
-  if (action === "start" && task?.status === "running" && w != null)
-    return `${id}: running in ${w.path}, branch ${w.branch} (merges into ${w.into})`;
-  if (action === "complete" && task?.status === "complete" && w?.merge?.state === "merged")
-    return `${id}: complete, ${w.merge.commit ? `merged into ${w.merge.into} (${w.merge.commit.slice(0, 7)})` : `nothing to merge into ${w.merge.into}`}`;
-  return `${id}: ${task?.status}${tries}`;
+  const problem = taskOptionProblem(action, "", context.options);
+  if (problem !== undefined) throw usageError(problem);
 }
 
 async function runNext(context: CommandContext): Promise<number> {
@@ -214,10 +171,6 @@ export const command: Command = {
       for (const dep of dependsOn ?? []) requireId(dep, action);
       return runPlanEdit(context, action, id, dependsOn);
     }
-    if (context.options.reason !== undefined)
-      throw usageError(`--reason goes with \`task skip\`, not \`task ${action}\``);
-    if (context.options.yes !== undefined && action !== "retry")
-      throw usageError(`--yes goes with \`task edit|remove|skip|retry\`, not \`task ${action}\``);
     refuseIgnoredOptions(context, action);
     const additions = action === "import" ? await readImport(idArg ?? "-", context.paths.root) : undefined;
     const id = action === "import" ? "" : requireId(idArg, action);
@@ -232,7 +185,7 @@ export const command: Command = {
     const ownerText = stringOption(context, "owner");
     const owner = ownerText === undefined ? undefined : checkOwner(Number(ownerText), ownerText);
     const op = opContext(context);
-    if (action === "retry" && extra > 0 && op.byModel) {
+    if (action === "retry" && retryIsPersons(extra, op.byModel === true)) {
       // More attempts are the person's to give: from an agent's shell the retry is handed back as
       // a decision, its --yes counting only after the person replied (SPEC §10, as the plan edits).
       // A requeue (no extra attempts) spends none they did not give and runs at once.
@@ -272,7 +225,7 @@ export const command: Command = {
           `Imported ${count(imported.added.length, "task")}${imported.skipped.length > 0 ? ` (${imported.skipped.length} already there)` : ""}; ${state.tasks.length} in all.${imported.plan ? ` Plan recorded${imported.plan.round > 0 ? ` for rework round ${imported.plan.round}` : ""}.` : ""}`,
         ];
       if (action === "add") return [`Added ${id}.`];
-      return [taskLine(id, task, max, action, landed)];
+      return [taskChangeLine(action, id, task, max, landed)];
     });
     return EXIT.ok;
   },
