@@ -138,7 +138,11 @@ describe("a workflow from init to the end, through the CLI", () => {
     writeJson(p, "memory/reports/verification.json", { passed: true });
     dotagent(p, ["phase", "complete"]);
     writeFileSync(join(p, "memory/reports/reflection.md"), "# went well\n");
+    expect(dotagent(p, ["tasks"]).stdout.split("\n")[0]).toBe("wf-add-login at REFLECTION: 3 tasks, 3 complete");
+    expect(dotagent(p, ["tasks", "--json"]).json).toMatchObject({ phase: "REFLECTION", complete: false });
+    expect(dotagent(p, ["phase", "complete"]).stdout).toBe("complete: workflow wf-add-login is complete\n");
     expect(dotagent(p, ["phase", "complete", "--json"]).json).toMatchObject({
+      changed: false,
       phase: "REFLECTION",
       phase_status: "complete",
     });
@@ -146,6 +150,15 @@ describe("a workflow from init to the end, through the CLI", () => {
       situation: "complete",
       next: { action: "workflow_complete" },
     });
+    // A finished workflow's place is its end, in status's words, in every view: not "at REFLECTION".
+    expect(dotagent(p, ["status"]).stdout.split("\n")[0]).toBe("Workflow wf-add-login is complete.");
+    expect(dotagent(p, ["tasks"]).stdout.split("\n")[0]).toBe("wf-add-login is complete: 3 tasks, 3 complete");
+    expect(dotagent(p, ["tasks", "--json"]).json).toMatchObject({ phase: "REFLECTION", complete: true });
+    expect(dotagent(p, ["phase", "complete"]).stdout).toBe(
+      "complete: nothing to change (workflow wf-add-login is complete)\n",
+    );
+    expect(dotagent(p, ["doctor"]).stdout).toContain("workflow wf-add-login is complete: valid");
+    expect(dotagent(p, ["report", "--json"]).json).toMatchObject({ phase: "REFLECTION", complete: true });
     expect(dotagent(p, ["validate", "--json"]).json).toMatchObject({ valid: true, errors: [] });
     const phase = readJson(p, "memory/state/phase.json");
     expect(phase.completed_phases.map((c: { phase: string }) => c.phase)).toEqual([
