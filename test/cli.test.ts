@@ -138,7 +138,11 @@ describe("a workflow from init to the end, through the CLI", () => {
     writeJson(p, "memory/reports/verification.json", { passed: true });
     dotagent(p, ["phase", "complete"]);
     writeFileSync(join(p, "memory/reports/reflection.md"), "# went well\n");
+    expect(dotagent(p, ["tasks"]).stdout.split("\n")[0]).toBe("wf-add-login at REFLECTION: 3 tasks, 3 complete");
+    expect(dotagent(p, ["tasks", "--json"]).json).toMatchObject({ phase: "REFLECTION", complete: false });
+    expect(dotagent(p, ["phase", "complete"]).stdout).toBe("complete: workflow wf-add-login is complete\n");
     expect(dotagent(p, ["phase", "complete", "--json"]).json).toMatchObject({
+      changed: false,
       phase: "REFLECTION",
       phase_status: "complete",
     });
@@ -146,6 +150,15 @@ describe("a workflow from init to the end, through the CLI", () => {
       situation: "complete",
       next: { action: "workflow_complete" },
     });
+    // A finished workflow's place is its end, in status's words, in every view: not "at REFLECTION".
+    expect(dotagent(p, ["status"]).stdout.split("\n")[0]).toBe("Workflow wf-add-login is complete.");
+    expect(dotagent(p, ["tasks"]).stdout.split("\n")[0]).toBe("wf-add-login is complete: 3 tasks, 3 complete");
+    expect(dotagent(p, ["tasks", "--json"]).json).toMatchObject({ phase: "REFLECTION", complete: true });
+    expect(dotagent(p, ["phase", "complete"]).stdout).toBe(
+      "complete: nothing to change (workflow wf-add-login is complete)\n",
+    );
+    expect(dotagent(p, ["doctor"]).stdout).toContain("workflow wf-add-login is complete: valid");
+    expect(dotagent(p, ["report", "--json"]).json).toMatchObject({ phase: "REFLECTION", complete: true });
     expect(dotagent(p, ["validate", "--json"]).json).toMatchObject({ valid: true, errors: [] });
     const phase = readJson(p, "memory/state/phase.json");
     expect(phase.completed_phases.map((c: { phase: string }) => c.phase)).toEqual([
@@ -711,6 +724,9 @@ describe("the SessionStart hook", () => {
       const empty = tempProject();
       expect(hook(empty, source)).toMatchObject({ code: 0, stdout: "" });
       const p = exampleProject("interrupted-architecture");
+      // Active just now (the example's own date grows stale with the calendar: that asks, below).
+      const phase = readJson(p, "memory/state/phase.json");
+      writeJson(p, "memory/state/phase.json", { ...phase, last_updated: new Date().toISOString() });
       const out = hook(p, source);
       expect(out.code).toBe(0);
       const context = out.json.hookSpecificOutput;
@@ -723,6 +739,24 @@ describe("the SessionStart hook", () => {
       expect(context.additionalContext.length).toBeLessThan(10_000);
     },
   );
+  it("a question pending (a workflow idle for 9 days): handed as the next step and recorded as asked, in place of the Continue line", () => {
+    const p = exampleProject("interrupted-architecture");
+    const phase = readJson(p, "memory/state/phase.json");
+    writeJson(p, "memory/state/phase.json", {
+      ...phase,
+      last_updated: new Date(Date.now() - 9 * 24 * 3600_000).toISOString(),
+    });
+    const briefing: string = hook(p, "resume").json.hookSpecificOutput.additionalContext;
+    expect(briefing).not.toContain("Continue: ");
+    const handed = JSON.parse(/^dotagent next: (\{.*\})$/m.exec(briefing)![1]!);
+    expect(handed).toMatchObject({
+      next: { action: "confirm_fresh_start" },
+      decision: { question: "Workflow wf-login was last active 9 days ago. Archive it and start fresh?" },
+    });
+    expect(
+      dotagent(p, ["log", "--json"]).json.events.filter((e: { type: string }) => e.type === "decision_asked"),
+    ).toEqual([expect.objectContaining({ yes: handed.decision.yes })]);
+  });
   it("corrupt state: still exit 0, and the briefing says so", () => {
     const out = hook(exampleProject("corrupt-state"), "resume");
     expect(out.code).toBe(0);

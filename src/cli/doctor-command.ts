@@ -31,6 +31,7 @@ import { clientOption, type Client } from "./client-option.js";
 import { copilotChecks, gatherCopilotFacts } from "../clients/copilot/doctor.js";
 import { codexChecks } from "../clients/codex/index.js";
 import { count } from "../core/words.js";
+import { isWorkflowComplete } from "../core/transitions.js";
 import { dotagentSkillLines, skillShellHooks } from "../claude/skill-shell-hooks.js";
 import { formatTime } from "./time.js";
 
@@ -206,7 +207,9 @@ async function stateCheck(context: CommandContext): Promise<Check> {
   }
   const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
   const what = phase
-    ? `workflow ${phase.workflow_id} at ${phase.current_phase} (${phase.phase_status})`
+    ? isWorkflowComplete(phase)
+      ? `workflow ${phase.workflow_id} is complete`
+      : `workflow ${phase.workflow_id} at ${phase.current_phase} (${phase.phase_status})`
     : "no workflow";
   const warning = report.warnings[0];
   if (warning !== undefined) {

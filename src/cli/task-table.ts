@@ -24,7 +24,9 @@ export function listLines(result: TaskListResult, width = Number.POSITIVE_INFINI
     .filter(([, n]) => n > 0)
     .map(([s, n]) => `${n} ${s}`);
   const round = result.round > 0 ? ` (rework round ${result.round})` : "";
-  const head = `${result.workflow_id} at ${result.phase}${round}: ${count(result.total, "task")}${counts.length > 0 ? `, ${counts.join(", ")}` : ""}`;
+  // A finished workflow's place is its end, in status's words, not its last step.
+  const place = result.complete ? "is complete" : `at ${result.phase}${round}`;
+  const head = `${result.workflow_id} ${place}: ${count(result.total, "task")}${counts.length > 0 ? `, ${counts.join(", ")}` : ""}`;
   if (result.total === 0) return [`${head}; none planned yet.`];
   const filter = result.filter === null ? "" : `; showing ${result.filter.join(", ")}: ${result.tasks.length}`;
   if (result.tasks.length === 0) return [`${head}${filter}`];

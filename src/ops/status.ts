@@ -3,7 +3,7 @@
 import type { ResumePlan } from "../core/plan-resume.js";
 import { planWithRecovery } from "./recovery.js";
 import { REPORT, specOf } from "../core/phases.js";
-import { provePhase } from "../core/transitions.js";
+import { isWorkflowComplete, provePhase } from "../core/transitions.js";
 import { countByStatus } from "../core/tasks.js";
 import { worktreeViews, type WorktreeView } from "../core/worktrees.js";
 import type { IsolationRecord } from "../schema/execution.js";
@@ -109,6 +109,7 @@ function viewOf(
     tasks: {
       workflow_id: phase.workflow_id,
       phase: phase.current_phase,
+      complete: isWorkflowComplete(phase),
       round: currentRound(phase),
       total: rows.length,
       counts: counts as TaskListResult["counts"],

@@ -7,6 +7,7 @@ import { currentRound } from "../core/plans.js";
 import { dependantsOf } from "../core/plan-edit.js";
 import { taskRow, taskRows, type TaskRow } from "../core/task-list.js";
 import { countByStatus, outputOf } from "../core/tasks.js";
+import { isWorkflowComplete } from "../core/transitions.js";
 import type { TaskStatus } from "../schema/json.js";
 import { readEvents, type EventRecord } from "../store/events.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
@@ -18,6 +19,8 @@ import { requireValid } from "./state-guard.js";
 export interface TaskListResult {
   workflow_id: string | null;
   phase: Phase | null;
+  /** Whether the workflow is complete (its last step done), as `status` says it: `phase` is then its last step. */
+  complete: boolean;
   /** The planning round: 0, or the open rework round. */
   round: number;
   total: number;
@@ -54,6 +57,7 @@ export async function listTasks(
   return {
     workflow_id: phase?.workflow_id ?? null,
     phase: phase?.current_phase ?? null,
+    complete: phase !== undefined && isWorkflowComplete(phase),
     round: currentRound(phase),
     total: execution?.tasks.length ?? 0,
     counts: countByStatus(execution) as Record<TaskStatus, number>,

@@ -39,6 +39,7 @@ import {
   type GitDirs,
 } from "./git.js";
 import { GITIGNORE_LINES } from "../claude/gitignore.js";
+import { installWrote } from "../install/own-changes.js";
 import { appendFileInside, mkdirInside } from "./write-file.js";
 
 export interface Repo {
@@ -167,13 +168,28 @@ function lookAtCheckout(root: string): CheckoutFacts {
   };
 }
 
-/** The main checkout's uncommitted paths that are the person's (sorted): dotagent's own folders, and its own lines in a .gitignore (install writes them), are not. */
-function personChanges(repo: Repo): string[] {
+/**
+ * The main checkout's uncommitted paths that are the person's (sorted), and the others outside
+ * dotagent's own folders that dotagent wrote: its own lines in a .gitignore, and the files a
+ * Copilot CLI or Codex CLI install wrote (src/install/own-changes.ts), which the tasks' worktrees
+ * do not need, as they do not need `.claude/`.
+ */
+function sortChanges(repo: Repo): { person: string[]; dotagents: string[] } {
   const own = ownPaths(repo);
-  return changedFiles(repo.top)
-    .filter((p) => !under(p, own) && !onlyDotagentIgnoreLines(repo.top, p))
-    .sort();
+  const changed = changedFiles(repo.top).filter((p) => !under(p, own));
+  const inRoot = changed.filter((p) => p.startsWith(repo.prefix)).map((p) => p.slice(repo.prefix.length));
+  const root = join(repo.top, repo.prefix);
+  const installed = installWrote(root, inRoot, (rel) =>
+    gitBytes(repo.top, ["show", `HEAD:${repo.prefix}${rel}`])?.toString("utf8"),
+  );
+  const dotagents = changed.filter(
+    (p) => installed.has(p.slice(repo.prefix.length)) || onlyDotagentIgnoreLines(repo.top, p),
+  );
+  const ours = new Set(dotagents);
+  return { person: changed.filter((p) => !ours.has(p)).sort(), dotagents };
 }
+
+const personChanges = (repo: Repo): string[] => sortChanges(repo).person;
 
 /**
  * Why this shell cannot write the repository's git folder (EROFS, EACCES: a sandbox such as
@@ -274,10 +290,8 @@ export function commitCheckout(root: string, message: string): string[] {
     return [];
   }
   const own = ownPaths(repo);
-  const changed = changedFiles(repo.top).filter((p) => !under(p, own));
-  // A .gitignore that differs only by install's lines is dotagent's, as checkoutFacts counts it: not in the person's commit.
-  const ours = changed.filter((p) => onlyDotagentIgnoreLines(repo.top, p));
-  const files = changed.filter((p) => !ours.includes(p));
+  // What checkoutFacts counts as dotagent's (install's .gitignore lines, a client's installed files) is not in the person's commit.
+  const { person: files, dotagents: ours } = sortChanges(repo);
   if (files.length === 0) return [];
   const readOnly = gitFolderWritable(repo);
   if (readOnly !== undefined)
@@ -287,7 +301,14 @@ export function commitCheckout(root: string, message: string): string[] {
       EXIT.refused,
       { files },
     );
-  git(repo.top, ["add", "-A", "--", ".", ...[...own, ...ours].map((p) => `:(exclude)${p}`)]);
+  git(repo.top, [
+    "add",
+    "-A",
+    "--",
+    ".",
+    ...own.map((p) => `:(exclude)${p}`),
+    ...ours.map((p) => `:(exclude,literal)${p}`),
+  ]);
   git(repo.top, ["commit", "--no-verify", "-q", "-m", message]);
   return files;
 }

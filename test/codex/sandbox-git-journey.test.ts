@@ -6,9 +6,12 @@
 // install, refused every executor: resume, refused spawn, resume … until codex was killed. Now
 // both see the same checkout: the model asks the isolation question; the person's first yes cannot
 // commit from the sandbox (.git is read-only there: `git_sandboxed`, asked again), they commit by
-// hand and say yes, and the tasks run in worktrees. Opt-in: DOTAGENT_E2E_CODEX=1 (test/codex/NOTES.md).
+// hand and say yes, and the tasks run in worktrees. Since then the install's own files are no
+// longer the person's changes (SPEC §19): with the install alone uncommitted nothing is asked and
+// the tasks run in worktrees; the question comes for the person's own edit (README.md here).
+// Opt-in: DOTAGENT_E2E_CODEX=1 (test/codex/NOTES.md).
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -50,6 +53,43 @@ describe.skipIf(!ENABLED)("Codex's default sandbox, a git project, the install n
     codex = fetchCodex();
   }, 600_000);
 
+  it("the install alone uncommitted: nothing asked, the model's resume and the spawn hook agree, the tasks run in worktrees", async () => {
+    const started = Date.now();
+    const result = await runCodexJourney({
+      root: ROOT,
+      codex,
+      git: true,
+      commitInstall: false,
+      sandbox: "workspace-write",
+      policy: { executorWrites: "own" },
+    });
+    const ms = Date.now() - started;
+    expect(result.complete, diagnose(result)).toBe(true);
+    expect(result.validateExit).toBe(0);
+    expect(result.runs.map((r) => r.prompt)).toEqual(["$develop add login", "approve", "minimal"]);
+    expect(result.events.filter((e) => e.type === "decision_asked")).toEqual([]);
+    expect(result.events.filter((e) => e.type === "isolation_decided").map((e) => e.mode)).toEqual(["worktree"]);
+    expect(spawnCounts(result.log).perTask).toEqual({ "task-001": 1, "task-002": 1, "task-003": 1 });
+    for (const task of ["task-001", "task-002", "task-003"])
+      expect(readFileSync(join(result.project, `${task}.txt`), "utf8")).toBe(`done by ${task}\n`);
+    // The install is still the person's to commit: nothing of it went into a commit of dotagent's.
+    const status = spawnSync("git", ["status", "--porcelain", ".agents", ".codex"], {
+      cwd: result.project,
+      encoding: "utf8",
+    }).stdout;
+    expect(status, diagnose(result)).toMatch(/^\?\? \.agents\/$/m);
+    expect(
+      spawnSync("grep", ["-rc", "blocked by PreToolUse hook", join(result.work, "codex-home/sessions")], {
+        encoding: "utf8",
+      }).stdout,
+      diagnose(result),
+    ).not.toMatch(/:[1-9]/);
+    process.stdout.write(
+      `codex sandbox git journey, install uncommitted: ${ms} ms (${result.runs.map((r) => r.ms).join(" + ")}), ${result.log.filter((e) => e.kind === "request").length} model requests\n`,
+    );
+    if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
+  }, 600_000);
+
   it("the model's resume and the spawn hook agree: the isolation question, the person's answers, then the tasks in worktrees, no loop", async () => {
     const started = Date.now();
     const asked: string[] = [];
@@ -58,6 +98,8 @@ describe.skipIf(!ENABLED)("Codex's default sandbox, a git project, the install n
       codex,
       git: true,
       commitInstall: false,
+      // The person's own edit, not committed: theirs to decide about (the install's files are not).
+      prepare: (project) => writeFileSync(join(project, "README.md"), "# demo app, edited by the person\n"),
       sandbox: "workspace-write",
       policy: { executorWrites: "own" },
       beforeAnswer: (project, answer, said) => {
@@ -79,8 +121,8 @@ describe.skipIf(!ENABLED)("Codex's default sandbox, a git project, the install n
     const ms = Date.now() - started;
     expect(result.complete, diagnose(result)).toBe(true);
     expect(result.validateExit).toBe(0);
-    // The question came from inside the sandbox, naming the install's files and the read-only .git.
-    expect(asked[0], diagnose(result)).toMatch(/The main checkout has uncommitted changes \(\.agents\/skills\/[^)]*\)/);
+    // The question came from inside the sandbox, naming the person's edit alone and the read-only .git.
+    expect(asked[0], diagnose(result)).toContain("The main checkout has uncommitted changes (README.md).");
     expect(asked[0]).toContain(
       "this shell cannot write the repository's .git, a sandbox, so commit them yourself first",
     );

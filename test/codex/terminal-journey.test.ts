@@ -5,7 +5,7 @@
 // terminal"): one session keeps every completed agent open until closed (a 7th spawn failed:
 // "agent thread limit reached"), and Codex rejects a PreToolUse "allow" ("Hook failed").
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -100,7 +100,7 @@ describe.skipIf(!ENABLED || !TMUX)(
     );
 
     it.runIf(ALL)(
-      "the install left uncommitted in a git project (Codex's default sandbox): the question reaches the person as the model's words, no failed command (exit 5) with raw JSON before it; they commit by hand as it says, say yes, the tasks get worktrees",
+      "the person's own edit and the install left uncommitted in a git project (Codex's default sandbox): the question about their edit reaches the person as the model's words, no failed command (exit 5) with raw JSON before it; they commit by hand as it says, say yes, the tasks get worktrees",
       async () => {
         const started = Date.now();
         const question = /› minimal[\s\S]*The main checkout has uncommitted changes[\s\S]*Yes or no\?/;
@@ -109,6 +109,8 @@ describe.skipIf(!ENABLED || !TMUX)(
           codex,
           git: true,
           commitInstall: false,
+          // The person's own edit, not committed: theirs to decide about (the install's files are not, SPEC §19).
+          prepare: (project) => writeFileSync(join(project, "README.md"), "# demo app, edited by the person\n"),
           watchFor: question,
           beforeAnswer: (project, answer, said) => {
             if (!said.includes("uncommitted changes")) return;

@@ -148,7 +148,7 @@ export function lastSaid(log: LogEntry[], from: number): string {
  */
 export function prepareCopilotProject(
   root: string,
-  options: { alsoClaude?: boolean; commitInstall?: boolean } = {},
+  options: { alsoClaude?: boolean; commitInstall?: boolean; prepare?: (project: string) => void } = {},
 ): { work: string; home: string; project: string; cli: string } {
   const work = mkdtempSync(join(tmpdir(), "dotagent-copilot-journey-"));
   const home = join(work, "home");
@@ -184,6 +184,7 @@ export function prepareCopilotProject(
     git("add", "-A");
     git("commit", "-qm", "dotagent install --client copilot");
   }
+  options.prepare?.(project);
   return { work, home, project, cli };
 }
 

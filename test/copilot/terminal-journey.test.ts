@@ -4,7 +4,7 @@
 // expands the skill itself there (NOTES.md, "The interactive terminal"), and the hooks must still
 // find the request and the person's replies.
 import { spawnSync } from "node:child_process";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -91,7 +91,7 @@ describe.skipIf(!ENABLED || !TMUX)(
     );
 
     it.runIf(ALL)(
-      "the install left uncommitted: the uncommitted-changes question reaches the person as the model's words, no failed command (✗) with raw JSON before it; their yes commits and the tasks get worktrees",
+      "the person's own edit and the install left uncommitted: the uncommitted-changes question about their edit reaches the person as the model's words, no failed command (✗) with raw JSON before it; their yes commits and the tasks get worktrees",
       async () => {
         const question = /❯ minimal[\s\S]*The main checkout has uncommitted changes[\s\S]*Yes or no\?/;
         const result = await runCopilotTerminalJourney({
@@ -99,6 +99,8 @@ describe.skipIf(!ENABLED || !TMUX)(
           copilot,
           allowAllTools: true,
           commitInstall: false,
+          // The person's own edit, not committed: theirs to decide about (the install's files are not, SPEC §19).
+          prepare: (project) => writeFileSync(join(project, "README.md"), "# demo app, edited by the person\n"),
           watchFor: question,
         });
         const info = `${detail(result)}\nscreen at the question:\n${result.screenWatched}`;

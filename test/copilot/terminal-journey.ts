@@ -32,8 +32,10 @@ export interface CopilotTerminalOptions {
   background?: boolean;
   /** After the kill: watch the screen from the person's first prompt after `--resume` until this shows (or 60 s pass). */
   watchAfterResume?: RegExp;
-  /** false: the install is left uncommitted (the person did not commit it): the tasks start with the isolation question. */
+  /** false: the install is left uncommitted (the person did not commit it; dotagent's own files, SPEC §19: no question for them). */
   commitInstall?: boolean;
+  /** Runs after the install, before copilot (prepareCopilotProject): a test's own starting state. */
+  prepare?: (project: string) => void;
   /** Watch the screen from the start until this shows (the client redraws: what scrolled away is gone). */
   watchFor?: RegExp;
   timeoutMs?: number;
@@ -63,10 +65,10 @@ const PERMISSION_BOX = /Do you want to [\s\S]*2\. Yes, and don't ask again/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runCopilotTerminalJourney(options: CopilotTerminalOptions): Promise<CopilotTerminalResult> {
-  const { work, home, project, cli } = prepareCopilotProject(
-    options.root,
-    options.commitInstall === false ? { commitInstall: false } : {},
-  );
+  const { work, home, project, cli } = prepareCopilotProject(options.root, {
+    ...(options.commitInstall === false ? { commitInstall: false } : {}),
+    ...(options.prepare ? { prepare: options.prepare } : {}),
+  });
   const logFile = join(work, "model.jsonl");
   const agentsDir = join(options.root, "agents");
   let killed = false;

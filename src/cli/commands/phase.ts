@@ -1,4 +1,6 @@
 import { EXIT, usageError } from "../../core/errors.js";
+import { isWorkflowComplete } from "../../core/transitions.js";
+import type { PhaseState } from "../../schema/phase.js";
 import { checkDesigns } from "../../ops/inputs.js";
 import { changePhase, PHASE_ACTIONS } from "../../ops/phase-change.js";
 import { opContext, outputOption, stringOption, subcommand, type Command, type CommandContext } from "../context.js";
@@ -59,15 +61,21 @@ export const command: Command = {
     });
     // An approval is the person's: at a terminal they are told what they type next, as status tells them.
     const next = action === "approve" && !context.out.json ? await personNextLine(context) : [];
-    context.out.result(result, () => [
-      result.changed
-        ? `${action}: ${s.workflow_id} is now at ${s.current_phase} (${s.phase_status})`
-        : `${action}: nothing to change (${s.current_phase} ${s.phase_status})`,
-      ...next,
-    ]);
+    context.out.result(result, () => [changeLine(action, s, result.changed), ...next]);
     return EXIT.ok;
   },
 };
+
+/** The change's line; a finished workflow's place is its end, in status's words, not its last step. */
+function changeLine(action: string, s: PhaseState, changed: boolean): string {
+  if (isWorkflowComplete(s))
+    return changed
+      ? `${action}: workflow ${s.workflow_id} is complete`
+      : `${action}: nothing to change (workflow ${s.workflow_id} is complete)`;
+  return changed
+    ? `${action}: ${s.workflow_id} is now at ${s.current_phase} (${s.phase_status})`
+    : `${action}: nothing to change (${s.current_phase} ${s.phase_status})`;
+}
 
 /** status's Next line for a person at a terminal (person-next.ts; the model's line where theirs has none); none for the model or a program. */
 async function personNextLine(context: CommandContext): Promise<string[]> {

@@ -36,6 +36,8 @@ export interface CodexTerminalOptions {
   /** A git project (each task in its own worktree); `commitInstall: false` leaves the install uncommitted (prepareCodexProject). */
   git?: boolean;
   commitInstall?: boolean;
+  /** Runs after the install, before codex (prepareCodexProject): a test's own starting state. */
+  prepare?: (project: string, cli: string) => void;
   /** Before the person types `answer` (the model's last words `said`): a string returned is typed instead. */
   beforeAnswer?: (project: string, answer: string, said: string) => string | undefined | void;
   /** Watch the screen from the start until this shows (the client redraws: what scrolled away is gone). */
