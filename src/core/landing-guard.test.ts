@@ -66,13 +66,34 @@ describe("hooksFolderIn: the hooks folder when it lies in the repository", () =>
 });
 
 describe("guardedPaths and isGuarded: what a landing never merges", () => {
-  it("the session's .claude/, dotagent's memory/ and .dotagent/, .husky/, .gitmodules; the hooks folder and husky's parent", () => {
-    expect(guardedPaths("", undefined)).toEqual(["memory", ".dotagent", ".claude", ".husky", ".gitmodules"]);
+  it("the session's folders in every client, dotagent's memory/ and .dotagent/, .husky/, .gitmodules; the hooks folder and husky's parent", () => {
+    expect(guardedPaths("", undefined)).toEqual([
+      "memory",
+      ".dotagent",
+      ".claude",
+      ".github/hooks",
+      ".github/skills",
+      ".github/agents",
+      ".codex",
+      ".agents",
+      ".husky",
+      ".gitmodules",
+    ]);
     expect(guardedPaths("app/", ".husky/_")).toEqual([
       "app/memory",
       "app/.dotagent",
       "app/.claude",
       ".claude",
+      "app/.github/hooks",
+      ".github/hooks",
+      "app/.github/skills",
+      ".github/skills",
+      "app/.github/agents",
+      ".github/agents",
+      "app/.codex",
+      ".codex",
+      "app/.agents",
+      ".agents",
       ".husky",
       ".gitmodules",
       ".husky/_",
@@ -85,6 +106,16 @@ describe("guardedPaths and isGuarded: what a landing never merges", () => {
     [".Claude/settings.json", true],
     [".claude", true],
     [".claudex/x", false],
+    [".github/hooks/dotagent.json", true],
+    [".github/skills/checkpoint/scripts/dotagent.mjs", true],
+    [".github/agents/executor.agent.md", true],
+    [".github/workflows/ci.yml", false],
+    [".github/copilot-instructions.md", false],
+    [".codex/config.toml", true],
+    [".codex/hooks.json", true],
+    [".codex/agents/qa.toml", true],
+    [".agents/skills/checkpoint/scripts/dotagent.mjs", true],
+    [".agentsx/a", false],
     ["memory/state/phase.json", true],
     [".dotagent/worktrees/x/a", true],
     [".husky/post-merge", true],

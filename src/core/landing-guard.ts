@@ -11,7 +11,7 @@
 // checkout, often from a hook nobody watches (SubagentStop). Without these rules an executor
 // could get a program of its choosing run by dotagent's git (a hook it wrote in a tracked hooks
 // folder, a `.git` file naming a git folder it wrote with `core.fsmonitor` or a filter), change
-// what the session runs next (its `.claude/` settings and helper, dotagent's state, the
+// what the session runs next (its `.claude/`, `.codex/` or `.github/hooks` settings and helper, dotagent's state, the
 // repository's hooks and submodules), or get the sweep to delete what is not dotagent's.
 //
 // Out of reach here: an executor that writes outside its worktree (the repository's own git
@@ -104,14 +104,25 @@ export function hooksFolderIn(hooksPath: string | undefined, top: string): strin
 }
 
 /**
+ * The folders from which a client's session takes what it runs and obeys, whichever client dotagent
+ * is installed for (an executor in one client could plant another's): Claude Code's `.claude/`
+ * (settings, hooks, agents, skills and the helper every hook runs); Copilot CLI's hooks, skills and
+ * agents under `.github/` (not the rest of `.github/`: workflows and templates are project content);
+ * Codex CLI's `.codex/` (config.toml with its sandbox and approval policy, hooks.json, agents) and
+ * `.agents/` (its skills and the helper).
+ */
+export const SESSION_FOLDERS = [".claude", ".github/hooks", ".github/skills", ".github/agents", ".codex", ".agents"];
+
+/**
  * What a landing never merges, as folders and files relative to the repository's top: the
- * session's `.claude/` (settings, hooks, the helper every hook runs), dotagent's `memory/` and
+ * session's folders (SESSION_FOLDERS), at the project's root and the repository's top; dotagent's `memory/` and
  * `.dotagent/`, the hooks folder (`.husky/` always; the one core.hooksPath names, and its parent
  * when it is husky's `_`) and `.gitmodules`. `.gitattributes` is merged: it is project content
  * (line endings, LFS tracking) and names only drivers whose programs the person's config defines.
  */
 export function guardedPaths(prefix: string, hooksFolder: string | undefined): string[] {
-  const paths = [`${prefix}memory`, `${prefix}.dotagent`, `${prefix}.claude`, ".claude", ".husky", ".gitmodules"];
+  const session = SESSION_FOLDERS.flatMap((folder) => [`${prefix}${folder}`, folder]);
+  const paths = [`${prefix}memory`, `${prefix}.dotagent`, ...session, ".husky", ".gitmodules"];
   if (hooksFolder !== undefined) {
     paths.push(hooksFolder);
     const slash = hooksFolder.lastIndexOf("/");

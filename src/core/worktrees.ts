@@ -112,7 +112,7 @@ export function fileList(files: readonly string[], max = 5): string {
 /** What a landing left out of a task's merge (the landing guard, SPEC §19), said wherever the landing is told: the files, and the commit that still holds them. */
 export function leftOutNote(files: readonly string[], commit: string | null | undefined): string {
   const sha = commit ? commit.slice(0, 7) : "-";
-  return `left out its changes to ${fileList(files)}: a landing never merges memory/, .dotagent/, .claude/, git hooks or .gitmodules; commit ${sha} still holds them (git show ${sha} -- ${files.slice(0, 5).join(" ")})`;
+  return `left out its changes to ${fileList(files)}: a landing never merges memory/, .dotagent/, a client's session files (.claude/, .codex/, .agents/, .github/hooks, skills and agents), git hooks or .gitmodules; commit ${sha} still holds them (git show ${sha} -- ${files.slice(0, 5).join(" ")})`;
 }
 
 /** The decision a round needs when the main checkout has uncommitted changes (SPEC §19): the three answers in plain words. */

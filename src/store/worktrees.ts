@@ -622,8 +622,8 @@ export interface LeftOut {
 }
 
 /**
- * What a landing never merges (the landing guard's guardedPaths: memory/, .dotagent/, .claude/,
- * the hooks folder, .gitmodules): changes the branch made there since it left `onto`, committed
+ * What a landing never merges (the landing guard's guardedPaths: memory/, .dotagent/, the
+ * clients' session folders, the hooks folder, .gitmodules): changes the branch made there since it left `onto`, committed
  * by dotagent or by the executor itself, are undone by a commit on it. The commit before that one
  * still holds them.
  */
