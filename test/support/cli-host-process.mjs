@@ -1,0 +1,139 @@
+// The CLI host (test/support/cli-host.ts): one Node process that runs the BUILT CLI,
+// dist/dotagent.mjs, once per request, so a test's CLI call costs a fresh module instance of the
+// bundle (~40 ms) instead of a Node process (~210 ms on a 2-core machine).
+//
+// Each call gets what a spawned CLI would: its argv, its working folder, exactly its environment,
+// /dev/null as stdin (no hook input: calls with input are spawned), stdout and stderr of its own,
+// and an exit code; and a fresh copy of every module of the bundle (imported again under a new
+// URL), so no module-level cache outlives a call. What a process exit would do is done at the end
+// of each call: the `exit` listeners the call added run, then every listener it added is removed,
+// and process.stdout/stderr are put back as they were. The bundle's only process.exit
+// (src/cli/main.ts) ends the call instead of the process.
+//
+// Protocol: one JSON request per line on fd 3 ({ id, cli, cwd, args, env }), one JSON response per
+// line on fd 4 ({ id, code, stdout, stderr }). fd 0 is /dev/null, fds 1 and 2 the test's own.
+import fs from "node:fs";
+import { Socket } from "node:net";
+import { pathToFileURL } from "node:url";
+
+const writeSync = fs.writeSync;
+const realExit = process.exit;
+const streams = {
+  stdout: Object.getOwnPropertyDescriptor(process, "stdout"),
+  stderr: Object.getOwnPropertyDescriptor(process, "stderr"),
+};
+const EVENTS = [
+  "exit",
+  "beforeExit",
+  "SIGINT",
+  "SIGTERM",
+  "SIGHUP",
+  "uncaughtException",
+  "unhandledRejection",
+  "warning",
+];
+let calls = 0;
+
+/** Text a call wrote to fd 1 or 2, directly (src/cli/std-write.ts) or through process.stdout/stderr. */
+function capture() {
+  const out = { 1: [], 2: [] };
+  const take = (fd, data, offsetOrPosition, length) => {
+    const bytes =
+      typeof data === "string"
+        ? Buffer.from(data)
+        : Buffer.from(data.buffer, data.byteOffset, data.byteLength).subarray(
+            offsetOrPosition ?? 0,
+            length === undefined ? undefined : (offsetOrPosition ?? 0) + length,
+          );
+    out[fd].push(Buffer.from(bytes));
+    return bytes.length;
+  };
+  fs.writeSync = (fd, data, ...rest) => (fd === 1 || fd === 2 ? take(fd, data, ...rest) : writeSync(fd, data, ...rest));
+  const streamWrite = (fd) =>
+    function (chunk, encoding, callback) {
+      if (typeof encoding === "function") callback = encoding;
+      out[fd].push(
+        typeof chunk === "string"
+          ? Buffer.from(chunk, typeof encoding === "string" ? encoding : "utf8")
+          : Buffer.from(chunk),
+      );
+      if (typeof callback === "function") process.nextTick(callback);
+      return true;
+    };
+  const saved = { stdout: process.stdout.write, stderr: process.stderr.write };
+  process.stdout.write = streamWrite(1);
+  process.stderr.write = streamWrite(2);
+  return () => {
+    fs.writeSync = writeSync;
+    Object.defineProperty(process, "stdout", streams.stdout);
+    Object.defineProperty(process, "stderr", streams.stderr);
+    process.stdout.write = saved.stdout;
+    process.stderr.write = saved.stderr;
+    return { stdout: Buffer.concat(out[1]).toString("utf8"), stderr: Buffer.concat(out[2]).toString("utf8") };
+  };
+}
+
+function setEnv(env) {
+  for (const key of Object.keys(process.env)) if (!(key in env)) delete process.env[key];
+  for (const [key, value] of Object.entries(env)) process.env[key] = value;
+}
+
+async function run({ cli, cwd, args, env }) {
+  const listeners = new Map(EVENTS.map((e) => [e, process.listeners(e)]));
+  const home = process.cwd();
+  setEnv(env);
+  process.chdir(cwd);
+  process.argv = [process.execPath, cli, ...args];
+  process.exitCode = undefined;
+  const finish = capture();
+  let code;
+  try {
+    code = await new Promise((resolve, reject) => {
+      process.exit = (c) => resolve(c ?? process.exitCode ?? 0);
+      import(`${pathToFileURL(cli).href}?call=${++calls}`).catch(reject);
+    });
+    // What exiting would have run: the call's own exit listeners.
+    for (const listener of process.listeners("exit")) if (!listeners.get("exit").includes(listener)) listener(code);
+  } finally {
+    process.exit = realExit;
+    process.exitCode = undefined;
+    for (const [event, before] of listeners)
+      for (const listener of process.listeners(event))
+        if (!before.includes(listener)) process.removeListener(event, listener);
+    process.chdir(home);
+  }
+  return { code, ...finish() };
+}
+
+/** Whether a timer or immediate is pending that no request is waiting on (the host's own are unref'd). */
+function leftWork() {
+  const kinds = process.getActiveResourcesInfo();
+  return kinds.includes("Timeout") || kinds.includes("Immediate");
+}
+
+// Requests one at a time, in order.
+let buffered = "";
+let queue = Promise.resolve();
+const input = new Socket({ fd: 3, readable: true, writable: false });
+const output = new Socket({ fd: 4, readable: false, writable: true });
+input.on("data", (chunk) => {
+  buffered += chunk.toString("utf8");
+  let newline;
+  while ((newline = buffered.indexOf("\n")) >= 0) {
+    const request = JSON.parse(buffered.slice(0, newline));
+    buffered = buffered.slice(newline + 1);
+    queue = queue.then(async () => {
+      let response;
+      try {
+        response = { id: request.id, ...(await run(request)) };
+      } catch (error) {
+        response = { id: request.id, failed: String(error?.stack ?? error) };
+      }
+      await new Promise((resolve) => output.write(`${JSON.stringify(response)}\n`, resolve));
+      // A call that left a timer running, or a host grown large, ends here; the next call starts
+      // a new host, so no call's leftovers run inside another.
+      if (leftWork() || process.memoryUsage().rss > 1024 * 1024 * 1024) realExit(0);
+    });
+  }
+});
+input.on("end", () => realExit(0));
