@@ -3,13 +3,19 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, dotagent, removeTemps, tempProject } from "./support/cli.js";
+import { CLI, dotagent, installedProject, removeTemps, tempProject } from "./support/cli.js";
 import { hostRun } from "./support/cli-host.js";
 
 afterAll(removeTemps);
 
 const env = (extra: Record<string, string> = {}) =>
   ({ ...process.env, NO_COLOR: "1", ...extra }) as Record<string, string>;
+
+const mask = (text: string) =>
+  text
+    .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, "<time>")
+    .replace(/\d+ (milli)?seconds? ago/g, "<ago>")
+    .replace(/"duration_ms":\d+/g, '"duration_ms":<n>');
 
 describe("the CLI host", () => {
   it("gives the same exit code, stdout and stderr as a spawned CLI, call for call", () => {
@@ -31,11 +37,6 @@ describe("the CLI host", () => {
       ["schema", "execution"], // written through process.stdout, not std-write
       ["schema", "workflow"],
     ];
-    const mask = (text: string) =>
-      text
-        .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, "<time>")
-        .replace(/\d+ (milli)?seconds? ago/g, "<ago>")
-        .replace(/"duration_ms":\d+/g, '"duration_ms":<n>');
     // The same calls in two projects, one spawned and one hosted: the same answers, the
     // projects' own paths, the clock and the hosted calls' cold half aside.
     const twin = tempProject();
@@ -69,6 +70,36 @@ describe("the CLI host", () => {
     const c = hostRun(CLI, p, ["init", "--request", "x", "--dir", "sub", "--json"], env());
     expect(c.code, c.stdout + c.stderr).toBe(0);
     expect(hostRun(CLI, join(p, "sub"), ["status", "--json"], env()).stdout).toContain('"workflow_id"');
+  });
+
+  it("hands a hook its JSON input on stdin, as a pipe, like a spawned helper", () => {
+    const twins = [installedProject(), installedProject()];
+    const hook = (i: number, event: string, input: Record<string, unknown> | string) => {
+      const { p, helper } = twins[i]!;
+      const r = dotagent(p, ["hook", event], {
+        input: typeof input === "string" ? input : JSON.stringify({ session_id: "s-1", cwd: p, ...input }),
+        env: { CLAUDE_PID: String(process.pid), CLAUDE_CODE_SESSION_ID: "s-1", CLAUDE_PROJECT_DIR: p },
+        script: helper,
+        spawn: i === 0,
+      });
+      return { code: r.code, stdout: mask(r.stdout).replaceAll(p, "<p>"), stderr: mask(r.stderr).replaceAll(p, "<p>") };
+    };
+    for (const p of twins) expect(dotagent(p.p, ["init", "--request", "add login", "--json"]).code).toBe(0);
+    const inputs: [string, Record<string, unknown> | string][] = [
+      ["session-start", { hook_event_name: "SessionStart", source: "startup" }],
+      [
+        "pre-tool-use",
+        {
+          hook_event_name: "PreToolUse",
+          tool_name: "Write",
+          tool_input: { file_path: "memory/state/phase.json", content: "{}" },
+        },
+      ],
+      ["pre-tool-use", { hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "rm -rf memory" } }],
+      ["pre-tool-use", ""], // no input at all
+      ["pre-tool-use", "{not json"],
+    ];
+    for (const [event, input] of inputs) expect(hook(1, event, input)).toEqual(hook(0, event, input));
   });
 
   it("keeps stdout and stderr apart, and a call's failure is its exit code, not the host's", () => {

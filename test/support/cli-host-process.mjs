@@ -3,7 +3,7 @@
 // bundle (~40 ms) instead of a Node process (~210 ms on a 2-core machine).
 //
 // Each call gets what a spawned CLI would: its argv, its working folder, exactly its environment,
-// /dev/null as stdin (no hook input: calls with input are spawned), stdout and stderr of its own,
+// its stdin (a hook's JSON input), stdout and stderr of its own,
 // and an exit code; and a fresh copy of every module of the bundle (imported again under a new
 // URL), so no module-level cache outlives a call. What a process exit would do is done at the end
 // of each call: the `exit` listeners the call added run, then every listener it added is removed,
@@ -11,12 +11,12 @@
 // (src/cli/main.ts) ends the call instead of the process.
 //
 // Protocol: one JSON request per line on fd 3 ({ id, cli, cwd, args, env }), one JSON response per
-// line on fd 4 ({ id, code, stdout, stderr }). fd 0 is /dev/null, fds 1 and 2 the test's own.
+// line on fd 4 ({ id, code, stdout, stderr }); { id, cli, cwd, args, env, input }, where input is the call's stdin.
 import fs from "node:fs";
 import { Socket } from "node:net";
 import { pathToFileURL } from "node:url";
 
-const writeSync = fs.writeSync;
+const { writeSync, readSync, fstatSync } = fs;
 const realExit = process.exit;
 const streams = {
   stdout: Object.getOwnPropertyDescriptor(process, "stdout"),
@@ -34,8 +34,24 @@ const EVENTS = [
 ];
 let calls = 0;
 
-/** Text a call wrote to fd 1 or 2, directly (src/cli/std-write.ts) or through process.stdout/stderr. */
-function capture() {
+/**
+ * The call's stdin as spawnSync gives it, a pipe holding `input` then its end (read through
+ * fs.readSync, as src/store/read-file.ts reads a hook's input), and the text it wrote to fd 1 or 2,
+ * directly (src/cli/std-write.ts) or through process.stdout/stderr.
+ */
+function capture(input) {
+  const stdin = Buffer.from(input ?? "");
+  let read = 0;
+  fs.readSync = (fd, buffer, ...rest) => {
+    if (fd !== 0) return readSync(fd, buffer, ...rest);
+    const [offset = 0, length = buffer.byteLength - offset] =
+      typeof rest[0] === "object" && rest[0] !== null ? [rest[0].offset, rest[0].length] : rest;
+    const n = stdin.copy(buffer, offset, read, Math.min(stdin.length, read + length));
+    read += n;
+    return n;
+  };
+  // A pipe's stat (what fd 3 is), so stdin reads as a pipe, not as the host's /dev/null.
+  fs.fstatSync = (fd, ...rest) => fstatSync(fd === 0 ? 3 : fd, ...rest);
   const out = { 1: [], 2: [] };
   const take = (fd, data, offsetOrPosition, length) => {
     const bytes =
@@ -65,6 +81,8 @@ function capture() {
   process.stderr.write = streamWrite(2);
   return () => {
     fs.writeSync = writeSync;
+    fs.readSync = readSync;
+    fs.fstatSync = fstatSync;
     Object.defineProperty(process, "stdout", streams.stdout);
     Object.defineProperty(process, "stderr", streams.stderr);
     process.stdout.write = saved.stdout;
@@ -78,14 +96,14 @@ function setEnv(env) {
   for (const [key, value] of Object.entries(env)) process.env[key] = value;
 }
 
-async function run({ cli, cwd, args, env }) {
+async function run({ cli, cwd, args, env, input }) {
   const listeners = new Map(EVENTS.map((e) => [e, process.listeners(e)]));
   const home = process.cwd();
   setEnv(env);
   process.chdir(cwd);
   process.argv = [process.execPath, cli, ...args];
   process.exitCode = undefined;
-  const finish = capture();
+  const finish = capture(input);
   let code;
   try {
     code = await new Promise((resolve, reject) => {

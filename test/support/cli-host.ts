@@ -28,11 +28,17 @@ function open(): NonNullable<typeof bridge> {
 }
 
 /** Runs `cli` with `args` in `cwd` with exactly `env`, as a spawned CLI would, in the host. */
-export function hostRun(cli: string, cwd: string, args: string[], env: Record<string, string | undefined>): HostResult {
+export function hostRun(
+  cli: string,
+  cwd: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  input = "",
+): HostResult {
   bridge ??= open();
   const id = ++nextId;
   Atomics.store(bridge.flag, 0, 0);
-  bridge.port.postMessage({ id, cli, cwd, args, env });
+  bridge.port.postMessage({ id, cli, cwd, args, env, input });
   // A call that never ends is a hang the test's own timeout reports; wait in slices so it can.
   while (Atomics.wait(bridge.flag, 0, 0, 600_000) === "timed-out") {
     throw new Error(`the CLI host did not answer \`dotagent ${args.join(" ")}\` in 10 minutes`);

@@ -30,10 +30,10 @@ export interface RunResult {
 }
 
 /**
- * Runs the built CLI (or `script`, e.g. an installed helper) in `cwd` as a user would. A call
- * without input runs in the test file's CLI host (cli-host.ts: the same built file, a fresh copy of
- * its modules, its own argv, folder, environment, output and exit code, without a new process);
- * a call with input (a hook's JSON), `spawn: true` or DOTAGENT_TEST_SPAWN=1 is a process of its own.
+ * Runs the built CLI (or `script`, e.g. an installed helper) in `cwd` as a user would. The call
+ * runs in the test file's CLI host (cli-host.ts: the same built file, a fresh copy of its modules,
+ * its own argv, folder, environment, stdin, output and exit code, without a new process); with
+ * `spawn: true` or DOTAGENT_TEST_SPAWN=1 it is a process of its own.
  */
 export function dotagent(
   cwd: string,
@@ -42,12 +42,9 @@ export function dotagent(
 ): RunResult {
   const env = { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "300", ...options.env };
   const hosted =
-    options.spawn !== true &&
-    (options.input ?? "") === "" &&
-    process.env.DOTAGENT_TEST_SPAWN !== "1" &&
-    options.env?.DOTAGENT_TEST_SPAWN !== "1";
+    options.spawn !== true && process.env.DOTAGENT_TEST_SPAWN !== "1" && options.env?.DOTAGENT_TEST_SPAWN !== "1";
   const result = hosted
-    ? hostRun(options.script ?? CLI, cwd, args, env)
+    ? hostRun(options.script ?? CLI, cwd, args, env, options.input)
     : (() => {
         const r = spawnSync(process.execPath, [options.script ?? CLI, ...args], {
           cwd,
