@@ -147,10 +147,10 @@ input.on("data", (chunk) => {
       } catch (error) {
         response = { id: request.id, failed: String(error?.stack ?? error) };
       }
-      await new Promise((resolve) => output.write(`${JSON.stringify(response)}\n`, resolve));
-      // A call that left a timer running, or a host grown large, ends here; the next call starts
-      // a new host, so no call's leftovers run inside another.
-      if (leftWork() || process.memoryUsage().rss > 1024 * 1024 * 1024) realExit(0);
+      // A call that left a timer running, or a host grown large, retires the host: the worker
+      // starts a new one for the next call, so no call's leftovers run inside another.
+      if (leftWork() || process.memoryUsage().rss > 1024 * 1024 * 1024) response.retire = true;
+      output.write(`${JSON.stringify(response)}\n`);
     });
   }
 });

@@ -29,6 +29,7 @@ function startHost() {
     while ((newline = state.buffered.indexOf("\n")) >= 0) {
       const response = JSON.parse(state.buffered.slice(0, newline));
       state.buffered = state.buffered.slice(newline + 1);
+      if (response.retire === true) retire(state);
       answer(state, response);
     }
   });
@@ -37,7 +38,15 @@ function startHost() {
     answer(state, { failed: `the CLI host ended (${signal ?? `exit ${code}`}) during the call` });
   });
   child.on("error", (error) => answer(state, { failed: `the CLI host could not start: ${error.message}` }));
+  // A host that died mid-write shows as its exit; a broken pipe is not an error of its own here.
+  for (const stream of [child.stdout, child.stderr, child.stdio[3], child.stdio[4]]) stream.on("error", () => {});
   return state;
+}
+
+/** No call goes to `state` any more; it ends when its requests end. */
+function retire(state) {
+  if (host === state) host = undefined;
+  state.child.stdio[3].end();
 }
 
 function answer(state, response) {
@@ -49,16 +58,18 @@ function answer(state, response) {
   Atomics.notify(flag, 0);
 }
 
+// Whatever goes wrong in here answers the call in flight rather than leaving the test waiting.
+process.on("uncaughtException", (error) => {
+  if (host !== undefined) answer(host, { failed: `the CLI host's worker failed: ${error?.stack ?? error}` });
+});
+
 port.on("message", (request) => {
   if (request === "close") {
     host?.child.stdio[3].end();
     port.close();
     return;
   }
-  if (host !== undefined && host.calls >= RESTART_AFTER) {
-    host.child.stdio[3].end();
-    host = undefined;
-  }
+  if (host !== undefined && host.calls >= RESTART_AFTER) retire(host);
   host ??= startHost();
   host.calls++;
   host.pending = request.id;

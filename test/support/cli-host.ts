@@ -40,7 +40,11 @@ export function hostRun(
   Atomics.store(bridge.flag, 0, 0);
   bridge.port.postMessage({ id, cli, cwd, args, env, input });
   // A call that never ends is a hang the test's own timeout reports; wait in slices so it can.
-  while (Atomics.wait(bridge.flag, 0, 0, 600_000) === "timed-out") {
+  // A call that never ends is a hang: after 10 minutes the host is dropped (the next call starts
+  // another) and the test fails here.
+  if (Atomics.wait(bridge.flag, 0, 0, 600_000) === "timed-out") {
+    void bridge.worker.terminate();
+    bridge = undefined;
     throw new Error(`the CLI host did not answer \`dotagent ${args.join(" ")}\` in 10 minutes`);
   }
   const message = receiveMessageOnPort(bridge.port);
