@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { copyOfTemplate } from "./template.js";
+import { hostRun } from "./cli-host.js";
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const CLI = join(REPO, "dist", "dotagent.mjs");
@@ -28,25 +29,38 @@ export interface RunResult {
   json: any;
 }
 
-/** Runs the built CLI (or `script`, e.g. an installed helper) in `cwd` as a user would. */
+/**
+ * Runs the built CLI (or `script`, e.g. an installed helper) in `cwd` as a user would. The call
+ * runs in the test file's CLI host (cli-host.ts: the same built file, a fresh copy of its modules,
+ * its own argv, folder, environment, stdin, output and exit code, without a new process); with
+ * `spawn: true` or DOTAGENT_TEST_SPAWN=1 it is a process of its own.
+ */
 export function dotagent(
   cwd: string,
   args: string[],
-  options: { input?: string; env?: Record<string, string>; script?: string } = {},
+  options: { input?: string; env?: Record<string, string>; script?: string; spawn?: boolean } = {},
 ): RunResult {
-  const result = spawnSync(process.execPath, [options.script ?? CLI, ...args], {
-    cwd,
-    input: options.input ?? "",
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "300", ...options.env },
-  });
+  const env = { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "300", ...options.env };
+  const hosted =
+    options.spawn !== true && process.env.DOTAGENT_TEST_SPAWN !== "1" && options.env?.DOTAGENT_TEST_SPAWN !== "1";
+  const result = hosted
+    ? hostRun(options.script ?? CLI, cwd, args, env, options.input)
+    : (() => {
+        const r = spawnSync(process.execPath, [options.script ?? CLI, ...args], {
+          cwd,
+          input: options.input ?? "",
+          encoding: "utf8",
+          env,
+        });
+        return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+      })();
   let json: unknown;
   try {
     json = JSON.parse(result.stdout);
   } catch {
     json = undefined;
   }
-  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json };
+  return { code: result.code, stdout: result.stdout, stderr: result.stderr, json };
 }
 
 const temps: string[] = [];

@@ -1,0 +1,157 @@
+// The CLI host (test/support/cli-host.ts): one Node process that runs the BUILT CLI,
+// dist/dotagent.mjs, once per request, so a test's CLI call costs a fresh module instance of the
+// bundle (~40 ms) instead of a Node process (~210 ms on a 2-core machine).
+//
+// Each call gets what a spawned CLI would: its argv, its working folder, exactly its environment,
+// its stdin (a hook's JSON input), stdout and stderr of its own,
+// and an exit code; and a fresh copy of every module of the bundle (imported again under a new
+// URL), so no module-level cache outlives a call. What a process exit would do is done at the end
+// of each call: the `exit` listeners the call added run, then every listener it added is removed,
+// and process.stdout/stderr are put back as they were. The bundle's only process.exit
+// (src/cli/main.ts) ends the call instead of the process.
+//
+// Protocol: one JSON request per line on fd 3 ({ id, cli, cwd, args, env }), one JSON response per
+// line on fd 4 ({ id, code, stdout, stderr }); { id, cli, cwd, args, env, input }, where input is the call's stdin.
+import fs from "node:fs";
+import { Socket } from "node:net";
+import { pathToFileURL } from "node:url";
+
+const { writeSync, readSync, fstatSync } = fs;
+const realExit = process.exit;
+const streams = {
+  stdout: Object.getOwnPropertyDescriptor(process, "stdout"),
+  stderr: Object.getOwnPropertyDescriptor(process, "stderr"),
+};
+const EVENTS = [
+  "exit",
+  "beforeExit",
+  "SIGINT",
+  "SIGTERM",
+  "SIGHUP",
+  "uncaughtException",
+  "unhandledRejection",
+  "warning",
+];
+let calls = 0;
+
+/**
+ * The call's stdin as spawnSync gives it, a pipe holding `input` then its end (read through
+ * fs.readSync, as src/store/read-file.ts reads a hook's input), and the text it wrote to fd 1 or 2,
+ * directly (src/cli/std-write.ts) or through process.stdout/stderr.
+ */
+function capture(input) {
+  const stdin = Buffer.from(input ?? "");
+  let read = 0;
+  fs.readSync = (fd, buffer, ...rest) => {
+    if (fd !== 0) return readSync(fd, buffer, ...rest);
+    const [offset = 0, length = buffer.byteLength - offset] =
+      typeof rest[0] === "object" && rest[0] !== null ? [rest[0].offset, rest[0].length] : rest;
+    const n = stdin.copy(buffer, offset, read, Math.min(stdin.length, read + length));
+    read += n;
+    return n;
+  };
+  // A pipe's stat (what fd 3 is), so stdin reads as a pipe, not as the host's /dev/null.
+  fs.fstatSync = (fd, ...rest) => fstatSync(fd === 0 ? 3 : fd, ...rest);
+  const out = { 1: [], 2: [] };
+  const take = (fd, data, offsetOrPosition, length) => {
+    const bytes =
+      typeof data === "string"
+        ? Buffer.from(data)
+        : Buffer.from(data.buffer, data.byteOffset, data.byteLength).subarray(
+            offsetOrPosition ?? 0,
+            length === undefined ? undefined : (offsetOrPosition ?? 0) + length,
+          );
+    out[fd].push(Buffer.from(bytes));
+    return bytes.length;
+  };
+  fs.writeSync = (fd, data, ...rest) => (fd === 1 || fd === 2 ? take(fd, data, ...rest) : writeSync(fd, data, ...rest));
+  const streamWrite = (fd) =>
+    function (chunk, encoding, callback) {
+      if (typeof encoding === "function") callback = encoding;
+      out[fd].push(
+        typeof chunk === "string"
+          ? Buffer.from(chunk, typeof encoding === "string" ? encoding : "utf8")
+          : Buffer.from(chunk),
+      );
+      if (typeof callback === "function") process.nextTick(callback);
+      return true;
+    };
+  const saved = { stdout: process.stdout.write, stderr: process.stderr.write };
+  process.stdout.write = streamWrite(1);
+  process.stderr.write = streamWrite(2);
+  return () => {
+    fs.writeSync = writeSync;
+    fs.readSync = readSync;
+    fs.fstatSync = fstatSync;
+    Object.defineProperty(process, "stdout", streams.stdout);
+    Object.defineProperty(process, "stderr", streams.stderr);
+    process.stdout.write = saved.stdout;
+    process.stderr.write = saved.stderr;
+    return { stdout: Buffer.concat(out[1]).toString("utf8"), stderr: Buffer.concat(out[2]).toString("utf8") };
+  };
+}
+
+function setEnv(env) {
+  for (const key of Object.keys(process.env)) if (!(key in env)) delete process.env[key];
+  for (const [key, value] of Object.entries(env)) process.env[key] = value;
+}
+
+async function run({ cli, cwd, args, env, input }) {
+  const listeners = new Map(EVENTS.map((e) => [e, process.listeners(e)]));
+  const home = process.cwd();
+  setEnv(env);
+  process.chdir(cwd);
+  process.argv = [process.execPath, cli, ...args];
+  process.exitCode = undefined;
+  const finish = capture(input);
+  let code;
+  try {
+    code = await new Promise((resolve, reject) => {
+      process.exit = (c) => resolve(c ?? process.exitCode ?? 0);
+      import(`${pathToFileURL(cli).href}?call=${++calls}`).catch(reject);
+    });
+    // What exiting would have run: the call's own exit listeners.
+    for (const listener of process.listeners("exit")) if (!listeners.get("exit").includes(listener)) listener(code);
+  } finally {
+    process.exit = realExit;
+    process.exitCode = undefined;
+    for (const [event, before] of listeners)
+      for (const listener of process.listeners(event))
+        if (!before.includes(listener)) process.removeListener(event, listener);
+    process.chdir(home);
+  }
+  return { code, ...finish() };
+}
+
+/** Whether a timer or immediate is pending that no request is waiting on (the host's own are unref'd). */
+function leftWork() {
+  const kinds = process.getActiveResourcesInfo();
+  return kinds.includes("Timeout") || kinds.includes("Immediate");
+}
+
+// Requests one at a time, in order.
+let buffered = "";
+let queue = Promise.resolve();
+const input = new Socket({ fd: 3, readable: true, writable: false });
+const output = new Socket({ fd: 4, readable: false, writable: true });
+input.on("data", (chunk) => {
+  buffered += chunk.toString("utf8");
+  let newline;
+  while ((newline = buffered.indexOf("\n")) >= 0) {
+    const request = JSON.parse(buffered.slice(0, newline));
+    buffered = buffered.slice(newline + 1);
+    queue = queue.then(async () => {
+      let response;
+      try {
+        response = { id: request.id, ...(await run(request)) };
+      } catch (error) {
+        response = { id: request.id, failed: String(error?.stack ?? error) };
+      }
+      // A call that left a timer running, or a host grown large, retires the host: the worker
+      // starts a new one for the next call, so no call's leftovers run inside another.
+      if (leftWork() || process.memoryUsage().rss > 1024 * 1024 * 1024) response.retire = true;
+      output.write(`${JSON.stringify(response)}\n`);
+    });
+  }
+});
+input.on("end", () => realExit(0));
