@@ -3,41 +3,42 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
 
 /**
- * The longest test files, longest first (from a full run's vitest JSON report, scripts/test-times.mjs): a
+ * The longest test files, longest first (from a full run's vitest JSON report, scripts/test-times.mjs,
+ * with CLI calls in the CLI host; the real clients' journeys from the run before): a
  * clean clone has no timing cache, and a long file started last would end the run alone. Files
  * not listed follow in vitest's own order.
  */
 const LONGEST_FIRST = [
   "test/worktree-kill.test.ts",
-  "test/hostile-input-21b.test.ts",
-  "test/cli.test.ts",
-  "test/rollback.test.ts",
+  "test/worktrees.test.ts",
+  "test/once.test.ts",
   "test/workflows.test.ts",
   "test/codex/journey.test.ts",
-  "test/once.test.ts",
-  "test/worktrees.test.ts",
   "test/hostile-landing.test.ts",
+  "test/rollback.test.ts",
   "test/torture/kill.test.ts",
-  "test/tasks.test.ts",
-  "test/person-gate.test.ts",
-  "test/doctor.test.ts",
-  "test/hostile-state-writes.test.ts",
-  "test/torture/fault-injection.test.ts",
-  "test/claude/misbehaving-journey.test.ts",
   "test/copilot/journey.test.ts",
-  "test/codex/sandbox-git-journey.test.ts",
+  "test/claude/misbehaving-journey.test.ts",
+  "test/torture/fault-injection.test.ts",
+  "test/allow-grammar-shells.test.ts",
   "test/claude/journey.test.ts",
-  "test/demo.test.ts",
-  "test/hostile-input.test.ts",
-  "test/copilot/hooks-cli.test.ts",
   "test/claude/workflow-journey.test.ts",
-  "test/torture/properties.test.ts",
-  "test/report.test.ts",
-  "test/api-workflow.test.ts",
-  "test/copilot/install-cli.test.ts",
-  "test/output.test.ts",
-  "src/run/runner-person.test.ts",
+  "test/codex/sandbox-git-journey.test.ts",
+  "test/tasks.test.ts",
+  "test/worktree-mend.test.ts",
+  "test/claude/terminal-journey.test.ts",
+  "test/hostile-input-21b.test.ts",
   "src/run/runner.test.ts",
+  "test/hooks.test.ts",
+  "test/doctor.test.ts",
+  "src/clients/codex/agent-toml.test.ts",
+  "test/person-gate.test.ts",
+  "test/measure-output.test.ts",
+  "test/run-terminal.test.ts",
+  "src/run/runner-person.test.ts",
+  "test/ownership.test.ts",
+  "test/hostile-input.test.ts",
+  "test/cli.test.ts",
 ];
 
 class LongestFirst extends BaseSequencer {
