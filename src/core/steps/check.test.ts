@@ -37,15 +37,15 @@ const rows: [string, CheckStep, Partial<ResumeContext>, NextAction][] = [
     },
   ],
   [
-    "its command failed, no rework → run it again",
+    "its command failed, no rework → the workflow failed, the way on `step run --again` (not run_step: its result would only be read back)",
     COMMAND,
     { reports: reports({ [TEST]: { passed: false } }) },
     {
-      action: "run_step",
+      action: "workflow_failed",
       agent: null,
       tasks: [],
-      reason: "run TEST's command (`npm test`): `dotagent step run TEST`",
-      step: "TEST",
+      reason:
+        "TEST: `npm test` failed (test.json says passed: false); fix the cause, then `dotagent step run TEST --again`",
     },
   ],
   [
