@@ -1,8 +1,7 @@
 // `dotagent hook <event>`: Claude Code's hooks (SPEC §11). Every one exits 0 and never breaks the
 // session: what it has to say is JSON on stdout, a problem one line on stderr.
-// - session-start: runs at every session start, so it is fast, reads only (but for recording a
-//   pending question as asked, under the lock it waits at most 1 s for) and prints nothing when
-//   there is no open workflow;
+// - session-start: runs at every session start, so it is fast, takes no lock (it only reads) and
+//   prints nothing when there is no open workflow;
 // - pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit: the loop's bookkeeping
 //   (src/claude/hooks.ts); they take the state lock, waiting longer for it than a command;
 // - subagent-start: Codex's only (`--client codex`: a multi-agent v2 executor's worktree lines).
