@@ -11,6 +11,13 @@ import { dotagent, removeTemps, tempProject, writeJson } from "./support/cli.js"
 import { typedPrompt } from "./support/typed-prompt.js";
 import { git, ok } from "./support/worktree-project.js";
 
+// Every CLI call here is a process of its own (not a call in the CLI host): with calls in the host,
+// "a pick Claude Code records after the hook" fails (the pick is not carried out by the locked
+// command), in spawned processes it passes. The calls then come closer together than a client's
+// ever do; which time relation the pick depends on is not yet found, so the file keeps the
+// spawned timing it was written for.
+process.env.DOTAGENT_TEST_SPAWN = "1";
+
 afterEach(removeTemps);
 
 const AS_MODEL = { CLAUDECODE: "1" };

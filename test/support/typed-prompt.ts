@@ -84,16 +84,11 @@ export function typedPrompt(
   // hook here, it is stamped 30 ms on (a report written just before the prompt is older; anything
   // a later process writes, newer: starting the hook alone takes longer than that).
   const when = options.when ?? "before";
-  const stamp = when === "before" ? 30 : 0;
-  const record = () => {
+  const record = () =>
     appendFileSync(
       file,
-      `${JSON.stringify(transcriptLine(text, promptId, options.source ?? "typed", new Date(Date.now() + stamp)))}\n`,
+      `${JSON.stringify(transcriptLine(text, promptId, options.source ?? "typed", new Date(Date.now() + (when === "before" ? 30 : 0))))}\n`,
     );
-    // What the test runs next is later than the stamp, as a later process always is: a call in the
-    // CLI host (support/cli-host.ts) can start within the same millisecond, so wait out the stamp.
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, stamp + 5);
-  };
   if (when === "before") record();
   return {
     input: {
