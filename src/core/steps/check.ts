@@ -1,12 +1,12 @@
 // A check step (SPEC §20): its agent writes a verdict (`passed`), or dotagent runs its command and
 // writes one from the exit code. On a failure with `rework`, the workflow goes back to that earlier
 // step for another round, at most max_rounds times; then it fails.
-import { isValidReport, reportAt } from "../reports.js";
 import type { CheckStep, Step } from "../flow.js";
 import type { StepKind } from "./types.js";
 import {
   awaitAgents,
   busyAs,
+  commandFailed,
   oneAgentMove,
   outputField,
   proveByVerdict,
@@ -34,18 +34,9 @@ export const checkKind: StepKind<CheckStep> = {
   kind: "check",
   next(step, at) {
     const report = step.reports[0]!;
-    if (step.agent === undefined) {
-      // A command's failed verdict with no rework to go back to stops the workflow, as a shell
-      // step's does: run again as it stands it would only be read back (once per round).
-      if (step.rework === undefined && isValidReport(reportAt(at.reports, report)))
-        return {
-          action: "workflow_failed",
-          agent: null,
-          tasks: [],
-          reason: `${step.id}: \`${step.run}\` failed (${reportNames([report])} says passed: false); fix the cause, then \`dotagent step run ${step.id} --again\``,
-        };
-      return runStep(step);
-    }
+    // A failed command with no rework to go back to stops the workflow, as a shell step's does.
+    if (step.agent === undefined)
+      return (step.rework === undefined ? commandFailed(step, at) : undefined) ?? runStep(step);
     if (busyAs(at, step.agent).length > 0) return awaitAgents([], at.agents);
     return {
       ...spawn(step.agent, unownedReason(at, report) ?? `no valid ${reportNames([report])} yet`),

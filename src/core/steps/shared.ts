@@ -54,6 +54,25 @@ export function runStep(step: Step & { readonly run?: string | undefined }): Nex
   };
 }
 
+/**
+ * A command step (shell, or a check with `run` and no rework) whose valid report did not prove it
+ * done: its command failed, which stops the workflow until the person fixes the cause and runs it
+ * again; run_step again would only read the recorded result back (once per round).
+ */
+export function commandFailed(
+  step: Step & { readonly run?: string | undefined },
+  at: ResumeContext,
+): NextAction | undefined {
+  const report = step.reports[0]!;
+  if (!isValidReport(reportAt(at.reports, report))) return undefined;
+  return {
+    action: "workflow_failed",
+    agent: null,
+    tasks: [],
+    reason: `${step.id}: \`${step.run}\` failed (${reportNames([report])} says passed: false); fix the cause, then \`dotagent step run ${step.id} --again\``,
+  };
+}
+
 const oneLine = (text: string) =>
   text.length > 80 || text.includes("\n") ? `${text.replace(/\s+/g, " ").slice(0, 77)}…` : text;
 
