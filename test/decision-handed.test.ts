@@ -11,13 +11,6 @@ import { dotagent, removeTemps, tempProject, writeJson } from "./support/cli.js"
 import { typedPrompt } from "./support/typed-prompt.js";
 import { git, ok } from "./support/worktree-project.js";
 
-// Every CLI call here is a process of its own (not a call in the CLI host): with calls in the host,
-// "a pick Claude Code records after the hook" fails (the pick is not carried out by the locked
-// command), in spawned processes it passes. The calls then come closer together than a client's
-// ever do; which time relation the pick depends on is not yet found, so the file keeps the
-// spawned timing it was written for.
-process.env.DOTAGENT_TEST_SPAWN = "1";
-
 afterEach(removeTemps);
 
 const AS_MODEL = { CLAUDECODE: "1" };
@@ -44,10 +37,10 @@ function atPickWithChange(): string {
   return p;
 }
 
-function personSays(p: string, prompt: ReturnType<typeof typedPrompt>): string {
+function personSays(p: string, prompt: ReturnType<typeof typedPrompt>, env: Record<string, string> = {}): string {
   const r = dotagent(p, ["hook", "user-prompt-submit"], {
     input: JSON.stringify({ session_id: "s-1", cwd: p, ...prompt.input }),
-    env: { CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: p },
+    env: { CLAUDE_PID: String(process.pid), CLAUDE_PROJECT_DIR: p, ...env },
     script: helperOf(p),
   });
   expect(r.code).toBe(0);
@@ -91,10 +84,12 @@ describe("the uncommitted-changes question is handed to the model with its words
   it("a pick Claude Code records after the hook: the question is in the next line at once, asked before the pick is carried out, and the yes still answers it", () => {
     const p = atPickWithChange();
     const typed = typedPrompt("minimal", { when: "later" });
-    const next = nextLine(personSays(p, typed));
+    // No carrier (src/store/reply-carrier.ts) here: the model's command itself must carry the pick out.
+    const next = nextLine(personSays(p, typed, { DOTAGENT_REPLY_CARRIER: "0" }));
     expect(next.decision.question).toContain("uncommitted changes (README.md)");
     typed.record();
-    // The model's next step carries the pick out (here: a reader would not; a locked command does).
+    // The model's next step carries the pick out before its answer is checked (a reader would not;
+    // a locked command does, even one refused for want of the person's yes).
     expect(dotagent(p, ["resume", "--isolation", "commit", "--json"], { env: AS_MODEL }).json.error).toMatchObject({
       code: "person_not_answered",
     });

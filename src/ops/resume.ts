@@ -78,6 +78,11 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
     return { result: planJson(plan, false), plan, mode: "status", exitCode: plan.decision ? 5 : 0 };
   }
   let isolation = input.isolation;
+  // A reply of the person's waiting for the client's record is carried out before their answer is
+  // checked (every locked command does it first, SPEC §11): the check below reads what it did.
+  const asksPerson = isolation !== undefined || input.keepEdits === true || input.keepDefinition === true;
+  if (asksPerson && context.byModel && (await import("./person-replies.js")).hasPendingReply(context.paths.stateDir))
+    await locked(context, "resume", () => undefined);
   // The uncommitted-changes question is the person's (SPEC §19): from an agent's shell, only after their reply.
   if (isolation !== undefined && context.byModel)
     await (await import("./person-gate.js")).requireIsolationAnswer(context.paths, isolation);
