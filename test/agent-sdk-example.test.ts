@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ENABLED, ROOT, claudeEnv } from "./claude/harness.js";
 import { startScriptedModel, type LogEntry, type ScriptedModel } from "./claude/scripted-model/server.js";
+import { JOURNEY_MORE } from "./support/journey-tier.js";
 
 const EXAMPLE = join(ROOT, "examples", "agent-sdk", "run.mjs");
 const JOBS = ["login", "search", "export"];
@@ -120,89 +121,93 @@ function expectReports(s: Scenario): void {
   }
 }
 
-describe.skipIf(!ENABLED)("examples/agent-sdk with the real Claude Agent SDK (DOTAGENT_E2E_CLAUDE=1)", () => {
-  it("a clean run does the 3 jobs, 2 at a time; a second start asks the model nothing", async () => {
-    const s = await scenario();
-    try {
-      const run = await runExample(s);
-      expect(run.code, run.stderr).toBe(0);
-      expectReports(s);
-      expect(run.stderr).toContain("0 of 3 jobs done before; running 3, 2 at a time");
-      expect(run.stderr).toContain("all 3 jobs done");
-      const sessions = new Set(
-        serverLog(s)
-          .filter((e) => e.kind === "request" && e.who === "pm")
-          .map((e) => e.session),
-      );
-      expect(sessions.size).toBe(3);
-      expect(new Set(JOBS.map((j) => sessionOf(s, j)))).toEqual(sessions);
-      const again = await runExample(s);
-      expect(again.code).toBe(0);
-      expect(again.stderr.trim()).toBe("all 3 jobs were done before: nothing to do");
-      expect(again.requests[1]).toBe(again.requests[0] - 1); // no request at all
-    } finally {
-      await s.server.close();
-    }
-  }, 600_000);
-
-  it("killed with kill -9 at three points, it resumes to completion without redoing a finished job", async () => {
-    const s = await scenario();
-    try {
-      const runs: Array<Run & { doneBefore: string[]; sessionsBefore: Record<string, string | null | undefined> }> = [];
-      // Killed at its 2nd request (two jobs started, none done), then at its first request once a
-      // job is recorded done (another one under way), then at its 2nd; a run that finishes ends the series.
-      const plans: Array<((first: number) => (k: number) => boolean) | null> = [
-        (first) => (k) => k >= first + 1,
-        () => () => completedJobs(s).length > 0,
-        (first) => (k) => k >= first + 1,
-        null,
-      ];
-      for (const plan of plans) {
-        const doneBefore = completedJobs(s);
-        const sessionsBefore = Object.fromEntries(JOBS.map((j) => [j, sessionOf(s, j)]));
-        const run = await runExample(s, plan?.(s.server.requests() + 1) ?? null);
-        runs.push({ ...run, doneBefore, sessionsBefore });
-        if (run.code === 0) break;
-        expect(run.signal, run.stderr).toBe("SIGKILL");
-      }
-      expect(runs.filter((r) => r.signal === "SIGKILL").length).toBeGreaterThanOrEqual(2);
-      const last = runs.at(-1)!;
-      expect(last.code, last.stderr).toBe(0);
-      expectReports(s);
-      const log = serverLog(s).filter((e) => e.kind === "request" && e.who === "pm");
-      let resumedSessions = 0;
-      for (const run of runs) {
-        const asked = new Set(
-          log.filter((e) => e.k >= run.requests[0] && e.k <= run.requests[1]).map((e) => e.session),
+describe.skipIf(!ENABLED || !JOURNEY_MORE)(
+  "examples/agent-sdk with the real Claude Agent SDK (DOTAGENT_E2E_CLAUDE=1)",
+  () => {
+    it("a clean run does the 3 jobs, 2 at a time; a second start asks the model nothing", async () => {
+      const s = await scenario();
+      try {
+        const run = await runExample(s);
+        expect(run.code, run.stderr).toBe(0);
+        expectReports(s);
+        expect(run.stderr).toContain("0 of 3 jobs done before; running 3, 2 at a time");
+        expect(run.stderr).toContain("all 3 jobs done");
+        const sessions = new Set(
+          serverLog(s)
+            .filter((e) => e.kind === "request" && e.who === "pm")
+            .map((e) => e.session),
         );
-        // A job completed before this run: its session is never asked again.
-        for (const job of run.doneBefore) expect(asked.has(sessionOf(s, job)!), `${job} re-run`).toBe(false);
-        // A job interrupted with a session: that same session continues.
-        for (const job of JOBS) {
-          const before = run.sessionsBefore[job];
-          if (before && !run.doneBefore.includes(job) && asked.has(before)) resumedSessions++;
-        }
+        expect(sessions.size).toBe(3);
+        expect(new Set(JOBS.map((j) => sessionOf(s, j)))).toEqual(sessions);
+        const again = await runExample(s);
+        expect(again.code).toBe(0);
+        expect(again.stderr.trim()).toBe("all 3 jobs were done before: nothing to do");
+        expect(again.requests[1]).toBe(again.requests[0] - 1); // no request at all
+      } finally {
+        await s.server.close();
       }
-      expect(resumedSessions).toBeGreaterThan(0);
-      expect(
-        runs.some((r) => r.doneBefore.length > 0),
-        "no run started with a job done: the kills came too early to test skipping",
-      ).toBe(true);
-      const manifest = record(s, "coordinator") as {
-        completed: Record<string, { resumed: boolean; session_id: string }>;
-      };
-      expect(Object.keys(manifest.completed).sort()).toEqual([...JOBS].sort());
-      expect(Object.values(manifest.completed).some((r) => r.resumed)).toBe(true);
-      // Every job's report was written by one session: its own, continued across kills.
-      for (const job of JOBS) expect(manifest.completed[job]!.session_id).toBe(sessionOf(s, job));
-      console.log(
-        `kill runs: ${runs.map((r) => `[${r.requests.join("-")}] ${r.signal ?? r.code}`).join(", ")}; resumed sessions seen ${resumedSessions}`,
-      );
-    } finally {
-      await s.server.close();
-    }
-  }, 600_000);
-});
+    }, 600_000);
+
+    it("killed with kill -9 at three points, it resumes to completion without redoing a finished job", async () => {
+      const s = await scenario();
+      try {
+        const runs: Array<Run & { doneBefore: string[]; sessionsBefore: Record<string, string | null | undefined> }> =
+          [];
+        // Killed at its 2nd request (two jobs started, none done), then at its first request once a
+        // job is recorded done (another one under way), then at its 2nd; a run that finishes ends the series.
+        const plans: Array<((first: number) => (k: number) => boolean) | null> = [
+          (first) => (k) => k >= first + 1,
+          () => () => completedJobs(s).length > 0,
+          (first) => (k) => k >= first + 1,
+          null,
+        ];
+        for (const plan of plans) {
+          const doneBefore = completedJobs(s);
+          const sessionsBefore = Object.fromEntries(JOBS.map((j) => [j, sessionOf(s, j)]));
+          const run = await runExample(s, plan?.(s.server.requests() + 1) ?? null);
+          runs.push({ ...run, doneBefore, sessionsBefore });
+          if (run.code === 0) break;
+          expect(run.signal, run.stderr).toBe("SIGKILL");
+        }
+        expect(runs.filter((r) => r.signal === "SIGKILL").length).toBeGreaterThanOrEqual(2);
+        const last = runs.at(-1)!;
+        expect(last.code, last.stderr).toBe(0);
+        expectReports(s);
+        const log = serverLog(s).filter((e) => e.kind === "request" && e.who === "pm");
+        let resumedSessions = 0;
+        for (const run of runs) {
+          const asked = new Set(
+            log.filter((e) => e.k >= run.requests[0] && e.k <= run.requests[1]).map((e) => e.session),
+          );
+          // A job completed before this run: its session is never asked again.
+          for (const job of run.doneBefore) expect(asked.has(sessionOf(s, job)!), `${job} re-run`).toBe(false);
+          // A job interrupted with a session: that same session continues.
+          for (const job of JOBS) {
+            const before = run.sessionsBefore[job];
+            if (before && !run.doneBefore.includes(job) && asked.has(before)) resumedSessions++;
+          }
+        }
+        expect(resumedSessions).toBeGreaterThan(0);
+        expect(
+          runs.some((r) => r.doneBefore.length > 0),
+          "no run started with a job done: the kills came too early to test skipping",
+        ).toBe(true);
+        const manifest = record(s, "coordinator") as {
+          completed: Record<string, { resumed: boolean; session_id: string }>;
+        };
+        expect(Object.keys(manifest.completed).sort()).toEqual([...JOBS].sort());
+        expect(Object.values(manifest.completed).some((r) => r.resumed)).toBe(true);
+        // Every job's report was written by one session: its own, continued across kills.
+        for (const job of JOBS) expect(manifest.completed[job]!.session_id).toBe(sessionOf(s, job));
+        console.log(
+          `kill runs: ${runs.map((r) => `[${r.requests.join("-")}] ${r.signal ?? r.code}`).join(", ")}; resumed sessions seen ${resumedSessions}`,
+        );
+      } finally {
+        await s.server.close();
+      }
+    }, 600_000);
+  },
+);
 
 describe("examples/agent-sdk without the SDK", () => {
   it("the built library loads without the SDK and recoverableQuery says what to install (exit 1, one line)", async () => {

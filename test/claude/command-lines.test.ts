@@ -16,11 +16,12 @@ import { shownCommands, type ShownCommand } from "./scripted-model/command-lines
 import { refused as notRun } from "./scripted-model/journey.js";
 import { startScriptedModel, type LogEntry } from "./scripted-model/server.js";
 import type { ApiRequest, Reply } from "./scripted-model/policy.js";
+import { JOURNEY_MORE } from "../support/journey-tier.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENABLED = process.env.DOTAGENT_E2E_CLAUDE === "1";
 
-describe.skipIf(!ENABLED)(
+describe.skipIf(!ENABLED || !JOURNEY_MORE)(
   "command lines shown to the model pass Claude Code's Bash check (DOTAGENT_E2E_CLAUDE=1)",
   () => {
     let claude = "";

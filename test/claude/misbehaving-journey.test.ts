@@ -26,6 +26,7 @@ import {
 import type { Deviation } from "./scripted-model/policy.js";
 import { runTerminalJourney } from "./scripted-model/terminal-journey.js";
 import type { LogEntry } from "./scripted-model/server.js";
+import { JOURNEY_MORE } from "../support/journey-tier.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENABLED = process.env.DOTAGENT_E2E_CLAUDE === "1";
@@ -285,7 +286,7 @@ const record = (file: string, rows: Verdict[], claude: string, started: number) 
     );
 };
 
-describe.skipIf(!ENABLED)("a misbehaving model in the real Claude Code (print mode)", () => {
+describe.skipIf(!ENABLED || !JOURNEY_MORE)("a misbehaving model in the real Claude Code (print mode)", () => {
   let claude = "";
   beforeAll(() => {
     if (!existsSync(join(ROOT, "dist/dotagent.mjs")))

@@ -22,6 +22,7 @@ import {
 } from "./scripted-model/journey.js";
 import { runTerminalJourney } from "./scripted-model/terminal-journey.js";
 import { tmuxAvailable } from "./scripted-model/terminal.js";
+import { JOURNEY_MORE } from "../support/journey-tier.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENABLED = process.env.DOTAGENT_E2E_CLAUDE === "1";
@@ -124,104 +125,107 @@ function judge(result: JourneyResult): Judged {
   };
 }
 
-describe.skipIf(!ENABLED)("a project's workflow definition in the real Claude Code (DOTAGENT_E2E_CLAUDE=1)", () => {
-  let claude = "";
-  let clean: JourneyResult;
+describe.skipIf(!ENABLED || !JOURNEY_MORE)(
+  "a project's workflow definition in the real Claude Code (DOTAGENT_E2E_CLAUDE=1)",
+  () => {
+    let claude = "";
+    let clean: JourneyResult;
 
-  beforeAll(() => {
-    if (!existsSync(join(ROOT, "dist/dotagent.mjs")))
-      throw new Error("dist/dotagent.mjs is missing: run `npm run build`");
-    claude = fetchClaude();
-  }, 600_000);
+    beforeAll(() => {
+      if (!existsSync(join(ROOT, "dist/dotagent.mjs")))
+        throw new Error("dist/dotagent.mjs is missing: run `npm run build`");
+      claude = fetchClaude();
+    }, 600_000);
 
-  it("/develop --workflow review: both of develop's gates, the command asked of the person, one rework round, the shell step once, the notes approved", async () => {
-    clean = await journey(undefined, undefined, claude);
-    const said = clean.runs.map((r) => r.run.result?.result ?? r.run.stderr).join("\n---\n");
-    // The person: the request, the demand, the pick, the test command, the shipping command, the notes.
-    expect(
-      clean.runs.map((r) => r.prompt),
-      said,
-    ).toEqual(["/develop --workflow review add login", "approve", "minimal", "yes", "yes", "approve"]);
-    const judged = judge(clean);
-    expect(judged).toEqual({
-      complete: true,
-      valid: true,
-      steps: STEPS,
-      spawns: CLEAN,
-      testsRuns: 2,
-      shipped: 1,
-      denials: 0,
-      helperFailures: [],
-    });
-    const phase = JSON.parse(readFileSync(join(clean.project, "memory/state/phase.json"), "utf8")) as {
-      workflow: { name: string };
-      rework: { step: string; round: number };
-    };
-    expect(phase.workflow.name).toBe("review");
-    expect(phase.rework).toMatchObject({ step: "TESTS", round: 1 });
-    // The commands ran only after the person's yes: each was asked once (exit 5) before it ran.
-    const asked = clean.events.filter((e) => e.type === "decision_asked").length;
-    expect(asked).toBe(2);
-    // The scribe ended its first turn without notes.md: SubagentStop sent it back once (its next
-    // request carries the stop hook's reminder), and it wrote them; spawned once.
-    const feedback = clean.log.filter((e) => e.kind === "feedback" && e.who === "scribe").map((e) => String(e.text));
-    expect(
-      feedback.filter((t) => /dotagent reminder 1/.test(t)),
-      said,
-    ).toHaveLength(1);
-    expect(readFileSync(join(clean.project, "memory/reports/notes.md"), "utf8")).toContain("Login shipped");
-    // The rework round's task landed its file in the main checkout, which is why TESTS passed.
-    expect(existsSync(join(clean.project, "rework-1-1.txt"))).toBe(true);
-    if (!process.env.KEEP) rmSync(clean.work, { recursive: true, force: true });
-  }, 600_000);
+    it("/develop --workflow review: both of develop's gates, the command asked of the person, one rework round, the shell step once, the notes approved", async () => {
+      clean = await journey(undefined, undefined, claude);
+      const said = clean.runs.map((r) => r.run.result?.result ?? r.run.stderr).join("\n---\n");
+      // The person: the request, the demand, the pick, the test command, the shipping command, the notes.
+      expect(
+        clean.runs.map((r) => r.prompt),
+        said,
+      ).toEqual(["/develop --workflow review add login", "approve", "minimal", "yes", "yes", "approve"]);
+      const judged = judge(clean);
+      expect(judged).toEqual({
+        complete: true,
+        valid: true,
+        steps: STEPS,
+        spawns: CLEAN,
+        testsRuns: 2,
+        shipped: 1,
+        denials: 0,
+        helperFailures: [],
+      });
+      const phase = JSON.parse(readFileSync(join(clean.project, "memory/state/phase.json"), "utf8")) as {
+        workflow: { name: string };
+        rework: { step: string; round: number };
+      };
+      expect(phase.workflow.name).toBe("review");
+      expect(phase.rework).toMatchObject({ step: "TESTS", round: 1 });
+      // The commands ran only after the person's yes: each was asked once (exit 5) before it ran.
+      const asked = clean.events.filter((e) => e.type === "decision_asked").length;
+      expect(asked).toBe(2);
+      // The scribe ended its first turn without notes.md: SubagentStop sent it back once (its next
+      // request carries the stop hook's reminder), and it wrote them; spawned once.
+      const feedback = clean.log.filter((e) => e.kind === "feedback" && e.who === "scribe").map((e) => String(e.text));
+      expect(
+        feedback.filter((t) => /dotagent reminder 1/.test(t)),
+        said,
+      ).toHaveLength(1);
+      expect(readFileSync(join(clean.project, "memory/reports/notes.md"), "utf8")).toContain("Login shipped");
+      // The rework round's task landed its file in the main checkout, which is why TESTS passed.
+      expect(existsSync(join(clean.project, "rework-1-1.txt"))).toBe(true);
+      if (!process.env.KEEP) rmSync(clean.work, { recursive: true, force: true });
+    }, 600_000);
 
-  /** Kill points: inside each step kind (all in `npm run journey`), or the check's (CI). */
-  const POINTS: Array<[string, (k: number, who: string, last: string) => boolean]> = [
-    ["agent: the pm at work", (_k, who) => who === "pm"],
-    ["choose: an architect at work", (_k, who) => who === "architect"],
-    ["tasks: an executor at work", (_k, who) => who === "executor"],
-    ["check (agent): qa at work", (_k, who) => who === "qa"],
-    [
-      "check (run): TESTS's failed run recorded, the model not yet told",
-      (_k, who, last) => who === "main" && /"step":\s*"TESTS"[\s\S]*"ran":\s*true/.test(last),
-    ],
-    [
-      "shell: SHIP's command ran, the model not yet told",
-      (_k, who, last) => who === "main" && /"step":\s*"SHIP"[\s\S]*"ran":\s*true/.test(last),
-    ],
-    ["agent with a gate: the project's scribe writing notes.md", (_k, who) => who === "scribe"],
-  ];
-  // CI runs the clean journey here and a kill in the terminal journey below; every point is in `npm run journey`.
-  const chosen = ALL ? POINTS : [];
+    /** Kill points: inside each step kind (all in `npm run journey`), or the check's (CI). */
+    const POINTS: Array<[string, (k: number, who: string, last: string) => boolean]> = [
+      ["agent: the pm at work", (_k, who) => who === "pm"],
+      ["choose: an architect at work", (_k, who) => who === "architect"],
+      ["tasks: an executor at work", (_k, who) => who === "executor"],
+      ["check (agent): qa at work", (_k, who) => who === "qa"],
+      [
+        "check (run): TESTS's failed run recorded, the model not yet told",
+        (_k, who, last) => who === "main" && /"step":\s*"TESTS"[\s\S]*"ran":\s*true/.test(last),
+      ],
+      [
+        "shell: SHIP's command ran, the model not yet told",
+        (_k, who, last) => who === "main" && /"step":\s*"SHIP"[\s\S]*"ran":\s*true/.test(last),
+      ],
+      ["agent with a gate: the project's scribe writing notes.md", (_k, who) => who === "scribe"],
+    ];
+    // CI runs the clean journey here and a kill in the terminal journey below; every point is in `npm run journey`.
+    const chosen = ALL ? POINTS : [];
 
-  for (const [i, [name, killAt]] of chosen.entries()) {
-    it(
-      `kill -9 inside ${name}, then ${i % 2 === 0 ? "/develop" : "continue"}: completes, nothing complete runs again, no command twice`,
-      async () => {
-        const result = await journey(killAt, i % 2 === 0 ? "/develop" : "continue", claude);
-        expect(result.killed).toBe(true);
-        const judged = judge(result);
-        const said = result.runs
-          .map((r) => `${r.prompt} → ${(r.run.result?.result ?? r.run.stderr).slice(0, 120)}`)
-          .join("\n");
-        expect(judged.complete && judged.valid, said).toBe(true);
-        expect(judged.steps).toEqual(STEPS);
-        // Agents killed at work run again (their reports were not in: both architects, spawned
-        // together, or the one agent at work); nothing complete does.
-        const atWork = (agent: string) => (killAt(0, agent, "") ? (agent === "architect" ? 2 : 1) : 0);
-        for (const [agent, n] of Object.entries(judged.spawns))
-          expect(n, `${agent} spawned ${n} times`).toBeLessThanOrEqual(
-            CLEAN[agent as keyof typeof CLEAN] + atWork(agent),
-          );
-        expect(judged.testsRuns).toBe(2);
-        expect(judged.shipped).toBe(1);
-        expect(judged.helperFailures).toEqual([]);
-        if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
-      },
-      ALL ? 600_000 : 300_000,
-    );
-  }
-});
+    for (const [i, [name, killAt]] of chosen.entries()) {
+      it(
+        `kill -9 inside ${name}, then ${i % 2 === 0 ? "/develop" : "continue"}: completes, nothing complete runs again, no command twice`,
+        async () => {
+          const result = await journey(killAt, i % 2 === 0 ? "/develop" : "continue", claude);
+          expect(result.killed).toBe(true);
+          const judged = judge(result);
+          const said = result.runs
+            .map((r) => `${r.prompt} → ${(r.run.result?.result ?? r.run.stderr).slice(0, 120)}`)
+            .join("\n");
+          expect(judged.complete && judged.valid, said).toBe(true);
+          expect(judged.steps).toEqual(STEPS);
+          // Agents killed at work run again (their reports were not in: both architects, spawned
+          // together, or the one agent at work); nothing complete does.
+          const atWork = (agent: string) => (killAt(0, agent, "") ? (agent === "architect" ? 2 : 1) : 0);
+          for (const [agent, n] of Object.entries(judged.spawns))
+            expect(n, `${agent} spawned ${n} times`).toBeLessThanOrEqual(
+              CLEAN[agent as keyof typeof CLEAN] + atWork(agent),
+            );
+          expect(judged.testsRuns).toBe(2);
+          expect(judged.shipped).toBe(1);
+          expect(judged.helperFailures).toEqual([]);
+          if (!process.env.KEEP) rmSync(result.work, { recursive: true, force: true });
+        },
+        ALL ? 600_000 : 300_000,
+      );
+    }
+  },
+);
 
 // About a minute in CI, so it runs in `npm run journey`; the print journey above stays in `npm test`.
 describe.skipIf(!ENABLED || !tmuxAvailable() || !ALL)(

@@ -16,6 +16,7 @@ import { independentTasks } from "./scripted-model/policy.js";
 import { runJourney, spawns, toolCalls, toolResults, writes, type JourneyResult } from "./scripted-model/journey.js";
 import { runTerminalJourney } from "./scripted-model/terminal-journey.js";
 import { tmuxAvailable } from "./scripted-model/terminal.js";
+import { JOURNEY_MORE } from "../support/journey-tier.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENABLED = process.env.DOTAGENT_E2E_CLAUDE === "1";
@@ -121,7 +122,7 @@ function expectLanded(project: string, events: JourneyResult["events"], executor
   expect(events.filter((e) => e.type === "task_merged")).toHaveLength(3);
 }
 
-describe.skipIf(!ENABLED)("isolated executors in the real Claude Code (DOTAGENT_E2E_CLAUDE=1)", () => {
+describe.skipIf(!ENABLED || !JOURNEY_MORE)("isolated executors in the real Claude Code (DOTAGENT_E2E_CLAUDE=1)", () => {
   let claude = "";
   beforeAll(() => {
     claude = fetchClaude();

@@ -16,6 +16,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCodexJourney, spawnCounts, type CodexJourneyResult } from "./scripted-model/journey.js";
+import { JOURNEY_MORE } from "../support/journey-tier.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENABLED = process.env.DOTAGENT_E2E_CODEX === "1";
@@ -50,7 +51,7 @@ function diagnose(result: CodexJourneyResult): string {
   );
 }
 
-describe.skipIf(!ENABLED)("Codex's default sandbox, a git project, the install not committed", () => {
+describe.skipIf(!ENABLED || !JOURNEY_MORE)("Codex's default sandbox, a git project, the install not committed", () => {
   let codex = "";
   beforeAll(() => {
     codex = fetchCodex();

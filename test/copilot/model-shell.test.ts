@@ -11,6 +11,7 @@ import { copilotEnv, fetchCopilotBinary, prepareCopilotProject } from "./journey
 import { startScriptedModel, type ScriptedModel } from "../claude/scripted-model/server.js";
 import { startClientTerminal } from "../claude/scripted-model/terminal.js";
 import { tmuxAvailable } from "../claude/scripted-model/terminal.js";
+import { JOURNEY_MORE } from "../support/journey-tier.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENABLED = process.env.DOTAGENT_E2E_COPILOT === "1";
@@ -46,7 +47,7 @@ async function seen(out: string, ms: number): Promise<unknown> {
   return read();
 }
 
-describe.skipIf(!ENABLED)("the model's shell in the real Copilot CLI", () => {
+describe.skipIf(!ENABLED || !JOURNEY_MORE)("the model's shell in the real Copilot CLI", () => {
   const expected = { stdin: false, stdout: false, copilot: "1" };
 
   it("print mode: COPILOT_CLI=1, no terminal", async () => {

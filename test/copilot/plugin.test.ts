@@ -10,11 +10,12 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { copilotEnv, fetchCopilotBinary } from "./journey.js";
 import { startScriptedModel } from "../claude/scripted-model/server.js";
+import { JOURNEY_MORE } from "../support/journey-tier.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENABLED = process.env.DOTAGENT_E2E_COPILOT === "1";
 
-describe.skipIf(!ENABLED)("dotagent's Claude Code plugin installed into Copilot CLI", () => {
+describe.skipIf(!ENABLED || !JOURNEY_MORE)("dotagent's Claude Code plugin installed into Copilot CLI", () => {
   it("installs from the marketplace; its session-start hook tells the session to run `install --client copilot`", async () => {
     const work = mkdtempSync(join(tmpdir(), "dotagent-copilot-plugin-"));
     const home = join(work, "home");
