@@ -13,7 +13,9 @@ let host;
 function startHost() {
   // stdout and stderr are pipes, as spawnSync gives a CLI (never the terminal a test may run in):
   // a call's own output is captured inside the host, and anything else is passed on to stderr.
-  const child = spawn(process.execPath, [hostScript], { stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"] });
+  // vm modules (cli-host-process.mjs compiles the CLI from V8's code cache), without their warning.
+  const flags = ["--experimental-vm-modules", "--disable-warning=ExperimentalWarning"];
+  const child = spawn(process.execPath, [...flags, hostScript], { stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"] });
   child.stdout.on("data", (chunk) => process.stderr.write(chunk));
   child.stderr.on("data", (chunk) => process.stderr.write(chunk));
   child.stdout.unref?.();
