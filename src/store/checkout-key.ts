@@ -27,7 +27,6 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
-import { sha256Hex } from "../core/sha256.js";
 
 const crypto = () => process.getBuiltinModule("node:crypto");
 
@@ -69,8 +68,7 @@ export function checkoutKey(root: string, options: { create: boolean } = { creat
   const cached = cache.get(real);
   if (cached?.ok) return cached;
   const dir = join(stateHome(), "checkouts");
-  // sha256 in JavaScript: a SessionStart that finds the key never loads node:crypto (sha256.ts).
-  const file = join(dir, `${sha256Hex(Buffer.from(real, "utf8")).slice(0, 32)}.json`);
+  const file = join(dir, `${crypto().createHash("sha256").update(real).digest("hex").slice(0, 32)}.json`);
   const found = readKeyFile(file);
   if (found !== undefined && found.root === real && found.dev === folder.dev && found.ino === folder.ino) {
     const key = { ok: true as const, key: Buffer.from(found.key, "base64"), file };

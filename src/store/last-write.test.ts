@@ -15,8 +15,7 @@ import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { projectPaths, type ProjectPaths } from "./project.js";
-import { adoptLiveFiles, digestOf, findHandEdits, isLastWrite, LAST_WRITE, recordingWrite } from "./last-write.js";
-import { SMALL_BYTES } from "../core/sha256.js";
+import { adoptLiveFiles, findHandEdits, isLastWrite, LAST_WRITE, recordingWrite } from "./last-write.js";
 import { stampOf } from "./state-files.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 
@@ -68,14 +67,6 @@ function rewriteKeepingStamp(file: string, text: string): void {
 }
 
 describe("last write: what dotagent wrote, and what it did not", () => {
-  it.each([
-    ["a short text past ASCII", '{"request": "caf\u00e9 \u2713"}\n'],
-    ["bytes as large as the JavaScript hash takes", Buffer.alloc(SMALL_BYTES, "a")],
-    ["bytes one past it (node:crypto's)", Buffer.alloc(SMALL_BYTES + 1, "a")],
-  ])("digestOf %s: node:crypto's sha256 of its UTF-8 bytes", (_, input) => {
-    expect(digestOf(input)).toBe(createHash("sha256").update(input).digest("hex"));
-  });
-
   it("a file as dotagent wrote it is no hand edit; other bytes in it are, named by file", () => {
     const paths = project();
     write(paths.phaseFile, '{"a":1}\n');

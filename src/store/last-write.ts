@@ -23,7 +23,6 @@
 //   keeping a hand edit (`resume --keep-edit`) adopts the live bytes through `adoptLiveFiles`.
 import { rmSync } from "node:fs";
 import { basename, join } from "node:path";
-import { sha256Hex, SMALL_BYTES } from "../core/sha256.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { ProjectPaths } from "./project.js";
 import { MAX_STATE_BYTES, MiB, readProjectFile } from "./read-file.js";
@@ -43,16 +42,9 @@ interface LastWrite {
   files: Partial<Record<StateName, FileRecord>>;
 }
 
-/**
- * sha256 of bytes as dotagent records them (hex). A state file of a typical plan is hashed in
- * JavaScript: a reader that hashes only that (status, the hooks) then never loads node:crypto.
- */
-export function digestOf(input: Buffer | string): string {
-  const bytes = typeof input === "string" ? Buffer.from(input, "utf8") : input;
-  return bytes.length <= SMALL_BYTES
-    ? sha256Hex(bytes)
-    : process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex");
-}
+/** sha256 of bytes as dotagent records them (hex). */
+export const digestOf = (bytes: Buffer | string) =>
+  process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex");
 
 function recordPath(stateDir: string): string {
   return join(stateDir, LAST_WRITE);
