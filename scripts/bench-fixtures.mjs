@@ -3,7 +3,8 @@
 // The workflow is in IMPLEMENTATION with REQUIREMENTS and ARCHITECTURE completed, their reports
 // present and approved; most tasks are complete with an output file, a few are running (one of
 // them with its output already written, for `task complete`), the rest pending, and dependencies
-// form a DAG (each task depends only on earlier ones). Same `n`, `now` and options → same bytes.
+// form a DAG (each task depends only on earlier ones); the round's isolation is decided (shared:
+// the fixture is not a git repository), as it is once a task has started. Same `n`, `now` and options → same bytes.
 // Options (test/scale.test.ts): `shape` "mixed" (the default: a few dependencies each, mostly near
 // neighbours), "chain" (each task depends on the one before it: the complete ones, then the pending
 // ones from the last complete; one task ready), "wide" (every task depends on the first, the last
@@ -144,6 +145,17 @@ export function buildFixture(root, n, now = new Date(), { shape = "mixed", compl
     { type: "phase_started", phase: "IMPLEMENTATION", at: at(t0 + 9 * HOUR) },
   ];
   for (let i = 0; i < n; i++) events.push({ type: "task_added", task_id: taskId(i), at: at(t0 + 9 * HOUR) });
+  // The round's isolation, decided at its first task start as `task start` decides it (SPEC §19):
+  // outside a git repository, one shared checkout. Tasks that ran always leave this record, so
+  // without it the readers would look at the main checkout (git) as only a round's first tasks do.
+  const isolation = {
+    round: 0,
+    mode: "shared",
+    branch: null,
+    reason: "the project is not in a git repository",
+    decided_at: at(implStart),
+  };
+  events.push({ type: "isolation_decided", round: 0, mode: "shared", reason: isolation.reason, at: at(implStart) });
   let runningWithOutput;
   for (let i = 0; i < n; i++) {
     const id = taskId(i);
@@ -207,6 +219,7 @@ export function buildFixture(root, n, now = new Date(), { shape = "mixed", compl
     max_attempts: 3,
     revision: events.length,
     tasks,
+    isolation,
   };
   phase.last_updated = at(now.getTime() - 10 * 60_000);
 

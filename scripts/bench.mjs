@@ -101,6 +101,10 @@ const machine = describeMachine();
 print(
   `dotagent benchmark — ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load ${machine.load.join(" ")}`,
 );
+if (machine.extra_ca_certs !== null)
+  print(
+    `NODE_EXTRA_CA_CERTS=${machine.extra_ca_certs}: every node start, the baseline's too, parses it, so ratios are lower than without it`,
+  );
 print(
   `CLI ${CLI} (${(statSync(CLI).size / 1024).toFixed(0)} KiB); ${RUNS} timed rounds (+${WARMUP} warm-up), ${MEM_RUNS} memory round(s)`,
 );
@@ -392,6 +396,10 @@ function describeMachine() {
     node: process.versions.node,
     platform: `${process.platform}-${process.arch}`,
     load: loadavg().map((l) => Number(l.toFixed(2))),
+    // Every node process, `node -e 0` too, reads these certificates at start (OpenSSL parses each:
+    // with a distribution's bundle, most of a bare start's instructions), so the baseline is
+    // slower and each ratio lower than on a machine without it.
+    extra_ca_certs: process.env.NODE_EXTRA_CA_CERTS || null,
   };
 }
 

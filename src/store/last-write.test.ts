@@ -45,7 +45,7 @@ function reads(paths: ProjectPaths): [StateSnapshot["phase"], StateSnapshot["exe
 }
 const edits = (paths: ProjectPaths) => findHandEdits(paths, ...reads(paths));
 const write = (file: string, text: string) =>
-  recordingWrite(join(file, "../../.."), file, text, () => writeFileSync(file, text));
+  recordingWrite(join(file, "../../.."), file, Buffer.from(text), () => writeFileSync(file, text));
 const sha = (bytes: string | Buffer) => createHash("sha256").update(bytes).digest("hex");
 
 /** Rewrites a file through its own descriptor (same inode) and puts its mtime back to the nanosecond (GNU touch): only its bytes differ. */
@@ -107,7 +107,7 @@ describe("last write: what dotagent wrote, and what it did not", () => {
     write(paths.phaseFile, '{"a":1}\n');
     write(paths.executionFile, '{"b":1}\n');
     expect(() =>
-      recordingWrite(paths.root, paths.phaseFile, '{"a":2}\n', () => {
+      recordingWrite(paths.root, paths.phaseFile, Buffer.from('{"a":2}\n'), () => {
         throw new Error("killed");
       }),
     ).toThrow("killed");

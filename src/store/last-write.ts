@@ -89,7 +89,7 @@ function currentSha(file: string): string | null {
  * claims nothing about what it leaves), after it names the new bytes and their stamp. Best
  * effort: a record that cannot be written is removed (unknown), never a reason to fail the write.
  */
-export function recordingWrite(root: string, file: string, text: string, write: () => void): void {
+export function recordingWrite(root: string, file: string, bytes: Buffer, write: () => void): void {
   const stateDir = join(file, "..");
   const name = basename(file) as StateName;
   let record: LastWrite;
@@ -106,7 +106,7 @@ export function recordingWrite(root: string, file: string, text: string, write: 
   }
   write();
   try {
-    record.files[name] = { sha256: [digestOf(text)], stamp: null };
+    record.files[name] = { sha256: [digestOf(bytes)], stamp: null };
     writeRecord(root, stateDir, record);
   } catch {
     forget(stateDir);

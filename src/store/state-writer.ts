@@ -32,8 +32,9 @@ export class ConcurrentWriteError extends DotagentError {
 
 /** Replaces phase.json or execution.json durably, as dotagent's last write of it (last-write.ts). */
 export function writeStateJson(root: string, file: string, value: unknown): void {
-  const text = `${JSON.stringify(value, null, 2)}\n`;
-  recordingWrite(root, file, text, () => writeFileInside(root, file, text));
+  // Encoded once, for the write and for its digest (a 10,000-task execution.json is some 3.6 MB).
+  const bytes = Buffer.from(`${JSON.stringify(value, null, 2)}\n`, "utf8");
+  recordingWrite(root, file, bytes, () => writeFileInside(root, file, bytes));
 }
 
 /**
