@@ -4,7 +4,8 @@ import { defineConfig } from "vitest/config";
 
 /**
  * The longest test files, longest first (from a full run's vitest JSON report, scripts/test-times.mjs,
- * with CLI calls in the CLI host; the real clients' journeys from the run before): a
+ * with CLI calls in the CLI host; the real clients' journeys from the run before; the journeys CI
+ * leaves out, test/support/journey-tier.ts, taken off): a
  * clean clone has no timing cache, and a long file started last would end the run alone. Files
  * not listed follow in vitest's own order.
  */
@@ -18,12 +19,9 @@ const LONGEST_FIRST = [
   "test/rollback.test.ts",
   "test/torture/kill.test.ts",
   "test/copilot/journey.test.ts",
-  "test/claude/misbehaving-journey.test.ts",
   "test/torture/fault-injection.test.ts",
   "test/allow-grammar-shells.test.ts",
   "test/claude/journey.test.ts",
-  "test/claude/workflow-journey.test.ts",
-  "test/codex/sandbox-git-journey.test.ts",
   "test/tasks.test.ts",
   "test/worktree-mend.test.ts",
   "test/claude/terminal-journey.test.ts",
