@@ -2,9 +2,9 @@
 // built-in develop for a phase.json without one (every workflow dotagent wrote before
 // definitions existed, and every develop workflow since). Readers call flowOf(state) instead of
 // carrying a second value around; the pinned steps were checked when phase.json was parsed.
-import { DEVELOP, type Flow } from "./flow.js";
+import { DEVELOP, type Flow, type NamedGate } from "./flow.js";
 import { pinnedSteps, resolveWorkflow, type DefProblem } from "./resolve-workflow.js";
-import type { StepDef } from "./workflow-defs.js";
+import { BUILTIN_WORKFLOWS, type StepDef } from "./workflow-defs.js";
 
 export interface Pinned {
   readonly name: string;
@@ -34,10 +34,59 @@ export function flowOf(state: { readonly workflow?: Pinned | undefined }): Flow 
 
 /** Re-checks a pinned definition with every rule a definition file meets (a hand-edited phase.json is input too). */
 export function resolvePinned(pinned: Pinned): { ok: true; flow: Flow } | { ok: false; problems: DefProblem[] } {
-  return resolveWorkflow(pinned.name, (name) =>
+  const result = resolveWorkflow(pinned.name, (name) =>
     name === pinned.name
       ? { name, source: "memory/state/phase.json", def: { steps: pinned.steps, description: pinned.description } }
       : undefined,
+  );
+  return result.ok ? { ok: true, flow: withBuiltinGates(result.flow) } : result;
+}
+
+/**
+ * phase.json pins no gate names (pinnedSteps): a step pinned exactly as a built-in wrote it (an
+ * `extends` of develop keeps its REQUIREMENTS) gets the built-in's name back, so a workflow's gates
+ * are named the same before and after its definition was pinned.
+ */
+function withBuiltinGates(flow: Flow): Flow {
+  const named = builtinNamedGates();
+  if (named.size === 0) return flow;
+  const pinnedForm = pinnedSteps(flow);
+  let changed = false;
+  const steps = flow.steps.map((step, i) => {
+    const gate = step.kind === "agent" ? named.get(sortedJson(pinnedForm[i])) : undefined;
+    if (gate === undefined) return step;
+    changed = true;
+    return { ...step, named_gate: gate };
+  });
+  return changed ? { ...flow, steps } : flow;
+}
+
+let namedGates: Map<string, NamedGate> | undefined;
+
+/** The built-ins' named gates, by their step's pinned form. */
+function builtinNamedGates(): Map<string, NamedGate> {
+  if (namedGates !== undefined) return namedGates;
+  namedGates = new Map();
+  for (const name of Object.keys(BUILTIN_WORKFLOWS)) {
+    const result = resolveWorkflow(name, (n) =>
+      BUILTIN_WORKFLOWS[n] === undefined ? undefined : { name: n, source: "built-in", def: BUILTIN_WORKFLOWS[n] },
+    );
+    if (!result.ok) continue;
+    const forms = pinnedSteps(result.flow);
+    result.flow.steps.forEach((step, i) => {
+      if (step.kind === "agent" && step.named_gate !== undefined)
+        namedGates!.set(sortedJson(forms[i]), step.named_gate);
+    });
+  }
+  return namedGates;
+}
+
+/** JSON with each object's keys sorted and undefined left out: equal steps, equal text, however parsed. */
+function sortedJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 

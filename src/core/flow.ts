@@ -3,6 +3,7 @@
 // built-in `develop` is a Flow like any other. A Flow is resolved (extends applied) and checked
 // (resolve-workflow.ts) before anything reads it, so readers may trust its shape.
 import { REPORTS_DIR, STATE_DIR } from "./paths.js";
+import type { Gate, GateShows } from "./gates.js";
 
 export const STEP_KINDS = ["agent", "choose", "tasks", "check", "shell"] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
@@ -35,6 +36,15 @@ export interface AgentStep extends StepBase {
   readonly reports: readonly string[];
   /** "approve": the person approves the report (or sends feedback that re-runs the agent). */
   readonly gate?: "approve" | undefined;
+  /** The approval's name and words where they are not `approve_report`'s (gates.ts): only a built-in definition sets it. */
+  readonly named_gate?: NamedGate | undefined;
+}
+
+/** How a built-in definition names its step's approval (develop's demand: `approve_requirements`, "the requirements"). */
+export interface NamedGate {
+  readonly gate: Gate;
+  readonly words: string;
+  readonly shows: GateShows;
 }
 
 export interface ChooseStep extends StepBase {
@@ -113,7 +123,14 @@ export const DEVELOP: Flow = {
   name: "develop",
   description: "requirements → a design the person picks → tasks in worktrees → verification → reflection",
   steps: [
-    { id: "REQUIREMENTS", kind: "agent", agent: "pm", reports: [REPORT.demand], gate: "approve" },
+    {
+      id: "REQUIREMENTS",
+      kind: "agent",
+      agent: "pm",
+      reports: [REPORT.demand],
+      gate: "approve",
+      named_gate: { gate: "approve_requirements", words: "the requirements", shows: "requirements" },
+    },
     {
       id: "ARCHITECTURE",
       kind: "choose",

@@ -381,6 +381,9 @@ function checkSteps(
         `${def.id} is also ${place(other, placed[by]!)}.id; step ids must be unique: ${parent ? `rename this step, or use replace to change ${placed[other]!.name}'s` : "rename one of them"}`,
       );
     } else seen.set(def.id, i);
+    // A gate's name is a stable field skills read (SPEC §5): only a built-in names one; extends carries it with the step.
+    if (def.named_gate !== undefined && (placed[i]!.source !== "built-in" || def.kind !== "agent"))
+      inStep(i, ".named_gate", "only a built-in agent step names its gate; remove `named_gate`");
     const step = checkStep(def, at, (path, message) => inStep(i, path.slice(at.length), message), options);
     checkRework(i);
     if (step === undefined) return;
@@ -622,6 +625,7 @@ function checkStep(def: StepDef, at: string, report: Problem, options: ResolveOp
         agent: agent("agent"),
         reports: reports(undefined, false),
         ...(def.gate === "approve" ? { gate: "approve" as const } : {}),
+        ...(def.named_gate === undefined ? {} : { named_gate: def.named_gate }),
       };
       break;
     case "choose":
@@ -772,7 +776,14 @@ export function pinnedSteps(flow: Flow): StepDef[] {
           ...(s.when ? { when: s.when } : {}),
         };
       default: {
-        const { reports, ...rest } = s;
+        // A built-in's gate name is not written into phase.json (its format and hash stay): flow-of.ts restores it.
+        const {
+          reports,
+          named_gate: _named,
+          ...rest
+        } = s as Exclude<Step, { kind: "choose" | "tasks" }> & {
+          named_gate?: unknown;
+        };
         return { ...rest, report: reports.length === 1 ? name(reports[0]!) : reports.map(name) } as StepDef;
       }
     }
