@@ -3,7 +3,7 @@
 // built-in `develop` is a Flow like any other. A Flow is resolved (extends applied) and checked
 // (resolve-workflow.ts) before anything reads it, so readers may trust its shape.
 import { REPORTS_DIR, STATE_DIR } from "./paths.js";
-import type { Gate, GateShows } from "./gates.js";
+import type { Gate } from "./plan-resume.js";
 
 export const STEP_KINDS = ["agent", "choose", "tasks", "check", "shell"] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
@@ -39,6 +39,9 @@ export interface AgentStep extends StepBase {
   /** The approval's name and words where they are not `approve_report`'s (gates.ts): only a built-in definition sets it. */
   readonly named_gate?: NamedGate | undefined;
 }
+
+/** How a terminal shows what the person answers at a gate (gate-view.ts): a demand's substance, a design's summary, a report's text, the designs side by side. */
+export type GateShows = "requirements" | "design" | "report" | "designs";
 
 /** How a built-in definition names its step's approval (develop's demand: `approve_requirements`, "the requirements"). */
 export interface NamedGate {

@@ -7,15 +7,9 @@
 // The names: a choose step's gates are `pick_design` and `approve_design`; an agent step's
 // approval is `approve_report`, unless its definition names it (`named_gate`, which only a
 // built-in definition sets: develop's REQUIREMENTS is `approve_requirements`, as its skill says).
-import type { Flow, Step } from "./flow.js";
+import type { Flow, GateShows, Step } from "./flow.js";
+import type { Gate } from "./plan-resume.js";
 import { kindOf } from "./steps/index.js";
-
-/** The names `next.gate` carries (SPEC §5): stable, read by the skills and by people's scripts. */
-export const GATES = ["approve_requirements", "pick_design", "approve_design", "approve_report"] as const;
-export type Gate = (typeof GATES)[number];
-
-/** How a terminal shows what the person answers (gate-view.ts): a demand's substance, a design's summary, a report's text, the designs side by side. */
-export type GateShows = "requirements" | "design" | "report" | "designs";
 
 export interface Approval {
   /** The name the plan's `next.gate` carries. */

@@ -75,9 +75,9 @@ export const ACTIONS = [
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
-/** Which approval `await_approval` asks for (gates.ts: the gate as data, named by its step). */
-export { GATES, type Gate } from "./gates.js";
-import type { Gate } from "./gates.js";
+/** Which approval `await_approval` asks for: the names `next.gate` carries (gates.ts: the gate as data, its name from its step). */
+export const GATES = ["approve_requirements", "pick_design", "approve_design", "approve_report"] as const;
+export type Gate = (typeof GATES)[number];
 
 export interface NextAction {
   action: Action;
