@@ -12,11 +12,17 @@
 // at that `remove[i]`. `path` stays where it was found in the resolved steps, as `workflows show`
 // numbers them.
 import { posix } from "node:path";
-import { REPORTS_DIR } from "./paths.js";
-import { DEFAULT_DESIGNS, REPORT, type Flow, type Step, type StepCondition } from "./flow.js";
+import { REPORT, REPORTS_DIR } from "./paths.js";
+import type { Flow, Step, StepCondition } from "./flow.js";
 import { compilePattern } from "./linear-pattern.js";
 import { controlCharacterIn } from "./words.js";
 import type { SourcedDef, StepDef, WorkflowDef } from "./workflow-defs.js";
+
+/** The designs a choose step asks for when its definition names none. */
+export const DEFAULT_DESIGNS: readonly { readonly name: string; readonly angle: string }[] = [
+  { name: "minimal", angle: "the smallest change that meets every acceptance criterion" },
+  { name: "robust", angle: "a design that holds up as the feature grows" },
+];
 
 export const MAX_STEPS = 50;
 export const MAX_EXTENDS_DEPTH = 8;
