@@ -2,7 +2,7 @@
 // built-in develop for a phase.json without one (every workflow dotagent wrote before
 // definitions existed, and every develop workflow since). Readers call flowOf(state) instead of
 // carrying a second value around; the pinned steps were checked when phase.json was parsed.
-import { DEVELOP, type Flow, type NamedGate } from "./flow.js";
+import { DEVELOP, type AgentStep, type Flow, type Step } from "./flow.js";
 import { pinnedSteps, resolveWorkflow, type DefProblem } from "./resolve-workflow.js";
 import { BUILTIN_WORKFLOWS, type StepDef } from "./workflow-defs.js";
 
@@ -43,30 +43,30 @@ export function resolvePinned(pinned: Pinned): { ok: true; flow: Flow } | { ok: 
 }
 
 /**
- * phase.json pins no gate names (pinnedSteps): a step pinned exactly as a built-in wrote it (an
- * `extends` of develop keeps its REQUIREMENTS) gets the built-in's name back, so a workflow's gates
- * are named the same before and after its definition was pinned.
+ * phase.json pins no built-in's own fields (pinnedSteps: a gate's name, how messages name the
+ * step): a step pinned exactly as a built-in wrote it (an `extends` of develop keeps its
+ * REQUIREMENTS) gets them back, so a workflow reads the same before and after it was pinned.
  */
 function withBuiltinGates(flow: Flow): Flow {
-  const named = builtinNamedGates();
-  if (named.size === 0) return flow;
+  const builtin = builtinOwnFields();
   const pinnedForm = pinnedSteps(flow);
   let changed = false;
   const steps = flow.steps.map((step, i) => {
-    const gate = step.kind === "agent" ? named.get(sortedJson(pinnedForm[i])) : undefined;
-    if (gate === undefined) return step;
+    const own = builtin.get(sortedJson(pinnedForm[i]));
+    if (own === undefined) return step;
     changed = true;
-    return { ...step, named_gate: gate };
+    return { ...step, ...own } as Step;
   });
   return changed ? { ...flow, steps } : flow;
 }
 
-let namedGates: Map<string, NamedGate> | undefined;
+type OwnFields = Pick<AgentStep, "named_gate" | "said">;
+let ownFields: Map<string, OwnFields> | undefined;
 
-/** The built-ins' named gates, by their step's pinned form. */
-function builtinNamedGates(): Map<string, NamedGate> {
-  if (namedGates !== undefined) return namedGates;
-  namedGates = new Map();
+/** The built-ins' steps that have fields of their own (named_gate, said), by the step's pinned form. */
+function builtinOwnFields(): Map<string, OwnFields> {
+  if (ownFields !== undefined) return ownFields;
+  const found = new Map<string, OwnFields>();
   for (const name of Object.keys(BUILTIN_WORKFLOWS)) {
     const result = resolveWorkflow(name, (n) =>
       BUILTIN_WORKFLOWS[n] === undefined ? undefined : { name: n, source: "built-in", def: BUILTIN_WORKFLOWS[n] },
@@ -74,11 +74,15 @@ function builtinNamedGates(): Map<string, NamedGate> {
     if (!result.ok) continue;
     const forms = pinnedSteps(result.flow);
     result.flow.steps.forEach((step, i) => {
-      if (step.kind === "agent" && step.named_gate !== undefined)
-        namedGates!.set(sortedJson(forms[i]), step.named_gate);
+      const own = {
+        ...(step.kind === "agent" && step.named_gate !== undefined ? { named_gate: step.named_gate } : {}),
+        ...(step.said !== undefined ? { said: step.said } : {}),
+      };
+      if (Object.keys(own).length > 0) found.set(sortedJson(forms[i]), own);
     });
   }
-  return namedGates;
+  ownFields = found;
+  return found;
 }
 
 /** JSON with each object's keys sorted and undefined left out: equal steps, equal text, however parsed. */

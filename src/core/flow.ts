@@ -24,6 +24,8 @@ export interface StepCondition {
 interface StepBase {
   readonly id: string;
   readonly title?: string | undefined;
+  /** How dotagent's own messages name the step where not by its id (develop's VERIFICATION: "verification"): only a built-in sets it. */
+  readonly said?: string | undefined;
   readonly when?: StepCondition | undefined;
   /** shell and check-run steps: how many more times a failing command runs before the step fails. */
   readonly retries?: number | undefined;

@@ -124,6 +124,16 @@ describe("develop's gate name: only a built-in names it, extends carries it, pha
     ]);
   });
 
+  it("how messages name a step (`said`) is a built-in's too", () => {
+    const result = resolveWorkflow("own", (n) =>
+      n === "own"
+        ? { name: n, source: ".dotagent/workflows/own.json", def: { steps: [{ ...NOTES, said: "notes" }] } }
+        : undefined,
+    );
+    expect(result.ok ? [] : result.problems.map((p) => p.written_path)).toEqual(["steps[0].said"]);
+    expect(stepOf(resolve("review", { review: REVIEW }), "VERIFICATION")!.said).toBe("verification");
+  });
+
   it("extends carries it with the step; a replaced REQUIREMENTS is the project's own step", () => {
     expect(at(resolve("review", { review: REVIEW }), "REQUIREMENTS").map((a) => a.gate)).toEqual([
       "approve_requirements",

@@ -556,7 +556,7 @@ function planInterrupted(
       phase = applyRework(phase, check, round, copy, now, reworkMoved);
       repairs.push({
         code: "rework",
-        message: `${check.id === "VERIFICATION" ? "verification" : check.id} failed: back to ${check.rework} for rework round ${round} (report kept as ${copy.replace("memory/reports/", "")})`,
+        message: `${check.said ?? check.id} failed: back to ${check.rework} for rework round ${round} (report kept as ${copy.replace("memory/reports/", "")})`,
       });
       events.push({ type: "phase_rework", phase: check.rework, round, verification: copy });
       break;

@@ -390,6 +390,8 @@ function checkSteps(
     // A gate's name is a stable field skills read (SPEC §5): only a built-in names one; extends carries it with the step.
     if (def.named_gate !== undefined && (placed[i]!.source !== "built-in" || def.kind !== "agent"))
       inStep(i, ".named_gate", "only a built-in agent step names its gate; remove `named_gate`");
+    if (def.said !== undefined && placed[i]!.source !== "built-in")
+      inStep(i, ".said", "only a built-in step says how messages name it (they name yours by its id); remove `said`");
     const step = checkStep(def, at, (path, message) => inStep(i, path.slice(at.length), message), options);
     checkRework(i);
     if (step === undefined) return;
@@ -544,6 +546,7 @@ function checkStep(def: StepDef, at: string, report: Problem, options: ResolveOp
     ...(def.when === undefined ? {} : { when: checkCondition(def.when, `${at}.when`, problem) }),
     ...(def.retries === undefined ? {} : { retries: def.retries }),
     ...(def.timeout === undefined ? {} : { timeout: def.timeout }),
+    ...(def.said === undefined ? {} : { said: def.said }),
   };
   const agent = (field: "agent" | "reducer", fallback?: string): string => {
     const value = def[field] ?? fallback;
@@ -771,8 +774,10 @@ export function pinnedSteps(flow: Flow): StepDef[] {
   const name = (p: string) => p.slice(REPORTS_DIR.length + 1);
   return flow.steps.map((s) => {
     switch (s.kind) {
-      case "choose":
-        return { ...s, reports: undefined, designs: s.designs } as StepDef;
+      case "choose": {
+        const { said: _said, ...rest } = s;
+        return { ...rest, reports: undefined, designs: s.designs } as StepDef;
+      }
       case "tasks":
         return {
           id: s.id,
@@ -782,10 +787,11 @@ export function pinnedSteps(flow: Flow): StepDef[] {
           ...(s.when ? { when: s.when } : {}),
         };
       default: {
-        // A built-in's gate name is not written into phase.json (its format and hash stay): flow-of.ts restores it.
+        // A built-in's own fields (named_gate, said) are not written into phase.json (its format and hash stay): flow-of.ts restores them.
         const {
           reports,
           named_gate: _named,
+          said: _said,
           ...rest
         } = s as Exclude<Step, { kind: "choose" | "tasks" }> & {
           named_gate?: unknown;

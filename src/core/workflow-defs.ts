@@ -19,6 +19,8 @@ export interface StepDef {
   readonly retries?: number | undefined;
   readonly timeout?: number | undefined;
   readonly when?: StepCondition | undefined;
+  /** How messages name the step (flow.ts StepBase.said); a definition file cannot set it. */
+  readonly said?: string | undefined;
   /** An agent step's approval as a built-in names it (flow.ts NamedGate); a definition file cannot set it. */
   readonly named_gate?: NamedGate | undefined;
 }
@@ -66,6 +68,7 @@ export const BUILTIN_WORKFLOWS: Readonly<Record<string, WorkflowDef>> = {
         report: "verification.json",
         rework: "IMPLEMENTATION",
         max_rounds: 5,
+        said: "verification",
       },
       { id: "REFLECTION", kind: "agent", agent: "reflector", report: ["reflection.json", "reflection.md"] },
     ],
