@@ -7,6 +7,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { NextAction } from "../core/plan-resume.js";
+import { DEVELOP, type Flow } from "../core/flow.js";
+import { approvalAt } from "../core/gates.js";
 import type { CommandContext } from "./context.js";
 import { opContext } from "./context.js";
 
@@ -54,23 +56,22 @@ function goOn(driver: Driver, what: string): string {
     : `Next: dotagent run goes on (${what})`;
 }
 
-/** What the person does next, as one line; null where the model's line already speaks to a person (decisions, dead tasks, waiting, the end). */
-export function personNext(next: NextAction, driver: Driver): string | null {
+/**
+ * What the person does next, as one line; null where the model's line already speaks to a person
+ * (decisions, dead tasks, waiting, the end). `flow`: the one the workflow walks, where its gates are.
+ */
+export function personNext(next: NextAction, driver: Driver, flow: Flow = DEVELOP): string | null {
   const client = clientOf(driver);
   switch (next.action) {
     case "start_workflow":
       return `Next: ${howToStart(driver)}, e.g. ${client !== undefined ? `${client.command} add login` : 'dotagent run "add login"'}`;
     case "await_approval": {
-      if (next.gate === "pick_design")
+      const gate = approvalAt(flow, next);
+      if (gate?.does === "pick")
         return client !== undefined
-          ? `Next: pick a design in ${client.client} (memory/reports/roundtable.json compares them)`
-          : "Next: dotagent run asks you to pick a design (memory/reports/roundtable.json compares them)";
-      const file =
-        next.gate === "approve_requirements"
-          ? "memory/reports/demand.json"
-          : next.gate === "approve_design"
-            ? "memory/reports/final_design.json"
-            : (next.output ?? "the report");
+          ? `Next: pick a design in ${client.client} (${gate.report} compares them)`
+          : `Next: dotagent run asks you to pick a design (${gate.report} compares them)`;
+      const file = next.output ?? gate?.report ?? "the report";
       return client !== undefined
         ? `Next: read ${file}, then type approve in ${client.client} (or what to change)`
         : `Next: dotagent run asks you to approve ${file} (or say what to change)`;
@@ -101,6 +102,11 @@ export function personGoOn(driver: Driver): string {
 }
 
 /** status's Next line for a person: go on after an approval whose output is still to be written (approvedNeeds), else personNext. */
-export function personNextOf(next: NextAction, approvedNeeds: string | null, driver: Driver): string | null {
-  return approvedNeeds !== null ? personGoOn(driver) : personNext(next, driver);
+export function personNextOf(
+  next: NextAction,
+  approvedNeeds: string | null,
+  driver: Driver,
+  flow: Flow = DEVELOP,
+): string | null {
+  return approvedNeeds !== null ? personGoOn(driver) : personNext(next, driver, flow);
 }

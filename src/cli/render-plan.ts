@@ -1,6 +1,8 @@
 // The resume plan for both readers: the stable JSON object of CONTRACT §5, and the short plain
 // text a person reads after `claude -r`.
 import type { ResumePlan } from "../core/plan-resume.js";
+import { DEVELOP, type Flow } from "../core/flow.js";
+import { approvalAt } from "../core/gates.js";
 import type { Colors } from "./output.js";
 import { formatProblem } from "../core/validate.js";
 export { planJson } from "../ops/plan-json.js";
@@ -12,9 +14,10 @@ function listIds(ids: readonly string[]): string {
 
 /**
  * The next action for people: a short label (coloured) and what it means, without saying the
- * same thing twice ("spawn agent — spawn the pm agent" read as a stammer).
+ * same thing twice ("spawn agent — spawn the pm agent" read as a stammer). `flow`: where the
+ * plan's gates are (a definition's approval also says its report, `next.output`).
  */
-export function describeNext(plan: ResumePlan): { label: string; detail: string } {
+export function describeNext(plan: ResumePlan, flow: Flow = DEVELOP): { label: string; detail: string } {
   const next = plan.next;
   switch (next.action) {
     case "start_workflow":
@@ -38,12 +41,15 @@ export function describeNext(plan: ResumePlan): { label: string; detail: string 
         label: `decide about ${next.tasks.length === 1 ? "dead task" : "dead tasks"} ${listIds(next.tasks)}`,
         detail: "a person decides: `dotagent task retry ID --extra-attempts N`",
       };
-    case "await_approval":
-      if (next.gate === "approve_requirements")
-        return { label: "ask the person", detail: "approve memory/reports/demand.json, or say what to change" };
-      if (next.gate === "approve_design")
-        return { label: "ask the person", detail: "approve memory/reports/final_design.json, or say what to change" };
-      return { label: "ask the person", detail: "pick one of the designs (do not run the architects again)" };
+    case "await_approval": {
+      const gate = approvalAt(flow, next);
+      if (gate?.does === "pick")
+        return { label: "ask the person", detail: "pick one of the designs (do not run the architects again)" };
+      return {
+        label: "ask the person",
+        detail: `approve ${next.output ?? gate?.report ?? "the report"}, or say what to change`,
+      };
+    }
     case "await_agents":
       return { label: "wait for the agents at work", detail: next.reason };
     case "plan_tasks":

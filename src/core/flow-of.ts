@@ -2,9 +2,9 @@
 // built-in develop for a phase.json without one (every workflow dotagent wrote before
 // definitions existed, and every develop workflow since). Readers call flowOf(state) instead of
 // carrying a second value around; the pinned steps were checked when phase.json was parsed.
-import { DEVELOP, type Flow } from "./flow.js";
+import { DEVELOP, type AgentStep, type Flow, type Step } from "./flow.js";
 import { pinnedSteps, resolveWorkflow, type DefProblem } from "./resolve-workflow.js";
-import type { StepDef } from "./workflow-defs.js";
+import { BUILTIN_WORKFLOWS, type StepDef } from "./workflow-defs.js";
 
 export interface Pinned {
   readonly name: string;
@@ -34,10 +34,63 @@ export function flowOf(state: { readonly workflow?: Pinned | undefined }): Flow 
 
 /** Re-checks a pinned definition with every rule a definition file meets (a hand-edited phase.json is input too). */
 export function resolvePinned(pinned: Pinned): { ok: true; flow: Flow } | { ok: false; problems: DefProblem[] } {
-  return resolveWorkflow(pinned.name, (name) =>
+  const result = resolveWorkflow(pinned.name, (name) =>
     name === pinned.name
       ? { name, source: "memory/state/phase.json", def: { steps: pinned.steps, description: pinned.description } }
       : undefined,
+  );
+  return result.ok ? { ok: true, flow: withBuiltinGates(result.flow) } : result;
+}
+
+/**
+ * phase.json pins no built-in's own fields (pinnedSteps: a gate's name, how messages name the
+ * step): a step pinned exactly as a built-in wrote it (an `extends` of develop keeps its
+ * REQUIREMENTS) gets them back, so a workflow reads the same before and after it was pinned.
+ */
+function withBuiltinGates(flow: Flow): Flow {
+  const builtin = builtinOwnFields();
+  const pinnedForm = pinnedSteps(flow);
+  let changed = false;
+  const steps = flow.steps.map((step, i) => {
+    const own = builtin.get(sortedJson(pinnedForm[i]));
+    if (own === undefined) return step;
+    changed = true;
+    return { ...step, ...own } as Step;
+  });
+  return changed ? { ...flow, steps } : flow;
+}
+
+type OwnFields = Pick<AgentStep, "named_gate" | "said">;
+let ownFields: Map<string, OwnFields> | undefined;
+
+/** The built-ins' steps that have fields of their own (named_gate, said), by the step's pinned form. */
+function builtinOwnFields(): Map<string, OwnFields> {
+  if (ownFields !== undefined) return ownFields;
+  const found = new Map<string, OwnFields>();
+  for (const name of Object.keys(BUILTIN_WORKFLOWS)) {
+    const result = resolveWorkflow(name, (n) =>
+      BUILTIN_WORKFLOWS[n] === undefined ? undefined : { name: n, source: "built-in", def: BUILTIN_WORKFLOWS[n] },
+    );
+    if (!result.ok) continue;
+    const forms = pinnedSteps(result.flow);
+    result.flow.steps.forEach((step, i) => {
+      const own = {
+        ...(step.kind === "agent" && step.named_gate !== undefined ? { named_gate: step.named_gate } : {}),
+        ...(step.said !== undefined ? { said: step.said } : {}),
+      };
+      if (Object.keys(own).length > 0) found.set(sortedJson(forms[i]), own);
+    });
+  }
+  ownFields = found;
+  return found;
+}
+
+/** JSON with each object's keys sorted and undefined left out: equal steps, equal text, however parsed. */
+function sortedJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 

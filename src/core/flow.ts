@@ -2,7 +2,10 @@
 // knows (agent, choose, tasks, check, shell). The core reads a Flow and never a step's name: the
 // built-in `develop` is a Flow like any other. A Flow is resolved (extends applied) and checked
 // (resolve-workflow.ts) before anything reads it, so readers may trust its shape.
-import { REPORTS_DIR, STATE_DIR } from "./paths.js";
+import { REPORT, REPORTS_DIR, STATE_DIR } from "./paths.js";
+import { resolveWorkflow } from "./resolve-workflow.js";
+import { BUILTIN_WORKFLOWS } from "./workflow-defs.js";
+import type { Gate } from "./plan-resume.js";
 
 export const STEP_KINDS = ["agent", "choose", "tasks", "check", "shell"] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
@@ -21,6 +24,8 @@ export interface StepCondition {
 interface StepBase {
   readonly id: string;
   readonly title?: string | undefined;
+  /** How dotagent's own messages name the step where not by its id (develop's VERIFICATION: "verification"): only a built-in sets it. */
+  readonly said?: string | undefined;
   readonly when?: StepCondition | undefined;
   /** shell and check-run steps: how many more times a failing command runs before the step fails. */
   readonly retries?: number | undefined;
@@ -35,6 +40,18 @@ export interface AgentStep extends StepBase {
   readonly reports: readonly string[];
   /** "approve": the person approves the report (or sends feedback that re-runs the agent). */
   readonly gate?: "approve" | undefined;
+  /** The approval's name and words where they are not `approve_report`'s (gates.ts): only a built-in definition sets it. */
+  readonly named_gate?: NamedGate | undefined;
+}
+
+/** How a terminal shows what the person answers at a gate (gate-view.ts): a demand's substance, a design's summary, a report's text, the designs side by side. */
+export type GateShows = "requirements" | "design" | "report" | "designs";
+
+/** How a built-in definition names its step's approval (develop's demand: `approve_requirements`, "the requirements"). */
+export interface NamedGate {
+  readonly gate: Gate;
+  readonly words: string;
+  readonly shows: GateShows;
 }
 
 export interface ChooseStep extends StepBase {
@@ -84,57 +101,28 @@ export interface Flow {
   readonly steps: readonly Step[];
 }
 
-export const REPORT = {
-  demand: `${REPORTS_DIR}/demand.json`,
-  designsDir: `${REPORTS_DIR}/designs`,
-  roundtable: `${REPORTS_DIR}/roundtable.json`,
-  finalDesign: `${REPORTS_DIR}/final_design.json`,
-  tasksDir: `${REPORTS_DIR}/tasks`,
-  verification: `${REPORTS_DIR}/verification.json`,
-  reflectionJson: `${REPORTS_DIR}/reflection.json`,
-  reflectionMd: `${REPORTS_DIR}/reflection.md`,
-  execution: `${STATE_DIR}/execution.json`,
-} as const;
+export { REPORT } from "./paths.js";
+export { DEFAULT_DESIGNS } from "./resolve-workflow.js";
 
 /** The reports a choose step and a tasks step write: fixed, as the tasks and the landing read them. */
 export const CHOOSE_REPORTS = [REPORT.finalDesign] as const;
 export const TASKS_REPORTS = [REPORT.execution] as const;
 
-export const DEFAULT_DESIGNS: readonly { readonly name: string; readonly angle: string }[] = [
-  { name: "minimal", angle: "the smallest change that meets every acceptance criterion" },
-  { name: "robust", angle: "a design that holds up as the feature grows" },
-];
+/**
+ * The built-in /develop: its definition (workflow-defs.ts) resolved by the same code as a
+ * project's, once, as this module loads (resolve-workflow.ts reads nothing of this module at load).
+ */
+export const DEVELOP: Flow = builtinFlow("develop");
 
-/** How many rework rounds develop's VERIFICATION sends back before the workflow fails. */
-export const DEVELOP_MAX_ROUNDS = 5;
-
-/** The built-in /develop: today's five phases, as data. */
-export const DEVELOP: Flow = {
-  name: "develop",
-  description: "requirements → a design the person picks → tasks in worktrees → verification → reflection",
-  steps: [
-    { id: "REQUIREMENTS", kind: "agent", agent: "pm", reports: [REPORT.demand], gate: "approve" },
-    {
-      id: "ARCHITECTURE",
-      kind: "choose",
-      agent: "architect",
-      reducer: "roundtable",
-      designs: DEFAULT_DESIGNS,
-      gate: "choose",
-      reports: [REPORT.finalDesign],
-    },
-    { id: "IMPLEMENTATION", kind: "tasks", agent: "executor", reports: [REPORT.execution] },
-    {
-      id: "VERIFICATION",
-      kind: "check",
-      agent: "qa",
-      reports: [REPORT.verification],
-      rework: "IMPLEMENTATION",
-      max_rounds: DEVELOP_MAX_ROUNDS,
-    },
-    { id: "REFLECTION", kind: "agent", agent: "reflector", reports: [REPORT.reflectionJson, REPORT.reflectionMd] },
-  ],
-};
+function builtinFlow(name: string): Flow {
+  const result = resolveWorkflow(name, (n) => {
+    const def = BUILTIN_WORKFLOWS[n];
+    return def === undefined ? undefined : { name: n, source: "built-in", def };
+  });
+  // The built-ins are tested to resolve (test/workflows.test.ts): reaching this is a bug in them.
+  if (!result.ok) throw new Error(`the built-in ${name} does not resolve: ${result.problems[0]!.message}`);
+  return result.flow;
+}
 
 export function stepOf(flow: Flow, id: string): Step | undefined {
   return flow.steps.find((s) => s.id === id);

@@ -75,7 +75,7 @@ export const ACTIONS = [
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
-/** Which approval `await_approval` asks for: the demand, a pick among the designs, or a written final design. */
+/** Which approval `await_approval` asks for: the names `next.gate` carries (gates.ts: the gate as data, its name from its step). */
 export const GATES = ["approve_requirements", "pick_design", "approve_design", "approve_report"] as const;
 export type Gate = (typeof GATES)[number];
 
@@ -556,7 +556,7 @@ function planInterrupted(
       phase = applyRework(phase, check, round, copy, now, reworkMoved);
       repairs.push({
         code: "rework",
-        message: `${check.id === "VERIFICATION" ? "verification" : check.id} failed: back to ${check.rework} for rework round ${round} (report kept as ${copy.replace("memory/reports/", "")})`,
+        message: `${check.said ?? check.id} failed: back to ${check.rework} for rework round ${round} (report kept as ${copy.replace("memory/reports/", "")})`,
       });
       events.push({ type: "phase_rework", phase: check.rework, round, verification: copy });
       break;

@@ -12,11 +12,17 @@
 // at that `remove[i]`. `path` stays where it was found in the resolved steps, as `workflows show`
 // numbers them.
 import { posix } from "node:path";
-import { REPORTS_DIR } from "./paths.js";
-import { DEFAULT_DESIGNS, REPORT, type Flow, type Step, type StepCondition } from "./flow.js";
+import { REPORT, REPORTS_DIR } from "./paths.js";
+import type { Flow, Step, StepCondition } from "./flow.js";
 import { compilePattern } from "./linear-pattern.js";
 import { controlCharacterIn } from "./words.js";
 import type { SourcedDef, StepDef, WorkflowDef } from "./workflow-defs.js";
+
+/** The designs a choose step asks for when its definition names none. */
+export const DEFAULT_DESIGNS: readonly { readonly name: string; readonly angle: string }[] = [
+  { name: "minimal", angle: "the smallest change that meets every acceptance criterion" },
+  { name: "robust", angle: "a design that holds up as the feature grows" },
+];
 
 export const MAX_STEPS = 50;
 export const MAX_EXTENDS_DEPTH = 8;
@@ -381,6 +387,11 @@ function checkSteps(
         `${def.id} is also ${place(other, placed[by]!)}.id; step ids must be unique: ${parent ? `rename this step, or use replace to change ${placed[other]!.name}'s` : "rename one of them"}`,
       );
     } else seen.set(def.id, i);
+    // A gate's name is a stable field skills read (SPEC §5): only a built-in names one; extends carries it with the step.
+    if (def.named_gate !== undefined && (placed[i]!.source !== "built-in" || def.kind !== "agent"))
+      inStep(i, ".named_gate", "only a built-in agent step names its gate; remove `named_gate`");
+    if (def.said !== undefined && placed[i]!.source !== "built-in")
+      inStep(i, ".said", "only a built-in step says how messages name it (they name yours by its id); remove `said`");
     const step = checkStep(def, at, (path, message) => inStep(i, path.slice(at.length), message), options);
     checkRework(i);
     if (step === undefined) return;
@@ -535,6 +546,7 @@ function checkStep(def: StepDef, at: string, report: Problem, options: ResolveOp
     ...(def.when === undefined ? {} : { when: checkCondition(def.when, `${at}.when`, problem) }),
     ...(def.retries === undefined ? {} : { retries: def.retries }),
     ...(def.timeout === undefined ? {} : { timeout: def.timeout }),
+    ...(def.said === undefined ? {} : { said: def.said }),
   };
   const agent = (field: "agent" | "reducer", fallback?: string): string => {
     const value = def[field] ?? fallback;
@@ -622,6 +634,7 @@ function checkStep(def: StepDef, at: string, report: Problem, options: ResolveOp
         agent: agent("agent"),
         reports: reports(undefined, false),
         ...(def.gate === "approve" ? { gate: "approve" as const } : {}),
+        ...(def.named_gate === undefined ? {} : { named_gate: def.named_gate }),
       };
       break;
     case "choose":
@@ -761,8 +774,10 @@ export function pinnedSteps(flow: Flow): StepDef[] {
   const name = (p: string) => p.slice(REPORTS_DIR.length + 1);
   return flow.steps.map((s) => {
     switch (s.kind) {
-      case "choose":
-        return { ...s, reports: undefined, designs: s.designs } as StepDef;
+      case "choose": {
+        const { said: _said, ...rest } = s;
+        return { ...rest, reports: undefined, designs: s.designs } as StepDef;
+      }
       case "tasks":
         return {
           id: s.id,
@@ -772,7 +787,15 @@ export function pinnedSteps(flow: Flow): StepDef[] {
           ...(s.when ? { when: s.when } : {}),
         };
       default: {
-        const { reports, ...rest } = s;
+        // A built-in's own fields (named_gate, said) are not written into phase.json (its format and hash stay): flow-of.ts restores them.
+        const {
+          reports,
+          named_gate: _named,
+          said: _said,
+          ...rest
+        } = s as Exclude<Step, { kind: "choose" | "tasks" }> & {
+          named_gate?: unknown;
+        };
         return { ...rest, report: reports.length === 1 ? name(reports[0]!) : reports.map(name) } as StepDef;
       }
     }

@@ -10,6 +10,7 @@ export { DEFAULT_DESIGNS } from "./phases.js";
 import { planFileOf } from "./plans.js";
 import type { Step } from "./flow.js";
 import { kindOf } from "./steps/index.js";
+import { approvalsOf } from "./gates.js";
 
 /**
  * One agent session: its checkpoint key, agent file name, exact output file, and prompt lines.
@@ -137,35 +138,24 @@ export function nextRunStep(plan: PlanView, facts: RunFacts = {}): RunStep {
   }
 }
 
-/** An approval: the step's report shown (its agent revises it on feedback), or the pick. */
+/** An approval: the step's report shown (its agent revises it on feedback), or the pick (gates.ts). */
 function gate(next: PlanView["next"], phase: Phase, step: Step): RunStep {
-  const gated = kindOf(step).gatedReport(step);
-  const agent = gated?.agent;
-  switch (next.gate) {
-    case "approve_requirements":
-    case "approve_report": {
-      const at = next.step ?? phase;
-      const output = next.output ?? gated?.output;
-      if (output === undefined)
-        return { kind: "stuck", reason: `an approval of ${at} without its report: ${next.reason ?? ""}` };
-      return {
-        kind: "gate",
-        phase: at,
-        output,
-        ...(agent ? { agent } : {}),
-        view: next.gate === "approve_requirements" ? "requirements" : "report",
-      };
-    }
-    case "approve_design":
-      return { kind: "gate", phase, output: REPORT.finalDesign, view: "design" };
-    case "pick_design":
-      return { kind: "choose_design", phase };
-    default:
-      return {
-        kind: "stuck",
-        reason: `an approval this dotagent does not know (${String(next.gate)}): ${next.reason ?? ""}`,
-      };
-  }
+  const approval = approvalsOf(step).find((a) => a.gate === next.gate);
+  if (approval === undefined)
+    return {
+      kind: "stuck",
+      reason: `an approval this dotagent does not know (${String(next.gate)}): ${next.reason ?? ""}`,
+    };
+  // A pick shows the designs side by side (the runner asks which one); an approval shows its report.
+  if (approval.shows === "designs") return { kind: "choose_design", phase };
+  const agent = kindOf(step).gatedReport(step)?.agent;
+  return {
+    kind: "gate",
+    phase: next.step ?? phase,
+    output: next.output ?? approval.report,
+    ...(agent ? { agent } : {}),
+    view: approval.shows,
+  };
 }
 
 /**

@@ -6,6 +6,8 @@
 // what happened, in the plan's own facts (the events its repairs would record, never its prose),
 // then what to type. Only at startup and resume: after compaction or /clear the person was there. Pure.
 import type { ResumePlan } from "./plan-resume.js";
+import { DEVELOP, type Flow } from "./flow.js";
+import { approvalAt } from "./gates.js";
 
 export interface SessionLineFacts {
   readonly plan: Pick<ResumePlan, "situation" | "workflow_id" | "phase" | "next" | "decision" | "in_flight" | "writes">;
@@ -19,6 +21,8 @@ export interface SessionLineFacts {
    * the others), so what the crash left behind is in the log, not in the plan's repairs.
    */
   readonly recorded?: ReadonlyArray<{ readonly type: string; readonly [key: string]: unknown }>;
+  /** The flow the workflow walks, where its gates are (flowOf); none: develop. */
+  readonly flow?: Flow | undefined;
 }
 
 type EventLike = { readonly type: string; readonly [key: string]: unknown };
@@ -71,19 +75,15 @@ function whatHappened(plan: SessionLineFacts["plan"], recorded: readonly EventLi
 }
 
 /** What the person types now. */
-function whatToType(plan: SessionLineFacts["plan"], command: string): string {
+function whatToType(plan: SessionLineFacts["plan"], command: string, flow: Flow): string {
   if (plan.decision !== null)
     return `It waits for your answer: ${plan.decision.question.replace(/\s*$/, "")} Type yes or no.`;
   const next = plan.next;
   if (next.action === "await_approval") {
-    if (next.gate === "pick_design")
-      return "It waits for you to pick a design (memory/reports/roundtable.json compares them): type its name.";
-    const file =
-      next.gate === "approve_requirements"
-        ? "memory/reports/demand.json"
-        : next.gate === "approve_design"
-          ? "memory/reports/final_design.json"
-          : (next.output ?? "the report");
+    const gate = approvalAt(flow, next);
+    if (gate?.does === "pick")
+      return `It waits for you to pick a design (${gate.report} compares them): type its name.`;
+    const file = next.output ?? gate?.report ?? "the report";
     return `It waits for your approval of ${file}: type approve, or what should change.`;
   }
   if (
@@ -116,5 +116,5 @@ export function sessionLine(facts: SessionLineFacts): string | null {
     happened.length > 0
       ? `dotagent: the last session ended during workflow ${id}: ${happened.join("; ")}.`
       : `dotagent: workflow ${id} is open${where}.`;
-  return `${head} ${whatToType(plan, command)}`;
+  return `${head} ${whatToType(plan, command, facts.flow ?? DEVELOP)}`;
 }

@@ -1,7 +1,7 @@
 // Workflow definitions as a person writes them (SPEC §20): `.dotagent/workflows/<name>.json`, a
 // full list of steps or an `extends` of another definition with edits. The built-ins are written
 // in the same format, so `develop` is a definition like any other. Pure: the store reads files.
-import type { StepCondition, StepKind } from "./flow.js";
+import type { NamedGate, StepCondition, StepKind } from "./flow.js";
 
 /** A step as written: reports are names under memory/reports/ ("demand.json"). */
 export interface StepDef {
@@ -19,6 +19,10 @@ export interface StepDef {
   readonly retries?: number | undefined;
   readonly timeout?: number | undefined;
   readonly when?: StepCondition | undefined;
+  /** How messages name the step (flow.ts StepBase.said); a definition file cannot set it. */
+  readonly said?: string | undefined;
+  /** An agent step's approval as a built-in names it (flow.ts NamedGate); a definition file cannot set it. */
+  readonly named_gate?: NamedGate | undefined;
 }
 
 export interface InsertDef {
@@ -47,7 +51,14 @@ export const BUILTIN_WORKFLOWS: Readonly<Record<string, WorkflowDef>> = {
   develop: {
     description: "requirements → a design the person picks → tasks in worktrees → verification → reflection",
     steps: [
-      { id: "REQUIREMENTS", kind: "agent", agent: "pm", report: "demand.json", gate: "approve" },
+      {
+        id: "REQUIREMENTS",
+        kind: "agent",
+        agent: "pm",
+        report: "demand.json",
+        gate: "approve",
+        named_gate: { gate: "approve_requirements", words: "the requirements", shows: "requirements" },
+      },
       { id: "ARCHITECTURE", kind: "choose", agent: "architect", reducer: "roundtable" },
       { id: "IMPLEMENTATION", kind: "tasks", agent: "executor" },
       {
@@ -57,6 +68,7 @@ export const BUILTIN_WORKFLOWS: Readonly<Record<string, WorkflowDef>> = {
         report: "verification.json",
         rework: "IMPLEMENTATION",
         max_rounds: 5,
+        said: "verification",
       },
       { id: "REFLECTION", kind: "agent", agent: "reflector", report: ["reflection.json", "reflection.md"] },
     ],

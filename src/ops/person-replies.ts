@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { namedDesign, replyAnswer, sealInstance } from "../core/authority.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { flowOf } from "../core/flow-of.js";
+import { approvalAt } from "../core/gates.js";
 import { gateAgents, gateAnswer, pendingAsked, saysApprove, saysNo } from "../core/person-answer.js";
 import { REPORT, type Phase } from "../core/phases.js";
 import { planResume, type ResumePlan } from "../core/plan-resume.js";
@@ -123,7 +124,7 @@ export async function recordPrompt(context: OpContext, prompt: TypedPrompt): Pro
     ) {
       const gate = plan.next.gate ?? null;
       const text = prompt.text;
-      if (gate === "pick_design") {
+      if (approvalAt(flowOf(state), plan.next)?.does === "pick") {
         // A pick names one design ("minimal", "no, robust"); only the name alone is carried out by dotagent.
         const design = namedDesign(text, designNames(context.paths.root));
         const alone = design !== null && text.trim().replace(/[.!]$/, "").toLowerCase() === design.toLowerCase();

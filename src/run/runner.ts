@@ -22,6 +22,7 @@ import { revisionJobs, withFeedback, type FeedbackGate } from "../core/revision.
 import { designsView, reportView, requirementsView, type DesignOption } from "../core/gate-view.js";
 import { DEVELOP, nextStepId, planSourceOf, stepAgents, stepOf, type Flow } from "../core/flow.js";
 import { flowOf } from "../core/flow-of.js";
+import { approvalAt, approvalsOf } from "../core/gates.js";
 import { kindOf } from "../core/steps/index.js";
 import { sendsWorkBack } from "../core/steps/check.js";
 import { skippedSteps } from "../core/steps/tasks.js";
@@ -262,9 +263,6 @@ export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
   }
 }
 
-/** The gates a `--change` answers: a report its agent revises, or the designs (every architect revises). */
-const CHANGEABLE_GATES: ReadonlySet<string> = new Set(["approve_requirements", "approve_report", "pick_design"]);
-
 /**
  * `--change TEXT` answers the gate the workflow waits at now; anywhere else it would be carried to
  * a gate the person has not seen yet. Refused (usage, exit 2) before anything is asked or written.
@@ -278,11 +276,13 @@ async function checkChange(options: RunOptions): Promise<void> {
     options.dirArg,
   ).resume({ dryRun: true });
   const gate = plan.next.action === "await_approval" ? plan.next.gate : undefined;
-  if (gate !== undefined && CHANGEABLE_GATES.has(gate)) return;
+  // A gate takes changes when an agent revises what it shows (a report, or every design: gates.ts).
+  const approval = gate === undefined ? undefined : approvalAt((await readFacts(options.root)).flow, plan.next);
+  if (approval?.takesChanges === true) return;
   const where =
     plan.workflow_id === null
       ? "there is no workflow here"
-      : `workflow ${plan.workflow_id} is at ${plan.phase ?? "?"}, not at a gate that takes changes${gate === "approve_design" ? " (its design is chosen: approve it, or go back with dotagent rollback)" : ""}`;
+      : `workflow ${plan.workflow_id} is at ${plan.phase ?? "?"}, not at a gate that takes changes${approval?.instead ? ` (${approval.instead})` : ""}`;
   throw new DotagentError(
     "usage",
     `--change answers the gate a workflow waits at, and ${where}; run dotagent run without --change`,
@@ -890,19 +890,17 @@ async function gateStep(
   at: StepContext,
 ): Promise<RunOutcome | undefined> {
   const { wf, options } = run;
-  const view = step.view;
-  const what =
-    view === "requirements" ? "the requirements" : view === "design" ? "the design" : `${step.phase}'s report`;
+  const { words: what, takesChanges } = shownAt(run, step);
   let how = "";
   if (!at.approved.includes(step.phase)) {
     const pending = await pendingFeedback(run);
     // Feedback given here and not acted on yet (a kill mid-revision): the revision comes first.
-    if (pending?.gate === step.phase && view !== "design") {
+    if (pending?.gate === step.phase && takesChanges) {
       await revise(run, pending, at, step.output);
       return undefined;
     }
     // --change: the person's answer given with the command, as "Change something" at a terminal.
-    if (run.change !== undefined && view !== "design") {
+    if (run.change !== undefined && takesChanges) {
       const feedback = await recordFeedback(run, step.phase, run.change.trim());
       run.change = undefined;
       await revise(run, feedback, at, step.output);
@@ -931,6 +929,13 @@ async function gateStep(
   await wf.phase.complete(step.phase, { output: step.output });
   options.progress.line(`${what} approved${how}`, { mark: "done" });
   return undefined;
+}
+
+/** What the gate approves, as its step's kind says it (gates.ts): the words the person reads, whether it takes changes. */
+function shownAt(run: Run, step: Extract<RunStep, { kind: "gate" }>): { words: string; takesChanges: boolean } {
+  const at = stepOf(run.flow, step.phase);
+  const approval = at === undefined ? undefined : approvalsOf(at).find((a) => a.does === "approve");
+  return approval ?? { words: `${step.phase}'s report`, takesChanges: true };
 }
 
 /**
@@ -968,7 +973,7 @@ function gateLines(run: Run, step: Extract<RunStep, { kind: "gate" }>): string[]
  * person, once: which gate, the report's substance, and the commands that answer it.
  */
 function gateDecision(run: Run, step: Extract<RunStep, { kind: "gate" }>, at: StepContext): RunOutcome {
-  const feedback = step.view !== "design";
+  const feedback = shownAt(run, step).takesChanges;
   const yes = `dotagent phase approve ${step.phase}`;
   const change = feedback ? changeCommand(run) : null;
   const gate: GateDecision = {
@@ -1005,14 +1010,13 @@ async function gateAnswer(run: Run, step: Extract<RunStep, { kind: "gate" }>, wh
     return { kind: "approve", note: ` (--approve auto)${summaryText}` };
   }
   if (!options.ask.interactive) return undefined;
-  const view = step.view;
   options.progress.show([
     "",
     `  ${what[0]!.toUpperCase()}${what.slice(1)} (${step.output}):`,
     ...gateLines(run, step),
     "",
   ]);
-  const feedback = view !== "design";
+  const feedback = shownAt(run, step).takesChanges;
   // The gate names its step's own agent and what follows it (develop: "the designs", then "the tasks").
   const agent = step.agent ?? "agent";
   const after = followingWork(run.flow, step.phase);

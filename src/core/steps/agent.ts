@@ -3,6 +3,7 @@
 import { isValidReport, reportAt } from "../reports.js";
 import type { AgentStep } from "../flow.js";
 import type { StepKind } from "./types.js";
+import type { Approval } from "../gates.js";
 import {
   approval,
   busyAs,
@@ -23,15 +24,14 @@ export const agentKind: StepKind<AgentStep> = {
     // An agent at work (revising the report, say) comes first: its report is not final yet.
     if (busyAs(at, step.agent).length > 0) return awaitAgents([], at.agents);
     const valid = (path: string) => isValidAt(at, path);
-    if (step.gate === "approve" && step.reports.some(valid)) {
-      // develop's demand is named as its skill names it; a definition's report with its folder, the path to read.
-      const requirements = step.id === "REQUIREMENTS";
+    const [gate] = approvalsOf(step);
+    if (gate !== undefined && step.reports.some(valid)) {
+      // A gate its definition names (develop's demand) says its report as its skill does; else with its folder, the path to read.
       const awaiting = step.reports.filter(valid);
       return {
         ...approval(
-          requirements ? "approve_requirements" : "approve_report",
-          `${requirements ? reportNames(awaiting) : awaiting.join(" or ")} awaits the user's approval`,
-          step.id,
+          gate,
+          `${gate.saysStep ? awaiting.join(" or ") : reportNames(awaiting)} awaits the user's approval`,
         ),
         ...outputField(at, awaiting[0]!),
       };
@@ -61,6 +61,25 @@ export const agentKind: StepKind<AgentStep> = {
   outputIsReport: true,
   reworkMovesReports: true,
   command: () => undefined,
+  approvals: approvalsOf,
   gatedReport: (step) => ({ agent: step.agent, output: step.reports[0] }),
   spawn: (step, at) => oneAgentMove(step, at, step.gate === "approve" ? "resume" : "complete"),
 };
+
+/** With `gate: "approve"`: `approve_report` of its first report, or as its built-in definition names it (named_gate). */
+function approvalsOf(step: AgentStep): readonly Approval[] {
+  if (step.gate !== "approve") return [];
+  const named = step.named_gate;
+  return [
+    {
+      gate: named?.gate ?? "approve_report",
+      does: "approve",
+      step: step.id,
+      report: step.reports[0]!,
+      words: named?.words ?? `${step.id}'s report`,
+      shows: named?.shows ?? "report",
+      takesChanges: true,
+      saysStep: named === undefined,
+    },
+  ];
+}

@@ -52,6 +52,7 @@ export const checkKind: StepKind<CheckStep> = {
   outputIsReport: true,
   reworkMovesReports: true,
   command: (step) => step.run,
+  approvals: () => [],
   gatedReport: () => undefined,
   spawn: (step, at) => oneAgentMove(step, at, "verdict", step.rework),
 };

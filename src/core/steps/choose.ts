@@ -7,6 +7,7 @@ import { isValidReport, reportAt, type ReportSnapshot } from "../reports.js";
 import type { ChooseStep } from "../flow.js";
 import type { PhaseState } from "../../schema/phase.js";
 import type { StepKind } from "./types.js";
+import type { Approval } from "../gates.js";
 import { approval, awaitAgents, busyAs, isValidAt, job, proveByReports, spawn, unownedReason } from "./shared.js";
 
 export function designPath(name: string): string {
@@ -24,8 +25,8 @@ export const chooseKind: StepKind<ChooseStep> = {
   kind: "choose",
   next(step, at) {
     const { phase, reports, agents } = at;
-    if (isValidAt(at, REPORT.finalDesign))
-      return approval("approve_design", "final_design.json awaits the user's approval", step.id);
+    const [pick, approve] = approvalsOf(step);
+    if (isValidAt(at, REPORT.finalDesign)) return approval(approve!, "final_design.json awaits the user's approval");
     const working = new Set(busyAs(at, step.agent).map((a) => a.design));
     const asked = phase.designs_requested ?? [];
     const missing = missingDesigns(phase, reports).filter((d) => !working.has(d));
@@ -41,11 +42,10 @@ export const chooseKind: StepKind<ChooseStep> = {
       const final = reportAt(reports, REPORT.finalDesign);
       const notPicked = final.status === "invalid" && final.reason === NOT_PICKED;
       return approval(
-        "pick_design",
+        pick!,
         notPicked
           ? `final_design.json ${NOT_PICKED}: show the options in roundtable.json and ask the user which one (do not write final_design.json)`
           : "the user picks a design (do not re-run the architects)",
-        step.id,
       );
     }
     if (reports.designs.length > 0)
@@ -81,6 +81,7 @@ export const chooseKind: StepKind<ChooseStep> = {
   outputIsReport: true,
   reworkMovesReports: false,
   command: () => undefined,
+  approvals: approvalsOf,
   gatedReport: () => undefined,
   /** The design writers (one job a design) or the reducer. */
   spawn(step, at) {
@@ -114,3 +115,33 @@ export const chooseKind: StepKind<ChooseStep> = {
     return undefined;
   },
 };
+
+/**
+ * The person picks one of the designs (roundtable.json compares them; a change sends every design
+ * writer back), then approves the final design their pick wrote (no change: it is chosen).
+ */
+function approvalsOf(step: ChooseStep): readonly [Approval, Approval] {
+  return [
+    {
+      gate: "pick_design",
+      does: "pick",
+      step: step.id,
+      report: REPORT.roundtable,
+      words: "a design",
+      shows: "designs",
+      takesChanges: true,
+      saysStep: false,
+    },
+    {
+      gate: "approve_design",
+      does: "approve",
+      step: step.id,
+      report: REPORT.finalDesign,
+      words: "the design",
+      shows: "design",
+      takesChanges: false,
+      instead: "its design is chosen: approve it, or go back with dotagent rollback",
+      saysStep: false,
+    },
+  ];
+}

@@ -6,7 +6,8 @@ import { flowOf } from "../flow-of.js";
 import { phaseAgentOf, unownedNote } from "../report-owners.js";
 import { isValidReport, reportAt, type ReportSnapshot, type ReportState } from "../reports.js";
 import type { Step } from "../flow.js";
-import type { AgentInFlight, Gate, NextAction } from "../plan-resume.js";
+import type { AgentInFlight, NextAction } from "../plan-resume.js";
+import type { Approval } from "../gates.js";
 import type { AgentJob, RunStep } from "../run-step.js";
 import type { Proof } from "../transitions.js";
 import type { ResumeContext, SpawnContext } from "./types.js";
@@ -15,15 +16,15 @@ export function spawn(agent: string, reason: string): NextAction {
   return { action: "spawn_agent", agent, tasks: [], reason };
 }
 
-/** `step` is said only where the gate does not name it (approve_report: any agent step of a definition). */
-export function approval(gate: Gate, reason: string, step: string): NextAction {
+/** The plan waits at the gate; `step` is said only where the gate's name does not say it (Approval.saysStep). */
+export function approval(gate: Approval, reason: string): NextAction {
   return {
     action: "await_approval",
     agent: null,
     tasks: [],
     reason,
-    gate,
-    ...(gate === "approve_report" ? { step } : {}),
+    gate: gate.gate,
+    ...(gate.saysStep ? { step: gate.step } : {}),
   };
 }
 

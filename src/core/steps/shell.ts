@@ -18,6 +18,7 @@ export const shellKind: StepKind<ShellStep> = {
   outputIsReport: true,
   reworkMovesReports: true,
   command: (step) => step.run,
+  approvals: () => [],
   gatedReport: () => undefined,
   spawn: () => undefined,
 };

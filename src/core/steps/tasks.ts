@@ -177,6 +177,7 @@ export const tasksKind: StepKind<TasksStep> = {
   outputIsReport: false,
   reworkMovesReports: false,
   command: () => undefined,
+  approvals: () => [],
   gatedReport: () => undefined,
   // Only a workflow from an older dotagent asks for a bare rework executor: plan the round.
   spawn: (_step, at) => at.planTasks(),

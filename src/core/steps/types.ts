@@ -8,6 +8,7 @@ import type { Step } from "../flow.js";
 import type { ReportSnapshot } from "../reports.js";
 import type { AgentInFlight, NextAction } from "../plan-resume.js";
 import type { MachineEvent, Proof } from "../transitions.js";
+import type { Approval } from "../gates.js";
 import type { Repair } from "../tasks.js";
 import type { PlanView, RunFacts, RunStep } from "../run-step.js";
 import type { PhaseState } from "../../schema/phase.js";
@@ -82,6 +83,8 @@ export interface StepKind<S extends Step> {
   readonly reworkMovesReports: boolean;
   /** The shell command dotagent runs for the step (`dotagent step run`), if it runs one. */
   command(step: S): string | undefined;
+  /** The gates the step waits at for the person (gates.ts): what they do, read and are told. */
+  approvals(step: S): readonly Approval[];
   /** An approval gate's report and the agent that revises it on feedback (an agent step's). */
   gatedReport(step: S): { agent: string; output: string | undefined } | undefined;
   /** The runner's move when the plan spawns `next.agent` at this step; undefined: this step does not spawn it. */
