@@ -12,7 +12,7 @@ const MIN_FACTS = 300;
 
 /** How the briefing hands a pending question: asked (recorded, so the person's reply answers it) with its `dotagent next:` line. */
 const ASK_FIRST =
-  "A person must decide, and dotagent recorded the question as asked: their next reply answers it. Show them decision.question and decision.answers from the line below, word for word, and end your turn; run nothing first (`resume --json` would only exit 5 with the same question). On their yes or no, run decision.yes or decision.no (`dotagent` meaning the helper) and act on its next.";
+  "A person must decide, and dotagent recorded the question as asked: their next reply answers it. If the person's message that follows already says yes or no to it (a session that starts with each prompt brings the reply with it), run decision.yes or decision.no (`dotagent` meaning the helper) and act on its next. Otherwise show them decision.question and decision.answers from the line below, word for word, and end your turn; run nothing first (`resume --json` would only exit 5 with the same question); on their yes or no, run decision.yes or decision.no.";
 
 /**
  * `helper` is the hook's own script path: the briefing shows the exact command line that goes
