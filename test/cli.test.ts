@@ -724,6 +724,9 @@ describe("the SessionStart hook", () => {
       const empty = tempProject();
       expect(hook(empty, source)).toMatchObject({ code: 0, stdout: "" });
       const p = exampleProject("interrupted-architecture");
+      // Active just now (the example's own date grows stale with the calendar: that asks, below).
+      const phase = readJson(p, "memory/state/phase.json");
+      writeJson(p, "memory/state/phase.json", { ...phase, last_updated: new Date().toISOString() });
       const out = hook(p, source);
       expect(out.code).toBe(0);
       const context = out.json.hookSpecificOutput;
@@ -736,6 +739,24 @@ describe("the SessionStart hook", () => {
       expect(context.additionalContext.length).toBeLessThan(10_000);
     },
   );
+  it("a question pending (a workflow idle for 9 days): handed as the next step and recorded as asked, in place of the Continue line", () => {
+    const p = exampleProject("interrupted-architecture");
+    const phase = readJson(p, "memory/state/phase.json");
+    writeJson(p, "memory/state/phase.json", {
+      ...phase,
+      last_updated: new Date(Date.now() - 9 * 24 * 3600_000).toISOString(),
+    });
+    const briefing: string = hook(p, "resume").json.hookSpecificOutput.additionalContext;
+    expect(briefing).not.toContain("Continue: ");
+    const handed = JSON.parse(/^dotagent next: (\{.*\})$/m.exec(briefing)![1]!);
+    expect(handed).toMatchObject({
+      next: { action: "confirm_fresh_start" },
+      decision: { question: "Workflow wf-login was last active 9 days ago. Archive it and start fresh?" },
+    });
+    expect(
+      dotagent(p, ["log", "--json"]).json.events.filter((e: { type: string }) => e.type === "decision_asked"),
+    ).toEqual([expect.objectContaining({ yes: handed.decision.yes })]);
+  });
   it("corrupt state: still exit 0, and the briefing says so", () => {
     const out = hook(exampleProject("corrupt-state"), "resume");
     expect(out.code).toBe(0);

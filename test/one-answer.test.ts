@@ -70,6 +70,10 @@ describe("the briefing agrees too", () => {
     });
     const text = JSON.parse(r.stdout).hookSpecificOutput.additionalContext as string;
     expect(text).toContain("Next action: confirm_isolation");
-    expect(text).toContain("A person must decide:");
+    // Handed as the next step, recorded as asked: the model asks before it runs anything (issue 42).
+    expect(text).toContain("A person must decide, and dotagent recorded the question as asked");
+    expect(text).toMatch(
+      /^dotagent next: \{.*"decision":\{"question":"The main checkout has uncommitted changes \(README\.md\)/m,
+    );
   });
 });

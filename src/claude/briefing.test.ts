@@ -36,3 +36,42 @@ describe("briefingFor: a round's shared checkout is told at the workflow's tasks
     expect(text.includes("Tasks share one checkout this round (no worktrees): not a git repository.")).toBe(told);
   });
 });
+
+describe("briefingFor: a question recorded as asked is handed whole as the model's next step", () => {
+  const question = (files: number) =>
+    `The main checkout has uncommitted changes (${Array.from({ length: files }, (_, i) => `src/file-${i}.ts`).join(", ")}). Commit them now (yes), run the tasks without worktrees (no), or stop (neither)?`;
+  const asking = (q: string, repairs = 0): ResumePlan =>
+    ({
+      ...plan("IMPLEMENTATION"),
+      next: { action: "confirm_isolation", agent: null, tasks: [], reason: "uncommitted changes", round: 0 },
+      repairs: Array.from({ length: repairs }, (_, i) => ({ code: "x", message: `repair ${i} ${"x".repeat(300)}` })),
+      decision: {
+        question: q,
+        default: false,
+        yes: "dotagent resume --isolation commit",
+        no: "dotagent resume --isolation shared",
+      },
+      agents_in_flight: [],
+    }) as unknown as ResumePlan;
+  const handed = (text: string) => JSON.parse(/^dotagent next: (\{.*\})$/m.exec(text)?.[1] ?? "null");
+
+  test.each([
+    ["a short briefing", 0],
+    ["a long one: the facts above are cut, the question stays whole", 3],
+  ])("%s", (_name, repairs) => {
+    const text = briefingFor(asking(question(2), repairs), "resume", "/h/dotagent.mjs", undefined, "add login", true)!;
+    expect(text.length).toBeLessThanOrEqual(2000);
+    expect(text.endsWith("}")).toBe(true);
+    expect(handed(text).decision).toMatchObject({ question: question(2), yes: "dotagent resume --isolation commit" });
+    expect(text).not.toContain("Continue: ");
+  });
+
+  test.each([
+    ["not recorded (the lock was held)", question(2), false],
+    ["too long to hand whole", question(80), true],
+  ])("%s: named as before, the model runs resume", (_name, q, asked) => {
+    const text = briefingFor(asking(q), "resume", "/h/dotagent.mjs", undefined, "add login", asked)!;
+    expect(text).toContain("A person must decide: The main checkout");
+    expect(text).not.toContain("dotagent next:");
+  });
+});

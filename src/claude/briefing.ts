@@ -4,8 +4,15 @@ import type { ResumePlan } from "../core/plan-resume.js";
 import { formatProblem } from "../core/validate.js";
 import type { WorktreeView } from "../core/worktrees.js";
 import type { IsolationRecord } from "../schema/execution.js";
+import { nextContext } from "./next-line.js";
 
 export const BRIEFING_LIMIT = 2000;
+/** The room the facts above a handed question keep at least. */
+const MIN_FACTS = 300;
+
+/** How the briefing hands a pending question: asked (recorded, so the person's reply answers it) with its `dotagent next:` line. */
+const ASK_FIRST =
+  "A person must decide, and dotagent recorded the question as asked: their next reply answers it. If the person's message that follows already says yes or no to it (a session that starts with each prompt brings the reply with it), run decision.yes or decision.no (`dotagent` meaning the helper) and act on its next. Otherwise show them decision.question and decision.answers from the line below, word for word, and end your turn; run nothing first (`resume --json` would only exit 5 with the same question); on their yes or no, run decision.yes or decision.no.";
 
 /**
  * `helper` is the hook's own script path: the briefing shows the exact command line that goes
@@ -18,8 +25,17 @@ export function briefingFor(
   helper?: string,
   trees?: { isolation: IsolationRecord | null; worktrees: readonly WorktreeView[]; tasksStep?: string | undefined },
   request?: string | null,
+  /** The plan's decision was recorded as asked (person-gate.ts): the briefing hands it as the model's next step. */
+  asked = false,
 ): string | null {
   if (plan.situation === "none" || plan.situation === "complete") return null;
+  // A question pending after a crash is the model's next step: handed whole, so it asks first. Kept
+  // whole when the briefing is long: the facts above it are cut instead.
+  // (Corrupt state keeps its own words: /develop shows the choice.)
+  const handed =
+    asked && plan.decision !== null && plan.situation !== "corrupt" ? `${ASK_FIRST}\n${nextContext([], plan)}` : "";
+  // One too long to hand whole (a question naming very long paths) is named as before: the model's `resume --json` gives it.
+  const ask = handed !== "" && handed.length <= BRIEFING_LIMIT - MIN_FACTS ? [handed] : [];
   const lines: string[] = [];
   if (plan.situation === "corrupt") {
     lines.push(
@@ -72,12 +88,21 @@ export function briefingFor(
           .map((r) => r.message)
           .join("; ")}${plan.repairs.length > 3 ? "; …" : ""}.`,
       );
-    if (plan.decision) lines.push(`A person must decide: ${plan.decision.question}`);
+    if (plan.decision && ask.length === 0) lines.push(`A person must decide: ${plan.decision.question}`);
     const resume = helper ? `\`node "${helper}" resume --json\`` : "`dotagent resume --json`";
-    lines.push(
-      `Continue: the person types /develop, or you run ${resume} and follow its next; never redo completed phases or tasks.`,
-    );
+    if (ask.length === 0)
+      lines.push(
+        `Continue: the person types /develop, or you run ${resume} and follow its next; never redo completed phases or tasks.`,
+      );
+    else lines.push("Never redo completed phases or tasks.");
   }
-  const text = lines.join("\n");
-  return text.length > BRIEFING_LIMIT ? `${text.slice(0, BRIEFING_LIMIT - 1)}…` : text;
+  return fitted(lines.join("\n"), ask.join("\n"));
+}
+
+/** The briefing within BRIEFING_LIMIT: `kept` (the question handed, at most BRIEFING_LIMIT - MIN_FACTS) whole after `text`, which is cut first. */
+function fitted(text: string, kept: string): string {
+  const whole = kept === "" ? text : `${text}\n${kept}`;
+  if (whole.length <= BRIEFING_LIMIT) return whole;
+  const room = BRIEFING_LIMIT - (kept === "" ? 0 : kept.length + 1);
+  return kept === "" ? `${text.slice(0, room - 1)}…` : `${text.slice(0, room - 1)}…\n${kept}`;
 }

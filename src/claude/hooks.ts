@@ -27,8 +27,8 @@ import { judgeHelperCommand, judgeSpawnInput } from "../core/helper-command.js";
 import { judgeBashWrite, judgeFileWrite, type GuardContext, type Writer } from "../core/write-guard.js";
 import { promptWithLines } from "../core/worktrees.js";
 import { isValidReport, reportAt } from "../core/reports.js";
-import type { Decision, ResumePlan } from "../core/plan-resume.js";
-import { YES_OR_NO } from "../core/authority.js";
+import type { ResumePlan } from "../core/plan-resume.js";
+import { nextContext, type NextPlan } from "./next-line.js";
 import type { OpContext } from "../ops/op-context.js";
 import {
   agentTranscriptPath,
@@ -75,28 +75,6 @@ const preToolUse = (decision: "allow" | "deny", reason: string, updatedInput?: R
 const context = (event: string, text: string) => ({
   hookSpecificOutput: { hookEventName: event, additionalContext: text },
 });
-
-type NextPlan = Pick<ResumePlan, "phase" | "phase_status" | "next" | "in_flight" | "agents_in_flight"> & {
-  decision?: Decision | null | undefined;
-};
-
-/**
- * What the model reads after an agent's end: what was recorded, then the next step as JSON. A
- * next step that is the person's question carries it (`decision`, with the words that count as an
- * answer), so the model relays it at once instead of running a command that exits 5 to learn it.
- */
-export function nextContext(recorded: readonly string[], plan: NextPlan): string {
-  const decision = plan.decision ? { decision: { ...plan.decision, answers: YES_OR_NO } } : {};
-  const next = {
-    phase: plan.phase,
-    phase_status: plan.phase_status,
-    next: plan.next,
-    in_flight: plan.in_flight,
-    agents_in_flight: plan.agents_in_flight,
-    ...decision,
-  };
-  return `${recorded.length > 0 ? `dotagent recorded: ${recorded.join("; ")}.\n` : ""}dotagent next: ${JSON.stringify(next)}`;
-}
 
 /** nextContext as a hook hands it to the model; a question in it is recorded as asked first, so the person's reply answers it. */
 async function handNext(

@@ -21,6 +21,8 @@ import { flowOf } from "../../core/flow-of.js";
 import { readEventsTail } from "../../store/events.js";
 import { worktreeViews } from "../../core/worktrees.js";
 import { checkoutQuestionFor } from "../../store/worktrees.js";
+import { checkoutAsModelSees } from "../../ops/settle.js";
+import type { ResumePlan } from "../../core/plan-resume.js";
 import { modelSandboxKeepsGit as codexSandboxKeepsGit } from "../../clients/codex/rollout.js";
 import { opContext, stringOption, warn, type Command, type CommandContext } from "../context.js";
 import { writeStd } from "../std-write.js";
@@ -29,6 +31,8 @@ interface SessionStartInput {
   source?: string;
   cwd?: string;
   hook_event_name?: string;
+  /** Codex: the session's rollout (its sandbox policy). */
+  transcript_path?: unknown;
 }
 
 /** The hook's JSON from stdin ({} for a terminal, no input, bad JSON or over 10 MiB): readHookStdin. */
@@ -145,10 +149,17 @@ export async function sessionStartTold(
     if (snapshot.phase.kind !== "missing") checkoutKey(paths.root, { create: true });
     // The checkout is looked at only when a round's tasks are about to start (git runs then alone),
     // so the briefing names the isolation question instead of a run_tasks the spawn hook refuses.
+    // Worded for the model's shell: Codex's sandbox keeps .git read-only there (its rollout says).
+    const rollout =
+      stringOption(context, "client") === "codex" && typeof input.transcript_path === "string"
+        ? input.transcript_path
+        : undefined;
+    const modelGitReadOnly = rollout === undefined ? undefined : () => codexSandboxKeepsGit(rollout);
     const plan = await planWithRecovery(paths, snapshot, now, {
       owners: judgeRunningTasks(snapshot, now),
-      checkout: checkoutQuestionFor(paths.root, snapshot),
+      checkout: checkoutAsModelSees({ modelGitReadOnly }, checkoutQuestionFor(paths.root, snapshot)),
     });
+    const asked = await recordPendingQuestion(context, paths, plan);
     const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
     const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
     return {
@@ -162,6 +173,7 @@ export async function sessionStartTold(
           tasksStep: phase && tasksStepOf(phase),
         },
         phase?.request ?? null,
+        asked,
       ),
       line: sessionLine({
         plan,
@@ -187,6 +199,32 @@ export async function sessionStartTold(
     // A hook must never break the session; say so on stderr (Claude Code shows it in verbose mode).
     writeStd("stderr", `dotagent hook: ${(error as Error).message}\n`);
     return { briefing: null, line: null };
+  }
+}
+
+/**
+ * A question pending as the session starts (after a crash: the uncommitted-changes question, a
+ * changed request, …) is recorded as asked (`decision_asked`, once while unanswered), as every hook
+ * that hands the model a question records it: the briefing then hands it as the model's next step,
+ * so the model asks the person before any command, and the person's reply (the line they read says
+ * "Type yes or no") answers it. The only write of this hook, under the state lock; a lock it cannot
+ * get leaves the briefing as before (the model's `resume --json` asks and records it then).
+ */
+async function recordPendingQuestion(
+  context: CommandContext,
+  paths: ReturnType<typeof projectPaths>,
+  plan: ResumePlan,
+): Promise<boolean> {
+  if (plan.decision === null || plan.situation === "corrupt") return false;
+  // A session start never waits long behind a held lock (this one-shot process takes no other).
+  const wait = Number(process.env.DOTAGENT_LOCK_WAIT_MS);
+  process.env.DOTAGENT_LOCK_WAIT_MS = String(Number.isFinite(wait) && wait >= 0 ? Math.min(wait, 1000) : 1000);
+  try {
+    const gate = await import("../../ops/person-gate.js");
+    await gate.recordAsked(opContext(context, { paths, byModel: false, warn: () => undefined }), plan.decision);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -817,7 +817,10 @@ function mainAgent(body: ApiRequest, all: string, policy: PolicyOptions): Omit<R
   if (notifiedAt !== -1 && personAt === -1 && callsSince(notifiedAt) === 0) return toolUse([run(ctx, "resume")]);
   // The person's words answer a question only when the turn before ended with one; anything
   // else ("continue" after an interruption) means: look where the workflow stands first.
-  const before = events[personAt - 1];
+  // A hook's or a briefing's plan between the question and the words (a session that starts with
+  // each prompt, as `codex exec resume` and `claude -p -r` do, briefs before it) is not the turn:
+  // a "yes" still answers the question the turn ended with.
+  const before = events.findLast((e, i) => i < personAt && e.kind !== "resume");
   // (After a kill the client adds a synthetic "No response requested." turn: not a question.)
   if (personAt !== -1 && !(before?.kind === "said" && before.text.trim().endsWith("?"))) {
     if (callsSince(personAt) === 0) return toolUse([run(ctx, "resume")]);
