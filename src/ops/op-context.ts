@@ -43,7 +43,7 @@ export async function locked<T>(
         async (l) => {
           if (rollbackCutOff(context.paths)) await finishRollbackFirst(context);
           // A reply of the person's that asks dotagent to act, waiting for the client's record of it.
-          if (existsSync(join(context.paths.stateDir, ".pending-reply.json"))) {
+          if (replyWaits(context)) {
             const done = await (await import("./person-replies.js")).carryOutPendingReply(context);
             // The model acted on the hook's word that the person's reply would be carried out: it was not theirs.
             if (done.kind === "ignored")
@@ -60,6 +60,17 @@ export async function locked<T>(
         throw ioFailure(error, context.paths.root) ?? error;
     }
   }
+}
+
+/** Whether a reply of the person's waits for the client's record (`.pending-reply.json`, one stat). */
+const replyWaits = (context: OpContext) => existsSync(join(context.paths.stateDir, ".pending-reply.json"));
+
+/**
+ * For a command that checks the person's answer before it takes the lock: a reply of theirs that
+ * waits is carried out first, as every locked command does (SPEC §11), so the check reads what it did.
+ */
+export async function carryWaitingReply(context: OpContext, command: string): Promise<void> {
+  if (replyWaits(context)) await locked(context, command, () => undefined);
 }
 
 function rollbackCutOff(paths: ProjectPaths): boolean {

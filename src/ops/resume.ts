@@ -13,7 +13,7 @@ import { judgeRunningTasks } from "../store/process-facts.js";
 import { checkoutFactsFor, checkoutQuestionFor, needsWorktreeRecovery, worktreeFolders } from "../store/worktrees.js";
 import type { Repair } from "../core/tasks.js";
 import type { StateSnapshot } from "../core/snapshot.js";
-import { locked, type OpContext } from "./op-context.js";
+import { carryWaitingReply, locked, type OpContext } from "./op-context.js";
 import { planJson, type PlanJson } from "./plan-json.js";
 import { planWithDir } from "./decision-dir.js";
 
@@ -78,11 +78,9 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
     return { result: planJson(plan, false), plan, mode: "status", exitCode: plan.decision ? 5 : 0 };
   }
   let isolation = input.isolation;
-  // A reply of the person's waiting for the client's record is carried out before their answer is
-  // checked (every locked command does it first, SPEC §11): the check below reads what it did.
-  const asksPerson = isolation !== undefined || input.keepEdits === true || input.keepDefinition === true;
-  if (asksPerson && context.byModel && (await import("./person-replies.js")).hasPendingReply(context.paths.stateDir))
-    await locked(context, "resume", () => undefined);
+  // The checks below read the person's answer: a reply of theirs still waiting is carried out first.
+  if (context.byModel && (isolation !== undefined || input.keepEdits === true || input.keepDefinition === true))
+    await carryWaitingReply(context, "resume");
   // The uncommitted-changes question is the person's (SPEC §19): from an agent's shell, only after their reply.
   if (isolation !== undefined && context.byModel)
     await (await import("./person-gate.js")).requireIsolationAnswer(context.paths, isolation);
