@@ -5,7 +5,7 @@
 // size `npm test` would run it) and `npm run journey` (every point of every matrix). A change to
 // the hooks, the skill or a client's install runs `npm run test:clients` before it lands
 // (CONTRIBUTING.md).
-export const JOURNEY_ALL = process.env.DOTAGENT_JOURNEY_ALL === "1";
+const JOURNEY_ALL = process.env.DOTAGENT_JOURNEY_ALL === "1";
 
 /** The real-client tests CI leaves out run too (DOTAGENT_JOURNEY_MORE=1, or every point with DOTAGENT_JOURNEY_ALL=1). */
 export const JOURNEY_MORE = JOURNEY_ALL || process.env.DOTAGENT_JOURNEY_MORE === "1";
