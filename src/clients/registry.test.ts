@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { CLIENTS } from "../cli/client-option.js";
 import { CLIENT_IDS, type ClientColdParts, type ClientHooks } from "./adapter.js";
 import { CLIENT_PARTS } from "./cold-parts.js";
@@ -7,6 +7,8 @@ import { ADAPTERS, DEFAULT_CLIENT, adapterOf } from "./index.js";
 
 // Every client behind the one adapter (issue 41): a row per client, every part there.
 describe("the clients' registry", () => {
+  afterEach(() => vi.unstubAllEnvs());
+
   it("holds one adapter per --client id, in CLIENTS's order, Claude Code (the default) first", () => {
     expect(ADAPTERS.map((a) => a.id)).toEqual([...CLIENTS]);
     expect(ADAPTERS.map((a) => a.id)).toEqual([...CLIENT_IDS]);
@@ -39,6 +41,22 @@ describe("the clients' registry", () => {
     expect(typeof hooks.run).toBe("function");
     expect(hooks.events).toContain("session-start");
     expect(hooks.events).toContain("pre-tool-use");
+  });
+
+  it.each([
+    ["claude", "dotagent: hook takes one event: "],
+    ["copilot", "dotagent: hook --client copilot takes one event: "],
+    ["codex", "dotagent: hook takes one event: "],
+  ] as const)("%s's hooks name their events for an unknown one, on stderr, exit 0", async (id, opening) => {
+    const hooks = await CLIENT_HOOKS[id]();
+    const host = {} as Parameters<ClientHooks["run"]>[1]; // an unknown event asks nothing of it
+    vi.stubEnv("COPILOT_HOOK_DIR", undefined); // not Copilot running Claude Code's hooks
+    for (const event of [undefined, "no-such-event"])
+      expect(await hooks.run(event, host)).toEqual({
+        stdout: null,
+        stderr: `${opening}${hooks.events.join(", ")}\n`,
+        exitCode: 0,
+      });
   });
 
   it("only the registry's own id lists exist: cold parts and hooks are keyed by exactly its ids", () => {
