@@ -43,7 +43,7 @@ export interface ClientAdapter {
   readonly trust: string;
 }
 
-/** An install's options, the same for every client: `root` the project (a user install of Claude Code: its home). */
+/** An install's options, the same for every client: `root` the project (a user install finds its own folder from the scope). */
 export interface ClientInstallOptions {
   readonly root: string;
   readonly scope: InstallScope;
