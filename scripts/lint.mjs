@@ -43,13 +43,6 @@ const FORBIDDEN_LAYERS = {
 /** A client's id compared to a literal: `=== "codex"`, `"claude" !==`, `case "copilot":`. */
 const CLIENT_ID_TEST =
   /[!=]==?\s*"(?:claude|copilot|codex)"|"(?:claude|copilot|codex)"\s*[!=]==?|\bcase\s+"(?:claude|copilot|codex)"\s*:/;
-/** Files below src/clients/ in the layers (they cannot read the registry), each with its reason. */
-const CLIENT_ID_ALLOWED = {
-  // Who decided (SPEC §11): which client a process is, from its command line (a pure rule of src/core).
-  "src/core/authority.ts": "a process's client from its argv",
-  // Each client's own record of the person's prompt, read to seal their reply (the store layer).
-  "src/store/authority.ts": "a reply's evidence read from its client's record",
-};
 const HEAVY = { tar: ["src/archive/"], prompts: ["src/cli/ask.ts"], globby: ["src/install/plan-files.ts"] };
 for (const file of files) {
   const rel = relative(root, file);
@@ -64,7 +57,7 @@ for (const file of files) {
       if (/new Date\(\)|Date\.now\(\)/.test(line))
         problems.push(`${where}: the clock is passed in to src/core, not read`);
     }
-    if (CLIENT_ID_TEST.test(line) && !rel.startsWith("src/clients/") && !(rel in CLIENT_ID_ALLOWED))
+    if (CLIENT_ID_TEST.test(line) && !rel.startsWith("src/clients/"))
       problems.push(
         `${where}: a client's id compared to a literal outside src/clients/; read its adapter (src/clients/index.ts) instead`,
       );
