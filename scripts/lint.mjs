@@ -5,7 +5,11 @@
 // - layers import downwards only: src/ops (the operations) never imports src/cli (argv, printing,
 //   prompts); src/api (the library) builds on src/ops, src/store, src/core, src/schema and never
 //   on src/cli or src/claude; src/core, src/schema and src/store never import src/ops or src/api;
-//   src/clients (the other clients' adapters) never import src/cli or src/api;
+//   src/clients (every client's adapter) and src/claude (what Claude Code's adapter wraps) never
+//   import src/cli or src/api;
+// - the clients are a closed class behind one adapter (src/clients/adapter.ts, the registry in
+//   src/clients/index.ts): no file outside src/clients/ compares a client's id to a literal
+//   (`=== "codex"`, `case "copilot":`); it reads the client's adapter instead;
 // - src/langgraph/ (its own bundle, dist/langgraph.mjs) is the only code that imports LangGraph's
 //   packages, and nothing else imports it: the library and the CLI stay free of them.
 import { readFileSync, readdirSync, statSync } from "node:fs";
@@ -34,7 +38,11 @@ const FORBIDDEN_LAYERS = {
   // The clients are adapters under the CLI (install, doctor, hook input and output, skill text):
   // the commands that run them live in src/cli/commands.
   "src/clients/": ["src/cli/", "src/api/"],
+  "src/claude/": ["src/cli/", "src/api/"],
 };
+/** A client's id compared to a literal: `=== "codex"`, `"claude" !==`, `case "copilot":`. */
+const CLIENT_ID_TEST =
+  /[!=]==?\s*"(?:claude|copilot|codex)"|"(?:claude|copilot|codex)"\s*[!=]==?|\bcase\s+"(?:claude|copilot|codex)"\s*:/;
 const HEAVY = { tar: ["src/archive/"], prompts: ["src/cli/ask.ts"], globby: ["src/install/plan-files.ts"] };
 for (const file of files) {
   const rel = relative(root, file);
@@ -49,6 +57,10 @@ for (const file of files) {
       if (/new Date\(\)|Date\.now\(\)/.test(line))
         problems.push(`${where}: the clock is passed in to src/core, not read`);
     }
+    if (CLIENT_ID_TEST.test(line) && !rel.startsWith("src/clients/"))
+      problems.push(
+        `${where}: a client's id compared to a literal outside src/clients/; read its adapter (src/clients/index.ts) instead`,
+      );
     if (/process\.exit\(/.test(line) && rel !== "src/cli/main.ts")
       problems.push(`${where}: only src/cli/main.ts calls process.exit`);
     for (const match of line.matchAll(/(?:from |import\()"(\.[^"]+)"/g)) {

@@ -4,11 +4,9 @@
 // `status` and the hook never pay to compile ~300 KB they do not run.
 export * as archive from "../archive/index.js";
 export { askDecision } from "./ask.js";
-export { findSourceRoot, install, uninstall, type Scope } from "../claude/install.js";
+export { findSourceRoot } from "../claude/install.js";
 export { commitPaths, installClosing, uncommittedPaths } from "../install/next-steps.js";
-export { installCopilot, uninstallCopilot } from "../clients/copilot/install.js";
-export { copilotChecks, gatherCopilotFacts } from "../clients/copilot/doctor.js";
-export * as codex from "../clients/codex/index.js";
+export { CLIENT_PARTS } from "../clients/cold-parts.js";
 export { exportJsonSchema, SCHEMA_NAMES } from "../schema/json-schema.js";
 export { terminalAsker } from "./ask.js";
 export { runCommand } from "./run-command.js";

@@ -2,21 +2,12 @@
 // wrong with this set-up, one line per check with the fix. Reads only: no lock, no writer. In the
 // cold half: a person runs it now and then, and every other command loads less.
 import { accessSync, constants, existsSync, lstatSync } from "node:fs";
-import {
-  checkClaudeMode,
-  checkLogin,
-  checkNode,
-  checkSdk,
-  doctorExitCode,
-  type Check,
-  type LoginFacts,
-} from "../core/doctor.js";
+import { checkLogin, checkNode, checkSdk, doctorExitCode, type Check, type LoginFacts } from "../core/doctor.js";
 import { findAgentSdk, sdkInstallHint, sdkVersionFits, SDK_RANGE } from "./agent-sdk.js";
 import { DEFAULT_STALE_AFTER_MS, formatProblem, validateState } from "../core/validate.js";
-import { inspectInstall, inspectPlugins } from "../claude/inspect-install.js";
-import { installTarget } from "../claude/settings.js";
-import { claudeStateFile, claudeTrustCheck } from "../claude/trust.js";
-import { otherClientsInstalled } from "../clients/detect.js";
+import { claudeStateFile } from "../claude/trust.js";
+import { ADAPTERS, DEFAULT_CLIENT, adapterOf } from "../clients/index.js";
+import { CLIENT_PARTS } from "../clients/cold-parts.js";
 import { DEFAULT_LEASE_MS, judgeLock, readLock } from "../store/lock.js";
 import { loadSnapshot } from "../store/session.js";
 import { readProjectText } from "../store/read-file.js";
@@ -28,153 +19,9 @@ import { resumeOptions } from "./resume-options.js";
 import { VERSION } from "./version.js";
 import type { CommandContext } from "./context.js";
 import { clientOption, type Client } from "./client-option.js";
-import { copilotChecks, gatherCopilotFacts } from "../clients/copilot/doctor.js";
-import { codexChecks } from "../clients/codex/index.js";
 import { count } from "../core/words.js";
 import { isWorkflowComplete } from "../core/transitions.js";
-import { dotagentSkillLines, skillShellHooks } from "../claude/skill-shell-hooks.js";
 import { formatTime } from "./time.js";
-
-/**
- * Claude Code's install checks (project, user, plugin) and, for a project install, whether Claude
- * Code trusts the folder (it runs no project hook until then); [] when there is no install.
- */
-function claudeInstallChecks(paths: ProjectPaths): Check[] {
-  const project = installTarget("project", paths.root);
-  const user = installTarget("user", paths.root);
-  const here = inspectInstall("project", project, VERSION);
-  return [
-    ...here,
-    ...(here.length > 0 ? [claudeTrustCheck(paths.root)] : []),
-    ...(user === project ? [] : inspectInstall("user", user, VERSION)),
-    ...inspectPlugins(user, VERSION),
-  ];
-}
-
-/** No install found: for Claude Code (`--client claude`), or for any client. */
-function notInstalled(paths: ProjectPaths, anyClient: boolean): Check {
-  const where = `no install in ${installTarget("project", paths.root)} or ${installTarget("user", paths.root)}, and no dotagent plugin`;
-  return anyClient
-    ? {
-        name: "install",
-        status: "fail",
-        message: `dotagent is not installed here for any client: for Claude Code ${where}; no .github/.dotagent-copilot-install.json (Copilot CLI), no .codex/.dotagent-install.json (Codex CLI)`,
-        fix: "run `dotagent install` in the project for Claude Code (`dotagent install --client copilot` for Copilot CLI, `--client codex` for Codex CLI)",
-      }
-    : {
-        name: "install",
-        status: "fail",
-        message: `dotagent is not installed for Claude Code: ${where}`,
-        fix: "run `dotagent install` in the project (or `dotagent install --scope user`, or install the plugin)",
-      };
-}
-
-/**
- * Every settings file Claude Code reads for this project must parse, or Claude Code reports it.
- * Read the bounded, non-blocking way (a FIFO is refused, never waited on); a link is followed as
- * Claude Code does, and a link to nothing is a problem, not "no settings".
- */
-function settingsChecks(paths: ProjectPaths): Check[] {
-  const files = [
-    join(paths.root, ".claude", "settings.json"),
-    join(paths.root, ".claude", "settings.local.json"),
-    join(installTarget("user", paths.root), "settings.json"),
-  ].filter((f, i, all) => all.indexOf(f) === i);
-  const bad: Check[] = [];
-  let found = 0;
-  for (const file of files) {
-    const problem = settingsProblem(file);
-    if (problem === "missing") continue;
-    found++;
-    if (problem !== null)
-      bad.push({
-        name: "settings",
-        status: "fail",
-        message: `${file} ${problem}`,
-        fix: `fix ${file} (Claude Code cannot read it either), then run \`dotagent install\``,
-      });
-  }
-  if (bad.length > 0) return bad;
-  return [
-    {
-      name: "settings",
-      status: "ok",
-      message: found === 0 ? "no settings.json yet" : `${count(found, "settings file")} parse${found === 1 ? "s" : ""}`,
-      fix: null,
-    },
-  ];
-}
-
-/** Why a settings file is not a JSON object, "missing" when there is none, or null when it is fine. */
-function settingsProblem(file: string): string | "missing" | null {
-  const read = readProjectText(file, { maxBytes: 16 * 1024 * 1024, links: "follow" });
-  if (read.kind === "missing") return isLink(file) ? "is a symbolic link to a file that does not exist" : "missing";
-  if (read.kind === "refused") return read.reason;
-  try {
-    const value = JSON.parse(read.text) as unknown;
-    return value === null || typeof value !== "object" || Array.isArray(value)
-      ? "does not parse: not a JSON object"
-      : null;
-  } catch (error) {
-    return `does not parse: ${(error as Error).message.split("\n")[0]}`;
-  }
-}
-
-/** Where Claude Code reads managed (organisation) settings. */
-const MANAGED_SETTINGS =
-  process.platform === "darwin"
-    ? "/Library/Application Support/ClaudeCode/managed-settings.json"
-    : "/etc/claude-code/managed-settings.json";
-
-/**
- * In every settings file Claude Code reads: a PreSkillShellCommand hook (Claude Code 2.1.332) that
- * applies to dotagent's skill lines (/develop then starts from a helper call), and a permission
- * mode or rule that lets the model run any command without the person (SPEC §11, §12).
- */
-function skillShellChecks(paths: ProjectPaths): Check[] {
-  const files = [
-    join(installTarget("user", paths.root), "settings.json"),
-    join(paths.root, ".claude", "settings.json"),
-    join(paths.root, ".claude", "settings.local.json"),
-    process.env.DOTAGENT_MANAGED_SETTINGS || MANAGED_SETTINGS,
-  ].filter((f, i, all) => all.indexOf(f) === i);
-  const lines = dotagentSkillLines(
-    join(installTarget("project", paths.root), "skills", "checkpoint", "scripts", "dotagent.mjs"),
-  );
-  const checks: Check[] = [];
-  for (const file of files) {
-    const read = readProjectText(file, { maxBytes: 16 * 1024 * 1024, links: "follow" });
-    if (read.kind !== "ok") continue;
-    let settings: unknown;
-    try {
-      settings = JSON.parse(read.text);
-    } catch {
-      continue; // settingsChecks reports it
-    }
-    checks.push(...checkClaudeMode(settings, file));
-    for (const hook of skillShellHooks(settings, lines)) {
-      const what =
-        hook.verdict === "refuses"
-          ? `refuses /develop's plan line (a ${hook.type} hook counts as a refusal there)`
-          : `runs on /develop's plan line (\`${hook.shown}\`) and may refuse it`;
-      checks.push({
-        name: "skill-shell",
-        status: "warn",
-        message: `PreSkillShellCommand hook ${hook.at} in ${file} ${what}`,
-        fix: "nothing needed: /develop then has the model run `dotagent resume --start` (one more step); to keep the plan in the skill, exclude lines running dotagent.mjs from that hook",
-      });
-    }
-  }
-  return checks;
-}
-
-function isLink(file: string): boolean {
-  try {
-    return lstatSync(file).isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
 
 async function stateCheck(context: CommandContext): Promise<Check> {
   const { paths } = context;
@@ -393,8 +240,6 @@ function summaryLine(checks: readonly Check[], code: number, headless: boolean):
     : `${count(checks.filter((x) => x.status === "fail").length, "problem")} to fix${scope}${also}.`;
 }
 
-const CLIENT_NAMES: Record<Client, string> = { claude: "Claude Code", copilot: "Copilot CLI", codex: "Codex CLI" };
-
 /** `dotagent doctor`: the checks, printed; the exit code (SPEC §12). `cliUrl`: the bundled CLI's own URL (the cold half has none), where the Agent SDK is looked for beside it. */
 export async function runDoctor(context: CommandContext, cliUrl: string): Promise<number> {
   assertProjectRoot(context.paths); // --dir not a folder: exit 3 like every command (§2), not a check line
@@ -404,27 +249,29 @@ export async function runDoctor(context: CommandContext, cliUrl: string): Promis
     headless && check.status === "warn" ? { ...check, status: "fail" } : check;
   // The clients to check: the one --client names, else each installed here (its install's
   // files); none installed: Claude Code's checks, whose install line says how to install any.
-  const claudeInstall = headless ? [] : claudeInstallChecks(context.paths);
-  const found: Client[] = [
-    ...(claudeInstall.length > 0 ? ["claude" as const] : []),
-    ...otherClientsInstalled(context.paths.root),
-  ];
+  const doctors = new Map(
+    headless ? [] : ADAPTERS.map((a) => [a.id, CLIENT_PARTS[a.id].doctor(context.paths, VERSION)] as const),
+  );
+  const found = ADAPTERS.filter((a) => doctors.get(a.id)?.installed() === true).map((a) => a.id);
   const named = context.options.client === undefined ? undefined : clientOption(context);
-  const clients: Client[] = headless ? [] : named !== undefined ? [named] : found.length > 0 ? found : ["claude"];
-  const checksOf = (client: Client): Check[] =>
-    client === "copilot"
-      ? copilotChecks(gatherCopilotFacts(context.paths.root), VERSION)
-      : client === "codex"
-        ? codexChecks(context.paths.root)
-        : [
-            ...(claudeInstall.length > 0 ? claudeInstall : [notInstalled(context.paths, named === undefined)]),
-            ...settingsChecks(context.paths),
-            ...skillShellChecks(context.paths),
-          ];
-  const clientChecks = clients.flatMap((client) => checksOf(client).map((check) => ({ ...check, client })));
-  // `sdk` and `login` are about `dotagent run` (Claude's Agent SDK): with Claude Code's checks only.
+  const clients: Client[] = headless
+    ? []
+    : named !== undefined
+      ? [named]
+      : found.length > 0
+        ? found
+        : [DEFAULT_CLIENT.id];
+  const clientChecks = clients.flatMap((client) =>
+    doctors
+      .get(client)!
+      .checks(named === undefined)
+      .map((check) => ({ ...check, client })),
+  );
+  // `sdk` and `login` are about `dotagent run` (Claude's Agent SDK): with the checks of the client it drives only.
   const runChecks =
-    headless || clients.includes("claude") ? [required(sdkCheck(context.paths, cliUrl)), required(loginCheck())] : [];
+    headless || clients.some((client) => CLIENT_PARTS[client].runsHeadless)
+      ? [required(sdkCheck(context.paths, cliUrl)), required(loginCheck())]
+      : [];
   const checks: Check[] = [
     checkNode(process.version),
     ...clientChecks,
@@ -446,7 +293,7 @@ export async function runDoctor(context: CommandContext, cliUrl: string): Promis
       clients.length < 2
         ? clientChecks.map(line)
         : clients.flatMap((client) => [
-            `${CLIENT_NAMES[client]}:`,
+            `${adapterOf(client).name}:`,
             ...clientChecks.filter((x) => x.client === client).map((x) => `  ${line(x)}`),
           ]);
     const shared = checks.filter((x) => !clientChecks.includes(x as (typeof clientChecks)[number]));

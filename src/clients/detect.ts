@@ -4,24 +4,17 @@
 // same manifests to know which clients to check.
 import { existsSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { ADAPTERS, DEFAULT_CLIENT, type ClientAdapter, type ClientId } from "./index.js";
 
 interface Seen {
-  readonly client: "copilot" | "codex";
+  readonly client: ClientId;
   readonly name: string;
   /** Why it is named: the command on PATH, or the folder in the project. */
   readonly why: string;
 }
 
-const CLIENTS = [
-  {
-    client: "copilot",
-    name: "GitHub Copilot CLI",
-    command: "copilot",
-    folder: ".github/copilot-instructions.md",
-    manifest: ".github/.dotagent-copilot-install.json",
-  },
-  { client: "codex", name: "Codex CLI", command: "codex", folder: ".codex", manifest: ".codex/.dotagent-install.json" },
-] as const;
+/** The clients other than Claude Code (the default, whose install is looked at in its own way). */
+const OTHERS = ADAPTERS.filter((a) => a !== DEFAULT_CLIENT);
 
 function onPath(command: string, path: string): boolean {
   return path.split(delimiter).some((dir) => {
@@ -34,21 +27,19 @@ function onPath(command: string, path: string): boolean {
   });
 }
 
-/** The clients other than Claude Code that dotagent is installed for in this project (their install manifests), for doctor. */
-export function otherClientsInstalled(root: string): Array<Seen["client"]> {
-  return CLIENTS.filter((c) => existsSync(join(root, c.manifest))).map((c) => c.client);
-}
+/** Whether dotagent is installed for `client` in the project at `root` (its install manifest), for doctor. */
+export const installedHere = (client: ClientAdapter, root: string): boolean => existsSync(join(root, client.manifest));
 
 export function otherClientsSeen(root: string, path = process.env.PATH ?? ""): Seen[] {
   const seen: Seen[] = [];
-  for (const c of CLIENTS) {
-    if (existsSync(join(root, c.manifest))) continue;
+  for (const c of OTHERS) {
+    if (installedHere(c, root)) continue;
     const why = existsSync(join(root, c.folder))
       ? c.folder
       : onPath(c.command, path)
         ? `\`${c.command}\` on PATH`
         : null;
-    if (why !== null) seen.push({ client: c.client, name: c.name, why });
+    if (why !== null) seen.push({ client: c.id, name: c.fullName, why });
   }
   return seen;
 }

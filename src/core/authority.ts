@@ -62,6 +62,13 @@ export function markersIn(env: Readonly<Record<string, string | undefined>>): Cl
   ];
 }
 
+/** Each client's programs: its binaries' names, and its npm package run by node (clientIn, first match). */
+const PROGRAMS: ReadonlyArray<{ client: Client; names: readonly string[]; module: RegExp }> = [
+  { client: "claude", names: ["claude"], module: /@anthropic-ai\/claude-code[^/]*\// },
+  { client: "copilot", names: ["copilot"], module: /@github\/copilot[^/]*\// },
+  { client: "codex", names: ["codex", "codex-linux-sandbox"], module: /@openai\/codex[^/]*\// },
+];
+
 /**
  * The client a process's command line shows it to be: Claude Code (its native binary `claude`, or
  * the npm package's cli.js), Copilot CLI (`copilot`, or its package under node), Codex (`codex`,
@@ -70,11 +77,7 @@ export function markersIn(env: Readonly<Record<string, string | undefined>>): Cl
 export function clientIn(argv: readonly string[]): Client | undefined {
   const base = (argv[0] ?? "").split("/").at(-1) ?? "";
   const script = argv.slice(1, 3).join(" ");
-  if (base === "claude" || /@anthropic-ai\/claude-code[^/]*\//.test(`${argv[0] ?? ""} ${script}`)) return "claude";
-  if (base === "copilot" || /@github\/copilot[^/]*\//.test(`${argv[0] ?? ""} ${script}`)) return "copilot";
-  if (base === "codex" || base === "codex-linux-sandbox" || /@openai\/codex[^/]*\//.test(`${argv[0] ?? ""} ${script}`))
-    return "codex";
-  return undefined;
+  return PROGRAMS.find((p) => p.names.includes(base) || p.module.test(`${argv[0] ?? ""} ${script}`))?.client;
 }
 
 /** What is known of the calling process: the markers in its own environment and in its ancestors' (as they were started). */

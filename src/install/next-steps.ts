@@ -7,11 +7,10 @@ import { spawnSync } from "node:child_process";
 import { relative, resolve, sep } from "node:path";
 import { count } from "../core/words.js";
 import type { GitignorePlan, InstallPlanEntry } from "./plan-files.js";
-
-export type InstallClient = "claude" | "copilot" | "codex";
+import { adapterOf, type ClientId } from "../clients/index.js";
 
 export interface InstallDone {
-  readonly client: InstallClient;
+  readonly client: ClientId;
   readonly scope: "project" | "user";
   readonly root: string;
   /** The folder the changes' paths are relative to. */
@@ -19,30 +18,6 @@ export interface InstallDone {
   readonly changes: readonly InstallPlanEntry[];
   readonly gitignore: GitignorePlan["outcome"];
 }
-
-const CLIENT = {
-  claude: {
-    name: "Claude Code",
-    program: "claude",
-    command: "/develop",
-    manifest: ".claude/.dotagent-install.json",
-    trust: "answer yes when it asks whether you trust the folder",
-  },
-  copilot: {
-    name: "Copilot CLI",
-    program: "copilot",
-    command: "/develop",
-    manifest: ".github/.dotagent-copilot-install.json",
-    trust: "answer yes when it asks whether you trust the folder",
-  },
-  codex: {
-    name: "Codex CLI",
-    program: "codex",
-    command: "$develop",
-    manifest: ".codex/.dotagent-install.json",
-    trust: 'answer yes when it asks whether you trust the folder and choose "Trust all and continue" for its hooks',
-  },
-} as const;
 
 /** A change's path relative to the project root, `/`-separated. */
 const fromRoot = (done: InstallDone, path: string) =>
@@ -68,7 +43,7 @@ export function commitPaths(done: InstallDone): string[] {
   return [
     ...new Set([
       ...paths.filter((p) => p !== ".gitignore"),
-      CLIENT[done.client].manifest,
+      adapterOf(done.client).manifest,
       ...paths.filter((p) => p === ".gitignore"),
     ]),
   ];
@@ -85,7 +60,7 @@ function shellWord(word: string): string {
  * runs dotagent (the lines say "here" when it is the project). Pure.
  */
 export function installClosing(done: InstallDone, pending: readonly string[] | null, cwd: string): string[] {
-  const client = CLIENT[done.client];
+  const client = adapterOf(done.client);
   const agents = done.changes.filter(
     (c) => c.action !== "skip" && c.action !== "remove" && /(^|\/)agents\/[^/]+$/.test(c.path),
   ).length;
@@ -93,10 +68,10 @@ export function installClosing(done: InstallDone, pending: readonly string[] | n
     done.gitignore === "lines added" || done.gitignore === "lines updated" || done.gitignore === "lines already there";
   const where = done.scope === "user" ? ` in ${done.target} (every project)` : "";
   const lines = [
-    `Installed for ${client.name}${where}: the ${client.command} command, ${count(agents, "agent")} and the hooks${ignoring ? "; .gitignore keeps memory/'s machine-local files out of git" : ""}.`,
+    `Installed for ${client.name}${where}: the ${client.startWord} command, ${count(agents, "agent")} and the hooks${ignoring ? "; .gitignore keeps memory/'s machine-local files out of git" : ""}.`,
   ];
   const here = cwd === done.root ? "here" : `in ${done.root}`;
-  const open = `run \`${client.program}\` ${done.scope === "user" ? "in a project" : here}, ${client.trust}, and type ${client.command} <what to build>.`;
+  const open = `run \`${client.command}\` ${done.scope === "user" ? "in a project" : here}, ${client.trust}, and type ${client.startWord} <what to build>.`;
   if (pending === null || pending.length === 0) return [...lines, `Next: ${open}`];
   const git = cwd === done.root ? "git" : `git -C ${shellWord(done.root)}`;
   const paths = pending.map(shellWord).join(" ");

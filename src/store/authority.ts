@@ -116,7 +116,8 @@ export function authorityView(
 function readEvidence(value: unknown): ReplyEvidence | undefined {
   const v = value as Partial<ReplyEvidence> | null | undefined;
   if (v === null || typeof v !== "object") return undefined;
-  return (v.client === "claude" || v.client === "codex" || v.client === "copilot") &&
+  return typeof v.client === "string" &&
+    Object.hasOwn(CLIENT_RECORDS, v.client) &&
     typeof v.record === "string" &&
     typeof v.id === "string" &&
     typeof v.sha === "string"
@@ -128,25 +129,39 @@ function readEvidence(value: unknown): ReplyEvidence | undefined {
 export function promptOrigin(paths: ProjectPaths, evidence: ReplyEvidence): PromptOrigin {
   const record = recordFile(paths, evidence);
   if (typeof record !== "string") return record;
-  const origin =
-    evidence.client === "claude"
-      ? claudeOrigin(record, evidence.id)
-      : evidence.client === "codex"
-        ? codexOrigin(record, evidence.id, evidence.sha)
-        : copilotOrigin(record, evidence.id);
+  const origin = CLIENT_RECORDS[evidence.client].origin(record, evidence);
   if (origin.kind !== "person") return origin;
   return textDigest(origin.text) === evidence.sha
     ? origin
     : { kind: "not_person", why: "the client's record holds other words for that prompt" };
 }
 
+/**
+ * Each client's records of its sessions: their home (outside any project), and what the record
+ * says of the prompt the evidence names. One row per client, so a reply's client is one of these.
+ */
+const CLIENT_RECORDS: Readonly<
+  Record<
+    Client,
+    { home(env: NodeJS.ProcessEnv): string; origin(record: string, evidence: ReplyEvidence): PromptOrigin }
+  >
+> = {
+  claude: {
+    home: (env) => join(env.CLAUDE_CONFIG_DIR || join(homedir(), ".claude"), "projects"),
+    origin: (record, evidence) => claudeOrigin(record, evidence.id),
+  },
+  codex: {
+    home: (env) => join(env.CODEX_HOME || join(homedir(), ".codex"), "sessions"),
+    origin: (record, evidence) => codexOrigin(record, evidence.id, evidence.sha),
+  },
+  copilot: {
+    home: (env) => join(env.COPILOT_HOME || join(homedir(), ".copilot"), "session-state"),
+    origin: (record, evidence) => copilotOrigin(record, evidence.id),
+  },
+};
+
 /** The client's home, where its records of sessions live (outside any project). */
-function clientRecords(client: Client): string {
-  const env = process.env;
-  if (client === "claude") return join(env.CLAUDE_CONFIG_DIR || join(homedir(), ".claude"), "projects");
-  if (client === "codex") return join(env.CODEX_HOME || join(homedir(), ".codex"), "sessions");
-  return join(env.COPILOT_HOME || join(homedir(), ".copilot"), "session-state");
-}
+const clientRecords = (client: Client): string => CLIENT_RECORDS[client].home(process.env);
 
 /** The record's real path, when it is a regular file in the client's home and outside the project; else why not. */
 function recordFile(paths: ProjectPaths, evidence: ReplyEvidence): string | PromptOrigin {

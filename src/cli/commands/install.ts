@@ -4,11 +4,10 @@ import { mkdirInside } from "../../store/write-file.js";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { usageError } from "../../core/errors.js";
-import { installTarget, type Scope } from "../../claude/settings.js";
 import { VERSION } from "../version.js";
 import { loadCold } from "../load-cold.js";
-import { clientOption } from "../client-option.js";
-import { otherClientsSeen } from "../../clients/detect.js";
+import { clientAdapter } from "../client-option.js";
+import type { InstallScope } from "../../clients/adapter.js";
 import { stringOption, type Command, type CommandContext } from "../context.js";
 import type { InstallDone } from "../../install/next-steps.js";
 
@@ -47,54 +46,36 @@ export const command: Command = {
     "dotagent install --client codex       into this project's .agents/ and .codex/ for the Codex CLI",
   ],
   async run(context) {
-    const client = clientOption(context);
-    if (client === "copilot") return installForCopilot(context);
-    if (client === "codex") return installForCodex(context);
-    const { findSourceRoot, install, uninstall } = await loadCold();
-    const scope = (stringOption(context, "scope") ?? "project") as Scope;
-    if (scope !== "project" && scope !== "user") throw usageError(`--scope takes project or user, not "${scope}"`);
+    // One path for every client (src/clients/index.ts): its scopes, its install from the cold half.
+    const client = clientAdapter(context);
+    const scope = (stringOption(context, "scope") ?? "project") as InstallScope;
+    if (!client.scopes.includes(scope))
+      throw usageError(client.scopeRefusal ?? `--scope takes ${client.scopes.join(" or ")}, not "${scope}"`);
+    const { findSourceRoot, CLIENT_PARTS } = await loadCold();
+    const parts = CLIENT_PARTS[client.id];
     const dryRun = context.options["dry-run"] === true;
-    const target = installTarget(scope, context.paths.root);
+    const root = context.paths.root;
     // memory/ a file or a link would fail half-way through the install: refuse first.
     if (scope === "project") assertStatePaths(context.paths);
-    let result;
+    let outcome;
     if (context.options.uninstall) {
-      result = uninstall({ target, scope, dryRun });
+      outcome = parts.uninstall({ root, scope, dryRun });
     } else {
       const self = fileURLToPath(import.meta.url);
-      // A project install also keeps memory/'s machine-local files out of git (SPEC §11).
-      const gitignore = scope === "project" ? join(context.paths.root, ".gitignore") : undefined;
-      result = install({
-        target,
-        scope,
-        dryRun,
-        sourceRoot: findSourceRoot(dirname(self)),
-        helperScript: readFileSync(self),
-        version: VERSION,
-        ...(gitignore === undefined ? {} : { gitignore }),
-      });
+      const sourceRoot = findSourceRoot(dirname(self));
+      outcome = parts.install({ root, scope, dryRun, sourceRoot, helperScript: readFileSync(self), version: VERSION });
       // The empty memory/ layout (memory-template/), so the hook and the skills find the project.
       if (scope === "project" && !dryRun)
-        for (const dir of memoryLayout(findSourceRoot(dirname(self))))
-          mkdirInside(context.paths.root, join(context.paths.root, dir));
+        for (const dir of memoryLayout(sourceRoot)) mkdirInside(root, join(root, dir));
     }
-    const diffs =
-      result.bash_diffs === "turned off" && !dryRun
-        ? [
-            'Bash diffs: off in this project (Claude Code showed each of dotagent\'s state changes as a diff under its commands); "bashEditDiffEnabled": true in .claude/settings.local.json brings them back for you.',
-          ]
-        : [];
-    const others =
-      context.options.uninstall || dryRun || scope !== "project"
-        ? []
-        : otherClientsSeen(context.paths.root).map(
-            (c) => `${c.name} too (${c.why}): \`dotagent install --client ${c.client}\` adds dotagent to it.`,
-          );
+    const { result } = outcome;
+    // A client with several scopes names the scope in the plan's head; a one-scope client, itself.
+    const what = client.scopes.length > 1 ? scope : client.id;
     return done(
       context,
-      { client: "claude", ...result, root: context.paths.root },
-      () => planLines(context, scope, target, result.changes),
-      [...diffs, ...others],
+      { ...result, root },
+      () => planLines(context, what, result.target, result.changes),
+      outcome.notes,
     );
   },
 };
@@ -116,75 +97,23 @@ function planLines(
 }
 
 /**
- * Prints an install's result: `--json` with `client` and `commit_paths` added (the paths to commit,
- * relative to the project; [] for a user install, a dry run or --uninstall); plain, the plan's
- * lines, then (an install that wrote) what was done in plain words and what to do next.
+ * Prints an install's result: `--json` with `commit_paths` added (the paths to commit, relative to
+ * the project; [] for a user install, a dry run or --uninstall); plain, the plan's lines, the
+ * client's notes, then (an install that wrote) what was done in plain words and what to do next.
  */
 async function done(
   context: CommandContext,
   result: InstallDone & Record<string, unknown>,
   plan: () => string[],
-  others: string[] = [],
+  notes: readonly string[],
 ): Promise<number> {
   const { commitPaths, installClosing, uncommittedPaths } = await loadCold();
   const closing = !context.options.uninstall && context.options["dry-run"] !== true;
   const paths = closing ? commitPaths(result) : [];
   context.out.result({ ...result, root: undefined, commit_paths: paths }, () => [
     ...plan(),
-    ...others,
+    ...notes,
     ...(closing ? installClosing(result, uncommittedPaths(result.root, paths), process.cwd()) : []),
   ]);
   return 0;
-}
-
-/** `--client copilot`: the project's .github/ (src/clients/copilot/install.ts). */
-async function installForCopilot(context: CommandContext): Promise<number> {
-  const scope = stringOption(context, "scope") ?? "project";
-  if (scope !== "project")
-    throw usageError("--client copilot installs into the project's .github/ only (no --scope user)");
-  const { findSourceRoot, installCopilot, uninstallCopilot } = await loadCold();
-  const dryRun = context.options["dry-run"] === true;
-  assertStatePaths(context.paths);
-  const self = fileURLToPath(import.meta.url);
-  const sourceRoot = findSourceRoot(dirname(self));
-  const result = context.options.uninstall
-    ? uninstallCopilot({ root: context.paths.root, dryRun })
-    : installCopilot({
-        root: context.paths.root,
-        sourceRoot,
-        helperScript: readFileSync(self),
-        dryRun,
-        version: VERSION,
-      });
-  if (!context.options.uninstall && !dryRun)
-    for (const dir of memoryLayout(sourceRoot)) mkdirInside(context.paths.root, join(context.paths.root, dir));
-  return done(context, { ...result, root: context.paths.root }, () =>
-    planLines(context, "copilot", result.target, result.changes),
-  );
-}
-
-/** `--client codex`: the project's .agents/skills/ and .codex/ (src/clients/codex/install.ts). */
-async function installForCodex(context: CommandContext): Promise<number> {
-  const { findSourceRoot, codex } = await loadCold();
-  const scope = stringOption(context, "scope") ?? "project";
-  if (scope !== "project")
-    throw usageError("--client codex installs into the project only (Codex reads .agents/skills and .codex/ there)");
-  const dryRun = context.options["dry-run"] === true;
-  assertStatePaths(context.paths);
-  const root = context.paths.root;
-  let result;
-  if (context.options.uninstall) {
-    result = codex.uninstallCodex({ root, dryRun });
-  } else {
-    const self = fileURLToPath(import.meta.url);
-    result = codex.installCodex({
-      root,
-      dryRun,
-      sourceRoot: findSourceRoot(dirname(self)),
-      helperScript: readFileSync(self),
-      version: VERSION,
-    });
-    if (!dryRun) for (const dir of memoryLayout(findSourceRoot(dirname(self)))) mkdirInside(root, join(root, dir));
-  }
-  return done(context, { ...result, scope: "project", root }, () => planLines(context, "codex", root, result.changes));
 }

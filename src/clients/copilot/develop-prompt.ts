@@ -1,7 +1,7 @@
 // The person's `/develop …` prompt in Copilot CLI. Copilot sends a skill's slash command in print
 // mode to the model as plain text and runs no `!` shell line of a skill, so the plan the Claude
 // skill gets from its `!` line (`dotagent resume --json --start`) comes from the
-// userPromptSubmitted hook instead (src/cli/commands/copilot-hook.ts). Pure.
+// userPromptSubmitted hook instead (hook-run.ts). Pure.
 //
 // The two shapes the hook gets (test/copilot/NOTES.md):
 //   print mode (`copilot -p "/develop add login"`)   the text as typed

@@ -1,6 +1,6 @@
 // `dotagent hook <event> --client copilot`: Copilot CLI's hooks (installed in
 // .github/hooks/dotagent.json) answered by the same code as Claude Code's (src/claude/hooks.ts),
-// through the adapter in src/clients/copilot/hook-io.ts. Like every hook it never breaks the session: it exits 0, but
+// through the in and out of hook-io.ts. Like every hook it never breaks the session: it exits 0, but
 // for sessionStart's line for the person (exit 2, the status whose stderr Copilot shows).
 //
 //   sessionStart          the briefing on an open workflow (as Claude Code's SessionStart), and the
@@ -16,10 +16,10 @@
 //   postToolUse(Failure)  a `task` call returned (or failed): the agent's result and the next step
 import { spawnSync } from "node:child_process";
 import { readHookStdin } from "../../store/read-file.js";
-import { findProjectRoot, projectPaths } from "../../store/project.js";
 import { mark } from "../../store/trace.js";
-import { opContext, type CommandContext } from "../context.js";
-import { writeStd } from "../std-write.js";
+import { textDigest, type ReplyEvidence } from "../../store/authority.js";
+import { dotagentAgentName } from "../../core/agent-job.js";
+import type { ClientHooks, HookHost, HookReply } from "../adapter.js";
 import {
   COPILOT_EVENTS,
   copilotSessionStartAnswer,
@@ -27,10 +27,9 @@ import {
   toClaudeInput,
   toCopilotOutput,
   type CopilotHookEvent,
-} from "../../clients/copilot/hook-io.js";
-import { developRequest, startContext } from "../../clients/copilot/develop-prompt.js";
-import { copilotRecord, readAgentPrompt } from "../../clients/copilot/session-events.js";
-import { textDigest, type ReplyEvidence } from "../../store/authority.js";
+} from "./hook-io.js";
+import { developRequest, startContext } from "./develop-prompt.js";
+import { copilotRecord, readAgentPrompt } from "./session-events.js";
 
 /** Where Copilot records the person's prompt (its session's events.jsonl), to check that they typed it: the hook's time names it. */
 function promptEvidence(raw: Record<string, unknown>): { dotagent_evidence?: ReplyEvidence } {
@@ -40,7 +39,6 @@ function promptEvidence(raw: Record<string, unknown>): { dotagent_evidence?: Rep
   if (record === undefined || at === undefined || typeof raw.prompt !== "string") return {};
   return { dotagent_evidence: { client: "copilot", record, id: at, sha: textDigest(raw.prompt) } };
 }
-import { dotagentAgentName } from "../../core/agent-job.js";
 
 /**
  * Copilot appends its session record a little after the fact (up to ~0.4 s was seen): a
@@ -55,55 +53,34 @@ function waitForAgentPrompt(sessionId: string, agentId: string): string | undefi
   }
 }
 
-export { COPILOT_EVENTS as COPILOT_HOOK_EVENTS } from "../../clients/copilot/hook-io.js";
 export const isCopilotEvent = (event: string): event is CopilotHookEvent => Object.hasOwn(COPILOT_EVENTS, event);
 
-/** The project: --dir, else Copilot's project folder, else the hook's cwd. */
-function hookPaths(context: CommandContext, input: Record<string, unknown>) {
-  if (context.options.dir !== undefined) return context.paths;
-  const from = process.env.COPILOT_PROJECT_DIR || (typeof input.cwd === "string" ? input.cwd : undefined);
-  return from === undefined ? context.paths : projectPaths(findProjectRoot(undefined, from));
-}
+const reply = (stdout: Record<string, unknown> | null): HookReply => ({ stdout, stderr: null, exitCode: 0 });
 
-/** The session-start hook's two answers (src/cli/commands/hook.ts `sessionStartTold`). */
-type SessionStartTold = (
-  context: CommandContext,
-  input: Record<string, unknown>,
-) => Promise<{ briefing: string | null; line: string | null }>;
-
-/** Answers one hook; resolves with its exit status (2: the sessionStart line for the person is on stderr). */
-export async function runCopilotHook(
-  context: CommandContext,
-  event: CopilotHookEvent,
-  sessionStartTold: SessionStartTold,
-): Promise<0 | 2> {
+/** Answers one hook; its exit status 2 only from sessionStart with a line for the person (on stderr). */
+async function runCopilotHook(event: CopilotHookEvent, host: HookHost): Promise<HookReply> {
   const raw = readHookStdin();
   const input: Record<string, unknown> = {
     ...toClaudeInput(event, raw),
     ...(event === "user-prompt-submit" ? promptEvidence(raw) : {}),
   };
   mark(`hook ${event} copilot ${typeof input.tool_name === "string" ? input.tool_name : ""}`);
-  const helper = process.argv[1] ?? "";
-  const say = (output: Record<string, unknown> | null) => {
-    if (output !== null) writeStd("stdout", `${JSON.stringify(output)}\n`);
-  };
+  const helper = host.helper;
   if (event === "session-start") {
-    const answer = copilotSessionStartAnswer(await sessionStartTold(context, input));
-    say(answer.stdout);
-    if (answer.stderr !== null) writeStd("stderr", answer.stderr);
-    return answer.exitCode;
+    const answer = copilotSessionStartAnswer(await host.told(input, "/develop"));
+    return { stdout: answer.stdout, stderr: answer.stderr, exitCode: answer.exitCode };
   }
   // A sub-agent's first prompt is the model's words, never the person's reply at a gate.
-  if (event === "user-prompt-submit" && isSubAgentEvent(raw)) return 0;
+  if (event === "user-prompt-submit" && isSubAgentEvent(raw)) return reply(null);
   process.env.DOTAGENT_LOCK_WAIT_MS ??= "20000";
-  const paths = hookPaths(context, input);
+  const paths = host.paths("COPILOT_PROJECT_DIR", input);
   if (event === "user-prompt-submit") {
     const request = developRequest(String(input.prompt ?? ""));
     if (request !== undefined) {
       // The person's /develop goes on: a failed phase starts again first (as in Claude Code, SPEC §5).
       await (
         await import("../../ops/person-replies.js")
-      ).recordPrompt(opContext(context, { paths, byModel: false }), {
+      ).recordPrompt(host.op(paths), {
         text: String(input.prompt ?? ""),
         evidence: input.dotagent_evidence as ReplyEvidence | undefined,
         command: true,
@@ -116,11 +93,10 @@ export async function runCopilotHook(
         encoding: "utf8",
         timeout: 25_000,
       });
-      say({ additionalContext: startContext(run.stdout ?? "", helper) });
-      return 0;
+      return reply({ additionalContext: startContext(run.stdout ?? "", helper) });
     }
   }
-  const op = opContext(context, { paths, byModel: false });
+  const op = host.op(paths);
   const hooks = await import("../../claude/hooks.js");
   // A sub-agent's call: its prompt (the job and worktree the write guard holds it to) from Copilot's
   // session record, for the agents of the workflow here (a definition's own agents too).
@@ -133,10 +109,8 @@ export async function runCopilotHook(
     const prompt = waitForAgentPrompt(raw.parentAgentId, raw.agentId);
     if (prompt !== undefined) input.agent_prompt = prompt;
   }
-  if (event === "subagent-stop") {
-    say(await (await import("../../clients/copilot/subagent-stop.js")).onCopilotSubagentStop(op, raw));
-    return 0;
-  }
+  if (event === "subagent-stop")
+    return reply(await (await import("./subagent-stop.js")).onCopilotSubagentStop(op, raw));
   const output =
     event === "pre-tool-use"
       ? await hooks.onPreToolUse(op, input, helper)
@@ -145,6 +119,17 @@ export async function runCopilotHook(
         : await hooks.onPostToolUse(op, input);
   const args =
     raw.toolArgs !== null && typeof raw.toolArgs === "object" ? (raw.toolArgs as Record<string, unknown>) : {};
-  say(toCopilotOutput(output, args));
-  return 0;
+  return reply(toCopilotOutput(output, args));
 }
+
+export const copilotHooks: ClientHooks = {
+  events: Object.keys(COPILOT_EVENTS),
+  run: (event, host) =>
+    event === undefined || !isCopilotEvent(event)
+      ? Promise.resolve({
+          stdout: null,
+          stderr: `dotagent: hook --client copilot takes one event: ${Object.keys(COPILOT_EVENTS).join(", ")}\n`,
+          exitCode: 0,
+        })
+      : runCopilotHook(event, host),
+};
