@@ -66,6 +66,22 @@ describe("briefingFor: a question recorded as asked is handed whole as the model
     expect(text).not.toContain("Continue: ");
   });
 
+  // The interactive Claude Code puts a resumed session's first prompt BEFORE the briefing (Codex and
+  // print mode after it): "the message that follows" made a "yes" typed right after `claude -r`
+  // (as the person's line asks) no answer, and the question was put again.
+  test("the person's reply counts on either side of the briefing", () => {
+    const text = briefingFor(asking(question(2)), "resume", "/h/dotagent.mjs", undefined, "add login", true)!;
+    const words = text.slice(
+      text.indexOf("A person must decide, and dotagent recorded"),
+      text.indexOf("dotagent next:"),
+    );
+    expect(words).toContain("If the person's newest message, just before or after this text, already says yes or no");
+    expect(words).not.toContain("message that follows");
+    expect(words).toContain(
+      "Otherwise show them decision.question and decision.answers from the line below, word for word",
+    );
+  });
+
   test.each([
     ["not recorded (the lock was held)", question(2), false],
     ["too long to hand whole", question(80), true],

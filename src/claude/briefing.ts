@@ -10,9 +10,15 @@ export const BRIEFING_LIMIT = 2000;
 /** The room the facts above a handed question keep at least. */
 const MIN_FACTS = 300;
 
-/** How the briefing hands a pending question: asked (recorded, so the person's reply answers it) with its `dotagent next:` line. */
+/**
+ * How the briefing hands a pending question: asked (recorded, so the person's reply answers it) with
+ * its `dotagent next:` line. The person's reply may stand on either side of the briefing: Codex and
+ * `claude -p -r` put it after, the interactive Claude Code puts a resumed session's first prompt
+ * BEFORE it (test/claude/NOTES.md), so a "yes" typed right after `claude -r`, as the person's line
+ * says, must count; read as "the message that follows", it was asked again.
+ */
 const ASK_FIRST =
-  "A person must decide, and dotagent recorded the question as asked: their next reply answers it. If the person's message that follows already says yes or no to it (a session that starts with each prompt brings the reply with it), run decision.yes or decision.no (`dotagent` meaning the helper) and act on its next. Otherwise show them decision.question and decision.answers from the line below, word for word, and end your turn; run nothing first (`resume --json` would only exit 5 with the same question); on their yes or no, run decision.yes or decision.no.";
+  "A person must decide, and dotagent recorded the question as asked: their next reply answers it. If the person's newest message, just before or after this text, already says yes or no to it (a session that starts or resumes with a prompt brings the reply with it), run decision.yes or decision.no (`dotagent` meaning the helper) and act on its next. Otherwise show them decision.question and decision.answers from the line below, word for word, and end your turn; run nothing first (`resume --json` would only exit 5 with the same question); on their yes or no, run decision.yes or decision.no.";
 
 /**
  * `helper` is the hook's own script path: the briefing shows the exact command line that goes

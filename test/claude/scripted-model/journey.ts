@@ -52,6 +52,8 @@ export interface JourneyResult {
 export function answerTo(text: string): string | null {
   // A decision the model put to the person (commit the checkout's changes, go back to a checkpoint): yes.
   if (/Yes or no\?\s*$/.test(text)) return "yes";
+  // A question handed word for word, with its answers (a briefing's, after a crash): yes.
+  if (/Reply "yes" or "no"; any other reply is not taken as an answer\.\s*$/.test(text)) return "yes";
   if (/Which one\?/.test(text)) return "minimal";
   if (/approve/i.test(text)) return "approve";
   return null;

@@ -9,6 +9,7 @@
 // agent file's body in the system prompt): Read the output file, Write the report, return.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { replyAnswer } from "../../../src/core/authority.js";
 
 export interface ContentBlock {
   type: string;
@@ -208,7 +209,7 @@ export interface ResumePlan {
     output?: string;
     step?: string;
   };
-  decision?: { question: string; yes: string; no: string } | null;
+  decision?: { question: string; yes: string; no: string; answers?: string } | null;
   error?: unknown;
   in_flight?: string[];
   [key: string]: unknown;
@@ -227,7 +228,11 @@ const planIn = (s: string): ResumePlan | undefined =>
     .at(-1) as ResumePlan | undefined;
 
 type Event =
-  | { kind: "resume"; plan: ResumePlan }
+  /**
+   * `handed`: a SessionStart briefing handed the plan's question as the next step
+   * (src/claude/briefing.ts); `either`: its words count the person's reply on either side of it.
+   */
+  | { kind: "resume"; plan: ResumePlan; handed?: "after" | "either" }
   | { kind: "develop"; args: string }
   /** The /develop skill's plan line did not run (`[not run: …]`: a hook refused it). */
   | { kind: "plan_not_run" }
@@ -268,7 +273,14 @@ function systemEvents(t: string, events: Event[]): boolean {
   const line = [...t.matchAll(/dotagent next: (\{.*\})/g)].at(-1);
   if (line) {
     const plan = planIn(line[1]!);
-    if (plan) events.push({ kind: "resume", plan });
+    // The briefing of a session that starts with a question pending says how to hand it: its words are followed.
+    const handed =
+      plan?.decision && /show them decision\.question and decision\.answers/.test(t)
+        ? {
+            handed: /newest message, just before or after this text/.test(t) ? ("either" as const) : ("after" as const),
+          }
+        : {};
+    if (plan) events.push({ kind: "resume", plan, ...handed });
     found = true;
   }
   return found;
@@ -815,6 +827,24 @@ function mainAgent(body: ApiRequest, all: string, policy: PolicyOptions): Omit<R
   }
   // A notification with no newer plan (its hook said nothing): look where the workflow stands.
   if (notifiedAt !== -1 && personAt === -1 && callsSince(notifiedAt) === 0) return toolUse([run(ctx, "resume")]);
+  // A question a SessionStart briefing handed (a session that starts with it pending, after a
+  // crash): as the briefing says, the person's newest message, just before or after it, when it
+  // says yes or no runs decision.yes or decision.no; any other words ("continue"), or none, get
+  // the question and its answers, word for word, and the turn ends: nothing is run first. (The
+  // interactive Claude Code puts a resumed session's first prompt BEFORE the briefing.)
+  const handedAs = (events[r] as Extract<Event, { kind: "resume" }>).handed;
+  const handed = handedAs !== undefined && plan.decision ? plan.decision : null;
+  const turnFrom = events.findLastIndex((e, i) => i < r && (e.kind === "said" || e.kind === "call"));
+  const wordsAt =
+    personAt !== -1
+      ? personAt
+      : handedAs !== "either"
+        ? -1
+        : events.findLastIndex((e, i) => i > turnFrom && i < r && e.kind === "person");
+  const words = wordsAt === -1 ? null : (events[wordsAt] as { text: string }).text;
+  const replied = words === null ? null : replyAnswer(words);
+  if (handed !== null && replied === null && callsSince(Math.max(r, personAt)) === 0)
+    return end(`${handed.question}\n${handed.answers ?? "Yes or no?"}`);
   // The person's words answer a question only when the turn before ended with one; anything
   // else ("continue" after an interruption) means: look where the workflow stands first.
   // A hook's or a briefing's plan between the question and the words (a session that starts with
@@ -822,10 +852,10 @@ function mainAgent(body: ApiRequest, all: string, policy: PolicyOptions): Omit<R
   // a "yes" still answers the question the turn ended with.
   const before = events.findLast((e, i) => i < personAt && e.kind !== "resume");
   // (After a kill the client adds a synthetic "No response requested." turn: not a question.)
-  if (personAt !== -1 && !(before?.kind === "said" && before.text.trim().endsWith("?"))) {
+  if (personAt !== -1 && handed === null && !(before?.kind === "said" && before.text.trim().endsWith("?"))) {
     if (callsSince(personAt) === 0) return toolUse([run(ctx, "resume")]);
   }
-  const answer = personAt === -1 ? null : (events[personAt] as { text: string }).text;
+  const answer = personAt !== -1 || (handed !== null && replied !== null) ? words : null;
   const from = Math.max(r, personAt);
   const done = callsSince(from);
   const steps = stepsFor(plan, answer, ctx);

@@ -11,7 +11,7 @@ import { claudeEnv } from "./client.js";
 import { startScriptedModel, type LogEntry } from "./server.js";
 import type { PolicyOptions, Reply } from "./policy.js";
 import { mainTurnText, playPerson } from "./person-loop.js";
-import { startTerminal, type Terminal } from "./terminal.js";
+import { startTerminal, watchScreen, type Terminal } from "./terminal.js";
 import { repliesSettled } from "../../support/replies-settled.js";
 
 export const TERMINAL_KEY = "sk-ant-dummy-key-0123456789abcdefghij";
@@ -26,6 +26,8 @@ export interface TerminalJourneyOptions {
   executorMs?: number | ((report: string) => number);
   /** Kill the client (-9) when this request arrives, once; the person then runs `claude -r`. */
   killWhen?: (k: number, who: string, log: readonly LogEntry[]) => boolean;
+  /** The kill waits (that request unanswered) until this holds, polled every 100 ms for at most 30 s: e.g. until a hook's work has landed. */
+  killAfter?: () => boolean;
   /** What the person types after `claude -r` (default "continue"). */
   afterKill?: string;
   timeoutMs?: number;
@@ -37,6 +39,11 @@ export interface TerminalJourneyOptions {
   beforeAnswer?: (project: string, answer: string) => string | undefined | void;
   /** What follows `/develop` in the first prompt (default "add login"; e.g. "--workflow review add login"). */
   developArgs?: string;
+  /**
+   * Once the person has typed `after`, the screen is watched until `until` shows on it (whitespace
+   * folded): what the client shows only for a while, before its redraws take it off (`watched`).
+   */
+  watch?: { after: string; until: RegExp };
 }
 
 export interface TerminalJourneyResult {
@@ -52,8 +59,10 @@ export interface TerminalJourneyResult {
   /** What the person typed, in order. */
   typed: string[];
   screen: string;
-  /** The whole screen history (scrollback included) each time before the person typed, and at the end. */
-  screens: Array<{ before: string; screen: string }>;
+  /** The screen `watch` asked for: the first that showed its pattern, else the last one watched ("" when never typed). */
+  watched: string;
+  /** The whole screen history (scrollback included) each time before the person typed, and at the end; `at`: when (the model log's `t` clock). */
+  screens: Array<{ before: string; screen: string; at: number }>;
 }
 
 function readLog(file: string): LogEntry[] {
@@ -77,6 +86,8 @@ function countEvents(project: string): number {
 function answerTo(text: string): string | null {
   // A decision the model put to the person (commit the checkout's changes, go back to a checkpoint): yes.
   if (/Yes or no\?\s*$/.test(text)) return "yes";
+  // A question handed word for word, with its answers (a briefing's, after a crash): yes.
+  if (/Reply "yes" or "no"; any other reply is not taken as an answer\.\s*$/.test(text)) return "yes";
   if (/Which one\?/.test(text)) return "minimal";
   if (/approve/i.test(text) && /\?\s*$/.test(text)) return "approve";
   return null;
@@ -158,8 +169,17 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
       if (killed || !options.killWhen || !options.killWhen(k, info.who, readLog(logFile))) return "answer";
       killed = true;
       hung.add(k);
-      eventsAtKill = countEvents(project);
-      setImmediate(() => terminal?.kill9());
+      const killNow = () => {
+        eventsAtKill = countEvents(project);
+        terminal?.kill9();
+      };
+      if (options.killAfter === undefined) setImmediate(killNow);
+      else
+        void (async () => {
+          const until = Date.now() + 30_000;
+          while (!options.killAfter!() && Date.now() < until) await sleep(100);
+          killNow();
+        })();
       return "hang";
     },
   });
@@ -171,10 +191,13 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
   terminal = startTerminal({ binary: options.claude, home, url: model.url, env }, project);
   const typed: string[] = [];
   const screens: TerminalJourneyResult["screens"] = [];
+  let watcher: ReturnType<typeof watchScreen> | undefined;
   const type = (text: string) => {
     typed.push(text);
-    screens.push({ before: text, screen: terminal!.history() });
+    screens.push({ before: text, screen: terminal!.history(), at: Date.now() });
     terminal!.type(text);
+    if (options.watch?.after === text && watcher === undefined)
+      watcher = watchScreen(terminal!, options.watch.until, 120_000);
   };
   let complete = false;
   let screen = "";
@@ -191,7 +214,7 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
       killed: () => killed,
       // The person comes back: `claude -r`, picks the session (the newest, at the top), goes on.
       comeBack: async () => {
-        screens.push({ before: "claude -r", screen: terminal!.history() });
+        screens.push({ before: "claude -r", screen: terminal!.history(), at: Date.now() });
         terminal!.restart(["-r"]);
         await terminal!.waitFor(/Resume session/, 30_000);
         await sleep(500);
@@ -211,7 +234,8 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
     });
   } finally {
     screen = terminal.screen();
-    screens.push({ before: "(end)", screen: terminal.history() });
+    screens.push({ before: "(end)", screen: terminal.history(), at: Date.now() });
+    watcher?.stop();
     terminal.close();
     await model.close();
   }
@@ -237,6 +261,7 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
     events,
     typed,
     screen,
+    watched: watcher?.seen() ?? "",
     screens,
   };
 }
