@@ -29,7 +29,6 @@ const LONGEST_FIRST = [
   "src/run/runner.test.ts",
   "test/hooks.test.ts",
   "test/doctor.test.ts",
-  "src/clients/codex/agent-toml.test.ts",
   "test/person-gate.test.ts",
   "test/measure-output.test.ts",
   "test/run-terminal.test.ts",
