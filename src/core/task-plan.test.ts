@@ -202,6 +202,27 @@ describe("task changes refused: code, message, exit 1, nothing to write", () => 
     ],
     ["fail: a dead task", facts(dead()), { action: "fail", id: "t1" }, "task_refused", "task t1 is already dead"],
     [
+      "fail: a task never started (its attempts are not the model's to spend)",
+      facts(chain()),
+      { action: "fail", id: "t1" },
+      "task_refused",
+      "task t1 is pending: no attempt of it is running, so there is nothing to fail (`dotagent task skip t1 --reason …` leaves it out of the plan)",
+    ],
+    [
+      "fail: a task requeued after a failure, no attempt at work",
+      facts(chain({ status: "pending", attempts: 1, error: "red" })),
+      { action: "fail", id: "t1" },
+      "task_refused",
+      "task t1 is pending: no attempt of it is running, so there is nothing to fail (`dotagent task skip t1 --reason …` leaves it out of the plan)",
+    ],
+    [
+      "fail: a failed task not yet requeued is not failed twice",
+      facts(chain({ status: "failed", attempts: 1, error: "red" })),
+      { action: "fail", id: "t1" },
+      "task_refused",
+      "task t1 is failed: no attempt of it is running, so there is nothing to fail (`dotagent task skip t1 --reason …` leaves it out of the plan)",
+    ],
+    [
       "retry: a task never tried",
       facts(chain()),
       { action: "retry", id: "t2", extraAttempts: 2 },

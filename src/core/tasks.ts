@@ -347,6 +347,10 @@ export function failTask(state: ExecutionState, id: string, error: string | unde
       if (task.status === "complete") return `task ${id} is complete; it cannot fail now`;
       if (task.status === "dead") return `task ${id} is already dead`;
       if (task.status === "skipped") return skippedRefusal(task);
+      // Only an attempt fails: a task with none at work (pending, or requeued after a failure) would
+      // lose an attempt it never had, and three such calls would leave it dead without ever running.
+      if (task.status !== "running")
+        return `task ${id} is ${task.status}: no attempt of it is running, so there is nothing to fail (\`dotagent task skip ${id} --reason …\` leaves it out of the plan)`;
       return countFailure(task, state, error ?? task.error ?? "failed");
     },
     now,
