@@ -248,20 +248,3 @@ describe("the landing checks the worktree (issue 29, case 7)", () => {
     expect(task()).toMatchObject({ status: "running" });
   });
 });
-
-describe("a phase report written by the main agent (issue 29, case 4)", () => {
-  it("`phase complete VERIFICATION` (or fail, rework) from an agent's shell: refused (not_yours); the write guard denies the report's Write", () => {
-    const { p } = running();
-    writeJson(p, "memory/reports/verification.json", { passed: true, summary: "I reviewed the changes myself" });
-    for (const args of [
-      ["phase", "complete", "VERIFICATION"],
-      ["phase", "fail", "IMPLEMENTATION", "--error", "x"],
-      ["phase", "rework"],
-    ]) {
-      const r = dotagent(p, [...args, "--json"], { env: AS_MODEL });
-      expect(r.code, args.join(" ")).toBe(1);
-      expect(r.json.error, args.join(" ")).toMatchObject({ code: "not_yours" });
-    }
-    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "IMPLEMENTATION" });
-  });
-});

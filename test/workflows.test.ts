@@ -581,21 +581,6 @@ describe("a project workflow, end to end from the CLI", () => {
     expectNoStack(unknown.stderr);
   });
 
-  it("a check that fails more than max_rounds ends the workflow with the reason", () => {
-    const p = pastVerification("review", { review: REVIEW }, "add x");
-    dotagent(p, ["step", "run", "TESTS", "--yes"]);
-    writeJson(p, "memory/reports/plan.rework-1.json", [{ id: "t2" }]);
-    dotagent(p, ["task", "import", "memory/reports/plan.rework-1.json"]);
-    finishTasks(p, ["t2"]);
-    writeJson(p, "memory/reports/verification.json", { passed: true });
-    const again = dotagent(p, ["step", "run", "TESTS", "--json"]);
-    expect(again.json.next).toMatchObject({
-      action: "workflow_failed",
-      reason: expect.stringContaining("TESTS failed 1 rework round (max_rounds 1)"),
-    });
-    expect(readJson(p, "memory/state/phase.json")).toMatchObject({ current_phase: "TESTS", phase_status: "failed" });
-  });
-
   it("a phase.json whose pinned definition was edited by hand is invalid, naming the path", () => {
     const p = project();
     dotagent(p, ["init", "--workflow", "review", "--request", "x"]);

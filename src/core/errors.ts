@@ -29,6 +29,30 @@ export class DotagentError extends Error {
   }
 }
 
+/**
+ * A planner's refusal (issue 41, docs/architecture.md "Operations as plans"): the error as a value
+ * (code, message, exit code), thrown by the op that carries the plan out (refusalError).
+ */
+export interface Refusal {
+  readonly kind: "refuse";
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly exit: ExitCode;
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+export const refuse = (
+  code: ErrorCode,
+  message: string,
+  exit: ExitCode = EXIT.refused,
+  details?: Record<string, unknown>,
+): Refusal => ({ kind: "refuse", code, message, exit, ...(details ? { details } : {}) });
+
+/** The refusal as the error the CLI and the library report (one line, its exit code). */
+export function refusalError(plan: Refusal): DotagentError {
+  return new DotagentError(plan.code, plan.message, plan.exit, plan.details);
+}
+
 export function usageError(message: string): DotagentError {
   return new DotagentError("usage", message, EXIT.usage);
 }

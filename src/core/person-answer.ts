@@ -12,6 +12,7 @@
 // through, nor a decision's yes (its no stays open), until the person replies again.
 import type { Phase } from "./phases.js";
 import { DEVELOP, hasGate, stepAgents, type Flow } from "./flow.js";
+import { refuse, type Refusal } from "./errors.js";
 
 /**
  * The agents whose work the gate of step `phase` asks about (develop: REQUIREMENTS the pm's,
@@ -73,6 +74,44 @@ export function gateAnswer(
   if (reply.answer === "no" || reply.declined === true) return { answered: false, since, declined: true };
   if (reply.answer === "yes") return { answered: true, at: reply.at, ...said };
   return { answered: false, since, unclear: true };
+}
+
+/** A gate's answer as read for an approval, with the report the person is shown there (`shown`). */
+export type ShownAnswer = GateAnswer & { shown: string };
+
+/**
+ * Why an approval from an agent's shell is refused at `phase`'s gate (`person_not_answered`, exit
+ * 1), or undefined when the person's reply lets it through; at the pick (`pick`: a choose step),
+ * their reply must name the design approved.
+ */
+export function answerRefusal(
+  phase: Phase,
+  answer: ShownAnswer,
+  flow: Flow,
+  pick: boolean,
+  design: string | undefined,
+): Refusal | undefined {
+  if (!answer.answered) {
+    const message = answer.declined
+      ? declinedMessage(phase, answer.shown, gateAgents(flow, phase) ?? [])
+      : answer.unclear
+        ? unclearMessage(phase, answer.shown, pick)
+        : notAnsweredMessage(phase, answer.shown, pick);
+    return refuse("person_not_answered", message, undefined, { phase, ...(answer.declined ? { declined: true } : {}) });
+  }
+  if (
+    pick &&
+    (answer.design === undefined || design === undefined || design.toLowerCase() !== answer.design.toLowerCase())
+  ) {
+    const named = answer.design === undefined ? "names no one design" : `names ${answer.design}`;
+    return refuse(
+      "person_not_answered",
+      `the person's pick ${named}: run \`dotagent phase approve ${phase} --pick ${answer.design ?? "<the design they named>"}\` (dotagent writes final_design.json from their pick), or ask them again`,
+      undefined,
+      { phase, ...(answer.design ? { design: answer.design } : {}) },
+    );
+  }
+  return undefined;
 }
 
 /** The line a model gets when it approves after the person said no at the gate. */

@@ -1234,3 +1234,56 @@ describe("planResume: fields for programs and agents in flight (SPEC §5)", () =
     expect(planResume(snap, NOW).next.action).toBe("plan_tasks");
   });
 });
+
+describe("planResume: a check whose command fails once more than max_rounds allows", () => {
+  // What `step run TESTS` leaves in rework round 1 of max_rounds 1: its failed result (issue 41: a
+  // row instead of a spawned walk through the built CLI; test/workflows.test.ts runs a real check).
+  const PINNED = {
+    name: "review",
+    hash: "0123456789abcdef",
+    steps: [
+      { id: "BUILD", kind: "agent", agent: "executor", report: "build.json" },
+      { id: "TESTS", kind: "check", run: "npm test", rework: "BUILD", max_rounds: 1 },
+    ],
+  } as unknown as NonNullable<Parameters<typeof atPhase>[1]>["workflow"];
+  const atTests = (round: number) =>
+    atPhase("REQUIREMENTS", {
+      workflow: PINNED,
+      current_phase: "TESTS",
+      completed_phases: [{ phase: "BUILD", completed_at: "2026-11-20T11:00:00Z", output: "memory/reports/build.json" }],
+      ...(round > 0
+        ? {
+            rework: {
+              round,
+              step: "TESTS",
+              to: "BUILD",
+              verification: `memory/reports/steps/TESTS.rework-${round}.json`,
+              started_at: "2026-11-20T10:00:00Z",
+            },
+          }
+        : {}),
+    });
+  const failed = reports({
+    "memory/reports/build.json": { ok: true },
+    "memory/reports/steps/TESTS.json": { passed: false },
+  });
+
+  it("round 1 of 1 failed again: the workflow stops at the check, failed, with the reason", () => {
+    const plan = planResume(snapshot(atTests(1), undefined, failed), NOW);
+    expect(plan.next).toMatchObject({
+      action: "workflow_failed",
+      reason: expect.stringContaining("TESTS failed 1 rework round (max_rounds 1)"),
+    });
+    expect(plan.writes.phase).toMatchObject({ current_phase: "TESTS", phase_status: "failed" });
+    expect(plan.repairs).toContainEqual(expect.objectContaining({ code: "rework_exhausted" }));
+  });
+
+  it("the first failure: back to BUILD for rework round 1, the result kept aside", () => {
+    const plan = planResume(snapshot(atTests(0), undefined, failed), NOW);
+    expect(plan.writes.phase).toMatchObject({
+      current_phase: "BUILD",
+      rework: { round: 1, step: "TESTS", to: "BUILD" },
+    });
+    expect(plan.repairs).toContainEqual(expect.objectContaining({ code: "rework" }));
+  });
+});

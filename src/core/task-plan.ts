@@ -7,8 +7,7 @@
 // lock through src/store/, and settles; what git does (a task's worktree, its landing) stays there.
 // The decisions are tested as tables in task-plan.test.ts, without spawning the CLI. The request
 // and result types (TaskChange, SetAside, NextResult) live in tasks.ts, beside NewTask.
-import { DotagentError, EXIT, type ExitCode } from "./errors.js";
-import type { ErrorCode } from "./error-codes.js";
+import { EXIT, refuse, type Refusal } from "./errors.js";
 import { applyPlanEdit, planEditQuestion, type PlanEdit, type PlanEditOutcome } from "./plan-edit.js";
 import { importPlan, startPlannedTask, type ImportResult } from "./plans.js";
 import type { ReportSnapshot } from "./reports.js";
@@ -49,18 +48,8 @@ export interface TaskFacts {
   readonly owner?: Owner | undefined;
 }
 
-export interface Refusal {
-  readonly kind: "refuse";
-  readonly code: ErrorCode;
-  readonly message: string;
-  readonly exit: ExitCode;
-  readonly details?: Readonly<Record<string, unknown>>;
-}
-
-/** The refusal as the error the CLI and the library report (one line, its exit code). */
-export function refusalError(plan: Refusal): DotagentError {
-  return new DotagentError(plan.code, plan.message, plan.exit, plan.details);
-}
+export type { Refusal } from "./errors.js";
+export { refusalError } from "./errors.js";
 
 export type TaskPlan =
   | Refusal
@@ -78,13 +67,6 @@ export type TaskPlan =
       /** `start`: the started task's output left from an earlier attempt, moved aside in the same write. */
       readonly setAside?: SetAside | undefined;
     };
-
-const refuse = (
-  code: ErrorCode,
-  message: string,
-  exit: ExitCode = EXIT.refused,
-  details?: Record<string, unknown>,
-): Refusal => ({ kind: "refuse", code, message, exit, ...(details ? { details } : {}) });
 
 /** Whether the plan needs the running tasks' owners judged (a look at the process table). */
 export function needsVerdicts(action: TaskAction, byModel: boolean): boolean {

@@ -5,20 +5,18 @@
 // person typed it. The replies themselves are recorded by src/ops/person-replies.ts.
 import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { DotagentError, EXIT } from "../core/errors.js";
+import { DotagentError, EXIT, refusalError } from "../core/errors.js";
 import { flowOf } from "../core/flow-of.js";
 import type { Flow } from "../core/flow.js";
 import { sealInstance, YES_OR_NO } from "../core/authority.js";
 import {
+  answerRefusal,
   commandAnswered,
   decisionAnswered,
   decisionKey,
-  declinedMessage,
   gateAgents,
   gateAnswer,
-  notAnsweredMessage,
   pendingAsked,
-  unclearMessage,
   type GateAnswer,
   type PersonReply,
 } from "../core/person-answer.js";
@@ -97,31 +95,9 @@ export function requirePersonAnswer(
   pick?: string,
 ): Extract<GateAnswer, { answered: true }> & { shown: string } {
   const answer = personAnswered(paths, phase, state);
-  if (!answer.answered)
-    throw new DotagentError("person_not_answered", unansweredMessage(phase, answer, state), EXIT.refused, {
-      phase,
-      ...(answer.declined ? { declined: true } : {}),
-    });
-  if (isPick(state, phase)) {
-    if (answer.design === undefined || pick === undefined || pick.toLowerCase() !== answer.design.toLowerCase()) {
-      const named = answer.design === undefined ? "names no one design" : `names ${answer.design}`;
-      throw new DotagentError(
-        "person_not_answered",
-        `the person's pick ${named}: run \`dotagent phase approve ${phase} --pick ${answer.design ?? "<the design they named>"}\` (dotagent writes final_design.json from their pick), or ask them again`,
-        EXIT.refused,
-        { phase, ...(answer.design ? { design: answer.design } : {}) },
-      );
-    }
-  }
-  return answer;
-}
-
-/** Why the gate is not answered, in the model's words: the person said no, said something else, or has not replied. */
-function unansweredMessage(phase: Phase, answer: GateAnswer & { shown: string }, state: PhaseState): string {
-  if (answer.answered) return "";
-  if (answer.declined) return declinedMessage(phase, answer.shown, gateAgents(flowOf(state), phase) ?? []);
-  if (answer.unclear) return unclearMessage(phase, answer.shown, isPick(state, phase));
-  return notAnsweredMessage(phase, answer.shown, isPick(state, phase));
+  const refusal = answerRefusal(phase, answer, flowOf(state), isPick(state, phase), pick);
+  if (refusal !== undefined) throw refusalError(refusal);
+  return answer as Extract<GateAnswer, { answered: true }> & { shown: string };
 }
 
 /**
