@@ -38,8 +38,8 @@ import {
   remindersSent,
 } from "../store/agent-transcript.js";
 import { loadSnapshot, withLock } from "../store/session.js";
-import { readLaunch, readWorkflowAgentStop } from "../core/claude-workflow-run.js";
-import { copyJournal, recordRun } from "../store/workflow-runs.js";
+import { readJournalMoment, readLaunch, readWorkflowAgentStop } from "../core/claude-workflow-run.js";
+import { copyJournal, copyJournals, recordRun } from "../store/workflow-runs.js";
 import { textDigest, type ReplyEvidence } from "../store/authority.js";
 import { startReplyCarrier } from "../store/reply-carrier.js";
 
@@ -230,7 +230,8 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
 async function keepWorkflowRun(op: OpContext, input: HookInput): Promise<boolean> {
   const launch = readLaunch(input);
   const stop = launch === null ? readWorkflowAgentStop(input) : null;
-  const reading = launch ?? stop;
+  const moment = launch === null && stop === null ? readJournalMoment(input) : null;
+  const reading = launch ?? stop ?? moment;
   if (reading === null) return false;
   if (!existsSync(op.paths.stateDir)) return true;
   if (!reading.ok) {
@@ -240,13 +241,16 @@ async function keepWorkflowRun(op: OpContext, input: HookInput): Promise<boolean
   try {
     await withLock(
       op.paths,
-      launch ? "hook post-tool-use Workflow" : "hook subagent-stop workflow-subagent",
+      launch ? "hook post-tool-use Workflow" : stop ? "hook subagent-stop workflow-subagent" : "hook workflow journal",
       () => {
         if (launch?.ok) {
           for (const warning of recordRun(op.paths, launch.value, op.now()).warnings) op.warn(warning);
         } else if (stop?.ok) {
           const copy = copyJournal(op.paths, stop.value.runId, stop.value.journalPath);
           if (copy.kind === "refused") op.warn(copy.why);
+        } else if (moment?.ok) {
+          for (const copy of copyJournals(op.paths, moment.value))
+            if (copy.kind === "refused" && !copy.missing) op.warn(copy.why);
         }
       },
       op.warn,
@@ -255,6 +259,12 @@ async function keepWorkflowRun(op: OpContext, input: HookInput): Promise<boolean
     op.warn(`a Claude Code workflow run is not recorded: ${(error as Error).message.split("\n")[0]}`);
   }
   return true;
+}
+
+/** A workflow agent's start (Claude Code's Workflow tool): the journals of the session's runs copied. */
+export async function onSubagentStart(op: OpContext, input: HookInput): Promise<HookOutput> {
+  await keepWorkflowRun(op, input);
+  return null;
 }
 
 export async function onSubagentStop(op: OpContext, input: HookInput): Promise<HookOutput> {
@@ -308,6 +318,8 @@ export function notifiedAgents(prompt: string): string[] {
 }
 
 export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promise<HookOutput> {
+  // A Workflow run's end (its <task-notification>): its journal, complete now, copied; then as any notification.
+  await keepWorkflowRun(op, input);
   const prompt = str(input.prompt) ?? "";
   const ids = notifiedAgents(prompt);
   if (!hasWorkflowFolder(op)) return null;

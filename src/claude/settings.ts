@@ -22,6 +22,7 @@ export const HOOK_EVENTS = [
   "PreToolUse",
   "PostToolUse",
   "PostToolUseFailure",
+  "SubagentStart",
   "SubagentStop",
   "UserPromptSubmit",
 ] as const;
@@ -98,6 +99,8 @@ export function hookEntries(scope: Scope | "plugin", target?: string): HookEntry
     // Every sub-agent's end: which agents are the workflow's is known only from the definition in
     // force (a project's own agents, fix's reproducer), so the hook reads it; any other agent's
     // end is nothing to it.
+    // A workflow agent of Claude Code's Workflow tool starts: the results before it are in the run's journal.
+    { event: "SubagentStart", matcher: "workflow-subagent", command: run("subagent-start"), timeout: 30 },
     { event: "SubagentStop", command: run("subagent-stop"), timeout: 30 },
     { event: "UserPromptSubmit", command: run("user-prompt-submit"), timeout: 30 },
   ];

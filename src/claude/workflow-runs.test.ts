@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { onPostToolUse, onSubagentStop, type HookInput } from "./hooks.js";
+import { onPostToolUse, onSubagentStart, onSubagentStop, onUserPromptSubmit, type HookInput } from "./hooks.js";
 import { projectPaths } from "../store/project.js";
 import type { OpContext } from "../ops/op-context.js";
 import { MAX_JOURNAL_BYTES } from "../core/claude-workflow-run.js";
@@ -74,9 +74,52 @@ describe("Claude Code's Workflow runs in memory/state/workflow-runs/", () => {
     expect(readFileSync(kept("journal.jsonl"), "utf8")).toBe(readFileSync(clientJournal(), "utf8"));
   });
 
-  it("the other hook inputs of a run write nothing (PreToolUse, SubagentStart)", async () => {
+  it("the other hook inputs of a run write nothing (PreToolUse; SubagentStart before a launch was recorded)", async () => {
     expect(await onPostToolUse(op, fixture("PreToolUse"))).toBeNull();
+    expect(await onSubagentStart(op, fixture("SubagentStart"))).toBeNull();
     expect(existsSync(join(project, "memory/state/workflow-runs"))).toBe(false);
+    expect(warnings).toEqual([]);
+  });
+
+  it("the next workflow agent's SubagentStart copies the journal with the results its SubagentStop came too early for", async () => {
+    await onPostToolUse(op, fixture("PostToolUse"));
+    writeFileSync(clientJournal(), readFileSync(join(FIXTURES, "journal-complete.jsonl")));
+    expect(await onSubagentStart(op, fixture("SubagentStart"))).toBeNull();
+    expect(warnings).toEqual([]);
+    expect(readFileSync(kept("journal.jsonl"), "utf8")).toBe(readFileSync(clientJournal(), "utf8"));
+  });
+
+  it("the run's <task-notification> copies the whole journal; another task's notification copies nothing", async () => {
+    await onPostToolUse(op, fixture("PostToolUse"));
+    const before = readFileSync(kept("journal.jsonl"), "utf8");
+    writeFileSync(clientJournal(), readFileSync(join(FIXTURES, "journal-complete.jsonl")));
+    // The real notification (another session's), made this run's: its session and task id.
+    const real = JSON.parse(
+      readFileSync(join(FIXTURES, "hooks/UserPromptSubmit-notification.json"), "utf8"),
+    ) as HookInput;
+    const input: HookInput = {
+      ...fixture("UserPromptSubmit"),
+      prompt: String(real.prompt).replace(/<task-id>\w+<\/task-id>/, "<task-id>someother1</task-id>"),
+    };
+    await onUserPromptSubmit(op, input);
+    expect(readFileSync(kept("journal.jsonl"), "utf8")).toBe(before);
+    input.prompt = String(real.prompt).replace(/<task-id>\w+<\/task-id>/, "<task-id>w8c167k3m</task-id>");
+    await onUserPromptSubmit(op, input);
+    expect(warnings).toEqual([]);
+    expect(readFileSync(kept("journal.jsonl"), "utf8")).toBe(readFileSync(clientJournal(), "utf8"));
+  });
+
+  it("a run.json planted for the session copies nothing from a path it names", async () => {
+    const planted = join(project, "memory/state/workflow-runs/wf_planted-1");
+    mkdirSync(planted, { recursive: true });
+    writeFileSync(
+      join(planted, "run.json"),
+      JSON.stringify({ run_id: "wf_planted-1", session_id: SESSION, journal_path: join(work, "secret") }),
+    );
+    writeFileSync(join(work, "secret"), "secret\n");
+    await onSubagentStart(op, fixture("SubagentStart"));
+    expect(existsSync(join(planted, "journal.jsonl"))).toBe(false);
+    expect(warnings).toEqual([]);
   });
 
   it("a project without memory/state/ gets nothing", async () => {

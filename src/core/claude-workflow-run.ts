@@ -119,11 +119,35 @@ export function readLaunch(input: Record<string, unknown>): Reading<LaunchedRun>
   };
 }
 
+/**
+ * A workflow agent's SubagentStart (no transcript path, so no run id: every run recorded for the
+ * session is looked at), or the <task-notification> prompt of a run that ended (its task id): the
+ * moments when the journal holds the results a SubagentStop came too early for (NOTES.md).
+ */
+export function readJournalMoment(
+  input: Record<string, unknown>,
+): Reading<{ sessionId: string; folder: string; taskId: string | null }> | null {
+  const event = str(input.hook_event_name);
+  let taskId: string | null = null;
+  if (event === "SubagentStart") {
+    if (str(input.agent_type) !== "workflow-subagent") return null;
+  } else if (event === "UserPromptSubmit") {
+    const head = /^<task-notification>\s*<task-id>([\w-]{1,128})<\/task-id>/.exec(
+      (str(input.prompt) ?? "").trimStart(),
+    );
+    if (head === null) return null;
+    taskId = head[1]!;
+  } else return null;
+  const session = sessionFolder(input);
+  if (!session.ok) return event === "SubagentStart" ? session : null;
+  return { ok: true, value: { ...session.value, taskId } };
+}
+
 /** Reads a SubagentStop input of a workflow agent: its run and the journal to copy (null: no workflow agent). */
 export function readWorkflowAgentStop(
   input: Record<string, unknown>,
 ): Reading<{ runId: string; sessionId: string; journalPath: string }> | null {
-  if (str(input.agent_type) !== "workflow-subagent") return null;
+  if (str(input.agent_type) !== "workflow-subagent" || str(input.hook_event_name) === "SubagentStart") return null;
   const transcript = str(input.agent_transcript_path);
   if (transcript === undefined) return { ok: false, why: "no agent transcript path" };
   const runId = basename(dirname(transcript));

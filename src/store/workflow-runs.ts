@@ -3,10 +3,13 @@
 // launched) and journal.jsonl (the newest copy of the client's journal). Written by the hooks under
 // the state lock, each file replaced atomically through the write primitive (never through a link,
 // never outside the project).
+import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import {
   MAX_JOURNAL_BYTES,
   MAX_SCRIPT_BYTES,
+  RUN_ID,
+  journalPath,
   quoteId,
   type LaunchedRun,
   type WorkflowRunRecord,
@@ -76,4 +79,39 @@ export function copyJournal(paths: ProjectPaths, runId: string, journal: string)
   mkdirInside(paths.root, runFolder(paths, runId));
   writeFileInside(paths.root, join(runFolder(paths, runId), "journal.jsonl"), read.bytes);
   return { kind: "copied", bytes: read.bytes.length };
+}
+
+/**
+ * The runs recorded for a session (and task, when given), by their run.json; a record that is not
+ * a regular file, over 1 MiB or no JSON object is passed over. Their journals are copied from the
+ * session's folder (never from a path a record names).
+ */
+export function recordedRuns(paths: ProjectPaths, sessionId: string, taskId: string | null): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(paths.stateDir, WORKFLOW_RUNS_DIR));
+  } catch {
+    return [];
+  }
+  return names.filter((runId) => {
+    if (!RUN_ID.test(runId)) return false;
+    const read = readProjectFile(join(runFolder(paths, runId), "run.json"), { maxBytes: 1024 * 1024, links: "refuse" });
+    if (read.kind !== "ok") return false;
+    try {
+      const record = JSON.parse(read.bytes.toString("utf8")) as Partial<WorkflowRunRecord> | null;
+      return record?.session_id === sessionId && (taskId === null || record.task_id === taskId);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Copies the journals of the session's recorded runs (of one task, when given) from the session's folder. */
+export function copyJournals(
+  paths: ProjectPaths,
+  session: { sessionId: string; folder: string; taskId: string | null },
+): JournalCopy[] {
+  return recordedRuns(paths, session.sessionId, session.taskId).map((runId) =>
+    copyJournal(paths, runId, journalPath(session.folder, runId)),
+  );
 }
