@@ -121,6 +121,13 @@ export interface PolicyOptions {
    * ends the session with the turn).
    */
   deviation?: Deviation;
+  /**
+   * Claude Code's own Workflow tool (issue 43): a session whose first prompt says "use a workflow"
+   * gets one `Workflow` call with this script and args, then ends its turn ("workflow launched";
+   * "workflow done" once the run's <task-notification> is in). Each workflow agent (its task framed
+   * as "[Workflow harness — computed task]") answers `result <first word of its task>`.
+   */
+  workflow?: { script: string; args?: unknown };
 }
 
 export const DEVIATIONS = [
@@ -1198,6 +1205,48 @@ function agentMarkers(dir: string): Array<[string, string]> {
   return markers;
 }
 
+/** The frame Claude Code 2.1.332 puts before a workflow agent's task (its first user message). */
+export const WORKFLOW_TASK_FRAME = "The computed task text follows:\n";
+
+/** The Workflow tool's moves (PolicyOptions.workflow), or undefined for a request that is not the workflow's. */
+function workflowPlay(
+  body: ApiRequest,
+  tools: string[],
+  workflow: { script: string; args?: unknown },
+): Reply | undefined {
+  const messages = body.messages ?? [];
+  const first = text(messages[0]?.content);
+  const frame = first.lastIndexOf(WORKFLOW_TASK_FRAME);
+  if (frame !== -1 && !tools.includes("Workflow")) {
+    const task = first.slice(frame + WORKFLOW_TASK_FRAME.length).trim();
+    const word = /^[\w-]+/.exec(task)?.[0] ?? "task";
+    return { who: "workflow-agent", stop: "end_turn", blocks: [{ type: "text", text: `result ${word}` }] };
+  }
+  if (!tools.includes("Workflow") || !/use a workflow/.test(first)) return undefined;
+  const called = messages.some(
+    (m) => Array.isArray(m.content) && m.content.some((c) => c.type === "tool_use" && c.name === "Workflow"),
+  );
+  if (!called)
+    return {
+      who: "main",
+      stop: "tool_use",
+      blocks: [
+        {
+          type: "tool_use",
+          id: "toolu_workflow_1",
+          name: "Workflow",
+          input: { script: workflow.script, ...(workflow.args === undefined ? {} : { args: workflow.args }) },
+        },
+      ],
+    };
+  const done = messages.some((m) => m.role === "user" && text(m.content).includes("<task-notification>"));
+  return {
+    who: "main",
+    stop: "end_turn",
+    blocks: [{ type: "text", text: done ? "workflow done" : "workflow launched" }],
+  };
+}
+
 export function decide(body: ApiRequest, options: { agentsDir: string; seq: number; policy?: PolicyOptions }): Reply {
   const system =
     typeof body.system === "string" ? body.system : (body.system ?? []).map((s) => s.text ?? "").join("\n");
@@ -1237,6 +1286,10 @@ export function decide(body: ApiRequest, options: { agentsDir: string; seq: numb
       stop: "end_turn",
       blocks: [{ type: "text", text: stage1 ? "<severity>0</severity>" : "<block>no</block>" }],
     };
+  }
+  if (options.policy?.workflow) {
+    const played = workflowPlay(body, tools, options.policy.workflow);
+    if (played) return played;
   }
   // dotagent's agents, then the project's own (.claude/agents/ of the session's folder).
   const folder = /Primary working directory: (\S+)/.exec(all)?.[1]?.replace(/\/\.dotagent\/worktrees\/[^/]+\/?$/, "");
