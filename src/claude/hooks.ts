@@ -39,7 +39,7 @@ import {
 } from "../store/agent-transcript.js";
 import { loadSnapshot, withLock } from "../store/session.js";
 import { readJournalMoment, readLaunch, readWorkflowAgentStop } from "../core/claude-workflow-run.js";
-import { copyJournal, copyJournals, recordRun } from "../store/workflow-runs.js";
+import { WORKFLOW_RUNS_DIR, copyJournal, copyJournals, recordRun } from "../store/workflow-runs.js";
 import { textDigest, type ReplyEvidence } from "../store/authority.js";
 import { startReplyCarrier } from "../store/reply-carrier.js";
 
@@ -234,6 +234,8 @@ async function keepWorkflowRun(op: OpContext, input: HookInput): Promise<boolean
   const reading = launch ?? stop ?? moment;
   if (reading === null) return false;
   if (!existsSync(op.paths.stateDir)) return true;
+  // A start or a notification with no run recorded (any agent's notification of the /develop loop): no lock taken.
+  if (moment !== null && !existsSync(join(op.paths.stateDir, WORKFLOW_RUNS_DIR))) return true;
   if (!reading.ok) {
     op.warn(`a Claude Code workflow run is not recorded: ${reading.why}`);
     return true;
