@@ -3,8 +3,9 @@
 // of three agents (two in parallel(), then one) runs with dotagent installed: the client's layout
 // in the session folder is what test/claude/NOTES.md says (a client version that changes it fails
 // here), dotagent recorded the run and copied its journal; then a kill -9 while the third agent
-// works leaves the finished agents in the journal and in the project's memory. One client at a
-// time: the binary is CPU-heavy.
+// works leaves the finished agents in the journal and in the project's memory; a new session
+// refuses to resume the run until dotagent's copy of the journal is put in its folder, and then
+// runs only the interrupted agent. One client at a time: the binary is CPU-heavy.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -73,12 +74,8 @@ describe.skipIf(!ENABLED || !JOURNEY_MORE)("Claude Code's Workflow tool in the r
       policyOptions: { workflow: { script: SCRIPT, args: ARGS } },
       onRequest: (_k, info) => (info.who === "workflow-agent" ? (onAgent?.(++agents) ?? "answer") : "answer"),
     });
-    const run = await runClaude({ binary: claude, home, url: model.url }, project, [
-      "-p",
-      "use a workflow: three agents",
-      "--allowedTools",
-      "Workflow",
-    ]);
+    const client = { binary: claude, home, url: model.url };
+    const run = await runClaude(client, project, ["-p", "use a workflow: three agents", "--allowedTools", "Workflow"]);
     const projects = join(home, ".claude/projects", project.replace(/[^a-zA-Z0-9]/g, "-"));
     const sessionId = readdirSync(projects)
       .find((f) => f.endsWith(".jsonl"))!
@@ -90,7 +87,7 @@ describe.skipIf(!ENABLED || !JOURNEY_MORE)("Claude Code's Workflow tool in the r
     expect(runs, `one run in ${folder}`).toHaveLength(1);
     const runId = runs[0]!;
     const kept = join(project, "memory/state/workflow-runs", runId);
-    return { run, project, folder, sessionId, runId, kept };
+    return { run, project, folder, sessionId, runId, kept, client, projects };
   }
 
   it("a 3-agent run: the client's layout, and dotagent keeps the run", async () => {
@@ -159,5 +156,46 @@ describe.skipIf(!ENABLED || !JOURNEY_MORE)("Claude Code's Workflow tool in the r
     const copy = lines(join(kept, "journal.jsonl"));
     expect(copy).toEqual(journal.slice(0, copy.length));
     expect(copy.filter((l) => l.type === "result")).toHaveLength(2);
+  }, 300_000);
+
+  it("a new session refuses the killed run; with dotagent's copy of the journal put in its folder, only the third agent runs again", async () => {
+    const asked: string[] = [];
+    let phase = "first";
+    const { run, project, runId, kept, client, projects } = await session((n) => {
+      asked.push(phase);
+      if (phase !== "first" || n < 3) return "answer";
+      setTimeout(killClaude, 500);
+      return "hang";
+    });
+    expect(run.signal).toBe("SIGKILL");
+    const resume = ["-p", `resume workflow run ${runId}`, "--allowedTools", "Workflow"];
+    // A new session: the client has no journal of the run there.
+    phase = "bare";
+    const bare = await runClaude(client, project, resume);
+    expect(bare.code, bare.stdout + bare.stderr).toBe(0);
+    const log = readFileSync(join(work, "model.jsonl"), "utf8");
+    expect(log).toContain(`The journal for workflow run ${runId} is not on disk`);
+    // Another new session, dotagent's copy put where the client looks for the journal (what the next part of issue 43 automates).
+    phase = "copied";
+    const sessionId = "11111111-2222-4333-8444-555555555555";
+    const runDir = join(projects, sessionId, "subagents/workflows", runId);
+    mkdirSync(runDir, { recursive: true });
+    writeFileSync(join(runDir, "journal.jsonl"), readFileSync(join(kept, "journal.jsonl")));
+    const copied = await runClaude(client, project, ["--session-id", sessionId, ...resume]);
+    expect(copied.code, copied.stdout + copied.stderr).toBe(0);
+    expect(copied.result?.result).toBe("workflow done");
+    expect(asked).toEqual(["first", "first", "first", "copied"]);
+    // The same run id goes on: its journal gets the third agent again, and dotagent's record follows the new session.
+    const journal = lines(join(runDir, "journal.jsonl"));
+    expect(journal.map((l) => `${l.type}${l.label ? ` ${l.label}` : ""}`).slice(-2)).toEqual([
+      "started gamma",
+      "result",
+    ]);
+    expect(JSON.parse(readFileSync(join(kept, "run.json"), "utf8"))).toMatchObject({
+      run_id: runId,
+      session_id: sessionId,
+      args: ARGS,
+    });
+    expect(lines(join(kept, "journal.jsonl"))).toEqual(journal);
   }, 300_000);
 });

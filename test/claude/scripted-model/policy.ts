@@ -122,9 +122,10 @@ export interface PolicyOptions {
    */
   deviation?: Deviation;
   /**
-   * Claude Code's own Workflow tool (issue 43): a session whose first prompt says "use a workflow"
-   * gets one `Workflow` call with this script and args, then ends its turn ("workflow launched";
-   * "workflow done" once the run's <task-notification> is in). Each workflow agent (its task framed
+   * Claude Code's own Workflow tool (issue 43): the person's prompt "use a workflow…" gets one
+   * `Workflow` call with this script and args, "resume workflow run <runId>" the same call with
+   * `resumeFromRunId`; then the turn ends ("workflow launched"; "workflow done" once the run's
+   * completed <task-notification> is in). Each workflow agent (its task framed
    * as "[Workflow harness — computed task]") answers `result <first word of its task>`.
    */
   workflow?: { script: string; args?: unknown };
@@ -1222,8 +1223,21 @@ function workflowPlay(
     const word = /^[\w-]+/.exec(task)?.[0] ?? "task";
     return { who: "workflow-agent", stop: "end_turn", blocks: [{ type: "text", text: `result ${word}` }] };
   }
-  if (!tools.includes("Workflow") || !/use a workflow/.test(first)) return undefined;
-  const called = messages.some(
+  if (!tools.includes("Workflow")) return undefined;
+  // The newest prompt of the person's that asks for the workflow: a text block of its own (a resumed
+  // session puts the client's notes about the interrupted run in the same message, before it).
+  const asks = (m: ApiMessage) =>
+    m.role !== "user"
+      ? undefined
+      : (typeof m.content === "string" ? [m.content] : m.content.map((c) => (c.type === "text" ? (c.text ?? "") : "")))
+          .map((t) => /^(?:use a workflow|resume workflow run (wf_[a-z0-9-]+))/.exec(t.trim()))
+          .filter((r) => r !== null)
+          .at(-1);
+  const at = messages.findLastIndex((m) => asks(m) !== undefined);
+  if (at === -1) return undefined;
+  const resumeFrom = asks(messages[at]!)?.[1];
+  const after = messages.slice(at + 1);
+  const called = after.some(
     (m) => Array.isArray(m.content) && m.content.some((c) => c.type === "tool_use" && c.name === "Workflow"),
   );
   if (!called)
@@ -1233,13 +1247,19 @@ function workflowPlay(
       blocks: [
         {
           type: "tool_use",
-          id: "toolu_workflow_1",
+          id: `toolu_workflow_${messages.length}`,
           name: "Workflow",
-          input: { script: workflow.script, ...(workflow.args === undefined ? {} : { args: workflow.args }) },
+          input: {
+            script: workflow.script,
+            ...(workflow.args === undefined ? {} : { args: workflow.args }),
+            ...(resumeFrom === undefined ? {} : { resumeFromRunId: resumeFrom }),
+          },
         },
       ],
     };
-  const done = messages.some((m) => m.role === "user" && text(m.content).includes("<task-notification>"));
+  const done = after.some(
+    (m) => m.role === "user" && /<task-notification>[\s\S]*<status>completed</.test(text(m.content)),
+  );
   return {
     who: "main",
     stop: "end_turn",
