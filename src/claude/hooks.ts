@@ -17,7 +17,7 @@
 //
 // Each returns the JSON Claude Code reads from the hook's stdout, or null (say nothing: Claude
 // Code's own flow decides). Nothing here throws past the hook command, which always exits 0.
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { dotagentAgentName, readAgentJob, describeJob, withRequestLine, type AgentJob } from "../core/agent-job.js";
 import { DEVELOP, type Flow } from "../core/flow.js";
@@ -37,7 +37,9 @@ import {
   readAgentType,
   remindersSent,
 } from "../store/agent-transcript.js";
-import { loadSnapshot } from "../store/session.js";
+import { loadSnapshot, withLock } from "../store/session.js";
+import { readJournalMoment, readLaunch, readWorkflowAgentStop } from "../core/claude-workflow-run.js";
+import { WORKFLOW_RUNS_DIR, copyJournal, copyJournals, recordRun } from "../store/workflow-runs.js";
 import { textDigest, type ReplyEvidence } from "../store/authority.js";
 import { startReplyCarrier } from "../store/reply-carrier.js";
 
@@ -220,7 +222,55 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
   return null;
 }
 
+/**
+ * Claude Code's own Workflow runs (SPEC §11 "Claude Code's Workflow runs"): a launch is recorded
+ * (PostToolUse on Workflow), each workflow agent's end copies the run's journal (SubagentStop), in
+ * a project with dotagent's memory/state/. A refusal is one warning line; the client's flow goes on.
+ */
+async function keepWorkflowRun(op: OpContext, input: HookInput): Promise<boolean> {
+  const launch = readLaunch(input);
+  const stop = launch === null ? readWorkflowAgentStop(input) : null;
+  const moment = launch === null && stop === null ? readJournalMoment(input) : null;
+  const reading = launch ?? stop ?? moment;
+  if (reading === null) return false;
+  if (!existsSync(op.paths.stateDir)) return true;
+  // A start or a notification with no run recorded (any agent's notification of the /develop loop): no lock taken.
+  if (moment !== null && !existsSync(join(op.paths.stateDir, WORKFLOW_RUNS_DIR))) return true;
+  if (!reading.ok) {
+    op.warn(`a Claude Code workflow run is not recorded: ${reading.why}`);
+    return true;
+  }
+  try {
+    await withLock(
+      op.paths,
+      launch ? "hook post-tool-use Workflow" : stop ? "hook subagent-stop workflow-subagent" : "hook workflow journal",
+      () => {
+        if (launch?.ok) {
+          for (const warning of recordRun(op.paths, launch.value, op.now()).warnings) op.warn(warning);
+        } else if (stop?.ok) {
+          const copy = copyJournal(op.paths, stop.value.runId, stop.value.journalPath);
+          if (copy.kind === "refused") op.warn(copy.why);
+        } else if (moment?.ok) {
+          for (const copy of copyJournals(op.paths, moment.value))
+            if (copy.kind === "refused" && !copy.missing) op.warn(copy.why);
+        }
+      },
+      op.warn,
+    );
+  } catch (error) {
+    op.warn(`a Claude Code workflow run is not recorded: ${(error as Error).message.split("\n")[0]}`);
+  }
+  return true;
+}
+
+/** A workflow agent's start (Claude Code's Workflow tool): the journals of the session's runs copied. */
+export async function onSubagentStart(op: OpContext, input: HookInput): Promise<HookOutput> {
+  await keepWorkflowRun(op, input);
+  return null;
+}
+
 export async function onSubagentStop(op: OpContext, input: HookInput): Promise<HookOutput> {
+  if (await keepWorkflowRun(op, input)) return null;
   const transcript = transcriptOf(input);
   const job = jobFromTranscript(transcript, input.agent_type, await flowFor(op, input.agent_type));
   if (job === undefined || transcript === undefined || !hasWorkflowFolder(op)) return null;
@@ -237,6 +287,7 @@ export async function onSubagentStop(op: OpContext, input: HookInput): Promise<H
 }
 
 export async function onPostToolUse(op: OpContext, input: HookInput): Promise<HookOutput> {
+  if (await keepWorkflowRun(op, input)) return null;
   const toolInput = obj(input.tool_input);
   const flow = await flowFor(op, toolInput.subagent_type);
   const name = dotagentAgentName(toolInput.subagent_type, flow);
@@ -269,6 +320,8 @@ export function notifiedAgents(prompt: string): string[] {
 }
 
 export async function onUserPromptSubmit(op: OpContext, input: HookInput): Promise<HookOutput> {
+  // A Workflow run's end (its <task-notification>): its journal, complete now, copied; then as any notification.
+  await keepWorkflowRun(op, input);
   const prompt = str(input.prompt) ?? "";
   const ids = notifiedAgents(prompt);
   if (!hasWorkflowFolder(op)) return null;

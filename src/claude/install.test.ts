@@ -121,6 +121,7 @@ describe("install", () => {
       "PreToolUse",
       "PostToolUse",
       "PostToolUseFailure",
+      "SubagentStart",
       "SubagentStop",
       "UserPromptSubmit",
     ]);

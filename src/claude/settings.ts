@@ -22,6 +22,7 @@ export const HOOK_EVENTS = [
   "PreToolUse",
   "PostToolUse",
   "PostToolUseFailure",
+  "SubagentStart",
   "SubagentStop",
   "UserPromptSubmit",
 ] as const;
@@ -73,8 +74,9 @@ export function hookCommand(scope: Scope, target?: string): string {
  * lines that look like the helper's: it allows exactly dotagent's own; and lines naming
  * memory/state: it denies writes into it), on the file-writing tools (who writes what), and on the Agent tool and
  * the hand-back (records an agent's start, sends an agent without its report back); PostToolUse
- * and PostToolUseFailure on Agent (the result and the next step, in the foreground); SubagentStop
- * (records an agent's result); UserPromptSubmit (a background agent's notification gets the next
+ * and PostToolUseFailure on Agent (the result and the next step, in the foreground); PostToolUse on
+ * Workflow (records a run of Claude Code's Workflow tool); SubagentStop (records an agent's result,
+ * copies a workflow agent's run journal); UserPromptSubmit (a background agent's notification gets the next
  * step).
  */
 export function hookEntries(scope: Scope | "plugin", target?: string): HookEntry[] {
@@ -92,11 +94,13 @@ export function hookEntries(scope: Scope | "plugin", target?: string): HookEntry
     { event: "PreToolUse", matcher: "Bash", if: REPORTS_BASH_RULE, command: run("pre-tool-use"), timeout: 10 },
     { event: "PreToolUse", matcher: WRITE_MATCHER, command: run("pre-tool-use"), timeout: 10 },
     { event: "PreToolUse", matcher: "Agent|Task|SubagentHandback", command: run("pre-tool-use"), timeout: 30 },
-    { event: "PostToolUse", matcher: "Agent|Task", command: run("post-tool-use"), timeout: 30 },
+    { event: "PostToolUse", matcher: "Agent|Task|Workflow", command: run("post-tool-use"), timeout: 30 },
     { event: "PostToolUseFailure", matcher: "Agent|Task", command: run("post-tool-use"), timeout: 30 },
     // Every sub-agent's end: which agents are the workflow's is known only from the definition in
     // force (a project's own agents, fix's reproducer), so the hook reads it; any other agent's
     // end is nothing to it.
+    // A workflow agent of Claude Code's Workflow tool starts: the results before it are in the run's journal.
+    { event: "SubagentStart", matcher: "workflow-subagent", command: run("subagent-start"), timeout: 30 },
     { event: "SubagentStop", command: run("subagent-stop"), timeout: 30 },
     { event: "UserPromptSubmit", command: run("user-prompt-submit"), timeout: 30 },
   ];

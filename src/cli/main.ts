@@ -66,7 +66,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   },
   hook: {
     summary:
-      "hook <event>: Claude Code's hooks (session-start, pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit; subagent-start with --client codex; JSON on stdin)",
+      "hook <event>: Claude Code's hooks (session-start, pre-tool-use, post-tool-use, subagent-start, subagent-stop, user-prompt-submit; JSON on stdin)",
     load: () => import("./commands/hook.js"),
   },
   doctor: {

@@ -97,6 +97,7 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
       "PreToolUse",
       "PostToolUse",
       "PostToolUseFailure",
+      "SubagentStart",
       "SubagentStop",
       "UserPromptSubmit",
     ]);

@@ -304,6 +304,7 @@ describe("the plugin", () => {
       "PreToolUse",
       "PostToolUse",
       "PostToolUseFailure",
+      "SubagentStart",
       "SubagentStop",
       "UserPromptSubmit",
     ]);

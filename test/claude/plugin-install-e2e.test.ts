@@ -118,6 +118,7 @@ describe.skipIf(!ENABLED || !JOURNEY_MORE)(
         "PreToolUse",
         "PostToolUse",
         "PostToolUseFailure",
+        "SubagentStart",
         "SubagentStop",
         "UserPromptSubmit",
       ]);

@@ -147,7 +147,7 @@ async function recordPendingQuestion(
 
 export const command: Command = {
   summary:
-    "hook <event>: Claude Code's hooks (session-start, pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit; subagent-start with --client codex; JSON on stdin)",
+    "hook <event>: Claude Code's hooks (session-start, pre-tool-use, post-tool-use, subagent-start, subagent-stop, user-prompt-submit; JSON on stdin)",
   usage:
     "dotagent hook session-start|pre-tool-use|post-tool-use|subagent-start|subagent-stop|user-prompt-submit [--client copilot|codex]",
   options: { client: { type: "string" } },

@@ -5,7 +5,8 @@
 //   (systemMessage: Claude Code shows it under the session, Codex under the first prompt);
 // - pre-tool-use, post-tool-use, subagent-stop, user-prompt-submit: the loop's bookkeeping
 //   (src/claude/hooks.ts); they take the state lock, waiting longer for it than a command;
-// - subagent-start: Codex's only (a multi-agent v2 executor's worktree lines).
+// - subagent-start: Codex's (a multi-agent v2 executor's worktree lines); Claude Code's for a
+//   workflow agent of its Workflow tool (the run's journal copied, SPEC §11).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readHookStdin } from "../../store/read-file.js";
@@ -87,7 +88,9 @@ async function runLoopHook(io: ClaudeShapedIO, event: LoopEvent, host: HookHost)
         ? hooks.onPostToolUse(op, input)
         : event === "subagent-stop"
           ? hooks.onSubagentStop(op, input)
-          : hooks.onUserPromptSubmit(op, input);
+          : event === "subagent-start"
+            ? hooks.onSubagentStart(op, input)
+            : hooks.onUserPromptSubmit(op, input);
   return reply(withWarnings(await io.answer(op, event, input, answer), told));
 }
 
@@ -136,10 +139,10 @@ export function claudeShapedHooks(io: ClaudeShapedIO): ClientHooks {
   };
 }
 
-/** Claude Code's own: its input as it is; its agents get their lines in their prompt (updatedInput), so nothing at their start. */
+/** Claude Code's own: its input as it is; its agents get their lines in their prompt (updatedInput); a start is a Workflow agent's (its matcher). */
 export const claudeHooks: ClientHooks = claudeShapedHooks({
   startWord: "/develop",
   briefing: (text) => text,
   modelGitReadOnly: () => undefined,
-  answer: async (_op, event, input, answer) => (event === "subagent-start" ? null : answer(event, input)),
+  answer: async (_op, event, input, answer) => answer(event, input),
 });

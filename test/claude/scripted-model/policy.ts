@@ -121,6 +121,14 @@ export interface PolicyOptions {
    * ends the session with the turn).
    */
   deviation?: Deviation;
+  /**
+   * Claude Code's own Workflow tool (issue 43): the person's prompt "use a workflow…" gets one
+   * `Workflow` call with this script and args, "resume workflow run <runId>" the same call with
+   * `resumeFromRunId`; then the turn ends ("workflow launched"; "workflow done" once the run's
+   * completed <task-notification> is in). Each workflow agent (its task framed
+   * as "[Workflow harness — computed task]") answers `result <first word of its task>`.
+   */
+  workflow?: { script: string; args?: unknown };
 }
 
 export const DEVIATIONS = [
@@ -1198,6 +1206,67 @@ function agentMarkers(dir: string): Array<[string, string]> {
   return markers;
 }
 
+/** The frame Claude Code 2.1.332 puts before a workflow agent's task (its first user message). */
+export const WORKFLOW_TASK_FRAME = "The computed task text follows:\n";
+
+/** The Workflow tool's moves (PolicyOptions.workflow), or undefined for a request that is not the workflow's. */
+function workflowPlay(
+  body: ApiRequest,
+  tools: string[],
+  workflow: { script: string; args?: unknown },
+): Reply | undefined {
+  const messages = body.messages ?? [];
+  const first = text(messages[0]?.content);
+  const frame = first.lastIndexOf(WORKFLOW_TASK_FRAME);
+  if (frame !== -1 && !tools.includes("Workflow")) {
+    const task = first.slice(frame + WORKFLOW_TASK_FRAME.length).trim();
+    const word = /^[\w-]+/.exec(task)?.[0] ?? "task";
+    return { who: "workflow-agent", stop: "end_turn", blocks: [{ type: "text", text: `result ${word}` }] };
+  }
+  if (!tools.includes("Workflow")) return undefined;
+  // The newest prompt of the person's that asks for the workflow: a text block of its own (a resumed
+  // session puts the client's notes about the interrupted run in the same message, before it).
+  const asks = (m: ApiMessage) =>
+    m.role !== "user"
+      ? undefined
+      : (typeof m.content === "string" ? [m.content] : m.content.map((c) => (c.type === "text" ? (c.text ?? "") : "")))
+          .map((t) => /^(?:use a workflow|resume workflow run (wf_[a-z0-9-]+))/.exec(t.trim()))
+          .filter((r) => r !== null)
+          .at(-1);
+  const at = messages.findLastIndex((m) => asks(m) !== undefined);
+  if (at === -1) return undefined;
+  const resumeFrom = asks(messages[at]!)?.[1];
+  const after = messages.slice(at + 1);
+  const called = after.some(
+    (m) => Array.isArray(m.content) && m.content.some((c) => c.type === "tool_use" && c.name === "Workflow"),
+  );
+  if (!called)
+    return {
+      who: "main",
+      stop: "tool_use",
+      blocks: [
+        {
+          type: "tool_use",
+          id: `toolu_workflow_${messages.length}`,
+          name: "Workflow",
+          input: {
+            script: workflow.script,
+            ...(workflow.args === undefined ? {} : { args: workflow.args }),
+            ...(resumeFrom === undefined ? {} : { resumeFromRunId: resumeFrom }),
+          },
+        },
+      ],
+    };
+  const done = after.some(
+    (m) => m.role === "user" && /<task-notification>[\s\S]*<status>completed</.test(text(m.content)),
+  );
+  return {
+    who: "main",
+    stop: "end_turn",
+    blocks: [{ type: "text", text: done ? "workflow done" : "workflow launched" }],
+  };
+}
+
 export function decide(body: ApiRequest, options: { agentsDir: string; seq: number; policy?: PolicyOptions }): Reply {
   const system =
     typeof body.system === "string" ? body.system : (body.system ?? []).map((s) => s.text ?? "").join("\n");
@@ -1237,6 +1306,10 @@ export function decide(body: ApiRequest, options: { agentsDir: string; seq: numb
       stop: "end_turn",
       blocks: [{ type: "text", text: stage1 ? "<severity>0</severity>" : "<block>no</block>" }],
     };
+  }
+  if (options.policy?.workflow) {
+    const played = workflowPlay(body, tools, options.policy.workflow);
+    if (played) return played;
   }
   // dotagent's agents, then the project's own (.claude/agents/ of the session's folder).
   const folder = /Primary working directory: (\S+)/.exec(all)?.[1]?.replace(/\/\.dotagent\/worktrees\/[^/]+\/?$/, "");
