@@ -3,7 +3,7 @@
 // The phase table decides: a report belongs to the phase that produces it, and it stays only if
 // the target state accounts for it (its phase completed, or approved and current, its task
 // complete, its rework round reached, its agent recorded at work and ended by then).
-import { PHASES, phaseIndexIn, REPORT, REPORTS_DIR, specOf, type Phase } from "./phases.js";
+import { phaseIndexIn, REPORT, REPORTS_DIR, specOf, type Phase } from "./phases.js";
 import type { Flow } from "./flow.js";
 import { flowOf } from "./flow-of.js";
 import { PLAN_FILE } from "./plans.js";
