@@ -126,6 +126,33 @@ function transcript(p: string, agentId: string, type: string, prompt: string): s
   return file;
 }
 
+describe("the end of an agent of a workflow other than develop", () => {
+  it("SubagentStop without agent_type (read from the transcript): the fix workflow's reproducer is held to its report too", () => {
+    const { p, helper } = installed();
+    expect(
+      dotagent(p, ["resume", "--json", "--start", "--workflow", "fix", "--request", "login fails with +"]).json,
+    ).toMatchObject({ next: { action: "spawn_agent", agent: "reproducer" } });
+    const prompt = [
+      "Feature request: login fails with +",
+      "Phase: REPRODUCE",
+      "Output file: memory/reports/reproduction.json",
+    ].join("\n");
+    expect(
+      hook(p, helper, "pre-tool-use", { tool_name: "Agent", tool_input: { subagent_type: "reproducer", prompt } }).out
+        ?.hookSpecificOutput.permissionDecision,
+    ).toBe("allow");
+    // No agent_type in the input: the type comes from the transcript's meta, the flow from phase.json, not develop's.
+    const stop = hook(p, helper, "subagent-stop", {
+      hook_event_name: "SubagentStop",
+      agent_id: "r1",
+      agent_transcript_path: transcript(p, "r1", "reproducer", prompt),
+    }).out;
+    expect(stop?.reason).toMatch(
+      /^dotagent reminder 1 of 2: your report is not done: memory\/reports\/reproduction.json does not exist/,
+    );
+  });
+});
+
 describe("the end of an executor: recorded from its report; no report: sent back, twice at most", () => {
   /** An installed project at IMPLEMENTATION with the design's `tasks` planned: made once per file and `tasks`, a copy per test; the approval's answer. */
   const approvals = new Map<string, any>();

@@ -26,6 +26,7 @@ function reportFor(output, prompt) {
   if (output.endsWith("/roundtable.json")) return { recommendation: "minimal", options_for_user: [{ name: "minimal", one_line: "small" }, { name: "robust", one_line: "big" }] };
   if (output.includes("/tasks/")) return { task_id: /^Task: (.*)$/m.exec(prompt)[1], status: "complete" };
   if (output.endsWith("/verification.json")) return { passed: true, failures: [] };
+  if (output.endsWith("/reproduction.json")) return { reproduced: true, tasks: [{ id: "t1", title: "the fix" }] };
   return { summary: "shipped" };
 }
 export function query({ prompt, options }) {
@@ -97,6 +98,20 @@ describe("dotagent run with the project's context", () => {
     const ignored = readFileSync(join(root, ".gitignore"), "utf8");
     expect(ignored.startsWith(IGNORED)).toBe(true);
     expect(ignored).toContain("/memory/runs/");
+  }, 600_000);
+
+  it("--workflow fix: what is said is the fix workflow's agents, not develop's (the project's pm is none of them)", () => {
+    const { root, cli } = project();
+    const run = spawnSync(
+      process.execPath,
+      [cli, "run", "--workflow", "fix", "login fails with +", "--approve", "auto", "--json"],
+      { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: api.url } },
+    );
+    expect(run.stderr).toContain("(fix)");
+    expect(run.stderr).not.toContain("agents: the project's .claude/agents/");
+    expect(run.stderr).toContain(
+      "unattended: reproducer and executor and qa run shell commands (Bash) with your user's rights, nobody asked",
+    );
   }, 600_000);
 
   it("--agents DIR: those agent files only, no CLAUDE.md, nothing said about the project", () => {

@@ -20,9 +20,8 @@
 import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { dotagentAgentName, readAgentJob, describeJob, withRequestLine, type AgentJob } from "../core/agent-job.js";
-import { DEVELOP, type Flow } from "../core/flow.js";
-import { flowOf } from "../core/flow-of.js";
-import { readExecutionFile, readPhaseFile } from "../store/state-files.js";
+import type { Flow } from "../core/flow.js";
+import { readExecutionFile, readFlow, readPhaseFile } from "../store/state-files.js";
 import { judgeHelperCommand, judgeSpawnInput } from "../core/helper-command.js";
 import { judgeBashWrite, judgeFileWrite, type GuardContext, type Writer } from "../core/write-guard.js";
 import { promptWithLines } from "../core/worktrees.js";
@@ -121,19 +120,13 @@ function transcriptOf(input: HookInput): string | undefined {
 }
 
 /**
- * The flow of the workflow here (its pinned definition, else develop), read for a sub-agent's call
- * (a definition may give develop's agents other steps) and for every write the guard judges (who
- * writes a report is the definition's); given only undefined agent types (the main agent's
- * Agent call results), no state is read.
+ * The flow of the workflow here (flowOrDefault: its pinned definition, else develop), read for a
+ * sub-agent's call (a definition may give develop's agents other steps) and for every write the
+ * guard judges (who writes a report is the definition's). A call without an agent type is no
+ * dotagent agent's: its callers return before reading any state.
  */
-export async function flowFor(op: OpContext, ...types: unknown[]): Promise<Flow> {
-  if (types.length > 0 && types.every((t) => t === undefined)) return DEVELOP;
-  try {
-    const read = await readPhaseFile(op.paths);
-    return read.kind === "ok" ? flowOf(read.value) : DEVELOP;
-  } catch {
-    return DEVELOP;
-  }
+export function flowFor(op: OpContext): Promise<Flow> {
+  return readFlow(op.paths);
 }
 
 export async function onPreToolUse(op: OpContext, input: HookInput, helper: string): Promise<HookOutput> {
@@ -153,7 +146,8 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
   }
   if (tool !== undefined && tool in WRITE_TOOLS) return guardFileWrite(op, input, helper, await flowFor(op));
   if (tool === "Agent" || tool === "Task") {
-    const flow = await flowFor(op, toolInput.subagent_type);
+    if (typeof toolInput.subagent_type !== "string") return null;
+    const flow = await flowFor(op);
     const name = dotagentAgentName(toolInput.subagent_type, flow);
     if (name === undefined || !hasWorkflowFolder(op)) return null;
     const fields = judgeSpawnInput(toolInput);
@@ -186,7 +180,7 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
   }
   if (tool === "SubagentHandback") {
     const transcript = transcriptOf(input);
-    const job = jobFromTranscript(transcript, input.agent_type, await flowFor(op, input.agent_type));
+    const job = jobFromTranscript(transcript, input.agent_type, await flowFor(op));
     if (job === undefined || transcript === undefined) return null;
     const snapshot = await loadSnapshot(op.paths, [{ path: job.output, mode: "parse" }]);
     const report = reportAt(snapshot.reports, job.output);
@@ -272,7 +266,7 @@ export async function onSubagentStart(op: OpContext, input: HookInput): Promise<
 export async function onSubagentStop(op: OpContext, input: HookInput): Promise<HookOutput> {
   if (await keepWorkflowRun(op, input)) return null;
   const transcript = transcriptOf(input);
-  const job = jobFromTranscript(transcript, input.agent_type, await flowFor(op, input.agent_type));
+  const job = jobFromTranscript(transcript, input.agent_type, await flowFor(op));
   if (job === undefined || transcript === undefined || !hasWorkflowFolder(op)) return null;
   const sent = remindersSent(transcript, MAX_REMINDERS);
   const end = await (
@@ -289,7 +283,8 @@ export async function onSubagentStop(op: OpContext, input: HookInput): Promise<H
 export async function onPostToolUse(op: OpContext, input: HookInput): Promise<HookOutput> {
   if (await keepWorkflowRun(op, input)) return null;
   const toolInput = obj(input.tool_input);
-  const flow = await flowFor(op, toolInput.subagent_type);
+  if (typeof toolInput.subagent_type !== "string") return null;
+  const flow = await flowFor(op);
   const name = dotagentAgentName(toolInput.subagent_type, flow);
   if (name === undefined || !hasWorkflowFolder(op)) return null;
   const reading = readAgentJob(name, str(toolInput.prompt) ?? "", flow);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEVELOP } from "../core/flow.js";
 import type { NextAction } from "../core/plan-resume.js";
 import { MANIFEST } from "../claude/install-manifest.js";
 import { CODEX_MANIFEST } from "../clients/codex/install.js";
@@ -80,7 +81,7 @@ describe("personNext", () => {
     [next("resolve_dead_tasks", { tasks: ["task-001"] }), "headless", null],
     [next("workflow_complete"), "claude", null],
   ];
-  it.each(cases)("%j for %s", (n, driver, line) => expect(personNext(n, driver)).toBe(line));
+  it.each(cases)("%j for %s", (n, driver, line) => expect(personNext(n, driver, DEVELOP)).toBe(line));
 
   it.each([
     ["claude", undefined, "type /develop <what to build> in Claude Code"],
@@ -105,7 +106,7 @@ describe("personNext", () => {
       "Next: type /develop in Claude Code to go on (the approved step still needs its output written)",
     ],
   ] as const)("personNextOf %j, approvedNeeds %s, %s", (n, needs, driver, line) =>
-    expect(personNextOf(n, needs, driver)).toBe(line),
+    expect(personNextOf(n, needs, driver, DEVELOP)).toBe(line),
   );
 
   it("looks for the manifest each client's install writes", () => {

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { NextAction } from "../core/plan-resume.js";
-import { DEVELOP, type Flow } from "../core/flow.js";
+import type { Flow } from "../core/flow.js";
 import { approvalAt } from "../core/gates.js";
 import type { CommandContext } from "./context.js";
 import { opContext } from "./context.js";
@@ -60,7 +60,7 @@ function goOn(driver: Driver, what: string): string {
  * What the person does next, as one line; null where the model's line already speaks to a person
  * (decisions, dead tasks, waiting, the end). `flow`: the one the workflow walks, where its gates are.
  */
-export function personNext(next: NextAction, driver: Driver, flow: Flow = DEVELOP): string | null {
+export function personNext(next: NextAction, driver: Driver, flow: Flow): string | null {
   const client = clientOf(driver);
   switch (next.action) {
     case "start_workflow":
@@ -106,7 +106,7 @@ export function personNextOf(
   next: NextAction,
   approvedNeeds: string | null,
   driver: Driver,
-  flow: Flow = DEVELOP,
+  flow: Flow,
 ): string | null {
   return approvedNeeds !== null ? personGoOn(driver) : personNext(next, driver, flow);
 }

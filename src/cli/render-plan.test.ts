@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { DEVELOP } from "../core/flow.js";
 import { describeNext } from "./render-plan.js";
 import type { NextAction, ResumePlan } from "../core/plan-resume.js";
 
 const at = (next: Partial<NextAction>) =>
-  describeNext({ next: { action: "await_approval", agent: null, tasks: [], reason: "r", ...next } } as ResumePlan);
+  describeNext(
+    { next: { action: "await_approval", agent: null, tasks: [], reason: "r", ...next } } as ResumePlan,
+    DEVELOP,
+  );
 
 describe("describeNext at a gate: what the gate's data says the person does", () => {
   it.each<[string, Partial<NextAction>, string]>([

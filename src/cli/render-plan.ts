@@ -1,7 +1,7 @@
 // The resume plan for both readers: the stable JSON object of CONTRACT §5, and the short plain
 // text a person reads after `claude -r`.
 import type { ResumePlan } from "../core/plan-resume.js";
-import { DEVELOP, type Flow } from "../core/flow.js";
+import type { Flow } from "../core/flow.js";
 import { approvalAt } from "../core/gates.js";
 import type { Colors } from "./output.js";
 import { formatProblem } from "../core/validate.js";
@@ -17,7 +17,7 @@ function listIds(ids: readonly string[]): string {
  * same thing twice ("spawn agent — spawn the pm agent" read as a stammer). `flow`: where the
  * plan's gates are (a definition's approval also says its report, `next.output`).
  */
-export function describeNext(plan: ResumePlan, flow: Flow = DEVELOP): { label: string; detail: string } {
+export function describeNext(plan: ResumePlan, flow: Flow): { label: string; detail: string } {
   const next = plan.next;
   switch (next.action) {
     case "start_workflow":
@@ -68,8 +68,8 @@ export function describeNext(plan: ResumePlan, flow: Flow = DEVELOP): { label: s
 }
 
 /** The model's Next line: `Next: <label> — <detail>`. */
-export function nextLine(plan: ResumePlan, c: Colors): string {
-  const { label, detail } = describeNext(plan);
+export function nextLine(plan: ResumePlan, c: Colors, flow: Flow): string {
+  const { label, detail } = describeNext(plan, flow);
   return `Next: ${c.cyan(label)}${detail ? ` — ${detail}` : ""}`;
 }
 
@@ -86,7 +86,13 @@ export interface PlanExtras {
   readonly at?: { readonly phase: string; readonly words: string };
 }
 
-export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status", extras: PlanExtras = {}): string[] {
+export function planLines(
+  plan: ResumePlan,
+  c: Colors,
+  mode: "resume" | "status",
+  flow: Flow,
+  extras: PlanExtras = {},
+): string[] {
   const { taskCounts } = extras;
   const lines: string[] = [];
   if (plan.situation === "none") {
@@ -141,7 +147,7 @@ export function planLines(plan: ResumePlan, c: Colors, mode: "resume" | "status"
     for (const r of plan.repairs) lines.push(`  ${c.yellow("•")} ${r.message}`);
   }
   for (const w of plan.warnings) lines.push(`${c.yellow("warning:")} ${formatProblem(w)}`);
-  lines.push(extras.next ?? nextLine(plan, c));
+  lines.push(extras.next ?? nextLine(plan, c, flow));
   if (plan.decision)
     lines.push(`Decide: ${plan.decision.question}`, `  yes: ${plan.decision.yes}`, `  no:  ${plan.decision.no}`);
   return lines;

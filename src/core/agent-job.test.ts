@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEVELOP } from "./flow.js";
 import { dotagentAgentName, readAgentJob, withRequestLine } from "./agent-job.js";
 
 const prompt = (...lines: string[]) => ["Feature request: add login", ...lines].join("\n");
@@ -12,7 +13,7 @@ describe("dotagentAgentName", () => {
     ["Executor", undefined],
     [42, undefined],
   ])("%s → %s", (type, name) => {
-    expect(dotagentAgentName(type)).toBe(name);
+    expect(dotagentAgentName(type, DEVELOP)).toBe(name);
   });
 });
 
@@ -49,7 +50,7 @@ describe("readAgentJob: the job in a prompt the way /develop writes it", () => {
       { output: "memory/reports/verification.json" },
     ],
   ] as const)("%s", (agent, text, job) => {
-    expect(readAgentJob(agent, text)).toMatchObject({ ok: true, job });
+    expect(readAgentJob(agent, text, DEVELOP)).toMatchObject({ ok: true, job });
   });
 
   it.each([
@@ -86,7 +87,7 @@ describe("readAgentJob: the job in a prompt the way /develop writes it", () => {
     ],
     ["no output line", "pm", prompt("Phase: REQUIREMENTS"), /no "Output file: memory\/reports\/demand.json" line/],
   ] as const)("%s is refused with the reason", (_name, agent, text, reason) => {
-    const reading = readAgentJob(agent, text);
+    const reading = readAgentJob(agent, text, DEVELOP);
     expect(reading.ok).toBe(false);
     expect(!reading.ok && reading.reason).toMatch(reason);
   });
@@ -98,7 +99,10 @@ describe("readAgentJob: the job in a prompt the way /develop writes it", () => {
       "Phase: REQUIREMENTS",
       "Output file: memory/reports/demand.json",
     ].join("\n");
-    expect(readAgentJob("pm", text)).toMatchObject({ ok: true, job: { output: "memory/reports/demand.json" } });
+    expect(readAgentJob("pm", text, DEVELOP)).toMatchObject({
+      ok: true,
+      job: { output: "memory/reports/demand.json" },
+    });
   });
 });
 

@@ -12,7 +12,7 @@
 // model. Pure: no file system.
 import { ID_PATTERN } from "../schema/json.js";
 import { REPORT, taskOutputPath, type Phase } from "./phases.js";
-import { DEVELOP, stepAgents, type Flow, type Step } from "./flow.js";
+import { stepAgents, type Flow, type Step } from "./flow.js";
 
 /** An agent of the workflow's definition: develop's six, or those a definition names (SPEC §20). */
 export type AgentName = string;
@@ -40,7 +40,7 @@ export function flowAgents(flow: Flow): Set<string> {
  * or user install, `dotagent:executor` from the plugin, when the workflow's flow spawns it
  * (develop's six unless a definition is pinned). Anything else is not dotagent's.
  */
-export function dotagentAgentName(type: unknown, flow: Flow = DEVELOP): AgentName | undefined {
+export function dotagentAgentName(type: unknown, flow: Flow): AgentName | undefined {
   if (typeof type !== "string") return undefined;
   const name = /^(?:dotagent:)?([a-z][a-z0-9-]{0,63})$/.exec(type)?.[1];
   return name !== undefined && flowAgents(flow).has(name) ? name : undefined;
@@ -80,7 +80,7 @@ export type JobReading = { ok: true; job: AgentJob } | { ok: false; reason: stri
  * says (so the spawn can be refused with that reason and the model can write it right). The
  * `Phase:` line names the step (develop: the phase) among those of `flow` that spawn `agent`.
  */
-export function readAgentJob(agent: AgentName, prompt: string, flow: Flow = DEVELOP): JobReading {
+export function readAgentJob(agent: AgentName, prompt: string, flow: Flow): JobReading {
   const steps = flow.steps.filter((s) => stepAgents(s).includes(agent));
   const phaseLine = field(prompt, "Phase");
   if (steps.length === 0) return { ok: false, reason: `no step of workflow ${flow.name} runs the ${agent} agent` };

@@ -32,6 +32,22 @@ export function flowOf(state: { readonly workflow?: Pinned | undefined }): Flow 
   return flow;
 }
 
+/**
+ * The flow for a reader that may find no readable phase.json: the one place a reader falls back,
+ * so no reader carries a develop default of its own. A phase.json without `workflow` is develop
+ * by SPEC (flowOf). No phase.json, or one that does not parse (`corrupt`): there is no workflow
+ * whose definition could say otherwise, and every workflow dotagent wrote before definitions
+ * existed was develop, so its rules are the ones that hold; the readers here are hooks and
+ * guards, which must answer rather than fail, and status/resume report the damaged file itself.
+ */
+export function flowOrDefault(
+  read:
+    | { readonly kind: "ok"; readonly value: { readonly workflow?: Pinned | undefined } }
+    | { readonly kind: "missing" | "corrupt" },
+): Flow {
+  return read.kind === "ok" ? flowOf(read.value) : DEVELOP;
+}
+
 /** Re-checks a pinned definition with every rule a definition file meets (a hand-edited phase.json is input too). */
 export function resolvePinned(pinned: Pinned): { ok: true; flow: Flow } | { ok: false; problems: DefProblem[] } {
   const result = resolveWorkflow(pinned.name, (name) =>

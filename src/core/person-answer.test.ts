@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEVELOP } from "./flow.js";
 import {
   commandAnswered,
   decisionAnswered,
@@ -79,48 +80,67 @@ describe("gateAnswer: a reply counts when it is newer than everything that put t
       false,
     ],
   ] as const)("%s", (_name, events, times, answered) => {
-    expect(gateAnswer(events, "REQUIREMENTS", times).answered).toBe(answered);
+    expect(gateAnswer(events, "REQUIREMENTS", times, DEVELOP).answered).toBe(answered);
   });
 
   it("ARCHITECTURE's question is put again by an architect or the roundtable", () => {
     const reply = e(6, "person_replied", { phase: "ARCHITECTURE", design: "minimal" });
     expect(
-      gateAnswer([started, reply, e(7, "agent_ended", { agent: "roundtable" })], "ARCHITECTURE", [ms(5)]).answered,
+      gateAnswer([started, reply, e(7, "agent_ended", { agent: "roundtable" })], "ARCHITECTURE", [ms(5)], DEVELOP)
+        .answered,
     ).toBe(false);
-    expect(gateAnswer([started, reply, e(7, "agent_ended", { agent: "pm" })], "ARCHITECTURE", [ms(5)]).answered).toBe(
-      true,
-    );
+    expect(
+      gateAnswer([started, reply, e(7, "agent_ended", { agent: "pm" })], "ARCHITECTURE", [ms(5)], DEVELOP).answered,
+    ).toBe(true);
   });
 
   it("a plain no lets no approval through, until the person replies again; a failed phase's restart is no answer", () => {
     const no = e(6, "person_replied", { phase: "REQUIREMENTS", answer: "no", declined: true });
-    expect(gateAnswer([started, no], "REQUIREMENTS", [ms(5)])).toMatchObject({ answered: false, declined: true });
+    expect(gateAnswer([started, no], "REQUIREMENTS", [ms(5)], DEVELOP)).toMatchObject({
+      answered: false,
+      declined: true,
+    });
     expect(
-      gateAnswer([started, no, e(7, "person_replied", { phase: "REQUIREMENTS", answer: "yes" })], "REQUIREMENTS", [
-        ms(5),
-      ]).answered,
+      gateAnswer(
+        [started, no, e(7, "person_replied", { phase: "REQUIREMENTS", answer: "yes" })],
+        "REQUIREMENTS",
+        [ms(5)],
+        DEVELOP,
+      ).answered,
     ).toBe(true);
     expect(
       gateAnswer(
         [started, e(6, "person_replied", { phase: "REQUIREMENTS", gate: null, failed: true })],
         "REQUIREMENTS",
         [ms(5)],
+        DEVELOP,
       ).answered,
     ).toBe(false);
   });
 
   it("what the reply says: a yes (or a design named, at the pick) answers; other words answer nothing", () => {
     expect(
-      gateAnswer([started, e(6, "person_replied", { phase: "REQUIREMENTS", answer: null })], "REQUIREMENTS", [ms(5)]),
+      gateAnswer(
+        [started, e(6, "person_replied", { phase: "REQUIREMENTS", answer: null })],
+        "REQUIREMENTS",
+        [ms(5)],
+        DEVELOP,
+      ),
     ).toMatchObject({ answered: false, unclear: true });
     expect(
-      gateAnswer([started, e(6, "person_replied", { phase: "ARCHITECTURE", answer: null })], "ARCHITECTURE", [ms(5)]),
+      gateAnswer(
+        [started, e(6, "person_replied", { phase: "ARCHITECTURE", answer: null })],
+        "ARCHITECTURE",
+        [ms(5)],
+        DEVELOP,
+      ),
     ).toMatchObject({ answered: false, unclear: true });
     expect(
       gateAnswer(
         [started, e(6, "person_replied", { phase: "ARCHITECTURE", answer: "no", design: "robust" })],
         "ARCHITECTURE",
         [ms(5)],
+        DEVELOP,
       ),
     ).toMatchObject({ answered: true, design: "robust" });
     expect(
@@ -128,12 +148,13 @@ describe("gateAnswer: a reply counts when it is newer than everything that put t
         [started, e(6, "person_replied", { phase: "REQUIREMENTS", answer: "yes", said: "lgtm" })],
         "REQUIREMENTS",
         [ms(5)],
+        DEVELOP,
       ),
     ).toMatchObject({ answered: true, said: "lgtm" });
   });
 
   it("says when the question was put", () => {
-    expect(gateAnswer([started, e(3, "agent_ended", { agent: "pm" })], "REQUIREMENTS", [ms(2)])).toEqual({
+    expect(gateAnswer([started, e(3, "agent_ended", { agent: "pm" })], "REQUIREMENTS", [ms(2)], DEVELOP)).toEqual({
       answered: false,
       since: at(3),
     });

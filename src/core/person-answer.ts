@@ -11,7 +11,7 @@
 // except a plain no ("no, add remember-me"), recorded `declined`: that reply lets no approval
 // through, nor a decision's yes (its no stays open), until the person replies again.
 import type { Phase } from "./phases.js";
-import { DEVELOP, hasGate, stepAgents, type Flow } from "./flow.js";
+import { hasGate, stepAgents, type Flow } from "./flow.js";
 import { refuse, type Refusal } from "./errors.js";
 
 /**
@@ -45,7 +45,7 @@ export function gateAnswer(
   events: readonly LoggedEvent[],
   phase: Phase,
   reportTimes: readonly number[],
-  flow: Flow = DEVELOP,
+  flow: Flow,
 ): GateAnswer {
   const agents = gateAgents(flow, phase) ?? [];
   // A file's time comes from the kernel's coarse clock, up to a tick (4–10 ms) behind the clock

@@ -9,7 +9,7 @@
 // saw start (`dotagent run`, the library, a client without hooks) have no list and read reports as
 // before. Pure.
 import { REPORT } from "./phases.js";
-import { DEVELOP, type Flow } from "./flow.js";
+import type { Flow } from "./flow.js";
 import { flowOf } from "./flow-of.js";
 import type { ReportSnapshot, ReportState } from "./reports.js";
 import type { PhaseState } from "../schema/phase.js";
@@ -22,7 +22,7 @@ export const UNOWNED_DIR = "memory/reports/unowned";
  * step's report, a design (the choose step's agent) or the roundtable (its reducer); undefined
  * for a task report, the skill's files, a command's result, anything else.
  */
-export function phaseAgentOf(path: string, flow: Flow = DEVELOP): string | undefined {
+export function phaseAgentOf(path: string, flow: Flow): string | undefined {
   for (const step of flow.steps) {
     if (step.kind === "choose") {
       if (path === REPORT.roundtable) return step.reducer;
@@ -42,11 +42,11 @@ const twins = (path: string, flow: Flow): readonly string[] =>
   flow.steps.find((s) => s.kind === "agent" && s.reports.includes(path))?.reports ?? [path];
 
 /** Whether `owned` (phase.json `agent_reports`) covers `path`. */
-export function isOwned(owned: readonly string[], path: string, flow: Flow = DEVELOP): boolean {
+export function isOwned(owned: readonly string[], path: string, flow: Flow): boolean {
   return twins(path, flow).some((p) => owned.includes(p));
 }
 
-export function unownedReason(path: string, flow: Flow = DEVELOP): string {
+export function unownedReason(path: string, flow: Flow): string {
   const agent = phaseAgentOf(path, flow) ?? "dotagent";
   return `${UNOWNED_PREFIX}${/^[aeiou]/.test(agent) ? "an" : "a"} ${agent} agent (dotagent recorded none at work on it)`;
 }
@@ -78,7 +78,7 @@ export function ownedReports(reports: ReportSnapshot, phase: PhaseState): Report
 }
 
 /** The phase agents' reports there now: the list a workflow starts from when its first recorded agent starts (an upgraded workflow keeps what its agents wrote). */
-export function presentAgentReports(reports: ReportSnapshot, flow: Flow = DEVELOP): string[] {
+export function presentAgentReports(reports: ReportSnapshot, flow: Flow): string[] {
   return [...reports.files]
     .filter(([path, state]) => state.status !== "missing" && phaseAgentOf(path, flow) !== undefined)
     .map(([path]) => path);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parseRollbackTarget, planRollback, reportOwner } from "./rollback.js";
 import { atPhase } from "./fixtures.test-support.js";
+import { DEVELOP } from "./flow.js";
+import { PHASES } from "./phases.js";
 import type { ExecutionState } from "../schema/execution.js";
 
 const execution = (tasks: Array<[string, string, string?]>): ExecutionState =>
@@ -35,7 +37,7 @@ describe("reportOwner: which phase a report belongs to", () => {
     ["memory/reports/plan.json", { phase: "IMPLEMENTATION", planRound: 0 }],
     ["memory/reports/plan.rework-3.json", { phase: "IMPLEMENTATION", planRound: 3 }],
     ["memory/reports/notes.txt", null],
-  ])("%s", (path, owner) => expect(reportOwner(path, outputs)).toEqual(owner));
+  ])("%s", (path, owner) => expect(reportOwner(path, outputs, DEVELOP)).toEqual(owner));
 });
 
 describe("planRollback", () => {
@@ -179,7 +181,7 @@ describe("planRollback", () => {
     ["-1", null],
     ["LATER", null],
     ["1e3", null],
-  ])("--to %s", (text, target) => expect(parseRollbackTarget(text)).toEqual(target));
+  ])("--to %s", (text, target) => expect(parseRollbackTarget(text, PHASES)).toEqual(target));
 });
 
 describe("planRollback and the agents' records (agent_reports)", () => {

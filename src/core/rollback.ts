@@ -3,8 +3,8 @@
 // The phase table decides: a report belongs to the phase that produces it, and it stays only if
 // the target state accounts for it (its phase completed, or approved and current, its task
 // complete, its rework round reached, its agent recorded at work and ended by then).
-import { PHASES, phaseIndexIn, REPORT, REPORTS_DIR, specOf, type Phase } from "./phases.js";
-import { DEVELOP, type Flow } from "./flow.js";
+import { phaseIndexIn, REPORT, REPORTS_DIR, specOf, type Phase } from "./phases.js";
+import type { Flow } from "./flow.js";
 import { flowOf } from "./flow-of.js";
 import { PLAN_FILE } from "./plans.js";
 import type { ErrorCode } from "./error-codes.js";
@@ -45,11 +45,7 @@ interface Owner {
  * reports and plans IMPLEMENTATION, verification.json and its rework copies VERIFICATION, the
  * reflection REFLECTION; a definition's steps the same way by kind (SPEC §20).
  */
-export function reportOwner(
-  path: string,
-  taskOutputs: ReadonlyMap<string, string>,
-  flow: Flow = DEVELOP,
-): Owner | null {
+export function reportOwner(path: string, taskOutputs: ReadonlyMap<string, string>, flow: Flow): Owner | null {
   const tasksStep = flow.steps.find((s) => s.kind === "tasks")?.id;
   const chooseStep = flow.steps.find((s) => s.kind === "choose")?.id;
   const own = flow.steps.find((s) => s.kind !== "tasks" && s.kind !== "choose" && s.reports.includes(path));
@@ -254,7 +250,7 @@ export function revisionProblem(shown: string): string {
 /** `--to` as a step of the workflow's flow (any case; develop: a phase) or a checkpoint revision; null when it is neither. */
 export function parseRollbackTarget(
   text: string,
-  phases: readonly Phase[] = PHASES,
+  phases: readonly Phase[],
 ): { kind: "phase"; phase: Phase } | { kind: "rev"; rev: number } | null {
   const step = phases.find((p) => p.toUpperCase() === text.toUpperCase());
   if (step !== undefined) return { kind: "phase", phase: step };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEVELOP } from "./flow.js";
 import { sessionLine, type SessionLineFacts } from "./session-line.js";
 
 type Plan = SessionLineFacts["plan"];
@@ -22,6 +23,7 @@ const cases: Array<[string, SessionLineFacts, string | null]> = [
     {
       source: "resume",
       command: "/develop",
+      flow: DEVELOP,
       plan: plan({
         phase: "VERIFICATION",
         next: { action: "spawn_agent", agent: "qa", tasks: [], reason: "r" },
@@ -38,6 +40,7 @@ const cases: Array<[string, SessionLineFacts, string | null]> = [
     {
       source: "resume",
       command: "/develop",
+      flow: DEVELOP,
       plan: plan({
         in_flight: ["task-004"],
         events: [
@@ -53,6 +56,7 @@ const cases: Array<[string, SessionLineFacts, string | null]> = [
     {
       source: "startup",
       command: "/develop",
+      flow: DEVELOP,
       plan: plan({
         events: [
           { type: "agent_gone", agent: "architect", output: "x" },
@@ -68,6 +72,7 @@ const cases: Array<[string, SessionLineFacts, string | null]> = [
     {
       source: "resume",
       command: "/develop",
+      flow: DEVELOP,
       plan: plan({
         phase: "REQUIREMENTS",
         next: { action: "await_approval", agent: null, tasks: [], reason: "r", gate: "approve_requirements" },
@@ -80,6 +85,7 @@ const cases: Array<[string, SessionLineFacts, string | null]> = [
     {
       source: "startup",
       command: "/develop",
+      flow: DEVELOP,
       plan: plan({
         phase: "NOTES",
         next: {
@@ -100,6 +106,7 @@ const cases: Array<[string, SessionLineFacts, string | null]> = [
     {
       source: "resume",
       command: "/develop",
+      flow: DEVELOP,
       plan: plan({
         phase: "ARCHITECTURE",
         next: { action: "await_approval", agent: null, tasks: [], reason: "r", gate: "pick_design" },
@@ -112,6 +119,7 @@ const cases: Array<[string, SessionLineFacts, string | null]> = [
     {
       source: "resume",
       command: "/develop",
+      flow: DEVELOP,
       plan: plan({
         decision: {
           question: "The main checkout has uncommitted changes. Commit them first?",
@@ -125,7 +133,7 @@ const cases: Array<[string, SessionLineFacts, string | null]> = [
   ],
   [
     "Codex's command",
-    { source: "resume", command: "$develop", plan: plan({ situation: "corrupt" }) },
+    { source: "resume", command: "$develop", flow: DEVELOP, plan: plan({ situation: "corrupt" }) },
     "dotagent: the state of wf-add-login in memory/state is damaged. Type $develop to choose: go back to the last good copy, or archive it and start again.",
   ],
   [
@@ -133,6 +141,7 @@ const cases: Array<[string, SessionLineFacts, string | null]> = [
     {
       source: "resume",
       command: "/develop",
+      flow: DEVELOP,
       plan: plan(),
       recorded: [
         { type: "task_started", task_id: "task-003", session: "s-1" },
@@ -149,6 +158,7 @@ const cases: Array<[string, SessionLineFacts, string | null]> = [
     {
       source: "resume",
       command: "/develop",
+      flow: DEVELOP,
       plan: plan(),
       recorded: [
         { type: "task_reset", task_id: "task-003" },
@@ -162,6 +172,7 @@ const cases: Array<[string, SessionLineFacts, string | null]> = [
     {
       source: "resume",
       command: "/develop",
+      flow: DEVELOP,
       plan: plan(),
       recorded: [
         { type: "task_reset", task_id: "task-003" },
@@ -170,10 +181,18 @@ const cases: Array<[string, SessionLineFacts, string | null]> = [
     },
     "dotagent: workflow wf-add-login is open at IMPLEMENTATION. Type continue (or /develop) to go on.",
   ],
-  ["after compaction the person was there", { source: "compact", command: "/develop", plan: plan() }, null],
-  ["after /clear too", { source: "clear", command: "/develop", plan: plan() }, null],
-  ["no workflow", { source: "startup", command: "/develop", plan: plan({ situation: "none" }) }, null],
-  ["a complete workflow", { source: "resume", command: "/develop", plan: plan({ situation: "complete" }) }, null],
+  [
+    "after compaction the person was there",
+    { source: "compact", command: "/develop", flow: DEVELOP, plan: plan() },
+    null,
+  ],
+  ["after /clear too", { source: "clear", command: "/develop", flow: DEVELOP, plan: plan() }, null],
+  ["no workflow", { source: "startup", command: "/develop", flow: DEVELOP, plan: plan({ situation: "none" }) }, null],
+  [
+    "a complete workflow",
+    { source: "resume", command: "/develop", flow: DEVELOP, plan: plan({ situation: "complete" }) },
+    null,
+  ],
 ];
 
 describe("the person's line when a session starts on an open workflow", () => {

@@ -6,7 +6,7 @@
 // what happened, in the plan's own facts (the events its repairs would record, never its prose),
 // then what to type. Only at startup and resume: after compaction or /clear the person was there. Pure.
 import type { ResumePlan } from "./plan-resume.js";
-import { DEVELOP, type Flow } from "./flow.js";
+import type { Flow } from "./flow.js";
 import { approvalAt } from "./gates.js";
 
 export interface SessionLineFacts {
@@ -21,8 +21,8 @@ export interface SessionLineFacts {
    * the others), so what the crash left behind is in the log, not in the plan's repairs.
    */
   readonly recorded?: ReadonlyArray<{ readonly type: string; readonly [key: string]: unknown }>;
-  /** The flow the workflow walks, where its gates are (flowOf); none: develop. */
-  readonly flow?: Flow | undefined;
+  /** The flow the workflow walks, where its gates are (flowOf, or flowOrDefault where phase.json may be unreadable). */
+  readonly flow: Flow;
 }
 
 type EventLike = { readonly type: string; readonly [key: string]: unknown };
@@ -116,5 +116,5 @@ export function sessionLine(facts: SessionLineFacts): string | null {
     happened.length > 0
       ? `dotagent: the last session ended during workflow ${id}: ${happened.join("; ")}.`
       : `dotagent: workflow ${id} is open${where}.`;
-  return `${head} ${whatToType(plan, command, facts.flow ?? DEVELOP)}`;
+  return `${head} ${whatToType(plan, command, facts.flow)}`;
 }

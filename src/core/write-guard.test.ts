@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEVELOP } from "./flow.js";
 import { BUILTIN_WORKFLOWS } from "./workflow-defs.js";
 import { resolveWorkflow } from "./resolve-workflow.js";
 import {
@@ -28,7 +29,7 @@ const EXISTING = new Set([
   "/home/me",
 ]);
 const realpath = (path: string): string | undefined => LINKS[path] ?? (EXISTING.has(path) ? path : undefined);
-const ctx: GuardContext = { root: "/p", cwd: "/p", realpath, helper: 'node "/h/dotagent.mjs"' };
+const ctx: GuardContext = { root: "/p", cwd: "/p", realpath, helper: 'node "/h/dotagent.mjs"', flow: DEVELOP };
 const main: Writer = { kind: "main" };
 const qa: Writer = {
   kind: "agent",
@@ -158,7 +159,7 @@ describe("reportWriter: read from the workflow's steps", () => {
     ["memory/reports/final_design.json", "pick"],
     ["memory/reports/designs/a/b.json", undefined],
     ["memory/reports/reproduction.json", undefined],
-  ])("develop: %s → %s", (rel, writer) => expect(reportWriter(rel)).toBe(writer));
+  ])("develop: %s → %s", (rel, writer) => expect(reportWriter(rel, DEVELOP)).toBe(writer));
 
   const fix = resolveWorkflow("fix", (name) => ({ name, source: "built-in", def: BUILTIN_WORKFLOWS[name]! }));
   const own = resolveWorkflow("mine", (name) =>

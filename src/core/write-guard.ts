@@ -23,7 +23,7 @@
 // seen); the Write tools are the model's way to write files and are judged exactly. Pure:
 // realpath comes in.
 import { REPORTS_DIR, STATE_DIR } from "./phases.js";
-import { DEVELOP, REPORT, type Flow } from "./flow.js";
+import { REPORT, type Flow } from "./flow.js";
 import type { AgentJob, AgentName } from "./agent-job.js";
 import { describeJob } from "./agent-job.js";
 
@@ -36,8 +36,8 @@ export interface GuardContext {
   readonly realpath: (path: string) => string | undefined;
   /** How the model runs the helper, for the reasons: `node "<helper>"`. */
   readonly helper: string;
-  /** The workflow in force (its steps say who writes which report); develop when none is pinned. */
-  readonly flow?: Flow | undefined;
+  /** The workflow in force (its steps say who writes which report): flowOrDefault of phase.json. */
+  readonly flow: Flow;
 }
 
 /** Who makes the call: the main agent (no agent_id), one of dotagent's agents, or anyone else. */
@@ -101,7 +101,7 @@ function placesOf(ctx: GuardContext): Places {
  * step's dotagent's, and the copies a rework round keeps dotagent's. The plan files are the main
  * agent's, final_design.json is written from the person's pick.
  */
-export function reportWriter(rel: string, flow: Flow = DEVELOP): AgentName | "main" | "dotagent" | "pick" | undefined {
+export function reportWriter(rel: string, flow: Flow): AgentName | "main" | "dotagent" | "pick" | undefined {
   if (rel === REPORT.finalDesign) return "pick";
   if (/^memory\/reports\/plan(?:\.rework-\d+)?\.json$/.test(rel)) return "main";
   const copy = /^(.*)\.rework-\d+\.(json|md)$/.exec(rel);
@@ -182,7 +182,7 @@ export function judgeFileWrite(path: string, writer: Writer, ctx: GuardContext):
     );
   }
   if (rel === undefined || !inside(target, places.reports)) return PASS;
-  const flow = ctx.flow ?? DEVELOP;
+  const flow = ctx.flow;
   const owner = reportWriter(rel, flow);
   if (writer.kind === "main") {
     if (owner === "main") return PASS;
@@ -394,7 +394,7 @@ export function judgeBashWrite(line: string, ctx: GuardContext, writer: Writer =
       // The main agent's redirection or copy into a phase agent's report (a heredoc into verification.json).
       if (writer.kind === "main" && inside(path, places.reports)) {
         const rel = path.slice(places.root.length + 1);
-        const flow = ctx.flow ?? DEVELOP;
+        const flow = ctx.flow;
         const owner = reportWriter(rel, flow);
         if (owner !== "main" && owner !== undefined)
           return deny(

@@ -13,8 +13,8 @@ import { listOpenOps, type OpSummary } from "../store/op-records.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
 import type { OpContext } from "./op-context.js";
 import type { TaskListResult } from "./task-list.js";
-import { flowOf } from "../core/flow-of.js";
-import { stepIds } from "../core/flow.js";
+import { flowOf, flowOrDefault } from "../core/flow-of.js";
+import { stepIds, type Flow } from "../core/flow.js";
 import { currentRound } from "../core/plans.js";
 import { taskRows } from "../core/task-list.js";
 import type { OwnerVerdicts } from "../core/ownership.js";
@@ -43,6 +43,8 @@ export interface StatusOutcome {
    * over every task, for output that shows none of them).
    */
   readonly view: StatusView | null;
+  /** The flow the workflow walks (flowOrDefault), where the plan's gates are for its Next lines. */
+  readonly flow: Flow;
 }
 
 /** What `status` shows a person above the resume plan (SPEC §10 "status"). */
@@ -82,6 +84,7 @@ export async function readStatus(
     result: { ...planJson(plan, false), tasks, ops, isolation, worktrees: worktreeViews(execution) },
     plan,
     approvedNeeds: approvedNeeds(snapshot, plan),
+    flow: flowOrDefault(snapshot.phase),
     get view() {
       if (view === undefined) view = viewOf(snapshot, execution, tasks, owners, plan);
       return view;

@@ -21,7 +21,7 @@ import { nextRunStep, tasksToPlan, type AgentJob, type RunFacts, type RunStep } 
 import { revisionJobs, withFeedback, type FeedbackGate } from "../core/revision.js";
 import { designsView, reportView, requirementsView, type DesignOption } from "../core/gate-view.js";
 import { DEVELOP, nextStepId, planSourceOf, stepAgents, stepOf, type Flow } from "../core/flow.js";
-import { flowOf } from "../core/flow-of.js";
+import { flowOrDefault, pinFlow } from "../core/flow-of.js";
 import { approvalAt, approvalsOf } from "../core/gates.js";
 import { kindOf } from "../core/steps/index.js";
 import { sendsWorkBack } from "../core/steps/check.js";
@@ -232,7 +232,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
       EXIT.usage,
     );
   // A definition that does not resolve is one line (exit 3) before anything is asked or written.
-  if (options.workflow !== undefined) await resolveWorkflowName(options.root, options.workflow);
+  const asked = options.workflow === undefined ? undefined : await resolveWorkflowName(options.root, options.workflow);
   await checkChange(options);
   await checkBeforeStart(options);
   if (options.signal?.aborted) throw interruptedError();
@@ -256,7 +256,7 @@ export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
     // Before anything starts: an agent a killed run left running still works on its job.
     const live = findLiveAgents(dir);
     if (live.length > 0) throw agentsRunning(live);
-    return await drive(options);
+    return await drive(options, asked);
   } finally {
     options.progress.end();
     lock.release();
@@ -441,7 +441,8 @@ function throwIfInterrupted(run: Run, kept: readonly string[] = []): void {
   if (run.options.signal?.aborted) throw interruptedError(kept);
 }
 
-async function drive(options: RunOptions): Promise<RunOutcome> {
+/** `asked`: the definition --workflow names, resolved (undefined: no --workflow). */
+async function drive(options: RunOptions, asked: Flow | undefined): Promise<RunOutcome> {
   const now = options.now ?? (() => new Date());
   const clock = options.clock ?? (() => performance.now());
   const run: Run = {
@@ -463,8 +464,10 @@ async function drive(options: RunOptions): Promise<RunOutcome> {
     approve: options.approve ?? "ask",
     introduced: false,
     working: 0,
-    flow: DEVELOP,
-    pinned: false,
+    // Until the state is read (each round, and as a workflow starts): the one the run was asked
+    // for, --workflow, else develop (SPEC §20's default for a workflow a run starts).
+    flow: asked ?? DEVELOP,
+    pinned: asked !== undefined && pinFlow(asked) !== undefined,
     change: options.change,
   };
   // Ctrl-C: said at once; stopping the agents takes the SDK about two seconds.
@@ -668,6 +671,8 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
       if (!started.created) return decisionOutcome(run, at, started.decision);
       // A first agent step starts at once; any other first step when its work does (a step whose `when` fails is skipped, never started).
       const facts = await readFacts(options.root);
+      run.flow = facts.flow; // the started workflow's: introduce says its agents
+      run.pinned = facts.pinned;
       const first = facts.flow.steps[0];
       if (first?.kind === "agent" && first.when === undefined) await wf.phase.start(first.id);
       await introduce(run, started.workflow_id, facts, started.phase, true);
@@ -1783,7 +1788,7 @@ async function readFacts(root: string): Promise<Facts> {
     titles: new Map(tasks.map((t) => [t.id, t.title ?? t.id])),
     tasksTotal: tasks.length,
     tasksComplete: tasks.filter((t) => t.status === "complete").length,
-    flow: phase ? flowOf(phase) : DEVELOP,
+    flow: flowOrDefault(snapshot.phase),
     pinned: phase?.workflow !== undefined,
     ...(typeof rework?.verification === "string" ? { reworkReport: rework.verification } : {}),
     latestRound: phase?.rework?.round ?? 0,

@@ -1,7 +1,9 @@
 // Rollback for commands and libraries: read the state, plan (src/core/rollback.ts), and carry the
 // plan out through the journal (rollback-journal.ts). The caller holds the state lock for
 // `rollBack`; `prepareRollback` only reads (the CLI uses it to ask the question first).
-import { PHASES, phasesOf } from "../core/phases.js";
+import { PHASES } from "../core/phases.js";
+import { stepIds } from "../core/flow.js";
+import { flowOrDefault } from "../core/flow-of.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { ErrorCode } from "../core/error-codes.js";
 import {
@@ -75,8 +77,8 @@ function checkpointTarget(
 
 /** Plans a rollback of the state in `snapshot` to `to` (a phase or a revision); throws a refusal. */
 export function prepareRollback(paths: ProjectPaths, snapshot: StateSnapshot, to: string, now: Date): PreparedRollback {
-  // The steps of the workflow here (its pinned definition's), else develop's phases.
-  const parsed = parseTarget(to, snapshot.phase.kind === "ok" ? phasesOf(snapshot.phase.value) : PHASES);
+  // The steps of the workflow here (flowOrDefault: its pinned definition's, else develop's phases).
+  const parsed = parseTarget(to, stepIds(flowOrDefault(snapshot.phase)));
   const errors = validateState(snapshot, now, { staleAfterMs: Number.POSITIVE_INFINITY }).errors;
   // Corrupt state (phase.json or execution.json unreadable, or hand-edited into nonsense) goes
   // back to a checkpoint all the same: that is the way out (SPEC §15 Recovery). The live files

@@ -13,6 +13,8 @@ import type { ProjectPaths } from "./project.js";
 import { MAX_STATE_BYTES, readProjectFile, type FileBytes } from "./read-file.js";
 import { digestOf } from "./last-write.js";
 import { DotagentError, EXIT } from "../core/errors.js";
+import type { Flow } from "../core/flow.js";
+import { flowOrDefault } from "../core/flow-of.js";
 
 export type { FileProblem, FileRead } from "../core/snapshot.js";
 
@@ -112,6 +114,21 @@ export function readPhaseFile(paths: ProjectPaths): Promise<FileRead<PhaseState>
     quickPhaseState,
     async () => (await import("../schema/phase.js")).parsePhaseState,
   );
+}
+
+/**
+ * The flow of the workflow here, for a reader that must answer whatever phase.json holds (the
+ * hooks, a person's Next line): flowOrDefault of the file as read; a file the disk refuses to read
+ * (a folder, no permission) counts as one that does not parse.
+ */
+export async function readFlow(paths: ProjectPaths): Promise<Flow> {
+  let read: Parameters<typeof flowOrDefault>[0];
+  try {
+    read = await readPhaseFile(paths);
+  } catch {
+    read = { kind: "corrupt" };
+  }
+  return flowOrDefault(read);
 }
 
 export function readExecutionFile(paths: ProjectPaths): Promise<FileRead<ExecutionState>> {

@@ -13,7 +13,7 @@ import { checkoutKey } from "../../store/checkout-key.js";
 import { findProjectRoot, projectPaths } from "../../store/project.js";
 import { briefingFor } from "../../claude/briefing.js";
 import { sessionLine, tellsPerson } from "../../core/session-line.js";
-import { flowOf } from "../../core/flow-of.js";
+import { flowOrDefault } from "../../core/flow-of.js";
 import { readEventsTail } from "../../store/events.js";
 import { worktreeViews } from "../../core/worktrees.js";
 import { checkoutQuestionFor } from "../../store/worktrees.js";
@@ -97,7 +97,7 @@ export async function sessionStartTold(
         source: input.source,
         command,
         recorded: tellsPerson(input.source) ? readEventsTail(paths.eventsFile) : [],
-        ...(phase ? { flow: flowOf(phase) } : {}),
+        flow: flowOrDefault(snapshot.phase),
       }),
     };
   } catch (error) {

@@ -5,6 +5,7 @@ import { opContext, requestOption, stringOption, type Command } from "../context
 import { decider } from "../decider.js";
 import { personNext, personReading } from "../person-next.js";
 import { resolveWorkflowName } from "../../ops/workflow-name.js";
+import { readFlow } from "../../store/state-files.js";
 
 export const command: Command = {
   summary: "start a workflow (an existing one is archived first, after asking)",
@@ -43,12 +44,13 @@ export const command: Command = {
       ]);
       return EXIT.decide;
     }
+    const flow = await readFlow(context.paths); // the workflow just started
     context.out.result(result, () => {
       const driver = personReading(context);
       return [
         ...(result.archived ? [`Archived the previous state as ${result.archived}`] : []),
         `Started workflow ${context.out.color.bold(result.workflow_id)}${result.workflow === "develop" ? "" : ` (${result.workflow})`} at ${result.phase}.`,
-        (driver === null ? null : personNext(result.next, driver)) ?? `Next: ${result.next.reason}`,
+        (driver === null ? null : personNext(result.next, driver, flow)) ?? `Next: ${result.next.reason}`,
       ];
     });
     return EXIT.ok;

@@ -81,6 +81,6 @@ function changeLine(action: string, s: PhaseState, changed: boolean): string {
 async function personNextLine(context: CommandContext): Promise<string[]> {
   const driver = personReading(context);
   if (driver === null) return [];
-  const { plan, approvedNeeds } = await readStatus(opContext(context), resumeOptions(context).staleAfterMs);
-  return [personNextOf(plan.next, approvedNeeds, driver) ?? nextLine(plan, context.out.color)];
+  const { plan, approvedNeeds, flow } = await readStatus(opContext(context), resumeOptions(context).staleAfterMs);
+  return [personNextOf(plan.next, approvedNeeds, driver, flow) ?? nextLine(plan, context.out.color, flow)];
 }

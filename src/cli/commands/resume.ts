@@ -2,6 +2,7 @@ import { splitWorkflowPrefix } from "../workflow-option.js";
 import { resolveWorkflowName } from "../../ops/workflow-name.js";
 import { EXIT, usageError } from "../../core/errors.js";
 import { resumeWorkflow } from "../../ops/resume.js";
+import { readFlow } from "../../store/state-files.js";
 import { resumeOptions } from "../resume-options.js";
 import { planLines } from "../render-plan.js";
 import { maxParallelOption, opContext, type Command, stringOption } from "../context.js";
@@ -63,9 +64,12 @@ export const command: Command = {
     });
     if (outcome === undefined) return EXIT.refused;
     const { plan, result, mode } = outcome;
+    const flow = await readFlow(context.paths); // after resume: the workflow it left in force
     context.out.result(result, () => {
       const driver = personReading(context);
-      return planLines(plan, context.out.color, mode, { next: driver === null ? null : personNext(plan.next, driver) });
+      return planLines(plan, context.out.color, mode, flow, {
+        next: driver === null ? null : personNext(plan.next, driver, flow),
+      });
     });
     return outcome.exitCode;
   },

@@ -22,12 +22,12 @@ export const command: Command = {
   ],
   async run(context) {
     const outcome = await readStatus(opContext(context), resumeOptions(context).staleAfterMs);
-    const { result, plan, approvedNeeds } = outcome;
+    const { result, plan, approvedNeeds, flow } = outcome;
     context.out.result(result, () => {
       const view = outcome.view;
       const driver = personReading(context);
-      const person = driver === null ? null : personNextOf(plan.next, approvedNeeds, driver);
-      const lines = planLines(plan, context.out.color, "status", {
+      const person = driver === null ? null : personNextOf(plan.next, approvedNeeds, driver, flow);
+      const lines = planLines(plan, context.out.color, "status", flow, {
         taskCounts: result.tasks,
         ...(view ? viewExtras(view) : {}),
         next: person,

@@ -8,8 +8,7 @@
 // conflict `Merge conflict:`) there, the lines dotagent would have added to its prompt.
 import { join } from "node:path";
 import { dotagentAgentName, readAgentJob } from "../../core/agent-job.js";
-import { flowOf } from "../../core/flow-of.js";
-import { DEVELOP } from "../../core/flow.js";
+import { flowOrDefault } from "../../core/flow-of.js";
 import { executorLines } from "../../core/worktrees.js";
 import type { OpContext } from "../../ops/op-context.js";
 import { worktreeAt } from "../../ops/worktree-tasks.js";
@@ -24,7 +23,7 @@ export const LINES_OPENING = CODEX_LINES_OPENING;
 export async function executorLinesFor(op: OpContext, agentType: unknown, prompt: string): Promise<string | undefined> {
   if (/^Worktree: /m.test(prompt)) return undefined;
   const snapshot = await loadSnapshot(op.paths);
-  const flow = snapshot.phase.kind === "ok" ? flowOf(snapshot.phase.value) : DEVELOP;
+  const flow = flowOrDefault(snapshot.phase);
   const name = dotagentAgentName(agentType, flow);
   if (name === undefined) return undefined;
   const reading = readAgentJob(name, prompt, flow);

@@ -104,7 +104,8 @@ async function runCopilotHook(event: CopilotHookEvent, host: HookHost): Promise<
     event === "pre-tool-use" &&
     typeof raw.agentId === "string" &&
     typeof raw.parentAgentId === "string" &&
-    dotagentAgentName(raw.agentType, await hooks.flowFor(op, raw.agentType)) !== undefined
+    typeof raw.agentType === "string" &&
+    dotagentAgentName(raw.agentType, await hooks.flowFor(op)) !== undefined
   ) {
     const prompt = waitForAgentPrompt(raw.parentAgentId, raw.agentId);
     if (prompt !== undefined) input.agent_prompt = prompt;

@@ -7,22 +7,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { dotagentAgentName, readAgentJob } from "../../core/agent-job.js";
-import { DEVELOP, type Flow } from "../../core/flow.js";
-import { flowOf } from "../../core/flow-of.js";
-import { MAX_REMINDERS, reminder } from "../../claude/hooks.js";
+import { flowFor, MAX_REMINDERS, reminder } from "../../claude/hooks.js";
 import type { OpContext } from "../../ops/op-context.js";
 import { loadSnapshot } from "../../store/session.js";
-import { readPhaseFile } from "../../store/state-files.js";
 import { agentRecordIn, readSessionRecord } from "./session-events.js";
-
-async function flowHere(op: OpContext): Promise<Flow> {
-  try {
-    const read = await readPhaseFile(op.paths);
-    return read.kind === "ok" ? flowOf(read.value) : DEVELOP;
-  } catch {
-    return DEVELOP;
-  }
-}
 
 export async function onCopilotSubagentStop(
   op: OpContext,
@@ -31,7 +19,7 @@ export async function onCopilotSubagentStop(
   const agentId = typeof raw.agentId === "string" ? raw.agentId : undefined;
   const sessionId = typeof raw.sessionId === "string" ? raw.sessionId : undefined;
   if (agentId === undefined || sessionId === undefined) return null;
-  const flow = await flowHere(op);
+  const flow = await flowFor(op);
   const name = dotagentAgentName(raw.agentType, flow);
   if (name === undefined) return null;
   const text = readSessionRecord(sessionId);
