@@ -218,8 +218,9 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
 
 /**
  * Claude Code's own Workflow runs (SPEC §11 "Claude Code's Workflow runs"): a launch is recorded
- * (PostToolUse on Workflow), each workflow agent's end copies the run's journal (SubagentStop), in
- * a project with dotagent's memory/state/. A refusal is one warning line; the client's flow goes on.
+ * (PostToolUse on Workflow); each workflow agent's end (SubagentStop), the next one's start
+ * (SubagentStart) and the run's notification (UserPromptSubmit) copy the run's journal, in a
+ * project with dotagent's memory/state/. A refusal is one warning line; the client's flow goes on.
  */
 async function keepWorkflowRun(op: OpContext, input: HookInput): Promise<boolean> {
   const launch = readLaunch(input);
