@@ -7,7 +7,9 @@
 // string literal far faster than it compiles the same code, `status` or the SessionStart hook
 // never need it, and compressed it is ~130 KB instead of ~500 KB, so the file can ship once.
 import { build } from "esbuild";
-import { readFileSync, readdirSync, mkdirSync, copyFileSync, chmodSync } from "node:fs";
+import { readFileSync, readdirSync, mkdirSync, copyFileSync, chmodSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import ts from "typescript";
 import { brotliCompressSync, constants as zlib } from "node:zlib";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
@@ -162,15 +164,79 @@ const coldExternal = {
   },
 };
 
-await build({
+// The hot half is built as the body of a function that src/cli/boot.ts compiles with node:vm (from
+// V8's code cache when there is one: src/store/code-cache.ts). A script has no import.meta and no
+// import() of its own, so the boot hands both in: `import.meta.url` becomes a parameter by `define`,
+// and each dynamic import left in the bundle (of a module outside it) a call of the boot's
+// importer. The cold half stays a string of the boot's, handed in too.
+/**
+ * `code` with each dynamic `import(` call (found by TypeScript's parser, so never one inside a
+ * string or a comment) made a call of `importer`; a build error when import.meta, a static import
+ * or an export is left, since a script compiled by node:vm has none of them.
+ */
+function dynamicImportsCalled(code, importer) {
+  const file = ts.createSourceFile("hot.js", code, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
+  const at = [];
+  const left = [];
+  const visit = (node) => {
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
+      at.push(node.expression.getStart(file));
+    if (ts.isMetaProperty(node) && node.keywordToken === ts.SyntaxKind.ImportKeyword) left.push("import.meta");
+    ts.forEachChild(node, visit);
+  };
+  for (const statement of file.statements) {
+    if (ts.isImportDeclaration(statement)) left.push("an import statement");
+    if (ts.isExportDeclaration(statement) || ts.isExportAssignment(statement)) left.push("an export");
+    visit(statement);
+  }
+  if (left.length > 0)
+    throw new Error(
+      `build: the hot half still has ${[...new Set(left)].join(", ")}; src/cli/boot.ts runs it as a script`,
+    );
+  let out = "";
+  let from = 0;
+  for (const start of at) {
+    out += code.slice(from, start) + importer;
+    from = start + "import".length;
+  }
+  return out + code.slice(from);
+}
+
+const HOT_PARAMS = ["require", "__filename", "__dotagent_url", "__dotagent_import", "__dotagent_cold"];
+const hot = await build({
   ...common,
   entryPoints: ["src/cli/main.ts"],
-  outfile: "dist/dotagent.mjs",
-  // The version marker lets `doctor` read an installed helper's version without running it.
-  banner: { js: `#!/usr/bin/env node\n// dotagent ${pkg.version}\n${fileBanner}` },
-  define: { ...common.define, __DOTAGENT_COLD__: JSON.stringify(coldPacked.toString("base64")) },
+  write: false,
+  define: { ...common.define, "import.meta.url": "__dotagent_url", __DOTAGENT_COLD__: "__dotagent_cold" },
   plugins: [coldExternal, builtinsViaRequire({ named: true })],
 });
+const hotScript = `(function(${HOT_PARAMS.join(",")}){"use strict";${dynamicImportsCalled(hot.outputFiles[0].text, "__dotagent_import")}\n})`;
+const hotKey = `${pkg.version}-${createHash("sha256").update(hotScript).digest("hex").slice(0, 16)}`;
+const boot = await build({
+  ...common,
+  entryPoints: ["src/cli/boot.ts"],
+  write: false,
+  // The version marker lets `doctor` read an installed helper's version without running it.
+  banner: { js: `#!/usr/bin/env node\n// dotagent ${pkg.version}\n${fileBanner}` },
+  plugins: [builtinsViaRequire({ named: true })],
+});
+/**
+ * A string literal of `text` in single quotes: minified code has thousands of double quotes and
+ * few single ones, so this adds ~1 kB where JSON.stringify adds ~12 kB to the file that ships.
+ */
+const singleQuoted = (text) =>
+  `'${text.replace(/[\\'\n\r\u2028\u2029]/g, (c) => ({ "\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r" })[c] ?? `\\u${c.charCodeAt(0).toString(16)}`)}'`;
+const literals = {
+  __DOTAGENT_HOT__: singleQuoted(hotScript),
+  __DOTAGENT_HOT_KEY__: JSON.stringify(hotKey),
+  __DOTAGENT_COLD__: JSON.stringify(coldPacked.toString("base64")),
+};
+let bootCode = boot.outputFiles[0].text;
+for (const [name, literal] of Object.entries(literals)) {
+  if (!bootCode.includes(name)) throw new Error(`build: src/cli/boot.ts no longer reads ${name}`);
+  bootCode = bootCode.replaceAll(name, () => literal);
+}
+writeFileSync("dist/dotagent.mjs", bootCode);
 await build({ ...common, entryPoints: ["src/index.ts"], outfile: "dist/index.mjs", banner: { js: fileBanner } });
 // The LangGraph checkpointer (`dotagent-workflow/langgraph`), a bundle of its own: LangGraph's
 // packages are the user's (optional peer dependencies), so they stay imports, and neither the

@@ -172,6 +172,10 @@ const SITES: Record<string, [string, string]> = {
     "openSync",
     "reads a client's record of the session (Claude Code's transcript, …): O_RDONLY | O_NOFOLLOW | O_NONBLOCK, never a write flag",
   ],
+  "src/store/code-cache.ts": [
+    "mkdirSync openSync×2 renameSync",
+    "V8's code cache of the CLI, in the user's state folder beside the checkouts' keys (never inside a project): the folder made 0700 and checked by lstat to be a folder of this user's, a blob read O_RDONLY | O_NOFOLLOW, written into a temp created O_CREAT|O_EXCL|O_NOFOLLOW mode 0600 under an unpredictable name, then renamed into place (rename replaces a link, never writes through it)",
+  ],
   "src/store/checkout-key.ts": [
     "linkSync mkdirSync openSync×2",
     "the checkout's key, in the user's state folder (never inside a project): the folder made 0700, the key read O_RDONLY | O_NOFOLLOW, written once into a temp created O_CREAT|O_EXCL|O_NOFOLLOW under an unpredictable name, then link()ed into place (link never follows its target and fails when the name exists, so two makers agree on one key)",

@@ -1,0 +1,67 @@
+// The built CLI's code cache (src/cli/boot.ts, src/store/code-cache.ts): each command's first run
+// saves V8's blob in the state folder, later runs start from it (the blob is not written again, so
+// V8 took it), a blob that is garbage is refused by V8 and replaced, and DOTAGENT_CODE_CACHE=0 keeps
+// the folder empty. Spawned processes, not the CLI host: the cache is a process's start-up.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CLI } from "./support/cli.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "dotagent-code-cache-cli-"));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const cacheDir = () => join(dir, "state", "code-cache");
+function run(args: string[], extra: NodeJS.ProcessEnv = {}) {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...process.env, DOTAGENT_STATE_HOME: join(dir, "state"), DOTAGENT_CODE_CACHE: undefined, ...extra },
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+const blobs = () => (existsSync(cacheDir()) ? readdirSync(cacheDir()).sort() : []);
+
+describe("the built CLI's code cache", () => {
+  it("saves a blob per command on its first run and starts from it after, with the same output", () => {
+    const first = run(["status", "--json"]);
+    expect(blobs()).toEqual([
+      expect.stringMatching(new RegExp(`-${process.version.replaceAll(".", "\\.")}-${process.arch}-status\\.bin$`)),
+    ]);
+    const blob = join(cacheDir(), blobs()[0]!);
+    const made = readFileSync(blob);
+    const mtime = statSync(blob).mtimeMs;
+
+    const second = run(["status", "--json"]);
+    expect(second).toEqual(first);
+    // Written only when V8 had no blob or refused it: unchanged means V8 took it.
+    expect(statSync(blob).mtimeMs).toBe(mtime);
+    expect(readFileSync(blob).equals(made)).toBe(true);
+
+    run(["hook", "session-start"]);
+    expect(blobs().map((name) => name.replace(/^.*-x64-|^.*-arm64-/, ""))).toEqual([
+      "hook-session-start.bin",
+      "status.bin",
+    ]);
+  });
+
+  it("refuses a blob that is garbage, runs as without one, and replaces it", () => {
+    const first = run(["status", "--json"]);
+    const blob = join(cacheDir(), blobs()[0]!);
+    const garbage = Buffer.alloc(statSync(blob).size, 7);
+    writeFileSync(blob, garbage);
+    expect(run(["status", "--json"])).toEqual(first);
+    expect(readFileSync(blob).equals(garbage)).toBe(false);
+    expect(run(["status", "--json"])).toEqual(first);
+  });
+
+  it("keeps nothing with DOTAGENT_CODE_CACHE=0", () => {
+    const off = run(["status", "--json"], { DOTAGENT_CODE_CACHE: "0" });
+    expect(off.code).not.toBeNull();
+    expect(existsSync(cacheDir())).toBe(false);
+  });
+});
