@@ -30,6 +30,15 @@ import {
 
 const PRELOAD = join(REPO, "test/torture/git-kill-at.mjs");
 const ALL = process.env.WORKTREE_KILLS === "all";
+/**
+ * `npm test` (CI) kills at every third point of the matrix below, the first and the last always
+ * among them, with the stride's offset moving from one matrix to the next so that together they
+ * reach every kind of point; WORKTREE_KILLS=mutating kills at every point of it, WORKTREE_KILLS=all
+ * before and after every git command (`npm run torture:worktrees`, CONTRIBUTING.md). Each kill is
+ * a spawned CLI and a copied project: on a 2-core VM the whole matrix is a minute of CI by itself.
+ */
+const STRIDE = ALL || process.env.WORKTREE_KILLS === "mutating" ? 1 : 3;
+let matrices = 0;
 /** Git commands that change something (the rest only read). */
 const MUTATING =
   /^(worktree (add|remove|lock|unlock|prune)|commit |commit-tree |add |update-index |restore |merge --ff-only|update-ref |checkout |rm |symbolic-ref |switch )/;
@@ -80,9 +89,13 @@ function gitCalls(template: string, args: string[]): string[] {
 /**
  * Where to kill: before and after every git command (WORKTREE_KILLS=all), else right after each
  * one that changes something and right before the first of them (between two changes every
- * state a kill can leave is one of these).
+ * state a kill can leave is one of these), every STRIDE-th of those in `npm test`, and those whose
+ * `when call` starts with one of `keep` (the steps a test names).
  */
-function killPoints(calls: string[]): Array<{ n: number; when: "before" | "after"; call: string }> {
+function killPoints(
+  calls: string[],
+  keep: readonly string[] = [],
+): Array<{ n: number; when: "before" | "after"; call: string }> {
   const points: Array<{ n: number; when: "before" | "after"; call: string }> = [];
   calls.forEach((call, i) => {
     if (ALL) for (const when of ["before", "after"] as const) points.push({ n: i + 1, when, call });
@@ -91,7 +104,14 @@ function killPoints(calls: string[]): Array<{ n: number; when: "before" | "after
       points.push({ n: i + 1, when: "after", call });
     }
   });
-  return points;
+  const offset = matrices++ % STRIDE;
+  return points.filter(
+    (p, i) =>
+      i === 0 ||
+      i === points.length - 1 ||
+      i % STRIDE === offset ||
+      keep.some((step) => `${p.when} ${p.call}`.startsWith(step)),
+  );
 }
 
 /** The invariants once the workflow has gone on: t1 merged once, everything tidy. */
@@ -166,7 +186,14 @@ describe("kill -9 at each git step of a task's landing, then `dotagent resume`",
     const calls = gitCalls(templates.landing!, ["task", "complete", "t1", "--json"]);
     expect(calls.some((c) => c.startsWith("merge-tree --write-tree"))).toBe(true);
     expect(calls.some((c) => c.startsWith("merge --ff-only"))).toBe(true);
-    const points = killPoints(calls);
+    const must = [
+      "after commit ",
+      "after commit-tree",
+      "after merge --ff-only",
+      "after worktree remove",
+      "after update-ref -d",
+    ];
+    const points = killPoints(calls, must);
     const seen: string[] = [];
     for (const point of points) {
       const root = cloneProject(templates.landing!);
@@ -187,13 +214,7 @@ describe("kill -9 at each git step of a task's landing, then `dotagent resume`",
       rmSync(root, { recursive: true, force: true });
     }
     console.log(`worktree kill matrix (landing): ${points.length} kills of ${calls.length} git commands`);
-    for (const step of [
-      "after commit ",
-      "after commit-tree",
-      "after merge --ff-only",
-      "after worktree remove",
-      "after update-ref -d",
-    ])
+    for (const step of must)
       expect(
         seen.some((s) => s.startsWith(step)),
         step,
