@@ -44,6 +44,14 @@ describe("codeCacheFile", () => {
       join(blobDir(), `${KEY}-${process.version}-${process.arch}-status.bin`),
     );
   });
+  it("keeps the blobs in the folder DOTAGENT_CODE_CACHE names when it is an absolute path", () => {
+    expect(codeCacheFile(KEY, ["status"], { ...env, DOTAGENT_CODE_CACHE: "/x/y" })).toBe(
+      `/x/y/${KEY}-${process.version}-${process.arch}-status.bin`,
+    );
+    expect(codeCacheFile(KEY, ["status"], { ...env, DOTAGENT_CODE_CACHE: "rel" })).toBe(
+      join(blobDir(), `${KEY}-${process.version}-${process.arch}-status.bin`),
+    );
+  });
   it("is off with DOTAGENT_CODE_CACHE=0, and for a key that is no plain key", () => {
     expect(codeCacheFile(KEY, ["status"], { ...env, DOTAGENT_CODE_CACHE: "0" })).toBeNull();
     expect(codeCacheFile("../x", ["status"], env)).toBeNull();

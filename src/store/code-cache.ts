@@ -15,7 +15,8 @@
 //   the loader compiles as if there were none and saves a new one);
 // - never a failure of the command: any error means "no blob", and nothing is said;
 // - bounded: blobs of other builds are removed when one is saved, and at most 32 stay;
-// - off with DOTAGENT_CODE_CACHE=0.
+// - off with DOTAGENT_CODE_CACHE=0; DOTAGENT_CODE_CACHE=/abs/folder keeps the blobs there instead
+//   (the tests share one folder across their state folders).
 import {
   closeSync,
   constants,
@@ -29,7 +30,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { stateHome } from "./checkout-key.js";
 
 export const CODE_CACHE_DIR = "code-cache";
@@ -46,15 +47,17 @@ export function cacheGroup(argv: readonly string[]): string {
   return command === "hook" && plain(event) ? `hook-${event}` : command!;
 }
 
-/** The blob's file for this build and command, or null when the cache is off or the key is no plain key. */
+/** The blob's file for this build and command (DOTAGENT_CODE_CACHE: `0` off, an absolute path the folder), or null when off or the key is no plain key. */
 export function codeCacheFile(
   buildKey: string,
   argv: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
 ): string | null {
-  if (env.DOTAGENT_CODE_CACHE === "0" || !BUILD_KEY.test(buildKey)) return null;
+  const setting = env.DOTAGENT_CODE_CACHE;
+  if (setting === "0" || !BUILD_KEY.test(buildKey)) return null;
   const runtime = `${process.version}-${process.arch}`.replace(/[^0-9A-Za-z._-]/g, "_");
-  return join(stateHome(env), CODE_CACHE_DIR, `${buildKey}-${runtime}-${cacheGroup(argv)}.bin`);
+  const dir = setting !== undefined && isAbsolute(setting) ? setting : join(stateHome(env), CODE_CACHE_DIR);
+  return join(dir, `${buildKey}-${runtime}-${cacheGroup(argv)}.bin`);
 }
 
 const ownedByMe = (uid: number) => typeof process.getuid !== "function" || uid === process.getuid();

@@ -20,4 +20,7 @@ if (process.env.NODE_EXTRA_CA_CERTS) {
   process.env.DOTAGENT_NODE_EXTRA_CA_CERTS = process.env.NODE_EXTRA_CA_CERTS;
   delete process.env.NODE_EXTRA_CA_CERTS;
 }
+// The built CLI's code cache (SPEC §13): one folder for every test file's processes, not one per
+// state folder above, so a command's blob is made once per run rather than once per file.
+process.env.DOTAGENT_CODE_CACHE = join(tmpdir(), "dotagent-test-code-cache");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
