@@ -100,6 +100,12 @@ function setEnv(env) {
 
 async function run({ cli, cwd, args, env, input }) {
   const listeners = new Map(EVENTS.map((e) => [e, process.listeners(e)]));
+  // process.stdout and stderr are the host's own streams: what a call adds to them (`once` listens
+  // for a closed pipe on stdout) goes with the call, as it would with its process.
+  const streamListeners = [process.stdout, process.stderr].map((stream) => ({
+    stream,
+    before: new Map(stream.eventNames().map((e) => [e, stream.listeners(e)])),
+  }));
   const home = process.cwd();
   setEnv(env);
   process.chdir(cwd);
@@ -122,6 +128,10 @@ async function run({ cli, cwd, args, env, input }) {
     for (const [event, before] of listeners)
       for (const listener of process.listeners(event))
         if (!before.includes(listener)) process.removeListener(event, listener);
+    for (const { stream, before } of streamListeners)
+      for (const event of stream.eventNames())
+        for (const listener of stream.listeners(event))
+          if (!(before.get(event) ?? []).includes(listener)) stream.removeListener(event, listener);
     process.chdir(home);
   }
   return { code, ...finish() };
