@@ -104,6 +104,28 @@ describe("the uncommitted-changes question is handed to the model with its words
     });
   });
 
+  it("a session started while the person's pick waits for the client's record: the hook carries the pick out first, so the briefing hands the next question, not the pick again", () => {
+    const p = atPickWithChange();
+    const typed = typedPrompt("minimal", { when: "later" });
+    // No carrier: only the session start can carry the pick out here.
+    personSays(p, typed, { DOTAGENT_REPLY_CARRIER: "0" });
+    expect(dotagent(p, ["status", "--json"]).json.next).toMatchObject({ gate: "pick_design" });
+    typed.record();
+    const started = dotagent(p, ["hook", "session-start"], {
+      input: JSON.stringify({ session_id: "s-2", cwd: p, source: "resume" }),
+      env: { CLAUDE_PROJECT_DIR: p },
+      script: helperOf(p),
+    });
+    expect(started.code).toBe(0);
+    const briefing = String(JSON.parse(started.stdout).hookSpecificOutput.additionalContext);
+    expect(briefing).toContain("uncommitted changes (README.md)");
+    expect(briefing).not.toContain("pick_design");
+    expect(dotagent(p, ["status", "--json"]).json).toMatchObject({
+      phase: "IMPLEMENTATION",
+      next: { action: "confirm_isolation" },
+    });
+  });
+
   it("the model's own `phase approve ARCHITECTURE --pick` (a pick with notes): its answer carries the question (exit 0), recorded as asked", () => {
     const p = atPickWithChange();
     expect(personSays(p, typedPrompt("minimal, and keep it small"))).toBe("");

@@ -3,9 +3,13 @@
 // src/claude/hooks.ts's answers back to what the client reads). Every one exits 0 (but Copilot's
 // session-start with a line for the person: 2) and never breaks the session: what it has to say is
 // JSON on stdout, a problem one line on stderr. session-start is fast, takes no lock (it only reads
-// but for a pending question) and prints nothing when there is no open workflow; the loop's hooks
+// but for a pending question or a reply of the person's that waits) and prints nothing when there
+// is no open workflow; the loop's hooks
 // take the state lock, waiting longer for it than a command.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { tasksStepOf } from "../../core/plans.js";
+import { carryWaitingReply } from "../../ops/op-context.js";
 import { planWithRecovery } from "../../ops/recovery.js";
 import { loadSnapshot } from "../../store/session.js";
 import { judgeRunningTasks } from "../../store/process-facts.js";
@@ -64,6 +68,7 @@ export async function sessionStartTold(
       context.options.dir === undefined && typeof input.cwd === "string"
         ? projectPaths(findProjectRoot(undefined, input.cwd))
         : context.paths;
+    await carryReplyFirst(context, paths);
     const snapshot = await loadSnapshot(paths);
     const now = context.now();
     // The checkout's key made here, outside any sandbox (Codex runs the model's commands where they
@@ -116,6 +121,24 @@ export async function sessionStartTold(
     // A hook must never break the session; say so on stderr (Claude Code shows it in verbose mode).
     writeStd("stderr", `dotagent hook: ${(error as Error).message}\n`);
     return { briefing: null, line: null };
+  }
+}
+
+/**
+ * A reply of the person's that waits for the client's record (`.pending-reply.json`: typed just
+ * before the session ended, its carrier still waiting up to 2 s) is carried out before the session
+ * is briefed, as every locked command does (SPEC §11), so a session started in that window is not
+ * told to put a question the person already answered. One stat when none waits; never a long wait
+ * behind a held lock; a failure leaves the reply to the next locked command.
+ */
+async function carryReplyFirst(context: CommandContext, paths: ReturnType<typeof projectPaths>): Promise<void> {
+  if (!existsSync(join(paths.stateDir, ".pending-reply.json"))) return;
+  const wait = Number(process.env.DOTAGENT_LOCK_WAIT_MS);
+  process.env.DOTAGENT_LOCK_WAIT_MS = String(Number.isFinite(wait) && wait >= 0 ? Math.min(wait, 1000) : 1000);
+  try {
+    await carryWaitingReply(opContext(context, { paths, byModel: false, warn: () => undefined }), "hook session-start");
+  } catch {
+    // the next locked command carries it out
   }
 }
 
