@@ -147,3 +147,10 @@ describe("the lines", () => {
     ["ok", "ok"],
   ] as const)("cleanText(%j) = %j", (input, out) => expect(cleanText(input)).toBe(out));
 });
+
+describe("runListLines paints only the state word", () => {
+  it("with the printer's paint", () => {
+    const lines = runListLines([workflowRunView(facts({}))], (state, text) => `<${state}>${text}</>`);
+    expect(lines[3]).toBe("  <lost>lost   </> gamma [Join]");
+  });
+});

@@ -160,8 +160,11 @@ export function statusRunLines(views: readonly WorkflowRunView[]): string[] {
   ];
 }
 
+/** How a printer paints an agent's state (the CLI's colours on a terminal; the identity elsewhere). */
+export type PaintState = (state: AgentState, text: string) => string;
+
 /** `tasks --workflow-runs`: each run's line, then its agents (state, phase, label, headline). */
-export function runListLines(views: readonly WorkflowRunView[]): string[] {
+export function runListLines(views: readonly WorkflowRunView[], paint: PaintState = (_s, t) => t): string[] {
   if (views.length === 0) return ["No Claude Code workflow runs recorded here (memory/state/workflow-runs/)."];
   const lines: string[] = [];
   for (const view of newestFirst(views)) {
@@ -169,7 +172,7 @@ export function runListLines(views: readonly WorkflowRunView[]): string[] {
     view.agents.forEach((agent, i) => {
       const phase = agent.phase === null ? "" : ` [${agent.phase}]`;
       const headline = agent.headline === null ? "" : `: ${agent.headline}`;
-      lines.push(`  ${agent.state.padEnd(7)} ${nameOf(agent, i)}${phase}${headline}`);
+      lines.push(`  ${paint(agent.state, agent.state.padEnd(7))} ${nameOf(agent, i)}${phase}${headline}`);
     });
   }
   return lines;

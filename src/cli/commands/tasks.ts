@@ -38,7 +38,11 @@ export const command: Command = {
       if (action !== undefined || watch || statusText !== undefined)
         throw usageError("tasks --workflow-runs takes no argument, --status or --watch");
       const runs = { workflow_runs: listWorkflowRuns(context) };
-      context.out.result(runs, () => runListLines(runs.workflow_runs));
+      const { color } = context.out;
+      // Colour only where colorsFor allows it (a terminal, no NO_COLOR): lost red, running cyan.
+      const paint = (state: string, text: string) =>
+        state === "lost" ? color.red(text) : state === "running" ? color.cyan(text) : color.green(text);
+      context.out.result(runs, () => runListLines(runs.workflow_runs, paint));
       return EXIT.ok;
     }
     if (action === "show") {
