@@ -10,11 +10,15 @@
 // against; `latest` works too), DOTAGENT_CLAUDE_CACHE the cache folder.
 // The cache is filled by fetch-npm-binary.mjs (complete or absent, never half).
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fetchNpmBinary, platformKey, printWhenRun } from "./fetch-npm-binary.mjs";
 
-export const DEFAULT_CLAUDE_VERSION = "2.1.332";
+/** The version dotagent was tested with: CLAUDE_TESTED_VERSION in src/core/claude-workflow-run.ts, the one source. */
+export const DEFAULT_CLAUDE_VERSION = /export const CLAUDE_TESTED_VERSION = "([^"]+)";/.exec(
+  readFileSync(new URL("../src/core/claude-workflow-run.ts", import.meta.url), "utf8"),
+)[1];
 
 const PLATFORM_PACKAGES = {
   "linux-x64": "@anthropic-ai/claude-code-linux-x64",

@@ -15,7 +15,7 @@ import {
 } from "node:fs";
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
 import { copyOfTemplate } from "./support/template.js";
 import { unprivileged } from "./support/unprivileged.js";
@@ -139,6 +139,7 @@ describe("dotagent doctor", () => {
       "helper",
       "hook",
       "trust",
+      "workflows",
       "settings",
       "state",
       "lock",
@@ -152,6 +153,7 @@ describe("dotagent doctor", () => {
       "helper",
       "hook",
       "trust",
+      "workflows",
       "settings",
     ]);
     expect(run.checks.every((c) => c.status === "ok" && c.fix === null)).toBe(true);
@@ -762,5 +764,99 @@ describe("doctor checks the clients installed here, and whether each trusts the 
       }),
     ]);
     expect(run.byName("trust")).toEqual([]);
+  });
+});
+
+describe("dotagent doctor: Claude Code's Workflow runs (issue 43)", () => {
+  const entries = (settings: Record<string, any>) => settings.hooks as Record<string, { matcher?: string }[]>;
+
+  it("an install from before issue 43 (PostToolUse on Agent|Task, no SubagentStart): the hook check names only the Workflow runs as unrecorded", () => {
+    const { project, home } = installedProject();
+    const file = join(project, ".claude", "settings.json");
+    const value = JSON.parse(readFileSync(file, "utf8"));
+    for (const group of entries(value).PostToolUse!)
+      if (group.matcher === "Agent|Task|Workflow") group.matcher = "Agent|Task";
+    delete entries(value).SubagentStart;
+    writeFileSync(file, JSON.stringify(value));
+    const run = doctor(project, home);
+    expect(run.code).toBe(1);
+    expect(run.byName("hook")[0]).toMatchObject({
+      status: "fail",
+      message: `project (${join(project, ".claude")}): settings.json lacks dotagent's PostToolUse, SubagentStart hooks, so Claude Code's Workflow runs are not recorded`,
+      fix: "run `dotagent install`",
+    });
+    expect(run.byName("workflows")[0]).toMatchObject({ status: "warn", fix: "run `dotagent install`" });
+  });
+
+  it("SubagentStart alone missing: its own consequence; SubagentStop missing: agents' results", () => {
+    const { project, home } = installedProject();
+    const file = join(project, ".claude", "settings.json");
+    const value = JSON.parse(readFileSync(file, "utf8"));
+    delete entries(value).SubagentStart;
+    delete entries(value).SubagentStop;
+    writeFileSync(file, JSON.stringify(value));
+    expect(doctor(project, home).byName("hook")[0]!.message).toContain(
+      "so Claude Code's Workflow runs' journals are not copied as each workflow agent starts and agents' results and Workflow runs' journals are not recorded",
+    );
+  });
+
+  it("recorded and allowed: the project's allow rule counts in a trusted folder; none: Claude Code asks and -p refuses", () => {
+    const { project, home } = installedProject();
+    expect(doctor(project, home).byName("workflows")).toEqual([
+      expect.objectContaining({
+        status: "ok",
+        client: "claude",
+        message: expect.stringContaining(
+          "its runs are recorded in memory/state/workflow-runs/; Workflow not allowed in any settings: Claude Code asks before each run, and `claude -p` refuses it",
+        ),
+      }),
+    ]);
+    const file = join(project, ".claude", "settings.local.json");
+    writeFileSync(file, JSON.stringify({ permissions: { allow: ["Workflow"] } }));
+    expect(doctor(project, home).byName("workflows")[0]!.message).toMatch(
+      /; Workflow allowed in the project's settings$/,
+    );
+    // Untrusted: the project's rule is ignored.
+    writeFileSync(join(home, ".claude.json"), "{}");
+    expect(doctor(project, home).byName("workflows")[0]!.message).toContain(
+      "which Claude Code ignores until it trusts the folder",
+    );
+    expect(
+      doctor(project, home, [], { env: { CLAUDE_CODE_DISABLE_WORKFLOWS: "1" } }).byName("workflows")[0],
+    ).toMatchObject({
+      status: "ok",
+      message: expect.stringContaining("turned off here (CLAUDE_CODE_DISABLE_WORKFLOWS)"),
+    });
+  });
+
+  it("warns when the newest recorded run was made by another Claude Code version than the tested one", () => {
+    const { project, home } = installedProject();
+    const session = join(home, ".claude/projects/-p/s-1");
+    mkdirSync(dirname(session), { recursive: true });
+    const record = (runId: string, version: string, at: string) => {
+      const folder = `${session}-${version}`;
+      mkdirSync(join(project, "memory/state/workflow-runs", runId), { recursive: true });
+      writeFileSync(`${folder}.jsonl`, `${JSON.stringify({ type: "user", version })}\n`);
+      writeJson(project, `memory/state/workflow-runs/${runId}/run.json`, {
+        run_id: runId,
+        session_id: "s-1",
+        recorded_at: at,
+        journal_path: join(folder, "subagents/workflows", runId, "journal.jsonl"),
+      });
+    };
+    record("wf_aaaaaaaa-001", "2.1.332", "2026-11-30T01:00:00.000Z");
+    expect(
+      doctor(project, home)
+        .byName("workflows")
+        .map((c) => c.status),
+    ).toEqual(["ok"]);
+    record("wf_bbbbbbbb-002", "2.1.400", "2026-11-30T02:00:00.000Z");
+    const run = doctor(project, home);
+    expect(run.code).toBe(0);
+    expect(run.byName("workflows")[1]).toMatchObject({
+      status: "warn",
+      message:
+        "Claude Code 2.1.400 made the newest recorded run (wf_bbbbbbbb-002); dotagent reads the Workflow layout as Claude Code 2.1.332 writes it",
+    });
   });
 });

@@ -14,7 +14,9 @@ import {
   REPORTS_BASH_RULE,
   STATE_BASH_RULE,
   WRITE_MATCHER,
+  type HookEntry,
   type Scope,
+  type Settings,
 } from "./settings.js";
 import { count } from "../core/words.js";
 import { BUILTIN_AGENTS } from "../core/workflow-defs.js";
@@ -126,15 +128,11 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
   }
   const absent = missingHooks(settings.value, hookEntries(scope, target));
   const events = [...new Set(absent.map((e) => e.event))];
-  // The write guard's entries (SPEC §11 "Who writes what") are missing from installs before it.
-  const guard = absent.filter(
-    (e) => e.matcher === WRITE_MATCHER || e.if === STATE_BASH_RULE || e.if === REPORTS_BASH_RULE,
-  );
-  const consequences = [
-    ...(events.includes("SessionStart") ? ["resumed sessions are not briefed"] : []),
-    ...(absent.length > guard.length ? ["agents' starts and results are not recorded"] : []),
-    ...(guard.length > 0 ? ["the model's writes into memory/state/ and agents' reports are not stopped"] : []),
-  ];
+  const named = [...new Set(absent.map((e) => consequenceOf(e, settings.value)))];
+  // A run not recorded at all has no journal to copy: the SubagentStart entry's consequence goes in it.
+  const consequences = named.some((c) => c.includes("Workflow runs are not recorded"))
+    ? named.filter((c) => !c.includes("journals are not copied"))
+    : named;
   checks.push(
     absent.length === 0
       ? { name: "hook", status: "ok", message: `${where}: dotagent's hooks in settings.json`, fix: null }
@@ -146,6 +144,45 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
         },
   );
   return checks;
+}
+
+/**
+ * What a missing hook entry leaves undone, named per entry (SPEC §12 `hook`). An install from
+ * before issue 43 has PostToolUse on `Agent|Task` and no SubagentStart entry: its agents are still
+ * recorded, only Claude Code's Workflow runs are not.
+ */
+export function consequenceOf(entry: HookEntry, settings: Settings): string {
+  if (entry.event === "SessionStart") return "resumed sessions are not briefed";
+  if (entry.matcher === WRITE_MATCHER || entry.if === STATE_BASH_RULE || entry.if === REPORTS_BASH_RULE)
+    return "the model's writes into memory/state/ and agents' reports are not stopped";
+  if (entry.event === "PreToolUse" && entry.matcher === "Bash")
+    return "the skills' helper lines are not let through (Claude Code asks about each)";
+  if (entry.event === "PreToolUse") return "agents' starts are not recorded";
+  if (entry.event === "PostToolUse") {
+    const agentsStill = groupsWith(settings, "PostToolUse", entry.command).some((m) => m.split("|").includes("Agent"));
+    return agentsStill
+      ? "Claude Code's Workflow runs are not recorded"
+      : "agents' results and Claude Code's Workflow runs are not recorded";
+  }
+  if (entry.event === "PostToolUseFailure") return "agents' failed calls are not recorded";
+  if (entry.event === "SubagentStart")
+    return "Claude Code's Workflow runs' journals are not copied as each workflow agent starts";
+  if (entry.event === "SubagentStop") return "agents' results and Workflow runs' journals are not recorded";
+  if (entry.event === "UserPromptSubmit") return "background agents' results and the person's replies are not recorded";
+  return `dotagent's ${entry.event} hook does not run`;
+}
+
+/** The matchers of the event's groups that run this command. */
+function groupsWith(settings: Settings, event: string, command: string): string[] {
+  const hooks = settings.hooks;
+  const list = hooks !== null && typeof hooks === "object" ? (hooks as Record<string, unknown>)[event] : undefined;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((g: unknown) => {
+    const group = g as { matcher?: unknown; hooks?: unknown };
+    const runs =
+      Array.isArray(group.hooks) && group.hooks.some((h) => (h as { command?: unknown }).command === command);
+    return runs && typeof group.matcher === "string" ? [group.matcher] : [];
+  });
 }
 
 function helperUnreadable(where: string, problem: string, fix: string): Check {

@@ -14,6 +14,13 @@
 // transcript and id, never a path taken whole from the input).
 import { basename, dirname, join } from "node:path";
 
+/**
+ * The Claude Code version whose Workflow layout (session folder, journal, hook payloads) dotagent
+ * reads as measured (test/claude/NOTES.md). scripts/fetch-claude.mjs reads its default test client
+ * from this line, so the tests run the version this names; doctor warns on another.
+ */
+export const CLAUDE_TESTED_VERSION = "2.1.332";
+
 /** The run id the Workflow tool's schema allows (`^wf_[a-z0-9-]{6,}$`), at most 128 characters. */
 export const RUN_ID = /^wf_[a-z0-9-]{6,125}$/;
 /** A session id as Claude Code writes it (a UUID), or any plain id. */

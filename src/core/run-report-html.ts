@@ -20,6 +20,7 @@ import {
   type StoryEvent,
 } from "./run-story.js";
 import { count } from "./words.js";
+import { runLine, type WorkflowRunView } from "./workflow-run-view.js";
 
 export type RunReportEvent = RunEvent;
 
@@ -42,6 +43,8 @@ export interface RunReportInput {
     { readonly recorded: false; readonly why: string } | { readonly recorded: true; readonly lines: readonly string[] };
   /** When the page was made (ISO): said on the page, never an end of the timeline. */
   readonly generatedAt: string;
+  /** Claude Code's Workflow runs recorded here (workflow-run-view.ts); none: no section. */
+  readonly workflowRuns?: readonly WorkflowRunView[];
 }
 
 /** Text made inert in HTML, in element content and in quoted attributes alike. */
@@ -348,6 +351,23 @@ function verificationSection(checks: readonly CheckOutcome[], words: string | nu
 }
 
 /** The whole page. */
+const AGENT_COLOUR: Readonly<Record<string, string>> = { done: "#2e7d32", running: "#1565c0", lost: "#c62828" };
+
+/** A section per Claude Code Workflow run: its line, then each agent with its state and its result's headline. */
+function workflowRunsSection(runs: readonly WorkflowRunView[]): string {
+  if (runs.length === 0) return "";
+  const sections = runs.map((run) => {
+    const rows = run.agents
+      .map(
+        (a, i) =>
+          `<tr><td>${e(a.label ?? `agent ${i + 1}`)}</td><td>${e(a.phase ?? "")}</td><td><span class="badge" style="background:${AGENT_COLOUR[a.state]}">${e(a.state)}</span></td><td>${e(a.headline ?? "")}</td></tr>`,
+      )
+      .join("\n");
+    return `<h3>${e(run.run_id)}</h3>\n<p class="muted">${e(runLine(run))}${run.session_id === null ? "" : ` · session ${e(run.session_id)}`}</p>\n${run.agents.length === 0 ? '<p class="muted">No agent started yet.</p>' : `<table><tr><th>Agent</th><th>Phase</th><th>State</th><th>Result</th></tr>\n${rows}\n</table>`}`;
+  });
+  return `<h2>Claude Code workflow runs</h2>\n${sections.join("\n")}\n`;
+}
+
 export function renderRunReportHtml(input: RunReportInput): string {
   const facts = runReportFacts(input);
   const { run } = facts;
@@ -445,7 +465,7 @@ ${input.tasks.length === 0 ? "" : `<table><tr><th>ID</th><th>Title</th><th>Statu
 ${facts.interruptions.length === 0 ? `<p class="muted">None: no work was cut off and nothing was repaired.${e(bookkeeping)}</p>` : `<table><tr><th>#</th><th>Time</th><th>Kind</th><th>Event</th><th>Details</th></tr>\n${storyRows(facts.interruptions)}\n</table>${bookkeeping === "" ? "" : `\n<p class="muted">${e(bookkeeping.trim())}</p>`}`}
 <h2>Failures and reworks</h2>
 ${failures.length === 0 ? '<p class="muted">None.</p>' : `<table><tr><th>#</th><th>Time</th><th>Kind</th><th>Event</th><th>Details</th></tr>\n${storyRows(failures)}\n</table>`}
-<h2>Cost</h2>
+${workflowRunsSection(input.workflowRuns ?? [])}<h2>Cost</h2>
 ${cost}
 </body>
 </html>

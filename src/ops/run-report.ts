@@ -20,6 +20,7 @@ import { readEvents } from "../store/events.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
 import { loadSnapshot } from "../store/session.js";
 import type { OpContext } from "./op-context.js";
+import { listWorkflowRuns } from "./workflow-runs.js";
 
 export const DEFAULT_REPORT_PATH = "memory/report.html";
 
@@ -112,10 +113,12 @@ export async function writeRunReport(
   const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
   const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
   // Nothing to draw: said, and no empty page written (a corrupt phase.json still has a log and tasks to draw).
+  const workflowRuns = listWorkflowRuns(context);
   if (
     snapshot.phase.kind === "missing" &&
     snapshot.execution.kind === "missing" &&
-    !existsSync(context.paths.eventsFile)
+    !existsSync(context.paths.eventsFile) &&
+    workflowRuns.length === 0
   ) {
     const remedy =
       start === undefined
@@ -144,6 +147,7 @@ export async function writeRunReport(
     checks: checkOutcomes(steps, snapshot.reports, events, skipped),
     cost: costOf(context.paths.root, workflowId),
     generatedAt: now.toISOString(),
+    workflowRuns,
   };
   const html = renderRunReportHtml(input);
   const file = out === undefined ? join(context.paths.root, DEFAULT_REPORT_PATH) : resolve(cwd, out);

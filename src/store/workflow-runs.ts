@@ -3,8 +3,8 @@
 // launched) and journal.jsonl (the newest copy of the client's journal). Written by the hooks under
 // the state lock, each file replaced atomically through the write primitive (never through a link,
 // never outside the project).
-import { readdirSync } from "node:fs";
-import { join, relative } from "node:path";
+import { lstatSync, readdirSync } from "node:fs";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import {
   MAX_JOURNAL_BYTES,
   MAX_SCRIPT_BYTES,
@@ -14,6 +14,7 @@ import {
   type LaunchedRun,
   type WorkflowRunRecord,
 } from "../core/claude-workflow-run.js";
+import type { WorkflowRunFacts } from "../core/workflow-run-view.js";
 import { readProjectFile } from "./read-file.js";
 import { mkdirInside, writeFileInside, writeJsonInside } from "./write-file.js";
 import type { ProjectPaths } from "./project.js";
@@ -114,4 +115,77 @@ export function copyJournals(
   return recordedRuns(paths, session.sessionId, session.taskId).map((runId) =>
     copyJournal(paths, runId, journalPath(session.folder, runId)),
   );
+}
+
+/** The largest run.json read (a record is far smaller; a bigger one is no record of dotagent's). */
+const MAX_RECORD_BYTES = 1024 * 1024;
+
+/**
+ * Every run recorded here, for the views (SPEC §10 `tasks --workflow-runs`): each run.json and
+ * journal copy read the guarded way (never through a link, only regular files, size caps); a file
+ * that cannot be read or parsed is the run's one-line `problem`, never a throw. No runs folder:
+ * one failed readdir, nothing more (`status` calls this on every run).
+ */
+export function readWorkflowRuns(paths: ProjectPaths): WorkflowRunFacts[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(paths.stateDir, WORKFLOW_RUNS_DIR));
+  } catch {
+    return [];
+  }
+  return names.filter((name) => RUN_ID.test(name)).map((runId) => readRunFacts(paths, runId));
+}
+
+function readRunFacts(paths: ProjectPaths, runId: string): WorkflowRunFacts {
+  const folder = runFolder(paths, runId);
+  const problems: string[] = [];
+  let record: unknown = null;
+  const read = readProjectFile(join(folder, "run.json"), { maxBytes: MAX_RECORD_BYTES, links: "refuse" });
+  if (read.kind !== "ok") problems.push(`run.json ${read.kind === "missing" ? "is missing" : read.reason}`);
+  else
+    try {
+      record = JSON.parse(read.bytes.toString("utf8"));
+      if (record === null || typeof record !== "object" || Array.isArray(record)) {
+        problems.push("run.json is no JSON object");
+        record = null;
+      }
+    } catch {
+      problems.push("run.json is not valid JSON");
+    }
+  let journal: string | null = null;
+  const copy = readProjectFile(join(folder, "journal.jsonl"), { maxBytes: MAX_JOURNAL_BYTES, links: "refuse" });
+  if (copy.kind === "ok") journal = copy.bytes.toString("utf8");
+  else if (copy.kind !== "missing") problems.push(`journal.jsonl ${copy.reason}`);
+  return {
+    runId,
+    record,
+    journal,
+    sessionHoldsRun: sessionHoldsRun(record, runId),
+    problem: problems.length === 0 ? null : problems.join("; "),
+  };
+}
+
+/**
+ * Whether the client's session folder on this machine still holds the run at work: its journal
+ * where run.json says (a path of the shape the hooks record, nothing else is looked at) and no run
+ * record of its end beside it (the client writes `workflows/<runId>.json` when the run ends).
+ * Only looked at (lstat), never read.
+ */
+function sessionHoldsRun(record: unknown, runId: string): boolean {
+  const journal = (record as { journal_path?: unknown } | null)?.journal_path;
+  if (typeof journal !== "string" || !isAbsolute(journal) || journal.split("/").includes("..")) return false;
+  const runDir = dirname(journal);
+  if (!journal.endsWith(`/subagents/workflows/${runId}/journal.jsonl`)) return false;
+  const session = dirname(dirname(dirname(runDir)));
+  try {
+    if (!lstatSync(journal).isFile()) return false;
+  } catch {
+    return false;
+  }
+  try {
+    lstatSync(join(session, "workflows", `${runId}.json`));
+    return false;
+  } catch {
+    return true;
+  }
 }

@@ -50,7 +50,10 @@ describe.skipIf(!ENABLED || !JOURNEY_MORE)("Claude Code's Workflow tool in the r
   });
 
   /** A git project with dotagent installed and trusted; the session's folder once claude ran. */
-  async function session(onAgent?: (n: number) => "answer" | "hang") {
+  async function session(
+    onAgent?: (n: number) => "answer" | "hang",
+    play: { script: string; args?: unknown; allowed: string } = { script: SCRIPT, args: ARGS, allowed: "Workflow" },
+  ) {
     work = mkdtempSync(join(tmpdir(), "dotagent-wftool-"));
     const home = join(work, "home");
     const project = join(work, "project");
@@ -71,11 +74,16 @@ describe.skipIf(!ENABLED || !JOURNEY_MORE)("Claude Code's Workflow tool in the r
     model = await startScriptedModel({
       logFile: join(work, "model.jsonl"),
       agentsDir: join(ROOT, "agents"),
-      policyOptions: { workflow: { script: SCRIPT, args: ARGS } },
+      policyOptions: { workflow: { script: play.script, ...(play.args === undefined ? {} : { args: play.args }) } },
       onRequest: (_k, info) => (info.who === "workflow-agent" ? (onAgent?.(++agents) ?? "answer") : "answer"),
     });
     const client = { binary: claude, home, url: model.url };
-    const run = await runClaude(client, project, ["-p", "use a workflow: three agents", "--allowedTools", "Workflow"]);
+    const run = await runClaude(client, project, [
+      "-p",
+      "use a workflow: three agents",
+      "--allowedTools",
+      play.allowed,
+    ]);
     const projects = join(home, ".claude/projects", project.replace(/[^a-zA-Z0-9]/g, "-"));
     const sessionId = readdirSync(projects)
       .find((f) => f.endsWith(".jsonl"))!
@@ -197,5 +205,79 @@ describe.skipIf(!ENABLED || !JOURNEY_MORE)("Claude Code's Workflow tool in the r
       args: ARGS,
     });
     expect(lines(join(kept, "journal.jsonl"))).toEqual(journal);
+  }, 300_000);
+
+  it("a fan-out cap of 2 (DOTAGENT_WORKFLOW_MAX_AGENTS): agents 3 and 4 still start, are told they are refused, and their writes are denied", async () => {
+    const script = `export const meta = { name: 'four-in-a-row', description: 'Four agents, one after another', phases: [{ title: 'Row' }] }
+const out = []
+for (const w of ['alpha', 'beta', 'gamma', 'delta']) out.push(await agent(w + ' [write]: note ' + w, { label: w, phase: 'Row' }))
+return out
+`;
+    process.env.DOTAGENT_WORKFLOW_MAX_AGENTS = "2";
+    process.env.DOTAGENT_SCRIPTED_TAIL = "1";
+    try {
+      const { run, folder, runId, kept } = await session(undefined, { script, allowed: "Workflow,Write" });
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      expect(run.result?.result).toBe("workflow done");
+      const refusal = (n: number) =>
+        `dotagent: refused: workflow run ${runId} reached its cap of 2 agents (DOTAGENT_WORKFLOW_MAX_AGENTS); agent ${n} does not run`;
+      // No hook keeps an agent from starting: all four started and answered.
+      const journal = lines(join(folder, "subagents/workflows", runId, "journal.jsonl"));
+      expect(journal.filter((l) => l.type === "started").map((l) => l.label)).toEqual([
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+      ]);
+      expect(journal.filter((l) => l.type === "result").map((l) => l.result)).toEqual([
+        "result alpha",
+        "result beta",
+        // The client words a PreToolUse deny to the agent as `PreToolUse:<tool> hook error: <reason>`.
+        `refused: PreToolUse:Write hook error: ${refusal(3)}`,
+        `refused: PreToolUse:Write hook error: ${refusal(4)}`,
+      ]);
+      const log = readFileSync(join(work, "model.jsonl"), "utf8")
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => JSON.parse(l) as { kind: string; who: string; is_error?: boolean; text?: string; tail?: unknown });
+      // The two within the cap wrote their notes; the two past it were denied by the PreToolUse hook.
+      expect(
+        log.filter((l) => l.kind === "tool_result" && l.who === "workflow-agent").map((l) => [l.is_error, l.text]),
+      ).toEqual([
+        [false, expect.stringContaining("notes/alpha.txt")],
+        [false, expect.stringContaining("notes/beta.txt")],
+        [true, expect.stringContaining(refusal(3))],
+        [true, expect.stringContaining(refusal(4))],
+      ]);
+      // SubagentStart's additionalContext reached the two past the cap, as a system message of their first request.
+      const told = log.filter(
+        (l) =>
+          l.kind === "request" &&
+          JSON.stringify(l.tail ?? "").includes("SubagentStart hook additional context: dotagent: refused"),
+      );
+      expect(told.length).toBeGreaterThanOrEqual(2);
+      expect(JSON.stringify(told)).toContain(`${refusal(3)}. Do no work and call no tool`);
+      expect(JSON.stringify(log)).not.toContain("agent 2 does not run");
+      // dotagent's view of the run: the refusals are the agents' headlines (cut at 120 characters).
+      const cut = (line: string) => `${line.slice(0, 119)}…`;
+      const view = spawnSync(
+        process.execPath,
+        [join(ROOT, "dist/dotagent.mjs"), "tasks", "--workflow-runs", "--json"],
+        {
+          cwd: join(kept, "../../../.."),
+          encoding: "utf8",
+        },
+      );
+      const runs = (JSON.parse(view.stdout) as { workflow_runs: { agents: { headline: string }[] }[] }).workflow_runs;
+      expect(runs[0]!.agents.map((a) => a.headline)).toEqual([
+        "result alpha",
+        "result beta",
+        cut(`refused: PreToolUse:Write hook error: ${refusal(3)}`),
+        cut(`refused: PreToolUse:Write hook error: ${refusal(4)}`),
+      ]);
+    } finally {
+      delete process.env.DOTAGENT_WORKFLOW_MAX_AGENTS;
+      delete process.env.DOTAGENT_SCRIPTED_TAIL;
+    }
   }, 300_000);
 });

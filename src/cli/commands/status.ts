@@ -10,6 +10,8 @@ import type { OpSummary } from "../../store/op-records.js";
 import { planLines, type PlanExtras } from "../render-plan.js";
 import { resumeOptions } from "../resume-options.js";
 import { opContext, type Command } from "../context.js";
+import { listWorkflowRuns } from "../../ops/workflow-runs.js";
+import { statusRunLines } from "../../core/workflow-run-view.js";
 
 export const command: Command = {
   summary: "show where the workflow is; takes no lock and never writes",
@@ -37,7 +39,8 @@ export const command: Command = {
       if (person === null && approvedNeeds !== null && next >= 0)
         lines[next] =
           `Next: ${context.out.color.cyan(approvedNeeds.split(" — ")[0]!)} — ${approvedNeeds.split(" — ").slice(1).join(" — ")}`;
-      return [...lines, ...worktreeLines(result), ...opLines(result.ops)];
+      // Claude Code's own Workflow runs (SPEC §11): a block only when some are recorded.
+      return [...lines, ...worktreeLines(result), ...opLines(result.ops), ...statusRunLines(listWorkflowRuns(context))];
     });
     return 0;
   },

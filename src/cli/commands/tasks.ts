@@ -12,16 +12,20 @@ import { formatTime } from "../time.js";
 import { outputWidth, table } from "../table.js";
 import { listLines } from "../task-table.js";
 import { howToStart, personReading } from "../person-next.js";
+import { listWorkflowRuns } from "../../ops/workflow-runs.js";
+import { runListLines } from "../../core/workflow-run-view.js";
 
 export const command: Command = {
   summary: "the task plan: status, attempts, dependencies, owner, worktree or merge commit; never writes",
-  usage: "dotagent tasks [--status S,T] [--watch] [--json]  |  dotagent tasks show ID [--json]",
-  options: { status: { type: "string" }, watch: { type: "boolean" } },
+  usage:
+    "dotagent tasks [--status S,T] [--watch] [--json]  |  dotagent tasks show ID [--json]  |  dotagent tasks --workflow-runs [--json]",
+  options: { status: { type: "string" }, watch: { type: "boolean" }, "workflow-runs": { type: "boolean" } },
   examples: [
     "dotagent tasks                          every task: what runs, what is done, what merged where",
     "dotagent tasks --status running,dead    only those",
     "dotagent tasks --watch                  redraws as the tasks change, on a terminal; Ctrl-C ends it",
     "dotagent tasks show task-002 --json     one task with its worktree, merge and events",
+    "dotagent tasks --workflow-runs          Claude Code's Workflow runs: each agent done, running or lost",
   ],
   async run(context) {
     const [action, id, ...rest] = context.args;
@@ -30,6 +34,17 @@ export const command: Command = {
       throw usageError(`tasks takes no argument or \`show ID\`, not "${action}"; see \`dotagent tasks --help\``);
     const watch = context.options.watch === true;
     const statusText = stringOption(context, "status");
+    if (context.options["workflow-runs"] === true) {
+      if (action !== undefined || watch || statusText !== undefined)
+        throw usageError("tasks --workflow-runs takes no argument, --status or --watch");
+      const runs = { workflow_runs: listWorkflowRuns(context) };
+      const { color } = context.out;
+      // Colour only where colorsFor allows it (a terminal, no NO_COLOR): lost red, running cyan.
+      const paint = (state: string, text: string) =>
+        state === "lost" ? color.red(text) : state === "running" ? color.cyan(text) : color.green(text);
+      context.out.result(runs, () => runListLines(runs.workflow_runs, paint));
+      return EXIT.ok;
+    }
     if (action === "show") {
       if (watch || statusText !== undefined) throw usageError("tasks show takes no --status or --watch");
       if (id === undefined) throw usageError("tasks show needs a task id; `dotagent tasks` lists them");

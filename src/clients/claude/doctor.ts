@@ -9,6 +9,7 @@ import { count } from "../../core/words.js";
 import { inspectInstall, inspectPlugins } from "../../claude/inspect-install.js";
 import { installTarget } from "../../claude/settings.js";
 import { claudeTrustCheck } from "../../claude/trust.js";
+import { workflowChecks } from "./workflow-doctor.js";
 import { dotagentSkillLines, skillShellHooks } from "../../claude/skill-shell-hooks.js";
 import { readProjectText } from "../../store/read-file.js";
 import type { ProjectPaths } from "../../store/project.js";
@@ -23,12 +24,19 @@ function claudeInstallChecks(paths: ProjectPaths, version: string): Check[] {
   const project = installTarget("project", paths.root);
   const user = installTarget("user", paths.root);
   const here = inspectInstall("project", project, version);
-  return [
-    ...here,
-    ...(here.length > 0 ? [claudeTrustCheck(paths.root)] : []),
-    ...(user === project ? [] : inspectInstall("user", user, version)),
-    ...inspectPlugins(user, version),
-  ];
+  const trust = here.length > 0 ? claudeTrustCheck(paths.root) : null;
+  const users = user === project ? [] : inspectInstall("user", user, version);
+  const plugins = inspectPlugins(user, version);
+  const installs = [...here, ...(trust === null ? [] : [trust]), ...users, ...plugins];
+  if (installs.length === 0) return [];
+  // Claude Code's own Workflow runs (issue 43): usable, allowed and recorded here.
+  const found = {
+    project: here.length > 0,
+    user: users.length > 0,
+    plugin: plugins.some((c) => c.name === "install" && c.status !== "fail"),
+    trusted: trust?.status === "ok",
+  };
+  return [...installs, ...workflowChecks(paths, found)];
 }
 
 /** No install found: for Claude Code (`--client claude`), or for any client. */

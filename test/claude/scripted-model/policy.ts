@@ -1221,6 +1221,37 @@ function workflowPlay(
   if (frame !== -1 && !tools.includes("Workflow")) {
     const task = first.slice(frame + WORKFLOW_TASK_FRAME.length).trim();
     const word = /^[\w-]+/.exec(task)?.[0] ?? "task";
+    // A task marked `[write]` writes notes/<word>.txt first (whatever a hook told it), then answers;
+    // a refused call is answered with the refusal's first line (issue 43's fan-out cap).
+    if (task.includes("[write]")) {
+      const result = messages
+        .flatMap((m) => (m.role === "user" && Array.isArray(m.content) ? m.content : []))
+        .find((c) => c.type === "tool_result");
+      const system =
+        typeof body.system === "string" ? body.system : (body.system ?? []).map((b) => b.text ?? "").join("\n");
+      const said = `${system}\n${messages.map((m) => text(m.content)).join("\n")}`;
+      const project = /Primary working directory: (\S+)/.exec(said)?.[1];
+      if (project === undefined) throw new Error("a workflow agent's request names no working directory");
+      if (result === undefined)
+        return {
+          who: "workflow-agent",
+          stop: "tool_use",
+          blocks: [
+            {
+              type: "tool_use",
+              id: `toolu_wfagent_${word}`,
+              name: "Write",
+              input: { file_path: join(project, "notes", `${word}.txt`), content: `${word}\n` },
+            },
+          ],
+        };
+      const answer = text((result as { content?: unknown }).content).split("\n")[0]!;
+      return {
+        who: "workflow-agent",
+        stop: "end_turn",
+        blocks: [{ type: "text", text: result.is_error === true ? `refused: ${answer}` : `result ${word}` }],
+      };
+    }
     return { who: "workflow-agent", stop: "end_turn", blocks: [{ type: "text", text: `result ${word}` }] };
   }
   if (!tools.includes("Workflow")) return undefined;
