@@ -172,8 +172,9 @@ describe("npm install -g of the packed tarball", () => {
     // person's authority read from each client's record (issue 40); 805 kB with doctor's
     // per-client detection and the folder-trust check (issue 42); 815 kB with the phase and step
     // planners (issue 41) and Claude Code's Workflow runs recorded (issue 43); 825 kB with the
-    // code cache's loader and the hot half held as a string (SPEC §13 "Code cache").
-    expect(figures.plugin).toBeLessThanOrEqual(825e3);
+    // code cache's loader and the hot half held as a string (SPEC §13 "Code cache"); 840 kB with
+    // the views of Claude Code's Workflow runs, the fan-out cap and the resume of a run (issue 43).
+    expect(figures.plugin).toBeLessThanOrEqual(840e3);
   });
 
   it("a quote more than 10% off is found (the check can fail)", () => {
