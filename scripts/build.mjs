@@ -236,6 +236,7 @@ for (const [name, literal] of Object.entries(literals)) {
   if (!bootCode.includes(name)) throw new Error(`build: src/cli/boot.ts no longer reads ${name}`);
   bootCode = bootCode.replaceAll(name, () => literal);
 }
+mkdirSync("dist", { recursive: true }); // a fresh clone has none: esbuild made it when it wrote the file
 writeFileSync("dist/dotagent.mjs", bootCode);
 await build({ ...common, entryPoints: ["src/index.ts"], outfile: "dist/index.mjs", banner: { js: fileBanner } });
 // The LangGraph checkpointer (`dotagent-workflow/langgraph`), a bundle of its own: LangGraph's
