@@ -5,6 +5,8 @@
 // JSON on stdout, a problem one line on stderr. session-start is fast, takes no lock (it only reads
 // but for a pending question) and prints nothing when there is no open workflow; the loop's hooks
 // take the state lock, waiting longer for it than a command.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { tasksStepOf } from "../../core/plans.js";
 import { planWithRecovery } from "../../ops/recovery.js";
 import { loadSnapshot } from "../../store/session.js";
@@ -79,19 +81,21 @@ export async function sessionStartTold(
     const asked = await recordPendingQuestion(context, paths, plan);
     const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
     const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
+    const runs = await workflowRunLines(context, paths, input);
+    const briefing = briefingFor(
+      plan,
+      input.source,
+      process.argv[1],
+      {
+        isolation: execution?.isolation ?? null,
+        worktrees: worktreeViews(execution),
+        tasksStep: phase && tasksStepOf(phase),
+      },
+      phase?.request ?? null,
+      asked,
+    );
     return {
-      briefing: briefingFor(
-        plan,
-        input.source,
-        process.argv[1],
-        {
-          isolation: execution?.isolation ?? null,
-          worktrees: worktreeViews(execution),
-          tasksStep: phase && tasksStepOf(phase),
-        },
-        phase?.request ?? null,
-        asked,
-      ),
+      briefing: runs.length === 0 ? briefing : [briefing, ...runs].filter((t) => t !== null).join("\n"),
       line: sessionLine({
         plan,
         source: input.source,
@@ -117,6 +121,20 @@ export async function sessionStartTold(
     writeStd("stderr", `dotagent hook: ${(error as Error).message}\n`);
     return { briefing: null, line: null };
   }
+}
+
+/**
+ * Claude Code's Workflow runs left open (SPEC §11): their journals copied again, put back into this
+ * session and their calls handed (src/ops/workflow-resume.ts, loaded only when runs are kept here).
+ */
+async function workflowRunLines(
+  context: CommandContext,
+  paths: ReturnType<typeof projectPaths>,
+  input: SessionStartInput,
+): Promise<string[]> {
+  if (!existsSync(join(paths.stateDir, "workflow-runs"))) return [];
+  const { sessionStartRuns } = await import("../../ops/workflow-resume.js");
+  return sessionStartRuns({ paths, warn: warn(context) }, input as Record<string, unknown>);
 }
 
 /**

@@ -1,0 +1,119 @@
+// Claude Code's Workflow runs cut off before they ended, resumed (issue 43; SPEC §11 "Claude Code's
+// Workflow runs"): at a session's start each open run's journal is copied again from the client,
+// a run sealed here is put back into the starting session's folder and its exact call handed to the
+// model; any other run gets one line and the person's choice (`dotagent workflow-run resume`). The
+// call's own PreToolUse puts a sealed run's journal back too (a run the person let resume mid-session).
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { RUN_ID, quoteId, sessionFolder } from "../core/claude-workflow-run.js";
+import { handFor, runLines, type RunHand } from "../core/workflow-resume.js";
+import { readProjectFile } from "../store/read-file.js";
+import { withLock } from "../store/session.js";
+import type { ProjectPaths } from "../store/project.js";
+import {
+  WORKFLOW_RUNS_DIR,
+  copyRecordedJournal,
+  openRunIds,
+  putJournalBack,
+  readRunFolder,
+  runFolder,
+  type RunFolder,
+} from "../store/workflow-runs.js";
+
+interface Ctx {
+  paths: ProjectPaths;
+  warn: (message: string) => void;
+}
+
+/** The saved workflow or client script a run came from, when its bytes now differ from the kept script: its name for the line. */
+function changedSource(paths: ProjectPaths, run: RunFolder): string | null {
+  if (run.script === null) return null;
+  const name = run.record.workflow_name;
+  const candidates =
+    typeof name === "string" && /^[A-Za-z0-9][\w.-]{0,127}$/.test(name)
+      ? [join(paths.root, ".claude", "workflows", `${name}.js`)]
+      : [];
+  for (const file of candidates) {
+    const read = readProjectFile(file, { maxBytes: 1024 * 1024, links: "refuse" });
+    if (read.kind === "ok" && !read.bytes.equals(run.script)) return `.claude/workflows/${name}.js`;
+  }
+  return null;
+}
+
+/**
+ * The SessionStart part: the briefing's lines for the open runs (none: nothing said). Under the
+ * state lock (waiting at most a second: a session start never waits long); each run's journal is
+ * copied again from the client first when its seal holds, then put back when the session is
+ * another. Never throws.
+ */
+export async function sessionStartRuns(ctx: Ctx, input: Record<string, unknown>): Promise<string[]> {
+  if (!existsSync(join(ctx.paths.stateDir, WORKFLOW_RUNS_DIR))) return [];
+  const ids = openRunIds(ctx.paths);
+  if (ids.length === 0) return [];
+  const session = sessionFolder(input);
+  const wait = process.env.DOTAGENT_LOCK_WAIT_MS;
+  process.env.DOTAGENT_LOCK_WAIT_MS = String(Math.min(Number(wait ?? 1000) || 1000, 1000));
+  try {
+    return await withLock(ctx.paths, "hook session-start workflow runs", () => {
+      const hands: RunHand[] = [];
+      const changed = new Map<string, string>();
+      for (const runId of ids.slice(0, 8)) {
+        let run = readRunFolder(ctx.paths, runId);
+        if (run === null) continue;
+        if (run.verdict.kind === "sealed") {
+          const copy = copyRecordedJournal(ctx.paths, run.record);
+          if (copy?.kind === "copied") run = readRunFolder(ctx.paths, runId) ?? run;
+        }
+        let hand = handFor({
+          record: run.record,
+          verdict: run.verdict,
+          journal: run.journal.toString("utf8"),
+          scriptFile: run.script === null ? null : join(runFolder(ctx.paths, runId), "script.js"),
+          sessionId: session.ok ? session.value.sessionId : null,
+        });
+        // Another session's run goes into this one's folder; this session's own, only when the client lost it (TaskStop).
+        if (hand.kind === "hand" && (hand.putBack || session.ok)) {
+          const put = session.ok
+            ? putJournalBack(session.value.folder, runId, run.journal)
+            : { kind: "refused" as const, why: "the session's folder is unknown (no session id and transcript path)" };
+          if (put.kind === "refused") hand = { kind: "none", runId, why: `its journal was not put back: ${put.why}` };
+          else hand = { ...hand, putBack: put.kind === "put" };
+        }
+        const source = changedSource(ctx.paths, run);
+        if (source !== null) changed.set(runId, source);
+        hands.push(hand);
+      }
+      return runLines(hands, changed);
+    });
+  } catch (error) {
+    ctx.warn(`the open Claude Code workflow runs were not looked at: ${(error as Error).message.split("\n")[0]}`);
+    return [];
+  } finally {
+    if (wait === undefined) delete process.env.DOTAGENT_LOCK_WAIT_MS;
+    else process.env.DOTAGENT_LOCK_WAIT_MS = wait;
+  }
+}
+
+/**
+ * The PreToolUse part of a `Workflow` call with `resumeFromRunId`: a run sealed here whose journal
+ * is not in the calling session's folder is put back there (the person let a run from another
+ * checkout resume, mid-session). Anything else: nothing done (the client answers the call).
+ */
+export async function putBackForCall(ctx: Ctx, input: Record<string, unknown>): Promise<void> {
+  const toolInput = input.tool_input as Record<string, unknown> | undefined;
+  const runId = toolInput?.resumeFromRunId;
+  if (typeof runId !== "string" || !RUN_ID.test(runId)) return;
+  if (!existsSync(join(ctx.paths.stateDir, WORKFLOW_RUNS_DIR, runId))) return;
+  const session = sessionFolder(input);
+  if (!session.ok) return;
+  try {
+    await withLock(ctx.paths, "hook pre-tool-use Workflow", () => {
+      const run = readRunFolder(ctx.paths, runId);
+      if (run === null || run.verdict.kind !== "sealed") return;
+      const put = putJournalBack(session.value.folder, runId, run.journal);
+      if (put.kind === "refused") ctx.warn(`workflow run ${quoteId(runId)}: its journal was not put back: ${put.why}`);
+    });
+  } catch (error) {
+    ctx.warn(`workflow run ${quoteId(runId)}: not put back: ${(error as Error).message.split("\n")[0]}`);
+  }
+}
