@@ -127,6 +127,9 @@ export interface PolicyOptions {
    * `resumeFromRunId`; then the turn ends ("workflow launched"; "workflow done" once the run's
    * completed <task-notification> is in). Each workflow agent (its task framed
    * as "[Workflow harness — computed task]") answers `result <first word of its task>`.
+   * "resume the cut-off workflow" follows dotagent's SessionStart briefing: the exact call of its
+   * line `… call exactly: Workflow({scriptPath: "…", resumeFromRunId: "wf_…", args: …})`, verbatim
+   * (its scriptPath, run id and args, no inline script); with no such line, the turn ends saying so.
    */
   workflow?: { script: string; args?: unknown };
 }
@@ -1230,13 +1233,28 @@ function workflowPlay(
     m.role !== "user"
       ? undefined
       : (typeof m.content === "string" ? [m.content] : m.content.map((c) => (c.type === "text" ? (c.text ?? "") : "")))
-          .map((t) => /^(?:use a workflow|resume workflow run (wf_[a-z0-9-]+))/.exec(t.trim()))
+          .map((t) =>
+            /^(?:use a workflow|resume workflow run (wf_[a-z0-9-]+)|(resume the cut-off workflow))/.exec(t.trim()),
+          )
           .filter((r) => r !== null)
           .at(-1);
   const at = messages.findLastIndex((m) => asks(m) !== undefined);
   if (at === -1) return undefined;
-  const resumeFrom = asks(messages[at]!)?.[1];
+  const asked = asks(messages[at]!);
+  const resumeFrom = asked?.[1];
   const after = messages.slice(at + 1);
+  // dotagent's briefing: the call it hands, taken verbatim.
+  const briefed =
+    asked?.[2] === undefined
+      ? undefined
+      : /call exactly: Workflow\(\{scriptPath: ("(?:[^"\\\n]|\\.)*"), resumeFromRunId: "(wf_[a-z0-9-]+)", args: (.*)\}\)$/m.exec(
+          [
+            typeof body.system === "string" ? body.system : (body.system ?? []).map((b) => b.text ?? "").join("\n"),
+            ...messages.map((m) => text(m.content)),
+          ].join("\n"),
+        );
+  if (asked?.[2] !== undefined && briefed === null)
+    return { who: "main", stop: "end_turn", blocks: [{ type: "text", text: "no workflow call in the briefing" }] };
   const called = after.some(
     (m) => Array.isArray(m.content) && m.content.some((c) => c.type === "tool_use" && c.name === "Workflow"),
   );
@@ -1249,11 +1267,17 @@ function workflowPlay(
           type: "tool_use",
           id: `toolu_workflow_${messages.length}`,
           name: "Workflow",
-          input: {
-            script: workflow.script,
-            ...(workflow.args === undefined ? {} : { args: workflow.args }),
-            ...(resumeFrom === undefined ? {} : { resumeFromRunId: resumeFrom }),
-          },
+          input: briefed
+            ? {
+                scriptPath: JSON.parse(briefed[1]!) as string,
+                resumeFromRunId: briefed[2],
+                args: JSON.parse(briefed[3]!) as unknown,
+              }
+            : {
+                script: workflow.script,
+                ...(workflow.args === undefined ? {} : { args: workflow.args }),
+                ...(resumeFrom === undefined ? {} : { resumeFromRunId: resumeFrom }),
+              },
         },
       ],
     };
