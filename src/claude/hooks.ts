@@ -143,12 +143,10 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
     // A gate is the person's: the model's approval before their reply is refused, not pre-approved.
     const unanswered = await (await personGate()).unansweredApproval(op, verdict.argv, cwd);
     if (unanswered !== undefined) return preToolUse("deny", `dotagent: ${unanswered}`);
+    // `workflow-run resume RUN_ID`: a run the person let resume is sealed and put back into this
+    // session before the line runs (the command alone knows no session; SPEC §11).
+    if (verdict.subcommand === "workflow-run") await (await workflowResume()).beforeResumeLine(op, verdict.argv, input);
     return preToolUse("allow", `dotagent's own helper (${verdict.subcommand}) on this project's workflow state`);
-  }
-  if (tool === "Workflow") {
-    // A relaunch of a run sealed here: its journal put back into this session first (SPEC §11).
-    await (await workflowResume()).putBackForCall(op, input);
-    return null;
   }
   if (tool !== undefined && tool in WRITE_TOOLS) return guardFileWrite(op, input, helper, await flowFor(op));
   if (tool === "Agent" || tool === "Task") {

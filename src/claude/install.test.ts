@@ -323,9 +323,7 @@ describe("upgrade: entries that share one command (pre-tool-use on Bash, the fil
     // As the version before left it: the helper-line Bash entry and the Agent entry, same command.
     before.hooks.PreToolUse = before.hooks.PreToolUse.filter(
       (g: { matcher: string; hooks: Array<{ if?: string }> }) =>
-        g.matcher === "Agent|Task|SubagentHandback|Workflow" || g.hooks[0]!.if === "Bash(node *dotagent.mjs*)",
-    ).map((g: { matcher: string }) =>
-      g.matcher.startsWith("Agent|") ? { ...g, matcher: "Agent|Task|SubagentHandback" } : g,
+        g.matcher === "Agent|Task|SubagentHandback" || g.hooks[0]!.if === "Bash(node *dotagent.mjs*)",
     );
     writeFileSync(settingsFile, JSON.stringify(before));
     expect(preToolUse(before)).toEqual(["Bash Bash(node *dotagent.mjs*)", "Agent|Task|SubagentHandback"]);
@@ -337,7 +335,7 @@ describe("upgrade: entries that share one command (pre-tool-use on Bash, the fil
       "Bash Bash(*memory/state*)",
       "Bash Bash(*memory/reports*)",
       "Write|Edit|MultiEdit|NotebookEdit",
-      "Agent|Task|SubagentHandback|Workflow",
+      "Agent|Task|SubagentHandback",
     ]);
     expect(run(target, source()).settings).toBe("hook already there");
   });
@@ -359,7 +357,7 @@ describe("upgrade: entries that share one command (pre-tool-use on Bash, the fil
       "Bash Bash(*memory/state*)",
       "Bash Bash(*memory/reports*)",
       "Write|Edit|MultiEdit|NotebookEdit",
-      "Agent|Task|SubagentHandback|Workflow",
+      "Agent|Task|SubagentHandback",
     ]);
     expect(now.hooks.PreToolUse[0]).toEqual({ matcher: "Bash", hooks: [{ type: "command", command: "my-guard" }] });
   });

@@ -93,7 +93,7 @@ export function hookEntries(scope: Scope | "plugin", target?: string): HookEntry
     { event: "PreToolUse", matcher: "Bash", if: STATE_BASH_RULE, command: run("pre-tool-use"), timeout: 10 },
     { event: "PreToolUse", matcher: "Bash", if: REPORTS_BASH_RULE, command: run("pre-tool-use"), timeout: 10 },
     { event: "PreToolUse", matcher: WRITE_MATCHER, command: run("pre-tool-use"), timeout: 10 },
-    { event: "PreToolUse", matcher: "Agent|Task|SubagentHandback|Workflow", command: run("pre-tool-use"), timeout: 30 },
+    { event: "PreToolUse", matcher: "Agent|Task|SubagentHandback", command: run("pre-tool-use"), timeout: 30 },
     { event: "PostToolUse", matcher: "Agent|Task|Workflow", command: run("post-tool-use"), timeout: 30 },
     { event: "PostToolUseFailure", matcher: "Agent|Task", command: run("post-tool-use"), timeout: 30 },
     // Every sub-agent's end: which agents are the workflow's is known only from the definition in

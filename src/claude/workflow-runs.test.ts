@@ -315,21 +315,41 @@ describe("an open run resumed at SessionStart (issue 43, slice 2)", () => {
     );
   });
 
-  it("the call's PreToolUse puts a sealed run's journal back into the calling session", async () => {
+  it("the helper line `workflow-run resume` puts a sealed run's journal back into the calling session before it runs", async () => {
     await launched();
-    const input: HookInput = {
+    const helper = join(project, ".claude/skills/checkpoint/scripts/dotagent.mjs");
+    mkdirSync(dirname(helper), { recursive: true });
+    writeFileSync(helper, "");
+    const line = (root: string, run = RUN): HookInput => ({
       ...start(),
+      cwd: root,
       hook_event_name: "PreToolUse",
-      tool_name: "Workflow",
-      tool_input: { scriptPath: kept("script.js"), resumeFromRunId: RUN, args: { topic: "probe", n: 3 } },
-    };
-    expect(await onPreToolUse(op, input, "/nonexistent/dotagent.mjs")).toBeNull();
+      tool_name: "Bash",
+      tool_input: {
+        command: `node "${join(root, ".claude/skills/checkpoint/scripts/dotagent.mjs")}" workflow-run resume ${run}`,
+      },
+    });
+    // Another checkout's run, the person not asked: the line runs (it asks), nothing is put back.
+    const clone = join(work, "clone");
+    cpSync(project, clone, { recursive: true });
+    const cloneOp = { ...op, paths: projectPaths(clone) };
+    const denied = await onPreToolUse(
+      cloneOp,
+      line(clone),
+      join(clone, ".claude/skills/checkpoint/scripts/dotagent.mjs"),
+    );
+    expect(denied).toMatchObject({ hookSpecificOutput: { permissionDecision: "allow" } });
+    expect(existsSync(putBack())).toBe(false);
+    // Sealed here: put back, then allowed.
+    const allowed = await onPreToolUse(op, line(project), helper);
+    expect(allowed).toMatchObject({ hookSpecificOutput: { permissionDecision: "allow" } });
+    expect(warnings).toEqual([]);
     expect(readFileSync(putBack(), "utf8")).toBe(readFileSync(kept("journal.jsonl"), "utf8"));
   });
 
   describe("what arrives by git is history: not put back, one line and the person's choice", () => {
     const asks = (why: string) => [
-      `dotagent: Claude Code workflow run "${RUN}" was cut off, but is not put back: ${why}. Ask the person whether to resume it from dotagent's copy; on their yes run \`dotagent workflow-run resume ${RUN} --yes\` (without --yes it records the question), never relaunch it otherwise.`,
+      `dotagent: Claude Code workflow run "${RUN}" was cut off, but is not put back: ${why}. Whether to resume it from dotagent's copy is the person's: run \`dotagent workflow-run resume ${RUN}\` (it records the question, exit 5), show them its question and end your turn; on their yes run it with --yes and make the call it prints. Never relaunch the run otherwise.`,
     ];
 
     it("a journal edited by hand since dotagent copied it", async () => {

@@ -61,7 +61,14 @@ describe("handFor: what an open run gets at a session's start", () => {
       new Map(),
     );
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`dotagent workflow-run resume ${RUN} --yes`);
+    expect(lines[0]).toContain(`run \`dotagent workflow-run resume ${RUN}\` (it records the question, exit 5)`);
+    expect(
+      runLines(
+        [{ kind: "ask", runId: RUN, why: "x" }],
+        new Map(),
+        "/p/.claude/skills/checkpoint/scripts/dotagent.mjs",
+      )[0],
+    ).toContain(`run \`node "/p/.claude/skills/checkpoint/scripts/dotagent.mjs" workflow-run resume ${RUN}\``);
   });
 });
 

@@ -137,8 +137,12 @@ export const resumeQuestion = (runId: string, why: string) =>
 export const resumeYes = (runId: string) => `dotagent workflow-run resume ${runId} --yes`;
 export const resumeNo = (runId: string) => `dotagent workflow-run forget ${runId}`;
 
-/** The briefing's lines for the open runs (empty: nothing to say). */
-export function runLines(hands: readonly RunHand[], changed: ReadonlyMap<string, string>): string[] {
+/**
+ * The briefing's lines for the open runs (empty: nothing to say). `helper`: the hook's own script,
+ * so the model can run the person's choice (the allow grammar lets that line run).
+ */
+export function runLines(hands: readonly RunHand[], changed: ReadonlyMap<string, string>, helper?: string): string[] {
+  const cli = helper ? `node ${JSON.stringify(helper)}` : "dotagent";
   const lines: string[] = [];
   for (const hand of hands) {
     const id = quoteId(hand.runId);
@@ -152,7 +156,7 @@ export function runLines(hands: readonly RunHand[], changed: ReadonlyMap<string,
         lines.push(`Its source ${source} changed since the launch; resuming runs the kept script.`);
     } else if (hand.kind === "ask")
       lines.push(
-        `dotagent: Claude Code workflow run ${id} was cut off, but is not put back: ${hand.why}. Ask the person whether to resume it from dotagent's copy; on their yes run \`${resumeYes(hand.runId)}\` (without --yes it records the question), never relaunch it otherwise.`,
+        `dotagent: Claude Code workflow run ${id} was cut off, but is not put back: ${hand.why}. Whether to resume it from dotagent's copy is the person's: run \`${cli} workflow-run resume ${hand.runId}\` (it records the question, exit 5), show them its question and end your turn; on their yes run it with --yes and make the call it prints. Never relaunch the run otherwise.`,
       );
     else lines.push(`dotagent: Claude Code workflow run ${id} was cut off; it cannot be resumed: ${hand.why}.`);
   }

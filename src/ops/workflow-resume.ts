@@ -1,12 +1,12 @@
 // Claude Code's Workflow runs cut off before they ended, resumed (issue 43; SPEC §11 "Claude Code's
 // Workflow runs"): at a session's start each open run's journal is copied again from the client,
 // a run sealed here is put back into the starting session's folder and its exact call handed to the
-// model; any other run gets one line and the person's choice (`dotagent workflow-run resume`). The
-// call's own PreToolUse puts a sealed run's journal back too (a run the person let resume mid-session).
+// model; any other run gets one line and the person's choice (`dotagent workflow-run resume`), whose
+// helper line's PreToolUse seals and puts back a run the person let resume mid-session.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { RUN_ID, quoteId, sessionFolder } from "../core/claude-workflow-run.js";
-import { handFor, runLines, type RunHand } from "../core/workflow-resume.js";
+import { handFor, resumeYes, runLines, type RunHand } from "../core/workflow-resume.js";
 import { readProjectFile } from "../store/read-file.js";
 import { withLock } from "../store/session.js";
 import type { ProjectPaths } from "../store/project.js";
@@ -17,12 +17,15 @@ import {
   putJournalBack,
   readRunFolder,
   runFolder,
+  writeSeal,
   type RunFolder,
 } from "../store/workflow-runs.js";
 
 interface Ctx {
   paths: ProjectPaths;
   warn: (message: string) => void;
+  /** The hook's own script (the briefing's command lines name it). */
+  helper?: string;
 }
 
 /** The saved workflow or client script a run came from, when its bytes now differ from the kept script: its name for the line. */
@@ -83,7 +86,7 @@ export async function sessionStartRuns(ctx: Ctx, input: Record<string, unknown>)
         if (source !== null) changed.set(runId, source);
         hands.push(hand);
       }
-      return runLines(hands, changed);
+      return runLines(hands, changed, ctx.helper);
     });
   } catch (error) {
     ctx.warn(`the open Claude Code workflow runs were not looked at: ${(error as Error).message.split("\n")[0]}`);
@@ -95,21 +98,41 @@ export async function sessionStartRuns(ctx: Ctx, input: Record<string, unknown>)
 }
 
 /**
- * The PreToolUse part of a `Workflow` call with `resumeFromRunId`: a run sealed here whose journal
- * is not in the calling session's folder is put back there (the person let a run from another
- * checkout resume, mid-session). Anything else: nothing done (the client answers the call).
+ * The PreToolUse part of the helper line `workflow-run resume RUN_ID [--yes]` (allowed by the
+ * grammar), the one moment that knows both the person's answer and the session: Claude Code checks
+ * a `Workflow` call's `resumeFromRunId` against the session's folder before any hook of the call
+ * runs (test/claude/NOTES.md), so the journal must be there before the model makes the call. A run
+ * whose seal holds, or that the person let resume (their reply said yes to the line's `--yes`
+ * form), is sealed here and its journal put back into the calling session's folder; the command
+ * then prints the call. Anything else: nothing done (the command asks or refuses).
  */
-export async function putBackForCall(ctx: Ctx, input: Record<string, unknown>): Promise<void> {
-  const toolInput = input.tool_input as Record<string, unknown> | undefined;
-  const runId = toolInput?.resumeFromRunId;
-  if (typeof runId !== "string" || !RUN_ID.test(runId)) return;
+export async function beforeResumeLine(
+  ctx: Ctx,
+  argv: readonly string[],
+  input: Record<string, unknown>,
+): Promise<void> {
+  const words = argv.slice(2);
+  // Another project's run (`--dir`) is that project's to put back at its own session's start.
+  if (words.some((w) => w === "--dir" || w.startsWith("--dir="))) return;
+  const [action, runId] = words.filter((w) => !w.startsWith("-"));
+  if (action !== "resume" || runId === undefined || !RUN_ID.test(runId)) return;
   if (!existsSync(join(ctx.paths.stateDir, WORKFLOW_RUNS_DIR, runId))) return;
   const session = sessionFolder(input);
   if (!session.ok) return;
   try {
-    await withLock(ctx.paths, "hook pre-tool-use Workflow", () => {
+    const first = readRunFolder(ctx.paths, runId);
+    if (first === null || first.record.ended != null || first.script === null) return;
+    if (first.verdict.kind !== "sealed") {
+      const { commandApprovedByReply } = await import("./person-gate.js");
+      if (!(await commandApprovedByReply(ctx.paths, resumeYes(runId))).ok) return;
+    }
+    await withLock(ctx.paths, "hook pre-tool-use workflow-run resume", () => {
       const run = readRunFolder(ctx.paths, runId);
-      if (run === null || run.verdict.kind !== "sealed") return;
+      if (run === null) return;
+      if (run.verdict.kind !== "sealed") {
+        const failed = writeSeal(ctx.paths, runId, run.journal, run.script, run.record.args);
+        if (failed !== null) return ctx.warn(`workflow run ${quoteId(runId)}: not sealed (${failed})`);
+      }
       const put = putJournalBack(session.value.folder, runId, run.journal);
       if (put.kind === "refused") ctx.warn(`workflow run ${quoteId(runId)}: its journal was not put back: ${put.why}`);
     });

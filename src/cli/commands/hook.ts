@@ -134,7 +134,10 @@ async function workflowRunLines(
 ): Promise<string[]> {
   if (!existsSync(join(paths.stateDir, "workflow-runs"))) return [];
   const { sessionStartRuns } = await import("../../ops/workflow-resume.js");
-  return sessionStartRuns({ paths, warn: warn(context) }, input as Record<string, unknown>);
+  return sessionStartRuns(
+    { paths, warn: warn(context), ...(process.argv[1] ? { helper: process.argv[1] } : {}) },
+    input as Record<string, unknown>,
+  );
 }
 
 /**

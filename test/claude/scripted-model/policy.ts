@@ -176,6 +176,15 @@ const text = (c: string | ContentBlock[] | unknown): string => {
   return "";
 };
 
+/** The text of a message's tool results (a helper's output). */
+const resultsText = (m: ApiMessage): string =>
+  Array.isArray(m.content)
+    ? m.content
+        .filter((c) => c.type === "tool_result")
+        .map((c) => (typeof c.content === "string" ? c.content : text(c.content)))
+        .join("\n")
+    : "";
+
 /** Every top-level JSON object in a text. */
 export function jsonObjectsIn(source: string): Array<Record<string, unknown>> {
   const found: Array<Record<string, unknown>> = [];
@@ -1243,18 +1252,55 @@ function workflowPlay(
   const asked = asks(messages[at]!);
   const resumeFrom = asked?.[1];
   const after = messages.slice(at + 1);
-  // dotagent's briefing: the call it hands, taken verbatim.
-  const briefed =
-    asked?.[2] === undefined
-      ? undefined
-      : /call exactly: Workflow\(\{scriptPath: ("(?:[^"\\\n]|\\.)*"), resumeFromRunId: "(wf_[a-z0-9-]+)", args: (.*)\}\)$/m.exec(
-          [
-            typeof body.system === "string" ? body.system : (body.system ?? []).map((b) => b.text ?? "").join("\n"),
-            ...messages.map((m) => text(m.content)),
-          ].join("\n"),
-        );
-  if (asked?.[2] !== undefined && briefed === null)
-    return { who: "main", stop: "end_turn", blocks: [{ type: "text", text: "no workflow call in the briefing" }] };
+  // dotagent's briefing (or its `workflow-run resume` command's output): the call it hands, taken verbatim.
+  const everything = [
+    typeof body.system === "string" ? body.system : (body.system ?? []).map((b) => b.text ?? "").join("\n"),
+    ...messages.map((m) => `${text(m.content)}\n${resultsText(m)}`),
+  ].join("\n");
+  const calls = [
+    ...everything.matchAll(
+      /(?:call exactly|Resume it with exactly): Workflow\(\{scriptPath: ("(?:[^"\\\n]|\\.)*"), resumeFromRunId: "(wf_[a-z0-9-]+)", args: (.*)\}\)$/gm,
+    ),
+  ];
+  const briefed = asked?.[2] === undefined ? undefined : (calls.at(-1) ?? null);
+  if (asked?.[2] !== undefined && briefed === null) {
+    // A run the briefing does not put back: the person's choice, through dotagent's decision.
+    const choice = /run `node "([^"]+)" workflow-run resume (wf_[a-z0-9-]+)`/.exec(everything);
+    const say = (words: string): Reply => ({ who: "main", stop: "end_turn", blocks: [{ type: "text", text: words }] });
+    if (choice === null) return say("no workflow call in the briefing");
+    const line = `node "${choice[1]}" workflow-run resume ${choice[2]}`;
+    const ran = after.flatMap((m) =>
+      Array.isArray(m.content)
+        ? m.content.filter(
+            (c) => c.type === "tool_use" && c.name === "Bash" && String(c.input?.command).startsWith(line),
+          )
+        : [],
+    );
+    const bash = (command: string): Reply => ({
+      who: "main",
+      stop: "tool_use",
+      blocks: [
+        {
+          type: "tool_use",
+          id: `toolu_wfrun_${messages.length}`,
+          name: "Bash",
+          input: { command, description: "dotagent workflow-run resume" },
+        },
+      ],
+    });
+    if (ran.length === 0) return bash(line);
+    const saidYes = after.some(
+      (m) =>
+        m.role === "user" &&
+        Array.isArray(m.content) &&
+        m.content.some((c) => c.type === "text" && /^yes\b/i.test((c.text ?? "").trim())),
+    );
+    const withYes = ran.some((c) => String(c.input?.command).endsWith(" --yes"));
+    if (saidYes && !withYes) return bash(`${line} --yes`);
+    return say(
+      withYes ? "the resume was refused" : `Resume workflow run ${choice[2]} from dotagent's copy? (yes or no)`,
+    );
+  }
   const called = after.some(
     (m) => Array.isArray(m.content) && m.content.some((c) => c.type === "tool_use" && c.name === "Workflow"),
   );
