@@ -296,6 +296,13 @@ describe("an open run resumed at SessionStart (issue 43, slice 2)", () => {
     expect(readFileSync(putBack(), "utf8")).toBe(readFileSync(clientJournal(), "utf8"));
   });
 
+  it("a start that names no Claude Code session folder (another client's): nothing said, nothing written", async () => {
+    await launched();
+    const codex = { ...start(), transcript_path: join(work, "sessions/rollout-2026-x.jsonl") };
+    expect(await sessionStartRuns(ctx(), codex)).toEqual([]);
+    expect(existsSync(putBack())).toBe(false);
+  });
+
   it("claude -r (the same session): its own journal stays, the call is handed", async () => {
     await launched();
     const lines = await sessionStartRuns(ctx(), start(SESSION, "resume"));

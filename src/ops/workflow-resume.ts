@@ -51,9 +51,11 @@ function changedSource(paths: ProjectPaths, run: RunFolder): string | null {
  */
 export async function sessionStartRuns(ctx: Ctx, input: Record<string, unknown>): Promise<string[]> {
   if (!existsSync(join(ctx.paths.stateDir, WORKFLOW_RUNS_DIR))) return [];
+  // Claude Code's runs are for a Claude Code session (another client's start names no such folder).
+  const session = sessionFolder(input);
+  if (!session.ok) return [];
   const ids = openRunIds(ctx.paths);
   if (ids.length === 0) return [];
-  const session = sessionFolder(input);
   const wait = process.env.DOTAGENT_LOCK_WAIT_MS;
   process.env.DOTAGENT_LOCK_WAIT_MS = String(Math.min(Number(wait ?? 1000) || 1000, 1000));
   try {
@@ -72,13 +74,11 @@ export async function sessionStartRuns(ctx: Ctx, input: Record<string, unknown>)
           verdict: run.verdict,
           journal: run.journal.toString("utf8"),
           scriptFile: run.script === null ? null : join(runFolder(ctx.paths, runId), "script.js"),
-          sessionId: session.ok ? session.value.sessionId : null,
+          sessionId: session.value.sessionId,
         });
         // Another session's run goes into this one's folder; this session's own, only when the client lost it (TaskStop).
-        if (hand.kind === "hand" && (hand.putBack || session.ok)) {
-          const put = session.ok
-            ? putJournalBack(session.value.folder, runId, run.journal)
-            : { kind: "refused" as const, why: "the session's folder is unknown (no session id and transcript path)" };
+        if (hand.kind === "hand") {
+          const put = putJournalBack(session.value.folder, runId, run.journal);
           if (put.kind === "refused") hand = { kind: "none", runId, why: `its journal was not put back: ${put.why}` };
           else hand = { ...hand, putBack: put.kind === "put" };
         }
