@@ -3,8 +3,9 @@
 // edit, a changed script). Resuming takes its journal's results and runs its kept script, so it is
 // the person's: from an agent's shell without --yes the question is recorded and handed back (exit
 // 5); with --yes it counts only after the person replied yes (src/ops/person-gate.ts). Once theirs,
-// the run is sealed here and its exact call printed; the call's PreToolUse (or the next session's
-// start) puts the journal back into the session. `forget` records the run as ended (its no).
+// the run is sealed here and its exact call printed. The journal is put back into the session by
+// this line's own PreToolUse (src/ops/workflow-resume.ts: the command knows no session), or by the
+// next session's start for a person at a terminal. `forget` records the run as ended (its no).
 import { DotagentError, EXIT } from "../core/errors.js";
 import { RUN_ID, quoteId } from "../core/claude-workflow-run.js";
 import type { Decision } from "../core/plan-resume.js";
