@@ -48,7 +48,8 @@ beforeAll(() => {
   writeFileSync(journal, readFileSync(join(FIXTURES, "journal-killed.jsonl")));
   const r = dotagent(project, ["hook", "post-tool-use"], {
     input: JSON.stringify({ ...fixture("PostToolUse"), cwd: project }),
-    env: { CLAUDE_PROJECT_DIR: project },
+    // The launching Claude Code process, gone since (a pid no process has): the run was cut off.
+    env: { CLAUDE_PROJECT_DIR: project, CLAUDE_PID: "4194000" },
   });
   expect(r.code, r.stderr).toBe(0);
   expect(existsSync(join(project, "memory/state/workflow-runs", RUN, "seal.json"))).toBe(true);

@@ -37,6 +37,8 @@ const clientJournal = () => join(sessionFolder(), "subagents/workflows", RUN, "j
 const kept = (file: string) => join(project, "memory/state/workflow-runs", RUN, file);
 
 beforeEach(() => {
+  // The launching Claude Code process, as the hooks record it: gone (a pid no process has).
+  process.env.CLAUDE_PID = "4194000";
   work = mkdtempSync(join(tmpdir(), "dotagent-wfruns-"));
   project = join(work, "project");
   mkdirSync(join(project, "memory/state"), { recursive: true });
@@ -50,7 +52,10 @@ beforeEach(() => {
     note: () => {},
   };
 });
-afterEach(() => rmSync(work, { recursive: true, force: true }));
+afterEach(() => {
+  delete process.env.CLAUDE_PID;
+  rmSync(work, { recursive: true, force: true });
+});
 
 describe("Claude Code's Workflow runs in memory/state/workflow-runs/", () => {
   it("the launch's PostToolUse records the run, its script and args, and the journal as it is", async () => {
@@ -70,6 +75,7 @@ describe("Claude Code's Workflow runs in memory/state/workflow-runs/", () => {
       script_file: `memory/state/workflow-runs/${RUN}/script.js`,
       journal_file: `memory/state/workflow-runs/${RUN}/journal.jsonl`,
       recorded_at: "2026-11-30T02:00:00.000Z",
+      owner: expect.objectContaining({ pid: 4194000, pid_start: null, at: "2026-11-30T02:00:00.000Z" }),
     });
     expect(readFileSync(kept("script.js"), "utf8")).toBe((input.tool_input as { script: string }).script);
     expect(readFileSync(kept("journal.jsonl"), "utf8")).toBe(readFileSync(clientJournal(), "utf8"));
@@ -300,6 +306,21 @@ describe("an open run resumed at SessionStart (issue 43, slice 2)", () => {
     await launched();
     const codex = { ...start(), transcript_path: join(work, "sessions/rollout-2026-x.jsonl") };
     expect(await sessionStartRuns(ctx(), codex)).toEqual([]);
+    expect(existsSync(putBack())).toBe(false);
+  });
+
+  it("a run whose launching process still runs (a compaction, a second terminal): not put back, never handed", async () => {
+    process.env.CLAUDE_PID = String(process.pid);
+    await launched();
+    expect(JSON.parse(readFileSync(kept("run.json"), "utf8")).owner).toMatchObject({ pid: process.pid });
+    expect(await sessionStartRuns(ctx(), start(SESSION, "compact"))).toEqual([
+      `dotagent: Claude Code workflow run "${RUN}" is still running in this Claude Code process: it goes on by itself (its notification comes when it ends); do not relaunch it.`,
+    ]);
+    process.env.CLAUDE_PID = "4194000";
+    const lines = await sessionStartRuns(ctx(), start());
+    expect(lines).toEqual([
+      `dotagent: Claude Code workflow run "${RUN}" is still running in another Claude Code process: do not relaunch it here; once that process is gone, a new session hands its resume.`,
+    ]);
     expect(existsSync(putBack())).toBe(false);
   });
 

@@ -13,6 +13,7 @@
 // where the client keeps them (inside the session's folder, by the path built from the session's
 // transcript and id, never a path taken whole from the input).
 import { basename, dirname, join } from "node:path";
+import type { Owner } from "./ownership.js";
 
 /** The run id the Workflow tool's schema allows (`^wf_[a-z0-9-]{6,}$`), at most 128 characters. */
 export const RUN_ID = /^wf_[a-z0-9-]{6,125}$/;
@@ -39,6 +40,8 @@ export interface WorkflowRunRecord {
   script_file: string | null;
   journal_file: string;
   recorded_at: string;
+  /** The Claude Code process that launched it (src/core/ownership.ts), so a start can tell a run still running. */
+  owner?: Owner;
 }
 
 export type Reading<T> = { ok: true; value: T } | { ok: false; why: string };

@@ -38,7 +38,7 @@ describe("handFor: what an open run gets at a session's start", () => {
     ["no seal", { kind: "unsealed", why: "no_seal" }, "s-2", "/p/script.js", "ask"],
   ];
   it.each(cases)("%s", (_name, verdict, sessionId, scriptFile, want) => {
-    const hand = handFor({ record, verdict, journal: JOURNAL, scriptFile, sessionId });
+    const hand = handFor({ record, verdict, journal: JOURNAL, scriptFile, sessionId, live: null });
     expect(hand.kind === "hand" && hand.putBack ? "hand put-back" : hand.kind).toBe(want);
     if (hand.kind === "hand") {
       expect(hand.done).toEqual(["alpha"]);
@@ -46,6 +46,18 @@ describe("handFor: what an open run gets at a session's start", () => {
       expect(hand.call).toBe(resumeCall("/p/script.js", RUN, { topic: "probe", n: 3 }));
     }
   });
+
+  it.each([["here"], ["elsewhere"]] as const)(
+    "a run whose launching process still runs (%s): never handed, even sealed",
+    (live) => {
+      const facts = { record, journal: JOURNAL, scriptFile: "/p/s.js", sessionId: "s-2", live };
+      expect(handFor({ ...facts, verdict: SEALED })).toEqual({ kind: "live", runId: RUN, where: live });
+      expect(handFor({ ...facts, verdict: { kind: "unsealed", why: "other_checkout" } }).kind).toBe("live");
+      const [line] = runLines([{ kind: "live", runId: RUN, where: live }], new Map());
+      expect(line).toContain("is still running in");
+      expect(line).toContain("do not relaunch it");
+    },
+  );
 
   it("the call: the kept script, the run id and the args verbatim as JSON (none: null)", () => {
     expect(resumeCall("/p/s.js", RUN, { a: [1, "x"] })).toBe(

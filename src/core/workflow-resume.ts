@@ -93,6 +93,8 @@ export interface OpenRunFacts {
   scriptFile: string | null;
   /** The starting session's id (null: the input named none). */
   sessionId: string | null;
+  /** The process that launched it still runs: this session's own (`here`: compaction, /clear) or another (`elsewhere`); null: gone. */
+  live: "here" | "elsewhere" | null;
 }
 
 export type RunHand =
@@ -107,11 +109,14 @@ export type RunHand =
       total: number;
     }
   | { kind: "ask"; runId: string; why: string }
+  | { kind: "live"; runId: string; where: "here" | "elsewhere" }
   | { kind: "none"; runId: string; why: string };
 
 /** What a starting session is handed for an open run: the call (put back first when another session's), or the person's choice. */
 export function handFor(facts: OpenRunFacts): RunHand {
   const runId = facts.record.run_id;
+  // Still running: a relaunch beside it would run its agents twice.
+  if (facts.live !== null) return { kind: "live", runId, where: facts.live };
   if (facts.verdict.kind === "unsealed") return { kind: "ask", runId, why: SEAL_WHY[facts.verdict.why] };
   if (facts.scriptFile === null) return { kind: "none", runId, why: "dotagent kept no script of it" };
   const reading = readJournal(facts.journal);
@@ -157,6 +162,12 @@ export function runLines(hands: readonly RunHand[], changed: ReadonlyMap<string,
     } else if (hand.kind === "ask")
       lines.push(
         `dotagent: Claude Code workflow run ${id} was cut off, but is not put back: ${hand.why}. Whether to resume it from dotagent's copy is the person's: run \`${cli} workflow-run resume ${hand.runId}\` (it records the question, exit 5), show them its question and end your turn; on their yes run it with --yes and make the call it prints. Never relaunch the run otherwise.`,
+      );
+    else if (hand.kind === "live")
+      lines.push(
+        hand.where === "here"
+          ? `dotagent: Claude Code workflow run ${id} is still running in this Claude Code process: it goes on by itself (its notification comes when it ends); do not relaunch it.`
+          : `dotagent: Claude Code workflow run ${id} is still running in another Claude Code process: do not relaunch it here; once that process is gone, a new session hands its resume.`,
       );
     else lines.push(`dotagent: Claude Code workflow run ${id} was cut off; it cannot be resumed: ${hand.why}.`);
   }

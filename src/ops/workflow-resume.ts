@@ -17,6 +17,7 @@ import {
   putJournalBack,
   readRunFolder,
   runFolder,
+  runLive,
   writeSeal,
   type RunFolder,
 } from "../store/workflow-runs.js";
@@ -75,6 +76,7 @@ export async function sessionStartRuns(ctx: Ctx, input: Record<string, unknown>)
           journal: run.journal.toString("utf8"),
           scriptFile: run.script === null ? null : join(runFolder(ctx.paths, runId), "script.js"),
           sessionId: session.value.sessionId,
+          live: runLive(run.record, new Date()),
         });
         // Another session's run goes into this one's folder; this session's own, only when the client lost it (TaskStop).
         if (hand.kind === "hand") {
@@ -122,6 +124,7 @@ export async function beforeResumeLine(
   try {
     const first = readRunFolder(ctx.paths, runId);
     if (first === null || first.record.ended != null || first.script === null) return;
+    if (runLive(first.record, new Date()) !== null) return;
     if (first.verdict.kind !== "sealed") {
       const { commandApprovedByReply } = await import("./person-gate.js");
       if (!(await commandApprovedByReply(ctx.paths, resumeYes(runId))).ok) return;

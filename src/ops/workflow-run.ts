@@ -87,6 +87,7 @@ export async function resumeRun(context: OpContext, runId: string): Promise<Work
       journal: run.journal.toString("utf8"),
       scriptFile: join(runFolder(context.paths, runId), "script.js"),
       sessionId: null,
+      live: null,
     });
     if (hand.kind !== "hand") throw new Error("a sealed run with a script is handed");
     return { run_id: runId, sealed_now: sealedNow, call: hand.call, done: hand.done, rerun: hand.rerun };

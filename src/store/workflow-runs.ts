@@ -24,6 +24,7 @@ import {
   type WorkflowRunSeal,
 } from "../core/workflow-resume.js";
 import { checkoutKey, sameSeal, sealWith } from "./checkout-key.js";
+import { currentHost, currentOwner, isProcessRunning } from "./process-facts.js";
 import { readProjectFile } from "./read-file.js";
 import { mkdirInside, writeFileInside, writeJsonInside } from "./write-file.js";
 import type { ProjectPaths } from "./project.js";
@@ -68,6 +69,7 @@ export function recordRun(paths: ProjectPaths, run: LaunchedRun, now: Date): { r
     script_file: script === null ? null : rel(join(folder, "script.js")),
     journal_file: rel(join(folder, "journal.jsonl")),
     recorded_at: now.toISOString(),
+    owner: currentOwner(now),
   };
   writeJsonInside(paths.root, join(folder, "run.json"), record);
   const copied = copyJournal(paths, run.runId, run.journalPath, { reseal: false });
@@ -305,4 +307,17 @@ export function copyJournals(
   return recordedRuns(paths, session.sessionId, session.taskId).map((runId) =>
     copyJournal(paths, runId, journalPath(session.folder, runId)),
   );
+}
+
+/**
+ * Whether the Claude Code process that launched a run still runs (on this host, the same pid and
+ * start time): `here` when it is the one running this hook (a compaction, a /clear), `elsewhere`
+ * for another; null when it is gone or unknown (no owner recorded, another host).
+ */
+export function runLive(record: WorkflowRunRecord, now: Date): "here" | "elsewhere" | null {
+  const owner = record.owner;
+  if (owner === undefined || owner === null || typeof owner.pid !== "number" || owner.host !== currentHost())
+    return null;
+  if (!isProcessRunning(owner.pid, owner.pid_start ?? null)) return null;
+  return owner.pid === currentOwner(now).pid ? "here" : "elsewhere";
 }
