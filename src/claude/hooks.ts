@@ -38,7 +38,7 @@ import {
 } from "../store/agent-transcript.js";
 import { loadSnapshot, withLock } from "../store/session.js";
 import { readJournalMoment, readLaunch, readWorkflowAgentStop } from "../core/claude-workflow-run.js";
-import { WORKFLOW_RUNS_DIR, copyJournal, copyJournals, recordRun } from "../store/workflow-runs.js";
+import { WORKFLOW_RUNS_DIR, copyJournal, copyJournals, markEnded, recordRun } from "../store/workflow-runs.js";
 import { textDigest, type ReplyEvidence } from "../store/authority.js";
 import { refusalContext, refusalLine } from "../core/workflow-cap.js";
 import { workflowAgentOverCap } from "./workflow-cap-hook.js";
@@ -48,6 +48,7 @@ import { startReplyCarrier } from "../store/reply-carrier.js";
 const agentRun = () => import("../ops/agent-run.js");
 const personGate = () => import("../ops/person-gate.js");
 const personReplies = () => import("../ops/person-replies.js");
+const workflowResume = () => import("../ops/workflow-resume.js");
 
 export type HookInput = Record<string, unknown>;
 export type HookOutput = Record<string, unknown> | null;
@@ -147,6 +148,9 @@ export async function onPreToolUse(op: OpContext, input: HookInput, helper: stri
     // A gate is the person's: the model's approval before their reply is refused, not pre-approved.
     const unanswered = await (await personGate()).unansweredApproval(op, verdict.argv, cwd);
     if (unanswered !== undefined) return preToolUse("deny", `dotagent: ${unanswered}`);
+    // `workflow-run resume RUN_ID`: a run the person let resume is sealed and put back into this
+    // session before the line runs (the command alone knows no session; SPEC §11).
+    if (verdict.subcommand === "workflow-run") await (await workflowResume()).beforeResumeLine(op, verdict.argv, input);
     return preToolUse("allow", `dotagent's own helper (${verdict.subcommand}) on this project's workflow state`);
   }
   if (tool !== undefined && tool in WRITE_TOOLS) return guardFileWrite(op, input, helper, await flowFor(op));
@@ -253,6 +257,10 @@ async function keepWorkflowRun(op: OpContext, input: HookInput): Promise<boolean
         } else if (moment?.ok) {
           for (const copy of copyJournals(op.paths, moment.value))
             if (copy.kind === "refused" && !copy.missing) op.warn(copy.why);
+          // The run's end (its notification's status): no longer open, nothing to resume.
+          const { taskId, status } = moment.value;
+          if (taskId !== null && status !== null)
+            markEnded(op.paths, { sessionId: moment.value.sessionId, taskId }, status, op.now());
         }
       },
       op.warn,

@@ -14,3 +14,4 @@ export { runDoctor } from "./doctor-command.js";
 export { RUN_HELP } from "../run/run-words.js";
 export { showReports } from "../ops/show.js";
 export { runReportLine, writeRunReport } from "../ops/run-report.js";
+export { forgetRun, resumeDecision, resumeRun } from "../ops/workflow-run.js";

@@ -81,6 +81,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
     summary: "list the workflows (built-in and .dotagent/workflows/), show or validate one",
     load: () => import("./commands/workflows.js"),
   },
+  "workflow-run": {
+    summary: "resume|forget RUN_ID: a Claude Code Workflow run cut off whose kept copy is not trusted here",
+    load: () => import("./commands/workflow-run.js"),
+  },
   schema: {
     summary: "print the JSON Schema of phase|execution|task-output|workflow",
     load: () => import("./commands/schema.js"),

@@ -13,6 +13,7 @@
 // where the client keeps them (inside the session's folder, by the path built from the session's
 // transcript and id, never a path taken whole from the input).
 import { basename, dirname, join } from "node:path";
+import type { Owner } from "./ownership.js";
 
 /**
  * The Claude Code version whose Workflow layout (session folder, journal, hook payloads) dotagent
@@ -46,6 +47,8 @@ export interface WorkflowRunRecord {
   script_file: string | null;
   journal_file: string;
   recorded_at: string;
+  /** The Claude Code process that launched it (src/core/ownership.ts), so a start can tell a run still running. */
+  owner?: Owner;
 }
 
 export type Reading<T> = { ok: true; value: T } | { ok: false; why: string };
@@ -133,9 +136,10 @@ export function readLaunch(input: Record<string, unknown>): Reading<LaunchedRun>
  */
 export function readJournalMoment(
   input: Record<string, unknown>,
-): Reading<{ sessionId: string; folder: string; taskId: string | null }> | null {
+): Reading<{ sessionId: string; folder: string; taskId: string | null; status: string | null }> | null {
   const event = str(input.hook_event_name);
   let taskId: string | null = null;
+  let status: string | null = null;
   if (event === "SubagentStart") {
     if (str(input.agent_type) !== "workflow-subagent") return null;
   } else if (event === "UserPromptSubmit") {
@@ -144,10 +148,28 @@ export function readJournalMoment(
     );
     if (head === null) return null;
     taskId = head[1]!;
+    status = endStatus((str(input.prompt) ?? "").trimStart());
   } else return null;
   const session = sessionFolder(input);
   if (!session.ok) return event === "SubagentStart" ? session : null;
-  return { ok: true, value: { ...session.value, taskId } };
+  return { ok: true, value: { ...session.value, taskId, status } };
+}
+
+/**
+ * The status a `<task-notification>` gives its task (completed, failed, stopped, …), only where the
+ * client puts it: after the task id and the fields the client writes before it, never from the
+ * result's text further down. Null when there is none there, and for the note `claude -r` gives a
+ * run its killed session left ("didn't finish before the previous session ended": cut off, not ended).
+ */
+export function endStatus(prompt: string): string | null {
+  const head =
+    /^<task-notification>\s*<task-id>[\w-]{1,128}<\/task-id>(?:\s*<(tool-use-id|output-file)>[^<\n]{0,4096}<\/\1>)*\s*<status>([a-z_]{1,32})<\/status>/.exec(
+      prompt,
+    );
+  if (head === null) return null;
+  // The client's note on a run a killed session left behind (`claude -r`): no end, the run is still to resume.
+  if (/didn't finish before the previous session ended/.test(prompt.slice(0, 8192))) return null;
+  return head[2]!;
 }
 
 /** Reads a SubagentStop input of a workflow agent: its run and the journal to copy (null: no workflow agent). */

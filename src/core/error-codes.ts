@@ -204,6 +204,14 @@ export const ERROR_CODES = {
   workflow_complete: { exit: [refused], when: "a change to a complete workflow" },
   workflow_failed: { exit: [refused], when: "`dotagent run` stops at a failed workflow" },
   workflow_invalid: { exit: [invalid], when: "a workflow definition is refused" },
+  workflow_run_ended: {
+    exit: [refused],
+    when: "`workflow-run resume` or `forget` of a Claude Code Workflow run whose end is recorded",
+  },
+  workflow_run_unknown: {
+    exit: [refused],
+    when: "`workflow-run resume` or `forget` of a run not kept in memory/state/workflow-runs/, or with no kept script",
+  },
   worktree_busy: {
     exit: [refused],
     when: "a task's worktree path holds another branch's worktree or a folder dotagent did not make",

@@ -47,6 +47,7 @@ export const ALLOWED_SUBCOMMANDS = [
   "doctor",
   "step",
   "workflows",
+  "workflow-run",
 ] as const;
 export type AllowedSubcommand = (typeof ALLOWED_SUBCOMMANDS)[number];
 
@@ -200,6 +201,11 @@ export const COMMAND_RULES: Readonly<Record<AllowedSubcommand, CommandRule>> = {
       words[0] === "validate"
         ? {}
         : { why: "workflows takes list, show NAME or validate [NAME…]" },
+  },
+  // `workflow-run resume RUN_ID`: a run whose copy is not trusted resumes only on the person's yes (SPEC §11).
+  "workflow-run": {
+    options: { yes: { type: "boolean", short: "y" } },
+    positionals: oneOf({ resume: 1, forget: 1 }),
   },
 };
 

@@ -5,7 +5,12 @@
 // here), dotagent recorded the run and copied its journal; then a kill -9 while the third agent
 // works leaves the finished agents in the journal and in the project's memory; a new session
 // refuses to resume the run until dotagent's copy of the journal is put in its folder, and then
-// runs only the interrupted agent. One client at a time: the binary is CPU-heavy.
+// runs only the interrupted agent. Then issue 43's bar (slice 2): killed inside an agent, the run is
+// resumed by the call dotagent's SessionStart briefing hands, in a new session and after `claude -r`,
+// with no finished agent run again (the scripted model's workflow-agent requests counted), and a
+// hand-edited journal or a changed script gets its line and no relaunch; a fresh git clone of the
+// project resumes the run only after the person's yes (dotagent's decision), again with no finished
+// agent run twice. One client at a time: the binary is CPU-heavy.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -166,7 +171,7 @@ describe.skipIf(!ENABLED || !JOURNEY_MORE)("Claude Code's Workflow tool in the r
     expect(copy.filter((l) => l.type === "result")).toHaveLength(2);
   }, 300_000);
 
-  it("a new session refuses the killed run; with dotagent's copy of the journal put in its folder, only the third agent runs again", async () => {
+  it("a new session refuses the killed run (dotagent forgot it); with dotagent's copy of the journal put in its folder, only the third agent runs again", async () => {
     const asked: string[] = [];
     let phase = "first";
     const { run, project, runId, kept, client, projects } = await session((n) => {
@@ -177,6 +182,12 @@ describe.skipIf(!ENABLED || !JOURNEY_MORE)("Claude Code's Workflow tool in the r
     });
     expect(run.signal).toBe("SIGKILL");
     const resume = ["-p", `resume workflow run ${runId}`, "--allowedTools", "Workflow"];
+    // The client alone: dotagent told to forget the run, so its session start puts nothing back.
+    const forgot = spawnSync(process.execPath, [join(ROOT, "dist/dotagent.mjs"), "workflow-run", "forget", runId], {
+      cwd: project,
+      encoding: "utf8",
+    });
+    expect(forgot.status, forgot.stderr).toBe(0);
     // A new session: the client has no journal of the run there.
     phase = "bare";
     const bare = await runClaude(client, project, resume);
@@ -279,5 +290,156 @@ return out
       delete process.env.DOTAGENT_WORKFLOW_MAX_AGENTS;
       delete process.env.DOTAGENT_SCRIPTED_TAIL;
     }
+  }, 300_000);
+
+  /**
+   * Issue 43's bar, print mode: kill -9 inside agent `killAt` (2: beta, while alpha's result is
+   * only in the client's journal; 3: gamma), then the resume the briefing hands. Returns the
+   * workflow agents the resume ran (by the scripted model's requests) and where the run went on.
+   */
+  async function killedThenBriefed(killAt: number, resume: (s: Awaited<ReturnType<typeof session>>) => string[]) {
+    const asked: string[] = [];
+    let phase = "first";
+    const s = await session((n) => {
+      asked.push(phase);
+      if (phase !== "first" || n < killAt) return "answer";
+      setTimeout(killClaude, 500);
+      return "hang";
+    });
+    expect(s.run.signal).toBe("SIGKILL");
+    const before = lines(join(s.folder, "subagents/workflows", s.runId, "journal.jsonl"));
+    const done = new Set(before.filter((l) => l.type === "result").map((l) => l.key));
+    phase = "resumed";
+    const resumed = await runClaude(s.client, s.project, [...resume(s), "--allowedTools", "Workflow"]);
+    expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+    return { ...s, resumed, done, rerun: asked.filter((p) => p === "resumed").length };
+  }
+
+  for (const killAt of [2, 3])
+    it(`kill -9 inside agent ${killAt}, then a new session: the briefing's call resumes the run, no finished agent runs again`, async () => {
+      const s = await killedThenBriefed(killAt, () => ["-p", "resume the cut-off workflow"]);
+      expect(s.resumed.result?.result).toBe("workflow done");
+      // The journal before the kill had `done` results; the resume ran the other agents only.
+      expect(s.rerun).toBe(3 - s.done.size);
+      // The model called what the briefing handed: the project's kept script (2.1.332 takes any scriptPath).
+      expect(readFileSync(join(work, "model.jsonl"), "utf8")).toContain(
+        JSON.stringify({ scriptPath: join(s.kept, "script.js"), resumeFromRunId: s.runId, args: ARGS }).slice(1, -1),
+      );
+      // dotagent's record follows the new session: the original args, the kept script run.
+      const record = JSON.parse(readFileSync(join(s.kept, "run.json"), "utf8")) as Record<string, unknown>;
+      expect(record.args).toEqual(ARGS);
+      expect(record.session_id).not.toBe(s.sessionId);
+      expect(record.ended).toMatchObject({ status: "completed" });
+      const journal = lines(
+        join(s.projects, String(record.session_id), "subagents/workflows", s.runId, "journal.jsonl"),
+      );
+      expect(journal.filter((l) => l.type === "result")).toHaveLength(3);
+    }, 300_000);
+
+  it("kill -9 inside agent 3, then claude -r (the same session): the briefing's call resumes it, only the third agent runs again", async () => {
+    const s = await killedThenBriefed(3, (s) => ["-p", "--resume", s.sessionId, "resume the cut-off workflow"]);
+    expect(s.resumed.result?.result).toBe("workflow done");
+    expect(s.rerun).toBe(1);
+    const record = JSON.parse(readFileSync(join(s.kept, "run.json"), "utf8")) as Record<string, unknown>;
+    expect(record).toMatchObject({ args: ARGS, ended: { status: "completed" } });
+  }, 300_000);
+
+  for (const [what, file, edit, why] of [
+    [
+      "a hand-edited journal",
+      "journal.jsonl",
+      (t: string) => t.replace("result alpha", "forged alpha"),
+      "its journal was edited since dotagent copied it",
+    ],
+    [
+      "a changed script",
+      "script.js",
+      (t: string) => t.replace("answer alpha", "answer evil"),
+      "its kept script changed since dotagent kept it",
+    ],
+  ] as const)
+    it(`${what}: the briefing says so, nothing is put back and no run starts`, async () => {
+      const asked: string[] = [];
+      let phase = "first";
+      const s = await session((n) => {
+        asked.push(phase);
+        if (phase !== "first" || n < 3) return "answer";
+        setTimeout(killClaude, 500);
+        return "hang";
+      });
+      writeFileSync(join(s.kept, file), edit(readFileSync(join(s.kept, file), "utf8")));
+      phase = "resumed";
+      const resumed = await runClaude(s.client, s.project, [
+        "-p",
+        "resume the cut-off workflow",
+        "--allowedTools",
+        "Workflow",
+      ]);
+      expect(resumed.result?.result).toBe(`Resume workflow run ${s.runId} from dotagent's copy? (yes or no)`);
+      expect(asked.filter((p) => p === "resumed")).toEqual([]);
+      // The briefing reached the model (the scripted model logs its digest only) and said why, as the hook says it.
+      expect(readFileSync(join(work, "model.jsonl"), "utf8")).toContain('"kind":"briefing"');
+      const sessionId = "22222222-2222-4333-8444-555555555555";
+      const hook = spawnSync(process.execPath, [join(ROOT, "dist/dotagent.mjs"), "hook", "session-start"], {
+        cwd: s.project,
+        encoding: "utf8",
+        input: JSON.stringify({
+          session_id: sessionId,
+          transcript_path: join(s.projects, `${sessionId}.jsonl`),
+          cwd: s.project,
+          hook_event_name: "SessionStart",
+          source: "startup",
+        }),
+        env: { ...process.env, HOME: join(work, "home") },
+      });
+      expect(hook.stdout).toContain(`workflow run \\"${s.runId}\\" was cut off, but is not put back: ${why}.`);
+      expect(existsSync(join(s.projects, sessionId, "subagents/workflows", s.runId))).toBe(false);
+    }, 300_000);
+  it("a fresh git clone with memory committed: nothing put back until the person's yes through the decision, then only the cut-off agent runs again", async () => {
+    const asked: string[] = [];
+    let phase = "first";
+    const s = await session((n) => {
+      asked.push(phase);
+      if (phase !== "first" || n < 3) return "answer";
+      setTimeout(killClaude, 500);
+      return "hang";
+    });
+    expect(s.run.signal).toBe("SIGKILL");
+    const git = (cwd: string, ...args: string[]) => {
+      const r = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
+        cwd,
+        encoding: "utf8",
+      });
+      expect(r.status, r.stderr).toBe(0);
+    };
+    git(s.project, "add", "-A");
+    git(s.project, "commit", "-qm", "the project with its memory");
+    const clone = join(work, "clone");
+    git(work, "clone", "-q", s.project, clone);
+    expect(existsSync(join(clone, "memory/state/workflow-runs", s.runId, "seal.json"))).toBe(true);
+    const home = s.client.home;
+    writeFileSync(
+      join(home, ".claude.json"),
+      JSON.stringify({
+        projects: { [s.project]: { hasTrustDialogAccepted: true }, [clone]: { hasTrustDialogAccepted: true } },
+      }),
+    );
+    phase = "clone";
+    const first = await runClaude(s.client, clone, ["-p", "resume the cut-off workflow", "--allowedTools", "Workflow"]);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    // The clone's copy came from another checkout: the model asks the person (the question recorded), nothing runs.
+    expect(first.result?.result).toBe(`Resume workflow run ${s.runId} from dotagent's copy? (yes or no)`);
+    expect(asked.filter((p) => p === "clone")).toEqual([]);
+    const sessionId = first.result?.session_id;
+    expect(sessionId).toBeDefined();
+    const yes = await runClaude(s.client, clone, ["-p", "--resume", sessionId!, "yes", "--allowedTools", "Workflow"]);
+    expect(yes.code, yes.stdout + yes.stderr).toBe(0);
+    expect(yes.result?.result).toBe("workflow done");
+    // Two finished agents taken from the committed journal: only gamma ran again.
+    expect(asked.filter((p) => p === "clone")).toHaveLength(1);
+    const record = JSON.parse(
+      readFileSync(join(clone, "memory/state/workflow-runs", s.runId, "run.json"), "utf8"),
+    ) as Record<string, unknown>;
+    expect(record).toMatchObject({ args: ARGS, session_id: sessionId, ended: { status: "completed" } });
   }, 300_000);
 });

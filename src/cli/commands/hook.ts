@@ -84,19 +84,21 @@ export async function sessionStartTold(
     const asked = await recordPendingQuestion(context, paths, plan);
     const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
     const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
+    const runs = await workflowRunLines(context, paths, input);
+    const briefing = briefingFor(
+      plan,
+      input.source,
+      process.argv[1],
+      {
+        isolation: execution?.isolation ?? null,
+        worktrees: worktreeViews(execution),
+        tasksStep: phase && tasksStepOf(phase),
+      },
+      phase?.request ?? null,
+      asked,
+    );
     return {
-      briefing: briefingFor(
-        plan,
-        input.source,
-        process.argv[1],
-        {
-          isolation: execution?.isolation ?? null,
-          worktrees: worktreeViews(execution),
-          tasksStep: phase && tasksStepOf(phase),
-        },
-        phase?.request ?? null,
-        asked,
-      ),
+      briefing: runs.length === 0 ? briefing : [briefing, ...runs].filter((t) => t !== null).join("\n"),
       line: sessionLine({
         plan,
         source: input.source,
@@ -140,6 +142,23 @@ async function carryReplyFirst(context: CommandContext, paths: ReturnType<typeof
   } catch {
     // the next locked command carries it out
   }
+}
+
+/**
+ * Claude Code's Workflow runs left open (SPEC §11): their journals copied again, put back into this
+ * session and their calls handed (src/ops/workflow-resume.ts, loaded only when runs are kept here).
+ */
+async function workflowRunLines(
+  context: CommandContext,
+  paths: ReturnType<typeof projectPaths>,
+  input: SessionStartInput,
+): Promise<string[]> {
+  if (!existsSync(join(paths.stateDir, "workflow-runs"))) return [];
+  const { sessionStartRuns } = await import("../../ops/workflow-resume.js");
+  return sessionStartRuns(
+    { paths, warn: warn(context), ...(process.argv[1] ? { helper: process.argv[1] } : {}) },
+    input as Record<string, unknown>,
+  );
 }
 
 /**

@@ -127,6 +127,9 @@ export interface PolicyOptions {
    * `resumeFromRunId`; then the turn ends ("workflow launched"; "workflow done" once the run's
    * completed <task-notification> is in). Each workflow agent (its task framed
    * as "[Workflow harness — computed task]") answers `result <first word of its task>`.
+   * "resume the cut-off workflow" follows dotagent's SessionStart briefing: the exact call of its
+   * line `… call exactly: Workflow({scriptPath: "…", resumeFromRunId: "wf_…", args: …})`, verbatim
+   * (its scriptPath, run id and args, no inline script); with no such line, the turn ends saying so.
    */
   workflow?: { script: string; args?: unknown };
 }
@@ -172,6 +175,15 @@ const text = (c: string | ContentBlock[] | unknown): string => {
     return c.map((b) => (b && typeof b === "object" && "text" in b ? String((b as ContentBlock).text) : "")).join("\n");
   return "";
 };
+
+/** The text of a message's tool results (a helper's output). */
+const resultsText = (m: ApiMessage): string =>
+  Array.isArray(m.content)
+    ? m.content
+        .filter((c) => c.type === "tool_result")
+        .map((c) => (typeof c.content === "string" ? c.content : text(c.content)))
+        .join("\n")
+    : "";
 
 /** Every top-level JSON object in a text. */
 export function jsonObjectsIn(source: string): Array<Record<string, unknown>> {
@@ -1261,13 +1273,65 @@ function workflowPlay(
     m.role !== "user"
       ? undefined
       : (typeof m.content === "string" ? [m.content] : m.content.map((c) => (c.type === "text" ? (c.text ?? "") : "")))
-          .map((t) => /^(?:use a workflow|resume workflow run (wf_[a-z0-9-]+))/.exec(t.trim()))
+          .map((t) =>
+            /^(?:use a workflow|resume workflow run (wf_[a-z0-9-]+)|(resume the cut-off workflow))/.exec(t.trim()),
+          )
           .filter((r) => r !== null)
           .at(-1);
   const at = messages.findLastIndex((m) => asks(m) !== undefined);
   if (at === -1) return undefined;
-  const resumeFrom = asks(messages[at]!)?.[1];
+  const asked = asks(messages[at]!);
+  const resumeFrom = asked?.[1];
   const after = messages.slice(at + 1);
+  // dotagent's briefing (or its `workflow-run resume` command's output): the call it hands, taken verbatim.
+  const everything = [
+    typeof body.system === "string" ? body.system : (body.system ?? []).map((b) => b.text ?? "").join("\n"),
+    ...messages.map((m) => `${text(m.content)}\n${resultsText(m)}`),
+  ].join("\n");
+  const calls = [
+    ...everything.matchAll(
+      /(?:call exactly|Resume it with exactly): Workflow\(\{scriptPath: ("(?:[^"\\\n]|\\.)*"), resumeFromRunId: "(wf_[a-z0-9-]+)", args: (.*)\}\)$/gm,
+    ),
+  ];
+  const briefed = asked?.[2] === undefined ? undefined : (calls.at(-1) ?? null);
+  if (asked?.[2] !== undefined && briefed === null) {
+    // A run the briefing does not put back: the person's choice, through dotagent's decision.
+    const choice = /run `node "([^"]+)" workflow-run resume (wf_[a-z0-9-]+)`/.exec(everything);
+    const say = (words: string): Reply => ({ who: "main", stop: "end_turn", blocks: [{ type: "text", text: words }] });
+    if (choice === null) return say("no workflow call in the briefing");
+    const line = `node "${choice[1]}" workflow-run resume ${choice[2]}`;
+    const ran = after.flatMap((m) =>
+      Array.isArray(m.content)
+        ? m.content.filter(
+            (c) => c.type === "tool_use" && c.name === "Bash" && String(c.input?.command).startsWith(line),
+          )
+        : [],
+    );
+    const bash = (command: string): Reply => ({
+      who: "main",
+      stop: "tool_use",
+      blocks: [
+        {
+          type: "tool_use",
+          id: `toolu_wfrun_${messages.length}`,
+          name: "Bash",
+          input: { command, description: "dotagent workflow-run resume" },
+        },
+      ],
+    });
+    if (ran.length === 0) return bash(line);
+    const saidYes = after.some(
+      (m) =>
+        m.role === "user" &&
+        Array.isArray(m.content) &&
+        m.content.some((c) => c.type === "text" && /^yes\b/i.test((c.text ?? "").trim())),
+    );
+    const withYes = ran.some((c) => String(c.input?.command).endsWith(" --yes"));
+    if (saidYes && !withYes) return bash(`${line} --yes`);
+    return say(
+      withYes ? "the resume was refused" : `Resume workflow run ${choice[2]} from dotagent's copy? (yes or no)`,
+    );
+  }
   const called = after.some(
     (m) => Array.isArray(m.content) && m.content.some((c) => c.type === "tool_use" && c.name === "Workflow"),
   );
@@ -1280,11 +1344,17 @@ function workflowPlay(
           type: "tool_use",
           id: `toolu_workflow_${messages.length}`,
           name: "Workflow",
-          input: {
-            script: workflow.script,
-            ...(workflow.args === undefined ? {} : { args: workflow.args }),
-            ...(resumeFrom === undefined ? {} : { resumeFromRunId: resumeFrom }),
-          },
+          input: briefed
+            ? {
+                scriptPath: JSON.parse(briefed[1]!) as string,
+                resumeFromRunId: briefed[2],
+                args: JSON.parse(briefed[3]!) as unknown,
+              }
+            : {
+                script: workflow.script,
+                ...(workflow.args === undefined ? {} : { args: workflow.args }),
+                ...(resumeFrom === undefined ? {} : { resumeFromRunId: resumeFrom }),
+              },
         },
       ],
     };

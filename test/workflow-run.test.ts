@@ -1,0 +1,131 @@
+// `dotagent workflow-run resume|forget RUN_ID` through the built CLI (SPEC §10, §11 "Claude Code's
+// Workflow runs"): a run kept by the hooks, then the project copied as a fresh clone would be (its
+// memory committed, another checkout's key): not put back at a session's start; from an agent's
+// shell the resume is the person's question (exit 5), refused with --yes until their reply says
+// yes, then sealed here, its call printed and its journal put back at the next session's start.
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO, dotagent, removeTemps, tempProject } from "./support/cli.js";
+import { typedPrompt } from "./support/typed-prompt.js";
+
+const FIXTURES = join(REPO, "test/claude/fixtures/workflow-tool");
+const RUN = "wf_3216a11b-d0a";
+const SESSION = "85d13282-20ae-49c3-87f2-86f6adfc3d8f";
+const AS_MODEL = { CLAUDECODE: "1" };
+
+let work = "";
+let project = "";
+const projects = () => join(work, "home/.claude/projects/-tmp-WORK-project");
+const fixture = (event: string) =>
+  JSON.parse(readFileSync(join(FIXTURES, "hooks", `${event}.json`), "utf8").replaceAll("/tmp/WORK", work)) as Record<
+    string,
+    unknown
+  >;
+
+/** A session's start in `root`: the briefing's text ("" when nothing is said). */
+function sessionStart(root: string, sessionId: string): string {
+  const r = dotagent(root, ["hook", "session-start"], {
+    input: JSON.stringify({
+      session_id: sessionId,
+      transcript_path: join(projects(), `${sessionId}.jsonl`),
+      cwd: root,
+      hook_event_name: "SessionStart",
+      source: "startup",
+    }),
+    env: { CLAUDE_PROJECT_DIR: root },
+  });
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout.trim() === "" ? "" : String(JSON.parse(r.stdout).hookSpecificOutput?.additionalContext ?? "");
+}
+
+beforeAll(() => {
+  work = tempProject();
+  project = join(work, "project");
+  mkdirSync(join(project, "memory/state"), { recursive: true });
+  const journal = join(projects(), SESSION, "subagents/workflows", RUN, "journal.jsonl");
+  mkdirSync(join(journal, ".."), { recursive: true });
+  writeFileSync(journal, readFileSync(join(FIXTURES, "journal-killed.jsonl")));
+  const r = dotagent(project, ["hook", "post-tool-use"], {
+    input: JSON.stringify({ ...fixture("PostToolUse"), cwd: project }),
+    // The launching Claude Code process, gone since (a pid no process has): the run was cut off.
+    env: { CLAUDE_PROJECT_DIR: project, CLAUDE_PID: "4194000" },
+  });
+  expect(r.code, r.stderr).toBe(0);
+  expect(existsSync(join(project, "memory/state/workflow-runs", RUN, "seal.json"))).toBe(true);
+});
+afterAll(removeTemps);
+
+describe("workflow-run resume: a fresh clone's run is the person's to resume", () => {
+  it("the clone's session start puts nothing back and names why", () => {
+    const clone = join(work, "clone-1");
+    cpSync(project, clone, { recursive: true });
+    const NEW = "33333333-2222-4333-8444-555555555555";
+    expect(sessionStart(clone, NEW)).toContain(
+      `workflow run "${RUN}" was cut off, but is not put back: it came from another checkout`,
+    );
+    expect(existsSync(join(projects(), NEW))).toBe(false);
+  });
+
+  it("from an agent's shell: asked (exit 5), refused with --yes before the reply, sealed and handed after the person's yes", () => {
+    const clone = join(work, "clone-2");
+    cpSync(project, clone, { recursive: true });
+    const asked = dotagent(clone, ["workflow-run", "resume", RUN, "--json"], { env: AS_MODEL });
+    expect(asked.code, asked.stderr).toBe(5);
+    expect(asked.json.decision).toMatchObject({
+      yes: `dotagent workflow-run resume ${RUN} --yes`,
+      no: `dotagent workflow-run forget ${RUN}`,
+    });
+    expect(asked.json.decision.question).toContain("it came from another checkout");
+    const early = dotagent(clone, ["workflow-run", "resume", RUN, "--yes", "--json"], { env: AS_MODEL });
+    expect(early.code).toBe(1);
+    expect(early.json.error.code).toBe("person_not_answered");
+    // The person's yes, as the client records their prompt.
+    const prompt = typedPrompt("yes");
+    const replied = dotagent(clone, ["hook", "user-prompt-submit"], {
+      input: JSON.stringify({ cwd: clone, ...prompt.input }),
+      env: { CLAUDE_PROJECT_DIR: clone },
+    });
+    expect(replied.code).toBe(0);
+    const yes = dotagent(clone, ["workflow-run", "resume", RUN, "--yes", "--json"], { env: AS_MODEL });
+    expect(yes.code, yes.stdout + yes.stderr).toBe(0);
+    expect(yes.json).toEqual({
+      run_id: RUN,
+      sealed_now: true,
+      call: `Workflow({scriptPath: ${JSON.stringify(join(clone, "memory/state/workflow-runs", RUN, "script.js"))}, resumeFromRunId: "${RUN}", args: {"topic":"probe","n":3}})`,
+      done: ["alpha", "beta"],
+      rerun: ["gamma"],
+    });
+    // Sealed here now: the next session's start puts it back and hands the call.
+    const NEW = "44444444-2222-4333-8444-555555555555";
+    const briefing = sessionStart(clone, NEW);
+    expect(briefing).toContain(`call exactly: ${yes.json.call}`);
+    expect(readFileSync(join(projects(), NEW, "subagents/workflows", RUN, "journal.jsonl"), "utf8")).toBe(
+      readFileSync(join(FIXTURES, "journal-killed.jsonl"), "utf8"),
+    );
+  });
+
+  it("the person at their terminal: resumed at once; forget ends it (nothing said after; resume refused)", () => {
+    const clone = join(work, "clone-3");
+    cpSync(project, clone, { recursive: true });
+    const r = dotagent(clone, ["workflow-run", "resume", RUN]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`Resume it with exactly: Workflow({scriptPath:`);
+    const forgot = dotagent(clone, ["workflow-run", "forget", RUN, "--json"]);
+    expect(forgot.code).toBe(0);
+    expect(forgot.json.ended.status).toBe("forgotten");
+    expect(sessionStart(clone, "55555555-2222-4333-8444-555555555555")).toBe("");
+    const again = dotagent(clone, ["workflow-run", "resume", RUN, "--json"]);
+    expect(again.json.error.code).toBe("workflow_run_ended");
+  });
+
+  it("an unknown run id, a run id with ../, a bad form", () => {
+    expect(dotagent(project, ["workflow-run", "resume", "wf_nothing-here", "--json"]).json.error.code).toBe(
+      "workflow_run_unknown",
+    );
+    expect(dotagent(project, ["workflow-run", "resume", "wf_../../x", "--json"]).json.error.code).toBe(
+      "workflow_run_unknown",
+    );
+    expect(dotagent(project, ["workflow-run", "start", RUN]).code).toBe(2);
+  });
+});
