@@ -6,6 +6,7 @@ import type { ProjectPaths } from "../store/project.js";
 import type { OpContext } from "../ops/op-context.js";
 import { judgeCaller } from "../core/authority.js";
 import { callerFacts } from "../store/caller-facts.js";
+import { subcommandGuess } from "./suggest.js";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
@@ -82,7 +83,9 @@ export function subcommand<A extends string>(
 ): [A, string | undefined] {
   const [action, arg, ...rest] = context.args;
   if (action === undefined || !(actions as readonly string[]).includes(action))
-    throw usageError(`${command} needs one of ${actions.join(", ")}; see \`dotagent ${command} --help\``);
+    throw usageError(
+      `${command} needs one of ${actions.join(", ")}${action === undefined ? "" : `, not "${action}"${subcommandGuess(command, action, actions)}`}; see \`dotagent ${command} --help\``,
+    );
   if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
   return [action as A, arg];
 }

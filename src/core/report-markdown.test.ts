@@ -144,6 +144,39 @@ describe("renderReportsMarkdown", () => {
   });
 });
 
+describe("rounds of rework (issue 42: the views tell the same story for develop and a definition)", () => {
+  it("a report that sent the work back reads before the round after it, and says which round it ended", () => {
+    const md = renderReportsMarkdown("Workflow wf", [
+      { path: "memory/reports/verification.json", data: { passed: true }, step: 3 },
+      { path: "memory/reports/plan.rework-1.json", data: { tasks: [] }, step: 2 },
+      { path: "memory/reports/steps/TESTS.json", data: { step: "TESTS", passed: true }, kind: "command", step: 4 },
+      { path: "memory/reports/verification.rework-2.json", data: { passed: false }, step: 3 },
+      { path: "memory/reports/plan.json", data: { tasks: [] }, step: 2 },
+      { path: "memory/reports/verification.rework-1.json", data: { passed: false }, step: 3 },
+      {
+        path: "memory/reports/steps/TESTS.rework-1.json",
+        data: { step: "TESTS", passed: false },
+        kind: "command",
+        step: 4,
+      },
+    ]);
+    const at = [
+      "## Task plan\n\n<sub>memory/reports/plan.json",
+      "## Task plan (rework round 1)\n\n<sub>memory/reports/plan.rework-1.json",
+      "## Verification (before rework round 1)\n\n<sub>memory/reports/verification.rework-1.json",
+      "## Verification (before rework round 2)\n\n<sub>memory/reports/verification.rework-2.json",
+      "## Verification\n\n<sub>memory/reports/verification.json",
+      "## Step: TESTS (before rework round 1)\n\n<sub>memory/reports/steps/TESTS.rework-1.json",
+      "## Step: TESTS\n\n<sub>memory/reports/steps/TESTS.json",
+    ].map((h) => md.indexOf(h));
+    expect(
+      at.every((i) => i >= 0),
+      md,
+    ).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+  });
+});
+
 describe("a check or shell step's command report (issue 42)", () => {
   const report = {
     step: "TESTS",

@@ -248,7 +248,7 @@ export function renderReportMarkdown(
     isRecord(data) && spec.nameField !== undefined && typeof data[spec.nameField] === "string"
       ? `: ${escapeMarkdown(data[spec.nameField] as string)}`
       : "";
-  lines.push(`## ${spec.title}${name}`, "", `<sub>${escapeMarkdown(path)}</sub>`, "");
+  lines.push(`## ${spec.title}${name}${roundLabel(path, kind)}`, "", `<sub>${escapeMarkdown(path)}</sub>`, "");
   if (typeof data === "string") {
     // A Markdown report (reflection.md) is the agent's own text: shown as lines, every one escaped.
     for (const line of data.split(/\r\n?|\n/)) lines.push(line.trim() === "" ? "" : `${escapeMarkdown(line)}  `);
@@ -310,13 +310,39 @@ export interface ReportToRender {
   readonly step?: number | undefined;
 }
 
-/** Reports in workflow order: by the step that writes them (none: last), then by kind (develop's order), then by path. */
+const REWORK_COPY = /\.rework-(\d+)(\.(?:json|md))$/;
+
+/**
+ * Which round a report belongs to, for the reader: a `.rework-N` copy is the report that sent the
+ * work back into rework round N (SPEC §20, §3), a plan's `.rework-N` the plan of round N.
+ */
+function roundLabel(path: string, kind: ReportMarkdownKind): string {
+  const round = REWORK_COPY.exec(path)?.[1];
+  if (round === undefined) return "";
+  return kind === "plan" ? ` (rework round ${round})` : ` (before rework round ${round})`;
+}
+
+/** A report's rounds in the order they happened: a plan's live file is round 0, any other's the latest. */
+function roundOf(path: string, kind: ReportMarkdownKind): number {
+  const round = REWORK_COPY.exec(path)?.[1];
+  return round !== undefined ? Number(round) : kind === "plan" ? 0 : Number.MAX_SAFE_INTEGER;
+}
+
+/**
+ * Reports in workflow order: by the step that writes them (none: last), then by kind (develop's
+ * order), then by path, a report's rework copies before it as the rounds happened.
+ */
 export function compareReports(a: ReportToRender, b: ReportToRender): number {
   const step = (a.step ?? Number.MAX_SAFE_INTEGER) - (b.step ?? Number.MAX_SAFE_INTEGER);
+  const kindA = a.kind ?? markdownKindOf(a.path);
+  const kindB = b.kind ?? markdownKindOf(b.path);
+  const baseA = a.path.replace(REWORK_COPY, "$2");
+  const baseB = b.path.replace(REWORK_COPY, "$2");
   return (
     step ||
     reportOrder(a.path, a.kind) - reportOrder(b.path, b.kind) ||
-    (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+    (baseA < baseB ? -1 : baseA > baseB ? 1 : 0) ||
+    Math.sign(roundOf(a.path, kindA) - roundOf(b.path, kindB))
   );
 }
 

@@ -6,6 +6,7 @@ import { escapeControls } from "../../core/words.js";
 import type { Command } from "../context.js";
 import { howToStart, personReading } from "../person-next.js";
 import { outputWidth, table } from "../table.js";
+import { subcommandGuess } from "../suggest.js";
 
 /** One step for people: `VERIFY check npm test → rework IMPLEMENT (max 2)`. */
 function describeStep(step: Step): string {
@@ -155,6 +156,8 @@ export const command: Command = {
       ]);
       return ok ? EXIT.ok : EXIT.invalid;
     }
-    throw usageError(`workflows needs list, show or validate, not "${action}"`);
+    throw usageError(
+      `workflows needs list, show or validate, not "${action}"${catalog.all.some((d) => d.name === action) ? ` (did you mean \`dotagent workflows show ${action}\`?)` : subcommandGuess("workflows", action, ["list", "show", "validate"])}; see \`dotagent workflows --help\``,
+    );
   },
 };

@@ -1,0 +1,104 @@
+// A new user's first hour (issue 42), the help and the errors they meet before any workflow: the
+// first screen names what starts one (install, /develop, `dotagent run`), not `dotagent init`, which
+// starts no agent; `dotagent help CMD` is CMD's help; a mistyped sub-command is answered with the
+// nearest one; a question says its sentence once. Through the built CLI.
+import { afterAll, describe, expect, it } from "vitest";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { dotagent, removeTemps, tempProject } from "./support/cli.js";
+
+afterAll(removeTemps);
+
+describe("the first screen", () => {
+  it("`dotagent --help` starts with how to begin: install, /develop, run; init is said to start no agent", () => {
+    const out = dotagent(tempProject(), ["--help"]).stdout;
+    const examples = out.slice(out.indexOf("Examples:"));
+    expect(examples.split("\n")[1]).toMatch(
+      /^ {2}dotagent install +once per project; then in Claude Code: \/develop add login$/,
+    );
+    expect(examples).toContain('dotagent run "add login"');
+    expect(examples).not.toContain("dotagent init");
+    expect(out).toMatch(/^ {2}init +start a workflow's state without its agents \(`run` and \/develop start both\)/m);
+    expect(out).toMatch(/^ {2}install +set up a project for Claude Code \(\.claude\/\), or Copilot CLI or Codex CLI/m);
+  });
+
+  it("`dotagent help run` is `dotagent run --help`; `help` alone the list", () => {
+    const p = tempProject();
+    const help = dotagent(p, ["help", "run"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toBe(dotagent(p, ["run", "--help"]).stdout);
+    expect(help.stdout).toMatch(/^dotagent run — /);
+    expect(dotagent(p, ["help"]).stdout).toBe(dotagent(p, ["--help"]).stdout);
+    const typo = dotagent(p, ["help", "stauts"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("(did you mean `dotagent status`?)");
+  });
+
+  it("`init --help` says it starts no agent and what does", () => {
+    expect(dotagent(tempProject(), ["init", "--help"]).stdout.split("\n")[0]).toBe(
+      "dotagent init — start a workflow's state at its first step, without its agents: `dotagent run` or /develop in your client carries it on (an existing one is archived first, after asking)",
+    );
+  });
+});
+
+describe("a mistyped sub-command gets the nearest one", () => {
+  it.each([
+    [
+      ["phase", "aprove"],
+      'phase needs one of start, complete, fail, approve, rework, not "aprove" (did you mean `dotagent phase approve`?); see `dotagent phase --help`',
+    ],
+    [["phase"], "phase needs one of start, complete, fail, approve, rework; see `dotagent phase --help`"],
+    [["task", "compelte", "task-001"], 'not "compelte" (did you mean `dotagent task complete`?)'],
+    [["task", "frob"], 'not "frob"; see `dotagent task --help`'],
+    [
+      ["workflows", "shwo", "fix"],
+      'workflows needs list, show or validate, not "shwo" (did you mean `dotagent workflows show`?); see `dotagent workflows --help`',
+    ],
+    [["workflows", "fix"], 'not "fix" (did you mean `dotagent workflows show fix`?)'],
+    [
+      ["archive", "lst"],
+      'unknown archive sub-command "lst" (did you mean `dotagent archive list`?); use list or restore',
+    ],
+    [
+      ["history", "shw", "3"],
+      'history takes no argument or `show REV`, not "shw" (did you mean `dotagent history show`?)',
+    ],
+  ])("%j", (args, message) => {
+    const out = dotagent(tempProject(), args);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(message);
+    expect(out.stderr.split("\n").filter(Boolean)).toHaveLength(1);
+  });
+});
+
+describe("a question says its sentence once", () => {
+  it("init over a workflow: one question, not 'A workflow already exists. A workflow (…) already exists here.'", () => {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "add login"]);
+    const out = dotagent(p, ["init", "--request", "add signup"]);
+    expect(out.code).toBe(5);
+    expect(out.stdout).toBe(
+      [
+        "A workflow (wf-add-login, at REQUIREMENTS) already exists here. Archive it and start a new one?",
+        "  yes: dotagent init --request 'add signup' --yes",
+        "  no:  dotagent resume",
+        "",
+      ].join("\n"),
+    );
+  });
+});
+
+// A project's own definition is listed by `workflows`; `workflows NAME` points at `show NAME`.
+describe("workflows NAME", () => {
+  it("names a project's own definition too", () => {
+    const p = tempProject();
+    mkdirSync(join(p, ".dotagent", "workflows"), { recursive: true });
+    writeFileSync(
+      join(p, ".dotagent", "workflows", "review.json"),
+      JSON.stringify({ description: "develop, reviewed", extends: "develop" }),
+    );
+    const out = dotagent(p, ["workflows", "review"]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain("(did you mean `dotagent workflows show review`?)");
+  });
+});
