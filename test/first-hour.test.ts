@@ -102,3 +102,33 @@ describe("workflows NAME", () => {
     expect(out.stderr).toContain("(did you mean `dotagent workflows show review`?)");
   });
 });
+
+describe("show in a person's words", () => {
+  it("the chosen design: From, Approved by, Decided at; no heading over empty notes; the design's tasks by id", () => {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "add login"]);
+    const tasks = [
+      { id: "task-001", title: "Add password_hash to users", depends_on: [] },
+      { id: "task-002", title: "Login route", depends_on: ["task-001"] },
+    ];
+    mkdirSync(join(p, "memory", "reports"), { recursive: true });
+    writeFileSync(
+      join(p, "memory", "reports", "final_design.json"),
+      JSON.stringify({
+        chosen: "minimal",
+        source: "memory/reports/designs/minimal.json",
+        approved_by: "dotagent run --approve auto",
+        decided_at: "2026-11-30T03:58:22.221Z",
+        user_notes: "",
+        design: { name: "minimal", summary: "minimal login", tasks },
+        tasks,
+      }),
+    );
+    const out = dotagent(p, ["show", "final_design"]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toContain("### From\n\nmemory/reports/designs/minimal.json\n");
+    expect(out.stdout).toContain("### Approved by\n\ndotagent run --approve auto\n");
+    expect(out.stdout).toContain("- tasks: task-001, task-002\n");
+    expect(out.stdout).not.toMatch(/### (source|approved_by|decided_at|user_notes|Your notes)/);
+  });
+});

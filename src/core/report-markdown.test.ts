@@ -144,6 +144,41 @@ describe("renderReportsMarkdown", () => {
   });
 });
 
+describe("the chosen design, as dotagent writes it from the pick (issue 42: show in a person's words)", () => {
+  const pick = {
+    chosen: "minimal",
+    source: "memory/reports/designs/minimal.json",
+    approved_by: "dotagent run --approve auto",
+    decided_at: "2026-11-30T03:58:22.221Z",
+    user_notes: "",
+    design: {
+      name: "minimal",
+      summary: "minimal login",
+      tasks: [
+        { id: "task-001", title: "Add password_hash to users", depends_on: [] },
+        { id: "task-002", title: "Login route", depends_on: ["task-001"] },
+      ],
+    },
+    tasks: [{ id: "task-001", title: "Add password_hash to users", depends_on: [] }],
+  };
+  const md = renderReportMarkdown("memory/reports/final_design.json", pick);
+
+  it("names its fields in words, and an empty note has no heading over nothing", () => {
+    for (const heading of ["### Chosen", "### Design", "### Tasks", "### From", "### Approved by", "### Decided at"])
+      expect(md).toContain(`${heading}\n\n`);
+    expect(md).not.toMatch(/### (source|approved_by|decided_at|user_notes)/);
+    expect(md).not.toContain("Your notes");
+    expect(renderReportMarkdown("memory/reports/final_design.json", { ...pick, user_notes: "keep the API" })).toContain(
+      "### Your notes\n\nkeep the API\n",
+    );
+  });
+
+  it("a design's tasks inside it read by their ids, not as every field run together", () => {
+    expect(md).toContain("- tasks: task-001, task-002\n");
+    expect(md).not.toContain("depends_on: none, id:");
+  });
+});
+
 describe("rounds of rework (issue 42: the views tell the same story for develop and a definition)", () => {
   it("a report that sent the work back reads before the round after it, and says which round it ended", () => {
     const md = renderReportsMarkdown("Workflow wf", [
