@@ -3,12 +3,13 @@
 // reports written`, as if something had run. Now it says the workflow is complete, nothing to run,
 // and what starts the next one. The built CLI with the stand-in SDK (support/fake-agent-sdk.mjs).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CLI, REPO, removeTemps, tempProject } from "./support/cli.js";
 import { startApiStandIn, type ApiStandIn } from "./support/api-stand-in.js";
 
+const hasScript = spawnSync("script", ["--version"]).status === 0;
 let api: ApiStandIn;
 beforeAll(async () => {
   api = await startApiStandIn();
@@ -79,5 +80,20 @@ describe("dotagent run after the workflow's end", () => {
     );
     const json = await run(root, [cli, "run", "--json", "--agents", join(REPO, "agents")]);
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, outcome: "complete", steps: 0, agents: 0, reports: [] });
+    // status on a terminal ends with what starts the next one, not only "nothing to do".
+    if (hasScript) {
+      const screen = spawnSync(
+        "script",
+        ["-qec", `stty cols 200; '${process.execPath}' '${cli}' status`, "/dev/null"],
+        {
+          cwd: root,
+          encoding: "utf8",
+          env: { ...process.env, NO_COLOR: "1", TERM: "xterm", CLAUDECODE: "" },
+        },
+      ).stdout.replace(/\r/g, "");
+      expect(screen).toContain(
+        'Next: nothing to do — workflow wf-add-login is complete; start another: dotagent run "<what to build>" (`dotagent show` reads this one\'s reports)\n',
+      );
+    }
   }, 120_000);
 });
