@@ -3,7 +3,7 @@
 // starts no agent; `dotagent help CMD` is CMD's help; a mistyped sub-command is answered with the
 // nearest one; a question says its sentence once. Through the built CLI.
 import { afterAll, describe, expect, it } from "vitest";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dotagent, removeTemps, tempProject } from "./support/cli.js";
 
@@ -130,5 +130,30 @@ describe("show in a person's words", () => {
     expect(out.stdout).toContain("### Approved by\n\ndotagent run --approve auto\n");
     expect(out.stdout).toContain("- tasks: task-001, task-002\n");
     expect(out.stdout).not.toMatch(/### (source|approved_by|decided_at|user_notes|Your notes)/);
+  });
+});
+
+describe("words after a command that takes none", () => {
+  it("`dotagent init add login` is refused with the line that works, and starts nothing", () => {
+    const p = tempProject();
+    const out = dotagent(p, ["init", "add", "login"]);
+    expect([out.code, out.stderr]).toEqual([
+      2,
+      "dotagent: init takes the request as --request, not as words: dotagent init --request 'add login'\n",
+    ]);
+    expect(existsSync(join(p, "memory", "state", "phase.json"))).toBe(false);
+    expect(dotagent(p, ["resume", "add", "login"]).stderr).toBe(
+      "dotagent: resume takes the request as --request, not as words: dotagent resume --request 'add login'\n",
+    );
+  });
+
+  it.each(["status", "validate", "log", "doctor", "install"])("`dotagent %s bogus` is refused (exit 2)", (name) => {
+    const p = tempProject();
+    const out = dotagent(p, [name, "bogus"]);
+    expect([out.code, out.stderr]).toEqual([
+      2,
+      `dotagent: ${name} takes no argument, not "bogus"; see \`dotagent ${name} --help\`\n`,
+    ]);
+    expect(existsSync(join(p, ".claude"))).toBe(false);
   });
 });

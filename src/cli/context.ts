@@ -26,6 +26,11 @@ export interface Command {
   readonly examples: readonly string[];
   /** More of `--help` after the usage line (options, what the command needs, examples), loaded when asked (the cold half). */
   readonly moreHelp?: () => Promise<readonly string[]>;
+  /**
+   * A command that takes no words after its name: "none" refuses them, "request" too and says to
+   * pass them as --request (init, resume: `dotagent init add login` started a workflow with no request).
+   */
+  readonly positionals?: "none" | "request";
   /** Unknown options are ignored instead of a usage error (the hook: it must never fail a session). */
   readonly lenientOptions?: boolean;
   /** Returns the exit code (0 unless the command's outcome says otherwise). */

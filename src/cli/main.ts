@@ -13,6 +13,7 @@ import { useArchiveLoader } from "../ops/archive-module.js";
 import { usedStreams, watchStdStreams, writeStd } from "./std-write.js";
 import { nearest } from "./suggest.js";
 import { writeTrace } from "../store/trace.js";
+import { shellQuote } from "../core/plan-resume.js";
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
   init: {
@@ -167,6 +168,15 @@ async function main(argv: string[]): Promise<number> {
     );
   }
   const options = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  const words = parsed.positionals;
+  if (command.positionals !== undefined && words.length > 0 && !options.help)
+    throw new DotagentError(
+      "usage",
+      command.positionals === "request"
+        ? `${name} takes the request as --request, not as words: dotagent ${name} --request ${shellQuote(words.join(" "))}`
+        : `${name} takes no argument, not "${words[0]}"; see \`dotagent ${name} --help\``,
+      EXIT.usage,
+    );
   if (options.help) {
     writeStd("stdout", `${await commandHelp(name, command)}\n`);
     return EXIT.ok;

@@ -10,6 +10,7 @@ import { readFlow } from "../../store/state-files.js";
 export const command: Command = {
   summary:
     "start a workflow's state at its first step, without its agents: `dotagent run` or /develop in your client carries it on (an existing one is archived first, after asking)",
+  positionals: "request",
   usage: "dotagent init [--request TEXT] [--workflow NAME] [--workflow-id ID] [--yes] [--json]",
   options: {
     request: { type: "string" },
