@@ -3,7 +3,9 @@
 // starts no agent; `dotagent help CMD` is CMD's help; a mistyped sub-command is answered with the
 // nearest one; a question says its sentence once. Through the built CLI.
 import { afterAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { dotagent, removeTemps, tempProject } from "./support/cli.js";
 
@@ -155,5 +157,34 @@ describe("words after a command that takes none", () => {
       `dotagent: ${name} takes no argument, not "bogus"; see \`dotagent ${name} --help\`\n`,
     ]);
     expect(existsSync(join(p, ".claude"))).toBe(false);
+  });
+});
+
+describe("status after a kill of dotagent run", () => {
+  /** A workflow at REQUIREMENTS, started, and `dotagent run`'s lock (memory/runs/.lock) held by `pid`. */
+  const runLockedBy = (pid: number): string => {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "add login"]);
+    dotagent(p, ["phase", "start", "REQUIREMENTS"]);
+    mkdirSync(join(p, "memory", "runs"), { recursive: true });
+    writeFileSync(
+      join(p, "memory", "runs", ".lock"),
+      JSON.stringify({ pid, hostname: hostname(), acquired_at: new Date().toISOString(), command: "run", token: "t" }),
+    );
+    return p;
+  };
+
+  it("says the run ended (its lock left, its process gone), not 'in progress'", () => {
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const out = dotagent(runLockedBy(gone), ["status"]).stdout;
+    expect(out.split("\n")[0]).toBe(
+      "Workflow wf-add-login at REQUIREMENTS phase (interrupted: the dotagent run working on it ended)",
+    );
+  });
+
+  it("a run at work reads in progress", () => {
+    expect(dotagent(runLockedBy(process.pid), ["status"]).stdout.split("\n")[0]).toBe(
+      "Workflow wf-add-login at REQUIREMENTS phase (in progress)",
+    );
   });
 });
