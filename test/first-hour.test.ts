@@ -188,3 +188,18 @@ describe("status after a kill of dotagent run", () => {
     );
   });
 });
+
+describe("a mistyped workflow name", () => {
+  it.each([[["init", "--workflow", "fxi", "--request", "login fails"]], [["run", "--workflow", "fxi", "login fails"]]])(
+    "%j: the nearest one, nothing started",
+    (args) => {
+      const p = tempProject();
+      const out = dotagent(p, args, { env: { ANTHROPIC_API_KEY: "unused" } });
+      expect([out.code, out.stderr]).toEqual([
+        3,
+        'dotagent: no workflow named "fxi" (did you mean fix?); `dotagent workflows` lists them\n',
+      ]);
+      expect(existsSync(join(p, "memory", "state", "phase.json"))).toBe(false);
+    },
+  );
+});

@@ -6,7 +6,7 @@ import type { ProjectPaths } from "../store/project.js";
 import type { OpContext } from "../ops/op-context.js";
 import { judgeCaller } from "../core/authority.js";
 import { callerFacts } from "../store/caller-facts.js";
-import { subcommandGuess } from "./suggest.js";
+import { subcommandGuess } from "../core/suggest.js";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 

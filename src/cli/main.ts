@@ -11,7 +11,7 @@ import { VERSION } from "./version.js";
 import { loadCold } from "./load-cold.js";
 import { useArchiveLoader } from "../ops/archive-module.js";
 import { usedStreams, watchStdStreams, writeStd } from "./std-write.js";
-import { nearest } from "./suggest.js";
+import { nearest } from "../core/suggest.js";
 import { writeTrace } from "../store/trace.js";
 import { shellQuote } from "../core/plan-resume.js";
 

@@ -10,7 +10,7 @@ import { loadCold } from "../load-cold.js";
 import { opContext, stringOption, type Command } from "../context.js";
 import { formatTime } from "../time.js";
 import { outputWidth, table } from "../table.js";
-import { subcommandGuess } from "../suggest.js";
+import { subcommandGuess } from "../../core/suggest.js";
 
 export const command: Command = {
   summary: "archive the live state | archive list | archive restore NAME",

@@ -5,7 +5,7 @@ import { checkRevision } from "../../ops/inputs.js";
 import type { Command } from "../context.js";
 import { formatTime } from "../time.js";
 import { outputWidth, table } from "../table.js";
-import { subcommandGuess } from "../suggest.js";
+import { subcommandGuess } from "../../core/suggest.js";
 
 export const command: Command = {
   summary: "list the checkpoints rollback can return to | history show REV",

@@ -6,7 +6,7 @@ import { escapeControls } from "../../core/words.js";
 import type { Command } from "../context.js";
 import { howToStart, personReading } from "../person-next.js";
 import { outputWidth, table } from "../table.js";
-import { subcommandGuess } from "../suggest.js";
+import { subcommandGuess } from "../../core/suggest.js";
 
 /** One step for people: `VERIFY check npm test → rework IMPLEMENT (max 2)`. */
 function describeStep(step: Step): string {
