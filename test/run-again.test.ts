@@ -69,7 +69,8 @@ describe("dotagent run after the workflow's end", () => {
     expect(first.stdout).toMatch(/^Workflow wf-add-login complete in /);
     const again = await run(root, [cli, "run", "--agents", join(REPO, "agents")]);
     expect(again.status, again.stderr).toBe(0);
-    expect(again.stderr.split("\n")[0]).toBe('dotagent run: workflow wf-add-login "add login" is complete');
+    // One line on stderr: no gates or agents to introduce when nothing runs.
+    expect(again.stderr).toBe('dotagent run: workflow wf-add-login "add login" is complete\n');
     expect(again.stderr).not.toContain("continues at");
     expect(again.stdout).toBe(
       [

@@ -591,6 +591,7 @@ async function introduce(
   const where = created ? "started" : complete ? "is complete" : `continues at ${phase ?? "?"}`;
   const definition = facts.pinned ? ` (${facts.flow.name})` : "";
   options.progress.heading(`dotagent run: workflow ${workflowId}${definition}${request} ${where}`);
+  if (complete) return; // nothing runs: no gates, no agents to introduce
   const gates =
     run.approve === "auto"
       ? options.approve === "auto"
