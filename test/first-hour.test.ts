@@ -203,3 +203,13 @@ describe("a mistyped workflow name", () => {
     },
   );
 });
+
+describe("no workflow yet: every refusal points where a person learns how to start one", () => {
+  it.each([[["phase", "approve"]], [["task", "add", "t1"]], [["step", "run", "TESTS"]]])("%j", (args) => {
+    const out = dotagent(tempProject(), args);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toBe(
+      "dotagent: no workflow here (memory/state/phase.json does not exist); `dotagent status` says how to start one\n",
+    );
+  });
+});
