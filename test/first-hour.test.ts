@@ -202,6 +202,14 @@ describe("a mistyped workflow name", () => {
       expect(existsSync(join(p, "memory", "state", "phase.json"))).toBe(false);
     },
   );
+
+  it("workflows show fxi", () => {
+    const out = dotagent(tempProject(), ["workflows", "show", "fxi"]);
+    expect([out.code, out.stderr]).toEqual([
+      3,
+      'dotagent: no workflow named "fxi" (did you mean `dotagent workflows show fix`?); `dotagent workflows` lists them\n',
+    ]);
+  });
 });
 
 describe("no workflow yet: every refusal points where a person learns how to start one", () => {
