@@ -548,23 +548,28 @@ describe("a project workflow, end to end from the CLI", () => {
     writeFileSync(join(p, "ok.txt"), "");
     expect(dotagent(p, ["step", "run", "TESTS", "--json"]).json.passed).toBe(true);
     writeFileSync(join(p, "memory/reports/notes.md"), "# Notes\nall good\n");
-    // Every report, in the definition's order: the check's two results after qa's, the notes last.
+    // Every report, in the definition's order: the check's two results after qa's, the notes last;
+    // a report that sent the work back before the one of the round after it, and said to be that.
     const all = dotagent(p, ["show", "--json"]).json;
     expect(all.reports.slice(-5)).toEqual([
-      "memory/reports/verification.json",
       "memory/reports/verification.rework-1.json",
-      "memory/reports/steps/TESTS.json",
+      "memory/reports/verification.json",
       "memory/reports/steps/TESTS.rework-1.json",
+      "memory/reports/steps/TESTS.json",
       "memory/reports/notes.md",
     ]);
     expect(all.markdown).toContain(
-      "## Step: TESTS\n\n<sub>memory/reports/steps/TESTS.rework-1.json</sub>\n\n**Failed.**",
+      "## Step: TESTS (before rework round 1)\n\n<sub>memory/reports/steps/TESTS.rework-1.json</sub>\n\n**Failed.**",
     );
+    expect(all.markdown).toContain("## Step: TESTS\n\n<sub>memory/reports/steps/TESTS.json</sub>\n\n**Passed.**");
     // Each step the refusal lists is taken: the check's command, its failure and its output's last lines.
     const tests = dotagent(p, ["show", "TESTS"]);
     expect(tests.code).toBe(0);
     expect(tests.stdout).toMatch(
-      /^# Workflow wf-add-x: TESTS\n\n## Step: TESTS\n\n<sub>memory\/reports\/steps\/TESTS\.json<\/sub>\n\n\*\*Passed\.\*\*/,
+      /^# Workflow wf-add-x: TESTS\n\n## Step: TESTS \(before rework round 1\)\n\n<sub>memory\/reports\/steps\/TESTS\.rework-1\.json<\/sub>\n\n\*\*Failed\.\*\*/,
+    );
+    expect(tests.stdout).toMatch(
+      /\n## Step: TESTS\n\n<sub>memory\/reports\/steps\/TESTS\.json<\/sub>\n\n\*\*Passed\.\*\*[^]*$/,
     );
     expect(tests.stdout).toContain("### Command\n\ntest -f ok.txt");
     expect(tests.stdout).toContain("### Output (its last lines)\n\nFAIL: ok.txt is missing  \n");

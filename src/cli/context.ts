@@ -6,6 +6,7 @@ import type { ProjectPaths } from "../store/project.js";
 import type { OpContext } from "../ops/op-context.js";
 import { judgeCaller } from "../core/authority.js";
 import { callerFacts } from "../store/caller-facts.js";
+import { subcommandGuess } from "../core/suggest.js";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
@@ -25,6 +26,11 @@ export interface Command {
   readonly examples: readonly string[];
   /** More of `--help` after the usage line (options, what the command needs, examples), loaded when asked (the cold half). */
   readonly moreHelp?: () => Promise<readonly string[]>;
+  /**
+   * A command that takes no words after its name: "none" refuses them, "request" too and says to
+   * pass them as --request (init, resume: `dotagent init add login` started a workflow with no request).
+   */
+  readonly positionals?: "none" | "request";
   /** Unknown options are ignored instead of a usage error (the hook: it must never fail a session). */
   readonly lenientOptions?: boolean;
   /** Returns the exit code (0 unless the command's outcome says otherwise). */
@@ -82,7 +88,9 @@ export function subcommand<A extends string>(
 ): [A, string | undefined] {
   const [action, arg, ...rest] = context.args;
   if (action === undefined || !(actions as readonly string[]).includes(action))
-    throw usageError(`${command} needs one of ${actions.join(", ")}; see \`dotagent ${command} --help\``);
+    throw usageError(
+      `${command} needs one of ${actions.join(", ")}${action === undefined ? "" : `, not "${action}"${subcommandGuess(command, action, actions)}`}; see \`dotagent ${command} --help\``,
+    );
   if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}"`);
   return [action as A, arg];
 }

@@ -11,11 +11,16 @@ import { VERSION } from "./version.js";
 import { loadCold } from "./load-cold.js";
 import { useArchiveLoader } from "../ops/archive-module.js";
 import { usedStreams, watchStdStreams, writeStd } from "./std-write.js";
-import { nearest } from "./suggest.js";
+import { nearest } from "../core/suggest.js";
 import { writeTrace } from "../store/trace.js";
+import { shellQuote } from "../core/plan-resume.js";
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
-  init: { summary: "start a workflow (archives an old one after asking)", load: () => import("./commands/init.js") },
+  init: {
+    summary:
+      "start a workflow's state without its agents (`run` and /develop start both); archives an old one after asking",
+    load: () => import("./commands/init.js"),
+  },
   resume: {
     summary: "decide where to continue after an interruption (the main job)",
     load: () => import("./commands/resume.js"),
@@ -61,7 +66,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
   },
   log: { summary: "show the event log", load: () => import("./commands/log.js") },
   install: {
-    summary: "install the skills, agents and hook into .claude/",
+    summary:
+      "set up a project for Claude Code (.claude/), or Copilot CLI or Codex CLI (--client): /develop, the agents, the hooks",
     load: () => import("./commands/install.js"),
   },
   hook: {
@@ -104,9 +110,10 @@ function mainHelp(): string {
     "Every command: --dir DIR (project root), --json, --help, --version",
     "",
     "Examples:",
+    "  dotagent install                     once per project; then in Claude Code: /develop add login",
+    '  dotagent run "add login"             or the whole workflow here, headless (the Agent SDK and a key; run --help)',
+    "  dotagent status                      where the workflow stands and what to type next",
     "  dotagent resume                      after `claude -r`: what to continue",
-    "  dotagent resume --json --dry-run     the same plan for an agent, writing nothing",
-    "  dotagent init --request 'add login'",
     "  dotagent status --dir ../other-project  where the workflow there stands",
     "",
     "Exit codes: 0 ok · 1 refused · 2 usage · 3 state invalid · 4 locked · 5 a person must decide · 130 interrupted",
@@ -129,6 +136,8 @@ async function commandHelp(name: string, command: Command): Promise<string> {
 async function main(argv: string[]): Promise<number> {
   const name = argv[0];
   const wantsJson = argv.includes("--json");
+  // `dotagent help run` is `dotagent run --help`, as in git and npm.
+  if (name === "help" && argv[1] !== undefined && !argv[1].startsWith("-")) return main([argv[1], "--help"]);
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     writeStd("stdout", `${mainHelp()}\n`);
     return name === undefined ? EXIT.usage : EXIT.ok;
@@ -163,6 +172,15 @@ async function main(argv: string[]): Promise<number> {
     );
   }
   const options = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  const words = parsed.positionals;
+  if (command.positionals !== undefined && words.length > 0 && !options.help)
+    throw new DotagentError(
+      "usage",
+      command.positionals === "request"
+        ? `${name} takes the request as --request, not as words: dotagent ${name} --request ${shellQuote(words.join(" "))}`
+        : `${name} takes no argument, not "${words[0]}"; see \`dotagent ${name} --help\``,
+      EXIT.usage,
+    );
   if (options.help) {
     writeStd("stdout", `${await commandHelp(name, command)}\n`);
     return EXIT.ok;

@@ -79,7 +79,17 @@ describe("personNext", () => {
     [next("await_agents"), "claude", null],
     [next("confirm_isolation"), "claude", null],
     [next("resolve_dead_tasks", { tasks: ["task-001"] }), "headless", null],
-    [next("workflow_complete"), "claude", null],
+    // The end: what starts the next one.
+    [
+      next("workflow_complete", { reason: "workflow wf-x is complete" }),
+      "claude",
+      "Next: nothing to do — workflow wf-x is complete; start another: type /develop <what to build> in Claude Code (`dotagent show` reads this one's reports)",
+    ],
+    [
+      next("workflow_complete", { reason: "workflow wf-x is complete" }),
+      "headless",
+      'Next: nothing to do — workflow wf-x is complete; start another: dotagent run "<what to build>" (`dotagent show` reads this one\'s reports)',
+    ],
   ];
   it.each(cases)("%j for %s", (n, driver, line) => expect(personNext(n, driver, DEVELOP)).toBe(line));
 

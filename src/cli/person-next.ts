@@ -58,7 +58,7 @@ function goOn(driver: Driver, what: string): string {
 
 /**
  * What the person does next, as one line; null where the model's line already speaks to a person
- * (decisions, dead tasks, waiting, the end). `flow`: the one the workflow walks, where its gates are.
+ * (decisions, dead tasks, waiting); at the end, what starts the next workflow. `flow`: the one the workflow walks, where its gates are.
  */
 export function personNext(next: NextAction, driver: Driver, flow: Flow): string | null {
   const client = clientOf(driver);
@@ -91,6 +91,8 @@ export function personNext(next: NextAction, driver: Driver, flow: Flow): string
         : null;
     case "run_step":
       return goOn(driver, `step ${next.step ?? "?"} is next`);
+    case "workflow_complete":
+      return `Next: nothing to do — ${next.reason}; start another: ${howToStart(driver)} (\`dotagent show\` reads this one's reports)`;
     default:
       return null;
   }

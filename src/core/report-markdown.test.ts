@@ -144,6 +144,74 @@ describe("renderReportsMarkdown", () => {
   });
 });
 
+describe("the chosen design, as dotagent writes it from the pick (issue 42: show in a person's words)", () => {
+  const pick = {
+    chosen: "minimal",
+    source: "memory/reports/designs/minimal.json",
+    approved_by: "dotagent run --approve auto",
+    decided_at: "2026-11-30T03:58:22.221Z",
+    user_notes: "",
+    design: {
+      name: "minimal",
+      summary: "minimal login",
+      tasks: [
+        { id: "task-001", title: "Add password_hash to users", depends_on: [] },
+        { id: "task-002", title: "Login route", depends_on: ["task-001"] },
+      ],
+    },
+    tasks: [{ id: "task-001", title: "Add password_hash to users", depends_on: [] }],
+  };
+  const md = renderReportMarkdown("memory/reports/final_design.json", pick);
+
+  it("names its fields in words, and an empty note has no heading over nothing", () => {
+    for (const heading of ["### Chosen", "### Design", "### Tasks", "### From", "### Approved by", "### Decided at"])
+      expect(md).toContain(`${heading}\n\n`);
+    expect(md).not.toMatch(/### (source|approved_by|decided_at|user_notes)/);
+    expect(md).not.toContain("Your notes");
+    expect(renderReportMarkdown("memory/reports/final_design.json", { ...pick, user_notes: "keep the API" })).toContain(
+      "### Your notes\n\nkeep the API\n",
+    );
+  });
+
+  it("a design's tasks inside it read by their ids, not as every field run together", () => {
+    expect(md).toContain("- tasks: task-001, task-002\n");
+    expect(md).not.toContain("depends_on: none, id:");
+  });
+});
+
+describe("rounds of rework (issue 42: the views tell the same story for develop and a definition)", () => {
+  it("a report that sent the work back reads before the round after it, and says which round it ended", () => {
+    const md = renderReportsMarkdown("Workflow wf", [
+      { path: "memory/reports/verification.json", data: { passed: true }, step: 3 },
+      { path: "memory/reports/plan.rework-1.json", data: { tasks: [] }, step: 2 },
+      { path: "memory/reports/steps/TESTS.json", data: { step: "TESTS", passed: true }, kind: "command", step: 4 },
+      { path: "memory/reports/verification.rework-2.json", data: { passed: false }, step: 3 },
+      { path: "memory/reports/plan.json", data: { tasks: [] }, step: 2 },
+      { path: "memory/reports/verification.rework-1.json", data: { passed: false }, step: 3 },
+      {
+        path: "memory/reports/steps/TESTS.rework-1.json",
+        data: { step: "TESTS", passed: false },
+        kind: "command",
+        step: 4,
+      },
+    ]);
+    const at = [
+      "## Task plan\n\n<sub>memory/reports/plan.json",
+      "## Task plan (rework round 1)\n\n<sub>memory/reports/plan.rework-1.json",
+      "## Verification (before rework round 1)\n\n<sub>memory/reports/verification.rework-1.json",
+      "## Verification (before rework round 2)\n\n<sub>memory/reports/verification.rework-2.json",
+      "## Verification\n\n<sub>memory/reports/verification.json",
+      "## Step: TESTS (before rework round 1)\n\n<sub>memory/reports/steps/TESTS.rework-1.json",
+      "## Step: TESTS\n\n<sub>memory/reports/steps/TESTS.json",
+    ].map((h) => md.indexOf(h));
+    expect(
+      at.every((i) => i >= 0),
+      md,
+    ).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+  });
+});
+
 describe("a check or shell step's command report (issue 42)", () => {
   const report = {
     step: "TESTS",

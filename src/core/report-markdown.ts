@@ -81,9 +81,13 @@ const KINDS: Readonly<Record<ReportMarkdownKind, KindSpec>> = {
       ["summary", "Summary"],
       ["why", "Why"],
       ["rationale", "Why"],
+      ["user_notes", "Your notes"],
       ["design", "Design"],
       ["components", "Components"],
       ["tasks", "Tasks"],
+      ["source", "From"],
+      ["approved_by", "Approved by"],
+      ["decided_at", "Decided at"],
     ],
   },
   plan: { title: "Task plan", fields: [["tasks", "Tasks"]] },
@@ -196,6 +200,12 @@ function inline(value: unknown): string {
 /** Fields that name an item in a list (its bold lead). */
 const LEADS = ["id", "name", "criterion", "title", "task_id", "risk", "command"] as const;
 
+/** An item inside a sub-field's list: by its name (a design's tasks: task-001, task-002), else inline. */
+function named(value: unknown): string {
+  const lead = isRecord(value) ? LEADS.find((key) => typeof value[key] === "string") : undefined;
+  return lead === undefined ? inline(value) : inline((value as Record<string, unknown>)[lead]);
+}
+
 /** One item of a list: a user story reads as one, an object with a name leads with it in bold. */
 function item(value: unknown): string {
   if (!isRecord(value)) return inline(value);
@@ -225,7 +235,7 @@ function block(value: unknown): string[] {
     return entries.length === 0
       ? ["none"]
       : entries.map(
-          ([key, v]) => `- ${escapeMarkdown(key)}: ${Array.isArray(v) ? v.map(inline).join(", ") : inline(v)}`,
+          ([key, v]) => `- ${escapeMarkdown(key)}: ${Array.isArray(v) ? v.map(named).join(", ") : inline(v)}`,
         );
   }
   return [inline(value)];
@@ -248,7 +258,7 @@ export function renderReportMarkdown(
     isRecord(data) && spec.nameField !== undefined && typeof data[spec.nameField] === "string"
       ? `: ${escapeMarkdown(data[spec.nameField] as string)}`
       : "";
-  lines.push(`## ${spec.title}${name}`, "", `<sub>${escapeMarkdown(path)}</sub>`, "");
+  lines.push(`## ${spec.title}${name}${roundLabel(path, kind)}`, "", `<sub>${escapeMarkdown(path)}</sub>`, "");
   if (typeof data === "string") {
     // A Markdown report (reflection.md) is the agent's own text: shown as lines, every one escaped.
     for (const line of data.split(/\r\n?|\n/)) lines.push(line.trim() === "" ? "" : `${escapeMarkdown(line)}  `);
@@ -259,8 +269,9 @@ export function renderReportMarkdown(
   if (verdict && typeof data.passed === "boolean") lines.push(data.passed ? "**Passed.**" : "**Failed.**", "");
   const shown = new Set<string>(spec.nameField === undefined ? [] : [spec.nameField]);
   if (verdict) shown.add("passed");
+  // An empty text (the pick's user_notes when the person added none) is no field: no heading over nothing.
   for (const [key, heading] of spec.fields) {
-    if (shown.has(key) || !(key in data)) continue;
+    if (shown.has(key) || !(key in data) || data[key] === "") continue;
     shown.add(key);
     // A command's output keeps its lines (each escaped, as reflection.md's), so the failure reads as the terminal showed it.
     const text = data[key];
@@ -274,7 +285,7 @@ export function renderReportMarkdown(
     lines.push(`### ${heading}`, "", ...body, "");
   }
   for (const [key, value] of Object.entries(data)) {
-    if (shown.has(key)) continue;
+    if (shown.has(key) || value === "") continue;
     lines.push(`### ${escapeMarkdown(key)}`, "", ...block(value), "");
   }
   return `${lines.join("\n").trimEnd()}\n`;
@@ -310,13 +321,39 @@ export interface ReportToRender {
   readonly step?: number | undefined;
 }
 
-/** Reports in workflow order: by the step that writes them (none: last), then by kind (develop's order), then by path. */
+const REWORK_COPY = /\.rework-(\d+)(\.(?:json|md))$/;
+
+/**
+ * Which round a report belongs to, for the reader: a `.rework-N` copy is the report that sent the
+ * work back into rework round N (SPEC §20, §3), a plan's `.rework-N` the plan of round N.
+ */
+function roundLabel(path: string, kind: ReportMarkdownKind): string {
+  const round = REWORK_COPY.exec(path)?.[1];
+  if (round === undefined) return "";
+  return kind === "plan" ? ` (rework round ${round})` : ` (before rework round ${round})`;
+}
+
+/** A report's rounds in the order they happened: a plan's live file is round 0, any other's the latest. */
+function roundOf(path: string, kind: ReportMarkdownKind): number {
+  const round = REWORK_COPY.exec(path)?.[1];
+  return round !== undefined ? Number(round) : kind === "plan" ? 0 : Number.MAX_SAFE_INTEGER;
+}
+
+/**
+ * Reports in workflow order: by the step that writes them (none: last), then by kind (develop's
+ * order), then by path, a report's rework copies before it as the rounds happened.
+ */
 export function compareReports(a: ReportToRender, b: ReportToRender): number {
   const step = (a.step ?? Number.MAX_SAFE_INTEGER) - (b.step ?? Number.MAX_SAFE_INTEGER);
+  const kindA = a.kind ?? markdownKindOf(a.path);
+  const kindB = b.kind ?? markdownKindOf(b.path);
+  const baseA = a.path.replace(REWORK_COPY, "$2");
+  const baseB = b.path.replace(REWORK_COPY, "$2");
   return (
     step ||
     reportOrder(a.path, a.kind) - reportOrder(b.path, b.kind) ||
-    (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+    (baseA < baseB ? -1 : baseA > baseB ? 1 : 0) ||
+    Math.sign(roundOf(a.path, kindA) - roundOf(b.path, kindB))
   );
 }
 

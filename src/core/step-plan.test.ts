@@ -60,7 +60,7 @@ describe("step run refused: code, exit code, line; nothing asked, run or recorde
       "TEST",
       "no_workflow",
       1,
-      "no workflow here; start one with `dotagent init --workflow NAME`",
+      "no workflow here (memory/state/phase.json does not exist); `dotagent status` says how to start one",
     ],
     [
       "phase.json not valid: the first problem, with its path (a NUL in a pinned command)",

@@ -43,7 +43,11 @@ export function planStepRun(
 ): StepRunPlan {
   const { id } = request;
   if (snapshot.phase.kind === "missing")
-    return refuse("no_workflow", "no workflow here; start one with `dotagent init --workflow NAME`", EXIT.refused);
+    return refuse(
+      "no_workflow",
+      "no workflow here (memory/state/phase.json does not exist); `dotagent status` says how to start one",
+      EXIT.refused,
+    );
   if (snapshot.phase.kind === "corrupt") {
     // Named, so a pinned command a hand edit broke (a NUL, an escape sequence) says where, and nothing is recorded.
     const first = snapshot.phase.problems[0];

@@ -123,6 +123,40 @@ const cases: Array<[string, StandingFacts, string]> = [
     },
     "in progress",
   ],
+  // issue 42: a killed `dotagent run` records no agent of its own; its lock, left behind, says it ended.
+  [
+    "phase start ran, a dotagent run's lock left by a process gone",
+    {
+      phase: atPhase("ARCHITECTURE", { phase_status: "in_progress" }),
+      execution: undefined,
+      owners: verdicts({}),
+      plan: plan("ARCHITECTURE", "spawn_agent"),
+      run: "gone",
+    },
+    "interrupted: the dotagent run working on it ended",
+  ],
+  [
+    "a dotagent run at work",
+    {
+      phase: atPhase("ARCHITECTURE", { phase_status: "in_progress" }),
+      execution: undefined,
+      owners: verdicts({}),
+      plan: plan("ARCHITECTURE", "spawn_agent"),
+      run: "alive",
+    },
+    "in progress",
+  ],
+  [
+    "a killed run's gate still waits for the person",
+    {
+      phase: atPhase("REQUIREMENTS", { phase_status: "pending" }),
+      execution: undefined,
+      owners: verdicts({}),
+      plan: plan("REQUIREMENTS", "await_approval"),
+      run: "gone",
+    },
+    "waiting for approval",
+  ],
   [
     "nothing yet",
     {

@@ -16,8 +16,10 @@ export type StepStanding =
   | { readonly kind: "failed" }
   /** Running work whose session ended (tasks by id, agents by name): nobody carries it on until the workflow is resumed. */
   | { readonly kind: "interrupted"; readonly tasks: readonly string[]; readonly agents: readonly string[] }
-  /** Tasks running or agents at work, their sessions alive. */
+  /** Tasks running or agents at work, their sessions alive (or a `dotagent run` driving the workflow). */
   | { readonly kind: "at_work" }
+  /** A `dotagent run` drove the workflow and ended without its end (killed: its lock left, its process gone). */
+  | { readonly kind: "run_ended" }
   /** The step's output is there: the planner moves past it, which `resume` records. */
   | { readonly kind: "done_unrecorded" }
   | { readonly kind: "complete" }
@@ -33,6 +35,8 @@ export interface StandingFacts {
   readonly owners: OwnerVerdicts;
   /** The resume plan's phase and next action (after the repairs it would make). */
   readonly plan: { readonly phase: string | null; readonly next: { readonly action: string } };
+  /** `dotagent run`'s lock (memory/runs/.lock): its holder alive, gone (a killed run), or no lock. */
+  readonly run?: "alive" | "gone" | null;
 }
 
 /** The current step's standing; the first of the table's rows that holds, in this order. */
@@ -52,6 +56,9 @@ export function standingOf(facts: StandingFacts): StepStanding {
   if (plan.phase !== null && plan.phase !== current) return { kind: "done_unrecorded" };
   if (phase.phase_status === "complete") return { kind: "complete" };
   if (plan.next.action === "await_approval") return { kind: "awaiting_approval" };
+  // The runner records no agent of its own in phase.json: its lock says whether it still works.
+  if (facts.run === "alive") return { kind: "at_work" };
+  if (facts.run === "gone") return { kind: "run_ended" };
   if (phase.phase_status === "in_progress") return { kind: "started" };
   const tasksStep = flowOf(phase).steps.find((s) => s.id === current)?.kind === "tasks";
   if (tasksStep && (execution?.tasks ?? []).some((t) => t.status !== "pending")) return { kind: "started" };
@@ -68,6 +75,8 @@ export function standingWords(standing: StepStanding): string {
       const shown = work.length > 5 ? `${work.slice(0, 5).join(", ")} and ${work.length - 5} more` : work.join(", ");
       return `interrupted: the ${work.length === 1 ? "session" : "sessions"} running ${shown} ended`;
     }
+    case "run_ended":
+      return "interrupted: the dotagent run working on it ended";
     case "at_work":
     case "started":
       return "in progress";

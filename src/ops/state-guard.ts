@@ -32,7 +32,8 @@ export function requireWorkflow(snapshot: StateSnapshot, now: Date): PhaseState 
   if (snapshot.phase.kind !== "ok")
     throw new DotagentError(
       "no_workflow",
-      "no workflow here (memory/state/phase.json does not exist); start one with `dotagent init --request …`",
+      // `status` says how to start one to whoever reads it: /develop or `dotagent run` to a person, init to the model.
+      "no workflow here (memory/state/phase.json does not exist); `dotagent status` says how to start one",
       EXIT.refused,
     );
   return snapshot.phase.value;

@@ -1,5 +1,6 @@
 // `status`: the resume plan without writing, plus task counts and the side effects not done.
 // Takes no lock; start-up path of the CLI and the hook, so nothing heavy is imported here.
+import { join } from "node:path";
 import type { ResumePlan } from "../core/plan-resume.js";
 import { planWithRecovery } from "./recovery.js";
 import { REPORT, specOf } from "../core/phases.js";
@@ -23,6 +24,7 @@ import type { PhaseState } from "../schema/phase.js";
 import { planJson, type PlanJson } from "./plan-json.js";
 import { planWithDir } from "./decision-dir.js";
 import { standingOf, type StepStanding } from "../core/step-standing.js";
+import { DEFAULT_LEASE_MS, judgeLock, readLock } from "../store/lock.js";
 
 /** `status --json`: the resume plan (as `resume --dry-run`), task counts by status, open ops, and the tasks by worktree (SPEC §19). */
 export type StatusResult = PlanJson & {
@@ -86,7 +88,7 @@ export async function readStatus(
     approvedNeeds: approvedNeeds(snapshot, plan),
     flow: flowOrDefault(snapshot.phase),
     get view() {
-      if (view === undefined) view = viewOf(snapshot, execution, tasks, owners, plan);
+      if (view === undefined) view = viewOf(snapshot, execution, tasks, owners, plan, runLock(context.paths.root, now));
       return view;
     },
   };
@@ -98,6 +100,7 @@ function viewOf(
   counts: Record<string, number>,
   owners: OwnerVerdicts,
   plan: ResumePlan,
+  run: "alive" | "gone" | null,
 ): StatusView | null {
   if (snapshot.phase.kind !== "ok") return null;
   const phase = snapshot.phase.value;
@@ -108,7 +111,7 @@ function viewOf(
     tasksStep: flow.steps.find((s) => s.kind === "tasks")?.id ?? null,
     phase,
     request: phase.request ?? null,
-    standing: standingOf({ phase, execution, owners, plan }),
+    standing: standingOf({ phase, execution, owners, plan, run }),
     tasks: {
       workflow_id: phase.workflow_id,
       phase: phase.current_phase,
@@ -120,6 +123,16 @@ function viewOf(
       tasks: rows,
     },
   };
+}
+
+/**
+ * Whether a `dotagent run` drives the workflow (memory/runs/.lock, src/run/runner.ts): its holder
+ * alive, gone (a run killed: nobody released the lock), or no lock at all (none, or unreadable).
+ */
+function runLock(root: string, now: Date): "alive" | "gone" | null {
+  const holder = readLock(join(root, "memory", "runs"));
+  if (holder === null || holder === "unreadable") return null;
+  return judgeLock(holder, now, DEFAULT_LEASE_MS).stale ? "gone" : "alive";
 }
 
 /** "ARCHITECTURE is approved; to complete it needs …": an approval given before the gate's output exists. */

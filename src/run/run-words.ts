@@ -9,6 +9,12 @@ import { CHANGE_PLACEHOLDER, type RunOutcome } from "./runner.js";
 export function runResultLines(outcome: RunOutcome): string[] {
   const took = `${formatDuration(outcome.elapsed_ms)}, ${count(outcome.agents, "agent session")}, ${count(outcome.reports.length, "report")} written`;
   const reports = outcome.reports.map((r) => `  ${r}`);
+  // Nothing carried out: the workflow was complete before this run (`dotagent run` again after the end).
+  if (outcome.outcome === "complete" && outcome.steps === 0 && outcome.agents === 0 && reports.length === 0)
+    return [
+      `Workflow ${outcome.workflow_id} is complete: nothing to run.`,
+      `A new request starts the next one: dotagent run "<what to build>"; \`dotagent show\` reads this one's reports.`,
+    ];
   if (outcome.outcome === "complete")
     return [`Workflow ${outcome.workflow_id} complete in ${took}${reports.length > 0 ? ":" : "."}`, ...reports];
   const sofar = [`This run: ${took}${reports.length > 0 ? ":" : "."}`, ...reports];

@@ -527,10 +527,10 @@ async function loop(run: Run): Promise<RunOutcome> {
     const facts = await readFacts(options.root);
     run.flow = facts.flow;
     run.pinned = facts.pinned;
-    if (plan.workflow_id) await introduce(run, plan.workflow_id, facts, plan.phase, false);
+    const step = nextRunStep(plan, runFacts(facts, plan.phase));
+    if (plan.workflow_id) await introduce(run, plan.workflow_id, facts, plan.phase, false, step.kind === "complete");
     // What resume did on the way (a cut-off task queued again, a phase found done): said as it happened.
     for (const repair of plan.repairs ?? []) options.progress.line(repair.message);
-    const step = nextRunStep(plan, runFacts(facts, plan.phase));
     if (plan.phase && step.kind !== "complete" && step.kind !== "init") options.progress.phase(plan.phase);
     let outcome: RunOutcome | undefined;
     try {
@@ -569,6 +569,7 @@ function wrote(run: Run, path: string): void {
 /**
  * The run's first line, once the workflow is known, and the gates' mode: --approve as given
  * (remembered for the workflow when it changes), else what an earlier run of it was given.
+ * `complete`: nothing is left to run (said so, not "continues at" its last step).
  */
 async function introduce(
   run: Run,
@@ -576,6 +577,7 @@ async function introduce(
   facts: Facts,
   phase: Phase | null,
   created: boolean,
+  complete = false,
 ): Promise<void> {
   if (run.introduced) return;
   run.introduced = true;
@@ -586,9 +588,10 @@ async function introduce(
     await run.memory.change((m) => ({ ...m, approve: options.approve! }));
   run.approve = options.approve ?? remembered ?? "ask";
   const request = facts.request ? ` "${facts.request}"` : "";
-  const where = created ? "started" : `continues at ${phase ?? "?"}`;
+  const where = created ? "started" : complete ? "is complete" : `continues at ${phase ?? "?"}`;
   const definition = facts.pinned ? ` (${facts.flow.name})` : "";
   options.progress.heading(`dotagent run: workflow ${workflowId}${definition}${request} ${where}`);
+  if (complete) return; // nothing runs: no gates, no agents to introduce
   const gates =
     run.approve === "auto"
       ? options.approve === "auto"

@@ -10,6 +10,7 @@ import { loadCold } from "../load-cold.js";
 import { opContext, stringOption, type Command } from "../context.js";
 import { formatTime } from "../time.js";
 import { outputWidth, table } from "../table.js";
+import { subcommandGuess } from "../../core/suggest.js";
 
 export const command: Command = {
   summary: "archive the live state | archive list | archive restore NAME",
@@ -103,6 +104,8 @@ export const command: Command = {
       );
       return EXIT.ok;
     }
-    throw usageError(`unknown archive sub-command "${sub}"; use list or restore`);
+    throw usageError(
+      `unknown archive sub-command "${sub}"${subcommandGuess("archive", sub, ["list", "restore"])}; use list or restore`,
+    );
   },
 };

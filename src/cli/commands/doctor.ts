@@ -6,6 +6,7 @@ import type { Command } from "../context.js";
 export const command: Command = {
   summary:
     "check the set-up: Node.js, the install, settings.json, the state, the lock, the Agent SDK and a login; each with its fix",
+  positionals: "none",
   usage: "dotagent doctor [--client claude|copilot|codex] [--headless] [--stale-after 7d|never] [--json]",
   options: { "stale-after": { type: "string" }, headless: { type: "boolean" }, client: { type: "string" } },
   examples: [

@@ -5,6 +5,7 @@ import { checkRevision } from "../../ops/inputs.js";
 import type { Command } from "../context.js";
 import { formatTime } from "../time.js";
 import { outputWidth, table } from "../table.js";
+import { subcommandGuess } from "../../core/suggest.js";
 
 export const command: Command = {
   summary: "list the checkpoints rollback can return to | history show REV",
@@ -42,7 +43,10 @@ export const command: Command = {
       );
       return EXIT.ok;
     }
-    if (action !== "show") throw usageError(`history takes no argument or \`show REV\`, not "${action}"`);
+    if (action !== "show")
+      throw usageError(
+        `history takes no argument or \`show REV\`, not "${action}"${subcommandGuess("history", action, ["show"])}`,
+      );
     if (revText === undefined) throw usageError("history show needs a revision number from `dotagent history`");
     const rev = checkRevision(revText);
     const found = await showCheckpoint(context, rev);

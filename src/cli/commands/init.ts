@@ -8,7 +8,9 @@ import { resolveWorkflowName } from "../../ops/workflow-name.js";
 import { readFlow } from "../../store/state-files.js";
 
 export const command: Command = {
-  summary: "start a workflow (an existing one is archived first, after asking)",
+  summary:
+    "start a workflow's state at its first step, without its agents: `dotagent run` or /develop in your client carries it on (an existing one is archived first, after asking)",
+  positionals: "request",
   usage: "dotagent init [--request TEXT] [--workflow NAME] [--workflow-id ID] [--yes] [--json]",
   options: {
     request: { type: "string" },
@@ -37,11 +39,7 @@ export const command: Command = {
     });
     if (!result.created) {
       const { decision } = result;
-      context.out.result(result, () => [
-        `A workflow already exists. ${decision.question}`,
-        `  yes: ${decision.yes}`,
-        `  no:  ${decision.no}`,
-      ]);
+      context.out.result(result, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
       return EXIT.decide;
     }
     const flow = await readFlow(context.paths); // the workflow just started

@@ -28,7 +28,9 @@ function memoryLayout(sourceRoot: string): string[] {
 }
 
 export const command: Command = {
-  summary: "install the skills, agents and SessionStart hook into .claude/",
+  summary:
+    "set up a project for Claude Code (.claude/), GitHub Copilot CLI (.github/) or Codex CLI (.agents/, .codex/): /develop, the agents, the hooks",
+  positionals: "none",
   usage: "dotagent install [--client claude|copilot|codex] [--scope project|user] [--dry-run] [--uninstall] [--json]",
   options: {
     client: { type: "string" },

@@ -8,6 +8,7 @@ import { outputWidth, table } from "../table.js";
 
 export const command: Command = {
   summary: "show the event log (memory/state/events.jsonl)",
+  positionals: "none",
   usage: "dotagent log [-n N] [--json]",
   options: { n: { type: "string", short: "n" } },
   examples: ["dotagent log            the last 20 events", "dotagent log -n 100 --json"],

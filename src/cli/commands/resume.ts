@@ -11,6 +11,7 @@ import { personNext, personReading } from "../person-next.js";
 
 export const command: Command = {
   summary: "decide where to continue after an interruption (the main job)",
+  positionals: "request",
   usage:
     "dotagent resume [--request TEXT [--start] [--workflow NAME]] [--dry-run] [--yes] [--stale-after 7d|never] [--max-parallel N] [--isolation commit|shared] [--keep-edit] [--keep-definition] [--json]",
   options: {

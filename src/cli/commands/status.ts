@@ -15,6 +15,7 @@ import { statusRunLines } from "../../core/workflow-run-view.js";
 
 export const command: Command = {
   summary: "show where the workflow is; takes no lock and never writes",
+  positionals: "none",
   usage: "dotagent status [--stale-after 7d|never] [--json]",
   options: { "stale-after": { type: "string" } },
   examples: [

@@ -7,6 +7,7 @@ import { count } from "../../core/words.js";
 
 export const command: Command = {
   summary: "check the state files; exit 3 on errors",
+  positionals: "none",
   usage: "dotagent validate [--stale-after 7d|never] [--json]",
   options: { "stale-after": { type: "string" } },
   examples: [

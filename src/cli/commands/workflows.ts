@@ -6,6 +6,7 @@ import { escapeControls } from "../../core/words.js";
 import type { Command } from "../context.js";
 import { howToStart, personReading } from "../person-next.js";
 import { outputWidth, table } from "../table.js";
+import { nearest, subcommandGuess } from "../../core/suggest.js";
 
 /** One step for people: `VERIFY check npm test → rework IMPLEMENT (max 2)`. */
 function describeStep(step: Step): string {
@@ -112,10 +113,17 @@ export const command: Command = {
       if (names.length !== 1)
         throw usageError("workflows show needs one workflow name; `dotagent workflows` lists them");
       const resolved = catalog.resolve(names[0]!);
+      const known = catalog.all.map((d) => d.name);
+      const guess = known.includes(names[0]!) ? null : nearest(names[0]!, known);
       if (!resolved.ok)
-        throw new DotagentError("workflow_invalid", describeDefProblem(resolved.problems[0]!), EXIT.invalid, {
-          problems: resolved.problems,
-        });
+        throw new DotagentError(
+          "workflow_invalid",
+          guess === null
+            ? describeDefProblem(resolved.problems[0]!)
+            : `no workflow named ${JSON.stringify(names[0])} (did you mean \`dotagent workflows show ${guess}\`?); \`dotagent workflows\` lists them`,
+          EXIT.invalid,
+          { problems: resolved.problems },
+        );
       const flow = resolved.flow;
       context.out.result(
         {
@@ -155,6 +163,8 @@ export const command: Command = {
       ]);
       return ok ? EXIT.ok : EXIT.invalid;
     }
-    throw usageError(`workflows needs list, show or validate, not "${action}"`);
+    throw usageError(
+      `workflows needs list, show or validate, not "${action}"${catalog.all.some((d) => d.name === action) ? ` (did you mean \`dotagent workflows show ${action}\`?)` : subcommandGuess("workflows", action, ["list", "show", "validate"])}; see \`dotagent workflows --help\``,
+    );
   },
 };

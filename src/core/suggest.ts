@@ -28,3 +28,9 @@ export function nearest(typed: string, known: readonly string[]): string | null 
   const limit = Math.min(2, Math.floor((typed.length - 1) / 2));
   return best.d <= limit ? best.name : null;
 }
+
+/** " (did you mean `dotagent phase approve`?)" for a mistyped sub-command, or "" when none is near. */
+export function subcommandGuess(command: string, typed: string | undefined, known: readonly string[]): string {
+  const guess = typed === undefined ? null : nearest(typed, known);
+  return guess === null ? "" : ` (did you mean \`dotagent ${command} ${guess}\`?)`;
+}
