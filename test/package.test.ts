@@ -1,6 +1,6 @@
 // The package as a user gets it: `npm pack`, `npm install -g <tarball>` into a temp prefix with
 // no network, then the installed binary does its job (--version, install, doctor, the hook,
-// resume), it is one package within its bounds (≤ 2.2 MB on disk, SPEC §13; the CLI once), every size
+// resume), it is one package within its bounds (≤ 2.3 MB on disk, SPEC §13; the CLI once), every size
 // the docs quote is within 10% of what is measured here, and a TypeScript consumer compiles
 // against its types with nothing else installed. Runs the built files (npm test builds first);
 // packs with --ignore-scripts so the build is not rerun under the other tests' feet. The
@@ -101,13 +101,15 @@ describe("the package's name and metadata", () => {
 });
 
 describe("npm install -g of the packed tarball", () => {
-  it("declares no run-time dependency and installs one package, at most 2.2 MB on disk", () => {
+  it("declares no run-time dependency and installs one package, at most 2.3 MB on disk", () => {
     expect(pkg.dependencies ?? {}).toEqual({});
     expect(global.packages).toEqual([pkg.name]);
     expect(existsSync(join(installed, "node_modules"))).toBe(false);
     // 2.1 MB until issue 42 (the person's line after a crash, the report's story, definition errors told
     // where they were written, the gates of `dotagent run`, git in a sandbox; SPEC and CHANGELOG with them).
-    expect(figures.installed).toBeLessThanOrEqual(2.2e6);
+    // 2.2 MB until issue 43 (Claude Code's Workflow runs: views, cap, resume), the code cache's loader
+    // and the first hour's help (issue 42).
+    expect(figures.installed).toBeLessThanOrEqual(2.3e6);
     console.log(`installed: ${kB(figures.installed)} on disk, ${kB(global.apparent)} of files, in ${global.ms} ms`);
   });
 
@@ -173,8 +175,9 @@ describe("npm install -g of the packed tarball", () => {
     // per-client detection and the folder-trust check (issue 42); 815 kB with the phase and step
     // planners (issue 41) and Claude Code's Workflow runs recorded (issue 43); 825 kB with the
     // code cache's loader and the hot half held as a string (SPEC §13 "Code cache"); 840 kB with
-    // the views of Claude Code's Workflow runs, the fan-out cap and the resume of a run (issue 43).
-    expect(figures.plugin).toBeLessThanOrEqual(840e3);
+    // the views of Claude Code's Workflow runs and the fan-out cap (issue 43); 860 kB with the resume
+    // of a run (issue 43) and the first hour's help and suggestions (issue 42).
+    expect(figures.plugin).toBeLessThanOrEqual(860e3);
   });
 
   it("a quote more than 10% off is found (the check can fail)", () => {
