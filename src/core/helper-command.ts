@@ -172,7 +172,10 @@ export const COMMAND_RULES: Readonly<Record<AllowedSubcommand, CommandRule>> = {
       return { why: action === undefined ? "no action" : `the action ${JSON.stringify(action)}` };
     },
   },
-  tasks: { options: { status: { type: "string" }, watch: { type: "boolean" } }, positionals: oneOf({ show: 1 }, true) },
+  tasks: {
+    options: { status: { type: "string" }, watch: { type: "boolean" }, "workflow-runs": { type: "boolean" } },
+    positionals: oneOf({ show: 1 }, true),
+  },
   archive: {
     options: { reason: { type: "string" }, yes: { type: "boolean", short: "y" } },
     positionals: oneOf({ list: 0, restore: 1 }, true),
