@@ -129,3 +129,40 @@ describe("workflow-run resume: a fresh clone's run is the person's to resume", (
     expect(dotagent(project, ["workflow-run", "start", RUN]).code).toBe(2);
   });
 });
+
+describe("dotagent resume names the open Workflow runs (read only)", () => {
+  it("a run sealed here: resumable, with its exact call, what finished and what runs again; nothing copied or put back", () => {
+    const resumed = dotagent(project, ["resume", "--json", "--dry-run"]);
+    expect(resumed.json.claude_workflow_runs).toEqual([
+      {
+        run_id: RUN,
+        workflow_name: expect.any(String),
+        state: "resumable",
+        done: ["alpha", "beta"],
+        rerun: ["gamma"],
+        call: expect.stringContaining(`resumeFromRunId: "${RUN}"`),
+        why: null,
+      },
+    ]);
+    const text = dotagent(project, ["resume", "--dry-run"]).stdout;
+    expect(text).toContain(`workflow run "${RUN}" was cut off before it ended: 2 of 3 agents finished (alpha, beta)`);
+    expect(text).toContain("call exactly: Workflow({scriptPath:");
+  });
+
+  it("a clone's run: the person's choice, with why; no field at all where no run is kept", () => {
+    const clone = join(work, "clone-resume");
+    cpSync(project, clone, { recursive: true });
+    const resumed = dotagent(clone, ["resume", "--json", "--dry-run"]);
+    expect(resumed.json.claude_workflow_runs).toEqual([
+      expect.objectContaining({
+        run_id: RUN,
+        state: "ask",
+        call: null,
+        why: expect.stringContaining("another checkout"),
+      }),
+    ]);
+    const bare = tempProject();
+    mkdirSync(join(bare, "memory/state"), { recursive: true });
+    expect(dotagent(bare, ["resume", "--json", "--dry-run"]).json).not.toHaveProperty("claude_workflow_runs");
+  });
+});

@@ -143,3 +143,55 @@ export async function beforeResumeLine(
     ctx.warn(`workflow run ${quoteId(runId)}: not put back: ${(error as Error).message.split("\n")[0]}`);
   }
 }
+
+/** One open run as `dotagent resume` tells it (SPEC §5 `claude_workflow_runs`). */
+export interface OpenRunView {
+  run_id: string;
+  workflow_name: string | null;
+  /** resumable: its seal holds here (the call below); ask: the person's choice (`workflow-run resume`); running: its Claude Code still runs; cannot: no script kept, or another reason. */
+  state: "resumable" | "ask" | "running" | "cannot";
+  done: string[];
+  rerun: string[];
+  /** The exact Workflow call that resumes it (resumable only). */
+  call: string | null;
+  /** Why it is not resumable as it is (ask, cannot), else null. */
+  why: string | null;
+}
+
+/**
+ * `dotagent resume`'s look at the open runs: read only (no copy, no put-back, no lock: a session's
+ * start does those), so the model that runs `resume` after `claude -r` and a person at a terminal
+ * both learn what is open and how it goes on. Empty, after one stat, when no run is kept here.
+ */
+export function openRunsForResume(paths: ProjectPaths, helper?: string): { runs: OpenRunView[]; lines: string[] } {
+  if (!existsSync(join(paths.stateDir, WORKFLOW_RUNS_DIR))) return { runs: [], lines: [] };
+  const hands: RunHand[] = [];
+  const runs: OpenRunView[] = [];
+  const changed = new Map<string, string>();
+  for (const runId of openRunIds(paths).slice(0, 8)) {
+    const run = readRunFolder(paths, runId);
+    if (run === null) continue;
+    const hand = handFor({
+      record: run.record,
+      verdict: run.verdict,
+      journal: run.journal.toString("utf8"),
+      scriptFile: run.script === null ? null : join(runFolder(paths, runId), "script.js"),
+      sessionId: run.record.session_id,
+      live: runLive(run.record, new Date()),
+    });
+    const source = changedSource(paths, run);
+    if (source !== null) changed.set(runId, source);
+    hands.push(hand);
+    runs.push({
+      run_id: runId,
+      workflow_name: run.record.workflow_name,
+      state:
+        hand.kind === "hand" ? "resumable" : hand.kind === "live" ? "running" : hand.kind === "ask" ? "ask" : "cannot",
+      done: hand.kind === "hand" ? hand.done : [],
+      rerun: hand.kind === "hand" ? hand.rerun : [],
+      call: hand.kind === "hand" ? hand.call : null,
+      why: hand.kind === "ask" || hand.kind === "none" ? hand.why : null,
+    });
+  }
+  return { runs, lines: runLines(hands, changed, helper) };
+}

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { splitWorkflowPrefix } from "../workflow-option.js";
 import { resolveWorkflowName } from "../../ops/workflow-name.js";
 import { EXIT, usageError } from "../../core/errors.js";
@@ -5,7 +7,8 @@ import { resumeWorkflow } from "../../ops/resume.js";
 import { readFlow } from "../../store/state-files.js";
 import { resumeOptions } from "../resume-options.js";
 import { planLines } from "../render-plan.js";
-import { maxParallelOption, opContext, type Command, stringOption } from "../context.js";
+import { maxParallelOption, opContext, type Command, type CommandContext, stringOption } from "../context.js";
+import type { OpenRunView } from "../../ops/workflow-resume.js";
 import { decider } from "../decider.js";
 import { personNext, personReading } from "../person-next.js";
 
@@ -66,12 +69,23 @@ export const command: Command = {
     if (outcome === undefined) return EXIT.refused;
     const { plan, result, mode } = outcome;
     const flow = await readFlow(context.paths); // after resume: the workflow it left in force
-    context.out.result(result, () => {
+    const open = await openWorkflowRuns(context);
+    context.out.result(open.runs.length === 0 ? result : { ...result, claude_workflow_runs: open.runs }, () => {
       const driver = personReading(context);
-      return planLines(plan, context.out.color, mode, flow, {
-        next: driver === null ? null : personNext(plan.next, driver, flow),
-      });
+      return [
+        ...planLines(plan, context.out.color, mode, flow, {
+          next: driver === null ? null : personNext(plan.next, driver, flow),
+        }),
+        ...open.lines,
+      ];
     });
     return outcome.exitCode;
   },
 };
+
+/** Claude Code's Workflow runs left open (SPEC §5 `claude_workflow_runs`): loaded only when runs are kept here. */
+async function openWorkflowRuns(context: CommandContext): Promise<{ runs: OpenRunView[]; lines: string[] }> {
+  if (!existsSync(join(context.paths.stateDir, "workflow-runs"))) return { runs: [], lines: [] };
+  const { openRunsForResume } = await import("../../ops/workflow-resume.js");
+  return openRunsForResume(context.paths, process.argv[1]);
+}
