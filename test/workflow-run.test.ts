@@ -166,3 +166,20 @@ describe("dotagent resume names the open Workflow runs (read only)", () => {
     expect(dotagent(bare, ["resume", "--json", "--dry-run"]).json).not.toHaveProperty("claude_workflow_runs");
   });
 });
+
+describe("workflow-run resume of a run whose Claude Code still runs", () => {
+  it("is refused (workflow_run_live, exit 1): the run goes on by itself, a relaunch would run its agents twice", () => {
+    const live = join(work, "live");
+    mkdirSync(join(live, "memory/state"), { recursive: true });
+    const r = dotagent(live, ["hook", "post-tool-use"], {
+      input: JSON.stringify({ ...fixture("PostToolUse"), cwd: live }),
+      // The launching process: this test's own, alive.
+      env: { CLAUDE_PROJECT_DIR: live, CLAUDE_PID: String(process.pid) },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const refused = dotagent(live, ["workflow-run", "resume", RUN, "--json"]);
+    expect(refused.code).toBe(1);
+    expect(refused.json.error).toMatchObject({ code: "workflow_run_live" });
+    expect(refused.json.error.message).toContain("a relaunch would run its agents twice");
+  });
+});

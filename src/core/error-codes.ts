@@ -208,6 +208,10 @@ export const ERROR_CODES = {
     exit: [refused],
     when: "`workflow-run resume` or `forget` of a Claude Code Workflow run whose end is recorded",
   },
+  workflow_run_live: {
+    exit: [refused],
+    when: "`workflow-run resume` of a Claude Code Workflow run whose launching Claude Code process still runs",
+  },
   workflow_run_unknown: {
     exit: [refused],
     when: "`workflow-run resume` or `forget` of a run not kept in memory/state/workflow-runs/, or with no kept script",

@@ -18,7 +18,7 @@ import {
   type WorkflowRunEnd,
 } from "../core/workflow-resume.js";
 import { join } from "node:path";
-import { readRunFolder, runFolder, writeSeal, type RunFolder } from "../store/workflow-runs.js";
+import { readRunFolder, runFolder, runLive, writeSeal, type RunFolder } from "../store/workflow-runs.js";
 import { writeJsonInside } from "../store/write-file.js";
 import { locked, type OpContext } from "./op-context.js";
 
@@ -50,9 +50,22 @@ function runOrRefuse(context: OpContext, runId: string): RunFolder {
   return run;
 }
 
+/** A run whose launching Claude Code process still runs goes on by itself: a relaunch would run its agents twice. */
+function refuseLive(context: OpContext, run: RunFolder, runId: string): void {
+  const live = runLive(run.record, context.now());
+  if (live !== null)
+    throw new DotagentError(
+      "workflow_run_live",
+      `Claude Code workflow run ${quoteId(runId)} is still running in ${live === "here" ? "this" : "another"} Claude Code process: it goes on by itself, and a relaunch would run its agents twice; once that process is gone, resume it`,
+      EXIT.refused,
+      { run_id: runId, where: live },
+    );
+}
+
 /** The question `resume` puts to the person for a run whose seal does not hold, or null (it holds: nothing to decide). */
 export function resumeDecision(context: OpContext, runId: string): Decision | null {
   const run = runOrRefuse(context, runId);
+  refuseLive(context, run, runId);
   if (run.verdict.kind === "sealed") return null;
   return {
     question: resumeQuestion(runId, SEAL_WHY[run.verdict.why]),
@@ -66,6 +79,7 @@ export function resumeDecision(context: OpContext, runId: string): Decision | nu
 export async function resumeRun(context: OpContext, runId: string): Promise<WorkflowRunResumed> {
   return locked(context, "workflow-run resume", () => {
     const run = runOrRefuse(context, runId);
+    refuseLive(context, run, runId);
     if (run.script === null)
       throw new DotagentError(
         "workflow_run_unknown",
