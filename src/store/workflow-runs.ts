@@ -192,19 +192,25 @@ export function readRunFolder(paths: ProjectPaths, runId: string): RunFolder | n
   return { record: record as unknown as RunFolder["record"], journal, script, verdict };
 }
 
-/** The runs recorded here that have no end recorded (open), by run id. */
-export function openRunIds(paths: ProjectPaths): string[] {
+/** Each run recorded here with its run.json; a record that is a link, not a regular file, over 1 MiB or no JSON object is passed over. */
+function runRecords(paths: ProjectPaths): Array<{ runId: string; record: Record<string, unknown> }> {
   let names: string[];
   try {
     names = readdirSync(join(paths.stateDir, WORKFLOW_RUNS_DIR));
   } catch {
     return [];
   }
-  return names.filter((runId) => {
-    if (!RUN_ID.test(runId)) return false;
-    const record = readJsonObject(join(runFolder(paths, runId), "run.json"), 1024 * 1024);
-    return record !== null && (record.ended ?? null) === null;
+  return names.flatMap((runId) => {
+    const record = RUN_ID.test(runId) ? readJsonObject(join(runFolder(paths, runId), "run.json"), 1024 * 1024) : null;
+    return record === null ? [] : [{ runId, record }];
   });
+}
+
+/** The runs recorded here that have no end recorded (open), by run id. */
+export function openRunIds(paths: ProjectPaths): string[] {
+  return runRecords(paths)
+    .filter(({ record }) => (record.ended ?? null) === null)
+    .map(({ runId }) => runId);
 }
 
 /** Records the end of the session's runs of `taskId` (its `<task-notification>`'s status) in their run.json. */
@@ -281,23 +287,9 @@ export function putJournalBack(
  * session's folder (never from a path a record names).
  */
 export function recordedRuns(paths: ProjectPaths, sessionId: string, taskId: string | null): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(join(paths.stateDir, WORKFLOW_RUNS_DIR));
-  } catch {
-    return [];
-  }
-  return names.filter((runId) => {
-    if (!RUN_ID.test(runId)) return false;
-    const read = readProjectFile(join(runFolder(paths, runId), "run.json"), { maxBytes: 1024 * 1024, links: "refuse" });
-    if (read.kind !== "ok") return false;
-    try {
-      const record = JSON.parse(read.bytes.toString("utf8")) as Partial<WorkflowRunRecord> | null;
-      return record?.session_id === sessionId && (taskId === null || record.task_id === taskId);
-    } catch {
-      return false;
-    }
-  });
+  return runRecords(paths)
+    .filter(({ record }) => record.session_id === sessionId && (taskId === null || record.task_id === taskId))
+    .map(({ runId }) => runId);
 }
 
 /** Copies the journals of the session's recorded runs (of one task, when given) from the session's folder. */
