@@ -4,9 +4,9 @@
 // and what starts the next one. The built CLI with the stand-in SDK (support/fake-agent-sdk.mjs).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, REPO, removeTemps, tempProject } from "./support/cli.js";
+import { REPO, removeTemps, standInSdkProject } from "./support/cli.js";
 import { startApiStandIn, type ApiStandIn } from "./support/api-stand-in.js";
 
 const hasScript = spawnSync("script", ["--version"]).status === 0;
@@ -20,26 +20,7 @@ afterAll(() => {
 });
 
 /** A project with the stand-in SDK in its node_modules and the CLI copied into it (so it finds that SDK). */
-function project(): { root: string; cli: string } {
-  const root = tempProject();
-  const sdk = join(root, "node_modules/@anthropic-ai/claude-agent-sdk");
-  mkdirSync(sdk, { recursive: true });
-  writeFileSync(
-    join(sdk, "package.json"),
-    JSON.stringify({
-      name: "@anthropic-ai/claude-agent-sdk",
-      version: "0.3.0-fake",
-      type: "module",
-      main: "sdk.mjs",
-      exports: { ".": "./sdk.mjs" },
-    }),
-  );
-  copyFileSync(join(REPO, "test/support/fake-agent-sdk.mjs"), join(sdk, "sdk.mjs"));
-  mkdirSync(join(root, "bin"));
-  const cli = join(root, "bin/dotagent.mjs");
-  copyFileSync(CLI, cli);
-  return { root, cli };
-}
+const project = () => standInSdkProject(readFileSync(join(REPO, "test/support/fake-agent-sdk.mjs"), "utf8"));
 
 /** The CLI without a terminal; asynchronous, so this process's API stand-in keeps answering. */
 function run(cwd: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
