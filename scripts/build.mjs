@@ -2,10 +2,10 @@
 //
 // The file has two halves. The hot half is ordinary bundled code: what every command needs.
 // The cold half (src/cli/cold.ts: tar, prompts, globby, the JSON Schema export) is bundled
-// separately, brotli-compressed and embedded in the hot half as a base64 string, inflated and
-// imported as a data: URL only by the commands that use it (src/cli/load-cold.ts). V8 scans a
-// string literal far faster than it compiles the same code, `status` or the SessionStart hook
-// never need it, and compressed it is ~130 KB instead of ~500 KB, so the file can ship once.
+// separately, brotli-compressed and held as base64, inflated and imported as a data: URL only by
+// the commands that use it (src/cli/load-cold.ts): `status` or the SessionStart hook never need
+// it, and compressed it is ~300 KB of base64 instead of ~860 KB, so the file can ship once. Both
+// halves sit in block comments after the loader, src/cli/boot.ts (see there why).
 import { build } from "esbuild";
 import { readFileSync, readdirSync, mkdirSync, copyFileSync, chmodSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
@@ -220,22 +220,26 @@ const boot = await build({
   banner: { js: `#!/usr/bin/env node\n// dotagent ${pkg.version}\n${fileBanner}` },
   plugins: [builtinsViaRequire({ named: true })],
 });
-/**
- * A string literal of `text` in single quotes: minified code has thousands of double quotes and
- * few single ones, so this adds ~1 kB where JSON.stringify adds ~12 kB to the file that ships.
- */
-const singleQuoted = (text) =>
-  `'${text.replace(/[\\'\n\r\u2028\u2029]/g, (c) => ({ "\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r" })[c] ?? `\\u${c.charCodeAt(0).toString(16)}`)}'`;
-const literals = {
-  __DOTAGENT_HOT__: singleQuoted(hotScript),
-  __DOTAGENT_HOT_KEY__: JSON.stringify(hotKey),
-  __DOTAGENT_COLD__: JSON.stringify(coldPacked.toString("base64")),
-};
-let bootCode = boot.outputFiles[0].text;
-for (const [name, literal] of Object.entries(literals)) {
-  if (!bootCode.includes(name)) throw new Error(`build: src/cli/boot.ts no longer reads ${name}`);
-  bootCode = bootCode.replaceAll(name, () => literal);
+// `text` as the body of a block comment src/cli/boot.ts takes out again: each `*/` written with a
+// \x01 between its two characters, which the loader drops (so the text must hold no \x01 of its
+// own: a build error), and the comment cannot end early.
+function commented(marker, text) {
+  if (text.includes("\x01"))
+    throw new Error("build: a half of the CLI holds the \\x01 character, which boot.ts escapes with");
+  return `/*${marker}${text.replaceAll("*/", "*\x01/")}*/`;
 }
+let bootCode = boot.outputFiles[0].text;
+if (!bootCode.includes("__DOTAGENT_HOT_KEY__"))
+  throw new Error("build: src/cli/boot.ts no longer reads __DOTAGENT_HOT_KEY__");
+bootCode = bootCode.replaceAll("__DOTAGENT_HOT_KEY__", () => JSON.stringify(hotKey));
+// Unminified (profiles), comments are kept, which may hold any character: the loader decodes UTF-8.
+bootCode = bootCode.replaceAll("__DOTAGENT_TEXT__", () => JSON.stringify(common.minify ? "latin1" : "utf8"));
+// The halves after the loader, each in a comment the loader finds by its marker (\x01H, \x01C):
+// the marker must be there once, never in the loader's own text (esbuild writes it escaped there).
+bootCode = `${bootCode}${commented("\x01H", hotScript)}\n${commented("\x01C", coldPacked.toString("base64"))}\n`;
+for (const marker of ["/*\x01H", "/*\x01C"])
+  if (bootCode.split(marker).length !== 2)
+    throw new Error(`build: the marker of a half is not in dist/dotagent.mjs exactly once`);
 mkdirSync("dist", { recursive: true }); // a fresh clone has none: esbuild made it when it wrote the file
 writeFileSync("dist/dotagent.mjs", bootCode);
 await build({ ...common, entryPoints: ["src/index.ts"], outfile: "dist/index.mjs", banner: { js: fileBanner } });

@@ -16,8 +16,8 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const cacheDir = () => join(dir, "state", "code-cache");
-function run(args: string[], extra: NodeJS.ProcessEnv = {}) {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
+function run(args: string[], extra: NodeJS.ProcessEnv = {}, cli = CLI) {
+  const result = spawnSync(process.execPath, [cli, ...args], {
     cwd: dir,
     encoding: "utf8",
     env: { ...process.env, DOTAGENT_STATE_HOME: join(dir, "state"), DOTAGENT_CODE_CACHE: undefined, ...extra },
@@ -63,5 +63,31 @@ describe("the built CLI's code cache", () => {
     const off = run(["status", "--json"], { DOTAGENT_CODE_CACHE: "0" });
     expect(off.code).not.toBeNull();
     expect(existsSync(cacheDir())).toBe(false);
+  });
+
+  // The halves sit in block comments after the loader (src/cli/boot.ts, scripts/build.mjs).
+  it("holds its halves in comments the loader takes out; a line-end conversion changes nothing, a cut file one line", () => {
+    const built = readFileSync(CLI, "latin1");
+    expect(built.split("/*\x01H").length).toBe(2);
+    expect(built.split("/*\x01C").length).toBe(2);
+    // The hot half's own `*/` (there are some in the bundle) are written with a \x01 between.
+    expect(built).toContain("*\x01/");
+    const help = run(["--help"]);
+    const status = run(["status", "--json"]);
+    expect(help.code).toBe(0);
+
+    const crlf = join(dir, "crlf.mjs");
+    writeFileSync(crlf, built.replaceAll("\n", "\r\n"), "latin1");
+    expect(run(["--help"], {}, crlf)).toEqual(help);
+    expect(run(["status", "--json"], {}, crlf)).toEqual(status);
+
+    const cut = join(dir, "cut.mjs");
+    // Cut where the syntax still holds (cut inside a comment, V8 refuses the file before any of it runs).
+    writeFileSync(cut, built.slice(0, built.indexOf("/*\x01C")), "latin1");
+    const broken = run(["status"], {}, cut);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toBe(
+      `dotagent: ${cut} is cut short or edited (a half of it is missing); reinstall dotagent\n`,
+    );
   });
 });
