@@ -12,11 +12,6 @@ import { formatProblem, validateState } from "./validate.js";
 export type HeldState =
   { ok: true; phase: PhaseState; execution: ExecutionState | null } | { ok: false; problem: string };
 
-/** The instance a phase.json belongs to: its `instance_id`, or (written before instance ids) its start time. */
-export function instanceKey(phase: Pick<PhaseState, "instance_id" | "started_at">): string {
-  return phase.instance_id ?? `started:${phase.started_at}`;
-}
-
 export function judgeHeldState(phase: unknown, execution: unknown | null, now: Date): HeldState {
   const parsedPhase = parsePhaseState(phase);
   if (!parsedPhase.ok)

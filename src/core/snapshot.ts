@@ -9,6 +9,11 @@ import type { ReportSnapshot } from "./reports.js";
 import { outputOf } from "./tasks.js";
 import { flowOf } from "./flow-of.js";
 
+/** The instance a phase.json belongs to: its `instance_id`, or (written before instance ids) its start time. */
+export function instanceKey(phase: Pick<PhaseState, "instance_id" | "started_at">): string {
+  return phase.instance_id ?? `started:${phase.started_at}`;
+}
+
 export interface FileProblem extends SchemaProblem {
   /** Project-relative file, like memory/state/phase.json. */
   readonly file: string;

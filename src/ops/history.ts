@@ -1,7 +1,8 @@
 // `history [show REV]`: the checkpoints of the live workflow (src/store/checkpoints.ts), or with
 // phase.json corrupt those of the newest checkpoint's (SPEC §15 Recovery). Read-only: takes no lock.
 import { DotagentError, EXIT } from "../core/errors.js";
-import { checkpointOwner, listCheckpoints, readCheckpoint, type CheckpointMeta } from "../store/checkpoints.js";
+import type { CheckpointMeta } from "../store/checkpoints.js";
+import { checkpointOwner, listCheckpoints, readCheckpoint } from "../store/checkpoint-read.js";
 import { loadSnapshot } from "../store/session.js";
 import type { OpContext } from "./op-context.js";
 

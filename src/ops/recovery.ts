@@ -73,7 +73,7 @@ export async function findRecoveryPoint(
   now: Date,
 ): Promise<RecoveryPoint | null> {
   const [{ checkpointOwner, newestCheckpoint }, { describeCheckpoint }, { isLastWrite }] = await Promise.all([
-    import("../store/checkpoints.js"),
+    import("../store/checkpoint-read.js"),
     import("./history.js"),
     import("../store/last-write.js"),
   ]);

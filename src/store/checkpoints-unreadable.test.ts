@@ -20,7 +20,8 @@ vi.mock("node:fs", async (importOriginal) => {
 });
 
 const { projectPaths } = await import("./project.js");
-const { listCheckpoints, readCheckpoint, recordCheckpoint } = await import("./checkpoints.js");
+const { recordCheckpoint } = await import("./checkpoints.js");
+const { listCheckpoints, readCheckpoint } = await import("./checkpoint-read.js");
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -18,7 +18,8 @@ import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { projectPaths, type ProjectPaths } from "./project.js";
-import { KEEP, listCheckpoints, readCheckpoint, recordCheckpoint } from "./checkpoints.js";
+import { KEEP, recordCheckpoint } from "./checkpoints.js";
+import { listCheckpoints, readCheckpoint } from "./checkpoint-read.js";
 import type { EventRecord } from "./events.js";
 
 const dirs: string[] = [];

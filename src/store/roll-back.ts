@@ -17,7 +17,7 @@ import type { StateSnapshot } from "../core/snapshot.js";
 import { validateState } from "../core/validate.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
-import { checkpointOwner, readCheckpoint } from "./checkpoints.js";
+import { checkpointOwner, readCheckpoint } from "./checkpoint-read.js";
 import {
   commitRollback,
   finishRollback,
