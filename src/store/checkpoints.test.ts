@@ -110,6 +110,26 @@ describe("recordCheckpoint", () => {
     expect(list(paths).map((c) => [c.rev, c.event])).toEqual([[4, { type: "task_completed", task_id: "b" }]]);
   });
 
+  it("holds the bytes a writer just wrote, not what is on disk after (read back only for files it did not write)", () => {
+    const paths = project();
+    writeState(paths, "wf", 1);
+    const phaseBytes = readFileSync(paths.phaseFile);
+    const written = Buffer.from(readFileSync(paths.executionFile, "utf8").replace('"revision":', '"revision": '));
+    const sha256 = createHash("sha256").update(written).digest("hex");
+    fsWriteFileSync(paths.executionFile, "changed on disk after the write\n");
+    recordCheckpoint(
+      paths,
+      [event(1, "task_completed", { task_id: "a" })],
+      new Map([[paths.executionFile, { bytes: written, sha256 }]]),
+    );
+    const folder = join(paths.stateDir, ".history", "00000001");
+    expect(readFileSync(join(folder, "execution.json"))).toEqual(written);
+    expect(readFileSync(join(folder, "phase.json"))).toEqual(phaseBytes);
+    const meta = JSON.parse(readFileSync(join(folder, "checkpoint.json"), "utf8")) as { files: Record<string, string> };
+    expect(meta.files["execution.json"]).toBe(sha256);
+    expect(meta.files["phase.json"]).toBe(createHash("sha256").update(phaseBytes).digest("hex"));
+  });
+
   it(`keeps the live workflow's newest ${KEEP.task} task and ${KEEP.phase} phase checkpoints, and no other workflow's`, () => {
     const paths = project();
     writeState(paths, "old", 0);

@@ -81,21 +81,39 @@ export function folderName(rev: number): string {
   return String(rev).padStart(8, "0");
 }
 
-/** Takes a checkpoint if `records` (just appended) hold an event worth one. Never throws. */
-export function recordCheckpoint(paths: ProjectPaths, records: readonly EventRecord[]): void {
+/** Bytes a writer just wrote to a state file, and their sha256. */
+export interface WrittenBytes {
+  bytes: Buffer;
+  sha256: string;
+}
+
+/**
+ * Takes a checkpoint if `records` (just appended) hold an event worth one. Never throws.
+ * `written`: the bytes the writer just wrote, by file (the rest is read from disk).
+ */
+export function recordCheckpoint(
+  paths: ProjectPaths,
+  records: readonly EventRecord[],
+  written: ReadonlyMap<string, WrittenBytes> = new Map(),
+): void {
   const last = [...records].reverse().find((r) => CHECKPOINT_EVENTS[r.type] !== undefined);
   if (last === undefined) return;
   try {
-    writeCheckpoint(paths, last);
+    writeCheckpoint(paths, last, written);
   } catch {
     // Best effort (see the header): the state change itself is already durable.
   }
 }
 
-/** A file's bytes, or null when it is missing or not a regular file (a checkpoint never follows a link). */
-function readBytes(file: string): Buffer | null {
+/**
+ * A state file's bytes and sha256: as just written, else read (null when it is missing or not a
+ * regular file: a checkpoint never follows a link).
+ */
+function heldBytes(file: string, written: ReadonlyMap<string, WrittenBytes>): WrittenBytes | null {
+  const known = written.get(file);
+  if (known !== undefined) return known;
   const read = readProjectFile(file, { maxBytes: MAX_STATE_BYTES, links: "refuse" });
-  return read.kind === "ok" ? read.bytes : null;
+  return read.kind === "ok" ? { bytes: read.bytes, sha256: sha256(read.bytes) } : null;
 }
 
 /** Errnos that mean "not that kind of file" (damaged), as opposed to the disk refusing (unreadable). */
@@ -126,22 +144,22 @@ function writeCopy(paths: ProjectPaths, to: string, bytes: Buffer): void {
   writeFileInside(paths.root, to, bytes, { durable: false });
 }
 
-function writeCheckpoint(paths: ProjectPaths, event: EventRecord): void {
-  const phaseBytes = readBytes(paths.phaseFile);
-  if (phaseBytes === null) return;
-  const phase = JSON.parse(phaseBytes.toString("utf8")) as Pick<
+function writeCheckpoint(paths: ProjectPaths, event: EventRecord, written: ReadonlyMap<string, WrittenBytes>): void {
+  const phaseHeld = heldBytes(paths.phaseFile, written);
+  if (phaseHeld === null) return;
+  const phase = JSON.parse(phaseHeld.bytes.toString("utf8")) as Pick<
     PhaseState,
     "workflow_id" | "current_phase" | "phase_status" | "completed_phases" | "instance_id" | "started_at"
   >;
-  const executionBytes = readBytes(paths.executionFile);
+  const executionHeld = heldBytes(paths.executionFile, written);
   const dir = historyDir(paths);
   mkdirInside(paths.root, dir);
   if (!lstatSync(dir).isDirectory()) return; // a link or a file where .history should be: never written through
   const temp = join(dir, `${TEMP_PREFIX}${folderName(event.seq)}-${process.pid}`);
   rmSync(temp, { recursive: true, force: true });
   mkdirInside(paths.root, temp);
-  writeCopy(paths, join(temp, "phase.json"), phaseBytes);
-  if (executionBytes !== null) writeCopy(paths, join(temp, "execution.json"), executionBytes);
+  writeCopy(paths, join(temp, "phase.json"), phaseHeld.bytes);
+  if (executionHeld !== null) writeCopy(paths, join(temp, "execution.json"), executionHeld.bytes);
   const meta: CheckpointMeta = {
     format: 1,
     rev: event.seq,
@@ -157,8 +175,8 @@ function writeCheckpoint(paths: ProjectPaths, event: EventRecord): void {
       ...(typeof event.task_id === "string" ? { task_id: event.task_id } : {}),
     },
     files: {
-      "phase.json": sha256(phaseBytes),
-      "execution.json": executionBytes === null ? null : sha256(executionBytes),
+      "phase.json": phaseHeld.sha256,
+      "execution.json": executionHeld === null ? null : executionHeld.sha256,
     },
     instance: instanceKey(phase),
   };

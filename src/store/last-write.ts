@@ -88,8 +88,9 @@ function currentSha(file: string): string | null {
  * Wraps one state file write: before it the record forgets that file (a write cut off anywhere
  * claims nothing about what it leaves), after it names the new bytes and their stamp. Best
  * effort: a record that cannot be written is removed (unknown), never a reason to fail the write.
+ * Returns the sha256 of the bytes written.
  */
-export function recordingWrite(root: string, file: string, bytes: Buffer, write: () => void): void {
+export function recordingWrite(root: string, file: string, bytes: Buffer, write: () => void): string {
   const stateDir = join(file, "..");
   const name = basename(file) as StateName;
   let record: LastWrite;
@@ -102,15 +103,17 @@ export function recordingWrite(root: string, file: string, bytes: Buffer, write:
   } catch {
     forget(stateDir);
     write();
-    return;
+    return digestOf(bytes);
   }
   write();
+  const sha256 = digestOf(bytes);
   try {
-    record.files[name] = { sha256: [digestOf(bytes)], stamp: null };
+    record.files[name] = { sha256: [sha256], stamp: null };
     writeRecord(root, stateDir, record);
   } catch {
     forget(stateDir);
   }
+  return sha256;
 }
 
 /** A state file dotagent removed (a rollback to a state without execution.json): nothing to compare. */

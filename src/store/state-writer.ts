@@ -16,7 +16,7 @@ import { writeFailure } from "./io-error.js";
 
 export { writeFailure };
 import { appendEvents } from "./events.js";
-import { recordCheckpoint } from "./checkpoints.js";
+import { recordCheckpoint, type WrittenBytes } from "./checkpoints.js";
 import { stampOf as fileStamp } from "./state-files.js";
 import type { ProjectPaths } from "./project.js";
 
@@ -31,25 +31,31 @@ export class ConcurrentWriteError extends DotagentError {
 }
 
 /** Replaces phase.json or execution.json durably, as dotagent's last write of it (last-write.ts). */
-export function writeStateJson(root: string, file: string, value: unknown): void {
-  // Encoded once, for the write and for its digest (a 10,000-task execution.json is some 3.6 MB).
+export function writeStateJson(root: string, file: string, value: unknown): WrittenBytes {
+  // Encoded once, for the write, its digest and a checkpoint (a 10,000-task execution.json is some 3.6 MB).
   const bytes = Buffer.from(`${JSON.stringify(value, null, 2)}\n`, "utf8");
-  recordingWrite(root, file, bytes, () => writeFileInside(root, file, bytes));
+  return { bytes, sha256: recordingWrite(root, file, bytes, () => writeFileInside(root, file, bytes)) };
 }
 
 /**
  * Replaces a state file, provided it is still what was read (`expectedStamp`, or "missing").
  * Returns the new stamp so one command can write the same file twice.
  */
-export function writeStateFile(root: string, file: string, value: unknown, expectedStamp: string | undefined): string {
+export function writeStateFile(
+  root: string,
+  file: string,
+  value: unknown,
+  expectedStamp: string | undefined,
+): { stamp: string; written: WrittenBytes } {
   if (expectedStamp !== undefined && fileStamp(file) !== expectedStamp)
     throw new ConcurrentWriteError(relative(root, file));
+  let written: WrittenBytes;
   try {
-    writeStateJson(root, file, value);
+    written = writeStateJson(root, file, value);
   } catch (error) {
     throw writeFailure(relative(root, file), error);
   }
-  return fileStamp(file);
+  return { stamp: fileStamp(file), written };
 }
 
 function stampOf(read: StateSnapshot["phase"] | StateSnapshot["execution"]): string {
@@ -60,6 +66,8 @@ function stampOf(read: StateSnapshot["phase"] | StateSnapshot["execution"]): str
 export class StateWriter {
   private phaseStamp: string;
   private executionStamp: string;
+  /** The bytes this writer last wrote to each state file, for the checkpoint its next events take. */
+  private readonly written = new Map<string, WrittenBytes>();
   constructor(
     private readonly paths: ProjectPaths,
     snapshot: StateSnapshot,
@@ -78,7 +86,9 @@ export class StateWriter {
       revision: (state.revision ?? 0) + 1,
       last_updated: this.now.toISOString(),
     };
-    this.phaseStamp = writeStateFile(this.paths.root, this.paths.phaseFile, next, this.phaseStamp);
+    const done = writeStateFile(this.paths.root, this.paths.phaseFile, next, this.phaseStamp);
+    this.phaseStamp = done.stamp;
+    this.written.set(this.paths.phaseFile, done.written);
     return next;
   }
 
@@ -89,7 +99,9 @@ export class StateWriter {
       updated_at: this.now.toISOString(),
       interruption_safe: true,
     };
-    this.executionStamp = writeStateFile(this.paths.root, this.paths.executionFile, next, this.executionStamp);
+    const done = writeStateFile(this.paths.root, this.paths.executionFile, next, this.executionStamp);
+    this.executionStamp = done.stamp;
+    this.written.set(this.paths.executionFile, done.written);
     return next;
   }
 
@@ -102,7 +114,11 @@ export class StateWriter {
    */
   appendEvents(events: ReadonlyArray<{ type: string; [key: string]: unknown }>): void {
     try {
-      recordCheckpoint(this.paths, appendEvents(this.paths.root, this.paths.eventsFile, events, this.now));
+      const records = appendEvents(this.paths.root, this.paths.eventsFile, events, this.now);
+      // The bytes just written, not read back: the checkpoint holds exactly them (and they are let go).
+      const written = new Map(this.written);
+      this.written.clear();
+      recordCheckpoint(this.paths, records, written);
     } catch (error) {
       if (!(error instanceof DotagentError) || error.code !== "write_failed") throw error;
       const errno = String(error.details.errno ?? "error");
