@@ -3,6 +3,7 @@
 // short plain lines, colour only on a terminal and never with NO_COLOR. Writes go through
 // std-write.ts, so a command that prints one JSON line never builds Node's stdout stream.
 import { YES_OR_NO } from "../core/authority.js";
+import { EXIT } from "../core/errors.js";
 import { writeStd } from "./std-write.js";
 
 export interface Output {
@@ -92,4 +93,17 @@ export function createOutput(json: boolean): Output {
 
 export function isInteractive(): boolean {
   return process.stdin.isTTY === true && process.stdout.isTTY === true;
+}
+
+/**
+ * A question put to the person where nobody can answer it here (no terminal): `value` for
+ * `--json`, else the question and what yes and no do, in three lines; exit 5.
+ */
+export function putDecision(
+  out: Output,
+  value: unknown,
+  decision: { question: string; yes: string; no: string },
+): number {
+  out.result(value, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
+  return EXIT.decide;
 }

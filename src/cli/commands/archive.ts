@@ -11,6 +11,7 @@ import { opContext, stringOption, type Command } from "../context.js";
 import { formatTime } from "../time.js";
 import { outputWidth, table } from "../table.js";
 import { subcommandGuess } from "../../core/suggest.js";
+import { putDecision } from "../output.js";
 
 export const command: Command = {
   summary: "archive the live state | archive list | archive restore NAME",
@@ -46,12 +47,7 @@ export const command: Command = {
         await import("../../ops/person-gate.js")
       ).decideAsModel(opContext(context), decision, context.options.yes === true);
       if (answer === "no-terminal") {
-        context.out.result({ ok: false, decision }, () => [
-          decision.question,
-          `  yes: ${decision.yes}`,
-          `  no:  ${decision.no}`,
-        ]);
-        return EXIT.decide;
+        return putDecision(context.out, { ok: false, decision }, decision);
       }
     }
     if (sub === undefined) {

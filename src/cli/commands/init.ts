@@ -6,6 +6,7 @@ import { decider } from "../decider.js";
 import { personNext, personReading } from "../person-next.js";
 import { resolveWorkflowName } from "../../ops/workflow-name.js";
 import { readFlow } from "../../store/state-files.js";
+import { putDecision } from "../output.js";
 
 export const command: Command = {
   summary:
@@ -39,8 +40,7 @@ export const command: Command = {
     });
     if (!result.created) {
       const { decision } = result;
-      context.out.result(result, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
-      return EXIT.decide;
+      return putDecision(context.out, result, decision);
     }
     const flow = await readFlow(context.paths); // the workflow just started
     context.out.result(result, () => {

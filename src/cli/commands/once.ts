@@ -8,6 +8,7 @@ import { runOnceOp, type OnceResult } from "../../ops/once.js";
 import { loadCold } from "../load-cold.js";
 import { opContext, stringOption, type Command, type CommandContext } from "../context.js";
 import { formatTime } from "../time.js";
+import { putDecision } from "../output.js";
 
 export const command: Command = {
   summary: "run a side effect at most once per op id (commits, pushes, PRs, messages)",
@@ -45,8 +46,7 @@ export const command: Command = {
     });
     if (outcome.outcome === "decide") {
       const { decision } = outcome;
-      context.out.result(result, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
-      return EXIT.decide;
+      return putDecision(context.out, result, decision);
     }
     return render(context, argv, result, outcome, toStdout);
   },

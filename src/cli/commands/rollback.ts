@@ -5,6 +5,7 @@ import { rollBackWorkflow } from "../../ops/rollback.js";
 import { opContext, stringOption, type Command } from "../context.js";
 import { count } from "../../core/words.js";
 import { decider } from "../decider.js";
+import { putDecision } from "../output.js";
 
 export const command: Command = {
   summary: "go back to the start of an earlier phase or to a checkpoint; what goes is archived",
@@ -25,8 +26,7 @@ export const command: Command = {
     );
     if (!result.rolled_back) {
       const { decision } = result;
-      context.out.result(result, () => [decision.question, `  yes: ${decision.yes}`, `  no:  ${decision.no}`]);
-      return EXIT.decide;
+      return putDecision(context.out, result, decision);
     }
     context.out.result(result, () => [
       `Rolled ${result.workflow_id} back to ${describe}.`,

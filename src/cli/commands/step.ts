@@ -3,6 +3,7 @@ import { runStep } from "../../ops/step-run.js";
 import { escapeControls } from "../../core/words.js";
 import { opContext, type Command } from "../context.js";
 import { decider } from "../decider.js";
+import { putDecision } from "../output.js";
 
 export const command: Command = {
   summary: "step run STEP: run the command of the current shell or check step and record its result",
@@ -24,12 +25,7 @@ export const command: Command = {
     });
     if (outcome.kind === "decision") {
       const { decision, next } = outcome;
-      context.out.result({ step: id, decision, next }, () => [
-        decision.question,
-        `  yes: ${decision.yes}`,
-        `  no:  ${decision.no}`,
-      ]);
-      return EXIT.decide;
+      return putDecision(context.out, { step: id, decision, next }, decision);
     }
     if (outcome.kind === "stopped") throw new Error("step run was stopped without a signal"); // no signal is given here
     const r = outcome.result;

@@ -11,6 +11,7 @@ import { count } from "../../core/words.js";
 import type { PlanEdit } from "../../core/plan-edit.js";
 import { retryIsPersons, taskChangeLine } from "../../core/task-plan.js";
 import { taskOptionProblem } from "../task-options.js";
+import { putDecision } from "../output.js";
 
 /** The plan edits (SPEC §4 "Plan edits"): a person's decision from an agent's shell. */
 const PLAN_EDITS = ["edit", "remove", "skip"] as const;
@@ -82,12 +83,7 @@ async function runPlanEdit(
     const decision = await planEditDecision(op, edit);
     const { decideAsModel } = await import("../../ops/person-gate.js");
     if ((await decideAsModel(op, decision, context.options.yes === true)) === "no-terminal") {
-      context.out.result({ ok: false, decision }, () => [
-        decision.question,
-        `  yes: ${decision.yes}`,
-        `  no:  ${decision.no}`,
-      ]);
-      return EXIT.decide;
+      return putDecision(context.out, { ok: false, decision }, decision);
     }
   }
   const result = await editPlan(op, edit);
@@ -193,12 +189,7 @@ export const command: Command = {
       const decision = await retryDecision(op, id, extra);
       const { decideAsModel } = await import("../../ops/person-gate.js");
       if ((await decideAsModel(op, decision, context.options.yes === true)) === "no-terminal") {
-        context.out.result({ ok: false, decision }, () => [
-          decision.question,
-          `  yes: ${decision.yes}`,
-          `  no:  ${decision.no}`,
-        ]);
-        return EXIT.decide;
+        return putDecision(context.out, { ok: false, decision }, decision);
       }
     }
     const {

@@ -4,6 +4,7 @@
 import { EXIT, usageError } from "../../core/errors.js";
 import { loadCold } from "../load-cold.js";
 import { opContext, type Command } from "../context.js";
+import { putDecision } from "../output.js";
 
 export const command: Command = {
   summary: "resume|forget RUN_ID: a Claude Code Workflow run cut off whose kept copy is not trusted here",
@@ -33,12 +34,7 @@ export const command: Command = {
       // Taking a copy this checkout did not seal is the person's (SPEC §10 "Who decides").
       const { decideAsModel } = await import("../../ops/person-gate.js");
       if ((await decideAsModel(op, decision, context.options.yes === true)) === "no-terminal") {
-        context.out.result({ ok: false, decision }, () => [
-          decision.question,
-          `  yes: ${decision.yes}`,
-          `  no:  ${decision.no}`,
-        ]);
-        return EXIT.decide;
+        return putDecision(context.out, { ok: false, decision }, decision);
       }
     }
     const result = await cold.resumeRun(op, runId);
