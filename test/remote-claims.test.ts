@@ -219,21 +219,36 @@ describe("kill -9 of a claiming process leaves the claim there or not there, nev
     expect(claimTask(ctxOf(clones[1]!, worker(2), 2 * CLAIM_LEASE_MS), "t1")).toMatchObject({ outcome: "claimed" });
   });
 
-  it("killed at 12 random points of its life: never a broken ref, the next claim works", async () => {
-    const { remote, clones } = cluster(2);
+  it("killed at 12 random points of its git work: never a broken ref, the next claim works", async () => {
+    const { dir, remote, clones } = cluster(2);
     let seed = 45;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    /** A worker loaded and waiting at its `go` file; `go()` lets it start and returns when. */
+    const ready = async (task: string) => {
+      const go = join(dir, `go-${task}`);
+      const run = startWorker({ op: "claim", cwd: clones[0], remote: "origin", workflowId: "wf", taskId: task, go });
+      await waitFor(`${go}.ready-${run.child.pid}`);
+      return { run, go: () => (writeFileSync(go, ""), performance.now()) };
+    };
+    // How long one claim's git work takes here and now: the kills fall across it.
+    const probe = await ready("probe");
+    const started = probe.go();
+    await probe.run.done;
+    const life = performance.now() - started;
     const left: boolean[] = [];
+    const finished: boolean[] = [];
     for (let round = 0; round < 12; round++) {
       const task = `t${round}`;
-      const run = startWorker({ op: "claim", cwd: clones[0], remote: "origin", workflowId: "wf", taskId: task });
-      await new Promise((r) => setTimeout(r, Math.floor(random() * 400)));
+      const { run, go } = await ready(task);
+      go();
+      await new Promise((r) => setTimeout(r, Math.floor(random() * life * 1.5)));
       try {
         process.kill(-run.child.pid!, "SIGKILL");
       } catch {
         // It had ended already.
       }
-      await run.done;
+      const end = await run.done;
+      finished.push(end.signal === null);
       expect(spawnSync("git", ["fsck", "--no-dangling"], { cwd: remote }).status).toBe(0);
       const claim = remoteClaim(remote, task);
       left.push(claim !== undefined);
@@ -244,7 +259,10 @@ describe("kill -9 of a claiming process leaves the claim there or not there, nev
       });
     }
     // Where the kills fell is up to the machine; what each left was checked above.
-    console.log(`claims left by killed workers: ${left.filter(Boolean).length} of ${left.length}`);
+    console.log(
+      `kill -9 across a claim's git work (${Math.round(life)} ms): ${finished.filter(Boolean).length} of 12 ended first, ` +
+        `${left.filter(Boolean).length} left their claim on the remote`,
+    );
   });
 });
 
