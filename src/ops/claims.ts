@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import {
   CLAIM_ROUNDS,
+  isLapsed,
   planClaim,
   planHolderChange,
   type ClaimFacts,
@@ -135,3 +136,51 @@ export function changeHeldClaim(ctx: ClaimContext, taskId: string, change: Holde
 export const renewClaim = (ctx: ClaimContext, taskId: string) => changeHeldClaim(ctx, taskId, "renew");
 export const releaseClaim = (ctx: ClaimContext, taskId: string) => changeHeldClaim(ctx, taskId, "release");
 export const finishClaim = (ctx: ClaimContext, taskId: string) => changeHeldClaim(ctx, taskId, "done");
+
+/** One claim as `dotagent claims --json` lists it (SPEC §23). */
+export interface ClaimRow {
+  readonly task_id: string;
+  readonly state: ClaimRecord["state"];
+  readonly worker: ClaimWorker;
+  readonly claimed_at: string;
+  readonly renewed_at: string;
+  readonly expires_at: string | null;
+  readonly attempt: number;
+  /** Held, and past its lease and the skew by this machine's clock: another worker may take it over. */
+  readonly lapsed: boolean;
+  readonly commit: string;
+}
+
+export interface ClaimList {
+  readonly remote: string;
+  readonly workflow_id: string;
+  readonly claims: ClaimRow[];
+  /** Refs that are not claims dotagent wrote: listed, never acted on. */
+  readonly invalid: { readonly task_id: string; readonly commit: string; readonly problem: string }[];
+}
+
+/** Which worker holds which task of a workflow, and since when, as the remote's refs say (one fetch, no other write). */
+export function listClaims(remote: ClaimsRemote, workflowId: string, now: Date): ClaimList {
+  const claims: ClaimRow[] = [];
+  const invalid: ClaimList["invalid"][number][] = [];
+  const read = [...fetchClaims(remote, workflowId)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [taskId, seen] of read) {
+    if ("invalid" in seen) {
+      invalid.push({ task_id: taskId, commit: seen.sha, problem: seen.invalid });
+      continue;
+    }
+    const c = seen.claim;
+    claims.push({
+      task_id: taskId,
+      state: c.state,
+      worker: c.worker,
+      claimed_at: c.claimed_at,
+      renewed_at: c.renewed_at,
+      expires_at: c.expires_at,
+      attempt: c.attempt,
+      lapsed: isLapsed(c, now),
+      commit: seen.sha,
+    });
+  }
+  return { remote: remote.remote, workflow_id: workflowId, claims, invalid };
+}
