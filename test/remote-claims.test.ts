@@ -325,7 +325,30 @@ describe("a failing or slow remote: one clear line, nothing local lost", () => {
     expect(localState(clone)).toBe(before);
   });
 
-  it("a remote that refuses the push while nobody else changed the ref: remote_failed, not a lost race", () => {
+  it("a remote whose hook declines the claim (a protected ref): remote_failed naming the refusal, not a lost race", () => {
+    const { remote, clones } = cluster(1);
+    wrapper(join(remote, "hooks"), "pre-receive", "echo 'refs/dotagent is protected' >&2; exit 1");
+    const error = caught(() => claimTask(ctxOf(clones[0]!, worker(1), 0), "t1"));
+    expect(error.code).toBe("remote_failed");
+    expect(error.message).toMatch(
+      /^the git remote origin refused the claim of task t1 \(.*declined.*\) while nobody else changed it/,
+    );
+    expect(error.message).not.toContain("\n");
+    expect(remoteClaim(remote, "t1")).toBeUndefined();
+  });
+
+  it("a remote that refuses forced pushes takes every claim change: each is a fast-forward", () => {
+    const { remote, clones } = cluster(2);
+    sh(remote, "config", "receive.denyNonFastForwards", "true");
+    sh(remote, "config", "receive.denyDeletes", "true");
+    claimTask(ctxOf(clones[0]!, worker(1), 0), "t1");
+    expect(renewClaim(ctxOf(clones[0]!, worker(1), 1000), "t1")).toMatchObject({ outcome: "pushed" });
+    expect(claimTask(ctxOf(clones[1]!, worker(2), 10 * CLAIM_LEASE_MS), "t1")).toMatchObject({ outcome: "claimed" });
+    expect(finishClaim(ctxOf(clones[1]!, worker(2), 10 * CLAIM_LEASE_MS), "t1")).toMatchObject({ outcome: "pushed" });
+    expect(remoteClaim(remote, "t1")).toMatchObject({ state: "done", attempt: 2 });
+  });
+
+  it("a remote whose receive-pack fails before any answer: remote_failed, one line", () => {
     const { dir, clones } = cluster(1);
     const clone = clones[0]!;
     sh(clone, "config", "remote.origin.receivepack", wrapper(dir, "rp.sh", "echo 'fatal: refusing' >&2; exit 1"));
