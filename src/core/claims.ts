@@ -53,9 +53,6 @@ export function claimRef(workflowId: string, taskId: string): { ok: true; ref: s
 /** The remote's refs of one workflow's claims (a prefix ending in `/`). */
 export const claimPrefix = (workflowId: string) => `refs/dotagent/claims/${workflowId}/`;
 
-/** Where a clone keeps what it last fetched of a remote's claims of one workflow. */
-export const seenClaimPrefix = (remote: string, workflowId: string) => `refs/dotagent/seen/${remote}/${workflowId}/`;
-
 /** A held claim written now: renewed now, expiring a lease from now. */
 function heldClaim(facts: ClaimFacts, claimedAt: string, attempt: number): ClaimRecord {
   const now = facts.now.toISOString();

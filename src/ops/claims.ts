@@ -159,7 +159,7 @@ export interface ClaimList {
   readonly invalid: { readonly task_id: string; readonly commit: string; readonly problem: string }[];
 }
 
-/** Which worker holds which task of a workflow, and since when, as the remote's refs say (one fetch, no other write). */
+/** Which worker holds which task of a workflow, and since when, as the remote's refs say (no ref or file written). */
 export function listClaims(remote: ClaimsRemote, workflowId: string, now: Date): ClaimList {
   const claims: ClaimRow[] = [];
   const invalid: ClaimList["invalid"][number][] = [];

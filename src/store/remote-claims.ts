@@ -11,7 +11,8 @@
 // is taken from a claim; the task id comes from the ref's name and must be an id.
 //
 // The commit is built with plumbing (hash-object, mktree, commit-tree): no work tree, index or
-// branch of the clone is touched. What is fetched lands in refs/dotagent/seen/<remote>/<workflow>/.
+// branch of the clone is touched, and no ref of it either: claims are listed with ls-remote and
+// their objects fetched by id.
 // Every network call has a time-out; git that fails, refuses or does not answer is `remote_failed`,
 // one line naming the remote.
 import {
@@ -19,7 +20,6 @@ import {
   claimPrefix,
   claimRef,
   MAX_CLAIM_BYTES,
-  seenClaimPrefix,
   type ClaimRecord,
   type SeenClaim,
 } from "../core/claims.js";
@@ -100,50 +100,75 @@ function gitComplaint(stderr: string, stdout: string, status: number): string {
   );
 }
 
+/** How many times a read starts again when a claim moved between listing it and fetching it. */
+const READ_ROUNDS = 3;
+
 /**
- * Fetches the remote's claims of one workflow (one `git fetch`, pruning what is gone) and reads
- * each: task id → its claim, or why it is invalid. Refs whose last component is not a task id are
- * left out (never read).
+ * Reads the remote's claims of one workflow (or only `onlyTask`'s): `git ls-remote` for their
+ * commits, one `git fetch` of those not here yet (by id, into no ref: no ref lock a killed fetch
+ * could leave behind, none two processes in one clone could contend for), then each read as
+ * untrusted: task id → its claim, or why it is invalid. Refs whose last component is not a task id
+ * are left out (never read).
  */
 export function fetchClaims(r: ClaimsRemote, workflowId: string, onlyTask?: string): Map<string, ReadClaim> {
   checkRemoteName(r.remote);
-  refOf(workflowId, "x");
-  const seen = seenClaimPrefix(r.remote, workflowId);
-  const run = networkGit(r, [
-    "fetch",
-    "--no-tags",
-    "--no-write-fetch-head",
-    "--prune",
-    "--no-recurse-submodules",
-    "--quiet",
-    r.remote,
-    `+${claimPrefix(workflowId)}*:${seen}*`,
-  ]);
-  if (run.status !== 0) throw remoteFailed(r, "git fetch", gitComplaint(run.stderr, run.stdout, run.status));
-  return readSeenClaims(r.cwd, r.remote, workflowId, onlyTask);
+  const prefix = claimPrefix(workflowId);
+  if (onlyTask !== undefined) refOf(workflowId, onlyTask);
+  else refOf(workflowId, "x");
+  for (let round = 1; ; round++) {
+    const listed = networkGit(r, [
+      "ls-remote",
+      r.remote,
+      onlyTask === undefined ? `${prefix}*` : `${prefix}${onlyTask}`,
+    ]);
+    if (listed.status !== 0)
+      throw remoteFailed(r, "git ls-remote", gitComplaint(listed.stderr, listed.stdout, listed.status));
+    const tips = new Map<string, string>();
+    for (const line of listed.stdout.split("\n")) {
+      const [sha, refname] = line.split("\t");
+      if (sha === undefined || refname === undefined || !refname.startsWith(prefix)) continue;
+      const taskId = refname.slice(prefix.length);
+      if (claimRef(workflowId, taskId).ok && (onlyTask === undefined || taskId === onlyTask)) tips.set(taskId, sha);
+    }
+    let types = objectTypes(r.cwd, [...tips.values()]);
+    const missing = [...new Set([...tips.values()].filter((sha) => types.get(sha) === undefined))];
+    if (missing.length > 0) {
+      const run = networkGit(r, [
+        "fetch",
+        "--no-tags",
+        "--no-write-fetch-head",
+        "--no-recurse-submodules",
+        "--quiet",
+        r.remote,
+        ...missing,
+      ]);
+      if (run.status !== 0) {
+        // A claim that moved since ls-remote is no longer a tip the remote hands out: list again.
+        if (round < READ_ROUNDS) continue;
+        throw remoteFailed(r, "git fetch", gitComplaint(run.stderr, run.stdout, run.status));
+      }
+      types = objectTypes(r.cwd, [...tips.values()]);
+    }
+    const claims = new Map<string, ReadClaim>();
+    for (const [taskId, sha] of tips)
+      claims.set(taskId, readClaim(r.cwd, workflowId, taskId, sha, types.get(sha) ?? "missing object"));
+    return claims;
+  }
 }
 
-/** The claims last fetched from `remote` for one workflow (or only `onlyTask`'s), read from the clone (no network). */
-export function readSeenClaims(
-  cwd: string,
-  remote: string,
-  workflowId: string,
-  onlyTask?: string,
-): Map<string, ReadClaim> {
-  const prefix = seenClaimPrefix(remote, workflowId);
-  const claims = new Map<string, ReadClaim>();
-  const pattern = onlyTask === undefined ? prefix : `${prefix}${onlyTask}`;
-  const listing = git(cwd, ["for-each-ref", "--format=%(objectname) %(objecttype) %(refname)", pattern], {
+/** Each object's type, in one `git cat-file --batch-check`; absent ones left out. */
+function objectTypes(cwd: string, shas: readonly string[]): Map<string, string> {
+  const types = new Map<string, string>();
+  if (shas.length === 0) return types;
+  const out = git(cwd, ["cat-file", "--batch-check=%(objectname) %(objecttype)"], {
+    input: `${shas.join("\n")}\n`,
     readOnly: true,
-  });
-  for (const line of listing.stdout.split("\n")) {
-    const [sha, type, refname] = line.split(" ");
-    if (sha === undefined || type === undefined || refname === undefined) continue;
-    const taskId = refname.slice(prefix.length);
-    if (!claimRef(workflowId, taskId).ok || (onlyTask !== undefined && taskId !== onlyTask)) continue;
-    claims.set(taskId, readClaim(cwd, workflowId, taskId, sha, type));
+  }).stdout;
+  for (const line of out.split("\n")) {
+    const [sha, type] = line.split(" ");
+    if (sha !== undefined && type !== undefined && type !== "missing") types.set(sha, type);
   }
-  return claims;
+  return types;
 }
 
 function readClaim(cwd: string, workflowId: string, taskId: string, sha: string, type: string): ReadClaim {

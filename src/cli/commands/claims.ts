@@ -1,6 +1,6 @@
 // `dotagent claims [WORKFLOW_ID] [--remote NAME] [--json]`: which machine holds which task of a
-// workflow, and since when, as the git remote's claim refs say (SPEC §23). One fetch of the
-// claims into the clone's refs/dotagent/seen/, nothing else written; no lock. The work is in the
+// workflow, and since when, as the git remote's claim refs say (SPEC §23). One ls-remote and one
+// fetch of the claims' objects, no ref or file of the project written; no lock. The work is in the
 // cold half (src/ops/claims.ts: zod reads every claim, each untrusted).
 import { usageError } from "../../core/errors.js";
 import { escapeControls } from "../../core/words.js";
