@@ -15,3 +15,4 @@ export { RUN_HELP } from "../run/run-words.js";
 export { showReports } from "../ops/show.js";
 export { runReportLine, writeRunReport } from "../ops/run-report.js";
 export { forgetRun, resumeDecision, resumeRun } from "../ops/workflow-run.js";
+export { listClaims } from "../ops/claims.js";

@@ -36,6 +36,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
     summary: "the task plan: status, attempts, owner, worktree or merge commit (--watch)",
     load: () => import("./commands/tasks.js"),
   },
+  claims: {
+    summary: "which machine holds which task, and since when, from the git remote's claims",
+    load: () => import("./commands/claims.js"),
+  },
   show: {
     summary: "the reports as Markdown, for people and pull requests; never writes",
     load: () => import("./commands/show.js"),

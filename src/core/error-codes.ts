@@ -49,6 +49,10 @@ export const ERROR_CODES = {
     exit: [refused, invalid],
     when: "a checkpoint is damaged: a library store's or LangGraph saver's file (3), a history checkpoint to roll back to (1)",
   },
+  claim_invalid: {
+    exit: [invalid],
+    when: "a task's claim on the git remote is not one dotagent wrote (not a commit of one claim.json, too large, not its schema); nothing was taken over",
+  },
   clear_interrupted: {
     exit: [invalid],
     when: "a fresh start was cut off while clearing the old state; `dotagent resume` finishes it",
@@ -153,6 +157,10 @@ export const ERROR_CODES = {
   query_running: {
     exit: [locked],
     when: "the Claude Code process of a recoverable query's earlier start is still running",
+  },
+  remote_failed: {
+    exit: [refused],
+    when: "the git remote of the claims failed, refused or did not answer in time; nothing local was lost",
   },
   report_missing: { exit: [refused], when: "`show` of a report that does not exist" },
   restore_incomplete: { exit: [refused], when: "an archive restore stopped part-way; running it again finishes it" },

@@ -40,6 +40,8 @@ export interface GitOptions {
   readonly dirs?: GitDirs;
   /** A scratch index (GIT_INDEX_FILE) for building a tree without touching any checkout's. */
   readonly indexFile?: string;
+  /** A network call's limit: past it git is killed and the call fails (`git_failed`, "gave no answer within …"). */
+  readonly timeoutMs?: number;
 }
 
 /** The git folder and work tree a call names explicitly (GIT_DIR, GIT_WORK_TREE). */
@@ -110,10 +112,11 @@ interface Spawned {
 /** Runs git with no stdin pipe (see the header): stdin is /dev/null, or a temp file holding `input`. */
 function spawnGit(
   args: readonly string[],
-  options: { cwd?: string; env: NodeJS.ProcessEnv; input?: string; maxBuffer?: number },
+  options: { cwd?: string; env: NodeJS.ProcessEnv; input?: string; maxBuffer?: number; timeoutMs?: number },
 ): Spawned {
   const base = {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs, killSignal: "SIGKILL" as const } : {}),
     env: options.env,
     maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024,
   };
@@ -167,8 +170,20 @@ export function git(cwd: string, args: readonly string[], options: GitOptions = 
   if (options.readOnly) env.GIT_OPTIONAL_LOCKS = "0";
   if (options.indexFile !== undefined) env.GIT_INDEX_FILE = options.indexFile;
   const spawned = timed(`git ${args[0] ?? ""}`, () =>
-    spawnGit(args, { cwd, env, ...(options.input !== undefined ? { input: options.input } : {}) }),
+    spawnGit(args, {
+      cwd,
+      env,
+      ...(options.input !== undefined ? { input: options.input } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    }),
   );
+  if (spawned.run.kind === "failed" && spawned.run.why === "ETIMEDOUT" && options.timeoutMs !== undefined)
+    throw new DotagentError(
+      "git_failed",
+      `git ${args[0] ?? ""} gave no answer within ${options.timeoutMs / 1000} s in ${cwd}`,
+      EXIT.refused,
+      { args: [...args], git: "timeout" },
+    );
   if (spawned.run.kind !== "ran") throw notRun(spawned.run, cwd, args);
   const status = spawned.run.status;
   const stdout = spawned.stdout.toString("utf8");

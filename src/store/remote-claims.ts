@@ -1,0 +1,235 @@
+// Task claims on the git remote (SPEC §23): reading a workflow's claim refs and pushing one claim
+// commit as a compare-and-swap. The only atomic step is the remote's ref update: a push with
+// `--force-with-lease=<ref>:<sha seen>` (empty: the ref must not exist) lands only if nobody moved
+// the ref since, and a push killed midway leaves the ref as it was or as pushed, never broken
+// (git updates a ref through its lock file after the objects are in).
+//
+// THREAT: everything fetched is written by other machines (or a person with push rights), so it is
+// read as untrusted input: an object that is not a commit, a tree other than one regular file
+// `claim.json`, a blob over MAX_CLAIM_BYTES (its size is asked before its content) or one that is
+// not the schema (src/schema/claim.ts) is `invalid` with a one-line reason, never acted on. No path
+// is taken from a claim; the task id comes from the ref's name and must be an id.
+//
+// The commit is built with plumbing (hash-object, mktree, commit-tree): no work tree, index or
+// branch of the clone is touched, and no ref of it either: claims are listed with ls-remote and
+// their objects fetched by id.
+// Every network call has a time-out; git that fails, refuses or does not answer is `remote_failed`,
+// one line naming the remote.
+import {
+  claimMessage,
+  claimPrefix,
+  claimRef,
+  MAX_CLAIM_BYTES,
+  type ClaimRecord,
+  type SeenClaim,
+} from "../core/claims.js";
+import { DotagentError, EXIT } from "../core/errors.js";
+import { parseClaim } from "../schema/claim.js";
+import { decodeJson, ID_PATTERN } from "../schema/json.js";
+import { git, splitZ } from "./git.js";
+
+/** How long one fetch or push of claims may take before it counts as the remote not answering. */
+export const CLAIM_REMOTE_TIMEOUT_MS = 20_000;
+
+export interface ClaimsRemote {
+  /** A checkout (or git folder) of the project: where objects are built and claims fetched into. */
+  readonly cwd: string;
+  /** The name of a configured remote (`origin`). */
+  readonly remote: string;
+  readonly timeoutMs?: number;
+}
+
+/** A claim ref read back: a claim, or why it is not one (and so never acted on). */
+export type ReadClaim = SeenClaim | { readonly sha: string; readonly invalid: string };
+
+export type PushResult =
+  { readonly pushed: true; readonly sha: string } | { readonly pushed: false; readonly why: string };
+
+/** Every exit status is git's answer here; the caller reads it (a rejected push is not an error). */
+const ANY_STATUS = Array.from({ length: 256 }, (_, i) => i);
+
+/** Text from elsewhere made one short printable line. */
+function oneLine(text: string, max = 200): string {
+  const line = text.replace(/[\p{Cc}\p{Cf}]+/gu, " ").trim();
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+function checkRemoteName(remote: string): void {
+  if (!ID_PATTERN.test(remote) || remote.includes(".."))
+    throw new DotagentError(
+      "usage",
+      `${JSON.stringify(oneLine(remote, 40))} is not a remote's name dotagent uses for claims: letters, digits, '.', '_' or '-'`,
+      EXIT.usage,
+    );
+}
+
+function refOf(workflowId: string, taskId: string): string {
+  const ref = claimRef(workflowId, taskId);
+  if (!ref.ok) throw new DotagentError("usage", ref.why, EXIT.usage);
+  return ref.ref;
+}
+
+/** A network git call: its time-out, and any failure to run or answer as `remote_failed`. */
+function networkGit(r: ClaimsRemote, args: readonly string[]) {
+  const what = `git ${args[0]}`;
+  let result;
+  try {
+    result = git(r.cwd, args, { ok: ANY_STATUS, timeoutMs: r.timeoutMs ?? CLAIM_REMOTE_TIMEOUT_MS });
+  } catch (error) {
+    if (!(error instanceof DotagentError)) throw error;
+    throw remoteFailed(r, what, error.message);
+  }
+  return result;
+}
+
+function remoteFailed(r: ClaimsRemote, what: string, why: string): DotagentError {
+  return new DotagentError(
+    "remote_failed",
+    `the git remote ${r.remote} failed (${what}): ${oneLine(why)}; no claim was changed by this command and nothing local was lost`,
+    EXIT.refused,
+    { remote: r.remote },
+  );
+}
+
+function gitComplaint(stderr: string, stdout: string, status: number): string {
+  return (
+    (stderr || stdout)
+      .split("\n")
+      .map((l) => l.trim())
+      .find((l) => l !== "" && !l.startsWith("To ") && !l.startsWith("From ")) ?? `exit ${status}`
+  );
+}
+
+/** How many times a read starts again when a claim moved between listing it and fetching it. */
+const READ_ROUNDS = 3;
+
+/**
+ * Reads the remote's claims of one workflow (or only `onlyTask`'s): `git ls-remote` for their
+ * commits, one `git fetch` of those not here yet (by id, into no ref: no ref lock a killed fetch
+ * could leave behind, none two processes in one clone could contend for), then each read as
+ * untrusted: task id → its claim, or why it is invalid. Refs whose last component is not a task id
+ * are left out (never read).
+ */
+export function fetchClaims(r: ClaimsRemote, workflowId: string, onlyTask?: string): Map<string, ReadClaim> {
+  checkRemoteName(r.remote);
+  const prefix = claimPrefix(workflowId);
+  if (onlyTask !== undefined) refOf(workflowId, onlyTask);
+  else refOf(workflowId, "x");
+  for (let round = 1; ; round++) {
+    const listed = networkGit(r, [
+      "ls-remote",
+      r.remote,
+      onlyTask === undefined ? `${prefix}*` : `${prefix}${onlyTask}`,
+    ]);
+    if (listed.status !== 0)
+      throw remoteFailed(r, "git ls-remote", gitComplaint(listed.stderr, listed.stdout, listed.status));
+    const tips = new Map<string, string>();
+    for (const line of listed.stdout.split("\n")) {
+      const [sha, refname] = line.split("\t");
+      if (sha === undefined || refname === undefined || !refname.startsWith(prefix)) continue;
+      const taskId = refname.slice(prefix.length);
+      if (claimRef(workflowId, taskId).ok && (onlyTask === undefined || taskId === onlyTask)) tips.set(taskId, sha);
+    }
+    let types = objectTypes(r.cwd, [...tips.values()]);
+    const missing = [...new Set([...tips.values()].filter((sha) => types.get(sha) === undefined))];
+    if (missing.length > 0) {
+      const run = networkGit(r, [
+        "fetch",
+        "--no-tags",
+        "--no-write-fetch-head",
+        "--no-recurse-submodules",
+        "--quiet",
+        r.remote,
+        ...missing,
+      ]);
+      if (run.status !== 0) {
+        // A claim that moved since ls-remote is no longer a tip the remote hands out: list again.
+        if (round < READ_ROUNDS) continue;
+        throw remoteFailed(r, "git fetch", gitComplaint(run.stderr, run.stdout, run.status));
+      }
+      types = objectTypes(r.cwd, [...tips.values()]);
+    }
+    const claims = new Map<string, ReadClaim>();
+    for (const [taskId, sha] of tips)
+      claims.set(taskId, readClaim(r.cwd, workflowId, taskId, sha, types.get(sha) ?? "missing object"));
+    return claims;
+  }
+}
+
+/** Each object's type, in one `git cat-file --batch-check`; absent ones left out. */
+function objectTypes(cwd: string, shas: readonly string[]): Map<string, string> {
+  const types = new Map<string, string>();
+  if (shas.length === 0) return types;
+  const out = git(cwd, ["cat-file", "--batch-check=%(objectname) %(objecttype)"], {
+    input: `${shas.join("\n")}\n`,
+    readOnly: true,
+  }).stdout;
+  for (const line of out.split("\n")) {
+    const [sha, type] = line.split(" ");
+    if (sha !== undefined && type !== undefined && type !== "missing") types.set(sha, type);
+  }
+  return types;
+}
+
+function readClaim(cwd: string, workflowId: string, taskId: string, sha: string, type: string): ReadClaim {
+  const invalid = (why: string): ReadClaim => ({ sha, invalid: why });
+  if (type !== "commit") return invalid(`it points at a ${oneLine(type, 20)}, not a commit`);
+  const entries = splitZ(git(cwd, ["ls-tree", "-l", "-z", sha], { readOnly: true }).stdout);
+  const entry = entries.length === 1 ? /^100644 blob ([0-9a-f]{40,64}) +(\d+)\tclaim\.json$/.exec(entries[0]!) : null;
+  if (entry === null) return invalid("its tree is not exactly one regular file claim.json");
+  const blob = entry[1]!;
+  const size = Number(entry[2]);
+  if (!(size <= MAX_CLAIM_BYTES)) return invalid(`claim.json is ${size} bytes, at most ${MAX_CLAIM_BYTES}`);
+  const text = git(cwd, ["cat-file", "blob", blob], { readOnly: true }).stdout;
+  const json = decodeJson(text);
+  if (!json.ok) return invalid(`claim.json is ${json.message}`);
+  const parsed = parseClaim(json.value);
+  if (!parsed.ok) {
+    const first = parsed.problems[0]!;
+    return invalid(`claim.json: ${first.path === "" ? "" : `${first.path}: `}${first.message}`);
+  }
+  const claim = parsed.value;
+  if (claim.workflow_id !== workflowId || claim.task_id !== taskId)
+    return invalid(`claim.json names ${oneLine(claim.workflow_id, 40)}/${oneLine(claim.task_id, 40)}, not its own ref`);
+  return { sha, claim };
+}
+
+/** The one-line refusal of an invalid claim, with what a person may do about it. */
+export function claimInvalidError(remote: string, workflowId: string, taskId: string, why: string): DotagentError {
+  const ref = refOf(workflowId, taskId);
+  return new DotagentError(
+    "claim_invalid",
+    `the claim ${ref} on remote ${remote} is not one dotagent wrote (${oneLine(why)}); nothing was taken over; for the person: once checked, remove it with git push ${remote} --delete ${ref}`,
+    EXIT.invalid,
+    { remote, ref },
+  );
+}
+
+/**
+ * Pushes `claim` as the new commit of its task's ref, only if the remote's ref is still `expect`
+ * (null: it must not exist). The new commit's parent is `expect`, so the push is a fast-forward.
+ * A rejection (`!`: the lease did not match, or the remote refused) is `pushed: false` with git's
+ * reason; the caller fetches again to tell a lost race from a refusal.
+ */
+export function pushClaim(r: ClaimsRemote, claim: ClaimRecord, expect: string | null): PushResult {
+  checkRemoteName(r.remote);
+  const ref = refOf(claim.workflow_id, claim.task_id);
+  const blob = git(r.cwd, ["hash-object", "-w", "--stdin"], { input: `${JSON.stringify(claim)}\n` }).stdout.trim();
+  const tree = git(r.cwd, ["mktree"], { input: `100644 blob ${blob}\tclaim.json\n` }).stdout.trim();
+  const parent = expect === null ? [] : ["-p", expect];
+  const commit = git(r.cwd, ["commit-tree", tree, ...parent, "-m", claimMessage(claim)]).stdout.trim();
+  const run = networkGit(r, [
+    "push",
+    "--porcelain",
+    "--atomic",
+    "--no-verify",
+    `--force-with-lease=${ref}:${expect ?? ""}`,
+    r.remote,
+    `${commit}:${ref}`,
+  ]);
+  const line = run.stdout.split("\n").find((l) => l.split("\t")[1]?.endsWith(`:${ref}`));
+  if (line === undefined) throw remoteFailed(r, "git push", gitComplaint(run.stderr, run.stdout, run.status));
+  if (line.startsWith("!")) return { pushed: false, why: oneLine(line.split("\t")[2] ?? "rejected") };
+  if (run.status !== 0) throw remoteFailed(r, "git push", gitComplaint(run.stderr, run.stdout, run.status));
+  return { pushed: true, sha: commit };
+}
