@@ -14,6 +14,7 @@ const LONGEST_FIRST = [
   "test/worktrees.test.ts",
   "test/once.test.ts",
   "test/workflows.test.ts",
+  "test/remote-claims.test.ts",
   "test/codex/journey.test.ts",
   "test/hostile-landing.test.ts",
   "test/rollback.test.ts",

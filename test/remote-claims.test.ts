@@ -93,8 +93,10 @@ function startWorker(ask: Record<string, unknown>) {
   return { child, done };
 }
 
-/** Rounds of each race: 10 in the suite (each round spawns every worker), CLAIM_RACE_ROUNDS=20 or more by hand. */
-const RACE_ROUNDS = Number(process.env.CLAIM_RACE_ROUNDS ?? 10);
+/** Rounds of each race: 4 in the suite (each round spawns every worker), CLAIM_RACE_ROUNDS=20 or more by hand. */
+const RACE_ROUNDS = Number(process.env.CLAIM_RACE_ROUNDS ?? 4);
+/** Kills across a claim's git work: 6 in the suite, CLAIM_KILLS=50 or more by hand. */
+const KILLS = Number(process.env.CLAIM_KILLS ?? 6);
 
 describe("two and four processes racing for one task: exactly one wins, every time", () => {
   it.each([2, 4])(`%i workers, ${RACE_ROUNDS} rounds`, async (n) => {
@@ -219,7 +221,7 @@ describe("kill -9 of a claiming process leaves the claim there or not there, nev
     expect(claimTask(ctxOf(clones[1]!, worker(2), 2 * CLAIM_LEASE_MS), "t1")).toMatchObject({ outcome: "claimed" });
   });
 
-  it("killed at 12 random points of its git work: never a broken ref, the next claim works", async () => {
+  it(`killed at ${KILLS} random points of its git work: never a broken ref, the next claim works`, async () => {
     const { dir, remote, clones } = cluster(2);
     let seed = 45;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
@@ -237,7 +239,7 @@ describe("kill -9 of a claiming process leaves the claim there or not there, nev
     const life = performance.now() - started;
     const left: boolean[] = [];
     const finished: boolean[] = [];
-    for (let round = 0; round < 12; round++) {
+    for (let round = 0; round < KILLS; round++) {
       const task = `t${round}`;
       const { run, go } = await ready(task);
       go();
@@ -262,7 +264,7 @@ describe("kill -9 of a claiming process leaves the claim there or not there, nev
     expect(claimTask(ctxOf(clones[0]!, worker(3), 0), "after")).toMatchObject({ outcome: "claimed" });
     // Where the kills fell is up to the machine; what each left was checked above.
     console.log(
-      `kill -9 across a claim's git work (${Math.round(life)} ms): ${finished.filter(Boolean).length} of 12 ended first, ` +
+      `kill -9 across a claim's git work (${Math.round(life)} ms): ${finished.filter(Boolean).length} of ${KILLS} ended first, ` +
         `${left.filter(Boolean).length} left their claim on the remote`,
     );
   });
