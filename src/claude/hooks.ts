@@ -40,8 +40,8 @@ import { loadSnapshot, withLock } from "../store/session.js";
 import { readJournalMoment, readLaunch, readWorkflowAgentStop } from "../core/claude-workflow-run.js";
 import { WORKFLOW_RUNS_DIR, copyJournal, copyJournals, markEnded, recordRun } from "../store/workflow-runs.js";
 import { textDigest, type ReplyEvidence } from "../store/authority.js";
-import { refusalContext, refusalLine } from "../core/workflow-cap.js";
-import { workflowAgentOverCap } from "./workflow-cap-hook.js";
+import { refusalContext } from "../core/workflow-cap.js";
+import { workflowAgentRefusal } from "./workflow-cap-hook.js";
 import { startReplyCarrier } from "../store/reply-carrier.js";
 
 // The operations that write load only for the hooks that record (a Bash line is judged without them).
@@ -133,9 +133,9 @@ export function flowFor(op: OpContext): Promise<Flow> {
 }
 
 export async function onPreToolUse(op: OpContext, input: HookInput, helper: string): Promise<HookOutput> {
-  // A Workflow agent past its run's fan-out cap (SPEC §11): every call of it that reaches here is refused.
-  const over = workflowAgentOverCap(op.paths.root, input, op.warn);
-  if (over !== null) return preToolUse("deny", refusalLine(over.runId, over));
+  // A Workflow agent past its run's fan-out cap or budget (SPEC §11): every call of it that reaches here is refused.
+  const refused = workflowAgentRefusal(op.paths.root, input, op.warn);
+  if (refused !== null) return preToolUse("deny", refused);
   const tool = str(input.tool_name);
   const toolInput = obj(input.tool_input);
   if (tool === "Bash") {
@@ -274,11 +274,11 @@ async function keepWorkflowRun(op: OpContext, input: HookInput): Promise<boolean
 /** A workflow agent's start (Claude Code's Workflow tool): the journals of the session's runs copied. */
 export async function onSubagentStart(op: OpContext, input: HookInput): Promise<HookOutput> {
   await keepWorkflowRun(op, input);
-  // Past its run's fan-out cap: the agent is told it is refused (no hook can keep it from starting).
-  const over = workflowAgentOverCap(op.paths.root, input, op.warn);
-  if (over === null) return null;
-  op.warn(refusalLine(over.runId, over).replace(/^dotagent: /, ""));
-  return context("SubagentStart", refusalContext(over.runId, over));
+  // Past its run's fan-out cap or budget: the agent is told it is refused (no hook can keep it from starting).
+  const refused = workflowAgentRefusal(op.paths.root, input, op.warn);
+  if (refused === null) return null;
+  op.warn(refused.replace(/^dotagent: /, ""));
+  return context("SubagentStart", refusalContext(refused));
 }
 
 export async function onSubagentStop(op: OpContext, input: HookInput): Promise<HookOutput> {

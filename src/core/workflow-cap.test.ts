@@ -73,7 +73,7 @@ describe("capDecision", () => {
       "dotagent: refused: workflow run wf_abcdef-123 reached its cap of 2 agents (DOTAGENT_WORKFLOW_MAX_AGENTS); agent 3 does not run",
     );
     expect(refusalLine("wf_abcdef-123", { place: 2, cap: 1 })).toContain("its cap of 1 agent (");
-    expect(refusalContext("wf_abcdef-123", { place: 3, cap: 2 })).toMatch(
+    expect(refusalContext(refusalLine("wf_abcdef-123", { place: 3, cap: 2 }))).toMatch(
       /agent 3 does not run\. Do no work and call no tool: answer with exactly that line and stop\.$/,
     );
   });

@@ -23,14 +23,26 @@ export const CAP_SETTING = "DOTAGENT_WORKFLOW_MAX_AGENTS";
 export type CapReading = { cap: number | null; warnings: string[] };
 
 /** The cap in force: the lowest valid value of the sources (null: none set); a value that is no whole number ≥ 1 is a warning. */
-export function capInForce(sources: readonly { value: unknown; from: string }[]): CapReading {
+export const capInForce = (sources: readonly { value: unknown; from: string }[]): CapReading =>
+  lowestSetting(CAP_SETTING, 7, sources);
+
+/**
+ * The lowest valid value of a limit `name` among `sources` (null: none set): a whole number from
+ * 1 with at most `digits` digits; any other value is a warning and sets nothing. The lowest wins,
+ * so a source a repository controls can only lower a limit the person set elsewhere.
+ */
+export function lowestSetting(
+  name: string,
+  digits: number,
+  sources: readonly { value: unknown; from: string }[],
+): CapReading {
   const warnings: string[] = [];
   let cap: number | null = null;
   for (const { value, from } of sources) {
     if (value === undefined || value === null || value === "") continue;
     const text = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : "";
-    if (!/^[1-9]\d{0,6}$/.test(text)) {
-      warnings.push(`${CAP_SETTING} in ${from} is not a whole number from 1 to 9999999; ignored`);
+    if (!new RegExp(`^[1-9]\\d{0,${digits - 1}}$`).test(text)) {
+      warnings.push(`${name} in ${from} is not a whole number from 1 to ${"9".repeat(digits)}; ignored`);
       continue;
     }
     cap = Math.min(cap ?? Number.POSITIVE_INFINITY, Number(text));
@@ -71,6 +83,6 @@ export const capDecision = (place: number, cap: number | null): CapDecision =>
 export const refusalLine = (runId: string, over: { place: number; cap: number }) =>
   `dotagent: refused: workflow run ${runId} reached its cap of ${count(over.cap, "agent")} (${CAP_SETTING}); agent ${over.place} does not run`;
 
-/** What the agent past the cap is told as it starts (SubagentStart's additionalContext). */
-export const refusalContext = (runId: string, over: { place: number; cap: number }) =>
-  `${refusalLine(runId, over)}. Do no work and call no tool: answer with exactly that line and stop.`;
+/** What a refused agent is told as it starts (SubagentStart's additionalContext): its refusal line, and to stop. */
+export const refusalContext = (line: string) =>
+  `${line}. Do no work and call no tool: answer with exactly that line and stop.`;

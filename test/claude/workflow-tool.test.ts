@@ -292,6 +292,40 @@ return out
     }
   }, 300_000);
 
+  it("a token budget of 1 (DOTAGENT_WORKFLOW_MAX_TOKENS): the first agent's write is denied once its first request is in its transcript, and every later agent is told at its start", async () => {
+    const script = `export const meta = { name: 'three-in-a-row', description: 'Three agents, one after another', phases: [{ title: 'Row' }] }
+const out = []
+for (const w of ['alpha', 'beta', 'gamma']) out.push(await agent(w + ' [write]: note ' + w, { label: w, phase: 'Row' }))
+return out
+`;
+    process.env.DOTAGENT_WORKFLOW_MAX_TOKENS = "1";
+    process.env.DOTAGENT_SCRIPTED_TAIL = "1";
+    try {
+      const { run, folder, runId, project } = await session(undefined, { script, allowed: "Workflow,Write" });
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      const spent = new RegExp(
+        `^refused: PreToolUse:Write hook error: dotagent: refused: workflow run ${runId} used (\\d+) tokens? of its budget of 1 \\(DOTAGENT_WORKFLOW_MAX_TOKENS\\); its agents do not go on$`,
+      );
+      const journal = lines(join(folder, "subagents/workflows", runId, "journal.jsonl"));
+      const results = journal.filter((l) => l.type === "result").map((l) => String(l.result));
+      expect(results).toHaveLength(3);
+      for (const result of results) expect(result).toMatch(spent);
+      // What the runs used grows: each later agent's refusal counts the earlier agents' requests too.
+      const used = results.map((r) => Number(spent.exec(r)![1]));
+      expect(used[0]).toBeGreaterThan(0);
+      expect(used[1]).toBeGreaterThan(used[0]!);
+      expect(existsSync(join(project, "notes"))).toBe(false);
+      const log = readFileSync(join(work, "model.jsonl"), "utf8");
+      // SubagentStart's additionalContext reached beta and gamma; alpha started within the budget.
+      expect(log.split("SubagentStart hook additional context: dotagent: refused").length - 1).toBeGreaterThanOrEqual(
+        2,
+      );
+    } finally {
+      delete process.env.DOTAGENT_WORKFLOW_MAX_TOKENS;
+      delete process.env.DOTAGENT_SCRIPTED_TAIL;
+    }
+  }, 300_000);
+
   /**
    * Issue 43's bar, print mode: kill -9 inside agent `killAt` (2: beta, while alpha's result is
    * only in the client's journal; 3: gamma), then the resume the briefing hands. Returns the
