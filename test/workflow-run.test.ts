@@ -23,6 +23,9 @@ const fixture = (event: string) =>
     unknown
   >;
 
+/** The person's line of the newest sessionStart below (its systemMessage; "" when none). */
+let personLine = "";
+
 /** A session's start in `root`: the briefing's text ("" when nothing is said). */
 function sessionStart(root: string, sessionId: string): string {
   const r = dotagent(root, ["hook", "session-start"], {
@@ -36,6 +39,7 @@ function sessionStart(root: string, sessionId: string): string {
     env: { CLAUDE_PROJECT_DIR: root },
   });
   expect(r.code, r.stderr).toBe(0);
+  personLine = r.stdout.trim() === "" ? "" : String(JSON.parse(r.stdout).systemMessage ?? "");
   return r.stdout.trim() === "" ? "" : String(JSON.parse(r.stdout).hookSpecificOutput?.additionalContext ?? "");
 }
 
@@ -63,6 +67,10 @@ describe("workflow-run resume: a fresh clone's run is the person's to resume", (
     const NEW = "33333333-2222-4333-8444-555555555555";
     expect(sessionStart(clone, NEW)).toContain(
       `workflow run "${RUN}" was cut off, but is not put back: it came from another checkout`,
+    );
+    // The person reads it in plain words (the client shows the systemMessage, not the briefing).
+    expect(personLine).toBe(
+      `dotagent: Claude Code workflow "probe-three" (run ${RUN}) was cut off; dotagent does not resume it by itself: it came from another checkout (a clone: its seal is not this checkout's). Type "resume the cut-off workflow" to be asked whether to.`,
     );
     expect(existsSync(join(projects(), NEW))).toBe(false);
   });
@@ -100,6 +108,9 @@ describe("workflow-run resume: a fresh clone's run is the person's to resume", (
     const NEW = "44444444-2222-4333-8444-555555555555";
     const briefing = sessionStart(clone, NEW);
     expect(briefing).toContain(`call exactly: ${yes.json.call}`);
+    expect(personLine).toBe(
+      `dotagent: Claude Code workflow "probe-three" (run ${RUN}) was cut off with 2 of 3 agents finished. Type "resume the cut-off workflow" to finish it: gamma runs again, no finished agent does.`,
+    );
     expect(readFileSync(join(projects(), NEW, "subagents/workflows", RUN, "journal.jsonl"), "utf8")).toBe(
       readFileSync(join(FIXTURES, "journal-killed.jsonl"), "utf8"),
     );

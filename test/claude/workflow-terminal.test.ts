@@ -145,9 +145,12 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
       t.press("Enter");
     } else t.restart(allow);
     await t.waitFor(/auto mode on/, 60_000);
-    const came = t.screen();
+    // dotagent's line for the person (the SessionStart hook's systemMessage), shown once the hook has answered.
+    const source = back === "-r" ? "resume" : "startup";
+    const came = (await t.waitFor(new RegExp(`SessionStart:${source} says`), 60_000)).replace(/\s+/g, " ");
     const typedAt = readLog(logFile).length;
-    t.type("resume the cut-off workflow");
+    // The person types what the line says.
+    t.type(/Type "([^"]+)" to finish it/.exec(came)?.[1] ?? "(the line named nothing to type)");
     await until(
       () =>
         readLog(logFile)
@@ -182,6 +185,11 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
     // No finished agent asked the model again: only those without a result before the kill ran.
     expect(s.rerun, `finished before the kill: ${s.done.size}`).toBe(3 - s.done.size);
     expect(s.record).toMatchObject({ run_id: s.runId, args: ARGS, ended: { status: "completed" } });
+    // What the person read after coming back: the run in plain words, what to type, what runs again.
+    expect(s.came).toContain(
+      `SessionStart:${back === "-r" ? "resume" : "startup"} says: dotagent: Claude Code workflow "three-agents" (run ${s.runId}) was cut off with ${s.done.size} of `,
+    );
+    expect(s.came).toMatch(/Type "resume the cut-off workflow" to finish it: [a-z, ]+ runs? again/);
     if (back === "-r") expect(s.record.session_id).toBe(s.sessionId);
     else expect(s.record.session_id).not.toBe(s.sessionId);
     const journal = lines(
