@@ -5,9 +5,12 @@
 // The person comes back — `claude -r` (the same session) or `claude` (a new one) — and types
 // "resume the cut-off workflow"; the model makes the call dotagent's SessionStart briefing hands,
 // verbatim. Then: no finished agent asked the model again (its workflow-agent requests counted),
-// the run completed, with the original args. `npm test` runs one case (inside the third agent,
-// `claude -r`); DOTAGENT_JOURNEY_MORE=1 kills inside each agent in turn, for both ways back.
-// Every wait is on the screen or the model's log, never on a time.
+// the run completed, with the original args, and the person read dotagent's plain line about the
+// cut-off run and typed what it says. Compaction (`/compact`, and auto-compaction reached offline)
+// while an agent works, and before the person resumes a cut-off run: test/claude/NOTES.md has what
+// it does. `npm test` runs one case (inside the third agent, `claude -r`); DOTAGENT_JOURNEY_MORE=1
+// kills inside each agent in turn, for both ways back, and the compactions. Every wait is on the
+// screen, the model's log or the client's files, never on a time.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -74,7 +77,8 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
    * and the newest session picked; `new`: `claude`), "resume the cut-off workflow", until the
    * model says the run is done. Returns what a test checks.
    */
-  async function crashAndComeBack(killAt: number, back: "-r" | "new") {
+  /** A git project with dotagent installed, a person who has used Claude Code before; the paths a test reads. */
+  function aProject() {
     work = mkdtempSync(join(tmpdir(), "dotagent-wfterm-"));
     const home = join(work, "home");
     const project = join(work, "project");
@@ -87,7 +91,7 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
       env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: "" },
     });
     expect(installed.status, installed.stderr).toBe(0);
-    // A person who has used Claude Code before: onboarding done, this folder trusted, the key approved.
+    // Onboarding done, this folder trusted, the key approved.
     writeFileSync(
       join(home, ".claude.json"),
       JSON.stringify({
@@ -96,12 +100,27 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
         projects: { [project]: { hasTrustDialogAccepted: true } },
       }),
     );
-    const logFile = join(work, "model.jsonl");
+    return {
+      home,
+      project,
+      logFile: join(work, "model.jsonl"),
+      runs: join(project, "memory/state/workflow-runs"),
+      projects: join(home, ".claude/projects", project.replace(/[^a-zA-Z0-9]/g, "-")),
+    };
+  }
+  const ENV = { ANTHROPIC_API_KEY: TERMINAL_KEY, CLAUDE_CODE_AUTO_MODE_SERVER: "0" };
+  const ALLOW = ["--allowedTools", "Workflow"];
+  const sessions = (projects: string) =>
+    readdirSync(projects)
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => f.replace(/\.jsonl$/, ""));
+
+  async function crashAndComeBack(killAt: number, back: "-r" | "new", compact = false) {
+    const { home, project, logFile, runs, projects } = aProject();
     const asked: string[] = [];
     let phase = "first";
     let agents = 0;
     let killed = false;
-    const runs = join(project, "memory/state/workflow-runs");
     model = await startScriptedModel({
       logFile,
       agentsDir: join(ROOT, "agents"),
@@ -121,17 +140,12 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
         return "hang";
       },
     });
-    const env = { ANTHROPIC_API_KEY: TERMINAL_KEY, CLAUDE_CODE_AUTO_MODE_SERVER: "0" };
-    const allow = ["--allowedTools", "Workflow"];
-    terminal = startTerminal({ binary: claude, home, url: model.url, env }, project, allow);
+    terminal = startTerminal({ binary: claude, home, url: model.url, env: ENV }, project, ALLOW);
     const t = terminal;
     await t.waitFor(/auto mode on/, 60_000);
     t.type("use a workflow: three agents");
     await until(() => killed && t.pid() === undefined, `the kill inside agent ${killAt}`, t);
-    const projects = join(home, ".claude/projects", project.replace(/[^a-zA-Z0-9]/g, "-"));
-    const sessionId = readdirSync(projects)
-      .find((f) => f.endsWith(".jsonl"))!
-      .replace(/\.jsonl$/, "");
+    const sessionId = sessions(projects)[0]!;
     const runId = readdirSync(runs)[0]!;
     const kept = join(runs, runId);
     const before = lines(join(projects, sessionId, "subagents/workflows", runId, "journal.jsonl"));
@@ -140,14 +154,22 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
     // The person comes back.
     phase = "resumed";
     if (back === "-r") {
-      t.restart(["-r", ...allow]);
+      t.restart(["-r", ...ALLOW]);
       await t.waitFor(/Resume session/, 60_000);
       t.press("Enter");
-    } else t.restart(allow);
+    } else t.restart(ALLOW);
     await t.waitFor(/auto mode on/, 60_000);
     // dotagent's line for the person (the SessionStart hook's systemMessage), shown once the hook has answered.
     const source = back === "-r" ? "resume" : "startup";
     const came = (await t.waitFor(new RegExp(`SessionStart:${source} says`), 60_000)).replace(/\s+/g, " ");
+    // A compaction before the person resumes: its SessionStart (source compact) hands the call again.
+    let compacted = "";
+    if (compact) {
+      const now = back === "-r" ? sessionId : sessions(projects).find((id) => id !== sessionId)!;
+      t.type("/compact");
+      await until(() => hookSaid(projects, now, "compact").length > 0, "SessionStart with source compact", t);
+      compacted = hookSaid(projects, now, "compact")[0]!;
+    }
     const typedAt = readLog(logFile).length;
     // The person types what the line says.
     t.type(/Type "([^"]+)" to finish it/.exec(came)?.[1] ?? "(the line named nothing to type)");
@@ -171,6 +193,7 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
       rerun: asked.filter((p) => p === "resumed").length,
       record,
       came,
+      compacted,
       atKill,
       end: t.history(),
       log: readFileSync(logFile, "utf8"),
@@ -205,6 +228,69 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
     expect(s.done.size).toBe(2);
   }, 240_000);
 
+  /** What dotagent's SessionStart hooks of `source` answered in this session (their stdout), from the client's transcript. */
+  const hookSaid = (projects: string, sessionId: string, source: string): string[] =>
+    readFileSync(join(projects, `${sessionId}.jsonl`), "utf8")
+      .split("\n")
+      .filter((l) => l.includes(`"hookName":"SessionStart:${source}"`))
+      .map((l) => JSON.parse(l) as { attachment?: { type?: string; stdout?: string } })
+      .filter((l) => l.attachment?.type === "hook_success")
+      .map((l) => l.attachment?.stdout ?? "");
+
+  for (const how of ["/compact", "auto"] as const)
+    it.runIf(JOURNEY_MORE)(
+      `compaction (${how}) while gamma works: the same session, the run goes on by itself and ends, no agent runs again`,
+      async () => {
+        const { home, project, logFile, runs, projects } = aProject();
+        let agents = 0;
+        let release: () => void = () => undefined;
+        const held = new Promise<void>((r) => (release = r));
+        model = await startScriptedModel({
+          logFile,
+          agentsDir: join(ROOT, "agents"),
+          policyOptions: { workflow: { script: SCRIPT, args: ARGS } },
+          onRequest: (_k, info) => (info.who === "workflow-agent" && ++agents === 3 ? held : "answer"),
+          // Auto-compaction, offline: the main agent's answers report a context past the threshold the window sets.
+          ...(how === "auto" ? { inputTokens: (who: string) => (who === "main" ? 190_000 : 1) } : {}),
+        });
+        const env: Record<string, string> =
+          how === "auto"
+            ? { ...ENV, CLAUDE_CODE_AUTO_COMPACT_WINDOW: "100000", CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: "50" }
+            : ENV;
+        terminal = startTerminal({ binary: claude, home, url: model.url, env }, project, ALLOW);
+        const t = terminal;
+        await t.waitFor(/auto mode on/, 60_000);
+        t.type("use a workflow: three agents");
+        await until(() => agents === 3 && existsSync(runs) && readdirSync(runs).length > 0, "gamma's request", t);
+        await until(
+          () => readLog(logFile).some((e) => e.kind === "response" && said(e).includes("workflow launched")),
+          "the launching turn's end",
+          t,
+        );
+        const [sessionId, ...others] = sessions(projects);
+        expect(others).toEqual([]);
+        const runId = readdirSync(runs)[0]!;
+        // The person compacts, or asks something and the client compacts by itself first.
+        t.type(how === "auto" ? "what is the workflow doing?" : "/compact");
+        await until(() => hookSaid(projects, sessionId!, "compact").length > 0, "SessionStart with source compact", t);
+        expect(readLog(logFile).some((e) => e.kind === "response" && e.who === "compact")).toBe(true);
+        // The same session: no new transcript, the journal where it was; dotagent says the run goes on.
+        expect(sessions(projects)).toEqual([sessionId]);
+        expect(hookSaid(projects, sessionId!, "compact")[0]).toContain(
+          `workflow run \\"${runId}\\" is still running in this Claude Code process: it goes on by itself`,
+        );
+        release();
+        const record = () => JSON.parse(readFileSync(join(runs, runId, "run.json"), "utf8")) as Record<string, unknown>;
+        await until(() => record().ended != null, "the run's end recorded", t);
+        expect(record()).toMatchObject({ session_id: sessionId, args: ARGS, ended: { status: "completed" } });
+        expect(agents, "workflow agents asked").toBe(3);
+        const journal = lines(join(projects, sessionId!, "subagents/workflows", runId, "journal.jsonl"));
+        expect(journal.filter((l) => l.type === "result")).toHaveLength(3);
+        expect(journal.filter((l) => l.type === "launched")).toHaveLength(1);
+      },
+      240_000,
+    );
+
   const more: Array<[number, "-r" | "new"]> = [
     [1, "-r"],
     [2, "-r"],
@@ -212,6 +298,18 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
     [2, "new"],
     [3, "new"],
   ];
+  it.runIf(JOURNEY_MORE)(
+    "kill -9 inside agent 2, `claude -r`, then /compact before resuming: the compaction's briefing hands the call again, no finished agent runs again",
+    async () => {
+      const s = await crashAndComeBack(2, "-r", true);
+      expect(s.compacted).toContain(
+        `call exactly: Workflow({scriptPath: ${JSON.stringify(join(s.kept, "script.js"))}`.replace(/"/g, '\\"'),
+      );
+      expectResumed(s, "-r");
+    },
+    240_000,
+  );
+
   for (const [killAt, back] of more)
     it.runIf(JOURNEY_MORE)(
       `kill -9 inside agent ${killAt}, then ${back === "-r" ? "`claude -r`" : "a new session (`claude`)"}: the briefing's call resumes the run, no finished agent runs again`,
