@@ -128,6 +128,12 @@ describe("runPersonLine: what the person reads after coming back (the interactiv
     expect(runPersonLine([{ kind: "live", runId: RUN, where: "here" }], names)).toBeNull();
     expect(runPersonLine([], names)).toBeNull();
   });
+  it("a name or label from run.json or the journal (it may arrive by git) never brings control characters to the terminal", () => {
+    const line = runPersonLine([hand(["a\u001b[2Jb"], ["x".repeat(50)])], new Map([[RUN, 'evil"\nname\u009b']]));
+    expect(line).toContain('workflow "evil??name?" (run');
+    expect(line).toContain(`${"x".repeat(40)}… runs again`);
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  });
 });
 
 describe("judgeSeal", () => {

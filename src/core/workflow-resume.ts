@@ -187,7 +187,7 @@ export function runPersonLine(hands: readonly RunHand[], names: ReadonlyMap<stri
   const said: string[] = [];
   for (const hand of hands) {
     const name = names.get(hand.runId);
-    const run = `workflow ${name === undefined ? "" : `${JSON.stringify(name.slice(0, 60))} `}(run ${hand.runId.slice(0, 40)})`;
+    const run = `workflow ${name === undefined ? "" : `"${shown(name, 60)}" `}(run ${shown(hand.runId, 40)})`;
     if (hand.kind === "hand") {
       const again =
         hand.rerun.length === 0
@@ -206,5 +206,13 @@ export function runPersonLine(hands: readonly RunHand[], names: ReadonlyMap<stri
   return said.length === 0 ? null : `dotagent: Claude Code ${said.join(" Claude Code ")}`;
 }
 
-const plain = (list: readonly string[]) =>
-  list.length <= 4 ? list.join(", ") : `${list.slice(0, 4).join(", ")} and ${list.length - 4} more`;
+/** Text from run.json or the journal (it may arrive by git) as the person's terminal shows it: no control characters, no quotes, cut short. */
+const shown = (text: string, max: number) => {
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f"]/g, "?");
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+};
+
+const plain = (list: readonly string[]) => {
+  const some = list.slice(0, 4).map((label) => shown(label, 40));
+  return list.length <= 4 ? some.join(", ") : `${some.join(", ")} and ${list.length - 4} more`;
+};
