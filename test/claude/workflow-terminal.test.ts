@@ -115,7 +115,11 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
       .filter((f) => f.endsWith(".jsonl"))
       .map((f) => f.replace(/\.jsonl$/, ""));
 
-  async function crashAndComeBack(killAt: number, back: "-r" | "new", compact = false) {
+  async function crashAndComeBack(
+    killAt: number,
+    back: "-r" | "new",
+    also: { compact?: boolean; editJournal?: boolean } = {},
+  ) {
     const { home, project, logFile, runs, projects } = aProject();
     const asked: string[] = [];
     let phase = "first";
@@ -151,6 +155,11 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
     const before = lines(join(projects, sessionId, "subagents/workflows", runId, "journal.jsonl"));
     const done = new Set(before.filter((l) => l.type === "result").map((l) => l.key));
     const atKill = t.history();
+    // The person's own edit of dotagent's copy, between the crash and the resume: no longer sealed.
+    if (also.editJournal === true) {
+      const file = join(kept, "journal.jsonl");
+      writeFileSync(file, readFileSync(file, "utf8").replace('{"type":"launched"}', '{"type":"launched","by":"hand"}'));
+    }
     // The person comes back.
     phase = "resumed";
     if (back === "-r") {
@@ -164,7 +173,7 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
     const came = (await t.waitFor(new RegExp(`SessionStart:${source} says`), 60_000)).replace(/\s+/g, " ");
     // A compaction before the person resumes: its SessionStart (source compact) hands the call again.
     let compacted = "";
-    if (compact) {
+    if (also.compact === true) {
       const now = back === "-r" ? sessionId : sessions(projects).find((id) => id !== sessionId)!;
       t.type("/compact");
       await until(() => hookSaid(projects, now, "compact").length > 0, "SessionStart with source compact", t);
@@ -172,7 +181,19 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
     }
     const typedAt = readLog(logFile).length;
     // The person types what the line says.
-    t.type(/Type "([^"]+)" to finish it/.exec(came)?.[1] ?? "(the line named nothing to type)");
+    t.type(/Type "([^"]+)" to /.exec(came)?.[1] ?? "(the line named nothing to type)");
+    if (also.editJournal === true) {
+      // The model puts dotagent's question (workflow-run resume, exit 5); the person says yes.
+      await until(
+        () =>
+          readLog(logFile)
+            .slice(typedAt)
+            .some((e) => e.kind === "response" && e.who === "main" && said(e).includes("(yes or no)")),
+        "the question",
+        t,
+      );
+      t.type("yes");
+    }
     await until(
       () =>
         readLog(logFile)
@@ -301,11 +322,28 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
   it.runIf(JOURNEY_MORE)(
     "kill -9 inside agent 2, `claude -r`, then /compact before resuming: the compaction's briefing hands the call again, no finished agent runs again",
     async () => {
-      const s = await crashAndComeBack(2, "-r", true);
+      const s = await crashAndComeBack(2, "-r", { compact: true });
       expect(s.compacted).toContain(
         `call exactly: Workflow({scriptPath: ${JSON.stringify(join(s.kept, "script.js"))}`.replace(/"/g, '\\"'),
       );
       expectResumed(s, "-r");
+    },
+    240_000,
+  );
+
+  it.runIf(JOURNEY_MORE)(
+    "kill -9 inside agent 3, dotagent's copy of the journal edited by hand, `claude -r`: the person reads why, is asked, says yes; only gamma runs again",
+    async () => {
+      const s = await crashAndComeBack(3, "-r", { editJournal: true });
+      expect(s.came).toContain(
+        `SessionStart:resume says: dotagent: Claude Code workflow "three-agents" (run ${s.runId}) was cut off; dotagent does not resume it by itself: its journal was edited since dotagent copied it. Type "resume the cut-off workflow" to be asked whether to.`,
+      );
+      expect(s.log).toContain(`workflow-run resume ${s.runId} --yes`);
+      expect(s.log).toContain(
+        JSON.stringify({ scriptPath: join(s.kept, "script.js"), resumeFromRunId: s.runId, args: ARGS }).slice(1, -1),
+      );
+      expect(s.rerun).toBe(3 - s.done.size);
+      expect(s.record).toMatchObject({ run_id: s.runId, args: ARGS, ended: { status: "completed" } });
     },
     240_000,
   );
