@@ -27,14 +27,14 @@ const fixture = (event: string) =>
 let personLine = "";
 
 /** A session's start in `root`: the briefing's text ("" when nothing is said). */
-function sessionStart(root: string, sessionId: string): string {
+function sessionStart(root: string, sessionId: string, source = "startup"): string {
   const r = dotagent(root, ["hook", "session-start"], {
     input: JSON.stringify({
       session_id: sessionId,
       transcript_path: join(projects(), `${sessionId}.jsonl`),
       cwd: root,
       hook_event_name: "SessionStart",
-      source: "startup",
+      source,
     }),
     env: { CLAUDE_PROJECT_DIR: root },
   });
@@ -111,9 +111,24 @@ describe("workflow-run resume: a fresh clone's run is the person's to resume", (
     expect(personLine).toBe(
       `dotagent: Claude Code workflow "probe-three" (run ${RUN}) was cut off with 2 of 3 agents finished. Type "resume the cut-off workflow" to finish it: gamma runs again, no finished agent does.`,
     );
+    // A compaction hands the model the call again; the person, still at the same session, is told nothing new.
+    const compacted = sessionStart(clone, NEW, "compact");
+    expect(compacted).toContain(`call exactly: ${yes.json.call}`);
+    expect(personLine).toBe("");
     expect(readFileSync(join(projects(), NEW, "subagents/workflows", RUN, "journal.jsonl"), "utf8")).toBe(
       readFileSync(join(FIXTURES, "journal-killed.jsonl"), "utf8"),
     );
+  });
+
+  it("with a dotagent workflow open too: the person reads the workflow's line, then the run's", () => {
+    const clone = join(work, "clone-4");
+    cpSync(project, clone, { recursive: true });
+    expect(dotagent(clone, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
+    sessionStart(clone, "66666666-2222-4333-8444-555555555555", "resume");
+    const [workflow, run, ...more] = personLine.split("\n");
+    expect(workflow).toMatch(/^dotagent: workflow wf-\S+ is open/);
+    expect(run).toMatch(/^dotagent: Claude Code workflow "probe-three" \(run wf_\S+\) was cut off; /);
+    expect(more).toEqual([]);
   });
 
   it("the person at their terminal: resumed at once; forget ends it (nothing said after; resume refused)", () => {
