@@ -9,8 +9,9 @@
 // cut-off run and typed what it says. Compaction (`/compact`, and auto-compaction reached offline)
 // while an agent works, and before the person resumes a cut-off run: test/claude/NOTES.md has what
 // it does. `npm test` runs one case (inside the third agent, `claude -r`); DOTAGENT_JOURNEY_MORE=1
-// kills inside each agent in turn, for both ways back, and the compactions. Every wait is on the
-// screen, the model's log or the client's files, never on a time.
+// kills inside each agent in turn, for both ways back, a fresh clone, a hand-edited journal and
+// the compactions. Every wait is on the screen, the model's log or the client's files, never on a
+// time.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -72,11 +73,6 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
     rmSync(work, { recursive: true, force: true });
   });
 
-  /**
-   * The person's terminal: launch, kill -9 inside agent `killAt`, come back (`-r`: `claude -r`
-   * and the newest session picked; `new`: `claude`), "resume the cut-off workflow", until the
-   * model says the run is done. Returns what a test checks.
-   */
   /** A git project with dotagent installed, a person who has used Claude Code before; the paths a test reads. */
   function aProject() {
     work = mkdtempSync(join(tmpdir(), "dotagent-wfterm-"));
@@ -115,12 +111,27 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
       .filter((f) => f.endsWith(".jsonl"))
       .map((f) => f.replace(/\.jsonl$/, ""));
 
+  /**
+   * The person's terminal: launch, kill -9 inside agent `killAt`, come back (`-r`: `claude -r`
+   * and the newest session picked; `new`: `claude`; `clone`: `claude` in a git clone of the
+   * project with its memory committed), optionally compact first or edit dotagent's copy of the
+   * journal, type what dotagent's line says (and "yes" to the question, when the run is the
+   * person's to resume), until the model says the run is done. Returns what a test checks.
+   */
   async function crashAndComeBack(
     killAt: number,
-    back: "-r" | "new",
+    back: "-r" | "new" | "clone",
     also: { compact?: boolean; editJournal?: boolean } = {},
   ) {
-    const { home, project, logFile, runs, projects } = aProject();
+    const { home, project, logFile, runs, projects: firstProjects } = aProject();
+    let projects = firstProjects;
+    // What dotagent's copy of the journal holds (a clone gets only that copy).
+    const keptResults = () =>
+      readdirSync(runs).some(
+        (id) =>
+          existsSync(join(runs, id, "journal.jsonl")) &&
+          lines(join(runs, id, "journal.jsonl")).filter((l) => l.type === "result").length >= killAt - 1,
+      );
     const asked: string[] = [];
     let phase = "first";
     let agents = 0;
@@ -133,11 +144,12 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
         if (info.who !== "workflow-agent") return "answer";
         asked.push(phase);
         if (phase !== "first" || ++agents < killAt) return "answer";
-        // The kill waits until dotagent has recorded the run (its PostToolUse hook), at most 30 s.
+        // The kill waits until dotagent has recorded the run (its PostToolUse hook), for a clone
+        // until its copy holds the finished agents (the next agent's start copies them), at most 30 s.
         void (async () => {
           const deadline = Date.now() + 30_000;
-          while (!(existsSync(runs) && readdirSync(runs).length > 0) && Date.now() < deadline)
-            await new Promise((r) => setTimeout(r, 100));
+          const ready = () => existsSync(runs) && readdirSync(runs).length > 0 && (back !== "clone" || keptResults());
+          while (!ready() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
           killed = true;
           terminal?.kill9();
         })();
@@ -145,13 +157,13 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
       },
     });
     terminal = startTerminal({ binary: claude, home, url: model.url, env: ENV }, project, ALLOW);
-    const t = terminal;
+    let t = terminal;
     await t.waitFor(/auto mode on/, 60_000);
     t.type("use a workflow: three agents");
     await until(() => killed && t.pid() === undefined, `the kill inside agent ${killAt}`, t);
     const sessionId = sessions(projects)[0]!;
     const runId = readdirSync(runs)[0]!;
-    const kept = join(runs, runId);
+    let kept = join(runs, runId);
     const before = lines(join(projects, sessionId, "subagents/workflows", runId, "journal.jsonl"));
     const done = new Set(before.filter((l) => l.type === "result").map((l) => l.key));
     const atKill = t.history();
@@ -162,7 +174,23 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
     }
     // The person comes back.
     phase = "resumed";
-    if (back === "-r") {
+    if (back === "clone") {
+      // The project with its memory committed, cloned (another machine: another checkout's key).
+      const git = (cwd: string, ...args: string[]) =>
+        expect(spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd }).status).toBe(0);
+      git(project, "add", "-A");
+      git(project, "commit", "-qm", "the project with its memory");
+      const clone = join(work, "clone");
+      git(work, "clone", "-q", project, clone);
+      const config = JSON.parse(readFileSync(join(home, ".claude.json"), "utf8")) as { projects: object };
+      config.projects = { ...config.projects, [clone]: { hasTrustDialogAccepted: true } };
+      writeFileSync(join(home, ".claude.json"), JSON.stringify(config));
+      t.close();
+      terminal = startTerminal({ binary: claude, home, url: model.url, env: ENV }, clone, ALLOW);
+      t = terminal;
+      projects = join(home, ".claude/projects", clone.replace(/[^a-zA-Z0-9]/g, "-"));
+      kept = join(clone, "memory/state/workflow-runs", runId);
+    } else if (back === "-r") {
       t.restart(["-r", ...ALLOW]);
       await t.waitFor(/Resume session/, 60_000);
       t.press("Enter");
@@ -182,7 +210,7 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
     const typedAt = readLog(logFile).length;
     // The person types what the line says.
     t.type(/Type "([^"]+)" to /.exec(came)?.[1] ?? "(the line named nothing to type)");
-    if (also.editJournal === true) {
+    if (also.editJournal === true || back === "clone") {
       // The model puts dotagent's question (workflow-run resume, exit 5); the person says yes.
       await until(
         () =>
@@ -344,6 +372,24 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
       );
       expect(s.rerun).toBe(3 - s.done.size);
       expect(s.record).toMatchObject({ run_id: s.runId, args: ARGS, ended: { status: "completed" } });
+    },
+    240_000,
+  );
+
+  it.runIf(JOURNEY_MORE)(
+    "kill -9 inside agent 3, the project with its memory committed and cloned, `claude` in the clone: the person reads why, is asked, says yes; only gamma runs again",
+    async () => {
+      const s = await crashAndComeBack(3, "clone");
+      expect(s.came).toContain(
+        `SessionStart:startup says: dotagent: Claude Code workflow "three-agents" (run ${s.runId}) was cut off; dotagent does not resume it by itself: it came from another checkout (a clone: its seal is not this checkout's). Type "resume the cut-off workflow" to be asked whether to.`,
+      );
+      expect(s.log).toContain(
+        JSON.stringify({ scriptPath: join(s.kept, "script.js"), resumeFromRunId: s.runId, args: ARGS }).slice(1, -1),
+      );
+      expect(s.done.size).toBe(2);
+      expect(s.rerun).toBe(1);
+      expect(s.record).toMatchObject({ run_id: s.runId, args: ARGS, ended: { status: "completed" } });
+      expect(s.record.session_id).not.toBe(s.sessionId);
     },
     240_000,
   );
