@@ -23,19 +23,23 @@ const fixture = (event: string) =>
     unknown
   >;
 
+/** The person's line of the newest sessionStart below (its systemMessage; "" when none). */
+let personLine = "";
+
 /** A session's start in `root`: the briefing's text ("" when nothing is said). */
-function sessionStart(root: string, sessionId: string): string {
+function sessionStart(root: string, sessionId: string, source = "startup"): string {
   const r = dotagent(root, ["hook", "session-start"], {
     input: JSON.stringify({
       session_id: sessionId,
       transcript_path: join(projects(), `${sessionId}.jsonl`),
       cwd: root,
       hook_event_name: "SessionStart",
-      source: "startup",
+      source,
     }),
     env: { CLAUDE_PROJECT_DIR: root },
   });
   expect(r.code, r.stderr).toBe(0);
+  personLine = r.stdout.trim() === "" ? "" : String(JSON.parse(r.stdout).systemMessage ?? "");
   return r.stdout.trim() === "" ? "" : String(JSON.parse(r.stdout).hookSpecificOutput?.additionalContext ?? "");
 }
 
@@ -63,6 +67,10 @@ describe("workflow-run resume: a fresh clone's run is the person's to resume", (
     const NEW = "33333333-2222-4333-8444-555555555555";
     expect(sessionStart(clone, NEW)).toContain(
       `workflow run "${RUN}" was cut off, but is not put back: it came from another checkout`,
+    );
+    // The person reads it in plain words (the client shows the systemMessage, not the briefing).
+    expect(personLine).toBe(
+      `dotagent: Claude Code workflow "probe-three" (run ${RUN}) was cut off; dotagent does not resume it by itself: it came from another checkout (a clone: its seal is not this checkout's). Type "resume the cut-off workflow" to be asked whether to.`,
     );
     expect(existsSync(join(projects(), NEW))).toBe(false);
   });
@@ -100,9 +108,27 @@ describe("workflow-run resume: a fresh clone's run is the person's to resume", (
     const NEW = "44444444-2222-4333-8444-555555555555";
     const briefing = sessionStart(clone, NEW);
     expect(briefing).toContain(`call exactly: ${yes.json.call}`);
+    expect(personLine).toBe(
+      `dotagent: Claude Code workflow "probe-three" (run ${RUN}) was cut off with 2 of 3 agents finished. Type "resume the cut-off workflow" to finish it: gamma runs again, no finished agent does.`,
+    );
+    // A compaction hands the model the call again; the person, still at the same session, is told nothing new.
+    const compacted = sessionStart(clone, NEW, "compact");
+    expect(compacted).toContain(`call exactly: ${yes.json.call}`);
+    expect(personLine).toBe("");
     expect(readFileSync(join(projects(), NEW, "subagents/workflows", RUN, "journal.jsonl"), "utf8")).toBe(
       readFileSync(join(FIXTURES, "journal-killed.jsonl"), "utf8"),
     );
+  });
+
+  it("with a dotagent workflow open too: the person reads the workflow's line, then the run's", () => {
+    const clone = join(work, "clone-4");
+    cpSync(project, clone, { recursive: true });
+    expect(dotagent(clone, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
+    sessionStart(clone, "66666666-2222-4333-8444-555555555555", "resume");
+    const [workflow, run, ...more] = personLine.split("\n");
+    expect(workflow).toMatch(/^dotagent: workflow wf-\S+ is open/);
+    expect(run).toMatch(/^dotagent: Claude Code workflow "probe-three" \(run wf_\S+\) was cut off; /);
+    expect(more).toEqual([]);
   });
 
   it("the person at their terminal: resumed at once; forget ends it (nothing said after; resume refused)", () => {

@@ -3,7 +3,16 @@
 import { describe, expect, it } from "vitest";
 import type { WorkflowRunRecord } from "./claude-workflow-run.js";
 import { endStatus } from "./claude-workflow-run.js";
-import { handFor, judgeSeal, readSeal, resumeCall, runLines, sealText, type SealVerdict } from "./workflow-resume.js";
+import {
+  handFor,
+  judgeSeal,
+  readSeal,
+  resumeCall,
+  runLines,
+  runPersonLine,
+  sealText,
+  type SealVerdict,
+} from "./workflow-resume.js";
 
 const RUN = "wf_3216a11b-d0a";
 const record: WorkflowRunRecord = {
@@ -81,6 +90,49 @@ describe("handFor: what an open run gets at a session's start", () => {
         "/p/.claude/skills/checkpoint/scripts/dotagent.mjs",
       )[0],
     ).toContain(`run \`node "/p/.claude/skills/checkpoint/scripts/dotagent.mjs" workflow-run resume ${RUN}\``);
+  });
+});
+
+describe("runPersonLine: what the person reads after coming back (the interactive client shows it)", () => {
+  const names = new Map([[RUN, "three-agents"]]);
+  const hand = (done: string[], rerun: string[]) =>
+    ({
+      kind: "hand",
+      runId: RUN,
+      putBack: true,
+      call: "Workflow(…)",
+      done,
+      rerun,
+      total: done.length + rerun.length,
+    }) as const;
+  it("a run handed: its name, how far it got, what to type and what runs again; no call, no JSON", () => {
+    expect(runPersonLine([hand(["alpha", "beta"], ["gamma"])], names)).toBe(
+      `dotagent: Claude Code workflow "three-agents" (run ${RUN}) was cut off with 2 of 3 agents finished. Type "resume the cut-off workflow" to finish it: gamma runs again, no finished agent does.`,
+    );
+    expect(runPersonLine([hand([], ["alpha", "beta"])], new Map())).toBe(
+      `dotagent: Claude Code workflow (run ${RUN}) was cut off with 0 of 2 agents finished. Type "resume the cut-off workflow" to finish it: alpha, beta run again.`,
+    );
+  });
+  it("the person's choice, a run that cannot be resumed, one running elsewhere; nothing for one running here", () => {
+    expect(
+      runPersonLine([{ kind: "ask", runId: RUN, why: "its journal was edited since dotagent copied it" }], names),
+    ).toBe(
+      `dotagent: Claude Code workflow "three-agents" (run ${RUN}) was cut off; dotagent does not resume it by itself: its journal was edited since dotagent copied it. Type "resume the cut-off workflow" to be asked whether to.`,
+    );
+    expect(runPersonLine([{ kind: "none", runId: RUN, why: "dotagent kept no script of it" }], names)).toContain(
+      "was cut off and cannot be resumed: dotagent kept no script of it.",
+    );
+    expect(runPersonLine([{ kind: "live", runId: RUN, where: "elsewhere" }], names)).toContain(
+      "still runs in another Claude Code process",
+    );
+    expect(runPersonLine([{ kind: "live", runId: RUN, where: "here" }], names)).toBeNull();
+    expect(runPersonLine([], names)).toBeNull();
+  });
+  it("a name or label from run.json or the journal (it may arrive by git) never brings control characters to the terminal", () => {
+    const line = runPersonLine([hand(["a\u001b[2Jb"], ["x".repeat(50)])], new Map([[RUN, 'evil"\nname\u009b']]));
+    expect(line).toContain('workflow "evil??name?" (run');
+    expect(line).toContain(`${"x".repeat(40)}… runs again`);
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
   });
 });
 

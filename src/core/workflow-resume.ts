@@ -173,3 +173,46 @@ export function runLines(hands: readonly RunHand[], changed: ReadonlyMap<string,
   }
   return lines;
 }
+
+/** What the person types to have the model resume a cut-off run (the person's line names it). */
+export const RESUME_WORDS = "resume the cut-off workflow";
+
+/**
+ * The person's line for the open runs a session start looked at (null: nothing to tell them): the
+ * interactive client shows it under the hook's name, where the briefing's lines (the call, the
+ * helper's command) are the model's and never shown. Plain words and what to type; a run still
+ * running in this process (a compaction) is no news. `names`: each run's workflow name, when recorded.
+ */
+export function runPersonLine(hands: readonly RunHand[], names: ReadonlyMap<string, string>): string | null {
+  const said: string[] = [];
+  for (const hand of hands) {
+    const name = names.get(hand.runId);
+    const run = `workflow ${name === undefined ? "" : `"${shown(name, 60)}" `}(run ${shown(hand.runId, 40)})`;
+    if (hand.kind === "hand") {
+      const again =
+        hand.rerun.length === 0
+          ? "no agent runs again"
+          : `${plain(hand.rerun)} ${hand.rerun.length === 1 ? "runs" : "run"} again`;
+      said.push(
+        `${run} was cut off with ${hand.done.length} of ${hand.total} agents finished. Type "${RESUME_WORDS}" to finish it: ${again}${hand.done.length > 0 ? ", no finished agent does" : ""}.`,
+      );
+    } else if (hand.kind === "ask")
+      said.push(
+        `${run} was cut off; dotagent does not resume it by itself: ${hand.why}. Type "${RESUME_WORDS}" to be asked whether to.`,
+      );
+    else if (hand.kind === "none") said.push(`${run} was cut off and cannot be resumed: ${hand.why}.`);
+    else if (hand.where === "elsewhere") said.push(`${run} still runs in another Claude Code process; not here.`);
+  }
+  return said.length === 0 ? null : `dotagent: Claude Code ${said.join(" Claude Code ")}`;
+}
+
+/** Text from run.json or the journal (it may arrive by git) as the person's terminal shows it: no control characters, no quotes, cut short. */
+const shown = (text: string, max: number) => {
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f"]/g, "?");
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+};
+
+const plain = (list: readonly string[]) => {
+  const some = list.slice(0, 4).map((label) => shown(label, 40));
+  return list.length <= 4 ? some.join(", ") : `${some.join(", ")} and ${list.length - 4} more`;
+};

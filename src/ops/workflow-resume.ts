@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { RUN_ID, quoteId, sessionFolder } from "../core/claude-workflow-run.js";
-import { handFor, resumeYes, runLines, type RunHand } from "../core/workflow-resume.js";
+import { handFor, resumeYes, runLines, runPersonLine, type RunHand } from "../core/workflow-resume.js";
 import { readProjectFile } from "../store/read-file.js";
 import { withLock } from "../store/session.js";
 import type { ProjectPaths } from "../store/project.js";
@@ -51,18 +51,28 @@ function changedSource(paths: ProjectPaths, run: RunFolder): string | null {
  * another. Never throws.
  */
 export async function sessionStartRuns(ctx: Ctx, input: Record<string, unknown>): Promise<string[]> {
-  if (!existsSync(join(ctx.paths.stateDir, WORKFLOW_RUNS_DIR))) return [];
+  return (await sessionStartRunsTold(ctx, input)).briefing;
+}
+
+/** As sessionStartRuns, with the person's line for the same runs (src/core/workflow-resume.ts runPersonLine). */
+export async function sessionStartRunsTold(
+  ctx: Ctx,
+  input: Record<string, unknown>,
+): Promise<{ briefing: string[]; person: string | null }> {
+  const nothing = { briefing: [], person: null };
+  if (!existsSync(join(ctx.paths.stateDir, WORKFLOW_RUNS_DIR))) return nothing;
   // Claude Code's runs are for a Claude Code session (another client's start names no such folder).
   const session = sessionFolder(input);
-  if (!session.ok) return [];
+  if (!session.ok) return nothing;
   const ids = openRunIds(ctx.paths);
-  if (ids.length === 0) return [];
+  if (ids.length === 0) return nothing;
   const wait = process.env.DOTAGENT_LOCK_WAIT_MS;
   process.env.DOTAGENT_LOCK_WAIT_MS = String(Math.min(Number(wait ?? 1000) || 1000, 1000));
   try {
     return await withLock(ctx.paths, "hook session-start workflow runs", () => {
       const hands: RunHand[] = [];
       const changed = new Map<string, string>();
+      const names = new Map<string, string>();
       for (const runId of ids.slice(0, 8)) {
         let run = readRunFolder(ctx.paths, runId);
         if (run === null) continue;
@@ -86,13 +96,14 @@ export async function sessionStartRuns(ctx: Ctx, input: Record<string, unknown>)
         }
         const source = changedSource(ctx.paths, run);
         if (source !== null) changed.set(runId, source);
+        if (typeof run.record.workflow_name === "string") names.set(runId, run.record.workflow_name);
         hands.push(hand);
       }
-      return runLines(hands, changed, ctx.helper);
+      return { briefing: runLines(hands, changed, ctx.helper), person: runPersonLine(hands, names) };
     });
   } catch (error) {
     ctx.warn(`the open Claude Code workflow runs were not looked at: ${(error as Error).message.split("\n")[0]}`);
-    return [];
+    return nothing;
   } finally {
     if (wait === undefined) delete process.env.DOTAGENT_LOCK_WAIT_MS;
     else process.env.DOTAGENT_LOCK_WAIT_MS = wait;

@@ -225,6 +225,16 @@ describe("skills/develop/SKILL.md", () => {
       expect(body, line).toContain(line);
     expect(body.length, "the skill body stays small: it is read on every /develop").toBeLessThan(8000);
   });
+
+  it("tells a literal follower what to do with a cut-off Claude Code Workflow run (issue 43)", () => {
+    for (const skill of [body, frontmatterOf("skills/checkpoint/SKILL.md").body]) {
+      expect(skill).toContain("`claude_workflow_runs`");
+      expect(skill).toContain("`dotagent: Claude");
+      expect(skill).toMatch(/`resumable`: when the person asks to\s+go on, make its `call` exactly/);
+      expect(skill).toMatch(/`ask`: /);
+      expect(skill).toMatch(/`running`: [^.]*leave it/);
+    }
+  });
 });
 
 describe("agents", () => {

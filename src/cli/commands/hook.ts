@@ -97,15 +97,19 @@ export async function sessionStartTold(
       phase?.request ?? null,
       asked,
     );
+    const line = sessionLine({
+      plan,
+      source: input.source,
+      command,
+      recorded: tellsPerson(input.source) ? readEventsTail(paths.eventsFile) : [],
+      flow: flowOrDefault(snapshot.phase),
+    });
+    // The cut-off runs' line for the person follows the workflow's (not at a compaction: nothing changed for them).
+    const runsLine = tellsPerson(input.source) || input.source === "clear" ? runs.person : null;
     return {
-      briefing: runs.length === 0 ? briefing : [briefing, ...runs].filter((t) => t !== null).join("\n"),
-      line: sessionLine({
-        plan,
-        source: input.source,
-        command,
-        recorded: tellsPerson(input.source) ? readEventsTail(paths.eventsFile) : [],
-        flow: flowOrDefault(snapshot.phase),
-      }),
+      briefing:
+        runs.briefing.length === 0 ? briefing : [briefing, ...runs.briefing].filter((t) => t !== null).join("\n"),
+      line: runsLine === null ? line : line === null ? runsLine : `${line}\n${runsLine}`,
     };
   } catch (error) {
     // State that is there but cannot be read is news for the session, not silence. (Its line says
@@ -146,16 +150,17 @@ async function carryReplyFirst(context: CommandContext, paths: ReturnType<typeof
 
 /**
  * Claude Code's Workflow runs left open (SPEC §11): their journals copied again, put back into this
- * session and their calls handed (src/ops/workflow-resume.ts, loaded only when runs are kept here).
+ * session and their calls handed, and the person's line on them (src/ops/workflow-resume.ts, loaded
+ * only when runs are kept here).
  */
 async function workflowRunLines(
   context: CommandContext,
   paths: ReturnType<typeof projectPaths>,
   input: SessionStartInput,
-): Promise<string[]> {
-  if (!existsSync(join(paths.stateDir, "workflow-runs"))) return [];
-  const { sessionStartRuns } = await import("../../ops/workflow-resume.js");
-  return sessionStartRuns(
+): Promise<{ briefing: string[]; person: string | null }> {
+  if (!existsSync(join(paths.stateDir, "workflow-runs"))) return { briefing: [], person: null };
+  const { sessionStartRunsTold } = await import("../../ops/workflow-resume.js");
+  return sessionStartRunsTold(
     { paths, warn: warn(context), ...(process.argv[1] ? { helper: process.argv[1] } : {}) },
     input as Record<string, unknown>,
   );

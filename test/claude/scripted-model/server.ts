@@ -28,16 +28,19 @@ export interface ServerOptions {
   agentsDir: string;
   /**
    * Called for each /v1/messages request before it is answered, with its number and who sent
-   * it. Returning "hang" leaves the request unanswered (the test kills the client meanwhile).
+   * it. Returning "hang" leaves the request unanswered (the test kills the client meanwhile); a
+   * promise holds the answer until it settles (an agent at work while the person does something).
    */
   /** Replaces the scripted policy (for probes that play other moves). */
   policy?: (body: ApiRequest, k: number) => Reply;
   onRequest?: (
     k: number,
     info: { who: string; lastToolResult: ToolResultSummary | null; session: string },
-  ) => "answer" | "hang";
+  ) => "answer" | "hang" | Promise<unknown>;
   /** The scripted policy's options (task plan, --max-parallel). */
   policyOptions?: PolicyOptions;
+  /** The input tokens an answer reports, by who asks (default 1): a full context, so the client compacts by itself. */
+  inputTokens?: (who: string) => number;
   /** Holds an answer back this long, by who asks (an executor that takes a fixed time to work). */
   delayMs?: (who: string, reply: Reply) => number;
 }
@@ -87,7 +90,7 @@ export function newestFeedback(body: ApiRequest): string[] {
   return [...new Set(texts.flatMap((t) => [...t.matchAll(/^Stop hook feedback:\n(.*)$/gm)].map((m) => m[1]!)))];
 }
 
-function sse(res: ServerResponse, id: string, model: string, reply: Reply): void {
+function sse(res: ServerResponse, id: string, model: string, reply: Reply, inputTokens = 1): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const event = (type: string, data: object) =>
     res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
@@ -100,7 +103,7 @@ function sse(res: ServerResponse, id: string, model: string, reply: Reply): void
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: 1, output_tokens: 1 },
+      usage: { input_tokens: inputTokens, output_tokens: 1 },
     },
   });
   reply.blocks.forEach((block, index) => {
@@ -184,7 +187,8 @@ export async function startScriptedModel(options: ServerOptions): Promise<Script
       log({ kind: "response", k, session, who: reply.who, stop: reply.stop, blocks: reply.blocks.map(summarise) });
       const id = `msg_${k}`;
       const model = String(body.model ?? "claude-scripted");
-      if (body.stream === true) sse(res, id, model, reply);
+      const inputTokens = options.inputTokens?.(reply.who) ?? 1;
+      if (body.stream === true) sse(res, id, model, reply, inputTokens);
       else {
         res.setHeader("content-type", "application/json");
         res.end(
@@ -196,13 +200,17 @@ export async function startScriptedModel(options: ServerOptions): Promise<Script
             content: reply.blocks,
             stop_reason: reply.stop,
             stop_sequence: null,
-            usage: { input_tokens: 1, output_tokens: 1 },
+            usage: { input_tokens: inputTokens, output_tokens: 1 },
           }),
         );
       }
     };
     const delay = options.delayMs?.(reply.who, reply) ?? 0;
-    if (delay > 0) {
+    if (typeof verdict === "object") {
+      hanging.add(res);
+      res.on("close", () => hanging.delete(res));
+      void verdict.finally(send);
+    } else if (delay > 0) {
       hanging.add(res);
       res.on("close", () => hanging.delete(res));
       setTimeout(send, delay);
