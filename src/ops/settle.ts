@@ -13,7 +13,7 @@ import type { StateSnapshot } from "../core/snapshot.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import type { CheckoutFacts } from "../core/worktrees.js";
-import { loadSnapshot } from "../store/session.js";
+import { loadSnapshot, type WrittenStates } from "../store/session.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
 import { checkoutFactsFor, needsWorktreeRecovery } from "../store/worktrees.js";
 import { StateWriter } from "../store/state-writer.js";
@@ -120,10 +120,16 @@ export async function applyPlan(
 /**
  * Plans from disk and carries out the planner's own steps; the caller holds the lock. `started`:
  * tasks this very command started, never taken back by its own settle (their owner counts as
- * live even when it is a process already gone, such as an `--owner` given for it).
+ * live even when it is a process already gone, such as an `--owner` given for it). `written`: the
+ * state files the caller just wrote (StateWriter.writtenStates), taken as written.
  */
-export async function settle(context: OpContext, now: Date, started: readonly string[] = []): Promise<Settled> {
-  const settled = await settlePlan(context, now, started);
+export async function settle(
+  context: OpContext,
+  now: Date,
+  started: readonly string[] = [],
+  written: WrittenStates = {},
+): Promise<Settled> {
+  const settled = await settlePlan(context, now, started, written);
   // Its answer puts the question to an agent's shell (`decision` beside `next`): asked, so the
   // person's next prompt answers it (person-gate.ts).
   if (settled.plan.decision !== null && context.byModel === true)
@@ -131,8 +137,14 @@ export async function settle(context: OpContext, now: Date, started: readonly st
   return settled;
 }
 
-async function settlePlan(context: OpContext, now: Date, started: readonly string[]): Promise<Settled> {
-  let snapshot = await loadSnapshot(context.paths);
+async function settlePlan(
+  context: OpContext,
+  now: Date,
+  started: readonly string[],
+  written: WrittenStates,
+): Promise<Settled> {
+  // What this command just wrote under the lock it holds is taken as written, not read back.
+  let snapshot = await loadSnapshot(context.paths, [], written);
   // Merges cut off, tasks done in their worktrees whose session is gone, worktrees nobody needs.
   if (needsWorktreeRecovery(context.paths.root, snapshot)) {
     const { recoverWorktrees } = await import("./worktree-tasks.js");

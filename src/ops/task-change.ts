@@ -229,21 +229,14 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
       carried = { ...plan, state: isolated.state, events: [...isolated.events, ...plan.events] as TaskEvent[] };
     } else carried = plan;
     const task = carried.state.tasks.find((t) => t.id === id);
-    if (carried.state !== carried.before)
-      writeTaskChange(
-        new StateWriter(context.paths, snapshot, now, context.warn),
-        phase,
-        carried,
-        task,
-        carried.setAside,
-        now,
-      );
+    const writer = new StateWriter(context.paths, snapshot, now, context.warn);
+    if (carried.state !== carried.before) writeTaskChange(writer, phase, carried, task, carried.setAside, now);
     if (isolated?.warning) context.warn(isolated.warning);
     if (isolated?.mended) context.warn(`task ${id}: ${isolated.mended}`);
     // Its worktree is made after the lock: a second start meanwhile sees it in flight.
     if (isolated?.worktree?.make !== undefined) markStart(context.paths.root, context.paths.stateDir, id);
     // The step after this one: the last task's completion also completes IMPLEMENTATION.
-    const settled = await settle(context, now, action === "start" ? [id] : []);
+    const settled = await settle(context, now, action === "start" ? [id] : [], writer.writtenStates());
     const after = settled.execution ?? carried.state;
     return {
       state: after,

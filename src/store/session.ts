@@ -21,7 +21,11 @@ import { authorityView, fileDigest } from "./authority.js";
 import { readEvents } from "./events.js";
 import { MAX_STATE_BYTES, readProjectFile } from "./read-file.js";
 
-export async function loadSnapshot(paths: ProjectPaths, extra: readonly ReportRequest[] = []): Promise<StateSnapshot> {
+export async function loadSnapshot(
+  paths: ProjectPaths,
+  extra: readonly ReportRequest[] = [],
+  written: WrittenStates = {},
+): Promise<StateSnapshot> {
   assertStatePaths(paths);
   // A rollback cut off after its commit point is not corrupt state: it is the state that rollback
   // leaves, which the next locked command finishes writing first. Readers see it that way.
@@ -31,8 +35,23 @@ export async function loadSnapshot(paths: ProjectPaths, extra: readonly ReportRe
   }
   return withHandEdits(
     paths,
-    completeSnapshot(paths, await readPhaseFile(paths), await readExecutionFile(paths), extra),
+    completeSnapshot(
+      paths,
+      written.phase ?? (await readPhaseFile(paths)),
+      written.execution ?? (await readExecutionFile(paths)),
+      extra,
+    ),
   );
+}
+
+/**
+ * State files a writer of this process has just written under the lock it still holds
+ * (StateWriter.writtenStates): their values, stamps and digests as written, which a reread would
+ * only parse back (a 10,000-task execution.json is 3.6 MB). The reports are read as ever.
+ */
+export interface WrittenStates {
+  phase?: StateSnapshot["phase"];
+  execution?: StateSnapshot["execution"];
 }
 
 /** The snapshot with the state files dotagent did not write as they are (last-write.ts). */

@@ -19,6 +19,8 @@ import { appendEvents } from "./events.js";
 import { recordCheckpoint, type WrittenBytes } from "./checkpoints.js";
 import { stampOf as fileStamp } from "./state-files.js";
 import type { ProjectPaths } from "./project.js";
+import type { WrittenStates } from "./session.js";
+import { quickExecutionState, quickPhaseState } from "../schema/quick-parse.js";
 
 export class ConcurrentWriteError extends DotagentError {
   constructor(file: string) {
@@ -68,6 +70,9 @@ export class StateWriter {
   private executionStamp: string;
   /** The bytes this writer last wrote to each state file, for the checkpoint its next events take. */
   private readonly written = new Map<string, WrittenBytes>();
+  /** What this writer last wrote to each state file, as a reader would have it (writtenStates). */
+  private phaseRead: StateSnapshot["phase"] | undefined;
+  private executionRead: StateSnapshot["execution"] | undefined;
   constructor(
     private readonly paths: ProjectPaths,
     snapshot: StateSnapshot,
@@ -89,6 +94,17 @@ export class StateWriter {
     const done = writeStateFile(this.paths.root, this.paths.phaseFile, next, this.phaseStamp);
     this.phaseStamp = done.stamp;
     this.written.set(this.paths.phaseFile, done.written);
+    const value = quickPhaseState(next);
+    this.phaseRead =
+      value === undefined
+        ? undefined
+        : {
+            kind: "ok",
+            file: relative(this.paths.root, this.paths.phaseFile),
+            value,
+            stamp: done.stamp,
+            sha256: done.written.sha256,
+          };
     return next;
   }
 
@@ -102,7 +118,30 @@ export class StateWriter {
     const done = writeStateFile(this.paths.root, this.paths.executionFile, next, this.executionStamp);
     this.executionStamp = done.stamp;
     this.written.set(this.paths.executionFile, done.written);
+    const value = quickExecutionState(next);
+    this.executionRead =
+      value === undefined
+        ? undefined
+        : {
+            kind: "ok",
+            file: relative(this.paths.root, this.paths.executionFile),
+            value,
+            stamp: done.stamp,
+            sha256: done.written.sha256,
+          };
     return next;
+  }
+
+  /**
+   * The state files this writer wrote, as a reader would read them back (loadSnapshot's
+   * `written`): only a file whose value passes the quick check of a read (quick-parse.ts), so
+   * what a reread would judge is judged the same way; any other is read from disk.
+   */
+  writtenStates(): WrittenStates {
+    return {
+      ...(this.phaseRead ? { phase: this.phaseRead } : {}),
+      ...(this.executionRead ? { execution: this.executionRead } : {}),
+    };
   }
 
   /**
