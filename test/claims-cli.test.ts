@@ -98,6 +98,20 @@ describe("dotagent claims", () => {
     expect(failing.code).toBe(1);
     expect(failing.json.error.code).toBe("remote_failed");
     expect(failing.json.error.message).not.toContain("\n");
+    // No remote of that name in this clone, or no git repository at all: said as what is wrong here.
+    expect(failing.json.error.message).toBe(
+      "this clone has no git remote named nowhere (`git remote -v` lists its remotes; --remote NAME picks another); no claim was changed",
+    );
+    const bare = mkdtempSync(join(tmpdir(), "dotagent-claims-nogit-"));
+    try {
+      const outside = dotagent(bare, ["claims", "wf-login", "--json"]);
+      expect(outside.json.error).toMatchObject({ code: "remote_failed", exit_code: 1 });
+      expect(outside.json.error.message).toBe(
+        `${bare} is not in a git repository: claims live on the git remote of a clone of the project`,
+      );
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
     expect(dotagent(other, ["claims"]).code).toBe(2);
   });
 });

@@ -83,12 +83,30 @@ function networkGit(r: ClaimsRemote, args: readonly string[]) {
 }
 
 function remoteFailed(r: ClaimsRemote, what: string, why: string): DotagentError {
+  const local = localCause(r);
   return new DotagentError(
     "remote_failed",
-    `the git remote ${r.remote} failed (${what}): ${oneLine(why)}; no claim was changed by this command and nothing local was lost`,
+    local ??
+      `the git remote ${r.remote} failed (${what}): ${oneLine(why)}; no claim was changed by this command and nothing local was lost`,
     EXIT.refused,
     { remote: r.remote },
   );
+}
+
+/**
+ * What is wrong here rather than at the remote, asked of the local git only when a remote call
+ * failed: the folder is in no git repository, or the clone has no remote of that name.
+ */
+function localCause(r: ClaimsRemote): string | undefined {
+  try {
+    if (git(r.cwd, ["rev-parse", "--git-dir"], { ok: ANY_STATUS }).status !== 0)
+      return `${r.cwd} is not in a git repository: claims live on the git remote of a clone of the project`;
+    if (git(r.cwd, ["remote", "get-url", r.remote], { ok: ANY_STATUS }).status !== 0)
+      return `this clone has no git remote named ${r.remote} (\`git remote -v\` lists its remotes; --remote NAME picks another); no claim was changed`;
+  } catch {
+    // git itself would not run: the remote's failure says it.
+  }
+  return undefined;
 }
 
 function gitComplaint(stderr: string, stdout: string, status: number): string {
