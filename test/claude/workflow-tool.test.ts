@@ -57,7 +57,11 @@ describe.skipIf(!ENABLED || !JOURNEY_MORE)("Claude Code's Workflow tool in the r
   /** A git project with dotagent installed and trusted; the session's folder once claude ran. */
   async function session(
     onAgent?: (n: number) => "answer" | "hang",
-    play: { script: string; args?: unknown; allowed: string } = { script: SCRIPT, args: ARGS, allowed: "Workflow" },
+    play: { script: string; args?: unknown; allowed: string; prompt?: string } = {
+      script: SCRIPT,
+      args: ARGS,
+      allowed: "Workflow",
+    },
   ) {
     work = mkdtempSync(join(tmpdir(), "dotagent-wftool-"));
     const home = join(work, "home");
@@ -85,7 +89,7 @@ describe.skipIf(!ENABLED || !JOURNEY_MORE)("Claude Code's Workflow tool in the r
     const client = { binary: claude, home, url: model.url };
     const run = await runClaude(client, project, [
       "-p",
-      "use a workflow: three agents",
+      play.prompt ?? "use a workflow: three agents",
       "--allowedTools",
       play.allowed,
     ]);
@@ -324,6 +328,59 @@ return out
       delete process.env.DOTAGENT_WORKFLOW_MAX_TOKENS;
       delete process.env.DOTAGENT_SCRIPTED_TAIL;
     }
+  }, 300_000);
+
+  it("TaskStop while the third agent works: 2.1.332 keeps the journal, dotagent keeps the run open, and the resume runs only the third agent", async () => {
+    let phase = "first";
+    const { run, folder, runId, kept, project, sessionId, client } = await session(
+      (n) => (phase === "first" && n >= 3 ? "hang" : "answer"),
+      { script: SCRIPT, args: ARGS, allowed: "Workflow,Bash,TaskStop", prompt: "use a workflow, then stop it" },
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.result?.result).toBe("workflow stopped");
+    const log = () =>
+      readFileSync(join(work, "model.jsonl"), "utf8")
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => JSON.parse(l) as { kind: string; who: string; text?: string });
+    expect(log().find((e) => e.kind === "tool_result" && e.text?.includes("Successfully stopped task"))).toBeDefined();
+    // The client records the run killed and keeps its journal (issue #72295's clearing is not 2.1.332's).
+    expect(JSON.parse(readFileSync(join(folder, "workflows", `${runId}.json`), "utf8"))).toMatchObject({
+      status: "killed",
+    });
+    const journal = lines(join(folder, "subagents/workflows", runId, "journal.jsonl"));
+    expect(journal.filter((l) => l.type === "result")).toHaveLength(2);
+    // No end reached dotagent (no notification of the stop): the run is open, cut off before gamma.
+    expect(JSON.parse(readFileSync(join(kept, "run.json"), "utf8")).ended ?? null).toBeNull();
+    expect(lines(join(kept, "journal.jsonl"))).toEqual(journal);
+    const view = spawnSync(process.execPath, [join(ROOT, "dist/dotagent.mjs"), "tasks", "--workflow-runs"], {
+      cwd: project,
+      encoding: "utf8",
+    });
+    expect(view.stdout).toContain("2 of 3 agents done · open (cut off: resuming re-runs gamma)");
+    // Resumed in the same session: only gamma asks the model again.
+    phase = "again";
+    const before = log().length;
+    const again = await runClaude(client, project, [
+      "-p",
+      "--resume",
+      sessionId,
+      `resume workflow run ${runId}`,
+      "--allowedTools",
+      "Workflow",
+    ]);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.result?.result).toBe("workflow done");
+    expect(
+      log()
+        .slice(before)
+        .filter((e) => e.kind === "request" && e.who === "workflow-agent"),
+    ).toHaveLength(1);
+    expect(
+      lines(join(folder, "subagents/workflows", runId, "journal.jsonl"))
+        .slice(-2)
+        .map((l) => `${l.type}${l.label ? ` ${l.label}` : ""}`),
+    ).toEqual(["started gamma", "result"]);
   }, 300_000);
 
   /**

@@ -1335,6 +1335,45 @@ function workflowPlay(
   const called = after.some(
     (m) => Array.isArray(m.content) && m.content.some((c) => c.type === "tool_use" && c.name === "Workflow"),
   );
+  // "…, then stop it" (issue 43, TaskStop): once two agents' results are in dotagent's copy of the
+  // journal (a Bash wait on the file, never on time), the model stops the run with TaskStop.
+  const stopAsked = /then stop it/.test(text(messages[at]!.content));
+  if (called && stopAsked) {
+    const used = (name: string) =>
+      after.some((m) => Array.isArray(m.content) && m.content.some((c) => c.type === "tool_use" && c.name === name));
+    const taskId = /Workflow launched in background\. Task ID: ([\w-]+)/.exec(
+      after.map((m) => resultsText(m)).join("\n"),
+    )?.[1];
+    if (!used("Bash"))
+      return {
+        who: "main",
+        stop: "tool_use",
+        blocks: [
+          {
+            type: "tool_use",
+            id: `toolu_wfwait_${messages.length}`,
+            name: "Bash",
+            input: {
+              command: `for i in $(seq 1 3000); do [ "$(cat memory/state/workflow-runs/*/journal.jsonl 2>/dev/null | grep -c '"type":"result"')" -ge 2 ] && exit 0; sleep 0.1; done; exit 1`,
+              description: "wait for two results",
+            },
+          },
+        ],
+      };
+    if (!used("TaskStop") && taskId !== undefined)
+      return {
+        who: "main",
+        stop: "tool_use",
+        blocks: [
+          { type: "tool_use", id: `toolu_wfstop_${messages.length}`, name: "TaskStop", input: { task_id: taskId } },
+        ],
+      };
+    return {
+      who: "main",
+      stop: "end_turn",
+      blocks: [{ type: "text", text: taskId ? "workflow stopped" : "no task id" }],
+    };
+  }
   if (!called)
     return {
       who: "main",
