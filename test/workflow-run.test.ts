@@ -145,6 +145,32 @@ describe("workflow-run resume: a fresh clone's run is the person's to resume", (
     expect(again.json.error.code).toBe("workflow_run_ended");
   });
 
+  it("a run that ended stopped (TaskStop, a failure): the person's to take up again; a model's shell is asked; completed stays refused", () => {
+    const clone = join(work, "clone-stopped");
+    cpSync(project, clone, { recursive: true });
+    const file = join(clone, "memory/state/workflow-runs", RUN, "run.json");
+    const record = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    const stop = (status: string) =>
+      writeFileSync(file, JSON.stringify({ ...record, ended: { status, at: "2026-11-30T08:00:00.000Z" } }));
+    stop("killed");
+    expect(sessionStart(clone, "77777777-2222-4333-8444-555555555555")).toBe("");
+    const asked = dotagent(clone, ["workflow-run", "resume", RUN, "--json"], { env: AS_MODEL });
+    expect(asked.code, asked.stderr).toBe(5);
+    expect(asked.json.decision.question).toBe(
+      `Claude Code workflow run "${RUN}" ended killed at 2026-11-30T08:00:00.000Z, and dotagent does not trust its kept copy: it came from another checkout (a clone: its seal is not this checkout's). Resume it from dotagent's copy (its finished agents' results are kept, only the rest runs)?`,
+    );
+    // The person at their terminal: taken up at once, open again, its call handed.
+    const taken = dotagent(clone, ["workflow-run", "resume", RUN, "--json"]);
+    expect(taken.code, taken.stderr).toBe(0);
+    expect(taken.json).toMatchObject({ run_id: RUN, done: ["alpha", "beta"], rerun: ["gamma"] });
+    expect(JSON.parse(readFileSync(file, "utf8")).ended).toBeNull();
+    // Forgetting a stopped run ends it for good; a completed run has nothing to resume.
+    stop("failed");
+    expect(dotagent(clone, ["workflow-run", "forget", RUN, "--json"]).json.ended.status).toBe("forgotten");
+    stop("completed");
+    expect(dotagent(clone, ["workflow-run", "resume", RUN, "--json"]).json.error.code).toBe("workflow_run_ended");
+  });
+
   it("an unknown run id, a run id with ../, a bad form", () => {
     expect(dotagent(project, ["workflow-run", "resume", "wf_nothing-here", "--json"]).json.error.code).toBe(
       "workflow_run_unknown",

@@ -214,7 +214,7 @@ export const ERROR_CODES = {
   workflow_invalid: { exit: [invalid], when: "a workflow definition is refused" },
   workflow_run_ended: {
     exit: [refused],
-    when: "`workflow-run resume` or `forget` of a Claude Code Workflow run whose end is recorded",
+    when: "`workflow-run resume` or `forget` of a Claude Code Workflow run that ended completed or forgotten",
   },
   workflow_run_live: {
     exit: [refused],

@@ -139,6 +139,13 @@ const names = (list: readonly string[]) =>
 export const resumeQuestion = (runId: string, why: string) =>
   `Claude Code workflow run ${quoteId(runId)} was cut off, and dotagent does not trust its kept copy: ${why}. Resume it from that copy anyway (its finished agents' results are taken as they are, its kept script runs)?`;
 
+/** Ends after which nothing is left to resume: the run's own completion, or the person's `forget`. */
+export const FINAL_ENDS: ReadonlySet<string> = new Set(["completed", "forgotten"]);
+
+/** The question for a run that was stopped (TaskStop, a failure): resuming it is the person's choice. */
+export const resumeStoppedQuestion = (runId: string, ended: WorkflowRunEnd, untrusted: string | null) =>
+  `Claude Code workflow run ${quoteId(runId)} ended ${ended.status} at ${ended.at}${untrusted === null ? "" : `, and dotagent does not trust its kept copy: ${untrusted}`}. Resume it from dotagent's copy (its finished agents' results are kept, only the rest runs)?`;
+
 export const resumeYes = (runId: string) => `dotagent workflow-run resume ${runId} --yes`;
 export const resumeNo = (runId: string) => `dotagent workflow-run forget ${runId}`;
 

@@ -10,10 +10,12 @@ import { DotagentError, EXIT } from "../core/errors.js";
 import { RUN_ID, quoteId } from "../core/claude-workflow-run.js";
 import type { Decision } from "../core/plan-resume.js";
 import {
+  FINAL_ENDS,
   SEAL_WHY,
   handFor,
   resumeNo,
   resumeQuestion,
+  resumeStoppedQuestion,
   resumeYes,
   type WorkflowRunEnd,
 } from "../core/workflow-resume.js";
@@ -31,7 +33,11 @@ export interface WorkflowRunResumed {
   rerun: string[];
 }
 
-function runOrRefuse(context: OpContext, runId: string): RunFolder {
+/**
+ * The kept run, or a refusal: unknown, or ended. `stopped: "allow"`: a run that ended other than
+ * completed or forgotten (stopped by TaskStop, failed) is taken, for the person to resume.
+ */
+function runOrRefuse(context: OpContext, runId: string, stopped: "allow" | "refuse" = "refuse"): RunFolder {
   const run = RUN_ID.test(runId) ? readRunFolder(context.paths, runId) : null;
   if (run === null)
     throw new DotagentError(
@@ -40,7 +46,7 @@ function runOrRefuse(context: OpContext, runId: string): RunFolder {
       EXIT.refused,
       { run_id: runId },
     );
-  if (run.record.ended != null)
+  if (run.record.ended != null && (stopped === "refuse" || FINAL_ENDS.has(run.record.ended.status)))
     throw new DotagentError(
       "workflow_run_ended",
       `Claude Code workflow run ${quoteId(runId)} ended (${run.record.ended.status} at ${run.record.ended.at}): there is nothing to resume`,
@@ -64,8 +70,20 @@ function refuseLive(context: OpContext, run: RunFolder, runId: string): void {
 
 /** The question `resume` puts to the person for a run whose seal does not hold, or null (it holds: nothing to decide). */
 export function resumeDecision(context: OpContext, runId: string): Decision | null {
-  const run = runOrRefuse(context, runId);
+  const run = runOrRefuse(context, runId, "allow");
   refuseLive(context, run, runId);
+  // Stopped on purpose (or failed): going on is the person's choice, whoever asks.
+  if (run.record.ended != null)
+    return {
+      question: resumeStoppedQuestion(
+        runId,
+        run.record.ended,
+        run.verdict.kind === "sealed" ? null : SEAL_WHY[run.verdict.why],
+      ),
+      default: false,
+      yes: resumeYes(runId),
+      no: resumeNo(runId),
+    };
   if (run.verdict.kind === "sealed") return null;
   return {
     question: resumeQuestion(runId, SEAL_WHY[run.verdict.why]),
@@ -78,7 +96,7 @@ export function resumeDecision(context: OpContext, runId: string): Decision | nu
 /** Seals the run here as it is kept now (the person's answer taken), and hands its exact call. */
 export async function resumeRun(context: OpContext, runId: string): Promise<WorkflowRunResumed> {
   return locked(context, "workflow-run resume", () => {
-    const run = runOrRefuse(context, runId);
+    const run = runOrRefuse(context, runId, "allow");
     refuseLive(context, run, runId);
     if (run.script === null)
       throw new DotagentError(
@@ -104,6 +122,12 @@ export async function resumeRun(context: OpContext, runId: string): Promise<Work
       live: null,
     });
     if (hand.kind !== "hand") throw new Error("a sealed run with a script is handed");
+    // A stopped run taken up again is open once more: its relaunch's end is recorded anew.
+    if (run.record.ended != null)
+      writeJsonInside(context.paths.root, join(runFolder(context.paths, runId), "run.json"), {
+        ...run.record,
+        ended: null,
+      });
     return { run_id: runId, sealed_now: sealedNow, call: hand.call, done: hand.done, rerun: hand.rerun };
   });
 }
@@ -111,7 +135,7 @@ export async function resumeRun(context: OpContext, runId: string): Promise<Work
 /** Records the run as ended (`forgotten`): no longer open, never put back or handed again. */
 export async function forgetRun(context: OpContext, runId: string): Promise<{ run_id: string; ended: WorkflowRunEnd }> {
   return locked(context, "workflow-run forget", () => {
-    const run = runOrRefuse(context, runId);
+    const run = runOrRefuse(context, runId, "allow");
     const ended: WorkflowRunEnd = { status: "forgotten", at: context.now().toISOString() };
     writeJsonInside(context.paths.root, join(runFolder(context.paths, runId), "run.json"), { ...run.record, ended });
     return { run_id: runId, ended };
