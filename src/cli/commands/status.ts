@@ -29,7 +29,7 @@ export const command: Command = {
     context.out.result(result, () => {
       const view = outcome.view;
       const driver = personReading(context);
-      const person = driver === null ? null : personNextOf(plan.next, approvedNeeds, driver, flow);
+      const person = driver === null ? null : personNextOf(plan.next, approvedNeeds, driver, flow, outcome.liveRun);
       const lines = planLines(plan, context.out.color, "status", flow, {
         taskCounts: result.tasks,
         ...(view ? viewExtras(view) : {}),
