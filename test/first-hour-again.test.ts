@@ -70,6 +70,24 @@ describe.skipIf(!hasScript)("dotagent show on a terminal", () => {
   });
 });
 
+describe("show tells a definition's agent step as it tells develop's", () => {
+  it("fix's REPRODUCE report is headed by its step, its fields in words, not `## Report` over JSON keys", () => {
+    const p = tempProject();
+    dotagent(p, ["init", "--workflow", "fix", "--request", "login fails with +"]);
+    writeJson(p, "memory/reports/reproduction.json", {
+      summary: "A + in the password is sent as a space.",
+      failing_test: "test/login.test.ts: signs in with a + in the password",
+      root_cause: { file: "src/login.ts", line_hint: 12 },
+    });
+    const md = dotagent(p, ["show"]).stdout;
+    expect(md).toContain("## Step: REPRODUCE\n\n<sub>memory/reports/reproduction.json</sub>\n\n### Summary\n");
+    expect(md).toContain("### Failing test\n\ntest/login.test.ts: signs in with a + in the password\n");
+    expect(md).toContain("### Root cause\n\n- file: src/login.ts\n- line hint: 12\n");
+    expect(md).not.toMatch(/^## Report$/m);
+    expect(dotagent(p, ["show", "REPRODUCE"]).stdout).toContain("## Step: REPRODUCE\n");
+  });
+});
+
 describe("status beside a live dotagent run", () => {
   /** A workflow at REQUIREMENTS, started, `dotagent run`'s lock held by this (live) process, taken a minute ago. */
   const live = (): string => {

@@ -234,6 +234,12 @@ export function terminalStyle(
   };
 }
 
+/** A JSON key in words (`depends_on` → `depends on`); `heading` capitalises it (`### Root cause`). */
+function keyWords(key: string, heading = false): string {
+  const words = key.replace(/_+/g, " ").trim() || key;
+  return heading ? words.charAt(0).toUpperCase() + words.slice(1) : words;
+}
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
@@ -245,7 +251,7 @@ function inline(value: unknown, style: ReportStyle): string {
   if (value === null || value === undefined) return "none";
   if (Array.isArray(value)) return value.length === 0 ? "none" : value.map((v) => inline(v, style)).join(", ");
   return Object.entries(value as Record<string, unknown>)
-    .map(([k, v]) => `${style.text(k)}: ${inline(v, style)}`)
+    .map(([k, v]) => `${style.text(keyWords(k))}: ${inline(v, style)}`)
     .join("; ");
 }
 
@@ -275,7 +281,7 @@ function item(value: unknown, style: ReportStyle): string {
     .map(([key, v]) =>
       key === "text" || key === "summary" || key === "one_line"
         ? inline(v, style)
-        : `${style.text(key)}: ${inline(v, style)}`,
+        : `${style.text(keyWords(key))}: ${inline(v, style)}`,
     )
     .join("; ");
   return `${passed}${head}${head !== "" && body !== "" ? " — " : ""}${body}`;
@@ -290,7 +296,7 @@ function block(value: unknown, style: ReportStyle): string[] {
       ? ["none"]
       : entries.map(
           ([key, v]) =>
-            `- ${style.text(key)}: ${Array.isArray(v) ? v.map((x) => named(x, style)).join(", ") : inline(v, style)}`,
+            `- ${style.text(keyWords(key))}: ${Array.isArray(v) ? v.map((x) => named(x, style)).join(", ") : inline(v, style)}`,
         );
   }
   return [inline(value, style)];
@@ -300,13 +306,16 @@ function block(value: unknown, style: ReportStyle): string[] {
  * The Markdown of one report: a level-2 heading (the kind's title, the report's name), then each
  * field as a level-3 heading and its text. `data` is the parsed report (anything: a string
  * report, reflection.md, is shown as text, escaped); `path` names the file in the heading.
- * `style` writes it for a terminal instead (`terminalStyle`).
+ * `style` writes it for a terminal instead (`terminalStyle`). `stepId`: the workflow step that
+ * writes a report of no kind this module knows (a definition's agent step): titled `Step: <ID>`,
+ * as a check's command is, instead of `Report`.
  */
 export function renderReportMarkdown(
   path: string,
   data: unknown,
   kindOf: ReportMarkdownKind = markdownKindOf(path),
   style: ReportStyle = MARKDOWN_STYLE,
+  stepId?: string,
 ): string {
   const kind = kindOf;
   const spec = KINDS[kind];
@@ -314,8 +323,11 @@ export function renderReportMarkdown(
   const name =
     isRecord(data) && spec.nameField !== undefined && typeof data[spec.nameField] === "string"
       ? `: ${style.text(data[spec.nameField] as string)}`
-      : "";
-  lines.push(style.heading(2, `${spec.title}${name}${roundLabel(path, kind)}`), "", style.source(path), "");
+      : kind === "other" && stepId !== undefined
+        ? `: ${style.text(stepId)}`
+        : "";
+  const title = kind === "other" && stepId !== undefined ? "Step" : spec.title;
+  lines.push(style.heading(2, `${title}${name}${roundLabel(path, kind)}`), "", style.source(path), "");
   if (typeof data === "string") {
     // A Markdown report (reflection.md) is the agent's own text: shown as lines, every one escaped.
     for (const line of data.split(/\r\n?|\n/)) lines.push(line.trim() === "" ? "" : style.line(line));
@@ -343,7 +355,7 @@ export function renderReportMarkdown(
   }
   for (const [key, value] of Object.entries(data)) {
     if (shown.has(key) || value === "") continue;
-    lines.push(style.heading(3, style.text(key)), "", ...block(value, style), "");
+    lines.push(style.heading(3, style.text(keyWords(key, true))), "", ...block(value, style), "");
   }
   return `${lines.join("\n").trimEnd()}\n`;
 }
@@ -376,6 +388,8 @@ export interface ReportToRender {
   readonly data: unknown;
   readonly kind?: ReportMarkdownKind | undefined;
   readonly step?: number | undefined;
+  /** The id of the step that writes it (its title when the report is of no known kind). */
+  readonly stepId?: string | undefined;
 }
 
 const REWORK_COPY = /\.rework-(\d+)(\.(?:json|md))$/;
@@ -427,7 +441,8 @@ export function renderReportsMarkdown(
   const sorted = [...reports].sort(compareReports);
   const parts = [`${style.heading(1, style.text(title))}\n`];
   if (sorted.length === 0) parts.push("No reports yet.\n");
-  for (const report of sorted) parts.push(renderReportMarkdown(report.path, report.data, report.kind, style));
+  for (const report of sorted)
+    parts.push(renderReportMarkdown(report.path, report.data, report.kind, style, report.stepId));
   if (invalid.length > 0)
     parts.push(
       `${style.heading(2, "Not shown")}\n\n${invalid.map((i) => `- ${style.text(i.path)}: ${style.text(i.reason)}`).join("\n")}\n`,

@@ -142,7 +142,13 @@ export async function showReports(
     const state = read.files.get(path);
     if (state?.status === "valid") {
       const at = owners.findIndex((owns) => owns(path));
-      valid.push({ path, data: state.data, kind: kindIn(flow.steps[at], path), step: at < 0 ? undefined : at });
+      valid.push({
+        path,
+        data: state.data,
+        kind: kindIn(flow.steps[at], path),
+        step: at < 0 ? undefined : at,
+        stepId: flow.steps[at]?.id,
+      });
     } else if (state !== undefined && state.status !== "missing")
       invalid.push({ path, reason: "reason" in state ? state.reason : state.status });
   }
