@@ -159,3 +159,17 @@ describe("status beside a live dotagent run", () => {
     );
   });
 });
+
+describe("log tells a run's steps as steps, not interruptions", () => {
+  it("a `resumed` that repaired nothing reads `planned next=…`; --json keeps the event as logged", () => {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "add login"]);
+    expect(dotagent(p, ["resume"]).code).toBe(0);
+    const plain = dotagent(p, ["log"]).stdout;
+    expect(plain).toMatch(/\n2 +\S+ \S+ UTC +planned +next=spawn_agent\n/);
+    expect(plain).not.toContain("situation=interrupted");
+    expect(plain).not.toMatch(/ resumed /);
+    const json = dotagent(p, ["log", "--json"]).json.events;
+    expect(json[1]).toMatchObject({ type: "resumed", next: "spawn_agent" });
+  });
+});
