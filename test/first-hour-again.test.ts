@@ -173,3 +173,22 @@ describe("log tells a run's steps as steps, not interruptions", () => {
     expect(json[1]).toMatchObject({ type: "resumed", next: "spawn_agent" });
   });
 });
+
+describe("a workflow of one's own is described as itself", () => {
+  it("README's `tested` (develop plus a check, no description) reads `develop, plus TESTS`, not develop's story", () => {
+    const p = tempProject();
+    mkdirSync(join(p, ".dotagent", "workflows"), { recursive: true });
+    writeJson(p, ".dotagent/workflows/tested.json", {
+      extends: "develop",
+      insert: [
+        {
+          after: "VERIFICATION",
+          steps: [{ id: "TESTS", kind: "check", run: "npm test", rework: "IMPLEMENTATION", max_rounds: 2 }],
+        },
+      ],
+    });
+    expect(dotagent(p, ["workflows", "show", "tested"]).stdout.split("\n")[0]).toBe("tested: develop, plus TESTS");
+    const listed = dotagent(p, ["workflows", "--json"]).json;
+    expect(JSON.stringify(listed)).toContain('"description":"develop, plus TESTS"');
+  });
+});
