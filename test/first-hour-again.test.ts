@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { CLI, dotagent, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { CLI, dotagent, exampleProject, removeTemps, tempProject, writeJson } from "./support/cli.js";
 
 afterAll(removeTemps);
 
@@ -190,5 +190,27 @@ describe("a workflow of one's own is described as itself", () => {
     expect(dotagent(p, ["workflows", "show", "tested"]).stdout.split("\n")[0]).toBe("tested: develop, plus TESTS");
     const listed = dotagent(p, ["workflows", "--json"]).json;
     expect(JSON.stringify(listed)).toContain('"description":"develop, plus TESTS"');
+  });
+});
+
+describe("status beside a live dotagent run: its next records are news, not repairs", () => {
+  it("`dotagent run (pid N) records next:` in place of `Would repair:`; without a run, `Would repair:`", () => {
+    const p = exampleProject("orphaned-tasks");
+    const without = dotagent(p, ["status", "--stale-after", "never"]).stdout;
+    expect(without).toContain("\nWould repair:\n");
+    mkdirSync(join(p, "memory", "runs"), { recursive: true });
+    writeFileSync(
+      join(p, "memory", "runs", ".lock"),
+      JSON.stringify({
+        pid: process.pid,
+        hostname: hostname(),
+        acquired_at: new Date().toISOString(),
+        command: "run",
+        token: "t",
+      }),
+    );
+    const beside = dotagent(p, ["status", "--stale-after", "never"]).stdout;
+    expect(beside).toContain(`\ndotagent run (pid ${process.pid}) records next:\n  • `);
+    expect(beside).not.toContain("Would repair:");
   });
 });
