@@ -214,3 +214,14 @@ describe("status beside a live dotagent run: its next records are news, not repa
     expect(beside).not.toContain("Would repair:");
   });
 });
+
+describe("the archive a new workflow leaves says what replaced it in a person's words", () => {
+  it("`archive list` reads `replaced by a new workflow`, not `replaced by dotagent init` after `dotagent run` or /develop", () => {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "add login"]);
+    expect(dotagent(p, ["init", "--request", "add signup", "--yes"]).code).toBe(0);
+    expect(dotagent(p, ["archive", "list", "--json"]).json.archives.map((a: { reason: string }) => a.reason)).toEqual([
+      "replaced by a new workflow",
+    ]);
+  });
+});
