@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { CLI, dotagent, exampleProject, removeTemps, tempProject, writeJson } from "./support/cli.js";
+import { CLI, dotagent, exampleProject, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
 
 afterAll(removeTemps);
 
@@ -156,6 +156,31 @@ describe("status beside a live dotagent run", () => {
     expect(screen.split("\n")[0]).toBe("Workflow wf-add-login at REQUIREMENTS phase (waiting for approval)");
     expect(screen).toContain(
       `\nNext: answer dotagent run (pid ${process.pid}) in its terminal: approve memory/reports/demand.json, or say what to change\n`,
+    );
+  });
+
+  it.skipIf(!hasScript)("at a gate of a run given --approve auto, nobody waits: the run approves it itself", () => {
+    const p = live();
+    writeJson(p, "memory/reports/demand.json", {
+      request: "add login",
+      summary: "sign in",
+      user_stories: [{ id: "US-1", as_a: "user", i_want: "to sign in", so_that: "I reach my account" }],
+      acceptance_criteria: [{ id: "AC-1", story: "US-1", text: "a wrong password shows an error" }],
+      open_questions: [],
+    });
+    const startedAt = readJson(p, "memory/state/phase.json").started_at;
+    writeJson(p, "memory/runs/wf-add-login/run.checkpoint.json", {
+      id: "run",
+      seq: 1,
+      saved_at: new Date().toISOString(),
+      data: { workflow_started_at: startedAt, feedback: [], pending: null, approve: "auto" },
+    });
+    const screen = onTerminal(p, ["status"]);
+    expect(screen.split("\n")[0]).toBe(
+      "Workflow wf-add-login at REQUIREMENTS phase (in progress: dotagent run is between two agents)",
+    );
+    expect(screen).toContain(
+      `\nNext: nothing to type — dotagent run (pid ${process.pid}) approves it itself (--approve auto) and goes on\n`,
     );
   });
 });

@@ -107,8 +107,10 @@ export function personGoOn(driver: Driver): string {
  * While a `dotagent run` drives the workflow, the person types nothing to make it go on (`/develop`
  * beside it would run the same agents twice); at a gate it is that run, in its terminal, that asks.
  */
-export function personNextBesideRun(next: NextAction, pid: number, flow: Flow): string | null {
+export function personNextBesideRun(next: NextAction, pid: number, flow: Flow, approves = false): string | null {
   if (next.action === "workflow_complete") return null;
+  if (next.action === "await_approval" && approves)
+    return `Next: nothing to type — dotagent run (pid ${pid}) approves it itself (--approve auto) and goes on`;
   if (next.action !== "await_approval") return `Next: nothing to type — dotagent run (pid ${pid}) goes on by itself`;
   const gate = approvalAt(flow, next);
   return gate?.does === "pick"
@@ -126,10 +128,10 @@ export function personNextOf(
   approvedNeeds: string | null,
   driver: Driver,
   flow: Flow,
-  liveRun: { readonly pid: number } | null = null,
+  liveRun: { readonly pid: number; readonly approves?: boolean } | null = null,
 ): string | null {
   if (liveRun !== null) {
-    const beside = personNextBesideRun(next, liveRun.pid, flow);
+    const beside = personNextBesideRun(next, liveRun.pid, flow, liveRun.approves === true);
     if (beside !== null) return beside;
   }
   return approvedNeeds !== null ? personGoOn(driver) : personNext(next, driver, flow);

@@ -41,6 +41,8 @@ export interface StandingFacts {
   readonly run?: "alive" | "gone" | null;
   /** A live run's agent sessions at work (`pm`, `architect minimal`, `executor task-002`). */
   readonly runAgents?: readonly string[];
+  /** That run approves its gates itself (`--approve auto`): nobody waits at a gate. */
+  readonly runApproves?: boolean;
 }
 
 /** The current step's standing; the first of the table's rows that holds, in this order. */
@@ -57,8 +59,8 @@ export function standingOf(facts: StandingFacts): StepStanding {
   if (goneTasks.length > 0 || goneAgents.length > 0)
     return { kind: "interrupted", tasks: goneTasks, agents: goneAgents };
   // A live `dotagent run` drives it: what it has at work, not "in progress" over nothing (its
-  // question at a gate is the one exception: the person answers it in the run's terminal).
-  if (facts.run === "alive" && plan.next.action !== "await_approval")
+  // question at a gate is the one exception, unless it approves itself: the person answers it in the run's terminal).
+  if (facts.run === "alive" && (plan.next.action !== "await_approval" || facts.runApproves === true))
     return { kind: "run_at_work", agents: facts.runAgents ?? [] };
   if (running.length > 0 || agents.length > 0) return { kind: "at_work" };
   if (plan.phase !== null && plan.phase !== current) return { kind: "done_unrecorded" };

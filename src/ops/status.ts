@@ -25,7 +25,7 @@ import { planJson, type PlanJson } from "./plan-json.js";
 import { planWithDir } from "./decision-dir.js";
 import { standingOf, type StepStanding } from "../core/step-standing.js";
 import { DEFAULT_LEASE_MS, judgeLock, readLock } from "../store/lock.js";
-import { runSessionsAtWork } from "../store/run-sessions.js";
+import { runApprovesItself, runSessionsAtWork } from "../store/run-sessions.js";
 
 /** `status --json`: the resume plan (as `resume --dry-run`), task counts by status, open ops, and the tasks by worktree (SPEC §19). */
 export type StatusResult = PlanJson & {
@@ -48,8 +48,8 @@ export interface StatusOutcome {
   readonly view: StatusView | null;
   /** The flow the workflow walks (flowOrDefault), where the plan's gates are for its Next lines. */
   readonly flow: Flow;
-  /** A live `dotagent run` driving the workflow (its process id), for people's Next line; null when none runs. */
-  readonly liveRun: { readonly pid: number } | null;
+  /** A live `dotagent run` driving the workflow (its process id; whether it approves its gates itself), for people's Next line; null when none runs. */
+  readonly liveRun: { readonly pid: number; readonly approves: boolean } | null;
 }
 
 /** What `status` shows a person above the resume plan (SPEC §10 "status"). */
@@ -98,7 +98,11 @@ export async function readStatus(
     },
     get liveRun() {
       const held = lock();
-      return held.state === "alive" ? { pid: held.pid } : null;
+      if (held.state !== "alive") return null;
+      const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
+      const approves =
+        phase !== undefined && runApprovesItself(context.paths.root, phase.workflow_id, phase.started_at);
+      return { pid: held.pid, approves };
     },
   };
 }
@@ -116,6 +120,7 @@ function viewOf(
   const phase = snapshot.phase.value;
   const run = lock.state;
   const runAgents = lock.state === "alive" ? runSessionsAtWork(root, phase.workflow_id, lock.since) : [];
+  const runApproves = lock.state === "alive" && runApprovesItself(root, phase.workflow_id, phase.started_at);
   const flow = flowOf(phase);
   const rows = taskRows(execution, owners);
   return {
@@ -123,7 +128,7 @@ function viewOf(
     tasksStep: flow.steps.find((s) => s.kind === "tasks")?.id ?? null,
     phase,
     request: phase.request ?? null,
-    standing: standingOf({ phase, execution, owners, plan, run, runAgents }),
+    standing: standingOf({ phase, execution, owners, plan, run, runAgents, runApproves }),
     tasks: {
       workflow_id: phase.workflow_id,
       phase: phase.current_phase,

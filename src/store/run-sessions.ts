@@ -47,3 +47,23 @@ export function runSessionsAtWork(root: string, workflowId: string, since: strin
   }
   return atWork;
 }
+
+/**
+ * Whether the workflow's `dotagent run` approves its gates itself (`--approve auto`, remembered in
+ * its record `run`, src/run/run-memory.ts, for the workflow that started at `startedAt`): then
+ * nobody is asked at a gate, and `status` says the run goes on by itself.
+ */
+export function runApprovesItself(root: string, workflowId: string, startedAt: string): boolean {
+  const read = readProjectText(join(root, "memory", "runs", workflowId, "run.checkpoint.json"), {
+    maxBytes: 1024 * 1024,
+    links: "refuse",
+  });
+  if (read.kind !== "ok") return false;
+  try {
+    const data = (JSON.parse(read.text) as { data?: { approve?: unknown; workflow_started_at?: unknown } } | null)
+      ?.data;
+    return data?.approve === "auto" && data.workflow_started_at === startedAt;
+  } catch {
+    return false;
+  }
+}
