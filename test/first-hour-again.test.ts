@@ -250,3 +250,48 @@ describe("the archive a new workflow leaves says what replaced it in a person's 
     ]);
   });
 });
+
+describe.skipIf(!hasScript)("status after a kill of dotagent run given --approve auto, at a gate", () => {
+  it("says the run ended and that run goes on approving it itself, not 'waiting for approval' or 'asks you'", () => {
+    const p = tempProject();
+    dotagent(p, ["init", "--request", "add login"]);
+    dotagent(p, ["phase", "start", "REQUIREMENTS"]);
+    writeJson(p, "memory/reports/demand.json", {
+      request: "add login",
+      summary: "sign in",
+      user_stories: [{ id: "US-1", as_a: "user", i_want: "to sign in", so_that: "I reach my account" }],
+      acceptance_criteria: [{ id: "AC-1", story: "US-1", text: "a wrong password shows an error" }],
+      open_questions: [],
+    });
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid!;
+    mkdirSync(join(p, "memory", "runs"), { recursive: true });
+    writeFileSync(
+      join(p, "memory", "runs", ".lock"),
+      JSON.stringify({
+        pid: gone,
+        hostname: hostname(),
+        acquired_at: new Date().toISOString(),
+        command: "run",
+        token: "t",
+      }),
+    );
+    writeJson(p, "memory/runs/wf-add-login/run.checkpoint.json", {
+      id: "run",
+      seq: 1,
+      saved_at: new Date().toISOString(),
+      data: {
+        workflow_started_at: readJson(p, "memory/state/phase.json").started_at,
+        feedback: [],
+        pending: null,
+        approve: "auto",
+      },
+    });
+    const screen = onTerminal(p, ["status"]);
+    expect(screen.split("\n")[0]).toBe(
+      "Workflow wf-add-login at REQUIREMENTS phase (interrupted: the dotagent run working on it ended)",
+    );
+    expect(screen).toContain(
+      "\nNext: dotagent run goes on (it approves memory/reports/demand.json itself: --approve auto)\n",
+    );
+  });
+});

@@ -129,10 +129,18 @@ export function personNextOf(
   driver: Driver,
   flow: Flow,
   liveRun: { readonly pid: number; readonly approves?: boolean } | null = null,
+  runApproves = false,
 ): string | null {
   if (liveRun !== null) {
     const beside = personNextBesideRun(next, liveRun.pid, flow, liveRun.approves === true);
     if (beside !== null) return beside;
+  }
+  // `dotagent run` given --approve auto remembers it: run again, it asks nobody at this gate.
+  if (driver === "headless" && runApproves && next.action === "await_approval") {
+    const gate = approvalAt(flow, next);
+    return gate?.does === "pick"
+      ? `Next: dotagent run goes on (it picks the roundtable's recommendation itself: --approve auto)`
+      : `Next: dotagent run goes on (it approves ${next.output ?? gate?.report ?? "the report"} itself: --approve auto)`;
   }
   return approvedNeeds !== null ? personGoOn(driver) : personNext(next, driver, flow);
 }

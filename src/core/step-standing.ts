@@ -41,7 +41,7 @@ export interface StandingFacts {
   readonly run?: "alive" | "gone" | null;
   /** A live run's agent sessions at work (`pm`, `architect minimal`, `executor task-002`). */
   readonly runAgents?: readonly string[];
-  /** That run approves its gates itself (`--approve auto`): nobody waits at a gate. */
+  /** The workflow's run approves its gates itself (`--approve auto` remembered): nobody waits at a gate. */
   readonly runApproves?: boolean;
 }
 
@@ -65,6 +65,9 @@ export function standingOf(facts: StandingFacts): StepStanding {
   if (running.length > 0 || agents.length > 0) return { kind: "at_work" };
   if (plan.phase !== null && plan.phase !== current) return { kind: "done_unrecorded" };
   if (phase.phase_status === "complete") return { kind: "complete" };
+  // A killed run that approves its gates itself left nobody waiting: it ended, and the next run goes on.
+  if (facts.run === "gone" && facts.runApproves === true && plan.next.action === "await_approval")
+    return { kind: "run_ended" };
   if (plan.next.action === "await_approval") return { kind: "awaiting_approval" };
   // The runner records no agent of its own in phase.json: its lock says whether it still works.
   if (facts.run === "gone") return { kind: "run_ended" };

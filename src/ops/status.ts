@@ -50,6 +50,8 @@ export interface StatusOutcome {
   readonly flow: Flow;
   /** A live `dotagent run` driving the workflow (its process id; whether it approves its gates itself), for people's Next line; null when none runs. */
   readonly liveRun: { readonly pid: number; readonly approves: boolean } | null;
+  /** The workflow's `dotagent run` approves its gates itself (`--approve auto` remembered), live or not. */
+  readonly runApproves: boolean;
 }
 
 /** What `status` shows a person above the resume plan (SPEC §10 "status"). */
@@ -96,6 +98,10 @@ export async function readStatus(
       if (view === undefined) view = viewOf(context.paths.root, snapshot, execution, tasks, owners, plan, lock());
       return view;
     },
+    get runApproves() {
+      const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
+      return phase !== undefined && runApprovesItself(context.paths.root, phase.workflow_id, phase.started_at);
+    },
     get liveRun() {
       const held = lock();
       if (held.state !== "alive") return null;
@@ -120,7 +126,7 @@ function viewOf(
   const phase = snapshot.phase.value;
   const run = lock.state;
   const runAgents = lock.state === "alive" ? runSessionsAtWork(root, phase.workflow_id, lock.since) : [];
-  const runApproves = lock.state === "alive" && runApprovesItself(root, phase.workflow_id, phase.started_at);
+  const runApproves = lock.state !== null && runApprovesItself(root, phase.workflow_id, phase.started_at);
   const flow = flowOf(phase);
   const rows = taskRows(execution, owners);
   return {

@@ -29,7 +29,10 @@ export const command: Command = {
     context.out.result(result, () => {
       const view = outcome.view;
       const driver = personReading(context);
-      const person = driver === null ? null : personNextOf(plan.next, approvedNeeds, driver, flow, outcome.liveRun);
+      const person =
+        driver === null
+          ? null
+          : personNextOf(plan.next, approvedNeeds, driver, flow, outcome.liveRun, outcome.runApproves);
       const live = outcome.liveRun;
       const lines = planLines(plan, context.out.color, "status", flow, {
         taskCounts: result.tasks,
