@@ -182,9 +182,9 @@ describe("status after a kill of dotagent run", () => {
     );
   });
 
-  it("a run at work reads in progress", () => {
+  it("a run at work reads in progress, and what it has at work (test/first-hour-again.test.ts)", () => {
     expect(dotagent(runLockedBy(process.pid), ["status"]).stdout.split("\n")[0]).toBe(
-      "Workflow wf-add-login at REQUIREMENTS phase (in progress)",
+      "Workflow wf-add-login at REQUIREMENTS phase (in progress: dotagent run is between two agents)",
     );
   });
 });

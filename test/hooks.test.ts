@@ -368,6 +368,40 @@ describe("the end of an executor: recorded from its report; no report: sent back
     });
   });
 
+  it("`claude -r` after a kill: a task that ended in the batch before the kill is named too (Claude Code counts it among the agents that didn't finish)", async () => {
+    const { p, helper } = atImplementation([
+      { id: "t1", title: "one" },
+      { id: "t2", title: "two" },
+      { id: "t3", title: "three" },
+    ]);
+    const session = spawn("sleep", ["60"], { stdio: "ignore" });
+    for (const id of ["t1", "t2", "t3"]) {
+      const prompt = [
+        "Feature request: add login",
+        "Phase: IMPLEMENTATION",
+        `Task: ${id}`,
+        `Output file: memory/reports/tasks/${id}.json`,
+      ].join("\n");
+      hook(
+        p,
+        helper,
+        "pre-tool-use",
+        { tool_name: "Agent", tool_input: { subagent_type: "executor", prompt } },
+        { CLAUDE_PID: String(session.pid) },
+      );
+    }
+    // t1 ended and was recorded in the session (its notification never reached the person); t2 wrote its report; t3 was cut off.
+    writeJson(p, "memory/reports/tasks/t1.json", { task_id: "t1", status: "complete" });
+    expect(dotagent(p, ["task", "complete", "t1"]).code).toBe(0);
+    writeJson(p, "memory/reports/tasks/t2.json", { task_id: "t2", status: "complete" });
+    session.kill("SIGKILL");
+    await new Promise((done) => session.once("exit", done));
+    const resumed = hook(p, helper, "session-start", { hook_event_name: "SessionStart", source: "resume" }).out!;
+    expect(resumed.systemMessage).toBe(
+      "dotagent: the last session ended during workflow wf-add-login: t1 and t2 had finished; t3 was cut off and runs again. Type continue (or /develop) to go on.",
+    );
+  });
+
   it("`claude -r` after a kill: the person reads one line on what happened and what to type; the model gets the briefing", async () => {
     const { p, helper } = atImplementation([
       { id: "t1", title: "one" },

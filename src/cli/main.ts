@@ -41,7 +41,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command:
     load: () => import("./commands/claims.js"),
   },
   show: {
-    summary: "the reports as Markdown, for people and pull requests; never writes",
+    summary: "the reports for people: plain text on a terminal, Markdown for a file or a pull request; never writes",
     load: () => import("./commands/show.js"),
   },
   report: {

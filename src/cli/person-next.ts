@@ -103,12 +103,44 @@ export function personGoOn(driver: Driver): string {
   return goOn(driver, "the approved step still needs its output written");
 }
 
-/** status's Next line for a person: go on after an approval whose output is still to be written (approvedNeeds), else personNext. */
+/**
+ * While a `dotagent run` drives the workflow, the person types nothing to make it go on (`/develop`
+ * beside it would run the same agents twice); at a gate it is that run, in its terminal, that asks.
+ */
+export function personNextBesideRun(next: NextAction, pid: number, flow: Flow, approves = false): string | null {
+  if (next.action === "workflow_complete") return null;
+  if (next.action === "await_approval" && approves)
+    return `Next: nothing to type — dotagent run (pid ${pid}) approves it itself (--approve auto) and goes on`;
+  if (next.action !== "await_approval") return `Next: nothing to type — dotagent run (pid ${pid}) goes on by itself`;
+  const gate = approvalAt(flow, next);
+  return gate?.does === "pick"
+    ? `Next: pick a design where dotagent run (pid ${pid}) asks, in its terminal (${gate.report} compares them)`
+    : `Next: answer dotagent run (pid ${pid}) in its terminal: approve ${next.output ?? gate?.report ?? "the report"}, or say what to change`;
+}
+
+/**
+ * status's Next line for a person: beside a live `dotagent run`, that it goes on by itself (or
+ * asks in its terminal); after an approval whose output is still to be written (approvedNeeds),
+ * go on; else personNext.
+ */
 export function personNextOf(
   next: NextAction,
   approvedNeeds: string | null,
   driver: Driver,
   flow: Flow,
+  liveRun: { readonly pid: number; readonly approves?: boolean } | null = null,
+  runApproves = false,
 ): string | null {
+  if (liveRun !== null) {
+    const beside = personNextBesideRun(next, liveRun.pid, flow, liveRun.approves === true);
+    if (beside !== null) return beside;
+  }
+  // `dotagent run` given --approve auto remembers it: run again, it asks nobody at this gate.
+  if (driver === "headless" && runApproves && next.action === "await_approval") {
+    const gate = approvalAt(flow, next);
+    return gate?.does === "pick"
+      ? `Next: dotagent run goes on (it picks the roundtable's recommendation itself: --approve auto)`
+      : `Next: dotagent run goes on (it approves ${next.output ?? gate?.report ?? "the report"} itself: --approve auto)`;
+  }
   return approvedNeeds !== null ? personGoOn(driver) : personNext(next, driver, flow);
 }

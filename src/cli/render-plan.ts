@@ -84,6 +84,8 @@ export interface PlanExtras {
   readonly next?: string | null;
   /** status for people: the step as stored (the bar's) and where it stands, in place of the plan's phase and phase_status. */
   readonly at?: { readonly phase: string; readonly words: string };
+  /** status beside a live `dotagent run`: the plan's repairs are what that run records next, not a repair (in place of `Would repair:`). */
+  readonly repairsHeading?: string;
 }
 
 export function planLines(
@@ -143,7 +145,7 @@ export function planLines(
       `Agents at work: ${listIds(plan.agents_in_flight.map((a) => (a.design ? `${a.agent} (${a.design})` : a.agent)))}`,
     );
   if (plan.repairs.length > 0) {
-    lines.push(mode === "resume" ? "Repaired:" : "Would repair:");
+    lines.push(extras.repairsHeading ?? (mode === "resume" ? "Repaired:" : "Would repair:"));
     for (const r of plan.repairs) lines.push(`  ${c.yellow("•")} ${r.message}`);
   }
   for (const w of plan.warnings) lines.push(`${c.yellow("warning:")} ${formatProblem(w)}`);

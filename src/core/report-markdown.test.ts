@@ -47,7 +47,7 @@ describe("renderReportMarkdown", () => {
     expect(md).toContain("- **US-1** As registered user, I want to sign in, so that I reach my account");
     expect(md).toContain("- **AC-1** — story: US-1; a wrong password shows an error");
     // A field no renderer knows is still shown, after the known ones.
-    expect(md.indexOf("### extra_field")).toBeGreaterThan(md.indexOf("### Acceptance criteria"));
+    expect(md.indexOf("### Extra field")).toBeGreaterThan(md.indexOf("### Acceptance criteria"));
   });
 
   it("says whether verification passed before its failures", () => {
@@ -62,7 +62,7 @@ describe("renderReportMarkdown", () => {
 
   it("says none for an empty list inside an item, never a dangling label", () => {
     expect(renderReportMarkdown("memory/reports/designs/a.json", { tasks: [{ id: "t1", depends_on: [] }] })).toContain(
-      "- **t1** — depends_on: none",
+      "- **t1** — depends on: none",
     );
   });
 

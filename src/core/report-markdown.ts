@@ -182,18 +182,76 @@ export function escapeMarkdown(text: string): string {
     );
 }
 
+/**
+ * How the renderer writes: Markdown for a file and a pull request (`dotagent show > x.md`, --json),
+ * or plain text for a terminal, where `&amp;` and `\_` would be noise a person has to decode. Both
+ * keep agent text inert: Markdown escapes it (above); the terminal's text gets its line breaks
+ * folded and its control characters shown as `\u001b`, so a report can move no cursor, set no
+ * colour and start no line of its own.
+ */
+export interface ReportStyle {
+  /** Agent text, made inert for this output. */
+  text(text: string): string;
+  /** This module's own emphasis (a list item's id, Passed./Failed.). */
+  strong(text: string): string;
+  /** A heading of `level` (1 the document, 2 a report, 3 a field) over this module's own words. */
+  heading(level: 1 | 2 | 3, text: string): string;
+  /** The report's file under its heading. */
+  source(path: string): string;
+  /** A line kept as a line (a command's output, reflection.md): a hard break in Markdown. */
+  line(text: string): string;
+}
+
+export const MARKDOWN_STYLE: ReportStyle = {
+  text: escapeMarkdown,
+  strong: (text) => `**${text}**`,
+  heading: (level, text) => `${"#".repeat(level)} ${text}`,
+  source: (path) => `<sub>${escapeMarkdown(path)}</sub>`,
+  line: (text) => `${escapeMarkdown(text)}  `,
+};
+
+/** Agent text for a terminal: one line, control characters shown as `\u001b`, nothing else changed. */
+export function terminalText(text: string): string {
+  return text
+    .replace(/\r\n?|\n|\u2028|\u2029/g, " ")
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
+ * Plain text for a terminal; `bold` and `dim` are the caller's colours (identity without colour,
+ * so the headings keep their `#` marks and read as Markdown's).
+ */
+export function terminalStyle(
+  bold: (s: string) => string = (s) => s,
+  dim: (s: string) => string = (s) => s,
+): ReportStyle {
+  return {
+    text: terminalText,
+    strong: bold,
+    heading: (level, text) => bold(`${"#".repeat(level)} ${text}`),
+    source: (path) => dim(terminalText(path)),
+    line: terminalText,
+  };
+}
+
+/** A JSON key in words (`depends_on` → `depends on`); `heading` capitalises it (`### Root cause`). */
+function keyWords(key: string, heading = false): string {
+  const words = key.replace(/_+/g, " ").trim() || key;
+  return heading ? words.charAt(0).toUpperCase() + words.slice(1) : words;
+}
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** A scalar as inline text: strings escaped, booleans as yes/no, null as "none". */
-function inline(value: unknown): string {
-  if (typeof value === "string") return escapeMarkdown(value);
+function inline(value: unknown, style: ReportStyle): string {
+  if (typeof value === "string") return style.text(value);
   if (typeof value === "boolean") return value ? "yes" : "no";
   if (typeof value === "number") return Number.isFinite(value) ? String(value) : "—";
   if (value === null || value === undefined) return "none";
-  if (Array.isArray(value)) return value.length === 0 ? "none" : value.map(inline).join(", ");
+  if (Array.isArray(value)) return value.length === 0 ? "none" : value.map((v) => inline(v, style)).join(", ");
   return Object.entries(value as Record<string, unknown>)
-    .map(([k, v]) => `${escapeMarkdown(k)}: ${inline(v)}`)
+    .map(([k, v]) => `${style.text(keyWords(k))}: ${inline(v, style)}`)
     .join("; ");
 }
 
@@ -201,72 +259,83 @@ function inline(value: unknown): string {
 const LEADS = ["id", "name", "criterion", "title", "task_id", "risk", "command"] as const;
 
 /** An item inside a sub-field's list: by its name (a design's tasks: task-001, task-002), else inline. */
-function named(value: unknown): string {
+function named(value: unknown, style: ReportStyle): string {
   const lead = isRecord(value) ? LEADS.find((key) => typeof value[key] === "string") : undefined;
-  return lead === undefined ? inline(value) : inline((value as Record<string, unknown>)[lead]);
+  return lead === undefined ? inline(value, style) : inline((value as Record<string, unknown>)[lead], style);
 }
 
 /** One item of a list: a user story reads as one, an object with a name leads with it in bold. */
-function item(value: unknown): string {
-  if (!isRecord(value)) return inline(value);
+function item(value: unknown, style: ReportStyle): string {
+  if (!isRecord(value)) return inline(value, style);
   if (typeof value.as_a === "string" || typeof value.i_want === "string") {
-    const id = typeof value.id === "string" ? `**${escapeMarkdown(value.id)}** ` : "";
-    const soThat = value.so_that === undefined ? "" : `, so that ${inline(value.so_that)}`;
-    return `${id}As ${inline(value.as_a)}, I want ${inline(value.i_want)}${soThat}`;
+    const id = typeof value.id === "string" ? `${style.strong(style.text(value.id))} ` : "";
+    const soThat = value.so_that === undefined ? "" : `, so that ${inline(value.so_that, style)}`;
+    return `${id}As ${inline(value.as_a, style)}, I want ${inline(value.i_want, style)}${soThat}`;
   }
   const lead = LEADS.find((key) => typeof value[key] === "string" || typeof value[key] === "number");
   const rest = Object.entries(value).filter(([key]) => key !== lead);
   const passed = typeof value.passed === "boolean" ? (value.passed ? "✅ " : "❌ ") : "";
-  const head = lead === undefined ? "" : `**${inline(value[lead])}**`;
+  const head = lead === undefined ? "" : style.strong(inline(value[lead], style));
   const body = rest
     .filter(([key]) => key !== "passed")
     .map(([key, v]) =>
-      key === "text" || key === "summary" || key === "one_line" ? inline(v) : `${escapeMarkdown(key)}: ${inline(v)}`,
+      key === "text" || key === "summary" || key === "one_line"
+        ? inline(v, style)
+        : `${style.text(keyWords(key))}: ${inline(v, style)}`,
     )
     .join("; ");
   return `${passed}${head}${head !== "" && body !== "" ? " — " : ""}${body}`;
 }
 
-/** A field's value as Markdown lines: a paragraph, a bullet list, or sub-fields as bullets. */
-function block(value: unknown): string[] {
-  if (Array.isArray(value)) return value.length === 0 ? ["none"] : value.map((v) => `- ${item(v)}`);
+/** A field's value as lines: a paragraph, a bullet list, or sub-fields as bullets. */
+function block(value: unknown, style: ReportStyle): string[] {
+  if (Array.isArray(value)) return value.length === 0 ? ["none"] : value.map((v) => `- ${item(v, style)}`);
   if (isRecord(value)) {
     const entries = Object.entries(value);
     return entries.length === 0
       ? ["none"]
       : entries.map(
-          ([key, v]) => `- ${escapeMarkdown(key)}: ${Array.isArray(v) ? v.map(named).join(", ") : inline(v)}`,
+          ([key, v]) =>
+            `- ${style.text(keyWords(key))}: ${Array.isArray(v) ? v.map((x) => named(x, style)).join(", ") : inline(v, style)}`,
         );
   }
-  return [inline(value)];
+  return [inline(value, style)];
 }
 
 /**
  * The Markdown of one report: a level-2 heading (the kind's title, the report's name), then each
  * field as a level-3 heading and its text. `data` is the parsed report (anything: a string
  * report, reflection.md, is shown as text, escaped); `path` names the file in the heading.
+ * `style` writes it for a terminal instead (`terminalStyle`). `stepId`: the workflow step that
+ * writes a report of no kind this module knows (a definition's agent step): titled `Step: <ID>`,
+ * as a check's command is, instead of `Report`.
  */
 export function renderReportMarkdown(
   path: string,
   data: unknown,
   kindOf: ReportMarkdownKind = markdownKindOf(path),
+  style: ReportStyle = MARKDOWN_STYLE,
+  stepId?: string,
 ): string {
   const kind = kindOf;
   const spec = KINDS[kind];
   const lines: string[] = [];
   const name =
     isRecord(data) && spec.nameField !== undefined && typeof data[spec.nameField] === "string"
-      ? `: ${escapeMarkdown(data[spec.nameField] as string)}`
-      : "";
-  lines.push(`## ${spec.title}${name}${roundLabel(path, kind)}`, "", `<sub>${escapeMarkdown(path)}</sub>`, "");
+      ? `: ${style.text(data[spec.nameField] as string)}`
+      : kind === "other" && stepId !== undefined
+        ? `: ${style.text(stepId)}`
+        : "";
+  const title = kind === "other" && stepId !== undefined ? "Step" : spec.title;
+  lines.push(style.heading(2, `${title}${name}${roundLabel(path, kind)}`), "", style.source(path), "");
   if (typeof data === "string") {
     // A Markdown report (reflection.md) is the agent's own text: shown as lines, every one escaped.
-    for (const line of data.split(/\r\n?|\n/)) lines.push(line.trim() === "" ? "" : `${escapeMarkdown(line)}  `);
+    for (const line of data.split(/\r\n?|\n/)) lines.push(line.trim() === "" ? "" : style.line(line));
     return `${lines.join("\n").trimEnd()}\n`;
   }
-  if (!isRecord(data)) return `${[...lines, inline(data)].join("\n")}\n`;
+  if (!isRecord(data)) return `${[...lines, inline(data, style)].join("\n")}\n`;
   const verdict = kind === "verification" || kind === "command";
-  if (verdict && typeof data.passed === "boolean") lines.push(data.passed ? "**Passed.**" : "**Failed.**", "");
+  if (verdict && typeof data.passed === "boolean") lines.push(style.strong(data.passed ? "Passed." : "Failed."), "");
   const shown = new Set<string>(spec.nameField === undefined ? [] : [spec.nameField]);
   if (verdict) shown.add("passed");
   // An empty text (the pick's user_notes when the person added none) is no field: no heading over nothing.
@@ -280,13 +349,13 @@ export function renderReportMarkdown(
         ? text
             .replace(/\s+$/, "")
             .split(/\r\n?|\n/)
-            .map((line) => (line.trim() === "" ? "" : `${escapeMarkdown(line)}  `))
-        : block(text);
-    lines.push(`### ${heading}`, "", ...body, "");
+            .map((line) => (line.trim() === "" ? "" : style.line(line)))
+        : block(text, style);
+    lines.push(style.heading(3, heading), "", ...body, "");
   }
   for (const [key, value] of Object.entries(data)) {
     if (shown.has(key) || value === "") continue;
-    lines.push(`### ${escapeMarkdown(key)}`, "", ...block(value), "");
+    lines.push(style.heading(3, style.text(keyWords(key, true))), "", ...block(value, style), "");
   }
   return `${lines.join("\n").trimEnd()}\n`;
 }
@@ -319,6 +388,8 @@ export interface ReportToRender {
   readonly data: unknown;
   readonly kind?: ReportMarkdownKind | undefined;
   readonly step?: number | undefined;
+  /** The id of the step that writes it (its title when the report is of no known kind). */
+  readonly stepId?: string | undefined;
 }
 
 const REWORK_COPY = /\.rework-(\d+)(\.(?:json|md))$/;
@@ -357,11 +428,24 @@ export function compareReports(a: ReportToRender, b: ReportToRender): number {
   );
 }
 
-/** Several reports as one document: a title, then each report in workflow order. */
-export function renderReportsMarkdown(title: string, reports: readonly ReportToRender[]): string {
+/**
+ * Several reports as one document: a title, then each report in workflow order; `invalid` (there
+ * but not valid) listed last under "Not shown".
+ */
+export function renderReportsMarkdown(
+  title: string,
+  reports: readonly ReportToRender[],
+  style: ReportStyle = MARKDOWN_STYLE,
+  invalid: readonly { readonly path: string; readonly reason: string }[] = [],
+): string {
   const sorted = [...reports].sort(compareReports);
-  const parts = [`# ${escapeMarkdown(title)}\n`];
+  const parts = [`${style.heading(1, style.text(title))}\n`];
   if (sorted.length === 0) parts.push("No reports yet.\n");
-  for (const report of sorted) parts.push(renderReportMarkdown(report.path, report.data, report.kind));
+  for (const report of sorted)
+    parts.push(renderReportMarkdown(report.path, report.data, report.kind, style, report.stepId));
+  if (invalid.length > 0)
+    parts.push(
+      `${style.heading(2, "Not shown")}\n\n${invalid.map((i) => `- ${style.text(i.path)}: ${style.text(i.reason)}`).join("\n")}\n`,
+    );
   return parts.join("\n");
 }

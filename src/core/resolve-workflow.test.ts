@@ -461,3 +461,32 @@ describe("valid definitions resolve", () => {
     expect(resolved.ok && resolved.flow.steps.map((s) => s.id)).toEqual(ids);
   });
 });
+
+describe("an extending definition's description", () => {
+  const described = (defs: Record<string, WorkflowDef>, name = "mine") => {
+    const r = resolve(defs, name);
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    return r.flow.description;
+  };
+  const check = { id: "TESTS", kind: "check", run: "npm test", rework: "IMPLEMENTATION", max_rounds: 2 } as const;
+
+  it("says what its edits did when it says nothing itself, not the parent's story", () => {
+    expect(described(develop({ insert: [{ after: "VERIFICATION", steps: [check] }] }))).toBe("develop, plus TESTS");
+    expect(described(develop({ remove: ["ARCHITECTURE"] }))).toBe("develop, without ARCHITECTURE");
+    expect(
+      described({
+        base: { extends: "develop", remove: ["REFLECTION"] },
+        mine: { extends: "base", remove: ["ARCHITECTURE"] },
+      }),
+    ).toBe("develop, without REFLECTION, ARCHITECTURE");
+  });
+
+  it("its own description wins; an extension without edits keeps the parent's", () => {
+    expect(described(develop({ description: "develop and our tests", remove: ["ARCHITECTURE"] }))).toBe(
+      "develop and our tests",
+    );
+    expect(described(develop({}))).toBe(
+      "requirements → a design the person picks → tasks in worktrees → verification → reflection",
+    );
+  });
+});

@@ -154,7 +154,7 @@ export function resolveWorkflow(
     if (edited === undefined) return failed();
     expansion.steps.splice(0, expansion.steps.length, ...edited);
   }
-  const description = chain.find((c) => c.def.description !== undefined)?.def.description ?? "";
+  const description = describe(chain, expansion);
   const flow = checkSteps(chain, name, description, expansion, options, problems);
   if (flow === undefined || problems.length > 0) return failed();
   return { ok: true, flow, sources: chain.map((c) => c.source) };
@@ -306,6 +306,31 @@ function applyEdits(
     );
   });
   return problems.length > 0 ? undefined : steps;
+}
+
+/**
+ * The nearest description in the chain; when a definition below it (nearer the one resolved)
+ * edits the steps and says nothing, that description is the parent's story, not this one's
+ * (`tested` extending develop read "… → verification → reflection" with its TESTS left out): it
+ * says what the edits did instead, `develop, plus TESTS`, `develop, without ARCHITECTURE`.
+ */
+function describe(chain: readonly SourcedDef[], expansion: Expansion): string {
+  const at = chain.findIndex((c) => c.def.description !== undefined);
+  const base = at < 0 ? undefined : chain[at]!;
+  const edited = (at < 0 ? chain : chain.slice(0, at)).some(
+    (c) => (c.def.remove?.length ?? 0) + (c.def.replace?.length ?? 0) + (c.def.insert?.length ?? 0) > 0,
+  );
+  if (base === undefined || !edited) return base?.def.description ?? "";
+  const mine = (layer: number) => layer < at;
+  const added = expansion.steps.filter((p) => mine(p.layer) && p.at.startsWith("insert")).map((p) => p.def.id);
+  const replaced = expansion.steps.filter((p) => mine(p.layer) && p.at.startsWith("replace")).map((p) => p.def.id);
+  const removed = [...expansion.removed.values()].filter((p) => mine(p.layer)).map((p) => p.def.id);
+  const parts = [
+    added.length > 0 ? `plus ${added.join(", ")}` : "",
+    replaced.length > 0 ? `its ${replaced.join(", ")} replaced` : "",
+    removed.length > 0 ? `without ${removed.join(", ")}` : "",
+  ].filter(Boolean);
+  return parts.length === 0 ? (base.def.description ?? "") : `${base.name}, ${parts.join(", ")}`;
 }
 
 /** Checks the expanded steps and fills their defaults; problems are pushed (told where written), the Flow returned when there are none. */

@@ -151,7 +151,23 @@ const cases: Array<[string, SessionLineFacts, string | null]> = [
         { type: "task_reset", task_id: "task-003" },
       ],
     },
-    "dotagent: the last session ended during workflow wf-add-login: task-002 had finished; task-003 was cut off and runs again. Type continue (or /develop) to go on.",
+    // task-001 ended in the batch too, its notification cut off: Claude Code counts it among the agents that "didn't finish".
+    "dotagent: the last session ended during workflow wf-add-login: task-001 and task-002 had finished; task-003 was cut off and runs again. Type continue (or /develop) to go on.",
+  ],
+  [
+    "a task that ended in a batch a later session already took up: old news",
+    {
+      source: "resume",
+      command: "/develop",
+      flow: DEVELOP,
+      plan: plan(),
+      recorded: [
+        { type: "task_started", task_id: "task-003", session: "s-1" },
+        { type: "task_completed", task_id: "task-001" },
+        { type: "resumed", situation: "interrupted" },
+      ],
+    },
+    "dotagent: workflow wf-add-login is open at IMPLEMENTATION. Type continue (or /develop) to go on.",
   ],
   [
     "recovery a session already took up (its resume came after): old news",

@@ -38,6 +38,20 @@ function unseenRecovery(recorded: readonly EventLike[]): EventLike[] {
   return recorded.slice(from).filter(recovery);
 }
 
+/**
+ * Tasks whose end the last session recorded after it started its batch (the newest `task_started`
+ * in the tail) and never told the person: Claude Code says "3 background agents didn't finish"
+ * for every agent whose notification the kill cut off, so a line naming only the task cut off and
+ * the one recovered left the third unaccounted for.
+ */
+function finishedInBatch(recorded: readonly EventLike[]): string[] {
+  const start = recorded.map((e) => e.type).lastIndexOf("task_started");
+  if (start < 0) return [];
+  const seen = recorded.slice(start).findIndex((e) => e.type === "resumed");
+  const batch = seen < 0 ? recorded.slice(start) : [];
+  return batch.filter((e) => e.type === "task_completed").map((e) => String(e.task_id ?? "?"));
+}
+
 const list = (ids: readonly string[]): string => {
   const shown = ids.length > 5 ? [...ids.slice(0, 5), `${ids.length - 5} more`] : [...ids];
   return shown.length <= 1 ? shown.join("") : `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}`;
@@ -49,9 +63,10 @@ function whatHappened(plan: SessionLineFacts["plan"], recorded: readonly EventLi
   const ids = (type: string, field = "task_id") => [
     ...new Set(events.filter((e) => e.type === type).map((e) => String(e[field] ?? "?"))),
   ];
-  const finished = [
-    ...new Set(events.filter((e) => e.type === "task_completed" && e.recovered === true).map((e) => String(e.task_id))),
-  ];
+  const recovered = events
+    .filter((e) => e.type === "task_completed" && e.recovered === true)
+    .map((e) => String(e.task_id));
+  const finished = [...new Set([...finishedInBatch(recorded), ...recovered])];
   const again = ids("task_reset");
   const dead = ids("task_dead");
   const agents = ids("agent_gone", "agent");

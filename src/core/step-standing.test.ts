@@ -144,7 +144,19 @@ const cases: Array<[string, StandingFacts, string]> = [
       plan: plan("ARCHITECTURE", "spawn_agent"),
       run: "alive",
     },
-    "in progress",
+    "in progress: dotagent run is between two agents",
+  ],
+  [
+    "a dotagent run with two agents at work",
+    {
+      phase: atPhase("ARCHITECTURE", { phase_status: "in_progress" }),
+      execution: undefined,
+      owners: verdicts({}),
+      plan: plan("ARCHITECTURE", "spawn_agent"),
+      run: "alive",
+      runAgents: ["architect minimal", "architect robust"],
+    },
+    "in progress: dotagent run has the architect minimal, architect robust agents at work",
   ],
   [
     "a killed run's gate still waits for the person",

@@ -16,8 +16,10 @@ export type StepStanding =
   | { readonly kind: "failed" }
   /** Running work whose session ended (tasks by id, agents by name): nobody carries it on until the workflow is resumed. */
   | { readonly kind: "interrupted"; readonly tasks: readonly string[]; readonly agents: readonly string[] }
-  /** Tasks running or agents at work, their sessions alive (or a `dotagent run` driving the workflow). */
+  /** Tasks running or agents at work, their sessions alive. */
   | { readonly kind: "at_work" }
+  /** A live `dotagent run` drives the workflow: its agent sessions at work now (none between two). */
+  | { readonly kind: "run_at_work"; readonly agents: readonly string[] }
   /** A `dotagent run` drove the workflow and ended without its end (killed: its lock left, its process gone). */
   | { readonly kind: "run_ended" }
   /** The step's output is there: the planner moves past it, which `resume` records. */
@@ -37,6 +39,10 @@ export interface StandingFacts {
   readonly plan: { readonly phase: string | null; readonly next: { readonly action: string } };
   /** `dotagent run`'s lock (memory/runs/.lock): its holder alive, gone (a killed run), or no lock. */
   readonly run?: "alive" | "gone" | null;
+  /** A live run's agent sessions at work (`pm`, `architect minimal`, `executor task-002`). */
+  readonly runAgents?: readonly string[];
+  /** The workflow's run approves its gates itself (`--approve auto` remembered): nobody waits at a gate. */
+  readonly runApproves?: boolean;
 }
 
 /** The current step's standing; the first of the table's rows that holds, in this order. */
@@ -52,12 +58,18 @@ export function standingOf(facts: StandingFacts): StepStanding {
   if (phase.phase_status === "failed") return { kind: "failed" };
   if (goneTasks.length > 0 || goneAgents.length > 0)
     return { kind: "interrupted", tasks: goneTasks, agents: goneAgents };
+  // A live `dotagent run` drives it: what it has at work, not "in progress" over nothing (its
+  // question at a gate is the one exception, unless it approves itself: the person answers it in the run's terminal).
+  if (facts.run === "alive" && (plan.next.action !== "await_approval" || facts.runApproves === true))
+    return { kind: "run_at_work", agents: facts.runAgents ?? [] };
   if (running.length > 0 || agents.length > 0) return { kind: "at_work" };
   if (plan.phase !== null && plan.phase !== current) return { kind: "done_unrecorded" };
   if (phase.phase_status === "complete") return { kind: "complete" };
+  // A killed run that approves its gates itself left nobody waiting: it ended, and the next run goes on.
+  if (facts.run === "gone" && facts.runApproves === true && plan.next.action === "await_approval")
+    return { kind: "run_ended" };
   if (plan.next.action === "await_approval") return { kind: "awaiting_approval" };
   // The runner records no agent of its own in phase.json: its lock says whether it still works.
-  if (facts.run === "alive") return { kind: "at_work" };
   if (facts.run === "gone") return { kind: "run_ended" };
   if (phase.phase_status === "in_progress") return { kind: "started" };
   const tasksStep = flowOf(phase).steps.find((s) => s.id === current)?.kind === "tasks";
@@ -77,6 +89,12 @@ export function standingWords(standing: StepStanding): string {
     }
     case "run_ended":
       return "interrupted: the dotagent run working on it ended";
+    case "run_at_work": {
+      const n = standing.agents.length;
+      if (n === 0) return "in progress: dotagent run is between two agents";
+      const shown = n > 5 ? `${standing.agents.slice(0, 5).join(", ")} and ${n - 5} more` : standing.agents.join(", ");
+      return `in progress: dotagent run has the ${shown} ${n === 1 ? "agent" : "agents"} at work`;
+    }
     case "at_work":
     case "started":
       return "in progress";

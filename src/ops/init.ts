@@ -99,7 +99,7 @@ export async function startWorkflow(context: OpContext, input: InitInput): Promi
     const cutOff = existsSync(join(context.paths.stateDir, CLEARING_MARKER));
     const archivedName =
       hasState(context.paths) || cutOff
-        ? await archiveLiveState(context.paths, "replaced by dotagent init", now, context.note)
+        ? await archiveLiveState(context.paths, "replaced by a new workflow", now, context.note)
         : null;
     const written = await initWorkflow(context.paths, request, workflowId, now, context.warn, input.workflow);
     return { state: written, archived: archivedName, plan: (await settle(context, now)).plan };

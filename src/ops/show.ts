@@ -7,9 +7,10 @@ import { flowOf } from "../core/flow-of.js";
 import { REPORT } from "../core/phases.js";
 import {
   compareReports,
-  escapeMarkdown,
+  MARKDOWN_STYLE,
   renderReportsMarkdown,
   type ReportMarkdownKind,
+  type ReportStyle,
   type ReportToRender,
 } from "../core/report-markdown.js";
 import type { Step } from "../core/flow.js";
@@ -26,6 +27,7 @@ export interface ShowResult {
   reports: string[];
   /** Reports there but not valid (not JSON, empty, …): `{path, reason}`; they are not rendered. */
   invalid: { path: string; reason: string }[];
+  /** The document: Markdown, or in `style` when one was given (the CLI's terminal text, never in --json). */
   markdown: string;
 }
 
@@ -111,7 +113,11 @@ function missing(target: string, selection: Selection, steps: readonly Step[]): 
   );
 }
 
-export async function showReports(context: Pick<OpContext, "paths">, target: string | undefined): Promise<ShowResult> {
+export async function showReports(
+  context: Pick<OpContext, "paths">,
+  target: string | undefined,
+  style: ReportStyle = MARKDOWN_STYLE,
+): Promise<ShowResult> {
   const snapshot = await loadSnapshot(context.paths);
   const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
   const flow = flowOf(phase ?? {});
@@ -136,7 +142,13 @@ export async function showReports(context: Pick<OpContext, "paths">, target: str
     const state = read.files.get(path);
     if (state?.status === "valid") {
       const at = owners.findIndex((owns) => owns(path));
-      valid.push({ path, data: state.data, kind: kindIn(flow.steps[at], path), step: at < 0 ? undefined : at });
+      valid.push({
+        path,
+        data: state.data,
+        kind: kindIn(flow.steps[at], path),
+        step: at < 0 ? undefined : at,
+        stepId: flow.steps[at]?.id,
+      });
     } else if (state !== undefined && state.status !== "missing")
       invalid.push({ path, reason: "reason" in state ? state.reason : state.status });
   }
@@ -145,9 +157,7 @@ export async function showReports(context: Pick<OpContext, "paths">, target: str
     phase === undefined
       ? "Workflow reports"
       : `Workflow ${phase.workflow_id}${target === undefined ? "" : `: ${target}`}`;
-  let markdown = renderReportsMarkdown(title, valid);
-  if (invalid.length > 0)
-    markdown += `\n## Not shown\n\n${invalid.map((i) => `- ${escapeMarkdown(i.path)}: ${escapeMarkdown(i.reason)}`).join("\n")}\n`;
+  const markdown = renderReportsMarkdown(title, valid, style, invalid);
   const order = valid.map((v) => v.path);
   return { target: target ?? null, reports: order, invalid, markdown };
 }

@@ -25,6 +25,7 @@ import { planJson, type PlanJson } from "./plan-json.js";
 import { planWithDir } from "./decision-dir.js";
 import { standingOf, type StepStanding } from "../core/step-standing.js";
 import { DEFAULT_LEASE_MS, judgeLock, readLock } from "../store/lock.js";
+import { runApprovesItself, runSessionsAtWork } from "../store/run-sessions.js";
 
 /** `status --json`: the resume plan (as `resume --dry-run`), task counts by status, open ops, and the tasks by worktree (SPEC §19). */
 export type StatusResult = PlanJson & {
@@ -47,6 +48,10 @@ export interface StatusOutcome {
   readonly view: StatusView | null;
   /** The flow the workflow walks (flowOrDefault), where the plan's gates are for its Next lines. */
   readonly flow: Flow;
+  /** A live `dotagent run` driving the workflow (its process id; whether it approves its gates itself), for people's Next line; null when none runs. */
+  readonly liveRun: { readonly pid: number; readonly approves: boolean } | null;
+  /** The workflow's `dotagent run` approves its gates itself (`--approve auto` remembered), live or not. */
+  readonly runApproves: boolean;
 }
 
 /** What `status` shows a person above the resume plan (SPEC §10 "status"). */
@@ -82,28 +87,46 @@ export async function readStatus(
   const ops = listOpenOps(context.paths, now);
   const isolation = execution?.isolation ?? null;
   let view: StatusView | null | undefined;
+  let run: RunLock | undefined;
+  const lock = () => (run ??= runLock(context.paths.root, now));
   return {
     result: { ...planJson(plan, false), tasks, ops, isolation, worktrees: worktreeViews(execution) },
     plan,
     approvedNeeds: approvedNeeds(snapshot, plan),
     flow: flowOrDefault(snapshot.phase),
     get view() {
-      if (view === undefined) view = viewOf(snapshot, execution, tasks, owners, plan, runLock(context.paths.root, now));
+      if (view === undefined) view = viewOf(context.paths.root, snapshot, execution, tasks, owners, plan, lock());
       return view;
+    },
+    get runApproves() {
+      const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
+      return phase !== undefined && runApprovesItself(context.paths.root, phase.workflow_id, phase.started_at);
+    },
+    get liveRun() {
+      const held = lock();
+      if (held.state !== "alive") return null;
+      const phase = snapshot.phase.kind === "ok" ? snapshot.phase.value : undefined;
+      const approves =
+        phase !== undefined && runApprovesItself(context.paths.root, phase.workflow_id, phase.started_at);
+      return { pid: held.pid, approves };
     },
   };
 }
 
 function viewOf(
+  root: string,
   snapshot: Awaited<ReturnType<typeof loadSnapshot>>,
   execution: ExecutionState | undefined,
   counts: Record<string, number>,
   owners: OwnerVerdicts,
   plan: ResumePlan,
-  run: "alive" | "gone" | null,
+  lock: RunLock,
 ): StatusView | null {
   if (snapshot.phase.kind !== "ok") return null;
   const phase = snapshot.phase.value;
+  const run = lock.state;
+  const runAgents = lock.state === "alive" ? runSessionsAtWork(root, phase.workflow_id, lock.since) : [];
+  const runApproves = lock.state !== null && runApprovesItself(root, phase.workflow_id, phase.started_at);
   const flow = flowOf(phase);
   const rows = taskRows(execution, owners);
   return {
@@ -111,7 +134,7 @@ function viewOf(
     tasksStep: flow.steps.find((s) => s.kind === "tasks")?.id ?? null,
     phase,
     request: phase.request ?? null,
-    standing: standingOf({ phase, execution, owners, plan, run }),
+    standing: standingOf({ phase, execution, owners, plan, run, runAgents, runApproves }),
     tasks: {
       workflow_id: phase.workflow_id,
       phase: phase.current_phase,
@@ -125,14 +148,20 @@ function viewOf(
   };
 }
 
+type RunLock =
+  { readonly state: "alive"; readonly pid: number; readonly since: string } | { readonly state: "gone" | null };
+
 /**
  * Whether a `dotagent run` drives the workflow (memory/runs/.lock, src/run/runner.ts): its holder
- * alive, gone (a run killed: nobody released the lock), or no lock at all (none, or unreadable).
+ * alive (its process and when it took the lock), gone (a run killed: nobody released the lock),
+ * or no lock at all (none, or unreadable).
  */
-function runLock(root: string, now: Date): "alive" | "gone" | null {
+function runLock(root: string, now: Date): RunLock {
   const holder = readLock(join(root, "memory", "runs"));
-  if (holder === null || holder === "unreadable") return null;
-  return judgeLock(holder, now, DEFAULT_LEASE_MS).stale ? "gone" : "alive";
+  if (holder === null || holder === "unreadable") return { state: null };
+  return judgeLock(holder, now, DEFAULT_LEASE_MS).stale
+    ? { state: "gone" }
+    : { state: "alive", pid: holder.pid, since: holder.acquired_at };
 }
 
 /** "ARCHITECTURE is approved; to complete it needs …": an approval given before the gate's output exists. */

@@ -6,7 +6,7 @@ import type { Command } from "../context.js";
 
 export const command: Command = {
   summary:
-    "the reports as Markdown (requirements, designs, the pick, tasks, checks and steps, reflection); never writes",
+    "the reports for people (requirements, designs, the pick, tasks, checks and steps, reflection): plain text on a terminal, Markdown in a file; never writes",
   usage: "dotagent show [REPORT|STEP|TASK] [--json]",
   options: {},
   examples: [
@@ -23,7 +23,12 @@ export const command: Command = {
     if (rest.length > 0)
       throw usageError(`show takes one report, step or task, not "${rest[0]}" too; see \`dotagent show --help\``);
     // The renderers live in the cold half of the bundle: no other command pays to load them.
-    const result = await (await loadCold()).showReports(context, target);
+    const cold = await loadCold();
+    // On a terminal the document is plain text (no `&amp;`, `\_` or `<sub>` to decode); piped or
+    // redirected it stays Markdown for a file or a pull request, and --json always carries Markdown.
+    const onTerminal = !context.out.json && process.stdout.isTTY === true;
+    const style = onTerminal ? cold.terminalStyle(context.out.color.bold, context.out.color.dim) : undefined;
+    const result = await cold.showReports(context, target, style);
     context.out.result(result, () => [result.markdown.trimEnd()]);
     return 0;
   },

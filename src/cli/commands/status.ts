@@ -29,11 +29,17 @@ export const command: Command = {
     context.out.result(result, () => {
       const view = outcome.view;
       const driver = personReading(context);
-      const person = driver === null ? null : personNextOf(plan.next, approvedNeeds, driver, flow);
+      const person =
+        driver === null
+          ? null
+          : personNextOf(plan.next, approvedNeeds, driver, flow, outcome.liveRun, outcome.runApproves);
+      const live = outcome.liveRun;
       const lines = planLines(plan, context.out.color, "status", flow, {
         taskCounts: result.tasks,
         ...(view ? viewExtras(view) : {}),
         next: person,
+        // Beside a live run its next records read as news, not as something broken to repair.
+        ...(live === null ? {} : { repairsHeading: `dotagent run (pid ${live.pid}) records next:` }),
       });
       // An approval given before the gate's output was written: say what is still missing instead.
       const next = lines.findIndex((l) => l.startsWith("Next: "));
