@@ -70,7 +70,7 @@ export interface CheckpointMeta {
   instance?: string;
 }
 
-export const sha256 = (bytes: Buffer) =>
+export const sha256 = (bytes: Uint8Array) =>
   process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex");
 
 export function historyDir(paths: ProjectPaths): string {
@@ -81,9 +81,9 @@ export function folderName(rev: number): string {
   return String(rev).padStart(8, "0");
 }
 
-/** Bytes a writer just wrote to a state file, and their sha256. */
+/** Bytes a writer just wrote to a state file, and their sha256 (Uint8Array: the library's types name no Node type). */
 export interface WrittenBytes {
-  bytes: Buffer;
+  bytes: Uint8Array;
   sha256: string;
 }
 
@@ -140,14 +140,16 @@ export function linkOrCopy(root: string, from: string, to: string): void {
 }
 
 /** The bytes read, written as a new file: what was checksummed is what is held, whatever happens to the live file next. */
-function writeCopy(paths: ProjectPaths, to: string, bytes: Buffer): void {
+function writeCopy(paths: ProjectPaths, to: string, bytes: Uint8Array): void {
   writeFileInside(paths.root, to, bytes, { durable: false });
 }
 
 function writeCheckpoint(paths: ProjectPaths, event: EventRecord, written: ReadonlyMap<string, WrittenBytes>): void {
   const phaseHeld = heldBytes(paths.phaseFile, written);
   if (phaseHeld === null) return;
-  const phase = JSON.parse(phaseHeld.bytes.toString("utf8")) as Pick<
+  const phase = JSON.parse(
+    Buffer.from(phaseHeld.bytes.buffer, phaseHeld.bytes.byteOffset, phaseHeld.bytes.byteLength).toString("utf8"),
+  ) as Pick<
     PhaseState,
     "workflow_id" | "current_phase" | "phase_status" | "completed_phases" | "instance_id" | "started_at"
   >;
@@ -226,10 +228,10 @@ function readMeta(folder: string): CheckpointMeta | null | "unreadable" {
   return decodeMeta(read.bytes);
 }
 
-export function decodeMeta(bytes: Buffer): CheckpointMeta | null {
+export function decodeMeta(bytes: Uint8Array): CheckpointMeta | null {
   let meta: CheckpointMeta;
   try {
-    meta = JSON.parse(bytes.toString("utf8")) as CheckpointMeta;
+    meta = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")) as CheckpointMeta;
   } catch {
     return null;
   }
