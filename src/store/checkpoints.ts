@@ -70,6 +70,8 @@ export interface CheckpointMeta {
   instance?: string;
 }
 
+const utf8 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+
 export const sha256 = (bytes: Uint8Array) =>
   process.getBuiltinModule("node:crypto").createHash("sha256").update(bytes).digest("hex");
 
@@ -147,9 +149,7 @@ function writeCopy(paths: ProjectPaths, to: string, bytes: Uint8Array): void {
 function writeCheckpoint(paths: ProjectPaths, event: EventRecord, written: ReadonlyMap<string, WrittenBytes>): void {
   const phaseHeld = heldBytes(paths.phaseFile, written);
   if (phaseHeld === null) return;
-  const phase = JSON.parse(
-    Buffer.from(phaseHeld.bytes.buffer, phaseHeld.bytes.byteOffset, phaseHeld.bytes.byteLength).toString("utf8"),
-  ) as Pick<
+  const phase = JSON.parse(utf8(phaseHeld.bytes)) as Pick<
     PhaseState,
     "workflow_id" | "current_phase" | "phase_status" | "completed_phases" | "instance_id" | "started_at"
   >;
@@ -231,7 +231,7 @@ function readMeta(folder: string): CheckpointMeta | null | "unreadable" {
 export function decodeMeta(bytes: Uint8Array): CheckpointMeta | null {
   let meta: CheckpointMeta;
   try {
-    meta = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")) as CheckpointMeta;
+    meta = JSON.parse(utf8(bytes)) as CheckpointMeta;
   } catch {
     return null;
   }

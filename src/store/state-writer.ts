@@ -68,11 +68,14 @@ function stampOf(read: StateSnapshot["phase"] | StateSnapshot["execution"]): str
 export class StateWriter {
   private phaseStamp: string;
   private executionStamp: string;
-  /** The bytes this writer last wrote to each state file, for the checkpoint its next events take. */
-  private readonly written = new Map<string, WrittenBytes>();
-  /** What this writer last wrote to each state file, as a reader would have it (writtenStates). */
-  private phaseRead: StateSnapshot["phase"] | undefined;
-  private executionRead: StateSnapshot["execution"] | undefined;
+  /**
+   * What this writer last wrote to each state file: the value, stamp and digest (writtenStates),
+   * and the bytes until the checkpoint its next events take has them.
+   */
+  private readonly last = new Map<
+    string,
+    { value: unknown; stamp: string; sha256: string; bytes: Uint8Array | null }
+  >();
   constructor(
     private readonly paths: ProjectPaths,
     snapshot: StateSnapshot,
@@ -93,18 +96,7 @@ export class StateWriter {
     };
     const done = writeStateFile(this.paths.root, this.paths.phaseFile, next, this.phaseStamp);
     this.phaseStamp = done.stamp;
-    this.written.set(this.paths.phaseFile, done.written);
-    const value = quickPhaseState(next);
-    this.phaseRead =
-      value === undefined
-        ? undefined
-        : {
-            kind: "ok",
-            file: relative(this.paths.root, this.paths.phaseFile),
-            value,
-            stamp: done.stamp,
-            sha256: done.written.sha256,
-          };
+    this.last.set(this.paths.phaseFile, { value: next, stamp: done.stamp, ...done.written });
     return next;
   }
 
@@ -117,18 +109,7 @@ export class StateWriter {
     };
     const done = writeStateFile(this.paths.root, this.paths.executionFile, next, this.executionStamp);
     this.executionStamp = done.stamp;
-    this.written.set(this.paths.executionFile, done.written);
-    const value = quickExecutionState(next);
-    this.executionRead =
-      value === undefined
-        ? undefined
-        : {
-            kind: "ok",
-            file: relative(this.paths.root, this.paths.executionFile),
-            value,
-            stamp: done.stamp,
-            sha256: done.written.sha256,
-          };
+    this.last.set(this.paths.executionFile, { value: next, stamp: done.stamp, ...done.written });
     return next;
   }
 
@@ -138,10 +119,22 @@ export class StateWriter {
    * what a reread would judge is judged the same way; any other is read from disk.
    */
   writtenStates(): WrittenStates {
-    return {
-      ...(this.phaseRead ? { phase: this.phaseRead } : {}),
-      ...(this.executionRead ? { execution: this.executionRead } : {}),
+    const read = <T>(file: string, quick: (data: unknown) => T | undefined) => {
+      const last = this.last.get(file);
+      const value = last === undefined ? undefined : quick(last.value);
+      return value === undefined
+        ? undefined
+        : {
+            kind: "ok" as const,
+            file: relative(this.paths.root, file),
+            value,
+            stamp: last!.stamp,
+            sha256: last!.sha256,
+          };
     };
+    const phase = read(this.paths.phaseFile, quickPhaseState);
+    const execution = read(this.paths.executionFile, quickExecutionState);
+    return { ...(phase ? { phase } : {}), ...(execution ? { execution } : {}) };
   }
 
   /**
@@ -155,8 +148,12 @@ export class StateWriter {
     try {
       const records = appendEvents(this.paths.root, this.paths.eventsFile, events, this.now);
       // The bytes just written, not read back: the checkpoint holds exactly them (and they are let go).
-      const written = new Map(this.written);
-      this.written.clear();
+      const written = new Map<string, WrittenBytes>();
+      for (const [file, last] of this.last)
+        if (last.bytes !== null) {
+          written.set(file, { bytes: last.bytes, sha256: last.sha256 });
+          last.bytes = null;
+        }
       recordCheckpoint(this.paths, records, written);
     } catch (error) {
       if (!(error instanceof DotagentError) || error.code !== "write_failed") throw error;
