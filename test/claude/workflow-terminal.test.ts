@@ -22,25 +22,9 @@ import { JOURNEY_MORE } from "../support/journey-tier.js";
 import { startScriptedModel, type LogEntry, type ScriptedModel } from "./scripted-model/server.js";
 import { startTerminal, tmuxAvailable, type Terminal } from "./scripted-model/terminal.js";
 import { TERMINAL_KEY } from "./scripted-model/terminal-journey.js";
+import { ARGS, SCRIPT, lines } from "./workflow-script.js";
 
 const TMUX = tmuxAvailable();
-const SCRIPT = `export const meta = { name: 'three-agents', description: 'Three agents, two in parallel', phases: [{ title: 'Fan' }, { title: 'Join' }] }
-const [a, b] = await parallel([() => agent('alpha: answer alpha', { label: 'alpha', phase: 'Fan' }), () => agent('beta: answer beta', { label: 'beta', phase: 'Fan' })])
-const c = await agent('gamma: join ' + a + ' and ' + b + ' for ' + JSON.stringify(args), { label: 'gamma', phase: 'Join' })
-return { a, b, c }
-`;
-const ARGS = { topic: "probe", n: 3 };
-
-interface JournalLine {
-  type: string;
-  key?: string;
-  label?: string;
-}
-const lines = (file: string) =>
-  readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => JSON.parse(l) as JournalLine);
 const readLog = (file: string): LogEntry[] =>
   existsSync(file)
     ? readFileSync(file, "utf8")

@@ -20,26 +20,7 @@ import { ENABLED, ROOT, fetchClaude } from "./harness.js";
 import { JOURNEY_MORE } from "../support/journey-tier.js";
 import { killClaude, runClaude } from "./scripted-model/client.js";
 import { startScriptedModel, type ScriptedModel } from "./scripted-model/server.js";
-
-const SCRIPT = `export const meta = { name: 'three-agents', description: 'Three agents, two in parallel', phases: [{ title: 'Fan' }, { title: 'Join' }] }
-const [a, b] = await parallel([() => agent('alpha: answer alpha', { label: 'alpha', phase: 'Fan' }), () => agent('beta: answer beta', { label: 'beta', phase: 'Fan' })])
-const c = await agent('gamma: join ' + a + ' and ' + b + ' for ' + JSON.stringify(args), { label: 'gamma', phase: 'Join' })
-return { a, b, c }
-`;
-const ARGS = { topic: "probe", n: 3 };
-
-interface JournalLine {
-  type: string;
-  key?: string;
-  agentId?: string;
-  label?: string;
-  result?: string;
-}
-const lines = (file: string) =>
-  readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => JSON.parse(l) as JournalLine);
+import { ARGS, SCRIPT, lines } from "./workflow-script.js";
 
 describe.skipIf(!ENABLED || !JOURNEY_MORE)("Claude Code's Workflow tool in the real binary (print mode)", () => {
   let claude = "";
