@@ -33,6 +33,7 @@ const env = {
   TORTURE_KILLS: String(kills),
   TORTURE_LANES: process.env.TORTURE_LANES ?? "2",
   TORTURE_VALIDATE_EVERY: process.env.TORTURE_VALIDATE_EVERY ?? "1",
+  TORTURE_FAULT_STRIDE: process.env.TORTURE_FAULT_STRIDE ?? "1",
   TORTURE_CONC_N: n(8),
   TORTURE_CONC_K: n(12),
   TORTURE_CONC_RUNS: n(6),
