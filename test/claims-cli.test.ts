@@ -137,9 +137,15 @@ describe("dotagent claims", () => {
       "remote_failed",
     );
     expect(dotagent(clone, ["tasks", "--remote", "origin"]).code).toBe(2);
+    expect(dotagent(clone, ["run", "--remote", "origin", "--json"]).json.error).toMatchObject({
+      code: "usage",
+      message: "--remote names the git remote of --claims: give both, or neither",
+    });
+    expect(dotagent(clone, ["run", "--claims", "--remote", "a b"]).code).toBe(2);
     // status --claims: the same object beside status's own fields.
     const status = dotagent(clone, ["status", "--claims", "--json"]);
-    expect(status.json).toEqual({ ...dotagent(clone, ["status", "--json"]).json, claims: run.json.claims });
+    expect(Object.keys(status.json)).toEqual([...Object.keys(dotagent(clone, ["status", "--json"]).json), "claims"]);
+    expect(status.json.claims).toEqual(run.json.claims);
     expect(dotagent(clone, ["status", "--claims"]).stdout).toContain("wf-login on origin: 3 claims");
   });
 });

@@ -201,6 +201,35 @@ describe("dotagent run --claims", () => {
     expect((await workflowAt(h.root, {}, undefined).validate()).valid).toBe(true);
   });
 
+  test("a run stopped (Ctrl-C, SIGTERM) while its agent works: the task given back here and its claim released", async () => {
+    const stop = new AbortController();
+    const { remote, clones } = cluster(1, (agent, prompt, output) => {
+      if (agent !== "executor") return twoTasks(agent, prompt, output);
+      setImmediate(() => stop.abort());
+      return "hang";
+    });
+    const h = clones[0]!;
+    await expect(
+      runWorkflow(
+        h.options({
+          request: undefined,
+          maxParallel: 1,
+          signal: stop.signal,
+          claims: { remote: "origin", worker: worker(1), every: noTimer },
+        }),
+      ),
+    ).rejects.toMatchObject({ code: "interrupted" });
+    const workflowId = JSON.parse(sh(h.root, "show", "HEAD:memory/state/phase.json")).workflow_id;
+    expect(remoteClaim(remote, "t1", workflowId)).toMatchObject({
+      state: "released",
+      worker: { id: "1111111111111111" },
+    });
+    expect(sh(remote, "for-each-ref", "--format=%(refname)", "refs/dotagent/claims/")).not.toContain("/t2");
+    const t1 = (await workflowAt(h.root, {}, undefined).tasks.list()).tasks.find((t: { id: string }) => t.id === "t1");
+    expect(t1).toMatchObject({ status: "pending" });
+    expect((await workflowAt(h.root, {}, undefined).validate()).valid).toBe(true);
+  });
+
   test("a remote that fails: no task starts, one line naming the remote, exit 1, the state valid", async () => {
     const { clones } = cluster(1);
     const h = clones[0]!;
