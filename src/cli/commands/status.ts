@@ -9,8 +9,8 @@ import { listLines } from "../task-table.js";
 import type { OpSummary } from "../../store/op-records.js";
 import { planLines, type PlanExtras } from "../render-plan.js";
 import { resumeOptions } from "../resume-options.js";
-import { opContext, type Command, type CommandContext } from "../context.js";
-import { usageError } from "../../core/errors.js";
+import { opContext, type Command } from "../context.js";
+import { claimsFor } from "./claims.js";
 import { listWorkflowRuns } from "../../ops/workflow-runs.js";
 import { statusRunLines } from "../../core/workflow-run-view.js";
 
@@ -56,24 +56,12 @@ export const command: Command = {
         ...worktreeLines(result),
         ...opLines(result.ops),
         ...statusRunLines(listWorkflowRuns(context)),
-        ...(claims ? ["", ...claims.lines(claims.list)] : []),
+        ...(claims ? ["", ...claims.lines()] : []),
       ];
     });
     return 0;
   },
 };
-
-/** `--claims [--remote NAME]` (`tasks` too): the remote's claims of the workflow, when there is one. */
-export async function claimsFor(context: CommandContext, workflowId: string | null) {
-  if (context.options.claims !== true) {
-    if (context.options.remote !== undefined)
-      throw usageError("--remote names the git remote of --claims: give both, or neither");
-    return undefined;
-  }
-  if (workflowId === null) return undefined;
-  const { remoteClaims, claimLines } = await import("./claims.js");
-  return { list: await remoteClaims(context, workflowId), lines: claimLines };
-}
 
 /** The most tasks `status` lists; a longer plan is counted, and `dotagent tasks` lists it. */
 export const STATUS_TABLE_MAX = 8;

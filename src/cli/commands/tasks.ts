@@ -14,7 +14,7 @@ import { listLines } from "../task-table.js";
 import { howToStart, personReading } from "../person-next.js";
 import { listWorkflowRuns } from "../../ops/workflow-runs.js";
 import { runListLines } from "../../core/workflow-run-view.js";
-import { claimsFor } from "./status.js";
+import { claimsFor } from "./claims.js";
 
 export const command: Command = {
   summary: "the task plan: status, attempts, dependencies, owner, worktree or merge commit; never writes",
@@ -73,7 +73,7 @@ export const command: Command = {
     const claims = await claimsFor(context, result.workflow_id);
     context.out.result(claims ? { ...result, claims: claims.list } : result, () => [
       ...listLines(result, outputWidth(), startFor(context)),
-      ...(claims ? ["", ...claims.lines(claims.list)] : []),
+      ...(claims ? ["", ...claims.lines()] : []),
     ]);
     return EXIT.ok;
   },
