@@ -126,7 +126,7 @@ export interface RunOptions {
   /** The API address Claude Code will call, asked once before anything starts (login-check.ts); absent: not asked. */
   readonly apiUrl?: string | null | undefined;
   /**
-   * `--claims [REMOTE]`: each task is claimed on the git remote before its agent starts (SPEC §23
+   * `--claims [--remote NAME]`: each task is claimed on the git remote before its agent starts (SPEC §23
    * "The runner"); a task another worker holds or landed is left to it.
    */
   readonly claims?: RunClaimsOptions | undefined;
