@@ -114,4 +114,38 @@ describe("dotagent claims", () => {
     }
     expect(dotagent(other, ["claims"]).code).toBe(2);
   });
+
+  it("tasks and status --claims: the plan with who holds which task on the remote; without it nothing is asked of the remote", () => {
+    expect(dotagent(clone, ["init", "--request", "add login", "--workflow-id", "wf-login"]).code).toBe(0);
+    for (const id of ["t1", "t2", "t3"]) expect(dotagent(clone, ["task", "add", id]).code).toBe(0);
+    const run = dotagent(clone, ["tasks", "--claims", "--json"]);
+    expect(run.code).toBe(0);
+    // The list as `tasks --json` gives it, and `claims`: the object `dotagent claims --json` prints.
+    const offline = dotagent(clone, ["tasks", "--json"]).json;
+    expect(run.json).toEqual({ ...offline, claims: dotagent(clone, ["claims", "--json"]).json });
+    expect(run.json.claims.claims.map((c: any) => [c.task_id, c.state, c.worker.host])).toEqual([
+      ["t1", "held", "laptop"],
+      ["t2", "done", "ci-runner-3"],
+      ["t3", "released", "ci-runner-3"],
+    ]);
+    const plain = dotagent(clone, ["tasks", "--claims"]).stdout;
+    expect(plain).toContain("wf-login on origin: 3 claims, 1 held, 1 released, 1 done");
+    expect(plain).toMatch(/^t1 +held \(lapsed\) +laptop +11 +aaaaaaaaaaaaaaaa /m);
+    // Offline as before: a remote that would fail is never asked without --claims.
+    expect(dotagent(clone, ["tasks", "--json"]).code).toBe(0);
+    expect(dotagent(clone, ["tasks", "--claims", "--remote", "nowhere", "--json"]).json.error.code).toBe(
+      "remote_failed",
+    );
+    expect(dotagent(clone, ["tasks", "--remote", "origin"]).code).toBe(2);
+    expect(dotagent(clone, ["run", "--remote", "origin", "--json"]).json.error).toMatchObject({
+      code: "usage",
+      message: "--remote names the git remote of --claims: give both, or neither",
+    });
+    expect(dotagent(clone, ["run", "--claims", "--remote", "a b"]).code).toBe(2);
+    // status --claims: the same object beside status's own fields.
+    const status = dotagent(clone, ["status", "--claims", "--json"]);
+    expect(Object.keys(status.json)).toEqual([...Object.keys(dotagent(clone, ["status", "--json"]).json), "claims"]);
+    expect(status.json.claims).toEqual(run.json.claims);
+    expect(dotagent(clone, ["status", "--claims"]).stdout).toContain("wf-login on origin: 3 claims");
+  });
 });

@@ -477,6 +477,8 @@ describe("run --help (built CLI)", () => {
       "--max-parallel",
       "--max-cost",
       "--agents",
+      "--claims",
+      "--remote",
       "-q",
       "--json",
     ]);

@@ -17,3 +17,4 @@ export { terminalStyle } from "../core/report-markdown.js";
 export { runReportLine, writeRunReport } from "../ops/run-report.js";
 export { forgetRun, resumeDecision, resumeRun } from "../ops/workflow-run.js";
 export { listClaims } from "../ops/claims.js";
+export { claimLines } from "./claims-view.js";

@@ -14,19 +14,36 @@ import { findAgentsDir, loadAgentFiles } from "../run/agent-files.js";
 import { createProgress } from "../run/progress.js";
 import { apiEndpoint } from "../run/login-check.js";
 import { terminalAsker } from "./ask.js";
+import { ID_PATTERN } from "../schema/json.js";
+import type { RunClaimsOptions } from "../run/run-claims.js";
 
 /**
  * Ctrl-C while the run works: the first one stops it in order (the agents' sessions kept, its
  * tasks given back, the runner lock released: runner.ts); a second one stops the process at once
  * (the default action, restored by the first).
  */
-function onInterrupt(stop: () => void): () => void {
+function onInterrupt(stop: () => void, signals: readonly NodeJS.Signals[]): () => void {
   const handler = () => {
-    process.off("SIGINT", handler);
+    for (const signal of signals) process.off(signal, handler);
     stop();
   };
-  process.on("SIGINT", handler);
-  return () => process.off("SIGINT", handler);
+  for (const signal of signals) process.on(signal, handler);
+  return () => {
+    for (const signal of signals) process.off(signal, handler);
+  };
+}
+
+/** `--claims [--remote NAME]`: the tasks claimed through that git remote (SPEC §23); `--remote` alone is refused. */
+function claimsOption(context: CommandContext): RunClaimsOptions | undefined {
+  const remote = stringOption(context, "remote");
+  if (context.options.claims !== true) {
+    if (remote !== undefined) throw usageError("--remote names the git remote of --claims: give both, or neither");
+    return undefined;
+  }
+  const name = remote ?? "origin";
+  if (!ID_PATTERN.test(name) || name.includes(".."))
+    throw usageError(`--remote takes a git remote's name (letters, digits, '.', '_' or '-'), not "${name}"`);
+  return { remote: name };
 }
 
 /** `--change TEXT`: the person's words for the gate waiting now (the runner checks that one waits). */
@@ -64,6 +81,7 @@ export async function runCommand(
   if (maxCostUsd !== undefined && !(Number.isFinite(maxCostUsd) && maxCostUsd > 0))
     throw usageError(`--max-cost takes a positive amount in US dollars (e.g. 5 or 2.50), not "${costText}"`);
   const change = changeOption(context, request);
+  const claims = claimsOption(context);
   assertStatePaths(context.paths); // before the SDK is looked for: a wrong --dir is the first thing to say
   const sdk = await loadSdk();
   const agents = loadAgentFiles(findAgentsDir(stringOption(context, "agents"), fileURLToPath(selfUrl)));
@@ -73,7 +91,8 @@ export async function runCommand(
     colors: colorsFor(process.stderr),
   });
   const interrupt = new AbortController();
-  const forget = onInterrupt(() => interrupt.abort());
+  // With claims, SIGTERM (a CI job's time-out) stops the run as Ctrl-C does: its claims released.
+  const forget = onInterrupt(() => interrupt.abort(), claims ? ["SIGINT", "SIGTERM"] : ["SIGINT"]);
   let outcome: RunOutcome;
   try {
     outcome = await runWorkflow({
@@ -96,6 +115,7 @@ export async function runCommand(
       change,
       signal: interrupt.signal,
       apiUrl: apiEndpoint(process.env),
+      claims,
     });
   } finally {
     forget();

@@ -18,6 +18,8 @@ export function runResultLines(outcome: RunOutcome): string[] {
   if (outcome.outcome === "complete")
     return [`Workflow ${outcome.workflow_id} complete in ${took}${reports.length > 0 ? ":" : "."}`, ...reports];
   const sofar = [`This run: ${took}${reports.length > 0 ? ":" : "."}`, ...reports];
+  if (outcome.outcome === "waiting" && outcome.held_elsewhere !== undefined)
+    return [`Left to other workers: ${outcome.in_flight.join(", ")} (dotagent claims lists who holds what).`, ...sofar];
   if (outcome.outcome === "waiting")
     return [`Waiting for tasks in another session: ${outcome.in_flight.join(", ")}.`, ...sofar];
   const { decision, gate } = outcome;
@@ -64,6 +66,8 @@ export const RUN_HELP: readonly string[] = [
   "  --max-parallel N    at most N agents or tasks at once (default 3)",
   "  --max-cost USD      stop cleanly once the sessions cost about USD (an estimate)",
   "  --agents DIR        the agent files in DIR, not .claude/agents/ and dotagent's own",
+  "  --claims            take each task through the git remote first (several clones, one workflow)",
+  "  --remote NAME       the remote of --claims (default origin)",
   "  -q, --quiet         no progress on stderr (a gate and the result still show)",
   "",
   "Needs the Claude Agent SDK (npm install @anthropic-ai/claude-agent-sdk, in the project or",

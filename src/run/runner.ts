@@ -53,6 +53,8 @@ import { interruptedError, isInterrupted } from "./interrupt.js";
 import { RunMemoryStore, type PendingFeedback, type RunMemory } from "./run-memory.js";
 import { agentsForFlow, readProjectInstructions, type AgentFile } from "./agent-files.js";
 import { taskBar, type Progress } from "./progress.js";
+import { RunClaims, type HeldElsewhere, type RunClaimsOptions } from "./run-claims.js";
+import { readyTasks } from "../core/tasks.js";
 
 export interface Choice {
   /** The answer's value. */
@@ -123,6 +125,11 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** The API address Claude Code will call, asked once before anything starts (login-check.ts); absent: not asked. */
   readonly apiUrl?: string | null | undefined;
+  /**
+   * `--claims [--remote NAME]`: each task is claimed on the git remote before its agent starts (SPEC §23
+   * "The runner"); a task another worker holds or landed is left to it.
+   */
+  readonly claims?: RunClaimsOptions | undefined;
 }
 
 /** One of the designs a person can pick, with the command that picks it. */
@@ -175,6 +182,8 @@ export type RunOutcome =
       steps: number;
       agents: number;
       in_flight: readonly string[];
+      /** --claims: the tasks other workers hold or landed, as their claims said when this run met them. */
+      held_elsewhere?: HeldElsewhere[];
     } & Summary);
 
 /** Rounds without a finished workflow before the runner gives up: far more than any real workflow takes. */
@@ -215,6 +224,8 @@ interface Run {
   pinned: boolean;
   /** `--change TEXT` not yet given to the gate it answers (once per run). */
   change: string | undefined;
+  /** --claims: this run's claims, made when the first tasks are to run. */
+  claims?: RunClaims;
 }
 
 /**
@@ -483,6 +494,7 @@ async function drive(options: RunOptions, asked: Flow | undefined): Promise<RunO
     return await loop(run);
   } finally {
     options.signal?.removeEventListener("abort", stopping);
+    run.claims?.stopAll();
   }
 }
 
@@ -720,9 +732,20 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
       );
       return undefined;
     }
-    case "run_tasks":
-      await runTasks(run, step.tasks, at);
+    case "run_tasks": {
+      if (options.claims === undefined) {
+        await runTasks(run, step.tasks, at);
+        return undefined;
+      }
+      const claimed = await claimTasks(run, options.claims, step.tasks.length, at);
+      if (claimed.ids.length === 0) {
+        if (claimed.failure) throw claimed.failure;
+        return heldElsewhere(run, at);
+      }
+      await runTasks(run, claimed.ids, at);
+      if (claimed.failure) throw claimed.failure;
       return undefined;
+    }
     case "wait":
       say(
         `${step.inFlight.length === 1 ? "task" : "tasks"} ${step.inFlight.join(", ")} ${step.inFlight.length === 1 ? "is" : "are"} running in another session; run dotagent run again when ${step.inFlight.length === 1 ? "it ends" : "they end"}`,
@@ -1556,6 +1579,62 @@ function opContext(run: Run): OpContext {
   };
 }
 
+/**
+ * --claims: up to `slots` of the ready tasks claimed on the remote, in the plan's order, those that
+ * other workers hold or landed passed over (each said once) for the next ready ones. A remote that
+ * fails stops the claiming: the tasks claimed so far run, then the run ends with the failure.
+ */
+async function claimTasks(
+  run: Run,
+  options: RunClaimsOptions,
+  slots: number,
+  at: StepContext,
+): Promise<{ ids: string[]; failure?: DotagentError }> {
+  const claims = (run.claims ??= new RunClaims(run.options.root, at.workflowId, options));
+  const snapshot = await loadSnapshot(projectPaths(run.options.root));
+  const ready = snapshot.execution.kind === "ok" ? readyTasks(snapshot.execution.value) : [];
+  const ids: string[] = [];
+  for (const { id } of ready) {
+    if (ids.length >= slots) break;
+    if (claims.elsewhere.has(id) || claims.givenBack.has(id)) continue;
+    try {
+      const answer = claims.claim(id);
+      if (answer.mine) ids.push(id);
+      else run.options.progress.line(answer.line, { mark: "warning" });
+    } catch (error) {
+      if (!(error instanceof DotagentError)) throw error;
+      const failure = new DotagentError(
+        error.code,
+        `task ${id} was not started: ${error.message}`,
+        error.exitCode,
+        error.details,
+      );
+      return { ids, failure };
+    }
+  }
+  return { ids };
+}
+
+/** --claims: every ready task is another worker's: the run ends `waiting`, naming them (exit 4). */
+function heldElsewhere(run: Run, at: StepContext): RunOutcome {
+  const claims = run.claims!;
+  const held = [...claims.elsewhere.values()];
+  const ids = [...held.map((h) => h.task_id), ...claims.givenBack];
+  run.options.progress.line(
+    `${ids.length === 1 ? "task" : "tasks"} ${ids.join(", ")} ${ids.length === 1 ? "is" : "are"} other workers' (their claims on ${claims.remote}); nothing else here is ready to run`,
+    { mark: "warning" },
+  );
+  return {
+    outcome: "waiting",
+    workflow_id: at.workflowId,
+    steps: run.steps,
+    agents: run.agents,
+    in_flight: ids,
+    held_elsewhere: held,
+    ...summary(run),
+  };
+}
+
 async function runTasks(run: Run, ids: readonly string[], at: StepContext): Promise<void> {
   const { wf, options } = run;
   const started: string[] = [];
@@ -1566,7 +1645,9 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
       const start = await wf.tasks.start(id, { owner: process.pid });
       worktreeLines.set(id, start.task?.worktree?.prompt_lines ?? []);
       started.push(id);
+      run.claims?.startRenewing(id);
     } catch (error) {
+      run.claims?.release(id, warn(run));
       // Refused: another session started it meanwhile; it is theirs.
       if (!(error instanceof DotagentError) || error.exitCode !== EXIT.refused) throw error;
       options.progress.line(`${id}: ${error.message}`, { mark: "warning" });
@@ -1616,10 +1697,10 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
         if (outcome.interrupted) {
           kept.push(outcome.key);
           // Stopped by Ctrl-C: done if its report says so, else given back (no attempt counted).
-          if (readReport(options.root, output)?.status === "complete")
-            await completeTask(run, id, output, label, ++done, total, ms);
-          else {
-            await releaseTask(run, id);
+          if (readReport(options.root, output)?.status === "complete") {
+            if (!(await completeTask(run, id, output, label, ++done, total, ms))) done--;
+          } else {
+            await giveBack(run, id);
             released.push(id);
           }
           return;
@@ -1628,7 +1709,7 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
           // Not the task's failure: given back (no attempt counted) as on Ctrl-C, its session kept,
           // so a wait for a usage limit's reset, or the next run, starts it again where it was.
           blocked ??= outcome;
-          await releaseTask(run, id);
+          await giveBack(run, id);
           return;
         }
       } catch (e) {
@@ -1637,11 +1718,13 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
         error = e.message;
       }
       const report = readReport(options.root, output);
-      if (report?.status === "complete") await completeTask(run, id, output, label, ++done, total, ms);
-      else {
+      if (report?.status === "complete") {
+        if (!(await completeTask(run, id, output, label, ++done, total, ms))) done--;
+      } else {
         const why =
           typeof report?.error === "string" && report.error !== "" ? report.error : (error ?? `no valid ${output}`);
         const failed = await wf.tasks.fail(id, { error: why });
+        run.claims?.release(id, warn(run));
         if (report !== undefined) wrote(run, output);
         const attempts = failed.task
           ? ` (attempt ${failed.task.attempts} of ${failed.max_attempts ?? "?"}${failed.task.status === "dead" ? ", no attempts left" : ""})`
@@ -1669,17 +1752,47 @@ async function completeTask(
   done: number,
   total: number,
   ms: number,
-): Promise<void> {
+): Promise<boolean> {
+  // --claims: renewed before landing; a claim another worker took over meanwhile is theirs (SPEC §23).
+  const lost = run.claims?.beforeLanding(id);
+  if (lost !== undefined) {
+    await releaseTask(run, id);
+    run.claims!.givenBack.add(id);
+    const branch = (await taskOf(run, id))?.worktree?.branch;
+    run.options.progress.line(
+      `task ${id}: ${lost}; its work stays ${branch ? `on branch ${branch}` : "in this checkout"}, not landed`,
+      { mark: "warning", elapsedMs: ms },
+    );
+    return false;
+  }
   // A task with a worktree is merged as it completes (SPEC §19); a conflict sends it round again.
   const landed = (await run.wf.tasks.complete(id, { output })).task;
   wrote(run, output);
   const merge = landed?.worktree?.merge;
-  if (merge?.state === "conflict")
+  if (merge?.state === "conflict") {
+    run.claims?.release(id, warn(run));
     run.options.progress.line(`${label}: not merged into ${landed?.worktree?.into}: ${landed?.error ?? "conflict"}`, {
       mark: "failed",
       elapsedMs: ms,
     });
-  else run.options.progress.line(label, { mark: "done", elapsedMs: ms, after: taskBar(done, Math.max(total, done)) });
+  } else {
+    run.claims?.landed(id, warn(run));
+    run.options.progress.line(label, { mark: "done", elapsedMs: ms, after: taskBar(done, Math.max(total, done)) });
+  }
+  return true;
+}
+
+async function taskOf(run: Run, id: string) {
+  const snapshot = await loadSnapshot(projectPaths(run.options.root));
+  return snapshot.execution.kind === "ok" ? snapshot.execution.value.tasks.find((t) => t.id === id) : undefined;
+}
+
+const warn = (run: Run) => (line: string) => run.options.progress.line(line, { mark: "warning" });
+
+/** A task this run started and stopped: given back here, and its claim released (--claims). */
+async function giveBack(run: Run, id: string): Promise<void> {
+  await releaseTask(run, id);
+  run.claims?.release(id, warn(run));
 }
 
 /** A task this run started and stopped (Ctrl-C): pending again, no attempt counted. */

@@ -1,13 +1,11 @@
 // `dotagent claims [WORKFLOW_ID] [--remote NAME] [--json]`: which machine holds which task of a
 // workflow, and since when, as the git remote's claim refs say (SPEC §23). One ls-remote and one
 // fetch of the claims' objects, no ref or file of the project written; no lock. The work is in the
-// cold half (src/ops/claims.ts: zod reads every claim, each untrusted).
+// cold half (src/ops/claims.ts: zod reads every claim, each untrusted; claims-view.ts: its lines).
 import { usageError } from "../../core/errors.js";
-import { escapeControls } from "../../core/words.js";
 import { readPhaseFile } from "../../store/state-files.js";
-import { stringOption, type Command } from "../context.js";
+import { stringOption, type Command, type CommandContext } from "../context.js";
 import { loadCold } from "../load-cold.js";
-import { table } from "../table.js";
 
 export const command: Command = {
   summary: "which machine holds which task, and since when, from the git remote's claims; never changes them",
@@ -27,34 +25,26 @@ export const command: Command = {
         throw usageError("no workflow here to list the claims of: name one, `dotagent claims WORKFLOW_ID`");
       workflowId = phase.value.workflow_id;
     }
-    const remote = stringOption(context, "remote") ?? "origin";
-    const { listClaims } = await loadCold();
-    const list = listClaims({ cwd: context.paths.root, remote }, workflowId, context.now());
-    context.out.result(list, () => {
-      const counts = (["held", "released", "done"] as const)
-        .map((s) => `${list.claims.filter((c) => c.state === s).length} ${s}`)
-        .join(", ");
-      const lines = [`${list.workflow_id} on ${list.remote}: ${list.claims.length} claims, ${counts}`];
-      if (list.claims.length > 0)
-        lines.push(
-          ...table(
-            ["TASK", "STATE", "HOST", "PID", "WORKER", "SINCE", "UNTIL", "ATTEMPT"],
-            list.claims.map((c) => [
-              c.task_id,
-              c.lapsed ? "held (lapsed)" : c.state,
-              escapeControls(c.worker.host),
-              String(c.worker.pid),
-              c.worker.id,
-              c.claimed_at,
-              c.expires_at ?? "",
-              String(c.attempt),
-            ]),
-          ),
-        );
-      for (const bad of list.invalid)
-        lines.push(`${bad.task_id}: not a claim dotagent wrote (${escapeControls(bad.problem)}); left alone`);
-      return lines;
-    });
+    const { list, lines } = await remoteClaims(context, workflowId);
+    context.out.result(list, lines);
     return 0;
   },
 };
+
+/** The remote's claims of a workflow (`--remote NAME`, default origin), and their lines for people (cold half). */
+export async function remoteClaims(context: CommandContext, workflowId: string) {
+  const remote = stringOption(context, "remote") ?? "origin";
+  const { listClaims, claimLines } = await loadCold();
+  const list = listClaims({ cwd: context.paths.root, remote }, workflowId, context.now());
+  return { list, lines: () => claimLines(list) };
+}
+
+/** `status --claims` and `tasks --claims [--remote NAME]`: the remote's claims of the workflow, when there is one. */
+export async function claimsFor(context: CommandContext, workflowId: string | null) {
+  if (context.options.claims !== true) {
+    if (context.options.remote !== undefined)
+      throw usageError("--remote names the git remote of --claims: give both, or neither");
+    return undefined;
+  }
+  return workflowId === null ? undefined : remoteClaims(context, workflowId);
+}

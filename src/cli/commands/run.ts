@@ -7,7 +7,7 @@ import type { Command } from "../context.js";
 export const command: Command = {
   summary: "run the whole workflow headless through the Claude Agent SDK; rerun to continue",
   usage:
-    'dotagent run ["<request>"] [--workflow NAME] [--approve ask|auto] [--change TEXT] [--design NAME] [--max-parallel N] [--max-cost USD] [--agents DIR] [-q] [--json]',
+    'dotagent run ["<request>"] [--workflow NAME] [--approve ask|auto] [--change TEXT] [--design NAME] [--max-parallel N] [--max-cost USD] [--agents DIR] [--claims [--remote NAME]] [-q] [--json]',
   options: {
     workflow: { type: "string" },
     approve: { type: "string" },
@@ -16,6 +16,8 @@ export const command: Command = {
     "max-parallel": { type: "string" },
     "max-cost": { type: "string" },
     agents: { type: "string" },
+    claims: { type: "boolean" },
+    remote: { type: "string" },
     quiet: { type: "boolean", short: "q" },
   },
   examples: [], // with the options, in the cold half: run-words.ts RUN_HELP

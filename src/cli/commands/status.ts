@@ -10,23 +10,27 @@ import type { OpSummary } from "../../store/op-records.js";
 import { planLines, type PlanExtras } from "../render-plan.js";
 import { resumeOptions } from "../resume-options.js";
 import { opContext, type Command } from "../context.js";
+import { claimsFor } from "./claims.js";
 import { listWorkflowRuns } from "../../ops/workflow-runs.js";
 import { statusRunLines } from "../../core/workflow-run-view.js";
 
 export const command: Command = {
   summary: "show where the workflow is; takes no lock and never writes",
   positionals: "none",
-  usage: "dotagent status [--stale-after 7d|never] [--json]",
-  options: { "stale-after": { type: "string" } },
+  usage: "dotagent status [--stale-after 7d|never] [--claims [--remote NAME]] [--json]",
+  options: { "stale-after": { type: "string" }, claims: { type: "boolean" }, remote: { type: "string" } },
   examples: [
     "dotagent status",
     "dotagent status --json          the resume plan (as resume --dry-run) plus task counts",
     "dotagent status --dir ../other-project",
+    "dotagent status --claims        and which machine holds which task, from the git remote",
   ],
   async run(context) {
     const outcome = await readStatus(opContext(context), resumeOptions(context).staleAfterMs);
     const { result, plan, approvedNeeds, flow } = outcome;
-    context.out.result(result, () => {
+    // --claims: the remote's claims too (SPEC §23); without it status stays offline.
+    const claims = await claimsFor(context, result.workflow_id);
+    context.out.result(claims ? { ...result, claims: claims.list } : result, () => {
       const view = outcome.view;
       const driver = personReading(context);
       const person =
@@ -47,7 +51,13 @@ export const command: Command = {
         lines[next] =
           `Next: ${context.out.color.cyan(approvedNeeds.split(" — ")[0]!)} — ${approvedNeeds.split(" — ").slice(1).join(" — ")}`;
       // Claude Code's own Workflow runs (SPEC §11): a block only when some are recorded.
-      return [...lines, ...worktreeLines(result), ...opLines(result.ops), ...statusRunLines(listWorkflowRuns(context))];
+      return [
+        ...lines,
+        ...worktreeLines(result),
+        ...opLines(result.ops),
+        ...statusRunLines(listWorkflowRuns(context)),
+        ...(claims ? ["", ...claims.lines()] : []),
+      ];
     });
     return 0;
   },

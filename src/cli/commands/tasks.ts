@@ -14,18 +14,26 @@ import { listLines } from "../task-table.js";
 import { howToStart, personReading } from "../person-next.js";
 import { listWorkflowRuns } from "../../ops/workflow-runs.js";
 import { runListLines } from "../../core/workflow-run-view.js";
+import { claimsFor } from "./claims.js";
 
 export const command: Command = {
   summary: "the task plan: status, attempts, dependencies, owner, worktree or merge commit; never writes",
   usage:
-    "dotagent tasks [--status S,T] [--watch] [--json]  |  dotagent tasks show ID [--json]  |  dotagent tasks --workflow-runs [--json]",
-  options: { status: { type: "string" }, watch: { type: "boolean" }, "workflow-runs": { type: "boolean" } },
+    "dotagent tasks [--status S,T] [--watch] [--claims [--remote NAME]] [--json]  |  dotagent tasks show ID [--json]  |  dotagent tasks --workflow-runs [--json]",
+  options: {
+    status: { type: "string" },
+    watch: { type: "boolean" },
+    "workflow-runs": { type: "boolean" },
+    claims: { type: "boolean" },
+    remote: { type: "string" },
+  },
   examples: [
     "dotagent tasks                          every task: what runs, what is done, what merged where",
     "dotagent tasks --status running,dead    only those",
     "dotagent tasks --watch                  redraws as the tasks change, on a terminal; Ctrl-C ends it",
     "dotagent tasks show task-002 --json     one task with its worktree, merge and events",
     "dotagent tasks --workflow-runs          Claude Code's Workflow runs: each agent done, running or lost",
+    "dotagent tasks --claims                 and which machine holds which task, from the git remote's claims",
   ],
   async run(context) {
     const [action, id, ...rest] = context.args;
@@ -58,9 +66,15 @@ export const command: Command = {
       if (!parsed.ok) throw usageError(parsed.message);
       statuses = parsed.statuses;
     }
+    if (context.options.claims === true && watch) throw usageError("--claims goes with the task list, not --watch");
     if (watch) return watchTasks(context, statuses);
     const result = await listTasks(context, statuses);
-    context.out.result(result, () => listLines(result, outputWidth(), startFor(context)));
+    // Asked for: the remote's claims beside the offline list (SPEC §23); without --claims nothing leaves this machine.
+    const claims = await claimsFor(context, result.workflow_id);
+    context.out.result(claims ? { ...result, claims: claims.list } : result, () => [
+      ...listLines(result, outputWidth(), startFor(context)),
+      ...(claims ? ["", ...claims.lines()] : []),
+    ]);
     return EXIT.ok;
   },
 };

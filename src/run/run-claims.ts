@@ -1,0 +1,185 @@
+// `dotagent run --claims [REMOTE]` (SPEC §23 "The runner"): the runner takes each task through the
+// git remote before its agent starts, renews the lease while the agent works, renews once more
+// before landing (a lease taken over meanwhile: the task is given back, not landed), marks it done
+// after landing, and releases it when the task fails or the run stops. A claim decides only which
+// worker runs a task, never anything for a person. The git calls are synchronous (execFileSync with
+// time-outs, src/store/remote-claims.ts); the renewal timer is unref'd so it never keeps the
+// process alive, and injectable so tests move it by hand.
+import { CLAIM_RENEW_MS, type ClaimWorker } from "../core/claims.js";
+import { DotagentError } from "../core/errors.js";
+import {
+  claimTask,
+  finishClaim,
+  newWorker,
+  releaseClaim,
+  renewClaim,
+  type ClaimContext,
+  type HolderOutcome,
+} from "../ops/claims.js";
+
+/** How long a release on the way out may take: best effort, the lease lapses anyway. */
+const RELEASE_TIMEOUT_MS = 5_000;
+
+export interface RunClaimsOptions {
+  /** The git remote's name (`origin`). */
+  readonly remote: string;
+  /** This runner as a worker; default a new random id, this host and pid. */
+  readonly worker?: ClaimWorker;
+  /** The clock the leases are written and read by (tests move it). */
+  readonly now?: () => Date;
+  /** Calls `renew` every `ms` until the returned stop is called; default an unref'd setInterval. */
+  readonly every?: (renew: () => void, ms: number) => () => void;
+  /** Each fetch and push's time-out (default CLAIM_REMOTE_TIMEOUT_MS). */
+  readonly timeoutMs?: number;
+}
+
+/** A task this runner leaves to others: held by a live worker elsewhere, or landed by one. */
+export interface HeldElsewhere {
+  readonly task_id: string;
+  readonly state: "held" | "done";
+  readonly worker: ClaimWorker;
+  /** held: when its lease lapses (by its holder's clock); done: null. */
+  readonly until: string | null;
+}
+
+export type ClaimAnswer = { readonly mine: true } | { readonly mine: false; readonly line: string };
+
+const defaultEvery = (renew: () => void, ms: number) => {
+  const timer = setInterval(renew, ms);
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
+/** One run's claims on one workflow: what it holds, what others hold, the renewal timers. */
+export class RunClaims {
+  readonly worker: ClaimWorker;
+  /** Tasks left to others in this run, by id, in the order met (each said once). */
+  readonly elsewhere = new Map<string, HeldElsewhere>();
+  /** Tasks given back because another worker took their claim over (not claimed again in this run). */
+  readonly givenBack = new Set<string>();
+  private readonly timers = new Map<string, () => void>();
+  private readonly ctx: ClaimContext;
+
+  constructor(
+    root: string,
+    workflowId: string,
+    private readonly options: RunClaimsOptions,
+  ) {
+    this.worker = options.worker ?? newWorker();
+    this.ctx = {
+      remote: {
+        cwd: root,
+        remote: options.remote,
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      },
+      workflowId,
+      worker: this.worker,
+      ...(options.now ? { now: options.now } : {}),
+    };
+  }
+
+  get remote(): string {
+    return this.options.remote;
+  }
+
+  /**
+   * Claims a task before its agent starts: this runner's (pushed, or already its own), or left to
+   * another worker with the one line that says so. A remote that fails throws `remote_failed`.
+   */
+  claim(id: string): ClaimAnswer {
+    const got = claimTask(this.ctx, id);
+    if (got.outcome === "claimed" || got.outcome === "held") return { mine: true };
+    const held: HeldElsewhere =
+      got.outcome === "waiting"
+        ? { task_id: id, state: "held", worker: got.holder, until: got.until }
+        : { task_id: id, state: "done", worker: got.by, until: null };
+    this.elsewhere.set(id, held);
+    return { mine: false, line: `${id}: ${describeElsewhere(held)}; not run here` };
+  }
+
+  /** Renews the lease every CLAIM_RENEW_MS while the agent works; failures are left to the renewal before landing. */
+  startRenewing(id: string): void {
+    const renew = () => {
+      try {
+        renewClaim(this.ctx, id);
+      } catch {
+        // The remote did not answer: two renewals may fail before the lease lapses, and the
+        // renewal before landing tells whether the task is still this runner's.
+      }
+    };
+    this.timers.set(id, (this.options.every ?? defaultEvery)(renew, CLAIM_RENEW_MS));
+  }
+
+  private stopRenewing(id: string): void {
+    this.timers.get(id)?.();
+    this.timers.delete(id);
+  }
+
+  /**
+   * Before landing: renews. Undefined when the task is still this runner's; else why not (the
+   * words after `task ID: `), and the task is left to whoever holds it now.
+   */
+  beforeLanding(id: string): string | undefined {
+    this.stopRenewing(id);
+    let renewed: HolderOutcome;
+    try {
+      renewed = renewClaim(this.ctx, id);
+    } catch (error) {
+      // Landing without knowing whether the claim is still ours would break the promise: not landed.
+      if (!(error instanceof DotagentError)) throw error;
+      return `its claim could not be renewed before landing (${error.message})`;
+    }
+    if (renewed.outcome === "pushed") return undefined;
+    return renewed.why;
+  }
+
+  /** After landing: the claim marked done (never claimed again). A failure is one warning. */
+  landed(id: string, warn: (line: string) => void): void {
+    this.stopRenewing(id);
+    this.settle(id, "done", warn);
+  }
+
+  /** The task failed, was given back or the run stops: the claim released, best effort. */
+  release(id: string, warn: (line: string) => void): void {
+    this.stopRenewing(id);
+    this.settle(id, "release", warn);
+  }
+
+  /** Every renewal timer stopped (the run ends). */
+  stopAll(): void {
+    for (const id of [...this.timers.keys()]) this.stopRenewing(id);
+  }
+
+  private settle(id: string, change: "done" | "release", warn: (line: string) => void): void {
+    const ctx =
+      change === "release"
+        ? {
+            ...this.ctx,
+            remote: {
+              ...this.ctx.remote,
+              timeoutMs: Math.min(RELEASE_TIMEOUT_MS, this.options.timeoutMs ?? RELEASE_TIMEOUT_MS),
+            },
+          }
+        : this.ctx;
+    try {
+      const result = change === "done" ? finishClaim(ctx, id) : releaseClaim(ctx, id);
+      if (result.outcome === "lost")
+        warn(
+          `task ${id}: its claim on ${this.remote} was not ${change === "done" ? "marked done" : "released"}: ${result.why}`,
+        );
+    } catch (error) {
+      if (!(error instanceof DotagentError)) throw error;
+      warn(
+        `task ${id}: its claim on ${this.remote} was not ${change === "done" ? "marked done" : "released"} (${error.message})${change === "release" ? "; its lease lapses by itself" : ""}`,
+      );
+    }
+  }
+}
+
+/** A task held or landed elsewhere, in words (after `ID: `). */
+export function describeElsewhere(held: HeldElsewhere): string {
+  const who = `worker ${held.worker.id} (host ${held.worker.host}, pid ${held.worker.pid})`;
+  return held.state === "done"
+    ? `landed by ${who}, not in this clone yet`
+    : `held by ${who} until ${held.until ?? "?"}`;
+}

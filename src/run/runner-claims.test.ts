@@ -1,0 +1,249 @@
+// `dotagent run --claims` (SPEC §23 "The runner") against real git: a bare remote and clones of a
+// project whose workflow waits at its first gate, each clone a machine running the runner with the
+// stand-in SDK. Two runners never run the same task; a claim taken over while the agent works gives
+// the task back (not landed, branch kept); a remote that fails starts nothing and says one line.
+// The renewal timer is injected (never a sleep): the tests call it by hand.
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { GITIGNORE_LINES } from "../claude/gitignore.js";
+import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
+import { workflowAt } from "../api/workflow.js";
+import type { ClaimWorker } from "../core/claims.js";
+import { claimTask } from "../ops/claims.js";
+import { good, harness, person, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
+import { runWorkflow, type RunOptions, type RunOutcome } from "./runner.js";
+
+let work: string;
+let seedRemote: string;
+let caseNo = 0;
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function sh(cwd: string, ...args: string[]): string {
+  const run = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], { cwd, encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr}`);
+  return run.stdout.trim();
+}
+
+const TASKS = ["t1", "t2"];
+/** The good agents, the design planning two tasks that do not wait for each other. */
+const twoTasks: Writer = (agent, prompt, output) =>
+  agent === "architect"
+    ? {
+        name: /^Design name: (.*)$/m.exec(prompt)?.[1] ?? "",
+        tasks: TASKS.map((id) => ({ id, title: id, depends_on: [] })),
+      }
+    : good(agent, prompt, output);
+
+/** A bare remote holding a project whose workflow waits at its design pick (requirements approved, designs written). */
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "dotagent-run-claims-"));
+  seedRemote = join(work, "seed.git");
+  sh(work, "init", "-q", "--bare", "-b", "main", seedRemote);
+  const seed = harness(twoTasks, (root) => {
+    sh(root, "init", "-q", "-b", "main");
+    writeFileSync(join(root, "README.md"), "# app\n");
+    writeFileSync(join(root, ".gitignore"), `${GITIGNORE_LINES.join("\n")}\n`);
+    sh(root, "add", "-A");
+    sh(root, "commit", "-qm", "initial");
+  });
+  expect(await runWorkflow(seed.options({ approve: "ask", ask: person() }))).toMatchObject({ outcome: "decision" });
+  sh(seed.root, "add", "-A");
+  sh(seed.root, "commit", "-qm", "the workflow at its design pick");
+  sh(seed.root, "push", "-q", seedRemote, "main");
+});
+
+/** A copy of the seed's remote and `n` clones of it (each a machine), the stand-in SDK writing `writer`'s reports. */
+function cluster(n: number, writer: Writer = twoTasks): { remote: string; clones: Harness[] } {
+  const dir = join(work, `case-${++caseNo}`);
+  const remote = join(dir, "remote.git");
+  cpSync(seedRemote, remote, { recursive: true });
+  const clones = Array.from({ length: n }, () =>
+    harness(writer, (root) => {
+      rmSync(root, { recursive: true, force: true });
+      sh(dir, "clone", "-q", remote, root);
+    }),
+  );
+  return { remote, clones };
+}
+
+const worker = (n: number): ClaimWorker => ({ id: String(n).repeat(16).slice(0, 16), host: `host-${n}`, pid: 100 + n });
+
+/** The SDK of `h`, its executors held until `hold` settles (so two runners overlap). */
+function held(h: Harness, hold: () => Promise<unknown>): QuerySdk<QueryMessage> {
+  const inner = h.options().sdk!;
+  return {
+    query(args) {
+      const executor = /^Task: /m.test(String(args.prompt));
+      if (!executor) return inner.query(args);
+      return (async function* () {
+        await hold();
+        yield* inner.query(args);
+      })();
+    },
+  };
+}
+
+const executorsOf = (h: Harness) =>
+  h.sessions.filter((s) => s.agent === "executor").map((s) => /^Task: (.*)$/m.exec(s.prompt)![1]!);
+
+function remoteClaim(remote: string, task: string, workflowId: string): any {
+  return JSON.parse(sh(remote, "show", `refs/dotagent/claims/${workflowId}/${task}:claim.json`));
+}
+
+const noTimer = () => () => {};
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe("dotagent run --claims", () => {
+  test("two runners on two clones never run the same task; each task's agent ran once over both", async () => {
+    const { remote, clones } = cluster(2);
+    const [a, b] = clones as [Harness, Harness];
+    // Each runner's executors wait until the other runner started one or ended: the runs overlap.
+    const started = [deferred(), deferred()];
+    const options = (h: Harness, me: number): RunOptions =>
+      h.options({
+        request: undefined,
+        maxParallel: 1,
+        sdk: held(h, () => {
+          started[me]!.resolve();
+          return started[1 - me]!.promise;
+        }),
+        claims: { remote: "origin", worker: worker(me + 1), every: noTimer },
+      });
+    const runs = [a, b].map((h, me) => runWorkflow(options(h, me)).finally(() => started[me]!.resolve()));
+    const [ra, rb] = (await Promise.all(runs)) as [RunOutcome, RunOutcome];
+    const ran = [...executorsOf(a), ...executorsOf(b)].sort();
+    expect(ran).toEqual(TASKS);
+    expect(executorsOf(a).length).toBeGreaterThan(0);
+    expect(executorsOf(b).length).toBeGreaterThan(0);
+    // Each ends waiting, naming the tasks the other holds or landed, said once each.
+    for (const [result, h, other] of [
+      [ra, a, b],
+      [rb, b, a],
+    ] as const) {
+      expect(result).toMatchObject({ outcome: "waiting" });
+      if (result.outcome !== "waiting") continue;
+      expect([...result.in_flight].sort()).toEqual(executorsOf(other).sort());
+      expect(result.held_elsewhere?.map((e) => e.task_id)).toEqual(result.in_flight);
+      // Met held (the other still at work) or landed: said once either way.
+      for (const id of result.in_flight)
+        expect(
+          h.lines.filter((l) => new RegExp(`^\\s*! ${id}: (held|landed) by worker`).test(l)),
+          h.lines.join("\n"),
+        ).toHaveLength(1);
+      expect((await workflowAt(h.root, {}, undefined).validate()).valid).toBe(true);
+    }
+    const workflowId = ra.workflow_id!;
+    for (const id of TASKS) expect(remoteClaim(remote, id, workflowId)).toMatchObject({ state: "done", attempt: 1 });
+  });
+
+  test("a claim taken over while the agent works: the task is given back, not landed, its branch kept", async () => {
+    let taken = false;
+    const { remote, clones } = cluster(1, (agent, prompt, output) => {
+      if (agent === "executor" && !taken) {
+        taken = true;
+        // Another machine takes t1 over as if its lease had lapsed (its clock far ahead).
+        const workflowId = JSON.parse(
+          spawnSync("git", ["show", "HEAD:memory/state/phase.json"], { cwd: h.root, encoding: "utf8" }).stdout,
+        ).workflow_id;
+        const got = claimTask(
+          {
+            remote: { cwd: h.root, remote: "origin" },
+            workflowId,
+            worker: worker(7),
+            now: () => new Date(Date.now() + 3_600_000),
+          },
+          "t1",
+        );
+        expect(got.outcome).toBe("claimed");
+      }
+      return twoTasks(agent, prompt, output);
+    });
+    const h = clones[0]!;
+    const renewals: Array<() => void> = [];
+    const result = await runWorkflow(
+      h.options({
+        request: undefined,
+        maxParallel: 1,
+        claims: {
+          remote: "origin",
+          worker: worker(1),
+          every: (renew) => {
+            renewals.push(renew);
+            return () => {};
+          },
+        },
+      }),
+    );
+    expect(renewals.length).toBeGreaterThan(0);
+    renewals[0]!(); // a renewal after the take-over pushes nothing (the claim is not this worker's)
+    const workflowId = result.workflow_id!;
+    const line = h.lines.find((l) => l.includes("task t1: "));
+    expect(line).toMatch(
+      new RegExp(
+        `task t1: its claim was taken over by worker 7777777777777777 \\(host host-7, pid 107\\) at .*; its work stays on branch dotagent/${workflowId}/t1, not landed`,
+      ),
+    );
+    expect(result).toMatchObject({ outcome: "waiting", in_flight: ["t1"] });
+    const t1 = (await workflowAt(h.root, {}, undefined).tasks.list()).tasks.find((t: { id: string }) => t.id === "t1");
+    expect(t1).toMatchObject({ status: "pending" });
+    expect(sh(h.root, "branch", "--list", `dotagent/${workflowId}/t1`)).not.toBe("");
+    expect(sh(h.root, "log", "--format=%s", "main")).not.toMatch(/t1/);
+    expect(remoteClaim(remote, "t1", workflowId)).toMatchObject({ state: "held", worker: { id: "7777777777777777" } });
+    for (const id of ["t2"]) expect(remoteClaim(remote, id, workflowId)).toMatchObject({ state: "done" });
+    expect((await workflowAt(h.root, {}, undefined).validate()).valid).toBe(true);
+  });
+
+  test("a run stopped (Ctrl-C, SIGTERM) while its agent works: the task given back here and its claim released", async () => {
+    const stop = new AbortController();
+    const { remote, clones } = cluster(1, (agent, prompt, output) => {
+      if (agent !== "executor") return twoTasks(agent, prompt, output);
+      setImmediate(() => stop.abort());
+      return "hang";
+    });
+    const h = clones[0]!;
+    await expect(
+      runWorkflow(
+        h.options({
+          request: undefined,
+          maxParallel: 1,
+          signal: stop.signal,
+          claims: { remote: "origin", worker: worker(1), every: noTimer },
+        }),
+      ),
+    ).rejects.toMatchObject({ code: "interrupted" });
+    const workflowId = JSON.parse(sh(h.root, "show", "HEAD:memory/state/phase.json")).workflow_id;
+    expect(remoteClaim(remote, "t1", workflowId)).toMatchObject({
+      state: "released",
+      worker: { id: "1111111111111111" },
+    });
+    expect(sh(remote, "for-each-ref", "--format=%(refname)", "refs/dotagent/claims/")).not.toContain("/t2");
+    const t1 = (await workflowAt(h.root, {}, undefined).tasks.list()).tasks.find((t: { id: string }) => t.id === "t1");
+    expect(t1).toMatchObject({ status: "pending" });
+    expect((await workflowAt(h.root, {}, undefined).validate()).valid).toBe(true);
+  });
+
+  test("a remote that fails: no task starts, one line naming the remote, exit 1, the state valid", async () => {
+    const { clones } = cluster(1);
+    const h = clones[0]!;
+    sh(h.root, "remote", "set-url", "origin", join(work, "no-such-remote.git"));
+    await expect(
+      runWorkflow(h.options({ request: undefined, claims: { remote: "origin", worker: worker(1), every: noTimer } })),
+    ).rejects.toMatchObject({
+      code: "remote_failed",
+      exitCode: 1,
+      message: expect.stringMatching(
+        /^task t1 was not started: the git remote origin failed \(git ls-remote\): [^\n]*$/,
+      ),
+    });
+    expect(executorsOf(h)).toEqual([]);
+    expect((await workflowAt(h.root, {}, undefined).validate()).valid).toBe(true);
+  });
+});
