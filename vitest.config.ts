@@ -17,6 +17,7 @@ const LONGEST_FIRST = [
   "test/remote-claims.test.ts",
   "test/codex/journey.test.ts",
   "test/hostile-landing.test.ts",
+  "src/run/runner-claims.test.ts",
   "test/rollback.test.ts",
   "test/torture/kill.test.ts",
   "test/copilot/journey.test.ts",
