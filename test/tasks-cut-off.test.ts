@@ -12,7 +12,15 @@ describe("a cut-off attempt in dotagent tasks", () => {
   it("after a kill, the row says 0/3 + 1 cut off (not FAILED 1/3) and --json cut_off 1; a reported failure adds to the count only", () => {
     const p = projectAtImplementation([{ id: "t1", title: "Login form" }], { git: false });
     ok(startTask(p, "t1", deadPid()).run);
+    // Right after the kill, before anything resumed: `report` says it in status's words (issue 42).
+    expect(ok(dotagent(p, ["report", "--json"])).json.cut_off).toMatchObject({
+      step: "IMPLEMENTATION",
+      by: "session",
+      tasks: ["t1"],
+      words: "interrupted: the session running t1 ended",
+    });
     ok(dotagent(p, ["resume", "--json"]));
+    expect(ok(dotagent(p, ["report", "--json"])).json.cut_off).toBeNull();
     const row = ok(dotagent(p, ["tasks"]))
       .stdout.split("\n")
       .find((l) => l.startsWith("t1 "));
