@@ -23,8 +23,9 @@ export const command: Command = {
     if (out === "") throw usageError("--out needs a file path");
     const driver = personReading(context);
     const cold = await loadCold();
-    // status's reading of the same state: what a kill left cut off, and what to type next.
-    const status = await readStatus(opContext(context), undefined);
+    // status's reading of the same state: what a kill left cut off, and what to type next. State
+    // status cannot plan from (corrupt) still gets its page, as before: without that reading.
+    const status = await readStatus(opContext(context), undefined).catch(() => undefined);
     const result = await cold.writeRunReport(
       context,
       out,
@@ -33,6 +34,7 @@ export const command: Command = {
       status,
     );
     context.out.result(result, () => {
+      if (status === undefined) return cold.runReportLines(result);
       const { plan, flow } = status;
       const next =
         driver === null
