@@ -2,8 +2,8 @@
 // end and one cut off mid-IMPLEMENTATION, their Markdown and their HTML page; hostile reports;
 // `dotagent run` (a stand-in Agent SDK) to the end, never interrupted: what the report says of it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dotagent, readJson, REPO, removeTemps, standInSdkProject, tempProject, writeJson } from "./support/cli.js";
 import { startApiStandIn, type ApiStandIn } from "./support/api-stand-in.js";
@@ -222,7 +222,7 @@ describe("dotagent report, a write the disk refuses", () => {
 
 /** A stand-in Agent SDK: every agent writes its report at once; qa fails its first check; a rework task's executor makes ok.txt. */
 const FAKE_SDK = `
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 const TASKS = [{ id: "task-001", title: "model", depends_on: [] }, { id: "task-002", title: "route", depends_on: ["task-001"] }];
 function reportFor(cwd, output, prompt) {
@@ -245,6 +245,9 @@ export function query({ prompt, options }) {
     const output = /^Output file: (\\S+)$/m.exec(prompt)[1];
     const session_id = "fake-" + Math.random().toString(36).slice(2);
     yield { type: "system", subtype: "init", session_id };
+    // Works until killed when the project's hang-on names its output (a timer keeps the process alive).
+    const hang = join(options.cwd, "hang-on");
+    if (existsSync(hang) && readFileSync(hang, "utf8").trim() === output) await new Promise(() => setInterval(() => {}, 1000));
     mkdirSync(dirname(join(options.cwd, output)), { recursive: true });
     writeFileSync(join(options.cwd, output), JSON.stringify(reportFor(options.cwd, output, prompt)));
     yield { type: "result", subtype: "success", session_id, result: "wrote " + output };
@@ -370,5 +373,61 @@ describe("dotagent report of a dotagent run never interrupted", () => {
     expect(dotagent(root, ["report"]).stdout).toContain(
       ": 3 tasks, 0 interruption or repair events, verification passed after 1 rework round, ",
     );
+  }, 600_000);
+});
+
+describe("dotagent report right after a killed dotagent run (issue 42)", () => {
+  it("says what was cut off in status's words, what was done, and what comes next; --json cut_off; null once run again", async () => {
+    const { root, cli } = standInSdkProject(FAKE_SDK);
+    writeFileSync(join(root, "hang-on"), "memory/reports/tasks/task-002.json");
+    const env = { ...process.env, NO_COLOR: "1", ANTHROPIC_BASE_URL: api.url };
+    const args = [cli, "run", "--agents", join(REPO, "agents"), "--approve", "auto", "--json"];
+    const runner = spawn(process.execPath, [...args, "add login"], { cwd: root, env, stdio: "ignore" });
+    const exited = new Promise((resolve) => runner.once("exit", resolve));
+    // task-002's session at work: its record holds the SDK's session id and is not complete.
+    const record = join(root, "memory/runs/wf-add-login/executor.task-002.s1.checkpoint.json");
+    const atWork = () => {
+      try {
+        const data = (JSON.parse(readFileSync(record, "utf8")) as { data: { session_id?: unknown; status?: unknown } })
+          .data;
+        return typeof data.session_id === "string" && data.status !== "complete";
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 1200 && !atWork() && runner.exitCode === null; i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(atWork(), "task-002 at work before the kill").toBe(true);
+    runner.kill("SIGKILL");
+    await exited;
+
+    const said = "interrupted: the session running task-002 ended";
+    const status = dotagent(root, ["status"]).stdout.split("\n")[0];
+    expect(status).toBe(`Workflow wf-add-login at IMPLEMENTATION phase (${said})`);
+    const plain = ok(root, ["report"]).stdout.split("\n");
+    expect(plain[0]).toBe(`${status}; done before it: REQUIREMENTS, ARCHITECTURE, task-001.`);
+    expect(plain[1]).toMatch(
+      /^Wrote memory\/report\.html \(\d+ bytes\): 2 tasks, 0 interruption or repair events recorded \(this one is recorded when the workflow goes on\), /,
+    );
+    expect(plain[2]).toBe("Next: run task task-002");
+    expect(ok(root, ["report", "--json"]).json.cut_off).toEqual({
+      step: "IMPLEMENTATION",
+      by: "session",
+      tasks: ["task-002"],
+      agents: [],
+      finished: ["REQUIREMENTS", "ARCHITECTURE", "task-001"],
+      words: said,
+    });
+    expect(readFileSync(join(root, "memory/report.html"), "utf8")).toContain(
+      `<p class="cut">Cut off, not recorded yet: at IMPLEMENTATION (${said}); done before it: REQUIREMENTS, ARCHITECTURE, task-001.`,
+    );
+
+    // Run again to the end: the cut-off is recorded, and counted as an interruption.
+    rmSync(join(root, "hang-on"));
+    const again = spawnSync(process.execPath, args, { cwd: root, env, encoding: "utf8", timeout: 300_000 });
+    expect(again.status, again.stdout + again.stderr).toBe(0);
+    const after = ok(root, ["report", "--json"]).json;
+    expect(after.cut_off).toBeNull();
+    expect(after.interruption_events).toBeGreaterThanOrEqual(1);
   }, 600_000);
 });

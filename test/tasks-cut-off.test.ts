@@ -9,14 +9,22 @@ afterEach(() => removeTemps());
 afterAll(async () => stopOwner());
 
 describe("a cut-off attempt in dotagent tasks", () => {
-  it("after a kill, the row says 1/3 (1 cut off) and --json cut_off 1; a reported failure adds to the count only", () => {
+  it("after a kill, the row says 0/3 + 1 cut off (not FAILED 1/3) and --json cut_off 1; a reported failure adds to the count only", () => {
     const p = projectAtImplementation([{ id: "t1", title: "Login form" }], { git: false });
     ok(startTask(p, "t1", deadPid()).run);
+    // Right after the kill, before anything resumed: `report` says it in status's words (issue 42).
+    expect(ok(dotagent(p, ["report", "--json"])).json.cut_off).toMatchObject({
+      step: "IMPLEMENTATION",
+      by: "session",
+      tasks: ["t1"],
+      words: "interrupted: the session running t1 ended",
+    });
     ok(dotagent(p, ["resume", "--json"]));
+    expect(ok(dotagent(p, ["report", "--json"])).json.cut_off).toBeNull();
     const row = ok(dotagent(p, ["tasks"]))
       .stdout.split("\n")
       .find((l) => l.startsWith("t1 "));
-    expect(row).toMatch(/^t1 +pending +1\/3 \(1 cut off\) +/);
+    expect(row).toMatch(/^t1 +pending +0\/3 \+ 1 cut off +/);
     expect(ok(dotagent(p, ["tasks", "--json"])).json.tasks[0]).toMatchObject({
       id: "t1",
       attempts: 1,
@@ -27,6 +35,6 @@ describe("a cut-off attempt in dotagent tasks", () => {
     ok(startTask(p, "t1").run);
     ok(dotagent(p, ["task", "fail", "t1", "--error", "tests fail"]));
     expect(ok(dotagent(p, ["tasks", "--json"])).json.tasks[0]).toMatchObject({ attempts: 2, cut_off: 1 });
-    expect(ok(dotagent(p, ["tasks"])).stdout).toMatch(/^t1 +\w+ +2\/3 \(1 cut off\) +/m);
+    expect(ok(dotagent(p, ["tasks"])).stdout).toMatch(/^t1 +\w+ +1\/3 \+ 1 cut off +/m);
   });
 });

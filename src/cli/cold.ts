@@ -14,7 +14,7 @@ export { runDoctor } from "./doctor-command.js";
 export { RUN_HELP } from "../run/run-words.js";
 export { showReports } from "../ops/show.js";
 export { terminalStyle } from "../core/report-markdown.js";
-export { runReportLine, writeRunReport } from "../ops/run-report.js";
+export { runReportLines, writeRunReport } from "../ops/run-report.js";
 export { forgetRun, resumeDecision, resumeRun } from "../ops/workflow-run.js";
 export { listClaims } from "../ops/claims.js";
 export { claimLines } from "./claims-view.js";

@@ -46,9 +46,12 @@ export function listLines(result: TaskListResult, width = Number.POSITIVE_INFINI
   ];
 }
 
-/** FAILED: the attempts used of the most it may use, and how many of them were cut off rather than failed ("1/3 (1 cut off)"). */
+/**
+ * FAILED: the attempts that failed of the most it may use, then those a kill cut off, which count
+ * toward the most too ("0/3 + 1 cut off"): under FAILED, "1/3" for a killed attempt read as a failure.
+ */
 function attemptsCell(t: TaskRow): string {
-  return `${t.attempts}/${t.max_attempts}${t.cut_off > 0 ? ` (${t.cut_off} cut off)` : ""}`;
+  return `${t.attempts - t.cut_off}/${t.max_attempts}${t.cut_off > 0 ? ` + ${t.cut_off} cut off` : ""}`;
 }
 
 /** A line under the table for each task whose last error or skip reason a person should read. */

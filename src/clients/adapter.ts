@@ -111,8 +111,13 @@ export interface HookHost {
   ): OpContext;
   /** A warning on stderr, as every command gives one. */
   warn(message: string): void;
-  /** The session-start briefing and line (src/cli/commands/hook.ts); never throws. */
-  told(input: HookInput, command: string, modelGitReadOnly?: () => boolean): Promise<SessionStartTold>;
+  /** The session-start briefing and line (src/cli/commands/hook.ts); never throws. `afterPrompt`: the client shows the line under the person's first prompt. */
+  told(
+    input: HookInput,
+    command: string,
+    modelGitReadOnly?: () => boolean,
+    afterPrompt?: boolean,
+  ): Promise<SessionStartTold>;
 }
 
 /** A hook's answer: JSON on stdout, a line on stderr, and its exit status (2: Copilot shows stderr). */

@@ -119,10 +119,10 @@ export function readAgentJob(agent: AgentName, prompt: string, flow: Flow): JobR
   };
 }
 
-/** "executor for task-002", "architect (design robust)", "qa": for messages. */
+/** "executor for task-002", "architect for design robust", "qa": for messages (no parentheses: they are nested in others). */
 export function describeJob(job: AgentJob): string {
   if (job.task) return `${job.agent} for ${job.task}`;
-  if (job.design) return `${job.agent} (design ${job.design})`;
+  if (job.design) return `${job.agent} for design ${job.design}`;
   return job.agent;
 }
 

@@ -149,7 +149,7 @@ describe("phase changes refused: code, exit code, line, details; nothing written
       { action: "start", phase: "REQUIREMENTS" },
       "person_not_answered",
       1,
-      "REQUIREMENTS failed (the pm crashed with a trace); it starts again when the person replies: tell them and end your turn",
+      "REQUIREMENTS failed: the pm crashed with a trace; it starts again when the person replies: tell them and end your turn",
       { phase: "REQUIREMENTS" },
     ],
     [
@@ -159,7 +159,7 @@ describe("phase changes refused: code, exit code, line, details; nothing written
       { action: "start" },
       "person_not_answered",
       1,
-      "REQUIREMENTS failed (no reason recorded); it starts again when the person replies: tell them and end your turn",
+      "REQUIREMENTS failed: no reason recorded; it starts again when the person replies: tell them and end your turn",
       { phase: "REQUIREMENTS" },
     ],
     [

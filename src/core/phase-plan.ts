@@ -118,7 +118,7 @@ export function planPhaseChange(before: PhaseState, facts: PhaseFacts, request: 
   if (action === "start" && facts.byModel && before.phase_status === "failed" && target === before.current_phase)
     return refuse(
       "person_not_answered",
-      `${target} failed (${oneLine(before.error ?? "no reason recorded", 200)}); it starts again when the person replies: tell them and end your turn`,
+      `${target} failed: ${oneLine(before.error ?? "no reason recorded", 200)}; it starts again when the person replies: tell them and end your turn`,
       EXIT.refused,
       { phase: target },
     );

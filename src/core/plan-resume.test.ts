@@ -487,7 +487,7 @@ describe("planResume: ownership and parallel batches", () => {
       action: "await_agents",
       tasks: [],
       round: 0,
-      reason: expect.stringContaining("1 agent is at work (executor a)"),
+      reason: "the executor of a is at work; wait for its result",
     });
   });
 
@@ -1117,14 +1117,14 @@ describe("planResume: fields for programs and agents in flight (SPEC §5)", () =
     );
     expect(oneDone.next).toMatchObject({
       action: "await_agents",
-      reason: expect.stringContaining("architect (design robust)"),
+      reason: expect.stringContaining("the architect agent on design robust"),
     });
   });
 
   it("a failed ARCHITECTURE: the missing design is the person's to ask for again (an architect at work on another goes on), with its spawn's fields", () => {
     const failed = atPhase("ARCHITECTURE", {
       phase_status: "failed",
-      error: "the architect (design minimal) agent stopped without a valid report",
+      error: "the architect for design minimal agent stopped without a valid report",
       designs_requested: ["minimal", "robust"],
       agents: [run("architect", robust, "robust")],
     });
@@ -1146,7 +1146,7 @@ describe("planResume: fields for programs and agents in flight (SPEC §5)", () =
       agent: "architect",
       designs: ["minimal"],
       reason: expect.stringMatching(
-        /^ARCHITECTURE failed: the architect \(design minimal\) agent stopped without a valid report\. Tell the person/,
+        /^ARCHITECTURE failed: the architect for design minimal agent stopped without a valid report\. Tell the person/,
       ),
     });
     // Asking writes nothing: the phase stays failed until the person replies.
@@ -1163,6 +1163,66 @@ describe("planResume: fields for programs and agents in flight (SPEC §5)", () =
     expect(plan.repairs.map((r) => r.code)).toEqual(["agent_gone"]);
     expect(plan.writes.phase?.agents).toEqual([]);
     expect(plan.next).toMatchObject({ action: "spawn_agent", agent: "qa" });
+  });
+
+  it("the plan's words never nest a parenthesis in another: the model repeats them inside its own", () => {
+    const architects = [run("architect", minimal, "minimal"), run("architect", robust, "robust")];
+    const plans = [
+      ...rows.map((row) => planResume(row.snap, NOW)),
+      // Two architects at work, one of them gone: the wait and the repair name them.
+      planResume(
+        snapshot(atPhase("ARCHITECTURE", { agents: architects }), undefined, reportsBefore("ARCHITECTURE")),
+        NOW,
+        {
+          owners: agentVerdicts({ [minimal]: "live", [robust]: "gone" }),
+        },
+      ),
+      planResume(
+        snapshot(atPhase("ARCHITECTURE", { agents: architects }), undefined, reportsBefore("ARCHITECTURE")),
+        NOW,
+        {
+          owners: agentVerdicts({ [minimal]: "live", [robust]: "live" }),
+        },
+      ),
+      // Executors at work, and a phase failed with a reason of its own.
+      planResume(
+        snapshot(
+          atPhase("IMPLEMENTATION"),
+          execution([t("a", "running"), t("b", "running"), t("c", "pending", { depends_on: ["a"] })], {
+            plans: [{ ...plan0, tasks: 3 }],
+          }),
+          reportsBefore("IMPLEMENTATION"),
+        ),
+        NOW,
+        {
+          owners: new Map([
+            ["a", "live"],
+            ["b", "live"],
+          ]),
+        },
+      ),
+      planResume(
+        snapshot(
+          atPhase("ARCHITECTURE", {
+            phase_status: "failed",
+            error: "the architect for design minimal agent stopped without a valid report",
+          }),
+          undefined,
+          reportsBefore("ARCHITECTURE"),
+        ),
+        NOW,
+      ),
+    ];
+    const said = plans.flatMap((p) => [p.next.reason, ...p.repairs.map((r) => r.message)]);
+    expect(said).toContain(
+      "2 agents are at work: the architect agent on design minimal and the architect agent on design robust; wait for their results",
+    );
+    expect(said).toContain(
+      "the architect agent on design robust stopped without a recorded end: its session ended or its phase is over",
+    );
+    expect(said).toContain("2 agents are at work: the executor of a and the executor of b; wait for their results");
+    // Code spans (`dotagent step run X`) are the model's to run, not words: left out.
+    expect(said.filter((text) => /\([^()]*\(/.test(text.replace(/`[^`]*`/g, "")))).toEqual([]);
   });
 
   it("an agent of a phase that is over is dropped, whatever its owner", () => {

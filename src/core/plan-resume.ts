@@ -512,7 +512,7 @@ function planInterrupted(
     for (const gone of (phase.agents ?? []).filter((a) => !kept.includes(a))) {
       repairs.push({
         code: "agent_gone",
-        message: `the ${describeRun(gone)} agent stopped without a recorded end (its session ended or its phase is over)`,
+        message: `${describeRun(gone)} stopped without a recorded end: its session ended or its phase is over`,
       });
       events.push({ type: "agent_gone", agent: gone.agent, output: gone.output });
     }

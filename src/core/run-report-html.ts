@@ -21,6 +21,7 @@ import {
 } from "./run-story.js";
 import { count } from "./words.js";
 import { runLine, type WorkflowRunView } from "./workflow-run-view.js";
+import type { CutOff } from "./step-standing.js";
 
 export type RunReportEvent = RunEvent;
 
@@ -45,6 +46,8 @@ export interface RunReportInput {
   readonly generatedAt: string;
   /** Claude Code's Workflow runs recorded here (workflow-run-view.ts); none: no section. */
   readonly workflowRuns?: readonly WorkflowRunView[];
+  /** What a kill left cut off, not yet recorded (step-standing.ts cutOffOf): said above the interruptions. */
+  readonly cutOff?: CutOff | null;
 }
 
 /** Text made inert in HTML, in element content and in quoted attributes alike. */
@@ -310,7 +313,7 @@ const detailsOf = (ev: RunReportEvent): string =>
 const CSS = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#212121;background:#fafafa}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
-.muted{color:#757575}.request{font-size:15px;margin:4px 0 12px}
+.muted{color:#757575}.cut{color:#c62828;font-weight:600}.request{font-size:15px;margin:4px 0 12px}
 .badge{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;font-size:12px;margin-right:6px}
 table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}th{background:#eee}
 svg text{font:12px system-ui,sans-serif}.label{font-weight:600;fill:#333}.dur,.tick{fill:#555}
@@ -371,6 +374,7 @@ function workflowRunsSection(runs: readonly WorkflowRunView[]): string {
 export function renderRunReportHtml(input: RunReportInput): string {
   const facts = runReportFacts(input);
   const { run } = facts;
+  const cut = input.cutOff;
   const end = run.end ?? 0;
   const spans = stepSpans(input);
   const failures = facts.story.filter((s) => s.kind === "failure");
@@ -462,7 +466,7 @@ ${verificationSection(input.checks, verdict)}
 ${input.tasks.length === 0 ? "" : `<table><tr><th>ID</th><th>Title</th><th>Status</th><th>Attempts</th><th>Depends on</th><th>Merge</th><th>Error or skip reason</th></tr>\n${taskRows}\n</table>`}
 <p class="muted">${e(count(merged.length, "merge commit"))}</p>
 <h2>Interruptions and repairs</h2>
-${facts.interruptions.length === 0 ? `<p class="muted">None: no work was cut off and nothing was repaired.${e(bookkeeping)}</p>` : `<table><tr><th>#</th><th>Time</th><th>Kind</th><th>Event</th><th>Details</th></tr>\n${storyRows(facts.interruptions)}\n</table>${bookkeeping === "" ? "" : `\n<p class="muted">${e(bookkeeping.trim())}</p>`}`}
+${cut == null ? "" : `<p class="cut">Cut off, not recorded yet: at ${e(cut.step)} (${e(cut.words)})${cut.finished.length === 0 ? "" : `; done before it: ${e(cut.finished.join(", "))}`}. The workflow records it when it goes on.</p>\n`}${facts.interruptions.length === 0 ? `<p class="muted">${cut == null ? "None: no work was cut off and nothing was repaired." : "None recorded."}${e(bookkeeping)}</p>` : `<table><tr><th>#</th><th>Time</th><th>Kind</th><th>Event</th><th>Details</th></tr>\n${storyRows(facts.interruptions)}\n</table>${bookkeeping === "" ? "" : `\n<p class="muted">${e(bookkeeping.trim())}</p>`}`}
 <h2>Failures and reworks</h2>
 ${failures.length === 0 ? '<p class="muted">None.</p>' : `<table><tr><th>#</th><th>Time</th><th>Kind</th><th>Event</th><th>Details</th></tr>\n${storyRows(failures)}\n</table>`}
 ${workflowRunsSection(input.workflowRuns ?? [])}<h2>Cost</h2>

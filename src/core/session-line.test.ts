@@ -170,6 +170,17 @@ const cases: Array<[string, SessionLineFacts, string | null]> = [
     "dotagent: workflow wf-add-login is open at IMPLEMENTATION. Type continue (or /develop) to go on.",
   ],
   [
+    "Copilot CLI and Codex CLI show the line under the person's first prompt (often that continue): said as what goes on",
+    {
+      source: "resume",
+      command: "$develop",
+      flow: DEVELOP,
+      plan: plan(),
+      afterPrompt: true,
+    },
+    "dotagent: workflow wf-add-login is open at IMPLEMENTATION. Typing continue (or $develop) goes on from there.",
+  ],
+  [
     "recovery a session already took up (its resume came after): old news",
     {
       source: "resume",

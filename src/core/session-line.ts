@@ -23,6 +23,12 @@ export interface SessionLineFacts {
   readonly recorded?: ReadonlyArray<{ readonly type: string; readonly [key: string]: unknown }>;
   /** The flow the workflow walks, where its gates are (flowOf, or flowOrDefault where phase.json may be unreadable). */
   readonly flow: Flow;
+  /**
+   * The client shows the line under the person's first prompt (Copilot CLI, Codex CLI start the
+   * hook then, after a resume too), which was often that very `continue`: "Type continue to go
+   * on" under it read as if it had not worked.
+   */
+  readonly afterPrompt?: boolean | undefined;
 }
 
 type EventLike = { readonly type: string; readonly [key: string]: unknown };
@@ -90,7 +96,7 @@ function whatHappened(plan: SessionLineFacts["plan"], recorded: readonly EventLi
 }
 
 /** What the person types now. */
-function whatToType(plan: SessionLineFacts["plan"], command: string, flow: Flow): string {
+function whatToType(plan: SessionLineFacts["plan"], command: string, flow: Flow, afterPrompt?: boolean): string {
   if (plan.decision !== null)
     return `It waits for your answer: ${plan.decision.question.replace(/\s*$/, "")} Type yes or no.`;
   const next = plan.next;
@@ -107,7 +113,9 @@ function whatToType(plan: SessionLineFacts["plan"], command: string, flow: Flow)
     next.action === "resolve_failed_agent"
   )
     return `It stopped and needs you: type ${command} to see why and choose.`;
-  return `Type continue (or ${command}) to go on.`;
+  return afterPrompt === true
+    ? `Typing continue (or ${command}) goes on from there.`
+    : `Type continue (or ${command}) to go on.`;
 }
 
 /** The sentence, or null: no open workflow, or a start the person needs no news of. */
@@ -131,5 +139,5 @@ export function sessionLine(facts: SessionLineFacts): string | null {
     happened.length > 0
       ? `dotagent: the last session ended during workflow ${id}: ${happened.join("; ")}.`
       : `dotagent: workflow ${id} is open${where}.`;
-  return `${head} ${whatToType(plan, command, facts.flow)}`;
+  return `${head} ${whatToType(plan, command, facts.flow, facts.afterPrompt)}`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { standingOf, standingWords, type StandingFacts } from "./step-standing.js";
+import { cutOffOf, standingOf, standingWords, type StandingFacts } from "./step-standing.js";
 import { atPhase, execution, task } from "./fixtures.test-support.js";
 import type { OwnerVerdict } from "./ownership.js";
 
@@ -136,6 +136,18 @@ const cases: Array<[string, StandingFacts, string]> = [
     "interrupted: the dotagent run working on it ended",
   ],
   [
+    "a dotagent run killed with an architect at work: its session record names it",
+    {
+      phase: atPhase("ARCHITECTURE", { phase_status: "in_progress" }),
+      execution: undefined,
+      owners: verdicts({}),
+      plan: plan("ARCHITECTURE", "spawn_agent"),
+      run: "gone",
+      runAgents: ["architect robust"],
+    },
+    "interrupted: the dotagent run working on it ended with the architect robust agent at work",
+  ],
+  [
     "a dotagent run at work",
     {
       phase: atPhase("ARCHITECTURE", { phase_status: "in_progress" }),
@@ -200,5 +212,42 @@ describe("standingOf / standingWords", () => {
     expect(standingWords({ kind: "interrupted", tasks: ["a", "b", "c", "d", "e", "f", "g"], agents: [] })).toBe(
       "interrupted: the sessions running a, b, c, d, e and 2 more ended",
     );
+  });
+});
+
+describe("cutOffOf: what `dotagent report` says a kill left cut off", () => {
+  const impl = atPhase("IMPLEMENTATION", { phase_status: "in_progress" });
+  const rows = [
+    { id: "task-001", status: "complete" },
+    { id: "task-002", status: "running" },
+  ];
+  it.each([
+    ["in progress: nothing", { kind: "at_work" } as const, null],
+    [
+      "a session gone with a task",
+      { kind: "interrupted", tasks: ["task-002"], agents: [] } as const,
+      {
+        step: "IMPLEMENTATION",
+        by: "session",
+        tasks: ["task-002"],
+        agents: [],
+        finished: ["REQUIREMENTS", "ARCHITECTURE", "task-001"],
+        words: "interrupted: the session running task-002 ended",
+      },
+    ],
+    [
+      "a dotagent run killed between two agents",
+      { kind: "run_ended", agents: [] } as const,
+      {
+        step: "IMPLEMENTATION",
+        by: "dotagent_run",
+        tasks: [],
+        agents: [],
+        finished: ["REQUIREMENTS", "ARCHITECTURE", "task-001"],
+        words: "interrupted: the dotagent run working on it ended",
+      },
+    ],
+  ])("%s", (_name, standing, cut) => {
+    expect(cutOffOf(standing, impl, rows)).toEqual(cut);
   });
 });

@@ -20,8 +20,8 @@ export type StepStanding =
   | { readonly kind: "at_work" }
   /** A live `dotagent run` drives the workflow: its agent sessions at work now (none between two). */
   | { readonly kind: "run_at_work"; readonly agents: readonly string[] }
-  /** A `dotagent run` drove the workflow and ended without its end (killed: its lock left, its process gone). */
-  | { readonly kind: "run_ended" }
+  /** A `dotagent run` drove the workflow and ended without its end (killed: its lock left, its process gone), with the agent sessions it left at work. */
+  | { readonly kind: "run_ended"; readonly agents: readonly string[] }
   /** The step's output is there: the planner moves past it, which `resume` records. */
   | { readonly kind: "done_unrecorded" }
   | { readonly kind: "complete" }
@@ -39,7 +39,7 @@ export interface StandingFacts {
   readonly plan: { readonly phase: string | null; readonly next: { readonly action: string } };
   /** `dotagent run`'s lock (memory/runs/.lock): its holder alive, gone (a killed run), or no lock. */
   readonly run?: "alive" | "gone" | null;
-  /** A live run's agent sessions at work (`pm`, `architect minimal`, `executor task-002`). */
+  /** The run's agent sessions at work (`pm`, `architect minimal`, `executor task-002`): a live run's now, a killed run's when it was killed. */
   readonly runAgents?: readonly string[];
   /** The workflow's run approves its gates itself (`--approve auto` remembered): nobody waits at a gate. */
   readonly runApproves?: boolean;
@@ -67,10 +67,10 @@ export function standingOf(facts: StandingFacts): StepStanding {
   if (phase.phase_status === "complete") return { kind: "complete" };
   // A killed run that approves its gates itself left nobody waiting: it ended, and the next run goes on.
   if (facts.run === "gone" && facts.runApproves === true && plan.next.action === "await_approval")
-    return { kind: "run_ended" };
+    return { kind: "run_ended", agents: facts.runAgents ?? [] };
   if (plan.next.action === "await_approval") return { kind: "awaiting_approval" };
   // The runner records no agent of its own in phase.json: its lock says whether it still works.
-  if (facts.run === "gone") return { kind: "run_ended" };
+  if (facts.run === "gone") return { kind: "run_ended", agents: facts.runAgents ?? [] };
   if (phase.phase_status === "in_progress") return { kind: "started" };
   const tasksStep = flowOf(phase).steps.find((s) => s.id === current)?.kind === "tasks";
   if (tasksStep && (execution?.tasks ?? []).some((t) => t.status !== "pending")) return { kind: "started" };
@@ -88,13 +88,11 @@ export function standingWords(standing: StepStanding): string {
       return `interrupted: the ${work.length === 1 ? "session" : "sessions"} running ${shown} ended`;
     }
     case "run_ended":
-      return "interrupted: the dotagent run working on it ended";
-    case "run_at_work": {
-      const n = standing.agents.length;
-      if (n === 0) return "in progress: dotagent run is between two agents";
-      const shown = n > 5 ? `${standing.agents.slice(0, 5).join(", ")} and ${n - 5} more` : standing.agents.join(", ");
-      return `in progress: dotagent run has the ${shown} ${n === 1 ? "agent" : "agents"} at work`;
-    }
+      return `interrupted: the dotagent run working on it ended${standing.agents.length === 0 ? "" : ` with ${agentsAtWork(standing.agents)}`}`;
+    case "run_at_work":
+      return standing.agents.length === 0
+        ? "in progress: dotagent run is between two agents"
+        : `in progress: dotagent run has ${agentsAtWork(standing.agents)}`;
     case "at_work":
     case "started":
       return "in progress";
@@ -107,4 +105,45 @@ export function standingWords(standing: StepStanding): string {
     case "not_started":
       return "not started";
   }
+}
+
+/** "the pm agent at work", "the architect minimal, architect robust agents at work" (at most five named). */
+function agentsAtWork(agents: readonly string[]): string {
+  const n = agents.length;
+  const shown = n > 5 ? `${agents.slice(0, 5).join(", ")} and ${n - 5} more` : agents.join(", ");
+  return `the ${shown} ${n === 1 ? "agent" : "agents"} at work`;
+}
+
+/**
+ * What a kill left cut off that nothing has recorded yet (`dotagent report`'s `cut_off`, SPEC §10
+ * "report"): the current step, the tasks and agents whose session ended, or the `dotagent run`
+ * that ended, in `status`'s words; and what was done before it (the steps completed, the round's
+ * tasks complete). Null when the standing is not an interruption.
+ */
+export interface CutOff {
+  readonly step: string;
+  /** `session`: running tasks or agents whose session is gone (Claude Code, a client, a run); `dotagent_run`: a killed run's lock. */
+  readonly by: "session" | "dotagent_run";
+  readonly tasks: readonly string[];
+  readonly agents: readonly string[];
+  readonly finished: readonly string[];
+  /** The standing in status's words: `interrupted: the session running task-002 ended`. */
+  readonly words: string;
+}
+
+export function cutOffOf(
+  standing: StepStanding,
+  phase: PhaseState,
+  tasks: readonly { readonly id: string; readonly status: string }[],
+): CutOff | null {
+  if (standing.kind !== "interrupted" && standing.kind !== "run_ended") return null;
+  const steps = phase.completed_phases.filter((c) => c.skipped !== true).map((c) => c.phase);
+  return {
+    step: phase.current_phase,
+    by: standing.kind === "interrupted" ? "session" : "dotagent_run",
+    tasks: standing.kind === "interrupted" ? standing.tasks : [],
+    agents: standing.agents,
+    finished: [...steps, ...tasks.filter((t) => t.status === "complete").map((t) => t.id)],
+    words: standingWords(standing),
+  };
 }

@@ -168,7 +168,7 @@ async function startUnderLock(
     return {
       start: {
         ok: false,
-        reason: `${phase.current_phase} failed (${oneLine(phase.error ?? "no reason recorded", 200)}); the person decides whether the ${job.agent} agent runs again: tell them and end your turn, and spawn it after they reply`,
+        reason: `${phase.current_phase} failed: ${oneLine(phase.error ?? "no reason recorded", 200)}; the person decides whether the ${job.agent} agent runs again: tell them and end your turn, and spawn it after they reply`,
       },
     };
   }

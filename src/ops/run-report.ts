@@ -21,6 +21,8 @@ import { judgeRunningTasks } from "../store/process-facts.js";
 import { loadSnapshot } from "../store/session.js";
 import type { OpContext } from "./op-context.js";
 import { listWorkflowRuns } from "./workflow-runs.js";
+import type { StatusOutcome } from "./status.js";
+import { cutOffOf, type CutOff } from "../core/step-standing.js";
 
 export const DEFAULT_REPORT_PATH = "memory/report.html";
 
@@ -50,6 +52,11 @@ export interface RunReportResult {
   verification: { passed: boolean | null; checks: CheckOutcome[] };
   /** Whether any cost was recorded (false: the page says why not). */
   cost_recorded: boolean;
+  /**
+   * What a kill left cut off that nothing has recorded yet (a `dotagent run` or a client killed,
+   * not yet resumed), in `status`'s words; null when nothing is (step-standing.ts cutOffOf).
+   */
+  cut_off: CutOff | null;
 }
 
 /** What `dotagent run` recorded of cost: its session records hold none, so only their count is said. */
@@ -101,12 +108,17 @@ function readRunCost(file: string): { cost: number; sessions: number } | undefin
   }
 }
 
-/** `start`: what starts a workflow, said when there is none (the CLI's words for a person); absent: `dotagent init --request …`. */
+/**
+ * `start`: what starts a workflow, said when there is none (the CLI's words for a person); absent:
+ * `dotagent init --request …`. `status`: status's reading of the same state, whose standing says
+ * what a kill left cut off (absent: nothing is said of it).
+ */
 export async function writeRunReport(
   context: Pick<OpContext, "paths" | "now">,
   out: string | undefined,
   cwd: string,
   start?: string,
+  status?: Pick<StatusOutcome, "view">,
 ): Promise<RunReportResult> {
   const snapshot = await loadSnapshot(context.paths);
   const now = context.now();
@@ -134,6 +146,9 @@ export async function writeRunReport(
   const workflowId = phase?.workflow_id ?? execution?.workflow_id ?? null;
   const steps = flowOf(phase ?? {}).steps;
   const skipped = new Set((phase?.completed_phases ?? []).filter((c) => c.skipped === true).map((c) => c.phase));
+  const tasks = taskRows(execution, execution === undefined ? undefined : judgeRunningTasks(snapshot, now));
+  const view = status?.view;
+  const cutOff = view == null ? null : cutOffOf(view.standing, view.phase, tasks);
   const input: RunReportInput = {
     workflowId,
     request: typeof phase?.request === "string" ? phase.request : null,
@@ -142,12 +157,13 @@ export async function writeRunReport(
     steps: phasesOf(phase ?? {}),
     completed: phase?.completed_phases ?? [],
     approvals: phase?.user_checkpoints ?? [],
-    tasks: taskRows(execution, execution === undefined ? undefined : judgeRunningTasks(snapshot, now)),
+    tasks,
     events,
     checks: checkOutcomes(steps, snapshot.reports, events, skipped),
     cost: costOf(context.paths.root, workflowId),
     generatedAt: now.toISOString(),
     workflowRuns,
+    cutOff,
   };
   const html = renderRunReportHtml(input);
   const file = out === undefined ? join(context.paths.root, DEFAULT_REPORT_PATH) : resolve(cwd, out);
@@ -202,11 +218,30 @@ export async function writeRunReport(
     started_at: iso(facts.run.start),
     ended_at: iso(facts.run.end),
     verification: { passed: facts.verification.passed, checks: [...facts.verification.checks] },
+    cut_off: cutOff,
   };
 }
 
-/** The one line `dotagent report` prints for a person: `Wrote memory/report.html (N bytes): 3 tasks, 0 interruption or repair events, verification passed, 3 min in all; cost not recorded.` */
-export function runReportLine(result: RunReportResult): string {
+/**
+ * What `dotagent report` prints: after a kill not yet resumed, status's first line and what was
+ * done before it; then `Wrote memory/report.html (N bytes): 3 tasks, 0 interruption or repair
+ * events, verification passed, 3 min in all; cost not recorded.`; then `next` (status's Next line), if given.
+ */
+export function runReportLines(result: RunReportResult, next?: string | null): string[] {
+  const cut = result.cut_off;
+  if (cut === null) return [runReportLine(result)];
+  const done = cut.finished.length === 0 ? "" : `; done before it: ${cut.finished.join(", ")}`;
+  return [
+    `Workflow ${result.workflow_id ?? "?"} at ${cut.step} phase (${cut.words})${done}.`,
+    runReportLine(result).replace(
+      / interruption or repair events?/,
+      (m) => `${m} recorded (this one is recorded when the workflow goes on)`,
+    ),
+    ...(next == null ? [] : [next]),
+  ];
+}
+
+function runReportLine(result: RunReportResult): string {
   const verdict = verificationWords(verificationOf(result.verification.checks));
   const took =
     result.started_at === null || result.ended_at === null

@@ -125,7 +125,8 @@ function viewOf(
   if (snapshot.phase.kind !== "ok") return null;
   const phase = snapshot.phase.value;
   const run = lock.state;
-  const runAgents = lock.state === "alive" ? runSessionsAtWork(root, phase.workflow_id, lock.since) : [];
+  // A live run's sessions at work now; a killed run's sessions it left at work (saved since it took the lock).
+  const runAgents = lock.state === null ? [] : runSessionsAtWork(root, phase.workflow_id, lock.since);
   const runApproves = lock.state !== null && runApprovesItself(root, phase.workflow_id, phase.started_at);
   const flow = flowOf(phase);
   const rows = taskRows(execution, owners);
@@ -149,7 +150,9 @@ function viewOf(
 }
 
 type RunLock =
-  { readonly state: "alive"; readonly pid: number; readonly since: string } | { readonly state: "gone" | null };
+  | { readonly state: "alive"; readonly pid: number; readonly since: string }
+  | { readonly state: "gone"; readonly since: string }
+  | { readonly state: null };
 
 /**
  * Whether a `dotagent run` drives the workflow (memory/runs/.lock, src/run/runner.ts): its holder
@@ -160,7 +163,7 @@ function runLock(root: string, now: Date): RunLock {
   const holder = readLock(join(root, "memory", "runs"));
   if (holder === null || holder === "unreadable") return { state: null };
   return judgeLock(holder, now, DEFAULT_LEASE_MS).stale
-    ? { state: "gone" }
+    ? { state: "gone", since: holder.acquired_at }
     : { state: "alive", pid: holder.pid, since: holder.acquired_at };
 }
 

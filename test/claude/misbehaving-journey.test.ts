@@ -172,7 +172,7 @@ const CASES: Case[] = [
   },
   {
     deviation: "respawn_failed",
-    told: /REQUIREMENTS failed \(the pm agent stopped without a valid report: memory\/reports\/demand\.json does not exist\); the person decides whether the pm agent runs again/,
+    told: /REQUIREMENTS failed: the pm agent stopped without a valid report: memory\/reports\/demand\.json does not exist; the person decides whether the pm agent runs again/,
     event: "phase_failed",
     spawns: { ...CLEAN_SPAWNS, pm: 2 },
   },

@@ -227,7 +227,7 @@ describe("the person's gates in Codex", () => {
       script: join(fresh, ".agents/skills/checkpoint/scripts/dotagent.mjs"),
     });
     expect(JSON.parse(r.stdout).systemMessage).toBe(
-      "dotagent: workflow wf-add-login is open at REQUIREMENTS. Type continue (or $develop) to go on.",
+      "dotagent: workflow wf-add-login is open at REQUIREMENTS. Typing continue (or $develop) goes on from there.",
     );
   });
 

@@ -166,7 +166,7 @@ describe.skipIf(!ENABLED || !TMUX)(
         const started = Date.now();
         // The executor of task-002 asks for its first step: codex (and every process of its group) dies.
         const told =
-          /› continue ↳ Hook · dotagent: the last session ended during workflow wf-add-login: task-002 was cut off and runs again\. Type continue \(or \$develop\) to go on\./;
+          /› continue ↳ Hook · dotagent: the last session ended during workflow wf-add-login: task-002 was cut off and runs again\. Typing continue \(or \$develop\) goes on from there\./;
         const result = await runCodexTerminalJourney({
           root: ROOT,
           codex,

@@ -145,7 +145,7 @@ describe.skipIf(!ENABLED || !TMUX)(
       async () => {
         // The kill: task-002's executor has written its report and asks the model again (not returned yet).
         const told =
-          /! dotagent: the last session ended during workflow wf-add-login: .*task-002 had finished.*Type continue \(or \/develop\) to go on\./;
+          /! dotagent: the last session ended during workflow wf-add-login: .*task-002 had finished.*Typing continue \(or \/develop\) goes on from there\./;
         const result = await runCopilotTerminalJourney({
           root: ROOT,
           copilot,

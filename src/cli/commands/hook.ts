@@ -46,8 +46,8 @@ function hookHost(context: CommandContext): HookHost {
     },
     op: (paths, options = {}) => opContext(context, { paths, byModel: false, ...options }),
     warn: warn(context),
-    told: (input, command, modelGitReadOnly) =>
-      sessionStartTold(context, input as SessionStartInput, command, modelGitReadOnly),
+    told: (input, command, modelGitReadOnly, afterPrompt) =>
+      sessionStartTold(context, input as SessionStartInput, command, modelGitReadOnly, afterPrompt),
   };
 }
 
@@ -62,6 +62,7 @@ export async function sessionStartTold(
   input: SessionStartInput,
   command = "/develop",
   modelGitReadOnly?: () => boolean,
+  afterPrompt?: boolean,
 ): Promise<SessionStartTold> {
   try {
     const paths =
@@ -103,6 +104,7 @@ export async function sessionStartTold(
       command,
       recorded: tellsPerson(input.source) ? readEventsTail(paths.eventsFile) : [],
       flow: flowOrDefault(snapshot.phase),
+      afterPrompt,
     });
     // The cut-off runs' line for the person follows the workflow's (not at a compaction: nothing changed for them).
     const runsLine = tellsPerson(input.source) || input.source === "clear" ? runs.person : null;

@@ -39,6 +39,8 @@ export type Answer = (event: LoopEvent, input: HookInput) => Promise<HookOutput>
 /** A client whose hooks speak Claude Code's JSON, but for what `answer` translates. */
 export interface ClaudeShapedIO {
   readonly startWord: string;
+  /** The client starts session-start at the person's first prompt (Codex), so its line shows under that prompt. */
+  readonly afterPrompt?: boolean;
   /** The briefing as this client's model reads it. */
   briefing(text: string): string;
   /** Whether the model's shell keeps .git read-only (a sandbox the hook is outside of), when the input says. */
@@ -134,7 +136,10 @@ export function claudeShapedHooks(io: ClaudeShapedIO): ClientHooks {
         return { stdout: null, stderr: `dotagent: hook takes one event: ${EVENTS.join(", ")}\n`, exitCode: 0 };
       if (event !== "session-start") return runLoopHook(io, event as LoopEvent, host);
       const input = readHookStdin() as HookInput;
-      return sessionStartReply(io, await host.told(input, io.startWord, io.modelGitReadOnly(input, true)));
+      return sessionStartReply(
+        io,
+        await host.told(input, io.startWord, io.modelGitReadOnly(input, true), io.afterPrompt),
+      );
     },
   };
 }

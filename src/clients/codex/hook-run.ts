@@ -9,6 +9,8 @@ import { modelSandboxKeepsGit } from "./rollout.js";
 
 export const codexHooks: ClientHooks = claudeShapedHooks({
   startWord: "$develop",
+  // SessionStart fires at the person's first prompt, after `codex resume` too (NOTES.md).
+  afterPrompt: true,
   // In Codex the person invokes the skill as `$develop` (the word only: a path may hold "/develop").
   briefing: (text) => text.replace(/(^|\s)\/develop\b/g, "$1$$develop"),
   // The session's rollout; a sub-agent's call (agent_id) carries its own, not the session's.

@@ -67,7 +67,8 @@ async function runCopilotHook(event: CopilotHookEvent, host: HookHost): Promise<
   mark(`hook ${event} copilot ${typeof input.tool_name === "string" ? input.tool_name : ""}`);
   const helper = host.helper;
   if (event === "session-start") {
-    const answer = copilotSessionStartAnswer(await host.told(input, "/develop"));
+    // Copilot starts this hook at the person's first prompt, after `--resume` too (NOTES.md): the line shows under it.
+    const answer = copilotSessionStartAnswer(await host.told(input, "/develop", undefined, true));
     return { stdout: answer.stdout, stderr: answer.stderr, exitCode: answer.exitCode };
   }
   // A sub-agent's first prompt is the model's words, never the person's reply at a gate.

@@ -45,7 +45,7 @@ const rows: [string, AgentStep, Partial<ResumeContext>, NextAction][] = [
     "its agent at work → wait",
     GATED,
     { agents: [{ agent: "writer", output: NOTES }], reports: reports({ [NOTES]: {} }) },
-    { action: "await_agents", agent: null, tasks: [], reason: "1 agent is at work (writer): wait for their results" },
+    { action: "await_agents", agent: null, tasks: [], reason: "the writer agent is at work; wait for its result" },
   ],
   [
     "gated, report valid → approve_report with its folder and step",

@@ -22,7 +22,7 @@ const rows: [string, CheckStep, Partial<ResumeContext>, NextAction][] = [
     "its agent at work → wait",
     QA,
     { agents: [{ agent: "qa", output: REPORT.verification }] },
-    { action: "await_agents", agent: null, tasks: [], reason: "1 agent is at work (qa): wait for their results" },
+    { action: "await_agents", agent: null, tasks: [], reason: "the qa agent is at work; wait for its result" },
   ],
   [
     "its command → run it",

@@ -49,7 +49,7 @@ const rows: [string, Partial<ResumeContext>, NextAction][] = [
       action: "await_agents",
       agent: null,
       tasks: [],
-      reason: "1 agent is at work (architect (design b)): wait for their results",
+      reason: "the architect agent on design b is at work; wait for its result",
     },
   ],
   [

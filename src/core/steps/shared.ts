@@ -28,19 +28,29 @@ export function approval(gate: Approval, reason: string): NextAction {
   };
 }
 
-/** An agent at work as the plan names it: "architect (design minimal)". */
+/** An agent at work as the plan names it: "the architect agent on design minimal" (no parentheses: the plan's words end up inside others'). */
 export const describeRun = (run: { agent: string; design?: string | undefined }) =>
-  run.design ? `${run.agent} (design ${run.design})` : run.agent;
+  `the ${run.agent} agent${run.design ? ` on design ${run.design}` : ""}`;
 
-/** Nothing to start while agents work: wait for their results (a notification, or the Agent call's return). */
+/**
+ * Nothing to start while agents work: wait for their results (a notification, or the Agent call's
+ * return). One plain sentence, no parentheses: the model repeats it to the person, often inside
+ * words of its own ("Agents are at work (1 agent is at work (architect …)): …" was the old one).
+ */
 export function awaitAgents(tasks: readonly string[], agents: readonly AgentInFlight[]): NextAction {
-  const names = [...agents.map(describeRun), ...tasks.map((t) => `executor ${t}`)];
-  const list = names.length <= 5 ? names.join(", ") : `${names.slice(0, 5).join(", ")} and ${names.length - 5} more`;
+  const names = [...agents.map(describeRun), ...tasks.map((t) => `the executor of ${t}`)];
+  const list =
+    names.length <= 5
+      ? `${names.slice(0, -1).join(", ")}${names.length > 1 ? " and " : ""}${names.at(-1) ?? ""}`
+      : `${names.slice(0, 5).join(", ")} and ${names.length - 5} more`;
   return {
     action: "await_agents",
     agent: null,
     tasks: [],
-    reason: `${names.length === 1 ? "1 agent is" : `${names.length} agents are`} at work (${list}): wait for their results`,
+    reason:
+      names.length === 1
+        ? `${list} is at work; wait for its result`
+        : `${names.length} agents are at work: ${list}; wait for their results`,
   };
 }
 

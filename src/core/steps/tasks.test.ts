@@ -38,7 +38,7 @@ const rows: [string, Partial<ResumeContext>, Partial<NextAction>][] = [
   [
     "every slot in flight → wait for them",
     { execution: planned([t("a", "running"), t("b", "pending")]), inFlight: ["a"], maxParallel: 1 },
-    { action: "await_agents", reason: "1 agent is at work (executor a): wait for their results", round: 0 },
+    { action: "await_agents", reason: "the executor of a is at work; wait for its result", round: 0 },
   ],
   [
     "a dead task blocks → the person decides",

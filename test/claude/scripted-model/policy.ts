@@ -609,7 +609,7 @@ function stepsFor(plan: ResumePlan, answer: string | null, ctx: Context): Step[]
       return [{ calls: [...ids.map(executor), ...(extra === undefined ? [] : [executor(extra)])] }];
     }
     case "await_agents":
-      return [{ end: `Agents are at work (${next.reason ?? ""}). ${WAITING}` }];
+      return [{ end: `${(next.reason ?? "").replace(/^./, (c) => c.toUpperCase())}. ${WAITING}` }];
     case "await_approval":
       if (
         ctx.deviation === "spawn_early" &&
