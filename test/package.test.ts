@@ -176,8 +176,10 @@ describe("npm install -g of the packed tarball", () => {
     // planners (issue 41) and Claude Code's Workflow runs recorded (issue 43); 825 kB with the
     // code cache's loader and the hot half held as a string (SPEC §13 "Code cache"); 840 kB with
     // the views of Claude Code's Workflow runs and the fan-out cap (issue 43); 860 kB with the resume
-    // of a run (issue 43) and the first hour's help and suggestions (issue 42).
-    expect(figures.plugin).toBeLessThanOrEqual(860e3);
+    // of a run (issue 43) and the first hour's help and suggestions (issue 42); 870 kB with the
+    // runner's claims through the git remote (issue 45), the report's reading of a cut-off run
+    // (issue 42) and the hooks' CommonJS entry (issue 41).
+    expect(figures.plugin).toBeLessThanOrEqual(870e3);
   });
 
   it("a quote more than 10% off is found (the check can fail)", () => {
