@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench`: how fast the built CLI (dist/dotagent.mjs) answers, against `node -e 0` timed
+// `npm run bench`: how fast the built CLI (dist/dotagent.mjs; the hooks through dist/dotagent.cjs) answers, against `node -e 0` timed
 // in the same run. A benchmark, not a test: it prints numbers and the issue's goals with pass or
 // fail, and exits 0 whatever they say (1 only when it could not measure: a fixture that does not
 // validate, a command that fails).
@@ -47,6 +47,9 @@ const SIZES = (process.env.BENCH_SIZES ?? "20,1000,10000").split(",").map((s) =>
 if (SIZES.some((n) => !Number.isInteger(n) || n < 5))
   fail("BENCH_SIZES takes task counts of at least 5, like 20,1000,10000");
 const CLI = resolve(process.env.BENCH_CLI ?? fileURLToPath(new URL("../dist/dotagent.mjs", import.meta.url)));
+// The hooks run through the CommonJS entry beside it, as the hook lines install writes do (SPEC §13
+// "Start-up"); a bundle without one (an older build in BENCH_CLI) runs them through itself.
+const HOOK = existsSync(CLI.replace(/\.mjs$/, ".cjs")) ? CLI.replace(/\.mjs$/, ".cjs") : CLI;
 if (!existsSync(CLI)) fail(`${CLI} does not exist; run \`npm run build\` (or \`npm run bench\`, which builds first)`);
 
 // The issue's goals. `typical` is the 20-task state; `large` the 10,000-task one.
@@ -145,7 +148,7 @@ for (const n of SIZES) {
       command: "hook",
       label: "hook session-start",
       tasks: n,
-      argv: [CLI, "hook", "session-start"],
+      argv: [HOOK, "hook", "session-start"],
       cwd: read.root,
       input: JSON.stringify({ session_id: "bench", hook_event_name: "SessionStart", source: "resume", cwd: read.root }),
       expectOutput: "additionalContext",
@@ -154,7 +157,7 @@ for (const n of SIZES) {
       command: "hook pre-tool-use",
       label: "hook pre-tool-use (a helper line)",
       tasks: n,
-      argv: [CLI, "hook", "pre-tool-use"],
+      argv: [HOOK, "hook", "pre-tool-use"],
       cwd: read.root,
       input: JSON.stringify({
         session_id: "bench",
@@ -169,7 +172,7 @@ for (const n of SIZES) {
       command: "hook pre-tool-use",
       label: "hook pre-tool-use (a Write let through)",
       tasks: n,
-      argv: [CLI, "hook", "pre-tool-use"],
+      argv: [HOOK, "hook", "pre-tool-use"],
       cwd: read.root,
       input: JSON.stringify({
         session_id: "bench",
@@ -183,7 +186,7 @@ for (const n of SIZES) {
       command: "hook pre-tool-use",
       label: "hook pre-tool-use (a Write into memory/state denied)",
       tasks: n,
-      argv: [CLI, "hook", "pre-tool-use"],
+      argv: [HOOK, "hook", "pre-tool-use"],
       cwd: read.root,
       input: JSON.stringify({
         session_id: "bench",

@@ -212,14 +212,32 @@ const hot = await build({
 });
 const hotScript = `(function(${HOT_PARAMS.join(",")}){"use strict";${dynamicImportsCalled(hot.outputFiles[0].text, "__dotagent_import")}\n})`;
 const hotKey = `${pkg.version}-${createHash("sha256").update(hotScript).digest("hex").slice(0, 16)}`;
+// The loader (src/cli/boot.ts) as a function expression between two markers, called at once by
+// dotagent.mjs with its require, URL and import(); dotagent.cjs (src/cli/boot-cjs.ts) takes it out of
+// dotagent.mjs and calls it the same way (see there why a second entry).
+// (`require` by that name: the bundle's require() calls of built-ins are calls of it.)
+const LOADER_PARAMS = ["require", "__dotagent_url", "__dotagent_import", "__dotagent_file"];
 const boot = await build({
   ...common,
+  format: "cjs",
   entryPoints: ["src/cli/boot.ts"],
   write: false,
-  // The version marker lets `doctor` read an installed helper's version without running it.
-  banner: { js: `#!/usr/bin/env node\n// dotagent ${pkg.version}\n${fileBanner}` },
+  define: { ...common.define, __dotagent_require: "require" },
   plugins: [builtinsViaRequire({ named: true })],
 });
+// A CommonJS entry beside each dotagent.mjs: it reads the loader out of that file, so it is small
+// enough to ship in the plugin folder too. The version marker is doctor's, as below.
+const bootCjs = await build({
+  ...common,
+  format: "cjs",
+  entryPoints: ["src/cli/boot-cjs.ts"],
+  write: false,
+  plugins: [], // require() of a built-in as written: the file is CommonJS
+  banner: { js: `#!/usr/bin/env node\n// dotagent ${pkg.version}` },
+});
+const cjsCode = bootCjs.outputFiles[0].text;
+if (/\bimport\.meta\b|\bexports\b|\bmodule\b/.test(cjsCode) || !cjsCode.includes("import("))
+  throw new Error("build: dotagent.cjs must call import() itself and use no import.meta, exports or module");
 // `text` as the body of a block comment src/cli/boot.ts takes out again: each `*/` written with a
 // \x01 between its two characters, which the loader drops (so the text must hold no \x01 of its
 // own: a build error), and the comment cannot end early.
@@ -228,20 +246,32 @@ function commented(marker, text) {
     throw new Error("build: a half of the CLI holds the \\x01 character, which boot.ts escapes with");
   return `/*${marker}${text.replaceAll("*/", "*\x01/")}*/`;
 }
-let bootCode = boot.outputFiles[0].text;
-if (!bootCode.includes("__DOTAGENT_HOT_KEY__"))
+let loaderCode = boot.outputFiles[0].text;
+if (!loaderCode.includes("__DOTAGENT_HOT_KEY__"))
   throw new Error("build: src/cli/boot.ts no longer reads __DOTAGENT_HOT_KEY__");
-bootCode = bootCode.replaceAll("__DOTAGENT_HOT_KEY__", () => JSON.stringify(hotKey));
+if (
+  !loaderCode.startsWith('"use strict";') ||
+  /\bimport\b|\bexports\b|\bmodule\b/.test(loaderCode.replaceAll("__dotagent_import", ""))
+)
+  throw new Error("build: src/cli/boot.ts must not import, export or read import.meta: it runs as a function");
+loaderCode = loaderCode.replaceAll("__DOTAGENT_HOT_KEY__", () => JSON.stringify(hotKey));
 // Unminified (profiles), comments are kept, which may hold any character: the loader decodes UTF-8.
-bootCode = bootCode.replaceAll("__DOTAGENT_TEXT__", () => JSON.stringify(common.minify ? "latin1" : "utf8"));
+loaderCode = loaderCode.replaceAll("__DOTAGENT_TEXT__", () => JSON.stringify(common.minify ? "latin1" : "utf8"));
+// The version marker lets `doctor` read an installed helper's version without running it.
+let bootCode = [
+  "#!/usr/bin/env node",
+  `// dotagent ${pkg.version}`,
+  `import{createRequire as __cr}from"node:module";/*\x01L*/(function(${LOADER_PARAMS.join(",")}){${loaderCode}\n})/*\x01E*/(__cr(import.meta.url),import.meta.url,(s)=>import(s));\n`,
+].join("\n");
 // The halves after the loader, each in a comment the loader finds by its marker (\x01H, \x01C):
 // the marker must be there once, never in the loader's own text (esbuild writes it escaped there).
 bootCode = `${bootCode}${commented("\x01H", hotScript)}\n${commented("\x01C", coldPacked.toString("base64"))}\n`;
-for (const marker of ["/*\x01H", "/*\x01C"])
+for (const marker of ["/*\x01L*/", "/*\x01E*/", "/*\x01H", "/*\x01C"])
   if (bootCode.split(marker).length !== 2)
-    throw new Error(`build: the marker of a half is not in dist/dotagent.mjs exactly once`);
+    throw new Error(`build: the marker of a half or of the loader is not in dist/dotagent.mjs exactly once`);
 mkdirSync("dist", { recursive: true }); // a fresh clone has none: esbuild made it when it wrote the file
 writeFileSync("dist/dotagent.mjs", bootCode);
+writeFileSync("dist/dotagent.cjs", cjsCode);
 await build({ ...common, entryPoints: ["src/index.ts"], outfile: "dist/index.mjs", banner: { js: fileBanner } });
 // The LangGraph checkpointer (`dotagent-workflow/langgraph`), a bundle of its own: LangGraph's
 // packages are the user's (optional peer dependencies), so they stay imports, and neither the
@@ -254,6 +284,7 @@ await build({
   external: [...common.external, "@langchain/*"],
 });
 chmodSync("dist/dotagent.mjs", 0o755);
+chmodSync("dist/dotagent.cjs", 0o755);
 // Node decodes the CLI's source before V8 compiles it; one character past ASCII (esbuild escapes
 // them in strings, not in a regular expression) makes the whole file a two-byte string, which costs
 // every start-up several milliseconds to decode and to scan. Write such a character as \uXXXX.
@@ -267,8 +298,10 @@ if (wide >= 0)
 
 // The checkpoint skill carries the CLI beside it so it works without a global install.
 mkdirSync("skills/checkpoint/scripts", { recursive: true });
-copyFileSync("dist/dotagent.mjs", "skills/checkpoint/scripts/dotagent.mjs");
-chmodSync("skills/checkpoint/scripts/dotagent.mjs", 0o755);
+for (const entry of ["dotagent.mjs", "dotagent.cjs"]) {
+  copyFileSync(`dist/${entry}`, `skills/checkpoint/scripts/${entry}`);
+  chmodSync(`skills/checkpoint/scripts/${entry}`, 0o755);
+}
 
 // The lean plugin folder (plugin/), from the same files and the helper just built.
 const { buildPlugin } = await import("./build-plugin.mjs");

@@ -218,6 +218,20 @@ describe("dotagent doctor", () => {
     expect(hook?.message).not.toContain("starts and results");
   });
 
+  it("hook lines of an earlier install, running dotagent.mjs: counted, ok, with the update as the fix", () => {
+    const { project, home } = installedProject();
+    const settings = join(project, ".claude", "settings.json");
+    expect(readFileSync(settings, "utf8")).toContain('/dotagent.cjs\\" hook session-start');
+    expect(doctor(project, home).byName("hook")[0]).toMatchObject({ status: "ok", fix: null });
+    writeFileSync(
+      settings,
+      readFileSync(settings, "utf8").replaceAll('/dotagent.cjs\\" hook', '/dotagent.mjs\\" hook'),
+    );
+    const hook = doctor(project, home).byName("hook")[0];
+    expect(hook).toMatchObject({ status: "ok", fix: "run `dotagent install`" });
+    expect(hook?.message).toContain("run through dotagent.mjs as an earlier install wrote them");
+  });
+
   it("finds missing skill files", () => {
     const { project, home } = installedProject();
     rmSync(join(project, ".claude", "skills", "develop", "SKILL.md"));

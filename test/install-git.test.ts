@@ -52,6 +52,7 @@ describe("install and git", () => {
         ".gitignore",
         ".claude/settings.json",
         ".claude/skills/checkpoint/scripts/dotagent.mjs",
+        ".claude/skills/checkpoint/scripts/dotagent.cjs",
         "memory/reports/demand.json",
         "memory/state/phase.json",
         "memory/state/events.jsonl",

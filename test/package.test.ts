@@ -116,6 +116,7 @@ describe("npm install -g of the packed tarball", () => {
   it("ships what the commands and the library read, the CLI once, and nothing of the sources or tests", () => {
     for (const file of [
       "dist/dotagent.mjs",
+      "dist/dotagent.cjs", // the hooks' entry, which install writes beside the helper
       "dist/index.mjs",
       "dist/langgraph.mjs",
       "dist/types/index.d.ts",

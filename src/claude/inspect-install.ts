@@ -9,6 +9,7 @@ import { helperVersion, readInstallManifest } from "./install-manifest.js";
 import { lookAt, type Found } from "./install-paths.js";
 import {
   hookEntries,
+  runsMjsHooks,
   missingHooks,
   readSettings,
   REPORTS_BASH_RULE,
@@ -135,7 +136,14 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
     : named;
   checks.push(
     absent.length === 0
-      ? { name: "hook", status: "ok", message: `${where}: dotagent's hooks in settings.json`, fix: null }
+      ? runsMjsHooks(settings.value, hookEntries(scope, target))
+        ? {
+            name: "hook",
+            status: "ok",
+            message: `${where}: dotagent's hooks in settings.json, run through dotagent.mjs as an earlier install wrote them (dotagent.cjs beside it starts faster)`,
+            fix: install,
+          }
+        : { name: "hook", status: "ok", message: `${where}: dotagent's hooks in settings.json`, fix: null }
       : {
           name: "hook",
           status: "fail",

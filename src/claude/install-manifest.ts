@@ -45,10 +45,10 @@ export interface ManifestRead {
   readonly ignored: readonly IgnoredEntry[];
 }
 
-/** Every hook line dotagent has installed: node running a dotagent.mjs helper with `hook <event>`. */
-const HOOK_SHAPE = /^node "[^\n]*\/dotagent\.mjs" hook session-start$/;
+/** Every hook line dotagent has installed: node running a helper (dotagent.cjs, before it dotagent.mjs) with `hook <event>`. */
+const HOOK_SHAPE = /^node "[^\n]*\/dotagent\.[cm]js" hook session-start$/;
 const ANY_HOOK_SHAPE =
-  /^node "[^\n]*\/dotagent\.mjs" hook (?:session-start|pre-tool-use|post-tool-use|subagent-start|subagent-stop|user-prompt-submit)$/;
+  /^node "[^\n]*\/dotagent\.[cm]js" hook (?:session-start|pre-tool-use|post-tool-use|subagent-start|subagent-stop|user-prompt-submit)$/;
 /** Every permission rule dotagent has added (the first, tighter one was replaced before 0.1.0). */
 const KNOWN_RULES: readonly string[] = [PERMISSION_RULE, 'Bash(node "*/checkpoint/scripts/dotagent.mjs" *)'];
 

@@ -17,7 +17,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { hookCommand, install, uninstall, HOOK_MATCHER, PERMISSION_RULE } from "./install.js";
-import { hookEntries, hooksObject } from "./settings.js";
+import { hookEntries, hooksObject, missingHooks, runsMjsHooks } from "./settings.js";
+import { readInstallManifest } from "./install-manifest.js";
 import { DotagentError } from "../core/errors.js";
 
 const dirs: string[] = [];
@@ -54,8 +55,17 @@ function tree(root: string): Record<string, string> {
 }
 
 const helper = Buffer.from("#!/usr/bin/env node\n// cli\n");
+const entry = Buffer.from("#!/usr/bin/env node\n// entry\n");
 const run = (target: string, src: string, dryRun = false) =>
-  install({ target, scope: "project", sourceRoot: src, helperScript: helper, dryRun, version: "1.0.0" });
+  install({
+    target,
+    scope: "project",
+    sourceRoot: src,
+    helperScript: helper,
+    entryScript: entry,
+    dryRun,
+    version: "1.0.0",
+  });
 
 describe("install", () => {
   it("turns Claude Code's Bash diff view off in the project once, leaves a person's own value, and uninstall takes its false out", () => {
@@ -91,8 +101,15 @@ describe("install", () => {
     // A user-scope install never changes every project's view.
     const user = join(temp(), ".claude");
     expect(
-      install({ target: user, scope: "user", sourceRoot: src, helperScript: helper, dryRun: false, version: "1.0.0" })
-        .bash_diffs,
+      install({
+        target: user,
+        scope: "user",
+        sourceRoot: src,
+        helperScript: helper,
+        entryScript: entry,
+        dryRun: false,
+        version: "1.0.0",
+      }).bash_diffs,
     ).toBe("untouched");
     expect(settingsOf(user).bashEditDiffEnabled).toBeUndefined();
   });
@@ -106,10 +123,17 @@ describe("install", () => {
       "skills/checkpoint/SKILL.md",
       "skills/develop/SKILL.md",
       "skills/checkpoint/scripts/dotagent.mjs",
+      "skills/checkpoint/scripts/dotagent.cjs",
       "agents/pm.md",
       "settings.json",
     ]);
     expect(statSync(join(target, "skills/checkpoint/scripts/dotagent.mjs")).mode & 0o111).not.toBe(0);
+    // The hooks run the CommonJS entry beside the helper (SPEC §13 "Start-up"); the model's lines, the helper.
+    expect(readFileSync(join(target, "skills/checkpoint/scripts/dotagent.cjs"))).toEqual(entry);
+    expect(statSync(join(target, "skills/checkpoint/scripts/dotagent.cjs")).mode & 0o111).not.toBe(0);
+    expect(hookCommand("project")).toBe(
+      'node "$CLAUDE_PROJECT_DIR/.claude/skills/checkpoint/scripts/dotagent.cjs" hook session-start',
+    );
     const settings = JSON.parse(readFileSync(join(target, "settings.json"), "utf8"));
     expect(settings.hooks.SessionStart).toEqual([
       { matcher: HOOK_MATCHER, hooks: [{ type: "command", command: hookCommand("project"), timeout: 10 }] },
@@ -257,6 +281,7 @@ describe("install by a newer version (upgrade)", () => {
       scope: "project",
       sourceRoot: src,
       helperScript: v2helper,
+      entryScript: entry,
       dryRun: false,
       version: "2.0.0",
     });
@@ -305,6 +330,27 @@ describe("install by a newer version (upgrade)", () => {
     expect(settings.hooks.SessionStart).toEqual([
       { matcher: HOOK_MATCHER, hooks: [{ type: "command", command: hookCommand("project"), timeout: 10 }] },
     ]);
+    expect(run(target, source()).changes.every((c) => c.action === "unchanged")).toBe(true);
+  });
+
+  it("an install whose hook lines run dotagent.mjs (before dotagent.cjs): counted as there, and updated to dotagent.cjs", () => {
+    const project = temp();
+    const target = join(project, ".claude");
+    run(target, source());
+    const toMjs = (text: string) => text.replaceAll('/dotagent.cjs\\" hook', '/dotagent.mjs\\" hook');
+    for (const file of ["settings.json", ".dotagent-install.json"])
+      writeFileSync(join(target, file), toMjs(readFileSync(join(target, file), "utf8")));
+    const old = JSON.parse(readFileSync(join(target, "settings.json"), "utf8"));
+    expect(JSON.stringify(old)).not.toContain("dotagent.cjs");
+    // Both entries work, so doctor finds every hook (it suggests the update: runsMjsHooks).
+    expect(missingHooks(old, hookEntries("project"))).toEqual([]);
+    expect(runsMjsHooks(old, hookEntries("project"))).toBe(true);
+    expect(readInstallManifest(target)!.manifest.hook_commands).toHaveLength(6);
+    const result = run(target, source());
+    expect(result.settings).toBe("hook updated");
+    const settings = JSON.parse(readFileSync(join(target, "settings.json"), "utf8"));
+    expect(settings.hooks).toEqual(hooksObject(hookEntries("project")));
+    expect(runsMjsHooks(settings, hookEntries("project"))).toBe(false);
     expect(run(target, source()).changes.every((c) => c.action === "unchanged")).toBe(true);
   });
 });
@@ -520,10 +566,10 @@ describe("issue 21, case 1: a crafted manifest never reaches outside the install
       m.dirs.push(7);
     });
     const result = uninstall({ target, scope: "project", dryRun: true });
-    // The installed manifest holds 4 files and 6 folders before these.
+    // The installed manifest holds 5 files and 6 folders before these.
     expect(result.changes.filter((c) => c.action === "skip")).toEqual([
-      { action: "skip", path: "files[4]", reason: "manifest entry has no path: ignored, nothing done to it" },
       { action: "skip", path: "files[5]", reason: "manifest entry has no path: ignored, nothing done to it" },
+      { action: "skip", path: "files[6]", reason: "manifest entry has no path: ignored, nothing done to it" },
       { action: "skip", path: "agents/x.md", reason: "manifest entry has no sha256: ignored, nothing done to it" },
       {
         action: "skip",
@@ -645,6 +691,7 @@ describe("issue 21, case 1: a crafted manifest never reaches outside the install
         scope: "user",
         sourceRoot: source(),
         helperScript: helper,
+        entryScript: entry,
         dryRun: true,
         version: "1.0.0",
       }),
@@ -691,6 +738,7 @@ describe("the project's .gitignore (memory/'s machine-local files)", () => {
       scope: "project",
       sourceRoot: src,
       helperScript: helper,
+      entryScript: entry,
       dryRun,
       version: "1.0.0",
       gitignore: join(project, ".gitignore"),

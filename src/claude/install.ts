@@ -48,6 +48,7 @@ import {
   HOOK_MATCHER,
   hookCommand,
   hookEntries,
+  HOOK_ENTRY,
   missingHooks,
   PERMISSION_RULE,
   readSettings,
@@ -93,13 +94,15 @@ export function findSourceRoot(start: string): string {
   }
 }
 
-function collectSources(sourceRoot: string, helperScript: Buffer): SourceFile[] {
+function collectSources(sourceRoot: string, helperScript: Buffer, entryScript: Buffer): SourceFile[] {
   const files: SourceFile[] = [];
   for (const rel of listFiles(join(sourceRoot, "skills"))) {
-    if (rel === "checkpoint/scripts/dotagent.mjs") continue; // added below from the running CLI
+    // added below from the running CLI
+    if (rel === "checkpoint/scripts/dotagent.mjs" || rel === `checkpoint/scripts/${HOOK_ENTRY}`) continue;
     files.push({ dest: `skills/${rel}`, bytes: readFileSync(join(sourceRoot, "skills", rel)) });
   }
   files.push({ dest: "skills/checkpoint/scripts/dotagent.mjs", bytes: helperScript, mode: 0o755 });
+  files.push({ dest: `skills/checkpoint/scripts/${HOOK_ENTRY}`, bytes: entryScript, mode: 0o755 });
   for (const rel of listFiles(join(sourceRoot, "agents"))) {
     if (rel.endsWith(".md"))
       files.push({ dest: `agents/${rel}`, bytes: readFileSync(join(sourceRoot, "agents", rel)) });
@@ -182,6 +185,8 @@ export interface InstallOptions {
   scope: Scope;
   sourceRoot: string;
   helperScript: Buffer;
+  /** dotagent.cjs, which the hook lines run (settings.ts HOOK_ENTRY), beside the helper. */
+  entryScript: Buffer;
   dryRun: boolean;
   /** The running CLI's version, recorded in the manifest. */
   version: string;
@@ -199,7 +204,7 @@ export function install(options: InstallOptions): InstallResult {
   const manifest = read?.manifest ?? emptyManifest();
   const files = planInstallFiles(
     target,
-    collectSources(options.sourceRoot, options.helperScript),
+    collectSources(options.sourceRoot, options.helperScript, options.entryScript),
     manifest.files,
     "dotagent install",
   );

@@ -53,15 +53,28 @@ export function installTarget(scope: Scope, projectRoot: string): string {
 }
 
 /**
+ * The file a hook line runs: dotagent.cjs, the CommonJS entry the build puts beside each helper
+ * (SPEC §13 "Start-up": Node starts it without its ES-module loader). It runs the dotagent.mjs
+ * beside it, which the model's own helper lines run. A hook line of an earlier install runs
+ * dotagent.mjs itself, which works as well (hasEntry counts it; `dotagent install` updates it).
+ */
+export const HOOK_ENTRY = "dotagent.cjs";
+
+/**
  * How a hook runs the helper. In a project it goes through $CLAUDE_PROJECT_DIR, so a committed
  * .claude/settings.json works wherever the repository is checked out; for the user it is the
  * absolute path of the installed helper (right even with CLAUDE_CONFIG_DIR set); the plugin's
  * goes through ${CLAUDE_PLUGIN_ROOT}.
  */
 export function helperInvocation(scope: Scope | "plugin", target?: string): string {
-  if (scope === "project") return 'node "$CLAUDE_PROJECT_DIR/.claude/skills/checkpoint/scripts/dotagent.mjs"';
-  if (scope === "plugin") return 'node "${CLAUDE_PLUGIN_ROOT}/skills/checkpoint/scripts/dotagent.mjs"';
-  return `node "${join(target ?? "~/.claude", "skills", "checkpoint", "scripts", "dotagent.mjs")}"`;
+  if (scope === "project") return `node "$CLAUDE_PROJECT_DIR/.claude/skills/checkpoint/scripts/${HOOK_ENTRY}"`;
+  if (scope === "plugin") return `node "\${CLAUDE_PLUGIN_ROOT}/skills/checkpoint/scripts/${HOOK_ENTRY}"`;
+  return `node "${join(target ?? "~/.claude", "skills", "checkpoint", "scripts", HOOK_ENTRY)}"`;
+}
+
+/** A hook line as an install before dotagent.cjs wrote it: the same line running dotagent.mjs. */
+export function mjsHookLine(command: string): string {
+  return command.replace(/([\\/])dotagent\.cjs" hook /, '$1dotagent.mjs" hook ');
 }
 
 /** The SessionStart hook's command line (doctor looks for it). */
@@ -207,7 +220,18 @@ function groupsOf(settings: Settings, event: string): HookGroup[] {
 /** Whether settings.json has this very entry: its event, matcher, `if` and command (the timeout is the person's to tune). */
 export function hasEntry(settings: Settings, entry: HookEntry): boolean {
   return groupsOf(settings, entry.event).some(
-    (g) => g.matcher === entry.matcher && g.hooks?.some((h) => h.command === entry.command && h.if === entry.if),
+    (g) =>
+      g.matcher === entry.matcher &&
+      g.hooks?.some(
+        (h) => (h.command === entry.command || h.command === mjsHookLine(entry.command)) && h.if === entry.if,
+      ),
+  );
+}
+
+/** Whether settings.json runs some of these entries through dotagent.mjs, as an earlier install wrote them. */
+export function runsMjsHooks(settings: Settings, entries: readonly HookEntry[]): boolean {
+  return entries.some((e) =>
+    groupsOf(settings, e.event).some((g) => g.hooks?.some((h) => h.command === mjsHookLine(e.command))),
   );
 }
 

@@ -19,8 +19,15 @@
 // The hot half is a script, not a module: the build turns its `import.meta.url` and its dynamic
 // `import()`s into the parameters below (a script compiled by node:vm cannot import by itself
 // without an experimental flag), and it runs in strict mode as the module did.
+//
+// Two entries run this loader (SPEC §13 "Start-up"). The build makes it a function expression
+// between two markers (`/*\x01L*/` … `/*\x01E*/`) in dotagent.mjs, which calls it at once with its
+// require, its URL and its import(). dotagent.cjs, the small CommonJS entry beside it (src/cli/
+// boot-cjs.ts: the hooks run it, since Node starts a CommonJS main without building its ES-module
+// loader, ~14 M instructions), reads dotagent.mjs, takes this function out and calls it with the
+// same URL and the file's bytes. Either way the hot half sees dotagent.mjs as its file, so both
+// share one code cache blob per command.
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 import { codeCacheFile, readCodeCache, writeCodeCache } from "../store/code-cache.js";
@@ -28,6 +35,15 @@ import { codeCacheFile, readCodeCache, writeCodeCache } from "../store/code-cach
 declare const __DOTAGENT_HOT_KEY__: string;
 /** "latin1" when the file is ASCII (a minified build; the build checks), else "utf8". */
 declare const __DOTAGENT_TEXT__: "latin1" | "utf8";
+// What the entry hands in (scripts/build.mjs makes this file the body of a function of these):
+/** A require of dotagent.mjs's folder (built-ins are all the hot half requires). */
+declare const __dotagent_require: NodeJS.Require;
+/** dotagent.mjs's file URL, whichever entry started. */
+declare const __dotagent_url: string;
+/** The entry's own import(): a function compiled by node:vm or eval has none. */
+declare const __dotagent_import: (specifier: string) => Promise<unknown>;
+/** dotagent.mjs's bytes when the entry read them already (dotagent.cjs did), else undefined. */
+declare const __dotagent_file: Buffer | undefined;
 
 type HotHalf = (
   require: NodeJS.Require,
@@ -52,10 +68,12 @@ function held(file: Buffer, marker: string): string | null {
   return from === 0 ? text : out + text.slice(from);
 }
 
-const url = import.meta.url;
+const url = __dotagent_url;
 const filename = fileURLToPath(url);
 // The file's bytes are let go once both halves are out (800 kB a process would otherwise keep).
-const [hot, cold] = ((own: Buffer) => [held(own, "\x01H"), held(own, "\x01C")])(readFileSync(filename));
+const [hot, cold] = ((own: Buffer) => [held(own, "\x01H"), held(own, "\x01C")])(
+  __dotagent_file ?? readFileSync(filename),
+);
 if (hot === null || cold === null) {
   process.stderr.write(`dotagent: ${filename} is cut short or edited (a half of it is missing); reinstall dotagent\n`);
   process.exitCode = 1;
@@ -65,5 +83,5 @@ if (hot === null || cold === null) {
   const script = new Script(hot, { filename, ...(cachedData === undefined ? {} : { cachedData }) });
   if (cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true))
     process.once("exit", () => writeCodeCache(cacheFile, script.createCachedData(), __DOTAGENT_HOT_KEY__));
-  (script.runInThisContext() as HotHalf)(createRequire(url), filename, url, (specifier) => import(specifier), cold);
+  (script.runInThisContext() as HotHalf)(__dotagent_require, filename, url, __dotagent_import, cold);
 }

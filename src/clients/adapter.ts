@@ -50,6 +50,8 @@ export interface ClientInstallOptions {
   readonly dryRun: boolean;
   readonly sourceRoot: string;
   readonly helperScript: Buffer;
+  /** dotagent.cjs, the CommonJS entry the hooks run (SPEC §13 "Start-up"), written beside the helper. */
+  readonly entryScript: Buffer;
   readonly version: string;
 }
 

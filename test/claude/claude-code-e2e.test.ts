@@ -49,6 +49,8 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
     cpSync(join(ROOT, "skills"), join(project, ".claude", "skills"), { recursive: true });
     cpSync(join(ROOT, "agents"), join(project, ".claude", "agents"), { recursive: true });
     cpSync(CLI, join(project, ".claude/skills/checkpoint/scripts/dotagent.mjs"));
+    // The hook line runs the CommonJS entry beside the helper (SPEC §13 "Start-up").
+    cpSync(CLI.replace(/\.mjs$/, ".cjs"), join(project, ".claude/skills/checkpoint/scripts/dotagent.cjs"));
     const settings = {
       hooks: {
         SessionStart: [

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { mkdirInside } from "../../store/write-file.js";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { usageError } from "../../core/errors.js";
+import { DotagentError, EXIT, usageError } from "../../core/errors.js";
 import { VERSION } from "../version.js";
 import { loadCold } from "../load-cold.js";
 import { clientAdapter } from "../client-option.js";
@@ -65,7 +65,15 @@ export const command: Command = {
     } else {
       const self = fileURLToPath(import.meta.url);
       const sourceRoot = findSourceRoot(dirname(self));
-      outcome = parts.install({ root, scope, dryRun, sourceRoot, helperScript: readFileSync(self), version: VERSION });
+      outcome = parts.install({
+        root,
+        scope,
+        dryRun,
+        sourceRoot,
+        helperScript: readFileSync(self),
+        entryScript: entryBeside(self),
+        version: VERSION,
+      });
       // The empty memory/ layout (memory-template/), so the hook and the skills find the project.
       if (scope === "project" && !dryRun)
         for (const dir of memoryLayout(sourceRoot)) mkdirInside(root, join(root, dir));
@@ -118,4 +126,19 @@ async function done(
     ...(closing ? installClosing(result, uncommittedPaths(result.root, paths), process.cwd()) : []),
   ]);
   return 0;
+}
+
+/** dotagent.cjs beside the running helper (the build writes one beside each copy; SPEC §13 "Start-up"). */
+function entryBeside(helper: string): Buffer {
+  const entry = helper.replace(/\.mjs$/, ".cjs");
+  try {
+    if (entry !== helper) return readFileSync(entry);
+  } catch {
+    // said below
+  }
+  throw new DotagentError(
+    "install_source_missing",
+    `${entry} is missing beside ${helper} (the hooks run it); reinstall the dotagent package`,
+    EXIT.refused,
+  );
 }

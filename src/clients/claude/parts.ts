@@ -36,6 +36,7 @@ export const claudeParts: ClientColdParts = {
       dryRun: o.dryRun,
       sourceRoot: o.sourceRoot,
       helperScript: o.helperScript,
+      entryScript: o.entryScript,
       version: o.version,
       ...(gitignore === undefined ? {} : { gitignore }),
     });

@@ -20,9 +20,9 @@ export function codexHookCommand(helper: string, event: string): string {
   return `node "${helper}" hook ${event} --client codex`;
 }
 
-/** A hook command dotagent installed for Codex (any helper path): what uninstall and a re-install replace. */
+/** A hook command dotagent installed for Codex (any helper path; dotagent.cjs, before it dotagent.mjs): what uninstall and a re-install replace. */
 export const CODEX_HOOK_SHAPE =
-  /^node "[^"\n]*\/dotagent\.mjs" hook (?:session-start|user-prompt-submit|pre-tool-use|post-tool-use|subagent-start|subagent-stop) --client codex$/;
+  /^node "[^"\n]*\/dotagent\.[cm]js" hook (?:session-start|user-prompt-submit|pre-tool-use|post-tool-use|subagent-start|subagent-stop) --client codex$/;
 
 const obj = (v: unknown): Record<string, unknown> | undefined =>
   v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;

@@ -14,11 +14,19 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { DotagentError } from "../../core/errors.js";
-import { CODEX_HELPER, CODEX_HOOKS, CODEX_MANIFEST, installCodex, uninstallCodex } from "./install.js";
+import {
+  CODEX_HELPER,
+  CODEX_HOOK_ENTRY,
+  CODEX_HOOKS,
+  CODEX_MANIFEST,
+  installCodex,
+  uninstallCodex,
+} from "./install.js";
 import { codexInstallState } from "./install.js";
 
 const SOURCE = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const HELPER = Buffer.from("#!/usr/bin/env node\n// helper\n");
+const ENTRY = Buffer.from("#!/usr/bin/env node\n// entry\n");
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
 function project(): string {
@@ -27,7 +35,7 @@ function project(): string {
   return d;
 }
 const install = (root: string, dryRun = false) =>
-  installCodex({ root, sourceRoot: SOURCE, helperScript: HELPER, dryRun, version: "9.9.9" });
+  installCodex({ root, sourceRoot: SOURCE, helperScript: HELPER, entryScript: ENTRY, dryRun, version: "9.9.9" });
 function tree(root: string): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (d: string) => {
@@ -62,6 +70,21 @@ describe("dotagent install --client codex", () => {
     const state = codexInstallState(root);
     expect(state).toMatchObject({ manifest: true, missing: [], changed: [] });
     expect(state.hooks).toHaveLength(6);
+    // The hooks run the CommonJS entry beside the helper (SPEC §13 "Start-up").
+    expect(readFileSync(join(root, CODEX_HOOK_ENTRY))).toEqual(ENTRY);
+    for (const line of state.hooks) expect(line).toMatch(/\/dotagent\.cjs" hook [a-z-]+ --client codex$/);
+  });
+
+  it("an earlier install's hook lines running dotagent.mjs are replaced by dotagent.cjs's, not left beside them", () => {
+    const root = project();
+    install(root);
+    const file = join(root, CODEX_HOOKS);
+    writeFileSync(file, readFileSync(file, "utf8").replaceAll('dotagent.cjs\\" hook', 'dotagent.mjs\\" hook'));
+    expect(codexInstallState(root).hooks.every((line) => line.includes('/dotagent.mjs" hook'))).toBe(true);
+    expect(install(root).hooks).toBe("updated");
+    const lines = codexInstallState(root).hooks;
+    expect(lines).toHaveLength(6);
+    for (const line of lines) expect(line).toMatch(/\/dotagent\.cjs" hook [a-z-]+ --client codex$/);
   });
 
   it("changes nothing the second time", () => {

@@ -50,6 +50,8 @@ import {
 export const CODEX_MANIFEST = ".codex/.dotagent-install.json";
 export const CODEX_HOOKS = ".codex/hooks.json";
 export const CODEX_HELPER = ".agents/skills/checkpoint/scripts/dotagent.mjs";
+/** The CommonJS entry beside the helper, which the hook lines run (SPEC §13 "Start-up"). */
+export const CODEX_HOOK_ENTRY = ".agents/skills/checkpoint/scripts/dotagent.cjs";
 const SKILLS = ["develop", "checkpoint", "status"] as const;
 
 export type CodexInstallEntry = InstallPlanEntry;
@@ -77,12 +79,18 @@ interface CodexManifest {
 const COMMAND = "dotagent install --client codex";
 
 /** Every file a Codex install writes (paths relative to the project), generated from the one source. Pure but for reading `sourceRoot`. */
-export function planCodexFiles(root: string, sourceRoot: string, helperScript: Buffer): SourceFile[] {
+export function planCodexFiles(
+  root: string,
+  sourceRoot: string,
+  helperScript: Buffer,
+  entryScript: Buffer,
+): SourceFile[] {
   const files: SourceFile[] = [];
   for (const skill of SKILLS) {
     const skillDir = join(root, ".agents", "skills", skill).split(sep).join("/");
     for (const rel of listFiles(join(sourceRoot, "skills", skill))) {
-      if (skill === "checkpoint" && rel === "scripts/dotagent.mjs") continue; // the running CLI, below
+      // the running CLI and its entry, below
+      if (skill === "checkpoint" && (rel === "scripts/dotagent.mjs" || rel === "scripts/dotagent.cjs")) continue;
       const source = readFileSync(join(sourceRoot, "skills", skill, rel), "utf8");
       const text =
         rel === "SKILL.md"
@@ -94,6 +102,7 @@ export function planCodexFiles(root: string, sourceRoot: string, helperScript: B
     }
   }
   files.push({ dest: CODEX_HELPER, bytes: helperScript, mode: 0o755 });
+  files.push({ dest: CODEX_HOOK_ENTRY, bytes: entryScript, mode: 0o755 });
   for (const rel of listFiles(join(sourceRoot, "agents")).filter((f) => f.endsWith(".md") && !f.includes("/"))) {
     const agent = readAgentMarkdown(`agents/${rel}`, readFileSync(join(sourceRoot, "agents", rel), "utf8"));
     files.push({ dest: `.codex/agents/${agent.name}.toml`, bytes: Buffer.from(codexAgentToml(agent)) });
@@ -185,6 +194,7 @@ export interface CodexInstallOptions {
   root: string;
   sourceRoot: string;
   helperScript: Buffer;
+  entryScript: Buffer;
   dryRun: boolean;
   version: string;
 }
@@ -192,7 +202,7 @@ export interface CodexInstallOptions {
 export function installCodex(options: CodexInstallOptions): CodexInstallResult {
   const { root, dryRun } = options;
   assertInsideProject(root);
-  const planned = planCodexFiles(root, options.sourceRoot, options.helperScript);
+  const planned = planCodexFiles(root, options.sourceRoot, options.helperScript, options.entryScript);
   const read = readManifest(
     root,
     planned.map((f) => f.dest),
@@ -200,7 +210,7 @@ export function installCodex(options: CodexInstallOptions): CodexInstallResult {
   const manifest = read?.manifest;
   const hooksBefore = readHooksFile(root);
   const files = planInstallFiles(root, planned, manifest?.files ?? [], COMMAND);
-  const helper = join(root, CODEX_HELPER).split(sep).join("/");
+  const helper = join(root, CODEX_HOOK_ENTRY).split(sep).join("/");
   const hooksAfter = withDotagentHooks(hooksBefore ?? {}, helper);
   const sameHooks = hooksBefore !== undefined && JSON.stringify(hooksBefore) === JSON.stringify(hooksAfter);
   const hadOurs = hooksBefore !== undefined && dotagentCommandsIn(hooksBefore).length > 0;

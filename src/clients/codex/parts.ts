@@ -14,6 +14,7 @@ export const codexParts: ClientColdParts = {
         root: o.root,
         sourceRoot: o.sourceRoot,
         helperScript: o.helperScript,
+        entryScript: o.entryScript,
         dryRun: o.dryRun,
         version: o.version,
       }),

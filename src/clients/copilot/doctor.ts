@@ -9,7 +9,7 @@ import { checkHelperVersion, type Check } from "../../core/doctor.js";
 import { helperVersion } from "../../claude/install-manifest.js";
 import { lookAt } from "../../claude/install-paths.js";
 import { readProjectText } from "../../store/read-file.js";
-import { COPILOT_MANIFEST, HELPER, readCopilotManifest } from "./install.js";
+import { COPILOT_MANIFEST, HELPER, HOOK_ENTRY, readCopilotManifest } from "./install.js";
 import { copilotHookCommand, HOOKS_FILE } from "./hooks-file.js";
 import { COPILOT_EVENTS, type CopilotHookEvent } from "./hook-io.js";
 
@@ -160,8 +160,9 @@ export function gatherCopilotFacts(root: string, env: NodeJS.ProcessEnv = proces
     // judged below: every event's line is missing
   }
   for (const [event, name] of Object.entries(COPILOT_EVENTS) as Array<[CopilotHookEvent, string]>) {
-    if (!(hooks[name] ?? []).some((h) => h.bash === copilotHookCommand(join(target, HELPER), event)))
-      wrongHooks.push(name);
+    // dotagent.cjs's line, or an earlier install's running dotagent.mjs (both work).
+    const lines = [HOOK_ENTRY, HELPER].map((file) => copilotHookCommand(join(target, file), event));
+    if (!(hooks[name] ?? []).some((h) => lines.includes(h.bash as string))) wrongHooks.push(name);
   }
   const helper = readProjectText(join(target, HELPER), { maxBytes: 64 * 1024 * 1024, links: "follow" });
   const home = env.COPILOT_HOME || join(env.HOME || homedir(), ".copilot");

@@ -7,10 +7,11 @@ import { claudeOnlyMarkers } from "./skill-text.js";
 
 const SOURCE = join(import.meta.dirname, "../../..");
 const HELPER = Buffer.from("#!/usr/bin/env node\n// helper\n");
+const ENTRY = Buffer.from("#!/usr/bin/env node\n// entry\n");
 let root: string;
 
 const install = (dryRun = false) =>
-  installCopilot({ root, sourceRoot: SOURCE, helperScript: HELPER, dryRun, version: "9.9.9" });
+  installCopilot({ root, sourceRoot: SOURCE, helperScript: HELPER, entryScript: ENTRY, dryRun, version: "9.9.9" });
 const actions = (changes: Array<{ action: string; path: string }>) =>
   Object.fromEntries(changes.map((c) => [c.path, c.action]));
 const github = (rel: string) => join(root, ".github", rel);
@@ -28,6 +29,7 @@ describe("installCopilot", () => {
     expect(claudeOnlyMarkers(develop)).toEqual([]);
     expect(develop).toContain(`node "${github("skills/develop")}/../checkpoint/scripts/dotagent.mjs" <command>`);
     expect(readFileSync(github("skills/checkpoint/scripts/dotagent.mjs"))).toEqual(HELPER);
+    expect(readFileSync(github("skills/checkpoint/scripts/dotagent.cjs"))).toEqual(ENTRY);
     expect(readdirSync(github("agents")).sort()).toEqual(
       readdirSync(join(SOURCE, "agents"))
         .filter((f) => f.endsWith(".md"))
@@ -48,9 +50,10 @@ describe("installCopilot", () => {
       "postToolUseFailure",
       "subagentStop",
     ]);
+    // The hooks run the CommonJS entry beside the helper (SPEC §13 "Start-up").
     for (const [event, [entry]] of Object.entries(hooks.hooks))
       expect(entry!.bash, event).toMatch(
-        new RegExp(`^node "${github("skills/checkpoint/scripts/dotagent.mjs")}" hook [a-z-]+ --client copilot$`),
+        new RegExp(`^node "${github("skills/checkpoint/scripts/dotagent.cjs")}" hook [a-z-]+ --client copilot$`),
       );
     const manifest = JSON.parse(readFileSync(github(COPILOT_MANIFEST), "utf8")) as {
       files: Array<{ path: string }>;

@@ -39,6 +39,8 @@ import { copilotHooksFile, HOOKS_FILE } from "./hooks-file.js";
 
 export const COPILOT_MANIFEST = ".dotagent-copilot-install.json";
 export const HELPER = "skills/checkpoint/scripts/dotagent.mjs";
+/** The CommonJS entry beside the helper, which the hook lines run (SPEC §13 "Start-up"). */
+export const HOOK_ENTRY = "skills/checkpoint/scripts/dotagent.cjs";
 
 export interface CopilotManifest {
   version: 1;
@@ -61,11 +63,16 @@ export interface CopilotInstallResult {
 }
 
 /** The files a Copilot install writes under .github/, generated from the one source. Pure but for reading the sources. */
-export function copilotSources(sourceRoot: string, helperScript: Buffer, target: string): SourceFile[] {
+export function copilotSources(
+  sourceRoot: string,
+  helperScript: Buffer,
+  target: string,
+  entryScript: Buffer,
+): SourceFile[] {
   const files: SourceFile[] = [];
   for (const rel of listFiles(join(sourceRoot, "skills"))) {
     const dest = `skills/${rel}`;
-    if (dest === HELPER) continue;
+    if (dest === HELPER || dest === HOOK_ENTRY) continue;
     const bytes = readFileSync(join(sourceRoot, "skills", rel));
     const skill = /^skills\/([^/]+)\/SKILL\.md$/.exec(dest)?.[1];
     files.push({
@@ -77,6 +84,7 @@ export function copilotSources(sourceRoot: string, helperScript: Buffer, target:
     });
   }
   files.push({ dest: HELPER, bytes: helperScript, mode: 0o755 });
+  files.push({ dest: HOOK_ENTRY, bytes: entryScript, mode: 0o755 });
   for (const rel of listFiles(join(sourceRoot, "agents"))) {
     if (rel.endsWith(".md") && !rel.includes("/"))
       files.push({
@@ -84,7 +92,7 @@ export function copilotSources(sourceRoot: string, helperScript: Buffer, target:
         bytes: readFileSync(join(sourceRoot, "agents", rel)),
       });
   }
-  files.push({ dest: HOOKS_FILE, bytes: Buffer.from(copilotHooksFile(join(target, HELPER))) });
+  files.push({ dest: HOOKS_FILE, bytes: Buffer.from(copilotHooksFile(join(target, HOOK_ENTRY))) });
   return files;
 }
 
@@ -124,6 +132,7 @@ export interface CopilotInstallOptions {
   root: string;
   sourceRoot: string;
   helperScript: Buffer;
+  entryScript: Buffer;
   dryRun: boolean;
   version: string;
 }
@@ -143,7 +152,7 @@ export function installCopilot(options: CopilotInstallOptions): CopilotInstallRe
   };
   const files = planInstallFiles(
     target,
-    copilotSources(options.sourceRoot, options.helperScript, target),
+    copilotSources(options.sourceRoot, options.helperScript, target, options.entryScript),
     manifest.files,
     COMMAND,
   );

@@ -14,6 +14,7 @@ export const copilotParts: ClientColdParts = {
         root: o.root,
         sourceRoot: o.sourceRoot,
         helperScript: o.helperScript,
+        entryScript: o.entryScript,
         dryRun: o.dryRun,
         version: o.version,
       }),
