@@ -179,6 +179,20 @@ describe("anything else is left to Claude Code's permission check (hostile lines
   });
 });
 
+describe("options the grammar knows but leaves to the person", () => {
+  it.each([
+    [`${H} status --claims --json`, "--claims (it reads the git remote)"],
+    [`${H} tasks --claims --json`, "--claims (it reads the git remote)"],
+    [`${H} tasks --remote=origin --json`, "--remote (it names a git remote)"],
+  ])("%s: no answer, the client asks", (line, why) => {
+    expect(judgeHelperCommand(line, ctx)).toEqual({ allow: false, why: expect.stringContaining(why) });
+  });
+  it("the same commands without them are allowed", () => {
+    expect(allowed(`${H} status --json`)).toBe(true);
+    expect(allowed(`${H} tasks --json`)).toBe(true);
+  });
+});
+
 describe("scanWords", () => {
   it("reads quotes and the here-document into plain words", () => {
     expect(scanWords(`node 'a b' "c d" e"f"'g' "$(cat <<'X'\nline $1\nX\n)"`)).toEqual({

@@ -69,6 +69,12 @@ export interface OptionRule {
   readonly type: "string" | "boolean";
   readonly short?: string;
   readonly path?: boolean;
+  /**
+   * An option the CLI takes that the grammar never lets through, and why (the line then gets no
+   * answer: the client asks the person): `--claims` reads the git remote, which runs git's
+   * transport and the person's credentials.
+   */
+  readonly asks?: string;
 }
 
 /** Options every command takes (src/cli/main.ts GLOBAL_OPTIONS). */
@@ -99,6 +105,12 @@ const oneOf =
     return words.length - 1 === arity ? {} : { why: `${words[0]} takes ${arity} argument(s)` };
   };
 
+/** `status --claims` and `tasks --claims` read the git remote (SPEC §23): the person's yes, never the grammar's. */
+const REMOTE_ASKS: Readonly<Record<string, OptionRule>> = {
+  claims: { type: "boolean", asks: "it reads the git remote" },
+  remote: { type: "string", asks: "it names a git remote" },
+};
+
 export const COMMAND_RULES: Readonly<Record<AllowedSubcommand, CommandRule>> = {
   init: {
     options: {
@@ -124,7 +136,7 @@ export const COMMAND_RULES: Readonly<Record<AllowedSubcommand, CommandRule>> = {
     },
     positionals: none,
   },
-  status: { options: { "stale-after": { type: "string" } }, positionals: none },
+  status: { options: { "stale-after": { type: "string" }, ...REMOTE_ASKS }, positionals: none },
   validate: { options: { "stale-after": { type: "string" } }, positionals: none },
   doctor: {
     options: { "stale-after": { type: "string" }, headless: { type: "boolean" }, client: { type: "string" } },
@@ -173,7 +185,12 @@ export const COMMAND_RULES: Readonly<Record<AllowedSubcommand, CommandRule>> = {
     },
   },
   tasks: {
-    options: { status: { type: "string" }, watch: { type: "boolean" }, "workflow-runs": { type: "boolean" } },
+    options: {
+      status: { type: "string" },
+      watch: { type: "boolean" },
+      "workflow-runs": { type: "boolean" },
+      ...REMOTE_ASKS,
+    },
     positionals: oneOf({ show: 1 }, true),
   },
   archive: {
@@ -313,6 +330,7 @@ export function readOptions(words: readonly string[], options: Readonly<Record<s
       const name = word.slice(2, eq === -1 ? undefined : eq);
       const rule = all[name];
       if (rule === undefined) return { ok: false, why: `the option --${name}` };
+      if (rule.asks !== undefined) return { ok: false, why: `--${name} (${rule.asks})` };
       if (rule.type === "boolean") {
         if (eq !== -1) return { ok: false, why: `--${name} takes no value` };
         continue;
@@ -329,6 +347,7 @@ export function readOptions(words: readonly string[], options: Readonly<Record<s
       for (let k = 1; k < word.length; k++) {
         const name = byShort.get(word[k]!);
         if (name === undefined) return { ok: false, why: `the option -${word[k]}` };
+        if (all[name]!.asks !== undefined) return { ok: false, why: `-${word[k]} (${all[name]!.asks})` };
         if (all[name]!.type === "string") {
           const value = k + 1 < word.length ? word.slice(k + 1) : words[++i];
           if (value === undefined || (k + 1 === word.length && value.startsWith("-")))

@@ -19,6 +19,8 @@ import {
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const HELPER = "skills/checkpoint/scripts/dotagent.mjs";
+/** What the hooks run: the helper's CommonJS entry beside it (SPEC §13 "Start-up"). */
+const HOOK_ENTRY = "skills/checkpoint/scripts/dotagent.cjs";
 
 const read = (rel: string) => readFileSync(join(ROOT, rel), "utf8");
 const readJson = (rel: string) => JSON.parse(read(rel)) as Record<string, unknown>;
@@ -151,7 +153,8 @@ describe.each(skills)("skills/%s/SKILL.md", (skill) => {
     // Any other file it names (what only some situations need) is there, beside it.
     for (const ref of refs.filter((r) => !r.endsWith("dotagent.mjs")))
       expect(existsSync(join(ROOT, `skills/${skill}${ref}`)), ref).toBe(true);
-    expect(read("scripts/build.mjs")).toContain(HELPER);
+    // The build copies the helper there (scripts/build.mjs), with its CommonJS entry for the hooks.
+    expect(existsSync(join(ROOT, HELPER)) && existsSync(join(ROOT, HOOK_ENTRY))).toBe(true);
   });
 
   // /status only shows `dotagent status` to the person: it acts on no next.action.
@@ -323,7 +326,7 @@ describe("the plugin", () => {
     expect(groups[0]!.matcher).toBe(HOOK_MATCHER);
     const hook = groups[0]!.hooks?.[0];
     expect(hook?.type).toBe("command");
-    expect(hook?.command).toBe(`node "\${CLAUDE_PLUGIN_ROOT}/${HELPER}" hook session-start`);
+    expect(hook?.command).toBe(`node "\${CLAUDE_PLUGIN_ROOT}/${HOOK_ENTRY}" hook session-start`);
     expect(hook?.timeout).toBeLessThanOrEqual(30);
   });
 
