@@ -4,7 +4,7 @@
 // nearest one; a question says its sentence once. Through the built CLI.
 import { afterAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { dotagent, removeTemps, tempProject } from "./support/cli.js";
@@ -180,6 +180,33 @@ describe("status after a kill of dotagent run", () => {
     expect(out.split("\n")[0]).toBe(
       "Workflow wf-add-login at REQUIREMENTS phase (interrupted: the dotagent run working on it ended)",
     );
+  });
+
+  it("another session going on (resume, as /develop's first step) releases the dead run's lock: status stops saying the run ended", () => {
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const p = runLockedBy(gone);
+    const resumed = dotagent(p, ["resume", "--json"]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const repairs = (resumed.json.repairs as Array<{ code: string; message: string }>).filter(
+      (r) => r.code === "run_lock_released",
+    );
+    expect(repairs).toHaveLength(1);
+    expect(repairs[0]!.message).toContain(`the dotagent run (pid ${gone})`);
+    expect(existsSync(join(p, "memory", "runs", ".lock"))).toBe(false);
+    expect(dotagent(p, ["status"]).stdout.split("\n")[0]).not.toContain("dotagent run");
+    // Said once: the next resume has nothing to release.
+    expect(JSON.stringify(dotagent(p, ["resume", "--json"]).json.repairs)).not.toContain("run_lock_released");
+  });
+
+  it("a live run's lock is never released by another session's resume, nor by a dry run", () => {
+    const p = runLockedBy(process.pid);
+    const before = readFileSync(join(p, "memory", "runs", ".lock"), "utf8");
+    expect(JSON.stringify(dotagent(p, ["resume", "--json"]).json.repairs)).not.toContain("run_lock_released");
+    expect(readFileSync(join(p, "memory", "runs", ".lock"), "utf8")).toBe(before);
+    const gone = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const q = runLockedBy(gone);
+    dotagent(q, ["resume", "--json", "--dry-run"]);
+    expect(existsSync(join(q, "memory", "runs", ".lock"))).toBe(true);
   });
 
   it("a run at work reads in progress, and what it has at work (test/first-hour-again.test.ts)", () => {

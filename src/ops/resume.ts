@@ -16,6 +16,7 @@ import type { StateSnapshot } from "../core/snapshot.js";
 import { carryWaitingReply, locked, type OpContext } from "./op-context.js";
 import { planJson, type PlanJson } from "./plan-json.js";
 import { planWithDir } from "./decision-dir.js";
+import { releaseGoneRun } from "./gone-run.js";
 
 /** The answer to a decision: yes, no, or "no-terminal" when nobody can be asked. */
 export type DecisionAnswer = boolean | "no-terminal";
@@ -98,6 +99,9 @@ export async function resumeWorkflow(context: OpContext, input: ResumeInput): Pr
     const plan = await locked(context, "resume", async () => {
       // Worktrees first: merges cut off, tasks done whose session is gone, leftovers (SPEC §19).
       const worktreeRepairs: Repair[] = [];
+      // A killed `dotagent run`'s lock: this session goes on with the workflow (gone-run.ts).
+      const goneRun = round === 0 ? releaseGoneRun(context.paths.root, now) : undefined;
+      if (goneRun !== undefined) worktreeRepairs.push(goneRun);
       const first = await loadSnapshot(context.paths);
       if (first.phase.kind === "ok" && first.clearing == null) {
         const { recoverWorktrees, chooseIsolation } = await import("./worktree-tasks.js");
