@@ -1,6 +1,6 @@
 // The package as a user gets it: `npm pack`, `npm install -g <tarball>` into a temp prefix with
 // no network, then the installed binary does its job (--version, install, doctor, the hook,
-// resume), it is one package within its bounds (≤ 2.3 MB on disk, SPEC §13; the CLI once), every size
+// resume), it is one package within its bounds (≤ 2.35 MB on disk, SPEC §13; the CLI once), every size
 // the docs quote is within 10% of what is measured here, and a TypeScript consumer compiles
 // against its types with nothing else installed. Runs the built files (npm test builds first);
 // packs with --ignore-scripts so the build is not rerun under the other tests' feet. The
@@ -101,15 +101,17 @@ describe("the package's name and metadata", () => {
 });
 
 describe("npm install -g of the packed tarball", () => {
-  it("declares no run-time dependency and installs one package, at most 2.3 MB on disk", () => {
+  it("declares no run-time dependency and installs one package, at most 2.35 MB on disk", () => {
     expect(pkg.dependencies ?? {}).toEqual({});
     expect(global.packages).toEqual([pkg.name]);
     expect(existsSync(join(installed, "node_modules"))).toBe(false);
     // 2.1 MB until issue 42 (the person's line after a crash, the report's story, definition errors told
     // where they were written, the gates of `dotagent run`, git in a sandbox; SPEC and CHANGELOG with them).
     // 2.2 MB until issue 43 (Claude Code's Workflow runs: views, cap, resume), the code cache's loader
-    // and the first hour's help (issue 42).
-    expect(figures.installed).toBeLessThanOrEqual(2.3e6);
+    // and the first hour's help (issue 42). 2.3 MB until the runner's claims (issue 45), the hooks'
+    // CommonJS entry (issue 41: a file of 0.7 kB, a 4 kB block on disk) and the report's reading of
+    // a cut-off run (issue 42).
+    expect(figures.installed).toBeLessThanOrEqual(2.35e6);
     console.log(`installed: ${kB(figures.installed)} on disk, ${kB(global.apparent)} of files, in ${global.ms} ms`);
   });
 
