@@ -751,14 +751,7 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
         `${step.inFlight.length === 1 ? "task" : "tasks"} ${step.inFlight.join(", ")} ${step.inFlight.length === 1 ? "is" : "are"} running in another session; run dotagent run again when ${step.inFlight.length === 1 ? "it ends" : "they end"}`,
         { mark: "warning" },
       );
-      return {
-        outcome: "waiting",
-        workflow_id: at.workflowId,
-        steps: run.steps,
-        agents: run.agents,
-        in_flight: step.inFlight,
-        ...summary(run),
-      };
+      return waiting(run, at, step.inFlight);
     case "dead_tasks": {
       const retry = step.tasks.map((id) => `dotagent task retry ${id} --extra-attempts 2`).join(" && ");
       const which = `${step.tasks.length === 1 ? "Task" : "Tasks"} ${step.tasks.join(", ")}`;
@@ -1624,13 +1617,18 @@ function heldElsewhere(run: Run, at: StepContext): RunOutcome {
     `${ids.length === 1 ? "task" : "tasks"} ${ids.join(", ")} ${ids.length === 1 ? "is" : "are"} other workers' (their claims on ${claims.remote}); nothing else here is ready to run`,
     { mark: "warning" },
   );
+  return waiting(run, at, ids, held);
+}
+
+/** The run ends `waiting` on `inFlight` (exit 4): work another session or worker holds. */
+function waiting(run: Run, at: StepContext, inFlight: readonly string[], heldElsewhere?: HeldElsewhere[]): RunOutcome {
   return {
     outcome: "waiting",
     workflow_id: at.workflowId,
     steps: run.steps,
     agents: run.agents,
-    in_flight: ids,
-    held_elsewhere: held,
+    in_flight: inFlight,
+    ...(heldElsewhere === undefined ? {} : { held_elsewhere: heldElsewhere }),
     ...summary(run),
   };
 }
