@@ -13,7 +13,7 @@
 // the compactions. Every wait is on the screen, the model's log or the client's files, never on a
 // time.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -22,7 +22,7 @@ import { JOURNEY_MORE } from "../support/journey-tier.js";
 import { startScriptedModel, type LogEntry, type ScriptedModel } from "./scripted-model/server.js";
 import { startTerminal, tmuxAvailable, type Terminal } from "./scripted-model/terminal.js";
 import { TERMINAL_KEY } from "./scripted-model/terminal-journey.js";
-import { ARGS, SCRIPT, lines } from "./workflow-script.js";
+import { ARGS, SCRIPT, installedProject, lines } from "./workflow-script.js";
 
 const TMUX = tmuxAvailable();
 const readLog = (file: string): LogEntry[] =>
@@ -60,17 +60,7 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
   /** A git project with dotagent installed, a person who has used Claude Code before; the paths a test reads. */
   function aProject() {
     work = mkdtempSync(join(tmpdir(), "dotagent-wfterm-"));
-    const home = join(work, "home");
-    const project = join(work, "project");
-    mkdirSync(home);
-    mkdirSync(project);
-    spawnSync("git", ["init", "-q"], { cwd: project });
-    const installed = spawnSync(process.execPath, [join(ROOT, "dist/dotagent.mjs"), "install", "--json"], {
-      cwd: project,
-      encoding: "utf8",
-      env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: "" },
-    });
-    expect(installed.status, installed.stderr).toBe(0);
+    const { home, project } = installedProject(work);
     // Onboarding done, this folder trusted, the key approved.
     writeFileSync(
       join(home, ".claude.json"),

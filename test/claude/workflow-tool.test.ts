@@ -20,7 +20,7 @@ import { ENABLED, ROOT, fetchClaude } from "./harness.js";
 import { JOURNEY_MORE } from "../support/journey-tier.js";
 import { killClaude, runClaude } from "./scripted-model/client.js";
 import { startScriptedModel, type ScriptedModel } from "./scripted-model/server.js";
-import { ARGS, SCRIPT, lines } from "./workflow-script.js";
+import { ARGS, SCRIPT, installedProject, lines } from "./workflow-script.js";
 
 describe.skipIf(!ENABLED || !JOURNEY_MORE)("Claude Code's Workflow tool in the real binary (print mode)", () => {
   let claude = "";
@@ -45,17 +45,7 @@ describe.skipIf(!ENABLED || !JOURNEY_MORE)("Claude Code's Workflow tool in the r
     },
   ) {
     work = mkdtempSync(join(tmpdir(), "dotagent-wftool-"));
-    const home = join(work, "home");
-    const project = join(work, "project");
-    mkdirSync(home);
-    mkdirSync(project);
-    spawnSync("git", ["init", "-q"], { cwd: project });
-    const installed = spawnSync(process.execPath, [join(ROOT, "dist/dotagent.mjs"), "install", "--json"], {
-      cwd: project,
-      encoding: "utf8",
-      env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: "" },
-    });
-    expect(installed.status, installed.stderr).toBe(0);
+    const { home, project } = installedProject(work);
     writeFileSync(
       join(home, ".claude.json"),
       JSON.stringify({ projects: { [project]: { hasTrustDialogAccepted: true } } }),
