@@ -2,10 +2,10 @@
 // Fetches the native OpenAI Codex CLI binary for the opt-in end-to-end test (test/codex/) and
 // prints its path on stdout. The npm package `@openai/codex` is a Node wrapper; the binary ships
 // in a per-platform build published under the same name with a platform dist version
-// (`@openai/codex@0.169.0-linux-x64`), installed here into a cache folder OUTSIDE this
+// (`@openai/codex@0.171.0-linux-x64`), installed here into a cache folder OUTSIDE this
 // repository's node_modules, so the project never depends on it.
 //
-//   node scripts/fetch-codex.mjs      prints /tmp/dotagent-codex/0.169.0-linux-x64/node_modules/@openai/codex/vendor/…/codex
+//   node scripts/fetch-codex.mjs      prints /tmp/dotagent-codex/0.171.0-linux-x64/node_modules/@openai/codex/vendor/…/codex
 //
 // DOTAGENT_CODEX_VERSION picks the version (default: the one test/codex/NOTES.md was written
 // against), DOTAGENT_CODEX_CACHE the cache folder.
@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fetchNpmBinary, printWhenRun } from "./fetch-npm-binary.mjs";
 
-export const DEFAULT_CODEX_VERSION = "0.169.0";
+export const DEFAULT_CODEX_VERSION = "0.171.0";
 
 // platform key → [dist version suffix, vendor triple]
 const PLATFORM_BUILDS = {

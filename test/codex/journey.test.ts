@@ -1,4 +1,4 @@
-// The /develop journey in the REAL Codex CLI (0.169.0, scripts/fetch-codex.mjs), offline against
+// The /develop journey in the REAL Codex CLI (0.171.0, scripts/fetch-codex.mjs), offline against
 // the scripted model (test/codex/scripted-model/: the Claude Code journeys' policy behind a
 // Responses-API translation). Opt-in: DOTAGENT_E2E_CODEX=1. The clean workflow from the request to
 // the reflection, both gates answered by the scripted PERSON (`codex exec resume <session> "…"`);
