@@ -16,6 +16,7 @@ import {
   type RemoteLanding,
   type TakenLanding,
 } from "../ops/remote-landing.js";
+import { landsThroughRemote } from "../store/remote-claims.js";
 import { loadSnapshot } from "../store/session.js";
 import {
   claimTask,
@@ -164,7 +165,8 @@ export class RunClaims {
     const snapshot = await loadSnapshot(context.paths);
     const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
     const branch = workflowBranch(context.paths.root, execution);
-    if (branch === undefined) return [];
+    // A shared round, or a branch name a claim cannot carry: nothing lands through the remote.
+    if (branch === undefined || !landsThroughRemote(branch)) return [];
     await takeInBranch(context, this.ctx.remote, branch);
     return takeInLandings(context, this.ctx, branch);
   }
@@ -182,7 +184,7 @@ export class RunClaims {
     warn: (line: string) => void,
   ): Promise<void> {
     this.stopRenewing(id);
-    if (into === undefined) {
+    if (into === undefined || !landsThroughRemote(into.branch)) {
       this.settle(id, "done", warn);
       return;
     }

@@ -269,17 +269,22 @@ export function pushClaim(r: ClaimsRemote, claim: ClaimRecord, expect: string | 
   return { pushed: true, sha: commit };
 }
 
-/** A branch name dotagent pushes or fetches: git's rules, checked before git sees it. */
+/** Whether dotagent lands through the remote on this branch: a name of git's rules in the characters a claim's `landed.branch` takes. */
+export function landsThroughRemote(branch: string): boolean {
+  return (
+    /^[A-Za-z0-9._/-]{1,255}$/.test(branch) &&
+    !branch.includes("..") &&
+    !branch.startsWith("-") &&
+    !branch.startsWith("/") &&
+    !branch.endsWith("/") &&
+    !branch.endsWith(".lock") &&
+    !branch.includes("//")
+  );
+}
+
+/** A branch name dotagent pushes or fetches, checked before git sees it. */
 function checkBranch(branch: string): void {
-  if (
-    !/^[A-Za-z0-9._/-]{1,255}$/.test(branch) ||
-    branch.includes("..") ||
-    branch.startsWith("-") ||
-    branch.startsWith("/") ||
-    branch.endsWith("/") ||
-    branch.endsWith(".lock") ||
-    branch.includes("//")
-  )
+  if (!landsThroughRemote(branch))
     throw new DotagentError(
       "usage",
       `${JSON.stringify(oneLine(branch, 60))} is not a branch dotagent lands through the remote`,
