@@ -262,9 +262,9 @@ export async function landThroughRemote(
   const root = context.paths.root;
   const repo = repoOf(root);
   const report = carriedReport(root, id);
-  if (report === undefined)
+  if (typeof report !== "string")
     context.warn(
-      `task ${id}: its report is over ${MAX_CARRIED_REPORT_BYTES} bytes; its done claim carries no report, so other clones keep it pending`,
+      `task ${id}: its report ${report.why}; its done claim carries no report, so other clones keep it pending`,
     );
   let why = "";
   for (let round = 0; round < LANDING_ROUNDS; round++) {
@@ -278,7 +278,8 @@ export async function landThroughRemote(
     const read = fetchClaims(ctx.remote, ctx.workflowId, id).get(id);
     if (read !== undefined && "invalid" in read)
       throw claimInvalidError(ctx.remote.remote, ctx.workflowId, id, read.invalid);
-    const landed: ClaimRecord["landed"] = report === undefined ? undefined : { branch, commit: landingCommit ?? local };
+    const landed: ClaimRecord["landed"] =
+      typeof report !== "string" ? undefined : { branch, commit: landingCommit ?? local };
     const plan = planHolderChange(
       "done",
       read,
@@ -297,7 +298,7 @@ export async function landThroughRemote(
       expect: tip ?? "",
       claim: plan.claim,
       claimExpect: plan.expect,
-      ...(report === undefined ? {} : { report }),
+      ...(typeof report !== "string" ? {} : { report }),
     });
     if (pushed.pushed) return { outcome: "pushed", sha: pushed.sha, retries: round };
     why = pushed.why;
@@ -310,8 +311,15 @@ export async function landThroughRemote(
   );
 }
 
-/** The task's report as this clone holds it, to carry with its `done` claim (undefined: over the cap). */
-function carriedReport(root: string, id: string): string | undefined {
-  const text = readFileSync(join(root, taskOutputPath(id)), "utf8");
-  return Buffer.byteLength(text) <= MAX_CARRIED_REPORT_BYTES ? text : undefined;
+/** The task's report as this clone holds it, to carry with its `done` claim, or why it is not carried. */
+function carriedReport(root: string, id: string): string | { why: string } {
+  let text: string;
+  try {
+    text = readFileSync(join(root, taskOutputPath(id)), "utf8");
+  } catch (error) {
+    return { why: `could not be read (${(error as NodeJS.ErrnoException).code ?? "unreadable"})` };
+  }
+  return Buffer.byteLength(text) <= MAX_CARRIED_REPORT_BYTES
+    ? text
+    : { why: `is over ${MAX_CARRIED_REPORT_BYTES} bytes` };
 }
