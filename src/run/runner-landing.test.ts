@@ -115,10 +115,16 @@ async function tasksOf(root: string): Promise<Array<{ id: string; status: string
 /**
  * Makes `clone`'s first landing push meet a branch that moved since it was fetched: its
  * receive-pack, when the clone's `main` holds a landing the remote's does not (the push is the
- * landing's), first puts a person's commit (NOTES.md) on the remote's `main`, once, then answers
+ * landing's), first puts a person's commit (`file` holding `text`) on the remote's `main`, once, then answers
  * as usual: a person's push landing between the runner's fetch and its push.
  */
-function branchMovesBeforeLandingPush(dir: string, clone: string, remote: string): string {
+function branchMovesBeforeLandingPush(
+  dir: string,
+  clone: string,
+  remote: string,
+  file = "NOTES.md",
+  text = "a person's notes",
+): string {
   const marker = join(dir, "moved");
   const script = join(dir, "receive-pack.sh");
   const r = `git --git-dir='${remote}'`;
@@ -129,11 +135,11 @@ function branchMovesBeforeLandingPush(dir: string, clone: string, remote: string
       "#!/bin/sh",
       `if [ ! -e '${marker}' ] && ! git -C '${clone}' merge-base --is-ancestor refs/heads/main "$(${r} rev-parse main)"; then`,
       `  main=$(${r} rev-parse main)`,
-      `  blob=$(printf "a person's notes\\n" | ${r} hash-object -w --stdin)`,
+      `  blob=$(printf "${text}\\n" | ${r} hash-object -w --stdin)`,
       `  ${idx} ${r} read-tree "$main"`,
-      `  ${idx} ${r} update-index --add --cacheinfo "100644,$blob,NOTES.md"`,
+      `  ${idx} ${r} update-index --add --cacheinfo "100644,$blob,${file}"`,
       `  tree=$(${idx} ${r} write-tree)`,
-      `  c=$(${r} -c user.name=p -c user.email=p@e commit-tree "$tree" -p "$main" -m "a person's notes")`,
+      `  c=$(${r} -c user.name=p -c user.email=p@e commit-tree "$tree" -p "$main" -m "${text}")`,
       `  ${r} update-ref refs/heads/main "$c" "$main" && : > '${marker}'`,
       "fi",
       'exec git-receive-pack "$@"',
@@ -289,5 +295,41 @@ describe("dotagent run --claims: landing through the remote", () => {
     const subjects = sh(remote, "log", "--format=%s", "main").split("\n");
     expect(subjects).toContain("forged approval");
     for (const id of ["t1", "t3"]) expect(subjects.filter((s) => s.startsWith(`Merge task ${id}:`))).toHaveLength(1);
+  });
+
+  test("the branch moved with work that conflicts with the landing: its claim released, one line, nothing lost; the next take-in is branch_diverged", async () => {
+    const { dir, remote, clones } = cluster(1);
+    const a = clones[0]!;
+    const moved = branchMovesBeforeLandingPush(dir, a.root, remote, "t1.txt", "theirs");
+    const run = runWorkflow(
+      a.options({
+        request: undefined,
+        maxParallel: 1,
+        claims: { remote: "origin", worker: worker(1), every: noTimer },
+      }),
+    );
+    await expect(run).rejects.toMatchObject({
+      code: "branch_diverged",
+      exitCode: 1,
+      message: expect.stringMatching(
+        /^task t2 was not started: the workflow's branch main cannot take in origin\/main: origin\/main and main here conflict in t1\.txt; nothing was changed; [^\n]*$/,
+      ),
+    });
+    expect(existsSync(moved)).toBe(true);
+    const workflowId = workflowIdOf(a.root);
+    expect(
+      a.lines.filter((l) =>
+        /task t1: landed in main here, not on origin: origin\/main and main here conflict in t1\.txt; its claim released, nothing lost/.test(
+          l,
+        ),
+      ),
+    ).toHaveLength(1);
+    expect(claimOf(remote, workflowId, "t1")).toMatchObject({ state: "released", worker: { id: "1111111111111111" } });
+    // Nothing lost: t1 complete here with its merge on main; the remote's main holds the person's commit, not t1's landing.
+    expect((await tasksOf(a.root)).find((t) => t.id === "t1")?.status).toBe("complete");
+    expect(sh(a.root, "log", "--format=%s", "main")).toMatch(/^Merge task t1:/);
+    expect(sh(remote, "log", "--format=%s", "main")).not.toMatch(/Merge task t1:/);
+    expect(sh(remote, "show", "main:t1.txt")).toBe("theirs");
+    expect((await workflowAt(a.root, {}, undefined).validate()).valid).toBe(true);
   });
 });
