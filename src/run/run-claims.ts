@@ -68,8 +68,6 @@ export class RunClaims {
   readonly elsewhere = new Map<string, HeldElsewhere>();
   /** Tasks given back because another worker took their claim over (not claimed again in this run). */
   readonly givenBack = new Set<string>();
-  /** Landing pushes this run made again because the remote's branch had moved (another worker landed). */
-  landingRetries = 0;
   private readonly timers = new Map<string, () => void>();
   private readonly said = new Set<string>();
   private readonly ctx: ClaimContext;
@@ -198,10 +196,7 @@ export class RunClaims {
       );
       return;
     }
-    if (landing.outcome === "pushed") {
-      this.landingRetries += landing.retries;
-      return;
-    }
+    if (landing.outcome === "pushed") return;
     if (landing.outcome === "lost") {
       warn(`task ${id}: landed in ${into.branch} here but not pushed to ${this.remote}: ${landing.why}`);
       return;
