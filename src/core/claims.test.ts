@@ -5,6 +5,7 @@ import {
   claimRef,
   isLapsed,
   isRenewDue,
+  landingsToTakeIn,
   planClaim,
   planHolderChange,
   type ClaimRecord,
@@ -133,5 +134,50 @@ describe("claimRef: ids that name a ref", () => {
   ])("%s %s → %s", (wf, task, ref) => {
     const r = claimRef(wf, task);
     expect(r.ok ? r.ref : null).toBe(ref);
+  });
+});
+
+describe("landing through the remote: done carries its landing; others' landings taken in as history", () => {
+  const landed = { branch: "main", commit: "c".repeat(40) };
+
+  it("done by the holder names its landing; renew and release never do", () => {
+    const held = seen("held", me);
+    expect(planHolderChange("done", held, facts(1000), landed)).toMatchObject({
+      action: "push",
+      claim: { state: "done", landed, expires_at: null, attempt: 1 },
+    });
+    const renewed = planHolderChange("renew", held, facts(1000), landed);
+    expect(renewed.action === "push" && "landed" in renewed.claim).toBe(false);
+    const done = planHolderChange("done", held, facts(1000));
+    expect(done.action === "push" && "landed" in done.claim).toBe(false);
+  });
+
+  it("only another worker's done claim that names this branch, for a task pending or failed here", () => {
+    const done = (task: string, worker = other, l: ClaimRecord["landed"] = landed) => ({
+      sha: `s-${task}`,
+      claim: { ...seen("done", worker).claim, task_id: task, landed: l },
+    });
+    const claims = new Map<string, SeenClaim | { sha: string; invalid: string }>([
+      ["t1", done("t1")],
+      ["t2", done("t2")],
+      ["t3", done("t3", me)],
+      ["t4", done("t4", other, { branch: "other", commit: landed.commit })],
+      ["t5", done("t5", other, null)],
+      ["t6", { sha: "s-t6", invalid: "not a commit" }],
+      ["t7", seen("held")],
+      ["t8", done("t8")],
+    ]);
+    const tasks = [
+      { id: "t1", status: "pending" },
+      { id: "t2", status: "running" },
+      { id: "t3", status: "pending" },
+      { id: "t4", status: "pending" },
+      { id: "t5", status: "pending" },
+      { id: "t6", status: "pending" },
+      { id: "t7", status: "pending" },
+      { id: "t8", status: "failed" },
+      { id: "t9", status: "pending" },
+    ];
+    expect(landingsToTakeIn(tasks, claims, "main", me).map((l) => l.taskId)).toEqual(["t1", "t8"]);
   });
 });

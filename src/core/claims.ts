@@ -19,6 +19,10 @@ export const CLAIM_SKEW_MS = 60 * 1000;
 export const MAX_CLAIM_BYTES = 4096;
 /** How many times an operation fetches and decides again after losing a race for the ref. */
 export const CLAIM_ROUNDS = 3;
+/** A task's report carried by its `done` claim (SPEC §23 "Landing through the remote"): its size cap, checked before it is read. */
+export const MAX_CARRIED_REPORT_BYTES = 256 * 1024;
+/** How many times a landing through the remote takes in a branch that moved and pushes again. */
+export const LANDING_ROUNDS = 3;
 
 /** A claim as read from the remote: the commit its ref points at, and its claim.json. */
 export interface SeenClaim {
@@ -126,7 +130,12 @@ export type HolderPlan =
  * its own claim, so a claim taken over meanwhile is `lost`, never overwritten. Before landing a
  * worker renews: this is how it notices a lease that lapsed under it (SPEC §23).
  */
-export function planHolderChange(change: HolderChange, seen: SeenClaim | undefined, facts: ClaimFacts): HolderPlan {
+export function planHolderChange(
+  change: HolderChange,
+  seen: SeenClaim | undefined,
+  facts: ClaimFacts,
+  landed?: ClaimRecord["landed"],
+): HolderPlan {
   if (seen === undefined) return { action: "lost", why: "its claim is gone from the remote", seen };
   // The worker id is random per worker process: a claim held under it was pushed by this worker,
   // at the sha it last pushed or at a later one whose answer it never got (a push that timed out).
@@ -137,7 +146,13 @@ export function planHolderChange(change: HolderChange, seen: SeenClaim | undefin
   const claim: ClaimRecord =
     change === "renew"
       ? heldClaim(facts, held.claimed_at, held.attempt)
-      : { ...held, state: change === "release" ? "released" : "done", renewed_at: now, expires_at: null };
+      : {
+          ...held,
+          state: change === "release" ? "released" : "done",
+          renewed_at: now,
+          expires_at: null,
+          ...(change === "done" && landed ? { landed } : {}),
+        };
   return { action: "push", expect: seen.sha, claim };
 }
 
@@ -157,3 +172,37 @@ export function describeMove(claim: ClaimRecord): string {
 /** The commit message of a claim's commit. */
 export const claimMessage = (claim: ClaimRecord) =>
   `dotagent claim ${claim.workflow_id}/${claim.task_id}: ${claim.state} by ${claim.worker.id}\n`;
+
+/** A task another worker landed through the remote, to be recorded complete in this clone. */
+export interface LandingSeen {
+  readonly taskId: string;
+  /** The claim commit (its second parent carries the task's report). */
+  readonly sha: string;
+  readonly claim: ClaimRecord & { readonly landed: { readonly branch: string; readonly commit: string } };
+}
+
+/**
+ * Which of this clone's tasks other workers landed on `branch` (SPEC §23 "Taking in others'
+ * landings"): a `done` claim that names its landing on this workflow's branch, by another worker,
+ * of a task this clone has pending or failed. What arrives is history: it can only ever complete
+ * such a task here, never start, approve or answer anything; whether the landing commit is in this
+ * clone's history is git's to tell (the caller).
+ */
+export function landingsToTakeIn(
+  tasks: ReadonlyArray<{ readonly id: string; readonly status: string }>,
+  claims: ReadonlyMap<string, SeenClaim | { readonly sha: string; readonly invalid: string }>,
+  branch: string,
+  self: ClaimWorker,
+): LandingSeen[] {
+  const seen: LandingSeen[] = [];
+  for (const task of tasks) {
+    if (task.status !== "pending" && task.status !== "failed") continue;
+    const read = claims.get(task.id);
+    if (read === undefined || "invalid" in read) continue;
+    const { claim } = read;
+    if (claim.state !== "done" || claim.worker.id === self.id || claim.landed == null) continue;
+    if (claim.landed.branch !== branch) continue;
+    seen.push({ taskId: task.id, sha: read.sha, claim: { ...claim, landed: claim.landed } });
+  }
+  return seen;
+}

@@ -49,6 +49,10 @@ export const ERROR_CODES = {
     exit: [refused, invalid],
     when: "a checkpoint is damaged: a library store's or LangGraph saver's file (3), a history checkpoint to roll back to (1)",
   },
+  branch_diverged: {
+    exit: [refused],
+    when: "the workflow's branch here cannot take in the git remote's (a conflict, or uncommitted changes to the files it brings); nothing was changed",
+  },
   claim_invalid: {
     exit: [invalid],
     when: "a task's claim on the git remote is not one dotagent wrote (not a commit of one claim.json, too large, not its schema); nothing was taken over",

@@ -7,6 +7,17 @@
 // process alive, and injectable so tests move it by hand.
 import { CLAIM_RENEW_MS, type ClaimWorker } from "../core/claims.js";
 import { DotagentError } from "../core/errors.js";
+import type { OpContext } from "../ops/op-context.js";
+import {
+  landThroughRemote,
+  takeInBranch,
+  takeInLandings,
+  workflowBranch,
+  type RemoteLanding,
+  type TakenLanding,
+} from "../ops/remote-landing.js";
+import { landsThroughRemote } from "../store/remote-claims.js";
+import { loadSnapshot } from "../store/session.js";
 import {
   claimTask,
   finishClaim,
@@ -58,6 +69,7 @@ export class RunClaims {
   /** Tasks given back because another worker took their claim over (not claimed again in this run). */
   readonly givenBack = new Set<string>();
   private readonly timers = new Map<string, () => void>();
+  private readonly said = new Set<string>();
   private readonly ctx: ClaimContext;
 
   constructor(
@@ -133,10 +145,66 @@ export class RunClaims {
     return renewed.why;
   }
 
-  /** After landing: the claim marked done (never claimed again). A failure is one warning. */
-  landed(id: string, warn: (line: string) => void): void {
+  /**
+   * Fetches the workflow's branch, merges it into this clone's and records the tasks other workers
+   * landed there as complete here (SPEC §23 "Taking in others' landings"). A remote that fails is
+   * `remote_failed`; a branch that cannot be merged here `branch_diverged`.
+   */
+  async takeIn(opContext: OpContext): Promise<TakenLanding[]> {
+    // Each line about what could not be taken in is said once per run, however often it is met.
+    const context: OpContext = {
+      ...opContext,
+      warn: (line) => {
+        if (this.said.has(line)) return;
+        this.said.add(line);
+        opContext.warn(line);
+      },
+    };
+    const snapshot = await loadSnapshot(context.paths);
+    const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+    const branch = workflowBranch(context.paths.root, execution);
+    // A shared round, or a branch name a claim cannot carry: nothing lands through the remote.
+    if (branch === undefined || !landsThroughRemote(branch)) return [];
+    await takeInBranch(context, this.ctx.remote, branch);
+    return takeInLandings(context, this.ctx, branch);
+  }
+
+  /**
+   * After the local landing: with a workflow branch (a worktree round), the landing through the
+   * remote, one atomic push of the branch and the claim's `done` carrying the report (SPEC §23);
+   * without one, the claim marked done. Never claimed again either way. A failure is one line:
+   * the task stays landed here; a branch that cannot be merged releases the claim.
+   */
+  async landed(
+    context: OpContext,
+    id: string,
+    into: { branch: string; commit: string | null } | undefined,
+    warn: (line: string) => void,
+  ): Promise<void> {
     this.stopRenewing(id);
-    this.settle(id, "done", warn);
+    if (into === undefined || !landsThroughRemote(into.branch)) {
+      this.settle(id, "done", warn);
+      return;
+    }
+    let landing: RemoteLanding;
+    try {
+      landing = await landThroughRemote(context, this.ctx, id, into.branch, into.commit);
+    } catch (error) {
+      if (!(error instanceof DotagentError)) throw error;
+      warn(
+        `task ${id}: landed in ${into.branch} here but not on ${this.remote} (${error.message}); its claim lapses by itself`,
+      );
+      return;
+    }
+    if (landing.outcome === "pushed") return;
+    if (landing.outcome === "lost") {
+      warn(`task ${id}: landed in ${into.branch} here but not pushed to ${this.remote}: ${landing.why}`);
+      return;
+    }
+    this.settle(id, "release", warn);
+    warn(
+      `task ${id}: landed in ${into.branch} here, not on ${this.remote}: ${landing.why}; its claim released, nothing lost (for the person: git pull ${this.remote} ${into.branch}, settle it, push)`,
+    );
   }
 
   /** The task failed, was given back or the run stops: the claim released, best effort. */

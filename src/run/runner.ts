@@ -740,6 +740,8 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
       const claimed = await claimTasks(run, options.claims, step.tasks.length, at);
       if (claimed.ids.length === 0) {
         if (claimed.failure) throw claimed.failure;
+        // Tasks other workers landed, recorded here: the plan is made again from them.
+        if (claimed.takenIn) return undefined;
         return heldElsewhere(run, at);
       }
       await runTasks(run, claimed.ids, at);
@@ -1582,10 +1584,23 @@ async function claimTasks(
   options: RunClaimsOptions,
   slots: number,
   at: StepContext,
-): Promise<{ ids: string[]; failure?: DotagentError }> {
+): Promise<{ ids: string[]; failure?: DotagentError; takenIn?: boolean }> {
   const claims = (run.claims ??= new RunClaims(run.options.root, at.workflowId, options));
-  const snapshot = await loadSnapshot(projectPaths(run.options.root));
-  const ready = snapshot.execution.kind === "ok" ? readyTasks(snapshot.execution.value) : [];
+  // What other workers landed comes in first (SPEC §23): their tasks complete here, their dependants ready.
+  try {
+    const taken = await claims.takeIn(opContext(run));
+    for (const t of taken)
+      run.options.progress.line(
+        `${t.task_id}: landed by worker ${t.worker.id} (host ${t.worker.host}, pid ${t.worker.pid}) on ${claims.remote}, taken in here (${t.commit.slice(0, 7)})`,
+        { mark: "done" },
+      );
+    if (taken.length > 0) return { ids: [], takenIn: true };
+  } catch (error) {
+    if (!(error instanceof DotagentError)) throw error;
+    const first = await readyNow(run);
+    return { ids: [], failure: notStarted(first[0]?.id, error) };
+  }
+  const ready = await readyNow(run);
   const ids: string[] = [];
   for (const { id } of ready) {
     if (ids.length >= slots) break;
@@ -1596,16 +1611,22 @@ async function claimTasks(
       else run.options.progress.line(answer.line, { mark: "warning" });
     } catch (error) {
       if (!(error instanceof DotagentError)) throw error;
-      const failure = new DotagentError(
-        error.code,
-        `task ${id} was not started: ${error.message}`,
-        error.exitCode,
-        error.details,
-      );
-      return { ids, failure };
+      return { ids, failure: notStarted(id, error) };
     }
   }
   return { ids };
+}
+
+async function readyNow(run: Run) {
+  const snapshot = await loadSnapshot(projectPaths(run.options.root));
+  return snapshot.execution.kind === "ok" ? readyTasks(snapshot.execution.value) : [];
+}
+
+/** A claim's failure as the run's: the task it kept from starting named first. */
+function notStarted(id: string | undefined, error: DotagentError): DotagentError {
+  return id === undefined
+    ? error
+    : new DotagentError(error.code, `task ${id} was not started: ${error.message}`, error.exitCode, error.details);
 }
 
 /** --claims: every ready task is another worker's: the run ends `waiting`, naming them (exit 4). */
@@ -1774,7 +1795,13 @@ async function completeTask(
       elapsedMs: ms,
     });
   } else {
-    run.claims?.landed(id, warn(run));
+    const worktree = landed?.worktree;
+    await run.claims?.landed(
+      opContext(run),
+      id,
+      worktree ? { branch: worktree.into, commit: worktree.merge?.commit ?? null } : undefined,
+      warn(run),
+    );
     run.options.progress.line(label, { mark: "done", elapsedMs: ms, after: taskBar(done, Math.max(total, done)) });
   }
   return true;

@@ -28,6 +28,19 @@ export const claimSchema = z.object({
   renewed_at: isoDateTime,
   expires_at: z.nullable(isoDateTime),
   attempt: z.int().check(z.minimum(1), z.maximum(1_000_000)),
+  /**
+   * done, landed through the remote (SPEC §23 "Landing through the remote"): the workflow's branch
+   * and the commit on it that holds the task's landing. Absent in claims written before it (and on
+   * held and released claims); a branch name here is only ever compared, never used as a path.
+   */
+  landed: z.optional(
+    z.nullable(
+      z.object({
+        branch: z.string().check(z.minLength(1), z.maxLength(255), z.regex(/^[A-Za-z0-9._/-]+$/, "a branch name")),
+        commit: z.string().check(z.regex(/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/, "a commit id")),
+      }),
+    ),
+  ),
 });
 
 export type ClaimRecord = z.infer<typeof claimSchema>;

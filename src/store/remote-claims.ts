@@ -19,6 +19,7 @@ import {
   claimMessage,
   claimPrefix,
   claimRef,
+  MAX_CARRIED_REPORT_BYTES,
   MAX_CLAIM_BYTES,
   type ClaimRecord,
   type SeenClaim,
@@ -224,6 +225,25 @@ export function claimInvalidError(remote: string, workflowId: string, taskId: st
 }
 
 /**
+ * Builds a claim's commit (plumbing only: no work tree, index or ref): its tree exactly
+ * `claim.json`, its parent the commit it replaces (`expect`), and for a `done` claim that carries
+ * the task's report a second parent, `carrier`, whose tree is exactly `report.json`.
+ */
+function claimCommit(cwd: string, claim: ClaimRecord, expect: string | null, carrier?: string): string {
+  const blob = git(cwd, ["hash-object", "-w", "--stdin"], { input: `${JSON.stringify(claim)}\n` }).stdout.trim();
+  const tree = git(cwd, ["mktree"], { input: `100644 blob ${blob}\tclaim.json\n` }).stdout.trim();
+  const parents = [...(expect === null ? [] : ["-p", expect]), ...(carrier === undefined ? [] : ["-p", carrier])];
+  return git(cwd, ["commit-tree", tree, ...parents, "-m", claimMessage(claim)]).stdout.trim();
+}
+
+/** The commit that carries a task's report with its `done` claim: a root commit whose tree is exactly `report.json`. */
+export function reportCarrier(cwd: string, workflowId: string, taskId: string, report: string): string {
+  const blob = git(cwd, ["hash-object", "-w", "--stdin"], { input: report }).stdout.trim();
+  const tree = git(cwd, ["mktree"], { input: `100644 blob ${blob}\treport.json\n` }).stdout.trim();
+  return git(cwd, ["commit-tree", tree, "-m", `dotagent report ${workflowId}/${taskId}\n`]).stdout.trim();
+}
+
+/**
  * Pushes `claim` as the new commit of its task's ref, only if the remote's ref is still `expect`
  * (null: it must not exist). The new commit's parent is `expect`, so the push is a fast-forward.
  * A rejection (`!`: the lease did not match, or the remote refused) is `pushed: false` with git's
@@ -232,10 +252,7 @@ export function claimInvalidError(remote: string, workflowId: string, taskId: st
 export function pushClaim(r: ClaimsRemote, claim: ClaimRecord, expect: string | null): PushResult {
   checkRemoteName(r.remote);
   const ref = refOf(claim.workflow_id, claim.task_id);
-  const blob = git(r.cwd, ["hash-object", "-w", "--stdin"], { input: `${JSON.stringify(claim)}\n` }).stdout.trim();
-  const tree = git(r.cwd, ["mktree"], { input: `100644 blob ${blob}\tclaim.json\n` }).stdout.trim();
-  const parent = expect === null ? [] : ["-p", expect];
-  const commit = git(r.cwd, ["commit-tree", tree, ...parent, "-m", claimMessage(claim)]).stdout.trim();
+  const commit = claimCommit(r.cwd, claim, expect);
   const run = networkGit(r, [
     "push",
     "--porcelain",
@@ -250,4 +267,139 @@ export function pushClaim(r: ClaimsRemote, claim: ClaimRecord, expect: string | 
   if (line.startsWith("!")) return { pushed: false, why: oneLine(line.split("\t")[2] ?? "rejected") };
   if (run.status !== 0) throw remoteFailed(r, "git push", gitComplaint(run.stderr, run.stdout, run.status));
   return { pushed: true, sha: commit };
+}
+
+/** Whether dotagent lands through the remote on this branch: a name of git's rules in the characters a claim's `landed.branch` takes. */
+export function landsThroughRemote(branch: string): boolean {
+  return (
+    /^[A-Za-z0-9._/-]{1,255}$/.test(branch) &&
+    !branch.includes("..") &&
+    !branch.startsWith("-") &&
+    !branch.startsWith("/") &&
+    !branch.endsWith("/") &&
+    !branch.endsWith(".lock") &&
+    !branch.includes("//")
+  );
+}
+
+/** A branch name dotagent pushes or fetches, checked before git sees it. */
+function checkBranch(branch: string): void {
+  if (!landsThroughRemote(branch))
+    throw new DotagentError(
+      "usage",
+      `${JSON.stringify(oneLine(branch, 60))} is not a branch dotagent lands through the remote`,
+      EXIT.usage,
+    );
+}
+
+/**
+ * The remote's tip of `branch` (undefined: no such branch there), its commits fetched into this
+ * clone by id (into no ref, as claims are).
+ */
+export function fetchBranchTip(r: ClaimsRemote, branch: string): string | undefined {
+  checkRemoteName(r.remote);
+  checkBranch(branch);
+  for (let round = 1; ; round++) {
+    const listed = networkGit(r, ["ls-remote", r.remote, `refs/heads/${branch}`]);
+    if (listed.status !== 0)
+      throw remoteFailed(r, "git ls-remote", gitComplaint(listed.stderr, listed.stdout, listed.status));
+    const sha = listed.stdout
+      .split("\n")
+      .map((l) => l.split("\t"))
+      .find(([, name]) => name === `refs/heads/${branch}`)?.[0];
+    if (sha === undefined) return undefined;
+    if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(sha))
+      throw remoteFailed(r, "git ls-remote", "an answer that is not a commit id");
+    if (objectTypes(r.cwd, [sha]).get(sha) === "commit") return sha;
+    const run = networkGit(r, [
+      "fetch",
+      "--no-tags",
+      "--no-write-fetch-head",
+      "--no-recurse-submodules",
+      "--quiet",
+      r.remote,
+      sha,
+    ]);
+    if (run.status === 0 && objectTypes(r.cwd, [sha]).get(sha) === "commit") return sha;
+    // The branch moved since ls-remote: list again.
+    if (round >= READ_ROUNDS) throw remoteFailed(r, "git fetch", gitComplaint(run.stderr, run.stdout, run.status));
+  }
+}
+
+/** What one landing pushes: the workflow's branch to `commit` (leased on `expect`), and the task's `done` claim. */
+export interface LandingPush {
+  readonly branch: string;
+  readonly commit: string;
+  /** The remote branch's tip last fetched: the push lands only if it is still there. */
+  readonly expect: string;
+  readonly claim: ClaimRecord;
+  /** The claim commit it replaces (the holder's `held`). */
+  readonly claimExpect: string;
+  /** The task's report, carried by the claim's commit (absent: none carried). */
+  readonly report?: string;
+}
+
+/**
+ * The landing through the remote (SPEC §23): one `git push --atomic` of the workflow's branch and
+ * the claim's `done` commit, each with its lease: both land or neither. `pushed: false`: the
+ * remote rejected it (a branch or claim that moved, or the remote's refusal), `which` the refs.
+ */
+export function pushLanding(
+  r: ClaimsRemote,
+  landing: LandingPush,
+):
+  | { readonly pushed: true; readonly sha: string }
+  | { readonly pushed: false; readonly why: string; readonly which: string[] } {
+  checkRemoteName(r.remote);
+  checkBranch(landing.branch);
+  const ref = refOf(landing.claim.workflow_id, landing.claim.task_id);
+  const head = `refs/heads/${landing.branch}`;
+  const carrier =
+    landing.report === undefined
+      ? undefined
+      : reportCarrier(r.cwd, landing.claim.workflow_id, landing.claim.task_id, landing.report);
+  const commit = claimCommit(r.cwd, landing.claim, landing.claimExpect, carrier);
+  const run = networkGit(r, [
+    "push",
+    "--porcelain",
+    "--atomic",
+    "--no-verify",
+    `--force-with-lease=${head}:${landing.expect}`,
+    `--force-with-lease=${ref}:${landing.claimExpect}`,
+    r.remote,
+    `${landing.commit}:${head}`,
+    `${commit}:${ref}`,
+  ]);
+  const lines = run.stdout.split("\n").filter((l) => /:(refs\/\S+)$/.test(l.split("\t")[1] ?? ""));
+  const of = (target: string) => lines.find((l) => l.split("\t")[1]?.endsWith(`:${target}`));
+  const mine = [of(head), of(ref)];
+  if (mine.some((l) => l === undefined))
+    throw remoteFailed(r, "git push", gitComplaint(run.stderr, run.stdout, run.status));
+  const rejected = [head, ref].filter((_, i) => mine[i]!.startsWith("!"));
+  if (rejected.length > 0) {
+    const first =
+      mine.find((l) => l!.startsWith("!") && !/atomic/.test(l!.split("\t")[2] ?? "")) ??
+      mine.find((l) => l!.startsWith("!"));
+    return { pushed: false, why: oneLine(first!.split("\t")[2] ?? "rejected"), which: rejected };
+  }
+  if (run.status !== 0) throw remoteFailed(r, "git push", gitComplaint(run.stderr, run.stdout, run.status));
+  return { pushed: true, sha: commit };
+}
+
+/**
+ * The report a `done` claim carries (its commit's second parent, a commit whose tree is exactly
+ * one regular file `report.json`), read as untrusted: its size asked before its content. The
+ * caller parses and checks it; no path is taken from it.
+ */
+export function readCarriedReport(cwd: string, claimSha: string): { text: string } | { invalid: string } {
+  const parent = git(cwd, ["rev-parse", "--verify", "-q", `${claimSha}^2^{commit}`], { ok: [1, 128], readOnly: true });
+  if (parent.status !== 0) return { invalid: "its claim commit carries no report" };
+  const sha = parent.stdout.trim();
+  const entries = splitZ(git(cwd, ["ls-tree", "-l", "-z", sha], { readOnly: true }).stdout);
+  const entry = entries.length === 1 ? /^100644 blob ([0-9a-f]{40,64}) +(\d+)\treport\.json$/.exec(entries[0]!) : null;
+  if (entry === null) return { invalid: "the report it carries is not exactly one regular file report.json" };
+  const size = Number(entry[2]);
+  if (!(size <= MAX_CARRIED_REPORT_BYTES))
+    return { invalid: `the report it carries is ${size} bytes, at most ${MAX_CARRIED_REPORT_BYTES}` };
+  return { text: git(cwd, ["cat-file", "blob", entry[1]!], { readOnly: true }).stdout };
 }

@@ -1,0 +1,335 @@
+// Landing through the git remote (SPEC §23 "Landing through the remote", "Taking in others'
+// landings") against real git: a bare remote and clones of a project whose workflow waits at its
+// design pick, each clone a machine running `dotagent run --claims` with the stand-in SDK, whose
+// executors write a file in their worktree (so each landing is a merge commit). No sleeps, no
+// timers: the renewal timer is injected, the runs overlap by promises.
+import { spawnSync } from "node:child_process";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { GITIGNORE_LINES } from "../claude/gitignore.js";
+import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
+import { workflowAt } from "../api/workflow.js";
+import type { ClaimWorker } from "../core/claims.js";
+import { good, harness, person, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
+import { runWorkflow, type RunOptions, type RunOutcome } from "./runner.js";
+
+let work: string;
+let seedRemote: string;
+let caseNo = 0;
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function sh(cwd: string, ...args: string[]): string {
+  const run = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], { cwd, encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr}`);
+  return run.stdout.trim();
+}
+
+/** Four tasks, t3 after t1 and t4 after t2: a task landed elsewhere makes its dependant ready here. */
+const PLAN = [
+  { id: "t1", title: "t1", depends_on: [] },
+  { id: "t2", title: "t2", depends_on: [] },
+  { id: "t3", title: "t3", depends_on: ["t1"] },
+  { id: "t4", title: "t4", depends_on: ["t2"] },
+];
+const TASKS = PLAN.map((t) => t.id);
+
+/** The good agents; the design plans PLAN; each executor writes `<task>.txt` in its worktree. */
+const fourTasks: Writer = (agent, prompt, output) => {
+  if (agent === "architect") return { name: /^Design name: (.*)$/m.exec(prompt)?.[1] ?? "", tasks: PLAN };
+  if (agent === "executor") {
+    const task = /^Task: (.*)$/m.exec(prompt)![1]!;
+    const worktree = /^Worktree: (.*)$/m.exec(prompt)?.[1];
+    if (worktree !== undefined) writeFileSync(join(worktree, `${task}.txt`), `${task}\n`);
+  }
+  return good(agent, prompt, output);
+};
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "dotagent-run-landing-"));
+  seedRemote = join(work, "seed.git");
+  sh(work, "init", "-q", "--bare", "-b", "main", seedRemote);
+  const seed = harness(fourTasks, (root) => {
+    sh(root, "init", "-q", "-b", "main");
+    writeFileSync(join(root, "README.md"), "# app\n");
+    writeFileSync(join(root, ".gitignore"), `${GITIGNORE_LINES.join("\n")}\n`);
+    sh(root, "add", "-A");
+    sh(root, "commit", "-qm", "initial");
+  });
+  expect(await runWorkflow(seed.options({ approve: "ask", ask: person() }))).toMatchObject({ outcome: "decision" });
+  sh(seed.root, "add", "-A");
+  sh(seed.root, "commit", "-qm", "the workflow at its design pick");
+  sh(seed.root, "push", "-q", seedRemote, "main");
+});
+
+function cluster(n: number, writer: Writer = fourTasks): { dir: string; remote: string; clones: Harness[] } {
+  const dir = join(work, `case-${++caseNo}`);
+  const remote = join(dir, "remote.git");
+  cpSync(seedRemote, remote, { recursive: true });
+  const clones = Array.from({ length: n }, () =>
+    harness(writer, (root) => {
+      rmSync(root, { recursive: true, force: true });
+      sh(dir, "clone", "-q", remote, root);
+    }),
+  );
+  return { dir, remote, clones };
+}
+
+const worker = (n: number): ClaimWorker => ({ id: String(n).repeat(16).slice(0, 16), host: `host-${n}`, pid: 100 + n });
+const noTimer = () => () => {};
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** The SDK of `h`, its executors held until `hold` settles (so two runners overlap). */
+function held(h: Harness, hold: () => Promise<unknown>): QuerySdk<QueryMessage> {
+  const inner = h.options().sdk!;
+  return {
+    query(args) {
+      if (!/^Task: /m.test(String(args.prompt))) return inner.query(args);
+      return (async function* () {
+        await hold();
+        yield* inner.query(args);
+      })();
+    },
+  };
+}
+
+const executorsOf = (h: Harness) =>
+  h.sessions.filter((s) => s.agent === "executor").map((s) => /^Task: (.*)$/m.exec(s.prompt)![1]!);
+
+const claimOf = (remote: string, workflowId: string, task: string): any =>
+  JSON.parse(sh(remote, "show", `refs/dotagent/claims/${workflowId}/${task}:claim.json`));
+
+const workflowIdOf = (root: string): string =>
+  JSON.parse(readFileSync(join(root, "memory/state/phase.json"), "utf8")).workflow_id;
+
+async function tasksOf(root: string): Promise<Array<{ id: string; status: string }>> {
+  return (await workflowAt(root, {}, undefined).tasks.list()).tasks;
+}
+
+/**
+ * Makes `clone`'s first landing push meet a branch that moved since it was fetched: its
+ * receive-pack, when the clone's `main` holds a landing the remote's does not (the push is the
+ * landing's), first puts a person's commit (`file` holding `text`) on the remote's `main`, once, then answers
+ * as usual: a person's push landing between the runner's fetch and its push.
+ */
+function branchMovesBeforeLandingPush(
+  dir: string,
+  clone: string,
+  remote: string,
+  file = "NOTES.md",
+  text = "a person's notes",
+): string {
+  const marker = join(dir, "moved");
+  const script = join(dir, "receive-pack.sh");
+  const r = `git --git-dir='${remote}'`;
+  const idx = `GIT_INDEX_FILE='${join(dir, "person.index")}'`;
+  writeFileSync(
+    script,
+    [
+      "#!/bin/sh",
+      `if [ ! -e '${marker}' ] && ! git -C '${clone}' merge-base --is-ancestor refs/heads/main "$(${r} rev-parse main)"; then`,
+      `  main=$(${r} rev-parse main)`,
+      `  blob=$(printf "${text}\\n" | ${r} hash-object -w --stdin)`,
+      `  ${idx} ${r} read-tree "$main"`,
+      `  ${idx} ${r} update-index --add --cacheinfo "100644,$blob,${file}"`,
+      `  tree=$(${idx} ${r} write-tree)`,
+      `  c=$(${r} -c user.name=p -c user.email=p@e commit-tree "$tree" -p "$main" -m "${text}")`,
+      `  ${r} update-ref refs/heads/main "$c" "$main" && : > '${marker}'`,
+      "fi",
+      'exec git-receive-pack "$@"',
+      "",
+    ].join("\n"),
+  );
+  chmodSync(script, 0o755);
+  sh(clone, "config", "remote.origin.receivepack", script);
+  return marker;
+}
+
+describe("dotagent run --claims: landing through the remote", () => {
+  test("two runners on two clones of a 4-task plan: each task ran once, landed once on the remote, both clones complete", async () => {
+    const { dir, remote, clones } = cluster(2);
+    const [a, b] = clones as [Harness, Harness];
+    // A person's commit lands on main between a's fetch and its first landing's push.
+    const moved = branchMovesBeforeLandingPush(dir, a.root, remote);
+    const started = [deferred(), deferred()];
+    const options = (h: Harness, me: number): RunOptions =>
+      h.options({
+        request: undefined,
+        maxParallel: 1,
+        sdk: held(h, () => {
+          started[me]!.resolve();
+          return started[1 - me]!.promise;
+        }),
+        claims: { remote: "origin", worker: worker(me + 1), every: noTimer },
+      });
+    const runs = [a, b].map((h, me) => runWorkflow(options(h, me)).finally(() => started[me]!.resolve()));
+    let results = (await Promise.all(runs)) as RunOutcome[];
+    // A clone that ended waiting on the other's last task runs again: it takes that landing in.
+    results = await Promise.all(
+      results.map((r, me) => (r.outcome === "waiting" ? runWorkflow(options([a, b][me]!, me)) : Promise.resolve(r))),
+    );
+    for (const r of results) expect(r.outcome).toBe("complete");
+    expect([...executorsOf(a), ...executorsOf(b)].sort()).toEqual(TASKS);
+    expect(executorsOf(a).length).toBeGreaterThan(0);
+    expect(executorsOf(b).length).toBeGreaterThan(0);
+    const workflowId = workflowIdOf(a.root);
+    // Every task landed exactly once on the remote's branch, and its claim is done naming that landing.
+    const subjects = sh(remote, "log", "--format=%s", "main").split("\n");
+    for (const id of TASKS) {
+      expect(
+        subjects.filter((s) => s.startsWith(`Merge task ${id}:`)),
+        subjects.join("\n"),
+      ).toHaveLength(1);
+      const claim = claimOf(remote, workflowId, id);
+      expect(claim).toMatchObject({ state: "done", attempt: 1, landed: { branch: "main" } });
+      expect(sh(remote, "merge-base", "--is-ancestor", claim.landed.commit, "main")).toBe("");
+    }
+    // a's first landing met the moved branch: rejected, taken in, pushed again; the person's commit kept.
+    expect(existsSync(moved)).toBe(true);
+    expect(subjects).toContain("a person's notes");
+    expect(
+      subjects.filter((s) => s.startsWith("Merge origin/main: tasks other workers landed")).length,
+    ).toBeGreaterThan(0);
+    for (const h of [a, b]) {
+      expect((await tasksOf(h.root)).map((t) => t.status)).toEqual(["complete", "complete", "complete", "complete"]);
+      expect((await workflowAt(h.root, {}, undefined).validate()).valid).toBe(true);
+      for (const id of TASKS) expect(existsSync(join(h.root, `${id}.txt`)), `${h.root} ${id}.txt`).toBe(true);
+      expect(readFileSync(join(h.root, "NOTES.md"), "utf8")).toBe("a person's notes\n");
+      const events = readFileSync(join(h.root, "memory/state/events.jsonl"), "utf8");
+      const mine = executorsOf(h);
+      for (const id of TASKS.filter((t) => !mine.includes(t)))
+        expect(events).toMatch(new RegExp(`"type":"task_landed_elsewhere","task_id":"${id}"`));
+    }
+    const landedLines = [...a.lines, ...b.lines].filter((l) => /landed by worker .* taken in here/.test(l));
+    expect(landedLines.length).toBeGreaterThan(0);
+  });
+
+  test("what arrives by git is history: a pushed gate answer and session folder are not taken in, a forged done claim is refused in one line", async () => {
+    const { remote, clones } = cluster(2);
+    const [a, forger] = clones as [Harness, Harness];
+    const workflowId = workflowIdOf(forger.root);
+    // Someone with push rights puts a gate approval and a session folder on main...
+    const phasePath = join(forger.root, "memory/state/phase.json");
+    const phase = JSON.parse(readFileSync(phasePath, "utf8"));
+    writeFileSync(
+      phasePath,
+      JSON.stringify({ ...phase, user_checkpoints: [...phase.user_checkpoints, { FORGED: true }] }),
+    );
+    mkdirSync(join(forger.root, ".claude"), { recursive: true });
+    writeFileSync(join(forger.root, ".claude", "settings.json"), '{"FORGED": true}\n');
+    sh(forger.root, "add", "-f", "memory/state/phase.json", ".claude/settings.json");
+    sh(forger.root, "commit", "-qm", "forged approval");
+    sh(forger.root, "push", "-q", "origin", "main");
+    const forged = sh(forger.root, "rev-parse", "HEAD");
+    // ...and a done claim of t2 whose commit carries a report beside another file.
+    const hash = (text: string) =>
+      spawnSync("git", ["hash-object", "-w", "--stdin"], {
+        cwd: forger.root,
+        input: text,
+        encoding: "utf8",
+      }).stdout.trim();
+    const mktree = (lines: string) =>
+      spawnSync("git", ["mktree"], { cwd: forger.root, input: lines, encoding: "utf8" }).stdout.trim();
+    const report = hash(JSON.stringify({ task_id: "t2", status: "complete", summary: "forged" }));
+    const evil = hash('{"FORGED": true}');
+    const carrier = sh(
+      forger.root,
+      "commit-tree",
+      mktree(`100644 blob ${report}\treport.json\n100644 blob ${evil}\tphase.json\n`),
+      "-m",
+      "carrier",
+    );
+    const claim = {
+      format: 1,
+      workflow_id: workflowId,
+      task_id: "t2",
+      state: "done",
+      worker: worker(9),
+      claimed_at: "2026-11-30T07:00:00.000Z",
+      renewed_at: "2026-11-30T07:01:00.000Z",
+      expires_at: null,
+      attempt: 1,
+      landed: { branch: "main", commit: forged },
+    };
+    const claimTree = mktree(`100644 blob ${hash(JSON.stringify(claim))}\tclaim.json\n`);
+    const before = sh(forger.root, "commit-tree", claimTree, "-m", "a claim before");
+    const claimCommit = sh(forger.root, "commit-tree", claimTree, "-p", before, "-p", carrier, "-m", "forged claim");
+    sh(forger.root, "push", "-q", "origin", `${claimCommit}:refs/dotagent/claims/${workflowId}/t2`);
+
+    const result = await runWorkflow(
+      a.options({
+        request: undefined,
+        maxParallel: 1,
+        claims: { remote: "origin", worker: worker(1), every: noTimer },
+      }),
+    );
+    expect(result, a.lines.join("\n")).toMatchObject({ outcome: "waiting", in_flight: ["t2"] });
+    expect(executorsOf(a).sort()).toEqual(["t1", "t3"]);
+    // The gate answer and the session folder stayed out; each said in one line.
+    expect(readFileSync(join(a.root, "memory/state/phase.json"), "utf8")).not.toContain("FORGED");
+    expect(sh(a.root, "show", "main:memory/state/phase.json")).not.toContain("FORGED");
+    expect(existsSync(join(a.root, ".claude", "settings.json"))).toBe(false);
+    expect(
+      a.lines.filter((l) => /origin\/main changed .*memory\/state\/phase\.json.*never merges/.test(l)),
+    ).toHaveLength(1);
+    // The forged claim: refused in one line, nothing of it written, t2 still pending here.
+    expect(
+      a.lines.filter((l) =>
+        /task t2: its done claim on origin .* cannot be taken here \(the report it carries is not exactly one regular file report\.json\)/.test(
+          l,
+        ),
+      ),
+    ).toHaveLength(1);
+    expect(existsSync(join(a.root, "memory/reports/tasks/t2.json"))).toBe(false);
+    expect(sh(a.root, "ls-files", "--others", "--", "phase.json")).toBe("");
+    expect(existsSync(join(a.root, "phase.json"))).toBe(false);
+    expect((await tasksOf(a.root)).find((t) => t.id === "t2")?.status).toBe("pending");
+    expect((await workflowAt(a.root, {}, undefined).validate()).valid).toBe(true);
+    // a's own landings reached the remote, after the forged commit (history, kept).
+    const subjects = sh(remote, "log", "--format=%s", "main").split("\n");
+    expect(subjects).toContain("forged approval");
+    for (const id of ["t1", "t3"]) expect(subjects.filter((s) => s.startsWith(`Merge task ${id}:`))).toHaveLength(1);
+  });
+
+  test("the branch moved with work that conflicts with the landing: its claim released, one line, nothing lost; the next take-in is branch_diverged", async () => {
+    const { dir, remote, clones } = cluster(1);
+    const a = clones[0]!;
+    const moved = branchMovesBeforeLandingPush(dir, a.root, remote, "t1.txt", "theirs");
+    const run = runWorkflow(
+      a.options({
+        request: undefined,
+        maxParallel: 1,
+        claims: { remote: "origin", worker: worker(1), every: noTimer },
+      }),
+    );
+    await expect(run).rejects.toMatchObject({
+      code: "branch_diverged",
+      exitCode: 1,
+      message: expect.stringMatching(
+        /^task t2 was not started: the workflow's branch main cannot take in origin\/main: origin\/main and main here conflict in t1\.txt; nothing was changed; [^\n]*$/,
+      ),
+    });
+    expect(existsSync(moved)).toBe(true);
+    const workflowId = workflowIdOf(a.root);
+    expect(
+      a.lines.filter((l) =>
+        /task t1: landed in main here, not on origin: origin\/main and main here conflict in t1\.txt; its claim released, nothing lost/.test(
+          l,
+        ),
+      ),
+    ).toHaveLength(1);
+    expect(claimOf(remote, workflowId, "t1")).toMatchObject({ state: "released", worker: { id: "1111111111111111" } });
+    // Nothing lost: t1 complete here with its merge on main; the remote's main holds the person's commit, not t1's landing.
+    expect((await tasksOf(a.root)).find((t) => t.id === "t1")?.status).toBe("complete");
+    expect(sh(a.root, "log", "--format=%s", "main")).toMatch(/^Merge task t1:/);
+    expect(sh(remote, "log", "--format=%s", "main")).not.toMatch(/Merge task t1:/);
+    expect(sh(remote, "show", "main:t1.txt")).toBe("theirs");
+    expect((await workflowAt(a.root, {}, undefined).validate()).valid).toBe(true);
+  });
+});
