@@ -5,7 +5,7 @@
 // bundled separately, brotli-compressed and held as base64, inflated and run only by the commands
 // that use it (src/cli/load-cold.ts): `status` or the SessionStart hook never need it. It takes
 // the modules it shares with the hot half from the running hot half instead of carrying a copy
-// (scripts/build-cold-sharing.mjs), so it is ~560 kB, ~200 kB of base64, and the file can ship
+// (scripts/build-cold-sharing.mjs), so it is ~520 kB, ~200 kB of base64, and the file can ship
 // once. Both halves sit in block comments after the loader, src/cli/boot.ts (see there why).
 import { build } from "esbuild";
 import { readFileSync, readdirSync, mkdirSync, copyFileSync, chmodSync, writeFileSync } from "node:fs";
@@ -233,6 +233,16 @@ const shared = await sharedModules({
   entry: coldEntry,
   exportsOf: exportsVia({ ...common, plugins: [builtinsViaRequire()] }),
 });
+// prompts' entry picks at run time between two builds of itself, dist/ for Node.js before 8.6 and
+// lib/ after, so a bundle held both (~45 kB); dotagent needs Node.js 20, so lib/ alone.
+const promptsForThisNode = {
+  name: "prompts-for-this-node",
+  setup(b) {
+    b.onResolve({ filter: /^prompts$/ }, (args) =>
+      b.resolve("prompts/lib/index.js", { kind: args.kind, resolveDir: args.resolveDir }),
+    );
+  },
+};
 const COLD_PARAMS = ["require", "__filename", "__dotagent_url", "__dotagent_import", "__dotagent_shared"];
 const cold = await build({
   ...common,
@@ -244,7 +254,7 @@ const cold = await build({
   },
   write: false,
   define: { ...common.define, "import.meta.url": "__dotagent_url" },
-  plugins: [coldStubs(shared), ...common.plugins],
+  plugins: [coldStubs(shared), promptsForThisNode, ...common.plugins],
 });
 const coldScript = `(function(${COLD_PARAMS.join(",")}){"use strict";let __dotagent_exports;${dynamicImportsCalled(cold.outputFiles[0].text, "__dotagent_import", "the cold half", "src/cli/load-cold.ts")}\nreturn __dotagent_exports;})`;
 new Script(coldScript, { filename: "cold half" }); // a syntax error (a top-level await) fails the build, not a command
