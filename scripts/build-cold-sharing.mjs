@@ -112,7 +112,8 @@ export async function sharedModules({ hotMeta, hotText, coldMeta, entry, exports
  */
 function aliveIn(hotText, inputs) {
   const parts = new Map();
-  const heads = [...hotText.matchAll(/^\/\/ (\S.*)$/gm)];
+  // esbuild heads each module's code with `// <its metafile key>` (other such lines are comments).
+  const heads = [...hotText.matchAll(/^\/\/ (\S.*)$/gm)].filter((m) => m[1] in inputs);
   heads.forEach((m, i) => parts.set(m[1], hotText.slice(m.index, heads[i + 1]?.index ?? hotText.length)));
   const target = (key, specifier) => inputs[key]?.imports.find((e) => e.original === specifier && !e.external)?.path;
   const declared = (key, local) =>
@@ -140,7 +141,8 @@ function aliveIn(hotText, inputs) {
           const local = (e.propertyName ?? e.name).text;
           if (s.moduleSpecifier) return from !== undefined && alive(from, local);
           const imported = importOf(key, local);
-          const at = imported && target(key, imported.from);
+          if (imported === undefined) return declared(key, local); // `function _enum…; export { _enum as enum }`
+          const at = target(key, imported.from);
           return at !== undefined && imported.name !== "*" && alive(at, imported.name);
         }
       } else if (clause === undefined && from !== undefined && starNames(from, target).has(name))
@@ -165,11 +167,10 @@ function starNames(key, target, seen = new Set()) {
       } else if (ts.isNamespaceExport(clause)) names.add(clause.name.text);
       else for (const e of clause.elements) if (!e.isTypeOnly) names.add(e.name.text);
     } else if (s.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
-      if (ts.isVariableStatement(s))
-        for (const d of s.declarationList.declarations)
-          if (ts.isIdentifier(d.name)) names.add(d.name.text);
-          else if (s.name !== undefined && !ts.isInterfaceDeclaration(s) && !ts.isTypeAliasDeclaration(s))
-            names.add(s.name.text);
+      if (ts.isVariableStatement(s)) {
+        for (const d of s.declarationList.declarations) if (ts.isIdentifier(d.name)) names.add(d.name.text);
+      } else if (s.name !== undefined && !ts.isInterfaceDeclaration(s) && !ts.isTypeAliasDeclaration(s))
+        names.add(s.name.text);
     }
   }
   return names;
@@ -191,8 +192,9 @@ function importOf(key, local) {
 
 /**
  * specifier -> what `key` takes from it: `names` it imports or re-exports by name ("*": all of
- * them); `star` when it re-exports all (`export * from`); `namespaceAs`, the names under which it
- * re-exports the whole module (`export * as core from`, `import * as z` … `export { z }`).
+ * them; esbuild wants a re-exported name to exist even when nothing uses it); `star` when it
+ * re-exports all (`export * from`); `namespaceAs`, the names under which it re-exports the whole
+ * module (`export * as core from`, `import * as z` … `export { z }`).
  */
 function importedNames(key) {
   const file = parse(key);
