@@ -78,7 +78,8 @@ export async function sharedModules({ hotMeta, hotText, coldMeta, entry, exports
           const found = named.get(edge.original);
           if (found === undefined)
             throw new Error(`build: cannot tell what ${key} imports from "${edge.original}" (${edge.path})`);
-          const all = await exportsOf(edge.path);
+          const wholly = found.names.has("*") || found.star || found.namespaceAs.length > 0;
+          const all = wholly ? await exportsOf(edge.path) : [];
           ask(edge.path, found.names.has("*") ? all : found.names);
           if (found.bare) bare.add(edge.path);
           if (found.star) ask(edge.path, through === undefined ? all : all.filter((n) => through.has(n)));
