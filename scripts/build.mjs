@@ -1,21 +1,25 @@
 // Builds the CLI into ONE file, dist/dotagent.mjs, so start-up reads one module, not hundreds.
 //
 // The file has two halves. The hot half is ordinary bundled code: what every command needs.
-// The cold half (src/cli/cold.ts: tar, prompts, globby, the JSON Schema export) is bundled
-// separately, brotli-compressed and held as base64, inflated and imported as a data: URL only by
-// the commands that use it (src/cli/load-cold.ts): `status` or the SessionStart hook never need
-// it, and compressed it is ~300 KB of base64 instead of ~860 KB, so the file can ship once. Both
-// halves sit in block comments after the loader, src/cli/boot.ts (see there why).
+// The cold half (src/cli/cold.ts: tar, prompts, globby, the JSON Schema export, the runner) is
+// bundled separately, brotli-compressed and held as base64, inflated and run only by the commands
+// that use it (src/cli/load-cold.ts): `status` or the SessionStart hook never need it. It takes
+// the modules it shares with the hot half from the running hot half instead of carrying a copy
+// (scripts/build-cold-sharing.mjs), so it is ~520 kB, ~200 kB of base64, and the file can ship
+// once. Both halves sit in block comments after the loader, src/cli/boot.ts (see there why).
 import { build } from "esbuild";
 import { readFileSync, readdirSync, mkdirSync, copyFileSync, chmodSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import ts from "typescript";
 import { brotliCompressSync, constants as zlib } from "node:zlib";
 import { dirname, join } from "node:path";
-import { createRequire } from "node:module";
+import { builtinModules, createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { Script } from "node:vm";
+import { coldStubs, exportsVia, hotRegistry, sharedModules } from "./build-cold-sharing.mjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const common = {
   bundle: true,
   platform: "node",
@@ -32,10 +36,6 @@ const common = {
 // bundle must provide both.
 const fileBanner =
   "import { createRequire as __cr } from 'node:module'; import { fileURLToPath as __fu } from 'node:url'; const require = __cr(import.meta.url); const __filename = __fu(import.meta.url);";
-// A data: URL module has no file URL; built-ins resolve from any base, and __filename only seeds a hash.
-const dataBanner =
-  "import { createRequire as __cr } from 'node:module'; const require = __cr(process.execPath); const __filename = process.execPath;";
-
 /**
  * `import … from "node:fs"` in an ES module makes Node build the whole namespace, running every
  * lazy getter: fs alone then loads fs/promises, streams and readline (~50 extra internal
@@ -63,6 +63,13 @@ function builtinsViaRequire({ named = false } = {}) {
         const esm = named && args.kind === "import-statement" && used.has(args.path);
         return { path: args.path, namespace: esm ? "builtin" : "builtin-cjs" };
       });
+      // Packages may import a built-in without `node:` (node-tar: "fs", "zlib"); a require() of
+      // one stays as written.
+      b.onResolve({ filter: BARE_BUILTIN }, (args) =>
+        args.kind === "require-call" || args.namespace !== "file"
+          ? undefined
+          : { path: `node:${args.path}`, namespace: "builtin-cjs" },
+      );
       b.onLoad({ filter: /.*/, namespace: "builtin-cjs" }, (args) => ({
         contents: `module.exports = require(${JSON.stringify(args.path)});`,
         loader: "js",
@@ -84,6 +91,13 @@ function builtinsViaRequire({ named = false } = {}) {
     },
   };
 }
+
+const BARE_BUILTIN = new RegExp(
+  `^(${builtinModules
+    .filter((m) => !m.startsWith("_"))
+    .map((m) => m.replace(/[/]/g, "\\/"))
+    .join("|")})$`,
+);
 
 /**
  * Built-ins that a bare `node` has not loaded and that most runs of the CLI never call, so a
@@ -142,12 +156,6 @@ function namedBuiltinImports() {
 }
 common.plugins = [builtinsViaRequire()];
 
-const cold = await build({ ...common, entryPoints: ["src/cli/cold.ts"], write: false, banner: { js: dataBanner } });
-const coldCode = cold.outputFiles[0].contents;
-const coldPacked = brotliCompressSync(coldCode, {
-  params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: coldCode.length },
-});
-
 /**
  * In the hot half, the source fallbacks `import("./cold.js")` and the library's
  * `import("../archive/index.js")` (src/ops/archive-module.ts; main.ts points it at the cold half)
@@ -174,7 +182,7 @@ const coldExternal = {
  * string or a comment) made a call of `importer`; a build error when import.meta, a static import
  * or an export is left, since a script compiled by node:vm has none of them.
  */
-function dynamicImportsCalled(code, importer) {
+function dynamicImportsCalled(code, importer, half, runner) {
   const file = ts.createSourceFile("hot.js", code, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
   const at = [];
   const left = [];
@@ -190,9 +198,7 @@ function dynamicImportsCalled(code, importer) {
     visit(statement);
   }
   if (left.length > 0)
-    throw new Error(
-      `build: the hot half still has ${[...new Set(left)].join(", ")}; src/cli/boot.ts runs it as a script`,
-    );
+    throw new Error(`build: ${half} still has ${[...new Set(left)].join(", ")}; ${runner} runs it as a script`);
   let out = "";
   let from = 0;
   for (const start of at) {
@@ -203,14 +209,65 @@ function dynamicImportsCalled(code, importer) {
 }
 
 const HOT_PARAMS = ["require", "__filename", "__dotagent_url", "__dotagent_import", "__dotagent_cold"];
-const hot = await build({
+const hotOptions = {
   ...common,
   entryPoints: ["src/cli/main.ts"],
   write: false,
   define: { ...common.define, "import.meta.url": "__dotagent_url", __DOTAGENT_COLD__: "__dotagent_cold" },
   plugins: [coldExternal, builtinsViaRequire({ named: true })],
+};
+
+// The cold half, a script too (src/cli/load-cold.ts runs it): a function of the hot half's require,
+// file, URL and import(), and of the values of the modules it shares with the hot half, which it
+// takes from there instead of carrying a copy (scripts/build-cold-sharing.mjs). Which modules and
+// names: from both halves built once without sharing.
+const coldEntry = "src/cli/cold.ts";
+const [hotAlone, coldAlone] = await Promise.all([
+  build({ ...hotOptions, metafile: true, minify: false }),
+  build({ ...common, entryPoints: [coldEntry], write: false, metafile: true, minify: false }),
+]);
+const shared = await sharedModules({
+  hotMeta: hotAlone.metafile,
+  hotText: hotAlone.outputFiles[0].text,
+  coldMeta: coldAlone.metafile,
+  entry: coldEntry,
+  exportsOf: exportsVia({ ...common, plugins: [builtinsViaRequire()] }),
 });
-const hotScript = `(function(${HOT_PARAMS.join(",")}){"use strict";${dynamicImportsCalled(hot.outputFiles[0].text, "__dotagent_import")}\n})`;
+// prompts' entry picks at run time between two builds of itself, dist/ for Node.js before 8.6 and
+// lib/ after, so a bundle held both (~45 kB); dotagent needs Node.js 20, so lib/ alone.
+const promptsForThisNode = {
+  name: "prompts-for-this-node",
+  setup(b) {
+    b.onResolve({ filter: /^prompts$/ }, (args) =>
+      b.resolve("prompts/lib/index.js", { kind: args.kind, resolveDir: args.resolveDir }),
+    );
+  },
+};
+const COLD_PARAMS = ["require", "__filename", "__dotagent_url", "__dotagent_import", "__dotagent_shared"];
+const cold = await build({
+  ...common,
+  stdin: {
+    contents: `import * as cold from ${JSON.stringify(`./${coldEntry}`)};\n__dotagent_exports = cold;`,
+    resolveDir: ROOT,
+    sourcefile: "cold-entry.js",
+    loader: "js",
+  },
+  write: false,
+  define: { ...common.define, "import.meta.url": "__dotagent_url" },
+  plugins: [coldStubs(shared), promptsForThisNode, ...common.plugins],
+});
+const coldScript = `(function(${COLD_PARAMS.join(",")}){"use strict";let __dotagent_exports;${dynamicImportsCalled(cold.outputFiles[0].text, "__dotagent_import", "the cold half", "src/cli/load-cold.ts")}\nreturn __dotagent_exports;})`;
+new Script(coldScript, { filename: "cold half" }); // a syntax error (a top-level await) fails the build, not a command
+const coldCode = Buffer.from(coldScript);
+const coldPacked = brotliCompressSync(coldCode, {
+  params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: coldCode.length },
+});
+
+const hot = await build({
+  ...hotOptions,
+  plugins: [hotRegistry(shared, join(ROOT, "src/cli/cold-shared.ts")), ...hotOptions.plugins],
+});
+const hotScript = `(function(${HOT_PARAMS.join(",")}){"use strict";${dynamicImportsCalled(hot.outputFiles[0].text, "__dotagent_import", "the hot half", "src/cli/boot.ts")}\n})`;
 const hotKey = `${pkg.version}-${createHash("sha256").update(hotScript).digest("hex").slice(0, 16)}`;
 // The loader (src/cli/boot.ts) as a function expression between two markers, called at once by
 // dotagent.mjs with its require, URL and import(); dotagent.cjs (src/cli/boot-cjs.ts) takes it out of

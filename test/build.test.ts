@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { brotliDecompressSync } from "node:zlib";
 import { REPO, CLI } from "./support/cli.js";
 
 const HELPER = "skills/checkpoint/scripts/dotagent.mjs";
@@ -37,6 +38,17 @@ describe("the bundled helper script", () => {
     expect(built.split("/*\x01L*/").length).toBe(2);
     expect(built.split("/*\x01E*/").length).toBe(2);
     expect(readFileSync(CJS, "latin1")).toMatch(/^#!\/usr\/bin\/env node\n\/\/ dotagent \d+\.\d+\.\d+/);
+  });
+  it("has a cold half that takes the modules it shares with the hot half from it, not a copy of its own", () => {
+    const built = readFileSync(CLI, "latin1");
+    const hot = built.slice(built.indexOf("/*\x01H"), built.indexOf("/*\x01C"));
+    const packed = built.slice(built.indexOf("/*\x01C") + "/*\x01C".length, built.lastIndexOf("*/"));
+    const cold = brotliDecompressSync(Buffer.from(packed, "base64")).toString("utf8");
+    // scripts/build-cold-sharing.mjs: a shared module is a stub over what the hot half hands over,
+    // so src/core/errors.ts's class (its name a string in the code) is in the hot half only.
+    expect(cold).toContain("__dotagent_shared[");
+    expect(hot).toContain('"DotagentError"');
+    expect(cold).not.toContain('"DotagentError"');
   });
   it.skipIf(!inGit || !process.env.CI)("is committed as built (rebuild and commit it when src/ changes)", () => {
     for (const file of [HELPER, ENTRY]) {
