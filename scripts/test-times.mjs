@@ -4,8 +4,15 @@
 //
 //   npx vitest run --reporter=json --outputFile=/tmp/vitest.json   (or npm test -- --reporter=…)
 //   node scripts/test-times.mjs /tmp/vitest.json [--top N] [--json]
-import { readFileSync } from "node:fs";
-import { relative, resolve } from "node:path";
+//
+// Wall time depends on the machine's load; CPU does not. The CPU each file cost, its child
+// processes included (test/support/cpu-cgroup.ts, a cgroup v1 cpuacct folder per file, as root):
+//
+//   mkdir /sys/fs/cgroup/cpuacct/tests && echo $$ > /sys/fs/cgroup/cpuacct/tests/cgroup.procs
+//   DOTAGENT_TEST_CPU=/sys/fs/cgroup/cpuacct/tests npm test
+//   node scripts/test-times.mjs --cpu /sys/fs/cgroup/cpuacct/tests [--top N] [--json]
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
@@ -32,8 +39,31 @@ export function testTimes(report) {
   };
 }
 
+/** CPU seconds per test file from test/support/cpu-cgroup.ts's folders, and the whole run's (the folder's own, which holds vitest too). */
+export function cpuTimes(folder) {
+  const seconds = (dir) => Number(readFileSync(join(dir, "cpuacct.usage"), "utf8")) / 1e9;
+  const files = readdirSync(folder, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && existsSync(join(folder, e.name, "cpuacct.usage")))
+    .map((e) => ({ file: e.name.replaceAll("__", "/"), s: seconds(join(folder, e.name)) }))
+    .sort((a, b) => b.s - a.s);
+  return { total_s: seconds(folder), files_s: files.reduce((sum, f) => sum + f.s, 0), files };
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
+  const cpu = args.indexOf("--cpu");
+  if (cpu >= 0) {
+    const times = cpuTimes(args[cpu + 1]);
+    const top = Number(args[args.indexOf("--top") + 1]) || 15;
+    if (args.includes("--json")) console.log(JSON.stringify(times));
+    else {
+      console.log(
+        `CPU ${times.total_s.toFixed(1)} s in all; ${times.files.length} test files ${times.files_s.toFixed(1)} s (node scripts/test-times.mjs --cpu)`,
+      );
+      for (const f of times.files.slice(0, top)) console.log(`  ${f.s.toFixed(1).padStart(7)} s  ${f.file}`);
+    }
+    process.exit(0);
+  }
   const file = args.find((a) => !a.startsWith("--") && !/^\d+$/.test(a));
   if (file === undefined) {
     process.stderr.write("usage: node scripts/test-times.mjs REPORT.json [--top N] [--json]\n");

@@ -152,6 +152,15 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
       projects: { [project]: { hasTrustDialogAccepted: true } },
     }),
   );
+  // … who turned animations off (Claude Code's prefersReducedMotion): the spinner redrawn while the
+  // client waits on the model and the hooks is a third of its CPU then (issue 41); the words on
+  // the screen are the same.
+  const settingsFile = join(home, ".claude/settings.json");
+  const settings = existsSync(settingsFile)
+    ? (JSON.parse(readFileSync(settingsFile, "utf8")) as Record<string, unknown>)
+    : {};
+  mkdirSync(join(home, ".claude"), { recursive: true });
+  writeFileSync(settingsFile, JSON.stringify({ ...settings, prefersReducedMotion: true }));
 
   const logFile = join(work, "model.jsonl");
   let killed = false;
