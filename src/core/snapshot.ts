@@ -72,6 +72,14 @@ export interface StateSnapshot {
    * (memory/state/.last-write.json): changed by hand, by the model or a person (SPEC §9 `hand_edit`).
    */
   readonly handEdits?: readonly string[];
+  /**
+   * The execution.json this one was made from by a command holding the lock, which validation
+   * passed without errors, against these very reports, at `at` (ms) or before: a task that is the
+   * same object in both, in a plan whose ids and dependencies did not change, kept §9's rules then
+   * and keeps them now, so validation checks only the tasks that differ (validate.ts). Set by
+   * loadSnapshot for a command's own step after its write (store/session.ts HeldRead).
+   */
+  readonly checked?: { readonly execution: ExecutionState; readonly reports: ReportSnapshot; readonly at: number };
 }
 
 export interface PendingRollbackView {
@@ -125,4 +133,16 @@ export function reportRequests(phase: PhaseState | undefined, execution: Executi
     else if (task.status === "complete") requests.push({ path: outputOf(task), mode: "exists" });
   }
   return requests;
+}
+
+/**
+ * Whether `reports` answer every request (a parsed report answers an existence request too), so a
+ * reader holding them needs no second reading for this state.
+ */
+export function reportsCover(reports: ReportSnapshot, requests: readonly ReportRequest[]): boolean {
+  for (const request of requests) {
+    const state = reports.files.get(request.path);
+    if (state === undefined || (request.mode === "parse" && state.status === "exists")) return false;
+  }
+  return true;
 }

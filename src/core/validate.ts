@@ -5,7 +5,7 @@ import { checkProjectPath, reportAt, type ReportSnapshot } from "./reports.js";
 import { findCycle, outputOf } from "./tasks.js";
 import type { FileProblem, StateSnapshot } from "./snapshot.js";
 import type { PhaseState } from "../schema/phase.js";
-import type { ExecutionState } from "../schema/execution.js";
+import type { ExecutionState, Task } from "../schema/execution.js";
 
 export interface Problem extends FileProblem {
   readonly code: string;
@@ -120,7 +120,15 @@ export function validateState(snapshot: StateSnapshot, now: Date, options: Valid
   };
 
   if (phase !== undefined) validatePhase(phase, snapshot.reports, checkTime, checkPath, error, warn);
-  if (execution !== undefined) validateExecution(execution, snapshot.reports, checkTime, checkPath, error, warn);
+  // A plan checked under the same lock against these very reports, no later than now (snapshot.ts `checked`).
+  const checked =
+    snapshot.checked !== undefined &&
+    snapshot.checked.reports === snapshot.reports &&
+    snapshot.checked.at <= now.getTime()
+      ? snapshot.checked.execution
+      : undefined;
+  if (execution !== undefined)
+    validateExecution(execution, snapshot.reports, checkTime, checkPath, error, warn, checked);
   if (snapshot.phase.kind === "missing" && execution !== undefined) {
     error(
       "no_phase_state",
@@ -275,41 +283,45 @@ function validateExecution(
   checkPath: PathCheck,
   error: Report,
   warn: Report,
+  checked?: ExecutionState,
 ): void {
   const f = EXECUTION_FILE;
   checkTime(f, "updated_at", execution.updated_at);
-  const seen = new Map<string, number>();
-  execution.tasks.forEach((task, i) => {
-    const first = seen.get(task.id);
-    if (first !== undefined)
-      error("duplicate_task", f, `tasks[${i}].id`, `${task.id} is also tasks[${first}].id; task ids must be unique`);
-    else seen.set(task.id, i);
-  });
-  execution.tasks.forEach((task, i) => {
-    const path = `tasks[${i}]`;
-    (task.depends_on ?? []).forEach((dep, j) => {
-      if (!seen.has(dep))
-        error("unknown_dependency", f, `${path}.depends_on[${j}]`, `${task.id} depends on ${dep}, which is not a task`);
-      if (dep === task.id) error("dependency_cycle", f, `${path}.depends_on[${j}]`, `${task.id} depends on itself`);
+  const { tasks } = execution;
+  // The same ids and dependencies as a checked plan: ids unique, dependencies known, no cycle, as
+  // then; a task that is the very object it was kept its own checks too (snapshot.ts `checked`).
+  if (checked !== undefined && sameGraph(checked.tasks, tasks)) {
+    for (let i = 0; i < tasks.length; i++)
+      if (tasks[i] !== checked.tasks[i]) validateTask(tasks[i]!, i, reports, checkTime, checkPath, error);
+  } else {
+    const seen = new Map<string, number>();
+    tasks.forEach((task, i) => {
+      const first = seen.get(task.id);
+      if (first !== undefined)
+        error("duplicate_task", f, `tasks[${i}].id`, `${task.id} is also tasks[${first}].id; task ids must be unique`);
+      else seen.set(task.id, i);
     });
-    const started = checkTime(f, `${path}.started_at`, task.started_at);
-    const completed = checkTime(f, `${path}.completed_at`, task.completed_at);
-    if (started !== undefined && completed !== undefined && completed < started)
-      error("time_order", f, `${path}.completed_at`, `${task.completed_at} is before started_at ${task.started_at}`);
-    checkPath(
-      f,
-      `${path}.output`,
-      task.status === "complete" ? outputOf(task) : task.output,
-      reports,
-      task.status === "complete",
-    );
-  });
-  (execution.plans ?? []).forEach((plan, i) => checkTime(f, `plans[${i}].recorded_at`, plan.recorded_at));
-  const cycle = findCycle(execution.tasks);
-  if (cycle !== undefined && cycle.length > 2) {
-    const i = seen.get(cycle[0]!) ?? 0;
-    error("dependency_cycle", f, `tasks[${i}].depends_on`, `dependencies form a cycle: ${cycle.join(" → ")}`);
+    tasks.forEach((task, i) => {
+      (task.depends_on ?? []).forEach((dep, j) => {
+        if (!seen.has(dep))
+          error(
+            "unknown_dependency",
+            f,
+            `tasks[${i}].depends_on[${j}]`,
+            `${task.id} depends on ${dep}, which is not a task`,
+          );
+        if (dep === task.id)
+          error("dependency_cycle", f, `tasks[${i}].depends_on[${j}]`, `${task.id} depends on itself`);
+      });
+      validateTask(task, i, reports, checkTime, checkPath, error);
+    });
+    const cycle = findCycle(tasks);
+    if (cycle !== undefined && cycle.length > 2) {
+      const i = seen.get(cycle[0]!) ?? 0;
+      error("dependency_cycle", f, `tasks[${i}].depends_on`, `dependencies form a cycle: ${cycle.join(" → ")}`);
+    }
   }
+  (execution.plans ?? []).forEach((plan, i) => checkTime(f, `plans[${i}].recorded_at`, plan.recorded_at));
   if (!execution.interruption_safe)
     warn(
       "interruption_unsafe",
@@ -317,4 +329,43 @@ function validateExecution(
       "interruption_safe",
       "is false: a change was cut off; `dotagent resume` finishes or undoes it",
     );
+}
+
+/** Whether two plans have the same tasks, by id and dependencies, in the same order. */
+function sameGraph(before: readonly Task[], after: readonly Task[]): boolean {
+  if (before.length !== after.length) return false;
+  for (let i = 0; i < after.length; i++) {
+    const a = before[i]!;
+    const b = after[i]!;
+    if (a === b) continue;
+    if (a.id !== b.id) return false;
+    const x = a.depends_on ?? [];
+    const y = b.depends_on ?? [];
+    if (x !== y && (x.length !== y.length || x.some((dep, j) => dep !== y[j]))) return false;
+  }
+  return true;
+}
+
+/** One task's own checks: its times and its output. */
+function validateTask(
+  task: Task,
+  i: number,
+  reports: ReportSnapshot,
+  checkTime: TimeCheck,
+  checkPath: PathCheck,
+  error: Report,
+): void {
+  const f = EXECUTION_FILE;
+  const path = `tasks[${i}]`;
+  const started = checkTime(f, `${path}.started_at`, task.started_at);
+  const completed = checkTime(f, `${path}.completed_at`, task.completed_at);
+  if (started !== undefined && completed !== undefined && completed < started)
+    error("time_order", f, `${path}.completed_at`, `${task.completed_at} is before started_at ${task.started_at}`);
+  checkPath(
+    f,
+    `${path}.output`,
+    task.status === "complete" ? outputOf(task) : task.output,
+    reports,
+    task.status === "complete",
+  );
 }

@@ -9,13 +9,14 @@ import {
   type NextAction,
   type ResumePlan,
 } from "../core/plan-resume.js";
-import type { StateSnapshot } from "../core/snapshot.js";
+import { reportRequests, reportsCover, type StateSnapshot } from "../core/snapshot.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import type { CheckoutFacts } from "../core/worktrees.js";
+import type { MachineEvent } from "../core/transitions.js";
 import { loadSnapshot, type WrittenStates } from "../store/session.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
-import { checkoutFactsFor, needsWorktreeRecovery } from "../store/worktrees.js";
+import { checkoutFactsFor, checkoutMatters, needsWorktreeRecovery } from "../store/worktrees.js";
 import { StateWriter } from "../store/state-writer.js";
 import { adoptLiveFiles } from "../store/last-write.js";
 import { finishClear } from "./fresh-start.js";
@@ -135,6 +136,47 @@ export async function settle(
   if (settled.plan.decision !== null && context.byModel === true)
     (await import("./person-gate.js")).recordAskedLocked(context, settled.phase, settled.plan.decision);
   return settled;
+}
+
+/**
+ * What settle would write after a command writes `execution` (phase.json as `snapshot` read it,
+ * no file moved), when that is execution.json and events alone — the running tasks whose session
+ * is gone recovered, say: the command writes both at once, one write and one append instead of
+ * two whole execution.json writes. `snapshot` is the command's read under the lock it still holds
+ * (the reports stand for settle's reread, as heldReports has them; `checked`: validation looks at
+ * the changed tasks only). Undefined when the plan would do more (ask, step a phase, move a file,
+ * mend worktrees, look at git) or write nothing: the command writes its change and settles after.
+ */
+export function planAhead(
+  context: OpContext,
+  snapshot: StateSnapshot,
+  execution: ExecutionState,
+  started: readonly string[],
+  now: Date,
+): { execution: ExecutionState; events: MachineEvent[] } | undefined {
+  if (snapshot.phase.kind !== "ok" || snapshot.execution.kind === "corrupt" || snapshot.rollback || snapshot.clearing)
+    return undefined;
+  if (!reportsCover(snapshot.reports, reportRequests(snapshot.phase.value, execution))) return undefined;
+  const ahead: StateSnapshot = {
+    ...snapshot,
+    execution: { kind: "ok", file: snapshot.execution.file, value: execution, stamp: "ahead" },
+  };
+  if (needsWorktreeRecovery(context.paths.root, ahead) || checkoutMatters(ahead)) return undefined;
+  const owners = judgeRunningTasks(ahead, now);
+  for (const id of started) owners.set(id, "live");
+  const plan = planResume(ahead, now, { owners });
+  const { writes } = plan;
+  if (
+    plan.decision !== null ||
+    writes.execution === undefined ||
+    writes.phase !== undefined ||
+    writes.moves.length > 0 ||
+    writes.journal !== undefined ||
+    writes.finishClear !== undefined ||
+    (writes.adoptEdits !== undefined && writes.adoptEdits.length > 0)
+  )
+    return undefined;
+  return { execution: writes.execution, events: writes.events };
 }
 
 async function settlePlan(
