@@ -129,10 +129,40 @@ export function reportRequests(phase: PhaseState | undefined, execution: Executi
     requests.push({ path: move.from, mode: "exists" }, { path: move.to, mode: "exists" });
   if (phase?.rework?.verification) requests.push({ path: phase.rework.verification, mode: "exists" });
   for (const task of execution?.tasks ?? []) {
-    if (task.status === "running") requests.push({ path: outputOf(task), mode: "parse" });
-    else if (task.status === "complete") requests.push({ path: outputOf(task), mode: "exists" });
+    const request = taskRequest(task);
+    if (request !== undefined) requests.push(request);
   }
   return requests;
+}
+
+/** The report a task's status asks for: a running task's output parsed, a complete one's there. */
+function taskRequest(task: ExecutionState["tasks"][number]): ReportRequest | undefined {
+  if (task.status === "running") return { path: outputOf(task), mode: "parse" };
+  if (task.status === "complete") return { path: outputOf(task), mode: "exists" };
+  return undefined;
+}
+
+/**
+ * Whether `reports`, read for phase.json `phase` and a plan `read`, answer every report of that
+ * phase.json and `execution` (made from `read`): the phase's and those of the tasks that are not
+ * the very objects they were, when the plan kept its length; else every one.
+ */
+export function reportsCoverChange(
+  reports: ReportSnapshot,
+  phase: PhaseState,
+  execution: ExecutionState,
+  read: ExecutionState | undefined,
+): boolean {
+  if (read === undefined || read.tasks.length !== execution.tasks.length)
+    return reportsCover(reports, reportRequests(phase, execution));
+  if (!reportsCover(reports, reportRequests(phase, undefined))) return false;
+  const requests: ReportRequest[] = [];
+  for (let i = 0; i < execution.tasks.length; i++) {
+    const task = execution.tasks[i]!;
+    const request = task === read.tasks[i] ? undefined : taskRequest(task);
+    if (request !== undefined) requests.push(request);
+  }
+  return reportsCover(reports, requests);
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   type NextAction,
   type ResumePlan,
 } from "../core/plan-resume.js";
-import { reportRequests, reportsCover, type StateSnapshot } from "../core/snapshot.js";
+import { reportsCoverChange, type StateSnapshot } from "../core/snapshot.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import type { CheckoutFacts } from "../core/worktrees.js";
@@ -139,13 +139,16 @@ export async function settle(
 }
 
 /**
- * What settle would write after a command writes `execution` (phase.json as `snapshot` read it,
- * no file moved), when that is execution.json and events alone — the running tasks whose session
- * is gone recovered, say: the command writes both at once, one write and one append instead of
- * two whole execution.json writes. `snapshot` is the command's read under the lock it still holds
- * (the reports stand for settle's reread, as heldReports has them; `checked`: validation looks at
- * the changed tasks only). Undefined when the plan would do more (ask, step a phase, move a file,
- * mend worktrees, look at git) or write nothing: the command writes its change and settles after.
+ * Settle planned before a command's write instead of after it: the plan of the state the command
+ * is about to write (`execution`; phase.json as `snapshot` read it, no file moved), when all it
+ * would carry out is execution.json and events — the running tasks whose session is gone
+ * recovered, say — or nothing. The command writes its change and `execution` (when set) at once,
+ * one write and one append, and answers with `plan`, which is what settle would plan from that
+ * write. `snapshot` is the command's read under the lock it still holds: its reports stand for
+ * settle's reading when they answer every report the state asks for, and with `checked`
+ * validation looks at the changed tasks only. Undefined when the plan would do more (ask the
+ * person, step a phase, record a plan, move a file, mend worktrees, look at git): the command
+ * writes its change and settles after it.
  */
 export function planAhead(
   context: OpContext,
@@ -153,10 +156,11 @@ export function planAhead(
   execution: ExecutionState,
   started: readonly string[],
   now: Date,
-): { execution: ExecutionState; events: MachineEvent[] } | undefined {
+): { plan: ResumePlan; execution: ExecutionState | undefined; events: MachineEvent[] } | undefined {
   if (snapshot.phase.kind !== "ok" || snapshot.execution.kind === "corrupt" || snapshot.rollback || snapshot.clearing)
     return undefined;
-  if (!reportsCover(snapshot.reports, reportRequests(snapshot.phase.value, execution))) return undefined;
+  const read = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+  if (!reportsCoverChange(snapshot.reports, snapshot.phase.value, execution, read)) return undefined;
   const ahead: StateSnapshot = {
     ...snapshot,
     execution: { kind: "ok", file: snapshot.execution.file, value: execution, stamp: "ahead" },
@@ -168,15 +172,16 @@ export function planAhead(
   const { writes } = plan;
   if (
     plan.decision !== null ||
-    writes.execution === undefined ||
     writes.phase !== undefined ||
     writes.moves.length > 0 ||
     writes.journal !== undefined ||
     writes.finishClear !== undefined ||
-    (writes.adoptEdits !== undefined && writes.adoptEdits.length > 0)
+    (writes.adoptEdits !== undefined && writes.adoptEdits.length > 0) ||
+    (writes.execution === undefined && writes.events.length > 0) ||
+    writes.events.some((e) => e.type === "plan_recorded")
   )
     return undefined;
-  return { execution: writes.execution, events: writes.events };
+  return { plan, execution: writes.execution, events: writes.events };
 }
 
 async function settlePlan(
