@@ -19,6 +19,10 @@
 //   plan more, towards 2× (the index built again per task, issue 41: 1.4× to 1.5× here, on
 //   status, status --json, tasks and tasks --json).
 //
+// - and the plan is read once: a task change's work per task (the last 2N tasks') is at most 1.7×
+//   that of `validate --json`, which reads and checks it once (SPEC §10: task complete 1.41×, task
+//   start 1.50×; 2.31× and 2.40× when they read and checked the plan again to plan after the write).
+//
 // scripts/bench.mjs times the built CLI at 10,000 tasks; timing is not a test.
 import { Session } from "node:inspector/promises";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -55,6 +59,8 @@ const N = 50;
 const SIZES = [N, 2 * N, 4 * N] as const;
 /** The most each of the tasks added last may cost, against each of those added before them. */
 const GROWTH = 1.25;
+/** The most a task change's work per task may be, against `validate --json`'s. */
+const ONCE = 1.7;
 const NOW = new Date();
 
 const temps: string[] = [];
@@ -279,6 +285,7 @@ describe("scale: the work of every path grows with the plan, not faster (counted
   it(`every path on chained and wide plans of ${SIZES.join(", ")} tasks`, async () => {
     const plans = [plan(10), ...SIZES.map(plan)];
     const failures: string[] = [];
+    const perTask = new Map<string, number>();
     for (const path of PATHS) {
       const work: number[] = [];
       for (const [i, p] of plans.entries()) {
@@ -294,12 +301,24 @@ describe("scale: the work of every path grows with the plan, not faster (counted
         if (i > 0) work.push(counted); // the first run loads the path's modules
       }
       const [w1, w2, w4] = work as [number, number, number];
+      perTask.set(path.name, (w4 - w2) / (2 * N));
       const before = Math.max(w2 - w1, N);
       if (w4 - w2 > GROWTH * 2 * before) {
         failures.push(
           `${path.name}: work ${w1}, ${w2}, ${w4} at ${SIZES.join(", ")} tasks: each of the last ${2 * N} tasks cost ${((w4 - w2) / (2 * before)).toFixed(2)}× what each of the ${N} before them did (at most ${GROWTH}×)`,
         );
       }
+    }
+    // A task change reads, checks and writes the plan once, and plans its next step on what it
+    // read (SPEC §10): each task costs it little more than it costs `validate` (1.41× with the
+    // write and that planning; 2.31× when it read and validated the plan again after its write).
+    const check = perTask.get("validate --json")!;
+    for (const name of ["task start", "task complete"]) {
+      const ratio = perTask.get(name)! / check;
+      if (ratio > ONCE)
+        failures.push(
+          `${name}: ${perTask.get(name)} per task, ${ratio.toFixed(2)}× validate --json's ${check} (at most ${ONCE}×): the plan read or checked twice?`,
+        );
     }
     expect(failures, "work that grows faster than the plan").toEqual([]);
   });

@@ -72,6 +72,14 @@ export interface StateSnapshot {
    * (memory/state/.last-write.json): changed by hand, by the model or a person (SPEC §9 `hand_edit`).
    */
   readonly handEdits?: readonly string[];
+  /**
+   * The execution.json this one was made from by a command holding the lock, which validation
+   * passed without errors, against these very reports, at `at` (ms) or before: a task that is the
+   * same object in both, in a plan whose ids and dependencies did not change, kept §9's rules then
+   * and keeps them now, so validation checks only the tasks that differ (validate.ts). Set by
+   * loadSnapshot for a command's own step after its write (store/session.ts HeldRead).
+   */
+  readonly checked?: { readonly execution: ExecutionState; readonly reports: ReportSnapshot; readonly at: number };
 }
 
 export interface PendingRollbackView {
@@ -121,8 +129,50 @@ export function reportRequests(phase: PhaseState | undefined, execution: Executi
     requests.push({ path: move.from, mode: "exists" }, { path: move.to, mode: "exists" });
   if (phase?.rework?.verification) requests.push({ path: phase.rework.verification, mode: "exists" });
   for (const task of execution?.tasks ?? []) {
-    if (task.status === "running") requests.push({ path: outputOf(task), mode: "parse" });
-    else if (task.status === "complete") requests.push({ path: outputOf(task), mode: "exists" });
+    const request = taskRequest(task);
+    if (request !== undefined) requests.push(request);
   }
   return requests;
+}
+
+/** The report a task's status asks for: a running task's output parsed, a complete one's there. */
+function taskRequest(task: ExecutionState["tasks"][number]): ReportRequest | undefined {
+  if (task.status === "running") return { path: outputOf(task), mode: "parse" };
+  if (task.status === "complete") return { path: outputOf(task), mode: "exists" };
+  return undefined;
+}
+
+/**
+ * Whether `reports`, read for phase.json `phase` and a plan `read`, answer every report of that
+ * phase.json and `execution` (made from `read`): the phase's and those of the tasks that are not
+ * the very objects they were, when the plan kept its length; else every one.
+ */
+export function reportsCoverChange(
+  reports: ReportSnapshot,
+  phase: PhaseState,
+  execution: ExecutionState,
+  read: ExecutionState | undefined,
+): boolean {
+  if (read === undefined || read.tasks.length !== execution.tasks.length)
+    return reportsCover(reports, reportRequests(phase, execution));
+  if (!reportsCover(reports, reportRequests(phase, undefined))) return false;
+  const requests: ReportRequest[] = [];
+  for (let i = 0; i < execution.tasks.length; i++) {
+    const task = execution.tasks[i]!;
+    const request = task === read.tasks[i] ? undefined : taskRequest(task);
+    if (request !== undefined) requests.push(request);
+  }
+  return reportsCover(reports, requests);
+}
+
+/**
+ * Whether `reports` answer every request (a parsed report answers an existence request too), so a
+ * reader holding them needs no second reading for this state.
+ */
+export function reportsCover(reports: ReportSnapshot, requests: readonly ReportRequest[]): boolean {
+  for (const request of requests) {
+    const state = reports.files.get(request.path);
+    if (state === undefined || (request.mode === "parse" && state.status === "exists")) return false;
+  }
+  return true;
 }

@@ -80,7 +80,7 @@ const indexes = new WeakMap<readonly Pick<Task, "id">[], ReadonlyMap<string, num
  * per tasks array: the arrays of a state are values, never changed once handed out (a change makes
  * a new array: withTask, addTasks, recoverTasks), so the index of an array stays true while it lives.
  */
-function indexTasks(tasks: readonly Pick<Task, "id">[]): ReadonlyMap<string, number> {
+export function indexTasks(tasks: readonly Pick<Task, "id">[]): ReadonlyMap<string, number> {
   let index = indexes.get(tasks);
   if (index === undefined) {
     const built = new Map<string, number>();

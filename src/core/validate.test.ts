@@ -170,3 +170,54 @@ describe("validateState", () => {
     });
   });
 });
+
+describe("validateState with a checked plan (a command's own step after its write)", () => {
+  // A plan of three that passed validation; `after` is it with task b completed (a new object).
+  const a = task("a", { status: "complete", started_at: "2026-11-20T10:00:00Z", completed_at: "2026-11-20T10:30:00Z" });
+  const b = task("b", { status: "running", depends_on: ["a"], started_at: "2026-11-20T10:40:00Z" });
+  const c = task("c", { depends_on: ["b"] });
+  const files = reports({ "memory/reports/tasks/a.json": { ok: true }, "memory/reports/tasks/b.json": { ok: true } });
+  const before = execution([a, b, c]);
+  const at = NOW.getTime();
+  const checkedSnap = (exec: typeof before, over: Partial<NonNullable<StateSnapshot["checked"]>> = {}) => ({
+    ...snapshot(phaseState({ current_phase: "IMPLEMENTATION" }), exec, files),
+    checked: { execution: before, reports: files, at, ...over },
+  });
+  const full = (exec: typeof before) => codes(snapshot(phaseState({ current_phase: "IMPLEMENTATION" }), exec, files));
+
+  it("finds what a full check finds in the tasks that changed", () => {
+    const future = execution([a, { ...b, status: "complete", completed_at: "2026-11-20T13:00:00Z" }, c]);
+    expect(codes(checkedSnap(future)).errors).toEqual(full(future).errors);
+    expect(codes(checkedSnap(future)).errors).toContainEqual(
+      expect.objectContaining({ code: "future_timestamp", path: "tasks[1].completed_at" }),
+    );
+    const missing = execution([a, b, { ...c, status: "complete", started_at: "2026-11-20T11:00:00Z" }]);
+    expect(codes(checkedSnap(missing)).errors).toContainEqual(
+      expect.objectContaining({ code: "output_missing", path: "tasks[2].output" }),
+    );
+  });
+
+  it("checks ids and dependencies in full when they changed", () => {
+    const cycle = execution([{ ...a, depends_on: ["c"] }, b, c]);
+    expect(codes(checkedSnap(cycle)).errors).toEqual(full(cycle).errors);
+    expect(codes(checkedSnap(cycle)).errors.map((e) => e.code)).toContain("dependency_cycle");
+    const duplicate = execution([a, b, c, task("a")]);
+    expect(codes(checkedSnap(duplicate)).errors.map((e) => e.code)).toContain("duplicate_task");
+  });
+
+  it("is not taken for other reports or a later check", () => {
+    // The same plan, but a task that is the very object it was is judged again: its output gone.
+    const gone = reports({ "memory/reports/tasks/b.json": { ok: true } });
+    const same = execution([a, b, c]);
+    const other = {
+      ...snapshot(phaseState({ current_phase: "IMPLEMENTATION" }), same, gone),
+      checked: { execution: before, reports: files, at },
+    };
+    expect(codes(other).errors.map((e) => e.code)).toContain("output_missing");
+    const later = {
+      ...snapshot(phaseState({ current_phase: "IMPLEMENTATION" }), same, gone),
+      checked: { execution: before, reports: gone, at: at + 1 },
+    };
+    expect(codes(later).errors.map((e) => e.code)).toContain("output_missing");
+  });
+});

@@ -2,10 +2,10 @@
 // warnings are facts a person should know. Each problem names the file and the JSON path.
 import { phaseIndexIn, phasesOf, specOf } from "./phases.js";
 import { checkProjectPath, reportAt, type ReportSnapshot } from "./reports.js";
-import { findCycle, outputOf } from "./tasks.js";
+import { findCycle, indexTasks, outputOf } from "./tasks.js";
 import type { FileProblem, StateSnapshot } from "./snapshot.js";
 import type { PhaseState } from "../schema/phase.js";
-import type { ExecutionState } from "../schema/execution.js";
+import type { ExecutionState, Task } from "../schema/execution.js";
 
 export interface Problem extends FileProblem {
   readonly code: string;
@@ -89,13 +89,7 @@ export function validateState(snapshot: StateSnapshot, now: Date, options: Valid
   const checkTime = (file: string, path: string, value: string | null | undefined): number | undefined => {
     if (typeof value !== "string") return undefined;
     const t = Date.parse(value);
-    if (t > limit)
-      error(
-        "future_timestamp",
-        file,
-        path,
-        `${value} is in the future (more than 5 minutes ahead of this machine's clock); fix the time or the clock`,
-      );
+    if (t > limit) error("future_timestamp", file, path, inTheFuture(value));
     return t;
   };
   const checkPath = (
@@ -105,22 +99,19 @@ export function validateState(snapshot: StateSnapshot, now: Date, options: Valid
     reports: ReportSnapshot,
     mustExist: boolean,
   ) => {
-    if (typeof value !== "string") return;
-    const lexical = checkProjectPath(value);
-    if (!lexical.ok) return error("path_outside", file, path, `${value} ${lexical.reason}`);
-    const state = reportAt(reports, lexical.path);
-    if (state.status === "outside") return error("path_outside", file, path, `${value} ${state.reason}`);
-    if (mustExist && state.status === "missing")
-      error(
-        "output_missing",
-        file,
-        path,
-        `${value} does not exist; restore it, or archive this state with \`dotagent archive\``,
-      );
+    const problem = pathProblem(value, reports, mustExist);
+    if (problem !== undefined) error(problem.code, file, path, problem.message);
   };
 
   if (phase !== undefined) validatePhase(phase, snapshot.reports, checkTime, checkPath, error, warn);
-  if (execution !== undefined) validateExecution(execution, snapshot.reports, checkTime, checkPath, error, warn);
+  // A plan checked under the same lock against these very reports, no later than now (snapshot.ts `checked`).
+  const checked =
+    snapshot.checked !== undefined &&
+    snapshot.checked.reports === snapshot.reports &&
+    snapshot.checked.at <= now.getTime()
+      ? snapshot.checked.execution
+      : undefined;
+  if (execution !== undefined) validateExecution(execution, snapshot.reports, limit, checkTime, error, warn, checked);
   if (snapshot.phase.kind === "missing" && execution !== undefined) {
     error(
       "no_phase_state",
@@ -157,6 +148,28 @@ export function validateState(snapshot: StateSnapshot, now: Date, options: Valid
       "leftover temp file of a killed process (removed by the next command that takes the lock)",
     );
   return { errors, warnings };
+}
+
+const inTheFuture = (value: string) =>
+  `${value} is in the future (more than 5 minutes ahead of this machine's clock); fix the time or the clock`;
+
+/** What is wrong with a path the state names (outside the project; missing when it must exist), if anything. */
+function pathProblem(
+  value: string | null | undefined,
+  reports: ReportSnapshot,
+  mustExist: boolean,
+): { code: string; message: string } | undefined {
+  if (typeof value !== "string") return undefined;
+  const lexical = checkProjectPath(value);
+  if (!lexical.ok) return { code: "path_outside", message: `${value} ${lexical.reason}` };
+  const state = reportAt(reports, lexical.path);
+  if (state.status === "outside") return { code: "path_outside", message: `${value} ${state.reason}` };
+  if (mustExist && state.status === "missing")
+    return {
+      code: "output_missing",
+      message: `${value} does not exist; restore it, or archive this state with \`dotagent archive\``,
+    };
+  return undefined;
 }
 
 type TimeCheck = (file: string, path: string, value: string | null | undefined) => number | undefined;
@@ -271,45 +284,57 @@ function validatePhase(
 function validateExecution(
   execution: ExecutionState,
   reports: ReportSnapshot,
+  limit: number,
   checkTime: TimeCheck,
-  checkPath: PathCheck,
   error: Report,
   warn: Report,
+  checked?: ExecutionState,
 ): void {
   const f = EXECUTION_FILE;
   checkTime(f, "updated_at", execution.updated_at);
-  const seen = new Map<string, number>();
-  execution.tasks.forEach((task, i) => {
-    const first = seen.get(task.id);
-    if (first !== undefined)
-      error("duplicate_task", f, `tasks[${i}].id`, `${task.id} is also tasks[${first}].id; task ids must be unique`);
-    else seen.set(task.id, i);
-  });
-  execution.tasks.forEach((task, i) => {
-    const path = `tasks[${i}]`;
-    (task.depends_on ?? []).forEach((dep, j) => {
-      if (!seen.has(dep))
-        error("unknown_dependency", f, `${path}.depends_on[${j}]`, `${task.id} depends on ${dep}, which is not a task`);
-      if (dep === task.id) error("dependency_cycle", f, `${path}.depends_on[${j}]`, `${task.id} depends on itself`);
-    });
-    const started = checkTime(f, `${path}.started_at`, task.started_at);
-    const completed = checkTime(f, `${path}.completed_at`, task.completed_at);
-    if (started !== undefined && completed !== undefined && completed < started)
-      error("time_order", f, `${path}.completed_at`, `${task.completed_at} is before started_at ${task.started_at}`);
-    checkPath(
-      f,
-      `${path}.output`,
-      task.status === "complete" ? outputOf(task) : task.output,
-      reports,
-      task.status === "complete",
-    );
-  });
-  (execution.plans ?? []).forEach((plan, i) => checkTime(f, `plans[${i}].recorded_at`, plan.recorded_at));
-  const cycle = findCycle(execution.tasks);
-  if (cycle !== undefined && cycle.length > 2) {
-    const i = seen.get(cycle[0]!) ?? 0;
-    error("dependency_cycle", f, `tasks[${i}].depends_on`, `dependencies form a cycle: ${cycle.join(" → ")}`);
+  const { tasks } = execution;
+  // The same ids and dependencies as a checked plan: ids unique, dependencies known, no cycle, as
+  // then; a task that is the very object it was kept its own checks too (snapshot.ts `checked`).
+  if (checked !== undefined && sameGraph(checked.tasks, tasks)) {
+    for (let i = 0; i < tasks.length; i++)
+      if (tasks[i] !== checked.tasks[i]) validateTask(tasks[i]!, i, reports, limit, error);
+  } else {
+    // Each id's first position: the plan's own index (tasks.ts), which the planner reuses.
+    const seen = indexTasks(tasks);
+    for (let i = 0; i < tasks.length; i++) {
+      const first = seen.get(tasks[i]!.id)!;
+      if (first !== i)
+        error(
+          "duplicate_task",
+          f,
+          `tasks[${i}].id`,
+          `${tasks[i]!.id} is also tasks[${first}].id; task ids must be unique`,
+        );
+    }
+    for (let i = 0; i < tasks.length; i++) {
+      const task = tasks[i]!;
+      const deps = task.depends_on ?? [];
+      for (let j = 0; j < deps.length; j++) {
+        const dep = deps[j]!;
+        if (!seen.has(dep))
+          error(
+            "unknown_dependency",
+            f,
+            `tasks[${i}].depends_on[${j}]`,
+            `${task.id} depends on ${dep}, which is not a task`,
+          );
+        if (dep === task.id)
+          error("dependency_cycle", f, `tasks[${i}].depends_on[${j}]`, `${task.id} depends on itself`);
+      }
+      validateTask(task, i, reports, limit, error);
+    }
+    const cycle = findCycle(tasks);
+    if (cycle !== undefined && cycle.length > 2) {
+      const i = seen.get(cycle[0]!) ?? 0;
+      error("dependency_cycle", f, `tasks[${i}].depends_on`, `dependencies form a cycle: ${cycle.join(" → ")}`);
+    }
   }
+  (execution.plans ?? []).forEach((plan, i) => checkTime(f, `plans[${i}].recorded_at`, plan.recorded_at));
   if (!execution.interruption_safe)
     warn(
       "interruption_unsafe",
@@ -317,4 +342,38 @@ function validateExecution(
       "interruption_safe",
       "is false: a change was cut off; `dotagent resume` finishes or undoes it",
     );
+}
+
+/** Whether two plans have the same tasks, by id and dependencies, in the same order. */
+function sameGraph(before: readonly Task[], after: readonly Task[]): boolean {
+  if (before.length !== after.length) return false;
+  for (let i = 0; i < after.length; i++) {
+    const a = before[i]!;
+    const b = after[i]!;
+    if (a === b) continue;
+    if (a.id !== b.id) return false;
+    const x = a.depends_on ?? [];
+    const y = b.depends_on ?? [];
+    if (x !== y && (x.length !== y.length || x.some((dep, j) => dep !== y[j]))) return false;
+  }
+  return true;
+}
+
+/**
+ * One task's own checks: its times and its output. Written out, not through checkTime and
+ * checkPath: a JSON path is built only for a problem (10,000 tasks, three paths each).
+ */
+function validateTask(task: Task, i: number, reports: ReportSnapshot, limit: number, error: Report): void {
+  const f = EXECUTION_FILE;
+  const started = typeof task.started_at === "string" ? Date.parse(task.started_at) : undefined;
+  if (started !== undefined && started > limit)
+    error("future_timestamp", f, `tasks[${i}].started_at`, inTheFuture(task.started_at!));
+  const completed = typeof task.completed_at === "string" ? Date.parse(task.completed_at) : undefined;
+  if (completed !== undefined && completed > limit)
+    error("future_timestamp", f, `tasks[${i}].completed_at`, inTheFuture(task.completed_at!));
+  if (started !== undefined && completed !== undefined && completed < started)
+    error("time_order", f, `tasks[${i}].completed_at`, `${task.completed_at} is before started_at ${task.started_at}`);
+  const complete = task.status === "complete";
+  const problem = pathProblem(complete ? outputOf(task) : task.output, reports, complete);
+  if (problem !== undefined) error(problem.code, f, `tasks[${i}].output`, problem.message);
 }

@@ -9,13 +9,14 @@ import {
   type NextAction,
   type ResumePlan,
 } from "../core/plan-resume.js";
-import type { StateSnapshot } from "../core/snapshot.js";
+import { reportsCoverChange, type StateSnapshot } from "../core/snapshot.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import type { CheckoutFacts } from "../core/worktrees.js";
+import type { MachineEvent } from "../core/transitions.js";
 import { loadSnapshot, type WrittenStates } from "../store/session.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
-import { checkoutFactsFor, needsWorktreeRecovery } from "../store/worktrees.js";
+import { checkoutFactsFor, checkoutMatters, needsWorktreeRecovery } from "../store/worktrees.js";
 import { StateWriter } from "../store/state-writer.js";
 import { adoptLiveFiles } from "../store/last-write.js";
 import { finishClear } from "./fresh-start.js";
@@ -135,6 +136,52 @@ export async function settle(
   if (settled.plan.decision !== null && context.byModel === true)
     (await import("./person-gate.js")).recordAskedLocked(context, settled.phase, settled.plan.decision);
   return settled;
+}
+
+/**
+ * Settle planned before a command's write instead of after it: the plan of the state the command
+ * is about to write (`execution`; phase.json as `snapshot` read it, no file moved), when all it
+ * would carry out is execution.json and events — the running tasks whose session is gone
+ * recovered, say — or nothing. The command writes its change and `execution` (when set) at once,
+ * one write and one append, and answers with `plan`, which is what settle would plan from that
+ * write. `snapshot` is the command's read under the lock it still holds: its reports stand for
+ * settle's reading when they answer every report the state asks for, and with `checked`
+ * validation looks at the changed tasks only. Undefined when the plan would do more (ask the
+ * person, step a phase, record a plan, move a file, mend worktrees, look at git): the command
+ * writes its change and settles after it.
+ */
+export function planAhead(
+  context: OpContext,
+  snapshot: StateSnapshot,
+  execution: ExecutionState,
+  started: readonly string[],
+  now: Date,
+): { plan: ResumePlan; execution: ExecutionState | undefined; events: MachineEvent[] } | undefined {
+  if (snapshot.phase.kind !== "ok" || snapshot.execution.kind === "corrupt" || snapshot.rollback || snapshot.clearing)
+    return undefined;
+  const read = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+  if (!reportsCoverChange(snapshot.reports, snapshot.phase.value, execution, read)) return undefined;
+  const ahead: StateSnapshot = {
+    ...snapshot,
+    execution: { kind: "ok", file: snapshot.execution.file, value: execution, stamp: "ahead" },
+  };
+  if (needsWorktreeRecovery(context.paths.root, ahead) || checkoutMatters(ahead)) return undefined;
+  const owners = judgeRunningTasks(ahead, now);
+  for (const id of started) owners.set(id, "live");
+  const plan = planResume(ahead, now, { owners });
+  const { writes } = plan;
+  if (
+    plan.decision !== null ||
+    writes.phase !== undefined ||
+    writes.moves.length > 0 ||
+    writes.journal !== undefined ||
+    writes.finishClear !== undefined ||
+    (writes.adoptEdits !== undefined && writes.adoptEdits.length > 0) ||
+    (writes.execution === undefined && writes.events.length > 0) ||
+    writes.events.some((e) => e.type === "plan_recorded")
+  )
+    return undefined;
+  return { plan, execution: writes.execution, events: writes.events };
 }
 
 async function settlePlan(

@@ -26,7 +26,7 @@ import { markStart } from "../store/start-markers.js";
 import { StateWriter } from "../store/state-writer.js";
 import { locked, type OpContext } from "./op-context.js";
 import { requireValid, requireWorkflow } from "./state-guard.js";
-import { nextFields, settle, type NextFields } from "./settle.js";
+import { nextFields, planAhead, settle, type NextFields, type Settled } from "./settle.js";
 import {
   isolateStart,
   landTask,
@@ -156,20 +156,20 @@ export function writeTaskChange(
   started: Task | undefined,
   setAside: SetAside | undefined,
   now: Date,
-): void {
+): ExecutionState | undefined {
   if (setAside !== undefined && started !== undefined) {
-    writer.applyChange({
+    return writer.applyChange({
       phaseBefore: phase,
       journal: { type: "task_start", task_id: started.id, started_at: now.toISOString(), moves: [{ ...setAside }] },
       moves: [{ type: "move" as const, ...setAside }],
       execution: outcome.state,
       phase,
       events: outcome.events as MachineEvent[],
-    });
-  } else {
-    writer.writeExecution(outcome.state);
-    writer.appendEvents(outcome.events);
+    }).execution;
   }
+  const written = writer.writeExecution(outcome.state);
+  writer.appendEvents(outcome.events);
+  return written;
 }
 
 export async function changeTask(context: OpContext, change: TaskChange): Promise<TaskOutcome> {
@@ -230,13 +230,34 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
     } else carried = plan;
     const task = carried.state.tasks.find((t) => t.id === id);
     const writer = new StateWriter(context.paths, snapshot, now, context.warn);
-    if (carried.state !== carried.before) writeTaskChange(writer, phase, carried, task, carried.setAside, now);
+    const started = action === "start" ? [id] : [];
+    // Validated on read (requireWorkflow) against these reports: the change is checked where it differs.
+    const checked =
+      loaded === undefined ? undefined : { execution: loaded, reports: snapshot.reports, at: now.getTime() };
+    let settled: Settled | undefined;
+    if (carried.state !== carried.before) {
+      // The step after this one, planned on the state about to be written: its own writes (orphaned
+      // tasks recovered) go into the same write, and its answer is the command's (settle.ts planAhead).
+      const ahead =
+        carried.setAside === undefined
+          ? planAhead(context, { ...snapshot, ...(checked ? { checked } : {}) }, carried.state, started, now)
+          : undefined;
+      const change =
+        ahead?.execution === undefined
+          ? carried
+          : { state: ahead.execution, events: [...carried.events, ...ahead.events] };
+      const written = writeTaskChange(writer, phase, change, task, carried.setAside, now);
+      if (ahead !== undefined) settled = { plan: ahead.plan, phase, execution: written };
+    }
     if (isolated?.warning) context.warn(isolated.warning);
     if (isolated?.mended) context.warn(`task ${id}: ${isolated.mended}`);
     // Its worktree is made after the lock: a second start meanwhile sees it in flight.
     if (isolated?.worktree?.make !== undefined) markStart(context.paths.root, context.paths.stateDir, id);
-    // The step after this one: the last task's completion also completes IMPLEMENTATION.
-    const settled = await settle(context, now, action === "start" ? [id] : [], writer.writtenStates());
+    // The step after this one: the last task's completion also completes IMPLEMENTATION. Its first
+    // read stands for settle's when the change moved no file (a stale output set aside).
+    const held =
+      carried.setAside === undefined ? { phase: snapshot.phase, reports: snapshot.reports, checked } : undefined;
+    settled ??= await settle(context, now, started, { ...writer.writtenStates(), ...(held ? { held } : {}) });
     const after = settled.execution ?? carried.state;
     return {
       state: after,

@@ -1,7 +1,7 @@
 // A command's view of one project: read a consistent snapshot, and take the lock. Writing is in
 // state-writer.ts, which read-only commands never load.
 import { join } from "node:path";
-import { reportRequests, type StateSnapshot, type ReportRequest } from "../core/snapshot.js";
+import { reportRequests, reportsCover, type StateSnapshot, type ReportRequest } from "../core/snapshot.js";
 import { acquireLockAsync, type LockHandle } from "./lock.js";
 import { findTempFiles, sweepTempFiles } from "./sweep.js";
 import { readExecutionFile, readPhaseFile } from "./state-files.js";
@@ -33,15 +33,12 @@ export async function loadSnapshot(
     const pending = await readPendingRollback(paths);
     if (pending !== null) return rolledBackSnapshot(paths, pending, extra);
   }
-  return withHandEdits(
-    paths,
-    completeSnapshot(
-      paths,
-      written.phase ?? (await readPhaseFile(paths)),
-      written.execution ?? (await readExecutionFile(paths)),
-      extra,
-    ),
-  );
+  const phase = written.phase ?? (await readPhaseFile(paths));
+  const execution = written.execution ?? (await readExecutionFile(paths));
+  const held = written.held !== undefined ? heldReports(phase, execution, extra, written.held) : undefined;
+  const snapshot = completeSnapshot(paths, phase, execution, extra, held);
+  const checked = written.held?.checked;
+  return withHandEdits(paths, checked !== undefined && snapshot.reports === held ? { ...snapshot, checked } : snapshot);
 }
 
 /**
@@ -52,6 +49,39 @@ export async function loadSnapshot(
 export interface WrittenStates {
   phase?: StateSnapshot["phase"];
   execution?: StateSnapshot["execution"];
+  /** What the command read under the same lock, and moved no file since: see HeldRead. */
+  held?: HeldRead;
+}
+
+/**
+ * A command's first read under the lock it still holds, when it moved no file since: the reports
+ * stand for a second reading (the 9,000 names of a 10,000-task plan listed again) when phase.json
+ * is the very bytes it was then and they hold every report the new state asks for (heldReports);
+ * `checked`, the execution.json they were validated with, then goes into the snapshot
+ * (StateSnapshot.checked) so validation checks only what the command changed.
+ */
+export interface HeldRead {
+  readonly phase: StateSnapshot["phase"];
+  readonly reports: ReportSnapshot;
+  readonly checked?: NonNullable<StateSnapshot["checked"]>;
+}
+
+/** `held`'s reports, when they answer every request a fresh read of this state would make; else undefined. */
+function heldReports(
+  phase: StateSnapshot["phase"],
+  execution: StateSnapshot["execution"],
+  extra: readonly ReportRequest[],
+  held: HeldRead,
+): ReportSnapshot | undefined {
+  if (
+    phase.kind !== "ok" ||
+    held.phase.kind !== "ok" ||
+    typeof phase.sha256 !== "string" ||
+    phase.sha256 !== held.phase.sha256
+  )
+    return undefined;
+  const requests = reportRequests(phase.value, execution.kind === "ok" ? execution.value : undefined);
+  return reportsCover(held.reports, requests) && reportsCover(held.reports, extra) ? held.reports : undefined;
 }
 
 /** The snapshot with the state files dotagent did not write as they are (last-write.ts). */
@@ -87,18 +117,23 @@ function rolledBackSnapshot(
 
 export { CLEARING_MARKER } from "./clearing-marker.js";
 
-/** Adds the reports and temp files a snapshot needs to the two state files as read. */
+/** Adds the reports and temp files a snapshot needs to the two state files as read (`held`: reports already read, heldReports). */
 export function completeSnapshot(
   paths: ProjectPaths,
   phase: StateSnapshot["phase"],
   execution: StateSnapshot["execution"],
   extra: readonly ReportRequest[],
+  held?: ReportSnapshot,
 ): StateSnapshot {
-  const requests = reportRequests(
-    phase.kind === "ok" ? phase.value : undefined,
-    execution.kind === "ok" ? execution.value : undefined,
-  );
-  const reports = readReports(paths.root, [...requests, ...extra]);
+  const reports =
+    held ??
+    readReports(paths.root, [
+      ...reportRequests(
+        phase.kind === "ok" ? phase.value : undefined,
+        execution.kind === "ok" ? execution.value : undefined,
+      ),
+      ...extra,
+    ]);
   return {
     phase,
     execution,

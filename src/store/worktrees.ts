@@ -235,7 +235,7 @@ export function checkoutFactsFor(root: string, snapshot: StateSnapshot): Checkou
 }
 
 /** IMPLEMENTATION, tasks ready to start, and the round's isolation not decided yet. */
-function checkoutMatters(snapshot: StateSnapshot): boolean {
+export function checkoutMatters(snapshot: StateSnapshot): boolean {
   if (snapshot.phase.kind !== "ok" || snapshot.execution.kind !== "ok") return false;
   const phase = snapshot.phase.value;
   if (phase.current_phase !== tasksStepOf(phase)) return false;
