@@ -2,13 +2,15 @@
 // cannot fail or complete a task whose executor is at work; an earlier attempt's executor that
 // ends later is not this attempt's end; a report older than the attempt does not complete it.
 // The built CLI and its hooks, fed what Claude Code sends (test/claude/NOTES.md).
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dotagent, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
 import { copyOfTemplate } from "./support/template.js";
 
 afterEach(removeTemps);
+// The worktree tests below take a live owner (a `sleep 3600`): it ends with the file, not an hour later.
+afterAll(async () => (await import("./support/worktree-project.js")).stopOwner());
 
 const AS_MODEL = { CLAUDECODE: "1" };
 
