@@ -137,6 +137,16 @@ describe("dotagent claims", () => {
       "remote_failed",
     );
     expect(dotagent(clone, ["tasks", "--remote", "origin"]).code).toBe(2);
+    // One task's view and the runs' list have no claims to show: asked for, a usage error, never ignored.
+    for (const args of [
+      ["tasks", "show", "t1", "--claims"],
+      ["tasks", "show", "t1", "--remote", "origin"],
+      ["tasks", "--workflow-runs", "--claims"],
+    ]) {
+      const refused = dotagent(clone, [...args, "--json"]);
+      expect(refused.code).toBe(2);
+      expect(refused.json.error.message).toMatch(/takes no .*--claims or --remote/);
+    }
     expect(dotagent(clone, ["run", "--remote", "origin", "--json"]).json.error).toMatchObject({
       code: "usage",
       message: "--remote names the git remote of --claims: give both, or neither",

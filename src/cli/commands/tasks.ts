@@ -42,9 +42,10 @@ export const command: Command = {
       throw usageError(`tasks takes no argument or \`show ID\`, not "${action}"; see \`dotagent tasks --help\``);
     const watch = context.options.watch === true;
     const statusText = stringOption(context, "status");
+    const claimsAsked = context.options.claims === true || context.options.remote !== undefined;
     if (context.options["workflow-runs"] === true) {
-      if (action !== undefined || watch || statusText !== undefined)
-        throw usageError("tasks --workflow-runs takes no argument, --status or --watch");
+      if (action !== undefined || watch || statusText !== undefined || claimsAsked)
+        throw usageError("tasks --workflow-runs takes no argument, --status, --watch, --claims or --remote");
       const runs = { workflow_runs: listWorkflowRuns(context) };
       const { color } = context.out;
       // Colour only where colorsFor allows it (a terminal, no NO_COLOR): lost red, running cyan.
@@ -54,7 +55,10 @@ export const command: Command = {
       return EXIT.ok;
     }
     if (action === "show") {
-      if (watch || statusText !== undefined) throw usageError("tasks show takes no --status or --watch");
+      if (watch || statusText !== undefined || claimsAsked)
+        throw usageError(
+          "tasks show takes no --status, --watch, --claims or --remote (`dotagent claims` lists which machine holds each task)",
+        );
       if (id === undefined) throw usageError("tasks show needs a task id; `dotagent tasks` lists them");
       const found = await showTask(context, checkTaskId(id, "show"));
       context.out.result(found, () => showLines(found));
