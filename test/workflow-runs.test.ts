@@ -137,12 +137,12 @@ describe("Claude Code's Workflow runs in status, tasks --workflow-runs and repor
     expect(dotagent(p, ["status"]).stdout).toContain("(run.json is not valid JSON)");
   });
 
-  it("tasks --workflow-runs takes no argument, --status or --watch", () => {
+  it("tasks --workflow-runs takes no argument, --status, --watch, --claims or --remote", () => {
     const p = tempProject();
-    for (const args of [["show", "x"], ["--status", "running"], ["--watch"]]) {
+    for (const args of [["show", "x"], ["--status", "running"], ["--watch"], ["--claims"], ["--remote", "origin"]]) {
       const r = dotagent(p, ["tasks", "--workflow-runs", ...args]);
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain("tasks --workflow-runs takes no argument, --status or --watch");
+      expect(r.stderr).toContain("tasks --workflow-runs takes no argument, --status, --watch, --claims or --remote");
     }
   });
 });
