@@ -71,6 +71,19 @@ function refOf(workflowId: string, taskId: string): string {
 }
 
 /** A network git call: its time-out, and any failure to run or answer as `remote_failed`. */
+/** Fetches these objects by id into no ref (SPEC §23: a fetch killed midway leaves no ref lock behind). */
+function fetchById(r: ClaimsRemote, shas: readonly string[]) {
+  return networkGit(r, [
+    "fetch",
+    "--no-tags",
+    "--no-write-fetch-head",
+    "--no-recurse-submodules",
+    "--quiet",
+    r.remote,
+    ...shas,
+  ]);
+}
+
 function networkGit(r: ClaimsRemote, args: readonly string[]) {
   const what = `git ${args[0]}`;
   let result;
@@ -152,15 +165,7 @@ export function fetchClaims(r: ClaimsRemote, workflowId: string, onlyTask?: stri
     let types = objectTypes(r.cwd, [...tips.values()]);
     const missing = [...new Set([...tips.values()].filter((sha) => types.get(sha) === undefined))];
     if (missing.length > 0) {
-      const run = networkGit(r, [
-        "fetch",
-        "--no-tags",
-        "--no-write-fetch-head",
-        "--no-recurse-submodules",
-        "--quiet",
-        r.remote,
-        ...missing,
-      ]);
+      const run = fetchById(r, missing);
       if (run.status !== 0) {
         // A claim that moved since ls-remote is no longer a tip the remote hands out: list again.
         if (round < READ_ROUNDS) continue;
@@ -311,15 +316,7 @@ export function fetchBranchTip(r: ClaimsRemote, branch: string): string | undefi
     if (!/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(sha))
       throw remoteFailed(r, "git ls-remote", "an answer that is not a commit id");
     if (objectTypes(r.cwd, [sha]).get(sha) === "commit") return sha;
-    const run = networkGit(r, [
-      "fetch",
-      "--no-tags",
-      "--no-write-fetch-head",
-      "--no-recurse-submodules",
-      "--quiet",
-      r.remote,
-      sha,
-    ]);
+    const run = fetchById(r, [sha]);
     if (run.status === 0 && objectTypes(r.cwd, [sha]).get(sha) === "commit") return sha;
     // The branch moved since ls-remote: list again.
     if (round >= READ_ROUNDS) throw remoteFailed(r, "git fetch", gitComplaint(run.stderr, run.stdout, run.status));
