@@ -4,28 +4,17 @@
 // the task back (not landed, branch kept); a remote that fails starts nothing and says one line.
 // The renewal timer is injected (never a sleep): the tests call it by hand.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { GITIGNORE_LINES } from "../claude/gitignore.js";
-import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
 import { workflowAt } from "../api/workflow.js";
-import type { ClaimWorker } from "../core/claims.js";
 import { claimTask } from "../ops/claims.js";
-import { good, harness, person, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
+import { held, seedAtDesignPick, sh, worker, type Seed } from "./claims-cluster.test-support.js";
+import { good, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
 import { runWorkflow, type RunOptions, type RunOutcome } from "./runner.js";
 
-let work: string;
-let seedRemote: string;
-let caseNo = 0;
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function sh(cwd: string, ...args: string[]): string {
-  const run = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], { cwd, encoding: "utf8" });
-  if (run.status !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr}`);
-  return run.stdout.trim();
-}
+let seed: Seed;
+afterAll(() => rmSync(seed.work, { recursive: true, force: true }));
 
 const TASKS = ["t1", "t2"];
 /** The good agents, the design planning two tasks that do not wait for each other. */
@@ -39,52 +28,11 @@ const twoTasks: Writer = (agent, prompt, output) =>
 
 /** A bare remote holding a project whose workflow waits at its design pick (requirements approved, designs written). */
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), "dotagent-run-claims-"));
-  seedRemote = join(work, "seed.git");
-  sh(work, "init", "-q", "--bare", "-b", "main", seedRemote);
-  const seed = harness(twoTasks, (root) => {
-    sh(root, "init", "-q", "-b", "main");
-    writeFileSync(join(root, "README.md"), "# app\n");
-    writeFileSync(join(root, ".gitignore"), `${GITIGNORE_LINES.join("\n")}\n`);
-    sh(root, "add", "-A");
-    sh(root, "commit", "-qm", "initial");
-  });
-  expect(await runWorkflow(seed.options({ approve: "ask", ask: person() }))).toMatchObject({ outcome: "decision" });
-  sh(seed.root, "add", "-A");
-  sh(seed.root, "commit", "-qm", "the workflow at its design pick");
-  sh(seed.root, "push", "-q", seedRemote, "main");
+  seed = await seedAtDesignPick("dotagent-run-claims-", twoTasks);
 });
 
 /** A copy of the seed's remote and `n` clones of it (each a machine), the stand-in SDK writing `writer`'s reports. */
-function cluster(n: number, writer: Writer = twoTasks): { remote: string; clones: Harness[] } {
-  const dir = join(work, `case-${++caseNo}`);
-  const remote = join(dir, "remote.git");
-  cpSync(seedRemote, remote, { recursive: true });
-  const clones = Array.from({ length: n }, () =>
-    harness(writer, (root) => {
-      rmSync(root, { recursive: true, force: true });
-      sh(dir, "clone", "-q", remote, root);
-    }),
-  );
-  return { remote, clones };
-}
-
-const worker = (n: number): ClaimWorker => ({ id: String(n).repeat(16).slice(0, 16), host: `host-${n}`, pid: 100 + n });
-
-/** The SDK of `h`, its executors held until `hold` settles (so two runners overlap). */
-function held(h: Harness, hold: () => Promise<unknown>): QuerySdk<QueryMessage> {
-  const inner = h.options().sdk!;
-  return {
-    query(args) {
-      const executor = /^Task: /m.test(String(args.prompt));
-      if (!executor) return inner.query(args);
-      return (async function* () {
-        await hold();
-        yield* inner.query(args);
-      })();
-    },
-  };
-}
+const cluster = (n: number, writer: Writer = twoTasks) => seed.cluster(n, writer);
 
 const executorsOf = (h: Harness) =>
   h.sessions.filter((s) => s.agent === "executor").map((s) => /^Task: (.*)$/m.exec(s.prompt)![1]!);
@@ -237,7 +185,7 @@ describe("dotagent run --claims", () => {
   test("a remote that fails: no task starts, one line naming the remote, exit 1, the state valid", async () => {
     const { clones } = cluster(1);
     const h = clones[0]!;
-    sh(h.root, "remote", "set-url", "origin", join(work, "no-such-remote.git"));
+    sh(h.root, "remote", "set-url", "origin", join(seed.work, "no-such-remote.git"));
     await expect(
       runWorkflow(h.options({ request: undefined, claims: { remote: "origin", worker: worker(1), every: noTimer } })),
     ).rejects.toMatchObject({

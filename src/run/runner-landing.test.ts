@@ -4,27 +4,16 @@
 // executors write a file in their worktree (so each landing is a merge commit). No sleeps, no
 // timers: the renewal timer is injected, the runs overlap by promises.
 import { spawnSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { GITIGNORE_LINES } from "../claude/gitignore.js";
-import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
 import { workflowAt } from "../api/workflow.js";
-import type { ClaimWorker } from "../core/claims.js";
-import { good, harness, person, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
+import { held, seedAtDesignPick, sh, worker, type Seed } from "./claims-cluster.test-support.js";
+import { good, person, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
 import { runWorkflow, type RunOptions, type RunOutcome } from "./runner.js";
 
-let work: string;
-let seedRemote: string;
-let caseNo = 0;
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function sh(cwd: string, ...args: string[]): string {
-  const run = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], { cwd, encoding: "utf8" });
-  if (run.status !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr}`);
-  return run.stdout.trim();
-}
+let seed: Seed;
+afterAll(() => rmSync(seed.work, { recursive: true, force: true }));
 
 /** Four tasks, t3 after t1 and t4 after t2: a task landed elsewhere makes its dependant ready here. */
 const PLAN = [
@@ -46,57 +35,20 @@ const fourTasks: Writer = (agent, prompt, output) => {
   return good(agent, prompt, output);
 };
 
+/** A bare remote holding a project whose workflow waits at its design pick (requirements approved, designs written). */
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), "dotagent-run-landing-"));
-  seedRemote = join(work, "seed.git");
-  sh(work, "init", "-q", "--bare", "-b", "main", seedRemote);
-  const seed = harness(fourTasks, (root) => {
-    sh(root, "init", "-q", "-b", "main");
-    writeFileSync(join(root, "README.md"), "# app\n");
-    writeFileSync(join(root, ".gitignore"), `${GITIGNORE_LINES.join("\n")}\n`);
-    sh(root, "add", "-A");
-    sh(root, "commit", "-qm", "initial");
-  });
-  expect(await runWorkflow(seed.options({ approve: "ask", ask: person() }))).toMatchObject({ outcome: "decision" });
-  sh(seed.root, "add", "-A");
-  sh(seed.root, "commit", "-qm", "the workflow at its design pick");
-  sh(seed.root, "push", "-q", seedRemote, "main");
+  seed = await seedAtDesignPick("dotagent-run-landing-", fourTasks);
 });
 
-function cluster(n: number, writer: Writer = fourTasks): { dir: string; remote: string; clones: Harness[] } {
-  const dir = join(work, `case-${++caseNo}`);
-  const remote = join(dir, "remote.git");
-  cpSync(seedRemote, remote, { recursive: true });
-  const clones = Array.from({ length: n }, () =>
-    harness(writer, (root) => {
-      rmSync(root, { recursive: true, force: true });
-      sh(dir, "clone", "-q", remote, root);
-    }),
-  );
-  return { dir, remote, clones };
-}
+/** A copy of the seed's remote and `n` clones of it (each a machine), the stand-in SDK writing `writer`'s reports. */
+const cluster = (n: number, writer: Writer = fourTasks) => seed.cluster(n, writer);
 
-const worker = (n: number): ClaimWorker => ({ id: String(n).repeat(16).slice(0, 16), host: `host-${n}`, pid: 100 + n });
 const noTimer = () => () => {};
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
   const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
-}
-
-/** The SDK of `h`, its executors held until `hold` settles (so two runners overlap). */
-function held(h: Harness, hold: () => Promise<unknown>): QuerySdk<QueryMessage> {
-  const inner = h.options().sdk!;
-  return {
-    query(args) {
-      if (!/^Task: /m.test(String(args.prompt))) return inner.query(args);
-      return (async function* () {
-        await hold();
-        yield* inner.query(args);
-      })();
-    },
-  };
 }
 
 const executorsOf = (h: Harness) =>

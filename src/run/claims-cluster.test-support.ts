@@ -1,0 +1,82 @@
+// Machines sharing one git remote, for the runner's claims tests (runner-claims, runner-landing):
+// a bare remote holding a project whose workflow waits at its design pick, copied per case, and
+// clones of it, each a machine running the runner with the stand-in SDK.
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "vitest";
+import { GITIGNORE_LINES } from "../claude/gitignore.js";
+import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
+import type { ClaimWorker } from "../core/claims.js";
+import { harness, person, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
+import { runWorkflow } from "./runner.js";
+
+/** git in `cwd` with an identity; its stdout, trimmed; a failure throws. */
+export function sh(cwd: string, ...args: string[]): string {
+  const run = spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", ...args], { cwd, encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`git ${args.join(" ")}: ${run.stderr}`);
+  return run.stdout.trim();
+}
+
+export interface Seed {
+  /** The temp folder every case lives in (the caller removes it). */
+  readonly work: string;
+  /** A copy of the seed's remote and `n` clones of it, the stand-in SDK writing `writer`'s reports. */
+  cluster(n: number, writer?: Writer): { dir: string; remote: string; clones: Harness[] };
+}
+
+/** A bare remote holding a project whose workflow waits at its design pick (requirements approved, designs written by `writer`). */
+export async function seedAtDesignPick(prefix: string, writer: Writer): Promise<Seed> {
+  const work = mkdtempSync(join(tmpdir(), prefix));
+  const seedRemote = join(work, "seed.git");
+  sh(work, "init", "-q", "--bare", "-b", "main", seedRemote);
+  const seed = harness(writer, (root) => {
+    sh(root, "init", "-q", "-b", "main");
+    writeFileSync(join(root, "README.md"), "# app\n");
+    writeFileSync(join(root, ".gitignore"), `${GITIGNORE_LINES.join("\n")}\n`);
+    sh(root, "add", "-A");
+    sh(root, "commit", "-qm", "initial");
+  });
+  expect(await runWorkflow(seed.options({ approve: "ask", ask: person() }))).toMatchObject({ outcome: "decision" });
+  sh(seed.root, "add", "-A");
+  sh(seed.root, "commit", "-qm", "the workflow at its design pick");
+  sh(seed.root, "push", "-q", seedRemote, "main");
+  let caseNo = 0;
+  return {
+    work,
+    cluster(n, clonesWriter = writer) {
+      const dir = join(work, `case-${++caseNo}`);
+      const remote = join(dir, "remote.git");
+      cpSync(seedRemote, remote, { recursive: true });
+      const clones = Array.from({ length: n }, () =>
+        harness(clonesWriter, (root) => {
+          rmSync(root, { recursive: true, force: true });
+          sh(dir, "clone", "-q", remote, root);
+        }),
+      );
+      return { dir, remote, clones };
+    },
+  };
+}
+
+/** Worker `n`'s identity: its id `n` repeated, host `host-n`, pid 100 + n. */
+export const worker = (n: number): ClaimWorker => ({
+  id: String(n).repeat(16).slice(0, 16),
+  host: `host-${n}`,
+  pid: 100 + n,
+});
+
+/** The SDK of `h`, its executors held until `hold` settles (so two runners overlap). */
+export function held(h: Harness, hold: () => Promise<unknown>): QuerySdk<QueryMessage> {
+  const inner = h.options().sdk!;
+  return {
+    query(args) {
+      if (!/^Task: /m.test(String(args.prompt))) return inner.query(args);
+      return (async function* () {
+        await hold();
+        yield* inner.query(args);
+      })();
+    },
+  };
+}
