@@ -7,7 +7,7 @@ import type { Command } from "../context.js";
 export const command: Command = {
   summary: "run the whole workflow headless through the Claude Agent SDK; rerun to continue",
   usage:
-    'dotagent run ["<request>"] [--workflow NAME] [--approve ask|auto] [--change TEXT] [--design NAME] [--max-parallel N] [--max-cost USD] [--agents DIR] [--claims [--remote NAME]] [--until-tasks] [-q] [--json] | run --worker [--remote NAME] [--max-parallel N] [--max-cost USD] [--agents DIR] [--idle MINUTES] [-q] [--json]',
+    'dotagent run ["<request>"] [--workflow NAME] [--approve ask|auto] [--change TEXT] [--design NAME] [--max-parallel N] [--max-cost USD] [--agents DIR] [--claims [--remote NAME]] [--until-tasks] [--worker [--idle MINUTES]] [-q] [--json]',
   options: {
     workflow: { type: "string" },
     approve: { type: "string" },
