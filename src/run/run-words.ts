@@ -9,7 +9,8 @@ import { CHANGE_PLACEHOLDER, type RunOutcome, type WorkerOutcome } from "./runne
 export function runResultLines(outcome: RunOutcome): string[] {
   const took = `${formatDuration(outcome.elapsed_ms)}, ${count(outcome.agents, "agent session")}, ${count(outcome.reports.length, "report")} written`;
   const reports = outcome.reports.map((r) => `  ${r}`);
-  if ("ended" in outcome) return [workerLine(outcome as WorkerOutcome, took)];
+  // A worker's end in one line; a decision (resume's own) is said as any run's.
+  if ("ended" in outcome && outcome.outcome !== "decision") return [workerLine(outcome as WorkerOutcome, took)];
   // Nothing carried out: the workflow was complete before this run (`dotagent run` again after the end).
   if (outcome.outcome === "complete" && outcome.steps === 0 && outcome.agents === 0 && reports.length === 0)
     return [

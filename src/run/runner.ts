@@ -726,7 +726,10 @@ function workerOutcome(run: Run, worker: WorkerLog, outcome: RunOutcome): Worker
   return {
     ...outcome,
     worker: run.options.claims!.worker!,
-    ended: worker.ended ?? (outcome.outcome === "complete" ? "tasks_done" : "in_session"),
+    // Ended by the run's own ways: resume's decision (a person's, exit 5) or tasks at work in another session.
+    ended:
+      worker.ended ??
+      (outcome.outcome === "complete" ? "tasks_done" : outcome.outcome === "decision" ? "needs_person" : "in_session"),
     phase: worker.phase,
     ran: [...worker.ran],
     taken_in: [...worker.takenIn],
