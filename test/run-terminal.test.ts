@@ -464,7 +464,7 @@ describe("without a terminal (built CLI)", () => {
 });
 
 describe("run --help (built CLI)", () => {
-  it("each option in a line, what it needs (the SDK, a key or a login), three examples; short", () => {
+  it("each option in a line, what it needs (the SDK, a key or a login), five examples; short", () => {
     const help = spawnSync(process.execPath, [CLI, "run", "--help"], { encoding: "utf8" }).stdout;
     const lines = help.trimEnd().split("\n");
     const usage = lines.find((l) => l.startsWith("Usage: "))!;
@@ -479,6 +479,9 @@ describe("run --help (built CLI)", () => {
       "--agents",
       "--claims",
       "--remote",
+      "--until-tasks",
+      "--worker",
+      "--idle",
       "-q",
       "--json",
     ]);
@@ -490,8 +493,8 @@ describe("run --help (built CLI)", () => {
     expect(help).toContain("npm install @anthropic-ai/claude-agent-sdk");
     expect(help).toContain("ANTHROPIC_API_KEY");
     expect(help).toContain("/login");
-    expect(lines.filter((l) => /^  dotagent run\b/.test(l))).toHaveLength(3);
-    expect(lines.length).toBeLessThanOrEqual(30);
+    expect(lines.filter((l) => /^  dotagent run\b/.test(l))).toHaveLength(5);
+    expect(lines.length).toBeLessThanOrEqual(31);
     expect(Math.max(...lines.filter((l) => l !== usage).map((l) => l.length))).toBeLessThanOrEqual(120);
   });
 });

@@ -3,12 +3,14 @@
 // it wrote; at a gate without a terminal, the gate once: which gate, what it approves (the lines
 // the terminal gate shows) and the commands that answer it, each runnable as printed.
 import { count, formatDuration } from "../core/words.js";
-import { CHANGE_PLACEHOLDER, type RunOutcome } from "./runner.js";
+import { CHANGE_PLACEHOLDER, type RunOutcome, type WorkerOutcome } from "./runner.js";
 
 /** The lines of the result for people (stdout). */
 export function runResultLines(outcome: RunOutcome): string[] {
   const took = `${formatDuration(outcome.elapsed_ms)}, ${count(outcome.agents, "agent session")}, ${count(outcome.reports.length, "report")} written`;
   const reports = outcome.reports.map((r) => `  ${r}`);
+  // A worker's end in one line; a decision (resume's own) is said as any run's.
+  if ("ended" in outcome && outcome.outcome !== "decision") return [workerLine(outcome as WorkerOutcome, took)];
   // Nothing carried out: the workflow was complete before this run (`dotagent run` again after the end).
   if (outcome.outcome === "complete" && outcome.steps === 0 && outcome.agents === 0 && reports.length === 0)
     return [
@@ -17,6 +19,15 @@ export function runResultLines(outcome: RunOutcome): string[] {
     ];
   if (outcome.outcome === "complete")
     return [`Workflow ${outcome.workflow_id} complete in ${took}${reports.length > 0 ? ":" : "."}`, ...reports];
+  // --until-tasks: one line, the plan's readiness (or why there is none to run).
+  if (outcome.outcome === "tasks_ready")
+    return [
+      `Workflow ${outcome.workflow_id}: the plan is ready for workers, ${count(outcome.tasks.length, "task")} at ${outcome.step} (this run: ${took}); dotagent run --worker runs them.`,
+    ];
+  if (outcome.outcome === "past_tasks")
+    return [
+      `Workflow ${outcome.workflow_id} is past its tasks step (at ${outcome.phase ?? "its end"}): nothing for workers; dotagent run walks the rest.`,
+    ];
   const sofar = [`This run: ${took}${reports.length > 0 ? ":" : "."}`, ...reports];
   if (outcome.outcome === "waiting" && outcome.held_elsewhere !== undefined)
     return [`Left to other workers: ${outcome.in_flight.join(", ")} (dotagent claims lists who holds what).`, ...sofar];
@@ -56,6 +67,27 @@ export function runResultLines(outcome: RunOutcome): string[] {
   ];
 }
 
+/** A worker's result in one line: why it ended, what it did, and who goes on from there. */
+function workerLine(outcome: WorkerOutcome, took: string): string {
+  const list = (ids: readonly string[]) => (ids.length === 0 ? "none" : ids.join(", "));
+  const did = `ran ${list(outcome.ran)}; took in ${list(outcome.taken_in)}; this run: ${took}`;
+  const elsewhere = outcome.outcome === "waiting" ? outcome.in_flight : [];
+  switch (outcome.ended) {
+    case "tasks_done":
+      return `Worker ${outcome.worker.id}: every task of the plan is complete here (${did}); dotagent run --claims walks the rest.`;
+    case "past_tasks":
+      return `Workflow ${outcome.workflow_id} is past its tasks step (at ${outcome.phase ?? "its end"}): nothing for a worker; dotagent run --claims walks the rest.`;
+    case "not_at_tasks":
+      return `Workflow ${outcome.workflow_id} is at ${outcome.phase ?? "its start"}, before its tasks step: nothing for a worker yet; dotagent run walks the steps and gates (--until-tasks stops when the plan is ready).`;
+    case "needs_person":
+      return `${list(elsewhere)} failed too often: a person decides (dotagent run asks; dotagent task retry ID --extra-attempts 2); ${did}.`;
+    case "idle":
+      return `Nothing claimable within --idle: ${list(elsewhere)} are other workers' (dotagent claims lists who holds what); ${did}.`;
+    case "in_session":
+      return `Waiting for tasks in another session here: ${list(elsewhere)}; ${did}.`;
+  }
+}
+
 /** `run --help` after the usage line: each option in a line, what the command needs, examples. */
 export const RUN_HELP: readonly string[] = [
   "Options:",
@@ -68,15 +100,19 @@ export const RUN_HELP: readonly string[] = [
   "  --agents DIR        the agent files in DIR, not .claude/agents/ and dotagent's own",
   "  --claims            take each task through the git remote first (several clones, one workflow)",
   "  --remote NAME       the remote of --claims (default origin)",
+  "  --until-tasks       stop once the plan is written, before any task runs (for workers)",
+  "  --worker            run only the plan's tasks, claimed through the remote; exit 0 when done",
+  "  --idle MINUTES      a worker with nothing to claim for this long ends, exit 4 (default 30)",
   "  -q, --quiet         no progress on stderr (a gate and the result still show)",
   "",
-  "Needs the Claude Agent SDK (npm install @anthropic-ai/claude-agent-sdk, in the project or",
-  "beside a global dotagent) and ANTHROPIC_API_KEY or a Claude Code login (claude, then",
-  "/login); both checked first. No terminal: a gate stops the run (exit 5) with the",
-  "commands that answer it.",
+  "Needs the Claude Agent SDK (npm install @anthropic-ai/claude-agent-sdk, in the project or beside a",
+  "global dotagent) and ANTHROPIC_API_KEY or a Claude Code login (claude, then /login); both checked",
+  "first. No terminal: a gate stops the run (exit 5) with the commands that answer it.",
   "",
   "Examples:",
   '  dotagent run "add login"                 asks at each gate: approve, or say what to change',
   '  dotagent run "add login" --approve auto  unattended (CI): approves every gate',
   "  dotagent run                             goes on after a gate, Ctrl-C or a kill",
+  '  dotagent run "add login" --until-tasks   plans, then stops: commit and push the plan',
+  "  dotagent run --worker                    on each machine: claims, runs, lands, repeats",
 ];
