@@ -206,3 +206,22 @@ export function landingsToTakeIn(
   }
   return seen;
 }
+
+/**
+ * Every landing the remote's claims name on `branch` (done claims with `landed` on it), whichever
+ * worker landed them and whatever the task's state here: what a rewrite of the branch by a person
+ * may have dropped (SPEC §23 "A person rewrites the workflow's branch").
+ */
+export function landingsOn(
+  claims: ReadonlyMap<string, SeenClaim | { readonly sha: string; readonly invalid: string }>,
+  branch: string,
+): LandingSeen[] {
+  const seen: LandingSeen[] = [];
+  for (const [taskId, read] of claims) {
+    if ("invalid" in read) continue;
+    const { claim } = read;
+    if (claim.state !== "done" || claim.landed == null || claim.landed.branch !== branch) continue;
+    seen.push({ taskId, sha: read.sha, claim: { ...claim, landed: claim.landed } });
+  }
+  return seen;
+}

@@ -203,7 +203,7 @@ export class RunClaims {
     }
     this.settle(id, "release", warn);
     warn(
-      `task ${id}: landed in ${into.branch} here, not on ${this.remote}: ${landing.why}; its claim released, nothing lost (for the person: git pull ${this.remote} ${into.branch}, settle it, push)`,
+      `task ${id}: landed in ${into.branch} here, not on ${this.remote}: ${landing.why}; its claim released, nothing lost (for the person: ${landing.remedy ?? `git pull ${this.remote} ${into.branch}, settle it, push`})`,
     );
   }
 
