@@ -33,6 +33,8 @@ export interface ClaimContext {
   readonly now?: () => Date;
   readonly leaseMs?: number;
   readonly skewMs?: number;
+  /** This clone's earlier workers whose process is gone (src/store/claim-workers.ts): their claims are taken over at once. */
+  readonly restarted?: () => ReadonlySet<string>;
 }
 
 /** This process as a worker: a random id (host names and pids repeat across CI runners), the host and pid for people. */
@@ -41,7 +43,14 @@ export function newWorker(): ClaimWorker {
 }
 
 export type ClaimOutcome =
-  | { readonly outcome: "claimed"; readonly sha: string; readonly claim: ClaimRecord; readonly took_over?: ClaimWorker }
+  | {
+      readonly outcome: "claimed";
+      readonly sha: string;
+      readonly claim: ClaimRecord;
+      readonly took_over?: ClaimWorker;
+      /** Taken over at once from this clone's earlier worker whose process is gone. */
+      readonly restarted?: true;
+    }
   /** Already this worker's (its earlier push reached the remote). */
   | { readonly outcome: "held"; readonly sha: string; readonly claim: ClaimRecord }
   | { readonly outcome: "waiting"; readonly holder: ClaimWorker; readonly until: string }
@@ -95,7 +104,8 @@ function tooContended(ctx: ClaimContext, taskId: string): DotagentError {
 export function claimTask(ctx: ClaimContext, taskId: string): ClaimOutcome {
   for (let round = 0; round < CLAIM_ROUNDS; round++) {
     const seen = seenOf(ctx, taskId);
-    const plan = planClaim(seen, factsOf(ctx, taskId));
+    const restarted = seen?.claim.state === "held" ? ctx.restarted?.() : undefined;
+    const plan = planClaim(seen, { ...factsOf(ctx, taskId), ...(restarted ? { restarted } : {}) });
     switch (plan.action) {
       case "mine":
         return { outcome: "held", sha: plan.sha, claim: plan.claim };
@@ -112,7 +122,8 @@ export function claimTask(ctx: ClaimContext, taskId: string): ClaimOutcome {
             outcome: "claimed",
             sha: pushed.sha,
             claim: plan.claim,
-            ...(plan.action === "take" && plan.why === "lapsed" ? { took_over: plan.from } : {}),
+            ...(plan.action === "take" && plan.why !== "released" ? { took_over: plan.from } : {}),
+            ...(plan.action === "take" && plan.why === "restarted" ? { restarted: true as const } : {}),
           };
         checkMoved(ctx, taskId, expect, pushed.why);
       }

@@ -16,6 +16,7 @@ import {
   type RemoteLanding,
   type TakenLanding,
 } from "../ops/remote-landing.js";
+import { deadOwnWorkers, recordWorker } from "../store/claim-workers.js";
 import { landsThroughRemote } from "../store/remote-claims.js";
 import { loadSnapshot } from "../store/session.js";
 import {
@@ -53,7 +54,9 @@ export interface HeldElsewhere {
   readonly until: string | null;
 }
 
-export type ClaimAnswer = { readonly mine: true } | { readonly mine: false; readonly line: string };
+export type ClaimAnswer =
+  /** `line`: said when the claim was taken over from this clone's earlier worker whose process is gone. */
+  { readonly mine: true; readonly line?: string } | { readonly mine: false; readonly line: string };
 
 const defaultEvery = (renew: () => void, ms: number) => {
   const timer = setInterval(renew, ms);
@@ -87,7 +90,10 @@ export class RunClaims {
       workflowId,
       worker: this.worker,
       ...(options.now ? { now: options.now } : {}),
+      restarted: () => deadOwnWorkers(root),
     };
+    // Recorded before any claim is pushed: a run restarted here after this process dies takes its claims over at once.
+    recordWorker(root, this.worker, (options.now ?? (() => new Date()))());
   }
 
   get remote(): string {
@@ -100,6 +106,13 @@ export class RunClaims {
    */
   claim(id: string): ClaimAnswer {
     const got = claimTask(this.ctx, id);
+    if (got.outcome === "claimed" && got.restarted === true && got.took_over !== undefined) {
+      const w = got.took_over;
+      return {
+        mine: true,
+        line: `${id}: held by worker ${w.id} (host ${w.host}, pid ${w.pid}), an earlier run of this clone whose process is gone; taken over at once`,
+      };
+    }
     if (got.outcome === "claimed" || got.outcome === "held") return { mine: true };
     const held: HeldElsewhere =
       got.outcome === "waiting"

@@ -1608,7 +1608,7 @@ async function claimTasks(
     try {
       const answer = claims.claim(id);
       if (answer.mine) ids.push(id);
-      else run.options.progress.line(answer.line, { mark: "warning" });
+      if (answer.line !== undefined) run.options.progress.line(answer.line, { mark: "warning" });
     } catch (error) {
       if (!(error instanceof DotagentError)) throw error;
       return { ids, failure: notStarted(id, error) };
