@@ -237,10 +237,16 @@ export interface TakenLanding {
  * `task_landed_elsewhere` each, the report written from the claim. A claim whose landing is not here
  * yet is left for later; one whose report cannot be taken is said in one line and left pending.
  */
-export async function takeInLandings(context: OpContext, ctx: ClaimContext, branch: string): Promise<TakenLanding[]> {
+export async function takeInLandings(
+  context: OpContext,
+  ctx: ClaimContext,
+  branch: string,
+  /** The workflow's claims, read already (else read here). */
+  read?: Map<string, ReadClaim>,
+): Promise<TakenLanding[]> {
   const root = context.paths.root;
   const repo = repoOf(root);
-  const claims = fetchClaims(ctx.remote, ctx.workflowId);
+  const claims = read ?? fetchClaims(ctx.remote, ctx.workflowId);
   const loaded = await loadSnapshot(context.paths);
   const execution = loaded.execution.kind === "ok" ? loaded.execution.value : undefined;
   if (execution === undefined || execution.workflow_id !== ctx.workflowId) return [];

@@ -16,8 +16,9 @@ import {
   type RemoteLanding,
   type TakenLanding,
 } from "../ops/remote-landing.js";
+import type { ExecutionState } from "../schema/execution.js";
 import { deadOwnWorkers, recordWorker } from "../store/claim-workers.js";
-import { landsThroughRemote } from "../store/remote-claims.js";
+import { fetchClaims, landsThroughRemote, type ReadClaim } from "../store/remote-claims.js";
 import { loadSnapshot } from "../store/session.js";
 import {
   claimTask,
@@ -72,6 +73,8 @@ export class RunClaims {
   /** Tasks given back because another worker took their claim over (not claimed again in this run). */
   readonly givenBack = new Set<string>();
   private readonly timers = new Map<string, () => void>();
+  /** Tasks whose landing through the remote is under way (never pushed twice at once). */
+  private readonly landing = new Set<string>();
   private readonly said = new Set<string>();
   private readonly ctx: ClaimContext;
 
@@ -179,7 +182,49 @@ export class RunClaims {
     // A shared round, or a branch name a claim cannot carry: nothing lands through the remote.
     if (branch === undefined || !landsThroughRemote(branch)) return [];
     await takeInBranch(context, this.ctx.remote, branch);
-    return takeInLandings(context, this.ctx, branch);
+    const claims = fetchClaims(this.ctx.remote, this.ctx.workflowId);
+    await this.landAgain(context, branch, execution, claims);
+    return takeInLandings(context, this.ctx, branch, claims);
+  }
+
+  /**
+   * Tasks landed here whose landing push failed (SPEC §23 "A landing push that failed"): complete
+   * here, merged into `branch`, their claim still `held` by this runner or by this clone's earlier
+   * worker whose process is gone (taken over first). Each is pushed again, before anything else is
+   * claimed, so no other worker runs it again once the lease lapses.
+   */
+  private async landAgain(
+    context: OpContext,
+    branch: string,
+    execution: ExecutionState | undefined,
+    claims: Map<string, ReadClaim>,
+  ): Promise<void> {
+    if (execution === undefined || execution.workflow_id !== this.ctx.workflowId) return;
+    let restarted: ReadonlySet<string> | undefined;
+    for (const task of execution.tasks) {
+      const merge = task.worktree?.merge;
+      if (task.status !== "complete" || merge?.state !== "merged" || task.worktree?.into !== branch) continue;
+      if (this.landing.has(task.id) || this.timers.has(task.id)) continue;
+      const read = claims.get(task.id);
+      if (read === undefined || "invalid" in read || read.claim.state !== "held") continue;
+      const holder = read.claim.worker;
+      if (holder.id !== this.worker.id) {
+        restarted ??= deadOwnWorkers(context.paths.root);
+        if (!restarted.has(holder.id)) continue;
+        let got;
+        try {
+          got = claimTask({ ...this.ctx, restarted: () => restarted! }, task.id);
+        } catch (error) {
+          if (!(error instanceof DotagentError)) throw error;
+          continue;
+        }
+        if (got.outcome !== "claimed") continue;
+      }
+      context.warn(
+        `task ${task.id}: landed in ${branch} here but its landing never reached ${this.remote} (its claim still held by this clone); pushing it again before anything else`,
+      );
+      await this.landed(context, task.id, { branch, commit: merge.commit ?? null }, context.warn);
+    }
   }
 
   /**
@@ -200,14 +245,17 @@ export class RunClaims {
       return;
     }
     let landing: RemoteLanding;
+    this.landing.add(id);
     try {
       landing = await landThroughRemote(context, this.ctx, id, into.branch, into.commit);
     } catch (error) {
       if (!(error instanceof DotagentError)) throw error;
       warn(
-        `task ${id}: landed in ${into.branch} here but not on ${this.remote} (${error.message}); its claim lapses by itself`,
+        `task ${id}: landed in ${into.branch} here but not on ${this.remote} (${error.message}); pushed again before this clone claims anything else`,
       );
       return;
+    } finally {
+      this.landing.delete(id);
     }
     if (landing.outcome === "pushed") return;
     if (landing.outcome === "lost") {

@@ -355,4 +355,54 @@ describe("dotagent run --claims: landing through the remote", () => {
     subjects = sh(remote, "log", "--format=%s", "main").split("\n");
     expect(subjects.filter((s) => s.startsWith("Merge task t2:"))).toHaveLength(1);
   });
+  test("a landing push that failed is pushed again before anything else is claimed: landed once, its agent run once", async () => {
+    const { dir, remote, clones } = cluster(1);
+    const a = clones[0]!;
+    // The first push that carries a landing (a's main ahead of the remote's) fails, once.
+    const marker = join(dir, "failed");
+    const script = join(dir, "receive-pack.sh");
+    writeFileSync(
+      script,
+      [
+        "#!/bin/sh",
+        `if [ ! -e '${marker}' ] && ! git -C '${a.root}' merge-base --is-ancestor refs/heads/main "$(git --git-dir='${remote}' rev-parse main)"; then`,
+        `  : > '${marker}'; echo "the remote is down" >&2; exit 1`,
+        "fi",
+        'exec git-receive-pack "$@"',
+        "",
+      ].join("\n"),
+    );
+    chmodSync(script, 0o755);
+    sh(a.root, "config", "remote.origin.receivepack", script);
+    const result = await runWorkflow(
+      a.options({
+        request: undefined,
+        maxParallel: 1,
+        claims: { remote: "origin", worker: worker(1), every: noTimer },
+      }),
+    );
+    expect(result.outcome, a.lines.join("\n")).toBe("complete");
+    expect(existsSync(marker)).toBe(true);
+    expect(executorsOf(a).sort()).toEqual(TASKS);
+    expect(
+      a.lines.filter((l) =>
+        /task t1: landed in main here but not on origin \(.*\); pushed again before this clone claims anything else/.test(
+          l,
+        ),
+      ),
+    ).toHaveLength(1);
+    expect(
+      a.lines.filter((l) =>
+        l.includes(
+          "task t1: landed in main here but its landing never reached origin (its claim still held by this clone); pushing it again before anything else",
+        ),
+      ),
+    ).toHaveLength(1);
+    const workflowId = workflowIdOf(a.root);
+    const subjects = sh(remote, "log", "--format=%s", "main").split("\n");
+    for (const id of TASKS) {
+      expect(subjects.filter((s) => s.startsWith(`Merge task ${id}:`))).toHaveLength(1);
+      expect(claimOf(remote, workflowId, id)).toMatchObject({ state: "done", attempt: 1, landed: { branch: "main" } });
+    }
+  });
 });
