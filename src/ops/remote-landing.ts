@@ -22,6 +22,7 @@ import {
   type ClaimRecord,
   type ClaimWorker,
   type LandingSeen,
+  type SeenClaim,
 } from "../core/claims.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { taskOutputPath } from "../core/phases.js";
@@ -373,6 +374,8 @@ export async function landThroughRemote(
   id: string,
   branch: string,
   landingCommit: string | null,
+  /** The claim this worker last pushed (its renewal before landing): the first push goes against it, unlisted. */
+  held?: SeenClaim,
 ): Promise<RemoteLanding> {
   const root = context.paths.root;
   const repo = repoOf(root);
@@ -391,7 +394,7 @@ export async function landThroughRemote(
     }
     const local = resolveRef(repo.top, `refs/heads/${branch}`);
     if (local === undefined) return { outcome: "diverged", why: `this clone has no branch ${branch}` };
-    const read = fetchClaims(ctx.remote, ctx.workflowId, id).get(id);
+    const read = round === 0 && held !== undefined ? held : fetchClaims(ctx.remote, ctx.workflowId, id).get(id);
     if (read !== undefined && "invalid" in read)
       throw claimInvalidError(ctx.remote.remote, ctx.workflowId, id, read.invalid);
     const landed: ClaimRecord["landed"] =

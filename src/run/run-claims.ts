@@ -5,7 +5,7 @@
 // worker runs a task, never anything for a person. The git calls are synchronous (execFileSync with
 // time-outs, src/store/remote-claims.ts); the renewal timer is unref'd so it never keeps the
 // process alive, and injectable so tests move it by hand.
-import { CLAIM_RENEW_MS, type ClaimWorker } from "../core/claims.js";
+import { CLAIM_RENEW_MS, type ClaimWorker, type SeenClaim } from "../core/claims.js";
 import { DotagentError } from "../core/errors.js";
 import type { OpContext } from "../ops/op-context.js";
 import {
@@ -73,6 +73,10 @@ export class RunClaims {
   /** Tasks given back because another worker took their claim over (not claimed again in this run). */
   readonly givenBack = new Set<string>();
   private readonly timers = new Map<string, () => void>();
+  /** Each held task's claim as this runner last pushed it: renewals and the landing push against it unlisted. */
+  private readonly last = new Map<string, SeenClaim>();
+  /** The workflow's claims as the last take-in read them, each used once by the claim that follows it. */
+  private known = new Map<string, ReadClaim | null>();
   /** Tasks whose landing through the remote is under way (never pushed twice at once). */
   private readonly landing = new Set<string>();
   private readonly said = new Set<string>();
@@ -108,7 +112,10 @@ export class RunClaims {
    * another worker with the one line that says so. A remote that fails throws `remote_failed`.
    */
   claim(id: string): ClaimAnswer {
-    const got = claimTask(this.ctx, id);
+    const known = this.known.get(id);
+    this.known.delete(id);
+    const got = claimTask(this.ctx, id, known);
+    if (got.outcome === "claimed" || got.outcome === "held") this.last.set(id, { sha: got.sha, claim: got.claim });
     if (got.outcome === "claimed" && got.restarted === true && got.took_over !== undefined) {
       const w = got.took_over;
       return {
@@ -129,13 +136,21 @@ export class RunClaims {
   startRenewing(id: string): void {
     const renew = () => {
       try {
-        renewClaim(this.ctx, id);
+        this.renew(id);
       } catch {
         // The remote did not answer: two renewals may fail before the lease lapses, and the
         // renewal before landing tells whether the task is still this runner's.
       }
     };
     this.timers.set(id, (this.options.every ?? defaultEvery)(renew, CLAIM_RENEW_MS));
+  }
+
+  /** One renewal, against the claim last pushed (listed again only when the push is rejected). */
+  private renew(id: string): HolderOutcome {
+    const renewed = renewClaim(this.ctx, id, this.last.get(id));
+    if (renewed.outcome === "pushed") this.last.set(id, { sha: renewed.sha, claim: renewed.claim });
+    else this.last.delete(id);
+    return renewed;
   }
 
   private stopRenewing(id: string): void {
@@ -151,7 +166,7 @@ export class RunClaims {
     this.stopRenewing(id);
     let renewed: HolderOutcome;
     try {
-      renewed = renewClaim(this.ctx, id);
+      renewed = this.renew(id);
     } catch (error) {
       // Landing without knowing whether the claim is still ours would break the promise: not landed.
       if (!(error instanceof DotagentError)) throw error;
@@ -183,6 +198,11 @@ export class RunClaims {
     if (branch === undefined || !landsThroughRemote(branch)) return [];
     await takeInBranch(context, this.ctx.remote, branch);
     const claims = fetchClaims(this.ctx.remote, this.ctx.workflowId);
+    this.known = new Map(
+      (execution?.tasks ?? [])
+        .filter((t) => t.status === "pending" || t.status === "failed")
+        .map((t) => [t.id, claims.get(t.id) ?? null]),
+    );
     await this.landAgain(context, branch, execution, claims);
     return takeInLandings(context, this.ctx, branch, claims);
   }
@@ -247,7 +267,8 @@ export class RunClaims {
     let landing: RemoteLanding;
     this.landing.add(id);
     try {
-      landing = await landThroughRemote(context, this.ctx, id, into.branch, into.commit);
+      landing = await landThroughRemote(context, this.ctx, id, into.branch, into.commit, this.last.get(id));
+      this.last.delete(id);
     } catch (error) {
       if (!(error instanceof DotagentError)) throw error;
       warn(
@@ -291,7 +312,9 @@ export class RunClaims {
           }
         : this.ctx;
     try {
-      const result = change === "done" ? finishClaim(ctx, id) : releaseClaim(ctx, id);
+      const last = this.last.get(id);
+      this.last.delete(id);
+      const result = change === "done" ? finishClaim(ctx, id, last) : releaseClaim(ctx, id, last);
       if (result.outcome === "lost")
         warn(
           `task ${id}: its claim on ${this.remote} was not ${change === "done" ? "marked done" : "released"}: ${result.why}`,
