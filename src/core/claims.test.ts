@@ -59,6 +59,15 @@ describe("planClaim: what a worker does given the claim seen on the remote", () 
     }
   });
 
+  it("held by this clone's earlier worker whose process is gone: taken over at once, inside its lease; a live or another clone's holder is waited for", () => {
+    const restarted = new Set([other.id]);
+    const plan = planClaim(seen("held", other, 2), { ...facts(1000), restarted });
+    expect(plan).toMatchObject({ action: "take", expect: "s1", why: "restarted", from: other });
+    if (plan.action === "take") expect(plan.claim).toMatchObject({ worker: me, attempt: 3, state: "held" });
+    expect(planClaim(seen("held"), { ...facts(1000), restarted: new Set(["cccccccccccccccc"]) }).action).toBe("wait");
+    expect(planClaim(seen("done"), { ...facts(1000), restarted }).action).toBe("done");
+  });
+
   it("wait names the holder and its expiry", () => {
     expect(planClaim(seen("held"), facts(5))).toEqual({
       action: "wait",

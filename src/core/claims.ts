@@ -37,6 +37,11 @@ export interface ClaimFacts {
   readonly now: Date;
   readonly leaseMs?: number;
   readonly skewMs?: number;
+  /**
+   * Ids of this clone's earlier workers whose process is verifiably gone on this machine (SPEC §23
+   * "A run restarted on the same machine"): their held claims are taken over at once, lease or not.
+   */
+  readonly restarted?: ReadonlySet<string>;
 }
 
 /** The ref of a task's claim, or why the ids cannot name one (git's ref rules on top of the id's, SPEC §23). */
@@ -82,7 +87,7 @@ export type ClaimPlan =
       readonly expect: string;
       readonly claim: ClaimRecord;
       readonly from: ClaimWorker;
-      readonly why: "released" | "lapsed";
+      readonly why: "released" | "lapsed" | "restarted";
     }
   /** Already this worker's (a push whose answer was lost): nothing to push. */
   | { readonly action: "mine"; readonly sha: string; readonly claim: ClaimRecord }
@@ -100,6 +105,8 @@ export function planClaim(seen: SeenClaim | undefined, facts: ClaimFacts): Claim
   if (claim.state === "released")
     return { action: "take", expect: seen.sha, claim: next, from: claim.worker, why: "released" };
   if (claim.worker.id === facts.worker.id) return { action: "mine", sha: seen.sha, claim };
+  if (facts.restarted?.has(claim.worker.id) === true)
+    return { action: "take", expect: seen.sha, claim: next, from: claim.worker, why: "restarted" };
   if (!isLapsed(claim, facts.now, facts.skewMs))
     return { action: "wait", holder: claim.worker, until: claim.expires_at! };
   return { action: "take", expect: seen.sha, claim: next, from: claim.worker, why: "lapsed" };
@@ -203,6 +210,25 @@ export function landingsToTakeIn(
     if (claim.state !== "done" || claim.worker.id === self.id || claim.landed == null) continue;
     if (claim.landed.branch !== branch) continue;
     seen.push({ taskId: task.id, sha: read.sha, claim: { ...claim, landed: claim.landed } });
+  }
+  return seen;
+}
+
+/**
+ * Every landing the remote's claims name on `branch` (done claims with `landed` on it), whichever
+ * worker landed them and whatever the task's state here: what a rewrite of the branch by a person
+ * may have dropped (SPEC §23 "A person rewrites the workflow's branch").
+ */
+export function landingsOn(
+  claims: ReadonlyMap<string, SeenClaim | { readonly sha: string; readonly invalid: string }>,
+  branch: string,
+): LandingSeen[] {
+  const seen: LandingSeen[] = [];
+  for (const [taskId, read] of claims) {
+    if ("invalid" in read) continue;
+    const { claim } = read;
+    if (claim.state !== "done" || claim.landed == null || claim.landed.branch !== branch) continue;
+    seen.push({ taskId, sha: read.sha, claim: { ...claim, landed: claim.landed } });
   }
   return seen;
 }

@@ -33,6 +33,8 @@ export interface ClaimContext {
   readonly now?: () => Date;
   readonly leaseMs?: number;
   readonly skewMs?: number;
+  /** This clone's earlier workers whose process is gone (src/store/claim-workers.ts): their claims are taken over at once. */
+  readonly restarted?: () => ReadonlySet<string>;
 }
 
 /** This process as a worker: a random id (host names and pids repeat across CI runners), the host and pid for people. */
@@ -41,7 +43,14 @@ export function newWorker(): ClaimWorker {
 }
 
 export type ClaimOutcome =
-  | { readonly outcome: "claimed"; readonly sha: string; readonly claim: ClaimRecord; readonly took_over?: ClaimWorker }
+  | {
+      readonly outcome: "claimed";
+      readonly sha: string;
+      readonly claim: ClaimRecord;
+      readonly took_over?: ClaimWorker;
+      /** Taken over at once from this clone's earlier worker whose process is gone. */
+      readonly restarted?: true;
+    }
   /** Already this worker's (its earlier push reached the remote). */
   | { readonly outcome: "held"; readonly sha: string; readonly claim: ClaimRecord }
   | { readonly outcome: "waiting"; readonly holder: ClaimWorker; readonly until: string }
@@ -91,11 +100,21 @@ function tooContended(ctx: ClaimContext, taskId: string): DotagentError {
   );
 }
 
-/** Claims a task for `ctx.worker`: pushed, already held, held by another (waiting), or done. */
-export function claimTask(ctx: ClaimContext, taskId: string): ClaimOutcome {
+/**
+ * Claims a task for `ctx.worker`: pushed, already held, held by another (waiting), or done.
+ * `known`: the claim as read a moment ago with the workflow's others (null: no ref), so the first
+ * round lists nothing; a push it makes stale is rejected by the compare-and-swap and read again.
+ */
+export function claimTask(ctx: ClaimContext, taskId: string, known?: ReadClaim | null): ClaimOutcome {
   for (let round = 0; round < CLAIM_ROUNDS; round++) {
-    const seen = seenOf(ctx, taskId);
-    const plan = planClaim(seen, factsOf(ctx, taskId));
+    let seen: SeenClaim | undefined;
+    if (round === 0 && known !== undefined) {
+      if (known !== null && "invalid" in known)
+        throw claimInvalidError(ctx.remote.remote, ctx.workflowId, taskId, known.invalid);
+      seen = known ?? undefined;
+    } else seen = seenOf(ctx, taskId);
+    const restarted = seen?.claim.state === "held" ? ctx.restarted?.() : undefined;
+    const plan = planClaim(seen, { ...factsOf(ctx, taskId), ...(restarted ? { restarted } : {}) });
     switch (plan.action) {
       case "mine":
         return { outcome: "held", sha: plan.sha, claim: plan.claim };
@@ -112,7 +131,8 @@ export function claimTask(ctx: ClaimContext, taskId: string): ClaimOutcome {
             outcome: "claimed",
             sha: pushed.sha,
             claim: plan.claim,
-            ...(plan.action === "take" && plan.why === "lapsed" ? { took_over: plan.from } : {}),
+            ...(plan.action === "take" && plan.why !== "released" ? { took_over: plan.from } : {}),
+            ...(plan.action === "take" && plan.why === "restarted" ? { restarted: true as const } : {}),
           };
         checkMoved(ctx, taskId, expect, pushed.why);
       }
@@ -121,10 +141,20 @@ export function claimTask(ctx: ClaimContext, taskId: string): ClaimOutcome {
   throw tooContended(ctx, taskId);
 }
 
-/** The holder's renewal, release or done: pushed only while the remote still holds its claim, else `lost`. */
-export function changeHeldClaim(ctx: ClaimContext, taskId: string, change: HolderChange): HolderOutcome {
+/**
+ * The holder's renewal, release or done: pushed only while the remote still holds its claim, else
+ * `lost`. `last`: the claim this worker last pushed: the first push goes against it without
+ * listing the ref (SPEC §23: one network call when nothing moved); a rejection reads it again.
+ */
+export function changeHeldClaim(
+  ctx: ClaimContext,
+  taskId: string,
+  change: HolderChange,
+  last?: SeenClaim,
+): HolderOutcome {
   for (let round = 0; round < CLAIM_ROUNDS; round++) {
-    const plan = planHolderChange(change, seenOf(ctx, taskId), factsOf(ctx, taskId));
+    const seen = round === 0 && last !== undefined ? last : seenOf(ctx, taskId);
+    const plan = planHolderChange(change, seen, factsOf(ctx, taskId));
     if (plan.action === "lost") return { outcome: "lost", why: plan.why };
     const pushed = pushClaim(ctx.remote, plan.claim, plan.expect);
     if (pushed.pushed) return { outcome: "pushed", sha: pushed.sha, claim: plan.claim };
@@ -133,9 +163,12 @@ export function changeHeldClaim(ctx: ClaimContext, taskId: string, change: Holde
   throw tooContended(ctx, taskId);
 }
 
-export const renewClaim = (ctx: ClaimContext, taskId: string) => changeHeldClaim(ctx, taskId, "renew");
-export const releaseClaim = (ctx: ClaimContext, taskId: string) => changeHeldClaim(ctx, taskId, "release");
-export const finishClaim = (ctx: ClaimContext, taskId: string) => changeHeldClaim(ctx, taskId, "done");
+export const renewClaim = (ctx: ClaimContext, taskId: string, last?: SeenClaim) =>
+  changeHeldClaim(ctx, taskId, "renew", last);
+export const releaseClaim = (ctx: ClaimContext, taskId: string, last?: SeenClaim) =>
+  changeHeldClaim(ctx, taskId, "release", last);
+export const finishClaim = (ctx: ClaimContext, taskId: string, last?: SeenClaim) =>
+  changeHeldClaim(ctx, taskId, "done", last);
 
 /** One claim as `dotagent claims --json` lists it (SPEC §23). */
 export interface ClaimRow {

@@ -12,8 +12,9 @@
 // that task's own report file (its path made here from the task id, through the write primitive),
 // nothing else: no gate, approval, answer or other file of memory/ is ever taken from git.
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
+  landingsOn,
   landingsToTakeIn,
   LANDING_ROUNDS,
   MAX_CARRIED_REPORT_BYTES,
@@ -21,6 +22,7 @@ import {
   type ClaimRecord,
   type ClaimWorker,
   type LandingSeen,
+  type SeenClaim,
 } from "../core/claims.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { taskOutputPath } from "../core/phases.js";
@@ -36,19 +38,22 @@ import {
   makeMergeCommit,
   applyMerge,
 } from "../store/git-merge.js";
-import { git, isAncestor, prepareIdentity, resolveRef } from "../store/git.js";
+import { git, gitLine, isAncestor, prepareIdentity, resolveRef } from "../store/git.js";
 import {
   claimInvalidError,
   fetchBranchTip,
   fetchClaims,
   pushLanding,
   readCarriedReport,
+  recordSeenTip,
+  seenTip,
   type ClaimsRemote,
+  type ReadClaim,
 } from "../store/remote-claims.js";
 import { loadSnapshot } from "../store/session.js";
 import { StateWriter } from "../store/state-writer.js";
 import { checkoutHolding, guardedFor, isRepo, repoAt, type Repo } from "../store/worktrees.js";
-import { writeJsonInside } from "../store/write-file.js";
+import { mkdirInside, writeJsonInside } from "../store/write-file.js";
 import type { ClaimContext } from "./claims.js";
 import { locked, type OpContext } from "./op-context.js";
 import { settle } from "./settle.js";
@@ -65,7 +70,9 @@ export function workflowBranch(root: string, execution: ExecutionState | undefin
 export type TakeIn =
   | { readonly kind: "up_to_date" }
   | { readonly kind: "merged"; readonly commit: string; readonly leftOut: string[] }
-  | { readonly kind: "refused"; readonly why: string };
+  /** The remote's branch was rewritten (a person's force-push): the branch here moved to it, this clone's own paths kept. */
+  | { readonly kind: "adopted"; readonly commit: string; readonly dropped: string }
+  | { readonly kind: "refused"; readonly why: string; readonly remedy?: string };
 
 /**
  * Merges `remoteTip` (fetched already) into the local `branch`, under the state lock: up to date,
@@ -73,12 +80,31 @@ export type TakeIn =
  * tree keeps this clone's version of those paths, then the branch moved as a landing moves it (the
  * main checkout by `merge --ff-only`: its other changes stay). A conflict, or uncommitted changes
  * here in the files it brings, is refused: nothing changed.
+ *
+ * A remote branch that no longer holds the tip this clone last took in or pushed was rewritten by
+ * a person (a force-push): the person's history wins. A branch here holding nothing beyond that
+ * old tip moves to the new one (what a landing never merges keeps this clone's version), so no
+ * landing pushes the old history back; one with commits of its own beyond it is refused, with the
+ * one command that settles it.
  */
 function mergeRemote(repo: Repo, branch: string, remote: string, remoteTip: string): TakeIn {
   const top = repo.top;
   const local = resolveRef(top, `refs/heads/${branch}`);
   if (local === undefined) return { kind: "refused", why: `this clone has no branch ${branch}` };
-  if (local === remoteTip || isAncestor(top, remoteTip, local)) return { kind: "up_to_date" };
+  const seen = seenTip(top, remote, branch);
+  const rewritten = seen !== undefined && seen !== remoteTip && !isAncestor(top, seen, remoteTip) ? seen : undefined;
+  if (rewritten !== undefined && (local === rewritten || isAncestor(top, local, rewritten)))
+    return adopt(repo, branch, remote, local, remoteTip, rewritten);
+  if (rewritten !== undefined && isAncestor(top, rewritten, local))
+    return {
+      kind: "refused",
+      why: `${remote}/${branch} was force-pushed (it no longer holds ${rewritten.slice(0, 7)}, which ${branch} here took in) and ${branch} here has commits of its own beyond it`,
+      remedy: `git rebase --onto ${remoteTip.slice(0, 12)} ${rewritten.slice(0, 12)} ${branch} (your commits onto the person's history), then run again`,
+    };
+  if (local === remoteTip || isAncestor(top, remoteTip, local)) {
+    recordSeenTip(top, remote, branch, remoteTip);
+    return { kind: "up_to_date" };
+  }
   const check = checkMerge(top, local, remoteTip);
   if (check.kind === "conflict")
     return {
@@ -105,7 +131,52 @@ function mergeRemote(repo: Repo, branch: string, remote: string, remoteTip: stri
       why: `${checkout} has uncommitted changes to ${dirty.slice(0, 5).join(", ")}, which ${remote}/${branch} changes`,
     };
   applyMerge(repo, branch, local, target, `dotagent: merge ${remote}/${branch}`, checkout);
+  recordSeenTip(top, remote, branch, remoteTip);
   return { kind: "merged", commit: target, leftOut: guarded.files };
+}
+
+/**
+ * The branch here moves to the remote's rewritten tip: its tree, with this clone's version of what
+ * a landing never merges (memory/, the clients' folders: a commit on top of the tip when they
+ * differ). The main checkout moves by `git reset --keep` (its other changes stay; changes to the
+ * files the move touches refuse it, nothing changed); what the branch held stays in its reflog.
+ */
+function adopt(repo: Repo, branch: string, remote: string, local: string, remoteTip: string, dropped: string): TakeIn {
+  const top = repo.top;
+  const tipTree = gitLine(top, ["rev-parse", `${remoteTip}^{tree}`], { readOnly: true });
+  const kept = guardMergeTree(top, local, remoteTip, tipTree, guardedFor(repo), "between");
+  prepareIdentity(top);
+  const target =
+    kept.files.length === 0
+      ? remoteTip
+      : gitLine(top, [
+          "commit-tree",
+          kept.tree,
+          "-p",
+          remoteTip,
+          "-m",
+          `Take ${remote}/${branch} as a person rewrote it: this clone's own files kept\n\ndotagent run --claims`,
+        ]);
+  const checkout = checkoutHolding(repo, branch);
+  const dirty = localChanges(checkout, changedBetween(top, local, target));
+  if (dirty.length > 0)
+    return {
+      kind: "refused",
+      why: `${remote}/${branch} was force-pushed and ${checkout} has uncommitted changes to ${dirty.slice(0, 5).join(", ")}, which the rewrite changes`,
+      remedy: `commit or stash those changes, then run again`,
+    };
+  if (checkout === undefined)
+    git(top, [
+      "update-ref",
+      "-m",
+      `dotagent: take ${remote}/${branch} as rewritten`,
+      `refs/heads/${branch}`,
+      target,
+      local,
+    ]);
+  else git(checkout, ["reset", "--keep", "-q", target]);
+  recordSeenTip(top, remote, branch, remoteTip);
+  return { kind: "adopted", commit: target, dropped };
 }
 
 function repoOf(root: string): Repo {
@@ -119,10 +190,10 @@ function repoOf(root: string): Repo {
   return repo;
 }
 
-function diverged(remote: string, branch: string, why: string): DotagentError {
+function diverged(remote: string, branch: string, why: string, remedy?: string): DotagentError {
   return new DotagentError(
     "branch_diverged",
-    `the workflow's branch ${branch} cannot take in ${remote}/${branch}: ${why}; nothing was changed; for the person: git pull ${remote} ${branch}, settle it, then run again`,
+    `the workflow's branch ${branch} cannot take in ${remote}/${branch}: ${why}; nothing was changed; for the person: ${remedy ?? `git pull ${remote} ${branch}, settle it, then run again`}`,
     EXIT.refused,
     { remote, branch },
   );
@@ -142,7 +213,11 @@ export async function takeInBranch(
   const tip = fetchBranchTip(r, branch);
   if (tip === undefined) return { tip, merged: { kind: "up_to_date" } };
   const merged = await locked(context, "run", () => mergeRemote(repo, branch, r.remote, tip));
-  if (merged.kind === "refused") throw diverged(r.remote, branch, merged.why);
+  if (merged.kind === "refused") throw diverged(r.remote, branch, merged.why, merged.remedy);
+  if (merged.kind === "adopted")
+    context.warn(
+      `${r.remote}/${branch} was force-pushed: it no longer holds ${merged.dropped.slice(0, 7)}, which ${branch} here held; ${branch} here moved to it (the person's history kept, the old one never pushed again; git reflog ${branch} lists what it held)`,
+    );
   if (merged.kind === "merged" && merged.leftOut.length > 0)
     context.warn(
       `${r.remote}/${branch} changed ${merged.leftOut.slice(0, 5).join(", ")}, which a landing never merges; this clone's version kept (git show ${tip} -- <file> shows theirs)`,
@@ -163,21 +238,42 @@ export interface TakenLanding {
  * `task_landed_elsewhere` each, the report written from the claim. A claim whose landing is not here
  * yet is left for later; one whose report cannot be taken is said in one line and left pending.
  */
-export async function takeInLandings(context: OpContext, ctx: ClaimContext, branch: string): Promise<TakenLanding[]> {
+export async function takeInLandings(
+  context: OpContext,
+  ctx: ClaimContext,
+  branch: string,
+  /** The workflow's claims, read already (else read here). */
+  read?: Map<string, ReadClaim>,
+): Promise<TakenLanding[]> {
   const root = context.paths.root;
   const repo = repoOf(root);
-  const claims = fetchClaims(ctx.remote, ctx.workflowId);
+  const claims = read ?? fetchClaims(ctx.remote, ctx.workflowId);
   const loaded = await loadSnapshot(context.paths);
   const execution = loaded.execution.kind === "ok" ? loaded.execution.value : undefined;
   if (execution === undefined || execution.workflow_id !== ctx.workflowId) return [];
   const tip = resolveRef(repo.top, `refs/heads/${branch}`);
   if (tip === undefined) return [];
+  const inHistory = (commit: string, of: string) =>
+    resolveRef(repo.top, commit) !== undefined && isAncestor(repo.top, commit, of);
+  const lost = lostLandings(ctx, claims, branch, tip, inHistory);
+  for (const landing of lost) {
+    const task = execution.tasks.find((t) => t.id === landing.taskId);
+    const commit = landing.claim.landed.commit;
+    const w = landing.claim.worker;
+    const taken =
+      task !== undefined && (task.status === "pending" || task.status === "failed") && w.id !== ctx.worker.id;
+    context.warn(
+      `task ${landing.taskId}: its landing ${commit.slice(0, 7)} by worker ${w.id} (host ${w.host}, pid ${w.pid}) is no longer in ${ctx.remote.remote}/${branch}: a person force-pushed the branch; their history kept, the task not run or landed again${taken ? ", taken in here from its claim's report" : ""}; to land it again: git cherry-pick -m 1 ${commit.slice(0, 12)} && git push ${ctx.remote.remote} ${branch}${resolveRef(repo.top, commit) === undefined ? ` (in a clone holding ${commit.slice(0, 12)}: worker ${w.id}'s, or one that took it in)` : ""}`,
+    );
+  }
+  const lostIds = new Set(lost.map((l) => l.taskId));
   const reports = new Map<string, { value: Record<string, unknown>; seen: LandingSeen }>();
   const candidates = landingsToTakeIn(execution.tasks, claims, branch, ctx.worker);
   for (const seen of candidates) {
     const commit = seen.claim.landed.commit;
-    // Its landing must be in this clone's history (fetched with the branch): else later.
-    if (resolveRef(repo.top, commit) === undefined || !isAncestor(repo.top, commit, tip)) continue;
+    // Its landing must be in this clone's history (fetched with the branch): else later; one a
+    // person's force-push dropped is taken in from its report (never left pending, never run again).
+    if (!inHistory(commit, tip) && !lostIds.has(seen.taskId)) continue;
     const carried = readCarriedReport(root, seen.sha);
     const problem =
       "invalid" in carried
@@ -211,6 +307,8 @@ export async function takeInLandings(context: OpContext, ctx: ClaimContext, bran
       if (state === undefined || task === undefined || (task.status !== "pending" && task.status !== "failed"))
         continue;
       // The report first (its path made here from the task id, never taken from git), then the state.
+      // Its folder first: a clone that has run no task yet has none.
+      mkdirInside(root, dirname(join(root, path)));
       writeJsonInside(root, join(root, path), value);
       const snapshot = await loadSnapshot(context.paths, [{ path, mode: "parse" }]);
       const completed = completeTask(state, id, snapshot.reports, now, path);
@@ -239,12 +337,30 @@ export async function takeInLandings(context: OpContext, ctx: ClaimContext, bran
   return taken;
 }
 
+/**
+ * The landings the remote's claims name on `branch` that its history no longer holds: a person
+ * rewrote the branch (a force-push). Those not in this clone's branch are checked against the
+ * remote's tip listed again, so a landing pushed since the branch was fetched is not taken for one.
+ */
+function lostLandings(
+  ctx: ClaimContext,
+  claims: Map<string, ReadClaim>,
+  branch: string,
+  local: string,
+  inHistory: (commit: string, of: string) => boolean,
+): LandingSeen[] {
+  const notHere = landingsOn(claims, branch).filter((l) => !inHistory(l.claim.landed.commit, local));
+  if (notHere.length === 0) return [];
+  const tip = fetchBranchTip(ctx.remote, branch);
+  return notHere.filter((l) => tip === undefined || !inHistory(l.claim.landed.commit, tip));
+}
+
 export type RemoteLanding =
   | { readonly outcome: "pushed"; readonly sha: string; readonly retries: number }
   /** The claim is no longer this worker's (taken over, gone): nothing pushed. */
   | { readonly outcome: "lost"; readonly why: string }
   /** The remote's branch moved with work that cannot be merged here: nothing pushed. */
-  | { readonly outcome: "diverged"; readonly why: string };
+  | { readonly outcome: "diverged"; readonly why: string; readonly remedy?: string };
 
 /**
  * Lands a task, landed here already, through the remote: the remote's branch is fetched and merged
@@ -258,6 +374,8 @@ export async function landThroughRemote(
   id: string,
   branch: string,
   landingCommit: string | null,
+  /** The claim this worker last pushed (its renewal before landing): the first push goes against it, unlisted. */
+  held?: SeenClaim,
 ): Promise<RemoteLanding> {
   const root = context.paths.root;
   const repo = repoOf(root);
@@ -271,11 +389,12 @@ export async function landThroughRemote(
     const tip = fetchBranchTip(ctx.remote, branch);
     if (tip !== undefined) {
       const merged = await locked(context, "run", () => mergeRemote(repo, branch, ctx.remote.remote, tip));
-      if (merged.kind === "refused") return { outcome: "diverged", why: merged.why };
+      if (merged.kind === "refused")
+        return { outcome: "diverged", why: merged.why, ...(merged.remedy ? { remedy: merged.remedy } : {}) };
     }
     const local = resolveRef(repo.top, `refs/heads/${branch}`);
     if (local === undefined) return { outcome: "diverged", why: `this clone has no branch ${branch}` };
-    const read = fetchClaims(ctx.remote, ctx.workflowId, id).get(id);
+    const read = round === 0 && held !== undefined ? held : fetchClaims(ctx.remote, ctx.workflowId, id).get(id);
     if (read !== undefined && "invalid" in read)
       throw claimInvalidError(ctx.remote.remote, ctx.workflowId, id, read.invalid);
     const landed: ClaimRecord["landed"] =
@@ -300,7 +419,10 @@ export async function landThroughRemote(
       claimExpect: plan.expect,
       ...(typeof report !== "string" ? {} : { report }),
     });
-    if (pushed.pushed) return { outcome: "pushed", sha: pushed.sha, retries: round };
+    if (pushed.pushed) {
+      recordSeenTip(repo.top, ctx.remote.remote, branch, local);
+      return { outcome: "pushed", sha: pushed.sha, retries: round };
+    }
     why = pushed.why;
   }
   throw new DotagentError(

@@ -5,7 +5,7 @@
 // worker runs a task, never anything for a person. The git calls are synchronous (execFileSync with
 // time-outs, src/store/remote-claims.ts); the renewal timer is unref'd so it never keeps the
 // process alive, and injectable so tests move it by hand.
-import { CLAIM_RENEW_MS, type ClaimWorker } from "../core/claims.js";
+import { CLAIM_RENEW_MS, type ClaimWorker, type SeenClaim } from "../core/claims.js";
 import { DotagentError } from "../core/errors.js";
 import type { OpContext } from "../ops/op-context.js";
 import {
@@ -16,7 +16,9 @@ import {
   type RemoteLanding,
   type TakenLanding,
 } from "../ops/remote-landing.js";
-import { landsThroughRemote } from "../store/remote-claims.js";
+import type { ExecutionState } from "../schema/execution.js";
+import { deadOwnWorkers, recordWorker } from "../store/claim-workers.js";
+import { fetchClaims, landsThroughRemote, type ReadClaim } from "../store/remote-claims.js";
 import { loadSnapshot } from "../store/session.js";
 import {
   claimTask,
@@ -53,7 +55,9 @@ export interface HeldElsewhere {
   readonly until: string | null;
 }
 
-export type ClaimAnswer = { readonly mine: true } | { readonly mine: false; readonly line: string };
+export type ClaimAnswer =
+  /** `line`: said when the claim was taken over from this clone's earlier worker whose process is gone. */
+  { readonly mine: true; readonly line?: string } | { readonly mine: false; readonly line: string };
 
 const defaultEvery = (renew: () => void, ms: number) => {
   const timer = setInterval(renew, ms);
@@ -69,6 +73,12 @@ export class RunClaims {
   /** Tasks given back because another worker took their claim over (not claimed again in this run). */
   readonly givenBack = new Set<string>();
   private readonly timers = new Map<string, () => void>();
+  /** Each held task's claim as this runner last pushed it: renewals and the landing push against it unlisted. */
+  private readonly last = new Map<string, SeenClaim>();
+  /** The workflow's claims as the last take-in read them, each used once by the claim that follows it. */
+  private known = new Map<string, ReadClaim | null>();
+  /** Tasks whose landing through the remote is under way (never pushed twice at once). */
+  private readonly landing = new Set<string>();
   private readonly said = new Set<string>();
   private readonly ctx: ClaimContext;
 
@@ -87,7 +97,10 @@ export class RunClaims {
       workflowId,
       worker: this.worker,
       ...(options.now ? { now: options.now } : {}),
+      restarted: () => deadOwnWorkers(root),
     };
+    // Recorded before any claim is pushed: a run restarted here after this process dies takes its claims over at once.
+    recordWorker(root, this.worker, (options.now ?? (() => new Date()))());
   }
 
   get remote(): string {
@@ -99,7 +112,17 @@ export class RunClaims {
    * another worker with the one line that says so. A remote that fails throws `remote_failed`.
    */
   claim(id: string): ClaimAnswer {
-    const got = claimTask(this.ctx, id);
+    const known = this.known.get(id);
+    this.known.delete(id);
+    const got = claimTask(this.ctx, id, known);
+    if (got.outcome === "claimed" || got.outcome === "held") this.last.set(id, { sha: got.sha, claim: got.claim });
+    if (got.outcome === "claimed" && got.restarted === true && got.took_over !== undefined) {
+      const w = got.took_over;
+      return {
+        mine: true,
+        line: `${id}: held by worker ${w.id} (host ${w.host}, pid ${w.pid}), an earlier run of this clone whose process is gone; taken over at once`,
+      };
+    }
     if (got.outcome === "claimed" || got.outcome === "held") return { mine: true };
     const held: HeldElsewhere =
       got.outcome === "waiting"
@@ -113,13 +136,21 @@ export class RunClaims {
   startRenewing(id: string): void {
     const renew = () => {
       try {
-        renewClaim(this.ctx, id);
+        this.renew(id);
       } catch {
         // The remote did not answer: two renewals may fail before the lease lapses, and the
         // renewal before landing tells whether the task is still this runner's.
       }
     };
     this.timers.set(id, (this.options.every ?? defaultEvery)(renew, CLAIM_RENEW_MS));
+  }
+
+  /** One renewal, against the claim last pushed (listed again only when the push is rejected). */
+  private renew(id: string): HolderOutcome {
+    const renewed = renewClaim(this.ctx, id, this.last.get(id));
+    if (renewed.outcome === "pushed") this.last.set(id, { sha: renewed.sha, claim: renewed.claim });
+    else this.last.delete(id);
+    return renewed;
   }
 
   private stopRenewing(id: string): void {
@@ -135,7 +166,7 @@ export class RunClaims {
     this.stopRenewing(id);
     let renewed: HolderOutcome;
     try {
-      renewed = renewClaim(this.ctx, id);
+      renewed = this.renew(id);
     } catch (error) {
       // Landing without knowing whether the claim is still ours would break the promise: not landed.
       if (!(error instanceof DotagentError)) throw error;
@@ -166,7 +197,54 @@ export class RunClaims {
     // A shared round, or a branch name a claim cannot carry: nothing lands through the remote.
     if (branch === undefined || !landsThroughRemote(branch)) return [];
     await takeInBranch(context, this.ctx.remote, branch);
-    return takeInLandings(context, this.ctx, branch);
+    const claims = fetchClaims(this.ctx.remote, this.ctx.workflowId);
+    this.known = new Map(
+      (execution?.tasks ?? [])
+        .filter((t) => t.status === "pending" || t.status === "failed")
+        .map((t) => [t.id, claims.get(t.id) ?? null]),
+    );
+    await this.landAgain(context, branch, execution, claims);
+    return takeInLandings(context, this.ctx, branch, claims);
+  }
+
+  /**
+   * Tasks landed here whose landing push failed (SPEC §23 "A landing push that failed"): complete
+   * here, merged into `branch`, their claim still `held` by this runner or by this clone's earlier
+   * worker whose process is gone (taken over first). Each is pushed again, before anything else is
+   * claimed, so no other worker runs it again once the lease lapses.
+   */
+  private async landAgain(
+    context: OpContext,
+    branch: string,
+    execution: ExecutionState | undefined,
+    claims: Map<string, ReadClaim>,
+  ): Promise<void> {
+    if (execution === undefined || execution.workflow_id !== this.ctx.workflowId) return;
+    let restarted: ReadonlySet<string> | undefined;
+    for (const task of execution.tasks) {
+      const merge = task.worktree?.merge;
+      if (task.status !== "complete" || merge?.state !== "merged" || task.worktree?.into !== branch) continue;
+      if (this.landing.has(task.id) || this.timers.has(task.id)) continue;
+      const read = claims.get(task.id);
+      if (read === undefined || "invalid" in read || read.claim.state !== "held") continue;
+      const holder = read.claim.worker;
+      if (holder.id !== this.worker.id) {
+        restarted ??= deadOwnWorkers(context.paths.root);
+        if (!restarted.has(holder.id)) continue;
+        let got;
+        try {
+          got = claimTask({ ...this.ctx, restarted: () => restarted! }, task.id);
+        } catch (error) {
+          if (!(error instanceof DotagentError)) throw error;
+          continue;
+        }
+        if (got.outcome !== "claimed") continue;
+      }
+      context.warn(
+        `task ${task.id}: landed in ${branch} here but its landing never reached ${this.remote} (its claim still held by this clone); pushing it again before anything else`,
+      );
+      await this.landed(context, task.id, { branch, commit: merge.commit ?? null }, context.warn);
+    }
   }
 
   /**
@@ -187,14 +265,18 @@ export class RunClaims {
       return;
     }
     let landing: RemoteLanding;
+    this.landing.add(id);
     try {
-      landing = await landThroughRemote(context, this.ctx, id, into.branch, into.commit);
+      landing = await landThroughRemote(context, this.ctx, id, into.branch, into.commit, this.last.get(id));
+      this.last.delete(id);
     } catch (error) {
       if (!(error instanceof DotagentError)) throw error;
       warn(
-        `task ${id}: landed in ${into.branch} here but not on ${this.remote} (${error.message}); its claim lapses by itself`,
+        `task ${id}: landed in ${into.branch} here but not on ${this.remote} (${error.message}); pushed again before this clone claims anything else`,
       );
       return;
+    } finally {
+      this.landing.delete(id);
     }
     if (landing.outcome === "pushed") return;
     if (landing.outcome === "lost") {
@@ -203,7 +285,7 @@ export class RunClaims {
     }
     this.settle(id, "release", warn);
     warn(
-      `task ${id}: landed in ${into.branch} here, not on ${this.remote}: ${landing.why}; its claim released, nothing lost (for the person: git pull ${this.remote} ${into.branch}, settle it, push)`,
+      `task ${id}: landed in ${into.branch} here, not on ${this.remote}: ${landing.why}; its claim released, nothing lost (for the person: ${landing.remedy ?? `git pull ${this.remote} ${into.branch}, settle it, push`})`,
     );
   }
 
@@ -230,7 +312,9 @@ export class RunClaims {
           }
         : this.ctx;
     try {
-      const result = change === "done" ? finishClaim(ctx, id) : releaseClaim(ctx, id);
+      const last = this.last.get(id);
+      this.last.delete(id);
+      const result = change === "done" ? finishClaim(ctx, id, last) : releaseClaim(ctx, id, last);
       if (result.outcome === "lost")
         warn(
           `task ${id}: its claim on ${this.remote} was not ${change === "done" ? "marked done" : "released"}: ${result.why}`,

@@ -4,11 +4,13 @@
 // the task back (not landed, branch kept); a remote that fails starts nothing and says one line.
 // The renewal timer is injected (never a sleep): the tests call it by hand.
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { workflowAt } from "../api/workflow.js";
 import { claimTask } from "../ops/claims.js";
+import { recordWorker } from "../store/claim-workers.js";
 import { held, seedAtDesignPick, sh, worker, type Seed } from "./claims-cluster.test-support.js";
 import { good, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
 import { runWorkflow, type RunOptions, type RunOutcome } from "./runner.js";
@@ -197,5 +199,43 @@ describe("dotagent run --claims", () => {
     });
     expect(executorsOf(h)).toEqual([]);
     expect((await workflowAt(h.root, {}, undefined).validate()).valid).toBe(true);
+  });
+  test("a run restarted on the same machine after kill -9 takes its dead run's claims over at once; another clone waits them out", async () => {
+    const { remote, clones } = cluster(2);
+    const [a, b] = clones as [Harness, Harness];
+    const workflowId = JSON.parse(readFileSync(join(a.root, "memory/state/phase.json"), "utf8")).workflow_id;
+    // a's earlier run, killed: recorded in a's clone, on this host, its process gone; it held t1.
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const gone = { id: "dddddddddddddddd", host: hostname(), pid: dead };
+    recordWorker(a.root, gone, new Date());
+    expect(claimTask({ remote: { cwd: a.root, remote: "origin" }, workflowId, worker: gone }, "t1").outcome).toBe(
+      "claimed",
+    );
+    const options = (h: Harness, n: number): RunOptions =>
+      h.options({
+        request: undefined,
+        maxParallel: 1,
+        claims: { remote: "origin", worker: worker(n), every: noTimer },
+      });
+    // b is another clone: the record is not its, so t1's lease is waited out; it runs t2.
+    const rb = await runWorkflow(options(b, 2));
+    expect(rb).toMatchObject({ outcome: "waiting", in_flight: ["t1"] });
+    expect(executorsOf(b)).toEqual(["t2"]);
+    // a, restarted: t1 taken over at once (its lease still runs), one line; run and landed.
+    const ra = await runWorkflow(options(a, 1));
+    expect(ra.outcome, a.lines.join("\n")).toBe("complete");
+    expect(executorsOf(a)).toEqual(["t1"]);
+    expect(
+      a.lines.filter((l) =>
+        l.includes(
+          `t1: held by worker dddddddddddddddd (host ${hostname()}, pid ${dead}), an earlier run of this clone whose process is gone; taken over at once`,
+        ),
+      ),
+    ).toHaveLength(1);
+    expect(remoteClaim(remote, "t1", workflowId)).toMatchObject({
+      state: "done",
+      attempt: 2,
+      worker: { id: "1111111111111111" },
+    });
   });
 });

@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { workflowAt } from "../api/workflow.js";
+import { claimTask, releaseClaim, type ClaimContext } from "../ops/claims.js";
 import { held, seedAtDesignPick, sh, worker, type Seed } from "./claims-cluster.test-support.js";
 import { good, person, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
 import { runWorkflow, type RunOptions, type RunOutcome } from "./runner.js";
@@ -283,5 +284,125 @@ describe("dotagent run --claims: landing through the remote", () => {
     expect(sh(remote, "log", "--format=%s", "main")).not.toMatch(/Merge task t1:/);
     expect(sh(remote, "show", "main:t1.txt")).toBe("theirs");
     expect((await workflowAt(a.root, {}, undefined).validate()).valid).toBe(true);
+  });
+  test("a person force-pushes the workflow's branch, dropping t2's landing: each clone says so in one line, keeps the person's history, runs and lands nothing twice; one command lands it again", async () => {
+    const { remote, clones } = cluster(2);
+    const [a, b] = clones as [Harness, Harness];
+    const workflowId = workflowIdOf(a.root);
+    // t3 and t4 held by a worker elsewhere: a runs and lands t1 and t2 only.
+    const other: ClaimContext = { remote: { cwd: b.root, remote: "origin" }, workflowId, worker: worker(9) };
+    for (const id of ["t3", "t4"]) expect(claimTask(other, id).outcome).toBe("claimed");
+    const options = (h: Harness, n: number): RunOptions =>
+      h.options({
+        request: undefined,
+        maxParallel: 1,
+        claims: { remote: "origin", worker: worker(n), every: noTimer },
+      });
+    expect(await runWorkflow(options(a, 1))).toMatchObject({ outcome: "waiting" });
+    expect(executorsOf(a).sort()).toEqual(["t1", "t2"]);
+    const lost: string = claimOf(remote, workflowId, "t2").landed.commit;
+    expect(sh(remote, "rev-parse", "main")).toBe(lost);
+    // The person's force-push: main back to before t2's landing, and a commit of theirs on it.
+    const before = sh(remote, "rev-parse", `${lost}^1`);
+    const rewrite = sh(remote, "commit-tree", `${before}^{tree}`, "-p", before, "-m", "a person's rewrite");
+    sh(remote, "update-ref", "refs/heads/main", rewrite);
+    for (const id of ["t3", "t4"]) expect(releaseClaim(other, id).outcome).toBe("pushed");
+
+    // a held t2's landing: its main moves to the person's history (never pushed back), one line each.
+    expect(await runWorkflow(options(a, 1)), a.lines.join("\n")).toMatchObject({ outcome: "complete" });
+    expect(executorsOf(a).sort()).toEqual(TASKS);
+    expect(
+      a.lines.filter((l) => l.includes(`origin/main was force-pushed: it no longer holds ${lost.slice(0, 7)}`)),
+    ).toHaveLength(1);
+    const lostLine = new RegExp(
+      `task t2: its landing ${lost.slice(0, 7)} by worker 1111111111111111 \\(host host-1, pid 101\\) is no longer in origin/main: a person force-pushed the branch; their history kept, the task not run or landed again; to land it again: git cherry-pick -m 1 ${lost.slice(0, 12)} && git push origin main$`,
+    );
+    expect(a.lines.filter((l) => lostLine.test(l))).toHaveLength(1);
+    let subjects = sh(remote, "log", "--format=%s", "main").split("\n");
+    expect(subjects).toContain("a person's rewrite");
+    expect(sh(remote, "merge-base", "--is-ancestor", rewrite, "main")).toBe("");
+    for (const [id, n] of [
+      ["t1", 1],
+      ["t2", 0],
+      ["t3", 1],
+      ["t4", 1],
+    ] as const)
+      expect(
+        subjects.filter((s) => s.startsWith(`Merge task ${id}:`)),
+        id,
+      ).toHaveLength(n);
+    expect(sh(remote, "ls-tree", "--name-only", "main")).not.toMatch(/^t2\.txt$/m);
+    expect((await workflowAt(a.root, {}, undefined).validate()).valid).toBe(true);
+
+    // b never held it: t2 is taken in from its claim's report (not left pending, not run again), one line.
+    expect(await runWorkflow(options(b, 2)), b.lines.join("\n")).toMatchObject({ outcome: "complete" });
+    expect(executorsOf(b)).toEqual([]);
+    expect((await tasksOf(b.root)).map((t) => t.status)).toEqual(["complete", "complete", "complete", "complete"]);
+    expect(
+      b.lines.filter((l) =>
+        l.includes(
+          `task t2: its landing ${lost.slice(0, 7)} by worker 1111111111111111 (host host-1, pid 101) is no longer in origin/main: a person force-pushed the branch; their history kept, the task not run or landed again, taken in here from its claim's report; to land it again: git cherry-pick -m 1 ${lost.slice(0, 12)} && git push origin main (in a clone holding`,
+        ),
+      ),
+      b.lines.join("\n"),
+    ).toHaveLength(1);
+    expect((await workflowAt(b.root, {}, undefined).validate()).valid).toBe(true);
+
+    // The one command, where the landing is held: t2's work is on the remote's main again, once.
+    sh(a.root, "cherry-pick", "-m", "1", lost);
+    sh(a.root, "push", "-q", "origin", "main");
+    expect(sh(remote, "show", "main:t2.txt")).toBe("t2");
+    subjects = sh(remote, "log", "--format=%s", "main").split("\n");
+    expect(subjects.filter((s) => s.startsWith("Merge task t2:"))).toHaveLength(1);
+  });
+  test("a landing push that failed is pushed again before anything else is claimed: landed once, its agent run once", async () => {
+    const { dir, remote, clones } = cluster(1);
+    const a = clones[0]!;
+    // The first push that carries a landing (a's main ahead of the remote's) fails, once.
+    const marker = join(dir, "failed");
+    const script = join(dir, "receive-pack.sh");
+    writeFileSync(
+      script,
+      [
+        "#!/bin/sh",
+        `if [ ! -e '${marker}' ] && ! git -C '${a.root}' merge-base --is-ancestor refs/heads/main "$(git --git-dir='${remote}' rev-parse main)"; then`,
+        `  : > '${marker}'; echo "the remote is down" >&2; exit 1`,
+        "fi",
+        'exec git-receive-pack "$@"',
+        "",
+      ].join("\n"),
+    );
+    chmodSync(script, 0o755);
+    sh(a.root, "config", "remote.origin.receivepack", script);
+    const result = await runWorkflow(
+      a.options({
+        request: undefined,
+        maxParallel: 1,
+        claims: { remote: "origin", worker: worker(1), every: noTimer },
+      }),
+    );
+    expect(result.outcome, a.lines.join("\n")).toBe("complete");
+    expect(existsSync(marker)).toBe(true);
+    expect(executorsOf(a).sort()).toEqual(TASKS);
+    expect(
+      a.lines.filter((l) =>
+        /task t1: landed in main here but not on origin \(.*\); pushed again before this clone claims anything else/.test(
+          l,
+        ),
+      ),
+    ).toHaveLength(1);
+    expect(
+      a.lines.filter((l) =>
+        l.includes(
+          "task t1: landed in main here but its landing never reached origin (its claim still held by this clone); pushing it again before anything else",
+        ),
+      ),
+    ).toHaveLength(1);
+    const workflowId = workflowIdOf(a.root);
+    const subjects = sh(remote, "log", "--format=%s", "main").split("\n");
+    for (const id of TASKS) {
+      expect(subjects.filter((s) => s.startsWith(`Merge task ${id}:`))).toHaveLength(1);
+      expect(claimOf(remote, workflowId, id)).toMatchObject({ state: "done", attempt: 1, landed: { branch: "main" } });
+    }
   });
 });

@@ -1795,6 +1795,8 @@ async function claimTasks(
       const answer = claims.claim(id);
       if (answer.mine) {
         ids.push(id);
+        // A dead run's claim of this clone taken over at once: said with why.
+        if (answer.line !== undefined) run.options.progress.line(answer.line, { mark: "warning" });
         if (run.worker) run.options.progress.line(`${id}: claimed on ${claims.remote}`);
       } else {
         // Said once per holder: a worker polling meets the same claim again and again.

@@ -43,6 +43,8 @@ export function guardMergeTree(
   head: string,
   tree: string,
   guarded: readonly string[],
+  /** `since-base`: what `head` changed since it left `onto` (a merge); `between`: every difference of the two (an adoption). */
+  range: "since-base" | "between" = "since-base",
 ): { tree: string; files: string[] } {
   const files = splitZ(
     git(
@@ -52,7 +54,7 @@ export function guardMergeTree(
         "--name-only",
         "-z",
         "--no-renames",
-        `${onto}...${head}`,
+        ...(range === "since-base" ? [`${onto}...${head}`] : [onto, head]),
         "--",
         ...guarded.map((g) => `:(top,icase)${g}`),
       ],

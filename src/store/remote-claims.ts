@@ -27,7 +27,7 @@ import {
 import { DotagentError, EXIT } from "../core/errors.js";
 import { parseClaim } from "../schema/claim.js";
 import { decodeJson, ID_PATTERN } from "../schema/json.js";
-import { git, splitZ } from "./git.js";
+import { git, resolveRef, splitZ } from "./git.js";
 
 /** How long one fetch or push of claims may take before it counts as the remote not answering. */
 export const CLAIM_REMOTE_TIMEOUT_MS = 20_000;
@@ -400,3 +400,23 @@ export function readCarriedReport(cwd: string, claimSha: string): { text: string
     return { invalid: `the report it carries is ${size} bytes, at most ${MAX_CARRIED_REPORT_BYTES}` };
   return { text: git(cwd, ["cat-file", "blob", entry[1]!], { readOnly: true }).stdout };
 }
+
+/**
+ * The remote's tip of `branch` this clone last took in or pushed (SPEC §23 "A person rewrites the
+ * workflow's branch"): dotagent's own ref `refs/dotagent/seen/<remote>/<branch>`, else the
+ * remote-tracking branch the clone was made with; undefined when neither exists.
+ */
+export function seenTip(cwd: string, remote: string, branch: string): string | undefined {
+  checkRemoteName(remote);
+  checkBranch(branch);
+  return resolveRef(cwd, seenRef(remote, branch)) ?? resolveRef(cwd, `refs/remotes/${remote}/${branch}`);
+}
+
+/** Records `sha` as the remote's tip of `branch` this clone last took in or pushed (a local ref, never pushed). */
+export function recordSeenTip(cwd: string, remote: string, branch: string, sha: string): void {
+  checkRemoteName(remote);
+  checkBranch(branch);
+  git(cwd, ["update-ref", "-m", "dotagent: the remote's tip last seen", seenRef(remote, branch), sha]);
+}
+
+const seenRef = (remote: string, branch: string) => `refs/dotagent/seen/${remote}/${branch}`;
