@@ -12,10 +12,11 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCodexJourney, spawnCounts, type CodexJourneyResult } from "./scripted-model/journey.js";
 import { readAgentPrompt } from "../../src/store/agent-transcript.js";
+import { JOURNEY_MORE } from "../support/journey-tier.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENABLED = process.env.DOTAGENT_E2E_CODEX === "1";
-/** `npm run journey`: every journey; `npm test` (CI): the clean one (in a git project) and the crash (the model approving for the person is refused in CI by the CLI tests without the binary: person-gate / hooks-cli). */
+/** `npm run journey`: every journey; `npm run test:clients` also the multi-agent v2 worktree run; `npm test` (CI): the crash and the code-mode apply_patch refusal (the model approving for the person is refused in CI by the CLI tests without the binary: person-gate / hooks-cli). */
 const ALL = process.env.DOTAGENT_JOURNEY_ALL === "1";
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
 
@@ -207,139 +208,151 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Codex CLI", () => {
     600_000,
   );
 
-  it("multi-agent v2 (a model Codex knows): the executor gets its worktree lines from SubagentStart, its patch of the main checkout is refused, its patch of the worktree runs and is merged", async () => {
-    let executorPrompt = "";
-    const cli = (project: string, args: string[]) => {
-      const run = spawnSync(process.execPath, [join(ROOT, "dist/dotagent.mjs"), ...args], {
-        cwd: project,
-        encoding: "utf8",
+  // In CI test/codex/v2-worktree.test.ts proves dotagent's side of it through the built CLI, from
+  // the rollouts the real binary wrote (test/codex/rollouts/); this run of the binary itself is
+  // `npm run test:clients`'s (DOTAGENT_JOURNEY_MORE=1), with every other journey but the crash.
+  it.runIf(JOURNEY_MORE)(
+    "multi-agent v2 (a model Codex knows): the executor gets its worktree lines from SubagentStart, its patch of the main checkout is refused, its patch of the worktree runs and is merged",
+    async () => {
+      let executorPrompt = "";
+      const cli = (project: string, args: string[]) => {
+        const run = spawnSync(process.execPath, [join(ROOT, "dist/dotagent.mjs"), ...args], {
+          cwd: project,
+          encoding: "utf8",
+        });
+        if (run.status !== 0) throw new Error(`dotagent ${args.join(" ")}: ${run.stdout}${run.stderr}`);
+      };
+      const prepare = (project: string) => {
+        // A workflow at IMPLEMENTATION with one task, as the person and the phase agents leave it.
+        cli(project, ["init", "--request", "add parts", "--json"]);
+        mkdirSync(join(project, "memory/reports"), { recursive: true });
+        writeFileSync(join(project, "memory/reports/demand.json"), JSON.stringify({ summary: "parts" }));
+        cli(project, ["phase", "approve", "REQUIREMENTS", "--json"]);
+        writeFileSync(
+          join(project, "memory/reports/final_design.json"),
+          JSON.stringify({
+            chosen: "minimal",
+            design: {},
+            tasks: [{ id: "task-001", title: "parts", depends_on: [] }],
+          }),
+        );
+        cli(project, ["phase", "approve", "ARCHITECTURE", "--json"]);
+        const workflow = (readJson(join(project, "memory/state/execution.json")) as { workflow_id: string })
+          .workflow_id;
+        executorPrompt = [
+          "Feature request: add parts",
+          "Phase: IMPLEMENTATION",
+          "Task: task-001",
+          "Title: parts",
+          "Design: memory/reports/final_design.json",
+          `Workflow: ${workflow}`,
+          "Output file: memory/reports/tasks/task-001.json",
+        ].join("\n");
+      };
+      const patchCode = (file: string, text: string) =>
+        `let r; try { r = await tools.apply_patch(${JSON.stringify(`*** Begin Patch\n*** Add File: ${file}\n+${text}\n*** End Patch\n`)}); } catch (e) { r = "refused: " + String(e); }\ntext(String(r));`;
+      const exec = (id: string, code: string) => [
+        { type: "custom_tool_call", name: "exec", namespace: "functions", call_id: id, input: code },
+      ];
+      const say = (text: string) => [{ type: "message", role: "assistant", content: [{ type: "output_text", text }] }];
+      let project = "";
+      const result = await runCodexJourney({
+        root: ROOT,
+        codex,
+        git: true,
+        model: "gpt-6.1-sol",
+        prompt: "run task-001",
+        prepare: (p) => {
+          project = p;
+          prepare(p);
+        },
+        override: (body) => {
+          const input = body.input ?? [];
+          const said = JSON.stringify(input);
+          const worktree = join(project, ".dotagent/worktrees/task-001");
+          if (said.includes("Message Type: NEW_TASK")) {
+            const done = input.filter((i) => i.type === "custom_tool_call").length;
+            if (done === 0) return exec("call_exec_main", patchCode("parts.txt", "into the main checkout"));
+            if (done === 1) return exec("call_exec_wt", patchCode(join(worktree, "parts.txt"), "in the worktree"));
+            if (done === 2)
+              return exec(
+                "call_exec_report",
+                patchCode(
+                  join(project, "memory/reports/tasks/task-001.json"),
+                  JSON.stringify({ task_id: "task-001", status: "complete", summary: "parts" }),
+                ),
+              );
+            return say("Done.");
+          }
+          const calls = input.filter((i) => i.type === "function_call").length;
+          if (calls === 0)
+            return [
+              {
+                type: "function_call",
+                name: "spawn_agent",
+                namespace: "collaboration",
+                call_id: "call_spawn",
+                arguments: JSON.stringify({
+                  agent_type: "executor",
+                  message: executorPrompt,
+                  task_name: "task_001",
+                  fork_turns: "none",
+                }),
+              },
+            ];
+          if (calls === 1)
+            return [
+              {
+                type: "function_call",
+                name: "wait_agent",
+                namespace: "collaboration",
+                call_id: "call_wait",
+                arguments: JSON.stringify({ timeout_ms: 60000 }),
+              },
+            ];
+          return say("done");
+        },
       });
-      if (run.status !== 0) throw new Error(`dotagent ${args.join(" ")}: ${run.stdout}${run.stderr}`);
-    };
-    const prepare = (project: string) => {
-      // A workflow at IMPLEMENTATION with one task, as the person and the phase agents leave it.
-      cli(project, ["init", "--request", "add parts", "--json"]);
-      mkdirSync(join(project, "memory/reports"), { recursive: true });
-      writeFileSync(join(project, "memory/reports/demand.json"), JSON.stringify({ summary: "parts" }));
-      cli(project, ["phase", "approve", "REQUIREMENTS", "--json"]);
-      writeFileSync(
-        join(project, "memory/reports/final_design.json"),
-        JSON.stringify({ chosen: "minimal", design: {}, tasks: [{ id: "task-001", title: "parts", depends_on: [] }] }),
+      expect(result.runs[0]!.status, diagnose(result)).toBe(0);
+      const worktree = join(result.project, ".dotagent/worktrees/task-001");
+      // The executor's thread: dotagent's lines (SubagentStart's developer message) right before its NEW_TASK.
+      const rollouts = spawnSync("grep", ["-rl", "Message Type: NEW_TASK", join(result.work, "codex-home/sessions")], {
+        encoding: "utf8",
+      })
+        .stdout.trim()
+        .split("\n");
+      const agentRollout = rollouts.find((f) => readFileSync(f, "utf8").includes('"agent_path":"/root/task_001"'));
+      expect(agentRollout, diagnose(result)).toBeDefined();
+      expect(readFileSync(agentRollout!, "utf8")).toContain(
+        JSON.stringify(
+          `dotagent: Codex could not add dotagent's lines to your prompt; they belong to it:\nWorktree: ${worktree}\n`,
+        ).slice(1, -1),
       );
-      cli(project, ["phase", "approve", "ARCHITECTURE", "--json"]);
-      const workflow = (readJson(join(project, "memory/state/execution.json")) as { workflow_id: string }).workflow_id;
-      executorPrompt = [
-        "Feature request: add parts",
-        "Phase: IMPLEMENTATION",
-        "Task: task-001",
-        "Title: parts",
-        "Design: memory/reports/final_design.json",
-        `Workflow: ${workflow}`,
-        "Output file: memory/reports/tasks/task-001.json",
-      ].join("\n");
-    };
-    const patchCode = (file: string, text: string) =>
-      `let r; try { r = await tools.apply_patch(${JSON.stringify(`*** Begin Patch\n*** Add File: ${file}\n+${text}\n*** End Patch\n`)}); } catch (e) { r = "refused: " + String(e); }\ntext(String(r));`;
-    const exec = (id: string, code: string) => [
-      { type: "custom_tool_call", name: "exec", namespace: "functions", call_id: id, input: code },
-    ];
-    const say = (text: string) => [{ type: "message", role: "assistant", content: [{ type: "output_text", text }] }];
-    let project = "";
-    const result = await runCodexJourney({
-      root: ROOT,
-      codex,
-      git: true,
-      model: "gpt-6.1-sol",
-      prompt: "run task-001",
-      prepare: (p) => {
-        project = p;
-        prepare(p);
-      },
-      override: (body) => {
-        const input = body.input ?? [];
-        const said = JSON.stringify(input);
-        const worktree = join(project, ".dotagent/worktrees/task-001");
-        if (said.includes("Message Type: NEW_TASK")) {
-          const done = input.filter((i) => i.type === "custom_tool_call").length;
-          if (done === 0) return exec("call_exec_main", patchCode("parts.txt", "into the main checkout"));
-          if (done === 1) return exec("call_exec_wt", patchCode(join(worktree, "parts.txt"), "in the worktree"));
-          if (done === 2)
-            return exec(
-              "call_exec_report",
-              patchCode(
-                join(project, "memory/reports/tasks/task-001.json"),
-                JSON.stringify({ task_id: "task-001", status: "complete", summary: "parts" }),
-              ),
-            );
-          return say("Done.");
-        }
-        const calls = input.filter((i) => i.type === "function_call").length;
-        if (calls === 0)
-          return [
-            {
-              type: "function_call",
-              name: "spawn_agent",
-              namespace: "collaboration",
-              call_id: "call_spawn",
-              arguments: JSON.stringify({
-                agent_type: "executor",
-                message: executorPrompt,
-                task_name: "task_001",
-                fork_turns: "none",
-              }),
-            },
-          ];
-        if (calls === 1)
-          return [
-            {
-              type: "function_call",
-              name: "wait_agent",
-              namespace: "collaboration",
-              call_id: "call_wait",
-              arguments: JSON.stringify({ timeout_ms: 60000 }),
-            },
-          ];
-        return say("done");
-      },
-    });
-    expect(result.runs[0]!.status, diagnose(result)).toBe(0);
-    const worktree = join(result.project, ".dotagent/worktrees/task-001");
-    // The executor's thread: dotagent's lines (SubagentStart's developer message) right before its NEW_TASK.
-    const rollouts = spawnSync("grep", ["-rl", "Message Type: NEW_TASK", join(result.work, "codex-home/sessions")], {
-      encoding: "utf8",
-    })
-      .stdout.trim()
-      .split("\n");
-    const agentRollout = rollouts.find((f) => readFileSync(f, "utf8").includes('"agent_path":"/root/task_001"'));
-    expect(agentRollout, diagnose(result)).toBeDefined();
-    expect(readFileSync(agentRollout!, "utf8")).toContain(
-      JSON.stringify(
-        `dotagent: Codex could not add dotagent's lines to your prompt; they belong to it:\nWorktree: ${worktree}\n`,
-      ).slice(1, -1),
-    );
-    // The write guard reads them back as part of its prompt (src/store/agent-transcript.ts).
-    expect(readAgentPrompt(agentRollout!)).toContain(
-      `Workflow: wf-add-parts\nOutput file: memory/reports/tasks/task-001.json\nWorktree: ${worktree}\nBranch: `,
-    );
-    // Its patch of the main checkout refused, naming the worktree; the one in its worktree ran.
-    expect(result.runs[0]!.stderr, diagnose(result)).toContain(
-      `Command blocked by PreToolUse hook: dotagent: you are the executor for task-001 and your task works in its own worktree, ${worktree}`,
-    );
-    expect(
-      existsSync(join(result.project, "parts.txt")) &&
-        readFileSync(join(result.project, "parts.txt"), "utf8").includes("into the main checkout"),
-    ).toBe(false);
-    expect(
-      result.events.filter((e) => e.type === "task_completed").map((e) => e.task_id),
-      diagnose(result),
-    ).toEqual(["task-001"]);
-    // Its end recorded by SubagentStop (from its NEW_TASK prompt), its worktree's file merged by dotagent.
-    expect(readFileSync(join(result.project, "parts.txt"), "utf8")).toBe("in the worktree\n");
-    process.stdout.write(
-      `codex v2 worktree check: ${result.runs[0]!.ms} ms, ${result.log.filter((e) => e.kind === "request").length} model requests\n`,
-    );
-    cleanUp(result);
-  }, 600_000);
+      // The write guard reads them back as part of its prompt (src/store/agent-transcript.ts).
+      expect(readAgentPrompt(agentRollout!)).toContain(
+        `Workflow: wf-add-parts\nOutput file: memory/reports/tasks/task-001.json\nWorktree: ${worktree}\nBranch: `,
+      );
+      // Its patch of the main checkout refused, naming the worktree; the one in its worktree ran.
+      expect(result.runs[0]!.stderr, diagnose(result)).toContain(
+        `Command blocked by PreToolUse hook: dotagent: you are the executor for task-001 and your task works in its own worktree, ${worktree}`,
+      );
+      expect(
+        existsSync(join(result.project, "parts.txt")) &&
+          readFileSync(join(result.project, "parts.txt"), "utf8").includes("into the main checkout"),
+      ).toBe(false);
+      expect(
+        result.events.filter((e) => e.type === "task_completed").map((e) => e.task_id),
+        diagnose(result),
+      ).toEqual(["task-001"]);
+      // Its end recorded by SubagentStop (from its NEW_TASK prompt), its worktree's file merged by dotagent.
+      expect(readFileSync(join(result.project, "parts.txt"), "utf8")).toBe("in the worktree\n");
+      process.stdout.write(
+        `codex v2 worktree check: ${result.runs[0]!.ms} ms, ${result.log.filter((e) => e.kind === "request").length} model requests\n`,
+      );
+      cleanUp(result);
+    },
+    600_000,
+  );
 
   it.runIf(ALL)(
     "sends an executor that ends without its report back (SubagentStop's block reaches it as a hook prompt), and records its result then",

@@ -4,7 +4,9 @@
 // runs. Every process it starts afterwards (the CLI host, the built CLI, git, the real clients and
 // their hooks) is counted there too, also when it outlives the test. vitest's forks pool runs each
 // file in a fresh worker, so one run gives every file's CPU; `node scripts/test-times.mjs --cpu
-// FOLDER` reads them. Unset (always, but when a person measures), this does nothing.
+// FOLDER` reads them. The src/ unit tests that share workers (vitest.config.ts) move theirs at each
+// file's start: a module an earlier file of that worker imported counts for that file alone.
+// Unset (always, but when a person measures), this does nothing.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
