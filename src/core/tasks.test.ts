@@ -188,4 +188,15 @@ describe("task operations", () => {
     const closed = chain.map((t) => (t.id === "t0" ? { ...t, depends_on: ["t9999"] } : t));
     expect(findCycle(closed)?.length).toBe(10_001);
   });
+
+  it("names the cycle from where it closes, not the path that led into it", () => {
+    const tasks = [
+      task("x", { depends_on: ["a"] }),
+      task("a", { depends_on: ["missing", "b"] }),
+      task("b", { depends_on: ["c"] }),
+      task("c", { depends_on: ["a"] }),
+    ];
+    expect(findCycle(tasks)).toEqual(["a", "b", "c", "a"]);
+    expect(findCycle([task("s", { depends_on: ["s"] })])).toEqual(["s", "s"]);
+  });
 });

@@ -221,3 +221,34 @@ describe("validateState with a checked plan (a command's own step after its writ
     expect(codes(later).errors.map((e) => e.code)).toContain("output_missing");
   });
 });
+
+describe("a task's times, compared as strings where toISOString wrote them", () => {
+  const limit = NOW.getTime() + 5 * 60 * 1000;
+  const near = [-7 * 86_400_000, -1, 0, 1, 999, 1000, 60_000].flatMap((d) => [limit + d, NOW.getTime() + d]);
+  // Each instant in toISOString's form and in others that Date.parse reads (no fraction, an offset).
+  const forms = (t: number) => {
+    const iso = new Date(t).toISOString();
+    const plus = new Date(t + 3_600_000).toISOString().replace("Z", "+01:00");
+    return [iso, iso.replace(/\.\d{3}Z$/, "Z"), plus];
+  };
+  const times = near.flatMap(forms);
+
+  it("finds future and out-of-order times exactly as Date.parse orders them", () => {
+    for (const started of times)
+      for (const completed of [times[0]!, started, ...times.filter((_, i) => i % 5 === 0)]) {
+        const t = task("t-1", { status: "failed", started_at: started, completed_at: completed, output: null });
+        const found = codes(snapshot(phaseState({ current_phase: "IMPLEMENTATION" }), execution([t]))).errors.map(
+          (e) => `${e.code} ${e.path}`,
+        );
+        const expected = [
+          ...(Date.parse(started) > limit ? ["future_timestamp tasks[0].started_at"] : []),
+          ...(Date.parse(completed) > limit ? ["future_timestamp tasks[0].completed_at"] : []),
+          ...(Date.parse(completed) < Date.parse(started) ? ["time_order tasks[0].completed_at"] : []),
+        ];
+        expect(
+          found.filter((f) => f.includes("tasks[0]")),
+          `${started} → ${completed}`,
+        ).toEqual(expected);
+      }
+  });
+});
