@@ -116,10 +116,12 @@ export async function runCommand(
       signal: interrupt.signal,
       apiUrl: apiEndpoint(process.env),
       claims,
+      untilTasks: context.options["until-tasks"] === true,
     });
   } finally {
     forget();
   }
-  context.out.result({ ok: outcome.outcome === "complete", ...outcome }, () => runResultLines(outcome));
-  return outcome.outcome === "complete" ? EXIT.ok : outcome.outcome === "decision" ? EXIT.decide : EXIT.locked;
+  const ok = outcome.outcome !== "decision" && outcome.outcome !== "waiting";
+  context.out.result({ ok, ...outcome }, () => runResultLines(outcome));
+  return ok ? EXIT.ok : outcome.outcome === "decision" ? EXIT.decide : EXIT.locked;
 }

@@ -17,6 +17,15 @@ export function runResultLines(outcome: RunOutcome): string[] {
     ];
   if (outcome.outcome === "complete")
     return [`Workflow ${outcome.workflow_id} complete in ${took}${reports.length > 0 ? ":" : "."}`, ...reports];
+  // --until-tasks: one line, the plan's readiness (or why there is none to run).
+  if (outcome.outcome === "tasks_ready")
+    return [
+      `Workflow ${outcome.workflow_id}: the plan is ready for workers, ${count(outcome.tasks.length, "task")} at ${outcome.step} (this run: ${took}); dotagent run --worker runs them.`,
+    ];
+  if (outcome.outcome === "past_tasks")
+    return [
+      `Workflow ${outcome.workflow_id} is past its tasks step (at ${outcome.phase ?? "its end"}): nothing for workers; dotagent run walks the rest.`,
+    ];
   const sofar = [`This run: ${took}${reports.length > 0 ? ":" : "."}`, ...reports];
   if (outcome.outcome === "waiting" && outcome.held_elsewhere !== undefined)
     return [`Left to other workers: ${outcome.in_flight.join(", ")} (dotagent claims lists who holds what).`, ...sofar];
@@ -68,6 +77,7 @@ export const RUN_HELP: readonly string[] = [
   "  --agents DIR        the agent files in DIR, not .claude/agents/ and dotagent's own",
   "  --claims            take each task through the git remote first (several clones, one workflow)",
   "  --remote NAME       the remote of --claims (default origin)",
+  "  --until-tasks       stop once the plan is written, before any task runs (for workers)",
   "  -q, --quiet         no progress on stderr (a gate and the result still show)",
   "",
   "Needs the Claude Agent SDK (npm install @anthropic-ai/claude-agent-sdk, in the project or",

@@ -55,6 +55,7 @@ import { agentsForFlow, readProjectInstructions, type AgentFile } from "./agent-
 import { taskBar, type Progress } from "./progress.js";
 import { RunClaims, type HeldElsewhere, type RunClaimsOptions } from "./run-claims.js";
 import { readyTasks } from "../core/tasks.js";
+import { tasksPosition } from "./worker.js";
 
 export interface Choice {
   /** The answer's value. */
@@ -130,6 +131,12 @@ export interface RunOptions {
    * "The runner"); a task another worker holds or landed is left to it.
    */
   readonly claims?: RunClaimsOptions | undefined;
+  /**
+   * `--until-tasks`: the run walks steps and gates as usual and stops once the workflow is at its
+   * tasks step with the plan written, before any task runs (`tasks_ready`); past that step it runs
+   * nothing (`past_tasks`). Workers (`--worker`) then run the tasks.
+   */
+  readonly untilTasks?: boolean | undefined;
 }
 
 /** One of the designs a person can pick, with the command that picks it. */
@@ -184,7 +191,18 @@ export type RunOutcome =
       in_flight: readonly string[];
       /** --claims: the tasks other workers hold or landed, as their claims said when this run met them. */
       held_elsewhere?: HeldElsewhere[];
-    } & Summary);
+    } & Summary)
+  /** --until-tasks: at the tasks step `step`, the plan written; `tasks` those not complete yet, in the plan's order. */
+  | ({
+      outcome: "tasks_ready";
+      workflow_id: string;
+      steps: number;
+      agents: number;
+      step: string;
+      tasks: string[];
+    } & Summary)
+  /** --until-tasks: no tasks step is ahead; `phase` is where the workflow is. */
+  | ({ outcome: "past_tasks"; workflow_id: string; steps: number; agents: number; phase: string | null } & Summary);
 
 /** Rounds without a finished workflow before the runner gives up: far more than any real workflow takes. */
 const MAX_ROUNDS = 1000;
@@ -543,6 +561,10 @@ async function loop(run: Run): Promise<RunOutcome> {
     if (plan.workflow_id) await introduce(run, plan.workflow_id, facts, plan.phase, false, step.kind === "complete");
     // What resume did on the way (a cut-off task queued again, a phase found done): said as it happened.
     for (const repair of plan.repairs ?? []) options.progress.line(repair.message);
+    if (options.untilTasks === true) {
+      const stop = await stopAtTasks(run, step, plan.workflow_id ?? "", plan.phase);
+      if (stop !== undefined) return stop;
+    }
     if (plan.phase && step.kind !== "complete" && step.kind !== "init") options.progress.phase(plan.phase);
     let outcome: RunOutcome | undefined;
     try {
@@ -568,6 +590,34 @@ async function loop(run: Run): Promise<RunOutcome> {
     `the workflow did not finish in ${MAX_ROUNDS} steps; run \`dotagent resume\` to see where it stands`,
     EXIT.refused,
   );
+}
+
+/**
+ * --until-tasks: the run ends once the workflow is at its tasks step with the plan written (tasks
+ * that failed too often are still the person's to decide first), or when no tasks step is ahead.
+ */
+async function stopAtTasks(
+  run: Run,
+  step: RunStep,
+  workflowId: string,
+  phase: Phase | null,
+): Promise<RunOutcome | undefined> {
+  const say = run.options.progress.line;
+  const position = tasksPosition(run.flow, step);
+  const done = { workflow_id: workflowId, steps: run.steps, agents: run.agents };
+  if (position === "past") {
+    say(`workflow ${workflowId} is past its tasks step (at ${phase ?? "its end"}): --until-tasks runs nothing more`);
+    return { outcome: "past_tasks", ...done, phase, ...summary(run) };
+  }
+  if (position !== "at" || step.kind === "dead_tasks") return undefined;
+  const snapshot = await loadSnapshot(projectPaths(run.options.root));
+  const plan = snapshot.execution.kind === "ok" ? snapshot.execution.value.tasks : [];
+  const tasks = plan.filter((t) => t.status !== "complete").map((t) => t.id);
+  const at = phase ?? run.flow.steps.find((s) => s.kind === "tasks")?.id ?? "";
+  say(`the plan is ready for workers: ${count(tasks.length, "task")} at ${at} (dotagent run --worker runs them)`, {
+    mark: "done",
+  });
+  return { outcome: "tasks_ready", ...done, step: at, tasks, ...summary(run) };
 }
 
 function summary(run: Run): Summary {

@@ -7,7 +7,7 @@ import type { Command } from "../context.js";
 export const command: Command = {
   summary: "run the whole workflow headless through the Claude Agent SDK; rerun to continue",
   usage:
-    'dotagent run ["<request>"] [--workflow NAME] [--approve ask|auto] [--change TEXT] [--design NAME] [--max-parallel N] [--max-cost USD] [--agents DIR] [--claims [--remote NAME]] [-q] [--json]',
+    'dotagent run ["<request>"] [--workflow NAME] [--approve ask|auto] [--change TEXT] [--design NAME] [--max-parallel N] [--max-cost USD] [--agents DIR] [--claims [--remote NAME]] [--until-tasks] [-q] [--json]',
   options: {
     workflow: { type: "string" },
     approve: { type: "string" },
@@ -18,6 +18,7 @@ export const command: Command = {
     agents: { type: "string" },
     claims: { type: "boolean" },
     remote: { type: "string" },
+    "until-tasks": { type: "boolean" },
     quiet: { type: "boolean", short: "q" },
   },
   examples: [], // with the options, in the cold half: run-words.ts RUN_HELP
