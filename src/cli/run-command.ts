@@ -16,6 +16,7 @@ import { apiEndpoint } from "../run/login-check.js";
 import { terminalAsker } from "./ask.js";
 import { ID_PATTERN } from "../schema/json.js";
 import type { RunClaimsOptions } from "../run/run-claims.js";
+import { workerRefusal, type WorkerOptions } from "../run/worker.js";
 
 /**
  * Ctrl-C while the run works: the first one stops it in order (the agents' sessions kept, its
@@ -34,9 +35,9 @@ function onInterrupt(stop: () => void, signals: readonly NodeJS.Signals[]): () =
 }
 
 /** `--claims [--remote NAME]`: the tasks claimed through that git remote (SPEC §23); `--remote` alone is refused. */
-function claimsOption(context: CommandContext): RunClaimsOptions | undefined {
+function claimsOption(context: CommandContext, worker: boolean): RunClaimsOptions | undefined {
   const remote = stringOption(context, "remote");
-  if (context.options.claims !== true) {
+  if (context.options.claims !== true && !worker) {
     if (remote !== undefined) throw usageError("--remote names the git remote of --claims: give both, or neither");
     return undefined;
   }
@@ -44,6 +45,32 @@ function claimsOption(context: CommandContext): RunClaimsOptions | undefined {
   if (!ID_PATTERN.test(name) || name.includes(".."))
     throw usageError(`--remote takes a git remote's name (letters, digits, '.', '_' or '-'), not "${name}"`);
   return { remote: name };
+}
+
+/**
+ * `--worker [--idle MINUTES]`: the run as a worker (SPEC §23 "The worker"), refused what only a
+ * planning run takes; `--idle` alone is refused too (a flag is never silently ignored).
+ */
+function workerOption(context: CommandContext, request: string | undefined): WorkerOptions | undefined {
+  const idle = stringOption(context, "idle");
+  if (context.options.worker !== true) {
+    if (idle !== undefined)
+      throw usageError("--idle is how long a worker waits with nothing to claim: give it with --worker");
+    return undefined;
+  }
+  const refused = workerRefusal({
+    request,
+    workflow: stringOption(context, "workflow"),
+    change: stringOption(context, "change"),
+    design: stringOption(context, "design"),
+    approve: stringOption(context, "approve"),
+    untilTasks: context.options["until-tasks"] === true,
+  });
+  if (refused !== undefined) throw usageError(refused);
+  const minutes = idle === undefined ? undefined : Number(idle);
+  if (minutes !== undefined && !(idle!.trim() !== "" && Number.isFinite(minutes) && minutes >= 0))
+    throw usageError(`--idle takes minutes (0 or more, e.g. 30), not "${idle}"`);
+  return minutes === undefined ? {} : { idleMs: Math.round(minutes * 60_000) };
 }
 
 /** `--change TEXT`: the person's words for the gate waiting now (the runner checks that one waits). */
@@ -80,8 +107,10 @@ export async function runCommand(
   const maxCostUsd = costText === undefined ? undefined : Number(costText.replace(/^\$/, ""));
   if (maxCostUsd !== undefined && !(Number.isFinite(maxCostUsd) && maxCostUsd > 0))
     throw usageError(`--max-cost takes a positive amount in US dollars (e.g. 5 or 2.50), not "${costText}"`);
+  const worker = workerOption(context, request);
   const change = changeOption(context, request);
-  const claims = claimsOption(context);
+  // A worker takes its tasks through the remote: --worker implies --claims.
+  const claims = claimsOption(context, worker !== undefined);
   assertStatePaths(context.paths); // before the SDK is looked for: a wrong --dir is the first thing to say
   const sdk = await loadSdk();
   const agents = loadAgentFiles(findAgentsDir(stringOption(context, "agents"), fileURLToPath(selfUrl)));
@@ -117,6 +146,7 @@ export async function runCommand(
       apiUrl: apiEndpoint(process.env),
       claims,
       untilTasks: context.options["until-tasks"] === true,
+      worker,
     });
   } finally {
     forget();

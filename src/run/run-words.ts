@@ -3,12 +3,13 @@
 // it wrote; at a gate without a terminal, the gate once: which gate, what it approves (the lines
 // the terminal gate shows) and the commands that answer it, each runnable as printed.
 import { count, formatDuration } from "../core/words.js";
-import { CHANGE_PLACEHOLDER, type RunOutcome } from "./runner.js";
+import { CHANGE_PLACEHOLDER, type RunOutcome, type WorkerOutcome } from "./runner.js";
 
 /** The lines of the result for people (stdout). */
 export function runResultLines(outcome: RunOutcome): string[] {
   const took = `${formatDuration(outcome.elapsed_ms)}, ${count(outcome.agents, "agent session")}, ${count(outcome.reports.length, "report")} written`;
   const reports = outcome.reports.map((r) => `  ${r}`);
+  if ("ended" in outcome) return [workerLine(outcome as WorkerOutcome, took)];
   // Nothing carried out: the workflow was complete before this run (`dotagent run` again after the end).
   if (outcome.outcome === "complete" && outcome.steps === 0 && outcome.agents === 0 && reports.length === 0)
     return [
@@ -63,6 +64,27 @@ export function runResultLines(outcome: RunOutcome): string[] {
     "Then run dotagent run again.",
     ...sofar,
   ];
+}
+
+/** A worker's result in one line: why it ended, what it did, and who goes on from there. */
+function workerLine(outcome: WorkerOutcome, took: string): string {
+  const list = (ids: readonly string[]) => (ids.length === 0 ? "none" : ids.join(", "));
+  const did = `ran ${list(outcome.ran)}; took in ${list(outcome.taken_in)}; this run: ${took}`;
+  const elsewhere = outcome.outcome === "waiting" ? outcome.in_flight : [];
+  switch (outcome.ended) {
+    case "tasks_done":
+      return `Worker ${outcome.worker.id}: every task of the plan is complete here (${did}); dotagent run --claims walks the rest.`;
+    case "past_tasks":
+      return `Workflow ${outcome.workflow_id} is past its tasks step (at ${outcome.phase ?? "its end"}): nothing for a worker; dotagent run --claims walks the rest.`;
+    case "not_at_tasks":
+      return `Workflow ${outcome.workflow_id} is at ${outcome.phase ?? "its start"}, before its tasks step: nothing for a worker yet; dotagent run walks the steps and gates (--until-tasks stops when the plan is ready).`;
+    case "needs_person":
+      return `${list(elsewhere)} failed too often: a person decides (dotagent run asks; dotagent task retry ID --extra-attempts 2); ${did}.`;
+    case "idle":
+      return `Nothing claimable within --idle: ${list(elsewhere)} are other workers' (dotagent claims lists who holds what); ${did}.`;
+    case "in_session":
+      return `Waiting for tasks in another session here: ${list(elsewhere)}; ${did}.`;
+  }
 }
 
 /** `run --help` after the usage line: each option in a line, what the command needs, examples. */

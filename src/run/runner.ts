@@ -55,7 +55,9 @@ import { agentsForFlow, readProjectInstructions, type AgentFile } from "./agent-
 import { taskBar, type Progress } from "./progress.js";
 import { RunClaims, type HeldElsewhere, type RunClaimsOptions } from "./run-claims.js";
 import { readyTasks } from "../core/tasks.js";
-import { tasksPosition } from "./worker.js";
+import { tasksPosition, workerRefusal, WorkerLog, type WorkerEnd, type WorkerOptions } from "./worker.js";
+import { newWorker } from "../ops/claims.js";
+import type { ClaimWorker } from "../core/claims.js";
 
 export interface Choice {
   /** The answer's value. */
@@ -137,6 +139,12 @@ export interface RunOptions {
    * nothing (`past_tasks`). Workers (`--worker`) then run the tasks.
    */
   readonly untilTasks?: boolean | undefined;
+  /**
+   * `--worker`: the run is a worker (SPEC §23 "The worker"): with claims (default remote origin) it
+   * runs only the tasks of the tasks step the workflow is at, polls while others hold what is left,
+   * and ends where a planning or finishing run takes over; it never asks anything.
+   */
+  readonly worker?: WorkerOptions | undefined;
 }
 
 /** One of the designs a person can pick, with the command that picks it. */
@@ -204,6 +212,24 @@ export type RunOutcome =
   /** --until-tasks: no tasks step is ahead; `phase` is where the workflow is. */
   | ({ outcome: "past_tasks"; workflow_id: string; steps: number; agents: number; phase: string | null } & Summary);
 
+/** --worker: what the worker did, beside the run's usual fields (SPEC §23 "The worker"). */
+export interface WorkerFields {
+  worker: ClaimWorker;
+  ended: WorkerEnd;
+  /** Where the workflow was at the worker's last round. */
+  phase: string | null;
+  /** Tasks whose agent this worker ran, in the order started. */
+  ran: string[];
+  /** Tasks other workers landed that this worker took in. */
+  taken_in: string[];
+  /** Claim rounds (take in, then claim) and the polls between them. */
+  rounds: number;
+  polls: number;
+  held_elsewhere: HeldElsewhere[];
+}
+
+export type WorkerOutcome = RunOutcome & WorkerFields;
+
 /** Rounds without a finished workflow before the runner gives up: far more than any real workflow takes. */
 const MAX_ROUNDS = 1000;
 /** An agent whose report is still missing after this many sessions in one run fails its phase. */
@@ -244,6 +270,10 @@ interface Run {
   change: string | undefined;
   /** --claims: this run's claims, made when the first tasks are to run. */
   claims?: RunClaims;
+  /** --worker: what it did so far, and its idle clock. */
+  worker?: WorkerLog;
+  /** Lines said once however often they are met (a task another worker holds, polled again). */
+  readonly told: Set<string>;
 }
 
 /**
@@ -251,7 +281,8 @@ interface Run {
  * spawn the same agent twice. The state lock itself is taken per operation, as by the CLI, so
  * `dotagent status` and an interactive session keep working while a run goes on.
  */
-export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
+export async function runWorkflow(given: RunOptions): Promise<RunOutcome> {
+  const options = given.worker === undefined ? given : asWorker(given);
   const paths = projectPaths(options.root);
   assertStatePaths(paths); // nothing is created under a --dir that is not the project's folder
   if (!existsSync(paths.stateDir) && !options.request)
@@ -290,6 +321,26 @@ export async function runWorkflow(options: RunOptions): Promise<RunOutcome> {
     options.progress.end();
     lock.release();
   }
+}
+
+/**
+ * A worker: refused what only a planning run takes (usage); claims on (default origin) under one
+ * identity from the start, so its result names it even when it claimed nothing; asks nothing.
+ */
+function asWorker(options: RunOptions): RunOptions {
+  const refused = workerRefusal({ ...options, approve: options.approve });
+  if (refused !== undefined) throw new DotagentError("usage", refused, EXIT.usage);
+  const claims = options.claims ?? { remote: "origin" };
+  return {
+    ...options,
+    claims: { ...claims, worker: claims.worker ?? newWorker() },
+    ask: {
+      interactive: false,
+      confirm: async () => undefined,
+      choose: async () => undefined,
+      text: async () => undefined,
+    },
+  };
 }
 
 /**
@@ -498,6 +549,8 @@ async function drive(options: RunOptions, asked: Flow | undefined): Promise<RunO
     flow: asked ?? DEVELOP,
     pinned: asked !== undefined && pinFlow(asked) !== undefined,
     change: options.change,
+    told: new Set(),
+    ...(options.worker ? { worker: new WorkerLog(options.worker) } : {}),
   };
   // Ctrl-C: said at once; stopping the agents takes the SDK about two seconds.
   const stopping = () => {
@@ -509,7 +562,8 @@ async function drive(options: RunOptions, asked: Flow | undefined): Promise<RunO
   };
   options.signal?.addEventListener("abort", stopping, { once: true });
   try {
-    return await loop(run);
+    const outcome = await loop(run);
+    return run.worker ? workerOutcome(run, run.worker, outcome) : outcome;
   } finally {
     options.signal?.removeEventListener("abort", stopping);
     run.claims?.stopAll();
@@ -561,6 +615,11 @@ async function loop(run: Run): Promise<RunOutcome> {
     if (plan.workflow_id) await introduce(run, plan.workflow_id, facts, plan.phase, false, step.kind === "complete");
     // What resume did on the way (a cut-off task queued again, a phase found done): said as it happened.
     for (const repair of plan.repairs ?? []) options.progress.line(repair.message);
+    if (run.worker) {
+      run.worker.phase = plan.phase;
+      const stop = workerStop(run, run.worker, step, plan.workflow_id ?? "", plan.phase);
+      if (stop !== undefined) return stop;
+    }
     if (options.untilTasks === true) {
       const stop = await stopAtTasks(run, step, plan.workflow_id ?? "", plan.phase);
       if (stop !== undefined) return stop;
@@ -620,6 +679,63 @@ async function stopAtTasks(
   return { outcome: "tasks_ready", ...done, step: at, tasks, ...summary(run) };
 }
 
+/**
+ * --worker: the steps a worker does not carry out end it. Past the tasks step (or its tasks all
+ * complete here, which completes the step): complete for the worker; before it, or tasks that failed
+ * too often (a person's decision): waiting. Tasks to run, or at work in another session: carried out.
+ */
+function workerStop(
+  run: Run,
+  worker: WorkerLog,
+  step: RunStep,
+  workflowId: string,
+  phase: Phase | null,
+): RunOutcome | undefined {
+  const say = run.options.progress.line;
+  const at = { workflowId, phase, request: "", approved: [] };
+  switch (tasksPosition(run.flow, step)) {
+    case "past":
+      worker.ended = worker.rounds > 0 ? "tasks_done" : "past_tasks";
+      say(
+        worker.ended === "tasks_done"
+          ? `every task of the plan is complete here; this worker is done`
+          : `workflow ${workflowId} is past its tasks step (at ${phase ?? "its end"}): nothing for a worker`,
+        { mark: "done" },
+      );
+      return { outcome: "complete", workflow_id: workflowId, steps: run.steps, agents: run.agents, ...summary(run) };
+    case "before":
+      worker.ended = "not_at_tasks";
+      say(`workflow ${workflowId} is at ${phase ?? "its start"}, before its tasks step: nothing for a worker yet`, {
+        mark: "warning",
+      });
+      return waiting(run, at, []);
+    case "at":
+      if (step.kind === "dead_tasks") {
+        worker.ended = "needs_person";
+        say(`${step.tasks.join(", ")} failed too often: a person decides whether they run again`, { mark: "warning" });
+        return waiting(run, at, step.tasks);
+      }
+      if (step.kind === "wait") worker.ended = "in_session";
+      return undefined;
+    case undefined:
+      return undefined;
+  }
+}
+
+function workerOutcome(run: Run, worker: WorkerLog, outcome: RunOutcome): WorkerOutcome {
+  return {
+    ...outcome,
+    worker: run.options.claims!.worker!,
+    ended: worker.ended ?? (outcome.outcome === "complete" ? "tasks_done" : "in_session"),
+    phase: worker.phase,
+    ran: [...worker.ran],
+    taken_in: [...worker.takenIn],
+    rounds: worker.rounds,
+    polls: worker.polls,
+    held_elsewhere: outcome.outcome === "waiting" ? (outcome.held_elsewhere ?? []) : [],
+  };
+}
+
 function summary(run: Run): Summary {
   return { elapsed_ms: Math.round(run.clock() - run.started), reports: [...run.written] };
 }
@@ -654,8 +770,10 @@ async function introduce(
   const definition = facts.pinned ? ` (${facts.flow.name})` : "";
   options.progress.heading(`dotagent run: workflow ${workflowId}${definition}${request} ${where}`);
   if (complete) return; // nothing runs: no gates, no agents to introduce
-  const gates =
-    run.approve === "auto"
+  const worker = options.worker === undefined ? undefined : options.claims?.worker;
+  const gates = worker
+    ? `worker ${worker.id} (host ${worker.host}, pid ${worker.pid}): the plan's tasks, claimed through ${options.claims?.remote}; the gates stay the person's`
+    : run.approve === "auto"
       ? options.approve === "auto"
         ? "gates approved automatically (--approve auto, remembered for this workflow; `dotagent run --approve ask` asks again)"
         : "gates approved automatically: --approve auto is remembered for this workflow (`dotagent run --approve ask` asks again)"
@@ -787,16 +905,26 @@ async function carryOut(run: Run, step: RunStep, at: StepContext): Promise<RunOu
         await runTasks(run, step.tasks, at);
         return undefined;
       }
-      const claimed = await claimTasks(run, options.claims, step.tasks.length, at);
-      if (claimed.ids.length === 0) {
+      for (;;) {
+        // A worker asks again about every task others hold: a lease may have lapsed, a landing arrived.
+        if (run.worker) run.claims?.elsewhere.clear();
+        const claimed = await claimTasks(run, options.claims, step.tasks.length, at);
+        if (claimed.ids.length > 0) {
+          await runTasks(run, claimed.ids, at);
+          if (claimed.failure) throw claimed.failure;
+          return undefined;
+        }
         if (claimed.failure) throw claimed.failure;
         // Tasks other workers landed, recorded here: the plan is made again from them.
         if (claimed.takenIn) return undefined;
-        return heldElsewhere(run, at);
+        if (run.worker === undefined) return heldElsewhere(run, at);
+        // A worker waits for a landing or a lapsed lease, then looks again; --idle ends it.
+        if (!(await run.worker.poll(options.signal))) {
+          run.worker.ended = "idle";
+          return heldElsewhere(run, at, `nothing claimable for ${formatDuration(run.worker.idleMs)} (--idle): `);
+        }
+        throwIfInterrupted(run);
       }
-      await runTasks(run, claimed.ids, at);
-      if (claimed.failure) throw claimed.failure;
-      return undefined;
     }
     case "wait":
       say(
@@ -1639,6 +1767,11 @@ async function claimTasks(
   // What other workers landed comes in first (SPEC §23): their tasks complete here, their dependants ready.
   try {
     const taken = await claims.takeIn(opContext(run));
+    if (taken.length > 0)
+      run.worker?.round(
+        [],
+        taken.map((t) => t.task_id),
+      );
     for (const t of taken)
       run.options.progress.line(
         `${t.task_id}: landed by worker ${t.worker.id} (host ${t.worker.host}, pid ${t.worker.pid}) on ${claims.remote}, taken in here (${t.commit.slice(0, 7)})`,
@@ -1657,13 +1790,23 @@ async function claimTasks(
     if (claims.elsewhere.has(id) || claims.givenBack.has(id)) continue;
     try {
       const answer = claims.claim(id);
-      if (answer.mine) ids.push(id);
-      else run.options.progress.line(answer.line, { mark: "warning" });
+      if (answer.mine) {
+        ids.push(id);
+        if (run.worker) run.options.progress.line(`${id}: claimed on ${claims.remote}`);
+      } else {
+        // Said once per holder: a worker polling meets the same claim again and again.
+        const held = claims.elsewhere.get(id);
+        const key = held ? `${id} ${held.state} ${held.worker.id}` : answer.line;
+        if (!run.told.has(key)) run.options.progress.line(answer.line, { mark: "warning" });
+        run.told.add(key);
+      }
     } catch (error) {
       if (!(error instanceof DotagentError)) throw error;
+      run.worker?.round(ids, []);
       return { ids, failure: notStarted(id, error) };
     }
   }
+  run.worker?.round(ids, []);
   return { ids };
 }
 
@@ -1680,12 +1823,12 @@ function notStarted(id: string | undefined, error: DotagentError): DotagentError
 }
 
 /** --claims: every ready task is another worker's: the run ends `waiting`, naming them (exit 4). */
-function heldElsewhere(run: Run, at: StepContext): RunOutcome {
+function heldElsewhere(run: Run, at: StepContext, why = ""): RunOutcome {
   const claims = run.claims!;
   const held = [...claims.elsewhere.values()];
   const ids = [...held.map((h) => h.task_id), ...claims.givenBack];
   run.options.progress.line(
-    `${ids.length === 1 ? "task" : "tasks"} ${ids.join(", ")} ${ids.length === 1 ? "is" : "are"} other workers' (their claims on ${claims.remote}); nothing else here is ready to run`,
+    `${why}${ids.length === 1 ? "task" : "tasks"} ${ids.join(", ")} ${ids.length === 1 ? "is" : "are"} other workers' (their claims on ${claims.remote}); nothing else here is ready to run`,
     { mark: "warning" },
   );
   return waiting(run, at, ids, held);
@@ -1714,6 +1857,7 @@ async function runTasks(run: Run, ids: readonly string[], at: StepContext): Prom
       const start = await wf.tasks.start(id, { owner: process.pid });
       worktreeLines.set(id, start.task?.worktree?.prompt_lines ?? []);
       started.push(id);
+      run.worker?.ran.push(id);
       run.claims?.startRenewing(id);
     } catch (error) {
       run.claims?.release(id, warn(run));

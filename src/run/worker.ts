@@ -1,9 +1,13 @@
-// Where a run stands against the workflow's tasks step (SPEC §17 `--until-tasks`, §23 "The
-// worker"): a planning run stops there with the plan written; a worker runs only that step's
-// tasks, and ends (never walks on) anywhere else. What a step acts on is read from its kind and
-// the definition's order of steps, never from a step's name.
+// `dotagent run --until-tasks` and `dotagent run --worker` (SPEC §17, §23 "The worker"), the parts
+// the runner (runner.ts) asks: where a run stands against the workflow's tasks step (a planning run
+// stops there with the plan written; a worker runs only that step's tasks and ends anywhere else,
+// never walking on), what a worker did, and its poll and idle clock. A worker with nothing to claim
+// waits WORKER_POLL_MS, then the runner looks again (take in, claim); --idle with nothing claimed
+// or taken in ends it. What a step acts on is read from its kind and the definition's order of
+// steps, never from a step's name.
 import type { Flow } from "../core/flow.js";
 import type { RunStep } from "../core/run-step.js";
+import { CLAIM_LEASE_MS } from "../core/claims.js";
 
 /**
  * `at`: the workflow is at its tasks step with the plan written (tasks to run, at work elsewhere,
@@ -40,4 +44,105 @@ export function tasksPosition(flow: Flow, step: RunStep): TasksPosition | undefi
 function aheadOrPast(flow: Flow, id: string): TasksPosition {
   const at = flow.steps.findIndex((s) => s.id === id);
   return flow.steps.some((s, i) => s.kind === "tasks" && i >= at) ? "before" : "past";
+}
+
+/** How often a worker with nothing claimable looks again (fetch, take in, claim): well inside a lease. */
+export const WORKER_POLL_MS = Math.min(30_000, CLAIM_LEASE_MS / 4);
+/** `--idle` by default: how long a worker waits with nothing claimable and nothing landed. */
+export const WORKER_IDLE_MS = 30 * 60_000;
+
+export interface WorkerOptions {
+  /** `--idle MINUTES` in ms: nothing claimable and nothing landed for this long ends the worker (`idle`). */
+  readonly idleMs?: number;
+  /** The wait between polls (default WORKER_POLL_MS). */
+  readonly pollMs?: number;
+  /** Waits `ms`, or less once `signal` aborts (SIGTERM, Ctrl-C); tests move it by what the other workers do. */
+  readonly sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+  /** The idle clock in ms (default Date.now). */
+  readonly clock?: () => number;
+}
+
+/**
+ * Why a worker ended: `tasks_done` every task of the step complete here (run here or taken in),
+ * `past_tasks` the workflow was past its tasks step when it started (both exit 0);
+ * `not_at_tasks` before it, `needs_person` tasks failed too often, `idle` --idle passed with
+ * nothing claimable, `in_session` tasks at work in another session of this clone (exit 4).
+ */
+export type WorkerEnd = "tasks_done" | "past_tasks" | "not_at_tasks" | "needs_person" | "idle" | "in_session";
+
+const defaultSleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+
+/** What one worker did, and its idle clock: idle from the first round that found nothing to claim or take in. */
+export class WorkerLog {
+  rounds = 0;
+  polls = 0;
+  readonly ran: string[] = [];
+  readonly takenIn: string[] = [];
+  ended: WorkerEnd | undefined;
+  /** Where the workflow was at the worker's last round. */
+  phase: string | null = null;
+  private idleSince: number | undefined;
+
+  constructor(private readonly options: WorkerOptions = {}) {}
+
+  get idleMs(): number {
+    return this.options.idleMs ?? WORKER_IDLE_MS;
+  }
+
+  /** A claim round found these claimed and taken in: anything at all ends the idle time. */
+  round(claimed: readonly string[], takenIn: readonly string[]): void {
+    this.rounds++;
+    this.takenIn.push(...takenIn);
+    if (claimed.length > 0 || takenIn.length > 0) this.idleSince = undefined;
+  }
+
+  /** Nothing claimable: waits for the next poll. False once --idle has passed (the worker ends). */
+  async poll(signal: AbortSignal | undefined): Promise<boolean> {
+    const clock = this.options.clock ?? Date.now;
+    const now = clock();
+    this.idleSince ??= now;
+    const left = this.idleSince + this.idleMs - now;
+    if (left <= 0) return false;
+    this.polls++;
+    await (this.options.sleep ?? defaultSleep)(Math.min(this.options.pollMs ?? WORKER_POLL_MS, left), signal);
+    return true;
+  }
+}
+
+/** What a worker is given that only a planning run takes: the one line that refuses it (usage), or undefined. */
+export function workerRefusal(given: {
+  request?: string | undefined;
+  workflow?: string | undefined;
+  change?: string | undefined;
+  design?: string | undefined;
+  approve?: string | undefined;
+  untilTasks?: boolean | undefined;
+}): string | undefined {
+  const what =
+    given.request !== undefined
+      ? "request"
+      : given.workflow !== undefined
+        ? "--workflow"
+        : given.change !== undefined
+          ? "--change"
+          : given.design !== undefined
+            ? "--design"
+            : given.approve !== undefined
+              ? "--approve"
+              : given.untilTasks === true
+                ? "--until-tasks"
+                : undefined;
+  return what === undefined
+    ? undefined
+    : `--worker takes no ${what}: a worker runs the tasks of the plan the workflow is at and never walks a step or answers a gate; the plan comes from dotagent run --until-tasks`;
 }

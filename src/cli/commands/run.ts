@@ -7,7 +7,7 @@ import type { Command } from "../context.js";
 export const command: Command = {
   summary: "run the whole workflow headless through the Claude Agent SDK; rerun to continue",
   usage:
-    'dotagent run ["<request>"] [--workflow NAME] [--approve ask|auto] [--change TEXT] [--design NAME] [--max-parallel N] [--max-cost USD] [--agents DIR] [--claims [--remote NAME]] [--until-tasks] [-q] [--json]',
+    'dotagent run ["<request>"] [--workflow NAME] [--approve ask|auto] [--change TEXT] [--design NAME] [--max-parallel N] [--max-cost USD] [--agents DIR] [--claims [--remote NAME]] [--until-tasks] [-q] [--json] | run --worker [--remote NAME] [--max-parallel N] [--max-cost USD] [--agents DIR] [--idle MINUTES] [-q] [--json]',
   options: {
     workflow: { type: "string" },
     approve: { type: "string" },
@@ -19,6 +19,8 @@ export const command: Command = {
     claims: { type: "boolean" },
     remote: { type: "string" },
     "until-tasks": { type: "boolean" },
+    worker: { type: "boolean" },
+    idle: { type: "string" },
     quiet: { type: "boolean", short: "q" },
   },
   examples: [], // with the options, in the cold half: run-words.ts RUN_HELP
