@@ -31,7 +31,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
@@ -45,7 +45,10 @@ const option = (name, fallback) => {
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = resolve(option("--cli", join(ROOT, "dist/dotagent.mjs")));
 const RECIPE = join(ROOT, "docs/github-actions/dotagent.yml");
-const COUNTS = option("--workers", "1,2,4").split(",").map(Number);
+const COUNTS = option("--workers", "1,2,4")
+  .split(",")
+  .map(Number)
+  .filter((n) => n > 0); // --workers 0: only the faults run
 const DELAY_MS = Number(option("--delay-ms", "1000")); // the stand-in agent's two waits: a task is about 2 × this
 const REMOTE_MS = Number(option("--remote-ms", "150")); // each fetch, push and ls-remote sleeps this long first
 const KILLS = Number(option("--kills", "1"));
@@ -85,6 +88,7 @@ mkdirSync(baseEnv.HOME);
 const inputs = { request: "add login", approve: "auto", design: "", change: "" };
 
 const started = performance.now();
+const loadAtStart = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const results = [];
 let faults;
 try {
@@ -123,6 +127,7 @@ try {
   }
   const one = results.find((r) => r.workers === 1);
   const overhead = one ? (one.ms - localSpan) / TASKS.length : null;
+  const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   const figures = {
     git: spawnSync(REAL_GIT, ["--version"], { encoding: "utf8" }).stdout.trim(),
     agent_ms_per_task: 2 * DELAY_MS,
@@ -132,6 +137,9 @@ try {
     runs: results.map(({ faults: _, ...r }) => r),
     faults: faults ?? null,
     wall_s: Math.round((performance.now() - started) / 1000),
+    cpus: availableParallelism(),
+    load_at_start: loadAtStart,
+    load_at_end: load,
   };
   const table = tableOf(figures);
   if (args.includes("--json")) console.log(JSON.stringify(figures, null, 2));
@@ -326,21 +334,34 @@ async function workersRun(planned, workflowId, n, { kills = 0, outage = false, f
   cpSync(planned, remote, { recursive: true });
   rmSync(sdkLog, { force: true });
   const clones = Array.from({ length: n }, (_, i) => clone(remote, join(dir, `worker-${i + 1}`)));
-  const faultLog = { kills: [], restarts: 0, outage_s: 0, worker_exits: [], force_push: null };
+  const faultLog = { kills: [], restarts: 0, outage_s: 0, worker_exits: [], force_push: null, gave_up: [] };
+  const tries = clones.map(() => 0);
   const groups = new Map(); // worker index → its live process group
   const t0 = performance.now();
   const runWorker = async (i, only) => {
     for (;;) {
       const job = await runJob("workers", clones[i], { only, onStart: (child) => groups.set(i, child.pid) });
       groups.delete(i);
+      writeFileSync(join(dir, `worker-${i + 1}.log`), job.out, { flag: "a" });
       const code = job.failed ? Number(/exit (\d+)/.exec(job.failed)?.[1]) : 0;
       faultLog.worker_exits.push(code);
       if (code === 0) return;
-      if (code === 2 || faultLog.restarts > 20) fail(`worker ${i + 1}: ${job.failed}`, job);
+      if (code === 2) fail(`worker ${i + 1}: ${job.failed}`, job);
+      if (++tries[i] > 8) {
+        // Measured, not hidden: the worker's last line goes into the figures and the run goes on to finish.
+        const last =
+          job.out
+            .trim()
+            .split("\n")
+            .findLast((l) => l.startsWith("dotagent:")) ?? job.failed;
+        faultLog.gave_up.push({ worker: i + 1, after_restarts: tries[i] - 1, last });
+        say(`  worker ${i + 1} gave up after ${tries[i] - 1} restarts: ${last}`);
+        return;
+      }
       // Killed, or ended by the remote's failure: the machine comes back and runs the worker step again.
       faultLog.restarts++;
       only = ["work"];
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 2000));
     }
   };
   const done = Promise.all(clones.map((_, i) => runWorker(i)));
@@ -358,8 +379,11 @@ async function workersRun(planned, workflowId, n, { kills = 0, outage = false, f
   // Faults, while the workers work.
   const faultsDone = (async () => {
     for (let k = 0; k < kills && !finished; k++) {
-      await new Promise((r) => setTimeout(r, 1500 + Math.random() * 4 * DELAY_MS));
-      // A worker mid-task, else any live one.
+      if (k > 0) await new Promise((r) => setTimeout(r, 3 * DELAY_MS));
+      // At a random moment once a worker is mid-task (within 60 s), else any live one.
+      for (let waited = 0; waited < 240 && ![...groups.keys()].some((i) => runningIn(clones[i]).length > 0); waited++)
+        await new Promise((r) => setTimeout(r, 250));
+      await new Promise((r) => setTimeout(r, Math.random() * DELAY_MS));
       const live = [...groups.keys()];
       const busy = live.filter((i) => runningIn(clones[i]).length > 0);
       const i = (busy.length ? busy : live)[Math.floor(Math.random() * (busy.length || live.length))];
@@ -386,6 +410,7 @@ async function workersRun(planned, workflowId, n, { kills = 0, outage = false, f
       for (let waited = 0; landedOn(remote).length < 2 && !finished && waited < 600; waited++)
         await new Promise((r) => setTimeout(r, 1000));
       const landedBefore = landedOn(remote);
+      for (const t of landedBefore) landedAt[t] ??= round1((performance.now() - t0) / 1000);
       const person = clone(remote, join(dir, "person"));
       const planTip = git(planned, "rev-parse", "main");
       git(person, "reset", "-q", "--hard", planTip);
@@ -439,6 +464,7 @@ async function workersRun(planned, workflowId, n, { kills = 0, outage = false, f
   const remoteMemory =
     spawnSync(REAL_GIT, ["cat-file", "-e", "main:memory/reports/reflection.json"], { cwd: remote }).status === 0;
   if (!finish.failed && !remoteMemory) problems.push("finish did not push memory/ back");
+  for (const g of faultLog.gave_up) problems.push(`worker ${g.worker} gave up: ${g.last}`);
   if (problems.length && !forcePush) fail(`${n} workers: ${problems.join("; ")}`, finish);
   const landedMs = allLandedMs ?? ms;
   return {
@@ -477,7 +503,10 @@ function tableOf(f) {
       `Faults, 2 workers: ${x.kills.length} kill -9 (${x.kills.map((k) => `worker ${k.worker} at ${k.at_s} s${k.mid_task.length ? ` mid-task ${k.mid_task.map((t) => `${t}, landed at ${x.landed_at_s[t] ?? "?"} s`).join(", ")}` : ""}`).join("; ") || "none"}), ${x.restarts} restarts of a worker, the remote down ${x.outage_s} s, ${x.force_push ? `a person's force-push at ${x.force_push.at_s} s dropping ${x.force_push.dropped.join(", ") || "nothing"} from main` : "no force-push"}: the tasks step ${(f.faults.ms / 1000).toFixed(1)} s, ${f.faults.sessions} executor sessions for 6 tasks; checks: ${f.faults.checks}.`,
     );
   }
-  lines.push("", `The script's wall time: ${f.wall_s} s.`);
+  lines.push(
+    "",
+    `The script's wall time: ${f.wall_s} s, on ${f.cpus} CPUs shared with other work (load average ${f.load_at_start} at the start, ${f.load_at_end} at the end).`,
+  );
   return lines.join("\n");
 }
 
