@@ -6,6 +6,8 @@
 //   FAKE_SDK_HANG=<output file substring>  that agent works until it is aborted
 //   FAKE_SDK_LOG=<file>                     one JSON line per session: {output, resume, feedback}
 //   FAKE_SDK_ACCOUNT=logged-out             accountInfo() says no key and no login
+//   FAKE_SDK_TASKS=6                        the designs plan SIX_TASKS, and each executor writes
+//                                           <task>.txt in its worktree (each landing a commit)
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
@@ -14,6 +16,14 @@ const TASKS = [
   { id: "task-002", title: "Login route with tests", depends_on: ["task-001"] },
   { id: "task-003", title: "Sign-in form", depends_on: [] },
 ];
+/** Six tasks, three of them after others (scripts/worker-figures.mjs). */
+const SIX_TASKS = [
+  ...TASKS,
+  { id: "task-004", title: "Sign-out route", depends_on: ["task-002"] },
+  { id: "task-005", title: "Remember me", depends_on: [] },
+  { id: "task-006", title: "Login rate limit", depends_on: ["task-002", "task-005"] },
+];
+const SIX = process.env.FAKE_SDK_TASKS === "6";
 
 function report(output, prompt) {
   const field = (name) => new RegExp(`^${name}: (.*)$`, "m").exec(prompt)?.[1] ?? "";
@@ -41,7 +51,7 @@ function report(output, prompt) {
     return {
       name: field("Design name"),
       summary: `${field("Design name")} login${feedback ? ` (${feedback})` : ""}`,
-      tasks: TASKS,
+      tasks: SIX ? SIX_TASKS : TASKS,
     };
   if (output.endsWith("roundtable.json")) {
     return {
@@ -55,6 +65,8 @@ function report(output, prompt) {
       ],
     };
   }
+  const worktree = field("Worktree");
+  if (output.includes("/tasks/") && SIX && worktree) writeFileSync(join(worktree, `${field("Task")}.txt`), "done\n");
   if (output.includes("/tasks/"))
     return { task_id: field("Task"), status: "complete", summary: `Did ${field("Title")}` };
   if (output.endsWith("verification.json")) return { passed: true, failures: [] };
