@@ -85,7 +85,7 @@ const baseEnv = {
   HOME: join(work, "home"),
 };
 mkdirSync(baseEnv.HOME);
-const inputs = { request: "add login", approve: "auto", design: "", change: "" };
+let inputs = { request: "add login", approve: "auto", design: "", change: "" };
 
 const started = performance.now();
 const loadAtStart = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
@@ -101,6 +101,11 @@ try {
   git(seed, "add", "-A");
   git(seed, "-c", "user.name=p", "-c", "user.email=p@e", "commit", "-qm", "initial");
   git(seed, "push", "-q", planned, "main");
+
+  // The gates, as a person answers them: one dispatch after another, each a fresh machine.
+  const gates = await gatesRun();
+  say(`gates: ${gates.map((g) => `${g.dispatch} → ${g.ended}`).join("; ")}`);
+
   const planClone = clone(planned, join(work, "plan"));
   const plan = await runJob("plan", planClone);
   if (plan.failed || plan.outputs.ready !== "true") fail(`the plan job ended ${plan.failed ?? "not ready"}`, plan);
@@ -135,6 +140,7 @@ try {
     local_span_ms: Math.round(localSpan),
     claim_overhead_ms_per_task: overhead === null ? null : Math.round(overhead),
     runs: results.map(({ faults: _, ...r }) => r),
+    gates,
     faults: faults ?? null,
     wall_s: Math.round((performance.now() - started) / 1000),
     cpus: availableParallelism(),
@@ -147,12 +153,17 @@ try {
   if (!args.includes("--no-write")) {
     const file = join(ROOT, "docs/evidence.md");
     const text = readFileSync(file, "utf8");
-    const block = /<!-- worker-figures -->\n(?:[\s\S]*?\n)?<!-- \/worker-figures -->/;
-    if (!block.test(text)) throw new Error("docs/evidence.md has no <!-- worker-figures --> block");
-    writeFileSync(
-      file,
-      text.replace(block, () => `<!-- worker-figures -->\n${table}\n<!-- /worker-figures -->`),
-    );
+    const block = (name) => new RegExp(`<!-- ${name} -->\\n(?:[\\s\\S]*?\\n)?<!-- /${name} -->`);
+    let next = text;
+    for (const [name, body] of [
+      ["worker-gates", gatesTable(gates)],
+      // --workers 0 --no-faults checks the gates alone and leaves the workers' figures as they are.
+      ...(results.length > 0 || faults ? [["worker-figures", table]] : []),
+    ]) {
+      if (!block(name).test(next)) throw new Error(`docs/evidence.md has no <!-- ${name} --> block`);
+      next = next.replace(block(name), () => `<!-- ${name} -->\n${body}\n<!-- /${name} -->`);
+    }
+    writeFileSync(file, next);
     say("docs/evidence.md: the worker figures written");
   }
   say(`worker figures: ${seconds(performance.now() - started)} in all`);
@@ -291,6 +302,57 @@ async function runJob(job, cwd, { only, onStart } = {}) {
       )
     : {};
   return { failed, ms, out, outputs };
+}
+
+/**
+ * The recipe's plan job dispatched three times on a remote of its own, as a person answers the
+ * gates (approve: ask, then once, then the design input), each dispatch in a fresh clone (a new
+ * machine: a checkout key of its own). What each ended at, read from its output and job outputs.
+ */
+async function gatesRun() {
+  const remote = join(work, "gates.git");
+  git(work, "clone", "-q", "--bare", join(work, "seed"), remote);
+  const dispatches = [
+    { request: "add login", approve: "ask", design: "", change: "" },
+    { request: "", approve: "once", design: "", change: "" },
+    { request: "", approve: "ask", design: "minimal", change: "" },
+  ];
+  const out = [];
+  const saved = inputs;
+  try {
+    for (const [i, given] of dispatches.entries()) {
+      inputs = given;
+      const job = await runJob("plan", clone(remote, join(work, `gates-${i + 1}`)));
+      const stopped = /stopped at the ([^\n]+?) for your answer/.exec(job.out)?.[1];
+      const ended = job.failed
+        ? `failed (${job.failed})`
+        : job.outputs.ready === "true"
+          ? "the plan ready for workers"
+          : stopped
+            ? `stopped at the ${stopped}`
+            : "not ready, no gate named";
+      const dispatch = Object.entries(given)
+        .filter(([, v]) => v !== "")
+        .map(([k, v]) => `${k}: ${k === "request" ? JSON.stringify(v) : v}`)
+        .join(", ");
+      out.push({ dispatch, ended, ready: job.outputs.ready === "true" });
+    }
+  } finally {
+    inputs = saved;
+  }
+  const want = [false, false, true];
+  if (out.some((g, i) => g.ready !== want[i])) fail(`the gates' dispatches ended ${JSON.stringify(out)}`, {});
+  return out;
+}
+
+function gatesTable(gates) {
+  return [
+    "The plan job dispatched as a person answers the gates, each dispatch on a fresh clone:",
+    "",
+    "| dispatch | the plan job ended |",
+    "|---|---|",
+    ...gates.map((g) => `| ${g.dispatch} | ${g.ended} |`),
+  ].join("\n");
 }
 
 /** From the first task's start to the last task's completion in a clone's execution.json. */

@@ -8,7 +8,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { command as phaseCommand } from "../src/cli/commands/phase.js";
 import { command as runCommand } from "../src/cli/commands/run.js";
+import { command as statusCommand } from "../src/cli/commands/status.js";
 import { CLI, REPO } from "./support/cli.js";
 
 const RECIPE = "docs/github-actions/dotagent.yml";
@@ -56,8 +58,8 @@ function dotagentLines(): DotagentLine[] {
       const lines = step.run.replace(/\\\n/g, " ").split("\n");
       for (const line of lines) {
         if (/^\s*#/.test(line)) continue;
-        // Commands of a list or pipeline, outside quotes: `a || b`, `a | tee f`, `if a; then b`.
-        for (const part of line.split(/\|\||&&|;|\|/)) {
+        // Commands of a list, a pipeline or a substitution: `a || b`, `a | tee f`, `if a; then b`, `x=$(a)`.
+        for (const part of line.split(/\|\||&&|;|\||\$\(/)) {
           const words = shellWords(part.trim()).filter((w) => !["if", "then", "elif", "else", "!"].includes(w));
           if (words[0] === "dotagent") out.push({ job, words: words.slice(1) });
         }
@@ -79,25 +81,31 @@ function flagsOf(words: string[]): Array<{ flag: string; value: boolean }> {
     }));
 }
 
-const HELP = spawnSync(process.execPath, [CLI, "run", "--help"], {
-  encoding: "utf8",
-  env: { ...process.env, NO_COLOR: "1" },
-}).stdout;
-const OPTIONS = runCommand.options ?? {};
+/** The commands the recipe may run: `run`, and for `approve: once` reading the gate and approving it. */
+const COMMANDS = { run: runCommand, status: statusCommand, phase: phaseCommand } as const;
+const helpOf = (name: string) =>
+  spawnSync(process.execPath, [CLI, name, "--help"], { encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } })
+    .stdout;
+const HELPS = new Map(Object.keys(COMMANDS).map((name) => [name, helpOf(name)]));
+const HELP = HELPS.get("run")!;
 
 /** Why a dotagent line's flags are not the CLI's (empty: they are). */
 function problems(line: DotagentLine): string[] {
   const found: string[] = [];
-  if (line.words[0] !== "run") found.push(`dotagent ${line.words[0]}: the recipe runs only \`dotagent run\``);
+  const name0 = line.words[0] as keyof typeof COMMANDS;
+  if (!(name0 in COMMANDS)) return [`dotagent ${line.words[0]}: the recipe runs only dotagent run, status and phase`];
+  const OPTIONS = COMMANDS[name0].options ?? {};
+  const HELP = HELPS.get(name0)!;
+  const file = `src/cli/commands/${name0}.ts`;
   for (const { flag, value } of flagsOf(line.words)) {
     if (GLOBAL.includes(flag)) continue;
     const name = flag.startsWith("--")
       ? flag.slice(2)
       : Object.keys(OPTIONS).find((k) => OPTIONS[k]!.short === flag.slice(1));
     const spec = name === undefined ? undefined : OPTIONS[name];
-    if (spec === undefined) found.push(`${flag}: not an option of dotagent run (src/cli/commands/run.ts)`);
+    if (spec === undefined) found.push(`${flag}: not an option of dotagent ${name0} (${file})`);
     else if (!new RegExp(`(^|[\\s\\[,])${flag}(?![\\w-])`, "m").test(HELP))
-      found.push(`${flag}: not in dotagent run --help`);
+      found.push(`${flag}: not in dotagent ${name0} --help`);
     else if (spec.type === "string" && !value) found.push(`${flag} takes a value`);
   }
   return found;
@@ -108,7 +116,7 @@ describe("the GitHub Actions recipe", () => {
     expect(Object.keys(recipe.on)).toEqual(["workflow_dispatch"]);
     const inputs = recipe.on.workflow_dispatch.inputs;
     expect(Object.keys(inputs).sort()).toEqual(["approve", "change", "design", "request"]);
-    expect(inputs.approve).toMatchObject({ type: "choice", options: ["ask", "auto"], default: "ask" });
+    expect(inputs.approve).toMatchObject({ type: "choice", options: ["ask", "once", "auto"], default: "ask" });
   });
 
   it("runs once per branch at a time, never cancelling a run midway, with a token that may push", () => {
@@ -160,7 +168,11 @@ describe("the GitHub Actions recipe", () => {
 
   it("plan walks up to the tasks, each worker runs `--worker`, finish takes in with `--claims`; memory/ is committed back by plan and finish", () => {
     const lines = dotagentLines();
-    const of = (job: string) => lines.filter((l) => l.job === job).map((l) => l.words.join(" "));
+    const of = (job: string) =>
+      lines.filter((l) => l.job === job && l.words[0] === "run").map((l) => l.words.join(" "));
+    // approve: once reads the gate waiting now and approves it, in the plan job only: never a worker.
+    const others = lines.filter((l) => l.words[0] !== "run").map((l) => `${l.job}: ${l.words.join(" ")}`);
+    expect(others).toEqual(["plan: status --json", 'plan: phase approve "$gate"']);
     expect(of("plan")).toHaveLength(1);
     expect(of("plan")[0]).toMatch(/^run .*--until-tasks/);
     expect(of("workers")).toEqual([expect.stringMatching(/^run --worker\b/)]);
