@@ -121,9 +121,10 @@ describe("the here-document forms the grammar refuses really run a command in ba
 });
 
 describe("random lines: whatever the grammar allows means the same argv in every shell", () => {
-  // npm test: 150 lines each, seed 28. A longer search: ALLOW_FUZZ_RUNS=5000 ALLOW_FUZZ_SEED=random.
+  // npm test: 50 lines each, seed 28 (the documented forms above are each tried on their own; these
+  // only repeat the search). A longer search: ALLOW_FUZZ_RUNS=5000 ALLOW_FUZZ_SEED=random.
   const runs = {
-    numRuns: Number(process.env.ALLOW_FUZZ_RUNS ?? 150),
+    numRuns: Number(process.env.ALLOW_FUZZ_RUNS ?? 50),
     seed: process.env.ALLOW_FUZZ_SEED === "random" ? Date.now() : 28,
   };
   // Pieces chosen to break shells: quotes, expansions, operators, the delimiter, blanks.
