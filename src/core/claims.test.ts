@@ -6,6 +6,7 @@ import {
   isLapsed,
   isRenewDue,
   landingsToTakeIn,
+  outageRetryWait,
   planClaim,
   planHolderChange,
   type ClaimRecord,
@@ -127,6 +128,25 @@ describe("lease arithmetic", () => {
     ["a renewal period before expiry - skew", CLAIM_LEASE_MS - CLAIM_SKEW_MS - CLAIM_LEASE_MS / 3, true],
     ["1 ms earlier", CLAIM_LEASE_MS - CLAIM_SKEW_MS - CLAIM_LEASE_MS / 3 - 1, false],
   ])("isRenewDue %s: %s", (_name, ms, due) => expect(isRenewDue(seen("held", me).claim, at(ms))).toBe(due));
+});
+
+describe("outageRetryWait: a remote that does not answer before landing, tried again while the lease lasts", () => {
+  // The lease from 0 lasts to 5 min; retries stop by expiry - skew (1 min) - margin (30 s) = 3.5 min.
+  const UNTIL = CLAIM_LEASE_MS - CLAIM_SKEW_MS - 30_000;
+  it.each<[string, number, number, number | undefined]>([
+    ["the first failure", 1, 0, 1_000],
+    ["the second", 2, 0, 2_000],
+    ["the fifth", 5, 0, 15_000],
+    ["the hundredth", 100, 0, 15_000],
+    ["a wait that ends at the limit", 1, UNTIL - 1_000, 1_000],
+    ["one that ends past it", 1, UNTIL - 999, undefined],
+    ["no failure yet", 0, 0, undefined],
+  ])("%s", (_name, failures, ms, wait) => expect(outageRetryWait(failures, at(ms), seen("held", me).claim)).toBe(wait));
+
+  it("a claim not held (or none known) is never waited for", () => {
+    expect(outageRetryWait(1, at(0), seen("done", me).claim)).toBeUndefined();
+    expect(outageRetryWait(1, at(0), undefined)).toBeUndefined();
+  });
 });
 
 describe("claimRef: ids that name a ref", () => {

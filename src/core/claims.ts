@@ -124,6 +124,29 @@ export function isRenewDue(claim: ClaimRecord, now: Date, skewMs = CLAIM_SKEW_MS
   return now.getTime() >= Date.parse(claim.expires_at) - skewMs - renewMs;
 }
 
+/** A remote that does not answer before landing: the first wait before trying again, doubling up to the longest. */
+export const CLAIM_RETRY_FIRST_MS = 1_000;
+export const CLAIM_RETRY_LONGEST_MS = 15_000;
+/** Retries stop this long before the lease could lapse by the most hurried clock allowed (room for one more call). */
+export const CLAIM_RETRY_MARGIN_MS = 30_000;
+
+/**
+ * After `failures` failed calls in a row to a remote that did not answer (never a rejected push),
+ * the wait before trying again: 1 s, doubling up to 15 s, while the holder's last pushed claim
+ * still has ample lease left (until `expires_at` − skew − margin). Undefined: stop trying.
+ */
+export function outageRetryWait(
+  failures: number,
+  now: Date,
+  claim: ClaimRecord | undefined,
+  skewMs = CLAIM_SKEW_MS,
+): number | undefined {
+  if (claim?.state !== "held" || claim.expires_at === null || failures < 1) return undefined;
+  const wait = Math.min(CLAIM_RETRY_LONGEST_MS, CLAIM_RETRY_FIRST_MS * 2 ** Math.min(failures - 1, 30));
+  const until = Date.parse(claim.expires_at) - skewMs - CLAIM_RETRY_MARGIN_MS;
+  return now.getTime() + wait <= until ? wait : undefined;
+}
+
 /** What the holder pushes: a renewal, its release, or done. */
 export type HolderChange = "renew" | "release" | "done";
 

@@ -1,11 +1,12 @@
 // `dotagent run --claims [REMOTE]` (SPEC §23 "The runner"): the runner takes each task through the
 // git remote before its agent starts, renews the lease while the agent works, renews once more
-// before landing (a lease taken over meanwhile: the task is given back, not landed), marks it done
+// before landing (a lease taken over meanwhile: the task is given back, not landed; a remote that
+// does not answer is tried again while the lease has room, as is the landing push), marks it done
 // after landing, and releases it when the task fails or the run stops. A claim decides only which
 // worker runs a task, never anything for a person. The git calls are synchronous (execFileSync with
 // time-outs, src/store/remote-claims.ts); the renewal timer is unref'd so it never keeps the
 // process alive, and injectable so tests move it by hand.
-import { CLAIM_RENEW_MS, type ClaimWorker, type SeenClaim } from "../core/claims.js";
+import { CLAIM_RENEW_MS, outageRetryWait, type ClaimWorker, type SeenClaim } from "../core/claims.js";
 import { DotagentError } from "../core/errors.js";
 import type { OpContext } from "../ops/op-context.js";
 import {
@@ -44,6 +45,8 @@ export interface RunClaimsOptions {
   readonly every?: (renew: () => void, ms: number) => () => void;
   /** Each fetch and push's time-out (default CLAIM_REMOTE_TIMEOUT_MS). */
   readonly timeoutMs?: number;
+  /** Waits `ms` before a call to a remote that did not answer is tried again (default a timer; tests move it). */
+  readonly wait?: (ms: number) => Promise<void>;
 }
 
 /** A task this runner leaves to others: held by a live worker elsewhere, or landed by one. */
@@ -58,6 +61,8 @@ export interface HeldElsewhere {
 export type ClaimAnswer =
   /** `line`: said when the claim was taken over from this clone's earlier worker whose process is gone. */
   { readonly mine: true; readonly line?: string } | { readonly mine: false; readonly line: string };
+
+const defaultWait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const defaultEvery = (renew: () => void, ms: number) => {
   const timer = setInterval(renew, ms);
@@ -160,13 +165,14 @@ export class RunClaims {
 
   /**
    * Before landing: renews. Undefined when the task is still this runner's; else why not (the
-   * words after `task ID: `), and the task is left to whoever holds it now.
+   * words after `task ID: `), and the task is left to whoever holds it now. A remote that does not
+   * answer is tried again while the lease has ample time left (outageRetryWait; one line per outage).
    */
-  beforeLanding(id: string): string | undefined {
+  async beforeLanding(id: string, warn: (line: string) => void): Promise<string | undefined> {
     this.stopRenewing(id);
     let renewed: HolderOutcome;
     try {
-      renewed = this.renew(id);
+      renewed = await this.outlast(id, "renewing its claim before landing", warn, async () => this.renew(id));
     } catch (error) {
       // Landing without knowing whether the claim is still ours would break the promise: not landed.
       if (!(error instanceof DotagentError)) throw error;
@@ -174,6 +180,34 @@ export class RunClaims {
     }
     if (renewed.outcome === "pushed") return undefined;
     return renewed.why;
+  }
+
+  /**
+   * Runs `call`; while it fails with `remote_failed` (the remote did not answer; a rejected push is
+   * an outcome, not a failure) and the task's last pushed lease has ample time left, waits and runs
+   * it again. The first failure of an outage is one line; the last failure is thrown.
+   */
+  private async outlast<T>(
+    id: string,
+    doing: string,
+    warn: (line: string) => void,
+    call: () => Promise<T>,
+  ): Promise<T> {
+    for (let failures = 1; ; failures++) {
+      try {
+        return await call();
+      } catch (error) {
+        if (!(error instanceof DotagentError) || error.code !== "remote_failed") throw error;
+        const now = (this.options.now ?? (() => new Date()))();
+        const wait = outageRetryWait(failures, now, this.last.get(id)?.claim);
+        if (wait === undefined) throw error;
+        if (failures === 1)
+          warn(
+            `task ${id}: ${this.remote} did not answer ${doing} (${error.message}); trying again while its lease lasts`,
+          );
+        await (this.options.wait ?? defaultWait)(wait);
+      }
+    }
   }
 
   /**
@@ -267,7 +301,9 @@ export class RunClaims {
     let landing: RemoteLanding;
     this.landing.add(id);
     try {
-      landing = await landThroughRemote(context, this.ctx, id, into.branch, into.commit, this.last.get(id));
+      landing = await this.outlast(id, "landing it", warn, () =>
+        landThroughRemote(context, this.ctx, id, into.branch, into.commit, this.last.get(id)),
+      );
       this.last.delete(id);
     } catch (error) {
       if (!(error instanceof DotagentError)) throw error;

@@ -200,6 +200,45 @@ describe("dotagent run --claims", () => {
     expect(executorsOf(h)).toEqual([]);
     expect((await workflowAt(h.root, {}, undefined).validate()).valid).toBe(true);
   });
+  test("a remote down while a task renews and lands: tried again after short waits, the task lands, nothing run twice", async () => {
+    const bad = join(seed.work, "no-such-remote.git");
+    let good = "";
+    // t1's agent ends as the remote goes down: its renewal before landing fails until the second wait.
+    const { remote, clones } = cluster(1, (agent, prompt, output) => {
+      if (agent === "executor" && /^Task: t1$/m.test(prompt)) sh(h.root, "remote", "set-url", "origin", bad);
+      return twoTasks(agent, prompt, output);
+    });
+    const h = clones[0]!;
+    good = sh(h.root, "remote", "get-url", "origin").trim();
+    const waits: number[] = [];
+    await runWorkflow(
+      h.options({
+        request: undefined,
+        maxParallel: 1,
+        claims: {
+          remote: "origin",
+          worker: worker(1),
+          every: noTimer,
+          wait: async (ms) => {
+            waits.push(ms);
+            if (waits.length === 2) sh(h.root, "remote", "set-url", "origin", good);
+          },
+        },
+      }),
+    );
+    expect(waits).toEqual([1_000, 2_000]);
+    const workflowId = JSON.parse(sh(h.root, "show", "HEAD:memory/state/phase.json")).workflow_id;
+    for (const id of TASKS) expect(remoteClaim(remote, id, workflowId)).toMatchObject({ state: "done" });
+    expect(executorsOf(h).sort()).toEqual(TASKS);
+    // One line for the outage, not one per try.
+    expect(h.lines.filter((l) => l.includes("did not answer"))).toEqual([
+      expect.stringMatching(
+        /task t1: origin did not answer renewing its claim before landing \(.*\); trying again while its lease lasts$/,
+      ),
+    ]);
+    expect((await workflowAt(h.root, {}, undefined).validate()).valid).toBe(true);
+  });
+
   test("a run restarted on the same machine after kill -9 takes its dead run's claims over at once; another clone waits them out", async () => {
     const { remote, clones } = cluster(2);
     const [a, b] = clones as [Harness, Harness];

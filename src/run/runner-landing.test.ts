@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { workflowAt } from "../api/workflow.js";
+import { CLAIM_LEASE_MS, CLAIM_SKEW_MS } from "../core/claims.js";
 import { claimTask, releaseClaim, type ClaimContext } from "../ops/claims.js";
 import { held, seedAtDesignPick, sh, worker, type Seed } from "./claims-cluster.test-support.js";
 import { good, person, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
@@ -358,15 +359,17 @@ describe("dotagent run --claims: landing through the remote", () => {
   test("a landing push that failed is pushed again before anything else is claimed: landed once, its agent run once", async () => {
     const { dir, remote, clones } = cluster(1);
     const a = clones[0]!;
-    // The first push that carries a landing (a's main ahead of the remote's) fails, once.
-    const marker = join(dir, "failed");
+    // The first two pushes that carry a landing (a's main ahead of the remote's) fail: the landing
+    // and its one retry, which comes after the outage outlasted the lease's room (the clock moved on).
+    const first = join(dir, "failed");
+    const marker = join(dir, "failed-again");
     const script = join(dir, "receive-pack.sh");
     writeFileSync(
       script,
       [
         "#!/bin/sh",
         `if [ ! -e '${marker}' ] && ! git -C '${a.root}' merge-base --is-ancestor refs/heads/main "$(git --git-dir='${remote}' rev-parse main)"; then`,
-        `  : > '${marker}'; echo "the remote is down" >&2; exit 1`,
+        `  if [ -e '${first}' ]; then : > '${marker}'; else : > '${first}'; fi; echo "the remote is down" >&2; exit 1`,
         "fi",
         'exec git-receive-pack "$@"',
         "",
@@ -374,13 +377,26 @@ describe("dotagent run --claims: landing through the remote", () => {
     );
     chmodSync(script, 0o755);
     sh(a.root, "config", "remote.origin.receivepack", script);
+    let later = 0;
+    const waits: number[] = [];
     const result = await runWorkflow(
       a.options({
         request: undefined,
         maxParallel: 1,
-        claims: { remote: "origin", worker: worker(1), every: noTimer },
+        claims: {
+          remote: "origin",
+          worker: worker(1),
+          every: noTimer,
+          now: () => new Date(Date.now() + later),
+          // The outage's one wait lasts past the retries' room (expiry − skew − margin), inside the lease.
+          wait: async (ms) => {
+            waits.push(ms);
+            later += CLAIM_LEASE_MS - CLAIM_SKEW_MS;
+          },
+        },
       }),
     );
+    expect(waits).toEqual([1_000]);
     expect(result.outcome, a.lines.join("\n")).toBe("complete");
     expect(existsSync(marker)).toBe(true);
     expect(executorsOf(a).sort()).toEqual(TASKS);

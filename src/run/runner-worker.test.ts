@@ -260,6 +260,8 @@ describe("dotagent run --worker", () => {
     let now = 0;
     const idle: WorkerOptions = {
       idleMs: 60_000,
+      // Whole 30 s polls from the first (the doubling schedule is worker.test.ts's): two polls, three rounds.
+      firstPollMs: 30_000,
       clock: () => now,
       sleep: async (ms) => {
         now += ms;

@@ -1972,7 +1972,7 @@ async function completeTask(
   ms: number,
 ): Promise<boolean> {
   // --claims: renewed before landing; a claim another worker took over meanwhile is theirs (SPEC §23).
-  const lost = run.claims?.beforeLanding(id);
+  const lost = await run.claims?.beforeLanding(id, warn(run));
   if (lost !== undefined) {
     await releaseTask(run, id);
     run.claims!.givenBack.add(id);

@@ -2,7 +2,8 @@
 // the runner (runner.ts) asks: where a run stands against the workflow's tasks step (a planning run
 // stops there with the plan written; a worker runs only that step's tasks and ends anywhere else,
 // never walking on), what a worker did, and its poll and idle clock. A worker with nothing to claim
-// waits WORKER_POLL_MS, then the runner looks again (take in, claim); --idle with nothing claimed
+// waits (2 s, doubling to WORKER_POLL_MS; short again after a claim or a landing taken in), then
+// the runner looks again (take in, claim); --idle with nothing claimed
 // or taken in ends it. What a step acts on is read from its kind and the definition's order of
 // steps, never from a step's name.
 import type { Flow } from "../core/flow.js";
@@ -46,15 +47,24 @@ function aheadOrPast(flow: Flow, id: string): TasksPosition {
   return flow.steps.some((s, i) => s.kind === "tasks" && i >= at) ? "before" : "past";
 }
 
-/** How often a worker with nothing claimable looks again (fetch, take in, claim): well inside a lease. */
+/** The longest a worker with nothing claimable waits before it looks again (fetch, take in, claim): well inside a lease. */
 export const WORKER_POLL_MS = Math.min(30_000, CLAIM_LEASE_MS / 4);
+/** A worker's first wait after progress (a claim, a landing taken in): short tasks land often. */
+export const WORKER_FIRST_POLL_MS = Math.min(2_000, WORKER_POLL_MS);
+
+/** The wait before the poll after `quiet` polls without progress: `first`, doubling, at most `cap`. */
+export function pollWait(quiet: number, first = WORKER_FIRST_POLL_MS, cap = WORKER_POLL_MS): number {
+  return Math.min(cap, first * 2 ** Math.min(quiet, 30));
+}
 /** `--idle` by default: how long a worker waits with nothing claimable and nothing landed. */
 export const WORKER_IDLE_MS = 30 * 60_000;
 
 export interface WorkerOptions {
   /** `--idle MINUTES` in ms: nothing claimable and nothing landed for this long ends the worker (`idle`). */
   readonly idleMs?: number;
-  /** The wait between polls (default WORKER_POLL_MS). */
+  /** The first wait between polls after progress (default WORKER_FIRST_POLL_MS); it doubles up to `pollMs`. */
+  readonly firstPollMs?: number;
+  /** The longest wait between polls (default WORKER_POLL_MS). */
   readonly pollMs?: number;
   /** Waits `ms`, or less once `signal` aborts (SIGTERM, Ctrl-C); tests move it by what the other workers do. */
   readonly sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
@@ -92,6 +102,8 @@ export class WorkerLog {
   /** Where the workflow was at the worker's last round. */
   phase: string | null = null;
   private idleSince: number | undefined;
+  /** Polls since the last progress: the next wait's place in the schedule (pollWait). */
+  private quiet = 0;
 
   constructor(private readonly options: WorkerOptions = {}) {}
 
@@ -99,14 +111,17 @@ export class WorkerLog {
     return this.options.idleMs ?? WORKER_IDLE_MS;
   }
 
-  /** A claim round found these claimed and taken in: anything at all ends the idle time. */
+  /** A claim round found these claimed and taken in: anything at all ends the idle time and makes the next wait short. */
   round(claimed: readonly string[], takenIn: readonly string[]): void {
     this.rounds++;
     this.takenIn.push(...takenIn);
-    if (claimed.length > 0 || takenIn.length > 0) this.idleSince = undefined;
+    if (claimed.length > 0 || takenIn.length > 0) {
+      this.idleSince = undefined;
+      this.quiet = 0;
+    }
   }
 
-  /** Nothing claimable: waits for the next poll. False once --idle has passed (the worker ends). */
+  /** Nothing claimable: waits for the next poll (pollWait). False once --idle has passed (the worker ends). */
   async poll(signal: AbortSignal | undefined): Promise<boolean> {
     const clock = this.options.clock ?? Date.now;
     const now = clock();
@@ -114,7 +129,9 @@ export class WorkerLog {
     const left = this.idleSince + this.idleMs - now;
     if (left <= 0) return false;
     this.polls++;
-    await (this.options.sleep ?? defaultSleep)(Math.min(this.options.pollMs ?? WORKER_POLL_MS, left), signal);
+    const cap = this.options.pollMs ?? WORKER_POLL_MS;
+    const wait = pollWait(this.quiet++, Math.min(this.options.firstPollMs ?? WORKER_FIRST_POLL_MS, cap), cap);
+    await (this.options.sleep ?? defaultSleep)(Math.min(wait, left), signal);
     return true;
   }
 }
