@@ -47,6 +47,8 @@ export interface RunClaimsOptions {
   readonly timeoutMs?: number;
   /** Waits `ms` before a call to a remote that did not answer is tried again (default a timer; tests move it). */
   readonly wait?: (ms: number) => Promise<void>;
+  /** The run's stop (Ctrl-C, SIGTERM): a remote that does not answer is not tried again once it aborts. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** A task this runner leaves to others: held by a live worker elsewhere, or landed by one. */
@@ -62,7 +64,18 @@ export type ClaimAnswer =
   /** `line`: said when the claim was taken over from this clone's earlier worker whose process is gone. */
   { readonly mine: true; readonly line?: string } | { readonly mine: false; readonly line: string };
 
-const defaultWait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less once `signal` aborts. */
+const defaultWait = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
 
 const defaultEvery = (renew: () => void, ms: number) => {
   const timer = setInterval(renew, ms);
@@ -198,6 +211,8 @@ export class RunClaims {
         return await call();
       } catch (error) {
         if (!(error instanceof DotagentError) || error.code !== "remote_failed") throw error;
+        // A run stopping (Ctrl-C, a CI job's time-out) does not wait an outage out.
+        if (this.options.signal?.aborted) throw error;
         const now = (this.options.now ?? (() => new Date()))();
         const wait = outageRetryWait(failures, now, this.last.get(id)?.claim);
         if (wait === undefined) throw error;
@@ -205,7 +220,9 @@ export class RunClaims {
           warn(
             `task ${id}: ${this.remote} did not answer ${doing} (${error.message}); trying again while its lease lasts`,
           );
-        await (this.options.wait ?? defaultWait)(wait);
+        if (this.options.wait) await this.options.wait(wait);
+        else await defaultWait(wait, this.options.signal);
+        if (this.options.signal?.aborted) throw error;
       }
     }
   }

@@ -1766,7 +1766,10 @@ async function claimTasks(
   slots: number,
   at: StepContext,
 ): Promise<{ ids: string[]; failure?: DotagentError; takenIn?: boolean }> {
-  const claims = (run.claims ??= new RunClaims(run.options.root, at.workflowId, options));
+  const claims = (run.claims ??= new RunClaims(run.options.root, at.workflowId, {
+    ...options,
+    signal: run.options.signal,
+  }));
   // What other workers landed comes in first (SPEC §23): their tasks complete here, their dependants ready.
   try {
     const taken = await claims.takeIn(opContext(run));
