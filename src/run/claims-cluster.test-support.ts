@@ -1,4 +1,5 @@
-// Machines sharing one git remote, for the runner's claims tests (runner-claims, runner-landing):
+// Machines sharing one git remote, for the runner's claims tests (runner-claims, runner-landing,
+// runner-worker):
 // a bare remote holding a project whose workflow waits at its design pick, copied per case, and
 // clones of it, each a machine running the runner with the stand-in SDK.
 import { spawnSync } from "node:child_process";
@@ -9,8 +10,21 @@ import { expect } from "vitest";
 import { GITIGNORE_LINES } from "../claude/gitignore.js";
 import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
 import type { ClaimWorker } from "../core/claims.js";
-import { harness, person, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
+import { good, harness, person, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
 import { runWorkflow } from "./runner.js";
+
+/** The good agents; the design plans `plan`; each executor writes `<task>.txt` in its worktree (a landing to count). */
+export function planWriter(plan: ReadonlyArray<{ id: string; title: string; depends_on: string[] }>): Writer {
+  return (agent, prompt, output) => {
+    if (agent === "architect") return { name: /^Design name: (.*)$/m.exec(prompt)?.[1] ?? "", tasks: plan };
+    if (agent === "executor") {
+      const task = /^Task: (.*)$/m.exec(prompt)![1]!;
+      const worktree = /^Worktree: (.*)$/m.exec(prompt)?.[1];
+      if (worktree !== undefined) writeFileSync(join(worktree, `${task}.txt`), `${task}\n`);
+    }
+    return good(agent, prompt, output);
+  };
+}
 
 /** git in `cwd` with an identity; its stdout, trimmed; a failure throws. */
 export function sh(cwd: string, ...args: string[]): string {

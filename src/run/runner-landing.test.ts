@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { workflowAt } from "../api/workflow.js";
 import { CLAIM_LEASE_MS, CLAIM_SKEW_MS } from "../core/claims.js";
 import { claimTask, releaseClaim, type ClaimContext } from "../ops/claims.js";
-import { held, seedAtDesignPick, sh, worker, type Seed } from "./claims-cluster.test-support.js";
-import { good, person, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
+import { held, planWriter, seedAtDesignPick, sh, worker, type Seed } from "./claims-cluster.test-support.js";
+import { person, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
 import { runWorkflow, type RunOptions, type RunOutcome } from "./runner.js";
 
 let seed: Seed;
@@ -26,16 +26,7 @@ const PLAN = [
 ];
 const TASKS = PLAN.map((t) => t.id);
 
-/** The good agents; the design plans PLAN; each executor writes `<task>.txt` in its worktree. */
-const fourTasks: Writer = (agent, prompt, output) => {
-  if (agent === "architect") return { name: /^Design name: (.*)$/m.exec(prompt)?.[1] ?? "", tasks: PLAN };
-  if (agent === "executor") {
-    const task = /^Task: (.*)$/m.exec(prompt)![1]!;
-    const worktree = /^Worktree: (.*)$/m.exec(prompt)?.[1];
-    if (worktree !== undefined) writeFileSync(join(worktree, `${task}.txt`), `${task}\n`);
-  }
-  return good(agent, prompt, output);
-};
+const fourTasks = planWriter(PLAN);
 
 /** A bare remote holding a project whose workflow waits at its design pick (requirements approved, designs written). */
 beforeAll(async () => {

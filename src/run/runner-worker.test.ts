@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { workflowAt } from "../api/workflow.js";
 import { claimTask } from "../ops/claims.js";
-import { seedAtDesignPick, sh, worker, type Seed } from "./claims-cluster.test-support.js";
+import { planWriter, seedAtDesignPick, sh, worker, type Seed } from "./claims-cluster.test-support.js";
 import { good, harness, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
 import type { Progress } from "./progress.js";
 import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
@@ -55,16 +55,7 @@ const PLAN = [
 ];
 const TASKS = PLAN.map((t) => t.id);
 
-/** The good agents; the design plans PLAN; each executor writes `<task>.txt` in its worktree. */
-const fourTasks: Writer = (agent, prompt, output) => {
-  if (agent === "architect") return { name: /^Design name: (.*)$/m.exec(prompt)?.[1] ?? "", tasks: PLAN };
-  if (agent === "executor") {
-    const task = /^Task: (.*)$/m.exec(prompt)![1]!;
-    const worktree = /^Worktree: (.*)$/m.exec(prompt)?.[1];
-    if (worktree !== undefined) writeFileSync(join(worktree, `${task}.txt`), `${task}\n`);
-  }
-  return good(agent, prompt, output);
-};
+const fourTasks = planWriter(PLAN);
 
 const noTimer = () => () => {};
 
