@@ -23,6 +23,8 @@ export interface OpContext {
    * .git, but the question it hands the model must say that its yes cannot commit from there.
    */
   readonly modelGitReadOnly?: (() => boolean) | undefined;
+  /** How a wait is made (tests pass their own; default: a timer). */
+  readonly sleep?: ((ms: number) => Promise<void>) | undefined;
 }
 
 /**
@@ -44,7 +46,11 @@ export async function locked<T>(
           if (rollbackCutOff(context.paths)) await finishRollbackFirst(context);
           // A reply of the person's that asks dotagent to act, waiting for the client's record of it.
           if (replyWaits(context)) {
-            const done = await (await import("./person-replies.js")).carryOutPendingReply(context);
+            const done = await (
+              await import("./person-replies.js")
+            ).carryOutPendingReply(context, {
+              waitForRecord: true,
+            });
             // The model acted on the hook's word that the person's reply would be carried out: it was not theirs.
             if (done.kind === "ignored")
               context.warn(

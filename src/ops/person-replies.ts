@@ -44,6 +44,14 @@ export const PENDING_REPLY = ".pending-reply.json";
 /** How long a reply waits for the client's record of it before it is dropped. */
 const PENDING_FOR_MS = 10 * 60_000;
 
+/**
+ * How long a command that comes right after the person's prompt waits for the client's record of
+ * it (at most; it looks sooner first), and how recent the prompt must be for that: Claude Code
+ * writes the prompt just after the hook returns, Copilot a moment later still (test/copilot/NOTES.md).
+ */
+const RECORD_WAIT_MS = 3_000;
+const RECORD_WAIT_WITHIN_MS = 30_000;
+
 /** A prompt from a client's hook: the words, where the client records them, and whether it is a /command. */
 export interface TypedPrompt {
   readonly text: string;
@@ -182,7 +190,7 @@ export async function recordPrompt(context: OpContext, prompt: TypedPrompt): Pro
  */
 export async function carryOutPendingReply(
   context: OpContext,
-  options: { personOnly?: boolean } = {},
+  options: { personOnly?: boolean; waitForRecord?: boolean } = {},
 ): Promise<PersonPrompt> {
   const marker = join(context.paths.stateDir, PENDING_REPLY);
   const read = readProjectText(marker, { maxBytes: 4096, links: "refuse" });
@@ -213,10 +221,26 @@ export async function carryOutPendingReply(
     return { kind: "none" };
   }
   const evidence = reply.evidence as ReplyEvidence | undefined;
-  const origin =
+  let origin =
     evidence === undefined
       ? { kind: "not_person" as const, why: "the client gave no record of the prompt" }
       : promptOrigin(context.paths, evidence);
+  // The model was told the reply is carried out at its next step, and that step can come before
+  // the client has written the prompt down (Copilot, under load): rather than refuse the step the
+  // reply allows (the model would then ask the person again), wait a moment for the record.
+  if (
+    options.waitForRecord === true &&
+    evidence !== undefined &&
+    origin.kind === "unconfirmed" &&
+    Date.parse(reply.at) >= context.now().getTime() - RECORD_WAIT_WITHIN_MS
+  ) {
+    const sleep = context.sleep ?? ((ms: number) => new Promise<void>((done) => setTimeout(done, ms)));
+    for (let waited = 0, step = 25; origin.kind === "unconfirmed" && waited < RECORD_WAIT_MS; step *= 2) {
+      await sleep(Math.min(step, RECORD_WAIT_MS - waited));
+      waited += step;
+      origin = promptOrigin(context.paths, evidence);
+    }
+  }
   // The carrier (src/ops/reply-carrier.ts) carries out only what the record confirms; a reply that
   // was not the person's is left for the next locked command, whose caller is told why.
   if (options.personOnly === true && origin.kind === "not_person") return { kind: "none" };
