@@ -20,7 +20,7 @@
 // run `node scripts/bench.mjs --json` or `npm run -s bench -- --json` (npm prints its own header).
 import { spawnSync } from "node:child_process";
 import { cpus, availableParallelism, loadavg, tmpdir } from "node:os";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildFixture } from "./bench-fixtures.mjs";
@@ -128,8 +128,15 @@ for (const n of SIZES) {
     "memory/state/phase.json",
     "memory/state/.last-write.json",
   ].map((rel) => ({ file: join(write.root, rel), bytes: readFileSync(join(write.root, rel)) }));
+  // Each run also adds a checkpoint to memory/state/.history: taken away again, so every run
+  // starts from the same folder (a growing history would be listed and pruned by later runs).
+  const history = join(write.root, "memory/state/.history");
+  const listHistory = () => (existsSync(history) ? readdirSync(history) : []);
+  const historyBefore = new Set(listHistory());
   const restore = () => {
     for (const { file, bytes } of mutable) writeFileSync(file, bytes);
+    for (const name of listHistory())
+      if (!historyBefore.has(name)) rmSync(join(history, name), { recursive: true, force: true });
     rmSync(join(write.root, "memory/state/.lock"), { force: true });
   };
   log(
