@@ -20,3 +20,5 @@ export function buildFixture(
   now?: Date,
   options?: { shape?: FixtureShape; complete?: number },
 ): Fixture;
+/** memory/state/.last-write.json naming the state files as they are now (their sha256 and stamps), written after their ctimes. */
+export function writeLastWrite(stateDir: string): void;

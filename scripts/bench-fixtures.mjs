@@ -238,18 +238,29 @@ export function buildFixture(root, n, now = new Date(), { shape = "mixed", compl
 /**
  * memory/state/.last-write.json as dotagent leaves it after its last write (src/store/last-write.ts):
  * every project dotagent wrote has one, so the hand-edit check every reader makes is measured too.
+ * The stamps are the files' as they are now, and the record is written a tick of the filesystem's
+ * clock after their ctimes (rewritten until its mtime is later), as dotagent's record is after a
+ * state write's fsyncs: a reader takes the recorded digest without hashing, as after a real write.
+ * bench.mjs calls it again after putting back the files `task complete` changed.
  */
-function writeLastWrite(stateDir) {
+export function writeLastWrite(stateDir) {
   const files = {};
+  let ctime = 0n;
   for (const name of ["phase.json", "execution.json"]) {
     const file = join(stateDir, name);
     const s = statSync(file, { bigint: true });
+    if (s.ctimeNs > ctime) ctime = s.ctimeNs;
     files[name] = {
       sha256: [createHash("sha256").update(readFileSync(file)).digest("hex")],
-      stamp: `${s.ino}:${s.size}:${s.mtimeNs}`,
+      stamp: `n1:${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`,
     };
   }
-  writeFileSync(join(stateDir, ".last-write.json"), `${JSON.stringify({ format: 1, files })}\n`);
+  const record = join(stateDir, ".last-write.json");
+  for (let tries = 0; tries < 500; tries++) {
+    writeFileSync(record, `${JSON.stringify({ format: 1, files })}\n`);
+    if (statSync(record, { bigint: true }).mtimeNs > ctime) return;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+  }
 }
 
 function writeOutput(reportsDir, id, i) {

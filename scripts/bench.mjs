@@ -23,7 +23,7 @@ import { cpus, availableParallelism, loadavg, tmpdir } from "node:os";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildFixture } from "./bench-fixtures.mjs";
+import { buildFixture, writeLastWrite } from "./bench-fixtures.mjs";
 
 const args = new Set(process.argv.slice(2));
 for (const a of args) {
@@ -122,19 +122,18 @@ for (const n of SIZES) {
   // before every run (outside the timed part).
   const write = buildFixture(join(work, `write-${n}`), n, now);
   for (const fixture of [read, write]) checkFixture(fixture);
-  const mutable = [
-    "memory/state/execution.json",
-    "memory/state/events.jsonl",
-    "memory/state/phase.json",
-    "memory/state/.last-write.json",
-  ].map((rel) => ({ file: join(write.root, rel), bytes: readFileSync(join(write.root, rel)) }));
+  const mutable = ["memory/state/execution.json", "memory/state/events.jsonl", "memory/state/phase.json"].map(
+    (rel) => ({ file: join(write.root, rel), bytes: readFileSync(join(write.root, rel)) }),
+  );
   // Each run also adds a checkpoint to memory/state/.history: taken away again, so every run
   // starts from the same folder (a growing history would be listed and pruned by later runs).
   const history = join(write.root, "memory/state/.history");
   const listHistory = () => (existsSync(history) ? readdirSync(history) : []);
   const historyBefore = new Set(listHistory());
+  // The files put back are dotagent's last write again: the record names their bytes and stamps.
   const restore = () => {
     for (const { file, bytes } of mutable) writeFileSync(file, bytes);
+    writeLastWrite(join(write.root, "memory/state"));
     for (const name of listHistory())
       if (!historyBefore.has(name)) rmSync(join(history, name), { recursive: true, force: true });
     rmSync(join(write.root, "memory/state/.lock"), { force: true });

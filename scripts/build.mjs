@@ -318,7 +318,9 @@ loaderCode = loaderCode.replaceAll("__DOTAGENT_TEXT__", () => JSON.stringify(com
 let bootCode = [
   "#!/usr/bin/env node",
   `// dotagent ${pkg.version}`,
-  `import{createRequire as __cr}from"node:module";/*\x01L*/(function(${LOADER_PARAMS.join(",")}){${loaderCode}\n})/*\x01E*/(__cr(import.meta.url),import.meta.url,(s)=>import(s));\n`,
+  // The hot half requires built-ins only: process.getBuiltinModule, not node:module's createRequire
+  // (loading node:module costs every start ~4 M instructions); anything else still gets a real require.
+  `/*\x01L*/(function(${LOADER_PARAMS.join(",")}){${loaderCode}\n})/*\x01E*/((id)=>process.getBuiltinModule(id)??process.getBuiltinModule("node:module").createRequire(import.meta.url)(id),import.meta.url,(s)=>import(s));\n`,
 ].join("\n");
 // The halves after the loader, each in a comment the loader finds by its marker (\x01H, \x01C):
 // the marker must be there once, never in the loader's own text (esbuild writes it escaped there).

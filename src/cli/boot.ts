@@ -36,7 +36,11 @@ declare const __DOTAGENT_HOT_KEY__: string;
 /** "latin1" when the file is ASCII (a minified build; the build checks), else "utf8". */
 declare const __DOTAGENT_TEXT__: "latin1" | "utf8";
 // What the entry hands in (scripts/build.mjs makes this file the body of a function of these):
-/** A require of dotagent.mjs's folder (built-ins are all the hot half requires). */
+/**
+ * The hot half's require: built-ins are all it requires. dotagent.mjs hands in
+ * process.getBuiltinModule (node:module's createRequire only for any other id: loading node:module
+ * at every start costs ~4 M instructions), dotagent.cjs its own require.
+ */
 declare const __dotagent_require: NodeJS.Require;
 /** dotagent.mjs's file URL, whichever entry started. */
 declare const __dotagent_url: string;

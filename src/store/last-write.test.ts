@@ -7,6 +7,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
@@ -16,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { projectPaths, type ProjectPaths } from "./project.js";
 import { adoptLiveFiles, findHandEdits, isLastWrite, LAST_WRITE, recordingWrite } from "./last-write.js";
-import { stampOf } from "./state-files.js";
+import { readStateFileSync, stampOf } from "./state-files.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 
 const dirs: string[] = [];
@@ -149,5 +150,88 @@ describe("last write: what dotagent wrote, and what it did not", () => {
     ]);
     rmSync(join(paths.stateDir, LAST_WRITE));
     expect(isLastWrite(paths.stateDir, { "phase.json": sha('{"a":5}\n'), "execution.json": null })).toBeNull();
+  });
+});
+
+describe("last write: the stamp, which spares a reader the hash of a file as dotagent left it", () => {
+  const record = (paths: ProjectPaths) => join(paths.stateDir, LAST_WRITE);
+  /** What a reader takes as the digest of the bytes it read (state-files.ts). */
+  const digestRead = (file: string) =>
+    readStateFileSync(join(file, "../../.."), file, (value) => ({ ok: true, value })) as { sha256?: string | null };
+  /** The record as if written a second after now: no stamp in it is racy. */
+  const recordLater = (paths: ProjectPaths) => {
+    const later = Date.now() / 1000 + 1;
+    utimesSync(record(paths), later, later);
+  };
+  /** Puts `digest` into the record as the execution.json's sha256 (the stamp kept): a reader that returns it did not hash. */
+  const forgeDigest = (paths: ProjectPaths, digest: string, stamp?: string, { later = true } = {}) => {
+    const held = JSON.parse(readFileSync(record(paths), "utf8"));
+    held.files["execution.json"].sha256 = [digest];
+    if (stamp !== undefined) held.files["execution.json"].stamp = stamp;
+    writeFileSync(record(paths), JSON.stringify(held));
+    if (later) recordLater(paths);
+  };
+  const FORGED = "0".repeat(64);
+
+  it("a file as dotagent left it (device, inode, size, mtime and ctime) is taken by the recorded digest, not hashed", () => {
+    const paths = project();
+    write(paths.executionFile, '{"b":1}\n');
+    const stamp = JSON.parse(readFileSync(record(paths), "utf8")).files["execution.json"].stamp as string;
+    const s = statSync(paths.executionFile, { bigint: true });
+    expect(stamp).toBe(`n1:${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`);
+    forgeDigest(paths, FORGED);
+    expect(digestRead(paths.executionFile).sha256).toBe(FORGED);
+  });
+
+  it("hand edit: rewritten in place at the same size with its mtime put back: the ctime moved, so it is hashed and named", () => {
+    const paths = project();
+    write(paths.executionFile, '{"tasks":[{"status":"pending"}]} \n');
+    // A record written a tick of the filesystem's clock later (no forged times): the stamp is trusted…
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
+    forgeDigest(paths, FORGED, undefined, { later: false });
+    expect(digestRead(paths.executionFile).sha256).toBe(FORGED);
+    // …until the file is rewritten in place, after that record, whatever its inode, size and mtime say.
+    rewriteKeepingStamp(paths.executionFile, '{"tasks":[{"status":"complete"}]}\n');
+    const read = digestRead(paths.executionFile);
+    expect(read.sha256).toBe(sha('{"tasks":[{"status":"complete"}]}\n'));
+    expect(findHandEdits(paths, { kind: "missing", file: "memory/state/phase.json" }, read as never)).toEqual([
+      "memory/state/execution.json",
+    ]);
+  });
+
+  it("racy: a stamp whose ctime is not before the record's own write time is not trusted, nor a stamp of an older version: hashed", () => {
+    const paths = project();
+    write(paths.executionFile, '{"b":1}\n');
+    forgeDigest(paths, FORGED);
+    const ctime = Number(statSync(paths.executionFile, { bigint: true }).ctimeNs / 1_000_000n) / 1000;
+    utimesSync(record(paths), ctime - 1, ctime - 1);
+    expect(digestRead(paths.executionFile).sha256).toBe(sha('{"b":1}\n'));
+    const s = statSync(paths.executionFile, { bigint: true });
+    forgeDigest(paths, FORGED, `${s.ino}:${s.size}:${s.mtimeNs}`);
+    expect(digestRead(paths.executionFile).sha256).toBe(sha('{"b":1}\n'));
+  });
+
+  it("a record from another clone (the files copied: other device or inode) still verifies by hash", () => {
+    const paths = project();
+    write(paths.phaseFile, '{"a":1}\n');
+    write(paths.executionFile, '{"b":1}\n');
+    recordLater(paths);
+    const other = project();
+    for (const name of ["phase.json", "execution.json", LAST_WRITE])
+      writeFileSync(join(other.stateDir, name), readFileSync(join(paths.stateDir, name)));
+    recordLater(other);
+    expect(digestRead(other.executionFile).sha256).toBe(sha('{"b":1}\n'));
+    const reads = [digestRead(other.phaseFile), digestRead(other.executionFile)] as never as [never, never];
+    expect(findHandEdits(other, ...reads)).toEqual([]);
+  });
+
+  it("a record rewritten for the other file keeps a stamp's bound: the time of the record that first named it", () => {
+    const paths = project();
+    write(paths.executionFile, '{"b":1}\n');
+    const first = statSync(record(paths), { bigint: true }).mtimeNs;
+    write(paths.phaseFile, '{"a":1}\n');
+    const files = JSON.parse(readFileSync(record(paths), "utf8")).files;
+    expect(files["execution.json"].stamp).toMatch(new RegExp(`^n1(:\\d+){5}:${first}$`));
+    expect(files["phase.json"].stamp).toMatch(/^n1(:\d+){5}$/);
   });
 });

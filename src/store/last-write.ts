@@ -6,13 +6,21 @@
 // (keep it, or go back to the newest checkpoint; SPEC §5).
 //
 // Guarantees:
-// - the verdict is the content's, never the file's stamp: the readers hash the very bytes they
-//   parse (state-files.ts: one read, no second look) and a digest dotagent did not record is a
-//   hand edit, whatever the inode, size and mtime say (a file rewritten in place at the same size,
-//   its mtime put back, is caught; a touch is not an edit);
+// - the verdict is the content's: the record names the sha256 of the bytes written (it is
+//   committed and verifies on any clone), and a digest dotagent did not record is a hand edit;
+// - a reader hashes the bytes it parses (state-files.ts: one read, no second look) unless the very
+//   descriptor it read says they are the file dotagent wrote: the record also holds the stamp of
+//   the file the writer just put in place (device, inode, size, mtime and ctime in nanoseconds)
+//   and a reader whose fstat, taken after its read, equals it in every field takes the recorded
+//   digest without hashing. No edit keeps that stamp: a copy or checkout is another inode, and a
+//   rewrite in place changes the ctime, which no one can put back (utimes sets it too). Only a
+//   rewrite in the same tick of the filesystem's clock could keep it, so, as git guards its racy
+//   index entries, a stamp is trusted only when its ctime is strictly before the record's own
+//   write time (the record's mtime, or the `bound` a stamp carries from an earlier record): an
+//   edit made after the record was written has a later ctime. Anything else is hashed as before;
 // - no fsync of its own: before a state file is replaced the record forgets that file (the state
 //   file's own directory fsync, which follows, makes that rename durable); after the write it
-//   names the sha256 of the bytes written;
+//   names the sha256 of the bytes written and the new file's stamp;
 // - never a false alarm: a record that is missing, torn (a power loss before its bytes reached the
 //   disk) or of another shape, or a file it does not name, is "unknown": nothing is claimed. A
 //   reader without the lock may read a file as a writer replaces it (old bytes, a record already
@@ -21,7 +29,7 @@
 //   file and neither its digest), which only an edit, or a rare such race, ever pays for;
 // - only dotagent's writers update it (state-writer.ts, the rollback journal), under the lock;
 //   keeping a hand edit (`resume --keep-edit`) adopts the live bytes through `adoptLiveFiles`.
-import { rmSync } from "node:fs";
+import { rmSync, statSync, type BigIntStats } from "node:fs";
 import { basename, join } from "node:path";
 import type { StateSnapshot } from "../core/snapshot.js";
 import type { ProjectPaths } from "./project.js";
@@ -34,7 +42,11 @@ type StateName = "phase.json" | "execution.json";
 interface FileRecord {
   /** sha256 of the bytes dotagent wrote (a list: any of them is dotagent's). */
   sha256: string[];
-  /** Written null: the verdict no longer looks at stamps; older versions read the field (null: they hash). */
+  /**
+   * The file's stamp after the write (see the header): `n1:<dev>:<ino>:<size>:<mtimeNs>:<ctimeNs>`,
+   * and `:<bound>` once a later record carries it; null: not known (hashed). The older versions that
+   * compared stamps compared their own `<ino>:<size>:<mtimeNs>`, which this never equals: they hash.
+   */
   stamp: string | null;
 }
 interface LastWrite {
@@ -51,16 +63,76 @@ function recordPath(stateDir: string): string {
 }
 
 function readRecord(stateDir: string): LastWrite | null {
-  const read = readProjectFile(recordPath(stateDir), { maxBytes: MiB, links: "refuse" });
+  return readTimedRecord(stateDir)?.record ?? null;
+}
+
+/** The record and its own write time (its mtime, in ns, from the descriptor it was read through). */
+function readTimedRecord(stateDir: string): { record: LastWrite; writtenNs: bigint } | null {
+  const read = readProjectFile(recordPath(stateDir), { maxBytes: MiB, links: "refuse", statAfter: true });
   if (read.kind !== "ok") return null;
   try {
     const value = JSON.parse(read.bytes.toString("utf8")) as LastWrite;
     return value?.format === 1 && typeof value.files === "object" && value.files !== null && !Array.isArray(value.files)
-      ? value
+      ? { record: value, writtenNs: read.after!.mtimeNs }
       : null;
   } catch {
     return null;
   }
+}
+
+const STAMP = "n1";
+
+/** The stamp of a file as fstat or stat gives it (bigint), without a bound. */
+function stampOfStats(s: BigIntStats): string {
+  return `${STAMP}:${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+}
+
+/** A stamp this version wrote, split: the part a file's stats must equal, its ctime, its bound if carried. */
+function parseStamp(stamp: string | null): { key: string; ctimeNs: bigint; bound: bigint | null } | null {
+  const parts = stamp?.split(":");
+  if (parts === undefined || parts[0] !== STAMP || (parts.length !== 6 && parts.length !== 7)) return null;
+  if (!parts.slice(1).every((p) => /^\d+$/.test(p))) return null;
+  return {
+    key: parts.slice(0, 6).join(":"),
+    ctimeNs: BigInt(parts[5]!),
+    bound: parts.length === 7 ? BigInt(parts[6]!) : null,
+  };
+}
+
+/** The stamp of the file just put in place; null when it cannot be looked at (then readers hash). */
+function stampNow(file: string): string | null {
+  try {
+    return stampOfStats(statSync(file, { bigint: true }));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A record about to be rewritten keeps the other file's stamp with the old record's write time as
+ * its bound: the rewrite must not make a stamp taken earlier look older than the edits after it.
+ */
+function carryStamps(held: { record: LastWrite; writtenNs: bigint }): LastWrite {
+  for (const entry of Object.values(held.record.files)) {
+    if (!isFileRecord(entry)) continue;
+    const stamp = parseStamp(entry.stamp);
+    if (stamp !== null && stamp.bound === null) entry.stamp = `${stamp.key}:${held.writtenNs}`;
+  }
+  return held.record;
+}
+
+/**
+ * The recorded sha256 of a state file's bytes, when `after` (the fstat of the descriptor they were
+ * read through, taken after the read) is the stamp dotagent recorded for it and that stamp is not
+ * racy (the header); null: hash the bytes.
+ */
+export function stampedDigest(file: string, after: BigIntStats): string | null {
+  const held = readTimedRecord(join(file, ".."));
+  const entry = held?.record.files[basename(file) as StateName];
+  if (held == null || !isFileRecord(entry) || entry.sha256.length !== 1) return null;
+  const stamp = parseStamp(entry.stamp);
+  if (stamp === null || stamp.key !== stampOfStats(after)) return null;
+  return stamp.ctimeNs < (stamp.bound ?? held.writtenNs) ? entry.sha256[0]! : null;
 }
 
 function isFileRecord(value: unknown): value is FileRecord {
@@ -95,7 +167,8 @@ export function recordingWrite(root: string, file: string, bytes: Buffer, write:
   const name = basename(file) as StateName;
   let record: LastWrite;
   try {
-    record = readRecord(stateDir) ?? { format: 1, files: {} };
+    const held = readTimedRecord(stateDir);
+    record = held === null ? { format: 1, files: {} } : carryStamps(held);
     if (record.files[name] !== undefined) {
       delete record.files[name];
       writeRecord(root, stateDir, record);
@@ -108,7 +181,7 @@ export function recordingWrite(root: string, file: string, bytes: Buffer, write:
   write();
   const sha256 = digestOf(bytes);
   try {
-    record.files[name] = { sha256: [sha256], stamp: null };
+    record.files[name] = { sha256: [sha256], stamp: stampNow(file) };
     writeRecord(root, stateDir, record);
   } catch {
     forget(stateDir);
@@ -119,8 +192,9 @@ export function recordingWrite(root: string, file: string, bytes: Buffer, write:
 /** A state file dotagent removed (a rollback to a state without execution.json): nothing to compare. */
 export function recordRemoved(root: string, file: string): void {
   const stateDir = join(file, "..");
-  const record = readRecord(stateDir);
-  if (record === null) return;
+  const held = readTimedRecord(stateDir);
+  if (held === null) return;
+  const record = carryStamps(held);
   delete record.files[basename(file) as StateName];
   try {
     writeRecord(root, stateDir, record);

@@ -7,11 +7,21 @@
 //   inside the project's real root (`links: "inside"`);
 // - at most `maxBytes` are read: a larger (or endless) file is refused, never loaded.
 // Outcomes are data: ok, missing, or refused with a reason a person can act on.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+  type BigIntStats,
+} from "node:fs";
 import { sep } from "node:path";
 
 export type FileBytes =
-  | { readonly kind: "ok"; readonly bytes: Buffer }
+  /** `after`: the descriptor's fstat taken once the bytes were read (`statAfter`), which is what they were read from. */
+  | { readonly kind: "ok"; readonly bytes: Buffer; readonly after?: BigIntStats }
   | { readonly kind: "missing" }
   /** `reason` completes "<file> …", e.g. "is a FIFO, not a regular file". `errno` when the disk said no. */
   | { readonly kind: "refused"; readonly reason: string; readonly errno?: string };
@@ -33,7 +43,10 @@ export const MAX_STATE_BYTES = 64 * MiB;
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0);
 
-export function readProjectFile(file: string, options: ReadOptions & { readonly head?: boolean }): FileBytes {
+export function readProjectFile(
+  file: string,
+  options: ReadOptions & { readonly head?: boolean; readonly statAfter?: boolean },
+): FileBytes {
   const opened = openRegular(file, options);
   if (typeof opened !== "number") return opened;
   const fd = opened;
@@ -42,7 +55,8 @@ export function readProjectFile(file: string, options: ReadOptions & { readonly 
     if (!stat.isFile()) return { kind: "refused", reason: `is ${describeType(stat)}, not a regular file` };
     if (options.head) return readHead(fd, options.maxBytes);
     if (stat.size > options.maxBytes) return { kind: "refused", reason: tooBig(stat.size, options.maxBytes) };
-    return readAll(fd, options.maxBytes, stat.size);
+    const read = readAll(fd, options.maxBytes, stat.size);
+    return options.statAfter && read.kind === "ok" ? { ...read, after: fstatSync(fd, { bigint: true }) } : read;
   } catch (error) {
     return failed(error);
   } finally {

@@ -11,7 +11,7 @@ import type { PhaseState } from "../schema/phase.js";
 import type { ExecutionState } from "../schema/execution.js";
 import type { ProjectPaths } from "./project.js";
 import { MAX_STATE_BYTES, readProjectFile, type FileBytes } from "./read-file.js";
-import { digestOf } from "./last-write.js";
+import { digestOf, stampedDigest } from "./last-write.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { Flow } from "../core/flow.js";
 import { flowOrDefault } from "../core/flow-of.js";
@@ -67,11 +67,18 @@ function readRaw(root: string, file: string): Raw {
 
 /**
  * A state file's text and the digest of its very bytes, which says whether dotagent wrote them
- * (last-write.ts): one read, no second look. The bytes are let go before the text is parsed.
+ * (last-write.ts): one read, no second look. The digest is the recorded one when the descriptor
+ * read through still has the stamp dotagent recorded (no hash), else the bytes are hashed. The
+ * bytes are let go before the text is parsed.
  */
 function readHashed(file: string): { kind: "ok"; text: string; sha256: string } | Exclude<FileBytes, { kind: "ok" }> {
-  const read = readProjectFile(file, { maxBytes: MAX_STATE_BYTES, links: "refuse" });
-  return read.kind === "ok" ? { kind: "ok", text: read.bytes.toString("utf8"), sha256: digestOf(read.bytes) } : read;
+  const read = readProjectFile(file, { maxBytes: MAX_STATE_BYTES, links: "refuse", statAfter: true });
+  if (read.kind !== "ok") return read;
+  return {
+    kind: "ok",
+    text: read.bytes.toString("utf8"),
+    sha256: stampedDigest(file, read.after!) ?? digestOf(read.bytes),
+  };
 }
 
 function judged<T>(raw: Extract<Raw, { kind: "decoded" }>, parsed: ParseResult<T>): FileRead<T> {
