@@ -69,13 +69,17 @@ class LongestFirst extends BaseSequencer {
 }
 
 /**
- * Unit tests beside their code share their workers' module graph instead of paying a fresh worker
- * and a fresh import of src/ for each file (about half a second of CPU a file, issue 41): none of
- * them sets process state (the environment, listeners, the folder) or mocks a module. The rest keep
- * a worker of their own: test/ (the CLI host, the templates and cpu-cgroup.ts hold state per
- * file), the in-process runner, and the files that change process.env or stub vitest's globals.
+ * Test files share their worker's module graph, and the CLI host (test/support/cli-host.ts), with
+ * the files run before them in it, instead of paying a fresh worker for each file (about half a
+ * second of CPU a file, and a host started again, issue 41). The per-file state is set up again
+ * for each file: the setup files run again (isolated-env.ts: a state home, a Claude config folder
+ * and clients' homes of the file's own), and the support modules' clean-ups run at each file's end
+ * (test/support/file-end.ts: the templates, the owner process). A worker of its own stays for the
+ * files that set process state (the environment, the folder, spies, vitest's globals) or run
+ * commands or inspectors in process (the in-process runner, test/torture's fs hooks, scale.test.ts's
+ * coverage), and for the real clients' journeys (they pass unedited as they have run).
  */
-const SHARED_WORKER = ["src/**/*.test.ts"];
+const SHARED_WORKER = ["src/**/*.test.ts", "test/**/*.test.ts"];
 const OWN_WORKER = [
   "src/run/**/*.test.ts",
   "src/store/process-facts.test.ts",
@@ -88,6 +92,15 @@ const OWN_WORKER = [
   "src/langgraph/**/*.test.ts",
   "src/api/recoverable-query.test.ts",
   "src/core/time-ago.test.ts",
+  "test/torture/**/*.test.ts",
+  "test/scale.test.ts",
+  "test/api-workflow.test.ts",
+  "test/checkout-question.test.ts",
+  "test/hostile-input-21b.test.ts",
+  "test/run-hostile.test.ts",
+  "test/claude/workflow-tool.test.ts",
+  "test/*/*journey*.test.ts",
+  "test/*/*-e2e.test.ts",
 ];
 const EXCLUDE = ["**/node_modules/**", "test/torture/long/**"];
 
@@ -102,7 +115,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "own",
-          include: ["test/**/*.test.ts", ...OWN_WORKER],
+          include: OWN_WORKER,
         },
       },
     ],

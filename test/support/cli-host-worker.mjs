@@ -20,7 +20,7 @@ function startHost() {
   child.stderr.on("data", (chunk) => process.stderr.write(chunk));
   child.stdout.unref?.();
   child.stderr.unref?.();
-  // The test's process ends whenever its file is done; the host (reading EOF on fd 3) ends with it.
+  // The test's process ends whenever its files are done; the host (reading EOF on fd 3) ends with it.
   child.unref();
   child.stdio[3].unref();
   child.stdio[4].unref();

@@ -31,7 +31,7 @@ export interface RunResult {
 
 /**
  * Runs the built CLI (or `script`, e.g. an installed helper) in `cwd` as a user would. The call
- * runs in the test file's CLI host (cli-host.ts: the same built file, a fresh copy of its modules,
+ * runs in the test worker's CLI host (cli-host.ts: the same built file, a fresh copy of its modules,
  * its own argv, folder, environment, stdin, output and exit code, without a new process); with
  * `spawn: true` or DOTAGENT_TEST_SPAWN=1 it is a process of its own.
  */

@@ -2,10 +2,12 @@
 // DOTAGENT_TEST_CPU=<a cgroup v1 cpuacct folder> (root, e.g. /sys/fs/cgroup/cpuacct/tests), the
 // worker moves itself into a cgroup of its own, named after its test file, before the file's code
 // runs. Every process it starts afterwards (the CLI host, the built CLI, git, the real clients and
-// their hooks) is counted there too, also when it outlives the test. vitest's forks pool runs each
-// file in a fresh worker, so one run gives every file's CPU; `node scripts/test-times.mjs --cpu
-// FOLDER` reads them. The src/ unit tests that share workers (vitest.config.ts) move theirs at each
-// file's start: a module an earlier file of that worker imported counts for that file alone.
+// their hooks) is counted there too, also when it outlives the test. The files with a worker of
+// their own (vitest.config.ts) get exactly their CPU from one run; the files that share workers move
+// theirs at each file's start, so a module an earlier file of that worker imported, and the CLI host
+// it started (kept for the next files, test/support/cli-host.ts), count for that earlier file: their
+// sum, and the run's total, are exact, one file's figure is not. `node scripts/test-times.mjs --cpu
+// FOLDER` reads them.
 // Unset (always, but when a person measures), this does nothing.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";

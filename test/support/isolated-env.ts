@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
+import { runFileEnd } from "./file-end.js";
 
 const dir = mkdtempSync(join(tmpdir(), "dotagent-test-env-"));
 process.env.DOTAGENT_STATE_HOME = join(dir, "state");
@@ -23,4 +24,8 @@ if (process.env.NODE_EXTRA_CA_CERTS) {
 // The built CLI's code cache (SPEC §13): one folder for every test file's processes, not one per
 // state folder above, so a command's blob is made once per run rather than once per file.
 process.env.DOTAGENT_CODE_CACHE = join(tmpdir(), "dotagent-test-code-cache");
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// The support modules' own clean-ups (file-end.ts), then this file's folders.
+afterAll(async () => {
+  await runFileEnd();
+  rmSync(dir, { recursive: true, force: true });
+});

@@ -23,13 +23,13 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll } from "vitest";
 import { tempProject } from "./cli.js";
+import { atFileEnd } from "./file-end.js";
 
 const templates = new Map<string, string>();
 let home: string | undefined;
 
-afterAll(() => {
+atFileEnd(() => {
   if (home !== undefined) rmSync(home, { recursive: true, force: true });
   home = undefined;
   templates.clear();

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { expect } from "vitest";
 import { dotagent, writeJson, type RunResult } from "./cli.js";
+import { atFileEnd } from "./file-end.js";
 import { copyOfTemplate } from "./template.js";
 
 export const IDENT = ["-c", "user.name=tester", "-c", "user.email=tester@example.com"];
@@ -34,6 +35,8 @@ export async function stopOwner(): Promise<void> {
   child.kill("SIGKILL");
   await exited;
 }
+// A file that forgot stopOwner does not leave its owner to the next file of its worker.
+atFileEnd(stopOwner);
 
 /** A pid that has ended (a session that is gone). */
 export function deadPid(): number {
