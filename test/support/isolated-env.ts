@@ -2,13 +2,29 @@
 // checkouts' keys, src/store/checkout-key.ts) and Claude Code's config folder (where the tests
 // write the transcripts that confirm a typed prompt). Children inherit process.env, so the built
 // CLI and its hooks write there, never into the home of the user running the tests.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
 import { runFileEnd } from "./file-end.js";
 
-const dir = mkdtempSync(join(tmpdir(), "dotagent-test-env-"));
+// A file whose tests are all skipped never reaches its afterAll, and a worker is stopped without
+// an exit event: such a folder is removed by the next file that starts, once its worker is gone
+// (the worker's pid is in the name).
+const worker = (name: string) => /^dotagent-test-env-(\d+)-/.exec(name)?.[1];
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+};
+for (const name of readdirSync(tmpdir())) {
+  const pid = worker(name);
+  if (pid !== undefined && !alive(Number(pid))) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+}
+const dir = mkdtempSync(join(tmpdir(), `dotagent-test-env-${process.pid}-`));
 process.env.DOTAGENT_STATE_HOME = join(dir, "state");
 process.env.CLAUDE_CONFIG_DIR = join(dir, "claude");
 // The other clients' homes a test gives its hooks (COPILOT_HOME, CODEX_HOME): per project, in here.
