@@ -27,7 +27,7 @@ import {
 import { DotagentError, EXIT } from "../core/errors.js";
 import { parseClaim } from "../schema/claim.js";
 import { decodeJson, ID_PATTERN } from "../schema/json.js";
-import { git, resolveRef, splitZ } from "./git.js";
+import { git, resolveRef, splitZ, type GitResult } from "./git.js";
 
 /** How long one fetch or push of claims may take before it counts as the remote not answering. */
 export const CLAIM_REMOTE_TIMEOUT_MS = 20_000;
@@ -144,39 +144,81 @@ const READ_ROUNDS = 3;
  */
 export function fetchClaims(r: ClaimsRemote, workflowId: string, onlyTask?: string): Map<string, ReadClaim> {
   checkRemoteName(r.remote);
-  const prefix = claimPrefix(workflowId);
   if (onlyTask !== undefined) refOf(workflowId, onlyTask);
   else refOf(workflowId, "x");
+  return readRemote(r, workflowId, onlyTask).claims;
+}
+
+/**
+ * A take-in's read (SPEC §23 "Fewer network calls"): the remote's tip of `branch` (undefined: no
+ * such branch there) and the workflow's claims, listed by one `git ls-remote` and their commits
+ * fetched by one `git fetch` (by id, into no ref, as fetchClaims and fetchBranchTip do).
+ */
+export function fetchBranchAndClaims(
+  r: ClaimsRemote,
+  workflowId: string,
+  branch: string,
+): { tip: string | undefined; claims: Map<string, ReadClaim> } {
+  checkRemoteName(r.remote);
+  checkBranch(branch);
+  refOf(workflowId, "x");
+  return readRemote(r, workflowId, undefined, branch);
+}
+
+const COMMIT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+function readRemote(
+  r: ClaimsRemote,
+  workflowId: string,
+  onlyTask: string | undefined,
+  branch?: string,
+): { tip: string | undefined; claims: Map<string, ReadClaim> } {
+  const prefix = claimPrefix(workflowId);
+  const head = branch === undefined ? undefined : `refs/heads/${branch}`;
   for (let round = 1; ; round++) {
     const listed = networkGit(r, [
       "ls-remote",
       r.remote,
+      ...(head === undefined ? [] : [head]),
       onlyTask === undefined ? `${prefix}*` : `${prefix}${onlyTask}`,
     ]);
     if (listed.status !== 0)
       throw remoteFailed(r, "git ls-remote", gitComplaint(listed.stderr, listed.stdout, listed.status));
     const tips = new Map<string, string>();
+    let tip: string | undefined;
     for (const line of listed.stdout.split("\n")) {
       const [sha, refname] = line.split("\t");
-      if (sha === undefined || refname === undefined || !refname.startsWith(prefix)) continue;
+      if (sha === undefined || refname === undefined) continue;
+      if (head !== undefined && refname === head) tip = sha;
+      if (!refname.startsWith(prefix)) continue;
       const taskId = refname.slice(prefix.length);
       if (claimRef(workflowId, taskId).ok && (onlyTask === undefined || taskId === onlyTask)) tips.set(taskId, sha);
     }
-    let types = objectTypes(r.cwd, [...tips.values()]);
-    const missing = [...new Set([...tips.values()].filter((sha) => types.get(sha) === undefined))];
+    if (tip !== undefined && !COMMIT_ID.test(tip))
+      throw remoteFailed(r, "git ls-remote", "an answer that is not a commit id");
+    const wanted = [...tips.values(), ...(tip === undefined ? [] : [tip])];
+    let types = objectTypes(r.cwd, wanted);
+    const missing = [...new Set(wanted.filter((sha) => types.get(sha) === undefined))];
+    let fetched: GitResult | undefined;
     if (missing.length > 0) {
-      const run = fetchById(r, missing);
-      if (run.status !== 0) {
-        // A claim that moved since ls-remote is no longer a tip the remote hands out: list again.
+      fetched = fetchById(r, missing);
+      if (fetched.status !== 0) {
+        // A claim or branch that moved since ls-remote is no longer a tip the remote hands out: list again.
         if (round < READ_ROUNDS) continue;
-        throw remoteFailed(r, "git fetch", gitComplaint(run.stderr, run.stdout, run.status));
+        throw remoteFailed(r, "git fetch", gitComplaint(fetched.stderr, fetched.stdout, fetched.status));
       }
-      types = objectTypes(r.cwd, [...tips.values()]);
+      types = objectTypes(r.cwd, wanted);
+    }
+    if (tip !== undefined && types.get(tip) !== "commit") {
+      // The branch moved since ls-remote: list again.
+      if (round < READ_ROUNDS) continue;
+      const why = fetched === undefined ? "" : gitComplaint(fetched.stderr, fetched.stdout, fetched.status);
+      throw remoteFailed(r, "git fetch", why || "the branch's tip is not a commit");
     }
     const claims = new Map<string, ReadClaim>();
     for (const [taskId, sha] of tips)
       claims.set(taskId, readClaim(r.cwd, workflowId, taskId, sha, types.get(sha) ?? "missing object"));
-    return claims;
+    return { tip, claims };
   }
 }
 
@@ -403,13 +445,20 @@ export function readCarriedReport(cwd: string, claimSha: string): { text: string
 
 /**
  * The remote's tip of `branch` this clone last took in or pushed (SPEC §23 "A person rewrites the
- * workflow's branch"): dotagent's own ref `refs/dotagent/seen/<remote>/<branch>`, else the
- * remote-tracking branch the clone was made with; undefined when neither exists.
+ * workflow's branch"): dotagent's own ref `refs/dotagent/seen/<remote>/<branch>` (`recorded`),
+ * else the remote-tracking branch the clone was made with; undefined when neither exists.
  */
-export function seenTip(cwd: string, remote: string, branch: string): string | undefined {
+export function seenTip(
+  cwd: string,
+  remote: string,
+  branch: string,
+): { readonly sha: string; readonly recorded: boolean } | undefined {
   checkRemoteName(remote);
   checkBranch(branch);
-  return resolveRef(cwd, seenRef(remote, branch)) ?? resolveRef(cwd, `refs/remotes/${remote}/${branch}`);
+  const own = resolveRef(cwd, seenRef(remote, branch));
+  if (own !== undefined) return { sha: own, recorded: true };
+  const tracking = resolveRef(cwd, `refs/remotes/${remote}/${branch}`);
+  return tracking === undefined ? undefined : { sha: tracking, recorded: false };
 }
 
 /** Records `sha` as the remote's tip of `branch` this clone last took in or pushed (a local ref, never pushed). */
