@@ -461,6 +461,17 @@ describe("hostile claims on the remote are refused with one line, never taken ov
     expect(claimTask(ctxOf(clones[0]!, worker(1), 0), `${task}-next`)).toMatchObject({ outcome: "claimed" });
   });
 
+  it("the workflow's claims read together (a take-in's read, three git calls) say what each read alone says", (ctx) => {
+    // The refs the cases above planted (each hostile one, and the good claims beside them).
+    if (hostile === undefined) return ctx.skip();
+    const { clones } = hostile;
+    const r = { cwd: clones[0]!, remote: "origin" };
+    const all = fetchClaims(r, "wf");
+    expect(all.size).toBe(2 * hostileNo);
+    for (const [task, read] of all) expect(read, task).toEqual(fetchClaims(r, "wf", task).get(task));
+    expect([...all.values()].filter((read) => "invalid" in read)).toHaveLength(hostileNo);
+  });
+
   it("refs under the workflow whose name is not a task id are left alone", () => {
     const { remote, clones } = cluster(1);
     plant(remote, "sub/t1", file(remote, good));

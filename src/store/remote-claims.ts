@@ -27,7 +27,7 @@ import {
 import { DotagentError, EXIT } from "../core/errors.js";
 import { parseClaim } from "../schema/claim.js";
 import { decodeJson, ID_PATTERN } from "../schema/json.js";
-import { git, resolveRef, splitZ, type GitResult } from "./git.js";
+import { git, gitBytes, resolveRef, splitZ, type GitResult } from "./git.js";
 
 /** How long one fetch or push of claims may take before it counts as the remote not answering. */
 export const CLAIM_REMOTE_TIMEOUT_MS = 20_000;
@@ -215,10 +215,7 @@ function readRemote(
       const why = fetched === undefined ? "" : gitComplaint(fetched.stderr, fetched.stdout, fetched.status);
       throw remoteFailed(r, "git fetch", why || "the branch's tip is not a commit");
     }
-    const claims = new Map<string, ReadClaim>();
-    for (const [taskId, sha] of tips)
-      claims.set(taskId, readClaim(r.cwd, workflowId, taskId, sha, types.get(sha) ?? "missing object"));
-    return { tip, claims };
+    return { tip, claims: readClaims(r.cwd, workflowId, tips, types) };
   }
 }
 
@@ -237,6 +234,115 @@ function objectTypes(cwd: string, shas: readonly string[]): Map<string, string> 
   return types;
 }
 
+/**
+ * Each listed claim read (SPEC §23 "Untrusted input"). One claim: its tree listed (`ls-tree -l`,
+ * sizes with it), its blob read. Several (a take-in, `dotagent claims`): three calls in all, not
+ * two a claim: their trees in one `cat-file --batch`, the blobs' sizes in one `--batch-check`, then
+ * the blobs within the cap in one `--batch` (a size is still read before its content).
+ */
+function readClaims(
+  cwd: string,
+  workflowId: string,
+  tips: ReadonlyMap<string, string>,
+  types: ReadonlyMap<string, string>,
+): Map<string, ReadClaim> {
+  const claims = new Map<string, ReadClaim>();
+  const commits = [...new Set([...tips.values()].filter((sha) => types.get(sha) === "commit"))];
+  if (commits.length <= 1) {
+    for (const [taskId, sha] of tips)
+      claims.set(taskId, readClaim(cwd, workflowId, taskId, sha, types.get(sha) ?? "missing object"));
+    return claims;
+  }
+  const trees = batchObjects(
+    cwd,
+    commits.map((sha) => `${sha}^{tree}`),
+  );
+  const blobOf = new Map<string, string>();
+  for (const [i, sha] of commits.entries()) {
+    const blob = trees[i]?.type === "tree" ? onlyClaimJson(trees[i]!.body, sha.length / 2) : undefined;
+    if (blob !== undefined) blobOf.set(sha, blob);
+  }
+  const blobs = [...new Set(blobOf.values())];
+  const sizes = objectSizes(cwd, blobs);
+  const readable = blobs.filter((b) => (sizes.get(b)?.size ?? Infinity) <= MAX_CLAIM_BYTES);
+  const texts = new Map<string, string>();
+  for (const [i, object] of batchObjects(cwd, readable).entries())
+    if (object?.type === "blob") texts.set(readable[i]!, object.body.toString("utf8"));
+  for (const [taskId, sha] of tips) {
+    const type = types.get(sha) ?? "missing object";
+    if (type !== "commit") {
+      claims.set(taskId, { sha, invalid: `it points at a ${oneLine(type, 20)}, not a commit` });
+      continue;
+    }
+    const blob = blobOf.get(sha);
+    const size = blob === undefined ? undefined : sizes.get(blob);
+    if (blob === undefined || size?.type !== "blob") {
+      claims.set(taskId, { sha, invalid: "its tree is not exactly one regular file claim.json" });
+      continue;
+    }
+    const text = texts.get(blob);
+    claims.set(
+      taskId,
+      text === undefined
+        ? { sha, invalid: `claim.json is ${size.size} bytes, at most ${MAX_CLAIM_BYTES}` }
+        : parsedClaim(workflowId, taskId, sha, text),
+    );
+  }
+  return claims;
+}
+
+/** `cat-file --batch`'s objects for `specs`, in order; undefined for one git has not. */
+function batchObjects(
+  cwd: string,
+  specs: readonly string[],
+): Array<{ readonly type: string; readonly body: Buffer } | undefined> {
+  if (specs.length === 0) return [];
+  const out = gitBytes(cwd, ["cat-file", "--batch"], `${specs.join("\n")}\n`);
+  if (out === undefined) throw new DotagentError("git_failed", `git cat-file --batch failed in ${cwd}`, EXIT.refused);
+  const objects: Array<{ type: string; body: Buffer } | undefined> = [];
+  let at = 0;
+  for (let i = 0; i < specs.length; i++) {
+    const end = out.indexOf(0x0a, at);
+    if (end < 0) break;
+    const header = out.subarray(at, end).toString("utf8").split(" ");
+    at = end + 1;
+    const size = Number(header[2]);
+    if (header.length !== 3 || !Number.isSafeInteger(size) || size < 0) {
+      objects.push(undefined);
+      continue;
+    }
+    objects.push({ type: header[1]!, body: out.subarray(at, at + size) });
+    at += size + 1;
+  }
+  return objects;
+}
+
+/** The blob of a raw tree (ids of `idBytes`) that holds exactly one entry, a regular file `claim.json`; else undefined. */
+function onlyClaimJson(tree: Buffer, idBytes: number): string | undefined {
+  const space = tree.indexOf(0x20);
+  const nul = tree.indexOf(0x00, space + 1);
+  if (space < 0 || nul < 0 || tree.length - nul - 1 !== idBytes) return undefined;
+  if (tree.subarray(0, space).toString("latin1") !== "100644") return undefined;
+  if (tree.subarray(space + 1, nul).toString("latin1") !== "claim.json") return undefined;
+  return tree.subarray(nul + 1).toString("hex");
+}
+
+/** Each object's type and size, in one `git cat-file --batch-check`; absent ones left out. */
+function objectSizes(cwd: string, shas: readonly string[]): Map<string, { type: string; size: number }> {
+  const found = new Map<string, { type: string; size: number }>();
+  if (shas.length === 0) return found;
+  const out = git(cwd, ["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"], {
+    input: `${shas.join("\n")}\n`,
+    readOnly: true,
+  }).stdout;
+  for (const line of out.split("\n")) {
+    const [sha, type, size] = line.split(" ");
+    if (sha !== undefined && type !== undefined && size !== undefined && type !== "missing")
+      found.set(sha, { type, size: Number(size) });
+  }
+  return found;
+}
+
 function readClaim(cwd: string, workflowId: string, taskId: string, sha: string, type: string): ReadClaim {
   const invalid = (why: string): ReadClaim => ({ sha, invalid: why });
   if (type !== "commit") return invalid(`it points at a ${oneLine(type, 20)}, not a commit`);
@@ -246,7 +352,12 @@ function readClaim(cwd: string, workflowId: string, taskId: string, sha: string,
   const blob = entry[1]!;
   const size = Number(entry[2]);
   if (!(size <= MAX_CLAIM_BYTES)) return invalid(`claim.json is ${size} bytes, at most ${MAX_CLAIM_BYTES}`);
-  const text = git(cwd, ["cat-file", "blob", blob], { readOnly: true }).stdout;
+  return parsedClaim(workflowId, taskId, sha, git(cwd, ["cat-file", "blob", blob], { readOnly: true }).stdout);
+}
+
+/** A claim.json's text checked: JSON, the schema, its own ref's workflow and task. */
+function parsedClaim(workflowId: string, taskId: string, sha: string, text: string): ReadClaim {
+  const invalid = (why: string): ReadClaim => ({ sha, invalid: why });
   const json = decodeJson(text);
   if (!json.ok) return invalid(`claim.json is ${json.message}`);
   const parsed = parseClaim(json.value);
