@@ -46,7 +46,7 @@ import {
   pushLanding,
   readCarriedReport,
   recordSeenTip,
-  seenTip,
+  branchAndSeenTip,
   type ClaimsRemote,
   type ReadClaim,
 } from "../store/remote-claims.js";
@@ -89,9 +89,8 @@ export type TakeIn =
  */
 function mergeRemote(repo: Repo, branch: string, remote: string, remoteTip: string): TakeIn {
   const top = repo.top;
-  const local = resolveRef(top, `refs/heads/${branch}`);
+  const { local, seen: seenAt } = branchAndSeenTip(top, remote, branch);
   if (local === undefined) return { kind: "refused", why: `this clone has no branch ${branch}` };
-  const seenAt = seenTip(top, remote, branch);
   const seen = seenAt?.sha;
   const rewritten = seen !== undefined && seen !== remoteTip && !isAncestor(top, seen, remoteTip) ? seen : undefined;
   if (rewritten !== undefined && (local === rewritten || isAncestor(top, local, rewritten)))

@@ -27,7 +27,7 @@ import {
 import { DotagentError, EXIT } from "../core/errors.js";
 import { parseClaim } from "../schema/claim.js";
 import { decodeJson, ID_PATTERN } from "../schema/json.js";
-import { git, gitBytes, resolveRef, splitZ, type GitResult } from "./git.js";
+import { git, gitBytes, splitZ, type GitResult } from "./git.js";
 
 /** How long one fetch or push of claims may take before it counts as the remote not answering. */
 export const CLAIM_REMOTE_TIMEOUT_MS = 20_000;
@@ -555,21 +555,37 @@ export function readCarriedReport(cwd: string, claimSha: string): { text: string
 }
 
 /**
- * The remote's tip of `branch` this clone last took in or pushed (SPEC §23 "A person rewrites the
- * workflow's branch"): dotagent's own ref `refs/dotagent/seen/<remote>/<branch>` (`recorded`),
- * else the remote-tracking branch the clone was made with; undefined when neither exists.
+ * The local `branch`'s commit (undefined: no such branch), and the remote's tip of `branch` this
+ * clone last took in or pushed (SPEC §23 "A person rewrites the workflow's branch"): dotagent's own
+ * ref `refs/dotagent/seen/<remote>/<branch>` (`recorded`), else the remote-tracking branch the
+ * clone was made with; undefined when neither exists. One `git for-each-ref` reads the three refs.
  */
-export function seenTip(
+export function branchAndSeenTip(
   cwd: string,
   remote: string,
   branch: string,
-): { readonly sha: string; readonly recorded: boolean } | undefined {
+): {
+  readonly local: string | undefined;
+  readonly seen: { readonly sha: string; readonly recorded: boolean } | undefined;
+} {
   checkRemoteName(remote);
   checkBranch(branch);
-  const own = resolveRef(cwd, seenRef(remote, branch));
-  if (own !== undefined) return { sha: own, recorded: true };
-  const tracking = resolveRef(cwd, `refs/remotes/${remote}/${branch}`);
-  return tracking === undefined ? undefined : { sha: tracking, recorded: false };
+  const [head, own, tracking] = [`refs/heads/${branch}`, seenRef(remote, branch), `refs/remotes/${remote}/${branch}`];
+  const tips = new Map<string, string>();
+  const out = git(cwd, ["for-each-ref", "--format=%(objectname) %(objecttype) %(refname)", head, own, tracking], {
+    readOnly: true,
+  }).stdout;
+  for (const line of out.split("\n")) {
+    const [sha, type, name] = line.split(" ");
+    // Exact names only (a pattern also lists the refs under it); a ref that is not a commit counts as absent.
+    if (sha !== undefined && type === "commit" && name !== undefined) tips.set(name, sha);
+  }
+  const seen = tips.has(own)
+    ? { sha: tips.get(own)!, recorded: true }
+    : tips.has(tracking)
+      ? { sha: tips.get(tracking)!, recorded: false }
+      : undefined;
+  return { local: tips.get(head), seen };
 }
 
 /** Records `sha` as the remote's tip of `branch` this clone last took in or pushed (a local ref, never pushed). */
