@@ -399,6 +399,8 @@ describe("hostile claims on the remote are refused with one line, never taken ov
   const goodFor = (task: string) => ({ ...good, task_id: task });
   let hostile: ReturnType<typeof cluster> | undefined;
   let hostileNo = 0;
+  /** Each case's task and the reason its read gave. */
+  const hostileWhy = new Map<string, string>();
   const file = (remote: string, json: unknown) =>
     `100644 blob ${blob(remote, typeof json === "string" ? json : JSON.stringify(json))}\tclaim.json\n`;
 
@@ -455,10 +457,24 @@ describe("hostile claims on the remote are refused with one line, never taken ov
     expect(error.message).not.toMatch(/[\n\u001b]/);
     expect(error.message.length).toBeLessThan(500);
     expect(error.message).toContain(why);
+    hostileWhy.set(task, why);
     expect(error.message).toContain(`git push origin --delete ${ref}`);
     expect(sh(remote, "rev-parse", ref)).toBe(before);
     // Another task of the same workflow is still claimed as usual.
     expect(claimTask(ctxOf(clones[0]!, worker(1), 0), `${task}-next`)).toMatchObject({ outcome: "claimed" });
+  });
+
+  it("the workflow's claims read together (a take-in's read, three git calls): each hostile ref invalid for the reason its read alone gave, the good claims beside them read", (ctx) => {
+    // The refs the cases above planted (each hostile one, and the good claims beside them).
+    if (hostile === undefined || hostileWhy.size !== hostileNo) return ctx.skip();
+    const { clones } = hostile;
+    const r = { cwd: clones[0]!, remote: "origin" };
+    const all = fetchClaims(r, "wf");
+    expect(all.size).toBe(2 * hostileNo);
+    for (const [task, why] of hostileWhy) {
+      expect((all.get(task) as { invalid?: string }).invalid, task).toContain(why);
+      expect(all.get(`${task}-next`), task).toMatchObject({ claim: { state: "held", worker: worker(1) } });
+    }
   });
 
   it("refs under the workflow whose name is not a task id are left alone", () => {

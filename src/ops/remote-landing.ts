@@ -46,7 +46,7 @@ import {
   pushLanding,
   readCarriedReport,
   recordSeenTip,
-  seenTip,
+  branchAndSeenTip,
   type ClaimsRemote,
   type ReadClaim,
 } from "../store/remote-claims.js";
@@ -89,9 +89,9 @@ export type TakeIn =
  */
 function mergeRemote(repo: Repo, branch: string, remote: string, remoteTip: string): TakeIn {
   const top = repo.top;
-  const local = resolveRef(top, `refs/heads/${branch}`);
+  const { local, seen: seenAt } = branchAndSeenTip(top, remote, branch);
   if (local === undefined) return { kind: "refused", why: `this clone has no branch ${branch}` };
-  const seen = seenTip(top, remote, branch);
+  const seen = seenAt?.sha;
   const rewritten = seen !== undefined && seen !== remoteTip && !isAncestor(top, seen, remoteTip) ? seen : undefined;
   if (rewritten !== undefined && (local === rewritten || isAncestor(top, local, rewritten)))
     return adopt(repo, branch, remote, local, remoteTip, rewritten);
@@ -102,7 +102,8 @@ function mergeRemote(repo: Repo, branch: string, remote: string, remoteTip: stri
       remedy: `git rebase --onto ${remoteTip.slice(0, 12)} ${rewritten.slice(0, 12)} ${branch} (your commits onto the person's history), then run again`,
     };
   if (local === remoteTip || isAncestor(top, remoteTip, local)) {
-    recordSeenTip(top, remote, branch, remoteTip);
+    // Nothing moved since the last take-in or push: the record already says so.
+    if (!(seenAt?.recorded === true && seen === remoteTip)) recordSeenTip(top, remote, branch, remoteTip);
     return { kind: "up_to_date" };
   }
   const check = checkMerge(top, local, remoteTip);
@@ -179,7 +180,8 @@ function adopt(repo: Repo, branch: string, remote: string, local: string, remote
   return { kind: "adopted", commit: target, dropped };
 }
 
-function repoOf(root: string): Repo {
+/** The repository the project root is in (a run asks once: RunClaims passes it to each call). */
+export function repoOf(root: string): Repo {
   const repo = repoAt(root);
   if (!isRepo(repo))
     throw new DotagentError(
@@ -200,17 +202,17 @@ function diverged(remote: string, branch: string, why: string, remedy?: string):
 }
 
 /**
- * Fetches the remote's `branch` and merges it into this clone's (SPEC §23 "Taking in others'
- * landings"). The fetch runs before the lock; the merge under it. Returns the remote tip merged
- * (undefined: no such branch on the remote); a merge it cannot make is `branch_diverged`.
+ * Merges the remote's `branch`, its tip `tip` fetched already (fetchBranchAndClaims, before the
+ * lock; undefined: no such branch on the remote), into this clone's (SPEC §23 "Taking in others'
+ * landings"), under the lock. A merge it cannot make is `branch_diverged`.
  */
 export async function takeInBranch(
   context: OpContext,
   r: ClaimsRemote,
   branch: string,
+  tip: string | undefined,
+  repo: Repo = repoOf(context.paths.root),
 ): Promise<{ tip: string | undefined; merged: TakeIn }> {
-  const repo = repoOf(context.paths.root);
-  const tip = fetchBranchTip(r, branch);
   if (tip === undefined) return { tip, merged: { kind: "up_to_date" } };
   const merged = await locked(context, "run", () => mergeRemote(repo, branch, r.remote, tip));
   if (merged.kind === "refused") throw diverged(r.remote, branch, merged.why, merged.remedy);
@@ -244,17 +246,24 @@ export async function takeInLandings(
   branch: string,
   /** The workflow's claims, read already (else read here). */
   read?: Map<string, ReadClaim>,
+  repo: Repo = repoOf(context.paths.root),
 ): Promise<TakenLanding[]> {
   const root = context.paths.root;
-  const repo = repoOf(root);
   const claims = read ?? fetchClaims(ctx.remote, ctx.workflowId);
   const loaded = await loadSnapshot(context.paths);
   const execution = loaded.execution.kind === "ok" ? loaded.execution.value : undefined;
   if (execution === undefined || execution.workflow_id !== ctx.workflowId) return [];
   const tip = resolveRef(repo.top, `refs/heads/${branch}`);
   if (tip === undefined) return [];
-  const inHistory = (commit: string, of: string) =>
-    resolveRef(repo.top, commit) !== undefined && isAncestor(repo.top, commit, of);
+  // One call a pair, asked once per take-in (a landing's commit is checked by lostLandings and
+  // again as a candidate): merge-base says 128 for a commit this clone lacks.
+  const answers = new Map<string, boolean>();
+  const inHistory = (commit: string, of: string) => {
+    const key = `${commit} ${of}`;
+    let answer = answers.get(key);
+    if (answer === undefined) answers.set(key, (answer = holds(repo.top, commit, of)));
+    return answer;
+  };
   const lost = lostLandings(ctx, claims, branch, tip, inHistory);
   for (const landing of lost) {
     const task = execution.tasks.find((t) => t.id === landing.taskId);
@@ -355,6 +364,11 @@ function lostLandings(
   return notHere.filter((l) => tip === undefined || !inHistory(l.claim.landed.commit, tip));
 }
 
+/** Whether commit `commit` is in `of`'s history; false when this clone lacks it. */
+function holds(top: string, commit: string, of: string): boolean {
+  return git(top, ["merge-base", "--is-ancestor", commit, of], { ok: [1, 128], readOnly: true }).status === 0;
+}
+
 export type RemoteLanding =
   | { readonly outcome: "pushed"; readonly sha: string; readonly retries: number }
   /** The claim is no longer this worker's (taken over, gone): nothing pushed. */
@@ -376,9 +390,9 @@ export async function landThroughRemote(
   landingCommit: string | null,
   /** The claim this worker last pushed (its renewal before landing): the first push goes against it, unlisted. */
   held?: SeenClaim,
+  repo: Repo = repoOf(context.paths.root),
 ): Promise<RemoteLanding> {
   const root = context.paths.root;
-  const repo = repoOf(root);
   const report = carriedReport(root, id);
   if (typeof report !== "string")
     context.warn(

@@ -11,6 +11,7 @@ import { DotagentError } from "../core/errors.js";
 import type { OpContext } from "../ops/op-context.js";
 import {
   landThroughRemote,
+  repoOf,
   takeInBranch,
   takeInLandings,
   workflowBranch,
@@ -18,8 +19,9 @@ import {
   type TakenLanding,
 } from "../ops/remote-landing.js";
 import type { ExecutionState } from "../schema/execution.js";
+import type { Repo } from "../store/worktrees.js";
 import { deadOwnWorkers, recordWorker } from "../store/claim-workers.js";
-import { fetchClaims, landsThroughRemote, type ReadClaim } from "../store/remote-claims.js";
+import { fetchBranchAndClaims, landsThroughRemote, type ReadClaim } from "../store/remote-claims.js";
 import { loadSnapshot } from "../store/session.js";
 import {
   claimTask,
@@ -99,6 +101,8 @@ export class RunClaims {
   private readonly landing = new Set<string>();
   private readonly said = new Set<string>();
   private readonly ctx: ClaimContext;
+  /** The clone's repository, asked of git once per run (its root does not move while it runs). */
+  private repoFound: Repo | undefined;
 
   constructor(
     root: string,
@@ -123,6 +127,10 @@ export class RunClaims {
 
   get remote(): string {
     return this.options.remote;
+  }
+
+  private repo(): Repo {
+    return (this.repoFound ??= repoOf(this.ctx.remote.cwd));
   }
 
   /**
@@ -247,15 +255,16 @@ export class RunClaims {
     const branch = workflowBranch(context.paths.root, execution);
     // A shared round, or a branch name a claim cannot carry: nothing lands through the remote.
     if (branch === undefined || !landsThroughRemote(branch)) return [];
-    await takeInBranch(context, this.ctx.remote, branch);
-    const claims = fetchClaims(this.ctx.remote, this.ctx.workflowId);
+    // The branch and the claims in one listing and one fetch (SPEC §23 "Fewer network calls").
+    const { tip, claims } = fetchBranchAndClaims(this.ctx.remote, this.ctx.workflowId, branch);
+    await takeInBranch(context, this.ctx.remote, branch, tip, this.repo());
     this.known = new Map(
       (execution?.tasks ?? [])
         .filter((t) => t.status === "pending" || t.status === "failed")
         .map((t) => [t.id, claims.get(t.id) ?? null]),
     );
     await this.landAgain(context, branch, execution, claims);
-    return takeInLandings(context, this.ctx, branch, claims);
+    return takeInLandings(context, this.ctx, branch, claims, this.repo());
   }
 
   /**
@@ -319,7 +328,7 @@ export class RunClaims {
     this.landing.add(id);
     try {
       landing = await this.outlast(id, "landing it", warn, () =>
-        landThroughRemote(context, this.ctx, id, into.branch, into.commit, this.last.get(id)),
+        landThroughRemote(context, this.ctx, id, into.branch, into.commit, this.last.get(id), this.repo()),
       );
       this.last.delete(id);
     } catch (error) {

@@ -206,11 +206,11 @@ export function git(cwd: string, args: readonly string[], options: GitOptions = 
   return { status, stdout, stderr: spawned.stderr };
 }
 
-/** A read-only call's raw output (a blob), or undefined when git says no. */
-export function gitBytes(cwd: string, args: readonly string[]): Buffer | undefined {
+/** A read-only call's raw output (a blob, `cat-file --batch`'s objects for `input`), or undefined when git says no. */
+export function gitBytes(cwd: string, args: readonly string[], input?: string): Buffer | undefined {
   const env = baseEnv(cwd, undefined);
   env.GIT_OPTIONAL_LOCKS = "0";
-  const spawned = spawnGit(args, { cwd, env, maxBuffer: 256 * 1024 * 1024 });
+  const spawned = spawnGit(args, { cwd, env, maxBuffer: 256 * 1024 * 1024, ...(input !== undefined ? { input } : {}) });
   return spawned.run.kind === "ran" && spawned.run.status === 0 ? spawned.stdout : undefined;
 }
 

@@ -27,7 +27,7 @@ import {
 import { DotagentError, EXIT } from "../core/errors.js";
 import { parseClaim } from "../schema/claim.js";
 import { decodeJson, ID_PATTERN } from "../schema/json.js";
-import { git, resolveRef, splitZ } from "./git.js";
+import { git, gitBytes, splitZ, type GitResult } from "./git.js";
 
 /** How long one fetch or push of claims may take before it counts as the remote not answering. */
 export const CLAIM_REMOTE_TIMEOUT_MS = 20_000;
@@ -144,39 +144,78 @@ const READ_ROUNDS = 3;
  */
 export function fetchClaims(r: ClaimsRemote, workflowId: string, onlyTask?: string): Map<string, ReadClaim> {
   checkRemoteName(r.remote);
-  const prefix = claimPrefix(workflowId);
   if (onlyTask !== undefined) refOf(workflowId, onlyTask);
   else refOf(workflowId, "x");
+  return readRemote(r, workflowId, onlyTask).claims;
+}
+
+/**
+ * A take-in's read (SPEC §23 "Fewer network calls"): the remote's tip of `branch` (undefined: no
+ * such branch there) and the workflow's claims, listed by one `git ls-remote` and their commits
+ * fetched by one `git fetch` (by id, into no ref, as fetchClaims and fetchBranchTip do).
+ */
+export function fetchBranchAndClaims(
+  r: ClaimsRemote,
+  workflowId: string,
+  branch: string,
+): { tip: string | undefined; claims: Map<string, ReadClaim> } {
+  checkRemoteName(r.remote);
+  checkBranch(branch);
+  refOf(workflowId, "x");
+  return readRemote(r, workflowId, undefined, branch);
+}
+
+const COMMIT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+function readRemote(
+  r: ClaimsRemote,
+  workflowId: string,
+  onlyTask: string | undefined,
+  branch?: string,
+): { tip: string | undefined; claims: Map<string, ReadClaim> } {
+  const prefix = claimPrefix(workflowId);
+  const head = branch === undefined ? undefined : `refs/heads/${branch}`;
   for (let round = 1; ; round++) {
     const listed = networkGit(r, [
       "ls-remote",
       r.remote,
+      ...(head === undefined ? [] : [head]),
       onlyTask === undefined ? `${prefix}*` : `${prefix}${onlyTask}`,
     ]);
     if (listed.status !== 0)
       throw remoteFailed(r, "git ls-remote", gitComplaint(listed.stderr, listed.stdout, listed.status));
     const tips = new Map<string, string>();
+    let tip: string | undefined;
     for (const line of listed.stdout.split("\n")) {
       const [sha, refname] = line.split("\t");
-      if (sha === undefined || refname === undefined || !refname.startsWith(prefix)) continue;
+      if (sha === undefined || refname === undefined) continue;
+      if (head !== undefined && refname === head) tip = sha;
+      if (!refname.startsWith(prefix)) continue;
       const taskId = refname.slice(prefix.length);
       if (claimRef(workflowId, taskId).ok && (onlyTask === undefined || taskId === onlyTask)) tips.set(taskId, sha);
     }
-    let types = objectTypes(r.cwd, [...tips.values()]);
-    const missing = [...new Set([...tips.values()].filter((sha) => types.get(sha) === undefined))];
+    if (tip !== undefined && !COMMIT_ID.test(tip))
+      throw remoteFailed(r, "git ls-remote", "an answer that is not a commit id");
+    const wanted = [...tips.values(), ...(tip === undefined ? [] : [tip])];
+    let types = objectTypes(r.cwd, wanted);
+    const missing = [...new Set(wanted.filter((sha) => types.get(sha) === undefined))];
+    let fetched: GitResult | undefined;
     if (missing.length > 0) {
-      const run = fetchById(r, missing);
-      if (run.status !== 0) {
-        // A claim that moved since ls-remote is no longer a tip the remote hands out: list again.
+      fetched = fetchById(r, missing);
+      if (fetched.status !== 0) {
+        // A claim or branch that moved since ls-remote is no longer a tip the remote hands out: list again.
         if (round < READ_ROUNDS) continue;
-        throw remoteFailed(r, "git fetch", gitComplaint(run.stderr, run.stdout, run.status));
+        throw remoteFailed(r, "git fetch", gitComplaint(fetched.stderr, fetched.stdout, fetched.status));
       }
-      types = objectTypes(r.cwd, [...tips.values()]);
+      types = objectTypes(r.cwd, wanted);
     }
-    const claims = new Map<string, ReadClaim>();
-    for (const [taskId, sha] of tips)
-      claims.set(taskId, readClaim(r.cwd, workflowId, taskId, sha, types.get(sha) ?? "missing object"));
-    return claims;
+    if (tip !== undefined && types.get(tip) !== "commit") {
+      // The branch moved since ls-remote: list again.
+      if (round < READ_ROUNDS) continue;
+      const why = fetched === undefined ? "" : gitComplaint(fetched.stderr, fetched.stdout, fetched.status);
+      throw remoteFailed(r, "git fetch", why || "the branch's tip is not a commit");
+    }
+    return { tip, claims: readClaims(r.cwd, workflowId, tips, types) };
   }
 }
 
@@ -195,6 +234,115 @@ function objectTypes(cwd: string, shas: readonly string[]): Map<string, string> 
   return types;
 }
 
+/**
+ * Each listed claim read (SPEC §23 "Untrusted input"). One claim: its tree listed (`ls-tree -l`,
+ * sizes with it), its blob read. Several (a take-in, `dotagent claims`): three calls in all, not
+ * two a claim: their trees in one `cat-file --batch`, the blobs' sizes in one `--batch-check`, then
+ * the blobs within the cap in one `--batch` (a size is still read before its content).
+ */
+function readClaims(
+  cwd: string,
+  workflowId: string,
+  tips: ReadonlyMap<string, string>,
+  types: ReadonlyMap<string, string>,
+): Map<string, ReadClaim> {
+  const claims = new Map<string, ReadClaim>();
+  const commits = [...new Set([...tips.values()].filter((sha) => types.get(sha) === "commit"))];
+  if (commits.length <= 1) {
+    for (const [taskId, sha] of tips)
+      claims.set(taskId, readClaim(cwd, workflowId, taskId, sha, types.get(sha) ?? "missing object"));
+    return claims;
+  }
+  const trees = batchObjects(
+    cwd,
+    commits.map((sha) => `${sha}^{tree}`),
+  );
+  const blobOf = new Map<string, string>();
+  for (const [i, sha] of commits.entries()) {
+    const blob = trees[i]?.type === "tree" ? onlyClaimJson(trees[i]!.body, sha.length / 2) : undefined;
+    if (blob !== undefined) blobOf.set(sha, blob);
+  }
+  const blobs = [...new Set(blobOf.values())];
+  const sizes = objectSizes(cwd, blobs);
+  const readable = blobs.filter((b) => (sizes.get(b)?.size ?? Infinity) <= MAX_CLAIM_BYTES);
+  const texts = new Map<string, string>();
+  for (const [i, object] of batchObjects(cwd, readable).entries())
+    if (object?.type === "blob") texts.set(readable[i]!, object.body.toString("utf8"));
+  for (const [taskId, sha] of tips) {
+    const type = types.get(sha) ?? "missing object";
+    if (type !== "commit") {
+      claims.set(taskId, { sha, invalid: `it points at a ${oneLine(type, 20)}, not a commit` });
+      continue;
+    }
+    const blob = blobOf.get(sha);
+    const size = blob === undefined ? undefined : sizes.get(blob);
+    if (blob === undefined || size?.type !== "blob") {
+      claims.set(taskId, { sha, invalid: "its tree is not exactly one regular file claim.json" });
+      continue;
+    }
+    const text = texts.get(blob);
+    claims.set(
+      taskId,
+      text === undefined
+        ? { sha, invalid: `claim.json is ${size.size} bytes, at most ${MAX_CLAIM_BYTES}` }
+        : parsedClaim(workflowId, taskId, sha, text),
+    );
+  }
+  return claims;
+}
+
+/** `cat-file --batch`'s objects for `specs`, in order; undefined for one git has not. */
+function batchObjects(
+  cwd: string,
+  specs: readonly string[],
+): Array<{ readonly type: string; readonly body: Buffer } | undefined> {
+  if (specs.length === 0) return [];
+  const out = gitBytes(cwd, ["cat-file", "--batch"], `${specs.join("\n")}\n`);
+  if (out === undefined) throw new DotagentError("git_failed", `git cat-file --batch failed in ${cwd}`, EXIT.refused);
+  const objects: Array<{ type: string; body: Buffer } | undefined> = [];
+  let at = 0;
+  for (let i = 0; i < specs.length; i++) {
+    const end = out.indexOf(0x0a, at);
+    if (end < 0) break;
+    const header = out.subarray(at, end).toString("utf8").split(" ");
+    at = end + 1;
+    const size = Number(header[2]);
+    if (header.length !== 3 || !Number.isSafeInteger(size) || size < 0) {
+      objects.push(undefined);
+      continue;
+    }
+    objects.push({ type: header[1]!, body: out.subarray(at, at + size) });
+    at += size + 1;
+  }
+  return objects;
+}
+
+/** The blob of a raw tree (ids of `idBytes`) that holds exactly one entry, a regular file `claim.json`; else undefined. */
+function onlyClaimJson(tree: Buffer, idBytes: number): string | undefined {
+  const space = tree.indexOf(0x20);
+  const nul = tree.indexOf(0x00, space + 1);
+  if (space < 0 || nul < 0 || tree.length - nul - 1 !== idBytes) return undefined;
+  if (tree.subarray(0, space).toString("latin1") !== "100644") return undefined;
+  if (tree.subarray(space + 1, nul).toString("latin1") !== "claim.json") return undefined;
+  return tree.subarray(nul + 1).toString("hex");
+}
+
+/** Each object's type and size, in one `git cat-file --batch-check`; absent ones left out. */
+function objectSizes(cwd: string, shas: readonly string[]): Map<string, { type: string; size: number }> {
+  const found = new Map<string, { type: string; size: number }>();
+  if (shas.length === 0) return found;
+  const out = git(cwd, ["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"], {
+    input: `${shas.join("\n")}\n`,
+    readOnly: true,
+  }).stdout;
+  for (const line of out.split("\n")) {
+    const [sha, type, size] = line.split(" ");
+    if (sha !== undefined && type !== undefined && size !== undefined && type !== "missing")
+      found.set(sha, { type, size: Number(size) });
+  }
+  return found;
+}
+
 function readClaim(cwd: string, workflowId: string, taskId: string, sha: string, type: string): ReadClaim {
   const invalid = (why: string): ReadClaim => ({ sha, invalid: why });
   if (type !== "commit") return invalid(`it points at a ${oneLine(type, 20)}, not a commit`);
@@ -204,7 +352,12 @@ function readClaim(cwd: string, workflowId: string, taskId: string, sha: string,
   const blob = entry[1]!;
   const size = Number(entry[2]);
   if (!(size <= MAX_CLAIM_BYTES)) return invalid(`claim.json is ${size} bytes, at most ${MAX_CLAIM_BYTES}`);
-  const text = git(cwd, ["cat-file", "blob", blob], { readOnly: true }).stdout;
+  return parsedClaim(workflowId, taskId, sha, git(cwd, ["cat-file", "blob", blob], { readOnly: true }).stdout);
+}
+
+/** A claim.json's text checked: JSON, the schema, its own ref's workflow and task. */
+function parsedClaim(workflowId: string, taskId: string, sha: string, text: string): ReadClaim {
+  const invalid = (why: string): ReadClaim => ({ sha, invalid: why });
   const json = decodeJson(text);
   if (!json.ok) return invalid(`claim.json is ${json.message}`);
   const parsed = parseClaim(json.value);
@@ -402,14 +555,37 @@ export function readCarriedReport(cwd: string, claimSha: string): { text: string
 }
 
 /**
- * The remote's tip of `branch` this clone last took in or pushed (SPEC §23 "A person rewrites the
- * workflow's branch"): dotagent's own ref `refs/dotagent/seen/<remote>/<branch>`, else the
- * remote-tracking branch the clone was made with; undefined when neither exists.
+ * The local `branch`'s commit (undefined: no such branch), and the remote's tip of `branch` this
+ * clone last took in or pushed (SPEC §23 "A person rewrites the workflow's branch"): dotagent's own
+ * ref `refs/dotagent/seen/<remote>/<branch>` (`recorded`), else the remote-tracking branch the
+ * clone was made with; undefined when neither exists. One `git for-each-ref` reads the three refs.
  */
-export function seenTip(cwd: string, remote: string, branch: string): string | undefined {
+export function branchAndSeenTip(
+  cwd: string,
+  remote: string,
+  branch: string,
+): {
+  readonly local: string | undefined;
+  readonly seen: { readonly sha: string; readonly recorded: boolean } | undefined;
+} {
   checkRemoteName(remote);
   checkBranch(branch);
-  return resolveRef(cwd, seenRef(remote, branch)) ?? resolveRef(cwd, `refs/remotes/${remote}/${branch}`);
+  const [head, own, tracking] = [`refs/heads/${branch}`, seenRef(remote, branch), `refs/remotes/${remote}/${branch}`];
+  const tips = new Map<string, string>();
+  const out = git(cwd, ["for-each-ref", "--format=%(objectname) %(objecttype) %(refname)", head, own, tracking], {
+    readOnly: true,
+  }).stdout;
+  for (const line of out.split("\n")) {
+    const [sha, type, name] = line.split(" ");
+    // Exact names only (a pattern also lists the refs under it); a ref that is not a commit counts as absent.
+    if (sha !== undefined && type === "commit" && name !== undefined) tips.set(name, sha);
+  }
+  const seen = tips.has(own)
+    ? { sha: tips.get(own)!, recorded: true }
+    : tips.has(tracking)
+      ? { sha: tips.get(tracking)!, recorded: false }
+      : undefined;
+  return { local: tips.get(head), seen };
 }
 
 /** Records `sha` as the remote's tip of `branch` this clone last took in or pushed (a local ref, never pushed). */
