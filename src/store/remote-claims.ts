@@ -221,17 +221,7 @@ function readRemote(
 
 /** Each object's type, in one `git cat-file --batch-check`; absent ones left out. */
 function objectTypes(cwd: string, shas: readonly string[]): Map<string, string> {
-  const types = new Map<string, string>();
-  if (shas.length === 0) return types;
-  const out = git(cwd, ["cat-file", "--batch-check=%(objectname) %(objecttype)"], {
-    input: `${shas.join("\n")}\n`,
-    readOnly: true,
-  }).stdout;
-  for (const line of out.split("\n")) {
-    const [sha, type] = line.split(" ");
-    if (sha !== undefined && type !== undefined && type !== "missing") types.set(sha, type);
-  }
-  return types;
+  return new Map([...objectSizes(cwd, shas)].map(([sha, found]) => [sha, found.type]));
 }
 
 /**
