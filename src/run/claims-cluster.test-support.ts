@@ -94,3 +94,17 @@ export function held(h: Harness, hold: () => Promise<unknown>): QuerySdk<QueryMe
     },
   };
 }
+
+/** A renew timer that never fires (the tests renew by hand or not at all). */
+export const noTimer = () => () => {};
+
+/** A promise and the function that settles it. */
+export function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** The task ids the stand-in SDK's executor sessions were given, in order. */
+export const executorsOf = (h: Harness) =>
+  h.sessions.filter((s) => s.agent === "executor").map((s) => /^Task: (.*)$/m.exec(s.prompt)![1]!);

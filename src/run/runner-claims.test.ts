@@ -11,7 +11,16 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { workflowAt } from "../api/workflow.js";
 import { claimTask } from "../ops/claims.js";
 import { recordWorker } from "../store/claim-workers.js";
-import { held, seedAtDesignPick, sh, worker, type Seed } from "./claims-cluster.test-support.js";
+import {
+  deferred,
+  executorsOf,
+  held,
+  noTimer,
+  seedAtDesignPick,
+  sh,
+  worker,
+  type Seed,
+} from "./claims-cluster.test-support.js";
 import { good, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
 import { runWorkflow, type RunOptions, type RunOutcome } from "./runner.js";
 
@@ -36,19 +45,8 @@ beforeAll(async () => {
 /** A copy of the seed's remote and `n` clones of it (each a machine), the stand-in SDK writing `writer`'s reports. */
 const cluster = (n: number, writer: Writer = twoTasks) => seed.cluster(n, writer);
 
-const executorsOf = (h: Harness) =>
-  h.sessions.filter((s) => s.agent === "executor").map((s) => /^Task: (.*)$/m.exec(s.prompt)![1]!);
-
 function remoteClaim(remote: string, task: string, workflowId: string): any {
   return JSON.parse(sh(remote, "show", `refs/dotagent/claims/${workflowId}/${task}:claim.json`));
-}
-
-const noTimer = () => () => {};
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
 }
 
 describe("dotagent run --claims", () => {

@@ -10,7 +10,17 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { workflowAt } from "../api/workflow.js";
 import { CLAIM_LEASE_MS, CLAIM_SKEW_MS } from "../core/claims.js";
 import { claimTask, releaseClaim, type ClaimContext } from "../ops/claims.js";
-import { held, planWriter, seedAtDesignPick, sh, worker, type Seed } from "./claims-cluster.test-support.js";
+import {
+  deferred,
+  executorsOf,
+  held,
+  noTimer,
+  planWriter,
+  seedAtDesignPick,
+  sh,
+  worker,
+  type Seed,
+} from "./claims-cluster.test-support.js";
 import { person, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
 import { runWorkflow, type RunOptions, type RunOutcome } from "./runner.js";
 
@@ -35,17 +45,6 @@ beforeAll(async () => {
 
 /** A copy of the seed's remote and `n` clones of it (each a machine), the stand-in SDK writing `writer`'s reports. */
 const cluster = (n: number, writer: Writer = fourTasks) => seed.cluster(n, writer);
-
-const noTimer = () => () => {};
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
-const executorsOf = (h: Harness) =>
-  h.sessions.filter((s) => s.agent === "executor").map((s) => /^Task: (.*)$/m.exec(s.prompt)![1]!);
 
 const claimOf = (remote: string, workflowId: string, task: string): any =>
   JSON.parse(sh(remote, "show", `refs/dotagent/claims/${workflowId}/${task}:claim.json`));

@@ -7,7 +7,16 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { workflowAt } from "../api/workflow.js";
 import { claimTask } from "../ops/claims.js";
-import { planWriter, seedAtDesignPick, sh, worker, type Seed } from "./claims-cluster.test-support.js";
+import {
+  deferred,
+  executorsOf,
+  noTimer,
+  planWriter,
+  seedAtDesignPick,
+  sh,
+  worker,
+  type Seed,
+} from "./claims-cluster.test-support.js";
 import { good, harness, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
 import type { Progress } from "./progress.js";
 import type { QueryMessage, QuerySdk } from "../api/recoverable-query.js";
@@ -57,15 +66,6 @@ const TASKS = PLAN.map((t) => t.id);
 
 const fourTasks = planWriter(PLAN);
 
-const noTimer = () => () => {};
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
-const executorsOf = (h: Harness) =>
-  h.sessions.filter((s) => s.agent === "executor").map((s) => /^Task: (.*)$/m.exec(s.prompt)![1]!);
 const workflowIdOf = (root: string): string =>
   JSON.parse(readFileSync(join(root, "memory/state/phase.json"), "utf8")).workflow_id;
 
