@@ -18,6 +18,7 @@ import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
 import { copyOfTemplate } from "./support/template.js";
+import { COPILOT_GUARD } from "../src/claude/settings.js";
 import { unprivileged } from "./support/unprivileged.js";
 
 afterEach(removeTemps);
@@ -63,7 +64,11 @@ function trustFolder(file: string, folder: string): void {
   );
 }
 
+/** The Copilot guard of dotagent's hook lines as settings.json's text holds it. */
+const GUARD_IN_JSON = JSON.stringify(COPILOT_GUARD).slice(1, -1);
+
 /** A project with dotagent installed (project scope), opened and trusted in Claude Code once, and a workflow started. */
+
 function installedProject(): { project: string; home: string } {
   // The project is made once per file and copied (install writes nothing under HOME and no file
   // names the project's folder); the trust names each copy's own folder.
@@ -223,13 +228,28 @@ describe("dotagent doctor", () => {
     const settings = join(project, ".claude", "settings.json");
     expect(readFileSync(settings, "utf8")).toContain('/dotagent.cjs\\" hook session-start');
     expect(doctor(project, home).byName("hook")[0]).toMatchObject({ status: "ok", fix: null });
+    // As that install wrote them: no Copilot guard yet either.
     writeFileSync(
       settings,
-      readFileSync(settings, "utf8").replaceAll('/dotagent.cjs\\" hook', '/dotagent.mjs\\" hook'),
+      readFileSync(settings, "utf8")
+        .replaceAll(GUARD_IN_JSON, "")
+        .replaceAll('/dotagent.cjs\\" hook', '/dotagent.mjs\\" hook'),
     );
     const hook = doctor(project, home).byName("hook")[0];
     expect(hook).toMatchObject({ status: "ok", fix: "run `dotagent install`" });
     expect(hook?.message).toContain("run through dotagent.mjs as an earlier install wrote them");
+  });
+
+  it("hook lines of an earlier install, without the Copilot guard: counted, ok, with the update as the fix", () => {
+    const { project, home } = installedProject();
+    const settings = join(project, ".claude", "settings.json");
+    expect(readFileSync(settings, "utf8")).toContain(`${GUARD_IN_JSON}node`);
+    writeFileSync(settings, readFileSync(settings, "utf8").replaceAll(GUARD_IN_JSON, ""));
+    const hook = doctor(project, home).byName("hook")[0];
+    expect(hook).toMatchObject({ status: "ok", fix: "run `dotagent install`" });
+    expect(hook?.message).toContain(
+      "as an earlier install wrote them (under Copilot CLI, which runs them too, each starts Node for nothing",
+    );
   });
 
   it("finds missing skill files", () => {

@@ -9,7 +9,7 @@ import { helperVersion, readInstallManifest } from "./install-manifest.js";
 import { lookAt, type Found } from "./install-paths.js";
 import {
   hookEntries,
-  runsMjsHooks,
+  olderHooks,
   missingHooks,
   readSettings,
   REPORTS_BASH_RULE,
@@ -136,14 +136,7 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
     : named;
   checks.push(
     absent.length === 0
-      ? runsMjsHooks(settings.value, hookEntries(scope, target))
-        ? {
-            name: "hook",
-            status: "ok",
-            message: `${where}: dotagent's hooks in settings.json, run through dotagent.mjs as an earlier install wrote them (dotagent.cjs beside it starts faster)`,
-            fix: install,
-          }
-        : { name: "hook", status: "ok", message: `${where}: dotagent's hooks in settings.json`, fix: null }
+      ? olderHookCheck(where, olderHooks(settings.value, hookEntries(scope, target)), install)
       : {
           name: "hook",
           status: "fail",
@@ -152,6 +145,17 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
         },
   );
   return checks;
+}
+
+/** The hook check when every entry is there: ok, with the update when an earlier install's lines run some. */
+function olderHookCheck(where: string, older: "mjs" | "unguarded" | null, install: string): Check {
+  if (older === null)
+    return { name: "hook", status: "ok", message: `${where}: dotagent's hooks in settings.json`, fix: null };
+  const why =
+    older === "mjs"
+      ? "run through dotagent.mjs as an earlier install wrote them (dotagent.cjs beside it starts faster)"
+      : "as an earlier install wrote them (under Copilot CLI, which runs them too, each starts Node for nothing; this version's lines skip it)";
+  return { name: "hook", status: "ok", message: `${where}: dotagent's hooks in settings.json, ${why}`, fix: install };
 }
 
 /**

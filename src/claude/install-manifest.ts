@@ -8,7 +8,7 @@ import { readProjectText } from "../store/read-file.js";
 import { join } from "node:path";
 import { GITIGNORE_LINES } from "./gitignore.js";
 import { entryPathProblem, showEntry } from "./install-paths.js";
-import { PERMISSION_RULE } from "./settings.js";
+import { COPILOT_GUARD, PERMISSION_RULE } from "./settings.js";
 
 export { sha256 } from "./install-paths.js";
 
@@ -45,10 +45,15 @@ export interface ManifestRead {
   readonly ignored: readonly IgnoredEntry[];
 }
 
-/** Every hook line dotagent has installed: node running a helper (dotagent.cjs, before it dotagent.mjs) with `hook <event>`. */
+/**
+ * Every hook line dotagent has installed: node running a helper (dotagent.cjs, before it
+ * dotagent.mjs) with `hook <event>`, after the Copilot guard (settings.ts COPILOT_GUARD; lines
+ * before it have none).
+ */
 const HOOK_SHAPE = /^node "[^\n]*\/dotagent\.[cm]js" hook session-start$/;
-const ANY_HOOK_SHAPE =
-  /^node "[^\n]*\/dotagent\.[cm]js" hook (?:session-start|pre-tool-use|post-tool-use|subagent-start|subagent-stop|user-prompt-submit)$/;
+const ANY_HOOK_SHAPE = new RegExp(
+  `^(?:${COPILOT_GUARD.replace(/[$()*+.?[\\\]^{|}]/g, "\\$&")})?node "[^\\n]*/dotagent\\.[cm]js" hook (?:session-start|pre-tool-use|post-tool-use|subagent-start|subagent-stop|user-prompt-submit)$`,
+);
 /** Every permission rule dotagent has added (the first, tighter one was replaced before 0.1.0). */
 const KNOWN_RULES: readonly string[] = [PERMISSION_RULE, 'Bash(node "*/checkpoint/scripts/dotagent.mjs" *)'];
 

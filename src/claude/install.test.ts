@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { hookCommand, install, uninstall, HOOK_MATCHER, PERMISSION_RULE } from "./install.js";
-import { hookEntries, hooksObject, missingHooks, runsMjsHooks } from "./settings.js";
+import { COPILOT_GUARD, hookEntries, hooksObject, missingHooks, olderHooks } from "./settings.js";
 import { readInstallManifest } from "./install-manifest.js";
 import { DotagentError } from "../core/errors.js";
 
@@ -52,6 +52,20 @@ function tree(root: string): Record<string, string> {
   };
   if (existsSync(root)) walk(root);
   return out;
+}
+
+/** The Copilot guard of dotagent's hook lines as settings.json's text holds it. */
+const GUARD_IN_JSON = JSON.stringify(COPILOT_GUARD).slice(1, -1);
+
+/** An install's settings.json and manifest as an earlier version wrote them: no Copilot guard; `mjs`: through dotagent.mjs too. */
+function asEarlierInstall(target: string, form: "unguarded" | "mjs"): void {
+  for (const file of ["settings.json", ".dotagent-install.json"]) {
+    const text = readFileSync(join(target, file), "utf8").replaceAll(GUARD_IN_JSON, "");
+    writeFileSync(
+      join(target, file),
+      form === "mjs" ? text.replaceAll('/dotagent.cjs\\" hook', '/dotagent.mjs\\" hook') : text,
+    );
+  }
 }
 
 const helper = Buffer.from("#!/usr/bin/env node\n// cli\n");
@@ -337,21 +351,82 @@ describe("install by a newer version (upgrade)", () => {
     const project = temp();
     const target = join(project, ".claude");
     run(target, source());
-    const toMjs = (text: string) => text.replaceAll('/dotagent.cjs\\" hook', '/dotagent.mjs\\" hook');
-    for (const file of ["settings.json", ".dotagent-install.json"])
-      writeFileSync(join(target, file), toMjs(readFileSync(join(target, file), "utf8")));
+    asEarlierInstall(target, "mjs");
     const old = JSON.parse(readFileSync(join(target, "settings.json"), "utf8"));
     expect(JSON.stringify(old)).not.toContain("dotagent.cjs");
-    // Both entries work, so doctor finds every hook (it suggests the update: runsMjsHooks).
+    // Both entries work, so doctor finds every hook (it suggests the update: olderHooks).
     expect(missingHooks(old, hookEntries("project"))).toEqual([]);
-    expect(runsMjsHooks(old, hookEntries("project"))).toBe(true);
+    expect(olderHooks(old, hookEntries("project"))).toBe("mjs");
     expect(readInstallManifest(target)!.manifest.hook_commands).toHaveLength(6);
     const result = run(target, source());
     expect(result.settings).toBe("hook updated");
     const settings = JSON.parse(readFileSync(join(target, "settings.json"), "utf8"));
     expect(settings.hooks).toEqual(hooksObject(hookEntries("project")));
-    expect(runsMjsHooks(settings, hookEntries("project"))).toBe(false);
+    expect(olderHooks(settings, hookEntries("project"))).toBeNull();
     expect(run(target, source()).changes.every((c) => c.action === "unchanged")).toBe(true);
+  });
+
+  it("an install whose hook lines have no Copilot guard: counted as there, updated once, uninstall leaves nothing", () => {
+    const project = temp();
+    const target = join(project, ".claude");
+    run(target, source());
+    const guarded = readInstallManifest(target)!;
+    expect(guarded.ignored).toEqual([]);
+    expect(guarded.manifest.hook_commands!.filter((c) => c.startsWith(COPILOT_GUARD))).toHaveLength(5);
+    asEarlierInstall(target, "unguarded");
+    const old = JSON.parse(readFileSync(join(target, "settings.json"), "utf8"));
+    expect(JSON.stringify(old)).not.toContain("COPILOT_HOOK_DIR");
+    expect(missingHooks(old, hookEntries("project"))).toEqual([]);
+    expect(olderHooks(old, hookEntries("project"))).toBe("unguarded");
+    expect(run(target, source()).settings).toBe("hook updated");
+    const settings = JSON.parse(readFileSync(join(target, "settings.json"), "utf8"));
+    // Each entry once, as this version writes it: the old lines replaced, not doubled.
+    expect(settings.hooks).toEqual(hooksObject(hookEntries("project")));
+    expect(olderHooks(settings, hookEntries("project"))).toBeNull();
+    expect(readInstallManifest(target)!.manifest.hook_commands).toEqual([
+      ...new Set(hookEntries("project").map((e) => e.command)),
+    ]);
+    expect(run(target, source()).changes.every((c) => c.action === "unchanged")).toBe(true);
+    uninstall({ target, scope: "project", dryRun: false });
+    expect(tree(project)).toEqual({});
+  });
+
+  it("uninstall by this version of an earlier install's lines (no guard; dotagent.mjs) gives back what was there", () => {
+    for (const form of ["unguarded", "mjs"] as const) {
+      // settings.json install created: removed.
+      const fresh = temp();
+      run(join(fresh, ".claude"), source());
+      asEarlierInstall(join(fresh, ".claude"), form);
+      expect(uninstall({ target: join(fresh, ".claude"), scope: "project", dryRun: false }).settings).toBe(
+        "hook removed",
+      );
+      expect(tree(fresh)).toEqual({});
+      // settings.json the person had: its bytes back.
+      const project = temp();
+      const target = join(project, ".claude");
+      mkdirSync(target);
+      const original = '{"model": "opus",\n "hooks": {}}\n';
+      writeFileSync(join(target, "settings.json"), original);
+      run(target, source());
+      asEarlierInstall(target, form);
+      expect(uninstall({ target, scope: "project", dryRun: false }).settings).toBe("restored");
+      expect(readFileSync(join(target, "settings.json"), "utf8")).toBe(original);
+    }
+  });
+
+  it("uninstall takes out dotagent's lines in both forms: the guarded ones and an earlier install's beside them", () => {
+    const project = temp();
+    const target = join(project, ".claude");
+    run(target, source());
+    const settingsFile = join(target, "settings.json");
+    const settings = JSON.parse(readFileSync(settingsFile, "utf8"));
+    const unguarded = JSON.parse(JSON.stringify(settings.hooks.PostToolUse[0]).replaceAll(GUARD_IN_JSON, ""));
+    settings.hooks.PostToolUse.push(unguarded, { hooks: [{ type: "command", command: "echo mine" }] });
+    writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+    expect(uninstall({ target, scope: "project", dryRun: false }).settings).toBe("hook removed");
+    const left = readFileSync(settingsFile, "utf8");
+    expect(left).not.toContain("dotagent");
+    expect(JSON.parse(left).hooks).toEqual({ PostToolUse: [{ hooks: [{ type: "command", command: "echo mine" }] }] });
   });
 });
 

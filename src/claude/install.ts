@@ -48,6 +48,9 @@ import {
   HOOK_MATCHER,
   hookCommand,
   hookEntries,
+  mjsHookLine,
+  olderHookLines,
+  unguardedHookLine,
   HOOK_ENTRY,
   missingHooks,
   PERMISSION_RULE,
@@ -253,7 +256,10 @@ export function install(options: InstallOptions): InstallResult {
       manifest.hook_command = hookCommand(scope, target);
       manifest.hook_commands = commands;
       delete manifest.permission_rule;
-      writeFileInside(root, settingsFile, `${JSON.stringify(next, null, 2)}\n`, { ...inside, link: "inside" });
+      writeFileInside(root, settingsFile, `${JSON.stringify(inKeyOrder(settings.value, next), null, 2)}\n`, {
+        ...inside,
+        link: "inside",
+      });
     });
   } else {
     changes.push({ action: "unchanged", path: "settings.json" });
@@ -297,16 +303,28 @@ export function install(options: InstallOptions): InstallResult {
 }
 
 /**
+ * `next` with its keys in `before`'s order, new ones last: an update that takes every hook of an
+ * earlier install out and puts this version's in leaves `hooks` where it was, so the text stays
+ * what installedSettings rebuilds (uninstall gives the original back only then).
+ */
+function inKeyOrder(before: Settings, next: Settings): Settings {
+  const keys = [...Object.keys(before).filter((k) => k in next), ...Object.keys(next).filter((k) => !(k in before))];
+  return Object.fromEntries(keys.map((k) => [k, next[k]])) as Settings;
+}
+
+/**
  * The settings.json text install writes from `before` (its hook line and rule added): uninstall
  * gives the original back only when the file is still exactly this, so a manifest's
  * `settings_original` can never put other bytes in place of settings the person changed.
  */
 function installedSettings(before: Settings, manifest: InstallManifest, scope: Scope, target: string): string {
-  const entries = hookEntries(scope, target);
-  const current = entries.map((e) => e.command);
+  // This version's lines, or an earlier install's: without the Copilot guard, and before that through dotagent.mjs.
+  const written = [(c: string) => c, unguardedHookLine, (c: string) => mjsHookLine(unguardedHookLine(c))]
+    .map((line) => hookEntries(scope, target).map((e) => ({ ...e, command: line(e.command) })))
+    .find((entries) => manifest.hook_commands?.every((c) => entries.some((e) => e.command === c)));
   let next: Settings;
-  if (manifest.hook_commands !== undefined && manifest.hook_commands.every((c) => current.includes(c))) {
-    next = withHooks(before, entries);
+  if (manifest.hook_commands !== undefined && written !== undefined) {
+    next = withHooks(before, written);
   } else {
     // A manifest of an install before 0.2: one SessionStart hook and the permission rule.
     next =
@@ -356,9 +374,9 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
   const removals: Array<() => void> = [() => applyFilePlan(target, files)];
   let settingsOutcome: InstallResult["settings"] = "untouched";
   const rule = manifest.permission_rule ?? null;
-  const commands = [
-    ...new Set([...(manifest.hook_commands ?? []), ...(manifest.hook_command ? [manifest.hook_command] : [])]),
-  ];
+  const installed = [...(manifest.hook_commands ?? []), ...(manifest.hook_command ? [manifest.hook_command] : [])];
+  // An earlier install's form of a line install put there is dotagent's too (olderHookLines).
+  const commands = [...new Set(installed.flatMap((c) => [c, ...olderHookLines(c)]))];
   const withoutOurs = withoutHooks(settings.value, commands);
   const hadHook = JSON.stringify(withoutOurs) !== JSON.stringify(settings.value);
   const hadRule = rule !== null && allowList(settings.value).includes(rule);

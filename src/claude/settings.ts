@@ -72,9 +72,35 @@ export function helperInvocation(scope: Scope | "plugin", target?: string): stri
   return `node "${join(target ?? "~/.claude", "skills", "checkpoint", "scripts", HOOK_ENTRY)}"`;
 }
 
+/**
+ * What every hook line but session-start's starts with: Copilot CLI runs a project's
+ * .claude/settings.json hooks (and the plugin's hooks.json) too, where they do nothing
+ * (src/clients/claude/hook-run.ts: COPILOT_CLI is `1` and COPILOT_HOOK_DIR is set), so the shell
+ * skips Node there. `${COPILOT_HOOK_DIR+$COPILOT_CLI}` is COPILOT_CLI's value when COPILOT_HOOK_DIR
+ * is set (empty too), else nothing: the same condition, in POSIX sh. Skipped, the line exits 0;
+ * otherwise with Node's status. session-start runs under Copilot too: it tells a project without
+ * Copilot's install how to get it.
+ */
+export const COPILOT_GUARD = '[ "${COPILOT_HOOK_DIR+$COPILOT_CLI}" = 1 ] || ';
+
 /** A hook line as an install before dotagent.cjs wrote it: the same line running dotagent.mjs. */
 export function mjsHookLine(command: string): string {
   return command.replace(/([\\/])dotagent\.cjs" hook /, '$1dotagent.mjs" hook ');
+}
+
+/**
+ * The lines earlier installs wrote for this one (doctor counts them, `dotagent install` replaces
+ * them): without the Copilot guard, and that line running dotagent.mjs.
+ */
+export function olderHookLines(command: string): string[] {
+  return [unguardedHookLine(command), mjsHookLine(unguardedHookLine(command))].filter(
+    (line, i, all) => line !== command && all.indexOf(line) === i,
+  );
+}
+
+/** A hook line as an install before COPILOT_GUARD wrote it. */
+export function unguardedHookLine(command: string): string {
+  return command.startsWith(COPILOT_GUARD) ? command.slice(COPILOT_GUARD.length) : command;
 }
 
 /** The SessionStart hook's command line (doctor looks for it). */
@@ -90,12 +116,13 @@ export function hookCommand(scope: Scope, target?: string): string {
  * and PostToolUseFailure on Agent (the result and the next step, in the foreground); PostToolUse on
  * Workflow (records a run of Claude Code's Workflow tool); SubagentStop (records an agent's result,
  * copies a workflow agent's run journal); UserPromptSubmit (a background agent's notification gets the next
- * step).
+ * step). Each line but session-start's starts with COPILOT_GUARD.
  */
 export function hookEntries(scope: Scope | "plugin", target?: string): HookEntry[] {
-  const run = (event: string) => `${helperInvocation(scope, target)} hook ${event}`;
+  const helper = helperInvocation(scope, target);
+  const run = (event: string) => `${COPILOT_GUARD}${helper} hook ${event}`;
   return [
-    { event: "SessionStart", matcher: HOOK_MATCHER, command: run("session-start"), timeout: 10 },
+    { event: "SessionStart", matcher: HOOK_MATCHER, command: `${helper} hook session-start`, timeout: 10 },
     {
       event: "PreToolUse",
       matcher: "Bash",
@@ -223,16 +250,24 @@ export function hasEntry(settings: Settings, entry: HookEntry): boolean {
     (g) =>
       g.matcher === entry.matcher &&
       g.hooks?.some(
-        (h) => (h.command === entry.command || h.command === mjsHookLine(entry.command)) && h.if === entry.if,
+        (h) =>
+          (h.command === entry.command || olderHookLines(entry.command).includes(h.command ?? "")) && h.if === entry.if,
       ),
   );
 }
 
-/** Whether settings.json runs some of these entries through dotagent.mjs, as an earlier install wrote them. */
-export function runsMjsHooks(settings: Settings, entries: readonly HookEntry[]): boolean {
-  return entries.some((e) =>
-    groupsOf(settings, e.event).some((g) => g.hooks?.some((h) => h.command === mjsHookLine(e.command))),
+/**
+ * How settings.json runs these entries where an earlier install wrote them: `mjs` (some through
+ * dotagent.mjs), `unguarded` (some without the Copilot guard), or null (every one as this version writes it).
+ */
+export function olderHooks(settings: Settings, entries: readonly HookEntry[]): "mjs" | "unguarded" | null {
+  const found = entries.flatMap((e) =>
+    olderHookLines(e.command).filter((line) =>
+      groupsOf(settings, e.event).some((g) => g.hooks?.some((h) => h.command === line)),
+    ),
   );
+  if (found.length === 0) return null;
+  return found.some((line) => /dotagent\.mjs" hook /.test(line)) ? "mjs" : "unguarded";
 }
 
 /**
