@@ -1,9 +1,9 @@
 // The Copilot guard of dotagent's Claude Code hook lines (settings.ts COPILOT_GUARD) in real shells:
 // Claude Code runs a hook line with /bin/sh -c (test/claude/NOTES.md), and Copilot CLI runs the
-// same lines when a project has both installs. Under Copilot's hooks (COPILOT_CLI=1 and
-// COPILOT_HOOK_DIR set, even empty: src/clients/claude/hook-run.ts's test) every line but
-// session-start's must start no Node and exit 0; anywhere else each runs Node and exits with its
-// status. A stand-in `node`, alone on PATH, notes each start and exits 7.
+// same lines when a project has both installs. Run by Copilot (COPILOT_CLI=1 and no CLAUDECODE,
+// which Claude Code sets for its hooks: the environments are the real binaries', test/*/NOTES.md)
+// every line but session-start's must start no Node and exit 0; anywhere else each runs Node and
+// exits with its status. A stand-in `node`, alone on PATH, notes each start and exits 7.
 import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
@@ -58,19 +58,26 @@ function runLine(
   return { node: existsSync(ran()) ? readFileSync(ran(), "utf8").trim() : null, status: result.status };
 }
 
+/**
+ * Copilot 1.0.102 running .claude/settings.json's lines (no COPILOT_HOOK_DIR), and its plugin's
+ * (COPILOT_HOOK_DIR set; empty too).
+ */
 const UNDER_COPILOT_HOOKS: Array<Record<string, string>> = [
-  { COPILOT_CLI: "1", COPILOT_HOOK_DIR: "/project/.github/hooks" },
+  { COPILOT_CLI: "1", COPILOT_PROJECT_DIR: "/project" },
+  { COPILOT_CLI: "1", COPILOT_HOOK_DIR: "/plugin/hooks" },
   { COPILOT_CLI: "1", COPILOT_HOOK_DIR: "" },
 ];
 /** Claude Code's own hooks, and a Claude Code started from Copilot's shell (COPILOT_CLI=1 passed on). */
-const ELSEWHERE: Array<Record<string, string>> = [{}, { COPILOT_CLI: "1" }];
-/** Near misses of hook-run.ts's test, tried on one guarded line of each scope. */
+const ELSEWHERE: Array<Record<string, string>> = [{ CLAUDECODE: "1" }, { CLAUDECODE: "1", COPILOT_CLI: "1" }, {}];
+/** Near misses, tried on one guarded line of each scope: Node runs (and hook-run.ts decides). */
 const NEAR: Array<Record<string, string>> = [
-  { COPILOT_HOOK_DIR: "/x" },
-  { COPILOT_CLI: "", COPILOT_HOOK_DIR: "/x" },
-  { COPILOT_CLI: "0", COPILOT_HOOK_DIR: "/x" },
-  { COPILOT_CLI: "1x", COPILOT_HOOK_DIR: "/x" },
-  { COPILOT_CLI: " 1", COPILOT_HOOK_DIR: "/x" },
+  { CLAUDECODE: "", COPILOT_CLI: "1" },
+  { CLAUDECODE: "1", COPILOT_CLI: "1", COPILOT_HOOK_DIR: "/x" },
+  { COPILOT_CLI: "" },
+  { COPILOT_CLI: "0" },
+  { COPILOT_CLI: "1x" },
+  { COPILOT_CLI: " 1" },
+  { COPILOT_CLI: "x", CLAUDECODE: "1" },
 ];
 
 describe("dotagent's Claude Code hook lines under Copilot CLI", () => {

@@ -75,13 +75,15 @@ export function helperInvocation(scope: Scope | "plugin", target?: string): stri
 /**
  * What every hook line but session-start's starts with: Copilot CLI runs a project's
  * .claude/settings.json hooks (and the plugin's hooks.json) too, where they do nothing
- * (src/clients/claude/hook-run.ts: COPILOT_CLI is `1` and COPILOT_HOOK_DIR is set), so the shell
- * skips Node there. `${COPILOT_HOOK_DIR+$COPILOT_CLI}` is COPILOT_CLI's value when COPILOT_HOOK_DIR
- * is set (empty too), else nothing: the same condition, in POSIX sh. Skipped, the line exits 0;
- * otherwise with Node's status. session-start runs under Copilot too: it tells a project without
- * Copilot's install how to get it.
+ * (src/clients/claude/hook-run.ts), so the shell skips Node there. Run by Copilot, a line has
+ * COPILOT_CLI=1 and no CLAUDECODE (Claude Code sets CLAUDECODE=1 for its hooks, a Claude Code
+ * started from Copilot's shell too; Copilot 1.0.102 sets COPILOT_HOOK_DIR for its own and the
+ * plugin's hooks but not for .claude/settings.json's: test/copilot/NOTES.md).
+ * `$COPILOT_CLI${CLAUDECODE+x}` is `1` exactly then, in POSIX sh; it skips no line hook-run.ts
+ * would not also leave silent. Skipped, the line exits 0; otherwise with Node's status.
+ * session-start runs under Copilot too: it tells a project without Copilot's install how to get it.
  */
-export const COPILOT_GUARD = '[ "${COPILOT_HOOK_DIR+$COPILOT_CLI}" = 1 ] || ';
+export const COPILOT_GUARD = '[ "$COPILOT_CLI${CLAUDECODE+x}" = 1 ] || ';
 
 /** A hook line as an install before dotagent.cjs wrote it: the same line running dotagent.mjs. */
 export function mjsHookLine(command: string): string {

@@ -50,7 +50,7 @@ describe("the clients' registry", () => {
   ] as const)("%s's hooks name their events for an unknown one, on stderr, exit 0", async (id, opening) => {
     const hooks = await CLIENT_HOOKS[id]();
     const host = {} as Parameters<ClientHooks["run"]>[1]; // an unknown event asks nothing of it
-    vi.stubEnv("COPILOT_HOOK_DIR", undefined); // not Copilot running Claude Code's hooks
+    vi.stubEnv("COPILOT_CLI", undefined); // not Copilot running Claude Code's hooks
     for (const event of [undefined, "no-such-event"])
       expect(await hooks.run(event, host)).toEqual({
         stdout: null,

@@ -258,14 +258,28 @@ describe("a project with both installs, under Copilot", () => {
       parent_agent_id: "s-1",
       prompt: "approve",
     };
-    // Copilot runs its hooks with COPILOT_HOOK_DIR (test/copilot/NOTES.md).
+    // The environment Copilot 1.0.102 gives .claude/settings.json's lines: no COPILOT_HOOK_DIR,
+    // no CLAUDECODE (test/copilot/NOTES.md).
+    const env = { ...UNDER_COPILOT, COPILOT_PROJECT_DIR: p, CLAUDE_PROJECT_DIR: p, CLAUDECODE: undefined };
     const r = dotagent(p, ["hook", "user-prompt-submit"], {
       input: JSON.stringify(payload),
-      env: { ...UNDER_COPILOT, COPILOT_HOOK_DIR: join(p, ".claude"), CLAUDE_PROJECT_DIR: p },
+      env,
       script: claudeHelper,
     });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
+    // A write into memory/state/ through them is judged by the `--client copilot` line, not here.
+    const write = dotagent(p, ["hook", "pre-tool-use"], {
+      input: JSON.stringify({
+        hook_event_name: "PreToolUse",
+        cwd: p,
+        tool_name: "Bash",
+        tool_input: { command: "echo {} > memory/state/phase.json" },
+      }),
+      env,
+      script: claudeHelper,
+    });
+    expect(write).toMatchObject({ code: 0, stdout: "" });
     expect(events(p, "person_replied")).toEqual([]);
     expect(readJson(p, "memory/state/phase.json")).toMatchObject({
       current_phase: "REQUIREMENTS",
@@ -273,7 +287,7 @@ describe("a project with both installs, under Copilot", () => {
     });
   });
 
-  it("a Claude Code started from Copilot's shell (COPILOT_CLI=1 passed on, no COPILOT_HOOK_DIR) keeps its own hooks", () => {
+  it("a Claude Code started from Copilot's shell (COPILOT_CLI=1 passed on, CLAUDECODE=1 its own) keeps its own hooks", () => {
     const { p } = atRequirementsGate(true);
     const claudeHelper = join(p, ".claude/skills/checkpoint/scripts/dotagent.mjs");
     // Claude Code's own record of the typed prompt is the evidence, as under any Claude Code.
@@ -284,7 +298,7 @@ describe("a project with both installs, under Copilot", () => {
     };
     const r = dotagent(p, ["hook", "user-prompt-submit"], {
       input: JSON.stringify(payload),
-      env: { ...UNDER_COPILOT, CLAUDE_PROJECT_DIR: p },
+      env: { ...UNDER_COPILOT, CLAUDECODE: "1", CLAUDE_PROJECT_DIR: p },
       script: claudeHelper,
     });
     expect(r.code).toBe(0);

@@ -38,7 +38,8 @@ export interface RunResult {
 export function dotagent(
   cwd: string,
   args: string[],
-  options: { input?: string; env?: Record<string, string>; script?: string; spawn?: boolean } = {},
+  // An env value `undefined` takes the variable out (the host's request and spawnSync both drop it).
+  options: { input?: string; env?: Record<string, string | undefined>; script?: string; spawn?: boolean } = {},
 ): RunResult {
   const env = { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "300", ...options.env };
   const hosted =

@@ -123,11 +123,17 @@ export function claudeShapedHooks(io: ClaudeShapedIO): ClientHooks {
     async run(event, host) {
       // Copilot CLI also runs the hooks of .claude/settings.json (with its own tool names and a
       // sub-agent's prompt as a "user prompt"): there the `--client copilot` hooks keep the books.
-      // COPILOT_HOOK_DIR is set only for Copilot's hooks: a Claude Code started from Copilot's shell
-      // (which passes COPILOT_CLI=1 on) keeps its own hooks.
+      // Run by Copilot: COPILOT_CLI=1 and no CLAUDECODE (Claude Code sets CLAUDECODE=1 for its hooks,
+      // so a Claude Code started from Copilot's shell, which passes COPILOT_CLI=1 on, keeps its own
+      // hooks), or COPILOT_HOOK_DIR, which Copilot sets for its own and a plugin's hooks but not for
+      // .claude/settings.json's (test/copilot/NOTES.md). settings.ts COPILOT_GUARD skips Node
+      // for a subset of these in the shell.
       // Without dotagent's Copilot install (Claude Code's plugin installed into Copilot, or only
       // .claude/), the session is told once, at its start, how to get one.
-      if (process.env.COPILOT_CLI === "1" && process.env.COPILOT_HOOK_DIR !== undefined) {
+      if (
+        process.env.COPILOT_CLI === "1" &&
+        (process.env.CLAUDECODE === undefined || process.env.COPILOT_HOOK_DIR !== undefined)
+      ) {
         if (event !== "session-start") return NO_REPLY;
         const text = copilotInstallMissing(host, readHookStdin() as HookInput);
         return text === null ? NO_REPLY : reply({ additionalContext: text });
