@@ -144,11 +144,13 @@ describe("an executor's end reads execution.json once (a task's landing and the 
     const [a, b] = ready
       .filter((t) => t.status === "pending" && t.depends_on.every((d) => done.has(d)))
       .map((t) => t.id);
+    const dirs = new Map<string, string>();
     for (const id of [a!, b!]) {
       const started = await changeTask(op, { action: "start", id });
       const dir = started.result.ok && "task" in started.result ? started.result.task?.worktree?.dir : undefined;
       expect(dir, id).toBeDefined();
       writeFileSync(join(dir!, `${id}.txt`), `${id}\n`);
+      dirs.set(id, dir!);
       writeJson(root, executor(id).output, {
         task_id: id,
         status: "complete",
@@ -160,6 +162,18 @@ describe("an executor's end reads execution.json once (a task's landing and the 
     const end = await counted(() => endAgentJob(op, executor(a!), { final: true, ended: true }));
     expect(end.value).toMatchObject({ kind: "recorded", what: expect.stringContaining(`complete, merged into main`) });
     expect(end.reads).toBe(2);
+    // b's landing cut off earlier, its intent void (main moved on without its merge commit): it is
+    // cleared and b lands from execution.json as just written, not read back.
+    const state = JSON.parse(readFileSync(file, "utf8")) as {
+      tasks: { id: string; worktree: Record<string, unknown> }[];
+    };
+    const record = state.tasks.find((t) => t.id === b)!.worktree;
+    git(dirs.get(b!)!, "add", "-A");
+    git(dirs.get(b!)!, "commit", "-qm", `task ${b}`);
+    const head = git(root, "rev-parse", `refs/heads/${record.branch as string}`);
+    record.merge = { state: "merging", into: "main", onto: head, head, commit: head, at: new Date().toISOString() };
+    writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`);
+    writeLastWrite(join(root, "memory/state"));
     const complete = await counted(() => changeTask(op, { action: "complete", id: b! }));
     expect(complete.value.landed).toMatch(/^complete, merged into main/);
     expect(complete.reads).toBe(2);
