@@ -3,7 +3,7 @@
 // instead of reading it again. The reads are counted at the store's reader.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { buildFixture, writeLastWrite } from "../../scripts/bench-fixtures.mjs";
@@ -120,6 +120,23 @@ describe("an executor's end reads execution.json once (a task's landing and the 
     );
     expect(pm.value).toMatchObject({ kind: "recorded" });
     expect(pm.reads).toBe(1);
+    // Recorded as at work: its record goes (phase.json written), execution.json as read.
+    const phaseFile = join(root, "memory/state/phase.json");
+    const phase = JSON.parse(readFileSync(phaseFile, "utf8")) as Record<string, unknown>;
+    const owner = { session: null, pid: process.pid, host: hostname(), at: new Date().toISOString() };
+    phase.agents = [{ agent: "pm", output: "memory/reports/demand.json", owner }];
+    writeFileSync(phaseFile, `${JSON.stringify(phase, null, 2)}\n`);
+    writeLastWrite(join(root, "memory/state"));
+    const ended = await counted(() =>
+      endAgentJob(
+        op,
+        { agent: "pm", phase: "REQUIREMENTS", output: "memory/reports/demand.json" },
+        { final: true, ended: true },
+      ),
+    );
+    expect(ended.value).toMatchObject({ kind: "recorded" });
+    expect(ended.reads).toBe(1);
+    expect((JSON.parse(readFileSync(phaseFile, "utf8")) as Record<string, unknown>).agents).toEqual([]);
     expect(fixture.runningWithOutput).toBeDefined();
   });
 
