@@ -83,6 +83,7 @@ const SHARED_WORKER = ["src/**/*.test.ts", "test/**/*.test.ts"];
 const OWN_WORKER = [
   "src/run/**/*.test.ts",
   "src/store/process-facts.test.ts",
+  "src/ops/agent-end-reads.test.ts",
   "src/store/authority.test.ts",
   "src/store/checkpoints-unreadable.test.ts",
   "src/claude/workflow-cap-hook.test.ts",

@@ -22,7 +22,7 @@ import { flowOf } from "../core/flow-of.js";
 import type { ResumePlan } from "../core/plan-resume.js";
 import type { AgentRun, PhaseState } from "../schema/phase.js";
 import type { MachineEvent } from "../core/transitions.js";
-import { loadSnapshot } from "../store/session.js";
+import { loadSnapshot, type WrittenStates } from "../store/session.js";
 import { reportTimes } from "../store/reports.js";
 import { markStart } from "../store/start-markers.js";
 import { setAsideUnowned } from "../store/unowned-reports.js";
@@ -33,7 +33,7 @@ import { StateWriter } from "../store/state-writer.js";
 import { locked, type OpContext } from "./op-context.js";
 import { settle } from "./settle.js";
 import { requireWorkflow } from "./state-guard.js";
-import { writeTaskChange } from "./task-change.js";
+import { heldRead, writeTaskChange } from "./task-change.js";
 import {
   awaitLanding,
   isolateStart,
@@ -310,6 +310,11 @@ export async function endAgentJob(
     const problem = reportProblem(job, report);
     const writer = new StateWriter(context.paths, snapshot, now, context.warn);
     let what: string;
+    // What settle plans from (below): the state files written here as written, the others as this
+    // read found them (nothing of dotagent's writes them while the lock is held, and a write over a
+    // change made without it is refused by its stamp and runs again from a fresh read).
+    let after: WrittenStates = { phase: snapshot.phase, execution: snapshot.execution };
+    let ownRead = true;
     if (job.task !== undefined) {
       const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
       const task = execution?.tasks.find((t) => t.id === job.task);
@@ -338,7 +343,13 @@ export async function endAgentJob(
           problem === undefined && stale === undefined ? (report as { data: Record<string, unknown> }).data : undefined;
         if (data?.status === "complete") {
           // Merged into the workflow's branch first (a task with a worktree), then recorded complete.
-          what = (await landTask(context, task.id, now, job.output, { prepared })).what;
+          // From this read (it holds the report): the landing's git work between its read and its
+          // write changes no state file and no report (memory/ is never merged, SPEC §19).
+          const landing = await landTask(context, task.id, now, job.output, { prepared, read: snapshot });
+          what = landing.what;
+          // A landing that read for itself: settle reads all it did not write.
+          ownRead = landing.read === snapshot;
+          after = ownRead ? { phase: snapshot.phase, ...landing.written } : landing.written;
         } else {
           const outcome = failTask(
             execution,
@@ -353,6 +364,7 @@ export async function endAgentJob(
           if (!outcome.ok) throw new DotagentError(outcome.code, outcome.message, EXIT.refused);
           writeTaskChange(writer, phase, outcome, undefined, undefined, now);
           what = `${describeJob(job)}: failed`;
+          after = { phase: snapshot.phase, ...writer.writtenStates() };
         }
       }
     } else {
@@ -376,10 +388,14 @@ export async function endAgentJob(
           events.push({ type: "phase_failed", phase: job.phase, error });
         }
         writer.applyChange({ phaseBefore: phase, moves: [], phase: next, events });
+        after = { execution: snapshot.execution, ...writer.writtenStates() };
       }
       what = `${describeJob(job)}: ${problem === undefined ? `${job.output} written` : `ended without a valid report (${problem}); ${job.phase} failed`}`;
     }
-    // The step after this one (qa's verdict and the reflection complete their phase here).
-    return { kind: "recorded", what, plan: (await settle(context, now)).plan };
+    // The step after this one (qa's verdict and the reflection complete their phase here), planned
+    // from that: this read's reports stand for settle's while phase.json is as read (loadSnapshot's
+    // `held`), and the tasks validated on this read (requireWorkflow) are not checked again.
+    const settled = await settle(context, now, [], ownRead ? { ...after, held: heldRead(snapshot, now) } : after);
+    return { kind: "recorded", what, plan: settled.plan };
   });
 }

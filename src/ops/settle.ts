@@ -195,7 +195,7 @@ async function settlePlan(
   // Merges cut off, tasks done in their worktrees whose session is gone, worktrees nobody needs.
   if (needsWorktreeRecovery(context.paths.root, snapshot)) {
     const { recoverWorktrees } = await import("./worktree-tasks.js");
-    if ((await recoverWorktrees(context, now, { skip: started })).length > 0)
+    if ((await recoverWorktrees(context, now, { skip: started, read: snapshot })).length > 0)
       snapshot = await loadSnapshot(context.paths);
   }
   const owners = judgeRunningTasks(snapshot, now);

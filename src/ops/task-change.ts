@@ -20,7 +20,8 @@ import { needsVerdicts, nextTasksOf, planTaskChange, refusalError, type TaskPlan
 import type { ExecutionState, MergeRecord, PlanRecord, Task } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
 import type { MachineEvent } from "../core/transitions.js";
-import { loadSnapshot } from "../store/session.js";
+import { loadSnapshot, type HeldRead } from "../store/session.js";
+import type { StateSnapshot } from "../core/snapshot.js";
 import { currentOwner, judgeRunningTasks } from "../store/process-facts.js";
 import { markStart } from "../store/start-markers.js";
 import { StateWriter } from "../store/state-writer.js";
@@ -172,6 +173,20 @@ export function writeTaskChange(
   return written;
 }
 
+/**
+ * A command's read under the lock it still holds, validated (requireWorkflow), as settle takes it
+ * after the command's write when the command moved no file (loadSnapshot's `held`): its reports,
+ * and its execution.json as checked against them.
+ */
+export function heldRead(snapshot: StateSnapshot, now: Date): HeldRead {
+  const loaded = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
+  return {
+    phase: snapshot.phase,
+    reports: snapshot.reports,
+    ...(loaded ? { checked: { execution: loaded, reports: snapshot.reports, at: now.getTime() } } : {}),
+  };
+}
+
 export async function changeTask(context: OpContext, change: TaskChange): Promise<TaskOutcome> {
   const { action } = change;
   const id = action === "import" ? "" : (change.id ?? "");
@@ -202,8 +217,17 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
       change,
     );
     if (plan.kind === "land") {
-      const landing = await landTask(context, id, now, outputPath, { prepared });
-      const settled = await settle(context, now);
+      // From this read (it holds the report; git's work in the landing changes no state file and no
+      // report), and settle from what it wrote and this read, as below: execution.json read once.
+      const landing = await landTask(context, id, now, outputPath, { prepared, read: snapshot });
+      const settled = await settle(
+        context,
+        now,
+        [],
+        landing.read === snapshot
+          ? { phase: snapshot.phase, ...landing.written, held: heldRead(snapshot, now) }
+          : landing.written,
+      );
       const after = settled.execution ?? loaded ?? emptyExecution(phase.workflow_id, now);
       return {
         state: after,

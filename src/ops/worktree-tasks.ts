@@ -36,7 +36,7 @@ import { currentRound, tasksStepOf } from "../core/plans.js";
 import { STATE_DIR, taskOutputPath } from "../core/phases.js";
 import type { Owner } from "../core/ownership.js";
 import type { Repair } from "../core/tasks.js";
-import type { StateSnapshot } from "../core/snapshot.js";
+import { reportsCover, type ReportRequest, type StateSnapshot } from "../core/snapshot.js";
 import type { MachineEvent } from "../core/transitions.js";
 import {
   branchNameFor,
@@ -59,7 +59,7 @@ import {
 } from "../core/worktrees.js";
 import type { ExecutionState, IsolationRecord, MergeRecord, Task, WorktreeRecord } from "../schema/execution.js";
 import type { PhaseState } from "../schema/phase.js";
-import { loadSnapshot } from "../store/session.js";
+import { loadSnapshot, type WrittenStates } from "../store/session.js";
 import { judgeOneOwner, judgeRunningTasks } from "../store/process-facts.js";
 import { StateWriter } from "../store/state-writer.js";
 import { branchTips, git, gitLine, isAncestor, prepareIdentity, resolveRef, type GitDirs } from "../store/git.js";
@@ -523,7 +523,13 @@ export interface Landing {
   /** For the hook's "dotagent recorded:" line and the CLI. */
   readonly what: string;
   readonly outcome: "merged" | "nothing_to_merge" | "conflict" | "complete";
+  /** execution.json as the landing wrote it, for the caller's settle (loadSnapshot's `written`). */
+  readonly written: WrittenStates;
+  /** The read the landing worked from: the caller's own (`options.read`) when it answered, else its own. */
+  readonly read: StateSnapshot;
 }
+
+type Landed = Pick<Landing, "what" | "outcome">;
 
 const shortSha = (sha: string | null | undefined) => (sha ? sha.slice(0, 7) : "-");
 
@@ -715,14 +721,34 @@ export async function landTask(
   id: string,
   now: Date,
   output?: string,
-  options: { recovered?: boolean; prepared?: PreparedLanding } = {},
+  options: { recovered?: boolean; prepared?: PreparedLanding; read?: StateSnapshot } = {},
 ): Promise<Landing> {
   // The report is read whatever the task's status (a task requeued while its executor still finished).
-  const load = async () => loadSnapshot(context.paths, [{ path: output ?? taskOutputPath(id), mode: "parse" }]);
-  let snapshot = await load();
+  const request: ReportRequest = { path: output ?? taskOutputPath(id), mode: "parse" };
+  // The caller's read under the lock it holds, nothing written since, stands for this one when it
+  // holds the report (an executor's end, `task complete`: execution.json read once, not twice).
+  const read =
+    options.read !== undefined && reportsCover(options.read.reports, [request])
+      ? options.read
+      : await loadSnapshot(context.paths, [request]);
+  const writer = new StateWriter(context.paths, read, now, context.warn);
+  const landed = await landFrom(context, id, now, output, options, read, writer);
+  return { ...landed, written: writer.writtenStates(), read };
+}
+
+/** landTask's work from `read`; every outcome writes execution.json through `writer`. */
+async function landFrom(
+  context: OpContext,
+  id: string,
+  now: Date,
+  output: string | undefined,
+  options: { recovered?: boolean; prepared?: PreparedLanding },
+  read: StateSnapshot,
+  writer: StateWriter,
+): Promise<Landed> {
+  let snapshot = read;
   let { execution, task } = taskOf(snapshot, id);
   const phase = requirePhase(snapshot);
-  const writer = new StateWriter(context.paths, snapshot, now, context.warn);
   const record = task.worktree;
   const complete = (state: ExecutionState, merge: MergeRecord | undefined, extra: MachineEvent[]) => {
     const done = completeTask(state, id, snapshot.reports, now, output);
@@ -766,9 +792,13 @@ export async function landTask(
         outcome: "merged",
       };
     }
-    // The branch moved on without these commits: this intent is void; land again from its new tip.
+    // The branch moved on without these commits: this intent is void; land again from its new tip,
+    // from execution.json as just written (read back only when the writer cannot vouch for it).
     writer.writeExecution(withWorktree(execution, id, { ...record, merge: null }));
-    snapshot = await load();
+    const cleared = writer.writtenStates().execution;
+    snapshot = cleared
+      ? { ...snapshot, execution: cleared }
+      : await loadSnapshot(context.paths, [{ path: output ?? taskOutputPath(id), mode: "parse" }]);
     ({ execution, task } = taskOf(snapshot, id));
   }
 
@@ -983,7 +1013,7 @@ function conflict(
   merge: MergeFields,
   now: Date,
   recovered = false,
-): Landing {
+): Landed {
   const failed = conflictFailure(execution, id, merge, now);
   writer.writeExecution(failed.state);
   writer.appendEvents(recovered ? failed.events.map((e) => ({ ...e, recovered: true })) : failed.events);
@@ -1017,10 +1047,12 @@ function cleanUp(repo: Repo, abs: string, record: WorktreeRecord): void {
 export async function recoverWorktrees(
   context: OpContext,
   now: Date,
-  options: { skip?: readonly string[]; branches?: boolean } = {},
+  options: { skip?: readonly string[]; branches?: boolean; read?: StateSnapshot } = {},
 ): Promise<Repair[]> {
   const repairs: Repair[] = [];
-  const snapshot = await loadSnapshot(context.paths);
+  // The caller's read under the lock it holds (settle's), or a fresh one. Each landing below reads
+  // for itself: the one before it has written execution.json.
+  const snapshot = options.read ?? (await loadSnapshot(context.paths));
   const execution = snapshot.execution.kind === "ok" ? snapshot.execution.value : undefined;
   const withTrees = (execution?.tasks ?? []).filter((t) => t.worktree != null && !(options.skip ?? []).includes(t.id));
   const verdicts = judgeRunningTasks(snapshot, now);
