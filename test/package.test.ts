@@ -184,8 +184,11 @@ describe("npm install -g of the packed tarball", () => {
     // runner's claims through the git remote (issue 45), the report's reading of a cut-off run
     // (issue 42) and the hooks' CommonJS entry (issue 41); 765 kB since the cold half takes the
     // modules it shares with the hot half (src/core, src/store, src/ops, zod…) from it instead of
-    // carrying a copy (issues 41/45; scripts/build-cold-sharing.mjs): measured 749 kB, bound +2%.
-    expect(figures.plugin).toBeLessThanOrEqual(765e3);
+    // carrying a copy (issues 41/45; scripts/build-cold-sharing.mjs): measured 749 kB, bound +2%;
+    // 780 kB with the hand-edit stamps, the reply's wait for the client's record, the claims read
+    // in one snapshot, the Copilot guard on Claude Code's hook lines and an executor's end read
+    // once (issue 41): measured 765.4 kB, bound +2%.
+    expect(figures.plugin).toBeLessThanOrEqual(780e3);
   });
 
   it("a quote more than 10% off is found (the check can fail)", () => {
