@@ -54,6 +54,10 @@ describe("judgeCaller: a model's shell is known by its client's marker in it or 
     [["codex-linux-sandbox", "--sandbox-policy-cwd", "/p"], "codex"],
     [["bash", "-c", "claude is a word here"], undefined],
     [["node", "/work/dist/dotagent.mjs", "status"], undefined],
+    // A process title npm rewrites into one string: its last path segment is no program's name.
+    [["npm exec vitest run --project shared test/codex"], undefined],
+    [["npm test -- test/claude"], undefined],
+    [["/usr/local/bin/codex"], "codex"],
     [[], undefined],
   ] as const)("clientIn(%j) = %s", (argv, client) => {
     expect(clientIn(argv)).toBe(client);

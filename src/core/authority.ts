@@ -75,9 +75,12 @@ const PROGRAMS: ReadonlyArray<{ client: Client; names: readonly string[]; module
  * and `codex-linux-sandbox`, pid 1 inside Codex's sandbox).
  */
 export function clientIn(argv: readonly string[]): Client | undefined {
-  const base = (argv[0] ?? "").split("/").at(-1) ?? "";
-  const script = argv.slice(1, 3).join(" ");
-  return PROGRAMS.find((p) => p.names.includes(base) || p.module.test(`${argv[0] ?? ""} ${script}`))?.client;
+  // A process that rewrote its title (npm: `npm exec vitest run test/codex`) shows one string with
+  // spaces: its words are its argv, or `test/codex` would read as the program `codex`.
+  const words = argv.length === 1 && /\s/.test(argv[0]!) ? argv[0]!.split(/\s+/) : argv;
+  const base = (words[0] ?? "").split("/").at(-1) ?? "";
+  const script = words.slice(1, 3).join(" ");
+  return PROGRAMS.find((p) => p.names.includes(base) || p.module.test(`${words[0] ?? ""} ${script}`))?.client;
 }
 
 /** What is known of the calling process: the markers in its own environment and in its ancestors' (as they were started). */
