@@ -107,39 +107,39 @@ const PHASE_OUTPUTS = [
 /**
  * The report files the planner and validation look at for this state: the phase outputs, the
  * outputs the state refers to, task outputs (parsed for running tasks, whose output decides
- * recovery; existence only for complete ones), then `extra`. Made one at a time as the reader
- * takes them: at 10,000 tasks an array of them was 9,000 objects alive at once, and copied.
+ * recovery; existence only for complete ones), then `extra`, in one array: at 10,000 tasks a
+ * copy of it with `extra` spread in was 9,000 more slots for nothing. (A generator made them one at
+ * a time, but its step objects cost more memory than the array: some 250 more page faults.)
  */
-export function* reportRequests(
+export function reportRequests(
   phase: PhaseState | undefined,
   execution: ExecutionState | undefined,
   extra: readonly ReportRequest[] = [],
-): Generator<ReportRequest, void, undefined> {
-  for (const path of PHASE_OUTPUTS) yield { path, mode: "parse" };
+): ReportRequest[] {
+  const requests: ReportRequest[] = PHASE_OUTPUTS.map((path) => ({ path, mode: "parse" }));
   // A pinned workflow's own reports (its agent, check and shell steps'): read like develop's.
   if (phase?.workflow !== undefined) {
     for (const step of flowOf(phase).steps) {
       for (const path of step.reports)
         if (path.startsWith("memory/reports/") && !PHASE_OUTPUTS.includes(path as never))
-          yield {
+          requests.push({
             path,
             mode: "parse",
             ...(step.kind === "check" || step.kind === "shell" ? { check: true } : {}),
-          };
+          });
     }
   }
   for (const completed of phase?.completed_phases ?? [])
-    if (completed.output) yield { path: completed.output, mode: "exists" };
-  for (const move of phase?.pending_transition?.moves ?? []) {
-    yield { path: move.from, mode: "exists" };
-    yield { path: move.to, mode: "exists" };
-  }
-  if (phase?.rework?.verification) yield { path: phase.rework.verification, mode: "exists" };
+    if (completed.output) requests.push({ path: completed.output, mode: "exists" });
+  for (const move of phase?.pending_transition?.moves ?? [])
+    requests.push({ path: move.from, mode: "exists" }, { path: move.to, mode: "exists" });
+  if (phase?.rework?.verification) requests.push({ path: phase.rework.verification, mode: "exists" });
   for (const task of execution?.tasks ?? []) {
     const request = taskRequest(task);
-    if (request !== undefined) yield request;
+    if (request !== undefined) requests.push(request);
   }
-  yield* extra;
+  for (const request of extra) requests.push(request);
+  return requests;
 }
 
 /** The report a task's status asks for: a running task's output parsed, a complete one's there. */
