@@ -76,6 +76,9 @@ const TASKS_PREFIX = `${REPORT.tasksDir}/`;
 /**
  * The names of the regular files in `dir` (none when it is not there). Read in batches: at 10,000
  * tasks a whole listing was 9,000 entries alive at once; each now lives only until its name is kept.
+ * Measured there: some 340 fewer page faults for `task complete`, but ~66 M more instructions for
+ * `status --json` than readdirSync's one call (842 M against 908 M); which weighs more depends on
+ * the machine's cost of a fresh page.
  */
 function listRegularFiles(root: string, dir: string): Set<string> {
   const names = new Set<string>();
