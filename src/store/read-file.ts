@@ -45,7 +45,12 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCT
 
 export function readProjectFile(
   file: string,
-  options: ReadOptions & { readonly head?: boolean; readonly statAfter?: boolean },
+  options: ReadOptions & {
+    readonly head?: boolean;
+    readonly statAfter?: boolean;
+    /** Bytes of room past the end of the buffer read into, by the file's size, for a write that reuses it (spare-buffer.ts). */
+    readonly room?: (size: number) => number;
+  },
 ): FileBytes {
   const opened = openRegular(file, options);
   if (typeof opened !== "number") return opened;
@@ -55,7 +60,7 @@ export function readProjectFile(
     if (!stat.isFile()) return { kind: "refused", reason: `is ${describeType(stat)}, not a regular file` };
     if (options.head) return readHead(fd, options.maxBytes);
     if (stat.size > options.maxBytes) return { kind: "refused", reason: tooBig(stat.size, options.maxBytes) };
-    const read = readAll(fd, options.maxBytes, stat.size);
+    const read = readAll(fd, options.maxBytes, stat.size, options.room?.(stat.size));
     return options.statAfter && read.kind === "ok" ? { ...read, after: fstatSync(fd, { bigint: true }) } : read;
   } catch (error) {
     return failed(error);
@@ -176,13 +181,13 @@ export function readProjectText(
  * Reads at most `maxBytes` from a descriptor that may never end (stdin, a pipe): refused past the
  * limit. A non-blocking descriptor with nothing to read yet is waited on briefly, never forever.
  */
-export function readAll(fd: number, maxBytes: number, sizeHint = 64 * 1024): FileBytes {
+export function readAll(fd: number, maxBytes: number, sizeHint = 64 * 1024, room = 0): FileBytes {
   const chunks: Buffer[] = [];
   let total = 0;
   // A regular file fits its first chunk (its size and one byte, to see the end): the read that
   // finds the end goes into that chunk's free room, so no second buffer is made. Only the bytes
   // read are ever handed out, so the chunks need no zero-filling.
-  let chunk = Buffer.allocUnsafe(Math.min(Math.max(sizeHint + 1, 4096), maxBytes + 1));
+  let chunk = Buffer.allocUnsafe(Math.min(Math.max(sizeHint + 1, 4096), maxBytes + 1) + room);
   let used = 0;
   for (;;) {
     if (used === chunk.length) {

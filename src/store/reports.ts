@@ -4,7 +4,7 @@
 // is reported as `outside`, never followed. A report the disk refuses to show (EACCES, EIO, … on
 // the file or its folder) is `state_unreadable`, never "missing" or "invalid" (§2): the agent's
 // work may be there, and redoing it on that guess is the wrong answer.
-import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, opendirSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import {
   EXISTS,
@@ -73,17 +73,28 @@ export function readReports(root: string, requests: Iterable<ReportRequest>): Re
 
 const TASKS_PREFIX = `${REPORT.tasksDir}/`;
 
+/**
+ * The names of the regular files in `dir` (none when it is not there). Read in batches: at 10,000
+ * tasks a whole listing was 9,000 entries alive at once; each now lives only until its name is kept.
+ * Measured there: some 340 fewer page faults for `task complete`, but ~66 M more instructions for
+ * `status --json` than readdirSync's one call (842 M against 908 M); which weighs more depends on
+ * the machine's cost of a fresh page.
+ */
 function listRegularFiles(root: string, dir: string): Set<string> {
+  const names = new Set<string>();
   try {
-    return new Set(
-      readdirSync(dir, { withFileTypes: true })
-        .filter((e) => e.isFile())
-        .map((e) => e.name),
-    );
+    const listing = opendirSync(dir, { bufferSize: 128 });
+    try {
+      for (let entry = listing.readSync(); entry !== null; entry = listing.readSync())
+        if (entry.isFile()) names.add(entry.name);
+    } finally {
+      listing.closeSync();
+    }
   } catch (error) {
     if (refusedBy(error)) throw unreadable(root, dir, error);
     return new Set();
   }
+  return names;
 }
 
 function readOne(root: string, request: ReportRequest, insideReal: (relDir: string) => boolean): ReportState {

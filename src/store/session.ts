@@ -80,8 +80,8 @@ function heldReports(
     phase.sha256 !== held.phase.sha256
   )
     return undefined;
-  const requests = reportRequests(phase.value, execution.kind === "ok" ? execution.value : undefined);
-  return reportsCover(held.reports, requests) && reportsCover(held.reports, extra) ? held.reports : undefined;
+  const requests = reportRequests(phase.value, execution.kind === "ok" ? execution.value : undefined, extra);
+  return reportsCover(held.reports, requests) ? held.reports : undefined;
 }
 
 /** The snapshot with the state files dotagent did not write as they are (last-write.ts). */
@@ -127,13 +127,14 @@ export function completeSnapshot(
 ): StateSnapshot {
   const reports =
     held ??
-    readReports(paths.root, [
-      ...reportRequests(
+    readReports(
+      paths.root,
+      reportRequests(
         phase.kind === "ok" ? phase.value : undefined,
         execution.kind === "ok" ? execution.value : undefined,
+        extra,
       ),
-      ...extra,
-    ]);
+    );
   return {
     phase,
     execution,

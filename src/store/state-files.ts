@@ -12,6 +12,7 @@ import type { ExecutionState } from "../schema/execution.js";
 import type { ProjectPaths } from "./project.js";
 import { MAX_STATE_BYTES, readProjectFile, type FileBytes } from "./read-file.js";
 import { digestOf, stampedDigest } from "./last-write.js";
+import { handOn, roomFor } from "./spare-buffer.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { Flow } from "../core/flow.js";
 import { flowOrDefault } from "../core/flow-of.js";
@@ -72,13 +73,14 @@ function readRaw(root: string, file: string): Raw {
  * bytes are let go before the text is parsed.
  */
 function readHashed(file: string): { kind: "ok"; text: string; sha256: string } | Exclude<FileBytes, { kind: "ok" }> {
-  const read = readProjectFile(file, { maxBytes: MAX_STATE_BYTES, links: "refuse", statAfter: true });
+  // Room for the state this command writes next to be encoded into the same memory (a task
+  // change adds a few hundred bytes), once the bytes read are decoded and hashed.
+  const read = readProjectFile(file, { maxBytes: MAX_STATE_BYTES, links: "refuse", statAfter: true, room: roomFor });
   if (read.kind !== "ok") return read;
-  return {
-    kind: "ok",
-    text: read.bytes.toString("utf8"),
-    sha256: stampedDigest(file, read.after!) ?? digestOf(read.bytes),
-  };
+  const text = read.bytes.toString("utf8");
+  const sha256 = stampedDigest(file, read.after!) ?? digestOf(read.bytes);
+  handOn(read.bytes);
+  return { kind: "ok", text, sha256 };
 }
 
 function judged<T>(raw: Extract<Raw, { kind: "decoded" }>, parsed: ParseResult<T>): FileRead<T> {

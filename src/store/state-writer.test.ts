@@ -2,7 +2,7 @@
 // the file back (ops/settle.ts after a task change). It must be exactly what a reread gives: the
 // value as the read's check leaves it, the stamp and the digest of the bytes on disk.
 import { afterEach, describe, expect, it } from "vitest";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { projectPaths, type ProjectPaths } from "./project.js";
@@ -76,4 +76,40 @@ describe("StateWriter.writtenStates", () => {
     writer.writeExecution({ ...execution, tasks: [{ ...execution.tasks[0]!, status: "no such status" as never }] });
     expect(writer.writtenStates()).toEqual({});
   });
+
+  it("writes a large state's exact bytes into the memory of the read before it (spare-buffer.ts), each write its own", async () => {
+    const paths = project();
+    // Over 1 MiB pretty-printed: the read's buffer is handed on to the write.
+    const tasks = Array.from({ length: 30_000 }, (_, i) => ({ id: `t${i}`, status: "pending" }));
+    writeFileSync(
+      paths.executionFile,
+      JSON.stringify({ workflow_id: "wf", updated_at: AT, interruption_safe: true, tasks }),
+    );
+    const now = new Date("2026-11-20T11:00:00.000Z");
+    const first = await loadSnapshot(paths);
+    const execution = (first.execution.kind === "ok" ? first.execution.value : undefined) as ExecutionState;
+    const grown = { ...execution, tasks: [...execution.tasks, { ...execution.tasks[0]!, id: "t-new" }] };
+    const writer1 = new StateWriter(paths, first, now);
+    writer1.writeExecution(grown);
+    const written1 = writer1.writtenStates().execution;
+    expect(written1?.kind).toBe("ok");
+    expect(readFileSync(paths.executionFile, "utf8")).toBe(`${JSON.stringify(okValue(written1), null, 2)}\n`);
+    // Grown past the room read with: a buffer of its own.
+    const second = await loadSnapshot(paths);
+    const longer = {
+      ...grown,
+      tasks: [...grown.tasks, ...execution.tasks.map((t) => ({ ...t, id: `${t.id}-again` }))],
+    };
+    const writer = new StateWriter(paths, second, now);
+    writer.writeExecution(longer);
+    const written2 = writer.writtenStates().execution;
+    expect(okValue(written2).tasks).toHaveLength(60_001);
+    expect(readFileSync(paths.executionFile, "utf8")).toBe(`${JSON.stringify(okValue(written2), null, 2)}\n`);
+    expect(written2).toStrictEqual(await readExecutionFile(paths));
+  });
 });
+
+function okValue(read: Awaited<ReturnType<typeof readExecutionFile>> | undefined): ExecutionState {
+  if (read?.kind !== "ok") throw new Error(`expected a written execution.json, got ${read?.kind}`);
+  return read.value;
+}

@@ -20,6 +20,7 @@ import { recordCheckpoint, type WrittenBytes } from "./checkpoints.js";
 import { stampOf as fileStamp } from "./state-files.js";
 import type { ProjectPaths } from "./project.js";
 import type { WrittenStates } from "./session.js";
+import { takeBuffer } from "./spare-buffer.js";
 import { quickExecutionState, quickPhaseState } from "../schema/quick-parse.js";
 
 export class ConcurrentWriteError extends DotagentError {
@@ -34,8 +35,12 @@ export class ConcurrentWriteError extends DotagentError {
 
 /** Replaces phase.json or execution.json durably, as dotagent's last write of it (last-write.ts). */
 export function writeStateJson(root: string, file: string, value: unknown): WrittenBytes {
-  // Encoded once, for the write, its digest and a checkpoint (a 10,000-task execution.json is some 3.6 MB).
-  const bytes = Buffer.from(`${JSON.stringify(value, null, 2)}\n`, "utf8");
+  // Encoded once, for the write, its digest and a checkpoint (a 10,000-task execution.json is some
+  // 3.6 MB), into the memory of the state file read before when it fits (spare-buffer.ts).
+  const text = JSON.stringify(value, null, 2);
+  const bytes = takeBuffer(Buffer.byteLength(text, "utf8") + 1);
+  bytes.write(text, "utf8");
+  bytes[bytes.length - 1] = 0x0a;
   return { bytes, sha256: recordingWrite(root, file, bytes, () => writeFileInside(root, file, bytes)) };
 }
 

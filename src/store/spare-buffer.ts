@@ -1,0 +1,38 @@
+// The memory of a state file's read, handed on to the next state file write. At 10,000 tasks
+// execution.json is 3.6 MB, read into one buffer (then decoded and hashed) and written from
+// another; on a small VM each fresh 4 KB page costs a page fault of 20–75 µs, so a write that
+// encodes into the read's pages, dead by then, saves some 900 faults. The one promise: a buffer
+// is handed on only after its reader is done with it, and handed out once.
+
+/** Below this, a buffer is not worth keeping (and may share the pool's memory with others). */
+const WORTH_KEEPING = 1024 * 1024;
+
+let spare: ArrayBuffer | undefined;
+
+/** The room to read a file of `size` bytes with, past its end, so that the next write fits (a task change adds a few hundred bytes). */
+export function roomFor(size: number): number {
+  return size >= WORTH_KEEPING ? 64 * 1024 : 0;
+}
+
+/**
+ * Gives the memory behind `bytes` for reuse. The caller, and whatever it passed them to, keeps no
+ * reference to them or to any view of their memory.
+ */
+export function handOn(bytes: Buffer): void {
+  const memory = bytes.buffer;
+  if (memory instanceof ArrayBuffer && memory.byteLength >= WORTH_KEEPING) spare = memory;
+}
+
+/**
+ * `length` bytes to be filled in whole: the memory handed on when it is large enough (then no
+ * longer spare), else new. A small buffer (phase.json) is always new, leaving the spare for the
+ * large write it is kept for.
+ */
+export function takeBuffer(length: number): Buffer {
+  if (length < WORTH_KEEPING) return Buffer.allocUnsafe(length);
+  const memory = spare;
+  spare = undefined;
+  return memory !== undefined && memory.byteLength >= length
+    ? Buffer.from(memory, 0, length)
+    : Buffer.allocUnsafe(length);
+}
