@@ -80,18 +80,31 @@ const NEAR: Array<Record<string, string>> = [
   { COPILOT_CLI: "x", CLAUDECODE: "1" },
 ];
 
+/**
+ * Every line is the guard and then a plain `node "<helper>" hook <event>` (the first test), so one
+ * line of each scope stands for the others in the shells: its guarded line and its session-start.
+ */
+const SAMPLES = ["project", "user", "plugin"].flatMap((scope) => [
+  LINES.find((l) => l.scope === scope && l.event !== "SessionStart")!,
+  LINES.find((l) => l.scope === scope && l.event === "SessionStart")!,
+]);
+
 describe("dotagent's Claude Code hook lines under Copilot CLI", () => {
-  it("every line but session-start's carries the guard; the plugin's lines are the install's", () => {
+  it("every line but session-start's is the guard and then the plain helper line; the plugin's lines are the install's", () => {
     expect(SHELLS.some((path) => path.endsWith("/sh"))).toBe(true);
     expect(LINES.filter((l) => l.command.startsWith(COPILOT_GUARD)).map((l) => l.event)).toEqual(
       LINES.filter((l) => l.event !== "SessionStart").map((l) => l.event),
     );
+    for (const line of LINES)
+      expect(line.command.slice(line.event === "SessionStart" ? 0 : COPILOT_GUARD.length)).toMatch(
+        /^node "[^"`\\]*" hook [a-z-]+$/,
+      );
     expect(LINES.filter((l) => l.scope === "plugin")).toHaveLength(hookEntries("plugin").length);
   });
 
   it.each(SHELLS)("%s: under Copilot's hooks no Node starts but session-start's, and the line exits 0", (shell) => {
     for (const env of UNDER_COPILOT_HOOKS)
-      for (const line of LINES) {
+      for (const line of SAMPLES) {
         const got = runLine(shell, line.command, env);
         if (line.event === "SessionStart")
           expect(got, `${line.scope} ${line.command}`).toEqual({
@@ -103,12 +116,9 @@ describe("dotagent's Claude Code hook lines under Copilot CLI", () => {
   });
 
   it.each(SHELLS)("%s: anywhere else each line runs Node with its event and exits with Node's status", (shell) => {
-    const near = ["project", "user", "plugin"].map((scope) =>
-      LINES.find((l) => l.scope === scope && l.event !== "SessionStart")!,
-    );
     const runs = [
-      ...ELSEWHERE.flatMap((env) => LINES.map((line) => ({ env, line }))),
-      ...NEAR.flatMap((env) => near.map((line) => ({ env, line }))),
+      ...ELSEWHERE.flatMap((env) => SAMPLES.map((line) => ({ env, line }))),
+      ...NEAR.map((env) => ({ env, line: SAMPLES[0]! })),
     ];
     for (const { env, line } of runs) {
       const got = runLine(shell, line.command, env);
