@@ -256,8 +256,8 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
     const writer = new StateWriter(context.paths, snapshot, now, context.warn);
     const started = action === "start" ? [id] : [];
     // Validated on read (requireWorkflow) against these reports: the change is checked where it differs.
-    const checked =
-      loaded === undefined ? undefined : { execution: loaded, reports: snapshot.reports, at: now.getTime() };
+    const read = heldRead(snapshot, now);
+    const checked = read.checked;
     let settled: Settled | undefined;
     if (carried.state !== carried.before) {
       // The step after this one, planned on the state about to be written: its own writes (orphaned
@@ -279,8 +279,7 @@ export async function changeTask(context: OpContext, change: TaskChange): Promis
     if (isolated?.worktree?.make !== undefined) markStart(context.paths.root, context.paths.stateDir, id);
     // The step after this one: the last task's completion also completes IMPLEMENTATION. Its first
     // read stands for settle's when the change moved no file (a stale output set aside).
-    const held =
-      carried.setAside === undefined ? { phase: snapshot.phase, reports: snapshot.reports, checked } : undefined;
+    const held = carried.setAside === undefined ? read : undefined;
     settled ??= await settle(context, now, started, { ...writer.writtenStates(), ...(held ? { held } : {}) });
     const after = settled.execution ?? carried.state;
     return {
