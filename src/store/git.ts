@@ -109,6 +109,22 @@ interface Spawned {
   readonly stderr: string;
 }
 
+/**
+ * `input` in a temp file, opened for reading and already removed: git reads the open file, and a
+ * dotagent killed while git runs (the crash matrices do it) leaves no folder behind in the temp
+ * directory. Only a kill between the folder's making and its removal, a few system calls, can.
+ */
+function inputFile(input: string): number {
+  const dir = mkdtempSync(join(tmpdir(), "dotagent-git-"));
+  try {
+    const file = join(dir, "stdin");
+    writeFileSync(file, input, { flag: "wx", mode: 0o600 });
+    return openSync(file, "r");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Runs git with no stdin pipe (see the header): stdin is /dev/null, or a temp file holding `input`. */
 function spawnGit(
   args: readonly string[],
@@ -123,13 +139,9 @@ function spawnGit(
   let result: SpawnSyncReturns<Buffer>;
   if (options.input === undefined) result = spawnSync("git", args, { ...base, stdio: ["ignore", "pipe", "pipe"] });
   else {
-    let dir: string | undefined;
     let fd: number | undefined;
     try {
-      dir = mkdtempSync(join(tmpdir(), "dotagent-git-"));
-      const file = join(dir, "stdin");
-      writeFileSync(file, options.input, { flag: "wx", mode: 0o600 });
-      fd = openSync(file, "r");
+      fd = inputFile(options.input);
     } catch {
       // No temp folder to write: a pipe, as Node gives it (fine outside a sandbox).
       fd = undefined;
@@ -141,7 +153,6 @@ function spawnGit(
           : spawnSync("git", args, { ...base, stdio: [fd, "pipe", "pipe"] });
     } finally {
       if (fd !== undefined) closeSync(fd);
-      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     }
   }
   const error = result.error as (Error & { code?: string }) | undefined;

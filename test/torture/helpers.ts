@@ -28,6 +28,7 @@ import { parsePhaseState, type PhaseState } from "../../src/schema/phase.js";
 import { parseExecutionState, type ExecutionState } from "../../src/schema/execution.js";
 import { colorsFor, type Output } from "../../src/cli/output.js";
 import type { Command } from "../../src/cli/context.js";
+import { atFileEnd } from "../support/file-end.js";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** The CLI under test; TORTURE_CLI points the suites at another build (a patched copy). */
@@ -40,7 +41,12 @@ let lockModule: string | undefined;
 export async function lockLibrary(): Promise<string> {
   if (lockModule === undefined) {
     const { build } = await import("esbuild");
-    const out = join(mkdtempSync(join(tmpdir(), "dotagent-lock-")), "lock.mjs");
+    const dir = mkdtempSync(join(tmpdir(), "dotagent-lock-"));
+    atFileEnd(() => {
+      rmSync(dir, { recursive: true, force: true });
+      lockModule = undefined;
+    });
+    const out = join(dir, "lock.mjs");
     await build({
       entryPoints: [join(REPO, "src/store/lock.ts")],
       bundle: true,
