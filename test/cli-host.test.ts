@@ -112,4 +112,15 @@ describe("the CLI host", () => {
     // The host lives on: the next call runs.
     expect(dotagent(p, ["--version"]).code).toBe(0);
   });
+
+  it("runs the file as it is now: one rewritten between calls, even to the same size, is read again", () => {
+    const p = tempProject();
+    const cli = join(p, "cli.mjs");
+    const say = (word: string) => `process.stdout.write(${JSON.stringify(word)});\nprocess.exit(0);\n`;
+    writeFileSync(cli, say("first"));
+    expect(hostRun(cli, p, [], env()).stdout).toBe("first");
+    expect(hostRun(cli, p, [], env()).stdout).toBe("first");
+    writeFileSync(cli, say("other"));
+    expect(hostRun(cli, p, [], env()).stdout).toBe("other");
+  });
 });

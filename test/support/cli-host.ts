@@ -1,6 +1,6 @@
 // Runs the built CLI in a host process kept for the test worker (cli-host-process.mjs; the files
 // that share a worker, vitest.config.ts, share it too) instead of a new Node process per call:
-// ~40 ms a call instead of ~210 ms, and most of `npm test`'s time is CLI calls. Synchronous like
+// ~10-20 ms of CPU a call instead of ~210 ms, and most of `npm test`'s time is CLI calls. Synchronous like
 // spawnSync: the test blocks on a shared flag while a worker thread (cli-host-worker.mjs) talks to
 // the host. `dotagent()` (cli.ts) decides which calls come here; DOTAGENT_TEST_SPAWN=1 spawns
 // every call as before.
