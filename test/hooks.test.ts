@@ -126,6 +126,46 @@ function transcript(p: string, agentId: string, type: string, prompt: string): s
   return file;
 }
 
+describe("Codex: an agent's end without its wait's PostToolUse (the hook's matcher keeps a renamed wait away)", () => {
+  it("SubagentStop --client codex records the agent's end from its rollout alone", () => {
+    const p = tempProject();
+    expect(dotagent(p, ["install", "--client", "codex", "--json"], { env: { HOME: join(p, "home") } }).code).toBe(0);
+    const helper = join(p, ".agents/skills/checkpoint/scripts/dotagent.mjs");
+    expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
+    const codex = (event: string, input: Record<string, unknown>) =>
+      dotagent(p, ["hook", event, "--client", "codex"], {
+        input: JSON.stringify({ session_id: "s-1", cwd: p, ...input }),
+        script: helper,
+      });
+    const prompt = "Feature request: add login\nPhase: REQUIREMENTS\nOutput file: memory/reports/demand.json";
+    const spawn = { tool_name: "spawn_agent", tool_input: { agent_type: "pm", message: prompt } };
+    expect(codex("pre-tool-use", { hook_event_name: "PreToolUse", ...spawn }).code).toBe(0);
+    expect(readJson(p, "memory/state/phase.json").agents).toHaveLength(1);
+    writeJson(p, "memory/reports/demand.json", { stories: ["x"] });
+    // The agent's rollout (Codex 0.169: its session_meta names its role, its first user message is its prompt).
+    const rollout = join(p, "home/.codex/sessions/2026/11/30/rollout-2026-11-30T00-00-00-a-1.jsonl");
+    mkdirSync(join(rollout, ".."), { recursive: true });
+    const meta = { type: "session_meta", payload: { source: { subagent: { thread_spawn: { agent_role: "pm" } } } } };
+    const said = {
+      type: "response_item",
+      payload: { type: "message", role: "user", content: [{ type: "input_text", text: prompt }] },
+    };
+    writeFileSync(rollout, `${JSON.stringify(meta)}\n${JSON.stringify(said)}\n`);
+    const stop = codex("subagent-stop", {
+      hook_event_name: "SubagentStop",
+      agent_id: "a-1",
+      agent_type: "pm",
+      agent_transcript_path: rollout,
+      last_assistant_message: "pm done",
+    });
+    expect(stop.code).toBe(0);
+    expect(stop.stdout.trim()).toBe("");
+    const log = dotagent(p, ["log", "--json"]).json as { events: Array<{ type: string }> };
+    expect(log.events.filter((e) => e.type === "agent_ended")).toHaveLength(1);
+    expect(readJson(p, "memory/state/phase.json").agents ?? []).toEqual([]);
+  });
+});
+
 describe("the end of an agent of a workflow other than develop", () => {
   it("SubagentStop without agent_type (read from the transcript): the fix workflow's reproducer is held to its report too", () => {
     const { p, helper } = installed();

@@ -5,6 +5,7 @@
 // event that logs its stdin. Prints what it captured as JSON; leaves the folder for a closer look.
 //
 //   node test/codex/probe.mjs [--model gpt-6.1-sol]     (default model "scripted": unknown to Codex)
+//   node test/codex/probe.mjs --matchers [--bad-matcher] [--model …]   (which hook each tool call starts)
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
@@ -68,6 +69,38 @@ writeFileSync(
   ),
 );
 
+// --matchers: PreToolUse/PostToolUse hooks narrowed by `matcher` instead (each logs as
+// `<Event>~<label>`): which names a matcher sees and how it matches (test/codex/NOTES.md, "Matchers").
+// --bad-matcher adds one whose regex does not compile.
+if (process.argv.includes("--matchers")) {
+  const matchers = {
+    all: undefined,
+    empty: "",
+    star: "*",
+    plain: "wait_agent",
+    glued: "multi_agent_v1wait_agent|collaborationwait_agent",
+    anchored: "^wait_agent$",
+    suffix: ".*wait_agent$",
+    part: "wait",
+    tail: "wait_agent$",
+    head: "^multi_agent_v1wait",
+    bash: "Bash",
+    exec: "exec_command",
+    spawn: "spawn_agent",
+    none: "no_such_tool",
+    ...(process.argv.includes("--bad-matcher") ? { bad: "wait_agent(" } : {}),
+  };
+  const entries = (event) =>
+    Object.entries(matchers).map(([label, matcher]) => ({
+      ...(matcher === undefined ? {} : { matcher }),
+      hooks: [{ type: "command", command: `node ${hook} ${event}~${label}`, timeout: 10 }],
+    }));
+  writeFileSync(
+    join(project, ".codex/hooks.json"),
+    JSON.stringify({ hooks: { PreToolUse: entries("PreToolUse"), PostToolUse: entries("PostToolUse") } }, null, 1),
+  );
+}
+
 const requests = [];
 const text = (t) => ({ type: "message", role: "assistant", content: [{ type: "output_text", text: t }] });
 const call = (name, args, namespace) => ({
@@ -87,7 +120,14 @@ function answer(body) {
     return [call("spawn_agent", { agent_type: "helper", message: "say hello" }, "multi_agent_v1")];
   if (calls.length === 2)
     return [
-      call("wait_agent", { targets: [JSON.parse(input.at(-1).output).agent_id], timeout_ms: 60000 }, "multi_agent_v1"),
+      call(
+        "wait_agent",
+        {
+          targets: [JSON.parse(input.findLast((i) => i.type === "function_call_output").output).agent_id],
+          timeout_ms: 60000,
+        },
+        "multi_agent_v1",
+      ),
     ];
   return [text("probe: done")];
 }

@@ -213,6 +213,28 @@ describe("hook --client copilot", () => {
     expect(events(p, "agent_ended")).toHaveLength(1);
   });
 
+  it("a task whose postToolUse never comes (the hook's matcher keeps it away, e.g. Copilot renamed the tool): subagentStop still records the agent's end", () => {
+    const { p, helper } = installed();
+    expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
+    const prompt = "Feature request: add login\nPhase: REQUIREMENTS\nOutput file: memory/reports/demand.json";
+    const args = { name: "pm", description: "pm for REQUIREMENTS", agent_type: "pm", prompt, mode: "sync" };
+    copilotHook(p, helper, "pre-tool-use", { toolName: "task", toolArgs: args });
+    expect(events(p, "agent_started")).toHaveLength(1);
+    mkdirSync(join(p, "memory/reports"), { recursive: true });
+    writeFileSync(join(p, "memory/reports/demand.json"), JSON.stringify(DEMAND));
+    // Copilot's record of the session holds the agent's prompt (its hooks get only its id).
+    const record = join(copilotHome(p), "session-state", "s-1");
+    mkdirSync(record, { recursive: true });
+    writeFileSync(
+      join(record, "events.jsonl"),
+      `${JSON.stringify({ type: "user.message", agentId: "a-1", data: { content: prompt } })}\n`,
+    );
+    const stop = { agentId: "a-1", agentType: "pm", agentName: "pm", response: "pm done", stopReason: "end_turn" };
+    expect(copilotHook(p, helper, "subagent-stop", stop)).toBeNull();
+    expect(events(p, "agent_ended")).toHaveLength(1);
+    expect(readJson(p, "memory/state/phase.json").agents ?? []).toEqual([]);
+  });
+
   it.each([
     ["create", { path: "memory/state/phase.json", file_text: "{}" }],
     ["edit", { path: "memory/state/execution.json", old_str: "a", new_str: "b" }],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkCodex, hooksTrusted, projectTrusted, type CodexFacts } from "./doctor.js";
+import { CODEX_HOOK_EVENTS } from "./hooks-json.js";
 
 const TRUSTED =
   '[projects."/p"]\ntrust_level = "trusted"\n\n[hooks.state."/p/.codex/hooks.json:session_start:0:0"]\ntrusted_hash = "sha256:00"\n';
@@ -10,6 +11,7 @@ const fine: CodexFacts = {
   missing: [],
   changed: [],
   hooks: [],
+  olderHooks: [],
   config: "/h/.codex/config.toml",
   configText: TRUSTED,
   node: "v22.0.0",
@@ -57,5 +59,17 @@ describe("Codex's trust", () => {
     ],
   ])("checkCodex: %s → %s %s", (_name, facts, name, expected) => {
     expect(status(facts, name)).toBe(expected);
+  });
+
+  it("an earlier install's PostToolUse without its matcher still counts as installed, with the update as its fix", () => {
+    const hooks = CODEX_HOOK_EVENTS.map(([, event]) => `node "/p/x/dotagent.cjs" hook ${event} --client codex`);
+    const hook = (facts: Partial<CodexFacts>) =>
+      checkCodex({ ...fine, hooks, ...facts }).find((c) => c.name === "hook");
+    expect(hook({})).toMatchObject({ status: "ok", fix: null });
+    expect(hook({ olderHooks: ["PostToolUse"] })).toMatchObject({
+      status: "ok",
+      message: expect.stringContaining("PostToolUse as an earlier install wrote it"),
+      fix: "run `dotagent install --client codex`",
+    });
   });
 });

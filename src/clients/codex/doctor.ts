@@ -20,6 +20,8 @@ export interface CodexFacts {
   readonly changed: readonly string[];
   /** The dotagent hook lines found in .codex/hooks.json. */
   readonly hooks: readonly string[];
+  /** The events whose dotagent entry an earlier install wrote without this version's matcher. */
+  readonly olderHooks: readonly string[];
   /** The git repository's root holding the project (Codex may record the trust there), or null. */
   readonly gitRoot: string | null;
   /** The Codex config read for trust (null: none there). */
@@ -91,8 +93,11 @@ export function checkCodex(facts: CodexFacts): Check[] {
       ? {
           name: "hook",
           status: "ok",
-          message: `.codex/hooks.json has dotagent's ${CODEX_HOOK_EVENTS.length} hooks`,
-          fix: null,
+          message:
+            facts.olderHooks.length === 0
+              ? `.codex/hooks.json has dotagent's ${CODEX_HOOK_EVENTS.length} hooks`
+              : `.codex/hooks.json has dotagent's ${CODEX_HOOK_EVENTS.length} hooks, ${facts.olderHooks.join(", ")} as an earlier install wrote it (without its matcher it starts Node after every tool call; this version's runs only after a wait_agent)`,
+          fix: facts.olderHooks.length === 0 ? null : reinstall,
         }
       : {
           name: "hook",

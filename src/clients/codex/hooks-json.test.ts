@@ -2,11 +2,14 @@ import { describe, expect, it } from "vitest";
 import {
   codexHookCommand,
   CODEX_HOOK_SHAPE,
+  CODEX_WAIT_MATCHER,
   dotagentCommandsIn,
   hasNoHooks,
+  olderCodexEntries,
   withDotagentHooks,
   withoutDotagentHooks,
 } from "./hooks-json.js";
+import { planCodexHook } from "./hook-io.js";
 
 const HELPER = "/p/.agents/skills/checkpoint/scripts/dotagent.mjs";
 const USERS = {
@@ -96,5 +99,68 @@ describe(".codex/hooks.json merge", () => {
       },
     };
     expect(withoutDotagentHooks(lookalike)).toEqual(lookalike);
+  });
+});
+
+/**
+ * How Codex 0.169–0.171 applies a hook's matcher to a tool's name (measured, test/codex/NOTES.md
+ * "Matchers"): none, "" or "*" runs for every tool; letters, digits, `_` and `|` are exact names;
+ * anything else is a regex found anywhere in the name.
+ */
+function codexRuns(matcher: string | undefined, tool: string): boolean {
+  if (matcher === undefined || matcher === "" || matcher === "*") return true;
+  if (/^[\w|]+$/.test(matcher)) return matcher.split("|").includes(tool);
+  return new RegExp(matcher).test(tool);
+}
+
+describe("the matchers dotagent gives Codex", () => {
+  const entry = (file: ReturnType<typeof withDotagentHooks>, event: string) =>
+    (file.hooks?.[event] as Array<{ matcher?: string }>).at(-1)!;
+
+  it("narrows PostToolUse to wait_agent, and never PreToolUse (the write guard) nor any other event", () => {
+    const ours = withDotagentHooks({}, HELPER);
+    expect(entry(ours, "PostToolUse").matcher).toBe(CODEX_WAIT_MATCHER);
+    for (const event of ["SessionStart", "UserPromptSubmit", "PreToolUse", "SubagentStart", "SubagentStop"])
+      expect(entry(ours, event)).not.toHaveProperty("matcher");
+  });
+
+  // The measured names: v1 glues its namespace on, v2's `collaboration`; Bash is exec_command.
+  it.each([
+    ["multi_agent_v1wait_agent", true],
+    ["collaborationwait_agent", true],
+    ["wait_agent", true],
+    ["functionswait_agent", true],
+    ["Bash", false],
+    ["apply_patch", false],
+    ["spawn_agent", false],
+    ["collaborationspawn_agent", false],
+    ["multi_agent_v1close_agent", false],
+    ["view_image", false],
+  ])("PostToolUse %s: the hook starts %s, and skips no call dotagent acts on", (tool, runs) => {
+    expect(codexRuns(CODEX_WAIT_MATCHER, tool)).toBe(runs);
+    // A call the matcher keeps away is one dotagent's PostToolUse does nothing with.
+    const input = {
+      transcript_path: "/h/rollout.jsonl",
+      tool_name: tool,
+      tool_response: '{"status":{"agent-1":{"completed":"done"}},"timed_out":false}',
+    };
+    const rollouts = {
+      find: () => "/h/agent.jsonl",
+      read: () => ({ transcript: "/h/agent.jsonl", prompt: "Task: task-001", type: "executor" }),
+      spawnMessage: () => undefined,
+    };
+    expect(planCodexHook("post-tool-use", input, rollouts).kind).toBe(runs ? "run" : "skip");
+  });
+
+  it("an earlier install's PostToolUse without the matcher: named as older, rewritten by install, removed by uninstall", () => {
+    const current = withDotagentHooks(USERS, HELPER);
+    expect(olderCodexEntries(current)).toEqual([]);
+    const older = structuredClone(current);
+    delete (older.hooks!.PostToolUse![0] as { matcher?: string }).matcher;
+    expect(olderCodexEntries(older)).toEqual(["PostToolUse"]);
+    expect(dotagentCommandsIn(older)).toHaveLength(6);
+    expect(withDotagentHooks(older, HELPER)).toEqual(current);
+    expect(withoutDotagentHooks(older)).toEqual(USERS);
+    expect(withoutDotagentHooks(current)).toEqual(USERS);
   });
 });

@@ -5,12 +5,28 @@
 
 export type HooksFile = { hooks?: Record<string, unknown[]> } & Record<string, unknown>;
 
-/** Codex's events dotagent answers, and the `dotagent hook` event each runs (SPEC, test/codex/NOTES.md). */
-export const CODEX_HOOK_EVENTS: ReadonlyArray<readonly [codexEvent: string, dotagentEvent: string, timeout: number]> = [
+/**
+ * PostToolUse's matcher: dotagent acts there only on `wait_agent` (hook-io.ts), which Codex names
+ * with its namespace glued on (`multi_agent_v1wait_agent`, `collaborationwait_agent`). Codex
+ * 0.169–0.171 (measured, test/codex/NOTES.md "Matchers") reads a matcher of letters, digits, `_`
+ * and `|` as exact names and anything else as a regex found anywhere in the name, so `wait_agent$`
+ * starts Node for each namespace's wait and for no other tool. A tool Codex renames loses only the
+ * `dotagent next:` line after a wait: SubagentStop still records each agent's end.
+ */
+export const CODEX_WAIT_MATCHER = "wait_agent$";
+
+/**
+ * Codex's events dotagent answers, the `dotagent hook` event each runs, and the matcher that
+ * narrows it (SPEC §11, test/codex/NOTES.md). PreToolUse has none, and never may: it is the write
+ * guard, and a tool Codex renames must not slip past it.
+ */
+export const CODEX_HOOK_EVENTS: ReadonlyArray<
+  readonly [codexEvent: string, dotagentEvent: string, timeout: number, matcher?: string]
+> = [
   ["SessionStart", "session-start", 10],
   ["UserPromptSubmit", "user-prompt-submit", 30],
   ["PreToolUse", "pre-tool-use", 30],
-  ["PostToolUse", "post-tool-use", 30],
+  ["PostToolUse", "post-tool-use", 30, CODEX_WAIT_MATCHER],
   ["SubagentStart", "subagent-start", 30],
   ["SubagentStop", "subagent-stop", 30],
 ];
@@ -56,8 +72,11 @@ export function withoutDotagentHooks(file: HooksFile): HooksFile {
 export function withDotagentHooks(file: HooksFile, helper: string): HooksFile {
   const base = withoutDotagentHooks(file);
   const hooks: Record<string, unknown[]> = { ...(obj(base.hooks) as Record<string, unknown[]> | undefined) };
-  for (const [event, dotagentEvent, timeout] of CODEX_HOOK_EVENTS) {
-    const own = { hooks: [{ type: "command", command: codexHookCommand(helper, dotagentEvent), timeout }] };
+  for (const [event, dotagentEvent, timeout, matcher] of CODEX_HOOK_EVENTS) {
+    const own = {
+      ...(matcher === undefined ? {} : { matcher }),
+      hooks: [{ type: "command", command: codexHookCommand(helper, dotagentEvent), timeout }],
+    };
     hooks[event] = [...(Array.isArray(hooks[event]) ? hooks[event] : []), own];
   }
   return { ...base, hooks };
@@ -79,4 +98,18 @@ export function dotagentCommandsIn(file: HooksFile): string[] {
           .flatMap((e) => (obj(e)!.hooks as Array<{ command: string }>).map((h) => h.command))
       : [],
   );
+}
+
+/**
+ * The events whose dotagent entry an earlier install wrote without this version's matcher (it
+ * still works, starting Node for every tool call; `dotagent install` rewrites it). Pure.
+ */
+export function olderCodexEntries(file: HooksFile): string[] {
+  const hooks = obj(file.hooks) ?? {};
+  return CODEX_HOOK_EVENTS.filter(
+    ([event, , , matcher]) =>
+      matcher !== undefined &&
+      Array.isArray(hooks[event]) &&
+      (hooks[event] as unknown[]).some((e) => isDotagentEntry(e) && obj(e)!.matcher !== matcher),
+  ).map(([event]) => event);
 }

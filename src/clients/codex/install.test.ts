@@ -87,6 +87,24 @@ describe("dotagent install --client codex", () => {
     for (const line of lines) expect(line).toMatch(/\/dotagent\.cjs" hook [a-z-]+ --client codex$/);
   });
 
+  it("an earlier install's PostToolUse without its matcher: doctor's facts name it, install rewrites it, uninstall removes it", () => {
+    const root = project();
+    install(root);
+    const file = join(root, CODEX_HOOKS);
+    const current = readFileSync(file, "utf8");
+    const older = current.replace(/\n\s*"matcher": "wait_agent\$",/, "");
+    expect(older).not.toContain("matcher");
+    writeFileSync(file, older);
+    expect(codexInstallState(root)).toMatchObject({ olderHooks: ["PostToolUse"] });
+    expect(codexInstallState(root).hooks).toHaveLength(6);
+    expect(install(root).hooks).toBe("updated");
+    expect(readFileSync(file, "utf8")).toBe(current);
+    expect(codexInstallState(root).olderHooks).toEqual([]);
+    writeFileSync(file, older);
+    expect(uninstallCodex({ root, dryRun: false }).hooks).toBe("removed");
+    expect(existsSync(file)).toBe(false);
+  });
+
   it("changes nothing the second time", () => {
     const root = project();
     install(root);

@@ -22,6 +22,7 @@ import { codexAgentToml, readAgentMarkdown } from "./agent-toml.js";
 import {
   dotagentCommandsIn,
   hasNoHooks,
+  olderCodexEntries,
   withDotagentHooks,
   withoutDotagentHooks,
   type HooksFile,
@@ -286,6 +287,7 @@ export function codexInstallState(root: string): {
   missing: string[];
   changed: string[];
   hooks: string[];
+  olderHooks: string[];
 } {
   const read = readManifest(root, []);
   const missing: string[] = [];
@@ -296,13 +298,15 @@ export function codexInstallState(root: string): {
     else if (found.hash !== f.sha256) changed.push(f.path);
   }
   let hooks: string[] = [];
+  let olderHooks: string[] = [];
   try {
     const file = readHooksFile(root);
     hooks = file === undefined ? [] : dotagentCommandsIn(file);
+    olderHooks = file === undefined ? [] : olderCodexEntries(file);
   } catch {
     hooks = [];
   }
-  return { manifest: read !== undefined, missing, changed, hooks };
+  return { manifest: read !== undefined, missing, changed, hooks, olderHooks };
 }
 
 export const relativeTo = (root: string, path: string) => relative(root, path).split(sep).join("/");

@@ -7,6 +7,7 @@ const fine: CopilotFacts = {
   missing: [],
   edited: [],
   wrongHooks: [],
+  olderHooks: [],
   helperVersion: "1.0.0",
   trustedFolders: ["/p"],
   configFile: "/h/.copilot/config.json",
@@ -23,6 +24,7 @@ describe("copilotChecks", () => {
     ["a file missing", { missing: ["hooks/dotagent.json"] }, { install: "fail" }],
     ["a file edited", { edited: ["skills/develop/SKILL.md"] }, { install: "warn" }],
     ["the project moved: hooks run another helper", { wrongHooks: ["preToolUse"] }, { hook: "fail" }],
+    ["an earlier install's postToolUse without its matcher", { olderHooks: ["postToolUse"] }, { hook: "ok" }],
     ["an older helper", { helperVersion: "0.9.0" }, { helper: "fail" }],
     ["not trusted", { trustedFolders: ["/q"] }, { trust: "fail" }],
     ["no config file", { trustedFolders: null }, { trust: "fail" }],
@@ -30,6 +32,13 @@ describe("copilotChecks", () => {
     ["no node on PATH", { node: null }, { path: "fail" }],
   ])("%s", (_, facts, expected) => {
     expect(statuses(facts)).toMatchObject(expected);
+  });
+
+  it("an earlier install's postToolUse without its matcher: ok, with `dotagent install` as its fix", () => {
+    const hook = copilotChecks({ ...fine, olderHooks: ["postToolUse"] }, "1.0.0").find((c) => c.name === "hook");
+    expect(hook).toMatchObject({ status: "ok", fix: "run `dotagent install --client copilot` in the project" });
+    expect(hook?.message).toContain("postToolUse as an earlier install wrote it");
+    expect(copilotChecks(fine, "1.0.0").find((c) => c.name === "hook")?.fix).toBeNull();
   });
 
   it("not installed: one failing line with the install command", () => {

@@ -10,7 +10,7 @@ import { helperVersion } from "../../claude/install-manifest.js";
 import { lookAt } from "../../claude/install-paths.js";
 import { readProjectText } from "../../store/read-file.js";
 import { COPILOT_MANIFEST, HELPER, HOOK_ENTRY, readCopilotManifest } from "./install.js";
-import { copilotHookCommand, HOOKS_FILE } from "./hooks-file.js";
+import { COPILOT_MATCHERS, copilotHookCommand, HOOKS_FILE } from "./hooks-file.js";
 import { COPILOT_EVENTS, type CopilotHookEvent } from "./hook-io.js";
 
 export interface CopilotFacts {
@@ -20,6 +20,8 @@ export interface CopilotFacts {
   edited: string[];
   /** The hook events whose line in hooks/dotagent.json is not this project's helper with --client copilot. */
   wrongHooks: string[];
+  /** The hook events whose dotagent line an earlier install wrote without this version's matcher. */
+  olderHooks: string[];
   helperVersion: string | null;
   /** null: no readable ~/.copilot/config.json. */
   trustedFolders: string[] | null;
@@ -96,8 +98,11 @@ export function copilotChecks(facts: CopilotFacts, cli: string): Check[] {
       ? {
           name: "hook",
           status: "ok",
-          message: `${HOOKS_FILE}: every dotagent hook runs this project's helper with --client copilot`,
-          fix: null,
+          message:
+            facts.olderHooks.length === 0
+              ? `${HOOKS_FILE}: every dotagent hook runs this project's helper with --client copilot`
+              : `${HOOKS_FILE}: every dotagent hook runs this project's helper with --client copilot, ${facts.olderHooks.join(", ")} as an earlier install wrote it (without its matcher it starts Node after every tool call; this version's runs only after a task)`,
+          fix: facts.olderHooks.length === 0 ? null : FIX_INSTALL,
         }
       : {
           name: "hook",
@@ -153,7 +158,8 @@ export function gatherCopilotFacts(root: string, env: NodeJS.ProcessEnv = proces
   }
   const hooksText = readProjectText(join(target, HOOKS_FILE), { maxBytes: 1024 * 1024, links: "follow" });
   const wrongHooks: string[] = [];
-  let hooks: Record<string, Array<{ bash?: unknown }>> = {};
+  const olderHooks: string[] = [];
+  let hooks: Record<string, Array<{ bash?: unknown; matcher?: unknown }>> = {};
   try {
     hooks = hooksText.kind === "ok" ? ((JSON.parse(hooksText.text) as { hooks?: typeof hooks }).hooks ?? {}) : {};
   } catch {
@@ -162,7 +168,9 @@ export function gatherCopilotFacts(root: string, env: NodeJS.ProcessEnv = proces
   for (const [event, name] of Object.entries(COPILOT_EVENTS) as Array<[CopilotHookEvent, string]>) {
     // dotagent.cjs's line, or an earlier install's running dotagent.mjs (both work).
     const lines = [HOOK_ENTRY, HELPER].map((file) => copilotHookCommand(join(target, file), event));
-    if (!(hooks[name] ?? []).some((h) => lines.includes(h.bash as string))) wrongHooks.push(name);
+    const ours = (hooks[name] ?? []).filter((h) => lines.includes(h.bash as string));
+    if (ours.length === 0) wrongHooks.push(name);
+    else if (ours.some((h) => h.matcher !== COPILOT_MATCHERS[event])) olderHooks.push(name);
   }
   const helper = readProjectText(join(target, HELPER), { maxBytes: 64 * 1024 * 1024, links: "follow" });
   const home = env.COPILOT_HOME || join(env.HOME || homedir(), ".copilot");
@@ -176,6 +184,7 @@ export function gatherCopilotFacts(root: string, env: NodeJS.ProcessEnv = proces
     missing,
     edited,
     wrongHooks: read === null ? [] : wrongHooks,
+    olderHooks: read === null ? [] : olderHooks,
     helperVersion: helper.kind === "ok" ? helperVersion(helper.text.slice(0, 4096)) : null,
     trustedFolders,
     configFile,

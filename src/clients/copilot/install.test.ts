@@ -2,6 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sha256 } from "../../claude/install-paths.js";
+import { gatherCopilotFacts } from "./doctor.js";
+import { HOOKS_FILE } from "./hooks-file.js";
 import { COPILOT_MANIFEST, installCopilot, uninstallCopilot } from "./install.js";
 import { claudeOnlyMarkers } from "./skill-text.js";
 
@@ -62,6 +65,42 @@ describe("installCopilot", () => {
     expect(manifest.dotagent_version).toBe("9.9.9");
     expect(manifest.files.map((f) => f.path)).toContain("hooks/dotagent.json");
     expect(readFileSync(join(root, ".gitignore"), "utf8")).toContain("dotagent");
+  });
+
+  it("narrows postToolUse to `task` and no other hook: never preToolUse, the write guard", () => {
+    install();
+    const { hooks } = JSON.parse(readFileSync(github("hooks/dotagent.json"), "utf8")) as {
+      hooks: Record<string, Array<{ matcher?: string }>>;
+    };
+    expect(Object.fromEntries(Object.entries(hooks).map(([event, [entry]]) => [event, entry!.matcher]))).toEqual({
+      sessionStart: undefined,
+      userPromptSubmitted: undefined,
+      preToolUse: undefined,
+      postToolUse: "task",
+      postToolUseFailure: undefined,
+      subagentStop: undefined,
+    });
+  });
+
+  it("an earlier install's hooks without the matcher: doctor counts them with the update as fix, install rewrites them, uninstall removes them", () => {
+    install();
+    // As that install wrote and recorded it: the same lines, no matcher.
+    const file = github("hooks/dotagent.json");
+    const older = readFileSync(file, "utf8").replace(/\n\s*"matcher": "task",/, "");
+    expect(older).not.toContain("matcher");
+    writeFileSync(file, older);
+    const manifestFile = github(COPILOT_MANIFEST);
+    const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as {
+      files: Array<{ path: string; sha256: string }>;
+    };
+    manifest.files.find((f) => f.path === HOOKS_FILE)!.sha256 = sha256(older);
+    writeFileSync(manifestFile, JSON.stringify(manifest));
+    const env = { HOME: root, COPILOT_ALLOW_ALL: "true" };
+    expect(gatherCopilotFacts(root, env)).toMatchObject({ edited: [], wrongHooks: [], olderHooks: ["postToolUse"] });
+    expect(actions(uninstallCopilot({ root, dryRun: true }).changes)).toMatchObject({ [HOOKS_FILE]: "remove" });
+    expect(install().hooks).toBe("updated");
+    expect(readFileSync(file, "utf8")).toContain('"matcher": "task"');
+    expect(gatherCopilotFacts(root, env)).toMatchObject({ edited: [], wrongHooks: [], olderHooks: [] });
   });
 
   it("twice changes nothing", () => {
