@@ -8,9 +8,20 @@
 // and the schemas themselves, which the API never exposes, are left out. A consumer's `tsc` then
 // resolves every type from this package alone (test/package.test.ts checks it), and the build
 // fails if a declaration the API reaches still names zod.
-import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+//
+//   node scripts/build-types.mjs [--no-check]
+//
+// --no-check: the declarations without type-checking the sources they come from (as tsc's
+// noCheck), for those who check them otherwise: test/package.test.ts, which runs after `npm run
+// typecheck` in CI and `npm run check`. The same declarations (a union may list its members in
+// another order), at about half the CPU.
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import ts from "typescript";
+import { createRequire } from "node:module";
+
+// Through require(): an ES import of typescript.js (9 MB of CommonJS) has Node parse it twice more
+// to tell its format and its export names, ~1 s of CPU.
+const ts = createRequire(import.meta.url)("typescript");
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const out = join(root, "dist", "types");
@@ -26,9 +37,61 @@ const config = ts.getParsedCommandLineOfConfigFile(
     },
   },
 );
-const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
+// The Claude Agent SDK's types (4 MB of declarations: its own, the Anthropic API's, MCP's; ~300
+// files, 40% of what the program would parse) are read only for the library's dynamic import() of
+// the SDK, whose result it casts to a type of its own. No declaration of the package names them (a
+// consumer's tsc with nothing else installed, test/package.test.ts, fails on one that does), and
+// `npm run typecheck` checks that code against them. Here a one-line stand-in is read instead:
+// the same declarations, ~1 s less CPU (issue 41).
+const host = ts.createCompilerHost(config.options);
+const SDK_TYPES = join("node_modules", "@anthropic-ai", "claude-agent-sdk", "sdk.d.ts");
+const getSourceFile = host.getSourceFile.bind(host);
+host.getSourceFile = (file, version, ...rest) =>
+  file.endsWith(SDK_TYPES)
+    ? ts.createSourceFile(file, "export declare const query: unknown;\n", version)
+    : getSourceFile(file, version, ...rest);
+const program = ts.createProgram({ rootNames: config.fileNames, options: config.options, host });
 const checker = program.getTypeChecker();
-const diagnostics = [...ts.getPreEmitDiagnostics(program), ...program.emit().diagnostics];
+
+// Only the declarations index.d.ts (and langgraph/index.d.ts) reach are written: a consumer's tsc
+// reads no others, and the modules the public API never names (the archive code, which names
+// node-tar's types; the CLI's operations) are neither emitted nor checked here. Emitting a file's
+// declarations type-checks that file in full, so its errors are reported below at no extra cost;
+// the whole of src/ is type-checked by `npm run typecheck` (tsconfig.json: these options, less the
+// emit). Checking and emitting the 150-odd modules the library's code reaches, for ~60 kept,
+// cost a third more CPU (issue 41). With --no-check (above), a file's declarations are emitted
+// without checking it first: the checker then answers only what the declarations ask.
+const check = !process.argv.includes("--no-check");
+const diagnostics = [...program.getConfigFileParsingDiagnostics(), ...program.getOptionsDiagnostics()];
+const reached = new Set();
+/** The declaration file of a module of src/ (src/a/b.ts → dist/types/a/b.d.ts). */
+const declarationOf = (source) => join(out, relative(join(root, "src"), source)).replace(/\.ts$/, ".d.ts");
+function reach(source) {
+  const file = declarationOf(source);
+  if (reached.has(file)) return;
+  reached.add(file);
+  const sourceFile = program.getSourceFile(source);
+  diagnostics.push(
+    ...program.getSyntacticDiagnostics(sourceFile),
+    ...(check ? program.getSemanticDiagnostics(sourceFile) : []),
+    // emitOnlyDtsFiles, and forceDtsEmit when not checking (TypeScript's emit skips its check then).
+    ...program.emit(sourceFile, undefined, undefined, true, undefined, !check).diagnostics,
+  );
+  if (!existsSync(file)) return; // not emitted: its errors are in diagnostics
+  for (const match of readFileSync(file, "utf8").matchAll(/from\s+["'](\.[^"']+)["']|import\(["'](\.[^"']+)["']\)/g)) {
+    const base = resolve(dirname(source), (match[1] ?? match[2]).replace(/\.js$/, ""));
+    const target = [`${base}.ts`, join(base, "index.ts")].find(
+      (f) => program.getSourceFile(f)?.isDeclarationFile === false,
+    );
+    if (target !== undefined) reach(target);
+  }
+}
+reach(join(root, "src", "index.ts"));
+// dotagent-workflow/langgraph's declarations: a LangGraph checkpointer's types extend LangGraph's,
+// so these (and only these) import @langchain/* packages, the optional peers its users install.
+const library = new Set(reached);
+reach(join(root, "src", "langgraph", "index.ts"));
+diagnostics.push(...program.getGlobalDiagnostics());
 if (diagnostics.length > 0) {
   process.stderr.write(
     ts.formatDiagnostics(diagnostics, {
@@ -39,40 +102,8 @@ if (diagnostics.length > 0) {
   );
   process.exit(1);
 }
-
-// tsc emits a declaration for every module the library's code reaches, also internal ones whose
-// types the public API never names (the archive code, which names node-tar's types). Only the
-// files index.d.ts reaches are kept: a consumer's tsc reads no others.
-const reached = new Set();
-function reach(file) {
-  if (reached.has(file)) return;
-  reached.add(file);
-  for (const match of readFileSync(file, "utf8").matchAll(/from\s+["'](\.[^"']+)["']|import\(["'](\.[^"']+)["']\)/g)) {
-    const base = resolve(dirname(file), (match[1] ?? match[2]).replace(/\.js$/, ""));
-    const target = [`${base}.d.ts`, join(base, "index.d.ts")].find((f) => existsSync(f));
-    if (target !== undefined) reach(target);
-  }
-}
-reach(join(out, "index.d.ts"));
-// dotagent-workflow/langgraph's declarations: a LangGraph checkpointer's types extend LangGraph's,
-// so these (and only these) import @langchain/* packages, the optional peers its users install.
-const library = new Set(reached);
-reach(join(out, "langgraph", "index.d.ts"));
 const peerImports = (file) => !library.has(file);
-let pruned = 0;
-function prune(dir) {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) {
-      prune(path);
-      if (readdirSync(path).length === 0) rmSync(path, { recursive: true });
-    } else if (name.endsWith(".d.ts") && !reached.has(path)) {
-      rmSync(path);
-      pruned++;
-    }
-  }
-}
-prune(out);
+const pruned = program.getSourceFiles().filter((f) => !f.isDeclarationFile).length - reached.size;
 
 // --- the declarations that name zod, written out without it -------------------------------
 
