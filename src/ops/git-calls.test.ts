@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { workflowAt, type Workflow } from "../api/workflow.js";
 import { watchGitSpawns } from "../store/git.js";
+import { isRepo, oneOperation, repoAt } from "../store/worktrees.js";
 import { claimTask, newWorker } from "./claims.js";
 import { endAgentJob, startAgentJob } from "./agent-run.js";
 import type { OpContext } from "./op-context.js";
@@ -80,13 +81,13 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
  * asked once and kept; a CLI call, a process of its own, asks each once more when it needs it.
  */
 const BUDGET: Record<string, number> = {
-  "task start, the round's first (its isolation decided)": 8,
-  "task start": 4,
+  "task start, the round's first (its isolation decided)": 6,
+  "task start": 3,
   "status, tasks in worktrees": 0,
   "task complete, its landing a merge": 15,
   "task complete, nothing to land": 11,
   "hook: an executor starts": 3,
-  "hook: an executor ends, its landing a merge": 15,
+  "hook: an executor ends, its landing a merge": 14,
   "claim push (fetch, build, push)": 5,
 };
 
@@ -132,6 +133,24 @@ describe("git processes per operation", () => {
     sh(root, "remote", "add", "origin", remote);
     const ctx = { remote: { cwd: root, remote: "origin" }, workflowId: "wf", worker: newWorker() };
     counts["claim push (fetch, build, push)"] = await calls(() => claimTask(ctx, "a"));
+  });
+
+  test("the repository lookup is asked once per operation, and again in the next one", async () => {
+    const dir = join(work, "later-a-repo");
+    mkdirSync(dir);
+    const inOne = await calls(() =>
+      oneOperation(async () => {
+        expect(isRepo(repoAt(dir))).toBe(false);
+        await Promise.resolve();
+        expect(isRepo(repoAt(dir))).toBe(false);
+      }),
+    );
+    expect(inOne).toEqual(["rev-parse --show-toplevel"]);
+    // A long-lived process (the library, `dotagent run`) sees the repository made after it.
+    sh(dir, "init", "-q");
+    expect(await calls(() => oneOperation(() => expect(isRepo(repoAt(dir))).toBe(true)))).toHaveLength(1);
+    // Outside an operation nothing is kept.
+    expect(await calls(() => [repoAt(dir), repoAt(dir)])).toHaveLength(2);
   });
 
   test("the table", () => {

@@ -19,6 +19,7 @@ import {
   rmSync,
   unlinkSync,
 } from "node:fs";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { BRANCH_PREFIX, isolationOf, MIN_GIT, WORKTREES_DIR, type CheckoutFacts } from "../core/worktrees.js";
 import { currentRound, tasksStepOf } from "../core/plans.js";
@@ -75,6 +76,33 @@ export function repoAt(root: string, options: { checkVersion?: boolean } = {}): 
         reason: `git ${version.text} is older than ${MIN_GIT.join(".")}, which the conflict check (git merge-tree --write-tree) needs`,
       };
   }
+  const memo = lookups.getStore();
+  const key = resolve(root);
+  const known = memo?.get(key);
+  if (known !== undefined) return known;
+  const found = lookUpRepo(root);
+  // A failure to run git is not kept: a later call asks again.
+  if (isRepo(found) || found.reason === NOT_A_REPO) memo?.set(key, found);
+  return found;
+}
+
+const NOT_A_REPO = "the project is not in a git repository";
+
+/** The repository lookups of one operation (oneOperation), by folder; none outside one. */
+const lookups = new AsyncLocalStorage<Map<string, Repo | NoRepo>>();
+
+/**
+ * Runs `fn` as one operation (a command, a hook, a step of the runner): within it, and in what it
+ * awaits, repoAt asks git once per folder (issue 41: the lookup was a third of a `task start`'s
+ * git processes). Nested calls share the outer operation's answers. Nothing is kept after `fn`,
+ * so a long-lived process (the library, `dotagent run`, the test CLI host) asks again in its next
+ * operation, and sees a repository made, moved or removed in between.
+ */
+export function oneOperation<T>(fn: () => T): T {
+  return lookups.getStore() !== undefined ? fn() : lookups.run(new Map(), fn);
+}
+
+function lookUpRepo(root: string): Repo | NoRepo {
   let run;
   try {
     run = git(root, ["rev-parse", "--show-toplevel", "--show-prefix", "--git-common-dir"], {
@@ -91,7 +119,7 @@ export function repoAt(root: string, options: { checkVersion?: boolean } = {}): 
           : `git could not run: ${(error as Error).message}`,
     };
   }
-  if (run.status !== 0) return { reason: "the project is not in a git repository" };
+  if (run.status !== 0) return { reason: NOT_A_REPO };
   const [top = "", prefix = "", common = ""] = run.stdout.split("\n");
   return { top, prefix, commonDir: isAbsolute(common) ? common : resolve(root, common) };
 }
