@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { workflowAt, type Workflow } from "../api/workflow.js";
 import { watchGitSpawns } from "../store/git.js";
-import { isRepo, oneOperation, repoAt } from "../store/worktrees.js";
+import { checkoutFacts, isRepo, oneOperation, repoAt } from "../store/worktrees.js";
 import { claimTask, newWorker } from "./claims.js";
 import { endAgentJob, startAgentJob } from "./agent-run.js";
 import type { OpContext } from "./op-context.js";
@@ -81,11 +81,11 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
  * asked once and kept; a CLI call, a process of its own, asks each once more when it needs it.
  */
 const BUDGET: Record<string, number> = {
-  "task start, the round's first (its isolation decided)": 6,
+  "task start, the round's first (its isolation decided)": 4,
   "task start": 3,
   "status, tasks in worktrees": 0,
   "task complete, its landing a merge": 15,
-  "task complete, nothing to land": 11,
+  "task complete, nothing to land": 8,
   "hook: an executor starts": 3,
   "hook: an executor ends, its landing a merge": 14,
   "claim push (fetch, build, push)": 5,
@@ -151,6 +151,36 @@ describe("git processes per operation", () => {
     expect(await calls(() => oneOperation(() => expect(isRepo(repoAt(dir))).toBe(true)))).toHaveLength(1);
     // Outside an operation nothing is kept.
     expect(await calls(() => [repoAt(dir), repoAt(dir)])).toHaveLength(2);
+  });
+
+  test("the main checkout's facts: branch, commit and changes from one git status", async () => {
+    const dir = join(work, "checkout");
+    mkdirSync(dir);
+    sh(dir, "init", "-q", "-b", "trunk");
+    expect(checkoutFacts(dir)).toEqual({ git: false, reason: expect.stringMatching(/no commit yet/) });
+    write(dir, "a b.txt", "one\n");
+    write(dir, "kept.txt", "one\n");
+    sh(dir, "add", "-A");
+    sh(dir, "commit", "-qm", "first");
+    write(dir, "a b.txt", "two\n");
+    write(dir, "new dir/x y.txt", "new\n");
+    write(dir, "staged.txt", "new\n");
+    sh(dir, "add", "staged.txt");
+    const head = sh(dir, "rev-parse", "HEAD");
+    const seen: unknown[] = [];
+    expect(await calls(() => seen.push(checkoutFacts(dir)))).toEqual([
+      "rev-parse --show-toplevel",
+      "status --porcelain=v2",
+    ]);
+    expect(seen[0]).toEqual({
+      git: true,
+      branch: "trunk",
+      head,
+      dirty: ["a b.txt", "new dir/x y.txt", "staged.txt"],
+      writable: true,
+    });
+    sh(dir, "checkout", "-q", "--detach");
+    expect(checkoutFacts(dir)).toEqual({ git: false, reason: expect.stringMatching(/detached HEAD/) });
   });
 
   test("the table", () => {

@@ -29,6 +29,7 @@ import type { Owner } from "../core/ownership.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { guardedPaths, hooksFolderIn, judgeWorktreeGit, type WorktreeGitVerdict } from "../core/landing-guard.js";
 import {
+  branchTips,
   git,
   gitBytes,
   gitLine,
@@ -158,6 +159,40 @@ export function changedFiles(dir: string, pathspecs: readonly string[] = [], dir
   return tokens.map((t) => t.slice(3));
 }
 
+/**
+ * The main checkout's branch (undefined: a detached HEAD), its commit (undefined: none yet) and
+ * changedFiles' paths, from one `git status` (issue 41: it was three calls, with `symbolic-ref`
+ * and `rev-parse`). `--no-ahead-behind`: the upstream's distance is not counted.
+ */
+function checkoutStatus(top: string): { branch: string | undefined; head: string | undefined; changed: string[] } {
+  const out = git(
+    top,
+    ["status", "--porcelain=v2", "--branch", "--no-ahead-behind", "-z", "--untracked-files=all", "--no-renames"],
+    { readOnly: true },
+  ).stdout;
+  let branch: string | undefined;
+  let head: string | undefined;
+  const changed: string[] = [];
+  for (const entry of splitZ(out)) {
+    if (entry.startsWith("# branch.head ")) {
+      const name = entry.slice("# branch.head ".length);
+      branch = name === "(detached)" ? undefined : name;
+    } else if (entry.startsWith("# branch.oid ")) {
+      const oid = entry.slice("# branch.oid ".length);
+      head = oid === "(initial)" ? undefined : oid;
+    } else if (!entry.startsWith("#")) changed.push(statusPath(entry));
+  }
+  return { branch, head, changed };
+}
+
+/** A `--porcelain=v2 -z` entry's path: after 8 fields for a changed entry (`1`), 10 for an unmerged one (`u`), 1 for an untracked one (`?`). */
+function statusPath(entry: string): string {
+  const fields = entry[0] === "1" ? 8 : entry[0] === "u" ? 10 : 1;
+  let at = 0;
+  for (let i = 0; i < fields; i++) at = entry.indexOf(" ", at) + 1;
+  return entry.slice(at);
+}
+
 /** The main checkout as a round's first task finds it (SPEC §19); `git: "refused"` when the system would not let git run here. */
 export function checkoutFacts(root: string): CheckoutFacts {
   try {
@@ -173,13 +208,13 @@ function lookAtCheckout(root: string): CheckoutFacts {
   const repo = repoAt(root, { checkVersion: true });
   if (!isRepo(repo))
     return repo.refused ? { git: "refused", reason: repo.reason } : { git: false, reason: repo.reason };
-  const ref = git(repo.top, ["symbolic-ref", "-q", "HEAD"], { ok: [1], readOnly: true });
-  if (ref.status !== 0)
+  const status = checkoutStatus(repo.top);
+  if (status.branch === undefined)
     return {
       git: false,
       reason: "the main checkout is on a detached HEAD, not a branch, so there is no branch to merge the tasks into",
     };
-  const head = resolveRef(repo.top, "HEAD");
+  const head = status.head;
   if (head === undefined) return { git: false, reason: "the repository has no commit yet to make worktrees from" };
   const linked = linkedWorktreesDir(root);
   if (linked !== undefined)
@@ -189,9 +224,9 @@ function lookAtCheckout(root: string): CheckoutFacts {
     };
   return {
     git: true,
-    branch: ref.stdout.trim().replace(/^refs\/heads\//, ""),
+    branch: status.branch,
     head,
-    dirty: personChanges(repo),
+    dirty: sortChanges(repo, status.changed).person,
     writable: gitFolderWritable(repo) === undefined,
   };
 }
@@ -202,9 +237,9 @@ function lookAtCheckout(root: string): CheckoutFacts {
  * Copilot CLI or Codex CLI install wrote (src/install/own-changes.ts), which the tasks' worktrees
  * do not need, as they do not need `.claude/`.
  */
-function sortChanges(repo: Repo): { person: string[]; dotagents: string[] } {
+function sortChanges(repo: Repo, all = changedFiles(repo.top)): { person: string[]; dotagents: string[] } {
   const own = ownPaths(repo);
-  const changed = changedFiles(repo.top).filter((p) => !under(p, own));
+  const changed = all.filter((p) => !under(p, own));
   const inRoot = changed.filter((p) => p.startsWith(repo.prefix)).map((p) => p.slice(repo.prefix.length));
   const root = join(repo.top, repo.prefix);
   const installed = installWrote(root, inRoot, (rel) =>
@@ -816,13 +851,22 @@ export function removeWorktree(repo: Repo, abs: string): string | undefined {
   return undefined;
 }
 
-/** Deletes a task branch whose commits are all in `into` (or anywhere else worth keeping): never one holding unmerged work. */
-export function deleteBranchIfMerged(top: string, branch: string, into?: string): boolean {
+/**
+ * Deletes a task branch whose commits are all in `into` (or anywhere else worth keeping): never one
+ * holding unmerged work. `merged`: its tip as the caller found it merged under the same lock, moments
+ * ago (a landing); deleted only while the branch still points there (update-ref's old value), as
+ * a landing deletes the branch it merged.
+ */
+export function deleteBranchIfMerged(top: string, branch: string, into?: string, found?: { tip: string }): boolean {
   if (!branch.startsWith(BRANCH_PREFIX)) return false; // never a branch that is not dotagent's own
-  const tip = resolveRef(top, `refs/heads/${branch}`);
+  if (found !== undefined)
+    return git(top, ["update-ref", "-d", `refs/heads/${branch}`, found.tip], { ok: [1, 128] }).status === 0;
+  // Both tips in one call (git keeps only commits under refs/heads/).
+  const tips = branchTips(top, [`refs/heads/${branch}`, ...(into !== undefined ? [`refs/heads/${into}`] : [])]);
+  const tip = tips.get(`refs/heads/${branch}`);
   if (tip === undefined) return true;
   const merged =
-    into !== undefined && resolveRef(top, `refs/heads/${into}`) !== undefined
+    into !== undefined && tips.has(`refs/heads/${into}`)
       ? isAncestor(top, tip, `refs/heads/${into}`)
       : containedElsewhere(top, branch, tip);
   if (!merged) return false;
