@@ -311,8 +311,9 @@ export function checkoutMatters(snapshot: StateSnapshot): boolean {
  * round's tasks start (uncommitted changes, or git refused here: the planner reads nothing else,
  * plan-resume.ts), else undefined. On the start-up path of `status`, `resume --dry-run` and the
  * SessionStart hook, so a checkout with nothing to decide costs `git rev-parse` and `git status`
- * (outside a repository `git rev-parse` alone) instead of checkoutFacts' five calls; anything else
- * is looked at in full, so the answer is always checkoutFacts' own.
+ * (outside a repository `git rev-parse` alone), never checkoutFacts' `git --version` nor its `git
+ * show` of the files a client's install changed; anything else is looked at in full, so the answer
+ * is always checkoutFacts' own.
  */
 export function checkoutQuestionFor(root: string, snapshot: StateSnapshot): CheckoutFacts | undefined {
   if (!checkoutMatters(snapshot) || nothingToDecide(root)) return undefined;
