@@ -44,6 +44,7 @@ import {
   unfinishedStart,
   type StartedWorktree,
 } from "./worktree-tasks.js";
+import { oneOperation } from "../store/worktrees.js";
 
 /** `lines`: what the executor's prompt gets besides the model's (its worktree: SPEC §19). */
 export type AgentStart = { ok: true; what: string; lines?: string[] } | { ok: false; reason: string };
@@ -65,7 +66,12 @@ function phaseRefusal(phase: PhaseState, job: AgentJob): string | undefined {
     : `the workflow is at ${current}; ${job.phase} has not started, so the ${job.agent} agent cannot run yet`;
 }
 
-export async function startAgentJob(context: OpContext, job: AgentJob): Promise<AgentStart> {
+export function startAgentJob(context: OpContext, job: AgentJob): Promise<AgentStart> {
+  // One operation: its repository lookups are asked once (oneOperation).
+  return oneOperation(() => startAgentJobIn(context, job));
+}
+
+async function startAgentJobIn(context: OpContext, job: AgentJob): Promise<AgentStart> {
   const now = context.now();
   const { start, worktree } = await locked(context, `hook: start ${describeJob(job)}`, () =>
     startUnderLock(context, job, now),
@@ -275,7 +281,16 @@ function reportProblem(job: AgentJob, state: ReturnType<typeof reportAt>): strin
  * notification about it. `agentStartedAt` (ms, from its transcript): an executor that started
  * before its task's current attempt belongs to an earlier one, and its end is not this attempt's.
  */
-export async function endAgentJob(
+export function endAgentJob(
+  context: OpContext,
+  job: AgentJob,
+  options: { final: boolean; ended?: boolean; agentStartedAt?: number | undefined },
+): Promise<AgentEnd> {
+  // One operation: its repository lookups are asked once (oneOperation).
+  return oneOperation(() => endAgentJobIn(context, job, options));
+}
+
+async function endAgentJobIn(
   context: OpContext,
   job: AgentJob,
   options: { final: boolean; ended?: boolean; agentStartedAt?: number | undefined },

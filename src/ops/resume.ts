@@ -10,7 +10,13 @@ import { planWithRecovery } from "./recovery.js";
 import { loadSnapshot } from "../store/session.js";
 import { appendEvents } from "../store/events.js";
 import { judgeRunningTasks } from "../store/process-facts.js";
-import { checkoutFactsFor, checkoutQuestionFor, needsWorktreeRecovery, worktreeFolders } from "../store/worktrees.js";
+import {
+  checkoutFactsFor,
+  checkoutQuestionFor,
+  needsWorktreeRecovery,
+  oneOperation,
+  worktreeFolders,
+} from "../store/worktrees.js";
 import type { Repair } from "../core/tasks.js";
 import type { StateSnapshot } from "../core/snapshot.js";
 import { carryWaitingReply, locked, type OpContext } from "./op-context.js";
@@ -51,7 +57,12 @@ export interface ResumeOutcome {
 }
 
 /** The outcome, or undefined when three rounds of answers did not settle the plan (the CLI exits 1). */
-export async function resumeWorkflow(context: OpContext, input: ResumeInput): Promise<ResumeOutcome | undefined> {
+export function resumeWorkflow(context: OpContext, input: ResumeInput): Promise<ResumeOutcome | undefined> {
+  // One operation: its repository lookups are asked once (oneOperation).
+  return oneOperation(() => resumeWorkflowIn(context, input));
+}
+
+async function resumeWorkflowIn(context: OpContext, input: ResumeInput): Promise<ResumeOutcome | undefined> {
   let now = context.now();
   let options: ResumeOptions = {
     request: input.request,

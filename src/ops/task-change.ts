@@ -37,6 +37,7 @@ import {
   unfinishedStart,
   type IsolatedStart,
 } from "./worktree-tasks.js";
+import { oneOperation } from "../store/worktrees.js";
 
 export const TASK_ACTIONS = ["add", "import", "start", "complete", "fail", "retry", "next"] as const;
 export type { NextResult, TaskAction, TaskChange } from "../core/tasks.js";
@@ -187,7 +188,12 @@ export function heldRead(snapshot: StateSnapshot, now: Date): HeldRead {
   };
 }
 
-export async function changeTask(context: OpContext, change: TaskChange): Promise<TaskOutcome> {
+export function changeTask(context: OpContext, change: TaskChange): Promise<TaskOutcome> {
+  // One operation: its repository lookups are asked once (oneOperation).
+  return oneOperation(() => changeTaskIn(context, change));
+}
+
+async function changeTaskIn(context: OpContext, change: TaskChange): Promise<TaskOutcome> {
   const { action } = change;
   const id = action === "import" ? "" : (change.id ?? "");
   const outputPath = change.output;

@@ -950,7 +950,7 @@ async function landFrom(
       ...leftOut,
     };
     complete(execution, merge, [{ type: "task_merged", task_id: id, into: record.into, commit: null, ...leftOut }]);
-    cleanUp(repo, abs, record);
+    cleanUp(repo, abs, record, { tip: head });
     return {
       what: `executor for ${id}: complete (nothing to merge into ${record.into}${head === undefined ? ": its branch is gone" : ""}${notes})`,
       outcome: "nothing_to_merge",
@@ -1033,9 +1033,12 @@ function conflict(
   return { what: `executor for ${id}: not merged: ${what}; its branch is kept`, outcome: "conflict" };
 }
 
-function cleanUp(repo: Repo, abs: string, record: WorktreeRecord): void {
+/** `merged`: the branch's tip, found merged into `into` under this lock (the landing's own look), so not asked of git again. */
+function cleanUp(repo: Repo, abs: string, record: WorktreeRecord, merged?: { tip: string | undefined }): void {
   removeWorktree(repo, abs);
-  deleteBranchIfMerged(repo.top, record.branch, record.into);
+  if (merged === undefined) deleteBranchIfMerged(repo.top, record.branch, record.into);
+  // Its branch gone, there is nothing to delete.
+  else if (merged.tip !== undefined) deleteBranchIfMerged(repo.top, record.branch, record.into, { tip: merged.tip });
 }
 
 /**

@@ -125,6 +125,13 @@ function inputFile(input: string): number {
   }
 }
 
+let spawnWatcher: ((args: readonly string[]) => void) | undefined;
+
+/** For tests that count git processes (src/ops/git-calls.test.ts): told every git dotagent starts, with its arguments; undefined stops it. */
+export function watchGitSpawns(watcher: ((args: readonly string[]) => void) | undefined): void {
+  spawnWatcher = watcher;
+}
+
 /** Runs git with no stdin pipe (see the header): stdin is /dev/null, or a temp file holding `input`. */
 function spawnGit(
   args: readonly string[],
@@ -136,6 +143,7 @@ function spawnGit(
     env: options.env,
     maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024,
   };
+  spawnWatcher?.(args);
   let result: SpawnSyncReturns<Buffer>;
   if (options.input === undefined) result = spawnSync("git", args, { ...base, stdio: ["ignore", "pipe", "pipe"] });
   else {

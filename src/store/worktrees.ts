@@ -19,6 +19,7 @@ import {
   rmSync,
   unlinkSync,
 } from "node:fs";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { BRANCH_PREFIX, isolationOf, MIN_GIT, WORKTREES_DIR, type CheckoutFacts } from "../core/worktrees.js";
 import { currentRound, tasksStepOf } from "../core/plans.js";
@@ -28,6 +29,7 @@ import type { Owner } from "../core/ownership.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import { guardedPaths, hooksFolderIn, judgeWorktreeGit, type WorktreeGitVerdict } from "../core/landing-guard.js";
 import {
+  branchTips,
   git,
   gitBytes,
   gitLine,
@@ -75,6 +77,33 @@ export function repoAt(root: string, options: { checkVersion?: boolean } = {}): 
         reason: `git ${version.text} is older than ${MIN_GIT.join(".")}, which the conflict check (git merge-tree --write-tree) needs`,
       };
   }
+  const memo = lookups.getStore();
+  const key = resolve(root);
+  const known = memo?.get(key);
+  if (known !== undefined) return known;
+  const found = lookUpRepo(root);
+  // A failure to run git is not kept: a later call asks again.
+  if (isRepo(found) || found.reason === NOT_A_REPO) memo?.set(key, found);
+  return found;
+}
+
+const NOT_A_REPO = "the project is not in a git repository";
+
+/** The repository lookups of one operation (oneOperation), by folder; none outside one. */
+const lookups = new AsyncLocalStorage<Map<string, Repo | NoRepo>>();
+
+/**
+ * Runs `fn` as one operation (a command, a hook, a step of the runner): within it, and in what it
+ * awaits, repoAt asks git once per folder (issue 41: the lookup was a third of a `task start`'s
+ * git processes). Nested calls share the outer operation's answers. Nothing is kept after `fn`,
+ * so a long-lived process (the library, `dotagent run`, the test CLI host) asks again in its next
+ * operation, and sees a repository made, moved or removed in between.
+ */
+export function oneOperation<T>(fn: () => T): T {
+  return lookups.getStore() !== undefined ? fn() : lookups.run(new Map(), fn);
+}
+
+function lookUpRepo(root: string): Repo | NoRepo {
   let run;
   try {
     run = git(root, ["rev-parse", "--show-toplevel", "--show-prefix", "--git-common-dir"], {
@@ -91,7 +120,7 @@ export function repoAt(root: string, options: { checkVersion?: boolean } = {}): 
           : `git could not run: ${(error as Error).message}`,
     };
   }
-  if (run.status !== 0) return { reason: "the project is not in a git repository" };
+  if (run.status !== 0) return { reason: NOT_A_REPO };
   const [top = "", prefix = "", common = ""] = run.stdout.split("\n");
   return { top, prefix, commonDir: isAbsolute(common) ? common : resolve(root, common) };
 }
@@ -130,6 +159,40 @@ export function changedFiles(dir: string, pathspecs: readonly string[] = [], dir
   return tokens.map((t) => t.slice(3));
 }
 
+/**
+ * The main checkout's branch (undefined: a detached HEAD), its commit (undefined: none yet) and
+ * changedFiles' paths, from one `git status` (issue 41: it was three calls, with `symbolic-ref`
+ * and `rev-parse`). `--no-ahead-behind`: the upstream's distance is not counted.
+ */
+function checkoutStatus(top: string): { branch: string | undefined; head: string | undefined; changed: string[] } {
+  const out = git(
+    top,
+    ["status", "--porcelain=v2", "--branch", "--no-ahead-behind", "-z", "--untracked-files=all", "--no-renames"],
+    { readOnly: true },
+  ).stdout;
+  let branch: string | undefined;
+  let head: string | undefined;
+  const changed: string[] = [];
+  for (const entry of splitZ(out)) {
+    if (entry.startsWith("# branch.head ")) {
+      const name = entry.slice("# branch.head ".length);
+      branch = name === "(detached)" ? undefined : name;
+    } else if (entry.startsWith("# branch.oid ")) {
+      const oid = entry.slice("# branch.oid ".length);
+      head = oid === "(initial)" ? undefined : oid;
+    } else if (!entry.startsWith("#")) changed.push(statusPath(entry));
+  }
+  return { branch, head, changed };
+}
+
+/** A `--porcelain=v2 -z` entry's path: after 8 fields for a changed entry (`1`), 10 for an unmerged one (`u`), 1 for an untracked one (`?`). */
+function statusPath(entry: string): string {
+  const fields = entry[0] === "1" ? 8 : entry[0] === "u" ? 10 : 1;
+  let at = 0;
+  for (let i = 0; i < fields; i++) at = entry.indexOf(" ", at) + 1;
+  return entry.slice(at);
+}
+
 /** The main checkout as a round's first task finds it (SPEC §19); `git: "refused"` when the system would not let git run here. */
 export function checkoutFacts(root: string): CheckoutFacts {
   try {
@@ -145,13 +208,13 @@ function lookAtCheckout(root: string): CheckoutFacts {
   const repo = repoAt(root, { checkVersion: true });
   if (!isRepo(repo))
     return repo.refused ? { git: "refused", reason: repo.reason } : { git: false, reason: repo.reason };
-  const ref = git(repo.top, ["symbolic-ref", "-q", "HEAD"], { ok: [1], readOnly: true });
-  if (ref.status !== 0)
+  const status = checkoutStatus(repo.top);
+  if (status.branch === undefined)
     return {
       git: false,
       reason: "the main checkout is on a detached HEAD, not a branch, so there is no branch to merge the tasks into",
     };
-  const head = resolveRef(repo.top, "HEAD");
+  const head = status.head;
   if (head === undefined) return { git: false, reason: "the repository has no commit yet to make worktrees from" };
   const linked = linkedWorktreesDir(root);
   if (linked !== undefined)
@@ -161,9 +224,9 @@ function lookAtCheckout(root: string): CheckoutFacts {
     };
   return {
     git: true,
-    branch: ref.stdout.trim().replace(/^refs\/heads\//, ""),
+    branch: status.branch,
     head,
-    dirty: personChanges(repo),
+    dirty: sortChanges(repo, status.changed).person,
     writable: gitFolderWritable(repo) === undefined,
   };
 }
@@ -174,9 +237,9 @@ function lookAtCheckout(root: string): CheckoutFacts {
  * Copilot CLI or Codex CLI install wrote (src/install/own-changes.ts), which the tasks' worktrees
  * do not need, as they do not need `.claude/`.
  */
-function sortChanges(repo: Repo): { person: string[]; dotagents: string[] } {
+function sortChanges(repo: Repo, all = changedFiles(repo.top)): { person: string[]; dotagents: string[] } {
   const own = ownPaths(repo);
-  const changed = changedFiles(repo.top).filter((p) => !under(p, own));
+  const changed = all.filter((p) => !under(p, own));
   const inRoot = changed.filter((p) => p.startsWith(repo.prefix)).map((p) => p.slice(repo.prefix.length));
   const root = join(repo.top, repo.prefix);
   const installed = installWrote(root, inRoot, (rel) =>
@@ -248,8 +311,9 @@ export function checkoutMatters(snapshot: StateSnapshot): boolean {
  * round's tasks start (uncommitted changes, or git refused here: the planner reads nothing else,
  * plan-resume.ts), else undefined. On the start-up path of `status`, `resume --dry-run` and the
  * SessionStart hook, so a checkout with nothing to decide costs `git rev-parse` and `git status`
- * (outside a repository `git rev-parse` alone) instead of checkoutFacts' five calls; anything else
- * is looked at in full, so the answer is always checkoutFacts' own.
+ * (outside a repository `git rev-parse` alone), never checkoutFacts' `git --version` nor its `git
+ * show` of the files a client's install changed; anything else is looked at in full, so the answer
+ * is always checkoutFacts' own.
  */
 export function checkoutQuestionFor(root: string, snapshot: StateSnapshot): CheckoutFacts | undefined {
   if (!checkoutMatters(snapshot) || nothingToDecide(root)) return undefined;
@@ -788,13 +852,22 @@ export function removeWorktree(repo: Repo, abs: string): string | undefined {
   return undefined;
 }
 
-/** Deletes a task branch whose commits are all in `into` (or anywhere else worth keeping): never one holding unmerged work. */
-export function deleteBranchIfMerged(top: string, branch: string, into?: string): boolean {
+/**
+ * Deletes a task branch whose commits are all in `into` (or anywhere else worth keeping): never one
+ * holding unmerged work. `merged`: its tip as the caller found it merged under the same lock, moments
+ * ago (a landing); deleted only while the branch still points there (update-ref's old value), as
+ * a landing deletes the branch it merged.
+ */
+export function deleteBranchIfMerged(top: string, branch: string, into?: string, found?: { tip: string }): boolean {
   if (!branch.startsWith(BRANCH_PREFIX)) return false; // never a branch that is not dotagent's own
-  const tip = resolveRef(top, `refs/heads/${branch}`);
+  if (found !== undefined)
+    return git(top, ["update-ref", "-d", `refs/heads/${branch}`, found.tip], { ok: [1, 128] }).status === 0;
+  // Both tips in one call (git keeps only commits under refs/heads/).
+  const tips = branchTips(top, [`refs/heads/${branch}`, ...(into !== undefined ? [`refs/heads/${into}`] : [])]);
+  const tip = tips.get(`refs/heads/${branch}`);
   if (tip === undefined) return true;
   const merged =
-    into !== undefined && resolveRef(top, `refs/heads/${into}`) !== undefined
+    into !== undefined && tips.has(`refs/heads/${into}`)
       ? isAncestor(top, tip, `refs/heads/${into}`)
       : containedElsewhere(top, branch, tip);
   if (!merged) return false;
