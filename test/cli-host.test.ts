@@ -104,11 +104,11 @@ describe("the CLI host", () => {
 
   it("keeps going after a `once` call: the Immediate its command runner leaves finds its work done", () => {
     const p = tempProject();
-    expect(dotagent(p, ["init", "--request", "t"]).code).toBe(0);
+    expect(hostRun(CLI, p, ["init", "--request", "t"], env()).code).toBe(0);
     // Each command prints its parent, the process that ran the call. A host retired after each
     // `once` would give three; a host replaced after its RESTART_AFTER calls may fall between two.
     const hosts = ["a", "b", "c"].map((op) => {
-      const r = dotagent(p, ["once", op, "--", "sh", "-c", "echo $PPID"]);
+      const r = hostRun(CLI, p, ["once", op, "--", "sh", "-c", "echo $PPID"], env());
       expect(r.code, r.stderr).toBe(0);
       return r.stdout;
     });
