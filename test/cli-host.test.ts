@@ -102,6 +102,19 @@ describe("the CLI host", () => {
     for (const [event, input] of inputs) expect(hook(1, event, input)).toEqual(hook(0, event, input));
   });
 
+  it("keeps going after a `once` call: the Immediate its command runner leaves finds its work done", () => {
+    const p = tempProject();
+    expect(hostRun(CLI, p, ["init", "--request", "t"], env()).code).toBe(0);
+    // Each command prints its parent, the process that ran the call. A host retired after each
+    // `once` would give three; a host replaced after its RESTART_AFTER calls may fall between two.
+    const hosts = ["a", "b", "c"].map((op) => {
+      const r = hostRun(CLI, p, ["once", op, "--", "sh", "-c", "echo $PPID"], env());
+      expect(r.code, r.stderr).toBe(0);
+      return r.stdout;
+    });
+    expect(new Set(hosts).size, hosts.join("")).toBeLessThan(3);
+  });
+
   it("keeps stdout and stderr apart, and a call's failure is its exit code, not the host's", () => {
     const p = tempProject();
     const refused = dotagent(p, ["phase", "approve", "NOPE"]);

@@ -13,12 +13,20 @@ import { endProcessesIn, HAS_PROC, processesIn } from "../src/store/processes.te
 afterEach(removeTemps);
 
 const PRELOAD = join(CLI, "../../test/torture/kill-at.mjs");
-/** A command with a visible side effect: one line appended to effects.txt per run. */
-const EFFECT = [process.execPath, "-e", "require('fs').appendFileSync('effects.txt','x\\n'); console.log('made it')"];
+/** A command with a visible side effect: one line appended to effects.txt per run (a shell: a Node process each cost far more). */
+const EFFECT = ["sh", "-c", "echo x >> effects.txt; echo made it"];
 
 /** A workflow started (`init --request t`): made once per file, a copy per test. */
 function project(): string {
   return copyOfTemplate("init", (p) => expect(dotagent(p, ["init", "--request", "t"]).code).toBe(0));
+}
+
+/** A copy of project() whose op `op` ran EFFECT once, recorded done (made once per file; the first test checks that run end to end). */
+function projectWithOpDone(): string {
+  return copyOfTemplate("op done", (p) => {
+    expect(dotagent(p, ["init", "--request", "t"]).code).toBe(0);
+    expect(dotagent(p, ["once", "op", "--", ...EFFECT]).code).toBe(0);
+  });
 }
 
 function runs(p: string): number {
@@ -73,15 +81,7 @@ describe("once: at most one run per op id", () => {
 
   it("passes the command's exit code through; a failure is retried, not replayed", () => {
     const p = project();
-    const fail = dotagent(p, [
-      "once",
-      "push",
-      "--json",
-      "--",
-      process.execPath,
-      "-e",
-      "require('fs').appendFileSync('effects.txt','x\\n'); process.exit(7)",
-    ]);
+    const fail = dotagent(p, ["once", "push", "--json", "--", "sh", "-c", "echo x >> effects.txt; exit 7"]);
     expect(fail.code).toBe(7);
     expect(fail.json).toMatchObject({ outcome: "ran", status: "failed", exit_code: 7 });
     expect(dotagent(p, ["status", "--json"]).json.ops).toEqual([
@@ -135,8 +135,7 @@ describe("once: at most one run per op id", () => {
   });
 
   it("a damaged record is exit 3 naming the file and the remedy, and nothing runs", () => {
-    const p = project();
-    dotagent(p, ["once", "op", "--", ...EFFECT]);
+    const p = projectWithOpDone();
     writeFileSync(join(p, "memory/state/once/op/op.json"), '{"op_id":"op","sta');
     const result = dotagent(p, ["once", "op", "--", ...EFFECT]);
     expect(result.code).toBe(3);
@@ -529,8 +528,7 @@ describe("issue 21, case 12: op.json is validated strictly, never replayed as so
     ],
     ["stdout not base64", { stdout: "%%%", stdout_encoding: "base64" }, "stdout: not base64"],
   ])("%s: exit 3 op_record_invalid naming the file and the fix, nothing run", (_, change, message) => {
-    const p = project();
-    dotagent(p, ["once", "op", "--", ...EFFECT]);
+    const p = projectWithOpDone();
     writeFileSync(join(p, "memory/state/once/op/op.json"), JSON.stringify({ ...done(p), ...change }));
     const r = dotagent(p, ["once", "op", "--json", "--", ...EFFECT]);
     expect(r.code).toBe(3);
@@ -571,8 +569,7 @@ describe("issue 21, case 12: op.json is validated strictly, never replayed as so
   );
 
   it("memory/state/once unreadable (chmod 000): once and status exit 3 naming it, never an empty list (run as nobody when the tests run as root)", (context) => {
-    const p = project();
-    dotagent(p, ["once", "op", "--", ...EFFECT]);
+    const p = projectWithOpDone();
     const run = unprivileged(p);
     if (run === null) return context.skip("root without setpriv: nobody to run as who cannot read past chmod 000");
     chmodSync(join(p, "memory/state/once"), 0o000);
@@ -592,8 +589,7 @@ describe("issue 21, case 12: op.json is validated strictly, never replayed as so
   });
 
   it("op.json unreadable (chmod 000) is state_unreadable, not a damaged record (run as nobody when the tests run as root)", (context) => {
-    const p = project();
-    dotagent(p, ["once", "op", "--", ...EFFECT]);
+    const p = projectWithOpDone();
     const run = unprivileged(p);
     if (run === null) return context.skip("root without setpriv");
     chmodSync(join(p, "memory/state/once/op/op.json"), 0o000);

@@ -1,7 +1,9 @@
 // `dotagent run --claims` (SPEC §23 "The runner") against real git: a bare remote and clones of a
 // project whose workflow waits at its first gate, each clone a machine running the runner with the
-// stand-in SDK. Two runners never run the same task; a claim taken over while the agent works gives
-// the task back (not landed, branch kept); a remote that fails starts nothing and says one line.
+// stand-in SDK. A claim taken over while the agent works gives the task back (not landed, branch
+// kept); a remote that fails starts nothing and says one line. Two runners on two clones never
+// running the same task, and how each ends (waiting on the other's tasks, said once, or complete),
+// is runner-landing.test.ts's first case (one end-to-end run of that promise, not two).
 // The renewal timer is injected (never a sleep): the tests call it by hand.
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
@@ -11,18 +13,9 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { workflowAt } from "../api/workflow.js";
 import { claimTask } from "../ops/claims.js";
 import { recordWorker } from "../store/claim-workers.js";
-import {
-  deferred,
-  executorsOf,
-  held,
-  noTimer,
-  seedAtDesignPick,
-  sh,
-  worker,
-  type Seed,
-} from "./claims-cluster.test-support.js";
+import { executorsOf, noTimer, seedAtDesignPick, sh, worker, type Seed } from "./claims-cluster.test-support.js";
 import { good, type Harness, type Writer } from "./stand-in-sdk.test-support.js";
-import { runWorkflow, type RunOptions, type RunOutcome } from "./runner.js";
+import { runWorkflow, type RunOptions } from "./runner.js";
 
 let seed: Seed;
 afterAll(() => rmSync(seed.work, { recursive: true, force: true }));
@@ -50,52 +43,6 @@ function remoteClaim(remote: string, task: string, workflowId: string): any {
 }
 
 describe("dotagent run --claims", () => {
-  test("two runners on two clones never run the same task; each task's agent ran once over both", async () => {
-    const { remote, clones } = cluster(2);
-    const [a, b] = clones as [Harness, Harness];
-    // Each runner's executors wait until the other runner started one or ended: the runs overlap.
-    const started = [deferred(), deferred()];
-    const options = (h: Harness, me: number): RunOptions =>
-      h.options({
-        request: undefined,
-        maxParallel: 1,
-        sdk: held(h, () => {
-          started[me]!.resolve();
-          return started[1 - me]!.promise;
-        }),
-        claims: { remote: "origin", worker: worker(me + 1), every: noTimer },
-      });
-    const runs = [a, b].map((h, me) => runWorkflow(options(h, me)).finally(() => started[me]!.resolve()));
-    const [ra, rb] = (await Promise.all(runs)) as [RunOutcome, RunOutcome];
-    const ran = [...executorsOf(a), ...executorsOf(b)].sort();
-    expect(ran).toEqual(TASKS);
-    expect(executorsOf(a).length).toBeGreaterThan(0);
-    expect(executorsOf(b).length).toBeGreaterThan(0);
-    // Each ends waiting, naming the tasks the other holds or landed, said once each; or complete,
-    // having taken in the other's landing (SPEC §23 "Taking in others' landings").
-    for (const [result, h, other] of [
-      [ra, a, b],
-      [rb, b, a],
-    ] as const) {
-      expect(["waiting", "complete"]).toContain(result.outcome);
-      if (result.outcome !== "waiting") {
-        expect((await workflowAt(h.root, {}, undefined).validate()).valid).toBe(true);
-        continue;
-      }
-      expect([...result.in_flight].sort()).toEqual(executorsOf(other).sort());
-      expect(result.held_elsewhere?.map((e) => e.task_id)).toEqual(result.in_flight);
-      // Met held (the other still at work) or landed: said once either way.
-      for (const id of result.in_flight)
-        expect(
-          h.lines.filter((l) => new RegExp(`^\\s*! ${id}: (held|landed) by worker`).test(l)),
-          h.lines.join("\n"),
-        ).toHaveLength(1);
-      expect((await workflowAt(h.root, {}, undefined).validate()).valid).toBe(true);
-    }
-    const workflowId = ra.workflow_id!;
-    for (const id of TASKS) expect(remoteClaim(remote, id, workflowId)).toMatchObject({ state: "done", attempt: 1 });
-  });
-
   test("a claim taken over while the agent works: the task is given back, not landed, its branch kept", async () => {
     let taken = false;
     const { remote, clones } = cluster(1, (agent, prompt, output) => {

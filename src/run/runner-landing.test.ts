@@ -114,6 +114,27 @@ describe("dotagent run --claims: landing through the remote", () => {
       });
     const runs = [a, b].map((h, me) => runWorkflow(options(h, me)).finally(() => started[me]!.resolve()));
     let results = (await Promise.all(runs)) as RunOutcome[];
+    // Each ends waiting, naming the tasks the other holds or landed and it has not taken in, said
+    // once each; or complete, having taken in the other's landings (SPEC §23 "Taking in others'
+    // landings"). The state is valid either way.
+    for (const [result, h, other] of [
+      [results[0]!, a, b],
+      [results[1]!, b, a],
+    ] as const) {
+      expect(["waiting", "complete"]).toContain(result.outcome);
+      expect((await workflowAt(h.root, {}, undefined).validate()).valid).toBe(true);
+      if (result.outcome !== "waiting") continue;
+      const events = readFileSync(join(h.root, "memory/state/events.jsonl"), "utf8");
+      const takenIn = TASKS.filter((id) => events.includes(`"type":"task_landed_elsewhere","task_id":"${id}"`));
+      expect([...result.in_flight, ...takenIn].sort()).toEqual(executorsOf(other).sort());
+      expect(result.held_elsewhere?.map((e) => e.task_id)).toEqual(result.in_flight);
+      // Met held (the other still at work) or landed: said once either way.
+      for (const id of result.in_flight)
+        expect(
+          h.lines.filter((l) => new RegExp(`^\\s*! ${id}: (held|landed) by worker`).test(l)),
+          h.lines.join("\n"),
+        ).toHaveLength(1);
+    }
     // A clone that ended waiting on the other's last task runs again: it takes that landing in.
     results = await Promise.all(
       results.map((r, me) => (r.outcome === "waiting" ? runWorkflow(options([a, b][me]!, me)) : Promise.resolve(r))),

@@ -266,7 +266,13 @@ input.on("data", (chunk) => {
         response = { id: request.id, failed: String(error?.stack ?? error) };
       }
       // A call that left a timer running, or a host grown large, retires the host: the worker
-      // starts a new one for the next call, so no call's leftovers run inside another.
+      // starts a new one for the next call, so no call's leftovers run inside another. An
+      // Immediate the call queued runs first, before this answer: one that only finds its work
+      // done is no leftover (`once`'s command runner, src/store/run-command.ts, polls its pipes
+      // one loop turn after the child's exit, and the child's close settles the call first: a
+      // process would exit at that turn; retiring the host for it cost a host start per `once`).
+      // One that queues another still shows, and retires the host.
+      await new Promise((settled) => setImmediate(settled));
       if (leftWork() || process.memoryUsage.rss() > 1024 * 1024 * 1024) response.retire = true;
       output.write(`${JSON.stringify(response)}\n`);
     });
