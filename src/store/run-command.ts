@@ -91,6 +91,7 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
     let timer: NodeJS.Timeout | undefined;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let bytesAfterExit = 0;
+    let poll: NodeJS.Immediate | undefined; // the drain's next turn, cleared when the call settles
     const streams = [child.stdout, child.stderr].filter((s): s is Readable => s !== null);
     const gate = child.stdio[3] as Writable;
     gate.on("error", () => {}); // a shell that could not start: its 'error' says so
@@ -106,6 +107,7 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       if (settled) return;
       settled = true;
       if (timer) clearTimeout(timer);
+      if (poll) clearImmediate(poll);
       spec.signal?.removeEventListener("abort", onAbort);
       // Stop reading: a pipe a descendant keeps open must not hold this process either.
       for (const stream of streams) stream.destroy();
@@ -121,7 +123,7 @@ export function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
       if (settled) return;
       const still = bytesAfterExit === seen ? quiet + 1 : 0;
       if (still >= 2 || tick >= DRAIN_TICKS || bytesAfterExit >= DRAIN_BYTES) return exited();
-      setImmediate(() => drain(tick + 1, bytesAfterExit, still));
+      poll = setImmediate(() => drain(tick + 1, bytesAfterExit, still));
     };
 
     for (const [stream, name] of [
