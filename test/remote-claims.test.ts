@@ -3,7 +3,7 @@
 // clock (never a sleep), faults come from wrapper scripts git runs in place of receive-pack and
 // upload-pack.
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,20 +29,49 @@ function sh(cwd: string, ...args: string[]): string {
   return run.stdout.trim();
 }
 
-/** A bare remote and `n` clones of it (each a machine). */
+/**
+ * The most clones a case takes: the template (a bare remote, each clone with a commit of its own)
+ * is made once per file with git and copied for each case (a cluster made afresh is about five git
+ * processes a clone; issue 41).
+ */
+const TEMPLATE_CLONES = 4;
+let template: string | undefined;
+
+/** A bare remote and `n` clones of it (each a machine), copied from the file's template. */
 function cluster(n: number): { dir: string; remote: string; clones: string[] } {
+  expect(n).toBeLessThanOrEqual(TEMPLATE_CLONES);
+  template ??= makeCluster(join(work, "template"), TEMPLATE_CLONES);
   const dir = join(work, `case-${++caseNo}`);
+  mkdirSync(dir);
+  const remote = join(dir, "remote.git");
+  cpSync(join(template, "remote.git"), remote, { recursive: true, verbatimSymlinks: true });
+  const clones = Array.from({ length: n }, (_, i) => {
+    const clone = join(dir, `clone-${i}`);
+    cpSync(join(template!, `clone-${i}`), clone, { recursive: true, verbatimSymlinks: true });
+    // The one place a clone names its remote: origin's url, pointed at this case's remote.
+    const config = join(clone, ".git/config");
+    const text = readFileSync(config, "utf8");
+    const url = `\turl = ${join(template!, "remote.git")}\n`;
+    expect(text).toContain(url);
+    writeFileSync(config, text.replace(url, `\turl = ${remote}\n`));
+    return clone;
+  });
+  return { dir, remote, clones };
+}
+
+function makeCluster(dir: string, n: number): string {
   const remote = join(dir, "remote.git");
   sh(work, "init", "-q", "--bare", remote);
-  const clones = Array.from({ length: n }, (_, i) => {
+  // No `git gc --auto` after each push (a process each; far below its thresholds here, it does nothing).
+  sh(remote, "config", "receive.autogc", "false");
+  for (let i = 0; i < n; i++) {
     const clone = join(dir, `clone-${i}`);
     sh(dir, "clone", "-q", remote, clone);
     writeFileSync(join(clone, "README.md"), "# app\n");
     sh(clone, "add", "README.md");
     sh(clone, "commit", "-qm", "initial");
-    return clone;
-  });
-  return { dir, remote, clones };
+  }
+  return dir;
 }
 
 const worker = (n: number): ClaimWorker => ({ id: String(n).repeat(16).slice(0, 16), host: `host-${n}`, pid: 100 + n });

@@ -1,5 +1,6 @@
-// `dotagent rollback` through the built CLI: from every phase to every earlier one (the plan after
-// it is what the phase table says), to a checkpoint, nothing deleted, and kill -9 at every step.
+// `dotagent rollback` through the built CLI: from each stage to the start of each phase (the plan
+// after it is what the phase table says; every pair's plan is src/core/rollback.test.ts's table), to
+// a checkpoint, nothing deleted, and kill -9 at every step.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
@@ -80,10 +81,27 @@ const reportFiles = (p: string) => Object.keys(treeBytes(join(p, "memory/reports
 const expectedNext = (phase: Phase) =>
   phase === "IMPLEMENTATION" ? { action: "plan_tasks" } : { action: "spawn_agent", agent: PHASE_TABLE[phase]!.agent };
 
-describe("rollback from every phase to every earlier phase", () => {
-  const pairs = ORDER.flatMap((from, i) =>
-    PHASES.filter((_, j) => j <= Math.min(i, PHASES.length - 1)).map((to) => [from, to] as const),
-  );
+describe("rollback from each stage, to the start of each phase", () => {
+  /**
+   * One pair from each stage and one to each phase, each kind of step among them: to the start of
+   * the phase it is in (REQUIREMENTS, mid-IMPLEMENTATION), back one phase and its approval, back
+   * over IMPLEMENTATION (execution.json goes), back to a phase after it (execution.json stays),
+   * from the finished workflow. The plan of each of the 21 pairs (which reports move, the phase
+   * state after, execution.json kept or not) is a table test of the pure plan:
+   * src/core/rollback.test.ts, "planRollback from every stage to the start of every phase up to it".
+   */
+  const pairs: Array<readonly [Stage, Phase]> = [
+    ["REQUIREMENTS", "REQUIREMENTS"],
+    ["ARCHITECTURE", "REQUIREMENTS"],
+    ["IMPLEMENTATION", "IMPLEMENTATION"],
+    ["VERIFICATION", "ARCHITECTURE"],
+    ["REFLECTION", "VERIFICATION"],
+    ["COMPLETE", "REFLECTION"],
+  ];
+  it("one from each stage, one to each phase", () => {
+    expect(new Set(pairs.map(([from]) => from))).toEqual(new Set(ORDER));
+    expect(new Set(pairs.map(([, to]) => to))).toEqual(new Set(PHASES));
+  });
 
   it.each(pairs)("from %s to the start of %s", (from, to) => {
     const p = copyOf(from);

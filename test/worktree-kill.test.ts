@@ -74,16 +74,23 @@ function cloneProject(from: string): string {
   return to;
 }
 
-/** The git commands a command runs (from a logging run on a copy). */
+const logged = new Map<string, string[]>();
+/** The git commands a command runs (from a logging run on a copy; once per template and command, as a template does not change). */
 function gitCalls(template: string, args: string[]): string[] {
+  const key = JSON.stringify([template, args]);
+  const known = logged.get(key);
+  if (known !== undefined) return known;
   const copy = cloneProject(template);
   const log = join(copy, "..", `${copy.split("/").at(-1)}.git-log`);
   const run = killedCli(copy, args, { GIT_KILL_LOG: log });
   expect(run.code, run.stdout).toBe(0);
-  return readFileSync(log, "utf8")
+  const calls = readFileSync(log, "utf8")
     .trim()
     .split("\n")
     .map((l) => l.slice(l.indexOf(" ") + 1));
+  rmSync(copy, { recursive: true, force: true });
+  logged.set(key, calls);
+  return calls;
 }
 
 /**

@@ -2,8 +2,9 @@ import { describe, expect, it } from "vitest";
 import { parseRollbackTarget, planRollback, reportOwner } from "./rollback.js";
 import { atPhase } from "./fixtures.test-support.js";
 import { DEVELOP } from "./flow.js";
-import { PHASES } from "./phases.js";
+import { PHASES, type Phase } from "./phases.js";
 import type { ExecutionState } from "../schema/execution.js";
+import type { PhaseState } from "../schema/phase.js";
 
 const execution = (tasks: Array<[string, string, string?]>): ExecutionState =>
   ({
@@ -213,5 +214,96 @@ describe("planRollback and the agents' records (agent_reports)", () => {
     const start = planRollback(live, undefined, files, { kind: "phase", phase: "REQUIREMENTS" });
     expect(start.ok && start.plan.phase.agent_reports).toEqual([]);
     expect(start.ok && start.plan.moves).toEqual([demand, "memory/reports/designs/a.json"]);
+  });
+});
+
+/**
+ * The plan of a rollback from every stage of a workflow to the start of every phase up to it: the
+ * table behind test/rollback.test.ts, which runs a few of these pairs end to end through the CLI
+ * (one from each stage, one to each phase). The stages are those that file's workflow goes
+ * through: each phase's reports written, the phase not yet approved or completed (REQUIREMENTS and
+ * ARCHITECTURE approved once done), t1 of two tasks complete in IMPLEMENTATION, and the finished
+ * workflow.
+ */
+describe("planRollback from every stage to the start of every phase up to it", () => {
+  type Stage = Phase | "COMPLETE";
+  const REPORTS: Record<Phase, string[]> = {
+    REQUIREMENTS: ["memory/reports/demand.json"],
+    ARCHITECTURE: [
+      "memory/reports/designs/a.json",
+      "memory/reports/designs/b.json",
+      "memory/reports/roundtable.json",
+      "memory/reports/final_design.json",
+    ],
+    IMPLEMENTATION: ["memory/reports/tasks/t1.json", "memory/reports/tasks/t2.json"],
+    VERIFICATION: ["memory/reports/verification.json"],
+    REFLECTION: ["memory/reports/reflection.md"],
+  };
+  const STAGES: Stage[] = [...PHASES, "COMPLETE"];
+  const stage = (at: Stage): { phase: PhaseState; execution: ExecutionState | undefined; files: string[] } => {
+    const done = at === "COMPLETE" ? PHASES.length : PHASES.indexOf(at);
+    const files = PHASES.slice(0, Math.min(done + 1, PHASES.length))
+      .flatMap((p) => REPORTS[p]!)
+      .sort();
+    const phase =
+      at === "COMPLETE"
+        ? atPhase("REFLECTION", {
+            phase_status: "complete",
+            completed_phases: PHASES.map((p) => ({ phase: p, completed_at: "2026-11-20T10:00:00Z" })),
+          })
+        : atPhase(at, { phase_status: "in_progress" });
+    if (at === "IMPLEMENTATION")
+      return {
+        phase,
+        execution: execution([
+          ["t1", "complete"],
+          ["t2", "pending"],
+        ]),
+        files: files.filter((f) => f !== "memory/reports/tasks/t2.json"),
+      };
+    return {
+      phase,
+      execution:
+        done > PHASES.indexOf("IMPLEMENTATION")
+          ? execution([
+              ["t1", "complete"],
+              ["t2", "complete"],
+            ])
+          : undefined,
+      files,
+    };
+  };
+  const pairs = STAGES.flatMap((from, i) =>
+    PHASES.filter((_, j) => j <= Math.min(i, PHASES.length - 1)).map((to) => [from, to] as const),
+  );
+
+  it("covers the 20 pairs", () => expect(pairs).toHaveLength(20));
+
+  it.each(pairs)("from %s to the start of %s", (from, to) => {
+    const before = stage(from);
+    const result = planRollback(before.phase, before.execution, before.files, { kind: "phase", phase: to });
+    if (!result.ok) throw new Error(result.message);
+    const { plan } = result;
+    const earlier = PHASES.slice(0, PHASES.indexOf(to));
+    // The reports of this phase and the later ones move (sorted, as the live tree lists them); the rest stay.
+    const later = PHASES.slice(PHASES.indexOf(to)).flatMap((p) => REPORTS[p]!);
+    expect(plan.moves).toEqual(before.files.filter((f) => later.includes(f)));
+    expect(plan.from).toEqual({ phase: before.phase.current_phase, phase_status: before.phase.phase_status });
+    expect(plan.to).toEqual({ phase: to, phase_status: "pending" });
+    expect(plan.describe).toBe(`the start of ${to}`);
+    expect(plan.phase).toMatchObject({
+      workflow_id: before.phase.workflow_id,
+      current_phase: to,
+      phase_status: "pending",
+      error: null,
+      pending_transition: null,
+      rework: null,
+    });
+    expect(plan.phase.completed_phases.map((c) => c.phase)).toEqual(earlier);
+    expect(plan.phase.user_checkpoints.map((c) => c.phase)).toEqual(
+      earlier.filter((p) => p === "REQUIREMENTS" || p === "ARCHITECTURE"),
+    );
+    // execution.json stays only for a phase after IMPLEMENTATION, as it was.
+    expect(plan.execution).toEqual(PHASES.indexOf(to) > PHASES.indexOf("IMPLEMENTATION") ? before.execution : null);
   });
 });
