@@ -13,6 +13,7 @@ import type { ProjectPaths } from "./project.js";
 import { MAX_STATE_BYTES, readProjectFile, type FileBytes } from "./read-file.js";
 import { digestOf, stampedDigest } from "./last-write.js";
 import { handOn, roomFor } from "./spare-buffer.js";
+import { keepYoungGenerationSmall } from "./young-generation.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { Flow } from "../core/flow.js";
 import { flowOrDefault } from "../core/flow-of.js";
@@ -28,6 +29,9 @@ export function stampOf(file: string): string {
     return "missing";
   }
 }
+
+/** A state file this large (some 3,000 tasks) is parsed with the young generation kept small (young-generation.ts). */
+const LARGE_STATE = 1024 * 1024;
 
 type Raw = FileRead<never> | { kind: "decoded"; file: string; value: unknown; stamp: string; sha256: string };
 
@@ -77,6 +81,7 @@ function readHashed(file: string): { kind: "ok"; text: string; sha256: string } 
   // change adds a few hundred bytes), once the bytes read are decoded and hashed.
   const read = readProjectFile(file, { maxBytes: MAX_STATE_BYTES, links: "refuse", statAfter: true, room: roomFor });
   if (read.kind !== "ok") return read;
+  if (read.bytes.length >= LARGE_STATE) keepYoungGenerationSmall();
   const text = read.bytes.toString("utf8");
   const sha256 = stampedDigest(file, read.after!) ?? digestOf(read.bytes);
   handOn(read.bytes);
