@@ -57,7 +57,8 @@ describe("decodeJsonBytes: JSON.parse of the bytes' text", () => {
     [
       "an element holding an array laid out as the top one",
       pretty({
-        tasks: tasks(4000, (i) => (i === 7 ? [{ x: 1 }, { y: 2 }] : task(i))),
+        // Long enough, and often enough, that some cut falls inside one.
+        tasks: tasks(4000, (i) => (i % 10 === 7 ? tasks(20, (j) => ({ x: j })) : task(i))),
       })
         .replace(/\[\n {6}\{/g, "[\n    {")
         .replace(/\},\n {6}\{/g, "},\n    {"),

@@ -4,8 +4,8 @@
 // memory (some 900 page faults of 20–75 µs each on a small VM) only to be parsed and dropped.
 // Written by dotagent (state-json.ts: JSON.stringify(value, null, 2)), its long array member has
 // its elements at depth 2, each object element ending in `}` followed by `,\n    {`. The bytes
-// are cut at those separators and parsed in batches of about 64 kB; the rest of the file is
-// parsed with a marker in the array's place, which must come back as a whole top-level member.
+// are cut at such separators into batches of about 64 kB, each parsed on its own; the rest of the
+// file is parsed with an empty array in the elements' place.
 //
 // Why it is the same value: a raw line end never occurs inside a JSON string, so each separator's
 // `}`, `,` and `{` are tokens. Each batch is parsed as `[` + its elements + `]`: a cut inside a
@@ -36,24 +36,19 @@ export function decodeJsonBytes(bytes: Buffer): { ok: true; value: unknown } | {
 }
 
 function parseInPieces(bytes: Buffer): unknown {
-  let separator = bytes.indexOf(SEPARATOR);
+  const separator = bytes.indexOf(SEPARATOR);
   const opening = separator < 0 ? -1 : bytes.lastIndexOf(OPENING, separator);
   if (opening < 0) return undefined;
   const first = opening + OPENING.length - 1;
   const elements: unknown[] = [];
+  // A batch ends at the `}` of the first separator past its 64 kB; the next starts after that
+  // separator's comma. The array ends at the first `}\n  ]` after the last cut.
   let from = first;
-  for (;;) {
-    // A batch ends at the `}` before a separator's comma; the next starts after that comma.
-    if (separator + 1 - from >= BATCH) {
-      if (!parseElements(bytes, from, separator + 1, elements)) return undefined;
-      from = separator + 2;
-    }
-    const next = bytes.indexOf(SEPARATOR, separator + SEPARATOR.length);
-    if (next < 0) break;
-    separator = next;
+  for (let cut = bytes.indexOf(SEPARATOR, from + BATCH); cut >= 0; cut = bytes.indexOf(SEPARATOR, from + BATCH)) {
+    if (!parseElements(bytes, from, cut + 1, elements)) return undefined;
+    from = cut + 2;
   }
-  // The last element ends at the first `}\n  ]` after the last separator.
-  const last = bytes.indexOf(CLOSING, separator + SEPARATOR.length);
+  const last = bytes.indexOf(CLOSING, from);
   if (last < 0 || !parseElements(bytes, from, last + 1, elements)) return undefined;
   const end = last + 1;
   if (first + (bytes.length - end) > AROUND_AT_MOST) return undefined;
