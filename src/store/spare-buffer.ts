@@ -36,3 +36,10 @@ export function takeBuffer(length: number): Buffer {
     ? Buffer.from(memory, 0, length)
     : Buffer.allocUnsafe(length);
 }
+
+/** The memory handed on, whole, to be filled from its start (then no longer spare); undefined when there is none. */
+export function takeSpare(): Buffer | undefined {
+  const memory = spare;
+  spare = undefined;
+  return memory === undefined ? undefined : Buffer.from(memory);
+}

@@ -4,7 +4,8 @@
 // check; anything else goes to the zod schema (loaded only then), which decides and explains.
 import { statSync } from "node:fs";
 import { relative } from "node:path";
-import { decodeJson, type ParseResult } from "../schema/json.js";
+import type { ParseResult } from "../schema/json.js";
+import { decodeJsonBytes } from "./parse-state-json.js";
 import type { FileRead } from "../core/snapshot.js";
 import { quickExecutionState, quickPhaseState } from "../schema/quick-parse.js";
 import type { PhaseState } from "../schema/phase.js";
@@ -13,6 +14,7 @@ import type { ProjectPaths } from "./project.js";
 import { MAX_STATE_BYTES, readProjectFile, type FileBytes } from "./read-file.js";
 import { digestOf, stampedDigest } from "./last-write.js";
 import { handOn, roomFor } from "./spare-buffer.js";
+import { keepYoungGenerationSmall } from "./young-generation.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { Flow } from "../core/flow.js";
 import { flowOrDefault } from "../core/flow-of.js";
@@ -29,12 +31,15 @@ export function stampOf(file: string): string {
   }
 }
 
+/** A state file this large (some 3,000 tasks) is parsed with the young generation kept small (young-generation.ts). */
+const LARGE_STATE = 1024 * 1024;
+
 type Raw = FileRead<never> | { kind: "decoded"; file: string; value: unknown; stamp: string; sha256: string };
 
 function readRaw(root: string, file: string): Raw {
   const rel = relative(root, file);
   const stamp = stampOf(file);
-  const read = readHashed(file);
+  const read = readDecoded(file);
   if (read.kind === "missing") return { kind: "missing", file: rel };
   if (read.kind === "refused") {
     // Unreadable is not corrupt (and never missing): the file may be fine, the disk said no.
@@ -54,7 +59,7 @@ function readRaw(root: string, file: string): Raw {
       problems: [{ file: rel, path: "", message: read.reason }],
     };
   }
-  const decoded = decodeJson(read.text);
+  const decoded = read.decoded;
   if (!decoded.ok)
     return {
       kind: "corrupt",
@@ -67,20 +72,24 @@ function readRaw(root: string, file: string): Raw {
 }
 
 /**
- * A state file's text and the digest of its very bytes, which says whether dotagent wrote them
+ * A state file's JSON and the digest of its very bytes, which says whether dotagent wrote them
  * (last-write.ts): one read, no second look. The digest is the recorded one when the descriptor
  * read through still has the stamp dotagent recorded (no hash), else the bytes are hashed. The
- * bytes are let go before the text is parsed.
+ * bytes are parsed without a string of the whole file when large (parse-state-json.ts), then
+ * handed on to the next state write.
  */
-function readHashed(file: string): { kind: "ok"; text: string; sha256: string } | Exclude<FileBytes, { kind: "ok" }> {
+function readDecoded(
+  file: string,
+): { kind: "ok"; decoded: ReturnType<typeof decodeJsonBytes>; sha256: string } | Exclude<FileBytes, { kind: "ok" }> {
   // Room for the state this command writes next to be encoded into the same memory (a task
-  // change adds a few hundred bytes), once the bytes read are decoded and hashed.
+  // change adds a few hundred bytes), once the bytes read are parsed and hashed.
   const read = readProjectFile(file, { maxBytes: MAX_STATE_BYTES, links: "refuse", statAfter: true, room: roomFor });
   if (read.kind !== "ok") return read;
-  const text = read.bytes.toString("utf8");
+  if (read.bytes.length >= LARGE_STATE) keepYoungGenerationSmall();
   const sha256 = stampedDigest(file, read.after!) ?? digestOf(read.bytes);
+  const decoded = decodeJsonBytes(read.bytes);
   handOn(read.bytes);
-  return { kind: "ok", text, sha256 };
+  return { kind: "ok", decoded, sha256 };
 }
 
 function judged<T>(raw: Extract<Raw, { kind: "decoded" }>, parsed: ParseResult<T>): FileRead<T> {

@@ -20,7 +20,7 @@ import { recordCheckpoint, type WrittenBytes } from "./checkpoints.js";
 import { stampOf as fileStamp } from "./state-files.js";
 import type { ProjectPaths } from "./project.js";
 import type { WrittenStates } from "./session.js";
-import { takeBuffer } from "./spare-buffer.js";
+import { encodeStateJson } from "./state-json.js";
 import { quickExecutionState, quickPhaseState } from "../schema/quick-parse.js";
 
 export class ConcurrentWriteError extends DotagentError {
@@ -37,10 +37,7 @@ export class ConcurrentWriteError extends DotagentError {
 export function writeStateJson(root: string, file: string, value: unknown): WrittenBytes {
   // Encoded once, for the write, its digest and a checkpoint (a 10,000-task execution.json is some
   // 3.6 MB), into the memory of the state file read before when it fits (spare-buffer.ts).
-  const text = JSON.stringify(value, null, 2);
-  const bytes = takeBuffer(Buffer.byteLength(text, "utf8") + 1);
-  bytes.write(text, "utf8");
-  bytes[bytes.length - 1] = 0x0a;
+  const bytes = encodeStateJson(value);
   return { bytes, sha256: recordingWrite(root, file, bytes, () => writeFileInside(root, file, bytes)) };
 }
 

@@ -1,0 +1,79 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { decodeJsonBytes } from "./parse-state-json.js";
+
+const task = (i: number) => ({
+  id: `task-${i}`,
+  title: `Part ${i} \u00e9\u2192\ud83d\ude00 "},\\n    {" [x] {y}`,
+  depends_on: i > 0 ? [`task-${i - 1}`] : [],
+  nested: [{ a: [{}] }, { b: null }],
+  output: null,
+});
+/** Over 1 MiB pretty-printed: parsed in pieces when the layout allows. */
+const tasks = (n = 4000, item: (i: number) => unknown = task) => Array.from({ length: n }, (_, i) => item(i));
+const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+afterEach(() => vi.restoreAllMocks());
+
+/** decodeJsonBytes gives JSON.parse's value or JSON.parse's message, and how many JSON.parse calls it made. */
+function decoded(text: string) {
+  const parse = vi.spyOn(JSON, "parse");
+  const result = decodeJsonBytes(Buffer.from(text, "utf8"));
+  const calls = parse.mock.calls.length;
+  parse.mockRestore();
+  let expected: unknown;
+  try {
+    expected = { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    expected = { ok: false, message: `not valid JSON (${(error as Error).message})` };
+  }
+  expect(result).toStrictEqual(expected);
+  return calls;
+}
+
+describe("decodeJsonBytes: JSON.parse of the bytes' text", () => {
+  it("parses a state file dotagent wrote in pieces, to the same value", () => {
+    const value = {
+      workflow_id: "w",
+      revision: 3,
+      tasks: tasks(),
+      isolation: { mode: "x", list: [{ a: 1 }, { b: 2 }] },
+    };
+    expect(decoded(pretty(value))).toBeGreaterThan(10);
+  });
+
+  const whole: [string, string][] = [
+    ["a small file", pretty({ tasks: tasks(3) })],
+    ["no separators (one line)", JSON.stringify({ tasks: tasks() })],
+    ["the array nested below the top level", pretty({ run: { tasks: tasks() } })],
+    ["the array as the whole file", pretty(tasks())],
+    ["the array's key twice", pretty({ tasks: tasks() }).replace('{\n  "tasks"', '{\n  "tasks": 1,\n  "tasks"')],
+    ["the array's key again after it", pretty({ tasks: tasks() }).replace(/\n}\n$/, ',\n  "tasks": [1]\n}\n')],
+    ["a __proto__ key", pretty({ ["__proto__"]: tasks() })],
+    ["a second long array after it", pretty({ tasks: tasks(), more: tasks(10) })],
+    ["a corrupt element", pretty({ tasks: tasks() }).replace('"task-2000"', '"task-2000" "x"')],
+    ["a corrupt end", pretty({ tasks: tasks() }).replace(/\n}\n$/, "\n")],
+    ["a corrupt start", `x${pretty({ tasks: tasks() })}`],
+    ["a byte order mark", `\ufeff${pretty({ tasks: tasks() })}`],
+    [
+      "an element holding an array laid out as the top one",
+      pretty({
+        // Long enough, and often enough, that some cut falls inside one.
+        tasks: tasks(4000, (i) => (i % 10 === 7 ? tasks(20, (j) => ({ x: j })) : task(i))),
+      })
+        .replace(/\[\n {6}\{/g, "[\n    {")
+        .replace(/\},\n {6}\{/g, "},\n    {"),
+    ],
+  ];
+  it.each(whole)("%s: the same value or message as JSON.parse", (_name, text) => {
+    decoded(text);
+  });
+
+  it("parses pieces whatever else the file holds around the array", () => {
+    const value = {
+      ['a \\ " key']: "},\n    {",
+      tasks: tasks(12000, (i) => (i % 2 === 0 ? task(i) : { toJSON: undefined, i })),
+      after: { "[": "]", "{": ["}"] },
+    };
+    expect(decoded(pretty(value))).toBeGreaterThan(10);
+  });
+});
