@@ -3,7 +3,7 @@
 // a bare remote holding a project whose workflow waits at its design pick, copied per case, and
 // clones of it, each a machine running the runner with the stand-in SDK.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
@@ -56,6 +56,16 @@ export async function seedAtDesignPick(prefix: string, writer: Writer): Promise<
   sh(seed.root, "add", "-A");
   sh(seed.root, "commit", "-qm", "the workflow at its design pick");
   sh(seed.root, "push", "-q", seedRemote, "main");
+  // No housekeeping process after each push (receive-pack's `git gc --auto`, a process that finds
+  // nothing to do in so small a repository); the remote's copies keep it.
+  sh(seedRemote, "config", "receive.autogc", "false");
+  // One clone, copied for each machine (a folder copy instead of git's clone processes): its
+  // remote's path, the only one in it that names the seed, pointed at the case's remote.
+  const seedClone = join(work, "seed-clone");
+  sh(work, "clone", "-q", seedRemote, seedClone);
+  const cloneConfig = readFileSync(join(seedClone, ".git/config"), "utf8");
+  if (!cloneConfig.includes(`url = ${seedRemote}\n`))
+    throw new Error(`the seed's clone names its remote otherwise:\n${cloneConfig}`);
   let caseNo = 0;
   return {
     work,
@@ -65,8 +75,8 @@ export async function seedAtDesignPick(prefix: string, writer: Writer): Promise<
       cpSync(seedRemote, remote, { recursive: true });
       const clones = Array.from({ length: n }, () =>
         harness(clonesWriter, (root) => {
-          rmSync(root, { recursive: true, force: true });
-          sh(dir, "clone", "-q", remote, root);
+          cpSync(seedClone, root, { recursive: true });
+          writeFileSync(join(root, ".git/config"), cloneConfig.replace(`url = ${seedRemote}\n`, `url = ${remote}\n`));
         }),
       );
       return { dir, remote, clones };

@@ -155,6 +155,12 @@ describe("dotagent run --claims", () => {
     });
     const h = clones[0]!;
     good = sh(h.root, "remote", "get-url", "origin").trim();
+    // t2 held by a worker elsewhere: t1 is this run's one task (a run going on to its next task after a
+    // landing the remote did not take at once: runner-landing's failed-push case).
+    const workflowId = JSON.parse(readFileSync(join(h.root, "memory/state/phase.json"), "utf8")).workflow_id;
+    expect(claimTask({ remote: { cwd: h.root, remote: "origin" }, workflowId, worker: worker(9) }, "t2").outcome).toBe(
+      "claimed",
+    );
     const waits: number[] = [];
     await runWorkflow(
       h.options({
@@ -172,9 +178,8 @@ describe("dotagent run --claims", () => {
       }),
     );
     expect(waits).toEqual([1_000, 2_000]);
-    const workflowId = JSON.parse(sh(h.root, "show", "HEAD:memory/state/phase.json")).workflow_id;
-    for (const id of TASKS) expect(remoteClaim(remote, id, workflowId)).toMatchObject({ state: "done" });
-    expect(executorsOf(h).sort()).toEqual(TASKS);
+    expect(remoteClaim(remote, "t1", workflowId)).toMatchObject({ state: "done" });
+    expect(executorsOf(h)).toEqual(["t1"]);
     // One line for the outage, not one per try.
     expect(h.lines.filter((l) => l.includes("did not answer"))).toEqual([
       expect.stringMatching(
