@@ -16,6 +16,14 @@ import { repliesSettled } from "../../support/replies-settled.js";
 
 export const TERMINAL_KEY = "sk-ant-dummy-key-0123456789abcdefghij";
 
+/**
+ * Claude Code without the git status (and commit instructions) in each agent's system prompt: 7 of
+ * the 9 git commands it runs at each agent's start (session, sub-agent, resume) are gone, ~9% of
+ * the interactive journey's CPU (issue 41; test/claude/NOTES.md). dotagent never reads them; the
+ * scripted model neither. A person's client keeps them; the recorded figures do too.
+ */
+export const NO_GIT_STATUS = { CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS: "1" } as const;
+
 export interface TerminalJourneyOptions {
   root: string;
   claude: string;
@@ -195,6 +203,10 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
   const env = {
     ANTHROPIC_API_KEY: TERMINAL_KEY,
     CLAUDE_CODE_AUTO_MODE_SERVER: "0",
+    // No git status in each agent's system prompt: Claude Code's 7 git commands per agent start
+    // (the scripted model never reads them; test/claude/NOTES.md, issue 41), but when the figures
+    // are recorded: they are what a person's client sends.
+    ...(process.env.DOTAGENT_RECORD_FIGURES === "1" ? {} : NO_GIT_STATUS),
     ...(process.env.DOTAGENT_TRACE ? { DOTAGENT_TRACE: join(work, "trace.jsonl") } : {}),
   };
   terminal = startTerminal({ binary: options.claude, home, url: model.url, env }, project);
