@@ -1,9 +1,12 @@
 // End to end with the REAL Claude Code binary (opt-in: DOTAGENT_E2E_CLAUDE=1), through the
 // harness (test/claude/harness.ts): no model, an isolated HOME, the session transcript read back.
-// See test/claude/NOTES.md for what was learned about the binary.
+// See test/claude/NOTES.md for what was learned about the binary. The README's first session in a
+// project set up by `dotagent install` (the resume plan before the model's first word, the resume's
+// briefing, the installed agents) is read from the clean print-mode journey's own transcript
+// (journey.test.ts, expectFirstSession): one Claude Code start per case is its cost here.
 import { describe, it, expect, beforeAll, afterAll } from "vitest";
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HOOK_MATCHER, hookCommand } from "../../src/claude/install.js";
@@ -105,37 +108,6 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
     ]);
   });
 
-  it("/develop has the resume plan in the prompt before the model's first word; a resumed session gets the briefing", (ctx) => {
-    if (!built) ctx.skip(NOT_BUILT);
-    const project = makeProject("fresh");
-
-    const first = runClaude(project, ["-p", "/develop add login"]);
-    const sessionId = first.result.session_id!;
-    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
-    const lines = transcript(project, sessionId);
-    const plan = developPlan(lines);
-    // `/develop add login` started the workflow before the model's first word (resume --start).
-    expect(plan.situation).toBe("started");
-    expect(plan).toMatchObject({ workflow_id: "wf-add-login", phase: "REQUIREMENTS" });
-    expect(plan.next).toMatchObject({ action: "spawn_agent", agent: "pm" });
-    // No workflow when the session started: the startup hook ran and said nothing.
-    expect(briefings(lines)).toEqual([]);
-    expect(existsSync(join(project, "memory/state/phase.json"))).toBe(true);
-    const started = { workflow_id: plan.workflow_id };
-    runClaude(project, ["-p", "--resume", sessionId, "continue"]);
-    const resumed = transcript(project, sessionId);
-    const hook = resumed.find(
-      (l) => l.attachment?.type === "hook_success" && l.attachment.hookName === "SessionStart:resume",
-    );
-    expect(hook?.attachment?.exitCode).toBe(0);
-    const briefing = briefings(resumed);
-    expect(briefing).toHaveLength(1);
-    expect(briefing[0]).toContain(String(started.workflow_id));
-    expect(briefing[0]).toContain("REQUIREMENTS");
-    expect(briefing[0]).toContain("/develop");
-    expect(briefing[0]!.length).toBeLessThan(10_000);
-  });
-
   it("/status shows the person where the workflow stands, with no global dotagent command (the skill runs the helper)", (ctx) => {
     if (!built) ctx.skip(NOT_BUILT);
     const project = makeProject("status");
@@ -199,27 +171,5 @@ describe.skipIf(!ENABLED)("Claude Code end to end (DOTAGENT_E2E_CLAUDE=1)", () =
     const briefing = briefings(lines);
     expect(briefing).toHaveLength(1);
     expect(briefing[0]).toContain(String(started.workflow_id));
-  });
-
-  it("works in a project set up by `dotagent install`", (ctx) => {
-    if (!built) ctx.skip(NOT_BUILT);
-    const project = join(work, "installed");
-    mkdirSync(project);
-    cli(project, "install", "--scope", "project", "--dir", project);
-    const started = cli(project, "init", "--request", "add login");
-
-    const { result } = runClaude(project, ["-p", "/develop add login"]);
-    const lines = transcript(project, result.session_id!);
-    expect(developPlan(lines).workflow_id).toBe(started.workflow_id);
-    expect(briefings(lines)).toHaveLength(1);
-    expect(readdirSync(join(project, ".claude", "agents")).sort()).toEqual([
-      "architect.md",
-      "executor.md",
-      "pm.md",
-      "qa.md",
-      "reflector.md",
-      "reproducer.md",
-      "roundtable.md",
-    ]);
   });
 });

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
+import { fetchClaude as fetchClaudeBinary } from "../../scripts/fetch-claude.mjs";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const ENABLED = process.env.DOTAGENT_E2E_CLAUDE === "1";
@@ -22,14 +23,9 @@ export interface TranscriptLine {
   content?: string;
 }
 
-/** The Claude Code binary (fetched from the npm registry once, then cached). */
+/** The Claude Code binary (fetched from the npm registry once, then cached; in this process, no Node start). */
 export function fetchClaude(): string {
-  const fetched = spawnSync(process.execPath, [join(ROOT, "scripts/fetch-claude.mjs")], {
-    encoding: "utf8",
-    timeout: 600_000,
-  });
-  if (fetched.status !== 0) throw new Error(`scripts/fetch-claude.mjs failed: ${fetched.stderr}`);
-  return fetched.stdout.trim();
+  return fetchClaudeBinary();
 }
 
 /** "2.1.332", from the binary itself. */

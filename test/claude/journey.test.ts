@@ -5,10 +5,13 @@
 // bounded sample of crash points, and `npm run journey` (DOTAGENT_JOURNEY_ALL=1) every point and
 // prints the table. CI's kill -9 and resume of Claude Code is the interactive terminal's
 // (terminal-journey.test.ts: killed with an executor's report written, not handed back, like the
-// sample here); the print-mode resume's briefing is claude-code-e2e.test.ts's.
-import { clientVersion, fetchClaude } from "./harness.js";
+// sample here). The clean journey is also the README's first session in print mode, in a project
+// set up by `dotagent install`: the resume plan in the prompt before the model's first word, and
+// the installed SessionStart hook's briefing at each resume (both were claude-code-e2e.test.ts's
+// own sessions; read here from the journey's transcript, two Claude Code starts fewer).
+import { briefings, clientVersion, developPlan, fetchClaude, transcript as transcriptOf } from "./harness.js";
 import { describe, it, expect, beforeAll } from "vitest";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { transcript } from "./scripted-model/client.js";
@@ -225,8 +228,53 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
     if (ALL || process.env.DOTAGENT_JOURNEY_COST) console.log(cost);
     if (process.env.DOTAGENT_RECORD_FIGURES === "1")
       writeFileSync(join(ROOT, "docs/figures/reading-cost.md"), `${cost}\n`);
+    expectFirstSession(clean);
     rmSync(clean.work, { recursive: true, force: true });
   }, 600_000);
+
+  /**
+   * The README's first session, read from the clean journey's transcript: `/develop add login`
+   * started the workflow before the model's first word (the plan in the expanded skill), the
+   * startup hook said nothing (no workflow yet), and each `claude -p --resume` got the installed
+   * SessionStart:resume hook's briefing on the open workflow; `dotagent install` put every agent
+   * where the client finds them.
+   */
+  function expectFirstSession(result: JourneyResult): void {
+    const sessionId = result.runs[0]!.run.result?.session_id ?? "";
+    expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(result.runs.slice(1).every((r) => r.run.result?.session_id === sessionId)).toBe(true);
+    const lines = transcriptOf(result.home, result.project, sessionId);
+    const plan = developPlan(lines);
+    expect(plan.situation).toBe("started");
+    expect(plan).toMatchObject({ workflow_id: "wf-add-login", phase: "REQUIREMENTS" });
+    expect(plan.next).toMatchObject({ action: "spawn_agent", agent: "pm" });
+    // The SessionStart hook's context (the PostToolUse hooks' "dotagent recorded" lines are context too).
+    const briefed = (from: typeof lines) =>
+      briefings(from.filter((l) => l.attachment?.hookName?.startsWith("SessionStart") === true));
+    const resumes = lines.flatMap((l, i) =>
+      l.attachment?.type === "hook_success" && l.attachment.hookName === "SessionStart:resume" ? [i] : [],
+    );
+    expect(resumes).toHaveLength(result.runs.length - 1);
+    expect(resumes.map((i) => lines[i]!.attachment?.exitCode)).toEqual(resumes.map(() => 0));
+    // No workflow when the first session started: the startup hook ran and said nothing.
+    expect(briefed(lines.slice(0, resumes[0]))).toEqual([]);
+    const briefing = briefed(lines.slice(resumes[0], resumes[1]));
+    expect(briefing).toHaveLength(1);
+    expect(briefing[0]).toContain("wf-add-login");
+    expect(briefing[0]).toContain("REQUIREMENTS");
+    expect(briefing[0]).toContain("/develop");
+    expect(briefing[0]!.length).toBeLessThan(10_000);
+    expect(briefed(lines)).toHaveLength(result.runs.length - 1);
+    expect(readdirSync(join(result.project, ".claude", "agents")).sort()).toEqual([
+      "architect.md",
+      "executor.md",
+      "pm.md",
+      "qa.md",
+      "reflector.md",
+      "reproducer.md",
+      "roundtable.md",
+    ]);
+  }
 
   /** Crash points: all of them (`npm run journey`), or a bounded sample. */
   function points(): number[] {

@@ -21,7 +21,7 @@ import { ENABLED, ROOT, fetchClaude } from "./harness.js";
 import { JOURNEY_MORE } from "../support/journey-tier.js";
 import { startScriptedModel, type LogEntry, type ScriptedModel } from "./scripted-model/server.js";
 import { startTerminal, tmuxAvailable, type Terminal } from "./scripted-model/terminal.js";
-import { TERMINAL_KEY } from "./scripted-model/terminal-journey.js";
+import { NO_GIT_STATUS, TERMINAL_KEY } from "./scripted-model/terminal-journey.js";
 import { ARGS, SCRIPT, installedProject, lines } from "./workflow-script.js";
 
 const TMUX = tmuxAvailable();
@@ -78,7 +78,7 @@ describe.skipIf(!ENABLED || !TMUX)("Claude Code's Workflow tool in the interacti
       projects: join(home, ".claude/projects", project.replace(/[^a-zA-Z0-9]/g, "-")),
     };
   }
-  const ENV = { ANTHROPIC_API_KEY: TERMINAL_KEY, CLAUDE_CODE_AUTO_MODE_SERVER: "0" };
+  const ENV = { ANTHROPIC_API_KEY: TERMINAL_KEY, CLAUDE_CODE_AUTO_MODE_SERVER: "0", ...NO_GIT_STATUS };
   const ALLOW = ["--allowedTools", "Workflow"];
   const sessions = (projects: string) =>
     readdirSync(projects)

@@ -13,21 +13,14 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { runCodexJourney, spawnCounts, type CodexJourneyResult } from "./scripted-model/journey.js";
 import { readAgentPrompt } from "../../src/store/agent-transcript.js";
 import { JOURNEY_MORE } from "../support/journey-tier.js";
+// In this process: a Node start fewer than running the script.
+import { fetchCodex } from "../../scripts/fetch-codex.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const ENABLED = process.env.DOTAGENT_E2E_CODEX === "1";
 /** `npm run journey`: every journey; `npm run test:clients` also the multi-agent v2 worktree run; `npm test` (CI): the crash and the code-mode apply_patch refusal (the model approving for the person is refused in CI by the CLI tests without the binary: person-gate / hooks-cli). */
 const ALL = process.env.DOTAGENT_JOURNEY_ALL === "1";
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-
-function fetchCodex(): string {
-  const fetched = spawnSync(process.execPath, [join(ROOT, "scripts/fetch-codex.mjs")], {
-    encoding: "utf8",
-    timeout: 600_000,
-  });
-  if (fetched.status !== 0) throw new Error(`scripts/fetch-codex.mjs failed: ${fetched.stderr}`);
-  return fetched.stdout.trim();
-}
 
 /** Executor spawns per task, and spawns per agent type. */
 const counts = (result: CodexJourneyResult) => spawnCounts(result.log);

@@ -1,5 +1,4 @@
 import { expect } from "vitest";
-import { fileURLToPath } from "node:url";
 // One /develop journey in the real GitHub Copilot CLI against the scripted model: a temp git
 // project, `dotagent install --client copilot`, an isolated HOME whose ~/.copilot/config.json
 // trusts the project (repository hooks run only there), `copilot -p "/develop add login"
@@ -16,6 +15,7 @@ import type { PolicyOptions } from "../claude/scripted-model/policy.js";
 import { decideCopilot } from "./copilot-model.js";
 import { answerTo } from "../claude/scripted-model/journey.js";
 import { repliesSettled } from "../support/replies-settled.js";
+import { fetchCopilot } from "../../scripts/fetch-copilot.mjs";
 
 export interface CopilotRun {
   prompt: string;
@@ -56,15 +56,9 @@ export interface CopilotJourneyResult {
 }
 
 /** The environment of the binary: an isolated HOME, the local model, nothing of an outer session. */
-/** The Copilot CLI binary (scripts/fetch-copilot.mjs: from the npm registry once, then cached). */
+/** The Copilot CLI binary (scripts/fetch-copilot.mjs: from the npm registry once, then cached; in this process, no Node start). */
 export function fetchCopilotBinary(): string {
-  const fetched = spawnSync(
-    process.execPath,
-    [fileURLToPath(new URL("../../scripts/fetch-copilot.mjs", import.meta.url))],
-    { encoding: "utf8", timeout: 600_000 },
-  );
-  if (fetched.status !== 0) throw new Error(`scripts/fetch-copilot.mjs failed: ${fetched.stderr}`);
-  return fetched.stdout.trim();
+  return fetchCopilot();
 }
 
 export function copilotEnv(home: string, url: string): NodeJS.ProcessEnv {

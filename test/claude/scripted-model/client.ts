@@ -53,11 +53,16 @@ export function killClaude(): void {
   }
 }
 
-export function runClaude(client: ClaudeClient, cwd: string, args: string[], timeoutMs = 120_000): Promise<ClaudeRun> {
+export function runClaude(
+  client: ClaudeClient & { env?: Record<string, string> },
+  cwd: string,
+  args: string[],
+  timeoutMs = 120_000,
+): Promise<ClaudeRun> {
   return new Promise((done) => {
     const child = spawn(client.binary, [...args, "--output-format", "json"], {
       cwd,
-      env: claudeEnv(client),
+      env: { ...claudeEnv(client), ...client.env },
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -11,6 +11,7 @@ import { killClaude, runClaude, type ClaudeRun } from "./client.js";
 import { startScriptedModel, type LogEntry } from "./server.js";
 import type { PolicyOptions, Reply } from "./policy.js";
 import { repliesSettled } from "../../support/replies-settled.js";
+import { NO_GIT_STATUS } from "./terminal-journey.js";
 
 export interface JourneyOptions {
   root: string;
@@ -129,7 +130,14 @@ export async function runJourney(options: JourneyOptions): Promise<JourneyResult
       return "hang";
     },
   });
-  const client = { binary: options.claude, home, url: model.url };
+  // Without the client's git status in each agent's prompt (terminal-journey.ts, NO_GIT_STATUS), but
+  // when the figures are recorded: the cost bar's figures are what a person's client sends.
+  const client = {
+    binary: options.claude,
+    home,
+    url: model.url,
+    env: process.env.DOTAGENT_RECORD_FIGURES === "1" ? {} : { ...NO_GIT_STATUS },
+  };
   const runs: JourneyResult["runs"] = [];
   let complete = false;
   try {

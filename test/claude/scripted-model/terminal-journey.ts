@@ -4,7 +4,17 @@
 // login`, then answers the questions the model asks; optionally the client is killed with -9 when
 // a chosen request arrives, and the person runs `claude -r`, picks the session and goes on.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { claudeEnv } from "./client.js";
@@ -15,6 +25,14 @@ import { startTerminal, watchScreen, type Terminal } from "./terminal.js";
 import { repliesSettled } from "../../support/replies-settled.js";
 
 export const TERMINAL_KEY = "sk-ant-dummy-key-0123456789abcdefghij";
+
+/**
+ * Claude Code without the git status (and commit instructions) in each agent's system prompt: 7 of
+ * the 9 git commands it runs at each agent's start (session, sub-agent, resume) are gone, ~9% of
+ * the interactive journey's CPU (issue 41; test/claude/NOTES.md). dotagent never reads them; the
+ * scripted model neither. A person's client keeps them; the recorded figures do too.
+ */
+export const NO_GIT_STATUS = { CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS: "1" } as const;
 
 export interface TerminalJourneyOptions {
   root: string;
@@ -71,6 +89,35 @@ function readLog(file: string): LogEntry[] {
     .split("\n")
     .filter((l) => l.trim() !== "")
     .map((l) => JSON.parse(l) as LogEntry);
+}
+
+/**
+ * The model's log as it grows, each line parsed once: a call reads only the whole lines appended
+ * since the last (the person polls it every 300 ms, the kill predicate at every request; a full
+ * read each time was ~0.5 s of a journey's CPU, issue 41).
+ */
+function logTail(file: string): () => LogEntry[] {
+  const entries: LogEntry[] = [];
+  let offset = 0;
+  return () => {
+    const size = existsSync(file) ? statSync(file).size : 0;
+    if (size > offset) {
+      const bytes = Buffer.alloc(size - offset);
+      const fd = openSync(file, "r");
+      try {
+        readSync(fd, bytes, 0, bytes.length, offset);
+      } finally {
+        closeSync(fd);
+      }
+      const end = bytes.lastIndexOf(10);
+      if (end >= 0) {
+        offset += end + 1;
+        for (const line of bytes.subarray(0, end).toString("utf8").split("\n"))
+          if (line.trim() !== "") entries.push(JSON.parse(line) as LogEntry);
+      }
+    }
+    return entries.slice();
+  };
 }
 
 function countEvents(project: string): number {
@@ -163,6 +210,7 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
   writeFileSync(settingsFile, JSON.stringify({ ...settings, prefersReducedMotion: true }));
 
   const logFile = join(work, "model.jsonl");
+  const logSoFar = logTail(logFile);
   let killed = false;
   let eventsAtKill = 0;
   let terminal: Terminal | undefined;
@@ -175,7 +223,7 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
       ? { delayMs: (who: string, reply: Reply) => executorDelay(options.executorMs!, who, reply) }
       : {}),
     onRequest: (k, info) => {
-      if (killed || !options.killWhen || !options.killWhen(k, info.who, readLog(logFile))) return "answer";
+      if (killed || !options.killWhen || !options.killWhen(k, info.who, logSoFar())) return "answer";
       killed = true;
       hung.add(k);
       const killNow = () => {
@@ -195,6 +243,10 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
   const env = {
     ANTHROPIC_API_KEY: TERMINAL_KEY,
     CLAUDE_CODE_AUTO_MODE_SERVER: "0",
+    // No git status in each agent's system prompt: Claude Code's 7 git commands per agent start
+    // (the scripted model never reads them; test/claude/NOTES.md, issue 41), but when the figures
+    // are recorded: they are what a person's client sends.
+    ...(process.env.DOTAGENT_RECORD_FIGURES === "1" ? {} : NO_GIT_STATUS),
     ...(process.env.DOTAGENT_TRACE ? { DOTAGENT_TRACE: join(work, "trace.jsonl") } : {}),
   };
   terminal = startTerminal({ binary: options.claude, home, url: model.url, env }, project);
@@ -215,7 +267,7 @@ export async function runTerminalJourney(options: TerminalJourneyOptions): Promi
     type(`/${options.plugin ? `${options.plugin.name}:` : ""}develop ${options.developArgs ?? "add login"}`);
     complete = await playPerson({
       terminal,
-      log: () => readLog(logFile),
+      log: logSoFar,
       endedTurn: mainTurnText,
       answerTo,
       type,
