@@ -420,14 +420,23 @@ describe("upgrade from a copy installed by an older build", () => {
 });
 
 describe("issue 21: doctor never hangs, never crashes, and names what it finds", () => {
-  /** doctor --json, killed if it has not returned in 20 s (a hang fails the test instead of stalling it). */
-  function boundedDoctor(project: string, home: string) {
-    const result = spawnSync(process.execPath, [CLI, "doctor", "--json"], {
-      cwd: project,
-      encoding: "utf8",
-      timeout: 20_000,
-      env: { ...process.env, HOME: home, CLAUDE_CONFIG_DIR: "", NO_COLOR: "1" },
-    });
+  /**
+   * doctor --json where a FIFO could hang it: a process of its own, killed if it has not returned
+   * in 20 s (a hang fails the test instead of stalling it). With no FIFO about (`fifo: false`), in
+   * the CLI host as every other call (a process fewer; issue 41).
+   */
+  function boundedDoctor(project: string, home: string, fifo = true) {
+    const env = { HOME: home, CLAUDE_CONFIG_DIR: "", NO_COLOR: "1" };
+    const result = fifo
+      ? spawnSync(process.execPath, [CLI, "doctor", "--json"], {
+          cwd: project,
+          encoding: "utf8",
+          timeout: 20_000,
+          env: { ...process.env, ...env },
+        })
+      : (({ code, stdout, stderr }) => ({ status: code, signal: null, stdout, stderr }))(
+          dotagent(project, ["doctor", "--json"], { env }),
+        );
     expect(result.signal, "doctor did not return").toBeNull();
     expectNoStack(result.stderr);
     const checks = (JSON.parse(result.stdout).checks ?? []) as Check[];
@@ -497,7 +506,7 @@ describe("issue 21: doctor never hangs, never crashes, and names what it finds",
   ])("case 12: a helper that is %s is a fail line, not an internal error", (_, make, reason) => {
     const { project, home } = installedProject();
     make(join(project, HELPER));
-    const run = boundedDoctor(project, home);
+    const run = boundedDoctor(project, home, false);
     expect(run.code).toBe(1);
     expect(run.byName("helper")[0]).toMatchObject({
       status: "fail",
@@ -546,7 +555,7 @@ describe("issue 21: doctor never hangs, never crashes, and names what it finds",
     expect(dotagent(project, ["install"], { env: { HOME: home } }).code).toBe(0);
     rmSync(join(project, "memory"), { recursive: true });
     writeFileSync(join(project, "memory"), "");
-    const run = boundedDoctor(project, home);
+    const run = boundedDoctor(project, home, false);
     expect(run.code).toBe(1);
     expect(run.byName("writable")[0]).toMatchObject({
       status: "fail",
@@ -561,7 +570,7 @@ describe("issue 21: doctor never hangs, never crashes, and names what it finds",
   it("case 13: a .lock folder is a failure to fix (no command can take the lock), not a stale lock", () => {
     const { project, home } = installedProject();
     mkdirSync(join(project, "memory/state/.lock"));
-    const run = boundedDoctor(project, home);
+    const run = boundedDoctor(project, home, false);
     expect(run.code).toBe(1);
     expect(run.byName("lock")[0]).toMatchObject({
       status: "fail",
@@ -580,7 +589,7 @@ describe("issue 21: doctor never hangs, never crashes, and names what it finds",
     const settings = join(project, ".claude/settings.json");
     rmSync(settings);
     symlinkSync(join(project, "nowhere.json"), settings);
-    const run = boundedDoctor(project, home);
+    const run = boundedDoctor(project, home, false);
     expect(run.code).toBe(1);
     expect(run.byName("settings")[0]).toMatchObject({
       status: "fail",

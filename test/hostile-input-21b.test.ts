@@ -17,7 +17,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
   CLI,
   REPO,
@@ -420,16 +420,23 @@ describe("issue 21, case 3: a rollback cut off after its commit point reads as a
 });
 
 describe("issue 21, case 10: the yes/no commands of a decision keep --dir", () => {
-  /** Runs a decision's command as a person would paste it, in a shell whose `dotagent` is the built CLI, from `cwd`. */
+  /**
+   * Runs a decision's command as a person would paste it, in a shell from `cwd`: the shell parses
+   * it (its quoting of --dir is what is checked) and its `dotagent` hands the words it got, and
+   * the folder it ran in, to the built CLI run in the test worker's CLI host (a Node process fewer
+   * a paste; issue 41). One dotagent call a command.
+   */
   function paste(command: string, cwd: string): number {
-    const bin = tempProject();
-    writeFileSync(join(bin, "dotagent"), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
-    return (
-      spawnSync("/bin/sh", ["-c", `${command} >/dev/null 2>&1 </dev/null`], {
-        cwd,
-        env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, DOTAGENT_LOCK_WAIT_MS: "300" },
-      }).status ?? -1
-    );
+    const stub = join(tempProject(), "dotagent");
+    writeFileSync(stub, `#!/bin/sh\npwd >> "$0.cwd"\nprintf '%s\\0' "$@" > "$0.argv"\n`, { mode: 0o755 });
+    const shell = spawnSync("/bin/sh", ["-c", `${command} >/dev/null 2>&1 </dev/null`], {
+      cwd,
+      env: { ...process.env, PATH: `${dirname(stub)}:${process.env.PATH}` },
+    });
+    if (shell.status !== 0 || !existsSync(`${stub}.argv`)) return shell.status ?? -1;
+    const from = readFileSync(`${stub}.cwd`, "utf8").trimEnd().split("\n");
+    expect(from, `${command}: one dotagent call`).toHaveLength(1);
+    return dotagent(from[0]!, readFileSync(`${stub}.argv`, "utf8").split("\0").slice(0, -1)).code;
   }
   /** The project a decision is about (its folder has a space and a quote), and another one the person stands in. */
   function twoProjects(): { target: string; elsewhere: string } {

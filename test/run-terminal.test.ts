@@ -10,7 +10,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CLI, REPO, removeTemps, tempProject, treeBytes } from "./support/cli.js";
+import { CLI, REPO, dotagent, removeTemps, tempProject, treeBytes } from "./support/cli.js";
 import { startApiStandIn, type ApiStandIn } from "./support/api-stand-in.js";
 import { screenLines } from "../scripts/terminal-screen.mjs";
 
@@ -465,7 +465,7 @@ describe("without a terminal (built CLI)", () => {
 
 describe("run --help (built CLI)", () => {
   it("each option in a line, what it needs (the SDK, a key or a login), five examples; short", () => {
-    const help = spawnSync(process.execPath, [CLI, "run", "--help"], { encoding: "utf8" }).stdout;
+    const help = dotagent(REPO, ["run", "--help"]).stdout;
     const lines = help.trimEnd().split("\n");
     const usage = lines.find((l) => l.startsWith("Usage: "))!;
     const flags = [...usage.matchAll(/\[(-{1,2}[a-z-]+)/g)].map((m) => m[1]!);

@@ -26,7 +26,7 @@ afterEach(async () => {
 const hasScript = spawnSync("script", ["--version"]).status === 0;
 
 /** The built CLI on a pseudo-terminal (util-linux `script`); `stdinFromNull` leaves stdin off the terminal, as Claude Code's Bash tool does. */
-function onTerminal(cwd: string, args: string[], env: Record<string, string> = {}, stdinFromNull = false): string {
+function onRealTerminal(cwd: string, args: string[], env: Record<string, string> = {}, stdinFromNull = false): string {
   const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
   const run = spawnSync(
     "script",
@@ -34,6 +34,22 @@ function onTerminal(cwd: string, args: string[], env: Record<string, string> = {
     { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", TERM: "xterm", CLAUDECODE: "", ...env } },
   );
   return run.stdout.replace(/\r/g, "");
+}
+
+/**
+ * The same call in the test worker's CLI host with stdout (and stdin unless `stdinFromNull`) read
+ * as a terminal 200 columns wide: a process and a pseudo-terminal less per call (issue 41). The
+ * real pseudo-terminal is run by the checks marked so below (onRealTerminal), and by every call
+ * when DOTAGENT_TEST_SPAWN=1 (no host).
+ */
+function onTerminal(cwd: string, args: string[], env: Record<string, string> = {}, stdinFromNull = false): string {
+  if (process.env.DOTAGENT_TEST_SPAWN === "1") return onRealTerminal(cwd, args, env, stdinFromNull);
+  const run = dotagent(cwd, args, {
+    env: { TERM: "xterm", CLAUDECODE: "", ...env },
+    terminal: { columns: 200, stdin: !stdinFromNull },
+  });
+  // A terminal shows stdout and stderr together, as `script` gives them.
+  return run.stdout + run.stderr;
 }
 
 /**
@@ -181,7 +197,8 @@ describe("the first line of status tells the bar's story (issue 42)", () => {
 describe.skipIf(!hasScript)("Next for a person at a terminal", () => {
   it("no workflow: dotagent run headless, /develop where dotagent is installed into Claude Code", () => {
     const root = tempProject();
-    expect(onTerminal(root, ["status"])).toContain(
+    // On a real pseudo-terminal: the person's line as `script` shows it.
+    expect(onRealTerminal(root, ["status"])).toContain(
       'Next: dotagent run "<what to build>", e.g. dotagent run "add login"',
     );
     installed(root);
@@ -277,7 +294,8 @@ describe.skipIf(!hasScript)("Next for a person at a terminal", () => {
       });
       return root;
     };
-    expect(onTerminal(approved(false), ["phase", "approve"])).toBe(
+    // On a real pseudo-terminal: exactly these two lines, nothing else on the terminal.
+    expect(onRealTerminal(approved(false), ["phase", "approve"])).toBe(
       "approve: wf-add-login is now at ARCHITECTURE (pending)\nNext: dotagent run goes on (the architect agent is next)\n",
     );
     const root = approved(true);
@@ -306,10 +324,11 @@ describe.skipIf(!hasScript)("Next for a person at a terminal", () => {
   it("the model keeps its line: Claude Code's Bash tool, and --json on a terminal", () => {
     const root = tempProject();
     installed(root);
-    expect(onTerminal(root, ["status"], { CLAUDECODE: "1" }, true)).toContain(
+    // On a real pseudo-terminal: stdin from /dev/null as the Bash tool runs it, and --json.
+    expect(onRealTerminal(root, ["status"], { CLAUDECODE: "1" }, true)).toContain(
       "Next: start a workflow — `dotagent init --request …`",
     );
-    const json = JSON.parse(onTerminal(root, ["status", "--json"]).trim());
+    const json = JSON.parse(onRealTerminal(root, ["status", "--json"]).trim());
     expect(json.next.action).toBe("start_workflow");
     expect(json.next.reason).toBe(dotagent(root, ["status", "--json"]).json.next.reason);
   });

@@ -947,13 +947,19 @@ describe("a project workflow, end to end from the CLI", () => {
 
   it("a decision that starts a workflow names it: its yes, run as printed, starts the workflow the question meant (issue 42)", () => {
     const p = project({ one: { steps: [{ id: "ONLY", kind: "agent", agent: "pm", report: "demand.json" }] } });
-    /** The decision's command as a person pastes it into a shell (`dotagent` being this build). */
-    const asPrinted = (command: string) =>
-      spawnSync("sh", ["-c", `dotagent() { "$NODE" "$CLI" "$@"; }; ${command}`], {
+    /**
+     * The decision's command as a person pastes it into a shell: the shell parses it (its quoting
+     * is what is checked), its `dotagent` hands the words it got to this build, run in the test
+     * worker's CLI host (a Node process fewer a paste; issue 41).
+     */
+    const asPrinted = (command: string) => {
+      const words = spawnSync("sh", ["-c", `dotagent() { printf '%s\\0' "$@"; }; ${command}`], {
         cwd: p,
         encoding: "utf8",
-        env: { ...process.env, NO_COLOR: "1", NODE: process.execPath, CLI },
       });
+      expect(words.status, command).toBe(0);
+      return { status: dotagent(p, words.stdout.split("\0").slice(0, -1)).code };
+    };
     dotagent(p, ["init", "--workflow", "one", "--request", "first"]);
     // resume with a new request for the same definition (what `dotagent run --workflow one "…"` asks).
     const changed = dotagent(p, ["resume", "--json", "--workflow", "one", "--request", "login fails with +"]);

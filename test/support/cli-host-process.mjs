@@ -98,7 +98,33 @@ function setEnv(env) {
   for (const [key, value] of Object.entries(env)) process.env[key] = value;
 }
 
-async function run({ cli, cwd, args, env, input }) {
+/**
+ * A call "on a terminal" (`terminal`: { columns, stdin }): process.stdout reads as a terminal of
+ * that width (isTTY, columns), and process.stdin too unless `stdin` is false (stdin from
+ * /dev/null, as Claude Code's Bash tool runs a command). What the CLI asks of a terminal is
+ * those two (src/cli/person-next.ts, table.ts, output.ts); a real pseudo-terminal is what
+ * test/status-people.test.ts's `script` runs check. Undone when the call ends.
+ */
+function asTerminal(terminal) {
+  if (terminal === undefined) return () => {};
+  const saved = [process.stdout, process.stdin].map((stream) => ({
+    stream,
+    own: ["isTTY", "columns"].map((key) => [key, Object.getOwnPropertyDescriptor(stream, key)]),
+  }));
+  const set = (stream, key, value) =>
+    Object.defineProperty(stream, key, { value, configurable: true, writable: true, enumerable: true });
+  set(process.stdout, "isTTY", true);
+  set(process.stdout, "columns", terminal.columns);
+  if (terminal.stdin !== false) set(process.stdin, "isTTY", true);
+  return () => {
+    for (const { stream, own } of saved)
+      for (const [key, descriptor] of own)
+        if (descriptor === undefined) delete stream[key];
+        else Object.defineProperty(stream, key, descriptor);
+  };
+}
+
+async function run({ cli, cwd, args, env, input, terminal }) {
   const listeners = new Map(EVENTS.map((e) => [e, process.listeners(e)]));
   // process.stdout and stderr are the host's own streams: what a call adds to them (`once` listens
   // for a closed pipe on stdout) goes with the call, as it would with its process.
@@ -112,6 +138,7 @@ async function run({ cli, cwd, args, env, input }) {
   process.argv = [process.execPath, cli, ...args];
   process.exitCode = undefined;
   const finish = capture(input);
+  const undoTerminal = asTerminal(terminal);
   let code;
   try {
     code = await new Promise((resolve, reject) => {
@@ -129,6 +156,7 @@ async function run({ cli, cwd, args, env, input }) {
     // What exiting would have run: the call's own exit listeners.
     for (const listener of process.listeners("exit")) if (!listeners.get("exit").includes(listener)) listener(code);
   } finally {
+    undoTerminal();
     process.exit = realExit;
     process.exitCode = undefined;
     for (const [event, before] of listeners)

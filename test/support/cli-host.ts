@@ -35,11 +35,12 @@ export function hostRun(
   args: string[],
   env: Record<string, string | undefined>,
   input = "",
+  terminal?: { columns: number; stdin: boolean },
 ): HostResult {
   bridge ??= open();
   const id = ++nextId;
   Atomics.store(bridge.flag, 0, 0);
-  bridge.port.postMessage({ id, cli, cwd, args, env, input });
+  bridge.port.postMessage({ id, cli, cwd, args, env, input, terminal });
   // A call that never ends is a hang the test's own timeout reports; wait in slices so it can.
   // A call that never ends is a hang: after 10 minutes the host is dropped (the next call starts
   // another) and the test fails here.

@@ -39,13 +39,21 @@ export function dotagent(
   cwd: string,
   args: string[],
   // An env value `undefined` takes the variable out (the host's request and spawnSync both drop it).
-  options: { input?: string; env?: Record<string, string | undefined>; script?: string; spawn?: boolean } = {},
+  options: {
+    input?: string;
+    env?: Record<string, string | undefined>;
+    script?: string;
+    spawn?: boolean;
+    /** In the host only: stdout (and stdin unless `stdin` is false) read as a terminal `columns` wide (cli-host-process.mjs). */
+    terminal?: { columns: number; stdin: boolean };
+  } = {},
 ): RunResult {
   const env = { ...process.env, NO_COLOR: "1", DOTAGENT_LOCK_WAIT_MS: "300", ...options.env };
   const hosted =
     options.spawn !== true && process.env.DOTAGENT_TEST_SPAWN !== "1" && options.env?.DOTAGENT_TEST_SPAWN !== "1";
+  if (options.terminal !== undefined && !hosted) throw new Error("a terminal is the host's: spawn one with `script`");
   const result = hosted
-    ? hostRun(options.script ?? CLI, cwd, args, env, options.input)
+    ? hostRun(options.script ?? CLI, cwd, args, env, options.input, options.terminal)
     : (() => {
         const r = spawnSync(process.execPath, [options.script ?? CLI, ...args], {
           cwd,

@@ -8,7 +8,7 @@
 //   FAKE_SDK_ACCOUNT=logged-out             accountInfo() says no key and no login
 //   FAKE_SDK_TASKS=6                        the designs plan SIX_TASKS, and each executor writes
 //                                           <task>.txt in its worktree (each landing a commit)
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 const TASKS = [
@@ -81,6 +81,8 @@ const wait = (ms, signal) =>
     });
   });
 
+const SLEEP = ["/usr/bin/sleep", "/bin/sleep"].find((path) => existsSync(path)) ?? "sleep";
+
 let sessions = 0;
 
 export function query({ prompt, options }) {
@@ -93,9 +95,12 @@ export function query({ prompt, options }) {
         process.env.FAKE_SDK_LOG,
         `${JSON.stringify({ output, resume: options.resume ?? null, feedback: /^Feedback from the person: (.*)$/m.exec(String(prompt))?.[1] ?? null })}\n`,
       );
+    // Its "Claude Code": a process that waits until it is killed. `sleep`, not a Node: a Node's
+    // start costs ~200 ms of CPU, one per session (issue 41); what the runner does with it (records
+    // its pid, kills it with the query) is the same.
     const child = options.spawnClaudeCodeProcess?.({
-      command: process.execPath,
-      args: ["-e", "setTimeout(() => {}, 120000)"],
+      command: SLEEP,
+      args: ["120"],
       env: process.env,
       cwd: options.cwd,
       signal: signal ?? new AbortController().signal,

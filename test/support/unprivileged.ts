@@ -15,6 +15,9 @@ function chownTree(path: string): void {
   if (statSync(path).isDirectory()) for (const name of readdirSync(path)) chownTree(join(path, name));
 }
 
+/** Whether nobody can read the built CLI: asked once per test file (a setpriv and a Node process each time it is asked). */
+let nobodyReadsCli: boolean | undefined;
+
 /** A runner that cannot read past permissions, for `project`; null when there is none here. */
 export function unprivileged(project: string): ((args: string[]) => RunResult) | null {
   const run = (argv: string[]) => {
@@ -33,15 +36,16 @@ export function unprivileged(project: string): ((args: string[]) => RunResult) |
   };
   if (process.getuid?.() !== 0) return (args) => run([process.execPath, CLI, ...args]);
   if (SETPRIV === undefined) return null;
-  const asNobody = spawnSync(SETPRIV, [
-    `--reuid=${NOBODY}`,
-    `--regid=${NOBODY}`,
-    "--clear-groups",
-    process.execPath,
-    "-e",
-    `require("fs").accessSync(${JSON.stringify(CLI)}, ${constants.R_OK})`,
-  ]);
-  if (asNobody.status !== 0) return null;
+  nobodyReadsCli ??=
+    spawnSync(SETPRIV, [
+      `--reuid=${NOBODY}`,
+      `--regid=${NOBODY}`,
+      "--clear-groups",
+      process.execPath,
+      "-e",
+      `require("fs").accessSync(${JSON.stringify(CLI)}, ${constants.R_OK})`,
+    ]).status === 0;
+  if (!nobodyReadsCli) return null;
   chownTree(project);
   // The temp folders above the project are root's (mode 700): let nobody walk through them.
   for (
