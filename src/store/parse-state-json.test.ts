@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { decodeJsonBytes } from "./parse-state-json.js";
+import { decodeJsonBytes, type HeldElements } from "./parse-state-json.js";
 
 const task = (i: number) => ({
   id: `task-${i}`,
@@ -14,10 +14,15 @@ const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 afterEach(() => vi.restoreAllMocks());
 
-/** decodeJsonBytes gives JSON.parse's value or JSON.parse's message, and how many JSON.parse calls it made. */
+/**
+ * decodeJsonBytes gives JSON.parse's value or JSON.parse's message, and how many JSON.parse calls
+ * it made. Where it parsed in pieces, each element it holds is the value's own, frozen, and its
+ * bytes are the element's JSON, with `,\n    ` between neighbours.
+ */
 function decoded(text: string) {
+  const bytes = Buffer.from(text, "utf8");
   const parse = vi.spyOn(JSON, "parse");
-  const result = decodeJsonBytes(Buffer.from(text, "utf8"));
+  const result = decodeJsonBytes(bytes);
   const calls = parse.mock.calls.length;
   parse.mockRestore();
   let expected: unknown;
@@ -26,7 +31,20 @@ function decoded(text: string) {
   } catch (error) {
     expected = { ok: false, message: `not valid JSON (${(error as Error).message})` };
   }
-  expect(result).toStrictEqual(expected);
+  const { held, ...rest } = result as typeof result & { held?: HeldElements };
+  expect(rest).toStrictEqual(expected);
+  if (held !== undefined) {
+    const array = Object.values((result as { value: Record<string, unknown> }).value).find(
+      (member) => member === held.elements,
+    ) as unknown[];
+    expect(array).toBeDefined();
+    for (let i = 0; i < held.elements.length; i++) {
+      expect(array[i]).toBe(held.elements[i]);
+      expect(Object.isFrozen(held.elements[i])).toBe(true);
+      expect(JSON.parse(bytes.toString("utf8", held.starts[i], held.ends[i]))).toStrictEqual(held.elements[i]);
+      if (i > 0) expect(bytes.toString("utf8", held.ends[i - 1], held.starts[i])).toBe(",\n    ");
+    }
+  }
   return calls;
 }
 
@@ -39,6 +57,16 @@ describe("decodeJsonBytes: JSON.parse of the bytes' text", () => {
       isolation: { mode: "x", list: [{ a: 1 }, { b: 2 }] },
     };
     expect(decoded(pretty(value))).toBeGreaterThan(10);
+  });
+
+  it("freezes the elements parsed in pieces, every object and array in them", () => {
+    const result = decodeJsonBytes(Buffer.from(pretty({ tasks: tasks() })));
+    const first = (result as { value: { tasks: ReturnType<typeof task>[] } }).value.tasks[1]!;
+    expect(Object.isFrozen(first.depends_on)).toBe(true);
+    expect(Object.isFrozen(first.nested[0]!.a![0])).toBe(true);
+    expect(() => {
+      (first as { output: unknown }).output = "changed";
+    }).toThrow(TypeError);
   });
 
   const whole: [string, string][] = [

@@ -4,52 +4,73 @@
 // memory (some 900 page faults of 20–75 µs each on a small VM) only to be parsed and dropped.
 // Written by dotagent (state-json.ts: JSON.stringify(value, null, 2)), its long array member has
 // its elements at depth 2, each object element ending in `}` followed by `,\n    {`. The bytes
-// are cut at such separators into batches of about 64 kB, each parsed on its own; the rest of the
-// file is parsed with an empty array in the elements' place.
+// are cut at such separators, each element parsed on its own; the rest of the file is parsed with
+// an empty array in the elements' place.
 //
 // Why it is the same value: a raw line end never occurs inside a JSON string, so each separator's
-// `}`, `,` and `{` are tokens. Each batch is parsed as `[` + its elements + `]`: a cut inside a
-// nested value leaves some batch with an unclosed bracket, which does not parse. The rest of the
-// file (before the first element, after the last) is parsed with an empty array in their place,
-// after a scan of its tokens shows that array to be the value of a top-level member whose key
-// occurs once. Then the file's text is that object with the elements in the array, which is what
-// JSON.parse returns for it. Anything else (a hand-edited layout, a corrupt file) is decoded and
-// parsed whole as before, so its value and its error message are JSON.parse's.
+// `}`, `,` and `{` are tokens. Each element's bytes are parsed alone: a cut inside a nested value
+// leaves some piece with an unclosed bracket, which does not parse. The rest of the file (before
+// the first element, after the last) is parsed with an empty array in their place, after a scan
+// of its tokens shows that array to be the value of a top-level member whose key occurs once.
+// Then the file's text is that object with the elements in the array, which is what JSON.parse
+// returns for it. Anything else (a hand-edited layout, a corrupt file) is decoded and parsed whole
+// as before, so its value and its error message are JSON.parse's.
+//
+// Each element's bytes are known exactly, so the next write can copy an element nobody replaced
+// from them instead of encoding it again (state-json.ts). For that promise the elements are frozen:
+// a change to one in place throws rather than being lost.
 import { decodeJson } from "../schema/json.js";
 
 /** Files below this are decoded whole (a cut costs more than it saves). */
 const PIECES_FROM = 1024 * 1024;
-const BATCH = 64 * 1024;
 /** The text around the array is scanned in JavaScript: a long one is decoded whole instead. */
 const AROUND_AT_MOST = 64 * 1024;
 const SEPARATOR = Buffer.from("},\n    {");
 const OPENING = Buffer.from("[\n    {");
 const CLOSING = Buffer.from("}\n  ]");
 
+/**
+ * The elements of a state file's long array as parsed, frozen, with where each one's bytes lie in
+ * the file (`starts[i]` to `ends[i]`, the `{` to the `}`; between two elements lies `,\n    `).
+ */
+export interface HeldElements {
+  readonly elements: readonly unknown[];
+  readonly starts: readonly number[];
+  readonly ends: readonly number[];
+}
+
+export type DecodedBytes = { ok: true; value: unknown; held?: HeldElements } | { ok: false; message: string };
+
 /** The bytes of a state file as JSON: JSON.parse of their UTF-8 text, or its message. */
-export function decodeJsonBytes(bytes: Buffer): { ok: true; value: unknown } | { ok: false; message: string } {
+export function decodeJsonBytes(bytes: Buffer): DecodedBytes {
   if (bytes.length >= PIECES_FROM) {
-    const value = parseInPieces(bytes);
-    if (value !== undefined) return { ok: true, value };
+    const pieces = parseInPieces(bytes);
+    if (pieces !== undefined) return { ok: true, ...pieces };
   }
   return decodeJson(bytes.toString("utf8"));
 }
 
-function parseInPieces(bytes: Buffer): unknown {
+function parseInPieces(bytes: Buffer): { value: unknown; held: HeldElements } | undefined {
   const separator = bytes.indexOf(SEPARATOR);
   const opening = separator < 0 ? -1 : bytes.lastIndexOf(OPENING, separator);
   if (opening < 0) return undefined;
   const first = opening + OPENING.length - 1;
   const elements: unknown[] = [];
-  // A batch ends at the `}` of the first separator past its 64 kB; the next starts after that
-  // separator's comma. The array ends at the first `}\n  ]` after the last cut.
+  const starts: number[] = [];
+  const ends: number[] = [];
+  // An element ends at the `}` of a separator and the next starts at its `{`. The array ends at
+  // the first `}\n  ]` after the last cut.
   let from = first;
-  for (let cut = bytes.indexOf(SEPARATOR, from + BATCH); cut >= 0; cut = bytes.indexOf(SEPARATOR, from + BATCH)) {
-    if (!parseElements(bytes, from, cut + 1, elements)) return undefined;
-    from = cut + 2;
+  for (let cut = separator; cut >= 0; cut = bytes.indexOf(SEPARATOR, from)) {
+    if (!parseElement(bytes, from, cut + 1, elements)) return undefined;
+    starts.push(from);
+    ends.push(cut + 1);
+    from = cut + SEPARATOR.length - 1;
   }
   const last = bytes.indexOf(CLOSING, from);
-  if (last < 0 || !parseElements(bytes, from, last + 1, elements)) return undefined;
+  if (last < 0 || !parseElement(bytes, from, last + 1, elements)) return undefined;
+  starts.push(from);
+  ends.push(last + 1);
   const end = last + 1;
   if (first + (bytes.length - end) > AROUND_AT_MOST) return undefined;
   const key = memberAround(bytes, first, end);
@@ -64,19 +85,28 @@ function parseInPieces(bytes: Buffer): unknown {
   const held = (value as Record<string, unknown>)[key];
   if (!Array.isArray(held) || held.length !== 0) return undefined;
   (value as Record<string, unknown>)[key] = elements;
-  return value;
+  return { value, held: { elements, starts, ends } };
 }
 
-/** Parses `[` + bytes[from, to) + `]`, pushing its elements; false when it does not parse. */
-function parseElements(bytes: Buffer, from: number, to: number, into: unknown[]): boolean {
-  let batch: unknown;
+/** Parses bytes[from, to) as one value, frozen, and pushes it; false when it does not parse. */
+function parseElement(bytes: Buffer, from: number, to: number, into: unknown[]): boolean {
+  let element: unknown;
   try {
-    batch = JSON.parse(`[${bytes.toString("utf8", from, to)}]`);
+    element = JSON.parse(bytes.toString("utf8", from, to));
   } catch {
     return false;
   }
-  for (const element of batch as unknown[]) into.push(element);
+  into.push(deepFreeze(element));
   return true;
+}
+
+/** A parsed JSON value made unchangeable, every object and array in it. */
+function deepFreeze(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  Object.freeze(value);
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+  else for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
+  return value;
 }
 
 const QUOTE = 0x22;

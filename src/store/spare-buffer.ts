@@ -3,11 +3,22 @@
 // another; on a small VM each fresh 4 KB page costs a page fault of 20–75 µs, so a write that
 // encodes into the read's pages, dead by then, saves some 900 faults. The one promise: a buffer
 // is handed on only after its reader is done with it, and handed out once.
+//
+// With the memory goes what the read parsed from it in pieces (parse-state-json.ts): a write
+// whose value still holds those elements copies their bytes, which are still there.
+import type { HeldElements } from "./parse-state-json.js";
 
 /** Below this, a buffer is not worth keeping (and may share the pool's memory with others). */
 const WORTH_KEEPING = 1024 * 1024;
 
-let spare: ArrayBuffer | undefined;
+let spare: { memory: ArrayBuffer; offset: number; held: HeldElements | undefined } | undefined;
+
+/** The memory handed on, whole, and the elements read from it, their bytes at `offset + starts[i]`. */
+export interface Spare {
+  memory: Buffer;
+  offset: number;
+  held: HeldElements | undefined;
+}
 
 /** The room to read a file of `size` bytes with, past its end, so that the next write fits (a task change adds a few hundred bytes). */
 export function roomFor(size: number): number {
@@ -18,9 +29,10 @@ export function roomFor(size: number): number {
  * Gives the memory behind `bytes` for reuse. The caller, and whatever it passed them to, keeps no
  * reference to them or to any view of their memory.
  */
-export function handOn(bytes: Buffer): void {
+export function handOn(bytes: Buffer, held?: HeldElements): void {
   const memory = bytes.buffer;
-  if (memory instanceof ArrayBuffer && memory.byteLength >= WORTH_KEEPING) spare = memory;
+  if (memory instanceof ArrayBuffer && memory.byteLength >= WORTH_KEEPING)
+    spare = { memory, offset: bytes.byteOffset, held };
 }
 
 /**
@@ -30,7 +42,7 @@ export function handOn(bytes: Buffer): void {
  */
 export function takeBuffer(length: number): Buffer {
   if (length < WORTH_KEEPING) return Buffer.allocUnsafe(length);
-  const memory = spare;
+  const memory = spare?.memory;
   spare = undefined;
   return memory !== undefined && memory.byteLength >= length
     ? Buffer.from(memory, 0, length)
@@ -38,8 +50,10 @@ export function takeBuffer(length: number): Buffer {
 }
 
 /** The memory handed on, whole, to be filled from its start (then no longer spare); undefined when there is none. */
-export function takeSpare(): Buffer | undefined {
-  const memory = spare;
+export function takeSpare(): Spare | undefined {
+  const taken = spare;
   spare = undefined;
-  return memory === undefined ? undefined : Buffer.from(memory);
+  return taken === undefined
+    ? undefined
+    : { memory: Buffer.from(taken.memory), offset: taken.offset, held: taken.held };
 }

@@ -88,7 +88,7 @@ function readDecoded(
   if (read.bytes.length >= LARGE_STATE) keepYoungGenerationSmall();
   const sha256 = stampedDigest(file, read.after!) ?? digestOf(read.bytes);
   const decoded = decodeJsonBytes(read.bytes);
-  handOn(read.bytes);
+  handOn(read.bytes, decoded.ok ? decoded.held : undefined);
   return { kind: "ok", decoded, sha256 };
 }
 

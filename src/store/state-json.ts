@@ -10,7 +10,15 @@
 // encoded straight into one buffer (spare-buffer.ts: the memory of the state file read before).
 // Anything else (a small value, one with a toJSON of its own, a class instance) is stringified
 // whole as before.
-import { takeBuffer, takeSpare } from "./spare-buffer.js";
+//
+// When that memory still holds the state file read before, parsed in pieces (parse-state-json.ts),
+// an element of the value that is one of the elements read (the same object: frozen since, so
+// unchanged) is not encoded again: its bytes, and the separators between such neighbours, are
+// moved into place within the memory and only the rest is encoded (assemble-in-place.ts). A task
+// change at 10,000 tasks encodes one element, not 10,000.
+import { assembleInPlace, type Piece } from "./assemble-in-place.js";
+import type { HeldElements } from "./parse-state-json.js";
+import { takeBuffer, takeSpare, type Spare } from "./spare-buffer.js";
 
 /** An array member at least this long is written element by element. */
 const SPLIT_AT = 128;
@@ -37,7 +45,9 @@ export function encodeStateJson(value: unknown): Buffer {
     bytes[bytes.length - 1] = 0x0a;
     return bytes;
   }
-  const out = new Sink(value);
+  const spare = takeSpare();
+  if (spare?.held !== undefined) return encodeReusing(value, spare, spare.held);
+  const out = new Sink(value, spare?.memory);
   let first = true;
   out.put("{");
   for (const key of Object.keys(value)) {
@@ -50,10 +60,8 @@ export function encodeStateJson(value: unknown): Buffer {
         // The element as the value of key i in an object at depth 1: at depth 2, as in the whole,
         // and given to a toJSON with its own index. Where JSON.stringify leaves it out of an
         // object (undefined, a function, a symbol), an array holds null.
-        const index = String(i);
-        const text = JSON.stringify([{ [index]: member[i] }], null, 2);
         out.put(i === 0 ? "\n    " : ",\n    ");
-        out.put(text.length === EMPTY_AT_2.length ? "null" : text.slice(PREFIX_AT_2 + index.length + 3, -6));
+        out.put(elementText(member[i], i));
       }
       out.put("\n  ]");
     } else {
@@ -70,6 +78,93 @@ export function encodeStateJson(value: unknown): Buffer {
   return out.done();
 }
 
+/**
+ * The element as the value of key i in an object at depth 1: at depth 2, as in the whole, and
+ * given to a toJSON with its own index. Where JSON.stringify leaves it out of an object
+ * (undefined, a function, a symbol), an array holds null.
+ */
+function elementText(element: unknown, i: number): string {
+  const index = String(i);
+  const text = JSON.stringify([{ [index]: element }], null, 2);
+  return text.length === EMPTY_AT_2.length ? "null" : text.slice(PREFIX_AT_2 + index.length + 3, -6);
+}
+
+/**
+ * The value's bytes made in the memory of the file read before: the elements read, where the
+ * value still holds them in their order, copied from there (with the separator between two read
+ * neighbours), everything else encoded.
+ */
+function encodeReusing(value: Plain, spare: Spare, held: HeldElements): Buffer {
+  const at = new WeakMap<object, number>();
+  for (let i = 0; i < held.elements.length; i++) {
+    const element = held.elements[i];
+    if (typeof element === "object" && element !== null) at.set(element, i);
+  }
+  const pieces: Piece[] = [];
+  let text = "";
+  const put = (more: string) => (text += more);
+  const flush = () => {
+    if (text.length > 0) pieces.push({ bytes: Buffer.from(text, "utf8") });
+    text = "";
+  };
+  /** The read element copied last (its pieces' index), -1 when text came after it. */
+  let copied = -1;
+  let copiedPiece = -1;
+  /** Where the last copy's source ends: a copy's source must lie after it. */
+  let sourceEnd = 0;
+  let first = true;
+  put("{");
+  for (const key of Object.keys(value)) {
+    const member = value[key];
+    if (isLongArray(member)) {
+      put(first ? "\n  " : ",\n  ");
+      put(JSON.stringify(key));
+      put(": [");
+      for (let i = 0; i < member.length; i++) {
+        const element = member[i];
+        const read = typeof element === "object" && element !== null ? at.get(element) : undefined;
+        if (
+          read !== undefined &&
+          copied >= 0 &&
+          read === copied + 1 &&
+          copiedPiece === pieces.length - 1 &&
+          text === ""
+        ) {
+          // The next element read after the one just copied: the copy runs on over the separator.
+          const piece = pieces[copiedPiece] as { from: number; len: number };
+          piece.len = spare.offset + held.ends[read]! - piece.from;
+          copied = read;
+          sourceEnd = piece.from + piece.len;
+          continue;
+        }
+        put(i === 0 ? "\n    " : ",\n    ");
+        const from = read === undefined ? -1 : spare.offset + held.starts[read]!;
+        if (read !== undefined && from >= sourceEnd) {
+          flush();
+          pieces.push({ from, len: held.ends[read]! - held.starts[read]! });
+          copied = read;
+          copiedPiece = pieces.length - 1;
+          sourceEnd = spare.offset + held.ends[read]!;
+        } else {
+          put(elementText(element, i));
+          copied = -1;
+        }
+      }
+      put("\n  ]");
+      copied = -1;
+    } else {
+      const whole = JSON.stringify({ [key]: member }, null, 2);
+      if (whole.length === 2) continue;
+      put(first ? "\n  " : ",\n  ");
+      put(whole.slice(4, -2));
+    }
+    first = false;
+  }
+  put("\n}\n");
+  flush();
+  return assembleInPlace(spare.memory, pieces);
+}
+
 /** `[\n  {\n    "` before an element's index, in its wrapper. */
 const PREFIX_AT_2 = 11;
 /** The wrapper of an element JSON.stringify leaves out of an object. */
@@ -79,11 +174,11 @@ const EMPTY_AT_2 = JSON.stringify([{}], null, 2);
 class Sink {
   private bytes: Buffer;
   private used = 0;
-  constructor(value: Plain) {
+  constructor(value: Plain, memory: Buffer | undefined) {
     // The memory of the state file read before (its size and some room), else a guess.
     let guess = 64 * 1024;
     for (const member of Object.values(value)) if (Array.isArray(member)) guess += member.length * 512;
-    this.bytes = takeSpare() ?? Buffer.allocUnsafe(guess);
+    this.bytes = memory ?? Buffer.allocUnsafe(guess);
   }
 
   put(text: string): void {
