@@ -69,6 +69,20 @@ describe("decodeJsonBytes: JSON.parse of the bytes' text", () => {
     }).toThrow(TypeError);
   });
 
+  it("freezes an element nested deeper than any stack (JSON.parse takes any depth)", () => {
+    const depth = 200_000;
+    const text = pretty({ tasks: tasks() }).replace(
+      '"output": null',
+      `"output": ${"[".repeat(depth)}${"]".repeat(depth)}`,
+    );
+    const result = decodeJsonBytes(Buffer.from(text));
+    if (!result.ok || result.held === undefined) throw new Error("not parsed in pieces");
+    let inner = (result.held.elements[0] as { output: unknown[] }).output;
+    for (let i = 1; i < depth; i++) inner = inner[0] as unknown[];
+    expect(inner).toStrictEqual([]);
+    expect(Object.isFrozen(inner)).toBe(true);
+  });
+
   const whole: [string, string][] = [
     ["a small file", pretty({ tasks: tasks(3) })],
     ["no separators (one line)", JSON.stringify({ tasks: tasks() })],

@@ -100,12 +100,23 @@ function parseElement(bytes: Buffer, from: number, to: number, into: unknown[]):
   return true;
 }
 
-/** A parsed JSON value made unchangeable, every object and array in it. */
+/** A parsed JSON value made unchangeable, every object and array in it (without recursion: JSON.parse takes any depth). */
 function deepFreeze(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
-  Object.freeze(value);
-  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
-  else for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
+  const open: object[] = [value];
+  for (let item = open.pop(); item !== undefined; item = open.pop()) {
+    Object.freeze(item);
+    if (Array.isArray(item)) {
+      for (let i = 0; i < item.length; i++) {
+        const inner: unknown = item[i];
+        if (typeof inner === "object" && inner !== null) open.push(inner);
+      }
+    } else
+      for (const key in item) {
+        const inner = (item as Record<string, unknown>)[key];
+        if (typeof inner === "object" && inner !== null) open.push(inner);
+      }
+  }
   return value;
 }
 
