@@ -80,7 +80,10 @@ export function tempProject(): string {
 }
 
 export function removeTemps(): void {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+  // A reply carrier a hook started (src/store/reply-carrier.ts, detached, up to a minute) may be
+  // taking the state lock in a project as it is removed: its lock files come and go, so a folder
+  // found not empty is tried again (ENOTEMPTY once failed person-gate.test.ts on a busy machine).
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 }
 
 /** A copy of examples/NAME in a temp folder. */
