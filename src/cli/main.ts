@@ -13,7 +13,6 @@ import { useArchiveLoader } from "../ops/archive-module.js";
 import { usedStreams, watchStdStreams, writeStd } from "./std-write.js";
 import { nearest } from "../core/suggest.js";
 import { writeTrace } from "../store/trace.js";
-import { allowYoungGenerationKept } from "../store/young-generation.js";
 import { shellQuote } from "../core/plan-resume.js";
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ command: Command }> }> = {
@@ -196,8 +195,6 @@ async function main(argv: string[]): Promise<number> {
   }
   // Operations that archive get tar from the cold half of this file, not a module of their own.
   useArchiveLoader(async () => (await loadCold()).archive);
-  // The process is the CLI's own: a large state read may keep V8's young generation small.
-  allowYoungGenerationKept();
   const out = createOutput(wantsJson);
   const paths = projectPaths(findProjectRoot(typeof options.dir === "string" ? options.dir : undefined));
   return command.run({ args: parsed.positionals, options, out, paths, now: () => new Date() });

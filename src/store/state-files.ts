@@ -14,7 +14,6 @@ import type { ProjectPaths } from "./project.js";
 import { MAX_STATE_BYTES, readProjectFile, type FileBytes } from "./read-file.js";
 import { digestOf, stampedDigest } from "./last-write.js";
 import { handOn, roomFor } from "./spare-buffer.js";
-import { keepYoungGenerationSmall } from "./young-generation.js";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { Flow } from "../core/flow.js";
 import { flowOrDefault } from "../core/flow-of.js";
@@ -30,9 +29,6 @@ export function stampOf(file: string): string {
     return "missing";
   }
 }
-
-/** A state file this large (some 3,000 tasks) is parsed with the young generation kept small (young-generation.ts). */
-const LARGE_STATE = 1024 * 1024;
 
 type Raw = FileRead<never> | { kind: "decoded"; file: string; value: unknown; stamp: string; sha256: string };
 
@@ -85,7 +81,6 @@ function readDecoded(
   // change adds a few hundred bytes), once the bytes read are parsed and hashed.
   const read = readProjectFile(file, { maxBytes: MAX_STATE_BYTES, links: "refuse", statAfter: true, room: roomFor });
   if (read.kind !== "ok") return read;
-  if (read.bytes.length >= LARGE_STATE) keepYoungGenerationSmall();
   const sha256 = stampedDigest(file, read.after!) ?? digestOf(read.bytes);
   const decoded = decodeJsonBytes(read.bytes);
   handOn(read.bytes, decoded.ok ? decoded.held : undefined);
