@@ -46,7 +46,8 @@ export function encodeStateJson(value: unknown): Buffer {
     return bytes;
   }
   const spare = takeSpare();
-  if (spare?.held !== undefined) return encodeReusing(value, spare, spare.held);
+  const reused = spare?.held === undefined ? undefined : encodeReusing(value, spare, spare.held);
+  if (reused !== undefined) return reused;
   const out = new Sink(value, spare?.memory);
   let first = true;
   out.put("{");
@@ -57,9 +58,6 @@ export function encodeStateJson(value: unknown): Buffer {
       out.put(JSON.stringify(key));
       out.put(": [");
       for (let i = 0; i < member.length; i++) {
-        // The element as the value of key i in an object at depth 1: at depth 2, as in the whole,
-        // and given to a toJSON with its own index. Where JSON.stringify leaves it out of an
-        // object (undefined, a function, a symbol), an array holds null.
         out.put(i === 0 ? "\n    " : ",\n    ");
         out.put(elementText(member[i], i));
       }
@@ -92,14 +90,18 @@ function elementText(element: unknown, i: number): string {
 /**
  * The value's bytes made in the memory of the file read before: the elements read, where the
  * value still holds them in their order, copied from there (with the separator between two read
- * neighbours), everything else encoded.
+ * neighbours), everything else encoded. Undefined when the value holds none of them (a new plan):
+ * then it is encoded element by element into that memory as ever, not gathered as text first.
  */
-function encodeReusing(value: Plain, spare: Spare, held: HeldElements): Buffer {
+function encodeReusing(value: Plain, spare: Spare, held: HeldElements): Buffer | undefined {
   const at = new WeakMap<object, number>();
   for (let i = 0; i < held.elements.length; i++) {
     const element = held.elements[i];
     if (typeof element === "object" && element !== null) at.set(element, i);
   }
+  const holdsOne = (member: unknown) =>
+    isLongArray(member) && member.some((e) => typeof e === "object" && e !== null && at.has(e));
+  if (!Object.values(value).some(holdsOne)) return undefined;
   const pieces: Piece[] = [];
   let text = "";
   const put = (more: string) => (text += more);
