@@ -85,7 +85,8 @@ function parseInPieces(bytes: Buffer): { value: unknown; held: HeldElements } | 
   const held = (value as Record<string, unknown>)[key];
   if (!Array.isArray(held) || held.length !== 0) return undefined;
   (value as Record<string, unknown>)[key] = elements;
-  return { value, held: { elements, starts, ends } };
+  // The held list is its own: a change to the value's array cannot shift what lies where.
+  return { value, held: { elements: elements.slice(), starts, ends } };
 }
 
 /** Parses bytes[from, to) as one value, frozen, and pushes it; false when it does not parse. */
