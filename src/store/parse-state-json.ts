@@ -82,8 +82,8 @@ function parseInPieces(bytes: Buffer): { value: unknown; held: HeldElements } | 
     return undefined;
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const held = (value as Record<string, unknown>)[key];
-  if (!Array.isArray(held) || held.length !== 0) return undefined;
+  const placeholder = (value as Record<string, unknown>)[key];
+  if (!Array.isArray(placeholder) || placeholder.length !== 0) return undefined;
   (value as Record<string, unknown>)[key] = elements;
   // The held list is its own: a change to the value's array cannot shift what lies where.
   return { value, held: { elements: elements.slice(), starts, ends } };

@@ -46,9 +46,22 @@ export function encodeStateJson(value: unknown): Buffer {
     return bytes;
   }
   const spare = takeSpare();
-  const reused = spare?.held === undefined ? undefined : encodeReusing(value, spare, spare.held);
-  if (reused !== undefined) return reused;
-  const out = new Sink(value, spare?.memory);
+  const at = spare?.held === undefined ? undefined : readAt(spare.held, value);
+  const out =
+    spare?.held === undefined || at === undefined ? new Sink(value, spare?.memory) : new Reusing(spare, spare.held, at);
+  writeMembers(value, out);
+  return out.done();
+}
+
+/** Where the bytes of a state value go: text, and the elements of a long array. */
+interface Out {
+  put(text: string): void;
+  elements(array: readonly unknown[]): void;
+  done(): Buffer;
+}
+
+/** The value's members in JSON.stringify's layout at indent 2, its long arrays element by element. */
+function writeMembers(value: Plain, out: Out): void {
   let first = true;
   out.put("{");
   for (const key of Object.keys(value)) {
@@ -57,10 +70,7 @@ export function encodeStateJson(value: unknown): Buffer {
       out.put(first ? "\n  " : ",\n  ");
       out.put(JSON.stringify(key));
       out.put(": [");
-      for (let i = 0; i < member.length; i++) {
-        out.put(i === 0 ? "\n    " : ",\n    ");
-        out.put(elementText(member[i], i));
-      }
+      out.elements(member);
       out.put("\n  ]");
     } else {
       // The member in an object of its own at depth 0: `{\n  "key": value\n}`, or `{}` when
@@ -73,7 +83,6 @@ export function encodeStateJson(value: unknown): Buffer {
     first = false;
   }
   out.put("\n}\n");
-  return out.done();
 }
 
 /**
@@ -88,12 +97,10 @@ function elementText(element: unknown, i: number): string {
 }
 
 /**
- * The value's bytes made in the memory of the file read before: the elements read, where the
- * value still holds them in their order, copied from there (with the separator between two read
- * neighbours), everything else encoded. Undefined when the value holds none of them (a new plan):
- * then it is encoded element by element into that memory as ever, not gathered as text first.
+ * Each element read, by its index in what was read; undefined when the value holds none of them
+ * (a new plan): then it is encoded into the memory as ever, not gathered as text first.
  */
-function encodeReusing(value: Plain, spare: Spare, held: HeldElements): Buffer | undefined {
+function readAt(held: HeldElements, value: Plain): WeakMap<object, number> | undefined {
   const at = new WeakMap<object, number>();
   for (let i = 0; i < held.elements.length; i++) {
     const element = held.elements[i];
@@ -101,70 +108,68 @@ function encodeReusing(value: Plain, spare: Spare, held: HeldElements): Buffer |
   }
   const holdsOne = (member: unknown) =>
     isLongArray(member) && member.some((e) => typeof e === "object" && e !== null && at.has(e));
-  if (!Object.values(value).some(holdsOne)) return undefined;
-  const pieces: Piece[] = [];
-  let text = "";
-  const put = (more: string) => (text += more);
-  const flush = () => {
-    if (text.length > 0) pieces.push({ bytes: Buffer.from(text, "utf8") });
-    text = "";
-  };
-  /** The read element copied last (its pieces' index), -1 when text came after it. */
-  let copied = -1;
-  let copiedPiece = -1;
+  return Object.values(value).some(holdsOne) ? at : undefined;
+}
+
+/**
+ * The value's bytes made in the memory of the file read before: the elements read, where the
+ * value still holds them in their order, copied from there (with the separator between two read
+ * neighbours), everything else encoded.
+ */
+class Reusing implements Out {
+  private readonly pieces: Piece[] = [];
+  private text = "";
+  /** The read element copied last, when nothing came after it yet. */
+  private copied = -1;
   /** Where the last copy's source ends: a copy's source must lie after it. */
-  let sourceEnd = 0;
-  let first = true;
-  put("{");
-  for (const key of Object.keys(value)) {
-    const member = value[key];
-    if (isLongArray(member)) {
-      put(first ? "\n  " : ",\n  ");
-      put(JSON.stringify(key));
-      put(": [");
-      for (let i = 0; i < member.length; i++) {
-        const element = member[i];
-        const read = typeof element === "object" && element !== null ? at.get(element) : undefined;
-        if (
-          read !== undefined &&
-          copied >= 0 &&
-          read === copied + 1 &&
-          copiedPiece === pieces.length - 1 &&
-          text === ""
-        ) {
-          // The next element read after the one just copied: the copy runs on over the separator.
-          const piece = pieces[copiedPiece] as { from: number; len: number };
-          piece.len = spare.offset + held.ends[read]! - piece.from;
-          copied = read;
-          sourceEnd = piece.from + piece.len;
-          continue;
-        }
-        put(i === 0 ? "\n    " : ",\n    ");
-        const from = read === undefined ? -1 : spare.offset + held.starts[read]!;
-        if (read !== undefined && from >= sourceEnd) {
-          flush();
-          pieces.push({ from, len: held.ends[read]! - held.starts[read]! });
-          copied = read;
-          copiedPiece = pieces.length - 1;
-          sourceEnd = spare.offset + held.ends[read]!;
-        } else {
-          put(elementText(element, i));
-          copied = -1;
-        }
-      }
-      put("\n  ]");
-      copied = -1;
-    } else {
-      const whole = JSON.stringify({ [key]: member }, null, 2);
-      if (whole.length === 2) continue;
-      put(first ? "\n  " : ",\n  ");
-      put(whole.slice(4, -2));
-    }
-    first = false;
+  private sourceEnd = 0;
+  constructor(
+    private readonly spare: Spare,
+    private readonly held: HeldElements,
+    private readonly at: WeakMap<object, number>,
+  ) {}
+
+  put(text: string): void {
+    this.text += text;
+    this.copied = -1;
   }
-  put("\n}\n");
-  flush();
-  return assembleInPlace(spare.memory, pieces);
+
+  elements(array: readonly unknown[]): void {
+    const { held } = this;
+    const { offset } = this.spare;
+    for (let i = 0; i < array.length; i++) {
+      const element = array[i];
+      const read = typeof element === "object" && element !== null ? this.at.get(element) : undefined;
+      if (read !== undefined && this.copied >= 0 && read === this.copied + 1) {
+        // The next element read after the one just copied: the copy runs on over the separator.
+        const piece = this.pieces[this.pieces.length - 1] as { from: number; len: number };
+        piece.len = offset + held.ends[read]! - piece.from;
+        this.copied = read;
+        this.sourceEnd = piece.from + piece.len;
+        continue;
+      }
+      this.put(i === 0 ? "\n    " : ",\n    ");
+      const from = read === undefined ? -1 : offset + held.starts[read]!;
+      if (read === undefined || from < this.sourceEnd) {
+        this.put(elementText(element, i));
+        continue;
+      }
+      this.flush();
+      this.pieces.push({ from, len: held.ends[read]! - held.starts[read]! });
+      this.copied = read;
+      this.sourceEnd = offset + held.ends[read]!;
+    }
+  }
+
+  private flush(): void {
+    if (this.text.length > 0) this.pieces.push({ bytes: Buffer.from(this.text, "utf8") });
+    this.text = "";
+  }
+
+  done(): Buffer {
+    this.flush();
+    return assembleInPlace(this.spare.memory, this.pieces);
+  }
 }
 
 /** `[\n  {\n    "` before an element's index, in its wrapper. */
@@ -173,7 +178,7 @@ const PREFIX_AT_2 = 11;
 const EMPTY_AT_2 = JSON.stringify([{}], null, 2);
 
 /** One buffer filled from the start, grown (copied) only when a piece does not fit. */
-class Sink {
+class Sink implements Out {
   private bytes: Buffer;
   private used = 0;
   constructor(value: Plain, memory: Buffer | undefined) {
@@ -181,6 +186,13 @@ class Sink {
     let guess = 64 * 1024;
     for (const member of Object.values(value)) if (Array.isArray(member)) guess += member.length * 512;
     this.bytes = memory ?? Buffer.allocUnsafe(guess);
+  }
+
+  elements(array: readonly unknown[]): void {
+    for (let i = 0; i < array.length; i++) {
+      this.put(i === 0 ? "\n    " : ",\n    ");
+      this.put(elementText(array[i], i));
+    }
   }
 
   put(text: string): void {
