@@ -8,6 +8,8 @@ const task = (i: number) => ({
   nested: [{ a: [{}] }, { b: null }],
   output: null,
 });
+/** The same, its bytes ASCII (the usual file: decoded once, the elements parsed from slices). */
+const asciiTask = (i: number) => ({ ...task(i), title: `Part ${i} "},\\n    {" [x] {y} \\u00e9` });
 /** Over 1 MiB pretty-printed: parsed in pieces when the layout allows. */
 const tasks = (n = 4000, item: (i: number) => unknown = task) => Array.from({ length: n }, (_, i) => item(i));
 const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
@@ -49,14 +51,19 @@ function decoded(text: string) {
 }
 
 describe("decodeJsonBytes: JSON.parse of the bytes' text", () => {
-  it("parses a state file dotagent wrote in pieces, to the same value", () => {
+  it.each([
+    ["bytes beyond ASCII", task],
+    ["ASCII bytes", asciiTask],
+  ])("parses a state file dotagent wrote in pieces, to the same value (%s)", (_name, item) => {
     const value = {
       workflow_id: "w",
       revision: 3,
-      tasks: tasks(),
+      tasks: tasks(4000, item),
       isolation: { mode: "x", list: [{ a: 1 }, { b: 2 }] },
     };
-    expect(decoded(pretty(value))).toBeGreaterThan(10);
+    const text = pretty(value);
+    expect(Buffer.byteLength(text) === text.length).toBe(item === asciiTask);
+    expect(decoded(text)).toBeGreaterThan(10);
   });
 
   it("holds a list of the elements of its own: a change to the value's array leaves it as read", () => {

@@ -19,6 +19,7 @@
 // Each element's bytes are known exactly, so the next write can copy an element nobody replaced
 // from them instead of encoding it again (state-json.ts). For that promise the elements are frozen:
 // a change to one in place throws rather than being lost.
+import { isAscii } from "node:buffer";
 import { decodeJson } from "../schema/json.js";
 
 /** Files below this are decoded whole (a cut costs more than it saves). */
@@ -55,6 +56,13 @@ function parseInPieces(bytes: Buffer): { value: unknown; held: HeldElements } | 
   const opening = separator < 0 ? -1 : bytes.lastIndexOf(OPENING, separator);
   if (opening < 0) return undefined;
   const first = opening + OPENING.length - 1;
+  // ASCII bytes (the usual file; JSON.stringify writes other characters as they are, so a title
+  // can bring some) are the same text read as latin1, a plain copy without UTF-8's decoding: one
+  // check of the whole file (some 0.2 ms at 3.6 MB) against a decoder run per element. Measured
+  // at 10,000 tasks: 1.65 G instructions for `task complete` against 1.67–1.73 G. One latin1
+  // string of the whole file, sliced per element, was as fast, with some 450 more page faults.
+  const encoding = isAscii(bytes) ? "latin1" : "utf8";
+  const piece = (from: number, to: number) => bytes.toString(encoding, from, to);
   const elements: unknown[] = [];
   const starts: number[] = [];
   const ends: number[] = [];
@@ -62,13 +70,13 @@ function parseInPieces(bytes: Buffer): { value: unknown; held: HeldElements } | 
   // the first `}\n  ]` after the last cut.
   let from = first;
   for (let cut = separator; cut >= 0; cut = bytes.indexOf(SEPARATOR, from)) {
-    if (!parseElement(bytes, from, cut + 1, elements)) return undefined;
+    if (!parseElement(piece(from, cut + 1), elements)) return undefined;
     starts.push(from);
     ends.push(cut + 1);
     from = cut + SEPARATOR.length - 1;
   }
   const last = bytes.indexOf(CLOSING, from);
-  if (last < 0 || !parseElement(bytes, from, last + 1, elements)) return undefined;
+  if (last < 0 || !parseElement(piece(from, last + 1), elements)) return undefined;
   starts.push(from);
   ends.push(last + 1);
   const end = last + 1;
@@ -89,11 +97,11 @@ function parseInPieces(bytes: Buffer): { value: unknown; held: HeldElements } | 
   return { value, held: { elements: elements.slice(), starts, ends } };
 }
 
-/** Parses bytes[from, to) as one value, frozen, and pushes it; false when it does not parse. */
-function parseElement(bytes: Buffer, from: number, to: number, into: unknown[]): boolean {
+/** Parses text as one value, frozen, and pushes it; false when it does not parse. */
+function parseElement(text: string, into: unknown[]): boolean {
   let element: unknown;
   try {
-    element = JSON.parse(bytes.toString("utf8", from, to));
+    element = JSON.parse(text);
   } catch {
     return false;
   }
