@@ -19,9 +19,11 @@
 //   plan more, towards 2× (the index built again per task, issue 41: 1.4× to 1.5× here, on
 //   status, status --json, tasks and tasks --json).
 //
-// - and the plan is read once: a task change's work per task (the last 2N tasks') is at most 1.7×
-//   that of `validate --json`, which reads and checks it once (SPEC §10: task complete 1.41×, task
-//   start 1.50×; 2.31× and 2.40× when they read and checked the plan again to plan after the write).
+// - and the plan is read once: a task change's work per task (the last 2N tasks') is at most 2.1×
+//   that of `validate --json`, which reads and checks it once. Measured: task complete 1.60×,
+//   task start 1.68× (with the write, which encodes each task, and the planning of their next
+//   step); 2.60× and 2.68× with one more read and check of the plan in the same command. The
+//   limit lies halfway: the write's own cost per task may grow a little, a second read may not.
 //
 // scripts/bench.mjs times the built CLI at 10,000 tasks; timing is not a test.
 import { Session } from "node:inspector/promises";
@@ -60,7 +62,7 @@ const SIZES = [N, 2 * N, 4 * N] as const;
 /** The most each of the tasks added last may cost, against each of those added before them. */
 const GROWTH = 1.25;
 /** The most a task change's work per task may be, against `validate --json`'s. */
-const ONCE = 1.7;
+const ONCE = 2.1;
 const NOW = new Date();
 
 const temps: string[] = [];
@@ -310,8 +312,7 @@ describe("scale: the work of every path grows with the plan, not faster (counted
       }
     }
     // A task change reads, checks and writes the plan once, and plans its next step on what it
-    // read (SPEC §10): each task costs it little more than it costs `validate` (1.41× with the
-    // write and that planning; 2.31× when it read and validated the plan again after its write).
+    // read (SPEC §10): each task costs it less than a second read would add (the header's figures).
     const check = perTask.get("validate --json")!;
     for (const name of ["task start", "task complete"]) {
       const ratio = perTask.get(name)! / check;
