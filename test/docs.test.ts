@@ -141,6 +141,13 @@ describe("figures the docs quote come from scripts", () => {
     expect(block).toMatch(/\| put \| [\d,.]+\/s \| [\d,.]+\/s \| \d+\.\d\d× \|/);
   });
 
+  it("docs/evidence.md's start-up table is what scripts/bench-table.mjs prints from docs/figures/", async () => {
+    const { startupTable } = (await import(join(REPO, "scripts/bench-table.mjs"))) as { startupTable: () => string };
+    const block = /<!-- startup-bench -->\n([\s\S]*?)\n<!-- \/startup-bench -->/.exec(read("docs/evidence.md"))?.[1];
+    expect(block).toBe(startupTable());
+    expect(block).toMatch(/\| `status --json` \| 20 \| [\d.]+ ms \(\d\.\d\d×\) \| [\d.]+ ms \(\d\.\d\d×\) \|/);
+  });
+
   it("the README's captured session is the one npm run capture-session wrote into docs/terminal-session.md", () => {
     const inReadme = /<!-- terminal-session -->\n```text\n([\s\S]*?)\n```\n<!-- \/terminal-session -->/.exec(
       README,
