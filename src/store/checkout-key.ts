@@ -27,6 +27,7 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
+import { sha256Hex } from "../core/sha256.js";
 
 const crypto = () => process.getBuiltinModule("node:crypto");
 
@@ -68,7 +69,9 @@ export function checkoutKey(root: string, options: { create: boolean } = { creat
   const cached = cache.get(real);
   if (cached?.ok) return cached;
   const dir = join(stateHome(), "checkouts");
-  const file = join(dir, `${crypto().createHash("sha256").update(real).digest("hex").slice(0, 32)}.json`);
+  // The name's digest without node:crypto, which the SessionStart hook (it makes sure the key is
+  // there) would load for this alone (~5 ms; src/core/sha256.ts).
+  const file = join(dir, `${sha256Hex(real).slice(0, 32)}.json`);
   const found = readKeyFile(file);
   if (found !== undefined && found.root === real && found.dev === folder.dev && found.ino === folder.ino) {
     const key = { ok: true as const, key: Buffer.from(found.key, "base64"), file };
