@@ -17,8 +17,9 @@
 // stderr). Environment: BENCH_RUNS (rounds, default 15), BENCH_MEM_RUNS (memory rounds, default
 // 2), BENCH_SIZES (task counts, default 20,1000,10000), BENCH_CLI (a different bundle to measure,
 // e.g. an experimental build in /tmp), BENCH_RSS=preload (skip GNU time), BENCH_KEEP_CA_CERTS=1
-// (time with the NODE_EXTRA_CA_CERTS this environment sets; dropped by default, see CHILD_ENV). For JSON alone on stdout
-// run `node scripts/bench.mjs --json` or `npm run -s bench -- --json` (npm prints its own header).
+// (time with the NODE_EXTRA_CA_CERTS this environment sets; dropped by default, see CHILD_ENV).
+// For JSON alone on stdout run `node scripts/bench.mjs --json` or `npm run -s bench -- --json`
+// (npm prints its own header).
 import { spawnSync } from "node:child_process";
 import { cpus, availableParallelism, loadavg, tmpdir } from "node:os";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";

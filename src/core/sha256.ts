@@ -3,8 +3,9 @@
 // Why: loading node:crypto takes ~5 ms (it pulls in 18 crypto modules and Node's streams), which
 // was a fifth of what the SessionStart hook cost above a bare `node` start. The hook hashes one
 // short string there: the project's real path, which names the checkout's key file
-// (src/store/checkout-key.ts). Digests of state files and the seals themselves (HMAC) still use
-// node:crypto: they run only where a command writes or checks the person's authority.
+// (src/store/checkout-key.ts). The digests of state files (a reader hashes one only when the
+// file's stamp does not vouch for it; a write always does) and the seals (HMAC) still use
+// node:crypto: long inputs, where its native code is the faster.
 // Held equal to node:crypto's createHash("sha256") by a property test (sha256.test.ts).
 
 const K = new Uint32Array([

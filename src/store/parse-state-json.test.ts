@@ -8,7 +8,7 @@ const task = (i: number) => ({
   nested: [{ a: [{}] }, { b: null }],
   output: null,
 });
-/** The same, its bytes ASCII (the usual file: decoded once, the elements parsed from slices). */
+/** The same, its bytes ASCII (the usual file: each element read as latin1, not through UTF-8's decoder). */
 const asciiTask = (i: number) => ({ ...task(i), title: `Part ${i} "},\\n    {" [x] {y} \\u00e9` });
 /** Over 1 MiB pretty-printed: parsed in pieces when the layout allows. */
 const tasks = (n = 4000, item: (i: number) => unknown = task) => Array.from({ length: n }, (_, i) => item(i));
