@@ -1,12 +1,12 @@
 // The CLI entry: parse, dispatch to one command module, turn outcomes into exit codes. The only
 // place that calls process.exit. Command modules load lazily so `status` never pays for tar or
 // prompts.
-import { parseArgs } from "node:util";
 import { DotagentError, EXIT } from "../core/errors.js";
 import type { ErrorCode } from "../core/error-codes.js";
 import { createOutput, withAnswers } from "./output.js";
 import { findProjectRoot, projectPaths } from "../store/project.js";
 import { GLOBAL_OPTIONS, type Command, type OptionSpec } from "./context.js";
+import { parseArgv } from "./parse-args.js";
 import { VERSION } from "./version.js";
 import { loadCold } from "./load-cold.js";
 import { useArchiveLoader } from "../ops/archive-module.js";
@@ -162,12 +162,8 @@ async function main(argv: string[]): Promise<number> {
   const { command } = await entry.load();
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv.slice(1),
-      options: { ...GLOBAL_OPTIONS, ...command.options },
-      allowPositionals: true,
-      strict: command.lenientOptions !== true,
-    });
+    // node:util's parseArgs, without loading it at every start (parse-args.ts).
+    parsed = parseArgv(argv.slice(1), { ...GLOBAL_OPTIONS, ...command.options }, command.lenientOptions !== true);
   } catch (error) {
     throw new DotagentError(
       "usage",
