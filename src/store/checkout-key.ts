@@ -38,7 +38,11 @@ export function stateHome(env: NodeJS.ProcessEnv = process.env): string {
   const explicit = env.DOTAGENT_STATE_HOME;
   if (explicit !== undefined && explicit !== "" && isAbsolute(explicit)) return explicit;
   const xdg = env.XDG_STATE_HOME;
-  return join(xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), ".local", "state"), "dotagent");
+  if (xdg !== undefined && isAbsolute(xdg)) return join(xdg, "dotagent");
+  // $HOME is what os.homedir() answers first (libuv reads it before the password database), and
+  // reading it here spares loading node:os at every start (the code cache's folder is here too).
+  const home = env === process.env && env.HOME ? env.HOME : homedir();
+  return join(home, ".local", "state", "dotagent");
 }
 
 interface KeyFile {
