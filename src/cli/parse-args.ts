@@ -54,9 +54,13 @@ const isOptionLike = (value: string | undefined) => value !== undefined && value
 export function parseArgv(args: readonly string[], options: ArgOptions, strict: boolean): ParsedArgs {
   const tokens: (Token | { positional: string })[] = [];
   const rest = [...args];
+  // `-f` or `--foo` alone: a string option takes the next word, whatever it is, as its value.
+  const alone = (name: string, rawName: string): Token => {
+    const takes = optionOf(options, name)?.type === "string" && rest.length > 0;
+    return { name, rawName, value: takes ? rest.shift() : undefined, inlineValue: takes ? false : undefined };
+  };
   while (rest.length > 0) {
     const arg = rest.shift()!;
-    const next = rest[0];
     if (arg === "--") {
       for (const word of rest) tokens.push({ positional: word });
       break;
@@ -64,14 +68,7 @@ export function parseArgv(args: readonly string[], options: ArgOptions, strict: 
     const short = arg.length >= 2 && arg[0] === "-" && arg[1] !== "-";
     if (short && arg.length === 2) {
       // -f, -f value
-      const name = longForShort(arg[1]!, options);
-      const takes = optionOf(options, name)?.type === "string" && next !== undefined;
-      tokens.push({
-        name,
-        rawName: arg,
-        value: takes ? rest.shift() : undefined,
-        inlineValue: takes ? false : undefined,
-      });
+      tokens.push(alone(longForShort(arg[1]!, options), arg));
       continue;
     }
     if (short) {
@@ -98,14 +95,7 @@ export function parseArgv(args: readonly string[], options: ArgOptions, strict: 
       const equals = arg.indexOf("=", 3);
       if (equals < 0) {
         // --foo, --foo value
-        const name = arg.slice(2);
-        const takes = optionOf(options, name)?.type === "string" && next !== undefined;
-        tokens.push({
-          name,
-          rawName: arg,
-          value: takes ? rest.shift() : undefined,
-          inlineValue: takes ? false : undefined,
-        });
+        tokens.push(alone(arg.slice(2), arg));
       } else {
         // --foo=bar
         const name = arg.slice(2, equals);
