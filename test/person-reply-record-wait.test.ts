@@ -3,7 +3,7 @@
 // later under load): it waits a moment for the record and carries the reply out, instead of
 // refusing the step the model was told the reply allows (the model would then ask the person
 // again). SPEC §11 "The person's answer". The waits are injected: no test here sleeps.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { locked, type OpContext } from "../src/ops/op-context.js";
@@ -22,6 +22,11 @@ function atRequirementsGate(): string {
   expect(dotagent(p, ["resume", "--json", "--start", "--request", "add login"]).code).toBe(0);
   mkdirSync(join(p, "memory/reports"), { recursive: true });
   writeFileSync(join(p, "memory/reports/demand.json"), JSON.stringify(DEMAND));
+  // Shown to the person a while before they answer: a reply within FILE_CLOCK_SLACK_MS of the
+  // report's time counts as older than it (src/core/person-answer.ts), and this test's reply is
+  // recorded in-process, within a millisecond or two on a fast machine.
+  const shown = new Date(Date.now() - 60_000);
+  utimesSync(join(p, "memory/reports/demand.json"), shown, shown);
   return p;
 }
 
