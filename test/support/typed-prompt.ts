@@ -5,6 +5,17 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
+import { FILE_CLOCK_SLACK_MS } from "../../src/core/person-answer.js";
+
+/**
+ * The person reads what they were shown before they answer: a reply within FILE_CLOCK_SLACK_MS of
+ * a report's time counts as older than the report (src/core/person-answer.ts), and a test that
+ * writes a report and then types at once would pass or fail by how fast the machine is. Every
+ * prompt the helpers below make waits that long first (a blocking wait, as the hooks are run).
+ */
+function personReads(): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, FILE_CLOCK_SLACK_MS + 10);
+}
 
 /** A client's home for one test project (COPILOT_HOME, CODEX_HOME), inside the worker's own temp folder. */
 export function clientHome(client: "copilot" | "codex", project: string): string {
@@ -78,6 +89,7 @@ export function typedPrompt(
   text: string,
   options: { source?: PromptSource; when?: "before" | "later"; session?: string } = {},
 ): { input: Record<string, unknown>; record: () => void } {
+  personReads();
   const file = transcriptFile(options.session);
   const promptId = randomUUID();
   // Claude Code stamps the line as it records the prompt, just after the hook: written ahead of the
@@ -112,6 +124,7 @@ export function copilotTyped(
   text: string,
   options: { session?: string; source?: string; cwd?: string } = {},
 ): Record<string, unknown> {
+  personReads();
   const session = options.session ?? "s-1";
   const file = join(home, "session-state", session, "events.jsonl");
   mkdirSync(join(file, ".."), { recursive: true });
@@ -154,6 +167,7 @@ export function copilotTyped(
  * carries `provenance: {type: "user"}`), under `home` (CODEX_HOME); returns the hook's fields.
  */
 export function codexTyped(home: string, text: string, options: { provenance?: string } = {}): Record<string, unknown> {
+  personReads();
   const dir = join(home, "sessions", "2026", "11", "29");
   mkdirSync(dir, { recursive: true });
   const thread = randomUUID();
