@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench`: how fast the built CLI (dist/dotagent.mjs; the hooks through dist/dotagent.cjs) answers, against `node -e 0` timed
+// `npm run bench`: how fast the built CLI answers (through dist/dotagent.cjs, as the hooks and the skills' lines run it), against `node -e 0` timed
 // in the same run. A benchmark, not a test: it prints numbers and the issue's goals with pass or
 // fail, and exits 0 whatever they say (1 only when it could not measure: a fixture that does not
 // validate, a command that fails).
@@ -49,9 +49,10 @@ const SIZES = (process.env.BENCH_SIZES ?? "20,1000,10000").split(",").map((s) =>
 if (SIZES.some((n) => !Number.isInteger(n) || n < 5))
   fail("BENCH_SIZES takes task counts of at least 5, like 20,1000,10000");
 const CLI = resolve(process.env.BENCH_CLI ?? fileURLToPath(new URL("../dist/dotagent.mjs", import.meta.url)));
-// The hooks run through the CommonJS entry beside it, as the hook lines install writes do (SPEC §13
-// "Start-up"); a bundle without one (an older build in BENCH_CLI) runs them through itself.
-const HOOK = existsSync(CLI.replace(/\.mjs$/, ".cjs")) ? CLI.replace(/\.mjs$/, ".cjs") : CLI;
+// Every command runs through the CommonJS entry beside it, as the hook lines install writes and
+// the skills' helper lines do (SPEC §13 "Start-up"); a bundle without one (an older build in
+// BENCH_CLI) runs them through itself.
+const ENTRY = existsSync(CLI.replace(/\.mjs$/, ".cjs")) ? CLI.replace(/\.mjs$/, ".cjs") : CLI;
 if (!existsSync(CLI)) fail(`${CLI} does not exist; run \`npm run build\` (or \`npm run bench\`, which builds first)`);
 
 // The issue's goals. `typical` is the 20-task state; `large` the 10,000-task one.
@@ -155,19 +156,19 @@ for (const n of SIZES) {
     `fixture ${n} tasks (${read.mix.complete} complete, ${read.mix.running} running, ${read.mix.pending} pending): built and validated in ${ms(started).toFixed(0)} ms`,
   );
   cases.push(
-    { command: "status", label: "status --json", tasks: n, argv: [CLI, "status", "--json"], cwd: read.root },
+    { command: "status", label: "status --json", tasks: n, argv: [ENTRY, "status", "--json"], cwd: read.root },
     {
       command: "resume",
       label: "resume --json --dry-run",
       tasks: n,
-      argv: [CLI, "resume", "--json", "--dry-run"],
+      argv: [ENTRY, "resume", "--json", "--dry-run"],
       cwd: read.root,
     },
     {
       command: "hook",
       label: "hook session-start",
       tasks: n,
-      argv: [HOOK, "hook", "session-start"],
+      argv: [ENTRY, "hook", "session-start"],
       cwd: read.root,
       input: JSON.stringify({ session_id: "bench", hook_event_name: "SessionStart", source: "resume", cwd: read.root }),
       expectOutput: "additionalContext",
@@ -176,13 +177,13 @@ for (const n of SIZES) {
       command: "hook pre-tool-use",
       label: "hook pre-tool-use (a helper line)",
       tasks: n,
-      argv: [HOOK, "hook", "pre-tool-use"],
+      argv: [ENTRY, "hook", "pre-tool-use"],
       cwd: read.root,
       input: JSON.stringify({
         session_id: "bench",
         hook_event_name: "PreToolUse",
         tool_name: "Bash",
-        tool_input: { command: `node "${CLI}" status --json` },
+        tool_input: { command: `node "${ENTRY}" status --json` },
         cwd: read.root,
       }),
       expectOutput: "allow",
@@ -191,7 +192,7 @@ for (const n of SIZES) {
       command: "hook pre-tool-use",
       label: "hook pre-tool-use (a Write let through)",
       tasks: n,
-      argv: [HOOK, "hook", "pre-tool-use"],
+      argv: [ENTRY, "hook", "pre-tool-use"],
       cwd: read.root,
       input: JSON.stringify({
         session_id: "bench",
@@ -205,7 +206,7 @@ for (const n of SIZES) {
       command: "hook pre-tool-use",
       label: "hook pre-tool-use (a Write into memory/state denied)",
       tasks: n,
-      argv: [HOOK, "hook", "pre-tool-use"],
+      argv: [ENTRY, "hook", "pre-tool-use"],
       cwd: read.root,
       input: JSON.stringify({
         session_id: "bench",
@@ -220,11 +221,11 @@ for (const n of SIZES) {
       command: "task complete",
       label: "task complete <id>",
       tasks: n,
-      argv: [CLI, "task", "complete", write.runningWithOutput, "--json"],
+      argv: [ENTRY, "task", "complete", write.runningWithOutput, "--json"],
       cwd: write.root,
       prepare: restore,
     },
-    { command: "validate", label: "validate --json", tasks: n, argv: [CLI, "validate", "--json"], cwd: read.root },
+    { command: "validate", label: "validate --json", tasks: n, argv: [ENTRY, "validate", "--json"], cwd: read.root },
   );
 }
 for (const c of cases) {

@@ -5,8 +5,9 @@
 // (DOTAGENT_CODE_CACHE=0: the hot half parsed and compiled as on a first run) and with it warm
 // (SPEC §13 "Code cache"). NODE_EXTRA_CA_CERTS is unset for every run: where an image sets it, Node
 // parses that bundle at each start (~416 M instructions here), which would hide the CLI's own cost.
-// The hooks run through dotagent.cjs, as the hook lines install writes do (SPEC §13 "Start-up"),
-// and once more, warm, through dotagent.mjs (an earlier install's lines) for the comparison.
+// Every command runs through dotagent.cjs, as the hook lines install writes and the skills' helper
+// lines do (SPEC §13 "Start-up"), and once more, warm, through dotagent.mjs (an earlier install's
+// lines, `bin`) for the comparison.
 //
 //   node scripts/startup-instructions.mjs            the table (needs valgrind: apt-get install valgrind)
 //   node scripts/startup-instructions.mjs --write    also put it into docs/evidence.md's
@@ -35,8 +36,8 @@ try {
   delete env.DOTAGENT_CODE_CACHE;
   const hookInput = JSON.stringify({ source: "resume", cwd: fixture.root, session_id: "s-ir" });
   const commands = [
-    { label: "`status --json`", args: ["status", "--json"] },
-    { label: "`resume --json --dry-run`", args: ["resume", "--json", "--dry-run"] },
+    { label: "`status --json`", entry: ENTRY, args: ["status", "--json"] },
+    { label: "`resume --json --dry-run`", entry: ENTRY, args: ["resume", "--json", "--dry-run"] },
     { label: "`hook session-start`", entry: ENTRY, args: ["hook", "session-start"], input: hookInput },
     {
       label: "`hook pre-tool-use` (a helper line)",
@@ -46,7 +47,7 @@ try {
         session_id: "s-ir",
         hook_event_name: "PreToolUse",
         tool_name: "Bash",
-        tool_input: { command: `node "${CLI}" status --json` },
+        tool_input: { command: `node "${ENTRY}" status --json` },
         cwd: fixture.root,
       }),
     },

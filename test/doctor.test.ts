@@ -18,7 +18,7 @@ import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { CLI, dotagent, expectNoStack, readJson, removeTemps, tempProject, writeJson } from "./support/cli.js";
 import { copyOfTemplate } from "./support/template.js";
-import { COPILOT_GUARD } from "../src/claude/settings.js";
+import { COPILOT_GUARD, HELPER_BASH_RULE, MJS_HELPER_BASH_RULE } from "../src/claude/settings.js";
 import { unprivileged } from "./support/unprivileged.js";
 
 afterEach(removeTemps);
@@ -233,11 +233,12 @@ describe("dotagent doctor", () => {
       settings,
       readFileSync(settings, "utf8")
         .replaceAll(GUARD_IN_JSON, "")
-        .replaceAll('/dotagent.cjs\\" hook', '/dotagent.mjs\\" hook'),
+        .replaceAll('/dotagent.cjs\\" hook', '/dotagent.mjs\\" hook')
+        .replaceAll(HELPER_BASH_RULE, MJS_HELPER_BASH_RULE),
     );
     const hook = doctor(project, home).byName("hook")[0];
     expect(hook).toMatchObject({ status: "ok", fix: "run `dotagent install`" });
-    expect(hook?.message).toContain("run through dotagent.mjs as an earlier install wrote them");
+    expect(hook?.message).toContain("as an earlier install wrote them, for lines running dotagent.mjs");
   });
 
   it("hook lines of an earlier install, without the Copilot guard: counted, ok, with the update as the fix", () => {
@@ -250,6 +251,16 @@ describe("dotagent doctor", () => {
     expect(hook?.message).toContain(
       "as an earlier install wrote them (under Copilot CLI, which runs them too, each starts Node for nothing",
     );
+  });
+
+  it("a helper-line entry of an earlier install, letting only dotagent.mjs lines through: counted, ok, with the update as the fix", () => {
+    const { project, home } = installedProject();
+    const settings = join(project, ".claude", "settings.json");
+    expect(readFileSync(settings, "utf8")).toContain(HELPER_BASH_RULE);
+    writeFileSync(settings, readFileSync(settings, "utf8").replaceAll(HELPER_BASH_RULE, MJS_HELPER_BASH_RULE));
+    const hook = doctor(project, home).byName("hook")[0];
+    expect(hook).toMatchObject({ status: "ok", fix: "run `dotagent install`" });
+    expect(hook?.message).toContain("as an earlier install wrote them, for lines running dotagent.mjs");
   });
 
   it("finds missing skill files", () => {

@@ -153,7 +153,7 @@ function olderHookCheck(where: string, older: "mjs" | "unguarded" | null, instal
     return { name: "hook", status: "ok", message: `${where}: dotagent's hooks in settings.json`, fix: null };
   const why =
     older === "mjs"
-      ? "run through dotagent.mjs as an earlier install wrote them (dotagent.cjs beside it starts faster)"
+      ? "as an earlier install wrote them, for lines running dotagent.mjs (dotagent.cjs beside it starts faster)"
       : "as an earlier install wrote them (under Copilot CLI, which runs them too, each starts Node for nothing; this version's lines skip it)";
   return { name: "hook", status: "ok", message: `${where}: dotagent's hooks in settings.json, ${why}`, fix: install };
 }

@@ -17,7 +17,15 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { hookCommand, install, uninstall, HOOK_MATCHER, PERMISSION_RULE } from "./install.js";
-import { COPILOT_GUARD, hookEntries, hooksObject, missingHooks, olderHooks } from "./settings.js";
+import {
+  COPILOT_GUARD,
+  HELPER_BASH_RULE,
+  MJS_HELPER_BASH_RULE,
+  hookEntries,
+  hooksObject,
+  missingHooks,
+  olderHooks,
+} from "./settings.js";
 import { readInstallManifest } from "./install-manifest.js";
 import { DotagentError } from "../core/errors.js";
 
@@ -58,9 +66,11 @@ function tree(root: string): Record<string, string> {
 const GUARD_IN_JSON = JSON.stringify(COPILOT_GUARD).slice(1, -1);
 
 /** An install's settings.json and manifest as an earlier version wrote them: no Copilot guard; `mjs`: through dotagent.mjs too. */
-function asEarlierInstall(target: string, form: "unguarded" | "mjs"): void {
+function asEarlierInstall(target: string, form: "mjs-lines" | "unguarded" | "mjs"): void {
   for (const file of ["settings.json", ".dotagent-install.json"]) {
-    const text = readFileSync(join(target, file), "utf8").replaceAll(GUARD_IN_JSON, "");
+    // Every earlier install let only dotagent.mjs lines through (the skills' lines ran it).
+    let text = readFileSync(join(target, file), "utf8").replaceAll(HELPER_BASH_RULE, MJS_HELPER_BASH_RULE);
+    if (form !== "mjs-lines") text = text.replaceAll(GUARD_IN_JSON, "");
     writeFileSync(
       join(target, file),
       form === "mjs" ? text.replaceAll('/dotagent.cjs\\" hook', '/dotagent.mjs\\" hook') : text,
@@ -366,6 +376,23 @@ describe("install by a newer version (upgrade)", () => {
     expect(run(target, source()).changes.every((c) => c.action === "unchanged")).toBe(true);
   });
 
+  it("an install whose helper-line entry lets only dotagent.mjs lines through (before the skills ran dotagent.cjs): counted as there, its `if` updated", () => {
+    const project = temp();
+    const target = join(project, ".claude");
+    run(target, source());
+    asEarlierInstall(target, "mjs-lines");
+    const old = JSON.parse(readFileSync(join(target, "settings.json"), "utf8"));
+    expect(JSON.stringify(old)).not.toContain(HELPER_BASH_RULE);
+    expect(missingHooks(old, hookEntries("project"))).toEqual([]);
+    expect(olderHooks(old, hookEntries("project"))).toBe("mjs");
+    expect(run(target, source()).settings).toBe("hook updated");
+    const settings = JSON.parse(readFileSync(join(target, "settings.json"), "utf8"));
+    expect(settings.hooks).toEqual(hooksObject(hookEntries("project")));
+    expect(JSON.stringify(settings)).not.toContain(MJS_HELPER_BASH_RULE);
+    expect(olderHooks(settings, hookEntries("project"))).toBeNull();
+    expect(run(target, source()).changes.every((c) => c.action === "unchanged")).toBe(true);
+  });
+
   it("an install whose hook lines have no Copilot guard: counted as there, updated once, uninstall leaves nothing", () => {
     const project = temp();
     const target = join(project, ".claude");
@@ -392,7 +419,7 @@ describe("install by a newer version (upgrade)", () => {
   });
 
   it("uninstall by this version of an earlier install's lines (no guard; dotagent.mjs) gives back what was there", () => {
-    for (const form of ["unguarded", "mjs"] as const) {
+    for (const form of ["mjs-lines", "unguarded", "mjs"] as const) {
       // settings.json install created: removed.
       const fresh = temp();
       run(join(fresh, ".claude"), source());
@@ -444,15 +471,16 @@ describe("upgrade: entries that share one command (pre-tool-use on Bash, the fil
     // As the version before left it: the helper-line Bash entry and the Agent entry, same command.
     before.hooks.PreToolUse = before.hooks.PreToolUse.filter(
       (g: { matcher: string; hooks: Array<{ if?: string }> }) =>
-        g.matcher === "Agent|Task|SubagentHandback" || g.hooks[0]!.if === "Bash(node *dotagent.mjs*)",
+        g.matcher === "Agent|Task|SubagentHandback" || g.hooks[0]!.if === HELPER_BASH_RULE,
     );
+    before.hooks.PreToolUse[0].hooks[0].if = MJS_HELPER_BASH_RULE;
     writeFileSync(settingsFile, JSON.stringify(before));
     expect(preToolUse(before)).toEqual(["Bash Bash(node *dotagent.mjs*)", "Agent|Task|SubagentHandback"]);
     expect(run(target, source()).settings).toBe("hook updated");
     const now = JSON.parse(readFileSync(settingsFile, "utf8"));
     expect(now.hooks).toEqual(hooksObject(hookEntries("project")));
     expect(preToolUse(now)).toEqual([
-      "Bash Bash(node *dotagent.mjs*)",
+      `Bash ${HELPER_BASH_RULE}`,
       "Bash Bash(*memory/state*)",
       "Bash Bash(*memory/reports*)",
       "Write|Edit|MultiEdit|NotebookEdit",
@@ -474,7 +502,7 @@ describe("upgrade: entries that share one command (pre-tool-use on Bash, the fil
     const now = JSON.parse(readFileSync(settingsFile, "utf8"));
     expect(preToolUse(now)).toEqual([
       "Bash",
-      "Bash Bash(node *dotagent.mjs*)",
+      `Bash ${HELPER_BASH_RULE}`,
       "Bash Bash(*memory/state*)",
       "Bash Bash(*memory/reports*)",
       "Write|Edit|MultiEdit|NotebookEdit",

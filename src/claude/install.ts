@@ -48,11 +48,10 @@ import {
   HOOK_MATCHER,
   hookCommand,
   hookEntries,
-  mjsHookLine,
+  EARLIER_FORMS,
   olderHookLines,
-  unguardedHookLine,
   HOOK_ENTRY,
-  missingHooks,
+  entriesToWrite,
   PERMISSION_RULE,
   readSettings,
   withBashDiffsOff,
@@ -225,7 +224,8 @@ export function install(options: InstallOptions): InstallResult {
   const old = [...new Set(installed)].filter((c) => !commands.includes(c));
   const stripped = old.length > 0 ? withoutHooks(settings.value, old) : settings.value;
   const oldGone = stripped !== settings.value && JSON.stringify(stripped) !== JSON.stringify(settings.value);
-  const addHooks = missingHooks(stripped, entries).length > 0;
+  // An entry an earlier install wrote in another form (its `if`) is written again as this version's.
+  const addHooks = entriesToWrite(stripped, entries).length > 0;
   // The rule an older install added (the hook allows the helper's lines now), where it still is.
   const dropRule = manifest.permission_rule != null && allowList(settings.value).includes(manifest.permission_rule);
   const settingsOutcome: InstallResult["settings"] =
@@ -313,37 +313,38 @@ function inKeyOrder(before: Settings, next: Settings): Settings {
 }
 
 /**
- * The settings.json text install writes from `before` (its hook line and rule added): uninstall
- * gives the original back only when the file is still exactly this, so a manifest's
- * `settings_original` can never put other bytes in place of settings the person changed.
+ * The settings.json texts install can have written from `before` (its hook lines and rule added):
+ * uninstall gives the original back only when the file is still exactly one of these, so a
+ * manifest's `settings_original` can never put other bytes in place of settings the person changed.
  */
-function installedSettings(before: Settings, manifest: InstallManifest, scope: Scope, target: string): string {
-  // This version's lines, or an earlier install's: without the Copilot guard, and before that through dotagent.mjs.
-  const written = [(c: string) => c, unguardedHookLine, (c: string) => mjsHookLine(unguardedHookLine(c))]
-    .map((line) => hookEntries(scope, target).map((e) => ({ ...e, command: line(e.command) })))
-    .find((entries) => manifest.hook_commands?.every((c) => entries.some((e) => e.command === c)));
-  let next: Settings;
-  if (manifest.hook_commands !== undefined && written !== undefined) {
-    next = withHooks(before, written);
-  } else {
-    // A manifest of an install before 0.2: one SessionStart hook and the permission rule.
-    next =
-      manifest.hook_command === null
-        ? before
-        : withHooks(before, [
-            { event: "SessionStart", matcher: HOOK_MATCHER, command: manifest.hook_command, timeout: 10 },
-          ]);
-    const rule = manifest.permission_rule ?? null;
-    if (rule !== null && !allowList(next).includes(rule)) {
-      const permissions = (next.permissions && typeof next.permissions === "object" ? next.permissions : {}) as Record<
-        string,
-        unknown
-      >;
-      next = { ...next, permissions: { ...permissions, allow: [...allowList(next), rule] } };
-    }
+function installedSettings(before: Settings, manifest: InstallManifest, scope: Scope, target: string): string[] {
+  const text = (next: Settings) => {
+    const kept = manifest.bash_diffs_off === true && scope === "project" ? withBashDiffsOff(next) : next;
+    return `${JSON.stringify(kept, null, 2)}\n`;
+  };
+  // This version's entries, or an earlier install's forms of them (EARLIER_FORMS, newest first):
+  // every form whose lines are the manifest's, since two forms can differ only in an entry's `if`.
+  const entries = hookEntries(scope, target);
+  const eras = [entries, ...EARLIER_FORMS.map((earlier) => entries.map(earlier))];
+  const written = eras.filter((forms) => manifest.hook_commands?.every((c) => forms.some((e) => e.command === c)));
+  if (manifest.hook_commands !== undefined && written.length > 0)
+    return [...new Set(written.map((forms) => text(withHooks(before, forms))))];
+  // A manifest of an install before 0.2: one SessionStart hook and the permission rule.
+  let next =
+    manifest.hook_command === null
+      ? before
+      : withHooks(before, [
+          { event: "SessionStart", matcher: HOOK_MATCHER, command: manifest.hook_command, timeout: 10 },
+        ]);
+  const rule = manifest.permission_rule ?? null;
+  if (rule !== null && !allowList(next).includes(rule)) {
+    const permissions = (next.permissions && typeof next.permissions === "object" ? next.permissions : {}) as Record<
+      string,
+      unknown
+    >;
+    next = { ...next, permissions: { ...permissions, allow: [...allowList(next), rule] } };
   }
-  if (manifest.bash_diffs_off === true && scope === "project") next = withBashDiffsOff(next);
-  return `${JSON.stringify(next, null, 2)}\n`;
+  return [text(next)];
 }
 
 function parseObject(text: string): Settings | null {
@@ -389,7 +390,8 @@ export function uninstall(options: { target: string; scope: Scope; dryRun: boole
     const hookOutcome = hadHook ? "hook removed" : "untouched";
     const original = manifest.settings_original;
     const before = manifest.settings_created ? {} : original === null ? null : parseObject(original);
-    const untouchedSince = before !== null && settings.text === installedSettings(before, manifest, scope, target);
+    const untouchedSince =
+      before !== null && installedSettings(before, manifest, scope, target).includes(settings.text);
     if (untouchedSince && manifest.settings_created) {
       settingsOutcome = hookOutcome;
       changes.push({ action: "remove", path: "settings.json" });

@@ -40,6 +40,14 @@ export interface HookEntry {
 
 /** The tools that write files: the PreToolUse hook decides who writes what (SPEC §11). */
 export const WRITE_MATCHER = "Write|Edit|MultiEdit|NotebookEdit";
+/**
+ * The Bash lines the hook reads to let the helper's own through: the skills' lines run
+ * dotagent.cjs (SPEC §13 "Start-up"), an earlier skill's dotagent.mjs; both match (the client's
+ * `*` matches any text: test/claude/NOTES.md "Which Bash lines a hook's `if` sees").
+ */
+export const HELPER_BASH_RULE = "Bash(node *dotagent.*js*)";
+/** The rule installs wrote before the skills' lines ran dotagent.cjs: it lets only dotagent.mjs lines through. */
+export const MJS_HELPER_BASH_RULE = "Bash(node *dotagent.mjs*)";
 /** The Bash lines the hook reads for writes into memory/state/ (Claude Code starts it only for these). */
 export const STATE_BASH_RULE = "Bash(*memory/state*)";
 /** The Bash lines the hook reads for the main agent's writes of a phase agent's report. */
@@ -55,7 +63,7 @@ export function installTarget(scope: Scope, projectRoot: string): string {
 /**
  * The file a hook line runs: dotagent.cjs, the CommonJS entry the build puts beside each helper
  * (SPEC §13 "Start-up": Node starts it without its ES-module loader). It runs the dotagent.mjs
- * beside it, which the model's own helper lines run. A hook line of an earlier install runs
+ * beside it. The skills' helper lines run it too. A hook line of an earlier install runs
  * dotagent.mjs itself, which works as well (hasEntry counts it; `dotagent install` updates it).
  */
 export const HOOK_ENTRY = "dotagent.cjs";
@@ -128,7 +136,7 @@ export function hookEntries(scope: Scope | "plugin", target?: string): HookEntry
     {
       event: "PreToolUse",
       matcher: "Bash",
-      if: "Bash(node *dotagent.mjs*)",
+      if: HELPER_BASH_RULE,
       command: run("pre-tool-use"),
       timeout: 10,
     },
@@ -246,30 +254,61 @@ function groupsOf(settings: Settings, event: string): HookGroup[] {
   return Array.isArray(list) ? (list as HookGroup[]) : [];
 }
 
-/** Whether settings.json has this very entry: its event, matcher, `if` and command (the timeout is the person's to tune). */
-export function hasEntry(settings: Settings, entry: HookEntry): boolean {
-  return groupsOf(settings, entry.event).some(
-    (g) =>
-      g.matcher === entry.matcher &&
-      g.hooks?.some(
-        (h) =>
-          (h.command === entry.command || olderHookLines(entry.command).includes(h.command ?? "")) && h.if === entry.if,
-      ),
+const withMjsIf = (entry: HookEntry): HookEntry =>
+  entry.if === HELPER_BASH_RULE ? { ...entry, if: MJS_HELPER_BASH_RULE } : entry;
+
+/**
+ * How earlier installs wrote each entry, newest first: with the `if` that let only dotagent.mjs
+ * lines through (every install before the skills ran dotagent.cjs), then also without the Copilot
+ * guard, then also through dotagent.mjs.
+ */
+export const EARLIER_FORMS: ReadonlyArray<(entry: HookEntry) => HookEntry> = [
+  withMjsIf,
+  (e) => ({ ...withMjsIf(e), command: unguardedHookLine(e.command) }),
+  (e) => ({ ...withMjsIf(e), command: mjsHookLine(unguardedHookLine(e.command)) }),
+];
+
+/**
+ * The forms earlier installs wrote this entry in, each distinct from it and from each other; an
+ * earlier line with this version's `if` (a hand-edited mix) counts too.
+ */
+export function olderEntryForms(entry: HookEntry): HookEntry[] {
+  const forms: HookEntry[] = [];
+  const mixed = olderHookLines(entry.command).map((command) => ({ ...entry, command }));
+  for (const form of [...EARLIER_FORMS.map((earlier) => earlier(entry)), ...mixed])
+    if (![entry, ...forms].some((f) => f.command === form.command && f.if === form.if)) forms.push(form);
+  return forms;
+}
+
+const sameHook = (h: { command?: string; if?: string }, entry: HookEntry) =>
+  h.command === entry.command && h.if === entry.if;
+
+/** The form of `entry` settings.json runs: this version's, an earlier install's, or undefined. */
+function formIn(settings: Settings, entry: HookEntry): HookEntry | undefined {
+  return [entry, ...olderEntryForms(entry)].find((form) =>
+    groupsOf(settings, entry.event).some((g) => g.matcher === entry.matcher && g.hooks?.some((h) => sameHook(h, form))),
   );
 }
 
+/** Whether settings.json has this very entry: its event, matcher, `if` and command (the timeout is the person's to tune), or an earlier install's form of it. */
+export function hasEntry(settings: Settings, entry: HookEntry): boolean {
+  return formIn(settings, entry) !== undefined;
+}
+
 /**
- * How settings.json runs these entries where an earlier install wrote them: `mjs` (some through
- * dotagent.mjs), `unguarded` (some without the Copilot guard), or null (every one as this version writes it).
+ * How settings.json runs these entries where an earlier install wrote them: `mjs` (some hook lines
+ * run dotagent.mjs, or only the `if` is older: the skills' helper lines it lets through run
+ * dotagent.mjs), `unguarded` (some hook lines without the Copilot guard), or null (every one as
+ * this version writes it).
  */
 export function olderHooks(settings: Settings, entries: readonly HookEntry[]): "mjs" | "unguarded" | null {
-  const found = entries.flatMap((e) =>
-    olderHookLines(e.command).filter((line) =>
-      groupsOf(settings, e.event).some((g) => g.hooks?.some((h) => h.command === line)),
-    ),
-  );
+  const found = entries.flatMap((e) => {
+    const form = formIn(settings, e);
+    return form === undefined || form === e ? [] : [{ form, entry: e }];
+  });
   if (found.length === 0) return null;
-  return found.some((line) => /dotagent\.mjs" hook /.test(line)) ? "mjs" : "unguarded";
+  if (found.some(({ form }) => /dotagent\.mjs" hook /.test(form.command))) return "mjs";
+  return found.some(({ form, entry }) => form.command !== entry.command) ? "unguarded" : "mjs";
 }
 
 /**
@@ -278,6 +317,11 @@ export function olderHooks(settings: Settings, entries: readonly HookEntry[]): "
  */
 export function missingHooks(settings: Settings, entries: readonly HookEntry[]): HookEntry[] {
   return entries.filter((e) => !hasEntry(settings, e));
+}
+
+/** The entries settings.json does not run exactly as this version writes them (install puts these in). */
+export function entriesToWrite(settings: Settings, entries: readonly HookEntry[]): HookEntry[] {
+  return entries.filter((e) => formIn(settings, e) !== e);
 }
 
 /** Adds each entry not there yet as a group of its own; everything else stays as it was. */

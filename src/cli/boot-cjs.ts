@@ -1,12 +1,12 @@
 // dotagent.cjs, the CommonJS entry the build writes beside each dotagent.mjs (scripts/build.mjs):
-// the hooks' command lines run it (SPEC §13 "Start-up"). Node starts a CommonJS main without
-// building its ES-module loader, which an .mjs main pays for at every start (~14 M instructions,
-// ~20 of a hook's ~135 M with what that loader loads). It holds no code of dotagent's own: it
-// reads the dotagent.mjs beside it, takes out the loader the build put there between two markers
-// (src/cli/boot.ts: a function expression) and calls it as dotagent.mjs does, with dotagent.mjs's
-// URL and the bytes already read, so nothing is read twice and the hot half cannot tell the
-// entries apart: the same code cache blob, and `process.argv[1]` (the helper a hook names, the
-// one the model's lines run) is dotagent.mjs too. Any dotagent.mjs with the markers will do, so an
+// the hooks' command lines and the skills' helper lines run it (SPEC §13 "Start-up"). Node starts
+// a CommonJS main without building its ES-module loader, which an .mjs main pays for at every
+// start (~20 M instructions of `status`'s ~150 M with what that loader loads). It holds no code of
+// dotagent's own: it reads the dotagent.mjs beside it, takes out the loader the build put there
+// between two markers (src/cli/boot.ts: a function expression) and calls it as dotagent.mjs does,
+// with dotagent.mjs's URL and the bytes already read, so nothing is read twice and both entries
+// share one code cache blob per command. `process.argv[1]` stays this file: it is the helper a
+// hook names to the model and a line runs again. Any dotagent.mjs with the markers will do, so an
 // entry left from another version still runs the helper beside it.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
@@ -31,7 +31,6 @@ if (end < 0) {
   // The loader's place in dotagent.mjs, so a stack trace points into that file.
   const lineOffset = file!.subarray(0, start).toString("latin1").split("\n").length - 1;
   const columnOffset = start - (file!.lastIndexOf("\n", start) + 1);
-  process.argv[1] = mjs;
   (new Script(text, { filename: mjs, lineOffset, columnOffset }).runInThisContext() as Loader)(
     require,
     pathToFileURL(mjs).href,

@@ -12,6 +12,8 @@ const FILES = new Set([
   "/p/.claude/skills/develop",
   "/elsewhere/dotagent.mjs",
   "/p/x/dotagent.mjs",
+  "/p/x/dotagent.cjs",
+  "/elsewhere/dotagent.cjs",
   "/etc/passwd",
   "/tmp",
 ]);
@@ -69,6 +71,34 @@ describe("the helper's own command lines are allowed", () => {
     [`${H} task remove task-004 -y --json`],
   ])("%s", (line) => {
     expect(judgeHelperCommand(line, ctx)).toMatchObject({ allow: true });
+  });
+
+  it("the helper's two entries beside each other: a line running either is allowed, whichever the hook runs from", () => {
+    const ENTRY = HELPER.replace(/\.mjs$/, ".cjs");
+    const withEntry: HelperContext = {
+      ...ctx,
+      realpath: (path) => (posix.normalize(path) === ENTRY ? ENTRY : ctx.realpath(path)),
+    };
+    for (const helper of [HELPER, ENTRY]) {
+      const from = { ...withEntry, helper };
+      expect(judgeHelperCommand(`node "${ENTRY}" status --json`, from)).toMatchObject({ allow: true });
+      expect(judgeHelperCommand(`node "${HELPER}" status --json`, from)).toMatchObject({ allow: true });
+      expect(
+        judgeHelperCommand(`node /p/.claude/skills/develop/../checkpoint/scripts/dotagent.cjs resume`, from),
+      ).toMatchObject({ allow: true });
+      // Another project's entries, or a look-alike in this one, are not the helper's.
+      for (const other of ["/elsewhere/dotagent.cjs", "/p/x/dotagent.cjs", "/p/x/dotagent.mjs"])
+        expect(judgeHelperCommand(`node "${other}" status`, from)).toEqual({
+          allow: false,
+          why: `${other} is not this project's installed helper`,
+        });
+      expect(judgeHelperCommand(`node "${HELPER.replace(/\.mjs$/, ".js")}" status`, from)).toEqual({
+        allow: false,
+        why: "it does not run the dotagent helper",
+      });
+    }
+    // No entry beside the helper: a line naming one is not let through.
+    expect(judgeHelperCommand(`node "${ENTRY}" status`, ctx)).toMatchObject({ allow: false });
   });
 
   it("says which argv the shell hands to node", () => {

@@ -54,7 +54,11 @@ export type AllowedSubcommand = (typeof ALLOWED_SUBCOMMANDS)[number];
 export type HelperVerdict = { allow: true; subcommand: string; argv: string[] } | { allow: false; why: string };
 
 export interface HelperContext {
-  /** The real path of the helper the hook runs from. */
+  /**
+   * The real path of the helper the hook runs from: dotagent.cjs or dotagent.mjs. A line may run
+   * either of the two, beside each other (SPEC §13 "Start-up"): the skills' run dotagent.cjs, an
+   * earlier skill's and a resumed session's dotagent.mjs.
+   */
   readonly helper: string;
   /** The project root (the session's folder). */
   readonly root: string;
@@ -382,15 +386,21 @@ function insideProject(path: string, ctx: HelperContext): boolean {
 const withName = (folder: string | undefined, name: string) =>
   folder === undefined ? undefined : `${folder === "/" ? "" : folder}/${name}`;
 
+/** The helper's other entry, beside it: dotagent.mjs for dotagent.cjs and the other way round (real, when it exists). */
+function besideEntry(ctx: HelperContext): string | undefined {
+  const other = ctx.helper.replace(/\.([cm])js$/, (_all, kind: string) => (kind === "c" ? ".mjs" : ".cjs"));
+  return other === ctx.helper ? undefined : ctx.realpath(other);
+}
+
 export function judgeHelperCommand(command: string, ctx: HelperContext): HelperVerdict {
   const scan = scanWords(command.replace(/^[ \t]+|[ \t]+$/g, ""));
   if (!scan.ok) return { allow: false, why: scan.why };
   const [program, helper, subcommand, ...args] = scan.words;
   if (program !== "node") return { allow: false, why: "it does not start with node" };
-  if (helper === undefined || !/dotagent\.mjs$/.test(helper))
+  if (helper === undefined || !/dotagent\.[cm]js$/.test(helper))
     return { allow: false, why: "it does not run the dotagent helper" };
   const real = ctx.realpath(atCwd(ctx.cwd, helper));
-  if (real === undefined || real !== ctx.helper)
+  if (real === undefined || (real !== ctx.helper && real !== besideEntry(ctx)))
     return { allow: false, why: `${helper} is not this project's installed helper` };
   if (subcommand === undefined) return { allow: false, why: "no subcommand" };
   const argv = scan.words.slice(1);

@@ -104,6 +104,10 @@ describe("the frontmatter reader", () => {
     expect(rule.test("node /p/.claude/skills/develop/../checkpoint/scripts/dotagent.mjs resume --json")).toBe(true);
     expect(rule.test('node "/p/dotagent.mjs" resume --json')).toBe(false);
     expect(rule.test("npm test")).toBe(false);
+    // The skills' rule (and the PreToolUse entry's `if`): either entry of the helper, nothing else.
+    const either = bashRuleToRegExp("Bash(node *dotagent.*js*)")!;
+    for (const entry of ["cjs", "mjs"]) expect(either.test(`node "/p/x/scripts/dotagent.${entry}" status`)).toBe(true);
+    expect(either.test('node "/p/x/scripts/other.cjs" status')).toBe(false);
     expect(splitToolList("Bash(node *dotagent.mjs*), Read Glob")).toEqual([
       "Bash(node *dotagent.mjs*)",
       "Read",
@@ -133,10 +137,11 @@ describe.each(skills)("skills/%s/SKILL.md", (skill) => {
       .filter((r) => r !== null);
     // Claude Code matches a simple command as written (quotes included) and the parts of a
     // compound one (`… || true`) unquoted: the rule must permit both spellings.
-    for (const helperRun of [
-      `node "/project/.claude/skills/${skill}/../checkpoint/scripts/dotagent.mjs" resume --json`,
-      `node /project/.claude/skills/${skill}/../checkpoint/scripts/dotagent.mjs resume --json`,
-    ]) {
+    // The skills' lines run dotagent.cjs; an earlier skill's (a resumed session's) dotagent.mjs.
+    for (const helperRun of ["cjs", "mjs"].flatMap((entry) => [
+      `node "/project/.claude/skills/${skill}/../checkpoint/scripts/dotagent.${entry}" resume --json`,
+      `node /project/.claude/skills/${skill}/../checkpoint/scripts/dotagent.${entry} resume --json`,
+    ])) {
       expect(
         rules.some((r) => r.test(helperRun)),
         `allowed-tools must permit ${helperRun}`,
@@ -147,11 +152,13 @@ describe.each(skills)("skills/%s/SKILL.md", (skill) => {
   it("refers to the helper by a path relative to its own folder, which is where the build puts it", () => {
     const { body } = frontmatterOf(rel);
     const refs = [...body.matchAll(/\$\{CLAUDE_SKILL_DIR\}([^"\s`]*)/g)].map((m) => m[1] ?? "");
-    const helperRefs = refs.filter((r) => r.endsWith("dotagent.mjs"));
+    // Its lines run the helper through its CommonJS entry (SPEC §13 "Start-up"), never the .mjs.
+    expect(refs.filter((r) => r.endsWith("dotagent.mjs"))).toEqual([]);
+    const helperRefs = refs.filter((r) => r.endsWith("dotagent.cjs"));
     expect(helperRefs.length).toBeGreaterThan(0);
-    for (const ref of helperRefs) expect(posix.normalize(`skills/${skill}${ref}`)).toBe(HELPER);
+    for (const ref of helperRefs) expect(posix.normalize(`skills/${skill}${ref}`)).toBe(HOOK_ENTRY);
     // Any other file it names (what only some situations need) is there, beside it.
-    for (const ref of refs.filter((r) => !r.endsWith("dotagent.mjs")))
+    for (const ref of refs.filter((r) => !r.endsWith("dotagent.cjs")))
       expect(existsSync(join(ROOT, `skills/${skill}${ref}`)), ref).toBe(true);
     // The build copies the helper there (scripts/build.mjs), with its CommonJS entry for the hooks.
     expect(existsSync(join(ROOT, HELPER)) && existsSync(join(ROOT, HOOK_ENTRY))).toBe(true);
@@ -200,7 +207,7 @@ describe("skills/develop/SKILL.md", () => {
     expect(commands).toHaveLength(1);
     const command = commands[0]!;
     expect(command).toMatch(
-      /^node "\$\{CLAUDE_SKILL_DIR\}\/\.\.\/checkpoint\/scripts\/dotagent\.mjs" resume --json --start --request=/,
+      /^node "\$\{CLAUDE_SKILL_DIR\}\/\.\.\/checkpoint\/scripts\/dotagent\.cjs" resume --json --start --request=/,
     );
     // The request travels in a quoted here-document, so no character of it reaches the shell.
     expect(command).toMatch(/"\$\(cat <<'([A-Z_]+)'\n\$ARGUMENTS\n\1\n\)"/);

@@ -110,7 +110,7 @@ describe.skipIf(!ENABLED || !JOURNEY_MORE || !TMUX)(
           expect(afterContinue, afterContinue).toContain(QUESTION);
           expect(afterContinue, afterContinue).toContain(ANSWERS);
           expect(afterContinue, afterContinue).not.toMatch(
-            /Bash\(|shell command|dotagent\.mjs|Exit code|"next"|"situation"/,
+            /Bash\(|shell command|dotagent\.[cm]js|Exit code|"next"|"situation"/,
           );
           // The model log agrees: one turn, no call, the question and its answers word for word.
           const between = main(resumedAt, yesAt);

@@ -110,7 +110,7 @@ describe.skipIf(!ENABLED || !JOURNEY_MORE)(
       expect(hookRan(lines, "clear")).toBe(true);
       const briefing = briefings(lines).at(-1) ?? "";
       expect(briefing).toContain("workflow wf-add-login is open");
-      expect(briefing).toMatch(/`node "[^"]+dotagent\.mjs" resume --json`/);
+      expect(briefing).toMatch(/`node "[^"]+dotagent\.cjs" resume --json`/);
 
       const k = log().length;
       const next = await claude(["-p", "--resume", fresh!, "continue"]);

@@ -70,7 +70,7 @@ describe.skipIf(!ENABLED || !JOURNEY_MORE)(
         tool_name: "Bash",
         command_name: "develop",
       });
-      expect(seen[0]!.tool_input.command).toContain('dotagent.mjs" resume --json --start --request=');
+      expect(seen[0]!.tool_input.command).toContain('dotagent.cjs" resume --json --start --request=');
       // The model's first move is the plan's own call, with the request; nothing is refused.
       const calls = toolCalls(r.log);
       const first = calls.find((c) => c.who === "main")!;

@@ -156,7 +156,7 @@ describe.skipIf(!ENABLED || !JOURNEY_MORE)("Codex's default sandbox, a git proje
       }).stdout,
       diagnose(result),
     ).not.toMatch(/:[1-9]/);
-    const resumes = (model.match(/dotagent\.mjs\\\\\\" resume --json\\"/g) ?? []).length;
+    const resumes = (model.match(/dotagent\.[cm]js\\\\\\" resume --json\\"/g) ?? []).length;
     expect(resumes, diagnose(result)).toBeLessThan(30);
     process.stdout.write(
       `codex sandbox git journey: ${ms} ms (${result.runs.map((r) => r.ms).join(" + ")}), ${result.log.filter((e) => e.kind === "request").length} model requests, ${resumes} resumes\n`,

@@ -228,7 +228,7 @@ function resumeAfterParallelResults(body: ApiRequest): Reply | undefined {
   const lines = new Set(results.flatMap((t) => [...t.matchAll(/^dotagent next: (\{.*\})$/gm)].map((m) => m[1]!)));
   if (lines.size < 2) return undefined;
   const helper = [
-    ...JSON.stringify(messages).matchAll(/node \\"([^"\\]*?\/checkpoint\/scripts\/dotagent\.mjs)\\" <command>/g),
+    ...JSON.stringify(messages).matchAll(/node \\"([^"\\]*?\/checkpoint\/scripts\/dotagent\.[cm]js)\\" <command>/g),
   ].at(-1)?.[1];
   if (helper === undefined) return undefined;
   return {

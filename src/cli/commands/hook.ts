@@ -203,7 +203,7 @@ export const command: Command = {
   lenientOptions: true,
   examples: [
     'echo \'{"source":"resume","cwd":"."}\' | dotagent hook session-start',
-    `echo '{"tool_name":"Bash","tool_input":{"command":"node x/dotagent.mjs status"}}' | dotagent hook pre-tool-use`,
+    `echo '{"tool_name":"Bash","tool_input":{"command":"node x/dotagent.cjs status"}}' | dotagent hook pre-tool-use`,
   ],
   async run(context) {
     const event = context.args[0];

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { checkClaudeMode, type Check } from "../../core/doctor.js";
 import { count } from "../../core/words.js";
 import { inspectInstall, inspectPlugins } from "../../claude/inspect-install.js";
-import { installTarget } from "../../claude/settings.js";
+import { HOOK_ENTRY, installTarget } from "../../claude/settings.js";
 import { claudeTrustCheck } from "../../claude/trust.js";
 import { workflowChecks } from "./workflow-doctor.js";
 import { dotagentSkillLines, skillShellHooks } from "../../claude/skill-shell-hooks.js";
@@ -128,7 +128,7 @@ function skillShellChecks(paths: ProjectPaths): Check[] {
     process.env.DOTAGENT_MANAGED_SETTINGS || MANAGED_SETTINGS,
   ].filter((f, i, all) => all.indexOf(f) === i);
   const lines = dotagentSkillLines(
-    join(installTarget("project", paths.root), "skills", "checkpoint", "scripts", "dotagent.mjs"),
+    join(installTarget("project", paths.root), "skills", "checkpoint", "scripts", HOOK_ENTRY),
   );
   const checks: Check[] = [];
   for (const file of files) {
@@ -150,7 +150,7 @@ function skillShellChecks(paths: ProjectPaths): Check[] {
         name: "skill-shell",
         status: "warn",
         message: `PreSkillShellCommand hook ${hook.at} in ${file} ${what}`,
-        fix: "nothing needed: /develop then has the model run `dotagent resume --start` (one more step); to keep the plan in the skill, exclude lines running dotagent.mjs from that hook",
+        fix: "nothing needed: /develop then has the model run `dotagent resume --start` (one more step); to keep the plan in the skill, exclude lines running dotagent.cjs from that hook",
       });
     }
   }

@@ -65,7 +65,7 @@ describe("dotagent install --client codex", () => {
     expect(files).toContain(CODEX_MANIFEST);
     expect(statSync(join(root, CODEX_HELPER)).mode & 0o111).not.toBe(0);
     expect(readFileSync(join(root, ".agents/skills/develop/SKILL.md"), "utf8")).toContain(
-      `node "${join(root, CODEX_HELPER)}" <command>`,
+      `node "${join(root, CODEX_HOOK_ENTRY)}" <command>`,
     );
     const state = codexInstallState(root);
     expect(state).toMatchObject({ manifest: true, missing: [], changed: [] });

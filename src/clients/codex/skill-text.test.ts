@@ -7,7 +7,7 @@ import { codexReferenceText, codexSkillText } from "./skill-text.js";
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const read = (rel: string) => readFileSync(join(ROOT, rel), "utf8");
 const DIR = "/home/p/app/.agents/skills/develop";
-const HELPER = "/home/p/app/.agents/skills/checkpoint/scripts/dotagent.mjs";
+const HELPER = "/home/p/app/.agents/skills/checkpoint/scripts/dotagent.cjs";
 
 describe("the Codex variant of a skill, generated from the one source", () => {
   const develop = codexSkillText(read("skills/develop/SKILL.md"), { skillDir: DIR });

@@ -29,7 +29,7 @@ function splitFrontmatter(source: string): { head: string[]; body: string } {
   return { head: text.slice(4, end).split("\n"), body: text.slice(end + 5) };
 }
 
-/** The helper path `${CLAUDE_SKILL_DIR}/../checkpoint/scripts/dotagent.mjs` resolved against the installed folder. */
+/** The helper path `${CLAUDE_SKILL_DIR}/../checkpoint/scripts/dotagent.cjs` resolved against the installed folder. */
 function withSkillDir(text: string, skillDir: string): string {
   return text.replace(/\$\{CLAUDE_SKILL_DIR\}((?:\/[^\s"`')]*)?)/g, (_all, rest: string) =>
     posix.normalize(`${skillDir}${rest}`),

@@ -30,7 +30,7 @@ describe("installCopilot", () => {
     expect(result).toMatchObject({ client: "copilot", hooks: "added", gitignore: "lines added", dry_run: false });
     const develop = readFileSync(github("skills/develop/SKILL.md"), "utf8");
     expect(claudeOnlyMarkers(develop)).toEqual([]);
-    expect(develop).toContain(`node "${github("skills/develop")}/../checkpoint/scripts/dotagent.mjs" <command>`);
+    expect(develop).toContain(`node "${github("skills/develop")}/../checkpoint/scripts/dotagent.cjs" <command>`);
     expect(readFileSync(github("skills/checkpoint/scripts/dotagent.mjs"))).toEqual(HELPER);
     expect(readFileSync(github("skills/checkpoint/scripts/dotagent.cjs"))).toEqual(ENTRY);
     expect(readdirSync(github("agents")).sort()).toEqual(

@@ -22,7 +22,7 @@ describe("copilotSkillText", () => {
     expect(text).toContain("dotagent next: {…}");
     expect(text).toContain("run `dotagent resume --json --start` with the request");
     expect(text).toContain(
-      '    node "/p/.github/skills/develop/../checkpoint/scripts/dotagent.mjs" <command> … --json',
+      '    node "/p/.github/skills/develop/../checkpoint/scripts/dotagent.cjs" <command> … --json',
     );
     expect(text).toContain("Use the `task` tool with `agent_type` the agent's name");
     expect(text).not.toMatch(/^disable-model-invocation/m);

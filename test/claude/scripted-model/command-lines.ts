@@ -55,8 +55,7 @@ export function commandsIn(file: string, text: string, helper: string): ShownCom
   for (const shown of found) {
     const command = concrete(
       shown
-        .replaceAll("${CLAUDE_SKILL_DIR}/../checkpoint/scripts/dotagent.mjs", "HELPER")
-        .replaceAll("${CLAUDE_SKILL_DIR}/scripts/dotagent.mjs", "HELPER")
+        .replace(/\$\{CLAUDE_SKILL_DIR\}(?:\/\.\.\/checkpoint)?\/scripts\/dotagent\.[cm]js/g, "HELPER")
         .replace(/^node "HELPER" /, "dotagent "),
       helper,
     );

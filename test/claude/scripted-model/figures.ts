@@ -18,7 +18,7 @@ export interface JourneyFigures {
   monitor_about: Record<string, number>;
 }
 
-const isHelperLine = (command: unknown) => typeof command === "string" && /dotagent\.mjs"? /.test(command);
+const isHelperLine = (command: unknown) => typeof command === "string" && /dotagent\.[cm]js"? /.test(command);
 
 export function journeyFigures(log: readonly LogEntry[]): JourneyFigures {
   const requests = log.filter((e) => e.kind === "request");

@@ -265,7 +265,7 @@ export function toolResults(log: LogEntry[]): Map<string, { is_error: boolean; t
 }
 
 export const isHelper = (c: ToolCall) =>
-  c.name === "Bash" && /checkpoint\/scripts\/dotagent\.mjs" /.test(String(c.input.command));
+  c.name === "Bash" && /checkpoint\/scripts\/dotagent\.[cm]js" /.test(String(c.input.command));
 /**
  * A tool call Claude Code did not run: an error result that is not a command's own failure
  * ("Exit code N …") nor the synthetic result of a call cut off by a kill.

@@ -365,13 +365,13 @@ function eventsOf(messages: ApiMessage[]): Event[] {
 
 const helperOf = (all: string): string => {
   // The command line the develop skill shows under "## The helper".
-  const shown = [...all.matchAll(/node "([^"\n]*?\/checkpoint\/scripts\/dotagent\.mjs)" <command>/g)].at(-1);
+  const shown = [...all.matchAll(/node "([^"\n]*?\/checkpoint\/scripts\/dotagent\.[cm]js)" <command>/g)].at(-1);
   if (shown) return shown[1]!;
   // The SessionStart briefing shows the line that goes on.
-  const briefed = [...all.matchAll(/`node "([^"\n]*dotagent\.mjs)" resume --json`/g)].at(-1);
+  const briefed = [...all.matchAll(/`node "([^"\n]*dotagent\.[cm]js)" resume --json`/g)].at(-1);
   if (briefed) return briefed[1]!;
   const base = [...all.matchAll(/Base directory for this skill: (\S+)/g)].at(-1);
-  return base ? `${base[1]}/../checkpoint/scripts/dotagent.mjs` : "";
+  return base ? `${base[1]}/../checkpoint/scripts/dotagent.cjs` : "";
 };
 
 /** `dotagent <args> --json` written out the way the skill says. */

@@ -278,7 +278,7 @@ function monitorSubject(body: ApiRequest): string {
   const tool = tools.filter((t) => t !== "user" && t !== "assistant" && t !== "meta").at(-1) ?? "";
   if (tool === "Bash") {
     const i = last.lastIndexOf('{\\"Bash\\":');
-    return /dotagent\.mjs/.test(last.slice(i, i + 600)) ? "helper" : "other";
+    return /dotagent\.[cm]js/.test(last.slice(i, i + 600)) ? "helper" : "other";
   }
   if (tool === "Agent" || tool === "Task") return "spawn";
   if (tool === "SubagentHandback") return "handback";
