@@ -49,6 +49,19 @@ describe("the built CLI's code cache", () => {
     ]);
   });
 
+  // The loader reads the blob into the file's own bytes before the cold half, and takes the cold
+  // half out of the bytes after it only when a command asks for it.
+  it("runs the cold half after reading its blob into the file's memory", () => {
+    const first = run(["schema", "phase"]);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout).type).toBe("object");
+    const blob = join(cacheDir(), blobs()[0]!);
+    expect(statSync(blob).size).toBeLessThan(readFileSync(CLI).indexOf("/*\x01C"));
+    const mtime = statSync(blob).mtimeMs;
+    expect(run(["schema", "phase"])).toEqual(first);
+    expect(statSync(blob).mtimeMs).toBe(mtime);
+  });
+
   it("refuses a blob that is garbage, runs as without one, and replaces it", () => {
     const first = run(["status", "--json"]);
     const blob = join(cacheDir(), blobs()[0]!);

@@ -54,15 +54,19 @@ type HotHalf = (
   filename: string,
   url: string,
   dynamicImport: (specifier: string) => Promise<unknown>,
-  cold: string,
+  cold: () => string,
 ) => void;
 
-/** The text of the block comment that starts with `marker` in `file` (the build put it there). */
-function held(file: Buffer, marker: string): string | null {
+/** Where the text of the block comment that starts with `marker` lies in `file` (the build put it there), or null. */
+function commentAt(file: Buffer, marker: string): [start: number, end: number] | null {
   const start = file.indexOf(`/*${marker}`);
   const end = start < 0 ? -1 : file.indexOf("*/", start + 2 + marker.length);
-  if (end < 0) return null;
-  const text = file.toString(__DOTAGENT_TEXT__, start + 2 + marker.length, end);
+  return end < 0 ? null : [start + 2 + marker.length, end];
+}
+
+/** That text, without the \x01 the build put inside each of its comment ends (see above). */
+function textAt(file: Buffer, [start, end]: [number, number]): string {
+  const text = file.toString(__DOTAGENT_TEXT__, start, end);
   let out = "";
   let from = 0;
   for (let at = text.indexOf("\x01"); at >= 0; at = text.indexOf("\x01", from)) {
@@ -74,18 +78,26 @@ function held(file: Buffer, marker: string): string | null {
 
 const url = __dotagent_url;
 const filename = fileURLToPath(url);
-// The file's bytes are let go once both halves are out (800 kB a process would otherwise keep).
-const [hot, cold] = ((own: Buffer) => [held(own, "\x01H"), held(own, "\x01C")])(
-  __dotagent_file ?? readFileSync(filename),
-);
-if (hot === null || cold === null) {
+const own = __dotagent_file ?? readFileSync(filename);
+const hotAt = commentAt(own, "\x01H");
+const coldAt = commentAt(own, "\x01C");
+if (hotAt === null || coldAt === null) {
   process.stderr.write(`dotagent: ${filename} is cut short or edited (a half of it is missing); reinstall dotagent\n`);
   process.exitCode = 1;
 } else {
+  const hot = textAt(own, hotAt);
   const cacheFile = codeCacheFile(__DOTAGENT_HOT_KEY__, process.argv.slice(2));
-  const cachedData = cacheFile === null ? undefined : readCodeCache(cacheFile);
+  // Memory a start touches costs as its instructions do (a page fault each 4 kB; issue 41), so the
+  // blob is read into the file's own bytes before the cold half's comment: the hot half's text is
+  // copied out of them already, and V8 reads the blob only while it compiles. A larger blob gets
+  // a buffer of its own.
+  const cachedData = cacheFile === null ? undefined : readCodeCache(cacheFile, own.subarray(0, coldAt[0] - 4));
   const script = new Script(hot, { filename, ...(cachedData === undefined ? {} : { cachedData }) });
   if (cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true))
     process.once("exit", () => writeCodeCache(cacheFile, script.createCachedData(), __DOTAGENT_HOT_KEY__));
-  (script.runInThisContext() as HotHalf)(__dotagent_require, filename, url, __dotagent_import, cold);
+  // The cold half's text (~200 kB) is taken out only by a command that runs it, so the file's bytes
+  // stay while the process lives (~730 kB outside V8's heap).
+  (script.runInThisContext() as HotHalf)(__dotagent_require, filename, url, __dotagent_import, () =>
+    textAt(own, coldAt),
+  );
 }

@@ -9,7 +9,8 @@
 // (scripts/build-cold-sharing.mjs), so one instance of each runs.
 import { fileURLToPath } from "node:url";
 
-declare const __DOTAGENT_COLD__: string | undefined;
+/** The cold half's packed text, taken out of the file when first asked (src/cli/boot.ts). */
+declare const __DOTAGENT_COLD__: (() => string) | undefined;
 
 export type Cold = typeof import("./cold.js");
 
@@ -34,6 +35,6 @@ async function runPacked(packed: string): Promise<Cold> {
 }
 
 export function loadCold(): Promise<Cold> {
-  cold ??= typeof __DOTAGENT_COLD__ === "string" ? runPacked(__DOTAGENT_COLD__) : import("./cold.js");
+  cold ??= typeof __DOTAGENT_COLD__ === "function" ? runPacked(__DOTAGENT_COLD__()) : import("./cold.js");
   return cold;
 }

@@ -69,6 +69,20 @@ describe("writeCodeCache and readCodeCache", () => {
     expect(readdirSync(blobDir())).toEqual([file().split("/").at(-1)]);
   });
 
+  it("reads a blob into the memory it is handed when it fits, else into a buffer of its own", () => {
+    expect(writeCodeCache(file(), Buffer.from("blob"), KEY)).toBe(true);
+    const scratch = Buffer.alloc(8, ".");
+    const fitted = readCodeCache(file(), scratch)!;
+    expect(fitted.toString()).toBe("blob");
+    expect(scratch.toString()).toBe("blob....");
+    scratch.write("B");
+    expect(fitted.toString()).toBe("Blob"); // the same memory, no copy
+    const small = Buffer.alloc(3, ".");
+    const own = readCodeCache(file(), small)!;
+    expect(own.toString()).toBe("blob");
+    expect(small.toString()).toBe("...");
+  });
+
   it("reads nothing through a link, from a folder or from an empty file", () => {
     mkdirSync(blobDir(), { recursive: true });
     writeFileSync(join(dir, "elsewhere"), "planted");

@@ -62,8 +62,11 @@ export function codeCacheFile(
 
 const ownedByMe = (uid: number) => typeof process.getuid !== "function" || uid === process.getuid();
 
-/** The blob, when it is a regular file of this user's, not a link, not over 32 MiB; else undefined. */
-export function readCodeCache(file: string): Buffer | undefined {
+/**
+ * The blob, when it is a regular file of this user's, not a link, not over 32 MiB; else undefined.
+ * Read into `scratch` when it fits (memory the caller has no more use for), else into a buffer of its own.
+ */
+export function readCodeCache(file: string, scratch?: Buffer): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -73,7 +76,8 @@ export function readCodeCache(file: string): Buffer | undefined {
   try {
     const s = fstatSync(fd);
     if (!s.isFile() || !ownedByMe(s.uid) || s.size === 0 || s.size > MAX_BYTES) return undefined;
-    const data = Buffer.allocUnsafe(s.size);
+    const data =
+      scratch !== undefined && s.size <= scratch.length ? scratch.subarray(0, s.size) : Buffer.allocUnsafe(s.size);
     let got = 0;
     while (got < s.size) {
       const n = readSync(fd, data, got, s.size - got, got);

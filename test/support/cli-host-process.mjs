@@ -146,7 +146,7 @@ async function run({ cli, cwd, args, env, input, terminal }) {
       const hot = hotHalfOf(cli);
       if (hot !== undefined)
         Promise.resolve()
-          .then(() => hot.script.runInThisContext()(builtin, hot.filename, hot.url, hot.importer, hot.cold))
+          .then(() => hot.script.runInThisContext()(builtin, hot.filename, hot.url, hot.importer, () => hot.cold))
           .catch(reject);
       else
         instantiate(cli)
