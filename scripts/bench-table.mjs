@@ -30,21 +30,21 @@ export function startupTable(
 ) {
   const cell = (row) => `${row.median_ms.toFixed(1)} ms (${row.ratio.toFixed(2)}×)`;
   const lines = [
-    "| command | tasks | without the bundle (a user's start) | with it (`BENCH_KEEP_CA_CERTS=1`) |",
-    "|---|---|---|---|",
+    "| command | tasks | without the bundle (a user's start) | with it (`BENCH_KEEP_CA_CERTS=1`) | page faults |",
+    "|---|---|---|---|---|",
   ];
   for (const row of without.rows) {
     if (!SHOWN.includes(row.command)) continue;
     const other = withCerts.rows.find((r) => r.command === row.command && r.tasks === row.tasks);
     if (other === undefined) throw new Error(`bench-ca-certs.json has no row for ${row.command} at ${row.tasks}`);
     lines.push(
-      `| \`${row.command}\` | ${row.tasks === null ? "-" : row.tasks.toLocaleString("en")} | ${cell(row)} | ${cell(other)} |`,
+      `| \`${row.command}\` | ${row.tasks === null ? "-" : row.tasks.toLocaleString("en")} | ${cell(row)} | ${cell(other)} | ${row.minor_faults?.toLocaleString("en") ?? "?"} |`,
     );
   }
   const goals = (run) => run.goals.map((g) => `${g.goal} ${g.status === "PASS" ? "passes" : "fails"}`).join("; ");
   lines.push(
     "",
-    `${without.machine.cpu}, ${without.machine.cores} cores, Node ${without.machine.node}; ${without.runs} rounds each.`,
+    `${without.machine.cpu}, ${without.machine.cores} cores, Node ${without.machine.node}; ${without.runs} rounds each. Page faults: the fewest of a run's memory rounds without the bundle (\`/usr/bin/time\`'s minor faults, each fresh 4 kB page the process touched).`,
     `Without the bundle: ${goals(without)}.`,
     `With it: ${goals(withCerts)}.`,
   );

@@ -10,8 +10,10 @@
 // reported. Wall time is process.hrtime.bigint() around spawnSync of the node binary. Peak memory
 // is the child's max RSS from GNU time (`/usr/bin/time -f %M`, which reads the child's rusage),
 // or, where that is missing, from the child itself: a preloaded module writes its
-// process.resourceUsage().maxRSS on exit. Memory runs are separate rounds, so the wrapper never
-// adds to the timed runs.
+// process.resourceUsage().maxRSS on exit. The same rounds count the child's page faults (`%R`,
+// minor faults: each fresh 4 kB page a process touches, which can cost a start as much as its
+// instructions), the fewest over the rounds, since the first may compile and save the code
+// cache. Memory runs are separate rounds, so the wrapper never adds to the timed runs.
 //
 // Options: --quick (5 rounds, 1 memory round), --json (results as JSON on stdout, the table on
 // stderr). Environment: BENCH_RUNS (rounds, default 15), BENCH_MEM_RUNS (memory rounds, default
@@ -231,6 +233,7 @@ for (const n of SIZES) {
 for (const c of cases) {
   c.times = [];
   c.rss = [];
+  c.faults = [];
 }
 
 // ---- peak memory ---------------------------------------------------------------------------
@@ -239,7 +242,9 @@ log(`peak memory: ${memory.how}`);
 for (let round = 0; round < MEM_RUNS; round++) {
   for (const c of rotate(cases, round)) {
     c.prepare?.();
-    c.rss.push(memory.measure(c));
+    const { rss, faults } = memory.measure(c);
+    c.rss.push(rss);
+    c.faults.push(faults);
   }
 }
 
@@ -272,6 +277,7 @@ const rows = cases.map((c) => {
     p90_ms: round2(percentile(c.times, 0.9)),
     min_ms: round2(Math.min(...c.times)),
     rssMiB: rssKiB === null ? null : round2(rssKiB / 1024),
+    minor_faults: c.faults.length > 0 && c.faults.every((v) => v !== null) ? Math.min(...c.faults) : null,
     goals: [],
   };
   if (c.tasks !== null) {
@@ -282,7 +288,7 @@ const rows = cases.map((c) => {
 });
 
 print("");
-const header = ["command", "tasks", "median ms", "× node -e 0", "p90 ms", "peak RSS MiB", "goals"];
+const header = ["command", "tasks", "median ms", "× node -e 0", "p90 ms", "peak RSS MiB", "page faults", "goals"];
 const table = rows.map((r) => [
   r.command,
   r.tasks === null ? "-" : String(r.tasks),
@@ -290,6 +296,7 @@ const table = rows.map((r) => [
   r.ratio.toFixed(2),
   r.p90_ms.toFixed(1),
   r.rssMiB === null ? "?" : r.rssMiB.toFixed(1),
+  r.minor_faults === null ? "?" : String(r.minor_faults),
   r.goals.map((g) => `${g.pass ? "PASS" : "FAIL"} ${g.detail}`).join("; "),
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
@@ -373,19 +380,26 @@ function checkFixture(fixture) {
   }
 }
 
-/** GNU time if it works here, else a preload that reports the child's own maxRSS at exit. */
+/**
+ * GNU time if it works here, else a preload that reports the child's own maxRSS and minor page
+ * faults at exit (its own loading counted too).
+ */
 function chooseMemoryProbe() {
   const out = join(work, "rss.txt");
   const gnu = "/usr/bin/time";
+  const read = () => {
+    const [rss, faults] = (readFileSync(out, "utf8").trim().split("\n").pop() ?? "").split(" ").map(Number);
+    return { rss, faults };
+  };
   if (existsSync(gnu) && process.env.BENCH_RSS !== "preload") {
-    const probe = spawnSync(gnu, ["-f", "%M", "-o", out, process.execPath, "-e", "0"]);
-    if (probe.status === 0 && /^\d+\s*$/.test(readFileSync(out, "utf8").trim().split("\n").pop() ?? "")) {
+    const probe = spawnSync(gnu, ["-f", "%M %R", "-o", out, process.execPath, "-e", "0"]);
+    if (probe.status === 0 && /^\d+ \d+\s*$/.test(readFileSync(out, "utf8").trim().split("\n").pop() ?? "")) {
       return {
-        how: "/usr/bin/time -f %M (the child's rusage ru_maxrss)",
+        how: "/usr/bin/time -f '%M %R' (the child's rusage ru_maxrss and ru_minflt)",
         measure(c) {
-          const result = run(c, [gnu, "-f", "%M", "-o", out, process.execPath, ...c.argv]);
+          const result = run(c, [gnu, "-f", "%M %R", "-o", out, process.execPath, ...c.argv]);
           check(c, result);
-          return Number(readFileSync(out, "utf8").trim().split("\n").pop());
+          return read();
         },
       };
     }
@@ -393,14 +407,14 @@ function chooseMemoryProbe() {
   const preload = join(work, "report-rss.mjs");
   writeFileSync(
     preload,
-    `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(${JSON.stringify(out)}, String(process.resourceUsage().maxRSS)));\n`,
+    `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => { const u = process.resourceUsage(); writeFileSync(${JSON.stringify(out)}, \`\${u.maxRSS} \${u.minorPageFault}\`); });\n`,
   );
   return {
-    how: "process.resourceUsage().maxRSS written by a preloaded module in the child itself",
+    how: "process.resourceUsage() (maxRSS, minorPageFault) written by a preloaded module in the child itself",
     measure(c) {
       const result = run(c, [process.execPath, "--import", preload, ...c.argv]);
       check(c, result);
-      return Number(readFileSync(out, "utf8"));
+      return read();
     },
   };
 }
