@@ -113,6 +113,9 @@ const print = asJson ? log : (line) => process.stdout.write(`${line}\n`);
 const work = mkdtempSync(join(tmpdir(), "dotagent-bench-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
+// The runs are spawnSync calls, during which no signal handler can run: each run first lets the
+// event loop turn, so Ctrl-C or a kill stops the bench at the next run, not at its end.
+const signalsHeard = () => new Promise((resolve) => setImmediate(resolve));
 
 const machine = describeMachine();
 print(
@@ -241,6 +244,7 @@ const memory = chooseMemoryProbe();
 log(`peak memory: ${memory.how}`);
 for (let round = 0; round < MEM_RUNS; round++) {
   for (const c of rotate(cases, round)) {
+    await signalsHeard();
     c.prepare?.();
     const { rss, faults } = memory.measure(c);
     c.rss.push(rss);
@@ -252,6 +256,7 @@ for (let round = 0; round < MEM_RUNS; round++) {
 const benchStart = process.hrtime.bigint();
 for (let round = 0; round < WARMUP + RUNS; round++) {
   for (const c of rotate(cases, round)) {
+    await signalsHeard();
     c.prepare?.();
     const t0 = process.hrtime.bigint();
     const result = run(c);
