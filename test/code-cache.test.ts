@@ -102,5 +102,18 @@ describe("the built CLI's code cache", () => {
     expect(broken.stderr).toBe(
       `dotagent: ${cut} is cut short or edited (a half of it is missing); reinstall dotagent\n`,
     );
+
+    // A cold half whose bytes were changed: the commands that need it say so in one line; the rest run.
+    const garbled = join(dir, "garbled.mjs");
+    const at = built.indexOf("/*\x01C") + 1000;
+    writeFileSync(garbled, built.slice(0, at) + "A".repeat(100) + built.slice(at + 100), "latin1");
+    const schema = run(["schema", "phase", "--json"], {}, garbled);
+    expect(schema.code).toBe(1);
+    expect(JSON.parse(schema.stdout).error).toEqual({
+      code: "helper_damaged",
+      message: `${garbled} is cut short or edited (its cold half does not unpack); reinstall dotagent`,
+      exit_code: 1,
+    });
+    expect(run(["status", "--json"], {}, garbled)).toEqual(status);
   });
 });

@@ -8,6 +8,7 @@
 // takes from the hot half (cold-shared.ts) instead of holding a copy of its own
 // (scripts/build-cold-sharing.mjs), so one instance of each runs.
 import { fileURLToPath } from "node:url";
+import { DotagentError, EXIT } from "../core/errors.js";
 
 /** The cold half's packed text, taken out of the file when first asked (src/cli/boot.ts). */
 declare const __DOTAGENT_COLD__: (() => string) | undefined;
@@ -26,10 +27,21 @@ let cold: Promise<Cold> | undefined;
 
 async function runPacked(packed: string): Promise<Cold> {
   const { coldShared } = await import("./cold-shared.js");
-  const code = process.getBuiltinModule("node:zlib").brotliDecompressSync(Buffer.from(packed, "base64")).toString();
   const url = import.meta.url;
   const filename = fileURLToPath(url);
-  const half = new (process.getBuiltinModule("node:vm").Script)(code, { filename }).runInThisContext() as ColdHalf;
+  let script;
+  try {
+    const code = process.getBuiltinModule("node:zlib").brotliDecompressSync(Buffer.from(packed, "base64")).toString();
+    script = new (process.getBuiltinModule("node:vm").Script)(code, { filename });
+  } catch {
+    // The file's bytes, not dotagent's code: a helper cut short or edited after the build wrote it.
+    throw new DotagentError(
+      "helper_damaged",
+      `${filename} is cut short or edited (its cold half does not unpack); reinstall dotagent`,
+      EXIT.refused,
+    );
+  }
+  const half = script.runInThisContext() as ColdHalf;
   const require = process.getBuiltinModule("node:module").createRequire(url);
   return half(require, filename, url, (specifier) => import(specifier), coldShared());
 }

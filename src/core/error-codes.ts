@@ -84,6 +84,10 @@ export const ERROR_CODES = {
     when: "git could not be run from this shell (the system refused it: a sandbox), or cannot write the repository's .git from it; run the command outside the sandbox, or commit yourself",
   },
   gitignore_invalid: { exit: [refused], when: "the project's .gitignore cannot be read for an install" },
+  helper_damaged: {
+    exit: [refused],
+    when: "the installed helper (dotagent.mjs) is cut short or edited: its cold half does not unpack; reinstall dotagent",
+  },
   hooks_invalid: { exit: [refused], when: "Codex's hooks file is not valid JSON; dotagent changed nothing" },
   import_invalid: { exit: [usage], when: "a task plan to import is not the plan's shape" },
   import_unreadable: {
