@@ -19,7 +19,10 @@
 // stderr). Environment: BENCH_RUNS (rounds, default 15), BENCH_MEM_RUNS (memory rounds, default
 // 2), BENCH_SIZES (task counts, default 20,1000,10000), BENCH_CLI (a different bundle to measure,
 // e.g. an experimental build in /tmp), BENCH_RSS=preload (skip GNU time), BENCH_KEEP_CA_CERTS=1
-// (time with the NODE_EXTRA_CA_CERTS this environment sets; dropped by default, see CHILD_ENV).
+// (time with the NODE_EXTRA_CA_CERTS this environment sets; dropped by default, see CHILD_ENV),
+// BENCH_AGAINST (another build's dotagent.mjs, timed in the same rounds: each command runs through
+// both builds in turn, each with a code cache folder of its own, and a last table gives the
+// change; the way to compare two builds when the machine's speed moves between sittings).
 // For JSON alone on stdout run `node scripts/bench.mjs --json` or `npm run -s bench -- --json`
 // (npm prints its own header).
 import { spawnSync } from "node:child_process";
@@ -38,7 +41,7 @@ for (const a of args) {
 }
 if (args.has("--help") || args.has("-h")) {
   process.stdout.write(
-    "Usage: node scripts/bench.mjs [--quick] [--json]\nEnvironment: BENCH_RUNS, BENCH_MEM_RUNS, BENCH_SIZES, BENCH_CLI, BENCH_RSS=preload, BENCH_KEEP_CA_CERTS=1\n",
+    "Usage: node scripts/bench.mjs [--quick] [--json]\nEnvironment: BENCH_RUNS, BENCH_MEM_RUNS, BENCH_SIZES, BENCH_CLI, BENCH_AGAINST, BENCH_RSS=preload, BENCH_KEEP_CA_CERTS=1\n",
   );
   process.exit(0);
 }
@@ -54,8 +57,11 @@ const CLI = resolve(process.env.BENCH_CLI ?? fileURLToPath(new URL("../dist/dota
 // Every command runs through the CommonJS entry beside it, as the hook lines install writes and
 // the skills' helper lines do (SPEC §13 "Start-up"); a bundle without one (an older build in
 // BENCH_CLI) runs them through itself.
-const ENTRY = existsSync(CLI.replace(/\.mjs$/, ".cjs")) ? CLI.replace(/\.mjs$/, ".cjs") : CLI;
+const entryOf = (cli) => (existsSync(cli.replace(/\.mjs$/, ".cjs")) ? cli.replace(/\.mjs$/, ".cjs") : cli);
+const ENTRY = entryOf(CLI);
 if (!existsSync(CLI)) fail(`${CLI} does not exist; run \`npm run build\` (or \`npm run bench\`, which builds first)`);
+const AGAINST = process.env.BENCH_AGAINST ? resolve(process.env.BENCH_AGAINST) : undefined;
+if (AGAINST !== undefined && !existsSync(AGAINST)) fail(`BENCH_AGAINST names ${AGAINST}, which does not exist`);
 
 // The issue's goals. `typical` is the 20-task state; `large` the 10,000-task one.
 const TYPICAL = 20;
@@ -106,6 +112,8 @@ const GOALS = [
 const KEEP_CA_CERTS = process.env.BENCH_KEEP_CA_CERTS === "1";
 const CHILD_ENV = { ...process.env, NO_COLOR: "1" };
 if (!KEEP_CA_CERTS) delete CHILD_ENV.NODE_EXTRA_CA_CERTS;
+// Two builds side by side each keep their own code cache: saving a blob removes other builds'.
+const envWithCache = (folder) => ({ ...CHILD_ENV, DOTAGENT_CODE_CACHE: folder });
 
 const log = (line) => process.stderr.write(`${line}\n`);
 const print = asJson ? log : (line) => process.stdout.write(`${line}\n`);
@@ -233,6 +241,25 @@ for (const n of SIZES) {
     { command: "validate", label: "validate --json", tasks: n, argv: [ENTRY, "validate", "--json"], cwd: read.root },
   );
 }
+// With BENCH_AGAINST each command gets a twin run through the other build, right after it in
+// every round (rotate() turns the order each round, so neither build always goes first).
+if (AGAINST !== undefined) {
+  const entryB = entryOf(AGAINST);
+  const envA = envWithCache(join(work, "code-cache-measured"));
+  const envB = envWithCache(join(work, "code-cache-against"));
+  for (let i = cases.length - 1; i >= 1; i--) {
+    const c = cases[i];
+    c.env = envA;
+    const twin = {
+      ...c,
+      build: "against",
+      env: envB,
+      argv: c.argv.map((a) => (a === ENTRY ? entryB : a)),
+      ...(c.input === undefined ? {} : { input: c.input.split(ENTRY).join(entryB) }),
+    };
+    cases.splice(i + 1, 0, twin);
+  }
+}
 for (const c of cases) {
   c.times = [];
   c.rss = [];
@@ -277,6 +304,7 @@ const rows = cases.map((c) => {
   const row = {
     command: c.label,
     tasks: c.tasks,
+    ...(AGAINST === undefined ? {} : { build: c.build ?? "measured" }),
     median_ms: round2(med),
     ratio: round2(med / baseline),
     p90_ms: round2(percentile(c.times, 0.9)),
@@ -285,7 +313,7 @@ const rows = cases.map((c) => {
     minor_faults: c.faults.length > 0 && c.faults.every((v) => v !== null) ? Math.min(...c.faults) : null,
     goals: [],
   };
-  if (c.tasks !== null) {
+  if (c.tasks !== null && c.build === undefined) {
     for (const goal of GOALS)
       if (goal.applies(c)) row.goals.push({ id: goal.id, pass: goal.check(row), detail: goal.show(row) });
   }
@@ -295,7 +323,7 @@ const rows = cases.map((c) => {
 print("");
 const header = ["command", "tasks", "median ms", "× node -e 0", "p90 ms", "peak RSS MiB", "page faults", "goals"];
 const table = rows.map((r) => [
-  r.command,
+  r.build === "against" ? `${r.command} [against]` : r.command,
   r.tasks === null ? "-" : String(r.tasks),
   r.median_ms.toFixed(1),
   r.ratio.toFixed(2),
@@ -313,6 +341,20 @@ const line = (cells) =>
 print(line(header));
 print(widths.map((w) => "-".repeat(w)).join("  "));
 for (const row of table) print(line(row));
+
+if (AGAINST !== undefined) {
+  print("");
+  print(`Against ${AGAINST} (the same rounds; medians, and the change of the measured build):`);
+  for (const r of rows.filter((row) => row.build === "against")) {
+    const m = rows.find((row) => row.build === "measured" && row.command === r.command && row.tasks === r.tasks);
+    const change = ((m.median_ms - r.median_ms) / r.median_ms) * 100;
+    const faults =
+      m.minor_faults !== null && r.minor_faults !== null ? `, page faults ${r.minor_faults} → ${m.minor_faults}` : "";
+    print(
+      `  ${r.command} at ${r.tasks}: ${r.median_ms.toFixed(1)} → ${m.median_ms.toFixed(1)} ms (${change >= 0 ? "+" : ""}${change.toFixed(1)}%; ${r.ratio.toFixed(2)}× → ${m.ratio.toFixed(2)}×)${faults}`,
+    );
+  }
+}
 
 print("");
 print("Goals:");
@@ -333,7 +375,7 @@ print(
 
 if (asJson) {
   process.stdout.write(
-    `${JSON.stringify({ machine, cli: CLI, runs: RUNS, memory_runs: MEM_RUNS, memory_probe: memory.how, baseline_ms: round2(baseline), rows, goals: goalResults, samples: Object.fromEntries(cases.map((c) => [`${c.label}@${c.tasks ?? "-"}`, c.times.map(round2)])) }, null, 2)}\n`,
+    `${JSON.stringify({ machine, cli: CLI, ...(AGAINST === undefined ? {} : { against: AGAINST }), runs: RUNS, memory_runs: MEM_RUNS, memory_probe: memory.how, baseline_ms: round2(baseline), rows, goals: goalResults, samples: Object.fromEntries(cases.map((c) => [`${c.label}@${c.tasks ?? "-"}${c.build === "against" ? "@against" : ""}`, c.times.map(round2)])) }, null, 2)}\n`,
   );
 }
 
@@ -345,7 +387,7 @@ function run(c, argv = [process.execPath, ...c.argv]) {
     input: c.input ?? "",
     stdio: ["pipe", "pipe", "pipe"],
     maxBuffer: 256 * 1024 * 1024,
-    env: CHILD_ENV,
+    env: c.env ?? CHILD_ENV,
   });
 }
 
