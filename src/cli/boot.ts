@@ -102,9 +102,11 @@ if (hotAt === null || coldAt === null) {
   const script = new Script(hot, { filename, ...(cachedData === undefined ? {} : { cachedData }) });
   if (cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true))
     process.once("exit", () => writeCodeCache(cacheFile, script.createCachedData(), __DOTAGENT_HOT_KEY__));
-  // The cold half's text (~200 kB) is taken out only by a command that runs it, so the file's bytes
-  // stay while the process lives (~730 kB outside V8's heap).
+  // The cold half's text (~200 kB) is made only by a command that runs it. Its bytes are copied
+  // out so the file's ~730 kB can go: kept, they count toward V8's limits, and a large command
+  // then runs a full garbage collection it would not have (`task complete` at 10,000 tasks).
+  const coldBytes = Buffer.from(own.subarray(coldAt[0], coldAt[1]));
   (script.runInThisContext() as HotHalf)(__dotagent_require, filename, url, __dotagent_import, () =>
-    textAt(own, coldAt),
+    textAt(coldBytes, [0, coldBytes.length]),
   );
 }
