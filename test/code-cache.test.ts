@@ -49,8 +49,8 @@ describe("the built CLI's code cache", () => {
     ]);
   });
 
-  // The loader reads the blob into the file's own bytes before the cold half, and takes the cold
-  // half out of the bytes after it only when a command asks for it.
+  // The loader copies the cold half's bytes out, reads the blob into the file's own bytes, and makes
+  // the cold half's text only when a command asks for it.
   it("runs the cold half after reading its blob into the file's memory", () => {
     const first = run(["schema", "phase"]);
     expect(first.code).toBe(0);

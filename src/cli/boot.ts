@@ -93,19 +93,18 @@ if (hotAt === null || coldAt === null) {
   process.exitCode = 1;
 } else {
   const hot = textAt(own, hotAt);
+  // The cold half's bytes are copied out (its text is made only by a command that runs it), so the
+  // file's ~730 kB need not stay: kept, they count toward V8's limits, and a large command then runs
+  // a full garbage collection it would not have (`task complete` at 10,000 tasks).
+  const coldBytes = Buffer.from(own.subarray(coldAt[0], coldAt[1]));
   const cacheFile = codeCacheFile(__DOTAGENT_HOT_KEY__, process.argv.slice(2));
   // Memory a start touches costs as its instructions do (a page fault each 4 kB; issue 41), so the
-  // blob is read into the file's own bytes before the cold half's comment: the hot half's text is
-  // copied out of them already, and V8 reads the blob only while it compiles. A larger blob gets
-  // a buffer of its own.
-  const cachedData = cacheFile === null ? undefined : readCodeCache(cacheFile, own.subarray(0, coldAt[0] - 4));
+  // blob is read into the file's bytes, which both halves are out of now; V8 reads it only while it
+  // compiles. A larger blob gets a buffer of its own.
+  const cachedData = cacheFile === null ? undefined : readCodeCache(cacheFile, own);
   const script = new Script(hot, { filename, ...(cachedData === undefined ? {} : { cachedData }) });
   if (cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true))
     process.once("exit", () => writeCodeCache(cacheFile, script.createCachedData(), __DOTAGENT_HOT_KEY__));
-  // The cold half's text (~200 kB) is made only by a command that runs it. Its bytes are copied
-  // out so the file's ~730 kB can go: kept, they count toward V8's limits, and a large command
-  // then runs a full garbage collection it would not have (`task complete` at 10,000 tasks).
-  const coldBytes = Buffer.from(own.subarray(coldAt[0], coldAt[1]));
   (script.runInThisContext() as HotHalf)(__dotagent_require, filename, url, __dotagent_import, () =>
     textAt(coldBytes, [0, coldBytes.length]),
   );
