@@ -1,6 +1,10 @@
 import { availableParallelism } from "node:os";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { defineConfig } from "vitest/config";
+import { useMemoryTmpdir } from "./test/support/test-tmpdir.js";
+
+// The tests' temp folder on a memory file system where there is one (see there), before any worker starts.
+useMemoryTmpdir();
 
 /**
  * The longest test files, longest first: a clean clone has no timing cache, and a long file
