@@ -3,10 +3,11 @@
 // plugins/installed_plugins.json). Reads only; never loads globby or the cold half.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { checkHelperVersion, type Check } from "../core/doctor.js";
+import { checkHelperDamage, checkHelperVersion, type Check } from "../core/doctor.js";
 import { readProjectHead, readProjectText } from "../store/read-file.js";
 import { helperVersion, readInstallManifest } from "./install-manifest.js";
-import { lookAt, type Found } from "./install-paths.js";
+import { lookAt, readInstalledFile, type Found } from "./install-paths.js";
+import { helperDamage } from "../install/helper-damage.js";
 import {
   hookEntries,
   olderHooks,
@@ -65,12 +66,15 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
     const f = at(p);
     return f.kind === "refused" ? [`${p} (${f.reason})`] : [];
   });
-  const edited = manifest.files
-    .filter((f) => {
-      const here = at(f.path);
-      return here.kind === "file" && here.hash !== f.sha256;
-    })
-    .map((f) => f.path);
+  const changed = manifest.files.filter((f) => {
+    const here = at(f.path);
+    return here.kind === "file" && here.hash !== f.sha256;
+  });
+  // A helper that cannot run is named as such, not as the person's edit (src/install/helper-damage.ts).
+  const helperFound = at(HELPER);
+  const damage =
+    helperFound.kind === "file" && changed.some((f) => f.path === HELPER) ? helperDamage(helperFound.bytes) : null;
+  const edited = changed.map((f) => f.path).filter((path) => !(path === HELPER && damage !== null));
   const by = manifest.dotagent_version ? ` by dotagent ${manifest.dotagent_version}` : "";
   if (missing.length > 0) {
     checks.push({
@@ -104,8 +108,9 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
       fix: "remove those entries from .dotagent-install.json; dotagent never writes them",
     });
   }
-  const helper = at(HELPER);
-  if (helper.kind === "file") {
+  const helper = helperFound;
+  if (damage !== null) checks.push(helperDamaged(where, damage, `${install} (it replaces a helper that cannot run)`));
+  else if (helper.kind === "file") {
     const head = readHelperHead(helper.path);
     checks.push(
       "head" in head
@@ -197,6 +202,10 @@ function groupsWith(settings: Settings, event: string, command: string): string[
   });
 }
 
+function helperDamaged(where: string, damage: string, fix: string): Check {
+  return checkHelperDamage(where, HELPER, damage, fix);
+}
+
 function helperUnreadable(where: string, problem: string, fix: string): Check {
   const remedy = problem.startsWith("cannot be read")
     ? "make it readable (`chmod a+r` it)"
@@ -255,7 +264,12 @@ export function inspectPlugins(claudeDir: string, cliVersion: string): Check[] {
             },
       );
       const head = readHelperHead(join(entry.installPath, HELPER));
-      if ("head" in head)
+      const damage = "head" in head ? pluginHelperDamage(join(entry.installPath, HELPER)) : null;
+      if (damage !== null)
+        checks.push(
+          helperDamaged(where, damage, `run \`claude plugin update ${id}\`, or uninstall and install it again`),
+        );
+      else if ("head" in head)
         checks.push(
           checkHelperVersion(where, helperVersion(head.head), cliVersion, `run \`claude plugin update ${id}\``),
         );
@@ -264,4 +278,10 @@ export function inspectPlugins(claudeDir: string, cliVersion: string): Check[] {
     }
   }
   return checks;
+}
+
+/** Why a plugin's helper cannot run, or null (read bounded, as the version marker is). */
+function pluginHelperDamage(file: string): string | null {
+  const read = readInstalledFile(file);
+  return read.kind === "ok" ? helperDamage(read.bytes) : null;
 }

@@ -93,9 +93,9 @@ export function readInstalledFile(path: string): FileBytes {
   return readProjectFile(path, { maxBytes: 64 * 1024 * 1024, links: "follow" });
 }
 
-/** What is at an entry of the target: a file (its sha256), nothing, or why it is not looked at. */
+/** What is at an entry of the target: a file (its bytes and their sha256), nothing, or why it is not looked at. */
 export type Found =
-  | { readonly kind: "file"; readonly path: string; readonly hash: string }
+  | { readonly kind: "file"; readonly path: string; readonly hash: string; readonly bytes: Buffer }
   | { readonly kind: "missing"; readonly path: string }
   /** `reason` completes "<entry> …": "is a FIFO, not a regular file", "is inside skills, a link that leads out …". */
   | { readonly kind: "refused"; readonly reason: string };
@@ -107,7 +107,7 @@ export function lookAt(target: string, rel: string): Found {
   const read = readInstalledFile(placed.path);
   if (read.kind === "missing") return { kind: "missing", path: placed.path };
   if (read.kind === "refused") return { kind: "refused", reason: read.reason };
-  return { kind: "file", path: placed.path, hash: sha256(read.bytes) };
+  return { kind: "file", path: placed.path, hash: sha256(read.bytes), bytes: read.bytes };
 }
 
 function realPath(path: string): string | null {

@@ -50,6 +50,20 @@ export function checkNode(running: string, minimum: string = MIN_NODE): Check {
       };
 }
 
+/**
+ * An installed helper that cannot run (src/install/helper-damage.ts says why: a half missing, its
+ * cold half not unpacking, its hot half not parsing): every skill line fails until install
+ * replaces it, which it does for such a copy though it keeps the person's edits.
+ */
+export function checkHelperDamage(where: string, helper: string, damage: string, fix: string): Check {
+  return {
+    name: "helper",
+    status: "fail",
+    message: `${where}: the helper ${helper} is cut short or edited (${damage}), so the skills cannot run it`,
+    fix,
+  };
+}
+
 /** The installed helper against the running CLI: equal is fine, anything else means run install. */
 export function checkHelperVersion(
   where: string,

@@ -22,6 +22,7 @@ import { mkdirInside, writeFileInside } from "../store/write-file.js";
 import { readProjectText } from "../store/read-file.js";
 import { GITIGNORE_LINES, mergeGitignore, unmergeGitignore } from "../claude/gitignore.js";
 import { lookAt, placeInTarget, sha256, showEntry, type Found } from "../claude/install-paths.js";
+import { helperDamage, isHelper } from "./helper-damage.js";
 
 /** One line of an install's result (`changes` in `--json`); `path` is relative to the target. */
 export interface InstallPlanEntry {
@@ -104,6 +105,18 @@ export function planInstallFiles(
           path: file.dest,
           reason: "exists and was not installed by dotagent: left alone",
         });
+        continue;
+      }
+      // A helper that cannot run is nobody's edit (helper-damage.ts): it is replaced, and says why.
+      const damage = before !== found.hash && isHelper(file.bytes) ? helperDamage(found.bytes) : null;
+      if (damage !== null) {
+        changes.push({
+          action: "update",
+          path: file.dest,
+          reason: `the helper is cut short or edited (${damage}): replaced`,
+        });
+        owned.set(file.dest, hash);
+        writes.push(file);
         continue;
       }
       if (before !== found.hash) {

@@ -10,6 +10,7 @@ const fine: CodexFacts = {
   manifest: true,
   missing: [],
   changed: [],
+  helperDamage: null,
   hooks: [],
   olderHooks: [],
   config: "/h/.codex/config.toml",
@@ -57,6 +58,7 @@ describe("Codex's trust", () => {
       "hooks",
       "fail",
     ],
+    ["a helper that cannot run", { helperDamage: "a half of it is missing" }, "helper", "fail"],
   ])("checkCodex: %s → %s %s", (_name, facts, name, expected) => {
     expect(status(facts, name)).toBe(expected);
   });

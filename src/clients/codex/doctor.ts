@@ -7,17 +7,19 @@
 import { spawnSync } from "node:child_process";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { checkCodexMode, type Check } from "../../core/doctor.js";
+import { checkCodexMode, checkHelperDamage, type Check } from "../../core/doctor.js";
 import { gitRootOf } from "../../claude/trust.js";
 import { readProjectText } from "../../store/read-file.js";
 import { CODEX_HOOK_EVENTS } from "./hooks-json.js";
-import { codexInstallState } from "./install.js";
+import { CODEX_HELPER, codexInstallState } from "./install.js";
 
 export interface CodexFacts {
   readonly root: string;
   readonly manifest: boolean;
   readonly missing: readonly string[];
   readonly changed: readonly string[];
+  /** Why the installed helper cannot run (an edited copy only; src/install/helper-damage.ts), or null. */
+  readonly helperDamage: string | null;
   /** The dotagent hook lines found in .codex/hooks.json. */
   readonly hooks: readonly string[];
   /** The events whose dotagent entry an earlier install wrote without this version's matcher. */
@@ -85,6 +87,15 @@ export function checkCodex(facts: CodexFacts): Check[] {
           : null,
     });
   }
+  if (facts.helperDamage !== null)
+    checks.push(
+      checkHelperDamage(
+        facts.root,
+        CODEX_HELPER,
+        facts.helperDamage,
+        `${reinstall} (it replaces a helper that cannot run)`,
+      ),
+    );
   const missingEvents = CODEX_HOOK_EVENTS.filter(
     ([, event]) => !facts.hooks.some((h) => h.includes(` hook ${event} --client codex`)),
   ).map(([name]) => name);

@@ -30,6 +30,7 @@ import {
 import { codexReferenceText, codexSkillText } from "./skill-text.js";
 import { parseGitignoreOwned, parseOwnedEntries, readManifestJson } from "../../claude/install-manifest.js";
 import { lookAt, placeInTarget } from "../../claude/install-paths.js";
+import { helperDamage } from "../../install/helper-damage.js";
 import {
   applyFilePlan,
   applyGitignore,
@@ -286,16 +287,22 @@ export function codexInstallState(root: string): {
   manifest: boolean;
   missing: string[];
   changed: string[];
+  helperDamage: string | null;
   hooks: string[];
   olderHooks: string[];
 } {
   const read = readManifest(root, []);
   const missing: string[] = [];
   const changed: string[] = [];
+  let damage: string | null = null;
   for (const f of read?.manifest.files ?? []) {
     const found = lookAt(root, f.path);
     if (found.kind !== "file") missing.push(f.path);
-    else if (found.hash !== f.sha256) changed.push(f.path);
+    else if (found.hash !== f.sha256) {
+      // A helper that cannot run is named as such, not as an edit (src/install/helper-damage.ts).
+      if (f.path === CODEX_HELPER) damage = helperDamage(found.bytes);
+      if (damage === null || f.path !== CODEX_HELPER) changed.push(f.path);
+    }
   }
   let hooks: string[] = [];
   let olderHooks: string[] = [];
@@ -306,7 +313,7 @@ export function codexInstallState(root: string): {
   } catch {
     hooks = [];
   }
-  return { manifest: read !== undefined, missing, changed, hooks, olderHooks };
+  return { manifest: read !== undefined, missing, changed, helperDamage: damage, hooks, olderHooks };
 }
 
 export const relativeTo = (root: string, path: string) => relative(root, path).split(sep).join("/");

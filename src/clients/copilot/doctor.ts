@@ -5,10 +5,11 @@
 import { spawnSync } from "node:child_process";
 import { homedir } from "node:os";
 import { join, resolve, sep } from "node:path";
-import { checkHelperVersion, type Check } from "../../core/doctor.js";
+import { checkHelperDamage, checkHelperVersion, type Check } from "../../core/doctor.js";
 import { helperVersion } from "../../claude/install-manifest.js";
 import { lookAt } from "../../claude/install-paths.js";
 import { readProjectText } from "../../store/read-file.js";
+import { helperDamage } from "../../install/helper-damage.js";
 import { COPILOT_MANIFEST, HELPER, HOOK_ENTRY, readCopilotManifest } from "./install.js";
 import { COPILOT_MATCHERS, copilotHookCommand, HOOKS_FILE } from "./hooks-file.js";
 import { COPILOT_EVENTS, type CopilotHookEvent } from "./hook-io.js";
@@ -23,6 +24,8 @@ export interface CopilotFacts {
   /** The hook events whose dotagent line an earlier install wrote without this version's matcher. */
   olderHooks: string[];
   helperVersion: string | null;
+  /** Why the installed helper cannot run (an edited copy only; src/install/helper-damage.ts), or null. */
+  helperDamage: string | null;
   /** null: no readable ~/.copilot/config.json. */
   trustedFolders: string[] | null;
   configFile: string;
@@ -111,7 +114,16 @@ export function copilotChecks(facts: CopilotFacts, cli: string): Check[] {
           fix: FIX_INSTALL,
         },
   );
-  checks.push({ ...checkHelperVersion(`${facts.target}`, facts.helperVersion, cli, FIX_INSTALL) });
+  checks.push(
+    facts.helperDamage !== null
+      ? checkHelperDamage(
+          facts.target,
+          HELPER,
+          facts.helperDamage,
+          `${FIX_INSTALL} (it replaces a helper that cannot run)`,
+        )
+      : checkHelperVersion(`${facts.target}`, facts.helperVersion, cli, FIX_INSTALL),
+  );
   if (facts.allowAll)
     checks.push({
       name: "trust",
@@ -151,10 +163,14 @@ export function gatherCopilotFacts(root: string, env: NodeJS.ProcessEnv = proces
   const read = readCopilotManifest(target);
   const missing: string[] = [];
   const edited: string[] = [];
+  let damage: string | null = null;
   for (const file of read?.manifest.files ?? []) {
     const found = lookAt(target, file.path);
     if (found.kind === "missing" || found.kind === "refused") missing.push(file.path);
-    else if (found.hash !== file.sha256) edited.push(file.path);
+    else if (found.hash !== file.sha256) {
+      if (file.path === HELPER) damage = helperDamage(found.bytes);
+      if (damage === null || file.path !== HELPER) edited.push(file.path);
+    }
   }
   const hooksText = readProjectText(join(target, HOOKS_FILE), { maxBytes: 1024 * 1024, links: "follow" });
   const wrongHooks: string[] = [];
@@ -186,6 +202,7 @@ export function gatherCopilotFacts(root: string, env: NodeJS.ProcessEnv = proces
     wrongHooks: read === null ? [] : wrongHooks,
     olderHooks: read === null ? [] : olderHooks,
     helperVersion: helper.kind === "ok" ? helperVersion(helper.text.slice(0, 4096)) : null,
+    helperDamage: damage,
     trustedFolders,
     configFile,
     allowAll: env.COPILOT_ALLOW_ALL?.trim() === "true",
