@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { workflowAt, type Workflow } from "../api/workflow.js";
-import { watchGitSpawns } from "../store/git.js";
+import { forgetGitFacts, watchGitSpawns } from "../store/git.js";
 import { checkoutFacts, isRepo, oneOperation, repoAt } from "../store/worktrees.js";
 import { claimTask, newWorker } from "./claims.js";
 import { endAgentJob, startAgentJob } from "./agent-run.js";
@@ -29,8 +29,14 @@ function write(root: string, rel: string, value: unknown): void {
   writeFileSync(join(root, rel), typeof value === "string" ? value : JSON.stringify(value));
 }
 
-/** The git calls `fn` makes (their first two arguments, for the failure message). */
+/**
+ * The git calls `fn` makes (their first two arguments, for the failure message), as a process of
+ * its own would: what this process learnt of git before (the commit identity, git's version) is
+ * forgotten first. Kept, it made a count depend on what ran before in the worker, or meanwhile
+ * (a run where the identity was settled earlier counted one call fewer).
+ */
 async function calls(fn: () => unknown): Promise<string[]> {
+  forgetGitFacts();
   const seen: string[] = [];
   watchGitSpawns((args) => {
     seen.push(args.slice(0, 2).join(" "));
@@ -77,22 +83,23 @@ beforeAll(async () => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /**
- * Today's numbers (at a7abc93, before the repository lookup was asked once per operation and the
- * checkout's facts came from one `git status`: 8, 4, 0, 15, 11, 3, 15, 5). In one process, as
- * here, the identity probe (`git var`) and `git --version` are asked once and kept; a CLI call, a
- * process of its own, asks each once more when it needs it. A claim's commit stays three local
+ * Today's numbers, each as a process of its own (`calls` forgets what this one learnt of git): the
+ * identity probe (`git var`) and `git --version` counted where the operation needs them, as a CLI
+ * call or a hook asks each once. (At a7abc93, before the repository lookup was asked once per
+ * operation and the checkout's facts came from one `git status`, counted with the two kept from
+ * earlier calls: 8, 4, 0, 15, 11, 3, 15, 5; the same way, before this count: 4, 3, 0, 15, 8, 3, 14, 5.) A claim's commit stays three local
  * calls: `mktree` needs its blob written (`--missing` only skips the check) and `commit-tree` its
  * tree; only `fast-import` makes all three in one, and it always writes a ref and a pack.
  */
 const BUDGET: Record<string, number> = {
-  "task start, the round's first (its isolation decided)": 4,
+  "task start, the round's first (its isolation decided)": 5,
   "task start": 3,
   "status, tasks in worktrees": 0,
   "task complete, its landing a merge": 15,
-  "task complete, nothing to land": 8,
+  "task complete, nothing to land": 9,
   "hook: an executor starts": 3,
-  "hook: an executor ends, its landing a merge": 14,
-  "claim push (fetch, build, push)": 5,
+  "hook: an executor ends, its landing a merge": 15,
+  "claim push (fetch, build, push)": 6,
 };
 
 const worktreeOf = async (id: string): Promise<string> =>
@@ -172,7 +179,9 @@ describe("git processes per operation", () => {
     sh(dir, "add", "staged.txt");
     const head = sh(dir, "rev-parse", "HEAD");
     const seen: unknown[] = [];
+    // A process of its own asks git's version once (the worktree commands need git 2.38).
     expect(await calls(() => seen.push(checkoutFacts(dir)))).toEqual([
+      "--version",
       "rev-parse --show-toplevel",
       "status --porcelain=v2",
     ]);

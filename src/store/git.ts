@@ -132,6 +132,17 @@ export function watchGitSpawns(watcher: ((args: readonly string[]) => void) | un
   spawnWatcher = watcher;
 }
 
+/**
+ * For tests that count git processes in a worker shared with other test files: forget what this
+ * process has learnt of git (the commit identity, git's version), as a process of its own starts.
+ * An earlier file that made a commit in the same worker had settled the identity, and the count
+ * came out one lower (a flaky src/ops/git-calls.test.ts, issue 41).
+ */
+export function forgetGitFacts(): void {
+  identity = undefined;
+  version = undefined;
+}
+
 /** Runs git with no stdin pipe (see the header): stdin is /dev/null, or a temp file holding `input`. */
 function spawnGit(
   args: readonly string[],
