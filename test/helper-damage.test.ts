@@ -2,11 +2,11 @@
 // `helper_damaged` or "a half of it is missing" and says "reinstall dotagent", but install kept
 // any installed file whose bytes changed as the person's edit, the damaged helper with it. Now a
 // helper that cannot run is replaced, and doctor names it. The checks run on the built CLI.
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { helperDamage, isHelper } from "../src/install/helper-damage.js";
-import { CLI, dotagent, installedProject, removeTemps, tempProject } from "./support/cli.js";
+import { CLI, REPO, dotagent, installedProject, removeTemps, tempProject } from "./support/cli.js";
 
 afterEach(() => removeTemps());
 
@@ -119,5 +119,30 @@ describe.each([
       reason: "the helper is cut short or edited (its cold half does not unpack): replaced",
     });
     expect(readFileSync(join(p, helper)).equals(built)).toBe(true);
+  });
+});
+
+describe("a plugin's helper that cannot run", () => {
+  it("doctor fails on it with the plugin's update as the fix", () => {
+    const p = tempProject();
+    const config = join(p, "claude-config");
+    const plugin = join(p, "plugin-copy");
+    cpSync(join(REPO, "plugin"), plugin, { recursive: true });
+    writeFileSync(join(plugin, "skills/checkpoint/scripts/dotagent.mjs"), built.subarray(0, 4096));
+    mkdirSync(join(config, "plugins"), { recursive: true });
+    writeFileSync(
+      join(config, "plugins/installed_plugins.json"),
+      JSON.stringify({ version: 2, plugins: { "dotagent@local": [{ installPath: plugin, version: "x" }] } }),
+    );
+    const run = dotagent(p, ["doctor", "--json"], { env: { HOME: join(p, "home"), CLAUDE_CONFIG_DIR: config } });
+    expect((run.json.checks as Array<Record<string, unknown>>).filter((c) => c.name === "helper")).toEqual([
+      {
+        name: "helper",
+        status: "fail",
+        message: `plugin dotagent@local (${plugin}): the helper skills/checkpoint/scripts/dotagent.mjs is cut short or edited (a half of it is missing), so the skills cannot run it`,
+        fix: "run `claude plugin update dotagent@local`, or uninstall and install it again",
+        client: "claude",
+      },
+    ]);
   });
 });
