@@ -10,7 +10,9 @@
 // The clients' binaries and the other Node versions stay cached where the fetch scripts put them
 // (under the system's temp folder, scripts/fetch-*.mjs): their folders are pinned first. A run
 // killed before its end leaves its folder; the next run removes it once its process is gone.
-// DOTAGENT_TEST_TMPDIR=system keeps the system's temp folder (to run the suite on the disk).
+// DOTAGENT_TEST_TMPDIR=system keeps the system's temp folder (to run the suite on the disk), and
+// so does KEEP=1 (the tests that leave their folders for a person to look at): a folder on
+// /dev/shm would go with the run.
 import { mkdtempSync, readdirSync, rmSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,7 +30,7 @@ const TMPFS_MAGIC = 0x01021994;
 
 /** Points TMPDIR at the run's own folder on /dev/shm when it is a tmpfs with room; the folder, or undefined when the system's stays. */
 export function useMemoryTmpdir(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (env.DOTAGENT_TEST_TMPDIR === "system" || env.DOTAGENT_TEST_SCRATCH !== undefined)
+  if (env.DOTAGENT_TEST_TMPDIR === "system" || env.KEEP || env.DOTAGENT_TEST_SCRATCH !== undefined)
     return env.DOTAGENT_TEST_SCRATCH;
   let fs;
   try {
