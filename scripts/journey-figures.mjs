@@ -78,7 +78,7 @@ export function matrixTables() {
       "|---|---|---|---|---|---|---|---|---|",
       ...m.rows.map(
         (r) =>
-          `| ${r.point} | ${r.where} | ${r.then} | ${yes(r.recovered)} | ${r.reruns} | ${r.forbidden.length} | ${r.denials} | ${r.helperFailures.length} | ${yes(r.briefed)} |`,
+          `| ${r.point} | ${r.where} | ${r.then} | ${yes(r.recovered)} | ${r.reruns} | ${r.forbidden.length} | ${r.denials}${r.gateHeld ? ` (+${r.gateHeld} at the gate: the reply died with the kill)` : ""} | ${r.helperFailures.length} | ${yes(r.briefed)} |`,
       ),
       `| **${m.rows.length} points** | | | **${sum((r) => (r.recovered ? 1 : 0))}** | **${sum((r) => r.reruns)}** | **${sum((r) => r.forbidden.length)}** | **${sum((r) => r.denials)}** | **${sum((r) => r.helperFailures.length)}** | **${sum((r) => (r.briefed ? 1 : 0))}** |`,
     );

@@ -89,8 +89,33 @@ export interface PointOutcome {
   reruns: number;
   forbidden: string[];
   denials: number;
+  /**
+   * Denials at a gate after a kill that took the person's reply with it (`replyLost`): the model
+   * acted on a reply the session's record does not hold, and the gate held. Not failures.
+   */
+  gateHeld: number;
   helperFailures: string[];
   briefed: boolean;
+}
+
+/** A refusal of the gate's: the model approved or picked on a reply the record does not hold (src/core/person-answer.ts). */
+const GATE_REFUSAL =
+  /the person's reply at the \w+ gate|the person has not answered the \w+ gate|the person's pick names/;
+
+/**
+ * Whether the kill took the person's reply with it: the killed request was their reply at a gate
+ * (a plain prompt), and the resumed session's record has no such prompt where it was typed.
+ * Claude Code writes a prompt's line after its UserPromptSubmit hook, so a kill in the turn's
+ * first request can come before it; whether it does is the client's timing. With the reply gone,
+ * "continue" answers nothing (SPEC §11 "Who decides"), and a model that approves anyway is denied.
+ */
+function replyLost(result: JourneyResult, killedRun: number, sessionId: string | undefined): boolean {
+  const killed = result.runs[killedRun]?.prompt;
+  if (killed === undefined || killed.startsWith("/") || sessionId === undefined) return false;
+  const prompts = transcript(result.home, result.project, sessionId)
+    .filter((l) => l.type === "user" && typeof l.message?.content === "string" && l.isMeta !== true)
+    .map((l) => String(l.message!.content).trim());
+  return prompts[killedRun] !== killed;
 }
 
 function denials(result: JourneyResult): number {
@@ -156,6 +181,9 @@ function judge(point: number, then: string, result: JourneyResult, killedAtEvent
       (e) => e.kind === "tool_result" && e.k === point && /File created successfully/.test(String(e.text)),
     );
   const where = reportWritten ? `${who} (report written, not returned)` : who;
+  const gateHeld = replyLost(result, killedRun, resumed?.run.result?.session_id)
+    ? [...toolResults(result.log).values()].filter((r) => refused(r) && GATE_REFUSAL.test(r.text)).length
+    : 0;
   return {
     point,
     then,
@@ -166,7 +194,8 @@ function judge(point: number, then: string, result: JourneyResult, killedAtEvent
       !MILESTONES.some((m) => !result.events.map(milestone).includes(m)),
     reruns,
     forbidden,
-    denials: denials(result),
+    denials: Math.max(0, denials(result) - gateHeld),
+    gateHeld,
     helperFailures: helperFailures(result),
     briefed,
   };
@@ -347,6 +376,9 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Claude Code (DOTAGEN
   );
 });
 
+/** A denials cell's note for the gate holding after a reply the kill took (journey-figures.mjs writes the same). */
+const gateNote = (held: number | undefined) => (held ? ` (+${held} at the gate: the reply died with the kill)` : "");
+
 export function table(outcomes: PointOutcome[]): string {
   const lines = [
     "| point | killed in | then | recovered | re-runs | forbidden re-runs | denials | helper failures | briefed |",
@@ -354,7 +386,7 @@ export function table(outcomes: PointOutcome[]): string {
   ];
   for (const o of outcomes)
     lines.push(
-      `| ${o.point} | ${o.where} | ${o.then} | ${o.recovered ? "yes" : "NO"} | ${o.reruns} | ${o.forbidden.length} | ${o.denials} | ${o.helperFailures.length} | ${o.briefed ? "yes" : "NO"} |`,
+      `| ${o.point} | ${o.where} | ${o.then} | ${o.recovered ? "yes" : "NO"} | ${o.reruns} | ${o.forbidden.length} | ${o.denials}${gateNote(o.gateHeld)} | ${o.helperFailures.length} | ${o.briefed ? "yes" : "NO"} |`,
     );
   const sum = (f: (o: PointOutcome) => number) => outcomes.reduce((n, o) => n + f(o), 0);
   lines.push(
