@@ -16,6 +16,7 @@
 import { mkdtempSync, readdirSync, rmSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isPidAlive } from "../../src/store/process-facts.js";
 
 const SHM = "/dev/shm";
 /** Free space the suite may need at its peak (the real clients' projects, the packed package), with room to spare. */
@@ -58,15 +59,6 @@ export function useMemoryTmpdir(env: NodeJS.ProcessEnv = process.env): string | 
 function removeLeftOvers(): void {
   for (const name of readdirSync(SHM)) {
     const pid = /^dotagent-tests-(\d+)-/.exec(name)?.[1];
-    if (pid !== undefined && !alive(Number(pid))) rmSync(join(SHM, name), { recursive: true, force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if (pid !== undefined && !isPidAlive(Number(pid))) rmSync(join(SHM, name), { recursive: true, force: true });
   }
 }
