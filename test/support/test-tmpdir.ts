@@ -13,7 +13,7 @@
 // DOTAGENT_TEST_TMPDIR=system keeps the system's temp folder (to run the suite on the disk), and
 // so does KEEP=1 (the tests that leave their folders for a person to look at): a folder on
 // /dev/shm would go with the run.
-import { mkdtempSync, readdirSync, rmSync, statfsSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isPidAlive } from "../../src/store/process-facts.js";
@@ -39,7 +39,7 @@ export function useMemoryTmpdir(env: NodeJS.ProcessEnv = process.env): string | 
   } catch {
     return undefined;
   }
-  if (fs.type !== TMPFS_MAGIC || fs.bavail * fs.bsize < ROOM) return undefined;
+  if (fs.type !== TMPFS_MAGIC || fs.bavail * fs.bsize < ROOM || !allowsPrograms()) return undefined;
   removeLeftOvers();
   let dir;
   try {
@@ -53,6 +53,26 @@ export function useMemoryTmpdir(env: NodeJS.ProcessEnv = process.env): string | 
   env.DOTAGENT_TEST_SCRATCH = dir;
   process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/**
+ * Whether programs may run from /dev/shm: the tests write stand-ins there (a `node` or `git` on
+ * PATH, the scripted agents) and run them, which a `noexec` mount (a hardened host's, a
+ * container's) refuses. Judged from /proc/mounts; unreadable, the disk is used.
+ */
+function allowsPrograms(): boolean {
+  let mounts: string;
+  try {
+    mounts = readFileSync("/proc/mounts", "utf8");
+  } catch {
+    return false;
+  }
+  const shm = mounts
+    .split("\n")
+    .map((line) => line.split(" "))
+    .filter((fields) => fields[1] === SHM)
+    .at(-1);
+  return shm !== undefined && !(shm[3] ?? "").split(",").includes("noexec");
 }
 
 /** The folders of runs whose process is gone (killed before their exit). */
