@@ -71,9 +71,8 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
     return here.kind === "file" && here.hash !== f.sha256;
   });
   // A helper that cannot run is named as such, not as the person's edit (src/install/helper-damage.ts).
-  const helperFound = at(HELPER);
-  const damage =
-    helperFound.kind === "file" && changed.some((f) => f.path === HELPER) ? helperDamage(helperFound.bytes) : null;
+  const helper = at(HELPER);
+  const damage = helper.kind === "file" && changed.some((f) => f.path === HELPER) ? helperDamage(helper.bytes) : null;
   const edited = changed.map((f) => f.path).filter((path) => !(path === HELPER && damage !== null));
   const by = manifest.dotagent_version ? ` by dotagent ${manifest.dotagent_version}` : "";
   if (missing.length > 0) {
@@ -108,7 +107,6 @@ export function inspectInstall(scope: Scope, target: string, cliVersion: string)
       fix: "remove those entries from .dotagent-install.json; dotagent never writes them",
     });
   }
-  const helper = helperFound;
   if (damage !== null) checks.push(helperDamaged(where, damage, `${install} (it replaces a helper that cannot run)`));
   else if (helper.kind === "file") {
     const head = readHelperHead(helper.path);

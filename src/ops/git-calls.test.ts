@@ -87,8 +87,8 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
  * identity probe (`git var`) and `git --version` counted where the operation needs them, as a CLI
  * call or a hook asks each once. (At a7abc93, before the repository lookup was asked once per
  * operation and the checkout's facts came from one `git status`, counted with the two kept from
- * earlier calls: 8, 4, 0, 15, 11, 3, 15, 5; the same way, before this count: 4, 3, 0, 15, 8, 3, 14, 5.) A claim's commit stays three local
- * calls: `mktree` needs its blob written (`--missing` only skips the check) and `commit-tree` its
+ * earlier calls: 8, 4, 0, 15, 11, 3, 15, 5; the same way, before this count: 4, 3, 0, 15, 8, 3,
+ * 14, 5.) A claim's commit stays three local calls: `mktree` needs its blob written (`--missing` only skips the check) and `commit-tree` its
  * tree; only `fast-import` makes all three in one, and it always writes a ref and a pack.
  */
 const BUDGET: Record<string, number> = {

@@ -300,8 +300,9 @@ export function codexInstallState(root: string): {
     if (found.kind !== "file") missing.push(f.path);
     else if (found.hash !== f.sha256) {
       // A helper that cannot run is named as such, not as an edit (src/install/helper-damage.ts).
-      if (f.path === CODEX_HELPER) damage = helperDamage(found.bytes);
-      if (damage === null || f.path !== CODEX_HELPER) changed.push(f.path);
+      const damaged = f.path === CODEX_HELPER ? helperDamage(found.bytes) : null;
+      if (damaged !== null) damage = damaged;
+      else changed.push(f.path);
     }
   }
   let hooks: string[] = [];

@@ -168,8 +168,9 @@ export function gatherCopilotFacts(root: string, env: NodeJS.ProcessEnv = proces
     const found = lookAt(target, file.path);
     if (found.kind === "missing" || found.kind === "refused") missing.push(file.path);
     else if (found.hash !== file.sha256) {
-      if (file.path === HELPER) damage = helperDamage(found.bytes);
-      if (damage === null || file.path !== HELPER) edited.push(file.path);
+      const damaged = file.path === HELPER ? helperDamage(found.bytes) : null;
+      if (damaged !== null) damage = damaged;
+      else edited.push(file.path);
     }
   }
   const hooksText = readProjectText(join(target, HOOKS_FILE), { maxBytes: 1024 * 1024, links: "follow" });
