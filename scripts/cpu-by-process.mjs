@@ -47,6 +47,8 @@ function main() {
   if (positionals.length === 0) fail("name the command to measure after --, like: -- npx vitest run");
   const freq = Number(values.freq);
   if (!Number.isInteger(freq) || freq < 10 || freq > 10_000) fail("--freq takes samples a second, 10 to 10000");
+  const top = Number(values.top);
+  if (!Number.isInteger(top) || top < 1) fail("--top takes how many process names to list, 1 or more");
   if (spawnSync("perf", ["--version"]).status !== 0) fail("perf is not installed (Debian: apt-get install linux-perf)");
   const work = mkdtempSync(join(tmpdir(), "dotagent-cpu-"));
   try {
@@ -62,7 +64,7 @@ function main() {
     if (script.status !== 0) fail(`perf script failed: ${script.stderr.trim().split("\n").pop()}`);
     const result = { command: positionals.join(" "), exit: run.status, ...bySamples(script.stdout, freq) };
     if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    else print(result, Number(values.top));
+    else print(result, top);
     process.exitCode = run.status ?? 1;
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -93,23 +95,28 @@ export function bySamples(text, freq) {
     nodePids.set(pid, p);
   }
   const s = (samples) => Math.round((samples / freq) * 100) / 100;
-  const node = {
-    long_lived: { processes: 0, cpu_s: 0 },
-    ran: { processes: 0, cpu_s: 0 },
-    fork_only: { processes: 0, cpu_s: 0 },
-  };
+  const samples = { long_lived: [0, 0], ran: [0, 0], fork_only: [0, 0] };
   for (const p of nodePids.values()) {
-    const kind = p.last - p.first >= LONG_LIVED_S ? "long_lived" : p.samples / freq < FORK_ONLY_S ? "fork_only" : "ran";
-    node[kind].processes++;
-    node[kind].cpu_s += p.samples;
+    const counted = samples[nodeKind(p.last - p.first, p.samples / freq)];
+    counted[0]++;
+    counted[1] += p.samples;
   }
-  for (const kind of Object.values(node)) kind.cpu_s = s(kind.cpu_s);
+  const node = Object.fromEntries(
+    Object.entries(samples).map(([kind, [processes, n]]) => [kind, { processes, cpu_s: s(n) }]),
+  );
   return {
     busy_cpu_s: s(all - idle),
     idle_share: all === 0 ? 0 : Math.round((idle / all) * 1000) / 1000,
     by_name: [...byComm].sort((a, b) => b[1] - a[1]).map(([name, samples]) => ({ name, cpu_s: s(samples) })),
     node,
   };
+}
+
+/** A Node process by how long it lived and the CPU it cost (seconds). */
+function nodeKind(lived, cpu) {
+  if (lived >= LONG_LIVED_S) return "long_lived";
+  if (cpu < FORK_ONLY_S) return "fork_only";
+  return "ran";
 }
 
 function print(r, top) {
