@@ -8,6 +8,8 @@ export interface BySamples {
   busy_cpu_s: number;
   /** The share of the samples that found a core idle. */
   idle_share: number;
+  /** The busy share of each 20 s from the first sample, in order. */
+  busy_by_window: number[];
   /** CPU seconds by process (thread) name, most first. */
   by_name: Array<{ name: string; cpu_s: number }>;
   /** Node processes by kind: long-lived, ran a program, a fork before its exec. */

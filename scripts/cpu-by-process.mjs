@@ -24,6 +24,8 @@ const fail = (message) => {
 /** A Node process that lived this long (s) is a long-lived one; one that cost less (s) never ran a program of its own. */
 const LONG_LIVED_S = 5;
 const FORK_ONLY_S = 0.02;
+/** How long a window of busy_by_window is (s). */
+const WINDOW_S = 20;
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   try {
@@ -75,12 +77,16 @@ function main() {
 export function bySamples(text, freq) {
   const byComm = new Map();
   const nodePids = new Map();
+  /** Each sample's time, and whether it found a process running. */
+  const times = [];
   let idle = 0;
   let all = 0;
   for (const line of text.split("\n")) {
     const m = /^\s*(.+?)\s+(\d+)\s+([\d.]+):\s*$/.exec(line);
     if (m === null) continue;
     const [, comm, pid, time] = m;
+    const t = Number(time);
+    times.push([t, comm !== "swapper"]);
     all++;
     if (comm === "swapper") {
       idle++;
@@ -88,13 +94,21 @@ export function bySamples(text, freq) {
     }
     byComm.set(comm, (byComm.get(comm) ?? 0) + 1);
     if (comm !== "node") continue;
-    const t = Number(time);
     const p = nodePids.get(pid) ?? { samples: 0, first: t, last: t };
     p.samples++;
-    p.last = t;
+    p.first = Math.min(p.first, t);
+    p.last = Math.max(p.last, t);
     nodePids.set(pid, p);
   }
   const s = (samples) => Math.round((samples / freq) * 100) / 100;
+  /** Per WINDOW_S window from the earliest sample: [samples, busy samples]. */
+  const windows = [];
+  const start = times.reduce((least, [t]) => Math.min(least, t), Infinity);
+  for (const [t, busy] of times) {
+    const window = (windows[Math.floor((t - start) / WINDOW_S)] ??= [0, 0]);
+    window[0]++;
+    if (busy) window[1]++;
+  }
   const samples = { long_lived: [0, 0], ran: [0, 0], fork_only: [0, 0] };
   for (const p of nodePids.values()) {
     const counted = samples[nodeKind(p.last - p.first, p.samples / freq)];
@@ -107,6 +121,8 @@ export function bySamples(text, freq) {
   return {
     busy_cpu_s: s(all - idle),
     idle_share: all === 0 ? 0 : Math.round((idle / all) * 1000) / 1000,
+    /** The busy share of each WINDOW_S seconds, in order (a window without samples: 0). */
+    busy_by_window: Array.from(windows, (w = [0, 0]) => (w[0] === 0 ? 0 : Math.round((w[1] / w[0]) * 1000) / 1000)),
     by_name: [...byComm].sort((a, b) => b[1] - a[1]).map(([name, samples]) => ({ name, cpu_s: s(samples) })),
     node,
   };
@@ -124,6 +140,8 @@ function print(r, top) {
   process.stdout.write(
     `${r.command}: ${r.busy_cpu_s} s of CPU busy, ${(r.idle_share * 100).toFixed(1)}% of the samples idle\n`,
   );
+  const shares = r.busy_by_window.map((share) => `${Math.round(share * 100)}%`);
+  if (shares.length > 0) process.stdout.write(`busy by ${WINDOW_S} s window: ${shares.join(" ")}\n`);
   for (const { name, cpu_s } of r.by_name.slice(0, top)) line(cpu_s, name);
   process.stdout.write("Node processes:\n");
   line(

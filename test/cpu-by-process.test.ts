@@ -30,6 +30,8 @@ describe("cpu-by-process: perf's samples by process", () => {
     const r = bySamples(lines.join("\n"), freq);
     expect(r.busy_cpu_s).toBe(0.12);
     expect(r.idle_share).toBe(0.25);
+    // Every sample falls within the first 20 s: one window.
+    expect(r.busy_by_window).toEqual([0.75]);
     expect(r.by_name).toEqual([
       { name: "node", cpu_s: 0.09 },
       { name: "git", cpu_s: 0.02 },
@@ -40,5 +42,10 @@ describe("cpu-by-process: perf's samples by process", () => {
       ran: { processes: 1, cpu_s: 0.05 },
       fork_only: { processes: 1, cpu_s: 0.01 },
     });
+  });
+
+  it("gives the busy share of each 20 s window, an empty one as 0", () => {
+    const lines = [sample("node", 1, 0), sample("swapper", 0, 1), sample("git", 2, 45), sample("git", 3, 46)];
+    expect(bySamples(lines.join("\n"), 100).busy_by_window).toEqual([0.5, 0, 1]);
   });
 });
