@@ -3,12 +3,13 @@
 // test suite (issue 41). It runs the command under `perf record -a` (cpu-clock samples at a fixed
 // rate on every core; root, and Debian's linux-perf) and sorts the samples by process:
 //
-//   node scripts/cpu-by-process.mjs [--freq 499] [--json] -- npx vitest run
+//   node scripts/cpu-by-process.mjs [--freq 499] [--top 15] [--json] -- npx vitest run
 //
 // Node processes are told apart by how long they lived and what they cost: the long-lived ones
-// (vitest's workers, the CLI hosts, the scripted models), the ones that ran a program (a CLI call,
-// a hook), and a fork's child before its exec (`spawnSync("git")` forks the Node process, and the
-// child carries Node's name until it becomes git).
+// (vitest's workers, the CLI hosts, the scripted models), the shorter ones that ran a program (CLI
+// calls, hooks, short test workers), and a fork's child before its exec (`spawnSync("git")` forks
+// the Node process, and the child carries Node's name until it becomes git). It also gives the
+// busy share of each 20 s window: whether the command kept every core busy throughout.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
