@@ -123,15 +123,15 @@ function startWorker(ask: Record<string, unknown>) {
 }
 
 /**
- * Rounds of each race: 2 in the suite (each round spawns every worker; CI's time is bounded),
- * CLAIM_RACE_ROUNDS=20 or more by hand (`npm run torture:claims`).
+ * Rounds of each race: 1 in the suite (each round spawns every worker; CI's time is bounded,
+ * issue 41), CLAIM_RACE_ROUNDS=20 or more by hand (`npm run torture:claims`).
  */
-const RACE_ROUNDS = Number(process.env.CLAIM_RACE_ROUNDS ?? 2);
-/** Kills across a claim's git work: 4 in the suite, CLAIM_KILLS=50 or more by hand. */
-const KILLS = Number(process.env.CLAIM_KILLS ?? 4);
+const RACE_ROUNDS = Number(process.env.CLAIM_RACE_ROUNDS ?? 1);
+/** Kills across a claim's git work: 2 in the suite, CLAIM_KILLS=50 or more by hand. */
+const KILLS = Number(process.env.CLAIM_KILLS ?? 2);
 
 describe("two and four processes racing for one task: exactly one wins, every time", () => {
-  it.each([2, 4])(`%i workers, ${RACE_ROUNDS} rounds`, async (n) => {
+  it.each([2, 4])(`%i workers, ${RACE_ROUNDS} round${RACE_ROUNDS === 1 ? "" : "s"}`, async (n) => {
     const { dir, remote, clones } = cluster(n);
     for (let round = 0; round < RACE_ROUNDS; round++) {
       const go = join(dir, `go-${round}`);
