@@ -31,6 +31,8 @@ export interface CopilotJourneyOptions {
   copilot: string;
   /** Kill copilot when this returns true for a request (once): its number, who asks, the newest tool result. */
   killAt?: (k: number, who: string, lastResult: string) => boolean;
+  /** Kill copilot when this returns true for a request, and end the journey there (no resume): a run cut short on purpose. */
+  stopAt?: (k: number, who: string) => boolean;
   policy?: PolicyOptions;
   /** The model starts every agent with `mode: "background"` (the skill asks for "sync"). */
   background?: boolean;
@@ -190,6 +192,7 @@ export async function runCopilotJourney(options: CopilotJourneyOptions): Promise
 
   const logFile = join(work, "model.jsonl");
   let killed = false;
+  let stopped = false;
   let eventsAtKill: CopilotJourneyResult["events"] = [];
   const model = await startScriptedModel({
     logFile,
@@ -204,6 +207,12 @@ export async function runCopilotJourney(options: CopilotJourneyOptions): Promise
     onRequest: (k, info) => {
       // A loop (a refusal the script cannot get past) ends the run instead of eating the test's time.
       if (k > 150) {
+        setImmediate(killCopilot);
+        return "hang";
+      }
+      if (stopped) return "hang";
+      if (options.stopAt?.(k, info.who) === true) {
+        stopped = true;
         setImmediate(killCopilot);
         return "hang";
       }
@@ -234,6 +243,7 @@ export async function runCopilotJourney(options: CopilotJourneyOptions): Promise
       const killedBefore = killed;
       const run = await runCopilot(options.copilot, env, project, args);
       runs.push({ prompt, ...run });
+      if (stopped) break;
       if (killed && !killedBefore) {
         prompt = "/develop";
         continue;
