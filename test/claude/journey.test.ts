@@ -2,7 +2,8 @@
 // (test/claude/scripted-model/), and the crash matrix: kill -9 at tool-call boundaries, then
 // `claude -p --resume <session> "/develop"`. Opt-in like the e2e test (DOTAGENT_E2E_CLAUDE=1).
 // `npm run test:clients` (DOTAGENT_JOURNEY_MORE=1) runs the clean journey and a bounded sample of
-// crash points (CI walks /develop in the interactive terminal instead: issue 41, CI's time), and `npm run journey` (DOTAGENT_JOURNEY_ALL=1) every point and
+// crash points (CI walks /develop in the interactive terminal instead: issue 41, CI's time), and
+// `npm run journey` (DOTAGENT_JOURNEY_ALL=1) every point and
 // prints the table. CI's kill -9 and resume of Claude Code is the interactive terminal's
 // (terminal-journey.test.ts: killed with an executor's report written, not handed back, like the
 // sample here). The clean journey is also the README's first session in print mode, in a project

@@ -52,8 +52,8 @@ describe.skipIf(!ENABLED)("the /develop journey in the real Codex CLI", () => {
     codex = fetchCodex();
   }, 600_000);
 
-  // `npm run test:clients` runs the same clean workflow in a git project (below); this one, without git,
-  // `npm run journey`.
+  // `npm run test:clients` runs the same clean workflow in a git project (below); this one, without
+  // git, runs in `npm run journey`.
   it.runIf(ALL)(
     "runs the clean 3-task workflow: the person approves the requirements and picks a design",
     async () => {
