@@ -4,11 +4,11 @@
 // project (it loads a project's .codex/ — agents and hooks — only then: test/codex/NOTES.md) and
 // whether its config records this project's hooks as reviewed (it runs them only then), and
 // whether `node` runs (every hook line starts it). Either trust missing: nothing is recorded, a failure.
-import { spawnSync } from "node:child_process";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { checkCodexMode, checkHelperDamage, type Check } from "../../core/doctor.js";
 import { gitRootOf } from "../../claude/trust.js";
+import { nodeOnPathVersion } from "../../store/node-on-path.js";
 import { readProjectText } from "../../store/read-file.js";
 import { CODEX_HOOK_EVENTS } from "./hooks-json.js";
 import { CODEX_HELPER, codexInstallState } from "./install.js";
@@ -157,13 +157,13 @@ export function readCodexFacts(root: string): CodexFacts {
   const state = codexInstallState(root);
   const config = join(process.env.CODEX_HOME || join(homedir(), ".codex"), "config.toml");
   const read = readProjectText(config, { maxBytes: 16 * 1024 * 1024, links: "follow" });
-  const node = spawnSync("node", ["--version"], { encoding: "utf8", timeout: 10_000 });
+  const node = nodeOnPathVersion();
   return {
     root,
     gitRoot: gitRootOf(root),
     ...state,
     config: read.kind === "ok" ? config : null,
     configText: read.kind === "ok" ? read.text : null,
-    node: node.status === 0 ? node.stdout.trim() : null,
+    node,
   };
 }

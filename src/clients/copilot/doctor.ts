@@ -2,12 +2,12 @@
 // and unchanged, the hooks pointing at this project's helper), the folder is trusted (Copilot runs
 // a repository's hooks only in a trusted folder: untrusted, nothing is recorded, a failure), and `node`, which
 // every hook line runs, is on PATH. The judgement is pure (copilotChecks); gatherCopilotFacts reads.
-import { spawnSync } from "node:child_process";
 import { homedir } from "node:os";
 import { join, resolve, sep } from "node:path";
 import { checkHelperDamage, checkHelperVersion, type Check } from "../../core/doctor.js";
 import { helperVersion } from "../../claude/install-manifest.js";
 import { lookAt } from "../../claude/install-paths.js";
+import { nodeOnPathVersion } from "../../store/node-on-path.js";
 import { readProjectText } from "../../store/read-file.js";
 import { helperDamage } from "../../install/helper-damage.js";
 import { COPILOT_MANIFEST, HELPER, HOOK_ENTRY, readCopilotManifest } from "./install.js";
@@ -194,7 +194,7 @@ export function gatherCopilotFacts(root: string, env: NodeJS.ProcessEnv = proces
   const configFile = join(home, "config.json");
   const config = readProjectText(configFile, { maxBytes: 16 * 1024 * 1024, links: "follow" });
   const trustedFolders = config.kind === "ok" ? trustedFoldersIn(config.text) : null;
-  const node = spawnSync("node", ["--version"], { encoding: "utf8", timeout: 10_000, env });
+  const node = nodeOnPathVersion(env);
   return {
     target,
     installed: read !== null,
@@ -208,6 +208,6 @@ export function gatherCopilotFacts(root: string, env: NodeJS.ProcessEnv = proces
     configFile,
     allowAll: env.COPILOT_ALLOW_ALL?.trim() === "true",
     root,
-    node: node.status === 0 ? node.stdout.trim() : null,
+    node,
   };
 }
