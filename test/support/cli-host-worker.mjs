@@ -7,6 +7,7 @@
 // replaced host compiles it again, so the limit is high (issue 41: 100 cost ~3 ms a call).
 import { spawn } from "node:child_process";
 import { workerData } from "node:worker_threads";
+import { jsonLines } from "./json-lines.mjs";
 
 const { flag, hostScript, port } = workerData;
 const RESTART_AFTER = 1000;
@@ -26,17 +27,14 @@ function startHost() {
   child.unref();
   child.stdio[3].unref();
   child.stdio[4].unref();
-  const state = { child, calls: 0, pending: null, buffered: "" };
-  child.stdio[4].on("data", (chunk) => {
-    state.buffered += chunk.toString("utf8");
-    let newline;
-    while ((newline = state.buffered.indexOf("\n")) >= 0) {
-      const response = JSON.parse(state.buffered.slice(0, newline));
-      state.buffered = state.buffered.slice(newline + 1);
+  const state = { child, calls: 0, pending: null };
+  child.stdio[4].on(
+    "data",
+    jsonLines((response) => {
       if (response.retire === true) retire(state);
       answer(state, response);
-    }
-  });
+    }),
+  );
   child.on("exit", (code, signal) => {
     if (host === state) host = undefined;
     answer(state, { failed: `the CLI host ended (${signal ?? `exit ${code}`}) during the call` });
